@@ -1,0 +1,131 @@
+"""Attribute, metric and ``_meta`` key names that errscope emits.
+
+Standard names come from ``opentelemetry-semantic-conventions`` and are re-exported here, never
+re-spelled; the ``errscope.*`` names are ours (DESIGN.md, "Standard attributes"). Dashboards,
+alert rules and the Collector config are checked against this module.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from opentelemetry.semconv._incubating.attributes.gen_ai_attributes import (
+    GEN_AI_OPERATION_NAME,
+    GEN_AI_TOOL_CALL_ARGUMENTS,
+    GEN_AI_TOOL_CALL_RESULT,
+    GEN_AI_TOOL_NAME,
+    GenAiOperationNameValues,
+)
+from opentelemetry.semconv._incubating.attributes.jsonrpc_attributes import JSONRPC_REQUEST_ID
+from opentelemetry.semconv._incubating.attributes.mcp_attributes import (
+    MCP_METHOD_NAME,
+    MCP_PROTOCOL_VERSION,
+    MCP_SESSION_ID,
+)
+from opentelemetry.semconv._incubating.attributes.rpc_attributes import RPC_RESPONSE_STATUS_CODE
+from opentelemetry.semconv._incubating.metrics.mcp_metrics import (
+    MCP_CLIENT_OPERATION_DURATION,
+    MCP_SERVER_OPERATION_DURATION,
+)
+from opentelemetry.semconv.attributes.error_attributes import ERROR_TYPE
+from opentelemetry.semconv.attributes.network_attributes import NETWORK_TRANSPORT
+from opentelemetry.semconv.attributes.server_attributes import SERVER_ADDRESS, SERVER_PORT
+
+__all__ = [
+    "DURATION_BUCKETS",
+    "ERROR_TYPE",
+    "ERRSCOPE_ATTEMPT",
+    "ERRSCOPE_CHANNEL",
+    "ERRSCOPE_ERROR_REF",
+    "ERRSCOPE_FAILURE_CLASS",
+    "ERRSCOPE_IDEMPOTENCY_KEY_HASH",
+    "ERRSCOPE_IDEMPOTENT_REPLAY",
+    "ERRSCOPE_OUTCOME",
+    "ERRSCOPE_RETRY",
+    "ERRSCOPE_RETRY_AFTER",
+    "ERRSCOPE_UPSTREAM_ADDRESS",
+    "ERRSCOPE_UPSTREAM_STATUS",
+    "ERRSCOPE_UPSTREAM_SYSTEM",
+    "EXECUTE_TOOL",
+    "GEN_AI_OPERATION_NAME",
+    "GEN_AI_TOOL_CALL_ARGUMENTS",
+    "GEN_AI_TOOL_CALL_RESULT",
+    "GEN_AI_TOOL_NAME",
+    "JSONRPC_REQUEST_ID",
+    "MCP_CLIENT_OPERATION_DURATION",
+    "MCP_METHOD_NAME",
+    "MCP_PROTOCOL_VERSION",
+    "MCP_SERVER_OPERATION_DURATION",
+    "MCP_SESSION_ID",
+    "META_CHANNEL",
+    "META_ERROR_REF",
+    "META_FAILURE_CLASS",
+    "META_IDEMPOTENCY_KEY",
+    "META_RETRY_AFTER",
+    "METRIC_ATTRIBUTES",
+    "NETWORK_TRANSPORT",
+    "RPC_RESPONSE_STATUS_CODE",
+    "SERVER_ADDRESS",
+    "SERVER_PORT",
+    "TOOL_ERROR",
+]
+
+ERRSCOPE_CHANNEL: Final = "errscope.channel"
+"""``protocol`` or ``execution``; absent on success."""
+ERRSCOPE_FAILURE_CLASS: Final = "errscope.failure_class"
+"""One of :class:`errscope.FailureClass`; absent on success."""
+ERRSCOPE_OUTCOME: Final = "errscope.outcome"
+"""One of :class:`errscope.Outcome`."""
+ERRSCOPE_ERROR_REF: Final = "errscope.error_ref"
+"""The reference quoted to the model, e.g. ``ERR-7K3M9QXZ``: the triage join key."""
+ERRSCOPE_UPSTREAM_STATUS: Final = "errscope.upstream.status"
+"""The upstream's own status as a string: ``"404"``, ``"UNAVAILABLE"``, ``"57P01"``."""
+ERRSCOPE_UPSTREAM_SYSTEM: Final = "errscope.upstream.system"
+"""``http``, ``postgresql``, ...: what kind of upstream answered."""
+ERRSCOPE_UPSTREAM_ADDRESS: Final = "errscope.upstream.address"
+"""``host[:port]`` of the upstream; never userinfo, path or query."""
+ERRSCOPE_RETRY_AFTER: Final = "errscope.retry_after"
+"""Seconds the upstream asked us to wait (float), when it said so."""
+ERRSCOPE_IDEMPOTENCY_KEY_HASH: Final = "errscope.idempotency.key_hash"
+"""SHA-256 prefix of the idempotency key; the key itself is never recorded."""
+ERRSCOPE_IDEMPOTENT_REPLAY: Final = "errscope.idempotency.replayed"
+"""``True`` when a stored result was returned for a repeated idempotency key."""
+ERRSCOPE_ATTEMPT: Final = "errscope.attempt"
+"""1-based attempt number of one logical client call (span only)."""
+ERRSCOPE_RETRY: Final = "errscope.retry"
+"""``True`` on attempts after the first (metric-safe form of the attempt number)."""
+
+TOOL_ERROR: Final = "tool_error"
+"""``error.type`` for an ``isError`` result (MCP semantic conventions)."""
+EXECUTE_TOOL: Final = GenAiOperationNameValues.EXECUTE_TOOL.value
+
+DURATION_BUCKETS: Final = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300)
+"""Explicit bucket boundaries in seconds for ``mcp.*.operation.duration`` (MCP semconv metrics)."""
+
+METRIC_ATTRIBUTES: Final = frozenset(
+    {
+        MCP_METHOD_NAME,
+        GEN_AI_TOOL_NAME,
+        GEN_AI_OPERATION_NAME,
+        MCP_PROTOCOL_VERSION,
+        NETWORK_TRANSPORT,
+        ERROR_TYPE,
+        RPC_RESPONSE_STATUS_CODE,
+        ERRSCOPE_CHANNEL,
+        ERRSCOPE_FAILURE_CLASS,
+        ERRSCOPE_OUTCOME,
+        ERRSCOPE_UPSTREAM_SYSTEM,
+        ERRSCOPE_UPSTREAM_STATUS,
+        ERRSCOPE_IDEMPOTENT_REPLAY,
+        ERRSCOPE_RETRY,
+    }
+)
+"""The only attributes allowed on errscope metrics: all closed or bounded sets."""
+
+# Keys errscope reads and writes in a result's or request's ``_meta`` (MCP spec, General fields >
+# _meta: names are prefixed with a reverse-DNS label and a slash).
+META_FAILURE_CLASS: Final = "io.errscope/failure_class"
+META_CHANNEL: Final = "io.errscope/channel"
+META_ERROR_REF: Final = "io.errscope/error_ref"
+META_RETRY_AFTER: Final = "io.errscope/retry_after"
+META_IDEMPOTENCY_KEY: Final = "io.errscope/idempotency_key"
