@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Build the errscope OpenTelemetry Collector with the official builder (OCB) once per machine and print
+# the binary's path. Cached by the hash of collector/builder-config.yaml (+ Go version/platform), so a
+# second call is instant. Also: `scripts/build-collector.sh telemetrygen` installs and prints telemetrygen
+# (the load generator bench/bench_collector.py uses), cached the same way.
+#
+#   ERRSCOPE_CACHE_DIR   cache root (default: ${XDG_CACHE_HOME:-~/.cache}/errscope)
+#
+# Build logs go to <cache>/otelcol/last-build.log; stdout carries only the path.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+MANIFEST="$ROOT/collector/builder-config.yaml"
+OTEL_VERSION=v0.161.0
+CACHE="${ERRSCOPE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/errscope}"
+
+if ! command -v go >/dev/null; then
+  echo "build-collector: go not found on PATH" >&2
+  exit 2
+fi
+mkdir -p "$CACHE/bin" "$CACHE/otelcol"
+
+# go install <pkg>@<version> into the cache, under a versioned name; prints the path.
+go_tool() {
+  local pkg="$1" name="$2" dest="$CACHE/bin/$2-$OTEL_VERSION"
+  if [ ! -x "$dest" ]; then
+    local tmp
+    tmp="$(mktemp -d "$CACHE/bin/.install.XXXXXX")"
+    echo "build-collector: go install $pkg@$OTEL_VERSION" >&2
+    GOBIN="$tmp" go install "$pkg@$OTEL_VERSION" >&2
+    mv -f "$tmp/$name" "$dest"
+    rm -rf "$tmp"
+  fi
+  echo "$dest"
+}
+
+exec 9>"$CACHE/.lock"
+flock 9   # one build at a time per machine (tools.sh, tests and bench may race)
+
+if [ "${1:-}" = "telemetrygen" ]; then
+  go_tool github.com/open-telemetry/opentelemetry-collector-contrib/cmd/telemetrygen telemetrygen
+  exit 0
+fi
+
+key="$( { cat "$MANIFEST"; go env GOVERSION GOOS GOARCH; } | sha256sum | cut -c1-16)"
+out="$CACHE/otelcol/$key/otelcol-errscope"
+if [ -x "$out" ]; then
+  echo "$out"
+  exit 0
+fi
+
+builder="$(go_tool go.opentelemetry.io/collector/cmd/builder builder)"
+work="$(mktemp -d "$CACHE/otelcol/.build.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+cp "$MANIFEST" "$work/builder-config.yaml"
+log="$CACHE/otelcol/last-build.log"
+echo "build-collector: building otelcol-errscope ($key); this takes minutes the first time, log: $log" >&2
+start=$SECONDS
+if ! (cd "$work" && "$builder" --config=builder-config.yaml --ldflags="-s -w") >"$log" 2>&1; then
+  tail -n 40 "$log" >&2
+  echo "build-collector: build failed (full log: $log)" >&2
+  exit 1
+fi
+mkdir -p "$(dirname "$out")"
+mv -f "$work/_build/otelcol-errscope" "$out.tmp"
+mv -f "$out.tmp" "$out"
+echo "build-collector: built in $((SECONDS - start))s: $out" >&2
+echo "$out"
