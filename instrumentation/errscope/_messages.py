@@ -1,0 +1,192 @@
+"""What the model reads when a tool call fails: short, honest, actionable, and quotable.
+
+Each class has one wording that says what to do next (DESIGN.md, "The closed vocabulary"); the
+error ref ends every message so a user's screenshot leads straight to the trace. No raw exception
+text is ever used: only an author's ``public_message`` (scrubbed), field paths and what the input
+schema says a field must be. Argument values are never echoed (SEP-1303 wants the model to fix its
+input, not to see it repeated).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from errscope._classify import Classification, FieldProblem
+from errscope._scrubbing import scrub
+from errscope._vocabulary import FailureClass
+
+__all__ = ["describe_schema", "expected_for_path", "model_message", "unknown_tool_message"]
+
+MAX_PUBLIC_MESSAGE: Final = 300
+"""Characters of an author's public message the model may see."""
+MAX_FIELDS: Final = 5
+"""Field problems named in one message; the rest are counted."""
+MAX_NAME: Final = 64
+"""Characters of a client-supplied name (tool, field) echoed back."""
+
+_ADVICE: Final = {
+    FailureClass.NOT_FOUND: "Check the identifier, or ask the user for the right one.",
+    FailureClass.PERMISSION_DENIED: "Do not retry; ask the user to grant access.",
+    FailureClass.RATE_LIMITED: "Wait before calling again.",
+    FailureClass.UPSTREAM_UNAVAILABLE: "Try again later, or use another way to reach the goal.",
+    FailureClass.INVALID_INPUT: "Fix the arguments and call again.",
+    FailureClass.UNKNOWN: "Do not retry blindly; tell the user and quote the reference.",
+}
+
+_SUMMARY: Final = {
+    FailureClass.NOT_FOUND: "the requested item was not found",
+    FailureClass.PERMISSION_DENIED: "permission denied",
+    FailureClass.RATE_LIMITED: "rate limited by a backing service",
+    FailureClass.UPSTREAM_UNAVAILABLE: "a backing service is unavailable",
+    FailureClass.INVALID_INPUT: "the arguments were not accepted",
+    FailureClass.UNKNOWN: "an unexpected error occurred",
+}
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def safe_name(name: str) -> str:
+    """A client-supplied name as it may be echoed: scrubbed, one line, at most 64 characters."""
+    return _clip(scrub(name), MAX_NAME)
+
+
+def _rate_advice(retry_after: float | None) -> str:
+    if retry_after is None:
+        return _ADVICE[FailureClass.RATE_LIMITED]
+    return f"Wait about {max(1, round(retry_after))} s before calling again."
+
+
+def _field_clause(problem: FieldProblem) -> str:
+    name = f"`{safe_name(problem.path)}`"
+    if problem.expected == "present":
+        return f"{name} is required"
+    if problem.expected == "unique":
+        return f"{name} must be unique"
+    if problem.expected:
+        return f"{name} must be {problem.expected}"
+    return f"{name} is not valid"
+
+
+def _fields_sentence(fields: Sequence[FieldProblem]) -> str:
+    clauses = [_field_clause(problem) for problem in fields[:MAX_FIELDS]]
+    if len(fields) > MAX_FIELDS:
+        clauses.append(f"and {len(fields) - MAX_FIELDS} more")
+    return "; ".join(clauses) + "."
+
+
+def model_message(tool: str, classification: Classification, error_ref: str) -> str:
+    """Return the text the model reads for a failed call of ``tool``.
+
+    Shapes: ``"<tool> failed: <what>. <advice> Ref ERR-…"``, or for invalid input
+    ``"Invalid arguments for <tool>: `f` must be <expected>; …. Fix the arguments and call again. Ref ERR-…"``.
+    """
+    cls = classification.failure_class
+    tool = safe_name(tool)
+    advice = _rate_advice(classification.retry_after) if cls is FailureClass.RATE_LIMITED else _ADVICE[cls]
+    if classification.public_message:
+        what = _clip(scrub(classification.public_message), MAX_PUBLIC_MESSAGE).rstrip(".")
+        return f"{tool} failed: {what}. {advice} Ref {error_ref}"
+    if cls is FailureClass.INVALID_INPUT and classification.fields:
+        return f"Invalid arguments for {tool}: {_fields_sentence(classification.fields)} {advice} Ref {error_ref}"
+    return f"{tool} failed: {_SUMMARY[cls]}. {advice} Ref {error_ref}"
+
+
+def unknown_tool_message(tool: str) -> str:
+    """The JSON-RPC error message for an unknown tool (MCP spec, Tools > Error Handling example)."""
+    return f"Unknown tool: {safe_name(tool)}"
+
+
+_FORMATS: Final = {
+    "date-time": "an ISO-8601 date-time",
+    "date": "an ISO-8601 date",
+    "time": "an ISO-8601 time",
+    "email": "an email address",
+    "uri": "a URI",
+    "uuid": "a UUID",
+}
+_TYPES: Final = {
+    "integer": "an integer",
+    "number": "a number",
+    "string": "a string",
+    "boolean": "a boolean",
+    "array": "an array",
+    "object": "an object",
+    "null": "null",
+}
+
+
+def _range(schema: Mapping[str, Any]) -> str:
+    low = schema.get("minimum", schema.get("exclusiveMinimum"))
+    high = schema.get("maximum", schema.get("exclusiveMaximum"))
+    if low is not None and high is not None:
+        return f" from {low} to {high}"
+    if low is not None:
+        return f" of at least {low}"
+    if high is not None:
+        return f" of at most {high}"
+    return ""
+
+
+def describe_schema(schema: Mapping[str, Any]) -> str | None:
+    """Say in a few words what a JSON Schema (2020-12) accepts: ``"an integer from 1 to 480"``.
+
+    Only the schema is read (it is the server's own declaration), never an instance value.
+    """
+    if "enum" in schema and isinstance(schema["enum"], list):
+        options = ", ".join(_clip(str(option), 32) for option in schema["enum"][:8])
+        return f"one of: {options}"
+    if "const" in schema:
+        return f"exactly {_clip(str(schema['const']), 32)}"
+    if isinstance(schema.get("format"), str) and schema["format"] in _FORMATS:
+        return _FORMATS[schema["format"]]
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        names = [_TYPES[k] for k in kind if k in _TYPES and k != "null"]
+        return " or ".join(names) if names else None
+    if kind in ("integer", "number"):
+        return _TYPES[kind] + _range(schema)
+    if kind == "string":
+        low, high = schema.get("minLength"), schema.get("maxLength")
+        if low is not None and high is not None:
+            return f"a string of {low} to {high} characters"
+        if low:
+            return f"a non-empty string" if low == 1 else f"a string of at least {low} characters"
+        if high is not None:
+            return f"a string of at most {high} characters"
+        return _TYPES["string"]
+    if isinstance(kind, str) and kind in _TYPES:
+        return _TYPES[kind]
+    for combinator in ("anyOf", "oneOf"):
+        options = schema.get(combinator)
+        if isinstance(options, list):
+            names = [name for option in options if isinstance(option, Mapping) for name in [describe_schema(option)] if name]
+            return " or ".join(dict.fromkeys(names)) or None
+    return None
+
+
+def expected_for_path(schema: Mapping[str, Any] | None, path: Sequence[str | int]) -> str | None:
+    """Describe what the input schema wants at ``path`` (property names and array indices)."""
+    node: Any = schema
+    for part in path:
+        if not isinstance(node, Mapping):
+            return None
+        if isinstance(part, int) or (isinstance(part, str) and part.isdigit()):
+            node = node.get("items")
+        else:
+            node = (node.get("properties") or {}).get(part)
+        node = _resolve(schema, node)
+    return describe_schema(node) if isinstance(node, Mapping) else None
+
+
+def _resolve(root: Mapping[str, Any] | None, node: Any) -> Any:
+    # Local $ref only ("#/$defs/X"), as pydantic-generated tool schemas use.
+    if isinstance(node, Mapping) and isinstance(node.get("$ref"), str) and node["$ref"].startswith("#/") and root:
+        target: Any = root
+        for part in node["$ref"][2:].split("/"):
+            target = target.get(part) if isinstance(target, Mapping) else None
+        return target
+    return node
