@@ -1,5 +1,39 @@
-"""mcp-errscope: error architecture and observability for MCP tool calls."""
+"""mcp-errscope: error architecture and observability for MCP tool calls.
 
+The public surface is what this module exports; everything else lives in private modules.
+"""
+
+from errscope._call import record_upstream
+from errscope._classify import Classification, FieldProblem, Upstream, classify, register
+from errscope._exceptions import (
+    InvalidInput,
+    NotFound,
+    PermissionDenied,
+    RateLimited,
+    ToolFailure,
+    UpstreamUnavailable,
+)
+from errscope._scrubbing import scrub
 from errscope._vocabulary import Channel, FailureClass, Outcome
+from errscope.server import instrument, uninstrument
 
-__all__ = ["Channel", "FailureClass", "Outcome"]
+__all__ = [
+    "Channel",
+    "Classification",
+    "FailureClass",
+    "FieldProblem",
+    "InvalidInput",
+    "NotFound",
+    "Outcome",
+    "PermissionDenied",
+    "RateLimited",
+    "ToolFailure",
+    "Upstream",
+    "UpstreamUnavailable",
+    "classify",
+    "instrument",
+    "record_upstream",
+    "register",
+    "scrub",
+    "uninstrument",
+]

@@ -64,6 +64,8 @@ def _field_clause(problem: FieldProblem) -> str:
     name = f"`{safe_name(problem.path)}`"
     if problem.expected == "present":
         return f"{name} is required"
+    if problem.expected == "absent":
+        return f"{name} is not an accepted argument"
     if problem.expected == "unique":
         return f"{name} must be unique"
     if problem.expected:
@@ -154,7 +156,7 @@ def describe_schema(schema: Mapping[str, Any]) -> str | None:
         if low is not None and high is not None:
             return f"a string of {low} to {high} characters"
         if low:
-            return f"a non-empty string" if low == 1 else f"a string of at least {low} characters"
+            return "a non-empty string" if low == 1 else f"a string of at least {low} characters"
         if high is not None:
             return f"a string of at most {high} characters"
         return _TYPES["string"]

@@ -1,0 +1,115 @@
+"""The state of one server-side tool call, shared by the adapter's layers through a context variable.
+
+The middleware opens it, the seam that sees the tool's exception fills in the classification,
+upstream hooks add what the backing service said, and the recorder turns it into one span, one
+metric point and, on failure, one log record.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+
+from errscope._classify import Classification, Upstream
+from errscope._refs import new_error_ref
+from errscope._vocabulary import Channel, Outcome
+
+__all__ = ["ToolCall", "current_call", "record_upstream"]
+
+
+@dataclass(slots=True)
+class ToolCall:
+    """Facts about one ``tools/call`` as they become known. Times are in seconds."""
+
+    tool: str | None
+    known: bool = True
+    request_id: str | None = None
+    outcome: Outcome = Outcome.OK
+    channel: Channel | None = None
+    classification: Classification | None = None
+    error_ref: str = field(default_factory=new_error_ref)
+    """Drawn when the call starts so every log line of the call can carry it; shown only on failure."""
+    error_code: int | None = None
+    exception: BaseException | None = None
+    upstreams: list[Upstream] = field(default_factory=list)
+    idempotency_key_hash: str | None = None
+    replayed: bool = False
+
+    def fail(
+        self,
+        channel: Channel,
+        classification: Classification,
+        *,
+        code: int | None = None,
+        exception: BaseException | None = None,
+    ) -> None:
+        """Record the failure; the first one recorded wins (an outer layer never overwrites it)."""
+        if self.channel is not None:
+            return
+        self.outcome = Outcome.ERROR
+        self.channel = channel
+        self.classification = classification
+        self.error_code = code
+        self.exception = exception
+
+    @property
+    def failed(self) -> bool:
+        return self.channel is not None
+
+    @property
+    def upstream(self) -> Upstream | None:
+        """The upstream that explains the call: the classification's, else the last failing, else the last."""
+        if self.classification is not None and self.classification.upstream is not None:
+            explicit = self.classification.upstream
+            if explicit.address or not self.upstreams:
+                return explicit
+            last = self.upstreams[-1]
+            return Upstream(explicit.system or last.system, explicit.status or last.status, last.address)
+        for upstream in reversed(self.upstreams):
+            if upstream.status and not upstream.status.startswith(("1", "2", "3")):
+                return upstream
+        return self.upstreams[-1] if self.upstreams else None
+
+
+_current: ContextVar[ToolCall | None] = ContextVar("errscope_tool_call", default=None)
+
+
+def current_call() -> ToolCall | None:
+    """The tool call being served in this context, or ``None`` outside one."""
+    return _current.get()
+
+
+def bind_call(call: ToolCall | None) -> object:
+    """Make ``call`` current; returns a token for :func:`unbind_call`."""
+    return _current.set(call)
+
+
+def unbind_call(token: object) -> None:
+    _current.reset(token)  # type: ignore[arg-type]
+
+
+def record_upstream(system: str, status: str | int | None, address: str | None = None) -> None:
+    """Record what a non-HTTP upstream said, onto the current tool span.
+
+    Args:
+        system: ``postgresql``, ``redis``, ``grpc``, ... (OpenTelemetry ``db.system.name`` style values).
+        status: the upstream's own status: ``"57P01"``, ``"UNAVAILABLE"``, ``503``.
+        address: ``host[:port]``; anything after a ``/``, ``?`` or ``@`` is dropped so no path,
+            query or userinfo is ever recorded.
+
+    Outside a tool call this does nothing.
+    """
+    call = _current.get()
+    if call is None:
+        return
+    call.upstreams.append(Upstream(system, None if status is None else str(status), _host_port(address)))
+
+
+def _host_port(address: str | None) -> str | None:
+    if not address:
+        return None
+    address = address.split("://", 1)[-1]
+    address = address.rsplit("@", 1)[-1]
+    for stop in "/?#":
+        address = address.split(stop, 1)[0]
+    return address or None

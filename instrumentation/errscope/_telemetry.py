@@ -1,0 +1,178 @@
+"""One SERVER span, one duration point and, on failure, one log record per tool call.
+
+Span and metric follow the OpenTelemetry semantic conventions for MCP (semconv-genai
+``model/mcp``): name ``tools/call {gen_ai.tool.name}``, kind SERVER, ``error.type`` = the JSON-RPC
+code for protocol errors and ``tool_error`` for ``isError`` results. Caller mistakes (-32700,
+-32600, -32601, -32602) record the code but leave status unset and omit ``error.type``
+(semconv-genai PR #404). Status descriptions carry the failure class only, never exception text.
+Only the OpenTelemetry API is used; the application configures the SDK.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+import structlog
+from opentelemetry import baggage, context, propagate, trace
+from opentelemetry.metrics import MeterProvider, get_meter
+from opentelemetry.trace import Link, Span, SpanKind, StatusCode, TracerProvider
+from opentelemetry.semconv.attributes.exception_attributes import EXCEPTION_MESSAGE, EXCEPTION_TYPE
+
+from errscope import _attributes as attr
+from errscope._call import ToolCall
+from errscope._scrubbing import scrub
+from errscope.processors import add_trace_context, scrub_values
+from errscope._version import __version__
+from errscope._vocabulary import Channel, Outcome
+from mcp_types import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
+
+__all__ = ["CALLER_MISTAKES", "ServerTelemetry"]
+
+CALLER_MISTAKES: Final = frozenset({PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS})
+"""JSON-RPC codes that are the caller's fault: not errors on a SERVER span (semconv-genai #404)."""
+
+OTHER: Final = "_OTHER"
+"""Metric label value for a tool name not in the server's registry (bounded cardinality)."""
+
+MAX_LOGGED_DETAIL: Final = 2048
+"""Characters of scrubbed exception detail kept in the log record."""
+
+_failure_log = structlog.wrap_logger(
+    logging.getLogger("errscope"),
+    processors=[scrub_values, add_trace_context, structlog.stdlib.render_to_log_kwargs],
+    wrapper_class=structlog.stdlib.BoundLogger,
+)
+
+
+class ServerTelemetry:
+    """Tracer, meter and the recording rules for one instrumented server.
+
+    Args:
+        tracer_provider: defaults to the global provider.
+        meter_provider: defaults to the global provider.
+        baggage_allowlist: baggage keys accepted from a caller's ``_meta``; the rest are dropped.
+    """
+
+    def __init__(
+        self,
+        *,
+        tracer_provider: TracerProvider | None = None,
+        meter_provider: MeterProvider | None = None,
+        baggage_allowlist: Sequence[str] = (),
+    ) -> None:
+        self.tracer = trace.get_tracer("errscope", __version__, tracer_provider=tracer_provider)
+        meter = get_meter("errscope", __version__, meter_provider=meter_provider)
+        self.duration = meter.create_histogram(
+            attr.MCP_SERVER_OPERATION_DURATION,
+            unit="s",
+            description="Duration of MCP requests as observed on the receiver, from received to result sent.",
+            explicit_bucket_boundaries_advisory=list(attr.DURATION_BUCKETS),
+        )
+        self.baggage_allowlist = frozenset(baggage_allowlist)
+
+    def parent_context(self, meta: Mapping[str, Any] | None, headers: Mapping[str, str] | None) -> context.Context:
+        """The span's parent: trace context from ``params._meta``, else from HTTP headers (SEP-414).
+
+        Baggage is kept only for allow-listed keys.
+        """
+        carrier = meta if meta and "traceparent" in meta else headers
+        if not carrier:
+            return context.Context()
+        extracted = propagate.extract({k: v for k, v in carrier.items() if isinstance(v, str)}, context=context.Context())
+        entries = baggage.get_all(extracted)
+        for key in entries:
+            if key not in self.baggage_allowlist:
+                extracted = baggage.remove_baggage(key, extracted)
+        return extracted
+
+    def start(self, method: str, attributes: dict[str, Any], parent: context.Context) -> Span:
+        """Start the SERVER span named after the method; the ambient span (e.g. HTTP) becomes a link.
+
+        The tool name joins the span name in :meth:`finish`, once the registry has said the tool
+        exists: a client-chosen name is not a span name (cardinality).
+        """
+        ambient = trace.get_current_span().get_span_context()
+        links = [Link(ambient)] if ambient.is_valid else None
+        return self.tracer.start_span(method, context=parent, kind=SpanKind.SERVER, attributes=attributes, links=links)
+
+    def finish(self, span: Span, call: ToolCall | None, attributes: dict[str, Any], seconds: float) -> None:
+        """Set the outcome attributes and status, record the duration, and log a failure once."""
+        outcome_attributes = _outcome_attributes(call)
+        span.set_attributes(outcome_attributes)
+        if call is not None and call.tool is not None and call.known:
+            span.update_name(f"{attributes[attr.MCP_METHOD_NAME]} {call.tool}")
+        if call is not None and call.channel is not None and call.classification is not None:
+            caller_mistake = call.channel is Channel.PROTOCOL and call.error_code in CALLER_MISTAKES
+            if not caller_mistake:
+                span.set_status(StatusCode.ERROR, call.classification.failure_class.value)
+        labels = {key: value for key, value in attributes.items() if key in attr.METRIC_ATTRIBUTES}
+        labels.update((key, value) for key, value in outcome_attributes.items() if key in attr.METRIC_ATTRIBUTES)
+        if call is not None and not call.known:
+            labels[attr.GEN_AI_TOOL_NAME] = OTHER
+        self.duration.record(seconds, labels)
+        if call is not None and call.failed:
+            with trace.use_span(span, end_on_exit=False):
+                _log_failure(call, attributes)
+        span.end()
+
+
+def _outcome_attributes(call: ToolCall | None) -> dict[str, Any]:
+    if call is None:
+        return {attr.ERRSCOPE_OUTCOME: Outcome.OK.value}
+    result: dict[str, Any] = {attr.ERRSCOPE_OUTCOME: call.outcome.value}
+    if call.channel is not None and call.classification is not None:
+        result[attr.ERRSCOPE_CHANNEL] = call.channel.value
+        result[attr.ERRSCOPE_FAILURE_CLASS] = call.classification.failure_class.value
+        result[attr.ERRSCOPE_ERROR_REF] = call.error_ref
+        if call.classification.retry_after is not None:
+            result[attr.ERRSCOPE_RETRY_AFTER] = float(call.classification.retry_after)
+        if call.channel is Channel.PROTOCOL and call.error_code is not None:
+            result[attr.RPC_RESPONSE_STATUS_CODE] = str(call.error_code)
+            if call.error_code not in CALLER_MISTAKES:
+                result[attr.ERROR_TYPE] = str(call.error_code)
+        elif call.channel is Channel.EXECUTION:
+            result[attr.ERROR_TYPE] = attr.TOOL_ERROR
+    upstream = call.upstream
+    if upstream is not None:
+        for key, value in (
+            (attr.ERRSCOPE_UPSTREAM_SYSTEM, upstream.system),
+            (attr.ERRSCOPE_UPSTREAM_STATUS, upstream.status),
+            (attr.ERRSCOPE_UPSTREAM_ADDRESS, upstream.address),
+        ):
+            if value:
+                result[key] = value
+    if call.idempotency_key_hash:
+        result[attr.ERRSCOPE_IDEMPOTENCY_KEY_HASH] = call.idempotency_key_hash
+    if call.replayed:
+        result[attr.ERRSCOPE_IDEMPOTENT_REPLAY] = True
+    return result
+
+
+def _log_failure(call: ToolCall, attributes: Mapping[str, Any]) -> None:
+    """One record per failed call, under the same ref: the scrubbed detail the model never sees."""
+    assert call.classification is not None and call.channel is not None
+    fields: dict[str, Any] = {
+        attr.ERRSCOPE_ERROR_REF: call.error_ref,
+        attr.ERRSCOPE_FAILURE_CLASS: call.classification.failure_class.value,
+        attr.ERRSCOPE_CHANNEL: call.channel.value,
+        attr.ERRSCOPE_OUTCOME: call.outcome.value,
+        attr.GEN_AI_TOOL_NAME: attributes.get(attr.GEN_AI_TOOL_NAME),
+        attr.JSONRPC_REQUEST_ID: attributes.get(attr.JSONRPC_REQUEST_ID),
+    }
+    if call.error_code is not None:
+        fields[attr.RPC_RESPONSE_STATUS_CODE] = str(call.error_code)
+    if call.exception is not None:
+        fields[EXCEPTION_TYPE] = type(call.exception).__qualname__
+        fields[EXCEPTION_MESSAGE] = scrub(str(call.exception))[:MAX_LOGGED_DETAIL]
+    upstream = call.upstream
+    if upstream is not None:
+        fields[attr.ERRSCOPE_UPSTREAM_SYSTEM] = upstream.system
+        fields[attr.ERRSCOPE_UPSTREAM_STATUS] = upstream.status
+        fields[attr.ERRSCOPE_UPSTREAM_ADDRESS] = upstream.address
+    level = logging.WARNING if call.error_code in CALLER_MISTAKES else logging.ERROR
+    try:
+        _failure_log.log(level, "tool call failed", **{k: v for k, v in fields.items() if v is not None})
+    except Exception:  # telemetry never breaks a tool call
+        logging.getLogger(__name__).debug("failure log record dropped", exc_info=False)

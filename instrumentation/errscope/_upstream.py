@@ -1,0 +1,73 @@
+"""Upstream capture: HTTP calls a tool makes through ``httpx`` become child CLIENT spans
+(``opentelemetry-instrumentation-httpx``) and put their status on the tool call being served.
+
+If your application instruments httpx itself, pass :func:`response_hook` /
+:func:`async_response_hook` to your ``HTTPXClientInstrumentor().instrument(...)`` call instead.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import httpx
+from opentelemetry.metrics import MeterProvider
+from opentelemetry.semconv.attributes.url_attributes import URL_FULL
+from opentelemetry.trace import Span, TracerProvider
+
+from errscope._call import current_call, record_upstream
+from errscope._scrubbing import scrub
+
+__all__ = ["async_request_hook", "async_response_hook", "instrument_httpx", "request_hook", "response_hook"]
+
+
+def _url(request: Any) -> httpx.URL | None:
+    url = getattr(request, "url", None)
+    if isinstance(url, httpx.URL):
+        return url
+    if isinstance(url, tuple) and len(url) == 4:  # raw transport form: (scheme, host, port, target)
+        scheme, host, port, target = url
+        return httpx.URL(scheme=scheme.decode(), host=host.decode(), port=port, path=target.decode().split("?")[0])
+    return None
+
+
+def request_hook(span: Span, request: Any) -> None:
+    """Keep ``url.full`` free of credentials beyond what the instrumentation redacts (query values too)."""
+    url = _url(request)
+    if url is not None and span.is_recording():
+        span.set_attribute(URL_FULL, scrub(str(url.copy_with(username=None, password=None))))
+
+
+def response_hook(span: Span, request: Any, response: Any) -> None:
+    """Record ``http`` + status + ``host:port`` on the current tool call (see :func:`errscope.record_upstream`)."""
+    if current_call() is None:
+        return
+    url = _url(request)
+    address = None if url is None else (f"{url.host}:{url.port}" if url.port else url.host)
+    record_upstream("http", getattr(response, "status_code", None), address)
+
+
+async def async_request_hook(span: Span, request: Any) -> None:
+    request_hook(span, request)
+
+
+async def async_response_hook(span: Span, request: Any, response: Any) -> None:
+    response_hook(span, request, response)
+
+
+def instrument_httpx(*, tracer_provider: TracerProvider | None = None, meter_provider: MeterProvider | None = None) -> None:
+    """Instrument httpx globally with errscope's hooks (once; a second call is a no-op)."""
+    from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
+
+    instrumentor = HTTPXClientInstrumentor()
+    if instrumentor.is_instrumented_by_opentelemetry:
+        logging.getLogger(__name__).debug("httpx already instrumented; errscope hooks not installed")
+        return
+    instrumentor.instrument(
+        tracer_provider=tracer_provider,
+        meter_provider=meter_provider,
+        request_hook=request_hook,
+        response_hook=response_hook,
+        async_request_hook=async_request_hook,
+        async_response_hook=async_response_hook,
+    )

@@ -1,0 +1,193 @@
+"""Adapter for the ``mcp`` SDK (>= 2.3): the low-level ``Server`` and ``MCPServer``, both protocol eras.
+
+Two pieces (reference/mcp-sdk-2.3.md §1.2):
+
+- :class:`ErrscopeMiddleware` replaces the SDK's ``OpenTelemetryMiddleware`` at the head of
+  ``Server.middleware``: one SERVER span and one duration point per request, cancellation
+  recorded, and no ``str(e)`` in span status or, on the legacy era's ``code: 0`` path, on the wire.
+- the seam that sees the tool's exception: ``MCPServer.call_tool`` (the SDK turns every exception
+  into ``isError`` before middleware runs), or the ``tools/call`` handler of a low-level server.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from typing import Any, Final
+
+import anyio
+import pydantic
+from mcp.server._otel import OpenTelemetryMiddleware
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.lowlevel.server import Server
+from mcp.server.mcpserver import MCPServer
+from mcp.shared.exceptions import MCPError
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, CallToolRequestParams, ListToolsResult
+from opentelemetry import trace
+
+from errscope import _attributes as attr
+from errscope._call import ToolCall, bind_call, current_call, unbind_call
+from errscope._classify import Classification, classify
+from errscope._messages import safe_name
+from errscope._telemetry import ServerTelemetry
+from errscope._vocabulary import Channel, FailureClass, Outcome
+from errscope.server._seam import ToolInfo, ToolSeam
+
+__all__ = ["ErrscopeMiddleware", "instrument_mcp", "uninstrument_mcp"]
+
+_REFRESH_INTERVAL: Final = 1.0
+"""Seconds between registry refreshes a miss may trigger (unknown names must not cost a list each)."""
+
+
+class ErrscopeMiddleware:
+    """Server middleware: one span, one metric point and, on failure, one log record per request."""
+
+    def __init__(self, telemetry: ServerTelemetry) -> None:
+        self.telemetry = telemetry
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        if ctx.request_id is None:  # notifications carry no outcome of their own
+            return await call_next(ctx)
+        params = ctx.params if isinstance(ctx.params, Mapping) else {}
+        attributes: dict[str, Any] = {
+            attr.MCP_METHOD_NAME: ctx.method,
+            attr.JSONRPC_REQUEST_ID: str(ctx.request_id),
+            attr.MCP_PROTOCOL_VERSION: ctx.protocol_version,
+            attr.NETWORK_TRANSPORT: "pipe" if ctx.request is None else "tcp",
+        }
+        headers = _headers(ctx.request)
+        if headers is not None and (session_id := headers.get("mcp-session-id")):
+            attributes[attr.MCP_SESSION_ID] = session_id
+        tool: str | None = None
+        if ctx.method == "tools/call":
+            attributes[attr.GEN_AI_OPERATION_NAME] = attr.EXECUTE_TOOL
+            name = params.get("name")
+            if isinstance(name, str):
+                tool = safe_name(name)
+                attributes[attr.GEN_AI_TOOL_NAME] = tool
+        call = ToolCall(tool=tool, request_id=str(ctx.request_id))
+        span = self.telemetry.start(ctx.method, attributes, self.telemetry.parent_context(ctx.meta, headers))
+        token = bind_call(call)
+        started = time.perf_counter()
+        try:
+            with trace.use_span(span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
+                return await call_next(ctx)
+        except MCPError as exc:
+            call.fail(Channel.PROTOCOL, classify(exc), code=exc.code, exception=exc)
+            raise
+        except pydantic.ValidationError:  # malformed params: the SDK answers -32602 itself
+            call.fail(Channel.PROTOCOL, Classification(FailureClass.INVALID_INPUT), code=INVALID_PARAMS)
+            raise
+        except Exception as exc:
+            # Outside any tool: answer -32603 with the ref, never str(exc) (the legacy era's code 0 leaks it).
+            call.fail(Channel.PROTOCOL, classify(exc), code=INTERNAL_ERROR, exception=exc)
+            raise MCPError(INTERNAL_ERROR, f"Internal error (Ref {call.error_ref})") from None
+        except anyio.get_cancelled_exc_class():
+            call.outcome = Outcome.CANCELLED
+            raise
+        finally:
+            unbind_call(token)
+            self.telemetry.finish(span, call, attributes, time.perf_counter() - started)
+
+
+def _headers(request: Any) -> Mapping[str, str] | None:
+    headers = getattr(request, "headers", None)
+    return headers if isinstance(headers, Mapping) else None
+
+
+class _LowLevelRegistry:
+    """Tool names and schemas of a low-level server, read from its own ``tools/list`` handler."""
+
+    def __init__(self, server: Server[Any]) -> None:
+        self.server = server
+        self.tools: dict[str, ToolInfo] | None = None
+        self.refreshed_at = float("-inf")
+
+    async def lookup(self, ctx: ServerRequestContext[Any, Any], name: str) -> ToolInfo | None:
+        if self.tools is not None and name in self.tools:
+            return self.tools[name]
+        if time.monotonic() - self.refreshed_at >= _REFRESH_INTERVAL:
+            await self._refresh(ctx)
+        if self.tools is None:  # no tools/list handler: nothing to check against
+            return ToolInfo(name)
+        return self.tools.get(name)
+
+    async def _refresh(self, ctx: ServerRequestContext[Any, Any]) -> None:
+        self.refreshed_at = time.monotonic()
+        entry = self.server.get_request_handler("tools/list")
+        if entry is None:
+            return
+        try:
+            listed = await entry.handler(ctx, None)
+        except Exception:  # a failing list must not turn every call into "unknown tool"
+            logging.getLogger(__name__).warning("tools/list failed; tool calls are served unchecked")
+            return
+        if isinstance(listed, ListToolsResult):
+            self.tools = {tool.name: ToolInfo(tool.name, tool.input_schema) for tool in listed.tools}
+
+
+def _call_or_detached(name: str) -> ToolCall:
+    # Without the middleware (someone removed it) the seam still shapes errors; nothing is recorded.
+    return current_call() or ToolCall(tool=name)
+
+
+def _instrument_lowlevel_handler(server: Server[Any], seam: ToolSeam) -> None:
+    entry = server.get_request_handler("tools/call")
+    if entry is None or getattr(entry.handler, "__errscope__", False):
+        return
+    original = entry.handler
+    registry = _LowLevelRegistry(server)
+
+    async def call_tool(ctx: ServerRequestContext[Any, Any], params: CallToolRequestParams) -> Any:
+        call = _call_or_detached(params.name)
+        info = await registry.lookup(ctx, params.name)
+        call.known = info is not None
+        return await seam.run(call, params.name, info, params.arguments, lambda: original(ctx, params))
+
+    call_tool.__errscope__ = True  # type: ignore[attr-defined]
+    call_tool.__wrapped__ = original  # type: ignore[attr-defined]
+    server.add_request_handler("tools/call", CallToolRequestParams, call_tool)
+
+
+def _instrument_mcpserver_call_tool(server: MCPServer, seam: ToolSeam) -> None:
+    original = server.call_tool
+    if getattr(original, "__errscope__", False):
+        return
+
+    async def call_tool(name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        call = _call_or_detached(name)
+        tool = server._tool_manager.get_tool(name)  # the registry MCPServer itself dispatches on
+        info = None if tool is None else ToolInfo(name, tool.parameters)
+        call.known = info is not None
+        return await seam.run(call, name, info, arguments, lambda: original(name, arguments, context))
+
+    call_tool.__errscope__ = True  # type: ignore[attr-defined]
+    server.call_tool = call_tool  # type: ignore[method-assign]
+
+
+def instrument_mcp(server: Server[Any] | MCPServer, telemetry: ServerTelemetry, seam: ToolSeam) -> None:
+    """Install errscope on an ``mcp`` server in place (idempotent)."""
+    lowlevel = server._lowlevel_server if isinstance(server, MCPServer) else server
+    chain = lowlevel.middleware
+    chain[:] = [m for m in chain if not isinstance(m, OpenTelemetryMiddleware | ErrscopeMiddleware)]
+    chain.insert(0, ErrscopeMiddleware(telemetry))
+    if isinstance(server, MCPServer):
+        _instrument_mcpserver_call_tool(server, seam)
+    else:
+        _instrument_lowlevel_handler(server, seam)
+
+
+def uninstrument_mcp(server: Server[Any] | MCPServer) -> None:
+    """Remove errscope and restore the SDK's own telemetry middleware."""
+    lowlevel = server._lowlevel_server if isinstance(server, MCPServer) else server
+    chain = lowlevel.middleware
+    chain[:] = [m for m in chain if not isinstance(m, ErrscopeMiddleware)]
+    if not any(isinstance(m, OpenTelemetryMiddleware) for m in chain):
+        chain.insert(0, OpenTelemetryMiddleware())
+    if isinstance(server, MCPServer):
+        server.__dict__.pop("call_tool", None)
+    else:
+        entry = server.get_request_handler("tools/call")
+        if entry is not None and getattr(entry.handler, "__errscope__", False):
+            server.add_request_handler("tools/call", CallToolRequestParams, entry.handler.__wrapped__)

@@ -1,0 +1,144 @@
+"""The seam every server style routes a tool invocation through: the one place that sees the exception.
+
+It answers, for every framework alike:
+
+- unknown tool: protocol channel, JSON-RPC -32602 ``Unknown tool: <name>``, class not_found, no
+  tool code runs (MCP spec, Tools > Error Handling);
+- arguments that break the input schema: execution channel, invalid_input, a schema-derived hint
+  (SEP-1303);
+- an exception from the tool: classified once, answered as an ``isError`` result whose text is
+  shaped for the model and carries the error ref; ``_meta`` carries class, ref and retry-after;
+- an ``MCPError`` the tool raised on purpose: kept on the protocol channel, message scrubbed;
+- an ``isError`` result the tool built itself: kept, its text scrubbed and given a ref.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, CallToolResult, TextContent
+
+from errscope import _attributes as attr
+from errscope._call import ToolCall
+from errscope._classify import Classification, classify
+from errscope._messages import MAX_PUBLIC_MESSAGE, model_message, unknown_tool_message
+from errscope._scrubbing import scrub, scrub_value
+from errscope._validation import ArgumentValidator
+from errscope._vocabulary import Channel, FailureClass
+
+__all__ = ["ToolInfo", "ToolSeam", "failure_meta"]
+
+_MAX_TEXT: Final = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class ToolInfo:
+    """What the server declares about a tool: its name and JSON Schema for arguments."""
+
+    name: str
+    input_schema: Mapping[str, Any] | None = None
+
+
+def failure_meta(call: ToolCall) -> dict[str, Any]:
+    """The ``_meta`` errscope puts on a failed result (or JSON-RPC error ``data``) for clients."""
+    assert call.classification is not None and call.channel is not None
+    meta: dict[str, Any] = {
+        attr.META_FAILURE_CLASS: call.classification.failure_class.value,
+        attr.META_ERROR_REF: call.error_ref,
+        attr.META_CHANNEL: call.channel.value,
+    }
+    if call.classification.retry_after is not None:
+        meta[attr.META_RETRY_AFTER] = call.classification.retry_after
+    return meta
+
+
+class ToolSeam:
+    """Runs one tool invocation under errscope's rules. Stateless apart from compiled validators.
+
+    Args:
+        validate_arguments: check arguments against the declared input schema first.
+    """
+
+    def __init__(self, *, validate_arguments: bool = True) -> None:
+        self.validator = ArgumentValidator() if validate_arguments else None
+
+    def unknown_tool(self, call: ToolCall, name: str) -> MCPError:
+        """Record an unknown tool on ``call`` and return the JSON-RPC error to raise."""
+        call.known = False
+        call.fail(Channel.PROTOCOL, Classification(FailureClass.NOT_FOUND), code=INVALID_PARAMS)
+        return MCPError(INVALID_PARAMS, unknown_tool_message(name), data=failure_meta(call))
+
+    async def run(
+        self,
+        call: ToolCall,
+        name: str,
+        info: ToolInfo | None,
+        arguments: Any,
+        invoke: Callable[[], Awaitable[Any]],
+    ) -> Any:
+        """Invoke the tool, or answer for it. ``info`` is ``None`` when the registry lacks ``name``.
+
+        Raises:
+            MCPError: for an unknown tool, or one the tool raised on purpose (scrubbed).
+        """
+        if info is None:
+            raise self.unknown_tool(call, name)
+        if self.validator is not None:
+            problems = self.validator.problems(info.input_schema, arguments if arguments is not None else {})
+            if problems:
+                return self.fail(call, name, Classification(FailureClass.INVALID_INPUT, fields=problems))
+        try:
+            result = await invoke()
+        except MCPError as exc:
+            call.fail(Channel.PROTOCOL, classify(exc), code=exc.code, exception=exc)
+            raise MCPError(exc.code, _protocol_text(exc.message, call), data=_protocol_data(exc.data, call)) from None
+        except Exception as exc:
+            return self.fail(call, name, classify(exc), exc)
+        if isinstance(result, CallToolResult) and result.is_error:
+            return self._own_error_result(call, result)
+        return result
+
+    def fail(
+        self, call: ToolCall, name: str, classification: Classification, exception: BaseException | None = None
+    ) -> CallToolResult:
+        """Record an execution failure on ``call`` and build the ``isError`` result the model reads."""
+        call.fail(Channel.EXECUTION, classification, exception=exception)
+        text = model_message(name, classification, call.error_ref)
+        return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True, _meta=failure_meta(call))
+
+    def _own_error_result(self, call: ToolCall, result: CallToolResult) -> CallToolResult:
+        # The tool answered isError itself: honour a class it declared in _meta, otherwise unknown.
+        declared = (result.meta or {}).get(attr.META_FAILURE_CLASS)
+        try:
+            failure_class = FailureClass(declared)
+        except ValueError:
+            failure_class = FailureClass.UNKNOWN
+        call.fail(Channel.EXECUTION, Classification(failure_class))
+        content: list[Any] = []
+        for block in result.content:
+            if isinstance(block, TextContent):
+                block = TextContent(type="text", text=scrub(block.text)[:_MAX_TEXT])
+            content.append(block)
+        content.append(TextContent(type="text", text=f"Ref {call.error_ref}"))
+        return CallToolResult(
+            content=content,
+            is_error=True,
+            structured_content=scrub_value(result.structured_content),
+            _meta={**(result.meta or {}), **failure_meta(call)},
+        )
+
+
+def _protocol_text(message: str, call: ToolCall) -> str:
+    return f"{scrub(message)[:MAX_PUBLIC_MESSAGE]} (Ref {call.error_ref})"
+
+
+def _protocol_data(data: Any, call: ToolCall) -> dict[str, Any]:
+    meta = failure_meta(call)
+    if isinstance(data, Mapping):
+        return {**scrub_value(dict(data)), **meta}
+    if data is None:
+        return meta
+    return {"detail": scrub_value(data), **meta}
