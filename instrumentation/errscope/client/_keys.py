@@ -1,0 +1,25 @@
+"""Idempotency keys on the client side: one per logical call, reused by every retry of it.
+
+A key is minted once, before the first attempt, and travels in the request's ``_meta`` under a
+configurable name (default :data:`errscope._attributes.META_IDEMPOTENCY_KEY`). Spans only ever
+carry :func:`key_hash` of it, never the key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+
+__all__ = ["key_hash", "new_idempotency_key"]
+
+_HASH_CHARS = 16
+
+
+def new_idempotency_key() -> str:
+    """Return a fresh idempotency key: a random UUID4 in its canonical text form."""
+    return str(uuid.uuid4())
+
+
+def key_hash(key: str) -> str:
+    """Return the SHA-256 prefix (16 hex characters) of ``key``: safe for span attributes and logs."""
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:_HASH_CHARS]

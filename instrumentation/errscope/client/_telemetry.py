@@ -1,0 +1,144 @@
+"""Client telemetry: one CLIENT span per ``tools/call`` attempt, the duration metric, propagation.
+
+Span: ``tools/call {tool}``, kind CLIENT, semantic-convention attributes from
+:mod:`errscope._attributes`, plus ``errscope.*`` (outcome, channel, class, ref, attempt, retry,
+hashed idempotency key). Retries of one logical call link to the earlier attempts' spans. The
+status description is the failure class, never server text.
+
+The SDK's own ``MCP send tools/call …`` CLIENT span is *suppressed* for calls made through
+errscope: while an errscope attempt is current, the SDK's tracer (``mcp.shared._otel._tracer``)
+is answered with a non-recording span that carries errscope's span context. That leaves exactly
+one client span per attempt, keeps the server span a direct child of it, and keeps the SDK from
+copying the server's error message into a span status (reference/mcp-sdk-2.3.md, pitfall 2).
+Calls made on the underlying ``mcp.Client`` directly are untouched. If the SDK's private tracer
+attribute is ever renamed, the patch is skipped and the SDK span simply nests under ours.
+
+Propagation: ``traceparent``/``tracestate`` of errscope's span go in ``params._meta`` (and, on
+streamable HTTP, in the request headers); a ``traceparent`` the caller put in ``meta`` is kept
+verbatim and errscope's span joins that trace as its child. Baggage crosses only for keys on the
+allow-list (the SDK alone would forward all of it, pitfall 13).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from opentelemetry import baggage, context, propagate, trace
+from opentelemetry.metrics import Histogram, MeterProvider, get_meter
+from opentelemetry.trace import Link, NonRecordingSpan, Span, SpanKind, Tracer, TracerProvider
+
+from errscope._attributes import DURATION_BUCKETS, MCP_CLIENT_OPERATION_DURATION, METRIC_ATTRIBUTES
+from errscope.client._wire import CURRENT_ATTEMPT
+
+__all__ = ["ClientTelemetry", "install_sdk_span_suppression", "trace_meta"]
+
+_SCOPE = "errscope.client"
+
+
+class ClientTelemetry:
+    """Tracer and duration histogram for the client, from the given or global providers."""
+
+    def __init__(
+        self,
+        *,
+        tracer_provider: TracerProvider | None = None,
+        meter_provider: MeterProvider | None = None,
+    ) -> None:
+        from errscope.client import __version__
+
+        self.tracer: Tracer = trace.get_tracer(_SCOPE, __version__, tracer_provider=tracer_provider)
+        meter = get_meter(_SCOPE, __version__, meter_provider=meter_provider)
+        self.duration: Histogram = meter.create_histogram(
+            MCP_CLIENT_OPERATION_DURATION,
+            unit="s",
+            description="Duration of an MCP request as seen by the client (one point per attempt).",
+            explicit_bucket_boundaries_advisory=list(DURATION_BUCKETS),
+        )
+
+    def start_span(
+        self,
+        name: str,
+        *,
+        attributes: Mapping[str, Any],
+        links: Sequence[Link] = (),
+        parent: context.Context | None = None,
+    ) -> Span:
+        return self.tracer.start_span(name, context=parent, kind=SpanKind.CLIENT, attributes=attributes, links=links)
+
+    def record_duration(self, seconds: float, attributes: Mapping[str, Any]) -> None:
+        self.duration.record(seconds, {k: v for k, v in attributes.items() if k in METRIC_ATTRIBUTES and v is not None})
+
+
+def trace_meta(
+    span: Span,
+    *,
+    caller_meta: Mapping[str, Any] | None,
+    baggage_allow: frozenset[str],
+) -> dict[str, str]:
+    """The trace keys for ``params._meta``: ours, or the caller's ``traceparent`` kept verbatim."""
+    carrier: dict[str, str] = {}
+    if caller_meta and isinstance(caller_meta.get("traceparent"), str):
+        carrier["traceparent"] = caller_meta["traceparent"]
+        if isinstance(caller_meta.get("tracestate"), str):
+            carrier["tracestate"] = caller_meta["tracestate"]
+    else:
+        ctx = trace.set_span_in_context(span, context.Context())
+        propagate.inject(carrier, context=ctx)
+        carrier.pop("baggage", None)
+    allowed = {k: v for k, v in baggage.get_all().items() if k in baggage_allow}
+    if allowed:
+        ctx = context.Context()
+        for key, value in allowed.items():
+            ctx = baggage.set_baggage(key, value, ctx)
+        bag: dict[str, str] = {}
+        propagate.inject(bag, context=ctx)
+        if "baggage" in bag:
+            carrier["baggage"] = bag["baggage"]
+    return carrier
+
+
+def caller_parent(caller_meta: Mapping[str, Any] | None) -> context.Context | None:
+    """The context to parent our span on when the caller supplied its own ``traceparent``."""
+    if not caller_meta or not isinstance(caller_meta.get("traceparent"), str):
+        return None
+    ctx = propagate.extract({k: v for k, v in caller_meta.items() if k in ("traceparent", "tracestate")})
+    if not trace.get_current_span(ctx).get_span_context().is_valid:
+        return None
+    return ctx
+
+
+class _SuppressingTracer:
+    """Delegates to the SDK's tracer, except CLIENT spans started inside an errscope attempt."""
+
+    def __init__(self, inner: Any) -> None:
+        self._errscope_inner = inner
+
+    @contextlib.contextmanager
+    def _borrowed(self) -> Iterator[Span]:
+        current = trace.get_current_span().get_span_context()
+        with trace.use_span(NonRecordingSpan(current), end_on_exit=False) as span:
+            yield span
+
+    def start_as_current_span(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        if CURRENT_ATTEMPT.get() is not None and kwargs.get("kind") is SpanKind.CLIENT:
+            return self._borrowed()
+        return self._errscope_inner.start_as_current_span(name, *args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._errscope_inner, name)
+
+
+def install_sdk_span_suppression() -> bool:
+    """Patch the SDK's client tracer once (idempotent); ``False`` when the SDK layout is unknown."""
+    try:
+        from mcp.shared import _otel
+    except ImportError:  # pragma: no cover - the SDK moved its OTel helpers
+        return False
+    inner = getattr(_otel, "_tracer", None)
+    if inner is None:
+        return False
+    if not isinstance(inner, _SuppressingTracer):
+        _otel._tracer = _SuppressingTracer(inner)  # type: ignore[assignment]
+    return True

@@ -1,0 +1,135 @@
+"""Reading what foreign servers wrote: classify a text-only ``isError`` result, find a retry-after,
+and make any server text safe and short before it reaches the model.
+
+Servers instrumented with errscope put the class in the result's ``_meta``; everything else sends
+prose ("403 Forbidden: token lacks repo:write", "429 Too Many Requests, retry after 30s"). The
+rules below read that prose as well as can be done: HTTP status numbers first (they are the most
+reliable signal), then well-known phrases. Anything unrecognised is ``unknown``, never a guess.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Final
+
+from errscope._vocabulary import FailureClass
+
+__all__ = ["classify_text", "retry_after_from_text", "safe_excerpt", "scrub_text"]
+
+# Status numbers standing as words ("403 Forbidden", "HTTP 503", "status=429").
+_STATUS: Final = re.compile(r"(?<![\w.-])([1-5]\d\d)(?![\w.-])")
+
+_PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
+    (FailureClass.RATE_LIMITED, re.compile(r"rate.?limit|too many requests|quota exceeded|throttl|slow down", re.I)),
+    (
+        FailureClass.PERMISSION_DENIED,
+        re.compile(r"forbidden|permission|access (is )?denied|not authori[sz]ed|unauthori[sz]ed|lacks? .*scope", re.I),
+    ),
+    (
+        FailureClass.UPSTREAM_UNAVAILABLE,
+        re.compile(
+            r"unavailable|timed? ?out|connection (refused|reset)|econnrefused|bad gateway|gateway timeout|"
+            r"temporarily|try again later|is down|overloaded",
+            re.I,
+        ),
+    ),
+    (FailureClass.NOT_FOUND, re.compile(r"not found|no such|does not exist|doesn't exist|unknown (id|identifier)", re.I)),
+    (
+        FailureClass.INVALID_INPUT,
+        re.compile(r"invalid|validation|must be|expected .* received|malformed|bad request|missing required", re.I),
+    ),
+)
+
+
+def _class_for_status(status: int) -> FailureClass:
+    # Same table the server-side classifier uses (RFC 9110 §15); imported lazily to keep this cheap.
+    from errscope._classify import class_for_http_status
+
+    return class_for_http_status(status)
+
+
+def classify_text(text: str) -> FailureClass:
+    """Classify a foreign server's error text onto the closed set; ``unknown`` when nothing matches."""
+    for match in _STATUS.finditer(text):
+        status = int(match.group(1))
+        if 400 <= status <= 599:
+            cls = _class_for_status(status)
+            if cls is not FailureClass.UNKNOWN:
+                return cls
+    for cls, pattern in _PHRASES:
+        if pattern.search(text):
+            return cls
+    return FailureClass.UNKNOWN
+
+
+_RETRY_AFTER: Final = re.compile(
+    r"retry[ -_]?after[\s:=]*(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|sec|secs|seconds?|m|min|minutes?)?"
+    r"|(?:try again|retry) in (\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|sec|secs|seconds?|m|min|minutes?)",
+    re.I,
+)
+
+
+def retry_after_from_text(text: str) -> float | None:
+    """Find "retry after 30s" / "Retry-After: 30" / "try again in 2 minutes" in text; seconds or ``None``."""
+    match = _RETRY_AFTER.search(text)
+    if match is None:
+        return None
+    number = match.group(1) or match.group(3)
+    unit = (match.group(2) or match.group(4) or "s").lower()
+    value = float(number)
+    if unit.startswith("ms") or unit.startswith("milli"):
+        return value / 1000
+    if unit.startswith("m"):
+        return value * 60
+    return value
+
+
+# Fallback redaction used only until errscope's scrubber is importable; the real pattern list lives
+# in errscope._scrubbing (one source of truth, shared with the Collector config).
+_FALLBACK: Final = (
+    (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s:@]+:[^/\s@]+@"), r"\1[REDACTED]@"),
+    (re.compile(r"(?i)\b(password|passwd|pwd|secret|token|api[_-]?key|authorization)\b\s*[=:]\s*\S+"), r"\1=[REDACTED]"),
+    (re.compile(r"(?i)\bbearer\s+[a-z0-9._~+/-]+=*"), "Bearer [REDACTED]"),
+)
+
+
+def _fallback_scrub(text: str) -> str:
+    for pattern, replacement in _FALLBACK:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def _load_scrubber() -> Callable[[str], str]:
+    try:
+        from errscope._scrubbing import scrub
+    except ImportError:  # the shared scrubber has not landed in this tree yet
+        return _fallback_scrub
+    return scrub
+
+
+def scrub_text(text: str) -> str:
+    """Scrub ``text`` with errscope's scrubber (credentials, tokens, connection strings)."""
+    return _load_scrubber()(text)
+
+
+# Fragments that are never useful to a model and often leak layout: file paths with line numbers,
+# "trace at ...", Python traceback lines, URLs' query strings.
+_NOISE: Final = (
+    re.compile(r"[;,]?\s*(?:stack\s*)?trace(?:back)?\b.*$", re.I | re.S),
+    re.compile(r"\s*\bat\s+\S+:\d+(?::\d+)?"),
+    re.compile(r"(?:[A-Za-z]:)?(?:/[\w.@~-]+){2,}(?::\d+)?"),
+    re.compile(r"\bFile \"[^\"]+\", line \d+.*$", re.S),
+)
+
+
+def safe_excerpt(text: str, limit: int = 160) -> str:
+    """Scrub ``text``, drop paths and stack fragments, keep the first line, cap it at ``limit`` chars."""
+    text = scrub_text(text)
+    for pattern in _NOISE:
+        text = pattern.sub("", text)
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    first = first.rstrip(" .;:,")
+    if len(first) > limit:
+        first = first[: limit - 1].rstrip() + "…"
+    return first
