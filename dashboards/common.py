@@ -219,7 +219,7 @@ def text_panel(title: str, markdown: str, pos: dm.GridPos) -> text.Panel:
     return (
         text.Panel()
         .title(title)
-        .description("How to use this dashboard.")
+        .description("How to use this dashboard: the steps from a user report to the upstream event.")
         .unit("none")
         .grid_pos(pos)
         .mode(txm.TextMode.MARKDOWN)
