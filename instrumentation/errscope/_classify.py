@@ -64,6 +64,7 @@ __all__ = [
     "class_for_http_status",
     "class_for_jsonrpc_code",
     "classify",
+    "explain",
     "parse_retry_after",
     "register",
 ]
@@ -370,6 +371,15 @@ def classify(exc: BaseException) -> Classification:
 
     Walks wrappers (``__cause__``, exception groups) up to 8 levels; never raises.
     """
+    return explain(exc)[0]
+
+
+def explain(exc: BaseException) -> tuple[Classification, BaseException]:
+    """Like :func:`classify`, also returning the exception that decided it (wrappers unwrapped).
+
+    The log record reports that one: ``UnexpectedToolError("Error executing tool x")`` says nothing,
+    its cause does.
+    """
     current: BaseException | None = exc
     for _ in range(_MAX_CAUSE_DEPTH):
         if current is None:
@@ -379,9 +389,8 @@ def classify(exc: BaseException) -> Classification:
             try:
                 result = rule(current)
             except Exception:  # a broken user rule must not break the failure path
-                return _UNKNOWN
+                return _UNKNOWN, current
             if result is not None:
-                return result
+                return result, current
         current = _next_in_chain(current)
-    return _UNKNOWN
-
+    return _UNKNOWN, exc

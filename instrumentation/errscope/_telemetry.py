@@ -10,6 +10,7 @@ Only the OpenTelemetry API is used; the application configures the SDK.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
@@ -36,6 +37,9 @@ CALLER_MISTAKES: Final = frozenset({PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOU
 OTHER: Final = "_OTHER"
 """Metric label value for a tool name not in the server's registry (bounded cardinality)."""
 
+MAX_CONTENT: Final = 4096
+"""Characters of captured tool arguments or results (opt-in)."""
+
 MAX_LOGGED_DETAIL: Final = 2048
 """Characters of scrubbed exception detail kept in the log record."""
 
@@ -53,6 +57,9 @@ class ServerTelemetry:
         tracer_provider: defaults to the global provider.
         meter_provider: defaults to the global provider.
         baggage_allowlist: baggage keys accepted from a caller's ``_meta``; the rest are dropped.
+        capture_content: record tool arguments and results (scrubbed, at most 4096 characters) as
+            ``gen_ai.tool.call.arguments`` / ``.result``; opt-in per the conventions ("may contain
+            sensitive information").
     """
 
     def __init__(
@@ -61,7 +68,9 @@ class ServerTelemetry:
         tracer_provider: TracerProvider | None = None,
         meter_provider: MeterProvider | None = None,
         baggage_allowlist: Sequence[str] = (),
+        capture_content: bool = False,
     ) -> None:
+        self.capture_content = capture_content
         self.tracer = trace.get_tracer("errscope", __version__, tracer_provider=tracer_provider)
         meter = get_meter("errscope", __version__, meter_provider=meter_provider)
         self.duration = meter.create_histogram(
@@ -116,6 +125,15 @@ class ServerTelemetry:
             with trace.use_span(span, end_on_exit=False):
                 _log_failure(call, attributes)
         span.end()
+
+
+def content_attribute(value: Any) -> str:
+    """Tool arguments or a result as a scrubbed, bounded JSON string for opt-in content capture."""
+    try:
+        text = json.dumps(value, default=str, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = str(value)
+    return scrub(text)[:MAX_CONTENT]
 
 
 def _outcome_attributes(call: ToolCall | None) -> dict[str, Any]:

@@ -30,6 +30,7 @@ def instrument(
     validate_arguments: bool = True,
     capture_httpx: bool = True,
     baggage_allowlist: Sequence[str] = (),
+    capture_content: bool = False,
 ) -> Any:
     """Give ``server`` errscope's error architecture and telemetry, in place; returns ``server``.
 
@@ -42,12 +43,17 @@ def instrument(
         capture_httpx: instrument httpx so upstream HTTP calls become child CLIENT spans whose
             status lands on the tool span.
         baggage_allowlist: W3C baggage keys accepted from the caller; others are dropped.
+        capture_content: record tool arguments and results on the span (scrubbed, bounded);
+            off by default (D11: content is opt-in).
 
     Raises:
         TypeError: ``server`` is none of the supported kinds.
     """
     telemetry = ServerTelemetry(
-        tracer_provider=tracer_provider, meter_provider=meter_provider, baggage_allowlist=baggage_allowlist
+        tracer_provider=tracer_provider,
+        meter_provider=meter_provider,
+        baggage_allowlist=baggage_allowlist,
+        capture_content=capture_content,
     )
     seam = ToolSeam(validate_arguments=validate_arguments)
     if _is_fastmcp(server):

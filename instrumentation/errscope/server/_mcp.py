@@ -30,7 +30,7 @@ from errscope import _attributes as attr
 from errscope._call import ToolCall, bind_call, current_call, unbind_call
 from errscope._classify import Classification, classify
 from errscope._messages import safe_name
-from errscope._telemetry import ServerTelemetry
+from errscope._telemetry import ServerTelemetry, content_attribute
 from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.server._seam import ToolInfo, ToolSeam
 
@@ -66,13 +66,18 @@ class ErrscopeMiddleware:
             if isinstance(name, str):
                 tool = safe_name(name)
                 attributes[attr.GEN_AI_TOOL_NAME] = tool
+            if self.telemetry.capture_content:
+                attributes[attr.GEN_AI_TOOL_CALL_ARGUMENTS] = content_attribute(params.get("arguments"))
         call = ToolCall(tool=tool, request_id=str(ctx.request_id))
         span = self.telemetry.start(ctx.method, attributes, self.telemetry.parent_context(ctx.meta, headers))
         token = bind_call(call)
         started = time.perf_counter()
         try:
             with trace.use_span(span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
-                return await call_next(ctx)
+                result = await call_next(ctx)
+            if self.telemetry.capture_content and ctx.method == "tools/call":
+                span.set_attribute(attr.GEN_AI_TOOL_CALL_RESULT, content_attribute(result))
+            return result
         except MCPError as exc:
             call.fail(Channel.PROTOCOL, classify(exc), code=exc.code, exception=exc)
             raise

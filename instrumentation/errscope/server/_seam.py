@@ -23,7 +23,7 @@ from mcp_types import INVALID_PARAMS, CallToolResult, TextContent
 
 from errscope import _attributes as attr
 from errscope._call import ToolCall
-from errscope._classify import Classification, classify
+from errscope._classify import Classification, classify, explain
 from errscope._messages import MAX_PUBLIC_MESSAGE, model_message, unknown_tool_message
 from errscope._scrubbing import scrub, scrub_value
 from errscope._validation import ArgumentValidator
@@ -96,7 +96,8 @@ class ToolSeam:
             call.fail(Channel.PROTOCOL, classify(exc), code=exc.code, exception=exc)
             raise MCPError(exc.code, _protocol_text(exc.message, call), data=_protocol_data(exc.data, call)) from None
         except Exception as exc:
-            return self.fail(call, name, classify(exc), exc)
+            classification, source = explain(exc)
+            return self.fail(call, name, classification, source)
         if isinstance(result, CallToolResult) and result.is_error:
             return self._own_error_result(call, result)
         return result

@@ -1,0 +1,191 @@
+"""The classification table: every code path lands on exactly one class."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+
+import httpx
+import jsonschema
+import pydantic
+import pytest
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.shared.exceptions import MCPError
+
+import errscope
+from errscope import FailureClass as C
+from errscope._classify import class_for_http_status, parse_retry_after
+
+
+def _http_error(status: int, headers: dict[str, str] | None = None) -> httpx.HTTPStatusError:
+    request = httpx.Request("GET", "https://svc:FAKE-PW@api.example.com:8443/v1/orders/7?token=FAKE")
+    response = httpx.Response(status, headers=headers, request=request)
+    return httpx.HTTPStatusError("boom", request=request, response=response)
+
+
+def _validation_error() -> pydantic.ValidationError:
+    class Args(pydantic.BaseModel):
+        a: int
+
+    try:
+        Args(a="forty")  # type: ignore[arg-type]
+    except pydantic.ValidationError as exc:
+        return exc
+    raise AssertionError("unreachable")
+
+
+def _dbapi(name: str, message: str = "boom", **attrs: str) -> Exception:
+    klass = type(name, (Exception,), {"__module__": "somedriver.errors"})
+    exc = klass(message)
+    for key, value in attrs.items():
+        setattr(exc, key, value)
+    return exc
+
+
+def _chained(outer: Exception, cause: BaseException) -> Exception:
+    outer.__cause__ = cause
+    return outer
+
+
+TABLE = [
+    ("family NotFound", errscope.NotFound("x"), C.NOT_FOUND),
+    ("family PermissionDenied", errscope.PermissionDenied("x"), C.PERMISSION_DENIED),
+    ("family RateLimited", errscope.RateLimited("x", retry_after=3), C.RATE_LIMITED),
+    ("family UpstreamUnavailable", errscope.UpstreamUnavailable("x"), C.UPSTREAM_UNAVAILABLE),
+    ("family InvalidInput", errscope.InvalidInput("x", field="a"), C.INVALID_INPUT),
+    ("http 400", _http_error(400), C.INVALID_INPUT),
+    ("http 422", _http_error(422), C.INVALID_INPUT),
+    ("http 409", _http_error(409), C.INVALID_INPUT),
+    ("http 401", _http_error(401), C.PERMISSION_DENIED),
+    ("http 403", _http_error(403), C.PERMISSION_DENIED),
+    ("http 404", _http_error(404), C.NOT_FOUND),
+    ("http 429", _http_error(429, {"Retry-After": "30"}), C.RATE_LIMITED),
+    ("http 500", _http_error(500), C.UPSTREAM_UNAVAILABLE),
+    ("http 503", _http_error(503), C.UPSTREAM_UNAVAILABLE),
+    ("http 418", _http_error(418), C.UNKNOWN),
+    ("httpx connect", httpx.ConnectError("refused", request=httpx.Request("GET", "http://h:1/")), C.UPSTREAM_UNAVAILABLE),
+    ("httpx read timeout", httpx.ReadTimeout("slow", request=httpx.Request("GET", "http://h:1/")), C.UPSTREAM_UNAVAILABLE),
+    ("TimeoutError", TimeoutError(), C.UPSTREAM_UNAVAILABLE),
+    ("asyncio.TimeoutError", asyncio.TimeoutError(), C.UPSTREAM_UNAVAILABLE),
+    ("PermissionError", PermissionError("[WinError 5] Access is denied"), C.PERMISSION_DENIED),
+    ("FileNotFoundError", FileNotFoundError("/etc/x"), C.NOT_FOUND),
+    ("ConnectionRefusedError", ConnectionRefusedError(), C.UPSTREAM_UNAVAILABLE),
+    ("ConnectionResetError", ConnectionResetError(), C.UPSTREAM_UNAVAILABLE),
+    ("pydantic ValidationError", _validation_error(), C.INVALID_INPUT),
+    ("jsonschema ValidationError", jsonschema.ValidationError("bad"), C.INVALID_INPUT),
+    ("DB-API OperationalError", _dbapi("OperationalError"), C.UPSTREAM_UNAVAILABLE),
+    ("DB-API InterfaceError", _dbapi("InterfaceError"), C.UPSTREAM_UNAVAILABLE),
+    ("DB-API InternalError", _dbapi("InternalError"), C.UPSTREAM_UNAVAILABLE),
+    ("DB-API IntegrityError", _dbapi("IntegrityError"), C.INVALID_INPUT),
+    ("DB-API DataError", _dbapi("DataError"), C.INVALID_INPUT),
+    ("DB-API ProgrammingError", _dbapi("ProgrammingError"), C.UNKNOWN),
+    ("DB-API NotSupportedError", _dbapi("NotSupportedError"), C.UNKNOWN),
+    ("MCPError -32602", MCPError(-32602, "bad"), C.INVALID_INPUT),
+    ("MCPError -32601", MCPError(-32601, "no"), C.NOT_FOUND),
+    ("MCPError -32700", MCPError(-32700, "parse"), C.INVALID_INPUT),
+    ("MCPError -32603", MCPError(-32603, "internal"), C.UNKNOWN),
+    ("MCPError -32002", MCPError(-32002, "resource"), C.NOT_FOUND),
+    ("MCPError -32001 (SDK local timeout)", MCPError(-32001, "timed out"), C.UPSTREAM_UNAVAILABLE),
+    ("MCPError -32000 (SDK connection closed)", MCPError(-32000, "closed"), C.UPSTREAM_UNAVAILABLE),
+    ("MCPError app code", MCPError(-31000, "app"), C.UNKNOWN),
+    ("ToolError unknown tool", ToolError("Unknown tool: nope"), C.NOT_FOUND),
+    ("ToolError wrapping validation", _chained(ToolError("bad args"), _validation_error()), C.INVALID_INPUT),
+    ("UnexpectedToolError wrapping 503", _chained(UnexpectedToolError("crash"), _http_error(503)), C.UPSTREAM_UNAVAILABLE),
+    ("exception group", ExceptionGroup("g", [PermissionError()]), C.PERMISSION_DENIED),
+    ("implicit context", _chained(RuntimeError("wrap"), TimeoutError()), C.UPSTREAM_UNAVAILABLE),
+    ("ValueError", ValueError("x"), C.UNKNOWN),
+    ("KeyError", KeyError("x"), C.UNKNOWN),
+    ("RuntimeError", RuntimeError("x"), C.UNKNOWN),
+]
+
+
+class TestClassificationTable:
+    @pytest.mark.parametrize(("exc", "expected"), [(e, c) for _, e, c in TABLE], ids=[n for n, _, _ in TABLE])
+    def test_lands_on_one_class(self, exc: BaseException, expected: C) -> None:
+        """Each row of the table is the class its exception lands on."""
+        assert classify_class(exc) == expected
+
+    def test_every_class_is_reachable(self) -> None:
+        """The table covers the whole closed set."""
+        assert {c for _, _, c in TABLE} == set(C)
+
+
+def classify_class(exc: BaseException) -> C:
+    return errscope.classify(exc).failure_class
+
+
+class TestDetails:
+    def test_rate_limit_retry_after_from_header(self) -> None:
+        """429 carries Retry-After seconds and the upstream status without userinfo or query."""
+        result = errscope.classify(_http_error(429, {"Retry-After": "30"}))
+        assert (result.retry_after, result.upstream) == (30.0, errscope.Upstream("http", "429", "api.example.com:8443"))
+
+    def test_retry_after_http_date(self) -> None:
+        """An HTTP-date Retry-After becomes seconds from now (RFC 9110 §10.2.3)."""
+        now = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
+        assert parse_retry_after("Mon, 30 Nov 2026 12:00:45 GMT", now=now) == 45.0
+        assert parse_retry_after("soon", now=now) is None
+
+    def test_family_retry_after(self) -> None:
+        """RateLimited(retry_after=...) is what the classification reports."""
+        assert errscope.classify(errscope.RateLimited("slow down", retry_after=7.5)).retry_after == 7.5
+
+    def test_sqlstate_becomes_upstream_status(self) -> None:
+        """A driver's SQLSTATE (psycopg .sqlstate / psycopg2 .pgcode) is the upstream status."""
+        result = errscope.classify(_dbapi("OperationalError", "terminating connection", sqlstate="57P01"))
+        assert result.upstream == errscope.Upstream("db", "57P01")
+
+    def test_integrity_error_names_the_column_not_the_value(self) -> None:
+        """D09: the duplicate key's column is named, its value is not."""
+        exc = _dbapi("IntegrityError", "duplicate key\nDETAIL: Key (email)=(jane.FAKE@example.com) already exists.")
+        result = errscope.classify(exc)
+        assert result.public_message == "a record with this email already exists"
+        assert "jane" not in repr(result)
+
+    def test_pydantic_fields_without_values(self) -> None:
+        """Validation errors become field paths and expectations, never the input value."""
+        result = errscope.classify(_validation_error())
+        assert result.fields == (errscope.FieldProblem("a", "an integer"),)
+
+    def test_public_message_kept(self) -> None:
+        """An author's public message travels with the class."""
+        result = errscope.classify(errscope.NotFound("internal detail", public_message="order A-1 does not exist"))
+        assert result.public_message == "order A-1 does not exist"
+
+
+class TestRegistry:
+    def test_user_registered_type(self) -> None:
+        """A registered type lands on its class; subclasses too; the most specific wins."""
+
+        class QuotaError(Exception):
+            pass
+
+        class HardQuotaError(QuotaError):
+            pass
+
+        errscope.register(QuotaError, C.RATE_LIMITED)
+        errscope.register(HardQuotaError, lambda exc: errscope.Classification(C.PERMISSION_DENIED))
+        assert classify_class(QuotaError()) == C.RATE_LIMITED
+        assert classify_class(HardQuotaError()) == C.PERMISSION_DENIED
+
+    def test_broken_rule_is_unknown(self) -> None:
+        """A rule that raises never breaks the failure path: the class is unknown."""
+
+        class Weird(Exception):
+            pass
+
+        def rule(exc: BaseException) -> errscope.Classification:
+            raise RuntimeError("bug in rule")
+
+        errscope.register(Weird, rule)
+        assert classify_class(Weird()) == C.UNKNOWN
+
+
+@pytest.mark.parametrize(
+    ("status", "expected"),
+    [(400, C.INVALID_INPUT), (401, C.PERMISSION_DENIED), (404, C.NOT_FOUND), (410, C.NOT_FOUND),
+     (408, C.UPSTREAM_UNAVAILABLE), (429, C.RATE_LIMITED), (502, C.UPSTREAM_UNAVAILABLE), (302, C.UNKNOWN)],
+)
+def test_http_status_table(status: int, expected: C) -> None:
+    """HTTP statuses map per RFC 9110 semantics."""
+    assert class_for_http_status(status) == expected
