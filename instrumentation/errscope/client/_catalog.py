@@ -33,6 +33,8 @@ class ToolCatalog:
         self._generation = 0
         self._dirty = False
         self.refreshes = 0
+        self.retired: set[str] = set()
+        """Names listed once and gone since: "no longer available" rather than "does not exist"."""
 
     @property
     def listed(self) -> bool:
@@ -58,7 +60,10 @@ class ToolCatalog:
 
     def replace(self, tools: Sequence[Tool]) -> None:
         """Install a fresh listing."""
-        self._tools = {tool.name: tool for tool in tools}
+        fresh = {tool.name: tool for tool in tools}
+        self.retired |= set(self._tools) - set(fresh)
+        self.retired -= set(fresh)
+        self._tools = fresh
         self._listed = True
         self._dirty = False
 

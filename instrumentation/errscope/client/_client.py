@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -242,6 +243,7 @@ class ToolClient:
         self._tg: anyio.abc.TaskGroup | None = None
         self._stack: AsyncExitStack | None = None
         self.taps: list[WireTap] = []
+        self._key_links: OrderedDict[str, list[Link]] = OrderedDict()
         install_sdk_span_suppression()
 
     # -- lifecycle --------------------------------------------------------------------------------
@@ -468,12 +470,19 @@ class ToolClient:
             caller_meta=dict(meta or {}),
             progress_callback=progress_callback,
         )
+        if key is not None and idempotency_key is not None:
+            call.links.extend(self._key_links.get(key, ()))  # a model-initiated retry links to the first call
         idempotent = key is not None or self.catalog.is_idempotent(name)
         result, count = await self.retry.run(call.attempt, idempotent=idempotent)
         if call.unknown_tool and call.refreshed and name in self.catalog:
             # The tool appeared after re-listing: one more attempt, never a loop.
             result = await call.attempt(count + 1)
             count += 1
+        if key is not None:
+            self._key_links[key] = call.links[-8:]
+            self._key_links.move_to_end(key)
+            while len(self._key_links) > 1024:
+                self._key_links.popitem(last=False)
         return _with(result, attempts=count, idempotency_key=key, request_ids=tuple(call.request_ids))
 
 
@@ -695,9 +704,10 @@ class _LogicalCall:
             cls = FailureClass(server_class)
             retry_after = _float(meta.get(META_RETRY_AFTER))
             ref = meta.get(META_ERROR_REF) if isinstance(meta.get(META_ERROR_REF), str) else None
-            head = safe_excerpt(text, limit=240) or f"{self.tool} failed."
+            head = safe_excerpt(text, limit=240) or f"{self.tool} failed"
             if ref and ref in head:
-                head = head.replace(f"Ref {ref}", "").replace(ref, "").rstrip(" .") + "."
+                head = head.replace(f"Ref {ref}", "").replace(ref, "")
+            head = head.rstrip(" .") + "."
             return self._fail(Channel.EXECUTION, cls, head, ref=ref, retry_after=retry_after, result=raw)
         if unknown_tool_name(text) is not None or "-32602" in text:
             # D01: a foreign SDK wrapped its own unknown-tool protocol error into an isError result.
@@ -733,7 +743,7 @@ class _LogicalCall:
     ) -> ToolCallResult:
         """Re-list once (never a loop), then say the tool is gone and which tools exist."""
         catalog = self.owner.catalog
-        was_known = self.tool in catalog
+        was_known = self.tool in catalog or self.tool in catalog.retired
         self.unknown_tool = True
         if not self.refreshed:
             self.refreshed = True

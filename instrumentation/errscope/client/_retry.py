@@ -72,7 +72,7 @@ class RetryPolicy:
         if isinstance(result, ToolCallResult) and result.failure_class is FailureClass.RATE_LIMITED:
             if result.retry_after is not None:
                 return result.retry_after + random.uniform(0, self.jitter)
-        return wait_exponential_jitter(initial=self.backoff_initial, max=self.backoff_max, jitter=self.jitter)(state)
+        return wait_exponential_jitter(multiplier=self.backoff_initial, max=self.backoff_max, jitter=self.jitter)(state)
 
     async def run(
         self,

@@ -1,0 +1,230 @@
+"""Honour idempotency keys in a tool: run once per key, replay the stored result for a repeat.
+
+Clients going through :class:`errscope.client.ToolClient` send a key in the request's ``_meta``
+(``io.errscope/idempotency_key``), minted once per logical call and reused by every retry of it,
+including a retry the model asks for after a timeout. A tool that changes the world wraps its
+side effect so that:
+
+- same key + same arguments: the stored result comes back and the side effect does not run again;
+- same key + different arguments: :class:`errscope.InvalidInput` (the key was reused by mistake);
+- a repeat that arrives while the first run is still in flight in this process waits for it;
+- a run that failed or was cancelled stores nothing, so the retry runs again, and the upstream
+  sees the same ``Idempotency-Key`` header (IETF draft "The Idempotency-Key HTTP Header Field")
+  and can deduplicate on its side.
+
+Example::
+
+    idempotent = errscope.idempotency.Idempotency()
+
+    @server.tool()
+    async def create_cluster(name: str, ctx: Context) -> str:
+        async def create(headers: dict[str, str]) -> str:
+            response = await http.post(URL, json={"name": name}, headers=headers)
+            return response.json()["id"]
+
+        return await idempotent.run(
+            idempotency_key_of(ctx), tool="create_cluster", arguments={"name": name}, action=create
+        )
+
+Results are kept in an :class:`InMemoryIdempotencyStore` (per process, with a TTL) unless another
+:class:`IdempotencyStore` is given (Redis, a database table). In-flight coordination is per process.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import json
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Protocol, TypeVar, runtime_checkable
+
+import anyio
+from opentelemetry import trace
+
+from errscope._attributes import ERRSCOPE_IDEMPOTENCY_KEY_HASH, ERRSCOPE_IDEMPOTENT_REPLAY, META_IDEMPOTENCY_KEY
+
+__all__ = [
+    "IDEMPOTENCY_HEADER",
+    "Idempotency",
+    "IdempotencyStore",
+    "InMemoryIdempotencyStore",
+    "StoredResult",
+    "arguments_fingerprint",
+    "idempotency_headers",
+    "idempotency_key_of",
+]
+
+IDEMPOTENCY_HEADER: Final = "Idempotency-Key"
+"""The HTTP header the key is forwarded upstream in."""
+
+T = TypeVar("T")
+
+_CURRENT_KEY: contextvars.ContextVar[str | None] = contextvars.ContextVar("errscope_idempotency_key", default=None)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredResult:
+    """What a store keeps per key: which call it was (fingerprint) and what it returned."""
+
+    fingerprint: str
+    value: Any
+    stored_at: float
+
+
+@runtime_checkable
+class IdempotencyStore(Protocol):
+    """Where completed results live. Implementations must be safe to call from many tasks."""
+
+    async def get(self, key: str) -> StoredResult | None:
+        """The stored result for ``key``, or ``None`` (never stored, or expired)."""
+        ...
+
+    async def put(self, key: str, result: StoredResult) -> None:
+        """Store ``result`` for ``key`` (the store applies its own TTL)."""
+        ...
+
+
+class InMemoryIdempotencyStore:
+    """Per-process store with a TTL and a size bound (oldest entries go first).
+
+    Args:
+        ttl: seconds a result is replayed for.
+        max_entries: entries kept at most.
+        clock: seconds clock (tests pass a fake one).
+    """
+
+    def __init__(
+        self, ttl: float = 24 * 3600, *, max_entries: int = 100_000, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.ttl = ttl
+        self.max_entries = max_entries
+        self._clock = clock
+        self._entries: OrderedDict[str, StoredResult] = OrderedDict()
+
+    async def get(self, key: str) -> StoredResult | None:
+        entry = self._entries.get(key)
+        if entry is None:
+            return None
+        if self._clock() - entry.stored_at >= self.ttl:
+            del self._entries[key]
+            return None
+        return entry
+
+    async def put(self, key: str, result: StoredResult) -> None:
+        self._entries[key] = result
+        self._entries.move_to_end(key)
+        while len(self._entries) > self.max_entries:
+            self._entries.popitem(last=False)
+
+    def now(self) -> float:
+        return self._clock()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+def arguments_fingerprint(tool: str, arguments: Mapping[str, Any]) -> str:
+    """SHA-256 over the tool name and canonical JSON of the arguments (key order does not matter)."""
+    canonical = json.dumps({"tool": tool, "arguments": arguments}, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+def idempotency_key_of(ctx: Any, *, meta_key: str = META_IDEMPOTENCY_KEY) -> str | None:
+    """Read the caller's idempotency key from a request context's ``_meta``.
+
+    Accepts an ``MCPServer`` ``Context``, a ``ServerRequestContext``, or a plain ``_meta`` mapping.
+    """
+    meta: Any = ctx
+    if not isinstance(ctx, Mapping):
+        request_context = getattr(ctx, "request_context", ctx)
+        meta = getattr(request_context, "meta", None)
+    if not isinstance(meta, Mapping):
+        return None
+    value = meta.get(meta_key)
+    return value if isinstance(value, str) and 0 < len(value) <= 256 else None
+
+
+def idempotency_headers() -> dict[str, str]:
+    """``{"Idempotency-Key": key}`` inside :meth:`Idempotency.run`, ``{}`` elsewhere: for upstream calls."""
+    key = _CURRENT_KEY.get()
+    return {IDEMPOTENCY_HEADER: key} if key else {}
+
+
+class Idempotency:
+    """Run a tool's side effect at most once per idempotency key.
+
+    Args:
+        store: where results are kept (default: :class:`InMemoryIdempotencyStore` with a 24 h TTL).
+    """
+
+    def __init__(self, store: IdempotencyStore | None = None) -> None:
+        self.store: IdempotencyStore = store if store is not None else InMemoryIdempotencyStore()
+        self._in_flight: dict[str, tuple[str, anyio.Event]] = {}
+        self.executions = 0
+        self.replays = 0
+
+    async def run(
+        self,
+        key: str | None,
+        *,
+        tool: str,
+        arguments: Mapping[str, Any],
+        action: Callable[[dict[str, str]], Awaitable[T]],
+    ) -> T:
+        """Run ``action(headers)`` once for ``key``; ``headers`` carries ``Idempotency-Key`` for upstream calls.
+
+        Without a key the action simply runs (nothing to deduplicate on).
+
+        Raises:
+            errscope.InvalidInput: ``key`` was used before with different arguments.
+        """
+        if key is None:
+            return await action({})
+        span = trace.get_current_span()
+        span.set_attribute(ERRSCOPE_IDEMPOTENCY_KEY_HASH, _hash_key(key))
+        fingerprint = arguments_fingerprint(tool, arguments)
+        while True:
+            stored = await self.store.get(key)
+            if stored is not None:
+                self._check(stored.fingerprint, fingerprint)
+                self.replays += 1
+                span.set_attribute(ERRSCOPE_IDEMPOTENT_REPLAY, True)
+                return stored.value  # type: ignore[no-any-return]
+            running = self._in_flight.get(key)
+            if running is None:
+                break
+            self._check(running[0], fingerprint)
+            await running[1].wait()  # then look at the store again: stored, or failed and free
+
+        done = anyio.Event()
+        self._in_flight[key] = (fingerprint, done)
+        token = _CURRENT_KEY.set(key)
+        try:
+            self.executions += 1
+            value = await action({IDEMPOTENCY_HEADER: key})
+            now = self.store.now() if isinstance(self.store, InMemoryIdempotencyStore) else time.monotonic()
+            await self.store.put(key, StoredResult(fingerprint, value, now))
+            span.set_attribute(ERRSCOPE_IDEMPOTENT_REPLAY, False)
+            return value
+        finally:
+            _CURRENT_KEY.reset(token)
+            self._in_flight.pop(key, None)
+            done.set()
+
+    @staticmethod
+    def _check(stored: str, fingerprint: str) -> None:
+        if stored != fingerprint:
+            from errscope._exceptions import InvalidInput
+
+            raise InvalidInput(
+                "idempotency key reused with different arguments",
+                public_message="This idempotency key was already used for a call with different arguments; "
+                "start a new call instead of retrying.",
+            )

@@ -1,0 +1,132 @@
+"""Fixtures for the client tests: in-memory telemetry, real stdio and streamable HTTP servers."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp.client.stdio import StdioServerParameters
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+SERVERS = Path(__file__).parent / "servers"
+
+
+class Telemetry:
+    """SDK providers wired to in-memory exporters, passed to ToolClient explicitly."""
+
+    def __init__(self) -> None:
+        self.exporter = InMemorySpanExporter()
+        self.tracer_provider = TracerProvider()
+        self.tracer_provider.add_span_processor(SimpleSpanProcessor(self.exporter))
+        self.reader = InMemoryMetricReader()
+        self.meter_provider = MeterProvider(metric_readers=[self.reader])
+
+    @property
+    def providers(self) -> dict[str, Any]:
+        return {"tracer_provider": self.tracer_provider, "meter_provider": self.meter_provider}
+
+    def spans(self, name: str | None = None) -> list[ReadableSpan]:
+        return [s for s in self.exporter.get_finished_spans() if name is None or s.name == name]
+
+    def points(self, metric: str) -> list[Any]:
+        data = self.reader.get_metrics_data()
+        found: list[Any] = []
+        for rm in data.resource_metrics if data else ():
+            for sm in rm.scope_metrics:
+                for m in sm.metrics:
+                    if m.name == metric:
+                        found.extend(m.data.data_points)
+        return found
+
+
+@pytest.fixture
+def telemetry() -> Telemetry:
+    return Telemetry()
+
+
+class ForeignLog:
+    """The foreign server's own record of the wire (JSON lines)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def events(self, kind: str | None = None) -> list[dict[str, Any]]:
+        if not self.path.exists():
+            return []
+        rows = [json.loads(line) for line in self.path.read_text().splitlines() if line.strip()]
+        return [r for r in rows if kind is None or r["kind"] == kind]
+
+    def received(self, method: str) -> list[dict[str, Any]]:
+        return [r for r in self.events("recv") if r["method"] == method]
+
+
+@pytest.fixture
+def foreign(tmp_path: Path) -> Iterator[Any]:
+    """Factory: ``foreign("d04")`` → (StdioServerParameters, ForeignLog)."""
+
+    def make(scenario: str) -> tuple[StdioServerParameters, ForeignLog]:
+        log = tmp_path / f"foreign-{scenario}.jsonl"
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=[str(SERVERS / "foreign.py"), scenario],
+            env={"FOREIGN_LOG": str(log)},
+        )
+        return params, ForeignLog(log)
+
+    yield make
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_port(port: int, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listening on 127.0.0.1:{port}")
+
+
+@pytest.fixture
+def http_server() -> Iterator[Any]:
+    """Factory: start ``servers/<script>`` as ``script http PORT`` and return its MCP URL."""
+    procs: list[subprocess.Popen[bytes]] = []
+
+    def start(script: str, *extra: str) -> str:
+        port = free_port()
+        proc = subprocess.Popen(
+            [sys.executable, str(SERVERS / script), "http", str(port), *extra],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        procs.append(proc)
+        wait_port(port)
+        return f"http://127.0.0.1:{port}/mcp"
+
+    yield start
+    for proc in procs:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def stdio(script: str, *args: str) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=[str(SERVERS / script), *args])
