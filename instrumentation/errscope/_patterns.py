@@ -1,0 +1,382 @@
+"""The one source of secret patterns: ``errscope.scrub`` and the Collector config derive from it.
+
+Every pattern is RE2 syntax (no lookaround, no backreferences), so the same text runs in Python's
+``re`` and in the Collector's Go ``regexp`` (OTTL ``replace_pattern``, redaction ``blocked_values``).
+Each entry is one :class:`SecretPattern`: a name, a family, the regex, and whether its first
+capturing group is a *prefix that is kept* (a key name, a URL scheme + user) in front of the
+marker, so the text stays readable: ``api_key=[REDACTED]``,
+``postgresql://svc:[REDACTED]@db.internal.example:5432/orders``. Entries have no other capturing
+groups and no global flags (case-insensitivity is scoped with ``(?i:...)`` to key names, so value
+classes such as ``[A-Z0-9]`` keep their meaning).
+
+Two rules keep scrubbing safe to repeat (the library scrubs, then the Collector scrubs again):
+a value never starts with ``[`` (so ``[REDACTED]`` is not matched again), and placeholders are not
+secrets: values starting with ``$``, ``{``, ``<`` or ``%`` (``${DB_PASSWORD}``, ``{{ secrets.X }}``)
+are left alone, and values of token/key-named fields must contain a character outside
+``[a-z_-]`` (``OPENAI_API_KEY=your-api-key-here`` survives; real keys carry digits or capitals).
+
+Families (``SecretPattern.family``):
+
+- ``private_key``: PEM / OpenSSH private key blocks, including JSON-escaped ``\\n`` bodies.
+- ``jwt``: three dot-separated base64url segments starting ``eyJ``.
+- ``uri``: passwords in URL userinfo (``scheme://user:pass@host``, also ``scheme:/`` and an empty
+  user), token-like users without a password (``https://<token>@host``).
+- ``header``: ``Authorization`` values (any scheme), bare ``Bearer <token>``.
+- ``keyword``: ``key=value`` / ``key: value`` / ``"key": "value"`` shapes where the key names a
+  password, secret, token or key (env vars, query strings, libpq/ADO keyword DSNs, JSON, Python
+  dict reprs, HTTP headers), XML elements, and whitespace-separated config lines.
+- ``provider``: tokens recognisable by their prefix/shape alone (GitHub, GitLab, Slack, Stripe,
+  AWS, Google, OpenAI/Anthropic, ...), wherever they appear.
+
+``combined_regex()`` joins all entries into one alternation (leftmost match wins, earlier entries
+win ties), and ``combined_replacement()`` is its replacement text (every kept group, then the
+marker; groups of the alternatives that did not match expand to nothing in both engines).
+``collector_regex()`` / ``collector_replacement()`` render them for Collector YAML (``$`` -> ``$$``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from collections.abc import Sequence
+from typing import Final, Literal
+
+__all__ = [
+    "PATTERNS",
+    "REDACTED",
+    "SecretPattern",
+    "collector_regex",
+    "collector_replacement",
+    "combined_regex",
+    "combined_replacement",
+]
+
+REDACTED: Final = "[REDACTED]"
+"""What a secret is replaced with. It shares no 5-character run with any realistic secret."""
+
+Family = Literal["private_key", "jwt", "uri", "header", "keyword", "provider"]
+
+
+@dataclass(frozen=True, slots=True)
+class SecretPattern:
+    """One secret shape.
+
+    Attributes:
+        name: stable identifier (tests, docs, drift checks).
+        family: which family it belongs to (module docstring).
+        regex: RE2-compatible regular expression, no global flags. Its capturing groups are, in
+            order, the kept prefix (when ``keep_prefix``) and the kept suffix (when ``keep_suffix``);
+            no others.
+        keep_prefix: whether the first group is kept in front of the marker.
+        description: what it catches, for humans.
+        keep_suffix: whether the last group (a terminator the value must be followed by, e.g. a
+            space or ``&``) is kept after the marker. RE2 has no lookahead, so a pattern that must
+            see what follows the value consumes it and puts it back.
+        hints: lowercase literals, one of which occurs (case-insensitively) in every match. The
+            Python scrubber skips patterns none of whose hints occur in the text (a prefilter
+            only: results are identical). Tests check every example against them.
+    """
+
+    name: str
+    family: Family
+    regex: str
+    keep_prefix: bool
+    description: str
+    keep_suffix: bool = False
+    hints: tuple[str, ...] = ()
+
+    @property
+    def groups(self) -> int:
+        return int(self.keep_prefix) + int(self.keep_suffix)
+
+
+# --- building blocks (plain strings, so every pattern below stays readable) ---------------------
+
+# Key names (matched case-insensitively). A key *ends* in one of these words, so
+# ``password_policy``, ``max_tokens``, ``api_token_hash`` and ``secretValue`` are not keys.
+_PASSWORD_WORDS = r"pass(?:word|wd|phrase)|secret|credentials?"
+_PASSWORD_SHORT = r"pass|pwd"  # only as a whole word or after a separator (not ``bypass``)
+_TOKEN_WORDS = (
+    r"token|api[_.\-]?key|(?:access|secret|private|auth|app|application|account|master|signing"
+    r"|encryption|client|subscription|license|service|restricted|session|webhook|deploy|storage"
+    r"|sas|hmac|consumer|admin|sharedaccess|shared[_.\-]access)[_.\-]?key|signature"
+)
+_TOKEN_SHORT = r"pat|sig"  # Azure DevOps ``PAT=``, SAS ``sig=``: whole word or after a separator
+_SEP = r"\\?[\"']?[ \t]*[:=][ \t]*"  # closing quote of the key (maybe escaped), ``:`` or ``=``
+
+# Values. First characters exclude quotes, brackets (so ``[REDACTED]`` is final) and placeholder
+# openers; bare values stop at whitespace, quotes and the usual field separators.
+_FIRST = r"[^\s'\"`\[\]{}<>$%(),;&]"
+_QFIRST = r"[^\s'\"`\\\[{<$%]"  # first character of a quoted value
+_BARE = r"[^\s'\"`\],;&)}>]"
+_BARE_NB = r"[^\s'\"`\],;&)}>(\[]"  # ... and no brackets (code: ``os.environ['X']``)
+_DQ = r"(?:[^\"\\\r\n]|\\.)"  # JSON string content, escapes included
+_SQ = r"[^'\r\n]"
+# What must follow a bare value (kept as a suffix): code such as ``password=os.environ['X']`` is
+# not a value.
+_END = r"(?:([\s'\"`\],;&)}>])|$)"
+# A token/key value must contain one character a placeholder word would not (digit, capital, symbol).
+_STRONG = r"[A-Z0-9+/=~!@#*^:]"
+
+
+def _key(long_words: str, short_words: str) -> str:
+    # The match starts at the key word, not at the start of the identifier: the rest of the
+    # identifier (``AWS_SECRET_`` of ``AWS_SECRET_ACCESS_KEY``) stays untouched in front of the
+    # match, and the regex does not backtrack through every identifier (much faster).
+    return rf"(?i:(?:{long_words})|(?:\b|[_.\-])(?:{short_words}))"
+
+
+def _password_value(quote: str) -> str:
+    if quote:
+        rest = _DQ if quote == '"' else _SQ
+        return rf"{quote}{_QFIRST}{rest}*"
+    # Four or more characters without brackets, or any length with a digit: ``os.environ['X']``
+    # and ``using password: YES`` are not passwords, ``Tr(4)nsit!`` is.
+    return rf"{_FIRST}(?:{_BARE_NB}{{3,}}|{_BARE}*?[0-9]{_BARE}*){_END}"
+
+
+def _token_value(quote: str) -> str:
+    rest = {'"': _DQ, "'": _SQ, "": _BARE}[quote]
+    first = _QFIRST if quote else _FIRST
+    end = "" if quote else _END
+    return rf"{quote}(?:{_STRONG}|{first}{rest}*?{_STRONG}){rest}*{end}"
+
+
+_PASSWORD_KEY = _key(_PASSWORD_WORDS, _PASSWORD_SHORT)
+_TOKEN_KEY = _key(_TOKEN_WORDS, _TOKEN_SHORT)
+
+# Token characters (base64/base64url/hex and friends) for shape-only rules.
+_TOK = r"[A-Za-z0-9+/=_\-.~]"
+
+
+def _provider(name: str, regex: str, hints: tuple[str, ...], description: str, *, keep_prefix: bool = False) -> SecretPattern:
+    return SecretPattern(name, "provider", regex, keep_prefix, description, hints=hints)
+
+
+_PASSWORD_HINTS = ("pass", "pwd", "secret", "credential")
+_TOKEN_HINTS = ("token", "key", "signature", "pat", "sig")
+
+
+def _kv(name: str, key: str, quote: str, value: str, description: str) -> SecretPattern:
+    # The opening quote of a quoted value belongs to the kept prefix.
+    escaped = r"\\?" if quote == '"' else ""  # JSON inside a JSON string: \"password\":\"...\"
+    bracket = r"\[?[ \t]*" if quote else ""  # a list of one quoted value: x-api-key=['...']
+    prefix = rf"({key}{_SEP}{bracket}{escaped}{quote})"
+    hints = _PASSWORD_HINTS if key == _PASSWORD_KEY else _TOKEN_HINTS
+    return SecretPattern(name, "keyword", prefix + value[len(quote) :], True, description, not quote, hints)
+
+
+PATTERNS: Final[tuple[SecretPattern, ...]] = (
+    # --- private keys ------------------------------------------------------------------------------
+    SecretPattern(
+        "private_key_block",
+        "private_key",
+        r"-----BEGIN[A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----(?:[A-Za-z0-9+/=\s\\:,.]|-[A-Za-z0-9])*"
+        r"(?:-----END[A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----)?",
+        False,
+        "PEM (PKCS#1/#8, EC, encrypted) and OpenSSH private keys, also with JSON-escaped newlines; "
+        "a truncated block is removed up to where its base64 ends.",
+        hints=("-----begin",),
+    ),
+    # --- JWT ---------------------------------------------------------------------------------------
+    SecretPattern(
+        "jwt",
+        "jwt",
+        r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*",
+        False,
+        "JSON Web Tokens (JWS compact form), wherever they appear (cookies, headers, JSON).",
+        hints=("eyj",),
+    ),
+    # --- URIs ----------------------------------------------------------------------------------------
+    SecretPattern(
+        "uri_userinfo_password",
+        "uri",
+        r"(\b[A-Za-z][A-Za-z0-9+.\-]{0,30}:/{1,2}[^\s/:@'\"]*:)[^\s/'\"]+@",
+        True,
+        "The password in URL/DSN userinfo (postgresql://user:PASS@host, redis://:PASS@host, "
+        "scheme:/user:PASS@host); the host, port, path and query stay.",
+        hints=(":/",),
+    ),
+    SecretPattern(
+        "uri_userinfo_token",
+        "uri",
+        r"(\b[A-Za-z][A-Za-z0-9+.\-]{0,30}://)[A-Za-z0-9_\-.~%]{20,}@",
+        True,
+        "A token used as the URL user with no password (https://<token>@host, Sentry DSN keys).",
+        hints=("://",),
+    ),
+    # --- headers -------------------------------------------------------------------------------------
+    SecretPattern(
+        "authorization_header",
+        "header",
+        r"((?i:(?:proxy[_\-]?)?authorization)[\"']?[ \t]*[:=][ \t]*\[?[ \t]*[\"']?[ \t]*"
+        r"(?i:bearer|basic|token|ssws|digest|negotiate|apikey|api-key|hmac|dpop|mac|sharedkey)[ \t]+)"
+        r"[^\s'\"\\\[\]<>{}$,][^\s'\"\\\],]*",
+        True,
+        "The credential of an Authorization header with a scheme (Bearer, Basic, token, SSWS, ...), "
+        "in raw HTTP, header dicts and span attributes.",
+        hints=("authorization",),
+    ),
+    SecretPattern(
+        "authorization_header_bare",
+        "header",
+        r"((?i:(?:proxy[_\-]?)?authorization)[\"']?[ \t]*[:=][ \t]*\[?[ \t]*[\"']?[ \t]*)"
+        r"[A-Za-z0-9+/_\-.~:]{16,}=*",
+        True,
+        "A scheme-less Authorization value (a raw token).",
+        hints=("authorization",),
+    ),
+    SecretPattern(
+        "bearer_token",
+        "header",
+        r"(\b(?i:bearer)[ \t]+)[A-Za-z0-9\-._~+/]{16,}[A-Za-z0-9\-._~+/=]*",
+        True,
+        "A bearer token anywhere in text (``Bearer <token>``), even without the header name.",
+        hints=("bearer",),
+    ),
+    # --- keyword shapes ------------------------------------------------------------------------------
+    _kv("password_dq", _PASSWORD_KEY, '"', _password_value('"'), 'JSON / double-quoted: "password": "..."'),
+    _kv("password_sq", _PASSWORD_KEY, "'", _password_value("'"), "Python repr / single-quoted: 'passwd': '...'"),
+    _kv(
+        "password_bare",
+        _PASSWORD_KEY,
+        "",
+        _password_value(""),
+        "password=..., PASSWORD: ..., client_secret=..., libpq/ADO keyword DSNs (password=... user=...), "
+        "query strings; at least 4 characters (``using password: YES`` is not a secret).",
+    ),
+    _kv("token_dq", _TOKEN_KEY, '"', _token_value('"'), 'JSON / double-quoted: "api_key": "...", "access_token": "..."'),
+    _kv("token_sq", _TOKEN_KEY, "'", _token_value("'"), "Python repr / single-quoted: 'X-Api-Key': '...'"),
+    _kv(
+        "token_bare",
+        _TOKEN_KEY,
+        "",
+        _token_value(""),
+        "API_KEY=..., X-Api-Key: ..., ?access_token=..., AccountKey=...;, PAT=...; the value must "
+        "contain a digit, capital or symbol (placeholders such as your-api-key-here survive).",
+    ),
+    SecretPattern(
+        "query_key_param",
+        "keyword",
+        r"([?&;](?i:key|code|auth)=)[^\s&#'\"\[\]<>{}$]" + r"[^\s&#'\"]*",
+        True,
+        "Short credential-named query parameters: ?key=..., &code=..., &auth=...",
+        hints=("key=", "code=", "auth="),
+    ),
+    SecretPattern(
+        "xml_secret_element",
+        "keyword",
+        r"(<(?i:[A-Za-z0-9_:\-]*(?:password|passwd|secret|token|api[_\-]?key|access[_\-]?key|secret[_\-]?key))>)"
+        r"[^<\s][^<]*",
+        True,
+        "XML elements named like secrets: <Password>...</Password>, <SecretAccessKey>...",
+        hints=("pass", "secret", "token", "key"),
+    ),
+    SecretPattern(
+        "keyword_space_separated",
+        "keyword",
+        r"((?i:(?:secret[_\-]?access[_\-]?key|api[_\-]?key|client[_\-]?secret|access[_\-]?token"
+        r"|auth[_\-]?token|refresh[_\-]?token|password|passwd|private[_\-]?token))[ \t]+)"
+        r"(?:" + _TOK + r"{15,}[0-9]" + _TOK + r"*|" + _TOK + r"*[0-9]" + _TOK + r"{15,})",
+        True,
+        "Config-file lines without a separator (aws_secret_access_key AbC...); the value must be "
+        "16+ token characters with a digit, so prose such as 'password authentication failed' survives.",
+        hints=("key", "secret", "token", "pass"),
+    ),
+    # --- provider-prefixed tokens ----------------------------------------------------------------------
+    _provider("aws_access_key_id", r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b", ("akia", "asia", "abia", "acca"),
+              "AWS access key IDs (AKIA..., ASIA... temporary)."),
+    _provider("google_api_key", r"\bAIza[0-9A-Za-z_\-]{30,}", ("aiza",), "Google API keys."),
+    _provider("google_oauth_client_secret", r"\bGOCSPX-[A-Za-z0-9_\-]{20,}", ("gocspx-",), "Google OAuth client secrets."),
+    _provider("google_oauth_access_token", r"\bya29\.[A-Za-z0-9_\-]{20,}", ("ya29.",), "Google OAuth access tokens."),
+    _provider("google_oauth_refresh_token", r"\b1//0[A-Za-z0-9_\-]{30,}", ("1//0",), "Google OAuth refresh tokens."),
+    _provider("azure_ad_client_secret", r"[A-Za-z0-9_~.\-]{3}[0-9]Q~[A-Za-z0-9_~.\-]{30,}", ("q~",),
+              "Microsoft Entra ID (Azure AD) client secrets (the Q~ marker)."),
+    _provider("github_token", r"\bgh[pousr]_[A-Za-z0-9]{36,}", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+              "GitHub classic PATs, OAuth, user-to-server, server-to-server and refresh tokens."),
+    _provider("github_fine_grained_pat", r"\bgithub_pat_[A-Za-z0-9_]{22,}", ("github_pat_",),
+              "GitHub fine-grained personal access tokens."),
+    _provider("gitlab_token", r"\bgl(?:pat|ptt|dt|rt|cbt|oas|ft|imt|agent|soat|ffct|cat)-[A-Za-z0-9_\-]{20,}", ("gl",),
+              "GitLab personal, pipeline trigger, deploy, runner, ... tokens."),
+    _provider("slack_token", r"\bxox[abposre]-[A-Za-z0-9\-]{10,}", ("xox",), "Slack bot, user, app and refresh tokens."),
+    _provider("slack_webhook", r"(https://hooks\.slack\.com/services/)[A-Za-z0-9_/\-]{20,}", ("hooks.slack.com",),
+              "Slack incoming-webhook URLs (the path is the secret).", keep_prefix=True),
+    _provider("openai_anthropic_style_key", r"\bsk-[A-Za-z0-9_\-]{20,}", ("sk-",),
+              "sk-... keys: OpenAI (legacy, proj, svcacct, admin), Anthropic sk-ant-, OpenRouter sk-or-."),
+    _provider("stripe_key", r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}", ("k_live_", "k_test_"),
+              "Stripe secret and restricted keys."),
+    _provider("stripe_webhook_secret", r"\bwhsec_[A-Za-z0-9]{24,}", ("whsec_",), "Stripe webhook signing secrets."),
+    _provider("digitalocean_token", r"\bdo[opr]_v1_[a-f0-9]{40,}", ("_v1_",),
+              "DigitalOcean personal, OAuth and refresh tokens."),
+    _provider("hashicorp_vault_token", r"\bhv[sbr]\.[A-Za-z0-9_\-]{20,}", ("hvs.", "hvb.", "hvr."),
+              "HashiCorp Vault service, batch and recovery tokens."),
+    _provider("terraform_cloud_token", r"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{30,}", (".atlasv1.",),
+              "Terraform Cloud / Enterprise API tokens."),
+    _provider("heroku_api_key", r"\bHRKU-[A-Za-z0-9_\-]{20,}", ("hrku-",), "Heroku API keys (v2)."),
+    _provider("docker_hub_pat", r"\bdckr_(?:pat|oat)_[A-Za-z0-9_\-]{20,}", ("dckr_",),
+              "Docker Hub personal/organisation access tokens."),
+    _provider("npm_token", r"\bnpm_[A-Za-z0-9]{36}\b", ("npm_",), "npm access tokens."),
+    _provider("pypi_token", r"\bpypi-AgE[A-Za-z0-9_\-]{40,}", ("pypi-age",), "PyPI upload tokens."),
+    _provider("artifactory_api_key", r"\bAKCp[A-Za-z0-9]{40,}", ("akcp",), "JFrog Artifactory API keys."),
+    _provider("atlassian_api_token", r"\bATATT3[A-Za-z0-9_\-=]{40,}", ("atatt3",), "Atlassian (Jira/Confluence) API tokens."),
+    _provider("huggingface_token", r"\bhf_[A-Za-z0-9]{30,}", ("hf_",), "Hugging Face access tokens."),
+    _provider("replicate_token", r"\br8_[A-Za-z0-9]{30,}", ("r8_",), "Replicate API tokens."),
+    _provider("langsmith_key", r"\blsv2_(?:pt|sk)_[a-f0-9]{20,}_[a-f0-9]{8,}", ("lsv2_",), "LangSmith API keys."),
+    _provider("perplexity_key", r"\bpplx-[A-Za-z0-9]{40,}", ("pplx-",), "Perplexity API keys."),
+    _provider("sendgrid_key", r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}", ("sg.",), "SendGrid API keys."),
+    _provider("mailchimp_key", r"\b[0-9a-f]{32}-us[0-9]{1,2}\b", ("-us",), "Mailchimp API keys."),
+    _provider("shopify_token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", ("shp",),
+              "Shopify access, custom-app, private-app and shared-secret tokens."),
+    _provider("square_token", r"\b(?:EAAA[A-Za-z0-9_\-]{40,}|sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,})", ("eaaa", "sq0"),
+              "Square access tokens and OAuth secrets."),
+    _provider("telegram_bot_token", r"[0-9]{8,10}:AA[A-Za-z0-9_\-]{30,}", (":aa",),
+              "Telegram bot tokens (also inside /bot<token>/ paths)."),
+    _provider("postman_key", r"\bPMAK-[a-f0-9]{20,}-[a-f0-9]{20,}", ("pmak-",), "Postman API keys."),
+    _provider("notion_token", r"\b(?:ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43}\b)", ("ntn_", "secret_"),
+              "Notion integration tokens."),
+    _provider("sentry_token", r"\bsntry[us]_[A-Za-z0-9_=+/]{40,}", ("sntry",), "Sentry user and org auth tokens."),
+    _provider("grafana_token", r"\b(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/=]{32,})", ("glsa_", "glc_"),
+              "Grafana service-account and Grafana Cloud tokens."),
+    _provider("doppler_token", r"\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}", ("dp.",), "Doppler tokens."),
+    _provider("databricks_token", r"\bdapi[a-f0-9]{32}(?:-[0-9])?", ("dapi",), "Databricks personal access tokens."),
+)
+
+
+def combined_regex(patterns: Sequence[SecretPattern] = PATTERNS) -> str:
+    """``patterns`` as one alternation, in order (earlier entries win at the same position)."""
+    return "|".join(f"(?:{p.regex})" for p in patterns)
+
+
+def _group_numbers(patterns: Sequence[SecretPattern]) -> tuple[list[int], list[int]]:
+    """Group numbers of the kept prefixes and kept suffixes inside :func:`combined_regex`."""
+    prefixes: list[int] = []
+    suffixes: list[int] = []
+    n = 0
+    for p in patterns:
+        if p.keep_prefix:
+            n += 1
+            prefixes.append(n)
+        if p.keep_suffix:
+            n += 1
+            suffixes.append(n)
+    return prefixes, suffixes
+
+
+def combined_replacement(style: Literal["python", "go"] = "python", patterns: Sequence[SecretPattern] = PATTERNS) -> str:
+    """Replacement for :func:`combined_regex`: every kept prefix group, the marker, every suffix group.
+
+    Only the groups of the alternative that matched are non-empty; the others expand to nothing
+    (Python ``re`` since 3.5, Go ``regexp.Expand``).
+    """
+    prefixes, suffixes = _group_numbers(patterns)
+    ref = (lambda n: rf"\g<{n}>") if style == "python" else (lambda n: f"${{{n}}}")
+    return "".join(map(ref, prefixes)) + REDACTED + "".join(map(ref, suffixes))
+
+
+def collector_regex() -> str:
+    """:func:`combined_regex` for Collector YAML: ``$`` is written ``$$`` (confmap escaping)."""
+    return combined_regex().replace("$", "$$")
+
+
+def collector_replacement() -> str:
+    """:func:`combined_replacement` for OTTL in Collector YAML (``$${1}`` for Go's ``${1}``)."""
+    return combined_replacement("go").replace("$", "$$")
