@@ -190,18 +190,20 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "uri_userinfo_password",
         "uri",
-        r"(\b[A-Za-z][A-Za-z0-9+.\-]{0,30}:/{1,2}[^\s/:@'\"]*:)[^\s/'\"]+@",
+        r"(\b[A-Za-z][A-Za-z0-9+.\-]{0,30}:/{1,2}[^\s/:@'\"]*:)[^\s/'\"]+(@)",
         True,
         "The password in URL/DSN userinfo (postgresql://user:PASS@host, redis://:PASS@host, "
         "scheme:/user:PASS@host); the host, port, path and query stay.",
+        keep_suffix=True,
         hints=(":/",),
     ),
     SecretPattern(
         "uri_userinfo_token",
         "uri",
-        r"(\b[A-Za-z][A-Za-z0-9+.\-]{0,30}://)[A-Za-z0-9_\-.~%]{20,}@",
+        r"(\b[A-Za-z][A-Za-z0-9+.\-]{0,30}://)[A-Za-z0-9_\-.~%]{20,}(@)",
         True,
         "A token used as the URL user with no password (https://<token>@host, Sentry DSN keys).",
+        keep_suffix=True,
         hints=("://",),
     ),
     # --- headers -------------------------------------------------------------------------------------
