@@ -28,6 +28,7 @@ from dashboards.names import (
     FOLDER_UID,
     PROM_SERVICE_LABEL,
     SERVER_DURATION,
+    TOOLS_CALL,
     TRIAGE_UID,
     Label,
 )
@@ -103,7 +104,8 @@ class AlertSpec:
 
 
 def _sel(*matchers: str) -> str:
-    return "{" + ", ".join(matchers) + "}"
+    """A selector on tool calls only (the histograms also count tools/list, initialize, ...)."""
+    return "{" + ", ".join([f'{Label.METHOD}="{TOOLS_CALL}"', *matchers]) + "}"
 
 
 def _eq(label: str, value: str) -> str:
@@ -124,7 +126,7 @@ RULES: tuple[AlertSpec, ...] = (
         expr=(
             f"sum by ({_BY_TOOL}) (rate({SERVER_CALLS}"
             f"{_sel(_eq(Label.OUTCOME, Outcome.ERROR), _ne(Label.CLASS, FailureClass.INVALID_INPUT))}[5m]))"
-            f" / sum by ({_BY_TOOL}) (rate({SERVER_CALLS}[5m]))"
+            f" / sum by ({_BY_TOOL}) (rate({SERVER_CALLS}{_sel()}[5m]))"
         ),
         threshold=0.2,
         for_="10m",

@@ -40,6 +40,7 @@ __all__ = [
     "PROM_INSTANCE_LABEL",
     "PROM_SERVICE_LABEL",
     "SERVER_DURATION",
+    "TOOLS_CALL",
     "TRIAGE_UID",
     "loki_key",
     "prom_label",
@@ -104,6 +105,9 @@ SERVER_DURATION: Final = prom_metric(attrs.MCP_SERVER_OPERATION_DURATION, "s")
 """``mcp_server_operation_duration_seconds``: add ``_bucket``, ``_sum`` or ``_count``."""
 CLIENT_DURATION: Final = prom_metric(attrs.MCP_CLIENT_OPERATION_DURATION, "s")
 """``mcp_client_operation_duration_seconds``: add ``_bucket``, ``_sum`` or ``_count``."""
+
+TOOLS_CALL: Final = "tools/call"
+"""The ``mcp.method.name`` of tool calls (MCP spec, Server > Tools); other methods share the histograms."""
 
 PROM_SERVICE_LABEL: Final = "job"
 """Where ``service.name`` lands on every series (remote-write translation)."""

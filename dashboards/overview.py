@@ -23,7 +23,15 @@ from dashboards.common import (
     table_panel,
     timeseries_panel,
 )
-from dashboards.names import CLIENT_DURATION, OVERVIEW_UID, PROM_SERVICE_LABEL, SERVER_DURATION, TRIAGE_UID, Label
+from dashboards.names import (
+    CLIENT_DURATION,
+    OVERVIEW_UID,
+    PROM_SERVICE_LABEL,
+    SERVER_DURATION,
+    TOOLS_CALL,
+    TRIAGE_UID,
+    Label,
+)
 from errscope import FailureClass, Outcome
 
 __all__ = ["build", "server_selector"]
@@ -31,16 +39,7 @@ __all__ = ["build", "server_selector"]
 SERVER_CALLS = f"{SERVER_DURATION}_count"
 SERVER_BUCKETS = f"{SERVER_DURATION}_bucket"
 CLIENT_CALLS = f"{CLIENT_DURATION}_count"
-
-
-def server_selector(*extra: str) -> str:
-    """Label matchers for server series on the dashboard's ``$service`` and ``$tool`` variables."""
-    return ", ".join([f'{PROM_SERVICE_LABEL}=~"$service"', f'{Label.TOOL}=~"$tool"', *extra])
-
-
-def client_selector(*extra: str) -> str:
-    """Label matchers for client series on the ``$tool`` variable."""
-    return ", ".join([f'{Label.TOOL}=~"$tool"', *extra])
+TOOL_VARIABLE_SELECTOR = f'{PROM_SERVICE_LABEL}=~"$service", {Label.METHOD}="{TOOLS_CALL}"'
 
 
 def eq(label: str, value: str) -> str:
@@ -51,6 +50,16 @@ def eq(label: str, value: str) -> str:
 def present(label: str) -> str:
     """``label!=""``: the series carries the label (absent labels are empty in PromQL)."""
     return f'{label}!=""'
+
+
+def server_selector(*extra: str) -> str:
+    """Label matchers for server series on the dashboard's ``$service`` and ``$tool`` variables."""
+    return ", ".join([f'{PROM_SERVICE_LABEL}=~"$service"', eq(Label.METHOD, TOOLS_CALL), f'{Label.TOOL}=~"$tool"', *extra])
+
+
+def client_selector(*extra: str) -> str:
+    """Label matchers for client series on the ``$tool`` variable."""
+    return ", ".join([eq(Label.METHOD, TOOLS_CALL), f'{Label.TOOL}=~"$tool"', *extra])
 
 
 def _rate(series: str, selector: str) -> str:
@@ -76,8 +85,8 @@ def _variables() -> list[db.QueryVariable | db.CustomVariable]:
         .label("Tool")
         .description("gen_ai.tool.name; only tools in the server's registry ever become label values.")
         .datasource(PROMETHEUS)
-        .query(f'label_values({SERVER_CALLS}{{{PROM_SERVICE_LABEL}=~"$service"}}, {Label.TOOL})')
-        .definition(f'label_values({SERVER_CALLS}{{{PROM_SERVICE_LABEL}=~"$service"}}, {Label.TOOL})')
+        .query(f"label_values({SERVER_CALLS}{{{TOOL_VARIABLE_SELECTOR}}}, {Label.TOOL})")
+        .definition(f"label_values({SERVER_CALLS}{{{TOOL_VARIABLE_SELECTOR}}}, {Label.TOOL})")
         .refresh(dm.VariableRefresh.ON_TIME_RANGE_CHANGED)
         .sort(dm.VariableSort.ALPHABETICAL_ASC)
         .include_all(True)

@@ -1,0 +1,77 @@
+"""Fixtures: the feed's telemetry through a real Collector into a real Prometheus (session-scoped)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from tests.conftest import require, require_executable
+from tests.dashboards import feed
+from tests.dashboards._stack import ROOT, Collector, Prometheus, collector_binary
+
+SERVICE = "errscope-feed"
+
+
+@dataclass
+class Fed:
+    """Prometheus holding what the feed sent through the Collector, plus what the feed did."""
+
+    prometheus: Prometheus
+    collector: Collector
+    summary: dict[str, Any]
+
+    @property
+    def at(self) -> float:
+        """Evaluation time for instant queries: just after the last export."""
+        return float(self.summary["finished"]) + 1.0
+
+    def query(self, expr: str) -> list[dict[str, Any]]:
+        return self.prometheus.query(expr, self.at)
+
+
+def _wait_for_feed(prometheus: Prometheus, at: float) -> None:
+    ok_calls = sum(reps for tool, args, _, reps in feed.PLAN if tool == "get_order" and args == {"order_id": "A-1"})
+    expr = (f'sum(mcp_server_operation_duration_seconds_count{{job="{SERVICE}", gen_ai_tool_name="get_order", '
+            f'errscope_outcome="ok"}})')
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        result = prometheus.query(expr, at)
+        if result and float(result[0]["value"][1]) >= ok_calls * feed.ROUNDS:
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"the feed's last samples never reached Prometheus ({expr})")
+
+
+@pytest.fixture(scope="session")
+def fed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fed]:
+    prometheus_bin = require_executable("prometheus")
+    binary = collector_binary()
+    require(binary is not None, "go is not installed, so the Collector cannot be built (scripts/build-collector.sh)")
+    assert binary is not None
+    workdir = tmp_path_factory.mktemp("fed")
+    prometheus = Prometheus(prometheus_bin, workdir).start()
+    collector = Collector(binary, workdir, prometheus.url)
+    try:
+        collector.start()
+        env = {**os.environ, "OTEL_SEMCONV_STABILITY_OPT_IN": "http/dup", "PYTHONPATH": str(ROOT)}
+        env.pop("OTEL_EXPORTER_OTLP_ENDPOINT", None)
+        result = subprocess.run(  # noqa: S603 - fixed argv
+            [sys.executable, "-m", "tests.dashboards.feed", "--otlp", collector.otlp_url, "--service", SERVICE],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=180, check=False,
+        )
+        assert result.returncode == 0, result.stderr[-4000:]
+        summary = json.loads(result.stdout)
+        _wait_for_feed(prometheus, float(summary["finished"]) + 1.0)
+        time.sleep(1.0)  # the file exporters flush traces and logs
+        yield Fed(prometheus, collector, summary)
+    finally:
+        collector.stop()
+        prometheus.stop()
