@@ -120,7 +120,8 @@ class ServerTelemetry:
         labels.update((key, value) for key, value in outcome_attributes.items() if key in attr.METRIC_ATTRIBUTES)
         if call is not None and not call.known:
             labels[attr.GEN_AI_TOOL_NAME] = OTHER
-        self.duration.record(seconds, labels)
+        # In the span's context, so the point's exemplar links to this trace.
+        self.duration.record(seconds, labels, context=trace.set_span_in_context(span))
         if call is not None and call.failed:
             with trace.use_span(span, end_on_exit=False):
                 _log_failure(call, attributes)

@@ -32,6 +32,7 @@ from errscope._classify import Classification, classify
 from errscope._messages import safe_name
 from errscope._telemetry import ServerTelemetry, content_attribute
 from errscope._vocabulary import Channel, FailureClass, Outcome
+from errscope.server._frames import AnswerMalformedFrames
 from errscope.server._seam import ToolInfo, ToolSeam
 
 __all__ = ["ErrscopeMiddleware", "instrument_mcp", "uninstrument_mcp"]
@@ -171,9 +172,23 @@ def _instrument_mcpserver_call_tool(server: MCPServer, seam: ToolSeam) -> None:
     server.call_tool = call_tool  # type: ignore[method-assign]
 
 
+def _answer_malformed_frames(lowlevel: Server[Any]) -> None:
+    # Server.run serves stdio and in-memory streams (MCPServer.run("stdio") ends up here too).
+    original = lowlevel.run
+    if getattr(original, "__errscope__", False):
+        return
+
+    async def run(read_stream: Any, write_stream: Any, *args: Any, **kwargs: Any) -> None:
+        await original(AnswerMalformedFrames(read_stream, write_stream), write_stream, *args, **kwargs)
+
+    run.__errscope__ = True  # type: ignore[attr-defined]
+    lowlevel.run = run  # type: ignore[method-assign]
+
+
 def instrument_mcp(server: Server[Any] | MCPServer, telemetry: ServerTelemetry, seam: ToolSeam) -> None:
     """Install errscope on an ``mcp`` server in place (idempotent)."""
     lowlevel = server._lowlevel_server if isinstance(server, MCPServer) else server
+    _answer_malformed_frames(lowlevel)
     chain = lowlevel.middleware
     chain[:] = [m for m in chain if not isinstance(m, OpenTelemetryMiddleware | ErrscopeMiddleware)]
     chain.insert(0, ErrscopeMiddleware(telemetry))
@@ -190,6 +205,7 @@ def uninstrument_mcp(server: Server[Any] | MCPServer) -> None:
     chain[:] = [m for m in chain if not isinstance(m, ErrscopeMiddleware)]
     if not any(isinstance(m, OpenTelemetryMiddleware) for m in chain):
         chain.insert(0, OpenTelemetryMiddleware())
+    lowlevel.__dict__.pop("run", None)
     if isinstance(server, MCPServer):
         server.__dict__.pop("call_tool", None)
     else:

@@ -1,0 +1,124 @@
+"""One call to configure the OpenTelemetry SDK for a process that runs errscope (servers, demo, CLI).
+
+The library itself only uses the OpenTelemetry API; applications that already configure the SDK
+skip this. Standard variables decide where telemetry goes (OpenTelemetry SDK environment variables
+specification): with ``OTEL_EXPORTER_OTLP_ENDPOINT`` (or a per-signal variant) set, OTLP/HTTP;
+otherwise, when ``output_dir`` is given, OTLP-JSON lines files (``traces.jsonl``, ``metrics.jsonl``,
+``logs.jsonl``), the format the Collector's ``file`` exporter writes.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from opentelemetry import metrics, trace
+from opentelemetry._logs import set_logger_provider
+from opentelemetry.sdk._logs import LoggerProvider, LoggingHandler
+from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+from opentelemetry.sdk.resources import SERVICE_NAME, Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+__all__ = ["Telemetry", "configure_telemetry"]
+
+_OTLP_VARIABLES: Final = (
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT",
+)
+EXPORT_TIMEOUT: Final = 5.0
+"""Seconds an export may take before it is abandoned: a dead collector must not hold a process."""
+
+
+@dataclass
+class Telemetry:
+    """The configured providers; :meth:`shutdown` flushes and stops them (bounded in time)."""
+
+    tracer_provider: TracerProvider
+    meter_provider: MeterProvider
+    logger_provider: LoggerProvider
+    destination: str
+    _handler: logging.Handler | None = field(default=None, repr=False)
+
+    @property
+    def providers(self) -> dict[str, Any]:
+        return {"tracer_provider": self.tracer_provider, "meter_provider": self.meter_provider}
+
+    def shutdown(self) -> None:
+        if self._handler is not None:
+            logging.getLogger("errscope").removeHandler(self._handler)
+        for provider in (self.tracer_provider, self.meter_provider, self.logger_provider):
+            try:
+                provider.shutdown()
+            except Exception:  # telemetry never breaks the process it observes
+                logging.getLogger(__name__).debug("telemetry shutdown failed", exc_info=True)
+
+
+def otlp_configured() -> bool:
+    """True when a standard OTLP endpoint variable is set."""
+    return any(os.environ.get(name) for name in _OTLP_VARIABLES)
+
+
+def configure_telemetry(
+    service_name: str,
+    *,
+    output_dir: str | os.PathLike[str] | None = None,
+    metric_interval: float = 5.0,
+    set_global: bool = True,
+) -> Telemetry:
+    """Configure tracer, meter and logger providers and route errscope's log records to OTLP logs.
+
+    Args:
+        service_name: ``service.name`` of the resource (``OTEL_SERVICE_NAME`` wins when set).
+        output_dir: where OTLP-JSON files go when no OTLP endpoint is configured.
+        metric_interval: seconds between metric exports.
+        set_global: also install the providers as the global ones.
+
+    Raises:
+        ValueError: neither an OTLP endpoint nor ``output_dir`` is available.
+    """
+    resource = Resource.create({SERVICE_NAME: os.environ.get("OTEL_SERVICE_NAME") or service_name})
+    if otlp_configured():
+        from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
+        from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+        span_exporter: Any = OTLPSpanExporter(timeout=EXPORT_TIMEOUT)
+        metric_exporter: Any = OTLPMetricExporter(timeout=EXPORT_TIMEOUT)
+        log_exporter: Any = OTLPLogExporter(timeout=EXPORT_TIMEOUT)
+        destination = "otlp"
+    elif output_dir is not None:
+        from opentelemetry.exporter.otlp.json.file import FileMetricExporter, FileSpanExporter
+        from opentelemetry.exporter.otlp.json.file._log_exporter import FileLogExporter
+
+        directory = Path(output_dir)
+        directory.mkdir(parents=True, exist_ok=True)
+        span_exporter = FileSpanExporter(str(directory / "traces.jsonl"))
+        metric_exporter = FileMetricExporter(str(directory / "metrics.jsonl"))
+        log_exporter = FileLogExporter(str(directory / "logs.jsonl"))
+        destination = str(directory)
+    else:
+        raise ValueError("no telemetry destination: set OTEL_EXPORTER_OTLP_ENDPOINT or pass output_dir")
+
+    tracer_provider = TracerProvider(resource=resource)
+    tracer_provider.add_span_processor(BatchSpanProcessor(span_exporter, export_timeout_millis=EXPORT_TIMEOUT * 1000))
+    reader = PeriodicExportingMetricReader(metric_exporter, export_interval_millis=metric_interval * 1000)
+    meter_provider = MeterProvider(resource=resource, metric_readers=[reader])
+    logger_provider = LoggerProvider(resource=resource)
+    logger_provider.add_log_record_processor(BatchLogRecordProcessor(log_exporter))
+    handler = LoggingHandler(level=logging.INFO, logger_provider=logger_provider)
+    errscope_logger = logging.getLogger("errscope")
+    errscope_logger.addHandler(handler)
+    errscope_logger.setLevel(logging.INFO)
+    if set_global:
+        trace.set_tracer_provider(tracer_provider)
+        metrics.set_meter_provider(meter_provider)
+        set_logger_provider(logger_provider)
+    return Telemetry(tracer_provider, meter_provider, logger_provider, destination, handler)

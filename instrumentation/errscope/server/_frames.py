@@ -1,0 +1,98 @@
+"""Answer frames that are not JSON-RPC instead of dropping them.
+
+On stdio the SDK turns an unparseable line into an exception item and drops it with a debug log:
+the client waits forever and nobody sees it (reference/mcp-sdk-2.3.md §2f). JSON-RPC 2.0 §5.1 says
+to answer with -32700 (parse error) or -32600 (invalid request) and ``"id": null``. This wrapper
+around the server's read stream does that, logs one scrubbed record with an error ref, and keeps
+the connection serving. (The HTTP transports already answer -32700 themselves.)
+"""
+
+from __future__ import annotations
+
+import logging
+from types import TracebackType
+from typing import Any
+
+import pydantic
+from mcp.shared.message import SessionMessage
+from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+
+from errscope import _attributes as attr
+from errscope._refs import new_error_ref
+from errscope._vocabulary import Channel, FailureClass
+
+__all__ = ["AnswerMalformedFrames"]
+
+_log = logging.getLogger("errscope")
+
+
+def _code_for(error: Exception) -> int:
+    if isinstance(error, pydantic.ValidationError) and any(e["type"] != "json_invalid" for e in error.errors()):
+        return INVALID_REQUEST
+    return PARSE_ERROR
+
+
+class AnswerMalformedFrames:
+    """A receive stream that answers exception items on ``write_stream`` and yields only messages.
+
+    Duck-types the SDK's context receive stream (``receive``, async iteration, ``last_context``).
+    """
+
+    def __init__(self, inner: Any, write_stream: Any) -> None:
+        self._inner = inner
+        self._write_stream = write_stream
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        while True:
+            item = await self._inner.receive()
+            if not isinstance(item, Exception):
+                return item
+            await self._answer(item)
+
+    async def _answer(self, error: Exception) -> None:
+        code = _code_for(error)
+        ref = new_error_ref()
+        what = "Parse error: the frame is not valid JSON" if code == PARSE_ERROR else "Invalid Request: not a JSON-RPC message"
+        _log.warning(
+            "malformed frame answered",
+            extra={
+                attr.ERRSCOPE_ERROR_REF: ref,
+                attr.ERRSCOPE_CHANNEL: Channel.PROTOCOL.value,
+                attr.ERRSCOPE_FAILURE_CLASS: FailureClass.INVALID_INPUT.value,
+                attr.RPC_RESPONSE_STATUS_CODE: str(code),
+            },
+        )
+        answer = JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=code, message=f"{what} (Ref {ref})"))
+        try:
+            await self._write_stream.send(SessionMessage(answer))
+        except Exception:  # the peer is gone; nothing left to answer
+            _log.debug("could not answer a malformed frame", exc_info=False)
+
+    def close(self) -> None:
+        self._inner.close()
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self) -> AnswerMalformedFrames:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> AnswerMalformedFrames:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
