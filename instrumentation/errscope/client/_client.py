@@ -474,7 +474,7 @@ class ToolClient:
             call.links.extend(self._key_links.get(key, ()))  # a model-initiated retry links to the first call
         idempotent = key is not None or self.catalog.is_idempotent(name)
         result, count = await self.retry.run(call.attempt, idempotent=idempotent)
-        if call.unknown_tool and call.refreshed and name in self.catalog:
+        if call.appeared:
             # The tool appeared after re-listing: one more attempt, never a loop.
             result = await call.attempt(count + 1)
             count += 1
@@ -505,6 +505,7 @@ class _LogicalCall:
     request_ids: list[Any] = field(default_factory=list)
     unknown_tool: bool = False
     refreshed: bool = False
+    appeared: bool = False
 
     # -- one attempt ---------------------------------------------------------------------------------
     async def attempt(self, number: int) -> ToolCallResult:
@@ -743,7 +744,8 @@ class _LogicalCall:
     ) -> ToolCallResult:
         """Re-list once (never a loop), then say the tool is gone and which tools exist."""
         catalog = self.owner.catalog
-        was_known = self.tool in catalog or self.tool in catalog.retired
+        listed_before = self.tool in catalog
+        was_known = listed_before or self.tool in catalog.retired
         self.unknown_tool = True
         if not self.refreshed:
             self.refreshed = True
@@ -755,8 +757,11 @@ class _LogicalCall:
                 except Exception:  # boundary: keep the old listing
                     logger.debug("tools/list refresh after unknown tool failed", exc_info=True)
         available = ", ".join(catalog.names) or "none"
-        if self.tool in catalog:
+        if self.tool in catalog and not listed_before:
+            self.appeared = True
             head = f"{self.tool} was just re-listed by the server."
+        elif self.tool in catalog:
+            head = f"The server says {self.tool} does not exist, although it lists it. Available: {available}."
         elif was_known:
             head = f"{self.tool} is no longer available. Available: {available}."
         else:

@@ -1,0 +1,209 @@
+"""Client telemetry: one CLIENT span per attempt, the duration metric, and trace propagation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from opentelemetry import baggage, context, trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from errscope import Outcome
+from errscope._attributes import (
+    ERRSCOPE_ATTEMPT,
+    ERRSCOPE_OUTCOME,
+    ERRSCOPE_RETRY,
+    EXECUTE_TOOL,
+    GEN_AI_OPERATION_NAME,
+    GEN_AI_TOOL_NAME,
+    JSONRPC_REQUEST_ID,
+    MCP_CLIENT_OPERATION_DURATION,
+    MCP_METHOD_NAME,
+    MCP_PROTOCOL_VERSION,
+    METRIC_ATTRIBUTES,
+    NETWORK_TRANSPORT,
+)
+from errscope.client import RetryPolicy, ToolClient
+from tests.client.conftest import stdio
+from tests.client.helpers import scripted_server
+from tests.client.servers.app import ToolServer, Upstream, serve
+
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
+
+_GLOBAL_EXPORTER = InMemorySpanExporter()
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+def sdk_spans() -> InMemorySpanExporter:
+    """The global provider, where the mcp SDK's own spans go (set once per process)."""
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(_GLOBAL_EXPORTER))
+    trace.set_tracer_provider(provider)
+    return _GLOBAL_EXPORTER
+
+
+class TestSpans:
+    """Span shape per attempt."""
+
+    async def test_one_client_span_with_semconv_attributes(self, telemetry: Any) -> None:
+        """A successful call: one CLIENT span, semconv and errscope attributes, status unset."""
+        async with ToolClient(stdio("plain_server.py"), timeout=5, **telemetry.providers) as tc:
+            result = await tc.call_tool("echo", {"text": "hi"})
+        (span,) = telemetry.spans("tools/call echo")
+        attrs = dict(span.attributes or {})
+        assert span.kind is trace.SpanKind.CLIENT and span.status.status_code.name == "UNSET"
+        assert attrs[MCP_METHOD_NAME] == "tools/call"
+        assert (attrs[GEN_AI_TOOL_NAME], attrs[GEN_AI_OPERATION_NAME]) == ("echo", EXECUTE_TOOL)
+        assert attrs[JSONRPC_REQUEST_ID] == str(result.request_ids[0])
+        assert attrs[NETWORK_TRANSPORT] == "pipe"
+        assert attrs[MCP_PROTOCOL_VERSION] == "2026-07-28"
+        assert (attrs[ERRSCOPE_ATTEMPT], attrs[ERRSCOPE_RETRY], attrs[ERRSCOPE_OUTCOME]) == (1, False, "ok")
+        assert "errscope.channel" not in attrs and "errscope.failure_class" not in attrs
+
+    async def test_retries_are_separate_linked_spans(self, tmp_path: Any, telemetry: Any) -> None:
+        """Each automatic retry is its own span, numbered, linked to the earlier attempts."""
+        params = scripted_server(tmp_path, [{"isError": True, "text": "503 Service Unavailable"}])
+        retry = RetryPolicy(max_attempts=3, backoff_initial=0.01, backoff_max=0.02, jitter=0.01)
+        async with ToolClient(params, timeout=2, retry=retry, **telemetry.providers) as tc:
+            result = await tc.call_tool("scripted", {})
+        spans = sorted(telemetry.spans("tools/call scripted"), key=lambda s: s.start_time or 0)
+        assert result.attempts == 3 and len(spans) == 3
+        assert [dict(s.attributes or {})[ERRSCOPE_ATTEMPT] for s in spans] == [1, 2, 3]
+        assert [dict(s.attributes or {})[ERRSCOPE_RETRY] for s in spans] == [False, True, True]
+        assert [len(s.links) for s in spans] == [0, 1, 2]
+        assert spans[2].links[0].context.span_id == spans[0].context.span_id
+        assert {s.status.description for s in spans} == {"upstream_unavailable"}
+        assert len(set(result.request_ids)) == 3
+
+    async def test_duration_metric_has_only_bounded_labels(self, tmp_path: Any, telemetry: Any) -> None:
+        """One point per attempt; labels are a subset of METRIC_ATTRIBUTES; unknown tools are no label."""
+        params = scripted_server(tmp_path, [{"error": {"code": -32602, "message": "Unknown tool: nope"}}, {"text": "ok"}])
+        async with ToolClient(params, timeout=2, **telemetry.providers) as tc:
+            await tc.call_tool("nope", {})
+            await tc.call_tool("scripted", {})
+        points = telemetry.points(MCP_CLIENT_OPERATION_DURATION)
+        assert sum(p.count for p in points) == 2
+        for point in points:
+            assert set(point.attributes) <= METRIC_ATTRIBUTES
+        assert {p.attributes.get(GEN_AI_TOOL_NAME) for p in points} == {None, "scripted"}
+        assert list(points[0].explicit_bounds)[:3] == [0.01, 0.02, 0.05]
+
+    async def test_sdk_client_span_is_suppressed_only_for_errscope_calls(
+        self, sdk_spans: InMemorySpanExporter, telemetry: Any
+    ) -> None:
+        """Calls through errscope produce no "MCP send" span; a bare mcp.Client still does."""
+        sdk_spans.clear()
+        async with ToolClient(stdio("plain_server.py"), timeout=5, **telemetry.providers) as tc:
+            await tc.call_tool("echo", {"text": "a"})
+        assert [s.name for s in sdk_spans.get_finished_spans() if s.name.startswith("MCP send tools/call")] == []
+        async with Client(stdio("plain_server.py")) as bare:
+            await bare.call_tool("echo", {"text": "b"})
+        assert "MCP send tools/call echo" in [s.name for s in sdk_spans.get_finished_spans()]
+
+
+class TestPropagation:
+    """Trace context and baggage in params._meta and HTTP headers."""
+
+    async def test_meta_carries_our_span(self, foreign: Any, telemetry: Any) -> None:
+        """The wire traceparent names the attempt's CLIENT span; no baggage crosses by default."""
+        params, log = foreign("d24")
+        token = context.attach(baggage.set_baggage("tenant.id", "acme-FAKE"))
+        try:
+            async with ToolClient(params, timeout=2, **telemetry.providers) as tc:
+                await tc.call_tool("echo", {"text": "x"})
+        finally:
+            context.detach(token)
+        (call,) = log.received("tools/call")
+        meta = call["params"]["_meta"]
+        (span,) = telemetry.spans("tools/call echo")
+        ctx = span.context
+        assert meta["traceparent"].startswith(f"00-{ctx.trace_id:032x}-{ctx.span_id:016x}-")
+        assert "baggage" not in meta
+
+    async def test_callers_traceparent_is_kept_and_baggage_allow_listed(self, foreign: Any, telemetry: Any) -> None:
+        """A caller's traceparent goes out verbatim (our span joins its trace); only allowed baggage crosses."""
+        params, log = foreign("d24")
+        caller = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+        ctx = baggage.set_baggage("tenant.id", "acme")
+        ctx = baggage.set_baggage("user.email", "pat.FAKE@example.com", ctx)
+        token = context.attach(ctx)
+        try:
+            async with ToolClient(params, timeout=2, baggage_allow={"tenant.id"}, **telemetry.providers) as tc:
+                await tc.call_tool("echo", {"text": "x"}, meta={"traceparent": caller, "tracestate": "v=1"})
+        finally:
+            context.detach(token)
+        meta = log.received("tools/call")[0]["params"]["_meta"]
+        assert (meta["traceparent"], meta["tracestate"]) == (caller, "v=1")
+        assert meta["baggage"] == "tenant.id=acme"
+        (span,) = telemetry.spans("tools/call echo")
+        assert f"{span.context.trace_id:032x}" == "0af7651916cd43dd8448eb211c80319c"
+        assert span.parent is not None and f"{span.parent.span_id:016x}" == "b7ad6b7169203331"
+
+    async def test_http_headers_mirror_meta_and_server_parents_on_us(self, telemetry: Any) -> None:
+        """On streamable HTTP the headers carry the same traceparent; the server span is our child."""
+        seen: list[str] = []
+        rig = ToolServer("http://127.0.0.1:9/", telemetry.providers)
+        app = rig.build().streamable_http_app()
+
+        async def recording(scope: Any, receive: Any, send: Any) -> None:
+            if scope["type"] == "http" and scope["method"] == "POST":
+                headers = dict(scope["headers"])
+                if b"traceparent" in headers:
+                    seen.append(headers[b"traceparent"].decode())
+            await app(scope, receive, send)
+
+        async with serve(recording) as base:
+            async with ToolClient(base + "/mcp", timeout=5, **telemetry.providers) as tc:
+                result = await tc.call_tool("echo", {"text": "over http"})
+        assert result.outcome is Outcome.OK
+        client = [s for s in telemetry.spans("tools/call echo") if s.kind is trace.SpanKind.CLIENT][0]
+        server = [s for s in telemetry.spans("tools/call echo") if s.kind is trace.SpanKind.SERVER][0]
+        expected = f"00-{client.context.trace_id:032x}-{client.context.span_id:016x}-"
+        assert any(header.startswith(expected) for header in seen)
+        assert server.parent is not None and server.parent.span_id == client.context.span_id
+        assert dict(client.attributes or {})[NETWORK_TRANSPORT] == "tcp"
+
+
+class TestLateResponse:
+    """A response that arrives after the timeout is dropped quietly and recorded on the span."""
+
+    async def test_late_answer_lands_on_the_span(self, tmp_path: Any, telemetry: Any) -> None:
+        """The server ignores the cancel and answers late: no exception, event late_response."""
+        import sys
+
+        from mcp.client.stdio import StdioServerParameters
+
+        script = tmp_path / "late.py"
+        script.write_text(
+            "import json, sys, time\n"
+            "for line in sys.stdin:\n"
+            "    m = json.loads(line)\n"
+            "    if m.get('method') == 'initialize':\n"
+            "        r = {'protocolVersion': '2025-11-25', 'capabilities': {'tools': {}}, 'serverInfo': {'name': 'late', 'version': '0'}}\n"
+            "    elif m.get('method') == 'tools/list':\n"
+            "        r = {'tools': [{'name': 'slow', 'inputSchema': {'type': 'object'}}]}\n"
+            "    elif m.get('method') == 'tools/call':\n"
+            "        time.sleep(0.5)\n"
+            "        r = {'content': [{'type': 'text', 'text': 'late'}], 'isError': False}\n"
+            "    elif 'id' in m:\n"
+            "        print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'error': {'code': -32601, 'message': 'nope'}}), flush=True); continue\n"
+            "    else:\n"
+            "        continue\n"
+            "    print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': r}), flush=True)\n"
+        )
+        params = StdioServerParameters(command=sys.executable, args=[str(script)])
+        async with ToolClient(params, timeout=0.2, late_response_grace=1.0, **telemetry.providers) as tc:
+            result = await tc.call_tool("slow", {})
+            await anyio.sleep(0.8)
+        assert result.outcome is Outcome.TIMEOUT
+        (span,) = telemetry.spans("tools/call slow")
+        assert "late_response" in [e.name for e in span.events]
