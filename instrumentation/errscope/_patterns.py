@@ -190,7 +190,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "uri_userinfo_password",
         "uri",
-        r"(\b[A-Za-z][A-Za-z0-9+.\-]{0,30}:/{1,2}[^\s/:@'\"]*:)[^\s/'\"]+(@)",
+        r"(\b[A-Za-z][A-Za-z0-9+.\-]{0,30}:/{1,2}[^\s/:@'\"]*:)[^\s/'\"\[][^\s/'\"]*(@)",
         True,
         "The password in URL/DSN userinfo (postgresql://user:PASS@host, redis://:PASS@host, "
         "scheme:/user:PASS@host); the host, port, path and query stay.",
@@ -268,7 +268,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "xml_secret_element",
         "keyword",
         r"(<(?i:[A-Za-z0-9_:\-]*(?:password|passwd|secret|token|api[_\-]?key|access[_\-]?key|secret[_\-]?key))>)"
-        r"[^<\s][^<]*",
+        r"[^<\s\[][^<]*",
         True,
         "XML elements named like secrets: <Password>...</Password>, <SecretAccessKey>...",
         hints=("pass", "secret", "token", "key"),

@@ -34,6 +34,8 @@ __all__ = ["MAX_SCRUB_CHARS", "REDACTED", "SAFE_KEYS", "TRUNCATED_MARKER", "scru
 
 MAX_SCRUB_CHARS: Final = 64 * 1024
 """Characters of one string that are scrubbed and kept; the rest is dropped."""
+_MAX_CHARS_STDLIB: Final = 16 * 1024
+"""The cap without google-re2: the stdlib engine backtracks (quadratic on hostile input), so less."""
 TRUNCATED_MARKER: Final = "…[TRUNCATED {n} chars]"
 """Appended where input was cut at :data:`MAX_SCRUB_CHARS` (``{n}``: characters dropped)."""
 _MAX_DEPTH: Final = 32
@@ -124,6 +126,7 @@ _SENSITIVE_PARAM: Final = re.compile(
     r"(?i)^(?:.*(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_.\-]?key|apikey|access[_.\-]?key|credentials?"
     r"|signature)|key|sig|code|auth|pat|x-amz-credential)$"
 )
+_HOST_PORT_ONLY: Final = re.compile(r"[^:@/]*(?::[0-9]{1,5})?$")
 _HOST_AFTER_AT: Final = re.compile(r"[A-Za-z0-9.\-]+(?::[0-9]{1,5})?(?=[/?#]|$)|\[[0-9A-Fa-f:.]+\](?::[0-9]{1,5})?(?=[/?#]|$)")
 
 
@@ -133,11 +136,15 @@ def _scrub_url(match: re.Match[str]) -> str:
     rest = url[scheme_end:]
     # userinfo: the last '@' that is followed by a host; the password is after the first ':'.
     at = rest.rfind("@")
+    slash = rest.find("/")
+    if 0 <= slash < at and _HOST_PORT_ONLY.match(rest, 0, slash):
+        at = -1  # host:port/path@...: the '@' is in the path, there is no userinfo
     while at > 0:
         if _HOST_AFTER_AT.match(rest, at + 1):
             userinfo = rest[:at]
             colon = userinfo.find(":")
-            if colon >= 0 and userinfo[colon + 1 :] and not userinfo[colon + 1 :].startswith("["):
+            password = userinfo[colon + 1 :]
+            if colon >= 0 and password and password != REDACTED:
                 rest = userinfo[: colon + 1] + REDACTED + rest[at:]
             break
         at = rest.rfind("@", 0, at)
@@ -170,9 +177,10 @@ def scrub(text: str) -> str:
         if not isinstance(text, str):
             text = str(text)
         tail = ""
-        if len(text) > MAX_SCRUB_CHARS:
-            tail = TRUNCATED_MARKER.format(n=len(text) - MAX_SCRUB_CHARS)
-            text = text[:MAX_SCRUB_CHARS]
+        cap = MAX_SCRUB_CHARS if _re2 is not None else _MAX_CHARS_STDLIB
+        if len(text) > cap:
+            tail = TRUNCATED_MARKER.format(n=len(text) - cap)
+            text = text[:cap]
         out = _apply_patterns(text)
         if "://" in out:
             out = _URL.sub(_scrub_url, out)
