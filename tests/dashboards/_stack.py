@@ -98,32 +98,45 @@ class Prometheus:
         return data["result"] if data["resultType"] == "vector" else [{"metric": {}, "value": data["result"]}]
 
 
+PROJECT_CONFIG = ROOT / "collector" / "config.yaml"
+FILE_OVERLAY = ROOT / "collector" / "overlays" / "file.yaml"
+
+
 @dataclass
 class Collector:
-    """The project's Collector binary with a config that writes metrics to Prometheus by remote write."""
+    """The project's Collector binary writing metrics to Prometheus by remote write, traces and logs to files.
+
+    With the project's ``collector/config.yaml`` (and its ``overlays/file.yaml`` test profile) present, it runs
+    that config (scrubbing, tail sampling, the ``prometheus_remote_write`` exporter as configured) with the file
+    overlay plus a last overlay that puts remote write back into the metrics pipeline. Without them (an older
+    checkout), a minimal otlp → prometheusremotewrite config with exporter defaults.
+    """
 
     binary: str
     workdir: Path
     prometheus_url: str
     port: int = field(default_factory=free_port)
     process: subprocess.Popen[bytes] | None = None
+    uses_project_config: bool = field(default_factory=lambda: PROJECT_CONFIG.exists() and FILE_OVERLAY.exists())
 
     @property
     def otlp_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def config(self) -> str:
+    @property
+    def out(self) -> Path:
+        return self.workdir / "out"
+
+    def _minimal_config(self) -> str:
         """otlp (HTTP) → prometheusremotewrite (exporter defaults); traces and logs to file exporters."""
-        out = self.workdir / "out"
-        out.mkdir(exist_ok=True)
         return json.dumps(
             {
                 "receivers": {"otlp": {"protocols": {"http": {"endpoint": f"127.0.0.1:{self.port}"}}}},
                 "processors": {"batch": {"timeout": "200ms"}},
                 "exporters": {
                     "prometheusremotewrite": {"endpoint": f"{self.prometheus_url}/api/v1/write"},
-                    "file/traces": {"path": str(out / "traces.jsonl")},
-                    "file/logs": {"path": str(out / "logs.jsonl")},
+                    "file/traces": {"path": str(self.out / "traces.json")},
+                    "file/logs": {"path": str(self.out / "logs.json")},
                 },
                 "service": {
                     "telemetry": {"metrics": {"level": "none"}},
@@ -136,12 +149,38 @@ class Collector:
             }
         )
 
+    def _project_args(self) -> tuple[list[str], dict[str, str]]:
+        """The project's config + file overlay + remote write back on the metrics pipeline."""
+        text = PROJECT_CONFIG.read_text()
+        exporter = "prometheus_remote_write" if "\n  prometheus_remote_write:" in text else "prometheusremotewrite"
+        overlay = self.workdir / "remote-write-overlay.yaml"
+        overlay.write_text(json.dumps(
+            {"service": {"pipelines": {"metrics": {"exporters": [exporter, "file/metrics"]}}}}))
+        env = {
+            "ERRSCOPE_COLLECTOR_OTLP_HTTP_ENDPOINT": f"127.0.0.1:{self.port}",
+            "ERRSCOPE_COLLECTOR_OTLP_GRPC_ENDPOINT": f"127.0.0.1:{free_port()}",
+            "ERRSCOPE_COLLECTOR_HEALTH_ENDPOINT": f"127.0.0.1:{free_port()}",
+            "ERRSCOPE_COLLECTOR_TELEMETRY_HOST": "127.0.0.1",
+            "ERRSCOPE_COLLECTOR_TELEMETRY_PORT": str(free_port()),
+            "ERRSCOPE_PROMETHEUS_REMOTE_WRITE_ENDPOINT": f"{self.prometheus_url}/api/v1/write",
+            "ERRSCOPE_COLLECTOR_FILE_DIR": str(self.out),
+            "ERRSCOPE_DECISION_WAIT": "1s",
+            "ERRSCOPE_SAMPLE_PERCENT": "100",
+        }
+        args = [f"--config={PROJECT_CONFIG}", f"--config={FILE_OVERLAY}", f"--config={overlay}"]
+        return args, env
+
     def start(self) -> Collector:
-        config = self.workdir / "collector.yaml"
-        config.write_text(self.config())  # JSON is YAML
+        self.out.mkdir(exist_ok=True)
+        if self.uses_project_config:
+            args, env = self._project_args()
+        else:
+            config = self.workdir / "collector.yaml"
+            config.write_text(self._minimal_config())  # JSON is YAML
+            args, env = [f"--config={config}"], {}
         log = self.workdir / "collector.log"
         self.process = subprocess.Popen(  # noqa: S603 - fixed argv
-            [self.binary, f"--config={config}"], stdout=log.open("wb"), stderr=subprocess.STDOUT
+            [self.binary, *args], stdout=log.open("wb"), stderr=subprocess.STDOUT, env={**os.environ, **env}
         )
 
         def listening() -> bool:
@@ -157,7 +196,7 @@ class Collector:
 
     def records(self, signal: str) -> list[dict[str, Any]]:
         """OTLP-JSON lines the file exporter wrote for ``signal`` (``traces`` or ``logs``)."""
-        path = self.workdir / "out" / f"{signal}.jsonl"
+        path = self.out / f"{signal}.json"
         return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
 
 

@@ -50,6 +50,29 @@ def _wait_for_feed(prometheus: Prometheus, at: float) -> None:
     raise AssertionError(f"the feed's last samples never reached Prometheus ({expr})")
 
 
+def server_refs(collector: Collector) -> set[str]:
+    """Error refs on the SERVER spans the Collector exported."""
+    refs = set()
+    for batch in collector.records("traces"):
+        for rs in batch["resourceSpans"]:
+            for ss in rs["scopeSpans"]:
+                for span in ss["spans"]:
+                    if span["kind"] == 2:
+                        refs |= {a["value"].get("stringValue") for a in span.get("attributes", [])
+                                 if a["key"] == "errscope.error_ref"}
+    return refs
+
+
+def _wait_for_files(collector: Collector, summary: dict[str, Any]) -> None:
+    """Tail sampling holds traces for its decision wait; wait until every failure's trace and log is out."""
+    refs = {c["error_ref"] for c in summary["calls"] if c["error_ref"] and c["outcome"] == "error"}
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if refs <= server_refs(collector) and collector.records("logs"):
+            return
+        time.sleep(0.5)
+
+
 @pytest.fixture(scope="session")
 def fed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fed]:
     prometheus_bin = require_executable("prometheus")
@@ -70,7 +93,7 @@ def fed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fed]:
         assert result.returncode == 0, result.stderr[-4000:]
         summary = json.loads(result.stdout)
         _wait_for_feed(prometheus, float(summary["finished"]) + 1.0)
-        time.sleep(1.0)  # the file exporters flush traces and logs
+        _wait_for_files(collector, summary)
         yield Fed(prometheus, collector, summary)
     finally:
         collector.stop()

@@ -20,7 +20,7 @@ from dashboards.names import CLIENT_DURATION, PROM_INSTANCE_LABEL, PROM_SERVICE_
 from errscope import FailureClass
 from errscope._attributes import METRIC_ATTRIBUTES
 from tests.dashboards import feed
-from tests.dashboards.conftest import SERVICE, Fed
+from tests.dashboards.conftest import SERVICE, Fed, server_refs
 
 pytestmark = pytest.mark.stack
 
@@ -143,7 +143,11 @@ class TestSeriesShape:
         """Labels on errscope series are METRIC_ATTRIBUTES translated, plus job/instance/le and the scope labels."""
         series = fed.prometheus.api("/api/v1/series", **{"match[]": '{__name__=~"mcp_.*"}'})
         seen = {key for s in series for key in s}
-        allowed = {prom_label(a) for a in METRIC_ATTRIBUTES} | {
+        # Resource attributes reach series labels only through target_info, or on every series when the
+        # exporter's resource_to_telemetry_conversion is on (the project's config turns it on).
+        resource = {key for s in fed.prometheus.api("/api/v1/series", **{"match[]": "target_info"}) for key in s}
+        resource |= {prom_label("service.name"), prom_label("service.instance.id")}
+        allowed = {prom_label(a) for a in METRIC_ATTRIBUTES} | resource | {
             "__name__", PROM_SERVICE_LABEL, PROM_INSTANCE_LABEL, "le", "otel_scope_name", "otel_scope_version"}
         assert set() == seen - allowed
         assert {SERVICE} == {s[PROM_SERVICE_LABEL] for s in series}
@@ -204,12 +208,4 @@ class TestAgainstExportedTelemetry:
         A client timeout's ref is minted by the client (the server never answered), so it is on the CLIENT span.
         """
         refs = {c["error_ref"] for c in fed.summary["calls"] if c["error_ref"] and c["outcome"] == "error"}
-        on_spans = set()
-        for batch in fed.collector.records("traces"):
-            for rs in batch["resourceSpans"]:
-                for ss in rs["scopeSpans"]:
-                    for span in ss["spans"]:
-                        if span["kind"] == 2:
-                            on_spans |= {a["value"].get("stringValue") for a in span.get("attributes", [])
-                                         if a["key"] == "errscope.error_ref"}
-        assert refs and refs <= on_spans
+        assert refs and refs <= server_refs(fed.collector)
