@@ -164,11 +164,12 @@ def _text_of(result: CallToolResult) -> str:
     return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
 
 
-def _http_client_with_trace_headers() -> Any:
-    """An httpx2 client (SDK defaults) that mirrors ``_meta`` trace keys into W3C headers."""
+def _http_client_with_trace_headers(max_connections: int) -> Any:
+    """An httpx2 client (the SDK's timeouts) that mirrors ``_meta`` trace keys into W3C headers."""
     import json
 
-    from mcp.shared._httpx_utils import create_mcp_http_client
+    import httpx2
+    from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 
     async def copy_trace_headers(request: Any) -> None:
         try:
@@ -182,9 +183,11 @@ def _http_client_with_trace_headers() -> Any:
             if isinstance(meta.get(key), str):
                 request.headers[key] = meta[key]
 
-    client = create_mcp_http_client()
-    client.event_hooks["request"].append(copy_trace_headers)
-    return client
+    return httpx2.AsyncClient(
+        timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
+        limits=httpx2.Limits(max_connections=max_connections, max_keepalive_connections=min(20, max_connections)),
+        event_hooks={"request": [copy_trace_headers]},
+    )
 
 
 class ToolClient:
@@ -205,6 +208,7 @@ class ToolClient:
         mode: ``mcp.Client`` protocol mode (``auto``, ``legacy`` or a modern version).
         tracer_provider, meter_provider: OpenTelemetry providers; the global ones by default.
         client_options: extra keyword arguments for ``mcp.Client``.
+        http_max_connections: connection pool size on streamable HTTP (one request holds one).
     """
 
     def __init__(
@@ -223,6 +227,7 @@ class ToolClient:
         tracer_provider: TracerProvider | None = None,
         meter_provider: MeterProvider | None = None,
         client_options: Mapping[str, Any] | None = None,
+        http_max_connections: int = 100,
     ) -> None:
         self._server = server
         self.target = _describe(server)
@@ -236,6 +241,7 @@ class ToolClient:
         self.late_response_grace = late_response_grace
         self.mode = mode
         self.client_options = dict(client_options or {})
+        self.http_max_connections = http_max_connections
         self.catalog = ToolCatalog()
         self.telemetry = ClientTelemetry(tracer_provider=tracer_provider, meter_provider=meter_provider)
         self._conn: _Connection | None = None
@@ -285,10 +291,12 @@ class ToolClient:
         except Exception:  # boundary: not negotiated yet
             return None
 
-    def _transport(self) -> Transport:
+    def _transport(self, stack: AsyncExitStack) -> Transport:
         server = self._server
         if isinstance(server, str):
-            return streamable_http_client(server, http_client=_http_client_with_trace_headers())
+            http = _http_client_with_trace_headers(self.http_max_connections)
+            stack.push_async_callback(http.aclose)
+            return streamable_http_client(server, http_client=http)
         if isinstance(server, StdioServerParameters):
             return stdio_client(server, errlog=open(os.devnull, "w"))  # noqa: SIM115 - owned by the transport
         return server()
@@ -296,8 +304,8 @@ class ToolClient:
     async def _run_connection(self, conn: _Connection) -> None:
         try:
             with conn.scope:
-                async with Client(
-                    conn.tap.wrap(self._transport()),
+                async with AsyncExitStack() as stack, Client(
+                    conn.tap.wrap(self._transport(stack)),
                     mode=self.mode,  # type: ignore[arg-type]
                     cache=None,
                     message_handler=self._on_message,

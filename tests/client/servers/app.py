@@ -100,7 +100,9 @@ class ToolServer:
     def build(self) -> MCPServer:
         server = MCPServer("payments")
         rig = self
-        http = httpx.AsyncClient(base_url=self.upstream_url, timeout=30)
+        http = httpx.AsyncClient(
+            base_url=self.upstream_url, timeout=30, limits=httpx.Limits(max_connections=1000, max_keepalive_connections=200)
+        )
 
         @server.tool()
         async def charge(account: str, amount: int, ctx: Context) -> str:
