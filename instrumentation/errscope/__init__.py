@@ -15,18 +15,26 @@ from errscope._exceptions import (
 )
 from errscope._scrubbing import scrub
 from errscope._vocabulary import Channel, FailureClass, Outcome
+from errscope.client import CircuitBreaker, RetryPolicy, TimeoutPolicy, ToolCallResult, ToolClient
+from errscope.idempotency import Idempotency
 from errscope.server import instrument, uninstrument
 
 __all__ = [
     "Channel",
+    "CircuitBreaker",
     "Classification",
     "FailureClass",
     "FieldProblem",
+    "Idempotency",
     "InvalidInput",
     "NotFound",
     "Outcome",
     "PermissionDenied",
     "RateLimited",
+    "RetryPolicy",
+    "TimeoutPolicy",
+    "ToolCallResult",
+    "ToolClient",
     "ToolFailure",
     "Upstream",
     "UpstreamUnavailable",
