@@ -21,6 +21,7 @@ from dashboards.names import (
     LOKI_TRACE_ID,
     PROM_SERVICE_LABEL,
     SERVER_DURATION,
+    TOOLS_CALL,
     Label,
     loki_key,
 )
@@ -43,7 +44,7 @@ DASHBOARDS_MOUNT = "/var/lib/grafana/dashboards/errscope"
 TEMPO_LOGS_QUERY = f'{{${{__tags}}}} | {LOKI_TRACE_ID} = "${{__trace.traceId}}"'
 """Tempo → Loki: the log records of the trace (``__tags`` expands to ``service_name="…"``)."""
 
-_TAGS = "${__tags}"
+_TAGS = "${__tags}, " + f'{Label.METHOD}="{TOOLS_CALL}"'
 TEMPO_METRICS_QUERIES: tuple[tuple[str, str], ...] = (
     (
         "Failure ratio of this tool",
