@@ -202,7 +202,8 @@ def build() -> db.Dashboard:
             "Server latency percentiles",
             "p50/p95/p99 of mcp.server.operation.duration for the selected services and tools, from the "
             "histogram buckets (0.01 s to 300 s). The dots are exemplars: each is one real call; click one to "
-            "open its trace in Tempo.",
+            "open its trace in Tempo. Failed calls' traces are always kept; successful ones are sampled by the "
+            "Collector, so an exemplar of an ok call may point at a trace that was not kept.",
             "s",
             [
                 prom_query(

@@ -22,6 +22,7 @@ from typing import Annotated, Any
 
 import anyio
 import httpx
+from mcp.server.mcpserver import Context
 from pydantic import Field
 
 UPSTREAM = {"url": ""}
@@ -107,6 +108,20 @@ def build_server() -> Any:
         """Sleep longer than the client waits."""
         await anyio.sleep(seconds)
         return "done"
+
+    from errscope.idempotency import Idempotency, idempotency_key_of
+
+    idempotent = Idempotency()
+
+    @server.tool()
+    async def create_ticket(title: str, ctx: Context) -> str:  # type: ignore[type-arg]
+        """Create a ticket once per idempotency key; a repeat gets the stored result."""
+
+        async def create(headers: dict[str, str]) -> str:
+            return f"ticket {title}"
+
+        key = idempotency_key_of(ctx)
+        return await idempotent.run(key, tool="create_ticket", arguments={"title": title}, action=create)
 
     @server.tool()
     async def schedule(duration_min: Annotated[int, Field(ge=1, le=480)]) -> str:
@@ -200,6 +215,12 @@ async def drive(otlp: str, service: str) -> dict[str, Any]:
                             "error_ref": getattr(result, "error_ref", None),
                         }
                     )
+            # The same logical call sent twice with one key (a retry after a lost answer): the second is replayed.
+            key = f"feed-ticket-{round_number}"
+            for _ in range(2):
+                result = await client.call_tool("create_ticket", {"title": "t"}, idempotency_key=key)
+                calls.append({"round": round_number, "tool": "create_ticket", "outcome": str(result.outcome),
+                              "channel": None, "failure_class": None, "attempts": result.attempts, "error_ref": None})
             await anyio.sleep(ROUND_GAP_S)  # the slow call finishes server-side; two exports happen
     meter_provider.force_flush()
     tracer_provider.force_flush()

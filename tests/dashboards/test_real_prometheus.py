@@ -30,7 +30,7 @@ VARIABLES = {
     "class": ".+",
     "__tags": f'{PROM_SERVICE_LABEL}="{SERVICE}", {Label.TOOL}="get_order"',
 }
-TOOLS = {tool for tool, *_ in feed.PLAN}
+TOOLS = {tool for tool, *_ in feed.PLAN} | {"create_ticket"}
 FAILING = {"get_order": "not_found", "charge_card": "upstream_unavailable", "get_quote": "rate_limited",
            "crash": "unknown", "internal": "unknown", "read_secret": "permission_denied", "schedule": "invalid_input"}
 UNKNOWN_SHARE = 3 / 14  # per round: crash 2 + internal 1 unknown of 14 server-side failures (retries included)
@@ -78,8 +78,8 @@ EXPECTED: dict[str, Callable[[Samples], None]] = {
     "Server: cancelled and timed-out calls": lambda s: {("slow", "cancelled")} == labels(s, Label.TOOL, Label.OUTCOME),
     "Client: timeouts (side effect unknown)": lambda s: {("slow",)} == labels(s, Label.TOOL),
     "Client retries per tool": lambda s: {("charge_card",), ("get_quote",)} == labels(s, Label.TOOL),
-    # The feed has no idempotent tool yet: the query must run and return nothing.
-    "Server: idempotent replays per tool": lambda s: [] == s,
+    # The feed sends create_ticket twice per round with one key: the second call is a replay.
+    "Server: idempotent replays per tool": lambda s: {("create_ticket",)} == labels(s, Label.TOOL),
     "alert errscope-tool-failure-ratio": lambda s: (
         {(SERVICE, t) for t, c in FAILING.items() if c != "invalid_input"} == labels(s, PROM_SERVICE_LABEL, Label.TOOL)),
     "alert errscope-unknown-class-share": _single_between(UNKNOWN_SHARE - 0.08, UNKNOWN_SHARE + 0.08),
@@ -108,7 +108,19 @@ def test_every_promql_has_an_expectation() -> None:
         _expectation(query)
 
 
-@pytest.mark.parametrize("query", PROMQL, ids=lambda q: q.where)
+REPLAY_GAP = pytest.mark.xfail(
+    strict=True,
+    reason="instrumentation gap: errscope.idempotency.Idempotency.run marks the replay on the span only; "
+    "ToolCall.replayed (which the metric reads) is never set, so no series carries errscope_idempotency_replayed",
+)
+
+
+def _param(query: Query) -> Any:
+    marks = [REPLAY_GAP] if query.panel_title == "Server: idempotent replays per tool" else []
+    return pytest.param(query, marks=marks, id=query.where)
+
+
+@pytest.mark.parametrize("query", [_param(q) for q in PROMQL])
 def test_query_returns_expected_series(fed: Fed, query: Query) -> None:
     """The query, made concrete as Grafana would, returns the series the feed's calls imply."""
     expr = concrete(query.text, VARIABLES)
@@ -201,6 +213,18 @@ class TestAgainstExportedTelemetry:
                         keys |= {loki_key(a["key"]) for a in record.get("attributes", [])}
         referenced = {name for q in all_queries() if q.lang == "logql" for name in _LOGQL_LABEL.findall(q.text)}
         assert referenced and set() == referenced - keys
+
+    def test_replayed_call_is_marked_on_its_server_span(self, fed: Fed) -> None:
+        """The repeated create_ticket call's SERVER span says errscope.idempotency.replayed = true."""
+        replayed = []
+        for batch in fed.collector.records("traces"):
+            for rs in batch["resourceSpans"]:
+                for ss in rs["scopeSpans"]:
+                    for span in ss["spans"]:
+                        attributes = {a["key"]: a["value"] for a in span.get("attributes", [])}
+                        if span["kind"] == 2 and attributes.get("gen_ai.tool.name", {}).get("stringValue") == "create_ticket":
+                            replayed.append(attributes.get("errscope.idempotency.replayed", {}).get("boolValue"))
+        assert sorted(replayed, key=str) == sorted([False, True] * feed.ROUNDS, key=str)
 
     def test_failed_calls_are_in_the_traces_by_ref(self, fed: Fed) -> None:
         """Each server-answered failure's error ref is on an exported SERVER span (what the triage panels query).
