@@ -713,11 +713,13 @@ class _LogicalCall:
             cls = FailureClass(server_class)
             retry_after = _float(meta.get(META_RETRY_AFTER))
             ref = meta.get(META_ERROR_REF) if isinstance(meta.get(META_ERROR_REF), str) else None
-            head = safe_excerpt(text, limit=240) or f"{self.tool} failed"
+            shaped = ref is not None and ref in text  # the server already wrote the model's text
+            head = safe_excerpt(text, limit=300 if shaped else 240) or f"{self.tool} failed"
             if ref and ref in head:
                 head = head.replace(f"Ref {ref}", "").replace(ref, "")
             head = head.rstrip(" .") + "."
-            return self._fail(Channel.EXECUTION, cls, head, ref=ref, retry_after=retry_after, result=raw)
+            advice = "" if shaped else None
+            return self._fail(Channel.EXECUTION, cls, head, ref=ref, retry_after=retry_after, result=raw, advice=advice)
         if unknown_tool_name(text) is not None or "-32602" in text:
             # D01: a foreign SDK wrapped its own unknown-tool protocol error into an isError result.
             return None  # handled by the caller as an unknown tool

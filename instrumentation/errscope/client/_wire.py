@@ -66,6 +66,7 @@ class WireTap:
         self.garbage_frames = 0
         self.closed = False
         self.frames_out: list[dict[str, Any]] = []
+        self.frames_in: list[dict[str, Any]] = []
         self.record_frames = False
         self.listeners: list[Callable[[str], None]] = []
 
@@ -111,6 +112,8 @@ class WireTap:
 
     # -- read side ----------------------------------------------------------------------------
     def on_receive(self, item: SessionMessage | Exception) -> None:
+        if self.record_frames and not isinstance(item, Exception):
+            self.frames_in.append(item.message.model_dump(by_alias=True, exclude_none=True))
         if isinstance(item, Exception):
             self.garbage_frames += 1
             self._emit("garbage_frame")
