@@ -1,0 +1,310 @@
+"""The client's policy modules on their own: breaker, retry policy, text classification, the -32602
+note, keys, deadline, catalog."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import anyio
+import pytest
+from mcp_types import Tool, ToolAnnotations
+
+from errscope import Channel, FailureClass, Outcome
+from errscope.client import (
+    BreakerState,
+    CircuitBreaker,
+    RetryPolicy,
+    TimeoutPolicy,
+    ToolCallResult,
+    ToolCatalog,
+    classify_text,
+    invalid_params_note,
+    key_hash,
+    new_idempotency_key,
+)
+from errscope.client._deadline import CallDeadline
+from errscope.client._invalid_params import parse_argument_problems, unknown_tool_name
+from errscope.client._text import retry_after_from_text, safe_excerpt
+
+
+class TestCircuitBreaker:
+    """Consecutive transport failures open it; any answer closes it; half-open lets one trial through."""
+
+    def test_opens_at_threshold_and_half_opens_after_reset(self) -> None:
+        """Three failures open it; after reset_after exactly one trial is allowed."""
+        now = [0.0]
+        breaker = CircuitBreaker(failure_threshold=3, reset_after=10, clock=lambda: now[0])
+        for _ in range(2):
+            breaker.record_failure()
+        assert breaker.state is BreakerState.CLOSED and breaker.allow()
+        breaker.record_failure()
+        assert breaker.state is BreakerState.OPEN and not breaker.allow()
+        now[0] = 10.0
+        assert breaker.state is BreakerState.HALF_OPEN
+        assert breaker.allow() and not breaker.allow()
+
+    def test_failed_trial_reopens_and_success_closes(self) -> None:
+        """A failing trial re-opens for another reset period; an answer closes it."""
+        now = [0.0]
+        breaker = CircuitBreaker(failure_threshold=1, reset_after=5, clock=lambda: now[0])
+        breaker.record_failure()
+        now[0] = 5.0
+        assert breaker.allow()
+        breaker.record_failure()
+        assert breaker.state is BreakerState.OPEN
+        now[0] = 10.0
+        assert breaker.allow()
+        breaker.record_success()
+        assert breaker.state is BreakerState.CLOSED
+
+    def test_success_resets_the_count(self) -> None:
+        """Failures must be consecutive."""
+        breaker = CircuitBreaker(failure_threshold=2)
+        breaker.record_failure()
+        breaker.record_success()
+        breaker.record_failure()
+        assert breaker.state is BreakerState.CLOSED
+
+    def test_threshold_must_be_positive(self) -> None:
+        """A zero threshold is a configuration error."""
+        with pytest.raises(ValueError):
+            CircuitBreaker(failure_threshold=0)
+
+
+def _result(cls: FailureClass | None, *, outcome: Outcome = Outcome.ERROR, channel: Channel | None = Channel.EXECUTION,
+            retry_after: float | None = None) -> ToolCallResult:
+    return ToolCallResult(tool="t", text="", outcome=outcome, channel=channel, failure_class=cls, retry_after=retry_after)
+
+
+class TestRetryPolicy:
+    """The class decides; timeouts and lost sessions never retry."""
+
+    @pytest.mark.parametrize(
+        ("result", "idempotent", "expected"),
+        [
+            (_result(FailureClass.PERMISSION_DENIED), True, False),
+            (_result(FailureClass.NOT_FOUND), True, False),
+            (_result(FailureClass.INVALID_INPUT), True, False),
+            (_result(FailureClass.UNKNOWN), True, False),
+            (_result(FailureClass.UPSTREAM_UNAVAILABLE), True, True),
+            (_result(FailureClass.UPSTREAM_UNAVAILABLE), False, False),
+            (_result(FailureClass.RATE_LIMITED, retry_after=2), False, True),
+            (_result(FailureClass.RATE_LIMITED, retry_after=30), True, False),
+            (_result(FailureClass.UPSTREAM_UNAVAILABLE, outcome=Outcome.TIMEOUT, channel=None), True, False),
+            (_result(FailureClass.UPSTREAM_UNAVAILABLE, channel=None), True, False),
+            (_result(None, outcome=Outcome.OK, channel=None), True, False),
+        ],
+    )
+    def test_should_retry(self, result: ToolCallResult, idempotent: bool, expected: bool) -> None:
+        """One row per class / outcome of the policy table."""
+        assert RetryPolicy().should_retry(result, idempotent=idempotent) is expected
+
+    @pytest.mark.anyio
+    @pytest.mark.parametrize("anyio_backend", ["asyncio"])
+    async def test_run_stops_at_max_attempts_and_returns_the_last_result(self, anyio_backend: str) -> None:
+        """A persistently unavailable idempotent call is tried max_attempts times, then returned."""
+        policy = RetryPolicy(max_attempts=3, backoff_initial=0.001, backoff_max=0.002, jitter=0.001)
+        seen: list[int] = []
+
+        async def attempt(n: int) -> ToolCallResult:
+            seen.append(n)
+            return _result(FailureClass.UPSTREAM_UNAVAILABLE)
+
+        result, count = await policy.run(attempt, idempotent=True)
+        assert (seen, count, result.failure_class) == ([1, 2, 3], 3, FailureClass.UPSTREAM_UNAVAILABLE)
+
+    @pytest.mark.anyio
+    @pytest.mark.parametrize("anyio_backend", ["asyncio"])
+    async def test_budget_stops_long_waits(self, anyio_backend: str) -> None:
+        """No new attempt starts once the next wait would pass the budget."""
+        policy = RetryPolicy(max_attempts=10, budget=0.3, jitter=0)
+        count = 0
+
+        async def attempt(n: int) -> ToolCallResult:
+            nonlocal count
+            count = n
+            return _result(FailureClass.RATE_LIMITED, retry_after=0.2)
+
+        started = anyio.current_time()
+        await policy.run(attempt, idempotent=False)
+        assert count == 2 and anyio.current_time() - started < 1.0
+
+
+class TestClassifyText:
+    """Foreign text-only errors land on the closed set; unrecognised text is unknown."""
+
+    TABLE = [
+        ("403 Forbidden: token lacks repo:write", FailureClass.PERMISSION_DENIED),
+        ("HTTP 401 Unauthorized", FailureClass.PERMISSION_DENIED),
+        ("Access is denied", FailureClass.PERMISSION_DENIED),
+        ("404 Not Found", FailureClass.NOT_FOUND),
+        ("No such file or directory", FailureClass.NOT_FOUND),
+        ("429 Too Many Requests, retry after 30s", FailureClass.RATE_LIMITED),
+        ("Rate limit exceeded for client", FailureClass.RATE_LIMITED),
+        ("503 Service Unavailable", FailureClass.UPSTREAM_UNAVAILABLE),
+        ("connection refused (ECONNREFUSED)", FailureClass.UPSTREAM_UNAVAILABLE),
+        ("upstream timed out", FailureClass.UPSTREAM_UNAVAILABLE),
+        ("400 Bad Request", FailureClass.INVALID_INPUT),
+        ("start must be an ISO-8601 date-time", FailureClass.INVALID_INPUT),
+        ("something odd happened", FailureClass.UNKNOWN),
+        ("order 12345 failed", FailureClass.UNKNOWN),
+    ]
+
+    @pytest.mark.parametrize(("text", "expected"), TABLE)
+    def test_table(self, text: str, expected: FailureClass) -> None:
+        """Each example lands on its class."""
+        assert classify_text(text) is expected
+
+    @pytest.mark.parametrize(
+        ("text", "seconds"),
+        [
+            ("429 Too Many Requests, retry after 30s", 30.0),
+            ("Retry-After: 12", 12.0),
+            ("slow down; try again in 2 minutes", 120.0),
+            ("retry after 250ms", 0.25),
+            ("no hint here", None),
+        ],
+    )
+    def test_retry_after(self, text: str, seconds: float | None) -> None:
+        """Retry hints in prose become seconds."""
+        assert retry_after_from_text(text) == seconds
+
+    def test_excerpt_is_scrubbed_short_and_path_free(self) -> None:
+        """Credentials, paths and stack fragments never survive into the model's excerpt."""
+        text = (
+            "could not connect to postgres://admin:s3cret-FAKE@db:5432/x at /srv/app/FAKE/db.py:12\n"
+            "Traceback (most recent call last): ..."
+        )
+        excerpt = safe_excerpt(text)
+        assert "s3cret-FAKE" not in excerpt and "/srv/app" not in excerpt and "Traceback" not in excerpt
+        assert len(safe_excerpt("x" * 500)) <= 160
+
+
+class TestInvalidParamsNote:
+    """The -32602 crossing: which argument, what it must be, nothing else."""
+
+    def test_zod_message(self) -> None:
+        """D18's message becomes the expected note."""
+        message = (
+            "Input validation error: Invalid arguments for tool create_label: color: Expected string, received "
+            "number; trace at /srv/app/FAKE/handlers.py:88"
+        )
+        assert invalid_params_note("create_label", message) == (
+            "create_label was rejected: invalid arguments — `color` must be a string. Fix the arguments and call again."
+        )
+
+    def test_pydantic_message_does_not_echo_input(self) -> None:
+        """pydantic's input_value is dropped; the field and expectation stay."""
+        message = (
+            "1 validation error for addArguments\na\n  Input should be a valid integer, unable to parse string as "
+            "an integer [type=int_parsing, input_value='forty', input_type=str]"
+        )
+        note = invalid_params_note("add", message)
+        assert "`a` must be a valid integer" in note and "forty" not in note
+
+    def test_several_fields_and_required(self) -> None:
+        """Multiple problems are listed; required properties are named."""
+        message = "'start' is a required property; duration_min: Expected integer, received string"
+        problems = parse_argument_problems(message)
+        assert [(p.field, p.expected) for p in problems] == [("duration_min", "an integer"), ("start", "required")]
+
+    def test_bare_message_and_length_bound(self) -> None:
+        """Nothing structured: a generic note; everything stays under 300 characters."""
+        assert invalid_params_note("t", "Invalid request parameters") == (
+            "t was rejected: invalid arguments. Fix the arguments and call again."
+        )
+        long = "; ".join(f"f{i}: Expected string, received number" for i in range(50))
+        assert len(invalid_params_note("t" * 40, long)) <= 300
+
+    @pytest.mark.parametrize(
+        ("message", "name"),
+        [
+            ("Unknown tool: get_ordr", "get_ordr"),
+            ("MCP error -32602: Tool get_ordr not found", ""),
+            ("Unknown tool: 'nope'", "nope"),
+            ("Invalid params", None),
+        ],
+    )
+    def test_unknown_tool_detection(self, message: str, name: str | None) -> None:
+        """Unknown-tool phrasing is recognised whatever the SDK's wording."""
+        found = unknown_tool_name(message)
+        assert (found is not None) == (name is not None)
+        if name:
+            assert found == name
+
+
+class TestKeys:
+    """Idempotency keys and their hashes."""
+
+    def test_keys_are_uuid4_and_hash_is_stable_prefix(self) -> None:
+        """Fresh UUID4 per call; 16 hex chars of SHA-256 on spans."""
+        a, b = new_idempotency_key(), new_idempotency_key()
+        assert a != b and re.fullmatch(r"[0-9a-f-]{36}", a)
+        assert key_hash(a) == key_hash(a) and re.fullmatch(r"[0-9a-f]{16}", key_hash(a)) and a not in key_hash(a)
+
+
+class TestDeadline:
+    """Idle timer and hard ceiling."""
+
+    @pytest.mark.anyio
+    @pytest.mark.parametrize("anyio_backend", ["asyncio"])
+    async def test_touch_extends_idle_but_not_past_ceiling(self, anyio_backend: str) -> None:
+        """Progress moves the deadline forward, capped by the ceiling; after finish it does nothing."""
+        deadline = CallDeadline(TimeoutPolicy(idle=1.0, ceiling=1.5))
+        first = deadline.scope.deadline
+        await anyio.sleep(0.1)
+        deadline.touch()
+        assert deadline.scope.deadline > first
+        await anyio.sleep(0.6)
+        deadline.touch()
+        assert deadline.scope.deadline == pytest.approx(deadline.ceiling_at)
+        deadline.finish()
+        before = deadline.scope.deadline
+        deadline.touch()
+        assert deadline.scope.deadline == before and deadline.progress_events == 2
+
+    def test_default_ceiling_is_ten_idles(self) -> None:
+        """Without an explicit ceiling the hard limit is ten idle periods."""
+        assert TimeoutPolicy(idle=3).hard_ceiling == 30
+
+
+class TestCatalog:
+    """The tool cache: single-flight refresh, debounce, retired names, idempotent hints."""
+
+    @pytest.mark.anyio
+    @pytest.mark.parametrize("anyio_backend", ["asyncio"])
+    async def test_concurrent_refreshes_share_one_fetch(self, anyio_backend: str) -> None:
+        """Ten callers refreshing at once cost one tools/list."""
+        catalog = ToolCatalog()
+        fetches = 0
+
+        async def fetch() -> list[Tool]:
+            nonlocal fetches
+            fetches += 1
+            await anyio.sleep(0.05)
+            return [Tool(name="a", input_schema={"type": "object"})]
+
+        async with anyio.create_task_group() as tg:
+            for _ in range(10):
+                tg.start_soon(catalog.refresh, fetch)
+        assert fetches == 1 and catalog.names == ["a"]
+
+    @pytest.mark.anyio
+    @pytest.mark.parametrize("anyio_backend", ["asyncio"])
+    async def test_retired_names_and_hints(self, anyio_backend: str) -> None:
+        """A name that disappears is remembered as retired; idempotentHint is read from annotations."""
+        catalog = ToolCatalog(debounce=0)
+        hinted = Tool(name="put", input_schema={"type": "object"}, annotations=ToolAnnotations(idempotent_hint=True))
+
+        async def first() -> list[Any]:
+            return [Tool(name="get_doc", input_schema={"type": "object"}), hinted]
+
+        async def second() -> list[Any]:
+            return [hinted]
+
+        await catalog.refresh(first)
+        catalog.mark_stale()
+        await catalog.refresh_if_stale(second)
+        assert catalog.names == ["put"] and "get_doc" in catalog.retired
+        assert catalog.is_idempotent("put") and not catalog.is_idempotent("get_doc")
