@@ -1,0 +1,62 @@
+"""The per-server circuit breaker with real connections: only transport failures count."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from errscope import Channel, FailureClass
+from errscope.client import CircuitBreaker, ConnectionState, RetryPolicy, ToolClient
+from tests.client.conftest import free_port
+from tests.client.helpers import scripted_server
+
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+async def test_refused_connections_open_the_breaker(telemetry: Any) -> None:
+    """Two refused connections open it; the third call fails fast and says the server is unreachable."""
+    url = f"http://127.0.0.1:{free_port()}/mcp"
+    breaker = CircuitBreaker(failure_threshold=2, reset_after=60)
+    async with ToolClient(url, connect_timeout=2, breaker=breaker, **telemetry.providers) as tc:
+        first = await tc.call_tool("echo", {})
+        second = await tc.call_tool("echo", {})
+        assert tc.state is ConnectionState.CIRCUIT_OPEN
+        third = await tc.call_tool("echo", {})
+    assert first.text.startswith(f"Tool server {url} is unavailable. Ref ERR-")
+    assert second.failure_class is FailureClass.UPSTREAM_UNAVAILABLE
+    assert third.text.startswith(f"Tool server {url} is unreachable (too many recent failures). Ref ERR-")
+    assert third.channel is None and third.failure_class is FailureClass.UPSTREAM_UNAVAILABLE
+    error_types = [dict(s.attributes or {})["error.type"] for s in telemetry.spans("tools/call echo")]
+    assert error_types == ["connection_error", "connection_error", "circuit_open"]
+
+
+async def test_error_results_never_open_the_breaker(tmp_path: Any) -> None:
+    """isError results and JSON-RPC errors prove the server answered: the breaker stays closed."""
+    params = scripted_server(
+        tmp_path,
+        [
+            {"isError": True, "text": "503 Service Unavailable"},
+            {"error": {"code": -32603, "message": "Internal error"}},
+        ],
+    )
+    breaker = CircuitBreaker(failure_threshold=1)
+    async with ToolClient(params, timeout=2, breaker=breaker, retry=RetryPolicy(max_attempts=1)) as tc:
+        for _ in range(4):
+            await tc.call_tool("scripted", {})
+        assert tc.state is ConnectionState.CONNECTED
+
+
+async def test_peer_sent_timeout_code_is_a_protocol_error(tmp_path: Any) -> None:
+    """A server that sends -32001 (fastmcp's "Not found") answered: protocol channel, class from its text."""
+    params = scripted_server(tmp_path, [{"error": {"code": -32001, "message": "Not found: Unknown order 'A-9'"}}])
+    async with ToolClient(params, timeout=2) as tc:
+        result = await tc.call_tool("scripted", {})
+        assert tc.state is ConnectionState.CONNECTED
+    assert (result.channel, result.failure_class) == (Channel.PROTOCOL, FailureClass.NOT_FOUND)
+    assert result.outcome.value == "error"
