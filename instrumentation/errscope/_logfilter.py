@@ -12,6 +12,14 @@ from errscope._scrubbing import scrub
 __all__ = ["ScrubbingFilter", "scrub_library_logs"]
 
 LIBRARY_LOGGERS: Final = ("mcp", "fastmcp", "uvicorn.error")
+MAX_RECORD_CHARS: Final = 4096
+"""Characters of a library log message or traceback kept: a 100 KB exception message makes a
+100 KB log line otherwise, and some handlers (rich) take seconds to render one."""
+
+
+def _bounded(text: str) -> str:
+    text = scrub(text)
+    return text if len(text) <= MAX_RECORD_CHARS else text[:MAX_RECORD_CHARS] + f"…[{len(text) - MAX_RECORD_CHARS} chars dropped]"
 
 
 class ScrubbingFilter(logging.Filter):
@@ -19,10 +27,10 @@ class ScrubbingFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:
-            record.msg = scrub(record.getMessage())
+            record.msg = _bounded(record.getMessage())
             record.args = None
             if record.exc_info and record.exc_info[1] is not None:
-                record.exc_text = scrub("".join(traceback.format_exception(record.exc_info[1])))
+                record.exc_text = _bounded("".join(traceback.format_exception(record.exc_info[1])))
                 record.exc_info = None
         except Exception:  # a filter must never break logging
             record.msg, record.args, record.exc_info = "log record withheld by errscope (scrubbing failed)", None, None
@@ -33,10 +41,16 @@ _FILTER: Final = ScrubbingFilter()
 
 
 def scrub_library_logs(prefixes: tuple[str, ...] = LIBRARY_LOGGERS) -> None:
-    """Attach the scrubbing filter to every existing logger under ``prefixes``.
+    """Attach the scrubbing filter to every existing logger under ``prefixes`` and to their handlers.
 
-    Logger filters see only records created on that very logger, so each module logger gets one.
+    Logger filters see only records created on that very logger, so each module logger gets one;
+    handler filters see every record the handler emits, which covers child loggers created later
+    (FastMCP creates them lazily and logs through its own non-propagating handler).
     """
     for name in [*prefixes, *logging.Logger.manager.loggerDict]:
-        if name.startswith(prefixes) and _FILTER not in (logger := logging.getLogger(name)).filters:
-            logger.addFilter(_FILTER)
+        if not name.startswith(prefixes):
+            continue
+        logger = logging.getLogger(name)
+        for target in (logger, *logger.handlers):
+            if _FILTER not in target.filters:
+                target.addFilter(_FILTER)

@@ -15,7 +15,7 @@ import errscope
 from errscope.testing import CapturedTelemetry
 from tests.servers.catalogue import BUILDERS
 
-STYLES = ["lowlevel", "mcpserver"]
+STYLES = ["lowlevel", "mcpserver", "fastmcp"]
 ERAS = ["legacy", "2026-07-28"]
 
 
@@ -72,5 +72,6 @@ async def served(style: str, era: str, telemetry: CapturedTelemetry, request: py
     options = getattr(request, "param", {}) or {}
     server = BUILDERS[style]()
     errscope.instrument(server, **telemetry.providers, **options)
-    async with Client(server, mode=era) as client:  # type: ignore[arg-type]
+    target = server._mcp_server if style == "fastmcp" else server  # FastMCP's own mcp-level Server
+    async with Client(target, mode=era) as client:  # type: ignore[arg-type]
         yield Served(server, telemetry, client)

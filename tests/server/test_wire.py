@@ -18,7 +18,7 @@ from mcp.shared.exceptions import MCPError
 
 from tests.servers.wire import LEGACY, MODERN, REPO, StdioPeer
 
-STYLES = ["lowlevel", "mcpserver"]
+STYLES = ["lowlevel", "mcpserver", "fastmcp"]
 
 
 @pytest.fixture(scope="module", params=[(s, e) for s in STYLES for e in (LEGACY, MODERN)], ids=lambda p: f"{p[0]}-{p[1]}")

@@ -98,8 +98,8 @@ class ToolSeam:
         except Exception as exc:
             classification, source = explain(exc)
             return self.fail(call, name, classification, source)
-        if isinstance(result, CallToolResult) and result.is_error:
-            return self._own_error_result(call, result)
+        if getattr(result, "is_error", False) is True:  # CallToolResult, or a framework's equivalent
+            return self.own_error_result(call, result)
         return result
 
     def fail(
@@ -110,8 +110,11 @@ class ToolSeam:
         text = model_message(name, classification, call.error_ref)
         return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True, _meta=failure_meta(call))
 
-    def _own_error_result(self, call: ToolCall, result: CallToolResult) -> CallToolResult:
-        # The tool answered isError itself: honour a class it declared in _meta, otherwise unknown.
+    def own_error_result(self, call: ToolCall, result: Any) -> CallToolResult:
+        """The tool answered ``isError`` itself: keep it, scrub its text, add the ref.
+
+        A class the tool declared under ``_meta[io.errscope/failure_class]`` is honoured; else unknown.
+        """
         declared = (result.meta or {}).get(attr.META_FAILURE_CLASS)
         try:
             failure_class = FailureClass(declared)

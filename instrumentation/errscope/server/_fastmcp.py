@@ -1,0 +1,112 @@
+"""Adapter for FastMCP 4 (``fastmcp.FastMCP``), with the guarantees of the ``mcp`` adapter.
+
+FastMCP runs on the ``mcp`` SDK's low-level server (reference/mcp-sdk-2.3.md §6), so the same
+:class:`~errscope.server._mcp.ErrscopeMiddleware` heads its ``_mcp_server.middleware`` chain: one
+span, one metric point, cancellation, no ``str(e)`` anywhere. FastMCP's own spans are switched off
+(``fastmcp.settings.telemetry_mode = "off"``, process-wide): they would double every span and put
+``str(e)`` and the chained stack trace into status and events even with ``mask_error_details``.
+The seam is a FastMCP middleware, innermost, whose ``on_call_tool`` sees the tool's exception as
+the ``__cause__`` of FastMCP's ``ToolError``.
+
+Stance on FastMCP's built-in middlewares (detected at instrument time, with a warning):
+``ErrorHandlingMiddleware`` turns execution errors into protocol errors (-32603 with ``str(e)``),
+crossing the channels; ``RetryMiddleware`` re-runs tools server-side whatever their
+``idempotentHint``. errscope does not remove them, since that would silently change a server's
+behaviour, but says what they break; drop them to keep errscope's guarantees.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import fastmcp
+from fastmcp import exceptions as fastmcp_exceptions
+from fastmcp.server.middleware import Middleware, MiddlewareContext
+from fastmcp.tools.base import ToolResult
+from mcp.server._otel import OpenTelemetryMiddleware
+from mcp_types import CallToolResult
+
+from errscope._call import ToolCall, current_call
+from errscope._classify import Classification, register
+from errscope._telemetry import ServerTelemetry
+from errscope._vocabulary import FailureClass
+from errscope.server._mcp import ErrscopeMiddleware, _answer_malformed_frames
+from errscope.server._seam import ToolInfo, ToolSeam
+
+__all__ = ["ErrscopeToolMiddleware", "instrument_fastmcp", "uninstrument_fastmcp"]
+
+_log = logging.getLogger("errscope")
+
+_CHANNEL_CROSSING = ("ErrorHandlingMiddleware", "RetryMiddleware")
+
+
+def _fastmcp_tool_error(exc: BaseException) -> Classification | None:
+    # FastMCP wraps a tool's exception in ToolError(... ) from exc; a bare ToolError is the author's text.
+    if exc.__cause__ is not None:
+        return None
+    return Classification(FailureClass.UNKNOWN, public_message=str(exc))
+
+
+register(fastmcp_exceptions.ToolError, _fastmcp_tool_error)
+register(fastmcp_exceptions.NotFoundError, FailureClass.NOT_FOUND)
+register(fastmcp_exceptions.AuthorizationError, FailureClass.PERMISSION_DENIED)
+register(fastmcp_exceptions.ValidationError, FailureClass.INVALID_INPUT)
+
+
+def _as_tool_result(result: CallToolResult) -> ToolResult:
+    return ToolResult(
+        content=list(result.content),
+        structured_content=result.structured_content,
+        meta=result.meta,
+        is_error=result.is_error,
+    )
+
+
+class ErrscopeToolMiddleware(Middleware):
+    """FastMCP middleware: routes every ``tools/call`` through errscope's seam."""
+
+    def __init__(self, seam: ToolSeam) -> None:
+        self.seam = seam
+
+    async def on_call_tool(self, context: MiddlewareContext[Any], call_next: Any) -> Any:
+        name = context.message.name
+        arguments = context.message.arguments
+        call = current_call() or ToolCall(tool=name)
+        server = context.fastmcp_context.fastmcp if context.fastmcp_context is not None else None
+        tool = await server.get_tool(name) if server is not None else None
+        info = None if tool is None else ToolInfo(name, tool.parameters)
+        call.known = info is not None
+        result = await self.seam.run(call, name, info, arguments, lambda: call_next(context))
+        return _as_tool_result(result) if isinstance(result, CallToolResult) else result
+
+
+def instrument_fastmcp(app: Any, telemetry: ServerTelemetry, seam: ToolSeam) -> None:
+    """Install errscope on a FastMCP app in place (idempotent)."""
+    fastmcp.settings.telemetry_mode = "off"
+    lowlevel = app._mcp_server
+    chain = lowlevel.middleware
+    chain[:] = [m for m in chain if not isinstance(m, OpenTelemetryMiddleware | ErrscopeMiddleware)]
+    chain.insert(0, ErrscopeMiddleware(telemetry))
+    _answer_malformed_frames(lowlevel)
+    app.middleware[:] = [m for m in app.middleware if not isinstance(m, ErrscopeToolMiddleware)]
+    app.add_middleware(ErrscopeToolMiddleware(seam))
+    for middleware in app.middleware:
+        if type(middleware).__name__ in _CHANNEL_CROSSING:
+            _log.warning(
+                "FastMCP %s undoes errscope's guarantees (it %s); remove it from %r",
+                type(middleware).__name__,
+                "turns tool errors into JSON-RPC errors carrying str(e)"
+                if type(middleware).__name__ == "ErrorHandlingMiddleware"
+                else "re-runs tools server-side regardless of idempotentHint",
+                app.name,
+            )
+
+
+def uninstrument_fastmcp(app: Any) -> None:
+    """Remove errscope from a FastMCP app and restore FastMCP's native telemetry."""
+    app.middleware[:] = [m for m in app.middleware if not isinstance(m, ErrscopeToolMiddleware)]
+    lowlevel = app._mcp_server
+    lowlevel.middleware[:] = [m for m in lowlevel.middleware if not isinstance(m, ErrscopeMiddleware)]
+    lowlevel.__dict__.pop("run", None)
+    fastmcp.settings.telemetry_mode = "native"
