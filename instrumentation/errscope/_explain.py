@@ -1,0 +1,253 @@
+"""``errscope explain``: from one error ref (or JSON-RPC request id, or trace id) to the upstream event.
+
+Reads a folder of OTLP-JSON files (the demo's output, or a Collector ``file`` exporter folder) and
+prints the chain for one failed or successful tool call:
+
+1. what the model was shown (the host's log record, when the host logged it);
+2. the tool's SERVER span (``tools/call <tool>``: channel, class, outcome, upstream);
+3. the upstream child CLIENT span(s) and their HTTP status;
+4. the server's log record for the failure (scrubbed detail: what the upstream said);
+5. the client's view: its CLIENT span per attempt (timeouts, cancellations, retries, the
+   idempotency key's hash).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from errscope import _attributes as attr
+from errscope._otlp_json import SPAN_KIND_CLIENT, SPAN_KIND_SERVER, LogRecord, Span, Telemetry
+from errscope._refs import ERROR_REF_PATTERN
+
+__all__ = ["Chain", "ExplainError", "find_chains", "render"]
+
+MODEL_TEXT: Final = "errscope.demo.model_text"
+"""Log attribute a host puts the model-visible text under (:mod:`errscope.demo.agent` does)."""
+_TRACE_ID: Final = re.compile(r"^[0-9a-f]{32}$")
+_SPAN_ATTRIBUTES: Final = (
+    attr.JSONRPC_REQUEST_ID,
+    attr.ERRSCOPE_OUTCOME,
+    attr.ERRSCOPE_CHANNEL,
+    attr.ERRSCOPE_FAILURE_CLASS,
+    attr.ERROR_TYPE,
+    attr.RPC_RESPONSE_STATUS_CODE,
+    attr.ERRSCOPE_RETRY_AFTER,
+    attr.MCP_PROTOCOL_VERSION,
+    attr.NETWORK_TRANSPORT,
+    attr.ERRSCOPE_IDEMPOTENCY_KEY_HASH,
+    attr.ERRSCOPE_IDEMPOTENT_REPLAY,
+)
+
+
+class ExplainError(Exception):
+    """Nothing matches, or the query is not a ref, request id or trace id; ``str()`` is one line."""
+
+
+@dataclass
+class Chain:
+    """Everything known about one tool call."""
+
+    query: str
+    error_ref: str | None
+    trace_id: str
+    model: list[LogRecord] = field(default_factory=list)
+    tool: Span | None = None
+    upstream: list[Span] = field(default_factory=list)
+    logs: list[LogRecord] = field(default_factory=list)
+    client: list[Span] = field(default_factory=list)
+
+
+def _is_tool_span(span: Span) -> bool:
+    return span.get(attr.MCP_METHOD_NAME) == "tools/call"
+
+
+def _server_spans(telemetry: Telemetry, spans: Iterable[Span]) -> list[Span]:
+    return [s for s in spans if s.kind == SPAN_KIND_SERVER and _is_tool_span(s)]
+
+
+def _chain(telemetry: Telemetry, query: str, trace_id: str, tool: Span | None, ref: str | None) -> Chain:
+    chain = Chain(query=query, error_ref=ref, trace_id=trace_id, tool=tool)
+    if tool is not None:
+        ref = ref or tool.get(attr.ERRSCOPE_ERROR_REF)
+        chain.error_ref = ref
+        chain.upstream = [s for s in telemetry.children(tool) if s.kind == SPAN_KIND_CLIENT]
+    trace = telemetry.trace(trace_id) if trace_id else []
+    client = [s for s in trace if s.kind == SPAN_KIND_CLIENT and _is_tool_span(s)]
+    if tool is not None and client:
+        parent = telemetry.parent(tool)
+        direct = [s for s in client if parent is not None and s.span_id == parent.span_id]
+        tool_name = tool.get(attr.GEN_AI_TOOL_NAME)
+        client = direct + [s for s in client if s not in direct and s.get(attr.GEN_AI_TOOL_NAME) == tool_name]
+    chain.client = sorted(client, key=lambda s: s.start)
+    refs = {r for r in (ref, *(s.get(attr.ERRSCOPE_ERROR_REF) for s in chain.client)) if r}
+    if tool is not None and tool.get(attr.ERRSCOPE_ERROR_REF):
+        refs.add(tool.get(attr.ERRSCOPE_ERROR_REF))
+    chain.logs = sorted((r for r in telemetry.logs if r.get(attr.ERRSCOPE_ERROR_REF) in refs and not r.get(MODEL_TEXT)),
+                        key=lambda r: r.time)
+    model = [r for r in telemetry.logs if r.get(MODEL_TEXT) and (r.get(attr.ERRSCOPE_ERROR_REF) in refs
+                                                                 or (trace_id and r.trace_id == trace_id))]
+    chain.model = sorted(model, key=lambda r: r.time)
+    return chain
+
+
+def _by_ref(telemetry: Telemetry, ref: str) -> list[Chain]:
+    spans = telemetry.spans_where(attr.ERRSCOPE_ERROR_REF, ref)
+    servers = _server_spans(telemetry, spans)
+    if servers:
+        return [_chain(telemetry, ref, s.trace_id, s, ref) for s in servers]
+    for span in spans:  # a ref the client minted (timeout, lost session) or a host's step span
+        trace = telemetry.trace(span.trace_id)
+        tools = _server_spans(telemetry, trace)
+        if span.kind == SPAN_KIND_CLIENT:
+            tools = [s for s in tools if s.parent_span_id == span.span_id] or tools
+        return [_chain(telemetry, ref, span.trace_id, tools[-1] if tools else None, ref)]
+    records = telemetry.logs_where(attr.ERRSCOPE_ERROR_REF, ref)
+    if records:  # a failure with no span (a malformed frame is answered before any request exists)
+        trace_id = next((r.trace_id for r in records if r.trace_id), "")
+        tools = _server_spans(telemetry, telemetry.trace(trace_id)) if trace_id else []
+        return [_chain(telemetry, ref, trace_id, tools[-1] if tools else None, ref)]
+    return []
+
+
+def _by_request_id(telemetry: Telemetry, request_id: str) -> list[Chain]:
+    spans = [s for s in telemetry.spans if _is_tool_span(s) and str(s.get(attr.JSONRPC_REQUEST_ID)) == request_id]
+    servers = _server_spans(telemetry, spans)
+    if servers:
+        return [_chain(telemetry, request_id, s.trace_id, s, None) for s in servers]
+    return [_chain(telemetry, request_id, s.trace_id, None, s.get(attr.ERRSCOPE_ERROR_REF)) for s in spans]
+
+
+def _by_trace_id(telemetry: Telemetry, trace_id: str) -> list[Chain]:
+    trace = telemetry.trace(trace_id)
+    if not trace:
+        return []
+    servers = _server_spans(telemetry, trace)
+    failed = [s for s in servers if s.get(attr.ERRSCOPE_ERROR_REF)]
+    if servers:
+        return [_chain(telemetry, trace_id, trace_id, (failed or servers)[-1], None)]
+    ref = next((s.get(attr.ERRSCOPE_ERROR_REF) for s in trace if s.get(attr.ERRSCOPE_ERROR_REF)), None)
+    return [_chain(telemetry, trace_id, trace_id, None, ref)]
+
+
+def find_chains(telemetry: Telemetry, query: str) -> list[Chain]:
+    """Chains for an error ref (``ERR-…``), a trace id (32 hex digits) or a JSON-RPC request id.
+
+    Raises:
+        ExplainError: nothing in the telemetry matches.
+    """
+    text = query.strip()
+    ref = ERROR_REF_PATTERN.fullmatch(text.upper())
+    if ref:
+        chains = _by_ref(telemetry, ref.group(0))
+        kind = "error ref"
+    elif _TRACE_ID.match(text.lower()):
+        chains = _by_trace_id(telemetry, text.lower())
+        kind = "trace id"
+    elif text and len(text) <= 128 and text.isprintable():
+        chains = _by_request_id(telemetry, text)
+        kind = "JSON-RPC request id"
+    else:
+        raise ExplainError("give an error ref (ERR-XXXXXXXX), a JSON-RPC request id or a 32-digit trace id")
+    if not chains:
+        raise ExplainError(
+            f"{kind} {text} not found ({len(telemetry.spans)} spans and {len(telemetry.logs)} log records searched)"
+        )
+    return chains
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _pairs(span_or_record: Span | LogRecord, keys: Iterable[str]) -> str:
+    return "  ".join(f"{k}={_fmt(span_or_record.get(k))}" for k in keys if span_or_record.get(k) not in (None, ""))
+
+
+def _status(span: Span) -> str:
+    if span.failed:
+        return f"ERROR {span.status_message}".rstrip()
+    return "OK" if span.status_code == 1 else "unset"
+
+
+def render(chain: Chain) -> str:
+    """The chain as plain text, one section per link."""
+    tool_name = (chain.tool.get(attr.GEN_AI_TOOL_NAME) if chain.tool else None) or next(
+        (s.get(attr.GEN_AI_TOOL_NAME) for s in chain.client), None) or next(
+        (r.get(attr.GEN_AI_TOOL_NAME) for r in chain.model), None) or "-"
+    head = chain.error_ref or "(no error ref: the call succeeded or was not answered)"
+    lines = [f"{head}  tool={tool_name}  trace={chain.trace_id or '-'}", ""]
+
+    lines.append("1. what the model saw")
+    if chain.model:
+        for record in chain.model:
+            lines.append(f"   {record.get(MODEL_TEXT)}")
+            lines.append(f"   ({_pairs(record, (attr.ERRSCOPE_OUTCOME, attr.JSONRPC_REQUEST_ID))}  service={record.service})")
+    else:
+        lines.append("   (not recorded: the host did not log the text it showed the model)")
+
+    lines.append("2. tool span")
+    if chain.tool is not None:
+        span = chain.tool
+        lines.append(f"   {span.name}  [{span.kind_name}, {span.service}]  {span.duration_ms:.1f} ms  status={_status(span)}")
+        lines.append(f"   {_pairs(span, _SPAN_ATTRIBUTES)}")
+        upstream = _pairs(span, (attr.ERRSCOPE_UPSTREAM_SYSTEM, attr.ERRSCOPE_UPSTREAM_STATUS,
+                                 attr.ERRSCOPE_UPSTREAM_ADDRESS))
+        lines.append(f"   {upstream or 'no upstream recorded'}")
+        for name, event in span.events:
+            lines.append(f"   event {name} {_fmt(event) if event else ''}".rstrip())
+    else:
+        lines.append("   (none: the server never started a tool call for this; see the log record)")
+
+    lines.append("3. upstream")
+    if chain.upstream:
+        for span in chain.upstream:
+            code = span.get("http.response.status_code", span.get("http.status_code"))
+            method = span.get("http.request.method", span.get("http.method", ""))
+            url = span.get("url.full", span.get("http.url", ""))
+            answer = f"status {code}" if code is not None else "no answer (cancelled or failed before a response)"
+            lines.append(f"   {span.name}  [{span.kind_name}]  {method} {url}  {answer}  {span.duration_ms:.1f} ms  "
+                         f"span status={_status(span)}")
+    else:
+        lines.append("   (no upstream call)")
+
+    lines.append("4. log record")
+    if chain.logs:
+        for record in chain.logs:
+            ref = record.get(attr.ERRSCOPE_ERROR_REF)
+            lines.append(f"   {record.severity} {record.body}  ref={ref}  [{record.scope}, {record.service}]")
+            detail = _pairs(record, ("exception.type", "exception.message", attr.RPC_RESPONSE_STATUS_CODE,
+                                     attr.ERRSCOPE_UPSTREAM_STATUS))
+            if detail:
+                lines.append(f"   {detail}")
+    else:
+        lines.append("   (no log record for this ref)")
+
+    lines.append("5. client view")
+    if chain.client:
+        for span in chain.client:
+            lines.append(f"   attempt {_fmt(span.get(attr.ERRSCOPE_ATTEMPT, 1))}: {span.name}  [{span.service}]  "
+                         f"{span.duration_ms:.1f} ms  status={_status(span)}")
+            detail = _pairs(span, (attr.JSONRPC_REQUEST_ID, attr.ERRSCOPE_OUTCOME, attr.ERRSCOPE_FAILURE_CLASS,
+                                   attr.ERRSCOPE_ERROR_REF, attr.ERROR_TYPE, attr.ERRSCOPE_RETRY_AFTER,
+                                   attr.ERRSCOPE_IDEMPOTENCY_KEY_HASH))
+            lines.append(f"   {detail}")
+            for name, event in span.events:
+                reason = event.get("reason")
+                lines.append(f"   event {name}" + (f": {reason}" if reason else ""))
+        attempts = len(chain.client)
+        timeouts = sum(1 for s in chain.client if s.get(attr.ERRSCOPE_OUTCOME) == "timeout")
+        keys = sorted({str(s.get(attr.ERRSCOPE_IDEMPOTENCY_KEY_HASH)) for s in chain.client
+                       if s.get(attr.ERRSCOPE_IDEMPOTENCY_KEY_HASH)})
+        lines.append(f"   {attempts} attempt{'s' if attempts != 1 else ''}, {attempts - 1} "
+                     f"retr{'ies' if attempts != 2 else 'y'}, {timeouts} timeout{'s' if timeouts != 1 else ''}; "
+                     f"idempotency key hash {', '.join(keys) or '-'}")
+    else:
+        lines.append("   (no client span in this folder)")
+    return "\n".join(lines)

@@ -1,0 +1,239 @@
+"""``errscope demo``: start the payments API and the refund server on 127.0.0.1, run the agent, print the table.
+
+Output folder (default ``./errscope-out``)::
+
+    agent/{traces,metrics,logs}.jsonl           the agent's (host's) telemetry
+    refund-server/{traces,metrics,logs}.jsonl   the MCP server's telemetry
+    triage.json                                 the table's rows and the payments API's counters
+
+With ``OTEL_EXPORTER_OTLP_ENDPOINT`` set, telemetry goes to that OTLP endpoint (a Collector);
+spans and logs are also kept in the folder so the table and ``errscope explain`` work offline.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import anyio
+import httpx
+from mcp.client.stdio import StdioServerParameters
+from rich.console import Console
+
+from errscope._otlp_json import TelemetryError, load
+from errscope._setup import otlp_configured
+from errscope.demo import agent, payments, triage
+from errscope.demo._telemetry import demo_telemetry
+
+__all__ = ["AGENT_SERVICE", "DemoError", "run_demo"]
+
+AGENT_SERVICE: Final = "errscope-demo-agent"
+_OWN: Final = ("agent", "refund-server", "triage.json")
+"""What the demo writes in the output folder (and clears at the start of a run)."""
+_STARTUP_TIMEOUT: Final = 20.0
+
+
+class DemoError(Exception):
+    """The demo could not run (a process did not start, a port is taken); ``str()`` is one line."""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.setdefault("OTEL_METRIC_EXPORT_INTERVAL", "2000")
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def _wait_http(url: str, process: subprocess.Popen[bytes], what: str) -> None:
+    deadline = time.monotonic() + _STARTUP_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise DemoError(f"{what} exited with status {process.returncode} before it was ready")
+        try:
+            httpx.get(url, timeout=0.5)
+            return
+        except httpx.HTTPError:
+            time.sleep(0.05)
+    raise DemoError(f"{what} did not answer on {url} within {_STARTUP_TIMEOUT:.0f} s")
+
+
+@contextmanager
+def _process(argv: list[str]) -> Iterator[subprocess.Popen[bytes]]:
+    """Start ``argv``; terminate it (then kill) when the block ends."""
+    process = subprocess.Popen(  # noqa: S603 - our own module, fixed argv
+        argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_child_env()
+    )
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(5)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(5)
+
+
+def _prepare(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise DemoError(f"{out} exists and is not a folder")
+    out.mkdir(parents=True, exist_ok=True)
+    for name in _OWN:
+        path = out / name
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+
+
+@dataclass
+class DemoResult:
+    rows: list[triage.Row]
+    stats: dict[str, Any]
+    exactly_once: bool
+    summary: str
+    seconds: float
+
+
+def _exactly_once(stats: dict[str, Any], notes: list[agent.AgentNote]) -> tuple[bool, str]:
+    retry = next((n for n in notes if n.step == "retry_same_key"), None)
+    applied = int(stats.get("refunds_applied", -1))
+    refunds = stats.get("refunds") or []
+    key = retry.idempotency_key_hash if retry is not None else None
+    requests_with_key = int((stats.get("requests_by_key_hash") or {}).get(key or "", 0)) if key else 0
+    ok = applied == 1 and retry is not None and retry.outcome == "ok" and requests_with_key == 2
+    if refunds:
+        first = refunds[0]
+        what = f"{first['refund_id']}, {first['amount']:.2f} {first['currency']} on {first['order_id']}"
+    else:
+        what = "none"
+    verdict = "Exactly once" if ok else "NOT exactly once"
+    line = (f"{verdict}: the payments API applied {applied} refund{'s' if applied != 1 else ''} ({what}); "
+            f"{requests_with_key} requests carried idempotency key #{key or '-'}, "
+            f"{int(stats.get('replays', 0))} replayed.")
+    return ok, line
+
+
+def run_demo(out: Path, *, http: bool = False, console: Console | None = None) -> DemoResult:
+    """Run the whole scenario; print progress and the table on ``console``.
+
+    Raises:
+        DemoError: a process could not be started.
+    """
+    console = console or Console()
+    started = time.monotonic()
+    out = out.resolve()
+    _prepare(out)
+    payments_port = free_port()
+    payments_url = f"http://127.0.0.1:{payments_port}"
+    progress = _Progress(console, len(agent.STEPS) + 2)
+    # The payments API runs as a plain script (it needs nothing from errscope, so it skips the
+    # package's imports); it boots while the refund server starts.
+    payments_argv = [sys.executable, str(Path(payments.__file__)), "--port", str(payments_port)]
+    server_argv = [sys.executable, "-m", "errscope.demo.refund_server", "--payments", payments_url,
+                   "--out", str(out / "refund-server")]
+    with progress:
+        progress.advance("starting the payments API and the refund server")
+        with _process(payments_argv) as payments_process:
+            telemetry = demo_telemetry(AGENT_SERVICE, out / "agent", metric_interval=2.0)
+            try:
+                if http:
+                    port = free_port()
+                    url = f"http://127.0.0.1:{port}/mcp"
+                    with _process([*server_argv, "--http", str(port)]) as server_process:
+                        _wait_http(f"{payments_url}/healthz", payments_process, "the payments API")
+                        _wait_http(url, server_process, "the refund server")
+                        notes = anyio.run(_agent, agent.Target(url=url), payments_url, progress)
+                        stats = httpx.get(f"{payments_url}/_admin/stats", timeout=10).json()
+                else:
+                    params = StdioServerParameters(command=server_argv[0], args=server_argv[1:], env=_child_env())
+
+                    def ready() -> None:
+                        _wait_http(f"{payments_url}/healthz", payments_process, "the payments API")
+
+                    notes = anyio.run(_agent, agent.Target(stdio=params), payments_url, progress, ready)
+                    stats = httpx.get(f"{payments_url}/_admin/stats", timeout=10).json()
+            finally:
+                progress.advance("flushing telemetry")
+                telemetry.shutdown()
+        try:
+            exported = load(out)
+        except TelemetryError as exc:
+            raise DemoError(f"the run's telemetry could not be read back: {exc}") from None
+        rows = triage.build_rows(notes, exported)
+    ok, summary = _exactly_once(stats, notes)
+    seconds = time.monotonic() - started
+    (out / "triage.json").write_text(json.dumps({
+        "transport": "http" if http else "stdio",
+        "otlp": otlp_configured(),
+        "rows": [r.to_json() for r in rows],
+        "exactly_once": ok,
+        "summary": summary,
+        "payments": {k: stats.get(k) for k in ("refunds_applied", "refunds", "requests", "replays",
+                                               "requests_by_key_hash")},
+        "seconds": round(seconds, 2),
+    }, indent=2) + "\n")
+    return DemoResult(rows, stats, ok, summary, seconds)
+
+
+async def _agent(
+    target: agent.Target, payments_url: str, progress: _Progress, ready: Callable[[], None] | None = None
+) -> list[agent.AgentNote]:
+    async def wait_ready() -> None:
+        if ready is not None:
+            await anyio.to_thread.run_sync(ready)
+
+    return await agent.run_agent(target, payments_url, on_step=lambda name, what: progress.advance(what),
+                                 before_steps=wait_ready)
+
+
+class _Progress:
+    """A rich progress bar on a terminal; silent otherwise."""
+
+    def __init__(self, console: Console, total: int) -> None:
+        self.console = console
+        self.total = total
+        self._progress: Any = None
+        self._task: Any = None
+        self._count = 0
+
+    def __enter__(self) -> _Progress:
+        if self.console.is_terminal:
+            from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+            self._progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                                      TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
+                                      console=self.console, transient=True)
+            self._progress.__enter__()
+            self._task = self._progress.add_task("errscope demo", total=self.total)
+        return self
+
+    def advance(self, what: str) -> None:
+        if self._progress is not None:
+            if self._count:
+                self._progress.advance(self._task)
+            self._progress.update(self._task, description=what)
+        self._count += 1
+
+    def __exit__(self, *exc_info: Any) -> None:
+        if self._progress is not None:
+            self._progress.update(self._task, completed=self.total)
+            self._progress.__exit__(*exc_info)
+
