@@ -344,3 +344,70 @@ class TestD24DiscoveryProbe:
         (span,) = telemetry.spans("resources/list")
         assert dict(span.attributes or {})[RPC_RESPONSE_STATUS_CODE] == "-32601"
         assert [s for s in telemetry.spans() if s.name.startswith("tools/call")][0].status.status_code.name == "UNSET"
+
+
+class TestProgressEdges:
+    """Issue 3, item 4: progress with an unknown token, or after the result, changes nothing."""
+
+    async def test_unknown_token_does_not_extend_and_late_progress_is_ignored(self, foreign: Any) -> None:
+        """Progress for another token does not keep a call alive; progress after the result is harmless."""
+        params, log = foreign("slow")
+        async with ToolClient(params, timeout=0.4) as tc:
+            starved = await tc.call_tool("stray_progress", {"seconds": 1.5, "progress_every": 0.1})
+            done = await tc.call_tool("stray_progress", {"seconds": 0.05, "progress_every": 0.01})
+            await anyio.sleep(0.2)
+            after = await tc.call_tool("stray_progress", {"seconds": 0.05})
+            assert tc.state is ConnectionState.CONNECTED
+        assert starved.outcome is Outcome.TIMEOUT
+        assert (done.outcome, after.outcome) == (Outcome.OK, Outcome.OK)
+        assert len(log.received("notifications/cancelled")) == 1
+
+
+class TestD12OverHttp:
+    """D12 on streamable HTTP (127.0.0.1): one cancel per abandoned request, and the server stops."""
+
+    @pytest.mark.parametrize(("mode", "expected_cancels"), [("auto", 0), ("legacy", 1)])
+    async def test_http_timeout_cancels_once(self, telemetry: Any, mode: str, expected_cancels: int) -> None:
+        """The tool stops either way. 2026-07-28 over HTTP: closing the response stream is the cancel
+        (spec, Cancellation > Transport-Specific), so no notification; 2025-11-25: exactly one."""
+        import json
+
+        from tests.client.servers.app import ToolServer, Upstream, serve
+
+        bodies: list[dict[str, Any]] = []
+        upstream = Upstream(cluster_ready_after=60)
+        async with serve(upstream.app()) as upstream_url:
+            rig = ToolServer(upstream_url + "/", telemetry.providers)
+            app = rig.build().streamable_http_app()
+
+            async def recording(scope: Any, receive: Any, send: Any) -> None:
+                if scope["type"] != "http" or scope["method"] != "POST":
+                    await app(scope, receive, send)
+                    return
+                chunks: list[bytes] = []
+
+                async def tapped() -> Any:
+                    message = await receive()
+                    if message["type"] != "http.request":
+                        return message
+                    chunks.append(message.get("body", b""))
+                    if not message.get("more_body"):
+                        try:
+                            bodies.append(json.loads(b"".join(chunks) or b"null"))
+                        except ValueError:
+                            pass
+                    return message
+
+                await app(scope, tapped, send)
+
+            async with serve(recording) as base:
+                async with ToolClient(base + "/mcp", timeout=0.5, mode=mode, **telemetry.providers) as tc:
+                    result = await tc.call_tool("create_cluster", {"name": "etl-nightly-FAKE"})
+                    with anyio.fail_after(5):
+                        while rig.in_flight:
+                            await anyio.sleep(0.02)
+        assert result.outcome is Outcome.TIMEOUT
+        (call,) = [b for b in bodies if isinstance(b, dict) and b.get("method") == "tools/call"]
+        cancels = [b for b in bodies if isinstance(b, dict) and b.get("method") == "notifications/cancelled"]
+        assert [c["params"]["requestId"] for c in cancels] == [call["id"]] * expected_cancels
+        assert rig.in_flight == 0

@@ -56,7 +56,7 @@ TOOLS: dict[str, list[dict[str, Any]]] = {
     "d22": [tool("search"), tool("get_doc"), tool("change_tools")],
     "d24": [tool("echo")],
     "scripted": [tool("scripted")],
-    "slow": [tool("export_report"), tool("transfer_funds"), tool("create_cluster"), tool("flaky", idempotentHint=True)],
+    "slow": [tool("export_report"), tool("transfer_funds"), tool("create_cluster"), tool("flaky", idempotentHint=True), tool("stray_progress")],
     "garbage": [tool("echo"), tool("garbage_only")],
     "close": [tool("echo")],
     "wrong_id": [tool("echo")],
@@ -107,7 +107,11 @@ def slow_call(rid: Any, name: str, args: dict[str, Any], meta: dict[str, Any]) -
             if cancelled.wait(min(wait, max(0.0, seconds - (time.monotonic() - started)))):
                 log(kind="cancel_honoured", id=rid, tool=name)
                 return  # the spec: no response for a cancelled request
-            if progress_every and token is not None:
+            if progress_every and name == "stray_progress":
+                step += 1
+                send({"jsonrpc": "2.0", "method": "notifications/progress",
+                      "params": {"progressToken": "not-a-live-token", "progress": step}})
+            elif progress_every and token is not None:
                 step += 1
                 send(
                     {
@@ -116,6 +120,12 @@ def slow_call(rid: Any, name: str, args: dict[str, Any], meta: dict[str, Any]) -
                         "params": {"progressToken": token, "progress": step, "total": None},
                     }
                 )
+        if name == "stray_progress":
+            result(rid, text_result("stray done"))
+            for i in range(3):  # progress after the result: must change nothing
+                send({"jsonrpc": "2.0", "method": "notifications/progress",
+                      "params": {"progressToken": token, "progress": 100 + i}})
+            return
         if name == "flaky":
             result(rid, text_result("503 Service Unavailable", is_error=True))
             return
