@@ -74,23 +74,33 @@ _tok2 = t(32, URLSAFE)
 example("authorization_header_bare", f"authorization={_tok2} method=GET", f"authorization={REDACTED} method=GET")
 _tok3 = t(40, URLSAFE)
 example("bearer_token", f"retrying with bearer {_tok3} after 401", f"retrying with bearer {REDACTED} after 401")
-example("password_dq", '{"db_password": "Fern!Stone#77", "user": "etl"}', f'{{"db_password": "{REDACTED}", "user": "etl"}}')
-example("password_sq", "{'passphrase': 'correct horse battery staple'}", f"{{'passphrase': '{REDACTED}'}}")
 example(
-    "password_bare",
+    "password_value",
     "host=db.example.test port=5432 user=etl password=Qu1ck-Brown dbname=sales",
     f"host=db.example.test port=5432 user=etl password={REDACTED} dbname=sales",
 )
-_refresh = t(48, URLSAFE)
-example("token_dq", f'{{"refresh_token": "{_refresh}", "expires_in": 3600}}', f'{{"refresh_token": "{REDACTED}", "expires_in": 3600}}')
-_auth = t(36)
-example("token_sq", f"{{'X-Auth-Token': '{_auth}', 'Accept': '*/*'}}", f"{{'X-Auth-Token': '{REDACTED}', 'Accept': '*/*'}}")
 _sas = t(43, B64) + "="
 example(
-    "token_bare",
+    "token_value",
     f"Endpoint=sb://bus.example.test/;SharedAccessKeyName=send;SharedAccessKey={_sas};EntityPath=q",
     f"Endpoint=sb://bus.example.test/;SharedAccessKeyName=send;SharedAccessKey={REDACTED};EntityPath=q",
 )
+_refresh = t(48, URLSAFE)
+_auth = t(36)
+# More shapes of the two keyword patterns (quoted, escaped, listed, env, headers): test_keyword_shapes.
+KEYWORD_SHAPES = [
+    ('{"db_password": "Fern!Stone#77", "user": "etl"}', f'{{"db_password": "{REDACTED}", "user": "etl"}}'),
+    ("{'passphrase': 'correct horse battery staple'}", f"{{'passphrase': '{REDACTED}'}}"),
+    ('{\\"password\\":\\"Fern!Stone#77\\"}', f'{{\\"password\\":\\"{REDACTED}\\"}}'),
+    ("PGPASSWORD=Tr(4)nsit! psql -h db", f"PGPASSWORD={REDACTED} psql -h db"),
+    (f'{{"refresh_token": "{_refresh}", "expires_in": 3600}}', f'{{"refresh_token": "{REDACTED}", "expires_in": 3600}}'),
+    (f"{{'X-Auth-Token': '{_auth}', 'Accept': '*/*'}}", f"{{'X-Auth-Token': '{REDACTED}', 'Accept': '*/*'}}"),
+    (f"http.request.header.x-api-key=['{_auth}']", f"http.request.header.x-api-key=['{REDACTED}']"),
+    (f"X-Api-Key: {_auth}\r\nAccept: */*", f"X-Api-Key: {REDACTED}\r\nAccept: */*"),
+    (f"export STRIPE_RESTRICTED_KEY={_auth}", f"export STRIPE_RESTRICTED_KEY={REDACTED}"),
+    (f"AZURE_DEVOPS_EXT_PAT={_auth} az repos list", f"AZURE_DEVOPS_EXT_PAT={REDACTED} az repos list"),
+    (f"https://x.blob.example.test/c/b?sv=2024&sig={_auth}%3D&se=1", f"https://x.blob.example.test/c/b?sv=2024&sig={REDACTED}&se=1"),
+]
 _qk = t(24)
 example(
     "query_key_param",
@@ -151,6 +161,12 @@ leak("sentry_token", "sntrys_" + t(64, B64 + "_="))
 leak("grafana_token", "glc_" + t(48, B64))
 leak("doppler_token", "dp.st." + t(44))
 leak("databricks_token", "dapi" + t(32, HEX) + "-2")
+
+
+@pytest.mark.parametrize(("text", "expected"), KEYWORD_SHAPES)
+def test_keyword_shapes(text: str, expected: str) -> None:
+    assert scrub(text) == expected
+    assert scrub(expected) == expected
 
 
 def test_examples_cover_patterns() -> None:

@@ -64,11 +64,11 @@ class SecretPattern:
         name: stable identifier (tests, docs, drift checks).
         family: which family it belongs to (module docstring).
         regex: RE2-compatible regular expression, no global flags. Its capturing groups are, in
-            order, the kept prefix (when ``keep_prefix``) and the kept suffix (when ``keep_suffix``);
-            no others.
-        keep_prefix: whether the first group is kept in front of the marker.
+            order, ``keep_prefix`` groups kept in front of the marker, then ``keep_suffix`` groups
+            kept after it; no others. Groups of alternatives that did not match are empty.
+        keep_prefix: how many leading groups are kept in front of the marker (usually 0 or 1).
         description: what it catches, for humans.
-        keep_suffix: whether the last group (a terminator the value must be followed by, e.g. a
+        keep_suffix: how many trailing groups are kept after the marker (a terminator the value must be followed by, e.g. a
             space or ``&``) is kept after the marker. RE2 has no lookahead, so a pattern that must
             see what follows the value consumes it and puts it back.
         hints: lowercase literals, one of which occurs (case-insensitively) in every match. The
@@ -79,9 +79,9 @@ class SecretPattern:
     name: str
     family: Family
     regex: str
-    keep_prefix: bool
+    keep_prefix: int
     description: str
-    keep_suffix: bool = False
+    keep_suffix: int = 0
     hints: tuple[str, ...] = ()
 
     @property
@@ -107,9 +107,9 @@ _SEP = r"\\?[\"']?[ \t]*[:=][ \t]*"  # closing quote of the key (maybe escaped),
 # openers; bare values stop at whitespace, quotes and the usual field separators.
 _FIRST = r"[^\s'\"`\[\]{}<>$%(),;&]"
 _QFIRST = r"[^\s'\"`\\\[{<$%]"  # first character of a quoted value
-_BARE = r"[^\s'\"`\],;&)}>]"
+_BARE = r"[^\s'\"`\],;&}>]"  # may contain brackets: Tr(4)nsit!
 _BARE_NB = r"[^\s'\"`\],;&)}>(\[]"  # ... and no brackets (code: ``os.environ['X']``)
-_DQ = r"(?:[^\"\\\r\n]|\\.)"  # JSON string content, escapes included
+_DQ = r"(?:[^\"\\\r\n]|\\[^\"])"  # JSON string content and escapes; stops at \" (JSON in JSON)
 _SQ = r"[^'\r\n]"
 # What must follow a bare value (kept as a suffix): code such as ``password=os.environ['X']`` is
 # not a value.
@@ -156,13 +156,17 @@ _PASSWORD_HINTS = ("pass", "pwd", "secret", "credential")
 _TOKEN_HINTS = ("token", "key", "signature", "pat", "sig")
 
 
-def _kv(name: str, key: str, quote: str, value: str, description: str) -> SecretPattern:
-    # The opening quote of a quoted value belongs to the kept prefix.
-    escaped = r"\\?" if quote == '"' else ""  # JSON inside a JSON string: \"password\":\"...\"
-    bracket = r"\[?[ \t]*" if quote else ""  # a list of one quoted value: x-api-key=['...']
-    prefix = rf"({key}{_SEP}{bracket}{escaped}{quote})"
+def _kv(name: str, key: str, description: str) -> SecretPattern:
+    """``key<sep>value`` with a double-quoted, single-quoted or bare value, in one regex (the key
+    alternation is the costly part, so it is evaluated once). Groups: key+separator, the opening
+    ``"`` (with an optional list bracket and JSON escape), the opening ``'``: kept in front; the
+    terminator after a bare value: kept after."""
+    value = _password_value if key == _PASSWORD_KEY else _token_value
+    dq = r"(\[?[ \t]*\\?\")" + value('"')[1:]  # x-api-key=["..."], \"password\":\"...\"
+    sq = r"(\[?[ \t]*')" + value("'")[1:]
+    regex = rf"({key}{_SEP})(?:{dq}|{sq}|{value('')})"
     hints = _PASSWORD_HINTS if key == _PASSWORD_KEY else _TOKEN_HINTS
-    return SecretPattern(name, "keyword", prefix + value[len(quote) :], True, description, not quote, hints)
+    return SecretPattern(name, "keyword", regex, 3, description, 1, hints)
 
 
 PATTERNS: Final[tuple[SecretPattern, ...]] = (
@@ -181,7 +185,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "jwt",
         "jwt",
-        r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*",
+        r"eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*",
         False,
         "JSON Web Tokens (JWS compact form), wherever they appear (cookies, headers, JSON).",
         hints=("eyj",),
@@ -236,25 +240,18 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         hints=("bearer",),
     ),
     # --- keyword shapes ------------------------------------------------------------------------------
-    _kv("password_dq", _PASSWORD_KEY, '"', _password_value('"'), 'JSON / double-quoted: "password": "..."'),
-    _kv("password_sq", _PASSWORD_KEY, "'", _password_value("'"), "Python repr / single-quoted: 'passwd': '...'"),
     _kv(
-        "password_bare",
+        "password_value",
         _PASSWORD_KEY,
-        "",
-        _password_value(""),
-        "password=..., PASSWORD: ..., client_secret=..., libpq/ADO keyword DSNs (password=... user=...), "
-        "query strings; at least 4 characters (``using password: YES`` is not a secret).",
+        'password=..., PASSWORD: ..., "password": "...", \'passwd\': \'...\', client_secret=..., libpq/ADO '
+        "keyword DSNs (password=... user=...), query strings. Bare values need 4+ characters or a digit "
+        "and must end at a separator (``using password: YES`` and ``os.environ['X']`` are not secrets).",
     ),
-    _kv("token_dq", _TOKEN_KEY, '"', _token_value('"'), 'JSON / double-quoted: "api_key": "...", "access_token": "..."'),
-    _kv("token_sq", _TOKEN_KEY, "'", _token_value("'"), "Python repr / single-quoted: 'X-Api-Key': '...'"),
     _kv(
-        "token_bare",
+        "token_value",
         _TOKEN_KEY,
-        "",
-        _token_value(""),
-        "API_KEY=..., X-Api-Key: ..., ?access_token=..., AccountKey=...;, PAT=...; the value must "
-        "contain a digit, capital or symbol (placeholders such as your-api-key-here survive).",
+        "API_KEY=..., X-Api-Key: ..., \"access_token\": \"...\", ?access_token=..., AccountKey=...;, PAT=...; "
+        "the value must contain a digit, capital or symbol (placeholders such as your-api-key-here survive).",
     ),
     SecretPattern(
         "query_key_param",
@@ -285,61 +282,61 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         hints=("key", "secret", "token", "pass"),
     ),
     # --- provider-prefixed tokens ----------------------------------------------------------------------
-    _provider("aws_access_key_id", r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b", ("akia", "asia", "abia", "acca"),
+    _provider("aws_access_key_id", r"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}\b", ("akia", "asia", "abia", "acca"),
               "AWS access key IDs (AKIA..., ASIA... temporary)."),
-    _provider("google_api_key", r"\bAIza[0-9A-Za-z_\-]{30,}", ("aiza",), "Google API keys."),
-    _provider("google_oauth_client_secret", r"\bGOCSPX-[A-Za-z0-9_\-]{20,}", ("gocspx-",), "Google OAuth client secrets."),
-    _provider("google_oauth_access_token", r"\bya29\.[A-Za-z0-9_\-]{20,}", ("ya29.",), "Google OAuth access tokens."),
-    _provider("google_oauth_refresh_token", r"\b1//0[A-Za-z0-9_\-]{30,}", ("1//0",), "Google OAuth refresh tokens."),
+    _provider("google_api_key", r"AIza[0-9A-Za-z_\-]{30,}", ("aiza",), "Google API keys."),
+    _provider("google_oauth_client_secret", r"GOCSPX-[A-Za-z0-9_\-]{20,}", ("gocspx-",), "Google OAuth client secrets."),
+    _provider("google_oauth_access_token", r"ya29\.[A-Za-z0-9_\-]{20,}", ("ya29.",), "Google OAuth access tokens."),
+    _provider("google_oauth_refresh_token", r"1//0[A-Za-z0-9_\-]{30,}", ("1//0",), "Google OAuth refresh tokens."),
     _provider("azure_ad_client_secret", r"[A-Za-z0-9_~.\-]{3}[0-9]Q~[A-Za-z0-9_~.\-]{30,}", ("q~",),
               "Microsoft Entra ID (Azure AD) client secrets (the Q~ marker)."),
-    _provider("github_token", r"\bgh[pousr]_[A-Za-z0-9]{36,}", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    _provider("github_token", r"gh[pousr]_[A-Za-z0-9]{36,}", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
               "GitHub classic PATs, OAuth, user-to-server, server-to-server and refresh tokens."),
-    _provider("github_fine_grained_pat", r"\bgithub_pat_[A-Za-z0-9_]{22,}", ("github_pat_",),
+    _provider("github_fine_grained_pat", r"github_pat_[A-Za-z0-9_]{22,}", ("github_pat_",),
               "GitHub fine-grained personal access tokens."),
-    _provider("gitlab_token", r"\bgl(?:pat|ptt|dt|rt|cbt|oas|ft|imt|agent|soat|ffct|cat)-[A-Za-z0-9_\-]{20,}", ("gl",),
+    _provider("gitlab_token", r"gl(?:pat|ptt|dt|rt|cbt|oas|ft|imt|agent|soat|ffct|cat)-[A-Za-z0-9_\-]{20,}", ("gl",),
               "GitLab personal, pipeline trigger, deploy, runner, ... tokens."),
-    _provider("slack_token", r"\bxox[abposre]-[A-Za-z0-9\-]{10,}", ("xox",), "Slack bot, user, app and refresh tokens."),
+    _provider("slack_token", r"xox[abposre]-[A-Za-z0-9\-]{10,}", ("xox",), "Slack bot, user, app and refresh tokens."),
     _provider("slack_webhook", r"(https://hooks\.slack\.com/services/)[A-Za-z0-9_/\-]{20,}", ("hooks.slack.com",),
               "Slack incoming-webhook URLs (the path is the secret).", keep_prefix=True),
     _provider("openai_anthropic_style_key", r"\bsk-[A-Za-z0-9_\-]{20,}", ("sk-",),
               "sk-... keys: OpenAI (legacy, proj, svcacct, admin), Anthropic sk-ant-, OpenRouter sk-or-."),
-    _provider("stripe_key", r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}", ("k_live_", "k_test_"),
+    _provider("stripe_key", r"[rs]k_(?:live|test)_[A-Za-z0-9]{16,}", ("k_live_", "k_test_"),
               "Stripe secret and restricted keys."),
-    _provider("stripe_webhook_secret", r"\bwhsec_[A-Za-z0-9]{24,}", ("whsec_",), "Stripe webhook signing secrets."),
-    _provider("digitalocean_token", r"\bdo[opr]_v1_[a-f0-9]{40,}", ("_v1_",),
+    _provider("stripe_webhook_secret", r"whsec_[A-Za-z0-9]{24,}", ("whsec_",), "Stripe webhook signing secrets."),
+    _provider("digitalocean_token", r"do[opr]_v1_[a-f0-9]{40,}", ("_v1_",),
               "DigitalOcean personal, OAuth and refresh tokens."),
-    _provider("hashicorp_vault_token", r"\bhv[sbr]\.[A-Za-z0-9_\-]{20,}", ("hvs.", "hvb.", "hvr."),
+    _provider("hashicorp_vault_token", r"hv[sbr]\.[A-Za-z0-9_\-]{20,}", ("hvs.", "hvb.", "hvr."),
               "HashiCorp Vault service, batch and recovery tokens."),
     _provider("terraform_cloud_token", r"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{30,}", (".atlasv1.",),
               "Terraform Cloud / Enterprise API tokens."),
-    _provider("heroku_api_key", r"\bHRKU-[A-Za-z0-9_\-]{20,}", ("hrku-",), "Heroku API keys (v2)."),
-    _provider("docker_hub_pat", r"\bdckr_(?:pat|oat)_[A-Za-z0-9_\-]{20,}", ("dckr_",),
+    _provider("heroku_api_key", r"HRKU-[A-Za-z0-9_\-]{20,}", ("hrku-",), "Heroku API keys (v2)."),
+    _provider("docker_hub_pat", r"dckr_(?:pat|oat)_[A-Za-z0-9_\-]{20,}", ("dckr_",),
               "Docker Hub personal/organisation access tokens."),
-    _provider("npm_token", r"\bnpm_[A-Za-z0-9]{36}\b", ("npm_",), "npm access tokens."),
-    _provider("pypi_token", r"\bpypi-AgE[A-Za-z0-9_\-]{40,}", ("pypi-age",), "PyPI upload tokens."),
-    _provider("artifactory_api_key", r"\bAKCp[A-Za-z0-9]{40,}", ("akcp",), "JFrog Artifactory API keys."),
-    _provider("atlassian_api_token", r"\bATATT3[A-Za-z0-9_\-=]{40,}", ("atatt3",), "Atlassian (Jira/Confluence) API tokens."),
-    _provider("huggingface_token", r"\bhf_[A-Za-z0-9]{30,}", ("hf_",), "Hugging Face access tokens."),
-    _provider("replicate_token", r"\br8_[A-Za-z0-9]{30,}", ("r8_",), "Replicate API tokens."),
-    _provider("langsmith_key", r"\blsv2_(?:pt|sk)_[a-f0-9]{20,}_[a-f0-9]{8,}", ("lsv2_",), "LangSmith API keys."),
-    _provider("perplexity_key", r"\bpplx-[A-Za-z0-9]{40,}", ("pplx-",), "Perplexity API keys."),
-    _provider("sendgrid_key", r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}", ("sg.",), "SendGrid API keys."),
+    _provider("npm_token", r"npm_[A-Za-z0-9]{36}\b", ("npm_",), "npm access tokens."),
+    _provider("pypi_token", r"pypi-AgE[A-Za-z0-9_\-]{40,}", ("pypi-age",), "PyPI upload tokens."),
+    _provider("artifactory_api_key", r"AKCp[A-Za-z0-9]{40,}", ("akcp",), "JFrog Artifactory API keys."),
+    _provider("atlassian_api_token", r"ATATT3[A-Za-z0-9_\-=]{40,}", ("atatt3",), "Atlassian (Jira/Confluence) API tokens."),
+    _provider("huggingface_token", r"hf_[A-Za-z0-9]{30,}", ("hf_",), "Hugging Face access tokens."),
+    _provider("replicate_token", r"r8_[A-Za-z0-9]{30,}", ("r8_",), "Replicate API tokens."),
+    _provider("langsmith_key", r"lsv2_(?:pt|sk)_[a-f0-9]{20,}_[a-f0-9]{8,}", ("lsv2_",), "LangSmith API keys."),
+    _provider("perplexity_key", r"pplx-[A-Za-z0-9]{40,}", ("pplx-",), "Perplexity API keys."),
+    _provider("sendgrid_key", r"SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}", ("sg.",), "SendGrid API keys."),
     _provider("mailchimp_key", r"\b[0-9a-f]{32}-us[0-9]{1,2}\b", ("-us",), "Mailchimp API keys."),
-    _provider("shopify_token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", ("shp",),
+    _provider("shopify_token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", ("shp",),
               "Shopify access, custom-app, private-app and shared-secret tokens."),
     _provider("square_token", r"\b(?:EAAA[A-Za-z0-9_\-]{40,}|sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,})", ("eaaa", "sq0"),
               "Square access tokens and OAuth secrets."),
     _provider("telegram_bot_token", r"[0-9]{8,10}:AA[A-Za-z0-9_\-]{30,}", (":aa",),
               "Telegram bot tokens (also inside /bot<token>/ paths)."),
-    _provider("postman_key", r"\bPMAK-[a-f0-9]{20,}-[a-f0-9]{20,}", ("pmak-",), "Postman API keys."),
-    _provider("notion_token", r"\b(?:ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43}\b)", ("ntn_", "secret_"),
+    _provider("postman_key", r"PMAK-[a-f0-9]{20,}-[a-f0-9]{20,}", ("pmak-",), "Postman API keys."),
+    _provider("notion_token", r"(?:ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43}\b)", ("ntn_", "secret_"),
               "Notion integration tokens."),
-    _provider("sentry_token", r"\bsntry[us]_[A-Za-z0-9_=+/]{40,}", ("sntry",), "Sentry user and org auth tokens."),
-    _provider("grafana_token", r"\b(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/=]{32,})", ("glsa_", "glc_"),
+    _provider("sentry_token", r"sntry[us]_[A-Za-z0-9_=+/]{40,}", ("sntry",), "Sentry user and org auth tokens."),
+    _provider("grafana_token", r"(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/=]{32,})", ("glsa_", "glc_"),
               "Grafana service-account and Grafana Cloud tokens."),
-    _provider("doppler_token", r"\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}", ("dp.",), "Doppler tokens."),
-    _provider("databricks_token", r"\bdapi[a-f0-9]{32}(?:-[0-9])?", ("dapi",), "Databricks personal access tokens."),
+    _provider("doppler_token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}", ("dp.",), "Doppler tokens."),
+    _provider("databricks_token", r"dapi[a-f0-9]{32}(?:-[0-9])?", ("dapi",), "Databricks personal access tokens."),
 )
 
 
@@ -354,10 +351,10 @@ def _group_numbers(patterns: Sequence[SecretPattern]) -> tuple[list[int], list[i
     suffixes: list[int] = []
     n = 0
     for p in patterns:
-        if p.keep_prefix:
+        for _ in range(int(p.keep_prefix)):
             n += 1
             prefixes.append(n)
-        if p.keep_suffix:
+        for _ in range(int(p.keep_suffix)):
             n += 1
             suffixes.append(n)
     return prefixes, suffixes

@@ -1,0 +1,464 @@
+"""The real collector (built from collector/builder-config.yaml) on 127.0.0.1: validate, scrub every
+corpus line in every field a secret can hide in, tail sampling, a backend that restarts, bounded
+memory. Skips without Go; fails instead under ERRSCOPE_REQUIRE_STACK=1 (CI)."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets as pyrandom
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from errscope._attributes import ERRSCOPE_ERROR_REF, ERRSCOPE_FAILURE_CLASS
+from tests import corpus
+from tests.integration.collector_harness import (
+    Collector,
+    attr,
+    attributes_of,
+    collector_binary,
+    free_port,
+    iter_datapoints,
+    iter_logs,
+    iter_spans,
+    plain,
+    wait_for,
+)
+
+pytestmark = [pytest.mark.stack, pytest.mark.timeout(600)]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _binary() -> None:
+    collector_binary()  # build (or find) once; skip/fail here with the reason
+
+
+def trace_id() -> str:
+    return pyrandom.token_hex(16)
+
+
+def span_id() -> str:
+    return pyrandom.token_hex(8)
+
+
+def _lines() -> list[tuple[str, dict[str, str]]]:
+    if corpus.corpus_dir() is None:
+        pytest.skip("shared corpus not found (../shared/corpus or ERRSCOPE_CORPUS_DIR)")
+    return [(f"s{i}", line) for i, line in enumerate(corpus.secrets())] + [
+        (f"b{i}", line) for i, line in enumerate(corpus.benign())
+    ]
+
+
+# --- validate -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "overlays",
+    [[], ["file.yaml"], ["file.yaml", "otlp-backend.yaml"], ["bench-sink.yaml"], ["bench-sink.yaml", "bench-noscrub.yaml"]],
+    ids=lambda o: "+".join(o) or "base",
+)
+def test_validate(overlays: list[str]) -> None:
+    collector = Collector(overlays=overlays, env={"ERRSCOPE_TEST_BACKEND_ENDPOINT": "http://127.0.0.1:9"})
+    result = collector.validate()
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_components_are_exactly_the_manifest() -> None:
+    """The binary has what the manifest lists, and the config uses only those component types."""
+    import subprocess
+
+    import yaml
+
+    out = subprocess.run([collector_binary(), "components"], capture_output=True, text=True, timeout=60, check=True)
+    built = yaml.safe_load(out.stdout)
+    names = {kind: {c["name"] for c in built.get(kind) or []} for kind in ("receivers", "processors", "exporters", "extensions")}
+    used: dict[str, set[str]] = {k: set() for k in names}
+    for path in [Collector().config, *sorted((Collector().config.parent / "overlays").glob("*.yaml"))]:
+        config = yaml.safe_load(path.read_text())
+        for kind in used:
+            used[kind] |= {key.split("/")[0] for key in (config.get(kind) or {})}
+    assert used == names
+
+
+# --- scrubbing: every corpus line in every field --------------------------------------------------
+
+
+def _corpus_payloads(lines: list[tuple[str, dict[str, str]]]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    traces, logs, metrics = [], [], []
+    now = time.time_ns()
+    for cid, line in lines:
+        text = line["text"]
+        resource = {"attributes": [attr("service.name", "corpus"), attr("corpus.id", cid), attr("detail", text)]}
+        traces.append(
+            {
+                "resource": resource,
+                "scopeSpans": [
+                    {
+                        "scope": {"name": "corpus"},
+                        "spans": [
+                            {
+                                "traceId": trace_id(),
+                                "spanId": span_id(),
+                                "name": text,
+                                "kind": 2,
+                                "startTimeUnixNano": str(now),
+                                "endTimeUnixNano": str(now + 1000),
+                                "status": {"code": 2, "message": text},
+                                "attributes": [attr("corpus.id", cid), attr("detail", text)],
+                                "events": [
+                                    {
+                                        "name": text,
+                                        "timeUnixNano": str(now),
+                                        "attributes": [
+                                            attr("exception.message", text),
+                                            attr("exception.stacktrace", text),
+                                        ],
+                                    }
+                                ],
+                            }
+                        ],
+                    }
+                ],
+            }
+        )
+        logs.append(
+            {
+                "resource": resource,
+                "scopeLogs": [
+                    {
+                        "scope": {"name": "corpus"},
+                        "logRecords": [
+                            {
+                                "timeUnixNano": str(now),
+                                "body": {"stringValue": text},
+                                "attributes": [attr("corpus.id", cid), attr("kind", "string"), attr("detail", text)],
+                            },
+                            {
+                                "timeUnixNano": str(now),
+                                "body": {
+                                    "kvlistValue": {
+                                        "values": [
+                                            attr("message", text),
+                                            attr("nested", {"detail": text, "list": [text, {"deep": text}]}),
+                                        ]
+                                    }
+                                },
+                                "attributes": [attr("corpus.id", cid), attr("kind", "map")],
+                            },
+                        ],
+                    }
+                ],
+            }
+        )
+        metrics.append(
+            {
+                "resource": resource,
+                "scopeMetrics": [
+                    {
+                        "scope": {"name": "corpus"},
+                        "metrics": [
+                            {
+                                "name": "corpus.gauge",
+                                "gauge": {
+                                    "dataPoints": [
+                                        {
+                                            "timeUnixNano": str(now),
+                                            "asInt": "1",
+                                            "attributes": [attr("corpus.id", cid), attr("detail", text)],
+                                        }
+                                    ]
+                                },
+                            }
+                        ],
+                    }
+                ],
+            }
+        )
+    return {"resourceSpans": traces}, {"resourceLogs": logs}, {"resourceMetrics": metrics}
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def test_every_corpus_line_in_every_field() -> None:
+    lines = _lines()
+    by_id = dict(lines)
+    traces, logs, metrics = _corpus_payloads(lines)
+    with Collector(env={"ERRSCOPE_SAMPLE_PERCENT": "100"}) as collector:
+        for signal, payload, chunk_key in (
+            ("traces", traces, "resourceSpans"),
+            ("logs", logs, "resourceLogs"),
+            ("metrics", metrics, "resourceMetrics"),
+        ):
+            items = payload[chunk_key]
+            for start in range(0, len(items), 100):
+                collector.post(signal, {chunk_key: items[start : start + 100]})
+        ok = wait_for(
+            lambda: len(list(iter_spans(collector.read("traces")))) >= len(lines)
+            and len(list(iter_logs(collector.read("logs")))) >= 2 * len(lines)
+            and len(list(iter_datapoints(collector.read("metrics")))) >= len(lines),
+            timeout_s=90,
+        )
+        assert ok, collector.log()[-3000:]
+        spans = list(iter_spans(collector.read("traces")))
+        records = list(iter_logs(collector.read("logs")))
+        points = list(iter_datapoints(collector.read("metrics")))
+
+    fields: dict[str, dict[str, list[str]]] = {cid: {} for cid in by_id}
+
+    def put(cid: str, where: str, values: list[str]) -> None:
+        fields[cid].setdefault(where, []).extend(values)
+
+    for resource, span in spans:
+        cid = attributes_of(span)["corpus.id"]
+        put(cid, "span.name", [span.get("name", "")])
+        put(cid, "span.status.message", [span.get("status", {}).get("message", "")])
+        put(cid, "span.attributes", [attributes_of(span)["detail"]])
+        put(cid, "resource.attributes", [attributes_of(resource)["detail"]])
+        for event in span.get("events", []):
+            put(cid, "event.name", [event.get("name", "")])
+            put(cid, "event.attributes", list(attributes_of(event).values()))
+    for resource, record in records:
+        a = attributes_of(record)
+        cid = a["corpus.id"]
+        body = plain(record.get("body", {}))
+        if a["kind"] == "string":
+            put(cid, "log.body(string)", [body])
+            put(cid, "log.attributes", [a["detail"]])
+        else:
+            put(cid, "log.body(map)", [body["message"]])
+            put(cid, "log.body(nested map/list)", _strings(body["nested"]))
+        put(cid, "log resource.attributes", [attributes_of(resource)["detail"]])
+    for resource, point in points:
+        a = attributes_of(point)
+        put(a["corpus.id"], "datapoint.attributes", [a["detail"]])
+
+    expected_fields = {
+        "span.name", "span.status.message", "span.attributes", "resource.attributes", "event.name",
+        "event.attributes", "log.body(string)", "log.attributes", "log.body(map)", "log.body(nested map/list)",
+        "log resource.attributes", "datapoint.attributes",
+    }  # fmt: skip
+    leaks, altered, missing = [], [], []
+    for cid, line in by_id.items():
+        seen = fields[cid]
+        if set(seen) != expected_fields:
+            missing.append((cid, sorted(expected_fields - set(seen))))
+        for where, values in seen.items():
+            for value in values:
+                if cid.startswith("s") and corpus.leaked(line["secret"], value, line["text"]):
+                    leaks.append((line["format"], where, value[:160]))
+                if cid.startswith("b") and value != line["text"]:
+                    altered.append((line["category"], where, value[:160]))
+    assert missing == []
+    assert leaks == [], f"{len(leaks)} secrets survived, e.g. {leaks[:5]}"
+    assert altered == [], f"{len(altered)} benign values altered, e.g. {altered[:5]}"
+
+
+# --- tail sampling --------------------------------------------------------------------------------
+
+
+def _trace(kind: str, n_spans: int = 2) -> tuple[str, dict[str, Any]]:
+    """A trace of ``n_spans`` spans; ``kind`` error: the last span has status ERROR; classified: an
+    errscope.failure_class attribute and no error status; ok: neither."""
+    tid = trace_id()
+    root = span_id()
+    now = time.time_ns()
+    spans = []
+    for i in range(n_spans):
+        attributes = [attr("test.kind", kind)]
+        status: dict[str, Any] = {}
+        if i == n_spans - 1 and kind == "error":
+            status = {"code": 2, "message": "upstream 503"}
+        if i == n_spans - 1 and kind == "classified":
+            attributes += [attr(ERRSCOPE_FAILURE_CLASS, "not_found"), attr(ERRSCOPE_ERROR_REF, "ERR-TEST0001")]
+        spans.append(
+            {
+                "traceId": tid,
+                "spanId": root if i == 0 else span_id(),
+                "parentSpanId": "" if i == 0 else root,
+                "name": "tools/call lookup",
+                "kind": 2 if i == 0 else 3,
+                "startTimeUnixNano": str(now),
+                "endTimeUnixNano": str(now + 1000),
+                "status": status,
+                "attributes": attributes,
+            }
+        )
+    return tid, {"resource": {"attributes": [attr("service.name", "sampling")]}, "scopeSpans": [{"spans": spans}]}
+
+
+def _send_traces(collector: Collector, kinds: list[str]) -> dict[str, str]:
+    ids: dict[str, str] = {}
+    batch = []
+    for kind in kinds:
+        tid, rs = _trace(kind)
+        ids[tid] = kind
+        batch.append(rs)
+        if len(batch) == 50:
+            collector.post("traces", {"resourceSpans": batch})
+            batch = []
+    if batch:
+        collector.post("traces", {"resourceSpans": batch})
+    return ids
+
+
+def test_tail_sampling_keeps_errors_and_a_share_of_the_rest() -> None:
+    n_ok, n_err, n_cls, share = 400, 40, 40, 25
+    with Collector(env={"ERRSCOPE_SAMPLE_PERCENT": str(share)}) as collector:
+        kinds = ["ok"] * n_ok + ["error"] * n_err + ["classified"] * n_cls
+        pyrandom.SystemRandom().shuffle(kinds)
+        sent = _send_traces(collector, kinds)
+
+        def kept() -> dict[str, set[str]]:
+            out: dict[str, set[str]] = {"ok": set(), "error": set(), "classified": set()}
+            for _, span in iter_spans(collector.read("traces")):
+                out[sent[span["traceId"]]].add(span["traceId"])
+            return out
+
+        wait_for(lambda: len(kept()["error"]) == n_err and len(kept()["classified"]) == n_cls, timeout_s=60)
+        time.sleep(3)  # let the sampled-out share settle too (decision_wait 1s + batch)
+        result = kept()
+        spans_per_trace = {}
+        for _, span in iter_spans(collector.read("traces")):
+            spans_per_trace[span["traceId"]] = spans_per_trace.get(span["traceId"], 0) + 1
+    assert len(result["error"]) == n_err, "an error trace was dropped"
+    assert len(result["classified"]) == n_cls, "a trace with errscope.failure_class was dropped"
+    assert all(count == 2 for count in spans_per_trace.values()), "kept traces must be whole"
+    kept_share = len(result["ok"]) / n_ok
+    # binomial(400, 0.25): sd ~2.2 points; 15..35 % is more than 4 sd either side
+    assert 0.15 <= kept_share <= 0.35, f"kept {kept_share:.1%} of ok traces, configured {share}%"
+
+
+# --- a backend that restarts within the retry window ----------------------------------------------
+
+
+class Backend:
+    """A tiny OTLP/HTTP (JSON) traces receiver on 127.0.0.1 that can be stopped and restarted."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.trace_ids: set[str] = set()
+        self.requests = 0
+        self._server: ThreadingHTTPServer | None = None
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        backend = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                try:
+                    payload = json.loads(body or b"{}")
+                except ValueError:
+                    payload = {}
+                with backend._lock:
+                    backend.requests += 1
+                    for rs in payload.get("resourceSpans", []):
+                        for ss in rs.get("scopeSpans", []):
+                            for span in ss.get("spans", []):
+                                backend.trace_ids.add(span["traceId"])
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"{}")
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        ThreadingHTTPServer.allow_reuse_address = True
+        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def got(self) -> set[str]:
+        with self._lock:
+            return set(self.trace_ids)
+
+
+def test_backend_restart_loses_no_error_trace() -> None:
+    port = free_port()
+    backend = Backend(port)
+    env = {"ERRSCOPE_SAMPLE_PERCENT": "0", "ERRSCOPE_TEST_BACKEND_ENDPOINT": f"http://127.0.0.1:{port}"}
+    with Collector(overlays=["file.yaml", "otlp-backend.yaml"], env=env) as collector:
+        try:
+            # Phase 1: the backend is down when the error traces arrive, and comes up 4 s later.
+            first = _send_traces(collector, ["error"] * 25 + ["ok"] * 25)
+            time.sleep(4)
+            assert backend.got() == set()
+            backend.start()
+            errors1 = {t for t, k in first.items() if k == "error"}
+            assert wait_for(lambda: errors1 <= backend.got(), timeout_s=60), collector.log()[-3000:]
+            # Phase 2: the backend restarts (down 4 s) while more error traces arrive.
+            backend.stop()
+            second = _send_traces(collector, ["error"] * 25)
+            time.sleep(4)
+            backend.start()
+            errors2 = set(second)
+            assert wait_for(lambda: errors1 | errors2 <= backend.got(), timeout_s=60), collector.log()[-3000:]
+            oks = {t for t, k in first.items() if k == "ok"}
+            assert not (oks & backend.got()), "0% baseline share configured: ok traces must be dropped"
+            assert collector.metric("otelcol_exporter_send_failed_spans_total") == 0
+        finally:
+            backend.stop()
+
+
+def test_memory_stays_bounded_with_a_dead_backend() -> None:
+    """A dead backend and a flood of error traces: memory_limiter + a bounded queue keep RSS bounded
+    and the collector healthy (it refuses or drops instead of growing)."""
+    limit_mib = 160
+    env = {
+        "ERRSCOPE_SAMPLE_PERCENT": "0",
+        "ERRSCOPE_TEST_BACKEND_ENDPOINT": f"http://127.0.0.1:{free_port()}",  # nothing listens
+        "ERRSCOPE_TEST_QUEUE_SIZE": "100",
+        "ERRSCOPE_COLLECTOR_MEMORY_LIMIT_MIB": str(limit_mib),
+        "ERRSCOPE_COLLECTOR_MEMORY_SPIKE_MIB": "40",
+        "GOMEMLIMIT": f"{limit_mib}MiB",
+    }
+    import httpx
+
+    blob = "x" * 4096
+    with Collector(overlays=["file.yaml", "otlp-backend.yaml"], env=env) as collector:
+        peak = collector.rss_mib()
+        sent_mib = 0.0
+        refused = 0
+        deadline = time.monotonic() + 40
+        for _ in range(400):  # bounded in count and time
+            if time.monotonic() > deadline:
+                break
+            batch = []
+            for _ in range(50):
+                tid, rs = _trace("error", n_spans=1)
+                rs["scopeSpans"][0]["spans"][0]["attributes"].append(attr("payload", blob))
+                batch.append(rs)
+            try:
+                response = httpx.post(f"{collector.otlp_http}/v1/traces", json={"resourceSpans": batch}, timeout=10)
+                if response.status_code >= 400:
+                    refused += 1
+            except httpx.HTTPError:
+                refused += 1
+            sent_mib += 50 * 4.3 / 1024
+            peak = max(peak, collector.rss_mib())
+        time.sleep(3)
+        peak = max(peak, collector.rss_mib())
+        healthy = collector.proc is not None and collector.proc.poll() is None
+    assert healthy, "the collector died"
+    assert sent_mib > 2 * limit_mib / 2, "the flood was too small to prove anything"
+    assert peak < limit_mib + 200, f"RSS peaked at {peak:.0f} MiB after {sent_mib:.0f} MiB sent ({refused} refused)"
