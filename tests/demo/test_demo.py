@@ -1,0 +1,155 @@
+"""``errscope demo`` end to end: real processes, the printed table's values, exactly once, no leaked secret."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from errscope._otlp_json import SPAN_KIND_CLIENT, SPAN_KIND_SERVER, load
+from errscope.demo.agent import STEPS
+from errscope.demo.payments import PLANTED_SECRETS
+from tests.demo.conftest import DemoRun
+
+pytestmark = pytest.mark.timeout(240)
+
+EXPECTED = [
+    # step, tool, channel, class, upstream status, outcome
+    ("corrupted_frame", "refund_order", "protocol", "invalid_input", "-", "error"),
+    ("stale_tool", "refund_payment", "protocol", "not_found", "-", "error"),
+    ("amount_as_string", "refund_order", "execution", "invalid_input", "-", "error"),
+    ("other_tenant", "refund_order", "execution", "not_found", "404", "error"),
+    ("rate_limit", "refund_order", "execution", "rate_limited", "429", "error"),
+    ("outage", "refund_order", "execution", "upstream_unavailable", "503", "error"),
+    ("stall", "refund_order", "-", "upstream_unavailable", "no answer", "timeout"),
+    ("retry_same_key", "refund_order", "-", "-", "201", "ok"),
+]
+REF = re.compile(r"^ERR-[0-9A-HJKMNP-TV-Z]{8}$")
+TRACE_ID = re.compile(r"^[0-9a-f]{32}$")
+SECRET_CORES = {"FAKE", *PLANTED_SECRETS, *(s.split("FAKE", 1)[1][:8] for s in PLANTED_SECRETS)}
+
+
+def _check_table(run: DemoRun) -> None:
+    table = run.table()
+    assert [(r["TOOL"], r["CHANNEL"], r["CLASS"], r["UPSTREAM"], r["OUTCOME"]) for r in table] == [
+        e[1:] for e in EXPECTED
+    ]
+    assert [r["step"] for r in run.report["rows"]] == [e[0] for e in EXPECTED] == [s for s, _ in STEPS]
+    for row in table[:-1]:
+        assert REF.match(row["ERROR REF"]), row
+    assert table[-1]["ERROR REF"] == "-"
+    assert all(TRACE_ID.match(r["TRACE ID"]) for r in table)
+    assert len({r["TRACE ID"] for r in table}) == len(table), "one trace per step"
+    assert len({r["ERROR REF"] for r in table}) == len(table)
+
+
+class TestStdio:
+    """The default run: refund server as a stdio subprocess."""
+
+    def test_finishes_within_a_minute(self, demo: DemoRun) -> None:
+        """The whole run (three processes, eight steps, telemetry read back) stays well under 60 s."""
+        assert demo.seconds < 60, demo.seconds
+
+    def test_table_values(self, demo: DemoRun) -> None:
+        """Classes, channels, upstream statuses and outcomes are the ones the design prescribes per step."""
+        _check_table(demo)
+
+    def test_request_ids(self, demo: DemoRun) -> None:
+        """The corrupted frame has no id; the outage shows the client's three attempts; others one id each."""
+        ids = [r["REQUEST ID"] for r in demo.table()]
+        assert ids[0] == "null"
+        assert len(ids[5].split(",")) == 3
+        assert all(i.isdigit() for n, i in enumerate(ids) if n not in (0, 5))
+        numbers = [int(x) for i in ids[1:] for x in i.split(",")]
+        assert numbers == sorted(numbers) and len(set(numbers)) == len(numbers)
+
+    def test_upstream_said_is_scrubbed_and_shown(self, demo: DemoRun) -> None:
+        """Failures the payments API answered show its body, with the planted credential redacted."""
+        said = {r["step"]: r["upstream_said"] for r in demo.report["rows"]}
+        for step in ("other_tenant", "rate_limit", "outage"):
+            assert "[REDACTED]" in said[step], said[step]
+        assert said["other_tenant"].startswith('{"dsn":"postgresql://payments:[REDACTED]@')
+        assert said["stall"] == "-" and said["amount_as_string"] == "-"
+
+    def test_exactly_once(self, demo: DemoRun) -> None:
+        """The last line proves one refund from the payments API's counter; the retry was a replay."""
+        last = demo.stdout.strip().splitlines()[-1]
+        assert last.startswith("Exactly once: the payments API applied 1 refund (re_0001, 40.00 EUR on ord_1001)")
+        assert "2 requests carried idempotency key #" in last and last.endswith("1 replayed.")
+        payments = demo.report["payments"]
+        assert (payments["refunds_applied"], payments["replays"]) == (1, 1)
+        retry = demo.report["rows"][-1]
+        assert retry["model_text"] == "Refunded 40.00 EUR on order ord_1001 (refund re_0001, succeeded)."
+
+    def test_model_texts(self, demo: DemoRun) -> None:
+        """What the model read: honest, with the ref, no upstream detail."""
+        texts = {r["step"]: r["model_text"] for r in demo.report["rows"]}
+        assert "safe to call again" in texts["corrupted_frame"]
+        assert texts["stale_tool"].startswith("Tool `refund_payment` does not exist. Available: refund_order.")
+        assert texts["amount_as_string"].startswith("Invalid arguments for refund_order: `amount` must be a number")
+        assert texts["other_tenant"].startswith("refund_order failed: order ord_2002 was not found for this account.")
+        assert "Wait about 30 s" in texts["rate_limit"]
+        assert texts["stall"].startswith("refund_order did not finish within 1.5 s and was cancelled.")
+        for row in demo.report["rows"][:-1]:
+            assert row["model_text"].rstrip(".").endswith(row["error_ref"])
+            assert "dsn" not in row["model_text"] and "[REDACTED]" not in row["model_text"]
+
+    def test_no_planted_secret_anywhere(self, demo: DemoRun) -> None:
+        """Not one planted credential (nor its FAKE core) in any file of the output folder or on the terminal."""
+        files = [p for p in demo.out.rglob("*") if p.is_file()]
+        assert {"traces.jsonl", "logs.jsonl", "metrics.jsonl", "triage.json"} <= {p.name for p in files}
+        for path in files:
+            text = path.read_text(errors="replace")
+            leaked = {s for s in SECRET_CORES if s in text}
+            assert not leaked, (path, leaked)
+        assert not {s for s in SECRET_CORES if s in demo.stdout + demo.stderr}
+
+    def test_telemetry_shape(self, demo: DemoRun) -> None:
+        """One SERVER span per answered attempt; each upstream answer is a CLIENT child span of a tool span."""
+        telemetry = load(demo.out)
+        servers = [s for s in telemetry.spans if s.kind == SPAN_KIND_SERVER and s.get("mcp.method.name") == "tools/call"]
+        assert len(servers) == 9  # stale, "40", tenant, 429, 3 x 503, stall, retry; none for the corrupted frame
+        upstream = [s for s in telemetry.spans if s.kind == SPAN_KIND_CLIENT and s.parent_span_id in
+                    {t.span_id for t in servers}]
+        assert sorted(str(s.get("http.response.status_code", s.get("http.status_code", "-"))) for s in upstream) == sorted(
+            ["404", "429", "503", "503", "503", "-", "201"])
+        replayed = [s for s in servers if s.get("errscope.idempotency.replayed") is True]
+        assert len(replayed) == 1
+        failures = [r for r in telemetry.logs if r.body == "tool call failed"]
+        assert len(failures) == 7  # stale, "40", tenant, 429, 3 x 503; never the cancelled stall
+        assert {r.get("errscope.error_ref") for r in failures} <= {s.get("errscope.error_ref") for s in servers}
+
+    def test_second_run_replaces_the_first(self, demo: DemoRun, tmp_path: Path) -> None:
+        """Running again into the same folder starts from clean files (the exporters append)."""
+        from tests.demo.conftest import run_demo
+
+        out = tmp_path / "again"
+        first = run_demo(out)
+        second = run_demo(out)
+        assert first.returncode == second.returncode == 0
+        assert len(load(out).logs) == len(load(demo.out).logs)
+
+
+class TestHttp:
+    """``--http``: the same scenario over streamable HTTP."""
+
+    def test_table_values(self, demo_http: DemoRun) -> None:
+        """Same classes, channels and statuses as over stdio (the HTTP transport answers the bad frame itself)."""
+        _check_table(demo_http)
+        assert demo_http.report["transport"] == "http"
+
+    def test_no_planted_secret_anywhere(self, demo_http: DemoRun) -> None:
+        for path in (p for p in demo_http.out.rglob("*") if p.is_file()):
+            assert "FAKE" not in path.read_text(errors="replace"), path
+
+
+def test_bad_output_folder(tmp_path: Path) -> None:
+    """An output path that is a file: one clear line, non-zero exit, no traceback."""
+    from tests.demo.conftest import run_demo
+
+    target = tmp_path / "a-file"
+    target.write_text("x")
+    run = run_demo(target, timeout=60)
+    assert run.returncode != 0
+    assert run.stderr.strip().splitlines() == [f"errscope demo: {target} exists and is not a folder"]
