@@ -29,7 +29,7 @@ def _demo(args: argparse.Namespace) -> int:
 
     console = Console()
     try:
-        result = run_demo(args.out, http=args.http, console=console)
+        result = run_demo(args.out, http=args.http, rounds=args.rounds, console=console)
     except DemoError as exc:
         print(f"errscope demo: {exc}", file=sys.stderr)
         return EXIT_FAILED
@@ -64,6 +64,13 @@ def _explain(args: argparse.Namespace) -> int:
     return 0
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if not 1 <= value <= 50:
+        raise argparse.ArgumentTypeError("must be between 1 and 50")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="errscope", description="Error architecture and observability for MCP tool calls.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -72,6 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--out", type=Path, default=Path("errscope-out"),
                       help="folder for OTLP-JSON files and triage.json (default: ./errscope-out)")
     demo.add_argument("--http", action="store_true", help="serve the MCP server over streamable HTTP instead of stdio")
+    demo.add_argument("--rounds", type=_positive, default=1, metavar="N",
+                      help="walk the script N times on the same processes (steady traffic for a stack)")
     demo.set_defaults(run=_demo)
 
     explain = commands.add_parser("explain", help="from an error ref to the upstream event")

@@ -79,6 +79,7 @@ class AgentNote:
     tool: str
     text: str
     outcome: str
+    round: int = 1
     channel: str | None = None
     failure_class: str | None = None
     error_ref: str | None = None
@@ -195,11 +196,13 @@ async def run_agent(
     *,
     on_step: Progress | None = None,
     before_steps: Callable[[], Awaitable[None]] | None = None,
+    rounds: int = 1,
 ) -> list[AgentNote]:
     """Walk :data:`STEPS` against the refund server; return one note per message the model saw.
 
     ``before_steps`` runs once the client is connected (the demo waits for the payments API there,
-    so both processes boot at the same time).
+    so both processes boot at the same time). ``rounds`` repeats the script on the same connection
+    (``make stack`` uses it, so every server-side series grows while one server process lives).
     """
     tracer = trace.get_tracer("errscope.demo.agent")
     notes: list[AgentNote] = []
@@ -228,6 +231,7 @@ async def run_agent(
             with tracer.start_as_current_span(f"demo step {name}", kind=SpanKind.INTERNAL, attributes={STEP: name}) as span:
                 note = await body()
                 note.step = name
+                note.round = current["round"]
                 note.trace_id = format(span.get_span_context().trace_id, "032x")
                 if note.error_ref:
                     span.set_attribute(attr.ERRSCOPE_ERROR_REF, note.error_ref)
@@ -237,26 +241,29 @@ async def run_agent(
             return note
 
         last: dict[str, ToolCallResult] = {}
+        current = {"round": 1}
 
         async def call(arguments: dict[str, Any], *, tool: str = "refund_order", key: str | None = None) -> AgentNote:
             result = await client.call_tool(tool, arguments, idempotency_key=key)
             last["result"] = result
             return _note(result)
 
-        await step("corrupted_frame", lambda: _corrupted_frame(injector, target.url))
-        await step("stale_tool", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}, tool="refund_payment"))
-        await step("amount_as_string", lambda: call({"order_id": REFUND_ORDER, "amount": "40"}))
-        await step("other_tenant", lambda: call({"order_id": OTHER_TENANT_ORDER, "amount": AMOUNT}))
-        await arm("rate_limit", 1, retry_after=RATE_LIMIT_RETRY_AFTER)
-        await step("rate_limit", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}))
-        await arm("outage", 3)
-        await step("outage", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}))
-        await admin.delete("/_admin/faults")
-        await arm("stall", 1, seconds=STALL_SECONDS)
-        await step("stall", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}))
-        # The model was told the refund may have happened; it retries the same logical call.
-        stalled_key = last["result"].idempotency_key
-        await step("retry_same_key", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}, key=stalled_key))
+        for number in range(1, rounds + 1):
+            current["round"] = number
+            await step("corrupted_frame", lambda: _corrupted_frame(injector, target.url))
+            await step("stale_tool", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}, tool="refund_payment"))
+            await step("amount_as_string", lambda: call({"order_id": REFUND_ORDER, "amount": "40"}))
+            await step("other_tenant", lambda: call({"order_id": OTHER_TENANT_ORDER, "amount": AMOUNT}))
+            await arm("rate_limit", 1, retry_after=RATE_LIMIT_RETRY_AFTER)
+            await step("rate_limit", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}))
+            await arm("outage", 3)
+            await step("outage", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}))
+            await admin.delete("/_admin/faults")
+            await arm("stall", 1, seconds=STALL_SECONDS)
+            await step("stall", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}))
+            # The model was told the refund may have happened; it retries the same logical call.
+            stalled_key = last["result"].idempotency_key
+            await step("retry_same_key", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}, key=stalled_key))
     return notes
 
 

@@ -112,26 +112,30 @@ class DemoResult:
     seconds: float
 
 
-def _exactly_once(stats: dict[str, Any], notes: list[agent.AgentNote]) -> tuple[bool, str]:
-    retry = next((n for n in notes if n.step == "retry_same_key"), None)
+def _exactly_once(stats: dict[str, Any], notes: list[agent.AgentNote], rounds: int) -> tuple[bool, str]:
+    """Check the payments API's counter: one refund per round, and each retry was a replay."""
+    retries = [n for n in notes if n.step == "retry_same_key"]
     applied = int(stats.get("refunds_applied", -1))
     refunds = stats.get("refunds") or []
-    key = retry.idempotency_key_hash if retry is not None else None
-    requests_with_key = int((stats.get("requests_by_key_hash") or {}).get(key or "", 0)) if key else 0
-    ok = applied == 1 and retry is not None and retry.outcome == "ok" and requests_with_key == 2
-    if refunds:
-        first = refunds[0]
-        what = f"{first['refund_id']}, {first['amount']:.2f} {first['currency']} on {first['order_id']}"
-    else:
-        what = "none"
+    by_key = stats.get("requests_by_key_hash") or {}
+    counts = [int(by_key.get(n.idempotency_key_hash or "", 0)) for n in retries]
+    ok = (applied == rounds and len(retries) == rounds and all(n.outcome == "ok" for n in retries)
+          and all(c == 2 for c in counts))
     verdict = "Exactly once" if ok else "NOT exactly once"
-    line = (f"{verdict}: the payments API applied {applied} refund{'s' if applied != 1 else ''} ({what}); "
-            f"{requests_with_key} requests carried idempotency key #{key or '-'}, "
-            f"{int(stats.get('replays', 0))} replayed.")
+    replays = int(stats.get("replays", 0))
+    if rounds == 1:
+        first = refunds[0] if refunds else None
+        what = f"{first['refund_id']}, {first['amount']:.2f} {first['currency']} on {first['order_id']}" if first else "none"
+        key = retries[0].idempotency_key_hash if retries else "-"
+        line = (f"{verdict}: the payments API applied {applied} refund{'s' if applied != 1 else ''} ({what}); "
+                f"{counts[0] if counts else 0} requests carried idempotency key #{key}, {replays} replayed.")
+    else:
+        line = (f"{verdict}: the payments API applied {applied} refunds in {rounds} rounds; each retry's idempotency "
+                f"key was sent {'twice' if all(c == 2 for c in counts) else f'{counts} times'}, {replays} replayed.")
     return ok, line
 
 
-def run_demo(out: Path, *, http: bool = False, console: Console | None = None) -> DemoResult:
+def run_demo(out: Path, *, http: bool = False, rounds: int = 1, console: Console | None = None) -> DemoResult:
     """Run the whole scenario; print progress and the table on ``console``.
 
     Raises:
@@ -143,7 +147,7 @@ def run_demo(out: Path, *, http: bool = False, console: Console | None = None) -
     _prepare(out)
     payments_port = free_port()
     payments_url = f"http://127.0.0.1:{payments_port}"
-    progress = _Progress(console, len(agent.STEPS) + 2)
+    progress = _Progress(console, rounds * len(agent.STEPS) + 2)
     # The payments API runs as a plain script (it needs nothing from errscope, so it skips the
     # package's imports); it boots while the refund server starts.
     payments_argv = [sys.executable, str(Path(payments.__file__)), "--port", str(payments_port)]
@@ -160,7 +164,7 @@ def run_demo(out: Path, *, http: bool = False, console: Console | None = None) -
                     with _process([*server_argv, "--http", str(port)]) as server_process:
                         _wait_http(f"{payments_url}/healthz", payments_process, "the payments API")
                         _wait_http(url, server_process, "the refund server")
-                        notes = anyio.run(_agent, agent.Target(url=url), payments_url, progress)
+                        notes = anyio.run(_agent, agent.Target(url=url), payments_url, progress, None, rounds)
                         stats = httpx.get(f"{payments_url}/_admin/stats", timeout=10).json()
                 else:
                     params = StdioServerParameters(command=server_argv[0], args=server_argv[1:], env=_child_env())
@@ -168,7 +172,7 @@ def run_demo(out: Path, *, http: bool = False, console: Console | None = None) -
                     def ready() -> None:
                         _wait_http(f"{payments_url}/healthz", payments_process, "the payments API")
 
-                    notes = anyio.run(_agent, agent.Target(stdio=params), payments_url, progress, ready)
+                    notes = anyio.run(_agent, agent.Target(stdio=params), payments_url, progress, ready, rounds)
                     stats = httpx.get(f"{payments_url}/_admin/stats", timeout=10).json()
             finally:
                 progress.advance("flushing telemetry")
@@ -178,10 +182,11 @@ def run_demo(out: Path, *, http: bool = False, console: Console | None = None) -
         except TelemetryError as exc:
             raise DemoError(f"the run's telemetry could not be read back: {exc}") from None
         rows = triage.build_rows(notes, exported)
-    ok, summary = _exactly_once(stats, notes)
+    ok, summary = _exactly_once(stats, notes, rounds)
     seconds = time.monotonic() - started
     (out / "triage.json").write_text(json.dumps({
         "transport": "http" if http else "stdio",
+        "rounds": rounds,
         "otlp": otlp_configured(),
         "rows": [r.to_json() for r in rows],
         "exactly_once": ok,
@@ -194,14 +199,18 @@ def run_demo(out: Path, *, http: bool = False, console: Console | None = None) -
 
 
 async def _agent(
-    target: agent.Target, payments_url: str, progress: _Progress, ready: Callable[[], None] | None = None
+    target: agent.Target,
+    payments_url: str,
+    progress: _Progress,
+    ready: Callable[[], None] | None = None,
+    rounds: int = 1,
 ) -> list[agent.AgentNote]:
     async def wait_ready() -> None:
         if ready is not None:
             await anyio.to_thread.run_sync(ready)
 
     return await agent.run_agent(target, payments_url, on_step=lambda name, what: progress.advance(what),
-                                 before_steps=wait_ready)
+                                 before_steps=wait_ready, rounds=rounds)
 
 
 class _Progress:

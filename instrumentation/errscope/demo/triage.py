@@ -55,6 +55,7 @@ class Row:
     trace_id: str
     attempts: int
     model_text: str
+    round: int = 1
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -121,6 +122,7 @@ def build_rows(notes: list[AgentNote], telemetry: Telemetry) -> list[Row]:
                 trace_id=note.trace_id or NONE,
                 attempts=note.attempts,
                 model_text=note.text,
+                round=note.round,
             )
         )
     return rows
