@@ -40,7 +40,7 @@ collector: $(STAMP)
 	@scripts/build-collector.sh
 
 stack: tools
-	$(PYTHON) -m errscope.stack
+	$(PYTHON) scripts/stack.py $(STACK_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache build dist
