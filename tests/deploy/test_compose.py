@@ -229,3 +229,34 @@ def test_backend_state_lives_on_its_named_volume(service: str, config: str, moun
     assert not volumes[mount].startswith(".")
     paths = re.findall(r"(?:path|directory|path_prefix):\s*(/\S+)", (ROOT / config).read_text())
     assert paths and all(p.startswith(mount + "/") or p == mount for p in paths), paths
+
+
+def test_collector_healthcheck_command_passes_on_the_mounted_config() -> None:
+    """The collector's healthcheck (`validate` on the mounted config, with the service's environment only)
+    succeeds with the real binary of the same release."""
+    from tests.conftest import require
+    from tests.dashboards._stack import collector_binary
+
+    binary = collector_binary()
+    require(binary is not None, "go is not installed, so the Collector cannot be built (scripts/build-collector.sh)")
+    service = _service("otel-collector")
+    command = service["healthcheck"]["test"]
+    assert ["CMD", "/otelcol-contrib", "validate"] == command[:3]
+    mounts = {target: source for source, target in _binds(service)}
+    args = [arg.replace(target, str(ROOT / source)) for arg in command[3:] for target, source in mounts.items()
+            if target in arg]
+    assert [f"--config={ROOT / 'collector' / 'config.yaml'}"] == args
+    env = {"PATH": os.environ.get("PATH", ""), **{k: str(v) for k, v in service["environment"].items()}}
+    result = subprocess.run([str(binary), "validate", *args], capture_output=True, text=True, env=env,  # noqa: S603
+                            timeout=60, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_readme_port_table_matches_the_published_ports() -> None:
+    """The README's port table lists exactly the ports docker-compose.yml publishes."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Bring up the stack", 1)[1].split("\n## ", 1)[0]
+    documented = {int(p) for row in re.findall(r"^\| ([0-9 /]+) \|", section, re.M) for p in row.split("/")}
+    published = {int(str(port).split(":")[1]) for service in _compose()["services"].values()
+                 for port in service.get("ports", [])}
+    assert published == documented
