@@ -40,6 +40,7 @@ class Upstream:
     clusters: dict[str, float] = field(default_factory=dict)
     requests: int = 0
     keys_seen: list[str | None] = field(default_factory=list)
+    stalled: list[str | None] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._random = random.Random(self.seed)
@@ -56,6 +57,7 @@ class Upstream:
         if key is not None:
             self.applied[key] = answer
         if self._random.random() < self.stall_ratio:
+            self.stalled.append(key)
             await anyio.sleep(self.stall_seconds)  # applied, but the answer comes too late
         return JSONResponse(answer)
 
@@ -98,7 +100,7 @@ class ToolServer:
     idempotency: Idempotency = field(default_factory=Idempotency)
 
     def build(self) -> MCPServer:
-        server = MCPServer("payments")
+        server = MCPServer("payments", log_level="WARNING")  # per-request INFO logs cost more than the call
         rig = self
         http = httpx.AsyncClient(
             base_url=self.upstream_url, timeout=30, limits=httpx.Limits(max_connections=1000, max_keepalive_connections=200)
