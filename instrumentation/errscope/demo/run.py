@@ -56,6 +56,9 @@ def free_port() -> int:
 def _child_env() -> dict[str, str]:
     env = dict(os.environ)
     env.setdefault("OTEL_METRIC_EXPORT_INTERVAL", "2000")
+    # Stable HTTP conventions on the upstream spans (http.response.status_code, url.full), as the
+    # triage dashboard queries them.
+    env.setdefault("OTEL_SEMCONV_STABILITY_OPT_IN", "http")
     env["PYTHONUNBUFFERED"] = "1"
     return env
 
