@@ -14,6 +14,7 @@ from errscope._exceptions import (
     UpstreamUnavailable,
 )
 from errscope._scrubbing import scrub
+from errscope._setup import Telemetry, configure_telemetry
 from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.client import CircuitBreaker, RetryPolicy, TimeoutPolicy, ToolCallResult, ToolClient
 from errscope.idempotency import Idempotency
@@ -31,6 +32,7 @@ __all__ = [
     "Outcome",
     "PermissionDenied",
     "RateLimited",
+    "Telemetry",
     "RetryPolicy",
     "TimeoutPolicy",
     "ToolCallResult",
@@ -39,6 +41,7 @@ __all__ = [
     "Upstream",
     "UpstreamUnavailable",
     "classify",
+    "configure_telemetry",
     "instrument",
     "record_upstream",
     "register",
