@@ -8,9 +8,6 @@ import anyio
 import pytest
 from mcp import Client
 from opentelemetry import baggage, context, trace
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from errscope import Outcome
 from errscope._attributes import (
@@ -34,21 +31,22 @@ from tests.client.servers.app import ToolServer, Upstream, serve
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
-_GLOBAL_EXPORTER = InMemorySpanExporter()
-
-
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
 
 
-@pytest.fixture(scope="module")
-def sdk_spans() -> InMemorySpanExporter:
-    """The global provider, where the mcp SDK's own spans go (set once per process)."""
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(_GLOBAL_EXPORTER))
-    trace.set_tracer_provider(provider)
-    return _GLOBAL_EXPORTER
+@pytest.fixture
+def sdk_spans(telemetry: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Route the mcp SDK's own tracer to the test's provider (no global provider is touched)."""
+    from mcp.shared import _otel
+
+    from errscope.client._telemetry import _SuppressingTracer, install_sdk_span_suppression
+
+    install_sdk_span_suppression()
+    assert isinstance(_otel._tracer, _SuppressingTracer)
+    monkeypatch.setattr(_otel._tracer, "_errscope_inner", telemetry.tracer_provider.get_tracer("mcp-python-sdk"))
+    return telemetry
 
 
 class TestSpans:
@@ -97,17 +95,15 @@ class TestSpans:
         assert {p.attributes.get(GEN_AI_TOOL_NAME) for p in points} == {None, "scripted"}
         assert list(points[0].explicit_bounds)[:3] == [0.01, 0.02, 0.05]
 
-    async def test_sdk_client_span_is_suppressed_only_for_errscope_calls(
-        self, sdk_spans: InMemorySpanExporter, telemetry: Any
-    ) -> None:
+    async def test_sdk_client_span_is_suppressed_only_for_errscope_calls(self, sdk_spans: Any) -> None:
         """Calls through errscope produce no "MCP send" span; a bare mcp.Client still does."""
-        sdk_spans.clear()
-        async with ToolClient(stdio("plain_server.py"), timeout=5, **telemetry.providers) as tc:
+        async with ToolClient(stdio("plain_server.py"), timeout=5, **sdk_spans.providers) as tc:
             await tc.call_tool("echo", {"text": "a"})
-        assert [s.name for s in sdk_spans.get_finished_spans() if s.name.startswith("MCP send tools/call")] == []
+        assert [s.name for s in sdk_spans.spans() if s.name.startswith("MCP send tools/call")] == []
+        assert len(sdk_spans.spans("tools/call echo")) == 1
         async with Client(stdio("plain_server.py")) as bare:
             await bare.call_tool("echo", {"text": "b"})
-        assert "MCP send tools/call echo" in [s.name for s in sdk_spans.get_finished_spans()]
+        assert "MCP send tools/call echo" in [s.name for s in sdk_spans.spans()]
 
 
 class TestPropagation:
