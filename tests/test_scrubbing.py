@@ -209,6 +209,22 @@ def test_combined_regex_is_re2_and_final() -> None:
         assert combined.search(scrub(text)) is None, f"combined pattern matches scrub output: {text!r}"
 
 
+def test_guard_admits_every_match() -> None:
+    """The Collector skips the full pattern on free text where GUARD does not match: sound only if
+    every match of every pattern satisfies GUARD (checked on every example and corpus line)."""
+    from errscope._patterns import GUARD
+
+    guard = re.compile(GUARD)
+    texts = [text for text, _ in EXAMPLES.values()] + [text for text, _ in KEYWORD_SHAPES]
+    if corpus.corpus_dir() is not None:
+        texts += [line["text"] for line in corpus.secrets()]
+    for pattern in PATTERNS:
+        rx = re.compile(pattern.regex)
+        for text in texts:
+            for match in rx.finditer(text):
+                assert guard.search(match.group(0)), (pattern.name, match.group(0))
+
+
 def test_collector_rendering_escapes_dollars() -> None:
     from errscope._patterns import collector_regex, collector_replacement
 

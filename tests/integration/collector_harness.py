@@ -188,10 +188,12 @@ class Collector:
     def metric(self, name: str) -> float:
         """Sum of an internal-telemetry counter (all label sets), 0 when absent."""
         text = httpx.get(f"http://127.0.0.1:{self.telemetry_port}/metrics", timeout=5).text
+        base = name.removesuffix("_total")
         total = 0.0
         for line in text.splitlines():
-            if line.startswith(name) and (len(line) == len(name) or line[len(name)] in "{ "):
-                total += float(line.rsplit(" ", 1)[1])
+            for candidate in (base, base + "_total"):
+                if line.startswith(candidate) and line[len(candidate) : len(candidate) + 1] in ("{", " "):
+                    total += float(line.rsplit(" ", 1)[1])
         return total
 
 

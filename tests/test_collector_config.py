@@ -1,0 +1,86 @@
+"""collector/config.yaml: the generated scrubbing block matches the one pattern source (drift
+check), and the config is shaped as DESIGN.md / issue 5 say. No binary needed (the real collector
+runs in tests/integration/test_collector.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from collector import generate
+from errscope._attributes import ERRSCOPE_FAILURE_CLASS
+from errscope._patterns import PATTERNS, collector_regex, collector_replacement
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIG = ROOT / "collector" / "config.yaml"
+
+
+def load() -> dict:
+    return yaml.safe_load(CONFIG.read_text())
+
+
+def test_generated_block_has_not_drifted() -> None:
+    text = CONFIG.read_text()
+    assert generate.render(text) == text, "run: python -m collector.generate"
+    assert generate.main(["--check"]) == 0
+
+
+def test_scrubbing_processors_use_the_pattern_source() -> None:
+    config = load()
+    transform = config["processors"]["transform/scrub"]
+    statements = [s for group in transform["trace_statements"] for s in group["statements"]]
+    statements += [s for group in transform["log_statements"] for s in group["statements"]]
+    # YAML gives the text confmap sees; confmap turns $$ into $
+    assert all(generate._ottl_string(collector_regex()) in s for s in statements)
+    assert all(collector_replacement() in s for s in statements)
+    targets = " ".join(statements)
+    for field in ("span.name", "span.status.message", "spanevent.name", "spanevent.attributes", "log.body",
+                  "log.attributes", "resource.attributes"):  # fmt: skip
+        assert field in targets, field
+    # span and spanevent paths never share a group (a mixed group runs in the spanevent context)
+    for group in transform["trace_statements"]:
+        joined = " ".join(group["statements"])
+        assert not ("span." in joined.replace("spanevent.", "") and "spanevent." in joined)
+    redaction = config["processors"]["redaction/scrub"]
+    assert redaction["allow_all_keys"] is True
+    assert redaction["blocked_values"] == [p.regex.replace("$", "$$") for p in PATTERNS]
+    assert "allowed_values" not in redaction  # it would win over blocked_values
+
+
+def test_pipelines_order_and_sampling() -> None:
+    config = load()
+    pipelines = config["service"]["pipelines"]
+    for name, pipeline in pipelines.items():
+        assert pipeline["processors"][0] == "memory_limiter", name
+        assert pipeline["processors"].index("transform/scrub") < pipeline["processors"].index("redaction/scrub")
+    traces = pipelines["traces"]["processors"]
+    assert traces.index("redaction/scrub") < traces.index("tail_sampling") < traces.index("batch")
+    policies = {p["name"]: p for p in config["processors"]["tail_sampling"]["policies"]}
+    assert policies["errors"]["status_code"]["status_codes"] == ["ERROR"]
+    assert policies["classified-failures"]["string_attribute"]["key"] == ERRSCOPE_FAILURE_CLASS
+    assert "ERRSCOPE_SAMPLE_PERCENT" in str(policies["baseline-share"])
+    assert "health_check" in config["service"]["extensions"]
+
+
+def test_exporters_and_component_names() -> None:
+    config = load()
+    exporters = config["exporters"]
+    assert set(exporters) == {"otlp_grpc/tempo", "otlp_http/loki", "prometheus_remote_write"}
+    assert "loki:3100/otlp" in exporters["otlp_http/loki"]["endpoint"]
+    assert exporters["prometheus_remote_write"]["endpoint"].endswith("/api/v1/write}")
+    for name in ("otlp_grpc/tempo", "otlp_http/loki"):
+        assert exporters[name]["sending_queue"]["enabled"] and exporters[name]["retry_on_failure"]["enabled"]
+    assert set(config["receivers"]["otlp"]["protocols"]) == {"grpc", "http"}
+    assert ":4317" in config["receivers"]["otlp"]["protocols"]["grpc"]["endpoint"]
+    assert ":4318" in config["receivers"]["otlp"]["protocols"]["http"]["endpoint"]
+
+
+def test_manifest_pins_one_release() -> None:
+    manifest = yaml.safe_load((ROOT / "collector" / "builder-config.yaml").read_text())
+    mods = [c["gomod"] for kind in ("receivers", "processors", "exporters", "extensions", "providers")
+            for c in manifest.get(kind) or []]  # fmt: skip
+    assert mods and manifest.get("connectors") is None
+    for mod in mods:
+        version = mod.split()[1]
+        assert version in ("v0.161.0", "v1.67.0"), mod
