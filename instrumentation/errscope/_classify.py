@@ -309,6 +309,11 @@ _DBAPI_RULES: Final[dict[str, Rule]] = {
     "NotSupportedError": _dbapi(FailureClass.UNKNOWN),
 }
 
+# Exceptions of optional libraries, matched by "module.qualname" so they are never imported here.
+_NAMED_RULES: Final[dict[str, Rule]] = {
+    "jsonschema.exceptions.ValidationError": _fixed(FailureClass.INVALID_INPUT),
+}
+
 _RULES: dict[type[BaseException], Rule] = {
     ToolFailure: _tool_failure,
     httpx.HTTPStatusError: _http_status_error,
@@ -322,17 +327,6 @@ _RULES: dict[type[BaseException], Rule] = {
     FileNotFoundError: _fixed(FailureClass.NOT_FOUND),
     BaseExceptionGroup: _defer,
 }
-
-
-def _jsonschema_rule() -> None:
-    try:
-        import jsonschema
-    except ImportError:  # pragma: no cover - jsonschema is a dependency of errscope's validator
-        return
-    _RULES[jsonschema.ValidationError] = _fixed(FailureClass.INVALID_INPUT)
-
-
-_jsonschema_rule()
 
 
 def register(exc_type: type[BaseException], rule: FailureClass | Rule) -> None:
@@ -352,7 +346,7 @@ def _lookup(exc: BaseException) -> Rule | None:
         if rule is not None:
             return rule
         if klass.__module__ != "builtins":
-            rule = _DBAPI_RULES.get(klass.__name__)
+            rule = _NAMED_RULES.get(f"{klass.__module__}.{klass.__qualname__}") or _DBAPI_RULES.get(klass.__name__)
             if rule is not None:
                 return rule
     return None
