@@ -233,3 +233,22 @@ class TestAgainstExportedTelemetry:
         """
         refs = {c["error_ref"] for c in fed.summary["calls"] if c["error_ref"] and c["outcome"] == "error"}
         assert refs and refs <= server_refs(fed.collector)
+
+
+def test_grafana_and_prometheus_renderings_agree_on_real_data(fed: Fed) -> None:
+    """Grafana's pipeline (A = instant query, B = reduce last, C = threshold gt) and the Prometheus rule
+    (`expr > threshold`) pick the same series on the feed's data."""
+    from dashboards.alerts import RULES
+    from dashboards.inventory import GRAFANA, load_yaml
+
+    doc = load_yaml(GRAFANA / "provisioning" / "alerting" / "errscope-rules.yaml")
+    grafana = {rule["uid"]: {q["refId"]: q["model"] for q in rule["data"]} for rule in doc["groups"][0]["rules"]}
+    for spec in RULES:
+        models = grafana[spec.uid]
+        assert ("reduce", "last", "threshold", "gt") == (
+            models["B"]["type"], models["B"]["reducer"], models["C"]["type"], models["C"]["conditions"][0]["evaluator"]["type"])
+        threshold = models["C"]["conditions"][0]["evaluator"]["params"][0]
+        by_grafana = {tuple(sorted(s["metric"].items())) for s in fed.query(models["A"]["expr"])
+                      if float(s["value"][1]) > threshold}
+        by_prometheus = {tuple(sorted(s["metric"].items())) for s in fed.query(spec.alert_expr)}
+        assert by_prometheus == by_grafana, spec.uid
