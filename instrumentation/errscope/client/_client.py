@@ -306,7 +306,7 @@ class ToolClient:
             with conn.scope:
                 async with AsyncExitStack() as stack, Client(
                     conn.tap.wrap(self._transport(stack)),
-                    mode=self.mode,  # type: ignore[arg-type]
+                    mode=self.mode,
                     cache=None,
                     message_handler=self._on_message,
                     **self.client_options,
@@ -707,10 +707,10 @@ class _LogicalCall:
             return ToolCallResult(tool=self.tool, text=text, outcome=Outcome.OK, result=raw)
         attributes[ERROR_TYPE] = TOOL_ERROR
         meta = raw.meta or {}
-        server_class = meta.get(META_FAILURE_CLASS)
-        if server_class in FailureClass.__members__.values():
+        server_class = _as_class(meta.get(META_FAILURE_CLASS))
+        if server_class is not None:
             # An errscope server already classified, scrubbed and shaped the text.
-            cls = FailureClass(server_class)
+            cls = server_class
             retry_after = _float(meta.get(META_RETRY_AFTER))
             ref = meta.get(META_ERROR_REF) if isinstance(meta.get(META_ERROR_REF), str) else None
             shaped = ref is not None and ref in text  # the server already wrote the model's text
@@ -781,9 +781,9 @@ class _LogicalCall:
     def _other_protocol_error(self, code: int, message: str, data: dict[str, Any], ref: str | None) -> ToolCallResult:
         from errscope._classify import class_for_jsonrpc_code
 
-        server_class = data.get(META_FAILURE_CLASS)
-        if server_class in FailureClass.__members__.values():
-            cls = FailureClass(server_class)
+        server_class = _as_class(data.get(META_FAILURE_CLASS))
+        if server_class is not None:
+            cls = server_class
         else:
             cls = class_for_jsonrpc_code(code)
             if cls is FailureClass.UNKNOWN or code in (-32000, -32001):
@@ -845,6 +845,14 @@ async def _end_after(span: Span, delay: float) -> None:
 
 def _seconds(value: float) -> str:
     return f"{value:g} s"
+
+
+def _as_class(value: Any) -> FailureClass | None:
+    """The failure class a server put in ``_meta``/``data``, if it is one of the closed set."""
+    try:
+        return FailureClass(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
 
 
 def _float(value: Any) -> float | None:

@@ -96,5 +96,5 @@ class RetryPolicy:
             sleep=anyio.sleep,
             reraise=True,
         )
-        result = await retrying(one)
+        result: ToolCallResult = await retrying(one)
         return result, count

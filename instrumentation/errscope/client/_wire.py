@@ -180,7 +180,8 @@ class _TapWrite:
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> bool | None:
-        return await self._inner.__aexit__(exc_type, exc, tb)
+        result: bool | None = await self._inner.__aexit__(exc_type, exc, tb)
+        return result
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
@@ -199,7 +200,8 @@ class _TapRead:
             self._tap._emit("closed")
             raise
         self._tap.on_receive(item)
-        return item
+        received: SessionMessage | Exception = item
+        return received
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -220,7 +222,8 @@ class _TapRead:
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> bool | None:
-        return await self._inner.__aexit__(exc_type, exc, tb)
+        result: bool | None = await self._inner.__aexit__(exc_type, exc, tb)
+        return result
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
