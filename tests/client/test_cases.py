@@ -183,6 +183,7 @@ class TestD12CancelOnTimeout:
         assert [c["params"]["reason"] for c in cancels] == ["caller cancelled"]
         (span,) = telemetry.spans("tools/call export_report")
         assert dict(span.attributes or {})[ERRSCOPE_OUTCOME] == "cancelled"
+        assert [e.name for e in span.events] == ["cancel_sent"]
 
     async def test_fifty_timeouts_leave_nothing_running(self, foreign: Any, telemetry: Any) -> None:
         """50 timed-out calls: 50 cancels, one per id, and the server's in-flight count returns to 0."""
@@ -237,6 +238,9 @@ class TestD12CancelOnTimeout:
         assert capped.text.startswith("export_report did not finish within the 1 s limit and was cancelled.")
         reasons = [c["params"]["reason"] for c in log.received("notifications/cancelled")]
         assert reasons == ["timeout after 1s (hard limit)"]
+        calls = log.received("tools/call")
+        tokens = [c["params"]["_meta"]["progressToken"] for c in calls]
+        assert tokens == [c["id"] for c in calls] and len(set(tokens)) == len(tokens)  # unique per call
 
 
 class TestD18InvalidParams:

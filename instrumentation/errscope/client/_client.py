@@ -610,19 +610,20 @@ class _LogicalCall:
             deadline.finish()
             raw, error = None, exc
         finally:
+            # Also on the host's own cancellation: the SDK has written its cancel by now.
             otel_context.detach(ctx_token)
             CURRENT_ATTEMPT.reset(token)
             conn.tap.forget(wire)
             if wire_events.append in conn.tap.listeners:
                 conn.tap.listeners.remove(wire_events.append)
-        if wire.request_id is not None:
-            self.request_ids.append(wire.request_id)
-            attributes[JSONRPC_REQUEST_ID] = str(wire.request_id)
-            span.set_attribute(JSONRPC_REQUEST_ID, str(wire.request_id))
-        for _ in range(wire.cancels_sent):
-            span.add_event("cancel_sent", {"reason": wire.cancel_reason or "caller cancelled"})
-        for event in wire_events:
-            span.add_event(event)
+            if wire.request_id is not None:
+                self.request_ids.append(wire.request_id)
+                attributes[JSONRPC_REQUEST_ID] = str(wire.request_id)
+                span.set_attribute(JSONRPC_REQUEST_ID, str(wire.request_id))
+            for _ in range(wire.cancels_sent):
+                span.add_event("cancel_sent", {"reason": wire.cancel_reason or "caller cancelled"})
+            for event in wire_events:
+                span.add_event(event)
 
         fired = deadline.fired
         if fired is not None:
