@@ -10,7 +10,7 @@ import yaml
 
 from collector import generate
 from errscope._attributes import ERRSCOPE_FAILURE_CLASS
-from errscope._patterns import PATTERNS, collector_regex, collector_replacement
+from errscope._patterns import PATTERNS, collector_blocked_values, collector_regex, collector_replacement
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "collector" / "config.yaml"
@@ -44,7 +44,8 @@ def test_scrubbing_processors_use_the_pattern_source() -> None:
         assert not ("span." in joined.replace("spanevent.", "") and "spanevent." in joined)
     redaction = config["processors"]["redaction/scrub"]
     assert redaction["allow_all_keys"] is True
-    assert redaction["blocked_values"] == [p.regex.replace("$", "$$") for p in PATTERNS]
+    assert redaction["blocked_values"] == collector_blocked_values()
+    assert len(collector_blocked_values()) == len(PATTERNS)
     assert "allowed_values" not in redaction  # it would win over blocked_values
 
 

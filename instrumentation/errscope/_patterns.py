@@ -45,6 +45,7 @@ __all__ = [
     "PATTERNS",
     "REDACTED",
     "SecretPattern",
+    "collector_blocked_values",
     "collector_regex",
     "collector_replacement",
     "combined_regex",
@@ -385,3 +386,13 @@ def collector_regex() -> str:
 def collector_replacement() -> str:
     """:func:`combined_replacement` for OTTL in Collector YAML (``$${1}`` for Go's ``${1}``)."""
     return combined_replacement("go").replace("$", "$$")
+
+
+def collector_blocked_values() -> list[str]:
+    """Every pattern on its own, for the redaction processor's ``blocked_values`` (``$`` -> ``$$``).
+
+    One entry per pattern rather than the alternation: most entries start with a literal, which
+    Go's regexp finds with ``strings.Index`` before running its matcher, so benign values cost
+    little; the alternation has no literal prefix and runs the full matcher on every value.
+    """
+    return [p.regex.replace("$", "$$") for p in PATTERNS]

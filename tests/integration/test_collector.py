@@ -423,13 +423,13 @@ def test_backend_restart_loses_no_error_trace() -> None:
 def test_memory_stays_bounded_with_a_dead_backend() -> None:
     """A dead backend and a flood of error traces: memory_limiter + a bounded queue keep RSS bounded
     and the collector healthy (it refuses or drops instead of growing)."""
-    limit_mib = 160
+    limit_mib = 100
     env = {
         "ERRSCOPE_SAMPLE_PERCENT": "0",
         "ERRSCOPE_TEST_BACKEND_ENDPOINT": f"http://127.0.0.1:{free_port()}",  # nothing listens
         "ERRSCOPE_TEST_QUEUE_SIZE": "100",
         "ERRSCOPE_COLLECTOR_MEMORY_LIMIT_MIB": str(limit_mib),
-        "ERRSCOPE_COLLECTOR_MEMORY_SPIKE_MIB": "40",
+        "ERRSCOPE_COLLECTOR_MEMORY_SPIKE_MIB": "25",
         "GOMEMLIMIT": f"{limit_mib}MiB",
     }
     import httpx
