@@ -179,7 +179,11 @@ class TestAgainstRealUpstream:
             rig = ToolServer(upstream_url + "/", telemetry.providers)
             async with serve(rig.build().streamable_http_app()) as base:
                 async with ToolClient(base + "/mcp", timeout=0.4, **telemetry.providers) as tc:
-                    first = await tc.call_tool("create_cluster", {"name": "etl-nightly-FAKE"})
+                    first = await tc.call_tool(
+                        "create_cluster",
+                        {"name": "etl-nightly-FAKE"},
+                        timeout_hint="'etl-nightly-FAKE' may already exist; list clusters before creating again",
+                    )
                     await anyio.sleep(0.6)
                     same = await tc.call_tool(
                         "create_cluster", {"name": "etl-nightly-FAKE"}, idempotency_key=first.idempotency_key
@@ -191,7 +195,10 @@ class TestAgainstRealUpstream:
                             await anyio.sleep(0.02)
         assert first.outcome is Outcome.TIMEOUT and first.attempts == 1
         assert first.failure_class is FailureClass.UPSTREAM_UNAVAILABLE
-        assert "Part of the work may already have been done; check before retrying." in first.text
+        assert first.text.startswith(
+            "create_cluster did not finish within 0.4 s and was cancelled. The request may have been accepted: "
+            "'etl-nightly-FAKE' may already exist; list clusters before creating again. Ref ERR-"
+        )
         assert (same.outcome, same.text) == (Outcome.OK, "0000-FAKE")
         assert clusters_after_same_key == 1
         assert new.text == "0001-FAKE" and len(upstream.clusters) == 2

@@ -203,3 +203,23 @@ class TestLateResponse:
         assert result.outcome is Outcome.TIMEOUT
         (span,) = telemetry.spans("tools/call slow")
         assert "late_response" in [e.name for e in span.events]
+
+
+class TestTransportFactory:
+    """Any ``mcp`` transport works, given as a factory so sessions can be re-opened."""
+
+    async def test_in_memory_transport_with_an_instrumented_server(self, telemetry: Any) -> None:
+        """ToolClient over InMemoryTransport: JSON-RPC framing, server span parented on the client span."""
+        from mcp.client._memory import InMemoryTransport
+
+        rig = ToolServer("http://127.0.0.1:9/", telemetry.providers)
+        server = rig.build()
+        async with ToolClient(lambda: InMemoryTransport(server), timeout=5, **telemetry.providers) as tc:
+            ok = await tc.call_tool("echo", {"text": "in memory"})
+            bad = await tc.call_tool("echo", {})
+        assert ok.text == "in memory" and bad.failure_class is not None
+        client = [s for s in telemetry.spans("tools/call echo") if s.kind is trace.SpanKind.CLIENT]
+        server_spans = [s for s in telemetry.spans("tools/call echo") if s.kind is trace.SpanKind.SERVER]
+        assert len(client) == len(server_spans) == 2
+        assert {s.parent.span_id for s in server_spans if s.parent} == {c.context.span_id for c in client}
+        assert NETWORK_TRANSPORT not in dict(client[0].attributes or {})

@@ -453,6 +453,7 @@ class ToolClient:
         timeout: float | TimeoutPolicy | None = None,
         meta: Mapping[str, Any] | None = None,
         progress_callback: ProgressFn | None = None,
+        timeout_hint: str | None = None,
     ) -> ToolCallResult:
         """Call ``name`` and return what to hand the model plus the facts; never raises for server faults.
 
@@ -464,6 +465,8 @@ class ToolClient:
             timeout: this call's idle timeout or :class:`TimeoutPolicy`.
             meta: extra ``_meta`` for the request; a ``traceparent`` here is sent verbatim.
             progress_callback: also called for every progress notification of this call.
+            timeout_hint: what to check before retrying, added to the note if the call times out
+                (e.g. "'etl-nightly' may already exist; list clusters before creating again.").
         """
         policy = self.timeout
         if timeout is not None:
@@ -477,6 +480,7 @@ class ToolClient:
             policy=policy,
             caller_meta=dict(meta or {}),
             progress_callback=progress_callback,
+            timeout_hint=timeout_hint,
         )
         if key is not None and idempotency_key is not None:
             call.links.extend(self._key_links.get(key, ()))  # a model-initiated retry links to the first call
@@ -509,6 +513,7 @@ class _LogicalCall:
     policy: TimeoutPolicy
     caller_meta: dict[str, Any]
     progress_callback: ProgressFn | None
+    timeout_hint: str | None = None
     links: list[Link] = field(default_factory=list)
     request_ids: list[Any] = field(default_factory=list)
     unknown_tool: bool = False
@@ -699,7 +704,10 @@ class _LogicalCall:
             head = f"{self.tool} did not finish within the {_seconds(self.policy.hard_ceiling)} limit and was cancelled."
         else:
             head = f"{self.tool} did not finish within {_seconds(self.policy.idle)} and was cancelled."
-        head += " Part of the work may already have been done; check before retrying."
+        if self.timeout_hint:
+            head += " The request may have been accepted: " + safe_excerpt(self.timeout_hint, limit=200).rstrip(".") + "."
+        else:
+            head += " Part of the work may already have been done; check before retrying."
         return self._fail(None, FailureClass.UPSTREAM_UNAVAILABLE, head, advice="", outcome=Outcome.TIMEOUT)
 
     def _from_result(self, raw: CallToolResult, attributes: dict[str, Any]) -> ToolCallResult | None:
