@@ -70,6 +70,14 @@ class ForeignLog:
     def received(self, method: str) -> list[dict[str, Any]]:
         return [r for r in self.events("recv") if r["method"] == method]
 
+    async def wait(self, kind: str, count: int, *, method: str | None = None, timeout: float = 10.0) -> None:
+        """Poll until the server has logged ``count`` events of ``kind`` (``recv`` of ``method``)."""
+        import anyio
+
+        with anyio.fail_after(timeout):
+            while len(self.received(method) if method else self.events(kind)) < count:
+                await anyio.sleep(0.02)
+
 
 @pytest.fixture
 def foreign(tmp_path: Path) -> Iterator[Any]:

@@ -147,7 +147,7 @@ class TestD12CancelOnTimeout:
         params, log = foreign("slow")
         async with ToolClient(params, timeout=0.5, **telemetry.providers) as tc:
             result = await tc.call_tool("export_report", {"seconds": 120})
-            await anyio.sleep(0.3)
+            await log.wait("end", 1)
         assert result.outcome is Outcome.TIMEOUT
         assert result.failure_class is FailureClass.UPSTREAM_UNAVAILABLE
         assert result.text.startswith(
@@ -177,7 +177,7 @@ class TestD12CancelOnTimeout:
         async with ToolClient(params, timeout=30, **telemetry.providers) as tc:
             with anyio.move_on_after(0.3):
                 await tc.call_tool("export_report", {"seconds": 120})
-            await anyio.sleep(0.3)
+            await log.wait("end", 1)
             assert tc.state is ConnectionState.CONNECTED
         cancels = log.received("notifications/cancelled")
         assert [c["params"]["reason"] for c in cancels] == ["caller cancelled"]
@@ -197,7 +197,7 @@ class TestD12CancelOnTimeout:
             async with anyio.create_task_group() as tg:
                 for _ in range(50):
                     tg.start_soon(tc.call_tool, "export_report", {"seconds": 120})
-            await anyio.sleep(0.5)
+            await log.wait("end", 50)
         calls = {c["id"] for c in log.received("tools/call")}
         cancelled = [c["params"]["requestId"] for c in log.received("notifications/cancelled")]
         assert len(calls) == 50 and sorted(cancelled) == sorted(calls)
@@ -232,7 +232,7 @@ class TestD12CancelOnTimeout:
             capped = await tc.call_tool(
                 "export_report", {"seconds": 30, "progress_every": 0.1}, timeout=TimeoutPolicy(idle=0.4, ceiling=1.0)
             )
-            await anyio.sleep(0.2)
+            await log.wait("end", 2)
         assert ok.outcome is Outcome.OK and len(seen) >= 5
         assert capped.outcome is Outcome.TIMEOUT
         assert capped.text.startswith("export_report did not finish within the 1 s limit and was cancelled.")
@@ -281,7 +281,7 @@ class TestD20NoSilentResend:
             first = await tc.call_tool("transfer_funds", args)
             assert first.outcome is Outcome.TIMEOUT and first.attempts == 1
             assert "may already have been done" in first.text
-            await anyio.sleep(0.3)  # let the server log what it received
+            await log.wait("end", 1)  # the server logged the cancel and stopped
             calls_after_first = log.received("tools/call")
             cancels_after_first = log.received("notifications/cancelled")
             retry = await tc.call_tool("transfer_funds", args, idempotency_key=first.idempotency_key)
