@@ -38,8 +38,9 @@ def _demo(args: argparse.Namespace) -> int:
     triage.print_rows(console, result.rows, title)
     if console.is_terminal:
         style = "bold green" if result.exactly_once else "bold red"
-        console.print(f"Telemetry and triage.json in {args.out}; try: errscope explain "
-                      f"{next((r.error_ref for r in result.rows if r.error_ref != '-'), 'ERR-…')} --from {args.out}")
+        example = next((r.error_ref for r in result.rows if r.upstream_status.isdigit() and r.error_ref != "-"), "ERR-…")
+        console.print(f"Telemetry and triage.json in {args.out}; try: errscope explain {example} --from {args.out}",
+                      highlight=False)
         console.print(result.summary, style=style, highlight=False)
     else:
         print(result.summary)

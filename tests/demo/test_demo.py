@@ -153,3 +153,41 @@ def test_bad_output_folder(tmp_path: Path) -> None:
     run = run_demo(target, timeout=60)
     assert run.returncode != 0
     assert run.stderr.strip().splitlines() == [f"errscope demo: {target} exists and is not a folder"]
+
+
+class TestTerminal:
+    """On a terminal: a rich table and a progress display (rendered here into a forced-terminal console)."""
+
+    def test_rich_table_has_every_row(self, demo: DemoRun) -> None:
+        import io
+
+        from rich.console import Console
+
+        from errscope.demo import triage
+
+        rows = [triage.Row(**r) for r in demo.report["rows"]]
+        console = Console(file=io.StringIO(), force_terminal=True, width=260, color_system=None)
+        triage.print_rows(console, rows, "errscope demo")
+        out = console.file.getvalue()  # type: ignore[attr-defined]
+        assert "┃ ERROR REF" in out and "UPSTREAM SAID (SCRUBBED)" in out
+        for row in rows:
+            assert row.trace_id in out
+            if row.error_ref != "-":
+                assert row.error_ref in out
+
+    def test_progress_display(self) -> None:
+        import io
+
+        from rich.console import Console
+
+        from errscope.demo.run import _Progress
+
+        console = Console(file=io.StringIO(), force_terminal=True, width=120, color_system=None)
+        with _Progress(console, 3) as progress:
+            for what in ("starting", "a step", "flushing telemetry"):
+                progress.advance(what)
+        assert "flushing telemetry" in console.file.getvalue()  # type: ignore[attr-defined]
+
+    def test_plain_when_not_a_terminal(self, demo: DemoRun) -> None:
+        """Captured stdout has no box drawing and no escape codes."""
+        assert "\x1b[" not in demo.stdout and "┃" not in demo.stdout

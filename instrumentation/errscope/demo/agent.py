@@ -18,7 +18,6 @@ can show the model's side next to the server's.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -335,6 +334,3 @@ def _shown_to_model(note: AgentNote) -> None:
             extra[key] = value
     _log.info("tool result shown to the model", extra=extra)
 
-
-def notes_json(notes: list[AgentNote]) -> str:
-    return json.dumps([n.to_json() for n in notes], indent=2)
