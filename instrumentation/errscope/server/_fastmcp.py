@@ -18,7 +18,8 @@ behaviour, but says what they break; drop them to keep errscope's guarantees.
 from __future__ import annotations
 
 import logging
-from typing import Any
+import time
+from typing import Any, Final
 
 import fastmcp
 from fastmcp import exceptions as fastmcp_exceptions
@@ -39,6 +40,9 @@ __all__ = ["ErrscopeToolMiddleware", "instrument_fastmcp", "uninstrument_fastmcp
 _log = logging.getLogger("errscope")
 
 _CHANNEL_CROSSING = ("ErrorHandlingMiddleware", "RetryMiddleware")
+SCHEMA_TTL: Final = 1.0
+"""Seconds a tool's looked-up schema is reused."""
+_CACHE_LIMIT: Final = 1024
 
 
 def _fastmcp_tool_error(exc: BaseException) -> Classification | None:
@@ -64,20 +68,47 @@ def _as_tool_result(result: CallToolResult) -> ToolResult:
 
 
 class ErrscopeToolMiddleware(Middleware):
-    """FastMCP middleware: routes every ``tools/call`` through errscope's seam."""
+    """FastMCP middleware: routes every ``tools/call`` through errscope's seam.
+
+    Tool schemas are looked up through ``FastMCP.get_tool`` (providers, transforms, visibility) and
+    kept for :data:`SCHEMA_TTL` seconds: the lookup costs about as much as the call it guards.
+    FastMCP still resolves the tool itself; if it no longer exists, its ``NotFoundError`` is
+    answered as the unknown-tool protocol error.
+    """
 
     def __init__(self, seam: ToolSeam) -> None:
         self.seam = seam
+        self._schemas: dict[str, tuple[float, ToolInfo | None]] = {}
 
-    async def on_call_tool(self, context: MiddlewareContext[Any], call_next: Any) -> Any:
-        name = context.message.name
-        arguments = context.message.arguments
-        call = current_call() or ToolCall(tool=name)
+    async def _lookup(self, context: MiddlewareContext[Any], name: str) -> ToolInfo | None:
+        cached = self._schemas.get(name)
+        now = time.monotonic()
+        if cached is not None and now - cached[0] < SCHEMA_TTL:
+            return cached[1]
         server = context.fastmcp_context.fastmcp if context.fastmcp_context is not None else None
         tool = await server.get_tool(name) if server is not None else None
         info = None if tool is None else ToolInfo(name, tool.parameters)
+        if len(self._schemas) >= _CACHE_LIMIT:
+            self._schemas.clear()
+        self._schemas[name] = (now, info)
+        return info
+
+    async def on_call_tool(self, context: MiddlewareContext[Any], call_next: Any) -> Any:
+        name = context.message.name
+        call = current_call() or ToolCall(tool=name)
+        info = await self._lookup(context, name)
         call.known = info is not None
-        result = await self.seam.run(call, name, info, arguments, lambda: call_next(context))
+
+        async def invoke() -> Any:
+            try:
+                return await call_next(context)
+            except fastmcp_exceptions.NotFoundError as exc:
+                if str(exc).startswith("Unknown tool"):  # gone since the schema was cached
+                    self._schemas.pop(name, None)
+                    raise self.seam.unknown_tool(call, name) from None
+                raise
+
+        result = await self.seam.run(call, name, info, context.message.arguments, invoke)
         return _as_tool_result(result) if isinstance(result, CallToolResult) else result
 
 

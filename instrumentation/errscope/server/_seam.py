@@ -93,6 +93,8 @@ class ToolSeam:
         try:
             result = await invoke()
         except MCPError as exc:
+            if call.failed:  # already answered (an unknown tool found late): keep that answer
+                raise
             call.fail(Channel.PROTOCOL, classify(exc), code=exc.code, exception=exc)
             raise MCPError(exc.code, _protocol_text(exc.message, call), data=_protocol_data(exc.data, call)) from None
         except Exception as exc:

@@ -1,0 +1,127 @@
+"""Server-side overhead: in-memory round trip of a trivial tool, errscope vs the SDK's own telemetry.
+
+Configurations, all served in-process through the real SDK client (``mcp.Client(server)``) with the
+same SDK tracer and meter providers installed globally (spans go to a processor that drops them):
+
+- ``bare``: the ``mcp`` SDK with its ``OpenTelemetryMiddleware`` removed (no telemetry);
+- ``builtin``: the SDK's default ``OpenTelemetryMiddleware``;
+- ``errscope``: ``errscope.instrument(server)``;
+- ``fastmcp_native`` / ``fastmcp_errscope``: FastMCP 4 with its native telemetry vs errscope.
+
+Success path: the tool returns a short text. Failure path: it raises with a 1 KB message. Rounds
+alternate the configurations; each figure is the median microseconds per call over the rounds.
+"""
+
+from __future__ import annotations
+
+import logging
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+from mcp import Client
+from mcp.server.mcpserver import MCPServer
+from opentelemetry import metrics, trace
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
+
+import errscope
+
+CALLS = 300
+ROUNDS = 3
+MESSAGE = "upstream said: " + "x" * 1009  # 1 KB
+
+
+class _Drop(SpanExporter):
+    def export(self, spans: Any) -> SpanExportResult:
+        return SpanExportResult.SUCCESS
+
+
+async def ok() -> str:
+    """Succeed."""
+    return "ok"
+
+
+async def fail() -> str:
+    """Fail with a 1 KB message."""
+    raise RuntimeError(MESSAGE)
+
+
+def _mcpserver(kind: str) -> Any:
+    server = MCPServer("bench")
+    server.add_tool(ok)
+    server.add_tool(fail)
+    if kind == "bare":
+        server.middleware[:] = [m for m in server.middleware if type(m).__name__ != "OpenTelemetryMiddleware"]
+    elif kind == "errscope":
+        errscope.instrument(server, capture_httpx=False)
+    return server
+
+
+def _fastmcp(kind: str) -> Any:
+    import fastmcp
+
+    app = fastmcp.FastMCP("bench")
+    app.tool(ok)
+    app.tool(fail)
+    if kind == "fastmcp_errscope":
+        errscope.instrument(app, capture_httpx=False)
+    return app
+
+
+async def _per_call(target: Any, tool: str, calls: int, before: Callable[[], None]) -> float:
+    before()
+    async with Client(target) as client:
+        for _ in range(20):  # warm-up: caches, validators, first-call imports
+            await client.call_tool(tool, {})
+        started = time.perf_counter()
+        for _ in range(calls):
+            await client.call_tool(tool, {})
+        return (time.perf_counter() - started) / calls * 1e6
+
+
+def run() -> dict[str, Any]:
+    trace.set_tracer_provider(provider := TracerProvider())
+    provider.add_span_processor(SimpleSpanProcessor(_Drop()))
+    metrics.set_meter_provider(MeterProvider(metric_readers=[InMemoryMetricReader()]))
+    import fastmcp
+
+    def telemetry_mode(mode: str) -> Callable[[], None]:
+        def set_mode() -> None:
+            fastmcp.settings.telemetry_mode = mode  # errscope switches FastMCP's own spans off process-wide
+
+        return set_mode
+
+    targets = {
+        "bare": (_mcpserver("bare"), telemetry_mode("native")),
+        "builtin": (_mcpserver("builtin"), telemetry_mode("native")),
+        "errscope": (_mcpserver("errscope"), telemetry_mode("native")),
+        "fastmcp_native": (_fastmcp("fastmcp_native")._mcp_server, telemetry_mode("native")),
+        "fastmcp_errscope": (_fastmcp("fastmcp_errscope")._mcp_server, telemetry_mode("off")),
+    }
+    # Records are still created and processed; only the console rendering (MCPServer and FastMCP
+    # install rich handlers) is left out, since it would dominate every failure-path figure.
+    for name in ("", "fastmcp"):
+        logging.getLogger(name).handlers = [logging.NullHandler()]
+    samples: dict[str, list[float]] = {f"{k}/{t}": [] for k in targets for t in ("ok", "fail")}
+    for _ in range(ROUNDS):
+        for name, (target, before) in targets.items():
+            for tool in ("ok", "fail"):
+                samples[f"{name}/{tool}"].append(anyio.run(_per_call, target, tool, CALLS, before))
+    us = {key: statistics.median(values) for key, values in samples.items()}
+    return {
+        "us_per_call": {key: round(value, 1) for key, value in us.items()},
+        "success_errscope_vs_builtin": round(us["errscope/ok"] / us["builtin/ok"], 3),
+        "success_errscope_vs_bare": round(us["errscope/ok"] / us["bare/ok"], 3),
+        "failure_errscope_vs_builtin": round(us["errscope/fail"] / us["builtin/fail"], 3),
+        "fastmcp_success_errscope_vs_native": round(us["fastmcp_errscope/ok"] / us["fastmcp_native/ok"], 3),
+        "fastmcp_failure_errscope_vs_native": round(us["fastmcp_errscope/fail"] / us["fastmcp_native/fail"], 3),
+    }
+
+
+if __name__ == "__main__":
+    print(run())
