@@ -123,9 +123,19 @@ _NOISE: Final = (
 )
 
 
+# Addresses in foreign text tell the model nothing it can use and tell an attacker the layout:
+# connection strings and URLs (user names, internal hosts) and IP addresses become placeholders.
+_ADDRESSES: Final = (
+    (re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s,;'\")]+"), "[url]"),
+    (re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b"), "[ip]"),
+)
+
+
 def safe_excerpt(text: str, limit: int = 160) -> str:
-    """Scrub ``text``, drop paths and stack fragments, keep the first line, cap it at ``limit`` chars."""
+    """Scrub ``text``, drop addresses, paths and stack fragments, keep the first line, cap it at ``limit``."""
     text = scrub_text(text)
+    for pattern, replacement in _ADDRESSES:
+        text = pattern.sub(replacement, text)
     for pattern in _NOISE:
         text = pattern.sub("", text)
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")

@@ -1,0 +1,55 @@
+"""Nothing raw crosses to the model or to telemetry: foreign servers' secrets are scrubbed on the client."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import errscope
+import errscope.client
+from errscope.client import RetryPolicy, ToolClient
+from tests.client.helpers import scripted_server
+
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
+
+SECRETS = ("FAKE-PG-PASS-123", "tok-FAKE-77", "sk-FAKEFAKEFAKEFAKE1234", "svc:")
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        {"isError": True, "text": "could not connect to postgresql://svc:FAKE-PG-PASS-123@db.internal.example:5432/x"},
+        {"isError": True, "text": "upstream said 401: Authorization: Bearer tok-FAKE-77 rejected"},
+        {"error": {"code": -32603, "message": "boom api_key=sk-FAKEFAKEFAKEFAKE1234", "data": {"dsn": "svc:FAKE-PG-PASS-123"}}},
+        {"error": {"code": -32602, "message": "password=FAKE-PG-PASS-123 is invalid", "data": "tok-FAKE-77"}},
+        {"error": {"code": -32050, "message": "db postgresql://svc:FAKE-PG-PASS-123@db/x unavailable"}},
+    ],
+)
+async def test_foreign_secrets_never_reach_model_or_spans(tmp_path: Any, telemetry: Any, response: dict[str, Any]) -> None:
+    """Excerpts of foreign text are scrubbed; spans carry only closed-set values, never server text."""
+    params = scripted_server(tmp_path, [response])
+    async with ToolClient(params, timeout=2, retry=RetryPolicy(max_attempts=1), **telemetry.providers) as tc:
+        result = await tc.call_tool("scripted", {})
+    assert result.failure_class is not None
+    dump = result.text + "".join(
+        f"{s.name}{dict(s.attributes or {})}{s.status.description}{[(e.name, e.attributes) for e in s.events]}"
+        for s in telemetry.spans()
+    )
+    dump += repr(telemetry.points("mcp.client.operation.duration"))
+    for secret in SECRETS:
+        assert secret not in dump, secret
+
+
+def test_public_names_are_sorted_and_exported() -> None:
+    """errscope.client's __all__ is sorted and every name resolves; the root re-exports the main ones."""
+    assert errscope.client.__all__ == sorted(errscope.client.__all__)
+    for name in errscope.client.__all__:
+        assert getattr(errscope.client, name) is not None
+    for name in ("ToolClient", "ToolCallResult", "RetryPolicy", "TimeoutPolicy", "CircuitBreaker", "Idempotency"):
+        assert name in errscope.__all__
