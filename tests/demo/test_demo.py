@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from errscope._otlp_json import SPAN_KIND_CLIENT, SPAN_KIND_SERVER, load
-from errscope.demo.agent import STEPS
+from errscope.demo.agent import CLIENT_TIMEOUT, STEPS
 from errscope.demo.payments import PLANTED_SECRETS
 from tests.demo.conftest import DemoRun
 
@@ -90,7 +90,7 @@ class TestStdio:
         assert texts["amount_as_string"].startswith("Invalid arguments for refund_order: `amount` must be a number")
         assert texts["other_tenant"].startswith("refund_order failed: order ord_2002 was not found for this account.")
         assert "Wait about 30 s" in texts["rate_limit"]
-        assert texts["stall"].startswith("refund_order did not finish within 1.5 s and was cancelled.")
+        assert texts["stall"].startswith(f"refund_order did not finish within {CLIENT_TIMEOUT:g} s and was cancelled.")
         for row in demo.report["rows"][:-1]:
             assert row["model_text"].rstrip(".").endswith(row["error_ref"])
             assert "dsn" not in row["model_text"] and "[REDACTED]" not in row["model_text"]
@@ -191,3 +191,17 @@ class TestTerminal:
     def test_plain_when_not_a_terminal(self, demo: DemoRun) -> None:
         """Captured stdout has no box drawing and no escape codes."""
         assert "\x1b[" not in demo.stdout and "┃" not in demo.stdout
+
+
+def test_a_refund_server_that_never_starts_is_one_clear_error() -> None:
+    """The agent refuses to walk its script against a server it could not connect to."""
+    import sys
+
+    import anyio
+    from mcp.client.stdio import StdioServerParameters
+
+    from errscope.demo.agent import AgentError, Target, run_agent
+
+    target = Target(stdio=StdioServerParameters(command=sys.executable, args=["-c", "import sys; sys.exit(3)"]))
+    with pytest.raises(AgentError, match=r"^could not connect to the refund server \(refund server \(stdio\)\)$"):
+        anyio.run(lambda: run_agent(target, "http://127.0.0.1:9"))

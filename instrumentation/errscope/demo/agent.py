@@ -37,18 +37,18 @@ from errscope import _attributes as attr
 from errscope._classify import class_for_jsonrpc_code
 from errscope._refs import ERROR_REF_PATTERN, new_error_ref
 from errscope._vocabulary import Channel, Outcome
-from errscope.client import RetryPolicy, TimeoutPolicy, ToolCallResult, ToolClient, key_hash
+from errscope.client import ConnectionState, RetryPolicy, TimeoutPolicy, ToolCallResult, ToolClient, key_hash
 
-__all__ = ["CLIENT_TIMEOUT", "MODEL_TEXT", "STEPS", "AgentNote", "FrameInjector", "run_agent"]
+__all__ = ["CLIENT_TIMEOUT", "MODEL_TEXT", "STEPS", "AgentError", "AgentNote", "FrameInjector", "run_agent"]
 
 MODEL_TEXT: Final = "errscope.demo.model_text"
 """Log attribute: the text the host handed the model (already shaped and scrubbed by errscope)."""
 STEP: Final = "errscope.demo.step"
 """Log and span attribute: which step of the script this is."""
 
-CLIENT_TIMEOUT: Final = 1.5
-"""The client's idle timeout in seconds; the payments API's stall is longer."""
-STALL_SECONDS: Final = 6.0
+CLIENT_TIMEOUT: Final = 2.5
+"""The client's idle timeout in seconds (room for a loaded 2-core machine); the payments API's stall is longer."""
+STALL_SECONDS: Final = 8.0
 RATE_LIMIT_RETRY_AFTER: Final = 30
 """Longer than the client's ``max_rate_limit_wait``, so the model hears about it."""
 REFUND_ORDER: Final = "ord_1001"
@@ -68,6 +68,10 @@ STEPS: Final = (
 """(step id, what it shows), in order."""
 
 _log = logging.getLogger("errscope.demo.agent")
+
+
+class AgentError(Exception):
+    """The agent could not start its script (the refund server never answered); ``str()`` is one line."""
 
 
 @dataclass
@@ -219,6 +223,7 @@ async def run_agent(
     async with httpx.AsyncClient(base_url=payments_url, timeout=10) as admin, client:
         if before_steps is not None:
             await before_steps()
+        connected = client.state is ConnectionState.CONNECTED
 
         async def arm(kind: str, count: int, **options: Any) -> None:
             response = await admin.post("/_admin/faults", json={"kind": kind, "count": count, **options})
@@ -247,7 +252,7 @@ async def run_agent(
             last["result"] = result
             return _note(result)
 
-        for number in range(1, rounds + 1):
+        for number in range(1, rounds + 1 if connected else 1):
             current["round"] = number
             await step("corrupted_frame", lambda: _corrupted_frame(injector, target.url))
             await step("stale_tool", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}, tool="refund_payment"))
@@ -263,6 +268,8 @@ async def run_agent(
             # The model was told the refund may have happened; it retries the same logical call.
             stalled_key = last["result"].idempotency_key
             await step("retry_same_key", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}, key=stalled_key))
+    if not connected:  # raised outside the client's task group, so it is not wrapped in an exception group
+        raise AgentError(f"could not connect to the refund server ({client.target.display})")
     return notes
 
 

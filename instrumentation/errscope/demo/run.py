@@ -177,6 +177,8 @@ def run_demo(out: Path, *, http: bool = False, rounds: int = 1, console: Console
 
                     notes = anyio.run(_agent, agent.Target(stdio=params), payments_url, progress, ready, rounds)
                     stats = httpx.get(f"{payments_url}/_admin/stats", timeout=10).json()
+            except agent.AgentError as exc:
+                raise DemoError(str(exc)) from None
             finally:
                 progress.advance("flushing telemetry")
                 telemetry.shutdown()
