@@ -58,17 +58,19 @@ class ToolCall:
 
     @property
     def upstream(self) -> Upstream | None:
-        """The upstream that explains the call: the classification's, else the last failing, else the last."""
-        if self.classification is not None and self.classification.upstream is not None:
-            explicit = self.classification.upstream
-            if explicit.address or not self.upstreams:
-                return explicit
-            last = self.upstreams[-1]
-            return Upstream(explicit.system or last.system, explicit.status or last.status, last.address)
-        for upstream in reversed(self.upstreams):
-            if upstream.status and not upstream.status.startswith(("1", "2", "3")):
-                return upstream
-        return self.upstreams[-1] if self.upstreams else None
+        """The upstream that explains the call.
+
+        What the tool's code recorded (hooks, :func:`record_upstream`) names the system and address
+        best; the status is the classified exception's, else the last failing record's.
+        """
+        recorded = next(
+            (u for u in reversed(self.upstreams) if u.status and not u.status.startswith(("1", "2", "3"))),
+            self.upstreams[-1] if self.upstreams else None,
+        )
+        explicit = self.classification.upstream if self.classification is not None else None
+        if explicit is None or recorded is None:
+            return explicit or recorded
+        return Upstream(recorded.system or explicit.system, explicit.status or recorded.status, recorded.address or explicit.address)
 
 
 _current: ContextVar[ToolCall | None] = ContextVar("errscope_tool_call", default=None)

@@ -81,29 +81,33 @@ class ServerTelemetry:
         )
         self.baggage_allowlist = frozenset(baggage_allowlist)
 
-    def parent_context(self, meta: Mapping[str, Any] | None, headers: Mapping[str, str] | None) -> context.Context:
-        """The span's parent: trace context from ``params._meta``, else from HTTP headers (SEP-414).
+    def parent_context(self, meta: Mapping[str, Any] | None, headers: Mapping[str, str] | None) -> context.Context | None:
+        """The remote parent: trace context from ``params._meta``, else from HTTP headers (SEP-414).
 
-        Baggage is kept only for allow-listed keys.
+        ``None`` when the request carries none (the ambient context is then the parent). Baggage is
+        kept only for allow-listed keys.
         """
         carrier = meta if meta and "traceparent" in meta else headers
-        if not carrier:
-            return context.Context()
+        if not carrier or "traceparent" not in carrier:
+            return None
         extracted = propagate.extract({k: v for k, v in carrier.items() if isinstance(v, str)}, context=context.Context())
-        entries = baggage.get_all(extracted)
-        for key in entries:
+        for key in baggage.get_all(extracted):
             if key not in self.baggage_allowlist:
                 extracted = baggage.remove_baggage(key, extracted)
         return extracted
 
-    def start(self, method: str, attributes: dict[str, Any], parent: context.Context) -> Span:
-        """Start the SERVER span named after the method; the ambient span (e.g. HTTP) becomes a link.
+    def start(self, method: str, attributes: dict[str, Any], parent: context.Context | None) -> Span:
+        """Start the SERVER span named after the method.
 
-        The tool name joins the span name in :meth:`finish`, once the registry has said the tool
-        exists: a client-chosen name is not a span name (cardinality).
+        With a remote parent, the ambient span (e.g. the HTTP request's) becomes a link (MCP
+        semantic conventions, context propagation). The tool name joins the span name in
+        :meth:`finish`, once the registry has said the tool exists: a client-chosen name is not a
+        span name (cardinality).
         """
-        ambient = trace.get_current_span().get_span_context()
-        links = [Link(ambient)] if ambient.is_valid else None
+        links = None
+        if parent is not None:
+            ambient = trace.get_current_span().get_span_context()
+            links = [Link(ambient)] if ambient.is_valid else None
         return self.tracer.start_span(method, context=parent, kind=SpanKind.SERVER, attributes=attributes, links=links)
 
     def finish(self, span: Span, call: ToolCall | None, attributes: dict[str, Any], seconds: float) -> None:

@@ -55,14 +55,26 @@ async def async_response_hook(span: Span, request: Any, response: Any) -> None:
     response_hook(span, request, response)
 
 
+_installed_with: tuple[object, object] | None = None
+
+
 def instrument_httpx(*, tracer_provider: TracerProvider | None = None, meter_provider: MeterProvider | None = None) -> None:
-    """Instrument httpx globally with errscope's hooks (once; a second call is a no-op)."""
+    """Instrument httpx globally with errscope's hooks.
+
+    Calling it again with other providers re-instruments (the last call decides where httpx spans
+    go); if something else instrumented httpx first, errscope leaves it alone.
+    """
+    global _installed_with
     from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
 
     instrumentor = HTTPXClientInstrumentor()
     if instrumentor.is_instrumented_by_opentelemetry:
-        logging.getLogger(__name__).debug("httpx already instrumented; errscope hooks not installed")
-        return
+        if _installed_with is None:
+            logging.getLogger(__name__).debug("httpx already instrumented; errscope hooks not installed")
+            return
+        if _installed_with == (tracer_provider, meter_provider):
+            return
+        instrumentor.uninstrument()
     instrumentor.instrument(
         tracer_provider=tracer_provider,
         meter_provider=meter_provider,
@@ -71,3 +83,4 @@ def instrument_httpx(*, tracer_provider: TracerProvider | None = None, meter_pro
         async_request_hook=async_request_hook,
         async_response_hook=async_response_hook,
     )
+    _installed_with = (tracer_provider, meter_provider)

@@ -6,11 +6,14 @@ tool raises in that case. Secrets in them are fake (they contain FAKE).
 
 from __future__ import annotations
 
+import json
 import sys
 from datetime import datetime
 from typing import Annotated, Any
 
 import anyio
+import httpx
+from opentelemetry import baggage
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
@@ -108,6 +111,27 @@ async def explicit_failure(text: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
 
+async def fetch_url(url: str) -> str:
+    """GET a URL through httpx; HTTP errors are raised (and classified by status)."""
+    async with httpx.AsyncClient() as client:
+        response = await client.get(url, timeout=5)
+        response.raise_for_status()
+        return response.text
+
+
+async def ledger_down() -> str:
+    """A non-HTTP upstream: the database terminates the connection (SQLSTATE 57P01)."""
+    errscope.record_upstream("postgresql", "57P01", "svc:FAKE-PW@ledger-db.internal:5432/ledger?sslmode=require")
+    error = OperationalError("terminating connection due to administrator command")
+    error.sqlstate = "57P01"  # type: ignore[attr-defined]
+    raise error
+
+
+async def baggage_seen() -> str:
+    """Report the W3C baggage the tool runs with (to test the allow-list)."""
+    return json.dumps(dict(baggage.get_all()), sort_keys=True)
+
+
 TOOLS = [
     get_order,
     list_orders,
@@ -120,6 +144,9 @@ TOOLS = [
     export_report,
     in_flight,
     explicit_failure,
+    fetch_url,
+    ledger_down,
+    baggage_seen,
 ]
 
 

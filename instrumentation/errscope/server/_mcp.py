@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, Final
 
 import anyio
@@ -24,7 +25,7 @@ from mcp.server.lowlevel.server import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, CallToolRequestParams, ListToolsResult
-from opentelemetry import trace
+from opentelemetry import context, trace
 
 from errscope import _attributes as attr
 from errscope._call import ToolCall, bind_call, current_call, unbind_call
@@ -70,11 +71,13 @@ class ErrscopeMiddleware:
             if self.telemetry.capture_content:
                 attributes[attr.GEN_AI_TOOL_CALL_ARGUMENTS] = content_attribute(params.get("arguments"))
         call = ToolCall(tool=tool, request_id=str(ctx.request_id))
-        span = self.telemetry.start(ctx.method, attributes, self.telemetry.parent_context(ctx.meta, headers))
+        parent = self.telemetry.parent_context(ctx.meta, headers)
+        span = self.telemetry.start(ctx.method, attributes, parent)
         token = bind_call(call)
         started = time.perf_counter()
         try:
-            with trace.use_span(span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
+            # The parent context carries the allow-listed baggage into the handler; the span is on top.
+            with _attached(parent), trace.use_span(span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
                 result = await call_next(ctx)
             if self.telemetry.capture_content and ctx.method == "tools/call":
                 span.set_attribute(attr.GEN_AI_TOOL_CALL_RESULT, content_attribute(result))
@@ -95,6 +98,18 @@ class ErrscopeMiddleware:
         finally:
             unbind_call(token)
             self.telemetry.finish(span, call, attributes, time.perf_counter() - started)
+
+
+@contextmanager
+def _attached(ctx: context.Context | None) -> Iterator[None]:
+    if ctx is None:
+        yield
+        return
+    token = context.attach(ctx)
+    try:
+        yield
+    finally:
+        context.detach(token)
 
 
 def _headers(request: Any) -> Mapping[str, str] | None:
