@@ -209,7 +209,8 @@ class Idempotency:
         try:
             self.executions += 1
             value = await action({IDEMPOTENCY_HEADER: key})
-            now = self.store.now() if isinstance(self.store, InMemoryIdempotencyStore) else time.monotonic()
+            # The in-memory store ages entries on its own clock; other stores get wall-clock time.
+            now = self.store.now() if isinstance(self.store, InMemoryIdempotencyStore) else time.time()
             await self.store.put(key, StoredResult(fingerprint, value, now))
             span.set_attribute(ERRSCOPE_IDEMPOTENT_REPLAY, False)
             return value

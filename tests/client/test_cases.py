@@ -323,6 +323,27 @@ class TestD22ListChanged:
         assert any(failed.context.span_id in [link.context.span_id for link in s.links] for s in refreshes)
 
 
+    async def test_tool_that_appears_on_relist_is_called_once_more(self, foreign: Any) -> None:
+        """Unknown now but listed after the one refresh: one more attempt, and it succeeds."""
+        params, log = foreign("d22")
+        async with ToolClient(params, timeout=2) as tc:
+            result = await tc.call_tool("lazy", {})
+            again = await tc.call_tool("search", {})
+        assert (result.outcome, result.text, result.attempts) == (Outcome.OK, "lazy ok", 2)
+        assert len(log.received("tools/list")) == 2
+        assert again.ok
+
+    async def test_listed_but_refused_tool_is_not_retried(self, tmp_path: Any) -> None:
+        """A server that lists a tool yet calls it unknown gets one refresh and an honest note, no loop."""
+        from tests.client.helpers import scripted_server
+
+        params = scripted_server(tmp_path, [{"error": {"code": -32602, "message": "Unknown tool: scripted"}}])
+        async with ToolClient(params, timeout=2) as tc:
+            result = await tc.call_tool("scripted", {})
+        assert result.attempts == 1
+        assert result.text.startswith("The server says scripted does not exist, although it lists it. Available: scripted.")
+
+
 class TestD24DiscoveryProbe:
     """D24: discovery probes never mark the server down."""
 

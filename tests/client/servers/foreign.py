@@ -178,7 +178,11 @@ def call_tool(rid: Any, params: dict[str, Any]) -> None:
         )
     elif SCENARIO == "d22":
         names = [t["name"] for t in _current_tools]
-        if name == "change_tools":
+        if name == "lazy" and "lazy" not in names:
+            # Registered by the very call that names it (a deploy racing the call): unknown this time.
+            _current_tools = [*_current_tools, tool("lazy")]
+            error(rid, -32602, "Unknown tool: lazy")
+        elif name == "change_tools":
             _current_tools = [tool("search"), tool("summarize"), tool("change_tools")]
             result(rid, text_result("changed"))
             send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
