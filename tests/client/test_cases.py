@@ -436,3 +436,19 @@ class TestD12OverHttp:
         cancels = [b for b in bodies if isinstance(b, dict) and b.get("method") == "notifications/cancelled"]
         assert [c["params"]["requestId"] for c in cancels] == [call["id"]] * expected_cancels
         assert rig.in_flight == 0
+
+
+class TestSdkOwnTimeout:
+    """A Client-level ``read_timeout_seconds`` (the SDK's own timer) is still reported as a timeout."""
+
+    async def test_sdk_timer_is_a_timeout_not_a_lost_session(self, foreign: Any) -> None:
+        """The SDK's local -32001 (no frame on the wire) is a timeout; its one courtesy cancel goes out."""
+        params, log = foreign("slow")
+        async with ToolClient(params, timeout=30, client_options={"read_timeout_seconds": 0.3}) as tc:
+            result = await tc.call_tool("export_report", {"seconds": 120})
+            await log.wait("end", 1)
+            assert tc.state is ConnectionState.CONNECTED
+        assert result.outcome is Outcome.TIMEOUT and result.channel is None
+        assert result.text.startswith("export_report did not finish within 0.3 s and was cancelled.")
+        cancels = log.received("notifications/cancelled")
+        assert [c["params"]["reason"] for c in cancels] == ["timed out after 0.3s"]

@@ -89,6 +89,7 @@ logger = logging.getLogger("errscope.client")
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 CONNECTION_CLOSED = -32000
+REQUEST_TIMEOUT = -32001  # the SDK's local timeout code (never a peer's when no error frame arrived)
 
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 
@@ -645,6 +646,12 @@ class _LogicalCall:
         if isinstance(error, MCPError) and wire.error_frame:
             owner.breaker.record_success()  # the server answered
             return await self._from_protocol_error(error, span, attributes)
+        if isinstance(error, MCPError) and error.code == REQUEST_TIMEOUT and not conn.tap.closed:
+            # The SDK's own timer (a Client-level read_timeout_seconds): it already sent the cancel.
+            owner.breaker.record_failure()
+            attributes[ERROR_TYPE] = ERROR_TYPE_TIMEOUT
+            sdk_timeout = _float(owner.client_options.get("read_timeout_seconds"))
+            return self._timeout(TimeoutKind.IDLE, deadline, seconds=sdk_timeout)
         if isinstance(error, MCPError) or conn.tap.closed:
             # No error frame for our id: the SDK raised it locally (connection closed, -32000 band).
             owner.breaker.record_failure()
@@ -699,11 +706,12 @@ class _LogicalCall:
     def _local_failure(self, head: str, *, channel: Channel | None = None) -> ToolCallResult:
         return self._fail(channel, FailureClass.UPSTREAM_UNAVAILABLE, head, advice="")
 
-    def _timeout(self, fired: TimeoutKind, deadline: CallDeadline) -> ToolCallResult:
+    def _timeout(self, fired: TimeoutKind, deadline: CallDeadline, *, seconds: float | None = None) -> ToolCallResult:
         if fired is TimeoutKind.CEILING:
             head = f"{self.tool} did not finish within the {_seconds(self.policy.hard_ceiling)} limit and was cancelled."
         else:
-            head = f"{self.tool} did not finish within {_seconds(self.policy.idle)} and was cancelled."
+            idle = seconds if seconds is not None else self.policy.idle
+            head = f"{self.tool} did not finish within {_seconds(idle)} and was cancelled."
         if self.timeout_hint:
             head += " The request may have been accepted: " + safe_excerpt(self.timeout_hint, limit=200).rstrip(".") + "."
         else:
