@@ -22,10 +22,10 @@ from errscope import _attributes as attr
 from errscope._otlp_json import SPAN_KIND_CLIENT, SPAN_KIND_SERVER, LogRecord, Span, Telemetry
 from errscope._refs import ERROR_REF_PATTERN
 
-__all__ = ["Chain", "ExplainError", "find_chains", "render"]
+__all__ = ["MODEL_TEXT", "Chain", "ExplainError", "find_chains", "render"]
 
 MODEL_TEXT: Final = "errscope.demo.model_text"
-"""Log attribute a host puts the model-visible text under (:mod:`errscope.demo.agent` does)."""
+"""Log attribute a host puts the text it showed the model under (:mod:`errscope.demo.agent` does): section 1."""
 _TRACE_ID: Final = re.compile(r"^[0-9a-f]{32}$")
 _SPAN_ATTRIBUTES: Final = (
     attr.JSONRPC_REQUEST_ID,

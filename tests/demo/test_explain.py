@@ -202,3 +202,14 @@ class TestRealCommand:
         result = explain_process("ERR-00000000", tmp_path / "missing")
         assert result.returncode == 2
         assert result.stderr == f"errscope explain: {tmp_path / 'missing'} does not exist\n"
+
+
+def test_every_failure_row_of_the_http_run(demo_http: DemoRun) -> None:
+    """Over streamable HTTP too, each ref leads back to what the model saw (the bad frame's ref is the host's)."""
+    for row in demo_http.report["rows"]:
+        query = row["error_ref"] if row["error_ref"] != "-" else row["trace_id"]
+        result = explain(query, demo_http.out)
+        assert result.returncode == 0, (row, result.stderr)
+        assert row["model_text"] in sections(result.stdout)["what the model saw"]
+        if row["step"] in ("other_tenant", "rate_limit", "outage"):
+            assert f"status {row['upstream_status']}" in sections(result.stdout)["upstream"]

@@ -35,14 +35,13 @@ from opentelemetry.trace import SpanKind, StatusCode
 
 from errscope import _attributes as attr
 from errscope._classify import class_for_jsonrpc_code
+from errscope._explain import MODEL_TEXT
 from errscope._refs import ERROR_REF_PATTERN, new_error_ref
 from errscope._vocabulary import Channel, Outcome
 from errscope.client import ConnectionState, RetryPolicy, TimeoutPolicy, ToolCallResult, ToolClient, key_hash
 
 __all__ = ["CLIENT_TIMEOUT", "MODEL_TEXT", "STEPS", "AgentError", "AgentNote", "FrameInjector", "run_agent"]
 
-MODEL_TEXT: Final = "errscope.demo.model_text"
-"""Log attribute: the text the host handed the model (already shaped and scrubbed by errscope)."""
 STEP: Final = "errscope.demo.step"
 """Log and span attribute: which step of the script this is."""
 
