@@ -159,7 +159,8 @@ def _scrub_url(match: re.Match[str]) -> str:
         changed = False
         for i in range(0, len(parts), 2):
             name, eq, value = parts[i].partition("=")
-            if eq and value and not value.startswith("[") and _SENSITIVE_PARAM.match(name):
+            # not already redacted, not a placeholder (``{token}``, ``${TOKEN}``, ``<key>``)
+            if eq and value and value[0] not in "[{$<" and _SENSITIVE_PARAM.match(name):
                 parts[i] = f"{name}={REDACTED}"
                 changed = True
         if changed:
