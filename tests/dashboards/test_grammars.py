@@ -16,6 +16,8 @@ import pytest
 from dashboards.inventory import Query, all_queries, concrete
 from tests.conftest import require, require_executable
 
+pytestmark = pytest.mark.stack
+
 GRAMMARS = Path(__file__).resolve().parents[1] / "grammars"
 VARIABLES = {
     "service": "errscope-feed",

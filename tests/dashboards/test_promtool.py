@@ -20,6 +20,8 @@ from dashboards import generate
 from dashboards.alerts import RULES, AlertSpec
 from tests.conftest import require_executable
 
+pytestmark = pytest.mark.stack
+
 SERVER = "mcp_server_operation_duration_seconds_count"
 CLIENT = "mcp_client_operation_duration_seconds_count"
 CALL = 'mcp_method_name="tools/call"'

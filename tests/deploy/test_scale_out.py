@@ -11,10 +11,13 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.conftest import require
 from tests.dashboards._stack import collector_binary
+
+pytestmark = pytest.mark.stack
 
 ROOT = Path(__file__).resolve().parents[2]
 AGENT = ROOT / "deploy" / "scale-out" / "agent.yaml"
