@@ -25,7 +25,7 @@ import os
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 from urllib.parse import urlsplit
@@ -496,13 +496,7 @@ class ToolClient:
             self._key_links.move_to_end(key)
             while len(self._key_links) > 1024:
                 self._key_links.popitem(last=False)
-        return _with(result, attempts=count, idempotency_key=key, request_ids=tuple(call.request_ids))
-
-
-def _with(result: ToolCallResult, **changes: Any) -> ToolCallResult:
-    from dataclasses import replace
-
-    return replace(result, **changes)
+        return replace(result, attempts=count, idempotency_key=key, request_ids=tuple(call.request_ids))
 
 
 @dataclass(slots=True, eq=False)
@@ -558,7 +552,7 @@ class _LogicalCall:
             raise
         if result.outcome is Outcome.TIMEOUT and owner.late_response_grace > 0 and owner._tg is not None:
             end_span_now = False
-        self._finish_span(span, attributes, result=result, started=started, end=end_span_now, wire=wire)
+        self._finish_span(span, attributes, result=result, started=started, end=end_span_now)
         if not end_span_now:
             assert owner._tg is not None
             owner._tg.start_soon(_end_after, span, owner.late_response_grace)
@@ -822,7 +816,6 @@ class _LogicalCall:
         result: ToolCallResult | None = None,
         outcome: Outcome | None = None,
         end: bool = True,
-        wire: WireAttempt | None = None,
     ) -> None:
         outcome = result.outcome if result is not None else outcome
         assert outcome is not None
