@@ -121,14 +121,21 @@ class TestStdio:
         assert {r.get("errscope.error_ref") for r in failures} <= {s.get("errscope.error_ref") for s in servers}
 
     def test_second_run_replaces_the_first(self, demo: DemoRun, tmp_path: Path) -> None:
-        """Running again into the same folder starts from clean files (the exporters append)."""
+        """Running again into a used folder starts from clean files (the exporters append) and keeps others."""
+        import shutil
+
         from tests.demo.conftest import run_demo
 
         out = tmp_path / "again"
-        first = run_demo(out)
-        second = run_demo(out)
-        assert first.returncode == second.returncode == 0
+        shutil.copytree(demo.out, out)
+        (out / "notes.txt").write_text("mine")
+        again = run_demo(out)
+        assert again.returncode == 0, again.stderr
         assert len(load(out).logs) == len(load(demo.out).logs)
+        refs = {r["error_ref"] for r in again.report["rows"]} - {"-"}
+        assert refs.isdisjoint({r["error_ref"] for r in demo.report["rows"]})
+        assert refs <= {r.get("errscope.error_ref") for r in load(out).logs}
+        assert (out / "notes.txt").read_text() == "mine"
 
 
 class TestHttp:

@@ -193,6 +193,13 @@ class TestStack:
         classes = series("Failures per second by class", "errscope_failure_class")
         assert set(classes) == {"not_found", "invalid_input", "rate_limited", "upstream_unavailable"}, classes
         assert all(v > 0 for v in classes.values()), classes
+        [unknown] = stack.query(queries["Share of failures classed unknown"], at)
+        assert float(unknown["value"][1]) == 0.0  # every failure of the demo maps onto a known class
+        table = {(s["metric"]["gen_ai_tool_name"], s["metric"]["errscope_failure_class"])
+                 for s in stack.query(queries["Failures by tool and class (time range)"], at)}
+        assert table == {("refund_order", "invalid_input"), ("refund_order", "not_found"),
+                         ("refund_order", "rate_limited"), ("refund_order", "upstream_unavailable"),
+                         ("_OTHER", "not_found")}, table
 
     def test_no_planted_secret_in_any_export_or_label(self, stack: RunningStack) -> None:
         """(c) Not in the Collector's files, the demo's folders, nor any Prometheus label name or value."""
