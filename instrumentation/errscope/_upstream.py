@@ -12,6 +12,8 @@ from typing import Any
 
 import httpx
 from opentelemetry.metrics import MeterProvider
+from opentelemetry.semconv.attributes.http_attributes import HTTP_RESPONSE_STATUS_CODE
+from opentelemetry.semconv.attributes.server_attributes import SERVER_ADDRESS, SERVER_PORT
 from opentelemetry.semconv.attributes.url_attributes import URL_FULL
 from opentelemetry.trace import Span, TracerProvider
 
@@ -32,19 +34,29 @@ def _url(request: Any) -> httpx.URL | None:
 
 
 def request_hook(span: Span, request: Any) -> None:
-    """Keep ``url.full`` free of credentials beyond what the instrumentation redacts (query values too)."""
+    """Keep ``url.full`` free of credentials (query values too) and set ``server.address``/``server.port``.
+
+    The stable HTTP attribute names are set whatever ``OTEL_SEMCONV_STABILITY_OPT_IN`` says: the
+    triage dashboard queries them.
+    """
     url = _url(request)
     if url is not None and span.is_recording():
         span.set_attribute(URL_FULL, scrub(str(url.copy_with(username=None, password=None))))
+        span.set_attribute(SERVER_ADDRESS, url.host)
+        if url.port:
+            span.set_attribute(SERVER_PORT, url.port)
 
 
 def response_hook(span: Span, request: Any, response: Any) -> None:
     """Record ``http`` + status + ``host:port`` on the current tool call (see :func:`errscope.record_upstream`)."""
+    status = getattr(response, "status_code", None)
+    if status is not None and span.is_recording():
+        span.set_attribute(HTTP_RESPONSE_STATUS_CODE, status)
     if current_call() is None:
         return
     url = _url(request)
     address = None if url is None else (f"{url.host}:{url.port}" if url.port else url.host)
-    record_upstream("http", getattr(response, "status_code", None), address)
+    record_upstream("http", status, address)
 
 
 async def async_request_hook(span: Span, request: Any) -> None:

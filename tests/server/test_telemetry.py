@@ -80,6 +80,8 @@ class TestUpstreamCapture:
         assert tool_span.attributes["errscope.upstream.address"] == f"127.0.0.1:{port}"
         children = [s for s in served.telemetry.spans() if s.parent and s.parent.span_id == tool_span.context.span_id]
         assert [s.kind for s in children] == [SpanKind.CLIENT]
+        assert children[0].attributes["http.response.status_code"] == status  # stable names, no opt-in needed
+        assert children[0].attributes["server.address"] == "127.0.0.1"
         recorded = json.dumps([dict(s.attributes) for s in served.telemetry.spans()])
         assert "FAKE-URL-PW" not in recorded and "FAKE-UPSTREAM-KEY" not in recorded
         if status == 429:
