@@ -40,7 +40,7 @@ class RetryPolicy:
 
     Attributes:
         max_attempts: attempts per logical call, the first included (1 disables automatic retries).
-        budget: seconds after the first attempt's start past which no new attempt starts.
+        budget: seconds after the first attempt's answer past which no new attempt starts.
         max_rate_limit_wait: longest ``retry_after`` errscope waits out itself; longer ones go to the model.
         backoff_initial: first backoff for upstream_unavailable, in seconds.
         backoff_max: cap on one backoff, in seconds.
@@ -81,12 +81,15 @@ class RetryPolicy:
         idempotent: bool,
     ) -> tuple[ToolCallResult, int]:
         """Run ``attempt(n)`` (n = 1, 2, ...) until the policy stops; return the last result and the count."""
+        first = await attempt(1)
+        if self.max_attempts <= 1 or not self.should_retry(first, idempotent=idempotent):
+            return first, 1  # the common case: no retry machinery on the hot path
         count = 0
 
         async def one() -> ToolCallResult:
             nonlocal count
             count += 1
-            return await attempt(count)
+            return first if count == 1 else await attempt(count)
 
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self.max_attempts) | stop_before_delay(self.budget),
