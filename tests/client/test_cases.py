@@ -452,3 +452,30 @@ class TestSdkOwnTimeout:
         assert result.text.startswith("export_report did not finish within 0.3 s and was cancelled.")
         cancels = log.received("notifications/cancelled")
         assert [c["params"]["reason"] for c in cancels] == ["timed out after 0.3s"]
+
+
+class TestIdempotentHint:
+    """upstream_unavailable is retried only for idempotent calls: a key, or the tool's idempotentHint."""
+
+    async def test_hint_without_key_is_retried(self, foreign: Any) -> None:
+        """With keys off, a tool declaring idempotentHint is still retried on upstream_unavailable."""
+        params, log = foreign("slow")
+        retry = RetryPolicy(max_attempts=3, backoff_initial=0.01, backoff_max=0.02, jitter=0.01)
+        async with ToolClient(params, timeout=2, retry=retry, idempotency_keys=False) as tc:
+            result = await tc.call_tool("flaky", {"seconds": 0.01})
+        assert (result.failure_class, result.attempts, result.idempotency_key) == (
+            FailureClass.UPSTREAM_UNAVAILABLE,
+            3,
+            None,
+        )
+        assert all(META_IDEMPOTENCY_KEY not in c["params"].get("_meta", {}) for c in log.received("tools/call"))
+
+    async def test_no_key_no_hint_is_not_retried(self, tmp_path: Any) -> None:
+        """With keys off and no hint, a 503 is reported after one attempt."""
+        from tests.client.helpers import scripted_server
+
+        params = scripted_server(tmp_path, [{"isError": True, "text": "503 Service Unavailable"}])
+        async with ToolClient(params, timeout=2, idempotency_keys=False) as tc:
+            result = await tc.call_tool("scripted", {})
+        assert (result.failure_class, result.attempts) == (FailureClass.UPSTREAM_UNAVAILABLE, 1)
+        assert result.retryable and "you may try again later" in result.text
