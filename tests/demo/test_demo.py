@@ -86,7 +86,7 @@ class TestStdio:
         """What the model read: honest, with the ref, no upstream detail."""
         texts = {r["step"]: r["model_text"] for r in demo.report["rows"]}
         assert "safe to call again" in texts["corrupted_frame"]
-        assert texts["stale_tool"].startswith("Tool `refund_payment` does not exist. Available: refund_order.")
+        assert texts["stale_tool"].startswith("refund_payment is no longer available. Available: refund_order.")
         assert texts["amount_as_string"].startswith("Invalid arguments for refund_order: `amount` must be a number")
         assert texts["other_tenant"].startswith("refund_order failed: order ord_2002 was not found for this account.")
         assert "Wait about 30 s" in texts["rate_limit"]

@@ -29,7 +29,7 @@ import anyio
 import httpx
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.message import SessionMessage
-from mcp_types import JSONRPCError
+from mcp_types import JSONRPCError, Tool
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, StatusCode
 
@@ -50,6 +50,8 @@ CLIENT_TIMEOUT: Final = 2.5
 STALL_SECONDS: Final = 8.0
 RATE_LIMIT_RETRY_AFTER: Final = 30
 """Longer than the client's ``max_rate_limit_wait``, so the model hears about it."""
+STALE_TOOL: Final = "refund_payment"
+"""The tool's name before the server renamed it to ``refund_order``."""
 REFUND_ORDER: Final = "ord_1001"
 OTHER_TENANT_ORDER: Final = "ord_2002"
 AMOUNT: Final = 40.0
@@ -219,6 +221,9 @@ async def run_agent(
     )
     if injector is not None:
         client.target = replace(client.target, display="refund server (stdio)", transport="pipe")
+    # The listing the model's prompt was built from, saved by the host before the server renamed the
+    # tool: the fresh listing on connect retires refund_payment, so the model hears "no longer available".
+    client.catalog.replace([Tool(name=STALE_TOOL, input_schema={"type": "object"})])
     async with httpx.AsyncClient(base_url=payments_url, timeout=10) as admin, client:
         if before_steps is not None:
             await before_steps()
@@ -254,7 +259,7 @@ async def run_agent(
         for number in range(1, rounds + 1 if connected else 1):
             current["round"] = number
             await step("corrupted_frame", lambda: _corrupted_frame(injector, target.url))
-            await step("stale_tool", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}, tool="refund_payment"))
+            await step("stale_tool", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}, tool=STALE_TOOL))
             await step("amount_as_string", lambda: call({"order_id": REFUND_ORDER, "amount": "40"}))
             await step("other_tenant", lambda: call({"order_id": OTHER_TENANT_ORDER, "amount": AMOUNT}))
             await arm("rate_limit", 1, retry_after=RATE_LIMIT_RETRY_AFTER)
