@@ -436,6 +436,9 @@ class TestD12OverHttp:
         cancels = [b for b in bodies if isinstance(b, dict) and b.get("method") == "notifications/cancelled"]
         assert [c["params"]["requestId"] for c in cancels] == [call["id"]] * expected_cancels
         assert rig.in_flight == 0
+        (span,) = [s for s in telemetry.spans("tools/call create_cluster") if s.kind.name == "CLIENT"]
+        # mcp.session.id exists only where the era has sessions (2025-11-25 over HTTP).
+        assert ("mcp.session.id" in dict(span.attributes or {})) is (mode == "legacy")
 
 
 class TestSdkOwnTimeout:

@@ -59,6 +59,7 @@ from errscope._attributes import (
     JSONRPC_REQUEST_ID,
     MCP_METHOD_NAME,
     MCP_PROTOCOL_VERSION,
+    MCP_SESSION_ID,
     META_CHANNEL,
     META_ERROR_REF,
     META_FAILURE_CLASS,
@@ -165,8 +166,9 @@ def _text_of(result: CallToolResult) -> str:
     return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
 
 
-def _http_client_with_trace_headers(max_connections: int) -> Any:
-    """An httpx2 client (the SDK's timeouts) that mirrors ``_meta`` trace keys into W3C headers."""
+def _http_client_with_trace_headers(max_connections: int, session: dict[str, str]) -> Any:
+    """An httpx2 client (the SDK's timeouts) that mirrors ``_meta`` trace keys into W3C headers and
+    remembers the server's ``Mcp-Session-Id`` (2025-era sessions) in ``session["id"]``."""
     import json
 
     import httpx2
@@ -184,10 +186,15 @@ def _http_client_with_trace_headers(max_connections: int) -> Any:
             if isinstance(meta.get(key), str):
                 request.headers[key] = meta[key]
 
+    async def remember_session(response: Any) -> None:
+        value = response.headers.get("mcp-session-id")
+        if value:
+            session["id"] = value
+
     return httpx2.AsyncClient(
         timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
         limits=httpx2.Limits(max_connections=max_connections, max_keepalive_connections=min(20, max_connections)),
-        event_hooks={"request": [copy_trace_headers]},
+        event_hooks={"request": [copy_trace_headers], "response": [remember_session]},
     )
 
 
@@ -251,6 +258,7 @@ class ToolClient:
         self._stack: AsyncExitStack | None = None
         self.taps: list[WireTap] = []
         self._key_links: OrderedDict[str, list[Link]] = OrderedDict()
+        self._session: dict[str, str] = {}
         install_sdk_span_suppression()
 
     # -- lifecycle --------------------------------------------------------------------------------
@@ -295,7 +303,8 @@ class ToolClient:
     def _transport(self, stack: AsyncExitStack) -> Transport:
         server = self._server
         if isinstance(server, str):
-            http = _http_client_with_trace_headers(self.http_max_connections)
+            self._session = {}
+            http = _http_client_with_trace_headers(self.http_max_connections, self._session)
             stack.push_async_callback(http.aclose)
             return streamable_http_client(server, http_client=http)
         if isinstance(server, StdioServerParameters):
@@ -574,6 +583,8 @@ class _LogicalCall:
         if version:
             attributes[MCP_PROTOCOL_VERSION] = version
             span.set_attribute(MCP_PROTOCOL_VERSION, version)
+        if "id" in owner._session:
+            span.set_attribute(MCP_SESSION_ID, owner._session["id"])
 
         meta = {k: v for k, v in self.caller_meta.items() if k not in ("traceparent", "tracestate", "baggage")}
         if self.key is not None:
