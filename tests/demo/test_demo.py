@@ -212,3 +212,21 @@ def test_a_refund_server_that_never_starts_is_one_clear_error() -> None:
     target = Target(stdio=StdioServerParameters(command=sys.executable, args=["-c", "import sys; sys.exit(3)"]))
     with pytest.raises(AgentError, match=r"^could not connect to the refund server \(refund server \(stdio\)\)$"):
         anyio.run(lambda: run_agent(target, "http://127.0.0.1:9"))
+
+
+def test_the_payments_api_gone_midway_is_one_clear_error(tmp_path: Path) -> None:
+    """A failure of the demo's own plumbing stops the agent with one line naming the step, not a traceback."""
+    import sys
+
+    import anyio
+    from mcp.client.stdio import StdioServerParameters
+
+    from errscope.demo.agent import AgentError, Target, run_agent
+
+    dead = "http://127.0.0.1:9"
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "errscope.demo.refund_server", "--payments", dead, "--out", str(tmp_path)],
+    )
+    with pytest.raises(AgentError, match=r"^the agent stopped at step other_tenant: ConnectError: "):
+        anyio.run(lambda: run_agent(Target(stdio=params), dead))

@@ -224,56 +224,66 @@ async def run_agent(
     # The listing the model's prompt was built from, saved by the host before the server renamed the
     # tool: the fresh listing on connect retires refund_payment, so the model hears "no longer available".
     client.catalog.replace([Tool(name=STALE_TOOL, input_schema={"type": "object"})])
+    failure: Exception | None = None
+    where = {"step": "connect"}
     async with httpx.AsyncClient(base_url=payments_url, timeout=10) as admin, client:
-        if before_steps is not None:
-            await before_steps()
-        connected = client.state is ConnectionState.CONNECTED
+        try:
+            if before_steps is not None:
+                await before_steps()
+            if client.state is not ConnectionState.CONNECTED:
+                raise AgentError(f"could not connect to the refund server ({client.target.display})")
 
-        async def arm(kind: str, count: int, **options: Any) -> None:
-            response = await admin.post("/_admin/faults", json={"kind": kind, "count": count, **options})
-            response.raise_for_status()
+            async def arm(kind: str, count: int, **options: Any) -> None:
+                response = await admin.post("/_admin/faults", json={"kind": kind, "count": count, **options})
+                response.raise_for_status()
 
-        async def step(name: str, body: Callable[[], Awaitable[AgentNote]]) -> AgentNote:
-            if on_step is not None:
-                on_step(name, dict(STEPS)[name])
-            with tracer.start_as_current_span(f"demo step {name}", kind=SpanKind.INTERNAL, attributes={STEP: name}) as span:
-                note = await body()
-                note.step = name
-                note.round = current["round"]
-                note.trace_id = format(span.get_span_context().trace_id, "032x")
-                if note.error_ref:
-                    span.set_attribute(attr.ERRSCOPE_ERROR_REF, note.error_ref)
-                    span.set_status(StatusCode.ERROR, note.failure_class or note.outcome)
-                _shown_to_model(note)
-            notes.append(note)
-            return note
+            async def step(name: str, body: Callable[[], Awaitable[AgentNote]]) -> AgentNote:
+                where["step"] = name
+                if on_step is not None:
+                    on_step(name, dict(STEPS)[name])
+                attributes = {STEP: name}
+                with tracer.start_as_current_span(f"demo step {name}", kind=SpanKind.INTERNAL, attributes=attributes) as span:
+                    note = await body()
+                    note.step = name
+                    note.round = current["round"]
+                    note.trace_id = format(span.get_span_context().trace_id, "032x")
+                    if note.error_ref:
+                        span.set_attribute(attr.ERRSCOPE_ERROR_REF, note.error_ref)
+                        span.set_status(StatusCode.ERROR, note.failure_class or note.outcome)
+                    _shown_to_model(note)
+                notes.append(note)
+                return note
 
-        last: dict[str, ToolCallResult] = {}
-        current = {"round": 1}
+            last: dict[str, ToolCallResult] = {}
+            current = {"round": 1}
 
-        async def call(arguments: dict[str, Any], *, tool: str = "refund_order", key: str | None = None) -> AgentNote:
-            result = await client.call_tool(tool, arguments, idempotency_key=key)
-            last["result"] = result
-            return _note(result)
+            async def call(arguments: dict[str, Any], *, tool: str = "refund_order", key: str | None = None) -> AgentNote:
+                result = await client.call_tool(tool, arguments, idempotency_key=key)
+                last["result"] = result
+                return _note(result)
 
-        for number in range(1, rounds + 1 if connected else 1):
-            current["round"] = number
-            await step("corrupted_frame", lambda: _corrupted_frame(injector, target.url))
-            await step("stale_tool", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}, tool=STALE_TOOL))
-            await step("amount_as_string", lambda: call({"order_id": REFUND_ORDER, "amount": "40"}))
-            await step("other_tenant", lambda: call({"order_id": OTHER_TENANT_ORDER, "amount": AMOUNT}))
-            await arm("rate_limit", 1, retry_after=RATE_LIMIT_RETRY_AFTER)
-            await step("rate_limit", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}))
-            await arm("outage", 3)
-            await step("outage", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}))
-            await admin.delete("/_admin/faults")
-            await arm("stall", 1, seconds=STALL_SECONDS)
-            await step("stall", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}))
-            # The model was told the refund may have happened; it retries the same logical call.
-            stalled_key = last["result"].idempotency_key
-            await step("retry_same_key", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}, key=stalled_key))
-    if not connected:  # raised outside the client's task group, so it is not wrapped in an exception group
-        raise AgentError(f"could not connect to the refund server ({client.target.display})")
+            for number in range(1, rounds + 1):
+                current["round"] = number
+                await step("corrupted_frame", lambda: _corrupted_frame(injector, target.url))
+                await step("stale_tool", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}, tool=STALE_TOOL))
+                await step("amount_as_string", lambda: call({"order_id": REFUND_ORDER, "amount": "40"}))
+                await step("other_tenant", lambda: call({"order_id": OTHER_TENANT_ORDER, "amount": AMOUNT}))
+                await arm("rate_limit", 1, retry_after=RATE_LIMIT_RETRY_AFTER)
+                await step("rate_limit", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}))
+                await arm("outage", 3)
+                await step("outage", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}))
+                await admin.delete("/_admin/faults")
+                await arm("stall", 1, seconds=STALL_SECONDS)
+                await step("stall", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}))
+                # The model was told the refund may have happened; it retries the same logical call.
+                stalled_key = last["result"].idempotency_key
+                await step("retry_same_key", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}, key=stalled_key))
+        except Exception as exc:  # re-raised below, outside the client's task group (no exception group)
+            failure = exc
+    if isinstance(failure, AgentError):
+        raise failure
+    if failure is not None:
+        raise AgentError(f"the agent stopped at step {where['step']}: {type(failure).__name__}: {failure}") from failure
     return notes
 
 

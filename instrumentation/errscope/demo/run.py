@@ -173,7 +173,10 @@ def run_demo(out: Path, *, http: bool = False, rounds: int = 1, console: Console
                     params = StdioServerParameters(command=server_argv[0], args=server_argv[1:], env=_child_env())
 
                     def ready() -> None:
-                        _wait_http(f"{payments_url}/healthz", payments_process, "the payments API")
+                        try:
+                            _wait_http(f"{payments_url}/healthz", payments_process, "the payments API")
+                        except DemoError as exc:
+                            raise agent.AgentError(str(exc)) from None
 
                     notes = anyio.run(_agent, agent.Target(stdio=params), payments_url, progress, ready, rounds)
                     stats = httpx.get(f"{payments_url}/_admin/stats", timeout=10).json()
