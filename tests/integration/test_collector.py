@@ -29,7 +29,7 @@ from tests.integration.collector_harness import (
     wait_for,
 )
 
-pytestmark = [pytest.mark.stack, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.stack, pytest.mark.timeout(1800)]  # the first test may build the collector
 
 
 @pytest.fixture(scope="module", autouse=True)
