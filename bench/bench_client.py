@@ -1,8 +1,8 @@
 """Client-side overhead per tool call: errscope's ToolClient against a bare ``mcp.Client``.
 
 Both talk to the same kind of server (a plain ``MCPServer`` over stdio, tool ``echo``), in the same
-run, with the same OpenTelemetry SDK provider installed (spans recorded to memory), in interleaved
-batches so drift hits both sides alike. The number that matters is the ratio of median latencies.
+run, with the same OpenTelemetry SDK provider installed (spans recorded to memory), alternating call
+by call so drift hits both sides alike. The number that matters is the ratio of median latencies.
 """
 
 from __future__ import annotations
@@ -47,11 +47,10 @@ async def _measure() -> dict[str, Any]:
             await bare.call_tool("echo", {"text": "warm"})
             await tc.call_tool("echo", {"text": "warm"})
         for _ in range(BATCHES):
-            for _ in range(PER_BATCH):
+            for _ in range(PER_BATCH):  # alternate call by call, so load drift hits both sides alike
                 start = time.perf_counter()
                 await bare.call_tool("echo", {"text": "x"})
                 bare_times.append(time.perf_counter() - start)
-            for _ in range(PER_BATCH):
                 start = time.perf_counter()
                 result = await tc.call_tool("echo", {"text": "x"})
                 errscope_times.append(time.perf_counter() - start)
