@@ -78,17 +78,26 @@ except ImportError:  # pragma: no cover - the stdlib engine gives the same resul
 
 
 def _compile(regex: str) -> Any:
+    """RE2 on UTF-8 bytes (the text is encoded once per call, not once per pattern), or None."""
     if _re2 is not None:
         try:
-            return _re2.compile(regex)
-        except Exception:  # noqa: BLE001 - fall back to the stdlib engine for this pattern
+            return _re2.compile(regex.encode())
+        except Exception:  # noqa: BLE001 - the stdlib engine takes this pattern
             pass
-    return re.compile(regex)
+    return None
 
 
-# (hints, fast regex, stdlib regex, replacement) per pattern, in PATTERNS order, compiled once.
+# (hints, RE2 bytes regex or None, stdlib regex, bytes replacement, str replacement) per pattern,
+# in PATTERNS order, compiled once.
 _COMPILED: Final = tuple(
-    (p.hints, _compile(p.regex), re.compile(p.regex), combined_replacement("python", [p])) for p in PATTERNS
+    (
+        p.hints,
+        _compile(p.regex),
+        re.compile(p.regex),
+        combined_replacement("python", [p]).encode(),
+        combined_replacement("python", [p]),
+    )
+    for p in PATTERNS
 )
 
 
@@ -101,22 +110,26 @@ def _apply_patterns(text: str) -> str:
     found = {h for h in _ALL_HINTS if h in lower}
     if not found:
         return text
-    fast = _re2 is not None and (text.isascii() or _utf8_ok(text))
-    for hints, fast_rx, std_rx, replacement in _COMPILED:
-        if found.isdisjoint(hints):
-            continue
-        rx = fast_rx if fast else std_rx
-        if rx.search(text) is not None:
-            text = rx.sub(replacement, text)
+    data: bytes | None = None
+    if _re2 is not None:
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates: only the stdlib engine takes them
+            data = None
+    if data is not None:
+        for hints, fast_rx, std_rx, replacement, _ in _COMPILED:
+            if found.isdisjoint(hints):
+                continue
+            if fast_rx is None:
+                data = std_rx.sub(replacement.decode(), data.decode("utf-8")).encode("utf-8")
+            elif fast_rx.search(data) is not None:
+                data = fast_rx.sub(replacement, data)
+        # RE2 matches whole UTF-8 code points, so replacements never split a character
+        return data.decode("utf-8", "replace")
+    for hints, _, std_rx, _, replacement in _COMPILED:
+        if not found.isdisjoint(hints):
+            text = std_rx.sub(replacement, text)
     return text
-
-
-def _utf8_ok(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates: re2 cannot take them, the stdlib engine can
-        return False
-    return True
 
 
 # Structural URL pass: scheme://userinfo@host... where the password contains '/', and query
