@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import pytest
 
 from errscope import Channel, FailureClass
@@ -60,3 +61,34 @@ async def test_peer_sent_timeout_code_is_a_protocol_error(tmp_path: Any) -> None
         assert tc.state is ConnectionState.CONNECTED
     assert (result.channel, result.failure_class) == (Channel.PROTOCOL, FailureClass.NOT_FOUND)
     assert result.outcome.value == "error"
+
+
+async def test_half_open_trial_closes_the_breaker_when_the_server_is_back() -> None:
+    """Refused → open; fast failure while open; after reset_after one trial reaches the restarted server."""
+    import subprocess
+    import sys
+
+    from tests.client.conftest import SERVERS, wait_port
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    breaker = CircuitBreaker(failure_threshold=1, reset_after=1.0)
+    async with ToolClient(url, connect_timeout=2, timeout=5, breaker=breaker) as tc:
+        down = await tc.call_tool("echo", {"text": "x"})
+        fast = await tc.call_tool("echo", {"text": "x"})
+        assert tc.state is ConnectionState.CIRCUIT_OPEN
+        proc = subprocess.Popen(
+            [sys.executable, str(SERVERS / "plain_server.py"), "http", str(port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            wait_port(port)
+            await anyio.sleep(1.0)
+            back = await tc.call_tool("echo", {"text": "back"})
+            assert tc.state is ConnectionState.CONNECTED
+        finally:
+            proc.terminate()
+            proc.wait(5)
+    assert "is unavailable" in down.text and "is unreachable" in fast.text
+    assert back.text == "back"
