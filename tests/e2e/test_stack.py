@@ -82,6 +82,12 @@ def _stack_command(state: Path, *extra: str) -> list[str]:
     return ["make", "-s", "-o", ".venv/.installed", "stack", f"PYTHON={sys.executable}", f"STACK_ARGS={args}"]
 
 
+def _clean_env() -> dict[str, str]:
+    """Our environment without OTLP settings, nor the flags of a `make test` we may be running under."""
+    return {k: v for k, v in os.environ.items()
+            if not k.startswith("OTEL_") and k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")}
+
+
 def _wait(predicate: Any, what: str, stack: RunningStack, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -108,7 +114,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
     with output.open("wb") as sink:
         process = subprocess.Popen(  # noqa: S603 - fixed argv
             _stack_command(state), cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True,
-            env={k: v for k, v in os.environ.items() if not k.startswith("OTEL_")},
+            env=_clean_env(),
         )
     running = RunningStack(process, state, output)
     try:
@@ -218,7 +224,7 @@ class TestStack:
     def test_second_start_and_taken_port_are_refused(self, stack: RunningStack, tmp_path: Path) -> None:
         """One clear line and exit 1: the same state folder again, or a port the running stack holds."""
         again = subprocess.run(_stack_command(stack.state), cwd=ROOT, capture_output=True, text=True, timeout=120,
-                               check=False)
+                               check=False, env=_clean_env())
         assert again.returncode != 0
         assert f"errscope stack: already running (pid {stack.info['pid']}, state {stack.state})" in again.stderr
         port = stack.info["ports"]["prometheus"]
