@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from errscope import _attributes as attr
-from errscope._otlp_json import SPAN_KIND_CLIENT, SPAN_KIND_SERVER, LogRecord, Span, Telemetry
+from errscope._otlp_json import SPAN_KIND_CLIENT, SPAN_KIND_INTERNAL, SPAN_KIND_SERVER, LogRecord, Span, Telemetry
 from errscope._refs import ERROR_REF_PATTERN
 
 __all__ = ["MODEL_TEXT", "Chain", "ExplainError", "find_chains", "render"]
@@ -58,6 +58,8 @@ class Chain:
     upstream: list[Span] = field(default_factory=list)
     logs: list[LogRecord] = field(default_factory=list)
     client: list[Span] = field(default_factory=list)
+    host: list[Span] = field(default_factory=list)
+    """Other spans carrying the ref (a host's own span for a failure no tool call recorded)."""
 
 
 def _is_tool_span(span: Span) -> bool:
@@ -85,6 +87,7 @@ def _chain(telemetry: Telemetry, query: str, trace_id: str, tool: Span | None, r
     refs = {r for r in (ref, *(s.get(attr.ERRSCOPE_ERROR_REF) for s in chain.client)) if r}
     if tool is not None and tool.get(attr.ERRSCOPE_ERROR_REF):
         refs.add(tool.get(attr.ERRSCOPE_ERROR_REF))
+    chain.host = [s for s in trace if s.kind == SPAN_KIND_INTERNAL and s.get(attr.ERRSCOPE_ERROR_REF) in refs]
     chain.logs = sorted((r for r in telemetry.logs if r.get(attr.ERRSCOPE_ERROR_REF) in refs and not r.get(MODEL_TEXT)),
                         key=lambda r: r.time)
     model = [r for r in telemetry.logs if r.get(MODEL_TEXT) and (r.get(attr.ERRSCOPE_ERROR_REF) in refs
@@ -248,6 +251,10 @@ def render(chain: Chain) -> str:
         lines.append(f"   {attempts} attempt{'s' if attempts != 1 else ''}, {attempts - 1} "
                      f"retr{'ies' if attempts != 2 else 'y'}, {timeouts} timeout{'s' if timeouts != 1 else ''}; "
                      f"idempotency key hash {', '.join(keys) or '-'}")
+    elif chain.host:
+        for span in chain.host:
+            lines.append(f"   no tool call reached the wire; host span: {span.name}  [{span.kind_name}, {span.service}]  "
+                         f"status={_status(span)}")
     else:
         lines.append("   (no client span in this folder)")
     return "\n".join(lines)

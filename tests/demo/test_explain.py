@@ -105,6 +105,8 @@ class TestEveryRow:
         assert part["tool span"].startswith("(none")
         assert "malformed frame answered" in part["log record"]
         assert "rpc.response.status_code=-32700" in part["log record"]
+        assert "host span: demo step corrupted_frame  [INTERNAL, errscope-demo-agent]  status=ERROR invalid_input" in (
+            part["client view"])
 
     def test_validation_failure_never_reached_the_upstream(self, demo: DemoRun) -> None:
         part = sections(explain(rows(demo)["amount_as_string"]["error_ref"], demo.out).stdout)
