@@ -44,6 +44,7 @@ from typing import Any, Final, Protocol, TypeVar, runtime_checkable
 import anyio
 from opentelemetry import trace
 
+from errscope._call import current_call
 from errscope._attributes import ERRSCOPE_IDEMPOTENCY_KEY_HASH, ERRSCOPE_IDEMPOTENT_REPLAY, META_IDEMPOTENCY_KEY
 
 __all__ = [
@@ -189,6 +190,9 @@ class Idempotency:
             return await action({})
         span = trace.get_current_span()
         span.set_attribute(ERRSCOPE_IDEMPOTENCY_KEY_HASH, _hash_key(key))
+        call = current_call()  # the tool call errscope is serving: its metric point carries the replay
+        if call is not None:
+            call.idempotency_key_hash = _hash_key(key)
         fingerprint = arguments_fingerprint(tool, arguments)
         while True:
             stored = await self.store.get(key)
@@ -196,6 +200,8 @@ class Idempotency:
                 self._check(stored.fingerprint, fingerprint)
                 self.replays += 1
                 span.set_attribute(ERRSCOPE_IDEMPOTENT_REPLAY, True)
+                if call is not None:
+                    call.replayed = True
                 return stored.value  # type: ignore[no-any-return]
             running = self._in_flight.get(key)
             if running is None:

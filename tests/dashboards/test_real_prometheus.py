@@ -108,19 +108,7 @@ def test_every_promql_has_an_expectation() -> None:
         _expectation(query)
 
 
-REPLAY_GAP = pytest.mark.xfail(
-    strict=True,
-    reason="instrumentation gap: errscope.idempotency.Idempotency.run marks the replay on the span only; "
-    "ToolCall.replayed (which the metric reads) is never set, so no series carries errscope_idempotency_replayed",
-)
-
-
-def _param(query: Query) -> Any:
-    marks = [REPLAY_GAP] if query.panel_title == "Server: idempotent replays per tool" else []
-    return pytest.param(query, marks=marks, id=query.where)
-
-
-@pytest.mark.parametrize("query", [_param(q) for q in PROMQL])
+@pytest.mark.parametrize("query", [pytest.param(q, id=q.where) for q in PROMQL])
 def test_query_returns_expected_series(fed: Fed, query: Query) -> None:
     """The query, made concrete as Grafana would, returns the series the feed's calls imply."""
     expr = concrete(query.text, VARIABLES)
