@@ -230,3 +230,15 @@ def test_the_payments_api_gone_midway_is_one_clear_error(tmp_path: Path) -> None
     )
     with pytest.raises(AgentError, match=r"^the agent stopped at step other_tenant: ConnectError: "):
         anyio.run(lambda: run_agent(Target(stdio=params), dead))
+
+
+def test_otlp_to_a_dead_collector_still_gives_the_whole_table(tmp_path: Path) -> None:
+    """With OTEL_EXPORTER_OTLP_ENDPOINT set and nothing listening, exports give up in bounded time and the
+    table is built from the local copy of spans and logs."""
+    from tests.demo.conftest import run_demo
+
+    run = run_demo(tmp_path / "out", env={"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"})
+    assert run.returncode == 0, run.stderr
+    assert run.report["otlp"] is True
+    _check_table(run)
+    assert not (run.out / "agent" / "metrics.jsonl").exists()  # metrics went (tried) to OTLP only
