@@ -72,7 +72,7 @@ _log = logging.getLogger("errscope.demo.agent")
 
 
 class AgentError(Exception):
-    """The agent could not start its script (the refund server never answered); ``str()`` is one line."""
+    """The agent could not walk its script (no refund server, the payments API gone); ``str()`` is one line."""
 
 
 @dataclass
