@@ -1,0 +1,89 @@
+"""``errscope._explain`` on small hand-built telemetry: which chains a query finds, and how they read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from errscope._explain import MODEL_TEXT, ExplainError, find_chains, render
+from errscope._otlp_json import SPAN_KIND_CLIENT, SPAN_KIND_SERVER, Telemetry, load
+from tests.test_otlp_json import TRACE, _kv, _span, _traces
+
+
+def _log(ref: str, *, trace: str = "", body: str = "tool call failed", **extra: str) -> str:
+    attributes = [_kv("errscope.error_ref", {"stringValue": ref})]
+    attributes += [_kv(k, {"stringValue": v}) for k, v in extra.items()]
+    record = {"timeUnixNano": "5", "severityText": "WARN", "body": {"stringValue": body}, "attributes": attributes}
+    if trace:
+        record["traceId"] = trace
+    return json.dumps({"resourceLogs": [{"resource": {}, "scopeLogs": [{"scope": {"name": "errscope"},
+                                                                         "logRecords": [record]}]}]})
+
+
+@pytest.fixture
+def telemetry(tmp_path: Path) -> Telemetry:
+    """Two sessions that both used request id 7: one failed upstream (404), one succeeded; plus a malformed frame."""
+    failed = _span("b" * 16, "a" * 16, SPAN_KIND_SERVER, "tools/call refund_order", **{
+        "mcp.method.name": "tools/call", "gen_ai.tool.name": "refund_order", "jsonrpc.request.id": "7",
+        "errscope.error_ref": "ERR-AAAAAAAA", "errscope.upstream.status": "404"})
+    upstream = _span("c" * 16, "b" * 16, SPAN_KIND_CLIENT, "POST", **{"http.response.status_code": 404})
+    client = _span("a" * 16, "", SPAN_KIND_CLIENT, "tools/call refund_order", **{
+        "mcp.method.name": "tools/call", "gen_ai.tool.name": "refund_order", "jsonrpc.request.id": "7",
+        "errscope.error_ref": "ERR-AAAAAAAA", "errscope.attempt": 1})
+    other_trace = "0" * 31 + "1"
+    ok = _span("d" * 16, "", SPAN_KIND_SERVER, "tools/call refund_order", **{
+        "mcp.method.name": "tools/call", "gen_ai.tool.name": "refund_order", "jsonrpc.request.id": "7"})
+    ok["traceId"] = other_trace
+    (tmp_path / "traces.json").write_text("\n".join([_traces("refunds", failed, upstream, ok), _traces("agent", client)]))
+    (tmp_path / "logs.json").write_text("\n".join([
+        _log("ERR-AAAAAAAA", trace=TRACE, **{"exception.type": "NotFound", "exception.message": "order not found"}),
+        _log("ERR-AAAAAAAA", trace=TRACE, body="tool result shown to the model", **{MODEL_TEXT: "refund_order failed."}),
+        _log("ERR-BBBBBBBB", body="malformed frame answered", **{"rpc.response.status_code": "-32700"}),
+    ]))
+    return load(tmp_path)
+
+
+def test_ref_gives_the_whole_chain(telemetry: Telemetry) -> None:
+    """Model text, tool span with upstream status, upstream child, log record and client attempt."""
+    [chain] = find_chains(telemetry, "err-aaaaaaaa")
+    assert chain.tool is not None and chain.tool.span_id == "b" * 16
+    assert [s.span_id for s in chain.upstream] == ["c" * 16]
+    assert [s.span_id for s in chain.client] == ["a" * 16]
+    assert [r.body for r in chain.logs] == ["tool call failed"]
+    text = render(chain)
+    assert text.startswith(f"ERR-AAAAAAAA  tool=refund_order  trace={TRACE}")
+    assert "refund_order failed." in text and "status 404" in text and "exception.message=order not found" in text
+
+
+def test_request_id_used_by_two_sessions_gives_both_chains(telemetry: Telemetry) -> None:
+    """Request ids repeat across sessions: every SERVER span with that id is explained."""
+    chains = find_chains(telemetry, "7")
+    assert sorted(c.trace_id for c in chains) == sorted([TRACE, "0" * 31 + "1"])
+    assert sorted(c.error_ref or "-" for c in chains) == ["-", "ERR-AAAAAAAA"]
+
+
+def test_trace_id_of_a_success(telemetry: Telemetry) -> None:
+    [chain] = find_chains(telemetry, "0" * 31 + "1")
+    assert chain.error_ref is None and chain.tool is not None
+    assert render(chain).startswith("(no error ref: the call succeeded or was not answered)")
+
+
+def test_ref_only_in_a_log_record(telemetry: Telemetry) -> None:
+    """A malformed frame has no span; its ref still finds the server's record."""
+    [chain] = find_chains(telemetry, "ERR-BBBBBBBB")
+    assert chain.tool is None and [r.body for r in chain.logs] == ["malformed frame answered"]
+    assert "(none: the server never started a tool call" in render(chain)
+
+
+@pytest.mark.parametrize(("query", "message"), [
+    ("ERR-ZZZZZZZZ", "error ref ERR-ZZZZZZZZ not found (4 spans and 3 log records searched)"),
+    ("f" * 32, f"trace id {'f' * 32} not found"),
+    ("8", "JSON-RPC request id 8 not found"),
+    ("", "give an error ref"),
+])
+def test_nothing_found(telemetry: Telemetry, query: str, message: str) -> None:
+    with pytest.raises(ExplainError) as caught:
+        find_chains(telemetry, query)
+    assert str(caught.value).startswith(message)
