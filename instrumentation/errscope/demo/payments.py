@@ -53,7 +53,7 @@ TENANT_KEYS: Final = {"pk_demo_acme": "acme", "pk_demo_globex": "globex"}
 """API key -> tenant. The refund server acts for ``acme``."""
 
 ORDERS: Final = {
-    "ord_1001": ("acme", 400.00, "EUR"),
+    "ord_1001": ("acme", 4000.00, "EUR"),  # room for 50 rounds of 40.00
     "ord_1002": ("acme", 35.50, "EUR"),
     "ord_2002": ("globex", 99.00, "USD"),
 }
