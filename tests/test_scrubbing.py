@@ -60,7 +60,7 @@ example("jwt", f"cookie sid={_jwt}; Path=/", f"cookie sid={REDACTED}; Path=/")
 example(
     "uri_userinfo_password",
     "could not connect to mysql://report:Plum-42-tree@db-3.example.test:3306/sales",
-    f"could not connect to mysql://report:{REDACTED}@db-3.example.test:3306/sales",
+    f"could not connect to mysql://{REDACTED}@db-3.example.test:3306/sales",
 )
 _user_token = t(40)
 example(
@@ -119,6 +119,17 @@ example(
     f"bad config line 7: aws_secret_access_key   {_aws}",
     f"bad config line 7: aws_secret_access_key   {REDACTED}",
 )
+example(
+    "keyword_phrase",
+    "smtp relay refused token tok-Q7x-77; your reset code is 913-K4Z",
+    f"smtp relay refused token {REDACTED}; your reset code is {REDACTED}",
+)
+example(
+    "email_address",
+    "duplicate key value violates unique constraint\nDETAIL:  Key (email)=(jane.q@example.org) already exists.",
+    f"duplicate key value violates unique constraint\nDETAIL:  Key (email)=({REDACTED}) already exists.",
+)
+example("us_ssn", 'arguments={"customer_id": "C-9", "ssn": "078-05-1120"}', f'arguments={{"customer_id": "C-9", "ssn": "{REDACTED}"}}')
 leak("aws_access_key_id", "ASIA" + t(16, string.ascii_uppercase + "234567"))
 leak("google_api_key", "AIza" + t(35, URLSAFE))
 leak("google_oauth_client_secret", "GOCSPX-" + t(28, URLSAFE))
@@ -279,14 +290,14 @@ def test_every_format_has_five_lines_and_all_contexts() -> None:
     [
         (
             "postgresql://svc:s3cr3t-Pa55@db.internal.example:5432/orders",
-            f"postgresql://svc:{REDACTED}@db.internal.example:5432/orders",
+            f"postgresql://{REDACTED}@db.internal.example:5432/orders",
         ),
         # '@' and '/' inside the password: the structural pass finds the real host
-        ("amqp://bus:p@ss/w0rd@mq.example.test:5672/vhost", f"amqp://bus:{REDACTED}@mq.example.test:5672/vhost"),
-        ("rediss://:tOk3n-only@cache.example.test:6380/0", f"rediss://:{REDACTED}@cache.example.test:6380/0"),
+        ("amqp://bus:p@ss/w0rd@mq.example.test:5672/vhost", f"amqp://{REDACTED}@mq.example.test:5672/vhost"),
+        ("rediss://:tOk3n-only@cache.example.test:6380/0", f"rediss://{REDACTED}@cache.example.test:6380/0"),
         (
             "mongodb+srv://app:Lime7~Tree@cluster9.example.net/db?retryWrites=true&w=majority",
-            f"mongodb+srv://app:{REDACTED}@cluster9.example.net/db?retryWrites=true&w=majority",
+            f"mongodb+srv://{REDACTED}@cluster9.example.net/db?retryWrites=true&w=majority",
         ),
         (
             "https://api.example.test/v1/export?sig=Ab12Cd34Ef56&se=2026-12-01&sp=r&api_key=k3yV4lue9",
@@ -322,8 +333,9 @@ def test_urls_and_dsns(text: str, expected: str) -> None:
         "s3://exports-prod/orders/dt=2024-05-25/part-00065.snappy.parquet",
         "containerID=containerd://908db7bef41ccf21d49a6b7c3ec20daeb4349eaa0623d8abd9b939cf078275d9",
         "http://host.example.test:8080/path@v2/file",
-        "mailto:ops@example.com",
-        "git@github.com:acme/repo.git",
+        "git@github:acme/repo.git",
+        "exit code 137, status code 200, token 401, access token refreshed",
+        "2024-06-20 12:30:45 order 123-4567 item 12-34-5678",
         "trace_id=4bf92f3577b34da6a3ce929d0e0e4736 span_id=00f067aa0ba902b7 ERR-7K3M9QXZ",
         "password authentication failed for user \"etl\" (using password: YES)",
         "token usage prompt_tokens=8791 completion_tokens=1995 max_tokens=4096",
@@ -409,7 +421,7 @@ def test_scrub_value_walks_and_keeps_safe_keys() -> None:
         "nested": {"list": ["api_key=Ab12Cd34Ef56", ("token=Zz99Yy88Xx77",)], "n": 3, "ok": True},
     }
     out = scrub_value(event)
-    assert out["event"] == f"db failed: postgresql://svc:{REDACTED}@db:5432/app"
+    assert out["event"] == f"db failed: postgresql://{REDACTED}@db:5432/app"
     assert out["error.type"] == event["error.type"]
     assert out["errscope.error_ref"] == "ERR-7K3M9QXZ"
     assert out["trace_id"] == event["trace_id"]

@@ -5,7 +5,7 @@ Every pattern is RE2 syntax (no lookaround, no backreferences), so the same text
 Each entry is one :class:`SecretPattern`: a name, a family, the regex, and whether its first
 capturing group is a *prefix that is kept* (a key name, a URL scheme + user) in front of the
 marker, so the text stays readable: ``api_key=[REDACTED]``,
-``postgresql://svc:[REDACTED]@db.internal.example:5432/orders``. Entries have no other capturing
+``postgresql://[REDACTED]@db.internal.example:5432/orders``. Entries have no other capturing
 groups and no global flags (case-insensitivity is scoped with ``(?i:...)`` to key names, so value
 classes such as ``[A-Z0-9]`` keep their meaning).
 
@@ -19,8 +19,9 @@ Families (``SecretPattern.family``):
 
 - ``private_key``: PEM / OpenSSH private key blocks, including JSON-escaped ``\\n`` bodies.
 - ``jwt``: three dot-separated base64url segments starting ``eyJ``.
-- ``uri``: passwords in URL userinfo (``scheme://user:pass@host``, also ``scheme:/`` and an empty
+- ``uri``: URL userinfo with a password (``scheme://user:pass@host``, also ``scheme:/`` and an empty
   user), token-like users without a password (``https://<token>@host``).
+- ``pii``: e-mail addresses and US social security numbers (public case D09).
 - ``header``: ``Authorization`` values (any scheme), bare ``Bearer <token>``.
 - ``keyword``: ``key=value`` / ``key: value`` / ``"key": "value"`` shapes where the key names a
   password, secret, token or key (env vars, query strings, libpq/ADO keyword DSNs, JSON, Python
@@ -55,12 +56,13 @@ __all__ = [
 REDACTED: Final = "[REDACTED]"
 """What a secret is replaced with. It shares no 5-character run with any realistic secret."""
 
-GUARD: Final = r"[:=>]|-----|[A-Za-z0-9_\-+/.~]{15}"
+GUARD: Final = r"[:=>@]|-----|[A-Za-z0-9_\-+/.~]{15}|[0-9]{3}-[0-9]{2}-[0-9]{4}|(?i:token|pass|secret|key|code|otp|pin)[ \t]"
 """A cheap regex that every match of every pattern also matches (tests prove it on every example
-and corpus line): a separator, a PEM dash run, or a run of 15 token characters. The Collector runs
+and corpus line): a separator, a PEM dash run, a run of 15 token characters, an SSN shape, or a
+secret-naming word followed by a space. The Collector runs
 the full pattern on a free-text field only where this matches (Go's regexp has no prefilter)."""
 
-Family = Literal["private_key", "jwt", "uri", "header", "keyword", "provider"]
+Family = Literal["private_key", "jwt", "uri", "header", "keyword", "provider", "pii"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,10 +203,11 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "uri_userinfo_password",
         "uri",
-        r"(\b[A-Za-z][A-Za-z0-9+.\-]{0,30}:/{1,2}[^\s/:@'\"]*:)[^\s/'\"\[][^\s/'\"]*(@)",
+        r"(\b[A-Za-z][A-Za-z0-9+.\-]{0,30}:/{1,2})[^\s/:@'\"\[]*:[^\s/'\"\[][^\s/'\"]*(@)",
         True,
-        "The password in URL/DSN userinfo (postgresql://user:PASS@host, redis://:PASS@host, "
-        "scheme:/user:PASS@host); the host, port, path and query stay.",
+        "URL/DSN userinfo with a password (postgresql://user:PASS@host, redis://:PASS@host, "
+        "scheme:/user:PASS@host): user and password both go (public case D06: no ``svc:``); the "
+        "scheme, host, port, path and query stay.",
         keep_suffix=True,
         hints=(":/",),
     ),
@@ -287,6 +290,35 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "Config-file lines without a separator (aws_secret_access_key AbC...); the value must be "
         "16+ token characters with a digit, so prose such as 'password authentication failed' survives.",
         hints=("key", "secret", "token", "pass"),
+    ),
+    SecretPattern(
+        "keyword_phrase",
+        "keyword",
+        r"(\b(?i:token|password|passwd|passcode|secret|api[ _\-]?key|otp|pin"
+        r"|(?:verification|reset|login|security|confirmation|one-time|mfa|2fa)[ _\-]?code)[ \t]+(?i:(?:is|was)[ \t]+)?)"
+        r"(?:[0-9][A-Za-z0-9_\-.~+/=]{3,}|[A-Za-z0-9_\-.~+/=][0-9][A-Za-z0-9_\-.~+/=]{2,}"
+        r"|[A-Za-z0-9_\-.~+/=]{2}[0-9][A-Za-z0-9_\-.~+/=]+|[A-Za-z0-9_\-.~+/=]{3,}[0-9][A-Za-z0-9_\-.~+/=]*)",
+        True,
+        "Prose that names a secret and then gives it: 'refused token tok-FAKE-77', 'your reset code is "
+        "913-FAKE'; the value needs 4+ characters and a digit ('token refreshed', 'exit code 137' survive).",
+        hints=("token", "pass", "secret", "key", "code", "otp", "pin"),
+    ),
+    # --- personal data ------------------------------------------------------------------------------
+    SecretPattern(
+        "email_address",
+        "pii",
+        r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b",
+        False,
+        "E-mail addresses (personal data in constraint violations, arguments, messages).",
+        hints=("@",),
+    ),
+    SecretPattern(
+        "us_ssn",
+        "pii",
+        r"\b[0-9]{3}-[0-9]{2}-[0-9]{4}\b",
+        False,
+        "US social security numbers (NNN-NN-NNNN).",
+        hints=("-",),
     ),
     # --- provider-prefixed tokens ----------------------------------------------------------------------
     _provider("aws_access_key_id", r"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}\b", ("akia", "asia", "abia", "acca"),

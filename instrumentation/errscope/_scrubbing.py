@@ -132,7 +132,7 @@ def _apply_patterns(text: str) -> str:
     return text
 
 
-# Structural URL pass: scheme://userinfo@host... where the password contains '/', and query
+# Structural URL pass: scheme://userinfo@host... where the password contains '/' or '@', and query
 # parameters whose *name* says credential (checked by name, whatever the value looks like).
 _URL: Final = re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]{0,30}://[^\s'\"<>`]+")
 _SENSITIVE_PARAM: Final = re.compile(
@@ -155,10 +155,9 @@ def _scrub_url(match: re.Match[str]) -> str:
     while at > 0:
         if _HOST_AFTER_AT.match(rest, at + 1):
             userinfo = rest[:at]
-            colon = userinfo.find(":")
-            password = userinfo[colon + 1 :]
-            if colon >= 0 and password and password != REDACTED:
-                rest = userinfo[: colon + 1] + REDACTED + rest[at:]
+            # user and password both go (public case D06); a user alone (no ':') stays
+            if userinfo != REDACTED and (":" in userinfo or REDACTED in userinfo):
+                rest = REDACTED + rest[at:]
             break
         at = rest.rfind("@", 0, at)
     q = rest.find("?")
@@ -195,9 +194,9 @@ def scrub(text: str) -> str:
         if len(text) > cap:
             tail = TRUNCATED_MARKER.format(n=len(text) - cap)
             text = text[:cap]
-        out = _apply_patterns(text)
-        if "://" in out:
-            out = _URL.sub(_scrub_url, out)
+        # URLs first: the structural pass finds the real host even when a password holds '@' or '/'
+        out = _URL.sub(_scrub_url, text) if "://" in text else text
+        out = _apply_patterns(out)
         return out + tail
     except Exception:  # noqa: BLE001 - a scrubber must never break the error path it protects
         return REDACTED
