@@ -11,7 +11,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 MANIFEST="$ROOT/collector/builder-config.yaml"
 OTEL_VERSION=v0.161.0
-CACHE="${ERRSCOPE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/errscope}"
+CACHE="${ERRSCOPE_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/errscope}"
 
 if ! command -v go >/dev/null; then
   echo "build-collector: go not found on PATH" >&2
