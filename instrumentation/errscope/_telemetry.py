@@ -111,7 +111,19 @@ class ServerTelemetry:
         return self.tracer.start_span(method, context=parent, kind=SpanKind.SERVER, attributes=attributes, links=links)
 
     def finish(self, span: Span, call: ToolCall | None, attributes: dict[str, Any], seconds: float) -> None:
-        """Set the outcome attributes and status, record the duration, and log a failure once."""
+        """Set the outcome attributes and status, record the duration, and log a failure once.
+
+        Never raises and always ends the span: it runs in the ``finally`` of the call it records,
+        where an exception would replace the call's own answer.
+        """
+        try:
+            self._record(span, call, attributes, seconds)
+        except Exception:  # telemetry never breaks a tool call
+            logging.getLogger(__name__).debug("telemetry for a call dropped", exc_info=False)
+        finally:
+            span.end()
+
+    def _record(self, span: Span, call: ToolCall | None, attributes: dict[str, Any], seconds: float) -> None:
         outcome_attributes = _outcome_attributes(call)
         span.set_attributes(outcome_attributes)
         if call is not None and call.tool is not None and call.known:
@@ -129,7 +141,6 @@ class ServerTelemetry:
         if call is not None and call.failed:
             with trace.use_span(span, end_on_exit=False):
                 _log_failure(call, attributes)
-        span.end()
 
 
 def content_attribute(value: Any) -> str:
@@ -173,6 +184,13 @@ def _outcome_attributes(call: ToolCall | None) -> dict[str, Any]:
     return result
 
 
+def _exception_text(exc: BaseException) -> str:
+    try:
+        return scrub(str(exc))[:MAX_LOGGED_DETAIL]
+    except Exception:  # str() runs the exception's own __str__, which may raise or return a non-str
+        return f"<{type(exc).__qualname__}: str() failed>"
+
+
 def _log_failure(call: ToolCall, attributes: Mapping[str, Any]) -> None:
     """One record per failed call, under the same ref: the scrubbed detail the model never sees."""
     assert call.classification is not None and call.channel is not None
@@ -188,7 +206,7 @@ def _log_failure(call: ToolCall, attributes: Mapping[str, Any]) -> None:
         fields[attr.RPC_RESPONSE_STATUS_CODE] = str(call.error_code)
     if call.exception is not None:
         fields[EXCEPTION_TYPE] = type(call.exception).__qualname__
-        fields[EXCEPTION_MESSAGE] = scrub(str(call.exception))[:MAX_LOGGED_DETAIL]
+        fields[EXCEPTION_MESSAGE] = _exception_text(call.exception)
     upstream = call.upstream
     if upstream is not None:
         fields[attr.ERRSCOPE_UPSTREAM_SYSTEM] = upstream.system

@@ -1,0 +1,160 @@
+"""Adversarial inputs against the server-side guarantees, in every server style and both eras.
+
+Each test names the guarantee it attacks. Tools here are built for the attack (hostile ``__str__``,
+non-finite retry hints, interleaving concurrent calls) and served by :func:`build`, which mirrors
+``tests.servers.catalogue`` for an arbitrary tool list.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import AsyncIterator, Callable
+from datetime import datetime
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+from mcp_types import CallToolResult, ListToolsResult, TextContent
+from opentelemetry.trace import StatusCode
+
+import errscope
+from errscope._refs import ERROR_REF_PATTERN
+from errscope.testing import CapturedTelemetry
+from tests.server.conftest import ERAS, STYLES, Served
+
+pytestmark = pytest.mark.anyio
+
+
+# -- hostile tools ---------------------------------------------------------------------------------
+
+
+class StrRaises(Exception):
+    """An exception whose ``__str__`` itself fails (a buggy ``__str__`` in a driver's error class)."""
+
+    def __str__(self) -> str:
+        raise ValueError("__str__ exploded with sk_live_FAKEFAKEFAKEFAKE1234")
+
+
+class StrNotStr(Exception):
+    """An exception whose ``__str__`` returns a non-str (``str()`` then raises TypeError)."""
+
+    def __str__(self) -> str:
+        return 42  # type: ignore[return-value]
+
+
+class Fatal(BaseException):
+    """A BaseException that is neither cancellation nor interpreter exit."""
+
+
+async def str_raises() -> str:
+    """Raise an exception whose __str__ raises."""
+    raise StrRaises("FAKE-SECRET-IN-ARGS")
+
+
+async def str_not_str() -> str:
+    """Raise an exception whose __str__ returns an int."""
+    raise StrNotStr("FAKE-SECRET-IN-ARGS")
+
+
+async def rate_limited(hint: str) -> str:
+    """Raise RateLimited with a retry_after built from ``hint`` (a float literal)."""
+    raise errscope.RateLimited("slow down", retry_after=float(hint))
+
+
+async def base_exception() -> str:
+    """Raise a BaseException subclass."""
+    raise Fatal("password=FAKE-BASE-EXC")
+
+
+async def interleave(tag: str, mode: str) -> str:
+    """Yield to other calls between recording an upstream and failing or succeeding as ``mode`` says."""
+    for _ in range(random.randint(1, 4)):
+        await anyio.sleep(random.random() / 200)
+    errscope.record_upstream("http", "404" if mode == "not_found" else "429", f"{tag}.example:443")
+    await anyio.sleep(random.random() / 200)
+    if mode == "not_found":
+        raise errscope.NotFound(f"no {tag}")
+    if mode == "rate_limited":
+        raise errscope.RateLimited(f"slow {tag}", retry_after=int(tag.split("-")[1]) + 1)
+    return f"ok {tag}"
+
+
+TOOLS: list[Callable[..., Any]] = [str_raises, str_not_str, rate_limited, base_exception, interleave]
+
+
+def build(style: str, tools: list[Callable[..., Any]] = TOOLS, name: str = "adversarial") -> Any:
+    """Serve ``tools`` in ``style`` (low-level handlers dispatch by name, like the catalogue's)."""
+    if style == "fastmcp":
+        from fastmcp import FastMCP
+
+        app = FastMCP(name)
+        for tool in tools:
+            app.tool(tool)
+        return app
+    from mcp.server.mcpserver import MCPServer
+
+    reference = MCPServer(name)
+    for tool in tools:
+        reference.add_tool(tool)
+    if style == "mcpserver":
+        return reference
+    from mcp.server.lowlevel.server import Server
+
+    functions = {tool.__name__: tool for tool in tools}
+
+    async def list_tools(ctx: Any, params: Any) -> ListToolsResult:
+        return ListToolsResult(tools=[t.model_copy(update={"output_schema": None}) for t in await reference.list_tools()])
+
+    async def call_tool(ctx: Any, params: Any) -> CallToolResult:
+        result = await functions[params.name](**dict(params.arguments or {}))
+        if isinstance(result, CallToolResult):
+            return result
+        return CallToolResult(content=[TextContent(type="text", text=str(result))])
+
+    return Server(name, on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+@pytest.fixture
+async def adv(style: str, era: str, telemetry: CapturedTelemetry, request: pytest.FixtureRequest) -> AsyncIterator[Served]:
+    options = getattr(request, "param", {}) or {}
+    server = build(style)
+    errscope.instrument(server, **telemetry.providers, **options)
+    target = server._mcp_server if style == "fastmcp" else server
+    async with Client(target, mode=era) as client:  # type: ignore[arg-type]
+        yield Served(server, telemetry, client)
+
+
+def text_of(result: CallToolResult) -> str:
+    return " ".join(block.text for block in result.content if hasattr(block, "text"))
+
+
+def tool_spans(served: Served) -> list[Any]:
+    return [s for s in served.telemetry.spans() if s.attributes.get("mcp.method.name") == "tools/call"]
+
+
+# -- exceptions that fight back ----------------------------------------------------------------------
+
+
+class TestHostileExceptions:
+    @pytest.mark.parametrize("tool", ["str_raises", "str_not_str"])
+    async def test_unprintable_exception_is_an_ordinary_failure(self, adv: Served, tool: str) -> None:
+        """An exception whose str() fails is still one isError result, one span, one log record.
+
+        Before: on the low-level server the failure log raised from inside the middleware's
+        ``finally``, so no span was exported and the SDK answered ``code 0`` with the text of the
+        exception that ``__str__`` raised.
+        """
+        result = await adv.call(tool)
+        assert isinstance(result, CallToolResult) and result.is_error, result
+        text = text_of(result)
+        assert text.startswith(f"{tool} failed: an unexpected error occurred.") and ERROR_REF_PATTERN.search(text)
+        (span,) = tool_spans(adv)
+        assert span.attributes["errscope.failure_class"] == "unknown"
+        assert span.attributes["errscope.error_ref"] == result.meta["io.errscope/error_ref"]
+        assert span.status.status_code is StatusCode.ERROR
+        (record,) = adv.telemetry.log_records
+        assert getattr(record, "errscope.error_ref") == result.meta["io.errscope/error_ref"]
+        assert "sk_live_FAKE" not in json.dumps(result.model_dump(mode="json"))
