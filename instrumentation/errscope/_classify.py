@@ -33,6 +33,7 @@ HTTP statuses: 400/409/422 invalid_input, 401/403 permission_denied, 404/410 not
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -107,6 +108,22 @@ class Classification:
     upstream: Upstream | None = None
     public_message: str | None = None
     fields: tuple[FieldProblem, ...] = ()
+
+    def __post_init__(self) -> None:
+        # retry_after comes from authors, user rules and upstream headers; it reaches the model text,
+        # _meta and the span, so anything but a finite delay >= 0 (RFC 9110 §10.2.3) means "not said".
+        if self.retry_after is not None:
+            object.__setattr__(self, "retry_after", _delay_seconds(self.retry_after))
+
+
+def _delay_seconds(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        seconds = float(value)
+    except OverflowError:  # an int beyond float range
+        return None
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None
 
 
 Rule: TypeAlias = Callable[[BaseException], Classification | None]

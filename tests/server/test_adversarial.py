@@ -158,3 +158,41 @@ class TestHostileExceptions:
         (record,) = adv.telemetry.log_records
         assert getattr(record, "errscope.error_ref") == result.meta["io.errscope/error_ref"]
         assert "sk_live_FAKE" not in json.dumps(result.model_dump(mode="json"))
+
+
+class TestRetryHints:
+    @pytest.mark.parametrize("hint", ["nan", "inf", "-inf", "-1"])
+    async def test_meaningless_retry_after_is_dropped(self, adv: Served, hint: str) -> None:
+        """RateLimited(retry_after=NaN/±inf/negative) is still an isError rate_limited result.
+
+        Before: NaN and inf made the model text itself raise (round() of a non-finite float), so the
+        low-level and FastMCP servers answered -32603 on the protocol channel and MCPServer sent
+        ``cannot convert float NaN to integer`` to the model without a ref; -1 went out as
+        ``retry_after: -1.0`` in ``_meta`` and on the span.
+        """
+        result = await adv.call("rate_limited", {"hint": hint})
+        assert isinstance(result, CallToolResult) and result.is_error, result
+        assert result.meta["io.errscope/failure_class"] == "rate_limited"
+        assert "io.errscope/retry_after" not in result.meta
+        assert text_of(result).startswith("rate_limited failed: rate limited by a backing service. Wait before calling again. Ref ERR-")
+        (span,) = tool_spans(adv)
+        assert "errscope.retry_after" not in span.attributes
+        assert span.attributes["errscope.failure_class"] == "rate_limited"
+
+    async def test_huge_retry_after_is_kept_finite(self, adv: Served) -> None:
+        """A finite but absurd hint (1e12 s) is passed on as said: it is the upstream's word, and finite."""
+        result = await adv.call("rate_limited", {"hint": "1e12"})
+        assert isinstance(result, CallToolResult) and result.is_error
+        assert result.meta["io.errscope/retry_after"] == 1e12
+        assert "Wait about 1000000000000 s" in text_of(result)
+
+
+def test_retry_after_header_with_400_digits() -> None:
+    """An upstream's Retry-After of 400 digits parses to inf; it must not reach the model text as such."""
+    from errscope._classify import Classification, parse_retry_after
+    from errscope._messages import model_message
+    from errscope._vocabulary import FailureClass
+
+    hint = parse_retry_after("9" * 400)
+    text = model_message("t", Classification(FailureClass.RATE_LIMITED, retry_after=hint), "ERR-00000000")
+    assert "Wait" in text and Classification(FailureClass.RATE_LIMITED, retry_after=hint).retry_after is None
