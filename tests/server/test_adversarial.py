@@ -196,3 +196,49 @@ def test_retry_after_header_with_400_digits() -> None:
     hint = parse_retry_after("9" * 400)
     text = model_message("t", Classification(FailureClass.RATE_LIMITED, retry_after=hint), "ERR-00000000")
     assert "Wait" in text and Classification(FailureClass.RATE_LIMITED, retry_after=hint).retry_after is None
+
+
+class TestConcurrentCalls:
+    @pytest.mark.parametrize("adv", [{"capture_content": True}], indirect=True)
+    async def test_three_hundred_calls_keep_their_own_context(self, adv: Served) -> None:
+        """300 interleaved calls on one connection: each span carries its own ref, class, upstream.
+
+        Every call records an upstream named after its tag, yields, then fails or succeeds; a
+        ref, class or upstream from another call on a span would show as a mismatch here.
+        """
+        modes = ["not_found", "rate_limited", "ok"]
+        calls = [(f"t-{i}", modes[i % 3]) for i in range(300)]
+        results: dict[str, Any] = {}
+
+        async def one(tag: str, mode: str) -> None:
+            results[tag] = await adv.call("interleave", {"tag": tag, "mode": mode})
+
+        with anyio.fail_after(60):
+            async with anyio.create_task_group() as group:
+                for tag, mode in calls:
+                    group.start_soon(one, tag, mode)
+        spans = tool_spans(adv)
+        assert len(spans) == 300
+        by_tag = {json.loads(s.attributes["gen_ai.tool.call.arguments"])["tag"]: s for s in spans}
+        refs = set()
+        for tag, mode in calls:
+            result, span = results[tag], by_tag[tag]
+            attributes = span.attributes
+            assert attributes["errscope.upstream.address"] == f"{tag}.example:443", (tag, dict(attributes))
+            if mode == "ok":
+                assert not result.is_error and text_of(result) == f"ok {tag}"
+                assert "errscope.error_ref" not in attributes and attributes["errscope.outcome"] == "ok"
+                continue
+            ref = result.meta["io.errscope/error_ref"]
+            refs.add(ref)
+            assert attributes["errscope.error_ref"] == ref and ref in text_of(result)
+            assert attributes["errscope.failure_class"] == mode == result.meta["io.errscope/failure_class"]
+            if mode == "rate_limited":
+                expected = int(tag.split("-")[1]) + 1
+                assert attributes["errscope.retry_after"] == expected == result.meta["io.errscope/retry_after"]
+        assert len(refs) == 200
+        records = {getattr(r, "errscope.error_ref"): r for r in adv.telemetry.log_records}
+        assert set(records) == refs
+        for ref in refs:
+            (span,) = [s for s in spans if s.attributes.get("errscope.error_ref") == ref]
+            assert getattr(records[ref], "errscope.upstream.address") == span.attributes["errscope.upstream.address"]
