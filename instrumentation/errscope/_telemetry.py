@@ -166,6 +166,8 @@ def _outcome_attributes(call: ToolCall | None) -> dict[str, Any]:
             result[attr.RPC_RESPONSE_STATUS_CODE] = str(call.error_code)
             if call.error_code not in CALLER_MISTAKES:
                 result[attr.ERROR_TYPE] = str(call.error_code)
+        elif call.channel is Channel.PROTOCOL:  # failed with no JSON-RPC answer (the connection went down)
+            result[attr.ERROR_TYPE] = OTHER
         elif call.channel is Channel.EXECUTION:
             result[attr.ERROR_TYPE] = attr.TOOL_ERROR
     upstream = call.upstream

@@ -242,3 +242,29 @@ class TestConcurrentCalls:
         for ref in refs:
             (span,) = [s for s in spans if s.attributes.get("errscope.error_ref") == ref]
             assert getattr(records[ref], "errscope.upstream.address") == span.attributes["errscope.upstream.address"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("style", STYLES)
+async def test_base_exception_is_not_recorded_as_ok(style: str, era: str, telemetry: CapturedTelemetry) -> None:
+    """A BaseException from a tool (not cancellation) ends the span as a failure, never ``ok``.
+
+    The SDK lets a BaseException take the connection down (as it should for KeyboardInterrupt
+    and SystemExit); errscope re-raises it, but the span and the log record must say the call
+    failed. Before: outcome ``ok``, status unset, no failure class, no log record.
+    """
+    server = build(style)
+    errscope.instrument(server, **telemetry.providers)
+    target = server._mcp_server if style == "fastmcp" else server
+    with pytest.raises(BaseException):  # noqa: PT011 - the connection dies with the SDK's own group
+        with anyio.fail_after(10):
+            async with Client(target, mode=era) as client:  # type: ignore[arg-type]
+                await client.call_tool("base_exception", {})
+    (span,) = [s for s in telemetry.spans() if s.attributes.get("mcp.method.name") == "tools/call"]
+    assert span.attributes["errscope.outcome"] == "error"
+    assert span.attributes["errscope.failure_class"] == "unknown"
+    assert span.attributes["error.type"] == "_OTHER"
+    assert span.status.status_code is StatusCode.ERROR and span.status.description == "unknown"
+    (record,) = telemetry.log_records
+    assert getattr(record, "exception.type") == "Fatal"
+    assert "FAKE-BASE-EXC" not in json.dumps({k: str(v) for k, v in record.__dict__.items()})

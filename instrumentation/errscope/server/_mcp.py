@@ -95,6 +95,11 @@ class ErrscopeMiddleware:
         except anyio.get_cancelled_exc_class():
             call.outcome = Outcome.CANCELLED
             raise
+        except BaseException as exc:
+            # KeyboardInterrupt, SystemExit, a tool's own BaseException: the SDK lets it take the
+            # connection down and no answer is sent; the span must still say the call failed.
+            call.fail(Channel.PROTOCOL, Classification(FailureClass.UNKNOWN), exception=exc)
+            raise
         finally:
             unbind_call(token)
             self.telemetry.finish(span, call, attributes, time.perf_counter() - started)
