@@ -104,7 +104,7 @@ def render_block() -> str:
         "",
         "  redaction/scrub:",
         "    allow_all_keys: true",
-        "    redact_all_types: false",
+        "    redact_all_types: true  # string arrays (HTTP header attributes) and maps too",
         "    summary: silent",
         "    # closed-vocabulary attributes (bounded values, never secrets; errscope._attributes)",
         "    ignored_keys: [" + ", ".join(sorted({*METRIC_ATTRIBUTES, ERRSCOPE_ERROR_REF})) + "]",

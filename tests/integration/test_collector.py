@@ -474,3 +474,33 @@ def test_memory_stays_bounded_with_a_dead_backend() -> None:
     assert peak < limit_mib + 200, f"RSS peaked at {peak:.0f} MiB after {sent_mib:.0f} MiB sent ({refused} refused)"
     assert still_serving
     print(f"memory: peak RSS {peak:.0f} MiB, {sent_mib:.0f} MiB of OTLP sent, {refused} requests refused")
+
+
+def test_arrays_and_maps_in_span_attributes() -> None:
+    """OTel HTTP instrumentations record headers as string arrays; OTLP also allows map values.
+    The redaction processor (redact_all_types) masks secrets inside them; benign ones stay typed."""
+    span = {
+        "traceId": trace_id(),
+        "spanId": span_id(),
+        "name": "GET /v1/orders",
+        "kind": 3,
+        "startTimeUnixNano": "1",
+        "endTimeUnixNano": "2",
+        "attributes": [
+            attr("http.request.header.authorization", ["Bearer Q7abcdefghijklmnop1234"]),
+            attr("db.connection", {"dsn": "postgresql://svc:Hunter22x@db.example.test/app"}),
+            attr("http.request.header.accept", ["application/json", "text/plain"]),
+            attr("retry.count", 3),
+        ],
+    }
+    with Collector(env={"ERRSCOPE_SAMPLE_PERCENT": "100"}) as collector:
+        collector.post("traces", {"resourceSpans": [{"resource": {}, "scopeSpans": [{"spans": [span]}]}]})
+        assert wait_for(lambda: list(iter_spans(collector.read("traces"))), timeout_s=30)
+        ((_, out),) = list(iter_spans(collector.read("traces")))
+    text = json.dumps(out)
+    assert "Q7abcdefghijklmnop1234" not in text and "Hunter22x" not in text
+    values = {a["key"]: a["value"] for a in out["attributes"]}
+    assert values["http.request.header.accept"] == {
+        "arrayValue": {"values": [{"stringValue": "application/json"}, {"stringValue": "text/plain"}]}
+    }
+    assert values["retry.count"] == {"intValue": "3"}
