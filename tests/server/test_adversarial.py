@@ -268,3 +268,38 @@ async def test_base_exception_is_not_recorded_as_ok(style: str, era: str, teleme
     (record,) = telemetry.log_records
     assert getattr(record, "exception.type") == "Fatal"
     assert "FAKE-BASE-EXC" not in json.dumps({k: str(v) for k, v in record.__dict__.items()})
+
+
+async def raw_request(served: Served, era: str, method: str, params: dict[str, Any]) -> dict[str, Any] | MCPError:
+    """Send a request the typed client would refuse to build (malformed params), bypassing its checks."""
+    from mcp_types import CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY
+
+    if era != "legacy":
+        envelope = {PROTOCOL_VERSION_META_KEY: era, CLIENT_CAPABILITIES_META_KEY: {}, CLIENT_INFO_META_KEY: {"name": "adv", "version": "1"}}
+        params = {**params, "_meta": {**envelope, **params.get("_meta", {})}}
+    try:
+        return await served.client.session._dispatcher.send_raw_request(method, params)
+    except MCPError as exc:
+        return exc
+
+
+class TestCardinality:
+    async def test_malformed_call_of_an_unlisted_name_is_not_a_label(self, adv: Served, era: str) -> None:
+        """tools/call with a made-up name and malformed params: no span name or metric label from the name.
+
+        Before: ToolCall.known defaulted to True and only the seam cleared it, so a request the SDK
+        rejected before the seam ran (-32602 from params validation) named the span
+        ``tools/call <client's name>`` and put that name into the duration metric's labels.
+        """
+        for i in range(3):
+            answer = await raw_request(adv, era, "tools/call", {"name": f"made-up-{i}", "arguments": "not an object"})
+            assert isinstance(answer, MCPError) and answer.code == -32602
+        spans = tool_spans(adv)
+        assert [s.name for s in spans] == ["tools/call"] * 3
+        assert spans[0].attributes["errscope.failure_class"] == "invalid_input"
+        labels = {
+            p.attributes.get("gen_ai.tool.name")
+            for p in adv.telemetry.histogram_points("mcp.server.operation.duration")
+            if p.attributes["mcp.method.name"] == "tools/call"
+        }
+        assert labels == {"_OTHER"}

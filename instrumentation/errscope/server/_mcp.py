@@ -70,7 +70,9 @@ class ErrscopeMiddleware:
                 attributes[attr.GEN_AI_TOOL_NAME] = tool
             if self.telemetry.capture_content:
                 attributes[attr.GEN_AI_TOOL_CALL_ARGUMENTS] = content_attribute(params.get("arguments"))
-        call = ToolCall(tool=tool, request_id=str(ctx.request_id))
+        # A tools/call name is the client's word until the seam finds it in the registry: a request
+        # refused before the seam runs (malformed params) must not name the span or a metric label.
+        call = ToolCall(tool=tool, known=ctx.method != "tools/call", request_id=str(ctx.request_id))
         parent = self.telemetry.parent_context(ctx.meta, headers)
         span = self.telemetry.start(ctx.method, attributes, parent)
         token = bind_call(call)
