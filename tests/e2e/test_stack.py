@@ -275,3 +275,15 @@ def _pids_mentioning(text: str) -> list[int]:
         if text in cmdline and _alive(int(entry.name)):
             found.append(int(entry.name))
     return found
+
+
+def test_missing_prometheus_is_one_clear_line(tmp_path: Path) -> None:
+    """Without Prometheus on PATH the stack refuses to start, says how to get it, and leaves its state unlocked."""
+    env = {**_clean_env(), "PATH": str(Path(sys.executable).parent)}
+    command = [sys.executable, str(ROOT / "scripts" / "stack.py"), "--state", str(tmp_path), "--free-ports"]
+    for _ in range(2):  # the second attempt proves the first released its lock
+        result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=False)
+        assert result.returncode == 1
+        assert result.stderr.strip().splitlines() == [
+            "errscope stack: prometheus is not installed (Debian: apt-get install prometheus)"]
+    assert json.loads((tmp_path / "stack.json").read_text())["status"] == "stopped"
