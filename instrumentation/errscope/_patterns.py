@@ -2,12 +2,12 @@
 
 Every pattern is RE2 syntax (no lookaround, no backreferences), so the same text runs in Python's
 ``re`` and in the Collector's Go ``regexp`` (OTTL ``replace_pattern``, redaction ``blocked_values``).
-Each entry is one :class:`SecretPattern`: a name, a family, the regex, and whether its first
-capturing group is a *prefix that is kept* (a key name, a URL scheme + user) in front of the
-marker, so the text stays readable: ``api_key=[REDACTED]``,
-``postgresql://[REDACTED]@db.internal.example:5432/orders``. Entries have no other capturing
-groups and no global flags (case-insensitivity is scoped with ``(?i:...)`` to key names, so value
-classes such as ``[A-Z0-9]`` keep their meaning).
+Each entry is one :class:`SecretPattern`: a name, a family, the regex, how many leading capturing
+groups are a *prefix that is kept* (a key name, a URL scheme, an opening quote) in front of the
+marker and how many trailing ones are a kept suffix (a terminator, the ``@`` before a host), so the
+text stays readable: ``api_key=[REDACTED]``, ``postgresql://[REDACTED]@db.internal.example:5432/orders``.
+Entries have no other capturing groups and no global flags (case-insensitivity is scoped with
+``(?i:...)`` to key names, so value classes such as ``[A-Z0-9]`` keep their meaning).
 
 Two rules keep scrubbing safe to repeat (the library scrubs, then the Collector scrubs again):
 a value never starts with ``[`` (so ``[REDACTED]`` is not matched again), and placeholders are not
@@ -25,20 +25,23 @@ Families (``SecretPattern.family``):
 - ``header``: ``Authorization`` values (any scheme), bare ``Bearer <token>``.
 - ``keyword``: ``key=value`` / ``key: value`` / ``"key": "value"`` shapes where the key names a
   password, secret, token or key (env vars, query strings, libpq/ADO keyword DSNs, JSON, Python
-  dict reprs, HTTP headers), XML elements, and whitespace-separated config lines.
+  dict reprs, HTTP headers), XML elements, whitespace-separated config lines, and prose that names
+  a secret and gives it (``refused token tok-77x9``, ``reset code is 913-442``).
 - ``provider``: tokens recognisable by their prefix/shape alone (GitHub, GitLab, Slack, Stripe,
   AWS, Google, OpenAI/Anthropic, ...), wherever they appear.
 
 ``combined_regex()`` joins all entries into one alternation (leftmost match wins, earlier entries
 win ties), and ``combined_replacement()`` is its replacement text (every kept group, then the
 marker; groups of the alternatives that did not match expand to nothing in both engines).
-``collector_regex()`` / ``collector_replacement()`` render them for Collector YAML (``$`` -> ``$$``).
+``collector_regex()`` / ``collector_replacement()`` render them for Collector YAML (``$`` -> ``$$``,
+OTTL ``replace_pattern``), ``collector_blocked_values()`` as the redaction processor's list, and
+:data:`GUARD` is the cheap regex the Collector checks before running the full pattern on free text.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Final, Literal
 
 __all__ = [
