@@ -303,3 +303,66 @@ class TestCardinality:
             if p.attributes["mcp.method.name"] == "tools/call"
         }
         assert labels == {"_OTHER"}
+
+
+def paged_lowlevel(*, page_size: int, list_delay: float = 0.0) -> Any:
+    """A low-level server whose tools/list pages ``page_size`` tools at a time, after ``list_delay`` s."""
+    from mcp.server.lowlevel.server import Server
+
+    reference = build("mcpserver")
+    plain = build("lowlevel")
+    call_tool = plain.get_request_handler("tools/call").handler
+
+    async def list_tools(ctx: Any, params: Any) -> ListToolsResult:
+        await anyio.sleep(list_delay)  # a registry read from a database or a remote catalogue
+        tools = [t.model_copy(update={"output_schema": None}) for t in await reference.list_tools()]
+        start = int(params.cursor) if params is not None and params.cursor else 0
+        end = start + page_size
+        return ListToolsResult(tools=tools[start:end], next_cursor=str(end) if end < len(tools) else None)
+
+    return Server("paged", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+class TestLowLevelRegistry:
+    @pytest.mark.parametrize("era", ERAS)
+    async def test_concurrent_first_calls_wait_for_the_registry(self, era: str, telemetry: CapturedTelemetry) -> None:
+        """Calls that arrive while the first registry read is in flight are checked against it too.
+
+        Before: the first miss stamped ``refreshed_at`` and awaited tools/list; concurrent misses saw
+        a fresh stamp and no registry, and served the call unchecked, so an unknown tool came back
+        as an isError ``unknown`` result (channels crossed) and bad arguments reached the tool.
+        """
+        server = paged_lowlevel(page_size=100, list_delay=0.05)
+        errscope.instrument(server, **telemetry.providers)
+        async with Client(server, mode=era) as client:  # type: ignore[arg-type]
+            served = Served(server, telemetry, client)
+            answers: list[Any] = [None] * 10
+
+            async def one(i: int) -> None:
+                answers[i] = await served.call("no_such_tool" if i % 2 else "rate_limited", {} if i % 2 else {"hint": 5})
+
+            async with anyio.create_task_group() as group:
+                for i in range(10):
+                    group.start_soon(one, i)
+        for i, answer in enumerate(answers):
+            if i % 2:
+                assert isinstance(answer, MCPError) and answer.code == -32602, answer
+            else:
+                assert isinstance(answer, CallToolResult) and answer.is_error
+                assert answer.meta["io.errscope/failure_class"] == "invalid_input", text_of(answer)
+
+    @pytest.mark.parametrize("era", ERAS)
+    async def test_tools_on_later_pages_are_known(self, era: str, telemetry: CapturedTelemetry) -> None:
+        """A paginated tools/list (MCP spec, Pagination) is read to its end.
+
+        Before: only the first page was read, so every tool on page two or later was answered
+        ``Unknown tool`` (-32602) without running.
+        """
+        server = paged_lowlevel(page_size=2)
+        errscope.instrument(server, **telemetry.providers)
+        async with Client(server, mode=era) as client:  # type: ignore[arg-type]
+            served = Served(server, telemetry, client)
+            last = await served.call("interleave", {"tag": "t-1", "mode": "ok"})  # fifth tool: page three
+            unknown = await served.call("no_such_tool", {})
+        assert isinstance(last, CallToolResult) and text_of(last) == "ok t-1"
+        assert isinstance(unknown, MCPError) and unknown.code == -32602

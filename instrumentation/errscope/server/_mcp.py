@@ -24,7 +24,7 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel.server import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
-from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, CallToolRequestParams, ListToolsResult
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, CallToolRequestParams, ListToolsResult, PaginatedRequestParams
 from opentelemetry import context, trace
 
 from errscope import _attributes as attr
@@ -40,6 +40,8 @@ __all__ = ["ErrscopeMiddleware", "instrument_mcp", "uninstrument_mcp"]
 
 _REFRESH_INTERVAL: Final = 1.0
 """Seconds between registry refreshes a miss may trigger (unknown names must not cost a list each)."""
+_MAX_PAGES: Final = 100
+"""Pages of a low-level server's tools/list read per refresh (a cursor loop must end)."""
 
 
 class ErrscopeMiddleware:
@@ -125,18 +127,25 @@ def _headers(request: Any) -> Mapping[str, str] | None:
 
 
 class _LowLevelRegistry:
-    """Tool names and schemas of a low-level server, read from its own ``tools/list`` handler."""
+    """Tool names and schemas of a low-level server, read from its own ``tools/list`` handler.
+
+    The listing is read to its last page (MCP spec, Utilities > Pagination), at most
+    :data:`_MAX_PAGES` pages. Misses that arrive while a read is in flight wait for it rather than
+    find no registry and serve the call unchecked.
+    """
 
     def __init__(self, server: Server[Any]) -> None:
         self.server = server
         self.tools: dict[str, ToolInfo] | None = None
         self.refreshed_at = float("-inf")
+        self._refreshing = anyio.Lock()
 
     async def lookup(self, ctx: ServerRequestContext[Any, Any], name: str) -> ToolInfo | None:
         if self.tools is not None and name in self.tools:
             return self.tools[name]
-        if time.monotonic() - self.refreshed_at >= _REFRESH_INTERVAL:
-            await self._refresh(ctx)
+        async with self._refreshing:
+            if time.monotonic() - self.refreshed_at >= _REFRESH_INTERVAL:
+                await self._refresh(ctx)
         if self.tools is None:  # no tools/list handler: nothing to check against
             return ToolInfo(name)
         return self.tools.get(name)
@@ -146,13 +155,21 @@ class _LowLevelRegistry:
         entry = self.server.get_request_handler("tools/list")
         if entry is None:
             return
+        tools: dict[str, ToolInfo] = {}
+        cursor: str | None = None
         try:
-            listed = await entry.handler(ctx, None)
+            for _ in range(_MAX_PAGES):
+                listed = await entry.handler(ctx, None if cursor is None else PaginatedRequestParams(cursor=cursor))
+                if not isinstance(listed, ListToolsResult):
+                    return
+                tools.update((tool.name, ToolInfo(tool.name, tool.input_schema)) for tool in listed.tools)
+                cursor = listed.next_cursor
+                if not cursor:
+                    break
         except Exception:  # a failing list must not turn every call into "unknown tool"
             logging.getLogger(__name__).warning("tools/list failed; tool calls are served unchecked")
             return
-        if isinstance(listed, ListToolsResult):
-            self.tools = {tool.name: ToolInfo(tool.name, tool.input_schema) for tool in listed.tools}
+        self.tools = tools
 
 
 def _call_or_detached(name: str) -> ToolCall:
