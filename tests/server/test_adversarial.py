@@ -366,3 +366,41 @@ class TestLowLevelRegistry:
             unknown = await served.call("no_such_tool", {})
         assert isinstance(last, CallToolResult) and text_of(last) == "ok t-1"
         assert isinstance(unknown, MCPError) and unknown.code == -32602
+
+
+class TestInstrumentLifecycle:
+    def test_uninstrumenting_one_fastmcp_app_keeps_the_other_instrumented(self, telemetry: CapturedTelemetry) -> None:
+        """FastMCP's own spans are switched off process-wide; removing errscope from one app must not
+        switch them back on under another app errscope still serves (they would double every span and
+        put ``str(e)`` into status). The mode from before errscope returns when the last app goes.
+
+        Before: uninstrument_fastmcp set ``telemetry_mode = "native"`` unconditionally.
+        """
+        import fastmcp
+
+        before = fastmcp.settings.telemetry_mode
+        first, second = build("fastmcp", name="one"), build("fastmcp", name="two")
+        errscope.instrument(first, **telemetry.providers)
+        errscope.instrument(second, **telemetry.providers)
+        errscope.instrument(second, **telemetry.providers)  # twice: still one app to remove
+        errscope.uninstrument(first)
+        assert fastmcp.settings.telemetry_mode == "off"
+        errscope.uninstrument(second)
+        assert fastmcp.settings.telemetry_mode == before
+
+    @pytest.mark.parametrize("style", STYLES)
+    async def test_instrument_twice_then_uninstrument(self, style: str, telemetry: CapturedTelemetry) -> None:
+        """instrument() twice leaves one middleware and one seam; uninstrument() removes them all."""
+        server = build(style)
+        errscope.instrument(server, **telemetry.providers)
+        errscope.instrument(server, **telemetry.providers)
+        target = server._mcp_server if style == "fastmcp" else server
+        async with Client(target) as client:  # type: ignore[arg-type]
+            result = await client.call_tool("str_raises", {})
+        assert result.is_error and text_of(result).count("Ref ERR-") == 1
+        assert len(tool_spans(Served(server, telemetry, client))) == 1
+        errscope.uninstrument(server)
+        async with Client(target) as client:  # type: ignore[arg-type]
+            bare = await Served(server, telemetry, client).call("rate_limited", {"hint": "5"})
+        assert "Ref ERR-" not in (text_of(bare) if isinstance(bare, CallToolResult) else bare.message)
+        assert len([s for s in telemetry.spans() if s.attributes.get("mcp.method.name") == "tools/call"]) == 1

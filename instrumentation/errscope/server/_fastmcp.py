@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import time
+import weakref
 from typing import Any, Final
 
 import fastmcp
@@ -112,9 +113,34 @@ class ErrscopeToolMiddleware(Middleware):
         return _as_tool_result(result) if isinstance(result, CallToolResult) else result
 
 
+_instrumented: weakref.WeakSet[Any] = weakref.WeakSet()
+"""FastMCP apps errscope serves: the process-wide telemetry switch stays off while any remains."""
+_mode_before: str | None = None
+"""``fastmcp.settings.telemetry_mode`` as it was before errscope first switched it off."""
+
+
+def _switch_native_telemetry_off(app: Any) -> None:
+    global _mode_before
+    if _mode_before is None:
+        _mode_before = fastmcp.settings.telemetry_mode
+    _instrumented.add(app)
+    fastmcp.settings.telemetry_mode = "off"
+
+
+def _restore_native_telemetry(app: Any) -> None:
+    # The switch is process-wide: only the last app errscope serves may turn it back.
+    global _mode_before
+    if app not in _instrumented:
+        return
+    _instrumented.discard(app)
+    if not _instrumented and _mode_before is not None:
+        fastmcp.settings.telemetry_mode = _mode_before
+        _mode_before = None
+
+
 def instrument_fastmcp(app: Any, telemetry: ServerTelemetry, seam: ToolSeam) -> None:
     """Install errscope on a FastMCP app in place (idempotent)."""
-    fastmcp.settings.telemetry_mode = "off"
+    _switch_native_telemetry_off(app)
     lowlevel = app._mcp_server
     chain = lowlevel.middleware
     chain[:] = [m for m in chain if not isinstance(m, OpenTelemetryMiddleware | ErrscopeMiddleware)]
@@ -135,9 +161,9 @@ def instrument_fastmcp(app: Any, telemetry: ServerTelemetry, seam: ToolSeam) -> 
 
 
 def uninstrument_fastmcp(app: Any) -> None:
-    """Remove errscope from a FastMCP app and restore FastMCP's native telemetry."""
+    """Remove errscope from a FastMCP app; FastMCP's own telemetry mode returns with the last app."""
     app.middleware[:] = [m for m in app.middleware if not isinstance(m, ErrscopeToolMiddleware)]
     lowlevel = app._mcp_server
     lowlevel.middleware[:] = [m for m in lowlevel.middleware if not isinstance(m, ErrscopeMiddleware)]
     lowlevel.__dict__.pop("run", None)
-    fastmcp.settings.telemetry_mode = "native"
+    _restore_native_telemetry(app)
