@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.integration.collector_harness import Collector, tool_binary  # noqa: E402
+from tests.integration.collector_harness import Collector, tool_binary
 
 SECONDS = float(os.environ.get("ERRSCOPE_BENCH_SECONDS", "15"))
 WORKERS = int(os.environ.get("ERRSCOPE_BENCH_WORKERS", "4"))
@@ -34,7 +34,11 @@ SPAN_ATTRIBUTES = {
 
 def _measure(overlays: list[str]) -> dict[str, float]:
     telemetrygen = tool_binary("telemetrygen")
-    env = {"ERRSCOPE_SAMPLE_PERCENT": "100", "ERRSCOPE_DECISION_WAIT": "1s", "GOMAXPROCS": "2"}
+    env = {
+        "ERRSCOPE_SAMPLE_PERCENT": "100",
+        "ERRSCOPE_DECISION_WAIT": "1s",
+        "GOMAXPROCS": "2",
+    }
     with Collector(overlays=overlays, env=env) as collector:
         args = [
             telemetrygen, "traces",
@@ -50,22 +54,40 @@ def _measure(overlays: list[str]) -> dict[str, float]:
         accepted = collector.metric("otelcol_receiver_accepted_spans_total")
         refused = collector.metric("otelcol_receiver_refused_spans_total")
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and collector.metric("otelcol_exporter_sent_spans_total") < accepted:
+        while (
+            time.monotonic() < deadline
+            and collector.metric("otelcol_exporter_sent_spans_total") < accepted
+        ):
             time.sleep(0.5)
         sent = collector.metric("otelcol_exporter_sent_spans_total")
-    return {"accepted": accepted, "refused": refused, "sent": sent, "seconds": elapsed, "spans_per_s": accepted / elapsed}
+    return {
+        "accepted": accepted,
+        "refused": refused,
+        "sent": sent,
+        "seconds": elapsed,
+        "spans_per_s": accepted / elapsed,
+    }
 
 
 def run() -> dict[str, object]:
     without = _measure(["bench-sink.yaml", "bench-noscrub.yaml"])
     with_scrub = _measure(["bench-sink.yaml"])
-    ratio = with_scrub["spans_per_s"] / without["spans_per_s"] if without["spans_per_s"] else 0.0
+    ratio = (
+        with_scrub["spans_per_s"] / without["spans_per_s"]
+        if without["spans_per_s"]
+        else 0.0
+    )
     return {
         "spans_per_s_with_scrubbing": round(with_scrub["spans_per_s"]),
         "spans_per_s_without_scrubbing": round(without["spans_per_s"]),
         "ratio": round(ratio, 3),
         "goal": ">= 0.5",
-        "detail": {"with": with_scrub, "without": without, "workers": WORKERS, "seconds": SECONDS},
+        "detail": {
+            "with": with_scrub,
+            "without": without,
+            "workers": WORKERS,
+            "seconds": SECONDS,
+        },
     }
 
 

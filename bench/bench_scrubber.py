@@ -15,8 +15,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import errscope._scrubbing as scrubbing  # noqa: E402
-from tests import corpus  # noqa: E402
+import errscope._scrubbing as scrubbing
+
+from tests import corpus
 
 ROUNDS = 5
 
@@ -50,7 +51,9 @@ def _speed(lines: list[str]) -> dict[str, float]:
 
 def run() -> dict[str, object]:
     if corpus.corpus_dir() is None:
-        return {"skipped": "shared corpus not found (../shared/corpus or ERRSCOPE_CORPUS_DIR)"}
+        return {
+            "skipped": "shared corpus not found (../shared/corpus or ERRSCOPE_CORPUS_DIR)"
+        }
     secret_lines, benign_lines = corpus.secrets(), corpus.benign()
     lines = [line["text"] for line in secret_lines + benign_lines]
     score = corpus.score(scrubbing.scrub, secret_lines, benign_lines)

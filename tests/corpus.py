@@ -86,8 +86,11 @@ class Score:
     altered: list[tuple[dict[str, str], str]]
 
 
-def score(scrubber: Callable[[str], str], secret_lines: Iterable[dict[str, str]] | None = None,
-          benign_lines: Iterable[dict[str, str]] | None = None) -> Score:
+def score(
+    scrubber: Callable[[str], str],
+    secret_lines: Iterable[dict[str, str]] | None = None,
+    benign_lines: Iterable[dict[str, str]] | None = None,
+) -> Score:
     s_lines = list(secret_lines if secret_lines is not None else secrets())
     b_lines = list(benign_lines if benign_lines is not None else benign())
     missed, missed_literal = [], []

@@ -7,10 +7,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
+from errscope._attributes import ERRSCOPE_FAILURE_CLASS
+from errscope._patterns import (
+    PATTERNS,
+    collector_blocked_values,
+    collector_regex,
+    collector_replacement,
+)
 
 from collector import generate
-from errscope._attributes import ERRSCOPE_FAILURE_CLASS
-from errscope._patterns import PATTERNS, collector_blocked_values, collector_regex, collector_replacement
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "collector" / "config.yaml"
@@ -29,8 +34,12 @@ def test_generated_block_has_not_drifted() -> None:
 def test_scrubbing_processors_use_the_pattern_source() -> None:
     config = load()
     transform = config["processors"]["transform/scrub"]
-    statements = [s for group in transform["trace_statements"] for s in group["statements"]]
-    statements += [s for group in transform["log_statements"] for s in group["statements"]]
+    statements = [
+        s for group in transform["trace_statements"] for s in group["statements"]
+    ]
+    statements += [
+        s for group in transform["log_statements"] for s in group["statements"]
+    ]
     # YAML gives the text confmap sees; confmap turns $$ into $
     assert all(generate._ottl_string(collector_regex()) in s for s in statements)
     assert all(collector_replacement() in s for s in statements)
@@ -41,7 +50,9 @@ def test_scrubbing_processors_use_the_pattern_source() -> None:
     # span and spanevent paths never share a group (a mixed group runs in the spanevent context)
     for group in transform["trace_statements"]:
         joined = " ".join(group["statements"])
-        assert not ("span." in joined.replace("spanevent.", "") and "spanevent." in joined)
+        assert not (
+            "span." in joined.replace("spanevent.", "") and "spanevent." in joined
+        )
     redaction = config["processors"]["redaction/scrub"]
     assert redaction["allow_all_keys"] is True
     assert redaction["blocked_values"] == collector_blocked_values()
@@ -54,12 +65,21 @@ def test_pipelines_order_and_sampling() -> None:
     pipelines = config["service"]["pipelines"]
     for name, pipeline in pipelines.items():
         assert pipeline["processors"][0] == "memory_limiter", name
-        assert pipeline["processors"].index("transform/scrub") < pipeline["processors"].index("redaction/scrub")
+        assert pipeline["processors"].index("transform/scrub") < pipeline[
+            "processors"
+        ].index("redaction/scrub")
     traces = pipelines["traces"]["processors"]
-    assert traces.index("redaction/scrub") < traces.index("tail_sampling") < traces.index("batch")
+    assert (
+        traces.index("redaction/scrub")
+        < traces.index("tail_sampling")
+        < traces.index("batch")
+    )
     policies = {p["name"]: p for p in config["processors"]["tail_sampling"]["policies"]}
     assert policies["errors"]["status_code"]["status_codes"] == ["ERROR"]
-    assert policies["classified-failures"]["string_attribute"]["key"] == ERRSCOPE_FAILURE_CLASS
+    assert (
+        policies["classified-failures"]["string_attribute"]["key"]
+        == ERRSCOPE_FAILURE_CLASS
+    )
     assert "ERRSCOPE_SAMPLE_PERCENT" in str(policies["baseline-share"])
     assert "health_check" in config["service"]["extensions"]
 
@@ -67,11 +87,18 @@ def test_pipelines_order_and_sampling() -> None:
 def test_exporters_and_component_names() -> None:
     config = load()
     exporters = config["exporters"]
-    assert set(exporters) == {"otlp_grpc/tempo", "otlp_http/loki", "prometheus_remote_write"}
+    assert set(exporters) == {
+        "otlp_grpc/tempo",
+        "otlp_http/loki",
+        "prometheus_remote_write",
+    }
     assert "loki:3100/otlp" in exporters["otlp_http/loki"]["endpoint"]
     assert exporters["prometheus_remote_write"]["endpoint"].endswith("/api/v1/write}")
     for name in ("otlp_grpc/tempo", "otlp_http/loki"):
-        assert exporters[name]["sending_queue"]["enabled"] and exporters[name]["retry_on_failure"]["enabled"]
+        assert (
+            exporters[name]["sending_queue"]["enabled"]
+            and exporters[name]["retry_on_failure"]["enabled"]
+        )
     assert set(config["receivers"]["otlp"]["protocols"]) == {"grpc", "http"}
     assert ":4317" in config["receivers"]["otlp"]["protocols"]["grpc"]["endpoint"]
     assert ":4318" in config["receivers"]["otlp"]["protocols"]["http"]["endpoint"]

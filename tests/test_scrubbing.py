@@ -12,11 +12,11 @@ import re
 import string
 import time
 
-import pytest
-
 import errscope
+import pytest
 from errscope._patterns import PATTERNS, REDACTED, combined_regex, combined_replacement
 from errscope._scrubbing import MAX_SCRUB_CHARS, SAFE_KEYS, scrub, scrub_value
+
 from tests import corpus
 
 re2 = pytest.importorskip("re2")
@@ -37,7 +37,13 @@ def t(n: int, alphabet: str = ALNUM) -> str:
 
 
 PEM = (
-    "-----BEGIN EC PRIVATE KEY-----\n" + t(64, B64) + "\n" + t(64, B64) + "\n" + t(20, B64) + "==\n"
+    "-----BEGIN EC PRIVATE KEY-----\n"
+    + t(64, B64)
+    + "\n"
+    + t(64, B64)
+    + "\n"
+    + t(20, B64)
+    + "==\n"
     "-----END EC PRIVATE KEY-----"
 )
 
@@ -49,12 +55,18 @@ def example(name: str, text: str, expected: str) -> None:
     EXAMPLES[name] = (text, expected)
 
 
-def leak(name: str, secret: str, before: str = "upstream said: ", after: str = " (retrying)") -> None:
+def leak(
+    name: str, secret: str, before: str = "upstream said: ", after: str = " (retrying)"
+) -> None:
     """A provider token in free text: replaced whole, the words around it kept."""
     example(name, before + secret + after, before + REDACTED + after)
 
 
-example("private_key_block", f"ssh-add failed:\n{PEM}\nretrying", f"ssh-add failed:\n{REDACTED}\nretrying")
+example(
+    "private_key_block",
+    f"ssh-add failed:\n{PEM}\nretrying",
+    f"ssh-add failed:\n{REDACTED}\nretrying",
+)
 _jwt = "eyJhbGciOiJFUzI1NiJ9." + "eyJzdWIiOiJ1XzEyMyIsImV4cCI6MTc2fQ." + t(43, URLSAFE)
 example("jwt", f"cookie sid={_jwt}; Path=/", f"cookie sid={REDACTED}; Path=/")
 example(
@@ -69,11 +81,23 @@ example(
     f"git clone https://{REDACTED}@git.example.test/team/repo.git failed",
 )
 _tok = t(32)
-example("authorization_header", f"headers={{'Authorization': 'Token {_tok}'}}", f"headers={{'Authorization': 'Token {REDACTED}'}}")
+example(
+    "authorization_header",
+    f"headers={{'Authorization': 'Token {_tok}'}}",
+    f"headers={{'Authorization': 'Token {REDACTED}'}}",
+)
 _tok2 = t(32, URLSAFE)
-example("authorization_header_bare", f"authorization={_tok2} method=GET", f"authorization={REDACTED} method=GET")
+example(
+    "authorization_header_bare",
+    f"authorization={_tok2} method=GET",
+    f"authorization={REDACTED} method=GET",
+)
 _tok3 = t(40, URLSAFE)
-example("bearer_token", f"retrying with bearer {_tok3} after 401", f"retrying with bearer {REDACTED} after 401")
+example(
+    "bearer_token",
+    f"retrying with bearer {_tok3} after 401",
+    f"retrying with bearer {REDACTED} after 401",
+)
 example(
     "password_value",
     "host=db.example.test port=5432 user=etl password=Qu1ck-Brown dbname=sales",
@@ -89,17 +113,41 @@ _refresh = t(48, URLSAFE)
 _auth = t(36)
 # More shapes of the two keyword patterns (quoted, escaped, listed, env, headers): test_keyword_shapes.
 KEYWORD_SHAPES = [
-    ('{"db_password": "Fern!Stone#77", "user": "etl"}', f'{{"db_password": "{REDACTED}", "user": "etl"}}'),
-    ("{'passphrase': 'correct horse battery staple'}", f"{{'passphrase': '{REDACTED}'}}"),
+    (
+        '{"db_password": "Fern!Stone#77", "user": "etl"}',
+        f'{{"db_password": "{REDACTED}", "user": "etl"}}',
+    ),
+    (
+        "{'passphrase': 'correct horse battery staple'}",
+        f"{{'passphrase': '{REDACTED}'}}",
+    ),
     ('{\\"password\\":\\"Fern!Stone#77\\"}', f'{{\\"password\\":\\"{REDACTED}\\"}}'),
     ("PGPASSWORD=Tr(4)nsit! psql -h db", f"PGPASSWORD={REDACTED} psql -h db"),
-    (f'{{"refresh_token": "{_refresh}", "expires_in": 3600}}', f'{{"refresh_token": "{REDACTED}", "expires_in": 3600}}'),
-    (f"{{'X-Auth-Token': '{_auth}', 'Accept': '*/*'}}", f"{{'X-Auth-Token': '{REDACTED}', 'Accept': '*/*'}}"),
-    (f"http.request.header.x-api-key=['{_auth}']", f"http.request.header.x-api-key=['{REDACTED}']"),
+    (
+        f'{{"refresh_token": "{_refresh}", "expires_in": 3600}}',
+        f'{{"refresh_token": "{REDACTED}", "expires_in": 3600}}',
+    ),
+    (
+        f"{{'X-Auth-Token': '{_auth}', 'Accept': '*/*'}}",
+        f"{{'X-Auth-Token': '{REDACTED}', 'Accept': '*/*'}}",
+    ),
+    (
+        f"http.request.header.x-api-key=['{_auth}']",
+        f"http.request.header.x-api-key=['{REDACTED}']",
+    ),
     (f"X-Api-Key: {_auth}\r\nAccept: */*", f"X-Api-Key: {REDACTED}\r\nAccept: */*"),
-    (f"export STRIPE_RESTRICTED_KEY={_auth}", f"export STRIPE_RESTRICTED_KEY={REDACTED}"),
-    (f"AZURE_DEVOPS_EXT_PAT={_auth} az repos list", f"AZURE_DEVOPS_EXT_PAT={REDACTED} az repos list"),
-    (f"https://x.blob.example.test/c/b?sv=2024&sig={_auth}%3D&se=1", f"https://x.blob.example.test/c/b?sv=2024&sig={REDACTED}&se=1"),
+    (
+        f"export STRIPE_RESTRICTED_KEY={_auth}",
+        f"export STRIPE_RESTRICTED_KEY={REDACTED}",
+    ),
+    (
+        f"AZURE_DEVOPS_EXT_PAT={_auth} az repos list",
+        f"AZURE_DEVOPS_EXT_PAT={REDACTED} az repos list",
+    ),
+    (
+        f"https://x.blob.example.test/c/b?sv=2024&sig={_auth}%3D&se=1",
+        f"https://x.blob.example.test/c/b?sv=2024&sig={REDACTED}&se=1",
+    ),
 ]
 _qk = t(24)
 example(
@@ -129,7 +177,11 @@ example(
     "duplicate key value violates unique constraint\nDETAIL:  Key (email)=(jane.q@example.org) already exists.",
     f"duplicate key value violates unique constraint\nDETAIL:  Key (email)=({REDACTED}) already exists.",
 )
-example("us_ssn", 'arguments={"customer_id": "C-9", "ssn": "078-05-1120"}', f'arguments={{"customer_id": "C-9", "ssn": "{REDACTED}"}}')
+example(
+    "us_ssn",
+    'arguments={"customer_id": "C-9", "ssn": "078-05-1120"}',
+    f'arguments={{"customer_id": "C-9", "ssn": "{REDACTED}"}}',
+)
 leak("aws_access_key_id", "ASIA" + t(16, string.ascii_uppercase + "234567"))
 leak("google_api_key", "AIza" + t(35, URLSAFE))
 leak("google_oauth_client_secret", "GOCSPX-" + t(28, URLSAFE))
@@ -142,7 +194,14 @@ leak("gitlab_token", "glrt-" + t(20, URLSAFE))
 leak("slack_token", "xoxa-2-" + t(40, ALNUM + "-"))
 example(
     "slack_webhook",
-    "POST https://hooks.slack.com/services/" + "T" + t(10) + "/B" + t(10) + "/" + t(24) + " -> 404",
+    "POST https://hooks.slack.com/services/"
+    + "T"
+    + t(10)
+    + "/B"
+    + t(10)
+    + "/"
+    + t(24)
+    + " -> 404",
     f"POST https://hooks.slack.com/services/{REDACTED} -> 404",
 )
 leak("openai_anthropic_style_key", "sk-svcacct-" + t(64, URLSAFE))
@@ -191,7 +250,9 @@ def test_pattern_example(pattern) -> None:
     text, expected = EXAMPLES[pattern.name]
     match = re.search(pattern.regex, text)
     assert match is not None, f"{pattern.name} does not match its own example"
-    assert any(h in match.group(0).lower() for h in pattern.hints), f"{pattern.name}: hints miss its match"
+    assert any(h in match.group(0).lower() for h in pattern.hints), (
+        f"{pattern.name}: hints miss its match"
+    )
     assert scrub(text) == expected
     assert scrub(expected) == expected  # idempotent
 
@@ -216,8 +277,12 @@ def test_combined_regex_is_re2_and_final() -> None:
         texts += [line["text"] for line in corpus.secrets() + corpus.benign()]
     for text in texts:
         once = combined.sub(replacement, text)
-        assert combined.search(once) is None, f"combined pattern matches its own output: {once!r}"
-        assert combined.search(scrub(text)) is None, f"combined pattern matches scrub output: {text!r}"
+        assert combined.search(once) is None, (
+            f"combined pattern matches its own output: {once!r}"
+        )
+        assert combined.search(scrub(text)) is None, (
+            f"combined pattern matches scrub output: {text!r}"
+        )
 
 
 def test_guard_admits_every_match() -> None:
@@ -226,7 +291,9 @@ def test_guard_admits_every_match() -> None:
     from errscope._patterns import GUARD
 
     guard = re.compile(GUARD)
-    texts = [text for text, _ in EXAMPLES.values()] + [text for text, _ in KEYWORD_SHAPES]
+    texts = [text for text, _ in EXAMPLES.values()] + [
+        text for text, _ in KEYWORD_SHAPES
+    ]
     if corpus.corpus_dir() is not None:
         texts += [line["text"] for line in corpus.secrets()]
     for pattern in PATTERNS:
@@ -239,8 +306,13 @@ def test_guard_admits_every_match() -> None:
 def test_collector_rendering_escapes_dollars() -> None:
     from errscope._patterns import collector_regex, collector_replacement
 
-    assert "$$" in collector_regex() and "$$$" not in collector_regex().replace("$$", "")
-    assert collector_replacement().startswith("$${1}") and REDACTED in collector_replacement()
+    assert "$$" in collector_regex() and "$$$" not in collector_regex().replace(
+        "$$", ""
+    )
+    assert (
+        collector_replacement().startswith("$${1}")
+        and REDACTED in collector_replacement()
+    )
 
 
 # --- the shared corpus ---------------------------------------------------------------------------
@@ -263,7 +335,9 @@ def test_corpus_score() -> None:
     # that also occur in the untouched words around the secret (api.github.com, "RSA key").
     assert result.recall_literal >= 0.98
     for line in result.missed_literal:
-        assert REDACTED in scrub(line["text"]) and line["secret"] not in scrub(line["text"])
+        assert REDACTED in scrub(line["text"]) and line["secret"] not in scrub(
+            line["text"]
+        )
 
 
 def test_corpus_score_regex_only() -> None:
@@ -293,8 +367,14 @@ def test_every_format_has_five_lines_and_all_contexts() -> None:
             f"postgresql://{REDACTED}@db.internal.example:5432/orders",
         ),
         # '@' and '/' inside the password: the structural pass finds the real host
-        ("amqp://bus:p@ss/w0rd@mq.example.test:5672/vhost", f"amqp://{REDACTED}@mq.example.test:5672/vhost"),
-        ("rediss://:tOk3n-only@cache.example.test:6380/0", f"rediss://{REDACTED}@cache.example.test:6380/0"),
+        (
+            "amqp://bus:p@ss/w0rd@mq.example.test:5672/vhost",
+            f"amqp://{REDACTED}@mq.example.test:5672/vhost",
+        ),
+        (
+            "rediss://:tOk3n-only@cache.example.test:6380/0",
+            f"rediss://{REDACTED}@cache.example.test:6380/0",
+        ),
         (
             "mongodb+srv://app:Lime7~Tree@cluster9.example.net/db?retryWrites=true&w=majority",
             f"mongodb+srv://{REDACTED}@cluster9.example.net/db?retryWrites=true&w=majority",
@@ -337,14 +417,14 @@ def test_urls_and_dsns(text: str, expected: str) -> None:
         "exit code 137, status code 200, token 401, access token refreshed",
         "2024-06-20 12:30:45 order 123-4567 item 12-34-5678",
         "trace_id=4bf92f3577b34da6a3ce929d0e0e4736 span_id=00f067aa0ba902b7 ERR-7K3M9QXZ",
-        "password authentication failed for user \"etl\" (using password: YES)",
+        'password authentication failed for user "etl" (using password: YES)',
         "token usage prompt_tokens=8791 completion_tokens=1995 max_tokens=4096",
         "password: ${DB_PASSWORD} token: {{ secrets.NPM_TOKEN }} api_key=<YOUR_API_KEY>",
         "OPENAI_API_KEY=your-api-key-here password=os.environ['DB_PASSWORD']",
-        "column \"api_token_hash\" does not exist; password_policy min_length=12",
+        'column "api_token_hash" does not exist; password_policy min_length=12',
         '{"token_type": "bearer", "expires_in": 3600, "scope": "read"}',
         "sha256:c103a644b7f599117fb4d225930946632372f5c057dc6be5a586343bfcb9c912",
-        "Bearer realm=\"api\", error=\"invalid_token\"",
+        'Bearer realm="api", error="invalid_token"',
     ],
 )
 def test_benign_lookalikes_survive(text: str) -> None:
@@ -374,7 +454,7 @@ def test_100kb_message_gives_bounded_output_fast() -> None:
         "https://" + "u" * 50_000 + ":" + "p" * 50_000,
         "Authorization: Bearer " + "t" * 100_000,
         "eyJ" + "a" * 100_000,
-        "\"password\": \"" + "\\" * 100_000,
+        '"password": "' + "\\" * 100_000,
         "=" * 100_000,
         "pass " * 20_000,
     ],
@@ -400,7 +480,9 @@ def test_pathological_inputs_stay_fast(text: str) -> None:
 def test_odd_input_never_raises(value: str) -> None:
     out = scrub(value)
     assert isinstance(out, str)
-    assert "Hunter22x" not in out and "Ab12Cd34Ef56" not in out and "Pässwörd9" not in out
+    assert (
+        "Hunter22x" not in out and "Ab12Cd34Ef56" not in out and "Pässwörd9" not in out
+    )
 
 
 def test_non_str_input() -> None:
@@ -418,7 +500,11 @@ def test_scrub_value_walks_and_keeps_safe_keys() -> None:
         "error.type": "password=looks-like-but-is-a-type-9",
         "errscope.error_ref": "ERR-7K3M9QXZ",
         "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736",
-        "nested": {"list": ["api_key=Ab12Cd34Ef56", ("token=Zz99Yy88Xx77",)], "n": 3, "ok": True},
+        "nested": {
+            "list": ["api_key=Ab12Cd34Ef56", ("token=Zz99Yy88Xx77",)],
+            "n": 3,
+            "ok": True,
+        },
     }
     out = scrub_value(event)
     assert out["event"] == f"db failed: postgresql://{REDACTED}@db:5432/app"
@@ -427,7 +513,13 @@ def test_scrub_value_walks_and_keeps_safe_keys() -> None:
     assert out["trace_id"] == event["trace_id"]
     assert out["nested"]["list"] == [f"api_key={REDACTED}", (f"token={REDACTED}",)]
     assert out["nested"]["n"] == 3 and out["nested"]["ok"] is True
-    assert {"error.type", "errscope.failure_class", "errscope.error_ref", "trace_id", "span_id"} <= SAFE_KEYS
+    assert {
+        "error.type",
+        "errscope.failure_class",
+        "errscope.error_ref",
+        "trace_id",
+        "span_id",
+    } <= SAFE_KEYS
 
 
 def test_scrub_value_is_bounded() -> None:

@@ -106,13 +106,17 @@ class SecretPattern:
 # Key names (matched case-insensitively). A key *ends* in one of these words, so
 # ``password_policy``, ``max_tokens``, ``api_token_hash`` and ``secretValue`` are not keys.
 _PASSWORD_WORDS = r"pass(?:word|wd|phrase)|secret|credentials?"
-_PASSWORD_SHORT = r"pass|pwd"  # only as a whole word or after a separator (not ``bypass``)
+_PASSWORD_SHORT = (
+    r"pass|pwd"  # only as a whole word or after a separator (not ``bypass``)
+)
 _TOKEN_WORDS = (
     r"token|api[_.\-]?key|(?:access|secret|private|auth|app|application|account|master|signing"
     r"|encryption|client|subscription|license|service|restricted|session|webhook|deploy|storage"
     r"|sas|hmac|consumer|admin|sharedaccess|shared[_.\-]access)[_.\-]?key|signature"
 )
-_TOKEN_SHORT = r"pat|sig"  # Azure DevOps ``PAT=``, SAS ``sig=``: whole word or after a separator
+_TOKEN_SHORT = (
+    r"pat|sig"  # Azure DevOps ``PAT=``, SAS ``sig=``: whole word or after a separator
+)
 _SEP = r"\\?[\"']?[ \t]*[:=][ \t]*"  # closing quote of the key (maybe escaped), ``:`` or ``=``
 
 # Values. First characters exclude quotes, brackets (so ``[REDACTED]`` is final) and placeholder
@@ -160,7 +164,14 @@ _TOKEN_KEY = _key(_TOKEN_WORDS, _TOKEN_SHORT)
 _TOK = r"[A-Za-z0-9+/=_\-.~]"
 
 
-def _provider(name: str, regex: str, hints: tuple[str, ...], description: str, *, keep_prefix: bool = False) -> SecretPattern:
+def _provider(
+    name: str,
+    regex: str,
+    hints: tuple[str, ...],
+    description: str,
+    *,
+    keep_prefix: bool = False,
+) -> SecretPattern:
     return SecretPattern(name, "provider", regex, keep_prefix, description, hints=hints)
 
 
@@ -256,14 +267,14 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     _kv(
         "password_value",
         _PASSWORD_KEY,
-        'password=..., PASSWORD: ..., "password": "...", \'passwd\': \'...\', client_secret=..., libpq/ADO '
+        "password=..., PASSWORD: ..., \"password\": \"...\", 'passwd': '...', client_secret=..., libpq/ADO "
         "keyword DSNs (password=... user=...), query strings. Bare values need 4+ characters or a digit "
         "and must end at a separator (``using password: YES`` and ``os.environ['X']`` are not secrets).",
     ),
     _kv(
         "token_value",
         _TOKEN_KEY,
-        "API_KEY=..., X-Api-Key: ..., \"access_token\": \"...\", ?access_token=..., AccountKey=...;, PAT=...; "
+        'API_KEY=..., X-Api-Key: ..., "access_token": "...", ?access_token=..., AccountKey=...;, PAT=...; '
         "the value must contain a digit, capital or symbol (placeholders such as your-api-key-here survive).",
     ),
     SecretPattern(
@@ -288,7 +299,15 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "keyword",
         r"((?i:(?:secret[_\-]?access[_\-]?key|api[_\-]?key|client[_\-]?secret|access[_\-]?token"
         r"|auth[_\-]?token|refresh[_\-]?token|password|passwd|private[_\-]?token))[ \t]+)"
-        r"(?:" + _TOK + r"{15,}[0-9]" + _TOK + r"*|" + _TOK + r"*[0-9]" + _TOK + r"{15,})",
+        r"(?:"
+        + _TOK
+        + r"{15,}[0-9]"
+        + _TOK
+        + r"*|"
+        + _TOK
+        + r"*[0-9]"
+        + _TOK
+        + r"{15,})",
         True,
         "Config-file lines without a separator (aws_secret_access_key AbC...); the value must be "
         "16+ token characters with a digit, so prose such as 'password authentication failed' survives.",
@@ -324,61 +343,221 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         hints=("-",),
     ),
     # --- provider-prefixed tokens ----------------------------------------------------------------------
-    _provider("aws_access_key_id", r"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}\b", ("akia", "asia", "abia", "acca"),
-              "AWS access key IDs (AKIA..., ASIA... temporary)."),
-    _provider("google_api_key", r"AIza[0-9A-Za-z_\-]{30,}", ("aiza",), "Google API keys."),
-    _provider("google_oauth_client_secret", r"GOCSPX-[A-Za-z0-9_\-]{20,}", ("gocspx-",), "Google OAuth client secrets."),
-    _provider("google_oauth_access_token", r"ya29\.[A-Za-z0-9_\-]{20,}", ("ya29.",), "Google OAuth access tokens."),
-    _provider("google_oauth_refresh_token", r"1//0[A-Za-z0-9_\-]{30,}", ("1//0",), "Google OAuth refresh tokens."),
-    _provider("azure_ad_client_secret", r"[A-Za-z0-9_~.\-]{3}[0-9]Q~[A-Za-z0-9_~.\-]{30,}", ("q~",),
-              "Microsoft Entra ID (Azure AD) client secrets (the Q~ marker)."),
-    _provider("github_token", r"gh[pousr]_[A-Za-z0-9]{36,}", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
-              "GitHub classic PATs, OAuth, user-to-server, server-to-server and refresh tokens."),
-    _provider("github_fine_grained_pat", r"github_pat_[A-Za-z0-9_]{22,}", ("github_pat_",),
-              "GitHub fine-grained personal access tokens."),
-    _provider("gitlab_token", r"gl(?:pat|ptt|dt|rt|cbt|oas|ft|imt|agent|soat|ffct|cat)-[A-Za-z0-9_\-]{20,}", ("gl",),
-              "GitLab personal, pipeline trigger, deploy, runner, ... tokens."),
-    _provider("slack_token", r"xox[abposre]-[A-Za-z0-9\-]{10,}", ("xox",), "Slack bot, user, app and refresh tokens."),
-    _provider("slack_webhook", r"(https://hooks\.slack\.com/services/)[A-Za-z0-9_/\-]{20,}", ("hooks.slack.com",),
-              "Slack incoming-webhook URLs (the path is the secret).", keep_prefix=True),
-    _provider("openai_anthropic_style_key", r"\bsk-[A-Za-z0-9_\-]{20,}", ("sk-",),
-              "sk-... keys: OpenAI (legacy, proj, svcacct, admin), Anthropic sk-ant-, OpenRouter sk-or-."),
-    _provider("stripe_key", r"[rs]k_(?:live|test)_[A-Za-z0-9]{16,}", ("k_live_", "k_test_"),
-              "Stripe secret and restricted keys."),
-    _provider("stripe_webhook_secret", r"whsec_[A-Za-z0-9]{24,}", ("whsec_",), "Stripe webhook signing secrets."),
-    _provider("digitalocean_token", r"do[opr]_v1_[a-f0-9]{40,}", ("_v1_",),
-              "DigitalOcean personal, OAuth and refresh tokens."),
-    _provider("hashicorp_vault_token", r"hv[sbr]\.[A-Za-z0-9_\-]{20,}", ("hvs.", "hvb.", "hvr."),
-              "HashiCorp Vault service, batch and recovery tokens."),
-    _provider("terraform_cloud_token", r"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{30,}", (".atlasv1.",),
-              "Terraform Cloud / Enterprise API tokens."),
-    _provider("heroku_api_key", r"HRKU-[A-Za-z0-9_\-]{20,}", ("hrku-",), "Heroku API keys (v2)."),
-    _provider("docker_hub_pat", r"dckr_(?:pat|oat)_[A-Za-z0-9_\-]{20,}", ("dckr_",),
-              "Docker Hub personal/organisation access tokens."),
+    _provider(
+        "aws_access_key_id",
+        r"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}\b",
+        ("akia", "asia", "abia", "acca"),
+        "AWS access key IDs (AKIA..., ASIA... temporary).",
+    ),
+    _provider(
+        "google_api_key", r"AIza[0-9A-Za-z_\-]{30,}", ("aiza",), "Google API keys."
+    ),
+    _provider(
+        "google_oauth_client_secret",
+        r"GOCSPX-[A-Za-z0-9_\-]{20,}",
+        ("gocspx-",),
+        "Google OAuth client secrets.",
+    ),
+    _provider(
+        "google_oauth_access_token",
+        r"ya29\.[A-Za-z0-9_\-]{20,}",
+        ("ya29.",),
+        "Google OAuth access tokens.",
+    ),
+    _provider(
+        "google_oauth_refresh_token",
+        r"1//0[A-Za-z0-9_\-]{30,}",
+        ("1//0",),
+        "Google OAuth refresh tokens.",
+    ),
+    _provider(
+        "azure_ad_client_secret",
+        r"[A-Za-z0-9_~.\-]{3}[0-9]Q~[A-Za-z0-9_~.\-]{30,}",
+        ("q~",),
+        "Microsoft Entra ID (Azure AD) client secrets (the Q~ marker).",
+    ),
+    _provider(
+        "github_token",
+        r"gh[pousr]_[A-Za-z0-9]{36,}",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+        "GitHub classic PATs, OAuth, user-to-server, server-to-server and refresh tokens.",
+    ),
+    _provider(
+        "github_fine_grained_pat",
+        r"github_pat_[A-Za-z0-9_]{22,}",
+        ("github_pat_",),
+        "GitHub fine-grained personal access tokens.",
+    ),
+    _provider(
+        "gitlab_token",
+        r"gl(?:pat|ptt|dt|rt|cbt|oas|ft|imt|agent|soat|ffct|cat)-[A-Za-z0-9_\-]{20,}",
+        ("gl",),
+        "GitLab personal, pipeline trigger, deploy, runner, ... tokens.",
+    ),
+    _provider(
+        "slack_token",
+        r"xox[abposre]-[A-Za-z0-9\-]{10,}",
+        ("xox",),
+        "Slack bot, user, app and refresh tokens.",
+    ),
+    _provider(
+        "slack_webhook",
+        r"(https://hooks\.slack\.com/services/)[A-Za-z0-9_/\-]{20,}",
+        ("hooks.slack.com",),
+        "Slack incoming-webhook URLs (the path is the secret).",
+        keep_prefix=True,
+    ),
+    _provider(
+        "openai_anthropic_style_key",
+        r"\bsk-[A-Za-z0-9_\-]{20,}",
+        ("sk-",),
+        "sk-... keys: OpenAI (legacy, proj, svcacct, admin), Anthropic sk-ant-, OpenRouter sk-or-.",
+    ),
+    _provider(
+        "stripe_key",
+        r"[rs]k_(?:live|test)_[A-Za-z0-9]{16,}",
+        ("k_live_", "k_test_"),
+        "Stripe secret and restricted keys.",
+    ),
+    _provider(
+        "stripe_webhook_secret",
+        r"whsec_[A-Za-z0-9]{24,}",
+        ("whsec_",),
+        "Stripe webhook signing secrets.",
+    ),
+    _provider(
+        "digitalocean_token",
+        r"do[opr]_v1_[a-f0-9]{40,}",
+        ("_v1_",),
+        "DigitalOcean personal, OAuth and refresh tokens.",
+    ),
+    _provider(
+        "hashicorp_vault_token",
+        r"hv[sbr]\.[A-Za-z0-9_\-]{20,}",
+        ("hvs.", "hvb.", "hvr."),
+        "HashiCorp Vault service, batch and recovery tokens.",
+    ),
+    _provider(
+        "terraform_cloud_token",
+        r"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{30,}",
+        (".atlasv1.",),
+        "Terraform Cloud / Enterprise API tokens.",
+    ),
+    _provider(
+        "heroku_api_key",
+        r"HRKU-[A-Za-z0-9_\-]{20,}",
+        ("hrku-",),
+        "Heroku API keys (v2).",
+    ),
+    _provider(
+        "docker_hub_pat",
+        r"dckr_(?:pat|oat)_[A-Za-z0-9_\-]{20,}",
+        ("dckr_",),
+        "Docker Hub personal/organisation access tokens.",
+    ),
     _provider("npm_token", r"npm_[A-Za-z0-9]{36}\b", ("npm_",), "npm access tokens."),
-    _provider("pypi_token", r"pypi-AgE[A-Za-z0-9_\-]{40,}", ("pypi-age",), "PyPI upload tokens."),
-    _provider("artifactory_api_key", r"AKCp[A-Za-z0-9]{40,}", ("akcp",), "JFrog Artifactory API keys."),
-    _provider("atlassian_api_token", r"ATATT3[A-Za-z0-9_\-=]{40,}", ("atatt3",), "Atlassian (Jira/Confluence) API tokens."),
-    _provider("huggingface_token", r"hf_[A-Za-z0-9]{30,}", ("hf_",), "Hugging Face access tokens."),
-    _provider("replicate_token", r"r8_[A-Za-z0-9]{30,}", ("r8_",), "Replicate API tokens."),
-    _provider("langsmith_key", r"lsv2_(?:pt|sk)_[a-f0-9]{20,}_[a-f0-9]{8,}", ("lsv2_",), "LangSmith API keys."),
-    _provider("perplexity_key", r"pplx-[A-Za-z0-9]{40,}", ("pplx-",), "Perplexity API keys."),
-    _provider("sendgrid_key", r"SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}", ("sg.",), "SendGrid API keys."),
-    _provider("mailchimp_key", r"\b[0-9a-f]{32}-us[0-9]{1,2}\b", ("-us",), "Mailchimp API keys."),
-    _provider("shopify_token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", ("shp",),
-              "Shopify access, custom-app, private-app and shared-secret tokens."),
-    _provider("square_token", r"\b(?:EAAA[A-Za-z0-9_\-]{40,}|sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,})", ("eaaa", "sq0"),
-              "Square access tokens and OAuth secrets."),
-    _provider("telegram_bot_token", r"[0-9]{8,10}:AA[A-Za-z0-9_\-]{30,}", (":aa",),
-              "Telegram bot tokens (also inside /bot<token>/ paths)."),
-    _provider("postman_key", r"PMAK-[a-f0-9]{20,}-[a-f0-9]{20,}", ("pmak-",), "Postman API keys."),
-    _provider("notion_token", r"(?:ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43}\b)", ("ntn_", "secret_"),
-              "Notion integration tokens."),
-    _provider("sentry_token", r"sntry[us]_[A-Za-z0-9_=+/]{40,}", ("sntry",), "Sentry user and org auth tokens."),
-    _provider("grafana_token", r"(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/=]{32,})", ("glsa_", "glc_"),
-              "Grafana service-account and Grafana Cloud tokens."),
-    _provider("doppler_token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}", ("dp.",), "Doppler tokens."),
-    _provider("databricks_token", r"dapi[a-f0-9]{32}(?:-[0-9])?", ("dapi",), "Databricks personal access tokens."),
+    _provider(
+        "pypi_token",
+        r"pypi-AgE[A-Za-z0-9_\-]{40,}",
+        ("pypi-age",),
+        "PyPI upload tokens.",
+    ),
+    _provider(
+        "artifactory_api_key",
+        r"AKCp[A-Za-z0-9]{40,}",
+        ("akcp",),
+        "JFrog Artifactory API keys.",
+    ),
+    _provider(
+        "atlassian_api_token",
+        r"ATATT3[A-Za-z0-9_\-=]{40,}",
+        ("atatt3",),
+        "Atlassian (Jira/Confluence) API tokens.",
+    ),
+    _provider(
+        "huggingface_token",
+        r"hf_[A-Za-z0-9]{30,}",
+        ("hf_",),
+        "Hugging Face access tokens.",
+    ),
+    _provider(
+        "replicate_token", r"r8_[A-Za-z0-9]{30,}", ("r8_",), "Replicate API tokens."
+    ),
+    _provider(
+        "langsmith_key",
+        r"lsv2_(?:pt|sk)_[a-f0-9]{20,}_[a-f0-9]{8,}",
+        ("lsv2_",),
+        "LangSmith API keys.",
+    ),
+    _provider(
+        "perplexity_key", r"pplx-[A-Za-z0-9]{40,}", ("pplx-",), "Perplexity API keys."
+    ),
+    _provider(
+        "sendgrid_key",
+        r"SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}",
+        ("sg.",),
+        "SendGrid API keys.",
+    ),
+    _provider(
+        "mailchimp_key",
+        r"\b[0-9a-f]{32}-us[0-9]{1,2}\b",
+        ("-us",),
+        "Mailchimp API keys.",
+    ),
+    _provider(
+        "shopify_token",
+        r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}",
+        ("shp",),
+        "Shopify access, custom-app, private-app and shared-secret tokens.",
+    ),
+    _provider(
+        "square_token",
+        r"\b(?:EAAA[A-Za-z0-9_\-]{40,}|sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,})",
+        ("eaaa", "sq0"),
+        "Square access tokens and OAuth secrets.",
+    ),
+    _provider(
+        "telegram_bot_token",
+        r"[0-9]{8,10}:AA[A-Za-z0-9_\-]{30,}",
+        (":aa",),
+        "Telegram bot tokens (also inside /bot<token>/ paths).",
+    ),
+    _provider(
+        "postman_key",
+        r"PMAK-[a-f0-9]{20,}-[a-f0-9]{20,}",
+        ("pmak-",),
+        "Postman API keys.",
+    ),
+    _provider(
+        "notion_token",
+        r"(?:ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43}\b)",
+        ("ntn_", "secret_"),
+        "Notion integration tokens.",
+    ),
+    _provider(
+        "sentry_token",
+        r"sntry[us]_[A-Za-z0-9_=+/]{40,}",
+        ("sntry",),
+        "Sentry user and org auth tokens.",
+    ),
+    _provider(
+        "grafana_token",
+        r"(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/=]{32,})",
+        ("glsa_", "glc_"),
+        "Grafana service-account and Grafana Cloud tokens.",
+    ),
+    _provider(
+        "doppler_token",
+        r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}",
+        ("dp.",),
+        "Doppler tokens.",
+    ),
+    _provider(
+        "databricks_token",
+        r"dapi[a-f0-9]{32}(?:-[0-9])?",
+        ("dapi",),
+        "Databricks personal access tokens.",
+    ),
 )
 
 
@@ -402,7 +581,10 @@ def _group_numbers(patterns: Sequence[SecretPattern]) -> tuple[list[int], list[i
     return prefixes, suffixes
 
 
-def combined_replacement(style: Literal["python", "go"] = "python", patterns: Sequence[SecretPattern] = PATTERNS) -> str:
+def combined_replacement(
+    style: Literal["python", "go"] = "python",
+    patterns: Sequence[SecretPattern] = PATTERNS,
+) -> str:
     """Replacement for :func:`combined_regex`: every kept prefix group, the marker, every suffix group.
 
     Only the groups of the alternative that matched are non-empty; the others expand to nothing

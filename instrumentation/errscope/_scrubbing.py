@@ -30,7 +30,14 @@ from errscope._attributes import (
 )
 from errscope._patterns import PATTERNS, REDACTED, combined_replacement
 
-__all__ = ["MAX_SCRUB_CHARS", "REDACTED", "SAFE_KEYS", "TRUNCATED_MARKER", "scrub", "scrub_value"]
+__all__ = [
+    "MAX_SCRUB_CHARS",
+    "REDACTED",
+    "SAFE_KEYS",
+    "TRUNCATED_MARKER",
+    "scrub",
+    "scrub_value",
+]
 
 MAX_SCRUB_CHARS: Final = 64 * 1024
 """Characters of one string that are scrubbed and kept; the rest is dropped."""
@@ -73,7 +80,9 @@ SAFE_KEYS: Final[frozenset[str]] = frozenset(
 
 try:  # google-re2: linear-time and ~10x faster on these patterns; same leftmost-first semantics
     import re2 as _re2  # type: ignore[import-untyped]
-except ImportError:  # pragma: no cover - the stdlib engine gives the same results, slower
+except (
+    ImportError
+):  # pragma: no cover - the stdlib engine gives the same results, slower
     _re2 = None
 
 
@@ -83,7 +92,7 @@ def _compile(regex: str) -> Any:
         try:
             return _re2.compile(regex.encode())
         except Exception:  # noqa: BLE001 - the stdlib engine takes this pattern
-            pass
+            return None
     return None
 
 
@@ -117,18 +126,18 @@ def _apply_patterns(text: str) -> str:
         except UnicodeEncodeError:  # lone surrogates: only the stdlib engine takes them
             data = None
     if data is not None:
-        for hints, fast_rx, std_rx, replacement, _ in _COMPILED:
+        for hints, fast_rx, std_rx, byte_repl, str_repl in _COMPILED:
             if found.isdisjoint(hints):
                 continue
             if fast_rx is None:
-                data = std_rx.sub(replacement.decode(), data.decode("utf-8")).encode("utf-8")
+                data = std_rx.sub(str_repl, data.decode("utf-8")).encode("utf-8")
             elif fast_rx.search(data) is not None:
-                data = fast_rx.sub(replacement, data)
+                data = fast_rx.sub(byte_repl, data)
         # RE2 matches whole UTF-8 code points, so replacements never split a character
         return data.decode("utf-8", "replace")
-    for hints, _, std_rx, _, replacement in _COMPILED:
+    for hints, _fast, std_rx, _bytes, str_repl in _COMPILED:
         if not found.isdisjoint(hints):
-            text = std_rx.sub(replacement, text)
+            text = std_rx.sub(str_repl, text)
     return text
 
 
@@ -140,7 +149,9 @@ _SENSITIVE_PARAM: Final = re.compile(
     r"|signature)|key|sig|code|auth|pat|x-amz-credential)$"
 )
 _HOST_PORT_ONLY: Final = re.compile(r"[^:@/]*(?::[0-9]{1,5})?$")
-_HOST_AFTER_AT: Final = re.compile(r"[A-Za-z0-9.\-]+(?::[0-9]{1,5})?(?=[/?#]|$)|\[[0-9A-Fa-f:.]+\](?::[0-9]{1,5})?(?=[/?#]|$)")
+_HOST_AFTER_AT: Final = re.compile(
+    r"[A-Za-z0-9.\-]+(?::[0-9]{1,5})?(?=[/?#]|$)|\[[0-9A-Fa-f:.]+\](?::[0-9]{1,5})?(?=[/?#]|$)"
+)
 
 
 def _scrub_url(match: re.Match[str]) -> str:

@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import httpx
 
@@ -44,9 +44,17 @@ def collector_binary() -> str:
     global _binary
     if _binary is not None:
         return _binary
-    require(shutil.which("go") is not None, "go is not installed (needed to build the collector)")
+    require(
+        shutil.which("go") is not None,
+        "go is not installed (needed to build the collector)",
+    )
     proc = subprocess.run(
-        [str(BUILD_SCRIPT)], capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, cwd=REPO, check=False
+        [str(BUILD_SCRIPT)],
+        capture_output=True,
+        text=True,
+        timeout=BUILD_TIMEOUT_S,
+        cwd=REPO,
+        check=False,
     )
     if proc.returncode != 0:
         raise RuntimeError(f"scripts/build-collector.sh failed:\n{proc.stderr[-4000:]}")
@@ -58,10 +66,17 @@ def tool_binary(name: str) -> str:
     """telemetrygen and friends, installed by scripts/build-collector.sh <name> (cached)."""
     require(shutil.which("go") is not None, "go is not installed")
     proc = subprocess.run(
-        [str(BUILD_SCRIPT), name], capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, cwd=REPO, check=False
+        [str(BUILD_SCRIPT), name],
+        capture_output=True,
+        text=True,
+        timeout=BUILD_TIMEOUT_S,
+        cwd=REPO,
+        check=False,
     )
     if proc.returncode != 0:
-        raise RuntimeError(f"scripts/build-collector.sh {name} failed:\n{proc.stderr[-4000:]}")
+        raise RuntimeError(
+            f"scripts/build-collector.sh {name} failed:\n{proc.stderr[-4000:]}"
+        )
     return proc.stdout.strip().splitlines()[-1]
 
 
@@ -72,7 +87,9 @@ class Collector:
     overlays: list[str] = field(default_factory=lambda: ["file.yaml"])
     env: dict[str, str] = field(default_factory=dict)
     config: Path = CONFIG
-    workdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="errscope-otelcol-")))
+    workdir: Path = field(
+        default_factory=lambda: Path(tempfile.mkdtemp(prefix="errscope-otelcol-"))
+    )
 
     def __post_init__(self) -> None:
         self.grpc_port = free_port()
@@ -116,24 +133,40 @@ class Collector:
     def validate(self) -> subprocess.CompletedProcess[str]:
         cmd = self.command()
         return subprocess.run(
-            [cmd[0], "validate", *cmd[1:]], env=self.environment(), capture_output=True, text=True, timeout=120
+            [cmd[0], "validate", *cmd[1:]],
+            env=self.environment(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
         )
 
     def start(self, timeout_s: float = 60) -> Collector:
         log = open(self.log_path, "wb")  # noqa: SIM115 - closed with the process
-        self.proc = subprocess.Popen(self.command(), env=self.environment(), stdout=log, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(
+            self.command(), env=self.environment(), stdout=log, stderr=subprocess.STDOUT
+        )
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"collector exited {self.proc.returncode}:\n{self.log()[-4000:]}")
+                raise RuntimeError(
+                    f"collector exited {self.proc.returncode}:\n{self.log()[-4000:]}"
+                )
             try:
-                if httpx.get(f"http://127.0.0.1:{self.health_port}/", timeout=1).status_code == 200:
+                if (
+                    httpx.get(
+                        f"http://127.0.0.1:{self.health_port}/", timeout=1
+                    ).status_code
+                    == 200
+                ):
                     return self
             except httpx.HTTPError:
                 pass
             time.sleep(0.1)
         self.stop()
-        raise RuntimeError(f"collector not healthy within {timeout_s}s:\n{self.log()[-4000:]}")
+        raise RuntimeError(
+            f"collector not healthy within {timeout_s}s:\n{self.log()[-4000:]}"
+        )
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -158,16 +191,21 @@ class Collector:
                     return int(line.split()[1]) / 1024
         return 0.0
 
-    def __enter__(self) -> Collector:
-        return self.start()
+    def __enter__(self) -> Self:
+        self.start()
+        return self
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
     # --- sending and reading -------------------------------------------------------------------
 
-    def post(self, signal: str, payload: dict[str, Any], timeout_s: float = 30) -> httpx.Response:
-        response = httpx.post(f"{self.otlp_http}/v1/{signal}", json=payload, timeout=timeout_s)
+    def post(
+        self, signal: str, payload: dict[str, Any], timeout_s: float = 30
+    ) -> httpx.Response:
+        response = httpx.post(
+            f"{self.otlp_http}/v1/{signal}", json=payload, timeout=timeout_s
+        )
         response.raise_for_status()
         return response
 
@@ -187,12 +225,16 @@ class Collector:
 
     def metric(self, name: str) -> float:
         """Sum of an internal-telemetry counter (all label sets), 0 when absent."""
-        text = httpx.get(f"http://127.0.0.1:{self.telemetry_port}/metrics", timeout=5).text
+        text = httpx.get(
+            f"http://127.0.0.1:{self.telemetry_port}/metrics", timeout=5
+        ).text
         base = name.removesuffix("_total")
         total = 0.0
         for line in text.splitlines():
             for candidate in (base, base + "_total"):
-                if line.startswith(candidate) and line[len(candidate) : len(candidate) + 1] in ("{", " "):
+                if line.startswith(candidate) and line[
+                    len(candidate) : len(candidate) + 1
+                ] in ("{", " "):
                     total += float(line.rsplit(" ", 1)[1])
         return total
 
@@ -226,7 +268,10 @@ def plain(value: dict[str, Any]) -> Any:
     if "stringValue" in value:
         return value["stringValue"]
     if "kvlistValue" in value:
-        return {a["key"]: plain(a.get("value", {})) for a in value["kvlistValue"].get("values", [])}
+        return {
+            a["key"]: plain(a.get("value", {}))
+            for a in value["kvlistValue"].get("values", [])
+        }
     if "arrayValue" in value:
         return [plain(v) for v in value["arrayValue"].get("values", [])]
     for key in ("intValue", "doubleValue", "boolValue"):
@@ -235,7 +280,9 @@ def plain(value: dict[str, Any]) -> Any:
     return None
 
 
-def iter_spans(batches: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+def iter_spans(
+    batches: list[dict[str, Any]],
+) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
     """(resource, span) pairs of every span in file-exporter trace lines."""
     for batch in batches:
         for rs in batch.get("resourceSpans", []):
@@ -244,7 +291,9 @@ def iter_spans(batches: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], 
                     yield rs.get("resource", {}), span
 
 
-def iter_logs(batches: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+def iter_logs(
+    batches: list[dict[str, Any]],
+) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
     for batch in batches:
         for rl in batch.get("resourceLogs", []):
             for sl in rl.get("scopeLogs", []):
@@ -252,7 +301,9 @@ def iter_logs(batches: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], d
                     yield rl.get("resource", {}), record
 
 
-def iter_datapoints(batches: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+def iter_datapoints(
+    batches: list[dict[str, Any]],
+) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
     for batch in batches:
         for rm in batch.get("resourceMetrics", []):
             for sm in rm.get("scopeMetrics", []):

@@ -5,7 +5,6 @@ memory. Skips without Go; fails instead under ERRSCOPE_REQUIRE_STACK=1 (CI)."""
 from __future__ import annotations
 
 import json
-import os
 import secrets as pyrandom
 import threading
 import time
@@ -13,8 +12,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-
 from errscope._attributes import ERRSCOPE_ERROR_REF, ERRSCOPE_FAILURE_CLASS
+
 from tests import corpus
 from tests.integration.collector_harness import (
     Collector,
@@ -29,7 +28,10 @@ from tests.integration.collector_harness import (
     wait_for,
 )
 
-pytestmark = [pytest.mark.stack, pytest.mark.timeout(1800)]  # the first test may build the collector
+pytestmark = [
+    pytest.mark.stack,
+    pytest.mark.timeout(1800),
+]  # the first test may build the collector
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -58,11 +60,19 @@ def _lines() -> list[tuple[str, dict[str, str]]]:
 
 @pytest.mark.parametrize(
     "overlays",
-    [[], ["file.yaml"], ["file.yaml", "otlp-backend.yaml"], ["bench-sink.yaml"], ["bench-sink.yaml", "bench-noscrub.yaml"]],
+    [
+        [],
+        ["file.yaml"],
+        ["file.yaml", "otlp-backend.yaml"],
+        ["bench-sink.yaml"],
+        ["bench-sink.yaml", "bench-noscrub.yaml"],
+    ],
     ids=lambda o: "+".join(o) or "base",
 )
 def test_validate(overlays: list[str]) -> None:
-    collector = Collector(overlays=overlays, env={"ERRSCOPE_TEST_BACKEND_ENDPOINT": "http://127.0.0.1:9"})
+    collector = Collector(
+        overlays=overlays, env={"ERRSCOPE_TEST_BACKEND_ENDPOINT": "http://127.0.0.1:9"}
+    )
     result = collector.validate()
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -73,11 +83,23 @@ def test_components_are_exactly_the_manifest() -> None:
 
     import yaml
 
-    out = subprocess.run([collector_binary(), "components"], capture_output=True, text=True, timeout=60, check=True)
+    out = subprocess.run(
+        [collector_binary(), "components"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     built = yaml.safe_load(out.stdout)
-    names = {kind: {c["name"] for c in built.get(kind) or []} for kind in ("receivers", "processors", "exporters", "extensions")}
+    names = {
+        kind: {c["name"] for c in built.get(kind) or []}
+        for kind in ("receivers", "processors", "exporters", "extensions")
+    }
     used: dict[str, set[str]] = {k: set() for k in names}
-    for path in [Collector().config, *sorted((Collector().config.parent / "overlays").glob("*.yaml"))]:
+    for path in [
+        Collector().config,
+        *sorted((Collector().config.parent / "overlays").glob("*.yaml")),
+    ]:
         config = yaml.safe_load(path.read_text())
         for kind in used:
             used[kind] |= {key.split("/")[0] for key in (config.get(kind) or {})}
@@ -87,12 +109,20 @@ def test_components_are_exactly_the_manifest() -> None:
 # --- scrubbing: every corpus line in every field --------------------------------------------------
 
 
-def _corpus_payloads(lines: list[tuple[str, dict[str, str]]]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+def _corpus_payloads(
+    lines: list[tuple[str, dict[str, str]]],
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     traces, logs, metrics = [], [], []
     now = time.time_ns()
     for cid, line in lines:
         text = line["text"]
-        resource = {"attributes": [attr("service.name", "corpus"), attr("corpus.id", cid), attr("detail", text)]}
+        resource = {
+            "attributes": [
+                attr("service.name", "corpus"),
+                attr("corpus.id", cid),
+                attr("detail", text),
+            ]
+        }
         traces.append(
             {
                 "resource": resource,
@@ -108,7 +138,10 @@ def _corpus_payloads(lines: list[tuple[str, dict[str, str]]]) -> tuple[dict[str,
                                 "startTimeUnixNano": str(now),
                                 "endTimeUnixNano": str(now + 1000),
                                 "status": {"code": 2, "message": text},
-                                "attributes": [attr("corpus.id", cid), attr("detail", text)],
+                                "attributes": [
+                                    attr("corpus.id", cid),
+                                    attr("detail", text),
+                                ],
                                 "events": [
                                     {
                                         "name": text,
@@ -135,7 +168,11 @@ def _corpus_payloads(lines: list[tuple[str, dict[str, str]]]) -> tuple[dict[str,
                             {
                                 "timeUnixNano": str(now),
                                 "body": {"stringValue": text},
-                                "attributes": [attr("corpus.id", cid), attr("kind", "string"), attr("detail", text)],
+                                "attributes": [
+                                    attr("corpus.id", cid),
+                                    attr("kind", "string"),
+                                    attr("detail", text),
+                                ],
                             },
                             {
                                 "timeUnixNano": str(now),
@@ -143,11 +180,20 @@ def _corpus_payloads(lines: list[tuple[str, dict[str, str]]]) -> tuple[dict[str,
                                     "kvlistValue": {
                                         "values": [
                                             attr("message", text),
-                                            attr("nested", {"detail": text, "list": [text, {"deep": text}]}),
+                                            attr(
+                                                "nested",
+                                                {
+                                                    "detail": text,
+                                                    "list": [text, {"deep": text}],
+                                                },
+                                            ),
                                         ]
                                     }
                                 },
-                                "attributes": [attr("corpus.id", cid), attr("kind", "map")],
+                                "attributes": [
+                                    attr("corpus.id", cid),
+                                    attr("kind", "map"),
+                                ],
                             },
                         ],
                     }
@@ -168,7 +214,10 @@ def _corpus_payloads(lines: list[tuple[str, dict[str, str]]]) -> tuple[dict[str,
                                         {
                                             "timeUnixNano": str(now),
                                             "asInt": "1",
-                                            "attributes": [attr("corpus.id", cid), attr("detail", text)],
+                                            "attributes": [
+                                                attr("corpus.id", cid),
+                                                attr("detail", text),
+                                            ],
                                         }
                                     ]
                                 },
@@ -178,7 +227,11 @@ def _corpus_payloads(lines: list[tuple[str, dict[str, str]]]) -> tuple[dict[str,
                 ],
             }
         )
-    return {"resourceSpans": traces}, {"resourceLogs": logs}, {"resourceMetrics": metrics}
+    return (
+        {"resourceSpans": traces},
+        {"resourceLogs": logs},
+        {"resourceMetrics": metrics},
+    )
 
 
 def _strings(value: Any) -> list[str]:
@@ -205,9 +258,11 @@ def test_every_corpus_line_in_every_field() -> None:
             for start in range(0, len(items), 100):
                 collector.post(signal, {chunk_key: items[start : start + 100]})
         ok = wait_for(
-            lambda: len(list(iter_spans(collector.read("traces")))) >= len(lines)
-            and len(list(iter_logs(collector.read("logs")))) >= 2 * len(lines)
-            and len(list(iter_datapoints(collector.read("metrics")))) >= len(lines),
+            lambda: (
+                len(list(iter_spans(collector.read("traces")))) >= len(lines)
+                and len(list(iter_logs(collector.read("logs")))) >= 2 * len(lines)
+                and len(list(iter_datapoints(collector.read("metrics")))) >= len(lines)
+            ),
             timeout_s=90,
         )
         assert ok, collector.log()[-3000:]
@@ -256,7 +311,9 @@ def test_every_corpus_line_in_every_field() -> None:
             missing.append((cid, sorted(expected_fields - set(seen))))
         for where, values in seen.items():
             for value in values:
-                if cid.startswith("s") and corpus.leaked(line["secret"], value, line["text"]):
+                if cid.startswith("s") and corpus.leaked(
+                    line["secret"], value, line["text"]
+                ):
                     leaks.append((line["format"], where, value[:160]))
                 if cid.startswith("b") and value != line["text"]:
                     altered.append((line["category"], where, value[:160]))
@@ -281,7 +338,10 @@ def _trace(kind: str, n_spans: int = 2) -> tuple[str, dict[str, Any]]:
         if i == n_spans - 1 and kind == "error":
             status = {"code": 2, "message": "upstream 503"}
         if i == n_spans - 1 and kind == "classified":
-            attributes += [attr(ERRSCOPE_FAILURE_CLASS, "not_found"), attr(ERRSCOPE_ERROR_REF, "ERR-TEST0001")]
+            attributes += [
+                attr(ERRSCOPE_FAILURE_CLASS, "not_found"),
+                attr(ERRSCOPE_ERROR_REF, "ERR-TEST0001"),
+            ]
         spans.append(
             {
                 "traceId": tid,
@@ -295,7 +355,10 @@ def _trace(kind: str, n_spans: int = 2) -> tuple[str, dict[str, Any]]:
                 "attributes": attributes,
             }
         )
-    return tid, {"resource": {"attributes": [attr("service.name", "sampling")]}, "scopeSpans": [{"spans": spans}]}
+    return tid, {
+        "resource": {"attributes": [attr("service.name", "sampling")]},
+        "scopeSpans": [{"spans": spans}],
+    }
 
 
 def _send_traces(collector: Collector, kinds: list[str]) -> dict[str, str]:
@@ -321,23 +384,40 @@ def test_tail_sampling_keeps_errors_and_a_share_of_the_rest() -> None:
         sent = _send_traces(collector, kinds)
 
         def kept() -> dict[str, set[str]]:
-            out: dict[str, set[str]] = {"ok": set(), "error": set(), "classified": set()}
+            out: dict[str, set[str]] = {
+                "ok": set(),
+                "error": set(),
+                "classified": set(),
+            }
             for _, span in iter_spans(collector.read("traces")):
                 out[sent[span["traceId"]]].add(span["traceId"])
             return out
 
-        wait_for(lambda: len(kept()["error"]) == n_err and len(kept()["classified"]) == n_cls, timeout_s=60)
+        wait_for(
+            lambda: (
+                len(kept()["error"]) == n_err and len(kept()["classified"]) == n_cls
+            ),
+            timeout_s=60,
+        )
         time.sleep(3)  # let the sampled-out share settle too (decision_wait 1s + batch)
         result = kept()
         spans_per_trace = {}
         for _, span in iter_spans(collector.read("traces")):
-            spans_per_trace[span["traceId"]] = spans_per_trace.get(span["traceId"], 0) + 1
+            spans_per_trace[span["traceId"]] = (
+                spans_per_trace.get(span["traceId"], 0) + 1
+            )
     assert len(result["error"]) == n_err, "an error trace was dropped"
-    assert len(result["classified"]) == n_cls, "a trace with errscope.failure_class was dropped"
-    assert all(count == 2 for count in spans_per_trace.values()), "kept traces must be whole"
+    assert len(result["classified"]) == n_cls, (
+        "a trace with errscope.failure_class was dropped"
+    )
+    assert all(count == 2 for count in spans_per_trace.values()), (
+        "kept traces must be whole"
+    )
     kept_share = len(result["ok"]) / n_ok
     # binomial(400, 0.25): sd ~2.2 points; 15..35 % is more than 4 sd either side
-    assert 0.15 <= kept_share <= 0.35, f"kept {kept_share:.1%} of ok traces, configured {share}%"
+    assert 0.15 <= kept_share <= 0.35, (
+        f"kept {kept_share:.1%} of ok traces, configured {share}%"
+    )
 
 
 # --- a backend that restarts within the retry window ----------------------------------------------
@@ -357,7 +437,7 @@ class Backend:
         backend = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 try:
                     payload = json.loads(body or b"{}")
@@ -396,7 +476,10 @@ class Backend:
 def test_backend_restart_loses_no_error_trace() -> None:
     port = free_port()
     backend = Backend(port)
-    env = {"ERRSCOPE_SAMPLE_PERCENT": "0", "ERRSCOPE_TEST_BACKEND_ENDPOINT": f"http://127.0.0.1:{port}"}
+    env = {
+        "ERRSCOPE_SAMPLE_PERCENT": "0",
+        "ERRSCOPE_TEST_BACKEND_ENDPOINT": f"http://127.0.0.1:{port}",
+    }
     with Collector(overlays=["file.yaml", "otlp-backend.yaml"], env=env) as collector:
         try:
             # Phase 1: the backend is down when the error traces arrive, and comes up 4 s later.
@@ -405,16 +488,22 @@ def test_backend_restart_loses_no_error_trace() -> None:
             assert backend.got() == set()
             backend.start()
             errors1 = {t for t, k in first.items() if k == "error"}
-            assert wait_for(lambda: errors1 <= backend.got(), timeout_s=60), collector.log()[-3000:]
+            assert wait_for(lambda: errors1 <= backend.got(), timeout_s=60), (
+                collector.log()[-3000:]
+            )
             # Phase 2: the backend restarts (down 4 s) while more error traces arrive.
             backend.stop()
             second = _send_traces(collector, ["error"] * 25)
             time.sleep(4)
             backend.start()
             errors2 = set(second)
-            assert wait_for(lambda: errors1 | errors2 <= backend.got(), timeout_s=60), collector.log()[-3000:]
+            assert wait_for(lambda: errors1 | errors2 <= backend.got(), timeout_s=60), (
+                collector.log()[-3000:]
+            )
             oks = {t for t, k in first.items() if k == "ok"}
-            assert not (oks & backend.got()), "0% baseline share configured: ok traces must be dropped"
+            assert not (oks & backend.got()), (
+                "0% baseline share configured: ok traces must be dropped"
+            )
             assert collector.metric("otelcol_exporter_send_failed_spans_total") == 0
         finally:
             backend.stop()
@@ -447,8 +536,10 @@ def test_memory_stays_bounded_with_a_dead_backend() -> None:
                 break
             batch = []
             for _ in range(200):
-                tid, rs = _trace("error", n_spans=1)
-                rs["scopeSpans"][0]["spans"][0]["attributes"].append(attr("payload", bulk))
+                _, rs = _trace("error", n_spans=1)
+                rs["scopeSpans"][0]["spans"][0]["attributes"].append(
+                    attr("payload", bulk)
+                )
                 batch.append(rs)
             body = json.dumps({"resourceSpans": batch}).encode()
             try:
@@ -468,12 +559,24 @@ def test_memory_stays_bounded_with_a_dead_backend() -> None:
         peak = max(peak, collector.rss_mib())
         healthy = collector.proc is not None and collector.proc.poll() is None
         # it refuses (503 from memory_limiter) rather than growing, and stays up and healthy
-        still_serving = healthy and httpx.get(f"http://127.0.0.1:{collector.health_port}/", timeout=5).status_code == 200
+        still_serving = (
+            healthy
+            and httpx.get(
+                f"http://127.0.0.1:{collector.health_port}/", timeout=5
+            ).status_code
+            == 200
+        )
     assert healthy, "the collector died"
-    assert sent_mib > limit_mib, f"the flood ({sent_mib:.0f} MiB) was too small to prove anything"
-    assert peak < limit_mib + 200, f"RSS peaked at {peak:.0f} MiB after {sent_mib:.0f} MiB sent ({refused} refused)"
+    assert sent_mib > limit_mib, (
+        f"the flood ({sent_mib:.0f} MiB) was too small to prove anything"
+    )
+    assert peak < limit_mib + 200, (
+        f"RSS peaked at {peak:.0f} MiB after {sent_mib:.0f} MiB sent ({refused} refused)"
+    )
     assert still_serving
-    print(f"memory: peak RSS {peak:.0f} MiB, {sent_mib:.0f} MiB of OTLP sent, {refused} requests refused")
+    print(
+        f"memory: peak RSS {peak:.0f} MiB, {sent_mib:.0f} MiB of OTLP sent, {refused} requests refused"
+    )
 
 
 def test_arrays_and_maps_in_span_attributes() -> None:
@@ -487,20 +590,35 @@ def test_arrays_and_maps_in_span_attributes() -> None:
         "startTimeUnixNano": "1",
         "endTimeUnixNano": "2",
         "attributes": [
-            attr("http.request.header.authorization", ["Bearer Q7abcdefghijklmnop1234"]),
-            attr("db.connection", {"dsn": "postgresql://svc:Hunter22x@db.example.test/app"}),
+            attr(
+                "http.request.header.authorization", ["Bearer Q7abcdefghijklmnop1234"]
+            ),
+            attr(
+                "db.connection",
+                {"dsn": "postgresql://svc:Hunter22x@db.example.test/app"},
+            ),
             attr("http.request.header.accept", ["application/json", "text/plain"]),
             attr("retry.count", 3),
         ],
     }
     with Collector(env={"ERRSCOPE_SAMPLE_PERCENT": "100"}) as collector:
-        collector.post("traces", {"resourceSpans": [{"resource": {}, "scopeSpans": [{"spans": [span]}]}]})
-        assert wait_for(lambda: list(iter_spans(collector.read("traces"))), timeout_s=30)
+        collector.post(
+            "traces",
+            {"resourceSpans": [{"resource": {}, "scopeSpans": [{"spans": [span]}]}]},
+        )
+        assert wait_for(
+            lambda: list(iter_spans(collector.read("traces"))), timeout_s=30
+        )
         ((_, out),) = list(iter_spans(collector.read("traces")))
     text = json.dumps(out)
     assert "Q7abcdefghijklmnop1234" not in text and "Hunter22x" not in text
     values = {a["key"]: a["value"] for a in out["attributes"]}
     assert values["http.request.header.accept"] == {
-        "arrayValue": {"values": [{"stringValue": "application/json"}, {"stringValue": "text/plain"}]}
+        "arrayValue": {
+            "values": [
+                {"stringValue": "application/json"},
+                {"stringValue": "text/plain"},
+            ]
+        }
     }
     assert values["retry.count"] == {"intValue": "3"}
