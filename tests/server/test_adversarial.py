@@ -404,3 +404,44 @@ class TestInstrumentLifecycle:
             bare = await Served(server, telemetry, client).call("rate_limited", {"hint": "5"})
         assert "Ref ERR-" not in (text_of(bare) if isinstance(bare, CallToolResult) else bare.message)
         assert len([s for s in telemetry.spans() if s.attributes.get("mcp.method.name") == "tools/call"]) == 1
+
+
+def exported_spans(out: Any) -> list[dict[str, Any]]:
+    return [
+        span
+        for line in (out / "traces.jsonl").read_text().splitlines()
+        for resource in json.loads(line)["resourceSpans"]
+        for scope in resource["scopeSpans"]
+        for span in scope["spans"]
+    ]
+
+
+class TestWireIds:
+    @pytest.mark.parametrize("style", STYLES)
+    def test_hostile_request_id_is_bounded_and_scrubbed_on_the_span(self, style: str, tmp_path: Any) -> None:
+        """A 200 KB string id that starts like a GitHub token: answered under the same id, but the
+        span's ``jsonrpc.request.id`` is scrubbed and bounded like any other client-supplied text.
+
+        Before: the id went onto the span verbatim (200,041 characters, token included).
+        """
+        from tests.servers.wire import LEGACY, StdioPeer
+
+        hostile = "ghp_" + "A" * 36 + "-" + "x" * 200_000
+        peer = StdioPeer(style, LEGACY, env={"ERRSCOPE_OUT": str(tmp_path)})
+        try:
+            answer = peer.request("tools/call", {"name": "read_registry_key", "arguments": {"path": "x"}}, request_id=hostile)
+            assert answer["id"] == hostile and answer["result"]["isError"] is True
+            plain = peer.request("tools/call", {"name": "list_orders", "arguments": {}}, request_id=10**40)
+            assert plain["id"] == 10**40 and plain["result"]["isError"] is False
+        finally:
+            peer.close()
+        ids = {
+            s["name"]: a["value"]["stringValue"]
+            for s in exported_spans(tmp_path)
+            for a in s["attributes"]
+            if a["key"] == "jsonrpc.request.id"
+        }
+        assert ids["tools/call list_orders"] == str(10**40)
+        hostile_id = ids["tools/call read_registry_key"]
+        assert len(hostile_id) <= 128 and "ghp_AAAA" not in hostile_id
+        assert "ghp_AAAA" not in (tmp_path / "traces.jsonl").read_text()

@@ -31,6 +31,7 @@ from errscope import _attributes as attr
 from errscope._call import ToolCall, bind_call, current_call, unbind_call
 from errscope._classify import Classification, classify
 from errscope._messages import safe_name
+from errscope._scrubbing import scrub
 from errscope._telemetry import ServerTelemetry, content_attribute
 from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.server._frames import AnswerMalformedFrames
@@ -40,6 +41,8 @@ __all__ = ["ErrscopeMiddleware", "instrument_mcp", "uninstrument_mcp"]
 
 _REFRESH_INTERVAL: Final = 1.0
 """Seconds between registry refreshes a miss may trigger (unknown names must not cost a list each)."""
+_MAX_REQUEST_ID: Final = 128
+"""Characters of a JSON-RPC request id recorded on the span and the log record."""
 _MAX_PAGES: Final = 100
 """Pages of a low-level server's tools/list read per refresh (a cursor loop must end)."""
 
@@ -54,9 +57,10 @@ class ErrscopeMiddleware:
         if ctx.request_id is None:  # notifications carry no outcome of their own
             return await call_next(ctx)
         params = ctx.params if isinstance(ctx.params, Mapping) else {}
+        request_id = _request_id(ctx.request_id)
         attributes: dict[str, Any] = {
             attr.MCP_METHOD_NAME: ctx.method,
-            attr.JSONRPC_REQUEST_ID: str(ctx.request_id),
+            attr.JSONRPC_REQUEST_ID: request_id,
             attr.MCP_PROTOCOL_VERSION: ctx.protocol_version,
             attr.NETWORK_TRANSPORT: "pipe" if ctx.request is None else "tcp",
         }
@@ -74,7 +78,7 @@ class ErrscopeMiddleware:
                 attributes[attr.GEN_AI_TOOL_CALL_ARGUMENTS] = content_attribute(params.get("arguments"))
         # A tools/call name is the client's word until the seam finds it in the registry: a request
         # refused before the seam runs (malformed params) must not name the span or a metric label.
-        call = ToolCall(tool=tool, known=ctx.method != "tools/call", request_id=str(ctx.request_id))
+        call = ToolCall(tool=tool, known=ctx.method != "tools/call", request_id=request_id)
         parent = self.telemetry.parent_context(ctx.meta, headers)
         span = self.telemetry.start(ctx.method, attributes, parent)
         token = bind_call(call)
@@ -107,6 +111,12 @@ class ErrscopeMiddleware:
         finally:
             unbind_call(token)
             self.telemetry.finish(span, call, attributes, time.perf_counter() - started)
+
+
+def _request_id(request_id: Any) -> str:
+    # The client picks the id (JSON-RPC 2.0 §4: any string or number): scrubbed and bounded like
+    # any client-supplied text; ordinary ids (integers, UUIDs) come through unchanged.
+    return scrub(str(request_id))[:_MAX_REQUEST_ID]
 
 
 @contextmanager
