@@ -445,3 +445,64 @@ class TestWireIds:
         hostile_id = ids["tools/call read_registry_key"]
         assert len(hostile_id) <= 128 and "ghp_AAAA" not in hostile_id
         assert "ghp_AAAA" not in (tmp_path / "traces.jsonl").read_text()
+
+
+async def own_error_with_secrets() -> CallToolResult:
+    """Return an isError result with secrets in every part a client receives."""
+    from mcp_types import EmbeddedResource, TextResourceContents
+
+    return CallToolResult(
+        content=[
+            TextContent(type="text", text="denied"),
+            EmbeddedResource(type="resource", resource=TextResourceContents(uri="file:///cfg", text="dsn postgres://svc:FAKE-EMB-PW@db/x")),
+        ],
+        structured_content={"request_id": "password=FAKE-SAFEKEY", "nested": {"level": "api_key=FAKE-LEVEL"}},
+        is_error=True,
+        _meta={"debug": "postgres://svc:FAKE-META-PW@db/x", "io.errscope/failure_class": "permission_denied"},
+    )
+
+
+async def protocol_error_with_secrets() -> str:
+    """Raise an MCPError whose data holds secrets, one under a key errscope trusts in its own records."""
+    raise MCPError(-32099, "backend said password=FAKE-MSG", data={"request_id": "password=FAKE-DATA", "token": "api_key=FAKE-TOK"})
+
+
+class TestToolPayloads:
+    @pytest.mark.parametrize("era", ERAS)
+    @pytest.mark.parametrize("style", STYLES)
+    async def test_own_error_result_is_scrubbed_everywhere(self, style: str, era: str, telemetry: CapturedTelemetry) -> None:
+        """A tool's own isError result: text, embedded resource text, structured content (whatever
+        the keys are called) and ``_meta`` are scrubbed; the declared class is honoured.
+
+        Before: the embedded resource and ``_meta`` passed unscrubbed, and structured content kept
+        values under keys such as ``request_id``/``level`` (scrub_value's SAFE_KEYS, meant for
+        errscope's own telemetry fields) verbatim.
+        """
+        server = build(style, [own_error_with_secrets])
+        errscope.instrument(server, **telemetry.providers)
+        target = server._mcp_server if style == "fastmcp" else server
+        async with Client(target, mode=era) as client:  # type: ignore[arg-type]
+            result = await client.call_tool("own_error_with_secrets", {})
+        wire = json.dumps(result.model_dump(mode="json", by_alias=True))
+        for secret in ("FAKE-EMB-PW", "FAKE-SAFEKEY", "FAKE-LEVEL", "FAKE-META-PW"):
+            assert secret not in wire, secret
+        assert result.is_error and result.meta["io.errscope/failure_class"] == "permission_denied"
+        assert "file:///cfg" in wire and "denied" in text_of(result)
+
+    @pytest.mark.parametrize("era", ERAS)
+    @pytest.mark.parametrize("style", ["lowlevel", "mcpserver"])
+    async def test_mcp_error_data_is_scrubbed_whatever_the_keys(self, style: str, era: str, telemetry: CapturedTelemetry) -> None:
+        """An MCPError a tool raises keeps its code (protocol channel); message and data are scrubbed.
+
+        (FastMCP masks an MCPError raised under a tool into an isError result by design, so it is
+        not on the protocol channel there.)
+        """
+        server = build(style, [protocol_error_with_secrets])
+        errscope.instrument(server, **telemetry.providers)
+        async with Client(server, mode=era) as client:  # type: ignore[arg-type]
+            error = await Served(server, telemetry, client).call("protocol_error_with_secrets")
+        assert isinstance(error, MCPError) and error.code == -32099
+        wire = json.dumps(error.error.model_dump(mode="json"))
+        for secret in ("FAKE-MSG", "FAKE-DATA", "FAKE-TOK"):
+            assert secret not in wire, secret
+        assert ERROR_REF_PATTERN.search(error.message) and error.error.data["io.errscope/channel"] == "protocol"

@@ -16,22 +16,26 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any, Final
 
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, CallToolResult, TextContent
+from mcp_types import INVALID_PARAMS, CallToolResult, EmbeddedResource, TextContent, TextResourceContents
 
 from errscope import _attributes as attr
 from errscope._call import ToolCall
 from errscope._classify import Classification, classify, explain
 from errscope._messages import MAX_PUBLIC_MESSAGE, model_message, unknown_tool_message
-from errscope._scrubbing import scrub, scrub_value
+from errscope._scrubbing import REDACTED, scrub, scrub_value
 from errscope._validation import ArgumentValidator
 from errscope._vocabulary import Channel, FailureClass
 
 __all__ = ["ToolInfo", "ToolSeam", "failure_meta"]
 
 _MAX_TEXT: Final = 4096
+_MAX_DEPTH: Final = 32
+_MAX_ITEMS: Final = 10_000
+"""Bounds of a tool's structured payload that is scrubbed (deeper or wider parts are cut)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,18 +127,41 @@ class ToolSeam:
         except ValueError:
             failure_class = FailureClass.UNKNOWN
         call.fail(Channel.EXECUTION, Classification(failure_class))
-        content: list[Any] = []
-        for block in result.content:
-            if isinstance(block, TextContent):
-                block = TextContent(type="text", text=scrub(block.text)[:_MAX_TEXT])
-            content.append(block)
+        content = [_scrubbed_block(block) for block in result.content]
         content.append(TextContent(type="text", text=f"Ref {call.error_ref}"))
         return CallToolResult(
             content=content,
             is_error=True,
-            structured_content=scrub_value(result.structured_content),
-            _meta={**(result.meta or {}), **failure_meta(call)},
+            structured_content=_scrub_payload(result.structured_content),
+            _meta={**_scrub_payload(dict(result.meta or {})), **failure_meta(call)},
         )
+
+
+def _scrubbed_block(block: Any) -> Any:
+    # Text a client may show the model: text blocks and embedded text resources. Binary blocks
+    # (image, audio, blob) pass unchanged: scrubbing base64 could only corrupt it.
+    if isinstance(block, TextContent):
+        return TextContent(type="text", text=scrub(block.text)[:_MAX_TEXT])
+    if isinstance(block, EmbeddedResource) and isinstance(block.resource, TextResourceContents):
+        resource = block.resource.model_copy(update={"text": scrub(block.resource.text)[:_MAX_TEXT]})
+        return block.model_copy(update={"resource": resource})
+    return block
+
+
+def _scrub_payload(value: Any, depth: int = 0) -> Any:
+    """:func:`scrub_value` for what a tool hands the client: no key is trusted.
+
+    ``scrub_value`` keeps values under :data:`~errscope._scrubbing.SAFE_KEYS` (``request_id``,
+    ``level``, ...) as they are, because in errscope's own records they are identifiers; in a
+    tool's payload they are just names the tool chose.
+    """
+    if depth >= _MAX_DEPTH:
+        return REDACTED
+    if isinstance(value, Mapping):
+        return {key: _scrub_payload(item, depth + 1) for key, item in islice(value.items(), _MAX_ITEMS)}
+    if isinstance(value, list | tuple):
+        return [_scrub_payload(item, depth + 1) for item in value[:_MAX_ITEMS]]
+    return scrub_value(value)
 
 
 def _protocol_text(message: str, call: ToolCall) -> str:
@@ -144,7 +171,7 @@ def _protocol_text(message: str, call: ToolCall) -> str:
 def _protocol_data(data: Any, call: ToolCall) -> dict[str, Any]:
     meta = failure_meta(call)
     if isinstance(data, Mapping):
-        return {**scrub_value(dict(data)), **meta}
+        return {**_scrub_payload(data), **meta}
     if data is None:
         return meta
-    return {"detail": scrub_value(data), **meta}
+    return {"detail": _scrub_payload(data), **meta}
