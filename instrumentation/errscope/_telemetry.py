@@ -144,11 +144,18 @@ class ServerTelemetry:
 
 
 def content_attribute(value: Any) -> str:
-    """Tool arguments or a result as a scrubbed, bounded JSON string for opt-in content capture."""
+    """Tool arguments or a result as a scrubbed, bounded JSON string for opt-in content capture.
+
+    Never raises: a value it cannot render (too deep, a raising ``__str__``) is recorded as a
+    placeholder naming its type.
+    """
     try:
         text = json.dumps(value, default=str, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = str(value)
+    except (TypeError, ValueError, RecursionError):
+        try:
+            text = str(value)
+        except Exception:  # RecursionError, or the value's own __str__ failing
+            text = f"<{type(value).__qualname__}: not renderable>"
     return scrub(text)[:MAX_CONTENT]
 
 

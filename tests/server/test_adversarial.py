@@ -506,3 +506,22 @@ class TestToolPayloads:
         for secret in ("FAKE-MSG", "FAKE-DATA", "FAKE-TOK"):
             assert secret not in wire, secret
         assert ERROR_REF_PATTERN.search(error.message) and error.error.data["io.errscope/channel"] == "protocol"
+
+
+def test_content_capture_never_raises() -> None:
+    """Opt-in content capture is telemetry: a value it cannot render becomes a placeholder.
+
+    Before: json.dumps raised RecursionError on deep nesting and str() fallbacks raised with the
+    value's own __str__; on the result path that turned a successful call into -32603, on the
+    arguments path (outside the middleware's try) into the SDK's code 0 with the error's text.
+    """
+    from errscope._telemetry import MAX_CONTENT, content_attribute
+
+    deep: Any = "x"
+    for _ in range(5000):
+        deep = [deep]
+    cyclic: dict[str, Any] = {}
+    cyclic["self"] = cyclic
+    for value in (deep, cyclic, {"a": StrRaises()}, StrNotStr(), {"huge": "y" * 1_000_000}):
+        text = content_attribute(value)
+        assert isinstance(text, str) and len(text) <= MAX_CONTENT
