@@ -525,3 +525,41 @@ def test_content_capture_never_raises() -> None:
     for value in (deep, cyclic, {"a": StrRaises()}, StrNotStr(), {"huge": "y" * 1_000_000}):
         text = content_attribute(value)
         assert isinstance(text, str) and len(text) <= MAX_CONTENT
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_failing_tools_list_serves_unchecked_but_unlabelled(era: str, telemetry: CapturedTelemetry) -> None:
+    """When a low-level server's tools/list fails, calls are served unchecked (by design: a broken
+    listing must not turn every call into "unknown tool"), but an unverified name is not a span
+    name or a metric label value.
+
+    Before: every client-chosen name became ``tools/call <name>`` and a label value.
+    """
+    from mcp.server.lowlevel.server import Server
+
+    plain = build("lowlevel")
+
+    async def list_tools(ctx: Any, params: Any) -> ListToolsResult:
+        raise RuntimeError("catalogue database down")
+
+    async def call_tool(ctx: Any, params: Any) -> CallToolResult:
+        if params.name != "interleave":
+            raise ValueError(f"Unknown tool: {params.name}")
+        return await plain.get_request_handler("tools/call").handler(ctx, params)
+
+    server = Server("broken-list", on_list_tools=list_tools, on_call_tool=call_tool)
+    errscope.instrument(server, **telemetry.providers)
+    async with Client(server, mode=era) as client:  # type: ignore[arg-type]
+        served = Served(server, telemetry, client)
+        # raw requests: the SDK client itself lists tools after a call (output schema check)
+        ok = await raw_request(served, era, "tools/call", {"name": "interleave", "arguments": {"tag": "t-1", "mode": "ok"}})
+        for i in range(3):
+            await raw_request(served, era, "tools/call", {"name": f"made-up-{i}", "arguments": {}})
+    assert isinstance(ok, dict) and ok["content"][0]["text"] == "ok t-1"
+    assert {s.name for s in tool_spans(served)} == {"tools/call"}
+    labels = {
+        p.attributes.get("gen_ai.tool.name")
+        for p in telemetry.histogram_points("mcp.server.operation.duration")
+        if p.attributes["mcp.method.name"] == "tools/call"
+    }
+    assert labels == {"_OTHER"}

@@ -197,7 +197,9 @@ def _instrument_lowlevel_handler(server: Server[Any], seam: ToolSeam) -> None:
     async def call_tool(ctx: ServerRequestContext[Any, Any], params: CallToolRequestParams) -> Any:
         call = _call_or_detached(params.name)
         info = await registry.lookup(ctx, params.name)
-        call.known = info is not None
+        # Without a readable registry the call is served unchecked, but its name is unverified:
+        # not a span name or a metric label value.
+        call.known = info is not None and registry.tools is not None
         return await seam.run(call, params.name, info, params.arguments, lambda: original(ctx, params))
 
     call_tool.__errscope__ = True  # type: ignore[attr-defined]
