@@ -563,3 +563,36 @@ async def test_failing_tools_list_serves_unchecked_but_unlabelled(era: str, tele
         if p.attributes["mcp.method.name"] == "tools/call"
     }
     assert labels == {"_OTHER"}
+
+
+class TestMalformedFrames:
+    @pytest.mark.parametrize("style", STYLES)
+    def test_invalid_request_with_a_readable_id_is_answered_under_that_id(self, style: str) -> None:
+        """A request whose id can be read but whose shape is wrong (params a string, method a number)
+        gets -32600 under its own id (JSON-RPC 2.0 §5: null only when the id cannot be detected).
+
+        Before: it was answered with ``"id": null``, so a client waiting on id 6 waited forever.
+        """
+        from tests.servers.wire import LEGACY, StdioPeer
+
+        peer = StdioPeer(style, LEGACY)
+        try:
+            peer.send_raw(b'{"jsonrpc":"2.0","id":6,"method":"tools/call","params":"x"}\n')
+            answer = peer.expect(lambda m: "error" in m)
+            assert answer["id"] == 6 and answer["error"]["code"] == -32600
+            peer.send_raw(b'{"jsonrpc":"2.0","id":"req-7","method":5}\n')
+            answer = peer.expect(lambda m: "error" in m)
+            assert answer["id"] == "req-7" and answer["error"]["code"] == -32600
+            peer.send_raw(b'{"jsonrpc":"2.0","id":true,"method":5}\n')  # not an id JSON-RPC allows
+            answer = peer.expect(lambda m: "error" in m)
+            assert answer["id"] is None and answer["error"]["code"] == -32600
+            peer.send_raw(b"x" * 2_000_000 + b"\n")
+            assert peer.expect(lambda m: "error" in m)["error"]["code"] == -32700
+            assert tool_call_ok(peer)
+        finally:
+            peer.close()
+
+
+def tool_call_ok(peer: Any) -> bool:
+    answer = peer.request("tools/call", {"name": "get_order", "arguments": {"order_id": "A-1"}})
+    return answer["result"]["isError"] is False

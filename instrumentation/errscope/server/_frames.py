@@ -2,7 +2,8 @@
 
 On stdio the SDK turns an unparseable line into an exception item and drops it with a debug log:
 the client waits forever and nobody sees it (reference/mcp-sdk-2.3.md §2f). JSON-RPC 2.0 §5.1 says
-to answer with -32700 (parse error) or -32600 (invalid request) and ``"id": null``. This wrapper
+to answer with -32700 (parse error) or -32600 (invalid request), with ``"id": null`` unless the
+request's id can be read (then the caller gets its answer under that id). This wrapper
 around the server's read stream does that, logs one scrubbed record with an error ref, and keeps
 the connection serving. (The HTTP transports already answer -32700 themselves.)
 """
@@ -24,6 +25,24 @@ from errscope._vocabulary import Channel, FailureClass
 __all__ = ["AnswerMalformedFrames"]
 
 _log = logging.getLogger("errscope")
+
+
+def _request_id_of(error: Exception) -> str | int | None:
+    """The id of a request whose shape is wrong but whose id can be read (JSON-RPC 2.0 §5).
+
+    pydantic reports the parsed object as the input of a top-level "missing" error (the
+    response branches of the message union), so the id is found without parsing the line again.
+    Only requests (a ``method`` and a string or integer id) are answered under their id.
+    """
+    if not isinstance(error, pydantic.ValidationError):
+        return None
+    for problem in error.errors(include_url=False):
+        frame = problem.get("input")
+        if isinstance(frame, dict) and "method" in frame:
+            request_id = frame.get("id")
+            if isinstance(request_id, str | int) and not isinstance(request_id, bool):
+                return request_id
+    return None
 
 
 def _code_for(error: Exception) -> int:
@@ -66,7 +85,8 @@ class AnswerMalformedFrames:
                 attr.RPC_RESPONSE_STATUS_CODE: str(code),
             },
         )
-        answer = JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=code, message=f"{what} (Ref {ref})"))
+        request_id = _request_id_of(error) if code == INVALID_REQUEST else None
+        answer = JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(code=code, message=f"{what} (Ref {ref})"))
         try:
             await self._write_stream.send(SessionMessage(answer))
         except Exception:  # the peer is gone; nothing left to answer
