@@ -46,7 +46,10 @@ _SUMMARY: Final = {
 
 def _clip(text: str, limit: int) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    text = text if len(text) <= limit else text[: limit - 1] + "…"
+    # Control and format characters (ESC, NUL, bidi overrides) render as terminal escapes or
+    # reorder text in logs and UIs; echoed text is one printable line.
+    return text if text.isprintable() else "".join(c if c.isprintable() else "\ufffd" for c in text)
 
 
 def safe_name(name: str) -> str:

@@ -596,3 +596,29 @@ class TestMalformedFrames:
 def tool_call_ok(peer: Any) -> bool:
     answer = peer.request("tools/call", {"name": "get_order", "arguments": {"order_id": "A-1"}})
     return answer["result"]["isError"] is False
+
+
+class TestEchoedNames:
+    async def test_control_and_bidi_characters_are_not_echoed(self, adv: Served) -> None:
+        """An unknown tool name with an ANSI escape, a NUL, a bidi override and a newline: the
+        -32602 message and the span attribute carry one printable line.
+
+        Before: only whitespace was normalised; ESC/NUL/U+202E reached the model text, the span and
+        (through the log record) terminals that render them.
+        """
+        name = "get\x1b[31m\x00order\u202eevil\nnext"
+        error = await adv.call(name, {})
+        assert isinstance(error, MCPError) and error.code == -32602
+        (span,) = tool_spans(adv)
+        for text in (error.message, span.attributes["gen_ai.tool.name"]):
+            assert text.replace(" ", "").isprintable() and "\n" not in text, repr(text)
+            assert "order" in text and "evil" in text
+
+    def test_public_message_is_one_printable_line(self) -> None:
+        """An author's public_message is clipped to one printable line too."""
+        from errscope._classify import Classification
+        from errscope._messages import model_message
+        from errscope._vocabulary import FailureClass
+
+        text = model_message("t", Classification(FailureClass.NOT_FOUND, public_message="no\x1b[2J order\u202e"), "ERR-00000000")
+        assert text.replace(" ", "").isprintable(), repr(text)
