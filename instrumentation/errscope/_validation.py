@@ -9,11 +9,18 @@ field path, never from the rejected value.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+import re
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final
 
 import jsonschema
 from jsonschema.protocols import Validator
+
+try:  # google-re2 (a dependency): linear-time matching
+    import re2 as _re2  # type: ignore[import-untyped]
+except ImportError:  # pragma: no cover
+    _re2 = None
 
 from errscope._classify import FieldProblem
 from errscope._messages import describe_schema, expected_for_path
@@ -34,7 +41,7 @@ class ArgumentValidator:
         cached = self._validators.get(id(schema))
         if cached is not None and cached[0] is schema:
             return cached[1]
-        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        cls = _linear(jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator))
         validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
         if len(self._validators) >= _CACHE_LIMIT:
             self._validators.clear()
@@ -51,13 +58,38 @@ class ArgumentValidator:
         try:
             validator = self._validator(schema)
             errors = sorted(validator.iter_errors(arguments), key=lambda e: list(map(str, e.absolute_path)))
-        except (jsonschema.SchemaError, jsonschema.exceptions._WrappedReferencingError, RecursionError):
+        except (jsonschema.SchemaError, jsonschema.exceptions._WrappedReferencingError, RecursionError, re.error):
             return ()
         problems: dict[str, FieldProblem] = {}
         for error in errors:
             for problem in _problems_of(schema, error, arguments):
                 problems.setdefault(problem.path, problem)
         return tuple(problems.values())
+
+
+@functools.lru_cache(maxsize=256)
+def _search(pattern: str) -> Callable[[str], Any]:
+    if _re2 is not None:
+        options = _re2.Options()
+        options.log_errors = False  # a pattern RE2 refuses is not worth a stderr line per schema
+        try:
+            return _re2.compile(pattern, options).search
+        except Exception:  # noqa: BLE001 - lookaround, backreferences: only the stdlib engine has them
+            pass
+    return re.compile(pattern).search
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema: Mapping[str, Any]) -> Iterator[jsonschema.ValidationError]:
+    # jsonschema's own keyword runs Python's backtracking engine on the caller's string: a pattern
+    # such as ^([a-z0-9]+)*@x$ and 40 hostile characters block the event loop for days. RE2 is
+    # linear, as is the Rust engine pydantic validates the same pattern with.
+    if validator.is_type(instance, "string") and not _search(pattern)(instance):
+        yield jsonschema.ValidationError(f"does not match {pattern!r}")  # the value is never echoed
+
+
+@functools.cache
+def _linear(cls: type[Validator]) -> type[Validator]:
+    return jsonschema.validators.extend(cls, {"pattern": _pattern})  # type: ignore[return-value]
 
 
 def _problems_of(schema: Mapping[str, Any], error: jsonschema.ValidationError, arguments: Any) -> list[FieldProblem]:

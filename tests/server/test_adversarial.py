@@ -11,7 +11,7 @@ import json
 import random
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
 import anyio
 import pytest
@@ -19,6 +19,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, ListToolsResult, TextContent
 from opentelemetry.trace import StatusCode
+from pydantic import Field
 
 import errscope
 from errscope._refs import ERROR_REF_PATTERN
@@ -622,3 +623,32 @@ class TestEchoedNames:
 
         text = model_message("t", Classification(FailureClass.NOT_FOUND, public_message="no\x1b[2J order\u202e"), "ERR-00000000")
         assert text.replace(" ", "").isprintable(), repr(text)
+
+
+async def subscribe(email: Annotated[str, Field(pattern=r"^([a-z0-9]+)*@example\.com$")]) -> str:
+    """Subscribe an address; the schema carries a pattern with a nested quantifier."""
+    return f"subscribed {email}"
+
+
+class TestSchemaValidationCost:
+    @pytest.mark.parametrize("era", ERAS)
+    @pytest.mark.parametrize("style", STYLES)
+    async def test_nested_quantifier_pattern_is_not_a_denial_of_service(self, style: str, era: str, telemetry: CapturedTelemetry) -> None:
+        """A schema ``pattern`` with a nested quantifier against 40 hostile characters is answered
+        at once (invalid_input), and a matching value still passes.
+
+        Before: jsonschema's ``pattern`` keyword ran Python's backtracking ``re`` on the client's
+        string: 24 characters took about a second, 40 would take days, with the event loop (every
+        other call) blocked. pydantic's own validation of the same pattern is linear (Rust regex).
+        """
+        server = build(style, [subscribe])
+        errscope.instrument(server, **telemetry.providers)
+        target = server._mcp_server if style == "fastmcp" else server
+        async with Client(target, mode=era) as client:  # type: ignore[arg-type]
+            served = Served(server, telemetry, client)
+            with anyio.fail_after(5):
+                bad = await served.call("subscribe", {"email": "a" * 40 + "!"})
+            good = await served.call("subscribe", {"email": "jane@example.com"})
+        assert isinstance(bad, CallToolResult) and bad.is_error
+        assert bad.meta["io.errscope/failure_class"] == "invalid_input"
+        assert isinstance(good, CallToolResult) and not good.is_error
