@@ -92,6 +92,12 @@ class Collector:
     )
 
     def __post_init__(self) -> None:
+        # a workdir we made ourselves is removed on exit; one passed in (make stack) is kept
+        self._owns_workdir = (
+            self.workdir.name.startswith("errscope-otelcol-")
+            and self.workdir.is_dir()
+            and not any(self.workdir.iterdir())
+        )
         self.grpc_port = free_port()
         self.http_port = free_port()
         self.health_port = free_port()
@@ -197,6 +203,8 @@ class Collector:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+        if self._owns_workdir and not os.environ.get("ERRSCOPE_KEEP_COLLECTOR_DIRS"):
+            shutil.rmtree(self.workdir, ignore_errors=True)
 
     # --- sending and reading -------------------------------------------------------------------
 
