@@ -87,9 +87,32 @@ def _pattern(validator: Any, pattern: str, instance: Any, schema: Mapping[str, A
         yield jsonschema.ValidationError(f"does not match {pattern!r}")  # the value is never echoed
 
 
+def _unique_items(validator: Any, unique: bool, instance: Any, schema: Mapping[str, Any]) -> Iterator[jsonschema.ValidationError]:
+    # jsonschema compares unhashable items (objects) pairwise: 2,000 objects took ~6 s. Hashing
+    # a canonical form is linear, with JSON Schema's equality (1 == 1.0, true != 1, key order free).
+    if unique and validator.is_type(instance, "array"):
+        seen = set()
+        for item in instance:
+            key = _canonical(item)
+            if key in seen:
+                yield jsonschema.ValidationError("has non-unique elements")
+                return
+            seen.add(key)
+
+
+def _canonical(value: Any) -> Any:
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, Mapping):
+        return ("object", frozenset((key, _canonical(item)) for key, item in value.items()))
+    if isinstance(value, list | tuple):
+        return ("array", tuple(_canonical(item) for item in value))
+    return value  # str, None, and numbers (1 and 1.0 hash and compare equal)
+
+
 @functools.cache
 def _linear(cls: type[Validator]) -> type[Validator]:
-    return jsonschema.validators.extend(cls, {"pattern": _pattern})  # type: ignore[return-value]
+    return jsonschema.validators.extend(cls, {"pattern": _pattern, "uniqueItems": _unique_items})  # type: ignore[return-value]
 
 
 def _problems_of(schema: Mapping[str, Any], error: jsonschema.ValidationError, arguments: Any) -> list[FieldProblem]:
