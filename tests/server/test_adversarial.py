@@ -15,6 +15,7 @@ from typing import Annotated, Any
 
 import anyio
 import pytest
+from fastmcp import Context
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, ListToolsResult, TextContent
@@ -674,3 +675,38 @@ def test_unique_items_of_objects_is_linear() -> None:
     assert validator.problems(schema, {"xs": [[1, {"x": None}], [1.0, {"x": None}]]})
     assert validator.problems(schema, {"xs": [True, 1]}) == ()
     assert validator.problems(schema, {"xs": [{"a": True}, {"a": 1}]}) == ()
+
+
+@pytest.mark.parametrize("era", ["legacy"])  # session-scoped visibility needs a session
+async def test_fastmcp_unknown_answer_is_not_shared_across_sessions(era: str, telemetry: CapturedTelemetry) -> None:
+    """FastMCP resolves a tool per session (session visibility, per-user auth). One session's
+    "no such tool" must not become another session's answer.
+
+    Before: ErrscopeToolMiddleware cached the lookup for 1 s by name alone, so after session B
+    (tool hidden) asked, session A (tool enabled for it) got -32602 Unknown tool for a tool it can
+    list and call.
+    """
+    from fastmcp import FastMCP
+
+    app = FastMCP("visibility")
+
+    @app.tool()
+    async def unlock(ctx: Context) -> str:
+        """Enable the hidden tool for this session."""
+        await ctx.enable_components(names={"hidden"})
+        return "unlocked"
+
+    @app.tool()
+    async def hidden() -> str:
+        """Only for sessions that unlocked it."""
+        return "found"
+
+    app.disable(names={"hidden"})
+    errscope.instrument(app, **telemetry.providers)
+    async with Client(app._mcp_server, mode=era) as a, Client(app._mcp_server, mode=era) as b:  # type: ignore[arg-type]
+        await a.call_tool("unlock", {})
+        with pytest.raises(MCPError) as denied:
+            await b.call_tool("hidden", {})
+        assert denied.value.code == -32602
+        result = await a.session.call_tool("hidden", {})
+    assert not result.is_error and text_of(result) == "found"

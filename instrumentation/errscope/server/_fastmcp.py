@@ -72,14 +72,15 @@ class ErrscopeToolMiddleware(Middleware):
     """FastMCP middleware: routes every ``tools/call`` through errscope's seam.
 
     Tool schemas are looked up through ``FastMCP.get_tool`` (providers, transforms, visibility) and
-    kept for :data:`SCHEMA_TTL` seconds: the lookup costs about as much as the call it guards.
+    kept for :data:`SCHEMA_TTL` seconds: the lookup costs about as much as the call it guards. A
+    miss is never kept: ``get_tool`` answers per session and per user.
     FastMCP still resolves the tool itself; if it no longer exists, its ``NotFoundError`` is
     answered as the unknown-tool protocol error.
     """
 
     def __init__(self, seam: ToolSeam) -> None:
         self.seam = seam
-        self._schemas: dict[str, tuple[float, ToolInfo | None]] = {}
+        self._schemas: dict[str, tuple[float, ToolInfo]] = {}
 
     async def _lookup(self, context: MiddlewareContext[Any], name: str) -> ToolInfo | None:
         cached = self._schemas.get(name)
@@ -88,7 +89,11 @@ class ErrscopeToolMiddleware(Middleware):
             return cached[1]
         server = context.fastmcp_context.fastmcp if context.fastmcp_context is not None else None
         tool = await server.get_tool(name) if server is not None else None
-        info = None if tool is None else ToolInfo(name, tool.parameters)
+        if tool is None:
+            # Not cached: FastMCP answers per session and per user (visibility, auth), so one
+            # caller's "no such tool" is not another's. A found tool is re-resolved by FastMCP.
+            return None
+        info = ToolInfo(name, tool.parameters)
         if len(self._schemas) >= _CACHE_LIMIT:
             self._schemas.clear()
         self._schemas[name] = (now, info)
