@@ -8,8 +8,8 @@ same SDK tracer and meter providers installed globally (spans go to a processor 
 - ``errscope``: ``errscope.instrument(server)``;
 - ``fastmcp_native`` / ``fastmcp_errscope``: FastMCP 4 with its native telemetry vs errscope.
 
-Success path: the tool returns a short text. Failure path: it raises with a 1 KB message. Rounds
-alternate the configurations; each figure is the median microseconds per call over the rounds.
+Success path: the tool returns a short text. Failure path: it raises with a 1 KB message. Calls
+alternate between the configurations one by one; each figure is the median microseconds per call.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import logging
 import statistics
 import time
 from collections.abc import Callable
+from contextlib import AsyncExitStack
 from typing import Any
 
 import anyio
@@ -31,8 +32,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, Sp
 
 import errscope
 
-CALLS = 300
-ROUNDS = 3
+CALLS = 1000
 MESSAGE = "upstream said: " + "x" * 1009  # 1 KB
 
 
@@ -73,15 +73,20 @@ def _fastmcp(kind: str) -> Any:
     return app
 
 
-async def _per_call(target: Any, tool: str, calls: int, before: Callable[[], None]) -> float:
-    before()
-    async with Client(target) as client:
-        for _ in range(20):  # warm-up: caches, validators, first-call imports
-            await client.call_tool(tool, {})
-        started = time.perf_counter()
-        for _ in range(calls):
-            await client.call_tool(tool, {})
-        return (time.perf_counter() - started) / calls * 1e6
+async def _measure(targets: dict[str, tuple[Any, Callable[[], None]]], calls: int) -> dict[str, list[float]]:
+    """Per-call latencies in µs, interleaved call by call so load drifts hit every configuration alike."""
+    samples: dict[str, list[float]] = {f"{k}/{t}": [] for k in targets for t in ("ok", "fail")}
+    async with AsyncExitStack() as stack:
+        clients = {name: await stack.enter_async_context(Client(target)) for name, (target, _) in targets.items()}
+        for round_ in range(calls + 20):  # 20 warm-up rounds: caches, validators, first-call imports
+            for name, (_, before) in targets.items():
+                before()
+                for tool in ("ok", "fail"):
+                    started = time.perf_counter()
+                    await clients[name].call_tool(tool, {})
+                    if round_ >= 20:
+                        samples[f"{name}/{tool}"].append((time.perf_counter() - started) * 1e6)
+    return samples
 
 
 def run() -> dict[str, Any]:
@@ -107,11 +112,7 @@ def run() -> dict[str, Any]:
     # install rich handlers) is left out, since it would dominate every failure-path figure.
     for name in ("", "fastmcp"):
         logging.getLogger(name).handlers = [logging.NullHandler()]
-    samples: dict[str, list[float]] = {f"{k}/{t}": [] for k in targets for t in ("ok", "fail")}
-    for _ in range(ROUNDS):
-        for name, (target, before) in targets.items():
-            for tool in ("ok", "fail"):
-                samples[f"{name}/{tool}"].append(anyio.run(_per_call, target, tool, CALLS, before))
+    samples = anyio.run(_measure, targets, CALLS)
     us = {key: statistics.median(values) for key, values in samples.items()}
     return {
         "us_per_call": {key: round(value, 1) for key, value in us.items()},
