@@ -710,3 +710,38 @@ async def test_fastmcp_unknown_answer_is_not_shared_across_sessions(era: str, te
         assert denied.value.code == -32602
         result = await a.session.call_tool("hidden", {})
     assert not result.is_error and text_of(result) == "found"
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize(("outer_style", "inner_style"), [("lowlevel", "mcpserver"), ("mcpserver", "fastmcp"), ("fastmcp", "lowlevel")])
+async def test_tool_calling_another_instrumented_server(outer_style: str, inner_style: str, era: str, telemetry: CapturedTelemetry) -> None:
+    """A tool that is itself a client of another instrumented server: two SERVER spans, the inner
+    one a child of the outer, each with its own ref and upstream; nothing of the inner call lands
+    on the outer span.
+    """
+    inner = build(inner_style, [interleave], name="inner")
+    errscope.instrument(inner, **telemetry.providers)
+    inner_target = inner._mcp_server if inner_style == "fastmcp" else inner
+
+    async def relay(mode: str) -> str:
+        """Call the inner server's interleave tool."""
+        errscope.record_upstream("mcp", "X", "outer-upstream:1")
+        async with Client(inner_target, mode=era) as nested:  # type: ignore[arg-type]
+            answer = await nested.call_tool("interleave", {"tag": "t-7", "mode": mode})
+        if answer.is_error:
+            raise errscope.UpstreamUnavailable("inner tool failed")
+        return text_of(answer)
+
+    outer = build(outer_style, [relay], name="outer")
+    errscope.instrument(outer, **telemetry.providers)
+    async with Client(outer._mcp_server if outer_style == "fastmcp" else outer, mode=era) as client:  # type: ignore[arg-type]
+        result = await client.call_tool("relay", {"mode": "not_found"})
+    assert result.is_error and result.meta["io.errscope/failure_class"] == "upstream_unavailable"
+    spans = {s.name: s for s in telemetry.spans() if s.attributes.get("mcp.method.name") == "tools/call"}
+    outer_span, inner_span = spans["tools/call relay"], spans["tools/call interleave"]
+    assert inner_span.parent is not None and inner_span.parent.span_id == outer_span.context.span_id
+    assert outer_span.attributes["errscope.error_ref"] == result.meta["io.errscope/error_ref"]
+    assert inner_span.attributes["errscope.error_ref"] != outer_span.attributes["errscope.error_ref"]
+    assert inner_span.attributes["errscope.failure_class"] == "not_found"
+    assert outer_span.attributes["errscope.upstream.address"] == "outer-upstream:1"
+    assert inner_span.attributes["errscope.upstream.address"] == "t-7.example:443"
