@@ -87,6 +87,30 @@ def _pattern(validator: Any, pattern: str, instance: Any, schema: Mapping[str, A
         yield jsonschema.ValidationError(f"does not match {pattern!r}")  # the value is never echoed
 
 
+def _pattern_properties(validator: Any, patterns: Mapping[str, Any], instance: Any, schema: Mapping[str, Any]) -> Iterator[jsonschema.ValidationError]:
+    # The keys are the caller's: same engine as for "pattern".
+    if validator.is_type(instance, "object"):
+        for pattern, subschema in patterns.items():
+            search = _search(pattern)
+            for key, value in instance.items():
+                if search(key):
+                    yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _additional_properties(validator: Any, additional: Any, instance: Any, schema: Mapping[str, Any]) -> Iterator[jsonschema.ValidationError]:
+    # jsonschema's keyword matches patternProperties with re as well; same semantics, RE2 matching.
+    if not validator.is_type(instance, "object"):
+        return
+    properties = schema.get("properties", {})
+    searches = [_search(pattern) for pattern in schema.get("patternProperties", {})]
+    extras = [key for key in instance if key not in properties and not any(search(key) for search in searches)]
+    if validator.is_type(additional, "object"):
+        for extra in extras:
+            yield from validator.descend(instance[extra], additional, path=extra)
+    elif additional is False and extras:
+        yield jsonschema.ValidationError("additional properties are not allowed")
+
+
 def _unique_items(validator: Any, unique: bool, instance: Any, schema: Mapping[str, Any]) -> Iterator[jsonschema.ValidationError]:
     # jsonschema compares unhashable items (objects) pairwise: 2,000 objects took ~6 s. Hashing
     # a canonical form is linear, with JSON Schema's equality (1 == 1.0, true != 1, key order free).
@@ -112,7 +136,13 @@ def _canonical(value: Any) -> Any:
 
 @functools.cache
 def _linear(cls: type[Validator]) -> type[Validator]:
-    return jsonschema.validators.extend(cls, {"pattern": _pattern, "uniqueItems": _unique_items})  # type: ignore[return-value]
+    keywords = {
+        "pattern": _pattern,
+        "patternProperties": _pattern_properties,
+        "additionalProperties": _additional_properties,
+        "uniqueItems": _unique_items,
+    }
+    return jsonschema.validators.extend(cls, keywords)  # type: ignore[return-value]
 
 
 def _problems_of(schema: Mapping[str, Any], error: jsonschema.ValidationError, arguments: Any) -> list[FieldProblem]:

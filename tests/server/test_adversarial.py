@@ -745,3 +745,23 @@ async def test_tool_calling_another_instrumented_server(outer_style: str, inner_
     assert inner_span.attributes["errscope.failure_class"] == "not_found"
     assert outer_span.attributes["errscope.upstream.address"] == "outer-upstream:1"
     assert inner_span.attributes["errscope.upstream.address"] == "t-7.example:443"
+
+
+def test_pattern_keys_are_matched_in_linear_time() -> None:
+    """patternProperties / additionalProperties match the caller's keys with RE2 too (pydantic emits
+    patternProperties for ``dict[Annotated[str, Field(pattern=...)], V]``), with unchanged results.
+    """
+    import time
+
+    from errscope._validation import ArgumentValidator
+
+    validator = ArgumentValidator()
+    counts = {"type": "object", "patternProperties": {r"^([a-z0-9]+)*-x$": {"type": "integer"}}}
+    closed = {**counts, "additionalProperties": False}
+    schema = {"type": "object", "properties": {"counts": counts, "closed": closed}}
+    started = time.perf_counter()
+    assert validator.problems(schema, {"counts": {"a" * 40 + "!": 1}, "closed": {"ab-x": 2}}) == ()
+    assert validator.problems(schema, {"closed": {"a" * 40 + "!": 1}})
+    assert time.perf_counter() - started < 1.0
+    (problem,) = validator.problems(schema, {"counts": {"ab-x": "two"}})
+    assert problem.path == "counts.ab-x" and problem.expected == "an integer"
