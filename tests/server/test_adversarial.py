@@ -765,3 +765,37 @@ def test_pattern_keys_are_matched_in_linear_time() -> None:
     assert time.perf_counter() - started < 1.0
     (problem,) = validator.problems(schema, {"counts": {"ab-x": "two"}})
     assert problem.path == "counts.ab-x" and problem.expected == "an integer"
+
+
+async def cause_cycle(kind: str) -> str:
+    """Raise an exception whose __cause__ chain loops back on itself."""
+    if kind == "failures":
+        first, second = errscope.NotFound("a"), errscope.RateLimited("b", retry_after=3)
+    else:
+        first, second = ValueError("a"), TypeError("b")
+    first.__cause__, second.__cause__ = second, first
+    raise first
+
+
+async def exception_group() -> str:
+    """Raise an ExceptionGroup as a TaskGroup in a tool would."""
+    raise ExceptionGroup("tasks failed", [errscope.PermissionDenied("x"), ValueError("y")])
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("style", STYLES)
+async def test_cycles_and_groups_land_on_one_class(style: str, era: str, telemetry: CapturedTelemetry) -> None:
+    """A __cause__ loop terminates on one class (the outermost rule decides); a group is classified
+    by its first leaf. Both are ordinary isError results with one span each."""
+    server = build(style, [cause_cycle, exception_group])
+    errscope.instrument(server, **telemetry.providers)
+    target = server._mcp_server if style == "fastmcp" else server
+    async with Client(target, mode=era) as client:  # type: ignore[arg-type]
+        served = Served(server, telemetry, client)
+        with anyio.fail_after(10):
+            failures = await served.call("cause_cycle", {"kind": "failures"})
+            plain = await served.call("cause_cycle", {"kind": "plain"})
+            group = await served.call("exception_group")
+    classes = [r.meta["io.errscope/failure_class"] for r in (failures, plain, group)]  # type: ignore[union-attr]
+    assert classes == ["not_found", "unknown", "permission_denied"]
+    assert len(tool_spans(served)) == 3
