@@ -9,6 +9,7 @@ import secrets as pyrandom
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +17,8 @@ from errscope._attributes import ERRSCOPE_ERROR_REF, ERRSCOPE_FAILURE_CLASS
 
 from tests import corpus
 from tests.integration.collector_harness import (
+    CONFIG,
+    OVERLAYS,
     Collector,
     attr,
     attributes_of,
@@ -69,9 +72,11 @@ def _lines() -> list[tuple[str, dict[str, str]]]:
     ],
     ids=lambda o: "+".join(o) or "base",
 )
-def test_validate(overlays: list[str]) -> None:
+def test_validate(overlays: list[str], tmp_path: Path) -> None:
     collector = Collector(
-        overlays=overlays, env={"ERRSCOPE_TEST_BACKEND_ENDPOINT": "http://127.0.0.1:9"}
+        overlays=overlays,
+        env={"ERRSCOPE_TEST_BACKEND_ENDPOINT": "http://127.0.0.1:9"},
+        workdir=tmp_path,
     )
     result = collector.validate()
     assert result.returncode == 0, result.stdout + result.stderr
@@ -97,8 +102,8 @@ def test_components_are_exactly_the_manifest() -> None:
     }
     used: dict[str, set[str]] = {k: set() for k in names}
     for path in [
-        Collector().config,
-        *sorted((Collector().config.parent / "overlays").glob("*.yaml")),
+        CONFIG,
+        *sorted(OVERLAYS.glob("*.yaml")),
     ]:
         config = yaml.safe_load(path.read_text())
         for kind in used:
