@@ -10,6 +10,7 @@ input, not to see it repeated).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any, Final
 
 from errscope._classify import Classification, FieldProblem
@@ -52,8 +53,12 @@ def _clip(text: str, limit: int) -> str:
     return text if text.isprintable() else "".join(c if c.isprintable() else "\ufffd" for c in text)
 
 
+@lru_cache(maxsize=1024)
 def safe_name(name: str) -> str:
-    """A client-supplied name as it may be echoed: scrubbed, one line, at most 64 characters."""
+    """A client-supplied name as it may be echoed: scrubbed, one line, at most 64 characters.
+
+    Cached: every call names its tool, and the same few names come back all the time.
+    """
     return _clip(scrub(name), MAX_NAME)
 
 

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from typing import Any, Final
 
 import anyio
@@ -82,11 +81,11 @@ class ErrscopeMiddleware:
         parent = self.telemetry.parent_context(ctx.meta, headers)
         span = self.telemetry.start(ctx.method, attributes, parent)
         token = bind_call(call)
+        # One attach: the parent (with its allow-listed baggage, else the ambient context) plus the span.
+        attached = context.attach(trace.set_span_in_context(span, parent))
         started = time.perf_counter()
         try:
-            # The parent context carries the allow-listed baggage into the handler; the span is on top.
-            with _attached(parent), trace.use_span(span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
-                result = await call_next(ctx)
+            result = await call_next(ctx)
             if self.telemetry.capture_content and ctx.method == "tools/call":
                 span.set_attribute(attr.GEN_AI_TOOL_CALL_RESULT, content_attribute(result))
             return result
@@ -109,6 +108,7 @@ class ErrscopeMiddleware:
             call.fail(Channel.PROTOCOL, Classification(FailureClass.UNKNOWN), exception=exc)
             raise
         finally:
+            context.detach(attached)
             unbind_call(token)
             self.telemetry.finish(span, call, attributes, time.perf_counter() - started)
 
@@ -116,19 +116,9 @@ class ErrscopeMiddleware:
 def _request_id(request_id: Any) -> str:
     # The client picks the id (JSON-RPC 2.0 §4: any string or number): scrubbed and bounded like
     # any client-supplied text; ordinary ids (integers, UUIDs) come through unchanged.
+    if isinstance(request_id, int):
+        return str(request_id)[:_MAX_REQUEST_ID]
     return scrub(str(request_id))[:_MAX_REQUEST_ID]
-
-
-@contextmanager
-def _attached(ctx: context.Context | None) -> Iterator[None]:
-    if ctx is None:
-        yield
-        return
-    token = context.attach(ctx)
-    try:
-        yield
-    finally:
-        context.detach(token)
 
 
 def _headers(request: Any) -> Mapping[str, str] | None:
