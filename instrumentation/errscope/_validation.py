@@ -5,6 +5,9 @@ Types); the low-level SDK server checks nothing and ``MCPServer`` coerces ``"40"
 silently. Validating against the declaration gives every server style the same answer, and the
 failure becomes a tool execution error the model can fix (SEP-1303), built from the schema and the
 field path, never from the rejected value.
+
+Every call is checked, so the check is split: ``jsonschema-rs`` (Rust, ~0.1 µs) says whether the
+arguments are valid; only when they are not does ``jsonschema`` walk the errors to name each field.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final
 
 import jsonschema
+import jsonschema_rs
 from jsonschema.protocols import Validator
 
 try:  # google-re2 (a dependency): linear-time matching
@@ -36,6 +40,20 @@ class ArgumentValidator:
     def __init__(self) -> None:
         # id(schema) -> (schema, validator); the schema is kept so its id cannot be reused.
         self._validators: dict[int, tuple[Mapping[str, Any], Validator]] = {}
+        self._fast: dict[int, tuple[Mapping[str, Any], Callable[[Any], bool] | None]] = {}
+
+    def _is_valid(self, schema: Mapping[str, Any]) -> Callable[[Any], bool] | None:
+        cached = self._fast.get(id(schema))
+        if cached is not None and cached[0] is schema:
+            return cached[1]
+        try:
+            check: Callable[[Any], bool] | None = jsonschema_rs.validator_for(schema, validate_formats=True).is_valid
+        except Exception:  # noqa: BLE001 - a schema it cannot compile goes the detailed way only
+            check = None
+        if len(self._fast) >= _CACHE_LIMIT:
+            self._fast.clear()
+        self._fast[id(schema)] = (schema, check)
+        return check
 
     def _validator(self, schema: Mapping[str, Any]) -> Validator:
         cached = self._validators.get(id(schema))
@@ -55,6 +73,12 @@ class ArgumentValidator:
         """
         if not schema:
             return ()
+        is_valid = self._is_valid(schema)
+        try:
+            if is_valid is not None and is_valid(arguments):
+                return ()
+        except Exception:  # noqa: BLE001 - e.g. a value it cannot convert: decide the detailed way
+            pass
         try:
             validator = self._validator(schema)
             errors = sorted(validator.iter_errors(arguments), key=lambda e: list(map(str, e.absolute_path)))
