@@ -14,7 +14,6 @@ from opentelemetry.semconv.attributes.http_attributes import HTTP_RESPONSE_STATU
 from opentelemetry.semconv.attributes.service_attributes import SERVICE_NAME
 
 from dashboards.common import (
-    LOKI,
     PROMETHEUS,
     TEMPO,
     Grid,

@@ -27,7 +27,7 @@ from errscope._attributes import (
 from errscope.client import RetryPolicy, ToolClient
 from tests.client.conftest import stdio
 from tests.client.helpers import scripted_server
-from tests.client.servers.app import ToolServer, Upstream, serve
+from tests.client.servers.app import ToolServer, serve
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import AsyncIterator, Callable
-from datetime import datetime
 from typing import Annotated, Any
 
 import anyio

@@ -60,7 +60,6 @@ from errscope._attributes import (
     MCP_METHOD_NAME,
     MCP_PROTOCOL_VERSION,
     MCP_SESSION_ID,
-    META_CHANNEL,
     META_ERROR_REF,
     META_FAILURE_CLASS,
     META_IDEMPOTENCY_KEY,
