@@ -14,12 +14,12 @@ import time
 
 import errscope
 import pytest
+import re2
 from errscope._patterns import PATTERNS, REDACTED, combined_regex, combined_replacement
 from errscope._scrubbing import MAX_SCRUB_CHARS, SAFE_KEYS, scrub, scrub_value
 
 from tests import corpus
-
-re2 = pytest.importorskip("re2")
+from tests.conftest import require
 
 _rng = random.Random(20261130)
 ALNUM = string.ascii_letters + string.digits
@@ -319,8 +319,7 @@ def test_collector_rendering_escapes_dollars() -> None:
 
 
 def _need_corpus() -> None:
-    if corpus.corpus_dir() is None:
-        pytest.skip("shared corpus not found (../shared/corpus or ERRSCOPE_CORPUS_DIR)")
+    require(corpus.corpus_dir() is not None, "shared corpus not found (../shared/corpus or ERRSCOPE_CORPUS_DIR)")
 
 
 def test_corpus_score() -> None:

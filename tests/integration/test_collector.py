@@ -16,6 +16,7 @@ import pytest
 from errscope._attributes import ERRSCOPE_ERROR_REF, ERRSCOPE_FAILURE_CLASS
 
 from tests import corpus
+from tests.conftest import require
 from tests.integration.collector_harness import (
     CONFIG,
     OVERLAYS,
@@ -51,8 +52,7 @@ def span_id() -> str:
 
 
 def _lines() -> list[tuple[str, dict[str, str]]]:
-    if corpus.corpus_dir() is None:
-        pytest.skip("shared corpus not found (../shared/corpus or ERRSCOPE_CORPUS_DIR)")
+    require(corpus.corpus_dir() is not None, "shared corpus not found (../shared/corpus or ERRSCOPE_CORPUS_DIR)")
     return [(f"s{i}", line) for i, line in enumerate(corpus.secrets())] + [
         (f"b{i}", line) for i, line in enumerate(corpus.benign())
     ]
