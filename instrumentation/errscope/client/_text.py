@@ -10,9 +10,10 @@ reliable signal), then well-known phrases. Anything unrecognised is ``unknown``,
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Final
 
+from errscope._classify import class_for_http_status
+from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 
 __all__ = ["classify_text", "retry_after_from_text", "safe_excerpt", "scrub_text"]
@@ -42,19 +43,12 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
 )
 
 
-def _class_for_status(status: int) -> FailureClass:
-    # Same table the server-side classifier uses (RFC 9110 §15); imported lazily to keep this cheap.
-    from errscope._classify import class_for_http_status
-
-    return class_for_http_status(status)
-
-
 def classify_text(text: str) -> FailureClass:
     """Classify a foreign server's error text onto the closed set; ``unknown`` when nothing matches."""
     for match in _STATUS.finditer(text):
         status = int(match.group(1))
         if 400 <= status <= 599:
-            cls = _class_for_status(status)
+            cls = class_for_http_status(status)  # the server-side table (RFC 9110 §15)
             if cls is not FailureClass.UNKNOWN:
                 return cls
     for cls, pattern in _PHRASES:
@@ -85,32 +79,9 @@ def retry_after_from_text(text: str) -> float | None:
     return value
 
 
-# Fallback redaction used only until errscope's scrubber is importable; the real pattern list lives
-# in errscope._scrubbing (one source of truth, shared with the Collector config).
-_FALLBACK: Final = (
-    (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s:@]+:[^/\s@]+@"), r"\1[REDACTED]@"),
-    (re.compile(r"(?i)\b(password|passwd|pwd|secret|token|api[_-]?key|authorization)\b\s*[=:]\s*\S+"), r"\1=[REDACTED]"),
-    (re.compile(r"(?i)\bbearer\s+[a-z0-9._~+/-]+=*"), "Bearer [REDACTED]"),
-)
-
-
-def _fallback_scrub(text: str) -> str:
-    for pattern, replacement in _FALLBACK:
-        text = pattern.sub(replacement, text)
-    return text
-
-
-def _load_scrubber() -> Callable[[str], str]:
-    try:
-        from errscope._scrubbing import scrub
-    except ImportError:  # the shared scrubber has not landed in this tree yet
-        return _fallback_scrub
-    return scrub
-
-
 def scrub_text(text: str) -> str:
     """Scrub ``text`` with errscope's scrubber (credentials, tokens, connection strings)."""
-    return _load_scrubber()(text)
+    return scrub(text)
 
 
 # Fragments that are never useful to a model and often leak layout: file paths with line numbers,
