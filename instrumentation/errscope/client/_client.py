@@ -37,7 +37,15 @@ from mcp.client._transport import Transport
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
-from mcp_types import CallToolResult, TextContent, Tool
+from mcp_types import (
+    CONNECTION_CLOSED,
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    REQUEST_TIMEOUT,  # the SDK's local timeout code (never a peer's when no error frame arrived)
+    CallToolResult,
+    TextContent,
+    Tool,
+)
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.metrics import MeterProvider
@@ -70,6 +78,8 @@ from errscope._attributes import (
     SERVER_PORT,
     TOOL_ERROR,
 )
+from errscope._classify import class_for_jsonrpc_code
+from errscope._refs import new_error_ref
 from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.client._breaker import CircuitBreaker
 from errscope.client._catalog import ToolCatalog
@@ -86,10 +96,6 @@ __all__ = ["ConnectionState", "ProbeResult", "ToolClient"]
 
 logger = logging.getLogger("errscope.client")
 
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-CONNECTION_CLOSED = -32000
-REQUEST_TIMEOUT = -32001  # the SDK's local timeout code (never a peer's when no error frame arrived)
 
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
 
@@ -98,12 +104,6 @@ ERROR_TYPE_TIMEOUT = "timeout"
 ERROR_TYPE_CONNECTION = "connection_error"
 ERROR_TYPE_CIRCUIT_OPEN = "circuit_open"
 ERROR_TYPE_UNREADABLE = "_OTHER"
-
-
-def _new_ref() -> str:
-    from errscope._refs import new_error_ref
-
-    return new_error_ref()
 
 
 class ConnectionState(StrEnum):
@@ -688,7 +688,7 @@ class _LogicalCall:
         result: CallToolResult | None = None,
         outcome: Outcome = Outcome.ERROR,
     ) -> ToolCallResult:
-        ref = ref or _new_ref()
+        ref = ref or new_error_ref()
         if advice is None:
             advice = ADVICE[cls]
             if cls is FailureClass.RATE_LIMITED and retry_after is not None:
@@ -800,14 +800,12 @@ class _LogicalCall:
         return self._fail(channel, FailureClass.NOT_FOUND, head, ref=ref, advice="", result=result)
 
     def _other_protocol_error(self, code: int, message: str, data: dict[str, Any], ref: str | None) -> ToolCallResult:
-        from errscope._classify import class_for_jsonrpc_code
-
         server_class = _as_class(data.get(META_FAILURE_CLASS))
         if server_class is not None:
             cls = server_class
         else:
             cls = class_for_jsonrpc_code(code)
-            if cls is FailureClass.UNKNOWN or code in (-32000, -32001):
+            if cls is FailureClass.UNKNOWN or code in (CONNECTION_CLOSED, REQUEST_TIMEOUT):
                 text_cls = classify_text(message)
                 cls = text_cls if text_cls is not FailureClass.UNKNOWN else cls
         retry_after = _float(data.get(META_RETRY_AFTER)) or (
