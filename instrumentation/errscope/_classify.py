@@ -66,6 +66,7 @@ __all__ = [
     "class_for_jsonrpc_code",
     "classify",
     "explain",
+    "http_address",
     "parse_retry_after",
     "register",
 ]
@@ -188,7 +189,8 @@ def parse_retry_after(value: str | None, *, now: datetime | None = None) -> floa
     return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
-def _http_address(url: httpx.URL) -> str:
+def http_address(url: httpx.URL) -> str:
+    """``host[:port]`` of ``url``: never userinfo, path or query."""
     return f"{url.host}:{url.port}" if url.port else url.host
 
 
@@ -197,7 +199,7 @@ def _http_status_error(exc: BaseException) -> Classification:
     response = exc.response
     cls = class_for_http_status(response.status_code)
     retry_after = parse_retry_after(response.headers.get("retry-after")) if cls is FailureClass.RATE_LIMITED else None
-    upstream = Upstream("http", str(response.status_code), _http_address(exc.request.url))
+    upstream = Upstream("http", str(response.status_code), http_address(exc.request.url))
     return Classification(cls, retry_after=retry_after, upstream=upstream)
 
 
@@ -205,7 +207,7 @@ def _http_transport_error(exc: BaseException) -> Classification:
     assert isinstance(exc, httpx.TransportError)
     address = None
     try:
-        address = _http_address(exc.request.url)
+        address = http_address(exc.request.url)
     except RuntimeError:  # the error was raised without a request attached
         pass
     return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("http", type(exc).__name__, address))

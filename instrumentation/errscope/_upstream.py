@@ -18,6 +18,7 @@ from opentelemetry.semconv.attributes.url_attributes import URL_FULL
 from opentelemetry.trace import Span, TracerProvider
 
 from errscope._call import current_call, record_upstream
+from errscope._classify import http_address
 from errscope._scrubbing import scrub
 
 __all__ = ["async_request_hook", "async_response_hook", "instrument_httpx", "request_hook", "response_hook"]
@@ -55,8 +56,7 @@ def response_hook(span: Span, request: Any, response: Any) -> None:
     if current_call() is None:
         return
     url = _url(request)
-    address = None if url is None else (f"{url.host}:{url.port}" if url.port else url.host)
-    record_upstream("http", status, address)
+    record_upstream("http", status, None if url is None else http_address(url))
 
 
 async def async_request_hook(span: Span, request: Any) -> None:
