@@ -46,6 +46,7 @@ from opentelemetry import trace
 
 from errscope._call import current_call
 from errscope._attributes import ERRSCOPE_IDEMPOTENCY_KEY_HASH, ERRSCOPE_IDEMPOTENT_REPLAY, META_IDEMPOTENCY_KEY
+from errscope.client._keys import key_hash
 
 __all__ = [
     "IDEMPOTENCY_HEADER",
@@ -133,10 +134,6 @@ def arguments_fingerprint(tool: str, arguments: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def _hash_key(key: str) -> str:
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
-
-
 def idempotency_key_of(ctx: Any, *, meta_key: str = META_IDEMPOTENCY_KEY) -> str | None:
     """Read the caller's idempotency key from a request context's ``_meta``.
 
@@ -189,10 +186,11 @@ class Idempotency:
         if key is None:
             return await action({})
         span = trace.get_current_span()
-        span.set_attribute(ERRSCOPE_IDEMPOTENCY_KEY_HASH, _hash_key(key))
+        hashed = key_hash(key)  # the client's function, so both spans carry the same hash
+        span.set_attribute(ERRSCOPE_IDEMPOTENCY_KEY_HASH, hashed)
         call = current_call()  # the tool call errscope is serving: its metric point carries the replay
         if call is not None:
-            call.idempotency_key_hash = _hash_key(key)
+            call.idempotency_key_hash = hashed
         fingerprint = arguments_fingerprint(tool, arguments)
         while True:
             stored = await self.store.get(key)
