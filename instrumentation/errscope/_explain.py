@@ -18,6 +18,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from opentelemetry.semconv.attributes.exception_attributes import EXCEPTION_MESSAGE, EXCEPTION_TYPE
+from opentelemetry.semconv.attributes.http_attributes import HTTP_REQUEST_METHOD, HTTP_RESPONSE_STATUS_CODE
+from opentelemetry.semconv.attributes.url_attributes import URL_FULL
+
 from errscope import _attributes as attr
 from errscope._otlp_json import SPAN_KIND_CLIENT, SPAN_KIND_INTERNAL, SPAN_KIND_SERVER, LogRecord, Span, Telemetry
 from errscope._refs import ERROR_REF_PATTERN
@@ -211,9 +215,9 @@ def render(chain: Chain) -> str:
     lines.append("3. upstream")
     if chain.upstream:
         for span in chain.upstream:
-            code = span.get("http.response.status_code", span.get("http.status_code"))
-            method = span.get("http.request.method", span.get("http.method", ""))
-            url = span.get("url.full", span.get("http.url", ""))
+            code = span.get(HTTP_RESPONSE_STATUS_CODE, span.get("http.status_code"))  # stable, then pre-1.21 name
+            method = span.get(HTTP_REQUEST_METHOD, span.get("http.method", ""))
+            url = span.get(URL_FULL, span.get("http.url", ""))
             answer = f"status {code}" if code is not None else "no answer (cancelled or failed before a response)"
             lines.append(f"   {span.name}  [{span.kind_name}]  {method} {url}  {answer}  {span.duration_ms:.1f} ms  "
                          f"span status={_status(span)}")
@@ -225,7 +229,7 @@ def render(chain: Chain) -> str:
         for record in chain.logs:
             ref = record.get(attr.ERRSCOPE_ERROR_REF)
             lines.append(f"   {record.severity} {record.body}  ref={ref}  [{record.scope}, {record.service}]")
-            detail = _pairs(record, ("exception.type", "exception.message", attr.RPC_RESPONSE_STATUS_CODE,
+            detail = _pairs(record, (EXCEPTION_TYPE, EXCEPTION_MESSAGE, attr.RPC_RESPONSE_STATUS_CODE,
                                      attr.ERRSCOPE_UPSTREAM_STATUS))
             if detail:
                 lines.append(f"   {detail}")

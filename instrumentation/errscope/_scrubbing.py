@@ -16,6 +16,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from opentelemetry.semconv.attributes.exception_attributes import EXCEPTION_TYPE
+
 from errscope._attributes import (
     ERROR_TYPE,
     ERRSCOPE_CHANNEL,
@@ -53,7 +55,7 @@ SAFE_KEYS: Final[frozenset[str]] = frozenset(
         # Closed vocabulary and identifiers triage depends on: never secrets, and a scrubber that
         # ate a trace id or an error ref would break the lookup from message to trace.
         ERROR_TYPE,
-        "exception.type",
+        EXCEPTION_TYPE,
         ERRSCOPE_CHANNEL,
         ERRSCOPE_FAILURE_CLASS,
         ERRSCOPE_OUTCOME,

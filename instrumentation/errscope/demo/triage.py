@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Final
 
+from opentelemetry.semconv.attributes.exception_attributes import EXCEPTION_MESSAGE
+from opentelemetry.semconv.attributes.http_attributes import HTTP_RESPONSE_STATUS_CODE
 from rich.console import Console
 from rich.table import Table
 
@@ -85,7 +87,7 @@ def _upstream_status(telemetry: Telemetry, span: Span | None) -> str:
         return str(status)
     for child in telemetry.children(span):
         if child.kind == SPAN_KIND_CLIENT:
-            code = child.get("http.response.status_code", child.get("http.status_code"))
+            code = child.get(HTTP_RESPONSE_STATUS_CODE, child.get("http.status_code"))  # stable, then pre-1.21 name
             if code is not None:
                 return str(code)
             return "no answer"
@@ -96,7 +98,7 @@ def _said(telemetry: Telemetry, span: Span | None) -> str:
     if span is None or not span.get(attr.ERRSCOPE_ERROR_REF):
         return NONE
     for record in telemetry.logs_where(attr.ERRSCOPE_ERROR_REF, span.get(attr.ERRSCOPE_ERROR_REF)):
-        message = record.get("exception.message")
+        message = record.get(EXCEPTION_MESSAGE)
         if message and span.get(attr.ERRSCOPE_UPSTREAM_STATUS):
             return " ".join(str(message).split())
     return NONE
