@@ -203,6 +203,12 @@ class TestInvalidParamsNote:
         note = invalid_params_note("add", message)
         assert "`a` must be a valid integer" in note and "forty" not in note
 
+    def test_parsed_expectation_is_scrubbed(self) -> None:
+        """A secret inside a parsed "must be ..." clause does not reach the model."""
+        token = "ghp_" + "Q7" + "x4" * 17  # built at run time: no token-shaped literal in the file
+        note = invalid_params_note("t", f"amount must be at most {token}")
+        assert "`amount` must be at most [REDACTED]" in note and token not in note
+
     def test_several_fields_and_required(self) -> None:
         """Multiple problems are listed; required properties are named."""
         message = "'start' is a required property; duration_min: Expected integer, received string"

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from errscope.client._text import safe_excerpt
+from errscope.client._text import safe_excerpt, scrub_text
 
 __all__ = ["MAX_NOTE", "ArgumentProblem", "invalid_params_note", "parse_argument_problems", "unknown_tool_name"]
 
@@ -99,7 +99,8 @@ def invalid_params_note(tool: str, message: str) -> str:
     """Build the model's note for a -32602 on ``tool``: which argument, what it must be, then what to do."""
     problems = parse_argument_problems(message)
     if problems:
-        detail = "; ".join(p.sentence() for p in problems)
+        # Names and expectations are the server's raw text: scrubbed like the excerpt below.
+        detail = scrub_text("; ".join(p.sentence() for p in problems))
     else:
         # Nothing structured: keep a scrubbed, path-free excerpt, only if it is short prose.
         excerpt = safe_excerpt(message, limit=120)
