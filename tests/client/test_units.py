@@ -11,6 +11,7 @@ import pytest
 from mcp_types import Tool, ToolAnnotations
 
 from errscope import Channel, FailureClass, Outcome
+from errscope._attributes import META_ERROR_REF
 from errscope.client import (
     BreakerState,
     CircuitBreaker,
@@ -23,6 +24,7 @@ from errscope.client import (
     key_hash,
     new_idempotency_key,
 )
+from errscope.client._client import _ref_of
 from errscope.client._deadline import CallDeadline
 from errscope.client._invalid_params import parse_argument_problems, unknown_tool_name
 from errscope.client._text import retry_after_from_text, safe_excerpt
@@ -238,6 +240,23 @@ class TestInvalidParamsNote:
         assert (found is not None) == (name is not None)
         if name:
             assert found == name
+
+
+class TestServerRef:
+    """A server's ref reaches the model text and the span only when it has the ref's shape."""
+
+    @pytest.mark.parametrize(
+        ("value", "expected"),
+        [
+            ("ERR-SRVREF01", "ERR-SRVREF01"),
+            ("ERR-SRVREF01 password=hunter2", None),
+            ("see https://internal.example/x", None),
+            (42, None),
+        ],
+    )
+    def test_ref_shape(self, value: object, expected: str | None) -> None:
+        """Only ``ERR-`` plus 8 Crockford characters is taken from ``_meta``/``data``."""
+        assert _ref_of({META_ERROR_REF: value}) == expected
 
 
 class TestKeys:

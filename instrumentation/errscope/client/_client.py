@@ -79,7 +79,7 @@ from errscope._attributes import (
     TOOL_ERROR,
 )
 from errscope._classify import class_for_jsonrpc_code
-from errscope._refs import new_error_ref
+from errscope._refs import ERROR_REF_PATTERN, new_error_ref
 from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.client._breaker import CircuitBreaker
 from errscope.client._catalog import ToolCatalog
@@ -733,7 +733,7 @@ class _LogicalCall:
             # An errscope server already classified, scrubbed and shaped the text.
             cls = server_class
             retry_after = _float(meta.get(META_RETRY_AFTER))
-            ref = meta.get(META_ERROR_REF) if isinstance(meta.get(META_ERROR_REF), str) else None
+            ref = _ref_of(meta)
             shaped = ref is not None and ref in text  # the server already wrote the model's text
             head = safe_excerpt(text, limit=300 if shaped else 240) or f"{self.tool} failed"
             if ref and ref in head:
@@ -755,7 +755,7 @@ class _LogicalCall:
         attributes[ERROR_TYPE] = str(code)
         attributes[RPC_RESPONSE_STATUS_CODE] = str(code)
         data = error.data if isinstance(error.data, dict) else {}
-        ref = data.get(META_ERROR_REF) if isinstance(data.get(META_ERROR_REF), str) else None
+        ref = _ref_of(data)
         message = error.message or ""
         named = unknown_tool_name(message)
         catalog = self.owner.catalog
@@ -871,6 +871,13 @@ def _as_class(value: Any) -> FailureClass | None:
         return FailureClass(value) if isinstance(value, str) else None
     except ValueError:
         return None
+
+
+def _ref_of(fields: Mapping[str, Any]) -> str | None:
+    """The server's error ref from ``_meta``/``data``, only if it has the ref's shape: it is echoed to
+    the model and put on the span, so a peer's arbitrary string must not ride along."""
+    value = fields.get(META_ERROR_REF)
+    return value if isinstance(value, str) and ERROR_REF_PATTERN.fullmatch(value) else None
 
 
 def _float(value: Any) -> float | None:
