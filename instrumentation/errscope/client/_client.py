@@ -95,6 +95,7 @@ from errscope.client._wire import CURRENT_ATTEMPT, WireAttempt, WireTap
 __all__ = ["ConnectionState", "ProbeResult", "ToolClient"]
 
 logger = logging.getLogger("errscope.client")
+"""Records name exception types only: a traceback would carry the peer's own (unscrubbed) text."""
 
 
 ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
@@ -359,8 +360,8 @@ class ToolClient:
         try:
             with anyio.fail_after(self.timeout.idle):
                 await self.catalog.refresh(lambda: self._fetch_tools(conn))
-        except Exception:  # boundary: a broken listing leaves the catalog empty; calls still go out
-            logger.debug("initial tools/list failed", exc_info=True)
+        except Exception as exc:  # boundary: a broken listing leaves the catalog empty; calls still go out
+            logger.debug("initial tools/list failed (%s)", type(exc).__qualname__)
 
     async def _fetch_tools(self, conn: _Connection) -> Sequence[Tool]:
         assert conn.client is not None
@@ -388,8 +389,8 @@ class ToolClient:
             return
         try:
             await self.catalog.refresh_if_stale(lambda: self._traced_fetch(conn, links=()))
-        except Exception:  # boundary: the next unknown-tool error re-lists again
-            logger.debug("tools/list refresh after list_changed failed", exc_info=True)
+        except Exception as exc:  # boundary: the next unknown-tool error re-lists again
+            logger.debug("tools/list refresh after list_changed failed (%s)", type(exc).__qualname__)
 
     async def _traced_fetch(self, conn: _Connection, *, links: Sequence[Link]) -> Sequence[Tool]:
         span = self.telemetry.start_span("tools/list", attributes={MCP_METHOD_NAME: "tools/list"}, links=links)
@@ -410,8 +411,8 @@ class ToolClient:
         if conn is not None and (refresh or not self.catalog.listed or self.catalog.stale):
             try:
                 await self.catalog.refresh(lambda: self._traced_fetch(conn, links=()))
-            except Exception:  # boundary: keep the last good listing
-                logger.debug("tools/list failed", exc_info=True)
+            except Exception as exc:  # boundary: keep the last good listing
+                logger.debug("tools/list failed (%s)", type(exc).__qualname__)
         return [t for name in self.catalog.names if (t := self.catalog.get(name)) is not None]
 
     async def probe(self, method: str, *, force: bool = False) -> ProbeResult:
@@ -785,8 +786,8 @@ class _LogicalCall:
                 link = Link(span.get_span_context())
                 try:
                     await catalog.refresh(lambda: self.owner._traced_fetch(conn, links=[link]))
-                except Exception:  # boundary: keep the old listing
-                    logger.debug("tools/list refresh after unknown tool failed", exc_info=True)
+                except Exception as exc:  # boundary: keep the old listing
+                    logger.debug("tools/list refresh after unknown tool failed (%s)", type(exc).__qualname__)
         available = ", ".join(catalog.names) or "none"
         if self.tool in catalog and not listed_before:
             self.appeared = True
