@@ -16,8 +16,6 @@ from errscope.client._result import ToolCallResult
 from errscope.client._retry import RetryPolicy
 from errscope.client._text import classify_text
 
-__version__ = "0.1.0"
-
 __all__ = [
     "BreakerState",
     "CircuitBreaker",

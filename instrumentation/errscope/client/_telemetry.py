@@ -30,6 +30,7 @@ from opentelemetry.metrics import Histogram, MeterProvider, get_meter
 from opentelemetry.trace import Link, NonRecordingSpan, Span, SpanKind, Tracer, TracerProvider
 
 from errscope._attributes import DURATION_BUCKETS, MCP_CLIENT_OPERATION_DURATION, METRIC_ATTRIBUTES
+from errscope._version import __version__
 from errscope.client._wire import CURRENT_ATTEMPT
 
 __all__ = ["ClientTelemetry", "install_sdk_span_suppression", "trace_meta"]
@@ -46,8 +47,6 @@ class ClientTelemetry:
         tracer_provider: TracerProvider | None = None,
         meter_provider: MeterProvider | None = None,
     ) -> None:
-        from errscope.client import __version__
-
         self.tracer: Tracer = trace.get_tracer(_SCOPE, __version__, tracer_provider=tracer_provider)
         meter = get_meter(_SCOPE, __version__, meter_provider=meter_provider)
         self.duration: Histogram = meter.create_histogram(
