@@ -509,6 +509,31 @@ class TestToolPayloads:
         assert ERROR_REF_PATTERN.search(error.message) and error.error.data["io.errscope/channel"] == "protocol"
 
 
+@pytest.mark.parametrize("era", ERAS)
+async def test_mcp_error_outside_a_tool_is_scrubbed(era: str, telemetry: CapturedTelemetry) -> None:
+    """An MCPError from a resource handler (outside the tool seam) keeps its code; message and data are scrubbed.
+
+    Before: the middleware re-raised it as it was, so the peer got the handler's raw text.
+    """
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("resources")
+
+    @server.resource("res://cfg")
+    def cfg() -> str:
+        raise MCPError(-32099, "cannot read postgres://svc:FAKE-RES-PW@db/x", data={"dsn": "password=FAKE-RES-DATA"})
+
+    errscope.instrument(server, **telemetry.providers)
+    async with Client(server, mode=era) as client:  # type: ignore[arg-type]
+        with pytest.raises(MCPError) as caught:
+            await client.read_resource("res://cfg")
+    assert caught.value.code == -32099
+    wire = json.dumps(caught.value.error.model_dump(mode="json"))
+    for secret in ("FAKE-RES-PW", "FAKE-RES-DATA"):
+        assert secret not in wire, secret
+    assert "db/x" in caught.value.message
+
+
 def test_content_capture_never_raises() -> None:
     """Opt-in content capture is telemetry: a value it cannot render becomes a placeholder.
 

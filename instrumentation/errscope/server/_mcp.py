@@ -34,7 +34,7 @@ from errscope._scrubbing import scrub
 from errscope._telemetry import ServerTelemetry, content_attribute
 from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.server._frames import AnswerMalformedFrames
-from errscope.server._seam import ToolInfo, ToolSeam
+from errscope.server._seam import ToolInfo, ToolSeam, scrubbed_mcp_error
 
 __all__ = ["ErrscopeMiddleware", "instrument_mcp", "uninstrument_mcp"]
 
@@ -91,7 +91,10 @@ class ErrscopeMiddleware:
             return result
         except MCPError as exc:
             call.fail(Channel.PROTOCOL, classify(exc), code=exc.code, exception=exc)
-            raise
+            scrubbed = scrubbed_mcp_error(exc)  # raised outside the seam, e.g. by a resource handler
+            if scrubbed is None:
+                raise
+            raise scrubbed from None
         except pydantic.ValidationError:  # malformed params: the SDK answers -32602 itself
             call.fail(Channel.PROTOCOL, Classification(FailureClass.INVALID_INPUT), code=INVALID_PARAMS)
             raise

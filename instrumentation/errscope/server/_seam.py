@@ -30,7 +30,7 @@ from errscope._scrubbing import REDACTED, scrub, scrub_value
 from errscope._validation import ArgumentValidator
 from errscope._vocabulary import Channel, FailureClass
 
-__all__ = ["ToolInfo", "ToolSeam", "failure_meta"]
+__all__ = ["ToolInfo", "ToolSeam", "failure_meta", "scrubbed_mcp_error"]
 
 _MAX_TEXT: Final = 4096
 _MAX_DEPTH: Final = 32
@@ -162,6 +162,19 @@ def _scrub_payload(value: Any, depth: int = 0) -> Any:
     if isinstance(value, list | tuple):
         return [_scrub_payload(item, depth + 1) for item in value[:_MAX_ITEMS]]
     return scrub_value(value)
+
+
+def scrubbed_mcp_error(exc: MCPError) -> MCPError | None:
+    """``exc`` with its message and data scrubbed, or ``None`` when scrubbing changes nothing.
+
+    For an ``MCPError`` raised outside the tool seam (a resource or prompt handler): it goes to the
+    peer as it is, so it gets the scrubbing a tool's own ``MCPError`` gets, without a ref.
+    """
+    message = scrub(exc.message)
+    data = None if exc.data is None else _scrub_payload(exc.data)
+    if message == exc.message and data == exc.data:
+        return None
+    return MCPError(exc.code, message, data=data)
 
 
 def _protocol_text(message: str, call: ToolCall) -> str:
