@@ -180,7 +180,12 @@ def _problems_of(schema: Mapping[str, Any], error: jsonschema.ValidationError, a
         ]
     if error.validator == "additionalProperties" and isinstance(error.instance, Mapping):
         allowed = set((error.schema.get("properties") or {}).keys())
-        return [FieldProblem(_dotted([*path, name]), "absent") for name in error.instance if name not in allowed]
+        searches = [_search(pattern) for pattern in error.schema.get("patternProperties") or {}]
+        return [
+            FieldProblem(_dotted([*path, name]), "absent")
+            for name in error.instance
+            if name not in allowed and not any(search(name) for search in searches)
+        ]
     if not path:
         return [FieldProblem("arguments", describe_schema(error.schema) or "an object")]
     expected = expected_for_path(schema, path) or describe_schema(error.schema)

@@ -789,6 +789,9 @@ def test_pattern_keys_are_matched_in_linear_time() -> None:
     assert time.perf_counter() - started < 1.0
     (problem,) = validator.problems(schema, {"counts": {"ab-x": "two"}})
     assert problem.path == "counts.ab-x" and problem.expected == "an integer"
+    # a key its pattern accepts is not named as "not accepted" next to one that is
+    (problem,) = validator.problems(schema, {"closed": {"ab-x": 2, "other": 3}})
+    assert problem.path == "closed.other" and problem.expected == "absent"
 
 
 async def cause_cycle(kind: str) -> str:
