@@ -73,6 +73,12 @@ class RunningStack:
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait(10)
+        # make can exit on SIGTERM before scripts/stack.py (same signal) has finished its own stop.
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (
+            self.info["status"] == "stopped" and "errscope stack: stopped" in self.output.read_text()
+        ):
+            time.sleep(0.2)
         return self.process.returncode
 
 
