@@ -189,3 +189,12 @@ class TestRegistry:
 def test_http_status_table(status: int, expected: C) -> None:
     """HTTP statuses map per RFC 9110 semantics."""
     assert class_for_http_status(status) == expected
+
+
+class TestUpstreamBounds:
+    def test_system_and_status_are_bounded_labels(self) -> None:
+        """Upstream system/status become metric labels: one scrubbed line of at most 32 characters."""
+        upstream = errscope.Upstream("postgres\nql", "password=FAKE-UPSTREAM-PW " + "x" * 100, "db:5432")
+        assert upstream.system == "postgres ql"
+        assert upstream.status is not None and len(upstream.status) <= 32 and "FAKE-UPSTREAM-PW" not in upstream.status
+        assert upstream.address == "db:5432"

@@ -55,6 +55,7 @@ from mcp_types import (
     REQUEST_TIMEOUT,
 )
 
+from errscope._scrubbing import scrub
 from errscope._exceptions import InvalidInput, RateLimited, ToolFailure
 from errscope._vocabulary import FailureClass
 
@@ -71,6 +72,9 @@ __all__ = [
     "register",
 ]
 
+_MAX_LABEL: Final = 32
+_MAX_ADDRESS: Final = 128
+
 # Resource not found in MCP 2025-11-25 and earlier; clients SHOULD still accept it (spec, Error Codes).
 RESOURCE_NOT_FOUND: Final = -32002
 
@@ -82,6 +86,14 @@ class Upstream:
     system: str | None = None
     status: str | None = None
     address: str | None = None
+
+    def __post_init__(self) -> None:
+        # System and status become span attributes and metric labels whoever set them (a hook, an
+        # author's ToolFailure, record_upstream): one scrubbed line, bounded, never a free text.
+        for name, limit in (("system", _MAX_LABEL), ("status", _MAX_LABEL), ("address", _MAX_ADDRESS)):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, " ".join(scrub(str(value)).split())[:limit] or None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,10 +126,11 @@ class Classification:
         # retry_after comes from authors, user rules and upstream headers; it reaches the model text,
         # _meta and the span, so anything but a finite delay >= 0 (RFC 9110 §10.2.3) means "not said".
         if self.retry_after is not None:
-            object.__setattr__(self, "retry_after", _delay_seconds(self.retry_after))
+            object.__setattr__(self, "retry_after", delay_seconds(self.retry_after))
 
 
-def _delay_seconds(value: object) -> float | None:
+def delay_seconds(value: object) -> float | None:
+    """``value`` as a delay in seconds when it is a finite number >= 0, else ``None``."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     try:

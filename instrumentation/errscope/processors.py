@@ -66,9 +66,16 @@ class ScrubValues:
     def __call__(self, logger: WrappedLogger, method_name: str, event_dict: EventDict) -> EventDict:
         for key, value in event_dict.items():
             if isinstance(value, BaseException):
-                event_dict[key] = f"{type(value).__qualname__}: {value}"
+                event_dict[key] = _describe(value)
         scrubbed: EventDict = scrub_value(event_dict)
         return scrubbed
+
+
+def _describe(exc: BaseException) -> str:
+    try:
+        return f"{type(exc).__qualname__}: {exc}"
+    except Exception:  # an exception whose __str__ raises must not break the log line
+        return f"{type(exc).__qualname__}: <str() failed>"
 
 
 add_error_ref = AddErrorRef()

@@ -78,7 +78,8 @@ from errscope._attributes import (
     SERVER_PORT,
     TOOL_ERROR,
 )
-from errscope._classify import class_for_jsonrpc_code
+from errscope._classify import class_for_jsonrpc_code, delay_seconds
+from errscope._messages import safe_name
 from errscope._refs import ERROR_REF_PATTERN, new_error_ref
 from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.client._breaker import CircuitBreaker
@@ -105,6 +106,8 @@ ERROR_TYPE_TIMEOUT = "timeout"
 ERROR_TYPE_CONNECTION = "connection_error"
 ERROR_TYPE_CIRCUIT_OPEN = "circuit_open"
 ERROR_TYPE_UNREADABLE = "_OTHER"
+_MAX_LISTED = 20
+"""Tool names of a server's list named to the model in one unknown-tool note."""
 
 
 class ConnectionState(StrEnum):
@@ -733,7 +736,7 @@ class _LogicalCall:
         if server_class is not None:
             # An errscope server already classified, scrubbed and shaped the text.
             cls = server_class
-            retry_after = _float(meta.get(META_RETRY_AFTER))
+            retry_after = delay_seconds(_float(meta.get(META_RETRY_AFTER)))
             ref = _ref_of(meta)
             shaped = ref is not None and ref in text  # the server already wrote the model's text
             head = safe_excerpt(text, limit=300 if shaped else 240) or f"{self.tool} failed"
@@ -788,7 +791,10 @@ class _LogicalCall:
                     await catalog.refresh(lambda: self.owner._traced_fetch(conn, links=[link]))
                 except Exception as exc:  # boundary: keep the old listing
                     logger.debug("tools/list refresh after unknown tool failed (%s)", type(exc).__qualname__)
-        available = ", ".join(catalog.names) or "none"
+        # Tool names are the peer's words: scrubbed and bounded like any other name echoed to the model.
+        available = ", ".join(safe_name(name) for name in catalog.names[:_MAX_LISTED]) or "none"
+        if len(catalog.names) > _MAX_LISTED:
+            available += f" and {len(catalog.names) - _MAX_LISTED} more"
         if self.tool in catalog and not listed_before:
             self.appeared = True
             head = f"{self.tool} was just re-listed by the server."
@@ -809,7 +815,7 @@ class _LogicalCall:
             if cls is FailureClass.UNKNOWN or code in (CONNECTION_CLOSED, REQUEST_TIMEOUT):
                 text_cls = classify_text(message)
                 cls = text_cls if text_cls is not FailureClass.UNKNOWN else cls
-        retry_after = _float(data.get(META_RETRY_AFTER)) or (
+        retry_after = delay_seconds(_float(data.get(META_RETRY_AFTER))) or (
             retry_after_from_text(message) if cls is FailureClass.RATE_LIMITED else None
         )
         excerpt = safe_excerpt(message)
