@@ -13,46 +13,17 @@ from typing import Any
 
 import pytest
 from mcp.client.stdio import StdioServerParameters
-from opentelemetry.sdk.metrics import MeterProvider
-from opentelemetry.sdk.metrics.export import InMemoryMetricReader
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from errscope.testing import CapturedTelemetry
 
 SERVERS = Path(__file__).parent / "servers"
 
 
-class Telemetry:
-    """SDK providers wired to in-memory exporters, passed to ToolClient explicitly."""
-
-    def __init__(self) -> None:
-        self.exporter = InMemorySpanExporter()
-        self.tracer_provider = TracerProvider()
-        self.tracer_provider.add_span_processor(SimpleSpanProcessor(self.exporter))
-        self.reader = InMemoryMetricReader()
-        self.meter_provider = MeterProvider(metric_readers=[self.reader])
-
-    @property
-    def providers(self) -> dict[str, Any]:
-        return {"tracer_provider": self.tracer_provider, "meter_provider": self.meter_provider}
-
-    def spans(self, name: str | None = None) -> list[ReadableSpan]:
-        return [s for s in self.exporter.get_finished_spans() if name is None or s.name == name]
-
-    def points(self, metric: str) -> list[Any]:
-        data = self.reader.get_metrics_data()
-        found: list[Any] = []
-        for rm in data.resource_metrics if data else ():
-            for sm in rm.scope_metrics:
-                for m in sm.metrics:
-                    if m.name == metric:
-                        found.extend(m.data.data_points)
-        return found
-
-
 @pytest.fixture
-def telemetry() -> Telemetry:
-    return Telemetry()
+def telemetry() -> Iterator[CapturedTelemetry]:
+    """SDK providers wired to in-memory exporters, passed to ToolClient explicitly."""
+    with CapturedTelemetry.installed() as captured:
+        yield captured
 
 
 class ForeignLog:

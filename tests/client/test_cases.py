@@ -132,7 +132,7 @@ class TestD08CredentialsInUrl:
         dump = repr(result) + "".join(
             f"{s.name}{dict(s.attributes or {})}{s.status}{[e.attributes for e in s.events]}" for s in telemetry.spans()
         )
-        dump += repr(telemetry.points("mcp.client.operation.duration"))
+        dump += repr(telemetry.histogram_points("mcp.client.operation.duration"))
         for secret in ("FAKE_URL_CRED_9x", "FAKE_QS_TOKEN_9x", "#frag", "client:"):
             assert secret not in dump
         (attrs,) = span_attrs(telemetry, "tools/call echo")

@@ -41,7 +41,7 @@ async def test_foreign_secrets_never_reach_model_or_spans(tmp_path: Any, telemet
         f"{s.name}{dict(s.attributes or {})}{s.status.description}{[(e.name, e.attributes) for e in s.events]}"
         for s in telemetry.spans()
     )
-    dump += repr(telemetry.points("mcp.client.operation.duration"))
+    dump += repr(telemetry.histogram_points("mcp.client.operation.duration"))
     for secret in SECRETS:
         assert secret not in dump, secret
 

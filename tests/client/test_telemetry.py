@@ -88,7 +88,7 @@ class TestSpans:
         async with ToolClient(params, timeout=2, **telemetry.providers) as tc:
             await tc.call_tool("nope", {})
             await tc.call_tool("scripted", {})
-        points = telemetry.points(MCP_CLIENT_OPERATION_DURATION)
+        points = telemetry.histogram_points(MCP_CLIENT_OPERATION_DURATION)
         assert sum(p.count for p in points) == 2
         for point in points:
             assert set(point.attributes) <= METRIC_ATTRIBUTES
