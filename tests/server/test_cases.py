@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import json
 import re
+import time
+
 import anyio
 import pytest
+from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult
 from opentelemetry.trace import StatusCode
 
+import errscope
 from errscope import FailureClass
 from errscope._refs import ERROR_REF_PATTERN
+from errscope.testing import CapturedTelemetry
 from tests.server.conftest import Served
 from tests.servers import catalogue
+from tests.servers.catalogue import BUILDERS
 
 pytestmark = pytest.mark.anyio
 
@@ -223,3 +229,26 @@ class TestCancellation:
         assert span.attributes["errscope.outcome"] == "cancelled"
         assert "errscope.failure_class" not in span.attributes
 
+
+
+def _sleep_sync(seconds: float) -> str:
+    """A sync tool: MCPServer and FastMCP run it in a worker thread that a cancel cannot stop."""
+    time.sleep(seconds)
+    return "done"
+
+
+@pytest.mark.parametrize("style", ["mcpserver", "fastmcp"])
+async def test_cancelled_sync_tool_ends_cancelled(style: str, telemetry: CapturedTelemetry) -> None:
+    """A sync tool runs on after notifications/cancelled and the SDK drops its answer: the span says cancelled."""
+    server = BUILDERS[style]()
+    (server.add_tool if style == "mcpserver" else server.tool)(_sleep_sync)
+    errscope.instrument(server, **telemetry.providers)
+    target = server._mcp_server if style == "fastmcp" else server
+    async with Client(target, mode="legacy") as client:  # the legacy era sends notifications/cancelled in-process
+        with anyio.move_on_after(0.3):
+            await client.call_tool("_sleep_sync", {"seconds": 1.0})
+        with anyio.fail_after(5):
+            while not telemetry.spans("tools/call _sleep_sync"):
+                await anyio.sleep(0.05)
+    (span,) = telemetry.spans("tools/call _sleep_sync")
+    assert span.attributes["errscope.outcome"] == "cancelled"

@@ -38,6 +38,8 @@ from errscope.server._seam import ToolInfo, ToolSeam, scrubbed_mcp_error
 
 __all__ = ["ErrscopeMiddleware", "instrument_mcp", "uninstrument_mcp"]
 
+_MAX_CANCELLED: Final = 1024
+"""Cancelled request ids remembered per middleware (oldest forgotten first)."""
 _REFRESH_INTERVAL: Final = 1.0
 """Seconds between registry refreshes a miss may trigger (unknown names must not cost a list each)."""
 _MAX_REQUEST_ID: Final = 128
@@ -51,9 +53,22 @@ class ErrscopeMiddleware:
 
     def __init__(self, telemetry: ServerTelemetry) -> None:
         self.telemetry = telemetry
+        # (session, request id) of requests the client cancelled: a sync tool runs on in its worker
+        # thread and returns normally, the SDK then drops the response, and only this says why.
+        self._cancelled: dict[tuple[int, str], None] = {}
+
+    def _note_cancelled(self, ctx: ServerRequestContext[Any, Any]) -> None:
+        request_id = (ctx.params or {}).get("requestId") if isinstance(ctx.params, Mapping) else None
+        if request_id is None:
+            return
+        if len(self._cancelled) >= _MAX_CANCELLED:
+            self._cancelled.pop(next(iter(self._cancelled)))
+        self._cancelled[(_connection_id(ctx), str(request_id))] = None
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if ctx.request_id is None:  # notifications carry no outcome of their own
+            if ctx.method == "notifications/cancelled":
+                self._note_cancelled(ctx)
             return await call_next(ctx)
         params = ctx.params if isinstance(ctx.params, Mapping) else {}
         request_id = _request_id(ctx.request_id)
@@ -113,6 +128,8 @@ class ErrscopeMiddleware:
         finally:
             context.detach(attached)
             unbind_call(token)
+            if self._cancelled.pop((_connection_id(ctx), str(ctx.request_id)), 0) is None and call.outcome is Outcome.OK:
+                call.outcome = Outcome.CANCELLED
             self.telemetry.finish(span, call, attributes, time.perf_counter() - started)
 
 
@@ -122,6 +139,12 @@ def _request_id(request_id: Any) -> str:
     if isinstance(request_id, int):
         return str(request_id)[:_MAX_REQUEST_ID]
     return scrub(str(request_id))[:_MAX_REQUEST_ID]
+
+
+def _connection_id(ctx: ServerRequestContext[Any, Any]) -> int:
+    # Request ids are unique per connection; the SDK builds a new ServerSession per message around
+    # one Connection it keeps private (mcp 2.3), so that is the identity to key on.
+    return id(getattr(ctx.session, "_connection", ctx.session))
 
 
 def _headers(request: Any) -> Mapping[str, str] | None:
