@@ -53,7 +53,7 @@ class ErrscopeMiddleware:
 
     def __init__(self, telemetry: ServerTelemetry) -> None:
         self.telemetry = telemetry
-        # (session, request id) of requests the client cancelled: a sync tool runs on in its worker
+        # (connection, request id) of requests the client cancelled: a sync tool runs on in its worker
         # thread and returns normally, the SDK then drops the response, and only this says why.
         self._cancelled: dict[tuple[int, str], None] = {}
 
@@ -80,7 +80,7 @@ class ErrscopeMiddleware:
         }
         headers = _headers(ctx.request)
         if headers is not None and (session_id := headers.get("mcp-session-id")):
-            attributes[attr.MCP_SESSION_ID] = session_id
+            attributes[attr.MCP_SESSION_ID] = session_id[:_MAX_REQUEST_ID]  # client-sent header: bounded
         tool: str | None = None
         if ctx.method == "tools/call":
             attributes[attr.GEN_AI_OPERATION_NAME] = attr.EXECUTE_TOOL
@@ -128,8 +128,11 @@ class ErrscopeMiddleware:
         finally:
             context.detach(attached)
             unbind_call(token)
-            if self._cancelled.pop((_connection_id(ctx), str(ctx.request_id)), 0) is None and call.outcome is Outcome.OK:
-                call.outcome = Outcome.CANCELLED
+            cancelled = (_connection_id(ctx), str(ctx.request_id))
+            if cancelled in self._cancelled:
+                del self._cancelled[cancelled]
+                if call.outcome is Outcome.OK:
+                    call.outcome = Outcome.CANCELLED
             self.telemetry.finish(span, call, attributes, time.perf_counter() - started)
 
 
