@@ -30,6 +30,8 @@ from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 
+from errscope._streams import ReceiveStreamProxy
+
 __all__ = ["CURRENT_ATTEMPT", "WireAttempt", "WireTap"]
 
 _TRACE_KEYS = ("traceparent", "tracestate", "baggage")
@@ -187,9 +189,9 @@ class _TapWrite:
         return getattr(self._inner, name)
 
 
-class _TapRead:
+class _TapRead(ReceiveStreamProxy):
     def __init__(self, inner: Any, tap: WireTap) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._tap = tap
 
     async def receive(self) -> SessionMessage | Exception:
@@ -202,28 +204,3 @@ class _TapRead:
         self._tap.on_receive(item)
         received: SessionMessage | Exception = item
         return received
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    def __aiter__(self) -> _TapRead:
-        return self
-
-    async def __anext__(self) -> SessionMessage | Exception:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def __aenter__(self) -> _TapRead:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> bool | None:
-        result: bool | None = await self._inner.__aexit__(exc_type, exc, tb)
-        return result
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)

@@ -37,6 +37,7 @@ from errscope import _attributes as attr
 from errscope._classify import class_for_jsonrpc_code
 from errscope._explain import MODEL_TEXT
 from errscope._refs import ERROR_REF_PATTERN, new_error_ref
+from errscope._streams import ReceiveStreamProxy
 from errscope._vocabulary import Channel, Outcome
 from errscope.client import ConnectionState, RetryPolicy, TimeoutPolicy, ToolCallResult, ToolClient, key_hash
 
@@ -150,37 +151,15 @@ class FrameInjector:
         return None
 
 
-class _Watched:
+class _Watched(ReceiveStreamProxy):
     def __init__(self, inner: Any, owner: FrameInjector) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._owner = owner
 
     async def receive(self) -> Any:
         item = await self._inner.receive()
         self._owner._seen(item)
         return item
-
-    def __aiter__(self) -> _Watched:
-        return self
-
-    async def __anext__(self) -> Any:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> _Watched:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc_info: Any) -> Any:
-        return await self._inner.__aexit__(*exc_info)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
 
 
 @dataclass

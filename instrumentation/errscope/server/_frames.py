@@ -11,7 +11,6 @@ the connection serving. (The HTTP transports already answer -32700 themselves.)
 from __future__ import annotations
 
 import logging
-from types import TracebackType
 from typing import Any
 
 import pydantic
@@ -20,6 +19,7 @@ from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 
 from errscope import _attributes as attr
 from errscope._refs import new_error_ref
+from errscope._streams import ReceiveStreamProxy
 from errscope._vocabulary import Channel, FailureClass
 
 __all__ = ["AnswerMalformedFrames"]
@@ -51,19 +51,15 @@ def _code_for(error: Exception) -> int:
     return PARSE_ERROR
 
 
-class AnswerMalformedFrames:
+class AnswerMalformedFrames(ReceiveStreamProxy):
     """A receive stream that answers exception items on ``write_stream`` and yields only messages.
 
-    Duck-types the SDK's context receive stream (``receive``, async iteration, ``last_context``).
+    The SDK's context stream attributes (``last_context``) come from the inner stream.
     """
 
     def __init__(self, inner: Any, write_stream: Any) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._write_stream = write_stream
-
-    @property
-    def last_context(self) -> Any:
-        return getattr(self._inner, "last_context", None)
 
     async def receive(self) -> Any:
         while True:
@@ -92,27 +88,3 @@ class AnswerMalformedFrames:
         except Exception:  # the peer is gone; nothing left to answer
             _log.debug("could not answer a malformed frame", exc_info=False)
 
-    def close(self) -> None:
-        self._inner.close()
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    def __aiter__(self) -> AnswerMalformedFrames:
-        return self
-
-    async def __anext__(self) -> Any:
-        import anyio
-
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def __aenter__(self) -> AnswerMalformedFrames:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.aclose()
