@@ -223,6 +223,7 @@ def _log_failure(call: ToolCall, attributes: Mapping[str, Any]) -> None:
         fields[attr.ERRSCOPE_UPSTREAM_ADDRESS] = upstream.address
     level = logging.WARNING if call.error_code in CALLER_MISTAKES else logging.ERROR
     try:
-        _failure_log.log(level, "tool call failed", **{k: v for k, v in fields.items() if v is not None})
+        event = "tool call failed" if attributes.get(attr.MCP_METHOD_NAME) == "tools/call" else "request failed"
+        _failure_log.log(level, event, **{k: v for k, v in fields.items() if v is not None})
     except Exception:  # telemetry never breaks a tool call
         logging.getLogger(__name__).debug("failure log record dropped", exc_info=False)

@@ -532,6 +532,7 @@ async def test_mcp_error_outside_a_tool_is_scrubbed(era: str, telemetry: Capture
     for secret in ("FAKE-RES-PW", "FAKE-RES-DATA"):
         assert secret not in wire, secret
     assert "db/x" in caught.value.message
+    assert [r.getMessage() for r in telemetry.log_records] == ["request failed"]  # not a tool call
 
 
 def test_content_capture_never_raises() -> None:
