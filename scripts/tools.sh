@@ -11,9 +11,13 @@ else
 fi
 
 if command -v npm >/dev/null; then
-  if [ ! -d tests/grammars/node_modules ] || [ tests/grammars/package-lock.json -nt tests/grammars/node_modules ]; then
-    (cd tests/grammars && npm ci --silent --no-audit --no-fund)
-  fi
+  # tests/grammars: the query grammars; tests/npm: foreign MCP peers (TypeScript SDK, server-everything,
+  # the conformance suite) and Node 22 for the suite.
+  for dir in tests/grammars tests/npm; do
+    if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules" ]; then
+      (cd "$dir" && npm ci --silent --no-audit --no-fund)
+    fi
+  done
 else
-  echo "tools: npm not found; query grammar tests will skip (fail under ERRSCOPE_REQUIRE_STACK=1)" >&2
+  echo "tools: npm not found; query grammar and npm peer tests will skip (fail under ERRSCOPE_REQUIRE_STACK=1)" >&2
 fi

@@ -43,6 +43,7 @@ __all__ = [
     "ERRSCOPE_OUTCOME",
     "ERRSCOPE_RETRY",
     "ERRSCOPE_RETRY_AFTER",
+    "ERRSCOPE_SIDE_EFFECT_POSSIBLE",
     "ERRSCOPE_UPSTREAM_ADDRESS",
     "ERRSCOPE_UPSTREAM_STATUS",
     "ERRSCOPE_UPSTREAM_SYSTEM",
@@ -61,7 +62,9 @@ __all__ = [
     "META_ERROR_REF",
     "META_FAILURE_CLASS",
     "META_IDEMPOTENCY_KEY",
+    "META_IDEMPOTENCY_KEY_HONOURED",
     "META_RETRY_AFTER",
+    "META_SIDE_EFFECT_POSSIBLE",
     "METRIC_ATTRIBUTES",
     "NETWORK_TRANSPORT",
     "RPC_RESPONSE_STATUS_CODE",
@@ -86,6 +89,10 @@ ERRSCOPE_UPSTREAM_ADDRESS: Final = "errscope.upstream.address"
 """``host[:port]`` of the upstream; never userinfo, path or query."""
 ERRSCOPE_RETRY_AFTER: Final = "errscope.retry_after"
 """Seconds the upstream asked us to wait (float), when it said so."""
+ERRSCOPE_SIDE_EFFECT_POSSIBLE: Final = "errscope.side_effect_possible"
+"""``True`` when a failed call's side effect may have happened (the request reached the upstream or the
+server and then timed out, stalled or lost its connection); ``False`` when it provably never left (connect
+refused, DNS, connect or pool timeout, a breaker that sent nothing). Absent when nothing is known."""
 ERRSCOPE_IDEMPOTENCY_KEY_HASH: Final = "errscope.idempotency.key_hash"
 """SHA-256 prefix of the idempotency key; the key itself is never recorded."""
 ERRSCOPE_IDEMPOTENT_REPLAY: Final = "errscope.idempotency.replayed"
@@ -118,6 +125,7 @@ METRIC_ATTRIBUTES: Final = frozenset(
         ERRSCOPE_UPSTREAM_STATUS,
         ERRSCOPE_IDEMPOTENT_REPLAY,
         ERRSCOPE_RETRY,
+        ERRSCOPE_SIDE_EFFECT_POSSIBLE,
     }
 )
 """The only attributes allowed on errscope metrics: all closed or bounded sets."""
@@ -129,3 +137,8 @@ META_CHANNEL: Final = "io.errscope/channel"
 META_ERROR_REF: Final = "io.errscope/error_ref"
 META_RETRY_AFTER: Final = "io.errscope/retry_after"
 META_IDEMPOTENCY_KEY: Final = "io.errscope/idempotency_key"
+META_SIDE_EFFECT_POSSIBLE: Final = "io.errscope/side_effect_possible"
+"""On an error result: the :data:`ERRSCOPE_SIDE_EFFECT_POSSIBLE` fact, for the client and the host."""
+META_IDEMPOTENCY_KEY_HONOURED: Final = "io.errscope/idempotency_key_honoured"
+"""On a tool in ``tools/list``: ``True`` when the server deduplicates calls that carry the same
+:data:`META_IDEMPOTENCY_KEY`, so a client may repeat the call safely."""
