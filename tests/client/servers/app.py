@@ -102,6 +102,7 @@ class ToolServer:
     def build(self) -> MCPServer:
         server = MCPServer("payments", log_level="WARNING")  # per-request INFO logs cost more than the call
         rig = self
+        # Longer than any stall a test arms: the client's timer, not the tool's, must end a stalled call.
         http = httpx.AsyncClient(
             base_url=self.upstream_url, timeout=300, limits=httpx.Limits(max_connections=1000, max_keepalive_connections=200)
         )
