@@ -85,7 +85,12 @@ from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.client._breaker import CircuitBreaker
 from errscope.client._catalog import ToolCatalog
 from errscope.client._deadline import CallDeadline, TimeoutKind, TimeoutPolicy
-from errscope.client._invalid_params import invalid_params_note, unknown_tool_name
+from errscope.client._invalid_params import (
+    declared_arguments,
+    invalid_params_note,
+    is_argument_rejection,
+    unknown_tool_name,
+)
 from errscope.client._keys import key_hash, new_idempotency_key
 from errscope.client._result import ADVICE, ToolCallResult
 from errscope.client._retry import RetryPolicy
@@ -745,9 +750,14 @@ class _LogicalCall:
             head = head.rstrip(" .") + "."
             advice = "" if shaped else None
             return self._fail(Channel.EXECUTION, cls, head, ref=ref, retry_after=retry_after, result=raw, advice=advice)
-        if unknown_tool_name(text) is not None or "-32602" in text:
+        if unknown_tool_name(text) is not None:
             # D01: a foreign SDK wrapped its own unknown-tool protocol error into an isError result.
             return None  # handled by the caller as an unknown tool
+        listed = self.owner.catalog.get(self.tool)
+        if is_argument_rejection(text, declared_arguments(listed.input_schema if listed else None)):
+            # Most SDKs (TS 1.2x+/2.x, mcp, FastMCP) answer bad arguments with an isError result, not -32602.
+            note = invalid_params_note(self.tool, text)
+            return self._fail(Channel.EXECUTION, FailureClass.INVALID_INPUT, note, advice="", result=raw)
         cls = classify_text(text)
         retry_after = retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None
         excerpt = safe_excerpt(text)

@@ -1,14 +1,15 @@
 // A real TypeScript SDK server whose tools fail every way a foreign MCP server can fail.
 //
-//   node ts_failing_server.mjs --sdk v2|v1 --transport stdio|http [--port N]
+//   node ts_failing_server.mjs --sdk v2|v1|v1-old --transport stdio|http [--port N]
 //
 // v2 is `@modelcontextprotocol/server` (McpServer + createMcpHandler), v1 is `@modelcontextprotocol/sdk`
-// (McpServer + StreamableHTTPServerTransport). Both register the same tools, so a test can compare how the
-// two SDK majors put the same failure on the wire. On HTTP it prints `listening <port>` once it accepts.
+// (McpServer + StreamableHTTPServerTransport), v1-old is the same package at 1.17.5 (npm alias `sdk-v1-old`,
+// zod 3). All register the same tools, so a test can compare how SDK releases put the same failure on the
+// wire. On HTTP it prints `listening <port>` once it accepts.
 // FAKE_SECRET is not a credential: tests assert it never reaches the model text or telemetry.
 import http from "node:http";
+import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
-import { z } from "zod";
 
 const { values: opts } = parseArgs({
   options: {
@@ -21,18 +22,26 @@ const { values: opts } = parseArgs({
 export const FAKE_SECRET = "sk_live_51FAKEerrscopeTestKey0000000000000000";
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function loadSdk(major) {
-  if (major === "v1") {
-    const { McpServer } = await import("@modelcontextprotocol/sdk/server/mcp.js");
-    const { McpError } = await import("@modelcontextprotocol/sdk/types.js");
-    return { McpServer, ProtocolError: McpError };
+const V1_PACKAGES = { v1: "@modelcontextprotocol/sdk", "v1-old": "sdk-v1-old" };
+
+// Each release validates with the zod it depends on (zod 4 for v1/v2, zod 3 nested under v1-old).
+async function loadSdk(release) {
+  const v1 = V1_PACKAGES[release];
+  if (v1 !== undefined) {
+    const mcp = `${v1}/server/mcp.js`;
+    const { McpServer } = await import(mcp);
+    const { McpError } = await import(`${v1}/types.js`);
+    const { z } = createRequire(import.meta.resolve(mcp))("zod");
+    return { McpServer, ProtocolError: McpError, z, package: v1 };
   }
   const { McpServer, ProtocolError } = await import("@modelcontextprotocol/server");
-  return { McpServer, ProtocolError };
+  const { z } = await import("zod");
+  return { McpServer, ProtocolError, z };
 }
 
 const sdk = await loadSdk(opts.sdk);
-const schema = (shape) => (opts.sdk === "v1" ? shape : z.object(shape));
+const z = sdk.z;
+const schema = (shape) => (sdk.package ? shape : z.object(shape));
 const text = (t) => [{ type: "text", text: t }];
 
 // The progress token and the notifier differ between the majors' handler contexts.
@@ -127,7 +136,7 @@ async function v2HttpListener() {
 
 // v1: one stateless transport and server per request, the SDK's documented stateless pattern.
 async function v1HttpListener() {
-  const { StreamableHTTPServerTransport } = await import("@modelcontextprotocol/sdk/server/streamableHttp.js");
+  const { StreamableHTTPServerTransport } = await import(`${sdk.package}/server/streamableHttp.js`);
   return async (req, res) => {
     const server = build();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
@@ -141,15 +150,15 @@ async function v1HttpListener() {
 }
 
 if (opts.transport === "stdio") {
-  if (opts.sdk === "v1") {
-    const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
+  if (sdk.package) {
+    const { StdioServerTransport } = await import(`${sdk.package}/server/stdio.js`);
     await build().connect(new StdioServerTransport());
   } else {
     const { StdioServerTransport } = await import("@modelcontextprotocol/server/stdio");
     await build().connect(new StdioServerTransport());
   }
 } else {
-  const listener = opts.sdk === "v1" ? await v1HttpListener() : await v2HttpListener();
+  const listener = sdk.package ? await v1HttpListener() : await v2HttpListener();
   const httpServer = http.createServer((req, res) => {
     listener(req, res).catch((err) => {
       process.stderr.write(`http handler failed: ${err?.stack ?? err}\n`);
