@@ -110,6 +110,9 @@ PEERS: Final = (
     _python("py-fastmcp4", Path(sys.executable), "fastmcp", "fastmcp"),
     _python("py-fastmcp3", PEER_VENVS / "fastmcp3" / "bin" / "python", "fastmcp", "fastmcp"),
     _python("py-fastmcp2", PEER_VENVS / "fastmcp2" / "bin" / "python", "fastmcp", "fastmcp"),
+    # The mcp 1.x SDK, from FastMCP 2's venv (it pins mcp<2): its bundled FastMCP and its low-level Server.
+    _python("py-mcp1-fastmcp", PEER_VENVS / "fastmcp2" / "bin" / "python", "mcp1-fastmcp", "mcp"),
+    _python("py-mcp1-lowlevel", PEER_VENVS / "fastmcp2" / "bin" / "python", "mcp1-lowlevel", "mcp"),
 )
 
 

@@ -756,7 +756,7 @@ class _LogicalCall:
         listed = self.owner.catalog.get(self.tool)
         if is_argument_rejection(text, declared_arguments(listed.input_schema if listed else None)):
             # Most SDKs (TS 1.2x+/2.x, mcp, FastMCP) answer bad arguments with an isError result, not -32602.
-            note = invalid_params_note(self.tool, text)
+            note = invalid_params_note(self.tool, text, self.arguments)
             return self._fail(Channel.EXECUTION, FailureClass.INVALID_INPUT, note, advice="", result=raw)
         cls = classify_text(text)
         retry_after = retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None
@@ -780,7 +780,7 @@ class _LogicalCall:
         if unknown:
             return await self._unknown_tool(span, ref=ref, channel=Channel.PROTOCOL)
         if code == INVALID_PARAMS:
-            note = invalid_params_note(self.tool, message)
+            note = invalid_params_note(self.tool, message, self.arguments)
             return self._fail(Channel.PROTOCOL, FailureClass.INVALID_INPUT, note, ref=ref, advice="")
         return self._other_protocol_error(code, message, data, ref)
 

@@ -81,6 +81,8 @@ class ArgumentProblem:
 
     def sentence(self) -> str:
         """```color`` must be a string` / ```a`` is required` / ```c`` is not an accepted argument`."""
+        if not self.field:  # the validator echoed a value instead of naming the argument
+            return f"one argument must be {self.expected}" if self.expected else "one argument is invalid"
         if self.expected is None:
             return f"`{self.field}` is invalid"
         if self.expected == _REQUIRED:
@@ -215,6 +217,18 @@ def _issue(issue: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
         expected = _noun(str(issue["expected"]))
     elif code == "type" and params.get("type"):
         expected = _noun(str(params["type"]))
+    elif params.get("comparison") in _COMPARISONS and "limit" in params:  # ajv minimum/maximum/exclusive*
+        expected = f"{_COMPARISONS[params['comparison']]} {params['limit']}"
+    elif code in {"minLength", "maxLength", "minItems", "maxItems"} and "limit" in params:
+        expected = f"{'at least' if code.startswith('min') else 'at most'} {params['limit']} " + (
+            "characters" if code.endswith("Length") else "items"
+        )
+    elif code == "pattern" and params.get("pattern"):
+        expected = f"a string matching {params['pattern']}"
+    elif code == "format" and params.get("format"):
+        expected = f"a valid {params['format']}"
+    elif code == "const" and "allowedValue" in params:
+        expected = f"exactly {json.dumps(params['allowedValue'])}"
     elif code in {"invalid_string", "invalid_format"} and (issue.get("validation") or issue.get("format")):
         kind = str(issue.get("validation") or issue.get("format"))
         pattern = issue.get("pattern")
@@ -289,6 +303,47 @@ def _zod_lines(message: str) -> Iterator[tuple[str, str | None]]:
             yield key, _UNEXPECTED
 
 
+# jsonschema's ValidationError.message: "<repr of the value> <rule> <schema value>" (the mcp 1.x low-level Server
+# sends it as "Input validation error: 'seven' is not of type 'number'"). It names the value, not the argument.
+_JSONSCHEMA: Final = re.compile(
+    r"^(?:.*?error:\s*)?(?P<value>.+?) (?P<rule>is not of type|is not one of|does not match"
+    r"|is (?:less|greater) than(?: or equal to)? the (?:minimum|maximum) of|is not a) (?P<arg>.+)$",
+    re.I | re.M,
+)
+_JSONSCHEMA_RULES: Final = {
+    "is less than the minimum of": "at least",
+    "is less than or equal to the minimum of": "greater than",
+    "is greater than the maximum of": "at most",
+    "is greater than or equal to the maximum of": "less than",
+}
+
+
+def _jsonschema(message: str, arguments: Mapping[str, Any] | None) -> Iterator[tuple[str, str | None]]:
+    for match in _JSONSCHEMA.finditer(message):
+        rule, arg = match.group("rule").lower(), match.group("arg").strip().rstrip(".")
+        if rule == "is not of type":
+            expected = _noun(arg.split(",")[0])
+        elif rule == "is not one of":
+            expected = _options(arg)
+        elif rule == "does not match":
+            expected = f"a string matching {arg.strip(chr(39))}"
+        elif rule == "is not a":
+            expected = f"a valid {arg.strip(chr(39))}"
+        else:
+            expected = f"{_JSONSCHEMA_RULES[rule]} {arg}"
+        yield _sent_as(match.group("value"), arguments), expected
+
+
+def _sent_as(echoed: str, arguments: Mapping[str, Any] | None) -> str:
+    """The one argument whose value a validator echoed (Python repr or JSON), else ``""`` (unnamed)."""
+    names = [
+        name
+        for name, value in (arguments or {}).items()
+        if echoed in {repr(value), json.dumps(value, ensure_ascii=False)}
+    ]
+    return names[0] if len(names) == 1 else ""
+
+
 def _pydantic(message: str) -> Iterator[tuple[str, str | None]]:
     for match in _PYDANTIC.finditer(message):
         kind = match.group("type") or ""
@@ -313,8 +368,13 @@ def _prose(message: str) -> Iterator[tuple[str, str | None]]:
 _NOT_FIELDS: Final = frozenset({"input", "error", "trace", "at", "http", "https", "type", "mcp", "for", "tool"})
 
 
-def parse_argument_problems(message: str) -> list[ArgumentProblem]:
+def parse_argument_problems(message: str, arguments: Mapping[str, Any] | None = None) -> list[ArgumentProblem]:
     """The arguments a validation message rejects and what each must be (order kept, one per field, at most 4).
+
+    Args:
+        message: the server's text.
+        arguments: the arguments that were sent, to name the argument when a validator echoes its value
+            instead of its name (jsonschema); never quoted back.
 
     A field named twice keeps the most specific expectation. Values the caller sent never appear: pydantic's
     ``input_value``, zod's ``received`` and JSON Schema's echoed instance are dropped by construction.
@@ -322,10 +382,12 @@ def parse_argument_problems(message: str) -> list[ArgumentProblem]:
     found: dict[str, str | None] = {}
     # A JSON issue list is the whole story (its "message" fields would read as prose); else text forms combine.
     issues = list(_json_issues(message))
-    pairs = issues or [pair for extractor in (_pydantic, _zod_lines, _prose) for pair in extractor(message)]
+    pairs = issues or [
+        *_pydantic(message), *_zod_lines(message), *_prose(message), *_jsonschema(message, arguments)
+    ]
     for field, expected in pairs:
         field = field.strip("`'\"")
-        if not field or field.lower() in _NOT_FIELDS:
+        if field.lower() in _NOT_FIELDS or (not field and (expected is None or "" in found)):
             continue
         if found.get(field) is None:
             found[field] = expected
@@ -380,15 +442,28 @@ def unknown_tool_name(message: str) -> str | None:
     return None
 
 
-def invalid_params_note(tool: str, message: str) -> str:
-    """Build the model's note for rejected arguments on ``tool``: which argument, what it must be, what to do."""
-    problems = parse_argument_problems(message)
+def invalid_params_note(tool: str, message: str, arguments: Mapping[str, Any] | None = None) -> str:
+    """Build the model's note for rejected arguments on ``tool``: which argument, what it must be, what to do.
+
+    Args:
+        tool: the tool's name.
+        message: the server's text (a -32602 message or an ``isError`` result's text).
+        arguments: the arguments that were sent (see :func:`parse_argument_problems`); string values among them
+            are also cut out of a prose excerpt, so the note never quotes what the model sent.
+
+    Returns:
+        At most :data:`MAX_NOTE` characters, scrubbed.
+    """
+    problems = parse_argument_problems(message, arguments)
     if problems:
         # Names and expectations are the server's raw text: scrubbed like the excerpt below.
         detail = scrub_text("; ".join(p.sentence() for p in problems))
     else:
         # Nothing structured: keep a scrubbed, path-free excerpt, only if it is short prose.
-        excerpt = safe_excerpt(_SDK_PREFIX.sub("", message), limit=120)
+        prose = _SDK_PREFIX.sub("", message)
+        for value in (v for v in (arguments or {}).values() if isinstance(v, str) and len(v) >= 3):
+            prose = prose.replace(value, "…")
+        excerpt = safe_excerpt(prose, limit=120)
         generic = {"invalid params", "invalid request parameters", "invalid arguments"}
         detail = excerpt if excerpt and excerpt.lower() not in generic and not excerpt.startswith(("[", "{")) else ""
     head = f"{tool} was rejected: invalid arguments"

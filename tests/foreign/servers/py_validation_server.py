@@ -1,7 +1,8 @@
 """A stdio MCP server whose tools declare typed, constrained arguments: ``python py_validation_server.py STYLE``.
 
-STYLE is ``mcpserver`` (the ``mcp`` SDK's ``MCPServer``) or ``fastmcp`` (any installed FastMCP major); the
-SDK's low-level ``Server`` validates no arguments, so it has no message of its own to collect. It runs with whichever interpreter has that SDK, also a
+STYLE is ``mcpserver`` (the ``mcp`` 2.x SDK's ``MCPServer``), ``fastmcp`` (any installed FastMCP major), or, with
+``mcp`` 1.x, ``mcp1-fastmcp`` (its bundled FastMCP) and ``mcp1-lowlevel`` (its low-level ``Server``, which checks
+arguments against the JSON Schema with ``jsonschema``; the 2.x low-level ``Server`` checks none). It runs with whichever interpreter has that SDK, also a
 throwaway venv holding an older FastMCP, so it imports nothing from errscope or the tests. The tools mirror
 ``tests/npm/servers/ts_failing_server.mjs`` so every SDK rejects the same bad calls in its own words.
 """
@@ -45,5 +46,42 @@ def mcpserver() -> None:
     server.run("stdio")
 
 
+def mcp1_fastmcp() -> None:
+    from mcp.server.fastmcp import FastMCP
+
+    server = FastMCP("py-validation-mcp1-fastmcp")
+    server.add_tool(add)
+    server.add_tool(create_label)
+    server.run("stdio")
+
+
+def mcp1_lowlevel() -> None:
+    import anyio
+    import mcp.types as types
+    from mcp.server.lowlevel import Server
+    from mcp.server.stdio import stdio_server
+    from pydantic import TypeAdapter
+
+    functions = {"add": add, "create_label": create_label}
+    server = Server("py-validation-mcp1-lowlevel")
+
+    @server.list_tools()
+    async def list_tools() -> list[types.Tool]:
+        return [types.Tool(name=n, inputSchema=TypeAdapter(f).json_schema()) for n, f in functions.items()]
+
+    @server.call_tool()
+    async def call_tool(name: str, arguments: dict[str, object]) -> list[types.TextContent]:
+        if name not in functions:
+            raise ValueError(f"Unknown tool: {name}")
+        return [types.TextContent(type="text", text=functions[name](**arguments))]  # type: ignore[operator]
+
+    async def serve() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(serve)
+
+
 if __name__ == "__main__":
-    {"fastmcp": fastmcp, "mcpserver": mcpserver}[sys.argv[1]]()
+    styles = {"fastmcp": fastmcp, "mcpserver": mcpserver, "mcp1-fastmcp": mcp1_fastmcp, "mcp1-lowlevel": mcp1_lowlevel}
+    styles[sys.argv[1]]()
