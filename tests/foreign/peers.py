@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -82,7 +83,9 @@ def _serving(argv: Sequence[str], port: int, *, cwd: Path, env: dict[str, str] |
         _wait_port(port, proc)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
-        proc.terminate()
+        # SIGINT, not SIGTERM: uvicorn re-raises the signal it caught after shutting down, and only SIGINT then
+        # unwinds Python (KeyboardInterrupt) so the server's `finally` flushes its telemetry.
+        proc.send_signal(signal.SIGINT)
         try:
             proc.wait(5)
         except subprocess.TimeoutExpired:
