@@ -92,11 +92,9 @@ def _python(name: str, python: Path, style: str, distribution: str) -> Peer:
         return [str(python), str(PY_SERVER), style] if python.exists() else None
 
     def versions() -> dict[str, str]:
-        code = "import json,importlib.metadata as m;print(json.dumps({d:m.version(d) for d in %r}))"
-        out = subprocess.run(
-            [str(python), "-c", code % ([distribution, "mcp", "pydantic"] if distribution != "mcp" else ["mcp", "pydantic"])],
-            capture_output=True, text=True, check=True, timeout=30,
-        )
+        distributions = list(dict.fromkeys([distribution, "mcp", "pydantic"]))
+        code = f"import json,importlib.metadata as m;print(json.dumps({{d:m.version(d) for d in {distributions!r}}}))"
+        out = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True, timeout=30)
         return dict(json.loads(out.stdout))
 
     return Peer(name, argv, versions)
@@ -132,10 +130,9 @@ def capture(peer: Peer, *, timeout: float = 60.0) -> list[dict[str, Any]]:
     argv = peer.argv()
     if argv is None:
         raise FileNotFoundError(f"{peer.name} is not installed (run scripts/tools.sh)")
+    hello = {"protocolVersion": PROTOCOL_VERSION, "capabilities": {}, "clientInfo": {"name": "capture", "version": "1"}}
     frames = [
-        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": PROTOCOL_VERSION, "capabilities": {}, "clientInfo": {"name": "errscope-capture", "version": "1"},
-        }},
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello},
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
     ] + [
         {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": case.tool, "arguments": case.arguments}}
@@ -195,4 +192,5 @@ if __name__ == "__main__":
         CORPUS.write_text(json.dumps(corpus, indent=2, ensure_ascii=False) + "\n")
     else:
         print(json.dumps(corpus, indent=2, ensure_ascii=False))
-    print(f"{len(corpus['messages'])} messages from {len(corpus['peers'])} peers; not installed: {missing or 'none'}", file=sys.stderr)
+    count = f"{len(corpus['messages'])} messages from {len(corpus['peers'])} peers"
+    print(f"{count}; not installed: {missing or 'none'}", file=sys.stderr)

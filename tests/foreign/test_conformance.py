@@ -21,7 +21,8 @@ RUN_TIMEOUT = 100.0
 
 
 def failing(checks: dict[str, Check]) -> dict[str, str]:
-    return {key: f"{check.status}: {check.error}" for key, check in checks.items() if check.status in {"FAILURE", "WARNING"}}
+    """The checks that did not pass (``FAILURE`` or ``WARNING``), with the suite's reason."""
+    return {key: f"{c.status}: {c.error}" for key, c in checks.items() if c.status in {"FAILURE", "WARNING"}}
 
 
 def test_errscope_changes_no_conformance_verdict(tmp_path: Path) -> None:

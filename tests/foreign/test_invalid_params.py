@@ -80,7 +80,7 @@ def test_stored_corpus_is_what_the_sdks_say_today() -> None:
         said = [(r["case"], r["channel"], r["code"], r["message"]) for r in live["messages"] if r["peer"] == peer]
         stored = [(r["case"], r["channel"], r["code"], r["message"]) for r in CORPUS["messages"] if r["peer"] == peer]
         if versions == CORPUS["peers"].get(peer):
-            assert said == stored, f"{peer} {versions} now answers differently: run python -m tests.foreign.messages --write"
+            assert said == stored, f"{peer} {versions} answers differently: python -m tests.foreign.messages --write"
         else:
             drifted.append(f"{peer}: {CORPUS['peers'].get(peer)} -> {versions}")
     for record in live["messages"]:
@@ -118,7 +118,8 @@ class TestShapesBeyondTheCorpus:
         v1 = 'MCP error -32602: Input validation error: Invalid arguments for tool t: Unrecognized key: "colour"'
         assert [(p.field, p.expected) for p in parse_argument_problems(v2)] == [("address.city", "a string")]
         assert invalid_params_note("t", v1) == (
-            "t was rejected: invalid arguments — `colour` is not an accepted argument. Fix the arguments and call again."
+            "t was rejected: invalid arguments — `colour` is not an accepted argument. "
+            "Fix the arguments and call again."
         )
 
     def test_upstream_pydantic_error_is_not_an_argument_rejection(self) -> None:

@@ -133,11 +133,11 @@ _PHRASES: Final[tuple[tuple[re.Pattern[str], Any], ...]] = (
                 r"|^Missing required (?:argument|field|property)$", re.I), lambda m: _REQUIRED),
     (re.compile(r"^Invalid input: expected (\w+)(?:, received \w+)?$", re.I), lambda m: _noun(m[1])),
     (re.compile(r"^Expected (\w+), received \w+$", re.I), lambda m: _noun(m[1])),
-    (re.compile(r"^Too (?:small|big): expected \w+ to (?:be|have) ([<>]=?)\s*(-?[\d.]+(?:e[+-]?\d+)?)(?: (\w+))?$", re.I),
-     lambda m: f"{_COMPARISONS[m[1]]} {m[2]}" + (f" {m[3]}" if m[3] else "")),
+    (re.compile(r"^Too (?:small|big): expected \w+ to (?:be|have) ([<>]=?)\s*(-?[\d.]+(?:e[+-]?\d+)?)(?: (\w+))?$",
+                re.I), lambda m: f"{_COMPARISONS[m[1]]} {m[2]}" + (f" {m[3]}" if m[3] else "")),
     (re.compile(r"^Invalid string: must match pattern (/.+/\w*)$", re.I), lambda m: f"a string matching {m[1]}"),
-    (re.compile(r"^Invalid string: must (start with|end with|include) (.+)$", re.I),
-     lambda m: f"a string that {m[1].replace('include', 'includes').replace('start', 'starts').replace('end', 'ends')} {m[2]}"),
+    (re.compile(r"^Invalid string: must (start|end) with (.+)$", re.I), lambda m: f"a string that {m[1]}s with {m[2]}"),
+    (re.compile(r"^Invalid string: must include (.+)$", re.I), lambda m: f"a string that includes {m[1]}"),
     (re.compile(r"^Invalid (?:option|enum value)[.:]? expected one of (.+?)(?:, received .*)?$", re.I),
      lambda m: _options(m[1])),
     (re.compile(r"^Invalid enum value\. Expected (.+?)(?:, received .*)?$", re.I), lambda m: _options(m[1])),
@@ -173,14 +173,20 @@ def _expectation(message: str) -> str | None:
 
 
 def _path(value: Any) -> str:
-    """A field path from a list (zod ``path``, pydantic ``loc``), a JSON pointer or a dotted string."""
+    """A field path from a list (zod ``path``, pydantic ``loc``), a JSON pointer (ajv) or a dotted string.
+
+    A path into the request itself (``params.arguments...``, a malformed ``tools/call``) is cut to the arguments.
+    """
     if isinstance(value, list | tuple):
         parts = [str(p) for p in value]
+    elif str(value or "").startswith("/"):
+        parts = [p.replace("~1", "/").replace("~0", "~") for p in str(value)[1:].split("/")]  # RFC 6901
     else:
-        text = str(value or "")
-        parts = [p.replace("~1", "/").replace("~0", "~") for p in text.lstrip("/").split("/")] if text.startswith("/") else [text]
+        parts = [str(value or "")]
     path = ".".join(p for p in parts if p)
-    return re.sub(r"^params\.arguments\.?", "", path) or ("arguments" if parts[-2:] == ["params", "arguments"] else "")
+    if path == "params.arguments":
+        return "arguments"
+    return path.removeprefix("params.arguments.")
 
 
 def _issue(issue: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
@@ -248,12 +254,13 @@ def _json_issues(message: str) -> Iterator[tuple[str, str | None]]:
             value, _ = decoder.raw_decode(message, start)
         except ValueError:
             continue
-        items = value if isinstance(value, list) else value.get("issues") or value.get("errors") if isinstance(value, dict) else None
-        if not isinstance(items, list) or not items or not all(isinstance(i, dict) for i in items):
+        if isinstance(value, dict):  # {"issues": [...]} (zod's error JSON) or {"errors": [...]}
+            value = value.get("issues") or value.get("errors")
+        if not (isinstance(value, list) and value and all(isinstance(item, dict) for item in value)):
             continue
-        if not any(k in items[0] for k in ("path", "loc", "instancePath", "instance_path")):
+        if not any(key in value[0] for key in ("path", "loc", "instancePath", "instance_path")):
             continue
-        for item in items:
+        for item in value:
             yield from _issue(item)
         return
 
@@ -269,10 +276,14 @@ _ZOD_PREFIX: Final = re.compile(rf"^(?P<path>{_FIELD}):\s+(?P<msg>.+)$", re.S)
 _ZOD_SUFFIX: Final = re.compile(rf"^(?P<msg>.+?) at (?P<path>{_FIELD})$", re.S)
 _ISSUE_BREAK: Final = re.compile(rf"\n|; |, (?={_FIELD}: [A-Z])")
 _TRACE: Final = re.compile(r"\s*(?:stack\s*)?trace(?:back)?\b.*$", re.I | re.S)  # "; trace at /srv/x.py:88"
+_UNRECOGNISED: Final = re.compile(r"^Unrecognized keys?(?: in object)?:\s*(?P<keys>.+)$", re.I)
 _TOOL_PREAMBLE: Final = re.compile(r"^.*?\b(?:for tool|arguments for)\s+[`'\"]?[\w./-]+[`'\"]?\s*:\s*", re.I | re.S)
 _SDK_PREFIX: Final = re.compile(r"^(?:MCP error -?\d+:\s*)?(?:Input validation error:\s*)?", re.I)
 _MUST_BE: Final = re.compile(rf"(?<![\w/])[`'\"]?(?P<field>{_FIELD})[`'\"]? must be (?P<exp>[^.;,\n]{{1,60}})")
-_POINTER_MUST: Final = re.compile(r"(?:^|\s)(?:data)?(?P<pointer>/[\w/~$-]{1,128}) must (?:be )?(?P<exp>[^.;,\n]{1,60})")
+# ajv's text form: "data/a must be number" or "/a must be number" (instancePath + message).
+_POINTER_MUST: Final = re.compile(
+    r"(?:^|\s)(?:data)?(?P<pointer>/[\w/~$-]{1,128}) must (?:be )?(?P<exp>[^.;,\n]{1,60})"
+)
 _REQUIRED_PROSE: Final = re.compile(
     rf"[`'\"](?P<a>{_FIELD})[`'\"] is a required property"
     rf"|must have required property [`'\"](?P<b>{_FIELD})[`'\"]"
@@ -286,21 +297,13 @@ def _zod_lines(message: str) -> Iterator[tuple[str, str | None]]:
     for piece in _ISSUE_BREAK.split(body):
         piece = _TRACE.sub("", piece).strip()
         match = _ZOD_PREFIX.match(piece) or _ZOD_SUFFIX.match(piece)
-        if match is None:
-            continue
-        expected = _expectation(match.group("msg"))
-        if expected is not None or _ZOD_PREFIX.match(piece):
-            if expected is None and re.match(r"^Unrecognized keys?:", match.group("msg"), re.I):
-                continue
-            yield match.group("path"), expected
-        unrecognised = re.match(r"^Unrecognized keys?(?: in object)?:\s*(.+)$", match.group("msg"), re.I)
-        if unrecognised:
-            base = match.group("path")
-            for key in re.findall(r"[\"'`]([^\"'`]+)[\"'`]", unrecognised.group(1)):
-                yield (f"{base}.{key}" if base else key), _UNEXPECTED
-    for match in re.finditer(r"^Unrecognized keys?(?: in object)?:\s*(.+)$", body, re.I | re.M):
-        for key in re.findall(r"[\"'`]([^\"'`]+)[\"'`]", match.group(1)):
-            yield key, _UNEXPECTED
+        path, text = (match.group("path"), match.group("msg")) if match else ("", piece)
+        unrecognised = _UNRECOGNISED.match(text)
+        if unrecognised:  # zod names the object; the keys are the arguments that should not be there
+            for key in re.findall(r"[\"'`]([^\"'`]+)[\"'`]", unrecognised.group("keys")):
+                yield (f"{path}.{key}" if path else key), _UNEXPECTED
+        elif match is not None and (expected := _expectation(text)) is not None:
+            yield path, expected  # an unknown sentence proves nothing: "failed at startup" is not a path
 
 
 # jsonschema's ValidationError.message: "<repr of the value> <rule> <schema value>" (the mcp 1.x low-level Server

@@ -1,4 +1,4 @@
-"""The server the official MCP conformance suite expects, built on ``MCPServer``: ``everything_server.py PORT [--errscope DIR]``.
+"""The server the MCP conformance suite expects, on ``MCPServer``: ``everything_server.py PORT [--errscope DIR]``.
 
 Tool, resource and prompt names and contents follow the suite's server scenarios
 (``conformance list --server``; each scenario's description states what it calls and expects). Streamable HTTP
@@ -161,7 +161,8 @@ ENUM_SCHEMA: dict[str, Any] = {  # SEP-1330's five enum variants, as the scenari
     "type": "object",
     "properties": {
         "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
-        "titledSingle": {"type": "string", "oneOf": [{"const": f"value{n}", "title": f"Option {n}"} for n in (1, 2, 3)]},
+        "titledSingle": {"type": "string",
+                         "oneOf": [{"const": f"value{n}", "title": f"Option {n}"} for n in (1, 2, 3)]},
         "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"],
                        "enumNames": ["Option One", "Option Two", "Option Three"]},
         "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},

@@ -2,9 +2,11 @@
 
 STYLE is ``mcpserver`` (the ``mcp`` 2.x SDK's ``MCPServer``), ``fastmcp`` (any installed FastMCP major), or, with
 ``mcp`` 1.x, ``mcp1-fastmcp`` (its bundled FastMCP) and ``mcp1-lowlevel`` (its low-level ``Server``, which checks
-arguments against the JSON Schema with ``jsonschema``; the 2.x low-level ``Server`` checks none). It runs with whichever interpreter has that SDK, also a
-throwaway venv holding an older FastMCP, so it imports nothing from errscope or the tests. The tools mirror
-``tests/npm/servers/ts_failing_server.mjs`` so every SDK rejects the same bad calls in its own words.
+arguments against the JSON Schema with ``jsonschema``; the 2.x low-level ``Server`` checks none).
+
+It runs under whichever interpreter has that SDK (also the throwaway venvs holding older FastMCP majors), so it
+imports nothing from errscope or the tests. The tools mirror ``tests/npm/servers/ts_failing_server.mjs``, so every
+SDK rejects the same bad calls in its own words.
 """
 
 from __future__ import annotations
