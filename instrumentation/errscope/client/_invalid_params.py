@@ -58,7 +58,7 @@ _PYDANTIC_HEADER: Final = re.compile(r"\b\d+ validation errors? for \S+", re.I)
 
 _UNKNOWN_TOOL: Final = (
     # "Unknown tool: x" (mcp, FastMCP), "Tool x not found" (TS SDKs), "no such tool 'x'", "tool x does not exist"
-    re.compile(r"\b(?:unknown|no such|invalid) tool(?: name)?\b[:\s]*[`'\"]?(?P<name>[\w./-]{1,128})?", re.I),
+    re.compile(r"\b(?:unknown|no such) tool(?: name)?\b[:\s]*[`'\"]?(?P<name>[\w./-]{1,128})?", re.I),
     re.compile(
         r"\btool[:\s]+[`'\"]?(?P<name>[\w./-]{1,128})[`'\"]?\s+(?:was\s+)?(?:not found|does not exist|is not available"
         r"|is not registered|not registered|is unknown)",
@@ -368,7 +368,7 @@ def _prose(message: str) -> Iterator[tuple[str, str | None]]:
         yield match.group("field"), match.group("exp").strip()
 
 
-_NOT_FIELDS: Final = frozenset({"input", "error", "trace", "at", "http", "https", "type", "mcp", "for", "tool"})
+_NOT_FIELDS: Final = frozenset({"input", "error", "trace", "at", "http", "https"})  # prose words, not arguments
 
 
 def parse_argument_problems(message: str, arguments: Mapping[str, Any] | None = None) -> list[ArgumentProblem]:
