@@ -59,6 +59,13 @@ CASES: Final = (
         {"weight_kg": ("at most 30",)},
         ("31",),
     ),
+    Case(
+        "nested",
+        "ship",
+        {"address": {"city": 75001, "zip": "7500"}, "items": [{"sku": "A-1", "qty": 0}]},
+        {"address.city": ("string",), "address.zip": ("matching", "format"), "items.0.qty": ("at least 1",)},
+        ("75001", "7500"),
+    ),
     Case("not-an-object", "add", [1, 2], {}),
     Case("unknown-tool", "refund_everything", {}, None),
 )

@@ -84,7 +84,7 @@ async def test_each_failure_gets_its_class_and_an_honest_note(sdk: str, transpor
 
     unknown = results["unknown"]
     assert unknown.failure_class is FailureClass.NOT_FOUND
-    assert unknown.text.startswith("Tool `add_numbers` does not exist. Available: add, create_label, find_order")
+    assert unknown.text.startswith("Tool `add_numbers` does not exist. Available: add, create_label, ship, find_order")
 
     assert results["not_found"].failure_class is FailureClass.NOT_FOUND
     assert "ORD-4242" in results["not_found"].text  # the tool's own words about the order, not a tool lookup

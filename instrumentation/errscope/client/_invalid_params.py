@@ -22,6 +22,7 @@ by its own shapes and never claims a message that carries argument problems.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Collection, Iterator, Mapping
@@ -329,22 +330,35 @@ def _jsonschema(message: str, arguments: Mapping[str, Any] | None) -> Iterator[t
         elif rule == "is not one of":
             expected = _options(arg)
         elif rule == "does not match":
-            expected = f"a string matching {arg.strip(chr(39))}"
+            expected = f"a string matching {_literal(arg)}"
         elif rule == "is not a":
-            expected = f"a valid {arg.strip(chr(39))}"
+            expected = f"a valid {_literal(arg)}"
         else:
             expected = f"{_JSONSCHEMA_RULES[rule]} {arg}"
         yield _sent_as(match.group("value"), arguments), expected
 
 
+def _literal(text: str) -> str:
+    """A Python literal as jsonschema prints it (``'^\\\\d{5}$'``) back to its value (``^\\d{5}$``)."""
+    try:
+        return str(ast.literal_eval(text))
+    except (ValueError, SyntaxError):
+        return text.strip("'")
+
+
 def _sent_as(echoed: str, arguments: Mapping[str, Any] | None) -> str:
-    """The one argument whose value a validator echoed (Python repr or JSON), else ``""`` (unnamed)."""
-    names = [
-        name
-        for name, value in (arguments or {}).items()
-        if echoed in {repr(value), json.dumps(value, ensure_ascii=False)}
-    ]
-    return names[0] if len(names) == 1 else ""
+    """The one argument (a dotted path when nested) whose value a validator echoed, else ``""`` (unnamed)."""
+    paths = [path for path, value in _leaves(arguments or {}, "") if echoed in {repr(value), json.dumps(value)}]
+    return paths[0] if len(paths) == 1 else ""
+
+
+def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
+    """Every (dotted path, value) in sent arguments, containers included (a validator may echo a whole object)."""
+    if path:
+        yield path, value
+    children = value.items() if isinstance(value, Mapping) else enumerate(value) if isinstance(value, list) else ()
+    for key, child in children:
+        yield from _leaves(child, f"{path}.{key}" if path else str(key))
 
 
 def _pydantic(message: str) -> Iterator[tuple[str, str | None]]:

@@ -14,10 +14,20 @@ from __future__ import annotations
 import sys
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 OrderId = Annotated[str, Field(pattern=r"^ORD-\d{4}$")]
 Weight = Annotated[float, Field(gt=0, le=30)]
+
+
+class Address(BaseModel):
+    city: str
+    zip: Annotated[str, Field(pattern=r"^\d{5}$")]
+
+
+class Item(BaseModel):
+    sku: str
+    qty: Annotated[int, Field(ge=1)]
 
 
 def add(a: float, b: float) -> str:
@@ -30,12 +40,20 @@ def create_label(order_id: OrderId, weight_kg: Weight, service: Literal["ground"
     return f"label for {order_id}"
 
 
+def ship(address: Address, items: list[Item]) -> str:
+    """Ship items to an address."""
+    return f"shipping {len(items)} items"
+
+
+TOOLS = (add, create_label, ship)
+
+
 def fastmcp() -> None:
     from fastmcp import FastMCP
 
     server = FastMCP("py-validation-fastmcp")
-    server.tool(add)
-    server.tool(create_label)
+    for tool in TOOLS:
+        server.tool(tool)
     server.run()
 
 
@@ -43,8 +61,8 @@ def mcpserver() -> None:
     from mcp.server.mcpserver import MCPServer
 
     server = MCPServer("py-validation-mcpserver")
-    server.add_tool(add)
-    server.add_tool(create_label)
+    for tool in TOOLS:
+        server.add_tool(tool)
     server.run("stdio")
 
 
@@ -52,8 +70,8 @@ def mcp1_fastmcp() -> None:
     from mcp.server.fastmcp import FastMCP
 
     server = FastMCP("py-validation-mcp1-fastmcp")
-    server.add_tool(add)
-    server.add_tool(create_label)
+    for tool in TOOLS:
+        server.add_tool(tool)
     server.run("stdio")
 
 
@@ -64,7 +82,7 @@ def mcp1_lowlevel() -> None:
     from mcp.server.stdio import stdio_server
     from pydantic import TypeAdapter
 
-    functions = {"add": add, "create_label": create_label}
+    functions = {tool.__name__: tool for tool in TOOLS}
     server = Server("py-validation-mcp1-lowlevel")
 
     @server.list_tools()

@@ -72,6 +72,17 @@ function build() {
     async ({ order_id }) => ({ content: text(`label for ${order_id}`) }),
   );
   server.registerTool(
+    "ship",
+    {
+      description: "Ship items to an address",
+      inputSchema: schema({
+        address: z.object({ city: z.string(), zip: z.string().regex(/^\d{5}$/) }),
+        items: z.array(z.object({ sku: z.string(), qty: z.number().int().min(1) })),
+      }),
+    },
+    async ({ items }) => ({ content: text(`shipping ${items.length} items`) }),
+  );
+  server.registerTool(
     "find_order",
     { description: "Look an order up", inputSchema: schema({ order_id: z.string() }) },
     async ({ order_id }) => ({ isError: true, content: text(`Order ${order_id} not found (404)`) }),
