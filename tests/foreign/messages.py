@@ -1,10 +1,11 @@
 """Collect the exact words real MCP SDKs use to reject bad tool arguments and unknown tools.
 
 ``python -m tests.foreign.messages --write`` runs every SDK it can find (the TypeScript SDK v2, v1 and an older
-v1 from ``tests/npm``; the ``mcp`` SDK's ``MCPServer`` and FastMCP 4 from the project venv; FastMCP 2 and 3 from
-the throwaway venvs ``scripts/tools.sh`` builds), makes the same bad calls on each over stdio with raw
-JSON-RPC, and writes what came back to ``tests/foreign/data/invalid_params_corpus.json``. The tests read that
-file, and one of them re-runs the capture to check the file still says what the SDKs say.
+v1 from ``tests/npm``; the ``mcp`` 2.x SDK's ``MCPServer`` and FastMCP 4 from the project venv; FastMCP 2 and 3,
+and the ``mcp`` 1.x SDK's FastMCP and low-level ``Server``, from the throwaway venvs ``scripts/tools.sh`` builds),
+makes the same bad calls on each over stdio with raw JSON-RPC, and writes what came back to
+``tests/foreign/data/invalid_params_corpus.json``. The tests read that file, and one of them re-runs the capture
+to check the file still says what the SDKs say.
 """
 
 from __future__ import annotations
