@@ -236,6 +236,15 @@ class LogicalCall:
                 return await self._unknown_tool(span, ref=None, channel=Channel.EXECUTION, result=raw)
             return shaped
         assert error is not None
+        if isinstance(error, MCPError) and wire.stand_in_frame:
+            # The SDK could not read the answer and stood in for it (issue #16): the request was
+            # written, so the tool may have run. Not the server refusing; a transport fault.
+            owner.breaker.record_failure()
+            attributes[ERROR_TYPE] = ERROR_TYPE_UNREADABLE
+            return shape.local_failure(
+                self.tool,
+                f"The answer to {self.tool} could not be read. The call may have run; check before calling again.",
+            )
         if isinstance(error, MCPError) and wire.error_frame:
             owner.breaker.record_success()  # the server answered
             return await self._from_protocol_error(error, span, attributes)

@@ -163,11 +163,6 @@ class ToolClient:
         return self.connection.tap
 
     @property
-    def taps(self) -> list[WireTap]:
-        """Every connection's wire tap, oldest first."""
-        return self.connection.taps
-
-    @property
     def protocol_version(self) -> str | None:
         return self.connection.protocol_version
 

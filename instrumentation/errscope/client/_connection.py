@@ -31,7 +31,7 @@ from opentelemetry.trace import Link, StatusCode
 from errscope._attributes import ERROR_TYPE, MCP_METHOD_NAME, RPC_RESPONSE_STATUS_CODE
 from errscope.client._catalog import ToolCatalog
 from errscope.client._telemetry import ClientTelemetry
-from errscope.client._wire import WireTap
+from errscope.client._wire import UNDECODABLE, WireTap, observe_http_parsing
 
 __all__ = ["Connection", "ServerConnection", "Target", "describe"]
 
@@ -136,7 +136,6 @@ class ServerConnection:
         self.list_timeout = list_timeout
         self.http_max_connections = http_max_connections
         self.current: Connection | None = None
-        self.taps: list[WireTap] = []
         self.session: dict[str, str] = {}
         self.tg: anyio.abc.TaskGroup | None = None
         self._lock = anyio.Lock()
@@ -175,6 +174,10 @@ class ServerConnection:
             stack.push_async_callback(http.aclose)
             return streamable_http_client(server, http_client=http)
         if isinstance(server, StdioServerParameters):
+            if server.encoding_error_handler == "strict":
+                # The SDK's reader dies on the first undecodable byte and then drains the pipe
+                # forever, wedging the session: replace and count instead (a protocol fault).
+                server = server.model_copy(update={"encoding_error_handler": UNDECODABLE})
             return stdio_client(server, errlog=open(os.devnull, "w"))  # noqa: SIM115 - owned by the transport
         return server()
 
@@ -199,6 +202,12 @@ class ServerConnection:
             conn.done.set()
             conn.ready.set()
 
+    def _new_tap(self) -> WireTap:
+        if isinstance(self.server, str):  # errscope builds this HTTP transport: its stand-ins are known
+            observe_http_parsing()
+            return WireTap(stand_ins_possible=True)
+        return WireTap()
+
     async def ensure(self) -> Connection | None:
         """The live session, opening a new one if there is none; ``None`` if it could not be opened."""
         async with self._lock:
@@ -208,8 +217,7 @@ class ServerConnection:
             if conn is not None:
                 conn.scope.cancel()
             assert self.tg is not None, "use ToolClient as an async context manager"
-            conn = Connection(tap=WireTap())
-            self.taps.append(conn.tap)
+            conn = Connection(tap=self._new_tap())
             self.current = conn
             self.tg.start_soon(self._run, conn)
             with anyio.move_on_after(self.connect_timeout):
