@@ -69,7 +69,7 @@ class TestSpans:
 
     async def test_retries_are_separate_linked_spans(self, tmp_path: Any, telemetry: Any) -> None:
         """Each automatic retry is its own span, numbered, linked to the earlier attempts."""
-        params = scripted_server(tmp_path, [{"isError": True, "text": "503 Service Unavailable"}])
+        params = scripted_server(tmp_path, [{"isError": True, "text": "503 Service Unavailable"}], idempotent=True)
         retry = RetryPolicy(max_attempts=3, backoff_initial=0.01, backoff_max=0.02, jitter=0.01)
         async with ToolClient(params, timeout=2, retry=retry, **telemetry.providers) as tc:
             result = await tc.call_tool("scripted", {})

@@ -26,7 +26,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from opentelemetry import baggage, context, propagate, trace
-from opentelemetry.metrics import Histogram, MeterProvider, get_meter
+from opentelemetry.metrics import Counter, Histogram, MeterProvider, get_meter
 from opentelemetry.trace import Link, NonRecordingSpan, Span, SpanKind, StatusCode, Tracer, TracerProvider
 
 from errscope._attributes import (
@@ -35,8 +35,10 @@ from errscope._attributes import (
     ERRSCOPE_CHANNEL,
     ERRSCOPE_ERROR_REF,
     ERRSCOPE_FAILURE_CLASS,
+    ERRSCOPE_LATE_RESPONSES,
     ERRSCOPE_OUTCOME,
     ERRSCOPE_RETRY_AFTER,
+    ERRSCOPE_SIDE_EFFECT_POSSIBLE,
     GEN_AI_TOOL_NAME,
     MCP_CLIENT_OPERATION_DURATION,
     METRIC_ATTRIBUTES,
@@ -68,6 +70,11 @@ class ClientTelemetry:
             unit="s",
             description="Duration of an MCP request as seen by the client (one point per attempt).",
             explicit_bucket_boundaries_advisory=list(DURATION_BUCKETS),
+        )
+        self.late_responses: Counter = meter.create_counter(
+            ERRSCOPE_LATE_RESPONSES,
+            unit="{response}",
+            description="Answers that arrived after the client had given up on the attempt.",
         )
 
     def start_span(
@@ -113,6 +120,9 @@ class ClientTelemetry:
                 extra[ERRSCOPE_ERROR_REF] = result.error_ref
             if result.retry_after is not None:
                 extra[ERRSCOPE_RETRY_AFTER] = float(result.retry_after)
+            if result.side_effect_possible is not None:
+                extra[ERRSCOPE_SIDE_EFFECT_POSSIBLE] = result.side_effect_possible
+                attributes[ERRSCOPE_SIDE_EFFECT_POSSIBLE] = result.side_effect_possible
         for key in (ERROR_TYPE, RPC_RESPONSE_STATUS_CODE):
             if key in attributes:
                 extra[key] = attributes[key]

@@ -33,6 +33,7 @@ from errscope._classify import Classification, register
 from errscope._tables import Table, expiring_table
 from errscope._telemetry import ServerTelemetry
 from errscope._vocabulary import FailureClass
+from errscope.idempotency import with_keys_honoured
 from errscope.server._mcp import ErrscopeMiddleware, _answer_malformed_frames
 from errscope.server._seam import ToolInfo, ToolSeam
 
@@ -113,6 +114,15 @@ class ErrscopeToolMiddleware(Middleware):
 
         result = await self.seam.run(call, name, info, context.message.arguments, invoke)
         return _as_tool_result(result) if isinstance(result, CallToolResult) else result
+
+    async def on_list_tools(self, context: MiddlewareContext[Any], call_next: Any) -> Any:
+        """Declare the tools that honour errscope idempotency keys (``errscope.server._declare``)."""
+        tools = await call_next(context)
+        declared = []
+        for tool in tools:
+            meta = with_keys_honoured(tool.name, getattr(tool, "fn", None), tool.meta)
+            declared.append(tool if meta is None else tool.model_copy(update={"meta": meta}))
+        return declared
 
 
 _instrumented: weakref.WeakSet[Any] = weakref.WeakSet()

@@ -33,6 +33,7 @@ from errscope._messages import safe_name
 from errscope._scrubbing import scrub
 from errscope._telemetry import ServerTelemetry, content_attribute
 from errscope._vocabulary import Channel, FailureClass, Outcome
+from errscope.server._declare import declare_honoured_keys, undeclare_honoured_keys
 from errscope.server._frames import AnswerMalformedFrames, apply_request_id_rule_on_stdio
 from errscope.server._seam import ToolInfo, ToolSeam, scrubbed_mcp_error
 
@@ -257,6 +258,7 @@ def instrument_mcp(server: Server[Any] | MCPServer, telemetry: ServerTelemetry, 
         _instrument_mcpserver_call_tool(server, seam)
     else:
         _instrument_lowlevel_handler(server, seam)
+    declare_honoured_keys(server)
 
 
 def uninstrument_mcp(server: Server[Any] | MCPServer) -> None:
@@ -267,6 +269,7 @@ def uninstrument_mcp(server: Server[Any] | MCPServer) -> None:
     if not any(isinstance(m, OpenTelemetryMiddleware) for m in chain):
         chain.insert(0, OpenTelemetryMiddleware())
     lowlevel.__dict__.pop("run", None)
+    undeclare_honoured_keys(server)
     if isinstance(server, MCPServer):
         server.__dict__.pop("call_tool", None)
     else:
