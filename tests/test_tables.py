@@ -61,6 +61,7 @@ class TestSizesMetric:
         """errscope.table.entries reports each table kind under one bounded attribute value."""
         telemetry = CapturedTelemetry()
         ServerTelemetry(**telemetry.providers)
+        gc.collect()  # tables earlier tests left behind as garbage
         before = _entries_metric(telemetry)
         assert set(before) == {table.value for table in Table}
         store = InMemoryIdempotencyStore(ttl=100)

@@ -260,6 +260,7 @@ class LogicalCall:
             return shape.local_failure(
                 self.tool,
                 f"The answer to {self.tool} could not be read. The call may have run; check before calling again.",
+                side_effect_possible=True,
             )
         if isinstance(error, MCPError) and wire.error_frame:
             owner.breaker.record_success()  # the server answered

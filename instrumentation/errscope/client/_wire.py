@@ -85,8 +85,11 @@ CURRENT_ATTEMPT: contextvars.ContextVar[WireAttempt | None] = contextvars.Contex
 )
 
 
-CURRENT_TAP: contextvars.ContextVar[WireTap | None] = contextvars.ContextVar("errscope_client_tap", default=None)
-"""The tap of the connection whose task is running: the transport's reader tasks inherit it."""
+CURRENT_TAP: contextvars.ContextVar[weakref.ref[WireTap] | None] = contextvars.ContextVar(
+    "errscope_client_tap", default=None
+)
+"""The tap of the connection whose task is running: the transport's reader tasks inherit it. Held
+weakly: a context copied into a task or timer that outlives the connection must not keep its tap."""
 
 UNDECODABLE: Final = "errscope.undecodable"
 """Codec error handler for a stdio server's output: U+FFFD for each undecodable sequence, counted on
@@ -98,7 +101,8 @@ def _undecodable(error: UnicodeError) -> tuple[str, int]:
         raise error
     if isinstance(error, UnicodeEncodeError):  # our own text (a lone surrogate): never the peer's fault
         return "?", error.end
-    tap = CURRENT_TAP.get()
+    ref = CURRENT_TAP.get()
+    tap = ref() if ref is not None else None
     if tap is not None:
         tap.on_undecodable()
     return "\ufffd", error.end
@@ -228,7 +232,7 @@ class WireTap:
 
         @asynccontextmanager
         async def wrapped() -> AsyncIterator[TransportStreams]:
-            token = CURRENT_TAP.set(tap)  # before the transport starts its reader tasks
+            token = CURRENT_TAP.set(weakref.ref(tap))  # before the transport starts its reader tasks
             try:
                 async with transport as (read, write):
                     yield _TapRead(read, tap), _TapWrite(write, tap)
