@@ -80,11 +80,14 @@ class TestSizesMetric:
         assert _entries_metric(telemetry) == before  # garbage tables are no longer counted
         telemetry.close()
 
-    def test_registered_once_per_meter(self) -> None:
-        """Two servers on one meter provider report each table once, not twice."""
+    def test_registered_once_per_provider(self) -> None:
+        """Two servers and a client on one meter provider report each table once, not three times."""
+        from errscope.client._telemetry import ClientTelemetry
+
         telemetry = CapturedTelemetry()
         ServerTelemetry(**telemetry.providers)
         ServerTelemetry(**telemetry.providers)
+        ClientTelemetry(**telemetry.providers)
         cache = expiring_table(Table.TOOL_SCHEMAS, maxsize=4, ttl=60)
         base = table_sizes()[Table.TOOL_SCHEMAS]
         cache["x"] = 1

@@ -18,9 +18,10 @@ from enum import StrEnum
 from typing import Any
 
 from cachetools import TTLCache
-from opentelemetry.metrics import CallbackOptions, Meter, Observation
+from opentelemetry.metrics import CallbackOptions, MeterProvider, Observation, get_meter, get_meter_provider
 
 from errscope._attributes import ERRSCOPE_TABLE, ERRSCOPE_TABLE_ENTRIES
+from errscope._version import __version__
 
 __all__ = ["OwnedTable", "Table", "expiring_table", "observe_table_sizes", "owned_table", "table_sizes", "track"]
 
@@ -98,14 +99,23 @@ def _observe(_options: CallbackOptions) -> Iterable[Observation]:
     return [Observation(size, {ERRSCOPE_TABLE: table.value}) for table, size in table_sizes().items()]
 
 
-_observed: weakref.WeakSet[Meter] = weakref.WeakSet()
+_observed: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
-def observe_table_sizes(meter: Meter) -> None:
-    """Report :func:`table_sizes` through ``meter`` (once per meter; the tables are process-wide)."""
-    if meter in _observed:
-        return
-    _observed.add(meter)
+def observe_table_sizes(meter_provider: MeterProvider | None = None) -> None:
+    """Report :func:`table_sizes` through ``meter_provider`` (default: the global one).
+
+    Once per provider, under the ``errscope`` scope, whether a server, a client or both use it:
+    the tables are process-wide, and a second registration would count them twice.
+    """
+    provider = meter_provider if meter_provider is not None else get_meter_provider()
+    try:
+        if provider in _observed:
+            return
+        _observed.add(provider)
+    except TypeError:  # a provider that cannot be weakly referenced: registered each time
+        pass
+    meter = get_meter("errscope", __version__, meter_provider=provider)
     meter.create_observable_up_down_counter(
         ERRSCOPE_TABLE_ENTRIES,
         callbacks=[_observe],

@@ -80,7 +80,7 @@ class ServerTelemetry:
             description="Duration of MCP requests as observed on the receiver, from received to result sent.",
             explicit_bucket_boundaries_advisory=list(attr.DURATION_BUCKETS),
         )
-        observe_table_sizes(meter)
+        observe_table_sizes(meter_provider)
         self.baggage_allowlist = frozenset(baggage_allowlist)
 
     def parent_context(self, meta: Mapping[str, Any] | None, headers: Mapping[str, str] | None) -> context.Context | None:
