@@ -149,8 +149,8 @@ class ToolClient:
             http_max_connections=http_max_connections,
         )
         self._stack: AsyncExitStack | None = None
-        # Links of a logical call for a retry that reuses its key: a retry comes within the hour or not at all.
-        self._key_links = expiring_table(Table.KEY_LINKS, maxsize=1024, ttl=3600.0)
+        # Links of a logical call for a retry that reuses its key: a retry comes within minutes or not at all.
+        self._key_links = expiring_table(Table.KEY_LINKS, maxsize=1024, ttl=600.0)
         install_sdk_span_suppression()
 
     # -- lifecycle --------------------------------------------------------------------------------
