@@ -142,3 +142,16 @@ class TestHttp:
             await _echo_succeeds(tc)
         (span,) = telemetry.spans(f"tools/call {tool}")
         assert span.attributes["rpc.response.status_code"] == "-32602"
+
+    async def test_ended_session_is_lost_and_reopened(self, hostile_http: str, telemetry: Any) -> None:
+        """HTTP 404 to the session: the call was not run, the state is honest, the next call opens a new session."""
+        async with ToolClient(hostile_http, timeout=5, mode="legacy", retry=None, **telemetry.providers) as tc:
+            old = tc.tap
+            result = await tc.call_tool("end_session", {})
+            assert "had ended the session; end_session was not run" in result.text, result.text
+            assert result.side_effect_possible is False and "refused" not in result.text
+            assert tc.state.value == "disconnected"
+            await _echo_succeeds(tc)
+            assert tc.tap is not old and tc.state.value == "connected"
+        (span,) = telemetry.spans("tools/call end_session")
+        assert "session_ended" in [e.name for e in span.events]

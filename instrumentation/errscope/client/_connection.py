@@ -80,9 +80,11 @@ def describe(server: object) -> Target:
     return Target("the tool server", None, None, None)
 
 
-def _http_client_with_trace_headers(max_connections: int, session: dict[str, str]) -> Any:
-    """An httpx2 client (the SDK's timeouts) that mirrors ``_meta`` trace keys into W3C headers and
-    remembers the server's ``Mcp-Session-Id`` (2025-era sessions) in ``session["id"]``."""
+def _http_client_with_trace_headers(max_connections: int, session: dict[str, str], tap: WireTap) -> Any:
+    """An httpx2 client (the SDK's timeouts) that mirrors ``_meta`` trace keys into W3C headers,
+    remembers the server's ``Mcp-Session-Id`` (2025-era sessions) in ``session["id"]``, and tells
+    ``tap`` when the server has ended that session (HTTP 404 to a request carrying it: MCP,
+    Transports > Session Management, "MUST start a new session")."""
     import json
 
     import httpx2
@@ -101,6 +103,9 @@ def _http_client_with_trace_headers(max_connections: int, session: dict[str, str
                 request.headers[key] = meta[key]
 
     async def remember_session(response: Any) -> None:
+        if response.status_code == 404 and "mcp-session-id" in response.request.headers:
+            tap.session_ended()
+            return
         value = response.headers.get("mcp-session-id")
         if value:
             session["id"] = value
@@ -166,11 +171,11 @@ class ServerConnection:
         if self.current is not None:
             self.current.scope.cancel()
 
-    def _transport(self, stack: AsyncExitStack) -> Transport:
+    def _transport(self, stack: AsyncExitStack, tap: WireTap) -> Transport:
         server = self.server
         if isinstance(server, str):
             self.session = {}
-            http = _http_client_with_trace_headers(self.http_max_connections, self.session)
+            http = _http_client_with_trace_headers(self.http_max_connections, self.session, tap)
             stack.push_async_callback(http.aclose)
             return streamable_http_client(server, http_client=http)
         if isinstance(server, StdioServerParameters):
@@ -185,7 +190,7 @@ class ServerConnection:
         try:
             with conn.scope:
                 async with AsyncExitStack() as stack, Client(
-                    conn.tap.wrap(self._transport(stack)),
+                    conn.tap.wrap(self._transport(stack, conn.tap)),
                     mode=self.mode,
                     cache=None,
                     message_handler=self._on_message,

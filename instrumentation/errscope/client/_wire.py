@@ -75,6 +75,8 @@ class WireAttempt:
     """The peer answered with a JSON-RPC error frame."""
     stand_in_frame: bool = False
     """The SDK answered for the peer: an error frame it built because it could not read the answer."""
+    session_ended: bool = False
+    """The server answered that the session no longer exists: the request was not processed."""
     late_frames: int = 0
     finished: bool = False
     on_late: Callable[[], None] | None = None
@@ -212,6 +214,19 @@ class WireTap:
                 return
             self.stray_responses += 1
             self._emit("stray_response")
+
+    def session_ended(self) -> None:
+        """The server has ended the session (HTTP 404 to it): the connection is lost, the next call re-opens one.
+
+        Runs in the sending task (the SDK's HTTP transport posts in its sender's context), so the
+        attempt that met it is :data:`CURRENT_ATTEMPT`.
+        """
+        attempt = CURRENT_ATTEMPT.get()
+        if attempt is not None:
+            attempt.session_ended = True
+        if not self.closed:
+            self.closed = True
+            self._emit("session_ended")
 
     def on_undecodable(self) -> None:
         """The peer wrote bytes that are not text in the stream's encoding: a protocol fault."""

@@ -9,7 +9,9 @@ Usage: ``python hostile.py stdio`` or ``python hostile.py http PORT`` (127.0.0.1
   ``die`` (the process exits mid-call), ``close_stdout`` (stdout closed, the process lives on).
 - http: ``bad_json`` (a truncated JSON body), ``bad_utf8_json`` (a body that is not UTF-8),
   ``http_500`` (an HTTP 500 with a text body), ``refused`` (a real JSON-RPC -32602 error),
-  ``refused_at_400`` (the same error at HTTP 400 with ``id: null``, as some servers do).
+  ``refused_at_400`` (the same error at HTTP 400 with ``id: null``, as some servers do),
+  ``end_session`` (HTTP 404 to the session, as a server that has ended it answers; a new
+  ``initialize`` gets a new session).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 TOOLS = ["echo", "bad_utf8_in_text", "bad_utf8_line", "die", "close_stdout",
-         "bad_json", "bad_utf8_json", "http_500", "refused", "refused_at_400"]
+         "bad_json", "bad_utf8_json", "http_500", "refused", "refused_at_400", "end_session"]
 
 
 def answer(message: dict[str, Any]) -> dict[str, Any] | None:
@@ -108,6 +110,11 @@ class Handler(BaseHTTPRequestHandler):
             self._send(500, b"Internal Server Error: upstream stack trace here", "text/plain")
         elif name == "refused":
             self._send(200, json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": refusal}).encode())
+        elif name == "end_session":
+            Handler.session = uuid.uuid4().hex
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
         elif name == "refused_at_400":
             self._send(400, json.dumps({"jsonrpc": "2.0", "id": None, "error": refusal}).encode())
         else:
