@@ -26,6 +26,7 @@ from errscope._attributes import (
     ERRSCOPE_FAILURE_CLASS,
     ERRSCOPE_IDEMPOTENCY_KEY_HASH,
     ERRSCOPE_OUTCOME,
+    ERRSCOPE_PROGRESS_NOTIFICATIONS,
     META_IDEMPOTENCY_KEY,
     RPC_RESPONSE_STATUS_CODE,
     SERVER_ADDRESS,
@@ -235,6 +236,8 @@ class TestD12CancelOnTimeout:
             )
             await log.wait("end", 2)
         assert ok.outcome is Outcome.OK and len(seen) >= 5
+        first = min(telemetry.spans("tools/call export_report"), key=lambda s: s.start_time or 0)
+        assert dict(first.attributes or {})[ERRSCOPE_PROGRESS_NOTIFICATIONS] == len(seen)
         assert capped.outcome is Outcome.TIMEOUT
         assert capped.text.startswith("export_report did not finish within the 1 s limit and was cancelled.")
         reasons = [c["params"]["reason"] for c in log.received("notifications/cancelled")]
