@@ -144,6 +144,7 @@ METRIC_ATTRIBUTES: Final = frozenset(
         ERRSCOPE_IDEMPOTENT_REPLAY,
         ERRSCOPE_RETRY,
         ERRSCOPE_SIDE_EFFECT_POSSIBLE,
+        ERRSCOPE_TABLE,
     }
 )
 """The only attributes allowed on errscope metrics: all closed or bounded sets."""

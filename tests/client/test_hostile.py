@@ -69,6 +69,8 @@ async def _echo_succeeds(tc: ToolClient) -> None:
     with anyio.fail_after(10):
         result = await tc.call_tool("echo", {"text": "still here"})
     assert (result.outcome, result.text) == (Outcome.OK, "still here")
+    tap = tc.tap  # and nothing is left pending on the connection that served it
+    assert tap is not None and len(tap.outstanding) == 0 and len(tap.other_requests) == 0
 
 
 class TestStdio:
