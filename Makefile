@@ -4,7 +4,7 @@ VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed
 
-.PHONY: all demo test bench dashboards check-generated stack collector tools clean
+.PHONY: all demo test bench soak dashboards check-generated stack collector tools clean
 
 all: test
 
@@ -36,6 +36,11 @@ test: tools
 
 bench: $(STAMP)
 	$(PYTHON) -m bench
+
+# Reconnects and mixed calls for SOAK_SECONDS (default ten minutes): RSS and table sizes at start and end.
+SOAK_SECONDS ?= 600
+soak: $(STAMP)
+	$(PYTHON) -m bench.soak --seconds $(SOAK_SECONDS)
 
 dashboards: $(STAMP)
 	$(PYTHON) -m dashboards

@@ -24,6 +24,7 @@ from opentelemetry.semconv.attributes.exception_attributes import EXCEPTION_MESS
 from errscope import _attributes as attr
 from errscope._call import ToolCall
 from errscope._scrubbing import scrub
+from errscope._tables import observe_table_sizes
 from errscope.processors import add_trace_context, scrub_values
 from errscope._version import __version__
 from errscope._vocabulary import Channel, Outcome
@@ -79,6 +80,7 @@ class ServerTelemetry:
             description="Duration of MCP requests as observed on the receiver, from received to result sent.",
             explicit_bucket_boundaries_advisory=list(attr.DURATION_BUCKETS),
         )
+        observe_table_sizes(meter_provider)
         self.baggage_allowlist = frozenset(baggage_allowlist)
 
     def parent_context(self, meta: Mapping[str, Any] | None, headers: Mapping[str, str] | None) -> context.Context | None:

@@ -260,6 +260,25 @@ class LogicalCall:
                 return await self._unknown_tool(span, ref=None, channel=Channel.EXECUTION, result=raw)
             return shaped
         assert error is not None
+        if isinstance(error, MCPError) and wire.stand_in_frame and wire.session_ended:
+            # HTTP 404 to our session: the server no longer knows it, so it processed nothing.
+            owner.breaker.record_failure()
+            attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
+            return shape.local_failure(
+                self.tool,
+                f"The tool server had ended the session; {self.tool} was not run. A new session is opened on the next call.",
+                side_effect_possible=False,
+            )
+        if isinstance(error, MCPError) and wire.stand_in_frame:
+            # The SDK could not read the answer and stood in for it (issue #16): the request was
+            # written, so the tool may have run. Not the server refusing; a transport fault.
+            owner.breaker.record_failure()
+            attributes[ERROR_TYPE] = ERROR_TYPE_UNREADABLE
+            return shape.local_failure(
+                self.tool,
+                f"The answer to {self.tool} could not be read. The call may have run; check before calling again.",
+                side_effect_possible=True,
+            )
         if isinstance(error, MCPError) and wire.error_frame:
             owner.breaker.record_success()  # the server answered
             return await self._from_protocol_error(error, span, attributes)
