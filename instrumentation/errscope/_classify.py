@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import errno
 import http.client
 import math
 import socket
@@ -460,14 +461,38 @@ _DBAPI_RULES: Final[dict[str, Rule]] = {
 }
 
 
+# Socket errnos of a network failure -> whether the request may have been delivered (POSIX connect(2),
+# send(2), recv(2)): the peer refused or could not be reached, or the connection broke once open.
+_NETWORK_ERRNOS: Final = {
+    errno.ECONNREFUSED: False,
+    errno.ENETUNREACH: False,
+    errno.EHOSTUNREACH: False,
+    errno.EADDRNOTAVAIL: False,
+    errno.ECONNRESET: True,
+    errno.ECONNABORTED: True,
+    errno.EPIPE: True,
+    errno.ETIMEDOUT: True,
+}
+
+
 def _unavailable(side_effect_possible: bool | None, system: str | None = None) -> Rule:
-    """upstream_unavailable with what the exception's type tells about delivery; its name as the status."""
+    """upstream_unavailable with what the exception's type (else its errno) tells about delivery."""
 
     def rule(exc: BaseException) -> Classification:
         upstream = Upstream(system, type(exc).__name__) if system else None
-        return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=upstream, side_effect_possible=side_effect_possible)
+        sent = side_effect_possible
+        if sent is None:
+            sent = _NETWORK_ERRNOS.get(getattr(exc, "errno", None))  # type: ignore[arg-type]
+        return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=upstream, side_effect_possible=sent)
 
     return rule
+
+
+def _os_error(exc: BaseException) -> Classification | None:
+    # A plain OSError is a network failure only when its errno says so (ENETUNREACH has no subclass).
+    if getattr(exc, "errno", None) in _NETWORK_ERRNOS:
+        return _UNAVAILABLE(exc)
+    return None
 
 
 def _wrapping(inner: Callable[[BaseException], object], fallback: Rule, *, sent: bool | None | type[Ellipsis] = ...) -> Rule:
@@ -610,6 +635,7 @@ _RULES: dict[type[BaseException], Rule] = {
     ssl.SSLError: _UNAVAILABLE,
     asyncio.CancelledError: _UNAVAILABLE_MAYBE_SENT,  # the awaited work was cut off midway
     concurrent.futures.CancelledError: _UNAVAILABLE_NOT_SENT,  # Future.cancel() succeeds only before it runs
+    asyncio.IncompleteReadError: _UNAVAILABLE_MAYBE_SENT,  # the peer closed mid-answer
     http.client.IncompleteRead: _UNAVAILABLE_MAYBE_SENT,
     http.client.BadStatusLine: _UNAVAILABLE_MAYBE_SENT,  # incl. RemoteDisconnected
     urllib.error.HTTPError: _urllib_status,
@@ -618,6 +644,7 @@ _RULES: dict[type[BaseException], Rule] = {
     urllib.error.URLError: _wrapping(lambda exc: getattr(exc, "reason", None), _fixed(FailureClass.UNKNOWN), sent=False),
     PermissionError: _fixed(FailureClass.PERMISSION_DENIED),
     FileNotFoundError: _fixed(FailureClass.NOT_FOUND),
+    OSError: _os_error,
     BaseExceptionGroup: _defer,
 }
 
