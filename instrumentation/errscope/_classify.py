@@ -425,6 +425,10 @@ def _db_code(exc: BaseException) -> tuple[FailureClass, bool | None] | None:
     name = getattr(exc, "sqlite_errorname", None)
     if isinstance(name, str):
         return _SQLITE_CODES.get("_".join(name.split("_")[:2]))
+    # libpq reports no SQLSTATE for a failed connection attempt; psycopg attaches the connection
+    # (Error.pgconn), which never had a server process behind it.
+    if getattr(getattr(exc, "pgconn", None), "backend_pid", None) == 0:
+        return FailureClass.UPSTREAM_UNAVAILABLE, False
     return None
 
 
@@ -563,6 +567,7 @@ _UNAVAILABLE: Final = _unavailable(None)
 # sent; a timeout or lost connection while waiting for the answer may have been acted on.
 _NAMED_RULES: Final[dict[str, Rule]] = {
     "jsonschema.exceptions.ValidationError": _fixed(FailureClass.INVALID_INPUT),
+    "psycopg_pool.PoolTimeout": _unavailable(False, "postgresql"),
     # aiohttp (https://docs.aiohttp.org/en/stable/client_reference.html#hierarchy-of-exceptions)
     "aiohttp.client_exceptions.ClientResponseError": _aiohttp_status,
     "aiohttp.client_exceptions.ClientConnectorError": _unavailable(False, "http"),  # DNS, refused, TLS
