@@ -89,13 +89,14 @@ def _has_user(name: str) -> bool:
 
 
 @contextmanager
-def redis_server(workdir: Path) -> Iterator[int]:
+def redis_server() -> Iterator[int]:
     executable = shutil.which("redis-server")
     require(executable is not None, "redis-server is not installed (apt-get install redis-server)")
     assert executable is not None
     port = closed_port()
+    workdir = tempfile.mkdtemp(prefix="errscope-redis-")
     process = subprocess.Popen(
-        [executable, "--port", str(port), "--bind", HOST, "--save", "", "--appendonly", "no", "--dir", str(workdir),
+        [executable, "--port", str(port), "--bind", HOST, "--save", "", "--appendonly", "no", "--dir", workdir,
          "--enable-debug-command", "local"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -114,3 +115,4 @@ def redis_server(workdir: Path) -> Iterator[int]:
     finally:
         process.terminate()
         process.wait(10)
+        shutil.rmtree(workdir, ignore_errors=True)
