@@ -492,6 +492,22 @@ def _unavailable(side_effect_possible: bool | None, system: str | None = None) -
     return rule
 
 
+def _raised_in(exc: BaseException, module: str) -> bool:
+    """Whether the innermost frame of ``exc``'s traceback runs code of ``module``."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_globals.get("__name__") == module
+
+
+def _file_or_program(failure_class: FailureClass) -> Rule:
+    # The same errno means "no such file" to a tool reading one, and "the program is not there" when
+    # it starts a process (an stdio MCP server, a CLI): then a service it needs cannot be reached.
+    program = Classification(FailureClass.UPSTREAM_UNAVAILABLE, side_effect_possible=False)
+    file = Classification(failure_class)
+    return lambda exc: program if _raised_in(exc, "subprocess") else file
+
+
 def _os_error(exc: BaseException) -> Classification | None:
     # A plain OSError is a network failure only when its errno says so (ENETUNREACH has no subclass).
     if getattr(exc, "errno", None) in _NETWORK_ERRNOS:
@@ -647,8 +663,8 @@ _RULES: dict[type[BaseException], Rule] = {
     # urllib wraps only what fails while connecting and sending (AbstractHTTPHandler.do_open); a
     # failure while waiting for the answer is raised bare.
     urllib.error.URLError: _wrapping(lambda exc: getattr(exc, "reason", None), _fixed(FailureClass.UNKNOWN), sent=False),
-    PermissionError: _fixed(FailureClass.PERMISSION_DENIED),
-    FileNotFoundError: _fixed(FailureClass.NOT_FOUND),
+    PermissionError: _file_or_program(FailureClass.PERMISSION_DENIED),
+    FileNotFoundError: _file_or_program(FailureClass.NOT_FOUND),
     OSError: _os_error,
     BaseExceptionGroup: _defer,
 }
