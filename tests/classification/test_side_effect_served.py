@@ -8,6 +8,7 @@ is on the SERVER span, the metric point, the log record and the result's ``_meta
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import fastmcp
@@ -19,6 +20,10 @@ from mcp_types import CallToolResult
 
 import errscope
 from errscope import _attributes as attr
+from errscope._explain import find_chains, render
+from errscope._otlp_json import load
+from errscope._setup import configure_telemetry
+from errscope.demo import triage
 from errscope.testing import CapturedTelemetry
 from tests.classification.upstreams import HOST, HttpUpstream, closed_port
 
@@ -119,3 +124,28 @@ async def test_refused_connection_never_reached_it(served: tuple[Client, Capture
     span, point, _ = _recorded(telemetry, "lookup")
     assert span[attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE] is False
     assert point[attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE] is False
+
+
+@pytest.mark.anyio
+async def test_explain_and_triage_say_which_side_of_sent(upstream: HttpUpstream, tmp_path: Path) -> None:
+    """From exported OTLP-JSON: explain and the demo's triage table tell "sent" from "never reached"."""
+    telemetry = configure_telemetry("side-effects", output_dir=tmp_path, set_global=False)
+    server = _mcpserver(upstream)
+    errscope.instrument(server, **telemetry.providers)
+    try:
+        async with Client(server) as client:
+            refs = {tool: (await client.call_tool(tool, {"order_id": "ord_1001"})).meta[attr.META_ERROR_REF]
+                    for tool in ("refund", "lookup")}
+    finally:
+        telemetry.shutdown()
+    exported = load(tmp_path)
+    [sent] = find_chains(exported, refs["refund"])
+    text = render(sent)
+    assert "errscope.side_effect_possible=true" in text
+    assert "no answer after the request was sent: it may have been applied" in text
+    assert triage._upstream_status(exported, sent.tool) == "ReadTimeout, maybe applied"
+    [refused] = find_chains(exported, refs["lookup"])
+    text = render(refused)
+    assert "errscope.side_effect_possible=false" in text
+    assert "no answer: the request never reached it" in text
+    assert triage._upstream_status(exported, refused.tool) == "ConnectError"
