@@ -8,27 +8,42 @@ DB-API errors (PEP 249) are recognised by their standard class names.
 exception                              class                   source of the rule
 =====================================  ======================  ========================================
 errscope family (``NotFound``, ...)    the leaf's class        the author said so
-``httpx.HTTPStatusError``              by status, see below    RFC 9110 §15
-``httpx.TimeoutException``,            upstream_unavailable    the upstream did not answer
-``httpx.NetworkError``, ``TransportError``
-``TimeoutError`` (incl. asyncio)       upstream_unavailable
-``ConnectionError``                    upstream_unavailable
-``PermissionError``                    permission_denied
-``FileNotFoundError``                  not_found
+HTTP status errors: httpx, httpx2,     by status, see below    RFC 9110 §15
+aiohttp, requests, urllib
+transport errors: httpx/httpx2,        upstream_unavailable    the upstream did not answer
+httpcore/httpcore2, aiohttp,
+requests/urllib3, redis-py
+``TimeoutError`` (incl. asyncio),      upstream_unavailable
+``ConnectionError``, ``socket.gaierror``,
+``ssl.SSLError``, ``OSError`` with a
+network errno, ``CancelledError``
+``PermissionError``                    permission_denied       (a program that cannot be started:
+``FileNotFoundError``                  not_found               upstream_unavailable)
 pydantic / jsonschema ``ValidationError``  invalid_input       SEP-1303: the model can fix its input
+PEP 249 errors with a SQLSTATE or      by the code             PostgreSQL Appendix A; sqlite.org/rescode
+SQLite result code
 PEP 249 ``OperationalError``,          upstream_unavailable    connection lost, server shutting down
 ``InterfaceError``, ``InternalError``
 PEP 249 ``IntegrityError``,            invalid_input           duplicate key, bad value
 ``DataError``
 PEP 249 ``ProgrammingError``,          unknown                 a bug on our side, not the caller's
 ``NotSupportedError``
+redis-py auth/ACL errors               permission_denied
 ``mcp`` ``MCPError``                   by JSON-RPC code        JSON-RPC 2.0 §5.1, MCP spec error codes
 ``mcp`` ``ToolError`` / wrappers       their ``__cause__``
 anything else                          unknown                 a gap in the mapping: it is alerted on
 =====================================  ======================  ========================================
 
 HTTP statuses: 400/409/422 invalid_input, 401/403 permission_denied, 404/410 not_found,
-429 rate_limited (``Retry-After`` parsed), 408 and 5xx upstream_unavailable, others unknown.
+429 rate_limited, 408 and 5xx upstream_unavailable, others unknown; ``Retry-After`` is parsed on
+429 and 503.
+
+Every rule also says whether the failed request may have been acted on
+(:attr:`Classification.side_effect_possible`): ``False`` when it never reached the upstream or was
+refused as a whole (connect, DNS, TLS handshake, pool, 4xx, 501/503/505, a statement the database
+rejected), ``True`` when it was sent and then the answer failed (read or write timeout, connection
+dropped, other 5xx, the SDK's -32001/-32000), ``None`` when the exception does not tell. Optional
+libraries are matched by ``module.qualname`` (``_NAMED_RULES``), so none of them is imported.
 """
 
 from __future__ import annotations
@@ -515,20 +530,22 @@ def _os_error(exc: BaseException) -> Classification | None:
     return None
 
 
-def _wrapping(inner: Callable[[BaseException], object], fallback: Rule, *, sent: bool | None | type[Ellipsis] = ...) -> Rule:
+def _wrapping(inner: Callable[[BaseException], object], fallback: Rule) -> Rule:
     """A library wrapper that carries the real failure as an attribute (``reason``, ``args[0]``, its
-    context): that one decides the class and the side-effect fact (``sent`` overrides the latter)."""
+    context): that one decides the class and the side-effect fact, else ``fallback`` does."""
 
     def rule(exc: BaseException) -> Classification:
         wrapped = inner(exc)
         result = classify(wrapped) if isinstance(wrapped, BaseException) and wrapped is not exc else None
         if result is None or result.failure_class is FailureClass.UNKNOWN:
             result = fallback(exc) or _UNKNOWN
-        if sent is not ...:
-            result = replace(result, side_effect_possible=sent)
         return result
 
     return rule
+
+
+def _never_sent(rule: Rule) -> Rule:
+    return lambda exc: replace(rule(exc) or _UNKNOWN, side_effect_possible=False)
 
 
 def _first_exception_arg(exc: BaseException) -> BaseException | None:
@@ -662,7 +679,7 @@ _RULES: dict[type[BaseException], Rule] = {
     urllib.error.HTTPError: _urllib_status,
     # urllib wraps only what fails while connecting and sending (AbstractHTTPHandler.do_open); a
     # failure while waiting for the answer is raised bare.
-    urllib.error.URLError: _wrapping(lambda exc: getattr(exc, "reason", None), _fixed(FailureClass.UNKNOWN), sent=False),
+    urllib.error.URLError: _never_sent(_wrapping(lambda exc: getattr(exc, "reason", None), _fixed(FailureClass.UNKNOWN))),
     PermissionError: _file_or_program(FailureClass.PERMISSION_DENIED),
     FileNotFoundError: _file_or_program(FailureClass.NOT_FOUND),
     OSError: _os_error,
