@@ -53,10 +53,10 @@ import concurrent.futures
 import errno
 import http.client
 import math
+import re
 import socket
 import ssl
 import urllib.error
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from typing import Any
 
 import pytest
@@ -50,3 +50,21 @@ def check(exc: BaseException, failure_class: FailureClass, side_effect_possible:
         f"{type(exc).__module__}.{type(exc).__qualname__}: {exc!r}"
     )
     return result
+
+
+async def cancel_while_waiting(call: Coroutine[Any, Any, Any]) -> None:
+    """Run ``call`` as a task and cancel it once it is waiting for its answer (raises CancelledError)."""
+    task = asyncio.ensure_future(call)
+    await asyncio.sleep(0.1)
+    task.cancel()
+    await task
+
+
+async def while_pool_is_held(holder: Coroutine[Any, Any, Any], call: Callable[[], Awaitable[Any]]) -> None:
+    """Let ``holder`` take the pool's one connection (it stalls), then run ``call``, which must wait for it."""
+    held = asyncio.ensure_future(holder)
+    await asyncio.sleep(0.1)
+    try:
+        await call()
+    finally:
+        held.cancel()

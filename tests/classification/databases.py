@@ -12,12 +12,11 @@ import pwd
 import shutil
 import subprocess
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.classification.upstreams import HOST, closed_port
+from tests.classification.upstreams import HOST, closed_port, wait_ready
 from tests.conftest import require
 
 __all__ = ["Postgres", "postgres_server", "redis_server"]
@@ -102,15 +101,7 @@ def redis_server() -> Iterator[int]:
     try:
         import redis
 
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                redis.Redis(host=HOST, port=port, socket_timeout=1).ping()
-                break
-            except redis.ConnectionError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise
-                time.sleep(0.05)
+        wait_ready(redis.Redis(host=HOST, port=port, socket_timeout=1).ping, process)
         yield port
     finally:
         process.terminate()

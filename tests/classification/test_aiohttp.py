@@ -8,7 +8,7 @@ import aiohttp
 import pytest
 
 from errscope import FailureClass as C
-from tests.classification.conftest import check, raised
+from tests.classification.conftest import cancel_while_waiting, check, raised, while_pool_is_held
 from tests.classification.upstreams import HOST, UNRESOLVABLE, HttpUpstream, closed_port
 
 SHORT = 0.3
@@ -68,25 +68,14 @@ class TestTransport:
             connector = aiohttp.TCPConnector(limit=1)
             timeout = aiohttp.ClientTimeout(total=5, connect=SHORT)  # connect includes waiting for the pool
             async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
-                holder = asyncio.create_task(session.get(f"{upstream.url}/stall"))
-                await asyncio.sleep(0.1)
-                try:
-                    await session.get(f"{upstream.url}/ok")
-                finally:
-                    holder.cancel()
+                await while_pool_is_held(session.get(f"{upstream.url}/stall"), lambda: session.get(f"{upstream.url}/ok"))
 
         exc = raised(two_calls)
         assert isinstance(exc, aiohttp.ConnectionTimeoutError)
         check(exc, C.UPSTREAM_UNAVAILABLE, False)
 
     def test_cancelled_while_waiting_for_the_answer(self, upstream: HttpUpstream) -> None:
-        async def cancelled() -> None:
-            task = asyncio.create_task(_request(f"{upstream.url}/stall", "POST"))
-            await asyncio.sleep(0.1)
-            task.cancel()
-            await task
-
-        exc = raised(cancelled)
+        exc = raised(lambda: cancel_while_waiting(_request(f"{upstream.url}/stall", "POST")))
         assert isinstance(exc, asyncio.CancelledError)
         check(exc, C.UPSTREAM_UNAVAILABLE, True)
 

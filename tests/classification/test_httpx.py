@@ -15,7 +15,7 @@ import httpx2
 import pytest
 
 from errscope import FailureClass as C
-from tests.classification.conftest import check, raised
+from tests.classification.conftest import cancel_while_waiting, check, raised, while_pool_is_held
 from tests.classification.upstreams import HOST, UNRESOLVABLE, HttpUpstream, closed_port
 
 LIBS = [pytest.param(httpx, id="httpx"), pytest.param(httpx2, id="httpx2")]
@@ -74,12 +74,7 @@ class TestTransport:
         async def two_calls() -> None:
             limits = lib.Limits(max_connections=1)
             async with lib.AsyncClient(limits=limits, timeout=_timeout(lib, pool=SHORT)) as client:
-                holder = asyncio.create_task(client.get(f"{upstream.url}/stall"))
-                await asyncio.sleep(0.1)
-                try:
-                    await client.get(f"{upstream.url}/ok")
-                finally:
-                    holder.cancel()
+                await while_pool_is_held(client.get(f"{upstream.url}/stall"), lambda: client.get(f"{upstream.url}/ok"))
 
         exc = raised(two_calls)
         assert isinstance(exc, lib.PoolTimeout)
@@ -88,10 +83,7 @@ class TestTransport:
     def test_cancelled_while_waiting_for_the_answer(self, lib: ModuleType, upstream: HttpUpstream) -> None:
         async def cancelled() -> None:
             async with lib.AsyncClient(timeout=5) as client:
-                task = asyncio.create_task(client.post(f"{upstream.url}/stall", json={"a": 1}))
-                await asyncio.sleep(0.1)
-                task.cancel()
-                await task
+                await cancel_while_waiting(client.post(f"{upstream.url}/stall", json={"a": 1}))
 
         exc = raised(cancelled)
         assert isinstance(exc, asyncio.CancelledError)

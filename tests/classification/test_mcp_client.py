@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from errscope import FailureClass as C
 from tests.classification.conftest import check, raised
-from tests.classification.upstreams import HOST, UNRESOLVABLE, HttpUpstream, closed_port
+from tests.classification.upstreams import HOST, UNRESOLVABLE, HttpUpstream, closed_port, wait_ready
 
 REPO = Path(__file__).resolve().parents[2]
 TIMEOUT = 0.5
@@ -46,15 +45,7 @@ def http_server() -> Iterator[str]:
                                cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://{HOST}:{port}/mcp"
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.get(url, timeout=1)
-                break
-            except httpx.TransportError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise
-                time.sleep(0.1)
+        wait_ready(lambda: httpx.get(url, timeout=1), process)
         yield url
     finally:
         process.kill()

@@ -14,7 +14,7 @@ import urllib.request
 import pytest
 
 from errscope import FailureClass as C
-from tests.classification.conftest import check, raised
+from tests.classification.conftest import cancel_while_waiting, check, raised
 from tests.classification.upstreams import HOST, UNRESOLVABLE, HttpUpstream, closed_port
 
 SHORT = 0.3
@@ -137,13 +137,7 @@ class TestAsyncio:
         check(exc, C.UPSTREAM_UNAVAILABLE, True)
 
     def test_cancelled_task(self, upstream: HttpUpstream) -> None:
-        async def cancelled() -> None:
-            task = asyncio.create_task(asyncio.to_thread(_exchange, upstream.port, "/stall", timeout=2))
-            await asyncio.sleep(0.05)
-            task.cancel()
-            await task
-
-        exc = raised(cancelled)
+        exc = raised(lambda: cancel_while_waiting(asyncio.to_thread(_exchange, upstream.port, "/stall", timeout=2)))
         assert isinstance(exc, asyncio.CancelledError)
         check(exc, C.UPSTREAM_UNAVAILABLE, True)
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import socket
 import struct
+import subprocess
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from urllib.parse import parse_qs, urlsplit
 
-__all__ = ["HOST", "UNRESOLVABLE", "HttpUpstream", "closed_port", "full_backlog", "silent_listener"]
+__all__ = ["HOST", "UNRESOLVABLE", "HttpUpstream", "closed_port", "full_backlog", "silent_listener", "wait_ready"]
 
 HOST = "127.0.0.1"
 UNRESOLVABLE = "upstream.errscope.invalid"
@@ -29,6 +31,19 @@ def closed_port() -> int:
     with socket.socket() as sock:
         sock.bind((HOST, 0))
         return int(sock.getsockname()[1])
+
+
+def wait_ready(probe: Callable[[], object], process: subprocess.Popen[bytes], *, seconds: float = 30) -> None:
+    """Call ``probe`` until it stops raising, while ``process`` (the server it probes) still runs."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            probe()
+            return
+        except Exception:
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise
+            time.sleep(0.05)
 
 
 @contextmanager
