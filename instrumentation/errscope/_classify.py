@@ -631,7 +631,7 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "urllib3.exceptions.ProtocolError": _unavailable(True, "http"),  # the connection dropped mid-answer
     "urllib3.exceptions.DecodeError": _unavailable(True, "http"),
     # httpcore / httpcore2, should one escape the client that wraps them
-    **{f"{lib}._exceptions.{name}": _http_transport_error for lib in ("httpcore", "httpcore2") for name in (
+    **{f"{lib}.{name}": _http_transport_error for lib in ("httpcore", "httpcore2") for name in (
         "ConnectionNotAvailable", "ProxyError", "UnsupportedProtocol", "ProtocolError", "TimeoutException",
         "NetworkError")},
     # redis-py (https://redis.readthedocs.io/en/stable/exceptions.html): errors the server replied are

@@ -11,6 +11,8 @@ from types import ModuleType
 from typing import Any
 
 import httpx
+import httpcore
+import httpcore2
 import httpx2
 import pytest
 
@@ -117,3 +119,26 @@ def test_status(lib: ModuleType, upstream: HttpUpstream, status: int, retry_afte
     assert result.retry_after == wait
     assert result.upstream is not None and (result.upstream.system, result.upstream.status) == ("http", str(status))
     assert result.upstream.address == f"{HOST}:{upstream.port}"
+
+
+@pytest.mark.parametrize("core", [pytest.param(httpcore, id="httpcore"), pytest.param(httpcore2, id="httpcore2")])
+class TestHttpcoreDirectly:
+    """The transport layer under httpx/httpx2, for a tool (or an SDK path) that lets its errors escape."""
+
+    def test_connection_refused(self, core: ModuleType) -> None:
+        def request() -> None:
+            with core.ConnectionPool() as pool:
+                pool.request("GET", f"http://{HOST}:{closed_port()}/")
+
+        exc = raised(request)
+        assert isinstance(exc, core.ConnectError)
+        check(exc, C.UPSTREAM_UNAVAILABLE, False)
+
+    def test_read_timeout_after_request_read(self, core: ModuleType, upstream: HttpUpstream) -> None:
+        def request() -> None:
+            with core.ConnectionPool() as pool:
+                pool.request("POST", f"{upstream.url}/stall", content=b"{}", extensions={"timeout": {"read": SHORT}})
+
+        exc = raised(request)
+        assert isinstance(exc, core.ReadTimeout)
+        check(exc, C.UPSTREAM_UNAVAILABLE, True)
