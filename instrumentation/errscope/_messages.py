@@ -48,7 +48,7 @@ _SUMMARY: Final = {
 # upstream_unavailable after the request reached the upstream (a read or write timeout, a connection
 # dropped after sending, a 500/502/504, a downstream MCP timeout): it may have acted, so the model
 # must not hear "try again later" (issue #11: the refund was applied every time).
-_MAYBE_DONE: Final = "a backing service stopped answering after it received the request"
+_MAYBE_DONE: Final = "a backing service failed after it received the request"
 _MAYBE_DONE_ADVICE: Final = "The action may have happened: check whether it took effect before calling again."
 _MAYBE_DONE_IDEMPOTENT: Final = "The action may have happened; calling again is safe, repeats have no further effect."
 

@@ -27,7 +27,7 @@ from errscope.demo import triage
 from errscope.testing import CapturedTelemetry
 from tests.classification.upstreams import HOST, HttpUpstream, closed_port
 
-MAYBE_DONE = "a backing service stopped answering after it received the request"
+MAYBE_DONE = "a backing service failed after it received the request"
 CHECK_FIRST = "The action may have happened: check whether it took effect before calling again."
 SAFE_TO_REPEAT = "The action may have happened; calling again is safe, repeats have no further effect."
 NOT_SENT = "a backing service is unavailable. Try again later, or use another way to reach the goal."
