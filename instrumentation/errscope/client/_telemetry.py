@@ -27,10 +27,24 @@ from typing import Any
 
 from opentelemetry import baggage, context, propagate, trace
 from opentelemetry.metrics import Histogram, MeterProvider, get_meter
-from opentelemetry.trace import Link, NonRecordingSpan, Span, SpanKind, Tracer, TracerProvider
+from opentelemetry.trace import Link, NonRecordingSpan, Span, SpanKind, StatusCode, Tracer, TracerProvider
 
-from errscope._attributes import DURATION_BUCKETS, MCP_CLIENT_OPERATION_DURATION, METRIC_ATTRIBUTES
+from errscope._attributes import (
+    DURATION_BUCKETS,
+    ERROR_TYPE,
+    ERRSCOPE_CHANNEL,
+    ERRSCOPE_ERROR_REF,
+    ERRSCOPE_FAILURE_CLASS,
+    ERRSCOPE_OUTCOME,
+    ERRSCOPE_RETRY_AFTER,
+    GEN_AI_TOOL_NAME,
+    MCP_CLIENT_OPERATION_DURATION,
+    METRIC_ATTRIBUTES,
+    RPC_RESPONSE_STATUS_CODE,
+)
 from errscope._version import __version__
+from errscope._vocabulary import Outcome
+from errscope.client._result import ToolCallResult
 from errscope.client._wire import CURRENT_ATTEMPT
 
 __all__ = ["ClientTelemetry", "install_sdk_span_suppression", "trace_meta"]
@@ -68,6 +82,50 @@ class ClientTelemetry:
 
     def record_duration(self, seconds: float, attributes: Mapping[str, Any]) -> None:
         self.duration.record(seconds, {k: v for k, v in attributes.items() if k in METRIC_ATTRIBUTES and v is not None})
+
+    def finish_attempt(
+        self,
+        span: Span,
+        attributes: dict[str, Any],
+        *,
+        seconds: float,
+        result: ToolCallResult | None = None,
+        outcome: Outcome | None = None,
+        tool_listed: bool = True,
+        end: bool = True,
+    ) -> None:
+        """Write an attempt's ending onto its span and record its duration.
+
+        ``attributes`` are the span's start attributes (the metric's labels); ``tool_listed=False``
+        drops the tool name from the metric: a name the server does not list is not a label value.
+        """
+        outcome = result.outcome if result is not None else outcome
+        assert outcome is not None
+        attributes[ERRSCOPE_OUTCOME] = outcome.value
+        extra: dict[str, Any] = {ERRSCOPE_OUTCOME: outcome.value}
+        if result is not None and result.failure_class is not None:
+            extra[ERRSCOPE_FAILURE_CLASS] = result.failure_class.value
+            attributes[ERRSCOPE_FAILURE_CLASS] = result.failure_class.value
+            if result.channel is not None:
+                extra[ERRSCOPE_CHANNEL] = result.channel.value
+                attributes[ERRSCOPE_CHANNEL] = result.channel.value
+            if result.error_ref:
+                extra[ERRSCOPE_ERROR_REF] = result.error_ref
+            if result.retry_after is not None:
+                extra[ERRSCOPE_RETRY_AFTER] = float(result.retry_after)
+        for key in (ERROR_TYPE, RPC_RESPONSE_STATUS_CODE):
+            if key in attributes:
+                extra[key] = attributes[key]
+        span.set_attributes(extra)
+        if outcome is not Outcome.OK:
+            description = result.failure_class.value if result is not None and result.failure_class else outcome.value
+            span.set_status(StatusCode.ERROR, description)
+        metric = dict(attributes)
+        if not tool_listed:
+            metric.pop(GEN_AI_TOOL_NAME, None)
+        self.record_duration(seconds, metric)
+        if end:
+            span.end()
 
 
 def trace_meta(
