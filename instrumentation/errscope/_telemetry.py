@@ -171,6 +171,8 @@ def _outcome_attributes(call: ToolCall | None) -> dict[str, Any]:
         result[attr.ERRSCOPE_ERROR_REF] = call.error_ref
         if call.classification.retry_after is not None:
             result[attr.ERRSCOPE_RETRY_AFTER] = float(call.classification.retry_after)
+        if call.classification.side_effect_possible is not None:
+            result[attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE] = call.classification.side_effect_possible
         if call.channel is Channel.PROTOCOL and call.error_code is not None:
             result[attr.RPC_RESPONSE_STATUS_CODE] = str(call.error_code)
             if call.error_code not in CALLER_MISTAKES:
@@ -215,6 +217,8 @@ def _log_failure(call: ToolCall, attributes: Mapping[str, Any]) -> None:
     }
     if call.error_code is not None:
         fields[attr.RPC_RESPONSE_STATUS_CODE] = str(call.error_code)
+    if call.classification.side_effect_possible is not None:
+        fields[attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE] = call.classification.side_effect_possible
     if call.exception is not None:
         fields[EXCEPTION_TYPE] = type(call.exception).__qualname__
         fields[EXCEPTION_MESSAGE] = _exception_text(call.exception)
