@@ -12,9 +12,14 @@ Never raises on odd input (lone surrogates, NULs, non-str objects are ``str()``-
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Final
+
+import re2  # type: ignore[import-untyped]
 
 from opentelemetry.semconv.attributes.exception_attributes import EXCEPTION_TYPE
 
@@ -30,7 +35,7 @@ from errscope._attributes import (
     META_ERROR_REF,
     META_FAILURE_CLASS,
 )
-from errscope._patterns import PATTERNS, REDACTED, combined_replacement
+from errscope._patterns import PATTERNS, REDACTED, SecretPattern
 
 __all__ = [
     "MAX_SCRUB_CHARS",
@@ -43,8 +48,6 @@ __all__ = [
 
 MAX_SCRUB_CHARS: Final = 64 * 1024
 """Characters of one string that are scrubbed and kept; the rest is dropped."""
-_MAX_CHARS_STDLIB: Final = 16 * 1024
-"""The cap without google-re2: the stdlib engine backtracks (quadratic on hostile input), so less."""
 TRUNCATED_MARKER: Final = "…[TRUNCATED {n} chars]"
 """Appended where input was cut at :data:`MAX_SCRUB_CHARS` (``{n}``: characters dropped)."""
 _MAX_DEPTH: Final = 32
@@ -80,72 +83,142 @@ SAFE_KEYS: Final[frozenset[str]] = frozenset(
 )
 """Keys whose values are never scrubbed (exact match): closed-vocabulary values and identifiers."""
 
-try:  # google-re2: linear-time and ~10x faster on these patterns; same leftmost-first semantics
-    import re2 as _re2  # type: ignore[import-untyped]
-except (
-    ImportError
-):  # pragma: no cover - the stdlib engine gives the same results, slower
-    _re2 = None
+# The engine is RE2 (google-re2) only: linear time on every input. Text RE2 cannot take (lone
+# surrogates) is made valid first, never handed to a backtracking engine.
+_UNANCHORED: Final = re2._Anchor.UNANCHORED
+_REDACTED_BYTES: Final = REDACTED.encode()
 
 
-def _compile(regex: str) -> Any:
-    """RE2 on UTF-8 bytes (the text is encoded once per call, not once per pattern), or None."""
-    if _re2 is not None:
-        try:
-            return _re2.compile(regex.encode())
-        except Exception:  # noqa: BLE001 - the stdlib engine takes this pattern
-            return None
-    return None
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    regex: Any  # the compiled RE2 program (bytes)
+    prefix: tuple[int, ...]  # kept group numbers in front of the secret
+    suffix: tuple[int, ...]  # kept group numbers after it
+    verify: str
 
 
-# (hints, RE2 bytes regex or None, stdlib regex, bytes replacement, str replacement) per pattern,
-# in PATTERNS order, compiled once.
-_COMPILED: Final = tuple(
-    (
-        p.hints,
-        _compile(p.regex),
-        re.compile(p.regex),
-        combined_replacement("python", [p]).encode(),
-        combined_replacement("python", [p]),
+def _rule(p: SecretPattern) -> _Rule:
+    return _Rule(
+        re2.compile(p.regex.encode())._regexp,
+        tuple(range(1, p.keep_prefix + 1)),
+        tuple(range(p.keep_prefix + 1, p.groups + 1)),
+        p.verify,
     )
-    for p in PATTERNS
+
+
+_RULES: Final = tuple(_rule(p) for p in PATTERNS)
+
+
+_SET_MEMORY: Final = 64 << 20
+"""Bytes RE2 may use for the set's DFA: with the default 8 MiB the cache thrashes and every
+line costs ~100 µs instead of ~5 µs (measured)."""
+
+
+def _pattern_set() -> Any:
+    """One RE2 set of every pattern's trigger: a single DFA pass says which patterns can match.
+
+    The triggers, not the full patterns: a set of the 60 full patterns has too many states for
+    RE2's DFA cache and falls back to the NFA (hundreds of µs per line; measured in
+    ``bench_scrubber``), a set of literals and short shapes stays a small DFA."""
+    options = re2.Options()
+    options.max_mem = _SET_MEMORY
+    patterns = re2.Set.SearchSet(options)
+    for p in PATTERNS:
+        patterns.Add(p.trigger_regex.encode())
+    patterns.Add(_URL_TRIGGER)  # index len(PATTERNS): the structural URL pass
+    patterns.Compile()
+    return patterns
+
+
+
+# A value someone already masked is not a secret to mask again (and rewriting it would make a
+# benign line look changed): ``***``, ``xxxx``, ``[REDACTED]``, ``<redacted>``, ``(hidden)``.
+_MASKED: Final = re.compile(
+    rb"""[\s"'\\]*(?:[*xX#.]{3,}|[*]+.*|<[^>]*>|\[[^\]]*\]|\(?(?i:redacted|hidden|masked|removed|none|null)\)?)[\s"'\\]*"""
 )
+_MASK_START: Final = frozenset(bytes([c]) for c in b" \t\"'\\*xX#.<[(rRhHmMnN")
+_UUID: Final = re.compile(rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_VALUE_CHARS: Final = re.compile(rb"[A-Za-z0-9+/=_\-~.]+")
 
 
-_ALL_HINTS: Final = tuple(sorted({h for p in PATTERNS for h in p.hints}))
+def _entropy(value: bytes) -> float:
+    """Shannon entropy in bits per character."""
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+def looks_random(secret: bytes) -> bool:
+    """A credential-shaped value: 16+ characters in one token run with at least two of lower case,
+    upper case and digits, entropy of at least 3 bits per character, and not a UUID. Used where
+    the key name or prefix alone does not say credential (``verify="random"`` patterns)."""
+    runs = _VALUE_CHARS.findall(secret)
+    token = max(runs, key=len, default=b"")
+    if len(token) < 16 or _UUID.fullmatch(token):
+        return False
+    classes = any(c in _LOWER for c in token) + any(c in _UPPER for c in token) + any(c in _DIGITS for c in token)
+    return classes >= 2 and _entropy(token) >= 3.0
+
+
+_LOWER: Final = frozenset(b"abcdefghijklmnopqrstuvwxyz")
+_UPPER: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_DIGITS: Final = frozenset(b"0123456789")
+
+
+def _substitute(rule: _Rule, data: bytes) -> bytes:
+    """Every match of ``rule`` in ``data``: kept groups stay, the secret between them is masked."""
+    pieces: list[bytes] = []
+    last = pos = 0
+    size = len(data)
+    regex, prefix, suffix = rule.regex, rule.prefix, rule.suffix
+    while pos < size:
+        spans = regex.Match(_UNANCHORED, data, pos, size)
+        start, end = spans[0]
+        if start < 0:
+            break
+        secret_start, secret_end = start, end
+        for g in prefix:
+            if spans[g][0] >= 0:
+                secret_start = spans[g][1]
+        for g in suffix:
+            if spans[g][0] >= 0:
+                secret_end = spans[g][0]
+                break
+        secret = data[secret_start:secret_end]
+        if not (secret[:1] in _MASK_START and _MASKED.fullmatch(secret)) and (not rule.verify or looks_random(secret)):
+            pieces += (data[last:secret_start], _REDACTED_BYTES)
+            last = secret_end
+        pos = end if end > start else start + 1
+    if not pieces:
+        return data
+    pieces.append(data[last:])
+    return b"".join(pieces)
 
 
 def _apply_patterns(text: str) -> str:
-    """Apply every pattern in order; skip those whose hints do not occur (same result, faster)."""
-    lower = text.lower()
-    found = {h for h in _ALL_HINTS if h in lower}
-    if not found:
+    """One RE2 set pass finds the patterns that match; only those run, in PATTERNS order."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: each becomes U+FFFD (valid pairs stay)
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        data = text.encode("utf-8")
+    hits = _SET.Match(data)  # None: no trigger matched
+    if not hits:
         return text
-    data: bytes | None = None
-    if _re2 is not None:
-        try:
-            data = text.encode("utf-8")
-        except UnicodeEncodeError:  # lone surrogates: only the stdlib engine takes them
-            data = None
-    if data is not None:
-        for hints, fast_rx, std_rx, byte_repl, str_repl in _COMPILED:
-            if found.isdisjoint(hints):
-                continue
-            if fast_rx is None:
-                data = std_rx.sub(str_repl, data.decode("utf-8")).encode("utf-8")
-            elif fast_rx.search(data) is not None:
-                data = fast_rx.sub(byte_repl, data)
-        # RE2 matches whole UTF-8 code points, so replacements never split a character
-        return data.decode("utf-8", "replace")
-    for hints, _fast, std_rx, _bytes, str_repl in _COMPILED:
-        if not found.isdisjoint(hints):
-            text = std_rx.sub(str_repl, text)
-    return text
+    hits.sort()
+    if hits[-1] == len(_RULES):  # URLs first: the real host is found even when a password holds '@' or '/'
+        data = _scrub_urls(data)
+        hits.pop()
+    for index in hits:
+        data = _substitute(_RULES[index], data)
+    # RE2 matches whole UTF-8 code points, so a replacement never splits a character
+    return data.decode("utf-8", "replace")
 
 
 # Structural URL pass: scheme://userinfo@host... where the password contains '/' or '@', and query
 # parameters whose *name* says credential (checked by name, whatever the value looks like).
-_URL: Final = re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]{0,30}://[^\s'\"<>`]+")
+_URL: Final = re2.compile(rb"\b[A-Za-z][A-Za-z0-9+.\-]{0,30}://[^\s'\"<>`]+")._regexp
+_URL_TRIGGER: Final = rb"://[^\s'\"<>`]*[@?]"
+"""Only URLs with userinfo or a query need the structural pass."""
 _SENSITIVE_PARAM: Final = re.compile(
     r"(?i)^(?:.*(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_.\-]?key|apikey|access[_.\-]?key|credentials?"
     r"|signature)|key|sig|code|auth|pat|x-amz-credential)$"
@@ -156,8 +229,27 @@ _HOST_AFTER_AT: Final = re.compile(
 )
 
 
-def _scrub_url(match: re.Match[str]) -> str:
-    url = match.group(0)
+def _scrub_urls(data: bytes) -> bytes:
+    pieces: list[bytes] = []
+    last = pos = 0
+    while True:
+        start, end = _URL.Match(_UNANCHORED, data, pos, len(data))[0]
+        if start < 0:
+            break
+        url = data[start:end]
+        if b"@" in url or b"?" in url:
+            scrubbed = _scrub_url(url.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+            if scrubbed != url:
+                pieces += (data[last:start], scrubbed)
+                last = end
+        pos = end
+    if not pieces:
+        return data
+    pieces.append(data[last:])
+    return b"".join(pieces)
+
+
+def _scrub_url(url: str) -> str:
     scheme_end = url.index("://") + 3
     rest = url[scheme_end:]
     # userinfo: the last '@' that is followed by a host; the password is after the first ':'.
@@ -193,6 +285,9 @@ def _scrub_url(match: re.Match[str]) -> str:
     return url[:scheme_end] + rest
 
 
+_SET: Final = _pattern_set()
+
+
 def scrub(text: str) -> str:
     """Return ``text`` with every secret replaced by ``[REDACTED]`` (key names and hosts are kept).
 
@@ -203,14 +298,10 @@ def scrub(text: str) -> str:
         if not isinstance(text, str):
             text = str(text)
         tail = ""
-        cap = MAX_SCRUB_CHARS if _re2 is not None else _MAX_CHARS_STDLIB
-        if len(text) > cap:
-            tail = TRUNCATED_MARKER.format(n=len(text) - cap)
-            text = text[:cap]
-        # URLs first: the structural pass finds the real host even when a password holds '@' or '/'
-        out = _URL.sub(_scrub_url, text) if "://" in text else text
-        out = _apply_patterns(out)
-        return out + tail
+        if len(text) > MAX_SCRUB_CHARS:
+            tail = TRUNCATED_MARKER.format(n=len(text) - MAX_SCRUB_CHARS)
+            text = text[:MAX_SCRUB_CHARS]
+        return _apply_patterns(text) + tail
     except Exception:  # noqa: BLE001 - a scrubber must never break the error path it protects
         return REDACTED
 
