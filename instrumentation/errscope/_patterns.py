@@ -285,7 +285,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "uri_userinfo_password",
         "uri",
-        r"(\b[A-Za-z][A-Za-z0-9+.\-]{0,30}:/{1,2})[^\s/:@'\"\[]*:[^\s/'\"\[][^\s/'\"]*(@)",
+        r"(\b[A-Za-z][A-Za-z0-9+.\-]{0,30}:/{1,2})[^\s/:@'\"\[]*:[^\s/'\"\[*][^\s/'\"]*(@)",
         True,
         "URL/DSN userinfo with a password (postgresql://user:PASS@host, redis://:PASS@host, "
         "scheme:/user:PASS@host): user and password both go (public case D06: no ``svc:``); the "
@@ -313,7 +313,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "uri",
         rf"(/(?i:{_HOOK_SEGMENT})/(?:[^/\s?#'\"<>]*/)*?)"
         + _with_digit(_SEG, r"[A-Za-z_\-]")
-        + r"(?:/[^\s?#'\"<>]*)?",
+        + r"[^\s?#'\"<>]*",
         True,
         "Webhook URLs whose path is the secret (Slack, Discord, Teams, Mattermost, ...): after a "
         "``/hooks/``, ``/services/``, ``/webhook(s)/``... segment, the first long segment with a digit "
@@ -393,7 +393,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "YAML (and printed config) whose secret value sits on the next, indented line "
         "(``password:\\n    s3cr3t``, block scalars ``token: |``).",
         hints=(*_PASSWORD_HINTS, *_TOKEN_HINTS),
-        trigger=r"(?i:pass|pwd|secret|credential|token|key|signature|pat|sig)[\"']?[ \t]*:[ \t]*[|>]?[+\-]?[0-9]?[ \t]*\r?\n[ \t]+[^\s]",
+        trigger=r"(?i:pass(?:word|wd|phrase)?|pwd|secrets?|credentials?|token|key|signature|pat|sig)[\"']?[ \t]*:[ \t]*[|>]?[+\-]?[0-9]?[ \t]*\r?\n[ \t]+[^\s]",
     ),
     SecretPattern(
         "keyword_compound_key",

@@ -138,7 +138,8 @@ _MASKED: Final = re.compile(
 )
 _MASK_START: Final = frozenset(bytes([c]) for c in b" \t\"'\\*xX#.<[(rRhHmMnN")
 _UUID: Final = re.compile(rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_VALUE_CHARS: Final = re.compile(rb"[A-Za-z0-9+/=_\-~.]+")
+_RUN: Final = re.compile(rb"[A-Za-z0-9+=_\-~.]+")
+_BASE64_RUN: Final = re.compile(rb"[A-Za-z0-9+/=_\-]+")
 
 
 def _entropy(value: bytes) -> float:
@@ -148,15 +149,28 @@ def _entropy(value: bytes) -> float:
 
 
 def looks_random(secret: bytes) -> bool:
-    """A credential-shaped value: 16+ characters in one token run with at least two of lower case,
-    upper case and digits, entropy of at least 3 bits per character, and not a UUID. Used where
-    the key name or prefix alone does not say credential (``verify="random"`` patterns)."""
-    runs = _VALUE_CHARS.findall(secret)
-    token = max(runs, key=len, default=b"")
+    """A credential-shaped value: a run of 16+ characters (split at ``/`` and ``@``, or a whole
+    base64 run) with at least two of lower case, upper case and digits, entropy of at least
+    3 bits per character, and not a UUID. Used where the key name or prefix alone does not say
+    credential (``verify="random"`` patterns)."""
+    return any(_random_run(run) for run in _RUN.findall(secret)) or any(
+        _random_run(run) for run in _BASE64_RUN.findall(secret) if b"/" in run or b"+" in run
+    )
+
+
+def _random_run(token: bytes) -> bool:
     if len(token) < 16 or _UUID.fullmatch(token):
         return False
     classes = any(c in _LOWER for c in token) + any(c in _UPPER for c in token) + any(c in _DIGITS for c in token)
     return classes >= 2 and _entropy(token) >= 3.0
+
+
+def _is_masked(secret: bytes) -> bool:
+    """``***``, ``[REDACTED]``, ... alone or as the password of ``user:***``."""
+    if secret[:1] in _MASK_START and _MASKED.fullmatch(secret):
+        return True
+    _user, colon, password = secret.partition(b":")
+    return bool(colon) and password[:1] in _MASK_START and _MASKED.fullmatch(password) is not None
 
 
 _LOWER: Final = frozenset(b"abcdefghijklmnopqrstuvwxyz")
@@ -184,7 +198,7 @@ def _substitute(rule: _Rule, data: bytes) -> bytes:
                 secret_end = spans[g][0]
                 break
         secret = data[secret_start:secret_end]
-        if not (secret[:1] in _MASK_START and _MASKED.fullmatch(secret)) and (not rule.verify or looks_random(secret)):
+        if not _is_masked(secret) and (not rule.verify or looks_random(secret)):
             pieces += (data[last:secret_start], _REDACTED_BYTES)
             last = secret_end
         pos = end if end > start else start + 1
@@ -261,7 +275,8 @@ def _scrub_url(url: str) -> str:
         if _HOST_AFTER_AT.match(rest, at + 1):
             userinfo = rest[:at]
             # user and password both go (public case D06); a user alone (no ':') stays
-            if userinfo != REDACTED and (":" in userinfo or REDACTED in userinfo):
+            masked = _is_masked(userinfo.encode("utf-8", "surrogateescape"))
+            if userinfo != REDACTED and not masked and (":" in userinfo or REDACTED in userinfo):
                 rest = REDACTED + rest[at:]
             break
         at = rest.rfind("@", 0, at)
