@@ -136,10 +136,10 @@ _TOKEN_SHORT = (
 )
 _SEP = r"\\?[\"']?[ \t]*[:=][ \t]*"  # closing quote of the key (maybe escaped), ``:`` or ``=``
 
-# Values. First characters exclude quotes, brackets (so ``[REDACTED]`` is final) and placeholder
-# openers; bare values stop at whitespace, quotes and the usual field separators.
-_FIRST = r"[^\s'\"`\[\]{}<>$%(),;&]"
-_QFIRST = r"[^\s'\"`\\\[{<$%]"  # first character of a quoted value
+# Values. First characters exclude quotes, brackets (so ``[REDACTED]`` is final), ``*`` (masked
+# values such as ``********`` are left alone) and placeholder openers; bare values stop at whitespace, quotes and the usual field separators.
+_FIRST = r"[^\s'\"`\[\]{}<>$%(),;&*]"
+_QFIRST = r"[^\s'\"`\\\[{<$%*]"  # first character of a quoted value
 _BARE = r"[^\s'\"`\],;&}>]"  # may contain brackets: Tr(4)nsit!
 _BARE_NB = r"[^\s'\"`\],;&)}>(\[]"  # ... and no brackets (code: ``os.environ['X']``)
 _DQ = r"(?:[^\"\\\r\n]|\\[^\"])"  # JSON string content and escapes; stops at \" (JSON in JSON)
@@ -530,13 +530,6 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"xox[abposre]-[A-Za-z0-9\-]{10,}",
         ("xox",),
         "Slack bot, user, app and refresh tokens.",
-    ),
-    _provider(
-        "slack_webhook",
-        r"(https://hooks\.slack\.com/services/)[A-Za-z0-9_/\-]{20,}",
-        ("hooks.slack.com",),
-        "Slack incoming-webhook URLs (the path is the secret).",
-        keep_prefix=True,
     ),
     _provider(
         "openai_anthropic_style_key",

@@ -35,6 +35,7 @@ from errscope._attributes import (
     META_ERROR_REF,
     META_FAILURE_CLASS,
 )
+from errscope._patterns import KEY_NOUNS as PATTERN_KEY_NOUNS
 from errscope._patterns import PATTERNS, REDACTED, SecretPattern
 
 __all__ = [
@@ -321,12 +322,65 @@ def scrub(text: str) -> str:
         return REDACTED
 
 
-def scrub_value(obj: Any, *, _depth: int = 0) -> Any:
+# Key-name semantics (issue #13): a key is split into tokens on ``_ - . `` and camelCase. It is
+# secret-bearing when its last token (or last two, ``api_key``) names a credential: its value is
+# redacted whatever it looks like. A credential noun elsewhere in the key (``password_policy``,
+# ``session_id``) redacts only a value shaped like a credential (:func:`looks_random`).
+_KEY_TOKENS: Final = re.compile(r"[vV][0-9]+|[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_SECRET_LAST: Final = frozenset(
+    {
+        "password", "passwd", "passphrase", "pwd", "pass", "secret", "secrets", "credential", "credentials",
+        "token", "apikey", "signature", "cookie", "jwt", "bearer", "otp", "authorization", "passcode", "pin",
+    }
+)
+_KEY_QUALIFIERS: Final = frozenset(
+    {
+        "api", "access", "secret", "private", "auth", "client", "app", "application", "account", "master", "signing",
+        "encryption", "session", "webhook", "license", "subscription", "service", "admin", "storage", "shared",
+        "deploy", "consumer", "sas", "hmac", "routing", "integration", "write", "sdk", "server", "mobile",
+    }
+)
+_NOUNS: Final = frozenset(PATTERN_KEY_NOUNS)
+_VERSION_TOKEN: Final = re.compile(r"v?[0-9]+|value|prod|production|dev|staging|test|live|old|new|current|primary|secondary|b64|base64|enc|encoded|raw")
+
+
+def key_kind(key: str) -> str:
+    """``"secret"`` when ``key`` names a credential, ``"noun"`` when one of its tokens is a
+    credential noun but not in that position, ``""`` otherwise. ``client_secret_v2`` and
+    ``apiKeyProd`` are secrets (a version or stage suffix does not change what a key holds)."""
+    tokens = [t.lower() for t in _KEY_TOKENS.findall(key)]
+    while len(tokens) > 1 and _VERSION_TOKEN.fullmatch(tokens[-1]):
+        tokens.pop()
+    if not tokens:
+        return ""
+    if tokens[-1] in _SECRET_LAST or (tokens[-1] == "key" and len(tokens) > 1 and tokens[-2] in _KEY_QUALIFIERS):
+        return "secret"
+    return "noun" if _NOUNS.intersection(tokens) else ""
+
+
+def _redact_by_key(key: Any, value: Any) -> bool:
+    if not isinstance(key, str) or isinstance(value, bool) or value is None or isinstance(value, Mapping | list | tuple):
+        return False
+    kind = key_kind(key)
+    if not kind:
+        return False
+    text = value if isinstance(value, str) else str(value)
+    data = text.encode("utf-8", "surrogatepass")
+    if not text or _is_masked(data) or text[:1] in "${<%":  # empty, masked, a placeholder
+        return False
+    return kind == "secret" or looks_random(data)
+
+
+def scrub_value(obj: Any, *, trust_safe_keys: bool = True, _depth: int = 0) -> Any:
     """Scrub every string inside ``obj`` (str, list, tuple, dict; other values pass through).
 
-    Values under keys in :data:`SAFE_KEYS` are kept as they are. Containers deeper than 32 levels
-    or wider than 10,000 items are cut (the excess is replaced by ``[REDACTED]``), so a hostile
-    structure cannot make scrubbing unbounded.
+    A value under a secret-bearing key (:func:`key_kind`: ``password``, ``db_password``,
+    ``apiKey``, ``client_secret_v2``; or a credential noun anywhere in the key and a random-looking
+    value) is replaced by ``[REDACTED]`` whatever it looks like, numbers included. Values under keys
+    in :data:`SAFE_KEYS` are kept as they are unless ``trust_safe_keys`` is false (a peer's payload,
+    where those names are just names the tool chose). Containers deeper than 32 levels or wider
+    than 10,000 items are cut (the excess is replaced by ``[REDACTED]``), so a hostile structure
+    cannot make scrubbing unbounded.
     """
     if isinstance(obj, str):
         return scrub(obj)
@@ -338,13 +392,15 @@ def scrub_value(obj: Any, *, _depth: int = 0) -> Any:
             if i >= _MAX_ITEMS:
                 out[REDACTED] = REDACTED
                 break
-            if isinstance(key, str) and key in SAFE_KEYS:
+            if trust_safe_keys and isinstance(key, str) and key in SAFE_KEYS:
                 out[key] = value
+            elif _redact_by_key(key, value):
+                out[key] = REDACTED
             else:
-                out[key] = scrub_value(value, _depth=_depth + 1)
+                out[key] = scrub_value(value, trust_safe_keys=trust_safe_keys, _depth=_depth + 1)
         return out
     if isinstance(obj, (list, tuple)):
-        items = [scrub_value(v, _depth=_depth + 1) for v in obj[:_MAX_ITEMS]]
+        items = [scrub_value(v, trust_safe_keys=trust_safe_keys, _depth=_depth + 1) for v in obj[:_MAX_ITEMS]]
         if len(obj) > _MAX_ITEMS:
             items.append(REDACTED)
         return items if isinstance(obj, list) else tuple(items)
