@@ -213,9 +213,9 @@ def _apply_patterns(text: str) -> str:
     """One RE2 set pass finds the patterns that match; only those run, in PATTERNS order."""
     try:
         data = text.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates: each becomes U+FFFD (valid pairs stay)
-        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates (RE2 takes UTF-8 only): each becomes "?", in C, linear
+        data = text.encode("utf-8", "replace")
+        text = data.decode("utf-8")
     hits = _SET.Match(data)  # None: no trigger matched
     if not hits:
         return text
