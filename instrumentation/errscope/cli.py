@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 __all__ = ["main"]
 
@@ -90,18 +91,32 @@ def _proxy(args: argparse.Namespace) -> int:
     logging.getLogger("errscope.proxy").setLevel(logging.INFO)
     telemetry = configure_telemetry("errscope-proxy", output_dir=args.out) if otlp_configured() or args.out else None
     recorder = ServerTelemetry(capture_content=False)
+    if args.listen:
+        host, port = args.listen
+        serve = serve_http(args.upstream, host, port, recorder)
+    elif args.upstream:
+        serve = serve_stdio_to_http(args.upstream, recorder)
+    else:
+        serve = serve_stdio_to_stdio(command, recorder)
     try:
-        if args.listen:
-            host, port = args.listen
-            asyncio.run(serve_http(args.upstream, host, port, recorder))
-        elif args.upstream:
-            asyncio.run(serve_stdio_to_http(args.upstream, recorder))
-        else:
-            asyncio.run(serve_stdio_to_stdio(command, recorder))
+        asyncio.run(_until_terminated(serve))
     finally:
         if telemetry is not None:
             telemetry.shutdown()
     return 0
+
+
+async def _until_terminated(serve: Any) -> None:
+    """Run ``serve``; SIGTERM (how hosts stop a stdio server) cancels it so the child stops and telemetry flushes."""
+    import asyncio
+    import signal
+
+    task = asyncio.ensure_future(serve)
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+    try:
+        await task
+    except asyncio.CancelledError:
+        pass
 
 
 def _host_port(text: str) -> tuple[str, int]:

@@ -184,11 +184,11 @@ class HttpServer:
 
     async def send(self, message: Any, frame: bytes | None) -> bool:
         from mcp.shared.message import SessionMessage
-        from mcp_types import JSONRPCMessage
+        from mcp_types import jsonrpc_message_adapter
         from pydantic import ValidationError
 
         try:
-            parsed = JSONRPCMessage.model_validate(message)
+            parsed = jsonrpc_message_adapter.validate_python(message, by_name=False)
         except ValidationError:
             logger.warning("not a JSON-RPC message; dropped")
             return False
