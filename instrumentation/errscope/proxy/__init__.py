@@ -46,7 +46,7 @@ async def serve_http(
 
     calls = Calls(telemetry or ServerTelemetry(), transport="tcp", upstream_address=HttpRelay.address(upstream))
     relay = HttpRelay(upstream, calls)
-    server = uvicorn.Server(uvicorn.Config(relay, host=host, port=port, log_level="warning", lifespan="on"))
+    server = uvicorn.Server(uvicorn.Config(relay, host=host, port=port, log_level="warning", lifespan="off"))
     task = asyncio.create_task(server.serve())
     while not server.started and not task.done():
         await asyncio.sleep(0.01)

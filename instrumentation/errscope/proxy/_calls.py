@@ -20,12 +20,14 @@ JSON-RPC code or ``isError``.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, PROTOCOL_VERSION_META_KEY
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from opentelemetry import propagate, trace
 from opentelemetry.trace import Span
 
@@ -55,6 +57,10 @@ _MAX_IN_FLIGHT: Final = 10_000
 """Requests remembered per scope; past that the oldest is forgotten (a peer that never answers)."""
 _LOST_NOT_SENT: Final = "the server is not running and the call was not sent"
 _LOST_SENT: Final = "the server stopped before it answered; the call may have taken effect, check before retrying"
+
+
+_STACK_KEY: Final = re.compile(r"stack|trace|backtrace", re.I)
+"""Keys of an error's ``data`` that carry a stack trace by convention (``stack``, ``stackTrace``, ``traceback``)."""
 
 
 def parse_error() -> Message:
@@ -260,7 +266,8 @@ class Calls:
         call.fail(Channel.PROTOCOL, classification, code=code)
         shaped_error: Message = {"code": code, "message": f"{shaped_text.rstrip('. ')} (Ref {call.error_ref})"}
         if isinstance(data, dict):
-            shaped_error["data"] = {**scrub_value(data), **failure_meta(call)}
+            kept = {key: value for key, value in data.items() if not _STACK_KEY.search(str(key))}
+            shaped_error["data"] = {**scrub_value(kept), **failure_meta(call)}
         else:
             shaped_error["data"] = failure_meta(call) if data is None else {"detail": scrub_value(data), **failure_meta(call)}
         return {**message, "error": shaped_error}
@@ -302,10 +309,10 @@ class Calls:
         for key in list(scope.in_flight if keys is None else keys):
             entry = scope.in_flight.pop(key, None)
             if entry is not None:
-                answers.append(self._lost_answer(entry))
+                answers.append(self._lost_answer(entry, modern=scope.protocol_version in MODERN_PROTOCOL_VERSIONS))
         return answers
 
-    def _lost_answer(self, entry: _InFlight) -> Message:
+    def _lost_answer(self, entry: _InFlight, *, modern: bool) -> Message:
         call = entry.call
         reply: Message = {"jsonrpc": "2.0", "id": entry.id}
         if call is None:
@@ -322,6 +329,8 @@ class Calls:
             text = model_message(call.tool or "tool", classification, call.error_ref)
             meta = {**failure_meta(call), attr.META_SIDE_EFFECT_POSSIBLE: True}
             reply["result"] = {"content": [{"type": "text", "text": text}], "isError": True, "_meta": meta}
+            if modern:  # 2026-07-28 results carry their type (reference/mcp-sdk-2.3.md, pitfall 6)
+                reply["result"]["resultType"] = "complete"
         else:
             call.fail(Channel.PROTOCOL, classification, code=CONNECTION_CLOSED)
             meta = {**failure_meta(call), attr.META_SIDE_EFFECT_POSSIBLE: False}

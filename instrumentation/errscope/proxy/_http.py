@@ -60,9 +60,6 @@ class HttpRelay:
         return http_address(httpx.URL(upstream))
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "lifespan":
-            await _lifespan(receive, send)
-            return
         request = Request(scope, receive)
         response = await self.relay(request)
         await response(scope, receive, send)
@@ -165,12 +162,3 @@ class HttpRelay:
         body = answers if len(answers) > 1 else answers[0]
         return Response(json.dumps(body), media_type="application/json")
 
-
-async def _lifespan(receive: Any, send: Any) -> None:
-    while True:
-        message = await receive()
-        if message["type"] == "lifespan.startup":
-            await send({"type": "lifespan.startup.complete"})
-        elif message["type"] == "lifespan.shutdown":
-            await send({"type": "lifespan.shutdown.complete"})
-            return
