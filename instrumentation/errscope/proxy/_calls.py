@@ -230,11 +230,13 @@ class Calls:
         if self._adopt_declared(call, Channel.EXECUTION, meta, upstream):
             return message
         cls = classify_text(text)
+        if cls is FailureClass.INVALID_INPUT:  # one problem a line (zod, pydantic): keep them all, not the first
+            text = "; ".join(line.strip() for line in text.splitlines() if line.strip())
         classification = Classification(
             cls,
             retry_after=retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None,
             upstream=upstream,
-            public_message=safe_excerpt(text) or None,
+            public_message=safe_excerpt(text, limit=300) or None,
         )
         call.fail(Channel.EXECUTION, classification)
         shaped = {key: value for key, value in result.items() if key not in ("content", "structuredContent", "_meta")}
