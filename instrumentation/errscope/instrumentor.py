@@ -28,7 +28,9 @@ from contextvars import ContextVar
 from typing import Any, Final
 
 from opentelemetry.instrumentation.instrumentor import BaseInstrumentor  # type: ignore[attr-defined]
+from opentelemetry import trace
 from opentelemetry.instrumentation.utils import is_instrumentation_enabled
+from opentelemetry.trace import StatusCode
 
 from errscope import _attributes as attr
 from errscope._classify import class_for_jsonrpc_code
@@ -71,12 +73,11 @@ class MCPInstrumentor(BaseInstrumentor):  # type: ignore[misc]
 
         from errscope.server import instrument
 
-        options = {key: value for key, value in kwargs.items() if key not in ("skip_dep_check",)}
         for klass in _server_classes():
-            self._originals[klass] = klass.__dict__["__init__"]
-            klass.__init__ = self._wrap_init(klass.__dict__["__init__"], instrument, options)  # type: ignore[misc]
+            self._originals[klass] = klass.__dict__.get("__init__")  # None: inherited, restored by deleting ours
+            klass.__init__ = self._wrap_init(klass.__init__, instrument, kwargs)  # type: ignore[misc]
         self._originals[Client] = Client.__dict__["call_tool"]
-        Client.call_tool = _traced_call_tool(Client.__dict__["call_tool"], options)  # type: ignore[method-assign]
+        Client.call_tool = _traced_call_tool(Client.__dict__["call_tool"], kwargs)  # type: ignore[method-assign]
 
     def _wrap_init(self, original: Any, instrument: Any, options: dict[str, Any]) -> Any:
         servers = self._servers
@@ -101,7 +102,11 @@ class MCPInstrumentor(BaseInstrumentor):  # type: ignore[misc]
         from errscope.server import uninstrument
 
         for klass, original in self._originals.items():
-            setattr(klass, "call_tool" if klass is Client else "__init__", original)
+            name = "call_tool" if klass is Client else "__init__"
+            if original is None:
+                delattr(klass, name)
+            else:
+                setattr(klass, name, original)
         self._originals.clear()
         for server in list(self._servers):
             uninstrument(server)
@@ -127,8 +132,6 @@ def _traced_call_tool(original: Any, options: dict[str, Any]) -> Any:
         }
         span = telemetry.start_span(f"tools/call {tool}", attributes=attributes)
         started = time.perf_counter()
-        from opentelemetry import trace
-
         try:
             with trace.use_span(span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
                 result = await original(client, name, *args, **kwargs)
@@ -147,8 +150,6 @@ def _traced_call_tool(original: Any, options: dict[str, Any]) -> Any:
             attributes.setdefault(attr.ERRSCOPE_OUTCOME, Outcome.OK.value)
             span.set_attributes(attributes)
             if attributes[attr.ERRSCOPE_OUTCOME] != Outcome.OK.value:
-                from opentelemetry.trace import StatusCode
-
                 span.set_status(StatusCode.ERROR, attributes.get(attr.ERRSCOPE_FAILURE_CLASS, "error"))
             span.end()
             telemetry.record_duration(time.perf_counter() - started, attributes)

@@ -35,7 +35,10 @@ def pid() -> int:
 
 @server.tool()
 def slow(seconds: float) -> str:
-    """Sleep, then answer."""
+    """Sleep, then answer; a line in ``$PLAIN_SERVER_STARTED`` says the call is running (tests wait for it)."""
+    if started := os.environ.get("PLAIN_SERVER_STARTED"):
+        with open(started, "a") as log:
+            log.write("started\n")
     time.sleep(seconds)
     return "done"
 

@@ -125,7 +125,10 @@ class Calls:
             return message
         method = message["method"]
         if len(scope.in_flight) >= _MAX_IN_FLIGHT:
-            scope.in_flight.pop(next(iter(scope.in_flight)))
+            forgotten = scope.in_flight.pop(next(iter(scope.in_flight)))
+            if forgotten.call is not None:
+                forgotten.call.outcome = Outcome.TIMEOUT  # never answered: whether it ran is unknown
+                self._finish(forgotten)
         entry = _InFlight(message["id"], method if isinstance(method, str) else "")
         scope.in_flight[_key(message["id"])] = entry
         params = message.get("params")
@@ -260,8 +263,9 @@ class Calls:
             shaped_text = invalid_params_note(call.tool or "tool", text)
         else:
             cls = class_for_jsonrpc_code(code)
-            if cls is FailureClass.UNKNOWN or code == CONNECTION_CLOSED:
-                cls = classify_text(text) if classify_text(text) is not FailureClass.UNKNOWN else cls
+            if cls is FailureClass.UNKNOWN or code == CONNECTION_CLOSED:  # the code says little: read the text
+                from_text = classify_text(text)
+                cls = from_text if from_text is not FailureClass.UNKNOWN else cls
             retry_after = retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None
             classification = Classification(cls, retry_after=retry_after, upstream=upstream)
             shaped_text = safe_excerpt(text, limit=300) or "Error"

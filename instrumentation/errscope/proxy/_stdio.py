@@ -12,7 +12,7 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from typing import Any, Final, Protocol
 
@@ -59,10 +59,6 @@ class ChildServer:
         self._on_message: OnMessage = lambda message, frame: None
         self._on_lost: Callable[[], None] = lambda: None
         self._reader: asyncio.Task[None] | None = None
-
-    @property
-    def address(self) -> str | None:
-        return None
 
     async def start(self, on_message: OnMessage, on_lost: Callable[[], None]) -> None:
         self._on_message, self._on_lost = on_message, on_lost
@@ -256,6 +252,3 @@ async def serve_stdio(upstream: Upstream, calls: Calls) -> None:
         await upstream.stop()
         out_transport.close()
 
-
-def run(coro: Callable[[], Awaitable[None]]) -> None:
-    asyncio.run(coro())
