@@ -5,7 +5,8 @@ else the plain Python server of the tests. A raw JSON-RPC client (one line per c
 POST per call over HTTP) calls the server directly and through the proxy, alternating call by call
 so load drifts hit both alike; the proxy exports its telemetry to OTLP-JSON files as it would in
 use. Figures are milliseconds per call: median and p99 of each path, the added median and p99 (the
-difference), and the median ratio proxy / direct.
+difference), the median ratio proxy / direct, and the CPU time the proxy process spent per call
+(user + system, from ``/proc``: what the proxy costs whatever the machine's load does to wall time).
 """
 
 from __future__ import annotations
@@ -122,8 +123,14 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process (proc(5): fields 14 and 15 of /proc/PID/stat, in clock ticks)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @contextmanager
-def _listening(command: list[str], port: int, env: dict[str, str]) -> Iterator[None]:
+def _listening(command: list[str], port: int, env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
     process = subprocess.Popen(command, cwd=ROOT, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 20
@@ -135,21 +142,22 @@ def _listening(command: list[str], port: int, env: dict[str, str]) -> Iterator[N
                 if time.monotonic() > deadline or process.poll() is not None:
                     raise RuntimeError(f"{command[0]} did not listen on {port}") from None
                 time.sleep(0.05)
-        yield
+        yield process
     finally:
         process.terminate()
         process.wait(10)
 
 
-def _compare(direct: Any, proxied: Any, tool: str, arguments: dict[str, Any]) -> dict[str, float]:
+def _compare(direct: Any, proxied: Any, tool: str, arguments: dict[str, Any], proxy_pid: int) -> dict[str, float]:
     for _ in range(WARMUP):
         direct.call(tool, arguments)
         proxied.call(tool, arguments)
     samples: dict[str, list[float]] = {"direct": [], "proxy": []}
+    cpu = _cpu_seconds(proxy_pid)
     for _ in range(CALLS):
         samples["direct"].append(direct.call(tool, arguments) * 1000)
         samples["proxy"].append(proxied.call(tool, arguments) * 1000)
-    figures = {}
+    figures = {"proxy_cpu_ms_per_call": round((_cpu_seconds(proxy_pid) - cpu) / CALLS * 1000, 3)}
     for name, values in samples.items():
         figures[f"{name}_median_ms"] = round(statistics.median(values), 3)
         figures[f"{name}_p99_ms"] = round(statistics.quantiles(values, n=100)[98], 3)
@@ -166,15 +174,15 @@ def run() -> dict[str, Any]:
         direct, proxied = _Stdio(stdio_command), _Stdio(_proxy(out + "/stdio", "--", *stdio_command))
         stack.callback(direct.close)
         stack.callback(proxied.close)
-        result["stdio"] = _compare(direct, proxied, tool, arguments)
+        result["stdio"] = _compare(direct, proxied, tool, arguments, proxied.process.pid)
 
         upstream, listen = _free_port(), _free_port()
         command, env = http_command(upstream)
         stack.enter_context(_listening(command, upstream, env))
         url = f"http://127.0.0.1:{upstream}/mcp"
-        stack.enter_context(_listening(_proxy(out + "/http", "--upstream", url, "--listen", f"127.0.0.1:{listen}"), listen, {}))
+        proxy = stack.enter_context(_listening(_proxy(out + "/http", "--upstream", url, "--listen", f"127.0.0.1:{listen}"), listen, {}))
         direct_http, proxied_http = _Http(url), _Http(f"http://127.0.0.1:{listen}/mcp")
         stack.callback(direct_http.close)
         stack.callback(proxied_http.close)
-        result["http"] = _compare(direct_http, proxied_http, tool, arguments)
+        result["http"] = _compare(direct_http, proxied_http, tool, arguments, proxy.pid)
     return result

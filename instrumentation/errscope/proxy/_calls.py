@@ -36,11 +36,12 @@ from errscope._call import ToolCall
 from errscope._classify import Classification, Upstream, class_for_jsonrpc_code
 from errscope._messages import model_message, safe_name, unknown_tool_message
 from errscope._refs import ERROR_REF_PATTERN
-from errscope._scrubbing import scrub, scrub_value
+from errscope._scrubbing import scrub_value
 from errscope._telemetry import ServerTelemetry
 from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.client._invalid_params import invalid_params_note, unknown_tool_name
 from errscope.client._text import classify_text, retry_after_from_text, safe_excerpt
+from errscope.server._mcp import _request_id
 from errscope.server._seam import failure_meta
 
 __all__ = ["Calls", "Message", "Scope", "parse_error"]
@@ -93,10 +94,6 @@ class Scope:
 def _key(request_id: Any) -> str:
     # 1 and "1" are different JSON-RPC ids (JSON-RPC 2.0 §4).
     return json.dumps(request_id)
-
-
-def _request_id(request_id: Any) -> str:
-    return str(request_id)[:_MAX_REQUEST_ID] if isinstance(request_id, int) else scrub(str(request_id))[:_MAX_REQUEST_ID]
 
 
 class Calls:

@@ -121,7 +121,6 @@ class HttpRelay:
 
     async def _events(self, scope: Scope, response: httpx.Response) -> AsyncIterator[bytes]:
         lines: list[str] = []
-        awaiting = bool(scope.in_flight)  # a POST stream carrying requests ends once each is answered
         try:
             async for line in response.aiter_lines():
                 if line:
@@ -129,8 +128,6 @@ class HttpRelay:
                     continue
                 yield self._event(scope, lines)
                 lines = []
-                if awaiting and not scope.in_flight:
-                    return  # the server's stream is done (MCP spec: it closes after the last response)
             if lines:
                 yield self._event(scope, lines)
         except httpx.TransportError:
