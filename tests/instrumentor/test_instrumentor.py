@@ -102,3 +102,13 @@ def test_library_import_needs_no_sdk() -> None:
     """``import errscope`` and the instrumentor load the OpenTelemetry API only, never the SDK or exporters."""
     code = "import sys, errscope, errscope.instrumentor; print(sorted({m.split('.')[1] for m in sys.modules if m.startswith(('opentelemetry.sdk', 'opentelemetry.exporter'))}))"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"
+
+
+def test_fastmcp_app_after_instrument(captured: CapturedTelemetry) -> None:
+    """A ``fastmcp.FastMCP`` app created after ``instrument()`` carries errscope's middleware once."""
+    fastmcp = pytest.importorskip("fastmcp")
+    from errscope.server._fastmcp import ErrscopeToolMiddleware
+
+    app = fastmcp.FastMCP("zero-code")
+    assert sum(isinstance(m, ErrscopeToolMiddleware) for m in app.middleware) == 1
+    assert sum(isinstance(m, ErrscopeMiddleware) for m in app._mcp_server.middleware) == 1
