@@ -6,12 +6,12 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from tests.conftest import require
+from tests.foreign.peers import _wait_port as wait_port
 
 ROOT = Path(__file__).resolve().parents[2]
 NPM = ROOT / "tests" / "npm" / "node_modules"
@@ -40,15 +40,7 @@ def serving(command: list[str], port: int, env: dict[str, str] | None = None) ->
     """Run ``command`` until it accepts connections on ``port``; stop it afterwards (SIGTERM, then kill)."""
     process = subprocess.Popen(command, cwd=ROOT, env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            assert process.poll() is None, f"{command[0]} exited with {process.returncode}"
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, f"{command} did not listen on {port}"
-                time.sleep(0.05)
+        wait_port(port, process)
         yield process
     finally:
         process.terminate()
