@@ -305,3 +305,18 @@ class Prometheus(_Process):
         """Instant query at ``at`` (unix seconds); the vector's samples (a scalar as one sample)."""
         data = self.api("/api/v1/query", query=expr, time=f"{at:.3f}")
         return data["result"] if data["resultType"] == "vector" else [{"metric": {}, "value": data["result"]}]
+
+
+SCALE_OUT = ROOT / "deploy" / "scale-out"
+
+
+def gateway(workdir: Path, **options: Any) -> Collector:
+    """A gateway of ``deploy/scale-out/``: the project config, ``gateway.yaml``, then the file test profile."""
+    return Collector(workdir, overlays=[SCALE_OUT / "gateway.yaml", "file.yaml"], **options)
+
+
+def agent(workdir: Path, gateways: list[Collector], **options: Any) -> Collector:
+    """An agent running ``deploy/scale-out/agent.yaml`` unchanged, its static resolver listing ``gateways``."""
+    resolver = {"static": {"hostnames": [g.otlp_grpc for g in gateways]}}
+    env = {"ERRSCOPE_GATEWAY_RESOLVER": json.dumps(resolver), **options.pop("env", {})}  # JSON is YAML
+    return Collector(workdir, config=SCALE_OUT / "agent.yaml", overlays=[], env=env, **options)
