@@ -48,6 +48,8 @@ __all__ = [
     "ERRSCOPE_RETRY",
     "ERRSCOPE_RETRY_AFTER",
     "ERRSCOPE_SIDE_EFFECT_POSSIBLE",
+    "ERRSCOPE_TABLE",
+    "ERRSCOPE_TABLE_ENTRIES",
     "ERRSCOPE_UPSTREAM_ADDRESS",
     "ERRSCOPE_UPSTREAM_STATUS",
     "ERRSCOPE_UPSTREAM_SYSTEM",
@@ -101,6 +103,10 @@ ERRSCOPE_IDEMPOTENCY_KEY_HASH: Final = "errscope.idempotency.key_hash"
 """SHA-256 prefix of the idempotency key; the key itself is never recorded."""
 ERRSCOPE_IDEMPOTENT_REPLAY: Final = "errscope.idempotency.replayed"
 """``True`` when a stored result was returned for a repeated idempotency key."""
+ERRSCOPE_TABLE: Final = "errscope.table"
+"""Which bookkeeping table a size is for (a closed set: :class:`errscope._tables.Table`)."""
+ERRSCOPE_TABLE_ENTRIES: Final = "errscope.table.entries"
+"""Asynchronous up-down counter: live entries per bookkeeping table, unit ``{entry}``."""
 ERRSCOPE_ATTEMPT: Final = "errscope.attempt"
 """1-based attempt number of one logical client call (span only)."""
 ERRSCOPE_RETRY: Final = "errscope.retry"
@@ -138,6 +144,7 @@ METRIC_ATTRIBUTES: Final = frozenset(
         ERRSCOPE_IDEMPOTENT_REPLAY,
         ERRSCOPE_RETRY,
         ERRSCOPE_SIDE_EFFECT_POSSIBLE,
+        ERRSCOPE_TABLE,
     }
 )
 """The only attributes allowed on errscope metrics: all closed or bounded sets."""

@@ -48,7 +48,6 @@ import inspect
 import json
 import time
 import types
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Protocol, TypeVar, runtime_checkable
@@ -63,6 +62,7 @@ from errscope._attributes import (
     META_IDEMPOTENCY_KEY,
     META_IDEMPOTENCY_KEY_HONOURED,
 )
+from errscope._tables import Table, expiring_table
 from errscope.client._keys import key_hash
 
 __all__ = [
@@ -169,7 +169,11 @@ class IdempotencyStore(Protocol):
 
 
 class InMemoryIdempotencyStore:
-    """Per-process store with a TTL and a size bound (oldest entries go first).
+    """Per-process store with a TTL and a size bound, expiring on its own.
+
+    A ``cachetools.TTLCache``: expired results are swept on every write and whenever the table
+    sizes are read (the ``errscope.table.entries`` metric, ``errscope.table="idempotency_results"``),
+    not only when their key comes back; past ``max_entries`` the least recently used go first.
 
     Args:
         ttl: seconds a result is replayed for.
@@ -183,27 +187,20 @@ class InMemoryIdempotencyStore:
         self.ttl = ttl
         self.max_entries = max_entries
         self._clock = clock
-        self._entries: OrderedDict[str, StoredResult] = OrderedDict()
+        self._entries = expiring_table(Table.IDEMPOTENCY_RESULTS, maxsize=max_entries, ttl=ttl, timer=clock)
 
     async def get(self, key: str) -> StoredResult | None:
-        entry = self._entries.get(key)
-        if entry is None:
-            return None
-        if self._clock() - entry.stored_at >= self.ttl:
-            del self._entries[key]
-            return None
+        entry: StoredResult | None = self._entries.get(key)
         return entry
 
     async def put(self, key: str, result: StoredResult) -> None:
         self._entries[key] = result
-        self._entries.move_to_end(key)
-        while len(self._entries) > self.max_entries:
-            self._entries.popitem(last=False)
 
     def now(self) -> float:
         return self._clock()
 
     def __len__(self) -> int:
+        self._entries.expire()
         return len(self._entries)
 
 

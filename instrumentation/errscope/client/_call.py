@@ -244,12 +244,39 @@ class LogicalCall:
             return shape.timed_out(self.tool, fired, self.policy, hint=self.timeout_hint)
         if raw is not None:
             owner.breaker.record_success()
-            shaped = shape.from_result(self.tool, raw, attributes, max_text=owner.max_model_text)
+            listed = owner.catalog.get(self.tool)
+            shaped = shape.from_result(
+                self.tool,
+                raw,
+                attributes,
+                max_text=owner.max_model_text,
+                input_schema=listed.input_schema if listed else None,
+                arguments=self.arguments,
+            )
             if shaped is None:
                 # D01: a foreign SDK wrapped its own unknown-tool protocol error into an isError result.
                 return await self._unknown_tool(span, ref=None, channel=Channel.EXECUTION, result=raw)
             return shaped
         assert error is not None
+        if isinstance(error, MCPError) and wire.stand_in_frame and wire.session_ended:
+            # HTTP 404 to our session: the server no longer knows it, so it processed nothing.
+            owner.breaker.record_failure()
+            attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
+            return shape.local_failure(
+                self.tool,
+                f"The tool server had ended the session; {self.tool} was not run. A new session is opened on the next call.",
+                side_effect_possible=False,
+            )
+        if isinstance(error, MCPError) and wire.stand_in_frame:
+            # The SDK could not read the answer and stood in for it (issue #16): the request was
+            # written, so the tool may have run. Not the server refusing; a transport fault.
+            owner.breaker.record_failure()
+            attributes[ERROR_TYPE] = ERROR_TYPE_UNREADABLE
+            return shape.local_failure(
+                self.tool,
+                f"The answer to {self.tool} could not be read. The call may have run; check before calling again.",
+                side_effect_possible=True,
+            )
         if isinstance(error, MCPError) and wire.error_frame:
             owner.breaker.record_success()  # the server answered
             return await self._from_protocol_error(error, span, attributes)
@@ -309,7 +336,7 @@ class LogicalCall:
         if code == URL_ELICITATION_REQUIRED:
             return shape.elicitation_required(self.tool, error.error, ref)
         if code == INVALID_PARAMS:
-            note = invalid_params_note(self.tool, message)
+            note = invalid_params_note(self.tool, message, self.arguments)
             return shape.failure(self.tool, Channel.PROTOCOL, FailureClass.INVALID_INPUT, note, ref=ref, advice="")
         return shape.other_protocol_error(self.tool, code, message, data, ref)
 

@@ -17,7 +17,6 @@ cancellation propagates.
 from __future__ import annotations
 
 import logging
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, replace
@@ -34,6 +33,7 @@ from opentelemetry.metrics import MeterProvider
 from opentelemetry.trace import Link, StatusCode, TracerProvider
 
 from errscope._attributes import ERROR_TYPE, MCP_METHOD_NAME, META_IDEMPOTENCY_KEY, RPC_RESPONSE_STATUS_CODE
+from errscope._tables import Table, expiring_table
 from errscope.client._breaker import CircuitBreaker
 from errscope.client._call import ERROR_TYPE_TIMEOUT, LogicalCall, ProgressFn
 from errscope.client._catalog import ToolCatalog
@@ -149,7 +149,8 @@ class ToolClient:
             http_max_connections=http_max_connections,
         )
         self._stack: AsyncExitStack | None = None
-        self._key_links: OrderedDict[str, list[Link]] = OrderedDict()
+        # Links of a logical call for a retry that reuses its key: a retry comes within minutes or not at all.
+        self._key_links = expiring_table(Table.KEY_LINKS, maxsize=1024, ttl=600.0)
         install_sdk_span_suppression()
 
     # -- lifecycle --------------------------------------------------------------------------------
@@ -179,11 +180,6 @@ class ToolClient:
     def tap(self) -> WireTap | None:
         """The current connection's wire tap (tests read the wire through it)."""
         return self.connection.tap
-
-    @property
-    def taps(self) -> list[WireTap]:
-        """Every connection's wire tap, oldest first."""
-        return self.connection.taps
 
     @property
     def protocol_version(self) -> str | None:
@@ -301,7 +297,4 @@ class ToolClient:
             count += 1
         if key is not None:
             self._key_links[key] = call.links[-8:]
-            self._key_links.move_to_end(key)
-            while len(self._key_links) > 1024:
-                self._key_links.popitem(last=False)
         return replace(result, attempts=count, idempotency_key=key, request_ids=tuple(call.request_ids))

@@ -48,6 +48,7 @@ from errscope._attributes import (
     METRIC_ATTRIBUTES,
     RPC_RESPONSE_STATUS_CODE,
 )
+from errscope._tables import observe_table_sizes
 from errscope._version import __version__
 from errscope._vocabulary import Outcome
 from errscope.client._result import ToolCallResult
@@ -92,6 +93,7 @@ class ClientTelemetry:
             unit="{response}",
             description="Answers that arrived after the client had given up on the attempt.",
         )
+        observe_table_sizes(meter_provider)
 
     def start_span(
         self,
