@@ -30,7 +30,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import Tool
 from opentelemetry import trace
 from opentelemetry.metrics import MeterProvider
-from opentelemetry.trace import Link, StatusCode, TracerProvider
+from opentelemetry.trace import StatusCode, TracerProvider
 
 from errscope._attributes import ERROR_TYPE, MCP_METHOD_NAME, META_IDEMPOTENCY_KEY, RPC_RESPONSE_STATUS_CODE
 from errscope._tables import Table, expiring_table
