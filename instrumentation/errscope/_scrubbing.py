@@ -12,6 +12,7 @@ Never raises on odd input (lone surrogates, NULs, non-str objects are ``str()``-
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -209,6 +210,23 @@ def _substitute(rule: _Rule, data: bytes) -> bytes:
     return b"".join(pieces)
 
 
+_LARGE: Final = 8 * 1024
+"""Bytes above which the triggered patterns are first checked together in one scan."""
+
+
+@functools.lru_cache(maxsize=128)
+def _any_match(indices: tuple[int, ...]) -> Any:
+    """The alternation of these patterns, without captures: one DFA scan says whether any matches.
+
+    Cached per combination (a few ms to compile); 64 MiB so the DFA of a wide alternation does
+    not run out of memory and fall back to the NFA (measured: 0.2 ms instead of 500 ms per 64 KiB).
+    """
+    options = re2.Options()
+    options.never_capture = True
+    options.max_mem = _SET_MEMORY
+    return re2.compile("|".join(f"(?:{PATTERNS[i].regex})" for i in indices).encode(), options)._regexp
+
+
 def _apply_patterns(text: str) -> str:
     """One RE2 set pass finds the patterns that match; only those run, in PATTERNS order."""
     try:
@@ -223,6 +241,8 @@ def _apply_patterns(text: str) -> str:
     if hits[-1] == len(_RULES):  # URLs first: the real host is found even when a password holds '@' or '/'
         data = _scrub_urls(data)
         hits.pop()
+    if len(hits) > 2 and len(data) > _LARGE and _any_match(tuple(hits)).Match(_UNANCHORED, data, 0, len(data))[0][0] < 0:
+        return data.decode("utf-8", "replace")  # a large benign text: one scan instead of one per pattern
     for index in hits:
         data = _substitute(_RULES[index], data)
     # RE2 matches whole UTF-8 code points, so a replacement never splits a character
