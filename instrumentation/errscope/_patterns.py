@@ -20,15 +20,20 @@ Families (``SecretPattern.family``):
 - ``private_key``: PEM / OpenSSH private key blocks, including JSON-escaped ``\\n`` bodies.
 - ``jwt``: three dot-separated base64url segments starting ``eyJ``.
 - ``uri``: URL userinfo with a password (``scheme://user:pass@host``, also ``scheme:/`` and an empty
-  user), token-like users without a password (``https://<token>@host``).
+  user), token-like users without a password (``https://<token>@host``), webhook paths whose
+  segment is the secret (``/hooks/``, ``/services/``, ``/webhook(s)/``...).
 - ``pii``: e-mail addresses and US social security numbers (public case D09).
-- ``header``: ``Authorization`` values (any scheme), bare ``Bearer <token>``.
+- ``header``: ``Authorization`` values (any scheme, already masked values left alone), bare
+  ``Bearer <token>``.
 - ``keyword``: ``key=value`` / ``key: value`` / ``"key": "value"`` shapes where the key names a
   password, secret, token or key (env vars, query strings, libpq/ADO keyword DSNs, JSON, Python
-  dict reprs, HTTP headers), XML elements, whitespace-separated config lines, and prose that names
+  dict reprs, HTTP headers), keys with a credential noun among their tokens and a credential-shaped
+  value (``client_secret_v2=``), keyword connection strings parsed to their delimiter with quoting,
+  YAML next-line values, XML elements, whitespace-separated config lines, and prose that names
   a secret and gives it (``refused token tok-77x9``, ``reset code is 913-442``).
 - ``provider``: tokens recognisable by their prefix/shape alone (GitHub, GitLab, Slack, Stripe,
-  AWS, Google, OpenAI/Anthropic, ...), wherever they appear.
+  AWS, Google, OpenAI/Anthropic, ...), wherever they appear, and unknown providers' tokens of the
+  common ``<lowercase prefix>_<random>`` shape.
 
 ``combined_regex()`` joins all entries into one alternation (leftmost match wins, earlier entries
 win ties), and ``combined_replacement()`` is its replacement text (every kept group, then the

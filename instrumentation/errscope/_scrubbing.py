@@ -2,11 +2,12 @@
 
 ``scrub(text)`` applies the one pattern source (:mod:`errscope._patterns`, the same regexes the
 Collector runs) plus a structural pass over URLs that regexes alone get wrong (a password that
-contains ``/``, password-like query parameters in any order). ``scrub_value(obj)`` walks
-str/list/tuple/dict (span attributes, structlog event dicts) and leaves allow-listed keys alone.
+contains ``/``, password-like query parameters in any order). One RE2 set pass over the patterns'
+triggers picks the patterns that can match; only those run, on UTF-8 bytes. ``scrub_value(obj)``
+walks str/list/tuple/dict and redacts by key as well as by value (:func:`key_kind`).
 
-Bounded: only the first :data:`MAX_SCRUB_CHARS` characters are scrubbed and kept; the rest is
-dropped with a marker, so a 100 KB exception message costs a bounded amount of time and output.
+Linear time on every input: RE2 only, lone surrogates made valid first. Bounded: only the first
+:data:`MAX_SCRUB_CHARS` characters are scrubbed and kept; the rest is dropped with a marker.
 Never raises on odd input (lone surrogates, NULs, non-str objects are ``str()``-ed first).
 """
 
