@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND, REQUEST_TIMEOUT, CallToolResult
+from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND, REQUEST_TIMEOUT, URL_ELICITATION_REQUIRED, CallToolResult
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import Link, Span
@@ -31,6 +31,7 @@ from errscope._attributes import (
     ERROR_TYPE,
     ERRSCOPE_ATTEMPT,
     ERRSCOPE_IDEMPOTENCY_KEY_HASH,
+    ERRSCOPE_PROGRESS_NOTIFICATIONS,
     ERRSCOPE_RETRY,
     EXECUTE_TOOL,
     GEN_AI_OPERATION_NAME,
@@ -49,7 +50,7 @@ from errscope.client import _shaping as shape
 from errscope.client._deadline import CallDeadline, TimeoutKind, TimeoutPolicy
 from errscope.client._invalid_params import invalid_params_note, unknown_tool_name
 from errscope.client._keys import key_hash
-from errscope.client._late import end_after
+from errscope.client._late import LateWatch, end_after
 from errscope.client._result import ToolCallResult
 from errscope.client._telemetry import caller_parent, trace_meta
 from errscope.client._wire import CURRENT_ATTEMPT, WireAttempt
@@ -87,6 +88,9 @@ class LogicalCall:
     unknown_tool: bool = False
     refreshed: bool = False
     appeared: bool = False
+    last_sent: ToolCallResult | None = None
+    """The latest attempt whose request was written: its outcome stands if a later one never left."""
+    last_unsent: bool = False
 
     # -- one attempt ---------------------------------------------------------------------------------
     async def attempt(self, number: int) -> ToolCallResult:
@@ -115,6 +119,8 @@ class LogicalCall:
         self.links.append(Link(span.get_span_context(), {ERRSCOPE_ATTEMPT: number}))
         started = anyio.current_time()
         wire = WireAttempt(trace_meta=trace_meta(span, caller_meta=self.caller_meta, baggage_allow=owner.baggage_allow))
+        late = LateWatch(span, owner.telemetry.late_responses, self.tool, started)
+        wire.on_late = late.arrived
         try:
             result = await self._attempt_on_wire(span, wire, attributes)
         except BaseException:
@@ -122,6 +128,10 @@ class LogicalCall:
             self._finish_span(span, attributes, outcome=Outcome.CANCELLED, started=started)
             owner.breaker.release()
             raise
+        late.request_id, late.ref, late.gave_up_at = wire.request_id, result.error_ref, anyio.current_time()
+        self.last_unsent = wire.request_id is None
+        if not self.last_unsent:
+            self.last_sent = result
         tg = owner.connection.tg
         keep_open = result.outcome is Outcome.TIMEOUT and owner.late_response_grace > 0 and tg is not None
         self._finish_span(span, attributes, result=result, started=started, end=not keep_open)
@@ -156,13 +166,19 @@ class LogicalCall:
         if not owner.breaker.allow():
             attributes[ERROR_TYPE] = ERROR_TYPE_CIRCUIT_OPEN
             return shape.local_failure(
-                self.tool, f"Tool server {owner.target.display} is unreachable (too many recent failures)."
+                self.tool,
+                f"Tool server {owner.target.display} is unreachable (too many recent failures); no request was sent.",
+                side_effect_possible=False,
             )
         conn = await connection.ensure()
         if conn is None or conn.client is None:
             owner.breaker.record_failure()
             attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
-            return shape.local_failure(self.tool, f"Tool server {owner.target.display} is unavailable.")
+            return shape.local_failure(
+                self.tool,
+                f"Tool server {owner.target.display} is unavailable; no request was sent.",
+                side_effect_possible=False,
+            )
         if owner.catalog.stale:
             await connection.refresh_stale()
         version = connection.protocol_version
@@ -177,7 +193,6 @@ class LogicalCall:
         if self.key is not None:
             meta[owner.idempotency_meta_key] = self.key
         deadline = CallDeadline(self.policy)
-        wire.on_late = lambda: span.add_event("late_response") if span.is_recording() else None
         wire.reason_for_cancel = deadline.cancel_reason
         wire_events: list[str] = []
         user_progress = self.progress_callback
@@ -222,6 +237,7 @@ class LogicalCall:
                 span.add_event("cancel_sent", {"reason": wire.cancel_reason or "caller cancelled"})
             for event in wire_events:
                 span.add_event(event)
+            span.set_attribute(ERRSCOPE_PROGRESS_NOTIFICATIONS, deadline.progress_events)
 
         fired = deadline.fired
         if fired is not None:
@@ -235,6 +251,7 @@ class LogicalCall:
                 self.tool,
                 raw,
                 attributes,
+                max_text=owner.max_model_text,
                 input_schema=listed.input_schema if listed else None,
                 arguments=self.arguments,
             )
@@ -243,6 +260,25 @@ class LogicalCall:
                 return await self._unknown_tool(span, ref=None, channel=Channel.EXECUTION, result=raw)
             return shaped
         assert error is not None
+        if isinstance(error, MCPError) and wire.stand_in_frame and wire.session_ended:
+            # HTTP 404 to our session: the server no longer knows it, so it processed nothing.
+            owner.breaker.record_failure()
+            attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
+            return shape.local_failure(
+                self.tool,
+                f"The tool server had ended the session; {self.tool} was not run. A new session is opened on the next call.",
+                side_effect_possible=False,
+            )
+        if isinstance(error, MCPError) and wire.stand_in_frame:
+            # The SDK could not read the answer and stood in for it (issue #16): the request was
+            # written, so the tool may have run. Not the server refusing; a transport fault.
+            owner.breaker.record_failure()
+            attributes[ERROR_TYPE] = ERROR_TYPE_UNREADABLE
+            return shape.local_failure(
+                self.tool,
+                f"The answer to {self.tool} could not be read. The call may have run; check before calling again.",
+                side_effect_possible=True,
+            )
         if isinstance(error, MCPError) and wire.error_frame:
             owner.breaker.record_success()  # the server answered
             return await self._from_protocol_error(error, span, attributes)
@@ -259,19 +295,32 @@ class LogicalCall:
             owner.breaker.record_failure()
             attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
             if wire.request_id is None:
-                return shape.local_failure(self.tool, f"Tool server {owner.target.display} is unavailable.")
+                return shape.local_failure(
+                    self.tool,
+                    f"Tool server {owner.target.display} is unavailable; no request was sent.",
+                    side_effect_possible=False,
+                )
             return shape.local_failure(
                 self.tool,
                 f"The connection to the tool server was lost while {self.tool} was running. It may or may not "
                 "have taken effect; check before calling again.",
+                side_effect_possible=True,
             )
         owner.breaker.record_success()
         attributes[ERROR_TYPE] = ERROR_TYPE_UNREADABLE
         return shape.failure(
-            self.tool, None, FailureClass.UNKNOWN, f"{self.tool} returned a reply the client could not read."
+            self.tool,
+            None,
+            FailureClass.UNKNOWN,
+            f"{self.tool} returned a reply the client could not read.",
+            side_effect_possible=True,  # something answered: the tool may have run
         )
 
     async def _from_protocol_error(self, error: MCPError, span: Span, attributes: dict[str, Any]) -> ToolCallResult:
+        result = await self._shape_protocol_error(error, span, attributes)
+        return replace(result, error=error.error)  # the host gets the error object intact
+
+    async def _shape_protocol_error(self, error: MCPError, span: Span, attributes: dict[str, Any]) -> ToolCallResult:
         code = error.code
         attributes[ERROR_TYPE] = str(code)
         attributes[RPC_RESPONSE_STATUS_CODE] = str(code)
@@ -286,6 +335,8 @@ class LogicalCall:
         )
         if unknown:
             return await self._unknown_tool(span, ref=ref, channel=Channel.PROTOCOL)
+        if code == URL_ELICITATION_REQUIRED:
+            return shape.elicitation_required(self.tool, error.error, ref)
         if code == INVALID_PARAMS:
             note = invalid_params_note(self.tool, message, self.arguments)
             return shape.failure(self.tool, Channel.PROTOCOL, FailureClass.INVALID_INPUT, note, ref=ref, advice="")
@@ -306,7 +357,7 @@ class LogicalCall:
             if conn is not None and conn.alive:
                 link = Link(span.get_span_context())
                 try:
-                    await catalog.refresh(lambda: connection.traced_fetch(conn, links=[link]))
+                    await catalog.refresh_after_unknown(lambda: connection.traced_fetch(conn, links=[link]))
                 except Exception as exc:  # boundary: keep the old listing
                     logger.debug("tools/list refresh after unknown tool failed (%s)", type(exc).__qualname__)
         if self.tool in catalog and not listed_before:

@@ -17,7 +17,6 @@ cancellation propagates.
 from __future__ import annotations
 
 import logging
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, replace
@@ -34,6 +33,7 @@ from opentelemetry.metrics import MeterProvider
 from opentelemetry.trace import Link, StatusCode, TracerProvider
 
 from errscope._attributes import ERROR_TYPE, MCP_METHOD_NAME, META_IDEMPOTENCY_KEY, RPC_RESPONSE_STATUS_CODE
+from errscope._tables import Table, expiring_table
 from errscope.client._breaker import CircuitBreaker
 from errscope.client._call import ERROR_TYPE_TIMEOUT, LogicalCall, ProgressFn
 from errscope.client._catalog import ToolCatalog
@@ -73,12 +73,21 @@ class ProbeResult:
 class ToolClient:
     """Call MCP tools with honest notes for the model and one span per attempt.
 
+    Timing: by default an attempt is abandoned after **30 s** without an answer or a progress
+    notification (the *idle* timeout; each ``notifications/progress`` for the request restarts it),
+    and after **300 s** whatever progress says (the hard ceiling, ``10 * idle`` unless
+    :class:`TimeoutPolicy` sets it; MCP spec, Cancellation > Timeouts: "SHOULD always enforce a
+    maximum timeout"). A timed-out call is reported as "may have happened" and is repeated
+    automatically only for a tool the server declares safe to repeat (see
+    :mod:`errscope.client._retry`). An idle timeout below ``min_timeout`` (1 s) is used as given but
+    logs one warning per client: it is shorter than a round trip on a loaded machine.
+
     Args:
         server: a streamable HTTP URL, ``StdioServerParameters``, or any ``mcp`` ``Transport``
             factory (a zero-argument callable returning a fresh transport, so sessions can be
             re-opened).
-        timeout: idle timeout in seconds, or a :class:`TimeoutPolicy` (idle + hard ceiling).
-        retry: the class-driven :class:`RetryPolicy`; ``None`` disables automatic retries.
+        timeout: idle timeout in seconds (default 30), or a :class:`TimeoutPolicy` (idle + hard ceiling).
+        retry: the :class:`RetryPolicy`; ``None`` disables automatic retries.
         breaker: the server's :class:`CircuitBreaker` (a fresh one by default).
         idempotency_keys: attach a fresh key to every logical call (default ``True``).
         idempotency_meta_key: the ``_meta`` name of the key (default ``io.errscope/idempotency_key``).
@@ -89,6 +98,9 @@ class ToolClient:
         tracer_provider, meter_provider: OpenTelemetry providers; the global ones by default.
         client_options: extra keyword arguments for ``mcp.Client``.
         http_max_connections: connection pool size on streamable HTTP (one request holds one).
+        min_timeout: seconds; an idle timeout below it logs one warning per client.
+        max_model_text: characters of a successful result's text handed to the model; longer text
+            is cut with a note (the whole result stays in :attr:`ToolCallResult.result`).
     """
 
     def __init__(
@@ -108,6 +120,8 @@ class ToolClient:
         meter_provider: MeterProvider | None = None,
         client_options: Mapping[str, Any] | None = None,
         http_max_connections: int = 100,
+        min_timeout: float = 1.0,
+        max_model_text: int = 100_000,
     ) -> None:
         self.target = describe(server)
         self.timeout = timeout if isinstance(timeout, TimeoutPolicy) else TimeoutPolicy(idle=float(timeout))
@@ -117,6 +131,10 @@ class ToolClient:
         self.idempotency_meta_key = idempotency_meta_key
         self.baggage_allow = frozenset(baggage_allow)
         self.late_response_grace = late_response_grace
+        self.min_timeout = min_timeout
+        self.max_model_text = max_model_text
+        self._warned_short_timeout = False
+        self._check_timeout(self.timeout)
         self.client_options = dict(client_options or {})
         self.catalog = ToolCatalog()
         self.telemetry = ClientTelemetry(tracer_provider=tracer_provider, meter_provider=meter_provider)
@@ -131,7 +149,8 @@ class ToolClient:
             http_max_connections=http_max_connections,
         )
         self._stack: AsyncExitStack | None = None
-        self._key_links: OrderedDict[str, list[Link]] = OrderedDict()
+        # Links of a logical call for a retry that reuses its key: a retry comes within minutes or not at all.
+        self._key_links = expiring_table(Table.KEY_LINKS, maxsize=1024, ttl=600.0)
         install_sdk_span_suppression()
 
     # -- lifecycle --------------------------------------------------------------------------------
@@ -161,11 +180,6 @@ class ToolClient:
     def tap(self) -> WireTap | None:
         """The current connection's wire tap (tests read the wire through it)."""
         return self.connection.tap
-
-    @property
-    def taps(self) -> list[WireTap]:
-        """Every connection's wire tap, oldest first."""
-        return self.connection.taps
 
     @property
     def protocol_version(self) -> str | None:
@@ -220,6 +234,17 @@ class ToolClient:
         finally:
             span.end()
 
+    def _check_timeout(self, policy: TimeoutPolicy) -> None:
+        if policy.idle < self.min_timeout and not self._warned_short_timeout:
+            self._warned_short_timeout = True
+            logger.warning(
+                "errscope ToolClient for %s: idle timeout %g s is below %g s; calls may time out before "
+                "the server can answer (warned once per client)",
+                self.target.display,
+                policy.idle,
+                self.min_timeout,
+            )
+
     # -- calls ---------------------------------------------------------------------------------------
     async def call_tool(
         self,
@@ -248,6 +273,7 @@ class ToolClient:
         policy = self.timeout
         if timeout is not None:
             policy = timeout if isinstance(timeout, TimeoutPolicy) else TimeoutPolicy(idle=float(timeout))
+            self._check_timeout(policy)
         key = idempotency_key or (new_idempotency_key() if self.idempotency_keys else None)
         call = LogicalCall(
             owner=self,
@@ -261,15 +287,14 @@ class ToolClient:
         )
         if key is not None and idempotency_key is not None:
             call.links.extend(self._key_links.get(key, ()))  # a model-initiated retry links to the first call
-        idempotent = key is not None or self.catalog.is_idempotent(name)
-        result, count = await self.retry.run(call.attempt, idempotent=idempotent)
+        safe = self.catalog.is_safe_to_repeat(name, keyed=key is not None)
+        result, count = await self.retry.run(call.attempt, safe_to_repeat=safe)
+        if call.last_unsent and call.last_sent is not None:
+            result = call.last_sent  # a retry that never left (breaker open): the sent attempt's outcome stands
         if call.appeared:
             # The tool appeared after re-listing: one more attempt, never a loop.
             result = await call.attempt(count + 1)
             count += 1
         if key is not None:
             self._key_links[key] = call.links[-8:]
-            self._key_links.move_to_end(key)
-            while len(self._key_links) > 1024:
-                self._key_links.popitem(last=False)
         return replace(result, attempts=count, idempotency_key=key, request_ids=tuple(call.request_ids))

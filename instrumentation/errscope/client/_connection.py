@@ -31,7 +31,7 @@ from opentelemetry.trace import Link, StatusCode
 from errscope._attributes import ERROR_TYPE, MCP_METHOD_NAME, RPC_RESPONSE_STATUS_CODE
 from errscope.client._catalog import ToolCatalog
 from errscope.client._telemetry import ClientTelemetry
-from errscope.client._wire import WireTap
+from errscope.client._wire import UNDECODABLE, WireTap, observe_http_parsing
 
 __all__ = ["Connection", "ServerConnection", "Target", "describe"]
 
@@ -80,9 +80,11 @@ def describe(server: object) -> Target:
     return Target("the tool server", None, None, None)
 
 
-def _http_client_with_trace_headers(max_connections: int, session: dict[str, str]) -> Any:
-    """An httpx2 client (the SDK's timeouts) that mirrors ``_meta`` trace keys into W3C headers and
-    remembers the server's ``Mcp-Session-Id`` (2025-era sessions) in ``session["id"]``."""
+def _http_client_with_trace_headers(max_connections: int, session: dict[str, str], tap: WireTap) -> Any:
+    """An httpx2 client (the SDK's timeouts) that mirrors ``_meta`` trace keys into W3C headers,
+    remembers the server's ``Mcp-Session-Id`` (2025-era sessions) in ``session["id"]``, and tells
+    ``tap`` when the server has ended that session (HTTP 404 to a request carrying it: MCP,
+    Transports > Session Management, "MUST start a new session")."""
     import json
 
     import httpx2
@@ -101,6 +103,9 @@ def _http_client_with_trace_headers(max_connections: int, session: dict[str, str
                 request.headers[key] = meta[key]
 
     async def remember_session(response: Any) -> None:
+        if response.status_code == 404 and "mcp-session-id" in response.request.headers:
+            tap.session_ended()
+            return
         value = response.headers.get("mcp-session-id")
         if value:
             session["id"] = value
@@ -136,7 +141,6 @@ class ServerConnection:
         self.list_timeout = list_timeout
         self.http_max_connections = http_max_connections
         self.current: Connection | None = None
-        self.taps: list[WireTap] = []
         self.session: dict[str, str] = {}
         self.tg: anyio.abc.TaskGroup | None = None
         self._lock = anyio.Lock()
@@ -167,14 +171,18 @@ class ServerConnection:
         if self.current is not None:
             self.current.scope.cancel()
 
-    def _transport(self, stack: AsyncExitStack) -> Transport:
+    def _transport(self, stack: AsyncExitStack, tap: WireTap) -> Transport:
         server = self.server
         if isinstance(server, str):
             self.session = {}
-            http = _http_client_with_trace_headers(self.http_max_connections, self.session)
+            http = _http_client_with_trace_headers(self.http_max_connections, self.session, tap)
             stack.push_async_callback(http.aclose)
             return streamable_http_client(server, http_client=http)
         if isinstance(server, StdioServerParameters):
+            if server.encoding_error_handler == "strict":
+                # The SDK's reader dies on the first undecodable byte and then drains the pipe
+                # forever, wedging the session: replace and count instead (a protocol fault).
+                server = server.model_copy(update={"encoding_error_handler": UNDECODABLE})
             return stdio_client(server, errlog=open(os.devnull, "w"))  # noqa: SIM115 - owned by the transport
         return server()
 
@@ -182,7 +190,7 @@ class ServerConnection:
         try:
             with conn.scope:
                 async with AsyncExitStack() as stack, Client(
-                    conn.tap.wrap(self._transport(stack)),
+                    conn.tap.wrap(self._transport(stack, conn.tap)),
                     mode=self.mode,
                     cache=None,
                     message_handler=self._on_message,
@@ -199,8 +207,17 @@ class ServerConnection:
             conn.done.set()
             conn.ready.set()
 
+    def _new_tap(self) -> WireTap:
+        if isinstance(self.server, str):  # errscope builds this HTTP transport: its stand-ins are known
+            observe_http_parsing()
+            return WireTap(stand_ins_possible=True)
+        return WireTap()
+
     async def ensure(self) -> Connection | None:
         """The live session, opening a new one if there is none; ``None`` if it could not be opened."""
+        conn = self.current
+        if conn is not None and conn.alive:
+            return conn  # the hot path: no lock, no extra turn of the event loop
         async with self._lock:
             conn = self.current
             if conn is not None and conn.alive:
@@ -208,8 +225,7 @@ class ServerConnection:
             if conn is not None:
                 conn.scope.cancel()
             assert self.tg is not None, "use ToolClient as an async context manager"
-            conn = Connection(tap=WireTap())
-            self.taps.append(conn.tap)
+            conn = Connection(tap=self._new_tap())
             self.current = conn
             self.tg.start_soon(self._run, conn)
             with anyio.move_on_after(self.connect_timeout):

@@ -7,12 +7,29 @@ this module touches the wire or the span: it only reads what arrived.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import replace
+from typing import Any, Final
 
-from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT, CallToolResult, TextContent
+from mcp_types import (
+    CONNECTION_CLOSED,
+    REQUEST_TIMEOUT,
+    CallToolResult,
+    ElicitationRequiredErrorData,
+    ErrorData,
+    TextContent,
+)
+from pydantic import ValidationError
 
-from errscope._attributes import ERROR_TYPE, META_ERROR_REF, META_FAILURE_CLASS, META_RETRY_AFTER, TOOL_ERROR
+from errscope._attributes import (
+    ERROR_TYPE,
+    META_ERROR_REF,
+    META_FAILURE_CLASS,
+    META_RETRY_AFTER,
+    META_SIDE_EFFECT_POSSIBLE,
+    TOOL_ERROR,
+)
 from errscope._classify import class_for_jsonrpc_code, delay_seconds
 from errscope._messages import safe_name
 from errscope._refs import ERROR_REF_PATTERN, new_error_ref
@@ -29,7 +46,9 @@ from errscope.client._result import ADVICE, ToolCallResult
 from errscope.client._text import classify_text, retry_after_from_text, safe_excerpt
 
 __all__ = [
+    "MAX_RETRY_AFTER",
     "as_float",
+    "elicitation_required",
     "failure",
     "from_result",
     "local_failure",
@@ -41,6 +60,9 @@ __all__ = [
 
 MAX_LISTED = 20
 """Tool names of a server's list named to the model in one unknown-tool note."""
+MAX_RETRY_AFTER: Final = 86_400.0
+"""A peer's ``retry_after`` is clamped to one day: a longer wait is not advice a model can act on."""
+_MAYBE_DONE: Final = "It may have taken effect; check before calling again."
 
 
 def failure(
@@ -54,9 +76,11 @@ def failure(
     advice: str | None = None,
     result: CallToolResult | None = None,
     outcome: Outcome = Outcome.ERROR,
+    side_effect_possible: bool | None = None,
 ) -> ToolCallResult:
     """The result of a failed attempt: ``head``, the class's advice, and the ref (minted if absent)."""
     ref = ref or new_error_ref()
+    retry_after = clamp_retry_after(retry_after)
     if advice is None:
         advice = ADVICE[cls]
         if cls is FailureClass.RATE_LIMITED and retry_after is not None:
@@ -73,12 +97,15 @@ def failure(
         retryable=retryable,
         retry_after=retry_after,
         result=result,
+        side_effect_possible=side_effect_possible,
     )
 
 
-def local_failure(tool: str, head: str, *, channel: Channel | None = None) -> ToolCallResult:
+def local_failure(tool: str, head: str, *, side_effect_possible: bool) -> ToolCallResult:
     """A failure the client saw itself (no usable answer from the server)."""
-    return failure(tool, channel, FailureClass.UPSTREAM_UNAVAILABLE, head, advice="")
+    return failure(
+        tool, None, FailureClass.UPSTREAM_UNAVAILABLE, head, advice="", side_effect_possible=side_effect_possible
+    )
 
 
 def timed_out(
@@ -99,7 +126,9 @@ def timed_out(
         head += " The request may have been accepted: " + safe_excerpt(hint, limit=200).rstrip(".") + "."
     else:
         head += " Part of the work may already have been done; check before retrying."
-    return failure(tool, None, FailureClass.UPSTREAM_UNAVAILABLE, head, advice="", outcome=Outcome.TIMEOUT)
+    return failure(
+        tool, None, FailureClass.UPSTREAM_UNAVAILABLE, head, advice="", outcome=Outcome.TIMEOUT, side_effect_possible=True
+    )
 
 
 def from_result(
@@ -107,19 +136,27 @@ def from_result(
     raw: CallToolResult,
     attributes: dict[str, Any],
     *,
+    max_text: int,
     input_schema: Mapping[str, Any] | None = None,
     arguments: Mapping[str, Any] | None = None,
 ) -> ToolCallResult | None:
     """A ``CallToolResult`` arrived; ``None`` means a foreign SDK's wrapped unknown-tool error (D01).
 
-    ``input_schema`` is the tool's listed schema and ``arguments`` what was sent: together they tell an
-    argument rejection wrapped in ``isError`` from any other failure text.
+    A successful result's text is cut to ``max_text`` characters with a note saying so; the whole
+    result stays in :attr:`ToolCallResult.result` for the host. ``input_schema`` is the tool's listed
+    schema and ``arguments`` what was sent: together they tell an argument rejection wrapped in
+    ``isError`` from any other failure text.
     """
     text = text_of(raw)
     if not raw.is_error:
-        return ToolCallResult(tool=tool, text=text, outcome=Outcome.OK, result=raw)
+        cut = len(text) > max_text
+        if cut:
+            text = text[:max_text] + f"\n[errscope: output cut to {max_text} of {len(text)} characters.]"
+        return ToolCallResult(tool=tool, text=text, outcome=Outcome.OK, result=raw, text_truncated=cut)
     attributes[ERROR_TYPE] = TOOL_ERROR
     meta = raw.meta or {}
+    possible = meta.get(META_SIDE_EFFECT_POSSIBLE)
+    side_effect = possible if isinstance(possible, bool) else None
     server_class = as_class(meta.get(META_FAILURE_CLASS))
     if server_class is not None:
         # An errscope server already classified, scrubbed and shaped the text.
@@ -130,9 +167,17 @@ def from_result(
         if ref and ref in head:
             head = head.replace(f"Ref {ref}", "").replace(ref, "")
         head = head.rstrip(" .") + "."
-        advice = "" if shaped else None
+        advice = "" if shaped else (_MAYBE_DONE if side_effect else None)
         return failure(
-            tool, Channel.EXECUTION, server_class, head, ref=ref, retry_after=retry_after, result=raw, advice=advice
+            tool,
+            Channel.EXECUTION,
+            server_class,
+            head,
+            ref=ref,
+            retry_after=retry_after,
+            result=raw,
+            advice=advice,
+            side_effect_possible=side_effect,
         )
     if unknown_tool_name(text) is not None:
         return None
@@ -144,7 +189,31 @@ def from_result(
     retry_after = retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None
     excerpt = safe_excerpt(text)
     head = f"{tool} failed: {excerpt}." if excerpt else f"{tool} failed."
-    return failure(tool, Channel.EXECUTION, cls, head, retry_after=retry_after, result=raw)
+    advice = _MAYBE_DONE if side_effect else None
+    return failure(
+        tool, Channel.EXECUTION, cls, head, retry_after=retry_after, result=raw, advice=advice,
+        side_effect_possible=side_effect,
+    )
+
+
+def elicitation_required(tool: str, error: ErrorData, ref: str | None) -> ToolCallResult:
+    """``-32042``: the user must complete URL elicitations first (MCP spec 2025-11-25, Elicitation >
+    URL mode > URLElicitationRequiredError). The host gets the error and the parsed elicitations
+    intact; the model is told what the user must do. Class ``permission_denied``: the user has to
+    act (typically authorise a third party) before the call can go through."""
+    try:
+        elicitations = tuple(ElicitationRequiredErrorData.model_validate(error.data).elicitations)
+    except ValidationError:
+        elicitations = ()
+    said = safe_excerpt(elicitations[0].message) if elicitations else ""
+    head = f"{tool} needs the user to complete a step in their browser first" + (f" ({said})." if said else ".")
+    advice = (
+        "Ask the user to open the link the app shows them and finish there, then call again."
+        if elicitations
+        else "The server did not say how; tell the user the request needs their action."
+    )
+    shaped = failure(tool, Channel.PROTOCOL, FailureClass.PERMISSION_DENIED, head, ref=ref, advice=advice)
+    return replace(shaped, elicitations=elicitations)
 
 
 def other_protocol_error(tool: str, code: int, message: str, data: dict[str, Any], ref: str | None) -> ToolCallResult:
@@ -162,7 +231,16 @@ def other_protocol_error(tool: str, code: int, message: str, data: dict[str, Any
     )
     excerpt = safe_excerpt(message)
     head = f"{tool} was refused by the server: {excerpt}." if excerpt else f"{tool} was refused by the server."
-    return failure(tool, Channel.PROTOCOL, cls, head, ref=ref, retry_after=retry_after)
+    possible = data.get(META_SIDE_EFFECT_POSSIBLE)
+    return failure(
+        tool,
+        Channel.PROTOCOL,
+        cls,
+        head,
+        ref=ref,
+        retry_after=retry_after,
+        side_effect_possible=possible if isinstance(possible, bool) else None,
+    )
 
 
 def unknown_tool_head(tool: str, catalog: ToolCatalog, *, listed_before: bool, was_known: bool) -> str:
@@ -185,7 +263,19 @@ def text_of(result: CallToolResult) -> str:
 
 
 def seconds(value: float) -> str:
-    return f"{value:g} s"
+    """A wait or a limit as a person would say it: ``"30 s"``, ``"5 min"``, ``"24 h"``."""
+    if value < 120:
+        return f"{value:g} s"
+    if value < 7200:
+        return f"{round(value / 60):g} min"
+    return f"{round(value / 3600):g} h"
+
+
+def clamp_retry_after(value: float | None) -> float | None:
+    """``None`` for anything that is not a finite wait >= 0; at most :data:`MAX_RETRY_AFTER`."""
+    if value is None or math.isnan(value) or value < 0:
+        return None
+    return min(value, MAX_RETRY_AFTER)
 
 
 def as_class(value: Any) -> FailureClass | None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from itertools import islice
 from typing import Any, Final
 
 from mcp.shared.exceptions import MCPError
@@ -34,9 +33,6 @@ from errscope._vocabulary import Channel, FailureClass
 __all__ = ["ToolInfo", "ToolSeam", "failure_meta", "idempotent_hint", "scrubbed_mcp_error"]
 
 _MAX_TEXT: Final = 4096
-_MAX_DEPTH: Final = 32
-_MAX_ITEMS: Final = 10_000
-"""Bounds of a tool's structured payload that is scrubbed (deeper or wider parts are cut)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,20 +164,10 @@ def _scrubbed_block(block: Any) -> Any:
     return block
 
 
-def _scrub_payload(value: Any, depth: int = 0) -> Any:
-    """:func:`scrub_value` for what a tool hands the client: no key is trusted.
-
-    ``scrub_value`` keeps values under :data:`~errscope._scrubbing.SAFE_KEYS` (``request_id``,
-    ``level``, ...) as they are, because in errscope's own records they are identifiers; in a
-    tool's payload they are just names the tool chose.
-    """
-    if depth >= _MAX_DEPTH:
-        return REDACTED
-    if isinstance(value, Mapping):
-        return {key: _scrub_payload(item, depth + 1) for key, item in islice(value.items(), _MAX_ITEMS)}
-    if isinstance(value, list | tuple):
-        return [_scrub_payload(item, depth + 1) for item in value[:_MAX_ITEMS]]
-    return scrub_value(value)
+def _scrub_payload(value: Any) -> Any:
+    """:func:`scrub_value` for what a tool hands the client: no key is trusted (``request_id``
+    in a tool's payload is just a name the tool chose), secret-bearing keys are redacted."""
+    return scrub_value(value, trust_safe_keys=False)
 
 
 def scrubbed_mcp_error(exc: MCPError) -> MCPError | None:
