@@ -245,7 +245,7 @@ def test_overview_counts_calls_exactly_per_tool_and_class(tiers: Tiers) -> None:
     failed = {key: n for key, n in made.items() if n}
 
     [panel] = [q for q in all_queries() if q.panel_title == "Failures by tool and class (time range)"]
-    query = concrete(panel.text, {"service": f"{prefix}-.*", "tool": ".*"})
+    query = concrete(panel.text, {"service": f"{prefix}-.*", "tool": ".*", "class": ".+"})
     exact = re.sub(r"\bincrease\(", "max_over_time(", query)
     assert exact != query
 
