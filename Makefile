@@ -11,16 +11,16 @@ all: test
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(PYTHON) -m pip install -q --upgrade pip
-	$(PYTHON) -m pip install -q -e '.[dev,fastmcp]'
+	$(PYTHON) -m pip install -q -e '.[cli,dev,fastmcp]'
 	touch $(STAMP)
 
-# The demo needs only the runtime dependencies: on a fresh clone it installs those alone (about half
+# The demo needs the library and the `cli` extra: on a fresh clone it installs those alone (about half
 # the time of the full dev install), and reuses the full install when `make test` made one.
 DEMO_STAMP := $(VENV)/.installed-runtime
 
 $(DEMO_STAMP): pyproject.toml
 	@if [ -f $(STAMP) ] && [ $(STAMP) -nt pyproject.toml ]; then :; else \
-	  set -e; $(PY) -m venv $(VENV); $(PYTHON) -m pip install -q -e .; fi
+	  set -e; $(PY) -m venv $(VENV); $(PYTHON) -m pip install -q -e '.[cli]'; fi
 	@touch $@
 
 demo: $(DEMO_STAMP)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.integration.collector_harness import Collector, tool_binary
+from scripts.stackrun import Collector, built
 
 SECONDS = float(os.environ.get("ERRSCOPE_BENCH_SECONDS", "15"))
 WORKERS = int(os.environ.get("ERRSCOPE_BENCH_WORKERS", "4"))
@@ -33,7 +33,7 @@ SPAN_ATTRIBUTES = {
 
 
 def _measure(overlays: list[str]) -> dict[str, float]:
-    telemetrygen = tool_binary("telemetrygen")
+    telemetrygen = built("telemetrygen")
     env = {
         "ERRSCOPE_SAMPLE_PERCENT": "100",
         "ERRSCOPE_DECISION_WAIT": "1s",

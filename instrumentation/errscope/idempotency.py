@@ -32,7 +32,7 @@ Results are kept in an :class:`InMemoryIdempotencyStore` (per process, with a TT
 Declaring it: a client may repeat a failed or timed-out call only for a tool the server declares
 safe to repeat. ``errscope.instrument()`` adds ``_meta["io.errscope/idempotency_key_honoured"]:
 true`` to the ``tools/list`` entry of every tool that uses an :class:`Idempotency` (its function
-refers to one, directly or as an attribute of an object it refers to; or it has run
+refers to one, directly or through an attribute it loads, as in ``self.idempotency.run``; or it has run
 :meth:`Idempotency.run`), on all three server styles. A tool that deduplicates on the key by other
 means declares it by hand: :func:`declare_keys_honoured` (any server style), or the tool's own
 ``_meta`` (``@server.tool(meta={META_IDEMPOTENCY_KEY_HONOURED: True})``). A tool whose ``_meta``
@@ -109,7 +109,8 @@ def with_keys_honoured(tool: str, fn: Callable[..., Any] | None, meta: Mapping[s
 
 def _uses_idempotency(fn: Callable[..., Any]) -> bool:
     """Whether ``fn`` refers to an :class:`Idempotency`: through a global or closure name of its code
-    (nested functions included), or one attribute of an object so named (``self.idempotency``)."""
+    (nested functions included), or through an attribute its code loads from an object so named
+    (``self.idempotency.run``; an object that merely holds one elsewhere does not count)."""
     while isinstance(fn, functools.partial):
         fn = fn.func
     fn = inspect.unwrap(fn)
@@ -129,8 +130,10 @@ def _uses_idempotency(fn: Callable[..., Any]) -> bool:
     for obj in referenced:
         if isinstance(obj, Idempotency):
             return True
-        if not isinstance(obj, (type, types.ModuleType)) and hasattr(obj, "__dict__"):
-            if any(isinstance(value, Idempotency) for value in vars(obj).values()):
+        # One attribute hop, only through an attribute name the code itself loads (``self.idempotency.run``).
+        fields = getattr(obj, "__dict__", None)
+        if isinstance(fields, dict) and not isinstance(obj, types.ModuleType):
+            if any(isinstance(fields.get(name), Idempotency) for name in names):
                 return True
     return False
 

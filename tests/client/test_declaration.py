@@ -36,7 +36,8 @@ async def _listing(target: Any) -> dict[str, Any]:
 
 
 def _tools(prefix: str) -> list[Any]:
-    """Three tools: one closing over an Idempotency, one reaching it through an object, one plain."""
+    """Tools closing over an Idempotency, reaching it through an object's attribute, plain, and one that
+    holds that object but never loads its Idempotency."""
     idem = Idempotency()
     payments = Payments()
 
@@ -52,8 +53,14 @@ def _tools(prefix: str) -> list[Any]:
     def lookup(order_id: str) -> str:
         return order_id
 
-    refund.__name__, charge.__name__, lookup.__name__ = f"{prefix}_refund", f"{prefix}_charge", f"{prefix}_lookup"
-    return [refund, charge, lookup]
+    async def audit(order_id: str) -> str:
+        return f"{payments.__class__.__name__} {order_id}"  # holds the object, never loads .idempotency
+
+    names = ("refund", "charge", "lookup", "audit")
+    tools = [refund, charge, lookup, audit]
+    for name, fn in zip(names, tools, strict=True):
+        fn.__name__ = f"{prefix}_{name}"
+    return tools
 
 
 async def _noop(headers: dict[str, str]) -> str:
@@ -70,7 +77,7 @@ async def test_mcpserver_declares_tools_using_idempotency() -> None:
     server.add_tool(lambda: "x", name="ms_optout", meta={HONOURED: False})
     errscope.instrument(server, capture_httpx=False)
     listing = await _listing(server)
-    assert listing == {"ms_refund": True, "ms_charge": True, "ms_lookup": None, "ms_optout": False}
+    assert listing == {"ms_refund": True, "ms_charge": True, "ms_lookup": None, "ms_audit": None, "ms_optout": False}
 
 
 async def test_fastmcp_declares_tools_using_idempotency() -> None:
@@ -82,7 +89,7 @@ async def test_fastmcp_declares_tools_using_idempotency() -> None:
         app.tool(fn)
     errscope.instrument(app, capture_httpx=False)
     listing = await _listing(app._mcp_server)
-    assert listing == {"fm_refund": True, "fm_charge": True, "fm_lookup": None}
+    assert listing == {"fm_refund": True, "fm_charge": True, "fm_lookup": None, "fm_audit": None}
 
 
 async def test_lowlevel_server_declares_by_hand_and_by_use() -> None:

@@ -246,7 +246,15 @@ class LogicalCall:
             return shape.timed_out(self.tool, fired, self.policy, hint=self.timeout_hint)
         if raw is not None:
             owner.breaker.record_success()
-            shaped = shape.from_result(self.tool, raw, attributes, max_text=owner.max_model_text)
+            listed = owner.catalog.get(self.tool)
+            shaped = shape.from_result(
+                self.tool,
+                raw,
+                attributes,
+                max_text=owner.max_model_text,
+                input_schema=listed.input_schema if listed else None,
+                arguments=self.arguments,
+            )
             if shaped is None:
                 # D01: a foreign SDK wrapped its own unknown-tool protocol error into an isError result.
                 return await self._unknown_tool(span, ref=None, channel=Channel.EXECUTION, result=raw)
@@ -330,7 +338,7 @@ class LogicalCall:
         if code == URL_ELICITATION_REQUIRED:
             return shape.elicitation_required(self.tool, error.error, ref)
         if code == INVALID_PARAMS:
-            note = invalid_params_note(self.tool, message)
+            note = invalid_params_note(self.tool, message, self.arguments)
             return shape.failure(self.tool, Channel.PROTOCOL, FailureClass.INVALID_INPUT, note, ref=ref, advice="")
         return shape.other_protocol_error(self.tool, code, message, data, ref)
 

@@ -215,6 +215,9 @@ class ServerConnection:
 
     async def ensure(self) -> Connection | None:
         """The live session, opening a new one if there is none; ``None`` if it could not be opened."""
+        conn = self.current
+        if conn is not None and conn.alive:
+            return conn  # the hot path: no lock, no extra turn of the event loop
         async with self._lock:
             conn = self.current
             if conn is not None and conn.alive:

@@ -36,7 +36,12 @@ from errscope._refs import ERROR_REF_PATTERN, new_error_ref
 from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.client._catalog import ToolCatalog
 from errscope.client._deadline import TimeoutKind, TimeoutPolicy
-from errscope.client._invalid_params import unknown_tool_name
+from errscope.client._invalid_params import (
+    declared_arguments,
+    invalid_params_note,
+    is_argument_rejection,
+    unknown_tool_name,
+)
 from errscope.client._result import ADVICE, ToolCallResult
 from errscope.client._text import classify_text, retry_after_from_text, safe_excerpt
 
@@ -127,12 +132,20 @@ def timed_out(
 
 
 def from_result(
-    tool: str, raw: CallToolResult, attributes: dict[str, Any], *, max_text: int
+    tool: str,
+    raw: CallToolResult,
+    attributes: dict[str, Any],
+    *,
+    max_text: int,
+    input_schema: Mapping[str, Any] | None = None,
+    arguments: Mapping[str, Any] | None = None,
 ) -> ToolCallResult | None:
     """A ``CallToolResult`` arrived; ``None`` means a foreign SDK's wrapped unknown-tool error (D01).
 
     A successful result's text is cut to ``max_text`` characters with a note saying so; the whole
-    result stays in :attr:`ToolCallResult.result` for the host.
+    result stays in :attr:`ToolCallResult.result` for the host. ``input_schema`` is the tool's listed
+    schema and ``arguments`` what was sent: together they tell an argument rejection wrapped in
+    ``isError`` from any other failure text.
     """
     text = text_of(raw)
     if not raw.is_error:
@@ -166,8 +179,12 @@ def from_result(
             advice=advice,
             side_effect_possible=side_effect,
         )
-    if unknown_tool_name(text) is not None or "-32602" in text:
+    if unknown_tool_name(text) is not None:
         return None
+    if is_argument_rejection(text, declared_arguments(input_schema)):
+        # Most SDKs (TS 1.2x+/2.x, mcp, FastMCP) answer bad arguments with an isError result, not -32602.
+        note = invalid_params_note(tool, text, arguments)
+        return failure(tool, Channel.EXECUTION, FailureClass.INVALID_INPUT, note, advice="", result=raw)
     cls = classify_text(text)
     retry_after = retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None
     excerpt = safe_excerpt(text)

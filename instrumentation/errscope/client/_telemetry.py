@@ -21,13 +21,13 @@ allow-list (the SDK alone would forward all of it, pitfall 13).
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from opentelemetry import baggage, context, propagate, trace
 from opentelemetry.metrics import Counter, Histogram, MeterProvider, get_meter
 from opentelemetry.trace import Link, NonRecordingSpan, Span, SpanKind, StatusCode, Tracer, TracerProvider
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 from errscope._attributes import (
     DURATION_BUCKETS,
@@ -53,6 +53,9 @@ from errscope.client._wire import CURRENT_ATTEMPT
 __all__ = ["ClientTelemetry", "install_sdk_span_suppression", "trace_meta"]
 
 _SCOPE = "errscope.client"
+_W3C = TraceContextTextMapPropagator()
+"""``traceparent``/``tracestate`` are W3C Trace Context names whatever the global propagator is."""
+_EMPTY = context.Context()
 
 
 class ClientTelemetry:
@@ -153,9 +156,9 @@ def trace_meta(
         if isinstance(caller_meta.get("tracestate"), str):
             carrier["tracestate"] = caller_meta["tracestate"]
     else:
-        ctx = trace.set_span_in_context(span, context.Context())
-        propagate.inject(carrier, context=ctx)
-        carrier.pop("baggage", None)
+        _W3C.inject(carrier, context=trace.set_span_in_context(span, _EMPTY))
+    if not baggage_allow:
+        return carrier
     allowed = {k: v for k, v in baggage.get_all().items() if k in baggage_allow}
     if allowed:
         ctx = context.Context()
@@ -184,19 +187,29 @@ class _SuppressingTracer:
     def __init__(self, inner: Any) -> None:
         self._errscope_inner = inner
 
-    @contextlib.contextmanager
-    def _borrowed(self) -> Iterator[Span]:
-        current = trace.get_current_span().get_span_context()
-        with trace.use_span(NonRecordingSpan(current), end_on_exit=False) as span:
-            yield span
-
     def start_as_current_span(self, name: str, *args: Any, **kwargs: Any) -> Any:
         if CURRENT_ATTEMPT.get() is not None and kwargs.get("kind") is SpanKind.CLIENT:
-            return self._borrowed()
+            return _Borrowed(NonRecordingSpan(trace.get_current_span().get_span_context()))
         return self._errscope_inner.start_as_current_span(name, *args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._errscope_inner, name)
+
+
+class _Borrowed:
+    """Yields a non-recording stand-in for errscope's span (already current: nothing to attach), so the
+    SDK's status and attributes (with the server's message) go nowhere."""
+
+    __slots__ = ("span",)
+
+    def __init__(self, span: Span) -> None:
+        self.span = span
+
+    def __enter__(self) -> Span:
+        return self.span
+
+    def __exit__(self, *exc_info: object) -> None:
+        return None
 
 
 def install_sdk_span_suppression() -> bool:

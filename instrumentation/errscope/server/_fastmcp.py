@@ -35,7 +35,7 @@ from errscope._telemetry import ServerTelemetry
 from errscope._vocabulary import FailureClass
 from errscope.idempotency import with_keys_honoured
 from errscope.server._mcp import ErrscopeMiddleware, _answer_malformed_frames
-from errscope.server._seam import ToolInfo, ToolSeam
+from errscope.server._seam import ToolInfo, ToolSeam, idempotent_hint
 
 __all__ = ["ErrscopeToolMiddleware", "instrument_fastmcp", "uninstrument_fastmcp"]
 
@@ -93,7 +93,7 @@ class ErrscopeToolMiddleware(Middleware):
             # Not cached: FastMCP answers per session and per user (visibility, auth), so one
             # caller's "no such tool" is not another's. A found tool is re-resolved by FastMCP.
             return None
-        info = ToolInfo(name, tool.parameters)
+        info = ToolInfo(name, tool.parameters, idempotent_hint(tool.annotations))
         self._schemas[name] = info
         return info
 

@@ -35,7 +35,7 @@ from errscope._telemetry import ServerTelemetry, content_attribute
 from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.server._declare import declare_honoured_keys, undeclare_honoured_keys
 from errscope.server._frames import AnswerMalformedFrames, apply_request_id_rule_on_stdio
-from errscope.server._seam import ToolInfo, ToolSeam, scrubbed_mcp_error
+from errscope.server._seam import ToolInfo, ToolSeam, idempotent_hint, scrubbed_mcp_error
 
 __all__ = ["ErrscopeMiddleware", "instrument_mcp", "uninstrument_mcp"]
 
@@ -182,7 +182,10 @@ class _LowLevelRegistry:
                 listed = await entry.handler(ctx, None if cursor is None else PaginatedRequestParams(cursor=cursor))
                 if not isinstance(listed, ListToolsResult):
                     return
-                tools.update((tool.name, ToolInfo(tool.name, tool.input_schema)) for tool in listed.tools)
+                tools.update(
+                    (tool.name, ToolInfo(tool.name, tool.input_schema, idempotent_hint(tool.annotations)))
+                    for tool in listed.tools
+                )
                 cursor = listed.next_cursor
                 if not cursor:
                     break
@@ -225,7 +228,7 @@ def _instrument_mcpserver_call_tool(server: MCPServer, seam: ToolSeam) -> None:
     async def call_tool(name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         call = _call_or_detached(name)
         tool = server._tool_manager.get_tool(name)  # the registry MCPServer itself dispatches on
-        info = None if tool is None else ToolInfo(name, tool.parameters)
+        info = None if tool is None else ToolInfo(name, tool.parameters, idempotent_hint(tool.annotations))
         call.known = info is not None
         return await seam.run(call, name, info, arguments, lambda: original(name, arguments, context))
 
