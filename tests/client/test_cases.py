@@ -430,7 +430,8 @@ class TestD12OverHttp:
                 await app(scope, tapped, send)
 
             async with serve(recording) as base:
-                async with ToolClient(base + "/mcp", timeout=0.5, mode=mode, **telemetry.providers) as tc:
+                retry = RetryPolicy(retry_timeouts=False)  # one abandoned request, not the declared tool's retries
+                async with ToolClient(base + "/mcp", timeout=0.5, mode=mode, retry=retry, **telemetry.providers) as tc:
                     result = await tc.call_tool("create_cluster", {"name": "etl-nightly-FAKE"})
                     with anyio.fail_after(5):
                         while rig.in_flight:

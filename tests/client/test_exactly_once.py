@@ -91,16 +91,19 @@ class TestNotDeclaredRunsOnce:
         """503, 429, 429 with Retry-After, an upstream read timeout: one upstream request per logical call."""
         mail, _ = upstream
         expected = [
-            ("503", FailureClass.UPSTREAM_UNAVAILABLE, None, 0),
-            ("429", FailureClass.RATE_LIMITED, None, 0),
-            ("429:2", FailureClass.RATE_LIMITED, 2.0, 0),
-            ("stall:1.5", FailureClass.UPSTREAM_UNAVAILABLE, None, 1),  # applied, then the tool's read timed out
+            # the upstream answered and refused: the server says nothing happened
+            ("503", FailureClass.UPSTREAM_UNAVAILABLE, None, 0, False),
+            ("429", FailureClass.RATE_LIMITED, None, 0, False),
+            ("429:2", FailureClass.RATE_LIMITED, 2.0, 0, False),
+            # applied, then the tool's read timed out: the server says the side effect may have happened
+            ("stall:1.5", FailureClass.UPSTREAM_UNAVAILABLE, None, 1, True),
         ]
         async with ToolClient(target, timeout=10, retry=FAST) as tc:
-            for fault, cls, retry_after, effects in expected:
+            for fault, cls, retry_after, effects, maybe in expected:
                 mail.faults, mail.received, mail.effects = [fault], [], 0
                 result = await tc.call_tool("send_mail", {"to": "a@example.test", "read_timeout": 0.4})
                 assert (result.attempts, result.failure_class, result.retry_after) == (1, cls, retry_after), fault
+                assert result.side_effect_possible is maybe, fault
                 assert (len(mail.received), mail.effects) == (1, effects), fault
                 assert result.outcome is Outcome.ERROR and "Ref ERR-" in result.text
 

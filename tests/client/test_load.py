@@ -136,8 +136,7 @@ async def test_500_concurrent_calls_with_stalls(telemetry: Any, load_server: Any
         answered = sum(1 for r in results if r.ok)
         assert answered <= requests <= CALLS
         timeouts = [r for r in results if r.outcome is Outcome.TIMEOUT]
-        assert answered + len(timeouts) == CALLS and len(timeouts) >= len(stalled)
-        assert all(r.side_effect_possible for r in timeouts)
+        assert len(timeouts) >= len(stalled) and all(r.side_effect_possible for r in timeouts)
     server = [json.loads(line) for line in spans_file.read_text().splitlines()]
     ours = {f"{c.context.span_id:016x}" for c in client}
     server = [s for s in server if s["name"] == f"tools/call {tool}" and s["kind"] == "SERVER" and s["parent_id"] in ours]

@@ -184,10 +184,9 @@ class LogicalCall:
         version = connection.protocol_version
         if version:
             attributes[MCP_PROTOCOL_VERSION] = version
-            span.set_attribute(MCP_PROTOCOL_VERSION, version)
         session_id = connection.session_id
         if session_id:
-            span.set_attribute(MCP_SESSION_ID, session_id)
+            attributes[MCP_SESSION_ID] = session_id
 
         meta = {k: v for k, v in self.caller_meta.items() if k not in ("traceparent", "tracestate", "baggage")}
         if self.key is not None:
@@ -232,12 +231,11 @@ class LogicalCall:
             if wire.request_id is not None:
                 self.request_ids.append(wire.request_id)
                 attributes[JSONRPC_REQUEST_ID] = str(wire.request_id)
-                span.set_attribute(JSONRPC_REQUEST_ID, str(wire.request_id))
             for _ in range(wire.cancels_sent):
                 span.add_event("cancel_sent", {"reason": wire.cancel_reason or "caller cancelled"})
             for event in wire_events:
                 span.add_event(event)
-            span.set_attribute(ERRSCOPE_PROGRESS_NOTIFICATIONS, deadline.progress_events)
+            attributes[ERRSCOPE_PROGRESS_NOTIFICATIONS] = deadline.progress_events
 
         fired = deadline.fired
         if fired is not None:

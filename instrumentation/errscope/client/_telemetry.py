@@ -37,10 +37,14 @@ from errscope._attributes import (
     ERRSCOPE_FAILURE_CLASS,
     ERRSCOPE_LATE_RESPONSES,
     ERRSCOPE_OUTCOME,
+    ERRSCOPE_PROGRESS_NOTIFICATIONS,
     ERRSCOPE_RETRY_AFTER,
     ERRSCOPE_SIDE_EFFECT_POSSIBLE,
     GEN_AI_TOOL_NAME,
+    JSONRPC_REQUEST_ID,
     MCP_CLIENT_OPERATION_DURATION,
+    MCP_PROTOCOL_VERSION,
+    MCP_SESSION_ID,
     METRIC_ATTRIBUTES,
     RPC_RESPONSE_STATUS_CODE,
 )
@@ -53,6 +57,15 @@ from errscope.client._wire import CURRENT_ATTEMPT
 __all__ = ["ClientTelemetry", "install_sdk_span_suppression", "trace_meta"]
 
 _SCOPE = "errscope.client"
+_LEARNED_DURING_THE_CALL = (
+    ERROR_TYPE,
+    RPC_RESPONSE_STATUS_CODE,
+    MCP_PROTOCOL_VERSION,
+    MCP_SESSION_ID,
+    JSONRPC_REQUEST_ID,
+    ERRSCOPE_PROGRESS_NOTIFICATIONS,
+)
+"""Attributes known only once the attempt is under way, written to the span when it ends."""
 _W3C = TraceContextTextMapPropagator()
 """``traceparent``/``tracestate`` are W3C Trace Context names whatever the global propagator is."""
 _EMPTY = context.Context()
@@ -106,9 +119,10 @@ class ClientTelemetry:
         tool_listed: bool = True,
         end: bool = True,
     ) -> None:
-        """Write an attempt's ending onto its span and record its duration.
+        """Write an attempt's ending onto its span (in one call) and record its duration.
 
-        ``attributes`` are the span's start attributes (the metric's labels); ``tool_listed=False``
+        ``attributes`` are the span's start attributes plus what the call learned (the metric keeps
+        only :data:`METRIC_ATTRIBUTES` of them); ``tool_listed=False``
         drops the tool name from the metric: a name the server does not list is not a label value.
         """
         outcome = result.outcome if result is not None else outcome
@@ -128,7 +142,7 @@ class ClientTelemetry:
             if result.side_effect_possible is not None:
                 extra[ERRSCOPE_SIDE_EFFECT_POSSIBLE] = result.side_effect_possible
                 attributes[ERRSCOPE_SIDE_EFFECT_POSSIBLE] = result.side_effect_possible
-        for key in (ERROR_TYPE, RPC_RESPONSE_STATUS_CODE):
+        for key in _LEARNED_DURING_THE_CALL:
             if key in attributes:
                 extra[key] = attributes[key]
         span.set_attributes(extra)
