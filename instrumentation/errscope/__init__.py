@@ -13,7 +13,7 @@ from errscope._exceptions import (
     ToolFailure,
     UpstreamUnavailable,
 )
-from errscope._logfilter import scrub_library_logs
+from errscope import _logfilter
 from errscope._scrubbing import scrub
 from errscope._setup import Telemetry, configure_telemetry
 from errscope._vocabulary import Channel, FailureClass, Outcome
@@ -52,4 +52,4 @@ __all__ = [
 
 # Library loggers (httpx, uvicorn, the SDK, database drivers...) print URLs with credentials and
 # exception texts: their records are scrubbed from the moment errscope is imported.
-scrub_library_logs()
+_logfilter.scrub_library_logs()

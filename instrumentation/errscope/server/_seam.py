@@ -7,7 +7,8 @@ It answers, for every framework alike:
 - arguments that break the input schema: execution channel, invalid_input, a schema-derived hint
   (SEP-1303);
 - an exception from the tool: classified once, answered as an ``isError`` result whose text is
-  shaped for the model and carries the error ref; ``_meta`` carries class, ref and retry-after;
+  shaped for the model and carries the error ref; ``_meta`` carries class, ref, retry-after and
+  whether the side effect may have happened;
 - an ``MCPError`` the tool raised on purpose: kept on the protocol channel, message scrubbed;
 - an ``isError`` result the tool built itself: kept, its text scrubbed and given a ref.
 """
@@ -29,17 +30,28 @@ from errscope._scrubbing import REDACTED, scrub, scrub_value
 from errscope._validation import ArgumentValidator
 from errscope._vocabulary import Channel, FailureClass
 
-__all__ = ["ToolInfo", "ToolSeam", "failure_meta", "scrubbed_mcp_error"]
+__all__ = ["ToolInfo", "ToolSeam", "failure_meta", "idempotent_hint", "scrubbed_mcp_error"]
 
 _MAX_TEXT: Final = 4096
 
 
 @dataclass(frozen=True, slots=True)
 class ToolInfo:
-    """What the server declares about a tool: its name and JSON Schema for arguments."""
+    """What the server declares about a tool: its name, JSON Schema for arguments, and whether
+    repeating it is safe (``annotations.idempotentHint``)."""
 
     name: str
     input_schema: Mapping[str, Any] | None = None
+    idempotent: bool = False
+
+
+def idempotent_hint(annotations: Any) -> bool:
+    """``annotations.idempotentHint`` of a tool as the SDKs model it (snake or camel case); default false."""
+    for name in ("idempotent_hint", "idempotentHint"):
+        value = getattr(annotations, name, None)
+        if value is not None:
+            return value is True
+    return False
 
 
 def failure_meta(call: ToolCall) -> dict[str, Any]:
@@ -52,6 +64,8 @@ def failure_meta(call: ToolCall) -> dict[str, Any]:
     }
     if call.classification.retry_after is not None:
         meta[attr.META_RETRY_AFTER] = call.classification.retry_after
+    if call.classification.side_effect_possible is not None:
+        meta[attr.META_SIDE_EFFECT_POSSIBLE] = call.classification.side_effect_possible
     return meta
 
 
@@ -99,17 +113,23 @@ class ToolSeam:
             raise MCPError(exc.code, _protocol_text(exc.message, call), data=_protocol_data(exc.data, call)) from None
         except Exception as exc:
             classification, source = explain(exc)
-            return self.fail(call, name, classification, source)
+            return self.fail(call, name, classification, source, idempotent=info.idempotent)
         if getattr(result, "is_error", False) is True:  # CallToolResult, or a framework's equivalent
             return self.own_error_result(call, result)
         return result
 
     def fail(
-        self, call: ToolCall, name: str, classification: Classification, exception: BaseException | None = None
+        self,
+        call: ToolCall,
+        name: str,
+        classification: Classification,
+        exception: BaseException | None = None,
+        *,
+        idempotent: bool = False,
     ) -> CallToolResult:
         """Record an execution failure on ``call`` and build the ``isError`` result the model reads."""
         call.fail(Channel.EXECUTION, classification, exception=exception)
-        text = model_message(name, classification, call.error_ref)
+        text = model_message(name, classification, call.error_ref, idempotent=idempotent)
         return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True, _meta=failure_meta(call))
 
     def own_error_result(self, call: ToolCall, result: Any) -> CallToolResult:
