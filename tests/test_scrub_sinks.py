@@ -78,8 +78,9 @@ def test_structlog_scrub_values_redacts_by_key() -> None:
     assert event == {"event": "login", "password": REDACTED, "user": "app", "max_tokens": 4096}
 
 
-def test_mcp_error_data_structured_content_and_meta_by_key() -> None:
-    """What the seam hands the client: ``MCPError.data`` by key (the seam's one scrub call)."""
+def test_seam_payloads_by_key() -> None:
+    """What the seam hands the client (``MCPError.data``; ``structuredContent`` and ``_meta`` of an
+    error result go through the same ``_scrub_payload`` call): redacted by key, no key trusted."""
     error = MCPError(-32000, "db failed", data={"db_password": "FAKE-PW-17", "nested": {"apiKey": 1234}, "rows": 3})
     scrubbed = scrubbed_mcp_error(error)
     assert scrubbed is not None
