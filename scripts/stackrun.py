@@ -310,9 +310,9 @@ class Prometheus(_Process):
 SCALE_OUT = ROOT / "deploy" / "scale-out"
 
 
-def gateway(workdir: Path, **options: Any) -> Collector:
-    """A gateway of ``deploy/scale-out/``: the project config, ``gateway.yaml``, then the file test profile."""
-    return Collector(workdir, overlays=[SCALE_OUT / "gateway.yaml", "file.yaml"], **options)
+def gateway(workdir: Path, profile: str = "file.yaml", **options: Any) -> Collector:
+    """A gateway of ``deploy/scale-out/``: the project config, ``gateway.yaml``, then a test or bench profile."""
+    return Collector(workdir, overlays=[SCALE_OUT / "gateway.yaml", profile], **options)
 
 
 def agent(workdir: Path, gateways: list[Collector], **options: Any) -> Collector:

@@ -93,3 +93,34 @@ class TestSizesMetric:
         cache["x"] = 1
         assert _entries_metric(telemetry)["tool_schemas"] == base + 1
         telemetry.close()
+
+
+def test_sizes_read_on_another_thread_while_tables_change() -> None:
+    """The metric reader's thread sweeps and counts while the owner writes: no error, the table stays whole."""
+    import threading
+
+    cache = expiring_table(Table.TOOL_SCHEMAS, maxsize=100, ttl=0.0005)
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def read_sizes() -> None:
+        while not stop.is_set():
+            try:
+                table_sizes()
+            except BaseException as exc:  # recorded, asserted below
+                errors.append(exc)
+
+    reader = threading.Thread(target=read_sizes)
+    reader.start()
+    try:
+        for i in range(50_000):
+            cache[i % 300] = i
+            cache.get(i % 77)
+            cache.pop(i % 33, None)
+    finally:
+        stop.set()
+        reader.join()
+    assert errors == []
+    cache.expire()
+    cache["last"] = 1
+    assert cache["last"] == 1 and len(cache) <= 100

@@ -270,10 +270,8 @@ def _status_classification(status: int, retry_after: str | None, address: str | 
 
 def _http_status_error(exc: BaseException) -> Classification:
     # httpx and httpx2: .response and .request (https://www.python-httpx.org/exceptions/).
-    response = exc.response  # type: ignore[attr-defined]
-    return _status_classification(
-        response.status_code, response.headers.get("retry-after"), http_address(exc.request.url)  # type: ignore[attr-defined]
-    )
+    response, request = exc.response, exc.request  # type: ignore[attr-defined]
+    return _status_classification(response.status_code, response.headers.get("retry-after"), http_address(request.url))
 
 
 # Whether a transport failure may have delivered the request, by the exception's class name in
@@ -451,7 +449,8 @@ def _dbapi(failure_class: FailureClass, side_effect_possible: bool | None = None
     def rule(exc: BaseException) -> Classification:
         status = _sqlstate(exc)
         cls, side_effect = _db_code(exc) or (failure_class, side_effect_possible)
-        return Classification(cls, upstream=Upstream("db", status) if status else None, side_effect_possible=side_effect)
+        upstream = Upstream("db", status) if status else None
+        return Classification(cls, upstream=upstream, side_effect_possible=side_effect)
 
     return rule
 
@@ -555,8 +554,8 @@ def _first_exception_arg(exc: BaseException) -> BaseException | None:
 def _aiohttp_status(exc: BaseException) -> Classification:
     # aiohttp.ClientResponseError: .status, .headers, .request_info.url (a yarl URL).
     headers = getattr(exc, "headers", None) or {}
-    info = getattr(exc, "request_info", None)
-    return _status_classification(int(exc.status), headers.get("Retry-After"), http_address(getattr(info, "url", None)))  # type: ignore[attr-defined]
+    url = getattr(getattr(exc, "request_info", None), "url", None)
+    return _status_classification(int(exc.status), headers.get("Retry-After"), http_address(url))  # type: ignore[attr-defined]
 
 
 def _requests_status(exc: BaseException) -> Classification:
@@ -569,7 +568,8 @@ def _requests_status(exc: BaseException) -> Classification:
 
 def _urllib_status(exc: BaseException) -> Classification:
     assert isinstance(exc, urllib.error.HTTPError)
-    return _status_classification(exc.code, exc.headers.get("Retry-After") if exc.headers else None, http_address(exc.url))
+    retry_after = exc.headers.get("Retry-After") if exc.headers else None
+    return _status_classification(exc.code, retry_after, http_address(exc.url))
 
 
 def _mcp_error(exc: BaseException) -> Classification:
@@ -591,6 +591,7 @@ _JSONRPC_SENT: Final = {
     CONNECTION_CLOSED: True,
 }
 
+_UNKNOWN_RULE: Final = _fixed(FailureClass.UNKNOWN)
 _UNAVAILABLE_NOT_SENT: Final = _unavailable(False)
 _UNAVAILABLE_MAYBE_SENT: Final = _unavailable(True)
 _UNAVAILABLE: Final = _unavailable(None)
@@ -679,7 +680,7 @@ _RULES: dict[type[BaseException], Rule] = {
     urllib.error.HTTPError: _urllib_status,
     # urllib wraps only what fails while connecting and sending (AbstractHTTPHandler.do_open); a
     # failure while waiting for the answer is raised bare.
-    urllib.error.URLError: _never_sent(_wrapping(lambda exc: getattr(exc, "reason", None), _fixed(FailureClass.UNKNOWN))),
+    urllib.error.URLError: _never_sent(_wrapping(lambda exc: getattr(exc, "reason", None), _UNKNOWN_RULE)),
     PermissionError: _file_or_program(FailureClass.PERMISSION_DENIED),
     FileNotFoundError: _file_or_program(FailureClass.NOT_FOUND),
     OSError: _os_error,

@@ -2,7 +2,9 @@
 
 A table is a ``cachetools.TTLCache``: an entry lives at most ``ttl`` seconds and the table holds at
 most ``maxsize`` entries (least recently used go first). Expired entries are swept on every write
-and every time the sizes are read, so a table that stops being used still empties. Sizes are
+and every time the sizes are read, so a table that stops being used still empties. The sizes are
+read on the metric reader's thread while the event loop uses the tables, so every access to a
+table holds its lock (cachetools caches are not thread-safe by themselves). Sizes are
 reported as one asynchronous up-down counter, ``errscope.table.entries`` (unit ``{entry}``, summed
 over live tables of a kind), with one attribute, ``errscope.table``, from the closed set
 :class:`Table` (OpenTelemetry metrics API: an additive count that goes up and down is an
@@ -11,6 +13,7 @@ over live tables of a kind), with one attribute, ``errscope.table``, from the cl
 
 from __future__ import annotations
 
+import threading
 import time
 import weakref
 from collections.abc import Callable, Iterable, Sized
@@ -23,7 +26,7 @@ from opentelemetry.metrics import CallbackOptions, MeterProvider, Observation, g
 from errscope._attributes import ERRSCOPE_TABLE, ERRSCOPE_TABLE_ENTRIES
 from errscope._version import __version__
 
-__all__ = ["OwnedTable", "Table", "expiring_table", "observe_table_sizes", "owned_table", "table_sizes", "track"]
+__all__ = ["ExpiringTable", "OwnedTable", "Table", "expiring_table", "observe_table_sizes", "owned_table", "table_sizes", "track"]
 
 
 class Table(StrEnum):
@@ -54,11 +57,51 @@ def _count(table: Table, member: object) -> None:
     members[key] = weakref.ref(member, lambda _ref: members.pop(key, None))
 
 
+class ExpiringTable(TTLCache[Any, Any]):
+    """A ``TTLCache`` whose every access holds one re-entrant lock (the sizes are read on another thread)."""
+
+    def __init__(self, maxsize: int, ttl: float, timer: Callable[[], float]) -> None:
+        super().__init__(maxsize=maxsize, ttl=ttl, timer=timer)
+        self._lock = threading.RLock()
+
+    def __getitem__(self, key: Any) -> Any:
+        with self._lock:
+            return super().__getitem__(key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        with self._lock:
+            super().__setitem__(key, value)
+
+    def __delitem__(self, key: Any) -> None:
+        with self._lock:
+            super().__delitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        with self._lock:
+            return super().__contains__(key)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return super().__len__()
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        with self._lock:
+            return super().get(key, default)
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        with self._lock:
+            return super().pop(key, *default)
+
+    def expire(self, time: float | None = None) -> Any:
+        with self._lock:
+            return super().expire(time)
+
+
 def expiring_table(
     table: Table, *, maxsize: int, ttl: float, timer: Callable[[], float] = time.monotonic
-) -> TTLCache[Any, Any]:
-    """A new ``TTLCache`` counted under ``table``; it stops being counted when it is garbage."""
-    cache: TTLCache[Any, Any] = TTLCache(maxsize=maxsize, ttl=ttl, timer=timer)
+) -> ExpiringTable:
+    """A new :class:`ExpiringTable` counted under ``table``; it stops being counted when it is garbage."""
+    cache = ExpiringTable(maxsize=maxsize, ttl=ttl, timer=timer)
     _count(table, cache)
     return cache
 
@@ -84,7 +127,7 @@ def table_sizes() -> dict[Table, int]:
     sizes: dict[Table, int] = {}
     for table, members in _live.items():
         total = 0
-        for ref in list(members.values()):
+        for ref in tuple(members.copy().values()):  # GC may drop members meanwhile
             member = ref()
             if member is None:
                 continue
@@ -96,7 +139,11 @@ def table_sizes() -> dict[Table, int]:
 
 
 def _observe(_options: CallbackOptions) -> Iterable[Observation]:
-    return [Observation(size, {ERRSCOPE_TABLE: table.value}) for table, size in table_sizes().items()]
+    try:
+        sizes = table_sizes()
+    except Exception:  # boundary: a metric read never breaks anything; this export just lacks the sizes
+        return []
+    return [Observation(size, {ERRSCOPE_TABLE: table.value}) for table, size in sizes.items()]
 
 
 _observed: weakref.WeakSet[Any] = weakref.WeakSet()

@@ -33,7 +33,7 @@ VARIABLES = {
 TOOLS = {tool for tool, *_ in feed.PLAN} | {"create_ticket"}
 FAILING = {"get_order": "not_found", "charge_card": "upstream_unavailable", "get_quote": "rate_limited",
            "crash": "unknown", "internal": "unknown", "read_secret": "permission_denied", "schedule": "invalid_input"}
-UNKNOWN_SHARE = 3 / 14  # per round: crash 2 + internal 1 unknown of 14 server-side failures (retries included)
+UNKNOWN_SHARE = 3 / 12  # per round: crash 2 + internal 1 unknown of 12 server-side failures (get_quote retried once)
 
 Samples = list[dict[str, Any]]
 
@@ -77,7 +77,7 @@ EXPECTED: dict[str, Callable[[Samples], None]] = {
         {("charge_card", "upstream_unavailable"), ("get_quote", "rate_limited")} == labels(s, Label.TOOL, Label.CLASS)),
     "Server: cancelled and timed-out calls": lambda s: {("slow", "cancelled")} == labels(s, Label.TOOL, Label.OUTCOME),
     "Client: timeouts (side effect unknown)": lambda s: {("slow",)} == labels(s, Label.TOOL),
-    "Client retries per tool": lambda s: {("charge_card",), ("get_quote",)} == labels(s, Label.TOOL),
+    "Client retries per tool": lambda s: {("get_quote",)} == labels(s, Label.TOOL),
     # The feed sends create_ticket twice per round with one key: the second call is a replay.
     "Server: idempotent replays per tool": lambda s: {("create_ticket",)} == labels(s, Label.TOOL),
     "alert errscope-tool-failure-ratio": lambda s: (

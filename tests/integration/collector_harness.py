@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx
+
 from scripts import stackrun
 from scripts.stackrun import COLLECTOR_CONFIG as CONFIG
 from scripts.stackrun import OVERLAYS, free_port
@@ -38,6 +40,12 @@ class Collector(stackrun.Collector):
     """:class:`scripts.stackrun.Collector` whose binary is found (or the test skipped) when it is made."""
 
     binary: str | None = field(default_factory=collector_binary)
+
+    def post(self, signal: str, payload: dict[str, Any], timeout_s: float = 30) -> httpx.Response:
+        """POST an OTLP/JSON ``payload`` of ``signal`` (``traces``, ``logs``, ``metrics``); raises on a non-2xx."""
+        response = httpx.post(f"{self.otlp_http}/v1/{signal}", json=payload, timeout=timeout_s)
+        response.raise_for_status()
+        return response
 
 
 # --- OTLP JSON builders ------------------------------------------------------------------------------

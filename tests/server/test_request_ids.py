@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.server.test_adversarial import exported_spans
 from tests.servers.wire import LEGACY, MODERN, StdioPeer
 
 STYLES = ["lowlevel", "mcpserver", "fastmcp"]
@@ -61,16 +62,6 @@ class TestForbiddenIds:
         assert peer.silent_for(0.5) == []
 
 
-def _spans(out: Path) -> list[dict[str, Any]]:
-    return [
-        span
-        for line in (out / "traces.jsonl").read_text().splitlines()
-        for resource in json.loads(line)["resourceSpans"]
-        for scope in resource["scopeSpans"]
-        for span in scope["spans"]
-    ]
-
-
 def _attribute(span: dict[str, Any], key: str) -> Any:
     for item in span["attributes"]:
         if item["key"] == key:
@@ -98,7 +89,7 @@ def test_cancel_never_outlives_its_request(style: str, tmp_path: Path) -> None:
     finally:
         peer.close()
     by_id: dict[str, list[str]] = {}
-    for span in _spans(tmp_path):
+    for span in exported_spans(tmp_path):
         if _attribute(span, "mcp.method.name") == "tools/call":
             by_id.setdefault(_attribute(span, "jsonrpc.request.id"), []).append(_attribute(span, "errscope.outcome"))
     assert by_id["77"] == ["ok", "ok", "ok", "ok"]
