@@ -17,7 +17,14 @@ from errscope._classify import Classification, FieldProblem
 from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 
-__all__ = ["describe_schema", "expected_for_path", "model_message", "unknown_tool_message"]
+__all__ = [
+    "describe_schema",
+    "expected_for_path",
+    "field_sentence",
+    "invalid_result_message",
+    "model_message",
+    "unknown_tool_message",
+]
 
 MAX_PUBLIC_MESSAGE: Final = 300
 """Characters of an author's public message the model may see."""
@@ -108,6 +115,21 @@ def model_message(tool: str, classification: Classification, error_ref: str) -> 
 def unknown_tool_message(tool: str) -> str:
     """The JSON-RPC error message for an unknown tool (MCP spec, Tools > Error Handling example)."""
     return f"Unknown tool: {safe_name(tool)}"
+
+
+def invalid_result_message(tool: str, error_ref: str) -> str:
+    """The text for a result that broke the tool's declared ``outputSchema``: not the model's doing.
+
+    ``"<tool> produced an invalid result. Ref ERR-…"``. No field is named: the model cannot fix
+    the tool's output, and the fields are the server's detail (they go to the log record, see
+    :func:`field_sentence`).
+    """
+    return f"{safe_name(tool)} produced an invalid result. Ref {error_ref}"
+
+
+def field_sentence(fields: Sequence[FieldProblem]) -> str:
+    """``"`a` must be a number; `b` is required."``: field paths and rules, never values."""
+    return _fields_sentence(fields)
 
 
 _FORMATS: Final = {

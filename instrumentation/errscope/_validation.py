@@ -66,10 +66,12 @@ class ArgumentValidator:
         self._validators[id(schema)] = (schema, validator)
         return validator
 
-    def problems(self, schema: Mapping[str, Any] | None, arguments: Any) -> tuple[FieldProblem, ...]:
+    def problems(self, schema: Mapping[str, Any] | None, arguments: Any, *, root: str | None = None) -> tuple[FieldProblem, ...]:
         """Return what is wrong with ``arguments``, in schema order; empty when they are valid.
 
-        A schema that itself is invalid is ignored (the server's bug is not the caller's problem).
+        ``root`` names the instance when it is not the arguments (``"structuredContent"``): field
+        paths are then prefixed with it. A schema that itself is invalid is ignored (the server's
+        bug is not the caller's problem).
         """
         if not schema:
             return ()
@@ -87,6 +89,9 @@ class ArgumentValidator:
         problems: dict[str, FieldProblem] = {}
         for error in errors:
             for problem in _problems_of(schema, error, arguments):
+                if root is not None:
+                    path = root if problem.path == "arguments" else f"{root}.{problem.path}"
+                    problem = FieldProblem(path, problem.expected)
                 problems.setdefault(problem.path, problem)
         return tuple(problems.values())
 
