@@ -62,7 +62,9 @@ def describe(exc: BaseException) -> RootCause:
     """Describe the root cause of ``exc`` (the exception the seam or middleware caught). Never raises."""
     root = explain(exc)[1]
     type_name = _qualified_name(type(root))
-    return RootCause(type_name, _message(root), _stacktrace(exc), _fingerprint(type_name, exc))
+    chain = walk(exc)
+    messages = {id(e): _message(e) for e in chain}
+    return RootCause(type_name, messages[id(root)], _stacktrace(chain, messages), _fingerprint(type_name, chain))
 
 
 def _qualified_name(klass: type) -> str:
@@ -77,13 +79,22 @@ def _message(exc: BaseException) -> str:
         return f"<{type(exc).__qualname__}: str() failed>"
 
 
-def _stacktrace(exc: BaseException) -> str:
-    # Python prints the chain root cause first, the caught wrapper last; the head is what matters.
-    try:
-        text = "".join(traceback.format_exception(exc, limit=-MAX_FRAMES))
-    except Exception:  # a raising __str__ inside the chain, a recursion limit
-        return f"<{type(exc).__qualname__}: stack trace not renderable>"
-    return scrub(text[: MAX_STACKTRACE * 2])[:MAX_STACKTRACE]
+def _stacktrace(chain: list[BaseException], messages: dict[int, str]) -> str:
+    """Python's traceback format, root cause first, without the caret lines (which cost an ``ast``
+    parse per frame). Frames (file, line, function, source line) are scrubbed once, each message
+    already was."""
+    parts: list[str] = []
+    for current in reversed(chain):
+        try:
+            frames = traceback.extract_tb(current.__traceback__, limit=-MAX_FRAMES)
+        except Exception:  # noqa: BLE001 - a source file that cannot be read
+            frames = traceback.StackSummary()
+        lines = "".join(
+            f'  File "{f.filename}", line {f.lineno}, in {f.name}\n' + (f"    {f.line}\n" if f.line else "") for f in frames
+        )
+        parts.append("Traceback (most recent call last):\n" + scrub(lines) if lines else "")
+        parts.append(f"{_qualified_name(type(current))}: {messages[id(current)]}\n\n")
+    return "".join(parts)[:MAX_STACKTRACE]
 
 
 def _is_tool_frame(module: str, filename: str) -> bool:
@@ -94,7 +105,7 @@ def _is_tool_frame(module: str, filename: str) -> bool:
     return not filename.startswith(_LIBRARY_PATHS)
 
 
-def _fingerprint(type_name: str, exc: BaseException) -> str:
+def _fingerprint(type_name: str, chain: list[BaseException]) -> str:
     """Hash of the root type and the tool's own frames along the chain, outermost first.
 
     Without any frame of the tool's own (everything ran in libraries), the library frames stand
@@ -102,7 +113,7 @@ def _fingerprint(type_name: str, exc: BaseException) -> str:
     """
     own: list[str] = []
     others: list[str] = []
-    for current in walk(exc):
+    for current in chain:
         tb = current.__traceback__
         while tb is not None:
             frame = tb.tb_frame

@@ -22,6 +22,7 @@ EXPECTED = [
     ("other_tenant", "refund_order", "execution", "not_found", "404", "error"),
     ("rate_limit", "refund_order", "execution", "rate_limited", "429", "error"),
     ("outage", "refund_order", "execution", "upstream_unavailable", "503", "error"),
+    ("unexpected_answer", "refund_order", "execution", "unknown", "200", "error"),
     ("stall", "refund_order", "-", "upstream_unavailable", "no answer", "timeout"),
     ("retry_same_key", "refund_order", "-", "-", "201", "ok"),
 ]
@@ -48,7 +49,7 @@ class TestStdio:
     """The default run: refund server as a stdio subprocess."""
 
     def test_finishes_within_a_minute(self, demo: DemoRun) -> None:
-        """The whole run (three processes, eight steps, telemetry read back) stays well under 60 s."""
+        """The whole run (three processes, nine steps, telemetry read back) stays well under 60 s."""
         assert demo.seconds < 60, demo.seconds
 
     def test_table_values(self, demo: DemoRun) -> None:

@@ -247,7 +247,8 @@ def _instrument_mcpserver_call_tool(server: MCPServer, seam: ToolSeam) -> None:
     async def call_tool(name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         call = _call_or_detached(name)
         tool = server._tool_manager.get_tool(name)  # the registry MCPServer itself dispatches on
-        info = None if tool is None else ToolInfo(name, tool.parameters, tool.output_schema)
+        # No output_schema for the seam: MCPServer checks results against it itself (below).
+        info = None if tool is None else ToolInfo(name, tool.parameters)
         call.known = info is not None
 
         async def invoke() -> Any:
