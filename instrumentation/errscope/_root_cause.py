@@ -13,8 +13,8 @@ fingerprint across calls, arguments and edits elsewhere in the file.
 from __future__ import annotations
 
 import hashlib
+import linecache
 import sysconfig
-import traceback
 from dataclasses import dataclass
 from typing import Final
 
@@ -80,21 +80,36 @@ def _message(exc: BaseException) -> str:
 
 
 def _stacktrace(chain: list[BaseException], messages: dict[int, str]) -> str:
-    """Python's traceback format, root cause first, without the caret lines (which cost an ``ast``
-    parse per frame). Frames (file, line, function, source line) are scrubbed once, each message
-    already was."""
+    """Python's traceback format, root cause first, without the caret lines (an ``ast`` parse per
+    frame) and without re-reading source files (``linecache`` as already loaded). All source lines
+    are scrubbed in one pass, each message already was."""
+    frames = [_frames(current) for current in reversed(chain)]
+    lines = [line for block in frames for _, _, _, line in block]
+    scrubbed = scrub("\n".join(lines)).split("\n")
+    if len(scrubbed) != len(lines):  # a pattern spanning lines (a PEM block): one by one instead
+        scrubbed = [scrub(line) for line in lines]
+    sources = iter(scrubbed)
     parts: list[str] = []
-    for current in reversed(chain):
-        try:
-            frames = traceback.extract_tb(current.__traceback__, limit=-MAX_FRAMES)
-        except Exception:  # noqa: BLE001 - a source file that cannot be read
-            frames = traceback.StackSummary()
-        lines = "".join(
-            f'  File "{f.filename}", line {f.lineno}, in {f.name}\n' + (f"    {f.line}\n" if f.line else "") for f in frames
-        )
-        parts.append("Traceback (most recent call last):\n" + scrub(lines) if lines else "")
+    for current, block in zip(reversed(chain), frames, strict=True):
+        if block:
+            parts.append("Traceback (most recent call last):\n")
+        for filename, lineno, name, line in block:
+            source = next(sources, "")
+            parts.append(f'  File "{filename}", line {lineno}, in {name}\n' + (f"    {source}\n" if line else ""))
         parts.append(f"{_qualified_name(type(current))}: {messages[id(current)]}\n\n")
     return "".join(parts)[:MAX_STACKTRACE]
+
+
+def _frames(exc: BaseException) -> list[tuple[str, int | None, str, str]]:
+    """(file, line number, function, source line) of the last :data:`MAX_FRAMES` frames."""
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        line = linecache.getline(code.co_filename, tb.tb_lineno, tb.tb_frame.f_globals).strip() if tb.tb_lineno else ""
+        frames.append((code.co_filename, tb.tb_lineno, code.co_name, line.replace("\n", " ")))
+        tb = tb.tb_next
+    return frames[-MAX_FRAMES:]
 
 
 def _is_tool_frame(module: str, filename: str) -> bool:
