@@ -4,9 +4,9 @@ traceback and secrets included, to stderr (reference/mcp-sdk-2.3.md §2a)."""
 from __future__ import annotations
 
 import logging
-import traceback
 from typing import Final
 
+from errscope._root_cause import stack_trace
 from errscope._scrubbing import scrub
 
 __all__ = ["ScrubbingFilter", "scrub_library_logs"]
@@ -30,7 +30,9 @@ class ScrubbingFilter(logging.Filter):
             record.msg = _bounded(record.getMessage())
             record.args = None
             if record.exc_info and record.exc_info[1] is not None:
-                record.exc_text = _bounded("".join(traceback.format_exception(record.exc_info[1])))
+                # Already scrubbed; the cheap formatter (no caret lines, no source re-reads): a crash
+                # log record per failed call is on the failure path.
+                record.exc_text = stack_trace(record.exc_info[1])[:MAX_RECORD_CHARS]
                 record.exc_info = None
         except Exception:  # a filter must never break logging
             record.msg, record.args, record.exc_info = "log record withheld by errscope (scrubbing failed)", None, None

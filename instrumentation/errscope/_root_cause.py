@@ -21,7 +21,7 @@ from typing import Final
 from errscope._classify import explain, walk
 from errscope._scrubbing import scrub
 
-__all__ = ["RootCause", "describe"]
+__all__ = ["RootCause", "describe", "stack_trace"]
 
 MAX_MESSAGE: Final = 2048
 """Characters of the root exception's scrubbed message that are kept."""
@@ -46,8 +46,8 @@ class RootCause:
     Attributes:
         type: fully qualified class name (``module.QualName``; builtins by their bare name).
         message: scrubbed, at most :data:`MAX_MESSAGE` characters.
-        stacktrace: the chain in Python's own format (root cause first), scrubbed, at most
-            :data:`MAX_STACKTRACE` characters.
+        stacktrace: the chain in Python's own format (root cause first, exception types without
+            their messages), scrubbed, at most :data:`MAX_STACKTRACE` characters.
         fingerprint: 16 hex characters, stable for one root type raised along one path of the
             tool's own code.
     """
@@ -63,8 +63,12 @@ def describe(exc: BaseException) -> RootCause:
     root = explain(exc)[1]
     type_name = _qualified_name(type(root))
     chain = walk(exc)
-    messages = {id(e): _message(e) for e in chain}
-    return RootCause(type_name, messages[id(root)], _stacktrace(chain, messages), _fingerprint(type_name, chain))
+    return RootCause(type_name, _message(root), _stacktrace(chain), _fingerprint(type_name, chain))
+
+
+def stack_trace(exc: BaseException) -> str:
+    """The scrubbed, bounded stack trace of ``exc``'s whole chain, as :class:`RootCause` has it."""
+    return _stacktrace(walk(exc))
 
 
 def _qualified_name(klass: type) -> str:
@@ -79,10 +83,12 @@ def _message(exc: BaseException) -> str:
         return f"<{type(exc).__qualname__}: str() failed>"
 
 
-def _stacktrace(chain: list[BaseException], messages: dict[int, str]) -> str:
+def _stacktrace(chain: list[BaseException]) -> str:
     """Python's traceback format, root cause first, without the caret lines (an ``ast`` parse per
     frame) and without re-reading source files (``linecache`` as already loaded). All source lines
-    are scrubbed in one pass, each message already was."""
+    are scrubbed in one pass. Exception lines name the type only: the root's message is
+    ``exception.message``, and a wrapper's often repeats it (``f"Error calling tool: {e}"``), so
+    one record would carry what survives scrubbing of a secret several times."""
     frames = [_frames(current) for current in reversed(chain)]
     lines = [line for block in frames for _, _, _, line in block]
     scrubbed = scrub("\n".join(lines)).split("\n")
@@ -96,7 +102,7 @@ def _stacktrace(chain: list[BaseException], messages: dict[int, str]) -> str:
         for filename, lineno, name, line in block:
             source = next(sources, "")
             parts.append(f'  File "{filename}", line {lineno}, in {name}\n' + (f"    {source}\n" if line else ""))
-        parts.append(f"{_qualified_name(type(current))}: {messages[id(current)]}\n\n")
+        parts.append(f"{_qualified_name(type(current))}\n\n")
     return "".join(parts)[:MAX_STACKTRACE]
 
 
