@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import linecache
 import sysconfig
+import weakref
 from dataclasses import dataclass
 from typing import Final
 
@@ -62,13 +63,28 @@ def describe(exc: BaseException) -> RootCause:
     """Describe the root cause of ``exc`` (the exception the seam or middleware caught). Never raises."""
     root = explain(exc)[1]
     type_name = _qualified_name(type(root))
-    chain = walk(exc)
-    return RootCause(type_name, _message(root), _stacktrace(chain), _fingerprint(type_name, chain))
+    return RootCause(type_name, _message(root), stack_trace(exc), _fingerprint(type_name, walk(exc)))
 
 
 def stack_trace(exc: BaseException) -> str:
-    """The scrubbed, bounded stack trace of ``exc``'s whole chain, as :class:`RootCause` has it."""
-    return _stacktrace(walk(exc))
+    """The scrubbed, bounded stack trace of ``exc``'s whole chain, as :class:`RootCause` has it.
+
+    Remembered per exception (weakly): the SDK's own crash log record and errscope's span and
+    log record of one failure all need it.
+    """
+    try:
+        return _traces[exc]
+    except (KeyError, TypeError):  # not seen yet, or an exception type without weakref support
+        pass
+    text = _stacktrace(walk(exc))
+    try:
+        _traces[exc] = text
+    except TypeError:
+        pass
+    return text
+
+
+_traces: weakref.WeakKeyDictionary[BaseException, str] = weakref.WeakKeyDictionary()
 
 
 def _qualified_name(klass: type) -> str:
