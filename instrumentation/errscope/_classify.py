@@ -444,8 +444,9 @@ def explain(exc: BaseException) -> tuple[Classification, BaseException]:
     (rules that return ``None``: ``UnexpectedToolError``, FastMCP's ``ToolError``, exception
     groups) defer inwards. The root cause is the innermost exception that is not such a wrapper,
     whether or not a rule matched it: ``UnexpectedToolError("Error executing tool x")`` says
-    nothing, the ``RuntimeError`` it wraps does, and a ``NotFound`` raised from an
-    ``httpx.HTTPStatusError`` is explained by the status error.
+    nothing, the ``RuntimeError`` it wraps does. Cancellation (``CancelledError``) is never the
+    root. An author's own failure (the ``errscope`` family) is its own root: its message is what
+    the author chose to record (the upstream's body, say), its cause is in the stack trace.
     """
     decided: tuple[Classification, BaseException] | None = None
     root = exc
@@ -466,6 +467,8 @@ def explain(exc: BaseException) -> tuple[Classification, BaseException]:
             break
     if decided is None:  # nothing matched: the innermost of the whole chain explains it
         return _UNKNOWN, root
+    if isinstance(decided[1], ToolFailure):  # the author wrote down what happened: that is the root
+        return decided
     # The root sits below the deciding exception, on its own chain (not in a sibling group member).
     return decided[0], _innermost(decided[1])
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import linecache
+import sys
 import sysconfig
 import weakref
 from dataclasses import dataclass
@@ -88,8 +89,18 @@ _traces: weakref.WeakKeyDictionary[BaseException, str] = weakref.WeakKeyDictiona
 
 
 def _qualified_name(klass: type) -> str:
-    module = getattr(klass, "__module__", "builtins")
-    return klass.__qualname__ if module == "builtins" else f"{module}.{klass.__qualname__}"
+    """``module.QualName``, by the public module when a private one re-exports it
+    (``errscope.NotFound``, ``pydantic_core.ValidationError``); builtins by their bare name."""
+    module = str(getattr(klass, "__module__", "builtins"))
+    if module == "builtins":
+        return klass.__qualname__
+    parts = module.split(".")
+    private = next((i for i, part in enumerate(parts) if part.startswith("_")), None)
+    if private:
+        public = ".".join(parts[:private])
+        if getattr(sys.modules.get(public), klass.__name__, None) is klass:
+            module = public
+    return f"{module}.{klass.__qualname__}"
 
 
 def _message(exc: BaseException) -> str:

@@ -229,7 +229,7 @@ class TestOutputSchema:
         assert isinstance(result, CallToolResult) and result.is_error
         assert result.meta["io.errscope/failure_class"] == "unknown"
         assert "Fix the arguments" not in _text(result)
-        assert _exception_event(served.span())["exception.type"] == "pydantic_core._pydantic_core.ValidationError"
+        assert _exception_event(served.span())["exception.type"] == "pydantic_core.ValidationError"
 
 
 class TestRootCause:
