@@ -473,10 +473,14 @@ def explain(exc: BaseException) -> tuple[Classification, BaseException]:
     return decided[0], _innermost(decided[1])
 
 
+_CONTROL_FLOW: Final = (StopIteration, StopAsyncIteration, BaseExceptionGroup)
+
+
 def _meaningful(exc: BaseException) -> bool:
     # Cancellation (asyncio.CancelledError, GeneratorExit) is the mechanics of a timeout or a
-    # teardown under the real failure, never its cause.
-    return isinstance(exc, Exception) and not isinstance(exc, BaseExceptionGroup)
+    # teardown under the real failure, and a StopIteration under a library's `raise ... from None`
+    # (json's decoder) the mechanics of a loop: never the cause.
+    return isinstance(exc, Exception) and not isinstance(exc, _CONTROL_FLOW)
 
 
 def _innermost(exc: BaseException) -> BaseException:
