@@ -4,23 +4,23 @@ VENV    := .venv
 PYTHON  := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed
 
-.PHONY: all demo test bench dashboards check-generated stack collector tools clean
+.PHONY: all demo test bench soak dashboards check-generated stack collector tools clean
 
 all: test
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(PYTHON) -m pip install -q --upgrade pip
-	$(PYTHON) -m pip install -q -e '.[dev,fastmcp]'
+	$(PYTHON) -m pip install -q -e '.[cli,dev,fastmcp]'
 	touch $(STAMP)
 
-# The demo needs only the runtime dependencies: on a fresh clone it installs those alone (about half
+# The demo needs the library and the `cli` extra: on a fresh clone it installs those alone (about half
 # the time of the full dev install), and reuses the full install when `make test` made one.
 DEMO_STAMP := $(VENV)/.installed-runtime
 
 $(DEMO_STAMP): pyproject.toml
 	@if [ -f $(STAMP) ] && [ $(STAMP) -nt pyproject.toml ]; then :; else \
-	  set -e; $(PY) -m venv $(VENV); $(PYTHON) -m pip install -q -e .; fi
+	  set -e; $(PY) -m venv $(VENV); $(PYTHON) -m pip install -q -e '.[cli]'; fi
 	@touch $@
 
 demo: $(DEMO_STAMP)
@@ -36,6 +36,11 @@ test: tools
 
 bench: $(STAMP)
 	$(PYTHON) -m bench
+
+# Reconnects and mixed calls for SOAK_SECONDS (default ten minutes): RSS and table sizes at start and end.
+SOAK_SECONDS ?= 600
+soak: $(STAMP)
+	$(PYTHON) -m bench.soak --seconds $(SOAK_SECONDS)
 
 dashboards: $(STAMP)
 	$(PYTHON) -m dashboards

@@ -1,8 +1,12 @@
-"""Spans per second through the real collector with the scrubbing processors vs. without them.
+"""Spans per second through the real collector with the scrubbing processors vs. without them, and
+through the scale-out tiers (one agent routing by trace id to one or to three gateways).
 
 One run each, same binary, same pipelines (memory_limiter -> [transform/scrub -> redaction/scrub]
 -> tail_sampling -> batch -> file exporter to /dev/null), load from telemetrygen (OTLP/gRPC,
 unthrottled) on 127.0.0.1. Goal: the scrubbing pipeline keeps at least half the throughput.
+Scale-out: telemetrygen -> agent (deploy/scale-out/agent.yaml) -> gateways (collector/config.yaml +
+deploy/scale-out/gateway.yaml, sink profile); loss = spans the agent accepted that no gateway received
+(goal: 0). All processes share this machine's cores, so three gateways measure routing, not more CPU.
 
     python -m bench bench_collector          # or: python bench/bench_collector.py
     ERRSCOPE_BENCH_SECONDS=20 python -m bench bench_collector
@@ -13,12 +17,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.integration.collector_harness import Collector, tool_binary
+from scripts import stackrun
+from scripts.stackrun import Collector, built
 
 SECONDS = float(os.environ.get("ERRSCOPE_BENCH_SECONDS", "15"))
 WORKERS = int(os.environ.get("ERRSCOPE_BENCH_WORKERS", "4"))
@@ -32,8 +38,21 @@ SPAN_ATTRIBUTES = {
 }
 
 
+def _load(telemetrygen: str, endpoint: str) -> float:
+    """telemetrygen traces at ``endpoint`` for SECONDS; the elapsed seconds."""
+    args = [
+        telemetrygen, "traces", "--otlp-endpoint", endpoint, "--otlp-insecure",
+        "--duration", f"{SECONDS:.0f}s", "--rate", "0", "--workers", str(WORKERS), "--child-spans", "2",
+    ]  # fmt: skip
+    for key, value in SPAN_ATTRIBUTES.items():
+        args += ["--telemetry-attributes", f"{key}={value}"]
+    start = time.monotonic()
+    subprocess.run(args, check=True, capture_output=True, timeout=SECONDS + 120)
+    return time.monotonic() - start
+
+
 def _measure(overlays: list[str]) -> dict[str, float]:
-    telemetrygen = tool_binary("telemetrygen")
+    telemetrygen = built("telemetrygen")
     env = {
         "ERRSCOPE_SAMPLE_PERCENT": "100",
         "ERRSCOPE_DECISION_WAIT": "1s",
@@ -88,6 +107,49 @@ def run() -> dict[str, object]:
             "workers": WORKERS,
             "seconds": SECONDS,
         },
+        "scale_out": run_tiers(),
+    }
+
+
+def _measure_tiers(gateways: int) -> dict[str, float]:
+    """One agent routing telemetrygen's traces by trace id to ``gateways`` gateways."""
+    telemetrygen = built("telemetrygen")
+    env = {"ERRSCOPE_SAMPLE_PERCENT": "100", "ERRSCOPE_DECISION_WAIT": "1s", "GOMAXPROCS": "2"}
+    with tempfile.TemporaryDirectory(prefix="errscope-bench-tiers-") as tmp:
+        tiers = [stackrun.gateway(Path(tmp) / f"gateway-{i}", profile="bench-sink.yaml", env=dict(env))
+                 for i in range(gateways)]
+        agent = stackrun.agent(Path(tmp) / "agent", tiers, env={"GOMAXPROCS": "2"})
+        try:
+            for collector in (*tiers, agent):
+                collector.start()
+            elapsed = _load(telemetrygen, agent.otlp_grpc)
+            accepted = agent.metric("otelcol_receiver_accepted_spans_total")
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and _received(tiers) < accepted:
+                time.sleep(0.5)
+            received = _received(tiers)
+            refused = agent.metric("otelcol_receiver_refused_spans_total")
+        finally:
+            for collector in (agent, *tiers):
+                collector.stop()
+    return {"gateways": gateways, "accepted": accepted, "received_by_gateways": received,
+            "lost": accepted - received, "refused_at_agent": refused,
+            "seconds": elapsed, "spans_per_s": accepted / elapsed}
+
+
+def _received(gateways: list[Collector]) -> float:
+    return sum(g.metric("otelcol_receiver_accepted_spans_total") for g in gateways)
+
+
+def run_tiers() -> dict[str, object]:
+    """Agent-to-gateway throughput for one and for three gateways, with the loss count (goal: 0)."""
+    one, three = _measure_tiers(1), _measure_tiers(3)
+    return {
+        "agent_to_1_gateway_spans_per_s": round(one["spans_per_s"]),
+        "agent_to_3_gateways_spans_per_s": round(three["spans_per_s"]),
+        "lost_spans": one["lost"] + three["lost"],
+        "goal": "lost_spans == 0",
+        "detail": {"one": one, "three": three},
     }
 
 

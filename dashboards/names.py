@@ -136,3 +136,4 @@ class Label:
     UPSTREAM_STATUS: Final = prom_label(attrs.ERRSCOPE_UPSTREAM_STATUS)
     REPLAYED: Final = prom_label(attrs.ERRSCOPE_IDEMPOTENT_REPLAY)
     RETRY: Final = prom_label(attrs.ERRSCOPE_RETRY)
+    TABLE: Final = prom_label(attrs.ERRSCOPE_TABLE)

@@ -21,3 +21,23 @@ if command -v npm >/dev/null; then
 else
   echo "tools: npm not found; query grammar and npm peer tests will skip (fail under ERRSCOPE_REQUIRE_STACK=1)" >&2
 fi
+
+# FastMCP 2 and 3 need mcp<2, which the project venv cannot hold: each gets its own venv in the per-machine
+# cache, used only by tests/foreign to collect their wording for rejected arguments. Rebuilt when the pins change.
+peers="${XDG_CACHE_HOME:-$HOME/.cache}/errscope/peers"
+mkdir -p "$peers"
+exec 8>"$peers/.lock"
+flock 8   # one build at a time per machine
+for spec in "fastmcp2:fastmcp==2.14.7 mcp==1.30.0 pydantic==2.14.4" "fastmcp3:fastmcp==3.4.11 mcp==1.30.0 pydantic==2.14.4"; do
+  venv="$peers/${spec%%:*}" pins="${spec#*:}"
+  if [ "$(cat "$venv/.pins" 2>/dev/null)" != "$pins" ]; then
+    rm -rf "$venv"
+    # shellcheck disable=SC2086 # one word per pin
+    if "${PY:-python3.11}" -m venv "$venv" && "$venv/bin/pip" install -q --disable-pip-version-check $pins; then
+      echo "$pins" > "$venv/.pins"
+    else
+      rm -rf "$venv"
+      echo "tools: could not build $venv; its corpus test will skip (fail under ERRSCOPE_REQUIRE_STACK=1)" >&2
+    fi
+  fi
+done

@@ -192,18 +192,6 @@ leak("github_token", "ghs_" + t(36))
 leak("github_fine_grained_pat", "github_pat_" + t(82, ALNUM + "_"))
 leak("gitlab_token", "glrt-" + t(20, URLSAFE))
 leak("slack_token", "xoxa-2-" + t(40, ALNUM + "-"))
-example(
-    "slack_webhook",
-    "POST https://hooks.slack.com/services/"
-    + "T"
-    + t(10)
-    + "/B"
-    + t(10)
-    + "/"
-    + t(24)
-    + " -> 404",
-    f"POST https://hooks.slack.com/services/{REDACTED} -> 404",
-)
 leak("openai_anthropic_style_key", "sk-svcacct-" + t(64, URLSAFE))
 leak("stripe_key", "rk_test_" + t(40))
 leak("stripe_webhook_secret", "whsec_" + t(32))
@@ -231,6 +219,36 @@ leak("sentry_token", "sntrys_" + t(64, B64 + "_="))
 leak("grafana_token", "glc_" + t(48, B64))
 leak("doppler_token", "dp.st." + t(44))
 leak("databricks_token", "dapi" + t(32, HEX) + "-2")
+_hook = t(24)
+example(
+    "webhook_path_secret",
+    f"POST https://hooks.slack.com/services/T0A1B2C3D/B0E1F2G3H/{_hook} failed: 404",
+    f"POST https://hooks.slack.com/services/T0A1B2C3D/B0E1F2G3H/{REDACTED} failed: 404",
+)
+example(
+    "connection_string_password",
+    "pyodbc.Error: Driver={ODBC Driver 18};Server=sql-1;Uid=sa;Pwd=Fern&Stone$77;Encrypt=yes",
+    f"pyodbc.Error: Driver={{ODBC Driver 18}};Server=sql-1;Uid=sa;Pwd={REDACTED};Encrypt=yes",
+)
+example(
+    "connection_string_password_first",
+    'open("Password=\'Fern;Stone\'\'s\';Server=sql-1")',
+    f'open("Password={REDACTED};Server=sql-1")',
+)
+_yaml = t(30)
+example(
+    "yaml_multiline_value",
+    f"invalid config:\ndb:\n  password:\n    {_yaml}\n  host: db",
+    f"invalid config:\ndb:\n  password:\n    {REDACTED}\n  host: db",
+)
+_compound = t(32)
+example(
+    "keyword_compound_key",
+    f"settings rejected: client_secret_v2={_compound} region=eu",
+    f"settings rejected: client_secret_v2={REDACTED} region=eu",
+)
+leak("prefixed_token_secret_word", "zvx_live_" + t(24))
+leak("prefixed_token", "vndr_" + t(40))
 
 
 @pytest.mark.parametrize(("text", "expected"), KEYWORD_SHAPES)
@@ -350,9 +368,24 @@ def test_corpus_score_regex_only() -> None:
 
 def test_every_format_has_five_lines_and_all_contexts() -> None:
     _need_corpus()
-    lines = corpus.secrets()
+    lines = corpus.secrets(extension=False)
     assert len(lines) == 365 and len({line["format"] for line in lines}) == 73
-    assert len(corpus.benign()) == 250
+    assert len(corpus.benign(extension=False)) == 250
+
+
+def test_extension_is_generated_and_covers_the_kinds() -> None:
+    """tests/secret_corpus is exactly what its generator writes (regenerate after editing it)."""
+    from tests.secret_corpus import generate
+
+    generate._rng.seed(13)
+    secrets, benign = generate._records()
+    assert corpus.secrets(shared=False) == secrets and corpus.benign(shared=False) == benign
+    formats = {line["format"] for line in secrets}
+    assert len(secrets) == 5 * len(formats) and len(formats) >= 30
+    kinds = {f.split("_")[0] for f in formats}
+    assert {"compound", "vendor", "authorization", "webhook", "odbc", "ado", "unknown", "short", "yaml"} <= kinds
+    # the benign side carries masked values and DSNs with a user and no password
+    assert {"masked_userinfo", "masked_authorization", "dsn_user_no_password"} <= {b["category"] for b in benign}
 
 
 # --- URLs and DSNs -------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from errscope._exceptions import (
     ToolFailure,
     UpstreamUnavailable,
 )
+from errscope import _logfilter
 from errscope._scrubbing import scrub
 from errscope._setup import Telemetry, configure_telemetry
 from errscope._vocabulary import Channel, FailureClass, Outcome
@@ -48,3 +49,7 @@ __all__ = [
     "scrub",
     "uninstrument",
 ]
+
+# Library loggers (httpx, uvicorn, the SDK, database drivers...) print URLs with credentials and
+# exception texts: their records are scrubbed from the moment errscope is imported.
+_logfilter.scrub_library_logs()

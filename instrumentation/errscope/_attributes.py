@@ -43,10 +43,16 @@ __all__ = [
     "ERRSCOPE_FAILURE_REASON",
     "ERRSCOPE_IDEMPOTENCY_KEY_HASH",
     "ERRSCOPE_IDEMPOTENT_REPLAY",
+    "ERRSCOPE_LATE_RESPONSES",
+    "ERRSCOPE_LATE_RESPONSE_AFTER_TIMEOUT",
+    "ERRSCOPE_LATE_RESPONSE_ELAPSED",
     "ERRSCOPE_OUTCOME",
+    "ERRSCOPE_PROGRESS_NOTIFICATIONS",
     "ERRSCOPE_RETRY",
     "ERRSCOPE_RETRY_AFTER",
     "ERRSCOPE_SIDE_EFFECT_POSSIBLE",
+    "ERRSCOPE_TABLE",
+    "ERRSCOPE_TABLE_ENTRIES",
     "ERRSCOPE_UPSTREAM_ADDRESS",
     "ERRSCOPE_UPSTREAM_STATUS",
     "ERRSCOPE_UPSTREAM_SYSTEM",
@@ -108,10 +114,22 @@ ERRSCOPE_IDEMPOTENCY_KEY_HASH: Final = "errscope.idempotency.key_hash"
 """SHA-256 prefix of the idempotency key; the key itself is never recorded."""
 ERRSCOPE_IDEMPOTENT_REPLAY: Final = "errscope.idempotency.replayed"
 """``True`` when a stored result was returned for a repeated idempotency key."""
+ERRSCOPE_TABLE: Final = "errscope.table"
+"""Which bookkeeping table a size is for (a closed set: :class:`errscope._tables.Table`)."""
+ERRSCOPE_TABLE_ENTRIES: Final = "errscope.table.entries"
+"""Asynchronous up-down counter: live entries per bookkeeping table, unit ``{entry}``."""
 ERRSCOPE_ATTEMPT: Final = "errscope.attempt"
 """1-based attempt number of one logical client call (span only)."""
 ERRSCOPE_RETRY: Final = "errscope.retry"
 """``True`` on attempts after the first (metric-safe form of the attempt number)."""
+ERRSCOPE_PROGRESS_NOTIFICATIONS: Final = "errscope.progress_notifications"
+"""Client span: progress notifications for the attempt that restarted its idle timer (int)."""
+ERRSCOPE_LATE_RESPONSE_ELAPSED: Final = "errscope.late_response.elapsed"
+"""Seconds from the attempt's start to an answer that arrived after the client gave up (float)."""
+ERRSCOPE_LATE_RESPONSE_AFTER_TIMEOUT: Final = "errscope.late_response.after_timeout"
+"""Seconds between the client giving up on an attempt and its late answer arriving (float)."""
+ERRSCOPE_LATE_RESPONSES: Final = "errscope.client.late_responses"
+"""Counter: answers that arrived after the client had given up on the attempt (``{response}``)."""
 
 TOOL_ERROR: Final = "tool_error"
 """``error.type`` for an ``isError`` result (MCP semantic conventions)."""
@@ -137,6 +155,7 @@ METRIC_ATTRIBUTES: Final = frozenset(
         ERRSCOPE_IDEMPOTENT_REPLAY,
         ERRSCOPE_RETRY,
         ERRSCOPE_SIDE_EFFECT_POSSIBLE,
+        ERRSCOPE_TABLE,
     }
 )
 """The only attributes allowed on errscope metrics: all closed or bounded sets."""

@@ -9,43 +9,67 @@ are recognised by their standard class names.
 exception                              class                   source of the rule
 =====================================  ======================  ========================================
 errscope family (``NotFound``, ...)    the leaf's class        the author said so
-``httpx.HTTPStatusError``              by status, see below    RFC 9110 §15
-``httpx.TimeoutException``,            upstream_unavailable    the upstream did not answer
-``httpx.NetworkError``, ``TransportError``
-``TimeoutError`` (incl. asyncio)       upstream_unavailable
-``ConnectionError``                    upstream_unavailable
-``PermissionError``                    permission_denied
-``FileNotFoundError``                  not_found
+HTTP status errors: httpx, httpx2,     by status, see below    RFC 9110 §15
+aiohttp, requests, urllib
+transport errors: httpx/httpx2,        upstream_unavailable    the upstream did not answer
+httpcore/httpcore2, aiohttp,
+requests/urllib3, redis-py
+``TimeoutError`` (incl. asyncio),      upstream_unavailable
+``ConnectionError``, ``socket.gaierror``,
+``ssl.SSLError``, ``OSError`` with a
+network errno, ``CancelledError``
+``PermissionError``                    permission_denied       (a program that cannot be started:
+``FileNotFoundError``                  not_found               upstream_unavailable)
 pydantic, jsonschema                   unknown                 raised in the tool: upstream or output data
 ``ValidationError``
 the same, raised by a framework's      invalid_input           SEP-1303: the model can fix its input
 argument validation (by where it arose)
+PEP 249 errors with a SQLSTATE or      by the code             PostgreSQL Appendix A; sqlite.org/rescode
+SQLite result code
 PEP 249 ``OperationalError``,          upstream_unavailable    connection lost, server shutting down
 ``InterfaceError``, ``InternalError``
 PEP 249 ``IntegrityError``,            invalid_input           duplicate key, bad value
 ``DataError``
 PEP 249 ``ProgrammingError``,          unknown                 a bug on our side, not the caller's
 ``NotSupportedError``
+redis-py auth/ACL errors               permission_denied
 ``mcp`` ``MCPError``                   by JSON-RPC code        JSON-RPC 2.0 §5.1, MCP spec error codes
 ``mcp`` ``ToolError`` / wrappers       their ``__cause__``
 anything else                          unknown                 a gap in the mapping: it is alerted on
 =====================================  ======================  ========================================
 
 HTTP statuses: 400/409/422 invalid_input, 401/403 permission_denied, 404/410 not_found,
-429 rate_limited (``Retry-After`` parsed), 408 and 5xx upstream_unavailable, others unknown.
+429 rate_limited, 408 and 5xx upstream_unavailable, others unknown; ``Retry-After`` is parsed on
+429 and 503.
+
+Every rule also says whether the failed request may have been acted on
+(:attr:`Classification.side_effect_possible`): ``False`` when it never reached the upstream or was
+refused as a whole (connect, DNS, TLS handshake, pool, 4xx, 501/503/505, a statement the database
+rejected), ``True`` when it was sent and then the answer failed (read or write timeout, connection
+dropped, other 5xx, the SDK's -32001/-32000), ``None`` when the exception does not tell. Optional
+libraries are matched by ``module.qualname`` (``_NAMED_RULES``), so none of them is imported.
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import errno
+import http.client
 import math
 import re
+import socket
+import ssl
+import urllib.error
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Final, TypeAlias
+from typing import Any, Final, TypeAlias
+from urllib.parse import urlsplit
 
 import httpx
+import httpx2
 import pydantic
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
@@ -119,6 +143,11 @@ class Classification:
         upstream: the upstream's status, when the failure came from one.
         public_message: text the model may read (still scrubbed before sending).
         fields: the wrong arguments, for invalid_input.
+        side_effect_possible: ``True`` when the request reached the upstream and then failed (read or
+            write timeout, connection dropped after sending, a 5xx from a server that was handling
+            it), so its action may have happened; ``False`` when it provably never did (connect
+            refused, DNS, connect or pool timeout, TLS handshake, an explicit refusal such as a 4xx,
+            503 or a rolled-back statement); ``None`` when the failure does not say.
     """
 
     failure_class: FailureClass
@@ -126,6 +155,7 @@ class Classification:
     upstream: Upstream | None = None
     public_message: str | None = None
     fields: tuple[FieldProblem, ...] = ()
+    side_effect_possible: bool | None = None
 
     def __post_init__(self) -> None:
         # retry_after comes from authors, user rules and upstream headers; it reaches the model text,
@@ -207,28 +237,76 @@ def parse_retry_after(value: str | None, *, now: datetime | None = None) -> floa
     return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
-def http_address(url: httpx.URL) -> str:
-    """``host[:port]`` of ``url``: never userinfo, path or query."""
-    return f"{url.host}:{url.port}" if url.port else url.host
+def http_address(url: Any) -> str | None:
+    """``host[:port]`` of ``url`` (a string, or an httpx/httpx2/yarl URL): never userinfo, path or query."""
+    if isinstance(url, str):
+        try:
+            parts = urlsplit(url)
+            host, port = parts.hostname, parts.port
+        except ValueError:
+            return None
+    else:
+        host, port = getattr(url, "host", None), getattr(url, "port", None)
+    if not host:
+        return None
+    return f"{host}:{port}" if port else str(host)
+
+
+def side_effect_for_http_status(status: int) -> bool | None:
+    """Whether the request behind an error status may have been acted on (RFC 9110 §15).
+
+    A 4xx, 501, 503 and 505 refuse the request as a whole; any other 5xx says the server (or a
+    gateway's upstream: 502, 504) failed while handling it. ``None`` below 400.
+    """
+    if status < 400:
+        return None
+    return status >= 500 and status not in (501, 503, 505)
+
+
+def _status_classification(status: int, retry_after: str | None, address: str | None) -> Classification:
+    # Retry-After accompanies 429 (RFC 6585 §4) and 503 (RFC 9110 §10.2.3).
+    return Classification(
+        class_for_http_status(status),
+        retry_after=parse_retry_after(retry_after) if status in (429, 503) else None,
+        upstream=Upstream("http", str(status), address),
+        side_effect_possible=side_effect_for_http_status(status),
+    )
 
 
 def _http_status_error(exc: BaseException) -> Classification:
-    assert isinstance(exc, httpx.HTTPStatusError)
-    response = exc.response
-    cls = class_for_http_status(response.status_code)
-    retry_after = parse_retry_after(response.headers.get("retry-after")) if cls is FailureClass.RATE_LIMITED else None
-    upstream = Upstream("http", str(response.status_code), http_address(exc.request.url))
-    return Classification(cls, retry_after=retry_after, upstream=upstream)
+    # httpx and httpx2: .response and .request (https://www.python-httpx.org/exceptions/).
+    response, request = exc.response, exc.request  # type: ignore[attr-defined]
+    return _status_classification(response.status_code, response.headers.get("retry-after"), http_address(request.url))
+
+
+# Whether a transport failure may have delivered the request, by the exception's class name in
+# httpx/httpx2 and httpcore/httpcore2 (they share one hierarchy): the most specific name decides.
+_NOT_SENT: Final = frozenset({"ConnectError", "ConnectTimeout", "PoolTimeout", "UnsupportedProtocol", "ProxyError",
+                              "LocalProtocolError", "ConnectionNotAvailable"})
+_MAYBE_SENT: Final = frozenset({"ReadTimeout", "WriteTimeout", "ReadError", "WriteError", "RemoteProtocolError",
+                                "CloseError"})
+
+
+def _sent_by_name(exc: BaseException) -> bool | None:
+    for klass in type(exc).__mro__:
+        if klass.__name__ in _NOT_SENT:
+            return False
+        if klass.__name__ in _MAYBE_SENT:
+            return True
+    return None
 
 
 def _http_transport_error(exc: BaseException) -> Classification:
-    assert isinstance(exc, httpx.TransportError)
     address = None
     try:
-        address = http_address(exc.request.url)
-    except RuntimeError:  # the error was raised without a request attached
+        address = http_address(exc.request.url)  # type: ignore[attr-defined]
+    except (AttributeError, RuntimeError):  # raised without a request attached (or by httpcore)
         pass
-    return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("http", type(exc).__name__, address))
+    return Classification(
+        FailureClass.UPSTREAM_UNAVAILABLE,
+        upstream=Upstream("http", type(exc).__name__, address),
+        side_effect_possible=_sent_by_name(exc),
+    )
 
 
 def _tool_failure(exc: BaseException) -> Classification:
@@ -246,6 +324,7 @@ def _tool_failure(exc: BaseException) -> Classification:
         upstream=upstream or (cause.upstream if cause else None),
         public_message=exc.public_message,
         fields=fields,
+        side_effect_possible=cause.side_effect_possible if cause else None,
     )
 
 
@@ -287,11 +366,6 @@ _PYDANTIC_EXPECTED: Final = {
 }
 
 
-def _mcp_error(exc: BaseException) -> Classification:
-    assert isinstance(exc, MCPError)
-    return Classification(class_for_jsonrpc_code(exc.code))
-
-
 def _mcp_tool_error(exc: BaseException) -> Classification | None:
     # MCPServer wraps everything in ToolError/UnexpectedToolError; the cause says what happened.
     # Its argument validation (Tool.run) is the one plain ToolError over a pydantic error: the
@@ -320,8 +394,9 @@ def _dbapi_integrity(exc: BaseException) -> Classification:
             upstream=upstream,
             public_message=f"a record with this {column} already exists",
             fields=(FieldProblem(column, "unique"),),
+            side_effect_possible=False,
         )
-    return Classification(FailureClass.INVALID_INPUT, upstream=upstream)
+    return Classification(FailureClass.INVALID_INPUT, upstream=upstream, side_effect_possible=False)
 
 
 def _sqlstate(exc: BaseException) -> str | None:
@@ -333,16 +408,75 @@ def _sqlstate(exc: BaseException) -> str | None:
     return None
 
 
-def _dbapi(failure_class: FailureClass) -> Rule:
+# PostgreSQL SQLSTATE (https://www.postgresql.org/docs/current/errcodes-appendix.html): the exact
+# code, else its two-character class -> (failure class, may the statement have taken effect). An
+# error the server reports aborts the statement (and rolls its transaction back); only a lost
+# connection leaves a statement's fate open.
+_SQLSTATES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
+    "08001": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # unable to establish a connection
+    "08004": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # server rejected the connection
+    "08": (FailureClass.UPSTREAM_UNAVAILABLE, True),  # connection exception: lost mid-statement
+    "22": (FailureClass.INVALID_INPUT, False),  # data exception
+    "23": (FailureClass.INVALID_INPUT, False),  # integrity constraint violation
+    "28": (FailureClass.PERMISSION_DENIED, False),  # invalid authorization specification
+    "42501": (FailureClass.PERMISSION_DENIED, False),  # insufficient privilege
+    "42": (FailureClass.UNKNOWN, False),  # syntax error or access rule violation: our bug
+    "40": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # serialization failure, deadlock: rolled back
+    "53": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # insufficient resources (too many connections)
+    "55P03": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # lock not available
+    "57014": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # query canceled (statement_timeout)
+    "57": (FailureClass.UPSTREAM_UNAVAILABLE, True),  # operator intervention: shutdown, terminated
+    "25": (FailureClass.UNKNOWN, False),  # invalid transaction state: our bug
+    "0A": (FailureClass.UNKNOWN, False),  # feature not supported
+    "3D": (FailureClass.UNKNOWN, False),  # invalid catalog name: configuration
+    "3F": (FailureClass.UNKNOWN, False),  # invalid schema name: configuration
+}
+
+# SQLite primary result codes (https://sqlite.org/rescode.html), from ``sqlite3.Error.sqlite_errorname``.
+_SQLITE_CODES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
+    "SQLITE_BUSY": (FailureClass.UPSTREAM_UNAVAILABLE, False),
+    "SQLITE_LOCKED": (FailureClass.UPSTREAM_UNAVAILABLE, False),
+    "SQLITE_CANTOPEN": (FailureClass.UPSTREAM_UNAVAILABLE, False),
+    "SQLITE_FULL": (FailureClass.UPSTREAM_UNAVAILABLE, False),
+    "SQLITE_IOERR": (FailureClass.UPSTREAM_UNAVAILABLE, None),
+    "SQLITE_INTERRUPT": (FailureClass.UPSTREAM_UNAVAILABLE, False),
+    "SQLITE_READONLY": (FailureClass.PERMISSION_DENIED, False),
+    "SQLITE_PERM": (FailureClass.PERMISSION_DENIED, False),
+    "SQLITE_AUTH": (FailureClass.PERMISSION_DENIED, False),
+    "SQLITE_CONSTRAINT": (FailureClass.INVALID_INPUT, False),
+    "SQLITE_MISMATCH": (FailureClass.INVALID_INPUT, False),
+    "SQLITE_TOOBIG": (FailureClass.INVALID_INPUT, False),
+    "SQLITE_ERROR": (FailureClass.UNKNOWN, False),  # no such table, syntax error: our bug
+}
+
+
+def _db_code(exc: BaseException) -> tuple[FailureClass, bool | None] | None:
+    """What the database's own error code says, when the driver exposes one."""
+    status = _sqlstate(exc)
+    if status is not None:
+        return _SQLSTATES.get(status) or _SQLSTATES.get(status[:2])
+    name = getattr(exc, "sqlite_errorname", None)
+    if isinstance(name, str):
+        return _SQLITE_CODES.get("_".join(name.split("_")[:2]))
+    # libpq reports no SQLSTATE for a failed connection attempt; psycopg attaches the connection
+    # (Error.pgconn), which never had a server process behind it.
+    if getattr(getattr(exc, "pgconn", None), "backend_pid", None) == 0:
+        return FailureClass.UPSTREAM_UNAVAILABLE, False
+    return None
+
+
+def _dbapi(failure_class: FailureClass, side_effect_possible: bool | None = None) -> Rule:
     def rule(exc: BaseException) -> Classification:
         status = _sqlstate(exc)
-        return Classification(failure_class, upstream=Upstream("db", status) if status else None)
+        cls, side_effect = _db_code(exc) or (failure_class, side_effect_possible)
+        upstream = Upstream("db", status) if status else None
+        return Classification(cls, upstream=upstream, side_effect_possible=side_effect)
 
     return rule
 
 
-def _fixed(failure_class: FailureClass) -> Rule:
-    result = Classification(failure_class)
+def _fixed(failure_class: FailureClass, side_effect_possible: bool | None = None) -> Rule:
+    result = Classification(failure_class, side_effect_possible=side_effect_possible)
     return lambda exc: result
 
 
@@ -350,33 +484,226 @@ def _defer(exc: BaseException) -> None:
     return None
 
 
-# PEP 249 standard exception names, matched by class name so no driver is imported.
+# PEP 249 standard exception names, matched by class name so no driver is imported. The database's
+# own code (SQLSTATE, SQLite result code) wins over the driver's choice of class: psycopg files an
+# insufficient privilege under ProgrammingError, sqlite3 a locked database and a missing table
+# both under OperationalError.
 _DBAPI_RULES: Final[dict[str, Rule]] = {
     "IntegrityError": _dbapi_integrity,
-    "DataError": _dbapi(FailureClass.INVALID_INPUT),
+    "DataError": _dbapi(FailureClass.INVALID_INPUT, False),
     "OperationalError": _dbapi(FailureClass.UPSTREAM_UNAVAILABLE),
     "InterfaceError": _dbapi(FailureClass.UPSTREAM_UNAVAILABLE),
     "InternalError": _dbapi(FailureClass.UPSTREAM_UNAVAILABLE),
-    "ProgrammingError": _dbapi(FailureClass.UNKNOWN),
-    "NotSupportedError": _dbapi(FailureClass.UNKNOWN),
+    "ProgrammingError": _dbapi(FailureClass.UNKNOWN, False),
+    "NotSupportedError": _dbapi(FailureClass.UNKNOWN, False),
 }
 
+
+# Socket errnos of a network failure -> whether the request may have been delivered (POSIX connect(2),
+# send(2), recv(2)): the peer refused or could not be reached, or the connection broke once open.
+_NETWORK_ERRNOS: Final = {
+    errno.ECONNREFUSED: False,
+    errno.ENETUNREACH: False,
+    errno.EHOSTUNREACH: False,
+    errno.EADDRNOTAVAIL: False,
+    errno.ECONNRESET: True,
+    errno.ECONNABORTED: True,
+    errno.EPIPE: True,
+    errno.ETIMEDOUT: True,
+}
+
+
+def _unavailable(side_effect_possible: bool | None, system: str | None = None) -> Rule:
+    """upstream_unavailable with what the exception's type (else its errno) tells about delivery."""
+
+    def rule(exc: BaseException) -> Classification:
+        upstream = Upstream(system, type(exc).__name__) if system else None
+        sent = side_effect_possible
+        if sent is None:
+            sent = _NETWORK_ERRNOS.get(getattr(exc, "errno", None))  # type: ignore[arg-type]
+        return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=upstream, side_effect_possible=sent)
+
+    return rule
+
+
+def _raised_in(exc: BaseException, module: str) -> bool:
+    """Whether the innermost frame of ``exc``'s traceback runs code of ``module``."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_globals.get("__name__") == module
+
+
+def _file_or_program(failure_class: FailureClass) -> Rule:
+    # The same errno means "no such file" to a tool reading one, and "the program is not there" when
+    # it starts a process (an stdio MCP server, a CLI): then a service it needs cannot be reached.
+    program = Classification(FailureClass.UPSTREAM_UNAVAILABLE, side_effect_possible=False)
+    file = Classification(failure_class)
+    return lambda exc: program if _raised_in(exc, "subprocess") else file
+
+
+def _os_error(exc: BaseException) -> Classification | None:
+    # A plain OSError is a network failure only when its errno says so (ENETUNREACH has no subclass).
+    if getattr(exc, "errno", None) in _NETWORK_ERRNOS:
+        return _UNAVAILABLE(exc)
+    return None
+
+
+def _wrapping(inner: Callable[[BaseException], object], fallback: Rule) -> Rule:
+    """A library wrapper that carries the real failure as an attribute (``reason``, ``args[0]``, its
+    context): that one decides the class and the side-effect fact, else ``fallback`` does."""
+
+    def rule(exc: BaseException) -> Classification:
+        wrapped = inner(exc)
+        result = classify(wrapped) if isinstance(wrapped, BaseException) and wrapped is not exc else None
+        if result is None or result.failure_class is FailureClass.UNKNOWN:
+            result = fallback(exc) or _UNKNOWN
+        return result
+
+    return rule
+
+
+def _never_sent(rule: Rule) -> Rule:
+    return lambda exc: replace(rule(exc) or _UNKNOWN, side_effect_possible=False)
+
+
+def _first_exception_arg(exc: BaseException) -> BaseException | None:
+    return next((arg for arg in exc.args if isinstance(arg, BaseException)), None)
+
+
+def _aiohttp_status(exc: BaseException) -> Classification:
+    # aiohttp.ClientResponseError: .status, .headers, .request_info.url (a yarl URL).
+    headers = getattr(exc, "headers", None) or {}
+    url = getattr(getattr(exc, "request_info", None), "url", None)
+    return _status_classification(int(exc.status), headers.get("Retry-After"), http_address(url))  # type: ignore[attr-defined]
+
+
+def _requests_status(exc: BaseException) -> Classification:
+    # requests.HTTPError: .response (a requests.Response), None when raised by hand.
+    response = getattr(exc, "response", None)
+    if response is None:
+        return _UNKNOWN
+    return _status_classification(response.status_code, response.headers.get("Retry-After"), http_address(response.url))
+
+
+def _urllib_status(exc: BaseException) -> Classification:
+    assert isinstance(exc, urllib.error.HTTPError)
+    retry_after = exc.headers.get("Retry-After") if exc.headers else None
+    return _status_classification(exc.code, retry_after, http_address(exc.url))
+
+
+def _mcp_error(exc: BaseException) -> Classification:
+    assert isinstance(exc, MCPError)
+    return Classification(class_for_jsonrpc_code(exc.code), side_effect_possible=_JSONRPC_SENT.get(exc.code))
+
+
+# Whether a JSON-RPC error leaves the request's effect open: the peer refused it before running
+# (the -327xx codes, resource not found), or it was sent and the answer never came (the SDK's local
+# timeout -32001 and closed connection -32000) or the peer failed while running it (-32603).
+_JSONRPC_SENT: Final = {
+    PARSE_ERROR: False,
+    INVALID_REQUEST: False,
+    METHOD_NOT_FOUND: False,
+    INVALID_PARAMS: False,
+    RESOURCE_NOT_FOUND: False,
+    INTERNAL_ERROR: True,
+    REQUEST_TIMEOUT: True,
+    CONNECTION_CLOSED: True,
+}
+
+_UNKNOWN_RULE: Final = _fixed(FailureClass.UNKNOWN)
+_UNAVAILABLE_NOT_SENT: Final = _unavailable(False)
+_UNAVAILABLE_MAYBE_SENT: Final = _unavailable(True)
+_UNAVAILABLE: Final = _unavailable(None)
+
 # Exceptions of optional libraries, matched by "module.qualname" so they are never imported here.
+# HTTP clients: the failure before the request left (connect, DNS, TLS handshake, pool) is not
+# sent; a timeout or lost connection while waiting for the answer may have been acted on.
 _NAMED_RULES: Final[dict[str, Rule]] = {
     "jsonschema.exceptions.ValidationError": _fixed(FailureClass.UNKNOWN),  # data inside the tool, not arguments
+    "psycopg_pool.PoolTimeout": _unavailable(False, "postgresql"),
+    # aiohttp (https://docs.aiohttp.org/en/stable/client_reference.html#hierarchy-of-exceptions)
+    "aiohttp.client_exceptions.ClientResponseError": _aiohttp_status,
+    "aiohttp.client_exceptions.ClientConnectorError": _unavailable(False, "http"),  # DNS, refused, TLS
+    "aiohttp.client_exceptions.ConnectionTimeoutError": _unavailable(False, "http"),  # incl. waiting for the pool
+    "aiohttp.client_exceptions.ServerFingerprintMismatch": _unavailable(False, "http"),
+    "aiohttp.client_exceptions.SocketTimeoutError": _unavailable(True, "http"),
+    "aiohttp.client_exceptions.ServerTimeoutError": _unavailable(True, "http"),
+    "aiohttp.client_exceptions.ServerDisconnectedError": _unavailable(True, "http"),
+    "aiohttp.client_exceptions.ClientConnectionResetError": _unavailable(True, "http"),
+    "aiohttp.client_exceptions.ClientPayloadError": _unavailable(True, "http"),
+    "aiohttp.client_exceptions.ClientConnectionError": _unavailable(None, "http"),
+    # requests (https://requests.readthedocs.io/en/latest/api/#exceptions) wraps urllib3's error in args[0]
+    "requests.exceptions.HTTPError": _requests_status,
+    "requests.exceptions.ConnectTimeout": _unavailable(False, "http"),
+    "requests.exceptions.SSLError": _unavailable(False, "http"),
+    "requests.exceptions.ProxyError": _unavailable(False, "http"),
+    "requests.exceptions.Timeout": _unavailable(True, "http"),  # ReadTimeout
+    "requests.exceptions.ChunkedEncodingError": _unavailable(True, "http"),
+    "requests.exceptions.ConnectionError": _wrapping(_first_exception_arg, _unavailable(None, "http")),
+    # urllib3 (https://urllib3.readthedocs.io/en/stable/reference/urllib3.exceptions.html)
+    "urllib3.exceptions.MaxRetryError": _wrapping(lambda exc: getattr(exc, "reason", None), _unavailable(None, "http")),
+    "urllib3.exceptions.NewConnectionError": _unavailable(False, "http"),  # incl. NameResolutionError
+    "urllib3.exceptions.ConnectTimeoutError": _unavailable(False, "http"),
+    "urllib3.exceptions.EmptyPoolError": _unavailable(False, "http"),
+    "urllib3.exceptions.SSLError": _unavailable(False, "http"),
+    "urllib3.exceptions.ProxyError": _unavailable(False, "http"),
+    "urllib3.exceptions.TimeoutError": _unavailable(True, "http"),  # ReadTimeoutError
+    "urllib3.exceptions.ProtocolError": _unavailable(True, "http"),  # the connection dropped mid-answer
+    "urllib3.exceptions.DecodeError": _unavailable(True, "http"),
+    # httpcore / httpcore2, should one escape the client that wraps them
+    **{f"{lib}.{name}": _http_transport_error for lib in ("httpcore", "httpcore2") for name in (
+        "ConnectionNotAvailable", "ProxyError", "UnsupportedProtocol", "ProtocolError", "TimeoutException",
+        "NetworkError")},
+    # redis-py (https://redis.readthedocs.io/en/stable/exceptions.html): errors the server replied are
+    # refusals (the command did not run); a timeout may have left it applied.
+    "redis.exceptions.AuthenticationError": _fixed(FailureClass.PERMISSION_DENIED, False),
+    "redis.exceptions.AuthorizationError": _fixed(FailureClass.PERMISSION_DENIED, False),
+    "redis.exceptions.NoPermissionError": _fixed(FailureClass.PERMISSION_DENIED, False),
+    "redis.exceptions.MaxConnectionsError": _unavailable(False, "redis"),
+    "redis.exceptions.BusyLoadingError": _unavailable(False, "redis"),
+    "redis.exceptions.ReadOnlyError": _unavailable(False, "redis"),
+    "redis.exceptions.OutOfMemoryError": _unavailable(False, "redis"),
+    "redis.exceptions.TryAgainError": _unavailable(False, "redis"),
+    "redis.exceptions.ClusterDownError": _unavailable(False, "redis"),
+    "redis.exceptions.WatchError": _unavailable(False, "redis"),
+    "redis.exceptions.TimeoutError": _unavailable(True, "redis"),
+    "redis.exceptions.ResponseError": _fixed(FailureClass.UNKNOWN, False),  # WRONGTYPE, bad arguments: our bug
+    # raised from the socket error it replaces: refused or unresolvable (not sent), reset (maybe sent)
+    "redis.exceptions.ConnectionError": _wrapping(lambda exc: exc.__context__, _unavailable(None, "redis")),
 }
 
 _RULES: dict[type[BaseException], Rule] = {
     ToolFailure: _tool_failure,
     httpx.HTTPStatusError: _http_status_error,
     httpx.TransportError: _http_transport_error,
+    httpx2.HTTPStatusError: _http_status_error,
+    httpx2.TransportError: _http_transport_error,
     pydantic.ValidationError: _pydantic_validation,
     MCPError: _mcp_error,
     ToolError: _mcp_tool_error,
-    TimeoutError: _fixed(FailureClass.UPSTREAM_UNAVAILABLE),
-    ConnectionError: _fixed(FailureClass.UPSTREAM_UNAVAILABLE),
-    PermissionError: _fixed(FailureClass.PERMISSION_DENIED),
-    FileNotFoundError: _fixed(FailureClass.NOT_FOUND),
+    # The standard library. A bare timeout cannot tell a connect from a read: it may have been sent.
+    TimeoutError: _UNAVAILABLE_MAYBE_SENT,
+    ConnectionRefusedError: _UNAVAILABLE_NOT_SENT,
+    ConnectionResetError: _UNAVAILABLE_MAYBE_SENT,
+    ConnectionAbortedError: _UNAVAILABLE_MAYBE_SENT,
+    BrokenPipeError: _UNAVAILABLE_MAYBE_SENT,
+    ConnectionError: _UNAVAILABLE,
+    socket.gaierror: _UNAVAILABLE_NOT_SENT,  # the name did not resolve
+    ssl.SSLCertVerificationError: _UNAVAILABLE_NOT_SENT,
+    ssl.SSLError: _UNAVAILABLE,
+    asyncio.CancelledError: _UNAVAILABLE_MAYBE_SENT,  # the awaited work was cut off midway
+    concurrent.futures.CancelledError: _UNAVAILABLE_NOT_SENT,  # Future.cancel() succeeds only before it runs
+    asyncio.IncompleteReadError: _UNAVAILABLE_MAYBE_SENT,  # the peer closed mid-answer
+    http.client.IncompleteRead: _UNAVAILABLE_MAYBE_SENT,
+    http.client.BadStatusLine: _UNAVAILABLE_MAYBE_SENT,  # incl. RemoteDisconnected
+    urllib.error.HTTPError: _urllib_status,
+    # urllib wraps only what fails while connecting and sending (AbstractHTTPHandler.do_open); a
+    # failure while waiting for the answer is raised bare.
+    urllib.error.URLError: _never_sent(_wrapping(lambda exc: getattr(exc, "reason", None), _UNKNOWN_RULE)),
+    PermissionError: _file_or_program(FailureClass.PERMISSION_DENIED),
+    FileNotFoundError: _file_or_program(FailureClass.NOT_FOUND),
+    OSError: _os_error,
     BaseExceptionGroup: _defer,
 }
 

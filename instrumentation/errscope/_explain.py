@@ -178,6 +178,16 @@ def _pairs(span_or_record: Span | LogRecord, keys: Iterable[str]) -> str:
     return "  ".join(f"{k}={_fmt(span_or_record.get(k))}" for k in keys if span_or_record.get(k) not in (None, ""))
 
 
+def _no_answer(tool: Span | None) -> str:
+    # The tool span's side-effect fact says which side of "sent" the failure fell on.
+    sent = tool.get(attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE) if tool is not None else None
+    if sent is True:
+        return "no answer after the request was sent: it may have been applied"
+    if sent is False:
+        return "no answer: the request never reached it"
+    return "no answer (cancelled or failed before a response)"
+
+
 def _status(span: Span) -> str:
     if span.failed:
         return f"ERROR {span.status_message}".rstrip()
@@ -206,7 +216,7 @@ def render(chain: Chain) -> str:
         lines.append(f"   {span.name}  [{span.kind_name}, {span.service}]  {span.duration_ms:.1f} ms  status={_status(span)}")
         lines.append(f"   {_pairs(span, _SPAN_ATTRIBUTES)}")
         upstream = _pairs(span, (attr.ERRSCOPE_UPSTREAM_SYSTEM, attr.ERRSCOPE_UPSTREAM_STATUS,
-                                 attr.ERRSCOPE_UPSTREAM_ADDRESS))
+                                 attr.ERRSCOPE_UPSTREAM_ADDRESS, attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE))
         lines.append(f"   {upstream or 'no upstream recorded'}")
         for name, event in span.events:
             if name == "exception":  # the root cause; its stack trace is on the log record
@@ -223,7 +233,7 @@ def render(chain: Chain) -> str:
             code = span.get(HTTP_RESPONSE_STATUS_CODE, span.get("http.status_code"))  # stable, then pre-1.21 name
             method = span.get(HTTP_REQUEST_METHOD, span.get("http.method", ""))
             url = span.get(URL_FULL, span.get("http.url", ""))
-            answer = f"status {code}" if code is not None else "no answer (cancelled or failed before a response)"
+            answer = f"status {code}" if code is not None else _no_answer(chain.tool)
             lines.append(f"   {span.name}  [{span.kind_name}]  {method} {url}  {answer}  {span.duration_ms:.1f} ms  "
                          f"span status={_status(span)}")
     else:

@@ -1,20 +1,68 @@
-"""Scrub the SDKs' own log records: ``MCPServer`` logs every tool crash with ``logger.exception``,
-traceback and secrets included, to stderr (reference/mcp-sdk-2.3.md §2a)."""
+"""Scrub the log records of the libraries that run inside an instrumented process.
+
+``MCPServer`` logs every tool crash with ``logger.exception``, traceback and secrets included
+(reference/mcp-sdk-2.3.md §2a); httpx/httpx2/httpcore log ``HTTP Request: POST http://user:pw@host``
+at INFO; urllib3, aiohttp, uvicorn, starlette, asyncio and the database drivers print URLs,
+DSNs and exception texts. Their records are scrubbed where they are *created* (a log record
+factory), so every handler sees scrubbed records whatever the user's logging configuration is:
+``logging.basicConfig(level=DEBUG)``, a non-propagating library handler, a handler added later.
+
+The record keeps its structure: ``msg`` stays the template and each of ``args`` is scrubbed on
+its own (uvicorn's access formatter unpacks ``args``), extras are scrubbed by key and value
+(:func:`errscope._scrubbing.scrub_value`), and a traceback becomes scrubbed ``exc_text``.
+"""
 
 from __future__ import annotations
 
 import logging
-from typing import Final
+from collections.abc import Callable, Mapping
+from typing import Any, Final
 
 from errscope._root_cause import stack_trace
-from errscope._scrubbing import scrub
+from errscope._scrubbing import scrub, scrub_value
 
-__all__ = ["ScrubbingFilter", "scrub_library_logs"]
+__all__ = ["LIBRARY_LOGGERS", "ScrubbingFilter", "scrub_library_logs"]
 
-LIBRARY_LOGGERS: Final = ("mcp", "fastmcp", "uvicorn.error")
+LIBRARY_LOGGERS: Final = (
+    "mcp",
+    "fastmcp",
+    "uvicorn",  # uvicorn.error, uvicorn.access
+    "starlette",
+    "sse_starlette",
+    "httpx",
+    "httpx2",
+    "httpcore",
+    "httpcore2",
+    "urllib3",
+    "requests",
+    "aiohttp",
+    "asyncio",
+    "anyio",
+    "websockets",
+    "grpc",
+    "botocore",
+    "boto3",
+    # database drivers and ORMs
+    "sqlalchemy",
+    "asyncpg",
+    "psycopg",
+    "psycopg2",
+    "aiomysql",
+    "pymysql",
+    "MySQLdb",
+    "aiosqlite",
+    "pymongo",
+    "motor",
+    "redis",
+    "elastic_transport",
+)
+"""Top-level logger names whose records (and their children's: ``httpx._client``) are scrubbed."""
+
 MAX_RECORD_CHARS: Final = 4096
-"""Characters of a library log message or traceback kept: a 100 KB exception message makes a
+"""Characters of one library log argument or traceback kept: a 100 KB exception message makes a
 100 KB log line otherwise, and some handlers (rich) take seconds to render one."""
+
+_STANDARD: Final = frozenset(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {"message", "asctime"}
 
 
 def _bounded(text: str) -> str:
@@ -22,37 +70,69 @@ def _bounded(text: str) -> str:
     return text if len(text) <= MAX_RECORD_CHARS else text[:MAX_RECORD_CHARS] + f"…[{len(text) - MAX_RECORD_CHARS} chars dropped]"
 
 
+def _arg(value: Any) -> Any:
+    if isinstance(value, int | float | bool) or value is None:
+        return value  # %d / %f keep working
+    if isinstance(value, Mapping | list | tuple):
+        return scrub_value(value)
+    return _bounded(str(value))  # str, URL objects, exceptions: their text
+
+
+def scrub_record(record: logging.LogRecord) -> None:
+    """Scrub ``record`` in place (template, each argument, extras, traceback); never raises."""
+    try:
+        if isinstance(record.msg, str):
+            record.msg = _bounded(record.msg)
+        else:
+            record.msg = _arg(record.msg)
+        if isinstance(record.args, Mapping):
+            record.args = scrub_value(record.args)
+        elif isinstance(record.args, tuple):
+            record.args = tuple(_arg(a) for a in record.args)
+        for key in record.__dict__.keys() - _STANDARD:
+            record.__dict__[key] = scrub_value({key: record.__dict__[key]})[key]
+        if record.exc_info and record.exc_info[1] is not None:
+            # Already scrubbed, and cheap (no caret lines, no source re-reads): a crash record per
+            # failed call is on the failure path. The same text as the span's exception event.
+            trace = stack_trace(record.exc_info[1])
+            record.exc_text = trace if len(trace) <= MAX_RECORD_CHARS else _bounded(trace)
+            record.exc_info = None
+        if record.stack_info:
+            record.stack_info = _bounded(record.stack_info)
+    except Exception:  # a scrubber must never break logging
+        record.msg, record.args, record.exc_info = "log record withheld by errscope (scrubbing failed)", None, None
+
+
 class ScrubbingFilter(logging.Filter):
-    """Rewrite a record's message and traceback as scrubbed text; never drops a record."""
+    """Scrub every record that passes (for handlers of your own); never drops a record."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        try:
-            record.msg = _bounded(record.getMessage())
-            record.args = None
-            if record.exc_info and record.exc_info[1] is not None:
-                # Already scrubbed; the cheap formatter (no caret lines, no source re-reads): a crash
-                # log record per failed call is on the failure path.
-                record.exc_text = stack_trace(record.exc_info[1])[:MAX_RECORD_CHARS]
-                record.exc_info = None
-        except Exception:  # a filter must never break logging
-            record.msg, record.args, record.exc_info = "log record withheld by errscope (scrubbing failed)", None, None
+        scrub_record(record)
         return True
 
 
-_FILTER: Final = ScrubbingFilter()
+_installed: Callable[..., logging.LogRecord] | None = None
 
 
 def scrub_library_logs(prefixes: tuple[str, ...] = LIBRARY_LOGGERS) -> None:
-    """Attach the scrubbing filter to every existing logger under ``prefixes`` and to their handlers.
+    """Scrub, from now on, every record created by a logger under ``prefixes`` (idempotent).
 
-    Logger filters see only records created on that very logger, so each module logger gets one;
-    handler filters see every record the handler emits, which covers child loggers created later
-    (FastMCP creates them lazily and logs through its own non-propagating handler).
+    Installs a log record factory that wraps the current one (so OpenTelemetry's logging
+    instrumentation or another factory keeps working). Records of other loggers pass untouched.
+    Extras (``extra={...}``) are set on a record after the factory ran: attach
+    :class:`ScrubbingFilter` to a handler to scrub those too.
     """
-    for name in [*prefixes, *logging.Logger.manager.loggerDict]:
-        if not name.startswith(prefixes):
-            continue
-        logger = logging.getLogger(name)
-        for target in (logger, *logger.handlers):
-            if _FILTER not in target.filters:
-                target.addFilter(_FILTER)
+    global _installed
+    current = logging.getLogRecordFactory()
+    if current is _installed:
+        return
+    roots = frozenset(prefixes)
+
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = current(*args, **kwargs)
+        if record.name.partition(".")[0] in roots:
+            scrub_record(record)
+        return record
+
+    logging.setLogRecordFactory(factory)
+    _installed = factory

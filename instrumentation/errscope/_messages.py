@@ -57,6 +57,14 @@ _SUMMARY: Final = {
 }
 
 
+# upstream_unavailable after the request reached the upstream (a read or write timeout, a connection
+# dropped after sending, a 500/502/504, a downstream MCP timeout): it may have acted, so the model
+# must not hear "try again later" (issue #11: the refund was applied every time).
+_MAYBE_DONE: Final = "a backing service failed after it received the request"
+_MAYBE_DONE_ADVICE: Final = "The action may have happened: check whether it took effect before calling again."
+_MAYBE_DONE_IDEMPOTENT: Final = "The action may have happened; calling again is safe, repeats have no further effect."
+
+
 def _clip(text: str, limit: int) -> str:
     text = " ".join(text.split())
     text = text if len(text) <= limit else text[: limit - 1] + "…"
@@ -100,21 +108,28 @@ def _fields_sentence(fields: Sequence[FieldProblem]) -> str:
     return "; ".join(clauses) + "."
 
 
-def model_message(tool: str, classification: Classification, error_ref: str) -> str:
+def model_message(tool: str, classification: Classification, error_ref: str, *, idempotent: bool = False) -> str:
     """Return the text the model reads for a failed call of ``tool``.
 
     Shapes: ``"<tool> failed: <what>. <advice> Ref ERR-…"``, or for invalid input
     ``"Invalid arguments for <tool>: `f` must be <expected>; …. Fix the arguments and call again. Ref ERR-…"``.
+    An ``upstream_unavailable`` failure whose request may have been acted on
+    (``side_effect_possible``) says so and asks to check before repeating, unless the tool is
+    ``idempotent`` (``annotations.idempotentHint``, MCP spec, Tools > Tool annotations).
     """
     cls = classification.failure_class
     tool = safe_name(tool)
+    summary = _SUMMARY[cls]
     advice = _rate_advice(classification.retry_after) if cls is FailureClass.RATE_LIMITED else _ADVICE[cls]
+    if cls is FailureClass.UPSTREAM_UNAVAILABLE and classification.side_effect_possible:
+        summary = _MAYBE_DONE
+        advice = _MAYBE_DONE_IDEMPOTENT if idempotent else _MAYBE_DONE_ADVICE
     if classification.public_message:
         what = _clip(scrub(classification.public_message), MAX_PUBLIC_MESSAGE).rstrip(".")
         return f"{tool} failed: {what}. {advice} Ref {error_ref}"
     if cls is FailureClass.INVALID_INPUT and classification.fields:
         return f"Invalid arguments for {tool}: {_fields_sentence(classification.fields)} {advice} Ref {error_ref}"
-    return f"{tool} failed: {_SUMMARY[cls]}. {advice} Ref {error_ref}"
+    return f"{tool} failed: {summary}. {advice} Ref {error_ref}"
 
 
 def unknown_tool_message(tool: str) -> str:

@@ -40,6 +40,7 @@ OTTL ``replace_pattern``), ``collector_blocked_values()`` as the redaction proce
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
@@ -86,6 +87,11 @@ class SecretPattern:
         hints: lowercase literals, one of which occurs (case-insensitively) in every match. The
             Python scrubber skips patterns none of whose hints occur in the text (a prefilter
             only: results are identical). Tests check every example against them.
+        verify: ``"random"``: the Python side keeps a match whose secret part does not look random
+            (fewer than two of lower/upper/digit, low entropy, a UUID). RE2 cannot count, so the
+            Collector applies the regex alone and may redact a little more (README, Scrubbing).
+        trigger: a cheap RE2 regex that every match also matches, for patterns whose hints are
+            too common words to prefilter well (``_``, ``api``); empty: the hints.
     """
 
     name: str
@@ -95,6 +101,17 @@ class SecretPattern:
     description: str
     keep_suffix: int = 0
     hints: tuple[str, ...] = ()
+    verify: Literal["", "random"] = ""
+    trigger: str = ""
+
+    @property
+    def trigger_regex(self) -> str:
+        """A cheap RE2 regex every match also matches: the explicit ``trigger``, else the hints as
+        case-insensitive literals. All triggers form one RE2 set, the one pass that picks the
+        patterns worth running on a text."""
+        if self.trigger:
+            return self.trigger
+        return "(?i:" + "|".join(re.escape(h) for h in self.hints) + ")"
 
     @property
     def groups(self) -> int:
@@ -119,10 +136,10 @@ _TOKEN_SHORT = (
 )
 _SEP = r"\\?[\"']?[ \t]*[:=][ \t]*"  # closing quote of the key (maybe escaped), ``:`` or ``=``
 
-# Values. First characters exclude quotes, brackets (so ``[REDACTED]`` is final) and placeholder
-# openers; bare values stop at whitespace, quotes and the usual field separators.
-_FIRST = r"[^\s'\"`\[\]{}<>$%(),;&]"
-_QFIRST = r"[^\s'\"`\\\[{<$%]"  # first character of a quoted value
+# Values. First characters exclude quotes, brackets (so ``[REDACTED]`` is final), ``*`` (masked
+# values such as ``********`` are left alone) and placeholder openers; bare values stop at whitespace, quotes and the usual field separators.
+_FIRST = r"[^\s'\"`\[\]{}<>$%(),;&*]"
+_QFIRST = r"[^\s'\"`\\\[{<$%*]"  # first character of a quoted value
 _BARE = r"[^\s'\"`\],;&}>]"  # may contain brackets: Tr(4)nsit!
 _BARE_NB = r"[^\s'\"`\],;&)}>(\[]"  # ... and no brackets (code: ``os.environ['X']``)
 _DQ = r"(?:[^\"\\\r\n]|\\[^\"])"  # JSON string content and escapes; stops at \" (JSON in JSON)
@@ -164,6 +181,52 @@ _TOKEN_KEY = _key(_TOKEN_WORDS, _TOKEN_SHORT)
 _TOK = r"[A-Za-z0-9+/=_\-.~]"
 
 
+# Key-name semantics by token split: a key is secret-bearing when one of its tokens (split on
+# ``_ - .`` and camelCase) is a credential noun. Such keys redact a value only when it is shaped
+# like a credential (16+ token characters with a digit; Python also checks entropy), so
+# ``password_policy=strict`` and ``session_timeout=30`` survive while ``client_secret_v2=<random>``
+# and ``dd_app_key_value=<random>`` do not.
+KEY_NOUNS: Final = (
+    "password", "passwd", "passphrase", "pass", "pwd", "secret", "secrets", "credential", "credentials",
+    "token", "key", "apikey", "auth", "signature", "sig", "private", "session", "cookie", "pat", "jwt",
+    "bearer", "sas", "otp",
+)
+_NOUN_ANY = "|".join(sorted(KEY_NOUNS, key=len, reverse=True))
+_NOUN_CAMEL = "|".join(w.capitalize() for w in sorted(KEY_NOUNS, key=len, reverse=True))
+_NOUN_KEY = (
+    rf"(?:(?:\b|[_.\-])(?i:{_NOUN_ANY})|[a-z0-9](?:{_NOUN_CAMEL}))"
+    r"(?:[_.\-0-9A-Z][A-Za-z0-9_.\-]*)?"  # the token ends: separator, digit or a new camelCase word
+)
+_RND = r"[A-Za-z0-9+/=_\-~]"
+_RND_NO_DIGIT = r"[A-Za-z+/=_\-~]"
+
+
+def _with_digit(chars: str, no_digit: str, first: str = "") -> str:
+    """16+ of ``chars`` with a digit, DFA-friendly: counted from the run's start, or from its
+    first digit (``[0-9]chars{15,}`` after any character would make the DFA remember every digit
+    position of the last 15 characters: exponential states)."""
+    first = first or chars
+    return rf"(?:{first}{chars}{{14,}}[0-9]{chars}*|{no_digit}*[0-9]{chars}{{15,}})"
+
+
+_RANDOM = _with_digit(_RND, _RND_NO_DIGIT, r"[A-Za-z0-9+=_\-~]")
+"""16+ token characters with a digit (not starting with ``/`` or ``.``: paths are not values)."""
+
+# Webhook URLs carry their secret in the path: after a hook-like segment, the first long
+# segment with a digit and everything after it in the path go.
+_HOOK_SEGMENT = r"hooks?|services|webhooks?|webhookb2|workflows|triggers?|catch|integrations?|incoming"
+_SEG = r"[A-Za-z0-9_\-]"
+
+
+def _connection_string(name: str, key: str, end: str, description: str) -> SecretPattern:
+    value = (
+        r"(?:\{(?:[^}\r\n]|\}\})*\}|\"(?:[^\"\r\n]|\"\")*\"|'(?:[^'\r\n]|'')*'"
+        r"|[^\s;'\"{\[<*(][^\s;]*?|\$[^{(\sA-Z;][^\s;]*?)"
+    )
+    trigger = r"(?i:pwd|password|passwd)[ \t]*="
+    return SecretPattern(name, "keyword", key + value + end, True, description, True, ("pwd", "pass"), trigger=trigger)
+
+
 def _provider(
     name: str,
     regex: str,
@@ -171,8 +234,9 @@ def _provider(
     description: str,
     *,
     keep_prefix: bool = False,
+    trigger: str = "",
 ) -> SecretPattern:
-    return SecretPattern(name, "provider", regex, keep_prefix, description, hints=hints)
+    return SecretPattern(name, "provider", regex, keep_prefix, description, hints=hints, trigger=trigger)
 
 
 _PASSWORD_HINTS = ("pass", "pwd", "secret", "credential")
@@ -189,7 +253,9 @@ def _kv(name: str, key: str, description: str) -> SecretPattern:
     sq = r"(\[?[ \t]*')" + value("'")[1:]
     regex = rf"({key}{_SEP})(?:{dq}|{sq}|{value('')})"
     hints = _PASSWORD_HINTS if key == _PASSWORD_KEY else _TOKEN_HINTS
-    return SecretPattern(name, "keyword", regex, 3, description, 1, hints)
+    words = "pass(?:word|wd|phrase)?|pwd|secret|credentials?" if key == _PASSWORD_KEY else "token|key|signature|pat|sig"
+    trigger = rf"(?i:{words})\\?[\"']?[ \t]*[:=]"
+    return SecretPattern(name, "keyword", regex, 3, description, 1, hints, trigger=trigger)
 
 
 PATTERNS: Final[tuple[SecretPattern, ...]] = (
@@ -203,6 +269,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "PEM (PKCS#1/#8, EC, encrypted) and OpenSSH private keys, also with JSON-escaped newlines; "
         "a truncated block is removed up to where its base64 ends.",
         hints=("-----begin",),
+        trigger=r"-----BEGIN[A-Z0-9 ]{0,30}PRIVATE KEY",
     ),
     # --- JWT ---------------------------------------------------------------------------------------
     SecretPattern(
@@ -212,39 +279,61 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         False,
         "JSON Web Tokens (JWS compact form), wherever they appear (cookies, headers, JSON).",
         hints=("eyj",),
+        trigger=r"eyJ[A-Za-z0-9_\-]{8}",
     ),
     # --- URIs ----------------------------------------------------------------------------------------
     SecretPattern(
         "uri_userinfo_password",
         "uri",
-        r"(\b[A-Za-z][A-Za-z0-9+.\-]{0,30}:/{1,2})[^\s/:@'\"\[]*:[^\s/'\"\[][^\s/'\"]*(@)",
+        r"(\b[A-Za-z][A-Za-z0-9+.\-]{0,30}:/{1,2})[^\s/:@'\"\[]*:[^\s/'\"\[*][^\s/'\"]*(@)",
         True,
         "URL/DSN userinfo with a password (postgresql://user:PASS@host, redis://:PASS@host, "
         "scheme:/user:PASS@host): user and password both go (public case D06: no ``svc:``); the "
         "scheme, host, port, path and query stay.",
         keep_suffix=True,
         hints=(":/",),
+        trigger=r":/{1,2}[^\s/:@'\"\[]*:[^\s/'\"\[][^\s/'\"]*@",
     ),
     SecretPattern(
         "uri_userinfo_token",
         "uri",
-        r"(\b[A-Za-z][A-Za-z0-9+.\-]{0,30}://)[A-Za-z0-9_\-.~%]{20,}(@)",
+        r"(\b[A-Za-z][A-Za-z0-9+.\-]{0,30}://)"
+        + _with_digit(r"[A-Za-z0-9_\-.~%]", r"[A-Za-z_\-.~%]")
+        + "(@)",
         True,
-        "A token used as the URL user with no password (https://<token>@host, Sentry DSN keys).",
+        "A token used as the URL user with no password (https://<token>@host, Sentry DSN keys); a "
+        "plain user name (``postgresql://app_readonly@db/x``) stays.",
         keep_suffix=True,
         hints=("://",),
+        verify="random",
+        trigger=r"://[A-Za-z0-9_\-.~%]{16,}@",
+    ),
+    SecretPattern(
+        "webhook_path_secret",
+        "uri",
+        rf"(/(?i:{_HOOK_SEGMENT})/(?:[^/\s?#'\"<>]*/)*?)"
+        + _with_digit(_SEG, r"[A-Za-z_\-]")
+        + r"[^\s?#'\"<>]*",
+        True,
+        "Webhook URLs whose path is the secret (Slack, Discord, Teams, Mattermost, ...): after a "
+        "``/hooks/``, ``/services/``, ``/webhook(s)/``... segment, the first long segment with a digit "
+        "and the rest of the path go; the host, the marker and short id segments before it stay.",
+        hints=("/hook", "/services/", "/webhook", "/workflows/", "/trigger", "/catch/", "/integration", "/incoming/"),
+        verify="random",
     ),
     # --- headers -------------------------------------------------------------------------------------
     SecretPattern(
         "authorization_header",
         "header",
         r"((?i:(?:proxy[_\-]?)?authorization)[\"']?[ \t]*[:=][ \t]*\[?[ \t]*[\"']?[ \t]*"
-        r"(?i:bearer|basic|token|ssws|digest|negotiate|apikey|api-key|hmac|dpop|mac|sharedkey)[ \t]+)"
-        r"[^\s'\"\\\[\]<>{}$,][^\s'\"\\\],]*",
+        r"[A-Za-z][A-Za-z0-9_.\-]{0,30}[ \t]+)"
+        r"[^\s'\"\\\[\]<>{}$,*][^\s'\"\\\],]*",
         True,
-        "The credential of an Authorization header with a scheme (Bearer, Basic, token, SSWS, ...), "
+        "The credential of an Authorization header with any scheme (Bearer, Basic, Bot, Token, SSWS, ApiKey, "
+        "AWS4-HMAC-SHA256, ...); an already masked value (``****``, ``[REDACTED]``) is left alone; "
         "in raw HTTP, header dicts and span attributes.",
         hints=("authorization",),
+        trigger=r"(?i:authorization)[\"']?[ \t]*[:=]",
     ),
     SecretPattern(
         "authorization_header_bare",
@@ -254,6 +343,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         True,
         "A scheme-less Authorization value (a raw token).",
         hints=("authorization",),
+        trigger=r"(?i:authorization)[\"']?[ \t]*[:=]",
     ),
     SecretPattern(
         "bearer_token",
@@ -262,8 +352,25 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         True,
         "A bearer token anywhere in text (``Bearer <token>``), even without the header name.",
         hints=("bearer",),
+        trigger=r"(?i:bearer)[ \t]+[A-Za-z0-9\-._~+/]{16}",
     ),
     # --- keyword shapes ------------------------------------------------------------------------------
+    _connection_string(
+        "connection_string_password",
+        r"(;[ \t]*(?i:pwd|password|passwd)[ \t]*=[ \t]*)",
+        r"(;|\s|$)",
+        "Keyword connection strings (ODBC/ADO/JDBC-style ``Server=...;Uid=...;Pwd=...;``): the value "
+        "runs to the ``;`` or whitespace that ends it, so ``&``, ``$`` and quotes inside it go too; "
+        "``{...}`` (ODBC, ``}}`` escaped), ``\"...\"`` and ``'...'`` (ADO, doubled quote escaped) "
+        "values end at their closing brace or quote.",
+    ),
+    _connection_string(
+        "connection_string_password_first",
+        r"((?:^|[\s\"'{(])(?i:pwd|password|passwd)[ \t]*=[ \t]*)",
+        r"(;)",
+        "The same when the password is the first keyword (``Pwd=...;Server=...``): the value must end "
+        "at a ``;`` (``password=os.environ['X']`` is code, not a connection string).",
+    ),
     _kv(
         "password_value",
         _PASSWORD_KEY,
@@ -276,6 +383,30 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         _TOKEN_KEY,
         'API_KEY=..., X-Api-Key: ..., "access_token": "...", ?access_token=..., AccountKey=...;, PAT=...; '
         "the value must contain a digit, capital or symbol (placeholders such as your-api-key-here survive).",
+    ),
+    SecretPattern(
+        "yaml_multiline_value",
+        "keyword",
+        rf"((?:{_PASSWORD_KEY}|{_TOKEN_KEY})[\"']?[ \t]*:[ \t]*(?:[|>][+\-]?[0-9]?)?[ \t]*\r?\n[ \t]+)"
+        r"[^\s\[{<$*#][^\r\n]*",
+        True,
+        "YAML (and printed config) whose secret value sits on the next, indented line "
+        "(``password:\\n    s3cr3t``, block scalars ``token: |``).",
+        hints=(*_PASSWORD_HINTS, *_TOKEN_HINTS),
+        trigger=r"(?i:pass(?:word|wd|phrase)?|pwd|secrets?|credentials?|token|key|signature|pat|sig)[\"']?[ \t]*:[ \t]*[|>]?[+\-]?[0-9]?[ \t]*\r?\n[ \t]+[^\s]",
+    ),
+    SecretPattern(
+        "keyword_compound_key",
+        "keyword",
+        rf"({_NOUN_KEY}{_SEP}(?:\[?[ \t]*\\?[\"'])?){_RANDOM}{_END}",
+        True,
+        "A key with a credential noun among its tokens (``client_secret_v2``, ``my_client_secret_value``, "
+        "``token_value``, ``authToken2``, ``x-vendor-key``) and a value shaped like a credential "
+        "(16+ token characters with a digit; Python also requires entropy).",
+        keep_suffix=True,
+        hints=KEY_NOUNS,
+        verify="random",
+        trigger=r"[:=][ \t]*(?:\[?[ \t]*\\?[\"'])?[A-Za-z0-9+=_\-~][A-Za-z0-9+/=_\-~]{15}",
     ),
     SecretPattern(
         "query_key_param",
@@ -293,25 +424,19 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         True,
         "XML elements named like secrets: <Password>...</Password>, <SecretAccessKey>...",
         hints=("pass", "secret", "token", "key"),
+        trigger=r"(?i:password|passwd|secret|token|key)>",
     ),
     SecretPattern(
         "keyword_space_separated",
         "keyword",
         r"((?i:(?:secret[_\-]?access[_\-]?key|api[_\-]?key|client[_\-]?secret|access[_\-]?token"
         r"|auth[_\-]?token|refresh[_\-]?token|password|passwd|private[_\-]?token))[ \t]+)"
-        r"(?:"
-        + _TOK
-        + r"{15,}[0-9]"
-        + _TOK
-        + r"*|"
-        + _TOK
-        + r"*[0-9]"
-        + _TOK
-        + r"{15,})",
+        + _with_digit(_TOK, r"[A-Za-z+/=_\-.~]"),
         True,
         "Config-file lines without a separator (aws_secret_access_key AbC...); the value must be "
         "16+ token characters with a digit, so prose such as 'password authentication failed' survives.",
         hints=("key", "secret", "token", "pass"),
+        trigger=r"(?i:key|secret|token|password|passwd)[ \t]+[A-Za-z0-9+/=_\-.~]{16}",
     ),
     SecretPattern(
         "keyword_phrase",
@@ -324,15 +449,18 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "Prose that names a secret and then gives it: 'refused token tok-FAKE-77', 'your reset code is "
         "913-FAKE'; the value needs 4+ characters and a digit ('token refreshed', 'exit code 137' survive).",
         hints=("token", "pass", "secret", "key", "code", "otp", "pin"),
+        trigger=r"(?i:token|password|passwd|passcode|secret|key|otp|pin|code)[ \t]+(?i:(?:is|was)[ \t]+)?[A-Za-z0-9_\-.~+/=]{0,3}[0-9]",
     ),
     # --- personal data ------------------------------------------------------------------------------
     SecretPattern(
         "email_address",
         "pii",
-        r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b",
-        False,
-        "E-mail addresses (personal data in constraint violations, arguments, messages).",
+        r"(^|[^/A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b",
+        True,
+        "E-mail addresses (personal data in constraint violations, arguments, messages); not the "
+        "user of a URL without a password (``postgresql://app@db.internal.example/x`` stays).",
         hints=("@",),
+        trigger=r"[A-Za-z0-9._%+\-]@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2}",
     ),
     SecretPattern(
         "us_ssn",
@@ -341,6 +469,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         False,
         "US social security numbers (NNN-NN-NNNN).",
         hints=("-",),
+        trigger=r"[0-9]{3}-[0-9]{2}-[0-9]{4}",
     ),
     # --- provider-prefixed tokens ----------------------------------------------------------------------
     _provider(
@@ -375,6 +504,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"[A-Za-z0-9_~.\-]{3}[0-9]Q~[A-Za-z0-9_~.\-]{30,}",
         ("q~",),
         "Microsoft Entra ID (Azure AD) client secrets (the Q~ marker).",
+        trigger=r"[0-9]Q~[A-Za-z0-9_~.\-]{30}",
     ),
     _provider(
         "github_token",
@@ -393,6 +523,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"gl(?:pat|ptt|dt|rt|cbt|oas|ft|imt|agent|soat|ffct|cat)-[A-Za-z0-9_\-]{20,}",
         ("gl",),
         "GitLab personal, pipeline trigger, deploy, runner, ... tokens.",
+        trigger=r"gl(?:pat|ptt|dt|rt|cbt|oas|ft|imt|agent|soat|ffct|cat)-",
     ),
     _provider(
         "slack_token",
@@ -401,15 +532,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "Slack bot, user, app and refresh tokens.",
     ),
     _provider(
-        "slack_webhook",
-        r"(https://hooks\.slack\.com/services/)[A-Za-z0-9_/\-]{20,}",
-        ("hooks.slack.com",),
-        "Slack incoming-webhook URLs (the path is the secret).",
-        keep_prefix=True,
-    ),
-    _provider(
         "openai_anthropic_style_key",
-        r"\bsk-[A-Za-z0-9_\-]{20,}",
+        r"\bsk-[A-Za-z0-9_\-]{16,}",
         ("sk-",),
         "sk-... keys: OpenAI (legacy, proj, svcacct, admin), Anthropic sk-ant-, OpenRouter sk-or-.",
     ),
@@ -430,6 +554,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"do[opr]_v1_[a-f0-9]{40,}",
         ("_v1_",),
         "DigitalOcean personal, OAuth and refresh tokens.",
+        trigger=r"do[opr]_v1_",
     ),
     _provider(
         "hashicorp_vault_token",
@@ -455,7 +580,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         ("dckr_",),
         "Docker Hub personal/organisation access tokens.",
     ),
-    _provider("npm_token", r"npm_[A-Za-z0-9]{36}\b", ("npm_",), "npm access tokens."),
+    _provider("npm_token", r"npm_[A-Za-z0-9]{36}\b", ("npm_",), "npm access tokens.", trigger=r"npm_[A-Za-z0-9]{36}"),
     _provider(
         "pypi_token",
         r"pypi-AgE[A-Za-z0-9_\-]{40,}",
@@ -497,12 +622,14 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}",
         ("sg.",),
         "SendGrid API keys.",
+        trigger=r"SG\.[A-Za-z0-9_\-]{16}",
     ),
     _provider(
         "mailchimp_key",
         r"\b[0-9a-f]{32}-us[0-9]{1,2}\b",
         ("-us",),
         "Mailchimp API keys.",
+        trigger=r"[0-9a-f]{32}-us[0-9]",
     ),
     _provider(
         "shopify_token",
@@ -515,12 +642,14 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"\b(?:EAAA[A-Za-z0-9_\-]{40,}|sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,})",
         ("eaaa", "sq0"),
         "Square access tokens and OAuth secrets.",
+        trigger=r"EAAA[A-Za-z0-9_\-]{40}|sq0(?:atp|csp)-",
     ),
     _provider(
         "telegram_bot_token",
-        r"[0-9]{8,10}:AA[A-Za-z0-9_\-]{30,}",
-        (":aa",),
+        r"[0-9]{6,12}:A[A-Za-z0-9_\-]{30,}",
+        (":a",),
         "Telegram bot tokens (also inside /bot<token>/ paths).",
+        trigger=r"[0-9]{6}:A[A-Za-z0-9_\-]{30}",
     ),
     _provider(
         "postman_key",
@@ -533,6 +662,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"(?:ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43}\b)",
         ("ntn_", "secret_"),
         "Notion integration tokens.",
+        trigger=r"ntn_|secret_[A-Za-z0-9]{43}",
     ),
     _provider(
         "sentry_token",
@@ -557,6 +687,30 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"dapi[a-f0-9]{32}(?:-[0-9])?",
         ("dapi",),
         "Databricks personal access tokens.",
+        trigger=r"dapi[a-f0-9]{32}",
+    ),
+    SecretPattern(
+        "prefixed_token_secret_word",
+        "provider",
+        r"\b(?:[a-z0-9]{1,10}[_\-]){0,2}(?:sk|rk|key|api|tok|tkn|token|secret|pat|live|prod|test)[_\-]"
+        r"(?:[a-z0-9]{1,10}[_\-])?[A-Za-z0-9]{16,}\b",
+        False,
+        "Unknown providers' tokens whose prefix names a key (``xyz_live_<16+>``, ``key-<hex>``, "
+        "``pscale_tkn_<...>``): a lowercase prefix with a secret word and a random body.",
+        hints=("sk", "rk", "key", "api", "tok", "tkn", "secret", "pat", "live", "prod", "test"),
+        verify="random",
+        trigger=r"(?:sk|rk|key|api|tok|tkn|token|secret|pat|live|prod|test)[_\-](?:[a-z0-9]{1,10}[_\-])?[A-Za-z0-9]{16}",
+    ),
+    SecretPattern(
+        "prefixed_token",
+        "provider",
+        r"\b[a-z][a-z0-9]{1,11}(?:[_\-][a-z0-9]{1,10}){0,2}[_\-][A-Za-z0-9]{30,}\b",
+        False,
+        "Unknown providers' tokens of the common shape ``<lowercase prefix>_<30+ random characters>`` "
+        "(Python also requires upper, lower and digits and entropy: ``trace_<hex>`` survives).",
+        hints=("_", "-"),
+        verify="random",
+        trigger=r"[_\-][A-Za-z0-9]{30}",
     ),
 )
 

@@ -12,9 +12,14 @@ Never raises on odd input (lone surrogates, NULs, non-str objects are ``str()``-
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Final
+
+import re2  # type: ignore[import-untyped]
 
 from opentelemetry.semconv.attributes.exception_attributes import EXCEPTION_TYPE
 
@@ -30,7 +35,8 @@ from errscope._attributes import (
     META_ERROR_REF,
     META_FAILURE_CLASS,
 )
-from errscope._patterns import PATTERNS, REDACTED, combined_replacement
+from errscope._patterns import KEY_NOUNS as PATTERN_KEY_NOUNS
+from errscope._patterns import PATTERNS, REDACTED, SecretPattern
 
 __all__ = [
     "MAX_SCRUB_CHARS",
@@ -43,8 +49,6 @@ __all__ = [
 
 MAX_SCRUB_CHARS: Final = 64 * 1024
 """Characters of one string that are scrubbed and kept; the rest is dropped."""
-_MAX_CHARS_STDLIB: Final = 16 * 1024
-"""The cap without google-re2: the stdlib engine backtracks (quadratic on hostile input), so less."""
 TRUNCATED_MARKER: Final = "…[TRUNCATED {n} chars]"
 """Appended where input was cut at :data:`MAX_SCRUB_CHARS` (``{n}``: characters dropped)."""
 _MAX_DEPTH: Final = 32
@@ -80,72 +84,156 @@ SAFE_KEYS: Final[frozenset[str]] = frozenset(
 )
 """Keys whose values are never scrubbed (exact match): closed-vocabulary values and identifiers."""
 
-try:  # google-re2: linear-time and ~10x faster on these patterns; same leftmost-first semantics
-    import re2 as _re2  # type: ignore[import-untyped]
-except (
-    ImportError
-):  # pragma: no cover - the stdlib engine gives the same results, slower
-    _re2 = None
+# The engine is RE2 (google-re2) only: linear time on every input. Text RE2 cannot take (lone
+# surrogates) is made valid first, never handed to a backtracking engine.
+_UNANCHORED: Final = re2._Anchor.UNANCHORED
+_REDACTED_BYTES: Final = REDACTED.encode()
 
 
-def _compile(regex: str) -> Any:
-    """RE2 on UTF-8 bytes (the text is encoded once per call, not once per pattern), or None."""
-    if _re2 is not None:
-        try:
-            return _re2.compile(regex.encode())
-        except Exception:  # noqa: BLE001 - the stdlib engine takes this pattern
-            return None
-    return None
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    regex: Any  # the compiled RE2 program (bytes)
+    prefix: tuple[int, ...]  # kept group numbers in front of the secret
+    suffix: tuple[int, ...]  # kept group numbers after it
+    verify: str
 
 
-# (hints, RE2 bytes regex or None, stdlib regex, bytes replacement, str replacement) per pattern,
-# in PATTERNS order, compiled once.
-_COMPILED: Final = tuple(
-    (
-        p.hints,
-        _compile(p.regex),
-        re.compile(p.regex),
-        combined_replacement("python", [p]).encode(),
-        combined_replacement("python", [p]),
+def _rule(p: SecretPattern) -> _Rule:
+    return _Rule(
+        re2.compile(p.regex.encode())._regexp,
+        tuple(range(1, p.keep_prefix + 1)),
+        tuple(range(p.keep_prefix + 1, p.groups + 1)),
+        p.verify,
     )
-    for p in PATTERNS
+
+
+_RULES: Final = tuple(_rule(p) for p in PATTERNS)
+
+
+_SET_MEMORY: Final = 64 << 20
+"""Bytes RE2 may use for the set's DFA: with the default 8 MiB the cache thrashes and every
+line costs ~100 µs instead of ~5 µs (measured)."""
+
+
+def _pattern_set() -> Any:
+    """One RE2 set of every pattern's trigger: a single DFA pass says which patterns can match.
+
+    The triggers, not the full patterns: a set of the 60 full patterns has too many states for
+    RE2's DFA cache and falls back to the NFA (hundreds of µs per line; measured in
+    ``bench_scrubber``), a set of literals and short shapes stays a small DFA."""
+    options = re2.Options()
+    options.max_mem = _SET_MEMORY
+    patterns = re2.Set.SearchSet(options)
+    for p in PATTERNS:
+        patterns.Add(p.trigger_regex.encode())
+    patterns.Add(_URL_TRIGGER)  # index len(PATTERNS): the structural URL pass
+    patterns.Compile()
+    return patterns
+
+
+
+# A value someone already masked is not a secret to mask again (and rewriting it would make a
+# benign line look changed): ``***``, ``xxxx``, ``[REDACTED]``, ``<redacted>``, ``(hidden)``.
+_MASKED: Final = re.compile(
+    rb"""[\s"'\\]*(?:[*xX#.]{3,}|[*]+.*|<[^>]*>|\[[^\]]*\]|\(?(?i:redacted|hidden|masked|removed|none|null)\)?)[\s"'\\]*"""
 )
+_MASK_START: Final = frozenset(bytes([c]) for c in b" \t\"'\\*xX#.<[(rRhHmMnN")
+_UUID: Final = re.compile(rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_RUN: Final = re.compile(rb"[A-Za-z0-9+=_\-~.]+")
+_BASE64_RUN: Final = re.compile(rb"[A-Za-z0-9+/=_\-]+")
 
 
-_ALL_HINTS: Final = tuple(sorted({h for p in PATTERNS for h in p.hints}))
+def _entropy(value: bytes) -> float:
+    """Shannon entropy in bits per character."""
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+def looks_random(secret: bytes) -> bool:
+    """A credential-shaped value: a run of 16+ characters (split at ``/`` and ``@``, or a whole
+    base64 run) with at least two of lower case, upper case and digits, entropy of at least
+    3 bits per character, and not a UUID. Used where the key name or prefix alone does not say
+    credential (``verify="random"`` patterns)."""
+    return any(_random_run(run) for run in _RUN.findall(secret)) or any(
+        _random_run(run) for run in _BASE64_RUN.findall(secret) if b"/" in run or b"+" in run
+    )
+
+
+def _random_run(token: bytes) -> bool:
+    if len(token) < 16 or _UUID.fullmatch(token):
+        return False
+    classes = any(c in _LOWER for c in token) + any(c in _UPPER for c in token) + any(c in _DIGITS for c in token)
+    return classes >= 2 and _entropy(token) >= 3.0
+
+
+def _is_masked(secret: bytes) -> bool:
+    """``***``, ``[REDACTED]``, ... alone or as the password of ``user:***``."""
+    if secret[:1] in _MASK_START and _MASKED.fullmatch(secret):
+        return True
+    _user, colon, password = secret.partition(b":")
+    return bool(colon) and password[:1] in _MASK_START and _MASKED.fullmatch(password) is not None
+
+
+_LOWER: Final = frozenset(b"abcdefghijklmnopqrstuvwxyz")
+_UPPER: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_DIGITS: Final = frozenset(b"0123456789")
+
+
+def _substitute(rule: _Rule, data: bytes) -> bytes:
+    """Every match of ``rule`` in ``data``: kept groups stay, the secret between them is masked."""
+    pieces: list[bytes] = []
+    last = pos = 0
+    size = len(data)
+    regex, prefix, suffix = rule.regex, rule.prefix, rule.suffix
+    while pos < size:
+        spans = regex.Match(_UNANCHORED, data, pos, size)
+        start, end = spans[0]
+        if start < 0:
+            break
+        secret_start, secret_end = start, end
+        for g in prefix:
+            if spans[g][0] >= 0:
+                secret_start = spans[g][1]
+        for g in suffix:
+            if spans[g][0] >= 0:
+                secret_end = spans[g][0]
+                break
+        secret = data[secret_start:secret_end]
+        if not _is_masked(secret) and (not rule.verify or looks_random(secret)):
+            pieces += (data[last:secret_start], _REDACTED_BYTES)
+            last = secret_end
+        pos = end if end > start else start + 1
+    if not pieces:
+        return data
+    pieces.append(data[last:])
+    return b"".join(pieces)
 
 
 def _apply_patterns(text: str) -> str:
-    """Apply every pattern in order; skip those whose hints do not occur (same result, faster)."""
-    lower = text.lower()
-    found = {h for h in _ALL_HINTS if h in lower}
-    if not found:
+    """One RE2 set pass finds the patterns that match; only those run, in PATTERNS order."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates (RE2 takes UTF-8 only): each becomes "?", in C, linear
+        data = text.encode("utf-8", "replace")
+        text = data.decode("utf-8")
+    hits = _SET.Match(data)  # None: no trigger matched
+    if not hits:
         return text
-    data: bytes | None = None
-    if _re2 is not None:
-        try:
-            data = text.encode("utf-8")
-        except UnicodeEncodeError:  # lone surrogates: only the stdlib engine takes them
-            data = None
-    if data is not None:
-        for hints, fast_rx, std_rx, byte_repl, str_repl in _COMPILED:
-            if found.isdisjoint(hints):
-                continue
-            if fast_rx is None:
-                data = std_rx.sub(str_repl, data.decode("utf-8")).encode("utf-8")
-            elif fast_rx.search(data) is not None:
-                data = fast_rx.sub(byte_repl, data)
-        # RE2 matches whole UTF-8 code points, so replacements never split a character
-        return data.decode("utf-8", "replace")
-    for hints, _fast, std_rx, _bytes, str_repl in _COMPILED:
-        if not found.isdisjoint(hints):
-            text = std_rx.sub(str_repl, text)
-    return text
+    hits.sort()
+    if hits[-1] == len(_RULES):  # URLs first: the real host is found even when a password holds '@' or '/'
+        data = _scrub_urls(data)
+        hits.pop()
+    for index in hits:
+        data = _substitute(_RULES[index], data)
+    # RE2 matches whole UTF-8 code points, so a replacement never splits a character
+    return data.decode("utf-8", "replace")
 
 
 # Structural URL pass: scheme://userinfo@host... where the password contains '/' or '@', and query
 # parameters whose *name* says credential (checked by name, whatever the value looks like).
-_URL: Final = re.compile(r"\b[A-Za-z][A-Za-z0-9+.\-]{0,30}://[^\s'\"<>`]+")
+_URL: Final = re2.compile(rb"\b[A-Za-z][A-Za-z0-9+.\-]{0,30}://[^\s'\"<>`]+")._regexp
+_URL_TRIGGER: Final = rb"://[^\s'\"<>`]*[@?]"
+"""Only URLs with userinfo or a query need the structural pass."""
 _SENSITIVE_PARAM: Final = re.compile(
     r"(?i)^(?:.*(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_.\-]?key|apikey|access[_.\-]?key|credentials?"
     r"|signature)|key|sig|code|auth|pat|x-amz-credential)$"
@@ -156,8 +244,27 @@ _HOST_AFTER_AT: Final = re.compile(
 )
 
 
-def _scrub_url(match: re.Match[str]) -> str:
-    url = match.group(0)
+def _scrub_urls(data: bytes) -> bytes:
+    pieces: list[bytes] = []
+    last = pos = 0
+    while True:
+        start, end = _URL.Match(_UNANCHORED, data, pos, len(data))[0]
+        if start < 0:
+            break
+        url = data[start:end]
+        if b"@" in url or b"?" in url:
+            scrubbed = _scrub_url(url.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+            if scrubbed != url:
+                pieces += (data[last:start], scrubbed)
+                last = end
+        pos = end
+    if not pieces:
+        return data
+    pieces.append(data[last:])
+    return b"".join(pieces)
+
+
+def _scrub_url(url: str) -> str:
     scheme_end = url.index("://") + 3
     rest = url[scheme_end:]
     # userinfo: the last '@' that is followed by a host; the password is after the first ':'.
@@ -169,7 +276,8 @@ def _scrub_url(match: re.Match[str]) -> str:
         if _HOST_AFTER_AT.match(rest, at + 1):
             userinfo = rest[:at]
             # user and password both go (public case D06); a user alone (no ':') stays
-            if userinfo != REDACTED and (":" in userinfo or REDACTED in userinfo):
+            masked = _is_masked(userinfo.encode("utf-8", "surrogateescape"))
+            if userinfo != REDACTED and not masked and (":" in userinfo or REDACTED in userinfo):
                 rest = REDACTED + rest[at:]
             break
         at = rest.rfind("@", 0, at)
@@ -193,6 +301,9 @@ def _scrub_url(match: re.Match[str]) -> str:
     return url[:scheme_end] + rest
 
 
+_SET: Final = _pattern_set()
+
+
 def scrub(text: str) -> str:
     """Return ``text`` with every secret replaced by ``[REDACTED]`` (key names and hosts are kept).
 
@@ -203,24 +314,73 @@ def scrub(text: str) -> str:
         if not isinstance(text, str):
             text = str(text)
         tail = ""
-        cap = MAX_SCRUB_CHARS if _re2 is not None else _MAX_CHARS_STDLIB
-        if len(text) > cap:
-            tail = TRUNCATED_MARKER.format(n=len(text) - cap)
-            text = text[:cap]
-        # URLs first: the structural pass finds the real host even when a password holds '@' or '/'
-        out = _URL.sub(_scrub_url, text) if "://" in text else text
-        out = _apply_patterns(out)
-        return out + tail
+        if len(text) > MAX_SCRUB_CHARS:
+            tail = TRUNCATED_MARKER.format(n=len(text) - MAX_SCRUB_CHARS)
+            text = text[:MAX_SCRUB_CHARS]
+        return _apply_patterns(text) + tail
     except Exception:  # noqa: BLE001 - a scrubber must never break the error path it protects
         return REDACTED
 
 
-def scrub_value(obj: Any, *, _depth: int = 0) -> Any:
+# Key-name semantics (issue #13): a key is split into tokens on ``_ - . `` and camelCase. It is
+# secret-bearing when its last token (or last two, ``api_key``) names a credential: its value is
+# redacted whatever it looks like. A credential noun elsewhere in the key (``password_policy``,
+# ``session_id``) redacts only a value shaped like a credential (:func:`looks_random`).
+_KEY_TOKENS: Final = re.compile(r"[vV][0-9]+|[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_SECRET_LAST: Final = frozenset(
+    {
+        "password", "passwd", "passphrase", "pwd", "pass", "secret", "secrets", "credential", "credentials",
+        "token", "apikey", "signature", "cookie", "jwt", "bearer", "otp", "authorization", "passcode", "pin",
+    }
+)
+_KEY_QUALIFIERS: Final = frozenset(
+    {
+        "api", "access", "secret", "private", "auth", "client", "app", "application", "account", "master", "signing",
+        "encryption", "session", "webhook", "license", "subscription", "service", "admin", "storage", "shared",
+        "deploy", "consumer", "sas", "hmac", "routing", "integration", "write", "sdk", "server", "mobile",
+    }
+)
+_NOUNS: Final = frozenset(PATTERN_KEY_NOUNS)
+_VERSION_TOKEN: Final = re.compile(r"v?[0-9]+|value|prod|production|dev|staging|test|live|old|new|current|primary|secondary|b64|base64|enc|encoded|raw")
+
+
+def key_kind(key: str) -> str:
+    """``"secret"`` when ``key`` names a credential, ``"noun"`` when one of its tokens is a
+    credential noun but not in that position, ``""`` otherwise. ``client_secret_v2`` and
+    ``apiKeyProd`` are secrets (a version or stage suffix does not change what a key holds)."""
+    tokens = [t.lower() for t in _KEY_TOKENS.findall(key)]
+    while len(tokens) > 1 and _VERSION_TOKEN.fullmatch(tokens[-1]):
+        tokens.pop()
+    if not tokens:
+        return ""
+    if tokens[-1] in _SECRET_LAST or (tokens[-1] == "key" and len(tokens) > 1 and tokens[-2] in _KEY_QUALIFIERS):
+        return "secret"
+    return "noun" if _NOUNS.intersection(tokens) else ""
+
+
+def _redact_by_key(key: Any, value: Any) -> bool:
+    if not isinstance(key, str) or isinstance(value, bool) or value is None or isinstance(value, Mapping | list | tuple):
+        return False
+    kind = key_kind(key)
+    if not kind:
+        return False
+    text = value if isinstance(value, str) else str(value)
+    data = text.encode("utf-8", "surrogatepass")
+    if not text or _is_masked(data) or text[:1] in "${<%":  # empty, masked, a placeholder
+        return False
+    return kind == "secret" or looks_random(data)
+
+
+def scrub_value(obj: Any, *, trust_safe_keys: bool = True, _depth: int = 0) -> Any:
     """Scrub every string inside ``obj`` (str, list, tuple, dict; other values pass through).
 
-    Values under keys in :data:`SAFE_KEYS` are kept as they are. Containers deeper than 32 levels
-    or wider than 10,000 items are cut (the excess is replaced by ``[REDACTED]``), so a hostile
-    structure cannot make scrubbing unbounded.
+    A value under a secret-bearing key (:func:`key_kind`: ``password``, ``db_password``,
+    ``apiKey``, ``client_secret_v2``; or a credential noun anywhere in the key and a random-looking
+    value) is replaced by ``[REDACTED]`` whatever it looks like, numbers included. Values under keys
+    in :data:`SAFE_KEYS` are kept as they are unless ``trust_safe_keys`` is false (a peer's payload,
+    where those names are just names the tool chose). Containers deeper than 32 levels or wider
+    than 10,000 items are cut (the excess is replaced by ``[REDACTED]``), so a hostile structure
+    cannot make scrubbing unbounded.
     """
     if isinstance(obj, str):
         return scrub(obj)
@@ -232,13 +392,15 @@ def scrub_value(obj: Any, *, _depth: int = 0) -> Any:
             if i >= _MAX_ITEMS:
                 out[REDACTED] = REDACTED
                 break
-            if isinstance(key, str) and key in SAFE_KEYS:
+            if trust_safe_keys and isinstance(key, str) and key in SAFE_KEYS:
                 out[key] = value
+            elif _redact_by_key(key, value):
+                out[key] = REDACTED
             else:
-                out[key] = scrub_value(value, _depth=_depth + 1)
+                out[key] = scrub_value(value, trust_safe_keys=trust_safe_keys, _depth=_depth + 1)
         return out
     if isinstance(obj, (list, tuple)):
-        items = [scrub_value(v, _depth=_depth + 1) for v in obj[:_MAX_ITEMS]]
+        items = [scrub_value(v, trust_safe_keys=trust_safe_keys, _depth=_depth + 1) for v in obj[:_MAX_ITEMS]]
         if len(obj) > _MAX_ITEMS:
             items.append(REDACTED)
         return items if isinstance(obj, list) else tuple(items)

@@ -18,7 +18,8 @@ from typing import Any, Final
 import structlog
 from opentelemetry import baggage, context, propagate, trace
 from opentelemetry.metrics import MeterProvider, get_meter
-from opentelemetry.trace import Link, Span, SpanKind, StatusCode, TracerProvider
+from opentelemetry.instrumentation.utils import is_instrumentation_enabled
+from opentelemetry.trace import INVALID_SPAN_CONTEXT, Link, NonRecordingSpan, Span, SpanKind, StatusCode, TracerProvider
 from opentelemetry.semconv.attributes.exception_attributes import (
     EXCEPTION_MESSAGE,
     EXCEPTION_STACKTRACE,
@@ -29,6 +30,7 @@ from errscope import _attributes as attr
 from errscope._call import ToolCall
 from errscope._root_cause import RootCause, describe
 from errscope._scrubbing import scrub
+from errscope._tables import observe_table_sizes
 from errscope.processors import add_trace_context, scrub_values
 from errscope._version import __version__
 from errscope._vocabulary import Channel, Outcome
@@ -44,6 +46,9 @@ OTHER: Final = "_OTHER"
 
 MAX_CONTENT: Final = 4096
 """Characters of captured tool arguments or results (opt-in)."""
+
+_SUPPRESSED: Final = NonRecordingSpan(INVALID_SPAN_CONTEXT)
+"""The span of a request served while instrumentation is suppressed: nothing is recorded for it."""
 
 _failure_log = structlog.wrap_logger(
     logging.getLogger("errscope"),
@@ -81,6 +86,7 @@ class ServerTelemetry:
             description="Duration of MCP requests as observed on the receiver, from received to result sent.",
             explicit_bucket_boundaries_advisory=list(attr.DURATION_BUCKETS),
         )
+        observe_table_sizes(meter_provider)
         self.baggage_allowlist = frozenset(baggage_allowlist)
 
     def parent_context(self, meta: Mapping[str, Any] | None, headers: Mapping[str, str] | None) -> context.Context | None:
@@ -106,6 +112,8 @@ class ServerTelemetry:
         :meth:`finish`, once the registry has said the tool exists: a client-chosen name is not a
         span name (cardinality).
         """
+        if not is_instrumentation_enabled():  # inside suppress_instrumentation() (OpenTelemetry contrib convention)
+            return _SUPPRESSED
         links = None
         if parent is not None:
             ambient = trace.get_current_span().get_span_context()
@@ -118,6 +126,8 @@ class ServerTelemetry:
         Never raises and always ends the span: it runs in the ``finally`` of the call it records,
         where an exception would replace the call's own answer.
         """
+        if span is _SUPPRESSED:
+            return
         try:
             self._record(span, call, attributes, seconds)
         except Exception:  # telemetry never breaks a tool call
@@ -177,6 +187,8 @@ def _outcome_attributes(call: ToolCall | None) -> dict[str, Any]:
         result[attr.ERRSCOPE_ERROR_REF] = call.error_ref
         if call.classification.retry_after is not None:
             result[attr.ERRSCOPE_RETRY_AFTER] = float(call.classification.retry_after)
+        if call.classification.side_effect_possible is not None:
+            result[attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE] = call.classification.side_effect_possible
         if call.channel is Channel.PROTOCOL and call.error_code is not None:
             result[attr.RPC_RESPONSE_STATUS_CODE] = str(call.error_code)
             if call.error_code not in CALLER_MISTAKES:
@@ -220,6 +232,8 @@ def _log_failure(call: ToolCall, attributes: Mapping[str, Any], root: RootCause 
     }
     if call.error_code is not None:
         fields[attr.RPC_RESPONSE_STATUS_CODE] = str(call.error_code)
+    if call.classification.side_effect_possible is not None:
+        fields[attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE] = call.classification.side_effect_possible
     if root is not None:
         fields.update(_exception_attributes(root))
         fields[attr.ERRSCOPE_ERROR_FINGERPRINT] = root.fingerprint

@@ -35,13 +35,20 @@ def _url(request: Any) -> httpx.URL | None:
 
 
 def request_hook(span: Span, request: Any) -> None:
-    """Keep ``url.full`` free of credentials (query values too) and set ``server.address``/``server.port``.
+    """Keep ``url.full`` and every other URL-carrying attribute (``http.url``) free of credentials
+    (query values too) and set ``server.address``/``server.port``.
 
     The stable HTTP attribute names are set whatever ``OTEL_SEMCONV_STABILITY_OPT_IN`` says: the
     triage dashboard queries them.
     """
+    if not span.is_recording():
+        return
+    # Any attribute that carries a URL (old ``http.url``, ``url.full``, whatever the semconv mode)
+    for key, value in list((getattr(span, "attributes", None) or {}).items()):
+        if isinstance(value, str) and "://" in value:
+            span.set_attribute(key, scrub(value))
     url = _url(request)
-    if url is not None and span.is_recording():
+    if url is not None:
         span.set_attribute(URL_FULL, scrub(str(url.copy_with(username=None, password=None))))
         span.set_attribute(SERVER_ADDRESS, url.host)
         if url.port:

@@ -4,6 +4,9 @@
     run the refund scenario end to end on 127.0.0.1 and print the triage table.
 ``errscope explain QUERY --from DIR``
     print the chain for one error ref, JSON-RPC request id or trace id, from OTLP-JSON files.
+``errscope proxy [--upstream URL] [--listen HOST:PORT] [--out DIR] [-- COMMAND ...]``
+    put the error architecture in front of an MCP server errscope cannot instrument (stdio to
+    stdio, streamable HTTP to streamable HTTP, stdio to streamable HTTP).
 
 Errors are one line on stderr and a non-zero exit status (1: nothing found / the demo failed its
 check, 2: bad input), never a traceback.
@@ -14,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 __all__ = ["main"]
 
@@ -65,6 +69,69 @@ def _explain(args: argparse.Namespace) -> int:
     return 0
 
 
+def _proxy(args: argparse.Namespace) -> int:
+    import asyncio
+    import logging
+
+    from errscope._setup import configure_telemetry, otlp_configured
+    from errscope._telemetry import ServerTelemetry
+    from errscope.proxy import serve_http, serve_stdio_to_http, serve_stdio_to_stdio
+
+    command = args.command_line[1:] if args.command_line[:1] == ["--"] else args.command_line
+    if bool(command) == bool(args.upstream):
+        print("errscope proxy: give either a server command after -- or --upstream URL", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if args.listen and command:
+        print("errscope proxy: --listen serves an HTTP upstream; a stdio server is run without it", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    # stdout may be the protocol: what the proxy says goes to stderr (the failure records go to telemetry).
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("errscope proxy: %(message)s"))
+    logging.getLogger("errscope.proxy").addHandler(handler)
+    logging.getLogger("errscope.proxy").setLevel(logging.INFO)
+    telemetry = configure_telemetry("errscope-proxy", output_dir=args.out) if otlp_configured() or args.out else None
+    recorder = ServerTelemetry(capture_content=False)
+    if args.listen:
+        host, port = args.listen
+        serve = serve_http(args.upstream, host, port, recorder)
+    elif args.upstream:
+        serve = serve_stdio_to_http(args.upstream, recorder)
+    else:
+        serve = serve_stdio_to_stdio(command, recorder)
+    try:
+        asyncio.run(_until_terminated(serve))
+    finally:
+        if telemetry is not None:
+            telemetry.shutdown()
+    return 0
+
+
+async def _until_terminated(serve: Any) -> None:
+    """Run ``serve``; SIGTERM (how hosts stop a stdio server) cancels it so the child stops and telemetry flushes."""
+    import asyncio
+    import signal
+
+    task = asyncio.ensure_future(serve)
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+    try:
+        await task
+    except asyncio.CancelledError:
+        pass
+
+
+def _host_port(text: str) -> tuple[str, int]:
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit() or int(port) > 65535:
+        raise argparse.ArgumentTypeError("must be HOST:PORT, e.g. 127.0.0.1:8808")
+    return host.strip("[]"), int(port)
+
+
+def _http_url(text: str) -> str:
+    if not text.startswith(("http://", "https://")):
+        raise argparse.ArgumentTypeError("must be an http:// or https:// URL of the server's MCP endpoint")
+    return text
+
+
 def _positive(text: str) -> int:
     value = int(text)
     if not 1 <= value <= 50:
@@ -89,6 +156,19 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--from", dest="source", type=Path, required=True, metavar="DIR",
                          help="the demo's output folder or a Collector file-exporter folder")
     explain.set_defaults(run=_explain)
+
+    proxy = commands.add_parser(
+        "proxy", help="put errscope in front of an MCP server you don't own",
+        usage="errscope proxy [--out DIR] (-- COMMAND ... | --upstream URL [--listen HOST:PORT])",
+    )
+    proxy.add_argument("--upstream", type=_http_url, metavar="URL", help="the streamable HTTP MCP endpoint to relay to")
+    proxy.add_argument("--listen", type=_host_port, metavar="HOST:PORT",
+                       help="serve streamable HTTP here (the same path as the upstream's); without it, stdio")
+    proxy.add_argument("--out", type=Path, metavar="DIR",
+                       help="OTLP-JSON files here when no OTEL_EXPORTER_OTLP_ENDPOINT is set")
+    proxy.add_argument("command_line", nargs=argparse.REMAINDER, metavar="-- COMMAND",
+                       help="the stdio MCP server to run")
+    proxy.set_defaults(run=_proxy)
     return parser
 
 

@@ -28,15 +28,26 @@ Example::
 
 Results are kept in an :class:`InMemoryIdempotencyStore` (per process, with a TTL) unless another
 :class:`IdempotencyStore` is given (Redis, a database table). In-flight coordination is per process.
+
+Declaring it: a client may repeat a failed or timed-out call only for a tool the server declares
+safe to repeat. ``errscope.instrument()`` adds ``_meta["io.errscope/idempotency_key_honoured"]:
+true`` to the ``tools/list`` entry of every tool that uses an :class:`Idempotency` (its function
+refers to one, directly or through an attribute it loads, as in ``self.idempotency.run``; or it has run
+:meth:`Idempotency.run`), on all three server styles. A tool that deduplicates on the key by other
+means declares it by hand: :func:`declare_keys_honoured` (any server style), or the tool's own
+``_meta`` (``@server.tool(meta={META_IDEMPOTENCY_KEY_HONOURED: True})``). A tool whose ``_meta``
+already says ``False`` is left alone.
 """
 
 from __future__ import annotations
 
 import contextvars
+import functools
 import hashlib
+import inspect
 import json
 import time
-from collections import OrderedDict
+import types
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Protocol, TypeVar, runtime_checkable
@@ -45,7 +56,13 @@ import anyio
 from opentelemetry import trace
 
 from errscope._call import current_call
-from errscope._attributes import ERRSCOPE_IDEMPOTENCY_KEY_HASH, ERRSCOPE_IDEMPOTENT_REPLAY, META_IDEMPOTENCY_KEY
+from errscope._attributes import (
+    ERRSCOPE_IDEMPOTENCY_KEY_HASH,
+    ERRSCOPE_IDEMPOTENT_REPLAY,
+    META_IDEMPOTENCY_KEY,
+    META_IDEMPOTENCY_KEY_HONOURED,
+)
+from errscope._tables import Table, expiring_table
 from errscope.client._keys import key_hash
 
 __all__ = [
@@ -55,8 +72,11 @@ __all__ = [
     "InMemoryIdempotencyStore",
     "StoredResult",
     "arguments_fingerprint",
+    "declare_keys_honoured",
+    "honours_keys",
     "idempotency_headers",
     "idempotency_key_of",
+    "with_keys_honoured",
 ]
 
 IDEMPOTENCY_HEADER: Final = "Idempotency-Key"
@@ -65,6 +85,65 @@ IDEMPOTENCY_HEADER: Final = "Idempotency-Key"
 T = TypeVar("T")
 
 _CURRENT_KEY: contextvars.ContextVar[str | None] = contextvars.ContextVar("errscope_idempotency_key", default=None)
+
+_HONOURING: set[str] = set()
+"""Tool names declared by hand or seen in :meth:`Idempotency.run` (per process)."""
+
+
+def declare_keys_honoured(*tools: str) -> None:
+    """Declare that these tools deduplicate on the errscope idempotency key (per process, by name)."""
+    _HONOURING.update(tools)
+
+
+def honours_keys(tool: str, fn: Callable[..., Any] | None = None) -> bool:
+    """Whether ``tool`` (implemented by ``fn``, when known) honours errscope idempotency keys."""
+    return tool in _HONOURING or (fn is not None and _uses_idempotency(fn))
+
+
+def with_keys_honoured(tool: str, fn: Callable[..., Any] | None, meta: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """``meta`` plus the honoured-key declaration when ``tool`` honours keys; ``None`` when unchanged."""
+    if (meta and META_IDEMPOTENCY_KEY_HONOURED in meta) or not honours_keys(tool, fn):
+        return None
+    return {**(meta or {}), META_IDEMPOTENCY_KEY_HONOURED: True}
+
+
+def _uses_idempotency(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn`` refers to an :class:`Idempotency`: through a global or closure name of its code
+    (nested functions included), or through an attribute its code loads from an object so named
+    (``self.idempotency.run``; an object that merely holds one elsewhere does not count)."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    fn = inspect.unwrap(fn)
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return False
+    names: set[str] = set()
+    codes = [code]
+    while codes:
+        current = codes.pop()
+        names.update(current.co_names)
+        codes.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
+    referenced = [getattr(fn, "__self__", None)]
+    referenced += [cell.cell_contents for cell in (fn.__closure__ or ()) if _filled(cell)]
+    module = getattr(fn, "__globals__", {})
+    referenced += [module[name] for name in names if name in module]
+    for obj in referenced:
+        if isinstance(obj, Idempotency):
+            return True
+        # One attribute hop, only through an attribute name the code itself loads (``self.idempotency.run``).
+        fields = getattr(obj, "__dict__", None)
+        if isinstance(fields, dict) and not isinstance(obj, types.ModuleType):
+            if any(isinstance(fields.get(name), Idempotency) for name in names):
+                return True
+    return False
+
+
+def _filled(cell: types.CellType) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018 - an empty cell raises
+    except ValueError:
+        return False
+    return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +169,11 @@ class IdempotencyStore(Protocol):
 
 
 class InMemoryIdempotencyStore:
-    """Per-process store with a TTL and a size bound (oldest entries go first).
+    """Per-process store with a TTL and a size bound, expiring on its own.
+
+    A ``cachetools.TTLCache``: expired results are swept on every write and whenever the table
+    sizes are read (the ``errscope.table.entries`` metric, ``errscope.table="idempotency_results"``),
+    not only when their key comes back; past ``max_entries`` the least recently used go first.
 
     Args:
         ttl: seconds a result is replayed for.
@@ -104,27 +187,20 @@ class InMemoryIdempotencyStore:
         self.ttl = ttl
         self.max_entries = max_entries
         self._clock = clock
-        self._entries: OrderedDict[str, StoredResult] = OrderedDict()
+        self._entries = expiring_table(Table.IDEMPOTENCY_RESULTS, maxsize=max_entries, ttl=ttl, timer=clock)
 
     async def get(self, key: str) -> StoredResult | None:
-        entry = self._entries.get(key)
-        if entry is None:
-            return None
-        if self._clock() - entry.stored_at >= self.ttl:
-            del self._entries[key]
-            return None
+        entry: StoredResult | None = self._entries.get(key)
         return entry
 
     async def put(self, key: str, result: StoredResult) -> None:
         self._entries[key] = result
-        self._entries.move_to_end(key)
-        while len(self._entries) > self.max_entries:
-            self._entries.popitem(last=False)
 
     def now(self) -> float:
         return self._clock()
 
     def __len__(self) -> int:
+        self._entries.expire()
         return len(self._entries)
 
 
@@ -183,6 +259,7 @@ class Idempotency:
         Raises:
             errscope.InvalidInput: ``key`` was used before with different arguments.
         """
+        _HONOURING.add(tool)
         if key is None:
             return await action({})
         span = trace.get_current_span()

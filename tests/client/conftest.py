@@ -95,7 +95,7 @@ def http_server() -> Iterator[Any]:
             stderr=subprocess.DEVNULL,
         )
         procs.append(proc)
-        wait_port(port)
+        wait_port(port, timeout=30)  # a loaded 2-core machine takes its time importing the SDK
         return f"http://127.0.0.1:{port}/mcp"
 
     yield start

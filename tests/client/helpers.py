@@ -12,8 +12,10 @@ from mcp.client.stdio import StdioServerParameters
 SERVERS = Path(__file__).parent / "servers"
 
 
-def scripted_server(tmp_path: Path, responses: list[dict[str, Any]]) -> StdioServerParameters:
+def scripted_server(tmp_path: Path, responses: list[dict[str, Any]], *, idempotent: bool = False) -> StdioServerParameters:
     """A foreign stdio server whose n-th tools/call gets ``responses[n]`` (the last one repeats).
+
+    ``idempotent`` makes its one tool declare ``idempotentHint: true`` (safe to repeat).
 
     Each response is ``{"text": ..., "isError": bool, "meta": {...}}`` or ``{"error": {"code", "message", "data"}}``.
     """
@@ -22,5 +24,9 @@ def scripted_server(tmp_path: Path, responses: list[dict[str, Any]]) -> StdioSer
     return StdioServerParameters(
         command=sys.executable,
         args=[str(SERVERS / "foreign.py"), "scripted"],
-        env={"FOREIGN_SCRIPT": str(script), "FOREIGN_LOG": str(tmp_path / "scripted.jsonl")},
+        env={
+            "FOREIGN_SCRIPT": str(script),
+            "FOREIGN_LOG": str(tmp_path / "scripted.jsonl"),
+            **({"FOREIGN_IDEMPOTENT": "1"} if idempotent else {}),
+        },
     )

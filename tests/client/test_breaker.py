@@ -8,6 +8,7 @@ import anyio
 import pytest
 
 from errscope import Channel, FailureClass
+from errscope._attributes import ERRSCOPE_SIDE_EFFECT_POSSIBLE
 from errscope.client import CircuitBreaker, ConnectionState, RetryPolicy, ToolClient
 from tests.client.conftest import free_port
 from tests.client.helpers import scripted_server
@@ -29,12 +30,16 @@ async def test_refused_connections_open_the_breaker(telemetry: Any) -> None:
         second = await tc.call_tool("echo", {})
         assert tc.state is ConnectionState.CIRCUIT_OPEN
         third = await tc.call_tool("echo", {})
-    assert first.text.startswith(f"Tool server {url} is unavailable. Ref ERR-")
+    assert first.text.startswith(f"Tool server {url} is unavailable; no request was sent. Ref ERR-")
     assert second.failure_class is FailureClass.UPSTREAM_UNAVAILABLE
-    assert third.text.startswith(f"Tool server {url} is unreachable (too many recent failures). Ref ERR-")
+    assert third.text.startswith(
+        f"Tool server {url} is unreachable (too many recent failures); no request was sent. Ref ERR-"
+    )
     assert third.channel is None and third.failure_class is FailureClass.UPSTREAM_UNAVAILABLE
-    error_types = [dict(s.attributes or {})["error.type"] for s in telemetry.spans("tools/call echo")]
-    assert error_types == ["connection_error", "connection_error", "circuit_open"]
+    assert (first.side_effect_possible, third.side_effect_possible) == (False, False)
+    spans = [dict(s.attributes or {}) for s in telemetry.spans("tools/call echo")]
+    assert [a["error.type"] for a in spans] == ["connection_error", "connection_error", "circuit_open"]
+    assert [a[ERRSCOPE_SIDE_EFFECT_POSSIBLE] for a in spans] == [False, False, False]
 
 
 async def test_error_results_never_open_the_breaker(tmp_path: Any) -> None:

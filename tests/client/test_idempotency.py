@@ -9,7 +9,7 @@ import pytest
 
 from errscope import FailureClass, Outcome
 from errscope._attributes import ERRSCOPE_IDEMPOTENCY_KEY_HASH, ERRSCOPE_IDEMPOTENT_REPLAY
-from errscope.client import ToolClient, key_hash
+from errscope.client import RetryPolicy, ToolClient, key_hash
 from errscope.idempotency import (
     IDEMPOTENCY_HEADER,
     Idempotency,
@@ -178,7 +178,9 @@ class TestAgainstRealUpstream:
         async with serve(upstream.app()) as upstream_url:
             rig = ToolServer(upstream_url + "/", telemetry.providers)
             async with serve(rig.build().streamable_http_app()) as base:
-                async with ToolClient(base + "/mcp", timeout=0.4, **telemetry.providers) as tc:
+                # The model, not the client, retries the timed-out create (the tool is declared safe to repeat).
+                retry = RetryPolicy(retry_timeouts=False)
+                async with ToolClient(base + "/mcp", timeout=0.4, retry=retry, **telemetry.providers) as tc:
                     first = await tc.call_tool(
                         "create_cluster",
                         {"name": "etl-nightly-FAKE"},

@@ -1,8 +1,10 @@
-"""Load/fault test: 500 concurrent calls, 10% of upstream calls stall past the timeout, every call
-retried once with its key. Bounded in count (100 calibration + 1,000 logical calls) and time
-(pytest-timeout 150 s; about 20 s on an idle 2-core machine). The server and its upstream run in
-their own process on 127.0.0.1 and export their spans to a file, so client and server each get a
-core.
+"""Load/fault test: 500 concurrent calls, 10% of upstream calls stall past the timeout, on stdio and
+streamable HTTP, with a tool declared safe to repeat (``charge``: errscope ``Idempotency``, so a
+timed-out attempt is retried with its key and every call is also retried by the "model" with the
+same key) and with one that is not (``charge_plain``: no key reaches the upstream, nothing may be
+sent twice). Bounded in count (100 calibration + 500 or 1,000 logical calls per case) and time
+(pytest-timeout 240 s per case). The server and its upstream run in their own process on 127.0.0.1
+and export their spans to a file, so client and server each get a core.
 
 The timeout is calibrated: 100 concurrent calls without stalls measure this machine's speed, and the
 timeout is set well above the time a 500-call wave needs, so that only the stalled 10% time out,
@@ -20,10 +22,11 @@ from typing import Any
 
 import anyio
 import pytest
+from mcp.client.stdio import StdioServerParameters
 from opentelemetry.trace import SpanKind
 
 from errscope import Outcome
-from errscope.client import CircuitBreaker, ToolClient
+from errscope.client import CircuitBreaker, ToolClient, key_hash
 from tests.client.conftest import SERVERS, free_port, wait_port
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(240)]
@@ -37,12 +40,18 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-@pytest.fixture
-def load_server(tmp_path: Path) -> Any:
-    mcp_port, upstream_port = free_port(), free_port()
+@pytest.fixture(params=["http", "stdio"])
+def load_server(tmp_path: Path, request: pytest.FixtureRequest) -> Any:
+    """(ToolClient target, server spans file); on stdio the client spawns the server itself."""
+    upstream_port = free_port()
     spans = tmp_path / "server-spans.jsonl"
+    script = str(SERVERS / "load_server.py")
+    if request.param == "stdio":
+        yield StdioServerParameters(command=sys.executable, args=[script, "stdio", str(upstream_port), str(spans), "0", "0"]), spans
+        return
+    mcp_port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, str(SERVERS / "load_server.py"), str(mcp_port), str(upstream_port), str(spans), "0", "0"],
+        [sys.executable, script, str(mcp_port), str(upstream_port), str(spans), "0", "0"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -58,64 +67,79 @@ def load_server(tmp_path: Path) -> Any:
             proc.kill()
 
 
-async def test_500_concurrent_calls_with_stalls_apply_each_key_once(telemetry: Any, load_server: Any) -> None:
-    """Side effects == distinct keys; one client and one server span per attempt; in-flight back to 0."""
-    url, spans_file = load_server
-    async with ToolClient(url, timeout=60, http_max_connections=1000) as probe:
-        started = anyio.current_time()
-        async with anyio.create_task_group() as tg:
-            for i in range(CALIBRATION):
-                tg.start_soon(probe.call_tool, "charge", {"account": "CAL-FAKE", "amount": i})
-        wave = (anyio.current_time() - started) * CALLS / CALIBRATION
-        timeout = max(8.0, 3.0 * wave)  # generous: a 500-call wave queues more than 5 x 100 calls
-        stall = timeout + 5.0
-        await probe.call_tool("configure", {"stall_ratio": 0.1, "stall_seconds": stall})
-        baseline = json.loads((await probe.call_tool("stats", {})).text)
+async def _stats(tc: ToolClient) -> dict[str, Any]:
+    return dict(json.loads((await tc.call_tool("stats", {}, timeout=10)).text))
+
+
+@pytest.mark.parametrize("tool", ["charge", "charge_plain"])
+async def test_500_concurrent_calls_with_stalls(telemetry: Any, load_server: Any, tool: str) -> None:
+    """Declared tool: side effects == distinct keys. Undeclared tool: side effects == upstream requests ==
+    logical calls, each sent once. Both: one client and one server span per attempt; in-flight back to 0."""
+    target, spans_file = load_server
     async with ToolClient(
-        url,
-        timeout=timeout,
+        target,
+        timeout=60,
         breaker=CircuitBreaker(failure_threshold=10_000),
         late_response_grace=0,
         http_max_connections=1000,
         **telemetry.providers,
     ) as tc:
+        started = anyio.current_time()
+        async with anyio.create_task_group() as tg:
+            for i in range(CALIBRATION):
+                tg.start_soon(tc.call_tool, tool, {"account": "CAL-FAKE", "amount": i})
+        wave = (anyio.current_time() - started) * CALLS / CALIBRATION
+        timeout = max(8.0, 3.0 * wave)  # generous: a 500-call wave queues more than 5 x 100 calls
+        stall = timeout + 5.0
+        await tc.call_tool("configure", {"stall_ratio": 0.1, "stall_seconds": stall})
+        baseline = await _stats(tc)
+        calibration_spans = len(telemetry.spans(f"tools/call {tool}"))
         firsts: list[Any] = [None] * CALLS
         retries: list[Any] = [None] * CALLS
 
         async def one(i: int) -> None:
             args = {"account": f"ACC-FAKE-{i}", "amount": i}
-            firsts[i] = await tc.call_tool("charge", args)
-            retries[i] = await tc.call_tool("charge", args, idempotency_key=firsts[i].idempotency_key)
+            firsts[i] = await tc.call_tool(tool, args, timeout=timeout)
+            if tool == "charge":  # the model's retry of a call that may have happened
+                retries[i] = await tc.call_tool(tool, args, idempotency_key=firsts[i].idempotency_key, timeout=timeout)
 
-        with anyio.fail_after(3 * timeout + 60):
+        with anyio.fail_after(6 * timeout + 60):
             async with anyio.create_task_group() as tg:
                 for i in range(CALLS):
                     tg.start_soon(one, i)
-        with anyio.fail_after(20):
-            while True:
-                stats = json.loads((await tc.call_tool("stats", {}, timeout=10)).text)
-                if stats["in_flight"] == 0:
-                    break
+        with anyio.fail_after(stall + 20):
+            while (stats := await _stats(tc))["in_flight"] != 0:
                 await anyio.sleep(0.1)
 
-    keys = {r.idempotency_key for r in firsts}
-    assert len(keys) == CALLS
-    assert all(r.idempotency_key == f.idempotency_key for r, f in zip(retries, firsts, strict=True))
-    # side effects applied == distinct keys
-    assert stats["effects"] - baseline["effects"] == stats["applied"] - baseline["applied"] == CALLS
-    assert stats["in_flight"] == 0
-    timed_out = {r.idempotency_key for r in firsts + retries if r.outcome is Outcome.TIMEOUT}
-    assert 0.04 * CALLS <= len(stats["stalled"]) <= 0.2 * CALLS  # about 10% stalled ...
-    assert set(stats["stalled"]) <= timed_out  # ... and the attempt that met the stall timed out honestly
-    replays = [(f.text, r.text) for f, r in zip(firsts, retries, strict=True) if f.ok and r.ok]
-    assert replays and all(a == b for a, b in replays)  # a keyed retry replays the stored charge
-
-    client = [s for s in telemetry.spans("tools/call charge") if s.kind is SpanKind.CLIENT]
-    attempts = sum(r.attempts for r in firsts + retries)
+    results = [r for r in firsts + retries if r is not None]
+    effects = stats["effects"] - baseline["effects"]
+    requests = stats["requests"] - baseline["requests"]
+    stalled = stats["stalled"]
+    assert 0.04 * CALLS <= len(stalled) <= 0.2 * CALLS  # about 10% stalled
+    client = [s for s in telemetry.spans(f"tools/call {tool}") if s.kind is SpanKind.CLIENT][calibration_spans:]
+    attempts = sum(r.attempts for r in results)
     assert len(client) == attempts
+    if tool == "charge":
+        keys = {r.idempotency_key for r in firsts}
+        assert len(keys) == CALLS
+        assert all(r.idempotency_key == f.idempotency_key for r, f in zip(retries, firsts, strict=True))
+        assert effects == stats["applied"] - baseline["applied"] == CALLS  # side effects == distinct keys
+        timed_out = {dict(s.attributes or {}).get("errscope.idempotency.key_hash") for s in client
+                     if dict(s.attributes or {}).get("errscope.outcome") == "timeout"}
+        assert {key_hash(k) for k in stalled} <= timed_out  # the attempt that met the stall timed out honestly
+        replays = [(f.text, r.text) for f, r in zip(firsts, retries, strict=True) if f.ok and r.ok]
+        assert replays and all(a == b for a, b in replays)  # a keyed retry replays the stored charge
+    else:
+        assert all(r.attempts == 1 for r in results)  # nothing was sent twice
+        assert effects == requests  # side effects == calls the upstream received
+        # every answered call reached the upstream once; a call cancelled before its tool ran never did
+        answered = sum(1 for r in results if r.ok)
+        assert answered <= requests <= CALLS
+        timeouts = [r for r in results if r.outcome is Outcome.TIMEOUT]
+        assert len(timeouts) >= len(stalled) and all(r.side_effect_possible for r in timeouts)
     server = [json.loads(line) for line in spans_file.read_text().splitlines()]
     ours = {f"{c.context.span_id:016x}" for c in client}
-    server = [s for s in server if s["name"] == "tools/call charge" and s["kind"] == "SERVER" and s["parent_id"] in ours]
+    server = [s for s in server if s["name"] == f"tools/call {tool}" and s["kind"] == "SERVER" and s["parent_id"] in ours]
     parents = collections.Counter(s["parent_id"] for s in server)
     assert len(server) == attempts
     assert all(parents[f"{c.context.span_id:016x}"] == 1 for c in client)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import anyio
@@ -12,6 +13,10 @@ from opentelemetry import baggage, context, trace
 from errscope import Outcome
 from errscope._attributes import (
     ERRSCOPE_ATTEMPT,
+    ERRSCOPE_ERROR_REF,
+    ERRSCOPE_LATE_RESPONSE_AFTER_TIMEOUT,
+    ERRSCOPE_LATE_RESPONSE_ELAPSED,
+    ERRSCOPE_LATE_RESPONSES,
     ERRSCOPE_OUTCOME,
     ERRSCOPE_RETRY,
     EXECUTE_TOOL,
@@ -69,7 +74,7 @@ class TestSpans:
 
     async def test_retries_are_separate_linked_spans(self, tmp_path: Any, telemetry: Any) -> None:
         """Each automatic retry is its own span, numbered, linked to the earlier attempts."""
-        params = scripted_server(tmp_path, [{"isError": True, "text": "503 Service Unavailable"}])
+        params = scripted_server(tmp_path, [{"isError": True, "text": "503 Service Unavailable"}], idempotent=True)
         retry = RetryPolicy(max_attempts=3, backoff_initial=0.01, backoff_max=0.02, jitter=0.01)
         async with ToolClient(params, timeout=2, retry=retry, **telemetry.providers) as tc:
             result = await tc.call_tool("scripted", {})
@@ -169,40 +174,92 @@ class TestPropagation:
         assert dict(client.attributes or {})[NETWORK_TRANSPORT] == "tcp"
 
 
+def _counter_total(telemetry: Any, name: str) -> float:
+    data = telemetry.reader.get_metrics_data()
+    return sum(
+        point.value
+        for rm in (data.resource_metrics if data else ())
+        for sm in rm.scope_metrics
+        for metric in sm.metrics
+        if metric.name == name
+        for point in metric.data.data_points
+    )
+
+
+def _late_server(tmp_path: Any, seconds: float) -> Any:
+    """A foreign stdio server that ignores cancellation and answers every tools/call after ``seconds``."""
+    import sys
+
+    from mcp.client.stdio import StdioServerParameters
+
+    script = tmp_path / "late.py"
+    script.write_text(
+        "import json, sys, time\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if m.get('method') == 'initialize':\n"
+        "        r = {'protocolVersion': '2025-11-25', 'capabilities': {'tools': {}}, 'serverInfo': {'name': 'late', 'version': '0'}}\n"
+        "    elif m.get('method') == 'tools/list':\n"
+        "        r = {'tools': [{'name': 'slow', 'inputSchema': {'type': 'object'}}]}\n"
+        "    elif m.get('method') == 'tools/call':\n"
+        f"        time.sleep({seconds})\n"
+        "        r = {'content': [{'type': 'text', 'text': 'late'}], 'isError': False}\n"
+        "    elif 'id' in m:\n"
+        "        print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'error': {'code': -32601, 'message': 'nope'}}), flush=True); continue\n"
+        "    else:\n"
+        "        continue\n"
+        "    print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': r}), flush=True)\n"
+    )
+    return StdioServerParameters(command=sys.executable, args=[str(script)])
+
+
 class TestLateResponse:
-    """A response that arrives after the timeout is dropped quietly and recorded on the span."""
+    """A response that arrives after the timeout is never raised or re-sent, and always recorded."""
 
-    async def test_late_answer_lands_on_the_span(self, tmp_path: Any, telemetry: Any) -> None:
-        """The server ignores the cancel and answers late: no exception, event late_response."""
-        import sys
-
-        from mcp.client.stdio import StdioServerParameters
-
-        script = tmp_path / "late.py"
-        script.write_text(
-            "import json, sys, time\n"
-            "for line in sys.stdin:\n"
-            "    m = json.loads(line)\n"
-            "    if m.get('method') == 'initialize':\n"
-            "        r = {'protocolVersion': '2025-11-25', 'capabilities': {'tools': {}}, 'serverInfo': {'name': 'late', 'version': '0'}}\n"
-            "    elif m.get('method') == 'tools/list':\n"
-            "        r = {'tools': [{'name': 'slow', 'inputSchema': {'type': 'object'}}]}\n"
-            "    elif m.get('method') == 'tools/call':\n"
-            "        time.sleep(0.5)\n"
-            "        r = {'content': [{'type': 'text', 'text': 'late'}], 'isError': False}\n"
-            "    elif 'id' in m:\n"
-            "        print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'error': {'code': -32601, 'message': 'nope'}}), flush=True); continue\n"
-            "    else:\n"
-            "        continue\n"
-            "    print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': r}), flush=True)\n"
-        )
-        params = StdioServerParameters(command=sys.executable, args=[str(script)])
-        async with ToolClient(params, timeout=0.2, late_response_grace=1.0, **telemetry.providers) as tc:
+    async def test_late_answer_lands_on_the_open_span(self, tmp_path: Any, telemetry: Any) -> None:
+        """Within the grace period: event late_response with its timing, and the counter."""
+        async with ToolClient(_late_server(tmp_path, 0.5), timeout=0.2, late_response_grace=1.0, **telemetry.providers) as tc:
             result = await tc.call_tool("slow", {})
             await anyio.sleep(0.8)
         assert result.outcome is Outcome.TIMEOUT
         (span,) = telemetry.spans("tools/call slow")
-        assert "late_response" in [e.name for e in span.events]
+        (event,) = [e for e in span.events if e.name == "late_response"]
+        attributes = dict(event.attributes or {})
+        assert attributes[ERRSCOPE_LATE_RESPONSE_ELAPSED] >= 0.5
+        assert 0.2 <= attributes[ERRSCOPE_LATE_RESPONSE_AFTER_TIMEOUT] < attributes[ERRSCOPE_LATE_RESPONSE_ELAPSED]
+        assert attributes[ERRSCOPE_ERROR_REF] == result.error_ref
+        assert _counter_total(telemetry, ERRSCOPE_LATE_RESPONSES) == 1
+
+    async def test_late_answer_after_the_span_is_a_log_record_explain_shows(self, tmp_path: Any) -> None:
+        """After the span closed: an errscope log record with ref and request id, exported as OTLP-JSON and
+        shown by ``errscope explain`` for the timed-out ref."""
+        from errscope._explain import find_chains, render
+        from errscope._otlp_json import load
+        from errscope._setup import configure_telemetry
+
+        out = tmp_path / "telemetry"
+        exported = configure_telemetry("late-test", output_dir=out, set_global=False)
+        try:
+            async with ToolClient(
+                _late_server(tmp_path, 1.5),
+                timeout=1,
+                late_response_grace=0,
+                tracer_provider=exported.tracer_provider,
+                meter_provider=exported.meter_provider,
+            ) as tc:
+                result = await tc.call_tool("slow", {})
+                await anyio.sleep(1.0)
+        finally:
+            exported.shutdown()
+        assert result.outcome is Outcome.TIMEOUT and result.error_ref
+        telemetry = load(out)
+        (record,) = [r for r in telemetry.logs if str(r.body).startswith("late response")]
+        assert record.get(ERRSCOPE_ERROR_REF) == result.error_ref
+        assert record.get(JSONRPC_REQUEST_ID) == str(result.request_ids[0])
+        assert 0.3 <= record.get(ERRSCOPE_LATE_RESPONSE_AFTER_TIMEOUT) < record.get(ERRSCOPE_LATE_RESPONSE_ELAPSED)
+        (chain,) = find_chains(telemetry, result.error_ref)
+        text = render(chain)
+        assert re.search(r"late response: slow finished at 1\.\d s, 0\.\d s after the client gave up", text), text
 
 
 class TestTransportFactory:

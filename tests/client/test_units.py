@@ -4,6 +4,7 @@ note, keys, deadline, catalog."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 import anyio
@@ -11,7 +12,7 @@ import pytest
 from mcp_types import Tool, ToolAnnotations
 
 from errscope import Channel, FailureClass, Outcome
-from errscope._attributes import META_ERROR_REF
+from errscope._attributes import META_ERROR_REF, META_IDEMPOTENCY_KEY_HONOURED
 from errscope.client import (
     BreakerState,
     CircuitBreaker,
@@ -24,9 +25,9 @@ from errscope.client import (
     key_hash,
     new_idempotency_key,
 )
-from errscope.client._client import _ref_of
 from errscope.client._deadline import CallDeadline
 from errscope.client._invalid_params import parse_argument_problems, unknown_tool_name
+from errscope.client._shaping import ref_of as _ref_of
 from errscope.client._text import retry_after_from_text, safe_excerpt
 
 
@@ -80,10 +81,10 @@ def _result(cls: FailureClass | None, *, outcome: Outcome = Outcome.ERROR, chann
 
 
 class TestRetryPolicy:
-    """The class decides; timeouts and lost sessions never retry."""
+    """Only what is safe: an execution failure or a timeout repeats only for a tool declared safe to repeat."""
 
     @pytest.mark.parametrize(
-        ("result", "idempotent", "expected"),
+        ("result", "safe", "expected"),
         [
             (_result(FailureClass.PERMISSION_DENIED), True, False),
             (_result(FailureClass.NOT_FOUND), True, False),
@@ -91,16 +92,27 @@ class TestRetryPolicy:
             (_result(FailureClass.UNKNOWN), True, False),
             (_result(FailureClass.UPSTREAM_UNAVAILABLE), True, True),
             (_result(FailureClass.UPSTREAM_UNAVAILABLE), False, False),
-            (_result(FailureClass.RATE_LIMITED, retry_after=2), False, True),
+            (_result(FailureClass.RATE_LIMITED, retry_after=2), False, False),
+            (_result(FailureClass.RATE_LIMITED), False, False),
+            (_result(FailureClass.RATE_LIMITED, retry_after=2), True, True),
+            (_result(FailureClass.RATE_LIMITED), True, True),
             (_result(FailureClass.RATE_LIMITED, retry_after=30), True, False),
-            (_result(FailureClass.UPSTREAM_UNAVAILABLE, outcome=Outcome.TIMEOUT, channel=None), True, False),
+            (_result(FailureClass.RATE_LIMITED, channel=Channel.PROTOCOL, retry_after=2), False, True),
+            (_result(FailureClass.UPSTREAM_UNAVAILABLE, channel=Channel.PROTOCOL), False, True),
+            (_result(FailureClass.UPSTREAM_UNAVAILABLE, outcome=Outcome.TIMEOUT, channel=None), True, True),
+            (_result(FailureClass.UPSTREAM_UNAVAILABLE, outcome=Outcome.TIMEOUT, channel=None), False, False),
             (_result(FailureClass.UPSTREAM_UNAVAILABLE, channel=None), True, False),
             (_result(None, outcome=Outcome.OK, channel=None), True, False),
         ],
     )
-    def test_should_retry(self, result: ToolCallResult, idempotent: bool, expected: bool) -> None:
-        """One row per class / outcome of the policy table."""
-        assert RetryPolicy().should_retry(result, idempotent=idempotent) is expected
+    def test_should_retry(self, result: ToolCallResult, safe: bool, expected: bool) -> None:
+        """One row per class / channel / outcome of the policy table."""
+        assert RetryPolicy().should_retry(result, safe_to_repeat=safe) is expected
+
+    def test_side_effect_possible_protocol_error_needs_a_safe_tool(self) -> None:
+        """A server that says the side effect may have happened is repeated only for a tool safe to repeat."""
+        maybe = replace(_result(FailureClass.UPSTREAM_UNAVAILABLE, channel=Channel.PROTOCOL), side_effect_possible=True)
+        assert (RetryPolicy().should_retry(maybe, safe_to_repeat=False), RetryPolicy().should_retry(maybe, safe_to_repeat=True)) == (False, True)
 
     @pytest.mark.anyio
     @pytest.mark.parametrize("anyio_backend", ["asyncio"])
@@ -113,7 +125,7 @@ class TestRetryPolicy:
             seen.append(n)
             return _result(FailureClass.UPSTREAM_UNAVAILABLE)
 
-        result, count = await policy.run(attempt, idempotent=True)
+        result, count = await policy.run(attempt, safe_to_repeat=True)
         assert (seen, count, result.failure_class) == ([1, 2, 3], 3, FailureClass.UPSTREAM_UNAVAILABLE)
 
     @pytest.mark.anyio
@@ -129,7 +141,7 @@ class TestRetryPolicy:
             return _result(FailureClass.RATE_LIMITED, retry_after=0.2)
 
         started = anyio.current_time()
-        await policy.run(attempt, idempotent=False)
+        await policy.run(attempt, safe_to_repeat=True)
         assert count == 2 and anyio.current_time() - started < 1.0
 
 
@@ -332,4 +344,48 @@ class TestCatalog:
         catalog.mark_stale()
         await catalog.refresh_if_stale(second)
         assert catalog.names == ["put"] and "get_doc" in catalog.retired
-        assert catalog.is_idempotent("put") and not catalog.is_idempotent("get_doc")
+        assert catalog.is_safe_to_repeat("put", keyed=False) and not catalog.is_safe_to_repeat("get_doc", keyed=True)
+
+    @pytest.mark.anyio
+    @pytest.mark.parametrize("anyio_backend", ["asyncio"])
+    async def test_honoured_key_declaration_makes_a_tool_safe_to_repeat(self, anyio_backend: str) -> None:
+        """errscope's _meta declaration counts for keyed calls; a truthy non-boolean or a false hint does not."""
+        catalog = ToolCatalog()
+        schema = {"type": "object"}
+
+        async def fetch() -> list[Any]:
+            return [
+                Tool(name="keyed", input_schema=schema, _meta={META_IDEMPOTENCY_KEY_HONOURED: True}),
+                Tool(name="stringly", input_schema=schema, _meta={META_IDEMPOTENCY_KEY_HONOURED: "yes"}),
+                Tool(name="unhinted", input_schema=schema, annotations=ToolAnnotations(idempotent_hint=False)),
+            ]
+
+        await catalog.refresh(fetch)
+        names = ("keyed", "stringly", "unhinted", "absent")
+        assert [catalog.is_safe_to_repeat(n, keyed=True) for n in names] == [True, False, False, False]
+        assert not catalog.is_safe_to_repeat("keyed", keyed=False)  # a declaration about keys needs a key
+
+    @pytest.mark.anyio
+    @pytest.mark.parametrize("anyio_backend", ["asyncio"])
+    async def test_unknown_tool_refreshes_back_off(self, anyio_backend: str) -> None:
+        """Re-lists after unknown-tool errors wait 1, 2, 4 s while nothing changes; a change resets the wait."""
+        now = [0.0]
+        catalog = ToolCatalog(clock=lambda: now[0])
+        listing = [[Tool(name="a", input_schema={"type": "object"})]]
+        fetches = 0
+
+        async def fetch() -> list[Tool]:
+            nonlocal fetches
+            fetches += 1
+            return listing[0]
+
+        ran = []
+        for t in (0.0, 0.5, 1.0, 2.0, 3.0, 7.0):
+            now[0] = t
+            ran.append(await catalog.refresh_after_unknown(fetch))
+        assert ran == [True, False, True, False, True, True] and fetches == 4
+        listing[0] = [*listing[0], Tool(name="b", input_schema={"type": "object"})]
+        now[0] = 16.0
+        assert await catalog.refresh_after_unknown(fetch)
+        now[0] = 17.0
+        assert await catalog.refresh_after_unknown(fetch)  # the list changed: back to the first wait

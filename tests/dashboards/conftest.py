@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import require, require_executable
+from scripts.stackrun import ROOT, Collector, Prometheus
+from tests.conftest import require_executable
 from tests.dashboards import feed
-from tests.dashboards._stack import ROOT, Collector, Prometheus, collector_binary
+from tests.integration.collector_harness import collector_binary
 
 SERVICE = "errscope-feed"
 
@@ -53,7 +54,7 @@ def _wait_for_feed(prometheus: Prometheus, at: float) -> None:
 def server_refs(collector: Collector) -> set[str]:
     """Error refs on the SERVER spans the Collector exported."""
     refs = set()
-    for batch in collector.records("traces"):
+    for batch in collector.read("traces"):
         for rs in batch["resourceSpans"]:
             for ss in rs["scopeSpans"]:
                 for span in ss["spans"]:
@@ -68,7 +69,7 @@ def _wait_for_files(collector: Collector, summary: dict[str, Any]) -> None:
     refs = {c["error_ref"] for c in summary["calls"] if c["error_ref"] and c["outcome"] == "error"}
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        if refs <= server_refs(collector) and collector.records("logs"):
+        if refs <= server_refs(collector) and collector.read("logs"):
             return
         time.sleep(0.5)
 
@@ -77,17 +78,16 @@ def _wait_for_files(collector: Collector, summary: dict[str, Any]) -> None:
 def fed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fed]:
     prometheus_bin = require_executable("prometheus")
     binary = collector_binary()
-    require(binary is not None, "go is not installed, so the Collector cannot be built (scripts/build-collector.sh)")
-    assert binary is not None
     workdir = tmp_path_factory.mktemp("fed")
-    prometheus = Prometheus(prometheus_bin, workdir).start()
-    collector = Collector(binary, workdir, prometheus.url)
+    prometheus = Prometheus(workdir / "prometheus", binary=prometheus_bin).start()
+    collector = Collector(workdir / "collector", binary=binary, env={"ERRSCOPE_SAMPLE_PERCENT": "100"})
+    collector.remote_write(prometheus.url)
     try:
         collector.start()
         env = {**os.environ, "OTEL_SEMCONV_STABILITY_OPT_IN": "http/dup", "PYTHONPATH": str(ROOT)}
         env.pop("OTEL_EXPORTER_OTLP_ENDPOINT", None)
         result = subprocess.run(  # noqa: S603 - fixed argv
-            [sys.executable, "-m", "tests.dashboards.feed", "--otlp", collector.otlp_url, "--service", SERVICE],
+            [sys.executable, "-m", "tests.dashboards.feed", "--otlp", collector.otlp_http, "--service", SERVICE],
             cwd=ROOT, env=env, capture_output=True, text=True, timeout=180, check=False,
         )
         assert result.returncode == 0, result.stderr[-4000:]

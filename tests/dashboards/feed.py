@@ -67,7 +67,7 @@ def build_server() -> Any:
     import errscope
     from mcp.server.mcpserver import MCPServer
     from mcp.shared.exceptions import MCPError
-    from mcp_types import INTERNAL_ERROR
+    from mcp_types import INTERNAL_ERROR, ToolAnnotations
 
     server = MCPServer("errscope-feed")
 
@@ -83,7 +83,8 @@ def build_server() -> Any:
         """Charge a card through the payment upstream (which answers 503)."""
         return await _get(503)
 
-    @server.tool()
+    # A read: the one tool the server declares safe to repeat, so the client retries it (issue 11).
+    @server.tool(annotations=ToolAnnotations(readOnlyHint=True, idempotentHint=True))
     async def get_quote() -> str:
         """Ask the pricing upstream (which answers 429)."""
         return await _get(429)

@@ -21,7 +21,7 @@ import yaml
 from dashboards.inventory import load_yaml
 from dashboards.provisioning import DASHBOARDS_MOUNT
 from tests.conftest import require_executable
-from tests.dashboards._stack import PROMETHEUS_FLAGS
+from scripts.stackrun import PROMETHEUS_FLAGS
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"
@@ -234,11 +234,9 @@ def test_backend_state_lives_on_its_named_volume(service: str, config: str, moun
 def test_collector_healthcheck_command_passes_on_the_mounted_config() -> None:
     """The collector's healthcheck (`validate` on the mounted config, with the service's environment only)
     succeeds with the real binary of the same release."""
-    from tests.conftest import require
-    from tests.dashboards._stack import collector_binary
+    from tests.integration.collector_harness import collector_binary
 
     binary = collector_binary()
-    require(binary is not None, "go is not installed, so the Collector cannot be built (scripts/build-collector.sh)")
     service = _service("otel-collector")
     command = service["healthcheck"]["test"]
     assert ["CMD", "/otelcol-contrib", "validate"] == command[:3]

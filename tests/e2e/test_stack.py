@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -24,8 +23,8 @@ import pytest
 from dashboards.inventory import all_queries, concrete
 from errscope._otlp_json import SPAN_KIND_CLIENT, SPAN_KIND_SERVER, Telemetry, load
 from errscope.demo.payments import PLANTED_SECRETS
-from tests.conftest import require, require_executable
-from tests.dashboards._stack import collector_binary
+from tests.conftest import require_executable
+from tests.integration.collector_harness import collector_binary
 
 pytestmark = [pytest.mark.stack, pytest.mark.timeout(420)]
 
@@ -113,7 +112,6 @@ def _wait(predicate: Any, what: str, stack: RunningStack, timeout: float) -> Non
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
     require_executable("prometheus")
     require_executable("make")
-    require(shutil.which("go") is not None, "go is not installed, so the Collector cannot be built")
     collector_binary()  # build (or find cached) before the clock starts
     state = tmp_path_factory.mktemp("stack")
     output = state.parent / f"{state.name}.out"

@@ -83,7 +83,7 @@ def test_validate(overlays: list[str], tmp_path: Path) -> None:
 
 
 def test_components_are_exactly_the_manifest() -> None:
-    """The binary has what the manifest lists, and the config uses only those component types."""
+    """The binary has what the manifest lists, and the configs (overlays and scale-out tiers) use only those."""
     import subprocess
 
     import yaml
@@ -104,6 +104,7 @@ def test_components_are_exactly_the_manifest() -> None:
     for path in [
         CONFIG,
         *sorted(OVERLAYS.glob("*.yaml")),
+        *sorted((CONFIG.parents[1] / "deploy" / "scale-out").glob("*.yaml")),
     ]:
         config = yaml.safe_load(path.read_text())
         for kind in used:

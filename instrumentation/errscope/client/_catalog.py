@@ -2,16 +2,21 @@
 
 Refreshes are single-flight (concurrent callers share one ``tools/list``) and debounced (a burst of
 ``list_changed`` notifications costs one request). An unknown-tool error triggers at most one
-refresh per failed call: never a loop (case D22). Errors from requests that are not ``tools/*``
-(a ``resources/list`` probe answered with -32601) never trigger a refresh (case D24).
+refresh per failed call: never a loop (case D22), and those refreshes are rate limited per server
+with exponential backoff while they find nothing new (three calls to a vanished tool cost one
+``tools/list``, not three). Errors from requests that are not ``tools/*`` (a ``resources/list``
+probe answered with -32601) never trigger a refresh (case D24).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable, Sequence
 
 import anyio
 from mcp_types import Tool
+
+from errscope._attributes import META_IDEMPOTENCY_KEY_HONOURED
 
 __all__ = ["ToolCatalog"]
 
@@ -23,10 +28,23 @@ class ToolCatalog:
 
     Args:
         debounce: seconds to wait after a ``list_changed`` before re-listing (bursts collapse).
+        unknown_backoff: (first, longest) seconds between re-lists caused by unknown-tool errors;
+            the wait doubles while re-listing finds nothing new and resets when the list changes.
+        clock: monotonic clock in seconds (tests pass a fake one).
     """
 
-    def __init__(self, *, debounce: float = 0.05) -> None:
+    def __init__(
+        self,
+        *,
+        debounce: float = 0.05,
+        unknown_backoff: tuple[float, float] = (1.0, 60.0),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.debounce = debounce
+        self.unknown_backoff = unknown_backoff
+        self._clock = clock
+        self._unknown_delay = unknown_backoff[0]
+        self._unknown_next = float("-inf")
         self._tools: dict[str, Tool] = {}
         self._listed = False
         self._lock = anyio.Lock()
@@ -53,10 +71,17 @@ class ToolCatalog:
     def __contains__(self, name: object) -> bool:
         return name in self._tools
 
-    def is_idempotent(self, name: str) -> bool:
-        """Whether the tool declares ``idempotentHint`` (untrusted, but the author's own claim)."""
+    def is_safe_to_repeat(self, name: str, *, keyed: bool) -> bool:
+        """Whether the server declares a repeat of the call harmless: the tool says
+        ``annotations.idempotentHint: true`` (MCP spec, Tools > annotations; the author's own claim),
+        or the call carries an idempotency key (``keyed``) and the tool's ``_meta`` declares
+        ``io.errscope/idempotency_key_honoured: true`` (the server deduplicates on the key)."""
         tool = self._tools.get(name)
-        return bool(tool and tool.annotations and tool.annotations.idempotent_hint)
+        if tool is None:
+            return False
+        if tool.annotations is not None and tool.annotations.idempotent_hint is True:
+            return True
+        return keyed and tool.meta is not None and tool.meta.get(META_IDEMPOTENCY_KEY_HONOURED) is True
 
     def replace(self, tools: Sequence[Tool]) -> None:
         """Install a fresh listing."""
@@ -85,6 +110,17 @@ class ToolCatalog:
             self.replace(tools)
             self._generation += 1
             self.refreshes += 1
+
+    async def refresh_after_unknown(self, fetch: Fetch) -> bool:
+        """Re-list after an unknown-tool error unless one did so within the backoff; ``True`` if it ran."""
+        if self._clock() < self._unknown_next:
+            return False
+        before = list(self._tools)
+        await self.refresh(fetch)
+        low, high = self.unknown_backoff
+        self._unknown_delay = low if list(self._tools) != before else min(self._unknown_delay * 2, high)
+        self._unknown_next = self._clock() + self._unknown_delay
+        return True
 
     async def refresh_if_stale(self, fetch: Fetch) -> None:
         """Debounced re-list after ``list_changed``."""

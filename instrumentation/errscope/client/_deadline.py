@@ -14,7 +14,7 @@ token it no longer tracks, and :meth:`CallDeadline.touch` is a no-op once the sc
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 
 import anyio
@@ -48,22 +48,18 @@ class TimeoutPolicy:
         return self.ceiling if self.ceiling is not None else 10 * self.idle
 
 
-@dataclass(slots=True)
 class CallDeadline:
     """One attempt's timers: create, enter :attr:`scope`, call :meth:`touch` on progress."""
 
-    policy: TimeoutPolicy
-    started: float = field(default_factory=anyio.current_time)
-    scope: anyio.CancelScope = field(init=False)
-    progress_events: int = 0
-    _done: bool = False
+    __slots__ = ("_done", "ceiling_at", "policy", "progress_events", "scope", "started")
 
-    def __post_init__(self) -> None:
-        self.scope = anyio.CancelScope(deadline=self._next_deadline())
-
-    @property
-    def ceiling_at(self) -> float:
-        return self.started + self.policy.hard_ceiling
+    def __init__(self, policy: TimeoutPolicy) -> None:
+        self.policy = policy
+        self.started = now = anyio.current_time()
+        self.ceiling_at = now + policy.hard_ceiling
+        self.progress_events = 0
+        self._done = False
+        self.scope = anyio.CancelScope(deadline=min(now + policy.idle, self.ceiling_at))
 
     def _next_deadline(self) -> float:
         return min(anyio.current_time() + self.policy.idle, self.ceiling_at)

@@ -1,110 +1,488 @@
-"""The one sanctioned channel crossing: a JSON-RPC -32602 becomes a short note the model can act on.
+"""The one sanctioned channel crossing: a rejected call's arguments become a short note the model can act on.
 
-Servers on older SDKs reject bad arguments with ``-32602`` and a message that mixes the useful part
-(which argument, what it must be) with paths, stack fragments and ``data`` blobs. The model gets
-only the useful part, at most :data:`MAX_NOTE` characters, and the agent turn continues.
+Servers reject bad arguments with ``-32602``, or (most SDKs today) with an ``isError`` result, in words that mix
+the useful part (which argument, what it must be) with SDK prefixes, paths, values and documentation links. The
+model gets only the useful part, at most :data:`MAX_NOTE` characters, never a value it sent, and the turn goes on.
 
-Recognised shapes (anything else degrades to "invalid arguments" without details):
+The parser reads the *structures* validators put into their messages, not one release's sentence. The corpus
+``tests/foreign/data/invalid_params_corpus.json`` holds what real SDKs answer today and answered before:
 
-- zod / TS SDK: ``color: Expected string, received number``
-- pydantic: ``a\\n  Input should be a valid integer`` (field line, then the problem line)
-- prose: ```x` must be ...``, ``'x' is a required property`` (jsonschema), ``missing required argument 'x'``
+- issue lists serialised as JSON: zod 3/4 (``[{"code", "path", "expected", "minimum", ...}]``, TypeScript SDK 1.x
+  before zod 4 and every TS SDK for malformed requests), pydantic's ``errors()`` (``loc``/``msg``/``type``) and
+  ajv / JSON Schema output units (``instancePath``/``keyword``/``params``);
+- zod 4 issue lines, ``<path>: <message>`` (TS SDK 2.x) or ``<message> at <path>`` (TS SDK 1.2x+);
+- pydantic's text (``<loc>`` line, indented message, ``[type=..., input_value=...]``): the ``mcp`` SDK and every
+  FastMCP major;
+- JSON Schema prose: ``'x' is a required property`` (jsonschema), ``must have required property 'x'`` and
+  ``/a must be number`` (ajv), ```x` must be ...``, ``missing required argument 'x'``.
+
+An unknown tool is a different failure (re-list, not fix the arguments): :func:`unknown_tool_name` recognises it
+by its own shapes and never claims a message that carries argument problems.
 """
 
 from __future__ import annotations
 
+import ast
+import json
 import re
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from errscope.client._text import safe_excerpt, scrub_text
 
-__all__ = ["MAX_NOTE", "ArgumentProblem", "invalid_params_note", "parse_argument_problems", "unknown_tool_name"]
+__all__ = [
+    "MAX_NOTE",
+    "ArgumentProblem",
+    "declared_arguments",
+    "invalid_params_note",
+    "is_argument_rejection",
+    "parse_argument_problems",
+    "unknown_tool_name",
+]
 
 MAX_NOTE: Final = 300
-_FIELD: Final = r"[A-Za-z_][\w.\[\]-]{0,63}"
+MAX_PROBLEMS: Final = 4
+_FIELD: Final = r"[A-Za-z_$][\w$-]{0,63}(?:(?:\.|/)[\w$-]{1,64}|\[\d{1,6}\])*"  # a.b, a[0], a.0, a/b
+_REQUIRED: Final = "required"
+_UNEXPECTED: Final = "unexpected"
 
-_ZOD: Final = re.compile(rf"(?P<field>{_FIELD}):\s*Expected (?P<exp>[\w ]{{1,40}}?), received (?P<got>\w+)", re.I)
-_PYDANTIC: Final = re.compile(rf"^(?P<field>{_FIELD})\n\s+(?P<msg>[^\[\n]{{3,80}}?)\s*(?:\[|$)", re.M)
-_MUST_BE: Final = re.compile(rf"[`'\"]?(?P<field>{_FIELD})[`'\"]? must be (?P<exp>[^.;,\n]{{1,60}})", re.I)
-_REQUIRED: Final = re.compile(
-    rf"[`'\"](?P<field>{_FIELD})[`'\"] is a required property|missing required (?:argument|field|property):? [`'\"]?(?P<field2>{_FIELD})",
+# Markers an SDK puts on an argument rejection, whatever the channel: the JSON-RPC code in text, the TS SDKs'
+# "Input validation error" / "Invalid arguments for tool", "invalid params". pydantic's header is weaker (a tool
+# may validate upstream data with pydantic too): it counts only for fields the tool declares.
+_STRONG_MARKER: Final = re.compile(
+    r"-32602|\binput validation error\b|\binvalid (?:request )?(?:arguments|params|parameters)\b"
+    r"|\bunexpected keyword argument",
     re.I,
 )
-_UNKNOWN_TOOL: Final = re.compile(
-    r"(?:unknown tool|tool not found|no such tool|tool .{0,40}(?:not found|does not exist|is not available))"
-    r"[:\s]*[`'\"]?(?P<name>[\w./-]{1,128})?",
-    re.I,
-)
+_PYDANTIC_HEADER: Final = re.compile(r"\b\d+ validation errors? for \S+", re.I)
 
-_ARTICLE: Final = re.compile(r"^(a|an)\s", re.I)
+_UNKNOWN_TOOL: Final = (
+    # "Unknown tool: x" (mcp, FastMCP), "Tool x not found" (TS SDKs), "no such tool 'x'", "tool x does not exist"
+    re.compile(r"\b(?:unknown|no such) tool(?: name)?\b[:\s]*[`'\"]?(?P<name>[\w./-]{1,128})?", re.I),
+    re.compile(
+        r"\btool[:\s]+[`'\"]?(?P<name>[\w./-]{1,128})[`'\"]?\s+(?:was\s+)?(?:not found|does not exist|is not available"
+        r"|is not registered|not registered|is unknown)",
+        re.I,
+    ),
+    re.compile(r"\btool not found\b[:\s]*[`'\"]?(?P<name>[\w./-]{1,128})?", re.I),
+)
 
 
 @dataclass(frozen=True, slots=True)
 class ArgumentProblem:
-    """One rejected argument: its name and what it must be (never the value that was sent)."""
+    """One rejected argument: its name (a dotted path for nested ones) and what it must be, never its value.
+
+    ``expected`` is ``"required"`` for a missing argument, ``"unexpected"`` for one the tool does not accept,
+    ``None`` when the validator did not say, else a phrase such as ``"a number"`` or ``"at most 30"``.
+    """
 
     field: str
     expected: str | None = None
 
     def sentence(self) -> str:
-        """``color`` must be a string / ``a`` is required."""
+        """```color`` must be a string` / ```a`` is required` / ```c`` is not an accepted argument`."""
+        if not self.field:  # the validator echoed a value instead of naming the argument
+            return f"one argument must be {self.expected}" if self.expected else "one argument is invalid"
         if self.expected is None:
             return f"`{self.field}` is invalid"
-        if self.expected == "required":
+        if self.expected == _REQUIRED:
             return f"`{self.field}` is required"
+        if self.expected == _UNEXPECTED:
+            return f"`{self.field}` is not an accepted argument"
         return f"`{self.field}` must be {self.expected}"
 
 
-def _with_article(noun: str) -> str:
-    noun = noun.strip().lower()
-    if _ARTICLE.match(noun) or noun.startswith(("one of", "at ", "between", "an ", "a ")):
-        return noun
-    return ("an " if noun[:1] in "aeiou" else "a ") + noun
+# ---------------------------------------------------------------------------------------------- expectations
+
+_TYPE_NOUNS: Final = {
+    "record": "an object",
+    "object": "an object",
+    "dict": "an object",
+    "int": "an integer",
+    "integer": "an integer",
+    "float": "a number",
+    "bool": "a boolean",
+    "str": "a string",
+    "list": "an array",
+    "array": "an array",
+    "nan": "a number",
+    "undefined": "absent",
+}
+_COMPARISONS: Final = {">": "greater than", ">=": "at least", "<": "less than", "<=": "at most"}
+_WORDY_BOUNDS: Final = (
+    (re.compile(r"\bgreater than or equal to\b", re.I), "at least"),
+    (re.compile(r"\bless than or equal to\b", re.I), "at most"),
+)
 
 
-def parse_argument_problems(message: str) -> list[ArgumentProblem]:
-    """Pull argument names and expectations out of a validation message (order kept, no duplicates)."""
-    problems: list[ArgumentProblem] = []
-    seen: set[str] = set()
+def _noun(kind: str) -> str:
+    kind = kind.strip().strip("'\"`").lower()
+    if kind in _TYPE_NOUNS:
+        return _TYPE_NOUNS[kind]
+    return ("an " if kind[:1] in "aeiou" else "a ") + kind
 
-    def add(field: str, expected: str | None) -> None:
-        if field.lower() in {"input", "error", "arguments", "trace", "at", "http", "https"} or field in seen:
-            return
-        seen.add(field)
-        problems.append(ArgumentProblem(field, expected))
 
-    for m in _ZOD.finditer(message):
-        add(m.group("field"), _with_article(m.group("exp")))
-    for m in _PYDANTIC.finditer(message):
-        text = m.group("msg").strip()
-        text = re.sub(r"^Input should be\s+", "", text, flags=re.I)
-        add(m.group("field"), "required" if text.lower().startswith("field required") else text)
-    for m in _MUST_BE.finditer(message):
-        add(m.group("field"), m.group("exp").strip())
-    for m in _REQUIRED.finditer(message):
-        add(m.group("field") or m.group("field2"), "required")
-    return problems[:4]
+def _options(text: str) -> str:
+    values = [v.strip().strip("'\"`") for v in re.split(r"\s*\|\s*|,\s*|\s+or\s+", text.strip("[] ")) if v.strip()]
+    return "one of " + ", ".join(values)
+
+
+# zod 4 (the English locale the TS SDKs ship), then zod 3, then pydantic, as (pattern, expectation builder).
+_PHRASES: Final[tuple[tuple[re.Pattern[str], Any], ...]] = (
+    (re.compile(r"^(?:Invalid input: )?expected (\w+), received undefined$|^Required$|^Field required$"
+                r"|^Missing required (?:argument|field|property)$", re.I), lambda m: _REQUIRED),
+    (re.compile(r"^Invalid input: expected (\w+)(?:, received \w+)?$", re.I), lambda m: _noun(m[1])),
+    (re.compile(r"^Expected (\w+), received \w+$", re.I), lambda m: _noun(m[1])),
+    (re.compile(r"^Too (?:small|big): expected \w+ to (?:be|have) ([<>]=?)\s*(-?[\d.]+(?:e[+-]?\d+)?)(?: (\w+))?$",
+                re.I), lambda m: f"{_COMPARISONS[m[1]]} {m[2]}" + (f" {m[3]}" if m[3] else "")),
+    (re.compile(r"^Invalid string: must match pattern (/.+/\w*)$", re.I), lambda m: f"a string matching {m[1]}"),
+    (re.compile(r"^Invalid string: must (start|end) with (.+)$", re.I), lambda m: f"a string that {m[1]}s with {m[2]}"),
+    (re.compile(r"^Invalid string: must include (.+)$", re.I), lambda m: f"a string that includes {m[1]}"),
+    (re.compile(r"^Invalid (?:option|enum value)[.:]? expected one of (.+?)(?:, received .*)?$", re.I),
+     lambda m: _options(m[1])),
+    (re.compile(r"^Invalid enum value\. Expected (.+?)(?:, received .*)?$", re.I), lambda m: _options(m[1])),
+    (re.compile(r"^Invalid input: expected (\".*\"|-?[\d.]+|true|false|null)$", re.I), lambda m: f"exactly {m[1]}"),
+    (re.compile(r"^Invalid literal value, expected (.+)$", re.I), lambda m: f"exactly {m[1]}"),
+    (re.compile(r"^(?:Number|Value) must be (.+)$", re.I), lambda m: m[1]),
+    (re.compile(r"^(?:String|Array) must contain (at (?:least|most) \d+) (\w+?)(?:\(s\))?s?$", re.I),
+     lambda m: f"{m[1]} {m[2]}s"),
+    (re.compile(r"^String should match pattern '(.+)'$", re.I), lambda m: f"a string matching {m[1]}"),
+    (re.compile(r"^(?:String|List|Dictionary|Value) should have (at (?:least|most) \d+ \w+)", re.I), lambda m: m[1]),
+    (re.compile(r"^Input should be ('[^']*'(?:, '[^']*')*,? or '[^']*')$", re.I), lambda m: _options(m[1])),
+    (re.compile(r"^Input should be (.+?)(?:, (?:unable|got|invalid|input|received)\b.*)?$", re.I), lambda m: m[1]),
+    (re.compile(r"^(?:Unexpected keyword argument|Extra inputs are not permitted)$", re.I), lambda m: _UNEXPECTED),
+    (re.compile(r"^Invalid ((?!input\b)[\w -]{2,40}?)(?: address)?$", re.I),
+     lambda m: f"a valid {m[1].lower()}{' address' if 'address' in m[0].lower() else ''}"),
+)
+
+
+def _expectation(message: str) -> str | None:
+    """What an argument must be, from one validator message; ``None`` when the message does not say."""
+    message = message.strip().rstrip(".")
+    for pattern, build in _PHRASES:
+        match = pattern.match(message)
+        if match:
+            expected = str(build(match)).strip()
+            for wordy, short in _WORDY_BOUNDS:
+                expected = wordy.sub(short, expected)
+            return expected or None
+    return None
+
+
+# -------------------------------------------------------------------------------------- structured issues
+
+
+def _path(value: Any) -> str:
+    """A field path from a list (zod ``path``, pydantic ``loc``), a JSON pointer (ajv) or a dotted string.
+
+    A path into the request itself (``params.arguments...``, a malformed ``tools/call``) is cut to the arguments.
+    """
+    if isinstance(value, list | tuple):
+        parts = [str(p) for p in value]
+    elif str(value or "").startswith("/"):
+        parts = [p.replace("~1", "/").replace("~0", "~") for p in str(value)[1:].split("/")]  # RFC 6901
+    else:
+        parts = [str(value or "")]
+    path = ".".join(p for p in parts if p)
+    if path == "params.arguments":
+        return "arguments"
+    return path.removeprefix("params.arguments.")
+
+
+def _issue(issue: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
+    """(field, expectation) pairs from one JSON issue: zod 3/4, pydantic ``errors()``, ajv/JSON Schema unit."""
+    code = str(issue.get("code") or issue.get("type") or issue.get("keyword") or "")
+    path = _path(issue.get("path", issue.get("loc", issue.get("instancePath", issue.get("instance_path", "")))))
+    params = issue.get("params") if isinstance(issue.get("params"), Mapping) else {}
+    message = str(issue.get("message") or issue.get("msg") or "")
+    join = (lambda name: f"{path}.{name}" if path and path != "arguments" else name)
+    if code in {"unrecognized_keys", "additionalProperties"}:
+        for key in issue.get("keys") or [params.get("additionalProperty")]:
+            if key:
+                yield join(str(key)), _UNEXPECTED
+        return
+    if code == "required" and params.get("missingProperty"):
+        yield join(str(params["missingProperty"])), _REQUIRED
+        return
+    expected: str | None
+    if code in {"missing", "missing_argument"} or issue.get("received") == "undefined":
+        expected = _REQUIRED
+    elif code in {"extra_forbidden", "unexpected_keyword_argument"}:
+        expected = _UNEXPECTED
+    elif code in {"too_small", "too_big"} and ("minimum" in issue or "maximum" in issue):
+        bound = issue.get("minimum", issue.get("maximum"))
+        inclusive = issue.get("inclusive", True)
+        words = ("at least", "greater than") if code == "too_small" else ("at most", "less than")
+        unit = {"string": " characters", "array": " items"}.get(str(issue.get("type") or issue.get("origin")), "")
+        expected = f"{words[0] if inclusive else words[1]} {bound}{unit}"
+    elif code in {"invalid_enum_value", "invalid_value", "enum"} and (issue.get("options") or issue.get("values")
+                                                                     or params.get("allowedValues")):
+        values = issue.get("options") or issue.get("values") or params.get("allowedValues")
+        expected = "one of " + ", ".join(str(v) for v in values)
+    elif code == "invalid_type" and issue.get("expected"):
+        expected = _noun(str(issue["expected"]))
+    elif code == "type" and params.get("type"):
+        expected = _noun(str(params["type"]))
+    elif params.get("comparison") in _COMPARISONS and "limit" in params:  # ajv minimum/maximum/exclusive*
+        expected = f"{_COMPARISONS[params['comparison']]} {params['limit']}"
+    elif code in {"minLength", "maxLength", "minItems", "maxItems"} and "limit" in params:
+        expected = f"{'at least' if code.startswith('min') else 'at most'} {params['limit']} " + (
+            "characters" if code.endswith("Length") else "items"
+        )
+    elif code == "pattern" and params.get("pattern"):
+        expected = f"a string matching {params['pattern']}"
+    elif code == "format" and params.get("format"):
+        expected = f"a valid {params['format']}"
+    elif code == "const" and "allowedValue" in params:
+        expected = f"exactly {json.dumps(params['allowedValue'])}"
+    elif code in {"invalid_string", "invalid_format"} and (issue.get("validation") or issue.get("format")):
+        kind = str(issue.get("validation") or issue.get("format"))
+        pattern = issue.get("pattern")
+        expected = f"a string matching {pattern}" if pattern else (
+            "a string in the required format" if kind == "regex" else f"a valid {kind}"
+        )
+    else:
+        expected = _expectation(message)
+    yield path or "arguments", expected
+
+
+def _json_issues(message: str) -> Iterator[tuple[str, str | None]]:
+    """Issues from the first JSON list or object of issues embedded in ``message``."""
+    decoder = json.JSONDecoder()
+    for start in (m.start() for m in re.finditer(r"[\[{]", message)):
+        try:
+            value, _ = decoder.raw_decode(message, start)
+        except ValueError:
+            continue
+        if isinstance(value, dict):  # {"issues": [...]} (zod's error JSON) or {"errors": [...]}
+            value = value.get("issues") or value.get("errors")
+        if not (isinstance(value, list) and value and all(isinstance(item, dict) for item in value)):
+            continue
+        if not any(key in value[0] for key in ("path", "loc", "instancePath", "instance_path")):
+            continue
+        for item in value:
+            yield from _issue(item)
+        return
+
+
+# ----------------------------------------------------------------------------------------------- text forms
+
+# pydantic: "<loc>\n  <message> [type=<type>, input_value=<value>, input_type=<type>]"
+_PYDANTIC: Final = re.compile(
+    rf"^(?P<loc>{_FIELD})\n[ \t]+(?P<msg>[^\n]+?)(?:\s*\[type=(?P<type>\w+)[^\n]*\])?[ \t]*$", re.M
+)
+# zod 4 issue lines: "<path>: <message>" (TS SDK 2.x, joined by ", ") or "<message> at <path>" (TS SDK 1.2x+).
+_ZOD_PREFIX: Final = re.compile(rf"^(?P<path>{_FIELD}):\s+(?P<msg>.+)$", re.S)
+_ZOD_SUFFIX: Final = re.compile(rf"^(?P<msg>.+?) at (?P<path>{_FIELD})$", re.S)
+_ISSUE_BREAK: Final = re.compile(rf"\n|; |, (?={_FIELD}: [A-Z])")
+_TRACE: Final = re.compile(r"\s*(?:stack\s*)?trace(?:back)?\b.*$", re.I | re.S)  # "; trace at /srv/x.py:88"
+_UNRECOGNISED: Final = re.compile(r"^Unrecognized keys?(?: in object)?:\s*(?P<keys>.+)$", re.I)
+_TOOL_PREAMBLE: Final = re.compile(r"^.*?\b(?:for tool|arguments for)\s+[`'\"]?[\w./-]+[`'\"]?\s*:\s*", re.I | re.S)
+_SDK_PREFIX: Final = re.compile(r"^(?:MCP error -?\d+:\s*)?(?:Input validation error:\s*)?", re.I)
+_MUST_BE: Final = re.compile(rf"(?<![\w/])[`'\"]?(?P<field>{_FIELD})[`'\"]? must be (?P<exp>[^.;,\n]{{1,60}})")
+# ajv's text form: "data/a must be number" or "/a must be number" (instancePath + message).
+_POINTER_MUST: Final = re.compile(
+    r"(?:^|\s)(?:data)?(?P<pointer>/[\w/~$-]{1,128}) must (?:be )?(?P<exp>[^.;,\n]{1,60})"
+)
+_REQUIRED_PROSE: Final = re.compile(
+    rf"[`'\"](?P<a>{_FIELD})[`'\"] is a required property"
+    rf"|must have required property [`'\"](?P<b>{_FIELD})[`'\"]"
+    rf"|missing required (?:argument|field|property|parameter):? [`'\"]?(?P<c>{_FIELD})",
+    re.I,
+)
+
+
+def _zod_lines(message: str) -> Iterator[tuple[str, str | None]]:
+    body = _TOOL_PREAMBLE.sub("", _SDK_PREFIX.sub("", message.strip()), count=1)
+    for piece in _ISSUE_BREAK.split(body):
+        piece = _TRACE.sub("", piece).strip()
+        match = _ZOD_PREFIX.match(piece) or _ZOD_SUFFIX.match(piece)
+        path, text = (match.group("path"), match.group("msg")) if match else ("", piece)
+        unrecognised = _UNRECOGNISED.match(text)
+        if unrecognised:  # zod names the object; the keys are the arguments that should not be there
+            for key in re.findall(r"[\"'`]([^\"'`]+)[\"'`]", unrecognised.group("keys")):
+                yield (f"{path}.{key}" if path else key), _UNEXPECTED
+        elif match is not None and (expected := _expectation(text)) is not None:
+            yield path, expected  # an unknown sentence proves nothing: "failed at startup" is not a path
+
+
+# jsonschema's ValidationError.message: "<repr of the value> <rule> <schema value>" (the mcp 1.x low-level Server
+# sends it as "Input validation error: 'seven' is not of type 'number'"). It names the value, not the argument.
+_JSONSCHEMA: Final = re.compile(
+    r"^(?:.*?error:\s*)?(?P<value>.+?) (?P<rule>is not of type|is not one of|does not match"
+    r"|is (?:less|greater) than(?: or equal to)? the (?:minimum|maximum) of|is not a) (?P<arg>.+)$",
+    re.I | re.M,
+)
+_JSONSCHEMA_RULES: Final = {
+    "is less than the minimum of": "at least",
+    "is less than or equal to the minimum of": "greater than",
+    "is greater than the maximum of": "at most",
+    "is greater than or equal to the maximum of": "less than",
+}
+
+
+def _jsonschema(message: str, arguments: Mapping[str, Any] | None) -> Iterator[tuple[str, str | None]]:
+    for match in _JSONSCHEMA.finditer(message):
+        rule, arg = match.group("rule").lower(), match.group("arg").strip().rstrip(".")
+        if rule == "is not of type":
+            expected = _noun(arg.split(",")[0])
+        elif rule == "is not one of":
+            expected = _options(arg)
+        elif rule == "does not match":
+            expected = f"a string matching {_literal(arg)}"
+        elif rule == "is not a":
+            expected = f"a valid {_literal(arg)}"
+        else:
+            expected = f"{_JSONSCHEMA_RULES[rule]} {arg}"
+        yield _sent_as(match.group("value"), arguments), expected
+
+
+def _literal(text: str) -> str:
+    """A Python literal as jsonschema prints it (``'^\\\\d{5}$'``) back to its value (``^\\d{5}$``)."""
+    try:
+        return str(ast.literal_eval(text))
+    except (ValueError, SyntaxError):
+        return text.strip("'")
+
+
+def _sent_as(echoed: str, arguments: Mapping[str, Any] | None) -> str:
+    """The one argument (a dotted path when nested) whose value a validator echoed, else ``""`` (unnamed)."""
+    paths = [path for path, value in _leaves(arguments or {}, "") if echoed in {repr(value), json.dumps(value)}]
+    return paths[0] if len(paths) == 1 else ""
+
+
+def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
+    """Every (dotted path, value) in sent arguments, containers included (a validator may echo a whole object)."""
+    if path:
+        yield path, value
+    children = value.items() if isinstance(value, Mapping) else enumerate(value) if isinstance(value, list) else ()
+    for key, child in children:
+        yield from _leaves(child, f"{path}.{key}" if path else str(key))
+
+
+def _pydantic(message: str) -> Iterator[tuple[str, str | None]]:
+    for match in _PYDANTIC.finditer(message):
+        kind = match.group("type") or ""
+        if kind.startswith("missing"):
+            yield match.group("loc"), _REQUIRED
+        elif kind in {"extra_forbidden", "unexpected_keyword_argument"}:
+            yield match.group("loc"), _UNEXPECTED
+        else:
+            yield match.group("loc"), _expectation(match.group("msg"))
+
+
+def _prose(message: str) -> Iterator[tuple[str, str | None]]:
+    for match in _REQUIRED_PROSE.finditer(message):
+        yield match.group("a") or match.group("b") or match.group("c"), _REQUIRED
+    for match in _POINTER_MUST.finditer(message):
+        exp = match.group("exp").strip()
+        yield _path(match.group("pointer")), _noun(exp) if re.fullmatch(r"\w+", exp) else exp
+    for match in _MUST_BE.finditer(message):
+        yield match.group("field"), match.group("exp").strip()
+
+
+_NOT_FIELDS: Final = frozenset({"input", "error", "trace", "at", "http", "https"})  # prose words, not arguments
+
+
+def parse_argument_problems(message: str, arguments: Mapping[str, Any] | None = None) -> list[ArgumentProblem]:
+    """The arguments a validation message rejects and what each must be (order kept, one per field, at most 4).
+
+    Args:
+        message: the server's text.
+        arguments: the arguments that were sent, to name the argument when a validator echoes its value
+            instead of its name (jsonschema); never quoted back.
+
+    A field named twice keeps the most specific expectation. Values the caller sent never appear: pydantic's
+    ``input_value``, zod's ``received`` and JSON Schema's echoed instance are dropped by construction.
+    """
+    found: dict[str, str | None] = {}
+    # A JSON issue list is the whole story (its "message" fields would read as prose); else text forms combine.
+    issues = list(_json_issues(message))
+    pairs = issues or [
+        *_pydantic(message), *_zod_lines(message), *_prose(message), *_jsonschema(message, arguments)
+    ]
+    for field, expected in pairs:
+        field = field.strip("`'\"")
+        if field.lower() in _NOT_FIELDS or (not field and (expected is None or "" in found)):
+            continue
+        if found.get(field) is None:
+            found[field] = expected
+    return [ArgumentProblem(field, expected) for field, expected in found.items()][:MAX_PROBLEMS]
+
+
+# ------------------------------------------------------------------------------------------- classification
+
+
+def declared_arguments(input_schema: Mapping[str, Any] | None) -> frozenset[str] | None:
+    """The top-level argument names a tool's ``inputSchema`` declares; ``None`` when unknown."""
+    if not isinstance(input_schema, Mapping) or not isinstance(input_schema.get("properties"), Mapping):
+        return None
+    return frozenset(str(name) for name in input_schema["properties"])
+
+
+def is_argument_rejection(message: str, declared: Collection[str] | None = None) -> bool:
+    """Whether an error text (a -32602 message or an ``isError`` result) says the call's arguments were rejected.
+
+    Args:
+        message: the server's text.
+        declared: the tool's declared argument names (:func:`declared_arguments`), when listed.
+
+    An SDK's own marker (``-32602``, "Input validation error", "Invalid arguments") is enough. A pydantic
+    validation report counts only when it names an argument the tool declares (or nothing is known about the
+    tool): a tool validating *upstream* data with pydantic fails on its own, it was not called wrongly. An
+    unknown-tool message is not a rejection of arguments (:func:`unknown_tool_name`).
+    """
+    if unknown_tool_name(message) is not None:
+        return False
+    if _STRONG_MARKER.search(message):
+        return True
+    if not _PYDANTIC_HEADER.search(message):
+        return False
+    problems = parse_argument_problems(message)
+    if declared is None:
+        return bool(problems)
+    return any(re.split(r"[.\[/]", p.field)[0] in declared for p in problems)
 
 
 def unknown_tool_name(message: str) -> str | None:
-    """Return the tool name when ``message`` says a tool is unknown, ``""`` if unnamed, else ``None``."""
-    m = _UNKNOWN_TOOL.search(message)
-    if m is None:
+    """The tool named by an unknown-tool message, ``""`` if it names none, ``None`` for any other message.
+
+    A message that rejects arguments ("Invalid arguments for tool x: ...") is never an unknown tool.
+    """
+    if re.search(r"\binvalid arguments\b|\bvalidation error", message, re.I):
         return None
-    return m.group("name") or ""
+    for pattern in _UNKNOWN_TOOL:
+        match = pattern.search(message)
+        if match is not None:
+            return (match.group("name") or "").strip("`'\"")
+    return None
 
 
-def invalid_params_note(tool: str, message: str) -> str:
-    """Build the model's note for a -32602 on ``tool``: which argument, what it must be, then what to do."""
-    problems = parse_argument_problems(message)
+def invalid_params_note(tool: str, message: str, arguments: Mapping[str, Any] | None = None) -> str:
+    """Build the model's note for rejected arguments on ``tool``: which argument, what it must be, what to do.
+
+    Args:
+        tool: the tool's name.
+        message: the server's text (a -32602 message or an ``isError`` result's text).
+        arguments: the arguments that were sent (see :func:`parse_argument_problems`); string values among them
+            are also cut out of a prose excerpt, so the note never quotes what the model sent.
+
+    Returns:
+        At most :data:`MAX_NOTE` characters, scrubbed.
+    """
+    problems = parse_argument_problems(message, arguments)
     if problems:
         # Names and expectations are the server's raw text: scrubbed like the excerpt below.
         detail = scrub_text("; ".join(p.sentence() for p in problems))
     else:
         # Nothing structured: keep a scrubbed, path-free excerpt, only if it is short prose.
-        excerpt = safe_excerpt(message, limit=120)
-        detail = excerpt if excerpt and excerpt.lower() not in {"invalid params", "invalid request parameters"} else ""
+        prose = _SDK_PREFIX.sub("", message)
+        for value in (v for v in (arguments or {}).values() if isinstance(v, str) and len(v) >= 3):
+            prose = prose.replace(value, "…")
+        excerpt = safe_excerpt(prose, limit=120)
+        generic = {"invalid params", "invalid request parameters", "invalid arguments"}
+        detail = excerpt if excerpt and excerpt.lower() not in generic and not excerpt.startswith(("[", "{")) else ""
     head = f"{tool} was rejected: invalid arguments"
     tail = " Fix the arguments and call again."
     note = f"{head} — {detail}.{tail}" if detail else f"{head}.{tail}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from mcp_types import CallToolResult
+from mcp_types import CallToolResult, ElicitRequestURLParams, ErrorData
 
 from errscope._vocabulary import Channel, FailureClass, Outcome
 
@@ -37,8 +37,17 @@ class ToolCallResult:
         retry_after: seconds to wait before calling again, when known.
         attempts: how many attempts errscope made (automatic retries included).
         idempotency_key: the key every attempt carried; pass it back to retry this logical call.
-        result: the server's ``CallToolResult`` when one arrived.
+        result: the server's ``CallToolResult`` when one arrived, whole (``text`` may be cut).
         request_ids: the JSON-RPC ids of the attempts, in order (for triage).
+        side_effect_possible: for a failure, ``True`` when the call may have taken effect (a timeout,
+            a session lost after the request was written, a server saying so in
+            ``_meta["io.errscope/side_effect_possible"]``), ``False`` when no request reached the
+            server (breaker open, no connection); ``None`` when nothing is known or on success.
+        error: the JSON-RPC error object exactly as the server sent it (code, message, ``data``),
+            for errors whose ``data`` the host must act on, e.g. ``-32042`` URL elicitation.
+        elicitations: for ``-32042``, the URL elicitations the user must complete (MCP spec,
+            Elicitation > URL mode): each has ``url``, ``message`` and ``elicitation_id``.
+        text_truncated: ``True`` when ``text`` was cut to the client's ``max_model_text``.
     """
 
     tool: str
@@ -53,6 +62,10 @@ class ToolCallResult:
     idempotency_key: str | None = None
     result: CallToolResult | None = field(default=None, repr=False)
     request_ids: tuple[Any, ...] = ()
+    side_effect_possible: bool | None = None
+    error: ErrorData | None = field(default=None, repr=False)
+    elicitations: tuple[ElicitRequestURLParams, ...] = ()
+    text_truncated: bool = False
 
     @property
     def ok(self) -> bool:
@@ -61,7 +74,6 @@ class ToolCallResult:
 
     @property
     def side_effect_unknown(self) -> bool:
-        """``True`` when the call may or may not have taken effect (a timeout, or a session lost mid-call)."""
-        return self.outcome is Outcome.TIMEOUT or (
-            self.outcome is Outcome.ERROR and self.channel is None and self.request_ids != ()
-        )
+        """``True`` when the call may or may not have taken effect (a timeout, a session lost mid-call,
+        or a server that said so)."""
+        return self.outcome is Outcome.TIMEOUT or self.side_effect_possible is True

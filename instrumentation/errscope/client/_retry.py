@@ -1,15 +1,29 @@
-"""Automatic retries, decided by failure class (the backoff machinery is ``tenacity``'s).
+"""Automatic retries: only what is safe, decided from what the server declares.
 
-=====================  ===========================================================================
-class / outcome        automatic retry
-=====================  ===========================================================================
-rate_limited           yes, after ``retry_after`` (from ``_meta`` or the text) plus jitter, while
-                       the wait fits ``max_rate_limit_wait`` and the overall ``budget``
-upstream_unavailable   only when the call is idempotent (it carries a key, or the tool declares
-                       ``idempotentHint``) and the server answered; exponential backoff with jitter
-not_found, permission_denied, invalid_input, unknown   never
-timeout, session lost mid-call   never: the side effect may have happened (cases D14, D20)
-=====================  ===========================================================================
+A key attached by the client proves nothing; what counts is the server's word that a repeat is
+harmless (DESIGN.md, "Idempotency keys"). A tool is *safe to repeat* when its ``tools/list`` entry
+says ``annotations.idempotentHint: true`` or ``_meta["io.errscope/idempotency_key_honoured"]: true``
+(errscope servers declare the latter for tools using :class:`errscope.idempotency.Idempotency`)
+and the call carries an idempotency key for the server to honour.
+
+=========================================  ===============================================================
+ending                                     automatic retry
+=========================================  ===============================================================
+protocol error, rate_limited /             yes: a JSON-RPC error means the call did not happen (JSON-RPC
+upstream_unavailable                       2.0 §5, MCP spec "Error handling"), unless the server said the
+                                           side effect was possible
+``isError`` result, rate_limited /         only when the tool is safe to repeat: the tool ran, and may
+upstream_unavailable                       have done part of its work (an e-mail sent, then a 503)
+timeout                                    only when the tool is safe to repeat (``retry_timeouts``)
+no answer (no session, breaker open,       never: reported to the model as it is
+session lost mid-call)
+not_found, permission_denied,              never
+invalid_input, unknown
+=========================================  ===============================================================
+
+Waits: ``retry_after`` (from ``_meta`` or the text) plus jitter when the server gave one and it fits
+``max_rate_limit_wait``; otherwise exponential backoff with jitter (never a burst), all within the
+per-call ``budget``. The machinery is ``tenacity``'s.
 
 A model-initiated retry is a new logical call that reuses the first call's idempotency key
 (``ToolClient.call_tool(..., idempotency_key=previous.idempotency_key)``); it is not counted here.
@@ -26,7 +40,7 @@ import anyio
 from tenacity import AsyncRetrying, RetryCallState, retry_if_result, stop_after_attempt, stop_before_delay
 from tenacity.wait import wait_exponential_jitter
 
-from errscope._vocabulary import FailureClass, Outcome
+from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.client._result import ToolCallResult
 
 __all__ = ["RetryPolicy"]
@@ -45,6 +59,7 @@ class RetryPolicy:
         backoff_initial: first backoff for upstream_unavailable, in seconds.
         backoff_max: cap on one backoff, in seconds.
         jitter: up to this many seconds of random delay added to every wait.
+        retry_timeouts: retry a timed-out attempt of a tool that is safe to repeat.
     """
 
     max_attempts: int = 3
@@ -53,17 +68,22 @@ class RetryPolicy:
     backoff_initial: float = 0.2
     backoff_max: float = 5.0
     jitter: float = 0.25
+    retry_timeouts: bool = True
 
-    def should_retry(self, result: ToolCallResult, *, idempotent: bool) -> bool:
-        """Whether errscope may send this logical call again on its own."""
+    def should_retry(self, result: ToolCallResult, *, safe_to_repeat: bool) -> bool:
+        """Whether errscope may send this logical call again on its own (see the module's table)."""
+        if result.outcome is Outcome.TIMEOUT:
+            return safe_to_repeat and self.retry_timeouts
         if result.outcome is not Outcome.ERROR or result.channel is None:
-            return False  # ok, timeout, cancelled, or the server never answered for sure
-        if result.failure_class is FailureClass.RATE_LIMITED:
-            wait = result.retry_after if result.retry_after is not None else self.backoff_initial
-            return wait <= self.max_rate_limit_wait
-        if result.failure_class is FailureClass.UPSTREAM_UNAVAILABLE:
-            return idempotent
-        return False
+            return False  # ok, cancelled, or no answer from the server
+        if result.failure_class not in (FailureClass.RATE_LIMITED, FailureClass.UPSTREAM_UNAVAILABLE):
+            return False
+        did_not_happen = result.channel is Channel.PROTOCOL and result.side_effect_possible is not True
+        if not (did_not_happen or safe_to_repeat):
+            return False
+        if result.failure_class is FailureClass.RATE_LIMITED and result.retry_after is not None:
+            return result.retry_after <= self.max_rate_limit_wait
+        return True
 
     def wait_seconds(self, state: RetryCallState) -> float:
         """Seconds to wait before the next attempt (tenacity ``wait`` strategy)."""
@@ -78,11 +98,11 @@ class RetryPolicy:
         self,
         attempt: Callable[[int], Awaitable[ToolCallResult]],
         *,
-        idempotent: bool,
+        safe_to_repeat: bool,
     ) -> tuple[ToolCallResult, int]:
         """Run ``attempt(n)`` (n = 1, 2, ...) until the policy stops; return the last result and the count."""
         first = await attempt(1)
-        if self.max_attempts <= 1 or not self.should_retry(first, idempotent=idempotent):
+        if self.max_attempts <= 1 or not self.should_retry(first, safe_to_repeat=safe_to_repeat):
             return first, 1  # the common case: no retry machinery on the hot path
         count = 0
 
@@ -94,7 +114,7 @@ class RetryPolicy:
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self.max_attempts) | stop_before_delay(self.budget),
             wait=self.wait_seconds,
-            retry=retry_if_result(lambda r: self.should_retry(r, idempotent=idempotent)),
+            retry=retry_if_result(lambda r: self.should_retry(r, safe_to_repeat=safe_to_repeat)),
             retry_error_callback=lambda state: state.outcome.result() if state.outcome else None,
             sleep=anyio.sleep,
             reraise=True,

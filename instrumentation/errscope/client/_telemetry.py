@@ -21,21 +21,54 @@ allow-list (the SDK alone would forward all of it, pitfall 13).
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from opentelemetry import baggage, context, propagate, trace
-from opentelemetry.metrics import Histogram, MeterProvider, get_meter
-from opentelemetry.trace import Link, NonRecordingSpan, Span, SpanKind, Tracer, TracerProvider
+from opentelemetry.metrics import Counter, Histogram, MeterProvider, get_meter
+from opentelemetry.trace import Link, NonRecordingSpan, Span, SpanKind, StatusCode, Tracer, TracerProvider
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-from errscope._attributes import DURATION_BUCKETS, MCP_CLIENT_OPERATION_DURATION, METRIC_ATTRIBUTES
+from errscope._attributes import (
+    DURATION_BUCKETS,
+    ERROR_TYPE,
+    ERRSCOPE_CHANNEL,
+    ERRSCOPE_ERROR_REF,
+    ERRSCOPE_FAILURE_CLASS,
+    ERRSCOPE_LATE_RESPONSES,
+    ERRSCOPE_OUTCOME,
+    ERRSCOPE_PROGRESS_NOTIFICATIONS,
+    ERRSCOPE_RETRY_AFTER,
+    ERRSCOPE_SIDE_EFFECT_POSSIBLE,
+    GEN_AI_TOOL_NAME,
+    JSONRPC_REQUEST_ID,
+    MCP_CLIENT_OPERATION_DURATION,
+    MCP_PROTOCOL_VERSION,
+    MCP_SESSION_ID,
+    METRIC_ATTRIBUTES,
+    RPC_RESPONSE_STATUS_CODE,
+)
+from errscope._tables import observe_table_sizes
 from errscope._version import __version__
+from errscope._vocabulary import Outcome
+from errscope.client._result import ToolCallResult
 from errscope.client._wire import CURRENT_ATTEMPT
 
 __all__ = ["ClientTelemetry", "install_sdk_span_suppression", "trace_meta"]
 
 _SCOPE = "errscope.client"
+_LEARNED_DURING_THE_CALL = (
+    ERROR_TYPE,
+    RPC_RESPONSE_STATUS_CODE,
+    MCP_PROTOCOL_VERSION,
+    MCP_SESSION_ID,
+    JSONRPC_REQUEST_ID,
+    ERRSCOPE_PROGRESS_NOTIFICATIONS,
+)
+"""Attributes known only once the attempt is under way, written to the span when it ends."""
+_W3C = TraceContextTextMapPropagator()
+"""``traceparent``/``tracestate`` are W3C Trace Context names whatever the global propagator is."""
+_EMPTY = context.Context()
 
 
 class ClientTelemetry:
@@ -55,6 +88,12 @@ class ClientTelemetry:
             description="Duration of an MCP request as seen by the client (one point per attempt).",
             explicit_bucket_boundaries_advisory=list(DURATION_BUCKETS),
         )
+        self.late_responses: Counter = meter.create_counter(
+            ERRSCOPE_LATE_RESPONSES,
+            unit="{response}",
+            description="Answers that arrived after the client had given up on the attempt.",
+        )
+        observe_table_sizes(meter_provider)
 
     def start_span(
         self,
@@ -68,6 +107,54 @@ class ClientTelemetry:
 
     def record_duration(self, seconds: float, attributes: Mapping[str, Any]) -> None:
         self.duration.record(seconds, {k: v for k, v in attributes.items() if k in METRIC_ATTRIBUTES and v is not None})
+
+    def finish_attempt(
+        self,
+        span: Span,
+        attributes: dict[str, Any],
+        *,
+        seconds: float,
+        result: ToolCallResult | None = None,
+        outcome: Outcome | None = None,
+        tool_listed: bool = True,
+        end: bool = True,
+    ) -> None:
+        """Write an attempt's ending onto its span (in one call) and record its duration.
+
+        ``attributes`` are the span's start attributes plus what the call learned (the metric keeps
+        only :data:`METRIC_ATTRIBUTES` of them); ``tool_listed=False``
+        drops the tool name from the metric: a name the server does not list is not a label value.
+        """
+        outcome = result.outcome if result is not None else outcome
+        assert outcome is not None
+        attributes[ERRSCOPE_OUTCOME] = outcome.value
+        extra: dict[str, Any] = {ERRSCOPE_OUTCOME: outcome.value}
+        if result is not None and result.failure_class is not None:
+            extra[ERRSCOPE_FAILURE_CLASS] = result.failure_class.value
+            attributes[ERRSCOPE_FAILURE_CLASS] = result.failure_class.value
+            if result.channel is not None:
+                extra[ERRSCOPE_CHANNEL] = result.channel.value
+                attributes[ERRSCOPE_CHANNEL] = result.channel.value
+            if result.error_ref:
+                extra[ERRSCOPE_ERROR_REF] = result.error_ref
+            if result.retry_after is not None:
+                extra[ERRSCOPE_RETRY_AFTER] = float(result.retry_after)
+            if result.side_effect_possible is not None:
+                extra[ERRSCOPE_SIDE_EFFECT_POSSIBLE] = result.side_effect_possible
+                attributes[ERRSCOPE_SIDE_EFFECT_POSSIBLE] = result.side_effect_possible
+        for key in _LEARNED_DURING_THE_CALL:
+            if key in attributes:
+                extra[key] = attributes[key]
+        span.set_attributes(extra)
+        if outcome is not Outcome.OK:
+            description = result.failure_class.value if result is not None and result.failure_class else outcome.value
+            span.set_status(StatusCode.ERROR, description)
+        metric = dict(attributes)
+        if not tool_listed:
+            metric.pop(GEN_AI_TOOL_NAME, None)
+        self.record_duration(seconds, metric)
+        if end:
+            span.end()
 
 
 def trace_meta(
@@ -83,9 +170,9 @@ def trace_meta(
         if isinstance(caller_meta.get("tracestate"), str):
             carrier["tracestate"] = caller_meta["tracestate"]
     else:
-        ctx = trace.set_span_in_context(span, context.Context())
-        propagate.inject(carrier, context=ctx)
-        carrier.pop("baggage", None)
+        _W3C.inject(carrier, context=trace.set_span_in_context(span, _EMPTY))
+    if not baggage_allow:
+        return carrier
     allowed = {k: v for k, v in baggage.get_all().items() if k in baggage_allow}
     if allowed:
         ctx = context.Context()
@@ -114,19 +201,29 @@ class _SuppressingTracer:
     def __init__(self, inner: Any) -> None:
         self._errscope_inner = inner
 
-    @contextlib.contextmanager
-    def _borrowed(self) -> Iterator[Span]:
-        current = trace.get_current_span().get_span_context()
-        with trace.use_span(NonRecordingSpan(current), end_on_exit=False) as span:
-            yield span
-
     def start_as_current_span(self, name: str, *args: Any, **kwargs: Any) -> Any:
         if CURRENT_ATTEMPT.get() is not None and kwargs.get("kind") is SpanKind.CLIENT:
-            return self._borrowed()
+            return _Borrowed(NonRecordingSpan(trace.get_current_span().get_span_context()))
         return self._errscope_inner.start_as_current_span(name, *args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._errscope_inner, name)
+
+
+class _Borrowed:
+    """Yields a non-recording stand-in for errscope's span (already current: nothing to attach), so the
+    SDK's status and attributes (with the server's message) go nowhere."""
+
+    __slots__ = ("span",)
+
+    def __init__(self, span: Span) -> None:
+        self.span = span
+
+    def __enter__(self) -> Span:
+        return self.span
+
+    def __exit__(self, *exc_info: object) -> None:
+        return None
 
 
 def install_sdk_span_suppression() -> bool:

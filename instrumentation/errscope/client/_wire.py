@@ -11,30 +11,54 @@ sending (a :class:`contextvars.ContextVar`) and can:
 
 The read side sees every frame before the dispatcher does and records what the dispatcher would
 only debug-log: responses for ids nobody waits for (late answers after a timeout, wrong ids),
-frames that failed to parse, and the end of the stream. Whether a ``-32000``/``-32001`` came from
-the peer or from the SDK itself is decided here: only a frame on the wire is the peer's.
+frames that failed to parse, bytes that are not text, and the end of the stream. Whether an
+error frame is the peer's is decided by how it arose, never by its code or text:
+
+- on streamable HTTP the SDK stands in for answers it could not read (an unparseable body, an
+  HTTP error status without a JSON-RPC body, a broken event stream) with error frames it builds
+  itself. Every frame it read off the wire went through its parser first, which
+  :func:`observe_http_parsing` marks; an unmarked error frame is the SDK's, not the server's.
+- on stdio the SDK builds no frames: a line that does not parse arrives as an exception item,
+  and bytes that are not UTF-8 are replaced (the :data:`UNDECODABLE` codec error handler) and
+  counted, where the SDK's default ``strict`` handler would kill its reader and wedge the session.
+
+Every table here is bounded and emptied by its owner or by time (:mod:`errscope._tables`); a tap
+lives exactly as long as its connection.
 """
 
 from __future__ import annotations
 
+import codecs
 import contextvars
+import logging
+import weakref
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any
+from typing import Any, Final
 
 import anyio
 from mcp.client._transport import Transport, TransportStreams
 from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.message import SessionMessage
-from mcp_types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
+from mcp_types import ErrorData, JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 
 from errscope._streams import ReceiveStreamProxy
+from errscope._tables import Table, expiring_table, owned_table, track
 
-__all__ = ["CURRENT_ATTEMPT", "WireAttempt", "WireTap"]
+__all__ = ["CURRENT_ATTEMPT", "CURRENT_TAP", "UNDECODABLE", "WireAttempt", "WireTap", "observe_http_parsing"]
+
+logger = logging.getLogger("errscope.client")
 
 _TRACE_KEYS = ("traceparent", "tracestate", "baggage")
+_MAX_RECENT = 4096
+"""Finished attempts whose late answers are recognised, per connection."""
+_RECENT_TTL = 300.0
+"""Seconds a finished attempt's late answer is still recognised as late (then it is stray)."""
+_MAX_OTHER = 1024
+_OTHER_TTL = 600.0
+"""Bounds for ids of requests other than tools/call (tools/list...), which no attempt owns."""
 
 
 @dataclass(slots=True, eq=False)
@@ -48,6 +72,11 @@ class WireAttempt:
     cancels_sent: int = 0
     response_frames: int = 0
     error_frame: bool = False
+    """The peer answered with a JSON-RPC error frame."""
+    stand_in_frame: bool = False
+    """The SDK answered for the peer: an error frame it built because it could not read the answer."""
+    session_ended: bool = False
+    """The server answered that the session no longer exists: the request was not processed."""
     late_frames: int = 0
     finished: bool = False
     on_late: Callable[[], None] | None = None
@@ -58,19 +87,55 @@ CURRENT_ATTEMPT: contextvars.ContextVar[WireAttempt | None] = contextvars.Contex
 )
 
 
-class WireTap:
-    """Per-connection wire observer; :meth:`wrap` puts it around a transport."""
+CURRENT_TAP: contextvars.ContextVar[weakref.ref[WireTap] | None] = contextvars.ContextVar(
+    "errscope_client_tap", default=None
+)
+"""The tap of the connection whose task is running: the transport's reader tasks inherit it. Held
+weakly: a context copied into a task or timer that outlives the connection must not keep its tap."""
 
-    def __init__(self) -> None:
-        self.outstanding: dict[Any, WireAttempt | None] = {}
-        self.recent: dict[Any, WireAttempt] = {}
+UNDECODABLE: Final = "errscope.undecodable"
+"""Codec error handler for a stdio server's output: U+FFFD for each undecodable sequence, counted on
+:data:`CURRENT_TAP` (Python ``codecs.register_error``)."""
+
+
+def _undecodable(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeDecodeError | UnicodeEncodeError):
+        raise error
+    if isinstance(error, UnicodeEncodeError):  # our own text (a lone surrogate): never the peer's fault
+        return "?", error.end
+    ref = CURRENT_TAP.get()
+    tap = ref() if ref is not None else None
+    if tap is not None:
+        tap.on_undecodable()
+    return "\ufffd", error.end
+
+
+codecs.register_error(UNDECODABLE, _undecodable)
+
+
+class WireTap:
+    """Per-connection wire observer; :meth:`wrap` puts it around a transport.
+
+    Args:
+        stand_ins_possible: the transport may build error frames itself (streamable HTTP through
+            an observed parser, :func:`observe_http_parsing`); only marked error frames are the peer's.
+    """
+
+    def __init__(self, *, stand_ins_possible: bool = False) -> None:
+        self.stand_ins_possible = stand_ins_possible
+        self.outstanding = owned_table(Table.WIRE_PENDING)  # tools/call attempts: forget() empties it
+        self.other_requests = expiring_table(Table.WIRE_PENDING, maxsize=_MAX_OTHER, ttl=_OTHER_TTL)
+        self.recent = expiring_table(Table.WIRE_RECENT, maxsize=_MAX_RECENT, ttl=_RECENT_TTL)
         self.stray_responses = 0
         self.garbage_frames = 0
+        self.undecodable = 0
+        self.stand_ins = 0
         self.closed = False
         self.frames_out: list[dict[str, Any]] = []
         self.frames_in: list[dict[str, Any]] = []
         self.record_frames = False
         self.listeners: list[Callable[[str], None]] = []
+        track(Table.CONNECTIONS, self)
 
     def _emit(self, event: str) -> None:
         for listener in list(self.listeners):
@@ -86,15 +151,13 @@ class WireTap:
                 attempt.request_id = message.id
                 self.outstanding[key] = attempt
                 self.recent[key] = attempt
-                if len(self.recent) > 4096:
-                    self.recent.pop(next(iter(self.recent)))
                 params = dict(message.params or {})
                 meta = {k: v for k, v in dict(params.get("_meta") or {}).items() if k not in _TRACE_KEYS}
                 meta.update(attempt.trace_meta)
                 params["_meta"] = meta
                 item = SessionMessage(message=message.model_copy(update={"params": params}), metadata=item.metadata)
             else:
-                self.outstanding[key] = None
+                self.other_requests[key] = None
         elif isinstance(message, JSONRPCNotification) and message.method == "notifications/cancelled":
             params = dict(message.params or {})
             target = params.get("requestId")
@@ -127,15 +190,21 @@ class WireTap:
                 self._emit("stray_response")
                 return
             key = coerce_request_id(message.id)
+            if self.other_requests.pop(key, _ABSENT) is not _ABSENT:
+                return
             if key in self.outstanding:
                 attempt = self.outstanding.pop(key)
-                if attempt is not None:
-                    attempt.response_frames += 1
+                attempt.response_frames += 1
+                if isinstance(message, JSONRPCError) and self.stand_ins_possible and not _read_off_the_wire(message.error):
+                    attempt.stand_in_frame = True
+                    self.stand_ins += 1
+                    self._emit("unreadable_answer")
+                else:
                     attempt.error_frame = isinstance(message, JSONRPCError)
-                    if attempt.finished:
-                        attempt.late_frames += 1
-                        if attempt.on_late is not None:
-                            attempt.on_late()
+                if attempt.finished:
+                    attempt.late_frames += 1
+                    if attempt.on_late is not None:
+                        attempt.on_late()
                 return
             late = self.recent.get(key)
             if late is not None and late.finished:
@@ -145,6 +214,26 @@ class WireTap:
                 return
             self.stray_responses += 1
             self._emit("stray_response")
+
+    def session_ended(self) -> None:
+        """The server has ended the session (HTTP 404 to it): the connection is lost, the next call re-opens one.
+
+        Runs in the sending task (the SDK's HTTP transport posts in its sender's context), so the
+        attempt that met it is :data:`CURRENT_ATTEMPT`.
+        """
+        attempt = CURRENT_ATTEMPT.get()
+        if attempt is not None:
+            attempt.session_ended = True
+        if not self.closed:
+            self.closed = True
+            self._emit("session_ended")
+
+    def on_undecodable(self) -> None:
+        """The peer wrote bytes that are not text in the stream's encoding: a protocol fault."""
+        self.undecodable += 1
+        self._emit("undecodable_bytes")
+        if self.undecodable == 1:  # one record per connection; the count says how often
+            logger.warning("tool server wrote bytes that are not UTF-8; replaced with U+FFFD")
 
     def forget(self, attempt: WireAttempt) -> None:
         """The attempt ended: a response for its id from now on is late, not pending."""
@@ -158,10 +247,60 @@ class WireTap:
 
         @asynccontextmanager
         async def wrapped() -> AsyncIterator[TransportStreams]:
-            async with transport as (read, write):
-                yield _TapRead(read, tap), _TapWrite(write, tap)
+            token = CURRENT_TAP.set(weakref.ref(tap))  # before the transport starts its reader tasks
+            try:
+                async with transport as (read, write):
+                    yield _TapRead(read, tap), _TapWrite(write, tap)
+            finally:
+                CURRENT_TAP.reset(token)
 
         return wrapped()
+
+
+_ABSENT = object()
+
+_peer_errors: dict[int, weakref.ref[ErrorData]] = {}
+"""Error objects the SDK's HTTP client parsed off the wire, by ``id()``, held weakly."""
+
+
+def _mark_read_off_the_wire(error: ErrorData) -> None:
+    key = id(error)
+    _peer_errors[key] = weakref.ref(error, lambda _ref: _peer_errors.pop(key, None))
+
+
+def _read_off_the_wire(error: ErrorData) -> bool:
+    ref = _peer_errors.get(id(error))
+    return ref is not None and ref() is error
+
+
+class _MarkingParser:
+    """The SDK's JSON-RPC parser (a pydantic ``TypeAdapter``), marking each error object it reads."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def validate_json(self, data: Any, /, **kwargs: Any) -> Any:
+        message = self._inner.validate_json(data, **kwargs)
+        if isinstance(message, JSONRPCError):
+            _mark_read_off_the_wire(message.error)
+        return message
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def observe_http_parsing() -> None:
+    """Mark every error frame mcp's streamable HTTP client reads off the wire (idempotent, process-wide).
+
+    mcp 2.3's ``mcp.client.streamable_http`` parses every server body and event with its module's
+    ``jsonrpc_message_adapter``, and keeps the parsed error object when it re-addresses an error
+    (an error body at an HTTP error status, an SSE answer); its stand-ins are built with the
+    constructor. Marking changes nothing the SDK does.
+    """
+    import mcp.client.streamable_http as http
+
+    if not isinstance(http.jsonrpc_message_adapter, _MarkingParser):
+        http.jsonrpc_message_adapter = _MarkingParser(http.jsonrpc_message_adapter)  # type: ignore[assignment]
 
 
 class _TapWrite:

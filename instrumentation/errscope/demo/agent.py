@@ -197,7 +197,9 @@ async def run_agent(
     client = ToolClient(
         server,
         timeout=TimeoutPolicy(idle=CLIENT_TIMEOUT, ceiling=4 * CLIENT_TIMEOUT),
-        retry=RetryPolicy(max_attempts=3, budget=8.0, max_rate_limit_wait=5.0, backoff_initial=0.2, backoff_max=1.0),
+        # The stall is left to the model (the next step retries it with the same key), not retried here.
+        retry=RetryPolicy(max_attempts=3, budget=8.0, max_rate_limit_wait=5.0, backoff_initial=0.2, backoff_max=1.0,
+                          retry_timeouts=False),
         late_response_grace=0.2,
         connect_timeout=60.0,
     )

@@ -80,6 +80,14 @@ def _tool_span(telemetry: Telemetry, note: AgentNote) -> Span | None:
 
 
 def _upstream_status(telemetry: Telemetry, span: Span | None) -> str:
+    answer = _upstream_answer(telemetry, span)
+    # A request that reached the upstream and then failed (read timeout, dropped, 5xx) may have been applied.
+    if span is not None and span.get(attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE) is True:
+        return f"{answer}, maybe applied" if answer != NONE else "maybe applied"
+    return answer
+
+
+def _upstream_answer(telemetry: Telemetry, span: Span | None) -> str:
     if span is None:
         return NONE
     status = span.get(attr.ERRSCOPE_UPSTREAM_STATUS)

@@ -18,7 +18,6 @@ behaviour, but says what they break; drop them to keep errscope's guarantees.
 from __future__ import annotations
 
 import logging
-import time
 import weakref
 from typing import Any, Final
 
@@ -32,10 +31,12 @@ from mcp_types import CallToolResult
 
 from errscope._call import ToolCall, current_call
 from errscope._classify import Classification, argument_problems, register
+from errscope._tables import Table, expiring_table
 from errscope._telemetry import ServerTelemetry
 from errscope._vocabulary import FailureClass
+from errscope.idempotency import with_keys_honoured
 from errscope.server._mcp import ErrscopeMiddleware, _answer_malformed_frames
-from errscope.server._seam import ToolInfo, ToolSeam
+from errscope.server._seam import ToolInfo, ToolSeam, idempotent_hint
 
 __all__ = ["ErrscopeToolMiddleware", "instrument_fastmcp", "uninstrument_fastmcp"]
 
@@ -89,23 +90,20 @@ class ErrscopeToolMiddleware(Middleware):
 
     def __init__(self, seam: ToolSeam) -> None:
         self.seam = seam
-        self._schemas: dict[str, tuple[float, ToolInfo]] = {}
+        self._schemas = expiring_table(Table.TOOL_SCHEMAS, maxsize=_CACHE_LIMIT, ttl=SCHEMA_TTL)
 
     async def _lookup(self, context: MiddlewareContext[Any], name: str) -> ToolInfo | None:
-        cached = self._schemas.get(name)
-        now = time.monotonic()
-        if cached is not None and now - cached[0] < SCHEMA_TTL:
-            return cached[1]
+        cached: ToolInfo | None = self._schemas.get(name)
+        if cached is not None:
+            return cached
         server = context.fastmcp_context.fastmcp if context.fastmcp_context is not None else None
         tool = await server.get_tool(name) if server is not None else None
         if tool is None:
             # Not cached: FastMCP answers per session and per user (visibility, auth), so one
             # caller's "no such tool" is not another's. A found tool is re-resolved by FastMCP.
             return None
-        info = ToolInfo(name, tool.parameters, tool.output_schema)
-        if len(self._schemas) >= _CACHE_LIMIT:
-            self._schemas.clear()
-        self._schemas[name] = (now, info)
+        info = ToolInfo(name, tool.parameters, idempotent_hint(tool.annotations), tool.output_schema)
+        self._schemas[name] = info
         return info
 
     async def on_call_tool(self, context: MiddlewareContext[Any], call_next: Any) -> Any:
@@ -125,6 +123,15 @@ class ErrscopeToolMiddleware(Middleware):
 
         result = await self.seam.run(call, name, info, context.message.arguments, invoke)
         return _as_tool_result(result) if isinstance(result, CallToolResult) else result
+
+    async def on_list_tools(self, context: MiddlewareContext[Any], call_next: Any) -> Any:
+        """Declare the tools that honour errscope idempotency keys (``errscope.server._declare``)."""
+        tools = await call_next(context)
+        declared = []
+        for tool in tools:
+            meta = with_keys_honoured(tool.name, getattr(tool, "fn", None), tool.meta)
+            declared.append(tool if meta is None else tool.model_copy(update={"meta": meta}))
+        return declared
 
 
 _instrumented: weakref.WeakSet[Any] = weakref.WeakSet()

@@ -6,23 +6,31 @@ to answer with -32700 (parse error) or -32600 (invalid request), with ``"id": nu
 request's id can be read (then the caller gets its answer under that id). This wrapper
 around the server's read stream does that, logs one scrubbed record with an error ref, and keeps
 the connection serving. (The HTTP transports already answer -32700 themselves.)
+
+Request ids follow MCP (Basic > Messages): "Requests MUST include a string or integer ID. Unlike
+base JSON-RPC, the ID MUST NOT be null." An integral number (``7.0``) is an integer (JSON Schema's
+``integer``, which MCP's ``schema.json`` uses) and is served as ``7``. Every other id (null, a
+fraction, a boolean, an object, an array) is answered -32600 with ``"id": null``: mcp 2.3 would
+parse such a frame as a notification, dropping the id, and never answer it.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
+import mcp_types
 import pydantic
 from mcp.shared.message import SessionMessage
-from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError, JSONRPCNotification
 
 from errscope import _attributes as attr
 from errscope._refs import new_error_ref
 from errscope._streams import ReceiveStreamProxy
 from errscope._vocabulary import Channel, FailureClass
 
-__all__ = ["AnswerMalformedFrames"]
+__all__ = ["AnswerMalformedFrames", "ForbiddenRequestId", "apply_request_id_rule_on_stdio"]
 
 _log = logging.getLogger("errscope")
 
@@ -45,7 +53,62 @@ def _request_id_of(error: Exception) -> str | int | None:
     return None
 
 
+class ForbiddenRequestId(ValueError):
+    """A request whose ``id`` MCP forbids (null, a fraction, a boolean, an object, an array)."""
+
+
+class _ParseWithIdRule:
+    """The stdio server's JSON-RPC parser (a pydantic ``TypeAdapter``) with MCP's request-id rule.
+
+    Only frames the SDK parsed as notifications are looked at again, and only when their text
+    holds ``"id"``: ordinary traffic costs one substring test.
+    """
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def validate_json(self, data: str | bytes, /, **kwargs: Any) -> Any:
+        message = self._inner.validate_json(data, **kwargs)
+        if not isinstance(message, JSONRPCNotification) or ('"id"' if isinstance(data, str) else b'"id"') not in data:
+            return message
+        frame = json.loads(data)
+        if not isinstance(frame, dict) or "id" not in frame:
+            return message
+        request_id = frame["id"]
+        if isinstance(request_id, float) and request_id.is_integer():
+            return self._inner.validate_python({**frame, "id": int(request_id)}, **kwargs)
+        raise ForbiddenRequestId(f"request id of type {type(request_id).__name__}")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class _TypesWithIdRule:
+    """``mcp_types`` as the stdio server module sees it, with :class:`_ParseWithIdRule` as its parser."""
+
+    def __init__(self) -> None:
+        self.jsonrpc_message_adapter = _ParseWithIdRule(mcp_types.jsonrpc_message_adapter)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(mcp_types, name)
+
+
+def apply_request_id_rule_on_stdio() -> None:
+    """Make the SDK's stdio server hand ids MCP forbids to :class:`AnswerMalformedFrames` (idempotent).
+
+    mcp 2.3's ``stdio_server`` parses each line with ``mcp_types.jsonrpc_message_adapter``, looked
+    up on its module at every line; the SDK offers no other seam before the id is lost. Process-wide,
+    but it only changes frames the SDK would otherwise have dropped unanswered.
+    """
+    import mcp.server.stdio as stdio
+
+    if not isinstance(stdio.types, _TypesWithIdRule):
+        stdio.types = _TypesWithIdRule()  # type: ignore[assignment]
+
+
 def _code_for(error: Exception) -> int:
+    if isinstance(error, ForbiddenRequestId):
+        return INVALID_REQUEST
     if isinstance(error, pydantic.ValidationError) and any(e["type"] != "json_invalid" for e in error.errors()):
         return INVALID_REQUEST
     return PARSE_ERROR
@@ -71,7 +134,12 @@ class AnswerMalformedFrames(ReceiveStreamProxy):
     async def _answer(self, error: Exception) -> None:
         code = _code_for(error)
         ref = new_error_ref()
-        what = "Parse error: the frame is not valid JSON" if code == PARSE_ERROR else "Invalid Request: not a JSON-RPC message"
+        if isinstance(error, ForbiddenRequestId):
+            what = "Invalid Request: a request id must be a string or an integer"
+        elif code == PARSE_ERROR:
+            what = "Parse error: the frame is not valid JSON"
+        else:
+            what = "Invalid Request: not a JSON-RPC message"
         _log.warning(
             "malformed frame answered",
             extra={

@@ -35,13 +35,12 @@ from errscope._messages import safe_name
 from errscope._scrubbing import scrub
 from errscope._telemetry import ServerTelemetry, content_attribute
 from errscope._vocabulary import Channel, FailureClass, Outcome
-from errscope.server._frames import AnswerMalformedFrames
-from errscope.server._seam import InvalidResult, ToolInfo, ToolSeam, scrubbed_mcp_error
+from errscope.server._declare import declare_honoured_keys, undeclare_honoured_keys
+from errscope.server._frames import AnswerMalformedFrames, apply_request_id_rule_on_stdio
+from errscope.server._seam import InvalidResult, ToolInfo, ToolSeam, idempotent_hint, scrubbed_mcp_error
 
 __all__ = ["ErrscopeMiddleware", "instrument_mcp", "uninstrument_mcp"]
 
-_MAX_CANCELLED: Final = 1024
-"""Cancelled request ids remembered per middleware (oldest forgotten first)."""
 _REFRESH_INTERVAL: Final = 1.0
 """Seconds between registry refreshes a miss may trigger (unknown names must not cost a list each)."""
 _MAX_REQUEST_ID: Final = 128
@@ -59,22 +58,9 @@ class ErrscopeMiddleware:
 
     def __init__(self, telemetry: ServerTelemetry) -> None:
         self.telemetry = telemetry
-        # (connection, request id) of requests the client cancelled: a sync tool runs on in its worker
-        # thread and returns normally, the SDK then drops the response, and only this says why.
-        self._cancelled: dict[tuple[int, str], None] = {}
-
-    def _note_cancelled(self, ctx: ServerRequestContext[Any, Any]) -> None:
-        request_id = (ctx.params or {}).get("requestId") if isinstance(ctx.params, Mapping) else None
-        if request_id is None:
-            return
-        if len(self._cancelled) >= _MAX_CANCELLED:
-            self._cancelled.pop(next(iter(self._cancelled)))
-        self._cancelled[(_connection_id(ctx), str(request_id))] = None
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if ctx.request_id is None:  # notifications carry no outcome of their own
-            if ctx.method == "notifications/cancelled":
-                self._note_cancelled(ctx)
             return await call_next(ctx)
         params = ctx.params if isinstance(ctx.params, Mapping) else {}
         request_id = _request_id(ctx.request_id)
@@ -141,11 +127,8 @@ class ErrscopeMiddleware:
         finally:
             context.detach(attached)
             unbind_call(token)
-            cancelled = (_connection_id(ctx), str(ctx.request_id))
-            if cancelled in self._cancelled:
-                del self._cancelled[cancelled]
-                if call.outcome is Outcome.OK:
-                    call.outcome = Outcome.CANCELLED
+            if call.outcome is Outcome.OK and _cancel_requested(ctx):
+                call.outcome = Outcome.CANCELLED
             self.telemetry.finish(span, call, attributes, time.perf_counter() - started)
 
 
@@ -157,10 +140,18 @@ def _request_id(request_id: Any) -> str:
     return scrub(str(request_id))[:_MAX_REQUEST_ID]
 
 
-def _connection_id(ctx: ServerRequestContext[Any, Any]) -> int:
-    # Request ids are unique per connection; the SDK builds a new ServerSession per message around
-    # one Connection it keeps private (mcp 2.3), so that is the identity to key on.
-    return id(getattr(ctx.session, "_connection", ctx.session))
+def _cancel_requested(ctx: ServerRequestContext[Any, Any]) -> bool:
+    """Whether the client cancelled this very request (``notifications/cancelled`` for its id).
+
+    A sync tool runs on in its worker thread after a cancel and returns normally; the SDK then drops
+    the response, and only this says why. The flag is the dispatcher's own, on the request's
+    dispatch context (mcp 2.3 ``BaseContext.cancel_requested``; the ``ServerSession`` built for
+    the request keeps it private): it lives and dies with the request, so a cancel that arrives
+    after the request ended, or one for a reused id, can never mark another request.
+    """
+    dispatch = getattr(ctx.session, "_request_outbound", None)
+    event = getattr(dispatch, "cancel_requested", None)
+    return isinstance(event, anyio.Event) and event.is_set()
 
 
 def _headers(request: Any) -> Mapping[str, str] | None:
@@ -204,7 +195,10 @@ class _LowLevelRegistry:
                 listed = await entry.handler(ctx, None if cursor is None else PaginatedRequestParams(cursor=cursor))
                 if not isinstance(listed, ListToolsResult):
                     return
-                tools.update((tool.name, ToolInfo(tool.name, tool.input_schema, tool.output_schema)) for tool in listed.tools)
+                tools.update(
+                    (tool.name, ToolInfo(tool.name, tool.input_schema, idempotent_hint(tool.annotations), tool.output_schema))
+                    for tool in listed.tools
+                )
                 cursor = listed.next_cursor
                 if not cursor:
                     break
@@ -248,7 +242,7 @@ def _instrument_mcpserver_call_tool(server: MCPServer, seam: ToolSeam) -> None:
         call = _call_or_detached(name)
         tool = server._tool_manager.get_tool(name)  # the registry MCPServer itself dispatches on
         # No output_schema for the seam: MCPServer checks results against it itself (below).
-        info = None if tool is None else ToolInfo(name, tool.parameters)
+        info = None if tool is None else ToolInfo(name, tool.parameters, idempotent_hint(tool.annotations))
         call.known = info is not None
 
         async def invoke() -> Any:
@@ -310,6 +304,7 @@ def _result_fields(exc: pydantic.ValidationError) -> tuple[FieldProblem, ...]:
 
 def _answer_malformed_frames(lowlevel: Server[Any]) -> None:
     # Server.run serves stdio and in-memory streams (MCPServer.run("stdio") ends up here too).
+    apply_request_id_rule_on_stdio()
     original = lowlevel.run
     if getattr(original, "__errscope__", False):
         return
@@ -333,6 +328,7 @@ def instrument_mcp(server: Server[Any] | MCPServer, telemetry: ServerTelemetry, 
         _instrument_mcpserver_get_prompt(server)
     else:
         _instrument_lowlevel_handler(server, seam)
+    declare_honoured_keys(server)
 
 
 def uninstrument_mcp(server: Server[Any] | MCPServer) -> None:
@@ -343,6 +339,7 @@ def uninstrument_mcp(server: Server[Any] | MCPServer) -> None:
     if not any(isinstance(m, OpenTelemetryMiddleware) for m in chain):
         chain.insert(0, OpenTelemetryMiddleware())
     lowlevel.__dict__.pop("run", None)
+    undeclare_honoured_keys(server)
     if isinstance(server, MCPServer):
         server.__dict__.pop("call_tool", None)
         server.__dict__.pop("get_prompt", None)

@@ -7,7 +7,8 @@ It answers, for every framework alike:
 - arguments that break the input schema: execution channel, invalid_input, a schema-derived hint
   (SEP-1303);
 - an exception from the tool: classified once, answered as an ``isError`` result whose text is
-  shaped for the model and carries the error ref; ``_meta`` carries class, ref and retry-after;
+  shaped for the model and carries the error ref; ``_meta`` carries class, ref, retry-after and
+  whether the side effect may have happened;
 - an ``MCPError`` the tool raised on purpose: kept on the protocol channel, message scrubbed.
   *On purpose* means the tool's own code raised it (``raise MCPError(INVALID_PARAMS, ...)``); an
   ``MCPError`` raised by the SDK's session machinery (``mcp.client``, ``mcp.shared``) answers a
@@ -26,7 +27,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from itertools import islice
 from typing import Any, Final
 
 from mcp.shared.exceptions import MCPError
@@ -46,12 +46,9 @@ from errscope._scrubbing import REDACTED, scrub, scrub_value
 from errscope._validation import ArgumentValidator
 from errscope._vocabulary import Channel, FailureClass
 
-__all__ = ["InvalidResult", "ToolInfo", "ToolSeam", "failure_meta", "scrubbed_mcp_error"]
+__all__ = ["InvalidResult", "ToolInfo", "ToolSeam", "failure_meta", "idempotent_hint", "scrubbed_mcp_error"]
 
 _MAX_TEXT: Final = 4096
-_MAX_DEPTH: Final = 32
-_MAX_ITEMS: Final = 10_000
-"""Bounds of a tool's structured payload that is scrubbed (deeper or wider parts are cut)."""
 
 
 INVALID_RESULT: Final = "invalid_result"
@@ -62,7 +59,8 @@ _PEER_MODULES: Final = ("mcp.client", "mcp.shared")
 
 @dataclass(frozen=True, slots=True)
 class ToolInfo:
-    """What the server declares about a tool: its name and JSON Schemas for arguments and result.
+    """What the server declares about a tool: its name, JSON Schemas for arguments and result, and
+    whether repeating it is safe (``annotations.idempotentHint``).
 
     ``output_schema`` is checked by the seam; ``None`` when undeclared, or when the framework
     checks it itself and reports a failure as :class:`InvalidResult`.
@@ -70,7 +68,17 @@ class ToolInfo:
 
     name: str
     input_schema: Mapping[str, Any] | None = None
+    idempotent: bool = False
     output_schema: Mapping[str, Any] | None = None
+
+
+def idempotent_hint(annotations: Any) -> bool:
+    """``annotations.idempotentHint`` of a tool as the SDKs model it (snake or camel case); default false."""
+    for name in ("idempotent_hint", "idempotentHint"):
+        value = getattr(annotations, name, None)
+        if value is not None:
+            return value is True
+    return False
 
 
 class InvalidResult(Exception):
@@ -91,6 +99,8 @@ def failure_meta(call: ToolCall) -> dict[str, Any]:
     }
     if call.classification.retry_after is not None:
         meta[attr.META_RETRY_AFTER] = call.classification.retry_after
+    if call.classification.side_effect_possible is not None:
+        meta[attr.META_SIDE_EFFECT_POSSIBLE] = call.classification.side_effect_possible
     return meta
 
 
@@ -135,13 +145,13 @@ class ToolSeam:
             if call.failed:  # already answered (an unknown tool found late): keep that answer
                 raise
             if _from_a_peer(exc):  # a client inside the tool: the tool's failure, not its decision
-                return self.fail(call, name, classify(exc), exc)
+                return self.fail(call, name, classify(exc), exc, idempotent=info.idempotent)
             call.fail(Channel.PROTOCOL, classify(exc), code=exc.code, exception=exc)
             raise MCPError(exc.code, _protocol_text(exc.message, call), data=_protocol_data(exc.data, call)) from None
         except InvalidResult as exc:
             return self.invalid_result(call, name, exc.problems)
         except Exception as exc:
-            return self.fail(call, name, explain(exc)[0], exc)
+            return self.fail(call, name, explain(exc)[0], exc, idempotent=info.idempotent)
         if getattr(result, "is_error", False) is True:  # CallToolResult, or a framework's equivalent
             return self.own_error_result(call, result)
         if info.output_schema is not None and self.validator is not None and hasattr(result, "structured_content"):
@@ -164,11 +174,17 @@ class ToolSeam:
         return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True, _meta=failure_meta(call))
 
     def fail(
-        self, call: ToolCall, name: str, classification: Classification, exception: BaseException | None = None
+        self,
+        call: ToolCall,
+        name: str,
+        classification: Classification,
+        exception: BaseException | None = None,
+        *,
+        idempotent: bool = False,
     ) -> CallToolResult:
         """Record an execution failure on ``call`` and build the ``isError`` result the model reads."""
         call.fail(Channel.EXECUTION, classification, exception=exception)
-        text = model_message(name, classification, call.error_ref)
+        text = model_message(name, classification, call.error_ref, idempotent=idempotent)
         return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True, _meta=failure_meta(call))
 
     def own_error_result(self, call: ToolCall, result: Any) -> CallToolResult:
@@ -203,20 +219,10 @@ def _scrubbed_block(block: Any) -> Any:
     return block
 
 
-def _scrub_payload(value: Any, depth: int = 0) -> Any:
-    """:func:`scrub_value` for what a tool hands the client: no key is trusted.
-
-    ``scrub_value`` keeps values under :data:`~errscope._scrubbing.SAFE_KEYS` (``request_id``,
-    ``level``, ...) as they are, because in errscope's own records they are identifiers; in a
-    tool's payload they are just names the tool chose.
-    """
-    if depth >= _MAX_DEPTH:
-        return REDACTED
-    if isinstance(value, Mapping):
-        return {key: _scrub_payload(item, depth + 1) for key, item in islice(value.items(), _MAX_ITEMS)}
-    if isinstance(value, list | tuple):
-        return [_scrub_payload(item, depth + 1) for item in value[:_MAX_ITEMS]]
-    return scrub_value(value)
+def _scrub_payload(value: Any) -> Any:
+    """:func:`scrub_value` for what a tool hands the client: no key is trusted (``request_id``
+    in a tool's payload is just a name the tool chose), secret-bearing keys are redacted."""
+    return scrub_value(value, trust_safe_keys=False)
 
 
 def _from_a_peer(exc: MCPError) -> bool:

@@ -102,8 +102,9 @@ class ToolServer:
     def build(self) -> MCPServer:
         server = MCPServer("payments", log_level="WARNING")  # per-request INFO logs cost more than the call
         rig = self
+        # Longer than any stall a test arms: the client's timer, not the tool's, must end a stalled call.
         http = httpx.AsyncClient(
-            base_url=self.upstream_url, timeout=30, limits=httpx.Limits(max_connections=1000, max_keepalive_connections=200)
+            base_url=self.upstream_url, timeout=300, limits=httpx.Limits(max_connections=1000, max_keepalive_connections=200)
         )
 
         @server.tool()
@@ -120,6 +121,17 @@ class ToolServer:
                 return await rig.idempotency.run(
                     idempotency_key_of(ctx), tool="charge", arguments={"account": account, "amount": amount}, action=act
                 )
+            finally:
+                rig.in_flight -= 1
+
+        @server.tool()
+        async def charge_plain(account: str, amount: int) -> str:
+            """Charge an account with no idempotency key: not safe to repeat."""
+            rig.in_flight += 1
+            try:
+                response = await http.post("/charges", json={"account": account, "amount": amount})
+                response.raise_for_status()
+                return str(response.json()["charge_id"])
             finally:
                 rig.in_flight -= 1
 

@@ -55,7 +55,8 @@ TOOLS: dict[str, list[dict[str, Any]]] = {
     "d18": [tool("create_label")],
     "d22": [tool("search"), tool("get_doc"), tool("change_tools")],
     "d24": [tool("echo")],
-    "scripted": [tool("scripted")],
+    # FOREIGN_IDEMPOTENT=1: the scripted tool declares idempotentHint (safe to repeat).
+    "scripted": [tool("scripted", idempotentHint=True) if os.environ.get("FOREIGN_IDEMPOTENT") else tool("scripted")],
     "slow": [tool("export_report"), tool("transfer_funds"), tool("create_cluster"), tool("flaky", idempotentHint=True), tool("stray_progress")],
     "garbage": [tool("echo"), tool("garbage_only")],
     "close": [tool("echo")],

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 
 from mcp.server.mcpserver import MCPServer
+from mcp_types import ToolAnnotations
 
 import errscope
 
@@ -23,7 +24,7 @@ def get_order(order_id: str) -> str:
     raise errscope.NotFound(f"order {order_id} missing", public_message=f"order {order_id} does not exist")
 
 
-@server.tool()
+@server.tool(annotations=ToolAnnotations(idempotentHint=True))
 def list_orders() -> str:
     """List orders."""
     raise errscope.RateLimited("upstream 429", retry_after=0.2)

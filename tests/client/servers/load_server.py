@@ -4,7 +4,8 @@ Serves the counting upstream and the errscope-instrumented MCP server (``servers
 127.0.0.1, exports every server span as a JSON line to SPANS_FILE, and answers a ``stats`` tool with
 the upstream's counters and the server's in-flight count.
 
-Usage: python load_server.py MCP_PORT UPSTREAM_PORT SPANS_FILE STALL_RATIO STALL_SECONDS
+Usage: python load_server.py MCP_PORT|stdio UPSTREAM_PORT SPANS_FILE STALL_RATIO STALL_SECONDS
+(``stdio``: the MCP server speaks on stdin/stdout; the upstream is listening before it does).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ class JsonLinesExporter(SpanExporter):
 
 
 async def main() -> None:
-    mcp_port, upstream_port, spans_file = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+    mcp_port, upstream_port, spans_file = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     stall_ratio, stall_seconds = float(sys.argv[4]), float(sys.argv[5])
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(JsonLinesExporter(spans_file)))
@@ -60,6 +61,7 @@ async def main() -> None:
         return json.dumps(
             {
                 "effects": upstream.effects,
+                "requests": upstream.requests,
                 "applied": len(upstream.applied),
                 "stalled": upstream.stalled,
                 "in_flight": rig.in_flight,
@@ -73,15 +75,19 @@ async def main() -> None:
         upstream.stalled.clear()
         return "ok"
 
-    servers = [
-        uvicorn.Server(uvicorn.Config(upstream.app(), host="127.0.0.1", port=upstream_port, log_level="warning")),
-        uvicorn.Server(
-            uvicorn.Config(server.streamable_http_app(), host="127.0.0.1", port=mcp_port, log_level="warning")
-        ),
-    ]
+    upstream_server = uvicorn.Server(
+        uvicorn.Config(upstream.app(), host="127.0.0.1", port=upstream_port, log_level="warning")
+    )
     async with anyio.create_task_group() as tg:
-        for s in servers:
-            tg.start_soon(s.serve)
+        tg.start_soon(upstream_server.serve)
+        if mcp_port == "stdio":
+            while not upstream_server.started:
+                await anyio.sleep(0.01)
+            await server.run_stdio_async()
+            tg.cancel_scope.cancel()
+            return
+        app = server.streamable_http_app()
+        tg.start_soon(uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=int(mcp_port), log_level="warning")).serve)
 
 
 if __name__ == "__main__":

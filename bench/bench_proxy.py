@@ -1,0 +1,188 @@
+"""Latency ``errscope proxy`` adds to a tool call, stdio and streamable HTTP.
+
+The upstream is ``@modelcontextprotocol/server-everything`` from ``tests/npm`` (its ``echo`` tool),
+else the plain Python server of the tests. A raw JSON-RPC client (one line per call on stdio, one
+POST per call over HTTP) calls the server directly and through the proxy, alternating call by call
+so load drifts hit both alike; the proxy exports its telemetry to OTLP-JSON files as it would in
+use. Figures are milliseconds per call: median and p99 of each path, the added median and p99 (the
+difference), the median ratio proxy / direct, and the CPU time the proxy process spent per call
+(user + system, from ``/proc``: what the proxy costs whatever the machine's load does to wall time).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+CALLS = int(os.environ.get("ERRSCOPE_BENCH_CALLS", "1000"))
+WARMUP = 100
+ROOT = Path(__file__).resolve().parents[1]
+NPM = ROOT / "tests" / "npm" / "node_modules"
+EVERYTHING = [str(NPM / ".bin" / "node"), str(NPM / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js")]
+PLAIN = [sys.executable, "-m", "tests.proxy.plain_server"]
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}},
+}
+
+
+def _server() -> tuple[list[str], str, dict[str, Any], Callable[[int], tuple[list[str], dict[str, str]]]]:
+    """(stdio command, tool, arguments, http command for a port) of the upstream used."""
+    if Path(EVERYTHING[0]).exists():
+        return [*EVERYTHING, "stdio"], "echo", {"message": "hi"}, lambda port: ([*EVERYTHING, "streamableHttp"], {"PORT": str(port)})
+    return [*PLAIN, "stdio"], "echo", {"text": "hi"}, lambda port: ([*PLAIN, "http", str(port)], {})
+
+
+def _proxy(out: str, *args: str) -> list[str]:
+    return [sys.executable, "-m", "errscope.cli", "proxy", "--out", out, *args]
+
+
+class _Stdio:
+    """One stdio MCP server process spoken to with raw newline-delimited JSON-RPC."""
+
+    def __init__(self, command: list[str]) -> None:
+        self.process = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.next_id = 1
+        self.request(INITIALIZE)
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        self.process.stdin.flush()
+
+    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        self.send(message)
+        assert self.process.stdout is not None
+        while True:
+            answer = json.loads(self.process.stdout.readline())
+            if answer.get("id") == message["id"]:
+                return answer
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> float:
+        self.next_id += 1
+        started = time.perf_counter()
+        answer = self.request({"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}})
+        elapsed = time.perf_counter() - started
+        assert "result" in answer, answer
+        return elapsed
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        try:
+            self.process.wait(5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+class _Http:
+    """One streamable HTTP session spoken to with raw POSTs (2025-11-25 era)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.client = httpx.Client(headers={"accept": "application/json, text/event-stream"}, timeout=30)
+        response = self.client.post(url, json=INITIALIZE)
+        self.client.headers["mcp-protocol-version"] = "2025-11-25"
+        if "mcp-session-id" in response.headers:
+            self.client.headers["mcp-session-id"] = response.headers["mcp-session-id"]
+        self.client.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        self.next_id = 1
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> float:
+        self.next_id += 1
+        started = time.perf_counter()
+        response = self.client.post(
+            self.url, json={"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+        )
+        elapsed = time.perf_counter() - started
+        assert '"result"' in response.text, response.text
+        return elapsed
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process (proc(5): fields 14 and 15 of /proc/PID/stat, in clock ticks)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@contextmanager
+def _listening(command: list[str], port: int, env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
+    process = subprocess.Popen(command, cwd=ROOT, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise RuntimeError(f"{command[0]} did not listen on {port}") from None
+                time.sleep(0.05)
+        yield process
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def _compare(direct: Any, proxied: Any, tool: str, arguments: dict[str, Any], proxy_pid: int) -> dict[str, float]:
+    for _ in range(WARMUP):
+        direct.call(tool, arguments)
+        proxied.call(tool, arguments)
+    samples: dict[str, list[float]] = {"direct": [], "proxy": []}
+    cpu = _cpu_seconds(proxy_pid)
+    for _ in range(CALLS):
+        samples["direct"].append(direct.call(tool, arguments) * 1000)
+        samples["proxy"].append(proxied.call(tool, arguments) * 1000)
+    figures = {"proxy_cpu_ms_per_call": round((_cpu_seconds(proxy_pid) - cpu) / CALLS * 1000, 3)}
+    for name, values in samples.items():
+        figures[f"{name}_median_ms"] = round(statistics.median(values), 3)
+        figures[f"{name}_p99_ms"] = round(statistics.quantiles(values, n=100)[98], 3)
+    figures["added_median_ms"] = round(figures["proxy_median_ms"] - figures["direct_median_ms"], 3)
+    figures["added_p99_ms"] = round(figures["proxy_p99_ms"] - figures["direct_p99_ms"], 3)
+    figures["median_ratio"] = round(figures["proxy_median_ms"] / figures["direct_median_ms"], 2)
+    return figures
+
+
+def run() -> dict[str, Any]:
+    stdio_command, tool, arguments, http_command = _server()
+    result: dict[str, Any] = {"calls": CALLS, "upstream": Path(stdio_command[1]).parent.parent.name or stdio_command[-2]}
+    with tempfile.TemporaryDirectory(prefix="errscope-bench-proxy-") as out, ExitStack() as stack:
+        direct, proxied = _Stdio(stdio_command), _Stdio(_proxy(out + "/stdio", "--", *stdio_command))
+        stack.callback(direct.close)
+        stack.callback(proxied.close)
+        result["stdio"] = _compare(direct, proxied, tool, arguments, proxied.process.pid)
+
+        upstream, listen = _free_port(), _free_port()
+        command, env = http_command(upstream)
+        stack.enter_context(_listening(command, upstream, env))
+        url = f"http://127.0.0.1:{upstream}/mcp"
+        proxy = stack.enter_context(_listening(_proxy(out + "/http", "--upstream", url, "--listen", f"127.0.0.1:{listen}"), listen, {}))
+        direct_http, proxied_http = _Http(url), _Http(f"http://127.0.0.1:{listen}/mcp")
+        stack.callback(direct_http.close)
+        stack.callback(proxied_http.close)
+        result["http"] = _compare(direct_http, proxied_http, tool, arguments, proxy.pid)
+    return result

@@ -1,0 +1,364 @@
+"""One logical tool call and its attempts.
+
+Each attempt:
+
+1. breaker check (per server; only transport failures count);
+2. one CLIENT span, trace keys into ``params._meta``, idempotency key into ``_meta``;
+3. the call with no SDK timeout, under errscope's idle timer + hard ceiling (progress resets the
+   idle timer); when a timer fires the SDK sends exactly one ``notifications/cancelled``;
+4. the outcome classified once (:mod:`errscope.client._shaping`): from the server's ``_meta`` when
+   it is an errscope server, from the JSON-RPC code, from the text of a foreign result, or from
+   how a local failure arose.
+
+Whether another attempt goes out is the retry policy's decision (:mod:`errscope.client._retry`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND, REQUEST_TIMEOUT, URL_ELICITATION_REQUIRED, CallToolResult
+from opentelemetry import context as otel_context
+from opentelemetry import trace
+from opentelemetry.trace import Link, Span
+
+from errscope._attributes import (
+    ERROR_TYPE,
+    ERRSCOPE_ATTEMPT,
+    ERRSCOPE_IDEMPOTENCY_KEY_HASH,
+    ERRSCOPE_PROGRESS_NOTIFICATIONS,
+    ERRSCOPE_RETRY,
+    EXECUTE_TOOL,
+    GEN_AI_OPERATION_NAME,
+    GEN_AI_TOOL_NAME,
+    JSONRPC_REQUEST_ID,
+    MCP_METHOD_NAME,
+    MCP_PROTOCOL_VERSION,
+    MCP_SESSION_ID,
+    NETWORK_TRANSPORT,
+    RPC_RESPONSE_STATUS_CODE,
+    SERVER_ADDRESS,
+    SERVER_PORT,
+)
+from errscope._vocabulary import Channel, FailureClass, Outcome
+from errscope.client import _shaping as shape
+from errscope.client._deadline import CallDeadline, TimeoutKind, TimeoutPolicy
+from errscope.client._invalid_params import invalid_params_note, unknown_tool_name
+from errscope.client._keys import key_hash
+from errscope.client._late import LateWatch, end_after
+from errscope.client._result import ToolCallResult
+from errscope.client._telemetry import caller_parent, trace_meta
+from errscope.client._wire import CURRENT_ATTEMPT, WireAttempt
+
+if TYPE_CHECKING:
+    from errscope.client._client import ToolClient
+
+__all__ = ["LogicalCall", "ProgressFn"]
+
+logger = logging.getLogger("errscope.client")
+
+ProgressFn = Callable[[float, float | None, str | None], Awaitable[None]]
+
+# error.type values for failures with no JSON-RPC code (semconv: low cardinality, documented).
+ERROR_TYPE_TIMEOUT = "timeout"
+ERROR_TYPE_CONNECTION = "connection_error"
+ERROR_TYPE_CIRCUIT_OPEN = "circuit_open"
+ERROR_TYPE_UNREADABLE = "_OTHER"
+
+
+@dataclass(slots=True, eq=False)
+class LogicalCall:
+    """What every attempt of one ``call_tool`` shares: the tool, arguments, key, and the trail."""
+
+    owner: ToolClient
+    tool: str
+    arguments: dict[str, Any]
+    key: str | None
+    policy: TimeoutPolicy
+    caller_meta: dict[str, Any]
+    progress_callback: ProgressFn | None
+    timeout_hint: str | None = None
+    links: list[Link] = field(default_factory=list)
+    request_ids: list[Any] = field(default_factory=list)
+    unknown_tool: bool = False
+    refreshed: bool = False
+    appeared: bool = False
+    last_sent: ToolCallResult | None = None
+    """The latest attempt whose request was written: its outcome stands if a later one never left."""
+    last_unsent: bool = False
+
+    # -- one attempt ---------------------------------------------------------------------------------
+    async def attempt(self, number: int) -> ToolCallResult:
+        owner = self.owner
+        attributes: dict[str, Any] = {
+            MCP_METHOD_NAME: "tools/call",
+            GEN_AI_TOOL_NAME: self.tool,
+            GEN_AI_OPERATION_NAME: EXECUTE_TOOL,
+            ERRSCOPE_ATTEMPT: number,
+            ERRSCOPE_RETRY: number > 1,
+        }
+        if owner.target.transport:
+            attributes[NETWORK_TRANSPORT] = owner.target.transport
+        if owner.target.address:
+            attributes[SERVER_ADDRESS] = owner.target.address
+        if owner.target.port is not None:
+            attributes[SERVER_PORT] = owner.target.port
+        if self.key is not None:
+            attributes[ERRSCOPE_IDEMPOTENCY_KEY_HASH] = key_hash(self.key)
+        span = owner.telemetry.start_span(
+            f"tools/call {self.tool}",
+            attributes=attributes,
+            links=list(self.links),
+            parent=caller_parent(self.caller_meta),
+        )
+        self.links.append(Link(span.get_span_context(), {ERRSCOPE_ATTEMPT: number}))
+        started = anyio.current_time()
+        wire = WireAttempt(trace_meta=trace_meta(span, caller_meta=self.caller_meta, baggage_allow=owner.baggage_allow))
+        late = LateWatch(span, owner.telemetry.late_responses, self.tool, started)
+        wire.on_late = late.arrived
+        try:
+            result = await self._attempt_on_wire(span, wire, attributes)
+        except BaseException:
+            # The host cancelled us (or we are shutting down): record it and let it propagate.
+            self._finish_span(span, attributes, outcome=Outcome.CANCELLED, started=started)
+            owner.breaker.release()
+            raise
+        late.request_id, late.ref, late.gave_up_at = wire.request_id, result.error_ref, anyio.current_time()
+        self.last_unsent = wire.request_id is None
+        if not self.last_unsent:
+            self.last_sent = result
+        tg = owner.connection.tg
+        keep_open = result.outcome is Outcome.TIMEOUT and owner.late_response_grace > 0 and tg is not None
+        self._finish_span(span, attributes, result=result, started=started, end=not keep_open)
+        if keep_open:
+            assert tg is not None
+            tg.start_soon(end_after, span, owner.late_response_grace)
+        return result
+
+    def _finish_span(
+        self,
+        span: Span,
+        attributes: dict[str, Any],
+        *,
+        started: float,
+        result: ToolCallResult | None = None,
+        outcome: Outcome | None = None,
+        end: bool = True,
+    ) -> None:
+        self.owner.telemetry.finish_attempt(
+            span,
+            attributes,
+            seconds=anyio.current_time() - started,
+            result=result,
+            outcome=outcome,
+            tool_listed=self.tool in self.owner.catalog,
+            end=end,
+        )
+
+    async def _attempt_on_wire(self, span: Span, wire: WireAttempt, attributes: dict[str, Any]) -> ToolCallResult:
+        owner = self.owner
+        connection = owner.connection
+        if not owner.breaker.allow():
+            attributes[ERROR_TYPE] = ERROR_TYPE_CIRCUIT_OPEN
+            return shape.local_failure(
+                self.tool,
+                f"Tool server {owner.target.display} is unreachable (too many recent failures); no request was sent.",
+                side_effect_possible=False,
+            )
+        conn = await connection.ensure()
+        if conn is None or conn.client is None:
+            owner.breaker.record_failure()
+            attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
+            return shape.local_failure(
+                self.tool,
+                f"Tool server {owner.target.display} is unavailable; no request was sent.",
+                side_effect_possible=False,
+            )
+        if owner.catalog.stale:
+            await connection.refresh_stale()
+        version = connection.protocol_version
+        if version:
+            attributes[MCP_PROTOCOL_VERSION] = version
+        session_id = connection.session_id
+        if session_id:
+            attributes[MCP_SESSION_ID] = session_id
+
+        meta = {k: v for k, v in self.caller_meta.items() if k not in ("traceparent", "tracestate", "baggage")}
+        if self.key is not None:
+            meta[owner.idempotency_meta_key] = self.key
+        deadline = CallDeadline(self.policy)
+        wire.reason_for_cancel = deadline.cancel_reason
+        wire_events: list[str] = []
+        user_progress = self.progress_callback
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            deadline.touch()
+            if user_progress is not None:
+                await user_progress(progress, total, message)
+
+        token = CURRENT_ATTEMPT.set(wire)
+        ctx_token = otel_context.attach(trace.set_span_in_context(span))
+        conn.tap.listeners.append(wire_events.append)
+        try:
+            with deadline.scope:
+                raw = await conn.client.call_tool(
+                    self.tool,
+                    self.arguments,
+                    read_timeout_seconds=None,
+                    progress_callback=on_progress,
+                    meta=meta or None,  # type: ignore[arg-type]
+                )
+            deadline.finish()
+            error: BaseException | None = None
+        except MCPError as exc:
+            deadline.finish()
+            raw, error = None, exc
+        except Exception as exc:  # boundary: a malformed or unexpected reply must not crash the host
+            deadline.finish()
+            raw, error = None, exc
+        finally:
+            # Also on the host's own cancellation: the SDK has written its cancel by now.
+            otel_context.detach(ctx_token)
+            CURRENT_ATTEMPT.reset(token)
+            conn.tap.forget(wire)
+            if wire_events.append in conn.tap.listeners:
+                conn.tap.listeners.remove(wire_events.append)
+            if wire.request_id is not None:
+                self.request_ids.append(wire.request_id)
+                attributes[JSONRPC_REQUEST_ID] = str(wire.request_id)
+            for _ in range(wire.cancels_sent):
+                span.add_event("cancel_sent", {"reason": wire.cancel_reason or "caller cancelled"})
+            for event in wire_events:
+                span.add_event(event)
+            attributes[ERRSCOPE_PROGRESS_NOTIFICATIONS] = deadline.progress_events
+
+        fired = deadline.fired
+        if fired is not None:
+            owner.breaker.record_failure()
+            attributes[ERROR_TYPE] = ERROR_TYPE_TIMEOUT
+            return shape.timed_out(self.tool, fired, self.policy, hint=self.timeout_hint)
+        if raw is not None:
+            owner.breaker.record_success()
+            listed = owner.catalog.get(self.tool)
+            shaped = shape.from_result(
+                self.tool,
+                raw,
+                attributes,
+                max_text=owner.max_model_text,
+                input_schema=listed.input_schema if listed else None,
+                arguments=self.arguments,
+            )
+            if shaped is None:
+                # D01: a foreign SDK wrapped its own unknown-tool protocol error into an isError result.
+                return await self._unknown_tool(span, ref=None, channel=Channel.EXECUTION, result=raw)
+            return shaped
+        assert error is not None
+        if isinstance(error, MCPError) and wire.stand_in_frame and wire.session_ended:
+            # HTTP 404 to our session: the server no longer knows it, so it processed nothing.
+            owner.breaker.record_failure()
+            attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
+            return shape.local_failure(
+                self.tool,
+                f"The tool server had ended the session; {self.tool} was not run. A new session is opened on the next call.",
+                side_effect_possible=False,
+            )
+        if isinstance(error, MCPError) and wire.stand_in_frame:
+            # The SDK could not read the answer and stood in for it (issue #16): the request was
+            # written, so the tool may have run. Not the server refusing; a transport fault.
+            owner.breaker.record_failure()
+            attributes[ERROR_TYPE] = ERROR_TYPE_UNREADABLE
+            return shape.local_failure(
+                self.tool,
+                f"The answer to {self.tool} could not be read. The call may have run; check before calling again.",
+                side_effect_possible=True,
+            )
+        if isinstance(error, MCPError) and wire.error_frame:
+            owner.breaker.record_success()  # the server answered
+            return await self._from_protocol_error(error, span, attributes)
+        if isinstance(error, MCPError) and error.code == REQUEST_TIMEOUT and not conn.tap.closed:
+            # The SDK's own timer (a Client-level read_timeout_seconds): it already sent the cancel.
+            owner.breaker.record_failure()
+            attributes[ERROR_TYPE] = ERROR_TYPE_TIMEOUT
+            sdk_timeout = shape.as_float(owner.client_options.get("read_timeout_seconds"))
+            return shape.timed_out(
+                self.tool, TimeoutKind.IDLE, self.policy, hint=self.timeout_hint, idle_seconds=sdk_timeout
+            )
+        if isinstance(error, MCPError) or conn.tap.closed:
+            # No error frame for our id: the SDK raised it locally (connection closed, -32000 band).
+            owner.breaker.record_failure()
+            attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
+            if wire.request_id is None:
+                return shape.local_failure(
+                    self.tool,
+                    f"Tool server {owner.target.display} is unavailable; no request was sent.",
+                    side_effect_possible=False,
+                )
+            return shape.local_failure(
+                self.tool,
+                f"The connection to the tool server was lost while {self.tool} was running. It may or may not "
+                "have taken effect; check before calling again.",
+                side_effect_possible=True,
+            )
+        owner.breaker.record_success()
+        attributes[ERROR_TYPE] = ERROR_TYPE_UNREADABLE
+        return shape.failure(
+            self.tool,
+            None,
+            FailureClass.UNKNOWN,
+            f"{self.tool} returned a reply the client could not read.",
+            side_effect_possible=True,  # something answered: the tool may have run
+        )
+
+    async def _from_protocol_error(self, error: MCPError, span: Span, attributes: dict[str, Any]) -> ToolCallResult:
+        result = await self._shape_protocol_error(error, span, attributes)
+        return replace(result, error=error.error)  # the host gets the error object intact
+
+    async def _shape_protocol_error(self, error: MCPError, span: Span, attributes: dict[str, Any]) -> ToolCallResult:
+        code = error.code
+        attributes[ERROR_TYPE] = str(code)
+        attributes[RPC_RESPONSE_STATUS_CODE] = str(code)
+        data = error.data if isinstance(error.data, dict) else {}
+        ref = shape.ref_of(data)
+        message = error.message or ""
+        named = unknown_tool_name(message)
+        catalog = self.owner.catalog
+        was_known = self.tool in catalog
+        unknown = code == METHOD_NOT_FOUND or named is not None or (
+            code == INVALID_PARAMS and catalog.listed and not was_known
+        )
+        if unknown:
+            return await self._unknown_tool(span, ref=ref, channel=Channel.PROTOCOL)
+        if code == URL_ELICITATION_REQUIRED:
+            return shape.elicitation_required(self.tool, error.error, ref)
+        if code == INVALID_PARAMS:
+            note = invalid_params_note(self.tool, message, self.arguments)
+            return shape.failure(self.tool, Channel.PROTOCOL, FailureClass.INVALID_INPUT, note, ref=ref, advice="")
+        return shape.other_protocol_error(self.tool, code, message, data, ref)
+
+    async def _unknown_tool(
+        self, span: Span, *, ref: str | None, channel: Channel, result: CallToolResult | None = None
+    ) -> ToolCallResult:
+        """Re-list once (never a loop), then say the tool is gone and which tools exist."""
+        connection = self.owner.connection
+        catalog = self.owner.catalog
+        listed_before = self.tool in catalog
+        was_known = listed_before or self.tool in catalog.retired
+        self.unknown_tool = True
+        if not self.refreshed:
+            self.refreshed = True
+            conn = connection.current
+            if conn is not None and conn.alive:
+                link = Link(span.get_span_context())
+                try:
+                    await catalog.refresh_after_unknown(lambda: connection.traced_fetch(conn, links=[link]))
+                except Exception as exc:  # boundary: keep the old listing
+                    logger.debug("tools/list refresh after unknown tool failed (%s)", type(exc).__qualname__)
+        if self.tool in catalog and not listed_before:
+            self.appeared = True
+        head = shape.unknown_tool_head(self.tool, catalog, listed_before=listed_before, was_known=was_known)
+        return shape.failure(self.tool, channel, FailureClass.NOT_FOUND, head, ref=ref, advice="", result=result)

@@ -1,0 +1,291 @@
+"""The client's connection to one server: transport, session lifecycle, reconnects, tool listing.
+
+The SDK has no client middleware, so errscope owns the connection: it wraps the transport with a
+:class:`~errscope.client._wire.WireTap` and runs the ``mcp.Client`` in a task of its own (so a lost
+session can be re-opened from any caller's task). :class:`ServerConnection` is everything
+``ToolClient`` knows about "the server is there": it opens a session on demand, re-opens a lost
+one (never two at once), and keeps the :class:`~errscope.client._catalog.ToolCatalog` filled.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import anyio
+import anyio.abc
+from mcp import Client
+from mcp.client._transport import Transport
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from mcp_types import Tool
+from opentelemetry import trace
+from opentelemetry.trace import Link, StatusCode
+
+from errscope._attributes import ERROR_TYPE, MCP_METHOD_NAME, RPC_RESPONSE_STATUS_CODE
+from errscope.client._catalog import ToolCatalog
+from errscope.client._telemetry import ClientTelemetry
+from errscope.client._wire import UNDECODABLE, WireTap, observe_http_parsing
+
+__all__ = ["Connection", "ServerConnection", "Target", "describe"]
+
+logger = logging.getLogger("errscope.client")
+
+Server = str | StdioServerParameters | Callable[[], Transport]
+
+
+@dataclass(slots=True, eq=False)
+class Connection:
+    """One session: its wire tap, the task that runs it, and the ``mcp.Client`` once it is ready."""
+
+    tap: WireTap
+    ready: anyio.Event = field(default_factory=anyio.Event)
+    done: anyio.Event = field(default_factory=anyio.Event)
+    scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+    client: Client | None = None
+    error: BaseException | None = None
+
+    @property
+    def alive(self) -> bool:
+        return self.client is not None and not self.done.is_set() and not self.tap.closed
+
+
+@dataclass(slots=True)
+class Target:
+    """How spans and notes name the server (never userinfo, query or secrets of the address)."""
+
+    display: str
+    transport: str | None
+    address: str | None
+    port: int | None
+
+
+def describe(server: object) -> Target:
+    if isinstance(server, str):
+        parts = urlsplit(server)
+        host = parts.hostname or ""
+        port = parts.port
+        netloc = f"[{host}]" if ":" in host else host
+        if port is not None:
+            netloc = f"{netloc}:{port}"
+        return Target(f"{parts.scheme}://{netloc}{parts.path}", "tcp", host or None, port)
+    if isinstance(server, StdioServerParameters):
+        return Target(os.path.basename(server.command), "pipe", None, None)
+    return Target("the tool server", None, None, None)
+
+
+def _http_client_with_trace_headers(max_connections: int, session: dict[str, str], tap: WireTap) -> Any:
+    """An httpx2 client (the SDK's timeouts) that mirrors ``_meta`` trace keys into W3C headers,
+    remembers the server's ``Mcp-Session-Id`` (2025-era sessions) in ``session["id"]``, and tells
+    ``tap`` when the server has ended that session (HTTP 404 to a request carrying it: MCP,
+    Transports > Session Management, "MUST start a new session")."""
+    import json
+
+    import httpx2
+    from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
+
+    async def copy_trace_headers(request: Any) -> None:
+        try:
+            body = json.loads(request.content or b"null")
+        except (ValueError, RuntimeError, TypeError):
+            return
+        meta = body.get("params", {}).get("_meta") if isinstance(body, dict) else None
+        if not isinstance(meta, dict):
+            return
+        for key in ("traceparent", "tracestate", "baggage"):
+            if isinstance(meta.get(key), str):
+                request.headers[key] = meta[key]
+
+    async def remember_session(response: Any) -> None:
+        if response.status_code == 404 and "mcp-session-id" in response.request.headers:
+            tap.session_ended()
+            return
+        value = response.headers.get("mcp-session-id")
+        if value:
+            session["id"] = value
+
+    return httpx2.AsyncClient(
+        timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
+        limits=httpx2.Limits(max_connections=max_connections, max_keepalive_connections=min(20, max_connections)),
+        event_hooks={"request": [copy_trace_headers], "response": [remember_session]},
+    )
+
+
+class ServerConnection:
+    """Opens, re-opens and lists one server's session; see the module docstring."""
+
+    def __init__(
+        self,
+        server: Server,
+        *,
+        catalog: ToolCatalog,
+        telemetry: ClientTelemetry,
+        mode: str,
+        client_options: Mapping[str, Any],
+        connect_timeout: float,
+        list_timeout: float,
+        http_max_connections: int,
+    ) -> None:
+        self.server = server
+        self.catalog = catalog
+        self.telemetry = telemetry
+        self.mode = mode
+        self.client_options = dict(client_options)
+        self.connect_timeout = connect_timeout
+        self.list_timeout = list_timeout
+        self.http_max_connections = http_max_connections
+        self.current: Connection | None = None
+        self.session: dict[str, str] = {}
+        self.tg: anyio.abc.TaskGroup | None = None
+        self._lock = anyio.Lock()
+
+    @property
+    def alive(self) -> bool:
+        return self.current is not None and self.current.alive
+
+    @property
+    def tap(self) -> WireTap | None:
+        return self.current.tap if self.current is not None else None
+
+    @property
+    def protocol_version(self) -> str | None:
+        conn = self.current
+        if conn is None or conn.client is None:
+            return None
+        try:
+            return conn.client.protocol_version
+        except Exception:  # boundary: not negotiated yet
+            return None
+
+    @property
+    def session_id(self) -> str | None:
+        return self.session.get("id")
+
+    def close(self) -> None:
+        if self.current is not None:
+            self.current.scope.cancel()
+
+    def _transport(self, stack: AsyncExitStack, tap: WireTap) -> Transport:
+        server = self.server
+        if isinstance(server, str):
+            self.session = {}
+            http = _http_client_with_trace_headers(self.http_max_connections, self.session, tap)
+            stack.push_async_callback(http.aclose)
+            return streamable_http_client(server, http_client=http)
+        if isinstance(server, StdioServerParameters):
+            if server.encoding_error_handler == "strict":
+                # The SDK's reader dies on the first undecodable byte and then drains the pipe
+                # forever, wedging the session: replace and count instead (a protocol fault).
+                server = server.model_copy(update={"encoding_error_handler": UNDECODABLE})
+            return stdio_client(server, errlog=open(os.devnull, "w"))  # noqa: SIM115 - owned by the transport
+        return server()
+
+    async def _run(self, conn: Connection) -> None:
+        try:
+            with conn.scope:
+                async with AsyncExitStack() as stack, Client(
+                    conn.tap.wrap(self._transport(stack, conn.tap)),
+                    mode=self.mode,
+                    cache=None,
+                    message_handler=self._on_message,
+                    **self.client_options,
+                ) as client:
+                    conn.client = client
+                    conn.ready.set()
+                    await anyio.sleep_forever()
+        except Exception as exc:  # boundary: whatever the transport raised, the connection is gone
+            conn.error = exc
+            logger.debug("errscope client connection ended: %s", type(exc).__name__)
+        finally:
+            conn.client = None if not conn.ready.is_set() else conn.client
+            conn.done.set()
+            conn.ready.set()
+
+    def _new_tap(self) -> WireTap:
+        if isinstance(self.server, str):  # errscope builds this HTTP transport: its stand-ins are known
+            observe_http_parsing()
+            return WireTap(stand_ins_possible=True)
+        return WireTap()
+
+    async def ensure(self) -> Connection | None:
+        """The live session, opening a new one if there is none; ``None`` if it could not be opened."""
+        conn = self.current
+        if conn is not None and conn.alive:
+            return conn  # the hot path: no lock, no extra turn of the event loop
+        async with self._lock:
+            conn = self.current
+            if conn is not None and conn.alive:
+                return conn
+            if conn is not None:
+                conn.scope.cancel()
+            assert self.tg is not None, "use ToolClient as an async context manager"
+            conn = Connection(tap=self._new_tap())
+            self.current = conn
+            self.tg.start_soon(self._run, conn)
+            with anyio.move_on_after(self.connect_timeout):
+                await conn.ready.wait()
+            if not conn.alive:
+                conn.scope.cancel()
+                return None
+            await self._initial_listing(conn)
+            return conn
+
+    async def _initial_listing(self, conn: Connection) -> None:
+        assert conn.client is not None
+        caps = conn.client.server_capabilities
+        if caps.tools is None:
+            return
+        try:
+            with anyio.fail_after(self.list_timeout):
+                await self.catalog.refresh(lambda: self._fetch_tools(conn))
+        except Exception as exc:  # boundary: a broken listing leaves the catalog empty; calls still go out
+            logger.debug("initial tools/list failed (%s)", type(exc).__qualname__)
+
+    async def _fetch_tools(self, conn: Connection) -> Sequence[Tool]:
+        assert conn.client is not None
+        tools: list[Tool] = []
+        cursor: str | None = None
+        for _ in range(100):
+            page = await conn.client.list_tools(cursor=cursor)
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        return tools
+
+    async def _on_message(self, message: Any) -> None:
+        method = getattr(getattr(message, "root", message), "method", None)
+        if method == "notifications/tools/list_changed":
+            self.catalog.mark_stale()
+            if self.tg is not None:
+                self.tg.start_soon(self.refresh_stale)
+        await anyio.lowlevel.checkpoint()
+
+    async def refresh_stale(self) -> None:
+        """Re-list after ``list_changed`` (debounced by the catalog); failures keep the old listing."""
+        conn = self.current
+        if conn is None or not conn.alive:
+            return
+        try:
+            await self.catalog.refresh_if_stale(lambda: self.traced_fetch(conn, links=()))
+        except Exception as exc:  # boundary: the next unknown-tool error re-lists again
+            logger.debug("tools/list refresh after list_changed failed (%s)", type(exc).__qualname__)
+
+    async def traced_fetch(self, conn: Connection, *, links: Sequence[Link]) -> Sequence[Tool]:
+        """``tools/list`` (all pages) under a CLIENT span of its own."""
+        span = self.telemetry.start_span("tools/list", attributes={MCP_METHOD_NAME: "tools/list"}, links=links)
+        try:
+            with trace.use_span(span, end_on_exit=False):
+                return await self._fetch_tools(conn)
+        except MCPError as exc:
+            span.set_attributes({ERROR_TYPE: str(exc.code), RPC_RESPONSE_STATUS_CODE: str(exc.code)})
+            span.set_status(StatusCode.ERROR)
+            raise
+        finally:
+            span.end()

@@ -1,0 +1,306 @@
+"""The host-facing result: every way an attempt can end becomes one :class:`ToolCallResult`.
+
+Each function here turns one kind of ending (a result, a protocol error, a timeout, a local
+failure) into the model's text (head, per-class advice, ref) and the structured facts. Nothing in
+this module touches the wire or the span: it only reads what arrived.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any, Final
+
+from mcp_types import (
+    CONNECTION_CLOSED,
+    REQUEST_TIMEOUT,
+    CallToolResult,
+    ElicitationRequiredErrorData,
+    ErrorData,
+    TextContent,
+)
+from pydantic import ValidationError
+
+from errscope._attributes import (
+    ERROR_TYPE,
+    META_ERROR_REF,
+    META_FAILURE_CLASS,
+    META_RETRY_AFTER,
+    META_SIDE_EFFECT_POSSIBLE,
+    TOOL_ERROR,
+)
+from errscope._classify import class_for_jsonrpc_code, delay_seconds
+from errscope._messages import safe_name
+from errscope._refs import ERROR_REF_PATTERN, new_error_ref
+from errscope._vocabulary import Channel, FailureClass, Outcome
+from errscope.client._catalog import ToolCatalog
+from errscope.client._deadline import TimeoutKind, TimeoutPolicy
+from errscope.client._invalid_params import (
+    declared_arguments,
+    invalid_params_note,
+    is_argument_rejection,
+    unknown_tool_name,
+)
+from errscope.client._result import ADVICE, ToolCallResult
+from errscope.client._text import classify_text, retry_after_from_text, safe_excerpt
+
+__all__ = [
+    "MAX_RETRY_AFTER",
+    "as_float",
+    "elicitation_required",
+    "failure",
+    "from_result",
+    "local_failure",
+    "other_protocol_error",
+    "ref_of",
+    "timed_out",
+    "unknown_tool_head",
+]
+
+MAX_LISTED = 20
+"""Tool names of a server's list named to the model in one unknown-tool note."""
+MAX_RETRY_AFTER: Final = 86_400.0
+"""A peer's ``retry_after`` is clamped to one day: a longer wait is not advice a model can act on."""
+_MAYBE_DONE: Final = "It may have taken effect; check before calling again."
+
+
+def failure(
+    tool: str,
+    channel: Channel | None,
+    cls: FailureClass,
+    head: str,
+    *,
+    ref: str | None = None,
+    retry_after: float | None = None,
+    advice: str | None = None,
+    result: CallToolResult | None = None,
+    outcome: Outcome = Outcome.ERROR,
+    side_effect_possible: bool | None = None,
+) -> ToolCallResult:
+    """The result of a failed attempt: ``head``, the class's advice, and the ref (minted if absent)."""
+    ref = ref or new_error_ref()
+    retry_after = clamp_retry_after(retry_after)
+    if advice is None:
+        advice = ADVICE[cls]
+        if cls is FailureClass.RATE_LIMITED and retry_after is not None:
+            advice = f"Wait about {seconds(retry_after)} before calling again."
+    text = " ".join(part for part in (head.strip(), advice.strip(), f"Ref {ref}.") if part)
+    retryable = cls in (FailureClass.RATE_LIMITED, FailureClass.UPSTREAM_UNAVAILABLE)
+    return ToolCallResult(
+        tool=tool,
+        text=text,
+        outcome=outcome,
+        channel=channel,
+        failure_class=cls,
+        error_ref=ref,
+        retryable=retryable,
+        retry_after=retry_after,
+        result=result,
+        side_effect_possible=side_effect_possible,
+    )
+
+
+def local_failure(tool: str, head: str, *, side_effect_possible: bool) -> ToolCallResult:
+    """A failure the client saw itself (no usable answer from the server)."""
+    return failure(
+        tool, None, FailureClass.UPSTREAM_UNAVAILABLE, head, advice="", side_effect_possible=side_effect_possible
+    )
+
+
+def timed_out(
+    tool: str,
+    fired: TimeoutKind,
+    policy: TimeoutPolicy,
+    *,
+    hint: str | None,
+    idle_seconds: float | None = None,
+) -> ToolCallResult:
+    """A timer ended the attempt: the side effect may have happened, and the note says so."""
+    if fired is TimeoutKind.CEILING:
+        head = f"{tool} did not finish within the {seconds(policy.hard_ceiling)} limit and was cancelled."
+    else:
+        idle = idle_seconds if idle_seconds is not None else policy.idle
+        head = f"{tool} did not finish within {seconds(idle)} and was cancelled."
+    if hint:
+        head += " The request may have been accepted: " + safe_excerpt(hint, limit=200).rstrip(".") + "."
+    else:
+        head += " Part of the work may already have been done; check before retrying."
+    return failure(
+        tool, None, FailureClass.UPSTREAM_UNAVAILABLE, head, advice="", outcome=Outcome.TIMEOUT, side_effect_possible=True
+    )
+
+
+def from_result(
+    tool: str,
+    raw: CallToolResult,
+    attributes: dict[str, Any],
+    *,
+    max_text: int,
+    input_schema: Mapping[str, Any] | None = None,
+    arguments: Mapping[str, Any] | None = None,
+) -> ToolCallResult | None:
+    """A ``CallToolResult`` arrived; ``None`` means a foreign SDK's wrapped unknown-tool error (D01).
+
+    A successful result's text is cut to ``max_text`` characters with a note saying so; the whole
+    result stays in :attr:`ToolCallResult.result` for the host. ``input_schema`` is the tool's listed
+    schema and ``arguments`` what was sent: together they tell an argument rejection wrapped in
+    ``isError`` from any other failure text.
+    """
+    text = text_of(raw)
+    if not raw.is_error:
+        cut = len(text) > max_text
+        if cut:
+            text = text[:max_text] + f"\n[errscope: output cut to {max_text} of {len(text)} characters.]"
+        return ToolCallResult(tool=tool, text=text, outcome=Outcome.OK, result=raw, text_truncated=cut)
+    attributes[ERROR_TYPE] = TOOL_ERROR
+    meta = raw.meta or {}
+    possible = meta.get(META_SIDE_EFFECT_POSSIBLE)
+    side_effect = possible if isinstance(possible, bool) else None
+    server_class = as_class(meta.get(META_FAILURE_CLASS))
+    if server_class is not None:
+        # An errscope server already classified, scrubbed and shaped the text.
+        retry_after = delay_seconds(as_float(meta.get(META_RETRY_AFTER)))
+        ref = ref_of(meta)
+        shaped = ref is not None and ref in text  # the server already wrote the model's text
+        head = safe_excerpt(text, limit=300 if shaped else 240) or f"{tool} failed"
+        if ref and ref in head:
+            head = head.replace(f"Ref {ref}", "").replace(ref, "")
+        head = head.rstrip(" .") + "."
+        advice = "" if shaped else (_MAYBE_DONE if side_effect else None)
+        return failure(
+            tool,
+            Channel.EXECUTION,
+            server_class,
+            head,
+            ref=ref,
+            retry_after=retry_after,
+            result=raw,
+            advice=advice,
+            side_effect_possible=side_effect,
+        )
+    if unknown_tool_name(text) is not None:
+        return None
+    if is_argument_rejection(text, declared_arguments(input_schema)):
+        # Most SDKs (TS 1.2x+/2.x, mcp, FastMCP) answer bad arguments with an isError result, not -32602.
+        note = invalid_params_note(tool, text, arguments)
+        return failure(tool, Channel.EXECUTION, FailureClass.INVALID_INPUT, note, advice="", result=raw)
+    cls = classify_text(text)
+    retry_after = retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None
+    excerpt = safe_excerpt(text)
+    head = f"{tool} failed: {excerpt}." if excerpt else f"{tool} failed."
+    advice = _MAYBE_DONE if side_effect else None
+    return failure(
+        tool, Channel.EXECUTION, cls, head, retry_after=retry_after, result=raw, advice=advice,
+        side_effect_possible=side_effect,
+    )
+
+
+def elicitation_required(tool: str, error: ErrorData, ref: str | None) -> ToolCallResult:
+    """``-32042``: the user must complete URL elicitations first (MCP spec 2025-11-25, Elicitation >
+    URL mode > URLElicitationRequiredError). The host gets the error and the parsed elicitations
+    intact; the model is told what the user must do. Class ``permission_denied``: the user has to
+    act (typically authorise a third party) before the call can go through."""
+    try:
+        elicitations = tuple(ElicitationRequiredErrorData.model_validate(error.data).elicitations)
+    except ValidationError:
+        elicitations = ()
+    said = safe_excerpt(elicitations[0].message) if elicitations else ""
+    head = f"{tool} needs the user to complete a step in their browser first" + (f" ({said})." if said else ".")
+    advice = (
+        "Ask the user to open the link the app shows them and finish there, then call again."
+        if elicitations
+        else "The server did not say how; tell the user the request needs their action."
+    )
+    shaped = failure(tool, Channel.PROTOCOL, FailureClass.PERMISSION_DENIED, head, ref=ref, advice=advice)
+    return replace(shaped, elicitations=elicitations)
+
+
+def other_protocol_error(tool: str, code: int, message: str, data: dict[str, Any], ref: str | None) -> ToolCallResult:
+    """A JSON-RPC error that is neither an unknown tool nor invalid arguments."""
+    server_class = as_class(data.get(META_FAILURE_CLASS))
+    if server_class is not None:
+        cls = server_class
+    else:
+        cls = class_for_jsonrpc_code(code)
+        if cls is FailureClass.UNKNOWN or code in (CONNECTION_CLOSED, REQUEST_TIMEOUT):
+            text_cls = classify_text(message)
+            cls = text_cls if text_cls is not FailureClass.UNKNOWN else cls
+    retry_after = delay_seconds(as_float(data.get(META_RETRY_AFTER))) or (
+        retry_after_from_text(message) if cls is FailureClass.RATE_LIMITED else None
+    )
+    excerpt = safe_excerpt(message)
+    head = f"{tool} was refused by the server: {excerpt}." if excerpt else f"{tool} was refused by the server."
+    possible = data.get(META_SIDE_EFFECT_POSSIBLE)
+    return failure(
+        tool,
+        Channel.PROTOCOL,
+        cls,
+        head,
+        ref=ref,
+        retry_after=retry_after,
+        side_effect_possible=possible if isinstance(possible, bool) else None,
+    )
+
+
+def unknown_tool_head(tool: str, catalog: ToolCatalog, *, listed_before: bool, was_known: bool) -> str:
+    """The note after re-listing: re-listed, listed-but-refused, gone, or never existed."""
+    # Tool names are the peer's words: scrubbed and bounded like any other name echoed to the model.
+    available = ", ".join(safe_name(name) for name in catalog.names[:MAX_LISTED]) or "none"
+    if len(catalog.names) > MAX_LISTED:
+        available += f" and {len(catalog.names) - MAX_LISTED} more"
+    if tool in catalog and not listed_before:
+        return f"{tool} was just re-listed by the server."
+    if tool in catalog:
+        return f"The server says {tool} does not exist, although it lists it. Available: {available}."
+    if was_known:
+        return f"{tool} is no longer available. Available: {available}."
+    return f"Tool `{tool}` does not exist. Available: {available}."
+
+
+def text_of(result: CallToolResult) -> str:
+    return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
+
+
+def seconds(value: float) -> str:
+    """A wait or a limit as a person would say it: ``"30 s"``, ``"5 min"``, ``"24 h"``."""
+    if value < 120:
+        return f"{value:g} s"
+    if value < 7200:
+        return f"{round(value / 60):g} min"
+    return f"{round(value / 3600):g} h"
+
+
+def clamp_retry_after(value: float | None) -> float | None:
+    """``None`` for anything that is not a finite wait >= 0; at most :data:`MAX_RETRY_AFTER`."""
+    if value is None or math.isnan(value) or value < 0:
+        return None
+    return min(value, MAX_RETRY_AFTER)
+
+
+def as_class(value: Any) -> FailureClass | None:
+    """The failure class a server put in ``_meta``/``data``, if it is one of the closed set."""
+    try:
+        return FailureClass(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+
+
+def ref_of(fields: Mapping[str, Any]) -> str | None:
+    """The server's error ref from ``_meta``/``data``, only if it has the ref's shape: it is echoed to
+    the model and put on the span, so a peer's arbitrary string must not ride along."""
+    value = fields.get(META_ERROR_REF)
+    return value if isinstance(value, str) and ERROR_REF_PATTERN.fullmatch(value) else None
+
+
+def as_float(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None

@@ -1,0 +1,196 @@
+"""Zero-code instrumentation: ``opentelemetry-instrument python server.py`` gives errscope's spans,
+metrics and logs without touching the server's code.
+
+:class:`MCPInstrumentor` follows the OpenTelemetry contrib instrumentors (``BaseInstrumentor``,
+registered under the ``opentelemetry_instrumentor`` entry point as ``errscope``):
+
+- after :meth:`~MCPInstrumentor.instrument`, every ``mcp`` ``MCPServer``, low-level ``Server`` and
+  ``fastmcp.FastMCP`` constructed is given :func:`errscope.instrument` (one server span, one metric
+  point and one failure log per request, errors shaped and scrubbed), and every ``mcp.Client``'s
+  ``call_tool`` records one errscope CLIENT span and ``mcp.client.operation.duration`` point with
+  channel and class (the result the caller receives is unchanged);
+- :meth:`~MCPInstrumentor.uninstrument` restores the constructors and ``call_tool`` and removes
+  errscope from the servers it instrumented;
+- instrumenting twice is a no-op (``BaseInstrumentor`` warns); inside
+  ``opentelemetry.instrumentation.utils.suppress_instrumentation()`` no errscope span is recorded.
+
+Keyword arguments of ``instrument()``: ``tracer_provider``, ``meter_provider`` (the global ones by
+default) and any other :func:`errscope.instrument` option (``validate_arguments``, ``capture_content``...).
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+import weakref
+from collections.abc import Collection
+from contextvars import ContextVar
+from typing import Any, Final
+
+from opentelemetry.instrumentation.instrumentor import BaseInstrumentor  # type: ignore[attr-defined]
+from opentelemetry import trace
+from opentelemetry.instrumentation.utils import is_instrumentation_enabled
+from opentelemetry.trace import StatusCode
+
+from errscope import _attributes as attr
+from errscope._classify import class_for_jsonrpc_code
+from errscope._messages import safe_name
+from errscope._vocabulary import Channel, FailureClass, Outcome
+
+__all__ = ["MCPInstrumentor"]
+
+_INSTRUMENTS: Final = ("mcp >= 2.3, < 3",)
+"""What ``instrumentation_dependencies()`` declares; FastMCP is instrumented when it is installed."""
+
+# Only the outermost constructor instruments: MCPServer and FastMCP build a low-level Server inside.
+_constructing: ContextVar[int] = ContextVar("errscope_constructing", default=0)
+
+
+def _server_classes() -> list[type]:
+    from mcp.server.lowlevel.server import Server
+    from mcp.server.mcpserver import MCPServer
+
+    classes: list[type] = [MCPServer, Server]
+    try:
+        from fastmcp import FastMCP
+    except ImportError:
+        return classes
+    return [*classes, FastMCP]
+
+
+class MCPInstrumentor(BaseInstrumentor):  # type: ignore[misc]
+    """An OpenTelemetry instrumentor for MCP servers and clients built with ``mcp`` or FastMCP."""
+
+    def __init__(self) -> None:
+        self._originals: dict[type, Any] = {}
+        self._servers: weakref.WeakSet[Any] = weakref.WeakSet()
+
+    def instrumentation_dependencies(self) -> Collection[str]:
+        return _INSTRUMENTS
+
+    def _instrument(self, **kwargs: Any) -> None:
+        from mcp import Client
+
+        from errscope.server import instrument
+
+        for klass in _server_classes():
+            self._originals[klass] = klass.__dict__.get("__init__")  # None: inherited, restored by deleting ours
+            klass.__init__ = self._wrap_init(klass.__init__, instrument, kwargs)  # type: ignore[misc]
+        self._originals[Client] = Client.__dict__["call_tool"]
+        Client.call_tool = _traced_call_tool(Client.__dict__["call_tool"], kwargs)  # type: ignore[method-assign]
+
+    def _wrap_init(self, original: Any, instrument: Any, options: dict[str, Any]) -> Any:
+        servers = self._servers
+
+        @functools.wraps(original)
+        def __init__(server: Any, *args: Any, **kwargs: Any) -> None:
+            depth = _constructing.get()
+            token = _constructing.set(depth + 1)
+            try:
+                original(server, *args, **kwargs)
+            finally:
+                _constructing.reset(token)
+            if depth == 0:
+                instrument(server, **options)
+                servers.add(server)
+
+        return __init__
+
+    def _uninstrument(self, **kwargs: Any) -> None:
+        from mcp import Client
+
+        from errscope.server import uninstrument
+
+        for klass, original in self._originals.items():
+            name = "call_tool" if klass is Client else "__init__"
+            if original is None:
+                delattr(klass, name)
+            else:
+                setattr(klass, name, original)
+        self._originals.clear()
+        for server in list(self._servers):
+            uninstrument(server)
+        self._servers = weakref.WeakSet()
+
+
+def _traced_call_tool(original: Any, options: dict[str, Any]) -> Any:
+    from mcp.shared.exceptions import MCPError
+
+    from errscope.client._telemetry import ClientTelemetry
+
+    telemetry = ClientTelemetry(tracer_provider=options.get("tracer_provider"), meter_provider=options.get("meter_provider"))
+
+    @functools.wraps(original)
+    async def call_tool(client: Any, name: str, *args: Any, **kwargs: Any) -> Any:
+        if not is_instrumentation_enabled():
+            return await original(client, name, *args, **kwargs)
+        tool = safe_name(name)
+        attributes: dict[str, Any] = {
+            attr.MCP_METHOD_NAME: "tools/call",
+            attr.GEN_AI_OPERATION_NAME: attr.EXECUTE_TOOL,
+            attr.GEN_AI_TOOL_NAME: tool,
+        }
+        span = telemetry.start_span(f"tools/call {tool}", attributes=attributes)
+        started = time.perf_counter()
+        try:
+            with trace.use_span(span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
+                result = await original(client, name, *args, **kwargs)
+        except MCPError as exc:
+            _fail(attributes, Channel.PROTOCOL, _protocol_class(exc), code=exc.code)
+            raise
+        except BaseException:
+            attributes[attr.ERRSCOPE_OUTCOME] = Outcome.ERROR.value
+            attributes[attr.ERROR_TYPE] = "_OTHER"
+            raise
+        else:
+            if getattr(result, "is_error", False):
+                _fail(attributes, Channel.EXECUTION, _result_class(result))
+            return result
+        finally:
+            attributes.setdefault(attr.ERRSCOPE_OUTCOME, Outcome.OK.value)
+            span.set_attributes(attributes)
+            if attributes[attr.ERRSCOPE_OUTCOME] != Outcome.OK.value:
+                span.set_status(StatusCode.ERROR, attributes.get(attr.ERRSCOPE_FAILURE_CLASS, "error"))
+            span.end()
+            telemetry.record_duration(time.perf_counter() - started, attributes)
+
+    call_tool.__errscope__ = True  # type: ignore[attr-defined]
+    return call_tool
+
+
+def _fail(attributes: dict[str, Any], channel: Channel, failure_class: FailureClass, *, code: int | None = None) -> None:
+    attributes[attr.ERRSCOPE_OUTCOME] = Outcome.ERROR.value
+    attributes[attr.ERRSCOPE_CHANNEL] = channel.value
+    attributes[attr.ERRSCOPE_FAILURE_CLASS] = failure_class.value
+    attributes[attr.ERROR_TYPE] = str(code) if code is not None else attr.TOOL_ERROR
+    if code is not None:
+        attributes[attr.RPC_RESPONSE_STATUS_CODE] = str(code)
+
+
+def _protocol_class(exc: Any) -> FailureClass:
+    from errscope.client._invalid_params import unknown_tool_name
+
+    data = exc.data if isinstance(exc.data, dict) else {}
+    declared = _declared(data)
+    if declared is not None:
+        return declared
+    if unknown_tool_name(exc.message or "") is not None:
+        return FailureClass.NOT_FOUND
+    return class_for_jsonrpc_code(exc.code)
+
+
+def _result_class(result: Any) -> FailureClass:
+    from errscope.client._text import classify_text
+
+    declared = _declared(result.meta or {})
+    if declared is not None:
+        return declared
+    return classify_text("\n".join(getattr(block, "text", "") for block in result.content))
+
+
+def _declared(fields: Any) -> FailureClass | None:
+    # An errscope server put its class in _meta / error data.
+    try:
+        return FailureClass(fields.get(attr.META_FAILURE_CLASS))
+    except ValueError:
+        return None

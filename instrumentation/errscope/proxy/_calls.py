@@ -1,0 +1,359 @@
+"""What the proxy knows about MCP: which relayed messages are tool calls, and what changes in their answers.
+
+Every other message passes through untouched. For each ``tools/call`` the proxy opens one SERVER
+span (the same recorder the in-process adapter uses, :class:`errscope._telemetry.ServerTelemetry`),
+and when the answer is a failure it rewrites it the way an errscope server would have written it:
+
+- ``isError`` result: classified from its text with the client's rules (``classify_text``), its
+  text replaced by the shaped, scrubbed model message with the error ref, ``_meta`` given class,
+  channel and ref (:func:`errscope.server._seam.failure_meta`), ``structuredContent`` dropped;
+- an ``isError`` result that says the tool is unknown: moved to the protocol channel, JSON-RPC
+  -32602 ``Unknown tool: <name>`` (MCP spec, Tools > Error Handling);
+- JSON-RPC error: code kept, message scrubbed with stack fragments cut and the ref appended,
+  ``data`` scrubbed and given class, channel and ref;
+- an answer from an errscope server (class already in ``_meta``/``data``): kept as it is.
+
+The upstream server is the span's upstream: system ``mcp``, its address (HTTP), and as status the
+JSON-RPC code or ``isError``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, PROTOCOL_VERSION_META_KEY
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from opentelemetry import propagate, trace
+from opentelemetry.trace import Span
+
+from errscope import _attributes as attr
+from errscope._call import ToolCall
+from errscope._classify import Classification, Upstream, class_for_jsonrpc_code
+from errscope._messages import model_message, safe_name, unknown_tool_message
+from errscope._refs import ERROR_REF_PATTERN
+from errscope._scrubbing import scrub_value
+from errscope._telemetry import ServerTelemetry
+from errscope._vocabulary import Channel, FailureClass, Outcome
+from errscope.client._invalid_params import invalid_params_note, unknown_tool_name
+from errscope.client._text import classify_text, retry_after_from_text, safe_excerpt
+from errscope.server._mcp import _request_id
+from errscope.server._seam import failure_meta
+
+__all__ = ["Calls", "Message", "Scope", "parse_error"]
+
+Message = dict[str, Any]
+"""One JSON-RPC message as decoded from the wire."""
+
+SYSTEM: Final = "mcp"
+"""``errscope.upstream.system`` of the relayed server."""
+IS_ERROR: Final = "isError"
+"""``errscope.upstream.status`` of an ``isError`` answer."""
+_MAX_REQUEST_ID: Final = 128
+_MAX_IN_FLIGHT: Final = 10_000
+"""Requests remembered per scope; past that the oldest is forgotten (a peer that never answers)."""
+_LOST_NOT_SENT: Final = "the server is not running and the call was not sent"
+_LOST_SENT: Final = "the server stopped before it answered; the call may have taken effect, check before retrying"
+
+
+_STACK_KEY: Final = re.compile(r"stack|trace|backtrace", re.I)
+"""Keys of an error's ``data`` that carry a stack trace by convention (``stack``, ``stackTrace``, ``traceback``)."""
+
+
+def parse_error() -> Message:
+    """The JSON-RPC 2.0 §5.1 answer to a frame that is not JSON (id ``null``: none could be read)."""
+    return {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+
+
+@dataclass(slots=True)
+class _InFlight:
+    """A request the host sent and the server has not answered; tool calls carry their span."""
+
+    id: Any
+    method: str
+    sent: bool = False
+    call: ToolCall | None = None
+    span: Span | None = None
+    attributes: dict[str, Any] = field(default_factory=dict)
+    started: float = 0.0
+
+
+@dataclass(slots=True)
+class Scope:
+    """Where request ids are unique: one stdio connection, one HTTP session, or one HTTP POST."""
+
+    session_id: str | None = None
+    protocol_version: str | None = None
+    in_flight: dict[str, _InFlight] = field(default_factory=dict)
+
+
+def _key(request_id: Any) -> str:
+    # 1 and "1" are different JSON-RPC ids (JSON-RPC 2.0 §4).
+    return json.dumps(request_id)
+
+
+class Calls:
+    """The proxy's bookkeeping for one upstream server.
+
+    Args:
+        telemetry: the span, metric and log recorder.
+        transport: ``network.transport`` of the host's side: ``pipe`` (stdio) or ``tcp`` (HTTP).
+        upstream_address: ``host[:port]`` of an HTTP upstream; ``None`` for a child process.
+    """
+
+    def __init__(self, telemetry: ServerTelemetry, *, transport: str, upstream_address: str | None = None) -> None:
+        self.telemetry = telemetry
+        self.transport = transport
+        self.upstream = Upstream(SYSTEM, None, upstream_address)
+        self.tools: frozenset[str] | None = None
+        """Tool names of the server's last complete ``tools/list`` answer; ``None`` until one is seen."""
+        self._listing: set[str] = set()
+
+    # -- host -> server ---------------------------------------------------------------------------
+    def from_host(self, scope: Scope, message: Any) -> Any:
+        """Note a message the host sends; returns the message to forward (a tool call gains trace context)."""
+        if not isinstance(message, dict) or "method" not in message or "id" not in message:
+            if isinstance(message, dict) and message.get("method") == "notifications/cancelled":
+                self._cancelled(scope, message.get("params"))
+            return message
+        method = message["method"]
+        if len(scope.in_flight) >= _MAX_IN_FLIGHT:
+            forgotten = scope.in_flight.pop(next(iter(scope.in_flight)))
+            if forgotten.call is not None:
+                forgotten.call.outcome = Outcome.TIMEOUT  # never answered: whether it ran is unknown
+                self._finish(forgotten)
+        entry = _InFlight(message["id"], method if isinstance(method, str) else "")
+        scope.in_flight[_key(message["id"])] = entry
+        params = message.get("params")
+        params = params if isinstance(params, dict) else {}
+        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else None
+        if meta and isinstance(meta.get(PROTOCOL_VERSION_META_KEY), str):
+            scope.protocol_version = meta[PROTOCOL_VERSION_META_KEY]
+        if method != "tools/call":
+            return message
+        return self._start_call(scope, entry, message, params, meta)
+
+    def _start_call(self, scope: Scope, entry: _InFlight, message: Message, params: Message, meta: Message | None) -> Message:
+        name = params.get("name")
+        tool = safe_name(name) if isinstance(name, str) else None
+        attributes: dict[str, Any] = {
+            attr.MCP_METHOD_NAME: "tools/call",
+            attr.GEN_AI_OPERATION_NAME: attr.EXECUTE_TOOL,
+            attr.JSONRPC_REQUEST_ID: _request_id(entry.id),
+            attr.NETWORK_TRANSPORT: self.transport,
+        }
+        if tool is not None:
+            attributes[attr.GEN_AI_TOOL_NAME] = tool
+        if scope.protocol_version:
+            attributes[attr.MCP_PROTOCOL_VERSION] = scope.protocol_version
+        if scope.session_id:
+            attributes[attr.MCP_SESSION_ID] = scope.session_id[:_MAX_REQUEST_ID]
+        known = tool is not None and (self.tools is None or tool in self.tools)
+        call = ToolCall(tool=tool, known=known, request_id=attributes[attr.JSONRPC_REQUEST_ID])
+        call.upstreams.append(self.upstream)
+        span = self.telemetry.start("tools/call", attributes, self.telemetry.parent_context(meta, None))
+        entry.call, entry.span, entry.attributes, entry.started = call, span, attributes, time.perf_counter()
+        # The server continues the proxy's trace: its spans become children of this one.
+        carrier: dict[str, str] = {}
+        propagate.inject(carrier, context=trace.set_span_in_context(span))
+        if not carrier:
+            return message
+        return {**message, "params": {**params, "_meta": {**(meta or {}), **carrier}}}
+
+    def sent(self, scope: Scope, message: Any) -> None:
+        """The message was handed to the upstream: if it now fails, it may have taken effect."""
+        if isinstance(message, dict) and "id" in message and "method" in message:
+            entry = scope.in_flight.get(_key(message["id"]))
+            if entry is not None:
+                entry.sent = True
+
+    def _cancelled(self, scope: Scope, params: Any) -> None:
+        # A cancelled request gets no response (MCP spec, Utilities > Cancellation): its span ends now.
+        if not isinstance(params, dict) or "requestId" not in params:
+            return
+        entry = scope.in_flight.pop(_key(params["requestId"]), None)
+        if entry is not None and entry.call is not None:
+            entry.call.outcome = Outcome.CANCELLED
+            self._finish(entry)
+
+    # -- server -> host ---------------------------------------------------------------------------
+    def from_server(self, scope: Scope, message: Any) -> Any:
+        """Note a message the server sends; returns what the host receives (a failed tool call shaped)."""
+        if not isinstance(message, dict) or "method" in message or "id" not in message:
+            return message  # server-to-client requests and notifications pass untouched
+        entry = scope.in_flight.pop(_key(message["id"]), None)
+        if entry is None:
+            return message
+        if entry.method == "initialize" and isinstance(message.get("result"), dict):
+            version = message["result"].get("protocolVersion")
+            scope.protocol_version = version if isinstance(version, str) else scope.protocol_version
+        elif entry.method == "tools/list" and isinstance(message.get("result"), dict):
+            self._listed(message["result"])
+        if entry.call is None:
+            return message
+        try:
+            return self._answer(entry, message)
+        finally:
+            self._finish(entry)
+
+    def _listed(self, result: Message) -> None:
+        tools = result.get("tools")
+        if isinstance(tools, list):
+            self._listing.update(tool["name"] for tool in tools if isinstance(tool, dict) and isinstance(tool.get("name"), str))
+        if not result.get("nextCursor"):  # the last page (MCP spec, Utilities > Pagination)
+            self.tools, self._listing = frozenset(self._listing), set()
+
+    def _answer(self, entry: _InFlight, message: Message) -> Message:
+        call = entry.call
+        assert call is not None
+        if isinstance(message.get("error"), dict):
+            return self._protocol_error(entry, message, message["error"])
+        result = message.get("result")
+        if isinstance(result, dict) and result.get("isError") is True:
+            return self._error_result(entry, message, result)
+        return message
+
+    def _error_result(self, entry: _InFlight, message: Message, result: Message) -> Message:
+        call = entry.call
+        assert call is not None
+        meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
+        text = "\n".join(
+            block["text"] for block in result.get("content") or [] if isinstance(block, dict) and isinstance(block.get("text"), str)
+        )
+        if self._is_unknown_tool(call, text):
+            return self._unknown_tool(entry, message, INVALID_PARAMS)
+        upstream = Upstream(SYSTEM, IS_ERROR, self.upstream.address)
+        if self._adopt_declared(call, Channel.EXECUTION, meta, upstream):
+            return message
+        cls = classify_text(text)
+        if cls is FailureClass.INVALID_INPUT:  # one problem a line (zod, pydantic): keep them all, not the first
+            text = "; ".join(line.strip() for line in text.splitlines() if line.strip())
+        classification = Classification(
+            cls,
+            retry_after=retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None,
+            upstream=upstream,
+            public_message=safe_excerpt(text, limit=300) or None,
+        )
+        call.fail(Channel.EXECUTION, classification)
+        shaped = {key: value for key, value in result.items() if key not in ("content", "structuredContent", "_meta")}
+        shaped["content"] = [{"type": "text", "text": model_message(call.tool or "tool", classification, call.error_ref)}]
+        shaped["_meta"] = {**scrub_value(meta), **failure_meta(call)}
+        return {**message, "result": shaped}
+
+    def _protocol_error(self, entry: _InFlight, message: Message, error: Message) -> Message:
+        call = entry.call
+        assert call is not None
+        code = error.get("code") if isinstance(error.get("code"), int) else INTERNAL_ERROR
+        text = error.get("message") if isinstance(error.get("message"), str) else ""
+        data = error.get("data")
+        if code == METHOD_NOT_FOUND or self._is_unknown_tool(call, text):
+            return self._unknown_tool(entry, message, code if code == METHOD_NOT_FOUND else INVALID_PARAMS)
+        upstream = Upstream(SYSTEM, str(code), self.upstream.address)
+        if self._adopt_declared(call, Channel.PROTOCOL, data if isinstance(data, dict) else {}, upstream, code=code):
+            return message
+        if code == INVALID_PARAMS:
+            classification = Classification(FailureClass.INVALID_INPUT, upstream=upstream)
+            shaped_text = invalid_params_note(call.tool or "tool", text)
+        else:
+            cls = class_for_jsonrpc_code(code)
+            if cls is FailureClass.UNKNOWN or code == CONNECTION_CLOSED:  # the code says little: read the text
+                from_text = classify_text(text)
+                cls = from_text if from_text is not FailureClass.UNKNOWN else cls
+            retry_after = retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None
+            classification = Classification(cls, retry_after=retry_after, upstream=upstream)
+            shaped_text = safe_excerpt(text, limit=300) or "Error"
+        call.fail(Channel.PROTOCOL, classification, code=code)
+        shaped_error: Message = {"code": code, "message": f"{shaped_text.rstrip('. ')} (Ref {call.error_ref})"}
+        if isinstance(data, dict):
+            kept = {key: value for key, value in data.items() if not _STACK_KEY.search(str(key))}
+            shaped_error["data"] = {**scrub_value(kept), **failure_meta(call)}
+        else:
+            shaped_error["data"] = failure_meta(call) if data is None else {"detail": scrub_value(data), **failure_meta(call)}
+        return {**message, "error": shaped_error}
+
+    def _is_unknown_tool(self, call: ToolCall, text: str) -> bool:
+        # A listed tool whose text mentions an unknown tool is a tool failing about another tool.
+        return unknown_tool_name(text) is not None and (self.tools is None or call.tool not in self.tools)
+
+    def _unknown_tool(self, entry: _InFlight, message: Message, code: int) -> Message:
+        call = entry.call
+        assert call is not None
+        call.known = False
+        call.fail(Channel.PROTOCOL, Classification(FailureClass.NOT_FOUND, upstream=Upstream(SYSTEM, str(code), self.upstream.address)), code=code)
+        error = {"code": code, "message": unknown_tool_message(call.tool or ""), "data": failure_meta(call)}
+        return {"jsonrpc": message.get("jsonrpc", "2.0"), "id": message["id"], "error": error}
+
+    @staticmethod
+    def _adopt_declared(call: ToolCall, channel: Channel, fields: Mapping[str, Any], upstream: Upstream, *, code: int | None = None) -> bool:
+        # An errscope server behind the proxy already classified, scrubbed and shaped its answer.
+        try:
+            declared = FailureClass(fields.get(attr.META_FAILURE_CLASS))
+        except ValueError:
+            return False
+        ref = fields.get(attr.META_ERROR_REF)
+        if isinstance(ref, str) and ERROR_REF_PATTERN.fullmatch(ref):
+            call.error_ref = ref
+        call.fail(channel, Classification(declared, upstream=upstream), code=code)
+        return True
+
+    # -- the upstream went away ------------------------------------------------------------------
+    def lost(self, scope: Scope, *, keys: Iterable[str] | None = None) -> list[Message]:
+        """Answer every request in flight in ``scope`` (or those of ``keys``): the server is gone.
+
+        A tool call the server may have received is answered on the execution channel as
+        ``upstream_unavailable`` with ``side_effect_possible`` true; a request never sent, and any
+        other method, gets JSON-RPC -32000 (connection closed), which means it did not happen.
+        """
+        answers = []
+        for key in list(scope.in_flight if keys is None else keys):
+            entry = scope.in_flight.pop(key, None)
+            if entry is not None:
+                answers.append(self._lost_answer(entry, modern=scope.protocol_version in MODERN_PROTOCOL_VERSIONS))
+        return answers
+
+    def _lost_answer(self, entry: _InFlight, *, modern: bool) -> Message:
+        call = entry.call
+        reply: Message = {"jsonrpc": "2.0", "id": entry.id}
+        if call is None:
+            reply["error"] = {"code": CONNECTION_CLOSED, "message": "Connection closed: the MCP server stopped"}
+            return reply
+        classification = Classification(
+            FailureClass.UPSTREAM_UNAVAILABLE,
+            upstream=Upstream(SYSTEM, "unavailable", self.upstream.address),
+            public_message=_LOST_SENT if entry.sent else _LOST_NOT_SENT,
+        )
+        entry.attributes[attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE] = entry.sent
+        if entry.sent:
+            call.fail(Channel.EXECUTION, classification)
+            text = model_message(call.tool or "tool", classification, call.error_ref)
+            meta = {**failure_meta(call), attr.META_SIDE_EFFECT_POSSIBLE: True}
+            reply["result"] = {"content": [{"type": "text", "text": text}], "isError": True, "_meta": meta}
+            if modern:  # 2026-07-28 results carry their type (reference/mcp-sdk-2.3.md, pitfall 6)
+                reply["result"]["resultType"] = "complete"
+        else:
+            call.fail(Channel.PROTOCOL, classification, code=CONNECTION_CLOSED)
+            meta = {**failure_meta(call), attr.META_SIDE_EFFECT_POSSIBLE: False}
+            message = f"Connection closed: {_LOST_NOT_SENT} (Ref {call.error_ref})"
+            reply["error"] = {"code": CONNECTION_CLOSED, "message": message, "data": meta}
+        self._finish(entry)
+        return reply
+
+    def abandon(self, scope: Scope) -> None:
+        """End the spans of calls that will get no answer through this scope (a stream the host closed)."""
+        for entry in scope.in_flight.values():
+            if entry.call is not None:
+                entry.call.outcome = Outcome.CANCELLED
+                self._finish(entry)
+        scope.in_flight.clear()
+
+    def _finish(self, entry: _InFlight) -> None:
+        if entry.span is None:
+            return
+        span, entry.span = entry.span, None
+        if attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE in entry.attributes:
+            span.set_attribute(attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE, entry.attributes[attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE])
+        self.telemetry.finish(span, entry.call, entry.attributes, time.perf_counter() - entry.started)

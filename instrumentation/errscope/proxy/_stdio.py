@@ -1,0 +1,254 @@
+"""The host speaks stdio to the proxy (newline-delimited JSON-RPC, MCP spec, Transports > stdio).
+
+Upstream is a child process (:class:`ChildServer`, restarted on the next request after it dies) or a
+streamable HTTP server (:class:`HttpServer`, the SDK's client transport, both protocol eras).
+Frames are relayed in order; a frame the proxy does not change is written byte for byte.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import sys
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from typing import Any, Final, Protocol
+
+from errscope.proxy._calls import Calls, Message, Scope, parse_error
+
+__all__ = ["ChildServer", "HttpServer", "serve_stdio"]
+
+logger = logging.getLogger("errscope.proxy")
+
+MAX_FRAME: Final = 64 * 1024 * 1024
+"""Bytes of one stdio frame; a longer line is dropped with a log record, never a crash."""
+_INIT_TIMEOUT: Final = 30.0
+"""Seconds a restarted server has to answer the replayed ``initialize``."""
+_STOP_GRACE: Final = 2.0
+
+OnMessage = Callable[[Any, bytes | None], None]
+"""Called with each decoded server message and its original frame (``None`` when re-encoded)."""
+
+
+def encode(message: Any) -> bytes:
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+
+
+class Upstream(Protocol):
+    async def start(self, on_message: OnMessage, on_lost: Callable[[], None]) -> None: ...
+    async def send(self, message: Any, frame: bytes | None) -> bool: ...
+    async def stop(self) -> None: ...
+
+
+class ChildServer:
+    """An MCP server the proxy runs as a child process, speaking stdio.
+
+    The child's stderr is the proxy's (the host's log). When the child exits, :meth:`send` starts a
+    new one and replays the host's ``initialize`` and ``notifications/initialized`` first, so the
+    host's session goes on (2025-11-25 era; the 2026-07-28 era has no handshake to replay).
+    """
+
+    def __init__(self, command: list[str]) -> None:
+        self.command = command
+        self.process: asyncio.subprocess.Process | None = None
+        self._initialize: Message | None = None
+        self._initialized: Message | None = None
+        self._replay: asyncio.Future[None] | None = None
+        self._on_message: OnMessage = lambda message, frame: None
+        self._on_lost: Callable[[], None] = lambda: None
+        self._reader: asyncio.Task[None] | None = None
+
+    async def start(self, on_message: OnMessage, on_lost: Callable[[], None]) -> None:
+        self._on_message, self._on_lost = on_message, on_lost
+        await self._spawn()
+
+    async def _spawn(self) -> bool:
+        try:
+            self.process = await asyncio.create_subprocess_exec(
+                *self.command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, limit=MAX_FRAME
+            )
+        except OSError as exc:
+            logger.error("cannot start the MCP server %s: %s", self.command[0], type(exc).__name__)
+            self.process = None
+            return False
+        self._reader = asyncio.create_task(self._read(self.process))
+        return True
+
+    async def _read(self, process: asyncio.subprocess.Process) -> None:
+        assert process.stdout is not None
+        try:
+            while frame := await _readline(process.stdout, "server"):
+                message = _decode(frame, "server")
+                if message is None:
+                    continue
+                if self._replay is not None and isinstance(message, dict) and message.get("id") == _REPLAY_ID:
+                    if not self._replay.done():
+                        self._replay.set_result(None)
+                    continue
+                self._on_message(message, frame)
+        finally:
+            if self.process is process:
+                self.process = None
+                await process.wait()
+                logger.warning("the MCP server exited (status %s)", process.returncode)
+                self._on_lost()
+
+    def remember(self, message: Any) -> None:
+        """Keep the host's handshake to replay into a restarted server."""
+        if isinstance(message, dict) and message.get("method") == "initialize" and "id" in message:
+            self._initialize = message
+        elif isinstance(message, dict) and message.get("method") == "notifications/initialized":
+            self._initialized = message
+
+    async def send(self, message: Any, frame: bytes | None) -> bool:
+        self.remember(message)
+        if self.process is None:
+            if not isinstance(message, dict) or "id" not in message or not await self._restart(message):
+                return False
+        try:
+            assert self.process is not None and self.process.stdin is not None
+            self.process.stdin.write(frame if frame is not None else encode(message))
+            await self.process.stdin.drain()
+        except (OSError, AssertionError):  # the pipe broke: the reader will see EOF and report the loss
+            return False
+        return True
+
+    async def _restart(self, message: Message) -> bool:
+        if not await self._spawn():
+            return False
+        if self._initialize is None or message is self._initialize:
+            return True
+        loop = asyncio.get_running_loop()
+        self._replay = loop.create_future()
+        try:
+            assert self.process is not None and self.process.stdin is not None
+            self.process.stdin.write(encode({**self._initialize, "id": _REPLAY_ID}))
+            await asyncio.wait_for(asyncio.shield(self._replay), _INIT_TIMEOUT)
+            if self._initialized is not None:
+                self.process.stdin.write(encode(self._initialized))
+        except (OSError, AssertionError, TimeoutError):
+            logger.error("the restarted MCP server did not answer initialize")
+            return False
+        finally:
+            self._replay = None
+        logger.warning("the MCP server was restarted")
+        return True
+
+    async def stop(self) -> None:
+        process, self.process = self.process, None
+        if process is None:
+            return
+        if process.stdin is not None:
+            process.stdin.close()
+        try:
+            await asyncio.wait_for(process.wait(), _STOP_GRACE)
+        except TimeoutError:
+            process.kill()
+            await process.wait()
+        if self._reader is not None:
+            self._reader.cancel()
+
+
+_REPLAY_ID: Final = "io.errscope/proxy-replayed-initialize"
+"""Request id of the ``initialize`` the proxy replays into a restarted server; its answer is not relayed."""
+
+
+class HttpServer:
+    """A streamable HTTP MCP server behind a stdio host, through the SDK's client transport."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._stack = AsyncExitStack()
+        self._write: Any = None
+
+    async def start(self, on_message: OnMessage, on_lost: Callable[[], None]) -> None:
+        from mcp.client.streamable_http import streamable_http_client
+
+        read, self._write = await self._stack.enter_async_context(streamable_http_client(self.url))
+
+        async def pump() -> None:
+            async for item in read:
+                if isinstance(item, Exception):
+                    logger.warning("streamable HTTP transport: %s", type(item).__name__)
+                    continue
+                on_message(item.message.model_dump(by_alias=True, mode="json", exclude_unset=True), None)
+            on_lost()
+
+        self._pump = asyncio.create_task(pump())
+
+    async def send(self, message: Any, frame: bytes | None) -> bool:
+        from mcp.shared.message import SessionMessage
+        from mcp_types import jsonrpc_message_adapter
+        from pydantic import ValidationError
+
+        try:
+            parsed = jsonrpc_message_adapter.validate_python(message, by_name=False)
+        except ValidationError:
+            logger.warning("not a JSON-RPC message; dropped")
+            return False
+        await self._write.send(SessionMessage(parsed))
+        return True
+
+    async def stop(self) -> None:
+        self._pump.cancel()
+        await self._stack.aclose()
+
+
+async def _readline(stream: asyncio.StreamReader, side: str) -> bytes:
+    while True:
+        try:
+            return await stream.readline()
+        except ValueError:  # longer than MAX_FRAME: the rest of the line is discarded by the reader
+            logger.warning("a frame from the %s longer than %d bytes was dropped", side, MAX_FRAME)
+
+
+def _decode(frame: bytes, side: str) -> Any | None:
+    if not frame.strip():
+        return None
+    try:
+        return json.loads(frame)
+    except ValueError:
+        logger.warning("a malformed frame from the %s was dropped (%d bytes)", side, len(frame))
+        return None
+
+
+async def serve_stdio(upstream: Upstream, calls: Calls) -> None:
+    """Relay between this process's stdin/stdout and ``upstream`` until the host closes stdin."""
+    loop = asyncio.get_running_loop()
+    host_in = asyncio.StreamReader(limit=MAX_FRAME)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(host_in), os.fdopen(sys.stdin.fileno(), "rb", 0, closefd=False))
+    out_transport, _ = await loop.connect_write_pipe(asyncio.Protocol, os.fdopen(sys.stdout.fileno(), "wb", 0, closefd=False))
+    scope = Scope()
+
+    def to_host(message: Any, frame: bytes | None) -> None:
+        answer = calls.from_server(scope, message)
+        out_transport.write(frame if answer is message and frame is not None else encode(answer))
+
+    def lost() -> None:
+        for answer in calls.lost(scope):
+            out_transport.write(encode(answer))
+
+    await upstream.start(to_host, lost)
+    try:
+        while frame := await _readline(host_in, "host"):
+            if not frame.strip():
+                continue
+            try:
+                message = json.loads(frame)
+            except ValueError:
+                logger.warning("a malformed frame from the host was answered with -32700 (%d bytes)", len(frame))
+                out_transport.write(encode(parse_error()))
+                continue
+            forwarded = calls.from_host(scope, message)
+            if await upstream.send(forwarded, frame if forwarded is message else None):
+                calls.sent(scope, forwarded)
+            elif isinstance(message, dict) and "id" in message and "method" in message:
+                for answer in calls.lost(scope, keys=[json.dumps(message["id"])]):
+                    out_transport.write(encode(answer))
+    finally:
+        calls.abandon(scope)
+        await upstream.stop()
+        out_transport.close()
+

@@ -1,0 +1,70 @@
+"""Fixtures of the classification corpus: the failing upstreams, and how a case is checked."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from typing import Any
+
+import pytest
+
+import errscope
+from errscope import FailureClass
+from tests.classification.upstreams import HttpUpstream, full_backlog, silent_listener
+
+
+@pytest.fixture(scope="module")
+def upstream() -> Iterator[HttpUpstream]:
+    with HttpUpstream() as server:
+        yield server
+
+
+@pytest.fixture
+def silent_port() -> Iterator[int]:
+    with silent_listener() as port:
+        yield port
+
+
+@pytest.fixture
+def backlog_port() -> Iterator[int]:
+    with full_backlog() as port:
+        yield port
+
+
+def raised(action: Callable[[], Any]) -> BaseException:
+    """Run ``action`` (a function or a coroutine function) and return what it raised, as raised."""
+    try:
+        result = action()
+        if inspect.iscoroutine(result):
+            asyncio.run(result)
+    except BaseException as exc:  # CancelledError included: it is a case of its own
+        return exc
+    raise AssertionError(f"{action} did not fail")
+
+
+def check(exc: BaseException, failure_class: FailureClass, side_effect_possible: bool | None) -> errscope.Classification:
+    """Assert the one class and the side-effect fact of ``exc``; return the classification."""
+    result = errscope.classify(exc)
+    assert (result.failure_class, result.side_effect_possible) == (failure_class, side_effect_possible), (
+        f"{type(exc).__module__}.{type(exc).__qualname__}: {exc!r}"
+    )
+    return result
+
+
+async def cancel_while_waiting(call: Coroutine[Any, Any, Any]) -> None:
+    """Run ``call`` as a task and cancel it once it is waiting for its answer (raises CancelledError)."""
+    task = asyncio.ensure_future(call)
+    await asyncio.sleep(0.1)
+    task.cancel()
+    await task
+
+
+async def while_pool_is_held(holder: Coroutine[Any, Any, Any], call: Callable[[], Awaitable[Any]]) -> None:
+    """Let ``holder`` take the pool's one connection (it stalls), then run ``call``, which must wait for it."""
+    held = asyncio.ensure_future(holder)
+    await asyncio.sleep(0.1)
+    try:
+        await call()
+    finally:
+        held.cancel()

@@ -1,0 +1,109 @@
+"""Real PostgreSQL and Redis servers for the corpus, each on a free port of 127.0.0.1 in a temp dir.
+
+Both come from Debian packages (``postgresql``, ``redis-server``; ``.ci/run`` installs them). PostgreSQL
+refuses to run as root, so under root the cluster belongs to the package's ``postgres`` user.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import pwd
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from tests.classification.upstreams import HOST, closed_port, wait_ready
+from tests.conftest import require
+
+__all__ = ["Postgres", "postgres_server", "redis_server"]
+
+PASSWORD = "corpus-pw"
+"""The password of the corpus's roles (a throwaway cluster on loopback)."""
+
+
+def _postgres_bin() -> Path | None:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"), key=lambda p: int(p.split("/")[4]))
+    return Path(found[-1]).parent if found else None
+
+
+class Postgres:
+    """A running cluster: ``dsn(user=, password=, dbname=)`` builds a libpq connection string."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+
+    def dsn(self, *, user: str = "postgres", password: str = PASSWORD, dbname: str = "postgres", **extra: str) -> str:
+        params = {"host": HOST, "port": str(self.port), "user": user, "password": password, "dbname": dbname,
+                  "connect_timeout": "5", **extra}
+        return " ".join(f"{key}='{value}'" for key, value in params.items())
+
+
+@contextmanager
+def postgres_server() -> Iterator[Postgres]:
+    # Its own directory under /tmp: pytest's tmp_path is private to root, out of reach of postgres.
+    with tempfile.TemporaryDirectory(prefix="errscope-pg-") as tmp:
+        with _postgres(Path(tmp)) as server:
+            yield server
+
+
+@contextmanager
+def _postgres(workdir: Path) -> Iterator[Postgres]:
+    bindir = _postgres_bin()
+    require(bindir is not None, "PostgreSQL server binaries are not installed (apt-get install postgresql)")
+    assert bindir is not None
+    owner: list[str] = []
+    if os.geteuid() == 0:
+        require(_has_user("postgres"), "running as root and there is no 'postgres' user to run PostgreSQL as")
+        owner = ["runuser", "-u", "postgres", "--"]
+        shutil.chown(workdir, "postgres")
+    data = workdir / "data"
+    pwfile = workdir / "pw"
+    pwfile.write_text(PASSWORD)
+    if owner:
+        shutil.chown(pwfile, "postgres")
+    port = closed_port()
+    subprocess.run([*owner, str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "--pwfile", str(pwfile),
+                    "--auth-host=scram-sha-256", "--auth-local=trust", "-E", "UTF8", "--no-sync"],
+                   check=True, capture_output=True)
+    options = f"-p {port} -k {workdir} -c listen_addresses={HOST} -c fsync=off -c max_connections=20"
+    subprocess.run([*owner, str(bindir / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(workdir / "log"),
+                    "-w", "-t", "30", "start"], check=True, capture_output=True)
+    try:
+        yield Postgres(port)
+    finally:
+        subprocess.run([*owner, str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
+                       capture_output=True)
+
+
+def _has_user(name: str) -> bool:
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        return False
+    return True
+
+
+@contextmanager
+def redis_server() -> Iterator[int]:
+    executable = shutil.which("redis-server")
+    require(executable is not None, "redis-server is not installed (apt-get install redis-server)")
+    assert executable is not None
+    port = closed_port()
+    workdir = tempfile.mkdtemp(prefix="errscope-redis-")
+    process = subprocess.Popen(
+        [executable, "--port", str(port), "--bind", HOST, "--save", "", "--appendonly", "no", "--dir", workdir,
+         "--enable-debug-command", "local"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        import redis
+
+        wait_ready(redis.Redis(host=HOST, port=port, socket_timeout=1).ping, process)
+        yield port
+    finally:
+        process.terminate()
+        process.wait(10)
+        shutil.rmtree(workdir, ignore_errors=True)

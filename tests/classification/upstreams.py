@@ -1,0 +1,169 @@
+"""Real failure modes on 127.0.0.1, for the classification corpus: raw sockets, no framework.
+
+Each one is what a tool's upstream really does when it fails: a port nobody listens on, a listener
+whose accept queue is full (the handshake never completes), a listener that accepts and never reads,
+and a small HTTP server whose paths answer a status (with or without ``Retry-After``), stall after
+reading the request, drop the connection after reading it, or answer a TLS ClientHello in plain text.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from urllib.parse import parse_qs, urlsplit
+
+__all__ = ["HOST", "UNRESOLVABLE", "HttpUpstream", "closed_port", "full_backlog", "silent_listener", "wait_ready"]
+
+HOST = "127.0.0.1"
+UNRESOLVABLE = "upstream.errscope.invalid"
+"""A name under the reserved ``.invalid`` TLD (RFC 6761 §6.4): it never resolves."""
+STALL_LIMIT = 30.0
+"""Seconds a stalled handler waits at most, should a test forget to stop its server."""
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 that was free a moment ago and has no listener now."""
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_ready(probe: Callable[[], object], process: subprocess.Popen[bytes], *, seconds: float = 30) -> None:
+    """Call ``probe`` until it stops raising, while ``process`` (the server it probes) still runs."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            probe()
+            return
+        except Exception:
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise
+            time.sleep(0.05)
+
+
+@contextmanager
+def silent_listener() -> Iterator[int]:
+    """A listener that completes the TCP handshake (kernel backlog) and never reads or answers."""
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        sock.listen(64)
+        yield int(sock.getsockname()[1])
+
+
+@contextmanager
+def full_backlog() -> Iterator[int]:
+    """A listener whose accept queue is full: Linux drops further SYNs, so a connect times out."""
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        sock.listen(0)
+        port = int(sock.getsockname()[1])
+        fillers: list[socket.socket] = []
+        try:
+            for _ in range(4):  # backlog 0 still queues one; extra ones sit in SYN-SENT
+                filler = socket.socket()
+                filler.setblocking(False)
+                filler.connect_ex((HOST, port))
+                fillers.append(filler)
+            yield port
+        finally:
+            for filler in fillers:
+                filler.close()
+
+
+class HttpUpstream:
+    """A threaded HTTP/1.1 server on 127.0.0.1 with one failure mode per path.
+
+    ``/status/<code>[?retry_after=<value>]`` answers that status (JSON body, ``Connection: close``);
+    ``/stall`` reads the request and never answers; ``/drop`` reads the request and resets the
+    connection; ``/ok`` answers 200. A TLS ClientHello gets a plain-text 400.
+    """
+
+    def __init__(self) -> None:
+        self._sock = socket.socket()
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._sock.bind((HOST, 0))
+        self._sock.listen(64)
+        self.port = int(self._sock.getsockname()[1])
+        self.url = f"http://{HOST}:{self.port}"
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+
+    def __enter__(self) -> HttpUpstream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._sock.close()
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        with conn:
+            try:
+                head = self._read_request(conn)
+            except OSError:
+                return
+            if head is None:
+                return
+            if head.startswith(b"\x16"):  # a TLS record: this server speaks plain HTTP only
+                conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                return
+            target = head.split(b" ", 2)[1].decode("latin-1") if head.count(b" ") >= 2 else "/"
+            url = urlsplit(target)
+            if url.path == "/stall":
+                self._stop.wait(STALL_LIMIT)
+            elif url.path == "/drop":
+                conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # RST on close
+            elif url.path.startswith("/status/"):
+                status = int(url.path.rsplit("/", 1)[1])
+                query = parse_qs(url.query)
+                headers = [f"Retry-After: {value}" for value in query.get("retry_after", [])]
+                self._answer(conn, status, headers)
+            else:
+                self._answer(conn, 200, [])
+
+    @staticmethod
+    def _read_request(conn: socket.socket) -> bytes | None:
+        data = b""
+        conn.settimeout(STALL_LIMIT)
+        while b"\r\n\r\n" not in data:
+            chunk = conn.recv(65536)
+            if not chunk:
+                return None
+            data += chunk
+            if data.startswith(b"\x16"):
+                return data
+        head, _, body = data.partition(b"\r\n\r\n")
+        length = 0
+        for line in head.split(b"\r\n")[1:]:
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value.strip())
+        while len(body) < length:
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            body += chunk
+        return head
+
+    @staticmethod
+    def _answer(conn: socket.socket, status: int, headers: list[str]) -> None:
+        body = b'{"error": "upstream said no"}'
+        lines = [f"HTTP/1.1 {status} Upstream", "Content-Type: application/json", f"Content-Length: {len(body)}",
+                 "Connection: close", *headers]
+        conn.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)

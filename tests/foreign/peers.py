@@ -1,0 +1,156 @@
+"""Foreign MCP peers for tests: the TypeScript SDK server, Python servers on HTTP, the conformance suite.
+
+Everything here runs real software installed by ``scripts/tools.sh`` (``npm ci`` in ``tests/npm``): Node 22
+from the npm ``node`` package, the TypeScript SDK v1 (``@modelcontextprotocol/sdk``) and v2
+(``@modelcontextprotocol/server``), and the official conformance suite (``@modelcontextprotocol/conformance``).
+Each helper calls :func:`tests.conftest.require` first, so a test skips on a laptop without them and fails
+under ``ERRSCOPE_REQUIRE_STACK=1``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Final, NamedTuple
+
+from mcp.client.stdio import StdioServerParameters
+
+from tests.conftest import require
+
+REPO = Path(__file__).resolve().parents[2]
+NPM = REPO / "tests" / "npm"
+NPM_BIN = NPM / "node_modules" / ".bin"
+TS_FAILING_SERVER = NPM / "servers" / "ts_failing_server.mjs"
+PY_SERVERS = Path(__file__).resolve().parent / "servers"
+
+_RUN_DIR: Final = re.compile(r"^server-|-\d{4}-\d{2}-\d{2}T[\d-]+Z$")  # server-<scenario>-<ISO time>
+# Not a credential: the TS server puts it into errors so tests can assert it never reaches the model or telemetry.
+FAKE_SECRET = "sk_live_51FAKEerrscopeTestKey0000000000000000"
+
+
+def node() -> str:
+    """Path of Node 22 from ``tests/npm`` (the system ``node`` may be older than the suite needs)."""
+    path = NPM_BIN / "node"
+    require(path.exists(), f"Node 22 is not installed in {NPM_BIN} (run scripts/tools.sh)")
+    return str(path)
+
+
+def node_env() -> dict[str, str]:
+    """The environment for npm tools: Node 22 first on PATH, so their ``#!/usr/bin/env node`` finds it."""
+    node()
+    return {**os.environ, "PATH": f"{NPM_BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+
+
+def ts_server_stdio(sdk: str = "v2") -> StdioServerParameters:
+    """The TypeScript failing-tools server on stdio, built on SDK ``v2`` or ``v1``."""
+    return StdioServerParameters(
+        command=node(), args=[str(TS_FAILING_SERVER), "--sdk", sdk, "--transport", "stdio"], cwd=str(NPM)
+    )
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode} before listening on 127.0.0.1:{port}")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listening on 127.0.0.1:{port} after {timeout} s")
+
+
+@contextmanager
+def _serving(argv: Sequence[str], port: int, *, cwd: Path, env: dict[str, str] | None = None) -> Iterator[str]:
+    proc = subprocess.Popen(list(argv), cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_port(port, proc)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        # SIGINT, not SIGTERM: uvicorn re-raises the signal it caught after shutting down, and only SIGINT then
+        # unwinds Python (KeyboardInterrupt) so the server's `finally` flushes its telemetry.
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+@contextmanager
+def ts_server_http(sdk: str = "v2") -> Iterator[str]:
+    """Run the TypeScript failing-tools server on streamable HTTP (stateless); yield its ``/mcp`` URL."""
+    port = _free_port()
+    argv = [node(), str(TS_FAILING_SERVER), "--sdk", sdk, "--transport", "http", "--port", str(port)]
+    with _serving(argv, port, cwd=NPM) as url:
+        yield url
+
+
+@contextmanager
+def python_server_http(script: str, *args: str) -> Iterator[str]:
+    """Run ``tests/foreign/servers/<script> PORT *args`` (a Python MCP server on HTTP); yield its URL."""
+    port = _free_port()
+    with _serving([sys.executable, str(PY_SERVERS / script), str(port), *args], port, cwd=REPO) as url:
+        yield url
+
+
+class Check(NamedTuple):
+    """One conformance check's verdict: ``status`` (``SUCCESS``, ``FAILURE``, ``WARNING``, ``INFO``...) and why."""
+
+    status: str
+    error: str | None
+
+
+def conformance(url: str, *, scenarios: Sequence[str] = (), timeout: float = 120.0) -> dict[str, Check]:
+    """Run the official MCP conformance suite's server scenarios against ``url``.
+
+    Args:
+        url: the server's streamable HTTP endpoint.
+        scenarios: scenario names (``conformance list --server``); empty means the suite's active set.
+        timeout: seconds for the whole run; a hung run raises :class:`subprocess.TimeoutExpired`.
+
+    Returns:
+        ``{"<scenario>/<check id>": Check}`` for every check; a check id repeated within a scenario gets
+        ``#2``, ``#3`` appended.
+    """
+    cli = NPM_BIN / "conformance"
+    require(cli.exists(), f"the conformance suite is not installed in {NPM_BIN} (run scripts/tools.sh)")
+    with tempfile.TemporaryDirectory(prefix="errscope-conformance-") as out:
+        runs = list(scenarios) or [None]
+        for scenario in runs:
+            argv = [str(cli), "server", "--url", url, "--output-dir", out]
+            if scenario is not None:
+                argv += ["--scenario", scenario]
+            # Exit status is 1 when any check fails: the caller compares checks, not the exit status.
+            subprocess.run(argv, env=node_env(), cwd=out, capture_output=True, timeout=timeout, check=False)
+        return _read_checks(Path(out))
+
+
+def _read_checks(out: Path) -> dict[str, Check]:
+    results: dict[str, Check] = {}
+    for checks in sorted(out.glob("server-*/checks.json")):
+        scenario = _RUN_DIR.sub("", checks.parent.name)
+        for check in json.loads(checks.read_text()):
+            key = f"{scenario}/{check['id']}"
+            n = 2
+            while key in results:
+                key = f"{scenario}/{check['id']}#{n}"
+                n += 1
+            results[key] = Check(check["status"], check.get("errorMessage"))
+    return results

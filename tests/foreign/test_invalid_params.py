@@ -1,0 +1,138 @@
+"""Rejected arguments, in the words of real SDKs, become notes naming the argument and what it must be.
+
+The messages come from ``tests/foreign/data/invalid_params_corpus.json`` (captured by ``tests.foreign.messages``
+from the TypeScript SDK 2.x/1.x/1.17, the ``mcp`` SDK 2.x and 1.x, FastMCP 4/3/2). What each note must say is
+read from the tools' schemas (``messages.CASES``), never from a captured message.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import Any
+
+import pytest
+
+from errscope.client._invalid_params import (
+    invalid_params_note,
+    is_argument_rejection,
+    parse_argument_problems,
+    unknown_tool_name,
+)
+from tests.conftest import require
+from tests.foreign import messages
+
+CORPUS = messages.load()
+CASES = {case.name: case for case in messages.CASES}
+# The argument names the capture servers' tools declare.
+DECLARED = {"add": {"a", "b"}, "create_label": {"order_id", "weight_kg", "service", "email"}, "ship": {"address", "items"}}
+# jsonschema.validate raises only its best match: one problem per message, however many arguments are wrong.
+FIRST_ERROR_ONLY = {"py-mcp1-lowlevel"}
+
+
+def check_record(record: dict[str, Any]) -> None:
+    """One captured rejection reads as its case says: unknown tool, or the right arguments and expectations."""
+    case = CASES[record["case"]]
+    message = record["message"]
+    if case.expect is None:
+        assert unknown_tool_name(message) == case.tool
+        assert not is_argument_rejection(message)
+        return
+    arguments = case.arguments if isinstance(case.arguments, dict) else None
+    assert unknown_tool_name(message) is None, "an argument rejection read as an unknown tool"
+    if record["channel"] == "execution":  # an isError result: only its words say the arguments were rejected
+        assert is_argument_rejection(message, DECLARED[case.tool])
+    # items[0].qty (zod 4 "at" lines) and items.0.qty (pydantic, zod paths) name the same argument.
+    named = {re.sub(r"\[(\d+)\]", r".\1", p.field): p.expected for p in parse_argument_problems(message, arguments)}
+    assert set(named) <= set(case.expect) | {"arguments"}, f"names arguments the case did not get wrong: {named}"
+    if case.expect:
+        wanted = set(case.expect) if record["peer"] not in FIRST_ERROR_ONLY else set(named)
+        assert named and set(named) >= wanted, f"missed arguments: {set(case.expect) - set(named)}"
+        for field, expected in named.items():
+            assert expected and any(word in expected for word in case.expect[field]), (field, expected)
+    note = invalid_params_note(case.tool, message, arguments)
+    assert note.startswith(f"{case.tool} was rejected: invalid arguments") and len(note) <= 300
+    for value in case.sent_values:
+        assert value not in note, f"the note quotes a value the model sent: {value!r}"
+    for noise in ("input_value", "errors.pydantic.dev", "MCP error", "[type=", '"code"'):
+        assert noise not in note
+
+
+@pytest.mark.parametrize("record", CORPUS["messages"], ids=lambda r: f"{r['peer']}:{r['case']}")
+def test_stored_message(record: dict[str, Any]) -> None:
+    """Every stored message of every SDK becomes the note its case asks for."""
+    check_record(record)
+
+
+def test_corpus_covers_every_sdk_and_case() -> None:
+    """The stored corpus has all nine SDK releases, and each rejected every bad call or said the tool is unknown."""
+    assert set(CORPUS["peers"]) == {peer.name for peer in messages.PEERS}
+    for peer in CORPUS["peers"]:
+        cases = {r["case"] for r in CORPUS["messages"] if r["peer"] == peer}
+        assert cases == set(CASES), (peer, set(CASES) - cases)
+
+
+@pytest.mark.stack
+def test_stored_corpus_is_what_the_sdks_say_today() -> None:
+    """Re-run every SDK: same versions give the same words; any words the SDKs give still read right."""
+    for peer in messages.PEERS:
+        require(peer.argv() is not None, f"{peer.name} is not installed (scripts/tools.sh builds it)")
+    live = messages.capture_all()
+    drifted = []
+    for peer, versions in live["peers"].items():
+        said = [(r["case"], r["channel"], r["code"], r["message"]) for r in live["messages"] if r["peer"] == peer]
+        stored = [(r["case"], r["channel"], r["code"], r["message"]) for r in CORPUS["messages"] if r["peer"] == peer]
+        if versions == CORPUS["peers"].get(peer):
+            assert said == stored, f"{peer} {versions} answers differently: python -m tests.foreign.messages --write"
+        else:
+            drifted.append(f"{peer}: {CORPUS['peers'].get(peer)} -> {versions}")
+    for record in live["messages"]:
+        check_record(record)
+    if drifted:
+        warnings.warn(f"SDK versions moved since the corpus was captured: {drifted}", stacklevel=1)
+
+
+class TestShapesBeyondTheCorpus:
+    """Structures the parser generalises to, written as the validators define them (not captured)."""
+
+    def test_ajv_output_units(self) -> None:
+        """ajv's error objects (JSON pointer paths, keyword params), as a TS SDK low-level server might send them."""
+        message = (
+            '[{"instancePath":"/address/zip","keyword":"pattern","params":{"pattern":"^\\\\d{5}$"},'
+            '"message":"must match pattern \\"^\\\\d{5}$\\""},'
+            '{"instancePath":"","keyword":"required","params":{"missingProperty":"name"},'
+            '"message":"must have required property \'name\'"}]'
+        )
+        problems = [(p.field, p.expected) for p in parse_argument_problems(message)]
+        assert problems == [("address.zip", "a string matching ^\\d{5}$"), ("name", "required")]
+
+    def test_pydantic_errors_json(self) -> None:
+        """pydantic's ``errors()`` serialised: loc tuples become dotted paths; ``input`` is dropped."""
+        message = (
+            'Invalid params: [{"type":"greater_than_equal","loc":["items",0,"qty"],"msg":"Input should be greater '
+            'than or equal to 1","input":-4},{"type":"missing","loc":["currency"],"msg":"Field required"}]'
+        )
+        note = invalid_params_note("order", message)
+        assert "`items.0.qty` must be at least 1" in note and "`currency` is required" in note and "-4" not in note
+
+    def test_zod_unrecognized_keys_and_nested_paths(self) -> None:
+        """zod 4's unrecognised keys and nested paths, in both the TS SDK 2.x and 1.x joins."""
+        v2 = "Invalid arguments for tool t: address.city: Invalid input: expected string, received number"
+        v1 = 'MCP error -32602: Input validation error: Invalid arguments for tool t: Unrecognized key: "colour"'
+        assert [(p.field, p.expected) for p in parse_argument_problems(v2)] == [("address.city", "a string")]
+        assert invalid_params_note("t", v1) == (
+            "t was rejected: invalid arguments — `colour` is not an accepted argument. "
+            "Fix the arguments and call again."
+        )
+
+    def test_upstream_pydantic_error_is_not_an_argument_rejection(self) -> None:
+        """A tool that validated *upstream* data with pydantic failed on its own: its fields are not arguments."""
+        message = "1 validation error for Invoice\nstatus\n  Input should be 'paid' or 'open' [type=literal_error]"
+        assert not is_argument_rejection(message, declared={"invoice_id"})
+        assert is_argument_rejection(message.replace("status", "invoice_id"), declared={"invoice_id"})
+
+    def test_unknown_tool_never_claims_an_argument_problem(self) -> None:
+        """'not found' inside an argument rejection is not an unknown tool."""
+        message = "Input validation error: Invalid arguments for tool get_doc: doc_id: Tool doc not found in index"
+        assert unknown_tool_name(message) is None
+        assert unknown_tool_name("MCP error -32602: Tool get_ordr not found") == "get_ordr"

@@ -1,0 +1,114 @@
+"""``MCPInstrumentor``: servers and clients created after ``instrument()`` are errscope's, until ``uninstrument()``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from importlib.metadata import entry_points
+
+import pytest
+from mcp import Client
+from mcp.server.lowlevel.server import Server
+from mcp.server.mcpserver import MCPServer
+from opentelemetry.instrumentation.utils import suppress_instrumentation
+
+from errscope.instrumentor import MCPInstrumentor
+from errscope.server._mcp import ErrscopeMiddleware
+from errscope.testing import CapturedTelemetry
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def captured() -> Iterator[CapturedTelemetry]:
+    telemetry = CapturedTelemetry()
+    instrumentor = MCPInstrumentor()
+    instrumentor.instrument(**telemetry.providers)
+    try:
+        yield telemetry
+    finally:
+        instrumentor.uninstrument()
+
+
+def build() -> MCPServer:
+    server = MCPServer("zero-code")
+
+    @server.tool()
+    def lookup(order_id: str) -> str:
+        raise FileNotFoundError(f"order {order_id} is not in /srv/orders")
+
+    return server
+
+
+def test_entry_point_names_the_instrumentor() -> None:
+    """``opentelemetry-instrument`` finds it under the ``opentelemetry_instrumentor`` group."""
+    found = {ep.name: ep.load() for ep in entry_points(group="opentelemetry_instrumentor") if ep.name == "errscope"}
+    assert found == {"errscope": MCPInstrumentor}
+    assert list(MCPInstrumentor().instrumentation_dependencies()) == ["mcp >= 2.3, < 3"]
+
+
+async def test_servers_and_clients_after_instrument(captured: CapturedTelemetry) -> None:
+    """A new MCPServer answers with errscope's shaped error; server and client spans carry the class."""
+    server = build()
+    async with Client(server) as client:
+        result = await client.call_tool("lookup", {"order_id": "A1"})
+    assert result.is_error and result.meta["io.errscope/failure_class"] == "not_found"
+    assert "/srv/orders" not in result.content[0].text
+    spans = {span.kind.name: span for span in captured.spans() if span.name == "tools/call lookup"}
+    assert spans["SERVER"].attributes["errscope.failure_class"] == "not_found"
+    assert spans["CLIENT"].attributes["errscope.failure_class"] == "not_found"
+    assert spans["CLIENT"].attributes["errscope.channel"] == "execution"
+
+
+def test_one_middleware_for_nested_construction(captured: CapturedTelemetry) -> None:
+    """MCPServer builds a low-level Server inside: errscope is installed once, on the outer one."""
+    server = build()
+    chain = server._lowlevel_server.middleware
+    assert sum(isinstance(m, ErrscopeMiddleware) for m in chain) == 1
+    lowlevel = Server("plain")
+    assert sum(isinstance(m, ErrscopeMiddleware) for m in lowlevel.middleware) == 1
+
+
+async def test_suppressed_records_nothing(captured: CapturedTelemetry) -> None:
+    """Inside ``suppress_instrumentation()`` the call is served and shaped, but no errscope span is recorded."""
+    server = build()
+    with suppress_instrumentation():
+        async with Client(server) as client:
+            result = await client.call_tool("lookup", {"order_id": "A1"})
+    assert result.is_error
+    assert [span.name for span in captured.spans() if span.name.startswith("tools/call")] == []
+
+
+def test_uninstrument_restores() -> None:
+    """After ``uninstrument()`` new servers are plain and the instrumented ones are restored; twice is a no-op."""
+    instrumentor = MCPInstrumentor()
+    original_init, original_call = MCPServer.__init__, Client.call_tool
+    instrumentor.instrument()
+    instrumentor.instrument()  # BaseInstrumentor: a warning, not a second wrap
+    before = build()
+    instrumentor.uninstrument()
+    assert MCPServer.__init__ is original_init and Client.call_tool is original_call
+    for server in (before, build()):
+        assert not any(isinstance(m, ErrscopeMiddleware) for m in server._lowlevel_server.middleware)
+
+
+def test_library_import_needs_no_sdk() -> None:
+    """``import errscope`` and the instrumentor load the OpenTelemetry API only, never the SDK or exporters."""
+    code = "import sys, errscope, errscope.instrumentor; print(sorted({m.split('.')[1] for m in sys.modules if m.startswith(('opentelemetry.sdk', 'opentelemetry.exporter'))}))"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"
+
+
+def test_fastmcp_app_after_instrument(captured: CapturedTelemetry) -> None:
+    """A ``fastmcp.FastMCP`` app created after ``instrument()`` carries errscope's middleware once."""
+    fastmcp = pytest.importorskip("fastmcp")
+    from errscope.server._fastmcp import ErrscopeToolMiddleware
+
+    app = fastmcp.FastMCP("zero-code")
+    assert sum(isinstance(m, ErrscopeToolMiddleware) for m in app.middleware) == 1
+    assert sum(isinstance(m, ErrscopeMiddleware) for m in app._mcp_server.middleware) == 1

@@ -1,0 +1,56 @@
+"""Real servers and the real ``errscope proxy`` command as subprocesses, on 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from tests.conftest import require
+from tests.foreign.peers import _wait_port as wait_port
+
+ROOT = Path(__file__).resolve().parents[2]
+NPM = ROOT / "tests" / "npm" / "node_modules"
+NODE = NPM / ".bin" / "node"
+EVERYTHING = NPM / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
+PLAIN = [sys.executable, "-m", "tests.proxy.plain_server"]
+
+
+def require_everything() -> None:
+    require(NODE.exists() and EVERYTHING.exists(), "tests/npm is not installed (scripts/tools.sh runs npm ci)")
+
+
+def proxy_command(out: Path, *args: str) -> list[str]:
+    """``errscope proxy --out OUT ARGS...`` with this interpreter."""
+    return [sys.executable, "-m", "errscope.cli", "proxy", "--out", str(out), *args]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def serving(command: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[subprocess.Popen[bytes]]:
+    """Run ``command`` until it accepts connections on ``port``; stop it afterwards (SIGTERM, then kill)."""
+    process = subprocess.Popen(command, cwd=ROOT, env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL)
+    try:
+        wait_port(port, process)
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def telemetry_text(out: Path) -> str:
+    """Everything the proxy exported (OTLP-JSON spans, metrics, logs) as one string."""
+    return "".join(path.read_text() for path in sorted(out.glob("*.jsonl")))

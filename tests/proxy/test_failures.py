@@ -1,0 +1,98 @@
+"""A plain Python ``MCPServer`` (no errscope) through ``errscope proxy``: classes, scrubbing, both eras."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
+
+from errscope._refs import ERROR_REF_PATTERN
+from tests.proxy.conftest import PLAIN, free_port, proxy_command, serving, telemetry_text
+from tests.proxy.plain_server import SECRET
+
+pytestmark = pytest.mark.anyio
+
+EXPECTED = {
+    "crash": ("execution", "unknown"),
+    "forbidden": ("execution", "permission_denied"),
+    "rate_limited": ("execution", "rate_limited"),
+    "refused": ("protocol", "unknown"),
+    "no_such_tool": ("protocol", "not_found"),
+}
+"""Tool -> (channel, class) the host must see for each way of failing."""
+
+
+async def failures(target: Any, era: str = "auto") -> dict[str, Any]:
+    """Call each failing tool; return what the host received (result dict or error fields)."""
+    seen: dict[str, Any] = {}
+    async with Client(target, mode=era) as client:  # type: ignore[arg-type]
+        assert (await client.call_tool("echo", {"text": "hi"})).content[0].text == "hi"
+        for tool in EXPECTED:
+            try:
+                result = await client.call_tool(tool, {})
+                seen[tool] = {"text": result.content[0].text, "meta": result.meta or {}, "is_error": result.is_error}
+            except MCPError as exc:
+                seen[tool] = {"text": exc.message, "meta": exc.data or {}, "code": exc.code}
+    return seen
+
+
+def assert_shaped(seen: dict[str, Any], out: Path) -> None:
+    for tool, (channel, failure_class) in EXPECTED.items():
+        answer = seen[tool]
+        assert answer["meta"]["io.errscope/channel"] == channel, tool
+        assert answer["meta"]["io.errscope/failure_class"] == failure_class, tool
+        ref = answer["meta"]["io.errscope/error_ref"]
+        assert ERROR_REF_PATTERN.fullmatch(ref), tool
+        assert ("is_error" in answer) == (channel == "execution"), tool
+        assert "/srv/app.py" not in answer["text"] and "10.0.0.5" not in answer["text"], tool
+    assert seen["no_such_tool"]["code"] == -32602 and seen["no_such_tool"]["text"] == "Unknown tool: no_such_tool"
+    assert seen["refused"]["code"] == -32050
+    assert seen["crash"]["text"].endswith(f"Ref {seen['crash']['meta']['io.errscope/error_ref']}")
+    wire = json.dumps(seen)
+    assert SECRET not in wire
+    exported = telemetry_text(out)
+    assert SECRET not in exported
+    spans = [json.loads(line) for line in (out / "traces.jsonl").read_text().splitlines()]
+    attributes = [
+        {a["key"]: next(iter(a["value"].values())) for a in span["attributes"]}
+        for line in spans for rs in line["resourceSpans"] for ss in rs["scopeSpans"] for span in ss["spans"]
+    ]
+    by_ref = {a.get("errscope.error_ref"): a for a in attributes}
+    for tool, (channel, failure_class) in EXPECTED.items():
+        span = by_ref[seen[tool]["meta"]["io.errscope/error_ref"]]
+        assert (span["errscope.channel"], span["errscope.failure_class"]) == (channel, failure_class), tool
+        assert span["errscope.upstream.system"] == "mcp", tool
+    assert by_ref[seen["refused"]["meta"]["io.errscope/error_ref"]]["errscope.upstream.status"] == "-32050"
+    assert by_ref[seen["crash"]["meta"]["io.errscope/error_ref"]]["errscope.upstream.status"] == "isError"
+    assert '"tool call failed"' in (out / "logs.jsonl").read_text()
+
+
+async def test_stdio_failures_are_classified_and_scrubbed(tmp_path: Path) -> None:
+    """Every way a foreign server fails reaches the host shaped, classified and without the planted secret."""
+    command = proxy_command(tmp_path, "--", *PLAIN, "stdio")
+    seen = await failures(StdioServerParameters(command=command[0], args=command[1:], cwd=str(Path.cwd())))
+    assert_shaped(seen, tmp_path)
+
+
+@pytest.mark.parametrize("era", ["legacy", "2026-07-28"])
+async def test_http_failures_both_eras(tmp_path: Path, era: str) -> None:
+    """The same over streamable HTTP, on the 2025-11-25 handshake era and the stateless 2026-07-28 era."""
+    upstream, listen = free_port(), free_port()
+    with serving([*PLAIN, "http", str(upstream)], upstream):
+        url = f"http://127.0.0.1:{upstream}/mcp"
+        with serving(proxy_command(tmp_path, "--upstream", url, "--listen", f"127.0.0.1:{listen}"), listen):
+            seen = await failures(f"http://127.0.0.1:{listen}/mcp", era)
+    assert_shaped(seen, tmp_path)
+
+
+async def test_refused_keeps_data_without_stack_trace(tmp_path: Path) -> None:
+    """A protocol error's ``data`` reaches the host scrubbed, its stack-trace field dropped."""
+    command = proxy_command(tmp_path, "--", *PLAIN, "stdio")
+    seen = await failures(StdioServerParameters(command=command[0], args=command[1:]))
+    assert "trace" not in seen["refused"]["meta"]
+    assert seen["refused"]["text"] == f"backend refused: api_key=[REDACTED] (Ref {seen['refused']['meta']['io.errscope/error_ref']})"

@@ -1,0 +1,48 @@
+"""The relay itself, seen on the wire: ids, order and unknown methods pass; malformed frames never stop it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.proxy.conftest import ROOT, proxy_command
+
+# A server that answers raw JSON-RPC lines: before each answer it writes a non-JSON line and a
+# notification, and it echoes any method it is sent, known or not.
+RAW_SERVER = r"""
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue
+    sys.stdout.write("this is not JSON\n")
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": message["method"]}}) + "\n")
+    result = {"content": [{"type": "text", "text": "ok"}]} if message["method"] == "tools/call" else {"echo": message["method"]}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}, separators=(" ,", ":  ")) + "\n")
+    sys.stdout.flush()
+"""
+
+
+def test_ids_order_unknown_methods_and_malformed_frames(tmp_path: Path) -> None:
+    """A garbage line from the host is answered -32700; one from the server is dropped; everything else is relayed."""
+    server = tmp_path / "raw_server.py"
+    server.write_text(RAW_SERVER)
+    frames = [
+        b"{not json\n",
+        json.dumps({"jsonrpc": "2.0", "id": "a-1", "method": "x/unknown", "params": {"k": 1}}).encode() + b"\n",
+        json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "t", "arguments": {}}}).encode() + b"\n",
+    ]
+    proxy = subprocess.run(
+        proxy_command(tmp_path / "out", "--", sys.executable, str(server)),
+        input=b"".join(frames), capture_output=True, cwd=ROOT, timeout=30, check=True,
+    )
+    lines = proxy.stdout.splitlines()
+    received = [json.loads(line) for line in lines]
+    assert received[0] == {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+    assert [m.get("id", m.get("method")) for m in received[1:]] == ["notifications/message", "a-1", "notifications/message", 7]
+    # An answer the proxy does not change is relayed byte for byte (the server's odd separators kept).
+    assert lines[2] == b'{"jsonrpc":  "2.0" ,"id":  "a-1" ,"result":  {"echo":  "x/unknown"}}'
+    assert received[4]["result"]["content"][0]["text"] == "ok"
+    assert b"malformed frame from the server" in proxy.stderr

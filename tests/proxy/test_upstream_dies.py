@@ -1,0 +1,84 @@
+"""The upstream server dies mid-call: every call in flight is answered, the proxy stays up, the next call works."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
+from mcp_types import CONNECTION_CLOSED, CallToolResult
+
+from tests.proxy.conftest import PLAIN, free_port, proxy_command, serving
+
+pytestmark = pytest.mark.anyio
+
+
+async def slow_calls_while_killed(client: Client, kill: Any, started: Path, count: int = 3) -> list[CallToolResult]:
+    """Start ``count`` slow calls, kill the server once all are running in it, return their answers."""
+    answers: list[CallToolResult] = []
+
+    async def call() -> None:
+        answers.append(await client.call_tool("slow", {"seconds": 60}))
+
+    with anyio.fail_after(40):
+        async with anyio.create_task_group() as group:
+            for _ in range(count):
+                group.start_soon(call)
+            while not started.exists() or len(started.read_text().splitlines()) < count:
+                await anyio.sleep(0.05)
+            kill()
+    return answers
+
+
+def assert_unavailable(answers: list[CallToolResult], count: int) -> None:
+    assert len(answers) == count
+    for answer in answers:
+        assert answer.is_error is True
+        meta = answer.meta or {}
+        assert meta["io.errscope/failure_class"] == "upstream_unavailable"
+        assert meta["io.errscope/side_effect_possible"] is True
+        assert "may have taken effect" in answer.content[0].text
+
+
+@pytest.mark.parametrize("era", ["legacy", "2026-07-28"])
+async def test_stdio_server_killed_mid_call_is_restarted(tmp_path: Path, era: str) -> None:
+    """Three calls in flight get upstream_unavailable (may have happened); the next call runs on a new server
+    (on the handshake era the host's ``initialize`` is replayed to it)."""
+    command = proxy_command(tmp_path, "--", *PLAIN, "stdio")
+    started = tmp_path / "started"
+    environment = {**os.environ, "PLAIN_SERVER_STARTED": str(started)}
+    async with Client(StdioServerParameters(command=command[0], args=command[1:], env=environment), mode=era) as client:  # type: ignore[arg-type]
+        first = int((await client.call_tool("pid", {})).content[0].text)
+        answers = await slow_calls_while_killed(client, lambda: os.kill(first, signal.SIGKILL), started)
+        assert_unavailable(answers, 3)
+        second = int((await client.call_tool("pid", {})).content[0].text)
+        assert second != first
+        assert (await client.call_tool("echo", {"text": "again"})).content[0].text == "again"
+    spans = (tmp_path / "traces.jsonl").read_text()
+    assert spans.count('"errscope.side_effect_possible"') == 3
+
+
+async def test_http_server_killed_mid_call(tmp_path: Path) -> None:
+    """Over streamable HTTP (stateless era): in-flight calls answered, the proxy serves the server once it is back."""
+    upstream, listen = free_port(), free_port()
+    url = f"http://127.0.0.1:{upstream}/mcp"
+    with serving(proxy_command(tmp_path, "--upstream", url, "--listen", f"127.0.0.1:{listen}"), listen):
+        async with Client(f"http://127.0.0.1:{listen}/mcp", mode="2026-07-28") as client:
+            started = tmp_path / "started"
+            with serving([*PLAIN, "http", str(upstream)], upstream, env={"PLAIN_SERVER_STARTED": str(started)}) as server:
+                assert (await client.call_tool("echo", {"text": "hi"})).content[0].text == "hi"
+                answers = await slow_calls_while_killed(client, server.kill, started)
+            assert_unavailable(answers, 3)
+            with pytest.raises(MCPError) as down:  # nothing listens: the call provably did not happen
+                await client.call_tool("echo", {"text": "hi"})
+            assert down.value.code == CONNECTION_CLOSED
+            assert down.value.data["io.errscope/side_effect_possible"] is False
+            assert down.value.data["io.errscope/failure_class"] == "upstream_unavailable"
+            with serving([*PLAIN, "http", str(upstream)], upstream):
+                assert (await client.call_tool("echo", {"text": "back"})).content[0].text == "back"

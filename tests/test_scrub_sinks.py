@@ -1,0 +1,177 @@
+"""Issue #13's sink holes, each through the real component: httpx spans, structlog's pipeline,
+the seam's payload scrubbing, and the linear-time guarantee on hostile input."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+import httpx
+import pytest
+import structlog
+
+from errscope import scrub
+from errscope._patterns import PATTERNS
+from errscope._scrubbing import REDACTED, key_kind, scrub_value
+from errscope._upstream import instrument_httpx
+from errscope.processors import ScrubValues
+from errscope.server._seam import scrubbed_mcp_error
+from errscope.testing import CapturedTelemetry
+from mcp.shared.exceptions import MCPError
+
+KEY = "Zx8Yw7Vu6Ts5Rq4Po3Nm2Lk1"
+TOKEN = "Ab3dE5gH7jK9mN1pQ3sT5vX7"
+
+
+class _Ok(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(b"ok")
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def http_port() -> Iterator[int]:
+    server = HTTPServer(("127.0.0.1", 0), _Ok)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server.server_address[1]
+    server.shutdown()
+
+
+def test_every_url_attribute_of_an_httpx_span_is_scrubbed(http_port: int) -> None:
+    """Old (``http.url``) and stable (``url.full``) conventions alike: no query secret survives."""
+    telemetry = CapturedTelemetry()
+    try:
+        instrument_httpx(tracer_provider=telemetry.tracer_provider, meter_provider=telemetry.meter_provider)
+        httpx.get(f"http://127.0.0.1:{http_port}/v1/data?api_key={KEY}&access_token={TOKEN}&page=2")
+        (span,) = telemetry.spans()
+        url_attributes = {k: v for k, v in span.attributes.items() if isinstance(v, str) and "://" in v}
+        assert url_attributes, span.attributes
+        for value in url_attributes.values():
+            assert KEY not in value and TOKEN not in value
+            assert value.endswith(f"/v1/data?api_key={REDACTED}&access_token={REDACTED}&page=2")
+    finally:
+        from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
+
+        HTTPXClientInstrumentor().uninstrument()
+        telemetry.close()
+
+
+def test_structlog_scrub_values_redacts_by_key() -> None:
+    """A user's structlog line through errscope's processor: ``password=`` goes whatever it looks like."""
+    lines: list[str] = []
+    structlog.configure(
+        processors=[ScrubValues(), structlog.processors.JSONRenderer()],
+        logger_factory=structlog.ReturnLoggerFactory(),
+    )
+    try:
+        lines.append(structlog.get_logger().info("login", password="FAKE-PW-20", user="app", max_tokens=4096))
+    finally:
+        structlog.reset_defaults()
+    event = json.loads(lines[0])
+    assert event == {"event": "login", "password": REDACTED, "user": "app", "max_tokens": 4096}
+
+
+def test_mcp_error_data_structured_content_and_meta_by_key() -> None:
+    """What the seam hands the client: ``MCPError.data`` by key (the seam's one scrub call)."""
+    error = MCPError(-32000, "db failed", data={"db_password": "FAKE-PW-17", "nested": {"apiKey": 1234}, "rows": 3})
+    scrubbed = scrubbed_mcp_error(error)
+    assert scrubbed is not None
+    assert scrubbed.data == {"db_password": REDACTED, "nested": {"apiKey": REDACTED}, "rows": 3}
+    # a tool's payload trusts no key name: request_id is just a name there
+    assert scrub_value({"request_id": f"password={KEY}"}, trust_safe_keys=False) == {"request_id": f"password={REDACTED}"}
+
+
+@pytest.mark.parametrize(
+    ("key", "kind"),
+    [
+        ("password", "secret"),
+        ("db_password", "secret"),
+        ("client_secret_v2", "secret"),
+        ("my_client_secret_value", "secret"),
+        ("authToken2", "secret"),
+        ("x-api-key", "secret"),
+        ("routing_key", "secret"),
+        ("password_policy", "noun"),
+        ("session_id", "noun"),
+        ("cache_key", "noun"),
+        ("max_tokens", ""),
+        ("tokenizer", ""),
+        ("keyboard_layout", ""),
+        ("request_id", ""),
+    ],
+)
+def test_key_kind_by_token_split(key: str, kind: str) -> None:
+    assert key_kind(key) == kind
+
+
+def test_noun_keys_redact_only_credential_shaped_values() -> None:
+    payload = {"password_policy": "strict", "session_timeout": 3600, "session_id": KEY, "cache_key": "user:42:profile"}
+    assert scrub_value(payload) == {**payload, "session_id": REDACTED}
+
+
+def test_multiline_yaml_value_ends_at_its_real_end() -> None:
+    text = "config error:\ndb:\n  password:\n    FAKE-PW-13\n  host: db.internal.example\n"
+    assert scrub(text) == f"config error:\ndb:\n  password:\n    {REDACTED}\n  host: db.internal.example\n"
+
+
+# --- ReDoS: linear time on hostile input ------------------------------------------------------------------
+
+
+def _alphabets() -> list[str]:
+    """Long runs of each pattern's alphabet: the characters its regex is built from, repeated."""
+    runs = {
+        "a" * 8 + "@",  # the e-mail pattern was quadratic under a backtracking engine
+        "password=",
+        "Authorization: ",
+        "https://u:",
+        "/hooks/",
+        "Pwd=",
+        "client_secret_v2=",
+        "sk-",
+        "a_",
+        "-----BEGIN PRIVATE KEY-----",
+        "eyJ",
+        "0123456789",
+        "Ab1+/=",
+        "token ",
+        "key: |\n  ",
+    }
+    runs |= {p.hints[0] for p in PATTERNS if p.hints}
+    return sorted(runs)
+
+
+def _seconds(text: str) -> float:
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        scrub(text)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+@pytest.mark.parametrize("surrogate", [False, True], ids=["utf8", "lone-surrogates"])
+def test_adversarial_inputs_take_linear_time(surrogate: bool) -> None:
+    """64 KiB against 8 KiB of each hostile run: 8x the input costs about 8x the time; quadratic
+    would be 64x. Compared as ratios within one run (3x slack for a shared machine's noise), not
+    against a wall-clock threshold."""
+    worst = []
+    for run in _alphabets():
+        unit = run + ("\ud800" if surrogate else "")
+        small = (unit * (8 * 1024 // len(unit) + 1))[: 8 * 1024]
+        large = (unit * (64 * 1024 // len(unit) + 1))[: 64 * 1024]
+        ratio = _seconds(large) / max(_seconds(small), 1e-6)
+        worst.append((ratio, run))
+    ratio, run = max(worst)
+    assert ratio < 24, f"{run!r}: 8x the input took {ratio:.1f}x the time"
+
+
+def test_lone_surrogates_are_made_safe_not_passed_through() -> None:
+    out = scrub("password=Hunter22x \ud800 tail")
+    assert out == f"password={REDACTED} ? tail"
