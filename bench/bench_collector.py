@@ -3,7 +3,7 @@ through the scale-out tiers (one agent routing by trace id to one or to three ga
 
 One run each, same binary, same pipelines (memory_limiter -> [transform/scrub -> redaction/scrub]
 -> tail_sampling -> batch -> file exporter to /dev/null), load from telemetrygen (OTLP/gRPC,
-unthrottled) on 127.0.0.1. Goal: the scrubbing pipeline keeps at least half the throughput.
+unthrottled) on 127.0.0.1. Goal: the scrubbing pipeline keeps at least 0.6 of the throughput (issue #13).
 Scale-out: telemetrygen -> agent (deploy/scale-out/agent.yaml) -> gateways (collector/config.yaml +
 deploy/scale-out/gateway.yaml, sink profile); loss = spans the agent accepted that no gateway received
 (goal: 0). All processes share this machine's cores, so three gateways measure routing, not more CPU.
@@ -100,7 +100,7 @@ def run() -> dict[str, object]:
         "spans_per_s_with_scrubbing": round(with_scrub["spans_per_s"]),
         "spans_per_s_without_scrubbing": round(without["spans_per_s"]),
         "ratio": round(ratio, 3),
-        "goal": ">= 0.5",
+        "goal": ">= 0.6",
         "detail": {
             "with": with_scrub,
             "without": without,

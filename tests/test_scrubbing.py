@@ -321,6 +321,20 @@ def test_guard_admits_every_match() -> None:
                 assert guard.search(match.group(0)), (pattern.name, match.group(0))
 
 
+def test_trigger_admits_every_match() -> None:
+    """scrub runs a pattern only where its trigger matched (the one RE2 set pass): sound only if
+    every match of every pattern satisfies its trigger (every example, shape and corpus line)."""
+    texts = [text for text, _ in EXAMPLES.values()] + [text for text, _ in KEYWORD_SHAPES]
+    texts += ["SMTP relay refused token tok-FAKE-77 for the reset code is 913-442"]
+    if corpus.corpus_dir() is not None:
+        texts += [line["text"] for line in corpus.secrets() + corpus.benign()]
+    for pattern in PATTERNS:
+        rx, trigger = re2.compile(pattern.regex), re2.compile(pattern.trigger_regex)
+        for text in texts:
+            for match in rx.finditer(text):
+                assert trigger.search(match.group(0)), (pattern.name, match.group(0))
+
+
 def test_collector_rendering_escapes_dollars() -> None:
     from errscope._patterns import collector_regex, collector_replacement
 

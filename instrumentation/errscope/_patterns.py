@@ -20,15 +20,20 @@ Families (``SecretPattern.family``):
 - ``private_key``: PEM / OpenSSH private key blocks, including JSON-escaped ``\\n`` bodies.
 - ``jwt``: three dot-separated base64url segments starting ``eyJ``.
 - ``uri``: URL userinfo with a password (``scheme://user:pass@host``, also ``scheme:/`` and an empty
-  user), token-like users without a password (``https://<token>@host``).
+  user), token-like users without a password (``https://<token>@host``), webhook paths whose
+  segment is the secret (``/hooks/``, ``/services/``, ``/webhook(s)/``...).
 - ``pii``: e-mail addresses and US social security numbers (public case D09).
-- ``header``: ``Authorization`` values (any scheme), bare ``Bearer <token>``.
+- ``header``: ``Authorization`` values (any scheme, already masked values left alone), bare
+  ``Bearer <token>``.
 - ``keyword``: ``key=value`` / ``key: value`` / ``"key": "value"`` shapes where the key names a
   password, secret, token or key (env vars, query strings, libpq/ADO keyword DSNs, JSON, Python
-  dict reprs, HTTP headers), XML elements, whitespace-separated config lines, and prose that names
+  dict reprs, HTTP headers), keys with a credential noun among their tokens and a credential-shaped
+  value (``client_secret_v2=``), keyword connection strings parsed to their delimiter with quoting,
+  YAML next-line values, XML elements, whitespace-separated config lines, and prose that names
   a secret and gives it (``refused token tok-77x9``, ``reset code is 913-442``).
 - ``provider``: tokens recognisable by their prefix/shape alone (GitHub, GitLab, Slack, Stripe,
-  AWS, Google, OpenAI/Anthropic, ...), wherever they appear.
+  AWS, Google, OpenAI/Anthropic, ...), wherever they appear, and unknown providers' tokens of the
+  common ``<lowercase prefix>_<random>`` shape.
 
 ``combined_regex()`` joins all entries into one alternation (leftmost match wins, earlier entries
 win ties), and ``combined_replacement()`` is its replacement text (every kept group, then the
@@ -210,7 +215,7 @@ def _with_digit(chars: str, no_digit: str, first: str = "") -> str:
 
 
 _RANDOM = _with_digit(_RND, _RND_NO_DIGIT, r"[A-Za-z0-9+=_\-~]")
-"""16+ token characters with a digit (not starting with ``/`` or ``.``: paths are not values)."""
+"""16+ token characters with a digit (``.`` is not one: a file name is not a value)."""
 
 # Webhook URLs carry their secret in the path: after a hook-like segment, the first long
 # segment with a digit and everything after it in the path go.
@@ -406,7 +411,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         keep_suffix=True,
         hints=KEY_NOUNS,
         verify="random",
-        trigger=r"[:=][ \t]*(?:\[?[ \t]*\\?[\"'])?[A-Za-z0-9+=_\-~][A-Za-z0-9+/=_\-~]{15}",
+        trigger=r"[:=][ \t]*(?:\[?[ \t]*\\?[\"'])?[A-Za-z0-9+/=_\-~]{16}",
     ),
     SecretPattern(
         "query_key_param",
@@ -449,7 +454,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "Prose that names a secret and then gives it: 'refused token tok-FAKE-77', 'your reset code is "
         "913-FAKE'; the value needs 4+ characters and a digit ('token refreshed', 'exit code 137' survive).",
         hints=("token", "pass", "secret", "key", "code", "otp", "pin"),
-        trigger=r"(?i:token|password|passwd|passcode|secret|key|otp|pin|code)[ \t]+(?i:(?:is|was)[ \t]+)?[A-Za-z0-9_\-.~+/=]{0,3}[0-9]",
+        trigger=r"(?i:token|password|passwd|passcode|secret|key|otp|pin|code)[ \t]+(?i:(?:is|was)[ \t]+)?[A-Za-z0-9_\-.~+/=]*[0-9]",
     ),
     # --- personal data ------------------------------------------------------------------------------
     SecretPattern(

@@ -2,16 +2,18 @@
 
 ``scrub(text)`` applies the one pattern source (:mod:`errscope._patterns`, the same regexes the
 Collector runs) plus a structural pass over URLs that regexes alone get wrong (a password that
-contains ``/``, password-like query parameters in any order). ``scrub_value(obj)`` walks
-str/list/tuple/dict (span attributes, structlog event dicts) and leaves allow-listed keys alone.
+contains ``/``, password-like query parameters in any order). One RE2 set pass over the patterns'
+triggers picks the patterns that can match; only those run, on UTF-8 bytes. ``scrub_value(obj)``
+walks str/list/tuple/dict and redacts by key as well as by value (:func:`key_kind`).
 
-Bounded: only the first :data:`MAX_SCRUB_CHARS` characters are scrubbed and kept; the rest is
-dropped with a marker, so a 100 KB exception message costs a bounded amount of time and output.
+Linear time on every input: RE2 only, lone surrogates made valid first. Bounded: only the first
+:data:`MAX_SCRUB_CHARS` characters are scrubbed and kept; the rest is dropped with a marker.
 Never raises on odd input (lone surrogates, NULs, non-str objects are ``str()``-ed first).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -131,14 +133,13 @@ def _pattern_set() -> Any:
     return patterns
 
 
-
 # A value someone already masked is not a secret to mask again (and rewriting it would make a
 # benign line look changed): ``***``, ``xxxx``, ``[REDACTED]``, ``<redacted>``, ``(hidden)``.
-_MASKED: Final = re.compile(
+_MASKED: Final = re2.compile(
     rb"""[\s"'\\]*(?:[*xX#.]{3,}|[*]+.*|<[^>]*>|\[[^\]]*\]|\(?(?i:redacted|hidden|masked|removed|none|null)\)?)[\s"'\\]*"""
 )
 _MASK_START: Final = frozenset(bytes([c]) for c in b" \t\"'\\*xX#.<[(rRhHmMnN")
-_UUID: Final = re.compile(rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_UUID: Final = re2.compile(rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _RUN: Final = re.compile(rb"[A-Za-z0-9+=_\-~.]+")
 _BASE64_RUN: Final = re.compile(rb"[A-Za-z0-9+/=_\-]+")
 
@@ -209,6 +210,23 @@ def _substitute(rule: _Rule, data: bytes) -> bytes:
     return b"".join(pieces)
 
 
+_LARGE: Final = 8 * 1024
+"""Bytes above which the triggered patterns are first checked together in one scan."""
+
+
+@functools.lru_cache(maxsize=128)
+def _any_match(indices: tuple[int, ...]) -> Any:
+    """The alternation of these patterns, without captures: one DFA scan says whether any matches.
+
+    Cached per combination (a few ms to compile); 64 MiB so the DFA of a wide alternation does
+    not run out of memory and fall back to the NFA (measured: 0.2 ms instead of 500 ms per 64 KiB).
+    """
+    options = re2.Options()
+    options.never_capture = True
+    options.max_mem = _SET_MEMORY
+    return re2.compile("|".join(f"(?:{PATTERNS[i].regex})" for i in indices).encode(), options)._regexp
+
+
 def _apply_patterns(text: str) -> str:
     """One RE2 set pass finds the patterns that match; only those run, in PATTERNS order."""
     try:
@@ -223,6 +241,8 @@ def _apply_patterns(text: str) -> str:
     if hits[-1] == len(_RULES):  # URLs first: the real host is found even when a password holds '@' or '/'
         data = _scrub_urls(data)
         hits.pop()
+    if len(hits) > 2 and len(data) > _LARGE and _any_match(tuple(hits)).Match(_UNANCHORED, data, 0, len(data))[0][0] < 0:
+        return data.decode("utf-8", "replace")  # a large benign text: one scan instead of one per pattern
     for index in hits:
         data = _substitute(_RULES[index], data)
     # RE2 matches whole UTF-8 code points, so a replacement never splits a character
