@@ -28,6 +28,7 @@ __all__ = [
     "dashboard_link",
     "logs_panel",
     "loki_query",
+    "loki_table_query",
     "prom_query",
     "stat_panel",
     "table_panel",
@@ -97,6 +98,11 @@ def tempo_query(traceql: str, *, ref: str = "A", limit: int = 20, spans: bool = 
 def loki_query(logql: str, *, ref: str = "A", max_lines: int = 200) -> loki.Dataquery:
     """A LogQL log-stream target."""
     return loki.Dataquery().ref_id(ref).datasource(LOKI).expr(logql).max_lines(max_lines).query_type("range")
+
+
+def loki_table_query(logql: str, *, ref: str = "A") -> loki.Dataquery:
+    """A LogQL metric query evaluated once over the dashboard's range (``$__range``), for a table."""
+    return loki.Dataquery().ref_id(ref).datasource(LOKI).expr(logql).query_type("instant").instant(True)
 
 
 def timeseries_panel(

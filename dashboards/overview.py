@@ -12,12 +12,15 @@ from grafana_foundation_sdk.builders import dashboard as db
 from grafana_foundation_sdk.builders import common as cb
 from grafana_foundation_sdk.models import dashboard as dm
 from grafana_foundation_sdk.models import prometheus as pm
+from opentelemetry.semconv.attributes.exception_attributes import EXCEPTION_TYPE
 
 from dashboards.common import (
+    LOKI,
     PROMETHEUS,
     RATE,
     Grid,
     dashboard_link,
+    loki_table_query,
     prom_query,
     stat_panel,
     table_panel,
@@ -25,20 +28,25 @@ from dashboards.common import (
 )
 from dashboards.names import (
     CLIENT_DURATION,
+    LOKI_SERVICE_LABEL,
     OVERVIEW_UID,
     PROM_SERVICE_LABEL,
     SERVER_DURATION,
     TOOLS_CALL,
     TRIAGE_UID,
     Label,
+    loki_key,
 )
 from errscope import FailureClass, Outcome
+from errscope import _attributes as attrs
 
 __all__ = ["build", "server_selector"]
 
 SERVER_CALLS = f"{SERVER_DURATION}_count"
 SERVER_BUCKETS = f"{SERVER_DURATION}_bucket"
 CLIENT_CALLS = f"{CLIENT_DURATION}_count"
+FINGERPRINT = loki_key(attrs.ERRSCOPE_ERROR_FINGERPRINT)
+ROOT_TYPE = loki_key(EXCEPTION_TYPE)
 TOOL_VARIABLE_SELECTOR = f'{PROM_SERVICE_LABEL}=~"$service", {Label.METHOD}="{TOOLS_CALL}"'
 
 
@@ -193,6 +201,22 @@ def build() -> db.Dashboard:
             ).format(pm.PromQueryFormat.TABLE),
             grid.place(18, 8),
             PROMETHEUS,
+        )
+        .id(next(ids))
+        .unit("short")
+        .sort_by([cb.TableSortByFieldState().display_name("Value").desc(True)]),
+        table_panel(
+            "Top error fingerprints per tool (time range)",
+            "Failures grouped the way an issue tracker groups them: by fingerprint (a hash of the root "
+            "exception type and the tool's own frames, no line numbers or values), per tool, from the failure "
+            "log records in Loki. One fingerprint is one bug or one upstream behaviour; the root exception "
+            "type says what it is. Open the triage dashboard with a ref of the same fingerprint to see one.",
+            loki_table_query(
+                f"topk(10, sum by ({loki_key(attrs.GEN_AI_TOOL_NAME)}, {FINGERPRINT}, {ROOT_TYPE}) "
+                f'(count_over_time({{{LOKI_SERVICE_LABEL}=~"$service"}} | {FINGERPRINT} != "" [$__range])))'
+            ),
+            grid.place(24, 8),
+            LOKI,
         )
         .id(next(ids))
         .unit("short")

@@ -10,16 +10,19 @@ from __future__ import annotations
 
 from grafana_foundation_sdk.builders import dashboard as db
 from grafana_foundation_sdk.models import dashboard as dm
+from opentelemetry.semconv.attributes.exception_attributes import EXCEPTION_MESSAGE, EXCEPTION_TYPE
 from opentelemetry.semconv.attributes.http_attributes import HTTP_RESPONSE_STATUS_CODE
 from opentelemetry.semconv.attributes.service_attributes import SERVICE_NAME
 
 from dashboards.common import (
+    LOKI,
     PROMETHEUS,
     TEMPO,
     Grid,
     dashboard_link,
     logs_panel,
     loki_query,
+    loki_table_query,
     table_panel,
     tempo_query,
     text_panel,
@@ -124,6 +127,7 @@ def build() -> db.Dashboard:
         span(attrs.ERRSCOPE_UPSTREAM_STATUS),
         span(attrs.ERRSCOPE_UPSTREAM_ADDRESS),
         span(attrs.JSONRPC_REQUEST_ID),
+        span(attrs.ERRSCOPE_ERROR_FINGERPRINT),
         "span:statusMessage",
     )
     by_ref = f'{{ {span(attrs.ERRSCOPE_ERROR_REF)} = "$ref" }}'
@@ -191,6 +195,20 @@ def build() -> db.Dashboard:
             TEMPO,
             [_trace_link()],
         ).id(5),
+        table_panel(
+            "Root cause of $ref",
+            "The innermost meaningful exception behind the failure (past the frameworks' wrappers), from the "
+            "failure's log record: its type, its scrubbed message and the fingerprint that groups it with "
+            "every other failure of the same root and code path. The scrubbed stack trace is on the log record "
+            "below and on the tool span's exception event.",
+            loki_table_query(
+                f"sum by ({loki_key(EXCEPTION_TYPE)}, {loki_key(EXCEPTION_MESSAGE)}, "
+                f"{loki_key(attrs.ERRSCOPE_ERROR_FINGERPRINT)}) (count_over_time("
+                f'{{{LOKI_SERVICE_LABEL}=~"$service"}} | {loki_key(attrs.ERRSCOPE_ERROR_REF)} = "$ref" [$__range]))'
+            ),
+            grid.place(24, 5),
+            LOKI,
+        ).id(8),
         traces_panel(
             "Trace $trace_id",
             "The whole trace: client span, tool SERVER span, upstream CLIENT spans. Span attributes carry the "

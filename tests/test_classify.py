@@ -14,7 +14,7 @@ from mcp.shared.exceptions import MCPError
 
 import errscope
 from errscope import FailureClass as C
-from errscope._classify import class_for_http_status, parse_retry_after
+from errscope._classify import argument_problems, class_for_http_status, parse_retry_after
 
 
 def _http_error(status: int, headers: dict[str, str] | None = None) -> httpx.HTTPStatusError:
@@ -71,8 +71,8 @@ TABLE = [
     ("FileNotFoundError", FileNotFoundError("/etc/x"), C.NOT_FOUND),
     ("ConnectionRefusedError", ConnectionRefusedError(), C.UPSTREAM_UNAVAILABLE),
     ("ConnectionResetError", ConnectionResetError(), C.UPSTREAM_UNAVAILABLE),
-    ("pydantic ValidationError", _validation_error(), C.INVALID_INPUT),
-    ("jsonschema ValidationError", jsonschema.ValidationError("bad"), C.INVALID_INPUT),
+    ("pydantic ValidationError raised in a tool", _validation_error(), C.UNKNOWN),
+    ("jsonschema ValidationError raised in a tool", jsonschema.ValidationError("bad"), C.UNKNOWN),
     ("DB-API OperationalError", _dbapi("OperationalError"), C.UPSTREAM_UNAVAILABLE),
     ("DB-API InterfaceError", _dbapi("InterfaceError"), C.UPSTREAM_UNAVAILABLE),
     ("DB-API InternalError", _dbapi("InternalError"), C.UPSTREAM_UNAVAILABLE),
@@ -143,9 +143,11 @@ class TestDetails:
         assert "jane" not in repr(result)
 
     def test_pydantic_fields_without_values(self) -> None:
-        """Validation errors become field paths and expectations, never the input value."""
-        result = errscope.classify(_validation_error())
+        """Argument validation errors become field paths and expectations, never the input value."""
+        result = argument_problems(_validation_error())
+        assert result.failure_class is C.INVALID_INPUT
         assert result.fields == (errscope.FieldProblem("a", "an integer"),)
+        assert "forty" not in repr(result)
 
     def test_public_message_kept(self) -> None:
         """An author's public message travels with the class."""

@@ -36,8 +36,11 @@ __all__ = [
     "ERROR_TYPE",
     "ERRSCOPE_ATTEMPT",
     "ERRSCOPE_CHANNEL",
+    "ERRSCOPE_ERROR_FINGERPRINT",
     "ERRSCOPE_ERROR_REF",
     "ERRSCOPE_FAILURE_CLASS",
+    "ERRSCOPE_FAILURE_DETAIL",
+    "ERRSCOPE_FAILURE_REASON",
     "ERRSCOPE_IDEMPOTENCY_KEY_HASH",
     "ERRSCOPE_IDEMPOTENT_REPLAY",
     "ERRSCOPE_LATE_RESPONSES",
@@ -87,6 +90,14 @@ ERRSCOPE_OUTCOME: Final = "errscope.outcome"
 """One of :class:`errscope.Outcome`."""
 ERRSCOPE_ERROR_REF: Final = "errscope.error_ref"
 """The reference quoted to the model, e.g. ``ERR-7K3M9QXZ``: the triage join key."""
+ERRSCOPE_ERROR_FINGERPRINT: Final = "errscope.error.fingerprint"
+"""16 hex characters grouping failures by root exception type and the tool's own frames (span and log;
+never a metric label)."""
+ERRSCOPE_FAILURE_REASON: Final = "errscope.failure_reason"
+"""Why a failure of a class happened, when errscope itself decided it (span only): ``invalid_result``
+(the tool's result broke its declared ``outputSchema`` or lacked ``structuredContent``)."""
+ERRSCOPE_FAILURE_DETAIL: Final = "errscope.failure_detail"
+"""Log record only: what broke, for a ``errscope.failure_reason`` (field paths and rules, never values)."""
 ERRSCOPE_UPSTREAM_STATUS: Final = "errscope.upstream.status"
 """The upstream's own status as a string: ``"404"``, ``"UNAVAILABLE"``, ``"57P01"``."""
 ERRSCOPE_UPSTREAM_SYSTEM: Final = "errscope.upstream.system"

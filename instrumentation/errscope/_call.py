@@ -31,6 +31,9 @@ class ToolCall:
     """Drawn when the call starts so every log line of the call can carry it; shown only on failure."""
     error_code: int | None = None
     exception: BaseException | None = None
+    reason: str | None = None
+    """A sub-reason errscope decided (``invalid_result``), with ``detail`` for the log record only."""
+    detail: str | None = None
     upstreams: list[Upstream] = field(default_factory=list)
     idempotency_key_hash: str | None = None
     replayed: bool = False

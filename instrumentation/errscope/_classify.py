@@ -1,8 +1,9 @@
 """One classifier: every exception lands on exactly one :class:`~errscope.FailureClass`.
 
-The mapping is a table (``_RULES``), looked up along the exception's MRO; wrappers defer to their
-``__cause__``. Users extend it with :func:`register`. Nothing here imports a database driver:
-DB-API errors (PEP 249) are recognised by their standard class names.
+The mapping is a table (``_RULES``), looked up along the exception's MRO and along its chain
+(:func:`walk`); wrappers defer inwards, and :func:`explain` also names the root cause. Users
+extend it with :func:`register`. Nothing here imports a database driver: DB-API errors (PEP 249)
+are recognised by their standard class names.
 
 =====================================  ======================  ========================================
 exception                              class                   source of the rule
@@ -19,7 +20,10 @@ requests/urllib3, redis-py
 network errno, ``CancelledError``
 ``PermissionError``                    permission_denied       (a program that cannot be started:
 ``FileNotFoundError``                  not_found               upstream_unavailable)
-pydantic / jsonschema ``ValidationError``  invalid_input       SEP-1303: the model can fix its input
+pydantic, jsonschema                   unknown                 raised in the tool: upstream or output data
+``ValidationError``
+the same, raised by a framework's      invalid_input           SEP-1303: the model can fix its input
+argument validation (by where it arose)
 PEP 249 errors with a SQLSTATE or      by the code             PostgreSQL Appendix A; sqlite.org/rescode
 SQLite result code
 PEP 249 ``OperationalError``,          upstream_unavailable    connection lost, server shutting down
@@ -87,6 +91,7 @@ __all__ = [
     "Classification",
     "FieldProblem",
     "Upstream",
+    "argument_problems",
     "class_for_http_status",
     "class_for_jsonrpc_code",
     "classify",
@@ -174,7 +179,7 @@ Rule: TypeAlias = Callable[[BaseException], Classification | None]
 """A table entry: returns a classification, or ``None`` to defer to the exception's cause."""
 
 _UNKNOWN: Final = Classification(FailureClass.UNKNOWN)
-_MAX_CAUSE_DEPTH: Final = 8
+_MAX_CHAIN: Final = 16
 
 
 def class_for_http_status(status: int) -> FailureClass:
@@ -324,7 +329,18 @@ def _tool_failure(exc: BaseException) -> Classification:
 
 
 def _pydantic_validation(exc: BaseException) -> Classification:
-    assert isinstance(exc, pydantic.ValidationError)
+    # Raised inside the tool (upstream data, its own models) or by an output check: the model's
+    # arguments were fine, so it is not invalid_input. The argument-validation seams of the
+    # frameworks wrap theirs (see _mcp_tool_error, the FastMCP adapter): argument_problems.
+    return _UNKNOWN
+
+
+def argument_problems(exc: pydantic.ValidationError) -> Classification:
+    """``invalid_input`` naming each wrong field, for a ``ValidationError`` of the *arguments*.
+
+    Only an argument-validation seam calls this (where the error arose decides, not its text): a
+    framework validating the call's arguments before the tool runs. Never echoes a value.
+    """
     fields = tuple(
         FieldProblem(".".join(str(part) for part in error["loc"]) or "arguments", _PYDANTIC_EXPECTED.get(error["type"]))
         for error in exc.errors(include_input=False, include_url=False)
@@ -352,6 +368,10 @@ _PYDANTIC_EXPECTED: Final = {
 
 def _mcp_tool_error(exc: BaseException) -> Classification | None:
     # MCPServer wraps everything in ToolError/UnexpectedToolError; the cause says what happened.
+    # Its argument validation (Tool.run) is the one plain ToolError over a pydantic error: the
+    # caller's arguments; an UnexpectedToolError over one is the tool's body or its output.
+    if type(exc) is ToolError and isinstance(exc.__cause__, pydantic.ValidationError):
+        return argument_problems(exc.__cause__)
     if exc.__cause__ is not None:
         return None
     if str(exc).startswith("Unknown tool"):
@@ -600,7 +620,7 @@ _UNAVAILABLE: Final = _unavailable(None)
 # HTTP clients: the failure before the request left (connect, DNS, TLS handshake, pool) is not
 # sent; a timeout or lost connection while waiting for the answer may have been acted on.
 _NAMED_RULES: Final[dict[str, Rule]] = {
-    "jsonschema.exceptions.ValidationError": _fixed(FailureClass.INVALID_INPUT),
+    "jsonschema.exceptions.ValidationError": _fixed(FailureClass.UNKNOWN),  # data inside the tool, not arguments
     "psycopg_pool.PoolTimeout": _unavailable(False, "postgresql"),
     # aiohttp (https://docs.aiohttp.org/en/stable/client_reference.html#hierarchy-of-exceptions)
     "aiohttp.client_exceptions.ClientResponseError": _aiohttp_status,
@@ -711,39 +731,86 @@ def _lookup(exc: BaseException) -> Rule | None:
     return None
 
 
-def _next_in_chain(exc: BaseException) -> BaseException | None:
-    if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        return exc.exceptions[0]
-    if exc.__cause__ is not None:
-        return exc.__cause__
-    return None if exc.__suppress_context__ else exc.__context__
+def walk(exc: BaseException) -> list[BaseException]:
+    """The exception chain of ``exc``, outermost first, at most 16 exceptions, each once.
+
+    Follows what Python's own traceback printer follows (``traceback.TracebackException``): an
+    exception group's members in order, then ``__cause__``, else ``__context__``, here even when
+    ``raise ... from None`` suppressed it (the on-call engineer needs what the author hid from the
+    model).
+    """
+    chain: list[BaseException] = []
+    seen: set[int] = set()
+    pending = [exc]
+    while pending and len(chain) < _MAX_CHAIN:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        chain.append(current)
+        following = current.__cause__ if current.__cause__ is not None else current.__context__
+        if following is not None:
+            pending.append(following)
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(reversed(current.exceptions))  # depth first, first member first
+    return chain
 
 
 def classify(exc: BaseException) -> Classification:
     """Map any exception onto exactly one failure class, with what else it tells (see module table).
 
-    Walks wrappers (``__cause__``, exception groups) up to 8 levels; never raises.
+    Walks the chain (:func:`walk`); never raises.
     """
     return explain(exc)[0]
 
 
 def explain(exc: BaseException) -> tuple[Classification, BaseException]:
-    """Like :func:`classify`, also returning the exception that decided it (wrappers unwrapped).
+    """Like :func:`classify`, also returning the root cause: the innermost meaningful exception.
 
-    The log record reports that one: ``UnexpectedToolError("Error executing tool x")`` says nothing,
-    its cause does.
+    The class is decided by the first exception along :func:`walk` whose rule answers; wrappers
+    (rules that return ``None``: ``UnexpectedToolError``, FastMCP's ``ToolError``, exception
+    groups) defer inwards. The root cause is the innermost exception that is not such a wrapper,
+    whether or not a rule matched it: ``UnexpectedToolError("Error executing tool x")`` says
+    nothing, the ``RuntimeError`` it wraps does. Cancellation (``CancelledError``) is never the
+    root. An author's own failure (the ``errscope`` family) is its own root: its message is what
+    the author chose to record (the upstream's body, say), its cause is in the stack trace.
     """
-    current: BaseException | None = exc
-    for _ in range(_MAX_CAUSE_DEPTH):
-        if current is None:
-            break
+    decided: tuple[Classification, BaseException] | None = None
+    root = exc
+    for current in walk(exc):
         rule = _lookup(current)
+        result: Classification | None = _UNKNOWN
         if rule is not None:
             try:
                 result = rule(current)
             except Exception:  # a broken user rule must not break the failure path
-                return _UNKNOWN, current
-            if result is not None:
-                return result, current
-        current = _next_in_chain(current)
-    return _UNKNOWN, exc
+                result = _UNKNOWN
+        if result is None:  # a wrapper: neither the decision nor the root
+            continue
+        if _meaningful(current):
+            root = current
+        if rule is not None:
+            decided = result, current
+            break
+    if decided is None:  # nothing matched: the innermost of the whole chain explains it
+        return _UNKNOWN, root
+    if isinstance(decided[1], ToolFailure):  # the author wrote down what happened: that is the root
+        return decided
+    # The root sits below the deciding exception, on its own chain (not in a sibling group member).
+    return decided[0], _innermost(decided[1])
+
+
+_CONTROL_FLOW: Final = (StopIteration, StopAsyncIteration, BaseExceptionGroup)
+
+
+def _meaningful(exc: BaseException) -> bool:
+    # Cancellation (asyncio.CancelledError, GeneratorExit) is the mechanics of a timeout or a
+    # teardown under the real failure, and a StopIteration under a library's `raise ... from None`
+    # (json's decoder) the mechanics of a loop: never the cause.
+    return isinstance(exc, Exception) and not isinstance(exc, _CONTROL_FLOW)
+
+
+def _innermost(exc: BaseException) -> BaseException:
+    # A wrapper always has something inside it (that is what it defers to), so the innermost
+    # meaningful exception of a chain is never one.
+    return next((e for e in reversed(walk(exc)) if _meaningful(e)), exc)

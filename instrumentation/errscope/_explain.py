@@ -43,6 +43,7 @@ _SPAN_ATTRIBUTES: Final = (
     attr.NETWORK_TRANSPORT,
     attr.ERRSCOPE_IDEMPOTENCY_KEY_HASH,
     attr.ERRSCOPE_IDEMPOTENT_REPLAY,
+    attr.ERRSCOPE_FAILURE_REASON,
 )
 
 
@@ -218,7 +219,11 @@ def render(chain: Chain) -> str:
                                  attr.ERRSCOPE_UPSTREAM_ADDRESS, attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE))
         lines.append(f"   {upstream or 'no upstream recorded'}")
         for name, event in span.events:
-            lines.append(f"   event {name} {_fmt(event) if event else ''}".rstrip())
+            if name == "exception":  # the root cause; its stack trace is on the log record
+                lines.append(f"   root cause {event.get(EXCEPTION_TYPE)}: {event.get(EXCEPTION_MESSAGE)}")
+                lines.append(f"   fingerprint {span.get(attr.ERRSCOPE_ERROR_FINGERPRINT, '-')}")
+            else:
+                lines.append(f"   event {name} {_fmt(event) if event else ''}".rstrip())
     else:
         lines.append("   (none: the server never started a tool call for this; see the log record)")
 
@@ -239,8 +244,9 @@ def render(chain: Chain) -> str:
         for record in chain.logs:
             ref = record.get(attr.ERRSCOPE_ERROR_REF)
             lines.append(f"   {record.severity} {record.body}  ref={ref}  [{record.scope}, {record.service}]")
-            detail = _pairs(record, (EXCEPTION_TYPE, EXCEPTION_MESSAGE, attr.RPC_RESPONSE_STATUS_CODE,
-                                     attr.ERRSCOPE_UPSTREAM_STATUS))
+            detail = _pairs(record, (EXCEPTION_TYPE, EXCEPTION_MESSAGE, attr.ERRSCOPE_ERROR_FINGERPRINT,
+                                     attr.ERRSCOPE_FAILURE_REASON, attr.ERRSCOPE_FAILURE_DETAIL,
+                                     attr.RPC_RESPONSE_STATUS_CODE, attr.ERRSCOPE_UPSTREAM_STATUS))
             if detail:
                 lines.append(f"   {detail}")
     else:

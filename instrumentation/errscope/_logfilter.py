@@ -15,10 +15,10 @@ its own (uvicorn's access formatter unpacks ``args``), extras are scrubbed by ke
 from __future__ import annotations
 
 import logging
-import traceback
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from errscope._root_cause import stack_trace
 from errscope._scrubbing import scrub, scrub_value
 
 __all__ = ["LIBRARY_LOGGERS", "ScrubbingFilter", "scrub_library_logs"]
@@ -92,7 +92,10 @@ def scrub_record(record: logging.LogRecord) -> None:
         for key in record.__dict__.keys() - _STANDARD:
             record.__dict__[key] = scrub_value({key: record.__dict__[key]})[key]
         if record.exc_info and record.exc_info[1] is not None:
-            record.exc_text = _bounded("".join(traceback.format_exception(record.exc_info[1])))
+            # Already scrubbed, and cheap (no caret lines, no source re-reads): a crash record per
+            # failed call is on the failure path. The same text as the span's exception event.
+            trace = stack_trace(record.exc_info[1])
+            record.exc_text = trace if len(trace) <= MAX_RECORD_CHARS else _bounded(trace)
             record.exc_info = None
         if record.stack_info:
             record.stack_info = _bounded(record.stack_info)

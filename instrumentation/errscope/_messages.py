@@ -9,15 +9,25 @@ input, not to see it repeated).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any, Final
+
+import exrex  # type: ignore[import-untyped]
 
 from errscope._classify import Classification, FieldProblem
 from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 
-__all__ = ["describe_schema", "expected_for_path", "model_message", "unknown_tool_message"]
+__all__ = [
+    "describe_schema",
+    "expected_for_path",
+    "field_sentence",
+    "invalid_result_message",
+    "model_message",
+    "unknown_tool_message",
+]
 
 MAX_PUBLIC_MESSAGE: Final = 300
 """Characters of an author's public message the model may see."""
@@ -25,6 +35,8 @@ MAX_FIELDS: Final = 5
 """Field problems named in one message; the rest are counted."""
 MAX_NAME: Final = 64
 """Characters of a client-supplied name (tool, field) echoed back."""
+_MAX_PATTERN: Final = 64
+"""Characters of a schema ``pattern`` read for an example or quoted in a hint."""
 
 _ADVICE: Final = {
     FailureClass.NOT_FOUND: "Check the identifier, or ask the user for the right one.",
@@ -125,6 +137,21 @@ def unknown_tool_message(tool: str) -> str:
     return f"Unknown tool: {safe_name(tool)}"
 
 
+def invalid_result_message(tool: str, error_ref: str) -> str:
+    """The text for a result that broke the tool's declared ``outputSchema``: not the model's doing.
+
+    ``"<tool> produced an invalid result. Ref ERR-…"``. No field is named: the model cannot fix
+    the tool's output, and the fields are the server's detail (they go to the log record, see
+    :func:`field_sentence`).
+    """
+    return f"{safe_name(tool)} produced an invalid result. Ref {error_ref}"
+
+
+def field_sentence(fields: Sequence[FieldProblem]) -> str:
+    """``"`a` must be a number; `b` is required."``: field paths and rules, never values."""
+    return _fields_sentence(fields)
+
+
 _FORMATS: Final = {
     "date-time": "an ISO-8601 date-time",
     "date": "an ISO-8601 date",
@@ -144,16 +171,52 @@ _TYPES: Final = {
 }
 
 
+def _bound(schema: Mapping[str, Any], inclusive: str, exclusive: str) -> tuple[Any, bool] | None:
+    # JSON Schema 2020-12 §6.2: exclusiveMinimum/-Maximum are numbers; "greater than", not "at least".
+    for key, strict in ((exclusive, True), (inclusive, False)):
+        value = schema.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return value, strict
+    return None
+
+
 def _range(schema: Mapping[str, Any]) -> str:
-    low = schema.get("minimum", schema.get("exclusiveMinimum"))
-    high = schema.get("maximum", schema.get("exclusiveMaximum"))
-    if low is not None and high is not None:
-        return f" from {low} to {high}"
-    if low is not None:
-        return f" of at least {low}"
-    if high is not None:
-        return f" of at most {high}"
-    return ""
+    low = _bound(schema, "minimum", "exclusiveMinimum")
+    high = _bound(schema, "maximum", "exclusiveMaximum")
+    if low and high and not low[1] and not high[1]:
+        return f" from {low[0]} to {high[0]}"
+    parts = []
+    if low:
+        parts.append(f"greater than {low[0]}" if low[1] else f"at least {low[0]}")
+    if high:
+        parts.append(f"less than {high[0]}" if high[1] else f"at most {high[0]}")
+    if len(parts) == 1 and not (low or high)[1]:  # type: ignore[index]
+        return f" of {parts[0]}"
+    return " " + " and ".join(parts) if parts else ""
+
+
+def _example(schema: Mapping[str, Any]) -> str | None:
+    """One value the schema accepts, to show the model: the schema's own ``examples``, else one
+    derived from a simple ``pattern`` (checked to match it). Never the caller's value."""
+    examples = schema.get("examples")
+    if isinstance(examples, list) and examples and isinstance(examples[0], str | int | float) and not isinstance(examples[0], bool):
+        return _clip(str(examples[0]), 32)
+    pattern = schema.get("pattern")
+    if isinstance(pattern, str) and len(pattern) <= _MAX_PATTERN:
+        return _pattern_example(pattern)
+    return None
+
+
+@lru_cache(maxsize=256)
+def _pattern_example(pattern: str) -> str | None:
+    try:
+        example = next(exrex.generate(pattern, limit=2), None)
+        matches = example is not None and re.search(pattern, example) is not None
+    except Exception:  # noqa: BLE001 - a pattern exrex cannot read: no example, the hint stays plain
+        return None
+    if not matches or not example or len(example) > 32 or not all(c.isprintable() and not c.isspace() for c in example):
+        return None
+    return example
 
 
 def describe_schema(schema: Mapping[str, Any]) -> str | None:
@@ -167,22 +230,31 @@ def describe_schema(schema: Mapping[str, Any]) -> str | None:
     if "const" in schema:
         return f"exactly {_clip(str(schema['const']), 32)}"
     if isinstance(schema.get("format"), str) and schema["format"] in _FORMATS:
-        return _FORMATS[schema["format"]]
+        example = _example(schema)
+        return _FORMATS[schema["format"]] + (f" like {example}" if example else "")
     kind = schema.get("type")
     if isinstance(kind, list):
         names = [_TYPES[k] for k in kind if k in _TYPES and k != "null"]
         return " or ".join(names) if names else None
     if kind in ("integer", "number"):
-        return _TYPES[kind] + _range(schema)
+        example = _example(schema)
+        return _TYPES[kind] + _range(schema) + (f", e.g. {example}" if example else "")
     if kind == "string":
         low, high = schema.get("minLength"), schema.get("maxLength")
         if low is not None and high is not None:
-            return f"a string of {low} to {high} characters"
-        if low:
-            return "a non-empty string" if low == 1 else f"a string of at least {low} characters"
-        if high is not None:
-            return f"a string of at most {high} characters"
-        return _TYPES["string"]
+            text = f"a string of {low} to {high} characters"
+        elif low:
+            text = "a non-empty string" if low == 1 else f"a string of at least {low} characters"
+        elif high is not None:
+            text = f"a string of at most {high} characters"
+        else:
+            text = _TYPES["string"]
+        example = _example(schema)
+        if example is not None:
+            return f"{text} like {example}"
+        if isinstance(schema.get("pattern"), str):
+            return f"{text} matching {_clip(schema['pattern'], _MAX_PATTERN)}"
+        return text
     if isinstance(kind, str) and kind in _TYPES:
         return _TYPES[kind]
     for combinator in ("anyOf", "oneOf"):

@@ -20,10 +20,15 @@ from opentelemetry import baggage, context, propagate, trace
 from opentelemetry.metrics import MeterProvider, get_meter
 from opentelemetry.instrumentation.utils import is_instrumentation_enabled
 from opentelemetry.trace import INVALID_SPAN_CONTEXT, Link, NonRecordingSpan, Span, SpanKind, StatusCode, TracerProvider
-from opentelemetry.semconv.attributes.exception_attributes import EXCEPTION_MESSAGE, EXCEPTION_TYPE
+from opentelemetry.semconv.attributes.exception_attributes import (
+    EXCEPTION_MESSAGE,
+    EXCEPTION_STACKTRACE,
+    EXCEPTION_TYPE,
+)
 
 from errscope import _attributes as attr
 from errscope._call import ToolCall
+from errscope._root_cause import RootCause, describe
 from errscope._scrubbing import scrub
 from errscope._tables import observe_table_sizes
 from errscope.processors import add_trace_context, scrub_values
@@ -41,9 +46,6 @@ OTHER: Final = "_OTHER"
 
 MAX_CONTENT: Final = 4096
 """Characters of captured tool arguments or results (opt-in)."""
-
-MAX_LOGGED_DETAIL: Final = 2048
-"""Characters of scrubbed exception detail kept in the log record."""
 
 _SUPPRESSED: Final = NonRecordingSpan(INVALID_SPAN_CONTEXT)
 """The span of a request served while instrumentation is suppressed: nothing is recorded for it."""
@@ -149,8 +151,14 @@ class ServerTelemetry:
         # In the span's context, so the point's exemplar links to this trace.
         self.duration.record(seconds, labels, context=trace.set_span_in_context(span))
         if call is not None and call.failed:
+            root = describe(call.exception) if call.exception is not None else None
+            if root is not None:
+                # The standard exception event (semconv "Exceptions"), built here rather than by
+                # span.record_exception, which would record str(exc) and an unscrubbed traceback.
+                span.add_event("exception", _exception_attributes(root))
+                span.set_attribute(attr.ERRSCOPE_ERROR_FINGERPRINT, root.fingerprint)
             with trace.use_span(span, end_on_exit=False):
-                _log_failure(call, attributes)
+                _log_failure(call, attributes, root)
 
 
 def content_attribute(value: Any) -> str:
@@ -198,6 +206,8 @@ def _outcome_attributes(call: ToolCall | None) -> dict[str, Any]:
         ):
             if value:
                 result[key] = value
+    if call.reason is not None:
+        result[attr.ERRSCOPE_FAILURE_REASON] = call.reason
     if call.idempotency_key_hash:
         result[attr.ERRSCOPE_IDEMPOTENCY_KEY_HASH] = call.idempotency_key_hash
     if call.replayed:
@@ -205,14 +215,11 @@ def _outcome_attributes(call: ToolCall | None) -> dict[str, Any]:
     return result
 
 
-def _exception_text(exc: BaseException) -> str:
-    try:
-        return scrub(str(exc))[:MAX_LOGGED_DETAIL]
-    except Exception:  # str() runs the exception's own __str__, which may raise or return a non-str
-        return f"<{type(exc).__qualname__}: str() failed>"
+def _exception_attributes(root: RootCause) -> dict[str, str]:
+    return {EXCEPTION_TYPE: root.type, EXCEPTION_MESSAGE: root.message, EXCEPTION_STACKTRACE: root.stacktrace}
 
 
-def _log_failure(call: ToolCall, attributes: Mapping[str, Any]) -> None:
+def _log_failure(call: ToolCall, attributes: Mapping[str, Any], root: RootCause | None) -> None:
     """One record per failed call, under the same ref: the scrubbed detail the model never sees."""
     assert call.classification is not None and call.channel is not None
     fields: dict[str, Any] = {
@@ -227,9 +234,12 @@ def _log_failure(call: ToolCall, attributes: Mapping[str, Any]) -> None:
         fields[attr.RPC_RESPONSE_STATUS_CODE] = str(call.error_code)
     if call.classification.side_effect_possible is not None:
         fields[attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE] = call.classification.side_effect_possible
-    if call.exception is not None:
-        fields[EXCEPTION_TYPE] = type(call.exception).__qualname__
-        fields[EXCEPTION_MESSAGE] = _exception_text(call.exception)
+    if root is not None:
+        fields.update(_exception_attributes(root))
+        fields[attr.ERRSCOPE_ERROR_FINGERPRINT] = root.fingerprint
+    if call.reason is not None:
+        fields[attr.ERRSCOPE_FAILURE_REASON] = call.reason
+        fields[attr.ERRSCOPE_FAILURE_DETAIL] = call.detail
     upstream = call.upstream
     if upstream is not None:
         fields[attr.ERRSCOPE_UPSTREAM_SYSTEM] = upstream.system

@@ -66,10 +66,12 @@ class ArgumentValidator:
         self._validators[id(schema)] = (schema, validator)
         return validator
 
-    def problems(self, schema: Mapping[str, Any] | None, arguments: Any) -> tuple[FieldProblem, ...]:
+    def problems(self, schema: Mapping[str, Any] | None, arguments: Any, *, root: str | None = None) -> tuple[FieldProblem, ...]:
         """Return what is wrong with ``arguments``, in schema order; empty when they are valid.
 
-        A schema that itself is invalid is ignored (the server's bug is not the caller's problem).
+        ``root`` names the instance when it is not the arguments (``"structuredContent"``): field
+        paths are then prefixed with it. A schema that itself is invalid is ignored (the server's
+        bug is not the caller's problem).
         """
         if not schema:
             return ()
@@ -87,6 +89,9 @@ class ArgumentValidator:
         problems: dict[str, FieldProblem] = {}
         for error in errors:
             for problem in _problems_of(schema, error, arguments):
+                if root is not None:
+                    path = root if problem.path == "arguments" else f"{root}.{problem.path}"
+                    problem = FieldProblem(path, problem.expected)
                 problems.setdefault(problem.path, problem)
         return tuple(problems.values())
 
@@ -186,10 +191,37 @@ def _problems_of(schema: Mapping[str, Any], error: jsonschema.ValidationError, a
             for name in error.instance
             if name not in allowed and not any(search(name) for search in searches)
         ]
+    if error.validator in _OBJECT_RULES:  # a rule over several fields: name it, not one field
+        return [FieldProblem(_dotted(path) or "arguments", _alternatives(error) or _OBJECT_RULES[error.validator])]
     if not path:
         return [FieldProblem("arguments", describe_schema(error.schema) or "an object")]
     expected = expected_for_path(schema, path) or describe_schema(error.schema)
     return [FieldProblem(_dotted(path), expected)]
+
+
+_OBJECT_RULES: Final = {
+    "oneOf": "exactly one of the allowed combinations of fields (oneOf)",
+    "anyOf": "one of the allowed combinations of fields (anyOf)",
+    "allOf": "valid under every rule of the schema (allOf)",
+    "not": "outside the combination the schema forbids (not)",
+    "dependentRequired": "given together with the fields it depends on (dependentRequired)",
+    "dependentSchemas": "valid for the fields it depends on (dependentSchemas)",
+    "minProperties": "given with more fields (minProperties)",
+    "maxProperties": "given with fewer fields (maxProperties)",
+}
+"""JSON Schema 2020-12 keywords that judge several fields at once, and what they ask for."""
+
+
+def _alternatives(error: jsonschema.ValidationError) -> str | None:
+    # oneOf/anyOf over "required" sets (the usual "give a or b" schema): name the fields.
+    options = error.validator_value
+    if error.validator not in ("oneOf", "anyOf") or not isinstance(options, list):
+        return None
+    groups = [o.get("required") for o in options if isinstance(o, Mapping)]
+    if len(groups) != len(options) or not all(isinstance(g, list) and g for g in groups):
+        return None
+    names = " or ".join("+".join(str(n) for n in group) for group in groups[:6])
+    return f"given with {'exactly ' if error.validator == 'oneOf' else ''}one of {names} ({error.validator})"
 
 
 def _dotted(path: list[Any]) -> str:

@@ -93,6 +93,14 @@ class TestPanels:
 
 
 class TestOverviewContent:
+    def test_top_fingerprints_per_tool(self) -> None:
+        """A Loki table counts failure log records by tool, fingerprint and root exception type."""
+        model = _load(generate.GRAFANA_DIR / "dashboards" / "errscope-overview.json")
+        (panel,) = [p for p in model["panels"] if p["title"].startswith("Top error fingerprints per tool")]
+        (target,) = panel["targets"]
+        assert target["datasource"]["type"] == "loki"
+        assert "sum by (gen_ai_tool_name, errscope_error_fingerprint, exception_type)" in target["expr"]
+
     def test_has_the_variables_the_issue_asks_for(self) -> None:
         """Overview variables: service, tool, class; class values are the closed FailureClass set."""
         from errscope import FailureClass
@@ -119,11 +127,20 @@ class TestTriageContent:
     def test_table_rows_link_to_the_trace(self) -> None:
         """Every Tempo table has a data link that sets $trace_id from the row."""
         model = _load(generate.GRAFANA_DIR / "dashboards" / "errscope-triage.json")
-        tables = [p for p in model["panels"] if p["type"] == "table"]
+        tables = [p for p in model["panels"] if p["type"] == "table" and p["datasource"]["type"] == "tempo"]
         assert len(tables) == 4
         for panel in tables:
             urls = [link["url"] for link in panel["fieldConfig"]["defaults"]["links"]]
             assert any("var-trace_id=${__data.fields.traceIdHidden}" in url for url in urls), panel["title"]
+
+    def test_root_cause_of_the_ref(self) -> None:
+        """A Loki table gives the root exception type, message and fingerprint of the log record under $ref."""
+        model = _load(generate.GRAFANA_DIR / "dashboards" / "errscope-triage.json")
+        (panel,) = [p for p in model["panels"] if p["title"] == "Root cause of $ref"]
+        (target,) = panel["targets"]
+        assert target["datasource"]["type"] == "loki"
+        for key in ("exception_type", "exception_message", "errscope_error_fingerprint", 'errscope_error_ref = "$ref"'):
+            assert key in target["expr"]
 
     def test_has_a_trace_view_and_logs_for_it(self) -> None:
         """A traces panel shows $trace_id and a logs panel queries Loki by that trace id."""

@@ -22,6 +22,7 @@ EXPECTED = [
     ("other_tenant", "refund_order", "execution", "not_found", "404", "error"),
     ("rate_limit", "refund_order", "execution", "rate_limited", "429", "error"),
     ("outage", "refund_order", "execution", "upstream_unavailable", "503", "error"),
+    ("unexpected_answer", "refund_order", "execution", "unknown", "200", "error"),
     ("stall", "refund_order", "-", "upstream_unavailable", "no answer", "timeout"),
     ("retry_same_key", "refund_order", "-", "-", "201", "ok"),
 ]
@@ -48,7 +49,7 @@ class TestStdio:
     """The default run: refund server as a stdio subprocess."""
 
     def test_finishes_within_a_minute(self, demo: DemoRun) -> None:
-        """The whole run (three processes, eight steps, telemetry read back) stays well under 60 s."""
+        """The whole run (three processes, nine steps, telemetry read back) stays well under 60 s."""
         assert demo.seconds < 60, demo.seconds
 
     def test_table_values(self, demo: DemoRun) -> None:
@@ -109,15 +110,16 @@ class TestStdio:
         """One SERVER span per answered attempt; each upstream answer is a CLIENT child span of a tool span."""
         telemetry = load(demo.out)
         servers = [s for s in telemetry.spans if s.kind == SPAN_KIND_SERVER and s.get("mcp.method.name") == "tools/call"]
-        assert len(servers) == 9  # stale, "40", tenant, 429, 3 x 503, stall, retry; none for the corrupted frame
+        # stale, "40", tenant, 429, 3 x 503, maintenance page, stall, retry; none for the corrupted frame
+        assert len(servers) == 10
         upstream = [s for s in telemetry.spans if s.kind == SPAN_KIND_CLIENT and s.parent_span_id in
                     {t.span_id for t in servers}]
         assert sorted(str(s.get("http.response.status_code", s.get("http.status_code", "-"))) for s in upstream) == sorted(
-            ["404", "429", "503", "503", "503", "-", "201"])
+            ["404", "429", "503", "503", "503", "200", "-", "201"])
         replayed = [s for s in servers if s.get("errscope.idempotency.replayed") is True]
         assert len(replayed) == 1
         failures = [r for r in telemetry.logs if r.body == "tool call failed"]
-        assert len(failures) == 7  # stale, "40", tenant, 429, 3 x 503; never the cancelled stall
+        assert len(failures) == 8  # stale, "40", tenant, 429, 3 x 503, maintenance page; never the cancelled stall
         assert {r.get("errscope.error_ref") for r in failures} <= {s.get("errscope.error_ref") for s in servers}
 
     def test_second_run_replaces_the_first(self, demo: DemoRun, tmp_path: Path) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import contextlib
 import io
 import shutil
@@ -56,7 +58,7 @@ class TestEveryRow:
     """Each row of the table, looked up by its ref (or, for the success, by trace id and request id)."""
 
     @pytest.mark.parametrize("step", ["corrupted_frame", "stale_tool", "amount_as_string", "other_tenant",
-                                      "rate_limit", "outage", "stall"])
+                                      "rate_limit", "outage", "unexpected_answer", "stall"])
     def test_by_ref_shows_what_the_model_saw(self, demo: DemoRun, step: str) -> None:
         """The chain starts with the exact text the model read, under the row's ref and trace."""
         row = rows(demo)[step]
@@ -68,9 +70,9 @@ class TestEveryRow:
         assert row["model_text"] in sections(result.stdout)["what the model saw"]
 
     @pytest.mark.parametrize(("step", "status", "exception"), [
-        ("other_tenant", "404", "NotFound"),
-        ("rate_limit", "429", "RateLimited"),
-        ("outage", "503", "UpstreamUnavailable"),
+        ("other_tenant", "404", "errscope.NotFound"),
+        ("rate_limit", "429", "errscope.RateLimited"),
+        ("outage", "503", "errscope.UpstreamUnavailable"),
     ])
     def test_upstream_failures_reach_the_upstream_event(self, demo: DemoRun, step: str, status: str,
                                                        exception: str) -> None:
@@ -83,6 +85,18 @@ class TestEveryRow:
         assert f"exception.type={exception}" in part["log record"]
         assert "[REDACTED]" in part["log record"] and "FAKE" not in part["log record"]
         assert "idempotency key hash" in part["client view"]
+
+    def test_unexpected_answer_shows_its_root_cause_and_fingerprint(self, demo: DemoRun) -> None:
+        """An `unknown` failure: the maintenance page's JSONDecodeError is the root, on span and log alike."""
+        row = rows(demo)["unexpected_answer"]
+        assert row["failure_class"] == "unknown"
+        part = sections(explain(row["error_ref"], demo.out).stdout)
+        assert "root cause json.decoder.JSONDecodeError: " in part["tool span"]
+        (fingerprint,) = re.findall(r"fingerprint ([0-9a-f]{16})", part["tool span"])
+        assert "exception.type=json.decoder.JSONDecodeError" in part["log record"]
+        assert f"errscope.error.fingerprint={fingerprint}" in part["log record"]
+        assert "FAKE" not in part["tool span"] + part["log record"]
+        assert "status 200" in part["upstream"]
 
     def test_outage_shows_the_client_retries(self, demo: DemoRun) -> None:
         """Three attempts, each with its own server ref, one idempotency key for all."""

@@ -267,7 +267,7 @@ async def test_base_exception_is_not_recorded_as_ok(style: str, era: str, teleme
     assert span.attributes["error.type"] == "_OTHER"
     assert span.status.status_code is StatusCode.ERROR and span.status.description == "unknown"
     (record,) = telemetry.log_records
-    assert getattr(record, "exception.type") == "Fatal"
+    assert getattr(record, "exception.type") == "tests.server.test_adversarial.Fatal"
     assert "FAKE-BASE-EXC" not in json.dumps({k: str(v) for k, v in record.__dict__.items()})
 
 

@@ -114,7 +114,7 @@ class TestD06NoRawExceptionText:
         assert span.status.description == "upstream_unavailable"
         (record,) = served.telemetry.log_records
         assert getattr(record, "errscope.error_ref") == ref
-        assert getattr(record, "exception.type") == "OperationalError"
+        assert getattr(record, "exception.type") == "fakedriver.errors.OperationalError"  # fully qualified (semconv)
         detail = getattr(record, "exception.message")
         assert "password authentication failed" in detail and "db.internal.example" in detail
         recorded = everything_recorded(served)

@@ -8,8 +8,10 @@ It plays the model's part in the design's whole flow, one step per message the m
 4. an order that belongs to another tenant;
 5. a rate limit (``Retry-After`` too long for the client to wait out);
 6. an upstream outage (the client retries on its own: the call carries an idempotency key);
-7. a stall past the client's timeout (the refund went through, the answer never came);
-8. the model's retry with the same idempotency key: the refund, exactly once.
+7. an answer the tool does not expect (an HTML maintenance page): class unknown, and the root
+   cause (``JSONDecodeError``) and its fingerprint on the span and log;
+8. a stall past the client's timeout (the refund went through, the answer never came);
+9. the model's retry with the same idempotency key: the refund, exactly once.
 
 Each step runs in its own trace (an INTERNAL ``demo step`` span the client spans nest under) and
 ends with one log record of what the model was shown (:data:`MODEL_TEXT`), so ``errscope explain``
@@ -64,6 +66,7 @@ STEPS: Final = (
     ("other_tenant", "another tenant's order"),
     ("rate_limit", "a rate limit"),
     ("outage", "an upstream outage"),
+    ("unexpected_answer", "an answer the tool does not expect"),
     ("stall", "a stall past the client timeout"),
     ("retry_same_key", "the retry with the same idempotency key"),
 )
@@ -254,6 +257,8 @@ async def run_agent(
                 await arm("outage", 3)
                 await step("outage", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}))
                 await admin.delete("/_admin/faults")
+                await arm("maintenance", 1)
+                await step("unexpected_answer", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}))
                 await arm("stall", 1, seconds=STALL_SECONDS)
                 await step("stall", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}))
                 # The model was told the refund may have happened; it retries the same logical call.

@@ -15,6 +15,9 @@ consumed by the next ``n`` refund requests:
 - ``outage``: 503;
 - ``stall``: the refund is applied, then the answer is held for ``seconds`` (longer than the
   client's timeout: the side effect happened, the caller never hears it).
+- ``maintenance``: 200 with an HTML maintenance page instead of JSON (what a proxy in front of
+  an API answers during a deploy); nothing is refunded. The tool does not expect it: its
+  failure is class ``unknown``, and only the root cause on the span and log says why.
 
 ``GET /_admin/stats`` returns the counters the demo uses to prove exactly-once.
 
@@ -34,7 +37,7 @@ from typing import Any, Final
 import anyio
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import HTMLResponse, JSONResponse
 from starlette.routing import Route
 
 __all__ = ["ORDERS", "PLANTED_SECRETS", "TENANT_KEYS", "PaymentsAPI", "main"]
@@ -48,6 +51,8 @@ PLANTED_SECRETS: Final = (
 """Fake credentials planted in error bodies; tests assert none of them (nor their ``FAKE`` cores) leaks."""
 
 _DSN, _STRIPE, _BEARER, _ADMIN = PLANTED_SECRETS
+
+_FAULTS: Final = ("rate_limit", "outage", "stall", "maintenance")
 
 TENANT_KEYS: Final = {"pk_demo_acme": "acme", "pk_demo_globex": "globex"}
 """API key -> tenant. The refund server acts for ``acme``."""
@@ -113,6 +118,9 @@ class PaymentsAPI:
                 )
             if fault["kind"] == "outage":
                 return self._error(503, {"upstream": f"Authorization: {_BEARER}", "error": "ledger unavailable"})
+            if fault["kind"] == "maintenance":
+                self.statuses.append(200)
+                return HTMLResponse(f"<html><body>Down for maintenance. Contact {_ADMIN}</body></html>")
         try:
             body = await request.json()
             amount = float(body["amount"])
@@ -142,8 +150,8 @@ class PaymentsAPI:
 
     async def arm(self, request: Request) -> JSONResponse:
         fault = await request.json()
-        if fault.get("kind") not in ("rate_limit", "outage", "stall") or int(fault.get("count", 1)) < 1:
-            return JSONResponse({"error": "kind must be rate_limit, outage or stall; count >= 1"}, status_code=400)
+        if fault.get("kind") not in _FAULTS or int(fault.get("count", 1)) < 1:
+            return JSONResponse({"error": f"kind must be one of {', '.join(_FAULTS)}; count >= 1"}, status_code=400)
         self.faults.append({**fault, "count": int(fault.get("count", 1))})
         return JSONResponse({"armed": list(self.faults)})
 

@@ -22,6 +22,7 @@ import weakref
 from typing import Any, Final
 
 import fastmcp
+import pydantic
 from fastmcp import exceptions as fastmcp_exceptions
 from fastmcp.server.middleware import Middleware, MiddlewareContext
 from fastmcp.tools.base import ToolResult
@@ -29,7 +30,7 @@ from mcp.server._otel import OpenTelemetryMiddleware
 from mcp_types import CallToolResult
 
 from errscope._call import ToolCall, current_call
-from errscope._classify import Classification, register
+from errscope._classify import Classification, argument_problems, register
 from errscope._tables import Table, expiring_table
 from errscope._telemetry import ServerTelemetry
 from errscope._vocabulary import FailureClass
@@ -54,10 +55,18 @@ def _fastmcp_tool_error(exc: BaseException) -> Classification | None:
     return Classification(FailureClass.UNKNOWN, public_message=str(exc))
 
 
+def _fastmcp_arguments_rejected(exc: BaseException) -> Classification:
+    # FastMCP raises its ValidationError from the pydantic error of the arguments (FunctionTool._run):
+    # its argument-validation seam, the one place a pydantic error is the caller's.
+    if isinstance(exc.__cause__, pydantic.ValidationError):
+        return argument_problems(exc.__cause__)
+    return Classification(FailureClass.INVALID_INPUT)
+
+
 register(fastmcp_exceptions.ToolError, _fastmcp_tool_error)
 register(fastmcp_exceptions.NotFoundError, FailureClass.NOT_FOUND)
 register(fastmcp_exceptions.AuthorizationError, FailureClass.PERMISSION_DENIED)
-register(fastmcp_exceptions.ValidationError, FailureClass.INVALID_INPUT)
+register(fastmcp_exceptions.ValidationError, _fastmcp_arguments_rejected)
 
 
 def _as_tool_result(result: CallToolResult) -> ToolResult:
@@ -93,7 +102,7 @@ class ErrscopeToolMiddleware(Middleware):
             # Not cached: FastMCP answers per session and per user (visibility, auth), so one
             # caller's "no such tool" is not another's. A found tool is re-resolved by FastMCP.
             return None
-        info = ToolInfo(name, tool.parameters, idempotent_hint(tool.annotations))
+        info = ToolInfo(name, tool.parameters, idempotent_hint(tool.annotations), tool.output_schema)
         self._schemas[name] = info
         return info
 

@@ -22,20 +22,22 @@ from mcp.server._otel import OpenTelemetryMiddleware
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel.server import Server
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import UnexpectedToolError
+from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, CallToolRequestParams, ListToolsResult, PaginatedRequestParams
 from opentelemetry import context, trace
 
 from errscope import _attributes as attr
 from errscope._call import ToolCall, bind_call, current_call, unbind_call
-from errscope._classify import Classification, classify
+from errscope._classify import Classification, FieldProblem, argument_problems, classify
 from errscope._messages import safe_name
 from errscope._scrubbing import scrub
 from errscope._telemetry import ServerTelemetry, content_attribute
 from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.server._declare import declare_honoured_keys, undeclare_honoured_keys
 from errscope.server._frames import AnswerMalformedFrames, apply_request_id_rule_on_stdio
-from errscope.server._seam import ToolInfo, ToolSeam, idempotent_hint, scrubbed_mcp_error
+from errscope.server._seam import InvalidResult, ToolInfo, ToolSeam, idempotent_hint, scrubbed_mcp_error
 
 __all__ = ["ErrscopeMiddleware", "instrument_mcp", "uninstrument_mcp"]
 
@@ -45,6 +47,10 @@ _MAX_REQUEST_ID: Final = 128
 """Characters of a JSON-RPC request id recorded on the span and the log record."""
 _MAX_PAGES: Final = 100
 """Pages of a low-level server's tools/list read per refresh (a cursor loop must end)."""
+_UNKNOWN_NAME: Final = {"prompts/get": ("prompt", "name"), "resources/read": ("resource", "uri")}
+"""Methods whose not-found answer is -32602, with the word and the param naming what was asked for."""
+_OUTPUT_CHECK: Final = FuncMetadata.convert_result.__code__
+"""MCPServer's check of a tool's return value against its output model."""
 
 
 class ErrscopeMiddleware:
@@ -100,8 +106,15 @@ class ErrscopeMiddleware:
             call.fail(Channel.PROTOCOL, Classification(FailureClass.INVALID_INPUT), code=INVALID_PARAMS)
             raise
         except Exception as exc:
+            classification = classify(exc)
+            if classification.failure_class is FailureClass.NOT_FOUND and ctx.method in _UNKNOWN_NAME:
+                # A handler saying the prompt or resource does not exist: the caller's mistake, -32602
+                # like an unknown tool (MCP spec, Prompts/Resources > Error Handling), not an alert.
+                call.fail(Channel.PROTOCOL, classification, code=INVALID_PARAMS, exception=exc)
+                kind, key = _UNKNOWN_NAME[ctx.method]
+                raise MCPError(INVALID_PARAMS, f"Unknown {kind}: {safe_name(str(params.get(key)))}") from None
             # Outside any tool: answer -32603 with the ref, never str(exc) (the legacy era's code 0 leaks it).
-            call.fail(Channel.PROTOCOL, classify(exc), code=INTERNAL_ERROR, exception=exc)
+            call.fail(Channel.PROTOCOL, classification, code=INTERNAL_ERROR, exception=exc)
             raise MCPError(INTERNAL_ERROR, f"Internal error (Ref {call.error_ref})") from None
         except anyio.get_cancelled_exc_class():
             call.outcome = Outcome.CANCELLED
@@ -183,7 +196,7 @@ class _LowLevelRegistry:
                 if not isinstance(listed, ListToolsResult):
                     return
                 tools.update(
-                    (tool.name, ToolInfo(tool.name, tool.input_schema, idempotent_hint(tool.annotations)))
+                    (tool.name, ToolInfo(tool.name, tool.input_schema, idempotent_hint(tool.annotations), tool.output_schema))
                     for tool in listed.tools
                 )
                 cursor = listed.next_cursor
@@ -228,12 +241,65 @@ def _instrument_mcpserver_call_tool(server: MCPServer, seam: ToolSeam) -> None:
     async def call_tool(name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         call = _call_or_detached(name)
         tool = server._tool_manager.get_tool(name)  # the registry MCPServer itself dispatches on
+        # No output_schema for the seam: MCPServer checks results against it itself (below).
         info = None if tool is None else ToolInfo(name, tool.parameters, idempotent_hint(tool.annotations))
         call.known = info is not None
-        return await seam.run(call, name, info, arguments, lambda: original(name, arguments, context))
+
+        async def invoke() -> Any:
+            try:
+                return await original(name, arguments, context)
+            except UnexpectedToolError as exc:
+                rejected = _output_rejected(exc)
+                if rejected is None:
+                    raise
+                raise InvalidResult(_result_fields(rejected)) from exc
+
+        return await seam.run(call, name, info, arguments, invoke)
 
     call_tool.__errscope__ = True  # type: ignore[attr-defined]
     server.call_tool = call_tool  # type: ignore[method-assign]
+
+
+def _instrument_mcpserver_get_prompt(server: MCPServer) -> None:
+    # MCPServer answers an unknown prompt with ValueError, hence -32603 (an alert for a caller's
+    # typo); like an unknown tool or resource it is -32602 (MCP spec, Prompts > Error Handling).
+    original = server.get_prompt
+    if getattr(original, "__errscope__", False):
+        return
+
+    async def get_prompt(name: str, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
+        if server._prompt_manager.get_prompt(name) is None:  # the registry MCPServer itself reads
+            raise MCPError(INVALID_PARAMS, f"Unknown prompt: {safe_name(name)}")
+        return await original(name, arguments, context)
+
+    get_prompt.__errscope__ = True  # type: ignore[attr-defined]
+    server.get_prompt = get_prompt  # type: ignore[method-assign]
+
+
+def _output_rejected(exc: UnexpectedToolError) -> pydantic.ValidationError | None:
+    """The pydantic error of MCPServer's own output check, when that is what ``exc`` wraps.
+
+    Decided by where it arose (a frame of ``FuncMetadata.convert_result``), not by its text: a
+    ``ValidationError`` from the tool's body (upstream data) is wrapped the same way.
+    """
+    cause = exc.__cause__
+    if not isinstance(cause, pydantic.ValidationError):
+        return None
+    tb = cause.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code is _OUTPUT_CHECK:
+            return cause
+        tb = tb.tb_next
+    return None
+
+
+def _result_fields(exc: pydantic.ValidationError) -> tuple[FieldProblem, ...]:
+    if any(not error["loc"] and error["input"] is None for error in exc.errors(include_url=False)):
+        return (FieldProblem("structuredContent", "present"),)  # a CallToolResult without it
+    return tuple(
+        FieldProblem("structuredContent" if p.path == "arguments" else f"structuredContent.{p.path}", p.expected)
+        for p in argument_problems(exc).fields
+    )
 
 
 def _answer_malformed_frames(lowlevel: Server[Any]) -> None:
@@ -259,6 +325,7 @@ def instrument_mcp(server: Server[Any] | MCPServer, telemetry: ServerTelemetry, 
     chain.insert(0, ErrscopeMiddleware(telemetry))
     if isinstance(server, MCPServer):
         _instrument_mcpserver_call_tool(server, seam)
+        _instrument_mcpserver_get_prompt(server)
     else:
         _instrument_lowlevel_handler(server, seam)
     declare_honoured_keys(server)
@@ -275,6 +342,7 @@ def uninstrument_mcp(server: Server[Any] | MCPServer) -> None:
     undeclare_honoured_keys(server)
     if isinstance(server, MCPServer):
         server.__dict__.pop("call_tool", None)
+        server.__dict__.pop("get_prompt", None)
     else:
         entry = server.get_request_handler("tools/call")
         if entry is not None and getattr(entry.handler, "__errscope__", False):

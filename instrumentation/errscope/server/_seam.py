@@ -9,7 +9,17 @@ It answers, for every framework alike:
 - an exception from the tool: classified once, answered as an ``isError`` result whose text is
   shaped for the model and carries the error ref; ``_meta`` carries class, ref, retry-after and
   whether the side effect may have happened;
-- an ``MCPError`` the tool raised on purpose: kept on the protocol channel, message scrubbed;
+- an ``MCPError`` the tool raised on purpose: kept on the protocol channel, message scrubbed.
+  *On purpose* means the tool's own code raised it (``raise MCPError(INVALID_PARAMS, ...)``); an
+  ``MCPError`` raised by the SDK's session machinery (``mcp.client``, ``mcp.shared``) answers a
+  request the tool sent to a peer (a downstream MCP server timing out with -32001, closing with
+  -32000, or answering its own protocol error) and is the tool's failure: an ``isError`` result
+  classified by its code. To forward a downstream's protocol error on purpose, raise a new
+  ``MCPError`` from the tool's code (``raise MCPError(exc.code, exc.message) from exc``);
+- a result that breaks the tool's declared ``outputSchema``, or lacks the ``structuredContent``
+  a declared schema requires (MCP spec, Tools > Output Schema): not sent as a success but as an
+  ``isError`` result, class unknown, reason ``invalid_result``, text "<tool> produced an invalid
+  result", the broken fields on the log record only;
 - an ``isError`` result the tool built itself: kept, its text scrubbed and given a ref.
 """
 
@@ -24,25 +34,42 @@ from mcp_types import INVALID_PARAMS, CallToolResult, EmbeddedResource, TextCont
 
 from errscope import _attributes as attr
 from errscope._call import ToolCall
-from errscope._classify import Classification, classify, explain
-from errscope._messages import MAX_PUBLIC_MESSAGE, model_message, unknown_tool_message
+from errscope._classify import Classification, FieldProblem, classify, explain
+from errscope._messages import (
+    MAX_PUBLIC_MESSAGE,
+    field_sentence,
+    invalid_result_message,
+    model_message,
+    unknown_tool_message,
+)
 from errscope._scrubbing import REDACTED, scrub, scrub_value
 from errscope._validation import ArgumentValidator
 from errscope._vocabulary import Channel, FailureClass
 
-__all__ = ["ToolInfo", "ToolSeam", "failure_meta", "idempotent_hint", "scrubbed_mcp_error"]
+__all__ = ["InvalidResult", "ToolInfo", "ToolSeam", "failure_meta", "idempotent_hint", "scrubbed_mcp_error"]
 
 _MAX_TEXT: Final = 4096
 
 
+INVALID_RESULT: Final = "invalid_result"
+"""``errscope.failure_reason`` of a result that broke the tool's declared output schema."""
+_PEER_MODULES: Final = ("mcp.client", "mcp.shared")
+"""Where the SDK raises ``MCPError`` for a request this process sent: a peer's answer or a timeout."""
+
+
 @dataclass(frozen=True, slots=True)
 class ToolInfo:
-    """What the server declares about a tool: its name, JSON Schema for arguments, and whether
-    repeating it is safe (``annotations.idempotentHint``)."""
+    """What the server declares about a tool: its name, JSON Schemas for arguments and result, and
+    whether repeating it is safe (``annotations.idempotentHint``).
+
+    ``output_schema`` is checked by the seam; ``None`` when undeclared, or when the framework
+    checks it itself and reports a failure as :class:`InvalidResult`.
+    """
 
     name: str
     input_schema: Mapping[str, Any] | None = None
     idempotent: bool = False
+    output_schema: Mapping[str, Any] | None = None
 
 
 def idempotent_hint(annotations: Any) -> bool:
@@ -52,6 +79,14 @@ def idempotent_hint(annotations: Any) -> bool:
         if value is not None:
             return value is True
     return False
+
+
+class InvalidResult(Exception):
+    """Raised by an adapter when its framework's own output check rejected the tool's result."""
+
+    def __init__(self, problems: tuple[FieldProblem, ...]) -> None:
+        super().__init__("the tool's result does not match its outputSchema")
+        self.problems = problems
 
 
 def failure_meta(call: ToolCall) -> dict[str, Any]:
@@ -109,14 +144,34 @@ class ToolSeam:
         except MCPError as exc:
             if call.failed:  # already answered (an unknown tool found late): keep that answer
                 raise
+            if _from_a_peer(exc):  # a client inside the tool: the tool's failure, not its decision
+                return self.fail(call, name, classify(exc), exc, idempotent=info.idempotent)
             call.fail(Channel.PROTOCOL, classify(exc), code=exc.code, exception=exc)
             raise MCPError(exc.code, _protocol_text(exc.message, call), data=_protocol_data(exc.data, call)) from None
+        except InvalidResult as exc:
+            return self.invalid_result(call, name, exc.problems)
         except Exception as exc:
-            classification, source = explain(exc)
-            return self.fail(call, name, classification, source, idempotent=info.idempotent)
+            return self.fail(call, name, explain(exc)[0], exc, idempotent=info.idempotent)
         if getattr(result, "is_error", False) is True:  # CallToolResult, or a framework's equivalent
             return self.own_error_result(call, result)
+        if info.output_schema is not None and self.validator is not None and hasattr(result, "structured_content"):
+            structured = result.structured_content
+            problems = (
+                self.validator.problems(info.output_schema, structured, root="structuredContent")
+                if structured is not None
+                else (FieldProblem("structuredContent", "present"),)
+            )
+            if problems:
+                return self.invalid_result(call, name, problems)
         return result
+
+    def invalid_result(self, call: ToolCall, name: str, problems: tuple[FieldProblem, ...]) -> CallToolResult:
+        """Record a result that broke the declared output schema, and answer ``isError`` instead."""
+        call.fail(Channel.EXECUTION, Classification(FailureClass.UNKNOWN))
+        call.reason = INVALID_RESULT
+        call.detail = field_sentence(problems)
+        text = invalid_result_message(name, call.error_ref)
+        return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True, _meta=failure_meta(call))
 
     def fail(
         self,
@@ -168,6 +223,14 @@ def _scrub_payload(value: Any) -> Any:
     """:func:`scrub_value` for what a tool hands the client: no key is trusted (``request_id``
     in a tool's payload is just a name the tool chose), secret-bearing keys are redacted."""
     return scrub_value(value, trust_safe_keys=False)
+
+
+def _from_a_peer(exc: MCPError) -> bool:
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    module = tb.tb_frame.f_globals.get("__name__", "") if tb is not None else ""
+    return isinstance(module, str) and module.startswith(_PEER_MODULES)
 
 
 def scrubbed_mcp_error(exc: MCPError) -> MCPError | None:
