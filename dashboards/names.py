@@ -137,3 +137,4 @@ class Label:
     REPLAYED: Final = prom_label(attrs.ERRSCOPE_IDEMPOTENT_REPLAY)
     RETRY: Final = prom_label(attrs.ERRSCOPE_RETRY)
     TABLE: Final = prom_label(attrs.ERRSCOPE_TABLE)
+    SIDE_EFFECT_POSSIBLE: Final = prom_label(attrs.ERRSCOPE_SIDE_EFFECT_POSSIBLE)
