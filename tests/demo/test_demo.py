@@ -38,7 +38,7 @@ LATE = re.compile(r"^timeout, answered (\d+\.\d) s late$")
 
 def _check_table(run: DemoRun, *, late_answer: bool) -> None:
     """``late_answer``: over stdio the blocked tool's answer still reaches the client (after it gave up);
-    over streamable HTTP it goes to the request's own response stream, which the client closed."""
+    over streamable HTTP the client cancelled by closing the request's response stream, so nothing arrives."""
     table = run.table()
     late = LATE.match(table[8]["OUTCOME"])
     assert bool(late) is late_answer, table[8]
