@@ -101,7 +101,8 @@ class TestStdio:
         """What the model read: honest, with the ref, no upstream detail."""
         texts = {r["step"]: r["model_text"] for r in demo.report["rows"]}
         assert "safe to call again" in texts["corrupted_frame"]
-        assert texts["stale_tool"].startswith("refund_payment is no longer available. Available: refund_order, notify_customer, order_receipt.")
+        assert texts["stale_tool"].startswith(
+            "refund_payment is no longer available. Available: refund_order, notify_customer, order_receipt.")
         assert texts["amount_as_string"].startswith("Invalid arguments for refund_order: `amount` must be a number")
         assert texts["other_tenant"].startswith("refund_order failed: order ord_2002 was not found for this account.")
         assert "Wait about 30 s" in texts["rate_limit"]
@@ -147,8 +148,10 @@ class TestStdio:
         and the tool span records that the request was sent."""
         row = next(r for r in demo.report["rows"] if r["step"] == "notify_timeout")
         assert (row["attempts"], demo.report["payments"]["notifications_sent"]) == (1, 1)
-        [span] = [s for s in load(demo.out).spans_where("errscope.error_ref", row["error_ref"]) if s.kind == SPAN_KIND_SERVER]
-        assert (span.get("errscope.upstream.status"), span.get("errscope.side_effect_possible")) == ("ReadTimeout", True)
+        spans = load(demo.out).spans_where("errscope.error_ref", row["error_ref"])
+        [span] = [s for s in spans if s.kind == SPAN_KIND_SERVER]
+        assert span.get("errscope.upstream.status") == "ReadTimeout"
+        assert span.get("errscope.side_effect_possible") is True
 
     def test_late_answer_is_exported(self, demo: DemoRun) -> None:
         """order_receipt blocked the server's event loop past the client's timeout: the server span ends ok after
@@ -158,7 +161,8 @@ class TestStdio:
         [record] = [r for r in agent.logs if str(r.body).startswith("late response: ")]
         assert record.get("errscope.error_ref") == row["error_ref"]
         assert record.get("jsonrpc.request.id") == row["request_id"]
-        elapsed, after = record.get("errscope.late_response.elapsed"), record.get("errscope.late_response.after_timeout")
+        elapsed = record.get("errscope.late_response.elapsed")
+        after = record.get("errscope.late_response.after_timeout")
         assert elapsed >= RECEIPT_STALL and elapsed - after >= CLIENT_TIMEOUT, (elapsed, after)
         assert record.body == (f"late response: order_receipt finished at {elapsed:.1f} s, {after:.1f} s after the "
                                f"client gave up; the answer was dropped")

@@ -117,9 +117,12 @@ def _late_by(telemetry: Telemetry, note: AgentNote) -> float | None:
     """Seconds after the client gave up that the answer came, from the client's late-response record."""
     if not note.error_ref:
         return None
-    found = [r.get(attr.ERRSCOPE_LATE_RESPONSE_AFTER_TIMEOUT) for r in telemetry.logs_where(attr.ERRSCOPE_ERROR_REF, note.error_ref)]
+    # A log record once the attempt's span had closed, a span event while it was open.
+    found = [r.get(attr.ERRSCOPE_LATE_RESPONSE_AFTER_TIMEOUT)
+             for r in telemetry.logs_where(attr.ERRSCOPE_ERROR_REF, note.error_ref)]
     found += [event.get(attr.ERRSCOPE_LATE_RESPONSE_AFTER_TIMEOUT)
-              for span in telemetry.spans_where(attr.ERRSCOPE_ERROR_REF, note.error_ref) if span.kind == SPAN_KIND_CLIENT
+              for span in telemetry.spans_where(attr.ERRSCOPE_ERROR_REF, note.error_ref)
+              if span.kind == SPAN_KIND_CLIENT
               for name, event in span.events if name == LATE_RESPONSE_EVENT]
     seconds = [float(s) for s in found if s is not None]
     return seconds[0] if seconds else None
@@ -181,7 +184,7 @@ def rich_table(rows: list[Row], title: str) -> Table:
                          no_wrap=name in ("error_ref", "trace_id", "failure_class"))
     for row in rows:
         outcome = row.outcome
-        outcome_text = f"[green]{outcome}[/]" if outcome == "ok" else f"[red]{_escape(outcome)}[/]"
+        outcome_text = f"[green]{outcome}[/]" if outcome == "ok" else f"[red]{outcome}[/]"
         table.add_row(*[outcome_text if name == "outcome" else _escape(_cell(row, name)) for name, _ in COLUMNS])
     return table
 
