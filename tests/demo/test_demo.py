@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from errscope._otlp_json import SPAN_KIND_CLIENT, SPAN_KIND_SERVER, load
-from errscope.demo.agent import CLIENT_TIMEOUT, STEPS
+from errscope.demo.agent import CLIENT_TIMEOUT, RECEIPT_STALL, STEPS
 from errscope.demo.payments import PLANTED_SECRETS
 from tests.demo.conftest import DemoRun
 
@@ -23,6 +23,8 @@ EXPECTED = [
     ("rate_limit", "refund_order", "execution", "rate_limited", "429", "error"),
     ("outage", "refund_order", "execution", "upstream_unavailable", "503", "error"),
     ("unexpected_answer", "refund_order", "execution", "unknown", "200", "error"),
+    ("notify_timeout", "notify_customer", "execution", "upstream_unavailable", "ReadTimeout, maybe applied", "error"),
+    ("late_answer", "order_receipt", "-", "upstream_unavailable", "200", "timeout"),
     ("stall", "refund_order", "-", "upstream_unavailable", "no answer", "timeout"),
     ("retry_same_key", "refund_order", "-", "-", "201", "ok"),
 ]
@@ -31,8 +33,18 @@ TRACE_ID = re.compile(r"^[0-9a-f]{32}$")
 SECRET_CORES = {"FAKE", *PLANTED_SECRETS, *(s.split("FAKE", 1)[1][:8] for s in PLANTED_SECRETS)}
 
 
-def _check_table(run: DemoRun) -> None:
+LATE = re.compile(r"^timeout, answered (\d+\.\d) s late$")
+
+
+def _check_table(run: DemoRun, *, late_answer: bool) -> None:
+    """``late_answer``: over stdio the blocked tool's answer still reaches the client (after it gave up);
+    over streamable HTTP the client cancelled by closing the request's response stream, so nothing arrives."""
     table = run.table()
+    late = LATE.match(table[8]["OUTCOME"])
+    assert bool(late) is late_answer, table[8]
+    if late:
+        assert 0 < float(late.group(1)) <= RECEIPT_STALL
+        table[8]["OUTCOME"] = "timeout"
     assert [(r["TOOL"], r["CHANNEL"], r["CLASS"], r["UPSTREAM"], r["OUTCOME"]) for r in table] == [
         e[1:] for e in EXPECTED
     ]
@@ -54,7 +66,7 @@ class TestStdio:
 
     def test_table_values(self, demo: DemoRun) -> None:
         """Classes, channels, upstream statuses and outcomes are the ones the design prescribes per step."""
-        _check_table(demo)
+        _check_table(demo, late_answer=True)
 
     def test_request_ids(self, demo: DemoRun) -> None:
         """The corrupted frame has no id; the outage shows the client's three attempts; others one id each."""
@@ -71,15 +83,17 @@ class TestStdio:
         for step in ("other_tenant", "rate_limit", "outage"):
             assert "[REDACTED]" in said[step], said[step]
         assert said["other_tenant"].startswith('{"dsn":"postgresql://') and "[REDACTED]@ledger-db" in said["other_tenant"]
-        assert said["stall"] == "-" and said["amount_as_string"] == "-"
+        assert said["stall"] == "-" and said["amount_as_string"] == "-" and said["notify_timeout"] == "-"
 
     def test_exactly_once(self, demo: DemoRun) -> None:
         """The last line proves one refund from the payments API's counter; the retry was a replay."""
         last = demo.stdout.strip().splitlines()[-1]
         assert last.startswith("Exactly once: the payments API applied 1 refund (re_0001, 40.00 EUR on ord_1001)")
-        assert "2 requests carried idempotency key #" in last and last.endswith("1 replayed.")
+        assert "2 requests carried idempotency key #" in last
+        assert last.endswith("1 replayed; 1 customer notification sent, not retried.")
         payments = demo.report["payments"]
         assert (payments["refunds_applied"], payments["replays"]) == (1, 1)
+        assert (payments["notifications_sent"], payments["receipts_served"]) == (1, 1)
         retry = demo.report["rows"][-1]
         assert retry["model_text"] == "Refunded 40.00 EUR on order ord_1001 (refund re_0001, succeeded)."
 
@@ -87,11 +101,17 @@ class TestStdio:
         """What the model read: honest, with the ref, no upstream detail."""
         texts = {r["step"]: r["model_text"] for r in demo.report["rows"]}
         assert "safe to call again" in texts["corrupted_frame"]
-        assert texts["stale_tool"].startswith("refund_payment is no longer available. Available: refund_order.")
+        assert texts["stale_tool"].startswith(
+            "refund_payment is no longer available. Available: refund_order, notify_customer, order_receipt.")
         assert texts["amount_as_string"].startswith("Invalid arguments for refund_order: `amount` must be a number")
         assert texts["other_tenant"].startswith("refund_order failed: order ord_2002 was not found for this account.")
         assert "Wait about 30 s" in texts["rate_limit"]
         assert texts["stall"].startswith(f"refund_order did not finish within {CLIENT_TIMEOUT:g} s and was cancelled.")
+        assert texts["notify_timeout"].startswith(
+            "notify_customer failed: a backing service failed after it received the request. The action may have "
+            "happened: check whether it took effect before calling again.")
+        assert texts["late_answer"].startswith(
+            f"order_receipt did not finish within {CLIENT_TIMEOUT:g} s and was cancelled.")
         for row in demo.report["rows"][:-1]:
             assert row["model_text"].rstrip(".").endswith(row["error_ref"])
             assert "dsn" not in row["model_text"] and "[REDACTED]" not in row["model_text"]
@@ -110,17 +130,48 @@ class TestStdio:
         """One SERVER span per answered attempt; each upstream answer is a CLIENT child span of a tool span."""
         telemetry = load(demo.out)
         servers = [s for s in telemetry.spans if s.kind == SPAN_KIND_SERVER and s.get("mcp.method.name") == "tools/call"]
-        # stale, "40", tenant, 429, 3 x 503, maintenance page, stall, retry; none for the corrupted frame
-        assert len(servers) == 10
+        # stale, "40", tenant, 429, 3 x 503, maintenance page, notify, receipt, stall, retry; none for the bad frame
+        assert len(servers) == 12
         upstream = [s for s in telemetry.spans if s.kind == SPAN_KIND_CLIENT and s.parent_span_id in
                     {t.span_id for t in servers}]
         assert sorted(str(s.get("http.response.status_code", s.get("http.status_code", "-"))) for s in upstream) == sorted(
-            ["404", "429", "503", "503", "503", "200", "-", "201"])
+            ["404", "429", "503", "503", "503", "200", "-", "200", "-", "201"])
         replayed = [s for s in servers if s.get("errscope.idempotency.replayed") is True]
         assert len(replayed) == 1
         failures = [r for r in telemetry.logs if r.body == "tool call failed"]
-        assert len(failures) == 8  # stale, "40", tenant, 429, 3 x 503, maintenance page; never the cancelled stall
+        # stale, "40", tenant, 429, 3 x 503, maintenance page, notify; never the cancelled stall nor the late receipt
+        assert len(failures) == 9
         assert {r.get("errscope.error_ref") for r in failures} <= {s.get("errscope.error_ref") for s in servers}
+
+    def test_server_read_timeout_ran_once_and_says_so(self, demo: DemoRun) -> None:
+        """notify_customer's own 1 s read timeout: one request to the payments API (its counter), not retried,
+        and the tool span records that the request was sent."""
+        row = next(r for r in demo.report["rows"] if r["step"] == "notify_timeout")
+        assert (row["attempts"], demo.report["payments"]["notifications_sent"]) == (1, 1)
+        spans = load(demo.out).spans_where("errscope.error_ref", row["error_ref"])
+        [span] = [s for s in spans if s.kind == SPAN_KIND_SERVER]
+        assert span.get("errscope.upstream.status") == "ReadTimeout"
+        assert span.get("errscope.side_effect_possible") is True
+
+    def test_late_answer_is_exported(self, demo: DemoRun) -> None:
+        """order_receipt blocked the server's event loop past the client's timeout: the server span ends ok after
+        RECEIPT_STALL s, and the client exports one late-response log record (ref, request id) and counter."""
+        row = next(r for r in demo.report["rows"] if r["step"] == "late_answer")
+        agent = load(demo.out / "agent")
+        [record] = [r for r in agent.logs if str(r.body).startswith("late response: ")]
+        assert record.get("errscope.error_ref") == row["error_ref"]
+        assert record.get("jsonrpc.request.id") == row["request_id"]
+        elapsed = record.get("errscope.late_response.elapsed")
+        after = record.get("errscope.late_response.after_timeout")
+        assert elapsed >= RECEIPT_STALL and elapsed - after >= CLIENT_TIMEOUT, (elapsed, after)
+        assert record.body == (f"late response: order_receipt finished at {elapsed:.1f} s, {after:.1f} s after the "
+                               f"client gave up; the answer was dropped")
+        assert row["outcome"] == f"timeout, answered {after:.1f} s late"
+        [server] = [s for s in load(demo.out / "refund-server").spans if s.kind == SPAN_KIND_SERVER
+                    and s.get("gen_ai.tool.name") == "order_receipt"]
+        assert str(server.get("jsonrpc.request.id")) == row["request_id"]
+        assert server.get("errscope.outcome") == "ok" and server.duration_ms >= RECEIPT_STALL * 1000
+        assert _late_responses_counted(demo.out / "agent" / "metrics.jsonl") == 1
 
     def test_second_run_replaces_the_first(self, demo: DemoRun, tmp_path: Path) -> None:
         """Running again into a used folder starts from clean files (the exporters append) and keeps others."""
@@ -140,12 +191,23 @@ class TestStdio:
         assert (out / "notes.txt").read_text() == "mine"
 
 
+def _late_responses_counted(path: Path) -> int:
+    """The last exported value of the client's cumulative ``errscope.client.late_responses`` counter."""
+    import json
+
+    values = [int(point["asInt"]) for line in path.read_text().splitlines()
+              for resource in json.loads(line)["resourceMetrics"] for scope in resource["scopeMetrics"]
+              for metric in scope["metrics"] if metric["name"] == "errscope.client.late_responses"
+              for point in metric["sum"]["dataPoints"]]
+    return values[-1] if values else 0
+
+
 class TestHttp:
     """``--http``: the same scenario over streamable HTTP."""
 
     def test_table_values(self, demo_http: DemoRun) -> None:
         """Same classes, channels and statuses as over stdio (the HTTP transport answers the bad frame itself)."""
-        _check_table(demo_http)
+        _check_table(demo_http, late_answer=False)
         assert demo_http.report["transport"] == "http"
 
     def test_no_planted_secret_anywhere(self, demo_http: DemoRun) -> None:
@@ -242,5 +304,5 @@ def test_otlp_to_a_dead_collector_still_gives_the_whole_table(tmp_path: Path) ->
     run = run_demo(tmp_path / "out", env={"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"})
     assert run.returncode == 0, run.stderr
     assert run.report["otlp"] is True
-    _check_table(run)
+    _check_table(run, late_answer=True)
     assert not (run.out / "agent" / "metrics.jsonl").exists()  # metrics went (tried) to OTLP only

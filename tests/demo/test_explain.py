@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from errscope.demo.agent import CLIENT_TIMEOUT
+from errscope.demo.agent import CLIENT_TIMEOUT, RECEIPT_STALL
 from tests.demo.conftest import ROOT, DemoRun
 
 pytestmark = pytest.mark.timeout(240)
@@ -58,7 +58,8 @@ class TestEveryRow:
     """Each row of the table, looked up by its ref (or, for the success, by trace id and request id)."""
 
     @pytest.mark.parametrize("step", ["corrupted_frame", "stale_tool", "amount_as_string", "other_tenant",
-                                      "rate_limit", "outage", "unexpected_answer", "stall"])
+                                      "rate_limit", "outage", "unexpected_answer", "notify_timeout",
+                                      "late_answer", "stall"])
     def test_by_ref_shows_what_the_model_saw(self, demo: DemoRun, step: str) -> None:
         """The chain starts with the exact text the model read, under the row's ref and trace."""
         row = rows(demo)[step]
@@ -112,6 +113,24 @@ class TestEveryRow:
         assert "no answer" in part["upstream"]
         assert f"event cancel_sent: timeout after {CLIENT_TIMEOUT:g}s" in part["client view"]
         assert "1 attempt, 0 retries, 1 timeout;" in part["client view"]
+
+    def test_server_read_timeout_may_have_been_applied(self, demo: DemoRun) -> None:
+        """notify_customer's httpx read timeout: sent, so maybe applied; one attempt, no retry."""
+        part = sections(explain(rows(demo)["notify_timeout"]["error_ref"], demo.out).stdout)
+        assert "status=ERROR upstream_unavailable" in part["tool span"]
+        assert "errscope.upstream.status=ReadTimeout" in part["tool span"]
+        assert "errscope.side_effect_possible=true" in part["tool span"]
+        assert "/notifications  no answer after the request was sent: it may have been applied" in part["upstream"]
+        assert "1 attempt, 0 retries, 0 timeouts;" in part["client view"]
+
+    def test_late_answer_is_in_the_chain(self, demo: DemoRun) -> None:
+        """The timed-out ref shows the client's late-response record and the server call that finished ok."""
+        part = sections(explain(rows(demo)["late_answer"]["error_ref"], demo.out).stdout)
+        [(finished, after)] = re.findall(r"INFO late response: order_receipt finished at (\d+\.\d) s, (\d+\.\d) s "
+                                         r"after the client gave up; the answer was dropped", part["log record"])
+        assert float(finished) >= RECEIPT_STALL - 0.05 and float(finished) - float(after) >= CLIENT_TIMEOUT - 0.1
+        assert "errscope.outcome=ok" in part["tool span"] and "status 200" in part["upstream"]
+        assert f"event cancel_sent: timeout after {CLIENT_TIMEOUT:g}s" in part["client view"]
 
     def test_corrupted_frame_has_the_servers_log_record(self, demo: DemoRun) -> None:
         """No request was ever read, so no span: the server's log record carries the ref."""

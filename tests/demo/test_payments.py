@@ -73,6 +73,27 @@ class TestPaymentsAPI:
         assert time.monotonic() - started >= 0.3
         assert refund(api, key="k-stall").headers["idempotent-replayed"] == "true"
 
+    def test_notification_is_sent_then_stalls(self, api: TestClient) -> None:
+        """A stalled notification is counted before its answer is held back; no key, so a repeat sends again."""
+        api.post("/_admin/faults", json={"kind": "stall", "count": 1, "seconds": 0.3})
+        started = time.monotonic()
+        first = api.post("/v1/orders/ord_1001/notifications", json={"message": "hi"}, headers=ACME)
+        assert time.monotonic() - started >= 0.3
+        second = api.post("/v1/orders/ord_1001/notifications", json={"message": "hi"}, headers=ACME)
+        assert [r.json()["notification_id"] for r in (first, second)] == ["nt_0001", "nt_0002"]
+        assert api.get("/_admin/stats").json()["notifications_sent"] == 2
+
+    def test_notification_and_receipt_of_another_tenant(self, api: TestClient) -> None:
+        assert api.post("/v1/orders/ord_2002/notifications", json={"message": "hi"}, headers=ACME).status_code == 404
+        assert api.get("/v1/orders/ord_2002/receipt", headers=ACME).status_code == 404
+        assert api.get("/_admin/stats").json()["notifications_sent"] == 0
+
+    def test_receipt_shows_refunds(self, api: TestClient) -> None:
+        refund(api, amount=12.5)
+        assert api.get("/v1/orders/ord_1001/receipt", headers=ACME).json() == {
+            "order_id": "ord_1001", "total": 4000.0, "currency": "EUR", "refunded": 12.5}
+        assert api.get("/_admin/stats").json()["receipts_served"] == 1
+
     def test_bad_fault_is_refused(self, api: TestClient) -> None:
         assert api.post("/_admin/faults", json={"kind": "meteor", "count": 1}).status_code == 400
 

@@ -30,7 +30,7 @@ from errscope._attributes import (
 )
 from errscope._messages import safe_name
 
-__all__ = ["LateWatch", "end_after"]
+__all__ = ["LATE_RESPONSE_EVENT", "LateWatch", "end_after"]
 
 logger = logging.getLogger("errscope.client")
 

@@ -10,8 +10,13 @@ It plays the model's part in the design's whole flow, one step per message the m
 6. an upstream outage (the client retries on its own: the call carries an idempotency key);
 7. an answer the tool does not expect (an HTML maintenance page): class unknown, and the root
    cause (``JSONDecodeError``) and its fingerprint on the span and log;
-8. a stall past the client's timeout (the refund went through, the answer never came);
-9. the model's retry with the same idempotency key: the refund, exactly once.
+8. a server-side read timeout: ``notify_customer`` (not safe to repeat) gives up on the payments
+   API, which took the message and stalled; the client does not retry it, and the model reads that
+   the message may have gone out;
+9. a late answer: ``order_receipt`` blocks the server's event loop (a sync HTTP call in ``async def``)
+   past the client's timeout, so its answer arrives after the client gave up and is recorded;
+10. a stall past the client's timeout (the refund went through, the answer never came);
+11. the model's retry with the same idempotency key: the refund, exactly once.
 
 Each step runs in its own trace (an INTERNAL ``demo step`` span the client spans nest under) and
 ends with one log record of what the model was shown (:data:`MODEL_TEXT`), so ``errscope explain``
@@ -53,6 +58,11 @@ CLIENT_TIMEOUT: Final = 2.5
 STALL_SECONDS: Final = 8.0
 RATE_LIMIT_RETRY_AFTER: Final = 30
 """Longer than the client's ``max_rate_limit_wait``, so the model hears about it."""
+NOTIFY_STALL: Final = 3.0
+"""Seconds the payments API holds a notification's answer: past ``notify_customer``'s own 1 s read timeout."""
+RECEIPT_STALL: Final = CLIENT_TIMEOUT + 1.0
+"""Seconds the receipt takes; ``order_receipt`` blocks the refund server that long, the client gives up before."""
+NOTIFY_MESSAGE: Final = "Your refund of 40.00 EUR is on its way."
 STALE_TOOL: Final = "refund_payment"
 """The tool's name before the server renamed it to ``refund_order``."""
 REFUND_ORDER: Final = "ord_1001"
@@ -67,6 +77,8 @@ STEPS: Final = (
     ("rate_limit", "a rate limit"),
     ("outage", "an upstream outage"),
     ("unexpected_answer", "an answer the tool does not expect"),
+    ("notify_timeout", "a server-side read timeout (not safe to repeat)"),
+    ("late_answer", "an answer after the client gave up"),
     ("stall", "a stall past the client timeout"),
     ("retry_same_key", "the retry with the same idempotency key"),
 )
@@ -259,6 +271,12 @@ async def run_agent(
                 await admin.delete("/_admin/faults")
                 await arm("maintenance", 1)
                 await step("unexpected_answer", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}))
+                await arm("stall", 1, seconds=NOTIFY_STALL)
+                await step("notify_timeout", lambda: call({"order_id": REFUND_ORDER, "message": NOTIFY_MESSAGE},
+                                                          tool="notify_customer"))
+                # Its answer comes during the next step, while the client reads the connection.
+                await arm("stall", 1, seconds=RECEIPT_STALL)
+                await step("late_answer", lambda: call({"order_id": REFUND_ORDER}, tool="order_receipt"))
                 await arm("stall", 1, seconds=STALL_SECONDS)
                 await step("stall", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}))
                 # The model was told the refund may have happened; it retries the same logical call.

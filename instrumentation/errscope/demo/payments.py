@@ -13,11 +13,18 @@ consumed by the next ``n`` refund requests:
 
 - ``rate_limit``: 429 with ``Retry-After`` (``retry_after`` seconds);
 - ``outage``: 503;
-- ``stall``: the refund is applied, then the answer is held for ``seconds`` (longer than the
-  client's timeout: the side effect happened, the caller never hears it).
+- ``stall``: the request is applied, then the answer is held for ``seconds`` (longer than the
+  caller's timeout: the side effect happened, the caller never hears it). Notifications and
+  receipts honour ``stall`` too (and consume any other fault without acting on it).
 - ``maintenance``: 200 with an HTML maintenance page instead of JSON (what a proxy in front of
   an API answers during a deploy); nothing is refunded. The tool does not expect it: its
   failure is class ``unknown``, and only the root cause on the span and log says why.
+
+``POST /v1/orders/{order_id}/notifications`` ``{"message": "..."}``
+    201: one message sent to the order's customer. No idempotency key: each request sends one more.
+
+``GET /v1/orders/{order_id}/receipt``
+    200 with the order's refunds (read only).
 
 ``GET /_admin/stats`` returns the counters the demo uses to prove exactly-once.
 
@@ -89,10 +96,35 @@ class PaymentsAPI:
     replays: int = 0
     statuses: list[int] = field(default_factory=list)
     keys: dict[str, int] = field(default_factory=dict)
+    notifications: list[dict[str, str]] = field(default_factory=list)
+    receipts: int = 0
 
     def _error(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> JSONResponse:
         self.statuses.append(status)
         return JSONResponse(body, status_code=status, headers=headers)
+
+    def _next_fault(self) -> dict[str, Any] | None:
+        fault = self.faults[0] if self.faults else None
+        if fault is not None:
+            fault["count"] -= 1
+            if fault["count"] <= 0:
+                self.faults.popleft()
+        return fault
+
+    def _order_of(self, request: Request) -> tuple[str, JSONResponse | None]:
+        """The order id, or the answer for a caller without a key or an order of another tenant."""
+        order_id = request.path_params["order_id"]
+        tenant = TENANT_KEYS.get(request.headers.get("authorization", "").removeprefix("Bearer ").strip())
+        if tenant is None:
+            return order_id, self._error(401, {"error": "unauthenticated", "hint": f"expected {_BEARER}"})
+        order = ORDERS.get(order_id)
+        if order is None or order[0] != tenant:
+            return order_id, self._error(404, {"dsn": _DSN, "error": f"order {order_id} not found"})
+        return order_id, None
+
+    async def _stall(self, fault: dict[str, Any] | None) -> None:
+        if fault is not None and fault["kind"] == "stall":
+            await anyio.sleep(float(fault.get("seconds", 10)))  # applied; the answer comes too late
 
     async def refund(self, request: Request) -> JSONResponse:
         self.requests += 1
@@ -105,11 +137,8 @@ class PaymentsAPI:
         if key:
             digest = hashlib.sha256(key.encode()).hexdigest()[:16]
             self.keys[digest] = self.keys.get(digest, 0) + 1
-        fault = self.faults[0] if self.faults else None
+        fault = self._next_fault()
         if fault is not None:
-            fault["count"] -= 1
-            if fault["count"] <= 0:
-                self.faults.popleft()
             if fault["kind"] == "rate_limit":
                 return self._error(
                     429,
@@ -143,10 +172,34 @@ class PaymentsAPI:
         answer = refund.json()
         if key:
             self.by_key[(tenant, key)] = answer
-        if fault is not None and fault["kind"] == "stall":
-            await anyio.sleep(float(fault.get("seconds", 10)))  # applied; the answer comes too late
+        await self._stall(fault)
         self.statuses.append(201)
         return JSONResponse(answer, status_code=201, headers={"Idempotent-Replayed": "false"})
+
+    async def notify(self, request: Request) -> JSONResponse:
+        order_id, refused = self._order_of(request)
+        if refused is not None:
+            return refused
+        fault = self._next_fault()
+        try:
+            message = str((await request.json())["message"])
+        except (ValueError, KeyError, TypeError):
+            return self._error(400, {"error": "message is required", "password": _ADMIN})
+        self.notifications.append({"order_id": order_id, "message": message})
+        await self._stall(fault)
+        return JSONResponse({"notification_id": f"nt_{len(self.notifications):04d}", "order_id": order_id},
+                            status_code=201)
+
+    async def receipt(self, request: Request) -> JSONResponse:
+        order_id, refused = self._order_of(request)
+        if refused is not None:
+            return refused
+        fault = self._next_fault()
+        self.receipts += 1
+        await self._stall(fault)
+        _, total, currency = ORDERS[order_id]
+        return JSONResponse({"order_id": order_id, "total": total, "currency": currency,
+                             "refunded": self.refunded[order_id]})
 
     async def arm(self, request: Request) -> JSONResponse:
         fault = await request.json()
@@ -167,6 +220,8 @@ class PaymentsAPI:
             "replays": self.replays,
             "statuses": self.statuses,
             "requests_by_key_hash": self.keys,
+            "notifications_sent": len(self.notifications),
+            "receipts_served": self.receipts,
         })
 
     async def health(self, request: Request) -> JSONResponse:
@@ -175,6 +230,8 @@ class PaymentsAPI:
     def app(self) -> Starlette:
         return Starlette(routes=[
             Route("/v1/orders/{order_id}/refunds", self.refund, methods=["POST"]),
+            Route("/v1/orders/{order_id}/notifications", self.notify, methods=["POST"]),
+            Route("/v1/orders/{order_id}/receipt", self.receipt, methods=["GET"]),
             Route("/_admin/faults", self.arm, methods=["POST"]),
             Route("/_admin/faults", self.disarm, methods=["DELETE"]),
             Route("/_admin/stats", self.stats, methods=["GET"]),

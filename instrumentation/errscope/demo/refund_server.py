@@ -35,6 +35,9 @@ from errscope.idempotency import Idempotency, idempotency_key_of
 __all__ = ["SERVICE_NAME", "build_server", "main"]
 
 SERVICE_NAME: Final = "errscope-demo-refunds"
+NOTIFY_TIMEOUT: Final = 1.0
+"""Seconds ``notify_customer`` waits for the payments API: shorter than a client's timeout, so its own
+read timeout is what fails the call (the request was sent: the message may have gone out)."""
 API_KEY_VARIABLE: Final = "ERRSCOPE_DEMO_PAYMENTS_KEY"
 DEFAULT_API_KEY: Final = "pk_demo_acme"
 
@@ -114,6 +117,37 @@ def build_server(payments_url: str, api_key: str = DEFAULT_API_KEY) -> MCPServer
         return await idempotency.run(
             idempotency_key_of(ctx), tool="refund_order", arguments={"order_id": order_id, "amount": amount}, action=refund
         )
+
+    @server.tool()
+    async def notify_customer(
+        order_id: Annotated[str, Field(description="The order whose customer to tell, e.g. ord_1001")],
+        message: Annotated[str, Field(min_length=1, description="What to tell the customer")],
+    ) -> str:
+        """Send the order's customer a message through the payments API. Each call sends one more message."""
+        response = await http().post(f"/v1/orders/{order_id}/notifications", json={"message": message},
+                                     timeout=NOTIFY_TIMEOUT)  # an httpx.ReadTimeout here is classified by errscope
+        if response.is_error:
+            raise upstream_failure(response, order_id)
+        return f"Sent notification {response.json()['notification_id']} to the customer of order {order_id}."
+
+    @server.tool()
+    async def order_receipt(
+        order_id: Annotated[str, Field(description="The order, e.g. ord_1001")],
+    ) -> str:
+        """The order's total and how much of it was refunded.
+
+        The classic bug, kept on purpose: a *blocking* HTTP call (httpx's sync client) inside an
+        ``async def`` tool holds the server's event loop. While it waits, the server reads nothing,
+        not even the client's ``notifications/cancelled``; the answer is written when the call
+        returns, after the client gave up (a late response). The fix: ``httpx.AsyncClient``, or
+        ``await anyio.to_thread.run_sync(...)`` around the blocking call.
+        """
+        response = httpx.get(f"{payments_url}/v1/orders/{order_id}/receipt",  # blocks the event loop
+                             headers={"Authorization": f"Bearer {api_key}"}, timeout=30)
+        if response.is_error:
+            raise upstream_failure(response, order_id)
+        body = response.json()
+        return f"Order {order_id}: {body['total']:.2f} {body['currency']}, {body['refunded']:.2f} refunded."
 
     return server
 

@@ -116,14 +116,16 @@ class DemoResult:
 
 
 def _exactly_once(stats: dict[str, Any], notes: list[agent.AgentNote], rounds: int) -> tuple[bool, str]:
-    """Check the payments API's counter: one refund per round, and each retry was a replay."""
+    """Check the payments API's counters: one refund per round, each retry a replay, one notification per round
+    (its call timed out inside the tool and was not retried)."""
     retries = [n for n in notes if n.step == "retry_same_key"]
     applied = int(stats.get("refunds_applied", -1))
     refunds = stats.get("refunds") or []
     by_key = stats.get("requests_by_key_hash") or {}
     counts = [int(by_key.get(n.idempotency_key_hash or "", 0)) for n in retries]
+    notified = int(stats.get("notifications_sent", -1))
     ok = (applied == rounds and len(retries) == rounds and all(n.outcome == "ok" for n in retries)
-          and all(c == 2 for c in counts))
+          and all(c == 2 for c in counts) and notified == rounds)
     verdict = "Exactly once" if ok else "NOT exactly once"
     replays = int(stats.get("replays", 0))
     if rounds == 1:
@@ -131,10 +133,12 @@ def _exactly_once(stats: dict[str, Any], notes: list[agent.AgentNote], rounds: i
         what = f"{first['refund_id']}, {first['amount']:.2f} {first['currency']} on {first['order_id']}" if first else "none"
         key = retries[0].idempotency_key_hash if retries else "-"
         line = (f"{verdict}: the payments API applied {applied} refund{'s' if applied != 1 else ''} ({what}); "
-                f"{counts[0] if counts else 0} requests carried idempotency key #{key}, {replays} replayed.")
+                f"{counts[0] if counts else 0} requests carried idempotency key #{key}, {replays} replayed; "
+                f"{notified} customer notification{'s' if notified != 1 else ''} sent, not retried.")
     else:
         line = (f"{verdict}: the payments API applied {applied} refunds in {rounds} rounds; each retry's idempotency "
-                f"key was sent {'twice' if all(c == 2 for c in counts) else f'{counts} times'}, {replays} replayed.")
+                f"key was sent {'twice' if all(c == 2 for c in counts) else f'{counts} times'}, {replays} replayed; "
+                f"{notified} customer notifications sent, not retried.")
     return ok, line
 
 
@@ -200,7 +204,8 @@ def run_demo(out: Path, *, http: bool = False, rounds: int = 1, console: Console
         "exactly_once": ok,
         "summary": summary,
         "payments": {k: stats.get(k) for k in ("refunds_applied", "refunds", "requests", "replays",
-                                               "requests_by_key_hash")},
+                                               "requests_by_key_hash", "notifications_sent",
+                                               "receipts_served")},
         "seconds": round(seconds, 2),
     }, indent=2) + "\n")
     return DemoResult(rows, stats, ok, summary, seconds)

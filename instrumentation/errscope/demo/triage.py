@@ -19,6 +19,7 @@ from rich.table import Table
 
 from errscope import _attributes as attr
 from errscope._otlp_json import SPAN_KIND_CLIENT, SPAN_KIND_SERVER, Span, Telemetry
+from errscope.client._late import LATE_RESPONSE_EVENT
 from errscope.demo.agent import AgentNote
 
 __all__ = ["COLUMNS", "Row", "build_rows", "plain_table", "rich_table"]
@@ -112,6 +113,26 @@ def _said(telemetry: Telemetry, span: Span | None) -> str:
     return NONE
 
 
+def _late_by(telemetry: Telemetry, note: AgentNote) -> float | None:
+    """Seconds after the client gave up that the answer came, from the client's late-response record."""
+    if not note.error_ref:
+        return None
+    # A log record once the attempt's span had closed, a span event while it was open.
+    found = [r.get(attr.ERRSCOPE_LATE_RESPONSE_AFTER_TIMEOUT)
+             for r in telemetry.logs_where(attr.ERRSCOPE_ERROR_REF, note.error_ref)]
+    found += [event.get(attr.ERRSCOPE_LATE_RESPONSE_AFTER_TIMEOUT)
+              for span in telemetry.spans_where(attr.ERRSCOPE_ERROR_REF, note.error_ref)
+              if span.kind == SPAN_KIND_CLIENT
+              for name, event in span.events if name == LATE_RESPONSE_EVENT]
+    seconds = [float(s) for s in found if s is not None]
+    return seconds[0] if seconds else None
+
+
+def _outcome(telemetry: Telemetry, note: AgentNote) -> str:
+    late = _late_by(telemetry, note)
+    return note.outcome if late is None else f"{note.outcome}, answered {late:.1f} s late"
+
+
 def build_rows(notes: list[AgentNote], telemetry: Telemetry) -> list[Row]:
     """Join each note with the server's telemetry of the same trace."""
     rows = []
@@ -128,7 +149,7 @@ def build_rows(notes: list[AgentNote], telemetry: Telemetry) -> list[Row]:
                 request_id=",".join(note.request_ids) or NONE,
                 upstream_status=status,
                 upstream_said=_said(telemetry, span),
-                outcome=note.outcome,
+                outcome=_outcome(telemetry, note),
                 trace_id=note.trace_id or NONE,
                 attempts=note.attempts,
                 model_text=note.text,
