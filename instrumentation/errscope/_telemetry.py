@@ -50,9 +50,23 @@ MAX_CONTENT: Final = 4096
 _SUPPRESSED: Final = NonRecordingSpan(INVALID_SPAN_CONTEXT)
 """The span of a request served while instrumentation is suppressed: nothing is recorded for it."""
 
+_ROOT_CAUSE: Final = "_errscope_root_cause"
+"""Event-dict key carrying a :class:`RootCause` past ``scrub_values`` (which passes objects through)."""
+
+
+def _expand_root_cause(logger: Any, method_name: str, event_dict: Any) -> Any:
+    # The root cause was scrubbed when it was built: scrubbing its message and stack trace again
+    # would double the failure path's largest cost for nothing.
+    root = event_dict.pop(_ROOT_CAUSE, None)
+    if isinstance(root, RootCause):
+        event_dict.update(_exception_attributes(root))
+        event_dict[attr.ERRSCOPE_ERROR_FINGERPRINT] = root.fingerprint
+    return event_dict
+
+
 _failure_log = structlog.wrap_logger(
     logging.getLogger("errscope"),
-    processors=[scrub_values, add_trace_context, structlog.stdlib.render_to_log_kwargs],
+    processors=[scrub_values, _expand_root_cause, add_trace_context, structlog.stdlib.render_to_log_kwargs],
     wrapper_class=structlog.stdlib.BoundLogger,
 )
 
@@ -235,8 +249,7 @@ def _log_failure(call: ToolCall, attributes: Mapping[str, Any], root: RootCause 
     if call.classification.side_effect_possible is not None:
         fields[attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE] = call.classification.side_effect_possible
     if root is not None:
-        fields.update(_exception_attributes(root))
-        fields[attr.ERRSCOPE_ERROR_FINGERPRINT] = root.fingerprint
+        fields[_ROOT_CAUSE] = root
     if call.reason is not None:
         fields[attr.ERRSCOPE_FAILURE_REASON] = call.reason
         fields[attr.ERRSCOPE_FAILURE_DETAIL] = call.detail
