@@ -352,13 +352,23 @@ _PYDANTIC_EXPECTED: Final = {
 }
 
 
-def _mcp_tool_error(exc: BaseException) -> Classification | None:
-    # MCPServer wraps everything in ToolError/UnexpectedToolError; the cause says what happened.
+def tool_error_text(exc: BaseException) -> Classification | None:
+    """A ``ToolError`` (MCPServer's or FastMCP's): its cause says what happened; a bare one is only text.
+
+    That text is what the tool's author wrote for the model, and it reaches a client (or ``errscope
+    proxy``) as the ``isError`` text: it is read with the client's rules (``classify_text``), so one
+    failure gets one class wherever errscope sits.
+    """
     if exc.__cause__ is not None:
         return None
-    if str(exc).startswith("Unknown tool"):
+    from errscope.client._text import classify_text, retry_after_from_text  # it imports this module
+
+    text = str(exc)
+    if text.startswith("Unknown tool"):
         return Classification(FailureClass.NOT_FOUND)
-    return Classification(FailureClass.UNKNOWN, public_message=str(exc))
+    cls = classify_text(text)
+    retry_after = retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None
+    return Classification(cls, retry_after=retry_after, public_message=text)
 
 
 _UNIQUE_KEY: Final = re.compile(r"Key \(([A-Za-z_][A-Za-z0-9_]*(?:, ?[A-Za-z_][A-Za-z0-9_]*)*)\)=")
@@ -660,7 +670,7 @@ _RULES: dict[type[BaseException], Rule] = {
     httpx2.TransportError: _http_transport_error,
     pydantic.ValidationError: _pydantic_validation,
     MCPError: _mcp_error,
-    ToolError: _mcp_tool_error,
+    ToolError: tool_error_text,
     # The standard library. A bare timeout cannot tell a connect from a read: it may have been sent.
     TimeoutError: _UNAVAILABLE_MAYBE_SENT,
     ConnectionRefusedError: _UNAVAILABLE_NOT_SENT,

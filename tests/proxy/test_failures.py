@@ -96,3 +96,21 @@ async def test_refused_keeps_data_without_stack_trace(tmp_path: Path) -> None:
     seen = await failures(StdioServerParameters(command=command[0], args=command[1:]))
     assert "trace" not in seen["refused"]["meta"]
     assert seen["refused"]["text"] == f"backend refused: api_key=[REDACTED] (Ref {seen['refused']['meta']['io.errscope/error_ref']})"
+
+
+async def test_errscope_inside_the_server_agrees() -> None:
+    """errscope inside the same server gives each tool failure the class the proxy in front of it gives.
+
+    ``forbidden`` raises a bare ``ToolError("GitHub API 403 Forbidden ...")``: both read its text with the
+    client's rules (one class, wherever errscope sits).
+    """
+    from errscope.server import instrument, uninstrument
+    from tests.proxy.plain_server import server
+
+    instrument(server)
+    try:
+        seen = await failures(server)
+    finally:
+        uninstrument(server)
+    for tool in ("crash", "forbidden", "rate_limited"):
+        assert seen[tool]["meta"]["io.errscope/failure_class"] == EXPECTED[tool][1], tool
