@@ -133,3 +133,12 @@ async def test_errscope_inside_the_server_agrees() -> None:
         uninstrument(server)
     for tool in ("crash", "forbidden", "rate_limited"):
         assert seen[tool]["meta"]["io.errscope/failure_class"] == EXPECTED[tool][1], tool
+
+
+async def test_http_large_answer_passes_whole(http_proxy: tuple[str, Path]) -> None:
+    """An answer spanning many reads of the SSE stream (with multi-byte characters) reaches the host intact."""
+    url, _ = http_proxy
+    text = "ünïcode ✓ " * 30_000  # ~330 KB on the wire
+    async with Client(url, mode="legacy") as client:
+        result = await client.call_tool("echo", {"text": text})
+    assert not result.is_error and result.content[0].text == text
