@@ -15,6 +15,7 @@ alternate between the configurations one by one; each figure is the median micro
 from __future__ import annotations
 
 import logging
+import os
 import statistics
 import time
 from collections.abc import Callable
@@ -32,7 +33,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, Sp
 
 import errscope
 
-CALLS = 1000
+CALLS = int(os.environ.get("BENCH_CALLS", "1000"))
 MESSAGE = "upstream said: " + "x" * 1009  # 1 KB
 
 
@@ -95,24 +96,34 @@ def run() -> dict[str, Any]:
     metrics.set_meter_provider(MeterProvider(metric_readers=[InMemoryMetricReader()]))
     import fastmcp
 
-    def telemetry_mode(mode: str) -> Callable[[], None]:
-        def set_mode() -> None:
-            fastmcp.settings.telemetry_mode = mode  # errscope switches FastMCP's own spans off process-wide
+    scrubbing_factory = logging.getLogRecordFactory()  # installed by `import errscope`
 
-        return set_mode
+    def process_state(mode: str, *, with_errscope: bool) -> Callable[[], None]:
+        """What is process-wide is set before each configuration's calls as its user would have it:
+        errscope switches FastMCP's own spans off, and its log record factory (which scrubs the
+        SDK's crash records) exists only in a process that imported errscope."""
+
+        def set_state() -> None:
+            fastmcp.settings.telemetry_mode = mode
+            logging.setLogRecordFactory(scrubbing_factory if with_errscope else logging.LogRecord)
+
+        return set_state
 
     targets = {
-        "bare": (_mcpserver("bare"), telemetry_mode("native")),
-        "builtin": (_mcpserver("builtin"), telemetry_mode("native")),
-        "errscope": (_mcpserver("errscope"), telemetry_mode("native")),
-        "fastmcp_native": (_fastmcp("fastmcp_native")._mcp_server, telemetry_mode("native")),
-        "fastmcp_errscope": (_fastmcp("fastmcp_errscope")._mcp_server, telemetry_mode("off")),
+        "bare": (_mcpserver("bare"), process_state("native", with_errscope=False)),
+        "builtin": (_mcpserver("builtin"), process_state("native", with_errscope=False)),
+        "errscope": (_mcpserver("errscope"), process_state("native", with_errscope=True)),
+        "fastmcp_native": (_fastmcp("fastmcp_native")._mcp_server, process_state("native", with_errscope=False)),
+        "fastmcp_errscope": (_fastmcp("fastmcp_errscope")._mcp_server, process_state("off", with_errscope=True)),
     }
-    # Records are still created and processed; only the console rendering (MCPServer and FastMCP
-    # install rich handlers) is left out, since it would dominate every failure-path figure.
-    for name in ("", "fastmcp"):
-        logging.getLogger(name).handlers = [logging.NullHandler()]
-    samples = anyio.run(_measure, targets, CALLS)
+    # Every record is rendered as a server's log would have it, by the standard library's own
+    # handler and formatter into /dev/null: MCPServer and FastMCP install rich console handlers,
+    # whose rendering would dominate every failure-path figure; a NullHandler would render nothing,
+    # which no deployed server does (the SDK's crash record carries the traceback it formats).
+    with open(os.devnull, "w") as sink:
+        for name in ("", "fastmcp"):
+            logging.getLogger(name).handlers = [logging.StreamHandler(sink)]  # FastMCP's does not propagate
+        samples = anyio.run(_measure, targets, CALLS)
     us = {key: statistics.median(values) for key, values in samples.items()}
     return {
         "us_per_call": {key: round(value, 1) for key, value in us.items()},

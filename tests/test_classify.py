@@ -89,6 +89,9 @@ TABLE = [
     ("MCPError -32000 (SDK connection closed)", MCPError(-32000, "closed"), C.UPSTREAM_UNAVAILABLE),
     ("MCPError app code", MCPError(-31000, "app"), C.UNKNOWN),
     ("ToolError unknown tool", ToolError("Unknown tool: nope"), C.NOT_FOUND),
+    # A bare ToolError is the author's text: read as a client (or errscope proxy) reads the same isError text.
+    ("ToolError text 403", ToolError("GitHub API 403 Forbidden: token lacks repo:write"), C.PERMISSION_DENIED),
+    ("ToolError text without a signal", ToolError("the export did not finish"), C.UNKNOWN),
     ("ToolError wrapping validation", _chained(ToolError("bad args"), _validation_error()), C.INVALID_INPUT),
     ("UnexpectedToolError wrapping 503", _chained(UnexpectedToolError("crash"), _http_error(503)), C.UPSTREAM_UNAVAILABLE),
     ("exception group", ExceptionGroup("g", [PermissionError()]), C.PERMISSION_DENIED),

@@ -372,11 +372,26 @@ def _mcp_tool_error(exc: BaseException) -> Classification | None:
     # caller's arguments; an UnexpectedToolError over one is the tool's body or its output.
     if type(exc) is ToolError and isinstance(exc.__cause__, pydantic.ValidationError):
         return argument_problems(exc.__cause__)
+    return tool_error_text(exc)
+
+
+def tool_error_text(exc: BaseException) -> Classification | None:
+    """A ``ToolError`` (MCPServer's or FastMCP's): its cause says what happened; a bare one is only text.
+
+    That text is what the tool's author wrote for the model, and it reaches a client (or ``errscope
+    proxy``) as the ``isError`` text: it is read with the client's rules (``classify_text``), so one
+    failure gets one class wherever errscope sits.
+    """
     if exc.__cause__ is not None:
         return None
-    if str(exc).startswith("Unknown tool"):
+    from errscope.client._text import classify_text, retry_after_from_text  # it imports this module
+
+    text = str(exc)
+    if text.startswith("Unknown tool"):
         return Classification(FailureClass.NOT_FOUND)
-    return Classification(FailureClass.UNKNOWN, public_message=str(exc))
+    cls = classify_text(text)
+    retry_after = retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None
+    return Classification(cls, retry_after=retry_after, public_message=text)
 
 
 _UNIQUE_KEY: Final = re.compile(r"Key \(([A-Za-z_][A-Za-z0-9_]*(?:, ?[A-Za-z_][A-Za-z0-9_]*)*)\)=")

@@ -64,20 +64,21 @@ def describe(exc: BaseException) -> RootCause:
     """Describe the root cause of ``exc`` (the exception the seam or middleware caught). Never raises."""
     root = explain(exc)[1]
     type_name = _qualified_name(type(root))
-    return RootCause(type_name, _message(root), stack_trace(exc), _fingerprint(type_name, walk(exc)))
+    chain = walk(exc)  # once for both the stack trace and the fingerprint
+    return RootCause(type_name, _message(root), stack_trace(exc, chain), _fingerprint(type_name, chain))
 
 
-def stack_trace(exc: BaseException) -> str:
+def stack_trace(exc: BaseException, chain: list[BaseException] | None = None) -> str:
     """The scrubbed, bounded stack trace of ``exc``'s whole chain, as :class:`RootCause` has it.
 
     Remembered per exception (weakly): the SDK's own crash log record and errscope's span and
-    log record of one failure all need it.
+    log record of one failure all need it. ``chain`` is ``walk(exc)`` when the caller has it.
     """
     try:
         return _traces[exc]
     except (KeyError, TypeError):  # not seen yet, or an exception type without weakref support
         pass
-    text = _stacktrace(walk(exc))
+    text = _stacktrace(walk(exc) if chain is None else chain)
     try:
         _traces[exc] = text
     except TypeError:

@@ -364,6 +364,7 @@ _NOUNS: Final = frozenset(PATTERN_KEY_NOUNS)
 _VERSION_TOKEN: Final = re.compile(r"v?[0-9]+|value|prod|production|dev|staging|test|live|old|new|current|primary|secondary|b64|base64|enc|encoded|raw")
 
 
+@functools.lru_cache(maxsize=4096)  # the same few keys on every record: tokenise each once
 def key_kind(key: str) -> str:
     """``"secret"`` when ``key`` names a credential, ``"noun"`` when one of its tokens is a
     credential noun but not in that position, ``""`` otherwise. ``client_secret_v2`` and

@@ -50,9 +50,24 @@ MAX_CONTENT: Final = 4096
 _SUPPRESSED: Final = NonRecordingSpan(INVALID_SPAN_CONTEXT)
 """The span of a request served while instrumentation is suppressed: nothing is recorded for it."""
 
+_ROOT_CAUSE: Final = "_errscope_root_cause"
+"""Event-dict key carrying a :class:`RootCause` past ``scrub_values`` (which passes objects through)."""
+
+
+def _expand_root_cause(logger: Any, method_name: str, event_dict: Any) -> Any:
+    # The root cause was scrubbed when it was built: scrubbing its message and stack trace again
+    # would double the failure path's largest cost for nothing.
+    root = event_dict.pop(_ROOT_CAUSE, None)
+    if isinstance(root, RootCause):
+        event_dict.update(_exception_attributes(root))
+        event_dict[attr.ERRSCOPE_ERROR_FINGERPRINT] = root.fingerprint
+    return event_dict
+
+
+_failure_logger = logging.getLogger("errscope")
 _failure_log = structlog.wrap_logger(
-    logging.getLogger("errscope"),
-    processors=[scrub_values, add_trace_context, structlog.stdlib.render_to_log_kwargs],
+    _failure_logger,
+    processors=[scrub_values, _expand_root_cause, add_trace_context, structlog.stdlib.render_to_log_kwargs],
     wrapper_class=structlog.stdlib.BoundLogger,
 )
 
@@ -151,14 +166,18 @@ class ServerTelemetry:
         # In the span's context, so the point's exemplar links to this trace.
         self.duration.record(seconds, labels, context=trace.set_span_in_context(span))
         if call is not None and call.failed:
-            root = describe(call.exception) if call.exception is not None else None
-            if root is not None:
+            level = logging.WARNING if call.error_code in CALLER_MISTAKES else logging.ERROR
+            recording, logged = span.is_recording(), _failure_logger.isEnabledFor(level)
+            # The root cause (a stack trace, scrubbed) only when a sampled span or the log keeps it.
+            root = describe(call.exception) if call.exception is not None and (recording or logged) else None
+            if root is not None and recording:
                 # The standard exception event (semconv "Exceptions"), built here rather than by
                 # span.record_exception, which would record str(exc) and an unscrubbed traceback.
                 span.add_event("exception", _exception_attributes(root))
                 span.set_attribute(attr.ERRSCOPE_ERROR_FINGERPRINT, root.fingerprint)
-            with trace.use_span(span, end_on_exit=False):
-                _log_failure(call, attributes, root)
+            if logged:
+                with trace.use_span(span, end_on_exit=False):
+                    _log_failure(call, attributes, root, level)
 
 
 def content_attribute(value: Any) -> str:
@@ -219,7 +238,7 @@ def _exception_attributes(root: RootCause) -> dict[str, str]:
     return {EXCEPTION_TYPE: root.type, EXCEPTION_MESSAGE: root.message, EXCEPTION_STACKTRACE: root.stacktrace}
 
 
-def _log_failure(call: ToolCall, attributes: Mapping[str, Any], root: RootCause | None) -> None:
+def _log_failure(call: ToolCall, attributes: Mapping[str, Any], root: RootCause | None, level: int) -> None:
     """One record per failed call, under the same ref: the scrubbed detail the model never sees."""
     assert call.classification is not None and call.channel is not None
     fields: dict[str, Any] = {
@@ -235,8 +254,7 @@ def _log_failure(call: ToolCall, attributes: Mapping[str, Any], root: RootCause 
     if call.classification.side_effect_possible is not None:
         fields[attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE] = call.classification.side_effect_possible
     if root is not None:
-        fields.update(_exception_attributes(root))
-        fields[attr.ERRSCOPE_ERROR_FINGERPRINT] = root.fingerprint
+        fields[_ROOT_CAUSE] = root
     if call.reason is not None:
         fields[attr.ERRSCOPE_FAILURE_REASON] = call.reason
         fields[attr.ERRSCOPE_FAILURE_DETAIL] = call.detail
@@ -245,7 +263,6 @@ def _log_failure(call: ToolCall, attributes: Mapping[str, Any], root: RootCause 
         fields[attr.ERRSCOPE_UPSTREAM_SYSTEM] = upstream.system
         fields[attr.ERRSCOPE_UPSTREAM_STATUS] = upstream.status
         fields[attr.ERRSCOPE_UPSTREAM_ADDRESS] = upstream.address
-    level = logging.WARNING if call.error_code in CALLER_MISTAKES else logging.ERROR
     try:
         event = "tool call failed" if attributes.get(attr.MCP_METHOD_NAME) == "tools/call" else "request failed"
         _failure_log.log(level, event, **{k: v for k, v in fields.items() if v is not None})

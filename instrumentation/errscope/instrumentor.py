@@ -9,6 +9,9 @@ registered under the ``opentelemetry_instrumentor`` entry point as ``errscope``)
   point and one failure log per request, errors shaped and scrubbed), and every ``mcp.Client``'s
   ``call_tool`` records one errscope CLIENT span and ``mcp.client.operation.duration`` point with
   channel and class (the result the caller receives is unchanged);
+- the SDK's own ``MCP send tools/call`` CLIENT span is left out of those calls (errscope's span is
+  the one client span, and the trace context sent in ``params._meta`` is its), as the server side
+  replaces the SDK's ``OpenTelemetryMiddleware``;
 - :meth:`~MCPInstrumentor.uninstrument` restores the constructors and ``call_tool`` and removes
   errscope from the servers it instrumented;
 - instrumenting twice is a no-op (``BaseInstrumentor`` warns); inside
@@ -20,6 +23,7 @@ default) and any other :func:`errscope.instrument` option (``validate_arguments`
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
 import weakref
@@ -44,6 +48,8 @@ _INSTRUMENTS: Final = ("mcp >= 2.3, < 3",)
 
 # Only the outermost constructor instruments: MCPServer and FastMCP build a low-level Server inside.
 _constructing: ContextVar[int] = ContextVar("errscope_constructing", default=0)
+# Set while errscope's CLIENT span is current: the SDK's dispatcher then opens no span of its own for the call.
+_client_span_open: ContextVar[bool] = ContextVar("errscope_client_span_open", default=False)
 
 
 def _server_classes() -> list[type]:
@@ -61,23 +67,25 @@ def _server_classes() -> list[type]:
 class MCPInstrumentor(BaseInstrumentor):  # type: ignore[misc]
     """An OpenTelemetry instrumentor for MCP servers and clients built with ``mcp`` or FastMCP."""
 
-    def __init__(self) -> None:
-        self._originals: dict[type, Any] = {}
-        self._servers: weakref.WeakSet[Any] = weakref.WeakSet()
-
     def instrumentation_dependencies(self) -> Collection[str]:
         return _INSTRUMENTS
 
     def _instrument(self, **kwargs: Any) -> None:
         from mcp import Client
+        from mcp.shared import jsonrpc_dispatcher
 
         from errscope.server import instrument
 
+        # Set here, not in __init__: BaseInstrumentor is a singleton, and MCPInstrumentor() runs __init__ again.
+        self._originals: dict[type, Any] = {}
+        self._servers: weakref.WeakSet[Any] = weakref.WeakSet()
         for klass in _server_classes():
             self._originals[klass] = klass.__dict__.get("__init__")  # None: inherited, restored by deleting ours
             klass.__init__ = self._wrap_init(klass.__init__, instrument, kwargs)  # type: ignore[misc]
         self._originals[Client] = Client.__dict__["call_tool"]
         Client.call_tool = _traced_call_tool(Client.__dict__["call_tool"], kwargs)  # type: ignore[method-assign]
+        self._sdk_otel_span = jsonrpc_dispatcher.otel_span
+        jsonrpc_dispatcher.otel_span = _without_sdk_tool_span(self._sdk_otel_span)
 
     def _wrap_init(self, original: Any, instrument: Any, options: dict[str, Any]) -> Any:
         servers = self._servers
@@ -98,6 +106,7 @@ class MCPInstrumentor(BaseInstrumentor):  # type: ignore[misc]
 
     def _uninstrument(self, **kwargs: Any) -> None:
         from mcp import Client
+        from mcp.shared import jsonrpc_dispatcher
 
         from errscope.server import uninstrument
 
@@ -108,9 +117,9 @@ class MCPInstrumentor(BaseInstrumentor):  # type: ignore[misc]
             else:
                 setattr(klass, name, original)
         self._originals.clear()
+        jsonrpc_dispatcher.otel_span = self._sdk_otel_span
         for server in list(self._servers):
             uninstrument(server)
-        self._servers = weakref.WeakSet()
 
 
 def _traced_call_tool(original: Any, options: dict[str, Any]) -> Any:
@@ -132,6 +141,7 @@ def _traced_call_tool(original: Any, options: dict[str, Any]) -> Any:
         }
         span = telemetry.start_span(f"tools/call {tool}", attributes=attributes)
         started = time.perf_counter()
+        token = _client_span_open.set(True)
         try:
             with trace.use_span(span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
                 result = await original(client, name, *args, **kwargs)
@@ -147,6 +157,7 @@ def _traced_call_tool(original: Any, options: dict[str, Any]) -> Any:
                 _fail(attributes, Channel.EXECUTION, _result_class(result))
             return result
         finally:
+            _client_span_open.reset(token)
             attributes.setdefault(attr.ERRSCOPE_OUTCOME, Outcome.OK.value)
             span.set_attributes(attributes)
             if attributes[attr.ERRSCOPE_OUTCOME] != Outcome.OK.value:
@@ -156,6 +167,23 @@ def _traced_call_tool(original: Any, options: dict[str, Any]) -> Any:
 
     call_tool.__errscope__ = True  # type: ignore[attr-defined]
     return call_tool
+
+
+def _without_sdk_tool_span(otel_span: Any) -> Any:
+    """The SDK dispatcher's ``otel_span``, opening nothing for a ``tools/call`` errscope already spans.
+
+    The dispatcher injects the current context into ``params._meta`` inside that span: with none
+    opened, errscope's CLIENT span is what the server continues.
+    """
+
+    @functools.wraps(otel_span)
+    def span(name: str, **kwargs: Any) -> Any:
+        attributes = kwargs.get("attributes") or {}
+        if _client_span_open.get() and attributes.get(attr.MCP_METHOD_NAME) == "tools/call":
+            return contextlib.nullcontext(trace.INVALID_SPAN)
+        return otel_span(name, **kwargs)
+
+    return span
 
 
 def _fail(attributes: dict[str, Any], channel: Channel, failure_class: FailureClass, *, code: int | None = None) -> None:

@@ -11,6 +11,7 @@ import pytest
 from mcp import Client
 from mcp.server.lowlevel.server import Server
 from mcp.server.mcpserver import MCPServer
+from mcp.shared import _otel as sdk_otel
 from opentelemetry.instrumentation.utils import suppress_instrumentation
 
 from errscope.instrumentor import MCPInstrumentor
@@ -64,6 +65,32 @@ async def test_servers_and_clients_after_instrument(captured: CapturedTelemetry)
     assert spans["SERVER"].attributes["errscope.failure_class"] == "not_found"
     assert spans["CLIENT"].attributes["errscope.failure_class"] == "not_found"
     assert spans["CLIENT"].attributes["errscope.channel"] == "execution"
+
+
+async def test_one_client_span_per_call(captured: CapturedTelemetry, monkeypatch: pytest.MonkeyPatch) -> None:
+    """errscope's CLIENT span replaces the SDK's ``MCP send tools/call``; the server continues errscope's span.
+
+    The legacy era drives the SDK's JSON-RPC dispatcher (as stdio and HTTP do), which opens the SDK's
+    span. Other requests keep it; after ``uninstrument()`` the SDK's tool-call span is back.
+    """
+    # The SDK's spans go to the global provider; its module tracer is pointed at the captured one instead.
+    monkeypatch.setattr(sdk_otel, "_tracer", captured.providers["tracer_provider"].get_tracer("mcp-python-sdk"))
+    async with Client(build(), mode="legacy") as client:
+        await client.list_tools()
+        await client.call_tool("lookup", {"order_id": "A1"})
+    spans = captured.spans()
+    clients = [span for span in spans if span.kind.name == "CLIENT"]
+    assert [span.name for span in clients if "tools/call" in span.name] == ["tools/call lookup"]
+    assert "MCP send tools/list" in [span.name for span in clients]
+    server_span = next(span for span in spans if span.kind.name == "SERVER" and span.name == "tools/call lookup")
+    errscope_span = next(span for span in clients if span.name == "tools/call lookup")
+    assert server_span.parent is not None and server_span.parent.span_id == errscope_span.context.span_id
+
+    MCPInstrumentor().uninstrument()
+    async with Client(build(), mode="legacy") as client:
+        await client.call_tool("lookup", {"order_id": "A1"})
+    after = [span.name for span in captured.spans()[len(spans):] if span.kind.name == "CLIENT"]
+    assert [name for name in after if "tools/call" in name] == ["MCP send tools/call lookup"]
 
 
 def test_one_middleware_for_nested_construction(captured: CapturedTelemetry) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -55,8 +57,8 @@ def assert_shaped(seen: dict[str, Any], out: Path) -> None:
     assert seen["crash"]["text"].endswith(f"Ref {seen['crash']['meta']['io.errscope/error_ref']}")
     wire = json.dumps(seen)
     assert SECRET not in wire
-    exported = telemetry_text(out)
-    assert SECRET not in exported
+    _exported(out, [seen[tool]["meta"]["io.errscope/error_ref"] for tool in EXPECTED])
+    assert SECRET not in telemetry_text(out)
     spans = [json.loads(line) for line in (out / "traces.jsonl").read_text().splitlines()]
     attributes = [
         {a["key"]: next(iter(a["value"].values())) for a in span["attributes"]}
@@ -72,27 +74,71 @@ def assert_shaped(seen: dict[str, Any], out: Path) -> None:
     assert '"tool call failed"' in (out / "logs.jsonl").read_text()
 
 
+def _exported(out: Path, refs: list[str], timeout: float = 15) -> None:
+    """Wait until the spans of ``refs`` and a failure log are in ``out``: a running proxy exports in batches."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        spans = (out / "traces.jsonl").read_text() if (out / "traces.jsonl").exists() else ""
+        logs = (out / "logs.jsonl").read_text() if (out / "logs.jsonl").exists() else ""
+        if all(ref in spans for ref in refs) and '"tool call failed"' in logs:
+            return
+        time.sleep(0.1)
+
+
 async def test_stdio_failures_are_classified_and_scrubbed(tmp_path: Path) -> None:
-    """Every way a foreign server fails reaches the host shaped, classified and without the planted secret."""
+    """Every way a foreign server fails reaches the host shaped, classified and without the planted secret.
+
+    A protocol error's ``data`` reaches the host scrubbed, its stack-trace field dropped.
+    """
     command = proxy_command(tmp_path, "--", *PLAIN, "stdio")
     seen = await failures(StdioServerParameters(command=command[0], args=command[1:], cwd=str(Path.cwd())))
     assert_shaped(seen, tmp_path)
+    assert "trace" not in seen["refused"]["meta"]
+    assert seen["refused"]["text"] == f"backend refused: api_key=[REDACTED] (Ref {seen['refused']['meta']['io.errscope/error_ref']})"
 
 
-@pytest.mark.parametrize("era", ["legacy", "2026-07-28"])
-async def test_http_failures_both_eras(tmp_path: Path, era: str) -> None:
-    """The same over streamable HTTP, on the 2025-11-25 handshake era and the stateless 2026-07-28 era."""
+@pytest.fixture(scope="module")
+def http_proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """The plain server on streamable HTTP with ``errscope proxy --listen`` in front: (proxy URL, telemetry dir)."""
+    out = tmp_path_factory.mktemp("http-proxy")
     upstream, listen = free_port(), free_port()
     with serving([*PLAIN, "http", str(upstream)], upstream):
         url = f"http://127.0.0.1:{upstream}/mcp"
-        with serving(proxy_command(tmp_path, "--upstream", url, "--listen", f"127.0.0.1:{listen}"), listen):
-            seen = await failures(f"http://127.0.0.1:{listen}/mcp", era)
-    assert_shaped(seen, tmp_path)
+        batches = {"OTEL_BSP_SCHEDULE_DELAY": "100", "OTEL_BLRP_SCHEDULE_DELAY": "100"}  # read while it runs
+        with serving(proxy_command(out, "--upstream", url, "--listen", f"127.0.0.1:{listen}"), listen, env=batches):
+            yield f"http://127.0.0.1:{listen}/mcp", out
 
 
-async def test_refused_keeps_data_without_stack_trace(tmp_path: Path) -> None:
-    """A protocol error's ``data`` reaches the host scrubbed, its stack-trace field dropped."""
-    command = proxy_command(tmp_path, "--", *PLAIN, "stdio")
-    seen = await failures(StdioServerParameters(command=command[0], args=command[1:]))
-    assert "trace" not in seen["refused"]["meta"]
-    assert seen["refused"]["text"] == f"backend refused: api_key=[REDACTED] (Ref {seen['refused']['meta']['io.errscope/error_ref']})"
+@pytest.mark.parametrize("era", ["legacy", "2026-07-28"])
+async def test_http_failures_both_eras(http_proxy: tuple[str, Path], era: str) -> None:
+    """The same over streamable HTTP, on the 2025-11-25 handshake era and the stateless 2026-07-28 era."""
+    url, out = http_proxy
+    seen = await failures(url, era)
+    assert_shaped(seen, out)
+
+
+async def test_errscope_inside_the_server_agrees() -> None:
+    """errscope inside the same server gives each tool failure the class the proxy in front of it gives.
+
+    ``forbidden`` raises a bare ``ToolError("GitHub API 403 Forbidden ...")``: both read its text with the
+    client's rules (one class, wherever errscope sits).
+    """
+    from errscope.server import instrument, uninstrument
+    from tests.proxy.plain_server import server
+
+    instrument(server)
+    try:
+        seen = await failures(server)
+    finally:
+        uninstrument(server)
+    for tool in ("crash", "forbidden", "rate_limited"):
+        assert seen[tool]["meta"]["io.errscope/failure_class"] == EXPECTED[tool][1], tool
+
+
+async def test_http_large_answer_passes_whole(http_proxy: tuple[str, Path]) -> None:
+    """An answer spanning many reads of the SSE stream (with multi-byte characters) reaches the host intact."""
+    url, _ = http_proxy
+    text = "ünïcode ✓ " * 30_000  # ~330 KB on the wire
+    async with Client(url, mode="legacy") as client:
+        result = await client.call_tool("echo", {"text": text})
+    assert not result.is_error and result.content[0].text == text

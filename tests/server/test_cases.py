@@ -203,13 +203,14 @@ class TestBoundsAndOwnResults:
         assert len(everything_recorded(served)) < 20_000
 
     async def test_tool_built_error_result(self, served: Served) -> None:
-        """An isError result the tool built itself is kept, scrubbed, and given a ref."""
+        """An isError result the tool built itself is kept, scrubbed, and given a ref; its text is read with the
+        client's rules ("quota exceeded"), as a client or ``errscope proxy`` would read the same result."""
         result = await served.call("explicit_failure", {"text": "quota exceeded for postgres://admin:FAKE-S3cret@db:5432/x"})
         assert isinstance(result, CallToolResult) and result.is_error
         text = text_of(result)
         assert "FAKE-S3cret" not in text and "quota exceeded" in text
         assert ERROR_REF_PATTERN.search(text)
-        assert served.span().attributes["errscope.failure_class"] == FailureClass.UNKNOWN
+        assert served.span().attributes["errscope.failure_class"] == FailureClass.RATE_LIMITED
 
 
 class TestCancellation:

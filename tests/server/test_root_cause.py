@@ -9,6 +9,7 @@ through ``mcp.Client`` in memory.
 from __future__ import annotations
 
 import json
+import logging
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -343,3 +344,36 @@ async def test_unknown_prompt_and_resource_are_invalid_params(style: str) -> Non
                 assert caught.value.code == -32602, (method, caught.value)
                 (span,) = [s for s in telemetry.spans() if s.attributes.get("mcp.method.name") == method]
                 assert span.status.status_code is StatusCode.UNSET
+
+
+async def test_root_cause_is_built_for_whichever_sink_keeps_it() -> None:
+    """An unsampled span gets no exception event, yet the failure log still carries the stack trace;
+    with that log disabled too, the call is still answered with its ref (nothing is built for nobody)."""
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
+
+    server = MCPServer("unsampled")
+    server.add_tool(refund_order)
+    with CapturedTelemetry.installed() as telemetry:
+        errscope.instrument(
+            server,
+            tracer_provider=TracerProvider(sampler=ALWAYS_OFF),
+            meter_provider=MeterProvider(metric_readers=[InMemoryMetricReader()]),
+        )
+        async with Client(server) as client:
+            logged = await client.call_tool("refund_order", {"order_id": "A-1"})
+            errscope_logger = logging.getLogger("errscope")
+            level = errscope_logger.level
+            errscope_logger.setLevel(logging.CRITICAL)
+            try:
+                silent = await client.call_tool("refund_order", {"order_id": "A-2"})
+            finally:
+                errscope_logger.setLevel(level)
+        records = telemetry.log_records
+    assert logged.is_error and silent.is_error
+    assert len(records) == 1  # the second failure was not logged
+    assert getattr(records[0], "errscope.error_ref") in _text(logged)
+    assert "in refund_order" in getattr(records[0], "exception.stacktrace")
+    assert ERROR_REF_PATTERN.search(_text(silent))

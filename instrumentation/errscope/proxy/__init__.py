@@ -58,4 +58,4 @@ async def serve_http(
     try:
         await task
     finally:
-        await relay.client.aclose()
+        await relay.aclose()

@@ -6,18 +6,24 @@ protocol version, authorization, ``Last-Event-ID``), and every response comes ba
 headers and SSE event ids. Only the JSON-RPC messages inside (a JSON body, or the ``data`` of an SSE
 event) pass through :class:`~errscope.proxy._calls.Calls`; request ids are scoped per POST, the
 stream on which their answers come back.
+
+It is a bare ASGI app on one pooled ``aiohttp`` session (its C parser costs about a third of the CPU
+of ``httpx``'s pure-Python one per request, ``python -m bench bench_proxy``): per request it does
+only what the relay needs, and a stream that can hold no answer it must see (a GET stream, a POST of
+notifications) is relayed chunk by chunk without being parsed.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from typing import Any, Final
 
-import httpx
-from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
+import aiohttp
+from yarl import URL
 
 from errscope._classify import http_address
 from errscope.proxy._calls import Calls, Scope
@@ -29,15 +35,27 @@ logger = logging.getLogger("errscope.proxy")
 # RFC 9110 §7.6.1 hop-by-hop fields, plus what the proxy recomputes (length, host, encoding: the
 # upstream is asked for an identity body so the proxy can read its messages).
 _NOT_FORWARDED: Final = frozenset(
-    {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade", "host",
-     "content-length", "accept-encoding", "content-encoding"}
+    {b"connection", b"keep-alive", b"proxy-connection", b"transfer-encoding", b"te", b"trailer", b"upgrade", b"host",
+     b"content-length", b"accept-encoding", b"content-encoding"}
 )
-# ConnectError and ConnectTimeout: the request never reached the server.
-_NOT_SENT: Final = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+# Connecting failed or timed out: the request never reached the server.
+_NOT_SENT: Final = (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError)
+_LOST: Final = (aiohttp.ClientError, asyncio.TimeoutError)
 
 
-def _forwarded(headers: Any) -> list[tuple[str, str]]:
-    return [(key, value) for key, value in headers.items() if key.lower() not in _NOT_FORWARDED]
+def _forwarded(headers: Iterable[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    return [(key, value) for key, value in headers if key.lower() not in _NOT_FORWARDED]
+
+
+def _as_text(headers: Iterable[tuple[bytes, bytes]]) -> list[tuple[str, str]]:
+    return [(key.decode("latin-1"), value.decode("latin-1")) for key, value in headers]
+
+
+def _header(headers: Iterable[tuple[bytes, bytes]], name: bytes) -> str | None:
+    for key, value in headers:
+        if key.lower() == name:
+            return value.decode("latin-1")
+    return None
 
 
 class HttpRelay:
@@ -47,54 +65,75 @@ class HttpRelay:
         upstream: e.g. ``http://127.0.0.1:9000/mcp``; a request to ``/mcp`` on the proxy goes there,
             any other path to the same path on the upstream's origin.
         calls: the tool-call bookkeeping (its address is the upstream's ``host[:port]``).
-        client: the HTTP client for the upstream; no read timeout (SSE streams stay open).
+
+    The upstream session (one connection pool, no read timeout: SSE streams stay open) is opened on the
+    first request, inside the server's event loop; :meth:`aclose` closes it.
     """
 
-    def __init__(self, upstream: str, calls: Calls, client: httpx.AsyncClient | None = None) -> None:
-        self.origin = httpx.URL(upstream).copy_with(path="/", query=None, fragment=None)
+    def __init__(self, upstream: str, calls: Calls) -> None:
+        self.origin = str(URL(upstream).origin())
         self.calls = calls
-        self.client = client or httpx.AsyncClient(timeout=httpx.Timeout(10.0, read=None), follow_redirects=False)
+        self._session: aiohttp.ClientSession | None = None
 
     @staticmethod
-    def address(upstream: str) -> str:
-        return http_address(httpx.URL(upstream))
+    def address(upstream: str) -> str | None:
+        return http_address(upstream)
+
+    def session(self) -> aiohttp.ClientSession:
+        if self._session is None:
+            self._session = aiohttp.ClientSession(
+                # Idle connections are dropped before the usual 5 s server keep-alive (Node, uvicorn) ends them.
+                connector=aiohttp.TCPConnector(keepalive_timeout=4.0),
+                timeout=aiohttp.ClientTimeout(total=None, sock_connect=10.0),
+                skip_auto_headers=("User-Agent", "Accept-Encoding"),  # the host's, or none: an identity body
+                auto_decompress=False,
+            )
+        return self._session
+
+    async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        request = Request(scope, receive)
-        response = await self.relay(request)
-        await response(scope, receive, send)
-
-    async def relay(self, request: Request) -> Response:
-        body = await request.body()
-        scope = Scope(
-            session_id=request.headers.get("mcp-session-id"),
-            protocol_version=request.headers.get("mcp-protocol-version"),
-        )
-        if request.method == "POST" and body:
-            body = self._from_host(scope, body)
-        url = self.origin.copy_with(path=request.url.path, query=request.url.query.encode() or None)
-        upstream_request = self.client.build_request(request.method, url, headers=_forwarded(request.headers), content=body)
+        if scope["type"] != "http":
+            return  # lifespan and websocket: nothing to relay
+        headers = scope["headers"]
+        body = await _body(receive)
+        calls_scope = Scope(session_id=_header(headers, b"mcp-session-id"), protocol_version=_header(headers, b"mcp-protocol-version"))
+        if scope["method"] == "POST" and body:
+            body = self._from_host(calls_scope, body)
+        query = scope.get("query_string") or b""
+        url = URL(self.origin + (scope.get("raw_path") or scope["path"].encode()).decode("latin-1")
+                  + ("?" + query.decode("latin-1") if query else ""), encoded=True)
         try:
-            response = await self.client.send(upstream_request, stream=True)
-        except httpx.TransportError as exc:
+            response = await self.session().request(
+                scope["method"], url, headers=_as_text(_forwarded(headers)), data=body or None, allow_redirects=False
+            )
+        except _LOST as exc:
             logger.warning("the MCP server at %s did not answer: %s", self.origin, type(exc).__name__)
-            return self._lost(scope, sent=not isinstance(exc, _NOT_SENT))
-        for entry in scope.in_flight.values():
+            await self._lost(calls_scope, send, sent=not isinstance(exc, _NOT_SENT))
+            return
+        for entry in calls_scope.in_flight.values():
             entry.sent = True
-        headers = dict(_forwarded(response.headers))
+        start = {"type": "http.response.start", "status": response.status, "headers": _forwarded(response.raw_headers)}
         content_type = response.headers.get("content-type", "")
         if content_type.startswith("text/event-stream"):
-            return StreamingResponse(self._events(scope, response), status_code=response.status_code, headers=headers)
+            await send(start)
+            await self._stream(calls_scope, response, receive, send)
+            return
         try:
-            raw = await response.aread()
-        except httpx.TransportError:
-            return self._lost(scope, sent=True)
+            raw = await response.read()
+        except _LOST:
+            await self._lost(calls_scope, send, sent=True)
+            return
         finally:
-            await response.aclose()
+            response.release()
         if content_type.startswith("application/json") and raw:
-            raw = self._from_server(scope, raw)
-        self.calls.abandon(scope)
-        return Response(raw, status_code=response.status_code, headers=headers)
+            raw = self._from_server(calls_scope, raw)
+        self.calls.abandon(calls_scope)
+        start["headers"].append((b"content-length", str(len(raw)).encode()))
+        await send(start)
+        await send({"type": "http.response.body", "body": raw})
 
     def _from_host(self, scope: Scope, body: bytes) -> bytes:
         try:
@@ -119,29 +158,50 @@ class HttpRelay:
             return raw
         return json.dumps(answers if isinstance(decoded, list) else answers[0]).encode()
 
-    async def _events(self, scope: Scope, response: httpx.Response) -> AsyncIterator[bytes]:
-        lines: list[str] = []
+    async def _stream(self, scope: Scope, response: aiohttp.ClientResponse, receive: Any, send: Any) -> None:
+        """Relay an SSE stream until the server ends it or the host goes away (then the stream is closed)."""
+        relay = asyncio.ensure_future(self._relay_events(scope, response, send))
+        gone = asyncio.ensure_future(_disconnected(receive))
         try:
-            async for line in response.aiter_lines():
-                if line:
-                    lines.append(line)
-                    continue
-                yield self._event(scope, lines)
-                lines = []
-            if lines:
-                yield self._event(scope, lines)
-        except httpx.TransportError:
+            await asyncio.wait((relay, gone), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (relay, gone):
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, OSError):
+                await relay
+            response.close()
+            self.calls.abandon(scope)
+
+    async def _relay_events(self, scope: Scope, response: aiohttp.ClientResponse, send: Any) -> None:
+        try:
+            async for chunk in self._events(scope, response):
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        except _LOST:
             logger.warning("the MCP server at %s dropped a stream", self.origin)
             for answer in self.calls.lost(scope):
-                yield b"event: message\ndata: " + json.dumps(answer).encode() + b"\n\n"
-        finally:
-            await response.aclose()
-            self.calls.abandon(scope)
+                event = b"event: message\ndata: " + json.dumps(answer).encode() + b"\n\n"
+                await send({"type": "http.response.body", "body": event, "more_body": True})
+        await send({"type": "http.response.body", "body": b""})
+
+    async def _events(self, scope: Scope, response: aiohttp.ClientResponse) -> AsyncIterator[bytes]:
+        if not scope.in_flight:  # no answer the proxy must see can come on this stream: bytes as they are
+            async for chunk in response.content.iter_any():
+                yield chunk
+            return
+        pending = b""
+        async for chunk in response.content.iter_any():
+            # An event ends at a blank line; lines end in LF or CRLF (WHATWG HTML, Server-sent events).
+            pending = (pending + chunk).replace(b"\r\n", b"\n")
+            *events, pending = pending.split(b"\n\n")
+            for event in events:
+                yield self._event(scope, event.decode().split("\n"))
+        if pending.strip():
+            yield self._event(scope, pending.decode().split("\n"))
 
     def _event(self, scope: Scope, lines: list[str]) -> bytes:
         """One SSE event (WHATWG HTML, Server-sent events): its ``data`` relayed, other fields kept."""
         data = [line[5:].removeprefix(" ") for line in lines if line.startswith("data:")]
-        if data:
+        if data and scope.in_flight:
             try:
                 message = json.loads("\n".join(data))
             except ValueError:
@@ -153,12 +213,28 @@ class HttpRelay:
                     lines = [*kept, "data: " + json.dumps(answer)]
         return ("\n".join(lines) + "\n\n").encode()
 
-    def _lost(self, scope: Scope, *, sent: bool) -> Response:
+    async def _lost(self, scope: Scope, send: Any, *, sent: bool) -> None:
         for entry in scope.in_flight.values():
             entry.sent = sent
         answers = self.calls.lost(scope)
-        if not answers:
-            return Response(status_code=502)
-        body = answers if len(answers) > 1 else answers[0]
-        return Response(json.dumps(body), media_type="application/json")
+        body = json.dumps(answers if len(answers) > 1 else answers[0]).encode() if answers else b""
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())] if answers else [(b"content-length", b"0")]
+        await send({"type": "http.response.start", "status": 200 if answers else 502, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
 
+
+async def _body(receive: Any) -> bytes:
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break  # the host went away before it finished sending
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+async def _disconnected(receive: Any) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass

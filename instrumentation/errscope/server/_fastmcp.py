@@ -30,7 +30,7 @@ from mcp.server._otel import OpenTelemetryMiddleware
 from mcp_types import CallToolResult
 
 from errscope._call import ToolCall, current_call
-from errscope._classify import Classification, argument_problems, register
+from errscope._classify import Classification, argument_problems, register, tool_error_text
 from errscope._tables import Table, expiring_table
 from errscope._telemetry import ServerTelemetry
 from errscope._vocabulary import FailureClass
@@ -48,13 +48,6 @@ SCHEMA_TTL: Final = 1.0
 _CACHE_LIMIT: Final = 1024
 
 
-def _fastmcp_tool_error(exc: BaseException) -> Classification | None:
-    # FastMCP wraps a tool's exception in ToolError(... ) from exc; a bare ToolError is the author's text.
-    if exc.__cause__ is not None:
-        return None
-    return Classification(FailureClass.UNKNOWN, public_message=str(exc))
-
-
 def _fastmcp_arguments_rejected(exc: BaseException) -> Classification:
     # FastMCP raises its ValidationError from the pydantic error of the arguments (FunctionTool._run):
     # its argument-validation seam, the one place a pydantic error is the caller's.
@@ -63,7 +56,8 @@ def _fastmcp_arguments_rejected(exc: BaseException) -> Classification:
     return Classification(FailureClass.INVALID_INPUT)
 
 
-register(fastmcp_exceptions.ToolError, _fastmcp_tool_error)
+# FastMCP wraps a tool's exception in ToolError(... ) from exc; a bare ToolError is the author's text.
+register(fastmcp_exceptions.ToolError, tool_error_text)
 register(fastmcp_exceptions.NotFoundError, FailureClass.NOT_FOUND)
 register(fastmcp_exceptions.AuthorizationError, FailureClass.PERMISSION_DENIED)
 register(fastmcp_exceptions.ValidationError, _fastmcp_arguments_rejected)

@@ -238,11 +238,20 @@ def _instrument_mcpserver_call_tool(server: MCPServer, seam: ToolSeam) -> None:
     if getattr(original, "__errscope__", False):
         return
 
+    infos: dict[str, tuple[Any, ToolInfo]] = {}  # per tool, while the registry keeps the same Tool
+
     async def call_tool(name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         call = _call_or_detached(name)
         tool = server._tool_manager.get_tool(name)  # the registry MCPServer itself dispatches on
-        # No output_schema for the seam: MCPServer checks results against it itself (below).
-        info = None if tool is None else ToolInfo(name, tool.parameters, idempotent_hint(tool.annotations))
+        info: ToolInfo | None = None
+        if tool is not None:
+            cached = infos.get(name)
+            if cached is not None and cached[0] is tool:
+                info = cached[1]
+            else:
+                # No output_schema for the seam: MCPServer checks results against it itself (below).
+                info = ToolInfo(name, tool.parameters, idempotent_hint(tool.annotations))
+                infos[name] = tool, info
         call.known = info is not None
 
         async def invoke() -> Any:

@@ -190,13 +190,16 @@ class ToolSeam:
     def own_error_result(self, call: ToolCall, result: Any) -> CallToolResult:
         """The tool answered ``isError`` itself: keep it, scrub its text, add the ref.
 
-        A class the tool declared under ``_meta[io.errscope/failure_class]`` is honoured; else unknown.
+        A class the tool declared under ``_meta[io.errscope/failure_class]`` is honoured; else its text is
+        read with the client's rules, as a client or ``errscope proxy`` reads the same result.
         """
         declared = (result.meta or {}).get(attr.META_FAILURE_CLASS)
         try:
             failure_class = FailureClass(declared)
         except ValueError:
-            failure_class = FailureClass.UNKNOWN
+            from errscope.client._text import classify_text
+
+            failure_class = classify_text("\n".join(getattr(block, "text", "") for block in result.content))
         call.fail(Channel.EXECUTION, Classification(failure_class))
         content = [_scrubbed_block(block) for block in result.content]
         content.append(TextContent(type="text", text=f"Ref {call.error_ref}"))
