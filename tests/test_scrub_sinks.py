@@ -177,3 +177,18 @@ def test_adversarial_inputs_take_linear_time(surrogate: bool) -> None:
 def test_lone_surrogates_are_made_safe_not_passed_through() -> None:
     out = scrub("password=Hunter22x \ud800 tail")
     assert out == f"password={REDACTED} ? tail"
+
+
+def test_library_record_with_the_key_in_the_template_and_the_secret_in_an_argument() -> None:
+    """"password=%s" with the secret as the argument, or a scheme in the template: the formatted line is scrubbed."""
+    import logging
+
+    from errscope._logfilter import scrub_record
+
+    for template, value in (("connecting with password=%s", "hunter2Secret99"), ("Authorization: Bearer %s", "Q7abcdefghijklmnop1234")):
+        record = logging.LogRecord("httpx", logging.INFO, __file__, 1, template, (value,), None)
+        scrub_record(record)
+        assert value not in record.getMessage() and "[REDACTED]" in record.getMessage()
+    plain = logging.LogRecord("httpx", logging.INFO, __file__, 1, "HTTP Request: %s %s", ("GET", "http://api.example/v1"), None)
+    scrub_record(plain)
+    assert ("HTTP Request: %s %s", ("GET", "http://api.example/v1")) == (plain.msg, plain.args)  # structure kept

@@ -78,17 +78,32 @@ def _arg(value: Any) -> Any:
     return _bounded(str(value))  # str, URL objects, exceptions: their text
 
 
+def _formatted(msg: Any, args: Any) -> str | None:
+    # What LogRecord.getMessage() would print for these pieces; None when they no longer format.
+    try:
+        text = str(msg)
+        return text % args if args else text
+    except Exception:
+        return None
+
+
 def scrub_record(record: logging.LogRecord) -> None:
     """Scrub ``record`` in place (template, each argument, extras, traceback); never raises."""
     try:
-        if isinstance(record.msg, str):
-            record.msg = _bounded(record.msg)
+        msg = _bounded(record.msg) if isinstance(record.msg, str) else _arg(record.msg)
+        args = record.args
+        if isinstance(args, Mapping):
+            args = scrub_value(args)
+        elif isinstance(args, tuple):
+            args = tuple(_arg(a) for a in args)
+        # The pieces keep the record's structure only when they say what the whole says scrubbed: a key
+        # in the template and its secret in an argument ("password=%s") is only seen in the whole, and a
+        # scrubbed template can lose a placeholder.
+        whole = _bounded(record.getMessage())
+        if _formatted(msg, args) == whole:
+            record.msg, record.args = msg, args
         else:
-            record.msg = _arg(record.msg)
-        if isinstance(record.args, Mapping):
-            record.args = scrub_value(record.args)
-        elif isinstance(record.args, tuple):
-            record.args = tuple(_arg(a) for a in record.args)
+            record.msg, record.args = whole, None
         for key in record.__dict__.keys() - _STANDARD:
             record.__dict__[key] = scrub_value({key: record.__dict__[key]})[key]
         if record.exc_info and record.exc_info[1] is not None:
