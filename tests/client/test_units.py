@@ -389,3 +389,13 @@ class TestCatalog:
         assert await catalog.refresh_after_unknown(fetch)
         now[0] = 17.0
         assert await catalog.refresh_after_unknown(fetch)  # the list changed: back to the first wait
+
+
+def test_an_unknown_tool_message_about_another_tool_is_the_tool_failing() -> None:
+    """Only a message naming the called tool (or none) is a stale name; one naming another is the tool's failure."""
+    from errscope.client._invalid_params import names_this_tool_unknown
+
+    assert names_this_tool_unknown("Tool get-sum not found", "get-sum")
+    assert names_this_tool_unknown("Unknown tool", "get-sum")
+    assert not names_this_tool_unknown("Tool wrench not found in inventory", "find_part")
+    assert not names_this_tool_unknown("order 17 not found", "get_order")

@@ -48,7 +48,7 @@ from errscope._attributes import (
 from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.client import _shaping as shape
 from errscope.client._deadline import CallDeadline, TimeoutKind, TimeoutPolicy
-from errscope.client._invalid_params import invalid_params_note, unknown_tool_name
+from errscope.client._invalid_params import invalid_params_note, names_this_tool_unknown
 from errscope.client._keys import key_hash
 from errscope.client._late import LateWatch, end_after
 from errscope.client._result import ToolCallResult
@@ -325,10 +325,9 @@ class LogicalCall:
         data = error.data if isinstance(error.data, dict) else {}
         ref = shape.ref_of(data)
         message = error.message or ""
-        named = unknown_tool_name(message)
         catalog = self.owner.catalog
         was_known = self.tool in catalog
-        unknown = code == METHOD_NOT_FOUND or named is not None or (
+        unknown = code == METHOD_NOT_FOUND or names_this_tool_unknown(message, self.tool) or (
             code == INVALID_PARAMS and catalog.listed and not was_known
         )
         if unknown:

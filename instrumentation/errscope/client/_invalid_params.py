@@ -38,6 +38,7 @@ __all__ = [
     "invalid_params_note",
     "is_argument_rejection",
     "parse_argument_problems",
+    "names_this_tool_unknown",
     "unknown_tool_name",
 ]
 
@@ -457,6 +458,17 @@ def unknown_tool_name(message: str) -> str | None:
         if match is not None:
             return (match.group("name") or "").strip("`'\"")
     return None
+
+
+def names_this_tool_unknown(message: str, tool: str) -> bool:
+    """Whether ``message`` says that ``tool`` itself does not exist.
+
+    An unknown-tool message that names another tool ("Tool wrench not found in inventory" from a listed
+    tool) is that tool's own failure, not a stale name: only a message naming ``tool``, or naming none,
+    sends the caller to re-list.
+    """
+    named = unknown_tool_name(message)
+    return named is not None and named in ("", tool)
 
 
 def invalid_params_note(tool: str, message: str, arguments: Mapping[str, Any] | None = None) -> str:

@@ -40,7 +40,7 @@ from errscope.client._invalid_params import (
     declared_arguments,
     invalid_params_note,
     is_argument_rejection,
-    unknown_tool_name,
+    names_this_tool_unknown,
 )
 from errscope.client._result import ADVICE, ToolCallResult
 from errscope.client._text import classify_text, retry_after_from_text, safe_excerpt
@@ -179,7 +179,7 @@ def from_result(
             advice=advice,
             side_effect_possible=side_effect,
         )
-    if unknown_tool_name(text) is not None:
+    if names_this_tool_unknown(text, tool):
         return None
     if is_argument_rejection(text, declared_arguments(input_schema)):
         # Most SDKs (TS 1.2x+/2.x, mcp, FastMCP) answer bad arguments with an isError result, not -32602.

@@ -39,7 +39,7 @@ from errscope._refs import ERROR_REF_PATTERN
 from errscope._scrubbing import scrub_value
 from errscope._telemetry import ServerTelemetry
 from errscope._vocabulary import Channel, FailureClass, Outcome
-from errscope.client._invalid_params import invalid_params_note, unknown_tool_name
+from errscope.client._invalid_params import invalid_params_note, names_this_tool_unknown
 from errscope.client._text import classify_text, retry_after_from_text, safe_excerpt
 from errscope.server._mcp import _request_id
 from errscope.server._seam import failure_meta
@@ -277,7 +277,7 @@ class Calls:
 
     def _is_unknown_tool(self, call: ToolCall, text: str) -> bool:
         # A listed tool whose text mentions an unknown tool is a tool failing about another tool.
-        return unknown_tool_name(text) is not None and (self.tools is None or call.tool not in self.tools)
+        return names_this_tool_unknown(text, call.tool) and (self.tools is None or call.tool not in self.tools)
 
     def _unknown_tool(self, entry: _InFlight, message: Message, code: int) -> Message:
         call = entry.call
