@@ -42,7 +42,7 @@ from errscope._messages import (
     model_message,
     unknown_tool_message,
 )
-from errscope._scrubbing import REDACTED, scrub, scrub_value
+from errscope._scrubbing import scrub, scrub_value
 from errscope._validation import ArgumentValidator
 from errscope._vocabulary import Channel, FailureClass
 
