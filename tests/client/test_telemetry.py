@@ -72,6 +72,15 @@ class TestSpans:
         assert (attrs[ERRSCOPE_ATTEMPT], attrs[ERRSCOPE_RETRY], attrs[ERRSCOPE_OUTCOME]) == (1, False, "ok")
         assert "errscope.channel" not in attrs and "errscope.failure_class" not in attrs
 
+    async def test_a_tool_name_the_model_made_up_is_scrubbed_on_the_span(self, telemetry: Any) -> None:
+        """The model's tool name is its own words: span name and gen_ai.tool.name carry it scrubbed."""
+        secret = "ghp_FAKE0123456789abcdefghijklmnopqrstuv"
+        async with ToolClient(stdio("plain_server.py"), timeout=5, **telemetry.providers) as tc:
+            await tc.call_tool(f"echo?token={secret}", {})
+        spans = telemetry.spans()
+        assert spans and not [s for s in spans if secret in s.name or secret in str(dict(s.attributes or {}))]
+        assert any(dict(s.attributes or {}).get(GEN_AI_TOOL_NAME, "").startswith("echo?token=") for s in spans)
+
     async def test_retries_are_separate_linked_spans(self, tmp_path: Any, telemetry: Any) -> None:
         """Each automatic retry is its own span, numbered, linked to the earlier attempts."""
         params = scripted_server(tmp_path, [{"isError": True, "text": "503 Service Unavailable"}], idempotent=True)

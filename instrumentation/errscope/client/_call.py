@@ -45,6 +45,7 @@ from errscope._attributes import (
     SERVER_ADDRESS,
     SERVER_PORT,
 )
+from errscope._messages import safe_name
 from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.client import _shaping as shape
 from errscope.client._deadline import CallDeadline, TimeoutKind, TimeoutPolicy
@@ -95,9 +96,10 @@ class LogicalCall:
     # -- one attempt ---------------------------------------------------------------------------------
     async def attempt(self, number: int) -> ToolCallResult:
         owner = self.owner
+        name = safe_name(self.tool)  # the model's words, echoed into telemetry: scrubbed, bounded (cached)
         attributes: dict[str, Any] = {
             MCP_METHOD_NAME: "tools/call",
-            GEN_AI_TOOL_NAME: self.tool,
+            GEN_AI_TOOL_NAME: name,
             GEN_AI_OPERATION_NAME: EXECUTE_TOOL,
             ERRSCOPE_ATTEMPT: number,
             ERRSCOPE_RETRY: number > 1,
@@ -111,7 +113,7 @@ class LogicalCall:
         if self.key is not None:
             attributes[ERRSCOPE_IDEMPOTENCY_KEY_HASH] = key_hash(self.key)
         span = owner.telemetry.start_span(
-            f"tools/call {self.tool}",
+            f"tools/call {name}",
             attributes=attributes,
             links=list(self.links),
             parent=caller_parent(self.caller_meta),
