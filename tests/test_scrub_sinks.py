@@ -192,3 +192,14 @@ def test_library_record_with_the_key_in_the_template_and_the_secret_in_an_argume
     plain = logging.LogRecord("httpx", logging.INFO, __file__, 1, "HTTP Request: %s %s", ("GET", "http://api.example/v1"), None)
     scrub_record(plain)
     assert ("HTTP Request: %s %s", ("GET", "http://api.example/v1")) == (plain.msg, plain.args)  # structure kept
+
+
+def test_text_and_structured_sinks_agree_on_qualified_key_names() -> None:
+    """``<qualifier>_key`` is one list for the regexes and the key check: text and dicts redact alike."""
+    from errscope._patterns import KEY_QUALIFIERS
+
+    value = "Q7abcdefghijklmnop1234"
+    for qualifier in KEY_QUALIFIERS:
+        key = f"{qualifier}_key"
+        assert value not in scrub(f"{key}={value}"), key
+        assert value not in str(scrub_value({key: value})), key

@@ -131,10 +131,15 @@ _PASSWORD_WORDS = r"pass(?:word|wd|phrase)|secret|credentials?"
 _PASSWORD_SHORT = (
     r"pass|pwd"  # only as a whole word or after a separator (not ``bypass``)
 )
+KEY_QUALIFIERS: Final = (
+    "access", "secret", "private", "auth", "app", "application", "account", "master", "signing", "encryption",
+    "client", "subscription", "license", "service", "restricted", "session", "webhook", "deploy", "storage",
+    "sas", "hmac", "consumer", "admin", "shared", "routing", "integration", "write", "sdk", "server", "mobile",
+)
+"""Words that make ``<word>_key`` a credential's name (``routing_key``, ``write_key``): the one list the
+regexes and the Python key-name check (``_scrubbing.key_kind``) both use."""
 _TOKEN_WORDS = (
-    r"token|api[_.\-]?key|(?:access|secret|private|auth|app|application|account|master|signing"
-    r"|encryption|client|subscription|license|service|restricted|session|webhook|deploy|storage"
-    r"|sas|hmac|consumer|admin|sharedaccess|shared[_.\-]access)[_.\-]?key|signature"
+    r"token|api[_.\-]?key|(?:" + "|".join(KEY_QUALIFIERS) + r"|sharedaccess|shared[_.\-]access)[_.\-]?key|signature"
 )
 _TOKEN_SHORT = (
     r"pat|sig"  # Azure DevOps ``PAT=``, SAS ``sig=``: whole word or after a separator

@@ -38,6 +38,7 @@ from errscope._attributes import (
     META_FAILURE_CLASS,
 )
 from errscope._patterns import KEY_NOUNS as PATTERN_KEY_NOUNS
+from errscope._patterns import KEY_QUALIFIERS as PATTERN_KEY_QUALIFIERS
 from errscope._patterns import PATTERNS, REDACTED, SecretPattern
 
 __all__ = [
@@ -353,13 +354,7 @@ _SECRET_LAST: Final = frozenset(
         "token", "apikey", "signature", "cookie", "jwt", "bearer", "otp", "authorization", "passcode", "pin",
     }
 )
-_KEY_QUALIFIERS: Final = frozenset(
-    {
-        "api", "access", "secret", "private", "auth", "client", "app", "application", "account", "master", "signing",
-        "encryption", "session", "webhook", "license", "subscription", "service", "admin", "storage", "shared",
-        "deploy", "consumer", "sas", "hmac", "routing", "integration", "write", "sdk", "server", "mobile",
-    }
-)
+_KEY_QUALIFIERS: Final = frozenset(PATTERN_KEY_QUALIFIERS) | {"api"}
 _NOUNS: Final = frozenset(PATTERN_KEY_NOUNS)
 _VERSION_TOKEN: Final = re.compile(r"v?[0-9]+|value|prod|production|dev|staging|test|live|old|new|current|primary|secondary|b64|base64|enc|encoded|raw")
 
