@@ -176,11 +176,7 @@ class LogicalCall:
         if conn is None or conn.client is None:
             owner.breaker.record_failure()
             attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
-            return shape.local_failure(
-                self.tool,
-                f"Tool server {owner.target.display} is unavailable; no request was sent.",
-                side_effect_possible=False,
-            )
+            return self._not_sent()
         if owner.catalog.stale:
             await connection.refresh_stale()
         version = connection.protocol_version
@@ -269,6 +265,13 @@ class LogicalCall:
                 f"The tool server had ended the session; {self.tool} was not run. A new session is opened on the next call.",
                 side_effect_possible=False,
             )
+        if isinstance(error, MCPError) and wire.transport_failure is not None:
+            # The HTTP request failed in transport; the SDK stood in for its answer.
+            owner.breaker.record_failure()
+            attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
+            if wire.transport_failure.side_effect_possible is False:
+                return self._not_sent()
+            return self._lost_while_running()
         if isinstance(error, MCPError) and wire.stand_in_frame:
             # The SDK could not read the answer and stood in for it (issue #16): the request was
             # written, so the tool may have run. Not the server refusing; a transport fault.
@@ -294,18 +297,7 @@ class LogicalCall:
             # No error frame for our id: the SDK raised it locally (connection closed, -32000 band).
             owner.breaker.record_failure()
             attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
-            if wire.request_id is None:
-                return shape.local_failure(
-                    self.tool,
-                    f"Tool server {owner.target.display} is unavailable; no request was sent.",
-                    side_effect_possible=False,
-                )
-            return shape.local_failure(
-                self.tool,
-                f"The connection to the tool server was lost while {self.tool} was running. It may or may not "
-                "have taken effect; check before calling again.",
-                side_effect_possible=True,
-            )
+            return self._not_sent() if wire.request_id is None else self._lost_while_running()
         owner.breaker.record_success()
         attributes[ERROR_TYPE] = ERROR_TYPE_UNREADABLE
         return shape.failure(
@@ -314,6 +306,21 @@ class LogicalCall:
             FailureClass.UNKNOWN,
             f"{self.tool} returned a reply the client could not read.",
             side_effect_possible=True,  # something answered: the tool may have run
+        )
+
+    def _not_sent(self) -> ToolCallResult:
+        return shape.local_failure(
+            self.tool,
+            f"Tool server {self.owner.target.display} is unavailable; no request was sent.",
+            side_effect_possible=False,
+        )
+
+    def _lost_while_running(self) -> ToolCallResult:
+        return shape.local_failure(
+            self.tool,
+            f"The connection to the tool server was lost while {self.tool} was running. It may or may not "
+            "have taken effect; check before calling again.",
+            side_effect_possible=True,
         )
 
     async def _from_protocol_error(self, error: MCPError, span: Span, attributes: dict[str, Any]) -> ToolCallResult:

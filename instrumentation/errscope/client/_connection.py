@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 import anyio
 import anyio.abc
+import httpx2
 from mcp import Client
 from mcp.client._transport import Transport
 from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -29,9 +30,10 @@ from opentelemetry import trace
 from opentelemetry.trace import Link, StatusCode
 
 from errscope._attributes import ERROR_TYPE, MCP_METHOD_NAME, RPC_RESPONSE_STATUS_CODE
+from errscope._classify import classify
 from errscope.client._catalog import ToolCatalog
 from errscope.client._telemetry import ClientTelemetry
-from errscope.client._wire import UNDECODABLE, WireTap, observe_http_parsing
+from errscope.client._wire import CURRENT_ATTEMPT, UNDECODABLE, WireTap, observe_http_parsing
 
 __all__ = ["Connection", "ServerConnection", "Target", "describe"]
 
@@ -50,10 +52,12 @@ class Connection:
     scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     client: Client | None = None
     error: BaseException | None = None
+    ending: bool = False
+    """The session is going away (closed by us, or one of its tasks crashed); its teardown may still run."""
 
     @property
     def alive(self) -> bool:
-        return self.client is not None and not self.done.is_set() and not self.tap.closed
+        return self.client is not None and not self.ending and not self.done.is_set() and not self.tap.closed
 
 
 @dataclass(slots=True)
@@ -87,7 +91,6 @@ def _http_client_with_trace_headers(max_connections: int, session: dict[str, str
     Transports > Session Management, "MUST start a new session")."""
     import json
 
-    import httpx2
     from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 
     async def copy_trace_headers(request: Any) -> None:
@@ -110,11 +113,43 @@ def _http_client_with_trace_headers(max_connections: int, session: dict[str, str
         if value:
             session["id"] = value
 
+    limits = httpx2.Limits(max_connections=max_connections, max_keepalive_connections=min(20, max_connections))
     return httpx2.AsyncClient(
         timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
-        limits=httpx2.Limits(max_connections=max_connections, max_keepalive_connections=min(20, max_connections)),
+        transport=_OnePostFails(httpx2.AsyncHTTPTransport(limits=limits)),
         event_hooks={"request": [copy_trace_headers], "response": [remember_session]},
     )
+
+
+class _OnePostFails(httpx2.AsyncBaseTransport):
+    """An httpx2 transport on which a POST's transport error fails that POST alone.
+
+    mcp 2.3's streamable HTTP client runs each POST as a task of the session's transport and does
+    not catch transport errors there: one reset keep-alive connection (``httpx2.ReadError``), a
+    refused connect or a pool timeout crashes the session and every call in flight with it. This
+    answers such a POST with a bodiless 502, for which the SDK stands in an error frame for that
+    request only (the wire tap knows it is not the server's), and leaves the real failure's
+    classification, sent or not (:func:`errscope.classify`), on the attempt it carried. GET and
+    DELETE errors the SDK handles itself.
+    """
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport) -> None:
+        self._inner = inner
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        try:
+            return await self._inner.handle_async_request(request)
+        except httpx2.TransportError as exc:
+            if request.method != "POST":
+                raise
+            attempt = CURRENT_ATTEMPT.get()  # the POST runs in the sending caller's context
+            if attempt is not None:
+                attempt.transport_failure = classify(exc)
+            logger.debug("POST to the tool server failed in transport: %s", type(exc).__qualname__)
+            return httpx2.Response(502, request=request)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
 
 
 class ServerConnection:
@@ -198,10 +233,16 @@ class ServerConnection:
                 ) as client:
                     conn.client = client
                     conn.ready.set()
-                    await anyio.sleep_forever()
+                    try:
+                        await anyio.sleep_forever()
+                    finally:
+                        # Cancelled: by close(), or by the SDK when a task of the session crashed (its
+                        # dispatcher is closed from then on). Teardown can take a while (in-flight
+                        # POSTs): no call may use the session meanwhile, and a new one need not wait.
+                        conn.ending = True
         except Exception as exc:  # boundary: whatever the transport raised, the connection is gone
             conn.error = exc
-            logger.debug("errscope client connection ended: %s", type(exc).__name__)
+            logger.debug("errscope client connection ended: %s", type(exc).__name__, exc_info=exc)
         finally:
             conn.client = None if not conn.ready.is_set() else conn.client
             conn.done.set()

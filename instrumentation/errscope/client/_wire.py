@@ -44,6 +44,7 @@ from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.message import SessionMessage
 from mcp_types import ErrorData, JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 
+from errscope._classify import Classification
 from errscope._streams import ReceiveStreamProxy
 from errscope._tables import Table, expiring_table, owned_table, track
 
@@ -77,6 +78,8 @@ class WireAttempt:
     """The SDK answered for the peer: an error frame it built because it could not read the answer."""
     session_ended: bool = False
     """The server answered that the session no longer exists: the request was not processed."""
+    transport_failure: Classification | None = None
+    """The HTTP request carrying the attempt failed in transport (reset, refused, pool timeout)."""
     late_frames: int = 0
     finished: bool = False
     on_late: Callable[[], None] | None = None
