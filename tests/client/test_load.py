@@ -151,7 +151,11 @@ async def test_500_concurrent_calls_with_stalls(telemetry: Any, load_server: Any
         timeouts = [r for r in results if r.outcome is Outcome.TIMEOUT]
         assert len(timeouts) >= len(stalled) and all(r.side_effect_possible for r in timeouts)
     ours = {f"{c.context.span_id:016x}" for c in client}
-    server = await _server_spans(spans_file, tool, ours, expected=attempts)
+    # An attempt whose HTTP request failed in transport (a keep-alive connection the server closed
+    # as it was reused, under load) may never have reached the server; every other one did, once.
+    lost = {f"{c.context.span_id:016x}" for c in client if dict(c.attributes or {}).get("error.type") == "connection_error"}
+    assert len(lost) <= 0.01 * attempts
+    server = await _server_spans(spans_file, tool, ours, expected=attempts - len(lost))
     parents = collections.Counter(s["parent_id"] for s in server)
-    assert len(server) == attempts
-    assert all(parents[f"{c.context.span_id:016x}"] == 1 for c in client)
+    assert attempts - len(lost) <= len(server) <= attempts
+    assert all(parents[span_id] == 1 for span_id in ours - lost) and all(parents[span_id] <= 1 for span_id in lost)

@@ -113,7 +113,11 @@ def _http_client_with_trace_headers(max_connections: int, session: dict[str, str
         if value:
             session["id"] = value
 
-    limits = httpx2.Limits(max_connections=max_connections, max_keepalive_connections=min(20, max_connections))
+    # An idle connection is dropped before the common servers drop it (uvicorn's and Node's keep-alive
+    # timeout is 5 s, httpx2's expiry too): a POST reusing a connection the server is closing is lost.
+    limits = httpx2.Limits(
+        max_connections=max_connections, max_keepalive_connections=min(20, max_connections), keepalive_expiry=4.0
+    )
     return httpx2.AsyncClient(
         timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
         transport=_OnePostFails(httpx2.AsyncHTTPTransport(limits=limits)),
