@@ -266,3 +266,23 @@ def test_a_part_that_cannot_be_scrubbed_is_counted_and_logging_goes_on() -> None
     # with its message scrubbed
     assert "hunter2hunter2" not in done.stdout + done.stderr and "--- Logging error ---" in done.stderr
     assert json.dumps("password=[REDACTED]")[1:-1] in done.stderr
+
+
+def test_another_wrapper_of_call_handlers_sees_scrubbed_records() -> None:
+    """A library that hooks ``Logger.callHandlers`` after errscope (Sentry's logging integration does,
+    capturing the record after the handlers ran) gets the scrubbed record."""
+    seen: list[str] = []
+    inner = logging.Logger.callHandlers
+
+    def capturing(self: logging.Logger, record: logging.LogRecord) -> None:
+        try:
+            inner(self, record)
+        finally:
+            seen.append(record.getMessage())
+
+    logging.Logger.callHandlers = capturing  # type: ignore[method-assign]
+    try:
+        logging.getLogger("vendor.capture").warning("dsn %s", f"postgresql://svc:{PASSWORD}@db:5432/x")
+    finally:
+        logging.Logger.callHandlers = inner  # type: ignore[method-assign]
+    assert seen == ["dsn postgresql://[REDACTED]@db:5432/x"]
