@@ -207,6 +207,26 @@ def test_a_clean_exception_keeps_exc_info_and_a_secret_one_loses_it() -> None:
         assert PASSWORD not in logging.Formatter().format(record)
 
 
+def test_a_secret_in_the_template_itself() -> None:
+    record = _record(f"retrying with Authorization: Bearer {GH}")
+    scrub_record(record)
+    assert (record.msg, record.args) == ("retrying with Authorization: Bearer [REDACTED]", None)
+
+
+def test_a_traceback_already_rendered_into_exc_text_is_scrubbed() -> None:
+    record = _record("failed")
+    record.exc_text = f"Traceback (most recent call last):\n  ...\nValueError: bad DSN mysql://root:{PASSWORD}@db/x"
+    scrub_record(record)
+    assert record.exc_text.endswith("ValueError: bad DSN mysql://[REDACTED]@db/x")
+
+
+def test_a_broken_record_keeps_its_pieces_scrubbed_for_the_handler_s_error_report() -> None:
+    """``"%d" % "x"`` cannot format: the handler reports it (``Handler.handleError`` prints msg and args)."""
+    record = _record("%d items, %s", ("many", f"password={PASSWORD}"))
+    scrub_record(record)
+    assert record.msg == "%d items, %s" and record.args == ("many", "password=[REDACTED]")
+
+
 def test_stack_info_is_scrubbed() -> None:
     record = _record("where", stack_info=None)
     record.stack_info = f'Stack (most recent call last):\n  File "x.py", line 1, in <module>\n    connect("mysql://root:{PASSWORD}@db/x")'
