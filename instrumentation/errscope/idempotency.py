@@ -105,8 +105,9 @@ def keys_honoured(fn: F) -> F:
     """Decorator: the tool ``fn`` deduplicates on the errscope idempotency key (it runs its side
     effect through :meth:`Idempotency.run`, or deduplicates another way), so ``errscope.instrument()``
     declares it in ``tools/list``. Returns ``fn`` itself, marked; goes above or below the server's
-    own decorator (``@server.tool()``, ``@app.tool``), which register the same function object."""
-    setattr(fn, _MARK, True)
+    own decorator (``@server.tool()``, ``@app.tool``), which register the same function object.
+    A bound method marks its function (every instance's method is then marked)."""
+    setattr(getattr(fn, "__func__", fn), _MARK, True)
     return fn
 
 

@@ -110,6 +110,26 @@ async def test_fastmcp_declares_tools_using_idempotency() -> None:
     assert (await _listing(app._mcp_server))["fm_audit"] is True
 
 
+def test_methods_are_marked_through_their_function() -> None:
+    """Marked in the class body, or a bound method marked afterwards (its function carries the mark)."""
+
+    class Service:
+        @keys_honoured
+        async def refund(self) -> str:
+            return "ok"
+
+        async def charge(self) -> str:
+            return "ok"
+
+        async def lookup(self) -> str:
+            return "ok"
+
+    service = Service()
+    keys_honoured(service.charge)
+    assert honours_keys("m_refund", service.refund) and honours_keys("m_charge", Service().charge)
+    assert not honours_keys("m_lookup", service.lookup)
+
+
 async def test_lowlevel_server_declares_by_hand_and_by_use() -> None:
     """Low-level Server (one handler for all tools): names declared by hand, then names Idempotency.run has served."""
     from mcp.server.lowlevel.server import Server
