@@ -100,6 +100,23 @@ SCRIPT = textwrap.dedent(
     private.addHandler(private_handler)
     private.warning("retrying https://hooks.example.test/x?access_token=%s", "{GH}")
 
+    # an MCPServer errscope does not instrument: its tool crashes with a secret in its message, and the
+    # SDK logs the crash with logger.exception (an instrumented one answers before the SDK sees it)
+    import anyio
+    from mcp import Client
+    from mcp.server.mcpserver import MCPServer
+
+    mcp_server = MCPServer("logs")
+
+    @mcp_server.tool()
+    def crash() -> str:
+        raise RuntimeError("db refused postgresql://svc:{PASSWORD}@db.internal.example:5432/orders")
+
+    async def call():
+        async with Client(mcp_server) as client:
+            return await client.call_tool("crash", {{}})
+    anyio.run(call)
+
     # records that reach their handler through a queue (the listener's handler is called directly)
     records = queue.Queue()
     queued = logging.getLogger("worker")
@@ -136,6 +153,8 @@ def test_every_logger_is_scrubbed_in_a_fresh_process() -> None:
         "ConnectionError: gateway refused Authorization: Bearer [REDACTED]",
         "vendor.sdk|retrying https://hooks.example.test/x?access_token=[REDACTED]",
         "job failed: password=[REDACTED]",
+        "raised an unexpected exception",
+        "RuntimeError: db refused postgresql://[REDACTED]@db.internal.example:5432/orders",
     ):
         assert marker in out, marker
     leaks = [line for line in out.splitlines() if any(secret in line for secret in SECRETS)]
