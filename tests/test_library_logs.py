@@ -130,16 +130,16 @@ SCRIPT = textwrap.dedent(
 )
 
 
-def _run(env: dict[str, str] | None = None) -> str:
+def _run(script: str, env: dict[str, str] | None = None) -> str:
     done = subprocess.run(
-        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=60, check=False, env={**os.environ, **(env or {})}
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False, env={**os.environ, **(env or {})}
     )
     assert done.returncode == 0, done.stderr
     return done.stdout + done.stderr
 
 
 def test_every_logger_is_scrubbed_in_a_fresh_process() -> None:
-    out = _run()
+    out = _run(SCRIPT)
     # each library and logger really logged (so the absence of secrets means something)
     for marker in (
         "httpx|HTTP Request: GET",
@@ -165,8 +165,16 @@ def test_every_logger_is_scrubbed_in_a_fresh_process() -> None:
 
 
 def test_opting_out_leaves_records_as_they_are() -> None:
-    out = _run({OPT_OUT_VARIABLE: "0"})
-    assert f"app.payments|charging with postgresql://svc:{PASSWORD}@" in out
+    script = textwrap.dedent(
+        f"""
+        import logging, sys
+        logging.basicConfig(level=logging.DEBUG, stream=sys.stdout, format="%(name)s|%(message)s")
+        import errscope
+        logging.getLogger("app.payments").info("charging with %s", "postgresql://svc:{PASSWORD}@db:5432/orders")
+        """
+    )
+    # the same line is scrubbed without the variable (test_every_logger_is_scrubbed_in_a_fresh_process)
+    assert f"app.payments|charging with postgresql://svc:{PASSWORD}@db" in _run(script, {OPT_OUT_VARIABLE: "0"})
 
 
 class _Text:
