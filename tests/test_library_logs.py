@@ -333,3 +333,33 @@ def test_another_wrapper_of_call_handlers_sees_scrubbed_records() -> None:
     finally:
         logging.Logger.callHandlers = inner  # type: ignore[method-assign]
     assert seen == ["dsn postgresql://[REDACTED]@db:5432/x"]
+
+
+def test_structlog_through_the_standard_library_keeps_its_event_dict() -> None:
+    """structlog's stdlib integration hands its event dict to logging as ``msg``; its
+    ``ProcessorFormatter`` renders that dict (here as JSON) in the handler."""
+    import io
+
+    import structlog
+
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(structlog.stdlib.ProcessorFormatter(processor=structlog.processors.JSONRenderer()))
+    stdlib_logger = logging.getLogger("app.structured")
+    stdlib_logger.addHandler(handler)
+    stdlib_logger.propagate = False
+    try:
+        log = structlog.wrap_logger(
+            stdlib_logger,
+            processors=[structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
+            wrapper_class=structlog.stdlib.BoundLogger,
+        )
+        log.warning("login", user="ada", password=EXTRA_PASSWORD, dsn=f"amqp://svc:{PASSWORD}@mq:5672/")
+    finally:
+        stdlib_logger.removeHandler(handler)
+    assert json.loads(stream.getvalue()) == {
+        "event": "login",
+        "user": "ada",
+        "password": "[REDACTED]",
+        "dsn": "amqp://[REDACTED]@mq:5672/",
+    }
