@@ -3,7 +3,9 @@
 Each record goes the way ``logging.basicConfig`` sends it: a logger, the root logger's
 ``StreamHandler`` with the default format, into ``/dev/null``. Kinds:
 
-- ``clean``: httpx's ``HTTP Request: GET <url> "HTTP/1.1 200 OK"`` line with no secret (the common case);
+- ``clean``: httpx's ``HTTP Request: GET <url> "HTTP/1.1 200 OK"`` line with no secret, the same
+  every time (the common case: a client calls the same endpoint);
+- ``unique``: the same line with a different path each time (no line is seen twice);
 - ``debug``: an httpcore DEBUG line (a longer template and a tuple argument), no secret;
 - ``secret``: the same httpx line with userinfo and ``?api_key=`` in the URL;
 - ``extra``: a clean line with two ``extra=`` attributes;
@@ -16,6 +18,7 @@ count) per record over the blocks, and the ratio is on / off.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import statistics
@@ -32,6 +35,8 @@ SECRET_URL = "http://bot:FAKE-PW-42x@127.0.0.1:8000/mcp?api_key=Zx8Yw7Vu6Ts5Rq4P
 
 
 def _cases(log: logging.Logger) -> dict[str, Callable[[], None]]:
+    counter = itertools.count()
+
     def exception() -> None:
         try:
             raise ConnectionError("connection refused by 127.0.0.1:8000")
@@ -40,6 +45,7 @@ def _cases(log: logging.Logger) -> dict[str, Callable[[], None]]:
 
     return {
         "clean": lambda: log.info('HTTP Request: %s %s "%s %d %s"', "GET", URL, "HTTP/1.1", 200, "OK"),
+        "unique": lambda: log.info('HTTP Request: %s %s "%s %d %s"', "GET", f"{URL}/orders/{next(counter)}", "HTTP/1.1", 200, "OK"),
         "debug": lambda: log.debug(
             "receive_response_headers.complete return_value=%r",
             (b"HTTP/1.1", 200, b"OK", [(b"content-type", b"application/json"), (b"server", b"uvicorn")]),
