@@ -254,6 +254,20 @@ def test_a_broken_record_keeps_its_pieces_scrubbed_for_the_handler_s_error_repor
     assert record.msg == "%d items, %s" and record.args == ("many", "password=[REDACTED]")
 
 
+def test_an_exception_whose_cause_chain_loops_is_handed_on_as_text_only() -> None:
+    """The standard library stops at the loop; rich's traceback renderer (FastMCP's and MCPServer's
+    log handlers) would spin forever on the exception itself."""
+    first, second = ValueError("a"), TypeError("b")
+    first.__cause__, second.__cause__ = second, first
+    try:
+        raise first
+    except ValueError:
+        record = logging.LogRecord("fastmcp.server", logging.ERROR, __file__, 1, "failed", None, sys.exc_info())
+    scrub_record(record)
+    assert record.exc_info is None and record.exc_text is not None
+    assert "TypeError: b" in record.exc_text and record.exc_text.endswith("ValueError: a")
+
+
 def test_stack_info_is_scrubbed() -> None:
     record = _record("where", stack_info=None)
     record.stack_info = f'Stack (most recent call last):\n  File "x.py", line 1, in <module>\n    connect("mysql://root:{PASSWORD}@db/x")'

@@ -34,9 +34,10 @@ argument is scrubbed on its own, so ``msg`` stays the template and ``args`` keep
 (``"password=%s"``), then ``msg`` becomes the scrubbed line and ``args`` empty. Extras are scrubbed
 by key and value (:func:`errscope._scrubbing.scrub_value`). A traceback is rendered as the standard
 ``Formatter`` renders it and kept as scrubbed ``exc_text``; when it held a secret, ``exc_info`` is
-dropped so no handler renders the raw exception again. What a handler renders from a clean
-``exc_info`` beyond that text (rich's source context and locals, Sentry's frame locals) is not seen
-here. Scrubbing never raises out of logging: a part that cannot be scrubbed is left as it is and
+dropped so no handler renders the raw exception again (so it is when the text was cut, or when the
+cause chain loops, on which rich's traceback renderer spins forever). What a handler renders from
+a clean ``exc_info`` beyond that text (rich's source context and locals, Sentry's frame locals) is
+not seen here. Scrubbing never raises out of logging: a part that cannot be scrubbed is left as it is and
 counted (``errscope.log.scrub_failures``).
 
 Cost: a record without a secret costs one ``getMessage()`` and one scan of the line (a set lookup
@@ -180,19 +181,34 @@ def _scrub_extras(record: logging.LogRecord) -> None:
         attributes[key] = _extra(key, attributes[key])
 
 
+def _loops(exc: BaseException | None) -> bool:
+    """Whether the chain a traceback renderer follows (``__cause__``, else ``__context__`` unless
+    suppressed) comes back on itself."""
+    seen: set[int] = set()
+    while exc is not None:
+        if id(exc) in seen:
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
+    return False
+
+
 def _scrub_exception(record: logging.LogRecord) -> None:
+    exc = record.exc_info[1] if record.exc_info else None
     if record.exc_text:
         text = record.exc_text
-    elif record.exc_info and record.exc_info[1] is not None:
-        text = _FORMATTER.formatException(record.exc_info)  # the standard Formatter's rendering, cached below
+    elif exc is not None:
+        text = _FORMATTER.formatException(record.exc_info)  # type: ignore[arg-type]  # the standard rendering, cached below
     else:
         return
     scrubbed = scrub(text)
     if len(scrubbed) > MAX_TRACEBACK_CHARS:
         scrubbed = f"[{len(scrubbed) - MAX_TRACEBACK_CHARS} chars dropped]…" + scrubbed[-MAX_TRACEBACK_CHARS:]
     record.exc_text = scrubbed
-    if scrubbed != text:
-        record.exc_info = None  # no handler may render the raw exception (or read str(exc)) again
+    # No handler may render the raw exception (or read str(exc)) again when its text held a secret or
+    # was cut; nor when its chain loops: the standard library stops there, rich's traceback spins forever.
+    if scrubbed != text or _loops(exc):
+        record.exc_info = None
 
 
 def _scrub_stack(record: logging.LogRecord) -> None:
