@@ -25,7 +25,8 @@ Where records are caught, and why there. Each peer place has a hole:
   extras are set and the logger's filters ran. A class attribute, so loggers created later and
   custom ``Logger`` subclasses are covered. Its own hole: a record handed to ``Handler.handle``
   directly (a ``QueueListener`` in a process without errscope); :class:`ScrubbingFilter` is for
-  such handlers. Another wrapper of ``callHandlers`` (Sentry) chains with this one in either order.
+  such handlers. Another wrapper of ``callHandlers`` (Sentry) chains with this one in either order
+  (a replacement that does not call the one before would end it, as with a factory).
 
 The record keeps its structure (the same ``LogRecord``, level and name; handlers and formatters
 still work): a record whose rendered message carries no secret is not touched; otherwise each
