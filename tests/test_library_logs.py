@@ -3,7 +3,8 @@
 requests and websockets traffic to real local servers, uvicorn's own access formatter, asyncio's
 unretrieved-exception report, an application logger made after the import, a non-propagating
 logger whose handler was added after the import, a ``QueueHandler``/``QueueListener`` pair,
-``logger.exception`` and ``extra=``. The planted fake secrets must reach no handler's output."""
+``logger.exception``, ``extra=``, the MCP SDK's own crash record. The planted fake secrets must
+reach no handler's output."""
 
 from __future__ import annotations
 
