@@ -32,6 +32,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
 
 import errscope
+from errscope import _logfilter
 
 CALLS = int(os.environ.get("BENCH_CALLS", "1000"))
 MESSAGE = "upstream said: " + "x" * 1009  # 1 KB
@@ -96,16 +97,14 @@ def run() -> dict[str, Any]:
     metrics.set_meter_provider(MeterProvider(metric_readers=[InMemoryMetricReader()]))
     import fastmcp
 
-    scrubbing_factory = logging.getLogRecordFactory()  # installed by `import errscope`
-
     def process_state(mode: str, *, with_errscope: bool) -> Callable[[], None]:
         """What is process-wide is set before each configuration's calls as its user would have it:
-        errscope switches FastMCP's own spans off, and its log record factory (which scrubs the
-        SDK's crash records) exists only in a process that imported errscope."""
+        errscope switches FastMCP's own spans off, and its log scrubbing (of the SDK's crash
+        records among others) exists only in a process that imported errscope."""
 
         def set_state() -> None:
             fastmcp.settings.telemetry_mode = mode
-            logging.setLogRecordFactory(scrubbing_factory if with_errscope else logging.LogRecord)
+            _logfilter.scrub_logs(enabled=with_errscope)
 
         return set_state
 

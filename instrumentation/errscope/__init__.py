@@ -50,6 +50,6 @@ __all__ = [
     "uninstrument",
 ]
 
-# Library loggers (httpx, uvicorn, the SDK, database drivers...) print URLs with credentials and
-# exception texts: their records are scrubbed from the moment errscope is imported.
-_logfilter.scrub_library_logs()
+# Libraries (httpx, uvicorn, the SDK, database drivers, any other) and applications log URLs with
+# credentials and exception texts: every record is scrubbed from the moment errscope is imported.
+_logfilter.scrub_logs(enabled=not _logfilter.opted_out())

@@ -46,6 +46,7 @@ __all__ = [
     "ERRSCOPE_LATE_RESPONSES",
     "ERRSCOPE_LATE_RESPONSE_AFTER_TIMEOUT",
     "ERRSCOPE_LATE_RESPONSE_ELAPSED",
+    "ERRSCOPE_LOG_SCRUB_FAILURES",
     "ERRSCOPE_OUTCOME",
     "ERRSCOPE_PROGRESS_NOTIFICATIONS",
     "ERRSCOPE_RETRY",
@@ -130,6 +131,8 @@ ERRSCOPE_LATE_RESPONSE_AFTER_TIMEOUT: Final = "errscope.late_response.after_time
 """Seconds between the client giving up on an attempt and its late answer arriving (float)."""
 ERRSCOPE_LATE_RESPONSES: Final = "errscope.client.late_responses"
 """Counter: answers that arrived after the client had given up on the attempt (``{response}``)."""
+ERRSCOPE_LOG_SCRUB_FAILURES: Final = "errscope.log.scrub_failures"
+"""Counter: parts of log records that could not be scrubbed and were passed on as they were (``{record}``)."""
 
 TOOL_ERROR: Final = "tool_error"
 """``error.type`` for an ``isError`` result (MCP semantic conventions)."""

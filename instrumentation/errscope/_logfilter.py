@@ -1,73 +1,115 @@
-"""Scrub the log records of the libraries that run inside an instrumented process.
+"""Scrub every log record of the process before any handler sees it.
 
-``MCPServer`` logs every tool crash with ``logger.exception``, traceback and secrets included
-(reference/mcp-sdk-2.3.md §2a); httpx/httpx2/httpcore log ``HTTP Request: POST http://user:pw@host``
-at INFO; urllib3, aiohttp, uvicorn, starlette, asyncio and the database drivers print URLs,
-DSNs and exception texts. Their records are scrubbed where they are *created* (a log record
-factory), so every handler sees scrubbed records whatever the user's logging configuration is:
-``logging.basicConfig(level=DEBUG)``, a non-propagating library handler, a handler added later.
+Libraries print secrets into their logs: httpx/httpx2/httpcore log ``HTTP Request: POST
+http://user:pw@host/?api_key=…`` at INFO, urllib3, aiohttp, grpc, botocore, uvicorn and the
+database drivers print URLs, DSNs and exception texts, ``MCPServer`` logs every tool crash with
+its traceback (reference/mcp-sdk-2.3.md §2a), and an application's own logger does the same. No
+list of logger names covers the library nobody thought of, so from ``import errscope`` on every
+record of every logger is scrubbed, whatever the logging configuration; only errscope's own
+records (the ``errscope`` logger and its children) are left alone, being scrubbed where they are
+built. ``ERRSCOPE_SCRUB_LOGS=0`` (read at import) turns this off.
 
-The record keeps its structure: ``msg`` stays the template and each of ``args`` is scrubbed on
-its own (uvicorn's access formatter unpacks ``args``), extras are scrubbed by key and value
-(:func:`errscope._scrubbing.scrub_value`), and a traceback becomes scrubbed ``exc_text``.
+Where records are caught, and why there. Each peer place has a hole:
+
+- a log record factory (``logging.setLogRecordFactory``, as OpenTelemetry's logging
+  instrumentation does): it runs before ``Logger.makeRecord`` sets ``extra=`` attributes, records
+  built by ``logging.makeLogRecord`` and passed to ``Logger.handle`` never meet it, and a factory
+  set later that does not chain (``setLogRecordFactory(LogRecord)``) silently ends it;
+- a filter on the root logger's handlers: handlers of non-propagating loggers (uvicorn's, FastMCP's)
+  and handlers added after errscope (``basicConfig`` after the import) are not covered;
+- wrapping handlers or formatters (Logfire scrubs what it exports, its ``LogfireLoggingHandler``'s
+  records included; structlog what passes its processors): every other handler, present or
+  future, is outside;
+- ``logging.Logger.callHandlers`` (wrapped here, the place Sentry's logging integration hooks): it
+  is the one call every record of every logger makes, once, on its way to any handler, after its
+  extras are set and the logger's filters ran. A class attribute, so loggers created later and
+  custom ``Logger`` subclasses are covered. Its own hole: a record handed to ``Handler.handle``
+  directly (a ``QueueListener`` in a process without errscope); :class:`ScrubbingFilter` is for
+  such handlers. Another wrapper of ``callHandlers`` (Sentry) chains with this one in either order
+  (a replacement that does not call the one before would end it, as with a factory).
+
+The record keeps its structure (the same ``LogRecord``, level and name; handlers and formatters
+still work): a record whose rendered message carries no secret is not touched; otherwise each
+argument is scrubbed on its own, so ``msg`` stays the template and ``args`` keep their shape
+(uvicorn's access formatter unpacks them), unless the secret only shows in the whole
+(``"password=%s"``), then ``msg`` becomes the scrubbed line and ``args`` empty. Extras are scrubbed
+by key and value (:func:`errscope._scrubbing.scrub_value`). A traceback is rendered as the standard
+``Formatter`` renders it and kept as scrubbed ``exc_text``; when it held a secret, ``exc_info`` is
+dropped so no handler renders the raw exception again (so it is when the text was cut, or when the
+cause chain loops, on which rich's traceback renderer spins forever). What a handler renders from
+a clean ``exc_info`` beyond that text (rich's source context and locals, Sentry's frame locals) is
+not seen here. Scrubbing never raises out of logging: a part that cannot be scrubbed is left as it is and
+counted (``errscope.log.scrub_failures``).
+
+Cost: a record without a secret costs one ``getMessage()`` and one scan of the line (a set lookup
+when the same line was seen clean before; libraries repeat theirs), and nothing is rewritten
+(``python -m bench bench_logs``).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from errscope._root_cause import stack_trace
-from errscope._scrubbing import scrub, scrub_value
+from opentelemetry import metrics
 
-__all__ = ["LIBRARY_LOGGERS", "ScrubbingFilter", "scrub_library_logs"]
+from errscope._attributes import ERRSCOPE_LOG_SCRUB_FAILURES
+from errscope._patterns import REDACTED
+from errscope._scrubbing import SAFE_KEYS, _redact_by_key, scrub, scrub_value
 
-LIBRARY_LOGGERS: Final = (
-    "mcp",
-    "fastmcp",
-    "uvicorn",  # uvicorn.error, uvicorn.access
-    "starlette",
-    "sse_starlette",
-    "httpx",
-    "httpx2",
-    "httpcore",
-    "httpcore2",
-    "urllib3",
-    "requests",
-    "aiohttp",
-    "asyncio",
-    "anyio",
-    "websockets",
-    "grpc",
-    "botocore",
-    "boto3",
-    # database drivers and ORMs
-    "sqlalchemy",
-    "asyncpg",
-    "psycopg",
-    "psycopg2",
-    "aiomysql",
-    "pymysql",
-    "MySQLdb",
-    "aiosqlite",
-    "pymongo",
-    "motor",
-    "redis",
-    "elastic_transport",
-)
-"""Top-level logger names whose records (and their children's: ``httpx._client``) are scrubbed."""
+__all__ = ["OPT_OUT_VARIABLE", "ScrubbingFilter", "scrub_logs", "scrub_record"]
+
+OPT_OUT_VARIABLE: Final = "ERRSCOPE_SCRUB_LOGS"
+"""``0``, ``false``, ``off`` or ``no`` at import: records of other loggers are left as they are."""
 
 MAX_RECORD_CHARS: Final = 4096
-"""Characters of one library log argument or traceback kept: a 100 KB exception message makes a
-100 KB log line otherwise, and some handlers (rich) take seconds to render one."""
+"""Characters of one rendered message kept: a 100 KB exception message makes a 100 KB log line
+otherwise, and some handlers (rich) take seconds to render one."""
+
+MAX_TRACEBACK_CHARS: Final = 16384
+"""Characters of one rendered traceback kept, from its end (where the exception is named)."""
+
+OWN_LOGGER: Final = "errscope"
 
 _STANDARD: Final = frozenset(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {"message", "asctime"}
+_FRESH: Final = len(logging.LogRecord("", 0, "", 0, "", None, None).__dict__)
+_FORMATTER: Final = logging.Formatter()
+_failures = metrics.get_meter("errscope").create_counter(
+    ERRSCOPE_LOG_SCRUB_FAILURES,
+    unit="{record}",
+    description="Parts of log records that could not be scrubbed and were passed on as they were.",
+)
+
+# Texts already found clean. Libraries repeat the same lines ("HTTP Request: POST http://host/mcp
+# \"HTTP/1.1 200 OK\"" on every call), and a set lookup costs a fraction of a scan. Only clean texts
+# are kept (the cache holds no secret), only short ones, and it is emptied when full.
+_CLEAN_TEXTS: set[str] = set()
+_CLEAN_TEXTS_MAX: Final = 4096
+_CLEAN_TEXT_CHARS: Final = 512
 
 
-def _bounded(text: str) -> str:
-    text = scrub(text)
-    return text if len(text) <= MAX_RECORD_CHARS else text[:MAX_RECORD_CHARS] + f"…[{len(text) - MAX_RECORD_CHARS} chars dropped]"
+def _scrubbed(text: str) -> str:
+    """``scrub(text)``, bounded to :data:`MAX_RECORD_CHARS`; a text known clean is returned as it is."""
+    if text in _CLEAN_TEXTS:
+        return text
+    clean = scrub(text)
+    if len(clean) > MAX_RECORD_CHARS:
+        return clean[:MAX_RECORD_CHARS] + f"…[{len(clean) - MAX_RECORD_CHARS} chars dropped]"
+    if clean == text and len(text) <= _CLEAN_TEXT_CHARS:
+        if len(_CLEAN_TEXTS) >= _CLEAN_TEXTS_MAX:
+            _CLEAN_TEXTS.clear()
+        _CLEAN_TEXTS.add(text)
+    return clean
+
+
+def _object(value: Any, scrubbed: Callable[[str], str]) -> Any:
+    """Any other object a formatter renders with ``str()``: its scrubbed text when that held a
+    secret, else the object itself (it keeps its type)."""
+    text = str(value)
+    clean = scrubbed(text)
+    return value if clean == text else clean
 
 
 def _arg(value: Any) -> Any:
@@ -75,11 +117,19 @@ def _arg(value: Any) -> Any:
         return value  # %d / %f keep working
     if isinstance(value, Mapping | list | tuple):
         return scrub_value(value)
-    return _bounded(str(value))  # str, URL objects, exceptions: their text
+    return _scrubbed(value) if isinstance(value, str) else _object(value, _scrubbed)
+
+
+def _args(args: Any) -> Any:
+    if isinstance(args, tuple):
+        return tuple(_arg(a) for a in args)
+    if isinstance(args, Mapping):
+        return scrub_value(args)
+    return args
 
 
 def _formatted(msg: Any, args: Any) -> str | None:
-    # What LogRecord.getMessage() would print for these pieces; None when they no longer format.
+    # What LogRecord.getMessage() prints for these pieces; None when they no longer format.
     try:
         text = str(msg)
         return text % args if args else text
@@ -87,67 +137,140 @@ def _formatted(msg: Any, args: Any) -> str | None:
         return None
 
 
-def scrub_record(record: logging.LogRecord) -> None:
-    """Scrub ``record`` in place (template, each argument, extras, traceback); never raises."""
+def _scrub_message(record: logging.LogRecord) -> None:
+    msg, args = record.msg, record.args
+    if type(msg) is not str and isinstance(msg, Mapping | list) and not args:
+        record.msg = scrub_value(msg)  # an event dict (structlog's ProcessorFormatter reads it from msg)
+        return
     try:
-        msg = _bounded(record.msg) if isinstance(record.msg, str) else _arg(record.msg)
-        args = record.args
-        if isinstance(args, Mapping):
-            args = scrub_value(args)
-        elif isinstance(args, tuple):
-            args = tuple(_arg(a) for a in args)
-        # The pieces keep the record's structure only when they say what the whole says scrubbed: a key
-        # in the template and its secret in an argument ("password=%s") is only seen in the whole, and a
-        # scrubbed template can lose a placeholder.
-        whole = _bounded(record.getMessage())
-        if _formatted(msg, args) == whole:
-            record.msg, record.args = msg, args
-        else:
-            record.msg, record.args = whole, None
-        for key in record.__dict__.keys() - _STANDARD:
-            record.__dict__[key] = scrub_value({key: record.__dict__[key]})[key]
-        if record.exc_info and record.exc_info[1] is not None:
-            # Already scrubbed, and cheap (no caret lines, no source re-reads): a crash record per
-            # failed call is on the failure path. The same text as the span's exception event.
-            trace = stack_trace(record.exc_info[1])
-            record.exc_text = trace if len(trace) <= MAX_RECORD_CHARS else _bounded(trace)
-            record.exc_info = None
-        if record.stack_info:
-            record.stack_info = _bounded(record.stack_info)
-    except Exception:  # a scrubber must never break logging
-        record.msg, record.args, record.exc_info = "log record withheld by errscope (scrubbing failed)", None, None
+        whole = record.getMessage()
+    except Exception:
+        # A broken record: its handler reports it with its msg and args (Handler.handleError), scrubbed.
+        record.msg, record.args = _arg(msg), _args(args)
+        return
+    scrubbed = _scrubbed(whole)
+    if scrubbed == whole and (type(args) is tuple or not isinstance(args, Mapping)):
+        return  # no secret: the record is not touched (a mapping may hold keys the template does not print)
+    new_msg = _scrubbed(msg) if type(msg) is str else _arg(msg)
+    new_args = _args(args)
+    if _formatted(new_msg, new_args) == scrubbed:
+        record.msg, record.args = new_msg, new_args
+    else:  # the secret only shows in the whole ("password=%s"), or a scrubbed template lost a placeholder
+        record.msg, record.args = scrubbed, None
+
+
+def _extra(key: str, value: Any) -> Any:
+    # By key as well as by value, as scrub_value does: extra={"password": 1234} is redacted, numbers included.
+    if key in SAFE_KEYS or value is None:
+        return value
+    if _redact_by_key(key, value):
+        return REDACTED
+    if type(value) is str:
+        return _scrubbed(value)
+    if isinstance(value, int | float | bool):
+        return value
+    if isinstance(value, Mapping | list | tuple | bytes | bytearray):
+        return scrub_value(value)
+    return _object(value, _scrubbed)
+
+
+def _scrub_extras(record: logging.LogRecord) -> None:
+    attributes = record.__dict__
+    if len(attributes) <= _FRESH:
+        return  # no extras, no other factory's attributes
+    for key in attributes.keys() - _STANDARD:
+        attributes[key] = _extra(key, attributes[key])
+
+
+def _loops(exc: BaseException | None) -> bool:
+    """Whether the chain a traceback renderer follows (``__cause__``, else ``__context__`` unless
+    suppressed) comes back on itself."""
+    seen: set[int] = set()
+    while exc is not None:
+        if id(exc) in seen:
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
+    return False
+
+
+def _scrub_exception(record: logging.LogRecord) -> None:
+    exc = record.exc_info[1] if record.exc_info else None
+    if record.exc_text:
+        text = record.exc_text
+    elif exc is not None:
+        text = _FORMATTER.formatException(record.exc_info)  # type: ignore[arg-type]  # the standard rendering, cached below
+    else:
+        return
+    scrubbed = scrub(text)
+    if len(scrubbed) > MAX_TRACEBACK_CHARS:
+        scrubbed = f"[{len(scrubbed) - MAX_TRACEBACK_CHARS} chars dropped]…" + scrubbed[-MAX_TRACEBACK_CHARS:]
+    record.exc_text = scrubbed
+    # No handler may render the raw exception (or read str(exc)) again when its text held a secret or
+    # was cut; nor when its chain loops: the standard library stops there, rich's traceback spins forever.
+    if scrubbed != text or _loops(exc):
+        record.exc_info = None
+
+
+def _scrub_stack(record: logging.LogRecord) -> None:
+    if record.stack_info:
+        record.stack_info = scrub(record.stack_info)
+
+
+_PARTS: Final = (_scrub_message, _scrub_extras, _scrub_exception, _scrub_stack)
+
+
+def scrub_record(record: logging.LogRecord) -> None:
+    """Scrub ``record`` in place: message and arguments, extras, traceback, stack; never raises.
+
+    A part that cannot be scrubbed (an argument's ``__str__`` raised) is left as it is, counted in
+    ``errscope.log.scrub_failures``, and the other parts are still scrubbed.
+    """
+    for part in _PARTS:
+        try:
+            part(record)
+        except Exception:  # a scrubber must never break logging
+            try:
+                _failures.add(1)
+            except Exception:
+                pass
 
 
 class ScrubbingFilter(logging.Filter):
-    """Scrub every record that passes (for handlers of your own); never drops a record."""
+    """Scrub every record that passes, for a handler that records reach without a logger (a
+    ``QueueListener``'s, in a process without errscope); never drops a record."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         scrub_record(record)
         return True
 
 
-_installed: Callable[..., logging.LogRecord] | None = None
+_enabled = False
+_original: Callable[[logging.Logger, logging.LogRecord], None] | None = None
 
 
-def scrub_library_logs(prefixes: tuple[str, ...] = LIBRARY_LOGGERS) -> None:
-    """Scrub, from now on, every record created by a logger under ``prefixes`` (idempotent).
+def _own(name: str) -> bool:
+    return name == OWN_LOGGER or name.startswith(OWN_LOGGER + ".")
 
-    Installs a log record factory that wraps the current one (so OpenTelemetry's logging
-    instrumentation or another factory keeps working). Records of other loggers pass untouched.
-    Extras (``extra={...}``) are set on a record after the factory ran: attach
-    :class:`ScrubbingFilter` to a handler to scrub those too.
-    """
-    global _installed
-    current = logging.getLogRecordFactory()
-    if current is _installed:
+
+def scrub_logs(enabled: bool = True) -> None:
+    """Scrub (or stop scrubbing) every record of every logger but errscope's own before its handlers
+    run, by wrapping ``logging.Logger.callHandlers`` once (idempotent; the wrapper stays and
+    checks the switch, so another library's wrapper around it keeps working)."""
+    global _enabled, _original
+    _enabled = enabled
+    if _original is not None or not enabled:
         return
-    roots = frozenset(prefixes)
+    original = _original = logging.Logger.callHandlers
 
-    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
-        record = current(*args, **kwargs)
-        if record.name.partition(".")[0] in roots:
+    def callHandlers(self: logging.Logger, record: logging.LogRecord) -> None:  # noqa: N802 - the stdlib's name
+        if _enabled and not _own(record.name):
             scrub_record(record)
-        return record
+        original(self, record)
 
-    logging.setLogRecordFactory(factory)
-    _installed = factory
+    logging.Logger.callHandlers = callHandlers  # type: ignore[method-assign]
+
+
+def opted_out() -> bool:
+    """``ERRSCOPE_SCRUB_LOGS`` says off."""
+    return os.environ.get(OPT_OUT_VARIABLE, "").strip().lower() in {"0", "false", "off", "no"}

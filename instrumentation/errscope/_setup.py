@@ -55,8 +55,9 @@ class Telemetry:
         for provider in (self.tracer_provider, self.meter_provider, self.logger_provider):
             try:
                 provider.shutdown()
-            except Exception:  # telemetry never breaks the process it observes
-                logging.getLogger(__name__).debug("telemetry shutdown failed", exc_info=True)
+            except Exception as exc:  # telemetry never breaks the process it observes
+                # the type only: errscope's own records are not scrubbed after they are built
+                logging.getLogger(__name__).debug("telemetry shutdown failed (%s)", type(exc).__qualname__)
 
 
 def otlp_configured() -> bool:

@@ -17,6 +17,7 @@ Example::
     idempotent = errscope.idempotency.Idempotency()
 
     @server.tool()
+    @keys_honoured
     async def create_cluster(name: str, ctx: Context) -> str:
         async def create(headers: dict[str, str]) -> str:
             response = await http.post(URL, json={"name": name}, headers=headers)
@@ -31,12 +32,15 @@ Results are kept in an :class:`InMemoryIdempotencyStore` (per process, with a TT
 
 Declaring it: a client may repeat a failed or timed-out call only for a tool the server declares
 safe to repeat. ``errscope.instrument()`` adds ``_meta["io.errscope/idempotency_key_honoured"]:
-true`` to the ``tools/list`` entry of every tool that uses an :class:`Idempotency` (its function
-refers to one, directly or through an attribute it loads, as in ``self.idempotency.run``; or it has run
-:meth:`Idempotency.run`), on all three server styles. A tool that deduplicates on the key by other
-means declares it by hand: :func:`declare_keys_honoured` (any server style), or the tool's own
-``_meta`` (``@server.tool(meta={META_IDEMPOTENCY_KEY_HONOURED: True})``). A tool whose ``_meta``
-already says ``False`` is left alone.
+true`` to the ``tools/list`` entry of every tool declared one of these explicit ways, on all three
+server styles: its function is marked with :func:`keys_honoured` (MCPServer, FastMCP); its name is
+declared with :func:`declare_keys_honoured` (any style; the low-level ``Server`` has no function per
+tool); its own ``_meta`` says so at registration
+(``@server.tool(meta={META_IDEMPOTENCY_KEY_HONOURED: True})``). A tool that has run
+:meth:`Idempotency.run` is declared from then on, under the ``tool=`` name it passed. A tool whose
+``_meta`` already says ``False`` is left alone. (What a function's code refers to is not looked at:
+an Idempotency reached through an attribute, a factory or another module would be missed, and one
+held but never used would be taken for a declaration.)
 """
 
 from __future__ import annotations
@@ -44,10 +48,8 @@ from __future__ import annotations
 import contextvars
 import functools
 import hashlib
-import inspect
 import json
 import time
-import types
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Protocol, TypeVar, runtime_checkable
@@ -76,6 +78,7 @@ __all__ = [
     "honours_keys",
     "idempotency_headers",
     "idempotency_key_of",
+    "keys_honoured",
     "with_keys_honoured",
 ]
 
@@ -86,6 +89,9 @@ T = TypeVar("T")
 
 _CURRENT_KEY: contextvars.ContextVar[str | None] = contextvars.ContextVar("errscope_idempotency_key", default=None)
 
+_MARK: Final = "__errscope_keys_honoured__"
+F = TypeVar("F", bound=Callable[..., Any])
+
 _HONOURING: set[str] = set()
 """Tool names declared by hand or seen in :meth:`Idempotency.run` (per process)."""
 
@@ -95,9 +101,21 @@ def declare_keys_honoured(*tools: str) -> None:
     _HONOURING.update(tools)
 
 
+def keys_honoured(fn: F) -> F:
+    """Decorator: the tool ``fn`` deduplicates on the errscope idempotency key (it runs its side
+    effect through :meth:`Idempotency.run`, or deduplicates another way), so ``errscope.instrument()``
+    declares it in ``tools/list``. Returns ``fn`` itself, marked; goes above or below the server's
+    own decorator (``@server.tool()``, ``@app.tool``), which register the same function object.
+    A bound method marks its function (every instance's method is then marked)."""
+    setattr(getattr(fn, "__func__", fn), _MARK, True)
+    return fn
+
+
 def honours_keys(tool: str, fn: Callable[..., Any] | None = None) -> bool:
-    """Whether ``tool`` (implemented by ``fn``, when known) honours errscope idempotency keys."""
-    return tool in _HONOURING or (fn is not None and _uses_idempotency(fn))
+    """Whether ``tool`` (implemented by ``fn``, when known) honours errscope idempotency keys: ``fn``
+    is marked by :func:`keys_honoured`, or the name was declared by :func:`declare_keys_honoured`
+    or has been served by :meth:`Idempotency.run`."""
+    return tool in _HONOURING or (fn is not None and _marked(fn))
 
 
 def with_keys_honoured(tool: str, fn: Callable[..., Any] | None, meta: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -107,43 +125,18 @@ def with_keys_honoured(tool: str, fn: Callable[..., Any] | None, meta: Mapping[s
     return {**(meta or {}), META_IDEMPOTENCY_KEY_HONOURED: True}
 
 
-def _uses_idempotency(fn: Callable[..., Any]) -> bool:
-    """Whether ``fn`` refers to an :class:`Idempotency`: through a global or closure name of its code
-    (nested functions included), or through an attribute its code loads from an object so named
-    (``self.idempotency.run``; an object that merely holds one elsewhere does not count)."""
+def _marked(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn``, or a function it wraps (``functools.wraps``, ``partial``), is marked by :func:`keys_honoured`."""
     while isinstance(fn, functools.partial):
         fn = fn.func
-    fn = inspect.unwrap(fn)
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        return False
-    names: set[str] = set()
-    codes = [code]
-    while codes:
-        current = codes.pop()
-        names.update(current.co_names)
-        codes.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
-    referenced = [getattr(fn, "__self__", None)]
-    referenced += [cell.cell_contents for cell in (fn.__closure__ or ()) if _filled(cell)]
-    module = getattr(fn, "__globals__", {})
-    referenced += [module[name] for name in names if name in module]
-    for obj in referenced:
-        if isinstance(obj, Idempotency):
+    seen: set[int] = set()
+    current: Any = fn
+    while current is not None and id(current) not in seen:  # a __wrapped__ cycle ends the walk
+        if getattr(current, _MARK, False) is True:
             return True
-        # One attribute hop, only through an attribute name the code itself loads (``self.idempotency.run``).
-        fields = getattr(obj, "__dict__", None)
-        if isinstance(fields, dict) and not isinstance(obj, types.ModuleType):
-            if any(isinstance(fields.get(name), Idempotency) for name in names):
-                return True
+        seen.add(id(current))
+        current = getattr(current, "__wrapped__", None)
     return False
-
-
-def _filled(cell: types.CellType) -> bool:
-    try:
-        cell.cell_contents  # noqa: B018 - an empty cell raises
-    except ValueError:
-        return False
-    return True
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import pytest
@@ -10,7 +11,7 @@ from mcp_types import CallToolResult, ListToolsResult, TextContent, Tool
 
 import errscope
 from errscope._attributes import META_IDEMPOTENCY_KEY_HONOURED
-from errscope.idempotency import Idempotency, declare_keys_honoured, honours_keys, idempotency_key_of
+from errscope.idempotency import Idempotency, declare_keys_honoured, honours_keys, idempotency_key_of, keys_honoured
 
 pytestmark = pytest.mark.anyio
 
@@ -36,17 +37,20 @@ async def _listing(target: Any) -> dict[str, Any]:
 
 
 def _tools(prefix: str) -> list[Any]:
-    """Tools closing over an Idempotency, reaching it through an object's attribute, plain, and one that
-    holds that object but never loads its Idempotency."""
+    """Marked tools (one marked under a ``functools.wraps`` decorator of the application's), a plain one,
+    and one that uses an Idempotency unmarked (declared only once it has run)."""
     idem = Idempotency()
     payments = Payments()
 
+    @keys_honoured
     async def refund(order_id: str, ctx: Any = None) -> str:
         async def act(headers: dict[str, str]) -> str:
             return order_id
 
         return await idem.run(idempotency_key_of(ctx), tool=f"{prefix}_refund", arguments={"o": order_id}, action=act)
 
+    @_logged
+    @keys_honoured
     async def charge(amount: int) -> str:
         return await payments.idempotency.run(None, tool=f"{prefix}_charge", arguments={}, action=_noop)
 
@@ -54,7 +58,7 @@ def _tools(prefix: str) -> list[Any]:
         return order_id
 
     async def audit(order_id: str) -> str:
-        return f"{payments.__class__.__name__} {order_id}"  # holds the object, never loads .idempotency
+        return await payments.idempotency.run(None, tool=f"{prefix}_audit", arguments={}, action=_noop)
 
     names = ("refund", "charge", "lookup", "audit")
     tools = [refund, charge, lookup, audit]
@@ -67,8 +71,19 @@ async def _noop(headers: dict[str, str]) -> str:
     return "ok"
 
 
+def _logged(fn: Any) -> Any:
+    """An application's own decorator, as functools.wraps writes them."""
+
+    @functools.wraps(fn)
+    async def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return await fn(*args, **kwargs)
+
+    return wrapper
+
+
 async def test_mcpserver_declares_tools_using_idempotency() -> None:
-    """MCPServer: closure and attribute use are found before any call; a plain tool and an explicit False are not."""
+    """MCPServer: marked tools are declared before any call; a plain tool, an unmarked user of
+    Idempotency that has not run yet, and an explicit False are not."""
     from mcp.server.mcpserver import MCPServer
 
     server = MCPServer("decl")
@@ -81,7 +96,7 @@ async def test_mcpserver_declares_tools_using_idempotency() -> None:
 
 
 async def test_fastmcp_declares_tools_using_idempotency() -> None:
-    """FastMCP: the same rule through its list_tools middleware."""
+    """FastMCP: the same rule through its list_tools middleware, and ``audit`` once it has run."""
     from fastmcp import FastMCP
 
     app = FastMCP("decl")
@@ -90,6 +105,29 @@ async def test_fastmcp_declares_tools_using_idempotency() -> None:
     errscope.instrument(app, capture_httpx=False)
     listing = await _listing(app._mcp_server)
     assert listing == {"fm_refund": True, "fm_charge": True, "fm_lookup": None, "fm_audit": None}
+    async with Client(app._mcp_server) as client:
+        await client.call_tool("fm_audit", {"order_id": "o-1"})
+    assert (await _listing(app._mcp_server))["fm_audit"] is True
+
+
+def test_methods_are_marked_through_their_function() -> None:
+    """Marked in the class body, or a bound method marked afterwards (its function carries the mark)."""
+
+    class Service:
+        @keys_honoured
+        async def refund(self) -> str:
+            return "ok"
+
+        async def charge(self) -> str:
+            return "ok"
+
+        async def lookup(self) -> str:
+            return "ok"
+
+    service = Service()
+    keys_honoured(service.charge)
+    assert honours_keys("m_refund", service.refund) and honours_keys("m_charge", Service().charge)
+    assert not honours_keys("m_lookup", service.lookup)
 
 
 async def test_lowlevel_server_declares_by_hand_and_by_use() -> None:

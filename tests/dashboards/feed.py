@@ -110,11 +110,12 @@ def build_server() -> Any:
         await anyio.sleep(seconds)
         return "done"
 
-    from errscope.idempotency import Idempotency, idempotency_key_of
+    from errscope.idempotency import Idempotency, idempotency_key_of, keys_honoured
 
     idempotent = Idempotency()
 
     @server.tool()
+    @keys_honoured
     async def create_ticket(title: str, ctx: Context) -> str:  # type: ignore[type-arg]
         """Create a ticket once per idempotency key; a repeat gets the stored result."""
 

@@ -30,7 +30,7 @@ from pydantic import Field
 import errscope
 from errscope import FailureClass
 from errscope._call import current_call
-from errscope.idempotency import Idempotency, idempotency_key_of
+from errscope.idempotency import Idempotency, idempotency_key_of, keys_honoured
 
 __all__ = ["SERVICE_NAME", "build_server", "main"]
 
@@ -93,6 +93,7 @@ def build_server(payments_url: str, api_key: str = DEFAULT_API_KEY) -> MCPServer
         return clients["payments"]
 
     @server.tool()
+    @keys_honoured
     async def refund_order(
         order_id: Annotated[str, Field(description="The order to refund, e.g. ord_1001")],
         amount: Annotated[float, Field(gt=0, description="Amount to refund, in the order's currency")],

@@ -10,7 +10,6 @@ from typing import Any
 from opentelemetry.metrics import MeterProvider
 from opentelemetry.trace import TracerProvider
 
-from errscope._logfilter import scrub_library_logs
 from errscope._telemetry import ServerTelemetry
 from errscope._upstream import instrument_httpx
 from errscope.server._seam import ToolSeam
@@ -69,7 +68,6 @@ def instrument(
         from errscope.server._mcp import instrument_mcp
 
         instrument_mcp(server, telemetry, seam)
-    scrub_library_logs()
     if capture_httpx:
         instrument_httpx(tracer_provider=tracer_provider, meter_provider=meter_provider)
     return server

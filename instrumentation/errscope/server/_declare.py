@@ -2,8 +2,9 @@
 
 A client may repeat a failed or timed-out call only for a tool the server declares safe to repeat
 (DESIGN.md, "Idempotency keys"). errscope servers add ``_meta["io.errscope/idempotency_key_honoured"]:
-true`` to the listing of every tool :func:`errscope.idempotency.honours_keys` names: tools using
-:class:`errscope.idempotency.Idempotency`, and those declared by hand. The MCPServer and low-level
+true`` to the listing of every tool :func:`errscope.idempotency.honours_keys` names: tools marked with
+:func:`errscope.idempotency.keys_honoured`, names declared by hand, and tools that have run
+:meth:`errscope.idempotency.Idempotency.run`. The MCPServer and low-level
 styles are wrapped here; FastMCP's listing goes through ``ErrscopeToolMiddleware.on_list_tools``.
 """
 

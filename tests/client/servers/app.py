@@ -24,7 +24,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 import errscope
-from errscope.idempotency import Idempotency, idempotency_key_of
+from errscope.idempotency import Idempotency, idempotency_key_of, keys_honoured
 
 
 @dataclass
@@ -108,6 +108,7 @@ class ToolServer:
         )
 
         @server.tool()
+        @keys_honoured
         async def charge(account: str, amount: int, ctx: Context) -> str:
             """Charge an account (side effect upstream)."""
 
@@ -136,6 +137,7 @@ class ToolServer:
                 rig.in_flight -= 1
 
         @server.tool()
+        @keys_honoured
         async def create_cluster(name: str, ctx: Context) -> str:
             """Create a cluster and wait until it runs (D14)."""
 

@@ -20,7 +20,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import ToolAnnotations
 
 import errscope
-from errscope.idempotency import IDEMPOTENCY_HEADER, Idempotency, idempotency_key_of
+from errscope.idempotency import IDEMPOTENCY_HEADER, Idempotency, idempotency_key_of, keys_honoured
 
 transport = sys.argv[1]
 UPSTREAM = sys.argv[-1]
@@ -49,6 +49,7 @@ async def send_mail_hinted(to: str, ctx: Context, read_timeout: float = 10) -> s
 
 
 @server.tool()
+@keys_honoured
 async def send_mail_keyed(to: str, ctx: Context, read_timeout: float = 10) -> str:
     """Send an e-mail at most once per idempotency key (errscope.idempotency)."""
 
