@@ -246,7 +246,9 @@ class ServerConnection:
                         conn.ending = True
         except Exception as exc:  # boundary: whatever the transport raised, the connection is gone
             conn.error = exc
-            logger.debug("errscope client connection ended: %s", type(exc).__name__, exc_info=exc)
+            # Types only: errscope's own records are not scrubbed after they are built.
+            inner = exc.exceptions if isinstance(exc, BaseExceptionGroup) else ()
+            logger.debug("errscope client connection ended: %s %s", type(exc).__name__, [type(e).__name__ for e in inner])
         finally:
             conn.client = None if not conn.ready.is_set() else conn.client
             conn.done.set()
