@@ -148,22 +148,26 @@ def _listening(command: list[str], port: int, env: dict[str, str]) -> Iterator[s
         process.wait(10)
 
 
-def _compare(direct: Any, proxied: Any, tool: str, arguments: dict[str, Any], proxy_pid: int) -> dict[str, float]:
+def _compare(direct: Any, candidates: dict[str, tuple[Any, int]], tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Call ``direct`` and each candidate (client, server pid) in turn, round after round."""
+    clients = {"direct": direct, **{name: client for name, (client, _pid) in candidates.items()}}
     for _ in range(WARMUP):
-        direct.call(tool, arguments)
-        proxied.call(tool, arguments)
-    samples: dict[str, list[float]] = {"direct": [], "proxy": []}
-    cpu = _cpu_seconds(proxy_pid)
+        for client in clients.values():
+            client.call(tool, arguments)
+    samples: dict[str, list[float]] = {name: [] for name in clients}
+    cpu = {name: _cpu_seconds(pid) for name, (_client, pid) in candidates.items()}
     for _ in range(CALLS):
-        samples["direct"].append(direct.call(tool, arguments) * 1000)
-        samples["proxy"].append(proxied.call(tool, arguments) * 1000)
-    figures = {"proxy_cpu_ms_per_call": round((_cpu_seconds(proxy_pid) - cpu) / CALLS * 1000, 3)}
+        for name, client in clients.items():
+            samples[name].append(client.call(tool, arguments) * 1000)
+    figures: dict[str, Any] = {}
     for name, values in samples.items():
         figures[f"{name}_median_ms"] = round(statistics.median(values), 3)
         figures[f"{name}_p99_ms"] = round(statistics.quantiles(values, n=100)[98], 3)
-    figures["added_median_ms"] = round(figures["proxy_median_ms"] - figures["direct_median_ms"], 3)
-    figures["added_p99_ms"] = round(figures["proxy_p99_ms"] - figures["direct_p99_ms"], 3)
-    figures["median_ratio"] = round(figures["proxy_median_ms"] / figures["direct_median_ms"], 2)
+    for name, (_client, pid) in candidates.items():
+        figures[f"{name}_cpu_ms_per_call"] = round((_cpu_seconds(pid) - cpu[name]) / CALLS * 1000, 3)
+        figures[f"{name}_added_median_ms"] = round(figures[f"{name}_median_ms"] - figures["direct_median_ms"], 3)
+        figures[f"{name}_added_p99_ms"] = round(figures[f"{name}_p99_ms"] - figures["direct_p99_ms"], 3)
+        figures[f"{name}_median_ratio"] = round(figures[f"{name}_median_ms"] / figures["direct_median_ms"], 2)
     return figures
 
 
@@ -174,15 +178,19 @@ def run() -> dict[str, Any]:
         direct, proxied = _Stdio(stdio_command), _Stdio(_proxy(out + "/stdio", "--", *stdio_command))
         stack.callback(direct.close)
         stack.callback(proxied.close)
-        result["stdio"] = _compare(direct, proxied, tool, arguments, proxied.process.pid)
+        result["stdio"] = _compare(direct, {"proxy": (proxied, proxied.process.pid)}, tool, arguments)
 
-        upstream, listen = _free_port(), _free_port()
+        upstream, listen, floor_listen = _free_port(), _free_port(), _free_port()
         command, env = http_command(upstream)
         stack.enter_context(_listening(command, upstream, env))
         url = f"http://127.0.0.1:{upstream}/mcp"
         proxy = stack.enter_context(_listening(_proxy(out + "/http", "--upstream", url, "--listen", f"127.0.0.1:{listen}"), listen, {}))
-        direct_http, proxied_http = _Http(url), _Http(f"http://127.0.0.1:{listen}/mcp")
-        stack.callback(direct_http.close)
-        stack.callback(proxied_http.close)
-        result["http"] = _compare(direct_http, proxied_http, tool, arguments, proxy.pid)
+        floor = stack.enter_context(_listening([sys.executable, "-m", "bench.http_passthrough", url, str(floor_listen)], floor_listen, {}))
+        clients = {name: _Http(address) for name, address in
+                   (("direct", url), ("proxy", f"http://127.0.0.1:{listen}/mcp"), ("floor", f"http://127.0.0.1:{floor_listen}/mcp"))}
+        for client in clients.values():
+            stack.callback(client.close)
+        candidates = {"proxy": (clients["proxy"], proxy.pid), "floor": (clients["floor"], floor.pid)}
+        result["http"] = _compare(clients["direct"], candidates, tool, arguments)
+    result["load_average"] = [round(value, 1) for value in os.getloadavg()]
     return result
