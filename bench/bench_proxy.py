@@ -2,11 +2,29 @@
 
 The upstream is ``@modelcontextprotocol/server-everything`` from ``tests/npm`` (its ``echo`` tool),
 else the plain Python server of the tests. A raw JSON-RPC client (one line per call on stdio, one
-POST per call over HTTP) calls the server directly and through the proxy, alternating call by call
-so load drifts hit both alike; the proxy exports its telemetry to OTLP-JSON files as it would in
-use. Figures are milliseconds per call: median and p99 of each path, the added median and p99 (the
-difference), the median ratio proxy / direct, and the CPU time the proxy process spent per call
-(user + system, from ``/proc``: what the proxy costs whatever the machine's load does to wall time).
+POST per call over HTTP) calls the same server directly and through the proxy, in rounds (direct,
+proxy, ... call by call) so load drifts hit every path alike; the proxy exports its telemetry to
+OTLP-JSON files as it would in use. Over HTTP a third path is measured in the same rounds, the floor
+(:mod:`bench.http_passthrough`): the proxy's own HTTP libraries relaying bytes with nothing read, so
+the added latency splits into what two HTTP hops in Python cost and what errscope costs. Figures are
+milliseconds per call: median and p99 of each path, each relay's added median and p99 (the
+difference to direct), the median ratio relay / direct, and the CPU time each relay process spent
+per call (user + system, from ``/proc``: what the relay costs whatever the machine's load does to
+wall time); ``load_average`` is ``/proc/loadavg`` at the end.
+
+The < 0.5 ms goal is not met over HTTP. Six runs of 1,000 rounds at load average 5–8 on 2 cores
+(other sessions' tests running): the proxy added 3.3–9.1 ms median (ratio 1.57–1.68), the floor
+alone 2.1–6.0 ms (ratio 1.38–1.44), so errscope's own share was 1.1–3.5 ms; proxy CPU 2.4–3.1 ms per
+call, floor CPU 1.4–1.8 ms. Where the proxy's CPU goes (interleaved variants of one run at load ~6):
+about 60 % is the floor, uvicorn parsing the host's request and writing the answer, aiohttp sending
+it on and reading the server's SSE stream, and the event loop between them (an ``aiohttp.web`` front
+instead of uvicorn costs the same); about 20 % is the relay reading what it must (the request's
+JSON, each SSE event's JSON, the in-flight bookkeeping, a task that notices the host leaving); about
+20 % is telemetry (the SERVER span, its ``traceparent`` put in ``params._meta`` and the body
+re-encoded, the duration point, the exporter thread). The span's end, the metric point and a
+failure's log are recorded after the answer is written, so they are not on the host's wait. Under
+load every wake-up of a relay (the request, the stream's priming event, the answer) waits for a
+core, which is why the wall figures exceed the CPU ones: even the floor is four times the goal here.
 """
 
 from __future__ import annotations
@@ -148,22 +166,26 @@ def _listening(command: list[str], port: int, env: dict[str, str]) -> Iterator[s
         process.wait(10)
 
 
-def _compare(direct: Any, proxied: Any, tool: str, arguments: dict[str, Any], proxy_pid: int) -> dict[str, float]:
+def _compare(direct: Any, candidates: dict[str, tuple[Any, int]], tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Call ``direct`` and each candidate (client, server pid) in turn, round after round."""
+    clients = {"direct": direct, **{name: client for name, (client, _pid) in candidates.items()}}
     for _ in range(WARMUP):
-        direct.call(tool, arguments)
-        proxied.call(tool, arguments)
-    samples: dict[str, list[float]] = {"direct": [], "proxy": []}
-    cpu = _cpu_seconds(proxy_pid)
+        for client in clients.values():
+            client.call(tool, arguments)
+    samples: dict[str, list[float]] = {name: [] for name in clients}
+    cpu = {name: _cpu_seconds(pid) for name, (_client, pid) in candidates.items()}
     for _ in range(CALLS):
-        samples["direct"].append(direct.call(tool, arguments) * 1000)
-        samples["proxy"].append(proxied.call(tool, arguments) * 1000)
-    figures = {"proxy_cpu_ms_per_call": round((_cpu_seconds(proxy_pid) - cpu) / CALLS * 1000, 3)}
+        for name, client in clients.items():
+            samples[name].append(client.call(tool, arguments) * 1000)
+    figures: dict[str, Any] = {}
     for name, values in samples.items():
         figures[f"{name}_median_ms"] = round(statistics.median(values), 3)
         figures[f"{name}_p99_ms"] = round(statistics.quantiles(values, n=100)[98], 3)
-    figures["added_median_ms"] = round(figures["proxy_median_ms"] - figures["direct_median_ms"], 3)
-    figures["added_p99_ms"] = round(figures["proxy_p99_ms"] - figures["direct_p99_ms"], 3)
-    figures["median_ratio"] = round(figures["proxy_median_ms"] / figures["direct_median_ms"], 2)
+    for name, (_client, pid) in candidates.items():
+        figures[f"{name}_cpu_ms_per_call"] = round((_cpu_seconds(pid) - cpu[name]) / CALLS * 1000, 3)
+        figures[f"{name}_added_median_ms"] = round(figures[f"{name}_median_ms"] - figures["direct_median_ms"], 3)
+        figures[f"{name}_added_p99_ms"] = round(figures[f"{name}_p99_ms"] - figures["direct_p99_ms"], 3)
+        figures[f"{name}_median_ratio"] = round(figures[f"{name}_median_ms"] / figures["direct_median_ms"], 2)
     return figures
 
 
@@ -174,15 +196,19 @@ def run() -> dict[str, Any]:
         direct, proxied = _Stdio(stdio_command), _Stdio(_proxy(out + "/stdio", "--", *stdio_command))
         stack.callback(direct.close)
         stack.callback(proxied.close)
-        result["stdio"] = _compare(direct, proxied, tool, arguments, proxied.process.pid)
+        result["stdio"] = _compare(direct, {"proxy": (proxied, proxied.process.pid)}, tool, arguments)
 
-        upstream, listen = _free_port(), _free_port()
+        upstream, listen, floor_listen = _free_port(), _free_port(), _free_port()
         command, env = http_command(upstream)
         stack.enter_context(_listening(command, upstream, env))
         url = f"http://127.0.0.1:{upstream}/mcp"
         proxy = stack.enter_context(_listening(_proxy(out + "/http", "--upstream", url, "--listen", f"127.0.0.1:{listen}"), listen, {}))
-        direct_http, proxied_http = _Http(url), _Http(f"http://127.0.0.1:{listen}/mcp")
-        stack.callback(direct_http.close)
-        stack.callback(proxied_http.close)
-        result["http"] = _compare(direct_http, proxied_http, tool, arguments, proxy.pid)
+        floor = stack.enter_context(_listening([sys.executable, "-m", "bench.http_passthrough", url, str(floor_listen)], floor_listen, {}))
+        clients = {name: _Http(address) for name, address in
+                   (("direct", url), ("proxy", f"http://127.0.0.1:{listen}/mcp"), ("floor", f"http://127.0.0.1:{floor_listen}/mcp"))}
+        for client in clients.values():
+            stack.callback(client.close)
+        candidates = {"proxy": (clients["proxy"], proxy.pid), "floor": (clients["floor"], floor.pid)}
+        result["http"] = _compare(clients["direct"], candidates, tool, arguments)
+    result["load_average"] = [round(value, 1) for value in os.getloadavg()]
     return result

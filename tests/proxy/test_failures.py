@@ -142,3 +142,18 @@ async def test_http_large_answer_passes_whole(http_proxy: tuple[str, Path]) -> N
     async with Client(url, mode="legacy") as client:
         result = await client.call_tool("echo", {"text": text})
     assert not result.is_error and result.content[0].text == text
+
+
+async def test_http_headers_are_the_servers(http_proxy: tuple[str, Path]) -> None:
+    """The response carries the server's own Date and Server fields once each, none added by the proxy (RFC 9110 §6.6.1, §10.2.4)."""
+    import httpx
+
+    url, _ = http_proxy
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                  "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+    async with httpx.AsyncClient() as client:
+        response = await client.post(url, json=initialize, headers={"accept": "application/json, text/event-stream"})
+    assert response.status_code == 200
+    assert len(response.headers.get_list("date")) == 1
+    assert response.headers.get_list("server") == ["uvicorn"]  # the plain server's (uvicorn), once
+    assert '"protocolVersion"' in response.text

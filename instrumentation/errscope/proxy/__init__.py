@@ -46,7 +46,12 @@ async def serve_http(
 
     calls = Calls(telemetry or ServerTelemetry(), transport="tcp", upstream_address=HttpRelay.address(upstream))
     relay = HttpRelay(upstream, calls)
-    server = uvicorn.Server(uvicorn.Config(relay, host=host, port=port, log_level="warning", lifespan="off"))
+    # The upstream's own Date and Server headers are relayed; no X-Forwarded-* is read (the relay is the app).
+    config = uvicorn.Config(
+        relay, host=host, port=port, log_level="warning", access_log=False, lifespan="off",
+        proxy_headers=False, server_header=False, date_header=False,
+    )
+    server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     while not server.started and not task.done():
         await asyncio.sleep(0.01)

@@ -19,6 +19,8 @@ JSON-RPC code or ``isError``.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import json
 import re
 import time
@@ -356,4 +358,10 @@ class Calls:
         span, entry.span = entry.span, None
         if attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE in entry.attributes:
             span.set_attribute(attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE, entry.attributes[attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE])
-        self.telemetry.finish(span, entry.call, entry.attributes, time.perf_counter() - entry.started)
+        record = functools.partial(self.telemetry.finish, span, entry.call, entry.attributes, time.perf_counter() - entry.started)
+        try:
+            # After the answer is written (the caller writes it before it yields to the loop): the
+            # span, metric point and log cost the host no wait.
+            asyncio.get_running_loop().call_soon(record)
+        except RuntimeError:  # no loop running: record now
+            record()

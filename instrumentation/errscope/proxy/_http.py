@@ -175,7 +175,13 @@ class HttpRelay:
     async def _relay_events(self, scope: Scope, response: aiohttp.ClientResponse, send: Any) -> None:
         try:
             async for chunk in self._events(scope, response):
-                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                # What one read brought goes out in one write, with the stream's end when the server
+                # has already ended it: each write is a wake-up of the host (and the end its own).
+                if response.content.at_eof():
+                    await send({"type": "http.response.body", "body": chunk})
+                    return
+                if chunk:
+                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
         except _LOST:
             logger.warning("the MCP server at %s dropped a stream", self.origin)
             for answer in self.calls.lost(scope):
@@ -193,17 +199,19 @@ class HttpRelay:
             # An event ends at a blank line; lines end in LF or CRLF (WHATWG HTML, Server-sent events).
             pending = (pending + chunk).replace(b"\r\n", b"\n")
             *events, pending = pending.split(b"\n\n")
-            for event in events:
-                yield self._event(scope, event.decode().split("\n"))
+            if response.content.at_eof() and pending.strip():  # the stream ended inside an event
+                events.append(pending)
+                pending = b""
+            yield b"".join(self._event(scope, event.decode().split("\n")) for event in events)
         if pending.strip():
             yield self._event(scope, pending.decode().split("\n"))
 
     def _event(self, scope: Scope, lines: list[str]) -> bytes:
         """One SSE event (WHATWG HTML, Server-sent events): its ``data`` relayed, other fields kept."""
-        data = [line[5:].removeprefix(" ") for line in lines if line.startswith("data:")]
-        if data and scope.in_flight:
+        data = "\n".join(line[5:].removeprefix(" ") for line in lines if line.startswith("data:"))
+        if data.strip() and scope.in_flight:  # an empty data (a stream's priming event) holds no message
             try:
-                message = json.loads("\n".join(data))
+                message = json.loads(data)
             except ValueError:
                 message = None
             if message is not None:
