@@ -39,7 +39,12 @@ from errscope._refs import ERROR_REF_PATTERN
 from errscope._scrubbing import scrub_value
 from errscope._telemetry import ServerTelemetry
 from errscope._vocabulary import Channel, FailureClass, Outcome
-from errscope.client._invalid_params import invalid_params_note, names_this_tool_unknown
+from errscope.client._invalid_params import (
+    declared_arguments,
+    invalid_params_note,
+    is_argument_rejection,
+    names_this_tool_unknown,
+)
 from errscope.client._text import classify_text, retry_after_from_text, safe_excerpt
 from errscope.server._mcp import _request_id
 from errscope.server._seam import failure_meta
@@ -77,6 +82,8 @@ class _InFlight:
     method: str
     sent: bool = False
     call: ToolCall | None = None
+    arguments: Mapping[str, Any] | None = None
+    """What the host sent: cut out of any rejection note (:func:`without_sent_values`)."""
     span: Span | None = None
     attributes: dict[str, Any] = field(default_factory=dict)
     started: float = 0.0
@@ -111,7 +118,9 @@ class Calls:
         self.upstream = Upstream(SYSTEM, None, upstream_address)
         self.tools: frozenset[str] | None = None
         """Tool names of the server's last complete ``tools/list`` answer; ``None`` until one is seen."""
-        self._listing: set[str] = set()
+        self._declared: dict[str, frozenset[str] | None] = {}
+        """Each listed tool's declared argument names (:func:`declared_arguments`)."""
+        self._listing: dict[str, frozenset[str] | None] = {}
 
     # -- host -> server ---------------------------------------------------------------------------
     def from_host(self, scope: Scope, message: Any) -> Any:
@@ -157,6 +166,8 @@ class Calls:
         call.upstreams.append(self.upstream)
         span = self.telemetry.start("tools/call", attributes, self.telemetry.parent_context(meta, None))
         entry.call, entry.span, entry.attributes, entry.started = call, span, attributes, time.perf_counter()
+        arguments = params.get("arguments")
+        entry.arguments = arguments if isinstance(arguments, dict) else None
         # The server continues the proxy's trace: its spans become children of this one.
         carrier: dict[str, str] = {}
         propagate.inject(carrier, context=trace.set_span_in_context(span))
@@ -203,9 +214,12 @@ class Calls:
     def _listed(self, result: Message) -> None:
         tools = result.get("tools")
         if isinstance(tools, list):
-            self._listing.update(tool["name"] for tool in tools if isinstance(tool, dict) and isinstance(tool.get("name"), str))
+            self._listing.update(
+                (tool["name"], declared_arguments(tool.get("inputSchema")))
+                for tool in tools if isinstance(tool, dict) and isinstance(tool.get("name"), str)
+            )
         if not result.get("nextCursor"):  # the last page (MCP spec, Utilities > Pagination)
-            self.tools, self._listing = frozenset(self._listing), set()
+            self.tools, self._declared, self._listing = frozenset(self._listing), self._listing, {}
 
     def _answer(self, entry: _InFlight, message: Message) -> Message:
         call = entry.call
@@ -229,18 +243,25 @@ class Calls:
         upstream = Upstream(SYSTEM, IS_ERROR, self.upstream.address)
         if self._adopt_declared(call, Channel.EXECUTION, meta, upstream):
             return message
-        cls = classify_text(text)
-        if cls is FailureClass.INVALID_INPUT:  # one problem a line (zod, pydantic): keep them all, not the first
-            text = "; ".join(line.strip() for line in text.splitlines() if line.strip())
-        classification = Classification(
-            cls,
-            retry_after=retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None,
-            upstream=upstream,
-            public_message=safe_excerpt(text, limit=300) or None,
-        )
-        call.fail(Channel.EXECUTION, classification)
+        if is_argument_rejection(text, self._declared.get(call.tool or "")):
+            # Most SDKs answer bad arguments with an isError result: the client's note, values never quoted.
+            classification = Classification(FailureClass.INVALID_INPUT, upstream=upstream)
+            call.fail(Channel.EXECUTION, classification)
+            model_text = f"{invalid_params_note(call.tool or 'tool', text, entry.arguments)} Ref {call.error_ref}"
+        else:
+            cls = classify_text(text)
+            if cls is FailureClass.INVALID_INPUT:  # one problem a line: keep them all, not the first
+                text = "; ".join(line.strip() for line in text.splitlines() if line.strip())
+            classification = Classification(
+                cls,
+                retry_after=retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None,
+                upstream=upstream,
+                public_message=safe_excerpt(text, limit=300) or None,
+            )
+            call.fail(Channel.EXECUTION, classification)
+            model_text = model_message(call.tool or "tool", classification, call.error_ref)
         shaped = {key: value for key, value in result.items() if key not in ("content", "structuredContent", "_meta")}
-        shaped["content"] = [{"type": "text", "text": model_message(call.tool or "tool", classification, call.error_ref)}]
+        shaped["content"] = [{"type": "text", "text": model_text}]
         shaped["_meta"] = {**scrub_value(meta), **failure_meta(call)}
         return {**message, "result": shaped}
 
@@ -257,7 +278,7 @@ class Calls:
             return message
         if code == INVALID_PARAMS:
             classification = Classification(FailureClass.INVALID_INPUT, upstream=upstream)
-            shaped_text = invalid_params_note(call.tool or "tool", text)
+            shaped_text = invalid_params_note(call.tool or "tool", text, entry.arguments)
         else:
             cls = class_for_jsonrpc_code(code)
             if cls is FailureClass.UNKNOWN or code == CONNECTION_CLOSED:  # the code says little: read the text
