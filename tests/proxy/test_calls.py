@@ -13,6 +13,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from errscope._messages import safe_name
 from errscope._telemetry import ServerTelemetry
 from errscope.proxy._calls import Calls, Scope
 from errscope.testing import CapturedTelemetry
@@ -64,3 +65,28 @@ class TestRejectedArguments:
         text = result["content"][0]["text"]
         assert text.startswith("sign_in was rejected: invalid arguments") and "Q" * 12 not in text
         assert result["_meta"]["io.errscope/failure_class"] == "invalid_input"
+
+
+class TestToolNames:
+    """The name the host sent reaches the host's text only as ``safe_name`` gives it."""
+
+    SECRET = "ghp_" + "FAKE" * 9  # built at run time: no token-shaped literal in the file
+
+    @pytest.mark.parametrize("name", [f"refund?token={SECRET}", "r" * 5120], ids=["secret", "5KB"])
+    @pytest.mark.parametrize(
+        "answer",
+        [
+            {"result": {"isError": True, "content": [{"type": "text", "text": "503 Service Unavailable"}]}},
+            {"result": {"isError": True, "content": [{"type": "text", "text": "Input validation error: a: Required"}]}},
+            {"error": {"code": -32602, "message": "Input validation error: a: Required"}},
+            {"error": {"code": -32602, "message": "Unknown tool"}},
+        ],
+        ids=["isError", "isError-arguments", "invalid-params", "unknown"],
+    )
+    def test_echoed_safe(self, calls: Calls, name: str, answer: dict[str, Any]) -> None:
+        request = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": {}}}
+        scope = Scope()
+        calls.from_host(scope, request)
+        shaped = calls.from_server(scope, {"jsonrpc": "2.0", "id": 1, **answer})
+        text = shaped["error"]["message"] if "error" in shaped else shaped["result"]["content"][0]["text"]
+        assert safe_name(name) in text and self.SECRET not in text and "r" * 65 not in text, text

@@ -266,7 +266,7 @@ class LogicalCall:
             attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
             return shape.local_failure(
                 self.tool,
-                f"The tool server had ended the session; {self.tool} was not run. A new session is opened on the next call.",
+                f"The tool server had ended the session; {safe_name(self.tool)} was not run. A new session is opened on the next call.",
                 side_effect_possible=False,
             )
         if isinstance(error, MCPError) and wire.stand_in_frame:
@@ -276,7 +276,7 @@ class LogicalCall:
             attributes[ERROR_TYPE] = ERROR_TYPE_UNREADABLE
             return shape.local_failure(
                 self.tool,
-                f"The answer to {self.tool} could not be read. The call may have run; check before calling again.",
+                f"The answer to {safe_name(self.tool)} could not be read. The call may have run; check before calling again.",
                 side_effect_possible=True,
             )
         if isinstance(error, MCPError) and wire.error_frame:
@@ -302,7 +302,7 @@ class LogicalCall:
                 )
             return shape.local_failure(
                 self.tool,
-                f"The connection to the tool server was lost while {self.tool} was running. It may or may not "
+                f"The connection to the tool server was lost while {safe_name(self.tool)} was running. It may or may not "
                 "have taken effect; check before calling again.",
                 side_effect_possible=True,
             )
@@ -312,7 +312,7 @@ class LogicalCall:
             self.tool,
             None,
             FailureClass.UNKNOWN,
-            f"{self.tool} returned a reply the client could not read.",
+            f"{safe_name(self.tool)} returned a reply the client could not read.",
             side_effect_possible=True,  # something answered: the tool may have run
         )
 

@@ -29,7 +29,7 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from errscope._messages import MAX_NAME
+from errscope._messages import MAX_NAME, safe_name
 from errscope.client._text import safe_excerpt, scrub_text
 
 __all__ = [
@@ -479,7 +479,7 @@ def invalid_params_note(tool: str, message: str, arguments: Mapping[str, Any] | 
     """Build the model's note for rejected arguments on ``tool``: which argument, what it must be, what to do.
 
     Args:
-        tool: the tool's name.
+        tool: the tool's name (echoed as :func:`errscope._messages.safe_name` gives it).
         message: the server's text (a -32602 message or an ``isError`` result's text).
         arguments: the arguments that were sent (see :func:`parse_argument_problems`). Every value among them, at
             any depth and of any type, is cut out of whatever server text reaches the note
@@ -499,7 +499,7 @@ def invalid_params_note(tool: str, message: str, arguments: Mapping[str, Any] | 
         excerpt = safe_excerpt(prose, limit=120)
         generic = {"invalid params", "invalid request parameters", "invalid arguments"}
         detail = excerpt if excerpt and excerpt.lower() not in generic and not excerpt.startswith(("[", "{")) else ""
-    head = f"{tool} was rejected: invalid arguments"
+    head = f"{safe_name(tool)} was rejected: invalid arguments"
     tail = " Fix the arguments and call again."
     note = f"{head} — {detail}.{tail}" if detail else f"{head}.{tail}"
     if len(note) > MAX_NOTE:

@@ -117,11 +117,12 @@ def timed_out(
     idle_seconds: float | None = None,
 ) -> ToolCallResult:
     """A timer ended the attempt: the side effect may have happened, and the note says so."""
+    shown = safe_name(tool)
     if fired is TimeoutKind.CEILING:
-        head = f"{tool} did not finish within the {seconds(policy.hard_ceiling)} limit and was cancelled."
+        head = f"{shown} did not finish within the {seconds(policy.hard_ceiling)} limit and was cancelled."
     else:
         idle = idle_seconds if idle_seconds is not None else policy.idle
-        head = f"{tool} did not finish within {seconds(idle)} and was cancelled."
+        head = f"{shown} did not finish within {seconds(idle)} and was cancelled."
     if hint:
         head += " The request may have been accepted: " + safe_excerpt(hint, limit=200).rstrip(".") + "."
     else:
@@ -163,7 +164,7 @@ def from_result(
         retry_after = delay_seconds(as_float(meta.get(META_RETRY_AFTER)))
         ref = ref_of(meta)
         shaped = ref is not None and ref in text  # the server already wrote the model's text
-        head = safe_excerpt(text, limit=300 if shaped else 240) or f"{tool} failed"
+        head = safe_excerpt(text, limit=300 if shaped else 240) or f"{safe_name(tool)} failed"
         if ref and ref in head:
             head = head.replace(f"Ref {ref}", "").replace(ref, "")
         head = head.rstrip(" .") + "."
@@ -188,7 +189,7 @@ def from_result(
     cls = classify_text(text)
     retry_after = retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None
     excerpt = safe_excerpt(text)
-    head = f"{tool} failed: {excerpt}." if excerpt else f"{tool} failed."
+    head = f"{safe_name(tool)} failed: {excerpt}." if excerpt else f"{safe_name(tool)} failed."
     advice = _MAYBE_DONE if side_effect else None
     return failure(
         tool, Channel.EXECUTION, cls, head, retry_after=retry_after, result=raw, advice=advice,
@@ -206,7 +207,7 @@ def elicitation_required(tool: str, error: ErrorData, ref: str | None) -> ToolCa
     except ValidationError:
         elicitations = ()
     said = safe_excerpt(elicitations[0].message) if elicitations else ""
-    head = f"{tool} needs the user to complete a step in their browser first" + (f" ({said})." if said else ".")
+    head = f"{safe_name(tool)} needs the user to complete a step in their browser first" + (f" ({said})." if said else ".")
     advice = (
         "Ask the user to open the link the app shows them and finish there, then call again."
         if elicitations
@@ -230,7 +231,8 @@ def other_protocol_error(tool: str, code: int, message: str, data: dict[str, Any
         retry_after_from_text(message) if cls is FailureClass.RATE_LIMITED else None
     )
     excerpt = safe_excerpt(message)
-    head = f"{tool} was refused by the server: {excerpt}." if excerpt else f"{tool} was refused by the server."
+    shown = safe_name(tool)
+    head = f"{shown} was refused by the server: {excerpt}." if excerpt else f"{shown} was refused by the server."
     possible = data.get(META_SIDE_EFFECT_POSSIBLE)
     return failure(
         tool,
@@ -249,13 +251,14 @@ def unknown_tool_head(tool: str, catalog: ToolCatalog, *, listed_before: bool, w
     available = ", ".join(safe_name(name) for name in catalog.names[:MAX_LISTED]) or "none"
     if len(catalog.names) > MAX_LISTED:
         available += f" and {len(catalog.names) - MAX_LISTED} more"
+    shown = safe_name(tool)
     if tool in catalog and not listed_before:
-        return f"{tool} was just re-listed by the server."
+        return f"{shown} was just re-listed by the server."
     if tool in catalog:
-        return f"The server says {tool} does not exist, although it lists it. Available: {available}."
+        return f"The server says {shown} does not exist, although it lists it. Available: {available}."
     if was_known:
-        return f"{tool} is no longer available. Available: {available}."
-    return f"Tool `{tool}` does not exist. Available: {available}."
+        return f"{shown} is no longer available. Available: {available}."
+    return f"Tool `{shown}` does not exist. Available: {available}."
 
 
 def text_of(result: CallToolResult) -> str:
