@@ -31,7 +31,7 @@ from errscope.client import (
 )
 from errscope.client._deadline import CallDeadline
 from errscope.client._invalid_params import parse_argument_problems, unknown_tool_name
-from errscope.client._shaping import ref_of as _ref_of
+from errscope.client._answer import error_ref as _ref_of
 from errscope.client._text import retry_after_from_text, safe_excerpt
 
 

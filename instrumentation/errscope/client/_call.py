@@ -47,6 +47,7 @@ from errscope._attributes import (
 )
 from errscope._messages import safe_name
 from errscope._vocabulary import Channel, FailureClass, Outcome
+from errscope.client import _answer as answer
 from errscope.client import _shaping as shape
 from errscope.client._deadline import CallDeadline, TimeoutKind, TimeoutPolicy
 from errscope.client._invalid_params import invalid_params_note, names_this_tool_unknown
@@ -286,7 +287,7 @@ class LogicalCall:
             # The SDK's own timer (a Client-level read_timeout_seconds): it already sent the cancel.
             owner.breaker.record_failure()
             attributes[ERROR_TYPE] = ERROR_TYPE_TIMEOUT
-            sdk_timeout = shape.as_float(owner.client_options.get("read_timeout_seconds"))
+            sdk_timeout = answer.as_float(owner.client_options.get("read_timeout_seconds"))
             return shape.timed_out(
                 self.tool, TimeoutKind.IDLE, self.policy, hint=self.timeout_hint, idle_seconds=sdk_timeout
             )
@@ -325,7 +326,7 @@ class LogicalCall:
         attributes[ERROR_TYPE] = str(code)
         attributes[RPC_RESPONSE_STATUS_CODE] = str(code)
         data = error.data if isinstance(error.data, dict) else {}
-        ref = shape.ref_of(data)
+        ref = answer.error_ref(data)
         message = error.message or ""
         catalog = self.owner.catalog
         was_known = self.tool in catalog

@@ -35,16 +35,11 @@ from errscope import _attributes as attr
 from errscope._call import ToolCall
 from errscope._classify import Classification, Upstream, class_for_jsonrpc_code
 from errscope._messages import model_message, safe_name, unknown_tool_message
-from errscope._refs import ERROR_REF_PATTERN
 from errscope._scrubbing import scrub_value
 from errscope._telemetry import ServerTelemetry
 from errscope._vocabulary import Channel, FailureClass, Outcome
-from errscope.client._invalid_params import (
-    declared_arguments,
-    invalid_params_note,
-    is_argument_rejection,
-    names_this_tool_unknown,
-)
+from errscope.client import _answer as answer
+from errscope.client._invalid_params import declared_arguments, invalid_params_note
 from errscope.client._text import classify_text, retry_after_from_text, safe_excerpt
 from errscope.server._mcp import _request_id
 from errscope.server._seam import failure_meta
@@ -235,21 +230,21 @@ class Calls:
         call = entry.call
         assert call is not None
         meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
-        text = "\n".join(
-            block["text"] for block in result.get("content") or [] if isinstance(block, dict) and isinstance(block.get("text"), str)
-        )
-        if self._is_unknown_tool(call, text):
+        content = result.get("content")
+        text = answer.text_of(content if isinstance(content, list) else None)
+        reading = self._read(call, text)
+        if reading.unknown_tool:
             return self._unknown_tool(entry, message, INVALID_PARAMS)
         upstream = Upstream(SYSTEM, IS_ERROR, self.upstream.address)
         if self._adopt_declared(call, Channel.EXECUTION, meta, upstream):
             return message
-        if is_argument_rejection(text, self._declared.get(call.tool or "")):
+        if reading.arguments_rejected:
             # Most SDKs answer bad arguments with an isError result: the client's note, values never quoted.
             classification = Classification(FailureClass.INVALID_INPUT, upstream=upstream)
             call.fail(Channel.EXECUTION, classification)
             model_text = f"{invalid_params_note(call.tool or 'tool', text, entry.arguments)} Ref {call.error_ref}"
         else:
-            cls = classify_text(text)
+            cls = reading.failure_class
             if cls is FailureClass.INVALID_INPUT:  # one problem a line: keep them all, not the first
                 text = "; ".join(line.strip() for line in text.splitlines() if line.strip())
             classification = Classification(
@@ -271,7 +266,7 @@ class Calls:
         code = error.get("code") if isinstance(error.get("code"), int) else INTERNAL_ERROR
         text = error.get("message") if isinstance(error.get("message"), str) else ""
         data = error.get("data")
-        if code == METHOD_NOT_FOUND or self._is_unknown_tool(call, text):
+        if code == METHOD_NOT_FOUND or self._read(call, text).unknown_tool:
             return self._unknown_tool(entry, message, code if code == METHOD_NOT_FOUND else INVALID_PARAMS)
         upstream = Upstream(SYSTEM, str(code), self.upstream.address)
         if self._adopt_declared(call, Channel.PROTOCOL, data if isinstance(data, dict) else {}, upstream, code=code):
@@ -296,9 +291,10 @@ class Calls:
             shaped_error["data"] = failure_meta(call) if data is None else {"detail": scrub_value(data), **failure_meta(call)}
         return {**message, "error": shaped_error}
 
-    def _is_unknown_tool(self, call: ToolCall, text: str) -> bool:
+    def _read(self, call: ToolCall, text: str) -> answer.TextReading:
         # A listed tool whose text mentions an unknown tool is a tool failing about another tool.
-        return names_this_tool_unknown(text, call.tool) and (self.tools is None or call.tool not in self.tools)
+        listed = self.tools is not None and call.tool in self.tools
+        return answer.read_text(text, None if listed else call.tool, self._declared.get(call.tool or ""))
 
     def _unknown_tool(self, entry: _InFlight, message: Message, code: int) -> Message:
         call = entry.call
@@ -311,13 +307,10 @@ class Calls:
     @staticmethod
     def _adopt_declared(call: ToolCall, channel: Channel, fields: Mapping[str, Any], upstream: Upstream, *, code: int | None = None) -> bool:
         # An errscope server behind the proxy already classified, scrubbed and shaped its answer.
-        try:
-            declared = FailureClass(fields.get(attr.META_FAILURE_CLASS))
-        except ValueError:
+        declared = answer.declared_class(fields)
+        if declared is None:
             return False
-        ref = fields.get(attr.META_ERROR_REF)
-        if isinstance(ref, str) and ERROR_REF_PATTERN.fullmatch(ref):
-            call.error_ref = ref
+        call.error_ref = answer.error_ref(fields) or call.error_ref
         call.fail(channel, Classification(declared, upstream=upstream), code=code)
         return True
 

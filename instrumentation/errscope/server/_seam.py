@@ -193,13 +193,11 @@ class ToolSeam:
         A class the tool declared under ``_meta[io.errscope/failure_class]`` is honoured; else its text is
         read with the client's rules, as a client or ``errscope proxy`` reads the same result.
         """
-        declared = (result.meta or {}).get(attr.META_FAILURE_CLASS)
-        try:
-            failure_class = FailureClass(declared)
-        except ValueError:
-            from errscope.client._text import classify_text
+        from errscope.client import _answer as answer
 
-            failure_class = classify_text("\n".join(getattr(block, "text", "") for block in result.content))
+        failure_class = answer.declared_class(result.meta or {})
+        if failure_class is None:  # the tool ran: its text names no unknown tool, so no tool name is given
+            failure_class = answer.read_text(answer.text_of(result.content), None).failure_class
         call.fail(Channel.EXECUTION, Classification(failure_class))
         content = [_scrubbed_block(block) for block in result.content]
         content.append(TextContent(type="text", text=f"Ref {call.error_ref}"))
