@@ -29,7 +29,7 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from errscope._messages import MAX_NAME, safe_name
+from errscope._messages import safe_name
 from errscope.client._text import safe_excerpt, scrub_text
 
 __all__ = [
@@ -512,7 +512,7 @@ def _bounded(problem: ArgumentProblem, arguments: Mapping[str, Any] | None) -> A
     expected = problem.expected
     if expected is not None and expected not in (_REQUIRED, _UNEXPECTED):
         expected = _clip(without_sent_values(expected, arguments), MAX_EXPECTED)
-    return ArgumentProblem(_clip(problem.field, MAX_NAME), expected)
+    return ArgumentProblem(safe_name(problem.field) if problem.field else "", expected)
 
 
 def _clip(text: str, limit: int) -> str:

@@ -4,12 +4,14 @@ Every other message passes through untouched. For each ``tools/call`` the proxy 
 span (the same recorder the in-process adapter uses, :class:`errscope._telemetry.ServerTelemetry`),
 and when the answer is a failure it rewrites it the way an errscope server would have written it:
 
-- ``isError`` result: classified from its text with the client's rules (``classify_text``), its
-  text replaced by the shaped, scrubbed model message with the error ref, ``_meta`` given class,
-  channel and ref (:func:`errscope.server._seam.failure_meta`), ``structuredContent`` dropped;
+- ``isError`` result: read with the client's rules (:func:`errscope.client._answer.read_text`), its
+  text replaced by the shaped, scrubbed model message with the error ref (for rejected arguments the
+  client's note, which never quotes a value the host sent), ``_meta`` given class, channel and ref
+  (:func:`errscope.server._seam.failure_meta`), ``structuredContent`` dropped;
 - an ``isError`` result that says the tool is unknown: moved to the protocol channel, JSON-RPC
   -32602 ``Unknown tool: <name>`` (MCP spec, Tools > Error Handling);
-- JSON-RPC error: code kept, message scrubbed with stack fragments cut and the ref appended,
+- JSON-RPC -32602: the client's note for rejected arguments, the host's arguments cut out of it;
+- any other JSON-RPC error: code kept, message scrubbed with stack fragments cut and the ref appended,
   ``data`` scrubbed and given class, channel and ref;
 - an answer from an errscope server (class already in ``_meta``/``data``): kept as it is.
 
