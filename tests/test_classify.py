@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import UTC, datetime
 
 import httpx
@@ -14,7 +15,7 @@ from mcp.shared.exceptions import MCPError
 
 import errscope
 from errscope import FailureClass as C
-from errscope._classify import argument_problems, class_for_http_status, parse_retry_after
+from errscope._classify import argument_problems, class_for_http_status, parse_retry_after, raised_in
 
 
 def _http_error(status: int, headers: dict[str, str] | None = None) -> httpx.HTTPStatusError:
@@ -203,3 +204,19 @@ class TestUpstreamBounds:
         assert upstream.system == "postgres ql"
         assert upstream.status is not None and len(upstream.status) <= 32 and "FAKE-UPSTREAM-PW" not in upstream.status
         assert upstream.address == "db:5432"
+
+
+class TestRaisedIn:
+    """One helper says where an exception was raised: its innermost frame's module, by module or package."""
+
+    def test_module_and_package(self) -> None:
+        """``json.loads`` fails in ``json.decoder``: inside the ``json`` package, not a name that merely starts alike."""
+        with pytest.raises(ValueError) as raised:
+            json.loads("{")
+        assert raised_in(raised.value, "json.decoder") and raised_in(raised.value, "json")
+        assert raised_in(raised.value, "email", "json")
+        assert not raised_in(raised.value, "js") and not raised_in(raised.value, "json.encoder")
+
+    def test_no_traceback(self) -> None:
+        """An exception never raised has no frame: raised nowhere."""
+        assert not raised_in(ValueError("x"), "builtins")

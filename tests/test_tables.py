@@ -96,31 +96,43 @@ class TestSizesMetric:
 
 
 def test_sizes_read_on_another_thread_while_tables_change() -> None:
-    """The metric reader's thread sweeps and counts while the owner writes: no error, the table stays whole."""
+    """The metric reader's thread sweeps and counts while the owner writes: no error, the table stays whole.
+
+    The reader must really have run alongside the writes: the writer starts once the reader has read, and
+    the reader saw the table at more than one size while it changed.
+    """
     import threading
 
     cache = expiring_table(Table.TOOL_SCHEMAS, maxsize=100, ttl=0.0005)
-    stop = threading.Event()
+    base = table_sizes()[Table.TOOL_SCHEMAS]
+    stop, reading = threading.Event(), threading.Event()
     errors: list[BaseException] = []
+    seen: list[int] = []
 
     def read_sizes() -> None:
         while not stop.is_set():
             try:
-                table_sizes()
+                seen.append(table_sizes()[Table.TOOL_SCHEMAS] - base)
             except BaseException as exc:  # recorded, asserted below
                 errors.append(exc)
+            reading.set()
 
     reader = threading.Thread(target=read_sizes)
     reader.start()
     try:
+        assert reading.wait(10), "the reader thread never read"
+        before = len(seen)
         for i in range(50_000):
             cache[i % 300] = i
             cache.get(i % 77)
             cache.pop(i % 33, None)
+        during = seen[before:]
     finally:
         stop.set()
         reader.join()
     assert errors == []
+    assert len(during) >= 2 and len(set(during)) >= 2, f"the reader did not overlap the writes: {during[:10]}"
+    assert all(0 <= size <= 100 for size in during), "a size read mid-change exceeds the table's bound"
     cache.expire()
     cache["last"] = 1
     assert cache["last"] == 1 and len(cache) <= 100

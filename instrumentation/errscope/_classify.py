@@ -98,6 +98,7 @@ __all__ = [
     "explain",
     "http_address",
     "parse_retry_after",
+    "raised_in",
     "register",
 ]
 
@@ -541,12 +542,14 @@ def _unavailable(side_effect_possible: bool | None, system: str | None = None) -
     return rule
 
 
-def _raised_in(exc: BaseException, module: str) -> bool:
-    """Whether the innermost frame of ``exc``'s traceback runs code of ``module``."""
+def raised_in(exc: BaseException, *modules: str) -> bool:
+    """Whether the innermost frame of ``exc``'s traceback runs code of one of ``modules`` (a module, or any
+    module of a package: ``"mcp.client"`` covers ``mcp.client.session``)."""
     tb = exc.__traceback__
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
-    return tb is not None and tb.tb_frame.f_globals.get("__name__") == module
+    name = tb.tb_frame.f_globals.get("__name__") if tb is not None else None
+    return isinstance(name, str) and any(name == module or name.startswith(module + ".") for module in modules)
 
 
 def _file_or_program(failure_class: FailureClass) -> Rule:
@@ -554,7 +557,7 @@ def _file_or_program(failure_class: FailureClass) -> Rule:
     # it starts a process (an stdio MCP server, a CLI): then a service it needs cannot be reached.
     program = Classification(FailureClass.UPSTREAM_UNAVAILABLE, side_effect_possible=False)
     file = Classification(failure_class)
-    return lambda exc: program if _raised_in(exc, "subprocess") else file
+    return lambda exc: program if raised_in(exc, "subprocess") else file
 
 
 def _os_error(exc: BaseException) -> Classification | None:

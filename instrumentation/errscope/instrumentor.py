@@ -146,7 +146,7 @@ def _traced_call_tool(original: Any, options: dict[str, Any]) -> Any:
             with trace.use_span(span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
                 result = await original(client, name, *args, **kwargs)
         except MCPError as exc:
-            _fail(attributes, Channel.PROTOCOL, _protocol_class(exc), code=exc.code)
+            _fail(attributes, Channel.PROTOCOL, _protocol_class(exc, name), code=exc.code)
             raise
         except BaseException:
             attributes[attr.ERRSCOPE_OUTCOME] = Outcome.ERROR.value
@@ -154,7 +154,7 @@ def _traced_call_tool(original: Any, options: dict[str, Any]) -> Any:
             raise
         else:
             if getattr(result, "is_error", False):
-                _fail(attributes, Channel.EXECUTION, _result_class(result))
+                _fail(attributes, Channel.EXECUTION, _result_class(result, name))
             return result
         finally:
             _client_span_open.reset(token)
@@ -195,30 +195,25 @@ def _fail(attributes: dict[str, Any], channel: Channel, failure_class: FailureCl
         attributes[attr.RPC_RESPONSE_STATUS_CODE] = str(code)
 
 
-def _protocol_class(exc: Any) -> FailureClass:
-    from errscope.client._invalid_params import unknown_tool_name
+def _protocol_class(exc: Any, tool: str) -> FailureClass:
+    # What an errscope peer declared in the error's data, else the client's reading of the message, else the code.
+    from errscope.client import _answer as answer
 
     data = exc.data if isinstance(exc.data, dict) else {}
-    declared = _declared(data)
+    declared = answer.declared_class(data)
     if declared is not None:
         return declared
-    if unknown_tool_name(exc.message or "") is not None:
-        return FailureClass.NOT_FOUND
+    reading = answer.read_text(exc.message or "", tool)
+    if reading.unknown_tool or reading.arguments_rejected:
+        return reading.failure_class
     return class_for_jsonrpc_code(exc.code)
 
 
-def _result_class(result: Any) -> FailureClass:
-    from errscope.client._text import classify_text
+def _result_class(result: Any, tool: str) -> FailureClass:
+    # The client's rules for an isError result (ToolClient reads the same answer the same way).
+    from errscope.client import _answer as answer
 
-    declared = _declared(result.meta or {})
+    declared = answer.declared_class(result.meta or {})
     if declared is not None:
         return declared
-    return classify_text("\n".join(getattr(block, "text", "") for block in result.content))
-
-
-def _declared(fields: Any) -> FailureClass | None:
-    # An errscope server put its class in _meta / error data.
-    try:
-        return FailureClass(fields.get(attr.META_FAILURE_CLASS))
-    except ValueError:
-        return None
+    return answer.read_text(answer.text_of(result.content), tool).failure_class

@@ -8,7 +8,10 @@ import pytest
 
 import errscope
 import errscope.client
-from errscope.client import RetryPolicy, ToolClient
+from errscope._messages import safe_name
+from errscope.client import RetryPolicy, TimeoutPolicy, ToolCatalog, ToolClient, invalid_params_note
+from errscope.client import _shaping as shape
+from errscope.client._deadline import TimeoutKind
 from tests.client.helpers import scripted_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
@@ -53,3 +56,40 @@ def test_public_names_are_sorted_and_exported() -> None:
         assert getattr(errscope.client, name) is not None
     for name in ("ToolClient", "ToolCallResult", "RetryPolicy", "TimeoutPolicy", "CircuitBreaker", "Idempotency"):
         assert name in errscope.__all__
+
+
+TOOL_SECRET = "ghp_" + "FAKE" * 9  # built at run time: no token-shaped literal in the file
+HOSTILE_NAMES = [f"refund?token={TOOL_SECRET}", "r" * 5120]
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES, ids=["secret", "5KB"])
+@pytest.mark.parametrize(
+    "response",
+    [
+        {"isError": True, "text": "503 Service Unavailable"},
+        {"error": {"code": -32050, "message": "backend refused"}},
+        {"error": {"code": -32042, "message": "needs a browser step", "data": {"elicitations": []}}},
+    ],
+    ids=["isError", "protocol", "elicitation"],
+)
+async def test_the_tool_name_is_echoed_safe(tmp_path: Any, response: dict[str, Any], name: str) -> None:
+    """The model's text names the tool as ``safe_name`` gives it (scrubbed, at most 64 characters), never raw."""
+    async with ToolClient(scripted_server(tmp_path, [response]), timeout=5, retry=RetryPolicy(max_attempts=1)) as tc:
+        result = await tc.call_tool(name, {})
+    assert result.failure_class is not None
+    assert safe_name(name) in result.text and TOOL_SECRET not in result.text and "r" * 65 not in result.text
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES, ids=["secret", "5KB"])
+def test_every_client_head_echoes_the_safe_name(name: str) -> None:
+    """Each head the client builds itself (timeouts, rejections, unknown tools) uses the same safe name."""
+    catalog = ToolCatalog()
+    heads = [
+        shape.timed_out(name, TimeoutKind.IDLE, TimeoutPolicy(), hint=None).text,
+        shape.timed_out(name, TimeoutKind.CEILING, TimeoutPolicy(), hint=None).text,
+        invalid_params_note(name, "Input validation error: a: Expected string, received number"),
+        shape.unknown_tool_head(name, catalog, listed_before=False, was_known=False),
+        shape.unknown_tool_head(name, catalog, listed_before=False, was_known=True),
+    ]
+    for head in heads:
+        assert safe_name(name) in head and TOOL_SECRET not in head and "r" * 65 not in head, head

@@ -3,11 +3,15 @@ note, keys, deadline, catalog."""
 
 from __future__ import annotations
 
+import json
 import re
+import reprlib
+import secrets
 from dataclasses import replace
 from typing import Any
 
 import anyio
+import jsonschema
 import pytest
 from mcp_types import Tool, ToolAnnotations
 
@@ -27,7 +31,7 @@ from errscope.client import (
 )
 from errscope.client._deadline import CallDeadline
 from errscope.client._invalid_params import parse_argument_problems, unknown_tool_name
-from errscope.client._shaping import ref_of as _ref_of
+from errscope.client._answer import error_ref as _ref_of
 from errscope.client._text import retry_after_from_text, safe_excerpt
 
 
@@ -236,6 +240,46 @@ class TestInvalidParamsNote:
         )
         long = "; ".join(f"f{i}: Expected string, received number" for i in range(50))
         assert len(invalid_params_note("t" * 40, long)) <= 300
+
+    @pytest.mark.parametrize(
+        ("schema", "value"),
+        [
+            ({"maxLength": 8}, secrets.token_urlsafe(24)),  # a secret: "'<token>' is too long"
+            ({"maxLength": 8}, "Q" * 10_240),  # a 10 KB nested string
+            ({"minLength": 64}, secrets.token_hex(10)),  # "'<hex>' is too short"
+            ({"anyOf": [{"type": "string"}, {"maximum": 10}]}, 4111111111111111),  # a number, "... any of ..."
+        ],        ids=["secret", "10KB", "too-short", "number"],
+    )
+    def test_nested_values_are_never_quoted(self, schema: dict[str, Any], value: Any) -> None:
+        """A value the model sent, at any depth and of any type, is cut out of the note (jsonschema's real text)."""
+        properties = {"auth": {"type": "object", "properties": {"token": schema}}}
+        arguments = {"mode": "live", "auth": {"token": value, "scopes": [value]}}
+        with pytest.raises(jsonschema.ValidationError) as raised:
+            jsonschema.validate(arguments, {"type": "object", "properties": properties})
+        message = f"Input validation error: {raised.value.message}"
+        assert str(value) in message  # the validator did echo it: the cut is what keeps it out
+        note = invalid_params_note("sign_in", message, arguments)
+        assert str(value)[:12] not in note and len(note) <= 300
+        assert note.startswith("sign_in was rejected: invalid arguments")
+
+    def test_shortened_echo_is_cut(self) -> None:
+        """A validator that prints a long value cut short (``reprlib``, pydantic's ``'abc...xyz'``) still echoes
+        part of it: every long run of a sent string is cut, whatever its depth."""
+        token = secrets.token_hex(32)
+        arguments = {"request": {"headers": [{"name": "X-Key", "value": token}]}}
+        message = f"Invalid params: header value {reprlib.repr(token)} was refused by policy"
+        note = invalid_params_note("fetch", message, arguments)
+        assert token[:12] not in note and token[-12:] not in note
+        assert "was refused by policy" in note
+
+    def test_parsed_expectation_cut_and_bounded(self) -> None:
+        """An expectation parsed out of prose is cut of sent values and bounded; so is an argument name."""
+        token = secrets.token_hex(16)
+        note = invalid_params_note("t", f"auth.token must be {token} or later", {"auth": {"token": token}})
+        assert "`auth.token` must be" in note and token not in note
+        issues = [{"code": "invalid_type", "expected": "string", "received": "number", "path": ["f" * 5000]}]
+        note = invalid_params_note("t", json.dumps(issues), {})
+        assert "must be a string" in note and "f" * 65 not in note and len(note) <= 300
 
     @pytest.mark.parametrize(
         ("message", "name"),

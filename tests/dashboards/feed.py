@@ -14,10 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Annotated, Any
 
 import anyio
@@ -25,35 +21,9 @@ import httpx
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
+from tests.status_upstream import status_upstream
+
 UPSTREAM = {"url": ""}
-
-
-class _Upstream(BaseHTTPRequestHandler):
-    """``GET /status/<code>`` answers with that status (``Retry-After: 0`` on 429)."""
-
-    def do_GET(self) -> None:  # noqa: N802 - http.server API
-        code = int(self.path.rsplit("/", 1)[-1])
-        self.send_response(code)
-        if code == 429:
-            self.send_header("Retry-After", "0")
-        self.send_header("Content-Length", "2")
-        self.end_headers()
-        self.wfile.write(b"{}")
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-@contextmanager
-def upstream() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Upstream)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 async def _get(status: int) -> str:
@@ -239,7 +209,7 @@ def main() -> int:
     parser.add_argument("--otlp", required=True, help="OTLP/HTTP base URL of the Collector")
     parser.add_argument("--service", default="errscope-feed")
     args = parser.parse_args()
-    with upstream() as url:
+    with status_upstream(retry_after="0") as url:
         UPSTREAM["url"] = url
         summary = anyio.run(drive, args.otlp, args.service)
     json.dump(summary, sys.stdout)

@@ -17,17 +17,16 @@ import argparse
 import itertools
 import json
 import logging
-import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import AsyncExitStack, contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx
+
+from tests.status_upstream import status_upstream
 
 TOOLS = ("orders", "payments", "inventory")
 MIX = (200,) * 8 + (404, 403, 422, 429, 503, 418)
@@ -37,33 +36,6 @@ CYCLE = len(MIX) * len(TOOLS)
 """Calls after which every tool has met every status once (the two lengths are coprime)."""
 CLIENT_SERVICE = "errscope-scale-client"
 EXPORT_INTERVAL_MS = 500
-
-
-class _Upstream(BaseHTTPRequestHandler):
-    """``GET /status/<code>`` answers with that status."""
-
-    protocol_version = "HTTP/1.1"
-
-    def do_GET(self) -> None:  # noqa: N802 - http.server API
-        self.send_response(int(self.path.rsplit("/", 1)[-1]))
-        self.send_header("Content-Length", "2")
-        self.end_headers()
-        self.wfile.write(b"{}")
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-@contextmanager
-def upstream() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Upstream)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def build_server(name: str, upstream_url: str, http: httpx.AsyncClient) -> Any:
@@ -180,7 +152,7 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
-    with upstream() as url:
+    with status_upstream() as url:
         summary = anyio.run(drive, args, url)
     args.out.write_text(json.dumps(summary))
     return 0

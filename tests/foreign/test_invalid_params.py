@@ -45,9 +45,11 @@ def check_record(record: dict[str, Any]) -> None:
     # items[0].qty (zod 4 "at" lines) and items.0.qty (pydantic, zod paths) name the same argument.
     named = {re.sub(r"\[(\d+)\]", r".\1", p.field): p.expected for p in parse_argument_problems(message, arguments)}
     assert set(named) <= set(case.expect) | {"arguments"}, f"names arguments the case did not get wrong: {named}"
+    if case.expect and record["peer"] in FIRST_ERROR_ONLY:
+        assert len(named) == 1 and set(named) <= set(case.expect), f"not one wrong argument: {named}"
+    elif case.expect:
+        assert set(named) >= set(case.expect), f"missed arguments: {set(case.expect) - set(named)}"
     if case.expect:
-        wanted = set(case.expect) if record["peer"] not in FIRST_ERROR_ONLY else set(named)
-        assert named and set(named) >= wanted, f"missed arguments: {set(case.expect) - set(named)}"
         for field, expected in named.items():
             assert expected and any(word in expected for word in case.expect[field]), (field, expected)
     note = invalid_params_note(case.tool, message, arguments)
@@ -64,12 +66,28 @@ def test_stored_message(record: dict[str, Any]) -> None:
     check_record(record)
 
 
+def assert_complete(corpus: dict[str, Any]) -> None:
+    """``corpus`` has every SDK release, and each answered every bad call exactly once: rejected, or unknown tool.
+
+    A call an SDK let through (it ran the tool) leaves no record: a missing case is such a call.
+    """
+    assert set(corpus["peers"]) == {peer.name for peer in messages.PEERS}
+    for peer in corpus["peers"]:
+        cases = sorted(r["case"] for r in corpus["messages"] if r["peer"] == peer)
+        assert cases == sorted(CASES), (peer, "missing:", set(CASES) - set(cases), "repeated:", len(cases) - len(set(cases)))
+
+
 def test_corpus_covers_every_sdk_and_case() -> None:
     """The stored corpus has all nine SDK releases, and each rejected every bad call or said the tool is unknown."""
-    assert set(CORPUS["peers"]) == {peer.name for peer in messages.PEERS}
-    for peer in CORPUS["peers"]:
-        cases = {r["case"] for r in CORPUS["messages"] if r["peer"] == peer}
-        assert cases == set(CASES), (peer, set(CASES) - cases)
+    assert_complete(CORPUS)
+
+
+def test_completeness_check_sees_a_call_an_sdk_ran() -> None:
+    """A capture in which one SDK let one bad call through (no record), or answered one twice, is incomplete."""
+    for drop, repeat in ((1, 0), (0, 1)):
+        records = CORPUS["messages"][drop:] + CORPUS["messages"][:repeat]
+        with pytest.raises(AssertionError):
+            assert_complete({**CORPUS, "messages": records})
 
 
 @pytest.mark.stack
@@ -78,6 +96,7 @@ def test_stored_corpus_is_what_the_sdks_say_today() -> None:
     for peer in messages.PEERS:
         require(peer.argv() is not None, f"{peer.name} is not installed (scripts/tools.sh builds it)")
     live = messages.capture_all()
+    assert_complete(live)  # every SDK still rejects every bad call: agreement alone would miss one it now runs
     drifted = []
     for peer, versions in live["peers"].items():
         said = [(r["case"], r["channel"], r["code"], r["message"]) for r in live["messages"] if r["peer"] == peer]

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from importlib.metadata import entry_points
+from typing import Annotated
 
 import pytest
 from mcp import Client
@@ -13,8 +14,12 @@ from mcp.server.lowlevel.server import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.shared import _otel as sdk_otel
 from opentelemetry.instrumentation.utils import suppress_instrumentation
+from pydantic import Field
 
+from errscope import FailureClass
+from errscope.client import _shaping as shape
 from errscope.instrumentor import MCPInstrumentor
+from errscope.server import uninstrument
 from errscope.server._mcp import ErrscopeMiddleware
 from errscope.testing import CapturedTelemetry
 
@@ -91,6 +96,36 @@ async def test_one_client_span_per_call(captured: CapturedTelemetry, monkeypatch
         await client.call_tool("lookup", {"order_id": "A1"})
     after = [span.name for span in captured.spans()[len(spans):] if span.kind.name == "CLIENT"]
     assert [name for name in after if "tools/call" in name] == ["MCP send tools/call lookup"]
+
+
+def plain_refund_server() -> MCPServer:
+    """A server errscope does not instrument (an uninstrumented peer): its rejections are the SDK's own words."""
+    server = MCPServer("plain")
+
+    @server.tool()
+    def refund(amount: Annotated[int, Field(le=500)]) -> str:
+        return "refunded"
+
+    uninstrument(server)
+    return server
+
+
+async def test_client_span_reads_answers_as_the_client_does(captured: CapturedTelemetry) -> None:
+    """The CLIENT span's class for an uninstrumented server's answer is what ``ToolClient`` reads from it.
+
+    The SDK answers ``amount=900`` with pydantic's "less than or equal to 500": an argument rejection, not the
+    HTTP 500 the bare text classifier sees in it. The SDK wraps an unknown tool into an ``isError`` result
+    ("Unknown tool: refnd"): ``not_found``, as the client reads it.
+    """
+    async with Client(plain_refund_server()) as client:
+        rejected = await client.call_tool("refund", {"amount": 900})
+        unknown = await client.call_tool("refnd", {"amount": 1})
+    assert shape.from_result("refnd", unknown, {}, max_text=4000) is None  # the client's "unknown tool" reading
+    client_reading = shape.from_result("refund", rejected, {}, max_text=4000, arguments={"amount": 900})
+    assert client_reading is not None and client_reading.failure_class is FailureClass.INVALID_INPUT
+    spans = {span.name: span.attributes for span in captured.spans() if span.kind.name == "CLIENT"}
+    assert spans["tools/call refund"]["errscope.failure_class"] == client_reading.failure_class.value
+    assert spans["tools/call refnd"]["errscope.failure_class"] == FailureClass.NOT_FOUND.value
 
 
 def test_one_middleware_for_nested_construction(captured: CapturedTelemetry) -> None:

@@ -47,6 +47,7 @@ from errscope._attributes import (
 )
 from errscope._messages import safe_name
 from errscope._vocabulary import Channel, FailureClass, Outcome
+from errscope.client import _answer as answer
 from errscope.client import _shaping as shape
 from errscope.client._deadline import CallDeadline, TimeoutKind, TimeoutPolicy
 from errscope.client._invalid_params import invalid_params_note, names_this_tool_unknown
@@ -262,7 +263,7 @@ class LogicalCall:
             attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
             return shape.local_failure(
                 self.tool,
-                f"The tool server had ended the session; {self.tool} was not run. A new session is opened on the next call.",
+                f"The tool server had ended the session; {safe_name(self.tool)} was not run. A new session is opened on the next call.",
                 side_effect_possible=False,
             )
         if isinstance(error, MCPError) and wire.transport_failure is not None:
@@ -279,7 +280,7 @@ class LogicalCall:
             attributes[ERROR_TYPE] = ERROR_TYPE_UNREADABLE
             return shape.local_failure(
                 self.tool,
-                f"The answer to {self.tool} could not be read. The call may have run; check before calling again.",
+                f"The answer to {safe_name(self.tool)} could not be read. The call may have run; check before calling again.",
                 side_effect_possible=True,
             )
         if isinstance(error, MCPError) and wire.error_frame:
@@ -289,7 +290,7 @@ class LogicalCall:
             # The SDK's own timer (a Client-level read_timeout_seconds): it already sent the cancel.
             owner.breaker.record_failure()
             attributes[ERROR_TYPE] = ERROR_TYPE_TIMEOUT
-            sdk_timeout = shape.as_float(owner.client_options.get("read_timeout_seconds"))
+            sdk_timeout = answer.as_float(owner.client_options.get("read_timeout_seconds"))
             return shape.timed_out(
                 self.tool, TimeoutKind.IDLE, self.policy, hint=self.timeout_hint, idle_seconds=sdk_timeout
             )
@@ -304,7 +305,7 @@ class LogicalCall:
             self.tool,
             None,
             FailureClass.UNKNOWN,
-            f"{self.tool} returned a reply the client could not read.",
+            f"{safe_name(self.tool)} returned a reply the client could not read.",
             side_effect_possible=True,  # something answered: the tool may have run
         )
 
@@ -318,7 +319,7 @@ class LogicalCall:
     def _lost_while_running(self) -> ToolCallResult:
         return shape.local_failure(
             self.tool,
-            f"The connection to the tool server was lost while {self.tool} was running. It may or may not "
+            f"The connection to the tool server was lost while {safe_name(self.tool)} was running. It may or may not "
             "have taken effect; check before calling again.",
             side_effect_possible=True,
         )
@@ -332,7 +333,7 @@ class LogicalCall:
         attributes[ERROR_TYPE] = str(code)
         attributes[RPC_RESPONSE_STATUS_CODE] = str(code)
         data = error.data if isinstance(error.data, dict) else {}
-        ref = shape.ref_of(data)
+        ref = answer.error_ref(data)
         message = error.message or ""
         catalog = self.owner.catalog
         was_known = self.tool in catalog

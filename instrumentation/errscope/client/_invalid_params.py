@@ -29,6 +29,7 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from errscope._messages import safe_name
 from errscope.client._text import safe_excerpt, scrub_text
 
 __all__ = [
@@ -40,9 +41,12 @@ __all__ = [
     "parse_argument_problems",
     "names_this_tool_unknown",
     "unknown_tool_name",
+    "without_sent_values",
 ]
 
 MAX_NOTE: Final = 300
+MAX_EXPECTED: Final = 80
+"""Characters of one parsed expectation ("a string matching ...") in the note."""
 MAX_PROBLEMS: Final = 4
 _FIELD: Final = r"[A-Za-z_$][\w$-]{0,63}(?:(?:\.|/)[\w$-]{1,64}|\[\d{1,6}\])*"  # a.b, a[0], a.0, a/b
 _REQUIRED: Final = "required"
@@ -475,30 +479,81 @@ def invalid_params_note(tool: str, message: str, arguments: Mapping[str, Any] | 
     """Build the model's note for rejected arguments on ``tool``: which argument, what it must be, what to do.
 
     Args:
-        tool: the tool's name.
+        tool: the tool's name (echoed as :func:`errscope._messages.safe_name` gives it).
         message: the server's text (a -32602 message or an ``isError`` result's text).
-        arguments: the arguments that were sent (see :func:`parse_argument_problems`); string values among them
-            are also cut out of a prose excerpt, so the note never quotes what the model sent.
+        arguments: the arguments that were sent (see :func:`parse_argument_problems`). Every value among them, at
+            any depth and of any type, is cut out of whatever server text reaches the note
+            (:func:`without_sent_values`): the note never quotes what the model sent, however the server echoed it.
 
     Returns:
-        At most :data:`MAX_NOTE` characters, scrubbed.
+        At most :data:`MAX_NOTE` characters, scrubbed; each argument name at most 64 characters and each
+        expectation at most :data:`MAX_EXPECTED`.
     """
     problems = parse_argument_problems(message, arguments)
     if problems:
-        # Names and expectations are the server's raw text: scrubbed like the excerpt below.
-        detail = scrub_text("; ".join(p.sentence() for p in problems))
+        # Names and expectations are the server's raw text: values cut, bounded and scrubbed like the excerpt below.
+        detail = scrub_text("; ".join(_bounded(p, arguments).sentence() for p in problems))
     else:
         # Nothing structured: keep a scrubbed, path-free excerpt, only if it is short prose.
-        prose = _SDK_PREFIX.sub("", message)
-        for value in (v for v in (arguments or {}).values() if isinstance(v, str) and len(v) >= 3):
-            prose = prose.replace(value, "…")
+        prose = without_sent_values(_SDK_PREFIX.sub("", message), arguments)
         excerpt = safe_excerpt(prose, limit=120)
         generic = {"invalid params", "invalid request parameters", "invalid arguments"}
         detail = excerpt if excerpt and excerpt.lower() not in generic and not excerpt.startswith(("[", "{")) else ""
-    head = f"{tool} was rejected: invalid arguments"
+    head = f"{safe_name(tool)} was rejected: invalid arguments"
     tail = " Fix the arguments and call again."
     note = f"{head} — {detail}.{tail}" if detail else f"{head}.{tail}"
     if len(note) > MAX_NOTE:
         room = MAX_NOTE - len(head) - len(tail) - 5
         note = f"{head} — {detail[:room].rstrip()}….{tail}"
     return note
+
+
+def _bounded(problem: ArgumentProblem, arguments: Mapping[str, Any] | None) -> ArgumentProblem:
+    expected = problem.expected
+    if expected is not None and expected not in (_REQUIRED, _UNEXPECTED):
+        expected = _clip(without_sent_values(expected, arguments), MAX_EXPECTED)
+    return ArgumentProblem(safe_name(problem.field) if problem.field else "", expected)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_MIN_CUT: Final = 4
+"""Shorter sent values are not cut: too short to carry a secret, and they would match everywhere ("a", "10")."""
+_MIN_FRAGMENT: Final = 12
+"""A run of this many characters of a sent string counts as an echo of it (a validator's shortened repr)."""
+_RUN: Final = re.compile(r"[^\s'\"`,;:=()\[\]{}<>….]|(?<!\.)\.(?!\.)")
+"""One character of a run: not a space, quote, bracket or separator, nor part of an ellipsis (``..``, ``...``)."""
+_RUNS: Final = re.compile(rf"(?:{_RUN.pattern}){{{_MIN_FRAGMENT},}}")
+
+
+def without_sent_values(text: str, arguments: Mapping[str, Any] | None) -> str:
+    """``text`` with every value of ``arguments`` cut out (``…``): any depth, any scalar type, echoed whole or cut short.
+
+    A validator may quote what it rejected: the whole value (jsonschema's repr, zod's ``received``), the JSON of a
+    nested object, or a shortened repr (pydantic prints ``'abcd...wxyz'`` for a long string). Cut are: each leaf
+    value (strings, numbers; not booleans or null) of at least :data:`_MIN_CUT` characters wherever it occurs, and
+    any run of at least :data:`_MIN_FRAGMENT` characters (between spaces, quotes, brackets or an ellipsis) that is
+    part of a sent string.
+    """
+    if not arguments:
+        return text
+    values = sorted(_sent_texts(arguments), key=len, reverse=True)  # longest first: a value inside another
+    for value in values:
+        text = text.replace(value, "…")
+    long = [value for value in values if len(value) >= _MIN_FRAGMENT]
+    if long:
+        text = _RUNS.sub(lambda run: "…" if any(run[0] in value for value in long) else run[0], text)
+    return text
+
+
+def _sent_texts(arguments: Mapping[str, Any]) -> set[str]:
+    texts = set()
+    for _, value in _leaves(arguments, ""):
+        if isinstance(value, bool) or value is None or isinstance(value, Mapping | list):
+            continue  # a container is cut through its leaves
+        text = value if isinstance(value, str) else json.dumps(value) if isinstance(value, int | float) else str(value)
+        if len(text) >= _MIN_CUT:
+            texts.add(text)
+    return texts

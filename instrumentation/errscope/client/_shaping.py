@@ -18,42 +18,28 @@ from mcp_types import (
     CallToolResult,
     ElicitationRequiredErrorData,
     ErrorData,
-    TextContent,
 )
 from pydantic import ValidationError
 
-from errscope._attributes import (
-    ERROR_TYPE,
-    META_ERROR_REF,
-    META_FAILURE_CLASS,
-    META_RETRY_AFTER,
-    META_SIDE_EFFECT_POSSIBLE,
-    TOOL_ERROR,
-)
-from errscope._classify import class_for_jsonrpc_code, delay_seconds
+from errscope._attributes import ERROR_TYPE, TOOL_ERROR
+from errscope._classify import class_for_jsonrpc_code
 from errscope._messages import safe_name
-from errscope._refs import ERROR_REF_PATTERN, new_error_ref
+from errscope._refs import new_error_ref
 from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.client._catalog import ToolCatalog
 from errscope.client._deadline import TimeoutKind, TimeoutPolicy
-from errscope.client._invalid_params import (
-    declared_arguments,
-    invalid_params_note,
-    is_argument_rejection,
-    names_this_tool_unknown,
-)
+from errscope.client import _answer as answer
+from errscope.client._invalid_params import declared_arguments, invalid_params_note
 from errscope.client._result import ADVICE, ToolCallResult
 from errscope.client._text import classify_text, retry_after_from_text, safe_excerpt
 
 __all__ = [
     "MAX_RETRY_AFTER",
-    "as_float",
     "elicitation_required",
     "failure",
     "from_result",
     "local_failure",
     "other_protocol_error",
-    "ref_of",
     "timed_out",
     "unknown_tool_head",
 ]
@@ -117,11 +103,12 @@ def timed_out(
     idle_seconds: float | None = None,
 ) -> ToolCallResult:
     """A timer ended the attempt: the side effect may have happened, and the note says so."""
+    shown = safe_name(tool)
     if fired is TimeoutKind.CEILING:
-        head = f"{tool} did not finish within the {seconds(policy.hard_ceiling)} limit and was cancelled."
+        head = f"{shown} did not finish within the {seconds(policy.hard_ceiling)} limit and was cancelled."
     else:
         idle = idle_seconds if idle_seconds is not None else policy.idle
-        head = f"{tool} did not finish within {seconds(idle)} and was cancelled."
+        head = f"{shown} did not finish within {seconds(idle)} and was cancelled."
     if hint:
         head += " The request may have been accepted: " + safe_excerpt(hint, limit=200).rstrip(".") + "."
     else:
@@ -147,7 +134,7 @@ def from_result(
     schema and ``arguments`` what was sent: together they tell an argument rejection wrapped in
     ``isError`` from any other failure text.
     """
-    text = text_of(raw)
+    text = answer.text_of(raw.content)
     if not raw.is_error:
         cut = len(text) > max_text
         if cut:
@@ -155,15 +142,14 @@ def from_result(
         return ToolCallResult(tool=tool, text=text, outcome=Outcome.OK, result=raw, text_truncated=cut)
     attributes[ERROR_TYPE] = TOOL_ERROR
     meta = raw.meta or {}
-    possible = meta.get(META_SIDE_EFFECT_POSSIBLE)
-    side_effect = possible if isinstance(possible, bool) else None
-    server_class = as_class(meta.get(META_FAILURE_CLASS))
+    side_effect = answer.side_effect_possible(meta)
+    server_class = answer.declared_class(meta)
     if server_class is not None:
         # An errscope server already classified, scrubbed and shaped the text.
-        retry_after = delay_seconds(as_float(meta.get(META_RETRY_AFTER)))
-        ref = ref_of(meta)
+        retry_after = answer.retry_after(meta)
+        ref = answer.error_ref(meta)
         shaped = ref is not None and ref in text  # the server already wrote the model's text
-        head = safe_excerpt(text, limit=300 if shaped else 240) or f"{tool} failed"
+        head = safe_excerpt(text, limit=300 if shaped else 240) or f"{safe_name(tool)} failed"
         if ref and ref in head:
             head = head.replace(f"Ref {ref}", "").replace(ref, "")
         head = head.rstrip(" .") + "."
@@ -179,16 +165,17 @@ def from_result(
             advice=advice,
             side_effect_possible=side_effect,
         )
-    if names_this_tool_unknown(text, tool):
+    reading = answer.read_text(text, tool, declared_arguments(input_schema))
+    if reading.unknown_tool:
         return None
-    if is_argument_rejection(text, declared_arguments(input_schema)):
+    if reading.arguments_rejected:
         # Most SDKs (TS 1.2x+/2.x, mcp, FastMCP) answer bad arguments with an isError result, not -32602.
         note = invalid_params_note(tool, text, arguments)
         return failure(tool, Channel.EXECUTION, FailureClass.INVALID_INPUT, note, advice="", result=raw)
-    cls = classify_text(text)
+    cls = reading.failure_class
     retry_after = retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None
     excerpt = safe_excerpt(text)
-    head = f"{tool} failed: {excerpt}." if excerpt else f"{tool} failed."
+    head = f"{safe_name(tool)} failed: {excerpt}." if excerpt else f"{safe_name(tool)} failed."
     advice = _MAYBE_DONE if side_effect else None
     return failure(
         tool, Channel.EXECUTION, cls, head, retry_after=retry_after, result=raw, advice=advice,
@@ -206,7 +193,7 @@ def elicitation_required(tool: str, error: ErrorData, ref: str | None) -> ToolCa
     except ValidationError:
         elicitations = ()
     said = safe_excerpt(elicitations[0].message) if elicitations else ""
-    head = f"{tool} needs the user to complete a step in their browser first" + (f" ({said})." if said else ".")
+    head = f"{safe_name(tool)} needs the user to complete a step in their browser first" + (f" ({said})." if said else ".")
     advice = (
         "Ask the user to open the link the app shows them and finish there, then call again."
         if elicitations
@@ -218,7 +205,7 @@ def elicitation_required(tool: str, error: ErrorData, ref: str | None) -> ToolCa
 
 def other_protocol_error(tool: str, code: int, message: str, data: dict[str, Any], ref: str | None) -> ToolCallResult:
     """A JSON-RPC error that is neither an unknown tool nor invalid arguments."""
-    server_class = as_class(data.get(META_FAILURE_CLASS))
+    server_class = answer.declared_class(data)
     if server_class is not None:
         cls = server_class
     else:
@@ -226,12 +213,12 @@ def other_protocol_error(tool: str, code: int, message: str, data: dict[str, Any
         if cls is FailureClass.UNKNOWN or code in (CONNECTION_CLOSED, REQUEST_TIMEOUT):
             text_cls = classify_text(message)
             cls = text_cls if text_cls is not FailureClass.UNKNOWN else cls
-    retry_after = delay_seconds(as_float(data.get(META_RETRY_AFTER))) or (
+    retry_after = answer.retry_after(data) or (
         retry_after_from_text(message) if cls is FailureClass.RATE_LIMITED else None
     )
     excerpt = safe_excerpt(message)
-    head = f"{tool} was refused by the server: {excerpt}." if excerpt else f"{tool} was refused by the server."
-    possible = data.get(META_SIDE_EFFECT_POSSIBLE)
+    shown = safe_name(tool)
+    head = f"{shown} was refused by the server: {excerpt}." if excerpt else f"{shown} was refused by the server."
     return failure(
         tool,
         Channel.PROTOCOL,
@@ -239,7 +226,7 @@ def other_protocol_error(tool: str, code: int, message: str, data: dict[str, Any
         head,
         ref=ref,
         retry_after=retry_after,
-        side_effect_possible=possible if isinstance(possible, bool) else None,
+        side_effect_possible=answer.side_effect_possible(data),
     )
 
 
@@ -249,17 +236,14 @@ def unknown_tool_head(tool: str, catalog: ToolCatalog, *, listed_before: bool, w
     available = ", ".join(safe_name(name) for name in catalog.names[:MAX_LISTED]) or "none"
     if len(catalog.names) > MAX_LISTED:
         available += f" and {len(catalog.names) - MAX_LISTED} more"
+    shown = safe_name(tool)
     if tool in catalog and not listed_before:
-        return f"{tool} was just re-listed by the server."
+        return f"{shown} was just re-listed by the server."
     if tool in catalog:
-        return f"The server says {tool} does not exist, although it lists it. Available: {available}."
+        return f"The server says {shown} does not exist, although it lists it. Available: {available}."
     if was_known:
-        return f"{tool} is no longer available. Available: {available}."
-    return f"Tool `{tool}` does not exist. Available: {available}."
-
-
-def text_of(result: CallToolResult) -> str:
-    return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
+        return f"{shown} is no longer available. Available: {available}."
+    return f"Tool `{shown}` does not exist. Available: {available}."
 
 
 def seconds(value: float) -> str:
@@ -276,31 +260,3 @@ def clamp_retry_after(value: float | None) -> float | None:
     if value is None or math.isnan(value) or value < 0:
         return None
     return min(value, MAX_RETRY_AFTER)
-
-
-def as_class(value: Any) -> FailureClass | None:
-    """The failure class a server put in ``_meta``/``data``, if it is one of the closed set."""
-    try:
-        return FailureClass(value) if isinstance(value, str) else None
-    except ValueError:
-        return None
-
-
-def ref_of(fields: Mapping[str, Any]) -> str | None:
-    """The server's error ref from ``_meta``/``data``, only if it has the ref's shape: it is echoed to
-    the model and put on the span, so a peer's arbitrary string must not ride along."""
-    value = fields.get(META_ERROR_REF)
-    return value if isinstance(value, str) and ERROR_REF_PATTERN.fullmatch(value) else None
-
-
-def as_float(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return None
-    return None

@@ -4,12 +4,14 @@ Every other message passes through untouched. For each ``tools/call`` the proxy 
 span (the same recorder the in-process adapter uses, :class:`errscope._telemetry.ServerTelemetry`),
 and when the answer is a failure it rewrites it the way an errscope server would have written it:
 
-- ``isError`` result: classified from its text with the client's rules (``classify_text``), its
-  text replaced by the shaped, scrubbed model message with the error ref, ``_meta`` given class,
-  channel and ref (:func:`errscope.server._seam.failure_meta`), ``structuredContent`` dropped;
+- ``isError`` result: read with the client's rules (:func:`errscope.client._answer.read_text`), its
+  text replaced by the shaped, scrubbed model message with the error ref (for rejected arguments the
+  client's note, which never quotes a value the host sent), ``_meta`` given class, channel and ref
+  (:func:`errscope.server._seam.failure_meta`), ``structuredContent`` dropped;
 - an ``isError`` result that says the tool is unknown: moved to the protocol channel, JSON-RPC
   -32602 ``Unknown tool: <name>`` (MCP spec, Tools > Error Handling);
-- JSON-RPC error: code kept, message scrubbed with stack fragments cut and the ref appended,
+- JSON-RPC -32602: the client's note for rejected arguments, the host's arguments cut out of it;
+- any other JSON-RPC error: code kept, message scrubbed with stack fragments cut and the ref appended,
   ``data`` scrubbed and given class, channel and ref;
 - an answer from an errscope server (class already in ``_meta``/``data``): kept as it is.
 
@@ -37,11 +39,11 @@ from errscope import _attributes as attr
 from errscope._call import ToolCall
 from errscope._classify import Classification, Upstream, class_for_jsonrpc_code
 from errscope._messages import model_message, safe_name, unknown_tool_message
-from errscope._refs import ERROR_REF_PATTERN
 from errscope._scrubbing import scrub_value
 from errscope._telemetry import ServerTelemetry
 from errscope._vocabulary import Channel, FailureClass, Outcome
-from errscope.client._invalid_params import invalid_params_note, names_this_tool_unknown
+from errscope.client import _answer as answer
+from errscope.client._invalid_params import declared_arguments, invalid_params_note
 from errscope.client._text import classify_text, retry_after_from_text, safe_excerpt
 from errscope.server._mcp import _request_id
 from errscope.server._seam import failure_meta
@@ -79,6 +81,8 @@ class _InFlight:
     method: str
     sent: bool = False
     call: ToolCall | None = None
+    arguments: Mapping[str, Any] | None = None
+    """What the host sent: cut out of any rejection note (:func:`without_sent_values`)."""
     span: Span | None = None
     attributes: dict[str, Any] = field(default_factory=dict)
     started: float = 0.0
@@ -113,7 +117,9 @@ class Calls:
         self.upstream = Upstream(SYSTEM, None, upstream_address)
         self.tools: frozenset[str] | None = None
         """Tool names of the server's last complete ``tools/list`` answer; ``None`` until one is seen."""
-        self._listing: set[str] = set()
+        self._declared: dict[str, frozenset[str] | None] = {}
+        """Each listed tool's declared argument names (:func:`declared_arguments`)."""
+        self._listing: dict[str, frozenset[str] | None] = {}
 
     # -- host -> server ---------------------------------------------------------------------------
     def from_host(self, scope: Scope, message: Any) -> Any:
@@ -159,6 +165,8 @@ class Calls:
         call.upstreams.append(self.upstream)
         span = self.telemetry.start("tools/call", attributes, self.telemetry.parent_context(meta, None))
         entry.call, entry.span, entry.attributes, entry.started = call, span, attributes, time.perf_counter()
+        arguments = params.get("arguments")
+        entry.arguments = arguments if isinstance(arguments, dict) else None
         # The server continues the proxy's trace: its spans become children of this one.
         carrier: dict[str, str] = {}
         propagate.inject(carrier, context=trace.set_span_in_context(span))
@@ -205,9 +213,12 @@ class Calls:
     def _listed(self, result: Message) -> None:
         tools = result.get("tools")
         if isinstance(tools, list):
-            self._listing.update(tool["name"] for tool in tools if isinstance(tool, dict) and isinstance(tool.get("name"), str))
+            self._listing.update(
+                (tool["name"], declared_arguments(tool.get("inputSchema")))
+                for tool in tools if isinstance(tool, dict) and isinstance(tool.get("name"), str)
+            )
         if not result.get("nextCursor"):  # the last page (MCP spec, Utilities > Pagination)
-            self.tools, self._listing = frozenset(self._listing), set()
+            self.tools, self._declared, self._listing = frozenset(self._listing), self._listing, {}
 
     def _answer(self, entry: _InFlight, message: Message) -> Message:
         call = entry.call
@@ -223,26 +234,33 @@ class Calls:
         call = entry.call
         assert call is not None
         meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
-        text = "\n".join(
-            block["text"] for block in result.get("content") or [] if isinstance(block, dict) and isinstance(block.get("text"), str)
-        )
-        if self._is_unknown_tool(call, text):
+        content = result.get("content")
+        text = answer.text_of(content if isinstance(content, list) else None)
+        reading = self._read(call, text)
+        if reading.unknown_tool:
             return self._unknown_tool(entry, message, INVALID_PARAMS)
         upstream = Upstream(SYSTEM, IS_ERROR, self.upstream.address)
         if self._adopt_declared(call, Channel.EXECUTION, meta, upstream):
             return message
-        cls = classify_text(text)
-        if cls is FailureClass.INVALID_INPUT:  # one problem a line (zod, pydantic): keep them all, not the first
-            text = "; ".join(line.strip() for line in text.splitlines() if line.strip())
-        classification = Classification(
-            cls,
-            retry_after=retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None,
-            upstream=upstream,
-            public_message=safe_excerpt(text, limit=300) or None,
-        )
-        call.fail(Channel.EXECUTION, classification)
+        if reading.arguments_rejected:
+            # Most SDKs answer bad arguments with an isError result: the client's note, values never quoted.
+            classification = Classification(FailureClass.INVALID_INPUT, upstream=upstream)
+            call.fail(Channel.EXECUTION, classification)
+            model_text = f"{invalid_params_note(call.tool or 'tool', text, entry.arguments)} Ref {call.error_ref}"
+        else:
+            cls = reading.failure_class
+            if cls is FailureClass.INVALID_INPUT:  # one problem a line: keep them all, not the first
+                text = "; ".join(line.strip() for line in text.splitlines() if line.strip())
+            classification = Classification(
+                cls,
+                retry_after=retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None,
+                upstream=upstream,
+                public_message=safe_excerpt(text, limit=300) or None,
+            )
+            call.fail(Channel.EXECUTION, classification)
+            model_text = model_message(call.tool or "tool", classification, call.error_ref)
         shaped = {key: value for key, value in result.items() if key not in ("content", "structuredContent", "_meta")}
-        shaped["content"] = [{"type": "text", "text": model_message(call.tool or "tool", classification, call.error_ref)}]
+        shaped["content"] = [{"type": "text", "text": model_text}]
         shaped["_meta"] = {**scrub_value(meta), **failure_meta(call)}
         return {**message, "result": shaped}
 
@@ -252,14 +270,14 @@ class Calls:
         code = error.get("code") if isinstance(error.get("code"), int) else INTERNAL_ERROR
         text = error.get("message") if isinstance(error.get("message"), str) else ""
         data = error.get("data")
-        if code == METHOD_NOT_FOUND or self._is_unknown_tool(call, text):
+        if code == METHOD_NOT_FOUND or self._read(call, text).unknown_tool:
             return self._unknown_tool(entry, message, code if code == METHOD_NOT_FOUND else INVALID_PARAMS)
         upstream = Upstream(SYSTEM, str(code), self.upstream.address)
         if self._adopt_declared(call, Channel.PROTOCOL, data if isinstance(data, dict) else {}, upstream, code=code):
             return message
         if code == INVALID_PARAMS:
             classification = Classification(FailureClass.INVALID_INPUT, upstream=upstream)
-            shaped_text = invalid_params_note(call.tool or "tool", text)
+            shaped_text = invalid_params_note(call.tool or "tool", text, entry.arguments)
         else:
             cls = class_for_jsonrpc_code(code)
             if cls is FailureClass.UNKNOWN or code == CONNECTION_CLOSED:  # the code says little: read the text
@@ -277,9 +295,10 @@ class Calls:
             shaped_error["data"] = failure_meta(call) if data is None else {"detail": scrub_value(data), **failure_meta(call)}
         return {**message, "error": shaped_error}
 
-    def _is_unknown_tool(self, call: ToolCall, text: str) -> bool:
+    def _read(self, call: ToolCall, text: str) -> answer.TextReading:
         # A listed tool whose text mentions an unknown tool is a tool failing about another tool.
-        return names_this_tool_unknown(text, call.tool) and (self.tools is None or call.tool not in self.tools)
+        listed = self.tools is not None and call.tool in self.tools
+        return answer.read_text(text, None if listed else call.tool, self._declared.get(call.tool or ""))
 
     def _unknown_tool(self, entry: _InFlight, message: Message, code: int) -> Message:
         call = entry.call
@@ -292,13 +311,10 @@ class Calls:
     @staticmethod
     def _adopt_declared(call: ToolCall, channel: Channel, fields: Mapping[str, Any], upstream: Upstream, *, code: int | None = None) -> bool:
         # An errscope server behind the proxy already classified, scrubbed and shaped its answer.
-        try:
-            declared = FailureClass(fields.get(attr.META_FAILURE_CLASS))
-        except ValueError:
+        declared = answer.declared_class(fields)
+        if declared is None:
             return False
-        ref = fields.get(attr.META_ERROR_REF)
-        if isinstance(ref, str) and ERROR_REF_PATTERN.fullmatch(ref):
-            call.error_ref = ref
+        call.error_ref = answer.error_ref(fields) or call.error_ref
         call.fail(channel, Classification(declared, upstream=upstream), code=code)
         return True
 

@@ -11,20 +11,27 @@ styles are wrapped here; FastMCP's listing goes through ``ErrscopeToolMiddleware
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import MCPServer
 from mcp_types import ListToolsResult, Tool
+from pydantic import BaseModel
 
 from errscope.idempotency import with_keys_honoured
 
 __all__ = ["declare_honoured_keys", "declared", "undeclare_honoured_keys"]
 
 
-def declared(tool: Tool, fn: Callable[..., Any] | None = None) -> Tool:
-    """``tool`` with the honoured-key declaration in its ``_meta`` when it honours keys."""
-    meta = with_keys_honoured(tool.name, fn, tool.meta)
+_Listed = TypeVar("_Listed", bound=BaseModel)
+
+
+def declared(tool: _Listed, fn: Callable[..., Any] | None = None) -> _Listed:
+    """``tool`` with the honoured-key declaration in its ``_meta`` when it honours keys.
+
+    ``tool`` is a listed tool with ``name`` and ``meta``: the SDK's ``mcp_types.Tool`` or FastMCP's ``Tool``.
+    """
+    meta = with_keys_honoured(tool.name, fn, tool.meta)  # type: ignore[attr-defined]
     return tool if meta is None else tool.model_copy(update={"meta": meta})
 
 

@@ -34,7 +34,7 @@ from errscope._classify import Classification, argument_problems, register, tool
 from errscope._tables import Table, expiring_table
 from errscope._telemetry import ServerTelemetry
 from errscope._vocabulary import FailureClass
-from errscope.idempotency import with_keys_honoured
+from errscope.server._declare import declared
 from errscope.server._mcp import ErrscopeMiddleware, _answer_malformed_frames
 from errscope.server._seam import ToolInfo, ToolSeam, idempotent_hint
 
@@ -120,12 +120,7 @@ class ErrscopeToolMiddleware(Middleware):
 
     async def on_list_tools(self, context: MiddlewareContext[Any], call_next: Any) -> Any:
         """Declare the tools that honour errscope idempotency keys (``errscope.server._declare``)."""
-        tools = await call_next(context)
-        declared = []
-        for tool in tools:
-            meta = with_keys_honoured(tool.name, getattr(tool, "fn", None), tool.meta)
-            declared.append(tool if meta is None else tool.model_copy(update={"meta": meta}))
-        return declared
+        return [declared(tool, getattr(tool, "fn", None)) for tool in await call_next(context)]
 
 
 _instrumented: weakref.WeakSet[Any] = weakref.WeakSet()

@@ -34,7 +34,7 @@ from mcp_types import INVALID_PARAMS, CallToolResult, EmbeddedResource, TextCont
 
 from errscope import _attributes as attr
 from errscope._call import ToolCall
-from errscope._classify import Classification, FieldProblem, classify, explain
+from errscope._classify import Classification, FieldProblem, classify, explain, raised_in
 from errscope._messages import (
     MAX_PUBLIC_MESSAGE,
     field_sentence,
@@ -144,7 +144,7 @@ class ToolSeam:
         except MCPError as exc:
             if call.failed:  # already answered (an unknown tool found late): keep that answer
                 raise
-            if _from_a_peer(exc):  # a client inside the tool: the tool's failure, not its decision
+            if raised_in(exc, *_PEER_MODULES):  # a client inside the tool: the tool's failure, not its decision
                 return self.fail(call, name, classify(exc), exc, idempotent=info.idempotent)
             call.fail(Channel.PROTOCOL, classify(exc), code=exc.code, exception=exc)
             raise MCPError(exc.code, _protocol_text(exc.message, call), data=_protocol_data(exc.data, call)) from None
@@ -193,13 +193,11 @@ class ToolSeam:
         A class the tool declared under ``_meta[io.errscope/failure_class]`` is honoured; else its text is
         read with the client's rules, as a client or ``errscope proxy`` reads the same result.
         """
-        declared = (result.meta or {}).get(attr.META_FAILURE_CLASS)
-        try:
-            failure_class = FailureClass(declared)
-        except ValueError:
-            from errscope.client._text import classify_text
+        from errscope.client import _answer as answer
 
-            failure_class = classify_text("\n".join(getattr(block, "text", "") for block in result.content))
+        failure_class = answer.declared_class(result.meta or {})
+        if failure_class is None:  # the tool ran: its text names no unknown tool, so no tool name is given
+            failure_class = answer.read_text(answer.text_of(result.content), None).failure_class
         call.fail(Channel.EXECUTION, Classification(failure_class))
         content = [_scrubbed_block(block) for block in result.content]
         content.append(TextContent(type="text", text=f"Ref {call.error_ref}"))
@@ -226,14 +224,6 @@ def _scrub_payload(value: Any) -> Any:
     """:func:`scrub_value` for what a tool hands the client: no key is trusted (``request_id``
     in a tool's payload is just a name the tool chose), secret-bearing keys are redacted."""
     return scrub_value(value, trust_safe_keys=False)
-
-
-def _from_a_peer(exc: MCPError) -> bool:
-    tb = exc.__traceback__
-    while tb is not None and tb.tb_next is not None:
-        tb = tb.tb_next
-    module = tb.tb_frame.f_globals.get("__name__", "") if tb is not None else ""
-    return isinstance(module, str) and module.startswith(_PEER_MODULES)
 
 
 def scrubbed_mcp_error(exc: MCPError) -> MCPError | None:

@@ -1,0 +1,113 @@
+"""Reading a failed tool call's answer back: what an errscope peer declared, and the rule for everyone else's text.
+
+An errscope server (or ``errscope proxy``) puts its verdict in the result's ``_meta`` or the error's ``data``
+(:mod:`errscope._attributes`, ``io.errscope/*``): class, ref, retry-after, whether the call may have taken
+effect. Every reader of an answer (the client's shaping, the proxy, the instrumentor's span, the server seam
+for a tool's own ``isError`` result) reads those fields here, with the same checks: a class outside the closed
+set, a ref without the ref's shape or a non-boolean flag counts as absent, because each is echoed to the
+model or a span.
+
+Text from a peer that declared nothing is read by one rule, in one order (:func:`read_text`): an unknown-tool
+message naming this tool, then an argument rejection (:func:`is_argument_rejection`), then the text classifier.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from errscope._attributes import META_ERROR_REF, META_FAILURE_CLASS, META_RETRY_AFTER, META_SIDE_EFFECT_POSSIBLE
+from errscope._classify import delay_seconds
+from errscope._refs import ERROR_REF_PATTERN
+from errscope._vocabulary import FailureClass
+from errscope.client._invalid_params import is_argument_rejection, names_this_tool_unknown
+from errscope.client._text import classify_text
+
+__all__ = [
+    "TextReading",
+    "as_float",
+    "declared_class",
+    "error_ref",
+    "read_text",
+    "retry_after",
+    "side_effect_possible",
+    "text_of",
+]
+
+
+def declared_class(fields: Mapping[str, Any]) -> FailureClass | None:
+    """The failure class an errscope peer put in ``_meta``/``data``, if it is one of the closed set."""
+    value = fields.get(META_FAILURE_CLASS)
+    try:
+        return FailureClass(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+
+
+def error_ref(fields: Mapping[str, Any]) -> str | None:
+    """The peer's error ref, only if it has the ref's shape: it is echoed to the model and put on the span,
+    so a peer's arbitrary string must not ride along."""
+    value = fields.get(META_ERROR_REF)
+    return value if isinstance(value, str) and ERROR_REF_PATTERN.fullmatch(value) else None
+
+
+def side_effect_possible(fields: Mapping[str, Any]) -> bool | None:
+    """Whether the peer said the call may have taken effect; ``None`` when it said nothing (or not a boolean)."""
+    value = fields.get(META_SIDE_EFFECT_POSSIBLE)
+    return value if isinstance(value, bool) else None
+
+
+def retry_after(fields: Mapping[str, Any]) -> float | None:
+    """The peer's ``retry_after`` in seconds (a number or numeric string), as :func:`delay_seconds` bounds it."""
+    return delay_seconds(as_float(fields.get(META_RETRY_AFTER)))
+
+
+def as_float(value: Any) -> float | None:
+    """A number or numeric string as a float; ``None`` for anything else (booleans included)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
+
+
+def text_of(content: Iterable[Any] | None) -> str:
+    """The text blocks of a result's ``content``, one per line: SDK objects or the wire's dicts alike."""
+    texts = []
+    for block in content or ():
+        text = block.get("text") if isinstance(block, Mapping) else getattr(block, "text", None)
+        if isinstance(text, str):
+            texts.append(text)
+    return "\n".join(texts)
+
+
+@dataclass(frozen=True, slots=True)
+class TextReading:
+    """What a peer's failure text says, read by :func:`read_text`."""
+
+    failure_class: FailureClass
+    unknown_tool: bool = False
+    """The text says this tool does not exist (re-list; the protocol channel, MCP spec, Tools > Error Handling)."""
+    arguments_rejected: bool = False
+    """The text rejects the call's arguments (the one sanctioned crossing: :func:`invalid_params_note`)."""
+
+
+def read_text(text: str, tool: str | None, declared_arguments: Collection[str] | None = None) -> TextReading:
+    """Read a failure text from a peer that declared no class.
+
+    Args:
+        text: the ``isError`` result's text or the JSON-RPC error's message.
+        tool: the called tool's name (a message naming another tool is this tool's own failure).
+        declared_arguments: the tool's declared argument names, when listed.
+    """
+    if tool is not None and names_this_tool_unknown(text, tool):
+        return TextReading(FailureClass.NOT_FOUND, unknown_tool=True)
+    if is_argument_rejection(text, declared_arguments):
+        return TextReading(FailureClass.INVALID_INPUT, arguments_rejected=True)
+    return TextReading(classify_text(text))
