@@ -218,8 +218,9 @@ _NOUN_KEY = (
     rf"(?:(?:\b|[_.\-])(?i:{_NOUN_ANY})|[a-z0-9](?:{_NOUN_CAMEL}))"
     r"(?:[_.\-0-9A-Z][A-Za-z0-9_.\-]*)?"  # the token ends: separator, digit or a new camelCase word
 )
-_KEY_CHARS = r"[A-Za-z0-9_.\-]+"
-"""Every character a key name above can hold, and none a separator (``_SEP``) can start with."""
+_KEY_CHARS = r"[A-Za-z0-9_.\-\x{17F}\x{212A}]+"
+"""Every character a key name above can hold (``(?i:s)`` and ``(?i:k)`` also match the long s and
+the Kelvin sign), and none a separator (``_SEP``) can start with."""
 _RND = r"[A-Za-z0-9+/=_\-~]"
 _RND_NO_DIGIT = r"[A-Za-z+/=_\-~]"
 

@@ -280,13 +280,18 @@ def _apply_patterns(text: str) -> str:
 
 # Structural URL pass: scheme://userinfo@host... where the password contains '/' or '@', and query
 # parameters whose *name* says credential (checked by name, whatever the value looks like).
-_URL: Final = re2.compile(rb"\b[A-Za-z][A-Za-z0-9+.\-]{0,30}://[^\s'\"<>`]+")._regexp
-_URL_TRIGGER: Final = rb"://[^\s'\"<>`]*[@?]"
-"""Only URLs with userinfo or a query need the structural pass."""
-_SENSITIVE_PARAM: Final = re.compile(
-    r"(?i)^(?:.*(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_.\-]?key|apikey|access[_.\-]?key|credentials?"
-    r"|signature)|key|sig|code|auth|pat|x-amz-credential)$"
-)
+_PARAM_WORDS: Final = r"pass(?:word|wd|phrase)?|pwd|secret|token|api[_.\-]?key|apikey|access[_.\-]?key|credentials?|signature"
+"""A query parameter whose name ends in one of these is a credential (``db_password=``, ``X-Amz-Signature=``)."""
+_PARAM_NAMES: Final = r"key|sig|code|auth|pat|x-amz-credential"
+"""Short names that are a credential only as the whole name (``?key=``, not ``?monkey=``)."""
+_URL_CHARS: Final = r"[^\s'\"<>`]"
+_URL_MARK: Final = rf"(?:@|[?&;][^\s'\"<>`&;#=]*(?i:{_PARAM_WORDS})=|[?&;](?i:{_PARAM_NAMES})=)"
+"""What a URL the pass can change holds: an ``@`` (userinfo) or a credential-named parameter."""
+_URL: Final = re2.compile(rf"\b[A-Za-z][A-Za-z0-9+.\-]{{0,30}}://{_URL_CHARS}*{_URL_MARK}{_URL_CHARS}*".encode())._regexp
+"""A whole URL (to the end of its run of URL characters, as the scheme's leftmost start gives it)
+that holds a mark; URLs without one are skipped in the same scan, not visited one by one."""
+_URL_TRIGGER: Final = rf"://{_URL_CHARS}*{_URL_MARK}".encode()
+_SENSITIVE_PARAM: Final = re.compile(rf"(?i)^(?:.*(?:{_PARAM_WORDS})|{_PARAM_NAMES})$")
 _HOST_PORT_ONLY: Final = re.compile(r"[^:@/]*(?::[0-9]{1,5})?$")
 _HOST_AFTER_AT: Final = re.compile(
     r"[A-Za-z0-9.\-]+(?::[0-9]{1,5})?(?=[/?#]|$)|\[[0-9A-Fa-f:.]+\](?::[0-9]{1,5})?(?=[/?#]|$)"
@@ -301,11 +306,10 @@ def _scrub_urls(data: bytes) -> bytes:
         if start < 0:
             break
         url = data[start:end]
-        if b"@" in url or b"?" in url:
-            scrubbed = _scrub_url(url.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
-            if scrubbed != url:
-                pieces += (data[last:start], scrubbed)
-                last = end
+        scrubbed = _scrub_url(url.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+        if scrubbed != url:
+            pieces += (data[last:start], scrubbed)
+            last = end
         pos = end
     if not pieces:
         return data
