@@ -208,16 +208,14 @@ def _is_masked(secret: bytes) -> bool:
 _DIGITS: Final = b"0123456789"
 
 
-def _substitute(rule: _Rule, data: bytes) -> bytes:
-    """Every match of ``rule`` in ``data``: kept groups stay, the secret between them is masked."""
+def _substitute(rule: _Rule, data: bytes, start: int, end: int) -> bytes:
+    """Every match of ``rule`` in ``data``, the first at ``start:end``: kept groups stay, the
+    secret between them is masked."""
     pieces: list[bytes] = []
-    last = pos = 0
+    last = 0
     size = len(data)
     find, parse, prefix, suffix = rule.find, rule.parse, rule.prefix, rule.suffix
-    while pos < size:
-        start, end = find.Match(_UNANCHORED, data, pos, size)[0]
-        if start < 0:
-            break
+    while start >= 0:
         secret_start, secret_end = start, end
         if parse is not None:
             spans = parse.Match(_ANCHOR_BOTH, data, start, end)
@@ -233,6 +231,7 @@ def _substitute(rule: _Rule, data: bytes) -> bytes:
             pieces += (data[last:secret_start], _REDACTED_BYTES)
             last = secret_end
         pos = end if end > start else start + 1
+        start, end = find.Match(_UNANCHORED, data, pos, size)[0] if pos < size else (-1, -1)
     if not pieces:
         return data
     pieces.append(data[last:])
@@ -263,19 +262,24 @@ def _apply_patterns(text: str) -> str:
     except UnicodeEncodeError:  # lone surrogates (RE2 takes UTF-8 only): each becomes "?", in C, linear
         data = text.encode("utf-8", "replace")
         text = data.decode("utf-8")
-    hits = _SET.Match(data)  # None: no trigger matched
+    hits = _SET.Match(data)
     if not hits:
         return text
     hits.sort()
+    scrubbed = data
     if hits[-1] == len(_RULES):  # URLs first: the real host is found even when a password holds '@' or '/'
-        data = _scrub_urls(data)
+        scrubbed = _scrub_urls(scrubbed)
         hits.pop()
-    if len(hits) > 2 and len(data) > _LARGE and _any_match(tuple(hits)).Match(_UNANCHORED, data, 0, len(data))[0][0] < 0:
-        return data.decode("utf-8", "replace")  # a large benign text: one scan instead of one per pattern
+    if len(hits) > 2 and len(data) > _LARGE and _any_match(tuple(hits)).Match(_UNANCHORED, scrubbed, 0, len(scrubbed))[0][0] < 0:
+        hits = []  # a large benign text: one scan instead of one per pattern
     for index in hits:
-        data = _substitute(_RULES[index], data)
-    # RE2 matches whole UTF-8 code points, so a replacement never splits a character
-    return data.decode("utf-8", "replace")
+        rule = _RULES[index]
+        start, end = rule.find.Match(_UNANCHORED, scrubbed, 0, len(scrubbed))[0]
+        if start >= 0:  # most triggered patterns do not match: no call for them
+            scrubbed = _substitute(rule, scrubbed, start, end)
+    # nothing replaced: the text as it came (no decoding); RE2 matches whole UTF-8 code points, so
+    # a replacement never splits a character
+    return text if scrubbed is data else scrubbed.decode("utf-8", "replace")
 
 
 # Structural URL pass: scheme://userinfo@host... where the password contains '/' or '@', and query
@@ -354,7 +358,7 @@ def _scrub_url(url: str) -> str:
     return url[:scheme_end] + rest
 
 
-_SET: Final = _pattern_set()
+_SET: Final = _pattern_set()._set  # the binding's own set: a list of the indices that matched
 
 
 def scrub(text: str) -> str:
