@@ -6,6 +6,19 @@ contains ``/``, password-like query parameters in any order). One RE2 set pass o
 triggers picks the patterns that can match; only those run, on UTF-8 bytes. ``scrub_value(obj)``
 walks str/list/tuple/dict and redacts by key as well as by value (:func:`key_kind`).
 
+Where the time goes, and why it is spent this way (issue #13, measured per corpus line with
+``bench_scrubber`` and cProfile): each call into the RE2 binding costs about 1 µs before it reads a
+byte, so a line's cost is mostly the number of calls. Hence: one prefilter call (the set; without
+counted repetitions in the triggers, whose product of run lengths made the set's DFA 2-3x slower
+per line than the few extra patterns a looser trigger lets run; Hyperscan on the same triggers was
+no faster, Aho-Corasick on the hints cannot express the shape triggers and a Python substring loop
+is 10x slower); one capture-free DFA call per triggered pattern, and only for a match a second call
+that reads the kept groups on the matched span alone (RE2 reads groups with its BitState engine
+only for programs of at most 512 instructions, else with its NFA: 20-30 µs per matched line for the
+keyword patterns, whose key alternations exceed that, hence their smaller ``parse`` programs); the
+URL pass visits only URLs with userinfo or a credential-named parameter; the entropy and
+character-class checks use C-level bytes methods; nothing is decoded when nothing was replaced.
+
 Linear time on every input: RE2 only, lone surrogates made valid first. Bounded: only the first
 :data:`MAX_SCRUB_CHARS` characters are scrubbed and kept; the rest is dropped with a marker.
 Never raises on odd input (lone surrogates, NULs, non-str objects are ``str()``-ed first).
@@ -104,11 +117,10 @@ class _Rule:
 
 
 def _rule(p: SecretPattern) -> _Rule:
-    # Two programs, because RE2 given captures and a short text skips its DFA and backtracks
-    # (BitState) from every position: ~20 µs per line for the keyword patterns (measured in
-    # ``bench_scrubber``) against ~2 µs for the capture-free DFA scan plus the captures of the
-    # one matched span, anchored at both ends (the same parse: leftmost-first picks the best
-    # parse starting there, and that parse spans exactly the match).
+    # Two programs: a capture-free DFA scan finds the match (~2-3 µs a line), and only then the
+    # groups are read on that span, anchored at both ends (the same parse: leftmost-first picks
+    # the best parse starting there, and that parse spans exactly the match). The full pattern
+    # with captures cost 20-30 µs per matched line for the keyword patterns (module docstring).
     options = re2.Options()
     options.never_capture = True
     return _Rule(
