@@ -301,8 +301,11 @@ _PARAM_WORDS: Final = r"pass(?:word|wd|phrase)?|pwd|secret|token|api[_.\-]?key|a
 _PARAM_NAMES: Final = r"key|sig|code|auth|pat|x-amz-credential"
 """Short names that are a credential only as the whole name (``?key=``, not ``?monkey=``)."""
 _URL_CHARS: Final = r"[^\s'\"<>`]"
-_URL_MARK: Final = rf"(?:@|[?&;][^\s'\"<>`&;#=]*(?i:{_PARAM_WORDS})=|[?&;](?i:{_PARAM_NAMES})=)"
-"""What a URL the pass can change holds: an ``@`` (userinfo) or a credential-named parameter."""
+_URL_MARK: Final = (
+    rf"(?::{_URL_CHARS}*@|{re.escape(REDACTED)}{_URL_CHARS}*@|[?&;][^\s'\"<>`&;#=]*(?i:{_PARAM_WORDS})=|[?&;](?i:{_PARAM_NAMES})=)"
+)
+"""What a URL the pass can change holds: a ``:`` or the marker before an ``@`` (userinfo with a
+password: a user alone stays) or a credential-named parameter."""
 _URL: Final = re2.compile(rf"\b[A-Za-z][A-Za-z0-9+.\-]{{0,30}}://{_URL_CHARS}*{_URL_MARK}{_URL_CHARS}*".encode())._regexp
 """A whole URL (to the end of its run of URL characters, as the scheme's leftmost start gives it)
 that holds a mark; URLs without one are skipped in the same scan, not visited one by one."""
