@@ -14,6 +14,11 @@ triggers, against a set of the full patterns, Hyperscan on the same triggers and
 substring loop).
 
     python -m bench bench_scrubber
+
+The scrubbers take turns within each round (per line: every line, then the next scrubber; per blob:
+three runs each, best kept). Last measured (three runs, load average 5-7, 2 cores shared): errscope
+20-25 µs per line, 34-70 MiB/s on 64 KiB, 100 KB body 1.1-2.4 ms; Kingfisher 23-34 µs, 31-46 MiB/s;
+the previous engine (issue #13 before its speed work) 28-35 µs and 23-28 MiB/s in the same runs.
 """
 
 from __future__ import annotations
@@ -100,8 +105,11 @@ def _interleaved(scrubbers: dict[str, Callable[[str], str]], texts: list[str]) -
 
 
 def _best(scrubbers: dict[str, Callable[[str], str]], text: str) -> dict[str, float]:
-    """Best of ROUNDS interleaved runs on one text (the round least disturbed by other work)."""
-    return {name: min(times) for name, times in _interleaved(scrubbers, [text]).items()}
+    """Best of ROUNDS interleaved rounds of three runs each on one text (the run least disturbed by
+    other work). Three in a row: throughput is what a scrubber sustains on a stream of large texts,
+    with its tables in the CPU caches; taking turns every single run measured mostly how fast each
+    one reloads them after the others (errscope 24-26 MiB/s then, Kingfisher 34-38, same run)."""
+    return {name: min(times) for name, times in _interleaved(scrubbers, [text] * 3).items()}
 
 
 def _measure(
