@@ -342,7 +342,7 @@ def test_parse_reads_the_same_groups() -> None:
     texts = [text for text, _ in EXAMPLES.values()] + [text for text, _ in KEYWORD_SHAPES]
     texts += [
         f"{key}{sep}{value}"
-        for key in ("api_key", "X-Api-Key", "db.password", "authToken2", "_pat", "client_secret_v2", "Sig")
+        for key in ("api_key", "X-Api-Key", "db.password", "authToken2", "_pat", "client_secret_v2", "Sig", "\u017fecret", "api_\u212aey")
         for sep in ("=", ": ", '\\": \\"', "': '", '"=["')
         for value in ("Q7" + t(30, URLSAFE), "Fern!Stone#77 x", "'two words 9'")
     ]

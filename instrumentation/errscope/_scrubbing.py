@@ -8,16 +8,17 @@ walks str/list/tuple/dict and redacts by key as well as by value (:func:`key_kin
 
 Where the time goes, and why it is spent this way (issue #13, measured per corpus line with
 ``bench_scrubber`` and cProfile): each call into the RE2 binding costs about 1 µs before it reads a
-byte, so a line's cost is mostly the number of calls. Hence: one prefilter call (the set; without
-counted repetitions in the triggers, whose product of run lengths made the set's DFA 2-3x slower
-per line than the few extra patterns a looser trigger lets run; Hyperscan on the same triggers was
-no faster, Aho-Corasick on the hints cannot express the shape triggers and a Python substring loop
-is 10x slower); one capture-free DFA call per triggered pattern, and only for a match a second call
-that reads the kept groups on the matched span alone (RE2 reads groups with its BitState engine
-only for programs of at most 512 instructions, else with its NFA: 20-30 µs per matched line for the
-keyword patterns, whose key alternations exceed that, hence their smaller ``parse`` programs); the
-URL pass visits only URLs with userinfo or a credential-named parameter; the entropy and
-character-class checks use C-level bytes methods; nothing is decoded when nothing was replaced.
+byte, so a line's cost is mostly the number of calls. Hence: one prefilter call, the set (its
+triggers have no counted repetition that can start anywhere: their product of run lengths made the
+set's DFA 2-3x slower per line than the few extra patterns a looser trigger lets run; Hyperscan on
+the same triggers was no faster, Aho-Corasick on the hints cannot express the shape triggers, and
+a Python substring loop is 10x slower); one capture-free DFA call per triggered pattern, and only
+for a match a second call that reads the kept groups on the matched span alone (RE2 reads groups
+with its BitState engine only for programs of at most 512 instructions, else with its NFA: 20-30 µs
+per matched line for the keyword patterns, whose key alternations exceed that, hence their smaller
+``parse`` programs). The URL pass visits only URLs with a password before the ``@`` or a
+credential-named parameter; the entropy and character-class checks use C-level bytes methods;
+nothing is decoded when nothing was replaced.
 
 Linear time on every input: RE2 only, lone surrogates made valid first. Bounded: only the first
 :data:`MAX_SCRUB_CHARS` characters are scrubbed and kept; the rest is dropped with a marker.
