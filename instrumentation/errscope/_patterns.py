@@ -433,7 +433,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         keep_suffix=True,
         hints=KEY_NOUNS,
         verify="random",
-        trigger=r"[:=][ \t]*(?:\[?[ \t]*\\?[\"'])?[A-Za-z0-9+/=_\-~]",
+        trigger=rf"(?i:{_NOUN_ANY})[A-Za-z0-9_.\-]*\\?[\"']?[ \t]*[:=]",  # the noun, the rest of the key, the separator
         parse=rf"({_KEY_CHARS}{_SEP}(?:\[?[ \t]*\\?[\"'])?){_RANDOM}{_END}",
     ),
     SecretPattern(
