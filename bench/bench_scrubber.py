@@ -16,9 +16,9 @@ substring loop).
     python -m bench bench_scrubber
 
 The scrubbers take turns within each round (per line: every line, then the next scrubber; per blob:
-three runs each, best kept). Last measured (three runs, load average 5-7, 2 cores shared): errscope
-20-25 µs per line, 34-70 MiB/s on 64 KiB, 100 KB body 1.1-2.4 ms; Kingfisher 23-34 µs, 31-46 MiB/s;
-the previous engine (issue #13 before its speed work) 28-35 µs and 23-28 MiB/s in the same runs.
+three runs each, best kept). Last measured (three runs, load average 4-5, 2 cores shared): errscope
+18-22 µs per line, 59-66 MiB/s on 64 KiB, 100 KB body 0.8-1.8 ms; Kingfisher 18-31 µs, 50-54 MiB/s;
+the previous engine (issue #13 before its speed work), alternating with it: 23-25 µs, 23-36 MiB/s.
 """
 
 from __future__ import annotations
