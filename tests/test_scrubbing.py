@@ -335,6 +335,32 @@ def test_trigger_admits_every_match() -> None:
                 assert trigger.search(match.group(0)), (pattern.name, match.group(0))
 
 
+def test_parse_reads_the_same_groups() -> None:
+    """scrub finds a match with the capture-free pattern, then reads its kept groups with
+    ``parse`` (a smaller program) on that span alone: sound only if those groups are the ones the
+    full pattern gives (every example, shape and corpus line; keys written every way)."""
+    texts = [text for text, _ in EXAMPLES.values()] + [text for text, _ in KEYWORD_SHAPES]
+    texts += [
+        f"{key}{sep}{value}"
+        for key in ("api_key", "X-Api-Key", "db.password", "authToken2", "_pat", "client_secret_v2", "Sig", "\u017fecret", "api_\u212aey")
+        for sep in ("=", ": ", '\\": \\"', "': '", '"=["')
+        for value in ("Q7" + t(30, URLSAFE), "Fern!Stone#77 x", "'two words 9'")
+    ]
+    if corpus.corpus_dir() is not None:
+        texts += [line["text"] for line in corpus.secrets() + corpus.benign()]
+    parsed = [p for p in PATTERNS if p.parse]
+    assert {p.name for p in parsed} >= {"token_value", "keyword_compound_key"}
+    for pattern in parsed:
+        rx, parse = re2.compile(pattern.regex), re2.compile(pattern.parse)
+        assert parse.groups == rx.groups
+        for text in texts:
+            for match in rx.finditer(text):
+                again = parse.fullmatch(text, *match.span())
+                spans = [match.span(g) for g in range(rx.groups + 1)]
+                assert again is not None, (pattern.name, match.group(0))
+                assert [again.span(g) for g in range(rx.groups + 1)] == spans, (pattern.name, match.group(0))
+
+
 def test_collector_rendering_escapes_dollars() -> None:
     from errscope._patterns import collector_regex, collector_replacement
 

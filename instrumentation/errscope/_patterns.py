@@ -96,7 +96,18 @@ class SecretPattern:
             (fewer than two of lower/upper/digit, low entropy, a UUID). RE2 cannot count, so the
             Collector applies the regex alone and may redact a little more (README, Scrubbing).
         trigger: a cheap RE2 regex that every match also matches, for patterns whose hints are
-            too common words to prefilter well (``_``, ``api``); empty: the hints.
+            too common words to prefilter well (``_``, ``api``); empty: the hints. Counted repetitions
+            (``{16}``) only right after a literal (``bearer`` + 16 token characters): in the one set
+            of all triggers, a counter that can start anywhere (``[0-9a-f]{32}``, ``[:=]`` + 16)
+            multiplies the DFA's states (each run length of each character class is a state) and
+            cost more per line than the few extra patterns a looser trigger lets run (the set of
+            the original triggers: 11 µs a corpus line, 5 without such counters; cProfile).
+        parse: Python only: ``regex`` with its key-name alternation replaced by the key's character
+            run, for reading the groups of a span ``regex`` matched (the same groups: the key is
+            followed by a separator that is not a key character, so both end it at the same place).
+            RE2 reads groups with its fast BitState engine only for programs of at most 512
+            instructions; the long key alternations of the larger keyword patterns exceed it and
+            fall back to the NFA, ~10x slower per line. Empty: ``regex``.
     """
 
     name: str
@@ -108,6 +119,7 @@ class SecretPattern:
     hints: tuple[str, ...] = ()
     verify: Literal["", "random"] = ""
     trigger: str = ""
+    parse: str = ""
 
     @property
     def trigger_regex(self) -> str:
@@ -207,6 +219,9 @@ _NOUN_KEY = (
     rf"(?:(?:\b|[_.\-])(?i:{_NOUN_ANY})|[a-z0-9](?:{_NOUN_CAMEL}))"
     r"(?:[_.\-0-9A-Z][A-Za-z0-9_.\-]*)?"  # the token ends: separator, digit or a new camelCase word
 )
+_KEY_CHARS = r"[A-Za-z0-9_.\-\x{17F}\x{212A}]+"
+"""Every character a key name above can hold (``(?i:s)`` and ``(?i:k)`` also match the long s and
+the Kelvin sign), and none a separator (``_SEP``) can start with."""
 _RND = r"[A-Za-z0-9+/=_\-~]"
 _RND_NO_DIGIT = r"[A-Za-z+/=_\-~]"
 
@@ -228,12 +243,11 @@ _HOOK_SEGMENT = r"hooks?|services|webhooks?|webhookb2|workflows|triggers?|catch|
 _SEG = r"[A-Za-z0-9_\-]"
 
 
-def _connection_string(name: str, key: str, end: str, description: str) -> SecretPattern:
+def _connection_string(name: str, key: str, end: str, trigger: str, description: str) -> SecretPattern:
     value = (
         r"(?:\{(?:[^}\r\n]|\}\})*\}|\"(?:[^\"\r\n]|\"\")*\"|'(?:[^'\r\n]|'')*'"
         r"|[^\s;'\"{\[<*(][^\s;]*?|\$[^{(\sA-Z;][^\s;]*?)"
     )
-    trigger = r"(?i:pwd|password|passwd)[ \t]*="
     return SecretPattern(name, "keyword", key + value + end, True, description, True, ("pwd", "pass"), trigger=trigger)
 
 
@@ -262,10 +276,11 @@ def _kv(name: str, key: str, description: str) -> SecretPattern:
     dq = r"(\[?[ \t]*\\?\")" + value('"')[1:]  # x-api-key=["..."], \"password\":\"...\"
     sq = r"(\[?[ \t]*')" + value("'")[1:]
     regex = rf"({key}{_SEP})(?:{dq}|{sq}|{value('')})"
+    parse = rf"({_KEY_CHARS}{_SEP})(?:{dq}|{sq}|{value('')})"
     hints = _PASSWORD_HINTS if key == _PASSWORD_KEY else _TOKEN_HINTS
     words = "pass(?:word|wd|phrase)?|pwd|secret|credentials?" if key == _PASSWORD_KEY else "token|key|signature|pat|sig"
     trigger = rf"(?i:{words})\\?[\"']?[ \t]*[:=]"
-    return SecretPattern(name, "keyword", regex, 3, description, 1, hints, trigger=trigger)
+    return SecretPattern(name, "keyword", regex, 3, description, 1, hints, trigger=trigger, parse=parse)
 
 
 PATTERNS: Final[tuple[SecretPattern, ...]] = (
@@ -353,7 +368,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         True,
         "A scheme-less Authorization value (a raw token).",
         hints=("authorization",),
-        trigger=r"(?i:authorization)[\"']?[ \t]*[:=]",
+        trigger=r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*\[?[ \t]*[\"']?[ \t]*[A-Za-z0-9+/_\-.~:]{16}",
     ),
     SecretPattern(
         "bearer_token",
@@ -369,6 +384,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "connection_string_password",
         r"(;[ \t]*(?i:pwd|password|passwd)[ \t]*=[ \t]*)",
         r"(;|\s|$)",
+        r";[ \t]*(?i:pwd|password|passwd)[ \t]*=",
         "Keyword connection strings (ODBC/ADO/JDBC-style ``Server=...;Uid=...;Pwd=...;``): the value "
         "runs to the ``;`` or whitespace that ends it, so ``&``, ``$`` and quotes inside it go too; "
         "``{...}`` (ODBC, ``}}`` escaped), ``\"...\"`` and ``'...'`` (ADO, doubled quote escaped) "
@@ -378,6 +394,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "connection_string_password_first",
         r"((?:^|[\s\"'{(])(?i:pwd|password|passwd)[ \t]*=[ \t]*)",
         r"(;)",
+        r"(?i:pwd|password|passwd)[ \t]*=[^\r\n]*;",  # no value alternative holds a line break
         "The same when the password is the first keyword (``Pwd=...;Server=...``): the value must end "
         "at a ``;`` (``password=os.environ['X']`` is code, not a connection string).",
     ),
@@ -416,7 +433,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         keep_suffix=True,
         hints=KEY_NOUNS,
         verify="random",
-        trigger=r"[:=][ \t]*(?:\[?[ \t]*\\?[\"'])?[A-Za-z0-9+/=_\-~]{16}",
+        trigger=rf"(?i:{_NOUN_ANY})[A-Za-z0-9_.\-]*\\?[\"']?[ \t]*[:=]",  # the noun, the rest of the key, the separator
+        parse=rf"({_KEY_CHARS}{_SEP}(?:\[?[ \t]*\\?[\"'])?){_RANDOM}{_END}",
     ),
     SecretPattern(
         "query_key_param",
@@ -425,6 +443,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         True,
         "Short credential-named query parameters: ?key=..., &code=..., &auth=...",
         hints=("key=", "code=", "auth="),
+        trigger=r"[?&;](?i:key|code|auth)=",
     ),
     SecretPattern(
         "xml_secret_element",
@@ -514,7 +533,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"[A-Za-z0-9_~.\-]{3}[0-9]Q~[A-Za-z0-9_~.\-]{30,}",
         ("q~",),
         "Microsoft Entra ID (Azure AD) client secrets (the Q~ marker).",
-        trigger=r"[0-9]Q~[A-Za-z0-9_~.\-]{30}",
+        trigger=r"[0-9]Q~",
     ),
     _provider(
         "github_token",
@@ -639,7 +658,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"\b[0-9a-f]{32}-us[0-9]{1,2}\b",
         ("-us",),
         "Mailchimp API keys.",
-        trigger=r"[0-9a-f]{32}-us[0-9]",
+        trigger=r"[0-9a-f]-us[0-9]",
     ),
     _provider(
         "shopify_token",
@@ -659,7 +678,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"[0-9]{6,12}:A[A-Za-z0-9_\-]{30,}",
         (":a",),
         "Telegram bot tokens (also inside /bot<token>/ paths).",
-        trigger=r"[0-9]{6}:A[A-Za-z0-9_\-]{30}",
+        trigger=r"[0-9]:A[A-Za-z0-9_\-]{30}",
     ),
     _provider(
         "postman_key",

@@ -6,6 +6,20 @@ contains ``/``, password-like query parameters in any order). One RE2 set pass o
 triggers picks the patterns that can match; only those run, on UTF-8 bytes. ``scrub_value(obj)``
 walks str/list/tuple/dict and redacts by key as well as by value (:func:`key_kind`).
 
+Where the time goes, and why it is spent this way (issue #13, measured per corpus line with
+``bench_scrubber`` and cProfile): each call into the RE2 binding costs about 1 µs before it reads a
+byte, so a line's cost is mostly the number of calls. Hence: one prefilter call, the set (its
+triggers have no counted repetition that can start anywhere: their product of run lengths made the
+set's DFA 2-3x slower per line than the few extra patterns a looser trigger lets run; Hyperscan on
+the same triggers was no faster, Aho-Corasick on the hints cannot express the shape triggers, and
+a Python substring loop is 10x slower); one capture-free DFA call per triggered pattern, and only
+for a match a second call that reads the kept groups on the matched span alone (RE2 reads groups
+with its BitState engine only for programs of at most 512 instructions, else with its NFA: 20-30 µs
+per matched line for the keyword patterns, whose key alternations exceed that, hence their smaller
+``parse`` programs). The URL pass visits only URLs with a password before the ``@`` or a
+credential-named parameter; the entropy and character-class checks use C-level bytes methods;
+nothing is decoded when nothing was replaced.
+
 Linear time on every input: RE2 only, lone surrogates made valid first. Bounded: only the first
 :data:`MAX_SCRUB_CHARS` characters are scrubbed and kept; the rest is dropped with a marker.
 Never raises on odd input (lone surrogates, NULs, non-str objects are ``str()``-ed first).
@@ -90,20 +104,29 @@ SAFE_KEYS: Final[frozenset[str]] = frozenset(
 # The engine is RE2 (google-re2) only: linear time on every input. Text RE2 cannot take (lone
 # surrogates) is made valid first, never handed to a backtracking engine.
 _UNANCHORED: Final = re2._Anchor.UNANCHORED
+_ANCHOR_BOTH: Final = re2._Anchor.ANCHOR_BOTH
 _REDACTED_BYTES: Final = REDACTED.encode()
 
 
 @dataclass(frozen=True, slots=True)
 class _Rule:
-    regex: Any  # the compiled RE2 program (bytes)
+    find: Any  # the pattern without captures: a DFA scan finds where it matches
+    parse: Any  # the pattern with its kept groups, run on that match alone; None: no kept groups
     prefix: tuple[int, ...]  # kept group numbers in front of the secret
     suffix: tuple[int, ...]  # kept group numbers after it
     verify: str
 
 
 def _rule(p: SecretPattern) -> _Rule:
+    # Two programs: a capture-free DFA scan finds the match (~2-3 µs a line), and only then the
+    # groups are read on that span, anchored at both ends (the same parse: leftmost-first picks
+    # the best parse starting there, and that parse spans exactly the match). The full pattern
+    # with captures cost 20-30 µs per matched line for the keyword patterns (module docstring).
+    options = re2.Options()
+    options.never_capture = True
     return _Rule(
-        re2.compile(p.regex.encode())._regexp,
+        re2.compile(p.regex.encode(), options)._regexp,
+        re2.compile((p.parse or p.regex).encode())._regexp if p.groups else None,
         tuple(range(1, p.keep_prefix + 1)),
         tuple(range(p.keep_prefix + 1, p.groups + 1)),
         p.verify,
@@ -138,11 +161,17 @@ def _pattern_set() -> Any:
 # benign line look changed): ``***``, ``xxxx``, ``[REDACTED]``, ``<redacted>``, ``(hidden)``.
 _MASKED: Final = re2.compile(
     rb"""[\s"'\\]*(?:[*xX#.]{3,}|[*]+.*|<[^>]*>|\[[^\]]*\]|\(?(?i:redacted|hidden|masked|removed|none|null)\)?)[\s"'\\]*"""
-)
+)._regexp
 _MASK_START: Final = frozenset(bytes([c]) for c in b" \t\"'\\*xX#.<[(rRhHmMnN")
-_UUID: Final = re2.compile(rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_UUID: Final = re2.compile(rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")._regexp
 _RUN: Final = re.compile(rb"[A-Za-z0-9+=_\-~.]+")
 _BASE64_RUN: Final = re.compile(rb"[A-Za-z0-9+/=_\-]+")
+
+
+def _fullmatch(regex: Any, data: bytes) -> bool:
+    """``regex`` matches all of ``data`` (the binding's own call: the ``re2`` module's ``fullmatch``
+    wraps it in a generator and a match object, several µs per call)."""
+    return regex.Match(_ANCHOR_BOTH, data, 0, len(data))[0][0] >= 0
 
 
 def _entropy(value: bytes) -> float:
@@ -162,49 +191,60 @@ def looks_random(secret: bytes) -> bool:
 
 
 def _random_run(token: bytes) -> bool:
-    if len(token) < 16 or _UUID.fullmatch(token):
+    if len(token) < 16 or (len(token) == 36 and _fullmatch(_UUID, token)):
         return False
-    classes = any(c in _LOWER for c in token) + any(c in _UPPER for c in token) + any(c in _DIGITS for c in token)
-    return classes >= 2 and _entropy(token) >= 3.0
+    # character classes by C-level bytes methods (a Python loop per character cost ~20 µs a token)
+    lower, upper = token.lower(), token.upper()
+    classes = (token != upper) + (token != lower) + (len(token.translate(None, _DIGITS)) != len(token))
+    return classes >= 2 and _entropy_at_least_3(token)
+
+
+def _entropy_at_least_3(token: bytes) -> bool:
+    """``_entropy(token) >= 3.0``, mostly decided by the bounds min-entropy <= Shannon entropy
+    <= log2(distinct characters) without the per-character sum."""
+    counts = Counter(token).values()
+    if max(counts) * 8 <= len(token):  # no character above 1/8: min-entropy >= 3 bits
+        return True
+    if len(counts) < 8:  # fewer than 8 distinct characters: below 3 bits
+        return False
+    return _entropy(token) >= 3.0
 
 
 def _is_masked(secret: bytes) -> bool:
     """``***``, ``[REDACTED]``, ... alone or as the password of ``user:***``."""
-    if secret[:1] in _MASK_START and _MASKED.fullmatch(secret):
+    if secret[:1] in _MASK_START and _fullmatch(_MASKED, secret):
         return True
     _user, colon, password = secret.partition(b":")
-    return bool(colon) and password[:1] in _MASK_START and _MASKED.fullmatch(password) is not None
+    return bool(colon) and password[:1] in _MASK_START and _fullmatch(_MASKED, password)
 
 
-_LOWER: Final = frozenset(b"abcdefghijklmnopqrstuvwxyz")
-_UPPER: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-_DIGITS: Final = frozenset(b"0123456789")
+_DIGITS: Final = b"0123456789"
 
 
-def _substitute(rule: _Rule, data: bytes) -> bytes:
-    """Every match of ``rule`` in ``data``: kept groups stay, the secret between them is masked."""
+def _substitute(rule: _Rule, data: bytes, start: int, end: int) -> bytes:
+    """Every match of ``rule`` in ``data``, the first at ``start:end``: kept groups stay, the
+    secret between them is masked."""
     pieces: list[bytes] = []
-    last = pos = 0
+    last = 0
     size = len(data)
-    regex, prefix, suffix = rule.regex, rule.prefix, rule.suffix
-    while pos < size:
-        spans = regex.Match(_UNANCHORED, data, pos, size)
-        start, end = spans[0]
-        if start < 0:
-            break
+    find, parse, prefix, suffix = rule.find, rule.parse, rule.prefix, rule.suffix
+    while start >= 0:
         secret_start, secret_end = start, end
-        for g in prefix:
-            if spans[g][0] >= 0:
-                secret_start = spans[g][1]
-        for g in suffix:
-            if spans[g][0] >= 0:
-                secret_end = spans[g][0]
-                break
+        if parse is not None:
+            spans = parse.Match(_ANCHOR_BOTH, data, start, end)
+            for g in prefix:
+                if spans[g][0] >= 0:
+                    secret_start = spans[g][1]
+            for g in suffix:
+                if spans[g][0] >= 0:
+                    secret_end = spans[g][0]
+                    break
         secret = data[secret_start:secret_end]
         if not _is_masked(secret) and (not rule.verify or looks_random(secret)):
             pieces += (data[last:secret_start], _REDACTED_BYTES)
             last = secret_end
         pos = end if end > start else start + 1
+        start, end = find.Match(_UNANCHORED, data, pos, size)[0] if pos < size else (-1, -1)
     if not pieces:
         return data
     pieces.append(data[last:])
@@ -235,30 +275,43 @@ def _apply_patterns(text: str) -> str:
     except UnicodeEncodeError:  # lone surrogates (RE2 takes UTF-8 only): each becomes "?", in C, linear
         data = text.encode("utf-8", "replace")
         text = data.decode("utf-8")
-    hits = _SET.Match(data)  # None: no trigger matched
+    hits = _SET.Match(data)
     if not hits:
         return text
     hits.sort()
+    scrubbed = data
     if hits[-1] == len(_RULES):  # URLs first: the real host is found even when a password holds '@' or '/'
-        data = _scrub_urls(data)
+        scrubbed = _scrub_urls(scrubbed)
         hits.pop()
-    if len(hits) > 2 and len(data) > _LARGE and _any_match(tuple(hits)).Match(_UNANCHORED, data, 0, len(data))[0][0] < 0:
-        return data.decode("utf-8", "replace")  # a large benign text: one scan instead of one per pattern
+    if len(hits) > 2 and len(data) > _LARGE and _any_match(tuple(hits)).Match(_UNANCHORED, scrubbed, 0, len(scrubbed))[0][0] < 0:
+        hits = []  # a large benign text: one scan instead of one per pattern
     for index in hits:
-        data = _substitute(_RULES[index], data)
-    # RE2 matches whole UTF-8 code points, so a replacement never splits a character
-    return data.decode("utf-8", "replace")
+        rule = _RULES[index]
+        start, end = rule.find.Match(_UNANCHORED, scrubbed, 0, len(scrubbed))[0]
+        if start >= 0:  # most triggered patterns do not match: no call for them
+            scrubbed = _substitute(rule, scrubbed, start, end)
+    # nothing replaced: the text as it came (no decoding); RE2 matches whole UTF-8 code points, so
+    # a replacement never splits a character
+    return text if scrubbed is data else scrubbed.decode("utf-8", "replace")
 
 
 # Structural URL pass: scheme://userinfo@host... where the password contains '/' or '@', and query
 # parameters whose *name* says credential (checked by name, whatever the value looks like).
-_URL: Final = re2.compile(rb"\b[A-Za-z][A-Za-z0-9+.\-]{0,30}://[^\s'\"<>`]+")._regexp
-_URL_TRIGGER: Final = rb"://[^\s'\"<>`]*[@?]"
-"""Only URLs with userinfo or a query need the structural pass."""
-_SENSITIVE_PARAM: Final = re.compile(
-    r"(?i)^(?:.*(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_.\-]?key|apikey|access[_.\-]?key|credentials?"
-    r"|signature)|key|sig|code|auth|pat|x-amz-credential)$"
+_PARAM_WORDS: Final = r"pass(?:word|wd|phrase)?|pwd|secret|token|api[_.\-]?key|apikey|access[_.\-]?key|credentials?|signature"
+"""A query parameter whose name ends in one of these is a credential (``db_password=``, ``X-Amz-Signature=``)."""
+_PARAM_NAMES: Final = r"key|sig|code|auth|pat|x-amz-credential"
+"""Short names that are a credential only as the whole name (``?key=``, not ``?monkey=``)."""
+_URL_CHARS: Final = r"[^\s'\"<>`]"
+_URL_MARK: Final = (
+    rf"(?::{_URL_CHARS}*@|{re.escape(REDACTED)}{_URL_CHARS}*@|[?&;][^\s'\"<>`&;#=]*(?i:{_PARAM_WORDS})=|[?&;](?i:{_PARAM_NAMES})=)"
 )
+"""What a URL the pass can change holds: a ``:`` or the marker before an ``@`` (userinfo with a
+password: a user alone stays) or a credential-named parameter."""
+_URL: Final = re2.compile(rf"\b[A-Za-z][A-Za-z0-9+.\-]{{0,30}}://{_URL_CHARS}*{_URL_MARK}{_URL_CHARS}*".encode())._regexp
+"""A whole URL (to the end of its run of URL characters, as the scheme's leftmost start gives it)
+that holds a mark; URLs without one are skipped in the same scan, not visited one by one."""
+_URL_TRIGGER: Final = rf"://{_URL_CHARS}*{_URL_MARK}".encode()
+_SENSITIVE_PARAM: Final = re.compile(rf"(?i)^(?:.*(?:{_PARAM_WORDS})|{_PARAM_NAMES})$")
 _HOST_PORT_ONLY: Final = re.compile(r"[^:@/]*(?::[0-9]{1,5})?$")
 _HOST_AFTER_AT: Final = re.compile(
     r"[A-Za-z0-9.\-]+(?::[0-9]{1,5})?(?=[/?#]|$)|\[[0-9A-Fa-f:.]+\](?::[0-9]{1,5})?(?=[/?#]|$)"
@@ -273,11 +326,10 @@ def _scrub_urls(data: bytes) -> bytes:
         if start < 0:
             break
         url = data[start:end]
-        if b"@" in url or b"?" in url:
-            scrubbed = _scrub_url(url.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
-            if scrubbed != url:
-                pieces += (data[last:start], scrubbed)
-                last = end
+        scrubbed = _scrub_url(url.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+        if scrubbed != url:
+            pieces += (data[last:start], scrubbed)
+            last = end
         pos = end
     if not pieces:
         return data
@@ -322,7 +374,7 @@ def _scrub_url(url: str) -> str:
     return url[:scheme_end] + rest
 
 
-_SET: Final = _pattern_set()
+_SET: Final = _pattern_set()._set  # the binding's own set: a list of the indices that matched
 
 
 def scrub(text: str) -> str:
