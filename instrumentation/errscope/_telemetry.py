@@ -51,7 +51,7 @@ _SUPPRESSED: Final = NonRecordingSpan(INVALID_SPAN_CONTEXT)
 """The span of a request served while instrumentation is suppressed: nothing is recorded for it."""
 
 _STARTED: Final = {attr.ERRSCOPE_OUTCOME: Outcome.OK.value}
-"""What a span starts with: the outcome of a call that succeeds, which finish() sets no more."""
+"""What a span starts with: a success's outcome, so finish() writes nothing more after a success."""
 
 _ROOT_CAUSE: Final = "_errscope_root_cause"
 """Event-dict key carrying a :class:`RootCause` past ``scrub_values`` (which passes objects through)."""
