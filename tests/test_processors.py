@@ -5,6 +5,7 @@ from __future__ import annotations
 from opentelemetry.sdk.trace import TracerProvider
 
 from errscope._call import ToolCall, bind_call, unbind_call
+from errscope._refs import ERROR_REF_PATTERN
 from errscope.processors import add_error_ref, add_trace_context, scrub_values
 
 
@@ -17,6 +18,18 @@ class TestAddErrorRef:
             assert add_error_ref(None, "info", {"event": "x"}) == {"event": "x", "errscope.error_ref": call.error_ref}
         finally:
             unbind_call(token)
+
+    def test_one_ref_per_call(self) -> None:
+        """The ref is drawn on first read and kept: every line of a call and its answer quote the same one."""
+        call = ToolCall(tool="t")
+        token = bind_call(call)
+        try:
+            logged = add_error_ref(None, "info", {"event": "x"})["errscope.error_ref"]
+        finally:
+            unbind_call(token)
+        assert ERROR_REF_PATTERN.fullmatch(logged)
+        assert call.error_ref == logged
+        assert ToolCall(tool="t").error_ref != logged  # 40 random bits per call
 
     def test_outside_a_call(self) -> None:
         """Outside a tool call nothing is added."""

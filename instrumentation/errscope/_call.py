@@ -27,8 +27,6 @@ class ToolCall:
     outcome: Outcome = Outcome.OK
     channel: Channel | None = None
     classification: Classification | None = None
-    error_ref: str = field(default_factory=new_error_ref)
-    """Drawn when the call starts so every log line of the call can carry it; shown only on failure."""
     error_code: int | None = None
     exception: BaseException | None = None
     reason: str | None = None
@@ -37,6 +35,22 @@ class ToolCall:
     upstreams: list[Upstream] = field(default_factory=list)
     idempotency_key_hash: str | None = None
     replayed: bool = False
+    _error_ref: str | None = field(default=None, init=False, repr=False)
+
+    @property
+    def error_ref(self) -> str:
+        """The call's ref (``ERR-7K3M9QXZ``), shown only on failure.
+
+        Drawn on first read and fixed from then on, so every log line of the call and its answer
+        quote the same ref, and a call that succeeds without logging draws none.
+        """
+        if self._error_ref is None:
+            self._error_ref = new_error_ref()
+        return self._error_ref
+
+    @error_ref.setter
+    def error_ref(self, ref: str) -> None:
+        self._error_ref = ref
 
     def fail(
         self,
@@ -66,13 +80,15 @@ class ToolCall:
         What the tool's code recorded (hooks, :func:`record_upstream`) names the system and address
         best; the status is the classified exception's, else the last failing record's.
         """
+        explicit = self.classification.upstream if self.classification is not None else None
+        if not self.upstreams:
+            return explicit
         recorded = next(
             (u for u in reversed(self.upstreams) if u.status and not u.status.startswith(("1", "2", "3"))),
-            self.upstreams[-1] if self.upstreams else None,
+            self.upstreams[-1],
         )
-        explicit = self.classification.upstream if self.classification is not None else None
-        if explicit is None or recorded is None:
-            return explicit or recorded
+        if explicit is None:
+            return recorded
         return Upstream(recorded.system or explicit.system, explicit.status or recorded.status, recorded.address or explicit.address)
 
 

@@ -50,6 +50,9 @@ MAX_CONTENT: Final = 4096
 _SUPPRESSED: Final = NonRecordingSpan(INVALID_SPAN_CONTEXT)
 """The span of a request served while instrumentation is suppressed: nothing is recorded for it."""
 
+_STARTED: Final = {attr.ERRSCOPE_OUTCOME: Outcome.OK.value}
+"""What a span starts with: a success's outcome, so finish() writes nothing more after a success."""
+
 _ROOT_CAUSE: Final = "_errscope_root_cause"
 """Event-dict key carrying a :class:`RootCause` past ``scrub_values`` (which passes objects through)."""
 
@@ -125,7 +128,8 @@ class ServerTelemetry:
         With a remote parent, the ambient span (e.g. the HTTP request's) becomes a link (MCP
         semantic conventions, context propagation). The tool name joins the span name in
         :meth:`finish`, once the registry has said the tool exists: a client-chosen name is not a
-        span name (cardinality).
+        span name (cardinality). The span starts as ``errscope.outcome=ok``, so the success path
+        sets nothing more on it.
         """
         if not is_instrumentation_enabled():  # inside suppress_instrumentation() (OpenTelemetry contrib convention)
             return _SUPPRESSED
@@ -133,7 +137,9 @@ class ServerTelemetry:
         if parent is not None:
             ambient = trace.get_current_span().get_span_context()
             links = [Link(ambient)] if ambient.is_valid else None
-        return self.tracer.start_span(method, context=parent, kind=SpanKind.SERVER, attributes=attributes, links=links)
+        return self.tracer.start_span(
+            method, context=parent, kind=SpanKind.SERVER, attributes={**attributes, **_STARTED}, links=links
+        )
 
     def finish(self, span: Span, call: ToolCall | None, attributes: dict[str, Any], seconds: float) -> None:
         """Set the outcome attributes and status, record the duration, and log a failure once.
@@ -152,7 +158,8 @@ class ServerTelemetry:
 
     def _record(self, span: Span, call: ToolCall | None, attributes: dict[str, Any], seconds: float) -> None:
         outcome_attributes = _outcome_attributes(call)
-        span.set_attributes(outcome_attributes)
+        if outcome_attributes != _STARTED:
+            span.set_attributes(outcome_attributes)
         if call is not None and call.tool is not None and call.known:
             span.update_name(f"{attributes[attr.MCP_METHOD_NAME]} {call.tool}")
         if call is not None and call.channel is not None and call.classification is not None:
