@@ -149,13 +149,10 @@ class ClientTelemetry:
         if outcome is not Outcome.OK:
             description = result.failure_class.value if result is not None and result.failure_class else outcome.value
             span.set_status(StatusCode.ERROR, description)
-        self.record_duration(seconds, attributes if tool_listed else _without_tool(attributes))
+        metric = attributes if tool_listed else {k: v for k, v in attributes.items() if k != GEN_AI_TOOL_NAME}
+        self.record_duration(seconds, metric)
         if end:
             span.end()
-
-
-def _without_tool(attributes: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in attributes.items() if k != GEN_AI_TOOL_NAME}
 
 
 def trace_meta(
