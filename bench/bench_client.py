@@ -9,20 +9,22 @@ alternates too, so load drift and cache warmth hit both sides alike; :data:`ROUN
 the client's own CPU time per call on each side (``time.thread_time``, which a loaded machine
 distorts far less than wall time), and the load average.
 
-Issue #11's goal, a ratio of at most 1.10, is not met: 1.08-1.16 (median 1.16) in three runs at
-load average 4.3-4.6 on 2 shared cores, errscope's client CPU 450-660 µs per call on top of the
-bare client's 1,260-1,950 µs. Where that goes, measured by turning one part off at a time in one
-interleaved run (load average 4-5): the CLIENT span about 215 µs (the OpenTelemetry SDK cleans
-each of its dozen attribute values and copies the span for the exporter; the SDK's own span, which
-errscope replaces, costs the bare side part of that), the idempotency key about 100-160 µs (uuid4,
-its SHA-256 on the span, the key in ``params._meta`` through the SDK's models, the ``key_links``
-table for a later retry of the call), the duration metric point about 85 µs (the SDK cleans and
-hashes its attributes), and the rest about 115 µs: the attempt's timer (an anyio cancel scope with
-a deadline, one more scope for every checkpoint of the SDK to walk), the wire tap (re-writing
-``params._meta`` with the trace keys, matching the answer's id), the late-answer watch, shaping
-the result. Most of the cost is the span, the metric point and the key, each something the client
-exists to produce; its own bookkeeping is about a fifth. An answered attempt writes no late-answer
-table (only one that ends without its answer can get a late one).
+Issue #11's goal, a ratio of at most 1.10, is not met: 1.08-1.15 (median 1.14) in three runs at
+load average 3.0-3.9 on 2 shared cores, errscope's client CPU 570-630 µs per call on top of the
+bare client's 1,760-1,940 µs. Against the code before this round of cuts, same bench, runs
+alternating: client CPU overhead 470-550 µs vs 665-695 µs (about a fifth less), while the wall
+ratio stays within its noise (1.14-1.17 vs 1.11-1.20). Where the rest goes, measured by turning one
+part off at a time in one interleaved run (load average 3-5): the CLIENT span 215-270 µs (the
+OpenTelemetry SDK cleans each of its dozen attribute values and copies the span for the exporter;
+the SDK's own span, which errscope replaces, costs the bare side part of that), the duration metric
+point 85-125 µs (the SDK cleans and hashes its attributes), the idempotency key about 130 µs
+(uuid4, its SHA-256 on the span, the key through the SDK's request models), and errscope's own
+bookkeeping about 115 µs: the attempt's timer (an anyio cancel scope with a deadline, one more
+scope for every checkpoint of the SDK to walk), the wire tap (re-writing ``params._meta`` with the
+trace keys, matching the answer's id), the late-answer watch, shaping the result. The success path
+writes no table: only an attempt that ends without its answer is remembered for a late one
+(``wire_recent``), and only a call that did not succeed keeps its span links for a retry with its
+key (``key_links``, about 60 µs a write once the table is full).
 """
 
 from __future__ import annotations
