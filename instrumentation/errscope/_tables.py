@@ -39,7 +39,7 @@ class Table(StrEnum):
     WIRE_PENDING = "wire_pending"
     """Client: requests written on a connection and not yet answered."""
     WIRE_RECENT = "wire_recent"
-    """Client: finished tool-call attempts whose late answers are still recognised."""
+    """Client: tool-call attempts that ended without their answer, whose late answers are still recognised."""
     KEY_LINKS = "key_links"
     """Client: span links of a logical call, for a retry that reuses its idempotency key."""
     CONNECTIONS = "connections"

@@ -96,6 +96,19 @@ class TestSpans:
         assert {s.status.description for s in spans} == {"upstream_unavailable"}
         assert len(set(result.request_ids)) == 3
 
+    async def test_a_call_repeated_with_its_key_links_to_it_only_if_it_failed(self, telemetry: Any) -> None:
+        """The model retries a call that failed with its key: that call's span links to the failed one.
+        A call that succeeded is not retried, so it is not kept for linking (no table write on success)."""
+        async with ToolClient(stdio("plain_server.py"), timeout=5, **telemetry.providers) as tc:
+            failed = await tc.call_tool("add", {"a": "one", "b": 2})
+            failed_again = await tc.call_tool("add", {"a": "one", "b": 2}, idempotency_key=failed.idempotency_key)
+            done = await tc.call_tool("add", {"a": 1, "b": 2})
+            done_again = await tc.call_tool("add", {"a": 1, "b": 2}, idempotency_key=done.idempotency_key)
+        assert not failed.ok and not failed_again.ok and done.ok and done_again.ok
+        spans = sorted(telemetry.spans("tools/call add"), key=lambda s: s.start_time or 0)
+        assert [len(s.links) for s in spans] == [0, 1, 0, 0]
+        assert spans[1].links[0].context.span_id == spans[0].context.span_id
+
     async def test_duration_metric_has_only_bounded_labels(self, tmp_path: Any, telemetry: Any) -> None:
         """One point per attempt; labels are a subset of METRIC_ATTRIBUTES; unknown tools are no label."""
         params = scripted_server(tmp_path, [{"error": {"code": -32602, "message": "Unknown tool: nope"}}, {"text": "ok"}])

@@ -13,7 +13,8 @@ from typing import Any
 import anyio
 import jsonschema
 import pytest
-from mcp_types import Tool, ToolAnnotations
+from mcp.shared.message import SessionMessage
+from mcp_types import JSONRPCRequest, JSONRPCResponse, Tool, ToolAnnotations
 
 from errscope import Channel, FailureClass, Outcome
 from errscope._attributes import META_ERROR_REF, META_IDEMPOTENCY_KEY_HONOURED
@@ -33,6 +34,7 @@ from errscope.client._deadline import CallDeadline
 from errscope.client._invalid_params import parse_argument_problems, unknown_tool_name
 from errscope.client._answer import error_ref as _ref_of
 from errscope.client._text import retry_after_from_text, safe_excerpt
+from errscope.client._wire import CURRENT_ATTEMPT, WireAttempt, WireTap
 
 
 class TestCircuitBreaker:
@@ -443,3 +445,42 @@ def test_an_unknown_tool_message_about_another_tool_is_the_tool_failing() -> Non
     assert names_this_tool_unknown("Unknown tool", "get-sum")
     assert not names_this_tool_unknown("Tool wrench not found in inventory", "find_part")
     assert not names_this_tool_unknown("order 17 not found", "get_order")
+
+
+class TestWireTapLateAnswers:
+    """Which attempts the wire tap remembers for a late answer, driven with the SDK's own frame types."""
+
+    @staticmethod
+    def _send(tap: WireTap, request_id: int) -> tuple[WireAttempt, list[int]]:
+        attempt = WireAttempt()
+        late: list[int] = []
+        attempt.on_late = lambda: late.append(request_id)
+        token = CURRENT_ATTEMPT.set(attempt)
+        try:
+            request = JSONRPCRequest(jsonrpc="2.0", id=request_id, method="tools/call", params={"name": "echo"})
+            tap.on_send(SessionMessage(message=request))
+        finally:
+            CURRENT_ATTEMPT.reset(token)
+        return attempt, late
+
+    @staticmethod
+    def _answer(tap: WireTap, request_id: int) -> None:
+        tap.on_receive(SessionMessage(message=JSONRPCResponse(jsonrpc="2.0", id=request_id, result={"content": []})))
+
+    def test_only_an_unanswered_attempt_is_remembered_and_its_late_answer_is_recorded(self) -> None:
+        """An answered attempt leaves no entry (a second answer to it is stray); one that ended without
+        its answer is remembered, and its answer, when it comes, is late: counted once, never stray."""
+        tap = WireTap()
+        answered, answered_late = self._send(tap, 1)
+        self._answer(tap, 1)
+        tap.forget(answered)
+        assert answered.response_frames == 1 and len(tap.recent) == 0 and len(tap.outstanding) == 0
+
+        timed_out, timed_out_late = self._send(tap, 2)
+        tap.forget(timed_out)  # ended without its answer (a timer fired)
+        assert 2 in tap.recent and len(tap.outstanding) == 0
+        self._answer(tap, 2)
+        assert timed_out.late_frames == 1 and timed_out_late == [2] and tap.stray_responses == 0
+
+        self._answer(tap, 1)  # a duplicate answer to the answered attempt: nobody asked for it
+        assert tap.stray_responses == 1 and answered.late_frames == 0 and answered_late == []

@@ -128,16 +128,17 @@ class LogicalCall:
             result = await self._attempt_on_wire(span, wire, attributes)
         except BaseException:
             # The host cancelled us (or we are shutting down): record it and let it propagate.
-            self._finish_span(span, attributes, outcome=Outcome.CANCELLED, started=started)
+            self._finish_span(span, attributes, outcome=Outcome.CANCELLED, seconds=anyio.current_time() - started)
             owner.breaker.release()
             raise
-        late.request_id, late.ref, late.gave_up_at = wire.request_id, result.error_ref, anyio.current_time()
+        ended = anyio.current_time()
+        late.request_id, late.ref, late.gave_up_at = wire.request_id, result.error_ref, ended
         self.last_unsent = wire.request_id is None
         if not self.last_unsent:
             self.last_sent = result
         tg = owner.connection.tg
         keep_open = result.outcome is Outcome.TIMEOUT and owner.late_response_grace > 0 and tg is not None
-        self._finish_span(span, attributes, result=result, started=started, end=not keep_open)
+        self._finish_span(span, attributes, result=result, seconds=ended - started, end=not keep_open)
         if keep_open:
             assert tg is not None
             tg.start_soon(end_after, span, owner.late_response_grace)
@@ -148,7 +149,7 @@ class LogicalCall:
         span: Span,
         attributes: dict[str, Any],
         *,
-        started: float,
+        seconds: float,
         result: ToolCallResult | None = None,
         outcome: Outcome | None = None,
         end: bool = True,
@@ -156,7 +157,7 @@ class LogicalCall:
         self.owner.telemetry.finish_attempt(
             span,
             attributes,
-            seconds=anyio.current_time() - started,
+            seconds=seconds,
             result=result,
             outcome=outcome,
             tool_listed=self.tool in self.owner.catalog,

@@ -149,7 +149,7 @@ class ToolClient:
             http_max_connections=http_max_connections,
         )
         self._stack: AsyncExitStack | None = None
-        # Links of a logical call for a retry that reuses its key: a retry comes within minutes or not at all.
+        # Links of a logical call that did not succeed, for a retry that reuses its key (within minutes or not at all).
         self._key_links = expiring_table(Table.KEY_LINKS, maxsize=1024, ttl=600.0)
         install_sdk_span_suppression()
 
@@ -295,6 +295,6 @@ class ToolClient:
             # The tool appeared after re-listing: one more attempt, never a loop.
             result = await call.attempt(count + 1)
             count += 1
-        if key is not None:
+        if key is not None and not result.ok:  # only a call that did not succeed is retried with its key
             self._key_links[key] = call.links[-8:]
         return replace(result, attempts=count, idempotency_key=key, request_ids=tuple(call.request_ids))

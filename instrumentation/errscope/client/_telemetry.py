@@ -149,9 +149,7 @@ class ClientTelemetry:
         if outcome is not Outcome.OK:
             description = result.failure_class.value if result is not None and result.failure_class else outcome.value
             span.set_status(StatusCode.ERROR, description)
-        metric = dict(attributes)
-        if not tool_listed:
-            metric.pop(GEN_AI_TOOL_NAME, None)
+        metric = attributes if tool_listed else {k: v for k, v in attributes.items() if k != GEN_AI_TOOL_NAME}
         self.record_duration(seconds, metric)
         if end:
             span.end()

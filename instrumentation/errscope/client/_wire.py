@@ -54,9 +54,9 @@ logger = logging.getLogger("errscope.client")
 
 _TRACE_KEYS = ("traceparent", "tracestate", "baggage")
 _MAX_RECENT = 4096
-"""Finished attempts whose late answers are recognised, per connection."""
+"""Attempts that ended without their answer, whose late answers are recognised, per connection."""
 _RECENT_TTL = 300.0
-"""Seconds a finished attempt's late answer is still recognised as late (then it is stray)."""
+"""Seconds such an attempt's late answer is still recognised as late (then it is stray)."""
 _MAX_OTHER = 1024
 _OTHER_TTL = 600.0
 """Bounds for ids of requests other than tools/call (tools/list...), which no attempt owns."""
@@ -153,7 +153,6 @@ class WireTap:
             if attempt is not None and message.method == "tools/call":
                 attempt.request_id = message.id
                 self.outstanding[key] = attempt
-                self.recent[key] = attempt
                 params = dict(message.params or {})
                 meta = {k: v for k, v in dict(params.get("_meta") or {}).items() if k not in _TRACE_KEYS}
                 meta.update(attempt.trace_meta)
@@ -193,10 +192,8 @@ class WireTap:
                 self._emit("stray_response")
                 return
             key = coerce_request_id(message.id)
-            if self.other_requests.pop(key, _ABSENT) is not _ABSENT:
-                return
-            if key in self.outstanding:
-                attempt = self.outstanding.pop(key)
+            attempt = self.outstanding.pop(key, None)  # the common case first: a plain dict, no lock
+            if attempt is not None:
                 attempt.response_frames += 1
                 if isinstance(message, JSONRPCError) and self.stand_ins_possible and not _read_off_the_wire(message.error):
                     attempt.stand_in_frame = True
@@ -208,6 +205,8 @@ class WireTap:
                     attempt.late_frames += 1
                     if attempt.on_late is not None:
                         attempt.on_late()
+                return
+            if self.other_requests.pop(key, _ABSENT) is not _ABSENT:
                 return
             late = self.recent.get(key)
             if late is not None and late.finished:
@@ -239,10 +238,17 @@ class WireTap:
             logger.warning("tool server wrote bytes that are not UTF-8; replaced with U+FFFD")
 
     def forget(self, attempt: WireAttempt) -> None:
-        """The attempt ended: a response for its id from now on is late, not pending."""
+        """The attempt ended: a response for its id from now on is late, not pending.
+
+        Only an attempt that ended without its answer (a timeout, a cancel) can get a late one, so
+        only such an attempt goes into :attr:`recent`; an answered one costs no table write.
+        """
         attempt.finished = True
         if attempt.request_id is not None:
-            self.outstanding.pop(coerce_request_id(attempt.request_id), None)
+            key = coerce_request_id(attempt.request_id)
+            self.outstanding.pop(key, None)
+            if attempt.response_frames == 0:
+                self.recent[key] = attempt
 
     def wrap(self, transport: Transport) -> Transport:
         """Return a transport whose streams pass through this tap."""
