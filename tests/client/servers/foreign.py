@@ -18,7 +18,7 @@ from typing import Any
 
 SCENARIO = sys.argv[1] if len(sys.argv) > 1 else "slow"
 LOG = os.environ.get("FOREIGN_LOG")
-_lock = threading.Lock()
+_lock = threading.RLock()  # re-entered: a count and its log line are written in one critical section
 _cancel: dict[Any, threading.Event] = {}
 _in_flight = 0
 _scripted_calls: list[Any] = []
@@ -99,7 +99,7 @@ def slow_call(rid: Any, name: str, args: dict[str, Any], meta: dict[str, Any]) -
     token = meta.get("progressToken")
     with _lock:
         _in_flight += 1
-    log(kind="start", id=rid, tool=name, key=meta.get("io.errscope/idempotency_key"), in_flight=_in_flight)
+        log(kind="start", id=rid, tool=name, key=meta.get("io.errscope/idempotency_key"), in_flight=_in_flight)
     started = time.monotonic()
     step = 0
     try:
@@ -135,7 +135,7 @@ def slow_call(rid: Any, name: str, args: dict[str, Any], meta: dict[str, Any]) -
     finally:
         with _lock:
             _in_flight -= 1
-        log(kind="end", id=rid, tool=name, in_flight=_in_flight)
+            log(kind="end", id=rid, tool=name, in_flight=_in_flight)
 
 
 def call_tool(rid: Any, params: dict[str, Any]) -> None:
