@@ -51,11 +51,11 @@ class TimeoutPolicy:
 class CallDeadline:
     """One attempt's timers: create, enter :attr:`scope`, call :meth:`touch` on progress."""
 
-    __slots__ = ("_done", "ceiling_at", "policy", "progress_events", "scope", "started")
+    __slots__ = ("_done", "ceiling_at", "policy", "progress_events", "scope")
 
     def __init__(self, policy: TimeoutPolicy) -> None:
         self.policy = policy
-        self.started = now = anyio.current_time()
+        now = anyio.current_time()
         self.ceiling_at = now + policy.hard_ceiling
         self.progress_events = 0
         self._done = False
@@ -90,6 +90,3 @@ class CallDeadline:
         if now >= self.scope.deadline - 1e-3:
             return f"timeout after {self.policy.idle:g}s"
         return None
-
-    def elapsed(self) -> float:
-        return anyio.current_time() - self.started
