@@ -13,6 +13,7 @@ message naming this tool, then an argument rejection (:func:`is_argument_rejecti
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -77,13 +78,20 @@ def as_float(value: Any) -> float | None:
     return None
 
 
-def text_of(content: Iterable[Any] | None) -> str:
-    """The text blocks of a result's ``content``, one per line: SDK objects or the wire's dicts alike."""
+def text_of(content: Iterable[Any] | None, structured: Any = None) -> str:
+    """The text blocks of a result's ``content``, one per line: SDK objects or the wire's dicts alike.
+
+    A result with no text block but a ``structuredContent`` reads as that value's JSON: the serialized copy
+    in a text block is only a SHOULD (MCP 2025-11-25, Tools > Structured Content), and an error body that
+    lives only there must still be read and shown (langchain-mcp-adapters #619).
+    """
     texts = []
     for block in content or ():
         text = block.get("text") if isinstance(block, Mapping) else getattr(block, "text", None)
         if isinstance(text, str):
             texts.append(text)
+    if not texts and structured is not None:
+        return json.dumps(structured, ensure_ascii=False, default=str)
     return "\n".join(texts)
 
 

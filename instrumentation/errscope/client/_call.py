@@ -258,8 +258,9 @@ class LogicalCall:
                 return await self._unknown_tool(span, ref=None, channel=Channel.EXECUTION, result=raw)
             return shaped
         assert error is not None
-        if isinstance(error, MCPError) and wire.stand_in_frame and wire.session_ended:
-            # HTTP 404 to our session: the server no longer knows it, so it processed nothing.
+        if isinstance(error, MCPError) and wire.session_ended:
+            # HTTP 404 to our session: the server no longer knows it, so it processed nothing. Whatever
+            # the body: empty (the SDK stands in for it) or a JSON-RPC error ("Session not found", mcp).
             owner.breaker.record_failure()
             attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
             return shape.local_failure(

@@ -10,15 +10,21 @@ probe answered with -32601) never trigger a refresh (case D24).
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 
 import anyio
-from mcp_types import Tool
+import pydantic
+from mcp.shared.message import SessionMessage
+from mcp_types import JSONRPCResponse, Tool
+from mcp_types.methods import validate_server_result
 
 from errscope._attributes import META_IDEMPOTENCY_KEY_HONOURED
 
-__all__ = ["ToolCatalog"]
+__all__ = ["ToolCatalog", "usable_listing"]
+
+logger = logging.getLogger("errscope.client")
 
 Fetch = Callable[[], Awaitable[Sequence[Tool]]]
 
@@ -129,3 +135,36 @@ class ToolCatalog:
         await anyio.sleep(self.debounce)
         if self._dirty:
             await self.refresh(fetch)
+
+
+def usable_listing(item: SessionMessage, version: str) -> SessionMessage:
+    """A ``tools/list`` response without the tools whose definitions break the MCP schema of ``version``.
+
+    The SDK validates a page as a whole, so one tool with an unusable definition (an ``inputSchema``
+    whose ``type`` is not ``object``; MCP spec, Tools > Tool) would take every other tool of the server
+    with it, listing and calls alike (anthropics/claude-code #88049). Each such tool is dropped alone,
+    with a warning naming it; a page whose tools all validate is passed on untouched.
+    """
+    message = item.message
+    assert isinstance(message, JSONRPCResponse)
+    tools = message.result.get("tools")
+    try:
+        validate_server_result("tools/list", version, message.result)
+        return item
+    except pydantic.ValidationError:
+        if not isinstance(tools, list):
+            return item  # not a listing at all: the SDK's own error says so
+    except (KeyError, ValueError):
+        return item  # an era this SDK does not know: its own check decides
+    kept = []
+    for entry in tools:
+        try:
+            validate_server_result("tools/list", version, {"tools": [entry]})  # the SDK's own check, one tool
+        except pydantic.ValidationError as exc:
+            name = entry.get("name") if isinstance(entry, dict) else None
+            where = ".".join(str(part) for part in exc.errors()[0]["loc"][2:])  # after "tools.0"
+            logger.warning("tool %.64r left out of the listing: its definition breaks the MCP schema at %s", name, where)
+            continue
+        kept.append(entry)
+    result = {**message.result, "tools": kept}
+    return SessionMessage(message=message.model_copy(update={"result": result}), metadata=item.metadata)

@@ -134,7 +134,7 @@ def from_result(
     schema and ``arguments`` what was sent: together they tell an argument rejection wrapped in
     ``isError`` from any other failure text.
     """
-    text = answer.text_of(raw.content)
+    text = answer.text_of(raw.content, raw.structured_content)
     if not raw.is_error:
         cut = len(text) > max_text
         if cut:

@@ -42,11 +42,19 @@ import anyio
 from mcp.client._transport import Transport, TransportStreams
 from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.message import SessionMessage
-from mcp_types import ErrorData, JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
+from mcp_types import (
+    PROTOCOL_VERSION_META_KEY,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+)
 
 from errscope._classify import Classification
 from errscope._streams import ReceiveStreamProxy
 from errscope._tables import Table, expiring_table, owned_table, track
+from errscope.client._catalog import usable_listing
 
 __all__ = ["CURRENT_ATTEMPT", "CURRENT_TAP", "UNDECODABLE", "WireAttempt", "WireTap", "observe_http_parsing"]
 
@@ -137,6 +145,8 @@ class WireTap:
         self.frames_out: list[dict[str, Any]] = []
         self.frames_in: list[dict[str, Any]] = []
         self.record_frames = False
+        self.protocol_version = "2025-11-25"
+        """The era the peer speaks, as learnt from ``initialize`` or a request's ``_meta`` (for reading listings)."""
         self.listeners: list[Callable[[str], None]] = []
         track(Table.CONNECTIONS, self)
 
@@ -159,7 +169,10 @@ class WireTap:
                 params["_meta"] = meta
                 item = SessionMessage(message=message.model_copy(update={"params": params}), metadata=item.metadata)
             else:
-                self.other_requests[key] = None
+                self.other_requests[key] = message.method
+                version = ((message.params or {}).get("_meta") or {}).get(PROTOCOL_VERSION_META_KEY)
+                if isinstance(version, str):  # 2026-07-28: every request names its era
+                    self.protocol_version = version
         elif isinstance(message, JSONRPCNotification) and message.method == "notifications/cancelled":
             params = dict(message.params or {})
             target = params.get("requestId")
@@ -178,19 +191,20 @@ class WireTap:
         return item
 
     # -- read side ----------------------------------------------------------------------------
-    def on_receive(self, item: SessionMessage | Exception) -> None:
+    def on_receive(self, item: SessionMessage | Exception) -> SessionMessage | Exception:
+        """Record what ``item`` says; returns the item the SDK gets (a ``tools/list`` page without its broken tools)."""
         if self.record_frames and not isinstance(item, Exception):
             self.frames_in.append(item.message.model_dump(by_alias=True, exclude_none=True))
         if isinstance(item, Exception):
             self.garbage_frames += 1
             self._emit("garbage_frame")
-            return
+            return item
         message = item.message
         if isinstance(message, (JSONRPCResponse, JSONRPCError)):
             if message.id is None:
                 self.stray_responses += 1
                 self._emit("stray_response")
-                return
+                return item
             key = coerce_request_id(message.id)
             attempt = self.outstanding.pop(key, None)  # the common case first: a plain dict, no lock
             if attempt is not None:
@@ -205,17 +219,25 @@ class WireTap:
                     attempt.late_frames += 1
                     if attempt.on_late is not None:
                         attempt.on_late()
-                return
-            if self.other_requests.pop(key, _ABSENT) is not _ABSENT:
-                return
+                return item
+            method = self.other_requests.pop(key, _ABSENT)
+            if method == "tools/list" and isinstance(message, JSONRPCResponse):
+                return usable_listing(item, self.protocol_version)
+            if method == "initialize" and isinstance(message, JSONRPCResponse):
+                version = message.result.get("protocolVersion")
+                if isinstance(version, str):
+                    self.protocol_version = version
+            if method is not _ABSENT:
+                return item
             late = self.recent.get(key)
             if late is not None and late.finished:
                 late.late_frames += 1
                 if late.on_late is not None:
                     late.on_late()
-                return
+                return item
             self.stray_responses += 1
             self._emit("stray_response")
+        return item
 
     def session_ended(self) -> None:
         """The server has ended the session (HTTP 404 to it): the connection is lost, the next call re-opens one.
@@ -349,6 +371,5 @@ class _TapRead(ReceiveStreamProxy):
             self._tap.closed = True
             self._tap._emit("closed")
             raise
-        self._tap.on_receive(item)
-        received: SessionMessage | Exception = item
+        received: SessionMessage | Exception = self._tap.on_receive(item)
         return received

@@ -235,7 +235,7 @@ class Calls:
         assert call is not None
         meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
         content = result.get("content")
-        text = answer.text_of(content if isinstance(content, list) else None)
+        text = answer.text_of(content if isinstance(content, list) else None, result.get("structuredContent"))
         reading = self._read(call, text)
         if reading.unknown_tool:
             return self._unknown_tool(entry, message, INVALID_PARAMS)
