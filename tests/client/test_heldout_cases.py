@@ -30,10 +30,13 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def peer(tmp_path: Path, tools: list[dict[str, Any]], answers: dict[str, Any]) -> tuple[StdioServerParameters, ForeignLog]:
-    """A stdio server listing ``tools`` verbatim and answering each call as ``answers[name]`` says."""
+def peer(
+    tmp_path: Path, tools: list[dict[str, Any]], answers: dict[str, Any], **listing: Any
+) -> tuple[StdioServerParameters, ForeignLog]:
+    """A stdio server listing ``tools`` verbatim and answering each call as ``answers[name]`` says
+    (``listing``: ``page_size``, ``stuck_cursor``; see ``servers/heldout_peer.py``)."""
     spec = tmp_path / "peer.json"
-    spec.write_text(json.dumps({"tools": tools, "answers": answers}))
+    spec.write_text(json.dumps({"tools": tools, "answers": answers, **listing}))
     log = tmp_path / "peer.jsonl"
     params = StdioServerParameters(
         command=sys.executable,
@@ -358,3 +361,56 @@ class TestJ12DuplicateResponse:
             assert tc.state is ConnectionState.CONNECTED
         assert (first.text, second.text) == ("charged once", "echo")
         assert len(log.received("initialize")) == 1 and len(log.received("tools/call")) == 2
+
+
+class TestJ20PaginatedListing:
+    """J20 (vercel/ai #19240, Factory-AI/factory #7, knowsuchagency/mcp2cli #64): tools past the first page of
+    ``tools/list`` are the server's tools like any other (MCP spec, Utilities > Pagination)."""
+
+    async def test_tool_on_page_three_is_known(self, tmp_path: Path) -> None:
+        """Every page is read: a page-3 tool is in the catalog, its annotations count, and calling it needs no re-list."""
+        names = [f"tool_{i}" for i in range(5)]
+        tools = [tool(name) for name in names[:-1]] + [{**tool("create_entry"), "annotations": {"idempotentHint": True}}]
+        params, log = peer(tmp_path, tools, {"create_entry": ok("created")}, page_size=2)
+        async with ToolClient(params, timeout=2) as tc:
+            result = await tc.call_tool("create_entry", {})
+            assert tc.catalog.names == [*names[:-1], "create_entry"]
+            assert tc.catalog.is_safe_to_repeat("create_entry", keyed=False)
+        assert (result.outcome, result.text) == (Outcome.OK, "created")
+        assert len(log.received("tools/list")) == 3  # pages 1, 2, 3; no refresh for the call
+
+    async def test_cursor_that_never_advances_ends_the_listing(self, tmp_path: Path) -> None:
+        """DeusData/codebase-memory-mcp #1247: a server returning the same ``nextCursor`` forever must not make the
+        client loop or multiply its tools; a repeated cursor ends the listing."""
+        params, log = peer(tmp_path, [tool("search_code"), tool("trace_path")], {"search_code": ok("found")},
+                           page_size=2, stuck_cursor=True)
+        async with ToolClient(params, timeout=2) as tc:
+            result = await tc.call_tool("search_code", {})
+            assert tc.catalog.names == ["search_code", "trace_path"]
+        assert result.ok
+        assert len(log.received("tools/list")) <= 2
+
+
+class TestJ21InvalidStructuredResult:
+    """J21 (cyanheads/obsidian-mcp-server #108, mastra-ai/mastra PR #22556): a successful result whose
+    ``structuredContent`` breaks the tool's ``outputSchema`` is the server's bug, not the caller's."""
+
+    async def test_reported_as_the_tools_fault_after_it_ran(self, tmp_path: Path, telemetry: Any) -> None:
+        """The model hears the tool ran but its result could not be used (never "invalid arguments", never
+        "refused"); the call may have acted; the host keeps the result."""
+        schema = {"type": "object", "properties": {"count": {"type": "integer"}}, "required": ["count"]}
+        body = {"count": "many"}
+        params, log = peer(
+            tmp_path,
+            [{**tool("count_notes"), "outputSchema": schema}],
+            {"count_notes": {"result": {"content": [{"type": "text", "text": json.dumps(body)}],
+                                        "structuredContent": body, "isError": False}}},
+        )
+        async with ToolClient(params, timeout=2, **telemetry.providers) as tc:
+            result = await tc.call_tool("count_notes", {})
+            assert tc.state is ConnectionState.CONNECTED
+        assert result.outcome is Outcome.ERROR
+        assert result.failure_class is not FailureClass.INVALID_INPUT
+        assert "Fix the arguments" not in result.text and "refused" not in result.text
+        assert result.side_effect_possible is not False
+        assert len(log.received("tools/call")) == 1  # not repeated

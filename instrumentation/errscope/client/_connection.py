@@ -298,12 +298,14 @@ class ServerConnection:
         assert conn.client is not None
         tools: list[Tool] = []
         cursor: str | None = None
+        seen: set[str] = set()
         for _ in range(100):
             page = await conn.client.list_tools(cursor=cursor)
             tools.extend(page.tools)
             cursor = page.next_cursor
-            if cursor is None:
+            if cursor is None or cursor in seen:  # a cursor that does not advance ends the listing
                 break
+            seen.add(cursor)
         return tools
 
     async def _on_message(self, message: Any) -> None:

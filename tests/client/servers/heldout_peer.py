@@ -6,7 +6,9 @@ frame received). Handshake era: 2025-11-25. The spec::
     {"tools": [<Tool dicts, sent verbatim in tools/list>],
      "answers": {"<tool>": {"result": {...}} | {"error": {...}}
                           | {"hold": true, "on_cancel": {"error": {...}}}   # answer only when cancelled
-                          | {"result": {...}, "repeat": 2}}}               # the same answer twice
+                          | {"result": {...}, "repeat": 2}},               # the same answer twice
+     "page_size": 2,          # optional: tools/list pages of this size, the cursor being the next offset
+     "stuck_cursor": true}    # optional: every page is the first, always with the same nextCursor
 
 ``on_cancel`` reproduces the mcp 1.27 server that answered a cancelled request with ``code 0``
 (python-sdk #2493); ``repeat`` a server that answers one id twice.
@@ -48,6 +50,19 @@ def answer(rid: Any, how: dict[str, Any]) -> None:
         send(frame)
 
 
+def listing(cursor: str | None) -> dict[str, Any]:
+    tools, size = SPEC["tools"], SPEC.get("page_size")
+    if size is None:
+        return {"tools": tools}
+    if SPEC.get("stuck_cursor"):
+        return {"tools": tools[:size], "nextCursor": "stuck"}
+    start = int(cursor or 0)
+    page: dict[str, Any] = {"tools": tools[start:start + size]}
+    if start + size < len(tools):
+        page["nextCursor"] = str(start + size)
+    return page
+
+
 def main() -> None:
     for line in sys.stdin:
         try:
@@ -70,7 +85,7 @@ def main() -> None:
                 "serverInfo": {"name": "heldout-peer", "version": "0.0.1"},
             }})
         elif method == "tools/list":
-            answer(rid, {"result": {"tools": SPEC["tools"]}})
+            answer(rid, {"result": listing(params.get("cursor"))})
         elif method == "tools/call":
             how = SPEC["answers"].get(params.get("name"))
             if how is None:
