@@ -1,4 +1,4 @@
-"""Client side of tests/heldout_cases.md (J01-J12): public bug reports beyond the public cases.
+"""Client side of tests/heldout_cases.md (J01-J12, J20, J21): public bug reports beyond the public cases.
 
 Each test drives ``ToolClient`` against a real peer: a raw JSON-RPC stdio server whose answers come
 from a JSON spec (``servers/heldout_peer.py``), the foreign server of the public cases, or a real
