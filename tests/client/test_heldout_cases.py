@@ -414,3 +414,57 @@ class TestJ21InvalidStructuredResult:
         assert "Fix the arguments" not in result.text and "refused" not in result.text
         assert result.side_effect_possible is not False
         assert len(log.received("tools/call")) == 1  # not repeated
+
+
+class TestJ22GatewayErrorOnOneCall:
+    """J22 (OpenHands/software-agent-sdk #3928): one HTTP 503 from a gateway, among calls in parallel, must not
+    take the connection, and every other tool with it, down for the rest of the run."""
+
+    async def test_only_that_call_fails(self, telemetry: Any) -> None:
+        from mcp.server.mcpserver import MCPServer
+
+        from tests.client.servers.app import serve
+
+        server = MCPServer("gateway")
+
+        @server.tool()
+        async def list_issues(team: str) -> str:
+            await anyio.sleep(0.2)
+            return f"issues of {team}"
+
+        app = server.streamable_http_app(host="127.0.0.1")
+
+        async def gateway(scope: Any, receive: Any, send: Any) -> None:
+            if scope["type"] == "http" and scope["method"] == "POST":
+                message = await receive()
+                if b'"team":"FAKE-503"' in message.get("body", b"").replace(b" ", b""):
+                    await send({"type": "http.response.start", "status": 503,
+                                "headers": [(b"content-type", b"text/plain")]})
+                    await send({"type": "http.response.body", "body": b"Service Unavailable"})
+                    return
+                replayed = [message]
+
+                async def again() -> Any:
+                    return replayed.pop() if replayed else await receive()
+
+                await app(scope, again, send)
+                return
+            await app(scope, receive, send)
+
+        results: dict[str, Any] = {}
+        async with serve(gateway) as base:
+            async with ToolClient(base + "/mcp", timeout=5, retry=None, **telemetry.providers) as tc:
+
+                async def call(team: str) -> None:
+                    results[team] = await tc.call_tool("list_issues", {"team": team})
+
+                async with anyio.create_task_group() as tg:
+                    for team in ("alpha", "FAKE-503", "beta"):
+                        tg.start_soon(call, team)
+                after = await tc.call_tool("list_issues", {"team": "gamma"})
+                assert tc.state is ConnectionState.CONNECTED
+        assert (results["alpha"].text, results["beta"].text, after.text) == (
+            "issues of alpha", "issues of beta", "issues of gamma")
+        failed = results["FAKE-503"]
+        assert failed.outcome is Outcome.ERROR and failed.failure_class is FailureClass.UPSTREAM_UNAVAILABLE
+        assert "FAKE-503" not in failed.text
