@@ -292,3 +292,32 @@ async def test_j19_fastmcp_tool_error_message_is_for_the_model(telemetry: Captur
     assert result.is_error
     assert "order ord_7 is already shipped" in text_of(result), text_of(result)
     assert re.search(REF, text_of(result))
+
+
+@pytest.mark.parametrize("style", ["mcpserver", "fastmcp"])
+async def test_j16_made_up_method_names_are_not_metric_labels(style: str, telemetry: CapturedTelemetry) -> None:
+    """J16 (stacklok/toolhive PR #5956): an unknown JSON-RPC method gets -32601 and is counted under a bounded
+    ``mcp.method.name`` (the conventions' ``_OTHER``), never under the name the client sent."""
+    from tests.client.servers.app import serve
+
+    server = BUILDERS[style]()
+    errscope.instrument(server, **telemetry.providers)
+    app = server.http_app(path="/mcp") if style == "fastmcp" else server.streamable_http_app(host="127.0.0.1")
+    made_up = [f"x-FAKE-{uuid.uuid4().hex[:8]}/list" for _ in range(3)]
+    async with serve(app) as base, httpx.AsyncClient(base_url=base, timeout=10) as http:
+        headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+        init = await http.post("/mcp", headers=headers, json={
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
+        })
+        if init.headers.get("mcp-session-id"):
+            headers["mcp-session-id"] = init.headers["mcp-session-id"]
+        headers["mcp-protocol-version"] = "2025-11-25"
+        await http.post("/mcp", headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        answers = [
+            await http.post("/mcp", headers=headers, json={"jsonrpc": "2.0", "id": 10 + i, "method": method, "params": {}})
+            for i, method in enumerate(made_up)
+        ]
+    assert all('"code":-32601' in a.text.replace(" ", "") for a in answers), [a.text for a in answers]
+    labels = json.dumps([dict(p.attributes) for p in telemetry.histogram_points("mcp.server.operation.duration")])
+    assert all(method not in labels for method in made_up), labels
