@@ -1,4 +1,4 @@
-"""Server side of tests/heldout_cases.md (J13-J19): public bug reports beyond the public cases.
+"""Server side of tests/heldout_cases.md (J13-J19, J23): public bug reports beyond the public cases.
 
 Each test instruments a real server (MCPServer, low-level Server, FastMCP) and calls it with the real SDK
 client in both protocol eras, or speaks raw JSON-RPC to it over streamable HTTP on 127.0.0.1.
@@ -321,3 +321,34 @@ async def test_j16_made_up_method_names_are_not_metric_labels(style: str, teleme
     assert all('"code":-32601' in a.text.replace(" ", "") for a in answers), [a.text for a in answers]
     labels = json.dumps([dict(p.attributes) for p in telemetry.histogram_points("mcp.server.operation.duration")])
     assert all(method not in labels for method in made_up), labels
+
+
+@pytest.mark.parametrize("era", ["legacy", "2026-07-28"])
+async def test_j23_failure_outside_tools_call_leaks_nothing(era: str, telemetry: CapturedTelemetry) -> None:
+    """J23 (jdubois/boot-ui PR #705, 0xzr/freellmpool #88): an unexpected exception in a handler other than a
+    tool's (here ``tools/list`` and ``resources/read``) answers -32603 without the exception's text, and the
+    span and log keep only scrubbed text."""
+    from mcp.server.lowlevel.server import Server
+
+    secret = "postgresql://svc:FAKE-LIST-PW@catalog.internal.example:5432/tools"
+
+    async def list_tools(ctx: Any, params: Any) -> ListToolsResult:
+        raise RuntimeError(f"tool catalogue unavailable: could not connect to {secret}")
+
+    async def read_resource(ctx: Any, params: Any) -> Any:
+        raise OSError(f"[Errno 13] Permission denied: '/srv/app/FAKE/secrets/{params.uri.split('/')[-1]}'")
+
+    server = Server("broken", on_list_tools=list_tools, on_read_resource=read_resource)
+    errscope.instrument(server, **telemetry.providers)
+    answers: list[MCPError] = []
+    async with Client(server, mode=era) as client:
+        for call in (client.list_tools, lambda: client.read_resource("file:///token.txt")):
+            try:
+                await call()
+            except MCPError as exc:
+                answers.append(exc)
+    assert [a.code for a in answers] == [INTERNAL_ERROR, INTERNAL_ERROR]
+    wire = json.dumps([{"message": a.message, "data": a.data} for a in answers], default=str)
+    for fragment in ("FAKE-LIST-PW", "svc:", "/srv/app", "catalog.internal"):
+        assert fragment not in wire, wire
+    assert "FAKE-LIST-PW" not in everything_recorded(telemetry)
