@@ -1,4 +1,4 @@
-"""Server side of tests/heldout_cases.md (J13-J19, J23): public bug reports beyond the public cases.
+"""Server side of tests/heldout_cases.md (J13-J19, J23, J24): public bug reports beyond the public cases.
 
 Each test instruments a real server (MCPServer, low-level Server, FastMCP) and calls it with the real SDK
 client in both protocol eras, or speaks raw JSON-RPC to it over streamable HTTP on 127.0.0.1.
@@ -352,3 +352,40 @@ async def test_j23_failure_outside_tools_call_leaks_nothing(era: str, telemetry:
     for fragment in ("FAKE-LIST-PW", "svc:", "/srv/app", "catalog.internal"):
         assert fragment not in wire, wire
     assert "FAKE-LIST-PW" not in everything_recorded(telemetry)
+
+
+class TestJ24ServerSideRetryMiddleware:
+    """J24 (langchain-ai/langchain #40688; FastMCP's ``RetryMiddleware`` is the same design inside an MCP server):
+    a retry layer that re-runs a tool whose call may already have acted duplicates its side effect."""
+
+    @staticmethod
+    def _app(telemetry: CapturedTelemetry) -> tuple[Any, list[str]]:
+        from fastmcp import FastMCP
+        from fastmcp.server.middleware.error_handling import RetryMiddleware
+
+        sent: list[str] = []
+        app = FastMCP("mailer")
+        app.add_middleware(RetryMiddleware(max_retries=2, base_delay=0.01, max_delay=0.02))
+
+        @app.tool
+        async def send_invoice(invoice_id: str) -> str:
+            """Send an invoice by e-mail (not idempotent: each run sends one more e-mail)."""
+            sent.append(invoice_id)
+            raise ConnectionResetError("mail relay reset the connection after DATA")
+
+        errscope.instrument(app, **telemetry.providers)
+        return app, sent
+
+    async def test_instrument_says_what_the_middleware_breaks(self, telemetry: CapturedTelemetry, caplog: Any) -> None:
+        with caplog.at_level("WARNING", logger="errscope"):
+            self._app(telemetry)
+        assert any("RetryMiddleware" in r.getMessage() and "idempotentHint" in r.getMessage() for r in caplog.records)
+
+    async def test_non_idempotent_tool_runs_once(self, telemetry: CapturedTelemetry) -> None:
+        """The tool's failure is the call's answer: errscope's seam turns it into the ``isError`` result before the
+        retry layer sees an exception, so the e-mail is sent once."""
+        app, sent = self._app(telemetry)
+        async with Client(app._mcp_server, mode="legacy") as client:
+            result = await client.call_tool("send_invoice", {"invoice_id": "INV-1"})
+        assert result.is_error
+        assert sent == ["INV-1"]
