@@ -59,6 +59,20 @@ async def serving(style: str, era: str, telemetry: CapturedTelemetry, *tools: Ca
         yield Served(server, telemetry, client)
 
 
+async def handshake(http: httpx.AsyncClient) -> dict[str, str]:
+    """A raw 2025-11-25 handshake on ``/mcp``; the headers every later POST of the session needs."""
+    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    init = await http.post("/mcp", headers=headers, json={
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
+    })
+    if init.headers.get("mcp-session-id"):
+        headers["mcp-session-id"] = init.headers["mcp-session-id"]
+    headers["mcp-protocol-version"] = "2025-11-25"
+    await http.post("/mcp", headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+    return headers
+
+
 class Forecast(BaseModel):
     city: str
     celsius: float
@@ -176,16 +190,7 @@ async def test_j15_malformed_arguments_answer_names_no_internals(style: str, tel
     app = server.http_app(path="/mcp") if style == "fastmcp" else server.streamable_http_app(host="127.0.0.1")
 
     async with serve(app) as base, httpx.AsyncClient(base_url=base, timeout=10) as http:
-        headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-        init = await http.post("/mcp", headers=headers, json={
-            "jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
-        })
-        session = init.headers.get("mcp-session-id")
-        if session:
-            headers["mcp-session-id"] = session
-        headers["mcp-protocol-version"] = "2025-11-25"
-        await http.post("/mcp", headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        headers = await handshake(http)
         answer = await http.post("/mcp", headers=headers, json={
             "jsonrpc": "2.0", "id": 2, "method": "tools/call",
             "params": {"name": "schedule_meeting", "arguments": "start=FAKE-now"},
@@ -230,15 +235,7 @@ async def test_j17_trace_context_from_http_headers(style: str, telemetry: Captur
     span_id = uuid.uuid4().hex[:16]
     traceparent = f"00-{trace_id}-{span_id}-01"
     async with serve(app) as base, httpx.AsyncClient(base_url=base, timeout=10) as http:
-        headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-        init = await http.post("/mcp", headers=headers, json={
-            "jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
-        })
-        if init.headers.get("mcp-session-id"):
-            headers["mcp-session-id"] = init.headers["mcp-session-id"]
-        headers["mcp-protocol-version"] = "2025-11-25"
-        await http.post("/mcp", headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        headers = await handshake(http)
         # errscope instruments httpx in this process, and an instrumented httpx writes the traceparent of its own
         # CLIENT span: make that span a child of the caller's trace, as it would be in the caller's process.
         caller = trace.NonRecordingSpan(trace.SpanContext(int(trace_id, 16), int(span_id, 16), is_remote=True,
@@ -305,15 +302,7 @@ async def test_j16_made_up_method_names_are_not_metric_labels(style: str, teleme
     app = server.http_app(path="/mcp") if style == "fastmcp" else server.streamable_http_app(host="127.0.0.1")
     made_up = [f"x-FAKE-{uuid.uuid4().hex[:8]}/list" for _ in range(3)]
     async with serve(app) as base, httpx.AsyncClient(base_url=base, timeout=10) as http:
-        headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-        init = await http.post("/mcp", headers=headers, json={
-            "jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
-        })
-        if init.headers.get("mcp-session-id"):
-            headers["mcp-session-id"] = init.headers["mcp-session-id"]
-        headers["mcp-protocol-version"] = "2025-11-25"
-        await http.post("/mcp", headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        headers = await handshake(http)
         answers = [
             await http.post("/mcp", headers=headers, json={"jsonrpc": "2.0", "id": 10 + i, "method": method, "params": {}})
             for i, method in enumerate(made_up)
