@@ -11,7 +11,9 @@ sending (a :class:`contextvars.ContextVar`) and can:
 
 The read side sees every frame before the dispatcher does and records what the dispatcher would
 only debug-log: responses for ids nobody waits for (late answers after a timeout, wrong ids),
-frames that failed to parse, bytes that are not text, and the end of the stream. Whether an
+frames that failed to parse, bytes that are not text, and the end of the stream. It changes one
+thing: a ``tools/list`` page loses the tools whose definitions the SDK would reject, since the SDK
+rejects the page whole (:func:`errscope.client._catalog.usable_listing`). Whether an
 error frame is the peer's is decided by how it arose, never by its code or text:
 
 - on streamable HTTP the SDK stands in for answers it could not read (an unparseable body, an

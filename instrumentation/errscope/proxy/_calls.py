@@ -63,7 +63,6 @@ _LOST_NOT_SENT: Final = "the server is not running and the call was not sent"
 _LOST_SENT: Final = "the server stopped before it answered; the call may have taken effect, check before retrying"
 
 
-
 def parse_error() -> Message:
     """The JSON-RPC 2.0 §5.1 answer to a frame that is not JSON (id ``null``: none could be read)."""
     return {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
