@@ -385,13 +385,6 @@ async def quit_midway(job: str) -> str:
     raise SystemExit(f"fatal: cannot lock {job}")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="design decision for the lead; the fix would be in server/_seam.py (hspeed's file): the seam catches "
-    "Exception only and server/_mcp.py re-raises any BaseException on purpose, so a library's sys.exit() inside "
-    "one tool call ends the whole server (every session) with no answer; catching SystemExit (not "
-    "KeyboardInterrupt) at the tool seam would make it that call's isError",
-)
 @pytest.mark.parametrize("style", ["mcpserver", "fastmcp"])
 async def test_j25_tool_calling_sys_exit_does_not_end_the_server(style: str, telemetry: CapturedTelemetry) -> None:
     """J25 (modelcontextprotocol/python-sdk #396): a tool that ends with ``SystemExit`` (a ``BaseException``, not an

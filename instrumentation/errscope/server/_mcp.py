@@ -124,8 +124,9 @@ class ErrscopeMiddleware:
             call.outcome = Outcome.CANCELLED
             raise
         except BaseException as exc:
-            # KeyboardInterrupt, SystemExit, a tool's own BaseException: the SDK lets it take the
-            # connection down and no answer is sent; the span must still say the call failed.
+            # KeyboardInterrupt, a SystemExit outside any tool (the seam answers a tool's), another
+            # BaseException: the SDK lets it take the connection down and no answer is sent; the span
+            # must still say the call failed.
             call.fail(Channel.PROTOCOL, Classification(FailureClass.UNKNOWN), exception=exc)
             raise
         finally:

@@ -150,7 +150,10 @@ class ToolSeam:
             raise MCPError(exc.code, _protocol_text(exc.message, call), data=_protocol_data(exc.data, call)) from None
         except InvalidResult as exc:
             return self.invalid_result(call, name, exc.problems)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:
+            # SystemExit too: a library's sys.exit() inside one tool call is that call's failure, not
+            # the end of the server and of every session on it (python-sdk #396). KeyboardInterrupt
+            # and cancellation still pass: they come from outside the tool.
             return self.fail(call, name, explain(exc)[0], exc, idempotent=info.idempotent)
         if getattr(result, "is_error", False) is True:  # CallToolResult, or a framework's equivalent
             return self.own_error_result(call, result)
