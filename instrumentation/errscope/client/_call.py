@@ -277,8 +277,9 @@ class LogicalCall:
             owner.breaker.record_success()  # it answered
             wire.undelivered = True
             return shape.refused_http_rate_limit(self.tool, self.owner.target.display, wire.http_retry_after)
-        if isinstance(error, MCPError) and wire.stand_in_frame and wire.session_ended:
-            # HTTP 404 to our session: the server no longer knows it, so it processed nothing.
+        if isinstance(error, MCPError) and wire.session_ended:
+            # HTTP 404 to our session, with or without a JSON-RPC body (mcp's server sends -32600
+            # "Session not found"): the server no longer knows it, so it processed nothing.
             owner.breaker.record_failure()
             wire.undelivered = True
             attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION

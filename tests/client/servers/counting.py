@@ -1,6 +1,6 @@
 """A server errscope did not instrument, counting every tool invocation in a file of its own.
 
-Run: ``counting.py mcp|fastmcp stdio COUNTER`` or ``counting.py mcp|fastmcp http PORT COUNTER``.
+Run: ``counting.py stdio mcp|fastmcp COUNTER`` or ``counting.py http PORT mcp|fastmcp COUNTER``.
 ``mcp`` is a plain ``MCPServer`` (mcp SDK); ``fastmcp`` is FastMCP 4 with its
 ``ErrorHandlingMiddleware`` (which turns tool exceptions into JSON-RPC errors: -32603, or -32000 for a
 ``TimeoutError``).
@@ -33,8 +33,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.server.mcpserver import Context
 from mcp_types import ToolAnnotations
 
-FLAVOUR, TRANSPORT = sys.argv[1], sys.argv[2]
-COUNTER = sys.argv[-1]
+TRANSPORT, FLAVOUR, COUNTER = sys.argv[1], sys.argv[-2], sys.argv[-1]
 
 
 def tool_error(text: str) -> Exception:
@@ -126,7 +125,7 @@ def build_fastmcp() -> Any:
 def main() -> None:
     server = build_mcp() if FLAVOUR == "mcp" else build_fastmcp()
     if TRANSPORT == "http":
-        port = int(sys.argv[3])
+        port = int(sys.argv[2])
         if FLAVOUR == "mcp":
             server.run("streamable-http", host="127.0.0.1", port=port)
         else:
