@@ -13,6 +13,7 @@ server that does not deduplicate: its own promise) runs once per attempt.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -217,18 +218,24 @@ class Gateway(Relay):
         super().__init__(upstream_port, tg)
         self.marker = marker
         self.answers: list[bytes] = []
+        self.cut_responses = 0
+        """Marked requests to forward whose response stream is then cut after its first bytes."""
 
     async def _relay(self, client: anyio.abc.SocketStream) -> None:
         self._connections.add(client)
+        cut = anyio.Event()
         try:
             async with client, await anyio.connect_tcp("127.0.0.1", self.upstream_port) as server:
                 async with anyio.create_task_group() as tg:
-                    tg.start_soon(self._down, server, client, tg.cancel_scope)
+                    tg.start_soon(self._down_until, server, client, cut, tg.cancel_scope)
                     try:
                         async for chunk in client:
                             if self.marker in chunk and self.answers:
                                 await client.send(self.answers.pop(0))
                                 break  # the server saw at most the headers: nothing ran
+                            if self.marker in chunk and self.cut_responses:
+                                self.cut_responses -= 1
+                                cut.set()
                             await server.send(chunk)
                     except _GONE:
                         pass
@@ -237,6 +244,17 @@ class Gateway(Relay):
             pass
         finally:
             self._connections.discard(client)
+
+    @staticmethod
+    async def _down_until(
+        server: anyio.abc.SocketStream, client: anyio.abc.SocketStream, cut: anyio.Event, scope: anyio.CancelScope
+    ) -> None:
+        with contextlib.suppress(*_GONE):
+            async for chunk in server:
+                await client.send(chunk)
+                if cut.is_set():
+                    break  # the response stream has started: drop it mid-response
+        scope.cancel()
 
 
 def http_answer(status: str, *headers: str) -> bytes:
@@ -290,6 +308,22 @@ async def test_http_5xx_from_a_gateway_is_sent_again_only_when_promised_safe(gat
             assert (plain.outcome, plain.attempts, plain.side_effect_possible) == (Outcome.ERROR, 1, True), status
             assert "may have run" in plain.text and counted.count(GATED + "plain" + status) == 0, status
             assert (hinted.outcome, hinted.attempts, counted.count(GATED + "hinted" + status)) == (Outcome.OK, 2, 1), status
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_a_response_stream_dropped_mid_call_is_not_sent_again_unless_promised_safe(gateway: Any, mode: str) -> None:
+    """The SSE response stream of a running call is cut after its first bytes (the server has no
+    event store, so there is nothing to resume with Last-Event-ID): the tool ran (it finishes on the
+    server), so a tool that declares nothing is not sent again; an idempotent one is."""
+    gate, url, counted = gateway
+    async with ToolClient(url, timeout=10, retry=FAST, mode=mode) as tc:
+        gate.cut_responses = 1
+        plain = await tc.call_tool("send", {"id": GATED + "plain", "fail": "sleep:0.3"})
+        gate.cut_responses = 1
+        hinted = await tc.call_tool("send_hinted", {"id": GATED + "hinted", "fail": "sleep:0.3", "fail_times": 1})
+    assert (plain.outcome, plain.attempts, plain.side_effect_possible) == (Outcome.ERROR, 1, True)
+    assert counted.count(GATED + "plain") == 1
+    assert (hinted.outcome, hinted.attempts, counted.count(GATED + "hinted")) == (Outcome.OK, 2, 2)
 
 
 async def test_a_refused_connect_is_sent_again_once_the_server_is_back(gateway: Any) -> None:

@@ -12,12 +12,12 @@ Independently of the tool, an attempt that certainly never reached it (*undelive
 again at the transport layer (issue #11): nothing ran, so nothing can run twice.
 
 =========================================  ===============================================================
-ending (rate_limited/upstream_unavailable)  automatic retry
+ending of a retryable class                automatic retry
 =========================================  ===============================================================
-undelivered: connect refused, connect or   yes, for any tool: the request was never written (RFC 9110
-pool timeout, no session, HTTP 404 to a    §9.2.2 makes any request safe to send again when it was not
-stale ``Mcp-Session-Id`` (a new session    delivered); HTTP 429 (RFC 6585 §4) is a refusal to process it
-is opened), HTTP 429 to the POST, a
+undelivered: connect refused, connect or   yes, for any tool: it was never applied (RFC 9110 §9.2.2: a
+pool timeout, no session, HTTP 404 to a    non-idempotent request may be retried automatically when the
+stale ``Mcp-Session-Id`` (a new session    client can detect that it was never applied); HTTP 429 (RFC
+is opened), HTTP 429 to the POST, a        6585 §4) refuses to process it
 JSON-RPC error the server declared
 harmless (``side_effect_possible: false``)
 or whose code means the request was
@@ -28,7 +28,7 @@ any other JSON-RPC error (-32603,          only when the tool is safe to repeat:
                                            every tool exception into -32603/-32000)
 ``isError`` result                         only when the tool is safe to repeat: the tool ran, and may
                                            have done part of its work (an e-mail sent, then a 503)
-timeout, connection lost after the         only when the tool is safe to repeat (timeouts: and
+timeout, connection lost after the         only when the tool is safe to repeat (a timeout also needs
 request was written, unreadable answer     ``retry_timeouts``)
 circuit breaker open                       never: the breaker says fail fast
 not_found, permission_denied,              never
