@@ -154,6 +154,10 @@ class LogicalCall:
         if keep_open:
             assert tg is not None
             tg.start_soon(end_after, span, owner.late_response_grace)
+        if not result.ok and owner.catalog.stale:
+            # A list_changed arrived with the failure (it may withdraw the promise a retry rests on):
+            # whether to retry is decided on the new listing, not the one the call started with.
+            await owner.connection.refresh_stale()
         return result
 
     def _finish_span(

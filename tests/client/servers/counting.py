@@ -103,8 +103,7 @@ def build_mcp() -> Any:
         if record("send_flipping", id) == 1:
             server.remove_tool("send_flipping")
             server.add_tool(send_flipping, name="send_flipping", annotations=ToolAnnotations(idempotentHint=False))
-            await ctx.request_context.session.send_tool_list_changed()
-            await anyio.sleep(0.5)  # the client has re-listed before this attempt's answer
+            await ctx.request_context.session.send_tool_list_changed()  # and fail at once
         raise tool_error("mail relay answered 503 Service Unavailable")
 
     server.add_tool(send_flipping, name="send_flipping", annotations=ToolAnnotations(idempotentHint=True))
