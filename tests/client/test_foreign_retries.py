@@ -223,7 +223,7 @@ class Gateway(Relay):
         self.marker = marker
         self.answers: list[bytes] = []
         self.cut_responses = 0
-        """Marked requests to forward whose response stream is then cut after its first bytes."""
+        """Marked requests to forward whose response is then cut after its headers."""
 
     async def _relay(self, client: anyio.abc.SocketStream) -> None:
         self._connections.add(client)
@@ -255,9 +255,12 @@ class Gateway(Relay):
     ) -> None:
         with contextlib.suppress(*_GONE):
             async for chunk in server:
-                await client.send(chunk)
                 if cut.is_set():
-                    break  # the response stream has started: drop it mid-response
+                    # The marked request's response has started: pass its headers, drop the rest.
+                    head, end, _ = chunk.partition(b"\r\n\r\n")
+                    await client.send(head + end)
+                    break
+                await client.send(chunk)
         scope.cancel()
 
 
@@ -319,7 +322,7 @@ async def test_http_5xx_from_a_gateway_is_sent_again_only_when_promised_safe(gat
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_a_response_stream_dropped_mid_call_is_resent_only_when_promised_safe(gateway: Any, mode: str) -> None:
-    """The SSE response stream of a running call is cut after its first bytes (the server has no
+    """The response stream of a running call is cut after its headers (the server has no
     event store, so there is nothing to resume with Last-Event-ID): the tool ran (it finishes on the
     server), so a tool that declares nothing is not sent again; an idempotent one is."""
     gate, url, counted = gateway
