@@ -220,9 +220,10 @@ def other_protocol_error(tool: str, code: int, message: str, data: dict[str, Any
     excerpt = safe_excerpt(message)
     shown = safe_name(tool)
     # Only a code that rejects the request itself, or the server's word, says nothing ran (answer.not_run).
-    verb = "was refused by the server" if answer.not_run(code, data) else "failed on the server"
+    may_have_run = not answer.not_run(code, data)
+    verb = "failed on the server" if may_have_run else "was refused by the server"
     head = f"{shown} {verb}: {excerpt}." if excerpt else f"{shown} {verb}."
-    maybe_done = verb == "failed on the server" and cls is FailureClass.UPSTREAM_UNAVAILABLE
+    maybe_done = may_have_run and cls is FailureClass.UPSTREAM_UNAVAILABLE
     return failure(
         tool,
         Channel.PROTOCOL,

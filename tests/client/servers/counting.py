@@ -23,6 +23,8 @@ idempotentHint), ``send_not_idempotent`` (readOnlyHint false, idempotentHint fal
 ``notifications/tools/list_changed`` before failing).
 """
 
+# No ``from __future__ import annotations``: the SDK resolves the ``Context`` annotation of
+# ``send_flipping`` at registration time.
 import json
 import os
 import sys
