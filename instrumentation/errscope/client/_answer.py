@@ -16,7 +16,9 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
+
+from mcp_types import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
 
 from errscope._attributes import META_ERROR_REF, META_FAILURE_CLASS, META_RETRY_AFTER, META_SIDE_EFFECT_POSSIBLE
 from errscope._classify import delay_seconds
@@ -30,6 +32,7 @@ __all__ = [
     "as_float",
     "declared_class",
     "error_ref",
+    "not_run",
     "read_text",
     "retry_after",
     "side_effect_possible",
@@ -57,6 +60,21 @@ def side_effect_possible(fields: Mapping[str, Any]) -> bool | None:
     """Whether the peer said the call may have taken effect; ``None`` when it said nothing (or not a boolean)."""
     value = fields.get(META_SIDE_EFFECT_POSSIBLE)
     return value if isinstance(value, bool) else None
+
+
+_REJECTED_BEFORE_DISPATCH: Final = frozenset({PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS})
+"""JSON-RPC 2.0 §5.1: errors about the request as received; the method was never invoked."""
+
+
+def not_run(code: int, data: Any) -> bool:
+    """Whether a peer's JSON-RPC error proves the tool did not run: the peer said so
+    (``side_effect_possible: false`` in ``data``), or the code rejects the request itself (-32700,
+    -32600, -32601, -32602). Any other code (-32603, the -32000 band, application codes) may come
+    after the tool ran: FastMCP's ``ErrorHandlingMiddleware`` turns every tool exception into one."""
+    declared = side_effect_possible(data) if isinstance(data, Mapping) else None
+    if declared is not None:
+        return not declared
+    return code in _REJECTED_BEFORE_DISPATCH
 
 
 def retry_after(fields: Mapping[str, Any]) -> float | None:

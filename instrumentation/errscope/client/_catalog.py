@@ -78,14 +78,21 @@ class ToolCatalog:
         return name in self._tools
 
     def is_safe_to_repeat(self, name: str, *, keyed: bool) -> bool:
-        """Whether the server declares a repeat of the call harmless: the tool says
-        ``annotations.idempotentHint: true`` (MCP spec, Tools > annotations; the author's own claim),
-        or the call carries an idempotency key (``keyed``) and the tool's ``_meta`` declares
-        ``io.errscope/idempotency_key_honoured: true`` (the server deduplicates on the key)."""
+        """Whether the server declares a repeat of the call harmless, as last listed.
+
+        MCP spec, Tools > ToolAnnotations (the author's own claim, which is what a retry rests on):
+        ``readOnlyHint: true`` (the tool does not modify its environment; ``idempotentHint`` is then
+        meaningless) or ``idempotentHint: true`` (repeating it with the same arguments has no
+        additional effect; ``destructiveHint`` does not change that). Or the call carries an
+        idempotency key (``keyed``) and the tool's ``_meta`` declares
+        ``io.errscope/idempotency_key_honoured: true`` (the server deduplicates on the key).
+        A tool not in the listing is not safe to repeat.
+        """
         tool = self._tools.get(name)
         if tool is None:
             return False
-        if tool.annotations is not None and tool.annotations.idempotent_hint is True:
+        hints = tool.annotations
+        if hints is not None and (hints.read_only_hint is True or hints.idempotent_hint is True):
             return True
         return keyed and tool.meta is not None and tool.meta.get(META_IDEMPOTENCY_KEY_HONOURED) is True
 

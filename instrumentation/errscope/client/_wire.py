@@ -90,6 +90,14 @@ class WireAttempt:
     """The server answered that the session no longer exists: the request was not processed."""
     transport_failure: Classification | None = None
     """The HTTP request carrying the attempt failed in transport (reset, refused, pool timeout)."""
+    http_status: int | None = None
+    """The HTTP status of the POST carrying the attempt (streamable HTTP)."""
+    http_retry_after: float | None = None
+    """Its ``Retry-After`` header in seconds (RFC 9110 §10.2.3: delay-seconds or an HTTP-date)."""
+    undelivered: bool = False
+    """The request certainly never reached the tool (set by the attempt once it has ended)."""
+    held: bool = False
+    """The circuit breaker held the attempt back: nothing was sent."""
     late_frames: int = 0
     finished: bool = False
     on_late: Callable[[], None] | None = None
