@@ -272,12 +272,6 @@ class TestJ09SessionEndedByRestart:
         assert (again.outcome, again.text) == (Outcome.OK, "three")
         assert new_session not in (None, old_session)
 
-    @pytest.mark.xfail(
-        strict=True,
-        reason="hretry area (_call.py/_retry.py): a call refused with HTTP 404 to an ended session provably did "
-        "not run, so it could be re-sent once on the new session (rust-sdk #733, codex, BuilderIO #5557 do); "
-        "errscope reports 'was not run' and leaves the repeat to the next call",
-    )
     async def test_refused_call_is_resent_once_on_the_new_session(self) -> None:
         after, _, _, _ = await self._restart_between_calls(retry=RetryPolicy())
         assert (after.outcome, after.text) == (Outcome.OK, "two"), after.text
@@ -475,14 +469,6 @@ class TestJ26AuthChallengeOnToolCall:
     ``tools/list`` through anonymously answers ``tools/call`` with HTTP 401 and a ``WWW-Authenticate`` challenge
     (MCP, Authorization: an invalid or expired token gets 401)."""
 
-    @pytest.mark.xfail(
-        strict=True,
-        reason="hretry area (client/_connection.py response hook, _call.py stand-in branch): an HTTP error status "
-        "without a JSON-RPC body is always 'could not be read; the call may have run' (upstream_unavailable, "
-        "side_effect_possible=True); only 404-to-the-session is told apart. The HTTP status should be kept on "
-        "the attempt and classed like an upstream's (401/403 permission_denied and not run, 429 rate_limited "
-        "with Retry-After, 503 not run, 500/502/504 may have run)",
-    )
     async def test_reported_as_needing_access_not_as_a_lost_answer(self, telemetry: Any) -> None:
         """Class ``permission_denied``; the request was refused, so it did not run (``side_effect_possible`` false);
         not repeated; the session stays usable for tools that need no token."""

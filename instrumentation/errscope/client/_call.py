@@ -281,6 +281,12 @@ class LogicalCall:
             owner.breaker.record_success()  # it answered
             wire.undelivered = True
             return shape.refused_http_rate_limit(self.tool, self.owner.target.display, wire.http_retry_after)
+        if wire.http_status in (HTTPStatus.UNAUTHORIZED, HTTPStatus.FORBIDDEN):
+            # MCP, Authorization > Error Handling: a missing, invalid or expired token gets 401, too few
+            # scopes 403; refused before any tool code, so nothing ran. Not re-sent: the same token would
+            # be refused again (the SDK's auth provider, when there is one, has already tried to refresh).
+            owner.breaker.record_success()  # it answered
+            return shape.refused_http_auth(self.tool, self.owner.target.display, wire.http_status)
         if isinstance(error, MCPError) and wire.session_ended:
             # HTTP 404 to our session, with or without a JSON-RPC body (mcp's server sends -32600
             # "Session not found"): the server no longer knows it, so it processed nothing.

@@ -242,6 +242,17 @@ def refused_http_rate_limit(tool: str, server: str, retry_after: float | None) -
     return failure(tool, None, FailureClass.RATE_LIMITED, head, retry_after=retry_after, side_effect_possible=False)
 
 
+def refused_http_auth(tool: str, server: str, status: int) -> ToolCallResult:
+    """HTTP 401 or 403 to the POST carrying the call (MCP, Authorization > Error Handling; RFC 9110
+    §15.5.2, §15.5.4): the server refused the credentials or their scope, so nothing ran."""
+    why = "its credentials are missing, invalid or expired" if status == 401 else "its credentials lack the needed permission"
+    head = (
+        f"Tool server {server} refused the request (HTTP {status}: {why}); {safe_name(tool)} was not run. "
+        "The user or host must authorize again before calling it."
+    )
+    return failure(tool, None, FailureClass.PERMISSION_DENIED, head, side_effect_possible=False)
+
+
 def unknown_tool_head(tool: str, catalog: ToolCatalog, *, listed_before: bool, was_known: bool) -> str:
     """The note after re-listing: re-listed, listed-but-refused, gone, or never existed."""
     # Tool names are the peer's words: scrubbed and bounded like any other name echoed to the model.
