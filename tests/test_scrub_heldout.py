@@ -50,3 +50,26 @@ def test_heldout_recall_and_false_positives() -> None:
     assert result.recall == 1.0 and result.false_positive_rate == 0.0
     gaps = [line for line in secrets if line["format"] in KNOWN_GAPS]
     assert {line["format"] for line in corpus.score(scrub, gaps, []).missed} == KNOWN_GAPS
+
+
+FRESH_KNOWN_GAPS = {
+    # Measured once after the held-out fixes, not tuned on (recall 42/48, benign 28/32 unchanged).
+    # A secret under a key that names nothing: wpa_supplicant's ``psk=`` (pre-shared key) and a
+    # GraphQL variable ``"p"`` whose meaning only the query text gives.
+    "fresh_wpa_psk",
+    "fresh_graphql_variables",
+}
+FRESH_KNOWN_FALSE_POSITIVES = {
+    # ``db_password: !vault |`` (an Ansible Vault YAML tag, the ciphertext follows): the tag is
+    # taken for the password's value.
+    "fresh_ansible_vault_header",
+}
+
+
+def test_fresh_set_known_score() -> None:
+    """The fresh set's score is what was measured once; a fix shows up as a change here."""
+    secrets, benign = heldout.fresh()
+    assert _read("fresh_secrets.jsonl.gz") == secrets and _read("fresh_benign.jsonl.gz") == benign
+    result = corpus.score(scrub, secrets, benign)
+    assert {line["format"] for line in result.missed} == FRESH_KNOWN_GAPS
+    assert {line["category"] for line, _ in result.altered} == FRESH_KNOWN_FALSE_POSITIVES

@@ -312,6 +312,44 @@ HELDOUT_BENIGN: list[tuple[str, str, Callable[[], str]]] = [
 ]
 
 
+# --- the fresh set: written after the fixes, measured once, not tuned on ---------------------------
+
+FRESH_SECRETS: list[tuple[str, str, Maker]] = [
+    ("fresh_ansible_become_pass", "log", kv("fatal: [web-1]: FAILED! => {{\"msg\": \"Incorrect sudo password\"}} ansible_become_pass={s}", pw)),
+    ("fresh_wpa_psk", "log", kv("wpa_supplicant: network={{ ssid=\"office\" psk=\"{s}\" }}", lambda: rnd(20))),
+    ("fresh_htaccess_basic_url", "url", kv("{ts} ERROR proxy: upstream ftp://backup:{s}@files.internal.example/dumps/ unreachable", pw)),
+    ("fresh_docker_config_auth", "json", kv('{{"auths": {{"registry.example.com": {{"auth": "{s}"}}}}}}', lambda: base64.b64encode(f"ci:{rnd(24)}".encode()).decode())),
+    ("fresh_kubeconfig_token", "log", kv("error: You must be logged in to the server (Unauthorized); users:\n- name: ci\n  user:\n    token: {s}", lambda: rnd(54, B64URL))),
+    ("fresh_git_credential_helper", "log", kv("git: credential-store line https://bot:{s}@bitbucket.org", lambda: "ATBB" + rnd(28))),
+    ("fresh_terraform_var", "log", kv('Error: Invalid value for variable; var.db_admin_password = "{s}"', pw)),
+    ("fresh_snowflake_connector", "exception", kv("snowflake.connector.errors.DatabaseError: 250001: connect(account='xy12345', user='ETL', password='{s}', warehouse='WH')", pw)),
+    ("fresh_bitbucket_app_password_header", "header", kv("> Authorization: Basic {s}", lambda: base64.b64encode(f"bot:ATBB{rnd(28)}".encode()).decode())),
+    ("fresh_x_goog_api_key", "header", kv("x-goog-api-key: {s}", lambda: "AIza" + rnd(35, B64URL))),
+    ("fresh_sasl_password_property", "log", kv("{ts} WARN librdkafka: sasl.username=svc sasl.password={s} security.protocol=SASL_SSL", pw)),
+    ("fresh_private_key_pkcs1_inline", "json", kv('{{"tls": {{"key": "-----BEGIN RSA PRIVATE KEY-----\\n{s}\\n-----END RSA PRIVATE KEY-----"}}}}', lambda: rnd(64, B64) + "\\n" + rnd(64, B64))),
+    ("fresh_vendor_token_prose", "log", kv("{ts} ERROR cloudflare: API token {s} lacks Zone.DNS:Edit", lambda: rnd(40, B64URL))),
+    ("fresh_basic_userinfo_ws", "url", kv("websockets.exceptions.InvalidStatus: server rejected wss://admin:{s}@stream.example.com/feed", pw)),
+    ("fresh_env_line_quoted_secret", "log", kv('{ts} env: STRIPE_WEBHOOK_SECRET="{s}" loaded', lambda: "whsec_" + rnd(32))),
+    ("fresh_graphql_variables", "json", kv('{{"query": "mutation Login($p: String!) {{ login(password: $p) }}", "variables": {{"p": "{s}"}}}}', pw)),
+]
+
+FRESH_BENIGN: list[tuple[str, str, Callable[[], str]]] = [
+    ("fresh_ansible_vault_header", "log", lambda: "db_password: !vault |\n          $ANSIBLE_VAULT;1.1;AES256"),
+    ("fresh_git_describe", "log", lambda: f"version v{_rng.randint(1, 9)}.{_rng.randint(0, 20)}.{_rng.randint(0, 9)}-{_rng.randint(1, 99)}-g{rnd(7, HEX)}"),
+    ("fresh_oauth_token_metadata", "json", lambda: f'{{"token_type": "Bearer", "expires_in": {_rng.randint(300, 7200)}, "scope": "read:orders write:orders"}}'),
+    ("fresh_password_policy_prose", "log", lambda: pick("password must contain 1 digit, 1 symbol and 12+ characters", "token bucket refilled: 50 tokens/s", "secret rotation scheduled for 2025-07-01", "API key created 3 days ago")),
+    ("fresh_s3_etag_version", "log", lambda: f"PutObject ok ETag=\"{rnd(32, HEX)}\" VersionId={rnd(32, ALNUM)}"),
+    ("fresh_url_pagination_cursor", "url", lambda: f"GET https://api.example.com/v1/events?limit=100&starting_after=evt_{rnd(24)} 200"),
+    ("fresh_masked_connection_string", "log", lambda: pick("Server=db;User Id=app;Password=*****;", "postgresql://app:********@db:5432/x", "redis://:<redacted>@cache:6379", "AccountKey=[REDACTED];EndpointSuffix=core.windows.net")),
+    ("fresh_hash_fields", "json", lambda: f'{{"file": "report.pdf", "sha1": "{rnd(40, HEX)}", "blake2b": "{rnd(64, HEX)}"}}'),
+]
+
+
+def fresh() -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    _rng.seed(1337)
+    return _records(FRESH_SECRETS, FRESH_BENIGN, 3, 4)
+
+
 def _records(
     secret_formats: list[tuple[str, str, Maker]],
     benign_formats: list[tuple[str, str, Callable[[], str]]],
@@ -346,6 +384,10 @@ def main() -> None:
     _write(HERE / "heldout_secrets.jsonl.gz", secrets)
     _write(HERE / "heldout_benign.jsonl.gz", benign_rows)
     print(f"heldout: {len(secrets)} secret lines, {len(benign_rows)} benign lines")
+    secrets, benign_rows = fresh()
+    _write(HERE / "fresh_secrets.jsonl.gz", secrets)
+    _write(HERE / "fresh_benign.jsonl.gz", benign_rows)
+    print(f"fresh: {len(secrets)} secret lines, {len(benign_rows)} benign lines")
 
 
 if __name__ == "__main__":
