@@ -21,9 +21,6 @@ KNOWN_GAPS = {
     # A vendor query parameter named like an id (``appid=``) that carries a key: no key-name or
     # value-shape rule tells it from ``?commit=<hex>`` or ``?session=<hex>``.
     "url_query_apikey",
-    # Zapier's ``/hooks/catch/<account>/<secret>/``: the secret is 6-7 characters, shorter than any
-    # random-looking path segment (GitHub's ``/hooks/<id>/pings`` looks the same).
-    "url_zapier_catch_hook",
     # A bare hex key in prose with no secret word before it ("..., yours was <40 hex>").
     "vendor_wandb_key",
 }

@@ -223,7 +223,7 @@ _hook = t(24)
 example(
     "webhook_path_secret",
     f"POST https://hooks.slack.com/services/T0A1B2C3D/B0E1F2G3H/{_hook} failed: 404",
-    f"POST https://hooks.slack.com/services/T0A1B2C3D/B0E1F2G3H/{REDACTED} failed: 404",
+    f"POST https://hooks.slack.com/services/{REDACTED} failed: 404",
 )
 example(
     "connection_string_password",
@@ -655,3 +655,17 @@ def test_scrub_value_is_bounded() -> None:
 def test_public_api() -> None:
     assert errscope.scrub is scrub
     assert "scrub" in errscope.__all__
+
+
+def test_loose_with_digit_covers_every_16_run_and_nothing_under_11() -> None:
+    """The value shape of the verified patterns: every run of 16+ with a digit wherever the digit
+    sits (the old shape missed digits in the middle of a 16-30 run), and no run shorter than 11, so
+    the Collector (no entropy check) leaves dates and short ids alone."""
+    from errscope._patterns import _loose_with_digit
+
+    shape = re2.compile(_loose_with_digit("[A-Za-z0-9]", "[A-Za-z]"))
+    for n in range(1, 40):
+        for q in range(n):
+            matched = shape.fullmatch("a" * q + "1" + "a" * (n - q - 1)) is not None
+            assert matched if n >= 16 else (not matched or n >= 11), (n, q)
+            assert not matched or n >= 11, (n, q)

@@ -176,7 +176,7 @@ _SQ = r"[^'\r\n]"
 # not a value.
 _END = r"(?:([\s'\"`\],;&)}>])|$)"
 # A token/key value must contain one character a placeholder word would not (digit, capital, symbol).
-_STRONG = r"[A-Z0-9+/=~!@#*^:]"
+_STRONG = r"[A-Z0-9+/=~!@#^:]"
 
 
 def _key(long_words: str, short_words: str) -> str:
@@ -240,12 +240,17 @@ def _with_digit(chars: str, no_digit: str, first: str = "") -> str:
     return rf"(?:{first}{chars}{{14,}}[0-9]{chars}*|{no_digit}*[0-9]{chars}{{15,}})"
 
 
-def _loose_with_digit(chars: str, no_digit: str) -> str:
-    """Every run of 16+ ``chars`` with a digit, and some of 9-15 (the digit has 8+ characters
-    before it, or it is the first digit and 8+ follow): for ``verify="random"`` patterns, whose
-    Python side then requires a random 16+ run. :func:`_with_digit` misses a run of 16-30 whose
-    digits all sit in its middle (``ItvnSYNREgl4eSrth-odHP``)."""
-    return rf"(?:{chars}{{8,}}[0-9]{chars}*|{no_digit}*[0-9]{chars}{{8,}})"
+def _loose_with_digit(chars: str, no_digit: str, run: int = 11, side: int = 5) -> str:
+    """Every run of 16+ ``chars`` with a digit, and some of 11-15, for ``verify="random"`` patterns
+    (their Python side then requires a random 16+ run). :func:`_with_digit` misses a run of 16-30
+    whose digits all sit in its middle (``ItvnSYNREgl4eSrth-odHP``); here a digit with 11+
+    characters before it, the first digit with 11+ after it, or a digit with 5+ on each side. Three
+    counted alternatives cover every 16+ run with a digit and nothing shorter than 11 (a brute-force
+    check over digit positions; the exact "16+ with a digit" union has 16 alternatives and
+    ~1,800 instructions: RE2 would read the groups with its slow NFA), so the Collector, which
+    cannot verify, leaves dates (``2025-06-01``) and short ids alone. ``run=7, side=3``: every run
+    of 10+ with a digit, nothing under 7 (webhook path segments such as Slack's ``T05ENIL7EB5``)."""
+    return rf"(?:{chars}{{{run},}}[0-9]{chars}*|{no_digit}*[0-9]{chars}{{{run},}}|{chars}{{{side},}}[0-9]{chars}{{{side},}})"
 
 
 _RANDOM = _loose_with_digit(_RND, _RND_NO_DIGIT)
@@ -366,12 +371,13 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "webhook_path_secret",
         "uri",
         rf"(/(?i:{_HOOK_SEGMENT})/(?:[^/\s?#'\"<>]*/)*?)"
-        + _loose_with_digit(_SEG, r"[A-Za-z_\-]")
+        + _loose_with_digit(_SEG, r"[A-Za-z_\-]", run=7, side=3)
         + r"[^\s?#'\"<>]*",
         True,
         "Webhook URLs whose path is the secret (Slack, Discord, Teams, Mattermost, ...): after a "
-        "``/hooks/``, ``/services/``, ``/webhook(s)/``... segment, the first long segment with a digit "
-        "and the rest of the path go; the host, the marker and short id segments before it stay.",
+        "``/hooks/``, ``/services/``, ``/webhook(s)/``... segment, the first segment of 10+ characters with a "
+        "digit (Slack's team id) and the rest of the path go (Python: when that rest looks random); the "
+        "host, the marker and short segments before it stay.",
         hints=("/hook", "/services/", "/webhook", "/workflows/", "/trigger", "/catch/", "/integration", "/incoming/"),
         verify="random",
     ),
