@@ -538,7 +538,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "symbol), so ``-p 8080:80``, ``-p 2222`` and ``-p python3.11`` stay.",
         hints=("-p",),
         verify="password",
-        trigger=r"-p[ \t'\",]*[A-Za-z0-9!#%^*?@+_~][^\s'\"]",
+        trigger=r"(?:^|[\s'\"\[,])-p[ \t'\",]*[A-Za-z0-9!#%^*?@+_~][^\s'\"]",
     ),
     SecretPattern(
         "cli_user_password",
@@ -604,7 +604,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         keep_suffix=True,
         hints=("pass", "token", "secret", "key"),
         verify="password",
-        trigger=r"(?i:password|passwd|passphrase|passcode|token|secret|key)(?:[ \t]+[A-Za-z0-9_.\-']+){1,4}[ \t]*:",
+        trigger=r"(?i:password|passwd|passphrase|passcode|token|secret|key)[ \t][^\r\n]*:[ \t]*[A-Za-z0-9+/_\-~!#%^?@&$.]{11}",
     ),
     SecretPattern(
         "pgpass_line",
@@ -613,7 +613,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         True,
         "A PostgreSQL password-file line ``host:port:database:user:password``.",
         hints=(":",),
-        trigger=r"[A-Za-z0-9_.\-*]:(?:[0-9]{1,5}|\*):[A-Za-z0-9_.\-*]+:[A-Za-z0-9_.\-*]+:[^\s'\"]",
+        trigger=r":(?:[0-9]{1,5}|\*):[A-Za-z0-9_.\-*]+:[A-Za-z0-9_.\-*]+:[^\s'\"\[]",
     ),
     # --- personal data ------------------------------------------------------------------------------
     SecretPattern(
@@ -878,7 +878,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         keep_suffix=True,
         hints=("_", "-"),
         verify="random",
-        trigger=r"[_\-][A-Za-z0-9]{12}",
+        trigger=r"[_\-][A-Za-z0-9]{30}|[_\-][A-Za-z0-9]{12}[A-Za-z0-9]*[_\-][A-Za-z0-9]{12}",
     ),
     SecretPattern(
         "uppercase_prefixed_token",
@@ -901,7 +901,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "Python requires it to look random (a dotted Java class name does not).",
         hints=(".",),
         verify="random",
-        trigger=r"[A-Za-z0-9]{10}\.[A-Za-z0-9_\-]{40}",
+        trigger=r"\.[A-Za-z0-9_\-]{40}",
     ),
 )
 
