@@ -570,7 +570,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "The password of an auth pair: ``auth=('user', 'pw')`` (requests, httpx), ``BasicAuth('user', 'pw')``, "
         "``HTTPBasicAuth(username='u', password='pw')``.",
         hints=("auth",),
-        trigger=r"(?i:auth)[^\r\n(]{0,40}\([^\r\n,]*,",
+        trigger=r"(?i:auth)(?:[ \t]*[=:][ \t]*[A-Za-z_.]*)?\(",
     ),
     SecretPattern(
         "dsn_user_password_at",
@@ -604,7 +604,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         keep_suffix=True,
         hints=("pass", "token", "secret", "key"),
         verify="password",
-        trigger=r"(?i:password|passwd|passphrase|passcode|token|secret|key)[ \t][^\r\n]*:[ \t]*[A-Za-z0-9+/_\-~!#%^?@&$.]{11}",
+        trigger=r"(?i:password|passwd|passphrase|passcode|token|secret|key)(?:[ \t]+[A-Za-z0-9_.\-']+){1,4}[ \t]*:",
     ),
     SecretPattern(
         "pgpass_line",

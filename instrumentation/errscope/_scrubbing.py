@@ -442,7 +442,7 @@ _NOUNS: Final = frozenset(PATTERN_KEY_NOUNS)
 _VERSION_TOKEN: Final = re.compile(r"v?[0-9]+|value|prod|production|dev|staging|test|live|old|new|current|primary|secondary|b64|base64|enc|encoded|raw")
 
 
-_PUBLIC: Final = frozenset({"public", "publishable", "pub", "pubkey"})
+_PUBLIC: Final = frozenset({"public", "publishable", "pub"})
 
 
 @functools.lru_cache(maxsize=4096)  # the same few keys on every record: tokenise each once
@@ -453,8 +453,8 @@ def key_kind(key: str) -> str:
     tokens = [t.lower() for t in _KEY_TOKENS.findall(key)]
     while len(tokens) > 1 and _VERSION_TOKEN.fullmatch(tokens[-1]):
         tokens.pop()
-    if not tokens or _PUBLIC.intersection(tokens):
-        return ""
+    if not tokens or tokens[-1] == "pubkey" or (tokens[-1] == "key" and len(tokens) > 1 and tokens[-2] in _PUBLIC):
+        return ""  # a public key is no secret
     if tokens[-1] in _SECRET_LAST or (tokens[-1] == "key" and len(tokens) > 1 and tokens[-2] in _KEY_QUALIFIERS):
         return "secret"
     return "noun" if _NOUNS.intersection(tokens) else ""
