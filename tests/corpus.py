@@ -123,7 +123,7 @@ def score(
             altered.append((line, out))
     return Score(
         recall=1 - len(missed) / len(s_lines),
-        false_positive_rate=len(altered) / len(b_lines),
+        false_positive_rate=len(altered) / len(b_lines) if b_lines else 0.0,
         recall_literal=1 - len(missed_literal) / len(s_lines),
         missed=missed,
         missed_literal=missed_literal,

@@ -223,7 +223,7 @@ _hook = t(24)
 example(
     "webhook_path_secret",
     f"POST https://hooks.slack.com/services/T0A1B2C3D/B0E1F2G3H/{_hook} failed: 404",
-    f"POST https://hooks.slack.com/services/T0A1B2C3D/B0E1F2G3H/{REDACTED} failed: 404",
+    f"POST https://hooks.slack.com/services/{REDACTED} failed: 404",
 )
 example(
     "connection_string_password",
@@ -247,6 +247,54 @@ example(
     f"settings rejected: client_secret_v2={_compound} region=eu",
     f"settings rejected: client_secret_v2={REDACTED} region=eu",
 )
+example(
+    "cli_secret_option",
+    "Command '['pg_restore', '--host', 'db', '--password', 'Fern&Stone$77', 'x.sql']' failed",
+    f"Command '['pg_restore', '--host', 'db', '--password', '{REDACTED}', 'x.sql']' failed",
+)
+example(
+    "cli_short_password",
+    "+ mysql -h db -uadmin -pQ7rT9xLm2wZ -e 'SELECT 1' (and ssh -p 2222, docker run -p 8080:80)",
+    f"+ mysql -h db -uadmin -p{REDACTED} -e 'SELECT 1' (and ssh -p 2222, docker run -p 8080:80)",
+)
+example(
+    "cli_user_password",
+    "+ curl -sS -u deploy:Fern&Stone$77 https://nexus.internal.example/ (docker run -u 1000:1000)",
+    f"+ curl -sS -u deploy:{REDACTED} https://nexus.internal.example/ (docker run -u 1000:1000)",
+)
+_sid = t(32)
+example(
+    "cookie_header",
+    f"request headers: Cookie: theme=dark; sessionid={_sid}\r\nHost: shop",
+    f"request headers: Cookie: {REDACTED}\r\nHost: shop",
+)
+example(
+    "auth_tuple",
+    "HTTPError: 401 for url https://api.example.com/x; auth=('export', 'Fern&Stone$77')",
+    f"HTTPError: 401 for url https://api.example.com/x; auth=('export', '{REDACTED}')",
+)
+example(
+    "dsn_user_password_at",
+    "failed to initialize database: orders:Fern@Stone$77@tcp(mysql:3306)/orders?parseTime=true",
+    f"failed to initialize database: orders:{REDACTED}@tcp(mysql:3306)/orders?parseTime=true",
+)
+example(
+    "jdbc_oracle_user_password",
+    "IO Error; url=jdbc:oracle:thin:scott/Tiger77x@//ora-01:1521/ORCL",
+    f"IO Error; url=jdbc:oracle:thin:scott/{REDACTED}@//ora-01:1521/ORCL",
+)
+example(
+    "secret_phrase_colon",
+    "provisioning: generated password for user ops-admin: Ht1L0XFq5Ff#AP5J (rotate it)",
+    f"provisioning: generated password for user ops-admin: {REDACTED} (rotate it)",
+)
+example(
+    "pgpass_line",
+    "password file has world access; line: db.internal:5432:orders:app:Fern~77stone!",
+    f"password file has world access; line: db.internal:5432:orders:app:{REDACTED}",
+)
+leak("uppercase_prefixed_token", "NRAK-" + t(27, string.ascii_uppercase + string.digits))
+leak("id_dot_secret", "pat" + t(14) + "." + t(64, HEX))
 leak("prefixed_token_secret_word", "zvx_live_" + t(24))
 leak("prefixed_token", "vndr_" + t(40))
 
@@ -607,3 +655,17 @@ def test_scrub_value_is_bounded() -> None:
 def test_public_api() -> None:
     assert errscope.scrub is scrub
     assert "scrub" in errscope.__all__
+
+
+def test_loose_with_digit_covers_every_16_run_and_nothing_under_11() -> None:
+    """The value shape of the verified patterns: every run of 16+ with a digit wherever the digit
+    sits (the old shape missed digits in the middle of a 16-30 run), and no run shorter than 11, so
+    the Collector (no entropy check) leaves dates and short ids alone."""
+    from errscope._patterns import _loose_with_digit
+
+    shape = re2.compile(_loose_with_digit("[A-Za-z0-9]", "[A-Za-z]"))
+    for n in range(1, 40):
+        for q in range(n):
+            matched = shape.fullmatch("a" * q + "1" + "a" * (n - q - 1)) is not None
+            assert matched if n >= 16 else (not matched or n >= 11), (n, q)
+            assert not matched or n >= 11, (n, q)

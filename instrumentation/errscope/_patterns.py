@@ -65,10 +65,14 @@ __all__ = [
 REDACTED: Final = "[REDACTED]"
 """What a secret is replaced with. It shares no 5-character run with any realistic secret."""
 
-GUARD: Final = r"[:=>@]|-----|[A-Za-z0-9_\-+/.~]{15}|[0-9]{3}-[0-9]{2}-[0-9]{4}|(?i:token|pass|secret|key|code|otp|pin)[ \t]"
+GUARD: Final = (
+    r"[:=>@]|-----|[A-Za-z0-9_\-+/.~]{15}|[0-9]{3}-[0-9]{2}-[0-9]{4}|(?i:token|pass|secret|key|code|otp|pin)[ \t]"
+    r"|-(?:-|p|u)|(?i:auth)\("
+)
 """A cheap regex that every match of every pattern also matches (tests prove it on every example
 and corpus line): a separator, a PEM dash run, a run of 15 token characters, an SSN shape, or a
-secret-naming word followed by a space. The Collector runs
+secret-naming word followed by a space, a command-line option (``--x``, ``-p``, ``-u``) or an
+auth call (``BasicAuth(``). The Collector runs
 the full pattern on a free-text field only where this matches (Go's regexp has no prefilter)."""
 
 Family = Literal["private_key", "jwt", "uri", "header", "keyword", "provider", "pii"]
@@ -95,6 +99,8 @@ class SecretPattern:
         verify: ``"random"``: the Python side keeps a match whose secret part does not look random
             (fewer than two of lower/upper/digit, low entropy, a UUID). RE2 cannot count, so the
             Collector applies the regex alone and may redact a little more (README, Scrubbing).
+            ``"password"``: the Python side keeps a match that does not look like a password (8+
+            characters, a letter and a digit, and mixed case or a symbol).
         trigger: a cheap RE2 regex that every match also matches, for patterns whose hints are
             too common words to prefilter well (``_``, ``api``); empty: the hints. Counted repetitions
             (``{16}``) only right after a literal (``bearer`` + 16 token characters): in the one set
@@ -117,7 +123,7 @@ class SecretPattern:
     description: str
     keep_suffix: int = 0
     hints: tuple[str, ...] = ()
-    verify: Literal["", "random"] = ""
+    verify: Literal["", "random", "password"] = ""
     trigger: str = ""
     parse: str = ""
 
@@ -170,7 +176,7 @@ _SQ = r"[^'\r\n]"
 # not a value.
 _END = r"(?:([\s'\"`\],;&)}>])|$)"
 # A token/key value must contain one character a placeholder word would not (digit, capital, symbol).
-_STRONG = r"[A-Z0-9+/=~!@#*^:]"
+_STRONG = r"[A-Z0-9+/=~!@#^:]"
 
 
 def _key(long_words: str, short_words: str) -> str:
@@ -234,8 +240,36 @@ def _with_digit(chars: str, no_digit: str, first: str = "") -> str:
     return rf"(?:{first}{chars}{{14,}}[0-9]{chars}*|{no_digit}*[0-9]{chars}{{15,}})"
 
 
-_RANDOM = _with_digit(_RND, _RND_NO_DIGIT, r"[A-Za-z0-9+=_\-~]")
-"""16+ token characters with a digit (``.`` is not one: a file name is not a value)."""
+def _loose_with_digit(chars: str, no_digit: str, run: int = 11, side: int = 5) -> str:
+    """Every run of 16+ ``chars`` with a digit, and some of 11-15, for ``verify="random"`` patterns
+    (their Python side then requires a random 16+ run). :func:`_with_digit` misses a run of 16-30
+    whose digits all sit in its middle (``ItvnSYNREgl4eSrth-odHP``); here a digit with 11+
+    characters before it, the first digit with 11+ after it, or a digit with 5+ on each side. Three
+    counted alternatives cover every 16+ run with a digit and nothing shorter than 11 (a brute-force
+    check over digit positions; the exact "16+ with a digit" union has 16 alternatives and
+    ~1,800 instructions: RE2 would read the groups with its slow NFA), so the Collector, which
+    cannot verify, leaves dates (``2025-06-01``) and short ids alone. ``run=7, side=3``: every run
+    of 10+ with a digit, nothing under 7 (webhook path segments such as Slack's ``T05ENIL7EB5``)."""
+    return rf"(?:{chars}{{{run},}}[0-9]{chars}*|{no_digit}*[0-9]{chars}{{{run},}}|{chars}{{{side},}}[0-9]{chars}{{{side},}})"
+
+
+_RANDOM = _loose_with_digit(_RND, _RND_NO_DIGIT)
+"""Token characters with a digit, 16+ on the Python side (``.`` is not one: a file name is not a value)."""
+
+# RFC 7235 auth-params after an Authorization scheme (``Digest username="a", response="..."``,
+# ``AWS4-HMAC-SHA256 Credential=..., Signature=...``): the whole list is the credential.
+_AUTH_PARAM = r"[A-Za-z0-9_\-]+=(?:\"[^\"\r\n]*\"|[^\s,\"']*)"
+_AUTH_PARAMS = rf"{_AUTH_PARAM}(?:[ \t]*,[ \t]*{_AUTH_PARAM})*"
+
+# A value given in prose: any printable run but the characters that end a phrase or start a key's value.
+_PHRASE_VALUE = r"[A-Za-z0-9+/_\-~!#%^?@&$.]"
+_PHRASE_VALUE_NO_DIGIT = r"[A-Za-z+/_\-~!#%^?@&$.]"
+
+# Command lines: a long option that names a secret (``--password x``, ``--client-secret=x``,
+# ``'--token', 'x'`` in an argv list), ``-p<password>`` / ``-p <password>`` (mysql, docker login)
+# and ``-u user:password`` (curl).
+_ARG_GAP = r"(?:=|[ \t]+|['\"][ \t]*,[ \t]*['\"])"
+_OPTION_WORDS = r"pass(?:word|wd|phrase)?|pwd|secret|token|api-?key|access-key|secret-key|auth-key|credentials?"
 
 # Webhook URLs carry their secret in the path: after a hook-like segment, the first long
 # segment with a digit and everything after it in the path go.
@@ -323,7 +357,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "uri_userinfo_token",
         "uri",
         r"(\b[A-Za-z][A-Za-z0-9+.\-]{0,30}://)"
-        + _with_digit(r"[A-Za-z0-9_\-.~%]", r"[A-Za-z_\-.~%]")
+        + _loose_with_digit(r"[A-Za-z0-9_\-.~%]", r"[A-Za-z_\-.~%]")
         + "(@)",
         True,
         "A token used as the URL user with no password (https://<token>@host, Sentry DSN keys); a "
@@ -337,12 +371,13 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "webhook_path_secret",
         "uri",
         rf"(/(?i:{_HOOK_SEGMENT})/(?:[^/\s?#'\"<>]*/)*?)"
-        + _with_digit(_SEG, r"[A-Za-z_\-]")
+        + _loose_with_digit(_SEG, r"[A-Za-z_\-]", run=7, side=3)
         + r"[^\s?#'\"<>]*",
         True,
         "Webhook URLs whose path is the secret (Slack, Discord, Teams, Mattermost, ...): after a "
-        "``/hooks/``, ``/services/``, ``/webhook(s)/``... segment, the first long segment with a digit "
-        "and the rest of the path go; the host, the marker and short id segments before it stay.",
+        "``/hooks/``, ``/services/``, ``/webhook(s)/``... segment, the first segment of 10+ characters with a "
+        "digit (Slack's team id) and the rest of the path go (Python: when that rest looks random); the "
+        "host, the marker and short segments before it stay.",
         hints=("/hook", "/services/", "/webhook", "/workflows/", "/trigger", "/catch/", "/integration", "/incoming/"),
         verify="random",
     ),
@@ -352,7 +387,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "header",
         r"((?i:(?:proxy[_\-]?)?authorization)[\"']?[ \t]*[:=][ \t]*\[?[ \t]*[\"']?[ \t]*"
         r"[A-Za-z][A-Za-z0-9_.\-]{0,30}[ \t]+)"
-        r"[^\s'\"\\\[\]<>{}$,*][^\s'\"\\\],]*",
+        rf"(?:{_AUTH_PARAMS}|[^\s'\"\\\[\]<>{{}}$,*][^\s'\"\\\],]*)",
         True,
         "The credential of an Authorization header with any scheme (Bearer, Basic, Bot, Token, SSWS, ApiKey, "
         "AWS4-HMAC-SHA256, ...); an already masked value (``****``, ``[REDACTED]``) is left alone; "
@@ -459,26 +494,126 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "keyword_space_separated",
         "keyword",
         r"((?i:(?:secret[_\-]?access[_\-]?key|api[_\-]?key|client[_\-]?secret|access[_\-]?token"
-        r"|auth[_\-]?token|refresh[_\-]?token|password|passwd|private[_\-]?token))[ \t]+)"
+        r"|auth[_\-]?token|refresh[_\-]?token|password|passwd|private[_\-]?token|[a-z]+(?:pass|auth)))[ \t]+)"
         + _with_digit(_TOK, r"[A-Za-z+/=_\-.~]"),
         True,
         "Config-file lines without a separator (aws_secret_access_key AbC...); the value must be "
         "16+ token characters with a digit, so prose such as 'password authentication failed' survives.",
-        hints=("key", "secret", "token", "pass"),
-        trigger=r"(?i:key|secret|token|password|passwd)[ \t]+[A-Za-z0-9+/=_\-.~]{16}",
+        hints=("key", "secret", "token", "pass", "auth"),
+        trigger=r"(?i:key|secret|token|pass|passwd|auth)[ \t]+[A-Za-z0-9+/=_\-.~]{16}",
     ),
     SecretPattern(
         "keyword_phrase",
         "keyword",
         r"(\b(?i:token|password|passwd|passcode|secret|api[ _\-]?key|otp|pin"
-        r"|(?:verification|reset|login|security|confirmation|one-time|mfa|2fa)[ _\-]?code)[ \t]+(?i:(?:is|was)[ \t]+)?)"
+        r"|(?:verification|reset|login|security|confirmation|one-time|mfa|2fa)[ _\-]?code)[ \t]+(?i:(?:is|was)[ \t]+)?['\"`]?)"
         r"(?:[0-9][A-Za-z0-9_\-.~+/=]{3,}|[A-Za-z0-9_\-.~+/=][0-9][A-Za-z0-9_\-.~+/=]{2,}"
         r"|[A-Za-z0-9_\-.~+/=]{2}[0-9][A-Za-z0-9_\-.~+/=]+|[A-Za-z0-9_\-.~+/=]{3,}[0-9][A-Za-z0-9_\-.~+/=]*)",
         True,
         "Prose that names a secret and then gives it: 'refused token tok-FAKE-77', 'your reset code is "
         "913-FAKE'; the value needs 4+ characters and a digit ('token refreshed', 'exit code 137' survive).",
         hints=("token", "pass", "secret", "key", "code", "otp", "pin"),
-        trigger=r"(?i:token|password|passwd|passcode|secret|key|otp|pin|code)[ \t]+(?i:(?:is|was)[ \t]+)?[A-Za-z0-9_\-.~+/=]*[0-9]",
+        trigger=r"(?i:token|password|passwd|passcode|secret|key|otp|pin|code)[ \t]+(?i:(?:is|was)[ \t]+)?['\"`]?[A-Za-z0-9_\-.~+/=]*[0-9]",
+    ),
+    SecretPattern(
+        "cli_secret_option",
+        "keyword",
+        rf"((?:^|[\s'\"\[,])--(?:[A-Za-z0-9]+-)*(?i:{_OPTION_WORDS}){_ARG_GAP})"
+        r"[^\s'\"\-/~.$<{%*\[(][^\s'\"]*",
+        True,
+        "A command-line option whose name ends in a secret word and its value, spaced, ``=`` or the "
+        "next argv item (``--password x``, ``--client-secret=x``, ``'--token', 'x'``); values that look "
+        "like an option, a path or a placeholder are left alone.",
+        hints=("--",),
+        trigger=rf"--(?:[A-Za-z0-9]+-)*(?i:{_OPTION_WORDS}){_ARG_GAP}",
+    ),
+    SecretPattern(
+        "cli_short_password",
+        "keyword",
+        r"((?:^|[\s'\"\[,])-p(?:[ \t]+|['\"][ \t]*,[ \t]*['\"])?)"
+        r"[A-Za-z0-9!#%^*?@+_~](?:[^\s'\"]*[A-Za-z][^\s'\"]*[0-9]|[^\s'\"]*[0-9][^\s'\"]*[A-Za-z])[^\s'\"]*",
+        True,
+        "``-p<password>`` / ``-p <password>`` (mysql, docker login, redis-cli -a style short flags): "
+        "Python also requires a password shape (8+ characters, a letter and a digit, mixed case or a "
+        "symbol), so ``-p 8080:80``, ``-p 2222`` and ``-p python3.11`` stay.",
+        hints=("-p",),
+        verify="password",
+        trigger=r"(?:^|[\s'\"\[,])-p[ \t'\",]*[A-Za-z0-9!#%^*?@+_~][^\s'\"]",
+    ),
+    SecretPattern(
+        "cli_user_password",
+        "keyword",
+        r"((?:^|\s)(?:-u|--user|--proxy-user|--http-user)(?:=|[ \t]+)['\"]?[^\s:'\"$]+:)"
+        r"(?:[^\s'\"\[()][^\s'\"()]*)?[^\s'\"0-9\[()][^\s'\"()]*",
+        True,
+        "``-u user:password`` (curl, wget): the part after the colon; ``-u 1000:1000`` (a uid:gid) stays.",
+        hints=("-u", "--user", "--proxy-user", "--http-user"),
+        trigger=r"(?:-u|--user|--proxy-user|--http-user)(?:=|[ \t]+)['\"]?[^\s:'\"$]+:",
+    ),
+    SecretPattern(
+        "cookie_header",
+        "header",
+        r"((?i:cookie)[\"']?[ \t]*[:=][ \t]*[\"']?)[^\s'\"\\\[<{$*][^\r\n'\"\\\[0-9]*[0-9][^\r\n'\"\\\[]*",
+        True,
+        "``Cookie:`` / ``Set-Cookie:`` values (raw HTTP, header dicts): the whole value (to the end of "
+        "the header) goes when it holds a random-looking run (a session id); ``Cookie: theme=dark`` stays.",
+        hints=("cookie",),
+        verify="random",
+        trigger=r"(?i:cookie)[\"']?[ \t]*[:=]",
+    ),
+    SecretPattern(
+        "auth_tuple",
+        "keyword",
+        r"((?i:auth)(?:[ \t]*[=:][ \t]*[A-Za-z_.]*)?\([ \t]*(?:[a-z_]+=)?(?:'[^'\r\n]*'|\"[^\"\r\n]*\")"
+        r"[ \t]*,[ \t]*(?:[a-z_]+=)?['\"])[^'\"\r\n$<{*\[][^'\"\r\n]*",
+        True,
+        "The password of an auth pair: ``auth=('user', 'pw')`` (requests, httpx), ``BasicAuth('user', 'pw')``, "
+        "``HTTPBasicAuth(username='u', password='pw')``.",
+        hints=("auth",),
+        trigger=r"(?i:auth)(?:[ \t]*[=:][ \t]*[A-Za-z_.]*)?\(",
+    ),
+    SecretPattern(
+        "dsn_user_password_at",
+        "uri",
+        r"(\b[A-Za-z0-9_.\-]+:)[^\s\[][^\s]*?(@(?:tcp6?|udp|unix)\()",
+        True,
+        "Go's MySQL driver DSN ``user:pw@tcp(host:3306)/db``, which has no scheme (the password may hold ``@``).",
+        keep_suffix=True,
+        hints=("@tcp", "@udp", "@unix"),
+        trigger=r"@(?:tcp6?|udp|unix)\(",
+    ),
+    SecretPattern(
+        "jdbc_oracle_user_password",
+        "uri",
+        r"(jdbc:oracle:[a-z]+:@?[A-Za-z0-9_$#.\-]*/)[^\s@/\[][^\s@/]*(@)",
+        True,
+        "Oracle's ``jdbc:oracle:thin:user/pw@host`` (user and password separated by ``/``, no ``://``).",
+        keep_suffix=True,
+        hints=("jdbc:oracle:",),
+        trigger=r"jdbc:oracle:[a-z]+:@?[A-Za-z0-9_$#.\-]*/",
+    ),
+    SecretPattern(
+        "secret_phrase_colon",
+        "keyword",
+        r"(\b(?i:password|passwd|passphrase|passcode|token|secret|api[ _\-]?key)(?:[ \t]+[A-Za-z0-9_.\-']+){1,4}[ \t]*:[ \t]*)"
+        + _loose_with_digit(_PHRASE_VALUE, _PHRASE_VALUE_NO_DIGIT)
+        + r"(?:([\s'\"`,;)\]}>])|$)",
+        True,
+        "Prose that names a secret, a few words, a colon and a password-shaped value "
+        "(``generated password for user ops: <value>``); ``password hashes: algorithm=argon2id`` stays.",
+        keep_suffix=True,
+        hints=("pass", "token", "secret", "key"),
+        verify="password",
+        trigger=r"(?i:password|passwd|passphrase|passcode|token|secret|key)(?:[ \t]+[A-Za-z0-9_.\-']+){1,4}[ \t]*:",
+    ),
+    SecretPattern(
+        "pgpass_line",
+        "keyword",
+        r"(\b[A-Za-z0-9_.\-*]+:(?:[0-9]{1,5}|\*):[A-Za-z0-9_.\-*]+:[A-Za-z0-9_.\-*]+:)[^\s'\"\[][^\s'\"]*",
+        True,
+        "A PostgreSQL password-file line ``host:port:database:user:password``.",
+        hints=(":",),
+        trigger=r":(?:[0-9]{1,5}|\*):[A-Za-z0-9_.\-*]+:[A-Za-z0-9_.\-*]+:[^\s'\"\[]",
     ),
     # --- personal data ------------------------------------------------------------------------------
     SecretPattern(
@@ -733,13 +868,40 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "prefixed_token",
         "provider",
-        r"\b[a-z][a-z0-9]{1,11}(?:[_\-][a-z0-9]{1,10}){0,2}[_\-][A-Za-z0-9]{30,}\b",
+        r"\b[a-z][a-z0-9]{1,11}(?:[_\-][a-z0-9]{1,10}){0,2}[_\-](?:[A-Za-z0-9]{30,}|[A-Za-z0-9]{12,}[_\-][A-Za-z0-9]{12,})"
+        r"(?:([^A-Za-z0-9+/=_\-])|$)",
         False,
         "Unknown providers' tokens of the common shape ``<lowercase prefix>_<30+ random characters>`` "
-        "(Python also requires upper, lower and digits and entropy: ``trace_<hex>`` survives).",
+        "(or two random runs of 12+: ``tskey-auth-k<...>-<...>``), ending where a token ends: a run "
+        "that continues as base64 (``sha512-<digest>``) is data. Python also requires upper, lower and "
+        "digits and entropy: ``trace_<hex>`` survives.",
+        keep_suffix=True,
         hints=("_", "-"),
         verify="random",
-        trigger=r"[_\-][A-Za-z0-9]{30}",
+        trigger=r"[_\-][A-Za-z0-9]{30}|[_\-][A-Za-z0-9]{12}[A-Za-z0-9]*[_\-][A-Za-z0-9]{12}",
+    ),
+    SecretPattern(
+        "uppercase_prefixed_token",
+        "provider",
+        r"\b[A-Z][A-Z0-9]{1,9}(?:[_\-][A-Z]{2,9}){0,3}[_\-][A-Za-z0-9]{20,}(?:([^A-Za-z0-9+/=_\-])|$)",
+        False,
+        "Tokens with an upper-case prefix (``NRAK-<27>``, ``AGE-SECRET-KEY-1<58>``, ``FLWSECK-<...>``): "
+        "a short capitals prefix, a dash or underscore and 20+ random characters (Python: random-looking).",
+        keep_suffix=True,
+        hints=("_", "-"),
+        verify="random",
+        trigger=r"[A-Z][_\-][A-Za-z0-9]{20}",
+    ),
+    SecretPattern(
+        "id_dot_secret",
+        "provider",
+        r"\b[A-Za-z][A-Za-z0-9]{9,40}\.[A-Za-z0-9_\-]{40,}",
+        False,
+        "An id, a dot and a long random secret (Airtable ``pat<id>.<64 hex>``, Dynatrace ``dt0c01.<id>.<secret>``); "
+        "Python requires it to look random (a dotted Java class name does not).",
+        hints=(".",),
+        verify="random",
+        trigger=r"\.[A-Za-z0-9_\-]{40}",
     ),
 )
 

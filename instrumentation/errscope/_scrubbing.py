@@ -211,8 +211,39 @@ def _entropy_at_least_3(token: bytes) -> bool:
     return _entropy(token) >= 3.0
 
 
+_PASSWORD_SYMBOLS: Final = b"!#%^*?@+_~&$=-"
+
+
+def looks_like_password(secret: bytes) -> bool:
+    """8+ characters with a letter and a digit, and both letter cases or a symbol: ``S3cr3t!x``
+    and ``qyPnY7r50cwi18`` are, ``python3.11``, ``8080:80`` and ``no:cacheprovider`` are not."""
+    if len(secret) < 8:
+        return False
+    digits = len(secret.translate(None, _DIGITS)) != len(secret)
+    lower, upper = secret != secret.upper(), secret != secret.lower()
+    symbol = len(secret.translate(None, _PASSWORD_SYMBOLS)) != len(secret)
+    return digits and (lower or upper) and ((lower and upper) or symbol)
+
+
+# A key named public (``public_key``, ``publishableKey``, ``pubkey``) holds no secret, however random
+# its value: the identifier in front of a key-noun match is checked (Python only; the Collector
+# cannot look behind a match and redacts these values too).
+_PUBLIC_KEY_BEFORE: Final = re.compile(rb"(?i)(?:public|publishable|pub)[_.\-]?$")
+
+
+def _verified(rule: _Rule, data: bytes, start: int, secret: bytes) -> bool:
+    if rule.verify == "password":
+        return looks_like_password(secret)
+    if rule.verify == "random":
+        return looks_random(secret) and not _PUBLIC_KEY_BEFORE.search(data, max(0, start - 12), start)
+    return True
+
+
 def _is_masked(secret: bytes) -> bool:
-    """``***``, ``[REDACTED]``, ... alone or as the password of ``user:***``."""
+    """``***``, ``[REDACTED]``, ... alone or as the password of ``user:***``, or a value partly
+    masked by a run of four stars (``sk-proj-****...kR52``: what is left is no secret)."""
+    if b"****" in secret:
+        return True
     if secret[:1] in _MASK_START and _fullmatch(_MASKED, secret):
         return True
     _user, colon, password = secret.partition(b":")
@@ -241,7 +272,7 @@ def _substitute(rule: _Rule, data: bytes, start: int, end: int) -> bytes:
                     secret_end = spans[g][0]
                     break
         secret = data[secret_start:secret_end]
-        if not _is_masked(secret) and (not rule.verify or looks_random(secret)):
+        if not _is_masked(secret) and _verified(rule, data, start, secret):
             pieces += (data[last:secret_start], _REDACTED_BYTES)
             last = secret_end
         pos = end if end > start else start + 1
@@ -412,6 +443,9 @@ _NOUNS: Final = frozenset(PATTERN_KEY_NOUNS)
 _VERSION_TOKEN: Final = re.compile(r"v?[0-9]+|value|prod|production|dev|staging|test|live|old|new|current|primary|secondary|b64|base64|enc|encoded|raw")
 
 
+_PUBLIC: Final = frozenset({"public", "publishable", "pub"})
+
+
 @functools.lru_cache(maxsize=4096)  # the same few keys on every record: tokenise each once
 def key_kind(key: str) -> str:
     """``"secret"`` when ``key`` names a credential, ``"noun"`` when one of its tokens is a
@@ -420,8 +454,8 @@ def key_kind(key: str) -> str:
     tokens = [t.lower() for t in _KEY_TOKENS.findall(key)]
     while len(tokens) > 1 and _VERSION_TOKEN.fullmatch(tokens[-1]):
         tokens.pop()
-    if not tokens:
-        return ""
+    if not tokens or tokens[-1] == "pubkey" or (tokens[-1] == "key" and len(tokens) > 1 and tokens[-2] in _PUBLIC):
+        return ""  # a public key is no secret
     if tokens[-1] in _SECRET_LAST or (tokens[-1] == "key" and len(tokens) > 1 and tokens[-2] in _KEY_QUALIFIERS):
         return "secret"
     return "noun" if _NOUNS.intersection(tokens) else ""

@@ -1,0 +1,112 @@
+"""errscope.scrub on the held-out corpus (tests/secret_corpus/heldout.py): kinds the rules were not
+written from (CLI flags, cookies, auth tuples, scheme-less DSNs, auth-params, upper-case provider
+prefixes, TOML/properties/JAAS, ...) and benign look-alikes (partly masked keys, public keys,
+digests, lockfile integrity strings).
+
+The committed files are exactly what the generator writes; every benign line survives unchanged;
+every secret line loses its secret (scored as the shared corpus README says), except the formats in
+``KNOWN_GAPS``, which the test pins as missed so that fixing one shows up here.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import re2  # type: ignore[import-untyped]
+
+from errscope import scrub
+from errscope._patterns import REDACTED, combined_regex, combined_replacement
+from errscope._scrubbing import scrub_value
+from tests import corpus
+from tests.secret_corpus import heldout
+
+KNOWN_GAPS = {
+    # A vendor query parameter named like an id (``appid=``) that carries a key: no key-name or
+    # value-shape rule tells it from ``?commit=<hex>`` or ``?session=<hex>``.
+    "url_query_apikey",
+    # A bare hex key in prose with no secret word before it ("..., yours was <40 hex>").
+    "vendor_wandb_key",
+}
+
+
+def _read(name: str) -> list[dict[str, str]]:
+    with gzip.open(heldout.HERE / name, "rt", encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh]
+
+
+def test_files_are_generated() -> None:
+    secrets, benign = heldout.heldout()
+    assert _read("heldout_secrets.jsonl.gz") == secrets
+    assert _read("heldout_benign.jsonl.gz") == benign
+    assert len(secrets) >= 300 and len(benign) >= 200
+
+
+def test_heldout_recall_and_false_positives() -> None:
+    secrets = _read("heldout_secrets.jsonl.gz")
+    covered = [line for line in secrets if line["format"] not in KNOWN_GAPS]
+    result = corpus.score(scrub, covered, _read("heldout_benign.jsonl.gz"))
+    assert [line["format"] for line in result.missed] == []
+    assert [(line["category"], out) for line, out in result.altered] == []
+    assert result.recall == 1.0 and result.false_positive_rate == 0.0
+    gaps = [line for line in secrets if line["format"] in KNOWN_GAPS]
+    assert {line["format"] for line in corpus.score(scrub, gaps, []).missed} == KNOWN_GAPS
+
+
+FRESH_KNOWN_GAPS = {
+    # Measured once after the held-out fixes, not tuned on (recall 42/48, benign 28/32 unchanged).
+    # A secret under a key that names nothing: wpa_supplicant's ``psk=`` (pre-shared key) and a
+    # GraphQL variable ``"p"`` whose meaning only the query text gives.
+    "fresh_wpa_psk",
+    "fresh_graphql_variables",
+}
+FRESH_KNOWN_FALSE_POSITIVES = {
+    # ``db_password: !vault |`` (an Ansible Vault YAML tag, the ciphertext follows): the tag is
+    # taken for the password's value.
+    "fresh_ansible_vault_header",
+}
+
+
+def test_fresh_set_known_score() -> None:
+    """The fresh set's score is what was measured once; a fix shows up as a change here."""
+    secrets, benign = heldout.fresh()
+    assert _read("fresh_secrets.jsonl.gz") == secrets and _read("fresh_benign.jsonl.gz") == benign
+    result = corpus.score(scrub, secrets, benign)
+    assert {line["format"] for line in result.missed} == FRESH_KNOWN_GAPS
+    assert {line["category"] for line, _ in result.altered} == FRESH_KNOWN_FALSE_POSITIVES
+
+
+# What the RE2 patterns alone (the Collector) alter on the held-out benign lines: values whose
+# Python-side check RE2 cannot express (README, "What each side cannot do").
+REGEX_ONLY_ALTERED = {
+    "idempotency_key_uuid",  # a UUID under a key-noun name: Python's looks_random excludes UUIDs
+    "session_id_uuid",
+    "public_key_named_field",  # RE2 cannot look behind the match at ``public_``
+    "password_null_none",  # ``token = None``: Python reads None as masked
+}
+
+
+def test_heldout_regex_only_is_what_the_collector_runs() -> None:
+    combined = re2.compile(combined_regex())
+    replacement = combined_replacement("python")
+    result = corpus.score(
+        lambda text: combined.sub(replacement, text),
+        _read("heldout_secrets.jsonl.gz"),
+        _read("heldout_benign.jsonl.gz"),
+    )
+    assert result.recall >= 0.98
+    assert {line["format"] for line in result.missed} <= KNOWN_GAPS | {"env_django_secret_key"}
+    assert {line["category"] for line, _ in result.altered} == REGEX_ONLY_ALTERED
+
+
+def test_public_keys_are_not_secrets_by_key() -> None:
+    public = "9ERVfq/OUiKTMSl8VM6lNeLzaaHTau+nQhfqxXyHInQ="
+    scrubbed = scrub_value(
+        {"public_key": public, "publishableKey": "pk_live_" + "Q7x9" * 6, "signing_key": public, "public_key_passphrase": "Fern&Stone$77"}
+    )
+    assert scrubbed == {
+        "public_key": public,
+        "publishableKey": "pk_live_" + "Q7x9" * 6,
+        "signing_key": REDACTED,
+        "public_key_passphrase": REDACTED,
+    }
