@@ -57,7 +57,10 @@ _UNEXPECTED: Final = "unexpected"
 # may validate upstream data with pydantic too): it counts only for fields the tool declares.
 _STRONG_MARKER: Final = re.compile(
     r"-32602|\binput validation error\b|\binvalid (?:request )?(?:arguments|params|parameters)\b"
-    r"|\bunexpected keyword argument",
+    r"|\bunexpected keyword argument"
+    # "validating \"arguments\"" (Go SDK), "input schema validation failed" (mcp-go), "validation of the arguments"
+    r"|\bvalidat(?:ing|ion)\W{0,3}(?:of\s+)?(?:the\s+)?(?:tool\s+)?(?:arguments?|input|params|parameters)\b"
+    r"|\b(?:arguments?|input|params|parameters)(?: schema)? validation\b",
     re.I,
 )
 _PYDANTIC_HEADER: Final = re.compile(r"\b\d+ validation errors? for \S+", re.I)
@@ -387,6 +390,102 @@ def _prose(message: str) -> Iterator[tuple[str, str | None]]:
         yield match.group("field"), match.group("exp").strip()
 
 
+# JSON Schema validators outside JavaScript and Python report a location (a JSON pointer into the arguments or into
+# the schema, or the root) and either the failed keyword with its own sentence (Go's google/jsonschema-go, used by
+# the official Go SDK: "validating /properties/a: type: ... want \"number\"") or the keyword's error value printed
+# as a Go struct (santhosh-tekuri/jsonschema, used by mcp-go: "/a: &{Got:string Want:[number]}"). What the
+# argument must be comes from the keyword and the schema's own value in that report, never from the sent value.
+_LOCATION: Final = r"(?P<pointer>/[^\s:;]*|<root>|root)"
+_KEYWORD_REPORT: Final = re.compile(
+    rf"{_LOCATION}\s*:\s*(?P<keyword>type|required|enum|const|pattern|format|minimum|maximum|exclusiveMinimum"
+    r"|exclusiveMaximum|minLength|maxLength|minItems|maxItems|multipleOf|additionalProperties)\s*:\s*"
+    r"(?P<detail>[^;\n]*)"
+)
+_STRUCT_REPORT: Final = re.compile(rf"{_LOCATION}\s*:\s*&?\{{(?P<fields>[^\n]*?)\}}(?=\s*(?:;|$))", re.M)
+_STRUCT_FIELD: Final = re.compile(r"(?P<key>[A-Z]\w*):(?P<value>\[[^\]]*\]|\S+)")
+_JSON_TYPES: Final = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
+_BOUND_WORDS: Final = {"minimum": "at least", "exclusiveMinimum": "greater than", "maximum": "at most",
+                       "exclusiveMaximum": "less than"}
+_NUMBER: Final = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?", re.I)
+_QUOTED: Final = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_WANT: Final = re.compile(r"\b(?:want(?:ed)?|expected|must be|should be)\b", re.I)
+
+
+def _pointer_field(pointer: str) -> str:
+    """The argument a location names: ``/properties/a/properties/b`` (a schema path) and ``/a/b`` both give ``a.b``."""
+    if pointer in {"<root>", "root", "/"}:
+        return ""
+    parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.strip("/").split("/")]
+    if parts[0] != "properties":
+        return ".".join(parts)
+    names, i = [], 0
+    while i < len(parts):  # a schema path: every name follows a "properties"; "items" and other keywords drop
+        if parts[i] == "properties" and i + 1 < len(parts):
+            names.append(parts[i + 1])
+            i += 2
+        else:
+            i += 1
+    return ".".join(names)
+
+
+def _list_items(text: str) -> list[str]:
+    """The items of a printed list: ``["a","b"]`` (JSON), ``[a b]`` (Go), ``a, b``."""
+    quoted = _QUOTED.findall(text)
+    if quoted:
+        return quoted
+    inner = text.strip().strip("[]")
+    return [v.strip("'`") for v in re.split(r",\s*|\s+", inner) if v.strip("'`")]
+
+
+def _number(text: str) -> str:
+    """``30.000000`` -> ``30``: the bound as a person writes it."""
+    return text if "." not in text else text.rstrip("0").rstrip(".")
+
+
+def _keyword_expectation(keyword: str, detail: str) -> str | None:
+    if keyword == "type":
+        wanted = _WANT.split(detail)[-1] if _WANT.search(detail) else ""
+        types = [t for t in re.findall(r"\w+", wanted) if t in _JSON_TYPES]
+        return " or ".join(_noun(t) for t in types) or None
+    if keyword == "enum" and "[" in detail:
+        return "one of " + ", ".join(_list_items(detail[detail.rindex("["):]))
+    if keyword in {"pattern", "format"} and _QUOTED.search(detail):
+        value = json.loads(f'"{_QUOTED.findall(detail)[-1]}"')
+        return f"a string matching {value}" if keyword == "pattern" else f"a valid {value}"
+    numbers = _NUMBER.findall(detail)
+    if keyword in _BOUND_WORDS and numbers:
+        return f"{_BOUND_WORDS[keyword]} {_number(numbers[-1])}"
+    if keyword in {"minLength", "maxLength", "minItems", "maxItems"} and numbers:
+        unit = "characters" if keyword.endswith("Length") else "items"
+        return f"{'at least' if keyword.startswith('min') else 'at most'} {_number(numbers[-1])} {unit}"
+    return None
+
+
+def _keyword_reports(message: str) -> Iterator[tuple[str, str | None]]:
+    for match in _KEYWORD_REPORT.finditer(message):
+        field, keyword, detail = _pointer_field(match["pointer"]), match["keyword"], match["detail"]
+        if keyword in {"required", "additionalProperties"}:
+            names = _list_items(detail.split(":")[-1]) if ":" in detail else _QUOTED.findall(detail)
+            for name in names:
+                yield (f"{field}.{name}" if field else name), _REQUIRED if keyword == "required" else _UNEXPECTED
+        else:
+            yield field, _keyword_expectation(keyword, detail)
+    for match in _STRUCT_REPORT.finditer(message):
+        field = _pointer_field(match["pointer"])
+        values = {m["key"]: m["value"] for m in _STRUCT_FIELD.finditer(match["fields"])}
+        if "Missing" in values:
+            for name in _list_items(values["Missing"]):
+                yield (f"{field}.{name}" if field else name), _REQUIRED
+            continue
+        wanted = values.get("Want", "")
+        expected = None
+        if wanted.startswith("["):
+            items = _list_items(wanted)
+            is_types = items and all(item in _JSON_TYPES for item in items)
+            expected = " or ".join(_noun(t) for t in items) if is_types else "one of " + ", ".join(items)
+        yield field, expected  # a bare Want (a pattern, a bound, a format) does not say which rule it is
+
+
 _NOT_FIELDS: Final = frozenset({"input", "error", "trace", "at", "http", "https"})  # prose words, not arguments
 
 
@@ -405,7 +504,8 @@ def parse_argument_problems(message: str, arguments: Mapping[str, Any] | None = 
     # A JSON issue list is the whole story (its "message" fields would read as prose); else text forms combine.
     issues = list(_json_issues(message))
     pairs = issues or [
-        *_pydantic(message), *_zod_lines(message), *_prose(message), *_jsonschema(message, arguments)
+        *_keyword_reports(message), *_pydantic(message), *_zod_lines(message), *_prose(message),
+        *_jsonschema(message, arguments),
     ]
     for field, expected in pairs:
         field = field.strip("`'\"")
@@ -413,6 +513,8 @@ def parse_argument_problems(message: str, arguments: Mapping[str, Any] | None = 
             continue
         if found.get(field) is None:
             found[field] = expected
+    if len(found) > 1:
+        found.pop("", None)  # a problem the validator could not name adds nothing next to named ones
     return [ArgumentProblem(field, expected) for field, expected in found.items()][:MAX_PROBLEMS]
 
 
