@@ -29,6 +29,7 @@ if [ ! -x "$out" ]; then
   # -mod=readonly: the pins in go.mod/go.sum are the versions tested; -trimpath keeps paths out of stack traces.
   (cd "$src" && go build -mod=readonly -trimpath -ldflags="-s -w" -o "$out.tmp" .) >&2
   mv -f "$out.tmp" "$out"
+  find "$CACHE/foreign-go" -maxdepth 1 -name "$sdk-*" ! -name "$sdk-$key" -exec rm -rf {} +   # older sources' builds
   echo "build-foreign-go: built $sdk in $((SECONDS - start))s: $out" >&2
 fi
 echo "$out"

@@ -9,6 +9,7 @@ its error, with the Go stack trace around it, reaches neither the model text nor
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -93,9 +94,12 @@ async def test_each_failure_gets_its_class_and_an_honest_note(sdk: str, transpor
     assert "hovercraft" not in results["enum"].text
     assert "`order_id`" in results["pattern"].text and "parcel-17" not in results["pattern"].text
     assert "`weight_kg`" in results["bound"].text and "-2" not in results["bound"].text
-    if sdk == "gosdk":  # its reports name the failed keyword: the note can say what the argument must be
+    if sdk == "gosdk":  # its reports name the failed keyword and the schema's value
         assert "`order_id` must be a string matching ^ORD-\\d{4}$" in results["pattern"].text
         assert "`weight_kg` must be greater than 0" in results["bound"].text
+    else:  # its reports name the argument, not the rule: what it must be comes from the listed inputSchema
+        assert re.search(r"`order_id` must be a string like ORD-\d{4}\b", results["pattern"].text)
+        assert "`weight_kg` must be a number greater than 0 and at most 30" in results["bound"].text
     assert after_rejections == listed  # a rejected argument is no reason to re-list
 
     unknown = results["unknown"]

@@ -25,6 +25,7 @@ CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     "wrong_type": ("add", {"a": "seven", "b": 2}),
     "missing": ("add", {"a": 1}),
     "enum": ("create_label", {"order_id": "ORD-1234", "weight_kg": 2, "service": "hovercraft"}),
+    "bound": ("create_label", {"order_id": "ORD-1234", "weight_kg": -2, "service": "ground"}),
     "unknown_tool": ("no_such_tool", {}),
     "find_order": ("find_order", {"order_id": "ORD-0001"}),
     "delete_repo": ("delete_repo", {"repo": "payments"}),
@@ -37,6 +38,7 @@ CLASSES = {
     "wrong_type": "invalid_input",
     "missing": "invalid_input",
     "enum": "invalid_input",
+    "bound": "invalid_input",
     "unknown_tool": "not_found",
     "find_order": "not_found",
     "delete_repo": "permission_denied",
@@ -49,6 +51,7 @@ NOTES = {
     "wrong_type": "`a` must be a number",
     "missing": "`b` is required",
     "enum": "`service` must be one of ground, express",
+    "bound": "greater than 0",  # from the SDK's keyword report (go-sdk) or the listed inputSchema (mcp-go)
 }
 STACK_FRAGMENTS = ("goroutine", "runtime/debug", ".go:", "+0x")
 

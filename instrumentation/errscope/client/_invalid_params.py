@@ -14,7 +14,10 @@ The parser reads the *structures* validators put into their messages, not one re
 - pydantic's text (``<loc>`` line, indented message, ``[type=..., input_value=...]``): the ``mcp`` SDK and every
   FastMCP major;
 - JSON Schema prose: ``'x' is a required property`` (jsonschema), ``must have required property 'x'`` and
-  ``/a must be number`` (ajv), ```x` must be ...``, ``missing required argument 'x'``.
+  ``/a must be number`` (ajv), ```x` must be ...``, ``missing required argument 'x'``;
+- JSON Schema keyword reports, a location then the failed keyword (``validating /properties/a: type: ...``, the Go
+  SDK) or the keyword's error value (``/a: &{Got:string Want:[number]}``, mcp-go). A report naming an argument but
+  not its rule takes what the argument must be from the tool's listed ``inputSchema``.
 
 An unknown tool is a different failure (re-list, not fix the arguments): :func:`unknown_tool_name` recognises it
 by its own shapes and never claims a message that carries argument problems.
@@ -29,7 +32,7 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from errscope._messages import safe_name
+from errscope._messages import expected_for_path, safe_name
 from errscope.client._text import safe_excerpt, scrub_text
 
 __all__ = [
@@ -469,7 +472,7 @@ def _keyword_reports(message: str) -> Iterator[tuple[str, str | None]]:
             for name in names:
                 yield (f"{field}.{name}" if field else name), _REQUIRED if keyword == "required" else _UNEXPECTED
         else:
-            yield field, _keyword_expectation(keyword, detail)
+            yield field or "arguments", _keyword_expectation(keyword, detail)
     for match in _STRUCT_REPORT.finditer(message):
         field = _pointer_field(match["pointer"])
         values = {m["key"]: m["value"] for m in _STRUCT_FIELD.finditer(match["fields"])}
@@ -483,19 +486,30 @@ def _keyword_reports(message: str) -> Iterator[tuple[str, str | None]]:
             items = _list_items(wanted)
             is_types = items and all(item in _JSON_TYPES for item in items)
             expected = " or ".join(_noun(t) for t in items) if is_types else "one of " + ", ".join(items)
-        yield field, expected  # a bare Want (a pattern, a bound, a format) does not say which rule it is
+        yield field or "arguments", expected  # a bare Want (a pattern, a bound, a format) does not say which rule
+
+
+def _declared_expectation(problem: ArgumentProblem, input_schema: Mapping[str, Any] | None) -> ArgumentProblem:
+    if problem.expected is not None or problem.field in ("", "arguments") or input_schema is None:
+        return problem
+    return ArgumentProblem(problem.field, expected_for_path(input_schema, re.split(r"[.\[\]/]+", problem.field.strip("]"))))
 
 
 _NOT_FIELDS: Final = frozenset({"input", "error", "trace", "at", "http", "https"})  # prose words, not arguments
 
 
-def parse_argument_problems(message: str, arguments: Mapping[str, Any] | None = None) -> list[ArgumentProblem]:
+def parse_argument_problems(
+    message: str, arguments: Mapping[str, Any] | None = None, input_schema: Mapping[str, Any] | None = None
+) -> list[ArgumentProblem]:
     """The arguments a validation message rejects and what each must be (order kept, one per field, at most 4).
 
     Args:
         message: the server's text.
         arguments: the arguments that were sent, to name the argument when a validator echoes its value
             instead of its name (jsonschema); never quoted back.
+        input_schema: the tool's listed ``inputSchema``. When the message names an argument but not the rule it
+            broke (mcp-go prints ``/weight_kg: &{Got:-1/1 Want:0/1}``), what the argument must be is read from the
+            tool's own declaration (:func:`errscope._messages.expected_for_path`) instead.
 
     A field named twice keeps the most specific expectation. Values the caller sent never appear: pydantic's
     ``input_value``, zod's ``received`` and JSON Schema's echoed instance are dropped by construction.
@@ -515,7 +529,8 @@ def parse_argument_problems(message: str, arguments: Mapping[str, Any] | None = 
             found[field] = expected
     if len(found) > 1:
         found.pop("", None)  # a problem the validator could not name adds nothing next to named ones
-    return [ArgumentProblem(field, expected) for field, expected in found.items()][:MAX_PROBLEMS]
+    problems = [ArgumentProblem(field, expected) for field, expected in found.items()][:MAX_PROBLEMS]
+    return [_declared_expectation(problem, input_schema) for problem in problems]
 
 
 # ------------------------------------------------------------------------------------------- classification
@@ -577,7 +592,12 @@ def names_this_tool_unknown(message: str, tool: str) -> bool:
     return named is not None and named in ("", tool)
 
 
-def invalid_params_note(tool: str, message: str, arguments: Mapping[str, Any] | None = None) -> str:
+def invalid_params_note(
+    tool: str,
+    message: str,
+    arguments: Mapping[str, Any] | None = None,
+    input_schema: Mapping[str, Any] | None = None,
+) -> str:
     """Build the model's note for rejected arguments on ``tool``: which argument, what it must be, what to do.
 
     Args:
@@ -586,12 +606,13 @@ def invalid_params_note(tool: str, message: str, arguments: Mapping[str, Any] | 
         arguments: the arguments that were sent (see :func:`parse_argument_problems`). Every value among them, at
             any depth and of any type, is cut out of whatever server text reaches the note
             (:func:`without_sent_values`): the note never quotes what the model sent, however the server echoed it.
+        input_schema: the tool's listed ``inputSchema`` (see :func:`parse_argument_problems`).
 
     Returns:
         At most :data:`MAX_NOTE` characters, scrubbed; each argument name at most 64 characters and each
         expectation at most :data:`MAX_EXPECTED`.
     """
-    problems = parse_argument_problems(message, arguments)
+    problems = parse_argument_problems(message, arguments, input_schema)
     if problems:
         # Names and expectations are the server's raw text: values cut, bounded and scrubbed like the excerpt below.
         detail = scrub_text("; ".join(_bounded(p, arguments).sentence() for p in problems))

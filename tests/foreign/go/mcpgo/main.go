@@ -43,10 +43,18 @@ func build() *server.MCPServer {
 	tool(s, "create_label", `{"type":"object","properties":{
 		"order_id":{"type":"string","pattern":"^ORD-\\d{4}$"},
 		"weight_kg":{"type":"number","exclusiveMinimum":0,"maximum":30},
-		"service":{"type":"string","enum":["ground","express"]}},
+		"service":{"type":"string","enum":["ground","express"]},
+		"email":{"type":"string","format":"email"}},
 		"required":["order_id","weight_kg","service"]}`,
 		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.NewToolResultText("label for " + req.GetString("order_id", "")), nil
+		})
+	tool(s, "ship", `{"type":"object","properties":{
+		"address":{"type":"object","properties":{"city":{"type":"string"},"zip":{"type":"string","pattern":"^\\d{5}$"}},"required":["city","zip"]},
+		"items":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string"},"qty":{"type":"integer","minimum":1}},"required":["sku","qty"]}}},
+		"required":["address","items"]}`,
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("shipping"), nil
 		})
 	tool(s, "find_order", `{"type":"object","properties":{"order_id":{"type":"string"}},"required":["order_id"]}`,
 		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
