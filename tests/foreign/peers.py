@@ -1,9 +1,8 @@
 """Foreign MCP peers for tests: the TypeScript SDK server, Python servers on HTTP, the conformance suite.
 
-Everything here runs real software installed by ``scripts/tools.sh`` (``npm ci`` in ``tests/npm``, the Go servers in
-``tests/foreign/go``): Node 22
-from the npm ``node`` package, the TypeScript SDK v1 (``@modelcontextprotocol/sdk``) and v2
-(``@modelcontextprotocol/server``), and the official conformance suite (``@modelcontextprotocol/conformance``).
+Everything here runs real software installed by ``scripts/tools.sh``: from ``npm ci`` in ``tests/npm``, Node 22 (the
+npm ``node`` package), the TypeScript SDK v1 (``@modelcontextprotocol/sdk``) and v2 (``@modelcontextprotocol/server``)
+and the official conformance suite (``@modelcontextprotocol/conformance``); the Go servers of ``tests/foreign/go``.
 Each helper calls :func:`tests.conftest.require` first, so a test skips on a laptop without them and fails
 under ``ERRSCOPE_REQUIRE_STACK=1``.
 """
