@@ -158,3 +158,28 @@ async def test_a_panicking_tool(sdk: str, telemetry: Any) -> None:
         assert "runtime error: index out of range" in exploded.text
     assert not any(fragment in exploded.text for fragment in STACK_FRAGMENTS)
     assert (after.outcome, after.text) == (Outcome.OK, "5")
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_mcp_go_argument_helpers(transport: str, telemetry: Any) -> None:
+    """A tool checking its own arguments with mcp-go's helpers (RequireString, BindArguments) rejects them too.
+
+    The helpers answer ``required argument "customer" not found``, ``argument "customer" is not a string`` and Go's
+    ``json: cannot unmarshal string into Go struct field .limit of type int``: each is a rejected argument
+    (``invalid_input``, a note, no re-list), never "not found".
+    """
+    async with client("mcpgo", transport, telemetry, timeout=10, retry=None) as tc:
+        await tc.list_tools()
+        listed = relists(telemetry)
+        missing = await tc.call_tool("list_orders", {"limit": 5})
+        wrong = await tc.call_tool("list_orders", {"customer": 4242, "limit": 5})
+        decoded = await tc.call_tool("list_orders", {"customer": "c-1", "limit": "twenty"})
+        ok = await tc.call_tool("list_orders", {"customer": "c-1", "limit": 3})
+        assert relists(telemetry) == listed
+    for result in (missing, wrong, decoded):
+        assert result.failure_class is FailureClass.INVALID_INPUT, result.text
+        assert result.text.startswith("list_orders was rejected: invalid arguments — ")
+    assert "`customer` is required" in missing.text
+    assert "`customer` must be a string" in wrong.text and "4242" not in wrong.text
+    assert "`limit` must be an integer" in decoded.text and "twenty" not in decoded.text
+    assert (ok.outcome, ok.text) == (Outcome.OK, "3 orders of c-1")

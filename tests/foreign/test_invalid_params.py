@@ -185,3 +185,32 @@ class TestShapesBeyondTheCorpus:
         message = "Input validation error: Invalid arguments for tool get_doc: doc_id: Tool doc not found in index"
         assert unknown_tool_name(message) is None
         assert unknown_tool_name("MCP error -32602: Tool get_ordr not found") == "get_ordr"
+
+    def test_decoders_a_tool_binds_its_arguments_with(self) -> None:
+        """Go's encoding/json (v1 and v2 wording) and Rust's serde name the field or echo the value, in their own
+        type names; SDKs prefix them ("failed to deserialize parameters:", rmcp). Values are never quoted back."""
+        sent = {"a": "seven", "service": "drone", "limit": "ten", "address": {"city": 75001}}
+        cases = {
+            "failed to deserialize parameters: invalid type: string \"seven\", expected f64": ("a", "a number"),
+            "failed to deserialize parameters: missing field `b`": ("b", "required"),
+            "failed to deserialize parameters: unknown field `colour`, expected `a` or `b`": ("colour", "unexpected"),
+            "failed to deserialize parameters: unknown variant `drone`, expected `ground` or `express`":
+                ("service", "one of ground, express"),
+            "json: cannot unmarshal string into Go struct field Page.limit of type int": ("limit", "an integer"),
+            "json: cannot unmarshal number into Go struct field Ship.address.city of type string":
+                ("address.city", "a string"),
+            'json: cannot unmarshal JSON string into Go int within "/limit"': ("limit", "an integer"),
+            'required argument "customer" not found': ("customer", "required"),
+            'argument "customer" is not a string': ("customer", "a string"),
+        }
+        for message, problem in cases.items():
+            assert [(p.field, p.expected) for p in parse_argument_problems(message, sent)] == [problem], message
+            assert is_argument_rejection(message, declared={"a", "b", "service", "limit", "address", "customer"})
+            note = invalid_params_note("t", message, sent)
+            assert not any(value in note for value in ("seven", "drone", "ten", "75001")), note
+
+    def test_a_decoder_report_about_upstream_data_is_not_an_argument_rejection(self) -> None:
+        """Go and serde decode upstream answers too: their report counts only for a field the tool declares."""
+        upstream = "json: cannot unmarshal string into Go struct field Invoice.status of type int"
+        assert not is_argument_rejection(upstream, declared={"invoice_id"})
+        assert not is_argument_rejection("missing field `total` at line 1 column 20", declared={"invoice_id"})

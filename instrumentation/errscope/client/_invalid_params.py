@@ -63,10 +63,20 @@ _STRONG_MARKER: Final = re.compile(
     r"|\bunexpected keyword argument"
     # "validating \"arguments\"" (Go SDK), "input schema validation failed" (mcp-go), "validation of the arguments"
     r"|\bvalidat(?:ing|ion)\W{0,3}(?:of\s+)?(?:the\s+)?(?:tool\s+)?(?:arguments?|input|params|parameters)\b"
-    r"|\b(?:arguments?|input|params|parameters)(?: schema)? validation\b",
+    r"|\b(?:arguments?|input|params|parameters)(?: schema)? validation\b"
+    # a decoder binding the arguments: "failed to deserialize parameters" (rmcp), "unmarshaling arguments" (Go)
+    r"|\b(?:deserializ|unmarshal|decod|pars|bind)\w*\s+(?:the\s+)?(?:tool\s+)?(?:arguments?|params|parameters)\b"
+    # an SDK's argument helpers: "required argument \"x\" not found", "argument \"x\" is not a string" (mcp-go)
+    r"|\b(?:required|missing) (?:required )?(?:argument|parameter)\b"
+    r"|\bargument [`'\"][\w.-]+[`'\"] (?:is not an?|cannot be converted to|must be)\b",
     re.I,
 )
 _PYDANTIC_HEADER: Final = re.compile(r"\b\d+ validation errors? for \S+", re.I)
+# A decoder's report (Go encoding/json, Rust's serde) is as weak: a tool decodes upstream data with them too.
+_DECODER_HEADER: Final = re.compile(
+    r"cannot unmarshal .{1,80}? into Go |\binvalid (?:type|value): .{1,120}?, expected |\b(?:missing|unknown) field `"
+    r"|\bunknown variant `"
+)
 
 _UNKNOWN_TOOL: Final = (
     # "Unknown tool: x" (mcp, FastMCP), "Tool x not found" (TS SDKs), "no such tool 'x'", "tool x does not exist"
@@ -349,6 +359,68 @@ def _jsonschema(message: str, arguments: Mapping[str, Any] | None) -> Iterator[t
         yield _sent_as(match.group("value"), arguments), expected
 
 
+# The decoders a tool's own code binds arguments with name the field (Go) or echo the value (Rust's serde) and say
+# what type was wanted in the language's own type names:
+#   Go encoding/json   json: cannot unmarshal string into Go struct field Args.limit of type int
+#   Go JSON v2         json: cannot unmarshal JSON string into Go int within "/limit"
+#   serde (Rust)       invalid type: string "seven", expected f64 / missing field `b` / unknown field `c`
+#                      unknown variant `drone`, expected `ground` or `express`
+#   mcp-go helpers     required argument "x" not found / argument "x" is not a string
+_DECODER_REPORTS: Final = (
+    re.compile(r"cannot unmarshal (?:JSON )?(?:\"[^\"]*\"|\S+) into Go (?:struct field (?P<field>[\w.$-]+) of type (?P<type>[^\s:;,]+)"
+               r"|value of type (?P<root>\S+)|(?P<type2>[^\s:;,]+) within \"(?P<pointer>/[^\"]*)\")"),
+    re.compile(r"invalid (?:type|value): (?:[a-z ]+ )?(?P<value>\"(?:[^\"\\]|\\.)*\"|`[^`]*`|\S+?),"
+               r" expected (?P<type>[^\n;]+?)(?: at line \d+ column \d+)?(?=$|[\n;])", re.M),
+    re.compile(r"unknown variant `(?P<variant>[^`]*)`, expected (?:one of )?(?P<options>`[^`]*`(?:(?:, | or )`[^`]*`)*)"),
+    re.compile(r"(?P<kind>missing|unknown|duplicate) field `(?P<name>[^`]+)`"),
+    re.compile(r"\brequired argument [\"'`](?P<required>[^\"'`]+)[\"'`] (?:not found|is missing)"
+               r"|\bargument [\"'`](?P<arg>[^\"'`]+)[\"'`] (?:is not an?|cannot be converted to) (?P<argtype>[\w.\[\]]+)"),
+)
+_NATIVE_TYPES: Final = (
+    (re.compile(r"^(?:f(?:32|64)|float(?:32|64)?|double|decimal|number)$", re.I), "a number"),
+    (re.compile(r"^(?:[iu](?:8|16|32|64|128|size)|u?int(?:8|16|32|64)?|long|short|integer|an? (?:i|u)\d+)$", re.I),
+     "an integer"),
+    (re.compile(r"^(?:a )?(?:bool(?:ean)?)$", re.I), "a boolean"),
+    (re.compile(r"^(?:a )?(?:str(?:ing)?|&str)$", re.I), "a string"),
+    (re.compile(r"^(?:\[\].*|(?:a )?(?:sequence|array|list|vec)(?:<.*>)?)$", re.I), "an array"),
+    (re.compile(r"^(?:map\[.*|(?:a )?(?:map|object|dict)|struct \w+|\*?[A-Z]\w*)$"), "an object"),
+)
+
+
+def _native_noun(kind: str) -> str | None:
+    """A Go or Rust type name as the model reads it: ``float64``/``f64`` -> "a number", ``[]string`` -> "an array"."""
+    kind = kind.strip().strip("`'\"")
+    for pattern, noun in _NATIVE_TYPES:
+        if pattern.match(kind):
+            return noun
+    return None
+
+
+def _decoder_reports(message: str, arguments: Mapping[str, Any] | None) -> Iterator[tuple[str, str | None]]:
+    go, serde_type, serde_variant, serde_field, helpers = _DECODER_REPORTS
+    for match in go.finditer(message):
+        if match["root"]:
+            yield "arguments", _native_noun(match["root"])
+        elif match["pointer"]:
+            yield _pointer_field(match["pointer"]), _native_noun(match["type2"])
+        else:  # "Args.address.city": the Go type's name, then the JSON path
+            yield match["field"].partition(".")[2] or match["field"], _native_noun(match["type"])
+    for match in serde_type.finditer(message):
+        value = match["value"].strip("`")
+        yield _sent_as(value, arguments), _native_noun(match["type"])
+    for match in serde_variant.finditer(message):
+        yield _sent_as(json.dumps(match["variant"]), arguments), "one of " + ", ".join(
+            re.findall(r"`([^`]*)`", match["options"])
+        )
+    for match in serde_field.finditer(message):
+        yield match["name"], {"missing": _REQUIRED, "unknown": _UNEXPECTED}.get(match["kind"])
+    for match in helpers.finditer(message):
+        if match["required"]:
+            yield match["required"], _REQUIRED
+        else:
+            yield match["arg"], _native_noun(match["argtype"]) or _noun(match["argtype"])
+
+
 def _literal(text: str) -> str:
     """A Python literal as jsonschema prints it (``'^\\\\d{5}$'``) back to its value (``^\\d{5}$``)."""
     try:
@@ -518,8 +590,8 @@ def parse_argument_problems(
     # A JSON issue list is the whole story (its "message" fields would read as prose); else text forms combine.
     issues = list(_json_issues(message))
     pairs = issues or [
-        *_keyword_reports(message), *_pydantic(message), *_zod_lines(message), *_prose(message),
-        *_jsonschema(message, arguments),
+        *_keyword_reports(message), *_decoder_reports(message, arguments), *_pydantic(message), *_zod_lines(message),
+        *_prose(message), *_jsonschema(message, arguments),
     ]
     for field, expected in pairs:
         field = field.strip("`'\"")
@@ -550,16 +622,18 @@ def is_argument_rejection(message: str, declared: Collection[str] | None = None)
         message: the server's text.
         declared: the tool's declared argument names (:func:`declared_arguments`), when listed.
 
-    An SDK's own marker (``-32602``, "Input validation error", "Invalid arguments") is enough. A pydantic
-    validation report counts only when it names an argument the tool declares (or nothing is known about the
-    tool): a tool validating *upstream* data with pydantic fails on its own, it was not called wrongly. An
+    An SDK's own marker (``-32602``, "Input validation error", "Invalid arguments", "validating arguments",
+    "failed to deserialize parameters", "required argument") is enough. A pydantic validation report or a
+    decoder's (Go ``encoding/json``, Rust's serde) counts only when it names an argument the tool declares (or
+    nothing is known about the tool): a tool validating *upstream* data with them fails on its own, it was not
+    called wrongly. An
     unknown-tool message is not a rejection of arguments (:func:`unknown_tool_name`).
     """
     if unknown_tool_name(message) is not None:
         return False
     if _STRONG_MARKER.search(message):
         return True
-    if not _PYDANTIC_HEADER.search(message):
+    if not (_PYDANTIC_HEADER.search(message) or _DECODER_HEADER.search(message)):
         return False
     problems = parse_argument_problems(message)
     if declared is None:

@@ -56,6 +56,22 @@ func build() *server.MCPServer {
 		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.NewToolResultText("shipping"), nil
 		})
+	// A tool reading its arguments with the SDK's own helpers (RequireString, BindArguments), as most mcp-go
+	// servers do: its schema leaves the checks to them.
+	tool(s, "list_orders", `{"type":"object","properties":{"customer":{},"limit":{}}}`,
+		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			customer, err := req.RequireString("customer")
+			if err != nil {
+				return mcp.NewToolResultError(err.Error()), nil
+			}
+			var page struct {
+				Limit int `json:"limit"`
+			}
+			if err := req.BindArguments(&page); err != nil {
+				return mcp.NewToolResultError(err.Error()), nil
+			}
+			return mcp.NewToolResultText(fmt.Sprintf("%d orders of %s", page.Limit, customer)), nil
+		})
 	tool(s, "find_order", `{"type":"object","properties":{"order_id":{"type":"string"}},"required":["order_id"]}`,
 		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.NewToolResultError(fmt.Sprintf("order %s not found", req.GetString("order_id", ""))), nil
