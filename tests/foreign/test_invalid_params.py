@@ -185,6 +185,7 @@ class TestShapesBeyondTheCorpus:
         message = "Input validation error: Invalid arguments for tool get_doc: doc_id: Tool doc not found in index"
         assert unknown_tool_name(message) is None
         assert unknown_tool_name("MCP error -32602: Tool get_ordr not found") == "get_ordr"
+        assert unknown_tool_name("tool not found") == ""  # rmcp 1.8 names no tool: it is still an unknown tool
 
     def test_decoders_a_tool_binds_its_arguments_with(self) -> None:
         """Go's encoding/json (v1 and v2 wording) and Rust's serde name the field or echo the value, in their own
@@ -208,6 +209,11 @@ class TestShapesBeyondTheCorpus:
             assert is_argument_rejection(message, declared={"a", "b", "service", "limit", "address", "customer"})
             note = invalid_params_note("t", message, sent)
             assert not any(value in note for value in ("seven", "drone", "ten", "75001")), note
+
+    def test_a_tools_own_check_in_words(self) -> None:
+        """rmcp servers check what serde cannot with ``ErrorData::invalid_params("order_id must match ...")``."""
+        note = invalid_params_note("create_label", "order_id must match ^ORD-\\d{4}$", {"order_id": "x-17"})
+        assert "`order_id` must be a string matching ^ORD-\\d{4}$" in note
 
     def test_a_decoder_report_about_upstream_data_is_not_an_argument_rejection(self) -> None:
         """Go and serde decode upstream answers too: their report counts only for a field the tool declares."""

@@ -302,6 +302,10 @@ _UNRECOGNISED: Final = re.compile(r"^Unrecognized keys?(?: in object)?:\s*(?P<ke
 _TOOL_PREAMBLE: Final = re.compile(r"^.*?\b(?:for tool|arguments for)\s+[`'\"]?[\w./-]+[`'\"]?\s*:\s*", re.I | re.S)
 _SDK_PREFIX: Final = re.compile(r"^(?:MCP error -?\d+:\s*)?(?:Input validation error:\s*)?", re.I)
 _MUST_BE: Final = re.compile(rf"(?<![\w/])[`'\"]?(?P<field>{_FIELD})[`'\"]? must be (?P<exp>[^.;,\n]{{1,60}})")
+# A tool's own check in words: "order_id must match ^ORD-\d{4}$" (rmcp servers' ErrorData::invalid_params).
+_MUST_MATCH: Final = re.compile(
+    rf"(?<![\w/])[`'\"]?(?P<field>{_FIELD})[`'\"]? must match (?:the )?(?:pattern |regex )?(?P<pattern>\S{{1,80}})"
+)
 # ajv's text form: "data/a must be number" or "/a must be number" (instancePath + message).
 _POINTER_MUST: Final = re.compile(
     r"(?:^|\s)(?:data)?(?P<pointer>/[\w/~$-]{1,128}) must (?:be )?(?P<exp>[^.;,\n]{1,60})"
@@ -463,6 +467,8 @@ def _prose(message: str) -> Iterator[tuple[str, str | None]]:
         yield _path(match.group("pointer")), _noun(exp) if re.fullmatch(r"\w+", exp) else exp
     for match in _MUST_BE.finditer(message):
         yield match.group("field"), match.group("exp").strip()
+    for match in _MUST_MATCH.finditer(message):
+        yield match.group("field"), f"a string matching {match.group('pattern').strip('`')}"
 
 
 # JSON Schema validators outside JavaScript and Python report a location (a JSON pointer into the arguments or into
