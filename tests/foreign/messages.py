@@ -119,7 +119,8 @@ def _go(sdk: str, module: str) -> Peer:
 
     def versions() -> dict[str, str]:
         pins = (GO_SERVERS / sdk / "go.mod").read_text()
-        return {module: re.search(rf"^\s*(?:require\s+)?{re.escape(module)} (\S+)", pins, re.M)[1]}  # type: ignore[index]
+        pin = re.search(rf"^\s*(?:require\s+)?{re.escape(module)} (\S+)", pins, re.M)
+        return {module: pin[1] if pin else "?"}
 
     return Peer(f"go-{sdk}", argv, versions)
 

@@ -66,7 +66,7 @@ async def test_each_failure_gets_its_class_and_an_honest_note(sdk: str, transpor
             ("missing", "add", {"a": 1}),
             ("enum", "create_label", {"order_id": "ORD-1234", "weight_kg": 2, "service": "hovercraft"}),
             ("pattern", "create_label", {"order_id": "parcel-17", "weight_kg": 2, "service": "ground"}),
-            ("bound", "create_label", {"order_id": "ORD-1234", "weight_kg": -2, "service": "ground"}),
+            ("bound", "create_label", {"order_id": "ORD-1234", "weight_kg": -7.25, "service": "ground"}),
         ]:
             results[label] = await tc.call_tool(tool, arguments)
         after_rejections = relists(telemetry)
@@ -93,7 +93,7 @@ async def test_each_failure_gets_its_class_and_an_honest_note(sdk: str, transpor
     assert "`service` must be one of ground, express" in results["enum"].text
     assert "hovercraft" not in results["enum"].text
     assert "`order_id`" in results["pattern"].text and "parcel-17" not in results["pattern"].text
-    assert "`weight_kg`" in results["bound"].text and "-2" not in results["bound"].text
+    assert "`weight_kg`" in results["bound"].text and "7.25" not in results["bound"].text
     if sdk == "gosdk":  # its reports name the failed keyword and the schema's value
         assert "`order_id` must be a string matching ^ORD-\\d{4}$" in results["pattern"].text
         assert "`weight_kg` must be greater than 0" in results["bound"].text

@@ -118,7 +118,8 @@ def said_by(corpus: dict[str, Any], peer: str) -> list[tuple[Any, ...]]:
     if peer == "go-gosdk":
         return [(r["case"], r["channel"], r["code"]) for r in records]
     if peer in MAP_ORDER:
-        return [(r["case"], r["channel"], r["code"], sorted(re.split(r";\s+|:\s+(?=[/<])", r["message"]))) for r in records]
+        return [(r["case"], r["channel"], r["code"], sorted(re.split(r";\s+|:\s+(?=[/<])", r["message"])))
+                for r in records]
     return [(r["case"], r["channel"], r["code"], r["message"]) for r in records]
 
 
@@ -132,7 +133,9 @@ def test_stored_corpus_is_what_the_sdks_say_today() -> None:
     drifted = []
     for peer, versions in live["peers"].items():
         if versions == CORPUS["peers"].get(peer):
-            assert said_by(live, peer) == said_by(CORPUS, peer), f"{peer} {versions} answers differently: python -m tests.foreign.messages --write"
+            assert said_by(live, peer) == said_by(CORPUS, peer), (
+                f"{peer} {versions} answers differently: python -m tests.foreign.messages --write"
+            )
         else:
             drifted.append(f"{peer}: {CORPUS['peers'].get(peer)} -> {versions}")
     for record in live["messages"]:

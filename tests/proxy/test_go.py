@@ -1,4 +1,4 @@
-"""Servers on the Go SDKs (go-sdk and mcp-go, ``tests/foreign/go``) whose tools fail each way, through ``errscope proxy``.
+"""Servers on the Go SDKs (go-sdk, mcp-go: ``tests/foreign/go``) whose tools fail each way, through ``errscope proxy``.
 
 The same calls go to each server directly and through the proxy (stdio, and HTTP with ``--listen``), so each
 expectation is checked against what the server itself does.

@@ -17,7 +17,10 @@ The parser reads the *structures* validators put into their messages, not one re
   ``/a must be number`` (ajv), ```x` must be ...``, ``missing required argument 'x'``;
 - JSON Schema keyword reports, a location then the failed keyword (``validating /properties/a: type: ...``, the Go
   SDK) or the keyword's error value (``/a: &{Got:string Want:[number]}``, mcp-go). A report naming an argument but
-  not its rule takes what the argument must be from the tool's listed ``inputSchema``.
+  not its rule takes what the argument must be from the tool's listed ``inputSchema``;
+- the decoders a tool binds its arguments with, in their own type names: Go's ``encoding/json`` (``cannot unmarshal
+  string into Go struct field Args.limit of type int``), Rust's serde (``invalid type: string "seven", expected
+  f64``, ``missing field `b```), mcp-go's argument helpers (``required argument "x" not found``).
 
 An unknown tool is a different failure (re-list, not fix the arguments): :func:`unknown_tool_name` recognises it
 by its own shapes and never claims a message that carries argument problems.
@@ -371,14 +374,17 @@ def _jsonschema(message: str, arguments: Mapping[str, Any] | None) -> Iterator[t
 #                      unknown variant `drone`, expected `ground` or `express`
 #   mcp-go helpers     required argument "x" not found / argument "x" is not a string
 _DECODER_REPORTS: Final = (
-    re.compile(r"cannot unmarshal (?:JSON )?(?:\"[^\"]*\"|\S+) into Go (?:struct field (?P<field>[\w.$-]+) of type (?P<type>[^\s:;,]+)"
-               r"|value of type (?P<root>\S+)|(?P<type2>[^\s:;,]+) within \"(?P<pointer>/[^\"]*)\")"),
+    re.compile(r"cannot unmarshal (?:JSON )?(?:\"[^\"]*\"|\S+) into Go (?:struct field (?P<field>[\w.$-]+) of type"
+               r" (?P<type>[^\s:;,]+)|value of type (?P<root>\S+)"
+               r"|(?P<type2>[^\s:;,]+) within \"(?P<pointer>/[^\"]*)\")"),
     re.compile(r"invalid (?:type|value): (?:[a-z ]+ )?(?P<value>\"(?:[^\"\\]|\\.)*\"|`[^`]*`|\S+?),"
                r" expected (?P<type>[^\n;]+?)(?: at line \d+ column \d+)?(?=$|[\n;])", re.M),
-    re.compile(r"unknown variant `(?P<variant>[^`]*)`, expected (?:one of )?(?P<options>`[^`]*`(?:(?:, | or )`[^`]*`)*)"),
+    re.compile(r"unknown variant `(?P<variant>[^`]*)`, expected (?:one of )?"
+               r"(?P<options>`[^`]*`(?:(?:, | or )`[^`]*`)*)"),
     re.compile(r"(?P<kind>missing|unknown|duplicate) field `(?P<name>[^`]+)`"),
     re.compile(r"\brequired argument [\"'`](?P<required>[^\"'`]+)[\"'`] (?:not found|is missing)"
-               r"|\bargument [\"'`](?P<arg>[^\"'`]+)[\"'`] (?:is not an?|cannot be converted to) (?P<argtype>[\w.\[\]]+)"),
+               r"|\bargument [\"'`](?P<arg>[^\"'`]+)[\"'`] (?:is not an?|cannot be converted to)"
+               r" (?P<argtype>[\w.\[\]]+)"),
 )
 _NATIVE_TYPES: Final = (
     (re.compile(r"^(?:f(?:32|64)|float(?:32|64)?|double|decimal|number)$", re.I), "a number"),
@@ -570,7 +576,8 @@ def _keyword_reports(message: str) -> Iterator[tuple[str, str | None]]:
 def _declared_expectation(problem: ArgumentProblem, input_schema: Mapping[str, Any] | None) -> ArgumentProblem:
     if problem.expected is not None or problem.field in ("", "arguments") or input_schema is None:
         return problem
-    return ArgumentProblem(problem.field, expected_for_path(input_schema, re.split(r"[.\[\]/]+", problem.field.strip("]"))))
+    path = re.split(r"[.\[\]/]+", problem.field.strip("]"))  # a.b, a[0].b, a/b
+    return ArgumentProblem(problem.field, expected_for_path(input_schema, path))
 
 
 _NOT_FIELDS: Final = frozenset({"input", "error", "trace", "at", "http", "https"})  # prose words, not arguments
@@ -632,8 +639,7 @@ def is_argument_rejection(message: str, declared: Collection[str] | None = None)
     "failed to deserialize parameters", "required argument") is enough. A pydantic validation report or a
     decoder's (Go ``encoding/json``, Rust's serde) counts only when it names an argument the tool declares (or
     nothing is known about the tool): a tool validating *upstream* data with them fails on its own, it was not
-    called wrongly. An
-    unknown-tool message is not a rejection of arguments (:func:`unknown_tool_name`).
+    called wrongly. An unknown-tool message is not a rejection of arguments (:func:`unknown_tool_name`).
     """
     if unknown_tool_name(message) is not None:
         return False

@@ -246,7 +246,8 @@ class Calls:
             # Most SDKs answer bad arguments with an isError result: the client's note, values never quoted.
             classification = Classification(FailureClass.INVALID_INPUT, upstream=upstream)
             call.fail(Channel.EXECUTION, classification)
-            model_text = f"{invalid_params_note(call.tool or 'tool', text, entry.arguments, self._schemas.get(call.tool or ''))} Ref {call.error_ref}"
+            note = invalid_params_note(call.tool or "tool", text, entry.arguments, self._schemas.get(call.tool or ""))
+            model_text = f"{note} Ref {call.error_ref}"
         else:
             cls = reading.failure_class
             if cls is FailureClass.INVALID_INPUT:  # one problem a line: keep them all, not the first
@@ -277,7 +278,8 @@ class Calls:
             return message
         if code == INVALID_PARAMS:
             classification = Classification(FailureClass.INVALID_INPUT, upstream=upstream)
-            shaped_text = invalid_params_note(call.tool or "tool", text, entry.arguments, self._schemas.get(call.tool or ""))
+            schema = self._schemas.get(call.tool or "")
+            shaped_text = invalid_params_note(call.tool or "tool", text, entry.arguments, schema)
         else:
             cls = class_for_jsonrpc_code(code)
             if cls is FailureClass.UNKNOWN or code == CONNECTION_CLOSED:  # the code says little: read the text
@@ -298,7 +300,8 @@ class Calls:
     def _read(self, call: ToolCall, text: str) -> answer.TextReading:
         # A listed tool whose text mentions an unknown tool is a tool failing about another tool.
         listed = self.tools is not None and call.tool in self.tools
-        return answer.read_text(text, None if listed else call.tool, declared_arguments(self._schemas.get(call.tool or "")))
+        declared = declared_arguments(self._schemas.get(call.tool or ""))
+        return answer.read_text(text, None if listed else call.tool, declared)
 
     def _unknown_tool(self, entry: _InFlight, message: Message, code: int) -> Message:
         call = entry.call
