@@ -223,3 +223,4 @@ class TestShapesBeyondTheCorpus:
         upstream = "json: cannot unmarshal string into Go struct field Invoice.status of type int"
         assert not is_argument_rejection(upstream, declared={"invoice_id"})
         assert not is_argument_rejection("missing field `total` at line 1 column 20", declared={"invoice_id"})
+        assert not is_argument_rejection('upstream said: required argument "api_version" not found', declared={"q"})

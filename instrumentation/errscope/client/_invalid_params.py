@@ -68,17 +68,16 @@ _STRONG_MARKER: Final = re.compile(
     r"|\bvalidat(?:ing|ion)\W{0,3}(?:of\s+)?(?:the\s+)?(?:tool\s+)?(?:arguments?|input|params|parameters)\b"
     r"|\b(?:arguments?|input|params|parameters)(?: schema)? validation\b"
     # a decoder binding the arguments: "failed to deserialize parameters" (rmcp), "unmarshaling arguments" (Go)
-    r"|\b(?:deserializ|unmarshal|decod|pars|bind)\w*\s+(?:the\s+)?(?:tool\s+)?(?:arguments?|params|parameters)\b"
-    # an SDK's argument helpers: "required argument \"x\" not found", "argument \"x\" is not a string" (mcp-go)
-    r"|\b(?:required|missing) (?:required )?(?:argument|parameter)\b"
-    r"|\bargument [`'\"][\w.-]+[`'\"] (?:is not an?|cannot be converted to|must be)\b",
+    r"|\b(?:deserializ|unmarshal|decod|pars|bind)\w*\s+(?:the\s+)?(?:tool\s+)?(?:arguments?|params|parameters)\b",
     re.I,
 )
 _PYDANTIC_HEADER: Final = re.compile(r"\b\d+ validation errors? for \S+", re.I)
-# A decoder's report (Go encoding/json, Rust's serde) is as weak: a tool decodes upstream data with them too.
+# A decoder's report (Go encoding/json, Rust's serde) or an argument helper's ("required argument \"x\" not found",
+# mcp-go) is as weak: a tool decodes upstream data with them too, and an upstream may miss a parameter.
 _DECODER_HEADER: Final = re.compile(
     r"cannot unmarshal .{1,80}? into Go |\binvalid (?:type|value): .{1,120}?, expected |\b(?:missing|unknown) field `"
-    r"|\bunknown variant `"
+    r"|\bunknown variant `|\brequired argument [`'\"]"
+    r"|\bargument [`'\"][\w.-]+[`'\"] (?:is not an?|cannot be converted to)\b"
 )
 
 _UNKNOWN_TOOL: Final = (
@@ -636,10 +635,11 @@ def is_argument_rejection(message: str, declared: Collection[str] | None = None)
         declared: the tool's declared argument names (:func:`declared_arguments`), when listed.
 
     An SDK's own marker (``-32602``, "Input validation error", "Invalid arguments", "validating arguments",
-    "failed to deserialize parameters", "required argument") is enough. A pydantic validation report or a
-    decoder's (Go ``encoding/json``, Rust's serde) counts only when it names an argument the tool declares (or
-    nothing is known about the tool): a tool validating *upstream* data with them fails on its own, it was not
-    called wrongly. An unknown-tool message is not a rejection of arguments (:func:`unknown_tool_name`).
+    "failed to deserialize parameters") is enough. A pydantic validation report, a decoder's (Go
+    ``encoding/json``, Rust's serde) or an argument helper's (mcp-go) counts only when it names an argument the
+    tool declares (or nothing is known about the tool): a tool validating *upstream* data with them fails on its
+    own, it was not called wrongly. An unknown-tool message is not a rejection of arguments
+    (:func:`unknown_tool_name`).
     """
     if unknown_tool_name(message) is not None:
         return False
