@@ -213,6 +213,24 @@ class TestShapesBeyondTheCorpus:
             note = invalid_params_note("t", message, sent)
             assert not any(value in note for value in ("seven", "drone", "ten", "75001")), note
 
+    def test_jsonpath_and_fragment_locations(self) -> None:
+        """Validators that put a JSONPath (``$.a``, Java's networknt) or a fragment pointer (``#/a``, everit) before
+        their own sentence: the location names the argument; a sentence the phrases do not know leaves what it must
+        be to the tool's listed schema."""
+        schema = SCHEMAS["create_label"]
+        cases = {
+            "$.weight_kg: string found, number expected": ("weight_kg", "a number"),
+            "$: required property 'service' not found": ("service", "required"),
+            "$.service: is missing but it is required": ("service", "required"),
+            "#/weight_kg: expected type: Number, found: String": ("weight_kg", "a number"),
+            "#: required key [order_id] not found": ("order_id", "required"),
+            "$.weight_kg: must have an exclusive minimum value of 0": ("weight_kg", "greater than 0"),
+        }
+        for message, (field, expected) in cases.items():
+            problems = parse_argument_problems(f"Invalid arguments: {message}", {"weight_kg": "heavy"}, schema)
+            assert [p.field for p in problems] == [field], message
+            assert expected in (problems[0].expected or ""), (message, problems[0].expected)
+
     def test_a_tools_own_check_in_words(self) -> None:
         """rmcp servers check what serde cannot with ``ErrorData::invalid_params("order_id must match ...")``."""
         note = invalid_params_note("create_label", "order_id must match ^ORD-\\d{4}$", {"order_id": "x-17"})

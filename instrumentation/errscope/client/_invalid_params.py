@@ -168,6 +168,8 @@ _PHRASES: Final[tuple[tuple[re.Pattern[str], Any], ...]] = (
     (re.compile(r"^Invalid input: expected (\".*\"|-?[\d.]+|true|false|null)$", re.I), lambda m: f"exactly {m[1]}"),
     (re.compile(r"^Invalid literal value, expected (.+)$", re.I), lambda m: f"exactly {m[1]}"),
     (re.compile(r"^(?:Number|Value) must be (.+)$", re.I), lambda m: m[1]),
+    (re.compile(r"^(?:is )?(?:missing(?:,? but (?:it )?is required)?|required)$", re.I), lambda m: _REQUIRED),
+    (re.compile(r"^(?:must|should) be (.+)$", re.I), lambda m: m[1]),
     (re.compile(r"^(?:String|Array) must contain (at (?:least|most) \d+) (\w+?)(?:\(s\))?s?$", re.I),
      lambda m: f"{m[1]} {m[2]}s"),
     (re.compile(r"^String should match pattern '(.+)'$", re.I), lambda m: f"a string matching {m[1]}"),
@@ -315,7 +317,9 @@ _POINTER_MUST: Final = re.compile(
 _REQUIRED_PROSE: Final = re.compile(
     rf"[`'\"](?P<a>{_FIELD})[`'\"] is a required property"
     rf"|must have required property [`'\"](?P<b>{_FIELD})[`'\"]"
-    rf"|missing required (?:argument|field|property|parameter):? [`'\"]?(?P<c>{_FIELD})",
+    rf"|missing required (?:argument|field|property|parameter):? [`'\"]?(?P<c>{_FIELD})"
+    # "required property 'b' not found" (networknt), "required key [b] not found" (everit)
+    rf"|required (?:property|key|field) [`'\"\[](?P<d>{_FIELD})[`'\"\]] (?:not found|is missing)",
     re.I,
 )
 
@@ -466,7 +470,7 @@ def _pydantic(message: str) -> Iterator[tuple[str, str | None]]:
 
 def _prose(message: str) -> Iterator[tuple[str, str | None]]:
     for match in _REQUIRED_PROSE.finditer(message):
-        yield match.group("a") or match.group("b") or match.group("c"), _REQUIRED
+        yield match.group("a") or match.group("b") or match.group("c") or match.group("d"), _REQUIRED
     for match in _POINTER_MUST.finditer(message):
         exp = match.group("exp").strip()
         yield _path(match.group("pointer")), _noun(exp) if re.fullmatch(r"\w+", exp) else exp
@@ -482,6 +486,12 @@ def _prose(message: str) -> Iterator[tuple[str, str | None]]:
 # as a Go struct (santhosh-tekuri/jsonschema, used by mcp-go: "/a: &{Got:string Want:[number]}"). What the
 # argument must be comes from the keyword and the schema's own value in that report, never from the sent value.
 _LOCATION: Final = r"(?P<pointer>/[^\s:;]*|<root>|root)"
+# Validators elsewhere (Java's networknt and everit, .NET's) put a JSONPath (``$.a.b``, ``$.items[0]``) or a URI
+# fragment pointer (``#/a/b``) before their own sentence: the location names the argument; the sentence is read
+# with the phrases above, and when none fits, the tool's listed schema says what the argument must be.
+_PATH_REPORT: Final = re.compile(
+    r"(?:^|(?<=[\s;,]))(?P<path>\$(?:\.[\w$-]+|\[\d+\]|\['[^']+'\])*|#(?:/[^\s:;/]+)*)\s*:\s*(?P<msg>[^;\n]+)", re.M
+)
 _KEYWORD_REPORT: Final = re.compile(
     rf"{_LOCATION}\s*:\s*(?P<keyword>type|required|enum|const|pattern|format|minimum|maximum|exclusiveMinimum"
     r"|exclusiveMaximum|minLength|maxLength|minItems|maxItems|multipleOf|additionalProperties)\s*:\s*"
@@ -556,6 +566,11 @@ def _keyword_reports(message: str) -> Iterator[tuple[str, str | None]]:
                 yield (f"{field}.{name}" if field else name), _REQUIRED if keyword == "required" else _UNEXPECTED
         else:
             yield field or "arguments", _keyword_expectation(keyword, detail)
+    for match in _PATH_REPORT.finditer(message):
+        path = match["path"].lstrip("$#")
+        field = _pointer_field(path) if path.startswith("/") else re.sub(r"\['([^']+)'\]", r".\1", path).strip(".")
+        if not _REQUIRED_PROSE.search(match["msg"]):  # "$: required property 'b' not found" is read as prose
+            yield field or "arguments", _expectation(match["msg"])
     for match in _STRUCT_REPORT.finditer(message):
         field = _pointer_field(match["pointer"])
         values = {m["key"]: m["value"] for m in _STRUCT_FIELD.finditer(match["fields"])}
@@ -606,7 +621,7 @@ def parse_argument_problems(
         *_prose(message), *_jsonschema(message, arguments),
     ]
     for field, expected in pairs:
-        field = field.strip("`'\"")
+        field = field.strip("`'\"").removeprefix("$.")  # a JSONPath's root
         if field.lower() in _NOT_FIELDS or (not field and (expected is None or "" in found)):
             continue
         if found.get(field) is None:
