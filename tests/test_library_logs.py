@@ -378,3 +378,26 @@ def test_structlog_through_the_standard_library_keeps_its_event_dict() -> None:
         "password": "[REDACTED]",
         "dsn": "amqp://[REDACTED]@mq:5672/",
     }
+
+
+def test_scrubbing_filter_covers_records_handed_to_a_handler_directly() -> None:
+    """A ``QueueListener`` fed by other processes calls ``Handler.handle`` itself: no logger call, so
+    the ``callHandlers`` wrapper never sees the record; ``errscope.ScrubbingFilter`` on the handler does."""
+    import io
+    import multiprocessing
+    import logging.handlers
+
+    import errscope
+
+    records = multiprocessing.get_context("spawn").Queue()
+    stream = io.StringIO()
+    plain, filtered = logging.StreamHandler(stream), logging.StreamHandler(stream)
+    filtered.addFilter(errscope.ScrubbingFilter())
+    listener = logging.handlers.QueueListener(records, plain)
+    record = logging.makeLogRecord({"name": "worker", "msg": "job failed: password=%s", "args": (PASSWORD,)})
+    for handler in (plain, filtered):
+        listener.handlers = (handler,)
+        listener.start()
+        records.put(logging.makeLogRecord(record.__dict__))
+        listener.stop()
+    assert stream.getvalue().splitlines() == [f"job failed: password={PASSWORD}", "job failed: password=[REDACTED]"]

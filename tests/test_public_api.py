@@ -19,6 +19,7 @@ PUBLIC = [
     "PermissionDenied",
     "RateLimited",
     "RetryPolicy",
+    "ScrubbingFilter",
     "Telemetry",
     "TimeoutPolicy",
     "ToolCallResult",

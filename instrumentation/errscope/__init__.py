@@ -14,6 +14,7 @@ from errscope._exceptions import (
     UpstreamUnavailable,
 )
 from errscope import _logfilter
+from errscope._logfilter import ScrubbingFilter
 from errscope._scrubbing import scrub
 from errscope._setup import Telemetry, configure_telemetry
 from errscope._vocabulary import Channel, FailureClass, Outcome
@@ -34,6 +35,7 @@ __all__ = [
     "PermissionDenied",
     "RateLimited",
     "RetryPolicy",
+    "ScrubbingFilter",
     "Telemetry",
     "TimeoutPolicy",
     "ToolCallResult",

@@ -237,8 +237,12 @@ def scrub_record(record: logging.LogRecord) -> None:
 
 
 class ScrubbingFilter(logging.Filter):
-    """Scrub every record that passes, for a handler that records reach without a logger (a
-    ``QueueListener``'s, in a process without errscope); never drops a record."""
+    """A ``logging.Filter`` that scrubs every record that passes and never drops one.
+
+    For a handler that records reach without a logger call (a ``QueueListener``'s, fed from
+    another process), where the ``callHandlers`` wrapper does not run. Same rules as the wrapper:
+    see :func:`scrub_record`.
+    """
 
     def filter(self, record: logging.LogRecord) -> bool:
         scrub_record(record)

@@ -62,6 +62,7 @@ __all__ = [
     "TRUNCATED_MARKER",
     "scrub",
     "scrub_value",
+    "without_stack_traces",
 ]
 
 MAX_SCRUB_CHARS: Final = 64 * 1024
@@ -475,3 +476,13 @@ def scrub_value(obj: Any, *, trust_safe_keys: bool = True, _depth: int = 0) -> A
     if isinstance(obj, (bytes, bytearray)):
         return scrub(bytes(obj).decode("utf-8", "replace"))
     return obj
+
+
+_STACK_TRACE_KEY: Final = re.compile(r"stack|trace|backtrace", re.I)
+
+
+def without_stack_traces(data: Mapping[str, Any]) -> dict[str, Any]:
+    """``data`` without the fields that carry a stack trace by convention (``stack``, ``stackTrace``,
+    ``traceback``, ``backtrace``). For a JSON-RPC error's ``data``, which goes to the peer: a stack trace is
+    internal state (CWE-209; modelcontextprotocol/java-sdk PR #519, NethermindEth/nethermind #13198)."""
+    return {key: value for key, value in data.items() if not _STACK_TRACE_KEY.search(str(key))}

@@ -216,4 +216,4 @@ def _result_class(result: Any, tool: str) -> FailureClass:
     declared = answer.declared_class(result.meta or {})
     if declared is not None:
         return declared
-    return answer.read_text(answer.text_of(result.content), tool).failure_class
+    return answer.read_text(answer.text_of(result.content, result.structured_content), tool).failure_class

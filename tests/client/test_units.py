@@ -7,7 +7,7 @@ import json
 import re
 import reprlib
 import secrets
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio
@@ -86,69 +86,86 @@ def _result(cls: FailureClass | None, *, outcome: Outcome = Outcome.ERROR, chann
     return ToolCallResult(tool="t", text="", outcome=outcome, channel=channel, failure_class=cls, retry_after=retry_after)
 
 
+@dataclass
+class ScriptedCall:
+    """A logical call for :meth:`RetryPolicy.run` whose attempts all end with ``result``."""
+
+    result: ToolCallResult
+    safe: bool = True
+    undelivered: bool = False
+    held: bool = False
+    seen: list[int] = field(default_factory=list)
+
+    async def attempt(self, number: int) -> ToolCallResult:
+        self.seen.append(number)
+        return self.result
+
+    def safe_to_repeat(self) -> bool:
+        return self.safe
+
+
 class TestRetryPolicy:
-    """Only what is safe: an execution failure or a timeout repeats only for a tool declared safe to repeat."""
+    """Only what is safe: a failure that may have run repeats only for a tool declared safe to repeat;
+    one that never reached the tool repeats at the transport layer."""
 
     @pytest.mark.parametrize(
-        ("result", "safe", "expected"),
+        ("result", "safe", "undelivered", "expected"),
         [
-            (_result(FailureClass.PERMISSION_DENIED), True, False),
-            (_result(FailureClass.NOT_FOUND), True, False),
-            (_result(FailureClass.INVALID_INPUT), True, False),
-            (_result(FailureClass.UNKNOWN), True, False),
-            (_result(FailureClass.UPSTREAM_UNAVAILABLE), True, True),
-            (_result(FailureClass.UPSTREAM_UNAVAILABLE), False, False),
-            (_result(FailureClass.RATE_LIMITED, retry_after=2), False, False),
-            (_result(FailureClass.RATE_LIMITED), False, False),
-            (_result(FailureClass.RATE_LIMITED, retry_after=2), True, True),
-            (_result(FailureClass.RATE_LIMITED), True, True),
-            (_result(FailureClass.RATE_LIMITED, retry_after=30), True, False),
-            (_result(FailureClass.RATE_LIMITED, channel=Channel.PROTOCOL, retry_after=2), False, True),
-            (_result(FailureClass.UPSTREAM_UNAVAILABLE, channel=Channel.PROTOCOL), False, True),
-            (_result(FailureClass.UPSTREAM_UNAVAILABLE, outcome=Outcome.TIMEOUT, channel=None), True, True),
-            (_result(FailureClass.UPSTREAM_UNAVAILABLE, outcome=Outcome.TIMEOUT, channel=None), False, False),
-            (_result(FailureClass.UPSTREAM_UNAVAILABLE, channel=None), True, False),
-            (_result(None, outcome=Outcome.OK, channel=None), True, False),
+            (_result(FailureClass.PERMISSION_DENIED), True, False, False),
+            (_result(FailureClass.NOT_FOUND), True, False, False),
+            (_result(FailureClass.INVALID_INPUT), True, True, False),
+            (_result(FailureClass.UNKNOWN), True, False, False),
+            (_result(FailureClass.UPSTREAM_UNAVAILABLE), True, False, True),
+            (_result(FailureClass.UPSTREAM_UNAVAILABLE), False, False, False),
+            (_result(FailureClass.RATE_LIMITED, retry_after=2), False, False, False),
+            (_result(FailureClass.RATE_LIMITED), False, False, False),
+            (_result(FailureClass.RATE_LIMITED, retry_after=2), True, False, True),
+            (_result(FailureClass.RATE_LIMITED), True, False, True),
+            (_result(FailureClass.RATE_LIMITED, retry_after=30), True, False, False),
+            # a JSON-RPC error repeats for any tool only when it proves nothing ran
+            (_result(FailureClass.RATE_LIMITED, channel=Channel.PROTOCOL, retry_after=2), False, True, True),
+            (_result(FailureClass.RATE_LIMITED, channel=Channel.PROTOCOL, retry_after=2), False, False, False),
+            (_result(FailureClass.UPSTREAM_UNAVAILABLE, channel=Channel.PROTOCOL), False, True, True),
+            (_result(FailureClass.UPSTREAM_UNAVAILABLE, channel=Channel.PROTOCOL), False, False, False),
+            (_result(FailureClass.UPSTREAM_UNAVAILABLE, outcome=Outcome.TIMEOUT, channel=None), True, False, True),
+            (_result(FailureClass.UPSTREAM_UNAVAILABLE, outcome=Outcome.TIMEOUT, channel=None), False, False, False),
+            # no answer: lost after sending repeats only for a safe tool; never sent repeats for any tool
+            (_result(FailureClass.UPSTREAM_UNAVAILABLE, channel=None), True, False, True),
+            (_result(FailureClass.UPSTREAM_UNAVAILABLE, channel=None), False, False, False),
+            (_result(FailureClass.UPSTREAM_UNAVAILABLE, channel=None), False, True, True),
+            (_result(FailureClass.RATE_LIMITED, channel=None, retry_after=3600), False, True, False),
+            (_result(None, outcome=Outcome.OK, channel=None), True, False, False),
         ],
     )
-    def test_should_retry(self, result: ToolCallResult, safe: bool, expected: bool) -> None:
-        """One row per class / channel / outcome of the policy table."""
-        assert RetryPolicy().should_retry(result, safe_to_repeat=safe) is expected
-
-    def test_side_effect_possible_protocol_error_needs_a_safe_tool(self) -> None:
-        """A server that says the side effect may have happened is repeated only for a tool safe to repeat."""
-        maybe = replace(_result(FailureClass.UPSTREAM_UNAVAILABLE, channel=Channel.PROTOCOL), side_effect_possible=True)
-        assert (RetryPolicy().should_retry(maybe, safe_to_repeat=False), RetryPolicy().should_retry(maybe, safe_to_repeat=True)) == (False, True)
+    def test_should_retry(self, result: ToolCallResult, safe: bool, undelivered: bool, expected: bool) -> None:
+        """One row per class / channel / outcome / delivery of the policy table."""
+        assert RetryPolicy().should_retry(result, safe_to_repeat=safe, undelivered=undelivered) is expected
 
     @pytest.mark.anyio
     @pytest.mark.parametrize("anyio_backend", ["asyncio"])
     async def test_run_stops_at_max_attempts_and_returns_the_last_result(self, anyio_backend: str) -> None:
         """A persistently unavailable idempotent call is tried max_attempts times, then returned."""
         policy = RetryPolicy(max_attempts=3, backoff_initial=0.001, backoff_max=0.002, jitter=0.001)
-        seen: list[int] = []
+        call = ScriptedCall(_result(FailureClass.UPSTREAM_UNAVAILABLE))
+        result, count = await policy.run(call)
+        assert (call.seen, count, result.failure_class) == ([1, 2, 3], 3, FailureClass.UPSTREAM_UNAVAILABLE)
 
-        async def attempt(n: int) -> ToolCallResult:
-            seen.append(n)
-            return _result(FailureClass.UPSTREAM_UNAVAILABLE)
-
-        result, count = await policy.run(attempt, safe_to_repeat=True)
-        assert (seen, count, result.failure_class) == ([1, 2, 3], 3, FailureClass.UPSTREAM_UNAVAILABLE)
+    @pytest.mark.anyio
+    @pytest.mark.parametrize("anyio_backend", ["asyncio"])
+    async def test_held_attempt_ends_the_retries(self, anyio_backend: str) -> None:
+        """An attempt the open breaker held back is never repeated, safe tool or not."""
+        call = ScriptedCall(_result(FailureClass.UPSTREAM_UNAVAILABLE, channel=None), undelivered=True, held=True)
+        assert (await RetryPolicy().run(call))[1] == 1
 
     @pytest.mark.anyio
     @pytest.mark.parametrize("anyio_backend", ["asyncio"])
     async def test_budget_stops_long_waits(self, anyio_backend: str) -> None:
         """No new attempt starts once the next wait would pass the budget."""
         policy = RetryPolicy(max_attempts=10, budget=0.3, jitter=0)
-        count = 0
-
-        async def attempt(n: int) -> ToolCallResult:
-            nonlocal count
-            count = n
-            return _result(FailureClass.RATE_LIMITED, retry_after=0.2)
-
+        call = ScriptedCall(_result(FailureClass.RATE_LIMITED, retry_after=0.2))
         started = anyio.current_time()
-        await policy.run(attempt, safe_to_repeat=True)
-        assert count == 2 and anyio.current_time() - started < 1.0
+        await policy.run(call)
+        assert call.seen == [1, 2] and anyio.current_time() - started < 1.0
 
 
 class TestClassifyText:
@@ -410,6 +427,34 @@ class TestCatalog:
         names = ("keyed", "stringly", "unhinted", "absent")
         assert [catalog.is_safe_to_repeat(n, keyed=True) for n in names] == [True, False, False, False]
         assert not catalog.is_safe_to_repeat("keyed", keyed=False)  # a declaration about keys needs a key
+
+    @pytest.mark.anyio
+    @pytest.mark.parametrize("anyio_backend", ["asyncio"])
+    async def test_annotation_combinations(self, anyio_backend: str) -> None:
+        """MCP ToolAnnotations: read-only or idempotent is safe to repeat, destructive or not; nothing else is."""
+        hints = {
+            "read_only": ToolAnnotations(read_only_hint=True),
+            "read_only_not_idempotent": ToolAnnotations(read_only_hint=True, idempotent_hint=False),
+            "idempotent_destructive": ToolAnnotations(destructive_hint=True, idempotent_hint=True),
+            "destructive": ToolAnnotations(destructive_hint=True),
+            "writes_not_idempotent": ToolAnnotations(read_only_hint=False, idempotent_hint=False),
+            "no_hints": ToolAnnotations(),
+        }
+        catalog = ToolCatalog()
+
+        async def fetch() -> list[Tool]:
+            return [Tool(name=n, input_schema={"type": "object"}, annotations=a) for n, a in hints.items()]
+
+        await catalog.refresh(fetch)
+        safe = {name: catalog.is_safe_to_repeat(name, keyed=False) for name in hints}
+        assert safe == {
+            "read_only": True,
+            "read_only_not_idempotent": True,
+            "idempotent_destructive": True,
+            "destructive": False,
+            "writes_not_idempotent": False,
+            "no_hints": False,
+        }
 
     @pytest.mark.anyio
     @pytest.mark.parametrize("anyio_backend", ["asyncio"])

@@ -13,9 +13,12 @@ message naming this tool, then an argument rejection (:func:`is_argument_rejecti
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
+
+from mcp_types import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
 
 from errscope._attributes import META_ERROR_REF, META_FAILURE_CLASS, META_RETRY_AFTER, META_SIDE_EFFECT_POSSIBLE
 from errscope._classify import delay_seconds
@@ -29,6 +32,7 @@ __all__ = [
     "as_float",
     "declared_class",
     "error_ref",
+    "not_run",
     "read_text",
     "retry_after",
     "side_effect_possible",
@@ -58,6 +62,21 @@ def side_effect_possible(fields: Mapping[str, Any]) -> bool | None:
     return value if isinstance(value, bool) else None
 
 
+_REJECTED_BEFORE_DISPATCH: Final = frozenset({PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS})
+"""JSON-RPC 2.0 §5.1: errors about the request as received; the method was never invoked."""
+
+
+def not_run(code: int, data: Any) -> bool:
+    """Whether a peer's JSON-RPC error proves the tool did not run: the peer said so
+    (``side_effect_possible: false`` in ``data``), or the code rejects the request itself (-32700,
+    -32600, -32601, -32602). Any other code (-32603, the -32000 band, application codes) may come
+    after the tool ran: FastMCP's ``ErrorHandlingMiddleware`` turns every tool exception into one."""
+    declared = side_effect_possible(data) if isinstance(data, Mapping) else None
+    if declared is not None:
+        return not declared
+    return code in _REJECTED_BEFORE_DISPATCH
+
+
 def retry_after(fields: Mapping[str, Any]) -> float | None:
     """The peer's ``retry_after`` in seconds (a number or numeric string), as :func:`delay_seconds` bounds it."""
     return delay_seconds(as_float(fields.get(META_RETRY_AFTER)))
@@ -77,13 +96,20 @@ def as_float(value: Any) -> float | None:
     return None
 
 
-def text_of(content: Iterable[Any] | None) -> str:
-    """The text blocks of a result's ``content``, one per line: SDK objects or the wire's dicts alike."""
+def text_of(content: Iterable[Any] | None, structured: Any = None) -> str:
+    """The text blocks of a result's ``content``, one per line: SDK objects or the wire's dicts alike.
+
+    A result with no text block but a ``structuredContent`` reads as that value's JSON: the serialized copy
+    in a text block is only a SHOULD (MCP 2025-11-25, Tools > Structured Content), and an error body that
+    lives only there must still be read and shown (langchain-mcp-adapters #619).
+    """
     texts = []
     for block in content or ():
         text = block.get("text") if isinstance(block, Mapping) else getattr(block, "text", None)
         if isinstance(text, str):
             texts.append(text)
+    if not texts and structured is not None:
+        return json.dumps(structured, ensure_ascii=False, default=str)
     return "\n".join(texts)
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
+from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -90,9 +91,18 @@ class LogicalCall:
     unknown_tool: bool = False
     refreshed: bool = False
     appeared: bool = False
-    last_sent: ToolCallResult | None = None
-    """The latest attempt whose request was written: its outcome stands if a later one never left."""
-    last_unsent: bool = False
+    standing: ToolCallResult | None = None
+    """The outcome the logical call reports: the latest attempt whose request was written, else the
+    latest one not held back by the breaker, else the latest (a retry that never left says less)."""
+    _standing_rank: int = -1
+    undelivered: bool = False
+    """The latest attempt certainly never reached the tool: it may be sent again at the transport layer."""
+    held: bool = False
+    """The latest attempt was held back by the open circuit breaker."""
+
+    def safe_to_repeat(self) -> bool:
+        """The server's latest declaration (re-read before every retry: ``list_changed`` may withdraw it)."""
+        return self.owner.catalog.is_safe_to_repeat(self.tool, keyed=self.key is not None)
 
     # -- one attempt ---------------------------------------------------------------------------------
     async def attempt(self, number: int) -> ToolCallResult:
@@ -133,15 +143,21 @@ class LogicalCall:
             raise
         ended = anyio.current_time()
         late.request_id, late.ref, late.gave_up_at = wire.request_id, result.error_ref, ended
-        self.last_unsent = wire.request_id is None
-        if not self.last_unsent:
-            self.last_sent = result
+        self.held = wire.held
+        self.undelivered = wire.undelivered
+        rank = 2 if wire.request_id is not None else 0 if wire.held else 1
+        if rank >= self._standing_rank:
+            self.standing, self._standing_rank = result, rank
         tg = owner.connection.tg
         keep_open = result.outcome is Outcome.TIMEOUT and owner.late_response_grace > 0 and tg is not None
         self._finish_span(span, attributes, result=result, seconds=ended - started, end=not keep_open)
         if keep_open:
             assert tg is not None
             tg.start_soon(end_after, span, owner.late_response_grace)
+        if not result.ok and owner.catalog.stale:
+            # A list_changed arrived with the failure (it may withdraw the promise a retry rests on):
+            # whether to retry is decided on the new listing, not the one the call started with.
+            await owner.connection.refresh_stale()
         return result
 
     def _finish_span(
@@ -168,6 +184,7 @@ class LogicalCall:
         owner = self.owner
         connection = owner.connection
         if not owner.breaker.allow():
+            wire.held = wire.undelivered = True
             attributes[ERROR_TYPE] = ERROR_TYPE_CIRCUIT_OPEN
             return shape.local_failure(
                 self.tool,
@@ -178,6 +195,7 @@ class LogicalCall:
         if conn is None or conn.client is None:
             owner.breaker.record_failure()
             attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
+            wire.undelivered = True
             return self._not_sent()
         if owner.catalog.stale:
             await connection.refresh_stale()
@@ -258,9 +276,22 @@ class LogicalCall:
                 return await self._unknown_tool(span, ref=None, channel=Channel.EXECUTION, result=raw)
             return shaped
         assert error is not None
-        if isinstance(error, MCPError) and wire.stand_in_frame and wire.session_ended:
-            # HTTP 404 to our session: the server no longer knows it, so it processed nothing.
+        if wire.http_status == HTTPStatus.TOO_MANY_REQUESTS:
+            # RFC 6585 §4: the server refused to process the request; whatever the body says, nothing ran.
+            owner.breaker.record_success()  # it answered
+            wire.undelivered = True
+            return shape.refused_http_rate_limit(self.tool, self.owner.target.display, wire.http_retry_after)
+        if wire.http_status in (HTTPStatus.UNAUTHORIZED, HTTPStatus.FORBIDDEN):
+            # MCP, Authorization > Error Handling: a missing, invalid or expired token gets 401, too few
+            # scopes 403; refused before any tool code, so nothing ran. Not re-sent: the same token would
+            # be refused again (the SDK's auth provider, when there is one, has already tried to refresh).
+            owner.breaker.record_success()  # it answered
+            return shape.refused_http_auth(self.tool, self.owner.target.display, wire.http_status)
+        if isinstance(error, MCPError) and wire.session_ended:
+            # HTTP 404 to our session, with or without a JSON-RPC body (mcp's server sends -32600
+            # "Session not found"): the server no longer knows it, so it processed nothing.
             owner.breaker.record_failure()
+            wire.undelivered = True
             attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
             return shape.local_failure(
                 self.tool,
@@ -272,6 +303,7 @@ class LogicalCall:
             owner.breaker.record_failure()
             attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
             if wire.transport_failure.side_effect_possible is False:
+                wire.undelivered = True
                 return self._not_sent()
             return self._lost_while_running()
         if isinstance(error, MCPError) and wire.stand_in_frame:
@@ -286,6 +318,7 @@ class LogicalCall:
             )
         if isinstance(error, MCPError) and wire.error_frame:
             owner.breaker.record_success()  # the server answered
+            wire.undelivered = answer.not_run(error.code, error.data)
             return await self._from_protocol_error(error, span, attributes)
         if isinstance(error, MCPError) and error.code == REQUEST_TIMEOUT and not conn.tap.closed:
             # The SDK's own timer (a Client-level read_timeout_seconds): it already sent the cancel.
@@ -299,7 +332,10 @@ class LogicalCall:
             # No error frame for our id: the SDK raised it locally (connection closed, -32000 band).
             owner.breaker.record_failure()
             attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
-            return self._not_sent() if wire.request_id is None else self._lost_while_running()
+            if wire.request_id is None:
+                wire.undelivered = True
+                return self._not_sent()
+            return self._lost_while_running()
         owner.breaker.record_success()
         attributes[ERROR_TYPE] = ERROR_TYPE_UNREADABLE
         return shape.failure(

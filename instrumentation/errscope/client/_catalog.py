@@ -10,15 +10,21 @@ probe answered with -32601) never trigger a refresh (case D24).
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 
 import anyio
-from mcp_types import Tool
+import pydantic
+from mcp.shared.message import SessionMessage
+from mcp_types import JSONRPCResponse, Tool
+from mcp_types.methods import validate_server_result
 
 from errscope._attributes import META_IDEMPOTENCY_KEY_HONOURED
 
-__all__ = ["ToolCatalog"]
+__all__ = ["ToolCatalog", "usable_listing"]
+
+logger = logging.getLogger("errscope.client")
 
 Fetch = Callable[[], Awaitable[Sequence[Tool]]]
 
@@ -72,14 +78,21 @@ class ToolCatalog:
         return name in self._tools
 
     def is_safe_to_repeat(self, name: str, *, keyed: bool) -> bool:
-        """Whether the server declares a repeat of the call harmless: the tool says
-        ``annotations.idempotentHint: true`` (MCP spec, Tools > annotations; the author's own claim),
-        or the call carries an idempotency key (``keyed``) and the tool's ``_meta`` declares
-        ``io.errscope/idempotency_key_honoured: true`` (the server deduplicates on the key)."""
+        """Whether the server declares a repeat of the call harmless, as last listed.
+
+        MCP spec, Tools > ToolAnnotations (the author's own claim, which is what a retry rests on):
+        ``readOnlyHint: true`` (the tool does not modify its environment; ``idempotentHint`` is then
+        meaningless) or ``idempotentHint: true`` (repeating it with the same arguments has no
+        additional effect; ``destructiveHint`` does not change that). Or the call carries an
+        idempotency key (``keyed``) and the tool's ``_meta`` declares
+        ``io.errscope/idempotency_key_honoured: true`` (the server deduplicates on the key).
+        A tool not in the listing is not safe to repeat.
+        """
         tool = self._tools.get(name)
         if tool is None:
             return False
-        if tool.annotations is not None and tool.annotations.idempotent_hint is True:
+        hints = tool.annotations
+        if hints is not None and (hints.read_only_hint is True or hints.idempotent_hint is True):
             return True
         return keyed and tool.meta is not None and tool.meta.get(META_IDEMPOTENCY_KEY_HONOURED) is True
 
@@ -129,3 +142,36 @@ class ToolCatalog:
         await anyio.sleep(self.debounce)
         if self._dirty:
             await self.refresh(fetch)
+
+
+def usable_listing(item: SessionMessage, version: str) -> SessionMessage:
+    """A ``tools/list`` response without the tools whose definitions break the MCP schema of ``version``.
+
+    The SDK validates a page as a whole, so one tool with an unusable definition (an ``inputSchema``
+    whose ``type`` is not ``object``; MCP spec, Tools > Tool) would take every other tool of the server
+    with it, listing and calls alike (anthropics/claude-code #88049). Each such tool is dropped alone,
+    with a warning naming it; a page whose tools all validate is passed on untouched.
+    """
+    message = item.message
+    assert isinstance(message, JSONRPCResponse)
+    tools = message.result.get("tools")
+    try:
+        validate_server_result("tools/list", version, message.result)
+        return item
+    except pydantic.ValidationError:
+        if not isinstance(tools, list):
+            return item  # not a listing at all: the SDK's own error says so
+    except (KeyError, ValueError):
+        return item  # an era this SDK does not know: its own check decides
+    kept = []
+    for entry in tools:
+        try:
+            validate_server_result("tools/list", version, {"tools": [entry]})  # the SDK's own check, one tool
+        except pydantic.ValidationError as exc:
+            name = entry.get("name") if isinstance(entry, dict) else None
+            where = ".".join(str(part) for part in exc.errors()[0]["loc"][2:])  # after "tools.0"
+            logger.warning("tool %.64r left out of the listing: its definition breaks the MCP schema at %s", name, where)
+            continue
+        kept.append(entry)
+    result = {**message.result, "tools": kept}
+    return SessionMessage(message=message.model_copy(update={"result": result}), metadata=item.metadata)

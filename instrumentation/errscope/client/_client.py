@@ -287,10 +287,8 @@ class ToolClient:
         )
         if key is not None and idempotency_key is not None:
             call.links.extend(self._key_links.get(key, ()))  # a model-initiated retry links to the first call
-        safe = self.catalog.is_safe_to_repeat(name, keyed=key is not None)
-        result, count = await self.retry.run(call.attempt, safe_to_repeat=safe)
-        if call.last_unsent and call.last_sent is not None:
-            result = call.last_sent  # a retry that never left (breaker open): the sent attempt's outcome stands
+        result, count = await self.retry.run(call)
+        result = call.standing or result  # a retry that never left does not hide what the sent one said
         if call.appeared:
             # The tool appeared after re-listing: one more attempt, never a loop.
             result = await call.attempt(count + 1)

@@ -30,7 +30,7 @@ from opentelemetry import trace
 from opentelemetry.trace import Link, StatusCode
 
 from errscope._attributes import ERROR_TYPE, MCP_METHOD_NAME, RPC_RESPONSE_STATUS_CODE
-from errscope._classify import classify
+from errscope._classify import classify, parse_retry_after
 from errscope.client._catalog import ToolCatalog
 from errscope.client._telemetry import ClientTelemetry
 from errscope.client._wire import CURRENT_ATTEMPT, UNDECODABLE, WireTap, observe_http_parsing
@@ -86,7 +86,8 @@ def describe(server: object) -> Target:
 
 def _http_client_with_trace_headers(max_connections: int, session: dict[str, str], tap: WireTap) -> Any:
     """An httpx2 client (the SDK's timeouts) that mirrors ``_meta`` trace keys into W3C headers,
-    remembers the server's ``Mcp-Session-Id`` (2025-era sessions) in ``session["id"]``, and tells
+    records the HTTP status and ``Retry-After`` of each attempt's POST on the attempt (the SDK keeps
+    neither), remembers the server's ``Mcp-Session-Id`` (2025-era sessions) in ``session["id"]``, and tells
     ``tap`` when the server has ended that session (HTTP 404 to a request carrying it: MCP,
     Transports > Session Management, "MUST start a new session")."""
     import json
@@ -106,6 +107,10 @@ def _http_client_with_trace_headers(max_connections: int, session: dict[str, str
                 request.headers[key] = meta[key]
 
     async def remember_session(response: Any) -> None:
+        attempt = CURRENT_ATTEMPT.get()  # the POST runs in the sending caller's context
+        if attempt is not None and attempt.http_status is None and response.request.method == "POST":
+            attempt.http_status = response.status_code
+            attempt.http_retry_after = parse_retry_after(response.headers.get("retry-after"))
         if response.status_code == 404 and "mcp-session-id" in response.request.headers:
             tap.session_ended()
             return
@@ -298,12 +303,14 @@ class ServerConnection:
         assert conn.client is not None
         tools: list[Tool] = []
         cursor: str | None = None
+        seen: set[str] = set()
         for _ in range(100):
             page = await conn.client.list_tools(cursor=cursor)
             tools.extend(page.tools)
             cursor = page.next_cursor
-            if cursor is None:
+            if cursor is None or cursor in seen:  # a cursor that does not advance ends the listing
                 break
+            seen.add(cursor)
         return tools
 
     async def _on_message(self, message: Any) -> None:

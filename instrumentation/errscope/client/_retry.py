@@ -1,29 +1,44 @@
 """Automatic retries: only what is safe, decided from what the server declares.
 
 A key attached by the client proves nothing; what counts is the server's word that a repeat is
-harmless (DESIGN.md, "Idempotency keys"). A tool is *safe to repeat* when its ``tools/list`` entry
-says ``annotations.idempotentHint: true`` or ``_meta["io.errscope/idempotency_key_honoured"]: true``
-(errscope servers declare the latter for tools using :class:`errscope.idempotency.Idempotency`)
-and the call carries an idempotency key for the server to honour.
+harmless (DESIGN.md, "Idempotency keys"). A tool is *safe to repeat* when its latest ``tools/list``
+entry says ``annotations.readOnlyHint: true`` or ``annotations.idempotentHint: true`` (MCP spec,
+Tools > ToolAnnotations), or ``_meta["io.errscope/idempotency_key_honoured"]: true`` (errscope
+servers declare it for tools using :class:`errscope.idempotency.Idempotency`) and the call carries a
+key. It is read again before every retry: a ``notifications/tools/list_changed`` that withdraws the
+promise stops the retries of a call in flight.
+
+Independently of the tool, an attempt that certainly never reached it (*undelivered*) may be sent
+again at the transport layer (issue #11): nothing ran, so nothing can run twice.
 
 =========================================  ===============================================================
-ending                                     automatic retry
+ending of a retryable class                automatic retry
 =========================================  ===============================================================
-protocol error, rate_limited /             yes: a JSON-RPC error means the call did not happen (JSON-RPC
-upstream_unavailable                       2.0 §5, MCP spec "Error handling"), unless the server said the
-                                           side effect was possible
-``isError`` result, rate_limited /         only when the tool is safe to repeat: the tool ran, and may
-upstream_unavailable                       have done part of its work (an e-mail sent, then a 503)
-timeout                                    only when the tool is safe to repeat (``retry_timeouts``)
-no answer (no session, breaker open,       never: reported to the model as it is
-session lost mid-call)
+undelivered: connect refused, connect or   yes, for any tool: it was never applied (RFC 9110 §9.2.2: a
+pool timeout, no session, HTTP 404 to a    non-idempotent request may be retried automatically when the
+stale ``Mcp-Session-Id`` (a new session    client can detect that it was never applied); HTTP 429 (RFC
+is opened), HTTP 429 to the POST, a        6585 §4) refuses to process it
+JSON-RPC error the server declared
+harmless (``side_effect_possible: false``)
+or whose code means the request was
+rejected before dispatch (-32700, -32600,
+-32601, -32602; JSON-RPC 2.0 §5.1)
+any other JSON-RPC error (-32603,          only when the tool is safe to repeat: servers raise them after
+-32000.., application codes)               the tool ran (FastMCP's ``ErrorHandlingMiddleware`` turns
+                                           every tool exception into -32603/-32000)
+``isError`` result                         only when the tool is safe to repeat: the tool ran, and may
+                                           have done part of its work (an e-mail sent, then a 503)
+timeout, connection lost after the         only when the tool is safe to repeat (a timeout also needs
+request was written, unreadable answer     ``retry_timeouts``)
+circuit breaker open                       never: the breaker says fail fast
 not_found, permission_denied,              never
 invalid_input, unknown
 =========================================  ===============================================================
 
-Waits: ``retry_after`` (from ``_meta`` or the text) plus jitter when the server gave one and it fits
-``max_rate_limit_wait``; otherwise exponential backoff with jitter (never a burst), all within the
-per-call ``budget``. The machinery is ``tenacity``'s.
+Waits: ``retry_after`` (from ``_meta``, the text, or an HTTP ``Retry-After`` header, delay-seconds or
+HTTP-date) plus jitter when the server gave one and it fits ``max_rate_limit_wait``; otherwise
+exponential backoff with jitter (never a burst), all within the per-call ``budget`` and
+``max_attempts``. The machinery is ``tenacity``'s.
 
 A model-initiated retry is a new logical call that reuses the first call's idempotency key
 (``ToolClient.call_tool(..., idempotency_key=previous.idempotency_key)``); it is not counted here.
@@ -32,20 +47,42 @@ A model-initiated retry is a new logical call that reuses the first call's idemp
 from __future__ import annotations
 
 import random
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Protocol
 
 import anyio
 from tenacity import AsyncRetrying, RetryCallState, retry_if_result, stop_after_attempt, stop_before_delay
 from tenacity.wait import wait_exponential_jitter
 
-from errscope._vocabulary import Channel, FailureClass, Outcome
+from errscope._vocabulary import FailureClass, Outcome
 from errscope.client._result import ToolCallResult
 
-__all__ = ["RetryPolicy"]
+__all__ = ["Repeatable", "RetryPolicy"]
 
-T = TypeVar("T")
+
+_RETRYABLE = (FailureClass.RATE_LIMITED, FailureClass.UPSTREAM_UNAVAILABLE)
+
+
+class Repeatable(Protocol):
+    """One logical call as the policy sees it; every member reads the state after the latest attempt."""
+
+    async def attempt(self, number: int) -> ToolCallResult:
+        """Send attempt ``number`` (1, 2, ...) and return its outcome."""
+        ...
+
+    def safe_to_repeat(self) -> bool:
+        """Whether the server's latest declaration makes a repeat of this call harmless."""
+        ...
+
+    @property
+    def undelivered(self) -> bool:
+        """The latest attempt certainly never reached the tool."""
+        ...
+
+    @property
+    def held(self) -> bool:
+        """The latest attempt was held back by the open circuit breaker."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,17 +107,20 @@ class RetryPolicy:
     jitter: float = 0.25
     retry_timeouts: bool = True
 
-    def should_retry(self, result: ToolCallResult, *, safe_to_repeat: bool) -> bool:
-        """Whether errscope may send this logical call again on its own (see the module's table)."""
+    def should_retry(self, result: ToolCallResult, *, safe_to_repeat: bool, undelivered: bool = False) -> bool:
+        """Whether errscope may send this logical call again on its own (see the module's table).
+
+        Args:
+            result: the latest attempt's outcome.
+            safe_to_repeat: the server declares a repeat of the call harmless.
+            undelivered: the attempt certainly never reached the tool.
+        """
         if result.outcome is Outcome.TIMEOUT:
             return safe_to_repeat and self.retry_timeouts
-        if result.outcome is not Outcome.ERROR or result.channel is None:
-            return False  # ok, cancelled, or no answer from the server
-        if result.failure_class not in (FailureClass.RATE_LIMITED, FailureClass.UPSTREAM_UNAVAILABLE):
+        if result.outcome is not Outcome.ERROR or result.failure_class not in _RETRYABLE:
             return False
-        did_not_happen = result.channel is Channel.PROTOCOL and result.side_effect_possible is not True
-        if not (did_not_happen or safe_to_repeat):
-            return False
+        if not (undelivered or safe_to_repeat):
+            return False  # it may have run, and nobody promised that running it again is harmless
         if result.failure_class is FailureClass.RATE_LIMITED and result.retry_after is not None:
             return result.retry_after <= self.max_rate_limit_wait
         return True
@@ -94,27 +134,28 @@ class RetryPolicy:
                 return result.retry_after + random.uniform(0, self.jitter)
         return wait_exponential_jitter(multiplier=self.backoff_initial, max=self.backoff_max, jitter=self.jitter)(state)
 
-    async def run(
-        self,
-        attempt: Callable[[int], Awaitable[ToolCallResult]],
-        *,
-        safe_to_repeat: bool,
-    ) -> tuple[ToolCallResult, int]:
-        """Run ``attempt(n)`` (n = 1, 2, ...) until the policy stops; return the last result and the count."""
-        first = await attempt(1)
-        if self.max_attempts <= 1 or not self.should_retry(first, safe_to_repeat=safe_to_repeat):
+    async def run(self, call: Repeatable) -> tuple[ToolCallResult, int]:
+        """Run ``call.attempt(n)`` (n = 1, 2, ...) until the policy stops; return the last result and the count."""
+
+        def again(result: ToolCallResult) -> bool:
+            return not call.held and self.should_retry(
+                result, safe_to_repeat=call.safe_to_repeat(), undelivered=call.undelivered
+            )
+
+        first = await call.attempt(1)
+        if self.max_attempts <= 1 or not again(first):
             return first, 1  # the common case: no retry machinery on the hot path
         count = 0
 
         async def one() -> ToolCallResult:
             nonlocal count
             count += 1
-            return first if count == 1 else await attempt(count)
+            return first if count == 1 else await call.attempt(count)
 
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self.max_attempts) | stop_before_delay(self.budget),
             wait=self.wait_seconds,
-            retry=retry_if_result(lambda r: self.should_retry(r, safe_to_repeat=safe_to_repeat)),
+            retry=retry_if_result(again),
             retry_error_callback=lambda state: state.outcome.result() if state.outcome else None,
             sleep=anyio.sleep,
             reraise=True,

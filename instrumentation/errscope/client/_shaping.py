@@ -40,6 +40,7 @@ __all__ = [
     "from_result",
     "local_failure",
     "other_protocol_error",
+    "refused_http_rate_limit",
     "timed_out",
     "unknown_tool_head",
 ]
@@ -134,7 +135,7 @@ def from_result(
     schema and ``arguments`` what was sent: together they tell an argument rejection wrapped in
     ``isError`` from any other failure text.
     """
-    text = answer.text_of(raw.content)
+    text = answer.text_of(raw.content, raw.structured_content)
     if not raw.is_error:
         cut = len(text) > max_text
         if cut:
@@ -218,7 +219,11 @@ def other_protocol_error(tool: str, code: int, message: str, data: dict[str, Any
     )
     excerpt = safe_excerpt(message)
     shown = safe_name(tool)
-    head = f"{shown} was refused by the server: {excerpt}." if excerpt else f"{shown} was refused by the server."
+    # Only a code that rejects the request itself, or the server's word, says nothing ran (answer.not_run).
+    may_have_run = not answer.not_run(code, data)
+    verb = "failed on the server" if may_have_run else "was refused by the server"
+    head = f"{shown} {verb}: {excerpt}." if excerpt else f"{shown} {verb}."
+    maybe_done = may_have_run and cls is FailureClass.UPSTREAM_UNAVAILABLE
     return failure(
         tool,
         Channel.PROTOCOL,
@@ -226,8 +231,26 @@ def other_protocol_error(tool: str, code: int, message: str, data: dict[str, Any
         head,
         ref=ref,
         retry_after=retry_after,
+        advice=_MAYBE_DONE if maybe_done else None,
         side_effect_possible=answer.side_effect_possible(data),
     )
+
+
+def refused_http_rate_limit(tool: str, server: str, retry_after: float | None) -> ToolCallResult:
+    """HTTP 429 to the POST carrying the call (RFC 6585 §4): the server refused it, so nothing ran."""
+    head = f"Tool server {server} is rate limiting requests (HTTP 429); {safe_name(tool)} was not run."
+    return failure(tool, None, FailureClass.RATE_LIMITED, head, retry_after=retry_after, side_effect_possible=False)
+
+
+def refused_http_auth(tool: str, server: str, status: int) -> ToolCallResult:
+    """HTTP 401 or 403 to the POST carrying the call (MCP, Authorization > Error Handling; RFC 9110
+    §15.5.2, §15.5.4): the server refused the credentials or their scope, so nothing ran."""
+    why = "its credentials are missing, invalid or expired" if status == 401 else "its credentials lack the needed permission"
+    head = (
+        f"Tool server {server} refused the request (HTTP {status}: {why}); {safe_name(tool)} was not run. "
+        "The user or host must authorize again before calling it."
+    )
+    return failure(tool, None, FailureClass.PERMISSION_DENIED, head, side_effect_possible=False)
 
 
 def unknown_tool_head(tool: str, catalog: ToolCatalog, *, listed_before: bool, was_known: bool) -> str:

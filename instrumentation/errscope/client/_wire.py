@@ -11,7 +11,9 @@ sending (a :class:`contextvars.ContextVar`) and can:
 
 The read side sees every frame before the dispatcher does and records what the dispatcher would
 only debug-log: responses for ids nobody waits for (late answers after a timeout, wrong ids),
-frames that failed to parse, bytes that are not text, and the end of the stream. Whether an
+frames that failed to parse, bytes that are not text, and the end of the stream. It changes one
+thing: a ``tools/list`` page loses the tools whose definitions the SDK would reject, since the SDK
+rejects the page whole (:func:`errscope.client._catalog.usable_listing`). Whether an
 error frame is the peer's is decided by how it arose, never by its code or text:
 
 - on streamable HTTP the SDK stands in for answers it could not read (an unparseable body, an
@@ -42,11 +44,19 @@ import anyio
 from mcp.client._transport import Transport, TransportStreams
 from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.message import SessionMessage
-from mcp_types import ErrorData, JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
+from mcp_types import (
+    PROTOCOL_VERSION_META_KEY,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+)
 
 from errscope._classify import Classification
 from errscope._streams import ReceiveStreamProxy
 from errscope._tables import Table, expiring_table, owned_table, track
+from errscope.client._catalog import usable_listing
 
 __all__ = ["CURRENT_ATTEMPT", "CURRENT_TAP", "UNDECODABLE", "WireAttempt", "WireTap", "observe_http_parsing"]
 
@@ -80,6 +90,14 @@ class WireAttempt:
     """The server answered that the session no longer exists: the request was not processed."""
     transport_failure: Classification | None = None
     """The HTTP request carrying the attempt failed in transport (reset, refused, pool timeout)."""
+    http_status: int | None = None
+    """The HTTP status of the POST carrying the attempt (streamable HTTP)."""
+    http_retry_after: float | None = None
+    """Its ``Retry-After`` header in seconds (RFC 9110 §10.2.3: delay-seconds or an HTTP-date)."""
+    undelivered: bool = False
+    """The request certainly never reached the tool (set by the attempt once it has ended)."""
+    held: bool = False
+    """The circuit breaker held the attempt back: nothing was sent."""
     late_frames: int = 0
     finished: bool = False
     on_late: Callable[[], None] | None = None
@@ -137,6 +155,8 @@ class WireTap:
         self.frames_out: list[dict[str, Any]] = []
         self.frames_in: list[dict[str, Any]] = []
         self.record_frames = False
+        self.protocol_version = "2025-11-25"
+        """The era the peer speaks, as learnt from ``initialize`` or a request's ``_meta`` (for reading listings)."""
         self.listeners: list[Callable[[str], None]] = []
         track(Table.CONNECTIONS, self)
 
@@ -159,7 +179,10 @@ class WireTap:
                 params["_meta"] = meta
                 item = SessionMessage(message=message.model_copy(update={"params": params}), metadata=item.metadata)
             else:
-                self.other_requests[key] = None
+                self.other_requests[key] = message.method
+                version = ((message.params or {}).get("_meta") or {}).get(PROTOCOL_VERSION_META_KEY)
+                if isinstance(version, str):  # 2026-07-28: every request names its era
+                    self.protocol_version = version
         elif isinstance(message, JSONRPCNotification) and message.method == "notifications/cancelled":
             params = dict(message.params or {})
             target = params.get("requestId")
@@ -178,19 +201,20 @@ class WireTap:
         return item
 
     # -- read side ----------------------------------------------------------------------------
-    def on_receive(self, item: SessionMessage | Exception) -> None:
+    def on_receive(self, item: SessionMessage | Exception) -> SessionMessage | Exception:
+        """Record what ``item`` says; returns the item the SDK gets (a ``tools/list`` page without its broken tools)."""
         if self.record_frames and not isinstance(item, Exception):
             self.frames_in.append(item.message.model_dump(by_alias=True, exclude_none=True))
         if isinstance(item, Exception):
             self.garbage_frames += 1
             self._emit("garbage_frame")
-            return
+            return item
         message = item.message
         if isinstance(message, (JSONRPCResponse, JSONRPCError)):
             if message.id is None:
                 self.stray_responses += 1
                 self._emit("stray_response")
-                return
+                return item
             key = coerce_request_id(message.id)
             attempt = self.outstanding.pop(key, None)  # the common case first: a plain dict, no lock
             if attempt is not None:
@@ -205,17 +229,25 @@ class WireTap:
                     attempt.late_frames += 1
                     if attempt.on_late is not None:
                         attempt.on_late()
-                return
-            if self.other_requests.pop(key, _ABSENT) is not _ABSENT:
-                return
+                return item
+            method = self.other_requests.pop(key, _ABSENT)
+            if method == "tools/list" and isinstance(message, JSONRPCResponse):
+                return usable_listing(item, self.protocol_version)
+            if method == "initialize" and isinstance(message, JSONRPCResponse):
+                version = message.result.get("protocolVersion")
+                if isinstance(version, str):
+                    self.protocol_version = version
+            if method is not _ABSENT:
+                return item
             late = self.recent.get(key)
             if late is not None and late.finished:
                 late.late_frames += 1
                 if late.on_late is not None:
                     late.on_late()
-                return
+                return item
             self.stray_responses += 1
             self._emit("stray_response")
+        return item
 
     def session_ended(self) -> None:
         """The server has ended the session (HTTP 404 to it): the connection is lost, the next call re-opens one.
@@ -349,6 +381,5 @@ class _TapRead(ReceiveStreamProxy):
             self._tap.closed = True
             self._tap._emit("closed")
             raise
-        self._tap.on_receive(item)
-        received: SessionMessage | Exception = item
+        received: SessionMessage | Exception = self._tap.on_receive(item)
         return received

@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-import re
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -39,7 +38,7 @@ from errscope import _attributes as attr
 from errscope._call import ToolCall
 from errscope._classify import Classification, Upstream, class_for_jsonrpc_code
 from errscope._messages import model_message, safe_name, unknown_tool_message
-from errscope._scrubbing import scrub_value
+from errscope._scrubbing import scrub_value, without_stack_traces
 from errscope._telemetry import ServerTelemetry
 from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.client import _answer as answer
@@ -62,10 +61,6 @@ _MAX_IN_FLIGHT: Final = 10_000
 """Requests remembered per scope; past that the oldest is forgotten (a peer that never answers)."""
 _LOST_NOT_SENT: Final = "the server is not running and the call was not sent"
 _LOST_SENT: Final = "the server stopped before it answered; the call may have taken effect, check before retrying"
-
-
-_STACK_KEY: Final = re.compile(r"stack|trace|backtrace", re.I)
-"""Keys of an error's ``data`` that carry a stack trace by convention (``stack``, ``stackTrace``, ``traceback``)."""
 
 
 def parse_error() -> Message:
@@ -235,7 +230,7 @@ class Calls:
         assert call is not None
         meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
         content = result.get("content")
-        text = answer.text_of(content if isinstance(content, list) else None)
+        text = answer.text_of(content if isinstance(content, list) else None, result.get("structuredContent"))
         reading = self._read(call, text)
         if reading.unknown_tool:
             return self._unknown_tool(entry, message, INVALID_PARAMS)
@@ -291,8 +286,7 @@ class Calls:
         call.fail(Channel.PROTOCOL, classification, code=code)
         shaped_error: Message = {"code": code, "message": f"{shaped_text.rstrip('. ')} (Ref {call.error_ref})"}
         if isinstance(data, dict):
-            kept = {key: value for key, value in data.items() if not _STACK_KEY.search(str(key))}
-            shaped_error["data"] = {**scrub_value(kept), **failure_meta(call)}
+            shaped_error["data"] = {**scrub_value(without_stack_traces(data)), **failure_meta(call)}
         else:
             shaped_error["data"] = failure_meta(call) if data is None else {"detail": scrub_value(data), **failure_meta(call)}
         return {**message, "error": shaped_error}

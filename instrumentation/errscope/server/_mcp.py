@@ -26,6 +26,7 @@ from mcp.server.mcpserver.exceptions import UnexpectedToolError
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, CallToolRequestParams, ListToolsResult, PaginatedRequestParams
+from mcp_types.methods import SPEC_CLIENT_METHODS
 from opentelemetry import context, trace
 
 from errscope import _attributes as attr
@@ -33,7 +34,7 @@ from errscope._call import ToolCall, bind_call, current_call, unbind_call
 from errscope._classify import Classification, FieldProblem, argument_problems, classify
 from errscope._messages import safe_name
 from errscope._scrubbing import scrub
-from errscope._telemetry import ServerTelemetry, content_attribute
+from errscope._telemetry import OTHER, ServerTelemetry, content_attribute
 from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.server._declare import declare_honoured_keys, undeclare_honoured_keys
 from errscope.server._frames import AnswerMalformedFrames, apply_request_id_rule_on_stdio
@@ -64,8 +65,11 @@ class ErrscopeMiddleware:
             return await call_next(ctx)
         params = ctx.params if isinstance(ctx.params, Mapping) else {}
         request_id = _request_id(ctx.request_id)
+        # The method is the client's word: one the spec does not define is "_OTHER" on the span and the
+        # metric (bounded cardinality, as for HTTP methods; stacklok/toolhive #5956).
+        method = ctx.method if ctx.method in SPEC_CLIENT_METHODS else OTHER
         attributes: dict[str, Any] = {
-            attr.MCP_METHOD_NAME: ctx.method,
+            attr.MCP_METHOD_NAME: method,
             attr.JSONRPC_REQUEST_ID: request_id,
             attr.MCP_PROTOCOL_VERSION: ctx.protocol_version,
             attr.NETWORK_TRANSPORT: "pipe" if ctx.request is None else "tcp",
@@ -86,7 +90,7 @@ class ErrscopeMiddleware:
         # refused before the seam runs (malformed params) must not name the span or a metric label.
         call = ToolCall(tool=tool, known=ctx.method != "tools/call", request_id=request_id)
         parent = self.telemetry.parent_context(ctx.meta, headers)
-        span = self.telemetry.start(ctx.method, attributes, parent)
+        span = self.telemetry.start(method, attributes, parent)
         token = bind_call(call)
         # One attach: the parent (with its allow-listed baggage, else the ambient context) plus the span.
         attached = context.attach(trace.set_span_in_context(span, parent))
@@ -120,8 +124,9 @@ class ErrscopeMiddleware:
             call.outcome = Outcome.CANCELLED
             raise
         except BaseException as exc:
-            # KeyboardInterrupt, SystemExit, a tool's own BaseException: the SDK lets it take the
-            # connection down and no answer is sent; the span must still say the call failed.
+            # KeyboardInterrupt, a SystemExit outside any tool (the seam answers a tool's), another
+            # BaseException: the SDK lets it take the connection down and no answer is sent; the span
+            # must still say the call failed.
             call.fail(Channel.PROTOCOL, Classification(FailureClass.UNKNOWN), exception=exc)
             raise
         finally:

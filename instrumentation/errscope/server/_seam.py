@@ -42,7 +42,7 @@ from errscope._messages import (
     model_message,
     unknown_tool_message,
 )
-from errscope._scrubbing import scrub, scrub_value
+from errscope._scrubbing import scrub, scrub_value, without_stack_traces
 from errscope._validation import ArgumentValidator
 from errscope._vocabulary import Channel, FailureClass
 
@@ -150,7 +150,10 @@ class ToolSeam:
             raise MCPError(exc.code, _protocol_text(exc.message, call), data=_protocol_data(exc.data, call)) from None
         except InvalidResult as exc:
             return self.invalid_result(call, name, exc.problems)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:
+            # SystemExit too: a library's sys.exit() inside one tool call is that call's failure, not
+            # the end of the server and of every session on it (python-sdk #396). KeyboardInterrupt
+            # and cancellation still pass: they come from outside the tool.
             return self.fail(call, name, explain(exc)[0], exc, idempotent=info.idempotent)
         if getattr(result, "is_error", False) is True:  # CallToolResult, or a framework's equivalent
             return self.own_error_result(call, result)
@@ -233,7 +236,8 @@ def scrubbed_mcp_error(exc: MCPError) -> MCPError | None:
     peer as it is, so it gets the scrubbing a tool's own ``MCPError`` gets, without a ref.
     """
     message = scrub(exc.message)
-    data = None if exc.data is None else _scrub_payload(exc.data)
+    data = exc.data if not isinstance(exc.data, Mapping) else without_stack_traces(exc.data)
+    data = None if data is None else _scrub_payload(data)
     if message == exc.message and data == exc.data:
         return None
     return MCPError(exc.code, message, data=data)
@@ -246,7 +250,7 @@ def _protocol_text(message: str, call: ToolCall) -> str:
 def _protocol_data(data: Any, call: ToolCall) -> dict[str, Any]:
     meta = failure_meta(call)
     if isinstance(data, Mapping):
-        return {**_scrub_payload(data), **meta}
+        return {**_scrub_payload(without_stack_traces(data)), **meta}
     if data is None:
         return meta
     return {"detail": _scrub_payload(data), **meta}

@@ -1,0 +1,104 @@
+"""A foreign stdio MCP server whose tools and answers come from a JSON file (tests/heldout_cases.md).
+
+Usage: ``python heldout_peer.py`` with ``PEER_SPEC`` (the JSON file) and ``PEER_LOG`` (JSON lines: every
+frame received). Handshake era: 2025-11-25. The spec::
+
+    {"tools": [<Tool dicts, sent verbatim in tools/list>],
+     "answers": {"<tool>": {"result": {...}} | {"error": {...}}
+                          | {"hold": true, "on_cancel": {"error": {...}}}   # answer only when cancelled
+                          | {"result": {...}, "repeat": 2}},               # the same answer twice
+     "page_size": 2,          # optional: tools/list pages of this size, the cursor being the next offset
+     "stuck_cursor": true}    # optional: every page is the first, always with the same nextCursor
+
+``on_cancel`` reproduces the mcp 1.27 server that answered a cancelled request with ``code 0``
+(python-sdk #2493); ``repeat`` a server that answers one id twice.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+from typing import Any
+
+SPEC = json.loads(open(os.environ["PEER_SPEC"]).read())
+LOG = os.environ.get("PEER_LOG")
+_lock = threading.Lock()
+_held: dict[Any, dict[str, Any]] = {}
+
+
+def log(**event: Any) -> None:
+    if LOG:
+        with _lock, open(LOG, "a") as fh:
+            fh.write(json.dumps(event) + "\n")
+
+
+def send(obj: dict[str, Any]) -> None:
+    with _lock:
+        sys.stdout.write(json.dumps(obj) + "\n")
+        sys.stdout.flush()
+
+
+def answer(rid: Any, how: dict[str, Any]) -> None:
+    frame: dict[str, Any] = {"jsonrpc": "2.0", "id": rid}
+    if "error" in how:
+        frame["error"] = how["error"]
+    else:
+        frame["result"] = how["result"]
+    for _ in range(int(how.get("repeat", 1))):
+        send(frame)
+
+
+def listing(cursor: str | None) -> dict[str, Any]:
+    tools, size = SPEC["tools"], SPEC.get("page_size")
+    if size is None:
+        return {"tools": tools}
+    if SPEC.get("stuck_cursor"):
+        return {"tools": tools[:size], "nextCursor": "stuck"}
+    start = int(cursor or 0)
+    page: dict[str, Any] = {"tools": tools[start:start + size]}
+    if start + size < len(tools):
+        page["nextCursor"] = str(start + size)
+    return page
+
+
+def main() -> None:
+    for line in sys.stdin:
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            continue
+        method, rid, params = msg.get("method"), msg.get("id"), msg.get("params") or {}
+        log(kind="recv", method=method, id=rid, params=params)
+        if method == "notifications/cancelled":
+            held = _held.pop(params.get("requestId"), None)
+            if held is not None and "on_cancel" in held:
+                answer(params["requestId"], held["on_cancel"])
+            continue
+        if rid is None or method is None:
+            continue
+        if method == "initialize":
+            answer(rid, {"result": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "heldout-peer", "version": "0.0.1"},
+            }})
+        elif method == "tools/list":
+            answer(rid, {"result": listing(params.get("cursor"))})
+        elif method == "tools/call":
+            how = SPEC["answers"].get(params.get("name"))
+            if how is None:
+                answer(rid, {"error": {"code": -32602, "message": f"Unknown tool: {params.get('name')}"}})
+            elif how.get("hold"):
+                _held[rid] = how
+            else:
+                answer(rid, how)
+        elif method == "ping":
+            answer(rid, {"result": {}})
+        else:
+            answer(rid, {"error": {"code": -32601, "message": "Method not found"}})
+
+
+if __name__ == "__main__":
+    main()
