@@ -2,9 +2,9 @@
 
 The servers are ``tests/foreign/go/gosdk`` (the official ``modelcontextprotocol/go-sdk``) and
 ``tests/foreign/go/mcpgo`` (``mark3labs/mcp-go``), built by ``scripts/build-foreign-go.sh``. Their SDKs word
-every failure their own way (wire texts in the module docstrings of those servers' tests below); each must
-still get its class and an honest note, only an unknown tool re-lists, and the fake secret a tool puts into
-its error, with the Go stack trace around it, reaches neither the model text nor any span, metric or log.
+every failure their own way (their rejections of bad arguments are in ``tests/foreign/data/invalid_params_corpus.json``);
+each must still get its class and an honest note, only an unknown tool re-lists, and the fake secret a tool puts
+into its error, with the Go stack trace around it, reaches neither the model text nor any span, metric or log.
 """
 
 from __future__ import annotations
