@@ -101,3 +101,16 @@ async def test_go_server_over_http(tmp_path: Path, sdk: str) -> None:
         with serving(proxy_command(tmp_path, "--upstream", url, "--listen", f"127.0.0.1:{listen}"), listen):
             proxied = await call_all(f"http://127.0.0.1:{listen}/mcp", CALLS)
     assert_proxied(direct, proxied, tmp_path)
+
+
+async def test_a_panic_that_kills_the_go_server(tmp_path: Path) -> None:
+    """go-sdk does not recover a tool's panic: the server process dies mid-call. The proxy answers that call
+    (``upstream_unavailable``, may have happened), stays up, and starts the server again for the next call."""
+    server = go_server_stdio("gosdk")
+    command = proxy_command(tmp_path, "--", server.command, *server.args)
+    seen = await call_all(StdioServerParameters(command=command[0], args=command[1:]),
+                          {"explode": ("explode", {}), "after": ("add", {"a": 2, "b": 3})})
+    assert seen["explode"]["meta"]["io.errscope/failure_class"] == "upstream_unavailable", seen["explode"]
+    assert not any(fragment in seen["explode"]["text"] for fragment in STACK_FRAGMENTS)
+    assert (seen["after"]["channel"], seen["after"]["text"]) == (None, "5")
+    assert not any(fragment in telemetry_text(tmp_path) for fragment in STACK_FRAGMENTS)
