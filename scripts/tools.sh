@@ -6,8 +6,10 @@ cd "$(dirname "$0")/.."
 
 if command -v go >/dev/null; then
   scripts/build-collector.sh >/dev/null
+  # MCP servers on the Go SDKs (go-sdk, mcp-go) for tests/foreign and tests/proxy; modules from the Go proxy.
+  for sdk in gosdk mcpgo; do scripts/build-foreign-go.sh "$sdk" >/dev/null; done
 else
-  echo "tools: go not found; collector tests will skip (fail under ERRSCOPE_REQUIRE_STACK=1)" >&2
+  echo "tools: go not found; collector and Go MCP server tests will skip (fail under ERRSCOPE_REQUIRE_STACK=1)" >&2
 fi
 
 if command -v npm >/dev/null; then

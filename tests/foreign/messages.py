@@ -2,7 +2,8 @@
 
 ``python -m tests.foreign.messages --write`` runs every SDK it can find (the TypeScript SDK v2, v1 and an older
 v1 from ``tests/npm``; the ``mcp`` 2.x SDK's ``MCPServer`` and FastMCP 4 from the project venv; FastMCP 2 and 3,
-and the ``mcp`` 1.x SDK's FastMCP and low-level ``Server``, from the throwaway venvs ``scripts/tools.sh`` builds),
+and the ``mcp`` 1.x SDK's FastMCP and low-level ``Server``, from the throwaway venvs ``scripts/tools.sh`` builds;
+the Go SDKs ``go-sdk`` and ``mcp-go`` from ``tests/foreign/go``),
 makes the same bad calls on each over stdio with raw JSON-RPC, and writes what came back to
 ``tests/foreign/data/invalid_params_corpus.json``. The tests read that file, and one of them re-runs the capture
 to check the file still says what the SDKs say.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -20,10 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from tests.foreign.peers import NPM, TS_FAILING_SERVER
+from tests.foreign.peers import NPM, REPO, TS_FAILING_SERVER
 
 CORPUS: Final = Path(__file__).parent / "data" / "invalid_params_corpus.json"
 PY_SERVER: Final = Path(__file__).parent / "servers" / "py_validation_server.py"
+GO_SERVERS: Final = Path(__file__).parent / "go"
 PEER_VENVS: Final = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "errscope" / "peers"
 PROTOCOL_VERSION: Final = "2025-06-18"  # the handshake every SDK here accepts
 
@@ -64,7 +67,7 @@ CASES: Final = (
         "nested",
         "ship",
         {"address": {"city": 75001, "zip": "7500"}, "items": [{"sku": "A-1", "qty": 0}]},
-        {"address.city": ("string",), "address.zip": ("matching", "format"), "items.0.qty": ("at least 1",)},
+        {"address.city": ("string",), "address.zip": ("matching", "format", "like"), "items.0.qty": ("at least 1",)},
         ("75001", "7500"),
     ),
     Case("not-an-object", "add", [1, 2], {}),
@@ -108,6 +111,20 @@ def _python(name: str, python: Path, style: str, distribution: str) -> Peer:
     return Peer(name, argv, versions)
 
 
+def _go(sdk: str, module: str) -> Peer:
+    def argv() -> list[str] | None:
+        build = subprocess.run([str(REPO / "scripts" / "build-foreign-go.sh"), sdk], capture_output=True, text=True,
+                               timeout=600, check=False)
+        return [build.stdout.strip(), "--transport", "stdio"] if build.returncode == 0 else None
+
+    def versions() -> dict[str, str]:
+        pins = (GO_SERVERS / sdk / "go.mod").read_text()
+        pin = re.search(rf"^\s*(?:require\s+)?{re.escape(module)} (\S+)", pins, re.M)
+        return {module: pin[1] if pin else "?"}
+
+    return Peer(f"go-{sdk}", argv, versions)
+
+
 PEERS: Final = (
     _ts("v2", "@modelcontextprotocol/server", "zod"),
     _ts("v1", "@modelcontextprotocol/sdk", "zod"),
@@ -119,6 +136,9 @@ PEERS: Final = (
     # The mcp 1.x SDK, from FastMCP 2's venv (it pins mcp<2): its bundled FastMCP and its low-level Server.
     _python("py-mcp1-fastmcp", PEER_VENVS / "fastmcp2" / "bin" / "python", "mcp1-fastmcp", "mcp"),
     _python("py-mcp1-lowlevel", PEER_VENVS / "fastmcp2" / "bin" / "python", "mcp1-lowlevel", "mcp"),
+    # The Go SDKs' servers (tests/foreign/go), built by scripts/build-foreign-go.sh.
+    _go("gosdk", "github.com/modelcontextprotocol/go-sdk"),
+    _go("mcpgo", "github.com/mark3labs/mcp-go"),
 )
 
 

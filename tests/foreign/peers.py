@@ -1,8 +1,8 @@
 """Foreign MCP peers for tests: the TypeScript SDK server, Python servers on HTTP, the conformance suite.
 
-Everything here runs real software installed by ``scripts/tools.sh`` (``npm ci`` in ``tests/npm``): Node 22
-from the npm ``node`` package, the TypeScript SDK v1 (``@modelcontextprotocol/sdk``) and v2
-(``@modelcontextprotocol/server``), and the official conformance suite (``@modelcontextprotocol/conformance``).
+Everything here runs real software installed by ``scripts/tools.sh``: from ``npm ci`` in ``tests/npm``, Node 22 (the
+npm ``node`` package), the TypeScript SDK v1 (``@modelcontextprotocol/sdk``) and v2 (``@modelcontextprotocol/server``)
+and the official conformance suite (``@modelcontextprotocol/conformance``); the Go servers of ``tests/foreign/go``.
 Each helper calls :func:`tests.conftest.require` first, so a test skips on a laptop without them and fails
 under ``ERRSCOPE_REQUIRE_STACK=1``.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -56,6 +57,36 @@ def ts_server_stdio(sdk: str = "v2") -> StdioServerParameters:
     return StdioServerParameters(
         command=node(), args=[str(TS_FAILING_SERVER), "--sdk", sdk, "--transport", "stdio"], cwd=str(NPM)
     )
+
+
+GO_SDKS = ("gosdk", "mcpgo")
+"""The Go MCP servers in ``tests/foreign/go``: the official ``modelcontextprotocol/go-sdk`` and ``mark3labs/mcp-go``."""
+
+
+def go_server(sdk: str) -> str:
+    """Path of the Go failing-tools server on ``sdk`` (one of :data:`GO_SDKS`), built once per machine.
+
+    ``scripts/build-foreign-go.sh`` builds it on first use (modules from the Go proxy) and answers from its cache
+    after that; without Go the test skips, or fails under ``ERRSCOPE_REQUIRE_STACK=1``.
+    """
+    require(shutil.which("go") is not None, "go is not installed (the Go MCP servers are built with it)")
+    build = subprocess.run([str(REPO / "scripts" / "build-foreign-go.sh"), sdk], capture_output=True, text=True,
+                           timeout=600, check=False)
+    require(build.returncode == 0, f"the {sdk} MCP server did not build: {build.stderr[-2000:]}")
+    return build.stdout.strip()
+
+
+def go_server_stdio(sdk: str) -> StdioServerParameters:
+    """The Go failing-tools server on ``sdk`` over stdio."""
+    return StdioServerParameters(command=go_server(sdk), args=["--transport", "stdio"])
+
+
+@contextmanager
+def go_server_http(sdk: str) -> Iterator[str]:
+    """Run the Go failing-tools server on ``sdk`` over streamable HTTP; yield its ``/mcp`` URL."""
+    port = _free_port()
+    with _serving([go_server(sdk), "--transport", "http", "--port", str(port)], port, cwd=REPO) as url:
+        yield url
 
 
 def _free_port() -> int:

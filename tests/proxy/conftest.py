@@ -9,6 +9,10 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+
+from mcp import Client
+from mcp.shared.exceptions import MCPError
 
 from tests.conftest import require
 from tests.foreign.peers import _wait_port as wait_port
@@ -54,3 +58,29 @@ def serving(command: list[str], port: int, env: dict[str, str] | None = None) ->
 def telemetry_text(out: Path) -> str:
     """Everything the proxy exported (OTLP-JSON spans, metrics, logs) as one string."""
     return "".join(path.read_text() for path in sorted(out.glob("*.jsonl")))
+
+
+async def call_all(target: Any, calls: dict[str, tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    """Make each of ``calls`` (label -> tool, arguments) on ``target``, then a ``slow_report`` with progress.
+
+    Returns, per label, the channel (``"execution"`` for ``isError``, ``"protocol"`` for a JSON-RPC error, ``None``
+    for a success), the text and ``_meta``/``data`` (and the code of a protocol error); under ``"progress"`` the
+    report's text and the progress values seen.
+    """
+    seen: dict[str, Any] = {}
+    async with Client(target) as client:
+        for label, (tool, arguments) in calls.items():
+            try:
+                result = await client.call_tool(tool, arguments)
+                seen[label] = {"channel": "execution" if result.is_error else None, "text": result.content[0].text,
+                               "meta": result.meta or {}}
+            except MCPError as exc:
+                seen[label] = {"channel": "protocol", "code": exc.code, "text": exc.message, "meta": exc.data or {}}
+        progress: list[float] = []
+
+        async def on_progress(value: float, total: float | None, message: str | None) -> None:
+            progress.append(value)
+
+        done = await client.call_tool("slow_report", {"steps": 3, "delay_ms": 20}, progress_callback=on_progress)
+        seen["progress"] = {"text": done.content[0].text, "values": progress}
+    return seen

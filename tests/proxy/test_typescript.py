@@ -11,12 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import Client
 from mcp.client.stdio import StdioServerParameters
-from mcp.shared.exceptions import MCPError
 
 from tests.foreign.peers import FAKE_SECRET, node_env, ts_server_http, ts_server_stdio
-from tests.proxy.conftest import free_port, proxy_command, serving, telemetry_text
+from tests.proxy.conftest import call_all, free_port, proxy_command, serving, telemetry_text
 
 pytestmark = pytest.mark.anyio
 
@@ -36,26 +34,6 @@ CLASSES = {
     "bad_arguments": "invalid_input",
     "unknown_tool": "not_found",
 }
-
-
-async def call_all(target: Any) -> dict[str, Any]:
-    seen: dict[str, Any] = {}
-    async with Client(target) as client:
-        for label, (tool, arguments) in CALLS.items():
-            try:
-                result = await client.call_tool(tool, arguments)
-                seen[label] = {"channel": "execution" if result.is_error else None, "text": result.content[0].text,
-                               "meta": result.meta or {}}
-            except MCPError as exc:
-                seen[label] = {"channel": "protocol", "code": exc.code, "text": exc.message, "meta": exc.data or {}}
-        progress: list[float] = []
-
-        async def on_progress(value: float, total: float | None, message: str | None) -> None:
-            progress.append(value)
-
-        done = await client.call_tool("slow_report", {"steps": 3, "delay_ms": 20}, progress_callback=on_progress)
-        seen["progress"] = {"text": done.content[0].text, "values": progress}
-    return seen
 
 
 def assert_proxied(direct: dict[str, Any], proxied: dict[str, Any], out: Path) -> None:
@@ -81,9 +59,10 @@ def assert_proxied(direct: dict[str, Any], proxied: dict[str, Any], out: Path) -
 async def test_typescript_server_over_stdio(tmp_path: Path, sdk: str) -> None:
     """Each failure reaches the host classified, on the right channel, scrubbed; progress passes."""
     server = ts_server_stdio(sdk)
-    direct = await call_all(server)
+    direct = await call_all(server, CALLS)
     command = proxy_command(tmp_path, "--", server.command, *server.args)
-    proxied = await call_all(StdioServerParameters(command=command[0], args=command[1:], cwd=server.cwd, env=node_env()))
+    target = StdioServerParameters(command=command[0], args=command[1:], cwd=server.cwd, env=node_env())
+    proxied = await call_all(target, CALLS)
     assert_proxied(direct, proxied, tmp_path)
 
 
@@ -92,7 +71,7 @@ async def test_typescript_server_over_http(tmp_path: Path, sdk: str) -> None:
     """The same over streamable HTTP, ``--listen`` in front of the server."""
     listen = free_port()
     with ts_server_http(sdk) as url:
-        direct = await call_all(url)
+        direct = await call_all(url, CALLS)
         with serving(proxy_command(tmp_path, "--upstream", url, "--listen", f"127.0.0.1:{listen}"), listen):
-            proxied = await call_all(f"http://127.0.0.1:{listen}/mcp")
+            proxied = await call_all(f"http://127.0.0.1:{listen}/mcp", CALLS)
     assert_proxied(direct, proxied, tmp_path)

@@ -14,7 +14,13 @@ The parser reads the *structures* validators put into their messages, not one re
 - pydantic's text (``<loc>`` line, indented message, ``[type=..., input_value=...]``): the ``mcp`` SDK and every
   FastMCP major;
 - JSON Schema prose: ``'x' is a required property`` (jsonschema), ``must have required property 'x'`` and
-  ``/a must be number`` (ajv), ```x` must be ...``, ``missing required argument 'x'``.
+  ``/a must be number`` (ajv), ```x` must be ...``, ``missing required argument 'x'``;
+- JSON Schema keyword reports, a location then the failed keyword (``validating /properties/a: type: ...``, the Go
+  SDK) or the keyword's error value (``/a: &{Got:string Want:[number]}``, mcp-go). A report naming an argument but
+  not its rule takes what the argument must be from the tool's listed ``inputSchema``;
+- the decoders a tool binds its arguments with, in their own type names: Go's ``encoding/json`` (``cannot unmarshal
+  string into Go struct field Args.limit of type int``), Rust's serde (``invalid type: string "seven", expected
+  f64``, ``missing field `b```), mcp-go's argument helpers (``required argument "x" not found``).
 
 An unknown tool is a different failure (re-list, not fix the arguments): :func:`unknown_tool_name` recognises it
 by its own shapes and never claims a message that carries argument problems.
@@ -29,7 +35,7 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from errscope._messages import safe_name
+from errscope._messages import expected_for_path, safe_name
 from errscope.client._text import safe_excerpt, scrub_text
 
 __all__ = [
@@ -57,10 +63,22 @@ _UNEXPECTED: Final = "unexpected"
 # may validate upstream data with pydantic too): it counts only for fields the tool declares.
 _STRONG_MARKER: Final = re.compile(
     r"-32602|\binput validation error\b|\binvalid (?:request )?(?:arguments|params|parameters)\b"
-    r"|\bunexpected keyword argument",
+    r"|\bunexpected keyword argument"
+    # "validating \"arguments\"" (Go SDK), "input schema validation failed" (mcp-go), "validation of the arguments"
+    r"|\bvalidat(?:ing|ion)\W{0,3}(?:of\s+)?(?:the\s+)?(?:tool\s+)?(?:arguments?|input|params|parameters)\b"
+    r"|\b(?:arguments?|input|params|parameters)(?: schema)? validation\b"
+    # a decoder binding the arguments: "failed to deserialize parameters" (rmcp), "unmarshaling arguments" (Go)
+    r"|\b(?:deserializ|unmarshal|decod|pars|bind)\w*\s+(?:the\s+)?(?:tool\s+)?(?:arguments?|params|parameters)\b",
     re.I,
 )
 _PYDANTIC_HEADER: Final = re.compile(r"\b\d+ validation errors? for \S+", re.I)
+# A decoder's report (Go encoding/json, Rust's serde) or an argument helper's ("required argument \"x\" not found",
+# mcp-go) is as weak: a tool decodes upstream data with them too, and an upstream may miss a parameter.
+_DECODER_HEADER: Final = re.compile(
+    r"cannot unmarshal .{1,80}? into Go |\binvalid (?:type|value): .{1,120}?, expected |\b(?:missing|unknown) field `"
+    r"|\bunknown variant `|\brequired argument [`'\"]"
+    r"|\bargument [`'\"][\w.-]+[`'\"] (?:is not an?|cannot be converted to)\b"
+)
 
 _UNKNOWN_TOOL: Final = (
     # "Unknown tool: x" (mcp, FastMCP), "Tool x not found" (TS SDKs), "no such tool 'x'", "tool x does not exist"
@@ -150,6 +168,8 @@ _PHRASES: Final[tuple[tuple[re.Pattern[str], Any], ...]] = (
     (re.compile(r"^Invalid input: expected (\".*\"|-?[\d.]+|true|false|null)$", re.I), lambda m: f"exactly {m[1]}"),
     (re.compile(r"^Invalid literal value, expected (.+)$", re.I), lambda m: f"exactly {m[1]}"),
     (re.compile(r"^(?:Number|Value) must be (.+)$", re.I), lambda m: m[1]),
+    (re.compile(r"^(?:is )?(?:missing(?:,? but (?:it )?is required)?|required)$", re.I), lambda m: _REQUIRED),
+    (re.compile(r"^(?:must|should) be (.+)$", re.I), lambda m: m[1]),
     (re.compile(r"^(?:String|Array) must contain (at (?:least|most) \d+) (\w+?)(?:\(s\))?s?$", re.I),
      lambda m: f"{m[1]} {m[2]}s"),
     (re.compile(r"^String should match pattern '(.+)'$", re.I), lambda m: f"a string matching {m[1]}"),
@@ -286,6 +306,10 @@ _UNRECOGNISED: Final = re.compile(r"^Unrecognized keys?(?: in object)?:\s*(?P<ke
 _TOOL_PREAMBLE: Final = re.compile(r"^.*?\b(?:for tool|arguments for)\s+[`'\"]?[\w./-]+[`'\"]?\s*:\s*", re.I | re.S)
 _SDK_PREFIX: Final = re.compile(r"^(?:MCP error -?\d+:\s*)?(?:Input validation error:\s*)?", re.I)
 _MUST_BE: Final = re.compile(rf"(?<![\w/])[`'\"]?(?P<field>{_FIELD})[`'\"]? must be (?P<exp>[^.;,\n]{{1,60}})")
+# A tool's own check in words: "order_id must match ^ORD-\d{4}$" (rmcp servers' ErrorData::invalid_params).
+_MUST_MATCH: Final = re.compile(
+    rf"(?<![\w/])[`'\"]?(?P<field>{_FIELD})[`'\"]? must match (?:the )?(?:pattern |regex )?(?P<pattern>\S{{1,80}})"
+)
 # ajv's text form: "data/a must be number" or "/a must be number" (instancePath + message).
 _POINTER_MUST: Final = re.compile(
     r"(?:^|\s)(?:data)?(?P<pointer>/[\w/~$-]{1,128}) must (?:be )?(?P<exp>[^.;,\n]{1,60})"
@@ -293,7 +317,9 @@ _POINTER_MUST: Final = re.compile(
 _REQUIRED_PROSE: Final = re.compile(
     rf"[`'\"](?P<a>{_FIELD})[`'\"] is a required property"
     rf"|must have required property [`'\"](?P<b>{_FIELD})[`'\"]"
-    rf"|missing required (?:argument|field|property|parameter):? [`'\"]?(?P<c>{_FIELD})",
+    rf"|missing required (?:argument|field|property|parameter):? [`'\"]?(?P<c>{_FIELD})"
+    # "required property 'b' not found" (networknt), "required key [b] not found" (everit)
+    rf"|required (?:property|key|field) [`'\"\[](?P<d>{_FIELD})[`'\"\]] (?:not found|is missing)",
     re.I,
 )
 
@@ -343,6 +369,71 @@ def _jsonschema(message: str, arguments: Mapping[str, Any] | None) -> Iterator[t
         yield _sent_as(match.group("value"), arguments), expected
 
 
+# The decoders a tool's own code binds arguments with name the field (Go) or echo the value (Rust's serde) and say
+# what type was wanted in the language's own type names:
+#   Go encoding/json   json: cannot unmarshal string into Go struct field Args.limit of type int
+#   Go JSON v2         json: cannot unmarshal JSON string into Go int within "/limit"
+#   serde (Rust)       invalid type: string "seven", expected f64 / missing field `b` / unknown field `c`
+#                      unknown variant `drone`, expected `ground` or `express`
+#   mcp-go helpers     required argument "x" not found / argument "x" is not a string
+_DECODER_REPORTS: Final = (
+    re.compile(r"cannot unmarshal (?:JSON )?(?:\"[^\"]*\"|\S+) into Go (?:struct field (?P<field>[\w.$-]+) of type"
+               r" (?P<type>[^\s:;,]+)|value of type (?P<root>\S+)"
+               r"|(?P<type2>[^\s:;,]+) within \"(?P<pointer>/[^\"]*)\")"),
+    re.compile(r"invalid (?:type|value): (?:[a-z ]+ )?(?P<value>\"(?:[^\"\\]|\\.)*\"|`[^`]*`|\S+?),"
+               r" expected (?P<type>[^\n;]+?)(?: at line \d+ column \d+)?(?=$|[\n;])", re.M),
+    re.compile(r"unknown variant `(?P<variant>[^`]*)`, expected (?:one of )?"
+               r"(?P<options>`[^`]*`(?:(?:, | or )`[^`]*`)*)"),
+    re.compile(r"(?P<kind>missing|unknown|duplicate) field `(?P<name>[^`]+)`"),
+    re.compile(r"\brequired argument [\"'`](?P<required>[^\"'`]+)[\"'`] (?:not found|is missing)"
+               r"|\bargument [\"'`](?P<arg>[^\"'`]+)[\"'`] (?:is not an?|cannot be converted to)"
+               r" (?P<argtype>[\w.\[\]]+)"),
+)
+_NATIVE_TYPES: Final = (
+    (re.compile(r"^(?:f(?:32|64)|float(?:32|64)?|double|decimal|number)$", re.I), "a number"),
+    (re.compile(r"^(?:[iu](?:8|16|32|64|128|size)|u?int(?:8|16|32|64)?|long|short|integer|an? (?:i|u)\d+)$", re.I),
+     "an integer"),
+    (re.compile(r"^(?:a )?(?:bool(?:ean)?)$", re.I), "a boolean"),
+    (re.compile(r"^(?:a )?(?:str(?:ing)?|&str)$", re.I), "a string"),
+    (re.compile(r"^(?:\[\].*|(?:a )?(?:sequence|array|list|vec)(?:<.*>)?)$", re.I), "an array"),
+    (re.compile(r"^(?:map\[.*|(?:a )?(?:map|object|dict)|struct \w+|\*?[A-Z]\w*)$"), "an object"),
+)
+
+
+def _native_noun(kind: str) -> str | None:
+    """A Go or Rust type name as the model reads it: ``float64``/``f64`` -> "a number", ``[]string`` -> "an array"."""
+    kind = kind.strip().strip("`'\"")
+    for pattern, noun in _NATIVE_TYPES:
+        if pattern.match(kind):
+            return noun
+    return None
+
+
+def _decoder_reports(message: str, arguments: Mapping[str, Any] | None) -> Iterator[tuple[str, str | None]]:
+    go, serde_type, serde_variant, serde_field, helpers = _DECODER_REPORTS
+    for match in go.finditer(message):
+        if match["root"]:
+            yield "arguments", _native_noun(match["root"])
+        elif match["pointer"]:
+            yield _pointer_field(match["pointer"]), _native_noun(match["type2"])
+        else:  # "Args.address.city": the Go type's name, then the JSON path
+            yield match["field"].partition(".")[2] or match["field"], _native_noun(match["type"])
+    for match in serde_type.finditer(message):
+        value = match["value"].strip("`")
+        yield _sent_as(value, arguments), _native_noun(match["type"])
+    for match in serde_variant.finditer(message):
+        yield _sent_as(json.dumps(match["variant"]), arguments), "one of " + ", ".join(
+            re.findall(r"`([^`]*)`", match["options"])
+        )
+    for match in serde_field.finditer(message):
+        yield match["name"], {"missing": _REQUIRED, "unknown": _UNEXPECTED}.get(match["kind"])
+    for match in helpers.finditer(message):
+        if match["required"]:
+            yield match["required"], _REQUIRED
+        else:
+            yield match["arg"], _native_noun(match["argtype"]) or _noun(match["argtype"])
+
+
 def _literal(text: str) -> str:
     """A Python literal as jsonschema prints it (``'^\\\\d{5}$'``) back to its value (``^\\d{5}$``)."""
     try:
@@ -379,24 +470,145 @@ def _pydantic(message: str) -> Iterator[tuple[str, str | None]]:
 
 def _prose(message: str) -> Iterator[tuple[str, str | None]]:
     for match in _REQUIRED_PROSE.finditer(message):
-        yield match.group("a") or match.group("b") or match.group("c"), _REQUIRED
+        yield match.group("a") or match.group("b") or match.group("c") or match.group("d"), _REQUIRED
     for match in _POINTER_MUST.finditer(message):
         exp = match.group("exp").strip()
         yield _path(match.group("pointer")), _noun(exp) if re.fullmatch(r"\w+", exp) else exp
     for match in _MUST_BE.finditer(message):
         yield match.group("field"), match.group("exp").strip()
+    for match in _MUST_MATCH.finditer(message):
+        yield match.group("field"), f"a string matching {match.group('pattern').strip('`')}"
+
+
+# JSON Schema validators outside JavaScript and Python report a location (a JSON pointer into the arguments or into
+# the schema, or the root) and either the failed keyword with its own sentence (Go's google/jsonschema-go, used by
+# the official Go SDK: "validating /properties/a: type: ... want \"number\"") or the keyword's error value printed
+# as a Go struct (santhosh-tekuri/jsonschema, used by mcp-go: "/a: &{Got:string Want:[number]}"). What the
+# argument must be comes from the keyword and the schema's own value in that report, never from the sent value.
+_LOCATION: Final = r"(?P<pointer>/[^\s:;]*|<root>|root)"
+# Validators elsewhere (Java's networknt and everit, .NET's) put a JSONPath (``$.a.b``, ``$.items[0]``) or a URI
+# fragment pointer (``#/a/b``) before their own sentence: the location names the argument; the sentence is read
+# with the phrases above, and when none fits, the tool's listed schema says what the argument must be.
+_PATH_REPORT: Final = re.compile(
+    r"(?:^|(?<=[\s;,]))(?P<path>\$(?:\.[\w$-]+|\[\d+\]|\['[^']+'\])*|#(?:/[^\s:;/]+)*)\s*:\s*(?P<msg>[^;\n]+)", re.M
+)
+_KEYWORD_REPORT: Final = re.compile(
+    rf"{_LOCATION}\s*:\s*(?P<keyword>type|required|enum|const|pattern|format|minimum|maximum|exclusiveMinimum"
+    r"|exclusiveMaximum|minLength|maxLength|minItems|maxItems|multipleOf|additionalProperties)\s*:\s*"
+    r"(?P<detail>[^;\n]*)"
+)
+_STRUCT_REPORT: Final = re.compile(rf"{_LOCATION}\s*:\s*&?\{{(?P<fields>[^\n]*?)\}}(?=\s*(?:;|$))", re.M)
+_STRUCT_FIELD: Final = re.compile(r"(?P<key>[A-Z]\w*):(?P<value>\[[^\]]*\]|\S+)")
+_JSON_TYPES: Final = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
+_BOUND_WORDS: Final = {"minimum": "at least", "exclusiveMinimum": "greater than", "maximum": "at most",
+                       "exclusiveMaximum": "less than"}
+_NUMBER: Final = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?", re.I)
+_QUOTED: Final = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_WANT: Final = re.compile(r"\b(?:want(?:ed)?|expected|must be|should be)\b", re.I)
+
+
+def _pointer_field(pointer: str) -> str:
+    """The argument a location names: ``/properties/a/properties/b`` (a schema path) and ``/a/b`` both give ``a.b``."""
+    if pointer in {"<root>", "root", "/"}:
+        return ""
+    parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.strip("/").split("/")]
+    if parts[0] != "properties":
+        return ".".join(parts)
+    names, i = [], 0
+    while i < len(parts):  # a schema path: every name follows a "properties"; "items" and other keywords drop
+        if parts[i] == "properties" and i + 1 < len(parts):
+            names.append(parts[i + 1])
+            i += 2
+        else:
+            i += 1
+    return ".".join(names)
+
+
+def _list_items(text: str) -> list[str]:
+    """The items of a printed list: ``["a","b"]`` (JSON), ``[a b]`` (Go), ``a, b``."""
+    quoted = _QUOTED.findall(text)
+    if quoted:
+        return quoted
+    inner = text.strip().strip("[]")
+    return [v.strip("'`") for v in re.split(r",\s*|\s+", inner) if v.strip("'`")]
+
+
+def _number(text: str) -> str:
+    """``30.000000`` -> ``30``: the bound as a person writes it."""
+    return text if "." not in text else text.rstrip("0").rstrip(".")
+
+
+def _keyword_expectation(keyword: str, detail: str) -> str | None:
+    if keyword == "type":
+        wanted = _WANT.split(detail)[-1] if _WANT.search(detail) else ""
+        types = [t for t in re.findall(r"\w+", wanted) if t in _JSON_TYPES]
+        return " or ".join(_noun(t) for t in types) or None
+    if keyword == "enum" and "[" in detail:
+        return "one of " + ", ".join(_list_items(detail[detail.rindex("["):]))
+    if keyword in {"pattern", "format"} and _QUOTED.search(detail):
+        value = json.loads(f'"{_QUOTED.findall(detail)[-1]}"')
+        return f"a string matching {value}" if keyword == "pattern" else f"a valid {value}"
+    numbers = _NUMBER.findall(detail)
+    if keyword in _BOUND_WORDS and numbers:
+        return f"{_BOUND_WORDS[keyword]} {_number(numbers[-1])}"
+    if keyword in {"minLength", "maxLength", "minItems", "maxItems"} and numbers:
+        unit = "characters" if keyword.endswith("Length") else "items"
+        return f"{'at least' if keyword.startswith('min') else 'at most'} {_number(numbers[-1])} {unit}"
+    return None
+
+
+def _keyword_reports(message: str) -> Iterator[tuple[str, str | None]]:
+    for match in _KEYWORD_REPORT.finditer(message):
+        field, keyword, detail = _pointer_field(match["pointer"]), match["keyword"], match["detail"]
+        if keyword in {"required", "additionalProperties"}:
+            names = _list_items(detail.split(":")[-1]) if ":" in detail else _QUOTED.findall(detail)
+            for name in names:
+                yield (f"{field}.{name}" if field else name), _REQUIRED if keyword == "required" else _UNEXPECTED
+        else:
+            yield field or "arguments", _keyword_expectation(keyword, detail)
+    for match in _PATH_REPORT.finditer(message):
+        path = match["path"].lstrip("$#")
+        field = _pointer_field(path) if path.startswith("/") else re.sub(r"\['([^']+)'\]", r".\1", path).strip(".")
+        if not _REQUIRED_PROSE.search(match["msg"]):  # "$: required property 'b' not found" is read as prose
+            yield field or "arguments", _expectation(match["msg"])
+    for match in _STRUCT_REPORT.finditer(message):
+        field = _pointer_field(match["pointer"])
+        values = {m["key"]: m["value"] for m in _STRUCT_FIELD.finditer(match["fields"])}
+        if "Missing" in values:
+            for name in _list_items(values["Missing"]):
+                yield (f"{field}.{name}" if field else name), _REQUIRED
+            continue
+        wanted = values.get("Want", "")
+        expected = None
+        if wanted.startswith("["):
+            items = _list_items(wanted)
+            is_types = items and all(item in _JSON_TYPES for item in items)
+            expected = " or ".join(_noun(t) for t in items) if is_types else "one of " + ", ".join(items)
+        yield field or "arguments", expected  # a bare Want (a pattern, a bound, a format) does not say which rule
+
+
+def _declared_expectation(problem: ArgumentProblem, input_schema: Mapping[str, Any] | None) -> ArgumentProblem:
+    if problem.expected is not None or problem.field in ("", "arguments") or input_schema is None:
+        return problem
+    path = re.split(r"[.\[\]/]+", problem.field.strip("]"))  # a.b, a[0].b, a/b
+    return ArgumentProblem(problem.field, expected_for_path(input_schema, path))
 
 
 _NOT_FIELDS: Final = frozenset({"input", "error", "trace", "at", "http", "https"})  # prose words, not arguments
 
 
-def parse_argument_problems(message: str, arguments: Mapping[str, Any] | None = None) -> list[ArgumentProblem]:
+def parse_argument_problems(
+    message: str, arguments: Mapping[str, Any] | None = None, input_schema: Mapping[str, Any] | None = None
+) -> list[ArgumentProblem]:
     """The arguments a validation message rejects and what each must be (order kept, one per field, at most 4).
 
     Args:
         message: the server's text.
         arguments: the arguments that were sent, to name the argument when a validator echoes its value
             instead of its name (jsonschema); never quoted back.
+        input_schema: the tool's listed ``inputSchema``. When the message names an argument but not the rule it
+            broke (mcp-go prints ``/weight_kg: &{Got:-1/1 Want:0/1}``), what the argument must be is read from the
+            tool's own declaration (:func:`errscope._messages.expected_for_path`) instead.
 
     A field named twice keeps the most specific expectation. Values the caller sent never appear: pydantic's
     ``input_value``, zod's ``received`` and JSON Schema's echoed instance are dropped by construction.
@@ -405,15 +617,19 @@ def parse_argument_problems(message: str, arguments: Mapping[str, Any] | None = 
     # A JSON issue list is the whole story (its "message" fields would read as prose); else text forms combine.
     issues = list(_json_issues(message))
     pairs = issues or [
-        *_pydantic(message), *_zod_lines(message), *_prose(message), *_jsonschema(message, arguments)
+        *_keyword_reports(message), *_decoder_reports(message, arguments), *_pydantic(message), *_zod_lines(message),
+        *_prose(message), *_jsonschema(message, arguments),
     ]
     for field, expected in pairs:
-        field = field.strip("`'\"")
+        field = field.strip("`'\"").removeprefix("$.")  # a JSONPath's root
         if field.lower() in _NOT_FIELDS or (not field and (expected is None or "" in found)):
             continue
         if found.get(field) is None:
             found[field] = expected
-    return [ArgumentProblem(field, expected) for field, expected in found.items()][:MAX_PROBLEMS]
+    if len(found) > 1:
+        found.pop("", None)  # a problem the validator could not name adds nothing next to named ones
+    problems = [ArgumentProblem(field, expected) for field, expected in found.items()][:MAX_PROBLEMS]
+    return [_declared_expectation(problem, input_schema) for problem in problems]
 
 
 # ------------------------------------------------------------------------------------------- classification
@@ -433,16 +649,18 @@ def is_argument_rejection(message: str, declared: Collection[str] | None = None)
         message: the server's text.
         declared: the tool's declared argument names (:func:`declared_arguments`), when listed.
 
-    An SDK's own marker (``-32602``, "Input validation error", "Invalid arguments") is enough. A pydantic
-    validation report counts only when it names an argument the tool declares (or nothing is known about the
-    tool): a tool validating *upstream* data with pydantic fails on its own, it was not called wrongly. An
-    unknown-tool message is not a rejection of arguments (:func:`unknown_tool_name`).
+    An SDK's own marker (``-32602``, "Input validation error", "Invalid arguments", "validating arguments",
+    "failed to deserialize parameters") is enough. A pydantic validation report, a decoder's (Go
+    ``encoding/json``, Rust's serde) or an argument helper's (mcp-go) counts only when it names an argument the
+    tool declares (or nothing is known about the tool): a tool validating *upstream* data with them fails on its
+    own, it was not called wrongly. An unknown-tool message is not a rejection of arguments
+    (:func:`unknown_tool_name`).
     """
     if unknown_tool_name(message) is not None:
         return False
     if _STRONG_MARKER.search(message):
         return True
-    if not _PYDANTIC_HEADER.search(message):
+    if not (_PYDANTIC_HEADER.search(message) or _DECODER_HEADER.search(message)):
         return False
     problems = parse_argument_problems(message)
     if declared is None:
@@ -475,7 +693,12 @@ def names_this_tool_unknown(message: str, tool: str) -> bool:
     return named is not None and named in ("", tool)
 
 
-def invalid_params_note(tool: str, message: str, arguments: Mapping[str, Any] | None = None) -> str:
+def invalid_params_note(
+    tool: str,
+    message: str,
+    arguments: Mapping[str, Any] | None = None,
+    input_schema: Mapping[str, Any] | None = None,
+) -> str:
     """Build the model's note for rejected arguments on ``tool``: which argument, what it must be, what to do.
 
     Args:
@@ -484,12 +707,13 @@ def invalid_params_note(tool: str, message: str, arguments: Mapping[str, Any] | 
         arguments: the arguments that were sent (see :func:`parse_argument_problems`). Every value among them, at
             any depth and of any type, is cut out of whatever server text reaches the note
             (:func:`without_sent_values`): the note never quotes what the model sent, however the server echoed it.
+        input_schema: the tool's listed ``inputSchema`` (see :func:`parse_argument_problems`).
 
     Returns:
         At most :data:`MAX_NOTE` characters, scrubbed; each argument name at most 64 characters and each
         expectation at most :data:`MAX_EXPECTED`.
     """
-    problems = parse_argument_problems(message, arguments)
+    problems = parse_argument_problems(message, arguments, input_schema)
     if problems:
         # Names and expectations are the server's raw text: values cut, bounded and scrubbed like the excerpt below.
         detail = scrub_text("; ".join(_bounded(p, arguments).sentence() for p in problems))

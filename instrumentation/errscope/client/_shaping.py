@@ -171,7 +171,7 @@ def from_result(
         return None
     if reading.arguments_rejected:
         # Most SDKs (TS 1.2x+/2.x, mcp, FastMCP) answer bad arguments with an isError result, not -32602.
-        note = invalid_params_note(tool, text, arguments)
+        note = invalid_params_note(tool, text, arguments, input_schema)
         return failure(tool, Channel.EXECUTION, FailureClass.INVALID_INPUT, note, advice="", result=raw)
     cls = reading.failure_class
     retry_after = retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None

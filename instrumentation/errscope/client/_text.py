@@ -43,8 +43,23 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
 )
 
 
+# A report of the tool's own crash is a bug in the tool whatever words its dump holds ("invalid memory address"
+# is not invalid input, a frame's ":503" no status): a Go panic or runtime error, a nil/null dereference, a
+# goroutine or Python traceback dump, a segmentation fault.
+_CRASH: Final = re.compile(
+    r"\bpanic(?:ked)?\b|\bruntime error\b|\bnil pointer\b|\bnull ?pointer|\bsegmentation fault\b"
+    r"|^goroutine \d+ \[|Traceback \(most recent call last\)",
+    re.I | re.M,
+)
+
+
 def classify_text(text: str) -> FailureClass:
-    """Classify a foreign server's error text onto the closed set; ``unknown`` when nothing matches."""
+    """Classify a foreign server's error text onto the closed set; ``unknown`` when nothing matches.
+
+    A crash report (:data:`_CRASH`) is ``unknown`` before any other rule: the tool failed on its own.
+    """
+    if _CRASH.search(text):
+        return FailureClass.UNKNOWN
     for match in _STATUS.finditer(text):
         status = int(match.group(1))
         if 400 <= status <= 599:

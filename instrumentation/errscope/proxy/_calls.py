@@ -112,9 +112,9 @@ class Calls:
         self.upstream = Upstream(SYSTEM, None, upstream_address)
         self.tools: frozenset[str] | None = None
         """Tool names of the server's last complete ``tools/list`` answer; ``None`` until one is seen."""
-        self._declared: dict[str, frozenset[str] | None] = {}
-        """Each listed tool's declared argument names (:func:`declared_arguments`)."""
-        self._listing: dict[str, frozenset[str] | None] = {}
+        self._schemas: dict[str, Mapping[str, Any] | None] = {}
+        """Each listed tool's ``inputSchema``: its argument names and what each must be."""
+        self._listing: dict[str, Mapping[str, Any] | None] = {}
 
     # -- host -> server ---------------------------------------------------------------------------
     def from_host(self, scope: Scope, message: Any) -> Any:
@@ -209,11 +209,11 @@ class Calls:
         tools = result.get("tools")
         if isinstance(tools, list):
             self._listing.update(
-                (tool["name"], declared_arguments(tool.get("inputSchema")))
+                (tool["name"], tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else None)
                 for tool in tools if isinstance(tool, dict) and isinstance(tool.get("name"), str)
             )
         if not result.get("nextCursor"):  # the last page (MCP spec, Utilities > Pagination)
-            self.tools, self._declared, self._listing = frozenset(self._listing), self._listing, {}
+            self.tools, self._schemas, self._listing = frozenset(self._listing), self._listing, {}
 
     def _answer(self, entry: _InFlight, message: Message) -> Message:
         call = entry.call
@@ -241,7 +241,8 @@ class Calls:
             # Most SDKs answer bad arguments with an isError result: the client's note, values never quoted.
             classification = Classification(FailureClass.INVALID_INPUT, upstream=upstream)
             call.fail(Channel.EXECUTION, classification)
-            model_text = f"{invalid_params_note(call.tool or 'tool', text, entry.arguments)} Ref {call.error_ref}"
+            note = invalid_params_note(call.tool or "tool", text, entry.arguments, self._schemas.get(call.tool or ""))
+            model_text = f"{note} Ref {call.error_ref}"
         else:
             cls = reading.failure_class
             if cls is FailureClass.INVALID_INPUT:  # one problem a line: keep them all, not the first
@@ -272,7 +273,8 @@ class Calls:
             return message
         if code == INVALID_PARAMS:
             classification = Classification(FailureClass.INVALID_INPUT, upstream=upstream)
-            shaped_text = invalid_params_note(call.tool or "tool", text, entry.arguments)
+            schema = self._schemas.get(call.tool or "")
+            shaped_text = invalid_params_note(call.tool or "tool", text, entry.arguments, schema)
         else:
             cls = class_for_jsonrpc_code(code)
             if cls is FailureClass.UNKNOWN or code == CONNECTION_CLOSED:  # the code says little: read the text
@@ -292,7 +294,8 @@ class Calls:
     def _read(self, call: ToolCall, text: str) -> answer.TextReading:
         # A listed tool whose text mentions an unknown tool is a tool failing about another tool.
         listed = self.tools is not None and call.tool in self.tools
-        return answer.read_text(text, None if listed else call.tool, self._declared.get(call.tool or ""))
+        declared = declared_arguments(self._schemas.get(call.tool or ""))
+        return answer.read_text(text, None if listed else call.tool, declared)
 
     def _unknown_tool(self, entry: _InFlight, message: Message, code: int) -> Message:
         call = entry.call
