@@ -119,12 +119,6 @@ class TestJ03ErrorTextReachesTheModel:
 class TestJ04StackTraceInErrorText:
     """J04 (yjacquin/fast-mcp #130): a missing-argument error carrying the server's Ruby backtrace."""
 
-    @pytest.mark.xfail(
-        strict=True,
-        reason="hforeign area (client/_invalid_params.py, _text.py): \"'table_name' is required\" is not read as an "
-        "argument rejection (class unknown), and safe_excerpt scrubs the path but keeps the Ruby frame "
-        "\":in `block in run_query_base'\" of the backtrace on the first line",
-    )
     async def test_note_names_the_argument_without_paths(self, tmp_path: Path) -> None:
         """The model gets the argument note; no file paths, line numbers or frames."""
         text = (

@@ -319,7 +319,9 @@ _REQUIRED_PROSE: Final = re.compile(
     rf"|must have required property [`'\"](?P<b>{_FIELD})[`'\"]"
     rf"|missing required (?:argument|field|property|parameter):? [`'\"]?(?P<c>{_FIELD})"
     # "required property 'b' not found" (networknt), "required key [b] not found" (everit)
-    rf"|required (?:property|key|field) [`'\"\[](?P<d>{_FIELD})[`'\"\]] (?:not found|is missing)",
+    rf"|required (?:property|key|field) [`'\"\[](?P<d>{_FIELD})[`'\"\]] (?:not found|is missing)"
+    # a tool's own check: "'table_name' is required" (counted only for a declared argument)
+    rf"|[`'\"](?P<e>{_FIELD})[`'\"] is (?:required|missing)\b",
     re.I,
 )
 
@@ -470,7 +472,7 @@ def _pydantic(message: str) -> Iterator[tuple[str, str | None]]:
 
 def _prose(message: str) -> Iterator[tuple[str, str | None]]:
     for match in _REQUIRED_PROSE.finditer(message):
-        yield match.group("a") or match.group("b") or match.group("c") or match.group("d"), _REQUIRED
+        yield next(name for name in match.groups() if name), _REQUIRED
     for match in _POINTER_MUST.finditer(message):
         exp = match.group("exp").strip()
         yield _path(match.group("pointer")), _noun(exp) if re.fullmatch(r"\w+", exp) else exp
@@ -661,10 +663,16 @@ def is_argument_rejection(message: str, declared: Collection[str] | None = None)
     if _STRONG_MARKER.search(message):
         return True
     if not (_PYDANTIC_HEADER.search(message) or _DECODER_HEADER.search(message)):
-        return False
+        # No validator spoke: a tool's own sentence ("'table_name' is required") counts only when it
+        # names an argument the tool declares.
+        return declared is not None and _names_declared(parse_argument_problems(message), declared)
     problems = parse_argument_problems(message)
     if declared is None:
         return bool(problems)
+    return _names_declared(problems, declared)
+
+
+def _names_declared(problems: list[ArgumentProblem], declared: Collection[str]) -> bool:
     return any(re.split(r"[.\[/]", p.field)[0] in declared for p in problems)
 
 

@@ -104,7 +104,9 @@ def scrub_text(text: str) -> str:
 _NOISE: Final = (
     re.compile(r"[;,]?\s*(?:stack\s*)?trace(?:back)?\b.*$", re.I | re.S),
     re.compile(r"\s*\bat\s+\S+:\d+(?::\d+)?"),
-    re.compile(r"(?:[A-Za-z]:)?(?:/[\w.@~-]+){2,}(?::\d+)?"),
+    # A path, with a frame's position and name when it has one: Ruby's "x.rb:94:in `block in run'", Go's
+    # "main.go:12 +0x1d", a JavaScript "x.js:3:14".
+    re.compile(r"(?:[A-Za-z]:)?(?:/[\w.@~-]+){2,}(?::\d+(?::\d+)?(?::in\s+[`'][^'\n]*')?(?:\s+\+0x[0-9a-f]+)?)?"),
     re.compile(r"\bFile \"[^\"]+\", line \d+.*$", re.S),
 )
 
