@@ -157,3 +157,18 @@ class TestHttp:
             assert tc.tap is not old and tc.state.value == "connected"
         (span,) = telemetry.spans("tools/call end_session")
         assert "session_ended" in [e.name for e in span.events]
+
+
+async def test_a_server_that_hangs_up_on_the_era_probe_is_spoken_to_with_initialize(caplog: pytest.LogCaptureFixture) -> None:
+    """rmcp 1.8 over stdio exits on an opening ``server/discover`` (``ExpectedInitializeRequest``) where the SDK's
+    ``mode="auto"`` expects an error to fall back on: the client restarts it once with the initialize handshake
+    and says so in one record."""
+    params = StdioServerParameters(command=sys.executable, args=[str(SERVERS / "initialize_first.py")])
+    with caplog.at_level("INFO", logger="errscope.client"):
+        async with ToolClient(params, timeout=10) as tc:
+            first = await tc.call_tool("echo", {"text": "hello"})
+            assert tc.protocol_version == "2025-11-25"
+    assert (first.outcome, first.text) == (Outcome.OK, "hello")
+    assert [r.getMessage() for r in caplog.records if "server/discover" in r.getMessage()] == [
+        "errscope client: the server closed the connection on server/discover; using the initialize handshake"
+    ]

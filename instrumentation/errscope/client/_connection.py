@@ -276,17 +276,29 @@ class ServerConnection:
                 return conn
             if conn is not None:
                 conn.scope.cancel()
-            assert self.tg is not None, "use ToolClient as an async context manager"
-            conn = Connection(tap=self._new_tap())
-            self.current = conn
-            self.tg.start_soon(self._run, conn)
-            with anyio.move_on_after(self.connect_timeout):
-                await conn.ready.wait()
+            conn = await self._open()
+            if not conn.alive and self.mode == "auto" and conn.tap.closed and conn.tap.unanswered("server/discover"):
+                # The peer hung up on the era probe instead of answering it (rmcp 1.8 over stdio exits with
+                # ExpectedInitializeRequest): a pre-2026 server, spoken to with the initialize handshake
+                # from now on, as the SDK's own fallback does for a server that answers the probe with an error.
+                logger.info("errscope client: the server closed the connection on server/discover; using the initialize handshake")
+                conn.scope.cancel()
+                self.mode = "legacy"
+                conn = await self._open()
             if not conn.alive:
                 conn.scope.cancel()
                 return None
             await self._initial_listing(conn)
             return conn
+
+    async def _open(self) -> Connection:
+        assert self.tg is not None, "use ToolClient as an async context manager"
+        conn = Connection(tap=self._new_tap())
+        self.current = conn
+        self.tg.start_soon(self._run, conn)
+        with anyio.move_on_after(self.connect_timeout):
+            await conn.ready.wait()
+        return conn
 
     async def _initial_listing(self, conn: Connection) -> None:
         assert conn.client is not None

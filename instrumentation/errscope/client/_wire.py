@@ -249,6 +249,10 @@ class WireTap:
             self._emit("stray_response")
         return item
 
+    def unanswered(self, method: str) -> bool:
+        """Whether a request of ``method`` other than ``tools/call`` went out and got no answer (yet)."""
+        return method in self.other_requests.values()
+
     def session_ended(self) -> None:
         """The server has ended the session (HTTP 404 to it): the connection is lost, the next call re-opens one.
 
