@@ -17,7 +17,7 @@ import pytest
 
 from errscope import FailureClass as C
 from errscope._classify import explain
-from tests.classification.conftest import check, raised
+from tests.classification.conftest import HTTP_STATUSES, check, raised
 from tests.classification.upstreams import HOST, UNRESOLVABLE, HttpUpstream, closed_port
 
 SHORT = 0.3
@@ -42,15 +42,7 @@ _BODIES = {
 }
 
 STATUSES = [
-    # (status, Retry-After, class, side effect possible, retry_after)
-    (400, None, C.INVALID_INPUT, False, None),
-    (401, None, C.PERMISSION_DENIED, False, None),
-    (403, None, C.PERMISSION_DENIED, False, None),
-    (404, None, C.NOT_FOUND, False, None),
-    (429, "7", C.RATE_LIMITED, False, 7.0),
-    (429, None, C.RATE_LIMITED, False, None),
-    (500, None, C.UPSTREAM_UNAVAILABLE, True, None),
-    (503, "2", C.UPSTREAM_UNAVAILABLE, False, 2.0),
+    *HTTP_STATUSES,
     (529, None, C.UPSTREAM_UNAVAILABLE, True, None),  # Anthropic's "overloaded": a 5xx like any other
 ]
 

@@ -112,6 +112,13 @@ class HttpUpstream:
 
     def close(self) -> None:
         self._stop.set()
+        # Wake the blocked accept() before the descriptor is freed: a later listener given the same
+        # descriptor number would otherwise have its connections accepted by this server's thread.
+        try:
+            self._sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self._thread.join(5)
         self._sock.close()
 
     def _accept(self) -> None:
