@@ -88,8 +88,8 @@ class TestAsyncpg:
 
     def test_terminated_mid_statement(self, pg: Postgres) -> None:
         async def run() -> None:
-            victim = await asyncpg.connect(pg_dsn := f"postgresql://postgres:{PASSWORD}@{HOST}:{pg.port}/postgres")
-            admin = await asyncpg.connect(pg_dsn)
+            dsn = f"postgresql://postgres:{PASSWORD}@{HOST}:{pg.port}/postgres"
+            victim, admin = await asyncpg.connect(dsn), await asyncpg.connect(dsn)
             try:
                 pid = victim.get_server_pid()
                 sleeping = asyncio.ensure_future(victim.execute("SELECT pg_sleep(5)"))

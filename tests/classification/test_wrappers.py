@@ -12,7 +12,6 @@ import concurrent.futures
 
 import anyio
 import httpx
-import pytest
 import tenacity
 
 from errscope import FailureClass as C
