@@ -973,30 +973,25 @@ def register(exc_type: type[BaseException], rule: FailureClass | Rule) -> None:
 
 
 def _lookup(exc: BaseException) -> Rule | None:
-    """The rule for ``exc`` itself (not its chain), most authoritative first: what an author
-    registered; what the exception carries from the upstream (an AWS error code, an HTTP status:
-    they say more than the type, e.g. urllib's HTTPError is a URLError, websockets' InvalidStatus
-    an InvalidHandshake); the tables by type along the MRO; a database's SQLSTATE on a type
-    outside PEP 249's names (asyncpg)."""
-    mro = type(exc).__mro__
-    rule = next((_REGISTERED[klass] for klass in mro if klass in _REGISTERED), None)
-    if rule is not None:
-        return rule
-    if _aws_code(exc) is not None:
-        return _aws_error
-    if http_status_of(exc) is not None:
-        return _http_status
-    for klass in mro:
-        rule = _RULES.get(klass)
+    """The rule for ``exc`` itself (not its chain). Along the MRO, the most specific class with a
+    rule decides: what an author registered as is; a table rule gives way to what the exception
+    carries from the upstream (an AWS error code, an HTTP status: they say more than the type, e.g.
+    urllib's HTTPError is a URLError, websockets' InvalidStatus an InvalidHandshake). Without any
+    class rule: that carried status, else a database's SQLSTATE on a type outside PEP 249's names
+    (asyncpg)."""
+    carried = _aws_error if _aws_code(exc) is not None else _http_status if http_status_of(exc) is not None else None
+    for klass in type(exc).__mro__:
+        rule = _REGISTERED.get(klass)
         if rule is not None:
             return rule
-        if klass.__module__ != "builtins":
+        rule = _RULES.get(klass)
+        if rule is None and klass.__module__ != "builtins":
             rule = _NAMED_RULES.get(f"{klass.__module__}.{klass.__qualname__}") or _DBAPI_RULES.get(klass.__name__)
-            if rule is not None:
-                return rule
-    if _sqlstate(exc) is not None:
-        return _DB_CODE
-    return None
+        if rule is not None:
+            return carried or rule
+    if carried is not None:
+        return carried
+    return _DB_CODE if _sqlstate(exc) is not None else None
 
 
 def walk(exc: BaseException) -> list[BaseException]:
