@@ -174,6 +174,25 @@ class TestRegistry:
         assert classify_class(QuotaError()) == C.RATE_LIMITED
         assert classify_class(HardQuotaError()) == C.PERMISSION_DENIED
 
+    def test_registration_keeps_its_place_along_the_mro(self) -> None:
+        """A registered subclass wins over the table rule of its library base and over a status it
+        carries; unregistered, the carried status decides."""
+
+        class ApiError(Exception):
+            status_code = 503
+
+        class ReconnectingError(ConnectionRefusedError):
+            pass
+
+        class BudgetExceeded(ApiError):
+            pass
+
+        errscope.register(ReconnectingError, C.UNKNOWN)
+        errscope.register(BudgetExceeded, C.PERMISSION_DENIED)
+        assert classify_class(ReconnectingError()) == C.UNKNOWN
+        assert classify_class(BudgetExceeded()) == C.PERMISSION_DENIED
+        assert classify_class(ApiError()) == C.UPSTREAM_UNAVAILABLE  # its carried status, unregistered
+
     def test_broken_rule_is_unknown(self) -> None:
         """A rule that raises never breaks the failure path: the class is unknown."""
 

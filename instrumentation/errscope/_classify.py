@@ -3,17 +3,24 @@
 The mapping is a table (``_RULES``), looked up along the exception's MRO and along its chain
 (:func:`walk`); wrappers defer inwards, and :func:`explain` also names the root cause. Users
 extend it with :func:`register`. Nothing here imports a database driver: DB-API errors (PEP 249)
-are recognised by their standard class names.
+are recognised by their standard class names (asyncpg's by their SQLSTATE); one raised out of the
+driver's own ``connect`` never sent a statement.
 
 =====================================  ======================  ========================================
 exception                              class                   source of the rule
 =====================================  ======================  ========================================
 errscope family (``NotFound``, ...)    the leaf's class        the author said so
-HTTP status errors: httpx, httpx2,     by status, see below    RFC 9110 §15
-aiohttp, requests, urllib
+an HTTP error status carried as        by status, see below    RFC 9110 §15
+``status_code``/``status``/``code``/
+``response.status_code`` (httpx,
+requests, aiohttp, urllib, websockets,
+OpenAI, Anthropic, ...)
+AWS ``Error.Code`` (botocore)          by the code's words,    AWS API error codes
+                                       else its HTTP status
+``grpc.RpcError``                      by status code          google/rpc/code.proto's HTTP mapping
 transport errors: httpx/httpx2,        upstream_unavailable    the upstream did not answer
 httpcore/httpcore2, aiohttp,
-requests/urllib3, redis-py
+requests/urllib3, redis-py, websockets
 ``TimeoutError`` (incl. asyncio),      upstream_unavailable
 ``ConnectionError``, ``socket.gaierror``,
 ``ssl.SSLError``, ``OSError`` with a
@@ -24,8 +31,8 @@ pydantic, jsonschema                   unknown                 raised in the too
 ``ValidationError``
 the same, raised by a framework's      invalid_input           SEP-1303: the model can fix its input
 argument validation (by where it arose)
-PEP 249 errors with a SQLSTATE or      by the code             PostgreSQL Appendix A; sqlite.org/rescode
-SQLite result code
+PEP 249 errors with a SQLSTATE, a      by the code             PostgreSQL Appendix A; sqlite.org/rescode;
+SQLite result code or a MySQL number                           MariaDB error codes
 PEP 249 ``OperationalError``,          upstream_unavailable    connection lost, server shutting down
 ``InterfaceError``, ``InternalError``
 PEP 249 ``IntegrityError``,            invalid_input           duplicate key, bad value
@@ -35,10 +42,14 @@ PEP 249 ``ProgrammingError``,          unknown                 a bug on our side
 redis-py auth/ACL errors               permission_denied
 ``mcp`` ``MCPError``                   by JSON-RPC code        JSON-RPC 2.0 §5.1, MCP spec error codes
 ``mcp`` ``ToolError`` / wrappers       their ``__cause__``
+(exception groups, SQLAlchemy's,
+tenacity's ``RetryError``)
+no rule anywhere in the chain          by the words of the     ``...Throttled...``, ``...NotFound``,
+                                       types' names            ``...Timeout...``: a last resort
 anything else                          unknown                 a gap in the mapping: it is alerted on
 =====================================  ======================  ========================================
 
-HTTP statuses: 400/409/422 invalid_input, 401/403 permission_denied, 404/410 not_found,
+HTTP statuses: 400/409/413/422 invalid_input, 401/403 permission_denied, 404/410 not_found,
 429 rate_limited, 408 and 5xx upstream_unavailable, others unknown; ``Retry-After`` is parsed on
 429 and 503.
 
@@ -61,7 +72,7 @@ import re
 import socket
 import ssl
 import urllib.error
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -185,7 +196,7 @@ _MAX_CHAIN: Final = 16
 
 def class_for_http_status(status: int) -> FailureClass:
     """Map an HTTP status code to a class (RFC 9110 §15); 2xx/3xx and unmapped 4xx are ``unknown``."""
-    if status in (400, 409, 422):
+    if status in (400, 409, 413, 422):  # 413: smaller arguments fit
         return FailureClass.INVALID_INPUT
     if status in (401, 403):
         return FailureClass.PERMISSION_DENIED
@@ -274,10 +285,63 @@ def _status_classification(status: int, retry_after: str | None, address: str | 
     )
 
 
-def _http_status_error(exc: BaseException) -> Classification:
-    # httpx and httpx2: .response and .request (https://www.python-httpx.org/exceptions/).
-    response, request = exc.response, exc.request  # type: ignore[attr-defined]
-    return _status_classification(response.status_code, response.headers.get("retry-after"), http_address(request.url))
+def _attribute(obj: object, name: str) -> Any:
+    try:
+        return getattr(obj, name, None)
+    except Exception:  # a property that raises (httpx's .request when none is attached)
+        return None
+
+
+def _error_status(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and 400 <= value <= 599 else None
+
+
+def http_status_of(exc: BaseException) -> int | None:
+    """The HTTP error status (400-599) an exception carries, in the attribute shapes HTTP clients
+    and API SDKs use: ``status_code`` (OpenAI, Anthropic), ``http_status`` (Stripe), ``status``
+    (aiohttp), ``code`` (urllib, google-api-core), or its ``response``'s ``status_code``/``status`` (httpx, requests,
+    websockets). ``None`` when it carries none."""
+    for owner in (exc, _attribute(exc, "response")):
+        if owner is None or isinstance(owner, Mapping):  # botocore's response is a dict: see _aws_error
+            continue
+        for name in ("status_code", "http_status", "status", "code") if owner is exc else ("status_code", "status"):
+            status = _error_status(_attribute(owner, name))
+            if status is not None:
+                return status
+    return None
+
+
+def _retry_after_header(exc: BaseException) -> str | None:
+    for owner in (exc, _attribute(exc, "response")):
+        headers = _attribute(owner, "headers")
+        get = _attribute(headers, "get")
+        if callable(get):
+            try:
+                value = get("Retry-After")
+            except Exception:
+                continue
+            if isinstance(value, str):
+                return value
+    return None
+
+
+def _request_address(exc: BaseException) -> str | None:
+    # httpx/openai: .request.url; aiohttp: .request_info.url; requests: .response.url; urllib: .url
+    for owner, name in ((exc, "request"), (exc, "request_info"), (exc, None), (_attribute(exc, "response"), None)):
+        target = _attribute(owner, name) if name else owner
+        url = _attribute(target, "url")
+        if url is not None and not callable(url):
+            address = http_address(url)
+            if address:
+                return address
+    return None
+
+
+def _http_status(exc: BaseException) -> Classification | None:
+    status = http_status_of(exc)
+    if status is None:
+        return None
+    return _status_classification(status, _retry_after_header(exc), _request_address(exc))
 
 
 # Whether a transport failure may have delivered the request, by the exception's class name in
@@ -290,9 +354,10 @@ _MAYBE_SENT: Final = frozenset({"ReadTimeout", "WriteTimeout", "ReadError", "Wri
 
 def _sent_by_name(exc: BaseException) -> bool | None:
     for klass in type(exc).__mro__:
-        if klass.__name__ in _NOT_SENT:
+        names = {klass.__name__, klass.__name__.removesuffix("Error")}  # urllib3, botocore: ReadTimeoutError
+        if names & _NOT_SENT:
             return False
-        if klass.__name__ in _MAYBE_SENT:
+        if names & _MAYBE_SENT:
             return True
     return None
 
@@ -398,10 +463,12 @@ def tool_error_text(exc: BaseException) -> Classification | None:
 _UNIQUE_KEY: Final = re.compile(r"Key \(([A-Za-z_][A-Za-z0-9_]*(?:, ?[A-Za-z_][A-Za-z0-9_]*)*)\)=")
 
 
-def _dbapi_integrity(exc: BaseException) -> Classification:
+def _dbapi_integrity(exc: BaseException) -> Classification | None:
+    if _wraps_driver_error(exc):
+        return None
     # PostgreSQL's detail names the violated key's columns, never just the value: keep the columns only.
     match = _UNIQUE_KEY.search(str(exc))
-    status = _sqlstate(exc)
+    status = _db_status(exc)
     upstream = Upstream("db", status) if status else None
     if match and "already exists" in str(exc):
         column = match.group(1)
@@ -416,10 +483,10 @@ def _dbapi_integrity(exc: BaseException) -> Classification:
 
 
 def _sqlstate(exc: BaseException) -> str | None:
-    # psycopg 3 exposes .sqlstate, psycopg2 .pgcode; other drivers have neither.
+    # psycopg 3 and asyncpg expose .sqlstate, psycopg2 .pgcode (five characters, SQL standard).
     for attribute in ("sqlstate", "pgcode"):
         value = getattr(exc, attribute, None)
-        if isinstance(value, str) and value:
+        if isinstance(value, str) and len(value) == 5:
             return value
     return None
 
@@ -466,8 +533,61 @@ _SQLITE_CODES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
 }
 
 
+# MySQL/MariaDB error numbers (server: https://mariadb.com/kb/en/mariadb-error-codes/, client CR_*),
+# as PyMySQL and mysqlclient give them (``args[0]``) and mysql-connector (``errno``).
+_MYSQL_CODES: Final[dict[int, tuple[FailureClass, bool | None]]] = {
+    1044: (FailureClass.PERMISSION_DENIED, False),  # ER_DBACCESS_DENIED_ERROR
+    1045: (FailureClass.PERMISSION_DENIED, False),  # ER_ACCESS_DENIED_ERROR (login)
+    1142: (FailureClass.PERMISSION_DENIED, False),  # ER_TABLEACCESS_DENIED_ERROR
+    1143: (FailureClass.PERMISSION_DENIED, False),  # ER_COLUMNACCESS_DENIED_ERROR
+    1227: (FailureClass.PERMISSION_DENIED, False),  # ER_SPECIFIC_ACCESS_DENIED_ERROR
+    1048: (FailureClass.INVALID_INPUT, False),  # ER_BAD_NULL_ERROR
+    1062: (FailureClass.INVALID_INPUT, False),  # ER_DUP_ENTRY
+    1264: (FailureClass.INVALID_INPUT, False),  # ER_WARN_DATA_OUT_OF_RANGE
+    1366: (FailureClass.INVALID_INPUT, False),  # ER_TRUNCATED_WRONG_VALUE_FOR_FIELD
+    1406: (FailureClass.INVALID_INPUT, False),  # ER_DATA_TOO_LONG
+    1451: (FailureClass.INVALID_INPUT, False),  # ER_ROW_IS_REFERENCED_2
+    1452: (FailureClass.INVALID_INPUT, False),  # ER_NO_REFERENCED_ROW_2
+    4025: (FailureClass.INVALID_INPUT, False),  # ER_CONSTRAINT_FAILED (MariaDB CHECK)
+    3819: (FailureClass.INVALID_INPUT, False),  # ER_CHECK_CONSTRAINT_VIOLATED (MySQL)
+    1040: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # ER_CON_COUNT_ERROR: too many connections
+    1203: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # ER_TOO_MANY_USER_CONNECTIONS
+    1205: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # ER_LOCK_WAIT_TIMEOUT: the statement was rolled back
+    1213: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # ER_LOCK_DEADLOCK: the transaction was rolled back
+    1969: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # ER_STATEMENT_TIMEOUT (MariaDB max_statement_time)
+    3024: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # ER_QUERY_TIMEOUT (MySQL max_execution_time)
+    1053: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # ER_SERVER_SHUTDOWN mid-statement
+    1927: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # ER_CONNECTION_KILLED (MariaDB)
+    2003: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # CR_CONN_HOST_ERROR: cannot connect
+    2005: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # CR_UNKNOWN_HOST
+    2006: (FailureClass.UPSTREAM_UNAVAILABLE, None),  # CR_SERVER_GONE_ERROR
+    2013: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # CR_SERVER_LOST during the query
+    1049: (FailureClass.UNKNOWN, False),  # ER_BAD_DB_ERROR: configuration
+    1054: (FailureClass.UNKNOWN, False),  # ER_BAD_FIELD_ERROR: our bug
+    1064: (FailureClass.UNKNOWN, False),  # ER_PARSE_ERROR: our bug
+    1146: (FailureClass.UNKNOWN, False),  # ER_NO_SUCH_TABLE: our bug
+}
+
+
+def _db_status(exc: BaseException) -> str | None:
+    """The database's own code for ``upstream.status``: a MySQL error number (finer than the
+    SQLSTATE MySQL maps many numbers onto: 42000 is a syntax error and a denied access), else the SQLSTATE."""
+    mysql = _mysql_code(exc)
+    return str(mysql) if mysql is not None else _sqlstate(exc)
+
+
+def _mysql_code(exc: BaseException) -> int | None:
+    code = getattr(exc, "errno", None)
+    if code is None and exc.args:
+        code = exc.args[0]
+    return code if isinstance(code, int) and not isinstance(code, bool) and code in _MYSQL_CODES else None
+
+
 def _db_code(exc: BaseException) -> tuple[FailureClass, bool | None] | None:
     """What the database's own error code says, when the driver exposes one."""
+    mysql = _mysql_code(exc)
+    if mysql is not None:
+        return _MYSQL_CODES[mysql]
     status = _sqlstate(exc)
     if status is not None:
         return _SQLSTATES.get(status) or _SQLSTATES.get(status[:2])
@@ -475,15 +595,42 @@ def _db_code(exc: BaseException) -> tuple[FailureClass, bool | None] | None:
     if isinstance(name, str):
         return _SQLITE_CODES.get("_".join(name.split("_")[:2]))
     # libpq reports no SQLSTATE for a failed connection attempt; psycopg attaches the connection
-    # (Error.pgconn), which never had a server process behind it.
-    if getattr(getattr(exc, "pgconn", None), "backend_pid", None) == 0:
+    # (Error.pgconn), which never had a server process behind it. Other drivers (psycopg2,
+    # PyMySQL) say it by where they raised: inside their own connect().
+    if getattr(getattr(exc, "pgconn", None), "backend_pid", None) == 0 or _raised_connecting(exc):
         return FailureClass.UPSTREAM_UNAVAILABLE, False
+    # psycopg2 names the cursor whose statement raised (Error.cursor): an OperationalError there
+    # without a code is the connection lost under the running statement.
+    if type(exc).__name__ == "OperationalError" and getattr(exc, "cursor", None) is not None:
+        return FailureClass.UPSTREAM_UNAVAILABLE, True
     return None
 
 
+def _raised_connecting(exc: BaseException) -> bool:
+    """Whether ``exc`` came out of a ``connect`` function of its own library (PEP 249's
+    ``connect()``, ``Connection.connect``): no connection existed, so no statement was sent."""
+    package = type(exc).__module__.partition(".")[0]
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if frame.f_code.co_name == "connect" and str(frame.f_globals.get("__name__", "")).partition(".")[0] == package:
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def _wraps_driver_error(exc: BaseException) -> bool:
+    # SQLAlchemy's DBAPIError keeps the driver's exception as .orig and raises from it: that one
+    # carries the database's code (and, as the root cause, the driver's own words).
+    orig = getattr(exc, "orig", None)
+    return isinstance(orig, BaseException) and orig in (exc.__cause__, exc.__context__)
+
+
 def _dbapi(failure_class: FailureClass, side_effect_possible: bool | None = None) -> Rule:
-    def rule(exc: BaseException) -> Classification:
-        status = _sqlstate(exc)
+    def rule(exc: BaseException) -> Classification | None:
+        if _wraps_driver_error(exc):
+            return None
+        status = _db_status(exc)
         cls, side_effect = _db_code(exc) or (failure_class, side_effect_possible)
         upstream = Upstream("db", status) if status else None
         return Classification(cls, upstream=upstream, side_effect_possible=side_effect)
@@ -589,27 +736,6 @@ def _first_exception_arg(exc: BaseException) -> BaseException | None:
     return next((arg for arg in exc.args if isinstance(arg, BaseException)), None)
 
 
-def _aiohttp_status(exc: BaseException) -> Classification:
-    # aiohttp.ClientResponseError: .status, .headers, .request_info.url (a yarl URL).
-    headers = getattr(exc, "headers", None) or {}
-    url = getattr(getattr(exc, "request_info", None), "url", None)
-    return _status_classification(int(exc.status), headers.get("Retry-After"), http_address(url))  # type: ignore[attr-defined]
-
-
-def _requests_status(exc: BaseException) -> Classification:
-    # requests.HTTPError: .response (a requests.Response), None when raised by hand.
-    response = getattr(exc, "response", None)
-    if response is None:
-        return _UNKNOWN
-    return _status_classification(response.status_code, response.headers.get("Retry-After"), http_address(response.url))
-
-
-def _urllib_status(exc: BaseException) -> Classification:
-    assert isinstance(exc, urllib.error.HTTPError)
-    retry_after = exc.headers.get("Retry-After") if exc.headers else None
-    return _status_classification(exc.code, retry_after, http_address(exc.url))
-
-
 def _mcp_error(exc: BaseException) -> Classification:
     assert isinstance(exc, MCPError)
     return Classification(class_for_jsonrpc_code(exc.code), side_effect_possible=_JSONRPC_SENT.get(exc.code))
@@ -629,7 +755,109 @@ _JSONRPC_SENT: Final = {
     CONNECTION_CLOSED: True,
 }
 
+# AWS error codes (the ``Error.Code`` of every AWS API's error response, e.g. "ThrottlingException",
+# "NoSuchKey", "AccessDenied"): families by the words AWS names them with, tried in this order;
+# a code in none of them is read by its HTTP status. DynamoDB sends throttling as a 400, S3 as a
+# 503 "SlowDown": the code decides. Every code here is a refusal: nothing was applied.
+# (https://docs.aws.amazon.com/general/latest/gr/api-retries.html, each service's "Common Errors")
+_AWS_CODE_FAMILIES: Final = (
+    (re.compile(r"Throttl|TooManyRequests|SlowDown|RequestLimitExceeded|ThroughputExceeded|RateExceeded"),
+     FailureClass.RATE_LIMITED),
+    (re.compile(r"AccessDenied|Unauthorized|NotAuthorized|Forbidden|InvalidAccessKeyId|InvalidClientTokenId|"
+                r"SignatureDoesNotMatch|ExpiredToken|UnrecognizedClient|AuthFailure|MissingAuthenticationToken"),
+     FailureClass.PERMISSION_DENIED),
+    (re.compile(r"NotFound|NoSuch"), FailureClass.NOT_FOUND),
+    (re.compile(r"Validation|InvalidArgument|InvalidParameter|ConditionalCheckFailed|MalformedPolicy"),
+     FailureClass.INVALID_INPUT),
+)
+
+
+def _aws_code(exc: BaseException) -> tuple[str, int | None] | None:
+    """``(Error.Code, HTTP status)`` of an AWS SDK error (botocore's ``ClientError.response``)."""
+    response = _attribute(exc, "response")
+    if not isinstance(response, Mapping):
+        return None
+    error, metadata = response.get("Error"), response.get("ResponseMetadata")
+    code = error.get("Code") if isinstance(error, Mapping) else None
+    if not isinstance(code, str) or not code:
+        return None
+    status = metadata.get("HTTPStatusCode") if isinstance(metadata, Mapping) else None
+    return code, _error_status(status)
+
+
+def _aws_error(exc: BaseException) -> Classification | None:
+    found = _aws_code(exc)
+    if found is None:
+        return None
+    code, status = found
+    upstream = Upstream("aws", code)
+    for pattern, failure_class in _AWS_CODE_FAMILIES:
+        if pattern.search(code):
+            return Classification(failure_class, upstream=upstream, side_effect_possible=False)
+    if status is None:
+        return Classification(FailureClass.UNKNOWN, upstream=upstream)
+    return Classification(class_for_http_status(status), upstream=upstream,
+                          side_effect_possible=side_effect_for_http_status(status))
+
+
+# gRPC status codes -> (class, may it have run), after the HTTP mapping google/rpc/code.proto gives
+# each code: UNAVAILABLE is also what a dropped connection mid-call reports ("not always safe to
+# retry non-idempotent operations", grpc.io/docs/guides/status-codes), so it does not say.
+_GRPC_CODES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
+    "CANCELLED": (FailureClass.UPSTREAM_UNAVAILABLE, True),
+    "UNKNOWN": (FailureClass.UPSTREAM_UNAVAILABLE, True),  # the server's handler raised
+    "INVALID_ARGUMENT": (FailureClass.INVALID_INPUT, False),
+    "DEADLINE_EXCEEDED": (FailureClass.UPSTREAM_UNAVAILABLE, True),
+    "NOT_FOUND": (FailureClass.NOT_FOUND, False),
+    "ALREADY_EXISTS": (FailureClass.INVALID_INPUT, False),
+    "PERMISSION_DENIED": (FailureClass.PERMISSION_DENIED, False),
+    "UNAUTHENTICATED": (FailureClass.PERMISSION_DENIED, False),
+    "RESOURCE_EXHAUSTED": (FailureClass.RATE_LIMITED, False),
+    "FAILED_PRECONDITION": (FailureClass.INVALID_INPUT, False),
+    "ABORTED": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # a concurrency conflict, rolled back
+    "OUT_OF_RANGE": (FailureClass.INVALID_INPUT, False),
+    "UNIMPLEMENTED": (FailureClass.UNKNOWN, False),  # we called what the server lacks: our bug
+    "INTERNAL": (FailureClass.UPSTREAM_UNAVAILABLE, True),
+    "UNAVAILABLE": (FailureClass.UPSTREAM_UNAVAILABLE, None),
+    "DATA_LOSS": (FailureClass.UPSTREAM_UNAVAILABLE, True),
+}
+
+
+def _grpc_error(exc: BaseException) -> Classification:
+    # grpc.RpcError raised by a call is also a grpc.Call: .code() is a grpc.StatusCode member.
+    name = getattr(exc.code(), "name", None)  # type: ignore[attr-defined]
+    failure_class, side_effect = _GRPC_CODES.get(name, (FailureClass.UNKNOWN, None))  # type: ignore[arg-type]
+    return Classification(failure_class, upstream=Upstream("grpc", name), side_effect_possible=side_effect)
+
+
+# The last resort for an exception no rule and no attribute shape explains: the words its type
+# and base classes are named with (``QuotaThrottledError``, ``ObjectDoesNotExist``,
+# ``UpstreamTimeout``), first match in this order, leaf class first. Builtins never get here.
+_NAME_WORDS: Final = (
+    (re.compile(r"RateLimit|Throttl|TooManyRequests"), FailureClass.RATE_LIMITED, False),
+    (re.compile(r"PermissionDenied|AccessDenied|Forbidden|Unauthori[sz]ed|Unauthenticated|Authenticat"),
+     FailureClass.PERMISSION_DENIED, False),
+    (re.compile(r"NotFound|NoSuch|DoesNotExist|NoResultFound"), FailureClass.NOT_FOUND, None),
+    (re.compile(r"Duplicate|AlreadyExists"), FailureClass.INVALID_INPUT, False),
+    (re.compile(r"Connect(ion)?(Error|Refused|Timeout)|NameResolution|Unreachable"),
+     FailureClass.UPSTREAM_UNAVAILABLE, None),
+    (re.compile(r"Timeout|TimedOut|Unavailable|ConnectionClosed|Disconnect"), FailureClass.UPSTREAM_UNAVAILABLE, None),
+)
+
+
+def _by_name(exc: BaseException) -> Classification | None:
+    for klass in type(exc).__mro__:
+        if klass.__module__ == "builtins":
+            break
+        for pattern, failure_class, side_effect in _NAME_WORDS:
+            if pattern.search(klass.__name__):
+                sent = _sent_by_name(exc) if failure_class is FailureClass.UPSTREAM_UNAVAILABLE else side_effect
+                return Classification(failure_class, side_effect_possible=sent)
+    return None
+
+
 _UNKNOWN_RULE: Final = _fixed(FailureClass.UNKNOWN)
+_DB_CODE: Final = _dbapi(FailureClass.UNKNOWN)
 _UNAVAILABLE_NOT_SENT: Final = _unavailable(False)
 _UNAVAILABLE_MAYBE_SENT: Final = _unavailable(True)
 _UNAVAILABLE: Final = _unavailable(None)
@@ -641,7 +869,6 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "jsonschema.exceptions.ValidationError": _fixed(FailureClass.UNKNOWN),  # data inside the tool, not arguments
     "psycopg_pool.PoolTimeout": _unavailable(False, "postgresql"),
     # aiohttp (https://docs.aiohttp.org/en/stable/client_reference.html#hierarchy-of-exceptions)
-    "aiohttp.client_exceptions.ClientResponseError": _aiohttp_status,
     "aiohttp.client_exceptions.ClientConnectorError": _unavailable(False, "http"),  # DNS, refused, TLS
     "aiohttp.client_exceptions.ConnectionTimeoutError": _unavailable(False, "http"),  # incl. waiting for the pool
     "aiohttp.client_exceptions.ServerFingerprintMismatch": _unavailable(False, "http"),
@@ -652,7 +879,6 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "aiohttp.client_exceptions.ClientPayloadError": _unavailable(True, "http"),
     "aiohttp.client_exceptions.ClientConnectionError": _unavailable(None, "http"),
     # requests (https://requests.readthedocs.io/en/latest/api/#exceptions) wraps urllib3's error in args[0]
-    "requests.exceptions.HTTPError": _requests_status,
     "requests.exceptions.ConnectTimeout": _unavailable(False, "http"),
     "requests.exceptions.SSLError": _unavailable(False, "http"),
     "requests.exceptions.ProxyError": _unavailable(False, "http"),
@@ -673,6 +899,16 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     **{f"{lib}.{name}": _http_transport_error for lib in ("httpcore", "httpcore2") for name in (
         "ConnectionNotAvailable", "ProxyError", "UnsupportedProtocol", "ProtocolError", "TimeoutException",
         "NetworkError")},
+    # grpcio (https://grpc.github.io/grpc/python/grpc.html#grpc.RpcError): by its status code
+    "grpc.RpcError": _grpc_error,
+    # websockets (https://websockets.readthedocs.io/en/stable/reference/exceptions.html): a failed
+    # opening handshake sent nothing; a connection closed under a call leaves the message's fate open
+    # (the type does not say whether it was a send or a receive: assume it may have been acted on).
+    "websockets.exceptions.InvalidHandshake": _unavailable(False, "websocket"),
+    "websockets.exceptions.ConnectionClosed": _unavailable(True, "websocket"),
+    # SQLAlchemy: waiting for a connection of its pool (QueuePool's timeout); its DB-API wrappers
+    # keep the driver's error as .orig (see _dbapi)
+    "sqlalchemy.exc.TimeoutError": _unavailable(False, "db"),
     # redis-py (https://redis.readthedocs.io/en/stable/exceptions.html): errors the server replied are
     # refusals (the command did not run); a timeout may have left it applied.
     "redis.exceptions.AuthenticationError": _fixed(FailureClass.PERMISSION_DENIED, False),
@@ -691,11 +927,11 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "redis.exceptions.ConnectionError": _wrapping(lambda exc: exc.__context__, _unavailable(None, "redis")),
 }
 
+_REGISTERED: dict[type[BaseException], Rule] = {ToolFailure: _tool_failure}
+"""What an author said: the errscope family and :func:`register`'s types. They win over everything."""
+
 _RULES: dict[type[BaseException], Rule] = {
-    ToolFailure: _tool_failure,
-    httpx.HTTPStatusError: _http_status_error,
     httpx.TransportError: _http_transport_error,
-    httpx2.HTTPStatusError: _http_status_error,
     httpx2.TransportError: _http_transport_error,
     pydantic.ValidationError: _pydantic_validation,
     MCPError: _mcp_error,
@@ -715,7 +951,6 @@ _RULES: dict[type[BaseException], Rule] = {
     asyncio.IncompleteReadError: _UNAVAILABLE_MAYBE_SENT,  # the peer closed mid-answer
     http.client.IncompleteRead: _UNAVAILABLE_MAYBE_SENT,
     http.client.BadStatusLine: _UNAVAILABLE_MAYBE_SENT,  # incl. RemoteDisconnected
-    urllib.error.HTTPError: _urllib_status,
     # urllib wraps only what fails while connecting and sending (AbstractHTTPHandler.do_open); a
     # failure while waiting for the answer is raised bare.
     urllib.error.URLError: _never_sent(_wrapping(lambda exc: getattr(exc, "reason", None), _UNKNOWN_RULE)),
@@ -734,19 +969,29 @@ def register(exc_type: type[BaseException], rule: FailureClass | Rule) -> None:
         rule: a :class:`FailureClass`, or a callable ``(exc) -> Classification | None`` where
             ``None`` defers to the exception's ``__cause__``.
     """
-    _RULES[exc_type] = _fixed(rule) if isinstance(rule, FailureClass) else rule
+    _REGISTERED[exc_type] = _fixed(rule) if isinstance(rule, FailureClass) else rule
 
 
 def _lookup(exc: BaseException) -> Rule | None:
+    """The rule for ``exc`` itself (not its chain). Along the MRO, the most specific class with a
+    rule decides: what an author registered as is; a table rule gives way to what the exception
+    carries from the upstream (an AWS error code, an HTTP status: they say more than the type, e.g.
+    urllib's HTTPError is a URLError, websockets' InvalidStatus an InvalidHandshake). Without any
+    class rule: that carried status, else a database's SQLSTATE on a type outside PEP 249's names
+    (asyncpg)."""
+    carried = _aws_error if _aws_code(exc) is not None else _http_status if http_status_of(exc) is not None else None
     for klass in type(exc).__mro__:
-        rule = _RULES.get(klass)
+        rule = _REGISTERED.get(klass)
         if rule is not None:
             return rule
-        if klass.__module__ != "builtins":
+        rule = _RULES.get(klass)
+        if rule is None and klass.__module__ != "builtins":
             rule = _NAMED_RULES.get(f"{klass.__module__}.{klass.__qualname__}") or _DBAPI_RULES.get(klass.__name__)
-            if rule is not None:
-                return rule
-    return None
+        if rule is not None:
+            return carried or rule
+    if carried is not None:
+        return carried
+    return _DB_CODE if _sqlstate(exc) is not None else None
 
 
 def walk(exc: BaseException) -> list[BaseException]:
@@ -787,11 +1032,16 @@ def explain(exc: BaseException) -> tuple[Classification, BaseException]:
 
     The class is decided by the first exception along :func:`walk` whose rule answers; wrappers
     (rules that return ``None``: ``UnexpectedToolError``, FastMCP's ``ToolError``, exception
-    groups) defer inwards. The root cause is the innermost exception that is not such a wrapper,
-    whether or not a rule matched it: ``UnexpectedToolError("Error executing tool x")`` says
-    nothing, the ``RuntimeError`` it wraps does. Cancellation (``CancelledError``) is never the
-    root. An author's own failure (the ``errscope`` family) is its own root: its message is what
-    the author chose to record (the upstream's body, say), its cause is in the stack trace.
+    groups, SQLAlchemy's over the driver's error) defer inwards. When no rule answers anywhere,
+    the words the chain's exception types are named with decide (``_by_name``), else ``unknown``.
+
+    The root cause is the innermost meaningful exception below the decision, whether or not a rule
+    matched it: ``UnexpectedToolError("Error executing tool x")`` says nothing, the
+    ``RuntimeError`` it wraps does. A library's own exception that a rule knows is a root of its
+    own: ``httpx.ReadTimeout`` names the library and the phase, the bare ``TimeoutError`` it was
+    raised over does not. Cancellation (``CancelledError``) is never the root. An author's own
+    failure (the ``errscope`` family) is its own root: its message is what the author chose to
+    record (the upstream's body, say), its cause is in the stack trace.
     """
     decided: tuple[Classification, BaseException] | None = None
     root = exc
@@ -811,11 +1061,12 @@ def explain(exc: BaseException) -> tuple[Classification, BaseException]:
             decided = result, current
             break
     if decided is None:  # nothing matched: the innermost of the whole chain explains it
-        return _UNKNOWN, root
+        named = next((found for found in map(_by_name, walk(exc)) if found is not None), _UNKNOWN)
+        return named, root
     if isinstance(decided[1], ToolFailure):  # the author wrote down what happened: that is the root
         return decided
     # The root sits below the deciding exception, on its own chain (not in a sibling group member).
-    return decided[0], _innermost(decided[1])
+    return decided[0], _root_below(decided[1])
 
 
 _CONTROL_FLOW: Final = (StopIteration, StopAsyncIteration, BaseExceptionGroup)
@@ -828,7 +1079,17 @@ def _meaningful(exc: BaseException) -> bool:
     return isinstance(exc, Exception) and not isinstance(exc, _CONTROL_FLOW)
 
 
-def _innermost(exc: BaseException) -> BaseException:
-    # A wrapper always has something inside it (that is what it defers to), so the innermost
-    # meaningful exception of a chain is never one.
-    return next((e for e in reversed(walk(exc)) if _meaningful(e)), exc)
+def _root_below(decider: BaseException) -> BaseException:
+    """The first library exception a rule knows from ``decider`` inwards, else the innermost
+    meaningful one. A wrapper always has something inside it (that is what it defers to), so
+    the innermost meaningful exception of a chain is never one."""
+    chain = [e for e in walk(decider) if _meaningful(e)]
+    return next((e for e in chain if type(e).__module__ != "builtins" and _answers(e)), chain[-1] if chain else decider)
+
+
+def _answers(exc: BaseException) -> bool:
+    rule = _lookup(exc)
+    try:
+        return rule is not None and rule(exc) is not None
+    except Exception:
+        return False

@@ -13,6 +13,22 @@ import errscope
 from errscope import FailureClass
 from tests.classification.upstreams import HttpUpstream, full_backlog, silent_listener
 
+HTTP_STATUSES = [
+    # (status, Retry-After, class, side effect possible, retry_after): what an HTTP client's status error says
+    (400, None, FailureClass.INVALID_INPUT, False, None),
+    (401, None, FailureClass.PERMISSION_DENIED, False, None),
+    (403, None, FailureClass.PERMISSION_DENIED, False, None),
+    (404, None, FailureClass.NOT_FOUND, False, None),
+    (413, None, FailureClass.INVALID_INPUT, False, None),  # Content Too Large: smaller arguments fit
+    (429, "7", FailureClass.RATE_LIMITED, False, 7.0),
+    (429, None, FailureClass.RATE_LIMITED, False, None),
+    (500, None, FailureClass.UPSTREAM_UNAVAILABLE, True, None),
+    (502, None, FailureClass.UPSTREAM_UNAVAILABLE, True, None),
+    (503, "5", FailureClass.UPSTREAM_UNAVAILABLE, False, 5.0),
+    (503, None, FailureClass.UPSTREAM_UNAVAILABLE, False, None),
+    (504, None, FailureClass.UPSTREAM_UNAVAILABLE, True, None),
+]
+
 
 @pytest.fixture(scope="module")
 def upstream() -> Iterator[HttpUpstream]:

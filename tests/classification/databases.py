@@ -1,7 +1,8 @@
-"""Real PostgreSQL and Redis servers for the corpus, each on a free port of 127.0.0.1 in a temp dir.
+"""Real PostgreSQL, MariaDB and Redis servers for the corpus, each on a free port of 127.0.0.1 in a temp dir.
 
-Both come from Debian packages (``postgresql``, ``redis-server``; ``.ci/run`` installs them). PostgreSQL
-refuses to run as root, so under root the cluster belongs to the package's ``postgres`` user.
+All come from Debian packages (``postgresql``, ``mariadb-server``, ``redis-server``; ``.ci/run`` installs
+them). PostgreSQL refuses to run as root, so under root the cluster belongs to the package's
+``postgres`` user; MariaDB's server switches to the package's ``mysql`` user itself.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 from tests.classification.upstreams import HOST, closed_port, wait_ready
 from tests.conftest import require
 
-__all__ = ["Postgres", "postgres_server", "redis_server"]
+__all__ = ["Postgres", "mariadb_server", "postgres_server", "redis_server"]
 
 PASSWORD = "corpus-pw"
 """The password of the corpus's roles (a throwaway cluster on loopback)."""
@@ -106,4 +107,43 @@ def redis_server() -> Iterator[int]:
     finally:
         process.terminate()
         process.wait(10)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+@contextmanager
+def mariadb_server() -> Iterator[int]:
+    """A MariaDB server on a free port; ``root`` logs in over TCP with :data:`PASSWORD`."""
+    server, install = shutil.which("mariadbd", path="/usr/sbin:/usr/bin"), shutil.which("mariadb-install-db")
+    require(server is not None and install is not None,
+            "MariaDB server binaries are not installed (apt-get install mariadb-server)")
+    assert server is not None and install is not None
+    workdir = Path(tempfile.mkdtemp(prefix="errscope-mariadb-"))
+    user: list[str] = []
+    if os.geteuid() == 0:
+        require(_has_user("mysql"), "running as root and there is no 'mysql' user to run MariaDB as")
+        user = ["--user=mysql"]
+        shutil.chown(workdir, "mysql")
+    data = workdir / "data"
+    subprocess.run([install, "--no-defaults", f"--datadir={data}", "--auth-root-authentication-method=normal",
+                    "--skip-test-db", *user], check=True, capture_output=True)
+    port = closed_port()
+    process = subprocess.Popen(
+        [server, "--no-defaults", f"--datadir={data}", f"--port={port}", f"--bind-address={HOST}",
+         f"--socket={workdir}/sock", f"--pid-file={workdir}/pid", f"--log-error={workdir}/err",
+         "--skip-log-bin", "--skip-name-resolve", "--innodb-buffer-pool-size=16M", "--max-connections=8", *user],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        import pymysql
+
+        def set_password() -> None:
+            with pymysql.connect(unix_socket=f"{workdir}/sock", user="root", password="") as conn, conn.cursor() as cursor:
+                cursor.execute("CREATE USER IF NOT EXISTS 'root'@'127.0.0.1'")
+                cursor.execute("ALTER USER 'root'@'127.0.0.1' IDENTIFIED BY %s", (PASSWORD,))
+                cursor.execute("GRANT ALL ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION")
+
+        wait_ready(set_password, process)
+        yield port
+    finally:
+        process.terminate()
+        process.wait(30)
         shutil.rmtree(workdir, ignore_errors=True)

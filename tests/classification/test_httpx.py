@@ -17,7 +17,7 @@ import httpx2
 import pytest
 
 from errscope import FailureClass as C
-from tests.classification.conftest import cancel_while_waiting, check, raised, while_pool_is_held
+from tests.classification.conftest import HTTP_STATUSES, cancel_while_waiting, check, raised, while_pool_is_held
 from tests.classification.upstreams import HOST, UNRESOLVABLE, HttpUpstream, closed_port
 
 LIBS = [pytest.param(httpx, id="httpx"), pytest.param(httpx2, id="httpx2")]
@@ -92,24 +92,10 @@ class TestTransport:
         check(exc, C.UPSTREAM_UNAVAILABLE, True)
 
 
-STATUSES = [
-    # (status, Retry-After, class, side effect possible, retry_after)
-    (400, None, C.INVALID_INPUT, False, None),
-    (401, None, C.PERMISSION_DENIED, False, None),
-    (403, None, C.PERMISSION_DENIED, False, None),
-    (404, None, C.NOT_FOUND, False, None),
-    (429, "7", C.RATE_LIMITED, False, 7.0),
-    (429, None, C.RATE_LIMITED, False, None),
-    (500, None, C.UPSTREAM_UNAVAILABLE, True, None),
-    (502, None, C.UPSTREAM_UNAVAILABLE, True, None),
-    (503, "5", C.UPSTREAM_UNAVAILABLE, False, 5.0),
-    (503, None, C.UPSTREAM_UNAVAILABLE, False, None),
-    (504, None, C.UPSTREAM_UNAVAILABLE, True, None),
-]
 
 
 @pytest.mark.parametrize("lib", LIBS)
-@pytest.mark.parametrize(("status", "retry_after", "failure_class", "side_effect", "wait"), STATUSES)
+@pytest.mark.parametrize(("status", "retry_after", "failure_class", "side_effect", "wait"), HTTP_STATUSES)
 def test_status(lib: ModuleType, upstream: HttpUpstream, status: int, retry_after: str | None,
                 failure_class: C, side_effect: bool, wait: float | None) -> None:
     query = f"?retry_after={retry_after}" if retry_after else ""

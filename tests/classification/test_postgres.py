@@ -47,10 +47,10 @@ class TestConnecting:
 
     def test_name_does_not_resolve(self) -> None:
         # psycopg resolves the name itself and keeps nothing of the resolver's error but its text
-        # (no pgconn, no cause): the class is sure, whether anything was sent is not said.
+        # (no pgconn, no cause): raised out of Connection.connect, so no statement was sent.
         exc = raised(lambda: psycopg.connect(f"host={UNRESOLVABLE} user=postgres connect_timeout=5"))
         assert isinstance(exc, psycopg.OperationalError) and exc.pgconn is None and exc.__cause__ is None
-        check(exc, C.UPSTREAM_UNAVAILABLE, None)
+        check(exc, C.UPSTREAM_UNAVAILABLE, False)
 
     # libpq gives no SQLSTATE for a refused login (the 28P01 stays in its message text, which
     # errscope never parses): the connection was not established, and nothing ran.

@@ -80,7 +80,10 @@ class HttpUpstream:
 
     ``/status/<code>[?retry_after=<value>]`` answers that status (JSON body, ``Connection: close``);
     ``/stall`` reads the request and never answers; ``/drop`` reads the request and resets the
-    connection; ``/ok`` answers 200. A TLS ClientHello gets a plain-text 400.
+    connection; ``/ok`` answers 200. A TLS ClientHello gets a plain-text 400. Every path under
+    ``/stall/`` and ``/drop/`` behaves the same (an SDK appends its own paths to a base URL), and
+    :meth:`scripted` makes a base URL under which every path answers one status, headers and body
+    (an API's own error format: OpenAI's JSON, S3's XML, DynamoDB's JSON).
     """
 
     def __init__(self) -> None:
@@ -91,6 +94,7 @@ class HttpUpstream:
         self.port = int(self._sock.getsockname()[1])
         self.url = f"http://{HOST}:{self.port}"
         self._stop = threading.Event()
+        self._scripts: list[tuple[int, list[str], bytes]] = []
         self._thread = threading.Thread(target=self._accept, daemon=True)
         self._thread.start()
 
@@ -100,8 +104,21 @@ class HttpUpstream:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def scripted(self, status: int, body: bytes | str = b"", headers: dict[str, str] | None = None) -> str:
+        """A base URL under which every request answers ``status`` with ``headers`` and ``body``."""
+        data = body.encode() if isinstance(body, str) else body
+        self._scripts.append((status, [f"{name}: {value}" for name, value in (headers or {}).items()], data))
+        return f"{self.url}/scripted/{len(self._scripts) - 1}"
+
     def close(self) -> None:
         self._stop.set()
+        # Wake the blocked accept() before the descriptor is freed: a later listener given the same
+        # descriptor number would otherwise have its connections accepted by this server's thread.
+        try:
+            self._sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self._thread.join(5)
         self._sock.close()
 
     def _accept(self) -> None:
@@ -125,15 +142,18 @@ class HttpUpstream:
                 return
             target = head.split(b" ", 2)[1].decode("latin-1") if head.count(b" ") >= 2 else "/"
             url = urlsplit(target)
-            if url.path == "/stall":
+            if url.path.split("/")[1] == "stall":
                 self._stop.wait(STALL_LIMIT)
-            elif url.path == "/drop":
+            elif url.path.split("/")[1] == "drop":
                 conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # RST on close
             elif url.path.startswith("/status/"):
                 status = int(url.path.rsplit("/", 1)[1])
                 query = parse_qs(url.query)
                 headers = [f"Retry-After: {value}" for value in query.get("retry_after", [])]
                 self._answer(conn, status, headers)
+            elif url.path.startswith("/scripted/"):
+                status, headers, body = self._scripts[int(url.path.split("/")[2])]
+                self._answer(conn, status, headers, body)
             else:
                 self._answer(conn, 200, [])
 
@@ -162,8 +182,8 @@ class HttpUpstream:
         return head
 
     @staticmethod
-    def _answer(conn: socket.socket, status: int, headers: list[str]) -> None:
-        body = b'{"error": "upstream said no"}'
-        lines = [f"HTTP/1.1 {status} Upstream", "Content-Type: application/json", f"Content-Length: {len(body)}",
+    def _answer(conn: socket.socket, status: int, headers: list[str], body: bytes = b'{"error": "upstream said no"}') -> None:
+        content_type = [] if any(h.lower().startswith("content-type:") for h in headers) else ["Content-Type: application/json"]
+        lines = [f"HTTP/1.1 {status} Upstream", *content_type, f"Content-Length: {len(body)}",
                  "Connection: close", *headers]
         conn.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
