@@ -17,7 +17,9 @@ the code before it, at load average 8.7-10.4 on 2 cores shared with four other t
 per call (median 580) against 602-612 µs (median 609), on top of the bare client's 1,960-2,090 µs.
 Counted in instructions (callgrind, which load does not change; the client process only, 100
 calls): the bare client 1.31 M per call, errscope 1.84 M before and 1.81 M after (-27 k, -1.5 %).
-Earlier: 1.08-1.15 (median 1.14) in three runs at load average 3.0-3.9, 570-630 µs.
+Two more pairs run one after the other at load average 2.9-4.2: 1.141 and 1.142 before, 1.119
+and 0.988 after (that run disturbed: its round ratios 0.57-1.30); overhead 450-486 µs before,
+393-505 µs after. Earlier: 1.08-1.15 (median 1.14) in three runs at load average 3.0-3.9, 570-630 µs.
 
 Where the rest goes, measured by turning one part off at a time in one interleaved run (load average
 3-5, before the wire tap's cut, which took its share out of "bookkeeping"): the CLIENT span 215-270
