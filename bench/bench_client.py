@@ -9,22 +9,30 @@ alternates too, so load drift and cache warmth hit both sides alike; :data:`ROUN
 the client's own CPU time per call on each side (``time.thread_time``, which a loaded machine
 distorts far less than wall time), and the load average.
 
-Issue #11's goal, a ratio of at most 1.10, is not met: 1.08-1.15 (median 1.14) in three runs at
-load average 3.0-3.9 on 2 shared cores, errscope's client CPU 570-630 µs per call on top of the
-bare client's 1,760-1,940 µs. Against the code before this round of cuts, same bench, runs
-alternating: client CPU overhead 470-550 µs vs 665-695 µs (about a fifth less), while the wall
-ratio stays within its noise (1.14-1.17 vs 1.11-1.20). Where the rest goes, measured by turning one
-part off at a time in one interleaved run (load average 3-5): the CLIENT span 215-270 µs (the
-OpenTelemetry SDK cleans each of its dozen attribute values and copies the span for the exporter;
-the SDK's own span, which errscope replaces, costs the bare side part of that), the duration metric
-point 85-125 µs (the SDK cleans and hashes its attributes), the idempotency key about 130 µs
-(uuid4, its SHA-256 on the span, the key through the SDK's request models), and errscope's own
-bookkeeping about 115 µs: the attempt's timer (an anyio cancel scope with a deadline, one more
-scope for every checkpoint of the SDK to walk), the wire tap (re-writing ``params._meta`` with the
-trace keys, matching the answer's id), the late-answer watch, shaping the result. The success path
-writes no table: only an attempt that ends without its answer is remembered for a late one
-(``wire_recent``), and only a call that did not succeed keeps its span links for a retry with its
-key (``key_links``, about 60 µs a write once the table is full).
+Issue #11's goal, a ratio of at most 1.10, is not met. Latest: the wire tap no longer copies the
+request model per call (it replaces ``params._meta`` in the params dict the SDK built for that one
+write, where it ran ``model_copy`` and built a new ``SessionMessage``). Three runs side by side with
+the code before it, at load average 8.7-10.4 on 2 cores shared with four other test suites: ratio
+1.118-1.123 (median 1.119) against 1.122-1.154 (median 1.122); errscope's client CPU 565-613 µs
+per call (median 580) against 602-612 µs (median 609), on top of the bare client's 1,960-2,090 µs.
+Counted in instructions (callgrind, which load does not change; the client process only, 100
+calls): the bare client 1.31 M per call, errscope 1.84 M before and 1.81 M after (-27 k, -1.5 %).
+Two more pairs run one after the other at load average 2.9-4.2: 1.141 and 1.142 before, 1.119
+and 0.988 after (that run disturbed: its round ratios 0.57-1.30); overhead 450-486 µs before,
+393-505 µs after. Earlier: 1.08-1.15 (median 1.14) in three runs at load average 3.0-3.9, 570-630 µs.
+
+Where the rest goes, measured by turning one part off at a time in one interleaved run (load average
+3-5, before the wire tap's cut, which took its share out of "bookkeeping"): the CLIENT span 215-270
+µs (the OpenTelemetry SDK cleans each of its dozen attribute values and copies the span for the
+exporter; the SDK's own span, which errscope replaces, costs the bare side part of that), the
+duration metric point 85-125 µs (the SDK cleans and hashes its attributes), the idempotency key
+about 130 µs (uuid4, its SHA-256 on the span, the key through the SDK's request models), and
+errscope's own bookkeeping about 115 µs: the attempt's timer (an anyio cancel scope with a deadline,
+one more scope for every checkpoint of the SDK to walk), the wire tap (re-writing ``params._meta``
+with the trace keys in place, matching the answer's id), the late-answer watch, shaping the result.
+The success path writes no table: only an attempt that ends without its answer is remembered for a
+late one (``wire_recent``), and only a call that did not succeed keeps its span links for a retry
+with its key (``key_links``, about 60 µs a write once the table is full).
 """
 
 from __future__ import annotations

@@ -50,9 +50,6 @@ MAX_CONTENT: Final = 4096
 _SUPPRESSED: Final = NonRecordingSpan(INVALID_SPAN_CONTEXT)
 """The span of a request served while instrumentation is suppressed: nothing is recorded for it."""
 
-_STARTED: Final = {attr.ERRSCOPE_OUTCOME: Outcome.OK.value}
-"""What a span starts with: a success's outcome, so finish() writes nothing more after a success."""
-
 _ROOT_CAUSE: Final = "_errscope_root_cause"
 """Event-dict key carrying a :class:`RootCause` past ``scrub_values`` (which passes objects through)."""
 
@@ -128,37 +125,46 @@ class ServerTelemetry:
         With a remote parent, the ambient span (e.g. the HTTP request's) becomes a link (MCP
         semantic conventions, context propagation). The tool name joins the span name in
         :meth:`finish`, once the registry has said the tool exists: a client-chosen name is not a
-        span name (cardinality). The span starts as ``errscope.outcome=ok``, so the success path
-        sets nothing more on it.
+        span name (cardinality). ``attributes`` gains ``errscope.outcome=ok`` (the span's and the
+        metric point's), so the success path sets nothing more on the span.
         """
         if not is_instrumentation_enabled():  # inside suppress_instrumentation() (OpenTelemetry contrib convention)
             return _SUPPRESSED
+        attributes[attr.ERRSCOPE_OUTCOME] = Outcome.OK.value
         links = None
         if parent is not None:
             ambient = trace.get_current_span().get_span_context()
             links = [Link(ambient)] if ambient.is_valid else None
-        return self.tracer.start_span(
-            method, context=parent, kind=SpanKind.SERVER, attributes={**attributes, **_STARTED}, links=links
-        )
+        return self.tracer.start_span(method, context=parent, kind=SpanKind.SERVER, attributes=attributes, links=links)
 
-    def finish(self, span: Span, call: ToolCall | None, attributes: dict[str, Any], seconds: float) -> None:
+    def finish(
+        self,
+        span: Span,
+        call: ToolCall | None,
+        attributes: dict[str, Any],
+        seconds: float,
+        span_context: context.Context | None = None,
+    ) -> None:
         """Set the outcome attributes and status, record the duration, and log a failure once.
 
-        Never raises and always ends the span: it runs in the ``finally`` of the call it records,
-        where an exception would replace the call's own answer.
+        ``span_context`` is a context holding ``span`` (the one the call ran in), for the duration
+        point's exemplar; built here when not given. Never raises and always ends the span: it runs
+        in the ``finally`` of the call it records, where an exception would replace the call's own answer.
         """
         if span is _SUPPRESSED:
             return
         try:
-            self._record(span, call, attributes, seconds)
+            self._record(span, call, attributes, seconds, span_context or trace.set_span_in_context(span))
         except Exception:  # telemetry never breaks a tool call
             logging.getLogger(__name__).debug("telemetry for a call dropped", exc_info=False)
         finally:
             span.end()
 
-    def _record(self, span: Span, call: ToolCall | None, attributes: dict[str, Any], seconds: float) -> None:
+    def _record(
+        self, span: Span, call: ToolCall | None, attributes: dict[str, Any], seconds: float, span_context: context.Context
+    ) -> None:
         outcome_attributes = _outcome_attributes(call)
-        if outcome_attributes != _STARTED:
+        if outcome_attributes:
             span.set_attributes(outcome_attributes)
         if call is not None and call.tool is not None and call.known:
             span.update_name(f"{attributes[attr.MCP_METHOD_NAME]} {call.tool}")
@@ -167,11 +173,12 @@ class ServerTelemetry:
             if not caller_mistake:
                 span.set_status(StatusCode.ERROR, call.classification.failure_class.value)
         labels = {key: value for key, value in attributes.items() if key in attr.METRIC_ATTRIBUTES}
-        labels.update((key, value) for key, value in outcome_attributes.items() if key in attr.METRIC_ATTRIBUTES)
+        if outcome_attributes:
+            labels.update((key, value) for key, value in outcome_attributes.items() if key in attr.METRIC_ATTRIBUTES)
         if call is not None and not call.known:
             labels[attr.GEN_AI_TOOL_NAME] = OTHER
         # In the span's context, so the point's exemplar links to this trace.
-        self.duration.record(seconds, labels, context=trace.set_span_in_context(span))
+        self.duration.record(seconds, labels, context=span_context)
         if call is not None and call.failed:
             level = logging.WARNING if call.error_code in CALLER_MISTAKES else logging.ERROR
             recording, logged = span.is_recording(), _failure_logger.isEnabledFor(level)
@@ -204,8 +211,16 @@ def content_attribute(value: Any) -> str:
 
 
 def _outcome_attributes(call: ToolCall | None) -> dict[str, Any]:
-    if call is None:
-        return {attr.ERRSCOPE_OUTCOME: Outcome.OK.value}
+    """What the call's end adds to the span's start attributes: nothing after a plain success."""
+    if call is None or (
+        call.outcome is Outcome.OK
+        and call.channel is None
+        and not call.upstreams
+        and call.reason is None
+        and not call.idempotency_key_hash
+        and not call.replayed
+    ):
+        return {}
     result: dict[str, Any] = {attr.ERRSCOPE_OUTCOME: call.outcome.value}
     if call.channel is not None and call.classification is not None:
         result[attr.ERRSCOPE_CHANNEL] = call.channel.value

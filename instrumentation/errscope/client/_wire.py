@@ -173,11 +173,19 @@ class WireTap:
             if attempt is not None and message.method == "tools/call":
                 attempt.request_id = message.id
                 self.outstanding[key] = attempt
-                params = dict(message.params or {})
-                meta = {k: v for k, v in dict(params.get("_meta") or {}).items() if k not in _TRACE_KEYS}
-                meta.update(attempt.trace_meta)
-                params["_meta"] = meta
-                item = SessionMessage(message=message.model_copy(update={"params": params}), metadata=item.metadata)
+                params = message.params
+                if params is None:
+                    item = SessionMessage(
+                        message=message.model_copy(update={"params": {"_meta": dict(attempt.trace_meta)}}),
+                        metadata=item.metadata,
+                    )
+                else:
+                    # The SDK builds each request's params and _meta for that one write: its _meta is
+                    # replaced in place, with no model copied per call.
+                    meta = params.get("_meta")
+                    meta = {k: v for k, v in meta.items() if k not in _TRACE_KEYS} if isinstance(meta, dict) else {}
+                    meta.update(attempt.trace_meta)
+                    params["_meta"] = meta
             else:
                 self.other_requests[key] = message.method
                 version = ((message.params or {}).get("_meta") or {}).get(PROTOCOL_VERSION_META_KEY)

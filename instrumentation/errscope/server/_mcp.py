@@ -63,7 +63,7 @@ class ErrscopeMiddleware:
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if ctx.request_id is None:  # notifications carry no outcome of their own
             return await call_next(ctx)
-        params = ctx.params if isinstance(ctx.params, Mapping) else {}
+        params = ctx.params if type(ctx.params) is dict or isinstance(ctx.params, Mapping) else {}
         request_id = _request_id(ctx.request_id)
         # The method is the client's word: one the spec does not define is "_OTHER" on the span and the
         # metric (bounded cardinality, as for HTTP methods; stacklok/toolhive #5956).
@@ -74,7 +74,7 @@ class ErrscopeMiddleware:
             attr.MCP_PROTOCOL_VERSION: ctx.protocol_version,
             attr.NETWORK_TRANSPORT: "pipe" if ctx.request is None else "tcp",
         }
-        headers = _headers(ctx.request)
+        headers = None if ctx.request is None else _headers(ctx.request)
         if headers is not None and (session_id := headers.get("mcp-session-id")):
             attributes[attr.MCP_SESSION_ID] = session_id[:_MAX_REQUEST_ID]  # client-sent header: bounded
         tool: str | None = None
@@ -92,8 +92,10 @@ class ErrscopeMiddleware:
         parent = self.telemetry.parent_context(ctx.meta, headers)
         span = self.telemetry.start(method, attributes, parent)
         token = bind_call(call)
-        # One attach: the parent (with its allow-listed baggage, else the ambient context) plus the span.
-        attached = context.attach(trace.set_span_in_context(span, parent))
+        # One attach: the parent (with its allow-listed baggage, else the ambient context) plus the
+        # span; the same context carries the duration point's exemplar.
+        span_context = trace.set_span_in_context(span, parent)
+        attached = context.attach(span_context)
         started = time.perf_counter()
         try:
             result = await call_next(ctx)
@@ -134,7 +136,7 @@ class ErrscopeMiddleware:
             unbind_call(token)
             if call.outcome is Outcome.OK and _cancel_requested(ctx):
                 call.outcome = Outcome.CANCELLED
-            self.telemetry.finish(span, call, attributes, time.perf_counter() - started)
+            self.telemetry.finish(span, call, attributes, time.perf_counter() - started, span_context)
 
 
 def _request_id(request_id: Any) -> str:
