@@ -286,7 +286,11 @@ def _log_failure(call: ToolCall, attributes: Mapping[str, Any], root: RootCause 
         fields[attr.ERRSCOPE_UPSTREAM_STATUS] = upstream.status
         fields[attr.ERRSCOPE_UPSTREAM_ADDRESS] = upstream.address
     try:
-        event = "tool call failed" if attributes.get(attr.MCP_METHOD_NAME) == "tools/call" else "request failed"
+        # The facts an on-call search starts from are in the message too: a plain handler (basicConfig,
+        # journald, kubectl logs) prints the message and drops the structured fields.
+        method = attributes.get(attr.MCP_METHOD_NAME)
+        what = f"tool call failed: {call.tool}" if method == "tools/call" else f"request failed: {method}"
+        event = f"{what} {call.classification.failure_class.value} {call.error_ref}"
         _failure_log.log(level, event, **{k: v for k, v in fields.items() if v is not None})
     except Exception:  # telemetry never breaks a tool call
         logging.getLogger(__name__).debug("failure log record dropped", exc_info=False)

@@ -138,7 +138,7 @@ class TestStdio:
             ["404", "429", "503", "503", "503", "200", "-", "200", "-", "201"])
         replayed = [s for s in servers if s.get("errscope.idempotency.replayed") is True]
         assert len(replayed) == 1
-        failures = [r for r in telemetry.logs if r.body == "tool call failed"]
+        failures = [r for r in telemetry.logs if str(r.body).startswith("tool call failed: ")]
         # stale, "40", tenant, 429, 3 x 503, maintenance page, notify; never the cancelled stall nor the late receipt
         assert len(failures) == 9
         assert {r.get("errscope.error_ref") for r in failures} <= {s.get("errscope.error_ref") for s in servers}

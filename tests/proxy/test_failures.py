@@ -71,7 +71,7 @@ def assert_shaped(seen: dict[str, Any], out: Path) -> None:
         assert span["errscope.upstream.system"] == "mcp", tool
     assert by_ref[seen["refused"]["meta"]["io.errscope/error_ref"]]["errscope.upstream.status"] == "-32050"
     assert by_ref[seen["crash"]["meta"]["io.errscope/error_ref"]]["errscope.upstream.status"] == "isError"
-    assert '"tool call failed"' in (out / "logs.jsonl").read_text()
+    assert '"tool call failed: ' in (out / "logs.jsonl").read_text()
 
 
 def _exported(out: Path, refs: list[str], timeout: float = 15) -> None:
@@ -80,7 +80,7 @@ def _exported(out: Path, refs: list[str], timeout: float = 15) -> None:
     while time.monotonic() < deadline:
         spans = (out / "traces.jsonl").read_text() if (out / "traces.jsonl").exists() else ""
         logs = (out / "logs.jsonl").read_text() if (out / "logs.jsonl").exists() else ""
-        if all(ref in spans for ref in refs) and '"tool call failed"' in logs:
+        if all(ref in spans for ref in refs) and '"tool call failed: ' in logs:
             return
         time.sleep(0.1)
 
