@@ -209,7 +209,7 @@ class HttpRelay:
     def _event(self, scope: Scope, lines: list[str]) -> bytes:
         """One SSE event (WHATWG HTML, Server-sent events): its ``data`` relayed, other fields kept."""
         data = "\n".join(line[5:].removeprefix(" ") for line in lines if line.startswith("data:"))
-        if data.strip() and scope.in_flight:  # an empty data (a stream's priming event) holds no message
+        if data.strip() and (scope.in_flight or scope.cancelled):  # an empty data (a stream's priming event) holds no message
             try:
                 message = json.loads(data)
             except ValueError:
