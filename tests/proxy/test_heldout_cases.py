@@ -22,7 +22,7 @@ from mcp.client.stdio import StdioServerParameters
 from errscope._telemetry import ServerTelemetry
 from errscope.proxy._calls import Calls, Scope
 from errscope.testing import CapturedTelemetry
-from tests.proxy.conftest import ROOT, proxy_command
+from tests.proxy.conftest import PLAIN, ROOT, free_port, proxy_command, serving
 from tests.proxy.plain_server import SECRET
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
@@ -147,3 +147,25 @@ async def test_j37_server_notifications_during_a_call_reach_the_host(tmp_path: P
         result = await client.call_tool("migrate", {})
     assert result.content[0].text == "migrated"
     assert messages == ["step lock", "step copy", "step swap"], messages
+
+
+async def test_j42_stale_session_through_the_http_proxy_gets_404(tmp_path: Path) -> None:
+    """J42 (sparfenyuk/mcp-proxy #149, modelcontextprotocol/rust-sdk #733, anthropics/claude-code #62008): a host
+    that still holds a session id the server no longer knows (the server restarted) must get HTTP 404 from the
+    proxy, the signal to start a new session (MCP spec, Transports > Session Management), not a 5xx or a hang;
+    a new session through the same proxy then works."""
+    import httpx
+
+    upstream, listen = free_port(), free_port()
+    with serving([*PLAIN, "http", str(upstream)], upstream), \
+            serving(proxy_command(tmp_path, "--upstream", f"http://127.0.0.1:{upstream}/mcp", "--listen",
+                                  f"127.0.0.1:{listen}"), listen):
+        url = f"http://127.0.0.1:{listen}/mcp"
+        headers = {"accept": "application/json, text/event-stream", "content-type": "application/json",
+                   "mcp-session-id": "FAKE-stale-session-0001", "mcp-protocol-version": "2025-11-25"}
+        async with httpx.AsyncClient(timeout=10) as http:
+            stale = await http.post(url, headers=headers, json=tool_call(3, "echo") | {"params": {"name": "echo", "arguments": {"text": "hi"}}})
+        async with Client(url, mode="legacy") as client:
+            fresh = await client.call_tool("echo", {"text": "again"})
+    assert stale.status_code == 404, (stale.status_code, stale.text)
+    assert fresh.content[0].text == "again"

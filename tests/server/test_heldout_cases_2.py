@@ -19,7 +19,7 @@ from opentelemetry.trace import SpanKind, StatusCode
 
 import errscope
 from errscope.testing import CapturedTelemetry
-from tests.server.test_heldout_cases import everything_recorded, text_of
+from tests.server.test_heldout_cases import Forecast, everything_recorded, text_of
 from tests.servers.catalogue import BUILDERS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
@@ -186,3 +186,32 @@ async def test_j32_sync_tool_upstream_span_is_the_tools_child(style: str, teleme
     assert children[0].context.trace_id == tool.context.trace_id
     assert tool.attributes["errscope.upstream.status"] == "503"
     assert tool.attributes["errscope.failure_class"] == "upstream_unavailable"
+
+
+@pytest.mark.parametrize("style", ["mcpserver", "fastmcp"])
+async def test_j40_result_that_breaks_the_tools_own_schema(style: str, telemetry: CapturedTelemetry) -> None:
+    """J40 (modelcontextprotocol/python-sdk #1702 / PR #2227: output validation runs after the tool acted;
+    tachyonmcp/tachyon #238; oaslananka/easyeda-mcp-pro #13): a tool whose return value breaks its declared
+    output type is the server's bug, found after the side effect: an ``isError`` with a ref, status ERROR, not
+    class ``invalid_input``, and no wording that blames the caller's arguments or shows pydantic's internals."""
+    async def book_forecast_slot(city: str) -> Forecast:
+        """Books a slot (the side effect), then returns a value its own output type rejects."""
+        return {"city": city, "celsius": "warm"}  # type: ignore[return-value]
+
+    server = BUILDERS[style]()
+    (server.tool if style == "fastmcp" else server.add_tool)(book_forecast_slot)
+    errscope.instrument(server, **telemetry.providers)
+    target = server._mcp_server if style == "fastmcp" else server
+    async with Client(target, mode="legacy") as client:
+        try:
+            outcome: CallToolResult | MCPError = await client.call_tool("book_forecast_slot", {"city": "Oslo"})
+        except MCPError as exc:
+            outcome = exc
+    assert isinstance(outcome, CallToolResult) and outcome.is_error, outcome
+    text = text_of(outcome)
+    assert "ERR-" in text
+    for fragment in ("argument", "errors.pydantic.dev", "float_parsing", "input_value"):
+        assert fragment not in text, text
+    (span,) = tool_spans(telemetry)
+    assert span.status.status_code is StatusCode.ERROR
+    assert span.attributes["errscope.failure_class"] != "invalid_input"
