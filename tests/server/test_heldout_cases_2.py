@@ -215,3 +215,90 @@ async def test_j40_result_that_breaks_the_tools_own_schema(style: str, telemetry
     (span,) = tool_spans(telemetry)
     assert span.status.status_code is StatusCode.ERROR
     assert span.attributes["errscope.failure_class"] != "invalid_input"
+
+
+@pytest.mark.parametrize("style", ["lowlevel", "mcpserver", "fastmcp"])
+async def test_j43_failure_log_record_is_emitted_in_its_spans_context(style: str, telemetry: CapturedTelemetry) -> None:
+    """J43 (on-call path: Loki line → Tempo trace; open-telemetry/opentelemetry-python's ``LoggingHandler`` and
+    Logfire stamp a record with the span current when it is emitted, so a record written after the span was
+    detached lands with no trace id or another one): the failure record carries the ref and is emitted while
+    the call's SERVER span is current."""
+    import logging
+
+    from opentelemetry import trace
+
+    seen: list[tuple[Any, int, int]] = []
+
+    class SpanStamp(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            context = trace.get_current_span().get_span_context()
+            seen.append((record, context.trace_id, context.span_id))
+
+    stamp = SpanStamp()
+    logging.getLogger("errscope").addHandler(stamp)
+    try:
+        server = BUILDERS[style]()
+        errscope.instrument(server, **telemetry.providers)
+        target = server._mcp_server if style == "fastmcp" else server
+        async with Client(target, mode="legacy") as client:
+            result = await client.call_tool("get_order", {"order_id": "A-100"})
+    finally:
+        logging.getLogger("errscope").removeHandler(stamp)
+    (span,) = tool_spans(telemetry)
+    ref = span.attributes["errscope.error_ref"]
+    assert ref in text_of(result)
+    stamped = [(t, s) for record, t, s in seen if ref in json.dumps({k: str(v) for k, v in record.__dict__.items()})]
+    assert stamped == [(span.context.trace_id, span.context.span_id)], stamped
+
+
+async def read_reports(telemetry: CapturedTelemetry) -> dict[str, MCPError]:
+    """A masking FastMCP server whose resource template fails on purpose (``2026-13``) and by accident (other months)."""
+    from fastmcp import FastMCP
+    from fastmcp.exceptions import ResourceError
+
+    app = FastMCP("reports", mask_error_details=True)
+
+    @app.resource("reports://{month}")
+    def report(month: str) -> str:
+        if month == "2026-13":
+            raise ResourceError("there is no month 13; months run from 01 to 12")
+        raise RuntimeError("report store down: postgresql://rep:FAKE-REPORT-PW@reports.internal.example:5432/r")
+
+    errscope.instrument(app, **telemetry.providers)
+    answers: dict[str, MCPError] = {}
+    async with Client(app._mcp_server, mode="legacy") as client:
+        for month in ("2026-13", "2026-01"):
+            with pytest.raises(MCPError) as raised:
+                await client.read_resource(f"reports://{month}")
+            answers[month] = raised.value
+    return answers
+
+
+async def test_j44_fastmcp_masking_on_resources(telemetry: CapturedTelemetry) -> None:
+    """J44 (PrefectHQ/fastmcp PR #434: ``ResourceError`` is how an author says "tell the client this", every other
+    exception is masked under ``mask_error_details``): with errscope instrumenting a masking FastMCP server, a
+    resource template's ``ResourceError`` still reaches the client in its words, and another exception (holding a
+    DSN) reaches it with neither its text nor its credentials."""
+    answers = await read_reports(telemetry)
+    assert "there is no month 13" in answers["2026-13"].message, answers["2026-13"].message
+    masked = json.dumps([answers["2026-01"].message, answers["2026-01"].data], default=str)
+    for fragment in ("FAKE-REPORT-PW", "report store down", "reports.internal"):
+        assert fragment not in masked, masked
+    assert "FAKE-REPORT-PW" not in everything_recorded(telemetry)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "server/_mcp.py + server/_seam.scrubbed_mcp_error: an MCPError raised outside the tool seam is relayed "
+    "scrubbed 'without a ref' by design; FastMCP turns a resource handler's exception into MCPError(-32603) "
+    "before errscope sees it, so that server failure has a ref on the span and log record but none the user "
+    "can quote (an MCPServer resource failure gets 'Internal error (Ref ...)')"))
+async def test_j44_resource_failure_has_a_quotable_ref(telemetry: CapturedTelemetry) -> None:
+    """J44, the on-call half: a -32603 the server answers for a failed resource read is a server failure the user
+    may report, so its message carries the ref that the span and log record have (DESIGN.md: error ref in the
+    model-visible text), on FastMCP as on MCPServer."""
+    answers = await read_reports(telemetry)
+    refs = [s.attributes.get("errscope.error_ref") for s in telemetry.spans()
+            if s.attributes.get("mcp.method.name") == "resources/read"]
+    for month, answer in answers.items():
+        assert answer.code == -32603
+        assert any(ref and ref in answer.message for ref in refs), (month, answer.message, refs)
