@@ -13,7 +13,8 @@ and when the answer is a failure it rewrites it the way an errscope server would
 - JSON-RPC -32602: the client's note for rejected arguments, the host's arguments cut out of it;
 - any other JSON-RPC error: code kept, message scrubbed with stack fragments cut and the ref appended,
   ``data`` scrubbed and given class, channel and ref;
-- an answer from an errscope server (class already in ``_meta``/``data``): kept as it is.
+- an answer from an errscope server (class already in ``_meta``/``data``): kept as it is;
+- a late answer to a call the host cancelled: no span (the call's ended at the cancel), relayed scrubbed.
 
 The upstream server is the span's upstream: system ``mcp``, its address (HTTP), and as status the
 JSON-RPC code or ``isError``.
