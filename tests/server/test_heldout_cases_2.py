@@ -302,3 +302,32 @@ async def test_j44_resource_failure_has_a_quotable_ref(telemetry: CapturedTeleme
     for month, answer in answers.items():
         assert answer.code == -32603
         assert any(ref and ref in answer.message for ref in refs), (month, answer.message, refs)
+
+
+@pytest.mark.parametrize("style", ["mcpserver", "fastmcp"])
+async def test_j45_error_type_on_the_metric_is_a_closed_set(style: str, telemetry: CapturedTelemetry) -> None:
+    """J45 (traceloop/openllmetry and open-telemetry/opentelemetry-python-contrib GenAI instrumentations setting
+    ``error.type`` to the exception's class name; stacklok/toolhive #6169 on label cardinality): tools that raise
+    exceptions of many different classes add no ``error.type`` label values: a tool's failure is ``tool_error``
+    (DESIGN.md), its class goes to ``errscope.failure_class``."""
+    made_up = [type(f"FakeVendor{uuid}Error", (Exception,), {}) for uuid in ("A1", "B2", "C3")]
+    server = BUILDERS[style]()
+
+    def raising(number: int, error: type[Exception]) -> Any:
+        def tool(order_id: str) -> str:
+            raise error(f"vendor call failed for {order_id}")
+        tool.__name__ = f"vendor_call_{number}"
+        return tool
+
+    for number, error in enumerate(made_up):
+        (server.tool if style == "fastmcp" else server.add_tool)(raising(number, error))
+    errscope.instrument(server, **telemetry.providers)
+    target = server._mcp_server if style == "fastmcp" else server
+    async with Client(target, mode="legacy") as client:
+        for number in range(len(made_up)):
+            assert (await client.call_tool(f"vendor_call_{number}", {"order_id": "A-1"})).is_error
+    points = [p for p in telemetry.histogram_points("mcp.server.operation.duration")
+              if p.attributes.get("mcp.method.name") == "tools/call"]
+    assert {p.attributes.get("error.type") for p in points} == {"tool_error"}, [dict(p.attributes) for p in points]
+    assert all(e.__name__ not in json.dumps([dict(p.attributes) for p in points]) for e in made_up)
+    assert {s.attributes.get("error.type") for s in tool_spans(telemetry)} == {"tool_error"}
