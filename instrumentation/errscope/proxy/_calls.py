@@ -13,7 +13,8 @@ and when the answer is a failure it rewrites it the way an errscope server would
 - JSON-RPC -32602: the client's note for rejected arguments, the host's arguments cut out of it;
 - any other JSON-RPC error: code kept, message scrubbed with stack fragments cut and the ref appended,
   ``data`` scrubbed and given class, channel and ref;
-- an answer from an errscope server (class already in ``_meta``/``data``): kept as it is.
+- an answer from an errscope server (class already in ``_meta``/``data``): kept as it is;
+- a late answer to a call the host cancelled: no span (the call's ended at the cancel), relayed scrubbed.
 
 The upstream server is the span's upstream: system ``mcp``, its address (HTTP), and as status the
 JSON-RPC code or ``isError``.
@@ -90,6 +91,8 @@ class Scope:
     session_id: str | None = None
     protocol_version: str | None = None
     in_flight: dict[str, _InFlight] = field(default_factory=dict)
+    cancelled: dict[str, None] = field(default_factory=dict)
+    """Tool calls the host cancelled (oldest first): a late answer to one is relayed scrubbed."""
 
 
 def _key(request_id: Any) -> str:
@@ -180,18 +183,27 @@ class Calls:
         # A cancelled request gets no response (MCP spec, Utilities > Cancellation): its span ends now.
         if not isinstance(params, dict) or "requestId" not in params:
             return
-        entry = scope.in_flight.pop(_key(params["requestId"]), None)
+        key = _key(params["requestId"])
+        entry = scope.in_flight.pop(key, None)
         if entry is not None and entry.call is not None:
             entry.call.outcome = Outcome.CANCELLED
             self._finish(entry)
+            if len(scope.cancelled) >= _MAX_IN_FLIGHT:
+                scope.cancelled.pop(next(iter(scope.cancelled)))
+            scope.cancelled[key] = None
 
     # -- server -> host ---------------------------------------------------------------------------
     def from_server(self, scope: Scope, message: Any) -> Any:
         """Note a message the server sends; returns what the host receives (a failed tool call shaped)."""
         if not isinstance(message, dict) or "method" in message or "id" not in message:
             return message  # server-to-client requests and notifications pass untouched
-        entry = scope.in_flight.pop(_key(message["id"]), None)
+        key = _key(message["id"])
+        entry = scope.in_flight.pop(key, None)
         if entry is None:
+            if scope.cancelled.pop(key, 0) is None:
+                # The host ignores it (MCP spec, Utilities > Cancellation) but may log it: no span, scrubbed.
+                scrubbed = scrub_value(message, trust_safe_keys=False)
+                return message if scrubbed == message else scrubbed
             return message
         if entry.method == "initialize" and isinstance(message.get("result"), dict):
             version = message["result"].get("protocolVersion")

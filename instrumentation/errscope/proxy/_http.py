@@ -209,7 +209,8 @@ class HttpRelay:
     def _event(self, scope: Scope, lines: list[str]) -> bytes:
         """One SSE event (WHATWG HTML, Server-sent events): its ``data`` relayed, other fields kept."""
         data = "\n".join(line[5:].removeprefix(" ") for line in lines if line.startswith("data:"))
-        if data.strip() and scope.in_flight:  # an empty data (a stream's priming event) holds no message
+        # An empty data (a stream's priming event) holds no message; with nothing open or cancelled, none to change.
+        if data.strip() and (scope.in_flight or scope.cancelled):
             try:
                 message = json.loads(data)
             except ValueError:

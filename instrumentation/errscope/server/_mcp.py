@@ -277,15 +277,19 @@ def _instrument_mcpserver_call_tool(server: MCPServer, seam: ToolSeam) -> None:
 
 
 def _instrument_mcpserver_get_prompt(server: MCPServer) -> None:
-    # MCPServer answers an unknown prompt with ValueError, hence -32603 (an alert for a caller's
-    # typo); like an unknown tool or resource it is -32602 (MCP spec, Prompts > Error Handling).
+    # MCPServer answers an unknown prompt, or one missing a required argument, with ValueError, hence
+    # -32603 (an alert for a caller's typo); both are -32602 (MCP spec, Prompts > Error Handling).
     original = server.get_prompt
     if getattr(original, "__errscope__", False):
         return
 
     async def get_prompt(name: str, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
-        if server._prompt_manager.get_prompt(name) is None:  # the registry MCPServer itself reads
+        prompt = server._prompt_manager.get_prompt(name)  # the registry MCPServer itself reads
+        if prompt is None:
             raise MCPError(INVALID_PARAMS, f"Unknown prompt: {safe_name(name)}")
+        missing = [a.name for a in prompt.arguments or () if a.required and a.name not in (arguments or {})]
+        if missing:
+            raise MCPError(INVALID_PARAMS, f"Missing required arguments: {', '.join(map(safe_name, missing))}")
         return await original(name, arguments, context)
 
     get_prompt.__errscope__ = True  # type: ignore[attr-defined]
