@@ -170,5 +170,5 @@ async def test_a_server_that_hangs_up_on_the_era_probe_is_spoken_to_with_initial
             assert tc.protocol_version == "2025-11-25"
     assert (first.outcome, first.text) == (Outcome.OK, "hello")
     assert [r.getMessage() for r in caplog.records if "server/discover" in r.getMessage()] == [
-        "errscope client: the server closed the connection on server/discover; using the initialize handshake"
+        "errscope client: the server ended the connection on server/discover; trying the initialize handshake"
     ]

@@ -195,6 +195,13 @@ class LogicalCall:
         if conn is None or conn.client is None:
             owner.breaker.record_failure()
             attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
+            if connection.exited_at_start:  # it would exit again: not re-sent at the transport layer
+                return shape.local_failure(
+                    self.tool,
+                    f"Tool server {owner.target.display} exited while starting; no request was sent. "
+                    "Its own log (stderr) says why.",
+                    side_effect_possible=False,
+                )
             wire.undelivered = True
             return self._not_sent()
         if owner.catalog.stale:

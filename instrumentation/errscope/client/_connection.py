@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
+import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 import anyio
@@ -82,6 +84,19 @@ def describe(server: object) -> Target:
     if isinstance(server, StdioServerParameters):
         return Target(os.path.basename(server.command), "pipe", None, None)
     return Target("the tool server", None, None, None)
+
+
+def _host_stderr(stack: AsyncExitStack) -> TextIO:
+    """Where a stdio server's stderr goes: the host's own, as the SDK does (MCP, Transports > stdio: the
+    server's log, which clients may capture, forward or ignore), so a server that dies says why; ``/dev/null``
+    when the host's stderr has no file descriptor to hand to the process."""
+    try:
+        sys.stderr.fileno()
+        return sys.stderr
+    except (AttributeError, OSError, ValueError):
+        devnull = open(os.devnull, "w")  # noqa: SIM115 - closed with the connection
+        stack.callback(devnull.close)
+        return devnull
 
 
 def _http_client_with_trace_headers(max_connections: int, session: dict[str, str], tap: WireTap) -> Any:
@@ -188,6 +203,10 @@ class ServerConnection:
         self.session: dict[str, str] = {}
         self.tg: anyio.abc.TaskGroup | None = None
         self._lock = anyio.Lock()
+        self.exited_at_start = False
+        """The last start of a stdio server ended with the process gone before the handshake finished."""
+        self._restart_after = 0.0
+        self._restart_backoff = 0.0
 
     @property
     def alive(self) -> bool:
@@ -227,7 +246,7 @@ class ServerConnection:
                 # The SDK's reader dies on the first undecodable byte and then drains the pipe
                 # forever, wedging the session: replace and count instead (a protocol fault).
                 server = server.model_copy(update={"encoding_error_handler": UNDECODABLE})
-            return stdio_client(server, errlog=open(os.devnull, "w"))  # noqa: SIM115 - owned by the transport
+            return stdio_client(server, errlog=_host_stderr(stack))
         return server()
 
     async def _run(self, conn: Connection) -> None:
@@ -276,20 +295,35 @@ class ServerConnection:
                 return conn
             if conn is not None:
                 conn.scope.cancel()
+            if time.monotonic() < self._restart_after:
+                return None  # a stdio server that just exited at start-up is not started again yet
             conn = await self._open()
             if not conn.alive and self.mode == "auto" and conn.tap.closed and conn.tap.unanswered("server/discover"):
                 # The peer hung up on the era probe instead of answering it (rmcp 1.8 over stdio exits with
                 # ExpectedInitializeRequest): a pre-2026 server, spoken to with the initialize handshake
                 # from now on, as the SDK's own fallback does for a server that answers the probe with an error.
-                logger.info("errscope client: the server closed the connection on server/discover; using the initialize handshake")
+                logger.info("errscope client: the server ended the connection on server/discover; trying the initialize handshake")
                 conn.scope.cancel()
                 self.mode = "legacy"
                 conn = await self._open()
+                if not conn.alive:
+                    self.mode = "auto"  # it exits whatever it is sent: a start-up failure, not an era
             if not conn.alive:
                 conn.scope.cancel()
+                self._failed_start(conn)
                 return None
+            self.exited_at_start, self._restart_backoff = False, 0.0
             await self._initial_listing(conn)
             return conn
+
+    def _failed_start(self, conn: Connection) -> None:
+        # A stdio server that exits before the handshake ends (a failing lifespan, a missing module) would
+        # exit again at once: it is started again only after a backoff of 1 s, doubling up to 60 s, so
+        # calls meanwhile are answered at once instead of each starting a process that dies.
+        self.exited_at_start = isinstance(self.server, StdioServerParameters) and conn.done.is_set()
+        if self.exited_at_start:
+            self._restart_backoff = min(60.0, max(1.0, 2 * self._restart_backoff))
+            self._restart_after = time.monotonic() + self._restart_backoff
 
     async def _open(self) -> Connection:
         assert self.tg is not None, "use ToolClient as an async context manager"
