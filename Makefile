@@ -53,7 +53,7 @@ check-generated: $(STAMP)
 collector: $(STAMP)
 	@scripts/build-collector.sh
 
-stack: tools
+stack: collector
 	$(PYTHON) scripts/stack.py $(STACK_ARGS)
 
 clean:

@@ -72,6 +72,8 @@ def _explain(args: argparse.Namespace) -> int:
 def _proxy(args: argparse.Namespace) -> int:
     import logging
 
+    from opentelemetry import trace
+
     from errscope._setup import configure_telemetry, otlp_configured
     from errscope._telemetry import ServerTelemetry
     from errscope.proxy import serve_http, serve_stdio_to_http, serve_stdio_to_stdio
@@ -89,6 +91,11 @@ def _proxy(args: argparse.Namespace) -> int:
     logging.getLogger("errscope.proxy").addHandler(handler)
     logging.getLogger("errscope.proxy").setLevel(logging.INFO)
     telemetry = configure_telemetry("errscope-proxy", output_dir=args.out) if otlp_configured() or args.out else None
+    if telemetry is None and isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
+        logging.getLogger("errscope.proxy").warning(
+            "no telemetry is exported (set OTEL_EXPORTER_OTLP_ENDPOINT or give --out DIR): errors are still shaped, "
+            "but their refs lead nowhere"
+        )
     recorder = ServerTelemetry(capture_content=False)
     if args.listen:
         host, port = args.listen
