@@ -12,6 +12,10 @@ def main() -> int:
     here = Path(__file__).resolve().parent
     sys.path.insert(0, str(here.parent))
     only = set(sys.argv[1:])
+    known = {path.stem for path in here.glob("bench_*.py")}
+    if only - known:
+        print(f"unknown benchmark: {', '.join(sorted(only - known))} (known: {', '.join(sorted(known))})", file=sys.stderr)
+        return 2
     for path in sorted(here.glob("bench_*.py")):
         name = path.stem
         if only and name not in only:

@@ -190,7 +190,7 @@ def _no_answer(tool: Span | None) -> str:
 
 def _status(span: Span) -> str:
     if span.failed:
-        return f"ERROR {span.status_message}".rstrip()
+        return f"ERROR {span.status_message}".rstrip().removesuffix(":")  # "ReadTimeout: " of an empty message
     return "OK" if span.status_code == 1 else "unset"
 
 
@@ -220,7 +220,8 @@ def render(chain: Chain) -> str:
         lines.append(f"   {upstream or 'no upstream recorded'}")
         for name, event in span.events:
             if name == "exception":  # the root cause; its stack trace is on the log record
-                lines.append(f"   root cause {event.get(EXCEPTION_TYPE)}: {event.get(EXCEPTION_MESSAGE)}")
+                message = event.get(EXCEPTION_MESSAGE)
+                lines.append(f"   root cause {event.get(EXCEPTION_TYPE)}" + (f": {message}" if message else ""))
                 lines.append(f"   fingerprint {span.get(attr.ERRSCOPE_ERROR_FINGERPRINT, '-')}")
             else:
                 lines.append(f"   event {name} {_fmt(event) if event else ''}".rstrip())

@@ -15,9 +15,12 @@ check, 2: bad input), never a traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
+
+from errscope._version import __version__
 
 __all__ = ["main"]
 
@@ -65,6 +68,8 @@ def _explain(args: argparse.Namespace) -> int:
     except ExplainError as exc:
         print(f"errscope explain: {exc}", file=sys.stderr)
         return EXIT_FAILED
+    if len(chains) > 1:  # request ids repeat across sessions and runs: say so rather than pick one
+        print(f"{len(chains)} calls match {args.query.strip()}; each is below.\n")
     print("\n\n".join(render(chain) for chain in chains))
     return 0
 
@@ -162,6 +167,7 @@ def _positive(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="errscope", description="Error architecture and observability for MCP tool calls.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = commands.add_parser("demo", help="run the refund scenario end to end and print the triage table")
@@ -201,6 +207,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"errscope {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `errscope explain … | head`: the reader left; nothing more to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit flush does not fail again
+        return 141
 
 
 if __name__ == "__main__":

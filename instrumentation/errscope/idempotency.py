@@ -300,6 +300,5 @@ class Idempotency:
 
             raise InvalidInput(
                 "idempotency key reused with different arguments",
-                public_message="This idempotency key was already used for a call with different arguments; "
-                "start a new call instead of retrying.",
+                public_message="this idempotency key was already used with other arguments (a new call gets a new key)",
             )

@@ -529,3 +529,20 @@ class TestWireTapLateAnswers:
 
         self._answer(tap, 1)  # a duplicate answer to the answered attempt: nobody asked for it
         assert tap.stray_responses == 1 and answered.late_frames == 0 and answered_late == []
+
+
+def test_an_sdk_wrapper_sentence_is_not_repeated_to_the_model() -> None:
+    """MCPServer answers a crashed tool with "Error executing tool x": "x failed: Error executing tool x." says
+    nothing twice; a text with a fact in it is kept."""
+    from mcp_types import CallToolResult, TextContent
+
+    from errscope.client import _shaping as shape
+
+    def head(text: str) -> str:
+        raw = CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+        shaped = shape.from_result("db_query", raw, {}, max_text=1000)
+        assert shaped is not None
+        return shaped.text.split(" Don't")[0]
+
+    assert head("Error executing tool db_query") == "db_query failed."
+    assert head("Error executing tool db_query: deadlock detected") == "db_query failed: Error executing tool db_query: deadlock detected."

@@ -31,7 +31,7 @@ from errscope.client._deadline import TimeoutKind, TimeoutPolicy
 from errscope.client import _answer as answer
 from errscope.client._invalid_params import declared_arguments, invalid_params_note
 from errscope.client._result import ADVICE, ToolCallResult
-from errscope.client._text import classify_text, retry_after_from_text, safe_excerpt
+from errscope.client._text import classify_text, retry_after_from_text, safe_excerpt, says_nothing
 
 __all__ = [
     "MAX_RETRY_AFTER",
@@ -176,7 +176,7 @@ def from_result(
     cls = reading.failure_class
     retry_after = retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None
     excerpt = safe_excerpt(text)
-    head = f"{safe_name(tool)} failed: {excerpt}." if excerpt else f"{safe_name(tool)} failed."
+    head = f"{safe_name(tool)} failed: {excerpt}." if excerpt and not says_nothing(excerpt, tool) else f"{safe_name(tool)} failed."
     advice = _MAYBE_DONE if side_effect else None
     return failure(
         tool, Channel.EXECUTION, cls, head, retry_after=retry_after, result=raw, advice=advice,

@@ -119,6 +119,20 @@ _ADDRESSES: Final = (
 )
 
 
+# Words of an SDK's generic wrapper ("Error executing tool x", "Tool execution failed", "An internal error
+# occurred"): an excerpt made only of these and the tool's name tells the model nothing "x failed" does not.
+_GENERIC_WORDS: Final = frozenset(
+    "a an the error errors executing execution execute tool tools call calling failed failure internal occurred "
+    "while unexpected unknown exception raised".split()
+)
+
+
+def says_nothing(excerpt: str, tool: str) -> bool:
+    """Whether ``excerpt`` only repeats that ``tool`` failed, in an SDK's generic words."""
+    words = re.findall(r"[\w.-]+", excerpt.lower())
+    return all(word in _GENERIC_WORDS or word == tool.lower() for word in words)
+
+
 def safe_excerpt(text: str, limit: int = 160) -> str:
     """Scrub ``text``, drop addresses, paths and stack fragments, keep the first line, cap it at ``limit``."""
     text = scrub_text(text)
