@@ -48,6 +48,7 @@ CALLS = int(os.environ.get("ERRSCOPE_BENCH_CALLS", "1000"))
 WARMUP = 100
 ROOT = Path(__file__).resolve().parents[1]
 NPM = ROOT / "tests" / "npm" / "node_modules"
+LOOPBACK = ROOT / "tests" / "npm" / "servers" / "loopback.cjs"  # server-everything would listen on every interface
 EVERYTHING = [str(NPM / ".bin" / "node"), str(NPM / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js")]
 PLAIN = [sys.executable, "-m", "tests.proxy.plain_server"]
 INITIALIZE = {
@@ -61,7 +62,7 @@ INITIALIZE = {
 def _server() -> tuple[list[str], str, dict[str, Any], Callable[[int], tuple[list[str], dict[str, str]]]]:
     """(stdio command, tool, arguments, http command for a port) of the upstream used."""
     if Path(EVERYTHING[0]).exists():
-        return [*EVERYTHING, "stdio"], "echo", {"message": "hi"}, lambda port: ([*EVERYTHING, "streamableHttp"], {"PORT": str(port)})
+        return [*EVERYTHING, "stdio"], "echo", {"message": "hi"}, lambda port: ([EVERYTHING[0], "--require", str(LOOPBACK), *EVERYTHING[1:], "streamableHttp"], {"PORT": str(port)})
     return [*PLAIN, "stdio"], "echo", {"text": "hi"}, lambda port: ([*PLAIN, "http", str(port)], {})
 
 

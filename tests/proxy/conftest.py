@@ -21,6 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 NPM = ROOT / "tests" / "npm" / "node_modules"
 NODE = NPM / ".bin" / "node"
 EVERYTHING = NPM / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
+LOOPBACK = ["--require", str(ROOT / "tests" / "npm" / "servers" / "loopback.cjs")]
+"""Node options that keep server-everything's HTTP server on 127.0.0.1 (it names no host)."""
 PLAIN = [sys.executable, "-m", "tests.proxy.plain_server"]
 
 

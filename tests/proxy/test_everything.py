@@ -13,7 +13,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp_types import CreateMessageResult, ElicitResult, TextContent
 
-from tests.proxy.conftest import EVERYTHING, NODE, free_port, proxy_command, require_everything, serving
+from tests.proxy.conftest import EVERYTHING, LOOPBACK, NODE, free_port, proxy_command, require_everything, serving
 
 pytestmark = pytest.mark.anyio
 
@@ -115,7 +115,7 @@ async def test_every_tool_over_http_as_directly(tmp_path: Path) -> None:
     """The same through ``--listen`` in front of server-everything's streamable HTTP, and stdio in front of HTTP."""
     require_everything()
     upstream, listen = free_port(), free_port()
-    with serving([str(NODE), str(EVERYTHING), "streamableHttp"], upstream, env={"PORT": str(upstream)}):
+    with serving([str(NODE), *LOOPBACK, str(EVERYTHING), "streamableHttp"], upstream, env={"PORT": str(upstream)}):
         url = f"http://127.0.0.1:{upstream}/mcp"
         direct = await run_every_tool(url)
         with serving(proxy_command(tmp_path / "http", "--upstream", url, "--listen", f"127.0.0.1:{listen}"), listen):
