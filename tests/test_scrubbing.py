@@ -248,6 +248,11 @@ example(
     f"settings rejected: client_secret_v2={REDACTED} region=eu",
 )
 example(
+    "protocol_auth_command",
+    'redis MONITOR: 1718000000.1 [0 10.0.0.5:51234] "AUTH" "q8Wv2LmX9zRt4KpY7bNc" then SMTP AUTH failed',
+    f'redis MONITOR: 1718000000.1 [0 10.0.0.5:51234] "AUTH" "{REDACTED}" then SMTP AUTH failed',
+)
+example(
     "cli_secret_option",
     "Command '['pg_restore', '--host', 'db', '--password', 'Fern&Stone$77', 'x.sql']' failed",
     f"Command '['pg_restore', '--host', 'db', '--password', '{REDACTED}', 'x.sql']' failed",

@@ -145,9 +145,18 @@ class SecretPattern:
 
 # Key names (matched case-insensitively). A key *ends* in one of these words, so
 # ``password_policy``, ``max_tokens``, ``api_token_hash`` and ``secretValue`` are not keys.
-_PASSWORD_WORDS = r"pass(?:word|wd|phrase)|secret|credentials?"
+_PASSWORD_WORDS = (
+    r"pass(?:word|wd|phrase)|secret|credentials?|mnemonic|seed[_.\-]?phrase"
+    # the password in other languages (de, es, fr, pt, nl, fi, pl, it, sv, da/no, ru, zh, ja, ko)
+    r"|passwort|kennwort|contrase(?:ña|na)|mot[_.\-]?de[_.\-]?passe|senha|wachtwoord|salasana|has(?:ł|l)o"
+    r"|parola|l(?:ö|o)senord|adgangskode|passord|пароль|密码|密碼|パスワード|비밀번호"
+)
+_PASSWORD_TRIGGER_WORDS = (
+    "pass(?:word|wd|phrase)?|pwd|psk|secret|credentials?|mnemonic|phrase|kennwort|contrase|senha|wachtwoord"
+    "|salasana|has(?:ł|l)o|parola|senord|adgangskode|пароль|密码|密碼|パスワード|비밀번호"
+)
 _PASSWORD_SHORT = (
-    r"pass|pwd"  # only as a whole word or after a separator (not ``bypass``)
+    r"pass|pwd|psk"  # only as a whole word or after a separator (not ``bypass``); psk: a pre-shared key
 )
 KEY_QUALIFIERS: Final = (
     "access", "secret", "private", "auth", "app", "application", "account", "master", "signing", "encryption",
@@ -158,11 +167,12 @@ KEY_QUALIFIERS: Final = (
 regexes and the Python key-name check (``_scrubbing.key_kind``) both use."""
 _TOKEN_WORDS = (
     r"token|api[_.\-]?key|(?:" + "|".join(KEY_QUALIFIERS) + r"|sharedaccess|shared[_.\-]access)[_.\-]?key|signature"
+    r"|(?:code[_.\-]?)verifier|saml[_.\-]?response"  # OAuth PKCE's verifier (RFC 7636), a SAML bearer assertion
 )
 _TOKEN_SHORT = (
     r"pat|sig"  # Azure DevOps ``PAT=``, SAS ``sig=``: whole word or after a separator
 )
-_SEP = r"\\?[\"']?[ \t]*[:=][ \t]*"  # closing quote of the key (maybe escaped), ``:`` or ``=``
+_SEP = r"\\?[\"']?[ \t]*(?:=>|[:=])[ \t]*"  # closing quote of the key (maybe escaped), ``:``, ``=`` or Ruby's ``=>``
 
 # Values. First characters exclude quotes, brackets (so ``[REDACTED]`` is final), ``*`` (masked
 # values such as ``********`` are left alone) and placeholder openers; bare values stop at whitespace, quotes and the usual field separators.
@@ -312,7 +322,7 @@ def _kv(name: str, key: str, description: str) -> SecretPattern:
     regex = rf"({key}{_SEP})(?:{dq}|{sq}|{value('')})"
     parse = rf"({_KEY_CHARS}{_SEP})(?:{dq}|{sq}|{value('')})"
     hints = _PASSWORD_HINTS if key == _PASSWORD_KEY else _TOKEN_HINTS
-    words = "pass(?:word|wd|phrase)?|pwd|secret|credentials?" if key == _PASSWORD_KEY else "token|key|signature|pat|sig"
+    words = _PASSWORD_TRIGGER_WORDS if key == _PASSWORD_KEY else "token|key|signature|pat|sig|verifier|response"
     trigger = rf"(?i:{words})\\?[\"']?[ \t]*[:=]"
     return SecretPattern(name, "keyword", regex, 3, description, 1, hints, trigger=trigger, parse=parse)
 
@@ -514,6 +524,18 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "913-FAKE'; the value needs 4+ characters and a digit ('token refreshed', 'exit code 137' survive).",
         hints=("token", "pass", "secret", "key", "code", "otp", "pin"),
         trigger=r"(?i:token|password|passwd|passcode|secret|key|otp|pin|code)[ \t]+(?i:(?:is|was)[ \t]+)?['\"`]?[A-Za-z0-9_\-.~+/=]*[0-9]",
+    ),
+    SecretPattern(
+        "protocol_auth_command",
+        "keyword",
+        r"(\bAUTH\"?(?:[ \t]+\"?(?:PLAIN|LOGIN|XOAUTH2|[A-Za-z0-9_\-]{1,32}\"))?[ \t]+\"?)" + _RANDOM,
+        True,
+        "The credential of a protocol's AUTH command as servers and clients log it: Redis ``AUTH <pw>`` / "
+        "``\"AUTH\" \"<pw>\"`` (MONITOR, slowlog), SMTP/IMAP ``AUTH PLAIN <base64>``; upper-case AUTH and a "
+        "random-looking value (Python checks it), so prose ('auth failed') stays.",
+        hints=("auth",),
+        verify="random",
+        trigger=r"AUTH\"?[ \t]",
     ),
     SecretPattern(
         "cli_secret_option",

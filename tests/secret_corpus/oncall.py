@@ -13,7 +13,7 @@ or non-English key names. Benign look-alikes: public keys, digests, ETags, trace
 challenges, wallet addresses, base64 images, masked and templated values, YAML tags, Vault and env
 references, ``secretKeyRef``, ``kubectl describe secret`` sizes, terraform ``(sensitive value)``.
 
-Same row format as ``../shared/corpus``; values are fake, from a fixed seed; 50 secret formats x 3
+Same row format as ``../shared/corpus``; values are fake, from a fixed seed; 63 secret formats x 3
 and 25 benign categories x 4. ``tests/test_scrub_oncall.py`` scores ``errscope.scrub`` on it.
 """
 
