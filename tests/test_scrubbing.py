@@ -248,6 +248,16 @@ example(
     f"settings rejected: client_secret_v2={REDACTED} region=eu",
 )
 example(
+    "keyword_space_password",
+    'haproxy: userlist ops\n  user admin insecure-password Wren#4471gale\nredis: requirepass q8Wv2LmX9zRt4KpY\nlog: password authentication failed',
+    f'haproxy: userlist ops\n  user admin insecure-password {REDACTED}\nredis: requirepass {REDACTED}\nlog: password authentication failed',
+)
+example(
+    "jwk_private_member",
+    '{"kty": "EC", "crv": "P-256", "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU", "d": "jpsQnnGQmL-YBIffH1136cspYG6-0iY7X1fCE9-E9LI"}',
+    f'{{"kty": "EC", "crv": "P-256", "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU", "d": "{REDACTED}"}}',
+)
+example(
     "protocol_auth_command",
     'redis MONITOR: 1718000000.1 [0 10.0.0.5:51234] "AUTH" "q8Wv2LmX9zRt4KpY7bNc" then SMTP AUTH failed',
     f'redis MONITOR: 1718000000.1 [0 10.0.0.5:51234] "AUTH" "{REDACTED}" then SMTP AUTH failed',

@@ -526,6 +526,29 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         trigger=r"(?i:token|password|passwd|passcode|secret|key|otp|pin|code)[ \t]+(?i:(?:is|was)[ \t]+)?['\"`]?[A-Za-z0-9_\-.~+/=]*[0-9]",
     ),
     SecretPattern(
+        "keyword_space_password",
+        "keyword",
+        r"((?:^|[\s:])(?i:(?:[a-z]+[_\-])?pass(?:word|wd|phrase)|psk|requirepass|masterauth)[ \t]+\"?)"
+        r"[^\s'\"\[<{$*%](?:[^\s'\"]*[A-Za-z][^\s'\"]*[0-9]|[^\s'\"]*[0-9][^\s'\"]*[A-Za-z])[^\s'\"]*",
+        True,
+        "A password after its key word and spaces, as config files write it (haproxy ``insecure-password x``, "
+        "redis ``requirepass x``, strongSwan ``: PSK \"x\"``): a letter and a digit, and Python requires a "
+        "password shape, so prose ('password authentication failed') stays.",
+        hints=("pass", "psk", "masterauth"),
+        verify="password",
+        trigger=r"(?i:pass(?:word|wd|phrase)|psk|requirepass|masterauth)[ \t]+\"?[^\s'\"\[<{$*%][^\s'\"]*[0-9]",
+    ),
+    SecretPattern(
+        "jwk_private_member",
+        "private_key",
+        r"(\"kty\"[ \t]*:[ \t]*\"[A-Za-z\-]+\"[^{}]*?\"(?:d|p|q|dp|dq|qi|k)\"[ \t]*:[ \t]*\")[A-Za-z0-9_\-]{16,}",
+        True,
+        "A JSON Web Key's private members (RFC 7518 section 6: ``d``, ``p``, ``q``, ``dp``, ``dq``, ``qi``; "
+        "``k`` of a symmetric key) after its ``kty``; the public ``n``, ``e``, ``x``, ``y`` stay.",
+        hints=("\"kty\"",),
+        trigger=r"\"kty\"",
+    ),
+    SecretPattern(
         "protocol_auth_command",
         "keyword",
         r"(\bAUTH\"?(?:[ \t]+\"?(?:PLAIN|LOGIN|XOAUTH2|[A-Za-z0-9_\-]{1,32}\"))?[ \t]+\"?)" + _RANDOM,
