@@ -257,11 +257,13 @@ _SIZE_AFTER: Final = re.compile(rb"[ \t]+(?i:bytes?|B|KiB|chars|characters)\b")
 
 
 def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
-    if secret[:1] == b"!" and _YAML_TAG.fullmatch(secret) and data[secret_end : secret_end + 1] in (b" ", b"\n", b"\r", b""):
-        return True
-    if secret.isdigit() and _SIZE_AFTER.match(data, secret_end):
-        return True
-    return _NOT_A_VALUE.fullmatch(secret) is not None
+    first = secret[:1]
+    if first == b"!":
+        return _YAML_TAG.fullmatch(secret) is not None and data[secret_end : secret_end + 1] in (b" ", b"\n", b"\r", b"")
+    if first.isdigit() and secret.isdigit():
+        return _SIZE_AFTER.match(data, secret_end) is not None
+    # only a reference holds ``:`` or ``/``, only a call ends in ``(``: most values skip the regex
+    return (secret[-1:] == b"(" or b":" in secret or b"/" in secret) and _NOT_A_VALUE.fullmatch(secret) is not None
 
 
 def _is_masked(secret: bytes) -> bool:
