@@ -77,3 +77,10 @@ def test_oncall_regex_only_is_what_the_collector_runs() -> None:
     )
     assert {line["format"] for line in result.missed} == KNOWN_GAPS
     assert {line["category"] for line, _ in result.altered} == REGEX_ONLY_ALTERED
+
+
+def test_password_in_other_languages_keeps_the_key() -> None:
+    """The key stays readable whatever its script; only the value goes."""
+    for key in ("Passwort", "contraseña", "mot_de_passe", "senha", "hasło", "lösenord", "пароль", "密码", "パスワード"):
+        assert scrub(f"{key}: Tundra!9047basil") == f"{key}: [REDACTED]"
+        assert scrub(f'{{"{key}": "Tundra!9047basil"}}') == f'{{"{key}": "[REDACTED]"}}'

@@ -152,7 +152,7 @@ _PASSWORD_WORDS = (
     r"|parola|l(?:ö|o)senord|adgangskode|passord|пароль|密码|密碼|パスワード|비밀번호"
 )
 _PASSWORD_TRIGGER_WORDS = (
-    "pass(?:word|wd|phrase)?|pwd|psk|secret|credentials?|mnemonic|phrase|kennwort|contrase|senha|wachtwoord"
+    "pass(?:word|wd|phrase|wort|ord|e)?|pwd|psk|secret|credentials?|mnemonic|phrase|kennwort|contrase(?:ña|na)|senha|wachtwoord"
     "|salasana|has(?:ł|l)o|parola|senord|adgangskode|пароль|密码|密碼|パスワード|비밀번호"
 )
 _PASSWORD_SHORT = (
@@ -235,9 +235,10 @@ _NOUN_KEY = (
     rf"(?:(?:\b|[_.\-])(?i:{_NOUN_ANY})|[a-z0-9](?:{_NOUN_CAMEL}))"
     r"(?:[_.\-0-9A-Z][A-Za-z0-9_.\-]*)?"  # the token ends: separator, digit or a new camelCase word
 )
-_KEY_CHARS = r"[A-Za-z0-9_.\-\x{17F}\x{212A}]+"
-"""Every character a key name above can hold (``(?i:s)`` and ``(?i:k)`` also match the long s and
-the Kelvin sign), and none a separator (``_SEP``) can start with."""
+_KEY_CHARS = r"[\pL\pN_.\-]+"
+"""Every character a key name above can hold (letters of any script: ``hasło``, ``пароль``, and
+the long s and Kelvin sign that ``(?i:s)`` and ``(?i:k)`` also match), and none a separator
+(``_SEP``) can start with."""
 _RND = r"[A-Za-z0-9+/=_\-~]"
 _RND_NO_DIGIT = r"[A-Za-z+/=_\-~]"
 
@@ -528,12 +529,14 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "keyword_space_password",
         "keyword",
-        r"((?:^|[\s:])(?i:(?:[a-z]+[_\-])?pass(?:word|wd|phrase)|psk|requirepass|masterauth)[ \t]+\"?)"
+        r"((?:^|[\s:])(?:(?i:[a-z]+[_\-]pass(?:word|wd|phrase)|requirepass|masterauth)[ \t]+\"?"
+        r"|(?i:pass(?:word|wd|phrase)|psk)[ \t]+\"))"
         r"[^\s'\"\[<{$*%](?:[^\s'\"]*[A-Za-z][^\s'\"]*[0-9]|[^\s'\"]*[0-9][^\s'\"]*[A-Za-z])[^\s'\"]*",
         True,
-        "A password after its key word and spaces, as config files write it (haproxy ``insecure-password x``, "
-        "redis ``requirepass x``, strongSwan ``: PSK \"x\"``): a letter and a digit, and Python requires a "
-        "password shape, so prose ('password authentication failed') stays.",
+        "A password after its key word and spaces, as config files write it: a compound key with a bare or "
+        "quoted value (haproxy ``insecure-password x``, redis ``requirepass x``), a plain word with a quoted one "
+        "(strongSwan ``: PSK \"x\"``, ``password \"x\"``). A letter and a digit, and Python requires a password "
+        "shape, so prose ('password authentication failed', 'password 2fa-required') stays.",
         hints=("pass", "psk", "masterauth"),
         verify="password",
         trigger=r"(?i:pass(?:word|wd|phrase)|psk|requirepass|masterauth)[ \t]+\"?[^\s'\"\[<{$*%][^\s'\"]*[0-9]",
