@@ -235,10 +235,10 @@ _NOUN_KEY = (
     rf"(?:(?:\b|[_.\-])(?i:{_NOUN_ANY})|[a-z0-9](?:{_NOUN_CAMEL}))"
     r"(?:[_.\-0-9A-Z][A-Za-z0-9_.\-]*)?"  # the token ends: separator, digit or a new camelCase word
 )
-_KEY_CHARS = r"[\pL\pN_.\-]+"
-"""Every character a key name above can hold (letters of any script: ``hasło``, ``пароль``, and
-the long s and Kelvin sign that ``(?i:s)`` and ``(?i:k)`` also match), and none a separator
-(``_SEP``) can start with."""
+_KEY_CHARS = r"[A-Za-z0-9_.\-\x{80}-\x{10FFFF}]+"
+"""Every character a key name above can hold (any non-ASCII character: ``hasło``, ``пароль``, the
+long s and Kelvin sign that ``(?i:s)`` and ``(?i:k)`` also match; one range, where ``\\pL`` would
+swell the parse programs past RE2's fast group engine), and none a separator (``_SEP``) can start with."""
 _RND = r"[A-Za-z0-9+/=_\-~]"
 _RND_NO_DIGIT = r"[A-Za-z+/=_\-~]"
 
