@@ -28,7 +28,7 @@ from tests.secret_corpus.heldout import ALNUM, B64, B64URL, HERE, HEX, Maker, b6
 B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 BECH32 = "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"
 WORDS = ("ribbon", "absorb", "glimpse", "tunnel", "orbit", "velvet", "harbor", "quarter", "meadow", "lyrics", "puzzle", "canyon", "mirror", "token", "secret", "danger")
-_r = heldout._rng
+_r = heldout._rng  # the helpers above draw from it: oncall() seeds it
 
 
 def jwt() -> str:
