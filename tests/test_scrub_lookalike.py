@@ -4,7 +4,8 @@ values, token counts, ids, digests, base64 payloads, URLs, JWT headers, public k
 masks and references; secrets in MCP tool arguments, LLM and bot keys, XML, TOML, HCL, JAAS.
 
 Measured once before any fix: Python recall 105/120, 9/120 benign lines altered; the RE2 patterns
-alone (the Collector) recall 105/120, 13/120 altered. What is still missed or altered is pinned
+alone (the Collector) recall 105/120, 13/120 altered. Fixed by kind (README, Scrubbing): Python
+114/120, 6/120; RE2 alone 114/120, 10/120. What is still missed or altered is pinned
 here, so that a fix, or a regression, shows up.
 """
 
@@ -21,22 +22,26 @@ from tests import corpus
 from tests.secret_corpus import lookalike
 
 KNOWN_GAPS = {
-    "mcp_error_data_password",
-    "telegram_bot_url",
+    # Oracle's ``user/password@//host``: a slash-separated pair is every path's shape.
     "oracle_connect_slash",
+    # A password under a header whose name is a vendor's and ends in ``Key`` (``X-ClickHouse-Key``):
+    # symbols break the 16-character run the compound-key rule needs.
     "clickhouse_header_key",
-    "xml_attribute_secret",
 }
 KNOWN_FALSE_POSITIVES = {
+    # ``secret_header = X-Hub-Signature-256``: a header's name, 16+ characters with a digit.
     "api_key_header_names",
-    "mcp_progress_tokens",
+    # ``cache key: pip-<sha256>``: a hash under the noun ``key``.
     "hash_ids",
+    # ``session_id=<24 random>``: a session id is a bearer credential in a cookie; left as one.
     "session_and_object_ids",
+    # ``api_key=sk-...PaR5``: a masked key (Python spares ``****``, not an ellipsis in the middle).
     "masked_secrets",
+    # ``missing required secret: STRIPE_KEY``: an environment variable's name read as a value.
     "error_messages_about_secrets",
 }
 # The RE2 patterns alone also alter what only the Python-side checks spare (README, "What each side
-# cannot do").
+# cannot do"): ``"publicKey": "<base64>"`` (the word before the camelCase noun), ``password=xxxxxxxx``.
 REGEX_ONLY_ALTERED = KNOWN_FALSE_POSITIVES | {"public_keys"}
 
 
@@ -56,7 +61,7 @@ def test_lookalike_score() -> None:
     result = corpus.score(scrub, _read("lookalike_secrets.jsonl.gz"), _read("lookalike_benign.jsonl.gz"))
     assert {line["format"] for line in result.missed} == KNOWN_GAPS
     assert {line["category"] for line, _ in result.altered} == KNOWN_FALSE_POSITIVES
-    assert len(result.missed) == 15 and len(result.altered) == 9
+    assert len(result.missed) == 6 and len(result.altered) == 6  # recall 114/120, FP 6/120
 
 
 def test_lookalike_regex_only_is_what_the_collector_runs() -> None:
@@ -69,4 +74,21 @@ def test_lookalike_regex_only_is_what_the_collector_runs() -> None:
     )
     assert {line["format"] for line in result.missed} == KNOWN_GAPS
     assert {line["category"] for line, _ in result.altered} == REGEX_ONLY_ALTERED
-    assert len(result.altered) == 13
+    assert len(result.altered) == 10
+
+
+def test_numbers_and_references_are_not_token_values() -> None:
+    regex = re2.compile(combined_regex())
+    for text in ('{"progressToken": 17, "progress": 3}', "token: 0", "- name: DB_PASSWORD\n  value: $(DB_PASSWORD)"):
+        assert scrub(text) == text
+        assert regex.search(text) is None, text
+
+
+def test_named_value_pairs() -> None:
+    for text, secret in (
+        ('<add key="ClientSecret" value="Quartz#7715meadow" />', "Quartz#7715meadow"),
+        ("- name: DB_PASSWORD\n  value: Quartz#7715meadow", "Quartz#7715meadow"),
+        ('{"field": "dbPassword", "value": "Quartz#7715meadow"}', "Quartz#7715meadow"),
+        ("token: 7715a", "7715a"),
+    ):
+        assert secret not in scrub(text)

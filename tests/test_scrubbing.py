@@ -155,6 +155,11 @@ example(
     f"GET https://tiles.example.test/v1/map.png?z=3&key={_qk}&fmt=png -> 403",
     f"GET https://tiles.example.test/v1/map.png?z=3&key={REDACTED}&fmt=png -> 403",
 )
+example(
+    "named_value_pair",
+    '<add key="SmtpPassword" value="Quartz#7715meadow" />',
+    f'<add key="SmtpPassword" value="{REDACTED}" />',
+)
 _xml = t(40, B64)
 example(
     "xml_secret_element",

@@ -189,6 +189,8 @@ _SQ = r"[^'\r\n]"
 _END = r"(?:([\s'\"`\],;&)}>])|$)"
 # A token/key value must contain one character a placeholder word would not (digit, capital, symbol).
 _STRONG = r"[A-Z0-9+/=~!@#^:]"
+_STRONG_NON_DIGIT = r"[A-Z+/=~!@#^:]"
+_FIRST_WEAK = r"[^\s'\"`\[\]{}<>$%(),;&*0-9A-Z+/=~!@#^:]"  # ``_FIRST`` but not ``_STRONG``
 
 
 def _key(long_words: str, short_words: str) -> str:
@@ -208,10 +210,14 @@ def _password_value(quote: str) -> str:
 
 
 def _token_value(quote: str) -> str:
-    rest = {'"': _DQ, "'": _SQ, "": _BARE}[quote]
-    first = _QFIRST if quote else _FIRST
-    end = "" if quote else _END
-    return rf"{quote}(?:{_STRONG}|{first}{rest}*?{_STRONG}){rest}*{end}"
+    if not quote:
+        # A bare value is not a number (``progressToken: 280``, MCP's progress id, ``2.5``): after
+        # any leading digits a strong non-digit; digits and a letter; or a weak start and a strong
+        # character later.
+        strong = rf"[0-9]*{_STRONG_NON_DIGIT}|[0-9]+[a-z_]|{_FIRST_WEAK}{_BARE}*?{_STRONG}"
+        return rf"(?:{strong}){_BARE}*{_END}"
+    rest = _DQ if quote == '"' else _SQ
+    return rf"{quote}(?:{_STRONG}|{_QFIRST}{rest}*?{_STRONG}){rest}*"
 
 
 _PASSWORD_KEY = _key(_PASSWORD_WORDS, _PASSWORD_SHORT)
@@ -502,6 +508,20 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "XML elements named like secrets: <Password>...</Password>, <SecretAccessKey>...",
         hints=("pass", "secret", "token", "key"),
         trigger=r"(?i:password|passwd|secret|token|key)>",
+    ),
+    SecretPattern(
+        "named_value_pair",
+        "keyword",
+        r"((?i:\b(?:name|key|field|param(?:eter)?|property)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+        r"[A-Za-z0-9_.\-]*(?:pass(?:word|wd|phrase)|secret|token|api[_.\-]?key|credentials?)\\?[\"']?"
+        r"[ \t]*,?\s*\\?[\"']?value\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?))"
+        r"[^\s'\"`\\\[{<$%*][^\s'\"\\]*",
+        True,
+        "A value given as a name/value pair whose name is a secret's: .NET ``<add key=\"ClientSecret\" "
+        "value=\"...\"/>``, Kubernetes ``- name: DB_PASSWORD`` / ``value: ...``, an error's ``{\"field\": "
+        "\"dbPassword\", \"value\": \"...\"}`` (placeholders, references and masks survive).",
+        hints=("value",),
+        trigger=r"(?i:value)\\?[\"']?[ \t]*[:=]",
     ),
     SecretPattern(
         "keyword_space_separated",
@@ -860,10 +880,10 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     ),
     _provider(
         "telegram_bot_token",
-        r"[0-9]{6,12}:A[A-Za-z0-9_\-]{30,}",
-        (":a",),
-        "Telegram bot tokens (also inside /bot<token>/ paths).",
-        trigger=r"[0-9]:A[A-Za-z0-9_\-]{30}",
+        r"(?:[0-9]{6,12}:A|\bbot[0-9]{6,12}:)[A-Za-z0-9_\-]{30,}",
+        (":a", "bot"),
+        "Telegram bot tokens (``<bot id>:AA...``; in the Bot API's /bot<token>/ paths whatever they start with).",
+        trigger=r"[0-9]:A[A-Za-z0-9_\-]{30}|bot[0-9]{6,12}:",
     ),
     _provider(
         "postman_key",
