@@ -191,6 +191,9 @@ _END = r"(?:([\s'\"`\],;&)}>])|$)"
 _STRONG = r"[A-Z0-9+/=~!@#^:]"
 _STRONG_NON_DIGIT = r"[A-Z+/=~!@#^:]"
 _FIRST_WEAK = r"[^\s'\"`\[\]{}<>$%(),;&*0-9A-Z+/=~!@#^:]"  # ``_FIRST`` but not ``_STRONG``
+# A bare value that starts with ``!`` and a name, then ends, is a YAML tag (``!Ref Param``,
+# ``!env_var NAME``, ``!vault |``); ``!`` and a name go on to something else in a secret (``!x9``).
+_NOT_TAG = r"![A-Za-z_]*[^A-Za-z_\s'\"`\],;&}>]"
 
 
 def _key(long_words: str, short_words: str) -> str:
@@ -206,16 +209,21 @@ def _password_value(quote: str) -> str:
         return rf"{quote}{_QFIRST}{rest}*"
     # Four or more characters without brackets, or any length with a digit: ``os.environ['X']``
     # and ``using password: YES`` are not passwords, ``Tr(4)nsit!`` is.
-    return rf"{_FIRST}(?:{_BARE_NB}{{3,}}|{_BARE}*?[0-9]{_BARE}*){_END}"
+    first = _FIRST.replace("[^", "[^!", 1)
+    return rf"(?:{first}(?:{_BARE_NB}{{3,}}|{_BARE}*?[0-9]{_BARE}*)|{_NOT_TAG}{_BARE}*){_END}"
 
 
 def _token_value(quote: str) -> str:
     if not quote:
-        # A bare value is not a number (``progressToken: 280``, MCP's progress id, ``2.5``): after
-        # any leading digits a strong non-digit; digits and a letter; or a weak start and a strong
-        # character later.
-        strong = rf"[0-9]*{_STRONG_NON_DIGIT}|[0-9]+[a-z_]|{_FIRST_WEAK}{_BARE}*?{_STRONG}"
-        return rf"(?:{strong}){_BARE}*{_END}"
+        # A bare value is not a number (``progressToken: 280``, MCP's progress id, ``2.5``): digits
+        # and a strong non-digit or a letter; a strong non-digit; or a weak start and a strong
+        # character later. Nor a YAML tag, nor a constructor call (``SecretStr('***')``): it does
+        # not end in ``(``.
+        strong = (
+            rf"[0-9]+(?:{_STRONG_NON_DIGIT}|[a-z_])|{_STRONG_NON_DIGIT.replace('!', '')}|{_NOT_TAG}"
+            rf"|{_FIRST_WEAK}{_BARE}*?{_STRONG}"
+        )
+        return rf"(?:{strong})(?:{_BARE}*{_BARE.replace('[^', '[^(', 1)})?{_END}"
     rest = _DQ if quote == '"' else _SQ
     return rf"{quote}(?:{_STRONG}|{_QFIRST}{rest}*?{_STRONG}){rest}*"
 
