@@ -208,9 +208,17 @@ def _password_value(quote: str) -> str:
         rest = _DQ if quote == '"' else _SQ
         return rf"{quote}{_QFIRST}{rest}*"
     # Four or more characters without brackets, or any length with a digit: ``os.environ['X']``
-    # and ``using password: YES`` are not passwords, ``Tr(4)nsit!`` is.
+    # and ``using password: YES`` are not passwords, ``Tr(4)nsit!`` is. Nor is a YAML tag.
+    # Four or more characters without a digit are a password unless they are only capitals and
+    # ``_``: an environment variable's name or a placeholder (``STRIPE_KEY``, ``REDACTED``), a
+    # character outside them at index 0, 1, 2 or later.
     first = _FIRST.replace("[^", "[^!", 1)
-    return rf"(?:{first}(?:{_BARE_NB}{{3,}}|{_BARE}*?[0-9]{_BARE}*)|{_NOT_TAG}{_BARE}*){_END}"
+    other, first_other = (c.replace("[^", "[^A-Z_", 1) for c in (_BARE_NB, first))
+    word = (
+        rf"{first_other}{_BARE_NB}{{3,}}"
+        rf"|[A-Z_](?:{other}{_BARE_NB}{{2,}}|[A-Z_]{other}{_BARE_NB}+|[A-Z_]{{2,}}{other}{_BARE_NB}*)"
+    )
+    return rf"(?:{first}{_BARE}*?[0-9]{_BARE}*|{word}|{_NOT_TAG}{_BARE}*){_END}"
 
 
 def _token_value(quote: str) -> str:
