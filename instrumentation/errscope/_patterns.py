@@ -223,13 +223,13 @@ def _password_value(quote: str) -> str:
 
 def _token_value(quote: str) -> str:
     if not quote:
-        # A bare value is not a number (``progressToken: 280``, MCP's progress id, ``2.5``): digits
-        # and a strong non-digit or a letter; a strong non-digit; or a weak start and a strong
-        # character later. Nor a YAML tag, nor a constructor call (``SecretStr('***')``): it does
-        # not end in ``(``.
+        # A bare value is not a number (``progressToken: 280``, MCP's progress id, ``2.5``) nor a
+        # capitalised word (``None``, ``True``): digits and a strong non-digit or a letter; a
+        # symbol; a capital or a weak start and a strong character later. Nor a YAML tag, nor a
+        # constructor call (``SecretStr('***')``): it does not end in ``(``.
         strong = (
-            rf"[0-9]+(?:{_STRONG_NON_DIGIT}|[a-z_])|{_STRONG_NON_DIGIT.replace('!', '')}|{_NOT_TAG}"
-            rf"|{_FIRST_WEAK}{_BARE}*?{_STRONG}"
+            rf"[0-9]+(?:{_STRONG_NON_DIGIT}|[a-z_])|[+/=~@#^:]|{_NOT_TAG}"
+            rf"|(?:[A-Z]|{_FIRST_WEAK}){_BARE}*?{_STRONG}"
         )
         return rf"(?:{strong})(?:{_BARE}*{_BARE.replace('[^', '[^(', 1)})?{_END}"
     rest = _DQ if quote == '"' else _SQ
