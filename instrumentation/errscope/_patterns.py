@@ -208,10 +208,9 @@ def _password_value(quote: str) -> str:
         rest = _DQ if quote == '"' else _SQ
         return rf"{quote}{_QFIRST}{rest}*"
     # Four or more characters without brackets, or any length with a digit: ``os.environ['X']``
-    # and ``using password: YES`` are not passwords, ``Tr(4)nsit!`` is. Nor is a YAML tag.
-    # Four or more characters without a digit are a password unless they are only capitals and
-    # ``_``: an environment variable's name or a placeholder (``STRIPE_KEY``, ``REDACTED``), a
-    # character outside them at index 0, 1, 2 or later.
+    # and ``using password: YES`` are not passwords, ``Tr(4)nsit!`` is. Without a digit, not only
+    # capitals and ``_`` (a variable's name or a placeholder: ``STRIPE_KEY``, ``REDACTED``): another
+    # character at index 0, 1, 2 or later. Nor a YAML tag.
     first = _FIRST.replace("[^", "[^!", 1)
     other, first_other = (c.replace("[^", "[^A-Z_", 1) for c in (_BARE_NB, first))
     word = (
