@@ -5,7 +5,7 @@ masks and references; secrets in MCP tool arguments, LLM and bot keys, XML, TOML
 
 Measured once before any fix: Python recall 105/120, 9/120 benign lines altered; the RE2 patterns
 alone (the Collector) recall 105/120, 13/120 altered. Fixed by kind (README, Scrubbing): Python
-114/120, 5/120; RE2 alone 114/120, 9/120. What is still missed or altered is pinned
+114/120, 5/120; RE2 alone 114/120, 7/120. What is still missed or altered is pinned
 here, so that a fix, or a regression, shows up.
 """
 
@@ -39,7 +39,7 @@ KNOWN_FALSE_POSITIVES = {
     "masked_secrets",
 }
 # The RE2 patterns alone also alter what only the Python-side checks spare (README, "What each side
-# cannot do"): ``"publicKey": "<base64>"`` (the word before the camelCase noun), ``password=xxxxxxxx``.
+# cannot do"): ``"publicKey": "<base64>"`` (the word before the camelCase noun).
 REGEX_ONLY_ALTERED = KNOWN_FALSE_POSITIVES | {"public_keys"}
 
 
@@ -72,12 +72,12 @@ def test_lookalike_regex_only_is_what_the_collector_runs() -> None:
     )
     assert {line["format"] for line in result.missed} == KNOWN_GAPS
     assert {line["category"] for line, _ in result.altered} == REGEX_ONLY_ALTERED
-    assert len(result.altered) == 9
+    assert len(result.altered) == 7
 
 
 def test_numbers_and_references_are_not_token_values() -> None:
     regex = re2.compile(combined_regex())
-    for text in ('{"progressToken": 17, "progress": 3}', "token: 0", "missing required secret: STRIPE_KEY", "- name: DB_PASSWORD\n  value: $(DB_PASSWORD)"):
+    for text in ('{"progressToken": 17, "progress": 3}', "token: 0", "missing required secret: STRIPE_KEY", "password=xxxxxxxx", "- name: DB_PASSWORD\n  value: $(DB_PASSWORD)"):
         assert scrub(text) == text
         assert regex.search(text) is None, text
 

@@ -209,13 +209,14 @@ def _password_value(quote: str) -> str:
         return rf"{quote}{_QFIRST}{rest}*"
     # Four or more characters without brackets, or any length with a digit: ``os.environ['X']``
     # and ``using password: YES`` are not passwords, ``Tr(4)nsit!`` is. Without a digit, not only
-    # capitals and ``_`` (a variable's name or a placeholder: ``STRIPE_KEY``, ``REDACTED``): another
-    # character at index 0, 1, 2 or later. Nor a YAML tag.
+    # capitals, ``_`` and ``x`` (a variable's name, a placeholder or a mask: ``STRIPE_KEY``,
+    # ``REDACTED``, ``xxxxxxxx``): another character at index 0, 1, 2 or later. Nor a YAML tag.
     first = _FIRST.replace("[^", "[^!", 1)
-    other, first_other = (c.replace("[^", "[^A-Z_", 1) for c in (_BARE_NB, first))
+    other, first_other = (c.replace("[^", "[^A-Z_x", 1) for c in (_BARE_NB, first))
+    up = "[A-Z_x]"
     word = (
         rf"{first_other}{_BARE_NB}{{3,}}"
-        rf"|[A-Z_](?:{other}{_BARE_NB}{{2,}}|[A-Z_]{other}{_BARE_NB}+|[A-Z_]{{2,}}{other}{_BARE_NB}*)"
+        rf"|{up}(?:{other}{_BARE_NB}{{2,}}|{up}{other}{_BARE_NB}+|{up}{{2,}}{other}{_BARE_NB}*)"
     )
     return rf"(?:{first}{_BARE}*?[0-9]{_BARE}*|{word}|{_NOT_TAG}{_BARE}*){_END}"
 
