@@ -61,7 +61,7 @@ LOOKALIKE_SECRETS: list[tuple[str, str, Maker]] = [
     ("clickhouse_header_key", "header", kv("X-ClickHouse-Key: {s}", pw)),
     # config files of other shapes
     ("toml_token", "log", kv('[tool.poetry.http-basic.internal]\nusername = "ci"\npassword = "{s}"', pw)),
-    ("ini_secret_access", "log", kv("[default]\naws_access_key_id = AKIA{a}\naws_secret_access_key = {s}".replace("{a}", "IOSFODNN7EXAMPLE"), lambda: rnd(40, ALNUM + "/+"))),
+    ("ini_secret_access", "log", kv("[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = {s}", lambda: rnd(40, ALNUM + "/+"))),
     ("java_properties_secret", "log", kv("mail.smtp.password={s}", pw)),
     ("hcl_variable_default", "log", kv('variable "db" {{ default = {{ password = "{s}" }} }}', pw)),
     ("xml_password_element", "log", kv("<server><id>nexus</id><username>deploy</username><password>{s}</password></server>", pw)),
