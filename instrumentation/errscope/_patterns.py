@@ -210,13 +210,17 @@ def _password_value(quote: str) -> str:
     # Four or more characters without brackets, or any length with a digit: ``os.environ['X']``
     # and ``using password: YES`` are not passwords, ``Tr(4)nsit!`` is. Without a digit, not only
     # capitals, ``_`` and ``x`` (a variable's name, a placeholder or a mask: ``STRIPE_KEY``,
-    # ``REDACTED``, ``xxxxxxxx``): another character at index 0, 1, 2 or later. Nor a YAML tag.
+    # ``REDACTED``, ``xxxxxxxx``): another character at index 0, 1, 2 or later. Nor, starting in
+    # lower case, a reference: a URI scheme and ``:`` (``vault:secret/db``, ``op://Prod/db/pw``).
+    # Nor a YAML tag.
     first = _FIRST.replace("[^", "[^!", 1)
-    other, first_other = (c.replace("[^", "[^A-Z_x", 1) for c in (_BARE_NB, first))
+    other, first_other = _BARE_NB.replace("[^", "[^A-Z_x", 1), first.replace("[^", "[^A-Za-z_", 1)
     up = "[A-Z_x]"
+    lo, not_scheme = "[a-z+]", _BARE_NB.replace("[^", "[^a-z+:", 1)
     word = (
         rf"{first_other}{_BARE_NB}{{3,}}"
         rf"|{up}(?:{other}{_BARE_NB}{{2,}}|{up}{other}{_BARE_NB}+|{up}{{2,}}{other}{_BARE_NB}*)"
+        rf"|[a-wyz](?:{lo}{{3,}}|{not_scheme}{_BARE_NB}{{2,}}|{lo}{not_scheme}{_BARE_NB}+|{lo}{{2,}}{not_scheme}{_BARE_NB}*)"
     )
     return rf"(?:{first}{_BARE}*?[0-9]{_BARE}*|{word}|{_NOT_TAG}{_BARE}*){_END}"
 
