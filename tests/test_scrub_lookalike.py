@@ -75,18 +75,33 @@ def test_lookalike_regex_only_is_what_the_collector_runs() -> None:
     assert len(result.altered) == 7
 
 
-def test_numbers_and_references_are_not_token_values() -> None:
+def test_numbers_masks_tags_and_references_are_not_values() -> None:
     regex = re2.compile(combined_regex())
-    for text in ('{"progressToken": 17, "progress": 3}', "token: 0", "missing required secret: STRIPE_KEY", "password=xxxxxxxx", "- name: DB_PASSWORD\n  value: $(DB_PASSWORD)"):
+    for text in (
+        '{"progressToken": 17, "progress": 3}',
+        "token: 0",
+        "missing required secret: STRIPE_KEY",
+        "password=xxxxxxxx",
+        "password: !env_var DB_PASSWORD",
+        "password: vault:secret/data/app#db",
+        "DB_PASSWORD=op://Prod/db/password",
+        "api_key=SecretStr('***')",
+        "- name: DB_PASSWORD\n  value: $(DB_PASSWORD)",
+    ):
         assert scrub(text) == text
         assert regex.search(text) is None, text
 
 
-def test_named_value_pairs() -> None:
+def test_named_value_pairs_and_short_values_still_go() -> None:
+    regex = re2.compile(combined_regex())
     for text, secret in (
         ('<add key="ClientSecret" value="Quartz#7715meadow" />', "Quartz#7715meadow"),
         ("- name: DB_PASSWORD\n  value: Quartz#7715meadow", "Quartz#7715meadow"),
         ('{"field": "dbPassword", "value": "Quartz#7715meadow"}', "Quartz#7715meadow"),
         ("token: 7715a", "7715a"),
+        ("password=hunter", "hunter"),
+        ("password=Hunter", "Hunter"),
+        ("password=xenon:Ab", "xenon:Ab"),
     ):
         assert secret not in scrub(text)
+        assert secret not in regex.sub("", text), text
