@@ -155,6 +155,11 @@ example(
     f"GET https://tiles.example.test/v1/map.png?z=3&key={_qk}&fmt=png -> 403",
     f"GET https://tiles.example.test/v1/map.png?z=3&key={REDACTED}&fmt=png -> 403",
 )
+example(
+    "named_value_pair",
+    '<add key="SmtpPassword" value="Quartz#7715meadow" />',
+    f'<add key="SmtpPassword" value="{REDACTED}" />',
+)
 _xml = t(40, B64)
 example(
     "xml_secret_element",
@@ -246,6 +251,21 @@ example(
     "keyword_compound_key",
     f"settings rejected: client_secret_v2={_compound} region=eu",
     f"settings rejected: client_secret_v2={REDACTED} region=eu",
+)
+example(
+    "keyword_space_password",
+    'haproxy: userlist ops\n  user admin insecure-password Wren#4471gale\nredis: requirepass q8Wv2LmX9zRt4KpY\nlog: password authentication failed',
+    f'haproxy: userlist ops\n  user admin insecure-password {REDACTED}\nredis: requirepass {REDACTED}\nlog: password authentication failed',
+)
+example(
+    "jwk_private_member",
+    '{"kty": "EC", "crv": "P-256", "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU", "d": "jpsQnnGQmL-YBIffH1136cspYG6-0iY7X1fCE9-E9LI"}',
+    f'{{"kty": "EC", "crv": "P-256", "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU", "d": "{REDACTED}"}}',
+)
+example(
+    "protocol_auth_command",
+    'redis MONITOR: 1718000000.1 [0 10.0.0.5:51234] "AUTH" "q8Wv2LmX9zRt4KpY7bNc" then SMTP AUTH failed',
+    f'redis MONITOR: 1718000000.1 [0 10.0.0.5:51234] "AUTH" "{REDACTED}" then SMTP AUTH failed',
 )
 example(
     "cli_secret_option",

@@ -145,9 +145,20 @@ class SecretPattern:
 
 # Key names (matched case-insensitively). A key *ends* in one of these words, so
 # ``password_policy``, ``max_tokens``, ``api_token_hash`` and ``secretValue`` are not keys.
-_PASSWORD_WORDS = r"pass(?:word|wd|phrase)|secret|credentials?"
+_PASSWORD_WORDS = (
+    r"pass(?:word|wd|phrase)|secret|credentials?|mnemonic|seed[_.\-]?phrase"
+    # the password in other languages (de, es, fr, pt, nl, fi, pl, it, sv, da/no, ru, zh, ja, ko)
+    r"|passwort|kennwort|contrase(?:ña|na)|mot[_.\-]?de[_.\-]?passe|senha|wachtwoord|salasana|has(?:ł|l)o"
+    r"|parola|l(?:ö|o)senord|adgangskode|passord|пароль|密码|密碼|パスワード|비밀번호"
+)
+_PASSWORD_TRIGGER_WORDS = (
+    "(?i:pass(?:word|wd|phrase|wort|ord|e)?|pwd|psk|secret|credentials?|mnemonic|phrase|kennwort|contrase(?:ña|na)"
+    "|senha|wachtwoord|salasana|has(?:ł|l)o|parola|senord|adgangskode)"
+    # outside (?i:): case folding of other scripts swells the trigger set's DFA (~5 % a line)
+    "|пароль|Пароль|ПАРОЛЬ|密码|密碼|パスワード|비밀번호"
+)
 _PASSWORD_SHORT = (
-    r"pass|pwd"  # only as a whole word or after a separator (not ``bypass``)
+    r"pass|pwd|psk"  # only as a whole word or after a separator (not ``bypass``); psk: a pre-shared key
 )
 KEY_QUALIFIERS: Final = (
     "access", "secret", "private", "auth", "app", "application", "account", "master", "signing", "encryption",
@@ -158,11 +169,12 @@ KEY_QUALIFIERS: Final = (
 regexes and the Python key-name check (``_scrubbing.key_kind``) both use."""
 _TOKEN_WORDS = (
     r"token|api[_.\-]?key|(?:" + "|".join(KEY_QUALIFIERS) + r"|sharedaccess|shared[_.\-]access)[_.\-]?key|signature"
+    r"|(?:code[_.\-]?)verifier|saml[_.\-]?response"  # OAuth PKCE's verifier (RFC 7636), a SAML bearer assertion
 )
 _TOKEN_SHORT = (
     r"pat|sig"  # Azure DevOps ``PAT=``, SAS ``sig=``: whole word or after a separator
 )
-_SEP = r"\\?[\"']?[ \t]*[:=][ \t]*"  # closing quote of the key (maybe escaped), ``:`` or ``=``
+_SEP = r"\\?[\"']?[ \t]*(?:=>|[:=])[ \t]*"  # closing quote of the key (maybe escaped), ``:``, ``=`` or Ruby's ``=>``
 
 # Values. First characters exclude quotes, brackets (so ``[REDACTED]`` is final), ``*`` (masked
 # values such as ``********`` are left alone) and placeholder openers; bare values stop at whitespace, quotes and the usual field separators.
@@ -177,6 +189,11 @@ _SQ = r"[^'\r\n]"
 _END = r"(?:([\s'\"`\],;&)}>])|$)"
 # A token/key value must contain one character a placeholder word would not (digit, capital, symbol).
 _STRONG = r"[A-Z0-9+/=~!@#^:]"
+_STRONG_NON_DIGIT = r"[A-Z+/=~!@#^:]"
+_FIRST_WEAK = r"[^\s'\"`\[\]{}<>$%(),;&*0-9A-Z+/=~!@#^:]"  # ``_FIRST`` but not ``_STRONG``
+# A bare value that starts with ``!`` and a name, then ends, is a YAML tag (``!Ref Param``,
+# ``!env_var NAME``, ``!vault |``); ``!`` and a name go on to something else in a secret (``!x9``).
+_NOT_TAG = r"![A-Za-z_]*[^A-Za-z_\s'\"`\],;&}>]"
 
 
 def _key(long_words: str, short_words: str) -> str:
@@ -191,15 +208,36 @@ def _password_value(quote: str) -> str:
         rest = _DQ if quote == '"' else _SQ
         return rf"{quote}{_QFIRST}{rest}*"
     # Four or more characters without brackets, or any length with a digit: ``os.environ['X']``
-    # and ``using password: YES`` are not passwords, ``Tr(4)nsit!`` is.
-    return rf"{_FIRST}(?:{_BARE_NB}{{3,}}|{_BARE}*?[0-9]{_BARE}*){_END}"
+    # and ``using password: YES`` are not passwords, ``Tr(4)nsit!`` is. Without a digit, not only
+    # capitals, ``_`` and ``x`` (a variable's name, a placeholder or a mask: ``STRIPE_KEY``,
+    # ``REDACTED``, ``xxxxxxxx``): another character at index 0, 1, 2 or later. Nor, starting in
+    # lower case, a reference: a URI scheme and ``:`` (``vault:secret/db``, ``op://Prod/db/pw``).
+    # Nor a YAML tag.
+    first = _FIRST.replace("[^", "[^!", 1)
+    other, first_other = _BARE_NB.replace("[^", "[^A-Z_x", 1), first.replace("[^", "[^A-Za-z_", 1)
+    up = "[A-Z_x]"
+    lo, not_scheme = "[a-z+]", _BARE_NB.replace("[^", "[^a-z+:", 1)
+    word = (
+        rf"{first_other}{_BARE_NB}{{3,}}"
+        rf"|{up}(?:{other}{_BARE_NB}{{2,}}|{up}{other}{_BARE_NB}+|{up}{{2,}}{other}{_BARE_NB}*)"
+        rf"|[a-wyz](?:{lo}{{3,}}|{not_scheme}{_BARE_NB}{{2,}}|{lo}{not_scheme}{_BARE_NB}+|{lo}{{2,}}{not_scheme}{_BARE_NB}*)"
+    )
+    return rf"(?:{first}{_BARE}*?[0-9]{_BARE}*|{word}|{_NOT_TAG}{_BARE}*){_END}"
 
 
 def _token_value(quote: str) -> str:
-    rest = {'"': _DQ, "'": _SQ, "": _BARE}[quote]
-    first = _QFIRST if quote else _FIRST
-    end = "" if quote else _END
-    return rf"{quote}(?:{_STRONG}|{first}{rest}*?{_STRONG}){rest}*{end}"
+    if not quote:
+        # A bare value is not a number (``progressToken: 280``, MCP's progress id, ``2.5``) nor a
+        # capitalised word (``None``, ``True``): digits and a strong non-digit or a letter; a
+        # symbol; a capital or a weak start and a strong character later. Nor a YAML tag, nor a
+        # constructor call (``SecretStr('***')``): it does not end in ``(``.
+        strong = (
+            rf"[0-9]+(?:{_STRONG_NON_DIGIT}|[a-z_])|[+/=~@#^:]|{_NOT_TAG}"
+            rf"|(?:[A-Z]|{_FIRST_WEAK}){_BARE}*?{_STRONG}"
+        )
+        return rf"(?:{strong})(?:{_BARE}*{_BARE.replace('[^', '[^(', 1)})?{_END}"
+    rest = _DQ if quote == '"' else _SQ
+    return rf"{quote}(?:{_STRONG}|{_QFIRST}{rest}*?{_STRONG}){rest}*"
 
 
 _PASSWORD_KEY = _key(_PASSWORD_WORDS, _PASSWORD_SHORT)
@@ -225,9 +263,10 @@ _NOUN_KEY = (
     rf"(?:(?:\b|[_.\-])(?i:{_NOUN_ANY})|[a-z0-9](?:{_NOUN_CAMEL}))"
     r"(?:[_.\-0-9A-Z][A-Za-z0-9_.\-]*)?"  # the token ends: separator, digit or a new camelCase word
 )
-_KEY_CHARS = r"[A-Za-z0-9_.\-\x{17F}\x{212A}]+"
-"""Every character a key name above can hold (``(?i:s)`` and ``(?i:k)`` also match the long s and
-the Kelvin sign), and none a separator (``_SEP``) can start with."""
+_KEY_CHARS = r"[A-Za-z0-9_.\-\x{80}-\x{10FFFF}]+"
+"""Every character a key name above can hold (any non-ASCII character: ``hasło``, ``пароль``, the
+long s and Kelvin sign that ``(?i:s)`` and ``(?i:k)`` also match; one range, where ``\\pL`` would
+swell the parse programs past RE2's fast group engine), and none a separator (``_SEP``) can start with."""
 _RND = r"[A-Za-z0-9+/=_\-~]"
 _RND_NO_DIGIT = r"[A-Za-z+/=_\-~]"
 
@@ -312,8 +351,8 @@ def _kv(name: str, key: str, description: str) -> SecretPattern:
     regex = rf"({key}{_SEP})(?:{dq}|{sq}|{value('')})"
     parse = rf"({_KEY_CHARS}{_SEP})(?:{dq}|{sq}|{value('')})"
     hints = _PASSWORD_HINTS if key == _PASSWORD_KEY else _TOKEN_HINTS
-    words = "pass(?:word|wd|phrase)?|pwd|secret|credentials?" if key == _PASSWORD_KEY else "token|key|signature|pat|sig"
-    trigger = rf"(?i:{words})\\?[\"']?[ \t]*[:=]"
+    words = _PASSWORD_TRIGGER_WORDS if key == _PASSWORD_KEY else "(?i:token|key|signature|pat|sig|verifier|response)"
+    trigger = rf"(?:{words})\\?[\"']?[ \t]*[:=]"
     return SecretPattern(name, "keyword", regex, 3, description, 1, hints, trigger=trigger, parse=parse)
 
 
@@ -491,6 +530,20 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         trigger=r"(?i:password|passwd|secret|token|key)>",
     ),
     SecretPattern(
+        "named_value_pair",
+        "keyword",
+        r"((?i:\b(?:name|key|field|param(?:eter)?|property)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+        r"[A-Za-z0-9_.\-]*(?:pass(?:word|wd|phrase)|secret|token|api[_.\-]?key|credentials?)\\?[\"']?"
+        r"[ \t]*,?\s*\\?[\"']?value\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?))"
+        r"[^\s'\"`\\\[{<$%*][^\s'\"\\]*",
+        True,
+        "A value given as a name/value pair whose name is a secret's: .NET ``<add key=\"ClientSecret\" "
+        "value=\"...\"/>``, Kubernetes ``- name: DB_PASSWORD`` / ``value: ...``, an error's ``{\"field\": "
+        "\"dbPassword\", \"value\": \"...\"}`` (placeholders, references and masks survive).",
+        hints=("value",),
+        trigger=r"(?i:value)\\?[\"']?[ \t]*[:=]",
+    ),
+    SecretPattern(
         "keyword_space_separated",
         "keyword",
         r"((?i:(?:secret[_\-]?access[_\-]?key|api[_\-]?key|client[_\-]?secret|access[_\-]?token"
@@ -514,6 +567,43 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "913-FAKE'; the value needs 4+ characters and a digit ('token refreshed', 'exit code 137' survive).",
         hints=("token", "pass", "secret", "key", "code", "otp", "pin"),
         trigger=r"(?i:token|password|passwd|passcode|secret|key|otp|pin|code)[ \t]+(?i:(?:is|was)[ \t]+)?['\"`]?[A-Za-z0-9_\-.~+/=]*[0-9]",
+    ),
+    SecretPattern(
+        "keyword_space_password",
+        "keyword",
+        r"((?:^|[\s:])(?:(?i:[a-z]+[_\-]pass(?:word|wd|phrase)|requirepass|masterauth)[ \t]+\"?"
+        r"|(?i:pass(?:word|wd|phrase)|psk)[ \t]+\"))"
+        r"[^\s'\"\[<{$*%](?:[^\s'\"]*[A-Za-z][^\s'\"]*[0-9]|[^\s'\"]*[0-9][^\s'\"]*[A-Za-z])[^\s'\"]*",
+        True,
+        "A password after its key word and spaces, as config files write it: a compound key with a bare or "
+        "quoted value (haproxy ``insecure-password x``, redis ``requirepass x``), a plain word with a quoted one "
+        "(strongSwan ``: PSK \"x\"``, ``password \"x\"``). A letter and a digit, and Python requires a password "
+        "shape, so prose ('password authentication failed', 'password 2fa-required') stays.",
+        hints=("pass", "psk", "masterauth"),
+        verify="password",
+        trigger=r"(?i:pass(?:word|wd|phrase)|psk|requirepass|masterauth)[ \t]+\"?[^\s'\"\[<{$*%][^\s'\"]*[0-9]",
+    ),
+    SecretPattern(
+        "jwk_private_member",
+        "private_key",
+        r"(\"kty\"[ \t]*:[ \t]*\"[A-Za-z\-]+\"[^{}]*?\"(?:d|p|q|dp|dq|qi|k)\"[ \t]*:[ \t]*\")[A-Za-z0-9_\-]{16,}",
+        True,
+        "A JSON Web Key's private members (RFC 7518 section 6: ``d``, ``p``, ``q``, ``dp``, ``dq``, ``qi``; "
+        "``k`` of a symmetric key) after its ``kty``; the public ``n``, ``e``, ``x``, ``y`` stay.",
+        hints=("\"kty\"",),
+        trigger=r"\"kty\"",
+    ),
+    SecretPattern(
+        "protocol_auth_command",
+        "keyword",
+        r"(\bAUTH\"?(?:[ \t]+\"?(?:PLAIN|LOGIN|XOAUTH2|[A-Za-z0-9_\-]{1,32}\"))?[ \t]+\"?)" + _RANDOM,
+        True,
+        "The credential of a protocol's AUTH command as servers and clients log it: Redis ``AUTH <pw>`` / "
+        "``\"AUTH\" \"<pw>\"`` (MONITOR, slowlog), SMTP/IMAP ``AUTH PLAIN <base64>``; upper-case AUTH and a "
+        "random-looking value (Python checks it), so prose ('auth failed') stays.",
+        hints=("auth",),
+        verify="random",
+        trigger=r"AUTH\"?[ \t]",
     ),
     SecretPattern(
         "cli_secret_option",
@@ -810,10 +900,10 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     ),
     _provider(
         "telegram_bot_token",
-        r"[0-9]{6,12}:A[A-Za-z0-9_\-]{30,}",
-        (":a",),
-        "Telegram bot tokens (also inside /bot<token>/ paths).",
-        trigger=r"[0-9]:A[A-Za-z0-9_\-]{30}",
+        r"(?:[0-9]{6,12}:A|\bbot[0-9]{6,12}:)[A-Za-z0-9_\-]{30,}",
+        (":a", "bot"),
+        "Telegram bot tokens (``<bot id>:AA...``; in the Bot API's /bot<token>/ paths whatever they start with).",
+        trigger=r"[0-9]:A[A-Za-z0-9_\-]{30}|bot[0-9]{6,12}:",
     ),
     _provider(
         "postman_key",

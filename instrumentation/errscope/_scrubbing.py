@@ -235,8 +235,35 @@ def _verified(rule: _Rule, data: bytes, start: int, secret: bytes) -> bool:
     if rule.verify == "password":
         return looks_like_password(secret)
     if rule.verify == "random":
-        return looks_random(secret) and not _PUBLIC_KEY_BEFORE.search(data, max(0, start - 12), start)
+        # the window ends one byte into the match: a camelCase noun match (``PublicKey``) starts
+        # at the ``c`` before ``Key``
+        return looks_random(secret) and not _PUBLIC_KEY_BEFORE.search(data, max(0, start - 12), start + 1)
     return True
+
+
+# What stands where a value goes but is none (Python only; the Collector redacts these too):
+# a YAML tag (``password: !vault |``, ``!Ref Param``, ``!env_var NAME``: ``!`` and a name, then
+# the tagged node), a secret manager or vault reference (``vault:secret/data/x#key``,
+# ``ref+vault://...``, ``op://vault/item/field``, a Secrets Manager/SSM ARN, a GCP secret path),
+# a constructor call wrapping the value (``SecretStr('**********')``) and a size (``password:
+# 16 bytes`` from ``kubectl describe secret``).
+_YAML_TAG: Final = re.compile(rb"![A-Za-z_][A-Za-z0-9_!]*")
+_NOT_A_VALUE: Final = re.compile(
+    rb"(?i:vault:[A-Za-z0-9_\-]+/|ref\+[a-z0-9]+://|op://|(?:awssm|gcpsm|azkv|sops|ssm|secretsmanager)://"
+    rb"|arn:aws[a-z\-]*:(?:secretsmanager|ssm|kms):|projects/[^/\s]+/secrets/)[^\s'\"]*"
+    rb"|[A-Za-z_][A-Za-z0-9_.]*\("
+)
+_SIZE_AFTER: Final = re.compile(rb"[ \t]+(?i:bytes?|B|KiB|chars|characters)\b")
+
+
+def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
+    first = secret[:1]
+    if first == b"!":
+        return _YAML_TAG.fullmatch(secret) is not None and data[secret_end : secret_end + 1] in (b" ", b"\n", b"\r", b"")
+    if first.isdigit() and secret.isdigit():
+        return _SIZE_AFTER.match(data, secret_end) is not None
+    # only a reference holds ``:`` or ``/``, only a call ends in ``(``: most values skip the regex
+    return (secret[-1:] == b"(" or b":" in secret or b"/" in secret) and _NOT_A_VALUE.fullmatch(secret) is not None
 
 
 def _is_masked(secret: bytes) -> bool:
@@ -272,7 +299,7 @@ def _substitute(rule: _Rule, data: bytes, start: int, end: int) -> bytes:
                     secret_end = spans[g][0]
                     break
         secret = data[secret_start:secret_end]
-        if not _is_masked(secret) and _verified(rule, data, start, secret):
+        if not _is_masked(secret) and not _not_a_value(data, secret, secret_end) and _verified(rule, data, start, secret):
             pieces += (data[last:secret_start], _REDACTED_BYTES)
             last = secret_end
         pos = end if end > start else start + 1

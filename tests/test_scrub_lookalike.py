@@ -1,0 +1,107 @@
+"""errscope.scrub on a third held-out set (tests/secret_corpus/lookalike.py), written before reading
+the rules in detail and weighted to benign look-alikes: config keys named like secrets with setting
+values, token counts, ids, digests, base64 payloads, URLs, JWT headers, public keys, placeholders,
+masks and references; secrets in MCP tool arguments, LLM and bot keys, XML, TOML, HCL, JAAS.
+
+Measured once before any fix: Python recall 105/120, 9/120 benign lines altered; the RE2 patterns
+alone (the Collector) recall 105/120, 13/120 altered. Fixed by kind (README, Scrubbing): Python
+114/120, 5/120; RE2 alone 114/120, 7/120. What is still missed or altered is pinned
+here, so that a fix, or a regression, shows up.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import re2  # type: ignore[import-untyped]
+
+from errscope import scrub
+from errscope._patterns import combined_regex, combined_replacement
+from tests import corpus
+from tests.secret_corpus import lookalike
+
+KNOWN_GAPS = {
+    # Oracle's ``user/password@//host``: a slash-separated pair is every path's shape.
+    "oracle_connect_slash",
+    # A password under a header whose name is a vendor's and ends in ``Key`` (``X-ClickHouse-Key``):
+    # symbols break the 16-character run the compound-key rule needs.
+    "clickhouse_header_key",
+}
+KNOWN_FALSE_POSITIVES = {
+    # ``secret_header = X-Hub-Signature-256``: a header's name, 16+ characters with a digit.
+    "api_key_header_names",
+    # ``cache key: pip-<sha256>``: a hash under the noun ``key``.
+    "hash_ids",
+    # ``session_id=<24 random>``: a session id is a bearer credential in a cookie; left as one.
+    "session_and_object_ids",
+    # ``api_key=sk-...PaR5``: a masked key (Python spares ``****``, not an ellipsis in the middle).
+    "masked_secrets",
+}
+# The RE2 patterns alone also alter what only the Python-side checks spare (README, "What each side
+# cannot do"): ``"publicKey": "<base64>"`` (the word before the camelCase noun).
+REGEX_ONLY_ALTERED = KNOWN_FALSE_POSITIVES | {"public_keys"}
+
+
+def _read(name: str) -> list[dict[str, str]]:
+    with gzip.open(lookalike.HERE / name, "rt", encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh]
+
+
+def test_files_are_generated() -> None:
+    secrets, benign = lookalike.lookalike()
+    assert _read("lookalike_secrets.jsonl.gz") == secrets
+    assert _read("lookalike_benign.jsonl.gz") == benign
+    assert len(secrets) == 120 and len(benign) == 120
+
+
+def test_lookalike_score() -> None:
+    result = corpus.score(scrub, _read("lookalike_secrets.jsonl.gz"), _read("lookalike_benign.jsonl.gz"))
+    assert {line["format"] for line in result.missed} == KNOWN_GAPS
+    assert {line["category"] for line, _ in result.altered} == KNOWN_FALSE_POSITIVES
+    assert len(result.missed) == 6 and len(result.altered) == 5  # recall 114/120, FP 5/120
+
+
+def test_lookalike_regex_only_is_what_the_collector_runs() -> None:
+    combined = re2.compile(combined_regex())
+    replacement = combined_replacement("python")
+    result = corpus.score(
+        lambda text: combined.sub(replacement, text),
+        _read("lookalike_secrets.jsonl.gz"),
+        _read("lookalike_benign.jsonl.gz"),
+    )
+    assert {line["format"] for line in result.missed} == KNOWN_GAPS
+    assert {line["category"] for line, _ in result.altered} == REGEX_ONLY_ALTERED
+    assert len(result.altered) == 7
+
+
+def test_numbers_masks_tags_and_references_are_not_values() -> None:
+    regex = re2.compile(combined_regex())
+    for text in (
+        '{"progressToken": 17, "progress": 3}',
+        "token: 0",
+        "missing required secret: STRIPE_KEY",
+        "password=xxxxxxxx",
+        "password: !env_var DB_PASSWORD",
+        "password: vault:secret/data/app#db",
+        "DB_PASSWORD=op://Prod/db/password",
+        "api_key=SecretStr('***')",
+        "- name: DB_PASSWORD\n  value: $(DB_PASSWORD)",
+    ):
+        assert scrub(text) == text
+        assert regex.search(text) is None, text
+
+
+def test_named_value_pairs_and_short_values_still_go() -> None:
+    regex = re2.compile(combined_regex())
+    for text, secret in (
+        ('<add key="ClientSecret" value="Quartz#7715meadow" />', "Quartz#7715meadow"),
+        ("- name: DB_PASSWORD\n  value: Quartz#7715meadow", "Quartz#7715meadow"),
+        ('{"field": "dbPassword", "value": "Quartz#7715meadow"}', "Quartz#7715meadow"),
+        ("token: 7715a", "7715a"),
+        ("password=hunter", "hunter"),
+        ("password=Hunter", "Hunter"),
+        ("password=xenon:Ab", "xenon:Ab"),
+    ):
+        assert secret not in scrub(text)
+        assert secret not in regex.sub("", text), text
