@@ -28,6 +28,7 @@ from opentelemetry.semconv.attributes.exception_attributes import (
 
 from errscope import _attributes as attr
 from errscope._call import ToolCall
+from errscope._messages import safe_name
 from errscope._root_cause import RootCause, describe
 from errscope._scrubbing import scrub
 from errscope._tables import observe_table_sizes
@@ -289,7 +290,8 @@ def _log_failure(call: ToolCall, attributes: Mapping[str, Any], root: RootCause 
         # The facts an on-call search starts from are in the message too: a plain handler (basicConfig,
         # journald, kubectl logs) prints the message and drops the structured fields.
         method = attributes.get(attr.MCP_METHOD_NAME)
-        what = f"tool call failed: {call.tool}" if method == "tools/call" else f"request failed: {method}"
+        # Tool and method names are the caller's words (an unknown one too): bounded and scrubbed like any echo.
+        what = f"tool call failed: {safe_name(str(call.tool))}" if method == "tools/call" else f"request failed: {safe_name(str(method))}"
         event = f"{what} {call.classification.failure_class.value} {call.error_ref}"
         _failure_log.log(level, event, **{k: v for k, v in fields.items() if v is not None})
     except Exception:  # telemetry never breaks a tool call
