@@ -14,11 +14,14 @@ import pytest
 import structlog
 
 from errscope import scrub
+from errscope._call import ToolCall
+from errscope._classify import Classification
 from errscope._patterns import PATTERNS
 from errscope._scrubbing import REDACTED, key_kind, scrub_value
 from errscope._upstream import instrument_httpx
+from errscope._vocabulary import Channel, FailureClass
 from errscope.processors import ScrubValues
-from errscope.server._seam import scrubbed_mcp_error
+from errscope.server._seam import protocol_error
 from errscope.testing import CapturedTelemetry
 from mcp.shared.exceptions import MCPError
 
@@ -82,9 +85,13 @@ def test_seam_payloads_by_key() -> None:
     """What the seam hands the client (``MCPError.data``; ``structuredContent`` and ``_meta`` of an
     error result go through the same ``_scrub_payload`` call): redacted by key, no key trusted."""
     error = MCPError(-32000, "db failed", data={"db_password": "FAKE-PW-17", "nested": {"apiKey": 1234}, "rows": 3})
-    scrubbed = scrubbed_mcp_error(error)
-    assert scrubbed is not None
-    assert scrubbed.data == {"db_password": REDACTED, "nested": {"apiKey": REDACTED}, "rows": 3}
+    call = ToolCall(tool="query")
+    call.fail(Channel.PROTOCOL, Classification(FailureClass.UNKNOWN), code=-32000)
+    scrubbed = protocol_error(error, call)
+    assert scrubbed.message == f"db failed (Ref {call.error_ref})"
+    assert {k: v for k, v in scrubbed.data.items() if not k.startswith("io.errscope/")} == {
+        "db_password": REDACTED, "nested": {"apiKey": REDACTED}, "rows": 3
+    }
     # a tool's payload trusts no key name: request_id is just a name there
     assert scrub_value({"request_id": f"password={KEY}"}, trust_safe_keys=False) == {"request_id": f"password={REDACTED}"}
 

@@ -287,11 +287,6 @@ async def test_j44_fastmcp_masking_on_resources(telemetry: CapturedTelemetry) ->
     assert "FAKE-REPORT-PW" not in everything_recorded(telemetry)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "server/_mcp.py + server/_seam.scrubbed_mcp_error: an MCPError raised outside the tool seam is relayed "
-    "scrubbed 'without a ref' by design; FastMCP turns a resource handler's exception into MCPError(-32603) "
-    "before errscope sees it, so that server failure has a ref on the span and log record but none the user "
-    "can quote (an MCPServer resource failure gets 'Internal error (Ref ...)')"))
 async def test_j44_resource_failure_has_a_quotable_ref(telemetry: CapturedTelemetry) -> None:
     """J44, the on-call half: a -32603 the server answers for a failed resource read is a server failure the user
     may report, so its message carries the ref that the span and log record have (DESIGN.md: error ref in the

@@ -38,7 +38,7 @@ from errscope._telemetry import OTHER, ServerTelemetry, content_attribute
 from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.server._declare import declare_honoured_keys, undeclare_honoured_keys
 from errscope.server._frames import AnswerMalformedFrames, apply_request_id_rule_on_stdio
-from errscope.server._seam import InvalidResult, ToolInfo, ToolSeam, idempotent_hint, scrubbed_mcp_error
+from errscope.server._seam import InvalidResult, ToolInfo, ToolSeam, idempotent_hint, protocol_error
 
 __all__ = ["ErrscopeMiddleware", "instrument_mcp", "uninstrument_mcp"]
 
@@ -103,11 +103,10 @@ class ErrscopeMiddleware:
                 span.set_attribute(attr.GEN_AI_TOOL_CALL_RESULT, content_attribute(result))
             return result
         except MCPError as exc:
-            call.fail(Channel.PROTOCOL, classify(exc), code=exc.code, exception=exc)
-            scrubbed = scrubbed_mcp_error(exc)  # raised outside the seam, e.g. by a resource handler
-            if scrubbed is None:
+            if call.failed:  # the seam shaped it already
                 raise
-            raise scrubbed from None
+            call.fail(Channel.PROTOCOL, classify(exc), code=exc.code, exception=exc)
+            raise protocol_error(exc, call) from None  # raised outside the seam, e.g. by a resource handler
         except pydantic.ValidationError:  # malformed params: the SDK answers -32602 itself
             call.fail(Channel.PROTOCOL, Classification(FailureClass.INVALID_INPUT), code=INVALID_PARAMS)
             raise

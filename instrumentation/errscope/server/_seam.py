@@ -46,7 +46,7 @@ from errscope._scrubbing import scrub, scrub_value, without_stack_traces
 from errscope._validation import ArgumentValidator
 from errscope._vocabulary import Channel, FailureClass
 
-__all__ = ["InvalidResult", "ToolInfo", "ToolSeam", "failure_meta", "idempotent_hint", "scrubbed_mcp_error"]
+__all__ = ["InvalidResult", "ToolInfo", "ToolSeam", "failure_meta", "idempotent_hint", "protocol_error"]
 
 _MAX_TEXT: Final = 4096
 
@@ -147,7 +147,7 @@ class ToolSeam:
             if raised_in(exc, *_PEER_MODULES):  # a client inside the tool: the tool's failure, not its decision
                 return self.fail(call, name, classify(exc), exc, idempotent=info.idempotent)
             call.fail(Channel.PROTOCOL, classify(exc), code=exc.code, exception=exc)
-            raise MCPError(exc.code, _protocol_text(exc.message, call), data=_protocol_data(exc.data, call)) from None
+            raise protocol_error(exc, call) from None
         except InvalidResult as exc:
             return self.invalid_result(call, name, exc.problems)
         except (Exception, SystemExit) as exc:
@@ -229,22 +229,15 @@ def _scrub_payload(value: Any) -> Any:
     return scrub_value(value, trust_safe_keys=False)
 
 
-def scrubbed_mcp_error(exc: MCPError) -> MCPError | None:
-    """``exc`` with its message and data scrubbed, or ``None`` when scrubbing changes nothing.
+def protocol_error(exc: MCPError, call: ToolCall) -> MCPError:
+    """``exc`` as the peer gets it: its code, its message scrubbed with the call's ref appended, its
+    data scrubbed (stack-trace fields dropped) with the failure ``_meta`` merged in.
 
-    For an ``MCPError`` raised outside the tool seam (a resource or prompt handler): it goes to the
-    peer as it is, so it gets the scrubbing a tool's own ``MCPError`` gets, without a ref.
+    For an ``MCPError`` a tool raised on purpose and for one raised outside the tool seam alike (a
+    resource or prompt handler; FastMCP turns every resource failure into one): a failure the user
+    may report carries the ref its span and log record have (DESIGN.md, error ref).
     """
-    message = scrub(exc.message)
-    data = exc.data if not isinstance(exc.data, Mapping) else without_stack_traces(exc.data)
-    data = None if data is None else _scrub_payload(data)
-    if message == exc.message and data == exc.data:
-        return None
-    return MCPError(exc.code, message, data=data)
-
-
-def _protocol_text(message: str, call: ToolCall) -> str:
-    return f"{scrub(message)[:MAX_PUBLIC_MESSAGE]} (Ref {call.error_ref})"
+    return MCPError(exc.code, f"{scrub(exc.message)[:MAX_PUBLIC_MESSAGE]} (Ref {call.error_ref})", data=_protocol_data(exc.data, call))
 
 
 def _protocol_data(data: Any, call: ToolCall) -> dict[str, Any]:
