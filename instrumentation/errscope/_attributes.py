@@ -42,6 +42,7 @@ __all__ = [
     "ERRSCOPE_FAILURE_DETAIL",
     "ERRSCOPE_FAILURE_REASON",
     "ERRSCOPE_IDEMPOTENCY_KEY_HASH",
+    "ERRSCOPE_MODEL_TEXT",
     "ERRSCOPE_IDEMPOTENT_REPLAY",
     "ERRSCOPE_LATE_RESPONSES",
     "ERRSCOPE_LATE_RESPONSE_AFTER_TIMEOUT",
@@ -94,6 +95,10 @@ ERRSCOPE_ERROR_REF: Final = "errscope.error_ref"
 ERRSCOPE_ERROR_FINGERPRINT: Final = "errscope.error.fingerprint"
 """16 hex characters grouping failures by root exception type and the tool's own frames (span and log;
 never a metric label)."""
+ERRSCOPE_MODEL_TEXT: Final = "errscope.model_text"
+"""The text a host handed the model for a tool call (log record only, never a span attribute or metric
+label): what ``errscope explain`` shows as "what the model saw". ``ToolClient`` writes it for every
+call that did not succeed; it is errscope's own wording or the server's scrubbed text."""
 ERRSCOPE_FAILURE_REASON: Final = "errscope.failure_reason"
 """Why a failure of a class happened, when errscope itself decided it (span only): ``invalid_result``
 (the tool's result broke its declared ``outputSchema`` or lacked ``structuredContent``)."""

@@ -28,8 +28,9 @@ from errscope._refs import ERROR_REF_PATTERN
 
 __all__ = ["MODEL_TEXT", "Chain", "ExplainError", "find_chains", "render"]
 
-MODEL_TEXT: Final = "errscope.demo.model_text"
-"""Log attribute a host puts the text it showed the model under (:mod:`errscope.demo.agent` does): section 1."""
+MODEL_TEXT: Final = attr.ERRSCOPE_MODEL_TEXT
+"""Log attribute of the text a host showed the model (``ToolClient`` writes it for every call that did
+not succeed; a host may write it too): section 1."""
 _TRACE_ID: Final = re.compile(r"^[0-9a-f]{32}$")
 _SPAN_ATTRIBUTES: Final = (
     attr.JSONRPC_REQUEST_ID,

@@ -284,6 +284,36 @@ class TestLateResponse:
         assert re.search(r"late response: slow finished at 1\.\d s, 0\.\d s after the client gave up", text), text
 
 
+class TestShownToTheModel:
+    """What the model was handed for a failed call is on record, in the call's trace, for ``errscope explain``."""
+
+    async def test_a_failed_call_logs_its_model_text_and_explain_starts_from_it(self, tmp_path: Any) -> None:
+        from errscope._explain import MODEL_TEXT, find_chains, render
+        from errscope._otlp_json import load
+        from errscope._setup import configure_telemetry
+
+        out = tmp_path / "telemetry"
+        exported = configure_telemetry("host-test", output_dir=out, set_global=False)
+        try:
+            async with ToolClient(stdio("plain_server.py"), timeout=5, tracer_provider=exported.tracer_provider,
+                                  meter_provider=exported.meter_provider) as tc:
+                ok = await tc.call_tool("echo", {"text": "fine"})
+                bad = await tc.call_tool("add", {"a": "one", "b": 2})
+        finally:
+            exported.shutdown()
+        assert ok.ok and not bad.ok and bad.error_ref
+        telemetry = load(out)
+        (record,) = [r for r in telemetry.logs if r.get(MODEL_TEXT)]  # the success wrote none
+        assert record.get(MODEL_TEXT) == bad.text
+        assert record.get(ERRSCOPE_ERROR_REF) == bad.error_ref
+        assert record.get(JSONRPC_REQUEST_ID) == ",".join(str(i) for i in bad.request_ids)
+        (attempt,) = [s for s in telemetry.spans if s.get(ERRSCOPE_ERROR_REF) == bad.error_ref]
+        assert record.trace_id == attempt.trace_id and record.span_id == attempt.span_id
+        (chain,) = find_chains(telemetry, bad.error_ref)
+        shown = render(chain).split("2. tool span")[0]
+        assert bad.text in shown, shown
+
+
 class TestTransportFactory:
     """Any ``mcp`` transport works, given as a factory so sessions can be re-opened."""
 

@@ -42,7 +42,7 @@ from errscope.client._deadline import TimeoutPolicy
 from errscope.client._keys import new_idempotency_key
 from errscope.client._result import ToolCallResult
 from errscope.client._retry import RetryPolicy
-from errscope.client._telemetry import ClientTelemetry, install_sdk_span_suppression
+from errscope.client._telemetry import ClientTelemetry, install_sdk_span_suppression, log_shown_to_model
 from errscope.client._wire import WireTap
 
 __all__ = ["ConnectionState", "ProbeResult", "ToolClient"]
@@ -295,4 +295,7 @@ class ToolClient:
             count += 1
         if key is not None and not result.ok:  # only a call that did not succeed is retried with its key
             self._key_links[key] = call.links[-8:]
-        return replace(result, attempts=count, idempotency_key=key, request_ids=tuple(call.request_ids))
+        result = replace(result, attempts=count, idempotency_key=key, request_ids=tuple(call.request_ids))
+        if not result.ok:
+            log_shown_to_model(result, call.links[-1].context if call.links else None)
+        return result

@@ -21,12 +21,13 @@ allow-list (the SDK alone would forward all of it, pitfall 13).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from opentelemetry import baggage, context, propagate, trace
 from opentelemetry.metrics import Counter, Histogram, MeterProvider, get_meter
-from opentelemetry.trace import Link, NonRecordingSpan, Span, SpanKind, StatusCode, Tracer, TracerProvider
+from opentelemetry.trace import Link, NonRecordingSpan, Span, SpanContext, SpanKind, StatusCode, Tracer, TracerProvider
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 from errscope._attributes import (
@@ -34,8 +35,11 @@ from errscope._attributes import (
     ERROR_TYPE,
     ERRSCOPE_CHANNEL,
     ERRSCOPE_ERROR_REF,
+    ERRSCOPE_ATTEMPT,
     ERRSCOPE_FAILURE_CLASS,
+    ERRSCOPE_IDEMPOTENCY_KEY_HASH,
     ERRSCOPE_LATE_RESPONSES,
+    ERRSCOPE_MODEL_TEXT,
     ERRSCOPE_OUTCOME,
     ERRSCOPE_PROGRESS_NOTIFICATIONS,
     ERRSCOPE_RETRY_AFTER,
@@ -48,13 +52,15 @@ from errscope._attributes import (
     METRIC_ATTRIBUTES,
     RPC_RESPONSE_STATUS_CODE,
 )
+from errscope._messages import safe_name
 from errscope._tables import observe_table_sizes
 from errscope._version import __version__
 from errscope._vocabulary import Outcome
+from errscope.client._keys import key_hash
 from errscope.client._result import ToolCallResult
 from errscope.client._wire import CURRENT_ATTEMPT
 
-__all__ = ["ClientTelemetry", "install_sdk_span_suppression", "trace_meta"]
+__all__ = ["ClientTelemetry", "install_sdk_span_suppression", "log_shown_to_model", "trace_meta"]
 
 _SCOPE = "errscope.client"
 _LEARNED_DURING_THE_CALL = (
@@ -69,6 +75,7 @@ _LEARNED_DURING_THE_CALL = (
 _W3C = TraceContextTextMapPropagator()
 """``traceparent``/``tracestate`` are W3C Trace Context names whatever the global propagator is."""
 _EMPTY = context.Context()
+_log = logging.getLogger(_SCOPE)
 
 
 class ClientTelemetry:
@@ -153,6 +160,42 @@ class ClientTelemetry:
         self.record_duration(seconds, metric)
         if end:
             span.end()
+
+
+def log_shown_to_model(result: ToolCallResult, last_attempt: SpanContext | None) -> None:
+    """One INFO record on the ``errscope.client`` logger for a call that did not succeed.
+
+    It carries the text the model gets (:data:`~errscope._attributes.ERRSCOPE_MODEL_TEXT`), the
+    ref, class, outcome, request ids, attempts and the key's hash, in the trace of the last attempt
+    (``last_attempt``): ``errscope explain ERR-…`` starts from it ("what the model saw"), the link
+    from the user's report to the server's span. A success writes nothing (its text is the tool's
+    data, not errscope's to log).
+    """
+    if not _log.isEnabledFor(logging.INFO):
+        return
+    extra: dict[str, Any] = {
+        ERRSCOPE_MODEL_TEXT: result.text,
+        GEN_AI_TOOL_NAME: safe_name(result.tool),
+        ERRSCOPE_OUTCOME: result.outcome.value,
+        ERRSCOPE_ATTEMPT: result.attempts,
+    }
+    for key, value in (
+        (ERRSCOPE_ERROR_REF, result.error_ref),
+        (ERRSCOPE_CHANNEL, result.channel.value if result.channel else None),
+        (ERRSCOPE_FAILURE_CLASS, result.failure_class.value if result.failure_class else None),
+        (JSONRPC_REQUEST_ID, ",".join(str(i) for i in result.request_ids) or None),
+        (ERRSCOPE_IDEMPOTENCY_KEY_HASH, key_hash(result.idempotency_key) if result.idempotency_key else None),
+    ):
+        if value is not None:
+            extra[key] = value
+    kind = result.failure_class.value if result.failure_class else result.outcome.value
+    token = context.attach(trace.set_span_in_context(NonRecordingSpan(last_attempt))) if last_attempt else None
+    try:
+        _log.info("tool result shown to the model: %s %s %s", extra[GEN_AI_TOOL_NAME], kind, result.error_ref or "-",
+                  extra=extra)
+    finally:
+        if token is not None:
+            context.detach(token)
 
 
 def trace_meta(

@@ -19,8 +19,9 @@ It plays the model's part in the design's whole flow, one step per message the m
 11. the model's retry with the same idempotency key: the refund, exactly once.
 
 Each step runs in its own trace (an INTERNAL ``demo step`` span the client spans nest under) and
-ends with one log record of what the model was shown (:data:`MODEL_TEXT`), so ``errscope explain``
-can show the model's side next to the server's.
+ends with one log record of what the model was shown (:data:`MODEL_TEXT`: ``ToolClient``'s for a call
+that did not succeed, the agent's otherwise), so ``errscope explain`` can show the model's side next to
+the server's.
 """
 
 from __future__ import annotations
@@ -108,9 +109,13 @@ class AgentNote:
     attempts: int = 1
     idempotency_key_hash: str | None = None
     retry_after: float | None = None
+    logged_by_client: bool = field(default=False, repr=False)
+    """``ToolClient`` logged what the model saw (every call that did not succeed): the agent does not repeat it."""
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        note = asdict(self)
+        del note["logged_by_client"]
+        return note
 
 
 class _RawFrame:
@@ -246,7 +251,8 @@ async def run_agent(
                     if note.error_ref:
                         span.set_attribute(attr.ERRSCOPE_ERROR_REF, note.error_ref)
                         span.set_status(StatusCode.ERROR, note.failure_class or note.outcome)
-                    _shown_to_model(note)
+                    if not note.logged_by_client:
+                        _shown_to_model(note)
                 notes.append(note)
                 return note
 
@@ -304,6 +310,7 @@ def _note(result: ToolCallResult) -> AgentNote:
         attempts=result.attempts,
         idempotency_key_hash=key_hash(result.idempotency_key) if result.idempotency_key else None,
         retry_after=result.retry_after,
+        logged_by_client=not result.ok,
     )
 
 
