@@ -156,6 +156,19 @@ def build() -> db.Dashboard:
             [_trace_link()],
         ).id(LATEST_FAILURES_PANEL_ID),
         table_panel(
+            "What the model saw for $ref",
+            "The text the host handed the model for this call, from the host's log record (ToolClient writes one "
+            "for every call that did not succeed, under errscope.model_text), whichever service the host runs as. "
+            "Empty when the host logs nothing or exports no logs.",
+            loki_table_query(
+                f"sum by ({LOKI_SERVICE_LABEL}, {loki_key(attrs.ERRSCOPE_MODEL_TEXT)}) (count_over_time("
+                f'{{{LOKI_SERVICE_LABEL}=~".+"}} | {loki_key(attrs.ERRSCOPE_ERROR_REF)} = "$ref" '
+                f'| {loki_key(attrs.ERRSCOPE_MODEL_TEXT)} != "" [$__range]))'
+            ),
+            grid.place(24, 4),
+            LOKI,
+        ).id(9),
+        table_panel(
             "Tool span for error ref $ref",
             "The SERVER span whose errscope.error_ref is the ref the user quoted: tool, failure class, channel, "
             "the upstream system/status/address copied from the failing child span, the JSON-RPC request id. "
