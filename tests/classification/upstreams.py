@@ -17,7 +17,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from urllib.parse import parse_qs, urlsplit
 
-__all__ = ["HOST", "UNRESOLVABLE", "HttpUpstream", "closed_port", "full_backlog", "silent_listener", "wait_ready"]
+__all__ = ["HOST", "UNRESOLVABLE", "HttpUpstream", "closed_port", "closing_listener", "full_backlog", "silent_listener",
+           "wait_ready"]
 
 HOST = "127.0.0.1"
 UNRESOLVABLE = "upstream.errscope.invalid"
@@ -53,6 +54,27 @@ def silent_listener() -> Iterator[int]:
         sock.bind((HOST, 0))
         sock.listen(64)
         yield int(sock.getsockname()[1])
+
+
+@contextmanager
+def closing_listener() -> Iterator[int]:
+    """A listener that accepts each connection and closes it at once, before a byte is exchanged: a
+    server that is not what the client expects, or drops it before its greeting (SSH, SMTP, AMQP)."""
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        sock.listen(64)
+
+        def serve() -> None:
+            while True:
+                try:
+                    conn, _ = sock.accept()
+                except OSError:
+                    return
+                conn.close()
+
+        threading.Thread(target=serve, daemon=True).start()
+        yield int(sock.getsockname()[1])
+        sock.shutdown(socket.SHUT_RDWR)  # wakes the accept() before the descriptor is freed
 
 
 @contextmanager
