@@ -11,16 +11,22 @@ exception                              class                   source of the rul
 =====================================  ======================  ========================================
 errscope family (``NotFound``, ...)    the leaf's class        the author said so
 an HTTP error status carried as        by status, see below    RFC 9110 §15
-``status_code``/``status``/``code``/
-``response.status_code`` (httpx,
-requests, aiohttp, urllib, websockets,
-OpenAI, Anthropic, ...)
-AWS ``Error.Code`` (botocore)          by the code's words,    AWS API error codes
-                                       else its HTTP status
+``status_code``/``http_status``/
+``status``/``code``/``response.status_code``
+(httpx, requests, aiohttp, urllib,
+websockets, OpenAI, Anthropic, Stripe,
+PyGithub, google-api-core, azure-core,
+kubernetes, docker, elasticsearch, ...)
+an API's own error code: AWS           by the code's words,    AWS API error codes; Slack Web API
+``Error.Code`` (botocore), Slack's     else its HTTP status    errors
+``{"ok": false, "error": ...}``
+SMTP reply codes (smtplib, aiosmtplib) by the code             RFC 5321 §4.2, RFC 4954, RFC 3463
 ``grpc.RpcError``                      by status code          google/rpc/code.proto's HTTP mapping
 transport errors: httpx/httpx2,        upstream_unavailable    the upstream did not answer
 httpcore/httpcore2, aiohttp,
-requests/urllib3, redis-py, websockets
+requests/urllib3, redis-py, websockets,
+azure-core, pymongo, pika, paramiko,
+ldap3 (by their documented classes)
 ``TimeoutError`` (incl. asyncio),      upstream_unavailable
 ``ConnectionError``, ``socket.gaierror``,
 ``ssl.SSLError``, ``OSError`` with a
@@ -49,9 +55,10 @@ no rule anywhere in the chain          by the words of the     ``...Throttled...
 anything else                          unknown                 a gap in the mapping: it is alerted on
 =====================================  ======================  ========================================
 
-HTTP statuses: 400/409/413/422 invalid_input, 401/403 permission_denied, 404/410 not_found,
-429 rate_limited, 408 and 5xx upstream_unavailable, others unknown; ``Retry-After`` is parsed on
-429 and 503.
+HTTP statuses: 400/409/412/413/422/428 invalid_input, 401/403 permission_denied, 404/410 not_found,
+429 rate_limited, 408 and 5xx upstream_unavailable, others unknown; a 403 with ``Retry-After`` or
+``X-RateLimit-Remaining: 0`` is rate_limited (GitHub's rate limits); ``Retry-After`` is parsed on
+rate limits and 503, the response headers read without regard to case.
 
 Every rule also says whether the failed request may have been acted on
 (:attr:`Classification.side_effect_possible`): ``False`` when it never reached the upstream or was
