@@ -809,7 +809,8 @@ def _api_code(exc: BaseException) -> tuple[str, str, int | None] | None:
     data = _attribute(response, "data")
     if isinstance(data, Mapping) and data.get("ok") is False:
         code = data.get("error")
-        return ("slack", code, _error_status(_attribute(response, "status_code"))) if isinstance(code, str) and code else None
+        status = _error_status(_attribute(response, "status_code"))
+        return ("slack", code, status) if isinstance(code, str) and code else None
     return None
 
 
@@ -825,7 +826,9 @@ def _api_error(exc: BaseException) -> Classification | None:
             if failure_class is FailureClass.UPSTREAM_UNAVAILABLE:
                 sent = side_effect_for_http_status(status) if status is not None else True
                 return Classification(failure_class, upstream=upstream, side_effect_possible=sent)
-            wait = parse_retry_after(_response_header(exc, "Retry-After")) if failure_class is FailureClass.RATE_LIMITED else None
+            wait = None
+            if failure_class is FailureClass.RATE_LIMITED:
+                wait = parse_retry_after(_response_header(exc, "Retry-After"))
             return Classification(failure_class, retry_after=wait, upstream=upstream, side_effect_possible=False)
     if status is None:
         return Classification(FailureClass.UNKNOWN, upstream=upstream)
@@ -889,7 +892,8 @@ def _smtp_reply(reply: Callable[[Any], tuple[object, object]]) -> Rule:
         if not isinstance(code, int) or isinstance(code, bool):
             return None
         words = text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
-        return Classification(_smtp_class(code, words), upstream=Upstream("smtp", str(code)), side_effect_possible=False)
+        upstream = Upstream("smtp", str(code))
+        return Classification(_smtp_class(code, words), upstream=upstream, side_effect_possible=False)
 
     return rule
 
@@ -1086,9 +1090,10 @@ def _lookup(exc: BaseException) -> Rule | None:
     """The rule for ``exc`` itself (not its chain). Along the MRO, the most specific class with a
     rule decides: what an author registered as is; a table rule gives way to what the exception
     carries from the upstream (an AWS error code, an HTTP status: they say more than the type, e.g.
-    urllib's HTTPError is a URLError, websockets' InvalidStatus an InvalidHandshake). Without any
-    class rule: that carried status, else a database's SQLSTATE on a type outside PEP 249's names
-    (asyncpg)."""
+    urllib's HTTPError is a URLError, websockets' InvalidStatus an InvalidHandshake), except a rule
+    that reads a protocol's own code (``_OWN_CODE_RULES``: an SMTP reply code is no HTTP status).
+    Without any class rule: that carried status, else a database's SQLSTATE on a type outside PEP
+    249's names (asyncpg)."""
     carried = _api_error if _api_code(exc) is not None else _http_status if http_status_of(exc) is not None else None
     for klass in type(exc).__mro__:
         rule = _REGISTERED.get(klass)

@@ -54,7 +54,8 @@ def test_status(upstream: HttpUpstream, status: int, retry_after: str | None, ki
 def test_connection(upstream: HttpUpstream, where: str, kind: type, side_effect: bool) -> None:
     with silent_listener() as silent:
         base = {"refused": f"http://{HOST}:{closed_port()}", "unresolvable": f"http://{UNRESOLVABLE}:9200",
-                "drop": f"{upstream.url}/drop", "stall": f"{upstream.url}/stall", "silent": f"http://{HOST}:{silent}"}[where]
+                "drop": f"{upstream.url}/drop", "stall": f"{upstream.url}/stall",
+                "silent": f"http://{HOST}:{silent}"}[where]
         exc = raised(_get(base, timeout=0.3))
     assert type(exc) is kind
     check(exc, C.UPSTREAM_UNAVAILABLE, side_effect)

@@ -26,7 +26,8 @@ from tests.classification.upstreams import HOST, HttpUpstream, closed_port
 
 
 def test_backoff_reraises_stripe_rate_limit(upstream: HttpUpstream) -> None:
-    base = upstream.scripted(429, json.dumps({"error": {"type": "rate_limit_error", "message": "slow"}}), {"Retry-After": "3"})
+    body = json.dumps({"error": {"type": "rate_limit_error", "message": "slow"}})
+    base = upstream.scripted(429, body, {"Retry-After": "3"})
     client = stripe.StripeClient("sk_test_errscope", base_addresses={"api": base}, max_network_retries=0)
 
     @backoff.on_exception(backoff.constant, stripe.RateLimitError, max_tries=2, interval=0, jitter=None)

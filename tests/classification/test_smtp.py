@@ -38,13 +38,17 @@ REPLIES = {
 
 
 class _Refusing:
-    async def handle_MAIL(self, server: Any, session: Any, envelope: Any, address: str, options: list[str]) -> str:  # noqa: N802
+    async def handle_MAIL(  # noqa: N802 - aiosmtpd's hook names
+        self, server: Any, session: Any, envelope: Any, address: str, options: list[str]
+    ) -> str:
         if address.startswith("shutdown@"):
             return "421 4.3.2 Service shutting down"
         envelope.mail_from = address
         return "250 OK"
 
-    async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str, options: list[str]) -> str:  # noqa: N802
+    async def handle_RCPT(  # noqa: N802
+        self, server: Any, session: Any, envelope: Any, address: str, options: list[str]
+    ) -> str:
         local = address.split("@")[0]
         if local in REPLIES and not local.startswith("data-"):
             return REPLIES[local]
