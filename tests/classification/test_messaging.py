@@ -1,13 +1,17 @@
 """Message brokers' clients against real failure modes on 127.0.0.1 (no broker runs here):
-pika (RabbitMQ, AMQP 0-9-1) and kafka-python.
+pika (RabbitMQ, AMQP 0-9-1), kafka-python and aiokafka.
 
 pika's BlockingConnection raises AMQPConnectionError (or its connector's error) when the
 connection cannot be opened: nothing was published. kafka-python's producer gives up waiting for
-the cluster's metadata with KafkaTimeoutError, a timeout whose type does not say whether a record went out.
+the cluster's metadata with KafkaTimeoutError, a timeout whose type does not say whether a record went out; aiokafka's
+producer cannot bootstrap with KafkaConnectionError, which it also raises for a connection lost
+under a request: neither says whether anything was delivered.
 """
 
 from __future__ import annotations
 
+import aiokafka
+import aiokafka.errors
 import kafka
 import kafka.errors
 import pika
@@ -49,4 +53,22 @@ class TestKafka:
             finally:
                 producer.close(timeout=0)
         assert isinstance(exc, kafka.errors.KafkaTimeoutError)
+        check(exc, C.UPSTREAM_UNAVAILABLE, None)
+
+
+class TestAiokafka:
+    @pytest.mark.parametrize("where", ["refused", "closing", "silent"])
+    def test_producer_cannot_bootstrap(self, where: str) -> None:
+        async def start(port: int) -> None:
+            producer = aiokafka.AIOKafkaProducer(bootstrap_servers=f"{HOST}:{port}", request_timeout_ms=500,
+                                                 api_version="2.8.0")
+            try:
+                await producer.start()
+            finally:
+                await producer.stop()
+
+        with silent_listener() as silent, closing_listener() as closing:
+            port = {"refused": closed_port(), "closing": closing, "silent": silent}[where]
+            exc = raised(lambda: start(port))
+        assert type(exc) is aiokafka.errors.KafkaConnectionError
         check(exc, C.UPSTREAM_UNAVAILABLE, None)
