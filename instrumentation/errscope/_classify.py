@@ -801,6 +801,8 @@ def _api_code(exc: BaseException) -> tuple[str, str, int | None] | None:
     """``(system, code, HTTP status)`` of an API error envelope the exception carries as its
     ``response``: botocore's ``ClientError.response`` dict, slack_sdk's ``SlackApiError.response``."""
     response = _attribute(exc, "response")
+    if response is None:
+        return None
     if isinstance(response, Mapping):
         error, metadata = response.get("Error"), response.get("ResponseMetadata")
         code = error.get("Code") if isinstance(error, Mapping) else None
