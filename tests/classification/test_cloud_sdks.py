@@ -25,7 +25,7 @@ from google.cloud import storage
 from errscope import FailureClass as C
 from errscope._classify import explain
 from tests.classification.conftest import check, raised
-from tests.classification.upstreams import HOST, UNRESOLVABLE, HttpUpstream, closed_port
+from tests.classification.upstreams import HOST, HttpUpstream
 
 
 def _get_bucket(base: str, timeout: float = 5, retry: object = None) -> Callable[[], Any]:
@@ -65,7 +65,7 @@ class TestGoogleCloudStorage:
         ("stall", requests.ReadTimeout, True),
     ])
     def test_connection(self, upstream: HttpUpstream, where: str, kind: type, side_effect: bool) -> None:
-        base = f"http://{HOST}:{closed_port()}" if where == "refused" else f"{upstream.url}/{where}"
+        base = upstream.failing(where)
         exc = raised(_get_bucket(base, timeout=0.3))
         assert isinstance(exc, kind)
         check(exc, C.UPSTREAM_UNAVAILABLE, side_effect)
@@ -121,8 +121,7 @@ class TestAzureCore:
         ("stall", azure_errors.ServiceResponseTimeoutError, True),
     ])
     def test_connection(self, upstream: HttpUpstream, where: str, kind: type, side_effect: bool) -> None:
-        base = {"refused": f"http://{HOST}:{closed_port()}", "unresolvable": f"http://{UNRESOLVABLE}",
-                "drop": f"{upstream.url}/drop", "stall": f"{upstream.url}/stall"}[where]
+        base = upstream.failing(where)
         exc = raised(_azure(base, timeout=0.3))
         assert type(exc) is kind
         result = check(exc, C.UPSTREAM_UNAVAILABLE, side_effect)

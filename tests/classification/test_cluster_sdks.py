@@ -60,7 +60,7 @@ class TestKubernetes:
         ("stall", urllib3.exceptions.ReadTimeoutError, True),
     ])
     def test_connection(self, upstream: HttpUpstream, where: str, kind: type, side_effect: bool) -> None:
-        base = f"http://{HOST}:{closed_port()}" if where == "refused" else f"{upstream.url}/{where}"
+        base = upstream.failing(where)
         exc = raised(_read_pod(base, timeout=0.3))
         assert isinstance(exc, kind)
         check(exc, C.UPSTREAM_UNAVAILABLE, side_effect)
@@ -91,7 +91,7 @@ class TestDocker:
         ("stall", requests.ReadTimeout, True),
     ])
     def test_connection(self, upstream: HttpUpstream, where: str, kind: type, side_effect: bool) -> None:
-        base = f"http://{HOST}:{closed_port()}" if where == "refused" else f"{upstream.url}/{where}"
+        base = upstream.failing(where)
         exc = raised(_get_container(base, timeout=0.3))
         assert isinstance(exc, kind)
         check(exc, C.UPSTREAM_UNAVAILABLE, side_effect)

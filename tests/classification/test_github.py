@@ -18,7 +18,7 @@ from github import Auth, Github, GithubException, RateLimitExceededException, Un
 
 from errscope import FailureClass as C
 from tests.classification.conftest import check, raised
-from tests.classification.upstreams import HOST, HttpUpstream, closed_port
+from tests.classification.upstreams import HttpUpstream
 
 
 def _get_repo(base: str, timeout: int = 5) -> Callable[[], Any]:
@@ -60,7 +60,7 @@ def test_status(upstream: HttpUpstream, status: int, headers: dict[str, str], bo
     ("stall", requests.ReadTimeout, True),
 ])
 def test_connection(upstream: HttpUpstream, where: str, kind: type, side_effect: bool) -> None:
-    base = f"http://{HOST}:{closed_port()}" if where == "refused" else f"{upstream.url}/{where}"
+    base = upstream.failing(where)
     exc = raised(_get_repo(base, timeout=1))
     assert isinstance(exc, kind)
     check(exc, C.UPSTREAM_UNAVAILABLE, side_effect)

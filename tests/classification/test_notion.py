@@ -16,7 +16,7 @@ from notion_client.errors import APIResponseError, HTTPResponseError, RequestTim
 
 from errscope import FailureClass as C
 from tests.classification.conftest import check, raised
-from tests.classification.upstreams import HOST, HttpUpstream, closed_port
+from tests.classification.upstreams import HttpUpstream
 
 
 def _sync(base: str, timeout_ms: int = 5000) -> Callable[[], Any]:
@@ -72,7 +72,7 @@ def test_gateway_answer_without_notion_body(client: Callable[..., Any], upstream
 ])
 def test_connection(client: Callable[..., Any], upstream: HttpUpstream, where: str, kind: type,
                     side_effect: bool) -> None:
-    base = f"http://{HOST}:{closed_port()}" if where == "refused" else f"{upstream.url}/{where}"
+    base = upstream.failing(where)
     exc = raised(client(base, timeout_ms=300))
     assert isinstance(exc, kind)
     check(exc, C.UPSTREAM_UNAVAILABLE, side_effect)

@@ -19,7 +19,7 @@ import pytest
 
 from errscope import FailureClass as C
 from tests.classification.conftest import check, raised
-from tests.classification.upstreams import HOST, UNRESOLVABLE, HttpUpstream, closed_port, silent_listener
+from tests.classification.upstreams import HOST, HttpUpstream, silent_listener
 
 
 def _get(base: str, timeout: float = 5) -> Callable[[], Any]:
@@ -55,9 +55,7 @@ def test_elasticsearch_status(upstream: HttpUpstream, status: int, retry_after: 
 ])
 def test_elasticsearch_connection(upstream: HttpUpstream, where: str, kind: type, side_effect: bool) -> None:
     with silent_listener() as silent:
-        base = {"refused": f"http://{HOST}:{closed_port()}", "unresolvable": f"http://{UNRESOLVABLE}:9200",
-                "drop": f"{upstream.url}/drop", "stall": f"{upstream.url}/stall",
-                "silent": f"http://{HOST}:{silent}"}[where]
+        base = f"http://{HOST}:{silent}" if where == "silent" else upstream.failing(where)
         exc = raised(_get(base, timeout=0.3))
     assert type(exc) is kind
     check(exc, C.UPSTREAM_UNAVAILABLE, side_effect)
@@ -93,8 +91,7 @@ def test_opensearch_status(upstream: HttpUpstream, status: int, kind: type, fail
     ("stall", opensearchpy.ConnectionTimeout, True),
 ])
 def test_opensearch_connection(upstream: HttpUpstream, where: str, kind: type, side_effect: bool) -> None:
-    base = {"refused": f"http://{HOST}:{closed_port()}", "unresolvable": f"http://{UNRESOLVABLE}:9200",
-            "drop": f"{upstream.url}/drop", "stall": f"{upstream.url}/stall"}[where]
+    base = upstream.failing(where)
     exc = raised(_opensearch_get(base, timeout=0.3))
     assert type(exc) is kind
     check(exc, C.UPSTREAM_UNAVAILABLE, side_effect)

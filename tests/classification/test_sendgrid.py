@@ -15,7 +15,7 @@ from python_http_client import exceptions as http_errors
 
 from errscope import FailureClass as C
 from tests.classification.conftest import check, raised
-from tests.classification.upstreams import HOST, HttpUpstream, closed_port
+from tests.classification.upstreams import HttpUpstream
 
 
 def _send(base: str, timeout: float = 5) -> Callable[[], Any]:
@@ -48,7 +48,7 @@ def test_status(upstream: HttpUpstream, status: int, retry_after: str | None, ki
     ("stall", TimeoutError, True),
 ])
 def test_connection(upstream: HttpUpstream, where: str, kind: type, side_effect: bool) -> None:
-    base = f"http://{HOST}:{closed_port()}" if where == "refused" else f"{upstream.url}/{where}"
+    base = upstream.failing(where)
     exc = raised(_send(base, timeout=0.3))
     assert isinstance(exc, kind)
     check(exc, C.UPSTREAM_UNAVAILABLE, side_effect)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import smtplib
 import socket
-import threading
 from collections.abc import Iterator
 from email.message import EmailMessage
 from typing import Any
@@ -24,7 +23,7 @@ from aiosmtpd.smtp import AuthResult
 
 from errscope import FailureClass as C
 from tests.classification.conftest import check, raised
-from tests.classification.upstreams import HOST, closed_port
+from tests.classification.upstreams import HOST, closed_port, closing_listener
 
 # The recipient's local part picks the handler's reply; "data-" ones are accepted and refused at DATA.
 REPLIES = {
@@ -79,22 +78,8 @@ def smtp_port() -> Iterator[int]:
 @pytest.fixture
 def refusing_greeting() -> Iterator[int]:
     """A server whose greeting is ``421``: service not available (RFC 5321 §3.1)."""
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        sock.listen(8)
-
-        def serve() -> None:
-            while True:
-                try:
-                    conn, _ = sock.accept()
-                except OSError:
-                    return
-                with conn:
-                    conn.sendall(b"421 4.3.2 Service not available, closing transmission channel\r\n")
-
-        threading.Thread(target=serve, daemon=True).start()
-        yield int(sock.getsockname()[1])
-        sock.shutdown(socket.SHUT_RDWR)
+    with closing_listener(b"421 4.3.2 Service not available, closing transmission channel\r\n") as port:
+        yield port
 
 
 def _message(sender: str, recipient: str) -> EmailMessage:

@@ -15,7 +15,7 @@ import stripe
 
 from errscope import FailureClass as C
 from tests.classification.conftest import check, raised
-from tests.classification.upstreams import HOST, UNRESOLVABLE, HttpUpstream, closed_port
+from tests.classification.upstreams import HttpUpstream
 
 
 def _retrieve(base: str, timeout: float = 5) -> object:
@@ -55,8 +55,7 @@ def test_status(upstream: HttpUpstream, status: int, retry_after: str | None, ki
     ("stall", True, requests.ReadTimeout),
 ])
 def test_connection(upstream: HttpUpstream, where: str, side_effect: bool, inner: type) -> None:
-    base = {"refused": f"http://{HOST}:{closed_port()}", "unresolvable": f"http://{UNRESOLVABLE}",
-            "drop": f"{upstream.url}/drop", "stall": f"{upstream.url}/stall"}[where]
+    base = upstream.failing(where)
     exc = raised(_retrieve(base, timeout=0.3 if where == "stall" else 5))
     assert isinstance(exc, stripe.APIConnectionError) and isinstance(exc.__context__, inner)
     check(exc, C.UPSTREAM_UNAVAILABLE, side_effect)

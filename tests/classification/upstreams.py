@@ -57,9 +57,10 @@ def silent_listener() -> Iterator[int]:
 
 
 @contextmanager
-def closing_listener() -> Iterator[int]:
-    """A listener that accepts each connection and closes it at once, before a byte is exchanged: a
-    server that is not what the client expects, or drops it before its greeting (SSH, SMTP, AMQP)."""
+def closing_listener(greeting: bytes = b"") -> Iterator[int]:
+    """A listener that accepts each connection, sends ``greeting`` (nothing by default) and closes it:
+    a server that is not what the client expects, drops it before its greeting (SSH, SMTP, AMQP), or
+    greets with a refusal (SMTP's ``421``)."""
     with socket.socket() as sock:
         sock.bind((HOST, 0))
         sock.listen(64)
@@ -70,7 +71,8 @@ def closing_listener() -> Iterator[int]:
                     conn, _ = sock.accept()
                 except OSError:
                     return
-                conn.close()
+                with conn:
+                    conn.sendall(greeting)
 
         threading.Thread(target=serve, daemon=True).start()
         yield int(sock.getsockname()[1])
@@ -125,6 +127,15 @@ class HttpUpstream:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def failing(self, where: str) -> str:
+        """A base URL that fails one way: ``refused`` (a closed port), ``unresolvable`` (a name that
+        never resolves), ``drop`` (reset after the request was read), ``stall`` (never answered)."""
+        if where == "refused":
+            return f"http://{HOST}:{closed_port()}"
+        if where == "unresolvable":
+            return f"http://{UNRESOLVABLE}:8080"
+        return f"{self.url}/{where}"
 
     def scripted(self, status: int, body: bytes | str = b"", headers: dict[str, str] | None = None) -> str:
         """A base URL under which every request answers ``status`` with ``headers`` and ``body``."""
