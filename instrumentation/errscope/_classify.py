@@ -11,16 +11,22 @@ exception                              class                   source of the rul
 =====================================  ======================  ========================================
 errscope family (``NotFound``, ...)    the leaf's class        the author said so
 an HTTP error status carried as        by status, see below    RFC 9110 §15
-``status_code``/``status``/``code``/
-``response.status_code`` (httpx,
-requests, aiohttp, urllib, websockets,
-OpenAI, Anthropic, ...)
-AWS ``Error.Code`` (botocore)          by the code's words,    AWS API error codes
-                                       else its HTTP status
+``status_code``/``http_status``/
+``status``/``code``/``response.status_code``
+(httpx, requests, aiohttp, urllib,
+websockets, OpenAI, Anthropic, Stripe,
+PyGithub, google-api-core, azure-core,
+kubernetes, docker, elasticsearch, ...)
+an API's own error code: AWS           by the code's words,    AWS API error codes; Slack Web API
+``Error.Code`` (botocore), Slack's     else its HTTP status    errors
+``{"ok": false, "error": ...}``
+SMTP reply codes (smtplib, aiosmtplib) by the code             RFC 5321 §4.2, RFC 4954, RFC 3463
 ``grpc.RpcError``                      by status code          google/rpc/code.proto's HTTP mapping
 transport errors: httpx/httpx2,        upstream_unavailable    the upstream did not answer
 httpcore/httpcore2, aiohttp,
-requests/urllib3, redis-py, websockets
+requests/urllib3, redis-py, websockets,
+azure-core, pymongo, pika, paramiko,
+ldap3 (by their documented classes)
 ``TimeoutError`` (incl. asyncio),      upstream_unavailable
 ``ConnectionError``, ``socket.gaierror``,
 ``ssl.SSLError``, ``OSError`` with a
@@ -49,9 +55,10 @@ no rule anywhere in the chain          by the words of the     ``...Throttled...
 anything else                          unknown                 a gap in the mapping: it is alerted on
 =====================================  ======================  ========================================
 
-HTTP statuses: 400/409/413/422 invalid_input, 401/403 permission_denied, 404/410 not_found,
-429 rate_limited, 408 and 5xx upstream_unavailable, others unknown; ``Retry-After`` is parsed on
-429 and 503.
+HTTP statuses: 400/409/412/413/422/428 invalid_input, 401/403 permission_denied, 404/410 not_found,
+429 rate_limited, 408 and 5xx upstream_unavailable, others unknown; a 403 with ``Retry-After`` or
+``X-RateLimit-Remaining: 0`` is rate_limited (GitHub's rate limits); ``Retry-After`` is parsed on
+rate limits and 503, the response headers read without regard to case.
 
 Every rule also says whether the failed request may have been acted on
 (:attr:`Classification.side_effect_possible`): ``False`` when it never reached the upstream or was
@@ -196,7 +203,7 @@ _MAX_CHAIN: Final = 16
 
 def class_for_http_status(status: int) -> FailureClass:
     """Map an HTTP status code to a class (RFC 9110 §15); 2xx/3xx and unmapped 4xx are ``unknown``."""
-    if status in (400, 409, 413, 422):  # 413: smaller arguments fit
+    if status in (400, 409, 412, 413, 422, 428):  # 413: smaller arguments fit; 412/428: a stale precondition
         return FailureClass.INVALID_INPUT
     if status in (401, 403):
         return FailureClass.PERMISSION_DENIED
@@ -275,11 +282,17 @@ def side_effect_for_http_status(status: int) -> bool | None:
     return status >= 500 and status not in (501, 503, 505)
 
 
-def _status_classification(status: int, retry_after: str | None, address: str | None) -> Classification:
-    # Retry-After accompanies 429 (RFC 6585 §4) and 503 (RFC 9110 §10.2.3).
+def _status_classification(status: int, header: Callable[[str], str | None], address: str | None) -> Classification:
+    # Retry-After accompanies 429 (RFC 6585 §4) and 503 (RFC 9110 §10.2.3). A 403 that says when to
+    # come back, or that no requests remain (X-RateLimit-Remaining: 0), is a rate limit: GitHub's
+    # primary and secondary limits ("Rate limits for the REST API"), GitLab's and others' the same way.
+    failure_class = class_for_http_status(status)
+    if status == 403 and (header("Retry-After") is not None or (header("X-RateLimit-Remaining") or "").strip() == "0"):
+        failure_class = FailureClass.RATE_LIMITED
+    waits = failure_class is FailureClass.RATE_LIMITED or status == 503
     return Classification(
-        class_for_http_status(status),
-        retry_after=parse_retry_after(retry_after) if status in (429, 503) else None,
+        failure_class,
+        retry_after=parse_retry_after(header("Retry-After")) if waits else None,
         upstream=Upstream("http", str(status), address),
         side_effect_possible=side_effect_for_http_status(status),
     )
@@ -302,7 +315,7 @@ def http_status_of(exc: BaseException) -> int | None:
     (aiohttp), ``code`` (urllib, google-api-core), or its ``response``'s ``status_code``/``status`` (httpx, requests,
     websockets). ``None`` when it carries none."""
     for owner in (exc, _attribute(exc, "response")):
-        if owner is None or isinstance(owner, Mapping):  # botocore's response is a dict: see _aws_error
+        if owner is None or isinstance(owner, Mapping):  # botocore's response is a dict: see _api_error
             continue
         for name in ("status_code", "http_status", "status", "code") if owner is exc else ("status_code", "status"):
             status = _error_status(_attribute(owner, name))
@@ -311,17 +324,24 @@ def http_status_of(exc: BaseException) -> int | None:
     return None
 
 
-def _retry_after_header(exc: BaseException) -> str | None:
-    for owner in (exc, _attribute(exc, "response")):
+def _response_header(exc: BaseException, name: str) -> str | None:
+    """A response header the exception carries: on itself (PyGithub, kubernetes), its ``response``
+    (httpx, requests, SDKs) or its ``meta`` (elastic-transport). A plain dict is searched without
+    regard to case (PyGithub's lowercased keys; header names are case-insensitive, RFC 9110 §5.1)."""
+    for owner in (exc, _attribute(exc, "response"), _attribute(exc, "meta")):
         headers = _attribute(owner, "headers")
-        get = _attribute(headers, "get")
-        if callable(get):
+        if type(headers) is dict:
+            value = next((v for k, v in headers.items() if isinstance(k, str) and k.lower() == name.lower()), None)
+        else:
+            get = _attribute(headers, "get")
+            if not callable(get):
+                continue
             try:
-                value = get("Retry-After")
+                value = get(name)
             except Exception:
                 continue
-            if isinstance(value, str):
-                return value
+        if isinstance(value, str):
+            return value
     return None
 
 
@@ -341,7 +361,7 @@ def _http_status(exc: BaseException) -> Classification | None:
     status = http_status_of(exc)
     if status is None:
         return None
-    return _status_classification(status, _retry_after_header(exc), _request_address(exc))
+    return _status_classification(status, lambda name: _response_header(exc, name), _request_address(exc))
 
 
 # Whether a transport failure may have delivered the request, by the exception's class name in
@@ -755,45 +775,63 @@ _JSONRPC_SENT: Final = {
     CONNECTION_CLOSED: True,
 }
 
-# AWS error codes (the ``Error.Code`` of every AWS API's error response, e.g. "ThrottlingException",
-# "NoSuchKey", "AccessDenied"): families by the words AWS names them with, tried in this order;
-# a code in none of them is read by its HTTP status. DynamoDB sends throttling as a 400, S3 as a
-# 503 "SlowDown": the code decides. Every code here is a refusal: nothing was applied.
-# (https://docs.aws.amazon.com/general/latest/gr/api-retries.html, each service's "Common Errors")
-_AWS_CODE_FAMILIES: Final = (
-    (re.compile(r"Throttl|TooManyRequests|SlowDown|RequestLimitExceeded|ThroughputExceeded|RateExceeded"),
+# An API's own error code, carried in its error envelope: AWS's ``Error.Code`` ("ThrottlingException",
+# "NoSuchKey", "AccessDenied"; https://docs.aws.amazon.com/general/latest/gr/api-retries.html and
+# each service's "Common Errors") and Slack's ``{"ok": false, "error": "channel_not_found"}``
+# (https://api.slack.com/web#evaluating_responses, sent with HTTP 200). Families by the words the
+# codes are named with (case and ``_`` ignored), tried in this order; a code in none of them is
+# read by its HTTP status. DynamoDB sends throttling as a 400, S3 as a 503 "SlowDown": the code
+# decides. A refusal applied nothing; a server-side error (Slack's ``internal_error``/``fatal_error``:
+# "some aspect of the operation may have succeeded") may have.
+_API_CODE_FAMILIES: Final = (
+    (re.compile(r"throttl|toomanyrequests|slowdown|requestlimitexceeded|throughputexceeded|rateexceeded|ratelimit"),
      FailureClass.RATE_LIMITED),
-    (re.compile(r"AccessDenied|Unauthorized|NotAuthorized|Forbidden|InvalidAccessKeyId|InvalidClientTokenId|"
-                r"SignatureDoesNotMatch|ExpiredToken|UnrecognizedClient|AuthFailure|MissingAuthenticationToken"),
+    (re.compile(r"accessdenied|unauthori[sz]ed|notauthorized|forbidden|invalidaccesskeyid|invalidclienttokenid|"
+                r"signaturedoesnotmatch|expiredtoken|unrecognizedclient|authfailure|missingauthenticationtoken|"
+                r"notauthed|invalidauth|missingscope|nopermission|tokenrevoked|tokenexpired|accountinactive"),
      FailureClass.PERMISSION_DENIED),
-    (re.compile(r"NotFound|NoSuch"), FailureClass.NOT_FOUND),
-    (re.compile(r"Validation|InvalidArgument|InvalidParameter|ConditionalCheckFailed|MalformedPolicy"),
+    (re.compile(r"notfound|nosuch"), FailureClass.NOT_FOUND),
+    (re.compile(r"validation|invalidargument|invalidparameter|conditionalcheckfailed|malformedpolicy|toolong"),
      FailureClass.INVALID_INPUT),
+    (re.compile(r"internalerror|fatalerror|serviceunavailable"), FailureClass.UPSTREAM_UNAVAILABLE),
 )
 
 
-def _aws_code(exc: BaseException) -> tuple[str, int | None] | None:
-    """``(Error.Code, HTTP status)`` of an AWS SDK error (botocore's ``ClientError.response``)."""
+def _api_code(exc: BaseException) -> tuple[str, str, int | None] | None:
+    """``(system, code, HTTP status)`` of an API error envelope the exception carries as its
+    ``response``: botocore's ``ClientError.response`` dict, slack_sdk's ``SlackApiError.response``."""
     response = _attribute(exc, "response")
-    if not isinstance(response, Mapping):
+    if response is None:
         return None
-    error, metadata = response.get("Error"), response.get("ResponseMetadata")
-    code = error.get("Code") if isinstance(error, Mapping) else None
-    if not isinstance(code, str) or not code:
-        return None
-    status = metadata.get("HTTPStatusCode") if isinstance(metadata, Mapping) else None
-    return code, _error_status(status)
+    if isinstance(response, Mapping):
+        error, metadata = response.get("Error"), response.get("ResponseMetadata")
+        code = error.get("Code") if isinstance(error, Mapping) else None
+        status = metadata.get("HTTPStatusCode") if isinstance(metadata, Mapping) else None
+        return ("aws", code, _error_status(status)) if isinstance(code, str) and code else None
+    data = _attribute(response, "data")
+    if isinstance(data, Mapping) and data.get("ok") is False:
+        code = data.get("error")
+        status = _error_status(_attribute(response, "status_code"))
+        return ("slack", code, status) if isinstance(code, str) and code else None
+    return None
 
 
-def _aws_error(exc: BaseException) -> Classification | None:
-    found = _aws_code(exc)
+def _api_error(exc: BaseException) -> Classification | None:
+    found = _api_code(exc)
     if found is None:
         return None
-    code, status = found
-    upstream = Upstream("aws", code)
-    for pattern, failure_class in _AWS_CODE_FAMILIES:
-        if pattern.search(code):
-            return Classification(failure_class, upstream=upstream, side_effect_possible=False)
+    system, code, status = found
+    upstream = Upstream(system, code)
+    words = code.replace("_", "").lower()
+    for pattern, failure_class in _API_CODE_FAMILIES:
+        if pattern.search(words):
+            if failure_class is FailureClass.UPSTREAM_UNAVAILABLE:
+                sent = side_effect_for_http_status(status) if status is not None else True
+                return Classification(failure_class, upstream=upstream, side_effect_possible=sent)
+            wait = None
+            if failure_class is FailureClass.RATE_LIMITED:
+                wait = parse_retry_after(_response_header(exc, "Retry-After"))
+            return Classification(failure_class, retry_after=wait, upstream=upstream, side_effect_possible=False)
     if status is None:
         return Classification(FailureClass.UNKNOWN, upstream=upstream)
     return Classification(class_for_http_status(status), upstream=upstream,
@@ -828,6 +866,38 @@ def _grpc_error(exc: BaseException) -> Classification:
     name = getattr(exc.code(), "name", None)  # type: ignore[attr-defined]
     failure_class, side_effect = _GRPC_CODES.get(name, (FailureClass.UNKNOWN, None))  # type: ignore[arg-type]
     return Classification(failure_class, upstream=Upstream("grpc", name), side_effect_possible=side_effect)
+
+
+# SMTP reply codes (RFC 5321 §4.2.2-4.2.3; AUTH: RFC 4954 §6; the enhanced code's class 7, security
+# or policy: RFC 3463 §3.8). A 4yz reply is transient ("the action was not taken"), a 5yz one
+# permanent; every negative reply refused the command, so nothing was sent on.
+_SMTP_ENHANCED_POLICY: Final = re.compile(r"\s*5\.7\.\d")
+
+
+def _smtp_class(code: int, text: str) -> FailureClass:
+    if 400 <= code < 500:
+        return FailureClass.UPSTREAM_UNAVAILABLE  # 421 closing, 450 mailbox busy, 451 local error, 452 storage
+    if code in (530, 534, 535, 538) or _SMTP_ENHANCED_POLICY.match(text):
+        return FailureClass.PERMISSION_DENIED  # authentication required or failed, refused by policy
+    if code in (550, 551):
+        return FailureClass.NOT_FOUND  # mailbox unavailable, user not local
+    if code in (501, 552, 553):
+        return FailureClass.INVALID_INPUT  # bad parameters, message too large, mailbox name not allowed
+    return FailureClass.UNKNOWN
+
+
+def _smtp_reply(reply: Callable[[Any], tuple[object, object]]) -> Rule:
+    """The class of an SMTP client's error by the server's reply ``(code, text)`` it carries."""
+
+    def rule(exc: BaseException) -> Classification | None:
+        code, text = reply(exc)
+        if not isinstance(code, int) or isinstance(code, bool):
+            return None
+        words = text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
+        upstream = Upstream("smtp", str(code))
+        return Classification(_smtp_class(code, words), upstream=upstream, side_effect_possible=False)
+
+    return rule
 
 
 # The last resort for an exception no rule and no attribute shape explains: the words its type
@@ -925,7 +995,53 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "redis.exceptions.ResponseError": _fixed(FailureClass.UNKNOWN, False),  # WRONGTYPE, bad arguments: our bug
     # raised from the socket error it replaces: refused or unresolvable (not sent), reset (maybe sent)
     "redis.exceptions.ConnectionError": _wrapping(lambda exc: exc.__context__, _unavailable(None, "redis")),
+    # azure-core (https://learn.microsoft.com/python/api/azure-core/azure.core.exceptions): raised outside
+    # the transport's except block (no chain); the class is what tells "no request was sent" from
+    # "the request was sent, but the client failed to understand the response".
+    "azure.core.exceptions.ServiceRequestError": _unavailable(False, "http"),
+    "azure.core.exceptions.ServiceResponseError": _unavailable(True, "http"),
+    # pymongo (https://pymongo.readthedocs.io/en/stable/api/pymongo/errors.html): no server could be
+    # selected (refused, unresolvable, not answering the handshake) or no pooled connection freed up:
+    # nothing was sent; a timeout on an open connection may have run; a lost connection does not say.
+    "pymongo.errors.ServerSelectionTimeoutError": _unavailable(False, "mongodb"),
+    "pymongo.errors.WaitQueueTimeoutError": _unavailable(False, "mongodb"),
+    "pymongo.errors.NetworkTimeout": _unavailable(True, "mongodb"),
+    "pymongo.errors.ConnectionFailure": _unavailable(None, "mongodb"),
+    # pika (https://pika.readthedocs.io/en/stable/modules/exceptions.html): AMQPConnectionError is what
+    # BlockingConnection raises when it cannot open the connection (its connector's errors likewise);
+    # a connection closed once open leaves a publish's fate open; the broker refusing the login is a denial.
+    "pika.exceptions.AMQPConnectionError": _unavailable(False, "amqp"),
+    "pika.adapters.utils.connection_workflow.AMQPConnectorException": _unavailable(False, "amqp"),
+    "pika.exceptions.ConnectionClosed": _unavailable(None, "amqp"),
+    "pika.exceptions.StreamLostError": _unavailable(None, "amqp"),
+    "pika.exceptions.ProbableAuthenticationError": _fixed(FailureClass.PERMISSION_DENIED, False),
+    "pika.exceptions.ProbableAccessDeniedError": _fixed(FailureClass.PERMISSION_DENIED, False),
+    # paramiko (https://docs.paramiko.org/en/stable/api/ssh_exception.html): every address refused the
+    # connection (the socket errors are in .errors); SSHException is the protocol failing (a peer that
+    # closes or never sends the banner); AuthenticationException, a subclass, the login refused.
+    "paramiko.ssh_exception.NoValidConnectionsError": _wrapping(
+        lambda exc: next(iter(getattr(exc, "errors", {}).values()), None), _unavailable(False, "ssh")),
+    "paramiko.ssh_exception.AuthenticationException": _fixed(FailureClass.PERMISSION_DENIED, False),
+    "paramiko.ssh_exception.SSHException": _unavailable(None, "ssh"),
+    # ldap3 (https://ldap3.readthedocs.io/en/latest/exceptions.html): the socket could not be opened
+    # (refused, unresolvable): nothing sent; other communication errors leave it open.
+    "ldap3.core.exceptions.LDAPSocketOpenError": _unavailable(False, "ldap"),
+    "ldap3.core.exceptions.LDAPCommunicationError": _unavailable(None, "ldap"),
+    # SMTP clients: the server's reply code decides (see _smtp_class); the standard library's and
+    # aiosmtplib's. aiosmtplib calls it .code: the rule reads it as SMTP, not as an HTTP status.
+    "smtplib.SMTPResponseException": _smtp_reply(lambda exc: (exc.smtp_code, exc.smtp_error)),
+    "smtplib.SMTPRecipientsRefused": _smtp_reply(lambda exc: next(iter(exc.recipients.values()), (None, ""))),
+    "smtplib.SMTPServerDisconnected": _unavailable(None, "smtp"),
+    "aiosmtplib.errors.SMTPResponseException": _smtp_reply(lambda exc: (exc.code, exc.message)),
+    "aiosmtplib.errors.SMTPRecipientsRefused": _smtp_reply(
+        lambda exc: (exc.recipients[0].code, exc.recipients[0].message) if exc.recipients else (None, "")),
+    "aiosmtplib.errors.SMTPConnectError": _unavailable(False, "smtp"),
 }
+
+_OWN_CODE_RULES: Final = frozenset(
+    _NAMED_RULES[name] for name in ("smtplib.SMTPResponseException", "aiosmtplib.errors.SMTPResponseException")
+)
+"""Rules that read a protocol's own reply code: an attribute shaped like an HTTP status is not one there."""
 
 _REGISTERED: dict[type[BaseException], Rule] = {ToolFailure: _tool_failure}
 """What an author said: the errscope family and :func:`register`'s types. They win over everything."""
@@ -976,10 +1092,11 @@ def _lookup(exc: BaseException) -> Rule | None:
     """The rule for ``exc`` itself (not its chain). Along the MRO, the most specific class with a
     rule decides: what an author registered as is; a table rule gives way to what the exception
     carries from the upstream (an AWS error code, an HTTP status: they say more than the type, e.g.
-    urllib's HTTPError is a URLError, websockets' InvalidStatus an InvalidHandshake). Without any
-    class rule: that carried status, else a database's SQLSTATE on a type outside PEP 249's names
-    (asyncpg)."""
-    carried = _aws_error if _aws_code(exc) is not None else _http_status if http_status_of(exc) is not None else None
+    urllib's HTTPError is a URLError, websockets' InvalidStatus an InvalidHandshake), except a rule
+    that reads a protocol's own code (``_OWN_CODE_RULES``: an SMTP reply code is no HTTP status).
+    Without any class rule: that carried status, else a database's SQLSTATE on a type outside PEP
+    249's names (asyncpg)."""
+    carried = _api_error if _api_code(exc) is not None else _http_status if http_status_of(exc) is not None else None
     for klass in type(exc).__mro__:
         rule = _REGISTERED.get(klass)
         if rule is not None:
@@ -988,7 +1105,7 @@ def _lookup(exc: BaseException) -> Rule | None:
         if rule is None and klass.__module__ != "builtins":
             rule = _NAMED_RULES.get(f"{klass.__module__}.{klass.__qualname__}") or _DBAPI_RULES.get(klass.__name__)
         if rule is not None:
-            return carried or rule
+            return rule if rule in _OWN_CODE_RULES else carried or rule
     if carried is not None:
         return carried
     return _DB_CODE if _sqlstate(exc) is not None else None

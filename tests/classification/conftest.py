@@ -11,7 +11,7 @@ import pytest
 
 import errscope
 from errscope import FailureClass
-from tests.classification.upstreams import HttpUpstream, full_backlog, silent_listener
+from tests.classification.upstreams import HttpUpstream, closing_listener, full_backlog, silent_listener
 
 HTTP_STATUSES = [
     # (status, Retry-After, class, side effect possible, retry_after): what an HTTP client's status error says
@@ -84,3 +84,9 @@ async def while_pool_is_held(holder: Coroutine[Any, Any, Any], call: Callable[[]
         await call()
     finally:
         held.cancel()
+
+
+@pytest.fixture
+def closing_port() -> Iterator[int]:
+    with closing_listener() as port:
+        yield port

@@ -17,7 +17,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from urllib.parse import parse_qs, urlsplit
 
-__all__ = ["HOST", "UNRESOLVABLE", "HttpUpstream", "closed_port", "full_backlog", "silent_listener", "wait_ready"]
+__all__ = ["HOST", "UNRESOLVABLE", "HttpUpstream", "closed_port", "closing_listener", "full_backlog", "silent_listener",
+           "wait_ready"]
 
 HOST = "127.0.0.1"
 UNRESOLVABLE = "upstream.errscope.invalid"
@@ -53,6 +54,29 @@ def silent_listener() -> Iterator[int]:
         sock.bind((HOST, 0))
         sock.listen(64)
         yield int(sock.getsockname()[1])
+
+
+@contextmanager
+def closing_listener(greeting: bytes = b"") -> Iterator[int]:
+    """A listener that accepts each connection, sends ``greeting`` (nothing by default) and closes it:
+    a server that is not what the client expects, drops it before its greeting (SSH, SMTP, AMQP), or
+    greets with a refusal (SMTP's ``421``)."""
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        sock.listen(64)
+
+        def serve() -> None:
+            while True:
+                try:
+                    conn, _ = sock.accept()
+                except OSError:
+                    return
+                with conn:
+                    conn.sendall(greeting)
+
+        threading.Thread(target=serve, daemon=True).start()
+        yield int(sock.getsockname()[1])
+        sock.shutdown(socket.SHUT_RDWR)  # wakes the accept() before the descriptor is freed
 
 
 @contextmanager
@@ -103,6 +127,15 @@ class HttpUpstream:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def failing(self, where: str) -> str:
+        """A base URL that fails one way: ``refused`` (a closed port), ``unresolvable`` (a name that
+        never resolves), ``drop`` (reset after the request was read), ``stall`` (never answered)."""
+        if where == "refused":
+            return f"http://{HOST}:{closed_port()}"
+        if where == "unresolvable":
+            return f"http://{UNRESOLVABLE}:8080"
+        return f"{self.url}/{where}"
 
     def scripted(self, status: int, body: bytes | str = b"", headers: dict[str, str] | None = None) -> str:
         """A base URL under which every request answers ``status`` with ``headers`` and ``body``."""

@@ -1,0 +1,118 @@
+"""paramiko and asyncssh's client against real failure modes on 127.0.0.1, and against a real SSH
+server (asyncssh's, in a thread) that refuses the login.
+
+paramiko raises NoValidConnectionsError (an OSError without errno, the per-address socket errors
+in ``.errors``) when every address refused; SSHException when the protocol fails (a peer that closes
+or never sends its banner); AuthenticationException (an SSHException) when the login is refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Iterator
+
+import asyncssh
+import paramiko
+import pytest
+
+from errscope import FailureClass as C
+from tests.classification.conftest import check, raised
+from tests.classification.upstreams import HOST, HttpUpstream, closed_port, closing_listener, silent_listener
+
+
+def _connect(port: int, password: str = "wrong") -> Callable[[], None]:
+    def connect() -> None:
+        client = paramiko.SSHClient()
+        client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
+        try:
+            client.connect(HOST, port, username="tool", password=password, timeout=1, banner_timeout=0.5,
+                           auth_timeout=1, allow_agent=False, look_for_keys=False)
+        finally:
+            client.close()
+
+    return connect
+
+
+class _DenyAll(asyncssh.SSHServer):
+    def begin_auth(self, username: str) -> bool:
+        return True
+
+    def password_auth_supported(self) -> bool:
+        return True
+
+    def validate_password(self, username: str, password: str) -> bool:
+        return False
+
+
+@pytest.fixture(scope="module")
+def ssh_server() -> Iterator[int]:
+    """A real SSH server (asyncssh) on its own event loop thread; every password is wrong."""
+    loop = asyncio.new_event_loop()
+    ready = threading.Event()
+    state: dict[str, object] = {}
+
+    async def start() -> None:
+        key = asyncssh.generate_private_key("ssh-ed25519")
+        server = await asyncssh.create_server(_DenyAll, HOST, 0, server_host_keys=[key])
+        state["server"], state["port"] = server, server.sockets[0].getsockname()[1]
+        ready.set()
+
+    thread = threading.Thread(target=lambda: (loop.run_until_complete(start()), loop.run_forever()), daemon=True)
+    thread.start()
+    assert ready.wait(10)
+    yield int(state["port"])  # type: ignore[call-overload]
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(5)
+
+
+def test_authentication_refused(ssh_server: int) -> None:
+    exc = raised(_connect(ssh_server))
+    assert isinstance(exc, paramiko.AuthenticationException)
+    check(exc, C.PERMISSION_DENIED, False)
+
+
+def test_connection_refused() -> None:
+    exc = raised(_connect(closed_port()))
+    assert type(exc) is paramiko.ssh_exception.NoValidConnectionsError
+    assert all(isinstance(error, ConnectionRefusedError) for error in exc.errors.values())
+    check(exc, C.UPSTREAM_UNAVAILABLE, False)
+
+
+@pytest.mark.parametrize("where", ["closing", "silent", "http"])
+def test_no_ssh_banner(upstream: HttpUpstream, where: str) -> None:
+    # The banner never came (the peer closed, stayed silent, or speaks HTTP): the protocol failed
+    # before any command ran, but SSHException is also paramiko's error for a session lost later.
+    with silent_listener() as silent, closing_listener() as closing:
+        port = {"closing": closing, "silent": silent, "http": upstream.port}[where]
+        exc = raised(_connect(port))
+    assert type(exc) is paramiko.SSHException
+    result = check(exc, C.UPSTREAM_UNAVAILABLE, None)
+    assert result.upstream is not None and result.upstream.system == "ssh"
+
+
+def _asyncssh_connect(port: int) -> Callable[[], object]:
+    async def connect() -> None:
+        async with asyncssh.connect(HOST, port, username="tool", password="wrong", known_hosts=None, client_keys=None,
+                                    agent_path=None, login_timeout=0.5):
+            pass
+
+    return connect
+
+
+class TestAsyncssh:
+    def test_authentication_refused(self, ssh_server: int) -> None:
+        exc = raised(_asyncssh_connect(ssh_server))
+        assert type(exc) is asyncssh.PermissionDenied
+        check(exc, C.PERMISSION_DENIED, False)
+
+    def test_connection_refused(self) -> None:
+        exc = raised(_asyncssh_connect(closed_port()))
+        assert type(exc) is ConnectionRefusedError
+        check(exc, C.UPSTREAM_UNAVAILABLE, False)
+
+    def test_no_banner(self, silent_port: int) -> None:
+        # asyncssh's DisconnectError family: the connection lost before the login finished
+        exc = raised(_asyncssh_connect(silent_port))
+        assert type(exc) is asyncssh.ConnectionLost
+        check(exc, C.UPSTREAM_UNAVAILABLE, None)
