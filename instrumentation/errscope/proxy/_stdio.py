@@ -79,8 +79,8 @@ class ChildServer:
     async def _read(self, process: asyncio.subprocess.Process) -> None:
         assert process.stdout is not None
         try:
-            while frame := await _readline(process.stdout, "server"):
-                message = _decode(frame, "server")
+            while line := await _readline(process.stdout, "server"):
+                message, frame = _decode(line, "server")
                 if message is None:
                     continue
                 if self._replay is not None and isinstance(message, dict) and message.get("id") == _REPLAY_ID:
@@ -204,14 +204,28 @@ async def _readline(stream: asyncio.StreamReader, side: str) -> bytes:
             logger.warning("a frame from the %s longer than %d bytes was dropped", side, MAX_FRAME)
 
 
-def _decode(frame: bytes, side: str) -> Any | None:
+def _decode(frame: bytes, side: str) -> tuple[Any | None, bytes | None]:
+    """The message in ``frame`` (``None`` for a blank or malformed one) and the bytes to relay for it.
+
+    MCP messages are UTF-8 (MCP spec, Basic > Messages): bytes that are not are replaced with U+FFFD, so a
+    server's bad byte costs one character of its answer, not the whole answer (and the host's call its
+    timeout); such a frame is re-encoded, never relayed byte for byte (NousResearch/hermes-agent PR #46104,
+    modelcontextprotocol/python-sdk PR #2302).
+    """
     if not frame.strip():
-        return None
+        return None, None
     try:
-        return json.loads(frame)
+        return json.loads(frame), frame
+    except UnicodeDecodeError:
+        logger.warning("a frame from the %s held bytes that are not UTF-8; replaced with U+FFFD", side)
+        try:
+            return json.loads(frame.decode("utf-8", "replace")), None
+        except ValueError:
+            pass
     except ValueError:
-        logger.warning("a malformed frame from the %s was dropped (%d bytes)", side, len(frame))
-        return None
+        pass
+    logger.warning("a malformed frame from the %s was dropped (%d bytes)", side, len(frame))
+    return None, None
 
 
 async def serve_stdio(upstream: Upstream, calls: Calls) -> None:
