@@ -12,7 +12,9 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import anyio
 import pytest
+from mcp.server.mcpserver import Context
 
 from errscope import Channel, FailureClass, Outcome
 from errscope.client import ConnectionState, ToolClient
@@ -252,7 +254,7 @@ async def test_j54_get_stream_refused_with_405_is_not_a_broken_connection(teleme
     async with serve(gated(server.streamable_http_app(host="127.0.0.1"), no_stream)) as base:
         async with ToolClient(base + "/mcp", timeout=5, **telemetry.providers) as tc:
             results = [await tc.call_tool("search_issues", {"query": str(n)}) for n in range(3)]
-            await __import__("anyio").sleep(1.0)
+            await anyio.sleep(1.0)
             assert tc.state is ConnectionState.CONNECTED
     assert [r.outcome for r in results] == [Outcome.OK] * 3
     assert len(gets) <= 2, gets
@@ -287,3 +289,86 @@ async def test_j56_error_text_that_is_json_is_read_not_stringified(tmp_path: Any
     assert result.failure_class is FailureClass.NOT_FOUND, result.text
     assert "Task 42 not found" in result.text
     assert "[object Object]" not in result.text and "Ref ERR-" in result.text
+
+
+class MemoryEventStore:
+    """The smallest ``EventStore`` (mcp.server.streamable_http): every event kept, replayed after an id."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, str, Any]] = []
+
+    async def store_event(self, stream_id: str, message: Any) -> str:
+        event_id = str(len(self.events) + 1)
+        self.events.append((event_id, stream_id, message))
+        return event_id
+
+    async def replay_events_after(self, last_event_id: str, send_callback: Any) -> str | None:
+        from mcp.server.streamable_http import EventMessage
+
+        stream = next((s for e, s, _ in self.events if e == last_event_id), None)
+        for event_id, stream_id, message in self.events:
+            if stream_id == stream and int(event_id) > int(last_event_id) and message is not None:
+                await send_callback(EventMessage(message, event_id))
+        return stream
+
+
+async def test_j68_server_closing_the_stream_mid_call_is_resumed(telemetry: Any) -> None:
+    """J68 (SEP-1699, modelcontextprotocol/modelcontextprotocol PR #1783 and PR #1852, python-sdk PR #1654: a server
+    may close a request's SSE stream at will once it has sent an event id; the client reconnects with
+    ``Last-Event-ID`` and gets the rest, and "disconnection" includes the server's own closing). A long tool
+    closes its stream (``ctx.close_sse_stream()``) and answers later: the call succeeds once, with its answer;
+    it is not reported as lost or "may have run"."""
+    from mcp.server.mcpserver import MCPServer
+
+    from tests.client.servers.app import serve
+
+    server = MCPServer("reports")
+    runs: list[str] = []
+
+    @server.tool()
+    async def export_report(month: str, ctx: Context) -> str:
+        runs.append(month)
+        await ctx.close_sse_stream()
+        await anyio.sleep(0.5)
+        return f"report {month} exported"
+
+    resumed: list[bytes] = []
+
+    async def watch(scope: dict[str, Any], body: bytes, send: Any, method: str) -> bool:
+        resumed.extend(value for key, value in scope["headers"] if method == "GET" and key == b"last-event-id")
+        return False
+
+    app = server.streamable_http_app(host="127.0.0.1", event_store=MemoryEventStore(), retry_interval=100)
+    async with serve(gated(app, watch)) as base:
+        # SEP-1699 is of the 2025-11-25 era; on 2026-07-28 HTTP the SDK offers no stream to close.
+        async with ToolClient(base + "/mcp", timeout=5, retry=None, mode="legacy", **telemetry.providers) as tc:
+            result = await tc.call_tool("export_report", {"month": "2026-01"})
+    assert resumed, "the stream was never resumed with Last-Event-ID"
+    assert (result.outcome, result.text) == (Outcome.OK, "report 2026-01 exported"), result
+    assert runs == ["2026-01"]
+
+
+async def test_j69_http_202_to_a_request_is_not_waited_on(telemetry: Any) -> None:
+    """J69 (saidsurucu/borsa-mcp #6 and damionrashford/RivalSearchMCP #5: servers and gateways answering a request
+    with ``202 Accepted`` and no body; MCP spec, Transports > Sending Messages: a POST carrying a request MUST be
+    answered with ``text/event-stream`` or ``application/json``, and 202 is only for notifications and
+    responses). No answer can follow a 202 (a response never arrives on the standalone stream), so the call
+    ends at once, reported as possibly run (the request was accepted), not after the full timeout."""
+    from tests.client.servers.app import serve
+
+    server = issues_server()
+
+    async def accept_only(scope: dict[str, Any], body: bytes, send: Any, method: str) -> bool:
+        if method == "POST" and b'"search_issues"' in body:
+            return await answer(send, 202, b"")
+        return False
+
+    async with serve(gated(server.streamable_http_app(host="127.0.0.1"), accept_only)) as base:
+        async with ToolClient(base + "/mcp", timeout=4, retry=None, **telemetry.providers) as tc:
+            started = time.monotonic()
+            result = await tc.call_tool("search_issues", {"query": "crash"})
+            elapsed = time.monotonic() - started
+            after = await tc.call_tool("status", {})
+    assert result.outcome is Outcome.ERROR and elapsed < 3, (result, elapsed)
+    assert result.side_effect_possible is not False
+    assert after.text == "up"
