@@ -1,4 +1,4 @@
-"""Proxy side of tests/heldout_cases.md, third round (J62-J67): reports against gateways and relays (mcp-proxy,
+"""Proxy side of tests/heldout_cases.md, third round (J62-J67, J70, J71): reports against gateways and relays (mcp-proxy,
 supergateway, mcpproxy-go, MCPHub), replayed against ``errscope proxy``.
 
 The host is the real SDK client or ``ToolClient``, or raw JSON-RPC lines on the proxy's stdin; the server is the
@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp.client.stdio import StdioServerParameters
 
@@ -200,4 +201,61 @@ async def test_j67_http_429_and_retry_after_cross_the_proxy(tmp_path: Path) -> N
     assert server.ran == []
     assert result.failure_class is FailureClass.RATE_LIMITED and result.retry_after == 30, result.text
     assert result.side_effect_possible is False
+    assert after.text == "up"
+
+
+async def test_j70_get_stream_refused_with_405_crosses_the_proxy(tmp_path: Path) -> None:
+    """J70 (punkpeye/mcp-proxy PR #62: the relay answered the host's standalone GET with 400 where the upstream
+    offers no stream, and Cursor reconnected in a loop; cap-js/mcp PR #36; open-webui/open-webui #27795). Through
+    ``errscope proxy --listen``, the upstream's 405 reaches the host as 405 (MCP spec, Transports > Listening for
+    Messages), so the host carries on POST-only: the calls succeed and the GET is not retried over and over."""
+    from tests.client.servers.app import serve
+    from tests.client.test_heldout_cases_3 import answer, gated, issues_server
+
+    server = issues_server()
+    gets: list[float] = []
+
+    async def no_stream(scope: dict[str, Any], body: bytes, send: Any, method: str) -> bool:
+        if method == "GET":
+            gets.append(time.monotonic())
+            return await answer(send, 405, b"", (b"allow", b"POST, DELETE"))
+        return False
+
+    async with serve(gated(server.streamable_http_app(host="127.0.0.1"), no_stream)) as base:
+        listen = free_port()
+        with serving(proxy_command(tmp_path, "--upstream", base + "/mcp", "--listen", f"127.0.0.1:{listen}"), listen):
+            async with ToolClient(f"http://127.0.0.1:{listen}/mcp", timeout=5, mode="legacy") as tc:
+                results = [await tc.call_tool("search_issues", {"query": str(n)}) for n in range(3)]
+                await anyio.sleep(1.0)
+                assert tc.state is ConnectionState.CONNECTED
+    assert [r.outcome for r in results] == [Outcome.OK] * 3
+    assert 1 <= len(gets) <= 2, gets
+
+
+async def test_j71_http_refusal_behind_a_stdio_proxy_keeps_its_status(tmp_path: Path) -> None:
+    """J71 (smart-mcp-proxy/mcpproxy-go PR #1042: the SDK under the relay flattened a 429 into "Server returned an
+    error response", so a stdio host behind it never learnt it was rate-limited or for how long). A stdio host
+    reaches an HTTP upstream through ``errscope proxy --upstream URL``; the upstream refuses ``tools/call`` with
+    429 and ``Retry-After: 30``. The host reads class ``rate_limited`` with the 30 s wait; the tool never ran;
+    the next call works."""
+    from tests.client.servers.app import serve
+    from tests.client.test_heldout_cases_3 import answer, gated, issues_server
+
+    server = issues_server()
+    refused: list[bytes] = []
+
+    async def limiter(scope: dict[str, Any], body: bytes, send: Any, method: str) -> bool:
+        if method == "POST" and b'"search_issues"' in body:
+            refused.append(body)
+            return await answer(send, 429, b"Too Many Requests", (b"retry-after", b"30"), (b"content-type", b"text/plain"))
+        return False
+
+    async with serve(gated(server.streamable_http_app(host="127.0.0.1"), limiter)) as base:
+        command = proxy_command(tmp_path, "--upstream", base + "/mcp")
+        params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT))
+        async with ToolClient(params, timeout=5) as tc:
+            result = await tc.call_tool("search_issues", {"query": "crash"})
+            after = await tc.call_tool("status", {})
+    assert server.ran == [] and len(refused) == 1
+    assert result.failure_class is FailureClass.RATE_LIMITED and result.retry_after == 30, result.text
     assert after.text == "up"

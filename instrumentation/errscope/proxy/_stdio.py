@@ -16,6 +16,7 @@ from collections.abc import Callable
 from contextlib import AsyncExitStack
 from typing import Any, Final, Protocol
 
+from errscope._classify import parse_retry_after
 from errscope.proxy._calls import Calls, Message, Scope, parse_error
 
 __all__ = ["ChildServer", "HttpServer", "serve_stdio"]
@@ -27,6 +28,8 @@ MAX_FRAME: Final = 64 * 1024 * 1024
 _INIT_TIMEOUT: Final = 30.0
 """Seconds a restarted server has to answer the replayed ``initialize``."""
 _STOP_GRACE: Final = 2.0
+_MAX_REFUSALS: Final = 1024
+"""HTTP refusals remembered until the SDK's stand-in answer for them arrives."""
 
 OnMessage = Callable[[Any, bytes | None], None]
 """Called with each decoded server message and its original frame (``None`` when re-encoded)."""
@@ -156,24 +159,57 @@ _REPLAY_ID: Final = "io.errscope/proxy-replayed-initialize"
 
 
 class HttpServer:
-    """A streamable HTTP MCP server behind a stdio host, through the SDK's client transport."""
+    """A streamable HTTP MCP server behind a stdio host, through the SDK's client transport.
+
+    When the server refuses a request's POST with an HTTP error status and no JSON-RPC answer, the SDK
+    stands in an error frame whose message ("Server returned an error response") has lost the status
+    and ``Retry-After``; the proxy puts them back into that frame's message, so the call is classified
+    by what the server said (429: rate limited, with its wait; 401/403: access) and a stdio host learns
+    it (smart-mcp-proxy/mcpproxy-go PR #1042, modelcontextprotocol/typescript-sdk #1892).
+    """
 
     def __init__(self, url: str) -> None:
         self.url = url
         self._stack = AsyncExitStack()
         self._write: Any = None
+        self._refusals: dict[str, str] = {}
+        """What the server's HTTP answer said, by request id, for requests it refused (bounded)."""
+
+    async def _note_refusal(self, response: Any) -> None:
+        if response.request.method != "POST" or response.status_code < 400:
+            return
+        try:
+            message = json.loads(response.request.content or b"null")
+        except (ValueError, RuntimeError):
+            return
+        if not isinstance(message, dict) or "method" not in message or "id" not in message:
+            return
+        said = f"The MCP server answered HTTP {response.status_code} {response.reason_phrase}".rstrip()
+        wait = parse_retry_after(response.headers.get("retry-after"))
+        if wait is not None:
+            said += f"; retry after {wait:g} s"
+        if len(self._refusals) >= _MAX_REFUSALS:
+            self._refusals.pop(next(iter(self._refusals)))
+        self._refusals[json.dumps(message["id"])] = said
 
     async def start(self, on_message: OnMessage, on_lost: Callable[[], None]) -> None:
         from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
 
-        read, self._write = await self._stack.enter_async_context(streamable_http_client(self.url))
+        http = await self._stack.enter_async_context(create_mcp_http_client())
+        http.event_hooks["response"].append(self._note_refusal)
+        read, self._write = await self._stack.enter_async_context(streamable_http_client(self.url, http_client=http))
 
         async def pump() -> None:
             async for item in read:
                 if isinstance(item, Exception):
                     logger.warning("streamable HTTP transport: %s", type(item).__name__)
                     continue
-                on_message(item.message.model_dump(by_alias=True, mode="json", exclude_unset=True), None)
+                message = item.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+                said = self._refusals.pop(json.dumps(message.get("id")), None) if "id" in message else None
+                if said is not None and isinstance(message.get("error"), dict):
+                    message["error"] = {**message["error"], "message": said}
+                on_message(message, None)
             on_lost()
 
         self._pump = asyncio.create_task(pump())
