@@ -372,3 +372,17 @@ async def test_j69_http_202_to_a_request_is_not_waited_on(telemetry: Any) -> Non
     assert result.outcome is Outcome.ERROR and elapsed < 3, (result, elapsed)
     assert result.side_effect_possible is not False
     assert after.text == "up"
+
+
+async def test_j72_failing_tools_list_does_not_sink_an_answered_call(tmp_path: Any, telemetry: Any) -> None:
+    """J72 (modelcontextprotocol/python-sdk #2626 and PR #3322: ``call_tool`` re-lists tools after the answer to check
+    the output schema, so a server whose ``tools/list`` fails, e.g. a gateway whose listing needs a scope the token
+    lacks, made every answered call raise the listing's error; PR #2441). The tool answered: the model gets that
+    answer, not "the connection was lost while it was running", and the call is not repeated."""
+    params, log = peer(tmp_path, [tool("search")], {"search": ok("3 hits")},
+                       list_error={"code": -32603, "message": "listing needs scope read:org"})
+    async with ToolClient(params, timeout=3, retry=None, **telemetry.providers) as tc:
+        result = await tc.call_tool("search", {"q": "x"})
+        assert tc.state is ConnectionState.CONNECTED
+    assert (result.outcome, result.text) == (Outcome.OK, "3 hits"), result
+    assert len(log.received("tools/call")) == 1

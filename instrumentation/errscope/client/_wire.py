@@ -100,6 +100,8 @@ class WireAttempt:
     response_frames: int = 0
     error_frame: bool = False
     """The peer answered with a JSON-RPC error frame."""
+    answer: dict[str, Any] | None = None
+    """The ``result`` of the peer's answer, as received (before the SDK's own follow-up requests)."""
     stand_in_frame: bool = False
     """The SDK answered for the peer: an error frame it built because it could not read the answer."""
     session_ended: bool = False
@@ -251,6 +253,8 @@ class WireTap:
                     self._emit("unreadable_answer")
                 else:
                     attempt.error_frame = isinstance(message, JSONRPCError)
+                    if isinstance(message, JSONRPCResponse):
+                        attempt.answer = message.result
                 if attempt.finished:
                     attempt.late_frames += 1
                     if attempt.on_late is not None:
