@@ -1,4 +1,4 @@
-"""Client side of tests/heldout_cases.md, third round (J46-J56): hosts and client frameworks against servers and
+"""Client side of tests/heldout_cases.md, third round (J46-J56, J68, J69, J72): hosts and client frameworks against servers and
 gateways that break the wire.
 
 ``ToolClient`` drives real peers: the raw stdio peer (``servers/heldout_peer.py``) for faults only a hand-written
