@@ -1,5 +1,5 @@
-"""Client side of tests/heldout_cases.md, third round (J46-J56, J68, J69, J72): hosts and client frameworks against servers and
-gateways that break the wire.
+"""Client side of tests/heldout_cases.md, third round (J46-J56, J68, J69, J72): hosts and client frameworks against
+servers and gateways that break the wire.
 
 ``ToolClient`` drives real peers: the raw stdio peer (``servers/heldout_peer.py``) for faults only a hand-written
 server makes (banners on stdout, a flood on stderr, bytes that are not UTF-8, malformed frames), and a real

@@ -93,7 +93,7 @@ def raw_host(tmp_path: Path) -> Iterator[RawHost]:
     host = RawHost(proxy_command(tmp_path, "--", *PLAIN, "stdio"))
     host.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw-host", "version": "1"}}})
-    host.frames_until(lambda f: f.get("id") == 0)
+    host.frames_until(lambda f: f.get("id") == 0, timeout=30)  # a loaded machine takes its time starting two processes
     host.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     yield host
     host.close()
