@@ -1,4 +1,4 @@
-"""Client side of tests/heldout_cases.md, third round (J46-J56, J68, J69, J72): hosts and client frameworks against
+"""Client side of tests/heldout_cases.md, third round (J46-J56, J68, J69, J72-J74): hosts and client frameworks against
 servers and gateways that break the wire.
 
 ``ToolClient`` drives real peers: the raw stdio peer (``servers/heldout_peer.py``) for faults only a hand-written
@@ -386,3 +386,39 @@ async def test_j72_failing_tools_list_does_not_sink_an_answered_call(tmp_path: A
         assert tc.state is ConnectionState.CONNECTED
     assert (result.outcome, result.text) == (Outcome.OK, "3 hits"), result
     assert len(log.received("tools/call")) == 1
+
+
+async def test_j73_answer_wrapped_in_an_array(tmp_path: Any) -> None:
+    """J73 (gensecaihq/Wazuh-MCP-Server #59: a server wrapped every JSON-RPC answer in an array and added
+    ``"error": null``, and the n8n client's schema rejected it; modelcontextprotocol/typescript-sdk PR #2670: JSON
+    arrays are batches, which MCP removed in 2025-06-18). A harmless ``"error": null`` beside a result is read;
+    an answer wrapped in an array, which no client can take for its call's answer, ends the call at once as an
+    answer that could not be read (it may have run), instead of leaving it to time out; the session stays."""
+    with_null = '{"jsonrpc":"2.0","id":{id},"result":{"content":[{"type":"text","text":"12 alerts"}],"isError":false},"error":null}'
+    wrapped = '[{"jsonrpc":"2.0","id":{id},"result":{"content":[{"type":"text","text":"12 alerts"}],"isError":false}}]'
+    params, log = peer(tmp_path, [tool("alerts"), tool("agents"), tool("echo")],
+                       {"alerts": {"raw": with_null}, "agents": {"raw": wrapped}, "echo": ok("echo")})
+    async with ToolClient(params, timeout=3, retry=None) as tc:
+        alerts = await tc.call_tool("alerts", {})
+        started = time.monotonic()
+        agents = await tc.call_tool("agents", {})
+        elapsed = time.monotonic() - started
+        after = await tc.call_tool("echo", {})
+    assert (alerts.outcome, alerts.text) == (Outcome.OK, "12 alerts")
+    assert agents.outcome is Outcome.ERROR and elapsed < 2.5, (agents, elapsed)
+    assert agents.side_effect_possible is True and "Ref ERR-" in agents.text
+    assert after.text == "echo" and len(log.received("tools/call")) == 3
+
+
+async def test_j74_error_result_without_any_content(tmp_path: Any, telemetry: Any) -> None:
+    """J74 (infiniflow/ragflow PR #13899 and HKUDS/nanobot PR #4660: an MCP answer with empty content crashed the
+    client's rendering or reached the model as nothing; anthropics/claude-code-action #1841). An ``isError`` result
+    with ``content: []`` and no ``structuredContent`` still gives the model a sentence naming the tool, with a ref;
+    the span records a tool error."""
+    params, _ = peer(tmp_path, [tool("sync_inbox")], {"sync_inbox": failed("")})
+    async with ToolClient(params, timeout=3, retry=None, **telemetry.providers) as tc:
+        result = await tc.call_tool("sync_inbox", {})
+    assert result.outcome is Outcome.ERROR and result.channel is Channel.EXECUTION
+    assert "sync_inbox" in result.text and "Ref ERR-" in result.text, result.text
+    (span,) = telemetry.spans("tools/call sync_inbox")
+    assert span.attributes["error.type"] == "tool_error"

@@ -361,16 +361,20 @@ def stand_in_for_broken_response(raw: str | bytes) -> JSONRPCError | None:
     """The stand-in error frame for ``raw``, a frame that failed the JSON-RPC schema, if it is a response.
 
     A response is a JSON object with an ``id`` (a string or an integer: JSON-RPC 2.0 §5 and MCP's request
-    ids) and a ``result`` or ``error`` member, and no ``method``. Its stand-in is a ``-32603`` error for that
-    id whose message names no part of the frame (the frame is the peer's words). Returns ``None`` for
-    anything else (not JSON, a request or notification, no usable id): that stays a garbage frame.
-    Source: leehack/mcp_dart PR #240 and yjacquin/fast-mcp PR #83 (error objects without an integer code
-    or a message; SDK clients dropped the frame and the call waited for its timeout).
+    ids) and a ``result`` or ``error`` member, and no ``method``; an array holding one such object (a batch
+    answer, though batches left MCP in 2025-06-18 and the client sends none) stands for it. Its stand-in is
+    a ``-32603`` error for that id whose message names no part of the frame (the frame is the peer's words).
+    Returns ``None`` for anything else (not JSON, a request or notification, no usable id): that stays a
+    garbage frame. Sources: leehack/mcp_dart PR #240 and yjacquin/fast-mcp PR #83 (error objects without an
+    integer code or a message), gensecaihq/Wazuh-MCP-Server #59 (answers wrapped in an array); SDK clients
+    dropped such frames and the call waited for its timeout.
     """
     try:
         frame = json.loads(raw)
     except ValueError:
         return None
+    if isinstance(frame, list) and len(frame) == 1:
+        frame = frame[0]
     if not isinstance(frame, dict) or "method" in frame or not ({"result", "error"} & frame.keys()):
         return None
     request_id = frame.get("id")
