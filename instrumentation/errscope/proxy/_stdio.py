@@ -161,7 +161,7 @@ _REPLAY_ID: Final = "io.errscope/proxy-replayed-initialize"
 class HttpServer:
     """A streamable HTTP MCP server behind a stdio host, through the SDK's client transport.
 
-    When the server refuses a request's POST with an HTTP error status and no JSON-RPC answer, the SDK
+    When the server refuses a request's POST with an HTTP error status and no JSON-RPC body, the SDK
     stands in an error frame whose message ("Server returned an error response") has lost the status
     and ``Retry-After``; the proxy puts them back into that frame's message, so the call is classified
     by what the server said (429: rate limited, with its wait; 401/403: access) and a stdio host learns
@@ -176,8 +176,11 @@ class HttpServer:
         """What the server's HTTP answer said, by request id, for requests it refused (bounded)."""
 
     async def _note_refusal(self, response: Any) -> None:
-        if response.request.method != "POST" or response.status_code < 400:
-            return
+        content_type = response.headers.get("content-type", "")
+        if response.request.method != "POST" or response.status_code < 400 or "json" in content_type or "event-stream" in content_type:
+            return  # a JSON-RPC body is the server's own answer, relayed with its own message
+        if response.status_code == 404:
+            return  # the session is gone (MCP, Transports > Session Management), not a thing "not found"
         try:
             message = json.loads(response.request.content or b"null")
         except (ValueError, RuntimeError):
