@@ -57,6 +57,37 @@ async def answer(send: Any, status: int, body: bytes, *headers: tuple[bytes, byt
     return True
 
 
+def refusing(tool_name: str, status: int, body: bytes, *headers: tuple[bytes, bytes], seen: list[bytes] | None = None) -> Gate:
+    """A gate answering each POST that calls ``tool_name`` itself, with ``status``, ``body`` and ``headers``
+    (each refused request body appended to ``seen``); everything else goes to the server."""
+
+    async def gate(scope: dict[str, Any], request: bytes, send: Any, method: str) -> bool:
+        if method != "POST" or f'"{tool_name}"'.encode() not in request:
+            return False
+        if seen is not None:
+            seen.append(request)
+        return await answer(send, status, body, *headers)
+
+    return gate
+
+
+def without_stream(gets: list[float]) -> Gate:
+    """A gate refusing the standalone GET stream with 405 (MCP spec, Transports > Listening for Messages),
+    noting the time of each GET in ``gets``."""
+
+    async def gate(scope: dict[str, Any], request: bytes, send: Any, method: str) -> bool:
+        if method != "GET":
+            return False
+        gets.append(time.monotonic())
+        return await answer(send, 405, b"", (b"allow", b"POST, DELETE"))
+
+    return gate
+
+
+RATE_LIMITED = (429, b"Too Many Requests", (b"retry-after", b"30"), (b"content-type", b"text/plain"))
+"""A gateway's 429 with ``Retry-After: 30`` and no JSON-RPC body."""
+
+
 def issues_server() -> Any:
     from mcp.server.mcpserver import MCPServer
 
@@ -187,13 +218,7 @@ async def test_j52_http_429_with_retry_after(telemetry: Any) -> None:
 
     server = issues_server()
     refused: list[bytes] = []
-
-    async def limiter(scope: dict[str, Any], body: bytes, send: Any, method: str) -> bool:
-        if method == "POST" and b'"search_issues"' in body:
-            refused.append(body)
-            return await answer(send, 429, b"Too Many Requests", (b"retry-after", b"30"), (b"content-type", b"text/plain"))
-        return False
-
+    limiter = refusing("search_issues", *RATE_LIMITED, seen=refused)
     async with serve(gated(server.streamable_http_app(host="127.0.0.1"), limiter)) as base:
         async with ToolClient(base + "/mcp", timeout=5, **telemetry.providers) as tc:
             started = time.monotonic()
@@ -218,11 +243,7 @@ async def test_j53_html_sign_in_page_instead_of_json(telemetry: Any) -> None:
     server = issues_server()
     page = b"<!DOCTYPE html><html><head><title>Sign in - FAKE corp SSO</title></head><body>session=FAKE-SSO-9</body></html>"
 
-    async def sso(scope: dict[str, Any], body: bytes, send: Any, method: str) -> bool:
-        if method == "POST" and b'"search_issues"' in body:
-            return await answer(send, 200, page, (b"content-type", b"text/html; charset=utf-8"))
-        return False
-
+    sso = refusing("search_issues", 200, page, (b"content-type", b"text/html; charset=utf-8"))
     async with serve(gated(server.streamable_http_app(host="127.0.0.1"), sso)) as base:
         async with ToolClient(base + "/mcp", timeout=4, **telemetry.providers) as tc:
             started = time.monotonic()
@@ -244,13 +265,7 @@ async def test_j54_get_stream_refused_with_405_is_not_a_broken_connection(teleme
 
     server = issues_server()
     gets: list[float] = []
-
-    async def no_stream(scope: dict[str, Any], body: bytes, send: Any, method: str) -> bool:
-        if method == "GET":
-            gets.append(time.monotonic())
-            return await answer(send, 405, b"", (b"allow", b"POST, DELETE"))
-        return False
-
+    no_stream = without_stream(gets)
     async with serve(gated(server.streamable_http_app(host="127.0.0.1"), no_stream)) as base:
         async with ToolClient(base + "/mcp", timeout=5, **telemetry.providers) as tc:
             results = [await tc.call_tool("search_issues", {"query": str(n)}) for n in range(3)]
@@ -358,11 +373,7 @@ async def test_j69_http_202_to_a_request_is_not_waited_on(telemetry: Any) -> Non
 
     server = issues_server()
 
-    async def accept_only(scope: dict[str, Any], body: bytes, send: Any, method: str) -> bool:
-        if method == "POST" and b'"search_issues"' in body:
-            return await answer(send, 202, b"")
-        return False
-
+    accept_only = refusing("search_issues", 202, b"")
     async with serve(gated(server.streamable_http_app(host="127.0.0.1"), accept_only)) as base:
         async with ToolClient(base + "/mcp", timeout=4, retry=None, **telemetry.providers) as tc:
             started = time.monotonic()

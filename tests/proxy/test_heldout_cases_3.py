@@ -182,16 +182,10 @@ async def test_j67_http_429_and_retry_after_cross_the_proxy(tmp_path: Path) -> N
     upstream rate-limits ``tools/call`` with 429 and ``Retry-After: 30``; through ``errscope proxy --listen`` the
     host's client still reads class ``rate_limited``, a 30 s wait and a call that did not run."""
     from tests.client.servers.app import serve
-    from tests.client.test_heldout_cases_3 import answer, gated, issues_server
+    from tests.client.test_heldout_cases_3 import RATE_LIMITED, gated, issues_server, refusing
 
     server = issues_server()
-
-    async def limiter(scope: dict[str, Any], body: bytes, send: Any, method: str) -> bool:
-        if method == "POST" and b'"search_issues"' in body:
-            return await answer(send, 429, b"Too Many Requests", (b"retry-after", b"30"), (b"content-type", b"text/plain"))
-        return False
-
-    async with serve(gated(server.streamable_http_app(host="127.0.0.1"), limiter)) as base:
+    async with serve(gated(server.streamable_http_app(host="127.0.0.1"), refusing("search_issues", *RATE_LIMITED))) as base:
         listen = free_port()
         command = proxy_command(tmp_path, "--upstream", base + "/mcp", "--listen", f"127.0.0.1:{listen}")
         with serving(command, listen):
@@ -210,17 +204,11 @@ async def test_j70_get_stream_refused_with_405_crosses_the_proxy(tmp_path: Path)
     ``errscope proxy --listen``, the upstream's 405 reaches the host as 405 (MCP spec, Transports > Listening for
     Messages), so the host carries on POST-only: the calls succeed and the GET is not retried over and over."""
     from tests.client.servers.app import serve
-    from tests.client.test_heldout_cases_3 import answer, gated, issues_server
+    from tests.client.test_heldout_cases_3 import gated, issues_server, without_stream
 
     server = issues_server()
     gets: list[float] = []
-
-    async def no_stream(scope: dict[str, Any], body: bytes, send: Any, method: str) -> bool:
-        if method == "GET":
-            gets.append(time.monotonic())
-            return await answer(send, 405, b"", (b"allow", b"POST, DELETE"))
-        return False
-
+    no_stream = without_stream(gets)
     async with serve(gated(server.streamable_http_app(host="127.0.0.1"), no_stream)) as base:
         listen = free_port()
         with serving(proxy_command(tmp_path, "--upstream", base + "/mcp", "--listen", f"127.0.0.1:{listen}"), listen):
@@ -239,17 +227,11 @@ async def test_j71_http_refusal_behind_a_stdio_proxy_keeps_its_status(tmp_path: 
     429 and ``Retry-After: 30``. The host reads class ``rate_limited`` with the 30 s wait; the tool never ran;
     the next call works."""
     from tests.client.servers.app import serve
-    from tests.client.test_heldout_cases_3 import answer, gated, issues_server
+    from tests.client.test_heldout_cases_3 import RATE_LIMITED, gated, issues_server, refusing
 
     server = issues_server()
     refused: list[bytes] = []
-
-    async def limiter(scope: dict[str, Any], body: bytes, send: Any, method: str) -> bool:
-        if method == "POST" and b'"search_issues"' in body:
-            refused.append(body)
-            return await answer(send, 429, b"Too Many Requests", (b"retry-after", b"30"), (b"content-type", b"text/plain"))
-        return False
-
+    limiter = refusing("search_issues", *RATE_LIMITED, seen=refused)
     async with serve(gated(server.streamable_http_app(host="127.0.0.1"), limiter)) as base:
         command = proxy_command(tmp_path, "--upstream", base + "/mcp")
         params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT))
