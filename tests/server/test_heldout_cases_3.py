@@ -1,4 +1,4 @@
-"""Server side of tests/heldout_cases.md, third round (J57-J61): what instrumented servers answer to the calls, errors
+"""Server side of tests/heldout_cases.md, third round (J57-J61, J75): what instrumented servers answer to the calls, errors
 and bytes hosts and popular servers were seen to produce.
 
 Real servers (low-level Server, MCPServer, FastMCP) with ``errscope.instrument``: in process with the real SDK client
@@ -7,6 +7,7 @@ in both protocol eras, or as real stdio subprocesses spoken to in raw JSON-RPC l
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -15,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 from mcp import Client
@@ -197,3 +199,32 @@ async def test_j61_clone_url_credential_in_a_subprocess_error(style: str, tmp_pa
     assert isinstance(result, CallToolResult) and result.is_error and "ERR-" in wire
     assert token not in wire and "ghs_FAKE" not in wire
     assert token not in everything_recorded(telemetry)
+
+
+@pytest.mark.parametrize("style", ["mcpserver", "fastmcp"])
+@pytest.mark.parametrize("era", ["legacy", "2026-07-28"])
+async def test_j75_stray_cancelled_error_in_a_tool(style: str, era: str, telemetry: CapturedTelemetry) -> None:
+    """J75 (HKUDS/nanobot PR #1728: the MCP SDK's anyio cancel scopes leak ``CancelledError`` out of a failed
+    connection, and only ``task.cancelling()`` tells it from a real cancellation; microsoft/agent-framework PR
+    #5687; modelcontextprotocol/python-sdk #1830). A gateway tool whose own downstream MCP connection fails
+    raises ``CancelledError`` though nobody cancelled the request. That is the tool's failure, answered
+    ``isError`` with a ref; the session stays up and the next call works. (A cancel the client sent still
+    gets no answer: ``tests/server/test_wire.py``.)"""
+    server = BUILDERS[style]()
+
+    @server.tool()
+    async def query_downstream(question: str) -> str:
+        """Ask the downstream MCP server (its connection is cancelled inside, as a failed connect does)."""
+        inner = asyncio.get_running_loop().create_task(asyncio.sleep(10))
+        asyncio.get_running_loop().call_later(0.05, inner.cancel)
+        await inner
+        return "answer"
+
+    errscope.instrument(server, **telemetry.providers)
+    target = server._mcp_server if style == "fastmcp" else server
+    async with Client(target, mode=era) as client:
+        with anyio.fail_after(10):
+            failed = await client.call_tool("query_downstream", {"question": "status?"})
+            after = await client.call_tool("list_orders", {})
+    assert failed.is_error and "ERR-" in text_of(failed), failed
+    assert not after.is_error
