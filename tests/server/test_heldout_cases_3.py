@@ -46,7 +46,7 @@ def stdio_peer(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
 
 def call_frame(peer: StdioPeer, request_id: int, params: dict[str, Any]) -> dict[str, Any]:
     peer.send({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": peer.params(params)})
-    return peer.expect(lambda m: m.get("id") == request_id)
+    return peer.expect(lambda m: m.get("id") == request_id, timeout=30)  # the first one waits for the server to start
 
 
 def answer_text(frame: dict[str, Any]) -> str:
