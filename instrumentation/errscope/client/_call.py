@@ -74,6 +74,20 @@ ERROR_TYPE_CIRCUIT_OPEN = "circuit_open"
 ERROR_TYPE_UNREADABLE = "_OTHER"
 
 
+def _answer_that_stands(answer: dict[str, Any]) -> CallToolResult | None:
+    """The tool's answer, when the SDK raised after receiving it, in a request of its own.
+
+    mcp 2.3's ``call_tool`` re-lists tools after a successful answer to check it against the output
+    schema; when that ``tools/list`` fails, the call raised the listing's error though the tool had
+    answered (python-sdk #2626 and PR #3322, "validate_output"; PR #2441). The answer stands: the tool
+    ran and said what it said. Returns ``None`` when the answer is not a ``CallToolResult``.
+    """
+    try:
+        return CallToolResult.model_validate(answer)
+    except ValueError:
+        return None
+
+
 @dataclass(slots=True, eq=False)
 class LogicalCall:
     """What every attempt of one ``call_tool`` shares: the tool, arguments, key, and the trail."""
@@ -267,6 +281,8 @@ class LogicalCall:
             owner.breaker.record_failure()
             attributes[ERROR_TYPE] = ERROR_TYPE_TIMEOUT
             return shape.timed_out(self.tool, fired, self.policy, hint=self.timeout_hint)
+        if raw is None and isinstance(error, MCPError) and wire.answer is not None:
+            raw = _answer_that_stands(wire.answer)
         if raw is not None:
             owner.breaker.record_success()
             listed = owner.catalog.get(self.tool)

@@ -35,7 +35,7 @@ from errscope._attributes import ERROR_TYPE, MCP_METHOD_NAME, RPC_RESPONSE_STATU
 from errscope._classify import classify, parse_retry_after
 from errscope.client._catalog import ToolCatalog
 from errscope.client._telemetry import ClientTelemetry
-from errscope.client._wire import CURRENT_ATTEMPT, UNDECODABLE, WireTap, observe_http_parsing
+from errscope.client._wire import CURRENT_ATTEMPT, UNDECODABLE, WireTap, observe_http_parsing, observe_stdio_parsing
 
 __all__ = ["Connection", "ServerConnection", "Target", "describe"]
 
@@ -282,6 +282,8 @@ class ServerConnection:
         if isinstance(self.server, str):  # errscope builds this HTTP transport: its stand-ins are known
             observe_http_parsing()
             return WireTap(stand_ins_possible=True)
+        if isinstance(self.server, StdioServerParameters):
+            observe_stdio_parsing()
         return WireTap()
 
     async def ensure(self) -> Connection | None:

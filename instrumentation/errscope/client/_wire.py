@@ -23,6 +23,11 @@ error frame is the peer's is decided by how it arose, never by its code or text:
 - on stdio the SDK builds no frames: a line that does not parse arrives as an exception item,
   and bytes that are not UTF-8 are replaced (the :data:`UNDECODABLE` codec error handler) and
   counted, where the SDK's default ``strict`` handler would kill its reader and wedge the session.
+- on either, a frame shaped like a response (an ``id``, a ``result`` or ``error``, no ``method``) that
+  breaks the JSON-RPC schema (an error ``code`` that is not an integer, no ``message``) would reach
+  the SDK as an exception without its id, and its call would wait for the timeout; errscope stands
+  in for it under its id instead (:func:`stand_in_for_broken_response`), like the SDK's own
+  stand-ins, so the call ends at once as an answer that could not be read.
 
 Every table here is bounded and emptied by its owner or by time (:mod:`errscope._tables`); a tap
 lives exactly as long as its connection.
@@ -32,6 +37,7 @@ from __future__ import annotations
 
 import codecs
 import contextvars
+import json
 import logging
 import weakref
 from collections.abc import AsyncIterator, Callable
@@ -45,6 +51,7 @@ from mcp.client._transport import Transport, TransportStreams
 from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.message import SessionMessage
 from mcp_types import (
+    INTERNAL_ERROR,
     PROTOCOL_VERSION_META_KEY,
     ErrorData,
     JSONRPCError,
@@ -58,7 +65,16 @@ from errscope._streams import ReceiveStreamProxy
 from errscope._tables import Table, expiring_table, owned_table, track
 from errscope.client._catalog import usable_listing
 
-__all__ = ["CURRENT_ATTEMPT", "CURRENT_TAP", "UNDECODABLE", "WireAttempt", "WireTap", "observe_http_parsing"]
+__all__ = [
+    "CURRENT_ATTEMPT",
+    "CURRENT_TAP",
+    "UNDECODABLE",
+    "WireAttempt",
+    "WireTap",
+    "observe_http_parsing",
+    "observe_stdio_parsing",
+    "stand_in_for_broken_response",
+]
 
 logger = logging.getLogger("errscope.client")
 
@@ -84,6 +100,8 @@ class WireAttempt:
     response_frames: int = 0
     error_frame: bool = False
     """The peer answered with a JSON-RPC error frame."""
+    answer: dict[str, Any] | None = None
+    """The ``result`` of the peer's answer, as received (before the SDK's own follow-up requests)."""
     stand_in_frame: bool = False
     """The SDK answered for the peer: an error frame it built because it could not read the answer."""
     session_ended: bool = False
@@ -227,12 +245,16 @@ class WireTap:
             attempt = self.outstanding.pop(key, None)  # the common case first: a plain dict, no lock
             if attempt is not None:
                 attempt.response_frames += 1
-                if isinstance(message, JSONRPCError) and self.stand_ins_possible and not _read_off_the_wire(message.error):
+                if isinstance(message, JSONRPCError) and (
+                    _stood_in(message.error) or (self.stand_ins_possible and not _read_off_the_wire(message.error))
+                ):
                     attempt.stand_in_frame = True
                     self.stand_ins += 1
                     self._emit("unreadable_answer")
                 else:
                     attempt.error_frame = isinstance(message, JSONRPCError)
+                    if isinstance(message, JSONRPCResponse):
+                        attempt.answer = message.result
                 if attempt.finished:
                     attempt.late_frames += 1
                     if attempt.on_late is not None:
@@ -326,14 +348,59 @@ def _read_off_the_wire(error: ErrorData) -> bool:
     return ref is not None and ref() is error
 
 
+_stand_ins: dict[int, weakref.ref[ErrorData]] = {}
+"""Error objects errscope built for broken response frames, by ``id()``, held weakly."""
+
+
+def _stood_in(error: ErrorData) -> bool:
+    ref = _stand_ins.get(id(error))
+    return ref is not None and ref() is error
+
+
+def stand_in_for_broken_response(raw: str | bytes) -> JSONRPCError | None:
+    """The stand-in error frame for ``raw``, a frame that failed the JSON-RPC schema, if it is a response.
+
+    A response is a JSON object with an ``id`` (a string or an integer: JSON-RPC 2.0 §5 and MCP's request
+    ids) and a ``result`` or ``error`` member, and no ``method``; an array holding one such object (a batch
+    answer, though batches left MCP in 2025-06-18 and the client sends none) stands for it. Its stand-in is
+    a ``-32603`` error for that id whose message names no part of the frame (the frame is the peer's words).
+    Returns ``None`` for anything else (not JSON, a request or notification, no usable id): that stays a
+    garbage frame. Sources: leehack/mcp_dart PR #240 and yjacquin/fast-mcp PR #83 (error objects without an
+    integer code or a message), gensecaihq/Wazuh-MCP-Server #59 (answers wrapped in an array); SDK clients
+    dropped such frames and the call waited for its timeout.
+    """
+    try:
+        frame = json.loads(raw)
+    except ValueError:
+        return None
+    if isinstance(frame, list) and len(frame) == 1:
+        frame = frame[0]
+    if not isinstance(frame, dict) or "method" in frame or not ({"result", "error"} & frame.keys()):
+        return None
+    request_id = frame.get("id")
+    if isinstance(request_id, bool) or not isinstance(request_id, str | int):
+        return None
+    error = ErrorData(code=INTERNAL_ERROR, message="The server's answer is not a valid JSON-RPC response.")
+    key = id(error)
+    _stand_ins[key] = weakref.ref(error, lambda _ref: _stand_ins.pop(key, None))
+    return JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+
+
 class _MarkingParser:
-    """The SDK's JSON-RPC parser (a pydantic ``TypeAdapter``), marking each error object it reads."""
+    """The SDK's JSON-RPC parser (a pydantic ``TypeAdapter``), marking each error object it reads and
+    standing in for a response frame that breaks the schema (:func:`stand_in_for_broken_response`)."""
 
     def __init__(self, inner: Any) -> None:
         self._inner = inner
 
     def validate_json(self, data: Any, /, **kwargs: Any) -> Any:
-        message = self._inner.validate_json(data, **kwargs)
+        try:
+            message = self._inner.validate_json(data, **kwargs)
+        except ValueError:  # pydantic's ValidationError and JSON decoding errors alike
+            stand_in = stand_in_for_broken_response(data)
+            if stand_in is None:
+                raise
+            return stand_in
         if isinstance(message, JSONRPCError):
             _mark_read_off_the_wire(message.error)
         return message
@@ -354,6 +421,31 @@ def observe_http_parsing() -> None:
 
     if not isinstance(http.jsonrpc_message_adapter, _MarkingParser):
         http.jsonrpc_message_adapter = _MarkingParser(http.jsonrpc_message_adapter)  # type: ignore[assignment]
+
+
+def observe_stdio_parsing() -> None:
+    """Stand in for broken response frames on mcp's stdio client (idempotent, process-wide).
+
+    mcp 2.3's ``mcp.client.stdio`` parses each line with its module's ``_parse_line``, which returns an
+    exception (without the frame's id) for a line that fails the schema; the wrapper returns the
+    stand-in of :func:`stand_in_for_broken_response` for a response-shaped line instead.
+    """
+    import mcp.client.stdio as stdio
+
+    parse = getattr(stdio, "_parse_line", None)
+    if parse is None or getattr(parse, "errscope_stand_ins", False):
+        return
+
+    def parse_line(line: str) -> SessionMessage | Exception:
+        parsed = parse(line)
+        if isinstance(parsed, Exception):
+            stand_in = stand_in_for_broken_response(line)
+            if stand_in is not None:
+                return SessionMessage(stand_in)
+        return parsed
+
+    parse_line.errscope_stand_ins = True  # type: ignore[attr-defined]
+    stdio._parse_line = parse_line
 
 
 class _TapWrite:

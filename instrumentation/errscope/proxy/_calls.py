@@ -95,6 +95,13 @@ class Scope:
     """Tool calls the host cancelled (oldest first): a late answer to one is relayed scrubbed."""
 
 
+def _is_request_id(value: Any) -> bool:
+    """A string or an integer (MCP spec, Basic > Requests: the id MUST NOT be ``null``). A frame with any
+    other id is not a request the proxy tracks, and an answer with one (``null``: the answer to a frame the
+    server could not read, JSON-RPC 2.0 §5) belongs to no call (python-sdk #2057)."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
 def _key(request_id: Any) -> str:
     # 1 and "1" are different JSON-RPC ids (JSON-RPC 2.0 §4).
     return json.dumps(request_id)
@@ -122,7 +129,7 @@ class Calls:
     # -- host -> server ---------------------------------------------------------------------------
     def from_host(self, scope: Scope, message: Any) -> Any:
         """Note a message the host sends; returns the message to forward (a tool call gains trace context)."""
-        if not isinstance(message, dict) or "method" not in message or "id" not in message:
+        if not isinstance(message, dict) or "method" not in message or not _is_request_id(message.get("id")):
             if isinstance(message, dict) and message.get("method") == "notifications/cancelled":
                 self._cancelled(scope, message.get("params"))
             return message
@@ -195,8 +202,8 @@ class Calls:
     # -- server -> host ---------------------------------------------------------------------------
     def from_server(self, scope: Scope, message: Any) -> Any:
         """Note a message the server sends; returns what the host receives (a failed tool call shaped)."""
-        if not isinstance(message, dict) or "method" in message or "id" not in message:
-            return message  # server-to-client requests and notifications pass untouched
+        if not isinstance(message, dict) or "method" in message or not _is_request_id(message.get("id")):
+            return message  # server-to-client requests, notifications and id-less answers pass untouched
         key = _key(message["id"])
         entry = scope.in_flight.pop(key, None)
         if entry is None:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from contextlib import AsyncExitStack
 from typing import Any, Final, Protocol
 
+from errscope._classify import parse_retry_after
 from errscope.proxy._calls import Calls, Message, Scope, parse_error
 
 __all__ = ["ChildServer", "HttpServer", "serve_stdio"]
@@ -27,6 +28,8 @@ MAX_FRAME: Final = 64 * 1024 * 1024
 _INIT_TIMEOUT: Final = 30.0
 """Seconds a restarted server has to answer the replayed ``initialize``."""
 _STOP_GRACE: Final = 2.0
+_MAX_REFUSALS: Final = 1024
+"""HTTP refusals remembered until the SDK's stand-in answer for them arrives."""
 
 OnMessage = Callable[[Any, bytes | None], None]
 """Called with each decoded server message and its original frame (``None`` when re-encoded)."""
@@ -79,8 +82,8 @@ class ChildServer:
     async def _read(self, process: asyncio.subprocess.Process) -> None:
         assert process.stdout is not None
         try:
-            while frame := await _readline(process.stdout, "server"):
-                message = _decode(frame, "server")
+            while line := await _readline(process.stdout, "server"):
+                message, frame = _decode(line, "server")
                 if message is None:
                     continue
                 if self._replay is not None and isinstance(message, dict) and message.get("id") == _REPLAY_ID:
@@ -156,24 +159,60 @@ _REPLAY_ID: Final = "io.errscope/proxy-replayed-initialize"
 
 
 class HttpServer:
-    """A streamable HTTP MCP server behind a stdio host, through the SDK's client transport."""
+    """A streamable HTTP MCP server behind a stdio host, through the SDK's client transport.
+
+    When the server refuses a request's POST with an HTTP error status and no JSON-RPC body, the SDK
+    stands in an error frame whose message ("Server returned an error response") has lost the status
+    and ``Retry-After``; the proxy puts them back into that frame's message, so the call is classified
+    by what the server said (429: rate limited, with its wait; 401/403: access) and a stdio host learns
+    it (smart-mcp-proxy/mcpproxy-go PR #1042, modelcontextprotocol/typescript-sdk #1892).
+    """
 
     def __init__(self, url: str) -> None:
         self.url = url
         self._stack = AsyncExitStack()
         self._write: Any = None
+        self._refusals: dict[str, str] = {}
+        """What the server's HTTP answer said, by request id, for requests it refused (bounded)."""
+
+    async def _note_refusal(self, response: Any) -> None:
+        content_type = response.headers.get("content-type", "")
+        if response.request.method != "POST" or response.status_code < 400 or "json" in content_type or "event-stream" in content_type:
+            return  # a JSON-RPC body is the server's own answer, relayed with its own message
+        if response.status_code == 404:
+            return  # the session is gone (MCP, Transports > Session Management), not a thing "not found"
+        try:
+            message = json.loads(response.request.content or b"null")
+        except (ValueError, RuntimeError):
+            return
+        if not isinstance(message, dict) or "method" not in message or "id" not in message:
+            return
+        said = f"The MCP server answered HTTP {response.status_code} {response.reason_phrase}".rstrip()
+        wait = parse_retry_after(response.headers.get("retry-after"))
+        if wait is not None:
+            said += f"; retry after {wait:g} s"
+        if len(self._refusals) >= _MAX_REFUSALS:
+            self._refusals.pop(next(iter(self._refusals)))
+        self._refusals[json.dumps(message["id"])] = said
 
     async def start(self, on_message: OnMessage, on_lost: Callable[[], None]) -> None:
         from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
 
-        read, self._write = await self._stack.enter_async_context(streamable_http_client(self.url))
+        http = await self._stack.enter_async_context(create_mcp_http_client())
+        http.event_hooks["response"].append(self._note_refusal)
+        read, self._write = await self._stack.enter_async_context(streamable_http_client(self.url, http_client=http))
 
         async def pump() -> None:
             async for item in read:
                 if isinstance(item, Exception):
                     logger.warning("streamable HTTP transport: %s", type(item).__name__)
                     continue
-                on_message(item.message.model_dump(by_alias=True, mode="json", exclude_unset=True), None)
+                message = item.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+                said = self._refusals.pop(json.dumps(message.get("id")), None) if "id" in message else None
+                if said is not None and isinstance(message.get("error"), dict):
+                    message["error"] = {**message["error"], "message": said}
+                on_message(message, None)
             on_lost()
 
         self._pump = asyncio.create_task(pump())
@@ -204,14 +243,28 @@ async def _readline(stream: asyncio.StreamReader, side: str) -> bytes:
             logger.warning("a frame from the %s longer than %d bytes was dropped", side, MAX_FRAME)
 
 
-def _decode(frame: bytes, side: str) -> Any | None:
+def _decode(frame: bytes, side: str) -> tuple[Any | None, bytes | None]:
+    """The message in ``frame`` (``None`` for a blank or malformed one) and the bytes to relay for it.
+
+    MCP messages are UTF-8 (MCP spec, Basic > Messages): bytes that are not are replaced with U+FFFD, so a
+    server's bad byte costs one character of its answer, not the whole answer (and the host's call its
+    timeout); such a frame is re-encoded, never relayed byte for byte (NousResearch/hermes-agent PR #46104,
+    modelcontextprotocol/python-sdk PR #2302).
+    """
     if not frame.strip():
-        return None
+        return None, None
     try:
-        return json.loads(frame)
+        return json.loads(frame), frame
+    except UnicodeDecodeError:
+        logger.warning("a frame from the %s held bytes that are not UTF-8; replaced with U+FFFD", side)
+        try:
+            return json.loads(frame.decode("utf-8", "replace")), None
+        except ValueError:
+            pass
     except ValueError:
-        logger.warning("a malformed frame from the %s was dropped (%d bytes)", side, len(frame))
-        return None
+        pass
+    logger.warning("a malformed frame from the %s was dropped (%d bytes)", side, len(frame))
+    return None, None
 
 
 async def serve_stdio(upstream: Upstream, calls: Calls) -> None:

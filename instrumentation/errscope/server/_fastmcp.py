@@ -27,10 +27,11 @@ from fastmcp import exceptions as fastmcp_exceptions
 from fastmcp.server.middleware import Middleware, MiddlewareContext
 from fastmcp.tools.base import ToolResult
 from mcp.server._otel import OpenTelemetryMiddleware
+from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult
 
 from errscope._call import ToolCall, current_call
-from errscope._classify import Classification, argument_problems, register, tool_error_text
+from errscope._classify import Classification, argument_problems, raised_in, register, tool_error_text
 from errscope._tables import Table, expiring_table
 from errscope._telemetry import ServerTelemetry
 from errscope._vocabulary import FailureClass
@@ -113,6 +114,13 @@ class ErrscopeToolMiddleware(Middleware):
                 if str(exc).startswith("Unknown tool"):  # gone since the schema was cached
                     self._schemas.pop(name, None)
                     raise self.seam.unknown_tool(call, name) from None
+                raise
+            except fastmcp_exceptions.ToolError as exc:
+                if isinstance(exc.__cause__, MCPError) and raised_in(exc, "fastmcp"):
+                    # FastMCP wraps every exception a tool raises in its ToolError, an MCPError too; the
+                    # seam's rule decides instead (a tool's own MCPError keeps the protocol channel, e.g.
+                    # -32042 URL elicitation: python-sdk #1768 / PR #1780, MCP 2025-11-25 Elicitation).
+                    raise exc.__cause__ from None
                 raise
 
         result = await self.seam.run(call, name, info, context.message.arguments, invoke)

@@ -25,6 +25,7 @@ It answers, for every framework alike:
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -150,6 +151,13 @@ class ToolSeam:
             raise protocol_error(exc, call) from None
         except InvalidResult as exc:
             return self.invalid_result(call, name, exc.problems)
+        except asyncio.CancelledError as exc:
+            if _being_cancelled():
+                raise  # the request itself is cancelled (the client's notifications/cancelled, shutdown)
+            # Nobody cancelled this request: an operation inside the tool was (anyio's cancel scopes leak
+            # CancelledError out of a failed connection, e.g. the tool's own MCP client). That is the tool's
+            # failure; left to propagate, it ends the whole session (HKUDS/nanobot PR #1728, python-sdk #1830).
+            return self.fail(call, name, explain(exc)[0], exc, idempotent=info.idempotent)
         except (Exception, SystemExit) as exc:
             # SystemExit too: a library's sys.exit() inside one tool call is that call's failure, not
             # the end of the server and of every session on it (python-sdk #396). KeyboardInterrupt
@@ -227,6 +235,16 @@ def _scrub_payload(value: Any) -> Any:
     """:func:`scrub_value` for what a tool hands the client: no key is trusted (``request_id``
     in a tool's payload is just a name the tool chose), secret-bearing keys are redacted."""
     return scrub_value(value, trust_safe_keys=False)
+
+
+def _being_cancelled() -> bool:
+    """Whether the running task has a cancellation requested (``Task.cancelling``, Python 3.11): the way to
+    tell a cancellation of this request from a ``CancelledError`` raised by an operation inside it."""
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # no asyncio loop (trio): its Cancelled is not asyncio's CancelledError
+        return True
+    return task is None or task.cancelling() > 0
 
 
 def protocol_error(exc: MCPError, call: ToolCall) -> MCPError:

@@ -8,7 +8,13 @@ frame received). Handshake era: 2025-11-25. The spec::
                           | {"hold": true, "on_cancel": {"error": {...}}}   # answer only when cancelled
                           | {"result": {...}, "repeat": 2}},               # the same answer twice
      "page_size": 2,          # optional: tools/list pages of this size, the cursor being the next offset
-     "stuck_cursor": true}    # optional: every page is the first, always with the same nextCursor
+     "stuck_cursor": true,    # optional: every page is the first, always with the same nextCursor
+     "stdout_noise": ["..."], # optional: lines printed on stdout at start and before every answer (not JSON-RPC)
+     "stderr_bytes": 0,       # optional: bytes written to stderr before every tools/call answer
+     "list_error": {...}}     # optional: every tools/list is answered with this JSON-RPC error
+
+An answer may also be ``{"raw": "<frame with {id}>"}``: the line is written as latin-1 bytes with the request id in
+place of ``{id}``, so a test can send bytes that are not UTF-8 or a frame that is not valid JSON-RPC.
 
 ``on_cancel`` reproduces the mcp 1.27 server that answered a cancelled request with ``code 0``
 (python-sdk #2493); ``repeat`` a server that answers one id twice.
@@ -40,7 +46,20 @@ def send(obj: dict[str, Any]) -> None:
         sys.stdout.flush()
 
 
+def noise() -> None:
+    with _lock:
+        for line in SPEC.get("stdout_noise", ()):
+            sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+
 def answer(rid: Any, how: dict[str, Any]) -> None:
+    noise()
+    if "raw" in how:
+        with _lock:
+            sys.stdout.buffer.write(how["raw"].replace("{id}", json.dumps(rid)).encode("latin-1") + b"\n")
+            sys.stdout.flush()
+        return
     frame: dict[str, Any] = {"jsonrpc": "2.0", "id": rid}
     if "error" in how:
         frame["error"] = how["error"]
@@ -64,6 +83,7 @@ def listing(cursor: str | None) -> dict[str, Any]:
 
 
 def main() -> None:
+    noise()
     for line in sys.stdin:
         try:
             msg = json.loads(line)
@@ -85,7 +105,7 @@ def main() -> None:
                 "serverInfo": {"name": "heldout-peer", "version": "0.0.1"},
             }})
         elif method == "tools/list":
-            answer(rid, {"result": listing(params.get("cursor"))})
+            answer(rid, {"error": SPEC["list_error"]} if "list_error" in SPEC else {"result": listing(params.get("cursor"))})
         elif method == "tools/call":
             how = SPEC["answers"].get(params.get("name"))
             if how is None:
@@ -93,6 +113,9 @@ def main() -> None:
             elif how.get("hold"):
                 _held[rid] = how
             else:
+                if SPEC.get("stderr_bytes"):
+                    sys.stderr.write("debug: " + "x" * SPEC["stderr_bytes"] + "\n")
+                    sys.stderr.flush()
                 answer(rid, how)
         elif method == "ping":
             answer(rid, {"result": {}})
