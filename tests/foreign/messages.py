@@ -12,7 +12,6 @@ to check the file still says what the SDKs say.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -22,12 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from tests.foreign.peers import NPM, REPO, TS_FAILING_SERVER
+from tests.foreign.peers import NPM, PEER_VENVS, REPO, TS_FAILING_SERVER
 
 CORPUS: Final = Path(__file__).parent / "data" / "invalid_params_corpus.json"
 PY_SERVER: Final = Path(__file__).parent / "servers" / "py_validation_server.py"
 GO_SERVERS: Final = Path(__file__).parent / "go"
-PEER_VENVS: Final = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "errscope" / "peers"
 PROTOCOL_VERSION: Final = "2025-06-18"  # the handshake every SDK here accepts
 
 
