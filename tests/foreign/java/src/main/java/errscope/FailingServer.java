@@ -66,6 +66,15 @@ public final class FailingServer {
                     throw new IllegalStateException("payments API refused the connection (Connection refused); "
                             + "request had Authorization: Bearer " + FAKE_SECRET);
                 }),
+                tool("export_report", oneString.formatted("month", "month"), (ex, a) -> {
+                    try {
+                        return text(Map.of("token", FAKE_SECRET).get("rows").toString());
+                    } catch (NullPointerException e) {  // a careless author's report: the whole stack trace
+                        var trace = new java.io.StringWriter();
+                        e.printStackTrace(new java.io.PrintWriter(trace));
+                        return failed("export of " + a.get("month") + " failed (token " + FAKE_SECRET + "): " + trace);
+                    }
+                }),
                 tool("search", oneString.formatted("query", "query"),
                         (ex, a) -> failed("429 Too Many Requests: rate limit exceeded, retry after 2 seconds")),
                 tool("sleep", oneNumber.formatted("seconds", "seconds"), (ex, a) -> {
