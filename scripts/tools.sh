@@ -39,7 +39,8 @@ peers="${XDG_CACHE_HOME:-$HOME/.cache}/errscope/peers"
 mkdir -p "$peers"
 exec 8>"$peers/.lock"
 flock 8   # one build at a time per machine
-for spec in "fastmcp2:fastmcp==2.14.7 mcp==1.30.0 pydantic==2.14.4" "fastmcp3:fastmcp==3.4.11 mcp==1.30.0 pydantic==2.14.4" \
+for spec in "fastmcp2:fastmcp==2.14.7 mcp==1.30.0 pydantic==2.14.4" \
+            "fastmcp3:fastmcp==3.4.11 mcp==1.30.0 pydantic==2.14.4" \
             "mcp1:mcp==1.9.4 pydantic==2.11.7"; do
   venv="$peers/${spec%%:*}" pins="${spec#*:}"
   if [ "$(cat "$venv/.pins" 2>/dev/null)" != "$pins" ]; then

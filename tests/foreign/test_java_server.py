@@ -15,24 +15,12 @@ import pytest
 
 from errscope import FailureClass, Outcome
 from errscope.client import ToolCallResult, ToolClient
-from errscope.testing import CapturedTelemetry
 from tests.foreign.peers import FAKE_SECRET, java_server_stdio
 from tests.foreign.test_ts_server import telemetry_text
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stack]
 
 STACK_FRAGMENTS = ("\tat ", ".java:", "errscope.FailingServer")
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def telemetry() -> Any:
-    with CapturedTelemetry.installed() as captured:
-        yield captured
 
 
 async def test_each_failure_gets_its_class_and_an_honest_note(telemetry: Any) -> None:

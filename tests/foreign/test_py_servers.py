@@ -16,24 +16,12 @@ import pytest
 
 from errscope import FailureClass, Outcome
 from errscope.client import ToolCallResult, ToolClient
-from errscope.testing import CapturedTelemetry
 from tests.foreign.peers import FAKE_SECRET, PY_FAILING_PEERS, py_failing_stdio
 from tests.foreign.test_ts_server import telemetry_text
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stack]
 
 TRACEBACK_FRAGMENTS = ("Traceback (most recent call last)", 'File "', "py_failing_server.py", "KeyError")
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def telemetry() -> Any:
-    with CapturedTelemetry.installed() as captured:
-        yield captured
 
 
 @pytest.mark.parametrize("peer", sorted(PY_FAILING_PEERS))
@@ -66,7 +54,8 @@ async def test_each_failure_gets_its_class_and_an_honest_note(peer: str, telemet
         assert results[label].failure_class is FailureClass.INVALID_INPUT, (label, results[label].text)
         assert "was rejected: invalid arguments — " in results[label].text, label
         assert "does not exist" not in results[label].text, label
-    assert re.match(r"add was rejected: invalid arguments — `a` must be a (valid )?number\.", results["wrong_type"].text)
+    wrong_type = re.compile(r"add was rejected: invalid arguments — `a` must be a (valid )?number\.")
+    assert wrong_type.match(results["wrong_type"].text), results["wrong_type"].text
     assert "seven" not in results["wrong_type"].text
     assert "`b` is required" in results["missing"].text
     assert "`service` must be one of ground, express" in results["enum"].text

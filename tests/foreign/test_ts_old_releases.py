@@ -13,11 +13,9 @@ import re
 from typing import Any
 
 import pytest
-from mcp.client.stdio import StdioServerParameters
 
 from errscope import FailureClass, Outcome
 from errscope.client import ToolCallResult, ToolClient
-from errscope.testing import CapturedTelemetry
 from tests.foreign.peers import FAKE_SECRET, ts_server_stdio
 from tests.foreign.test_ts_server import telemetry_text
 
@@ -26,26 +24,11 @@ pytestmark = [pytest.mark.anyio, pytest.mark.stack]
 RELEASES = ("sdk-1-12", "v1-old", "sdk-1-24")  # 1.12.1, 1.17.5, 1.24.3
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def telemetry() -> Any:
-    with CapturedTelemetry.installed() as captured:
-        yield captured
-
-
-def server(release: str) -> StdioServerParameters:
-    return ts_server_stdio(release)
-
-
 @pytest.mark.parametrize("release", RELEASES)
 async def test_each_failure_gets_its_class_and_an_honest_note(release: str, telemetry: Any) -> None:
     """Rejected arguments (type, missing, enum, pattern, bound, nested), an unknown tool, thrown errors."""
     results: dict[str, ToolCallResult] = {}
-    async with ToolClient(server(release), timeout=15, retry=None, **telemetry.providers) as tc:
+    async with ToolClient(ts_server_stdio(release), timeout=15, retry=None, **telemetry.providers) as tc:
         await tc.list_tools()
         listed = len(telemetry.spans("tools/list"))
         for label, tool, arguments in [

@@ -269,7 +269,7 @@ def _issue(issue: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
         kind = str(issue.get("validation") or issue.get("format"))
         pattern = issue.get("pattern")
         # zod 3 names the rule ("regex") but not the pattern: the listed inputSchema's pattern says more.
-        expected = f"a string matching {pattern}" if pattern else (_SOME_FORMAT if kind == "regex" else f"a valid {kind}")
+        expected = f"a string matching {pattern}" if pattern else _SOME_FORMAT if kind == "regex" else f"a valid {kind}"
     else:
         expected = _expectation(message)
     yield path or "arguments", expected
