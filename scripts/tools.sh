@@ -12,6 +12,13 @@ else
   echo "tools: go not found; collector and Go MCP server tests will skip (fail under ERRSCOPE_REQUIRE_STACK=1)" >&2
 fi
 
+if command -v mvn >/dev/null && command -v javac >/dev/null; then
+  # An MCP server on the Java SDK (io.modelcontextprotocol.sdk:mcp) for tests/foreign; jars from Maven Central.
+  scripts/build-foreign-java.sh >/dev/null
+else
+  echo "tools: mvn/javac not found; the Java MCP server tests will skip (fail under ERRSCOPE_REQUIRE_STACK=1)" >&2
+fi
+
 if command -v npm >/dev/null; then
   # tests/grammars: the query grammars; tests/npm: foreign MCP peers (TypeScript SDK, server-everything,
   # the conformance suite) and Node 22 for the suite.
@@ -24,13 +31,17 @@ else
   echo "tools: npm not found; query grammar and npm peer tests will skip (fail under ERRSCOPE_REQUIRE_STACK=1)" >&2
 fi
 
-# FastMCP 2 and 3 need mcp<2, which the project venv cannot hold: each gets its own venv in the per-machine
-# cache, used only by tests/foreign to collect their wording for rejected arguments. Rebuilt when the pins change.
+# FastMCP 2 and 3 and the mcp 1.x SDK need mcp<2, which the project venv cannot hold: each gets its own venv in the
+# per-machine cache, used only by tests/foreign (their wording for rejected arguments; servers on them driven by
+# ToolClient). mcp1 is an older 1.x release than FastMCP's (pydantic of its time: 1.9 breaks on pydantic 2.12+).
+# Rebuilt when the pins change.
 peers="${XDG_CACHE_HOME:-$HOME/.cache}/errscope/peers"
 mkdir -p "$peers"
 exec 8>"$peers/.lock"
 flock 8   # one build at a time per machine
-for spec in "fastmcp2:fastmcp==2.14.7 mcp==1.30.0 pydantic==2.14.4" "fastmcp3:fastmcp==3.4.11 mcp==1.30.0 pydantic==2.14.4"; do
+for spec in "fastmcp2:fastmcp==2.14.7 mcp==1.30.0 pydantic==2.14.4" \
+            "fastmcp3:fastmcp==3.4.11 mcp==1.30.0 pydantic==2.14.4" \
+            "mcp1:mcp==1.9.4 pydantic==2.11.7"; do
   venv="$peers/${spec%%:*}" pins="${spec#*:}"
   if [ "$(cat "$venv/.pins" 2>/dev/null)" != "$pins" ]; then
     rm -rf "$venv"

@@ -181,6 +181,11 @@ class TestClassifyText:
         ("Rate limit exceeded for client", FailureClass.RATE_LIMITED),
         ("503 Service Unavailable", FailureClass.UPSTREAM_UNAVAILABLE),
         ("connection refused (ECONNREFUSED)", FailureClass.UPSTREAM_UNAVAILABLE),
+        # A Python server's OSError, a Node socket error, a Go dial error: the words or the errno name.
+        ("Error executing tool pay: [Errno 111] payments API refused the connection", FailureClass.UPSTREAM_UNAVAILABLE),
+        ("read ECONNRESET", FailureClass.UPSTREAM_UNAVAILABLE),
+        ("dial tcp: lookup api.internal: EAI_AGAIN", FailureClass.UPSTREAM_UNAVAILABLE),
+        ("the connection was reset by the ledger", FailureClass.UPSTREAM_UNAVAILABLE),
         ("upstream timed out", FailureClass.UPSTREAM_UNAVAILABLE),
         ("400 Bad Request", FailureClass.INVALID_INPUT),
         ("start must be an ISO-8601 date-time", FailureClass.INVALID_INPUT),

@@ -1,8 +1,9 @@
 """Collect the exact words real MCP SDKs use to reject bad tool arguments and unknown tools.
 
-``python -m tests.foreign.messages --write`` runs every SDK it can find (the TypeScript SDK v2, v1 and an older
-v1 from ``tests/npm``; the ``mcp`` 2.x SDK's ``MCPServer`` and FastMCP 4 from the project venv; FastMCP 2 and 3,
-and the ``mcp`` 1.x SDK's FastMCP and low-level ``Server``, from the throwaway venvs ``scripts/tools.sh`` builds;
+``python -m tests.foreign.messages --write`` runs every SDK it can find (the TypeScript SDK v2, v1 and older
+v1 releases 1.24, 1.17 and 1.12 from ``tests/npm``; the ``mcp`` 2.x SDK's ``MCPServer`` and FastMCP 4 from the
+project venv; FastMCP 2 and 3, and the ``mcp`` 1.x SDK's FastMCP (1.30 and 1.9) and low-level ``Server``, from
+the throwaway venvs ``scripts/tools.sh`` builds;
 the Go SDKs ``go-sdk`` and ``mcp-go`` from ``tests/foreign/go``),
 makes the same bad calls on each over stdio with raw JSON-RPC, and writes what came back to
 ``tests/foreign/data/invalid_params_corpus.json``. The tests read that file, and one of them re-runs the capture
@@ -12,7 +13,6 @@ to check the file still says what the SDKs say.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -22,12 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from tests.foreign.peers import NPM, REPO, TS_FAILING_SERVER
+from tests.foreign.peers import NPM, PEER_VENVS, REPO, TS_FAILING_SERVER
 
 CORPUS: Final = Path(__file__).parent / "data" / "invalid_params_corpus.json"
 PY_SERVER: Final = Path(__file__).parent / "servers" / "py_validation_server.py"
 GO_SERVERS: Final = Path(__file__).parent / "go"
-PEER_VENVS: Final = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "errscope" / "peers"
 PROTOCOL_VERSION: Final = "2025-06-18"  # the handshake every SDK here accepts
 
 
@@ -88,14 +87,14 @@ def _npm_version(package: str) -> str:
     return str(json.loads((NPM / "node_modules" / package / "package.json").read_text())["version"])
 
 
-def _ts(release: str, package: str, zod: str) -> Peer:
+def _ts(release: str, package: str, zod: str, name: str | None = None) -> Peer:
     def argv() -> list[str] | None:
         node = NPM / "node_modules" / ".bin" / "node"
         if not (node.exists() and (NPM / "node_modules" / package).exists()):
             return None
         return [str(node), str(TS_FAILING_SERVER), "--sdk", release, "--transport", "stdio"]
 
-    return Peer(f"ts-sdk-{release}", argv, lambda: {package: _npm_version(package), "zod": _npm_version(zod)})
+    return Peer(name or f"ts-sdk-{release}", argv, lambda: {package: _npm_version(package), "zod": _npm_version(zod)})
 
 
 def _python(name: str, python: Path, style: str, distribution: str) -> Peer:
@@ -129,6 +128,9 @@ PEERS: Final = (
     _ts("v2", "@modelcontextprotocol/server", "zod"),
     _ts("v1", "@modelcontextprotocol/sdk", "zod"),
     _ts("v1-old", "sdk-v1-old", "sdk-v1-old/node_modules/zod"),
+    # Older v1 releases (npm aliases): -32602 with zod 3's JSON issues (1.12), the same inside isError (1.24, zod 4).
+    _ts("sdk-1-12", "sdk-1-12", "sdk-1-12/node_modules/zod", "ts-sdk-1.12"),
+    _ts("sdk-1-24", "sdk-1-24", "zod", "ts-sdk-1.24"),
     _python("py-mcpserver", Path(sys.executable), "mcpserver", "mcp"),
     _python("py-fastmcp4", Path(sys.executable), "fastmcp", "fastmcp"),
     _python("py-fastmcp3", PEER_VENVS / "fastmcp3" / "bin" / "python", "fastmcp", "fastmcp"),
@@ -136,6 +138,8 @@ PEERS: Final = (
     # The mcp 1.x SDK, from FastMCP 2's venv (it pins mcp<2): its bundled FastMCP and its low-level Server.
     _python("py-mcp1-fastmcp", PEER_VENVS / "fastmcp2" / "bin" / "python", "mcp1-fastmcp", "mcp"),
     _python("py-mcp1-lowlevel", PEER_VENVS / "fastmcp2" / "bin" / "python", "mcp1-lowlevel", "mcp"),
+    # An older mcp 1.x (1.9.4, its own venv): its FastMCP; its low-level Server checked no arguments then.
+    _python("py-mcp1.9-fastmcp", PEER_VENVS / "mcp1" / "bin" / "python", "mcp1-fastmcp", "mcp"),
     # The Go SDKs' servers (tests/foreign/go), built by scripts/build-foreign-go.sh.
     _go("gosdk", "github.com/modelcontextprotocol/go-sdk"),
     _go("mcpgo", "github.com/mark3labs/mcp-go"),

@@ -33,6 +33,8 @@ NPM = REPO / "tests" / "npm"
 NPM_BIN = NPM / "node_modules" / ".bin"
 TS_FAILING_SERVER = NPM / "servers" / "ts_failing_server.mjs"
 PY_SERVERS = Path(__file__).resolve().parent / "servers"
+PEER_VENVS = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "errscope" / "peers"
+"""The throwaway venvs ``scripts/tools.sh`` builds for Python SDKs the project venv cannot hold (``mcp<2``)."""
 
 _RUN_DIR: Final = re.compile(r"^server-|-\d{4}-\d{2}-\d{2}T[\d-]+Z$")  # server-<scenario>-<ISO time>
 # Not a credential: the TS server puts it into errors so tests can assert it never reaches the model or telemetry.
@@ -87,6 +89,31 @@ def go_server_http(sdk: str) -> Iterator[str]:
     port = _free_port()
     with _serving([go_server(sdk), "--transport", "http", "--port", str(port)], port, cwd=REPO) as url:
         yield url
+
+
+PY_FAILING_PEERS = {
+    "mcp-1.9": ("mcp1", "mcp1"),  # mcp 1.9.4's bundled FastMCP
+    "mcp-1.30": ("fastmcp2", "mcp1"),  # mcp 1.30.0's bundled FastMCP (the release FastMCP 2 pins)
+    "fastmcp-2": ("fastmcp2", "fastmcp"),  # FastMCP 2.14.7
+}
+"""Python SDKs behind ``tests/foreign/servers/py_failing_server.py``: name -> (venv under :data:`PEER_VENVS`, style)."""
+
+
+def py_failing_stdio(peer: str) -> StdioServerParameters:
+    """The Python failing-tools server on ``peer`` (a key of :data:`PY_FAILING_PEERS`) over stdio."""
+    venv, style = PY_FAILING_PEERS[peer]
+    python = PEER_VENVS / venv / "bin" / "python"
+    require(python.exists(), f"the {venv} venv is not built in {PEER_VENVS} (run scripts/tools.sh)")
+    return StdioServerParameters(command=str(python), args=[str(PY_SERVERS / "py_failing_server.py"), style])
+
+
+def java_server_stdio() -> StdioServerParameters:
+    """The Java failing-tools server (``tests/foreign/java``, the Java MCP SDK) over stdio, built once per machine."""
+    require(all(shutil.which(tool) for tool in ("java", "javac", "mvn")), "java, javac or mvn is not installed")
+    build = subprocess.run([str(REPO / "scripts" / "build-foreign-java.sh")], capture_output=True, text=True,
+                           timeout=600, check=False)
+    require(build.returncode == 0, f"the Java MCP server did not build: {build.stderr[-2000:]}")
+    return StdioServerParameters(command=build.stdout.strip(), args=[])
 
 
 def _free_port() -> int:

@@ -1,7 +1,7 @@
 """Rejected arguments, in the words of real SDKs, become notes naming the argument and what it must be.
 
 The messages come from ``tests/foreign/data/invalid_params_corpus.json`` (captured by ``tests.foreign.messages``
-from the TypeScript SDK 2.x/1.x/1.17, the ``mcp`` SDK 2.x and 1.x, FastMCP 4/3/2, the Go SDKs go-sdk and mcp-go).
+from the TypeScript SDK 2.x/1.x/1.24/1.17/1.12, the ``mcp`` SDK 2.x, 1.30 and 1.9, FastMCP 4/3/2, the Go SDKs go-sdk and mcp-go).
 What each note must say is read from the tools' schemas (``messages.CASES``), never from a captured message.
 """
 
@@ -106,7 +106,7 @@ def assert_complete(corpus: dict[str, Any]) -> None:
 
 
 def test_corpus_covers_every_sdk_and_case() -> None:
-    """The stored corpus has all eleven SDK releases, and each rejected every bad call or said the tool is unknown."""
+    """The stored corpus has all fourteen SDK releases, and each rejected every bad call or said the tool is unknown."""
     assert_complete(CORPUS)
 
 

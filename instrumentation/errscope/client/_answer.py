@@ -32,6 +32,7 @@ __all__ = [
     "as_float",
     "declared_class",
     "error_ref",
+    "error_texts",
     "not_run",
     "read_text",
     "retry_after",
@@ -94,6 +95,16 @@ def as_float(value: Any) -> float | None:
         except ValueError:
             return None
     return None
+
+
+def error_texts(message: str, data: Any) -> tuple[str, ...]:
+    """The texts a JSON-RPC error says something in: its ``message``, and its ``data`` when that is a string.
+
+    ``data`` holds "additional information about the error" (JSON-RPC 2.0, section 5.1); some SDKs put the
+    specifics there and keep the message generic (the Java SDK: message ``Unknown tool: invalid_tool_name``,
+    data ``Tool not found: <name>``).
+    """
+    return (message, data) if isinstance(data, str) and data else (message,)
 
 
 def text_of(content: Iterable[Any] | None, structured: Any = None) -> str:

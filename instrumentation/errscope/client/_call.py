@@ -397,7 +397,9 @@ class LogicalCall:
         message = error.message or ""
         catalog = self.owner.catalog
         was_known = self.tool in catalog
-        unknown = code == METHOD_NOT_FOUND or names_this_tool_unknown(message, self.tool) or (
+        unknown = code == METHOD_NOT_FOUND or any(
+            names_this_tool_unknown(text, self.tool) for text in answer.error_texts(message, error.data)
+        ) or (
             code == INVALID_PARAMS and catalog.listed and not was_known
         )
         if unknown:

@@ -57,6 +57,7 @@ MAX_PROBLEMS: Final = 4
 _FIELD: Final = r"[A-Za-z_$][\w$-]{0,63}(?:(?:\.|/)[\w$-]{1,64}|\[\d{1,6}\])*"  # a.b, a[0], a.0, a/b
 _REQUIRED: Final = "required"
 _UNEXPECTED: Final = "unexpected"
+_SOME_FORMAT: Final = "a string in the required format"  # a pattern rule the validator did not quote
 
 # Markers an SDK puts on an argument rejection, whatever the channel: the JSON-RPC code in text, the TS SDKs'
 # "Input validation error" / "Invalid arguments for tool", "invalid params". pydantic's header is weaker (a tool
@@ -231,7 +232,10 @@ def _issue(issue: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
         yield join(str(params["missingProperty"])), _REQUIRED
         return
     expected: str | None
-    if code in {"missing", "missing_argument"} or issue.get("received") == "undefined":
+    # zod 3 says received "undefined"; zod 4's issue has no "received", only its message says so.
+    if code in {"missing", "missing_argument"} or issue.get("received") == "undefined" or (
+        code == "invalid_type" and _expectation(message) == _REQUIRED
+    ):
         expected = _REQUIRED
     elif code in {"extra_forbidden", "unexpected_keyword_argument"}:
         expected = _UNEXPECTED
@@ -264,9 +268,8 @@ def _issue(issue: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
     elif code in {"invalid_string", "invalid_format"} and (issue.get("validation") or issue.get("format")):
         kind = str(issue.get("validation") or issue.get("format"))
         pattern = issue.get("pattern")
-        expected = f"a string matching {pattern}" if pattern else (
-            "a string in the required format" if kind == "regex" else f"a valid {kind}"
-        )
+        # zod 3 names the rule ("regex") but not the pattern: the listed inputSchema's pattern says more.
+        expected = f"a string matching {pattern}" if pattern else _SOME_FORMAT if kind == "regex" else f"a valid {kind}"
     else:
         expected = _expectation(message)
     yield path or "arguments", expected
@@ -590,10 +593,10 @@ def _keyword_reports(message: str) -> Iterator[tuple[str, str | None]]:
 
 
 def _declared_expectation(problem: ArgumentProblem, input_schema: Mapping[str, Any] | None) -> ArgumentProblem:
-    if problem.expected is not None or problem.field in ("", "arguments") or input_schema is None:
+    if problem.expected not in (None, _SOME_FORMAT) or problem.field in ("", "arguments") or input_schema is None:
         return problem
     path = re.split(r"[.\[\]/]+", problem.field.strip("]"))  # a.b, a[0].b, a/b
-    return ArgumentProblem(problem.field, expected_for_path(input_schema, path))
+    return ArgumentProblem(problem.field, expected_for_path(input_schema, path) or problem.expected)
 
 
 _NOT_FIELDS: Final = frozenset({"input", "error", "trace", "at", "http", "https"})  # prose words, not arguments

@@ -30,8 +30,10 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
     (
         FailureClass.UPSTREAM_UNAVAILABLE,
         re.compile(
-            r"unavailable|timed? ?out|connection (refused|reset)|econnrefused|bad gateway|gateway timeout|"
-            r"temporarily|try again later|is down|overloaded",
+            r"unavailable|timed? ?out|connection (?:was )?(?:refused|reset)|refused (?:the |our |a )?connection|"
+            # POSIX errno names of a failed connection, as Node, Go and Python servers print them.
+            r"\be(?:connrefused|connreset|connaborted|timedout|hostunreach|netunreach|ai_again)\b|"
+            r"bad gateway|gateway timeout|temporarily|try again later|is down|overloaded",
             re.I,
         ),
     ),

@@ -285,7 +285,8 @@ class Calls:
         code = error.get("code") if isinstance(error.get("code"), int) else INTERNAL_ERROR
         text = error.get("message") if isinstance(error.get("message"), str) else ""
         data = error.get("data")
-        if code == METHOD_NOT_FOUND or self._read(call, text).unknown_tool:
+        unknown = any(self._read(call, said).unknown_tool for said in answer.error_texts(text, data))
+        if code == METHOD_NOT_FOUND or unknown:
             return self._unknown_tool(entry, message, code if code == METHOD_NOT_FOUND else INVALID_PARAMS)
         upstream = Upstream(SYSTEM, str(code), self.upstream.address)
         if self._adopt_declared(call, Channel.PROTOCOL, data if isinstance(data, dict) else {}, upstream, code=code):

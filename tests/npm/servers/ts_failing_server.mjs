@@ -1,10 +1,11 @@
 // A real TypeScript SDK server whose tools fail every way a foreign MCP server can fail.
 //
-//   node ts_failing_server.mjs --sdk v2|v1|v1-old --transport stdio|http [--port N]
+//   node ts_failing_server.mjs --sdk v2|v1|v1-old|sdk-1-12|sdk-1-24 --transport stdio|http [--port N]
 //
 // v2 is `@modelcontextprotocol/server` (McpServer + createMcpHandler), v1 is `@modelcontextprotocol/sdk`
-// (McpServer + StreamableHTTPServerTransport), v1-old is the same package at 1.17.5 (npm alias `sdk-v1-old`,
-// zod 3). All register the same tools, so a test can compare how SDK releases put the same failure on the
+// (McpServer + StreamableHTTPServerTransport); older v1 releases are npm aliases of the same package (see
+// tests/npm/package.json): v1-old (`sdk-v1-old`, 1.17.5, zod 3), sdk-1-12 (1.12.1, zod 3) and sdk-1-24 (1.24.3,
+// zod 4). All register the same tools, so a test can compare how SDK releases put the same failure on the
 // wire. On HTTP it prints `listening <port>` once it accepts.
 // FAKE_SECRET is not a credential: tests assert it never reaches the model text or telemetry.
 import http from "node:http";
@@ -24,9 +25,9 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const V1_PACKAGES = { v1: "@modelcontextprotocol/sdk", "v1-old": "sdk-v1-old" };
 
-// Each release validates with the zod it depends on (zod 4 for v1/v2, zod 3 nested under v1-old).
+// Each release validates with the zod it depends on (zod 4 at the top, zod 3 nested under the older aliases).
 async function loadSdk(release) {
-  const v1 = V1_PACKAGES[release];
+  const v1 = V1_PACKAGES[release] ?? (release.startsWith("sdk-1-") ? release : undefined);
   if (v1 !== undefined) {
     const mcp = `${v1}/server/mcp.js`;
     const { McpServer } = await import(mcp);

@@ -1,0 +1,20 @@
+"""Fixtures the foreign-peer tests share: the asyncio backend and captured telemetry."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from errscope.testing import CapturedTelemetry
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def telemetry() -> Iterator[CapturedTelemetry]:
+    with CapturedTelemetry.installed() as captured:
+        yield captured
