@@ -282,6 +282,27 @@ example(
     "+ curl -sS -u deploy:Fern&Stone$77 https://nexus.internal.example/ (docker run -u 1000:1000)",
     f"+ curl -sS -u deploy:{REDACTED} https://nexus.internal.example/ (docker run -u 1000:1000)",
 )
+example(
+    "sql_password_clause",
+    "[SQL: CREATE USER 'app'@'%' IDENTIFIED BY 'Fern&Stone$77'] (ALTER ROLE ops PASSWORD 'REDACTED')",
+    f"[SQL: CREATE USER 'app'@'%' IDENTIFIED BY '{REDACTED}'] (ALTER ROLE ops PASSWORD 'REDACTED')",
+)
+example(
+    "cli_tool_password",
+    "+ redis-cli -h cache -a Q7wv2LmX9zRt4KpY --no-auth-warning ping (redis-cli -a $REDIS_PW)",
+    f"+ redis-cli -h cache -a {REDACTED} --no-auth-warning ping (redis-cli -a $REDIS_PW)",
+)
+example(
+    "chpasswd_pair",
+    "+ echo 'deploy:Fern&Stone$77' | chpasswd",
+    f"+ echo 'deploy:{REDACTED}' | chpasswd",
+)
+_pair = t(32, HEX)
+example(
+    "name_value_tuple",
+    f"headers=[('Host', 'api'), ('X-Api-Token', '{_pair}')] fields=['password', 'email']",
+    f"headers=[('Host', 'api'), ('X-Api-Token', '{REDACTED}')] fields=['password', 'email']",
+)
 _sid = t(32)
 example(
     "cookie_header",
