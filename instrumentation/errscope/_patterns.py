@@ -66,7 +66,7 @@ REDACTED: Final = "[REDACTED]"
 """What a secret is replaced with. It shares no 5-character run with any realistic secret."""
 
 GUARD: Final = (
-    r"[:=>@：＝]|%3[Dd]|-----|[A-Za-z0-9_\-+/.~]{15}|[0-9]{3}-[0-9]{2}-[0-9]{4}|(?i:token|pass|secret|key|code|otp|pin|word|by)[ \t]"
+    r"[:=>@：＝]|%3[AaDd]|-----|[A-Za-z0-9_\-+/.~]{15}|[0-9]{3}-[0-9]{2}-[0-9]{4}|(?i:token|pass|secret|key|code|otp|pin|word|by)[ \t]"
     r"|-[-puaPwbS]|(?i:auth)\("
 )
 """A cheap regex that every match of every pattern also matches (tests prove it on every example
@@ -177,13 +177,13 @@ _TOKEN_SHORT = (
     r"pat|sig"  # Azure DevOps ``PAT=``, SAS ``sig=``: whole word or after a separator
 )
 _SEP = (
-    # the key's closing quote, escaped once or more (JSON in JSON) or as an HTML entity, or PHP's ``]``
-    r"(?:\\*[\"']|&quot;)?\]?[ \t]*"
-    # ``:``, ``=``, Ruby/PHP/Perl ``=>``, URL-encoded ``%3D``, full-width ``：`` ``＝``
-    r"(?:=>|[:=：＝]|%3[Dd])[ \t]*"
-    r"(?:\r?\n[ \t]*string\([0-9]+\)[ \t]*)?(?:&quot;)?"  # PHP var_dump's ``=>\n  string(12) "..."``; an entity-quoted value
+    # the key's closing quote, escaped once or more (JSON in JSON), as an HTML entity or URL-encoded, or PHP's ``]``
+    # then ``:``, ``=``, Ruby/PHP/Perl ``=>``, URL-encoded ``%3D``, full-width ``：`` ``＝``; URL-encoded JSON's ``%22%3A``
+    r"(?:(?:\\*[\"']|&quot;|%2[27])?\]?[ \t]*(?:=>|[:=：＝]|%3[Dd])|%2[27]%3[Aa])[ \t]*"
+    # PHP var_dump's ``=>\n  string(12) "..."``; a value quoted by an entity or URL-encoded quote
+    r"(?:\r?\n[ \t]*string\([0-9]+\)[ \t]*)?(?:&quot;|%2[27])?"
 )
-_SEP_TRIGGER = r"(?:\\*[\"']|&quot;)?\]?[ \t]*(?:[:=：＝]|%3[Dd])"
+_SEP_TRIGGER = r"(?:(?:\\*[\"']|&quot;|%2[27])?\]?[ \t]*(?:[:=：＝]|%3[Dd])|%2[27]%3[Aa])"
 """What every ``_SEP`` starts with, for triggers."""
 
 # Values. First characters exclude quotes, brackets (so ``[REDACTED]`` is final), ``*`` (masked
@@ -730,14 +730,14 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "auth_tuple",
         "keyword",
-        r"((?i:auth|api[_\-]?key|credentials?)(?:[ \t]*[=:][ \t]*[A-Za-z_.]*)?\([ \t]*(?:[a-z_]+=)?(?:'[^'\r\n]*'|\"[^\"\r\n]*\")"
+        r"((?i:auth(?:enticat(?:e|ion))?|api[_\-]?key|credentials?)(?:[ \t]*[=:][ \t]*[A-Za-z_.]*|\.[A-Za-z_]+)?\([ \t]*(?:[a-z_]+=)?(?:'[^'\r\n]*'|\"[^\"\r\n]*\")"
         r"[ \t]*,[ \t]*(?:[a-z_]+=)?['\"])[^'\"\r\n$<{*\[][^'\"\r\n]*",
         True,
         "The password of an auth pair: ``auth=('user', 'pw')`` (requests, httpx), ``BasicAuth('user', 'pw')``, "
         "``HTTPBasicAuth(username='u', password='pw')``, Elasticsearch's ``api_key=('id', 'key')``, .NET's "
-        "``NetworkCredential(\"u\", \"pw\")``.",
+        "``NetworkCredential(\"u\", \"pw\")``, OkHttp's ``Credentials.basic(\"u\", \"pw\")``, Django's ``authenticate(username=.., password=..)``.",
         hints=("auth", "key", "credential"),
-        trigger=r"(?i:auth|api[_\-]?key|credentials?)(?:[ \t]*[=:][ \t]*[A-Za-z_.]*)?\(",
+        trigger=r"(?i:auth(?:enticat(?:e|ion))?|api[_\-]?key|credentials?)(?:[ \t]*[=:][ \t]*[A-Za-z_.]*|\.[A-Za-z_]+)?\(",
     ),
     SecretPattern(
         "dsn_user_password_at",
