@@ -190,15 +190,15 @@ _SEP_TRIGGER = r"(?:\\*[\"']|&quot;|%2[27])?\]?[ \t]*(?:[:=：＝]|%3[AaDd])"
 # values such as ``********`` are left alone) and placeholder openers; bare values stop at whitespace, quotes and the usual field separators.
 _FIRST = r"[^\s'\"`\[\]{}<>$%(),;&*]"
 _QFIRST = r"[^\s'\"`\\\[{<$%*]"  # first character of a quoted value
-_BARE = r"[^\s'\"`\],;&}>，；]"  # may contain brackets: Tr(4)nsit!
-_BARE_NB = r"[^\s'\"`\],;&)}>(\[，；]"  # ... and no brackets (code: ``os.environ['X']``)
+_BARE = r"[^\s'\"`\],;&}>]"  # may contain brackets: Tr(4)nsit!
+_BARE_NB = r"[^\s'\"`\],;&)}>(\[]"  # ... and no brackets (code: ``os.environ['X']``)
 # JSON string content and escapes; stops at \" (JSON in JSON) and at \\\" (twice escaped: the escaped
 # backslashes before the quote belong to the quote, not the value)
 _DQ = r"(?:[^\"\\\r\n]|\\[^\"\\\r\n]|(?:\\\\)+[^\"\\\r\n])"
 _SQ = r"[^'\r\n]"
 # What must follow a bare value (kept as a suffix): code such as ``password=os.environ['X']`` is
 # not a value.
-_END = r"(?:([\s'\"`\],;&)}><，；])|$)"
+_END = r"(?:([\s'\"`\],;&)}><])|$)"
 # A token/key value must contain one character a placeholder word would not (digit, capital, symbol).
 _STRONG = r"[A-Z0-9+/=~!@#^:]"
 _STRONG_NON_DIGIT = r"[A-Z+/=~!@#^:]"
