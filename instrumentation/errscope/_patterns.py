@@ -194,7 +194,7 @@ _BARE = r"[^\s'\"`\],;&}>]"  # may contain brackets: Tr(4)nsit!
 _BARE_NB = r"[^\s'\"`\],;&)}>(\[]"  # ... and no brackets (code: ``os.environ['X']``)
 # JSON string content and escapes; stops at \" (JSON in JSON) and at \\\" (twice escaped: the escaped
 # backslashes before the quote belong to the quote, not the value)
-_DQ = r"(?:[^\"\\\r\n]|\\[^\"\\\r\n]|(?:\\\\)+[^\"\\\r\n])"
+_DQ = r"(?:[^\"\\\r\n]|\\+[^\"\\\r\n])"
 _SQ = r"[^'\r\n]"
 # What must follow a bare value (kept as a suffix): code such as ``password=os.environ['X']`` is
 # not a value.
