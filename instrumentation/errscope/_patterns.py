@@ -67,13 +67,13 @@ REDACTED: Final = "[REDACTED]"
 
 GUARD: Final = (
     r"[:=>@：＝]|%3[AaDd]|-----|[A-Za-z0-9_\-+/.~]{15}|[0-9]{3}-[0-9]{2}-[0-9]{4}|(?i:token|pass|secret|key|code|otp|pin|word|by)[ \t]"
-    r"|-[-puaPwbS]|(?i:auth)\("
+    r"|-[-puaPwbS]|(?i:auth|ticate|tication|credentials?)\(|(?i:credentials?)\."
 )
 """A cheap regex that every match of every pattern also matches (tests prove it on every example
 and corpus line): a separator (also full-width or URL-encoded), a PEM dash run, a run of 15 token characters, an SSN shape, or a
 secret-naming word followed by a space (SQL's ``PASSWORD '..'``, ``IDENTIFIED BY '..'``), a
 command-line option (``--x``, ``-p``, ``-u``, and the tools' ``-a``, ``-P``, ``-w``, ``-b``, PowerShell's
-``ConvertTo-SecureString``) or an auth call (``BasicAuth(``). The Collector runs
+``ConvertTo-SecureString``) or an auth call (``BasicAuth(``, ``credentials(``, ``Credentials.basic(``). The Collector runs
 the full pattern on a free-text field only where this matches (Go's regexp has no prefilter)."""
 
 Family = Literal["private_key", "jwt", "uri", "header", "keyword", "provider", "pii"]

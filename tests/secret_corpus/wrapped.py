@@ -18,7 +18,7 @@ data URIs, lockfile hashes, masked values (``PASSWORD 'REDACTED'``, ``[FILTERED]
 placeholders, public keys, checksums in URLs, GraphQL cursors, OAuth ``state``, certificate bodies.
 
 Same row format as ``../shared/corpus``; the ``secret`` field is the substring exactly as it appears
-in the text (encoded, escaped or wrapped). Values are fake, from a fixed seed; 60 secret formats x 3
+in the text (encoded, escaped or wrapped). Values are fake, from a fixed seed; 68 secret formats x 3
 and 26 benign categories x 4. ``tests/test_scrub_wrapped.py`` scores ``errscope.scrub`` on it.
 """
 
