@@ -103,6 +103,8 @@ def test_encoded_and_escaped_separators() -> None:
 def test_pairs_sql_and_tools_leave_their_look_alikes() -> None:
     for text in (
         'required: ["password", "email"]',  # a list of field names is no (name, value) pair
+        "ValueError: ('token', 'expired')",  # an exception's args: words
+        "the record identified by order_id was not found",  # prose, no quote and no digit
         "ALTER ROLE app WITH PASSWORD 'REDACTED'",
         "CREATE USER 'app'@'%' IDENTIFIED BY '********'",
         "CREATE USER 'app'@'%' IDENTIFIED WITH caching_sha2_password",

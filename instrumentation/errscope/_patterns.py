@@ -354,6 +354,8 @@ def _provider(
 
 
 _PASSWORD_HINTS = ("pass", "pw", "secret", "credential")
+# The value of a (name, value) pair: one character a word would not have, as a token value.
+_PAIR_VALUE = rf"(?:{_STRONG}|[^'\"\s\[*$<{{%][^'\"\r\n]*?{_STRONG})[^'\"\r\n]*"
 _TOKEN_HINTS = ("token", "key", "signature", "pat", "sig")
 
 
@@ -670,9 +672,10 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "keyword",
         r"(\b(?i:identified[ \t]+by[ \t]*|password(?:[ \t]+for[ \t]+\S+)?(?:[ \t]*=[ \t]*|[ \t]+))N?['\"])"
         r"(?:[^'\"\s\[*$<{%A-Z_x]|[A-Z_x]+[^'\"\r\nA-Z_x])[^'\"\r\n]*"
-        r"|(\b(?i:identified[ \t]+by)[ \t]+)(?:[^'\"\s\[*$<{%A-Z_x;]|[A-Z_x]+[^'\"\sA-Z_x;])[^'\"\s;]*",
+        # unquoted (Oracle): with a digit, since "the record identified by order_id" is prose
+        r"|(\b(?i:identified[ \t]+by)[ \t]+)[^'\"\s\[*$<{%;][^'\"\s;0-9]*[0-9][^'\"\s;]*",
         2,
-        "SQL that sets a password: ``CREATE USER .. IDENTIFIED BY '..'`` (MySQL, Oracle, also unquoted), "
+        "SQL that sets a password: ``CREATE USER .. IDENTIFIED BY '..'`` (MySQL, Oracle; unquoted with a digit), "
         "``ALTER ROLE .. PASSWORD '..'`` (PostgreSQL), ``SET PASSWORD FOR 'u'@'h' = '..'``, ``CREATE LOGIN .. "
         "WITH PASSWORD = N'..'`` (SQL Server), as drivers echo the statement; a value of capitals, ``_`` and "
         "``x`` only (``'REDACTED'``, ``BY VALUES``) and a masked one (``'****'``) stay.",
@@ -708,15 +711,16 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "name_value_tuple",
         "keyword",
-        rf"((?:{_PASSWORD_KEY}|{_TOKEN_KEY})\\?[\"'][ \t]*,[ \t]*b?\\?[\"'])[^'\"\s\[*$<{{%][^'\"\r\n]*(\\?[\"'][ \t]*\))",
+        rf"((?:{_PASSWORD_KEY}|{_TOKEN_KEY})\\?[\"'][ \t]*,[ \t]*b?\\?[\"']){_PAIR_VALUE}(\\?[\"'][ \t]*\))",
         True,
         "A (name, value) pair whose name is a secret's, as Python prints header lists and metadata: "
         "``('X-Api-Token', '...')`` (werkzeug, requests), ``(b'x-api-key', b'...')`` (ASGI), gRPC metadata; "
-        "the closing ``)`` tells a pair from a list of field names (``[\"password\", \"email\"]``).",
+        "the closing ``)`` tells a pair from a list of field names (``[\"password\", \"email\"]``), and the value "
+        "has a digit, capital or symbol (an exception's args ``('token', 'expired')`` are words).",
         keep_suffix=True,
         hints=(*_PASSWORD_HINTS, *_TOKEN_HINTS),
         trigger=rf"(?:{_PASSWORD_TRIGGER_WORDS}|(?i:token|key|signature|pat|sig))\\?[\"'][ \t]*,",
-        parse=rf"({_KEY_CHARS}\\?[\"'][ \t]*,[ \t]*b?\\?[\"'])[^'\"\s\[*$<{{%][^'\"\r\n]*(\\?[\"'][ \t]*\))",
+        parse=rf"({_KEY_CHARS}\\?[\"'][ \t]*,[ \t]*b?\\?[\"']){_PAIR_VALUE}(\\?[\"'][ \t]*\))",
     ),
     SecretPattern(
         "cookie_header",
