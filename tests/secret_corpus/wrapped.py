@@ -72,11 +72,6 @@ def umlaut_pw() -> str:
     return esc_u(f"{pick('Grüße', 'Tür', 'Straße', 'Öffnung')}-{_r.randint(100, 9999)}{pick('ä', 'ß', 'é')}{pick('!', '#')}")
 
 
-def jwt() -> str:
-    body = base64.urlsafe_b64encode(f'{{"sub":"{rnd(8)}","exp":{_r.randint(10**9, 2 * 10**9)}}}'.encode()).decode().rstrip("=")
-    return f"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.{body}.{rnd(43, B64URL)}"
-
-
 def registry_auth() -> str:
     return base64.urlsafe_b64encode(json.dumps({"username": "ci", "password": pw(), "serveraddress": "registry.example.com"}).encode()).decode()
 
