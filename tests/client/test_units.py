@@ -7,7 +7,7 @@ import json
 import re
 import reprlib
 import secrets
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio

@@ -4,9 +4,7 @@ span, metric and log to the real Collector (built by ``make test``)."""
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path

@@ -83,7 +83,6 @@ async def test_j29_exception_in_fastmcp_middleware(telemetry: CapturedTelemetry)
     """J29 (PrefectHQ/fastmcp #2673, Teradata/teradata-mcp-server #320, ffroliva/gflow-cli #473): a
     middleware that raises before the tool runs (a quota check whose exception holds a DSN) answers a failure
     that names no secret, gets a class and a ref, and its span is an error; the next call still works."""
-    from fastmcp import FastMCP
     from fastmcp.server.middleware import Middleware
 
     class Quota(Middleware):
