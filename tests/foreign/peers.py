@@ -41,6 +41,16 @@ _RUN_DIR: Final = re.compile(r"^server-|-\d{4}-\d{2}-\d{2}T[\d-]+Z$")  # server-
 FAKE_SECRET = "sk_live_51FAKEerrscopeTestKey0000000000000000"
 
 
+REJECTED_ARGUMENTS: Final = (
+    ("wrong_type", "add", {"a": "seven", "b": 2}),
+    ("missing", "add", {"a": 1}),
+    ("enum", "create_label", {"order_id": "ORD-1234", "weight_kg": 2, "service": "hovercraft"}),
+    ("pattern", "create_label", {"order_id": "parcel-17", "weight_kg": 2, "service": "ground"}),
+    ("bound", "create_label", {"order_id": "ORD-1234", "weight_kg": -7.25, "service": "ground"}),
+)
+"""(rule broken, tool, arguments): the calls every failing test server must reject, one rule each."""
+
+
 def node() -> str:
     """Path of Node 22 from ``tests/npm`` (the system ``node`` may be older than the suite needs)."""
     path = NPM_BIN / "node"

@@ -19,7 +19,7 @@ import pytest
 from errscope import FailureClass, Outcome
 from errscope.client import ToolCallResult, ToolClient
 from errscope.testing import CapturedTelemetry
-from tests.foreign.peers import FAKE_SECRET, GO_SDKS, go_server_http, go_server_stdio
+from tests.foreign.peers import FAKE_SECRET, GO_SDKS, REJECTED_ARGUMENTS, go_server_http, go_server_stdio
 from tests.foreign.test_ts_server import telemetry_text
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stack]
@@ -61,13 +61,7 @@ async def test_each_failure_gets_its_class_and_an_honest_note(sdk: str, transpor
     async with client(sdk, transport, telemetry, timeout=10, retry=None) as tc:
         await tc.list_tools()
         listed = relists(telemetry)
-        for label, tool, arguments in [
-            ("wrong_type", "add", {"a": "seven", "b": 2}),
-            ("missing", "add", {"a": 1}),
-            ("enum", "create_label", {"order_id": "ORD-1234", "weight_kg": 2, "service": "hovercraft"}),
-            ("pattern", "create_label", {"order_id": "parcel-17", "weight_kg": 2, "service": "ground"}),
-            ("bound", "create_label", {"order_id": "ORD-1234", "weight_kg": -7.25, "service": "ground"}),
-        ]:
+        for label, tool, arguments in REJECTED_ARGUMENTS:
             results[label] = await tc.call_tool(tool, arguments)
         after_rejections = relists(telemetry)
         results["unknown"] = await tc.call_tool("add_numbers", {"a": 1, "b": 2})

@@ -16,7 +16,7 @@ import pytest
 
 from errscope import FailureClass, Outcome
 from errscope.client import ToolCallResult, ToolClient
-from tests.foreign.peers import FAKE_SECRET, PY_FAILING_PEERS, py_failing_stdio
+from tests.foreign.peers import FAKE_SECRET, PY_FAILING_PEERS, REJECTED_ARGUMENTS, py_failing_stdio
 from tests.foreign.test_ts_server import telemetry_text
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stack]
@@ -31,13 +31,7 @@ async def test_each_failure_gets_its_class_and_an_honest_note(peer: str, telemet
     async with ToolClient(py_failing_stdio(peer), timeout=20, retry=None, **telemetry.providers) as tc:
         await tc.list_tools()
         listed = len(telemetry.spans("tools/list"))
-        for label, tool, arguments in [
-            ("wrong_type", "add", {"a": "seven", "b": 2}),
-            ("missing", "add", {"a": 1}),
-            ("enum", "create_label", {"order_id": "ORD-1234", "weight_kg": 2, "service": "hovercraft"}),
-            ("pattern", "create_label", {"order_id": "parcel-17", "weight_kg": 2, "service": "ground"}),
-            ("bound", "create_label", {"order_id": "ORD-1234", "weight_kg": -7.25, "service": "ground"}),
-        ]:
+        for label, tool, arguments in REJECTED_ARGUMENTS:
             results[label] = await tc.call_tool(tool, arguments)
         after_rejections = len(telemetry.spans("tools/list"))
         for label, tool, arguments in [

@@ -16,7 +16,7 @@ import pytest
 
 from errscope import FailureClass, Outcome
 from errscope.client import ToolCallResult, ToolClient
-from tests.foreign.peers import FAKE_SECRET, ts_server_stdio
+from tests.foreign.peers import FAKE_SECRET, REJECTED_ARGUMENTS, ts_server_stdio
 from tests.foreign.test_ts_server import telemetry_text
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stack]
@@ -32,11 +32,7 @@ async def test_each_failure_gets_its_class_and_an_honest_note(release: str, tele
         await tc.list_tools()
         listed = len(telemetry.spans("tools/list"))
         for label, tool, arguments in [
-            ("wrong_type", "add", {"a": "seven", "b": 2}),
-            ("missing", "add", {"a": 1}),
-            ("enum", "create_label", {"order_id": "ORD-1234", "weight_kg": 2, "service": "hovercraft"}),
-            ("pattern", "create_label", {"order_id": "parcel-17", "weight_kg": 2, "service": "ground"}),
-            ("bound", "create_label", {"order_id": "ORD-1234", "weight_kg": -7.25, "service": "ground"}),
+            *REJECTED_ARGUMENTS,
             ("nested", "ship", {"address": {"city": "Paris", "zip": "75001"}, "items": [{"sku": "A-1", "qty": 0}]}),
         ]:
             results[label] = await tc.call_tool(tool, arguments)
