@@ -125,3 +125,28 @@ def test_a_wrapped_token_goes_whole_and_the_next_line_stays() -> None:
     # a next line that is not a bare run of token characters is the log's next line
     for after in ("Content-Type: application/json", "  description of the request", "  at Foo.bar(Foo.java:12)"):
         assert scrub(f"Bearer {head}\n{after}") == f"Bearer {REDACTED}\n{after}"
+
+
+def test_new_rules_leave_benign_look_alikes_their_authors_did_not_try() -> None:
+    """Prose a (name, value) pair, ``IDENTIFIED BY`` or a tool's option letter also produces."""
+    for text in (
+        # a form's (field, message) errors and an exception's args: sentences and capitalised words
+        "ValidationError: [('password', 'This password is too common.'), ('email', 'Enter a valid email.')]",
+        "KeyError: ('token', 'Expired')",
+        "('api_key', 'Missing')",
+        # IDENTIFIED BY in prose names a record, not a user's password, even with a digit
+        "the record identified by ord_2002 was not found",
+        "row identified by id42 was deleted",
+        # -a is bcp's, sqlcmd's and osql's packet size; only redis-cli's -a is a password
+        "bcp dbo.orders out orders.dat -S db -T -a 4096",
+        'sqlcmd -S tcp:sql01 -a 8192 -Q "SELECT 1"',
+    ):
+        assert scrub(text) == text, text
+        assert _regex_only(text) == text, text
+    for text, expected in (
+        ("headers [('X-Api-Token', 'Q7wvLmXzRtKpYabc')]", f"headers [('X-Api-Token', '{REDACTED}')]"),
+        ("ALTER USER scott IDENTIFIED BY tiger42 ACCOUNT UNLOCK", f"ALTER USER scott IDENTIFIED BY {REDACTED} ACCOUNT UNLOCK"),
+        ("CREATE DATABASE LINK l CONNECT TO app IDENTIFIED BY Fern7Stone USING 'x'",
+         f"CREATE DATABASE LINK l CONNECT TO app IDENTIFIED BY {REDACTED} USING 'x'"),
+    ):
+        assert scrub(text) == expected, text

@@ -551,3 +551,11 @@ def test_an_sdk_wrapper_sentence_is_not_repeated_to_the_model() -> None:
 
     assert head("Error executing tool db_query") == "db_query failed."
     assert head("Error executing tool db_query: deadlock detected") == "db_query failed: Error executing tool db_query: deadlock detected."
+
+
+def test_a_frame_nested_too_deep_to_read_is_garbage_not_a_crash() -> None:
+    """json's RecursionError is no ValueError: a hostile server's deep frame must not escape the SDK's parser."""
+    from errscope.client._wire import stand_in_for_broken_response
+
+    assert stand_in_for_broken_response("[" * 100_000) is None
+    assert stand_in_for_broken_response(b'{"id": 1, "result": ' + b"[" * 100_000) is None

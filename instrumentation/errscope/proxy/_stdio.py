@@ -259,9 +259,9 @@ def _decode(frame: bytes, side: str) -> tuple[Any | None, bytes | None]:
         logger.warning("a frame from the %s held bytes that are not UTF-8; replaced with U+FFFD", side)
         try:
             return json.loads(frame.decode("utf-8", "replace")), None
-        except ValueError:
+        except (ValueError, RecursionError):
             pass
-    except ValueError:
+    except (ValueError, RecursionError):  # nested deeper than the reader recurses: malformed too
         pass
     logger.warning("a malformed frame from the %s was dropped (%d bytes)", side, len(frame))
     return None, None
@@ -290,7 +290,7 @@ async def serve_stdio(upstream: Upstream, calls: Calls) -> None:
                 continue
             try:
                 message = json.loads(frame)
-            except ValueError:
+            except (ValueError, RecursionError):
                 logger.warning("a malformed frame from the host was answered with -32700 (%d bytes)", len(frame))
                 out_transport.write(encode(parse_error()))
                 continue
