@@ -177,10 +177,12 @@ class HttpServer:
 
     async def _note_refusal(self, response: Any) -> None:
         content_type = response.headers.get("content-type", "")
-        if response.request.method != "POST" or response.status_code < 400 or "json" in content_type or "event-stream" in content_type:
-            return  # a JSON-RPC body is the server's own answer, relayed with its own message
+        if response.request.method != "POST" or response.status_code < 400 or "event-stream" in content_type:
+            return
         if response.status_code == 404:
             return  # the session is gone (MCP, Transports > Session Management), not a thing "not found"
+        if "json" in content_type and _is_jsonrpc(await response.aread()):
+            return  # the server's own answer, relayed with its own message; a gateway's JSON body is none
         try:
             message = json.loads(response.request.content or b"null")
         except (ValueError, RuntimeError):
@@ -233,6 +235,15 @@ class HttpServer:
     async def stop(self) -> None:
         self._pump.cancel()
         await self._stack.aclose()
+
+
+def _is_jsonrpc(body: bytes) -> bool:
+    """Whether ``body`` holds a JSON-RPC message (JSON-RPC 2.0 §4-5): an object with ``"jsonrpc": "2.0"``."""
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(message, dict) and message.get("jsonrpc") == "2.0"
 
 
 async def _readline(stream: asyncio.StreamReader, side: str) -> bytes:
