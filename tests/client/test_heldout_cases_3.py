@@ -399,6 +399,17 @@ async def test_j72_failing_tools_list_does_not_sink_an_answered_call(tmp_path: A
     assert len(log.received("tools/call")) == 1
 
 
+async def test_a_stalled_tools_list_does_not_turn_an_answered_call_into_a_timeout(tmp_path: Any) -> None:
+    """J72's other half: the SDK's follow-up ``tools/list`` is never answered (a server or gateway that stalls
+    listings). The tool's answer came on the wire before the idle timer fired, so it stands: not "timed out,
+    may already have been done", which would send the model to check (and a safe tool to be called again)."""
+    params, log = peer(tmp_path, [tool("search")], {"search": ok("3 hits")}, list_hold=True)
+    async with ToolClient(params, timeout=1.5, retry=None) as tc:
+        result = await tc.call_tool("search", {"q": "x"})
+    assert (result.outcome, result.text) == (Outcome.OK, "3 hits"), result
+    assert len(log.received("tools/call")) == 1
+
+
 async def test_j73_answer_wrapped_in_an_array(tmp_path: Any) -> None:
     """J73 (gensecaihq/Wazuh-MCP-Server #59: a server wrapped every JSON-RPC answer in an array and added
     ``"error": null``, and the n8n client's schema rejected it; modelcontextprotocol/typescript-sdk PR #2670: JSON
