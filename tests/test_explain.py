@@ -100,3 +100,18 @@ def test_a_ref_retyped_with_letters_for_digits_is_found(tmp_path: Path) -> None:
     for typed in ("ERR-AOAIAAAA", "err-aoalaaaa", " ERR-A0A1AAAA "):
         [chain] = find_chains(telemetry, typed)
         assert chain.error_ref == "ERR-A0A1AAAA" and chain.tool is not None, typed
+
+
+def test_explain_reads_the_demo_folder_by_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """``errscope explain ERR-…`` right after ``make demo``: ``--from`` defaults to ./errscope-out."""
+    from errscope.cli import main
+
+    folder = tmp_path / "errscope-out"
+    folder.mkdir()
+    failed = _span("b" * 16, "", SPAN_KIND_SERVER, "tools/call refund_order", **{
+        "mcp.method.name": "tools/call", "gen_ai.tool.name": "refund_order", "errscope.error_ref": "ERR-A0A1AAAA"})
+    (folder / "traces.json").write_text(_traces("refunds", failed))
+    monkeypatch.chdir(tmp_path)
+    assert main(["explain", "ERR-A0A1AAAA"]) == 0
+    assert capsys.readouterr().out.startswith("ERR-A0A1AAAA  tool=refund_order")
