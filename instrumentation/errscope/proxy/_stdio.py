@@ -36,7 +36,13 @@ OnMessage = Callable[[Any, bytes | None], None]
 
 
 def encode(message: Any) -> bytes:
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    """One stdio frame for ``message``: UTF-8 JSON, or ASCII JSON when it holds a lone surrogate (``"\\ud800"``
+    is valid JSON, RFC 8259 §8.2, but encodes to no UTF-8): the escape goes on as an escape."""
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode() + b"\n"
+    except UnicodeEncodeError:
+        return json.dumps(message, separators=(",", ":")).encode() + b"\n"
 
 
 class Upstream(Protocol):
