@@ -81,9 +81,37 @@ def test_ref_only_in_a_log_record(telemetry: Telemetry) -> None:
     ("ERR-ZZZZZZZZ", "error ref ERR-ZZZZZZZZ not found (4 spans and 3 log records searched)"),
     ("f" * 32, f"trace id {'f' * 32} not found"),
     ("8", "JSON-RPC request id 8 not found"),
+    ("ERR-UUUUUUUU", "ERR-UUUUUUUU is no error ref: ERR- and 8 characters"),  # not read as a request id
     ("", "give an error ref"),
 ])
 def test_nothing_found(telemetry: Telemetry, query: str, message: str) -> None:
     with pytest.raises(ExplainError) as caught:
         find_chains(telemetry, query)
     assert str(caught.value).startswith(message)
+
+
+def test_a_ref_retyped_with_letters_for_digits_is_found(tmp_path: Path) -> None:
+    """Crockford base32, which refs are spelled in, reads O as 0 and I, L as 1: a ref copied from a
+    screenshot by hand (``ERR-9RZSQ1CY`` typed ``err-9rzsqicy``) still finds its call."""
+    failed = _span("b" * 16, "", SPAN_KIND_SERVER, "tools/call refund_order", **{
+        "mcp.method.name": "tools/call", "gen_ai.tool.name": "refund_order", "errscope.error_ref": "ERR-A0A1AAAA"})
+    (tmp_path / "traces.json").write_text(_traces("refunds", failed))
+    telemetry = load(tmp_path)
+    for typed in ("ERR-AOAIAAAA", "err-aoalaaaa", " ERR-A0A1AAAA "):
+        [chain] = find_chains(telemetry, typed)
+        assert chain.error_ref == "ERR-A0A1AAAA" and chain.tool is not None, typed
+
+
+def test_explain_reads_the_demo_folder_by_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """``errscope explain ERR-…`` right after ``make demo``: ``--from`` defaults to ./errscope-out."""
+    from errscope.cli import main
+
+    folder = tmp_path / "errscope-out"
+    folder.mkdir()
+    failed = _span("b" * 16, "", SPAN_KIND_SERVER, "tools/call refund_order", **{
+        "mcp.method.name": "tools/call", "gen_ai.tool.name": "refund_order", "errscope.error_ref": "ERR-A0A1AAAA"})
+    (folder / "traces.json").write_text(_traces("refunds", failed))
+    monkeypatch.chdir(tmp_path)
+    assert main(["explain", "ERR-A0A1AAAA"]) == 0
+    assert capsys.readouterr().out.startswith("ERR-A0A1AAAA  tool=refund_order")

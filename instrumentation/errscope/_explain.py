@@ -24,7 +24,7 @@ from opentelemetry.semconv.attributes.url_attributes import URL_FULL
 
 from errscope import _attributes as attr
 from errscope._otlp_json import SPAN_KIND_CLIENT, SPAN_KIND_INTERNAL, SPAN_KIND_SERVER, LogRecord, Span, Telemetry
-from errscope._refs import ERROR_REF_PATTERN
+from errscope._refs import read_error_ref
 
 __all__ = ["MODEL_TEXT", "Chain", "ExplainError", "find_chains", "render"]
 
@@ -148,10 +148,11 @@ def find_chains(telemetry: Telemetry, query: str) -> list[Chain]:
         ExplainError: nothing in the telemetry matches.
     """
     text = query.strip()
-    ref = ERROR_REF_PATTERN.fullmatch(text.upper())
+    ref = read_error_ref(text)
     if ref:
-        chains = _by_ref(telemetry, ref.group(0))
+        chains = _by_ref(telemetry, ref)
         kind = "error ref"
+        text = ref
     elif _TRACE_ID.match(text.lower()):
         chains = _by_trace_id(telemetry, text.lower())
         kind = "trace id"
@@ -160,6 +161,8 @@ def find_chains(telemetry: Telemetry, query: str) -> list[Chain]:
         kind = "JSON-RPC request id"
     else:
         raise ExplainError("give an error ref (ERR-XXXXXXXX), a JSON-RPC request id or a 32-digit trace id")
+    if not chains and text.upper().startswith("ERR-") and not ref:
+        raise ExplainError(f"{text} is no error ref: ERR- and 8 characters of 0-9 and A-Z without U")
     if not chains:
         raise ExplainError(
             f"{kind} {text} not found ({len(telemetry.spans)} spans and {len(telemetry.logs)} log records searched)"

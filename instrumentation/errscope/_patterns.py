@@ -354,8 +354,10 @@ def _provider(
 
 
 _PASSWORD_HINTS = ("pass", "pw", "secret", "credential")
-# The value of a (name, value) pair: one character a word would not have, as a token value.
-_PAIR_VALUE = rf"(?:{_STRONG}|[^'\"\s\[*$<{{%][^'\"\r\n]*?{_STRONG})[^'\"\r\n]*"
+# The value of a (name, value) pair: one character a word or a sentence would not have (a digit, a symbol, a
+# capital inside a word), as a token value; "Expired" and "This password is too common." are a message's words.
+_PAIR_STRONG = r"(?:[0-9+/=~!@#^:]|[A-Za-z][A-Z])"
+_PAIR_VALUE = rf"(?:{_PAIR_STRONG}|[^'\"\s\[*$<{{%][^'\"\r\n]*?{_PAIR_STRONG})[^'\"\r\n]*"
 _TOKEN_HINTS = ("token", "key", "signature", "pat", "sig")
 
 
@@ -672,10 +674,12 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "keyword",
         r"(\b(?i:identified[ \t]+by[ \t]*|password(?:[ \t]+for[ \t]+\S+)?(?:[ \t]*=[ \t]*|[ \t]+))N?['\"])"
         r"(?:[^'\"\s\[*$<{%A-Z_x]|[A-Z_x]+[^'\"\r\nA-Z_x])[^'\"\r\n]*"
-        # unquoted (Oracle): with a digit, since "the record identified by order_id" is prose
-        r"|(\b(?i:identified[ \t]+by)[ \t]+)[^'\"\s\[*$<{%;][^'\"\s;0-9]*[0-9][^'\"\s;]*",
+        # unquoted (Oracle): after the user it sets (``USER scott``, ``CONNECT TO app``) and with a digit, since
+        # "the record identified by ord_2002" is prose
+        r"|(\b(?i:user|role|to)[ \t]+[^\s'\"]+[ \t]+(?i:identified[ \t]+by)[ \t]+)[^'\"\s\[*$<{%;][^'\"\s;0-9]*[0-9][^'\"\s;]*",
         2,
-        "SQL that sets a password: ``CREATE USER .. IDENTIFIED BY '..'`` (MySQL, Oracle; unquoted with a digit), "
+        "SQL that sets a password: ``CREATE USER .. IDENTIFIED BY '..'`` (MySQL, Oracle; unquoted: after "
+        "``USER name``/``TO name`` and with a digit), "
         "``ALTER ROLE .. PASSWORD '..'`` (PostgreSQL), ``SET PASSWORD FOR 'u'@'h' = '..'``, ``CREATE LOGIN .. "
         "WITH PASSWORD = N'..'`` (SQL Server), as drivers echo the statement; a value of capitals, ``_`` and "
         "``x`` only (``'REDACTED'``, ``BY VALUES``) and a masked one (``'****'``) stay.",
@@ -685,14 +689,16 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "cli_tool_password",
         "keyword",
-        r"((?:\b(?:redis-cli|sqlcmd|bcp|osql|isql)\b[^\r\n|;&]*?[ \t]-[aP]"
+        # each tool's own letter: bcp's, sqlcmd's and osql's -a is the packet size
+        r"((?:\bredis-cli\b[^\r\n|;&]*?[ \t]-a|\b(?:sqlcmd|bcp|osql|isql)\b[^\r\n|;&]*?[ \t]-P"
         r"|\bldap(?:search|modify|add|delete|whoami|passwd|compare)\b[^\r\n|;&]*?[ \t]-w"
         r"|\b(?i:net)[ \t]+(?i:use)\b[^\r\n|;&]*?[ \t]/(?i:user|u):\S+"
         r"|\bhtpasswd(?:[ \t]+-[A-Za-z]+)+(?:[ \t]+[^\s\-]\S*){2}"
         r"|\b(?i:convertto-securestring)(?:[ \t]+-(?i:string))?"
         r")[ \t]+['\"]?)[^\s'\"\-$<{%*\[(][^\s'\"]*",
         True,
-        "A password where one tool's command line puts it: ``redis-cli -a``, ``sqlcmd``/``bcp -P``, "
+        "A password where one tool's command line puts it: ``redis-cli -a``, ``sqlcmd``/``bcp -P`` (their ``-a`` is "
+        "the packet size), "
         "``ldapsearch -w`` (the same letters are other options elsewhere: grep's ``-w``, ls' ``-a``), the "
         "word after ``net use .. /user:name``, ``htpasswd -b file user <pw>``, PowerShell's "
         "``ConvertTo-SecureString '<pw>' -AsPlainText``; ``$VAR``, ``<pw>`` and options stay.",
@@ -716,7 +722,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "A (name, value) pair whose name is a secret's, as Python prints header lists and metadata: "
         "``('X-Api-Token', '...')`` (werkzeug, requests), ``(b'x-api-key', b'...')`` (ASGI), gRPC metadata; "
         "the closing ``)`` tells a pair from a list of field names (``[\"password\", \"email\"]``), and the value "
-        "has a digit, capital or symbol (an exception's args ``('token', 'expired')`` are words).",
+        "has a digit, a symbol or a capital inside a word (an exception's args ``('token', 'Expired')`` and a form's "
+        "``('password', 'This password is too common.')`` are words).",
         keep_suffix=True,
         hints=(*_PASSWORD_HINTS, *_TOKEN_HINTS),
         trigger=rf"(?:{_PASSWORD_TRIGGER_WORDS}|(?i:token|key|signature|pat|sig))\\?[\"'][ \t]*,",

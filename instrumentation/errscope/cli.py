@@ -2,7 +2,7 @@
 
 ``errscope demo [--out DIR] [--http]``
     run the refund scenario end to end on 127.0.0.1 and print the triage table.
-``errscope explain QUERY --from DIR``
+``errscope explain QUERY [--from DIR]``
     print the chain for one error ref, JSON-RPC request id or trace id, from OTLP-JSON files.
 ``errscope proxy [--upstream URL] [--listen HOST:PORT] [--out DIR] [-- COMMAND ...]``
     put the error architecture in front of an MCP server errscope cannot instrument (stdio to
@@ -180,8 +180,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     explain = commands.add_parser("explain", help="from an error ref to the upstream event")
     explain.add_argument("query", metavar="REF", help="error ref (ERR-XXXXXXXX), JSON-RPC request id or trace id")
-    explain.add_argument("--from", dest="source", type=Path, required=True, metavar="DIR",
-                         help="the demo's output folder or a Collector file-exporter folder")
+    explain.add_argument("--from", dest="source", type=Path, default=Path("errscope-out"), metavar="DIR",
+                         help="the demo's output folder or a Collector file-exporter folder (default: ./errscope-out, "
+                              "where the demo and configure_telemetry write)")
     explain.set_defaults(run=_explain)
 
     proxy = commands.add_parser(

@@ -399,6 +399,17 @@ async def test_j72_failing_tools_list_does_not_sink_an_answered_call(tmp_path: A
     assert len(log.received("tools/call")) == 1
 
 
+async def test_a_stalled_tools_list_does_not_turn_an_answered_call_into_a_timeout(tmp_path: Any) -> None:
+    """J72's other half: the SDK's follow-up ``tools/list`` is never answered (a server or gateway that stalls
+    listings). The tool's answer came on the wire before the idle timer fired, so it stands: not "timed out,
+    may already have been done", which would send the model to check (and a safe tool to be called again)."""
+    params, log = peer(tmp_path, [tool("search")], {"search": ok("3 hits")}, list_hold=True)
+    async with ToolClient(params, timeout=1.5, retry=None) as tc:
+        result = await tc.call_tool("search", {"q": "x"})
+    assert (result.outcome, result.text) == (Outcome.OK, "3 hits"), result
+    assert len(log.received("tools/call")) == 1
+
+
 async def test_j73_answer_wrapped_in_an_array(tmp_path: Any) -> None:
     """J73 (gensecaihq/Wazuh-MCP-Server #59: a server wrapped every JSON-RPC answer in an array and added
     ``"error": null``, and the n8n client's schema rejected it; modelcontextprotocol/typescript-sdk PR #2670: JSON
@@ -433,3 +444,26 @@ async def test_j74_error_result_without_any_content(tmp_path: Any, telemetry: An
     assert "sync_inbox" in result.text and "Ref ERR-" in result.text, result.text
     (span,) = telemetry.spans("tools/call sync_inbox")
     assert span.attributes["error.type"] == "tool_error"
+
+
+@pytest.mark.xfail(strict=True, reason="the SDK's stdio writer fails to encode the frame and the session is lost; "
+                   "refusing such arguments locally (invalid_input, nothing sent) is not built yet")
+async def test_arguments_holding_a_lone_surrogate_are_refused_before_sending(tmp_path: Any) -> None:
+    """A model's arguments may hold a lone surrogate (``"\\ud800"`` decoded from its JSON): no UTF-8 encodes it
+    (MCP messages are UTF-8), so the request can never be written. The call is the caller's mistake and nothing
+    was sent, not "the connection was lost while search was running"."""
+    params, log = peer(tmp_path, [tool("search")], {"search": ok("3 hits")})
+    async with ToolClient(params, timeout=3, retry=None) as tc:
+        result = await tc.call_tool("search", {"q": "x\ud800"})
+    assert result.failure_class is FailureClass.INVALID_INPUT and result.side_effect_possible is False, result
+
+
+@pytest.mark.xfail(strict=True, reason="pydantic's JSON parser (jiter) rejects a lone surrogate escape, so the SDK "
+                   "cannot read the answer; reading it with json and replacing the surrogate is not built yet")
+async def test_an_answer_holding_a_lone_surrogate_escape_is_read(tmp_path: Any) -> None:
+    """``"\\ud800"`` is valid JSON (RFC 8259 §8.2) that pydantic refuses: the tool's answer should cost one
+    character (U+FFFD), not become "the answer could not be read"."""
+    params, log = peer(tmp_path, [tool("search")], {"search": ok("3 hits \ud800")})
+    async with ToolClient(params, timeout=3, retry=None) as tc:
+        result = await tc.call_tool("search", {"q": "x"})
+    assert result.outcome is Outcome.OK and result.text.startswith("3 hits"), result

@@ -7,6 +7,7 @@ import json
 import re
 import reprlib
 import secrets
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -551,3 +552,43 @@ def test_an_sdk_wrapper_sentence_is_not_repeated_to_the_model() -> None:
 
     assert head("Error executing tool db_query") == "db_query failed."
     assert head("Error executing tool db_query: deadlock detected") == "db_query failed: Error executing tool db_query: deadlock detected."
+
+
+def test_a_frame_nested_too_deep_to_read_is_garbage_not_a_crash() -> None:
+    """json's RecursionError is no ValueError: a hostile server's deep frame must not escape the SDK's parser."""
+    from errscope.client._wire import stand_in_for_broken_response
+
+    assert stand_in_for_broken_response("[" * 100_000) is None
+    assert stand_in_for_broken_response(b'{"id": 1, "result": ' + b"[" * 100_000) is None
+
+
+@pytest.mark.parametrize("padding", [
+    " " * 40_000,  # a column-aligned table's padding, a blank-padded buffer
+    "\n" * 40_000,
+    "a." * 20_000,  # a dotted run (a field path's look-alike, a scheme's)
+    "a[0]." * 8_000,
+    "/a" * 20_000,  # a JSON pointer's look-alike
+    "Error: " * 6_000,
+])
+def test_foreign_error_readers_are_linear_on_long_runs(padding: str) -> None:
+    """A server's error text is read with Python's re (not RE2): a pattern entered at every character of a
+    long run and scanning to its end was quadratic (40,000 spaces: minutes of a blocked event loop). Each
+    reader now takes well under a second for 40 KB; the bound is ~100x what it takes, and far below the
+    quadratic time."""
+    from errscope.client._invalid_params import invalid_params_note, is_argument_rejection
+    from errscope.client._text import classify_text, safe_excerpt
+
+    text = "Invalid arguments: " + padding + " amount must be a number"
+    started = time.perf_counter()
+    safe_excerpt(text)
+    classify_text(text)
+    is_argument_rejection(text, {"amount"})
+    note = invalid_params_note("refund", text, {"amount": "40"})
+    assert time.perf_counter() - started < 5.0
+    assert "`amount` must be a number" in note
+
+
+def test_a_json_issue_list_nested_too_deep_is_no_issue_list() -> None:
+    from errscope.client._invalid_params import parse_argument_problems
+
+    assert parse_argument_problems('Invalid arguments: [{"path": ' + "[" * 50_000) == []

@@ -46,3 +46,52 @@ def test_ids_order_unknown_methods_and_malformed_frames(tmp_path: Path) -> None:
     assert lines[2] == b'{"jsonrpc":  "2.0" ,"id":  "a-1" ,"result":  {"echo":  "x/unknown"}}'
     assert received[4]["result"]["content"][0]["text"] == "ok"
     assert b"malformed frame from the server" in proxy.stderr
+
+
+# A server whose first line is a JSON array nested deeper than Python's json module recurses (a hostile
+# or broken peer); then it answers every request.
+DEEP_SERVER = r"""
+import json, sys
+sys.stdout.write("[" * 100000 + "\n")
+sys.stdout.flush()
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" in message:
+        result = {"content": [{"type": "text", "text": "ok"}]}
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}) + "\n")
+        sys.stdout.flush()
+"""
+
+
+def test_frames_nested_too_deep_to_read_are_malformed(tmp_path: Path) -> None:
+    """A frame nested deeper than the JSON reader recurses is a malformed frame on either side: the
+    host's gets -32700, the server's is dropped, and the relay goes on (RecursionError is no ValueError)."""
+    server = tmp_path / "deep_server.py"
+    server.write_text(DEEP_SERVER)
+    frames = [
+        b"[" * 100000 + b"\n",
+        json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "t", "arguments": {}}}).encode() + b"\n",
+    ]
+    proxy = subprocess.run(
+        proxy_command(tmp_path / "out", "--", sys.executable, str(server)),
+        input=b"".join(frames), capture_output=True, cwd=ROOT, timeout=30, check=True,
+    )
+    received = [json.loads(line) for line in proxy.stdout.splitlines()]
+    assert received[0] == {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+    assert received[1]["id"] == 7 and received[1]["result"]["content"][0]["text"] == "ok"
+    assert b"malformed frame from the server" in proxy.stderr
+
+
+def test_a_lone_surrogate_escape_crosses_the_relay(tmp_path: Path) -> None:
+    r"""``"\ud800"`` is valid JSON (RFC 8259 §8.2: an unpaired surrogate escape, whose behaviour is
+    unpredictable) but no UTF-8: a frame the proxy re-encodes (the host's call, which gets trace context;
+    the server's answer, which gets shaped) must not fail on it. The escape goes on as an escape."""
+    server = tmp_path / "raw_server.py"
+    server.write_text(RAW_SERVER)
+    call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "t", "arguments": {"q": "\ud800"}}}
+    proxy = subprocess.run(
+        proxy_command(tmp_path / "out", "--", sys.executable, str(server)),
+        input=json.dumps(call).encode() + b"\n", capture_output=True, cwd=ROOT, timeout=30, check=True,
+    )
+    received = [json.loads(line) for line in proxy.stdout.splitlines()]
+    assert received[-1]["id"] == 7 and received[-1]["result"]["content"][0]["text"] == "ok", proxy.stderr

@@ -241,3 +241,23 @@ async def test_j71_http_refusal_behind_a_stdio_proxy_keeps_its_status(tmp_path: 
     assert server.ran == [] and len(refused) == 1
     assert result.failure_class is FailureClass.RATE_LIMITED and result.retry_after == 30, result.text
     assert after.text == "up"
+
+
+async def test_http_refusal_with_a_plain_json_body_behind_a_stdio_proxy_keeps_its_status(tmp_path: Path) -> None:
+    """A gateway's 429 with ``application/json`` that is no JSON-RPC message (``{"message": "rate limit
+    exceeded"}``: API gateways, Kong, Cloudflare) is a refusal too: the SDK stands in "Server returned an error
+    response" for it as for a text body, so its status and ``Retry-After`` must reach the stdio host the same way.
+    The body's kind, not its content type, tells the server's own JSON-RPC answer from a refusal."""
+    from tests.client.servers.app import serve
+    from tests.client.test_heldout_cases_3 import gated, issues_server, refusing
+
+    server = issues_server()
+    limiter = refusing("search_issues", 429, b'{"message": "API rate limit exceeded"}', (b"retry-after", b"30"),
+                       (b"content-type", b"application/json"))
+    async with serve(gated(server.streamable_http_app(host="127.0.0.1"), limiter)) as base:
+        command = proxy_command(tmp_path, "--upstream", base + "/mcp")
+        params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT))
+        async with ToolClient(params, timeout=5) as tc:
+            result = await tc.call_tool("search_issues", {"query": "crash"})
+    assert server.ran == []
+    assert result.failure_class is FailureClass.RATE_LIMITED and result.retry_after == 30, result.text

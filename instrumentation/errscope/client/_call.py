@@ -79,8 +79,9 @@ def _answer_that_stands(answer: dict[str, Any]) -> CallToolResult | None:
 
     mcp 2.3's ``call_tool`` re-lists tools after a successful answer to check it against the output
     schema; when that ``tools/list`` fails, the call raised the listing's error though the tool had
-    answered (python-sdk #2626 and PR #3322, "validate_output"; PR #2441). The answer stands: the tool
-    ran and said what it said. Returns ``None`` when the answer is not a ``CallToolResult``.
+    answered (python-sdk #2626 and PR #3322, "validate_output"; PR #2441); when it stalls, the call's idle
+    timer fired though the tool had answered. The answer stands: the tool ran and said what it said.
+    Returns ``None`` when the answer is not a ``CallToolResult``.
     """
     try:
         return CallToolResult.model_validate(answer)
@@ -243,6 +244,7 @@ class LogicalCall:
         token = CURRENT_ATTEMPT.set(wire)
         ctx_token = otel_context.attach(trace.set_span_in_context(span))
         conn.tap.listeners.append(wire_events.append)
+        raw: CallToolResult | None = None  # stays None when the deadline's scope cancels the call
         try:
             with deadline.scope:
                 raw = await conn.client.call_tool(
@@ -276,13 +278,14 @@ class LogicalCall:
                 span.add_event(event)
             attributes[ERRSCOPE_PROGRESS_NOTIFICATIONS] = deadline.progress_events
 
+        if raw is None and wire.answer is not None and (deadline.fired is not None or isinstance(error, MCPError)):
+            # The tool answered; what failed or stalled after it is the SDK's own follow-up request.
+            raw = _answer_that_stands(wire.answer)
         fired = deadline.fired
-        if fired is not None:
+        if fired is not None and raw is None:
             owner.breaker.record_failure()
             attributes[ERROR_TYPE] = ERROR_TYPE_TIMEOUT
             return shape.timed_out(self.tool, fired, self.policy, hint=self.timeout_hint)
-        if raw is None and isinstance(error, MCPError) and wire.answer is not None:
-            raw = _answer_that_stands(wire.answer)
         if raw is not None:
             owner.breaker.record_success()
             listed = owner.catalog.get(self.tool)

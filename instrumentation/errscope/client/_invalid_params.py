@@ -283,6 +283,8 @@ def _json_issues(message: str) -> Iterator[tuple[str, str | None]]:
             value, _ = decoder.raw_decode(message, start)
         except ValueError:
             continue
+        except RecursionError:  # nested deeper than json recurses: no validator's report, nor any bracket inside it
+            return
         if isinstance(value, dict):  # {"issues": [...]} (zod's error JSON) or {"errors": [...]}
             value = value.get("issues") or value.get("errors")
         if not (isinstance(value, list) and value and all(isinstance(item, dict) for item in value)):
@@ -304,14 +306,14 @@ _PYDANTIC: Final = re.compile(
 _ZOD_PREFIX: Final = re.compile(rf"^(?P<path>{_FIELD}):\s+(?P<msg>.+)$", re.S)
 _ZOD_SUFFIX: Final = re.compile(rf"^(?P<msg>.+?) at (?P<path>{_FIELD})$", re.S)
 _ISSUE_BREAK: Final = re.compile(rf"\n|; |, (?={_FIELD}: [A-Z])")
-_TRACE: Final = re.compile(r"\s*(?:stack\s*)?trace(?:back)?\b.*$", re.I | re.S)  # "; trace at /srv/x.py:88"
+_TRACE: Final = re.compile(r"(?<!\s)\s*(?:stack\s*)?trace(?:back)?\b.*$", re.I | re.S)  # "; trace at /srv/x.py:88"
 _UNRECOGNISED: Final = re.compile(r"^Unrecognized keys?(?: in object)?:\s*(?P<keys>.+)$", re.I)
 _TOOL_PREAMBLE: Final = re.compile(r"^.*?\b(?:for tool|arguments for)\s+[`'\"]?[\w./-]+[`'\"]?\s*:\s*", re.I | re.S)
 _SDK_PREFIX: Final = re.compile(r"^(?:MCP error -?\d+:\s*)?(?:Input validation error:\s*)?", re.I)
-_MUST_BE: Final = re.compile(rf"(?<![\w/])[`'\"]?(?P<field>{_FIELD})[`'\"]? must be (?P<exp>[^.;,\n]{{1,60}})")
+_MUST_BE: Final = re.compile(rf"(?<![\w/.\]])[`'\"]?(?P<field>{_FIELD})[`'\"]? must be (?P<exp>[^.;,\n]{{1,60}})")
 # A tool's own check in words: "order_id must match ^ORD-\d{4}$" (rmcp servers' ErrorData::invalid_params).
 _MUST_MATCH: Final = re.compile(
-    rf"(?<![\w/])[`'\"]?(?P<field>{_FIELD})[`'\"]? must match (?:the )?(?:pattern |regex )?(?P<pattern>\S{{1,80}})"
+    rf"(?<![\w/.\]])[`'\"]?(?P<field>{_FIELD})[`'\"]? must match (?:the )?(?:pattern |regex )?(?P<pattern>\S{{1,80}})"
 )
 # ajv's text form: "data/a must be number" or "/a must be number" (instancePath + message).
 _POINTER_MUST: Final = re.compile(
@@ -346,7 +348,8 @@ def _zod_lines(message: str) -> Iterator[tuple[str, str | None]]:
 # jsonschema's ValidationError.message: "<repr of the value> <rule> <schema value>" (the mcp 1.x low-level Server
 # sends it as "Input validation error: 'seven' is not of type 'number'"). It names the value, not the argument.
 _JSONSCHEMA: Final = re.compile(
-    r"^(?:.*?error:\s*)?(?P<value>.+?) (?P<rule>is not of type|is not one of|does not match"
+    # the prefix atomic: the first "error:" or none (each further one re-read the line: quadratic on many)
+    r"^(?>.*?error:\s*)?(?P<value>.+?) (?P<rule>is not of type|is not one of|does not match"
     r"|is (?:less|greater) than(?: or equal to)? the (?:minimum|maximum) of|is not a) (?P<arg>.+)$",
     re.I | re.M,
 )
@@ -490,7 +493,8 @@ def _prose(message: str) -> Iterator[tuple[str, str | None]]:
 # the official Go SDK: "validating /properties/a: type: ... want \"number\"") or the keyword's error value printed
 # as a Go struct (santhosh-tekuri/jsonschema, used by mcp-go: "/a: &{Got:string Want:[number]}"). What the
 # argument must be comes from the keyword and the schema's own value in that report, never from the sent value.
-_LOCATION: Final = r"(?P<pointer>/[^\s:;]*|<root>|root)"
+# A pointer starts where no pointer runs already (a start inside "/a/b/c" scanned to its end at each "/": quadratic).
+_LOCATION: Final = r"(?P<pointer>(?<![\w/~$.-])/[^\s:;]*|<root>|root)"
 # Validators elsewhere (Java's networknt and everit, .NET's) put a JSONPath (``$.a.b``, ``$.items[0]``) or a URI
 # fragment pointer (``#/a/b``) before their own sentence: the location names the argument; the sentence is read
 # with the phrases above, and when none fits, the tool's listed schema says what the argument must be.

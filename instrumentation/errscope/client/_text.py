@@ -104,8 +104,10 @@ def scrub_text(text: str) -> str:
 # Fragments that are never useful to a model and often leak layout: file paths with line numbers,
 # "trace at ...", Python traceback lines, URLs' query strings.
 _NOISE: Final = (
-    re.compile(r"[;,]?\s*(?:stack\s*)?trace(?:back)?\b.*$", re.I | re.S),
-    re.compile(r"\s*\bat\s+\S+:\d+(?::\d+)?"),
+    # a whitespace run is entered at its start only (lookbehinds): a start at each of its characters made a
+    # long run of padding quadratic
+    re.compile(r"(?:[;,]|(?<![\s;,]))\s*(?:stack\s*)?trace(?:back)?\b.*$", re.I | re.S),
+    re.compile(r"(?<!\s)\s*\bat\s+\S+:\d+(?::\d+)?"),
     # A path, with a frame's position and name when it has one: Ruby's "x.rb:94:in `block in run'", Go's
     # "main.go:12 +0x1d", a JavaScript "x.js:3:14".
     re.compile(r"(?:[A-Za-z]:)?(?:/[\w.@~-]+){2,}(?::\d+(?::\d+)?(?::in\s+[`'][^'\n]*')?(?:\s+\+0x[0-9a-f]+)?)?"),
@@ -116,7 +118,7 @@ _NOISE: Final = (
 # Addresses in foreign text tell the model nothing it can use and tell an attacker the layout:
 # connection strings and URLs (user names, internal hosts) and IP addresses become placeholders.
 _ADDRESSES: Final = (
-    (re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s,;'\")]+"), "[url]"),
+    (re.compile(r"(?i)(?<![\w+.-])[a-z][a-z0-9+.-]*://[^\s,;'\")]+"), "[url]"),  # a scheme starts a run
     (re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b"), "[ip]"),
 )
 

@@ -371,7 +371,7 @@ def stand_in_for_broken_response(raw: str | bytes) -> JSONRPCError | None:
     """
     try:
         frame = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # also nested deeper than the reader recurses
         return None
     if isinstance(frame, list) and len(frame) == 1:
         frame = frame[0]

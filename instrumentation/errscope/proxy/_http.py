@@ -138,7 +138,7 @@ class HttpRelay:
     def _from_host(self, scope: Scope, body: bytes) -> bytes:
         try:
             decoded = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):
             return body  # the server answers -32700 itself, over HTTP
         messages = decoded if isinstance(decoded, list) else [decoded]
         forwarded = [self.calls.from_host(scope, message) for message in messages]
@@ -149,7 +149,7 @@ class HttpRelay:
     def _from_server(self, scope: Scope, raw: bytes) -> bytes:
         try:
             decoded = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # also nested deeper than the reader recurses
             logger.warning("a malformed JSON body from the server was relayed as it is (%d bytes)", len(raw))
             return raw
         messages = decoded if isinstance(decoded, list) else [decoded]
@@ -213,7 +213,7 @@ class HttpRelay:
         if data.strip() and (scope.in_flight or scope.cancelled):
             try:
                 message = json.loads(data)
-            except ValueError:
+            except (ValueError, RecursionError):
                 message = None
             if message is not None:
                 answer = self.calls.from_server(scope, message)

@@ -36,7 +36,13 @@ OnMessage = Callable[[Any, bytes | None], None]
 
 
 def encode(message: Any) -> bytes:
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    """One stdio frame for ``message``: UTF-8 JSON, or ASCII JSON when it holds a lone surrogate (``"\\ud800"``
+    is valid JSON, RFC 8259 §8.2, but encodes to no UTF-8): the escape goes on as an escape."""
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode() + b"\n"
+    except UnicodeEncodeError:
+        return json.dumps(message, separators=(",", ":")).encode() + b"\n"
 
 
 class Upstream(Protocol):
@@ -177,10 +183,12 @@ class HttpServer:
 
     async def _note_refusal(self, response: Any) -> None:
         content_type = response.headers.get("content-type", "")
-        if response.request.method != "POST" or response.status_code < 400 or "json" in content_type or "event-stream" in content_type:
-            return  # a JSON-RPC body is the server's own answer, relayed with its own message
+        if response.request.method != "POST" or response.status_code < 400 or "event-stream" in content_type:
+            return
         if response.status_code == 404:
             return  # the session is gone (MCP, Transports > Session Management), not a thing "not found"
+        if "json" in content_type and _is_jsonrpc(await response.aread()):
+            return  # the server's own answer, relayed with its own message; a gateway's JSON body is none
         try:
             message = json.loads(response.request.content or b"null")
         except (ValueError, RuntimeError):
@@ -235,6 +243,15 @@ class HttpServer:
         await self._stack.aclose()
 
 
+def _is_jsonrpc(body: bytes) -> bool:
+    """Whether ``body`` holds a JSON-RPC message (JSON-RPC 2.0 §4-5): an object with ``"jsonrpc": "2.0"``."""
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(message, dict) and message.get("jsonrpc") == "2.0"
+
+
 async def _readline(stream: asyncio.StreamReader, side: str) -> bytes:
     while True:
         try:
@@ -259,9 +276,9 @@ def _decode(frame: bytes, side: str) -> tuple[Any | None, bytes | None]:
         logger.warning("a frame from the %s held bytes that are not UTF-8; replaced with U+FFFD", side)
         try:
             return json.loads(frame.decode("utf-8", "replace")), None
-        except ValueError:
+        except (ValueError, RecursionError):
             pass
-    except ValueError:
+    except (ValueError, RecursionError):  # nested deeper than the reader recurses: malformed too
         pass
     logger.warning("a malformed frame from the %s was dropped (%d bytes)", side, len(frame))
     return None, None
@@ -290,7 +307,7 @@ async def serve_stdio(upstream: Upstream, calls: Calls) -> None:
                 continue
             try:
                 message = json.loads(frame)
-            except ValueError:
+            except (ValueError, RecursionError):
                 logger.warning("a malformed frame from the host was answered with -32700 (%d bytes)", len(frame))
                 out_transport.write(encode(parse_error()))
                 continue

@@ -11,7 +11,8 @@ frame received). Handshake era: 2025-11-25. The spec::
      "stuck_cursor": true,    # optional: every page is the first, always with the same nextCursor
      "stdout_noise": ["..."], # optional: lines printed on stdout at start and before every answer (not JSON-RPC)
      "stderr_bytes": 0,       # optional: bytes written to stderr before every tools/call answer
-     "list_error": {...}}     # optional: every tools/list is answered with this JSON-RPC error
+     "list_error": {...},     # optional: every tools/list is answered with this JSON-RPC error
+     "list_hold": true}       # optional: no tools/list is ever answered
 
 An answer may also be ``{"raw": "<frame with {id}>"}``: the line is written as latin-1 bytes with the request id in
 place of ``{id}``, so a test can send bytes that are not UTF-8 or a frame that is not valid JSON-RPC.
@@ -104,6 +105,8 @@ def main() -> None:
                 "capabilities": {"tools": {}},
                 "serverInfo": {"name": "heldout-peer", "version": "0.0.1"},
             }})
+        elif method == "tools/list" and SPEC.get("list_hold"):
+            continue
         elif method == "tools/list":
             answer(rid, {"error": SPEC["list_error"]} if "list_error" in SPEC else {"result": listing(params.get("cursor"))})
         elif method == "tools/call":
