@@ -287,23 +287,30 @@ async def test_j80_attempt_spans_carry_their_own_trace_context(telemetry: Any) -
     """J80 (langflow-ai/langflow PR #14423: "one span per logical tool call, retries included" was the goal, and
     aws-observability/aws-otel-python-instrumentation #826: "one tool call = one client span"; errscope keeps one
     CLIENT span per attempt, so the server's span of each attempt must hang under that attempt's span, not all
-    under the first). After an automatic retry the two POSTs carry different ``_meta.traceparent`` values, each
-    naming one of the exported ``tools/call`` CLIENT spans, all in one trace."""
+    under the first). After an automatic retry inside the agent's own span, the two POSTs carry different
+    ``_meta.traceparent`` values, each naming one of the exported ``tools/call`` CLIENT spans; both are children
+    of the agent's span (one trace), the second links to the first, and only the failed one carries a class."""
+    from opentelemetry.trace import get_tracer
+
     from tests.client.servers.app import serve
 
     server = pages_server()
     seen: list[bytes] = []
     gate = first_refused("search_pages", 502, NGINX_502, seen, HTML)
+    tracer = get_tracer("agent", tracer_provider=telemetry.providers["tracer_provider"])
     async with serve(gated(server.streamable_http_app(host="127.0.0.1"), gate)) as base:
         async with ToolClient(base + "/mcp", timeout=5, retry=FAST_RETRY, **telemetry.providers) as tc:
-            result = await tc.call_tool("search_pages", {"query": "roadmap"})
+            with tracer.start_as_current_span("execute_tool search_pages") as agent:
+                result = await tc.call_tool("search_pages", {"query": "roadmap"})
     assert result.outcome is Outcome.OK and len(seen) == 2
     parents = [json.loads(body)["params"]["_meta"]["traceparent"].split("-") for body in seen]
-    spans = [s for s in telemetry.spans() if s.name == "tools/call search_pages"]
+    spans = sorted((s for s in telemetry.spans() if s.name == "tools/call search_pages"), key=lambda s: s.start_time)
     assert len(spans) == 2, [s.name for s in telemetry.spans()]
-    assert {p[2] for p in parents} == {format(s.context.span_id, "016x") for s in spans}
-    assert len({p[1] for p in parents}) == 1
-    first, second = sorted(spans, key=lambda s: s.start_time)
+    assert [p[2] for p in parents] == [format(s.context.span_id, "016x") for s in spans]
+    assert {p[1] for p in parents} == {format(agent.get_span_context().trace_id, "032x")}
+    assert all(s.parent is not None and s.parent.span_id == agent.get_span_context().span_id for s in spans)
+    first, second = spans
+    assert first.context.span_id in [link.context.span_id for link in second.links]
     assert first.attributes.get(ERRSCOPE_FAILURE_CLASS) == "upstream_unavailable"
     assert ERRSCOPE_FAILURE_CLASS not in (second.attributes or {})
 
@@ -359,3 +366,131 @@ async def test_j82_foreign_sdks_error_wording(tmp_path: Any, telemetry: Any, sdk
     for fragment in ('"isError"', '{"content"', "java.net.", "notes.internal.example", "FAKE-QS-TOKEN-77"):
         assert fragment not in result.text and fragment not in recorded(telemetry), fragment
     assert len(log.received("tools/call")) == 1
+
+
+class _TlsListener:
+    """A TLS listener on 127.0.0.1 with a freshly made self-signed certificate (``openssl req -x509``): every
+    handshake a verifying client makes fails with CERTIFICATE_VERIFY_FAILED. Counts the connections."""
+
+    def __init__(self, tmp_path: Any) -> None:
+        import socket
+        import ssl
+        import subprocess
+        import threading
+
+        key, cert = tmp_path / "mcp.key", tmp_path / "mcp.crt"
+        subprocess.run(["openssl", "req", "-x509", "-nodes", "-days", "1", "-newkey", "rsa:2048", "-keyout", str(key),
+                        "-out", str(cert), "-subj", "/O=FAKE corp/CN=127.0.0.1"], check=True, capture_output=True)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert, key)
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+
+        def serve() -> None:
+            while True:
+                try:
+                    conn, _ = self.sock.accept()
+                except OSError:
+                    return
+                self.connections += 1
+                try:
+                    with context.wrap_socket(conn, server_side=True):
+                        pass
+                except (OSError, ssl.SSLError):
+                    conn.close()
+
+        threading.Thread(target=serve, daemon=True).start()
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+async def test_j90_self_signed_certificate_fails_fast_and_was_never_sent(tmp_path: Any, telemetry: Any) -> None:
+    """J90 (modelcontextprotocol/python-sdk #1370: ``httpx.ConnectError: [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify
+    failed: self signed certificate``; google/adk-python #2558: against a self-signed server "the first interaction
+    … will freeze and not return"; IBM/mcp-context-forge #1539). The TLS handshake fails before any byte of the
+    request is sent: the call ends well inside its timeout as ``upstream_unavailable`` that did not run
+    (``side_effect_possible`` false), and the text quotes no OpenSSL internals (``_ssl.c``)."""
+    import time
+
+    listener = _TlsListener(tmp_path)
+    try:
+        async with ToolClient(f"https://127.0.0.1:{listener.port}/mcp", timeout=10, connect_timeout=5,
+                              retry=FAST_RETRY, **telemetry.providers) as tc:
+            started = time.monotonic()
+            result = await tc.call_tool("create_page", {"title": "Q3 plan"})
+            elapsed = time.monotonic() - started
+    finally:
+        listener.close()
+    assert (result.outcome, result.failure_class) == (Outcome.ERROR, FailureClass.UPSTREAM_UNAVAILABLE), result
+    assert result.side_effect_possible is False, result
+    assert elapsed < 8 and listener.connections >= 1, (elapsed, listener.connections)
+    assert "_ssl.c" not in result.text and "Ref ERR-" in result.text
+
+
+async def test_j91_a_name_that_does_not_resolve_fails_fast_and_was_never_sent(telemetry: Any) -> None:
+    """J91 (archestra-ai/archestra #3333: "fetch failed: getaddrinfo ENOTFOUND mcp-…svc.cluster.local", retried three
+    times 5 s apart; punkpeye/mcp-remote #43; lobehub/lobehub #8546). A server URL whose host does not resolve
+    (``.invalid`` never does, RFC 6761 §6.4): the call ends at once as ``upstream_unavailable`` that certainly did
+    not run, naming the server without the resolver's wording, and the model is not told to retry now."""
+    import time
+
+    async with ToolClient("http://mcp-FAKE-orders.invalid:8080/mcp", timeout=10, connect_timeout=5,
+                          retry=FAST_RETRY, **telemetry.providers) as tc:
+        started = time.monotonic()
+        result = await tc.call_tool("create_page", {"title": "Q3 plan"})
+        elapsed = time.monotonic() - started
+    assert (result.outcome, result.failure_class) == (Outcome.ERROR, FailureClass.UPSTREAM_UNAVAILABLE), result
+    assert result.side_effect_possible is False and elapsed < 8, (result, elapsed)
+    for fragment in ("getaddrinfo", "Errno", "Name or service not known", "retry now"):
+        assert fragment not in result.text, fragment
+    assert "Ref ERR-" in result.text
+
+
+@pytest.mark.parametrize(("code", "message"), [(-32001, "Request timed out"), (-32000, "Connection closed"),
+                                               (-32800, "Request cancelled")], ids=["32001", "32000", "32800"])
+async def test_j92_a_gateway_relaying_its_own_timeout_is_not_a_call_that_never_ran(tmp_path: Any, code: int, message: str) -> None:
+    """J92 (mindstone/Super-MCP #1: an MCP router relayed "Tool call failed: MCP error -32001: Request timed out" from
+    the server behind it; GlassHaven/Haven #279; DESIGN.md: the TS SDK's local timeout (-32001) and closed connection
+    (-32000) share the code band servers use, and on streamable HTTP the SDK answers a cancelled request -32800).
+    A gateway answers ``send_invoice`` (no hints) with its own timeout, lost connection or cancellation: the
+    server behind it received the call and may have acted. The call is ``upstream_unavailable``, may have taken
+    effect (``side_effect_possible`` not false), is not sent again, and the model is not told to fix its
+    arguments."""
+    params, log = peer(tmp_path, [tool("send_invoice")], {"send_invoice": {"error": {"code": code, "message": message}}})
+    async with ToolClient(params, timeout=3, retry=FAST_RETRY) as tc:
+        result = await tc.call_tool("send_invoice", {"invoice": "INV-7"})
+    assert (result.outcome, result.failure_class) == (Outcome.ERROR, FailureClass.UPSTREAM_UNAVAILABLE), result
+    assert result.side_effect_possible is not False, result
+    assert len(log.received("tools/call")) == 1
+    assert "argument" not in result.text.lower() and "Ref ERR-" in result.text
+
+
+async def test_j93_a_wrong_endpoint_answering_404_html_fails_fast(telemetry: Any) -> None:
+    """J93 (mcbodge/MudMCP #36: "Streamable HTTP error: Error POSTing to endpoint: code: 404" when the server lived
+    elsewhere; n8n-nodes-mcp #111 behind nginx: "The resource you are requesting could not be found"). Every POST,
+    ``initialize`` included, gets a reverse proxy's 404 page without ``Mcp-Session-Id``: nothing was ever
+    delivered. The call fails well inside its timeout as a failure that did not run, with a bounded number of
+    POSTs (no reconnect loop: one session set-up, ``server/discover`` then ``initialize``, when the client opens and
+    one per automatic attempt, which the retry table allows for what was never delivered) and no HTML in the text."""
+    import time
+
+    from tests.client.servers.app import serve
+
+    server = pages_server()
+    posts: list[bytes] = []
+    page = NGINX_502.replace(b"502 Bad Gateway", b"404 Not Found")
+
+    async def missing(scope: dict[str, Any], request: bytes, send: Any, method: str) -> bool:
+        posts.append(request)
+        return await answer(send, 404, page, HTML)
+
+    async with serve(gated(server.streamable_http_app(host="127.0.0.1"), missing)) as base:
+        async with ToolClient(base + "/mcp", timeout=10, connect_timeout=5, retry=FAST_RETRY, **telemetry.providers) as tc:
+            started = time.monotonic()
+            result = await tc.call_tool("create_page", {"title": "Q3 plan"})
+            elapsed = time.monotonic() - started
+    assert result.outcome is Outcome.ERROR and result.side_effect_possible is False, result
+    assert elapsed < 5 and len(posts) <= 2 * (1 + FAST_RETRY.max_attempts), (elapsed, len(posts))
+    assert "<" not in result.text and "nginx" not in result.text and "Ref ERR-" in result.text
