@@ -1,4 +1,4 @@
-"""Client side of tests/heldout_cases.md, fourth round (J76-J84): retries that re-run side effects, the transport
+"""Client side of tests/heldout_cases.md, fourth round (J76-J84, J90-J93): retries that re-run side effects, the transport
 failures reverse proxies and CDNs produce, foreign servers' wording, and what the client's telemetry holds.
 
 ``ToolClient`` drives a real ``MCPServer`` over streamable HTTP on 127.0.0.1, behind the ASGI gate of the third round

@@ -1,4 +1,4 @@
-"""Server side of tests/heldout_cases.md, fourth round (J87-J89): a root cause lost on the way to the answer and the
+"""Server side of tests/heldout_cases.md, fourth round (J87-J89, J94): a root cause lost on the way to the answer and the
 span: exception groups from task groups (nested, with cancelled siblings, with several real failures) and an
 upstream error wrapped by a sync tool running in a worker thread.
 
@@ -169,3 +169,42 @@ async def test_j89_sync_tool_wrapping_an_upstream_error(style: str, chaining: st
     [span] = tool_spans(telemetry)
     assert span.attributes.get("errscope.failure_class") == "rate_limited", dict(span.attributes)
     assert span.attributes.get("errscope.upstream.status") == "429", dict(span.attributes)
+
+
+@pytest.mark.parametrize("style", ["mcpserver", "fastmcp"])
+async def test_j94_sync_tool_failing_after_the_cancel_ends_cancelled(style: str, telemetry: CapturedTelemetry) -> None:
+    """J94 (modelcontextprotocol/python-sdk #2507 and DESIGN.md: sync tools keep running in their worker thread after
+    ``notifications/cancelled``; anthropics/claude-code #51073: a late answer to a cancelled request broke the
+    client). A sync ``export_ledger`` is cancelled by the client 0.15 s in, then fails in its thread 0.6 s in. The
+    request gets no answer (MCP spec, Cancellation), so its SERVER span ends ``cancelled`` like an async tool's,
+    with status unset, no failure class and no "tool call failed" record quoting a ref nobody was given; the
+    next call works."""
+    import time
+
+    server = BUILDERS[style]()
+    finished: list[str] = []
+
+    @server.tool()
+    def export_ledger(month: str) -> str:
+        """Export a month of the ledger (slow, synchronous driver)."""
+        time.sleep(0.6)
+        finished.append(month)
+        raise ConnectionResetError("ledger store reset the connection")
+
+    @server.tool()
+    def ping() -> str:
+        """Liveness."""
+        return "pong"
+
+    errscope.instrument(server, **telemetry.providers)
+    target = server._mcp_server if style == "fastmcp" else server
+    async with Client(target, mode="legacy") as client:
+        with anyio.move_on_after(0.15):
+            await client.call_tool("export_ledger", {"month": "2026-01"})
+        await anyio.sleep(0.8)
+        assert text_of(await client.call_tool("ping", {})) == "pong"
+    assert finished == ["2026-01"]  # the thread did run on and fail
+    [span] = [s for s in tool_spans(telemetry) if s.name == "tools/call export_ledger"]
+    assert span.attributes.get("errscope.outcome") == "cancelled", dict(span.attributes)
+    assert "errscope.failure_class" not in span.attributes and span.status.description is None
+    assert not [r for r in telemetry.log_records if "export_ledger" in r.getMessage()]
