@@ -1,4 +1,4 @@
-"""Client side of tests/heldout_cases.md, fourth round (J76-J84, J90-J93): retries that re-run side effects, the transport
+"""Client side of tests/heldout_cases.md, fourth round (J76-J84, J90-J93, J95): retries that re-run side effects, the transport
 failures reverse proxies and CDNs produce, foreign servers' wording, and what the client's telemetry holds.
 
 ``ToolClient`` drives a real ``MCPServer`` over streamable HTTP on 127.0.0.1, behind the ASGI gate of the third round
@@ -92,10 +92,11 @@ def first_refused(tool_name: str, status: int, body: bytes, seen: list[bytes], *
     return gate
 
 
-def cut_mid_answer(app: Any, tool_name: str, seen: list[bytes], *, times: int = 1) -> Any:
-    """``app``, except that the answer to the first ``times`` POSTs calling ``tool_name`` is cut after its first
-    bytes: the tool runs, the response starts, then the connection is dropped (what a client reads as httpx's
-    ``RemoteProtocolError: peer closed connection without sending complete message body``)."""
+def cut_mid_answer(app: Any, tool_name: str, seen: list[bytes], *, times: int = 1, keep: int = 0) -> Any:
+    """``app``, except that the answer to the first ``times`` POSTs calling ``tool_name`` is cut: its first ``keep``
+    body chunks (SSE events) pass whole, the next is cut after 7 bytes and the connection is dropped (what a
+    client reads as httpx's ``RemoteProtocolError: peer closed connection without sending complete message
+    body``). The tool has run by then."""
 
     async def asgi(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http" or scope["method"] != "POST":
@@ -116,8 +117,12 @@ def cut_mid_answer(app: Any, tool_name: str, seen: list[bytes], *, times: int = 
             await app(scope, again, send)
             return
 
+        kept: list[bytes] = []
+
         async def cutting(event: dict[str, Any]) -> None:
-            if event["type"] == "http.response.body" and event.get("body"):
+            if event["type"] == "http.response.body" and event.get("body") and len(kept) < keep:
+                kept.append(event["body"])
+            elif event["type"] == "http.response.body" and event.get("body"):
                 await send({"type": "http.response.body", "body": event["body"][:7], "more_body": True})
                 raise ConnectionAbortedError("test: connection cut mid-answer")
             await send(event)
@@ -494,3 +499,29 @@ async def test_j93_a_wrong_endpoint_answering_404_html_fails_fast(telemetry: Any
     assert result.outcome is Outcome.ERROR and result.side_effect_possible is False, result
     assert elapsed < 5 and len(posts) <= 2 * (1 + FAST_RETRY.max_attempts), (elapsed, len(posts))
     assert "<" not in result.text and "nginx" not in result.text and "Ref ERR-" in result.text
+
+
+async def test_j95_connection_cut_after_an_event_id_is_resumed_not_replayed(telemetry: Any) -> None:
+    """J95 (SEP-1699 and the MCP spec, Transports > Resumability and Redelivery: a client whose SSE stream broke after
+    an event id reconnects with ``Last-Event-ID`` and the server replays what it missed; tya5/reyn PR #2600 and
+    smg-project/smg PR #2441: re-POSTing instead re-runs the tool). A server with an event store (2025-11-25 era)
+    sends ``create_page``'s priming event, then the connection drops in the middle of the answer. The client
+    resumes: outcome ``ok`` with the answer, one POST of the call, the tool ran once, and a ``GET`` carried
+    ``Last-Event-ID``."""
+    from tests.client.servers.app import serve
+    from tests.client.test_heldout_cases_3 import MemoryEventStore
+
+    server = pages_server()
+    seen: list[bytes] = []
+    resumed: list[bytes] = []
+    app = server.streamable_http_app(host="127.0.0.1", event_store=MemoryEventStore(), retry_interval=100)
+
+    async def watch(scope: dict[str, Any], body: bytes, send: Any, method: str) -> bool:
+        resumed.extend(value for key, value in scope["headers"] if method == "GET" and key == b"last-event-id")
+        return False
+
+    async with serve(gated(cut_mid_answer(app, "create_page", seen, keep=1), watch)) as base:
+        async with ToolClient(base + "/mcp", timeout=5, retry=FAST_RETRY, mode="legacy", **telemetry.providers) as tc:
+            result = await tc.call_tool("create_page", {"title": "Q3 plan"})
+    assert (result.outcome, result.text) == (Outcome.OK, "page Q3 plan created"), result
+    assert len(seen) == 1 and server.ran == ["create_page:Q3 plan"] and resumed, (len(seen), server.ran, resumed)
