@@ -1,4 +1,4 @@
-"""Server side of tests/heldout_cases.md, fourth round (J87-J89, J94): a root cause lost on the way to the answer and the
+"""Server side of tests/heldout_cases.md, fourth round (J87-J89, J94, J96): a root cause lost on the way to the answer and the
 span: exception groups from task groups (nested, with cancelled siblings, with several real failures) and an
 upstream error wrapped by a sync tool running in a worker thread.
 
@@ -208,3 +208,57 @@ async def test_j94_sync_tool_failing_after_the_cancel_ends_cancelled(style: str,
     assert span.attributes.get("errscope.outcome") == "cancelled", dict(span.attributes)
     assert "errscope.failure_class" not in span.attributes and span.status.description is None
     assert not [r for r in telemetry.log_records if "export_ledger" in r.getMessage()]
+
+
+@pytest.mark.parametrize("style", ["mcpserver", "fastmcp"])
+@pytest.mark.parametrize("era", ["legacy", "2026-07-28"])
+async def test_j96_a_deliberate_protocol_error_inside_a_task_group(style: str, era: str, telemetry: CapturedTelemetry) -> None:
+    """J96 (modelcontextprotocol/python-sdk #1768 and PR #1780: a tool's ``UrlElicitationRequiredError`` became an
+    ``isError`` result and the consent URL was lost; IBM/mcp-context-forge #1902 and microsoft/autogen PR #6458: anyio
+    wraps even one failing task in an ``ExceptionGroup``). A tool checks authorisation in parallel with its fetch,
+    inside a task group; the check raises ``UrlElicitationRequiredError``. The group is only the wrapping: the
+    answer is JSON-RPC -32042 with the URL and elicitation id exactly as given (MCP 2025-11-25, Elicitation > URL
+    mode). A group holding that error and another real failure stays an execution failure (``isError``)."""
+    from mcp.shared.exceptions import MCPError, UrlElicitationRequiredError
+    from mcp_types import URL_ELICITATION_REQUIRED, ElicitRequestURLParams
+
+    server = BUILDERS[style]()
+    consent = ElicitRequestURLParams(
+        message="Authorize access to your GitHub repositories",
+        url="https://auth.example.com/oauth/authorize?client_id=mcp-github&state=el-96",
+        elicitation_id="el-96",
+    )
+
+    async def authorise() -> None:
+        raise UrlElicitationRequiredError([consent])
+
+    @server.tool()
+    async def list_private_repos(org: str) -> str:
+        """List an organisation's private repositories."""
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(anyio.sleep, 5)  # the fetch, cancelled when the check fails
+            tg.start_soon(authorise)
+        return "repos"
+
+    @server.tool()
+    async def mirror_repos(org: str) -> str:
+        """Mirror an organisation's repositories."""
+
+        async def copy() -> None:
+            raise ConnectionResetError("mirror target reset the connection")
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(authorise)
+            tg.start_soon(copy)
+        return "mirrored"
+
+    errscope.instrument(server, **telemetry.providers)
+    target = server._mcp_server if style == "fastmcp" else server
+    async with Client(target, mode=era) as client:
+        with pytest.raises(MCPError) as raised:
+            await client.call_tool("list_private_repos", {"org": "FAKE-org"})
+        mixed = await client.call_tool("mirror_repos", {"org": "FAKE-org"})
+    assert raised.value.code == URL_ELICITATION_REQUIRED, raised.value
+    [elicitation] = (raised.value.data or {}).get("elicitations", [])
+    assert (elicitation["url"], elicitation["elicitationId"]) == (consent.url, "el-96"), elicitation
+    assert mixed.is_error and "ERR-" in text_of(mixed)
