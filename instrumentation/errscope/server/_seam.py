@@ -249,9 +249,9 @@ def deliberate_protocol_error(exc: BaseException) -> MCPError | None:
 
     anyio and ``asyncio.TaskGroup`` wrap even one failing task in an exception group (PEP 654), and the
     frameworks wrap that again (MCPServer's ``UnexpectedToolError``, FastMCP's ``ToolError``, followed by
-    ``__cause__``). A group whose only member that is not a cancellation is an ``MCPError`` the tool
-    raised itself (not a peer's answer to a client inside the tool) keeps the protocol channel the tool
-    chose, e.g. -32042 with its consent URL (MCP 2025-11-25, Elicitation > URL mode; tests/heldout_cases.md
+    ``__cause__``). A group whose only member that is not a cancellation is an ``MCPError`` the tool's own
+    code raised (its innermost frame outside the SDK and the frameworks: not a peer's answer to a client
+    inside the tool, nor a downstream server run in process) keeps the protocol channel the tool chose, e.g. -32042 with its consent URL (MCP 2025-11-25, Elicitation > URL mode; tests/heldout_cases.md
     J96). Any other group is an execution failure, classified by its members.
     """
     current: BaseException | None = exc
@@ -262,7 +262,7 @@ def deliberate_protocol_error(exc: BaseException) -> MCPError | None:
     cancelled = anyio.get_cancelled_exc_class()
     members = [leaf for leaf in _leaves(current) if not isinstance(leaf, cancelled)]
     lone = members[0] if len(members) == 1 else None
-    return lone if isinstance(lone, MCPError) and not raised_in(lone, *_PEER_MODULES) else None
+    return lone if isinstance(lone, MCPError) and not raised_in(lone, "mcp", *_FRAMEWORKS) else None
 
 
 def _leaves(group: BaseExceptionGroup[Any]) -> Iterator[BaseException]:
