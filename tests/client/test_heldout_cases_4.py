@@ -1,4 +1,4 @@
-"""Client side of tests/heldout_cases.md, fourth round (J76-J84, J90-J93, J95): retries that re-run side effects, the transport
+"""Client side of tests/heldout_cases.md, fourth round (J76-J84, J90-J93, J95, J97): retries that re-run side effects, the transport
 failures reverse proxies and CDNs produce, foreign servers' wording, and what the client's telemetry holds.
 
 ``ToolClient`` drives a real ``MCPServer`` over streamable HTTP on 127.0.0.1, behind the ASGI gate of the third round
@@ -525,3 +525,22 @@ async def test_j95_connection_cut_after_an_event_id_is_resumed_not_replayed(tele
             result = await tc.call_tool("create_page", {"title": "Q3 plan"})
     assert (result.outcome, result.text) == (Outcome.OK, "page Q3 plan created"), result
     assert len(seen) == 1 and server.ran == ["create_page:Q3 plan"] and resumed, (len(seen), server.ran, resumed)
+
+
+@pytest.mark.parametrize(("prefix", "page", "headline"), [
+    ("HTTP error 502: ", NGINX_502, "502 Bad Gateway"),
+    ("Error POSTing to endpoint (HTTP 524): ", CLOUDFLARE_524, "A timeout occurred"),
+], ids=["nginx-502", "cloudflare-524"])
+async def test_j97_an_error_page_quoted_in_a_tool_error(tmp_path: Any, telemetry: Any, prefix: str, page: bytes, headline: str) -> None:
+    """J97 (pgEdge/pgedge-postgres-mcp PR #47: "HTTP error 502: <html><head><title>502 Bad Gateway</title>…" shown to
+    users; obot-platform/obot #3266: a gateway's tool error quoted Cloudflare's whole 524 page). A foreign server
+    (an MCP gateway) answers ``isError`` with its upstream's HTML error page inside the text. The model reads the
+    page's headline, not markup, the visitor's IP or the Ray ID; the class comes from the status."""
+    text = prefix + page.decode()
+    params, _ = peer(tmp_path, [tool("query_orders")], {"query_orders": failed(text)})
+    async with ToolClient(params, timeout=3, retry=None, **telemetry.providers) as tc:
+        result = await tc.call_tool("query_orders", {"q": "open"})
+    assert result.failure_class is FailureClass.UPSTREAM_UNAVAILABLE, result
+    assert headline in result.text and "Ref ERR-" in result.text, result.text
+    for fragment in ("<", "cf-wrapper", "203.0.113.77", "8f00FAKE", "nginx/1.25", "cdn-cgi"):
+        assert fragment not in result.text, (fragment, result.text)
