@@ -71,3 +71,21 @@ async def test_j86_connection_cut_mid_answer_behind_a_stdio_proxy(tmp_path: Path
     assert server.ran == ["create_page:Q3 plan"] and len(seen) == 1
     assert "peer closed" not in result.text and "chunked" not in result.text
     assert after.text == "up"
+
+
+async def test_j98_a_relayed_cancellation_behind_a_stdio_proxy(tmp_path: Path) -> None:
+    """J98 (mindstone/Super-MCP #1 and J92, one hop further: the server behind ``errscope proxy`` is itself a gateway and
+    answers -32800 "Request cancelled" for a call the host never cancelled). The proxy's span and the host read it
+    alike: ``upstream_unavailable``, not ``unknown`` (the mapping-gap alert), the call may have taken effect and is
+    not sent again; the next call works."""
+    from tests.client.test_heldout_cases import ok, tool
+    from tests.proxy.test_heldout_cases_3 import through_proxy
+
+    params = through_proxy(tmp_path, [tool("send_invoice"), tool("echo")],
+                           {"send_invoice": {"error": {"code": -32800, "message": "Request cancelled"}}, "echo": ok("echo")})
+    async with ToolClient(params, timeout=5, retry=FAST_RETRY) as tc:
+        result = await tc.call_tool("send_invoice", {"invoice": "INV-7"})
+        after = await tc.call_tool("echo", {})
+    assert (result.outcome, result.failure_class) == (Outcome.ERROR, FailureClass.UPSTREAM_UNAVAILABLE), result
+    assert result.side_effect_possible is not False and result.attempts == 1, result
+    assert "may have taken effect" in result.text and after.text == "echo"
