@@ -1,4 +1,4 @@
-"""Proxy side of tests/heldout_cases.md, fourth round (J85, J86): a stdio host reaching an HTTP upstream through
+"""Proxy side of tests/heldout_cases.md, fourth round (J85, J86, J98): a stdio host reaching an HTTP upstream through
 ``errscope proxy --upstream URL``, where a CDN or reverse proxy in front of the upstream answers with its own HTML
 error page, or the connection drops while the answer is on its way.
 
