@@ -20,7 +20,7 @@ from errscope import Channel, FailureClass, Outcome
 from errscope._attributes import ERRSCOPE_FAILURE_CLASS
 from errscope.client import ConnectionState, RetryPolicy, ToolClient
 from tests.client.test_heldout_cases import failed, ok, peer, recorded, tool
-from tests.client.test_heldout_cases_3 import Gate, answer, gated
+from tests.client.test_heldout_cases_3 import Gate, answer, gated, refusing
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
@@ -67,17 +67,6 @@ def pages_server() -> MCPServer:
 
     server.ran = ran  # type: ignore[attr-defined]
     return server
-
-
-def posts_calling(tool_name: str, seen: list[bytes]) -> Gate:
-    """A gate that only notes each POST calling ``tool_name``."""
-
-    async def gate(scope: dict[str, Any], request: bytes, send: Any, method: str) -> bool:
-        if method == "POST" and f'"{tool_name}"'.encode() in request:
-            seen.append(request)
-        return False
-
-    return gate
 
 
 def first_refused(tool_name: str, status: int, body: bytes, seen: list[bytes], *headers: tuple[bytes, bytes]) -> Gate:
@@ -127,10 +116,7 @@ def cut_mid_answer(app: Any, tool_name: str, seen: list[bytes], *, times: int = 
                 raise ConnectionAbortedError("test: connection cut mid-answer")
             await send(event)
 
-        try:
-            await app(scope, again, cutting)
-        except ConnectionAbortedError:
-            raise
+        await app(scope, again, cutting)  # the ConnectionAbortedError drops the connection
 
     return asgi
 
@@ -146,13 +132,7 @@ async def test_j76_cloudflare_524_page_is_a_failure_that_may_have_run(telemetry:
 
     server = pages_server()
     seen: list[bytes] = []
-
-    async def cloudflare(scope: dict[str, Any], request: bytes, send: Any, method: str) -> bool:
-        if method == "POST" and b'"create_page"' in request:
-            seen.append(request)
-            return await answer(send, 524, CLOUDFLARE_524, HTML)
-        return False
-
+    cloudflare = refusing("create_page", 524, CLOUDFLARE_524, HTML, seen=seen)
     async with serve(gated(server.streamable_http_app(host="127.0.0.1"), cloudflare)) as base:
         async with ToolClient(base + "/mcp", timeout=5, retry=FAST_RETRY, **telemetry.providers) as tc:
             result = await tc.call_tool("create_page", {"title": "Q3 plan"})
@@ -214,13 +194,7 @@ async def test_j84_a_read_only_tool_behind_a_dead_gateway_stops_at_max_attempts(
 
     server = pages_server()
     seen: list[bytes] = []
-
-    async def dead(scope: dict[str, Any], request: bytes, send: Any, method: str) -> bool:
-        if method == "POST" and b'"search_pages"' in request:
-            seen.append(request)
-            return await answer(send, 502, NGINX_502, HTML)
-        return False
-
+    dead = refusing("search_pages", 502, NGINX_502, HTML, seen=seen)
     async with serve(gated(server.streamable_http_app(host="127.0.0.1"), dead)) as base:
         async with ToolClient(base + "/mcp", timeout=5, retry=FAST_RETRY, **telemetry.providers) as tc:
             result = await tc.call_tool("search_pages", {"query": "roadmap"})

@@ -1,9 +1,10 @@
 """Proxy side of tests/heldout_cases.md, fourth round (J85, J86, J98): a stdio host reaching an HTTP upstream through
 ``errscope proxy --upstream URL``, where a CDN or reverse proxy in front of the upstream answers with its own HTML
-error page, or the connection drops while the answer is on its way.
+error page, or the connection drops while the answer is on its way; and a stdio upstream that is itself a gateway
+relaying a cancellation.
 
 The upstream is a real ``MCPServer`` over streamable HTTP on 127.0.0.1 behind the ASGI gates of the client tests
-(``tests/client/test_heldout_cases_4.py``); the host is ``ToolClient`` over stdio.
+(``tests/client/test_heldout_cases_4.py``), or the raw foreign stdio peer; the host is ``ToolClient`` over stdio.
 """
 
 from __future__ import annotations
