@@ -78,7 +78,8 @@ async def test_j98_a_relayed_cancellation_behind_a_stdio_proxy(tmp_path: Path) -
     """J98 (mindstone/Super-MCP #1 and J92, one hop further: the server behind ``errscope proxy`` is itself a gateway and
     answers -32800 "Request cancelled" for a call the host never cancelled). The proxy's span and the host read it
     alike: ``upstream_unavailable``, not ``unknown`` (the mapping-gap alert), the call may have taken effect and is
-    not sent again; the next call works."""
+    not sent again; the model reads the ref once (the proxy appends it to the message, the client ends its note with
+    it); the next call works."""
     from tests.client.test_heldout_cases import ok, tool
     from tests.proxy.test_heldout_cases_3 import through_proxy
 
@@ -90,3 +91,4 @@ async def test_j98_a_relayed_cancellation_behind_a_stdio_proxy(tmp_path: Path) -
     assert (result.outcome, result.failure_class) == (Outcome.ERROR, FailureClass.UPSTREAM_UNAVAILABLE), result
     assert result.side_effect_possible is not False and result.attempts == 1, result
     assert "may have taken effect" in result.text and after.text == "echo"
+    assert result.text.count(result.error_ref or "ERR-") == 1, result.text  # the proxy's "(Ref …)" is not repeated
