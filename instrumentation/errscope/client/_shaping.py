@@ -8,6 +8,7 @@ this module touches the wire or the span: it only reads what arrived.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Final
@@ -150,9 +151,7 @@ def from_result(
         retry_after = answer.retry_after(meta)
         ref = answer.error_ref(meta)
         shaped = ref is not None and ref in text  # the server already wrote the model's text
-        head = safe_excerpt(text, limit=300 if shaped else 240) or f"{safe_name(tool)} failed"
-        if ref and ref in head:
-            head = head.replace(f"Ref {ref}", "").replace(ref, "")
+        head = without_ref(safe_excerpt(text, limit=300 if shaped else 240), ref) or f"{safe_name(tool)} failed"
         head = head.rstrip(" .") + "."
         advice = "" if shaped else (_MAYBE_DONE if side_effect else None)
         return failure(
@@ -182,6 +181,14 @@ def from_result(
         tool, Channel.EXECUTION, cls, head, retry_after=retry_after, result=raw, advice=advice,
         side_effect_possible=side_effect,
     )
+
+
+def without_ref(text: str, ref: str | None) -> str:
+    """``text`` without the call's own ref (``Ref ERR-…``, in parentheses or not): the note ends with it, and the
+    model reads it once (an errscope server or proxy appends it to its messages too)."""
+    if not ref:
+        return text
+    return re.sub(rf"\s*\(?\bRef {re.escape(ref)}\)?", "", text).replace(ref, "").strip()
 
 
 def elicitation_required(tool: str, error: ErrorData, ref: str | None) -> ToolCallResult:
@@ -217,7 +224,7 @@ def other_protocol_error(tool: str, code: int, message: str, data: dict[str, Any
     retry_after = answer.retry_after(data) or (
         retry_after_from_text(message) if cls is FailureClass.RATE_LIMITED else None
     )
-    excerpt = safe_excerpt(message)
+    excerpt = without_ref(safe_excerpt(message), ref)
     shown = safe_name(tool)
     # Only a code that rejects the request itself, or the server's word, says nothing ran (answer.not_run).
     may_have_run = not answer.not_run(code, data)

@@ -10,6 +10,7 @@ reliable signal), then well-known phrases. Anything unrecognised is ``unknown``,
 from __future__ import annotations
 
 import re
+from html.parser import HTMLParser
 from typing import Final
 
 from errscope._classify import class_for_http_status
@@ -137,9 +138,60 @@ def says_nothing(excerpt: str, tool: str) -> bool:
     return all(word in _GENERIC_WORDS or word == tool.lower() for word in words)
 
 
+# The start of an HTML page quoted inside an error text: a gateway's or CDN's error page ("HTTP error 502: <html>…",
+# "Error POSTing to endpoint (HTTP 524): <!DOCTYPE html>…"; pgEdge/pgedge-postgres-mcp PR #47, obot-platform/obot #3266).
+_PAGE: Final = re.compile(r"<(?:!doctype\s+html|html|head|body)\b", re.I)
+
+
+class _Headline(HTMLParser):
+    """The words an HTML page says first: its first ``<h1>``, else its ``<title>`` (the title of a CDN's page
+    names the site, the heading does not)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.h1: list[str] = []
+        self.title: list[str] = []
+        self._inside: str | None = None
+        self._h1_done = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("h1", "title") and self._inside is None and not (tag == "h1" and self._h1_done):
+            self._inside = tag
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == self._inside:
+            self._h1_done = self._h1_done or tag == "h1"
+            self._inside = None
+
+    def handle_data(self, data: str) -> None:
+        if self._inside == "h1":
+            self.h1.append(data)
+        elif self._inside == "title":
+            self.title.append(data)
+
+    def words(self) -> str:
+        return " ".join(" ".join(self.h1 or self.title).split())
+
+
+def without_page(text: str) -> str:
+    """``text`` with an HTML page in it replaced by the page's headline: markup, scripts, the site's name and the
+    visitor's address are for a browser, not a model. Text without a page comes back unchanged."""
+    found = _PAGE.search(text)
+    if found is None:
+        return text
+    headline = _Headline()
+    try:
+        headline.feed(text[found.start() :])
+        headline.close()
+    except Exception:  # a page too broken to read says nothing either
+        pass
+    return f"{text[: found.start()].rstrip()} {headline.words()}".strip()
+
+
 def safe_excerpt(text: str, limit: int = 160) -> str:
-    """Scrub ``text``, drop addresses, paths and stack fragments, keep the first line, cap it at ``limit``."""
-    text = scrub_text(text)
+    """Scrub ``text``, reduce an HTML page in it to its headline, drop addresses, paths and stack fragments, keep
+    the first line, cap it at ``limit``."""
+    text = without_page(scrub_text(text))
     for pattern, replacement in _ADDRESSES:
         text = pattern.sub(replacement, text)
     for pattern in _NOISE:

@@ -133,8 +133,8 @@ class ErrscopeMiddleware:
         finally:
             context.detach(attached)
             unbind_call(token)
-            if call.outcome is Outcome.OK and _cancel_requested(ctx):
-                call.outcome = Outcome.CANCELLED
+            if call.outcome is not Outcome.CANCELLED and _cancel_requested(ctx):
+                call.cancel()
             self.telemetry.finish(span, call, attributes, time.perf_counter() - started, span_context)
 
 
@@ -149,7 +149,7 @@ def _request_id(request_id: Any) -> str:
 def _cancel_requested(ctx: ServerRequestContext[Any, Any]) -> bool:
     """Whether the client cancelled this very request (``notifications/cancelled`` for its id).
 
-    A sync tool runs on in its worker thread after a cancel and returns normally; the SDK then drops
+    A sync tool runs on in its worker thread after a cancel and returns or fails; the SDK then drops
     the response, and only this says why. The flag is the dispatcher's own, on the request's
     dispatch context (mcp 2.3 ``BaseContext.cancel_requested``; the ``ServerSession`` built for
     the request keeps it private): it lives and dies with the request, so a cancel that arrives

@@ -26,10 +26,11 @@ It answers, for every framework alike:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+import anyio
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CallToolResult, EmbeddedResource, TextContent, TextResourceContents
 
@@ -56,6 +57,8 @@ INVALID_RESULT: Final = "invalid_result"
 """``errscope.failure_reason`` of a result that broke the tool's declared output schema."""
 _PEER_MODULES: Final = ("mcp.client", "mcp.shared")
 """Where the SDK raises ``MCPError`` for a request this process sent: a peer's answer or a timeout."""
+_FRAMEWORKS: Final = ("mcp.server", "fastmcp")
+"""Where the server frameworks wrap a tool's exception (``__cause__`` holds the tool's own)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +162,10 @@ class ToolSeam:
             # failure; left to propagate, it ends the whole session (HKUDS/nanobot PR #1728, python-sdk #1830).
             return self.fail(call, name, explain(exc)[0], exc, idempotent=info.idempotent)
         except (Exception, SystemExit) as exc:
+            lone = deliberate_protocol_error(exc)
+            if lone is not None:  # the tool's own MCPError, wrapped by its task group: still the tool's decision
+                call.fail(Channel.PROTOCOL, classify(lone), code=lone.code, exception=lone)
+                raise protocol_error(lone, call) from None
             # SystemExit too: a library's sys.exit() inside one tool call is that call's failure, not
             # the end of the server and of every session on it (python-sdk #396). KeyboardInterrupt
             # and cancellation still pass: they come from outside the tool.
@@ -235,6 +242,35 @@ def _scrub_payload(value: Any) -> Any:
     """:func:`scrub_value` for what a tool hands the client: no key is trusted (``request_id``
     in a tool's payload is just a name the tool chose), secret-bearing keys are redacted."""
     return scrub_value(value, trust_safe_keys=False)
+
+
+def deliberate_protocol_error(exc: BaseException) -> MCPError | None:
+    """The ``MCPError`` a tool raised on purpose inside a task group, when that is the whole failure.
+
+    anyio and ``asyncio.TaskGroup`` wrap even one failing task in an exception group (PEP 654), and the
+    frameworks wrap that again (MCPServer's ``UnexpectedToolError``, FastMCP's ``ToolError``, followed by
+    ``__cause__``). A group whose only member that is not a cancellation is an ``MCPError`` the tool's own
+    code raised (its innermost frame outside the SDK and the frameworks: not a peer's answer to a client
+    inside the tool, nor a downstream server run in process) keeps the protocol channel the tool chose, e.g. -32042 with its consent URL (MCP 2025-11-25, Elicitation > URL mode; tests/heldout_cases.md
+    J96). Any other group is an execution failure, classified by its members.
+    """
+    current: BaseException | None = exc
+    while current is not None and not isinstance(current, BaseExceptionGroup) and raised_in(current, *_FRAMEWORKS):
+        current = current.__cause__
+    if not isinstance(current, BaseExceptionGroup):
+        return None
+    cancelled = anyio.get_cancelled_exc_class()
+    members = [leaf for leaf in _leaves(current) if not isinstance(leaf, cancelled)]
+    lone = members[0] if len(members) == 1 else None
+    return lone if isinstance(lone, MCPError) and not raised_in(lone, "mcp", *_FRAMEWORKS) else None
+
+
+def _leaves(group: BaseExceptionGroup[Any]) -> Iterator[BaseException]:
+    for member in group.exceptions:
+        if isinstance(member, BaseExceptionGroup):
+            yield from _leaves(member)
+        else:
+            yield member
 
 
 def _being_cancelled() -> bool:

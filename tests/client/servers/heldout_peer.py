@@ -14,6 +14,9 @@ frame received). Handshake era: 2025-11-25. The spec::
      "list_error": {...},     # optional: every tools/list is answered with this JSON-RPC error
      "list_hold": true}       # optional: no tools/list is ever answered
 
+An answer may carry ``"after": [<frames>]``: sent right after it, with the string ``"{token}"`` replaced by the
+request's ``_meta.progressToken`` (a server whose terminal progress races its answer, anthropics/claude-code #47765).
+
 An answer may also be ``{"raw": "<frame with {id}>"}``: the line is written as latin-1 bytes with the request id in
 place of ``{id}``, so a test can send bytes that are not UTF-8 or a frame that is not valid JSON-RPC.
 
@@ -120,6 +123,11 @@ def main() -> None:
                     sys.stderr.write("debug: " + "x" * SPEC["stderr_bytes"] + "\n")
                     sys.stderr.flush()
                 answer(rid, how)
+                token = json.dumps((params.get("_meta") or {}).get("progressToken"))
+                for frame in how.get("after", ()):
+                    with _lock:
+                        sys.stdout.write(json.dumps(frame).replace('"{token}"', token) + "\n")
+                        sys.stdout.flush()
         elif method == "ping":
             answer(rid, {"result": {}})
         else:
