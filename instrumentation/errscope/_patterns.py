@@ -359,6 +359,11 @@ _PAIR_VALUE = rf"(?:{_STRONG}|[^'\"\s\[*$<{{%][^'\"\r\n]*?{_STRONG})[^'\"\r\n]*"
 _TOKEN_HINTS = ("token", "key", "signature", "pat", "sig")
 
 
+# A secret named by its object and held in the object's ``value`` member: ``"client_secret": {"value":
+# "ek_...", "expires_at": ...}`` (OpenAI Realtime's client secret), ``"password": {"value": "..."}``.
+_VALUE_MEMBER = r"(?:\{[ \t]*\\*[\"']value\\*[\"'][ \t]*:[ \t]*)?"
+
+
 def _kv(name: str, key: str, description: str) -> SecretPattern:
     """``key<sep>value`` with a double-quoted, single-quoted or bare value, in one regex (the key
     alternation is the costly part, so it is evaluated once). Groups: key+separator, the opening
@@ -367,8 +372,8 @@ def _kv(name: str, key: str, description: str) -> SecretPattern:
     value = _password_value if key == _PASSWORD_KEY else _token_value
     dq = r"(\[?[ \t]*b?\\*\")" + value('"')[1:]  # x-api-key=["..."], \"password\":\"...\", \\\"...
     sq = r"(\[?[ \t]*b?')" + value("'")[1:]  # b'...': a bytes repr (botocore, ASGI headers)
-    regex = rf"({key}{_SEP})(?:{dq}|{sq}|{value('')})"
-    parse = rf"({_KEY_CHARS}{_SEP})(?:{dq}|{sq}|{value('')})"
+    regex = rf"({key}{_SEP}{_VALUE_MEMBER})(?:{dq}|{sq}|{value('')})"
+    parse = rf"({_KEY_CHARS}{_SEP}{_VALUE_MEMBER})(?:{dq}|{sq}|{value('')})"
     hints = _PASSWORD_HINTS if key == _PASSWORD_KEY else _TOKEN_HINTS
     words = _PASSWORD_TRIGGER_WORDS if key == _PASSWORD_KEY else "(?i:token|key|signature|pat|sig|verifier|response)"
     trigger = rf"(?:{words}){_SEP_TRIGGER}"
@@ -546,9 +551,11 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "xml_secret_element",
         "keyword",
         r"(<(?i:[A-Za-z0-9_:\-]*(?:password|passwd|secret|token|api[_\-]?key|access[_\-]?key|secret[_\-]?key))>)"
-        r"[^<\s\[][^<]*",
+        r"[^<\s\[][^<]*(</)",
         True,
-        "XML elements named like secrets: <Password>...</Password>, <SecretAccessKey>...",
+        "XML elements named like secrets: <Password>...</Password>, <SecretAccessKey>...; the value ends at "
+        "its closing tag (a placeholder in angle brackets, ``\"<YOUR_TOKEN>\"``, opens no element).",
+        keep_suffix=True,
         hints=("pass", "secret", "token", "key"),
         trigger=r"(?i:password|passwd|secret|token|key)>",
     ),

@@ -116,6 +116,7 @@ class _Rule:
     prefix: tuple[int, ...]  # kept group numbers in front of the secret
     suffix: tuple[int, ...]  # kept group numbers after it
     verify: str
+    family: str
 
 
 def _rule(p: SecretPattern) -> _Rule:
@@ -131,6 +132,7 @@ def _rule(p: SecretPattern) -> _Rule:
         tuple(range(1, p.keep_prefix + 1)),
         tuple(range(p.keep_prefix + 1, p.groups + 1)),
         p.verify,
+        p.family,
     )
 
 
@@ -225,19 +227,43 @@ def looks_like_password(secret: bytes) -> bool:
     return digits and (lower or upper) and ((lower and upper) or symbol)
 
 
-# A key named public (``public_key``, ``publishableKey``, ``pubkey``) holds no secret, however random
-# its value: the identifier in front of a key-noun match is checked (Python only; the Collector
-# cannot look behind a match and redacts these values too).
-_PUBLIC_KEY_BEFORE: Final = re.compile(rb"(?i)(?:public|publishable|pub)[_.\-]?$")
+# A key whose qualifier says what it holds is no credential, however random its value: a key named
+# public (``public_key``, ``publishableKey``, ``pubkey``), and a token that is a position, not a
+# permission: MCP's ``progressToken`` (spec, "Progress"), pagination's ``pageToken``/``nextPageToken``/
+# ``continuation_token``. The identifier in front of the key word is checked: the window ends one byte
+# into the match, where a camelCase noun match (``PublicKey``) starts at the ``c`` before ``Key`` and a
+# key-word match at its first letter (Python only; the Collector cannot look behind a match and
+# redacts these values too).
+_NOT_A_CREDENTIAL_BEFORE: Final = re.compile(rb"(?i)(?:public|publishable|pub|progress|page|continuation)[_.\-]?[A-Za-z]?$")
+# The identifier of a session (MCP's ``Mcp-Session-Id`` header, spec "Session Management", the SSE
+# transport's ``?session_id=``): an id of a conversation, never an authentication (the spec forbids
+# using it as one), so a key-noun match ending in ``session`` and ``id`` keeps its value. A session
+# *cookie* is a credential and goes by the cookie rule.
+_SESSION_ID_KEY: Final = re.compile(rb"(?i)[A-Za-z0-9_.\-]?session[_.\-]?id\\*[\"']?[ \t]*[:=]")
+# What an Authorization scheme or ``Bearer`` is followed by that is no credential: an environment
+# variable's or a placeholder's name in capitals (``Bearer YOUR_API_KEY``, ``Bearer $TOKEN``
+# without the ``$``), and a challenge's auth-param name (``WWW-Authenticate: Bearer
+# resource_metadata="..."``, RFC 9728 section 5.1).
+_HEADER_NOT_A_CREDENTIAL: Final = re.compile(rb"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z][a-z_]*=")
+# An unknown provider's token is random base62; an id of an object or a digest under a lowercase
+# prefix is lowercase hex (``resp_<48 hex>``, ``batch_<32 hex>``) or names its hash algorithm
+# (``sha256-<base64url>``).
+_ID_OR_DIGEST: Final = re.compile(rb"[a-z][a-z0-9]*(?:[_\-][a-z0-9]+)*[_\-][0-9a-f]+|(?i:sha[0-9]*|md5|blake[0-9a-z]*)-.*")
 
 
 def _verified(rule: _Rule, data: bytes, start: int, secret: bytes) -> bool:
+    if rule.family == "header" and _HEADER_NOT_A_CREDENTIAL.fullmatch(secret):
+        return False
+    if rule.family == "keyword" and _NOT_A_CREDENTIAL_BEFORE.search(data, max(0, start - 13), start + 1):
+        return False
     if rule.verify == "password":
         return looks_like_password(secret)
     if rule.verify == "random":
-        # the window ends one byte into the match: a camelCase noun match (``PublicKey``) starts
-        # at the ``c`` before ``Key``
-        return looks_random(secret) and not _PUBLIC_KEY_BEFORE.search(data, max(0, start - 12), start + 1)
+        if rule.family == "provider" and _ID_OR_DIGEST.fullmatch(secret):
+            return False
+        if rule.family == "keyword" and _SESSION_ID_KEY.match(data, start):
+            return False
+        return looks_random(secret)
     return True
 
 
