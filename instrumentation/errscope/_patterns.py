@@ -445,6 +445,18 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         hints=("/hook", "/services/", "/webhook", "/workflows/", "/trigger", "/catch/", "/integration", "/incoming/"),
         verify="random",
     ),
+    SecretPattern(
+        "mcp_endpoint_path_secret",
+        "uri",
+        r"(/)" + _loose_with_digit(_SEG, r"[A-Za-z_\-]") + r"(/(?i:mcp|sse)(?:[/?#\s'\"<>)\]]|$))",
+        True,
+        "A remote MCP server's URL that carries its secret as the path segment in front of the transport "
+        "endpoint (``https://mcp.zapier.com/api/mcp/s/<secret>/mcp``, ``/<key>/sse``): a random segment of "
+        "16+ characters with a digit (Python: random-looking, not a UUID) right before ``/mcp`` or ``/sse``.",
+        keep_suffix=True,
+        hints=("/mcp", "/sse"),
+        verify="random",
+    ),
     # --- headers -------------------------------------------------------------------------------------
     SecretPattern(
         "authorization_header",
@@ -1070,7 +1082,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         keep_suffix=True,
         hints=("_", "-"),
         verify="random",
-        trigger=r"[A-Z][_\-][A-Za-z0-9]{20}",
+        trigger=r"[A-Z0-9][_\-][A-Za-z0-9]{20}",  # the prefix may end in a digit (``B4-...``)
     ),
     SecretPattern(
         "id_dot_secret",
