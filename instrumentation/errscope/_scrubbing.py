@@ -252,18 +252,22 @@ _ID_OR_DIGEST: Final = re.compile(rb"[a-z][a-z0-9]*(?:[_\-][a-z0-9]+)*[_\-][0-9a
 
 
 def _verified(rule: _Rule, data: bytes, start: int, secret: bytes) -> bool:
-    if rule.family == "header" and _HEADER_NOT_A_CREDENTIAL.fullmatch(secret):
-        return False
-    if rule.family == "keyword" and _NOT_A_CREDENTIAL_BEFORE.search(data, max(0, start - 13), start + 1):
-        return False
-    if rule.verify == "password":
-        return looks_like_password(secret)
+    family = rule.family
     if rule.verify == "random":
-        if rule.family == "provider" and _ID_OR_DIGEST.fullmatch(secret):
-            return False
-        if rule.family == "keyword" and _SESSION_ID_KEY.match(data, start):
+        if family == "provider":
+            return looks_random(secret) and not _ID_OR_DIGEST.fullmatch(secret)
+        if family == "keyword" and (
+            _NOT_A_CREDENTIAL_BEFORE.search(data, max(0, start - 13), start + 1) or _SESSION_ID_KEY.match(data, start)
+        ):
             return False
         return looks_random(secret)
+    if family == "header":
+        return not _HEADER_NOT_A_CREDENTIAL.fullmatch(secret)
+    # a key-word match (``token_value``) starts at the word: only ``token`` can be qualified away
+    if family == "keyword" and data[start : start + 5].lower() == b"token":
+        return not _NOT_A_CREDENTIAL_BEFORE.search(data, max(0, start - 13), start + 1)
+    if rule.verify == "password":
+        return looks_like_password(secret)
     return True
 
 
