@@ -1082,7 +1082,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         keep_suffix=True,
         hints=("_", "-"),
         verify="random",
-        trigger=r"[A-Z0-9][_\-][A-Za-z0-9]{20}",  # the prefix may end in a digit (``B4-...``)
+        # the prefix may end in digits (``B4-...``); not any digit before ``-`` (``traceparent: 00-<hex>``)
+        trigger=r"[A-Z][0-9]*[_\-][A-Za-z0-9]{20}",
     ),
     SecretPattern(
         "id_dot_secret",
