@@ -142,3 +142,18 @@ def test_an_endpoint_path_keeps_its_names() -> None:
         "http://localhost:8080/sse",
     ):
         assert scrub(text) == text, text
+
+
+def test_structured_sinks_keep_mcp_ids_by_key_too() -> None:
+    """Keys as well as values (``_meta`` of an error result, ``MCPError.data``, log extras): the same
+    ids stay, and the credential keys beside them still go whatever their value."""
+    from errscope._scrubbing import scrub_value
+
+    meta = {
+        "progressToken": "545d1f57-8d1a-4f29-bebc-dcd89a8ee511",
+        "nextPageToken": "Cg4KDGlkOjEyMzQ1Njc4OTA",
+        "mcp-session-id": "53bf3f1a9acb63f6ad59e1423ea99b2d",
+    }
+    assert scrub_value(meta) == meta
+    secrets = {"refreshToken": "plain-words", "sessionToken": "x", "session_secret": "hunter2"}
+    assert scrub_value(secrets) == dict.fromkeys(secrets, REDACTED)

@@ -501,6 +501,7 @@ _VERSION_TOKEN: Final = re.compile(r"v?[0-9]+|value|prod|production|dev|staging|
 
 
 _PUBLIC: Final = frozenset({"public", "publishable", "pub"})
+_POSITION: Final = frozenset({"progress", "page", "continuation"})  # a token that is a position, not a permission
 
 
 @functools.lru_cache(maxsize=4096)  # the same few keys on every record: tokenise each once
@@ -513,6 +514,8 @@ def key_kind(key: str) -> str:
         tokens.pop()
     if not tokens or tokens[-1] == "pubkey" or (tokens[-1] == "key" and len(tokens) > 1 and tokens[-2] in _PUBLIC):
         return ""  # a public key is no secret
+    if len(tokens) > 1 and ((tokens[-1] == "token" and tokens[-2] in _POSITION) or tokens[-2:] == ["session", "id"]):
+        return ""  # MCP's progressToken, a page token, Mcp-Session-Id: ids (the text rules spare them too)
     if tokens[-1] in _SECRET_LAST or (tokens[-1] == "key" and len(tokens) > 1 and tokens[-2] in _KEY_QUALIFIERS):
         return "secret"
     return "noun" if _NOUNS.intersection(tokens) else ""
