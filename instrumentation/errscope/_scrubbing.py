@@ -245,10 +245,12 @@ _SESSION_ID_KEY: Final = re.compile(rb"(?i)[A-Za-z0-9_.\-]?session[_.\-]?id\\*[\
 # without the ``$``), and a challenge's auth-param name (``WWW-Authenticate: Bearer
 # resource_metadata="..."``, RFC 9728 section 5.1).
 _HEADER_NOT_A_CREDENTIAL: Final = re.compile(rb"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z][a-z_]*=")
-# An unknown provider's token is random base62; an id of an object or a digest under a lowercase
-# prefix is lowercase hex (``resp_<48 hex>``, ``batch_<32 hex>``) or names its hash algorithm
-# (``sha256-<base64url>``).
-_ID_OR_DIGEST: Final = re.compile(rb"[a-z][a-z0-9]*(?:[_\-][a-z0-9]+)*[_\-][0-9a-f]+|(?i:sha[0-9]*|md5|blake[0-9a-z]*)-.*")
+# An unknown provider's token is random base62; an object's id is lowercase hex under the object's
+# name (``resp_<48 hex>``, ``batch_<32 hex>``, ``thread_<hex>``: one word of 3+ letters) and a digest
+# names its hash algorithm (``sha256-<base64url>``). Vendors' hex tokens mostly carry an abbreviation
+# or a version in the prefix and still go (``fc-<hex>``, ``e2b_<hex>``, ``dop_v1_<hex>``); one under a
+# bare 3-letter word (Supabase's ``sbp_<hex>``) goes only by its key or a secret word before it.
+_ID_OR_DIGEST: Final = re.compile(rb"[a-z]{3,}[_\-][0-9a-f]+|(?i:sha[0-9]*|md5|blake[0-9a-z]*)-.*")
 
 
 def _verified(rule: _Rule, data: bytes, start: int, secret: bytes) -> bool:
