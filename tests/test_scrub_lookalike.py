@@ -5,7 +5,8 @@ masks and references; secrets in MCP tool arguments, LLM and bot keys, XML, TOML
 
 Measured once before any fix: Python recall 105/120, 9/120 benign lines altered; the RE2 patterns
 alone (the Collector) recall 105/120, 13/120 altered. Fixed by kind (README, Scrubbing): Python
-114/120, 5/120; RE2 alone 114/120, 7/120. What is still missed or altered is pinned
+114/120, 5/120; RE2 alone 114/120, 7/120; after the fifth set (mcpstack) Python 114/120, 3/120
+(a ``session_id=`` is an identifier). What is still missed or altered is pinned
 here, so that a fix, or a regression, shows up.
 """
 
@@ -33,14 +34,13 @@ KNOWN_FALSE_POSITIVES = {
     "api_key_header_names",
     # ``cache key: pip-<sha256>``: a hash under the noun ``key``.
     "hash_ids",
-    # ``session_id=<24 random>``: a session id is a bearer credential in a cookie; left as one.
-    "session_and_object_ids",
     # ``api_key=sk-...PaR5``: a masked key (Python spares ``****``, not an ellipsis in the middle).
     "masked_secrets",
 }
 # The RE2 patterns alone also alter what only the Python-side checks spare (README, "What each side
-# cannot do"): ``"publicKey": "<base64>"`` (the word before the camelCase noun).
-REGEX_ONLY_ALTERED = KNOWN_FALSE_POSITIVES | {"public_keys"}
+# cannot do"): ``"publicKey": "<base64>"`` (the word before the camelCase noun), and
+# A ``session_id=`` outside a cookie (the fifth set's MCP session ids): an identifier on the Python side.
+REGEX_ONLY_ALTERED = KNOWN_FALSE_POSITIVES | {"public_keys", "session_and_object_ids"}
 
 
 def _read(name: str) -> list[dict[str, str]]:
@@ -59,7 +59,7 @@ def test_lookalike_score() -> None:
     result = corpus.score(scrub, _read("lookalike_secrets.jsonl.gz"), _read("lookalike_benign.jsonl.gz"))
     assert {line["format"] for line in result.missed} == KNOWN_GAPS
     assert {line["category"] for line, _ in result.altered} == KNOWN_FALSE_POSITIVES
-    assert len(result.missed) == 6 and len(result.altered) == 5  # recall 114/120, FP 5/120
+    assert len(result.missed) == 6 and len(result.altered) == 3  # recall 114/120, FP 3/120
 
 
 def test_lookalike_regex_only_is_what_the_collector_runs() -> None:

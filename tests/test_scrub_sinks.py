@@ -107,7 +107,9 @@ def test_seam_payloads_by_key() -> None:
         ("x-api-key", "secret"),
         ("routing_key", "secret"),
         ("password_policy", "noun"),
-        ("session_id", "noun"),
+        ("session_ticket", "noun"),
+        ("session_id", ""),  # names a session (MCP's Mcp-Session-Id); a session cookie goes by the cookie rule
+        ("progressToken", ""),  # MCP's progress id
         ("cache_key", "noun"),
         ("max_tokens", ""),
         ("tokenizer", ""),
@@ -120,8 +122,8 @@ def test_key_kind_by_token_split(key: str, kind: str) -> None:
 
 
 def test_noun_keys_redact_only_credential_shaped_values() -> None:
-    payload = {"password_policy": "strict", "session_timeout": 3600, "session_id": KEY, "cache_key": "user:42:profile"}
-    assert scrub_value(payload) == {**payload, "session_id": REDACTED}
+    payload = {"password_policy": "strict", "session_timeout": 3600, "session_ticket": KEY, "cache_key": "user:42:profile"}
+    assert scrub_value(payload) == {**payload, "session_ticket": REDACTED}
 
 
 def test_multiline_yaml_value_ends_at_its_real_end() -> None:

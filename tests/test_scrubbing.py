@@ -237,6 +237,12 @@ example(
     f"POST https://hooks.slack.com/services/T0A1B2C3D/B0E1F2G3H/{_hook} failed: 404",
     f"POST https://hooks.slack.com/services/{REDACTED} failed: 404",
 )
+_mcp_path = t(40, URLSAFE)
+example(
+    "mcp_endpoint_path_secret",
+    f"McpError: Connection closed (url=https://mcp.zapier.com/api/mcp/s/{_mcp_path}/mcp)",
+    f"McpError: Connection closed (url=https://mcp.zapier.com/api/mcp/s/{REDACTED}/mcp)",
+)
 example(
     "connection_string_password",
     "pyodbc.Error: Driver={ODBC Driver 18};Server=sql-1;Uid=sa;Pwd=Fern&Stone$77;Encrypt=yes",

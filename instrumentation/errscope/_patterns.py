@@ -361,6 +361,11 @@ _PAIR_VALUE = rf"(?:{_PAIR_STRONG}|[^'\"\s\[*$<{{%][^'\"\r\n]*?{_PAIR_STRONG})[^
 _TOKEN_HINTS = ("token", "key", "signature", "pat", "sig")
 
 
+# A secret named by its object and held in the object's ``value`` member: ``"client_secret": {"value":
+# "ek_...", "expires_at": ...}`` (OpenAI Realtime's client secret), ``"password": {"value": "..."}``.
+_VALUE_MEMBER = r"(?:\{[ \t]*\\*[\"']value\\*[\"'][ \t]*:[ \t]*)?"
+
+
 def _kv(name: str, key: str, description: str) -> SecretPattern:
     """``key<sep>value`` with a double-quoted, single-quoted or bare value, in one regex (the key
     alternation is the costly part, so it is evaluated once). Groups: key+separator, the opening
@@ -369,8 +374,8 @@ def _kv(name: str, key: str, description: str) -> SecretPattern:
     value = _password_value if key == _PASSWORD_KEY else _token_value
     dq = r"(\[?[ \t]*b?\\*\")" + value('"')[1:]  # x-api-key=["..."], \"password\":\"...\", \\\"...
     sq = r"(\[?[ \t]*b?')" + value("'")[1:]  # b'...': a bytes repr (botocore, ASGI headers)
-    regex = rf"({key}{_SEP})(?:{dq}|{sq}|{value('')})"
-    parse = rf"({_KEY_CHARS}{_SEP})(?:{dq}|{sq}|{value('')})"
+    regex = rf"({key}{_SEP}{_VALUE_MEMBER})(?:{dq}|{sq}|{value('')})"
+    parse = rf"({_KEY_CHARS}{_SEP}{_VALUE_MEMBER})(?:{dq}|{sq}|{value('')})"
     hints = _PASSWORD_HINTS if key == _PASSWORD_KEY else _TOKEN_HINTS
     words = _PASSWORD_TRIGGER_WORDS if key == _PASSWORD_KEY else "(?i:token|key|signature|pat|sig|verifier|response)"
     trigger = rf"(?:{words}){_SEP_TRIGGER}"
@@ -440,6 +445,18 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "digit (Slack's team id) and the rest of the path go (Python: when that rest looks random); the "
         "host, the marker and short segments before it stay.",
         hints=("/hook", "/services/", "/webhook", "/workflows/", "/trigger", "/catch/", "/integration", "/incoming/"),
+        verify="random",
+    ),
+    SecretPattern(
+        "mcp_endpoint_path_secret",
+        "uri",
+        r"(/)" + _loose_with_digit(_SEG, r"[A-Za-z_\-]") + r"(/(?i:mcp|sse)(?:[/?#\s'\"<>)\]]|$))",
+        True,
+        "A remote MCP server's URL that carries its secret as the path segment in front of the transport "
+        "endpoint (``https://mcp.zapier.com/api/mcp/s/<secret>/mcp``, ``/<key>/sse``): a random segment of "
+        "16+ characters with a digit (Python: random-looking, not a UUID) right before ``/mcp`` or ``/sse``.",
+        keep_suffix=True,
+        hints=("/mcp", "/sse"),
         verify="random",
     ),
     # --- headers -------------------------------------------------------------------------------------
@@ -548,9 +565,11 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "xml_secret_element",
         "keyword",
         r"(<(?i:[A-Za-z0-9_:\-]*(?:password|passwd|secret|token|api[_\-]?key|access[_\-]?key|secret[_\-]?key))>)"
-        r"[^<\s\[][^<]*",
+        r"[^<\s\[][^<]*(</)",
         True,
-        "XML elements named like secrets: <Password>...</Password>, <SecretAccessKey>...",
+        "XML elements named like secrets: <Password>...</Password>, <SecretAccessKey>...; the value ends at "
+        "its closing tag (a placeholder in angle brackets, ``\"<YOUR_TOKEN>\"``, opens no element).",
+        keep_suffix=True,
         hints=("pass", "secret", "token", "key"),
         trigger=r"(?i:password|passwd|secret|token|key)>",
     ),
@@ -1070,7 +1089,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         keep_suffix=True,
         hints=("_", "-"),
         verify="random",
-        trigger=r"[A-Z][_\-][A-Za-z0-9]{20}",
+        # the prefix may end in digits (``B4-...``); not any digit before ``-`` (``traceparent: 00-<hex>``)
+        trigger=r"[A-Z][0-9]*[_\-][A-Za-z0-9]{20}",
     ),
     SecretPattern(
         "id_dot_secret",

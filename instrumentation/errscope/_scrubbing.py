@@ -116,6 +116,7 @@ class _Rule:
     prefix: tuple[int, ...]  # kept group numbers in front of the secret
     suffix: tuple[int, ...]  # kept group numbers after it
     verify: str
+    family: str
 
 
 def _rule(p: SecretPattern) -> _Rule:
@@ -131,6 +132,7 @@ def _rule(p: SecretPattern) -> _Rule:
         tuple(range(1, p.keep_prefix + 1)),
         tuple(range(p.keep_prefix + 1, p.groups + 1)),
         p.verify,
+        p.family,
     )
 
 
@@ -225,19 +227,49 @@ def looks_like_password(secret: bytes) -> bool:
     return digits and (lower or upper) and ((lower and upper) or symbol)
 
 
-# A key named public (``public_key``, ``publishableKey``, ``pubkey``) holds no secret, however random
-# its value: the identifier in front of a key-noun match is checked (Python only; the Collector
-# cannot look behind a match and redacts these values too).
-_PUBLIC_KEY_BEFORE: Final = re.compile(rb"(?i)(?:public|publishable|pub)[_.\-]?$")
+# A key whose qualifier says what it holds is no credential, however random its value: a key named
+# public (``public_key``, ``publishableKey``, ``pubkey``), and a token that is a position, not a
+# permission: MCP's ``progressToken`` (spec, "Progress"), pagination's ``pageToken``/``nextPageToken``/
+# ``continuation_token``. The identifier in front of the key word is checked: the window ends one byte
+# into the match, where a camelCase noun match (``PublicKey``) starts at the ``c`` before ``Key`` and a
+# key-word match at its first letter (Python only; the Collector cannot look behind a match and
+# redacts these values too).
+_NOT_A_CREDENTIAL_BEFORE: Final = re.compile(rb"(?i)(?:public|publishable|pub|progress|page|continuation)[_.\-]?[A-Za-z]?$")
+# The identifier of a session (MCP's ``Mcp-Session-Id`` header, spec "Session Management", the SSE
+# transport's ``?session_id=``): an id of a conversation, never an authentication (the spec forbids
+# using it as one), so a key-noun match ending in ``session`` and ``id`` keeps its value. A session
+# *cookie* is a credential and goes by the cookie rule.
+_SESSION_ID_KEY: Final = re.compile(rb"(?i)[A-Za-z0-9_.\-]?session[_.\-]?id\\*[\"']?[ \t]*[:=]")
+# What an Authorization scheme or ``Bearer`` is followed by that is no credential: an environment
+# variable's or a placeholder's name in capitals (``Bearer YOUR_API_KEY``, ``Bearer $TOKEN``
+# without the ``$``), and a challenge's auth-param name (``WWW-Authenticate: Bearer
+# resource_metadata="..."``, RFC 9728 section 5.1).
+_HEADER_NOT_A_CREDENTIAL: Final = re.compile(rb"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z][a-z_]*=")
+# An unknown provider's token is random base62; an object's id is lowercase hex under the object's
+# name (``resp_<48 hex>``, ``batch_<32 hex>``, ``thread_<hex>``: one word of 3+ letters) and a digest
+# names its hash algorithm (``sha256-<base64url>``). Vendors' hex tokens mostly carry an abbreviation
+# or a version in the prefix and still go (``fc-<hex>``, ``e2b_<hex>``, ``dop_v1_<hex>``); one under a
+# bare 3-letter word (Supabase's ``sbp_<hex>``) goes only by its key or a secret word before it.
+_ID_OR_DIGEST: Final = re.compile(rb"[a-z]{3,}[_\-][0-9a-f]+|(?i:sha[0-9]*|md5|blake[0-9a-z]*)-.*")
 
 
 def _verified(rule: _Rule, data: bytes, start: int, secret: bytes) -> bool:
+    family = rule.family
+    if rule.verify == "random":
+        if family == "provider":
+            return looks_random(secret) and not _ID_OR_DIGEST.fullmatch(secret)
+        if family == "keyword" and (
+            _NOT_A_CREDENTIAL_BEFORE.search(data, max(0, start - 13), start + 1) or _SESSION_ID_KEY.match(data, start)
+        ):
+            return False
+        return looks_random(secret)
+    if family == "header":
+        return not _HEADER_NOT_A_CREDENTIAL.fullmatch(secret)
+    # a key-word match (``token_value``) starts at the word: only ``token`` can be qualified away
+    if family == "keyword" and data[start : start + 5].lower() == b"token":
+        return not _NOT_A_CREDENTIAL_BEFORE.search(data, max(0, start - 13), start + 1)
     if rule.verify == "password":
         return looks_like_password(secret)
-    if rule.verify == "random":
-        # the window ends one byte into the match: a camelCase noun match (``PublicKey``) starts
-        # at the ``c`` before ``Key``
-        return looks_random(secret) and not _PUBLIC_KEY_BEFORE.search(data, max(0, start - 12), start + 1)
     return True
 
 
@@ -471,6 +503,7 @@ _VERSION_TOKEN: Final = re.compile(r"v?[0-9]+|value|prod|production|dev|staging|
 
 
 _PUBLIC: Final = frozenset({"public", "publishable", "pub"})
+_POSITION: Final = frozenset({"progress", "page", "continuation"})  # a token that is a position, not a permission
 
 
 @functools.lru_cache(maxsize=4096)  # the same few keys on every record: tokenise each once
@@ -483,6 +516,8 @@ def key_kind(key: str) -> str:
         tokens.pop()
     if not tokens or tokens[-1] == "pubkey" or (tokens[-1] == "key" and len(tokens) > 1 and tokens[-2] in _PUBLIC):
         return ""  # a public key is no secret
+    if len(tokens) > 1 and ((tokens[-1] == "token" and tokens[-2] in _POSITION) or tokens[-2:] == ["session", "id"]):
+        return ""  # MCP's progressToken, a page token, Mcp-Session-Id: ids (the text rules spare them too)
     if tokens[-1] in _SECRET_LAST or (tokens[-1] == "key" and len(tokens) > 1 and tokens[-2] in _KEY_QUALIFIERS):
         return "secret"
     return "noun" if _NOUNS.intersection(tokens) else ""
