@@ -129,6 +129,7 @@ def test_their_credential_neighbours_still_go() -> None:
         # hex under an abbreviation or a versioned prefix is a vendor's token, not an object's id
         ("Invalid fc-4f3c2a1b0e9d8c7b6a5f4e3d2c1b0a99 x", f"Invalid {REDACTED} x"),
         ("got e2b_4f3c2a1b0e9d8c7b6a5f4e3d2c1b0a994f3c2a1b", f"got {REDACTED}"),
+        ("got sbp_4f3c2a1b0e9d8c7b6a5f4e3d2c1b0a994f3c2a1b", f"got {REDACTED}"),  # Supabase: a 3-letter prefix
         ("Authorization: Bearer Zq8Yw7Vu6Ts5Rq4Po3Nm2Lk1", f"Authorization: Bearer {REDACTED}"),
         ("<ApiToken>Zq8Yw7Vu6Ts5Rq4</ApiToken>", f"<ApiToken>{REDACTED}</ApiToken>"),
         ('{"client_secret": {"value": "ek_54dabb7c3b637bde1cb95567693c21eb"}}', f'{{"client_secret": {{"value": "{REDACTED}"}}}}'),

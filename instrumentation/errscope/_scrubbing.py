@@ -246,11 +246,11 @@ _SESSION_ID_KEY: Final = re.compile(rb"(?i)[A-Za-z0-9_.\-]?session[_.\-]?id\\*[\
 # resource_metadata="..."``, RFC 9728 section 5.1).
 _HEADER_NOT_A_CREDENTIAL: Final = re.compile(rb"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z][a-z_]*=")
 # An unknown provider's token is random base62; an object's id is lowercase hex under the object's
-# name (``resp_<48 hex>``, ``batch_<32 hex>``, ``thread_<hex>``: one word of 3+ letters) and a digest
-# names its hash algorithm (``sha256-<base64url>``). Vendors' hex tokens mostly carry an abbreviation
-# or a version in the prefix and still go (``fc-<hex>``, ``e2b_<hex>``, ``dop_v1_<hex>``); one under a
-# bare 3-letter word (Supabase's ``sbp_<hex>``) goes only by its key or a secret word before it.
-_ID_OR_DIGEST: Final = re.compile(rb"[a-z]{3,}[_\-][0-9a-f]+|(?i:sha[0-9]*|md5|blake[0-9a-z]*)-.*")
+# name (``resp_<48 hex>``, ``batch_<32 hex>``, ``thread_<hex>``: one word of 4+ letters) and a digest
+# names its hash algorithm (``sha256-<base64url>``). Vendors' hex tokens carry an abbreviation or a
+# version in the prefix and still go (``sbp_<hex>``, ``fc-<hex>``, ``e2b_<hex>``, ``dop_v1_<hex>``):
+# a leaked token costs more than an id of a 3-letter object masked.
+_ID_OR_DIGEST: Final = re.compile(rb"[a-z]{4,}[_\-][0-9a-f]+|(?i:sha[0-9]*|md5|blake[0-9a-z]*)-.*")
 
 
 def _verified(rule: _Rule, data: bytes, start: int, secret: bytes) -> bool:
