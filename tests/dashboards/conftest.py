@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -33,6 +34,14 @@ class Fed:
     def at(self) -> float:
         """Evaluation time for instant queries: just after the last export."""
         return float(self.summary["finished"]) + 1.0
+
+    @property
+    def rate_interval(self) -> str:
+        """What ``$__rate_interval`` stands for here: from the middle of the gap before the last round
+        (every series has a sample by then) to :attr:`at`, so ``rate()`` sees exactly the last round's
+        increments however long a loaded machine made the round (Grafana's 1m could start inside it)."""
+        start = float(self.summary["last_round_started"]) - feed.ROUND_GAP_S / 2
+        return f"{math.ceil((self.at - start) * 1000)}ms"
 
     def query(self, expr: str) -> list[dict[str, Any]]:
         return self.prometheus.query(expr, self.at)

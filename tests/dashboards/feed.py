@@ -173,6 +173,7 @@ async def drive(otlp: str, service: str) -> dict[str, Any]:
         meter_provider=meter_provider,
     ) as client:
         for round_number in range(ROUNDS):
+            last_round_started = time.time()
             for tool, arguments, timeout, repetitions in PLAN:
                 for _ in range(repetitions):
                     result = await client.call_tool(tool, arguments, timeout=timeout)
@@ -201,7 +202,8 @@ async def drive(otlp: str, service: str) -> dict[str, Any]:
     meter_provider.shutdown()
     tracer_provider.shutdown()
     logger_provider.shutdown()
-    return {"service": service, "finished": finished, "rounds": ROUNDS, "calls": calls}
+    return {"service": service, "finished": finished, "last_round_started": last_round_started, "rounds": ROUNDS,
+            "calls": calls}
 
 
 def main() -> int:
