@@ -45,8 +45,8 @@ SAMPLE_PERCENT = 25
 DECISION_WAIT_S = 2
 MIXED_CALLS = 30 * traffic.CYCLE  # 1260 calls, 540 of them failures (90 per class)
 RESTART_CALLS = 5 * traffic.CYCLE  # per phase: before, while down, after
-METRIC_SERVERS = 6
-METRIC_CALLS = METRIC_SERVERS * 2 * traffic.CYCLE
+METRIC_SERVERS = 12  # the agent hashes each service onto a gateway: six once all landed on one (p ~ 1 %)
+METRIC_CALLS = METRIC_SERVERS * traffic.CYCLE
 DOWN_S = 6.0
 """How long the restarted gateway stays down (the agents' limit is ERRSCOPE_AGENT_RETRY_MAX_ELAPSED, 300 s)."""
 
