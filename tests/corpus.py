@@ -11,12 +11,14 @@ positive when it changed at all.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 _CANDIDATES = [
@@ -39,6 +41,27 @@ EXTENSION = REPO / "tests" / "secret_corpus"
 def _read(path: Path) -> list[dict[str, str]]:
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]
+
+
+def held_out(name: str) -> list[dict[str, str]]:
+    """The rows of one held-out set's file in ``tests/secret_corpus`` (``oncall_secrets.jsonl.gz``)."""
+    return _read(EXTENSION / name)
+
+
+@functools.cache
+def _combined() -> Any:
+    import re2  # type: ignore[import-untyped]
+
+    from errscope._patterns import combined_regex
+
+    return re2.compile(combined_regex())
+
+
+def regex_only(text: str) -> str:
+    """What the Collector's RE2 patterns alone make of ``text``."""
+    from errscope._patterns import combined_replacement
+
+    return _combined().sub(combined_replacement("python"), text)
 
 
 def _load(name: str, shared: bool, extension: bool) -> list[dict[str, str]]:

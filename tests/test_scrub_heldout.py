@@ -10,8 +10,6 @@ every secret line loses its secret (scored as the shared corpus README says), ex
 
 from __future__ import annotations
 
-import gzip
-import json
 
 import re2  # type: ignore[import-untyped]
 
@@ -30,22 +28,18 @@ KNOWN_GAPS = {
 }
 
 
-def _read(name: str) -> list[dict[str, str]]:
-    with gzip.open(heldout.HERE / name, "rt", encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh]
-
 
 def test_files_are_generated() -> None:
     secrets, benign = heldout.heldout()
-    assert _read("heldout_secrets.jsonl.gz") == secrets
-    assert _read("heldout_benign.jsonl.gz") == benign
+    assert corpus.held_out("heldout_secrets.jsonl.gz") == secrets
+    assert corpus.held_out("heldout_benign.jsonl.gz") == benign
     assert len(secrets) >= 300 and len(benign) >= 200
 
 
 def test_heldout_recall_and_false_positives() -> None:
-    secrets = _read("heldout_secrets.jsonl.gz")
+    secrets = corpus.held_out("heldout_secrets.jsonl.gz")
     covered = [line for line in secrets if line["format"] not in KNOWN_GAPS]
-    result = corpus.score(scrub, covered, _read("heldout_benign.jsonl.gz"))
+    result = corpus.score(scrub, covered, corpus.held_out("heldout_benign.jsonl.gz"))
     assert [line["format"] for line in result.missed] == []
     assert [(line["category"], out) for line, out in result.altered] == []
     assert result.recall == 1.0 and result.false_positive_rate == 0.0
@@ -67,7 +61,7 @@ FRESH_KNOWN_FALSE_POSITIVES: set[str] = set()
 def test_fresh_set_known_score() -> None:
     """The fresh set's score is what was measured once; a fix shows up as a change here."""
     secrets, benign = heldout.fresh()
-    assert _read("fresh_secrets.jsonl.gz") == secrets and _read("fresh_benign.jsonl.gz") == benign
+    assert corpus.held_out("fresh_secrets.jsonl.gz") == secrets and corpus.held_out("fresh_benign.jsonl.gz") == benign
     result = corpus.score(scrub, secrets, benign)
     assert {line["format"] for line in result.missed} == FRESH_KNOWN_GAPS
     assert {line["category"] for line, _ in result.altered} == FRESH_KNOWN_FALSE_POSITIVES
@@ -88,8 +82,8 @@ def test_heldout_regex_only_is_what_the_collector_runs() -> None:
     replacement = combined_replacement("python")
     result = corpus.score(
         lambda text: combined.sub(replacement, text),
-        _read("heldout_secrets.jsonl.gz"),
-        _read("heldout_benign.jsonl.gz"),
+        corpus.held_out("heldout_secrets.jsonl.gz"),
+        corpus.held_out("heldout_benign.jsonl.gz"),
     )
     assert result.recall >= 0.98
     assert {line["format"] for line in result.missed} <= KNOWN_GAPS | {"env_django_secret_key"}

@@ -12,8 +12,6 @@ here, so that a fix, or a regression, shows up.
 
 from __future__ import annotations
 
-import gzip
-import json
 
 import re2  # type: ignore[import-untyped]
 
@@ -43,20 +41,16 @@ KNOWN_FALSE_POSITIVES = {
 REGEX_ONLY_ALTERED = KNOWN_FALSE_POSITIVES | {"public_keys", "session_and_object_ids"}
 
 
-def _read(name: str) -> list[dict[str, str]]:
-    with gzip.open(lookalike.HERE / name, "rt", encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh]
-
 
 def test_files_are_generated() -> None:
     secrets, benign = lookalike.lookalike()
-    assert _read("lookalike_secrets.jsonl.gz") == secrets
-    assert _read("lookalike_benign.jsonl.gz") == benign
+    assert corpus.held_out("lookalike_secrets.jsonl.gz") == secrets
+    assert corpus.held_out("lookalike_benign.jsonl.gz") == benign
     assert len(secrets) == 120 and len(benign) == 120
 
 
 def test_lookalike_score() -> None:
-    result = corpus.score(scrub, _read("lookalike_secrets.jsonl.gz"), _read("lookalike_benign.jsonl.gz"))
+    result = corpus.score(scrub, corpus.held_out("lookalike_secrets.jsonl.gz"), corpus.held_out("lookalike_benign.jsonl.gz"))
     assert {line["format"] for line in result.missed} == KNOWN_GAPS
     assert {line["category"] for line, _ in result.altered} == KNOWN_FALSE_POSITIVES
     assert len(result.missed) == 6 and len(result.altered) == 3  # recall 114/120, FP 3/120
@@ -67,8 +61,8 @@ def test_lookalike_regex_only_is_what_the_collector_runs() -> None:
     replacement = combined_replacement("python")
     result = corpus.score(
         lambda text: combined.sub(replacement, text),
-        _read("lookalike_secrets.jsonl.gz"),
-        _read("lookalike_benign.jsonl.gz"),
+        corpus.held_out("lookalike_secrets.jsonl.gz"),
+        corpus.held_out("lookalike_benign.jsonl.gz"),
     )
     assert {line["format"] for line in result.missed} == KNOWN_GAPS
     assert {line["category"] for line, _ in result.altered} == REGEX_ONLY_ALTERED

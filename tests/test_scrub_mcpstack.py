@@ -16,14 +16,12 @@ regression, shows up.
 
 from __future__ import annotations
 
-import gzip
-import json
 import re
 
 import re2  # type: ignore[import-untyped]
 
 from errscope import scrub
-from errscope._patterns import GUARD, PATTERNS, REDACTED, combined_regex, combined_replacement
+from errscope._patterns import GUARD, PATTERNS, REDACTED
 from tests import corpus
 from tests.secret_corpus import mcpstack
 
@@ -51,35 +49,24 @@ REGEX_ONLY_ALTERED = {
 }
 
 
-def _read(name: str) -> list[dict[str, str]]:
-    with gzip.open(mcpstack.HERE / name, "rt", encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh]
-
-
-_COMBINED = re2.compile(combined_regex())
-
-
-def _regex_only(text: str) -> str:
-    """What the Collector's RE2 patterns alone make of ``text``."""
-    return _COMBINED.sub(combined_replacement("python"), text)
 
 
 def test_files_are_generated() -> None:
     secrets, benign = mcpstack.mcpstack()
-    assert _read("mcpstack_secrets.jsonl.gz") == secrets
-    assert _read("mcpstack_benign.jsonl.gz") == benign
+    assert corpus.held_out("mcpstack_secrets.jsonl.gz") == secrets
+    assert corpus.held_out("mcpstack_benign.jsonl.gz") == benign
     assert len(secrets) == 213 and len(benign) == 112
 
 
 def test_mcpstack_score() -> None:
-    result = corpus.score(scrub, _read("mcpstack_secrets.jsonl.gz"), _read("mcpstack_benign.jsonl.gz"))
+    result = corpus.score(scrub, corpus.held_out("mcpstack_secrets.jsonl.gz"), corpus.held_out("mcpstack_benign.jsonl.gz"))
     assert {line["format"] for line in result.missed} == KNOWN_GAPS
     assert {line["category"] for line, _ in result.altered} == KNOWN_FALSE_POSITIVES
     assert len(result.missed) == 3 and len(result.altered) == 0  # recall 210/213, FP 0/112
 
 
 def test_mcpstack_regex_only_is_what_the_collector_runs() -> None:
-    result = corpus.score(_regex_only, _read("mcpstack_secrets.jsonl.gz"), _read("mcpstack_benign.jsonl.gz"))
+    result = corpus.score(corpus.regex_only, corpus.held_out("mcpstack_secrets.jsonl.gz"), corpus.held_out("mcpstack_benign.jsonl.gz"))
     assert {line["format"] for line in result.missed} == KNOWN_GAPS
     assert {line["category"] for line, _ in result.altered} == REGEX_ONLY_ALTERED
     assert len(result.altered) == 16
@@ -88,7 +75,7 @@ def test_mcpstack_regex_only_is_what_the_collector_runs() -> None:
 def test_triggers_and_guard_admit_every_match_here() -> None:
     """The set's triggers and the Collector's GUARD must admit every match on these lines too (a
     trigger that misses one would skip a pattern silently); scrubbing stays final."""
-    texts = [line["text"] for line in _read("mcpstack_secrets.jsonl.gz") + _read("mcpstack_benign.jsonl.gz")]
+    texts = [line["text"] for line in corpus.held_out("mcpstack_secrets.jsonl.gz") + corpus.held_out("mcpstack_benign.jsonl.gz")]
     guard = re.compile(GUARD)
     for pattern in PATTERNS:
         rx, trigger = re2.compile(pattern.regex), re2.compile(pattern.trigger_regex)
@@ -136,7 +123,7 @@ def test_their_credential_neighbours_still_go() -> None:
         ("url=https://mcp.example.com/s/Zq8Yw7Vu6Ts5Rq4Po3Nm2Lk1/mcp)", f"url=https://mcp.example.com/s/{REDACTED}/mcp)"),
     ):
         assert scrub(text) == expected, text
-        assert "Zq8Yw7Vu6Ts5" not in _regex_only(text) and "54dabb7c3b63" not in _regex_only(text), text
+        assert "Zq8Yw7Vu6Ts5" not in corpus.regex_only(text) and "54dabb7c3b63" not in corpus.regex_only(text), text
 
 
 def test_an_endpoint_path_keeps_its_names() -> None:

@@ -10,8 +10,6 @@ here, so that a fix, or a regression, shows up.
 
 from __future__ import annotations
 
-import gzip
-import json
 
 import re2  # type: ignore[import-untyped]
 
@@ -33,20 +31,16 @@ KNOWN_FALSE_POSITIVES = {
 }
 
 
-def _read(name: str) -> list[dict[str, str]]:
-    with gzip.open(oncall.HERE / name, "rt", encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh]
-
 
 def test_files_are_generated() -> None:
     secrets, benign = oncall.oncall()
-    assert _read("oncall_secrets.jsonl.gz") == secrets
-    assert _read("oncall_benign.jsonl.gz") == benign
+    assert corpus.held_out("oncall_secrets.jsonl.gz") == secrets
+    assert corpus.held_out("oncall_benign.jsonl.gz") == benign
     assert len(secrets) >= 150 and len(benign) >= 100
 
 
 def test_oncall_score() -> None:
-    result = corpus.score(scrub, _read("oncall_secrets.jsonl.gz"), _read("oncall_benign.jsonl.gz"))
+    result = corpus.score(scrub, corpus.held_out("oncall_secrets.jsonl.gz"), corpus.held_out("oncall_benign.jsonl.gz"))
     assert {line["format"] for line in result.missed} == KNOWN_GAPS
     assert {line["category"] for line, _ in result.altered} == KNOWN_FALSE_POSITIVES
     assert len(result.missed) == 3 and len(result.altered) == 4  # recall 186/189, FP 4/100
@@ -71,8 +65,8 @@ def test_oncall_regex_only_is_what_the_collector_runs() -> None:
     replacement = combined_replacement("python")
     result = corpus.score(
         lambda text: combined.sub(replacement, text),
-        _read("oncall_secrets.jsonl.gz"),
-        _read("oncall_benign.jsonl.gz"),
+        corpus.held_out("oncall_secrets.jsonl.gz"),
+        corpus.held_out("oncall_benign.jsonl.gz"),
     )
     assert {line["format"] for line in result.missed} == KNOWN_GAPS
     assert {line["category"] for line, _ in result.altered} == REGEX_ONLY_ALTERED

@@ -11,15 +11,13 @@ RE2 alone. What is still missed is pinned here, so that a fix, or a regression, 
 
 from __future__ import annotations
 
-import gzip
-import json
 import re
 
 import pytest
 import re2  # type: ignore[import-untyped]
 
 from errscope import scrub
-from errscope._patterns import GUARD, PATTERNS, REDACTED, combined_regex, combined_replacement
+from errscope._patterns import GUARD, PATTERNS, REDACTED
 from tests import corpus
 from tests.secret_corpus import wrapped
 
@@ -31,28 +29,17 @@ KNOWN_GAPS = {
 KNOWN_FALSE_POSITIVES: set[str] = set()
 
 
-def _read(name: str) -> list[dict[str, str]]:
-    with gzip.open(wrapped.HERE / name, "rt", encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh]
-
-
-_COMBINED = re2.compile(combined_regex())
-
-
-def _regex_only(text: str) -> str:
-    """What the Collector's RE2 patterns alone make of ``text``."""
-    return _COMBINED.sub(combined_replacement("python"), text)
 
 
 def test_files_are_generated() -> None:
     secrets, benign = wrapped.wrapped()
-    assert _read("wrapped_secrets.jsonl.gz") == secrets
-    assert _read("wrapped_benign.jsonl.gz") == benign
+    assert corpus.held_out("wrapped_secrets.jsonl.gz") == secrets
+    assert corpus.held_out("wrapped_benign.jsonl.gz") == benign
     assert len(secrets) == 204 and len(benign) == 104
 
 
 def test_wrapped_score() -> None:
-    result = corpus.score(scrub, _read("wrapped_secrets.jsonl.gz"), _read("wrapped_benign.jsonl.gz"))
+    result = corpus.score(scrub, corpus.held_out("wrapped_secrets.jsonl.gz"), corpus.held_out("wrapped_benign.jsonl.gz"))
     assert {line["format"] for line in result.missed} == KNOWN_GAPS
     assert {line["category"] for line, _ in result.altered} == KNOWN_FALSE_POSITIVES
     assert len(result.missed) == 3 and len(result.altered) == 0  # recall 201/204, FP 0/104
@@ -60,9 +47,9 @@ def test_wrapped_score() -> None:
 
 def test_wrapped_regex_only_is_what_the_collector_runs() -> None:
     result = corpus.score(
-        _regex_only,
-        _read("wrapped_secrets.jsonl.gz"),
-        _read("wrapped_benign.jsonl.gz"),
+        corpus.regex_only,
+        corpus.held_out("wrapped_secrets.jsonl.gz"),
+        corpus.held_out("wrapped_benign.jsonl.gz"),
     )
     assert {line["format"] for line in result.missed} == KNOWN_GAPS
     assert not result.altered
@@ -71,7 +58,7 @@ def test_wrapped_regex_only_is_what_the_collector_runs() -> None:
 def test_triggers_and_guard_admit_every_match_here() -> None:
     """The set's triggers and the Collector's GUARD must admit every match on these lines too (a
     trigger that misses one would skip a pattern silently); scrubbing stays final."""
-    texts = [line["text"] for line in _read("wrapped_secrets.jsonl.gz") + _read("wrapped_benign.jsonl.gz")]
+    texts = [line["text"] for line in corpus.held_out("wrapped_secrets.jsonl.gz") + corpus.held_out("wrapped_benign.jsonl.gz")]
     guard = re.compile(GUARD)
     for pattern in PATTERNS:
         rx, trigger = re2.compile(pattern.regex), re2.compile(pattern.trigger_regex)
@@ -98,7 +85,7 @@ def test_encoded_and_escaped_separators() -> None:
         ('{"password": "\\u00d6ffnung-432"}', f'{{"password": "{REDACTED}"}}'),
     ):
         assert scrub(text) == expected, text
-        assert REDACTED in _regex_only(text) and "Stone77" not in _regex_only(text), text
+        assert REDACTED in corpus.regex_only(text) and "Stone77" not in corpus.regex_only(text), text
 
 
 def test_pairs_sql_and_tools_leave_their_look_alikes() -> None:
@@ -122,7 +109,7 @@ def test_pairs_sql_and_tools_leave_their_look_alikes() -> None:
         'sqlcmd -S tcp:sql01 -a 8192 -Q "SELECT 1"',
     ):
         assert scrub(text) == text, text
-        assert _regex_only(text) == text, text
+        assert corpus.regex_only(text) == text, text
 
 
 def test_a_wrapped_token_goes_whole_and_the_next_line_stays() -> None:
