@@ -55,14 +55,14 @@ def _lines(source: str = "corpus") -> list[tuple[str, dict[str, str]]]:
     if source == "wrapped":  # the fourth held-out set (encoded and embedded secrets), its pinned gaps left out
         from tests import test_scrub_wrapped as held
 
-        secrets = [line for line in held._read("wrapped_secrets.jsonl.gz") if line["format"] not in held.KNOWN_GAPS]
-        benign = held._read("wrapped_benign.jsonl.gz")
+        secrets = [line for line in corpus.held_out("wrapped_secrets.jsonl.gz") if line["format"] not in held.KNOWN_GAPS]
+        benign = corpus.held_out("wrapped_benign.jsonl.gz")
     elif source == "mcpstack":  # the fifth (MCP and AI-stack secrets), its pinned gaps left out, and the
         # benign lines only the Python-side checks spare (pinned as REGEX_ONLY_ALTERED there)
         from tests import test_scrub_mcpstack as fifth
 
-        secrets = [line for line in fifth._read("mcpstack_secrets.jsonl.gz") if line["format"] not in fifth.KNOWN_GAPS]
-        benign = [line for line in fifth._read("mcpstack_benign.jsonl.gz") if line["category"] not in fifth.REGEX_ONLY_ALTERED]
+        secrets = [line for line in corpus.held_out("mcpstack_secrets.jsonl.gz") if line["format"] not in fifth.KNOWN_GAPS]
+        benign = [line for line in corpus.held_out("mcpstack_benign.jsonl.gz") if line["category"] not in fifth.REGEX_ONLY_ALTERED]
     else:
         require(corpus.corpus_dir() is not None, "shared corpus not found (../shared/corpus or ERRSCOPE_CORPUS_DIR)")
         secrets, benign = corpus.secrets(), corpus.benign()
