@@ -188,6 +188,7 @@ def _prefilters(lines: list[bytes]) -> dict[str, float]:
                          flags=[hyperscan.HS_FLAG_SINGLEMATCH | hyperscan.HS_FLAG_UTF8] * len(full_patterns))  # type: ignore[attr-defined]
         result["hyperscan_of_full_patterns_compile_s"] = round(time.perf_counter() - compiling, 1)
         scratch = hyperscan.Scratch(database)  # type: ignore[attr-defined]
+        # scan() above reads database and scratch when called: now these
         result["hyperscan_of_full_patterns"] = per_line(scan)
     # RE2's own prefilter (FilteredRE2: literal atoms RE2 derives from each pattern, then each
     # candidate pattern run in C): the atoms it finds leave most patterns as candidates
