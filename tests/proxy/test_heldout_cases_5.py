@@ -9,17 +9,18 @@ The upstream is a real ``MCPServer`` over streamable HTTP on 127.0.0.1 behind th
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
 
 from errscope import FailureClass, Outcome
 from errscope._attributes import ERRSCOPE_FAILURE_CLASS, GEN_AI_TOOL_NAME
 from errscope._otlp_json import load
 from errscope.client import ToolClient
 from tests.client.test_heldout_cases import failed, tool
-from tests.client.test_heldout_cases_3 import MemoryEventStore, gated
+from tests.client.test_heldout_cases_3 import Gate, MemoryEventStore, gated
 from tests.client.test_heldout_cases_4 import first_refused
 from tests.client.test_heldout_cases_5 import EXPIRED_TOKEN, JSON, SESSION_NOT_FOUND, calendar_server, refused_after
 from tests.proxy.test_heldout_cases_3 import through_proxy
@@ -33,67 +34,85 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-async def test_j115_a_stream_closed_mid_call_behind_a_stdio_proxy(tmp_path: Path) -> None:
-    """J115 (J68 one hop further; modelcontextprotocol/inspector #723: a reconnect without ``Last-Event-ID`` loses the
-    stream's events; SEP-1699). The upstream closes the call's SSE stream and answers later: behind the proxy the host
-    gets the answer, and the tool ran once (resumed, not re-POSTed)."""
+def either(*gates: Gate) -> Gate:
+    """A gate answering a request by the first of ``gates`` that does."""
+
+    async def gate(scope: dict[str, Any], request: bytes, send: Any, method: str) -> bool:
+        for each in gates:
+            if await each(scope, request, send, method):
+                return True
+        return False
+
+    return gate
+
+
+async def test_j115_to_j117_one_upstream_behind_a_stdio_proxy(tmp_path: Path) -> None:
+    """Through one ``errscope proxy --upstream`` (one proxy process for the three cases, to keep the test short):
+
+    J115 (J68 one hop further; modelcontextprotocol/inspector #723: a reconnect without ``Last-Event-ID`` loses the
+    stream's events; SEP-1699). The upstream closes the call's SSE stream and answers later: the host gets the answer,
+    and the tool ran once (resumed, not re-POSTed).
+
+    J116 (J99 one hop further; punkpeye/mcp-remote #166; obot-platform/obot PR #3413). The upstream's 401
+    ``invalid_token`` reaches the host as needing access: the call did not run, went upstream once, and the challenge's
+    token text is not repeated.
+
+    J117 (J102 one hop further; punkpeye/mcp-remote PR #307). The upstream answers 404 "Session not found" (code -32001)
+    once: the host's call is not a timeout and did not run (or was re-sent once, safely); the next calls work.
+    """
     from tests.client.servers.app import serve
 
-    server = MCPServer("reports")
-    runs: list[str] = []
+    server = calendar_server()
+    reports: list[str] = []
 
     @server.tool()
     async def export_report(month: str, ctx: Context) -> str:
-        runs.append(month)
+        reports.append(month)
         await ctx.close_sse_stream()
         await anyio.sleep(0.5)
         return f"report {month} exported"
 
+    refused: list[bytes] = []
+    expired: list[bytes] = []
+    gate = either(refused_after("list_events", 0, 401, b'{"error":"invalid_token"}', refused, EXPIRED_TOKEN, JSON),
+                  first_refused("create_note", 404, SESSION_NOT_FOUND, expired, JSON))
     app = server.streamable_http_app(host="127.0.0.1", event_store=MemoryEventStore(), retry_interval=100)
-    async with serve(app) as base:
-        async with ToolClient(through(tmp_path, base + "/mcp"), timeout=8, retry=None) as tc:
-            result = await tc.call_tool("export_report", {"month": "2026-01"})
-    assert (result.outcome, result.text) == (Outcome.OK, "report 2026-01 exported"), result
-    assert runs == ["2026-01"]
-
-
-async def test_j116_an_expired_token_behind_a_stdio_proxy(tmp_path: Path) -> None:
-    """J116 (J99 one hop further; punkpeye/mcp-remote #166: after the token expired the bridge only reported a failed
-    server; obot-platform/obot PR #3413). The upstream's 401 ``invalid_token`` reaches the host as needing access: the
-    call did not run, went upstream once, and the challenge's token text is not repeated; the next tool works."""
-    from tests.client.servers.app import serve
-
-    server = calendar_server()
-    seen: list[bytes] = []
-    gate = refused_after("list_events", 0, 401, b'{"error":"invalid_token"}', seen, EXPIRED_TOKEN, JSON)
-    async with serve(gated(server.streamable_http_app(host="127.0.0.1"), gate)) as base:
-        async with ToolClient(through(tmp_path, base + "/mcp"), timeout=5) as tc:
-            result = await tc.call_tool("list_events", {"day": "2026-04-21"})
-            after = await tc.call_tool("status", {})
-    assert result.failure_class is FailureClass.PERMISSION_DENIED, result
-    assert result.side_effect_possible is False and len(seen) == 1 and server.ran == [], (result, len(seen))
-    assert "FAKE-jwt" not in result.text
-    assert after.text == "up"
-
-
-async def test_j117_an_expired_session_behind_a_stdio_proxy(tmp_path: Path) -> None:
-    """J117 (J102 one hop further; punkpeye/mcp-remote PR #307: the bridge kept the dead session id and "from then on
-    every call fails"). The upstream answers 404 "Session not found" (code -32001) once: the host's call is not a timeout
-    and did not run (or was re-sent once, safely); the next calls work."""
-    from tests.client.servers.app import serve
-
-    server = calendar_server()
-    seen: list[bytes] = []
-    gate = first_refused("create_note", 404, SESSION_NOT_FOUND, seen, JSON)
-    async with serve(gated(server.streamable_http_app(host="127.0.0.1"), gate)) as base:
-        async with ToolClient(through(tmp_path, base + "/mcp"), timeout=5) as tc:
-            result = await tc.call_tool("create_note", {"text": "buy milk"})
+    async with serve(gated(app, gate)) as base:
+        async with ToolClient(through(tmp_path, base + "/mcp"), timeout=8, retry=None, mode="legacy") as tc:
+            report = await tc.call_tool("export_report", {"month": "2026-01"})
+            denied = await tc.call_tool("list_events", {"day": "2026-04-21"})
+            lost = await tc.call_tool("create_note", {"text": "buy milk"})
             again = await tc.call_tool("create_note", {"text": "buy bread"})
             after = await tc.call_tool("status", {})
-    assert result.outcome is not Outcome.TIMEOUT and "timed out" not in result.text.lower(), result
-    if result.outcome is not Outcome.OK:
-        assert result.side_effect_possible is False, result
+    # J115
+    assert (report.outcome, report.text) == (Outcome.OK, "report 2026-01 exported"), report
+    assert reports == ["2026-01"]
+    # J116
+    assert denied.failure_class is FailureClass.PERMISSION_DENIED, denied
+    assert denied.side_effect_possible is False and len(refused) == 1, (denied, len(refused))
+    assert "FAKE-jwt" not in denied.text
+    # J117
+    assert lost.outcome is not Outcome.TIMEOUT and "timed out" not in lost.text.lower(), lost
+    if lost.outcome is not Outcome.OK:
+        assert lost.side_effect_possible is False, lost
     assert (again.text, after.text) == ("note 'buy bread' created", "up"), (again, after)
+    assert "list_events:2026-04-21" not in server.ran
+
+
+async def test_j117_a_session_that_really_expired_behind_a_stdio_proxy(tmp_path: Path) -> None:
+    """J117, the session really gone: the upstream expires idle sessions (``session_idle_timeout``), as gateways do after
+    an hour. The first call after the idle gap did not run; the next ones run on a new upstream session."""
+    from tests.client.servers.app import serve
+
+    server = calendar_server()
+    async with serve(server.streamable_http_app(host="127.0.0.1", session_idle_timeout=0.3)) as base:
+        async with ToolClient(through(tmp_path, base + "/mcp"), timeout=5, mode="legacy") as tc:
+            assert (await tc.call_tool("status", {})).text == "up"
+            await anyio.sleep(1.0)  # the upstream reaps the session
+            result = await tc.call_tool("create_note", {"text": "buy milk"})
+            again = await tc.call_tool("create_note", {"text": "buy bread"})
+    assert result.outcome is not Outcome.TIMEOUT and (result.outcome is Outcome.OK or result.side_effect_possible is False), result
+    assert again.text == "note 'buy bread' created", again
 
 
 async def test_j118_dotted_tool_names_in_a_proxys_telemetry(tmp_path: Path) -> None:
