@@ -12,6 +12,7 @@ from typing import Any
 
 import anyio
 import pytest
+from fastmcp import Context as FastMCPContext
 from mcp import Client
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
@@ -54,18 +55,32 @@ async def test_j105_a_non_ascii_exception_message(style: str, era: str, telemetr
     assert span.status.description == "not_found"
 
 
-async def test_j111_a_log_notification_holding_a_credential(telemetry: CapturedTelemetry) -> None:
+@pytest.mark.parametrize("style", ["mcpserver", pytest.param("fastmcp", marks=pytest.mark.xfail(strict=True, reason=(
+    "server/_fastmcp.py: FastMCP 4 sends ctx.info() through its own Context (a LogData object) on a session errscope's "
+    "FastMCP middleware does not wrap; scrubbing it needs a hook on FastMCP's Context.log")))])
+async def test_j111_a_log_notification_holding_a_credential(style: str, telemetry: CapturedTelemetry) -> None:
     """J111 (CherryHQ/cherry-studio PR #18670: a host displayed a server's raw ``notifications/message``, credentials
     included; MCP 2025-11-25, Logging > Security: log messages MUST NOT contain credentials). A tool logs its connection
     string through the MCP logging channel and then fails: the client receives the log line without the password, and
     the answer is ``isError`` with a ref."""
-    server = MCPServer("ledger")
+    server = BUILDERS[style]()
 
-    @server.tool()
-    async def sync_ledger(month: str, ctx: Context) -> str:
-        """Copy a month of the ledger from the primary database."""
+    async def log_then_fail(ctx: Any) -> str:
         await ctx.info(f"connecting to {DSN}")
         raise ConnectionRefusedError(f"could not connect to {DSN}")
+
+    if style == "fastmcp":  # each framework finds the context parameter by its own Context type
+
+        @server.tool()
+        async def sync_ledger(month: str, ctx: FastMCPContext) -> str:
+            """Copy a month of the ledger from the primary database."""
+            return await log_then_fail(ctx)
+    else:
+
+        @server.tool()
+        async def sync_ledger(month: str, ctx: Context) -> str:
+            """Copy a month of the ledger from the primary database."""
+            return await log_then_fail(ctx)
 
     errscope.instrument(server, **telemetry.providers)
     messages: list[Any] = []
@@ -73,7 +88,8 @@ async def test_j111_a_log_notification_holding_a_credential(telemetry: CapturedT
     async def on_log(params: Any) -> None:
         messages.append(params.data)
 
-    async with Client(server, mode="legacy", logging_callback=on_log) as client:
+    target = server._mcp_server if style == "fastmcp" else server
+    async with Client(target, mode="legacy", logging_callback=on_log) as client:
         result = await client.call_tool("sync_ledger", {"month": "2026-03"})
         await anyio.sleep(0.05)  # the notification is delivered before the answer; let the callback run
     assert result.is_error and "ERR-" in text_of(result)
