@@ -17,7 +17,7 @@ from mcp.server.mcpserver import Context
 
 from errscope import FailureClass, Outcome
 from errscope._attributes import ERRSCOPE_FAILURE_CLASS, GEN_AI_TOOL_NAME
-from errscope._otlp_json import load
+from errscope._otlp_json import TelemetryError, load
 from errscope.client import ToolClient
 from tests.client.test_heldout_cases import failed, tool
 from tests.client.test_heldout_cases_3 import Gate, MemoryEventStore, gated
@@ -78,7 +78,7 @@ async def test_j115_to_j117_one_upstream_behind_a_stdio_proxy(tmp_path: Path) ->
                   first_refused("create_note", 404, SESSION_NOT_FOUND, expired, JSON))
     app = server.streamable_http_app(host="127.0.0.1", event_store=MemoryEventStore(), retry_interval=100)
     async with serve(gated(app, gate)) as base:
-        async with ToolClient(through(tmp_path, base + "/mcp"), timeout=8, retry=None, mode="legacy") as tc:
+        async with ToolClient(through(tmp_path, base + "/mcp"), timeout=10, retry=None, mode="legacy") as tc:
             report = await tc.call_tool("export_report", {"month": "2026-01"})
             denied = await tc.call_tool("list_events", {"day": "2026-04-21"})
             lost = await tc.call_tool("create_note", {"text": "buy milk"})
@@ -105,10 +105,10 @@ async def test_j117_a_session_that_really_expired_behind_a_stdio_proxy(tmp_path:
     from tests.client.servers.app import serve
 
     server = calendar_server()
-    async with serve(server.streamable_http_app(host="127.0.0.1", session_idle_timeout=0.3)) as base:
-        async with ToolClient(through(tmp_path, base + "/mcp"), timeout=5, mode="legacy") as tc:
+    async with serve(server.streamable_http_app(host="127.0.0.1", session_idle_timeout=0.2)) as base:
+        async with ToolClient(through(tmp_path, base + "/mcp"), timeout=10, mode="legacy") as tc:
             assert (await tc.call_tool("status", {})).text == "up"
-            await anyio.sleep(1.0)  # the upstream reaps the session
+            await anyio.sleep(0.6)  # the upstream reaps the session
             result = await tc.call_tool("create_note", {"text": "buy milk"})
             again = await tc.call_tool("create_note", {"text": "buy bread"})
     assert result.outcome is not Outcome.TIMEOUT and (result.outcome is Outcome.OK or result.side_effect_possible is False), result
@@ -121,11 +121,25 @@ async def test_j118_dotted_tool_names_in_a_proxys_telemetry(tmp_path: Path) -> N
     host reads."""
     params = through_proxy(tmp_path, [tool("immich.search.metadata")],
                            {"immich.search.metadata": failed("403 Forbidden: album FAKE-7 is private")})
-    async with ToolClient(params, timeout=5, retry=None) as tc:
+    async with ToolClient(params, timeout=10, retry=None) as tc:
         result = await tc.call_tool("immich.search.metadata", {"query": "beach"})
+    found = await exported_spans(tmp_path / "out", "tools/call immich.search.metadata")  # flushed when the host left
     assert result.failure_class is FailureClass.PERMISSION_DENIED, result
-    # The proxy exports at exit (the host closed it above); errscope's own OTLP-JSON reader reads the folder.
-    found = [span for span in load(tmp_path / "out").spans if span.name == "tools/call immich.search.metadata"]
-    assert len(found) == 1, [span.name for span in load(tmp_path / "out").spans]
+    assert len(found) == 1, found
     assert found[0].attributes[GEN_AI_TOOL_NAME] == "immich.search.metadata"
     assert found[0].attributes[ERRSCOPE_FAILURE_CLASS] == "permission_denied"
+
+
+async def exported_spans(out: Path, name: str, timeout: float = 15) -> list[Any]:
+    """The spans named ``name`` that the proxy has exported to ``out`` (in batches, and the rest when its host leaves),
+    read with errscope's own OTLP-JSON reader; waits up to ``timeout`` seconds for the first."""
+    with anyio.move_on_after(timeout):
+        while True:
+            try:
+                found = [span for span in load(out).spans if span.name == name]
+            except TelemetryError:  # a line being written
+                found = []
+            if found:
+                return found
+            await anyio.sleep(0.1)
+    return []
