@@ -13,9 +13,9 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
@@ -35,7 +35,14 @@ from errscope._attributes import ERROR_TYPE, MCP_METHOD_NAME, RPC_RESPONSE_STATU
 from errscope._classify import classify, parse_retry_after
 from errscope.client._catalog import ToolCatalog
 from errscope.client._telemetry import ClientTelemetry
-from errscope.client._wire import CURRENT_ATTEMPT, UNDECODABLE, WireTap, observe_http_parsing, observe_stdio_parsing
+from errscope.client._wire import (
+    CURRENT_ATTEMPT,
+    UNDECODABLE,
+    WireAttempt,
+    WireTap,
+    observe_http_parsing,
+    observe_stdio_parsing,
+)
 
 __all__ = ["Connection", "ServerConnection", "Target", "describe"]
 
@@ -162,7 +169,7 @@ class _OnePostFails(httpx2.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         try:
-            return await self._inner.handle_async_request(request)
+            response = await self._inner.handle_async_request(request)
         except httpx2.TransportError as exc:
             if request.method != "POST":
                 raise
@@ -171,6 +178,37 @@ class _OnePostFails(httpx2.AsyncBaseTransport):
                 attempt.transport_failure = classify(exc)
             logger.debug("POST to the tool server failed in transport: %s", type(exc).__qualname__)
             return httpx2.Response(502, request=request)
+        if request.method == "POST":
+            response.stream = _BodyCutEndsThatPost(response.stream, CURRENT_ATTEMPT.get())
+        return response
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class _BodyCutEndsThatPost(httpx2.AsyncByteStream):
+    """A POST's response body whose transport error (the connection cut mid-answer: ``RemoteProtocolError``,
+    ``ReadError``) ends that body early instead of raising.
+
+    mcp 2.3 reads a JSON answer's body without catching transport errors, so one cut answer crashed the
+    session and every call in flight with it (openai/openai-agents-python PR #2683; tests/heldout_cases.md
+    J109). Ended early, the body is an answer the SDK cannot parse (it stands in an error for that request
+    alone) or an SSE stream that ended (it resumes from the last event id, or gives up on that request).
+    The attempt keeps the real failure: the server had the request, so it may have run.
+    """
+
+    def __init__(self, inner: Any, attempt: WireAttempt | None) -> None:
+        self._inner = inner
+        self._attempt = attempt
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        try:
+            async for chunk in self._inner:
+                yield chunk
+        except httpx2.TransportError as exc:
+            if self._attempt is not None and self._attempt.transport_failure is None:
+                self._attempt.transport_failure = replace(classify(exc), side_effect_possible=True)
+            logger.debug("answer from the tool server cut in transport: %s", type(exc).__qualname__)
 
     async def aclose(self) -> None:
         await self._inner.aclose()

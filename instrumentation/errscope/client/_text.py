@@ -26,7 +26,16 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
     (FailureClass.RATE_LIMITED, re.compile(r"rate.?limit|too many requests|quota exceeded|throttl|slow down", re.I)),
     (
         FailureClass.PERMISSION_DENIED,
-        re.compile(r"forbidden|permission|access (is )?denied|not authori[sz]ed|unauthori[sz]ed|lacks? .*scope", re.I),
+        re.compile(
+            r"forbidden|permission|access (is )?denied|not authori[sz]ed|unauthori[sz]ed|lacks? .*scope|"
+            # Credentials the upstream rejected, in OAuth's words (RFC 6750 §3.1 ``invalid_token``,
+            # ``insufficient_scope``; RFC 6749 §5.2 ``invalid_grant``) and in prose: fixed by signing in
+            # again, so checked before "invalid" reads them as the caller's arguments.
+            r"\binvalid[ _](?:(?:access|bearer|auth|refresh|id)[ _])?token\b|\bexpired (?:(?:access|bearer|auth) )?token\b|"
+            r"\b(?:token|credentials?) (?:has |have |is |are )?(?:expired|revoked)\b|\binvalid[ _](?:credentials|grant)\b|"
+            r"\binsufficient[ _]scope\b|\bunauthenticated\b|\bnot authenticated\b|\bauthentication (?:failed|required)\b",
+            re.I,
+        ),
     ),
     (
         FailureClass.UPSTREAM_UNAVAILABLE,

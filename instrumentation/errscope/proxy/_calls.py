@@ -291,8 +291,11 @@ class Calls:
         upstream = Upstream(SYSTEM, str(code), self.upstream.address)
         if self._adopt_declared(call, Channel.PROTOCOL, data if isinstance(data, dict) else {}, upstream, code=code):
             return message
+        # Whether the call may have run: as the peer (or the proxy's HTTP client, J116) said, else from the code.
+        declared = answer.side_effect_possible(data) if isinstance(data, dict) else None
+        side_effect = False if answer.not_run(code, data) else declared
         if code == INVALID_PARAMS:
-            classification = Classification(FailureClass.INVALID_INPUT, upstream=upstream)
+            classification = Classification(FailureClass.INVALID_INPUT, upstream=upstream, side_effect_possible=False)
             schema = self._schemas.get(call.tool or "")
             shaped_text = invalid_params_note(call.tool or "tool", text, entry.arguments, schema)
         else:
@@ -301,7 +304,7 @@ class Calls:
                 from_text = classify_text(text)
                 cls = from_text if from_text is not FailureClass.UNKNOWN else cls
             retry_after = retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None
-            classification = Classification(cls, retry_after=retry_after, upstream=upstream)
+            classification = Classification(cls, retry_after=retry_after, upstream=upstream, side_effect_possible=side_effect)
             shaped_text = safe_excerpt(text, limit=300) or "Error"
         call.fail(Channel.PROTOCOL, classification, code=code)
         shaped_error: Message = {"code": code, "message": f"{shaped_text.rstrip('. ')} (Ref {call.error_ref})"}

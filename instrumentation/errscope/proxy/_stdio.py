@@ -16,7 +16,8 @@ from collections.abc import Callable
 from contextlib import AsyncExitStack
 from typing import Any, Final, Protocol
 
-from errscope._classify import parse_retry_after
+from errscope._attributes import META_SIDE_EFFECT_POSSIBLE
+from errscope._classify import parse_retry_after, side_effect_for_http_status
 from errscope.proxy._calls import Calls, Message, Scope, parse_error
 
 __all__ = ["ChildServer", "HttpServer", "serve_stdio"]
@@ -171,37 +172,41 @@ class HttpServer:
     stands in an error frame whose message ("Server returned an error response") has lost the status
     and ``Retry-After``; the proxy puts them back into that frame's message, so the call is classified
     by what the server said (429: rate limited, with its wait; 401/403: access) and a stdio host learns
-    it (smart-mcp-proxy/mcpproxy-go PR #1042, modelcontextprotocol/typescript-sdk #1892).
+    it (smart-mcp-proxy/mcpproxy-go PR #1042, modelcontextprotocol/typescript-sdk #1892). A status that
+    refuses the request as a whole (a 4xx, 501, 503, 505: RFC 9110 §15; a 404 to a dead session, MCP,
+    Transports > Session Management) also says the call did not run, whatever the body: the frame's
+    ``data`` carries ``side_effect_possible: false`` (tests/heldout_cases.md J116, J117).
     """
 
     def __init__(self, url: str) -> None:
         self.url = url
         self._stack = AsyncExitStack()
         self._write: Any = None
-        self._refusals: dict[str, str] = {}
-        """What the server's HTTP answer said, by request id, for requests it refused (bounded)."""
+        self._refusals: dict[str, tuple[str | None, bool | None]] = {}
+        """For requests the server refused, by request id (bounded): what its HTTP answer said (``None``: the
+        body's own message stands) and whether the request may have been acted on."""
 
     async def _note_refusal(self, response: Any) -> None:
         content_type = response.headers.get("content-type", "")
         if response.request.method != "POST" or response.status_code < 400 or "event-stream" in content_type:
             return
-        if response.status_code == 404:
-            return  # the session is gone (MCP, Transports > Session Management), not a thing "not found"
-        if "json" in content_type and _is_jsonrpc(await response.aread()):
-            return  # the server's own answer, relayed with its own message; a gateway's JSON body is none
         try:
             message = json.loads(response.request.content or b"null")
         except (ValueError, RuntimeError):
             return
         if not isinstance(message, dict) or "method" not in message or "id" not in message:
             return
-        said = f"The MCP server answered HTTP {response.status_code} {response.reason_phrase}".rstrip()
-        wait = parse_retry_after(response.headers.get("retry-after"))
-        if wait is not None:
-            said += f"; retry after {wait:g} s"
+        said: str | None = None
+        # A 404 is the session gone (MCP, Transports > Session Management), not a thing "not found"; a
+        # JSON-RPC body is the server's own answer, relayed with its own message (a gateway's JSON is none).
+        if response.status_code != 404 and not ("json" in content_type and _is_jsonrpc(await response.aread())):
+            said = f"The MCP server answered HTTP {response.status_code} {response.reason_phrase}".rstrip()
+            wait = parse_retry_after(response.headers.get("retry-after"))
+            if wait is not None:
+                said += f"; retry after {wait:g} s"
         if len(self._refusals) >= _MAX_REFUSALS:
             self._refusals.pop(next(iter(self._refusals)))
-        self._refusals[json.dumps(message["id"])] = said
+        self._refusals[json.dumps(message["id"])] = (said, side_effect_for_http_status(response.status_code))
 
     async def start(self, on_message: OnMessage, on_lost: Callable[[], None]) -> None:
         from mcp.client.streamable_http import streamable_http_client
@@ -217,9 +222,9 @@ class HttpServer:
                     logger.warning("streamable HTTP transport: %s", type(item).__name__)
                     continue
                 message = item.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
-                said = self._refusals.pop(json.dumps(message.get("id")), None) if "id" in message else None
-                if said is not None and isinstance(message.get("error"), dict):
-                    message["error"] = {**message["error"], "message": said}
+                refusal = self._refusals.pop(json.dumps(message.get("id")), None) if "id" in message else None
+                if refusal is not None and isinstance(message.get("error"), dict):
+                    message["error"] = _refused(message["error"], *refusal)
                 on_message(message, None)
             on_lost()
 
@@ -241,6 +246,15 @@ class HttpServer:
     async def stop(self) -> None:
         self._pump.cancel()
         await self._stack.aclose()
+
+
+def _refused(error: Message, said: str | None, side_effect_possible: bool | None) -> Message:
+    """``error`` with the HTTP answer's words (when the body had none) and whether the request may have run."""
+    error = {**error, "message": said} if said is not None else dict(error)
+    data = error.get("data")
+    if side_effect_possible is not None and (data is None or isinstance(data, dict)):
+        error["data"] = {**(data or {}), META_SIDE_EFFECT_POSSIBLE: side_effect_possible}
+    return error
 
 
 def _is_jsonrpc(body: bytes) -> bool:

@@ -33,7 +33,7 @@ from errscope import _attributes as attr
 from errscope._call import ToolCall, bind_call, current_call, unbind_call
 from errscope._classify import Classification, FieldProblem, argument_problems, classify
 from errscope._messages import safe_name
-from errscope._scrubbing import scrub
+from errscope._scrubbing import scrub, scrub_value
 from errscope._telemetry import OTHER, ServerTelemetry, content_attribute
 from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.server._declare import declare_honoured_keys, undeclare_honoured_keys
@@ -63,6 +63,7 @@ class ErrscopeMiddleware:
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if ctx.request_id is None:  # notifications carry no outcome of their own
             return await call_next(ctx)
+        ctx.session = _LogsScrubbed(ctx.session)  # type: ignore[assignment]  # the session built for this request
         params = ctx.params if type(ctx.params) is dict or isinstance(ctx.params, Mapping) else {}
         request_id = _request_id(ctx.request_id)
         # The method is the client's word: one the spec does not define is "_OTHER" on the span and the
@@ -158,6 +159,27 @@ def _cancel_requested(ctx: ServerRequestContext[Any, Any]) -> bool:
     dispatch = getattr(ctx.session, "_request_outbound", None)
     event = getattr(dispatch, "cancel_requested", None)
     return isinstance(event, anyio.Event) and event.is_set()
+
+
+class _LogsScrubbed:
+    """A request's ``ServerSession`` whose log notifications (``notifications/message``) go out scrubbed.
+
+    MCP 2025-11-25, Logging > Security: log messages MUST NOT contain credentials or secrets. A tool that logs
+    its connection string before failing (``ctx.info(f"connecting to {dsn}")``) sends it to the host, which
+    shows it to the user and often to the model (CherryHQ/cherry-studio PR #18670; tests/heldout_cases.md
+    J111). Everything else is the session's own.
+    """
+
+    __slots__ = ("_session",)
+
+    def __init__(self, session: Any) -> None:
+        self._session = session
+
+    async def send_log_message(self, level: Any, data: Any, logger: str | None = None, related_request_id: Any = None) -> None:
+        await self._session.send_log_message(level, scrub_value(data), logger, related_request_id)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._session, name)
 
 
 def _headers(request: Any) -> Mapping[str, str] | None:

@@ -20,6 +20,10 @@ request's ``_meta.progressToken`` (a server whose terminal progress races its an
 An answer may also be ``{"raw": "<frame with {id}>"}``: the line is written as latin-1 bytes with the request id in
 place of ``{id}``, so a test can send bytes that are not UTF-8 or a frame that is not valid JSON-RPC.
 
+An answer may carry ``"exit": <code>``: the process exits with that code right after sending it, or, when the answer
+has neither ``result`` nor ``error``, without answering at all (a server that reads the request and ends, openai/codex
+#18977).
+
 ``on_cancel`` reproduces the mcp 1.27 server that answered a cancelled request with ``code 0``
 (python-sdk #2493); ``repeat`` a server that answers one id twice.
 """
@@ -118,6 +122,8 @@ def main() -> None:
                 answer(rid, {"error": {"code": -32602, "message": f"Unknown tool: {params.get('name')}"}})
             elif how.get("hold"):
                 _held[rid] = how
+            elif "result" not in how and "error" not in how and "raw" not in how and "exit" in how:
+                os._exit(int(how["exit"]))
             else:
                 if SPEC.get("stderr_bytes"):
                     sys.stderr.write("debug: " + "x" * SPEC["stderr_bytes"] + "\n")
@@ -128,6 +134,8 @@ def main() -> None:
                     with _lock:
                         sys.stdout.write(json.dumps(frame).replace('"{token}"', token) + "\n")
                         sys.stdout.flush()
+                if "exit" in how:
+                    os._exit(int(how["exit"]))
         elif method == "ping":
             answer(rid, {"result": {}})
         else:
