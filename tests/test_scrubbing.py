@@ -261,6 +261,12 @@ example(
     f"apiVersion: v1\ndata:\n  config.json: {REDACTED}\nkind: Secret\nmetadata:\n  name: app",
 )
 leak("base64_512_bit_key", t(86, B64) + "==")
+_printed = t(32)
+example(
+    "cli_printed_secret",
+    f"$ heroku config:get SESSION_SECRET -a acme\n{_printed}\n$ echo done",
+    f"$ heroku config:get SESSION_SECRET -a acme\n{REDACTED}\n$ echo done",
+)
 example(
     "yaml_multiline_value",
     f"invalid config:\ndb:\n  password:\n    {_yaml}\n  host: db",

@@ -67,13 +67,16 @@ REDACTED: Final = "[REDACTED]"
 
 GUARD: Final = (
     r"[:=>@：＝]|%3[AaDd]|-----|[A-Za-z0-9_\-+/.~]{15}|[0-9]{3}-[0-9]{2}-[0-9]{4}|(?i:token|pass|secret|key|code|otp|pin|word|by)[ \t]"
-    r"|-[-puaPwbS]|(?i:auth|ticate|tication|credentials?)\(|(?i:credentials?)\."
+    r"|-[-puaPwbS]|(?i:auth|ticate|tication|credentials?|password|user)\(|(?i:credentials?)\.|(?i:net[ \t]+user|/rp)[ \t]"
+    "|токен|пароль|ключ|令牌|密码|密钥|トークン|パスワード|キー|토큰|비밀번호|키"
 )
 """A cheap regex that every match of every pattern also matches (tests prove it on every example
 and corpus line): a separator (also full-width or URL-encoded), a PEM dash run, a run of 15 token characters, an SSN shape, or a
 secret-naming word followed by a space (SQL's ``PASSWORD '..'``, ``IDENTIFIED BY '..'``), a
 command-line option (``--x``, ``-p``, ``-u``, and the tools' ``-a``, ``-P``, ``-w``, ``-b``, PowerShell's
-``ConvertTo-SecureString``) or an auth call (``BasicAuth(``, ``credentials(``, ``Credentials.basic(``). The Collector runs
+``ConvertTo-SecureString``, Windows' ``net user`` and ``/rp``), an auth call (``BasicAuth(``, ``credentials(``,
+``Credentials.basic(``, ``changeUserPassword(``, ``createUser(``) or a secret's name in another script (prose
+before a quoted value: ``токен «..»``). The Collector runs
 the full pattern on a free-text field only where this matches (Go's regexp has no prefilter)."""
 
 Family = Literal["private_key", "jwt", "uri", "header", "keyword", "provider", "pii"]
@@ -196,8 +199,6 @@ _SEP = (
     r"(?:(?:\\*[\"']|&quot;|%2[27])?\]?[ \t]*(?:=>|[:=：＝]|%3[Dd])|%2[27]%3[Aa])[ \t]*"
     # PHP var_dump's ``=>\n  string(12) "..."``; a value quoted by an entity or URL-encoded quote
     r"(?:\r?\n[ \t]*string\([0-9]+\)[ \t]*)?(?:&quot;|%2[27])?"
-    # a validation error that echoes the field's value: ``data[password]: Invalid value: "..."`` (Kubernetes, Go)
-    r"(?:(?:Invalid|Unsupported|Duplicate)[ \t]+value:[ \t]*)?"
 )
 _SEP_TRIGGER = r"(?:\\*[\"']|&quot;|%2[27])?\]?[ \t]*(?:[:=：＝]|%3[AaDd])"
 """What every ``_SEP`` starts with, for triggers."""
@@ -224,11 +225,15 @@ _FIRST_WEAK = r"[^\s'\"`\[\]{}<>$%(),;&*?0-9A-Z+/=~!@#^:]"  # ``_FIRST`` but not
 _NOT_TAG = r"![A-Za-z_]*[^A-Za-z_\s'\"`\],;&}>]"
 
 
+_KEY_VERSION = r"(?i:[_.\-]v[0-9])?"
+"""A version after the key word is still the same key (``ses_smtp_password_v4``, ``api_key_v2``)."""
+
+
 def _key(long_words: str, short_words: str, other_scripts: str) -> str:
     # The match starts at the key word, not at the start of the identifier: the rest of the
     # identifier (``AWS_SECRET_`` of ``AWS_SECRET_ACCESS_KEY``) stays untouched in front of the
     # match, and the regex does not backtrack through every identifier (much faster).
-    return rf"(?:(?i:(?:{long_words})|(?:\b|[_.\-])(?:{short_words}))|{other_scripts})"
+    return rf"(?:(?i:(?:{long_words})|(?:\b|[_.\-])(?:{short_words}))|{other_scripts}){_KEY_VERSION}"
 
 
 def _password_value(quote: str) -> str:
@@ -292,8 +297,11 @@ KEY_NOUNS: Final = (
 )
 _NOUN_ANY = "|".join(sorted(KEY_NOUNS, key=len, reverse=True))
 _NOUN_CAMEL = "|".join(w.capitalize() for w in sorted(KEY_NOUNS, key=len, reverse=True))
+_NOUN_ANY_BUT_SECRET = "|".join(sorted(set(KEY_NOUNS) - {"secret", "secrets"}, key=len, reverse=True))
 _NOUN_KEY = (
-    rf"(?:(?:\b|[_.\-])(?i:{_NOUN_ANY})|[a-z0-9](?:{_NOUN_CAMEL}))"
+    # ``secret`` after ``:`` is a resource type (``arn:aws:secretsmanager:..:secret:prod/db-AbC123``), as in
+    # ``_PASSWORD_WORDS``: the character in front is matched instead of ``\b``
+    rf"(?:(?:\b|[_.\-])(?i:{_NOUN_ANY_BUT_SECRET})|(?:^|[^:A-Za-z0-9]|[_.\-])(?i:secrets?)|[a-z0-9](?:{_NOUN_CAMEL}))"
     r"(?:[_.\-0-9A-Z][A-Za-z0-9_.\-]*)?"  # the token ends: separator, digit or a new camelCase word
 )
 _KEY_CHARS = r"[A-Za-z0-9_.\-\x{80}-\x{10FFFF}]+"
@@ -404,7 +412,7 @@ def _kv(name: str, key: str, description: str) -> SecretPattern:
     parse = rf"({_KEY_START}{_KEY_CHARS}{_SEP}{_VALUE_MEMBER})(?:{dq}|{sq}|{value('')})"
     hints = _PASSWORD_HINTS if key == _PASSWORD_KEY else _TOKEN_HINTS
     words = _PASSWORD_TRIGGER_WORDS if key == _PASSWORD_KEY else _TOKEN_TRIGGER_WORDS
-    trigger = rf"(?:{words}){_SEP_TRIGGER}"
+    trigger = rf"(?:{words}){_KEY_VERSION}{_SEP_TRIGGER}"
     suffix = 2 if key == _TOKEN_KEY else 1  # a token's wrapped line end, the bare value's terminator
     return SecretPattern(name, "keyword", regex, 3, description, suffix, hints, trigger=trigger, parse=parse)
 
@@ -539,6 +547,25 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         hints=("akia", "asia", "abia", "acca"),
     ),
     # --- keyword shapes ------------------------------------------------------------------------------
+    SecretPattern(
+        "k8s_secret_data",
+        "keyword",
+        # kind first (as written by hand), then the first data/stringData key; or the data block right before
+        # ``kind: Secret`` (``kubectl get -o yaml`` sorts the keys); lines of another document (``---``) do not count
+        # Kubernetes' validation error echoing a data key's value (``data[.pgpass]: Invalid value: "<base64>"``)
+        r"((?:\b|string)[dD]ata\[[^\]\r\n]+\]:[ \t]*(?:Invalid|Unsupported|Duplicate)[ \t]+value:[ \t]*\")[^\"\r\n]*"
+        r"|(kind:[ \t]*Secret[ \t]*\r?\n(?:(?:[^\-\r\n][^\r\n]*)?\r?\n)*?[ \t]*(?:data|stringData):[ \t]*\r?\n"
+        r"[ \t]+[A-Za-z0-9_.\-]+:[ \t]*)" + _K8S_DATA_BLOCK
+        + r"|((?m:^)[ \t]*data:[ \t]*\r?\n[ \t]+[A-Za-z0-9_.\-]+:[ \t]*)" + _K8S_DATA_BLOCK + r"(\r?\nkind:[ \t]*Secret\b)",
+        3,
+        "A Kubernetes Secret's ``data:``/``stringData:`` block, whatever its keys are named (``config.json: <base64>``): "
+        "every value goes, from the first to the block's end (the first key stays); and the value a validation error "
+        "echoes for a data key (``The Secret \"x\" is invalid: data[pw]: Invalid value: \"...\"``). Before the "
+        "key/value shapes, which would take ``Invalid`` for ``pw``'s value.",
+        keep_suffix=True,
+        hints=("secret", "value:"),
+        trigger=r"kind:[ \t]*Secret|\]:[ \t]*(?:Invalid|Unsupported|Duplicate)[ \t]+value:",
+    ),
     _connection_string(
         "connection_string_password",
         r"(;[ \t]*(?i:pwd|password|passwd)[ \t]*=[ \t]*)",
@@ -582,22 +609,22 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "(``password:\\n    s3cr3t``, block scalars ``token: |``); a nested mapping's key there is not a value.",
         keep_suffix=True,
         hints=(*_PASSWORD_HINTS, *_TOKEN_HINTS),
-        trigger=rf"(?:{_PASSWORD_TRIGGER_WORDS}|{_TOKEN_TRIGGER_WORDS})[\"']?[ \t]*:[ \t]*[|>]?[+\-]?[0-9]?[ \t]*\r?\n[ \t]+[^\s]",
+        trigger=rf"(?:{_PASSWORD_TRIGGER_WORDS}|{_TOKEN_TRIGGER_WORDS}){_KEY_VERSION}[\"']?[ \t]*:[ \t]*[|>]?[+\-]?[0-9]?[ \t]*\r?\n[ \t]+[^\s]",
     ),
     SecretPattern(
-        "k8s_secret_data",
+        "cli_printed_secret",
         "keyword",
-        # kind first (as written by hand), then the first data/stringData key; or the data block right before
-        # ``kind: Secret`` (``kubectl get -o yaml`` sorts the keys); lines of another document (``---``) do not count
-        r"(kind:[ \t]*Secret[ \t]*\r?\n(?:(?:[^\-\r\n][^\r\n]*)?\r?\n)*?[ \t]*(?:data|stringData):[ \t]*\r?\n"
-        r"[ \t]+[A-Za-z0-9_.\-]+:[ \t]*)" + _K8S_DATA_BLOCK
-        + r"|((?m:^)[ \t]*data:[ \t]*\r?\n[ \t]+[A-Za-z0-9_.\-]+:[ \t]*)" + _K8S_DATA_BLOCK + r"(\r?\nkind:[ \t]*Secret\b)",
-        2,
-        "A Kubernetes Secret's ``data:``/``stringData:`` block, whatever its keys are named (``config.json: <base64>``): "
-        "every value goes, from the first to the block's end (the first key stays).",
+        r"((?m:^)[$>+][ \t]+[^\r\n]*(?i:secret|token|passw(?:or)?d|api[_\-]?key|credentials?)[^\r\n]*\r?\n)"
+        r"[A-Za-z0-9+/=_\-.~]{16,}(\r?\n|$)",
+        True,
+        "A secret a command prints on its own line, as a terminal or a CI log (``set -x``) shows it: the command "
+        "after a prompt (``$``, ``>``, ``+``) names a secret (``heroku config:get API_SECRET``, ``vault kv get "
+        "-field=password``, ``kubectl get secret -o jsonpath=..``) and the next line is one random-looking token "
+        "(Python checks it).",
         keep_suffix=True,
-        hints=("secret",),
-        trigger=r"kind:[ \t]*Secret",
+        hints=("secret", "token", "passw", "key", "credential"),
+        verify="random",
+        trigger=r"[$>+][ \t][^\r\n]*(?i:secret|token|passw(?:or)?d|api[_\-]?key|credentials?)[^\r\n]*\r?\n[A-Za-z0-9+/=_\-.~]{16}",
     ),
     SecretPattern(
         "keyword_compound_key",
@@ -612,7 +639,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         hints=KEY_NOUNS,
         verify="random",
         trigger=rf"(?i:{_NOUN_ANY})[A-Za-z0-9_.\-]*(?:{_SEP_TRIGGER}|>)",  # the noun, the rest of the key, the separator
-        parse=rf"({_KEY_CHARS}(?:{_SEP}{_VALUE_MEMBER}(?:\[?[ \t]*b?\\*[\"']|\[)?|>)){_RANDOM}(?:{_WRAPPED}|{_END})",
+        parse=rf"({_KEY_START}{_KEY_CHARS}(?:{_SEP}{_VALUE_MEMBER}(?:\[?[ \t]*b?\\*[\"']|\[)?|>)){_RANDOM}(?:{_WRAPPED}|{_END})",
     ),
     SecretPattern(
         "query_key_param",
@@ -659,7 +686,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "Config-file lines without a separator (aws_secret_access_key AbC...); the value must be "
         "16+ token characters with a digit, so prose such as 'password authentication failed' survives.",
         hints=("key", "secret", "token", "pass", "auth"),
-        trigger=r"(?i:key|secret|token|pass|passwd|auth)[ \t]+[A-Za-z0-9+/=_\-.~]{16}",
+        trigger=r"(?i:key|secret|token|pass(?:word|wd)?|auth)[ \t]+[A-Za-z0-9+/=_\-.~]{16}",
     ),
     SecretPattern(
         "keyword_phrase",
@@ -751,16 +778,17 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "keyword",
         r"((?:^|\s)(?:-u|--user|--proxy-user|--http-user)(?:=|[ \t]+)['\"]?[^\s:'\"$]+:)"
         r"(?:[^\s'\"\[()][^\s'\"()]*)?[^\s'\"0-9\[()][^\s'\"()]*"
-        # a key that ends in ``auth``/``ident`` given ``user:password`` (haproxy ``stats auth``, Yarn's ``npmAuthIdent``)
-        r"|([A-Za-z0-9_.\-]*(?i:auth|ident)[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?[A-Za-z][A-Za-z0-9_.\-]*:)"
-        r"[^\s'\"\[()$<{*][^\s'\"()]*[0-9][^\s'\"()]*",
+        # a key that ends in ``auth``/``ident`` or names a host given ``user:password`` (haproxy ``stats auth``, Yarn's
+        # ``npmAuthIdent``, Bundler's ``BUNDLE_GEMS__EXAMPLE__COM``: the host, dots written ``__``)
+        r"|([A-Za-z0-9_.\-]*(?i:auth|ident|__(?:com|org|net|io|dev))[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?)"
+        r"[A-Za-z][A-Za-z0-9_.\-]*:[^\s'\"\[()$<{*][^\s'\"()]*[0-9][^\s'\"()]*",
         2,
-        "``-u user:password`` (curl, wget): the part after the colon; ``-u 1000:1000`` (a uid:gid) stays. Also the "
-        "password of ``user:password`` given to a key ending in ``auth`` or ``ident`` (haproxy ``stats auth "
-        "admin:...``, Yarn ``npmAuthIdent: \"ci:...\"``), with a digit.",
-        hints=("-u", "--user", "--proxy-user", "--http-user", "auth", "ident"),
+        "``-u user:password`` (curl, wget): the part after the colon; ``-u 1000:1000`` (a uid:gid) stays. Also "
+        "``user:password`` (both, as URL userinfo) given to a key ending in ``auth`` or ``ident`` or naming a host (haproxy ``stats "
+        "auth admin:...``, Yarn ``npmAuthIdent: \"ci:...\"``, Bundler ``BUNDLE_GEMS__EXAMPLE__COM: \"u:...\"``), with a digit.",
+        hints=("-u", "--user", "--proxy-user", "--http-user", "auth", "ident", "__"),
         trigger=r"(?:-u|--user|--proxy-user|--http-user)(?:=|[ \t]+)['\"]?[^\s:'\"$]+:"
-        r"|(?i:auth|ident)[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?[A-Za-z][A-Za-z0-9_.\-]*:[^\s'\"()]*[0-9]",
+        r"|(?i:auth|ident|__(?:com|org|net|io|dev))[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?[A-Za-z][A-Za-z0-9_.\-]*:[^\s'\"()]*[0-9]",
     ),
     SecretPattern(
         "sql_password_clause",
@@ -821,7 +849,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "``('password', 'This password is too common.')`` are words).",
         keep_suffix=True,
         hints=(*_PASSWORD_HINTS, *_TOKEN_HINTS),
-        trigger=rf"(?:{_PASSWORD_TRIGGER_WORDS}|{_TOKEN_TRIGGER_WORDS})\\?[\"'][ \t]*,",
+        trigger=rf"(?:{_PASSWORD_TRIGGER_WORDS}|{_TOKEN_TRIGGER_WORDS}){_KEY_VERSION}\\?[\"'][ \t]*,",
         parse=rf"({_KEY_START}{_KEY_CHARS}\\?[\"'][ \t]*,[ \t]*b?\\?[\"']){_PAIR_VALUE}(\\?[\"'][ \t]*\))",
     ),
     SecretPattern(
