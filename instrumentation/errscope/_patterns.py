@@ -297,7 +297,7 @@ KEY_NOUNS: Final = (
 )
 _NOUN_ANY = "|".join(sorted(KEY_NOUNS, key=len, reverse=True))
 _NOUN_CAMEL = "|".join(w.capitalize() for w in sorted(KEY_NOUNS, key=len, reverse=True))
-_NOUN_ANY_BUT_SECRET = "|".join(sorted(set(KEY_NOUNS) - {"secret", "secrets"}, key=len, reverse=True))
+_NOUN_ANY_BUT_SECRET = "|".join(w for w in sorted(KEY_NOUNS, key=len, reverse=True) if w not in ("secret", "secrets"))
 _NOUN_KEY = (
     # ``secret`` after ``:`` is a resource type (``arn:aws:secretsmanager:..:secret:prod/db-AbC123``), as in
     # ``_PASSWORD_WORDS``: the character in front is matched instead of ``\b``
