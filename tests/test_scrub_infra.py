@@ -8,13 +8,13 @@ and ARNs, resource ids, digests, masked CLI output and placeholders from the sam
 Measured once before any fix: recall 154/216 (0.713), 5/150 benign lines altered (3.3 %); the RE2
 patterns alone (the Collector) 154/216, 13/150. The misses were kinds, not formats: a Secret's
 ``data:`` block whose keys name nothing, values in a column-aligned table (vault, ``reg query``),
-the AWS secret key beside its key id in ``--output text``, a 512-bit base64 key listed by ``az``,
+the AWS secret key beside its key id in ``--output text``,
 ``user:password`` under an auth-named or host-named key, the key words of other languages and
 scripts, prose in them, Windows' own command lines (``net user``, ``schtasks /rp``), calls that set
 a password, a nested YAML mapping taken for a value, a secret a command prints on its own line,
 versioned key names (``password_v4``), prefixed tokens with an extra segment or tail; the false
 positives an ARN's ``:secret:`` resource type read as a key and a shell ``${X:?msg}``. Fixed by kind
-(README, Scrubbing): 210/216, 1/150; RE2 alone 208/216, 9/150. What is still missed or altered is
+(README, Scrubbing): 206/216, 1/150; RE2 alone 204/216, 9/150. What is still missed or altered is
 pinned here, so that a fix, or a regression, shows up.
 """
 
@@ -42,6 +42,10 @@ KNOWN_GAPS = {
     "paas_cli_tokens",
     # ``$pw = ConvertTo-SecureString '<pw>'``: ``$pw =`` takes the cmdlet's name as its value first.
     "powershell_4104",
+    # ``az storage account keys list``: a 512-bit key (86 base64 characters and ``==``) under ``"value"`` beside
+    # ``"keyName": "key1"``, or in a table. A shape rule caught all four lines but its counted run, in the one
+    # scan of a large text's triggered patterns, cost ~25 % of the 64 KiB throughput: not adopted.
+    "az_storage_keys_list",
 }
 # systemd's ``LoadCredential=ID:PATH`` names a file; ``credential`` ends the key and the value has no
 # shape that says reference (a lowercase word with ``-`` before ``:/``).
@@ -68,14 +72,14 @@ def test_infra_score() -> None:
     result = corpus.score(scrub, *_held_out())
     assert {line["format"] for line in result.missed} == KNOWN_GAPS
     assert {line["category"] for line, _ in result.altered} == KNOWN_FALSE_POSITIVES
-    assert len(result.missed) == 6 and len(result.altered) == 1  # recall 210/216, FP 1/150
+    assert len(result.missed) == 10 and len(result.altered) == 1  # recall 206/216, FP 1/150
 
 
 def test_infra_regex_only_is_what_the_collector_runs() -> None:
     result = corpus.score(corpus.regex_only, *_held_out())
     assert {line["format"] for line in result.missed} == REGEX_ONLY_GAPS
     assert {line["category"] for line, _ in result.altered} == REGEX_ONLY_ALTERED
-    assert len(result.missed) == 8 and len(result.altered) == 9
+    assert len(result.missed) == 12 and len(result.altered) == 9  # 204/216, 9/150
 
 
 def test_triggers_and_guard_admit_every_match_here() -> None:

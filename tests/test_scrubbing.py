@@ -260,7 +260,6 @@ example(
     f"apiVersion: v1\ndata:\n  config.json: {_k8s_value}\n  extra: {t(24, B64)}\nkind: Secret\nmetadata:\n  name: app",
     f"apiVersion: v1\ndata:\n  config.json: {REDACTED}\nkind: Secret\nmetadata:\n  name: app",
 )
-leak("base64_512_bit_key", t(86, B64) + "==")
 _printed = t(32)
 example(
     "cli_printed_secret",

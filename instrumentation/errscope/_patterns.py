@@ -305,10 +305,12 @@ _NOUN_KEY = (
     r"(?:[_.\-0-9A-Z][A-Za-z0-9_.\-]*)?"  # the token ends: separator, digit or a new camelCase word
 )
 _KEY_CHARS = r"[A-Za-z0-9_.\-\x{80}-\x{10FFFF}]+"
-_KEY_START = r"[^:\r\n]?"  # the character a key match may begin with (``_PASSWORD_WORDS``: ``secret`` not after ``:``)
 """Every character a key name above can hold (any non-ASCII character: ``hasło``, ``пароль``, the
 long s and Kelvin sign that ``(?i:s)`` and ``(?i:k)`` also match; one range, where ``\\pL`` would
 swell the parse programs past RE2's fast group engine), and none a separator (``_SEP``) can start with."""
+_KEY_START = r"[^:\r\n]?"
+"""The character a key's match may begin with, in front of the key (``secret`` is matched with the character
+before it, which must not be ``:``)."""
 _RND = r"[A-Za-z0-9+/=_\-~]"
 _RND_NO_DIGIT = r"[A-Za-z+/=_\-~]"
 
@@ -389,7 +391,10 @@ _PAIR_STRONG = r"(?:[0-9+/=~!@#^:]|[A-Za-z][A-Z])"
 _PAIR_VALUE = rf"(?:{_PAIR_STRONG}|[^'\"\s\[*$<{{%][^'\"\r\n]*?{_PAIR_STRONG})[^'\"\r\n]*"
 # A Secret's data block from its first value: the rest of that line and every indented line after it.
 _K8S_DATA_BLOCK = r"[^\s\[{<$*#][^\r\n]*(?:\r?\n[ \t]+[^\r\n]*)*"
-_TOKEN_HINTS = ("token", "key", "signature", "pat", "sig", "bearer", "jeton", "clé", "cle", "clave", "chave", "schlüssel", "schluessel", "токен", "ключ", "令牌", "密钥", "トークン", "キー", "토큰", "키")
+_TOKEN_HINTS = (
+    "token", "key", "signature", "pat", "sig", "bearer",
+    "jeton", "clé", "cle", "clave", "chave", "schlüssel", "schluessel", "токен", "ключ", "令牌", "密钥", "トークン", "キー", "토큰", "키",
+)
 _TOKEN_TRIGGER_WORDS = f"(?i:token|key|signature|pat|sig|bearer|verifier|response)|{_FOREIGN_TOKEN_TRIGGER}"
 
 
@@ -550,9 +555,9 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "k8s_secret_data",
         "keyword",
+        # Kubernetes' validation error echoing a data key's value (``data[.pgpass]: Invalid value: "<base64>"``);
         # kind first (as written by hand), then the first data/stringData key; or the data block right before
         # ``kind: Secret`` (``kubectl get -o yaml`` sorts the keys); lines of another document (``---``) do not count
-        # Kubernetes' validation error echoing a data key's value (``data[.pgpass]: Invalid value: "<base64>"``)
         r"((?:\b|string)[dD]ata\[[^\]\r\n]+\]:[ \t]*(?:Invalid|Unsupported|Duplicate)[ \t]+value:[ \t]*\")[^\"\r\n]*"
         r"|(kind:[ \t]*Secret[ \t]*\r?\n(?:(?:[^\-\r\n][^\r\n]*)?\r?\n)*?[ \t]*(?:data|stringData):[ \t]*\r?\n"
         r"[ \t]+[A-Za-z0-9_.\-]+:[ \t]*)" + _K8S_DATA_BLOCK
@@ -940,20 +945,6 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         trigger=r"[0-9]{3}-[0-9]{2}-[0-9]{4}",
     ),
     # --- provider-prefixed tokens ----------------------------------------------------------------------
-    SecretPattern(
-        "base64_512_bit_key",
-        "provider",
-        r"(^|[\s\"'`,:\[(])[A-Za-z0-9+/]{86}==(?:([^A-Za-z0-9+/=])|$)",
-        True,
-        "A 512-bit key in base64 (86 characters and ``==``), wherever it stands: Azure Storage and Cosmos DB "
-        "account keys as ``az storage account keys list`` prints them (``\"keyName\": \"key1\", ..., \"value\": "
-        "\"...\"``, or a table), HMAC-SHA512 keys. A digest under its algorithm's name (``sha512-...``, "
-        "``SHA-512=...``) is not preceded by one of the allowed characters and stays.",
-        keep_suffix=True,
-        hints=("==",),
-        verify="random",
-        trigger=r"[A-Za-z0-9+/]==(?:[^A-Za-z0-9+/=]|$)",
-    ),
     _provider(
         "google_api_key", r"AIza[0-9A-Za-z_\-]{30,}", ("aiza",), "Google API keys."
     ),
