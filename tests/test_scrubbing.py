@@ -254,6 +254,18 @@ example(
     f'open("Password={REDACTED};Server=sql-1")',
 )
 _yaml = t(30)
+_k8s_value = t(40, B64)
+example(
+    "k8s_secret_data",
+    f"apiVersion: v1\ndata:\n  config.json: {_k8s_value}\n  extra: {t(24, B64)}\nkind: Secret\nmetadata:\n  name: app",
+    f"apiVersion: v1\ndata:\n  config.json: {REDACTED}\nkind: Secret\nmetadata:\n  name: app",
+)
+_printed = t(32)
+example(
+    "cli_printed_secret",
+    f"$ heroku config:get SESSION_SECRET -a acme\n{_printed}\n$ echo done",
+    f"$ heroku config:get SESSION_SECRET -a acme\n{REDACTED}\n$ echo done",
+)
 example(
     "yaml_multiline_value",
     f"invalid config:\ndb:\n  password:\n    {_yaml}\n  host: db",

@@ -67,13 +67,16 @@ REDACTED: Final = "[REDACTED]"
 
 GUARD: Final = (
     r"[:=>@：＝]|%3[AaDd]|-----|[A-Za-z0-9_\-+/.~]{15}|[0-9]{3}-[0-9]{2}-[0-9]{4}|(?i:token|pass|secret|key|code|otp|pin|word|by)[ \t]"
-    r"|-[-puaPwbS]|(?i:auth|ticate|tication|credentials?)\(|(?i:credentials?)\."
+    r"|-[-puaPwbS]|(?i:auth|ticate|tication|credentials?|password|user)\(|(?i:credentials?)\.|(?i:net[ \t]+user|/rp)[ \t]"
+    "|токен|пароль|ключ|令牌|密码|密钥|トークン|パスワード|キー|토큰|비밀번호|키"
 )
 """A cheap regex that every match of every pattern also matches (tests prove it on every example
 and corpus line): a separator (also full-width or URL-encoded), a PEM dash run, a run of 15 token characters, an SSN shape, or a
 secret-naming word followed by a space (SQL's ``PASSWORD '..'``, ``IDENTIFIED BY '..'``), a
 command-line option (``--x``, ``-p``, ``-u``, and the tools' ``-a``, ``-P``, ``-w``, ``-b``, PowerShell's
-``ConvertTo-SecureString``) or an auth call (``BasicAuth(``, ``credentials(``, ``Credentials.basic(``). The Collector runs
+``ConvertTo-SecureString``, Windows' ``net user`` and ``/rp``), an auth call (``BasicAuth(``, ``credentials(``,
+``Credentials.basic(``, ``changeUserPassword(``, ``createUser(``) or a secret's name in another script (prose
+before a quoted value: ``токен «..»``). The Collector runs
 the full pattern on a free-text field only where this matches (Go's regexp has no prefilter)."""
 
 Family = Literal["private_key", "jwt", "uri", "header", "keyword", "provider", "pii"]
@@ -147,17 +150,26 @@ class SecretPattern:
 # Key names (matched case-insensitively). A key *ends* in one of these words, so
 # ``password_policy``, ``max_tokens``, ``api_token_hash`` and ``secretValue`` are not keys.
 _PASSWORD_WORDS = (
-    r"pass(?:word|wd|phrase)|secret|credentials?|mnemonic|seed[_.\-]?phrase"
+    # ``secret`` right after ``:`` is a resource type (``arn:aws:secretsmanager:..:secret:name``), not a key:
+    # the character before is matched (and kept) instead, since RE2 cannot look behind
+    r"pass(?:word|wd|phrase)|(?:^|[^:])secret|credentials?|mnemonic|seed[_.\-]?phrase"
     r"|[a-xz0-9]pass"  # a word run into ``pass`` (dbpass, adminpass, ftppass), not ``bypass``
-    # the password in other languages (de, es, fr, pt, nl, fi, pl, it, sv, da/no, ru, zh, ja, ko)
+    # the password in other languages (de, es, fr, pt, nl, fi, pl, it, sv, da/no, tr, cs/sk, hu, vi) and
+    # "secret" in the Romance languages and German
     r"|passwort|kennwort|contrase(?:ña|na)|mot[_.\-]?de[_.\-]?passe|senha|wachtwoord|salasana|has(?:ł|l)o"
-    r"|parola|l(?:ö|o)senord|adgangskode|passord|пароль|密码|密碼|パスワード|비밀번호"
+    r"|parola|l(?:ö|o)senord|adgangskode|passord|(?:ş|s)ifre|heslo|jelsz(?:ó|o)|m(?:ậ|a)t[_ ]?kh(?:ẩ|a)u"
+    r"|secre(?:to|t(?:è|e))|segredo|geheim"
 )
+# Other scripts' words for password and token (ru, zh, ja, ko, el, he, ar, hi), matched as written: case folding of
+# these scripts inside ``(?i:)`` swells the programs (each letter becomes a class), and most have no case.
+_PASSWORD_WORDS_OTHER_SCRIPTS = "[Пп]ароль|ПАРОЛЬ|密码|密碼|パスワード|비밀번호|κωδικός|ΚΩΔΙΚΟΣ|סיסמה|كلمة[_ ]?(?:المرور|السر)|पासवर्ड"
+_TOKEN_WORDS_OTHER_SCRIPTS = "[Тт]окен|ТОКЕН|[Кк]люч[_ ]?API|API[_ ]?[Кк]люч|令牌|密钥|トークン|APIキー|토큰|API[_ ]?키"
 _PASSWORD_TRIGGER_WORDS = (
     "(?i:pass(?:word|wd|phrase|wort|ord|e)?|pwd|pw|psk|secret|credentials?|mnemonic|phrase|kennwort|contrase(?:ña|na)"
-    "|senha|wachtwoord|salasana|has(?:ł|l)o|parola|senord|adgangskode)"
+    "|senha|wachtwoord|salasana|has(?:ł|l)o|parola|senord|adgangskode|ifre|heslo|jelsz(?:ó|o)|kh(?:ẩ|a)u"
+    "|secre(?:to|t(?:è|e))|segredo|geheim)"
     # outside (?i:): case folding of other scripts swells the trigger set's DFA (~5 % a line)
-    "|пароль|Пароль|ПАРОЛЬ|密码|密碼|パスワード|비밀번호"
+    "|пароль|Пароль|ПАРОЛЬ|密码|密碼|パスワード|비밀번호|κωδικός|ΚΩΔΙΚΟΣ|סיסמה|كلمة|पासवर्ड|khẩu|Şifre"
 )
 _PASSWORD_SHORT = (
     r"pass|pwd|psk|pw"  # only as a whole word or after a separator (not ``bypass``); psk: a pre-shared key
@@ -169,12 +181,17 @@ KEY_QUALIFIERS: Final = (
 )
 """Words that make ``<word>_key`` a credential's name (``routing_key``, ``write_key``): the one list the
 regexes and the Python key-name check (``_scrubbing.key_kind``) both use."""
+_FOREIGN_TOKEN_WORDS = (  # fr, es, pt, de: token, API key, access token
+    r"jeton(?:[_.\-]?d[_.\-]?acc(?:è|e)s)?|cl(?:é|e)[_.\-]?(?:api|secr(?:è|e)te)|(?:clave|chave)[_.\-]?api|(?:api|zugriffs)[_.\-]?schl(?:ü|ue)ssel"
+)
+_FOREIGN_TOKEN_TRIGGER = f"(?i:{_FOREIGN_TOKEN_WORDS})|{_TOKEN_WORDS_OTHER_SCRIPTS}"
 _TOKEN_WORDS = (
     r"token|api[_.\-]?key|(?:" + "|".join(KEY_QUALIFIERS) + r"|sharedaccess|shared[_.\-]access)[_.\-]?key|signature"
     r"|(?:code[_.\-]?)verifier|saml[_.\-]?response"  # OAuth PKCE's verifier (RFC 7636), a SAML bearer assertion
+    + "|" + _FOREIGN_TOKEN_WORDS
 )
 _TOKEN_SHORT = (
-    r"pat|sig"  # Azure DevOps ``PAT=``, SAS ``sig=``: whole word or after a separator
+    r"pat|sig|bearer"  # Azure DevOps ``PAT=``, SAS ``sig=``, ``bearer=`` (logfmt): whole word or after a separator
 )
 _SEP = (
     # the key's closing quote, escaped once or more (JSON in JSON), as an HTML entity or URL-encoded, or PHP's ``]``
@@ -188,7 +205,7 @@ _SEP_TRIGGER = r"(?:\\*[\"']|&quot;|%2[27])?\]?[ \t]*(?:[:=：＝]|%3[AaDd])"
 
 # Values. First characters exclude quotes, brackets (so ``[REDACTED]`` is final), ``*`` (masked
 # values such as ``********`` are left alone) and placeholder openers; bare values stop at whitespace, quotes and the usual field separators.
-_FIRST = r"[^\s'\"`\[\]{}<>$%(),;&*]"
+_FIRST = r"[^\s'\"`\[\]{}<>$%(),;&*?]"  # ``?``: shell's ``${API_KEY:?message}``
 _QFIRST = r"[^\s'\"`\\\[{<$%*]"  # first character of a quoted value
 _BARE = r"[^\s'\"`\],;&}>]"  # may contain brackets: Tr(4)nsit!
 _BARE_NB = r"[^\s'\"`\],;&)}>(\[]"  # ... and no brackets (code: ``os.environ['X']``)
@@ -202,17 +219,21 @@ _END = r"(?:([\s'\"`\],;&)}><])|$)"
 # A token/key value must contain one character a placeholder word would not (digit, capital, symbol).
 _STRONG = r"[A-Z0-9+/=~!@#^:]"
 _STRONG_NON_DIGIT = r"[A-Z+/=~!@#^:]"
-_FIRST_WEAK = r"[^\s'\"`\[\]{}<>$%(),;&*0-9A-Z+/=~!@#^:]"  # ``_FIRST`` but not ``_STRONG``
+_FIRST_WEAK = r"[^\s'\"`\[\]{}<>$%(),;&*?0-9A-Z+/=~!@#^:]"  # ``_FIRST`` but not ``_STRONG``
 # A bare value that starts with ``!`` and a name, then ends, is a YAML tag (``!Ref Param``,
 # ``!env_var NAME``, ``!vault |``); ``!`` and a name go on to something else in a secret (``!x9``).
 _NOT_TAG = r"![A-Za-z_]*[^A-Za-z_\s'\"`\],;&}>]"
 
 
-def _key(long_words: str, short_words: str) -> str:
+_KEY_VERSION = r"(?i:[_.\-]v[0-9])?"
+"""A version after the key word is still the same key (``ses_smtp_password_v4``, ``api_key_v2``)."""
+
+
+def _key(long_words: str, short_words: str, other_scripts: str) -> str:
     # The match starts at the key word, not at the start of the identifier: the rest of the
     # identifier (``AWS_SECRET_`` of ``AWS_SECRET_ACCESS_KEY``) stays untouched in front of the
     # match, and the regex does not backtrack through every identifier (much faster).
-    return rf"(?i:(?:{long_words})|(?:\b|[_.\-])(?:{short_words}))"
+    return rf"(?:(?i:(?:{long_words})|(?:\b|[_.\-])(?:{short_words}))|{other_scripts}){_KEY_VERSION}"
 
 
 def _password_value(quote: str) -> str:
@@ -252,8 +273,8 @@ def _token_value(quote: str) -> str:
     return rf"{quote}(?:{_STRONG}|{_QFIRST}{rest}*?{_STRONG}){rest}*"
 
 
-_PASSWORD_KEY = _key(_PASSWORD_WORDS, _PASSWORD_SHORT)
-_TOKEN_KEY = _key(_TOKEN_WORDS, _TOKEN_SHORT)
+_PASSWORD_KEY = _key(_PASSWORD_WORDS, _PASSWORD_SHORT, _PASSWORD_WORDS_OTHER_SCRIPTS)
+_TOKEN_KEY = _key(_TOKEN_WORDS, _TOKEN_SHORT, _TOKEN_WORDS_OTHER_SCRIPTS)
 
 # Token characters (base64/base64url/hex and friends) for shape-only rules.
 _TOK = r"[A-Za-z0-9+/=_\-.~]"
@@ -276,14 +297,20 @@ KEY_NOUNS: Final = (
 )
 _NOUN_ANY = "|".join(sorted(KEY_NOUNS, key=len, reverse=True))
 _NOUN_CAMEL = "|".join(w.capitalize() for w in sorted(KEY_NOUNS, key=len, reverse=True))
+_NOUN_ANY_BUT_SECRET = "|".join(w for w in sorted(KEY_NOUNS, key=len, reverse=True) if w not in ("secret", "secrets"))
 _NOUN_KEY = (
-    rf"(?:(?:\b|[_.\-])(?i:{_NOUN_ANY})|[a-z0-9](?:{_NOUN_CAMEL}))"
+    # ``secret`` after ``:`` is a resource type (``arn:aws:secretsmanager:..:secret:prod/db-AbC123``), as in
+    # ``_PASSWORD_WORDS``: the character in front is matched instead of ``\b``
+    rf"(?:(?:\b|[_.\-])(?i:{_NOUN_ANY_BUT_SECRET})|(?:^|[^:A-Za-z0-9]|[_.\-])(?i:secrets?)|[a-z0-9](?:{_NOUN_CAMEL}))"
     r"(?:[_.\-0-9A-Z][A-Za-z0-9_.\-]*)?"  # the token ends: separator, digit or a new camelCase word
 )
 _KEY_CHARS = r"[A-Za-z0-9_.\-\x{80}-\x{10FFFF}]+"
 """Every character a key name above can hold (any non-ASCII character: ``hasło``, ``пароль``, the
 long s and Kelvin sign that ``(?i:s)`` and ``(?i:k)`` also match; one range, where ``\\pL`` would
 swell the parse programs past RE2's fast group engine), and none a separator (``_SEP``) can start with."""
+_KEY_START = r"[^:\r\n]?"
+"""The character a key's match may begin with, in front of the key (``secret`` is matched with the character
+before it, which must not be ``:``)."""
 _RND = r"[A-Za-z0-9+/=_\-~]"
 _RND_NO_DIGIT = r"[A-Za-z+/=_\-~]"
 
@@ -316,6 +343,10 @@ _RANDOM = _loose_with_digit(_RND, _RND_NO_DIGIT)
 # ``AWS4-HMAC-SHA256 Credential=..., Signature=...``): the whole list is the credential.
 _AUTH_PARAM = r"[A-Za-z0-9_\-]+=(?:\"[^\"\r\n]*\"|[^\s,\"']*)"
 _AUTH_PARAMS = rf"{_AUTH_PARAM}(?:[ \t]*,[ \t]*{_AUTH_PARAM})*"
+
+# Secret words of other scripts in prose, and the quotes that open a value there.
+_FOREIGN_PHRASE_WORDS = "токен|пароль|ключ|令牌|密码|密钥|トークン|パスワード|キー|토큰|비밀번호|키"
+_OPEN_QUOTES = "'\"`«「『“„"
 
 # A value given in prose: any printable run but the characters that end a phrase or start a key's value.
 _PHRASE_VALUE = r"[A-Za-z0-9+/_\-~!#%^?@&$.]"
@@ -358,12 +389,20 @@ _PASSWORD_HINTS = ("pass", "pw", "secret", "credential")
 # capital inside a word), as a token value; "Expired" and "This password is too common." are a message's words.
 _PAIR_STRONG = r"(?:[0-9+/=~!@#^:]|[A-Za-z][A-Z])"
 _PAIR_VALUE = rf"(?:{_PAIR_STRONG}|[^'\"\s\[*$<{{%][^'\"\r\n]*?{_PAIR_STRONG})[^'\"\r\n]*"
-_TOKEN_HINTS = ("token", "key", "signature", "pat", "sig")
+# A Secret's data block from its first value: the rest of that line and every indented line after it.
+_K8S_DATA_BLOCK = r"[^\s\[{<$*#][^\r\n]*(?:\r?\n[ \t]+[^\r\n]*)*"
+_TOKEN_HINTS = (
+    "token", "key", "signature", "pat", "sig", "bearer",
+    "jeton", "clé", "cle", "clave", "chave", "schlüssel", "schluessel", "токен", "ключ", "令牌", "密钥", "トークン", "キー", "토큰", "키",
+)
+_TOKEN_TRIGGER_WORDS = f"(?i:token|key|signature|pat|sig|bearer|verifier|response)|{_FOREIGN_TOKEN_TRIGGER}"
 
 
 # A secret named by its object and held in the object's ``value`` member: ``"client_secret": {"value":
 # "ek_...", "expires_at": ...}`` (OpenAI Realtime's client secret), ``"password": {"value": "..."}``.
-_VALUE_MEMBER = r"(?:\{[ \t]*\\*[\"']value\\*[\"'][ \t]*:[ \t]*)?"
+# Or a member named by the host the credential is for: Composer's ``auth.json`` (``"bearer": {"repo.example.org":
+# "..."}``, ``"github-oauth": {"github.com": "..."}``), registries' credential maps.
+_VALUE_MEMBER = r"(?:\{[ \t]*\\*[\"'](?:value|[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+(?::[0-9]+)?)\\*[\"'][ \t]*:[ \t]*)?"
 
 
 def _kv(name: str, key: str, description: str) -> SecretPattern:
@@ -375,10 +414,10 @@ def _kv(name: str, key: str, description: str) -> SecretPattern:
     dq = r"(\[?[ \t]*b?\\*\")" + value('"')[1:]  # x-api-key=["..."], \"password\":\"...\", \\\"...
     sq = r"(\[?[ \t]*b?')" + value("'")[1:]  # b'...': a bytes repr (botocore, ASGI headers)
     regex = rf"({key}{_SEP}{_VALUE_MEMBER})(?:{dq}|{sq}|{value('')})"
-    parse = rf"({_KEY_CHARS}{_SEP}{_VALUE_MEMBER})(?:{dq}|{sq}|{value('')})"
+    parse = rf"({_KEY_START}{_KEY_CHARS}{_SEP}{_VALUE_MEMBER})(?:{dq}|{sq}|{value('')})"
     hints = _PASSWORD_HINTS if key == _PASSWORD_KEY else _TOKEN_HINTS
-    words = _PASSWORD_TRIGGER_WORDS if key == _PASSWORD_KEY else "(?i:token|key|signature|pat|sig|verifier|response)"
-    trigger = rf"(?:{words}){_SEP_TRIGGER}"
+    words = _PASSWORD_TRIGGER_WORDS if key == _PASSWORD_KEY else _TOKEN_TRIGGER_WORDS
+    trigger = rf"(?:{words}){_KEY_VERSION}{_SEP_TRIGGER}"
     suffix = 2 if key == _TOKEN_KEY else 1  # a token's wrapped line end, the bare value's terminator
     return SecretPattern(name, "keyword", regex, 3, description, suffix, hints, trigger=trigger, parse=parse)
 
@@ -463,16 +502,17 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "authorization_header",
         "header",
-        r"((?i:(?:proxy[_\-]?)?authorization)[\"']?[ \t]*[:=][ \t]*\[?[ \t]*[\"']?[ \t]*"
+        r"((?i:(?:proxy[_\-]?)?authorization)(?:[\"']?[ \t]*[:=][ \t]*\[?[ \t]*[\"']?|[ \t]+[\"'])[ \t]*"
         r"[A-Za-z][A-Za-z0-9_.\-]{0,30}[ \t]+)"
-        rf"(?:{_AUTH_PARAMS}|[^\s'\"\\\[\]<>{{}}$,*][^\s'\"\\\],]*)(?:{_WRAPPED})?",
+        rf"(?:{_AUTH_PARAMS}|[^\s'\"\\\[\]<>{{}}$%,*][^\s'\"\\\],]*)(?:{_WRAPPED})?",
         True,
         "The credential of an Authorization header with any scheme (Bearer, Basic, Bot, Token, SSWS, ApiKey, "
         "AWS4-HMAC-SHA256, ...); an already masked value (``****``, ``[REDACTED]``) is left alone; "
-        "in raw HTTP, header dicts and span attributes; a value wrapped onto the next line goes whole.",
+        "in raw HTTP, header dicts and span attributes, a proxy's directive (nginx ``proxy_set_header Authorization "
+        "\"Basic ...\"``); a value wrapped onto the next line goes whole.",
         keep_suffix=True,
         hints=("authorization",),
-        trigger=r"(?i:authorization)[\"']?[ \t]*[:=]",
+        trigger=r"(?i:authorization)(?:[\"']?[ \t]*[:=]|[ \t]+[\"'])",
     ),
     SecretPattern(
         "authorization_header_bare",
@@ -494,7 +534,43 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         hints=("bearer",),
         trigger=r"(?i:bearer)[ \t]+[A-Za-z0-9\-._~+/]{16}",
     ),
+    # --- provider tokens that keyword shapes could split -------------------------------------------
+    SecretPattern(
+        "aws_access_key_id",
+        "provider",
+        r"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}\b"
+        # and the secret key printed beside it, not under a key name: ``--output text`` columns, positional
+        # arguments (ClickHouse ``s3(url, 'AKIA..', '<secret>')``); a ``"`` or ``=`` between means named fields
+        r"(?:[^\r\n\"=]*?[\s',;|][A-Za-z0-9+/]{40}(?:([^A-Za-z0-9+/=])|$))?",
+        False,
+        "AWS access key IDs (AKIA..., ASIA... temporary), and a secret access key (40 base64 characters) "
+        "later on the same line without a key name between (CLI text output, positional arguments): "
+        "the key id, what stands between and the secret go together. Before the keyword shapes, so Python reads "
+        "the pair before a column name (``ACCESSKEY``) takes the key id as its value (the Collector, one leftmost "
+        "pass, cannot: README).",
+        keep_suffix=True,
+        hints=("akia", "asia", "abia", "acca"),
+    ),
     # --- keyword shapes ------------------------------------------------------------------------------
+    SecretPattern(
+        "k8s_secret_data",
+        "keyword",
+        # Kubernetes' validation error echoing a data key's value (``data[.pgpass]: Invalid value: "<base64>"``);
+        # kind first (as written by hand), then the first data/stringData key; or the data block right before
+        # ``kind: Secret`` (``kubectl get -o yaml`` sorts the keys); lines of another document (``---``) do not count
+        r"((?:\b|string)[dD]ata\[[^\]\r\n]+\]:[ \t]*(?:Invalid|Unsupported|Duplicate)[ \t]+value:[ \t]*\")[^\"\r\n]*"
+        r"|(kind:[ \t]*Secret[ \t]*\r?\n(?:(?:[^\-\r\n][^\r\n]*)?\r?\n)*?[ \t]*(?:data|stringData):[ \t]*\r?\n"
+        r"[ \t]+[A-Za-z0-9_.\-]+:[ \t]*)" + _K8S_DATA_BLOCK
+        + r"|((?m:^)[ \t]*data:[ \t]*\r?\n[ \t]+[A-Za-z0-9_.\-]+:[ \t]*)" + _K8S_DATA_BLOCK + r"(\r?\nkind:[ \t]*Secret\b)",
+        3,
+        "A Kubernetes Secret's ``data:``/``stringData:`` block, whatever its keys are named (``config.json: <base64>``): "
+        "every value goes, from the first to the block's end (the first key stays); and the value a validation error "
+        "echoes for a data key (``The Secret \"x\" is invalid: data[pw]: Invalid value: \"...\"``). Before the "
+        "key/value shapes, which would take ``Invalid`` for ``pw``'s value.",
+        keep_suffix=True,
+        hints=("secret", "value:"),
+        trigger=r"kind:[ \t]*Secret|\]:[ \t]*(?:Invalid|Unsupported|Duplicate)[ \t]+value:",
+    ),
     _connection_string(
         "connection_string_password",
         r"(;[ \t]*(?i:pwd|password|passwd)[ \t]*=[ \t]*)",
@@ -530,17 +606,35 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "yaml_multiline_value",
         "keyword",
         rf"((?:{_PASSWORD_KEY}|{_TOKEN_KEY})[\"']?[ \t]*:[ \t]*(?:[|>][+\-]?[0-9]?)?[ \t]*\r?\n[ \t]+)"
-        r"[^\s\[{<$*#][^\r\n]*",
+        # the line, unless it is a nested mapping's key (``secret:\n  name: db``, ``generic_secret:\n  secret:``):
+        # a run of key characters, then ``:`` and a space or the line's end, is a key, not a value
+        r"(?:[A-Za-z0-9_.\-]*[^A-Za-z0-9_.\-\s:\[{<$*#][^\r\n]*|[A-Za-z0-9_.\-]+(?::[^\s][^\r\n]*)?)(\r?\n|$)",
         True,
         "YAML (and printed config) whose secret value sits on the next, indented line "
-        "(``password:\\n    s3cr3t``, block scalars ``token: |``).",
+        "(``password:\\n    s3cr3t``, block scalars ``token: |``); a nested mapping's key there is not a value.",
+        keep_suffix=True,
         hints=(*_PASSWORD_HINTS, *_TOKEN_HINTS),
-        trigger=r"(?i:pass(?:word|wd|phrase)?|pwd|secrets?|credentials?|token|key|signature|pat|sig)[\"']?[ \t]*:[ \t]*[|>]?[+\-]?[0-9]?[ \t]*\r?\n[ \t]+[^\s]",
+        trigger=rf"(?:{_PASSWORD_TRIGGER_WORDS}|{_TOKEN_TRIGGER_WORDS}){_KEY_VERSION}[\"']?[ \t]*:[ \t]*[|>]?[+\-]?[0-9]?[ \t]*\r?\n[ \t]+[^\s]",
+    ),
+    SecretPattern(
+        "cli_printed_secret",
+        "keyword",
+        r"((?m:^)[$>+][ \t]+[^\r\n]*(?i:secret|token|passw(?:or)?d|api[_\-]?key|credentials?)[^\r\n]*\r?\n)"
+        r"[A-Za-z0-9+/=_\-.~]{16,}(\r?\n|$)",
+        True,
+        "A secret a command prints on its own line, as a terminal or a CI log (``set -x``) shows it: the command "
+        "after a prompt (``$``, ``>``, ``+``) names a secret (``heroku config:get API_SECRET``, ``vault kv get "
+        "-field=password``, ``kubectl get secret -o jsonpath=..``) and the next line is one random-looking token "
+        "(Python checks it).",
+        keep_suffix=True,
+        hints=("secret", "token", "passw", "key", "credential"),
+        verify="random",
+        trigger=r"[$>+][ \t][^\r\n]*(?i:secret|token|passw(?:or)?d|api[_\-]?key|credentials?)[^\r\n]*\r?\n[A-Za-z0-9+/=_\-.~]{16}",
     ),
     SecretPattern(
         "keyword_compound_key",
         "keyword",
-        rf"({_NOUN_KEY}(?:{_SEP}(?:\[?[ \t]*b?\\*[\"']|\[)?|>)){_RANDOM}(?:{_WRAPPED}|{_END})",
+        rf"({_NOUN_KEY}(?:{_SEP}{_VALUE_MEMBER}(?:\[?[ \t]*b?\\*[\"']|\[)?|>)){_RANDOM}(?:{_WRAPPED}|{_END})",
         True,
         "A key with a credential noun among its tokens (``client_secret_v2``, ``my_client_secret_value``, "
         "``token_value``, ``authToken2``, ``x-vendor-key``) and a value shaped like a credential "
@@ -550,7 +644,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         hints=KEY_NOUNS,
         verify="random",
         trigger=rf"(?i:{_NOUN_ANY})[A-Za-z0-9_.\-]*(?:{_SEP_TRIGGER}|>)",  # the noun, the rest of the key, the separator
-        parse=rf"({_KEY_CHARS}(?:{_SEP}(?:\[?[ \t]*b?\\*[\"']|\[)?|>)){_RANDOM}(?:{_WRAPPED}|{_END})",
+        parse=rf"({_KEY_START}{_KEY_CHARS}(?:{_SEP}{_VALUE_MEMBER}(?:\[?[ \t]*b?\\*[\"']|\[)?|>)){_RANDOM}(?:{_WRAPPED}|{_END})",
     ),
     SecretPattern(
         "query_key_param",
@@ -577,7 +671,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "named_value_pair",
         "keyword",
         r"((?i:\b(?:name|key|field|param(?:eter)?|property)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
-        r"[A-Za-z0-9_.\-]*(?:pass(?:word|wd|phrase)|secret|token|api[_.\-]?key|credentials?)\\?[\"']?"
+        r"[A-Za-z0-9_.\-]*(?:pass(?:word|wd|phrase)|secret|token|api[_.\-]?key|credentials?|authorization)\\?[\"']?"
         r"[ \t]*,?\s*\\?[\"']?value\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?))"
         r"[^\s'\"`\\\[{<$%*][^\s'\"\\]*",
         True,
@@ -597,36 +691,42 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "Config-file lines without a separator (aws_secret_access_key AbC...); the value must be "
         "16+ token characters with a digit, so prose such as 'password authentication failed' survives.",
         hints=("key", "secret", "token", "pass", "auth"),
-        trigger=r"(?i:key|secret|token|pass|passwd|auth)[ \t]+[A-Za-z0-9+/=_\-.~]{16}",
+        trigger=r"(?i:key|secret|token|pass(?:word|wd)?|auth)[ \t]+[A-Za-z0-9+/=_\-.~]{16}",
     ),
     SecretPattern(
         "keyword_phrase",
         "keyword",
-        r"(\b(?i:token|password|passwd|passcode|secret|(?:api|license|product|activation|access|secret|private|signing|encryption|master)[ _\-]?key|otp|pin"
-        r"|(?:verification|reset|login|security|confirmation|one-time|mfa|2fa)[ _\-]?code)[ \t]+(?i:(?:is|was)[ \t]+)?['\"`]?)"
+        r"(\b(?i:[a-z]*token|password|passwd|passcode|secret|(?:api|license|product|activation|access|secret|private|signing|encryption|master)[ _\-]?key|otp|pin"
+        r"|(?:verification|reset|login|security|confirmation|one-time|mfa|2fa)[ _\-]?code)[ \t]+(?i:(?:is|was)[ \t]+)?['\"`]?"
+        # other scripts: the word, at most one more word (``токен доступа``), an opening quote of any language
+        rf"|(?:{_FOREIGN_PHRASE_WORDS})(?:[ \t]+[^\s{_OPEN_QUOTES}]+)?[ \t]*[{_OPEN_QUOTES}])"
         r"(?:[0-9][A-Za-z0-9_\-.~+/=]{3,}|[A-Za-z0-9_\-.~+/=][0-9][A-Za-z0-9_\-.~+/=]{2,}"
         r"|[A-Za-z0-9_\-.~+/=]{2}[0-9][A-Za-z0-9_\-.~+/=]+|[A-Za-z0-9_\-.~+/=]{3,}[0-9][A-Za-z0-9_\-.~+/=]*)",
         True,
         "Prose that names a secret and then gives it: 'refused token tok-FAKE-77', 'your reset code is "
-        "913-FAKE', 'license key 6A3L5-...'; the value needs 4+ characters and a digit ('token refreshed', 'exit code "
-        "137' survive).",
-        hints=("token", "pass", "secret", "key", "code", "otp", "pin"),
-        trigger=r"(?i:token|password|passwd|passcode|secret|key|otp|pin|code)[ \t]+(?i:(?:is|was)[ \t]+)?['\"`]?[A-Za-z0-9_\-.~+/=]*[0-9]",
+        "913-FAKE', 'license key 6A3L5-...', 'Zugriffstoken '...' ist abgelaufen', and in other scripts before a "
+        "quoted value ('токен доступа «...»', '访问令牌 \"...\"', 'アクセストークン「...」'); the value needs 4+ characters "
+        "and a digit ('token refreshed', 'exit code 137' survive).",
+        hints=("token", "pass", "secret", "key", "code", "otp", "pin", "токен", "пароль", "ключ", "令牌", "密", "トークン", "パスワード", "キー", "토큰", "비밀번호", "키"),
+        trigger=r"(?i:token|password|passwd|passcode|secret|key|otp|pin|code)[ \t]+(?i:(?:is|was)[ \t]+)?['\"`]?[A-Za-z0-9_\-.~+/=]*[0-9]"
+        rf"|(?:{_FOREIGN_PHRASE_WORDS})[^\r\n{_OPEN_QUOTES}]*[{_OPEN_QUOTES}][A-Za-z0-9_\-.~+/=]*[0-9]",
     ),
     SecretPattern(
         "keyword_space_password",
         "keyword",
         r"((?:^|[\s:])(?:(?i:[a-z]+[_\-]pass(?:word|wd|phrase)|requirepass|masterauth)[ \t]+\"?"
-        r"|(?i:pass(?:word|wd|phrase)|psk)[ \t]+\"))"
+        r"|(?i:pass(?:word|wd|phrase)|psk)[ \t]+\""
+        r"|(?i:[a-z0-9_\-]*pass(?:word|wd|phrase)?)(?:[ \t]+REG_[A-Z_]+[ \t]+|[ \t]{2,})))"
         r"[^\s'\"\[<{$*%](?:[^\s'\"]*[A-Za-z][^\s'\"]*[0-9]|[^\s'\"]*[0-9][^\s'\"]*[A-Za-z])[^\s'\"]*",
         True,
         "A password after its key word and spaces, as config files write it: a compound key with a bare or "
         "quoted value (haproxy ``insecure-password x``, redis ``requirepass x``), a plain word with a quoted one "
-        "(strongSwan ``: PSK \"x\"``, ``password \"x\"``). A letter and a digit, and Python requires a password "
-        "shape, so prose ('password authentication failed', 'password 2fa-required') stays.",
+        "(strongSwan ``: PSK \"x\"``, ``password \"x\"``), a column-aligned row of a CLI's key/value table (vault's "
+        "``password    x``) or a registry listing (``DefaultPassword    REG_SZ    x``). A letter and a digit, and "
+        "Python requires a password shape, so prose ('password authentication failed', 'password 2fa-required') stays.",
         hints=("pass", "psk", "masterauth"),
         verify="password",
-        trigger=r"(?i:pass(?:word|wd|phrase)|psk|requirepass|masterauth)[ \t]+\"?[^\s'\"\[<{$*%][^\s'\"]*[0-9]",
+        trigger=r"(?i:pass(?:word|wd|phrase)?|psk|requirepass|masterauth)[ \t]+(?:REG_[A-Z_]+[ \t]+)?\"?[^\s'\"\[<{$*%][^\s'\"]*[0-9]",
     ),
     SecretPattern(
         "jwk_private_member",
@@ -682,11 +782,18 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "cli_user_password",
         "keyword",
         r"((?:^|\s)(?:-u|--user|--proxy-user|--http-user)(?:=|[ \t]+)['\"]?[^\s:'\"$]+:)"
-        r"(?:[^\s'\"\[()][^\s'\"()]*)?[^\s'\"0-9\[()][^\s'\"()]*",
-        True,
-        "``-u user:password`` (curl, wget): the part after the colon; ``-u 1000:1000`` (a uid:gid) stays.",
-        hints=("-u", "--user", "--proxy-user", "--http-user"),
-        trigger=r"(?:-u|--user|--proxy-user|--http-user)(?:=|[ \t]+)['\"]?[^\s:'\"$]+:",
+        r"(?:[^\s'\"\[()][^\s'\"()]*)?[^\s'\"0-9\[()][^\s'\"()]*"
+        # a key that ends in ``auth``/``ident`` or names a host given ``user:password`` (haproxy ``stats auth``, Yarn's
+        # ``npmAuthIdent``, Bundler's ``BUNDLE_GEMS__EXAMPLE__COM``: the host, dots written ``__``)
+        r"|([A-Za-z0-9_.\-]*(?i:auth|ident|__(?:com|org|net|io|dev))[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?)"
+        r"[A-Za-z][A-Za-z0-9_.\-]*:[^\s'\"\[()$<{*][^\s'\"()]*[0-9][^\s'\"()]*",
+        2,
+        "``-u user:password`` (curl, wget): the part after the colon; ``-u 1000:1000`` (a uid:gid) stays. Also "
+        "``user:password`` (both, as URL userinfo) given to a key ending in ``auth`` or ``ident`` or naming a host (haproxy ``stats "
+        "auth admin:...``, Yarn ``npmAuthIdent: \"ci:...\"``, Bundler ``BUNDLE_GEMS__EXAMPLE__COM: \"u:...\"``), with a digit.",
+        hints=("-u", "--user", "--proxy-user", "--http-user", "auth", "ident", "__"),
+        trigger=r"(?:-u|--user|--proxy-user|--http-user)(?:=|[ \t]+)['\"]?[^\s:'\"$]+:"
+        r"|(?i:auth|ident|__(?:com|org|net|io|dev))[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?[A-Za-z][A-Za-z0-9_.\-]*:[^\s'\"()]*[0-9]",
     ),
     SecretPattern(
         "sql_password_clause",
@@ -712,17 +819,19 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"((?:\bredis-cli\b[^\r\n|;&]*?[ \t]-a|\b(?:sqlcmd|bcp|osql|isql)\b[^\r\n|;&]*?[ \t]-P"
         r"|\bldap(?:search|modify|add|delete|whoami|passwd|compare)\b[^\r\n|;&]*?[ \t]-w"
         r"|\b(?i:net)[ \t]+(?i:use)\b[^\r\n|;&]*?[ \t]/(?i:user|u):\S+"
+        r"|\b(?i:net)[ \t]+(?i:user)[ \t]+[^\s/]+|\b(?i:schtasks)\b[^\r\n|;&]*?[ \t]/(?i:rp)"
         r"|\bhtpasswd(?:[ \t]+-[A-Za-z]+)+(?:[ \t]+[^\s\-]\S*){2}"
         r"|\b(?i:convertto-securestring)(?:[ \t]+-(?i:string))?"
-        r")[ \t]+['\"]?)[^\s'\"\-$<{%*\[(][^\s'\"]*",
+        r")[ \t]+['\"]?)[^\s'\"\-$<{%*\[(/][^\s'\"]*",
         True,
         "A password where one tool's command line puts it: ``redis-cli -a``, ``sqlcmd``/``bcp -P`` (their ``-a`` is "
         "the packet size), "
         "``ldapsearch -w`` (the same letters are other options elsewhere: grep's ``-w``, ls' ``-a``), the "
         "word after ``net use .. /user:name``, ``htpasswd -b file user <pw>``, PowerShell's "
-        "``ConvertTo-SecureString '<pw>' -AsPlainText``; ``$VAR``, ``<pw>`` and options stay.",
-        hints=("redis-cli", "sqlcmd", "bcp", "osql", "isql", "ldap", "net", "htpasswd", "securestring"),
-        trigger=r"redis-cli|sqlcmd|bcp|osql|isql|ldap[a-z]+[ \t]|(?i:net[ \t]+use|securestring)|htpasswd[ \t]",
+        "``ConvertTo-SecureString '<pw>' -AsPlainText``, Windows' ``net user <name> <pw>`` and ``schtasks .. /rp <pw>``; "
+        "``$VAR``, ``<pw>``, ``*`` (prompt) and options (``-x``, ``/add``) stay.",
+        hints=("redis-cli", "sqlcmd", "bcp", "osql", "isql", "ldap", "net", "htpasswd", "securestring", "schtasks"),
+        trigger=r"redis-cli|sqlcmd|bcp|osql|isql|ldap[a-z]+[ \t]|(?i:net[ \t]+use|net[ \t]+user|securestring|schtasks)|htpasswd[ \t]",
     ),
     SecretPattern(
         "chpasswd_pair",
@@ -745,8 +854,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "``('password', 'This password is too common.')`` are words).",
         keep_suffix=True,
         hints=(*_PASSWORD_HINTS, *_TOKEN_HINTS),
-        trigger=rf"(?:{_PASSWORD_TRIGGER_WORDS}|(?i:token|key|signature|pat|sig))\\?[\"'][ \t]*,",
-        parse=rf"({_KEY_CHARS}\\?[\"'][ \t]*,[ \t]*b?\\?[\"']){_PAIR_VALUE}(\\?[\"'][ \t]*\))",
+        trigger=rf"(?:{_PASSWORD_TRIGGER_WORDS}|{_TOKEN_TRIGGER_WORDS}){_KEY_VERSION}\\?[\"'][ \t]*,",
+        parse=rf"({_KEY_START}{_KEY_CHARS}\\?[\"'][ \t]*,[ \t]*b?\\?[\"']){_PAIR_VALUE}(\\?[\"'][ \t]*\))",
     ),
     SecretPattern(
         "cookie_header",
@@ -762,14 +871,15 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "auth_tuple",
         "keyword",
-        r"((?i:auth(?:enticat(?:e|ion))?|api[_\-]?key|credentials?)(?:[ \t]*[=:][ \t]*[A-Za-z_.]*|\.[A-Za-z_]+)?\([ \t]*(?:[a-z_]+=)?(?:'[^'\r\n]*'|\"[^\"\r\n]*\")"
+        r"((?i:auth(?:enticat(?:e|ion))?|api[_\-]?key|credentials?|password|createuser|adduser)(?:[ \t]*[=:][ \t]*[A-Za-z_.]*|\.[A-Za-z_]+)?\([ \t]*(?:[a-z_]+=)?(?:'[^'\r\n]*'|\"[^\"\r\n]*\")"
         r"[ \t]*,[ \t]*(?:[a-z_]+=)?['\"])[^'\"\r\n$<{*\[][^'\"\r\n]*",
         True,
         "The password of an auth pair: ``auth=('user', 'pw')`` (requests, httpx), ``BasicAuth('user', 'pw')``, "
         "``HTTPBasicAuth(username='u', password='pw')``, Elasticsearch's ``api_key=('id', 'key')``, .NET's "
-        "``NetworkCredential(\"u\", \"pw\")``, OkHttp's ``Credentials.basic(\"u\", \"pw\")``, Django's ``authenticate(username=.., password=..)``.",
-        hints=("auth", "key", "credential"),
-        trigger=r"(?i:auth(?:enticat(?:e|ion))?|api[_\-]?key|credentials?)(?:[ \t]*[=:][ \t]*[A-Za-z_.]*|\.[A-Za-z_]+)?\(",
+        "``NetworkCredential(\"u\", \"pw\")``, OkHttp's ``Credentials.basic(\"u\", \"pw\")``, Django's ``authenticate(username=.., password=..)``, "
+        "and calls that set a user's password (MongoDB ``db.changeUserPassword(\"u\", \"pw\")``, Neo4j ``createUser('u', 'pw', ..)``).",
+        hints=("auth", "key", "credential", "password", "createuser", "adduser"),
+        trigger=r"(?i:auth(?:enticat(?:e|ion))?|api[_\-]?key|credentials?|password|createuser|adduser)(?:[ \t]*[=:][ \t]*[A-Za-z_.]*|\.[A-Za-z_]+)?\(",
     ),
     SecretPattern(
         "dsn_user_password_at",
@@ -835,12 +945,6 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         trigger=r"[0-9]{3}-[0-9]{2}-[0-9]{4}",
     ),
     # --- provider-prefixed tokens ----------------------------------------------------------------------
-    _provider(
-        "aws_access_key_id",
-        r"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}\b",
-        ("akia", "asia", "abia", "acca"),
-        "AWS access key IDs (AKIA..., ASIA... temporary).",
-    ),
     _provider(
         "google_api_key", r"AIza[0-9A-Za-z_\-]{30,}", ("aiza",), "Google API keys."
     ),
@@ -1041,9 +1145,9 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     ),
     _provider(
         "doppler_token",
-        r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}",
+        r"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_\-]+\.)?[A-Za-z0-9]{40,}",
         ("dp.",),
-        "Doppler tokens.",
+        "Doppler tokens (a service token with its config's name: ``dp.st.<config>.<40+>``).",
     ),
     _provider(
         "databricks_token",
@@ -1082,10 +1186,11 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "uppercase_prefixed_token",
         "provider",
-        r"\b[A-Z][A-Z0-9]{1,9}(?:[_\-][A-Z]{2,9}){0,3}[_\-][A-Za-z0-9]{20,}(?:([^A-Za-z0-9+/=_\-])|$)",
+        r"\b[A-Z][A-Z0-9]{1,9}(?:[_\-][A-Z]{2,9}){0,3}[_\-][A-Za-z0-9]{20,}(?:[_\-][A-Za-z0-9]{1,4})?(?:([^A-Za-z0-9+/=_\-])|$)",
         False,
         "Tokens with an upper-case prefix (``NRAK-<27>``, ``AGE-SECRET-KEY-1<58>``, ``FLWSECK-<...>``): "
-        "a short capitals prefix, a dash or underscore and 20+ random characters (Python: random-looking).",
+        "a short capitals prefix, a dash or underscore and 20+ random characters, and a short tail "
+        "(``FLWSECK_TEST-<hex>-X``) (Python: random-looking).",
         keep_suffix=True,
         hints=("_", "-"),
         verify="random",

@@ -63,6 +63,11 @@ def _lines(source: str = "corpus") -> list[tuple[str, dict[str, str]]]:
 
         secrets = [line for line in corpus.held_out("mcpstack_secrets.jsonl.gz") if line["format"] not in fifth.KNOWN_GAPS]
         benign = [line for line in corpus.held_out("mcpstack_benign.jsonl.gz") if line["category"] not in fifth.REGEX_ONLY_ALTERED]
+    elif source == "infra":  # the sixth (infrastructure files and operators' tools), the same way
+        from tests import test_scrub_infra as sixth
+
+        secrets = [line for line in corpus.held_out("infra_secrets.jsonl.gz") if line["format"] not in sixth.REGEX_ONLY_GAPS]
+        benign = [line for line in corpus.held_out("infra_benign.jsonl.gz") if line["category"] not in sixth.REGEX_ONLY_ALTERED]
     else:
         require(corpus.corpus_dir() is not None, "shared corpus not found (../shared/corpus or ERRSCOPE_CORPUS_DIR)")
         secrets, benign = corpus.secrets(), corpus.benign()
@@ -261,7 +266,7 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-@pytest.mark.parametrize("source", ["corpus", "wrapped", "mcpstack"])
+@pytest.mark.parametrize("source", ["corpus", "wrapped", "mcpstack", "infra"])
 def test_every_corpus_line_in_every_field(source: str) -> None:
     lines = _lines(source)
     by_id = dict(lines)

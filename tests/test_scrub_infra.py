@@ -1,0 +1,171 @@
+"""errscope.scrub on a sixth held-out set (tests/secret_corpus/infra.py), written by another author
+before reading the rules: secrets in infrastructure files and operators' tools (Kubernetes Secret
+data blocks and pod env lists, kubeconfig, Helm, Terraform state, Ansible, Spring, appsettings and
+web.config, package-manager credentials, proxy configs, cloud CLI outputs, Windows event logs and
+registry dumps, SQL/NoSQL statements, JDBC URLs, other languages' key words, invented token shapes),
+and ARNs, resource ids, digests, masked CLI output and placeholders from the same files as benign.
+
+Measured once before any fix: recall 154/216 (0.713), 5/150 benign lines altered (3.3 %); the RE2
+patterns alone (the Collector) 154/216, 13/150. The misses were kinds, not formats: a Secret's
+``data:`` block whose keys name nothing, values in a column-aligned table (vault, ``reg query``),
+the AWS secret key beside its key id in ``--output text``,
+``user:password`` under an auth-named or host-named key, the key words of other languages and
+scripts, prose in them, Windows' own command lines (``net user``, ``schtasks /rp``), calls that set
+a password, a nested YAML mapping taken for a value, a secret a command prints on its own line,
+versioned key names (``password_v4``), prefixed tokens with an extra segment or tail; the false
+positives an ARN's ``:secret:`` resource type read as a key and a shell ``${X:?msg}``. Fixed by kind
+(README, Scrubbing): 206/216, 1/150; RE2 alone 204/216, 9/150. What is still missed or altered is
+pinned here, so that a fix, or a regression, shows up.
+"""
+
+from __future__ import annotations
+
+import re
+
+import re2  # type: ignore[import-untyped]
+
+from errscope import scrub
+from errscope._patterns import GUARD, PATTERNS, REDACTED
+from tests import corpus
+from tests.secret_corpus import infra
+
+KNOWN_GAPS = {
+    # npm's ``"//host/:_auth" is set to "<base64>"``: a sentence between the key and the value.
+    "npmrc_auth_password",
+    # ``generic_secret:\n  secret:\n    inline_string: "..."``: the value's own key names nothing; only
+    # its place under a secret-named mapping says secret, and a nested mapping's values are not read.
+    "envoy_header_and_sds",
+    # Terraform's ``random_password`` resource keeps its value under ``"result"``: the resource type,
+    # not the key, says secret (two of four lines; the versioned ``..._password_v4`` key is read).
+    "terraform_state_attrs",
+    # ``FlyV1 fm2_<base64>`` printed two lines after the command, behind a warning line.
+    "paas_cli_tokens",
+    # ``$pw = ConvertTo-SecureString '<pw>'``: ``$pw =`` takes the cmdlet's name as its value first.
+    "powershell_4104",
+    # ``az storage account keys list``: a 512-bit key (86 base64 characters and ``==``) under ``"value"`` beside
+    # ``"keyName": "key1"``, or in a table. A shape rule caught all four lines but its counted run, in the one
+    # scan of a large text's triggered patterns, cost ~25 % of the 64 KiB throughput: not adopted.
+    "az_storage_keys_list",
+}
+# systemd's ``LoadCredential=ID:PATH`` names a file; ``credential`` ends the key and the value has no
+# shape that says reference (a lowercase word with ``-`` before ``:/``).
+KNOWN_FALSE_POSITIVES = {"env_and_unit_placeholders"}
+# What the RE2 patterns alone also miss: ``ACCESSKEY\t<key id>\t..\t<secret>`` (the column name and
+# the key id are taken as a prose pair first in the one leftmost pass; Python runs the key-id rule first).
+REGEX_ONLY_GAPS = KNOWN_GAPS | {"aws_text_output"}
+# ... and alter: UUIDs under ``keyId``/``api_key_id`` and ``kid-2025-05`` (Python's UUID and entropy
+# checks), JSON ``null`` under ``"password"`` (Python leaves it).
+REGEX_ONLY_ALTERED = {"azure_resource_ids", "terraform_sensitive", "env_and_unit_placeholders", "logfmt_benign"}
+
+
+def _held_out() -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    return corpus.held_out("infra_secrets.jsonl.gz"), corpus.held_out("infra_benign.jsonl.gz")
+
+
+def test_files_are_generated() -> None:
+    secrets, benign = infra.infra()
+    assert _held_out() == (secrets, benign)
+    assert len(secrets) == 216 and len(benign) == 150
+
+
+def test_infra_score() -> None:
+    result = corpus.score(scrub, *_held_out())
+    assert {line["format"] for line in result.missed} == KNOWN_GAPS
+    assert {line["category"] for line, _ in result.altered} == KNOWN_FALSE_POSITIVES
+    assert len(result.missed) == 10 and len(result.altered) == 1  # recall 206/216, FP 1/150
+
+
+def test_infra_regex_only_is_what_the_collector_runs() -> None:
+    result = corpus.score(corpus.regex_only, *_held_out())
+    assert {line["format"] for line in result.missed} == REGEX_ONLY_GAPS
+    assert {line["category"] for line, _ in result.altered} == REGEX_ONLY_ALTERED
+    assert len(result.missed) == 12 and len(result.altered) == 9  # 204/216, 9/150
+
+
+def test_triggers_and_guard_admit_every_match_here() -> None:
+    """The set's triggers and the Collector's GUARD must admit every match on these lines too (a
+    trigger that misses one would skip a pattern silently); scrubbing stays final."""
+    secrets, benign = _held_out()
+    texts = [line["text"] for line in secrets + benign]
+    guard = re.compile(GUARD)
+    for pattern in PATTERNS:
+        rx, trigger = re2.compile(pattern.regex), re2.compile(pattern.trigger_regex)
+        for text in texts:
+            for match in rx.finditer(text):
+                assert trigger.search(match.group(0)), (pattern.name, match.group(0))
+                assert guard.search(match.group(0)), (pattern.name, match.group(0))
+    for text in texts:
+        assert scrub(scrub(text)) == scrub(text)
+
+
+def test_a_secret_data_block_goes_whatever_its_keys_are_named() -> None:
+    """A Kubernetes Secret's ``data:`` in both orders (by hand: ``kind`` first; ``kubectl get -o
+    yaml``: keys sorted, ``data`` first); a ConfigMap's data and another document's stay."""
+    value, other = "W2RlZmF1bHRdCmF3c19zZWNyZXQ9eDE5", "eyJ1cmwiOiAiaHR0cHM6Ly9leGFtcGxlIn0="
+    by_hand = f"kind: Secret\nmetadata:\n  name: app\ndata:\n  settings.ini: {value}\n  extra: {other}\ntype: Opaque"
+    assert scrub(by_hand) == f"kind: Secret\nmetadata:\n  name: app\ndata:\n  settings.ini: {REDACTED}\ntype: Opaque"
+    sorted_keys = f"apiVersion: v1\ndata:\n  config.json: {value}\nkind: Secret\nmetadata:\n  name: app"
+    assert scrub(sorted_keys) == f"apiVersion: v1\ndata:\n  config.json: {REDACTED}\nkind: Secret\nmetadata:\n  name: app"
+    for text in (
+        f"apiVersion: v1\ndata:\n  config.json: {value}\nkind: ConfigMap",
+        f"kind: Secret\nmetadata:\n  name: a\n---\nkind: ConfigMap\ndata:\n  config.json: {value}",
+    ):
+        assert scrub(text) == text, text
+
+
+def test_column_rows_and_positional_secrets() -> None:
+    """Where no key name stands next to the value: a column-aligned row, the secret beside its key
+    id, a call that sets a password, a command's printed output; prose around them stays."""
+    for text, expected in (
+        ("password           Fk9!qPz-2207", f"password           {REDACTED}"),
+        ("    DefaultPassword    REG_SZ    Fk9!qPz-2207", f"    DefaultPassword    REG_SZ    {REDACTED}"),
+        (
+            "CREDENTIALS\tASIAQGMRZDEY0CEKXCXO\t2025-06-01T12:00:00+00:00\tqsBJT4h3LCaGQRt9CwEWU6ETR6VoYn6z8c3SFfpx\tIQoJ",
+            f"CREDENTIALS\t{REDACTED}\tIQoJ",
+        ),
+        ('db.changeUserPassword("reporting", "Fk9!qPz-2207")', f'db.changeUserPassword("reporting", "{REDACTED}")'),
+        ("$ vault kv get -field=password secret/db\nqsBJT4h3LCaGQRt9CwEWU6ET", f"$ vault kv get -field=password secret/db\n{REDACTED}"),
+    ):
+        assert scrub(text) == expected, text
+    for text in (
+        "password authentication failed for user app",
+        "token_duration       768h",
+        "    DefaultUserName    REG_SZ    kiosk",
+        "$ kubectl get secrets\nNAME   TYPE   DATA   AGE",
+        "$ git rev-parse --verify api-token-rotation\nmain",
+    ):
+        assert scrub(text) == text, text
+
+
+def test_other_languages_name_their_secrets() -> None:
+    for text, expected in (
+        ("clave_api: Xk9qPz2207Lm", f"clave_api: {REDACTED}"),
+        ("jeton_d_accès=Xk9qPz2207Lm", f"jeton_d_accès={REDACTED}"),
+        ("סיסמה：Fk9!qPz-2207", f"סיסמה：{REDACTED}"),
+        ("토큰=Xk9qPz2207Lm", f"토큰={REDACTED}"),
+        ("Ошибка: токен доступа «Xk9qPz2207Lm» отозван", f"Ошибка: токен доступа «{REDACTED}» отозван"),
+        ("Fehler: Zugriffstoken 'Xk9qPz2207Lm' ist abgelaufen", f"Fehler: Zugriffstoken '{REDACTED}' ist abgelaufen"),
+    ):
+        assert scrub(text) == expected, text
+    for text in ("パスワードは12文字以上で入力してください", "Passwort: <ausgeblendet>", "Token abgelaufen am 2025-03-01"):
+        assert scrub(text) == text, text
+
+
+def test_resource_names_and_placeholders_stay() -> None:
+    """An ARN's ``:secret:`` is a resource type, a shell expansion's ``:?`` a message, ``%[..]`` a
+    proxy's fetch, a nested mapping's key no value; the same keys with a credential still go."""
+    for text in (
+        "arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db/password-qROHW7",
+        "arn:aws:secretsmanager:us-east-1:123456789012:secret:api-key-Oxu1LW",
+        'export API_KEY="${API_KEY:?API_KEY must be set}"',
+        'http-request set-header Authorization "Bearer %[var(txn.upstream_token)]"',
+        "password:\n  type: string\n  format: password",  # an OpenAPI schema in YAML
+    ):
+        assert scrub(text) == text, text
+    for text, expected in (
+        ("secret: Xk9qPz2207Lm", f"secret: {REDACTED}"),
+        ("map[secret:Xk9qPz2207Lm]", f"map[secret:{REDACTED}]"),
+        ('proxy_set_header Authorization "Basic YWRtaW46Rms5IXFQei0yMjA3";', f'proxy_set_header Authorization "Basic {REDACTED}";'),
+        ("password:\n    Fk9!qPz-2207", f"password:\n    {REDACTED}"),
+    ):
+        assert scrub(text) == expected, text
