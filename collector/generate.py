@@ -11,10 +11,12 @@ The block holds the scrubbing processors and the tail-sampling policies:
   and scope attributes; the key name is kept (``api_key=[REDACTED]``). Span, span-event, resource
   and scope statements are separate groups, so each runs in its own context. Free-text fields are
   guarded by :data:`errscope._patterns.GUARD`.
-- ``redaction/scrub``: the same pattern as ``blocked_values`` with ``allow_all_keys: true`` on every
-  attribute value (span, event, log, datapoint, resource) and nested map/slice log bodies, which
-  OTTL cannot walk; a match is masked whole (``****``). Closed-vocabulary keys are skipped.
-  Span and datapoint attributes are left to it alone (one regex pass per value, not two).
+- ``redaction/scrub`` and ``redaction/scrub_tokens``: the same patterns as ``blocked_values`` with
+  ``allow_all_keys: true`` on every attribute value (span, event, log, datapoint, resource) and nested
+  map/slice log bodies, which OTTL cannot walk; a match is masked whole (``****``). Closed-vocabulary
+  keys are skipped. Span and datapoint attributes are left to them alone (one regex pass per value,
+  not two). The first holds the patterns that need a separator and allows (skips) a value holding
+  none of them (:func:`errscope._patterns.collector_value_guard`); the second holds the token shapes.
 - ``tail_sampling``: keep every trace with an ERROR span or an ``errscope.failure_class``
   attribute, plus ``ERRSCOPE_SAMPLE_PERCENT`` (default 10) percent of the rest.
 
@@ -37,6 +39,7 @@ from errscope._patterns import (
     collector_blocked_values,
     collector_regex,
     collector_replacement,
+    collector_value_guard,
 )
 
 CONFIG = Path(__file__).resolve().parent / "config.yaml"
@@ -61,6 +64,24 @@ def _groups(groups: list[list[str]]) -> list[str]:
     for statements in groups:
         lines.append("      - statements:")
         lines.extend(_statement(s) for s in statements)
+    return lines
+
+
+def _redaction(name: str, comment: str, blocked: list[str], guard: str = "") -> list[str]:
+    lines = [
+        f"  {name}:",
+        "    allow_all_keys: true",
+        "    redact_all_types: true  # string arrays (HTTP header attributes) and maps too",
+        "    summary: silent",
+        "    # closed-vocabulary attributes (bounded values, never secrets; errscope._attributes)",
+        "    ignored_keys: [" + ", ".join(sorted({*METRIC_ATTRIBUTES, ERRSCOPE_ERROR_REF})) + "]",
+    ]
+    if guard:  # an allowed value skips every blocked_values entry of this processor
+        lines.append("    allowed_values: [" + _yaml_single(guard) + "]")
+    lines.append(f"    # one entry per pattern: {comment}")
+    lines.append("    blocked_values:")
+    lines.extend("      - " + _yaml_single(value) for value in blocked)
+    lines.append("")
     return lines
 
 
@@ -111,19 +132,18 @@ def render_block() -> str:
         "    metric_statements:",
         *_groups([resource, scope]),
         "",
-        "  redaction/scrub:",
-        "    allow_all_keys: true",
-        "    redact_all_types: true  # string arrays (HTTP header attributes) and maps too",
-        "    summary: silent",
-        "    # closed-vocabulary attributes (bounded values, never secrets; errscope._attributes)",
-        "    ignored_keys: ["
-        + ", ".join(sorted({*METRIC_ATTRIBUTES, ERRSCOPE_ERROR_REF}))
-        + "]",
-        "    # one entry per pattern: Go's regexp runs a small pattern with a literal prefix far faster",
-        "    # than the whole alternation (strings.Index skips to the prefix)",
-        "    blocked_values:",
-        *("      - " + _yaml_single(value) for value in collector_blocked_values()),
-        "",
+        *_redaction(
+            "redaction/scrub",
+            "patterns that need a separator; a value holding none of their separators (an address, a"
+            " service name, an id, a route) skips them all",
+            collector_blocked_values(guarded=True),
+            collector_value_guard(),
+        ),
+        *_redaction(
+            "redaction/scrub_tokens",
+            "token shapes, on every value (most start with a literal Go's regexp finds with strings.Index)",
+            collector_blocked_values(guarded=False),
+        ),
         "  tail_sampling:",
         "    decision_wait: ${env:ERRSCOPE_DECISION_WAIT:-10s}",
         "    num_traces: 50000",

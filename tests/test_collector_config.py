@@ -13,6 +13,7 @@ from errscope._patterns import (
     collector_blocked_values,
     collector_regex,
     collector_replacement,
+    collector_value_guard,
 )
 
 from collector import generate
@@ -53,24 +54,33 @@ def test_scrubbing_processors_use_the_pattern_source() -> None:
         assert not (
             "span." in joined.replace("spanevent.", "") and "spanevent." in joined
         )
-    redaction = config["processors"]["redaction/scrub"]
-    assert redaction["allow_all_keys"] is True
-    assert redaction["blocked_values"] == collector_blocked_values()
-    assert len(collector_blocked_values()) == len(PATTERNS)
-    assert "allowed_values" not in redaction  # it would win over blocked_values
+    guarded, tokens = (config["processors"][name] for name in ("redaction/scrub", "redaction/scrub_tokens"))
+    assert guarded["allow_all_keys"] is True and tokens["allow_all_keys"] is True
+    assert guarded["blocked_values"] == collector_blocked_values(guarded=True)
+    assert tokens["blocked_values"] == collector_blocked_values(guarded=False)
+    # every pattern runs in exactly one of them
+    assert sorted(guarded["blocked_values"] + tokens["blocked_values"]) == sorted(
+        p.regex.replace("$", "$$") for p in PATTERNS
+    )
+    # an allowed value skips every blocked entry: only the guarded processor has the guard
+    assert guarded["allowed_values"] == [collector_value_guard()]
+    assert "allowed_values" not in tokens
 
 
 def test_pipelines_order_and_sampling() -> None:
     config = load()
     pipelines = config["service"]["pipelines"]
     for name, pipeline in pipelines.items():
-        assert pipeline["processors"][0] == "memory_limiter", name
-        assert pipeline["processors"].index("transform/scrub") < pipeline[
-            "processors"
-        ].index("redaction/scrub")
+        processors = pipeline["processors"]
+        assert processors[0] == "memory_limiter", name
+        assert (
+            processors.index("transform/scrub")
+            < processors.index("redaction/scrub")
+            < processors.index("redaction/scrub_tokens")
+        )
     traces = pipelines["traces"]["processors"]
     assert (
-        traces.index("redaction/scrub")
+        traces.index("redaction/scrub_tokens")
         < traces.index("tail_sampling")
         < traces.index("batch")
     )

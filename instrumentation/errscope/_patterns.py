@@ -47,8 +47,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from re import _constants as _sre  # the parse tree :func:`separators` reads
+from re._parser import parse as _sre_parse
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 __all__ = [
     "GUARD",
@@ -1158,3 +1160,82 @@ def collector_blocked_values() -> list[str]:
     little; the alternation has no literal prefix and runs the full matcher on every value.
     """
     return [p.regex.replace("$", "$$") for p in PATTERNS]
+
+
+# --- the Collector's value guard --------------------------------------------------------------------
+
+# Characters a plain identifier, host name, address, version, path or number holds. A pattern whose
+# every match holds one character outside them (a separator) cannot match a value that holds none.
+_PLAIN = frozenset("._-/+~")
+_RE2_SPACE = frozenset(" \t\n\f\r")  # RE2's and Go's \s
+
+
+def _is_separator(char: str) -> bool:
+    return not (char.isalnum() or char in _PLAIN)
+
+
+def _needs_in_sequence(items: Any) -> frozenset[str] | None:
+    # a match of a sequence holds a match of each item: the smallest set any item needs
+    found = [need for op, arg in items if (need := _needs(op, arg))]
+    return min(found, key=len) if found else None
+
+
+def _needs(op: Any, arg: Any) -> frozenset[str] | None:
+    """The separators one of which every match of one parse-tree node holds; None: no such set.
+    Case folding (``(?i:...)``) changes nothing: separators have no case."""
+    chars: frozenset[str] = frozenset()
+    if op is _sre.LITERAL:
+        chars = frozenset(chr(arg))
+    elif op is _sre.IN:  # a class: each member a literal or \s (a negated class, a range, \d, \w need nothing)
+        for member, value in arg:
+            if member is _sre.LITERAL:
+                chars |= {chr(value)}
+            elif member is _sre.CATEGORY and value is _sre.CATEGORY_SPACE:
+                chars |= _RE2_SPACE
+            else:
+                return None
+    elif op is _sre.BRANCH:  # one branch matches: the union of the branches' sets, if each has one
+        sets = [_needs_in_sequence(branch) for branch in arg[1]]
+        return frozenset().union(*sets) if all(sets) else None
+    elif op is _sre.SUBPATTERN:
+        return _needs_in_sequence(arg[3])
+    elif op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT, _sre.POSSESSIVE_REPEAT):
+        low, _, body = arg
+        return _needs_in_sequence(body) if low >= 1 else None
+    # anchors, \b and any character need nothing
+    return chars if chars and all(map(_is_separator, chars)) else None
+
+
+def separators(regex: str) -> frozenset[str]:
+    """The separator characters (not letters, digits or ``._-/+~``) one of which every match of
+    ``regex`` holds; empty when it needs none (a token shape such as ``ghp_...``).
+
+    Derived from the regex's parse tree (Python's ``re`` parser; the patterns are RE2 text both
+    engines read alike): a sequence needs what any of its items needs, an alternation the union of
+    its branches' sets, a repetition of at least one what its body needs; anchors, ``\\b`` and negated
+    classes need nothing. So it holds for every rule, including rules added later.
+    """
+    return _needs_in_sequence(_sre_parse(regex)) or frozenset()
+
+
+def collector_blocked_values(guarded: bool) -> list[str]:
+    """The patterns for the redaction processors' ``blocked_values``, one entry each (``$`` -> ``$$``).
+
+    ``guarded=True``: the patterns that need a separator (:func:`separators`); the processor that
+    runs them skips every value :func:`collector_value_guard` allows, which is most attribute values
+    (addresses, host and service names, ids, routes). ``False``: the token shapes, which run on every
+    value; most start with a literal that Go's regexp finds with ``strings.Index``, so they cost little.
+    One entry per pattern rather than the alternation: Go's regexp has no DFA, and its NFA's cost per
+    character grows with the program.
+    """
+    return [p.regex.replace("$", "$$") for p in PATTERNS if bool(separators(p.regex)) == guarded]
+
+
+def collector_value_guard() -> str:
+    """``allowed_values`` of the redaction processor that runs ``collector_blocked_values(True)``: a
+    value holding none of their separators, which none of them can match (``$`` -> ``$$``)."""
+    chars = sorted(frozenset().union(*(separators(p.regex) for p in PATTERNS)))
+    body = "".join(
+        ("\\" + c if c in "\\]^-[" else c) if c.isprintable() else f"\\x{{{ord(c):x}}}" for c in chars
+    )
+    return f"^[^{body}]*$".replace("$", "$$")
