@@ -81,6 +81,12 @@ def test_token_shapes_stay_cheap_on_every_value() -> None:
     assert [p.regex.replace("$", "$$") for p in tokens] == collector_blocked_values(guarded=False)
     assert len(GUARDED) + len(tokens) == len(PATTERNS)
     for pattern in tokens:
-        assert len(pattern.regex) <= 300, pattern.name
+        assert len(pattern.regex) <= 300, f"{pattern.name}: a long rule without a separator runs on every value"
     # the keyword family (the costly key alternations) is behind the guard, but for ``-p<password>``
-    assert [p.name for p in tokens if p.family == "keyword"] == ["cli_short_password"]
+    unguarded = [p.name for p in tokens if p.family == "keyword"]
+    assert unguarded == ["cli_short_password"], f"keyword rules every value pays for: {unguarded}"
+
+
+def test_posix_classes_are_refused() -> None:
+    with pytest.raises(ValueError, match="POSIX"):
+        separators("[[:alpha:]]+=x")

@@ -1214,7 +1214,13 @@ def separators(regex: str) -> frozenset[str]:
     engines read alike): a sequence needs what any of its items needs, an alternation the union of
     its branches' sets, a repetition of at least one what its body needs; anchors, ``\\b`` and negated
     classes need nothing. So it holds for every rule, including rules added later.
+
+    Raises:
+        ValueError: ``regex`` has a POSIX class (``[[:alpha:]]``), which Python's parser reads as
+            other characters; RE2 syntax Python cannot read (``\\pL``) raises ``re.error``.
     """
+    if re.search(r"\[:\^?[a-z]+:\]", regex):
+        raise ValueError(f"POSIX character class in {regex!r}: write the class out")
     return _needs_in_sequence(_sre_parse(regex)) or frozenset()
 
 
