@@ -11,12 +11,13 @@ The block holds the scrubbing processors and the tail-sampling policies:
   and scope attributes; the key name is kept (``api_key=[REDACTED]``). Span, span-event, resource
   and scope statements are separate groups, so each runs in its own context. Free-text fields are
   guarded by :data:`errscope._patterns.GUARD`.
-- ``redaction/scrub`` and ``redaction/scrub_tokens``: the same patterns as ``blocked_values`` with
+- ``redaction/scrub`` and ``redaction/scrub_plain``: the same patterns as ``blocked_values`` with
   ``allow_all_keys: true`` on every attribute value (span, event, log, datapoint, resource) and nested
   map/slice log bodies, which OTTL cannot walk; a match is masked whole (``****``). Closed-vocabulary
   keys are skipped. Span and datapoint attributes are left to them alone (one regex pass per value,
-  not two). The first holds the patterns that need a separator and allows (skips) a value holding
-  none of them (:func:`errscope._patterns.collector_value_guard`); the second holds the token shapes.
+  not two). ``allowed_values`` splits the values between them: one holding a separator some pattern
+  needs meets every pattern in redaction/scrub, one holding none (most: addresses, names, ids) only
+  the token shapes in redaction/scrub_plain (:func:`errscope._patterns.collector_blocked_values`).
 - ``tail_sampling``: keep every trace with an ERROR span or an ``errscope.failure_class``
   attribute, plus ``ERRSCOPE_SAMPLE_PERCENT`` (default 10) percent of the rest.
 
@@ -39,7 +40,8 @@ from errscope._patterns import (
     collector_blocked_values,
     collector_regex,
     collector_replacement,
-    collector_value_guard,
+    collector_plain_value,
+    collector_separated_value,
 )
 
 CONFIG = Path(__file__).resolve().parent / "config.yaml"
@@ -67,22 +69,20 @@ def _groups(groups: list[list[str]]) -> list[str]:
     return lines
 
 
-def _redaction(name: str, comment: str, blocked: list[str], guard: str = "") -> list[str]:
-    lines = [
+def _redaction(name: str, comment: str, blocked: list[str], skip: str) -> list[str]:
+    return [
         f"  {name}:",
         "    allow_all_keys: true",
         "    redact_all_types: true  # string arrays (HTTP header attributes) and maps too",
         "    summary: silent",
         "    # closed-vocabulary attributes (bounded values, never secrets; errscope._attributes)",
         "    ignored_keys: [" + ", ".join(sorted({*METRIC_ATTRIBUTES, ERRSCOPE_ERROR_REF})) + "]",
+        "    allowed_values: [" + _yaml_single(skip) + "]  # an allowed value skips every entry below",
+        f"    # one entry per pattern: {comment}",
+        "    blocked_values:",
+        *("      - " + _yaml_single(value) for value in blocked),
+        "",
     ]
-    if guard:  # an allowed value skips every blocked_values entry of this processor
-        lines.append("    allowed_values: [" + _yaml_single(guard) + "]")
-    lines.append(f"    # one entry per pattern: {comment}")
-    lines.append("    blocked_values:")
-    lines.extend("      - " + _yaml_single(value) for value in blocked)
-    lines.append("")
-    return lines
 
 
 def render_block() -> str:
@@ -134,15 +134,17 @@ def render_block() -> str:
         "",
         *_redaction(
             "redaction/scrub",
-            "patterns that need a separator; a value holding none of their separators (an address, a"
-            " service name, an id, a route) skips them all",
-            collector_blocked_values(guarded=True),
-            collector_value_guard(),
+            "every pattern; skips a value holding no separator (an address, a service name, an id, a"
+            " route), which only the token shapes can match",
+            collector_blocked_values(),
+            collector_plain_value(),
         ),
         *_redaction(
-            "redaction/scrub_tokens",
-            "token shapes, on every value (most start with a literal Go's regexp finds with strings.Index)",
-            collector_blocked_values(guarded=False),
+            "redaction/scrub_plain",
+            "the token shapes, for the values redaction/scrub skipped (most start with a literal Go's"
+            " regexp finds with strings.Index)",
+            collector_blocked_values(plain=True),
+            collector_separated_value(),
         ),
         "  tail_sampling:",
         "    decision_wait: ${env:ERRSCOPE_DECISION_WAIT:-10s}",

@@ -13,7 +13,8 @@ from errscope._patterns import (
     collector_blocked_values,
     collector_regex,
     collector_replacement,
-    collector_value_guard,
+    collector_plain_value,
+    collector_separated_value,
 )
 
 from collector import generate
@@ -54,17 +55,13 @@ def test_scrubbing_processors_use_the_pattern_source() -> None:
         assert not (
             "span." in joined.replace("spanevent.", "") and "spanevent." in joined
         )
-    guarded, tokens = (config["processors"][name] for name in ("redaction/scrub", "redaction/scrub_tokens"))
-    assert guarded["allow_all_keys"] is True and tokens["allow_all_keys"] is True
-    assert guarded["blocked_values"] == collector_blocked_values(guarded=True)
-    assert tokens["blocked_values"] == collector_blocked_values(guarded=False)
-    # every pattern runs in exactly one of them
-    assert sorted(guarded["blocked_values"] + tokens["blocked_values"]) == sorted(
-        p.regex.replace("$", "$$") for p in PATTERNS
-    )
-    # an allowed value skips every blocked entry: only the guarded processor has the guard
-    assert guarded["allowed_values"] == [collector_value_guard()]
-    assert "allowed_values" not in tokens
+    every, plain = (config["processors"][name] for name in ("redaction/scrub", "redaction/scrub_plain"))
+    assert every["allow_all_keys"] is True and plain["allow_all_keys"] is True
+    assert every["blocked_values"] == collector_blocked_values() == [p.regex.replace("$", "$$") for p in PATTERNS]
+    assert plain["blocked_values"] == collector_blocked_values(plain=True)
+    # an allowed value skips every blocked entry: the two guards split the values between the processors
+    assert every["allowed_values"] == [collector_plain_value()]
+    assert plain["allowed_values"] == [collector_separated_value()]
 
 
 def test_pipelines_order_and_sampling() -> None:
@@ -76,11 +73,11 @@ def test_pipelines_order_and_sampling() -> None:
         assert (
             processors.index("transform/scrub")
             < processors.index("redaction/scrub")
-            < processors.index("redaction/scrub_tokens")
+            < processors.index("redaction/scrub_plain")
         )
     traces = pipelines["traces"]["processors"]
     assert (
-        traces.index("redaction/scrub_tokens")
+        traces.index("redaction/scrub_plain")
         < traces.index("tail_sampling")
         < traces.index("batch")
     )

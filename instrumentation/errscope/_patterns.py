@@ -1224,24 +1224,35 @@ def separators(regex: str) -> frozenset[str]:
     return _needs_in_sequence(_sre_parse(regex)) or frozenset()
 
 
-def collector_blocked_values(guarded: bool) -> list[str]:
-    """The patterns for the redaction processors' ``blocked_values``, one entry each (``$`` -> ``$$``).
+def collector_blocked_values(plain: bool = False) -> list[str]:
+    """The patterns for the redaction processors' ``blocked_values``, one entry each, in order (``$`` -> ``$$``).
 
-    ``guarded=True``: the patterns that need a separator (:func:`separators`); the processor that
-    runs them skips every value :func:`collector_value_guard` allows, which is most attribute values
-    (addresses, host and service names, ids, routes). ``False``: the token shapes, which run on every
-    value; most start with a literal that Go's regexp finds with ``strings.Index``, so they cost little.
-    One entry per pattern rather than the alternation: Go's regexp has no DFA, and its NFA's cost per
-    character grows with the program.
+    ``plain=False``: every pattern, for the values that hold a separator. ``True``: the patterns that
+    need none (:func:`separators`: the token shapes), for the values that hold none (addresses, host and
+    service names, ids, routes), which no other pattern can match. So each value meets the patterns that
+    can match it in the order of :data:`PATTERNS`, as with one list, and a plain value only the token
+    shapes, most of which start with a literal that Go's regexp finds with ``strings.Index``. One entry per
+    pattern rather than the alternation: Go's regexp has no DFA, and its NFA's cost per character grows
+    with the program.
     """
-    return [p.regex.replace("$", "$$") for p in PATTERNS if bool(separators(p.regex)) == guarded]
+    return [p.regex.replace("$", "$$") for p in PATTERNS if not (plain and separators(p.regex))]
 
 
-def collector_value_guard() -> str:
-    """``allowed_values`` of the redaction processor that runs ``collector_blocked_values(True)``: a
-    value holding none of their separators, which none of them can match (``$`` -> ``$$``)."""
+def _separator_class(negated: bool) -> str:
     chars = sorted(frozenset().union(*(separators(p.regex) for p in PATTERNS)))
     body = "".join(
         ("\\" + c if c in "\\]^-[" else c) if c.isprintable() else f"\\x{{{ord(c):x}}}" for c in chars
     )
-    return f"^[^{body}]*$".replace("$", "$$")
+    return ("[^" if negated else "[") + body + "]"
+
+
+def collector_plain_value() -> str:
+    """A value that holds no separator any pattern needs (``$`` -> ``$$``): ``allowed_values`` (skipped) of
+    the processor that runs every pattern."""
+    return f"^{_separator_class(negated=True)}*$".replace("$", "$$")
+
+
+def collector_separated_value() -> str:
+    """A value that holds one: ``allowed_values`` (skipped) of the processor that runs the token shapes
+    alone. The two guards split every value between the two processors."""
+    return _separator_class(negated=False).replace("$", "$$")
