@@ -39,17 +39,19 @@ Families (``SecretPattern.family``):
 win ties), and ``combined_replacement()`` is its replacement text (every kept group, then the
 marker; groups of the alternatives that did not match expand to nothing in both engines).
 ``collector_regex()`` / ``collector_replacement()`` render them for Collector YAML (``$`` -> ``$$``,
-OTTL ``replace_pattern``), ``collector_blocked_values()`` as the redaction processor's list, and
-:data:`GUARD` is the cheap regex the Collector checks before running the full pattern on free text.
+OTTL ``replace_pattern``), ``collector_blocked_values()`` as the redaction processors' lists, split
+by ``collector_plain_value()`` / ``collector_separated_value()`` (:func:`separators`: a value without a
+separator any pattern needs meets the token shapes alone), and :data:`GUARD` is the cheap regex the
+Collector checks before running the full pattern on free text.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from re import _constants as _sre  # the parse tree :func:`separators` reads
 from re._parser import parse as _sre_parse
-from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 __all__ = [
@@ -58,10 +60,13 @@ __all__ = [
     "REDACTED",
     "SecretPattern",
     "collector_blocked_values",
+    "collector_plain_value",
     "collector_regex",
     "collector_replacement",
+    "collector_separated_value",
     "combined_regex",
     "combined_replacement",
+    "separators",
 ]
 
 REDACTED: Final = "[REDACTED]"
@@ -1150,16 +1155,6 @@ def collector_regex() -> str:
 def collector_replacement() -> str:
     """:func:`combined_replacement` for OTTL in Collector YAML (``$${1}`` for Go's ``${1}``)."""
     return combined_replacement("go").replace("$", "$$")
-
-
-def collector_blocked_values() -> list[str]:
-    """Every pattern on its own, for the redaction processor's ``blocked_values`` (``$`` -> ``$$``).
-
-    One entry per pattern rather than the alternation: most entries start with a literal, which
-    Go's regexp finds with ``strings.Index`` before running its matcher, so benign values cost
-    little; the alternation has no literal prefix and runs the full matcher on every value.
-    """
-    return [p.regex.replace("$", "$$") for p in PATTERNS]
 
 
 # --- the Collector's value guard --------------------------------------------------------------------
