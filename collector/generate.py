@@ -38,9 +38,9 @@ from errscope._attributes import (
 from errscope._patterns import (
     GUARD,
     collector_blocked_values,
+    collector_plain_value,
     collector_regex,
     collector_replacement,
-    collector_plain_value,
     collector_separated_value,
 )
 

@@ -11,9 +11,9 @@ from errscope._attributes import ERRSCOPE_FAILURE_CLASS
 from errscope._patterns import (
     PATTERNS,
     collector_blocked_values,
+    collector_plain_value,
     collector_regex,
     collector_replacement,
-    collector_plain_value,
     collector_separated_value,
 )
 
