@@ -11,10 +11,13 @@ The block holds the scrubbing processors and the tail-sampling policies:
   and scope attributes; the key name is kept (``api_key=[REDACTED]``). Span, span-event, resource
   and scope statements are separate groups, so each runs in its own context. Free-text fields are
   guarded by :data:`errscope._patterns.GUARD`.
-- ``redaction/scrub``: the same pattern as ``blocked_values`` with ``allow_all_keys: true`` on every
-  attribute value (span, event, log, datapoint, resource) and nested map/slice log bodies, which
-  OTTL cannot walk; a match is masked whole (``****``). Closed-vocabulary keys are skipped.
-  Span and datapoint attributes are left to it alone (one regex pass per value, not two).
+- ``redaction/scrub`` and ``redaction/scrub_plain``: the same patterns as ``blocked_values`` with
+  ``allow_all_keys: true`` on every attribute value (span, event, log, datapoint, resource) and nested
+  map/slice log bodies, which OTTL cannot walk; a match is masked whole (``****``). Closed-vocabulary
+  keys are skipped. Span and datapoint attributes are left to them alone (one regex pass per value,
+  not two). ``allowed_values`` splits the values between them: one holding a separator some pattern
+  needs meets every pattern in redaction/scrub, one holding none (most: addresses, names, ids) only
+  the token shapes in redaction/scrub_plain (:func:`errscope._patterns.collector_blocked_values`).
 - ``tail_sampling``: keep every trace with an ERROR span or an ``errscope.failure_class``
   attribute, plus ``ERRSCOPE_SAMPLE_PERCENT`` (default 10) percent of the rest.
 
@@ -35,8 +38,10 @@ from errscope._attributes import (
 from errscope._patterns import (
     GUARD,
     collector_blocked_values,
+    collector_plain_value,
     collector_regex,
     collector_replacement,
+    collector_separated_value,
 )
 
 CONFIG = Path(__file__).resolve().parent / "config.yaml"
@@ -62,6 +67,22 @@ def _groups(groups: list[list[str]]) -> list[str]:
         lines.append("      - statements:")
         lines.extend(_statement(s) for s in statements)
     return lines
+
+
+def _redaction(name: str, comment: str, blocked: list[str], skip: str) -> list[str]:
+    return [
+        f"  {name}:",
+        "    allow_all_keys: true",
+        "    redact_all_types: true  # string arrays (HTTP header attributes) and maps too",
+        "    summary: silent",
+        "    # closed-vocabulary attributes (bounded values, never secrets; errscope._attributes)",
+        "    ignored_keys: [" + ", ".join(sorted({*METRIC_ATTRIBUTES, ERRSCOPE_ERROR_REF})) + "]",
+        "    allowed_values: [" + _yaml_single(skip) + "]  # an allowed value skips every entry below",
+        f"    # one entry per pattern: {comment}",
+        "    blocked_values:",
+        *("      - " + _yaml_single(value) for value in blocked),
+        "",
+    ]
 
 
 def render_block() -> str:
@@ -111,19 +132,20 @@ def render_block() -> str:
         "    metric_statements:",
         *_groups([resource, scope]),
         "",
-        "  redaction/scrub:",
-        "    allow_all_keys: true",
-        "    redact_all_types: true  # string arrays (HTTP header attributes) and maps too",
-        "    summary: silent",
-        "    # closed-vocabulary attributes (bounded values, never secrets; errscope._attributes)",
-        "    ignored_keys: ["
-        + ", ".join(sorted({*METRIC_ATTRIBUTES, ERRSCOPE_ERROR_REF}))
-        + "]",
-        "    # one entry per pattern: Go's regexp runs a small pattern with a literal prefix far faster",
-        "    # than the whole alternation (strings.Index skips to the prefix)",
-        "    blocked_values:",
-        *("      - " + _yaml_single(value) for value in collector_blocked_values()),
-        "",
+        *_redaction(
+            "redaction/scrub",
+            "every pattern; skips a value holding no separator (an address, a service name, an id, a"
+            " route), which only the token shapes can match",
+            collector_blocked_values(),
+            collector_plain_value(),
+        ),
+        *_redaction(
+            "redaction/scrub_plain",
+            "the token shapes, for the values redaction/scrub skipped (most start with a literal Go's"
+            " regexp finds with strings.Index)",
+            collector_blocked_values(plain=True),
+            collector_separated_value(),
+        ),
         "  tail_sampling:",
         "    decision_wait: ${env:ERRSCOPE_DECISION_WAIT:-10s}",
         "    num_traces: 50000",

@@ -11,8 +11,10 @@ from errscope._attributes import ERRSCOPE_FAILURE_CLASS
 from errscope._patterns import (
     PATTERNS,
     collector_blocked_values,
+    collector_plain_value,
     collector_regex,
     collector_replacement,
+    collector_separated_value,
 )
 
 from collector import generate
@@ -53,24 +55,29 @@ def test_scrubbing_processors_use_the_pattern_source() -> None:
         assert not (
             "span." in joined.replace("spanevent.", "") and "spanevent." in joined
         )
-    redaction = config["processors"]["redaction/scrub"]
-    assert redaction["allow_all_keys"] is True
-    assert redaction["blocked_values"] == collector_blocked_values()
-    assert len(collector_blocked_values()) == len(PATTERNS)
-    assert "allowed_values" not in redaction  # it would win over blocked_values
+    every, plain = (config["processors"][name] for name in ("redaction/scrub", "redaction/scrub_plain"))
+    assert every["allow_all_keys"] is True and plain["allow_all_keys"] is True
+    assert every["blocked_values"] == collector_blocked_values() == [p.regex.replace("$", "$$") for p in PATTERNS]
+    assert plain["blocked_values"] == collector_blocked_values(plain=True)
+    # an allowed value skips every blocked entry: the two guards split the values between the processors
+    assert every["allowed_values"] == [collector_plain_value()]
+    assert plain["allowed_values"] == [collector_separated_value()]
 
 
 def test_pipelines_order_and_sampling() -> None:
     config = load()
     pipelines = config["service"]["pipelines"]
     for name, pipeline in pipelines.items():
-        assert pipeline["processors"][0] == "memory_limiter", name
-        assert pipeline["processors"].index("transform/scrub") < pipeline[
-            "processors"
-        ].index("redaction/scrub")
+        processors = pipeline["processors"]
+        assert processors[0] == "memory_limiter", name
+        assert (
+            processors.index("transform/scrub")
+            < processors.index("redaction/scrub")
+            < processors.index("redaction/scrub_plain")
+        )
     traces = pipelines["traces"]["processors"]
     assert (
-        traces.index("redaction/scrub")
+        traces.index("redaction/scrub_plain")
         < traces.index("tail_sampling")
         < traces.index("batch")
     )

@@ -39,8 +39,10 @@ Families (``SecretPattern.family``):
 win ties), and ``combined_replacement()`` is its replacement text (every kept group, then the
 marker; groups of the alternatives that did not match expand to nothing in both engines).
 ``collector_regex()`` / ``collector_replacement()`` render them for Collector YAML (``$`` -> ``$$``,
-OTTL ``replace_pattern``), ``collector_blocked_values()`` as the redaction processor's list, and
-:data:`GUARD` is the cheap regex the Collector checks before running the full pattern on free text.
+OTTL ``replace_pattern``), ``collector_blocked_values()`` as the redaction processors' lists, split
+by ``collector_plain_value()`` / ``collector_separated_value()`` (:func:`separators`: a value without a
+separator any pattern needs meets the token shapes alone), and :data:`GUARD` is the cheap regex the
+Collector checks before running the full pattern on free text.
 """
 
 from __future__ import annotations
@@ -48,7 +50,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final, Literal
+from re import _constants as _sre  # the parse tree :func:`separators` reads
+from re._parser import parse as _sre_parse
+from typing import Any, Final, Literal
 
 __all__ = [
     "GUARD",
@@ -56,10 +60,13 @@ __all__ = [
     "REDACTED",
     "SecretPattern",
     "collector_blocked_values",
+    "collector_plain_value",
     "collector_regex",
     "collector_replacement",
+    "collector_separated_value",
     "combined_regex",
     "combined_replacement",
+    "separators",
 ]
 
 REDACTED: Final = "[REDACTED]"
@@ -1255,11 +1262,97 @@ def collector_replacement() -> str:
     return combined_replacement("go").replace("$", "$$")
 
 
-def collector_blocked_values() -> list[str]:
-    """Every pattern on its own, for the redaction processor's ``blocked_values`` (``$`` -> ``$$``).
+# --- the Collector's value guard --------------------------------------------------------------------
 
-    One entry per pattern rather than the alternation: most entries start with a literal, which
-    Go's regexp finds with ``strings.Index`` before running its matcher, so benign values cost
-    little; the alternation has no literal prefix and runs the full matcher on every value.
+# Characters a plain identifier, host name, address, version, path or number holds. A pattern whose
+# every match holds one character outside them (a separator) cannot match a value that holds none.
+_PLAIN = frozenset("._-/+~")
+_RE2_SPACE = frozenset(" \t\n\f\r")  # RE2's and Go's \s
+
+
+def _is_separator(char: str) -> bool:
+    return not (char.isalnum() or char in _PLAIN)
+
+
+def _needs_in_sequence(items: Any) -> frozenset[str] | None:
+    # a match of a sequence holds a match of each item: the smallest set any item needs
+    found = [need for op, arg in items if (need := _needs(op, arg))]
+    return min(found, key=len) if found else None
+
+
+def _needs(op: Any, arg: Any) -> frozenset[str] | None:
+    """The separators one of which every match of one parse-tree node holds; None: no such set.
+    Case folding (``(?i:...)``) changes nothing: separators have no case."""
+    chars: frozenset[str] = frozenset()
+    if op is _sre.LITERAL:
+        chars = frozenset(chr(arg))
+    elif op is _sre.IN:  # a class: each member a literal or \s (a negated class, a range, \d, \w need nothing)
+        for member, value in arg:
+            if member is _sre.LITERAL:
+                chars |= {chr(value)}
+            elif member is _sre.CATEGORY and value is _sre.CATEGORY_SPACE:
+                chars |= _RE2_SPACE
+            else:
+                return None
+    elif op is _sre.BRANCH:  # one branch matches: the union of the branches' sets, if each has one
+        sets = [_needs_in_sequence(branch) for branch in arg[1]]
+        return frozenset().union(*sets) if all(sets) else None
+    elif op is _sre.SUBPATTERN:
+        return _needs_in_sequence(arg[3])
+    elif op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT, _sre.POSSESSIVE_REPEAT):
+        low, _, body = arg
+        return _needs_in_sequence(body) if low >= 1 else None
+    # anchors, \b and any character need nothing
+    return chars if chars and all(map(_is_separator, chars)) else None
+
+
+def separators(regex: str) -> frozenset[str]:
+    """The separator characters (not letters, digits or ``._-/+~``) one of which every match of
+    ``regex`` holds; empty when it needs none (a token shape such as ``ghp_...``).
+
+    Derived from the regex's parse tree (Python's ``re`` parser; the patterns are RE2 text both
+    engines read alike): a sequence needs what any of its items needs, an alternation the union of
+    its branches' sets, a repetition of at least one what its body needs; anchors, ``\\b`` and negated
+    classes need nothing. So it holds for every rule, including rules added later.
+
+    Raises:
+        ValueError: ``regex`` has a POSIX class (``[[:alpha:]]``), which Python's parser reads as
+            other characters; RE2 syntax Python cannot read (``\\pL``) raises ``re.error``.
     """
-    return [p.regex.replace("$", "$$") for p in PATTERNS]
+    if re.search(r"\[:\^?[a-z]+:\]", regex):
+        raise ValueError(f"POSIX character class in {regex!r}: write the class out")
+    return _needs_in_sequence(_sre_parse(regex)) or frozenset()
+
+
+def collector_blocked_values(plain: bool = False) -> list[str]:
+    """The patterns for the redaction processors' ``blocked_values``, one entry each, in order (``$`` -> ``$$``).
+
+    ``plain=False``: every pattern, for the values that hold a separator. ``True``: the patterns that
+    need none (:func:`separators`: the token shapes), for the values that hold none (addresses, host and
+    service names, ids, routes), which no other pattern can match. So each value meets the patterns that
+    can match it in the order of :data:`PATTERNS`, as with one list, and a plain value only the token
+    shapes, most of which start with a literal that Go's regexp finds with ``strings.Index``. One entry per
+    pattern rather than the alternation: Go's regexp has no DFA, and its NFA's cost per character grows
+    with the program.
+    """
+    return [p.regex.replace("$", "$$") for p in PATTERNS if not (plain and separators(p.regex))]
+
+
+def _separator_class(negated: bool) -> str:
+    chars = sorted(frozenset().union(*(separators(p.regex) for p in PATTERNS)))
+    body = "".join(
+        ("\\" + c if c in "\\]^-[" else c) if c.isprintable() else f"\\x{{{ord(c):x}}}" for c in chars
+    )
+    return ("[^" if negated else "[") + body + "]"
+
+
+def collector_plain_value() -> str:
+    """A value that holds no separator any pattern needs (``$`` -> ``$$``): ``allowed_values`` (skipped) of
+    the processor that runs every pattern."""
+    return f"^{_separator_class(negated=True)}*$".replace("$", "$$")
+
+
+def collector_separated_value() -> str:
+    """A value that holds one: ``allowed_values`` (skipped) of the processor that runs the token shapes
+    alone. The two guards split every value between the two processors."""
+    return _separator_class(negated=False).replace("$", "$$")
