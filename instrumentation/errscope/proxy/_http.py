@@ -19,8 +19,8 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator, Iterable
-from typing import Any, Final
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Final
 
 import aiohttp
 from yarl import URL
@@ -28,7 +28,10 @@ from yarl import URL
 from errscope._classify import http_address
 from errscope.proxy._calls import Calls, Scope
 
-__all__ = ["HttpRelay"]
+if TYPE_CHECKING:
+    import uvicorn
+
+__all__ = ["HttpRelay", "http_server", "upstream_session"]
 
 logger = logging.getLogger("errscope.proxy")
 
@@ -58,6 +61,32 @@ def _header(headers: Iterable[tuple[bytes, bytes]], name: bytes) -> str | None:
     return None
 
 
+def http_server(app: Any, host: str, port: int) -> uvicorn.Server:
+    """The server a relay is served by: uvicorn (its C parser, httptools, from the ``cli`` extra), the bare ASGI ``app``."""
+    import uvicorn
+
+    # The upstream's own Date and Server headers are relayed; no X-Forwarded-* is read (the relay is the app).
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", access_log=False, lifespan="off",
+        proxy_headers=False, server_header=False, date_header=False,
+    )
+    return uvicorn.Server(config)
+
+
+def upstream_session() -> aiohttp.ClientSession:
+    """The pooled client session a relay sends every request on (open it inside the serving loop)."""
+    return aiohttp.ClientSession(
+        # Idle connections are dropped before the usual 5 s server keep-alive (Node, uvicorn) ends them.
+        connector=aiohttp.TCPConnector(keepalive_timeout=4.0),
+        timeout=aiohttp.ClientTimeout(total=None, sock_connect=10.0),
+        skip_auto_headers=("User-Agent", "Accept-Encoding"),  # the host's, or none: an identity body
+        auto_decompress=False,
+        # Cookies are the host's: Set-Cookie goes back to it and its Cookie comes along, so one
+        # host's cookies are never sent on another's requests (and there is no jar to look up).
+        cookie_jar=aiohttp.DummyCookieJar(),
+    )
+
+
 class HttpRelay:
     """An ASGI app relaying to ``upstream`` (the server's MCP endpoint URL).
 
@@ -81,13 +110,7 @@ class HttpRelay:
 
     def session(self) -> aiohttp.ClientSession:
         if self._session is None:
-            self._session = aiohttp.ClientSession(
-                # Idle connections are dropped before the usual 5 s server keep-alive (Node, uvicorn) ends them.
-                connector=aiohttp.TCPConnector(keepalive_timeout=4.0),
-                timeout=aiohttp.ClientTimeout(total=None, sock_connect=10.0),
-                skip_auto_headers=("User-Agent", "Accept-Encoding"),  # the host's, or none: an identity body
-                auto_decompress=False,
-            )
+            self._session = upstream_session()
         return self._session
 
     async def aclose(self) -> None:
@@ -118,8 +141,7 @@ class HttpRelay:
         start = {"type": "http.response.start", "status": response.status, "headers": _forwarded(response.raw_headers)}
         content_type = response.headers.get("content-type", "")
         if content_type.startswith("text/event-stream"):
-            await send(start)
-            await self._stream(calls_scope, response, receive, send)
+            await self._stream(calls_scope, response, start, receive, send)
             return
         try:
             raw = await response.read()
@@ -158,9 +180,27 @@ class HttpRelay:
             return raw
         return json.dumps(answers if isinstance(decoded, list) else answers[0]).encode()
 
-    async def _stream(self, scope: Scope, response: aiohttp.ClientResponse, receive: Any, send: Any) -> None:
-        """Relay an SSE stream until the server ends it or the host goes away (then the stream is closed)."""
-        relay = asyncio.ensure_future(self._relay_events(scope, response, send))
+    async def _stream(self, scope: Scope, response: aiohttp.ClientResponse, start: Any, receive: Any, send: Any) -> None:
+        """Relay an SSE stream until the server ends it or the host goes away (then the stream is closed).
+
+        What arrived with the headers goes out right behind them: the host, woken by the headers,
+        finds the events there too. When that was the whole stream (a POST answered at once, the
+        usual tool call), nothing is left to wait for and no task watches the host.
+        """
+        events = _Events(self, scope)
+        try:
+            head = events.feed(response.content.read_nowait(), ended=response.content.is_eof())
+        except _LOST:
+            head = b""  # raised again by the next read, in _relay_events
+        await send(start)
+        if response.content.at_eof():
+            await send({"type": "http.response.body", "body": head})
+            response.close()
+            self.calls.abandon(scope)
+            return
+        if head:
+            await send({"type": "http.response.body", "body": head, "more_body": True})
+        relay = asyncio.ensure_future(self._relay_events(scope, events, response, send))
         gone = asyncio.ensure_future(_disconnected(receive))
         try:
             await asyncio.wait((relay, gone), return_when=asyncio.FIRST_COMPLETED)
@@ -172,39 +212,26 @@ class HttpRelay:
             response.close()
             self.calls.abandon(scope)
 
-    async def _relay_events(self, scope: Scope, response: aiohttp.ClientResponse, send: Any) -> None:
+    async def _relay_events(self, scope: Scope, events: _Events, response: aiohttp.ClientResponse, send: Any) -> None:
+        content = response.content
         try:
-            async for chunk in self._events(scope, response):
+            async for chunk in content.iter_any():
                 # What one read brought goes out in one write, with the stream's end when the server
                 # has already ended it: each write is a wake-up of the host (and the end its own).
-                if response.content.at_eof():
-                    await send({"type": "http.response.body", "body": chunk})
+                relayed = events.feed(chunk, ended=content.at_eof())
+                if content.at_eof():
+                    await send({"type": "http.response.body", "body": relayed})
                     return
-                if chunk:
-                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                if relayed:
+                    await send({"type": "http.response.body", "body": relayed, "more_body": True})
+            await send({"type": "http.response.body", "body": events.feed(b"", ended=True)})
+            return
         except _LOST:
             logger.warning("the MCP server at %s dropped a stream", self.origin)
             for answer in self.calls.lost(scope):
                 event = b"event: message\ndata: " + json.dumps(answer).encode() + b"\n\n"
                 await send({"type": "http.response.body", "body": event, "more_body": True})
         await send({"type": "http.response.body", "body": b""})
-
-    async def _events(self, scope: Scope, response: aiohttp.ClientResponse) -> AsyncIterator[bytes]:
-        if not scope.in_flight:  # no answer the proxy must see can come on this stream: bytes as they are
-            async for chunk in response.content.iter_any():
-                yield chunk
-            return
-        pending = b""
-        async for chunk in response.content.iter_any():
-            # An event ends at a blank line; lines end in LF or CRLF (WHATWG HTML, Server-sent events).
-            pending = (pending + chunk).replace(b"\r\n", b"\n")
-            *events, pending = pending.split(b"\n\n")
-            if response.content.at_eof() and pending.strip():  # the stream ended inside an event
-                events.append(pending)
-                pending = b""
-            yield b"".join(self._event(scope, event.decode().split("\n")) for event in events)
-        if pending.strip():
-            yield self._event(scope, pending.decode().split("\n"))
 
     def _event(self, scope: Scope, lines: list[str]) -> bytes:
         """One SSE event (WHATWG HTML, Server-sent events): its ``data`` relayed, other fields kept."""
@@ -230,6 +257,30 @@ class HttpRelay:
         headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())] if answers else [(b"content-length", b"0")]
         await send({"type": "http.response.start", "status": 200 if answers else 502, "headers": headers})
         await send({"type": "http.response.body", "body": body})
+
+
+class _Events:
+    """An SSE stream's bytes as they come, cut into events each relayed by :meth:`HttpRelay._event`.
+
+    A stream opened with no request in flight can hold no answer the proxy must see (a GET stream, a
+    POST of notifications): its bytes pass as they are, unparsed.
+    """
+
+    def __init__(self, relay: HttpRelay, scope: Scope) -> None:
+        self.relay, self.scope = relay, scope
+        self.raw = not scope.in_flight
+        self.pending = b""
+
+    def feed(self, chunk: bytes, *, ended: bool) -> bytes:
+        """The whole events ``chunk`` completes, relayed; with ``ended``, a last unterminated one too."""
+        if self.raw:
+            return chunk
+        # An event ends at a blank line; lines end in LF or CRLF (WHATWG HTML, Server-sent events).
+        *events, self.pending = (self.pending + chunk).replace(b"\r\n", b"\n").split(b"\n\n")
+        if ended and self.pending.strip():  # the stream ended inside an event
+            events.append(self.pending)
+            self.pending = b""
+        return b"".join(self.relay._event(self.scope, event.decode().split("\n")) for event in events)
 
 
 async def _body(receive: Any) -> bytes:
