@@ -175,8 +175,11 @@ def _compare(direct: Any, candidates: dict[str, tuple[Any, int]], tool: str, arg
             client.call(tool, arguments)
     samples: dict[str, list[float]] = {name: [] for name in clients}
     cpu = {name: _cpu_seconds(pid) for name, (_client, pid) in candidates.items()}
-    for _ in range(CALLS):
-        for name, client in clients.items():
+    order = list(clients.items())
+    for round_ in range(CALLS):
+        # Each round starts one path later: no path always follows a relay's after-answer work (its telemetry).
+        start = round_ % len(order)
+        for name, client in order[start:] + order[:start]:
             samples[name].append(client.call(tool, arguments) * 1000)
     figures: dict[str, Any] = {}
     for name, values in samples.items():

@@ -1,12 +1,12 @@
 """The floor of ``errscope proxy`` over HTTP: the same two hops with nothing read in between.
 
 ``python -m bench.http_passthrough UPSTREAM_URL PORT`` serves on 127.0.0.1:PORT with the proxy's
-server (:func:`errscope.proxy._http.http_server`: uvicorn, httptools, on the proxy's event loop) and
-relays every request to ``UPSTREAM_URL`` on the proxy's client session
-(:func:`errscope.proxy._http.upstream_session`), writing the response the way the proxy does (the
-headers with what came along with them, then each read as it comes): no JSON-RPC decoded, no span,
-no rewriting. ``bench_proxy`` measures it beside the proxy, so the added latency splits into what
-this HTTP stack costs and what errscope costs.
+server (:func:`errscope.proxy._http.http_server`: uvicorn with httptools, on the proxy's event loop)
+and relays every request to ``UPSTREAM_URL`` on the proxy's client session
+(:func:`errscope.proxy._http.upstream_session`: one aiohttp pool), the headers first, then the body
+as it comes (what came with the headers at once, the end with the last read): no JSON-RPC decoded,
+no span, no rewriting. ``bench_proxy`` measures it beside the proxy, so the added latency splits into
+what this HTTP stack costs and what errscope costs.
 """
 
 from __future__ import annotations

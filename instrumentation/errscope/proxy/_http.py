@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
 from typing import TYPE_CHECKING, Any, Final
 
 import aiohttp
@@ -141,7 +141,8 @@ class HttpRelay:
         start = {"type": "http.response.start", "status": response.status, "headers": _forwarded(response.raw_headers)}
         content_type = response.headers.get("content-type", "")
         if content_type.startswith("text/event-stream"):
-            await self._stream(calls_scope, response, start, receive, send)
+            await send(start)
+            await self._stream(calls_scope, response, receive, send)
             return
         try:
             raw = await response.read()
@@ -180,27 +181,9 @@ class HttpRelay:
             return raw
         return json.dumps(answers if isinstance(decoded, list) else answers[0]).encode()
 
-    async def _stream(self, scope: Scope, response: aiohttp.ClientResponse, start: Any, receive: Any, send: Any) -> None:
-        """Relay an SSE stream until the server ends it or the host goes away (then the stream is closed).
-
-        What arrived with the headers goes out right behind them: the host, woken by the headers,
-        finds the events there too. When that was the whole stream (a POST answered at once, the
-        usual tool call), nothing is left to wait for and no task watches the host.
-        """
-        events = _Events(self, scope)
-        try:
-            head = events.feed(response.content.read_nowait(), ended=response.content.is_eof())
-        except _LOST:
-            head = b""  # raised again by the next read, in _relay_events
-        await send(start)
-        if response.content.at_eof():
-            await send({"type": "http.response.body", "body": head})
-            response.close()
-            self.calls.abandon(scope)
-            return
-        if head:
-            await send({"type": "http.response.body", "body": head, "more_body": True})
-        relay = asyncio.ensure_future(self._relay_events(scope, events, response, send))
+    async def _stream(self, scope: Scope, response: aiohttp.ClientResponse, receive: Any, send: Any) -> None:
+        """Relay an SSE stream until the server ends it or the host goes away (then the stream is closed)."""
+        relay = asyncio.ensure_future(self._relay_events(scope, response, send))
         gone = asyncio.ensure_future(_disconnected(receive))
         try:
             await asyncio.wait((relay, gone), return_when=asyncio.FIRST_COMPLETED)
@@ -212,26 +195,39 @@ class HttpRelay:
             response.close()
             self.calls.abandon(scope)
 
-    async def _relay_events(self, scope: Scope, events: _Events, response: aiohttp.ClientResponse, send: Any) -> None:
-        content = response.content
+    async def _relay_events(self, scope: Scope, response: aiohttp.ClientResponse, send: Any) -> None:
         try:
-            async for chunk in content.iter_any():
+            async for chunk in self._events(scope, response):
                 # What one read brought goes out in one write, with the stream's end when the server
                 # has already ended it: each write is a wake-up of the host (and the end its own).
-                relayed = events.feed(chunk, ended=content.at_eof())
-                if content.at_eof():
-                    await send({"type": "http.response.body", "body": relayed})
+                if response.content.at_eof():
+                    await send({"type": "http.response.body", "body": chunk})
                     return
-                if relayed:
-                    await send({"type": "http.response.body", "body": relayed, "more_body": True})
-            await send({"type": "http.response.body", "body": events.feed(b"", ended=True)})
-            return
+                if chunk:
+                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
         except _LOST:
             logger.warning("the MCP server at %s dropped a stream", self.origin)
             for answer in self.calls.lost(scope):
                 event = b"event: message\ndata: " + json.dumps(answer).encode() + b"\n\n"
                 await send({"type": "http.response.body", "body": event, "more_body": True})
         await send({"type": "http.response.body", "body": b""})
+
+    async def _events(self, scope: Scope, response: aiohttp.ClientResponse) -> AsyncIterator[bytes]:
+        if not scope.in_flight:  # no answer the proxy must see can come on this stream: bytes as they are
+            async for chunk in response.content.iter_any():
+                yield chunk
+            return
+        pending = b""
+        async for chunk in response.content.iter_any():
+            # An event ends at a blank line; lines end in LF or CRLF (WHATWG HTML, Server-sent events).
+            pending = (pending + chunk).replace(b"\r\n", b"\n")
+            *events, pending = pending.split(b"\n\n")
+            if response.content.at_eof() and pending.strip():  # the stream ended inside an event
+                events.append(pending)
+                pending = b""
+            yield b"".join(self._event(scope, event.decode().split("\n")) for event in events)
+        if pending.strip():
+            yield self._event(scope, pending.decode().split("\n"))
 
     def _event(self, scope: Scope, lines: list[str]) -> bytes:
         """One SSE event (WHATWG HTML, Server-sent events): its ``data`` relayed, other fields kept."""
@@ -257,30 +253,6 @@ class HttpRelay:
         headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())] if answers else [(b"content-length", b"0")]
         await send({"type": "http.response.start", "status": 200 if answers else 502, "headers": headers})
         await send({"type": "http.response.body", "body": body})
-
-
-class _Events:
-    """An SSE stream's bytes as they come, cut into events each relayed by :meth:`HttpRelay._event`.
-
-    A stream opened with no request in flight can hold no answer the proxy must see (a GET stream, a
-    POST of notifications): its bytes pass as they are, unparsed.
-    """
-
-    def __init__(self, relay: HttpRelay, scope: Scope) -> None:
-        self.relay, self.scope = relay, scope
-        self.raw = not scope.in_flight
-        self.pending = b""
-
-    def feed(self, chunk: bytes, *, ended: bool) -> bytes:
-        """The whole events ``chunk`` completes, relayed; with ``ended``, a last unterminated one too."""
-        if self.raw:
-            return chunk
-        # An event ends at a blank line; lines end in LF or CRLF (WHATWG HTML, Server-sent events).
-        *events, self.pending = (self.pending + chunk).replace(b"\r\n", b"\n").split(b"\n\n")
-        if ended and self.pending.strip():  # the stream ended inside an event
-            events.append(self.pending)
-            self.pending = b""
-        return b"".join(self.relay._event(self.scope, event.decode().split("\n")) for event in events)
 
 
 async def _body(receive: Any) -> bytes:
