@@ -16,7 +16,7 @@ Paths are called in rounds whose order rotates (a path right after a relay would
 pay for the relay's after-answer work, its telemetry, and look slower than it is).
 
 The < 0.5 ms goal is not met over HTTP, and no Python HTTP stack measured here meets it on this
-project's 2-core machine at load average 9-18. CPU per relayed call, interleaved variants on one
+project's 2-core machine (load average 3.4-18 in the runs of the README). CPU per relayed call, interleaved variants on one
 upstream (load ~9-12): uvicorn + httptools answering alone (a canned answer, no upstream) 0.55-0.63
 ms; the floor, uvicorn + one pooled aiohttp session, 1.5-1.8 ms, so aiohttp's client is about half
 of it; swapping the client: httpx 3.7, httpcore 2.9, aiosonic 1.7, aiohttp with no cookie jar 1.6
@@ -26,8 +26,8 @@ a bare httptools-parsed upstream connection (written for the measurement only, n
 The proxy costs 2.4-3.1 ms, so errscope's own share (the span and its ``traceparent`` on the critical
 path, reading the request and the answer's SSE event, telemetry after the answer) is about 1 ms.
 Wall time is worse than CPU: every relay adds two wake-ups (the host's request, the server's
-answer), each waiting for a core under load; even the floor adds 1.6-2.5 ms median here (and the
-bare httptools connection 1.0 ms). Relaying an answer that came whole with its headers without the
+answer), each waiting for a core under load; even the floor adds 1.7-1.9 ms median at load 3.4 (and
+the bare httptools connection 1.0 ms at load ~10). Relaying an answer that came whole with its headers without the
 stream's two tasks (no turn of the loop between headers and events) saved 8 % CPU but cost 0.1-0.3 ms
 wall in eight rotated runs against the relay as it is, so the relay keeps its shape.
 """
