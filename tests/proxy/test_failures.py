@@ -157,3 +157,45 @@ async def test_http_headers_are_the_servers(http_proxy: tuple[str, Path]) -> Non
     assert len(response.headers.get_list("date")) == 1
     assert response.headers.get_list("server") == ["uvicorn"]  # the plain server's (uvicorn), once
     assert '"protocolVersion"' in response.text
+
+
+async def test_http_cookies_stay_with_their_host(tmp_path: Path) -> None:
+    """The upstream's ``Set-Cookie`` reaches the host that was answered, and only that host's ``Cookie`` comes back:
+    one host's cookie (say a load balancer's affinity cookie) is never sent on another host's requests (RFC 6265
+    §3: cookies are the user agent's state, and the proxy is no user agent). The upstream is named ``localhost``,
+    a host name whose cookies a client-side jar would keep."""
+    import httpx
+
+    from tests.client.servers.app import serve
+    from tests.client.test_heldout_cases_3 import gated, issues_server
+
+    cookies: list[tuple[str, bytes]] = []  # (host, the Cookie field the upstream received)
+
+    async def gate(scope: dict[str, Any], body: bytes, send: Any, method: str) -> bool:
+        headers = dict(scope["headers"])
+        host = headers.get(b"x-host", b"?").decode()
+        cookies.append((host, headers.get(b"cookie", b"")))
+        if method == "POST" and b'"initialize"' in body:
+            await send({"type": "http.response.start", "status": 200, "headers": [
+                (b"content-type", b"application/json"), (b"set-cookie", f"affinity={host}; Path=/".encode())]})
+            await send({"type": "http.response.body", "body": json.dumps({"jsonrpc": "2.0", "id": 1, "result": {
+                "protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "gate", "version": "0"}}}).encode()})
+            return True
+        return False
+
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                  "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+    async with serve(gated(issues_server().streamable_http_app(host="127.0.0.1"), gate)) as base:
+        listen = free_port()
+        upstream = base.replace("127.0.0.1", "localhost") + "/mcp"
+        with serving(proxy_command(tmp_path / "out", "--upstream", upstream, "--listen", f"127.0.0.1:{listen}"), listen):
+            url = f"http://127.0.0.1:{listen}/mcp"
+            async with httpx.AsyncClient(headers={"accept": "application/json, text/event-stream"}) as a, httpx.AsyncClient(
+                headers={"accept": "application/json, text/event-stream"}
+            ) as b:
+                first = await a.post(url, json=initialize, headers={"x-host": "a"})
+                await b.post(url, json=initialize, headers={"x-host": "b"})
+                await a.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers={"x-host": "a"})
+                await b.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers={"x-host": "b"})
+    assert first.headers["set-cookie"] == "affinity=a; Path=/"
+    assert cookies == [("a", b""), ("b", b""), ("a", b"affinity=a"), ("b", b"affinity=b")]

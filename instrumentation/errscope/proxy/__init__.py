@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from errscope._telemetry import ServerTelemetry
 from errscope.proxy._calls import Calls
-from errscope.proxy._http import HttpRelay
+from errscope.proxy._http import HttpRelay, http_server
 from errscope.proxy._stdio import ChildServer, HttpServer, serve_stdio
 
 __all__ = ["HttpRelay", "serve_http", "serve_stdio_to_http", "serve_stdio_to_stdio"]
@@ -42,16 +42,9 @@ async def serve_http(
 
     The bound address is logged on ``errscope.proxy`` (``port`` 0 picks a free one).
     """
-    import uvicorn
-
     calls = Calls(telemetry or ServerTelemetry(), transport="tcp", upstream_address=HttpRelay.address(upstream))
     relay = HttpRelay(upstream, calls)
-    # The upstream's own Date and Server headers are relayed; no X-Forwarded-* is read (the relay is the app).
-    config = uvicorn.Config(
-        relay, host=host, port=port, log_level="warning", access_log=False, lifespan="off",
-        proxy_headers=False, server_header=False, date_header=False,
-    )
-    server = uvicorn.Server(config)
+    server = http_server(relay, host, port)
     task = asyncio.create_task(server.serve())
     while not server.started and not task.done():
         await asyncio.sleep(0.01)

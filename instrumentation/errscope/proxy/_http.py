@@ -20,7 +20,7 @@ import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator, Iterable
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import aiohttp
 from yarl import URL
@@ -28,7 +28,10 @@ from yarl import URL
 from errscope._classify import http_address
 from errscope.proxy._calls import Calls, Scope
 
-__all__ = ["HttpRelay"]
+if TYPE_CHECKING:
+    import uvicorn
+
+__all__ = ["HttpRelay", "http_server", "upstream_session"]
 
 logger = logging.getLogger("errscope.proxy")
 
@@ -58,6 +61,32 @@ def _header(headers: Iterable[tuple[bytes, bytes]], name: bytes) -> str | None:
     return None
 
 
+def http_server(app: Any, host: str, port: int) -> uvicorn.Server:
+    """The server a relay is served by: uvicorn (its C parser, httptools, from the ``cli`` extra), the bare ASGI ``app``."""
+    import uvicorn
+
+    # The upstream's own Date and Server headers are relayed; no X-Forwarded-* is read (the relay is the app).
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", access_log=False, lifespan="off",
+        proxy_headers=False, server_header=False, date_header=False,
+    )
+    return uvicorn.Server(config)
+
+
+def upstream_session() -> aiohttp.ClientSession:
+    """The pooled client session a relay sends every request on (open it inside the serving loop)."""
+    return aiohttp.ClientSession(
+        # Idle connections are dropped before the usual 5 s server keep-alive (Node, uvicorn) ends them.
+        connector=aiohttp.TCPConnector(keepalive_timeout=4.0),
+        timeout=aiohttp.ClientTimeout(total=None, sock_connect=10.0),
+        skip_auto_headers=("User-Agent", "Accept-Encoding"),  # the host's, or none: an identity body
+        auto_decompress=False,
+        # Cookies are the host's: Set-Cookie goes back to it and its Cookie comes along, so one
+        # host's cookies are never sent on another's requests (and there is no jar to look up).
+        cookie_jar=aiohttp.DummyCookieJar(),
+    )
+
+
 class HttpRelay:
     """An ASGI app relaying to ``upstream`` (the server's MCP endpoint URL).
 
@@ -81,13 +110,7 @@ class HttpRelay:
 
     def session(self) -> aiohttp.ClientSession:
         if self._session is None:
-            self._session = aiohttp.ClientSession(
-                # Idle connections are dropped before the usual 5 s server keep-alive (Node, uvicorn) ends them.
-                connector=aiohttp.TCPConnector(keepalive_timeout=4.0),
-                timeout=aiohttp.ClientTimeout(total=None, sock_connect=10.0),
-                skip_auto_headers=("User-Agent", "Accept-Encoding"),  # the host's, or none: an identity body
-                auto_decompress=False,
-            )
+            self._session = upstream_session()
         return self._session
 
     async def aclose(self) -> None:
