@@ -102,6 +102,7 @@ class LogicalCall:
     progress_callback: ProgressFn | None
     timeout_hint: str | None = None
     links: list[Link] = field(default_factory=list)
+    """The spans of the attempts that did not succeed (a success ends the call: it needs none)."""
     request_ids: list[Any] = field(default_factory=list)
     unknown_tool: bool = False
     refreshed: bool = False
@@ -144,7 +145,6 @@ class LogicalCall:
             links=list(self.links),
             parent=caller_parent(self.caller_meta),
         )
-        self.links.append(Link(span.get_span_context(), {ERRSCOPE_ATTEMPT: number}))
         started = anyio.current_time()
         wire = WireAttempt(trace_meta=trace_meta(span, caller_meta=self.caller_meta, baggage_allow=owner.baggage_allow))
         late = LateWatch(span, owner.telemetry.late_responses, self.tool, started)
@@ -157,6 +157,8 @@ class LogicalCall:
             owner.breaker.release()
             raise
         ended = anyio.current_time()
+        if not result.ok:  # what a retry, a later retry with the key, and the log record link to
+            self.links.append(Link(span.get_span_context(), {ERRSCOPE_ATTEMPT: number}))
         late.request_id, late.ref, late.gave_up_at = wire.request_id, result.error_ref, ended
         self.held = wire.held
         self.undelivered = wire.undelivered
