@@ -20,7 +20,7 @@ latency six times its unloaded value): ratio 1.138 and 1.066 after, 1.115 and 1.
 CPU overhead 593 and 537 µs after, 663 and 610 µs before. What remains is mostly OpenTelemetry SDK
 work measured warm with callgrind: errscope's CLIENT span (start with its attributes, one
 ``set_attributes`` at the end, export) 250 k instructions against the SDK's own span's 190 k on the
-bare side; the duration point 120 k (about 8.5 k per label, 16 k for the exemplar); and about 190
+bare side; the duration point 120 k (about 8.5 k per label, 16 k for the exemplar); and about 60
 Python calls of bookkeeping (~2 k instructions each: the attempt's cancel scope, the wire tap,
 shaping the result, the idempotency key).
 
