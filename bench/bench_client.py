@@ -15,9 +15,10 @@ injection into an attempt's ``tools/call`` is skipped (the wire tap writes errsc
 for a retry decision, the attempt's duration comes from ``time.perf_counter`` (anyio's
 ``current_time`` is five Python calls), the negotiated version is read once per session, the
 breaker answers "closed" first. Python calls per call (``sys.setprofile``): bare 671, errscope 916
-before and 862 after. Run at the same time as the code before them at load average 16-18 (wall
-latency six times its unloaded value): ratio 1.138 and 1.066 after, 1.115 and 1.132 before; client
-CPU overhead 593 and 537 µs after, 663 and 610 µs before. What remains is mostly OpenTelemetry SDK
+before and 862 after. Three pairs, each run at the same time as the code before them, at load
+average 11-18 (wall latency 5-6 times its unloaded value): ratio 1.138, 1.066, 1.074 after (median
+1.074), 1.115, 1.132, 1.057 before (median 1.115); client CPU overhead 593, 537, 642 µs after,
+663, 610, 697 µs before: 55-73 µs less in every pair. What remains is mostly OpenTelemetry SDK
 work measured warm with callgrind: errscope's CLIENT span (start with its attributes, one
 ``set_attributes`` at the end, export) 250 k instructions against the SDK's own span's 190 k on the
 bare side; the duration point 120 k (about 8.5 k per label, 16 k for the exemplar); and about 60
