@@ -11,9 +11,9 @@ is answered with a non-recording span that carries errscope's span context. That
 one client span per attempt, keeps the server span a direct child of it, and keeps the SDK from
 copying the server's error message into a span status (reference/mcp-sdk-2.3.md, pitfall 2).
 Calls made on the underlying ``mcp.Client`` directly are untouched. If the SDK's private tracer
-attribute is ever renamed, the patch is skipped and the SDK span simply nests under ours. For the
-same reason the SDK's own trace injection into an attempt's ``tools/call`` is skipped: the wire tap
-replaces those keys with errscope's, so the SDK's would be formatted only to be thrown away.
+attribute is ever renamed, the patch is skipped and the SDK span simply nests under ours. The SDK's
+own trace injection into an attempt's ``tools/call`` is skipped too: the wire tap replaces those
+keys with errscope's, so the SDK's would be formatted only to be thrown away.
 
 Propagation: ``traceparent``/``tracestate`` of errscope's span go in ``params._meta`` (and, on
 streamable HTTP, in the request headers); a ``traceparent`` the caller put in ``meta`` is kept
