@@ -18,7 +18,9 @@ breaker answers "closed" first. Python calls per call (``sys.setprofile``): bare
 before and 862 after. Three pairs, each run at the same time as the code before them, at load
 average 11-18 (wall latency 5-6 times its unloaded value): ratio 1.138, 1.066, 1.074 after (median
 1.074), 1.115, 1.132, 1.057 before (median 1.115); client CPU overhead 593, 537, 642 µs after,
-663, 610, 697 µs before: 55-73 µs less in every pair. What remains is mostly OpenTelemetry SDK
+663, 610, 697 µs before: 55-73 µs less in every pair. Two more pairs alternating at load average
+2.1-3.7: 1.122 and 1.130 after, 1.143 and 1.156 before; overhead 517 and 523 µs after, 574 and
+584 µs before. What remains is mostly OpenTelemetry SDK
 work measured warm with callgrind: errscope's CLIENT span (start with its attributes, one
 ``set_attributes`` at the end, export) 250 k instructions against the SDK's own span's 190 k on the
 bare side; the duration point 120 k (about 8.5 k per label, 16 k for the exemplar); and about 60
