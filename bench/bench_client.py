@@ -9,7 +9,7 @@ alternates too, so load drift and cache warmth hit both sides alike; :data:`ROUN
 the client's own CPU time per call on each side (``time.thread_time``, which a loaded machine
 distorts far less than wall time), and the load average.
 
-Issue #11's goal, a ratio of at most 1.10, is not shown to be met. Latest cuts: the SDK's own trace
+Issue #11's goal, a ratio of at most 1.10, is not met. Latest cuts: the SDK's own trace
 injection into an attempt's ``tools/call`` is skipped (the wire tap writes errscope's keys over it;
 28.5 k instructions per call, callgrind), a success builds no span link and makes no catalog lookup
 for a retry decision, the attempt's duration comes from ``time.perf_counter`` (anyio's
