@@ -71,6 +71,8 @@ class CircuitBreaker:
 
     def allow(self) -> bool:
         """Return whether a call may go out now; in ``HALF_OPEN`` only one trial is let through."""
+        if self._opened_at is None:  # closed: the common case
+            return True
         state = self.state
         if state is BreakerState.CLOSED:
             return True

@@ -16,12 +16,12 @@ Whether another attempt goes out is the retry policy's decision (:mod:`errscope.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 
-import anyio
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND, REQUEST_TIMEOUT, URL_ELICITATION_REQUIRED, CallToolResult
 from opentelemetry import context as otel_context
@@ -102,6 +102,7 @@ class LogicalCall:
     progress_callback: ProgressFn | None
     timeout_hint: str | None = None
     links: list[Link] = field(default_factory=list)
+    """The spans of the attempts that did not succeed (a success ends the call: it needs none)."""
     request_ids: list[Any] = field(default_factory=list)
     unknown_tool: bool = False
     refreshed: bool = False
@@ -144,8 +145,7 @@ class LogicalCall:
             links=list(self.links),
             parent=caller_parent(self.caller_meta),
         )
-        self.links.append(Link(span.get_span_context(), {ERRSCOPE_ATTEMPT: number}))
-        started = anyio.current_time()
+        started = time.perf_counter()  # the span's and the metric's duration (LateWatch reads the same clock)
         wire = WireAttempt(trace_meta=trace_meta(span, caller_meta=self.caller_meta, baggage_allow=owner.baggage_allow))
         late = LateWatch(span, owner.telemetry.late_responses, self.tool, started)
         wire.on_late = late.arrived
@@ -153,10 +153,13 @@ class LogicalCall:
             result = await self._attempt_on_wire(span, wire, attributes)
         except BaseException:
             # The host cancelled us (or we are shutting down): record it and let it propagate.
-            self._finish_span(span, attributes, outcome=Outcome.CANCELLED, seconds=anyio.current_time() - started)
+            self._finish_span(span, attributes, outcome=Outcome.CANCELLED, seconds=time.perf_counter() - started)
             owner.breaker.release()
             raise
-        ended = anyio.current_time()
+        ended = time.perf_counter()
+        failed = not result.ok
+        if failed:  # what a retry, a later retry with the key, and the log record link to
+            self.links.append(Link(span.get_span_context(), {ERRSCOPE_ATTEMPT: number}))
         late.request_id, late.ref, late.gave_up_at = wire.request_id, result.error_ref, ended
         self.held = wire.held
         self.undelivered = wire.undelivered
@@ -169,7 +172,7 @@ class LogicalCall:
         if keep_open:
             assert tg is not None
             tg.start_soon(end_after, span, owner.late_response_grace)
-        if not result.ok and owner.catalog.stale:
+        if failed and owner.catalog.stale:
             # A list_changed arrived with the failure (it may withdraw the promise a retry rests on):
             # whether to retry is decided on the new listing, not the one the call started with.
             await owner.connection.refresh_stale()
@@ -221,7 +224,7 @@ class LogicalCall:
             return self._not_sent()
         if owner.catalog.stale:
             await connection.refresh_stale()
-        version = connection.protocol_version
+        version = conn.protocol_version
         if version:
             attributes[MCP_PROTOCOL_VERSION] = version
         session_id = connection.session_id

@@ -293,9 +293,9 @@ class ToolClient:
             # The tool appeared after re-listing: one more attempt, never a loop.
             result = await call.attempt(count + 1)
             count += 1
-        if key is not None and not result.ok:  # only a call that did not succeed is retried with its key
-            self._key_links[key] = call.links[-8:]
         result = replace(result, attempts=count, idempotency_key=key, request_ids=tuple(call.request_ids))
         if not result.ok:
+            if key is not None:  # only a call that did not succeed is retried with its key
+                self._key_links[key] = call.links[-8:]
             log_shown_to_model(result, call.links[-1].context if call.links else None)
         return result

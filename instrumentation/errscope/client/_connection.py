@@ -63,6 +63,8 @@ class Connection:
     error: BaseException | None = None
     ending: bool = False
     """The session is going away (closed by us, or one of its tasks crashed); its teardown may still run."""
+    protocol_version: str | None = None
+    """The version negotiated when the session opened (fixed for the session's life)."""
 
     @property
     def alive(self) -> bool:
@@ -77,6 +79,13 @@ class Target:
     transport: str | None
     address: str | None
     port: int | None
+
+
+def _negotiated_version(client: Client) -> str | None:
+    try:
+        return client.protocol_version
+    except Exception:  # boundary: not negotiated
+        return None
 
 
 def describe(server: object) -> Target:
@@ -257,12 +266,7 @@ class ServerConnection:
     @property
     def protocol_version(self) -> str | None:
         conn = self.current
-        if conn is None or conn.client is None:
-            return None
-        try:
-            return conn.client.protocol_version
-        except Exception:  # boundary: not negotiated yet
-            return None
+        return conn.protocol_version if conn is not None and conn.client is not None else None
 
     @property
     def session_id(self) -> str | None:
@@ -298,6 +302,7 @@ class ServerConnection:
                     **self.client_options,
                 ) as client:
                     conn.client = client
+                    conn.protocol_version = _negotiated_version(client)
                     conn.ready.set()
                     try:
                         await anyio.sleep_forever()

@@ -13,6 +13,7 @@ A late answer is always recorded and never acted on (nothing raised, re-sent or 
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,7 +55,7 @@ class LateWatch:
     ref: str | None = None
 
     def arrived(self) -> None:
-        now = anyio.current_time()
+        now = time.perf_counter()
         attributes: dict[str, Any] = {ERRSCOPE_LATE_RESPONSE_ELAPSED: round(now - self.started, 3)}
         if self.gave_up_at is not None:
             attributes[ERRSCOPE_LATE_RESPONSE_AFTER_TIMEOUT] = round(now - self.gave_up_at, 3)

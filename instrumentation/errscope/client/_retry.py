@@ -143,8 +143,8 @@ class RetryPolicy:
             )
 
         first = await call.attempt(1)
-        if self.max_attempts <= 1 or not again(first):
-            return first, 1  # the common case: no retry machinery on the hot path
+        if self.max_attempts <= 1 or first.ok or not again(first):
+            return first, 1  # the common case: no retry machinery (nor catalog lookup) on the hot path
         count = 0
 
         async def one() -> ToolCallResult:

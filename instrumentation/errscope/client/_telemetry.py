@@ -11,7 +11,9 @@ is answered with a non-recording span that carries errscope's span context. That
 one client span per attempt, keeps the server span a direct child of it, and keeps the SDK from
 copying the server's error message into a span status (reference/mcp-sdk-2.3.md, pitfall 2).
 Calls made on the underlying ``mcp.Client`` directly are untouched. If the SDK's private tracer
-attribute is ever renamed, the patch is skipped and the SDK span simply nests under ours.
+attribute is ever renamed, the patch is skipped and the SDK span simply nests under ours. The SDK's
+own trace injection into an attempt's ``tools/call`` is skipped too: the wire tap replaces those
+keys with errscope's, so the SDK's would be formatted only to be thrown away.
 
 Propagation: ``traceparent``/``tracestate`` of errscope's span go in ``params._meta`` (and, on
 streamable HTTP, in the request headers); a ``traceparent`` the caller put in ``meta`` is kept
@@ -22,7 +24,7 @@ allow-list (the SDK alone would forward all of it, pitfall 13).
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from opentelemetry import baggage, context, propagate, trace
@@ -267,10 +269,24 @@ class _Borrowed:
         return None
 
 
+def _inject_unless_tapped(inject: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:
+    """The SDK's ``inject_trace_context``, skipped for the ``tools/call`` of an errscope attempt (the
+    first request the attempt writes): the wire tap puts errscope's trace keys in its ``_meta``."""
+
+    def inject_trace_context(meta: dict[str, Any]) -> None:
+        attempt = CURRENT_ATTEMPT.get()
+        if attempt is None or attempt.request_id is not None:
+            inject(meta)
+
+    inject_trace_context.__errscope_inner__ = inject  # type: ignore[attr-defined]
+    return inject_trace_context
+
+
 def install_sdk_span_suppression() -> bool:
-    """Patch the SDK's client tracer once (idempotent); ``False`` when the SDK layout is unknown."""
+    """Patch the SDK's client tracer and trace injection once (idempotent); ``False`` when the SDK
+    layout is unknown (the SDK's span then nests under ours and its keys are replaced by the tap)."""
     try:
-        from mcp.shared import _otel
+        from mcp.shared import _otel, jsonrpc_dispatcher
     except ImportError:  # pragma: no cover - the SDK moved its OTel helpers
         return False
     inner = getattr(_otel, "_tracer", None)
@@ -278,4 +294,7 @@ def install_sdk_span_suppression() -> bool:
         return False
     if not isinstance(inner, _SuppressingTracer):
         _otel._tracer = _SuppressingTracer(inner)  # type: ignore[assignment]
+    inject = getattr(jsonrpc_dispatcher, "inject_trace_context", None)
+    if inject is not None and not hasattr(inject, "__errscope_inner__"):
+        jsonrpc_dispatcher.inject_trace_context = _inject_unless_tapped(inject)
     return True
