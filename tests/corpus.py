@@ -64,6 +64,26 @@ def regex_only(text: str) -> str:
     return _combined().sub(combined_replacement("python"), text)
 
 
+def assert_rules_admitted(texts: Iterable[str]) -> None:
+    """Every match of every pattern on ``texts`` satisfies its trigger and the Collector's GUARD (a
+    trigger that missed one would skip the pattern silently), and scrubbing them again changes nothing."""
+    import re2  # type: ignore[import-untyped]
+
+    from errscope import scrub
+    from errscope._patterns import GUARD, PATTERNS
+
+    texts = list(texts)
+    guard = re2.compile(GUARD)
+    for pattern in PATTERNS:
+        rx, trigger = re2.compile(pattern.regex), re2.compile(pattern.trigger_regex)
+        for text in texts:
+            for match in rx.finditer(text):
+                assert trigger.search(match.group(0)), (pattern.name, match.group(0))
+                assert guard.search(match.group(0)), (pattern.name, match.group(0))
+    for text in texts:
+        assert scrub(scrub(text)) == scrub(text)
+
+
 def _load(name: str, shared: bool, extension: bool) -> list[dict[str, str]]:
     lines: list[dict[str, str]] = []
     if shared:

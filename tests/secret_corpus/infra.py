@@ -462,7 +462,7 @@ def sha(n: int = 64) -> str:
 
 INFRA_BENIGN: list[tuple[str, str, Callable[[], str]]] = [
     ("configmap_binarydata", "log", lambda: pick(
-        f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: branding\nbinaryData:\n  logo.png: iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: branding\nbinaryData:\n  logo.png: iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
         f"kind: ConfigMap\ndata:\n  app.properties: |\n    feature.flags={b64s('beta,new-ui')}\n    cache.ttl=300",
         f"binaryData:\n  motd.txt: {b64s('Welcome to build host ' + str(_r.randint(1, 99)) + '. Authorized use only.')}",
         f"data:\n  ca.crt: {cert_b64()[:160]}",
@@ -588,7 +588,7 @@ INFRA_BENIGN: list[tuple[str, str, Callable[[], str]]] = [
         f'<Data Name="Hashes">SHA1={sha(40).upper()},MD5={sha(32).upper()},SHA256={sha(64).upper()},IMPHASH={sha(32).upper()}</Data>',
         f'<Data Name="ProcessGuid">{{{uuid()}}}</Data><Data Name="ProcessId">{_r.randint(100, 9999)}</Data>',
         f"Hashes: SHA256={sha(64).upper()}",
-        f'<Data Name="CommandLine">"C:\\Program Files\\Git\\cmd\\git.exe" fetch --prune origin</Data>',
+        '<Data Name="CommandLine">"C:\\Program Files\\Git\\cmd\\git.exe" fetch --prune origin</Data>',
         f'<Data Name="LogonGuid">{{{uuid()}}}</Data><Data Name="LogonId">0x{rnd(6, HEX)}</Data>',
     )),
     ("registry_benign", "log", lambda: pick(
