@@ -55,9 +55,7 @@ async def test_j105_a_non_ascii_exception_message(style: str, era: str, telemetr
     assert span.status.description == "not_found"
 
 
-@pytest.mark.parametrize("style", ["mcpserver", pytest.param("fastmcp", marks=pytest.mark.xfail(strict=True, reason=(
-    "server/_fastmcp.py: FastMCP 4 sends ctx.info() through its own Context (a LogData object) on a session errscope's "
-    "FastMCP middleware does not wrap; scrubbing it needs a hook on FastMCP's Context.log")))])
+@pytest.mark.parametrize("style", ["mcpserver", "fastmcp"])
 async def test_j111_a_log_notification_holding_a_credential(style: str, telemetry: CapturedTelemetry) -> None:
     """J111 (CherryHQ/cherry-studio PR #18670: a host displayed a server's raw ``notifications/message``, credentials
     included; MCP 2025-11-25, Logging > Security: log messages MUST NOT contain credentials). A tool logs its connection

@@ -11,6 +11,7 @@ Two pieces (reference/mcp-sdk-2.3.md §1.2):
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Mapping
@@ -167,7 +168,8 @@ class _LogsScrubbed:
     MCP 2025-11-25, Logging > Security: log messages MUST NOT contain credentials or secrets. A tool that logs
     its connection string before failing (``ctx.info(f"connecting to {dsn}")``) sends it to the host, which
     shows it to the user and often to the model (CherryHQ/cherry-studio PR #18670; tests/heldout_cases.md
-    J111). Everything else is the session's own.
+    J111). The data is scrubbed as :func:`~errscope._scrubbing.scrub_value` does, and a dataclass such as
+    FastMCP's ``LogData`` field by field. Everything else is the session's own.
     """
 
     __slots__ = ("_session",)
@@ -176,10 +178,17 @@ class _LogsScrubbed:
         self._session = session
 
     async def send_log_message(self, level: Any, data: Any, logger: str | None = None, related_request_id: Any = None) -> None:
-        await self._session.send_log_message(level, scrub_value(data), logger, related_request_id)
+        await self._session.send_log_message(level, _scrubbed_log_data(data), logger, related_request_id)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._session, name)
+
+
+def _scrubbed_log_data(data: Any) -> Any:
+    if dataclasses.is_dataclass(data) and not isinstance(data, type):
+        fields = {f.name: scrub_value(getattr(data, f.name)) for f in dataclasses.fields(data) if f.init}
+        return dataclasses.replace(data, **fields)
+    return scrub_value(data)
 
 
 def _headers(request: Any) -> Mapping[str, str] | None:
