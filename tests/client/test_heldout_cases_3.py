@@ -446,8 +446,6 @@ async def test_j74_error_result_without_any_content(tmp_path: Any, telemetry: An
     assert span.attributes["error.type"] == "tool_error"
 
 
-@pytest.mark.xfail(strict=True, reason="the SDK's stdio writer fails to encode the frame and the session is lost; "
-                   "refusing such arguments locally (invalid_input, nothing sent) is not built yet")
 async def test_arguments_holding_a_lone_surrogate_are_refused_before_sending(tmp_path: Any) -> None:
     """A model's arguments may hold a lone surrogate (``"\\ud800"`` decoded from its JSON): no UTF-8 encodes it
     (MCP messages are UTF-8), so the request can never be written. The call is the caller's mistake and nothing
@@ -455,7 +453,10 @@ async def test_arguments_holding_a_lone_surrogate_are_refused_before_sending(tmp
     params, log = peer(tmp_path, [tool("search")], {"search": ok("3 hits")})
     async with ToolClient(params, timeout=3, retry=None) as tc:
         result = await tc.call_tool("search", {"q": "x\ud800"})
+        after = await tc.call_tool("search", {"filters": {"lang": "日本語"}, "q": "x"})  # the session is intact
     assert result.failure_class is FailureClass.INVALID_INPUT and result.side_effect_possible is False, result
+    assert "'q'" in result.text and "Ref ERR-" in result.text and result.attempts == 1, result
+    assert after.text == "3 hits" and len(log.received("tools/call")) == 1
 
 
 @pytest.mark.xfail(strict=True, reason="pydantic's JSON parser (jiter) rejects a lone surrogate escape, so the SDK "

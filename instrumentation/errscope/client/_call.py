@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
@@ -72,6 +72,33 @@ ERROR_TYPE_TIMEOUT = "timeout"
 ERROR_TYPE_CONNECTION = "connection_error"
 ERROR_TYPE_CIRCUIT_OPEN = "circuit_open"
 ERROR_TYPE_UNREADABLE = "_OTHER"
+ERROR_TYPE_UNENCODABLE = "unencodable_arguments"
+
+
+def _unencodable_argument(arguments: Mapping[str, Any]) -> str | None:
+    """The name of the first argument whose value (or name) holds a string no UTF-8 encodes, a lone
+    UTF-16 surrogate such as ``"\\ud800"`` decoded from a model's JSON; None: every one can be sent.
+    MCP messages are UTF-8 JSON-RPC (MCP, Transports; RFC 8259 §8.1), so such a request cannot be written."""
+    for name, value in arguments.items():
+        if not _encodable(name) or not _encodable(value):
+            return name.encode("utf-8", "backslashreplace").decode() if isinstance(name, str) else repr(name)
+    return None
+
+
+def _encodable(value: Any) -> bool:
+    if isinstance(value, str):
+        if value.isascii():
+            return True
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+    if isinstance(value, Mapping):
+        return all(_encodable(k) and _encodable(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return all(map(_encodable, value))
+    return True
 
 
 def _answer_that_stands(answer: dict[str, Any]) -> CallToolResult | None:
@@ -201,6 +228,17 @@ class LogicalCall:
     async def _attempt_on_wire(self, span: Span, wire: WireAttempt, attributes: dict[str, Any]) -> ToolCallResult:
         owner = self.owner
         connection = owner.connection
+        unencodable = _unencodable_argument(self.arguments)
+        if unencodable is not None:  # the caller's mistake, found before anything is sent or counted
+            attributes[ERROR_TYPE] = ERROR_TYPE_UNENCODABLE
+            return shape.failure(
+                self.tool,
+                None,
+                FailureClass.INVALID_INPUT,
+                f"{safe_name(self.tool)} was not called: argument '{safe_name(unencodable)}' holds text that cannot "
+                "be sent (a lone UTF-16 surrogate; MCP messages are UTF-8).",
+                side_effect_possible=False,
+            )
         if not owner.breaker.allow():
             wire.held = wire.undelivered = True
             attributes[ERROR_TYPE] = ERROR_TYPE_CIRCUIT_OPEN
