@@ -234,7 +234,11 @@ def looks_like_password(secret: bytes) -> bool:
 # into the match, where a camelCase noun match (``PublicKey``) starts at the ``c`` before ``Key`` and a
 # key-word match at its first letter (Python only; the Collector cannot look behind a match and
 # redacts these values too).
-_NOT_A_CREDENTIAL_BEFORE: Final = re.compile(rb"(?i)(?:public|publishable|pub|progress|page|continuation)[_.\-]?[A-Za-z]?$")
+_PUBLIC: Final = frozenset({"public", "publishable", "pub"})
+_POSITION: Final = frozenset({"progress", "page", "continuation"})  # a token that is a position, not a permission
+_QUALIFIERS: Final = sorted(_PUBLIC | _POSITION, key=len, reverse=True)
+_NOT_A_CREDENTIAL_BEFORE: Final = re.compile(rb"(?i)(?:" + "|".join(_QUALIFIERS).encode() + rb")[_.\-]?[A-Za-z]?$")
+_QUALIFIER_WINDOW: Final = len(_QUALIFIERS[0]) + 1  # bytes before the match the qualifier and its separator take
 # The identifier of a session (MCP's ``Mcp-Session-Id`` header, spec "Session Management", the SSE
 # transport's ``?session_id=``): an id of a conversation, never an authentication (the spec forbids
 # using it as one), so a key-noun match ending in ``session`` and ``id`` keeps its value. A session
@@ -259,7 +263,7 @@ def _verified(rule: _Rule, data: bytes, start: int, secret: bytes) -> bool:
         if family == "provider":
             return looks_random(secret) and not _ID_OR_DIGEST.fullmatch(secret)
         if family == "keyword" and (
-            _NOT_A_CREDENTIAL_BEFORE.search(data, max(0, start - 13), start + 1) or _SESSION_ID_KEY.match(data, start)
+            _NOT_A_CREDENTIAL_BEFORE.search(data, max(0, start - _QUALIFIER_WINDOW), start + 1) or _SESSION_ID_KEY.match(data, start)
         ):
             return False
         return looks_random(secret)
@@ -267,7 +271,7 @@ def _verified(rule: _Rule, data: bytes, start: int, secret: bytes) -> bool:
         return not _HEADER_NOT_A_CREDENTIAL.fullmatch(secret)
     # a key-word match (``token_value``) starts at the word: only ``token`` can be qualified away
     if family == "keyword" and data[start : start + 5].lower() == b"token":
-        return not _NOT_A_CREDENTIAL_BEFORE.search(data, max(0, start - 13), start + 1)
+        return not _NOT_A_CREDENTIAL_BEFORE.search(data, max(0, start - _QUALIFIER_WINDOW), start + 1)
     if rule.verify == "password":
         return looks_like_password(secret)
     return True
@@ -502,8 +506,6 @@ _NOUNS: Final = frozenset(PATTERN_KEY_NOUNS)
 _VERSION_TOKEN: Final = re.compile(r"v?[0-9]+|value|prod|production|dev|staging|test|live|old|new|current|primary|secondary|b64|base64|enc|encoded|raw")
 
 
-_PUBLIC: Final = frozenset({"public", "publishable", "pub"})
-_POSITION: Final = frozenset({"progress", "page", "continuation"})  # a token that is a position, not a permission
 
 
 @functools.lru_cache(maxsize=4096)  # the same few keys on every record: tokenise each once
