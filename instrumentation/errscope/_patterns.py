@@ -72,10 +72,13 @@ __all__ = [
 REDACTED: Final = "[REDACTED]"
 """What a secret is replaced with. It shares no 5-character run with any realistic secret."""
 
+# Secret words of other scripts in prose (``токен «..»``).
+_FOREIGN_PHRASE_WORDS = "токен|пароль|ключ|令牌|密码|密钥|トークン|パスワード|キー|토큰|비밀번호|키"
+
 GUARD: Final = (
     r"[:=>@：＝]|%3[AaDd]|-----|[A-Za-z0-9_\-+/.~]{15}|[0-9]{3}-[0-9]{2}-[0-9]{4}|(?i:token|pass|secret|key|code|otp|pin|word|by)[ \t]"
     r"|-[-puaPwbS]|(?i:auth|ticate|tication|credentials?|password|user)\(|(?i:credentials?)\.|(?i:net[ \t]+user|/rp)[ \t]"
-    "|токен|пароль|ключ|令牌|密码|密钥|トークン|パスワード|キー|토큰|비밀번호|키"
+    "|" + _FOREIGN_PHRASE_WORDS
 )
 """A cheap regex that every match of every pattern also matches (tests prove it on every example
 and corpus line): a separator (also full-width or URL-encoded), a PEM dash run, a run of 15 token characters, an SSN shape, or a
@@ -176,7 +179,7 @@ _PASSWORD_TRIGGER_WORDS = (
     "|senha|wachtwoord|salasana|has(?:ł|l)o|parola|senord|adgangskode|ifre|heslo|jelsz(?:ó|o)|kh(?:ẩ|a)u"
     "|secre(?:to|t(?:è|e))|segredo|geheim)"
     # outside (?i:): case folding of other scripts swells the trigger set's DFA (~5 % a line)
-    "|пароль|Пароль|ПАРОЛЬ|密码|密碼|パスワード|비밀번호|κωδικός|ΚΩΔΙΚΟΣ|סיסמה|كلمة|पासवर्ड|khẩu|Şifre"
+    "|khẩu|Şifre|" + _PASSWORD_WORDS_OTHER_SCRIPTS
 )
 _PASSWORD_SHORT = (
     r"pass|pwd|psk|pw"  # only as a whole word or after a separator (not ``bypass``); psk: a pre-shared key
@@ -351,8 +354,7 @@ _RANDOM = _loose_with_digit(_RND, _RND_NO_DIGIT)
 _AUTH_PARAM = r"[A-Za-z0-9_\-]+=(?:\"[^\"\r\n]*\"|[^\s,\"']*)"
 _AUTH_PARAMS = rf"{_AUTH_PARAM}(?:[ \t]*,[ \t]*{_AUTH_PARAM})*"
 
-# Secret words of other scripts in prose, and the quotes that open a value there.
-_FOREIGN_PHRASE_WORDS = "токен|пароль|ключ|令牌|密码|密钥|トークン|パスワード|キー|토큰|비밀번호|키"
+# The quotes that open a value in prose of other scripts.
 _OPEN_QUOTES = "'\"`«「『“„"
 
 # A value given in prose: any printable run but the characters that end a phrase or start a key's value.
