@@ -7,6 +7,7 @@ non-finite retry hints, interleaving concurrent calls) and served by :func:`buil
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 import random
@@ -380,6 +381,7 @@ class TestInstrumentLifecycle:
         """
         import fastmcp
 
+        gc.collect()  # an earlier test's instrumented app, unreachable but not yet collected, still counts as served
         before = fastmcp.settings.telemetry_mode
         first, second = build("fastmcp", name="one"), build("fastmcp", name="two")
         errscope.instrument(first, **telemetry.providers)
