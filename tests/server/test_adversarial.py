@@ -7,10 +7,10 @@ non-finite retry hints, interleaving concurrent calls) and served by :func:`buil
 
 from __future__ import annotations
 
-import gc
 import json
-import re
 import random
+import re
+import weakref
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any
 
@@ -372,7 +372,9 @@ class TestLowLevelRegistry:
 
 
 class TestInstrumentLifecycle:
-    def test_uninstrumenting_one_fastmcp_app_keeps_the_other_instrumented(self, telemetry: CapturedTelemetry) -> None:
+    def test_uninstrumenting_one_fastmcp_app_keeps_the_other_instrumented(
+        self, telemetry: CapturedTelemetry, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
         """FastMCP's own spans are switched off process-wide; removing errscope from one app must not
         switch them back on under another app errscope still serves (they would double every span and
         put ``str(e)`` into status). The mode from before errscope returns when the last app goes.
@@ -381,7 +383,12 @@ class TestInstrumentLifecycle:
         """
         import fastmcp
 
-        gc.collect()  # an earlier test's instrumented app, unreachable but not yet collected, still counts as served
+        from errscope.server import _fastmcp
+
+        # a process errscope never touched (earlier tests leave apps instrumented, some not yet collected)
+        monkeypatch.setattr(_fastmcp, "_instrumented", weakref.WeakSet())
+        monkeypatch.setattr(_fastmcp, "_mode_before", None)
+        monkeypatch.setattr(fastmcp.settings, "telemetry_mode", "native")
         before = fastmcp.settings.telemetry_mode
         first, second = build("fastmcp", name="one"), build("fastmcp", name="two")
         errscope.instrument(first, **telemetry.providers)
