@@ -386,6 +386,22 @@ def stand_in_for_broken_response(raw: str | bytes) -> JSONRPCError | None:
     return JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
 
 
+def _without_lone_surrogates(raw: str | bytes) -> str | None:
+    """``raw``, a JSON text, re-serialised with each lone surrogate replaced by U+FFFD; ``None`` when it has
+    none or is not JSON.
+
+    ``"\\ud800"`` alone is valid JSON (RFC 8259 section 8.2 allows unpaired surrogate escapes) that the
+    SDK's parser (pydantic's jiter) refuses as a whole frame: the answer would be lost for one character.
+    The standard library's parser reads it; a paired escape is already one character by then.
+    """
+    try:
+        text = json.dumps(json.loads(raw), ensure_ascii=False)
+    except (ValueError, RecursionError):
+        return None
+    repaired = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return repaired if repaired != text else None
+
+
 class _MarkingParser:
     """The SDK's JSON-RPC parser (a pydantic ``TypeAdapter``), marking each error object it reads and
     standing in for a response frame that breaks the schema (:func:`stand_in_for_broken_response`)."""
@@ -397,6 +413,9 @@ class _MarkingParser:
         try:
             message = self._inner.validate_json(data, **kwargs)
         except ValueError:  # pydantic's ValidationError and JSON decoding errors alike
+            repaired = _without_lone_surrogates(data)
+            if repaired is not None:
+                return self.validate_json(repaired, **kwargs)
             stand_in = stand_in_for_broken_response(data)
             if stand_in is None:
                 raise
@@ -439,6 +458,9 @@ def observe_stdio_parsing() -> None:
     def parse_line(line: str) -> SessionMessage | Exception:
         parsed = parse(line)
         if isinstance(parsed, Exception):
+            repaired = _without_lone_surrogates(line)
+            if repaired is not None:
+                return parse_line(repaired)
             stand_in = stand_in_for_broken_response(line)
             if stand_in is not None:
                 return SessionMessage(stand_in)
