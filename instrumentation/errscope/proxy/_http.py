@@ -103,7 +103,7 @@ class McpExchange(Exchange):
             pending = (self._pending + chunk).replace(b"\r\n", b"\n")
             *events, self._pending = pending.split(b"\n\n")
             if events:
-                self.write_body(b"".join(self._event(event.decode().split("\n")) for event in events))
+                self.write_body(b"".join(self._event(event) for event in events))
         else:
             super().data(chunk)
 
@@ -115,7 +115,7 @@ class McpExchange(Exchange):
             self.write_head(status, reason, headers, len(raw))
             self.write_body(raw)
         elif self.mode == _SSE and self._pending.strip():  # the stream ended inside an event
-            self.write_body(self._event(self._pending.decode().split("\n")))
+            self.write_body(self._event(self._pending))
         self.finish()
         self.calls.abandon(self.scope)
 
@@ -158,8 +158,9 @@ class McpExchange(Exchange):
             return raw
         return json.dumps(answers if isinstance(decoded, list) else answers[0]).encode()
 
-    def _event(self, lines: list[str]) -> bytes:
+    def _event(self, event: bytes) -> bytes:
         """One SSE event (WHATWG HTML, Server-sent events): its ``data`` relayed, other fields kept."""
+        lines = event.decode("utf-8", "surrogateescape").split("\n")  # bytes that are not UTF-8 pass unchanged
         data = "\n".join(line[5:].removeprefix(" ") for line in lines if line.startswith("data:"))
         # An empty data (a stream's priming event) holds no message; with nothing open or cancelled, none to change.
         if data.strip() and (self.scope.in_flight or self.scope.cancelled):
@@ -172,4 +173,4 @@ class McpExchange(Exchange):
                 if answer is not message:
                     kept = [line for line in lines if not line.startswith("data:")]
                     lines = [*kept, "data: " + json.dumps(answer)]
-        return ("\n".join(lines) + "\n\n").encode()
+        return ("\n".join(lines) + "\n\n").encode("utf-8", "surrogateescape")

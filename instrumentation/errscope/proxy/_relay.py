@@ -14,7 +14,8 @@ Framing (RFC 9112): hop-by-hop fields (RFC 9110 §7.6.1) are not forwarded, nor 
 ``Content-Length``, ``Transfer-Encoding``, ``Expect`` or the encodings (the upstream is asked for an
 identity body so that a subclass can read it). The body to the upstream always has a
 ``Content-Length``; an answer keeps the upstream's ``Content-Length`` when it passes through unchanged,
-else it is sent chunked (to an HTTP/1.0 host: ended by closing the connection).
+else it is sent chunked (to an HTTP/1.0 host: ended by closing the connection). Field names are
+passed on in lower case, as HTTP/2 sends them (they are case-insensitive, RFC 9110 §5.1).
 """
 
 from __future__ import annotations
@@ -44,9 +45,9 @@ _BAD_REQUEST: Final = b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnect
 
 
 def header(headers: Headers, name: bytes) -> bytes | None:
-    """The first value of field ``name`` (lower case) in ``headers``."""
+    """The first value of field ``name`` in ``headers`` (names are kept in lower case, as HTTP/2 sends them)."""
     for key, value in headers:
-        if key.lower() == name:
+        if key == name:
             return value
     return None
 
@@ -109,7 +110,7 @@ class Exchange:
     def write_head(self, status: int, reason: bytes, headers: Headers, length: int | None) -> None:
         """The status line and ``headers`` (hop-by-hop fields left out); ``length`` ``None``: chunked."""
         lines = [b"HTTP/1.1 %d %s\r\n" % (status, reason)]
-        lines.extend(b"%s: %s\r\n" % field for field in headers if field[0].lower() not in NOT_FORWARDED)
+        lines.extend(b"%s: %s\r\n" % field for field in headers if field[0] not in NOT_FORWARDED)
         if length is not None:
             lines.append(b"content-length: %d\r\n" % length)
         elif not (self.request.method == b"HEAD" or status in _NO_BODY):
@@ -168,7 +169,7 @@ class Relay:
         """Write ``exchange``'s request to an idle upstream connection, or to a new one once it is open."""
         request, body = exchange.request, exchange.body()
         lines = [b"%s %s HTTP/1.1\r\nhost: %s\r\n" % (request.method, request.target, self.authority)]
-        lines.extend(b"%s: %s\r\n" % field for field in request.headers if field[0].lower() not in NOT_FORWARDED)
+        lines.extend(b"%s: %s\r\n" % field for field in request.headers if field[0] not in NOT_FORWARDED)
         lines.append(b"content-length: %d\r\n\r\n" % len(body))
         lines.append(body)
         data = b"".join(lines)
@@ -228,7 +229,9 @@ class HostConnection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         try:
             self.parser.feed_data(data)
-        except httptools.HttpParserError:  # not HTTP, or an upgrade the relay does not do
+        except httptools.HttpParserUpgrade:
+            pass  # the request went on without its Upgrade (hop-by-hop): its answer is HTTP; what follows is not read
+        except httptools.HttpParserError:  # not HTTP
             if self.exchange is None:
                 self._out.append(_BAD_REQUEST)
             self.flush()
@@ -259,7 +262,7 @@ class HostConnection(asyncio.Protocol):
         self._target += url
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        self._headers.append((name, value))
+        self._headers.append((name.lower(), value))
 
     def on_headers_complete(self) -> None:
         self.http11 = self.parser.get_http_version() == "1.1"
@@ -324,6 +327,8 @@ class UpstreamConnection(asyncio.Protocol):
 
     def send(self, exchange: Exchange, data: bytes) -> None:
         self.exchange, exchange.upstream = exchange, self
+        if not self.transport.is_reading():  # paused for a slow host of an earlier exchange
+            self.transport.resume_reading()
         self.transport.write(data)
 
     def abort(self) -> None:
@@ -338,7 +343,7 @@ class UpstreamConnection(asyncio.Protocol):
         exchange = self.exchange
         try:
             self.parser.feed_data(data)
-        except httptools.HttpParserError:  # not HTTP: whatever came of the answer is all there is
+        except (httptools.HttpParserError, httptools.HttpParserUpgrade):  # not HTTP: what came is all there is
             self.transport.abort()
         if exchange is not None:
             exchange.host.flush()
@@ -362,7 +367,7 @@ class UpstreamConnection(asyncio.Protocol):
         self._reason += reason
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        self._headers.append((name, value))
+        self._headers.append((name.lower(), value))
 
     def on_headers_complete(self) -> None:
         status = self.parser.get_status_code()
