@@ -9,6 +9,7 @@ that are not HTTP can be sent. MCP traffic through the same relay is covered by 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -16,6 +17,9 @@ from typing import Any
 import httptools
 import pytest
 
+from errscope._telemetry import ServerTelemetry
+from errscope.proxy._calls import Calls
+from errscope.proxy._http import HttpRelay
 from errscope.proxy._relay import Relay
 from tests.proxy.conftest import free_port
 
@@ -25,6 +29,9 @@ ANSWERS = {
     b"/chunked": b"HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ntransfer-encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n",
     b"/length": b"HTTP/1.1 201 Created\r\nContent-Length: 5\r\nSet-Cookie: a=1\r\n\r\nhello",
     b"/until-close": b"HTTP/1.0 200 OK\r\ncontent-type: text/plain\r\n\r\nuntil the end",
+    b"/tool-failed": b"HTTP/1.0 200 OK\r\ncontent-type: application/json\r\n\r\n" + json.dumps(
+        {"jsonrpc": "2.0", "id": 3, "result": {"isError": True, "content": [{"type": "text", "text": "Traceback (most recent call last):\n  File \"/srv/app.py\", line 9\nConnectionRefusedError: [Errno 111] Connection refused"}]}}
+    ).encode(),
 }
 
 
@@ -82,13 +89,14 @@ class _Answers:
 
 
 @asynccontextmanager
-async def relaying(upstream_port: int | None = None) -> AsyncIterator[tuple[asyncio.StreamReader, asyncio.StreamWriter]]:
+async def relaying(upstream_port: int | None = None, *, mcp: bool = False) -> AsyncIterator[tuple[asyncio.StreamReader, asyncio.StreamWriter]]:
     """A relay in front of the fixed-answer upstream (or of a port nobody listens on); yields a connection to it."""
     loop = asyncio.get_running_loop()
     _Upstream.connections = 0
     upstream = await loop.create_server(_Upstream, "127.0.0.1", 0)
     port = upstream_port or upstream.sockets[0].getsockname()[1]
-    relay = Relay(f"http://127.0.0.1:{port}/mcp")
+    url = f"http://127.0.0.1:{port}/mcp"
+    relay = HttpRelay(url, Calls(ServerTelemetry(), transport="tcp")) if mcp else Relay(url)
     server = await relay.serve("127.0.0.1", 0)
     reader, writer = await asyncio.open_connection(*server.sockets[0].getsockname())
     try:
@@ -144,3 +152,18 @@ async def test_an_upstream_nobody_listens_on_is_502() -> None:
         writer.write(b"POST /mcp HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{}")
         [(status, headers, body)] = await _Answers().read(reader, 1)
     assert (status, headers.get(b"content-length"), body) == (502, b"0", b"")
+
+
+async def test_a_tool_failure_in_an_answer_ended_by_the_connection_is_shaped() -> None:
+    """An answer without a length that ends with its connection is complete, not lost: the proxy reads and shapes it."""
+    call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "charge", "arguments": {}}}
+    body = json.dumps(call).encode()
+    async with relaying(mcp=True) as (reader, writer):
+        writer.write(b"POST /tool-failed HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+                     b"content-length: %d\r\n\r\n%s" % (len(body), body))
+        [(status, headers, raw)] = await _Answers().read(reader, 1)
+    result = json.loads(raw)["result"]
+    assert (status, headers[b"content-length"], result["isError"]) == (200, str(len(raw)).encode(), True)
+    ref = result["_meta"]["io.errscope/error_ref"]  # shaped by the proxy: the relay saw the whole answer
+    assert result["content"][0]["text"].endswith(f"Ref {ref}")
+    assert "Traceback" not in result["content"][0]["text"] and "/srv/app.py" not in result["content"][0]["text"]

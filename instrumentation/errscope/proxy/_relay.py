@@ -353,7 +353,7 @@ class UpstreamConnection(asyncio.Protocol):
         exchange, self.exchange = self.exchange, None
         if exchange is None:
             return
-        if self._until_close and exchange.answered:
+        if self._until_close:  # the answer's end, not its loss
             exchange.end()
         else:
             exchange.lost(sent=True)
@@ -361,7 +361,7 @@ class UpstreamConnection(asyncio.Protocol):
 
     # -- httptools callbacks ---------------------------------------------------------------------
     def on_message_begin(self) -> None:
-        self._reason, self._headers = b"", []
+        self._reason, self._headers, self._until_close = b"", [], False
 
     def on_status(self, reason: bytes) -> None:
         self._reason += reason
