@@ -30,7 +30,7 @@ ANSWERS = {
     b"/length": b"HTTP/1.1 201 Created\r\nContent-Length: 5\r\nSet-Cookie: a=1\r\n\r\nhello",
     b"/until-close": b"HTTP/1.0 200 OK\r\ncontent-type: text/plain\r\n\r\nuntil the end",
     b"/tool-failed": b"HTTP/1.0 200 OK\r\ncontent-type: application/json\r\n\r\n" + json.dumps(
-        {"jsonrpc": "2.0", "id": 3, "result": {"isError": True, "content": [{"type": "text", "text": "Traceback (most recent call last):\n  File \"/srv/app.py\", line 9\nConnectionRefusedError: [Errno 111] Connection refused"}]}}
+        {"jsonrpc": "2.0", "id": 3, "result": {"isError": True, "content": [{"type": "text", "text": "HTTP 429 Too Many Requests: rate limit exceeded, retry after 30 seconds"}]}}
     ).encode(),
 }
 
@@ -164,6 +164,6 @@ async def test_a_tool_failure_in_an_answer_ended_by_the_connection_is_shaped() -
         [(status, headers, raw)] = await _Answers().read(reader, 1)
     result = json.loads(raw)["result"]
     assert (status, headers[b"content-length"], result["isError"]) == (200, str(len(raw)).encode(), True)
-    ref = result["_meta"]["io.errscope/error_ref"]  # shaped by the proxy: the relay saw the whole answer
-    assert result["content"][0]["text"].endswith(f"Ref {ref}")
-    assert "Traceback" not in result["content"][0]["text"] and "/srv/app.py" not in result["content"][0]["text"]
+    # The server's failure, read and shaped (a lost answer would be upstream_unavailable).
+    assert result["_meta"]["io.errscope/failure_class"] == "rate_limited"
+    assert result["content"][0]["text"].endswith(f"Ref {result['_meta']['io.errscope/error_ref']}")
