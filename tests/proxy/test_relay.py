@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
+import subprocess
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import httptools
@@ -21,7 +24,7 @@ from errscope._telemetry import ServerTelemetry
 from errscope.proxy._calls import Calls
 from errscope.proxy._http import HttpRelay
 from errscope.proxy._relay import Relay
-from tests.proxy.conftest import free_port
+from tests.proxy.conftest import free_port, proxy_command
 
 pytestmark = pytest.mark.anyio
 
@@ -167,3 +170,14 @@ async def test_a_tool_failure_in_an_answer_ended_by_the_connection_is_shaped() -
     # The server's failure, read and shaped (a lost answer would be upstream_unavailable).
     assert result["_meta"]["io.errscope/failure_class"] == "rate_limited"
     assert result["content"][0]["text"].endswith(f"Ref {result['_meta']['io.errscope/error_ref']}")
+
+
+def test_a_listen_address_in_use_is_one_line_and_exit_status_1(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        command = proxy_command(tmp_path, "--upstream", "http://127.0.0.1:9/mcp", "--listen", f"127.0.0.1:{port}")
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert done.returncode == 1
+    assert f"errscope proxy: cannot listen on 127.0.0.1:{port}: " in done.stderr and "Traceback" not in done.stderr
