@@ -55,10 +55,11 @@ def header(headers: Headers, name: bytes) -> bytes | None:
 class Request:
     """One request of the host, read whole."""
 
-    __slots__ = ("body", "headers", "keep_alive", "method", "target")
+    __slots__ = ("body", "headers", "http11", "keep_alive", "method", "target")
 
-    def __init__(self, method: bytes, target: bytes, headers: Headers, body: bytes, *, keep_alive: bool) -> None:
-        self.method, self.target, self.headers, self.body, self.keep_alive = method, target, headers, body, keep_alive
+    def __init__(self, method: bytes, target: bytes, headers: Headers, body: bytes, *, keep_alive: bool, http11: bool) -> None:
+        self.method, self.target, self.headers, self.body = method, target, headers, body
+        self.keep_alive, self.http11 = keep_alive, http11
 
 
 class Exchange:
@@ -114,7 +115,7 @@ class Exchange:
         if length is not None:
             lines.append(b"content-length: %d\r\n" % length)
         elif not (self.request.method == b"HEAD" or status in _NO_BODY):
-            if self.host.http11:
+            if self.request.http11:
                 self.chunked = True
                 lines.append(b"transfer-encoding: chunked\r\n")
             else:
@@ -214,7 +215,6 @@ class HostConnection(asyncio.Protocol):
         self.parser = httptools.HttpRequestParser(self)
         self.transport: asyncio.Transport | None = None
         self.closed = False
-        self.http11 = True
         self.exchange: Exchange | None = None
         self._queue: collections.deque[Request] = collections.deque()
         self._out: list[bytes] = []
@@ -265,7 +265,6 @@ class HostConnection(asyncio.Protocol):
         self._headers.append((name.lower(), value))
 
     def on_headers_complete(self) -> None:
-        self.http11 = self.parser.get_http_version() == "1.1"
         if (header(self._headers, b"expect") or b"").lower() == b"100-continue":
             self._out.append(b"HTTP/1.1 100 Continue\r\n\r\n")  # the body is read at once (RFC 9110 §10.1.1)
 
@@ -274,7 +273,7 @@ class HostConnection(asyncio.Protocol):
 
     def on_message_complete(self) -> None:
         self._queue.append(Request(self.parser.get_method(), self._target, self._headers, b"".join(self._body),
-                                   keep_alive=self.parser.should_keep_alive()))
+                                   keep_alive=self.parser.should_keep_alive(), http11=self.parser.get_http_version() == "1.1"))
         if self.exchange is None:
             self._next()
 
