@@ -5,7 +5,7 @@ else the plain Python server of the tests. A raw JSON-RPC client (one line per c
 POST per call over HTTP) calls the same server directly and through the proxy, in rounds (direct,
 proxy, ... call by call) so load drifts hit every path alike; the proxy exports its telemetry to
 OTLP-JSON files as it would in use. Over HTTP a third path is measured in the same rounds, the floor
-(:mod:`bench.http_passthrough`): the proxy's own HTTP libraries relaying bytes with nothing read, so
+(:mod:`bench.http_passthrough`): the proxy's own relay passing bytes with nothing read, so
 the added latency splits into what two HTTP hops in Python cost and what errscope costs. Figures are
 milliseconds per call: median and p99 of each path, each relay's added median and p99 (the
 difference to direct), the median ratio relay / direct, and the CPU time each relay process spent
@@ -15,21 +15,18 @@ wall time); ``load_average`` is ``/proc/loadavg`` at the end.
 Paths are called in rounds whose order rotates (a path right after a relay would otherwise always
 pay for the relay's after-answer work, its telemetry, and look slower than it is).
 
-The < 0.5 ms goal is not met over HTTP, and no Python HTTP stack measured here meets it on this
-project's 2-core machine (load average 3.4-18 in the runs of the README). CPU per relayed call, interleaved variants on one
-upstream (load ~9-12): uvicorn + httptools answering alone (a canned answer, no upstream) 0.55-0.63
-ms; the floor, uvicorn + one pooled aiohttp session, 1.5-1.8 ms, so aiohttp's client is about half
-of it; swapping the client: httpx 3.7, httpcore 2.9, aiosonic 1.7, aiohttp with no cookie jar 1.6
-(kept: a reverse proxy must not keep one host's cookies anyway); swapping the server: granian (Rust,
-embedded) 0.78 alone and 2.2 with aiohttp (its thread hand-offs), aiohttp.web 1.7 (same as uvicorn);
-a bare httptools-parsed upstream connection (written for the measurement only, not a library) 0.9.
-The proxy costs 2.4-3.1 ms, so errscope's own share (the span and its ``traceparent`` on the critical
-path, reading the request and the answer's SSE event, telemetry after the answer) is about 1 ms.
-Wall time is worse than CPU: every relay adds two wake-ups (the host's request, the server's
-answer), each waiting for a core under load; even the floor adds 1.7-1.9 ms median at load 3.4 (and
-the bare httptools connection 1.0 ms at load ~10). Relaying an answer that came whole with its headers without the
-stream's two tasks (no turn of the loop between headers and events) saved 8 % CPU but cost 0.1-0.3 ms
-wall in eight rotated runs against the relay as it is, so the relay keeps its shape.
+The < 0.5 ms goal is not met over HTTP on this project's shared 2-core machine (load average 10-13
+in the runs of the README). The proxy serves HTTP with its own relay (:mod:`errscope.proxy._relay`:
+asyncio Protocols on uvloop, httptools both ways, kept-alive upstream connections, each answer
+written in the turn of the loop that read it), and the floor is that relay with nothing read:
+0.47-0.56 ms CPU a call, against 1.4-1.9 ms for the uvicorn + aiohttp pair it replaced (no other
+Python server or client measured was cheaper: httpx 3.7, httpcore 2.9, aiosonic 1.7, granian 2.2,
+aiohttp.web 1.7). The proxy costs 1.5-1.7 ms CPU a call, so errscope's share is about 1 ms, most of
+it after the answer is written (the span's end, the duration point, the exporters' threads; in
+process: 90-140 us before the request goes on, 15-20 us reading the answer, 50-100 us recording,
+100-400 us exporting). Wall time is worse than CPU: every relay adds two wake-ups (the host's
+request, the server's answer), each waiting for a core under load, and the more a wake-up has to
+do the likelier it is preempted.
 """
 
 from __future__ import annotations

@@ -111,6 +111,12 @@ def _proxy(args: argparse.Namespace) -> int:
         serve = serve_stdio_to_stdio(command, recorder)
     try:
         _event_loop_runner()(_until_terminated(serve))
+    except OSError as exc:
+        if not args.listen:
+            raise
+        # The --listen address is taken or not this machine's: said in one line, as uvicorn did.
+        print(f"errscope proxy: cannot listen on {args.listen[0]}:{args.listen[1]}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     finally:
         if telemetry is not None:
             telemetry.shutdown()

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from errscope._telemetry import ServerTelemetry
 from errscope.proxy._calls import Calls
-from errscope.proxy._http import HttpRelay, http_server
+from errscope.proxy._http import HttpRelay
 from errscope.proxy._stdio import ChildServer, HttpServer, serve_stdio
 
 __all__ = ["HttpRelay", "serve_http", "serve_stdio_to_http", "serve_stdio_to_stdio"]
@@ -44,16 +44,13 @@ async def serve_http(
     """
     calls = Calls(telemetry or ServerTelemetry(), transport="tcp", upstream_address=HttpRelay.address(upstream))
     relay = HttpRelay(upstream, calls)
-    server = http_server(relay, host, port)
-    task = asyncio.create_task(server.serve())
-    while not server.started and not task.done():
-        await asyncio.sleep(0.01)
-    if server.started:
-        bound = server.servers[0].sockets[0].getsockname()
-        logging.getLogger("errscope.proxy").warning("listening on http://%s:%d, relaying to %s", bound[0], bound[1], upstream)
-        if ready is not None:
-            ready.set()
+    server = await relay.serve(host, port)
+    bound = server.sockets[0].getsockname()
+    logging.getLogger("errscope.proxy").warning("listening on http://%s:%d, relaying to %s", bound[0], bound[1], upstream)
+    if ready is not None:
+        ready.set()
     try:
-        await task
+        await server.serve_forever()
     finally:
-        await relay.aclose()
+        server.close()
+        relay.close()
