@@ -735,3 +735,12 @@ def test_loose_with_digit_covers_every_16_run_and_nothing_under_11() -> None:
             matched = shape.fullmatch("a" * q + "1" + "a" * (n - q - 1)) is not None
             assert matched if n >= 16 else (not matched or n >= 11), (n, q)
             assert not matched or n >= 11, (n, q)
+
+
+@pytest.mark.parametrize(
+    "key", ["كلمة المرور", "пароль", "パスワード", "密码", "contraseña", "κωδικός"]
+)
+def test_a_key_word_of_another_script_stays_and_only_its_value_is_masked(key: str) -> None:
+    """The groups that keep the key are read with the whole pattern when the shorter ``parse`` program does not
+    take the key (found by comparing two engines: the whole line went, key and all)."""
+    assert scrub(f"{key}=Xq7rT2pLm9vB") == f"{key}=[REDACTED]"

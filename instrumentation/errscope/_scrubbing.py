@@ -117,6 +117,7 @@ class _Rule:
     suffix: tuple[int, ...]  # kept group numbers after it
     verify: str
     family: str
+    regex: bytes  # the pattern with its groups, for a match ``parse`` does not take (:func:`_groups`)
 
 
 def _rule(p: SecretPattern) -> _Rule:
@@ -133,6 +134,7 @@ def _rule(p: SecretPattern) -> _Rule:
         tuple(range(p.keep_prefix + 1, p.groups + 1)),
         p.verify,
         p.family,
+        p.regex.encode(),
     )
 
 
@@ -316,6 +318,12 @@ def _is_masked(secret: bytes) -> bool:
 _DIGITS: Final = b"0123456789"
 
 
+@functools.lru_cache(maxsize=32)
+def _groups(regex: bytes) -> Any:
+    """The whole pattern with its groups, compiled on first use: reads them where ``parse`` cannot (rare)."""
+    return re2.compile(regex)._regexp
+
+
 def _substitute(rule: _Rule, data: bytes, start: int, end: int) -> bytes:
     """Every match of ``rule`` in ``data``, the first at ``start:end``: kept groups stay, the
     secret between them is masked."""
@@ -327,6 +335,8 @@ def _substitute(rule: _Rule, data: bytes, start: int, end: int) -> bytes:
         secret_start, secret_end = start, end
         if parse is not None:
             spans = parse.Match(_ANCHOR_BOTH, data, start, end)
+            if spans[0][0] < 0:  # a key ``parse``'s shorter word list does not take (another script's word)
+                spans = _groups(rule.regex).Match(_ANCHOR_BOTH, data, start, end)
             for g in prefix:
                 if spans[g][0] >= 0:
                     secret_start = spans[g][1]
