@@ -78,7 +78,7 @@ _FOREIGN_PHRASE_WORDS = "токен|пароль|ключ|令牌|密码|密钥|�
 GUARD: Final = (
     r"[:=>@：＝]|%3[AaDd]|-----|[A-Za-z0-9_\-+/.~]{15}|[0-9]{3}-[0-9]{2}-[0-9]{4}"
     r"|(?i:token|pass|passwd|secret|key|code|otp|pin|word|by|login|auth|authenticate|priv|psk|phrase|credentials?|community(?:-name)?|bindpw|rootpw|key-string)[ \t]"
-    r"|-[-puaPwbSAX]|(?i:auth|ticate|tication|credentials?|password|user|login|bind_s|pw_set)\(|UGFzc3dvcmQ6|(?i:add_user)[ \t]|(?i:credentials?)\.|(?i:net[ \t]+user|/rp)[ \t]"
+    r"|-[-puaPwbSAXU]|(?i:auth|ticate|tication|credentials?|password|user|login|bind_s|pw_set)\(|UGFzc3dvcmQ6|(?i:add_user)[ \t]|(?i:credentials?)\.|(?i:net[ \t]+user|/rp)[ \t]"
     "|" + _FOREIGN_PHRASE_WORDS
 )
 """A cheap regex that every match of every pattern also matches (tests prove it on every example
@@ -208,7 +208,7 @@ _SEP = (
     # the key's closing quote, escaped once or more (JSON in JSON), as an HTML entity or URL-encoded, or PHP's ``]``
     # then ``:``, ``=``, Ruby/PHP/Perl ``=>``, URL-encoded ``%3D``, full-width ``：`` ``＝``; URL-encoded JSON's ``%22%3A``
     # a typed declaration's annotation (``clientSecret: String = ``, ``apiKey: string = ``, Go's ``:=``) is part of it
-    r"(?:(?:\\*[\"']|&quot;|%2[27])?\]?[ \t]*(?::[ \t]*&?[A-Za-z][A-Za-z0-9_.<>]*[?!]?[ \t]+=|:=|=>|[:=：＝]|%3[Dd])|%2[27]%3[Aa])[ \t]*"
+    r"(?:(?:\\*[\"']|&quot;|%2[27])?\]?[ \t]*(?::[ \t]*[A-Za-z][A-Za-z0-9_]*[ \t]+=|:=|=>|[:=：＝]|%3[Dd])|%2[27]%3[Aa])[ \t]*"
     # PHP var_dump's ``=>\n  string(12) "..."``; a value quoted by an entity or URL-encoded quote
     r"(?:\r?\n[ \t]*string\([0-9]+\)[ \t]*)?(?:&quot;|%2[27])?"
 )
@@ -954,9 +954,10 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"|\b(?i:net)[ \t]+(?i:user)[ \t]+[^\s/]+|\b(?i:schtasks)\b[^\r\n|;&]*?[ \t]/(?i:rp)"
         r"|\bhtpasswd(?:[ \t]+-[A-Za-z]+)+(?:[ \t]+[^\s\-]\S*){2}"
         r"|\b(?i:convertto-securestring)(?:[ \t]+-(?i:string))?"
-        r"|\bmosquitto_(?:pub|sub|rr)\b[^\r\n|;&]*?[ \t]-P|\bsnmp[a-z]+\b[^\r\n|;&]*?[ \t]-[AX]"
+        r"|\bmosquitto_(?:pub|sub|rr)\b[^\r\n|;&]*?[ \t]-P|\bsnmp[a-z]+\b[^\r\n|;&]*?[ \t]-[AX]|[ \t]-x[ \t]+(?i:aes|des)[A-Za-z0-9\-]*[ \t]+-X"
         r"|\brabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+[^\s'\"]+"
-        r")[ \t]+['\"]?)[^\s'\"\-$<{%*\[(/][^\s'\"]*",
+        r")[ \t]+['\"]?|\b(?:smbclient|rpcclient|smbmap|smbcacls)\b[^\r\n|;&]*?[ \t](?:-U|--user=?)[ \t]*[^\s%'\"]+%)"
+        r"[^\s'\"\-$<{%*\[(/][^\s'\"]*",
         True,
         "A password where one tool's command line puts it: ``redis-cli -a``, ``sqlcmd``/``bcp -P`` (their ``-a`` is "
         "the packet size), "
@@ -964,8 +965,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "word after ``net use .. /user:name``, ``htpasswd -b file user <pw>``, PowerShell's "
         "``ConvertTo-SecureString '<pw>' -AsPlainText``, Windows' ``net user <name> <pw>`` and ``schtasks .. /rp <pw>``; "
         "``$VAR``, ``<pw>``, ``*`` (prompt) and options (``-x``, ``/add``) stay.",
-        hints=("redis-cli", "sqlcmd", "bcp", "osql", "isql", "ldap", "net", "htpasswd", "securestring", "schtasks", "mosquitto_", "snmp", "rabbitmqctl"),
-        trigger=r"redis-cli|sqlcmd|bcp|osql|isql|ldap[a-z]+[ \t]|mosquitto_|snmp[a-z]+[ \t]|rabbitmqctl[ \t]|(?i:net[ \t]+use|net[ \t]+user|securestring|schtasks)|htpasswd[ \t]",
+        hints=("redis-cli", "sqlcmd", "bcp", "osql", "isql", "ldap", "net", "htpasswd", "securestring", "schtasks", "mosquitto_", "snmp", "-x", "rabbitmqctl", "smb", "rpcclient"),
+        trigger=r"redis-cli|sqlcmd|bcp|osql|isql|ldap[a-z]+[ \t]|mosquitto_|snmp[a-z]+[ \t]|-x[ \t]+(?i:aes|des)|rabbitmqctl[ \t]|smbclient|rpcclient|smbmap|smbcacls|(?i:net[ \t]+use|net[ \t]+user|securestring|schtasks)|htpasswd[ \t]",
     ),
     SecretPattern(
         "chpasswd_pair",

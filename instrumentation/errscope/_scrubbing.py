@@ -299,6 +299,10 @@ _NOT_A_VALUE: Final = re.compile(
 # A constant's or a metavariable's name in capitals stands for the value (``"YOUR_API_KEY"``, ``--token TOKEN``).
 _CONSTANT_NAME: Final = re.compile(rb"[A-Z]+(?:_[A-Z]+)+|[A-Z]{2,10}")
 _SIZE_AFTER: Final = re.compile(rb"[ \t]+(?i:bytes?|B|KiB|chars|characters)\b")
+# A word followed by `` = `` is a declaration's type (``clientSecret: String = "..."``), and one or two
+# characters right before a quote a string's prefix (Objective-C ``@"..."``, ``b'..'``, ``r"..."``): the
+# value, if any, is the quoted string after them (read when it was scrubbed already: ``"[REDACTED]"``).
+_ASSIGNED_AFTER: Final = re.compile(rb"[ \t]+=[ \t]")
 
 
 def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
@@ -308,6 +312,9 @@ def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
     if first.isdigit() and secret.isdigit():
         return _SIZE_AFTER.match(data, secret_end) is not None
     if secret.isupper() and _CONSTANT_NAME.fullmatch(secret):
+        return True
+    after = data[secret_end : secret_end + 1]
+    if (after in (b'"', b"'") and len(secret) <= 2) or (after in (b" ", b"\t") and _ASSIGNED_AFTER.match(data, secret_end)):
         return True
     # only a reference holds ``:``, ``/`` or ``.``, only a call ends in ``(``: most values skip the regex
     return (secret[-1:] in b"([" or b":" in secret or b"/" in secret or b"." in secret) and _NOT_A_VALUE.fullmatch(secret) is not None
@@ -483,6 +490,21 @@ def _scrub_url(url: str) -> str:
 _SET: Final = _pattern_set()._set  # the binding's own set: a list of the indices that matched
 
 
+# Terminal colours (ECMA-48 SGR, ``ESC [ ... m``) between a key, its ``=`` and its quotes hide the shape every rule
+# reads (IPython's and Rich's tracebacks colour each token of a source line).
+_SGR: Final = re2.compile(r"\x1b\[[0-9;]*m")
+
+
+def _without_hidden_secrets(scrubbed: str) -> str:
+    """``scrubbed``, or, when colour codes hid a secret from the rules, the text without the colours and
+    without that secret (Python only: the Collector's rules read the coloured text)."""
+    if "\x1b[" not in scrubbed:
+        return scrubbed
+    plain = _SGR.sub("", scrubbed)
+    cleaned = _apply_patterns(plain)
+    return scrubbed if cleaned == plain else cleaned
+
+
 def scrub(text: str) -> str:
     """Return ``text`` with every secret replaced by ``[REDACTED]`` (key names and hosts are kept).
 
@@ -496,7 +518,7 @@ def scrub(text: str) -> str:
         if len(text) > MAX_SCRUB_CHARS:
             tail = TRUNCATED_MARKER.format(n=len(text) - MAX_SCRUB_CHARS)
             text = text[:MAX_SCRUB_CHARS]
-        return _apply_patterns(text) + tail
+        return _without_hidden_secrets(_apply_patterns(text)) + tail
     except Exception:  # noqa: BLE001 - a scrubber must never break the error path it protects
         return REDACTED
 
