@@ -17,7 +17,9 @@ are left alone, and values of token/key-named fields must contain a character ou
 
 Families (``SecretPattern.family``):
 
-- ``private_key``: PEM / OpenSSH private key blocks, including JSON-escaped ``\\n`` bodies.
+- ``private_key``: PEM / OpenSSH private key blocks, including JSON-escaped ``\\n`` bodies; bodies without
+  their armour (known by the base64 of their DER or OpenSSH header), PuTTY private lines, keys printed in hex
+  (``klist -K``, ``openssl pkey -text``), JWK private members.
 - ``jwt``: three dot-separated base64url segments starting ``eyJ``.
 - ``uri``: URL userinfo with a password (``scheme://user:pass@host``, also ``scheme:/`` and an empty
   user), token-like users without a password (``https://<token>@host``), webhook paths whose
@@ -30,7 +32,9 @@ Families (``SecretPattern.family``):
   dict reprs, HTTP headers), keys with a credential noun among their tokens and a credential-shaped
   value (``client_secret_v2=``), keyword connection strings parsed to their delimiter with quoting,
   YAML next-line values, XML elements, whitespace-separated config lines, and prose that names
-  a secret and gives it (``refused token tok-77x9``, ``reset code is 913-442``).
+  a secret and gives it (``refused token tok-77x9``, ``reset code is 913-442``); network devices' config lines
+  (a keyword, type words such as Cisco's ``7`` or FortiOS' ``ENC``, the value), protocol transcripts (``PASS``,
+  ``LOGIN``, SASL responses), typed declarations and DSL values in source code, property-list and Android strings.
 - ``provider``: tokens recognisable by their prefix/shape alone (GitHub, GitLab, Slack, Stripe,
   AWS, Google, OpenAI/Anthropic, ...), wherever they appear, and unknown providers' tokens of the
   common ``<lowercase prefix>_<random>`` shape.
@@ -83,8 +87,9 @@ GUARD: Final = (
 )
 """A cheap regex that every match of every pattern also matches (tests prove it on every example
 and corpus line): a separator (also full-width or URL-encoded), a PEM dash run, a run of 15 token characters, an SSN shape, or a
-secret-naming word followed by a space (SQL's ``PASSWORD '..'``, ``IDENTIFIED BY '..'``), a
-command-line option (``--x``, ``-p``, ``-u``, and the tools' ``-a``, ``-P``, ``-w``, ``-b``, PowerShell's
+secret-naming word followed by a space (SQL's ``PASSWORD '..'``, ``IDENTIFIED BY '..'``, a device config's
+``community x``, a transcript's ``LOGIN u p``), SMTP's ``Password:`` challenge in base64, a
+command-line option (``--x``, ``-p``, ``-u``, and the tools' ``-a``, ``-P``, ``-w``, ``-b``, ``-A``, ``-X``, ``-U``, PowerShell's
 ``ConvertTo-SecureString``, Windows' ``net user`` and ``/rp``), an auth call (``BasicAuth(``, ``credentials(``,
 ``Credentials.basic(``, ``changeUserPassword(``, ``createUser(``) or a secret's name in another script (prose
 before a quoted value: ``токен «..»``). The Collector runs
@@ -687,11 +692,12 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "A secret a command prints on its own line, as a terminal or a CI log (``set -x``) shows it: the command "
         "after a prompt (``$``, ``>``, ``+``) names a secret (``heroku config:get API_SECRET``, ``vault kv get "
         "-field=password``, ``kubectl get secret -o jsonpath=..``) and the next line is one random-looking token "
-        "(Python checks it).",
+        "(Python checks it); a REPL's echo too (``>>> os.environ[\"API_SECRET\"]``, IPython ``In [3]:``, irb, R's ``[1] \"..\"``).",
         keep_suffix=True,
         hints=("secret", "token", "passw", "key", "credential"),
         verify="random",
-        trigger=r"[$>+:][ \t][^\r\n]*(?i:secret|token|passw(?:or)?d|api[_\-]?key|credentials?|_key\b|_pat\b)[^\r\n]*\r?\n",
+        trigger=r"(?:[$>+]|\]:)[ \t][^\r\n]*(?i:secret|token|passw(?:or)?d|api[_\-]?key|credentials?|_key\b|_pat\b)[^\r\n]*\r?\n"
+        r"(?:\[[0-9]+\][ \t]+|=>[ \t]+|Out\[[0-9]+\]:[ \t]*)?['\"]?[A-Za-z0-9+/=_\-.~]{16}",
     ),
     SecretPattern(
         "keyword_compound_key",
@@ -742,7 +748,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         keep_suffix=True,
         hints=("<key>", "<string"),
         verify="credential",
-        trigger=r"(?i:pass(?:word|wd|phrase)?|secret|token|key|credentials?)(?:</key>|\")",
+        trigger=r"</key>\s*<string>|<string[ \t][^>\r\n]*name=\"",
     ),
     SecretPattern(
         "named_value_pair",
@@ -754,7 +760,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         True,
         "A value given as a name/value pair whose name is a secret's: .NET ``<add key=\"ClientSecret\" "
         "value=\"...\"/>``, Kubernetes ``- name: DB_PASSWORD`` / ``value: ...``, an error's ``{\"field\": "
-        "\"dbPassword\", \"value\": \"...\"}`` (placeholders, references and masks survive).",
+        "\"dbPassword\", \"value\": \"...\"}``, AndroidManifest ``<meta-data android:name=\"..API_KEY\" android:value=\"...\"/>`` "
+        "(placeholders, references and masks survive).",
         hints=("value",),
         trigger=r"(?i:value)\\?[\"']?[ \t]*[:=]",
     ),
@@ -939,7 +946,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "SQL that sets a password: ``CREATE USER .. IDENTIFIED BY '..'`` (MySQL, Oracle; unquoted: after "
         "``USER name``/``TO name`` and with a digit), "
         "``ALTER ROLE .. PASSWORD '..'`` (PostgreSQL), ``SET PASSWORD FOR 'u'@'h' = '..'``, ``CREATE LOGIN .. "
-        "WITH PASSWORD = N'..'`` (SQL Server), as drivers echo the statement; a value of capitals, ``_`` and "
+        "WITH PASSWORD = N'..'`` (SQL Server), MySQL's ``IDENTIFIED WITH <plugin> BY '..'``, as drivers echo the statement; a value of capitals, ``_`` and "
         "``x`` only (``'REDACTED'``, ``BY VALUES``) and a masked one (``'****'``) stay.",
         hints=("identified", "password"),
         trigger=r"(?i:identified[ \t]+(?:with[ \t]+[A-Za-z0-9_]+[ \t]+)?by|password[ \t]*=?[ \t]*N?['\"]|password[ \t]+for[ \t])",
@@ -963,7 +970,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "the packet size), "
         "``ldapsearch -w`` (the same letters are other options elsewhere: grep's ``-w``, ls' ``-a``), the "
         "word after ``net use .. /user:name``, ``htpasswd -b file user <pw>``, PowerShell's "
-        "``ConvertTo-SecureString '<pw>' -AsPlainText``, Windows' ``net user <name> <pw>`` and ``schtasks .. /rp <pw>``; "
+        "``ConvertTo-SecureString '<pw>' -AsPlainText``, Windows' ``net user <name> <pw>`` and ``schtasks .. /rp <pw>``, "
+        "``mosquitto_pub -P``, net-snmp's ``-A``/``-X``, ``rabbitmqctl add_user <name> <pw>``, ``smbclient -U user%<pw>``; "
         "``$VAR``, ``<pw>``, ``*`` (prompt) and options (``-x``, ``/add``) stay.",
         hints=("redis-cli", "sqlcmd", "bcp", "osql", "isql", "ldap", "net", "htpasswd", "securestring", "schtasks", "mosquitto_", "snmp", "-x", "rabbitmqctl", "smb", "rpcclient"),
         trigger=r"redis-cli|sqlcmd|bcp|osql|isql|ldap[a-z]+[ \t]|mosquitto_|snmp[a-z]+[ \t]|-x[ \t]+(?i:aes|des)|rabbitmqctl[ \t]|smbclient|rpcclient|smbmap|smbcacls|(?i:net[ \t]+use|net[ \t]+user|securestring|schtasks)|htpasswd[ \t]",
@@ -1012,7 +1020,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "The password of an auth pair: ``auth=('user', 'pw')`` (requests, httpx), ``BasicAuth('user', 'pw')``, "
         "``HTTPBasicAuth(username='u', password='pw')``, Elasticsearch's ``api_key=('id', 'key')``, .NET's "
         "``NetworkCredential(\"u\", \"pw\")``, OkHttp's ``Credentials.basic(\"u\", \"pw\")``, Django's ``authenticate(username=.., password=..)``, "
-        "and calls that set a user's password (MongoDB ``db.changeUserPassword(\"u\", \"pw\")``, Neo4j ``createUser('u', 'pw', ..)``).",
+        "calls that set a user's password (MongoDB ``db.changeUserPassword(\"u\", \"pw\")``, Neo4j ``createUser('u', 'pw', ..)``), "
+        "and logins and binds (``smtp.login(\"u\", \"pw\")``, ``simple_bind_s(dn, \"pw\")``, Paho's ``username_pw_set``).",
         hints=("auth", "key", "credential", "password", "createuser", "adduser", "login", "bind_s", "pw_set"),
         trigger=r"(?i:auth(?:enticat(?:e|ion))?|api[_\-]?key|credentials?|password|createuser|adduser|login|bind_s|pw_set)(?:[ \t]*[=:][ \t]*[A-Za-z_.]*|\.[A-Za-z_]+)?\(",
     ),
