@@ -841,7 +841,9 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "KEYS``, ``key app.key``, ``community public`` stay).",
         hints=("secret", "pass", "key", "communit", "psk", "bindpw", "rootpw", "auth", "priv"),
         verify="credential",
-        trigger=r"(?i:secret|passw(?:or)?d|psk|key|key-string|community|community-name|passphrase|bindpw|rootpw|auth|priv)[ \t]",
+        # the value's digit (or a ``$9$``/``$M$``) in the trigger: prose such as "key value" or "auth failed" runs nothing
+        trigger=r"(?i:secret|passw(?:or)?d|psk|key|key-string|community|community-name|passphrase|bindpw|rootpw|auth|priv)[ \t]"
+        r"[^\s'\";]*[ \t]*[^\s'\";]*[ \t]*\"?(?:\$[9M]\$|[^\s'\";]*[0-9])",
     ),
     SecretPattern(
         "jwk_private_member",

@@ -24,7 +24,7 @@ without secrets, protocol transcripts without credentials, mobile ids, notebook 
 
 Same row format as ``../shared/corpus``; values are fake (random bodies from a fixed seed, human
 passwords marked ``Fake``), format-valid where a format has structure (Cisco type 7, WireGuard
-clamping, age bech32, SMTP PLAIN); 56 secret formats x 4 and 32 benign categories x 5.
+clamping, age bech32, SMTP PLAIN); 68 secret formats x 4 and 31 benign categories x 5.
 ``tests/test_scrub_polyglot.py`` scores ``errscope.scrub`` on it.
 """
 
