@@ -843,7 +843,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         verify="credential",
         # the value's digit (or a ``$9$``/``$M$``) in the trigger: prose such as "key value" or "auth failed" runs nothing
         trigger=r"(?i:secret|passw(?:or)?d|psk|key|key-string|community|community-name|passphrase|bindpw|rootpw|auth|priv)[ \t]"
-        r"[^\s'\";]*[ \t]*[^\s'\";]*[ \t]*\"?(?:\$[9M]\$|[^\s'\";]*[0-9])",
+        rf"[ \t]*(?:{_DEVICE_TYPE_WORD}[ \t]+){{0,2}}\"?(?:\$[9M]\$|[^\s'\";]*[0-9])",
     ),
     SecretPattern(
         "jwk_private_member",
