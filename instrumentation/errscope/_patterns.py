@@ -499,7 +499,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "A JWK's private member (``d``, ``p``, ``q``, ``dp``, ``dq``, ``qi``) with a key-sized base64url value (40+), "
         "wherever ``kty`` stands (``jq -S`` sorts ``crv`` and ``d`` before it).",
         hints=('"d"', '"p"', '"q"', '"dp"', '"dq"', '"qi"'),
-        trigger=r"\"(?:d|p|q|dp|dq|qi)\"[ \t]*:[ \t]*\"[A-Za-z0-9_\-]{40}",
+        trigger=r"\"(?:d|p|q|dp|dq|qi)\"[ \t]*:",
     ),
     # --- JWT ---------------------------------------------------------------------------------------
     SecretPattern(
