@@ -359,6 +359,74 @@ example(
     "password file has world access; line: db.internal:5432:orders:app:Fern~77stone!",
     f"password file has world access; line: db.internal:5432:orders:app:{REDACTED}",
 )
+_der = "MIIEvgIBADANBgkqhkiG9w0BAQEFAASC" + t(64, B64)
+example(
+    "der_private_key_base64",
+    f'signing_key = """\n{_der[:64]}\n{_der[64:]}\n""" (cert MIIDdzCCAl+gAwIBAgIUQ7x stays)',
+    f'signing_key = """\n{REDACTED}\n""" (cert MIIDdzCCAl+gAwIBAgIUQ7x stays)',
+)
+_ppk_private = "AAAAI" + t(43, B64)
+example(
+    "putty_private_lines",
+    f"PuTTY-User-Key-File-3: ssh-ed25519\nPublic-Lines: 1\nAAAAC3NzaC1lZDI1NTE5AAAAI\nPrivate-Lines: 1\n{_ppk_private}\nPrivate-MAC: x",
+    f"PuTTY-User-Key-File-3: ssh-ed25519\nPublic-Lines: 1\nAAAAC3NzaC1lZDI1NTE5AAAAI\nPrivate-Lines: 1\n{REDACTED}\nPrivate-MAC: x",
+)
+_krb = t(64, HEX)
+example(
+    "hex_private_key_dump",
+    f"   2 03/01/2025 HTTP/web@EXAMPLE.ORG (aes256-cts-hmac-sha1-96)  (0x{_krb})\npriv:\n    3a:7f:01:c2:\n    9e:44\npub:\n    04:aa:bb",
+    f"   2 03/01/2025 HTTP/web@EXAMPLE.ORG (aes256-cts-hmac-sha1-96)  (0x{REDACTED})\npriv:\n{REDACTED}\npub:\n    04:aa:bb",
+)
+_jwk_d = t(43, URLSAFE)
+example(
+    "jwk_private_member_any_order",
+    f'{{"crv": "Ed25519", "d": "{_jwk_d}", "kty": "OKP", "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}}',
+    f'{{"crv": "Ed25519", "d": "{REDACTED}", "kty": "OKP", "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}}',
+)
+_plist = t(32)
+example(
+    "xml_named_string",
+    f"<key>API_KEY</key>\n<string>{_plist}</string>\n<key>GCM_SENDER_ID</key>\n<string>123456789012</string>",
+    f"<key>API_KEY</key>\n<string>{REDACTED}</string>\n<key>GCM_SENDER_ID</key>\n<string>123456789012</string>",
+)
+example(
+    "cisco_type7",
+    "username ops privilege 15 password 7 0822455D0A16544541\ntacacs server T1\n key 7 1511021F0725\n",
+    f"username ops privilege 15 password 7 {REDACTED}\ntacacs server T1\n key 7 {REDACTED}\n",
+)
+example(
+    "device_config_secret",
+    "enable secret 0 Wren#4471gale\nkey chain OSPF\n key 1\n  key-string Q7rT9xLm2wZk\n"
+    "set security ike policy P pre-shared-key ascii-text \"Fern&Stone77\"\nsnmp-server community Q7rT9xLm2w RO",
+    f"enable secret 0 {REDACTED}\nkey chain OSPF\n key 1\n  key-string {REDACTED}\n"
+    f"set security ike policy P pre-shared-key ascii-text \"{REDACTED}\"\nsnmp-server community {REDACTED} RO",
+)
+example(
+    "protocol_login_command",
+    'C: a001 LOGIN ops "Fern&Stone77"\nS: a001 NO\n> PASS Wren#4471gale\n< 530 Login incorrect.',
+    f'C: a001 LOGIN ops "{REDACTED}"\nS: a001 NO\n> PASS {REDACTED}\n< 530 Login incorrect.',
+)
+example(
+    "sasl_response",
+    "S: 334 VXNlcm5hbWU6\nC: b3Bz\nS: 334 UGFzc3dvcmQ6\nC: RmVybiZTdG9uZTc3\nS: 535 5.7.8 Error",
+    f"S: 334 VXNlcm5hbWU6\nC: b3Bz\nS: 334 UGFzc3dvcmQ6\nC: {REDACTED}\nS: 535 5.7.8 Error",
+)
+example(
+    "identifier_quoted_value",
+    'release {\n    storePassword "Fern&Stone77"\n    keyAlias "upload"\n}',
+    f'release {{\n    storePassword "{REDACTED}"\n    keyAlias "upload"\n}}',
+)
+_bearer = t(32)
+example(
+    "auth_call_single",
+    f'let resp = client.get(url).bearer_auth("{_bearer}").send().await?; // auth(token)',
+    f'let resp = client.get(url).bearer_auth("{REDACTED}").send().await?; // auth(token)',
+)
+example(
+    "hcl_variable_default",
+    'variable "admin_password" {\n  type    = string\n  default = "Fern&Stone77"\n}\nvariable "region" {\n  default = "eu-west-1"\n}',
+    f'variable "admin_password" {{\n  type    = string\n  default = "{REDACTED}"\n}}\nvariable "region" {{\n  default = "eu-west-1"\n}}',
+)
 leak("uppercase_prefixed_token", "NRAK-" + t(27, string.ascii_uppercase + string.digits))
 leak("id_dot_secret", "pat" + t(14) + "." + t(64, HEX))
 leak("prefixed_token_secret_word", "zvx_live_" + t(24))

@@ -17,7 +17,9 @@ are left alone, and values of token/key-named fields must contain a character ou
 
 Families (``SecretPattern.family``):
 
-- ``private_key``: PEM / OpenSSH private key blocks, including JSON-escaped ``\\n`` bodies.
+- ``private_key``: PEM / OpenSSH private key blocks, including JSON-escaped ``\\n`` bodies; bodies without
+  their armour (known by the base64 of their DER or OpenSSH header), PuTTY private lines, keys printed in hex
+  (``klist -K``, ``openssl pkey -text``), JWK private members.
 - ``jwt``: three dot-separated base64url segments starting ``eyJ``.
 - ``uri``: URL userinfo with a password (``scheme://user:pass@host``, also ``scheme:/`` and an empty
   user), token-like users without a password (``https://<token>@host``), webhook paths whose
@@ -30,7 +32,9 @@ Families (``SecretPattern.family``):
   dict reprs, HTTP headers), keys with a credential noun among their tokens and a credential-shaped
   value (``client_secret_v2=``), keyword connection strings parsed to their delimiter with quoting,
   YAML next-line values, XML elements, whitespace-separated config lines, and prose that names
-  a secret and gives it (``refused token tok-77x9``, ``reset code is 913-442``).
+  a secret and gives it (``refused token tok-77x9``, ``reset code is 913-442``); network devices' config lines
+  (a keyword, type words such as Cisco's ``7`` or FortiOS' ``ENC``, the value), protocol transcripts (``PASS``,
+  ``LOGIN``, SASL responses), typed declarations and DSL values in source code, property-list and Android strings.
 - ``provider``: tokens recognisable by their prefix/shape alone (GitHub, GitLab, Slack, Stripe,
   AWS, Google, OpenAI/Anthropic, ...), wherever they appear, and unknown providers' tokens of the
   common ``<lowercase prefix>_<random>`` shape.
@@ -76,14 +80,16 @@ REDACTED: Final = "[REDACTED]"
 _FOREIGN_PHRASE_WORDS = "токен|пароль|ключ|令牌|密码|密钥|トークン|パスワード|キー|토큰|비밀번호|키"
 
 GUARD: Final = (
-    r"[:=>@：＝]|%3[AaDd]|-----|[A-Za-z0-9_\-+/.~]{15}|[0-9]{3}-[0-9]{2}-[0-9]{4}|(?i:token|pass|secret|key|code|otp|pin|word|by)[ \t]"
-    r"|-[-puaPwbS]|(?i:auth|ticate|tication|credentials?|password|user)\(|(?i:credentials?)\.|(?i:net[ \t]+user|/rp)[ \t]"
+    r"[:=>@：＝]|%3[AaDd]|-----|[A-Za-z0-9_\-+/.~]{15}|[0-9]{3}-[0-9]{2}-[0-9]{4}"
+    r"|(?i:token|pass|passwd|secret|key|code|otp|pin|word|by|login|auth|authenticate|priv|psk|phrase|credentials?|community(?:-name)?|bindpw|rootpw|key-string)[ \t]"
+    r"|-[-puaPwbSAXU]|(?i:auth|ticate|tication|credentials?|password|user|login|bind_s|pw_set)\(|UGFzc3dvcmQ6|(?i:add_user)[ \t]|(?i:credentials?)\.|(?i:net[ \t]+user|/rp)[ \t]"
     "|" + _FOREIGN_PHRASE_WORDS
 )
 """A cheap regex that every match of every pattern also matches (tests prove it on every example
 and corpus line): a separator (also full-width or URL-encoded), a PEM dash run, a run of 15 token characters, an SSN shape, or a
-secret-naming word followed by a space (SQL's ``PASSWORD '..'``, ``IDENTIFIED BY '..'``), a
-command-line option (``--x``, ``-p``, ``-u``, and the tools' ``-a``, ``-P``, ``-w``, ``-b``, PowerShell's
+secret-naming word followed by a space (SQL's ``PASSWORD '..'``, ``IDENTIFIED BY '..'``, a device config's
+``community x``, a transcript's ``LOGIN u p``), SMTP's ``Password:`` challenge in base64, a
+command-line option (``--x``, ``-p``, ``-u``, and the tools' ``-a``, ``-P``, ``-w``, ``-b``, ``-A``, ``-X``, ``-U``, PowerShell's
 ``ConvertTo-SecureString``, Windows' ``net user`` and ``/rp``), an auth call (``BasicAuth(``, ``credentials(``,
 ``Credentials.basic(``, ``changeUserPassword(``, ``createUser(``) or a secret's name in another script (prose
 before a quoted value: ``токен «..»``). The Collector runs
@@ -114,7 +120,7 @@ class SecretPattern:
             (fewer than two of lower/upper/digit, low entropy, a UUID). RE2 cannot count, so the
             Collector applies the regex alone and may redact a little more (README, Scrubbing).
             ``"password"``: the Python side keeps a match that does not look like a password (8+
-            characters, a letter and a digit, and mixed case or a symbol).
+            characters, a letter and a digit, and mixed case or a symbol). ``"credential"``: either.
         trigger: a cheap RE2 regex that every match also matches, for patterns whose hints are
             too common words to prefilter well (``_``, ``api``); empty: the hints. Counted repetitions
             (``{16}``) only right after a literal (``bearer`` + 16 token characters): in the one set
@@ -137,7 +143,7 @@ class SecretPattern:
     description: str
     keep_suffix: int = 0
     hints: tuple[str, ...] = ()
-    verify: Literal["", "random", "password"] = ""
+    verify: Literal["", "random", "password", "credential"] = ""
     trigger: str = ""
     parse: str = ""
 
@@ -206,7 +212,8 @@ _TOKEN_SHORT = (
 _SEP = (
     # the key's closing quote, escaped once or more (JSON in JSON), as an HTML entity or URL-encoded, or PHP's ``]``
     # then ``:``, ``=``, Ruby/PHP/Perl ``=>``, URL-encoded ``%3D``, full-width ``：`` ``＝``; URL-encoded JSON's ``%22%3A``
-    r"(?:(?:\\*[\"']|&quot;|%2[27])?\]?[ \t]*(?:=>|[:=：＝]|%3[Dd])|%2[27]%3[Aa])[ \t]*"
+    # a typed declaration's annotation (``clientSecret: String = ``, ``apiKey: string = ``, Go's ``:=``) is part of it
+    r"(?:(?:\\*[\"']|&quot;|%2[27])?\]?[ \t]*(?::[ \t]*[A-Za-z][A-Za-z0-9_]*[ \t]+=|:=|=>|[:=：＝]|%3[Dd])|%2[27]%3[Aa])[ \t]*"
     # PHP var_dump's ``=>\n  string(12) "..."``; a value quoted by an entity or URL-encoded quote
     r"(?:\r?\n[ \t]*string\([0-9]+\)[ \t]*)?(?:&quot;|%2[27])?"
 )
@@ -303,7 +310,7 @@ _WRAPPED = r"\r?\n[ \t]*[A-Za-z0-9+/=_\-.~]{8,}(\r?\n|$)"
 KEY_NOUNS: Final = (
     "password", "passwd", "passphrase", "pass", "pwd", "secret", "secrets", "credential", "credentials",
     "token", "key", "apikey", "auth", "signature", "sig", "private", "session", "cookie", "pat", "jwt",
-    "bearer", "sas", "otp",
+    "bearer", "sas", "otp", "keytab",
 )
 _NOUN_ANY = "|".join(sorted(KEY_NOUNS, key=len, reverse=True))
 _NOUN_CAMEL = "|".join(w.capitalize() for w in sorted(KEY_NOUNS, key=len, reverse=True))
@@ -373,6 +380,10 @@ _HOOK_SEGMENT = r"hooks?|services|webhooks?|webhookb2|workflows|triggers?|catch|
 _SEG = r"[A-Za-z0-9_\-]"
 
 
+# A type or encoding word between a device config's secret keyword and its value.
+_DEVICE_TYPE_WORD = r"(?i:[0-9]{1,3}|enc|ascii(?:-text)?|cleartext|hex|md5|sha[0-9]*|aes|des|3des|local|remote)"
+
+
 def _connection_string(name: str, key: str, end: str, trigger: str, description: str) -> SecretPattern:
     value = (
         r"(?:\{(?:[^}\r\n]|\}\})*\}|\"(?:[^\"\r\n]|\"\")*\"|'(?:[^'\r\n]|'')*'"
@@ -420,7 +431,7 @@ def _kv(name: str, key: str, description: str) -> SecretPattern:
     ``"`` (with an optional list bracket and JSON escape), the opening ``'``: kept in front; the
     terminator after a bare value: kept after."""
     value = _password_value if key == _PASSWORD_KEY else _token_value
-    dq = r"(\[?[ \t]*b?\\*\")" + value('"')[1:]  # x-api-key=["..."], \"password\":\"...\", \\\"...
+    dq = r"(\[?[ \t]*[b@]?\\*\")" + value('"')[1:]  # x-api-key=["..."], \"password\":\"...\", \\\"..., Objective-C @"..."
     sq = r"(\[?[ \t]*b?')" + value("'")[1:]  # b'...': a bytes repr (botocore, ASGI headers)
     regex = rf"({key}{_SEP}{_VALUE_MEMBER})(?:{dq}|{sq}|{value('')})"
     parse = rf"({_KEY_START}{_KEY_CHARS}{_SEP}{_VALUE_MEMBER})(?:{dq}|{sq}|{value('')})"
@@ -443,6 +454,52 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "a truncated block is removed up to where its base64 ends.",
         hints=("-----begin",),
         trigger=r"-----BEGIN[A-Z0-9 ]{0,30}PRIVATE KEY",
+    ),
+    SecretPattern(
+        "der_private_key_base64",
+        "private_key",
+        # base64 of the DER header: SEQUENCE, version 0 and the RSA modulus (PKCS#1), the AlgorithmIdentifier
+        # (PKCS#8), version 3 (PKCS#12 PFX); SEC1 EC, Ed25519 and EC PKCS#8; OpenSSH's ``openssh-key-v1`` magic
+        r"(?:MII[A-Za-z0-9+/]{2}[AQgw]IB(?:AzCC|AAKC|ADAN)|MHcCAQEEI|MC4CAQAwBQYDK2VwBCIEI|MIG[A-Za-z0-9+/]AgEAMB"
+        r"|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/=]*(?:(?:\\n|\r?\n[ \t]*)[A-Za-z0-9+/=]{8,})*",
+        False,
+        "A private key's base64 body without its PEM armour (printed from a variable, a PKCS#12 bundle under any "
+        "name, a body split over lines), known by the base64 of its DER or OpenSSH header (PKCS#1, PKCS#8, "
+        "PKCS#12, SEC1, ``openssh-key-v1``); certificates and public keys have other headers and stay.",
+        hints=("mii", "mhccaqeei", "mc4caqaw", "mig", "b3blbnnzac1rzxktdje"),
+        trigger=r"MII[A-Za-z0-9+/]{2}[AQgw]IB(?:AzCC|AAKC|ADAN)|MHcCAQEEI|MC4CAQAwBQYDK2VwBCIEI|MIG[A-Za-z0-9+/]AgEAMB|b3BlbnNzaC1rZXktdjE",
+    ),
+    SecretPattern(
+        "putty_private_lines",
+        "private_key",
+        r"(Private-Lines:[ \t]*[0-9]+[ \t]*\r?\n)[A-Za-z0-9+/=]+(?:\r?\n[A-Za-z0-9+/=]+)*(\r?\n|$)",
+        True,
+        "A PuTTY ``.ppk`` key's private lines (``Private-Lines: N`` and the base64 lines after it); the public lines stay.",
+        keep_suffix=True,
+        hints=("private-lines:",),
+    ),
+    SecretPattern(
+        "hex_private_key_dump",
+        "private_key",
+        r"(\((?:aes|des|arcfour|camellia|rc4)[A-Za-z0-9\-]*\)[ \t]+\(0x)[0-9A-Fa-f]{16,}"
+        r"|((?m:^)[ \t]*(?:priv|privateExponent|prime[12]|exponent[12]|coefficient):[ \t]*\r?\n)"
+        r"[ \t]*[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}|:\r?\n[ \t]*[0-9a-fA-F]{2})*:?",
+        2,
+        "Key bytes printed in hex: a Kerberos key after its encryption type (``klist -k -K``: ``(aes256-cts-hmac-sha1-96) "
+        "(0x<hex>)``) and the private parts of ``openssl pkey -text`` (``priv:``, ``privateExponent:``, ``prime1:``, ...) "
+        "as colon-separated lines; ``pub:``, ``modulus:`` and fingerprints stay.",
+        hints=("(0x", "priv", "prime", "exponent", "coefficient"),
+        trigger=r"\)[ \t]+\(0x[0-9A-Fa-f]|(?:priv|privateExponent|prime[12]|exponent[12]|coefficient):[ \t]*\r?\n",
+    ),
+    SecretPattern(
+        "jwk_private_member_any_order",
+        "private_key",
+        r"(\"(?:d|p|q|dp|dq|qi)\"[ \t]*:[ \t]*\")[A-Za-z0-9_\-]{40,}",
+        True,
+        "A JWK's private member (``d``, ``p``, ``q``, ``dp``, ``dq``, ``qi``) with a key-sized base64url value (40+), "
+        "wherever ``kty`` stands (``jq -S`` sorts ``crv`` and ``d`` before it).",
+        hints=('"d"', '"p"', '"q"', '"dp"', '"dq"', '"qi"'),
+        trigger=r"\"(?:d|p|q|dp|dq|qi)\"[ \t]*:",
     ),
     # --- JWT ---------------------------------------------------------------------------------------
     SecretPattern(
@@ -628,17 +685,19 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "cli_printed_secret",
         "keyword",
-        r"((?m:^)[$>+][ \t]+[^\r\n]*(?i:secret|token|passw(?:or)?d|api[_\-]?key|credentials?)[^\r\n]*\r?\n)"
-        r"[A-Za-z0-9+/=_\-.~]{16,}(\r?\n|$)",
+        r"((?m:^)(?:[$>+]|>>>|In[ \t]*\[[0-9]+\]:|irb\([^)\r\n]*\)[0-9:]*>)[ \t]+[^\r\n]*(?i:secret|token|passw(?:or)?d|api[_\-]?key|credentials?|_key\b|_pat\b)[^\r\n]*\r?\n"
+        r"(?:\[[0-9]+\][ \t]+|=>[ \t]+|Out\[[0-9]+\]:[ \t]*)?['\"]?)"
+        r"[A-Za-z0-9+/=_\-.~]{16,}(['\"]?(?:\r?\n|$))",
         True,
         "A secret a command prints on its own line, as a terminal or a CI log (``set -x``) shows it: the command "
         "after a prompt (``$``, ``>``, ``+``) names a secret (``heroku config:get API_SECRET``, ``vault kv get "
         "-field=password``, ``kubectl get secret -o jsonpath=..``) and the next line is one random-looking token "
-        "(Python checks it).",
+        "(Python checks it); a REPL's echo too (``>>> os.environ[\"API_SECRET\"]``, IPython ``In [3]:``, irb, R's ``[1] \"..\"``).",
         keep_suffix=True,
         hints=("secret", "token", "passw", "key", "credential"),
         verify="random",
-        trigger=r"[$>+][ \t][^\r\n]*(?i:secret|token|passw(?:or)?d|api[_\-]?key|credentials?)[^\r\n]*\r?\n[A-Za-z0-9+/=_\-.~]{16}",
+        trigger=r"(?:[$>+]|\]:)[ \t][^\r\n]*(?i:secret|token|passw(?:or)?d|api[_\-]?key|credentials?|_key\b|_pat\b)[^\r\n]*\r?\n"
+        r"(?:\[[0-9]+\][ \t]+|=>[ \t]+|Out\[[0-9]+\]:[ \t]*)?['\"]?[A-Za-z0-9+/=_\-.~]{16}",
     ),
     SecretPattern(
         "keyword_compound_key",
@@ -677,16 +736,32 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         trigger=r"(?i:password|passwd|secret|token|key)>",
     ),
     SecretPattern(
+        "xml_named_string",
+        "keyword",
+        r"((?:<key>[^<\r\n]*(?i:pass(?:word|wd|phrase)?|secret|token|key|credentials?)</key>\s*<string>"
+        r"|<string\b[^>\r\n]*\bname=\"[^\"\r\n]*(?i:pass(?:word|wd|phrase)?|secret|token|key|credentials?)\"[^>\r\n]*>))"
+        r"[^<\s\[][^<]*(</string>)",
+        True,
+        "A secret named by the element before or around it: a property list's ``<key>API_KEY</key><string>...</string>`` "
+        "(GoogleService-Info.plist, Info.plist) and Android resources' ``<string name=\"api_secret\">...</string>``; "
+        "Python requires a password or random shape (``<key>GCM_SENDER_ID</key>`` and hints stay).",
+        keep_suffix=True,
+        hints=("<key>", "<string"),
+        verify="credential",
+        trigger=r"</key>\s*<string>|<string[ \t][^>\r\n]*name=\"",
+    ),
+    SecretPattern(
         "named_value_pair",
         "keyword",
         r"((?i:\b(?:name|key|field|param(?:eter)?|property)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
         r"[A-Za-z0-9_.\-]*(?:pass(?:word|wd|phrase)|secret|token|api[_.\-]?key|credentials?|authorization)\\?[\"']?"
-        r"[ \t]*,?\s*\\?[\"']?value\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?))"
+        r"[ \t]*,?\s*\\?[\"']?(?:[A-Za-z]+:)?value\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?))"
         r"[^\s'\"`\\\[{<$%*][^\s'\"\\]*",
         True,
         "A value given as a name/value pair whose name is a secret's: .NET ``<add key=\"ClientSecret\" "
         "value=\"...\"/>``, Kubernetes ``- name: DB_PASSWORD`` / ``value: ...``, an error's ``{\"field\": "
-        "\"dbPassword\", \"value\": \"...\"}`` (placeholders, references and masks survive).",
+        "\"dbPassword\", \"value\": \"...\"}``, AndroidManifest ``<meta-data android:name=\"..API_KEY\" android:value=\"...\"/>`` "
+        "(placeholders, references and masks survive).",
         hints=("value",),
         trigger=r"(?i:value)\\?[\"']?[ \t]*[:=]",
     ),
@@ -738,6 +813,39 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         trigger=r"(?i:pass(?:word|wd|phrase)?|psk|requirepass|masterauth)[ \t]+(?:REG_[A-Z_]+[ \t]+)?\"?[^\s'\"\[<{$*%][^\s'\"]*[0-9]",
     ),
     SecretPattern(
+        "cisco_type7",
+        "keyword",
+        r"((?:^|\s)(?i:password|secret|key|key-string|authentication-key)[ \t]+7[ \t]+)(?:0[0-9]|1[0-5])(?:[0-9A-F]{2})+\b",
+        True,
+        "Cisco's type 7 (``password 7 0822455D0A16``): a reversible encoding, so the password itself; a seed "
+        "``00``-``15`` and hex pairs, whatever they decode to.",
+        hints=(" 7 ",),
+        trigger=r"(?i:password|secret|key|key-string|authentication-key)[ \t]+7[ \t]+[01][0-9]",
+    ),
+    SecretPattern(
+        "device_config_secret",
+        "keyword",
+        # the secret's keyword, up to two type or encoding words (Cisco ``0``/``7``, ``ascii``, FortiOS ``ENC``,
+        # ``md5``, ``sha``, ``aes 128``), then the value; Juniper's ``$9$`` and F5's ``$M$`` are reversible encodings
+        # (the common words ``key``, ``auth`` and ``priv``: at a line's start, or mid-line with a type word)
+        r"((?:(?:^|[\s{;])(?i:secret|psksecret|password|passwd|pre-shared-key|key-string|authentication-key|message-digest-key"
+        r"|community|community-name|rocommunity|rwcommunity|passphrase|wpa2?-psk|bindpw|rootpw)|(?m:^)[ \t]*(?i:key|auth|priv))"
+        rf"[ \t]+(?:{_DEVICE_TYPE_WORD}[ \t]+){{0,2}}\"?|[\s{{;](?i:key|auth|priv)[ \t]+(?:{_DEVICE_TYPE_WORD}[ \t]+){{1,2}}\"?)"
+        r"(?:\$[9M]\$[^\s'\";]+|[^\s'\"\[<{$*%;](?:[^\s'\";]*[A-Za-z][^\s'\";]*[0-9]|[^\s'\";]*[0-9][^\s'\";]*[A-Za-z])[^\s'\";]*)",
+        True,
+        "Network devices' and appliances' config lines: Cisco IOS/NX-OS ``enable secret 0 x``, ``username u password 7 "
+        "<type 7>``, ``key 7 x``, ``key-string x``, ``snmp-server community x RO``, ``wpa-psk ascii 0 x``; Juniper "
+        "``secret \"$9$...\"``, ``pre-shared-key ascii-text``, ``authentication-key``, ``community x``; FortiOS ``set "
+        "passwd x``, ``set psksecret ENC <base64>``; PAN-OS, F5 ``passphrase``, net-snmp ``rocommunity``, nslcd ``bindpw``. "
+        "The value has a letter and a digit, and Python requires a password or random shape (``key 1``, ``key chain "
+        "KEYS``, ``key app.key``, ``community public`` stay).",
+        hints=("secret", "pass", "key", "communit", "psk", "bindpw", "rootpw", "auth", "priv"),
+        verify="credential",
+        # the value's digit (or a ``$9$``/``$M$``) in the trigger: prose such as "key value" or "auth failed" runs nothing
+        trigger=r"(?i:secret|passw(?:or)?d|psk|key|key-string|community|community-name|passphrase|bindpw|rootpw|auth|priv)[ \t]"
+        rf"[ \t]*(?:{_DEVICE_TYPE_WORD}[ \t]+){{0,2}}\"?(?:\$[9M]\$|[^\s'\";]*[0-9])",
+    ),
+    SecretPattern(
         "jwk_private_member",
         "private_key",
         r"(\"kty\"[ \t]*:[ \t]*\"[A-Za-z\-]+\"[^{}]*?\"(?:d|p|q|dp|dq|qi|k)\"[ \t]*:[ \t]*\")[A-Za-z0-9_\-]{16,}",
@@ -758,6 +866,30 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         hints=("auth",),
         verify="random",
         trigger=r"AUTH\"?[ \t]",
+    ),
+    SecretPattern(
+        "protocol_login_command",
+        "keyword",
+        r"(\b(?:PASS|LOGIN[ \t]+\"?[^\s\"]+\"?|AUTH[ \t]+[A-Za-z0-9_.@\-]+)[ \t]+\"?)"
+        r"[^\s'\"\[<{$*%](?:[^\s'\"]*[A-Za-z][^\s'\"]*[0-9]|[^\s'\"]*[0-9][^\s'\"]*[A-Za-z])[^\s'\"]*",
+        True,
+        "A password in a protocol transcript: POP3/FTP ``PASS <pw>``, IMAP ``a1 LOGIN user \"<pw>\"``, Redis 6 "
+        "``AUTH <user> <pw>``; upper-case verbs, and Python requires a password or random shape.",
+        hints=("pass", "login", "auth"),
+        verify="credential",
+        trigger=r"(?:PASS|LOGIN|AUTH)[ \t]",
+    ),
+    SecretPattern(
+        "sasl_response",
+        "keyword",
+        r"((?:UGFzc3dvcmQ6[^\r\n]*|AUTHENTICATE[ \t]+PLAIN[^\r\n]*\r?\n[^\r\n]*\+[ \t]*)\r?\n(?:[^\r\n]*[^A-Za-z0-9+/\r\n\[\]])?"
+        r"|<auth\b[^>\r\n]*>)[A-Za-z0-9+/]{8,}={0,2}",
+        True,
+        "A SASL response in a transcript (RFC 4954, RFC 3501, RFC 6120): the line after SMTP AUTH LOGIN's password "
+        "challenge (``334 UGFzc3dvcmQ6``, base64 of ``Password:``), the line after IMAP ``AUTHENTICATE PLAIN``'s "
+        "``+``, and XMPP's ``<auth mechanism='PLAIN'>`` body.",
+        hints=("ugfzc3dvcmq6", "authenticate", "<auth"),
+        trigger=r"UGFzc3dvcmQ6|AUTHENTICATE[ \t]+PLAIN|<auth\b",
     ),
     SecretPattern(
         "cli_secret_option",
@@ -807,7 +939,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "sql_password_clause",
         "keyword",
-        r"(\b(?i:identified[ \t]+by[ \t]*|password(?:[ \t]+for[ \t]+\S+)?(?:[ \t]*=[ \t]*|[ \t]+))N?['\"])"
+        r"(\b(?i:identified[ \t]+(?:with[ \t]+[A-Za-z0-9_]+[ \t]+)?by[ \t]*|password(?:[ \t]+for[ \t]+\S+)?(?:[ \t]*=[ \t]*|[ \t]+))N?['\"])"
         r"(?:[^'\"\s\[*$<{%A-Z_x]|[A-Z_x]+[^'\"\r\nA-Z_x])[^'\"\r\n]*"
         # unquoted (Oracle): after the user it sets (``USER scott``, ``CONNECT TO app``) and with a digit, since
         # "the record identified by ord_2002" is prose
@@ -816,10 +948,10 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "SQL that sets a password: ``CREATE USER .. IDENTIFIED BY '..'`` (MySQL, Oracle; unquoted: after "
         "``USER name``/``TO name`` and with a digit), "
         "``ALTER ROLE .. PASSWORD '..'`` (PostgreSQL), ``SET PASSWORD FOR 'u'@'h' = '..'``, ``CREATE LOGIN .. "
-        "WITH PASSWORD = N'..'`` (SQL Server), as drivers echo the statement; a value of capitals, ``_`` and "
+        "WITH PASSWORD = N'..'`` (SQL Server), MySQL's ``IDENTIFIED WITH <plugin> BY '..'``, as drivers echo the statement; a value of capitals, ``_`` and "
         "``x`` only (``'REDACTED'``, ``BY VALUES``) and a masked one (``'****'``) stay.",
         hints=("identified", "password"),
-        trigger=r"(?i:identified[ \t]+by|password[ \t]*=?[ \t]*N?['\"]|password[ \t]+for[ \t])",
+        trigger=r"(?i:identified[ \t]+(?:with[ \t]+[A-Za-z0-9_]+[ \t]+)?by|password[ \t]*=?[ \t]*N?['\"]|password[ \t]+for[ \t])",
     ),
     SecretPattern(
         "cli_tool_password",
@@ -831,16 +963,20 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"|\b(?i:net)[ \t]+(?i:user)[ \t]+[^\s/]+|\b(?i:schtasks)\b[^\r\n|;&]*?[ \t]/(?i:rp)"
         r"|\bhtpasswd(?:[ \t]+-[A-Za-z]+)+(?:[ \t]+[^\s\-]\S*){2}"
         r"|\b(?i:convertto-securestring)(?:[ \t]+-(?i:string))?"
-        r")[ \t]+['\"]?)[^\s'\"\-$<{%*\[(/][^\s'\"]*",
+        r"|\bmosquitto_(?:pub|sub|rr)\b[^\r\n|;&]*?[ \t]-P|\bsnmp[a-z]+\b[^\r\n|;&]*?[ \t]-[AX]|[ \t]-x[ \t]+(?i:aes|des)[A-Za-z0-9\-]*[ \t]+-X"
+        r"|\brabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+[^\s'\"]+"
+        r")[ \t]+['\"]?|\b(?:smbclient|rpcclient|smbmap|smbcacls)\b[^\r\n|;&]*?[ \t](?:-U|--user=?)[ \t]*[^\s%'\"]+%)"
+        r"[^\s'\"\-$<{%*\[(/][^\s'\"]*",
         True,
         "A password where one tool's command line puts it: ``redis-cli -a``, ``sqlcmd``/``bcp -P`` (their ``-a`` is "
         "the packet size), "
         "``ldapsearch -w`` (the same letters are other options elsewhere: grep's ``-w``, ls' ``-a``), the "
         "word after ``net use .. /user:name``, ``htpasswd -b file user <pw>``, PowerShell's "
-        "``ConvertTo-SecureString '<pw>' -AsPlainText``, Windows' ``net user <name> <pw>`` and ``schtasks .. /rp <pw>``; "
+        "``ConvertTo-SecureString '<pw>' -AsPlainText``, Windows' ``net user <name> <pw>`` and ``schtasks .. /rp <pw>``, "
+        "``mosquitto_pub -P``, net-snmp's ``-A``/``-X``, ``rabbitmqctl add_user <name> <pw>``, ``smbclient -U user%<pw>``; "
         "``$VAR``, ``<pw>``, ``*`` (prompt) and options (``-x``, ``/add``) stay.",
-        hints=("redis-cli", "sqlcmd", "bcp", "osql", "isql", "ldap", "net", "htpasswd", "securestring", "schtasks"),
-        trigger=r"redis-cli|sqlcmd|bcp|osql|isql|ldap[a-z]+[ \t]|(?i:net[ \t]+use|net[ \t]+user|securestring|schtasks)|htpasswd[ \t]",
+        hints=("redis-cli", "sqlcmd", "bcp", "osql", "isql", "ldap", "net", "htpasswd", "securestring", "schtasks", "mosquitto_", "snmp", "-x", "rabbitmqctl", "smb", "rpcclient"),
+        trigger=r"redis-cli|sqlcmd|bcp|osql|isql|ldap[a-z]+[ \t]|mosquitto_|snmp[a-z]+[ \t]|-x[ \t]+(?i:aes|des)|rabbitmqctl[ \t]|smbclient|rpcclient|smbmap|smbcacls|(?i:net[ \t]+use|net[ \t]+user|securestring|schtasks)|htpasswd[ \t]",
     ),
     SecretPattern(
         "chpasswd_pair",
@@ -880,15 +1016,52 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "auth_tuple",
         "keyword",
-        r"((?i:auth(?:enticat(?:e|ion))?|api[_\-]?key|credentials?|password|createuser|adduser)(?:[ \t]*[=:][ \t]*[A-Za-z_.]*|\.[A-Za-z_]+)?\([ \t]*(?:[a-z_]+=)?(?:'[^'\r\n]*'|\"[^\"\r\n]*\")"
+        r"((?i:auth(?:enticat(?:e|ion))?|api[_\-]?key|credentials?|password|createuser|adduser|login|bind_s|pw_set)(?:[ \t]*[=:][ \t]*[A-Za-z_.]*|\.[A-Za-z_]+)?\([ \t]*(?:[a-z_]+=)?(?:'[^'\r\n]*'|\"[^\"\r\n]*\")"
         r"[ \t]*,[ \t]*(?:[a-z_]+=)?['\"])[^'\"\r\n$<{*\[][^'\"\r\n]*",
         True,
         "The password of an auth pair: ``auth=('user', 'pw')`` (requests, httpx), ``BasicAuth('user', 'pw')``, "
         "``HTTPBasicAuth(username='u', password='pw')``, Elasticsearch's ``api_key=('id', 'key')``, .NET's "
         "``NetworkCredential(\"u\", \"pw\")``, OkHttp's ``Credentials.basic(\"u\", \"pw\")``, Django's ``authenticate(username=.., password=..)``, "
-        "and calls that set a user's password (MongoDB ``db.changeUserPassword(\"u\", \"pw\")``, Neo4j ``createUser('u', 'pw', ..)``).",
-        hints=("auth", "key", "credential", "password", "createuser", "adduser"),
-        trigger=r"(?i:auth(?:enticat(?:e|ion))?|api[_\-]?key|credentials?|password|createuser|adduser)(?:[ \t]*[=:][ \t]*[A-Za-z_.]*|\.[A-Za-z_]+)?\(",
+        "calls that set a user's password (MongoDB ``db.changeUserPassword(\"u\", \"pw\")``, Neo4j ``createUser('u', 'pw', ..)``), "
+        "and logins and binds (``smtp.login(\"u\", \"pw\")``, ``simple_bind_s(dn, \"pw\")``, Paho's ``username_pw_set``).",
+        hints=("auth", "key", "credential", "password", "createuser", "adduser", "login", "bind_s", "pw_set"),
+        trigger=r"(?i:auth(?:enticat(?:e|ion))?|api[_\-]?key|credentials?|password|createuser|adduser|login|bind_s|pw_set)(?:[ \t]*[=:][ \t]*[A-Za-z_.]*|\.[A-Za-z_]+)?\(",
+    ),
+    SecretPattern(
+        "identifier_quoted_value",
+        "keyword",
+        r"((?:^|[\s@.(,])[A-Za-z0-9_]*(?i:pass(?:word|wd|phrase)|secret|token|api[_\-]?key|credentials?|psk)[ \t]+\")"
+        r"[^\s\"\[<{$*%\\][^\s\"\\]*(\")",
+        True,
+        "A secret-named identifier and a quoted string after a space, as DSLs and attributes write it: Gradle "
+        "``storePassword \"...\"``, Elixir ``@api_token \"...\"``, Groovy, Ruby without parentheses; Python requires a "
+        "password or random shape.",
+        keep_suffix=True,
+        hints=("pass", "secret", "token", "key", "credential", "psk"),
+        verify="credential",
+        trigger=r"(?i:pass(?:word|wd|phrase)|secret|token|api[_\-]?key|credentials?|psk)[ \t]+\"",
+    ),
+    SecretPattern(
+        "auth_call_single",
+        "keyword",
+        r"((?i:[a-z_]*auth|set_?password|with_?password)\([ \t]*['\"])[^'\"\r\n$<{*\[][^'\"\r\n]*(['\"][ \t]*\))",
+        True,
+        "A call that authenticates with one string: ``.bearer_auth(\"...\")`` (reqwest), ``red:auth(\"...\")`` "
+        "(OpenResty), ``basic_auth(\"...\")``, ``set_password(\"...\")``; Python requires a password or random shape.",
+        keep_suffix=True,
+        hints=("auth(", "password("),
+        verify="credential",
+        trigger=r"(?i:auth|password)\([ \t]*['\"]",
+    ),
+    SecretPattern(
+        "hcl_variable_default",
+        "keyword",
+        r"(variable[ \t]+\"[^\"\r\n]*(?i:pass|secret|token|key|credential)[^\"\r\n]*\"[ \t]*\{[^{}]*?\bdefault[ \t]*=[ \t]*\")"
+        r"[^\"\r\n$<{*\[][^\"\r\n]*",
+        True,
+        "A Terraform/HCL variable named like a secret and its ``default`` (``variable \"db_password\" { default = \"...\" }``).",
+        hints=("variable",),
+        trigger=r"variable[ \t]+\"",
     ),
     SecretPattern(
         "dsn_user_password_at",
@@ -927,9 +1100,10 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "pgpass_line",
         "keyword",
-        r"(\b[A-Za-z0-9_.\-*]+:(?:[0-9]{1,5}|\*):[A-Za-z0-9_.\-*]+:[A-Za-z0-9_.\-*]+:)[^\s'\"\[][^\s'\"]*",
+        r"(\b[A-Za-z0-9_.\-*]+:(?:[0-9]{1,5}|\*):[A-Za-z0-9_.\-*]+:[A-Za-z0-9_.\-*]+:)[^\s'\"\[:\\](?:[^\s'\":\\]|\\.){2,}",
         True,
-        "A PostgreSQL password-file line ``host:port:database:user:password``.",
+        "A PostgreSQL password-file line ``host:port:database:user:password`` (a ``:`` in the password is escaped "
+        "``\\:``, so colon-separated hex bytes, MAC addresses and fingerprints are no such line).",
         hints=(":",),
         trigger=r":(?:[0-9]{1,5}|\*):[A-Za-z0-9_.\-*]+:[A-Za-z0-9_.\-*]+:[^\s'\"\[]",
     ),

@@ -238,7 +238,9 @@ def looks_like_password(secret: bytes) -> bool:
 # redacts these values too).
 _PUBLIC: Final = frozenset({"public", "publishable", "pub"})
 _POSITION: Final = frozenset({"progress", "page", "continuation"})  # a token that is a position, not a permission
-_QUALIFIERS: Final = sorted(_PUBLIC | _POSITION, key=len, reverse=True)
+# ... and RFC 6455's ``Sec-WebSocket-Key``: a nonce of the opening handshake, not a key to anything
+_NONCE: Final = frozenset({"websocket"})
+_QUALIFIERS: Final = sorted(_PUBLIC | _POSITION | _NONCE, key=len, reverse=True)
 _NOT_A_CREDENTIAL_BEFORE: Final = re.compile(rb"(?i)(?:" + "|".join(_QUALIFIERS).encode() + rb")[_.\-]?[A-Za-z]?$")
 _QUALIFIER_WINDOW: Final = len(_QUALIFIERS[0]) + 1  # bytes before the match the qualifier and its separator take
 # The identifier of a session (MCP's ``Mcp-Session-Id`` header, spec "Session Management", the SSE
@@ -276,6 +278,8 @@ def _verified(rule: _Rule, data: bytes, start: int, secret: bytes) -> bool:
         return not _NOT_A_CREDENTIAL_BEFORE.search(data, max(0, start - _QUALIFIER_WINDOW), start + 1)
     if rule.verify == "password":
         return looks_like_password(secret)
+    if rule.verify == "credential":
+        return looks_like_password(secret) or looks_random(secret)
     return True
 
 
@@ -290,8 +294,17 @@ _NOT_A_VALUE: Final = re.compile(
     rb"(?i:vault:[A-Za-z0-9_\-]+/|ref\+[a-z0-9]+://|op://|(?:awssm|gcpsm|azkv|sops|ssm|secretsmanager)://"
     rb"|arn:aws[a-z\-]*:(?:secretsmanager|ssm|kms):|projects/[^/\s]+/secrets/)[^\s'\"]*"
     rb"|[A-Za-z_][A-Za-z0-9_.]*\("
+    # code that reads the value from somewhere (``process.env.API_KEY``, ``var.db_password``,
+    # ``ProcessInfo.processInfo.environment[``): a dotted path of identifiers without digits
+    rb"|[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][A-Za-z_$]*)+\[?"
 )
+# A constant's or a metavariable's name in capitals stands for the value (``"YOUR_API_KEY"``, ``--token TOKEN``).
+_CONSTANT_NAME: Final = re.compile(rb"[A-Z]+(?:_[A-Z]+)+|[A-Z]{2,10}")
 _SIZE_AFTER: Final = re.compile(rb"[ \t]+(?i:bytes?|B|KiB|chars|characters)\b")
+# A word followed by `` = `` is a declaration's type (``clientSecret: String = "..."``), and one or two
+# characters right before a quote a string's prefix (Objective-C ``@"..."``, ``b'..'``, ``r"..."``): the
+# value, if any, is the quoted string after them (read when it was scrubbed already: ``"[REDACTED]"``).
+_ASSIGNED_AFTER: Final = re.compile(rb"[ \t]+=[ \t]")
 
 
 def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
@@ -300,8 +313,13 @@ def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
         return _YAML_TAG.fullmatch(secret) is not None and data[secret_end : secret_end + 1] in (b" ", b"\n", b"\r", b"")
     if first.isdigit() and secret.isdigit():
         return _SIZE_AFTER.match(data, secret_end) is not None
-    # only a reference holds ``:`` or ``/``, only a call ends in ``(``: most values skip the regex
-    return (secret[-1:] == b"(" or b":" in secret or b"/" in secret) and _NOT_A_VALUE.fullmatch(secret) is not None
+    if secret.isupper() and _CONSTANT_NAME.fullmatch(secret):
+        return True
+    after = data[secret_end : secret_end + 1]
+    if (after in (b'"', b"'") and len(secret) <= 2) or (after in (b" ", b"\t") and _ASSIGNED_AFTER.match(data, secret_end)):
+        return True
+    # only a reference holds ``:``, ``/`` or ``.``, only a call ends in ``(``: most values skip the regex
+    return (secret[-1:] in b"([" or b":" in secret or b"/" in secret or b"." in secret) and _NOT_A_VALUE.fullmatch(secret) is not None
 
 
 def _is_masked(secret: bytes) -> bool:
@@ -482,6 +500,21 @@ def _scrub_url(url: str) -> str:
 _SET: Final = _pattern_set()._set  # the binding's own set: a list of the indices that matched
 
 
+# Terminal colours (ECMA-48 SGR, ``ESC [ ... m``) between a key, its ``=`` and its quotes hide the shape every rule
+# reads (IPython's and Rich's tracebacks colour each token of a source line).
+_SGR: Final = re2.compile(r"\x1b\[[0-9;]*m")
+
+
+def _without_hidden_secrets(scrubbed: str) -> str:
+    """``scrubbed``, or, when colour codes hid a secret from the rules, the text without the colours and
+    without that secret (Python only: the Collector's rules read the coloured text)."""
+    if "\x1b[" not in scrubbed:
+        return scrubbed
+    plain = _SGR.sub("", scrubbed)
+    cleaned = _apply_patterns(plain)
+    return scrubbed if cleaned == plain else cleaned
+
+
 def scrub(text: str) -> str:
     """Return ``text`` with every secret replaced by ``[REDACTED]`` (key names and hosts are kept).
 
@@ -495,7 +528,7 @@ def scrub(text: str) -> str:
         if len(text) > MAX_SCRUB_CHARS:
             tail = TRUNCATED_MARKER.format(n=len(text) - MAX_SCRUB_CHARS)
             text = text[:MAX_SCRUB_CHARS]
-        return _apply_patterns(text) + tail
+        return _without_hidden_secrets(_apply_patterns(text)) + tail
     except Exception:  # noqa: BLE001 - a scrubber must never break the error path it protects
         return REDACTED
 

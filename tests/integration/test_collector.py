@@ -68,6 +68,11 @@ def _lines(source: str = "corpus") -> list[tuple[str, dict[str, str]]]:
 
         secrets = [line for line in corpus.held_out("infra_secrets.jsonl.gz") if line["format"] not in sixth.REGEX_ONLY_GAPS]
         benign = [line for line in corpus.held_out("infra_benign.jsonl.gz") if line["category"] not in sixth.REGEX_ONLY_ALTERED]
+    elif source == "polyglot":  # the seventh (source code, devices, protocols, mobile, keys, CI), the same way
+        from tests import test_scrub_polyglot as seventh
+
+        secrets = [line for line in corpus.held_out("polyglot_secrets.jsonl.gz") if line["format"] not in seventh.REGEX_ONLY_GAPS]
+        benign = [line for line in corpus.held_out("polyglot_benign.jsonl.gz") if line["category"] not in seventh.REGEX_ONLY_ALTERED]
     else:
         require(corpus.corpus_dir() is not None, "shared corpus not found (../shared/corpus or ERRSCOPE_CORPUS_DIR)")
         secrets, benign = corpus.secrets(), corpus.benign()
@@ -266,7 +271,7 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-@pytest.mark.parametrize("source", ["corpus", "wrapped", "mcpstack", "infra"])
+@pytest.mark.parametrize("source", ["corpus", "wrapped", "mcpstack", "infra", "polyglot"])
 def test_every_corpus_line_in_every_field(source: str) -> None:
     lines = _lines(source)
     by_id = dict(lines)
