@@ -317,12 +317,12 @@ def _error_status(value: object) -> int | None:
 def http_status_of(exc: BaseException) -> int | None:
     """The HTTP error status (400-599) an exception carries, in the attribute shapes HTTP clients
     and API SDKs use: ``status_code`` (OpenAI, Anthropic), ``http_status`` (Stripe), ``status``
-    (aiohttp), ``code`` (urllib, google-api-core), or its ``response``'s ``status_code``/``status`` (httpx, requests,
-    websockets). ``None`` when it carries none."""
+    (aiohttp), ``code`` (urllib, google-api-core, tornado), ``errcode`` (xmlrpc.client), or its
+    ``response``'s ``status_code``/``status`` (httpx, requests, websockets). ``None`` when it carries none."""
     for owner in (exc, _attribute(exc, "response")):
         if owner is None or isinstance(owner, Mapping):  # botocore's response is a dict: see _api_error
             continue
-        for name in ("status_code", "http_status", "status", "code") if owner is exc else ("status_code", "status"):
+        for name in ("status_code", "http_status", "status", "code", "errcode") if owner is exc else ("status_code", "status"):
             status = _error_status(_attribute(owner, name))
             if status is not None:
                 return status
@@ -631,10 +631,11 @@ def _db_code(exc: BaseException) -> tuple[FailureClass, bool | None] | None:
     return None
 
 
-def _raised_connecting(exc: BaseException) -> bool:
-    """Whether ``exc`` came out of a ``connect`` function of its own library (PEP 249's
-    ``connect()``, ``Connection.connect``): no connection existed, so no statement was sent."""
-    package = type(exc).__module__.partition(".")[0]
+def _raised_connecting(exc: BaseException, package: str | None = None) -> bool:
+    """Whether ``exc`` came out of a ``connect`` function of ``package`` (default: the exception's
+    own library; PEP 249's ``connect()``, ``Connection.connect``): no connection existed, so no
+    statement was sent."""
+    package = package or type(exc).__module__.partition(".")[0]
     tb = exc.__traceback__
     while tb is not None:
         frame = tb.tb_frame
@@ -845,6 +846,110 @@ def _api_error(exc: BaseException) -> Classification | None:
                           side_effect_possible=side_effect_for_http_status(status))
 
 
+def _unavailable_unless_connecting(system: str, package: str | None = None) -> Rule:
+    """upstream_unavailable that was not sent when raised inside ``package``'s ``connect`` (the
+    connection never opened), else open (a connection lost while in use)."""
+
+    def rule(exc: BaseException) -> Classification:
+        sent = False if _raised_connecting(exc, package) else None
+        return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream(system, type(exc).__name__),
+                              side_effect_possible=sent)
+
+    return rule
+
+
+# Where the standard library's line-protocol clients raise a bare EOFError for a server that
+# closed the connection (ftplib's getline, multiprocessing's Connection.recv): elsewhere an
+# EOFError is no network failure (input(), a truncated pickle).
+_EOF_CLIENTS: Final = ("ftplib", "multiprocessing.connection")
+
+
+def _eof(exc: BaseException) -> Classification | None:
+    module = next((name for name in _EOF_CLIENTS if raised_in(exc, name)), None)
+    return _unavailable_unless_connecting(module.partition(".")[0], module)(exc) if module else None
+
+
+def _xmlrpc_fault(exc: BaseException) -> Classification:
+    # XML-RPC faults share JSON-RPC's reserved codes ("Specification for Fault Code Interoperability",
+    # xmlrpc-epi): -32602 invalid params, -32601 method not found, ...; other codes are the server's own.
+    code = getattr(exc, "faultCode", None)
+    if not isinstance(code, int) or isinstance(code, bool):
+        return _UNKNOWN
+    return Classification(class_for_jsonrpc_code(code), upstream=Upstream("xmlrpc", str(code)),
+                          side_effect_possible=_JSONRPC_SENT.get(code))
+
+
+def _ftp_class(code: int) -> FailureClass:
+    """An FTP reply code's class (RFC 959 §4.2): a 4yz reply is transient, the action not taken."""
+    if 400 <= code < 500:
+        return FailureClass.UPSTREAM_UNAVAILABLE  # 421 closing, 425 no data connection, 450 file busy, 452 storage
+    if code in (530, 532):
+        return FailureClass.PERMISSION_DENIED  # not logged in, need an account
+    if code == 550:
+        return FailureClass.NOT_FOUND  # file unavailable
+    if code in (501, 553):
+        return FailureClass.INVALID_INPUT  # syntax error in parameters, file name not allowed
+    if code == 552:
+        return FailureClass.UPSTREAM_UNAVAILABLE  # storage allocation exceeded
+    return FailureClass.UNKNOWN  # 500/502/503/504: a command we should not have sent
+
+
+def _ftp_reply(reply: Callable[[Any], object]) -> Rule:
+    """The class of an FTP client's error by the server's reply code (``"550"``) it carries. Every
+    negative reply refused the command: nothing was done."""
+
+    def rule(exc: BaseException) -> Classification | None:
+        code = str(reply(exc))[:3]
+        if not code.isdigit():
+            return None
+        return Classification(_ftp_class(int(code)), upstream=Upstream("ftp", code), side_effect_possible=False)
+
+    return rule
+
+
+# libcurl's error numbers (https://curl.se/libcurl/c/libcurl-errors.html), what pycurl.error
+# carries as args[0] -> (class, may the request have been acted on). CURLE_OPERATION_TIMEDOUT
+# covers the whole transfer, connect included: like a bare socket timeout, it may have been sent.
+_CURL_CODES: Final[dict[int, tuple[FailureClass, bool | None]]] = {
+    5: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # COULDNT_RESOLVE_PROXY
+    6: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # COULDNT_RESOLVE_HOST
+    7: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # COULDNT_CONNECT
+    35: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # SSL_CONNECT_ERROR: the handshake failed
+    60: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # PEER_FAILED_VERIFICATION
+    9: (FailureClass.PERMISSION_DENIED, False),  # REMOTE_ACCESS_DENIED
+    67: (FailureClass.PERMISSION_DENIED, False),  # LOGIN_DENIED
+    78: (FailureClass.NOT_FOUND, False),  # REMOTE_FILE_NOT_FOUND
+    18: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # PARTIAL_FILE
+    28: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # OPERATION_TIMEDOUT
+    52: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # GOT_NOTHING: closed without an answer
+    55: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # SEND_ERROR
+    56: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # RECV_ERROR
+    92: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # HTTP2_STREAM
+}
+
+
+def _curl_error(exc: BaseException) -> Classification:
+    code = exc.args[0] if exc.args else None
+    if not isinstance(code, int) or code not in _CURL_CODES:
+        return _UNKNOWN  # e.g. HTTP_RETURNED_ERROR: the status stays on the handle
+    failure_class, sent = _CURL_CODES[code]
+    return Classification(failure_class, upstream=Upstream("curl", str(code)), side_effect_possible=sent)
+
+
+def _status_named(status: int, system: str) -> Rule:
+    """For an SDK that raises one exception class per HTTP status and keeps nothing else (hvac):
+    the status its class stands for."""
+    result = Classification(class_for_http_status(status), upstream=Upstream(system, str(status)),
+                            side_effect_possible=side_effect_for_http_status(status))
+    return lambda exc: result
+
+
+def _socket_stream_end(exc: BaseException) -> Classification | None:
+    # anyio's EndOfStream: the peer closed while we waited to receive. Memory object streams raise
+    # it too (a task's channel closed): no upstream there.
+    return None if raised_in(exc, "anyio.streams.memory") else _UNAVAILABLE_MAYBE_SENT(exc)
+
+
 # gRPC status codes -> (class, may it have run), after the HTTP mapping google/rpc/code.proto gives
 # each code: UNAVAILABLE is also what a dropped connection mid-call reports ("not always safe to
 # retry non-idempotent operations", grpc.io/docs/guides/status-codes), so it does not say.
@@ -1043,6 +1148,34 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "aiosmtplib.errors.SMTPRecipientsRefused": _smtp_reply(
         lambda exc: (exc.recipients[0].code, exc.recipients[0].message) if exc.recipients else (None, "")),
     "aiosmtplib.errors.SMTPConnectError": _unavailable(False, "smtp"),
+    # XML-RPC (the standard library's client): a fault by its code; a ProtocolError is an HTTP status (errcode)
+    "xmlrpc.client.Fault": _xmlrpc_fault,
+    # FTP clients: the reply code decides (_ftp_class); ftplib's text starts with it, aioftp keeps the codes
+    "ftplib.error_reply": _ftp_reply(lambda exc: exc.args[0] if exc.args else ""),
+    "ftplib.error_temp": _ftp_reply(lambda exc: exc.args[0] if exc.args else ""),
+    "ftplib.error_perm": _ftp_reply(lambda exc: exc.args[0] if exc.args else ""),
+    "ftplib.error_proto": _unavailable(None, "ftp"),
+    "aioftp.errors.StatusCodeError": _ftp_reply(lambda exc: exc.received_codes[-1] if exc.received_codes else ""),
+    # pycurl: libcurl's error number (args[0])
+    "pycurl.error": _curl_error,
+    # dnspython (https://dnspython.readthedocs.io/en/stable/exceptions.html): the name or the record
+    # does not exist (an authoritative answer: a tool looking a name up found none); no server answered
+    # usefully (SERVFAIL, REFUSED: the exception holds several servers' answers); a query sent, unanswered.
+    "dns.resolver.NXDOMAIN": _fixed(FailureClass.NOT_FOUND, False),
+    "dns.resolver.NoAnswer": _fixed(FailureClass.NOT_FOUND, False),
+    "dns.resolver.NoNameservers": _unavailable(None, "dns"),
+    "dns.exception.Timeout": _unavailable(True, "dns"),
+    # pymemcache: the server closed the connection before answering the command it was sent
+    "pymemcache.exceptions.MemcacheUnexpectedCloseError": _unavailable(True, "memcached"),
+    # aiormq (aio-pika's transport): failing to open the connection sent nothing; once open, a lost one does not say
+    "aiormq.exceptions.AMQPConnectionError": _unavailable_unless_connecting("amqp"),
+    # anyio's byte streams: the peer closed before answering
+    "anyio.EndOfStream": _socket_stream_end,
+    # hvac (HashiCorp Vault): one class per status (hvac.utils.raise_for_error), no status kept
+    **{f"hvac.exceptions.{name}": _status_named(status, "vault") for name, status in (
+        ("InvalidRequest", 400), ("Unauthorized", 401), ("Forbidden", 403), ("InvalidPath", 404),
+        ("PreconditionFailed", 412), ("RateLimitExceeded", 429), ("InternalServerError", 500),
+        ("VaultNotInitialized", 501), ("BadGateway", 502), ("VaultDown", 503))},
 }
 
 _OWN_CODE_RULES: Final = frozenset(
@@ -1077,6 +1210,7 @@ _RULES: dict[type[BaseException], Rule] = {
     # urllib wraps only what fails while connecting and sending (AbstractHTTPHandler.do_open); a
     # failure while waiting for the answer is raised bare.
     urllib.error.URLError: _never_sent(_wrapping(lambda exc: getattr(exc, "reason", None), _UNKNOWN_RULE)),
+    EOFError: _eof,
     PermissionError: _file_or_program(FailureClass.PERMISSION_DENIED),
     FileNotFoundError: _file_or_program(FailureClass.NOT_FOUND),
     OSError: _os_error,
