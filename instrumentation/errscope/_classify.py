@@ -950,6 +950,43 @@ def _socket_stream_end(exc: BaseException) -> Classification | None:
     return None if raised_in(exc, "anyio.streams.memory") else _UNAVAILABLE_MAYBE_SENT(exc)
 
 
+# Mail-retrieval response codes, in brackets after the status: IMAP's (RFC 5530 §3, RFC 9051
+# §7.1) after NO/BAD/BYE, POP3's extended ones (RFC 2449 §8, RFC 3206) after -ERR. A refusal
+# carrying one did not run the command.
+_IMAP_CODES: Final = {
+    **dict.fromkeys(("AUTHENTICATIONFAILED", "AUTHORIZATIONFAILED", "EXPIRED", "PRIVACYREQUIRED", "NOPERM"),
+                    FailureClass.PERMISSION_DENIED),
+    **dict.fromkeys(("UNAVAILABLE", "INUSE", "SERVERBUG", "OVERQUOTA"), FailureClass.UPSTREAM_UNAVAILABLE),
+    "LIMIT": FailureClass.RATE_LIMITED,
+    **dict.fromkeys(("NONEXISTENT", "TRYCREATE"), FailureClass.NOT_FOUND),
+    **dict.fromkeys(("ALREADYEXISTS", "CANNOT"), FailureClass.INVALID_INPUT),
+}
+_POP_CODES: Final = {
+    "AUTH": FailureClass.PERMISSION_DENIED,
+    "IN-USE": FailureClass.UPSTREAM_UNAVAILABLE,
+    "SYS/TEMP": FailureClass.UPSTREAM_UNAVAILABLE,
+    "SYS/PERM": FailureClass.UPSTREAM_UNAVAILABLE,
+    "LOGIN-DELAY": FailureClass.RATE_LIMITED,
+}
+_BRACKETED: Final = re.compile(r"^(?:\* [A-Z]+ |-ERR )?\[([A-Z][A-Z/-]*)[\] ]")
+
+
+def _response_code(codes: Mapping[str, FailureClass], system: str) -> Rule:
+    """The class of a mail client's error by the bracketed response code the server's reply
+    (``args[0]``) starts with; without one, no rule answers."""
+
+    def rule(exc: BaseException) -> Classification | None:
+        text = exc.args[0] if exc.args else ""
+        words = text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
+        match = _BRACKETED.match(words.strip())
+        if match is None or match.group(1) not in codes:
+            return None
+        return Classification(codes[match.group(1)], upstream=Upstream(system, match.group(1)),
+                              side_effect_possible=False)
+
+    return rule
+
+
 # gRPC status codes -> (class, may it have run), after the HTTP mapping google/rpc/code.proto gives
 # each code: UNAVAILABLE is also what a dropped connection mid-call reports ("not always safe to
 # retry non-idempotent operations", grpc.io/docs/guides/status-codes), so it does not say.
@@ -1156,6 +1193,10 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "ftplib.error_perm": _ftp_reply(lambda exc: exc.args[0] if exc.args else ""),
     "ftplib.error_proto": _unavailable(None, "ftp"),
     "aioftp.errors.StatusCodeError": _ftp_reply(lambda exc: exc.received_codes[-1] if exc.received_codes else ""),
+    # imaplib, poplib: the reply's response code; imaplib's abort is the connection failing
+    "imaplib.IMAP4.error": _response_code(_IMAP_CODES, "imap"),
+    "imaplib.IMAP4.abort": _unavailable(None, "imap"),
+    "poplib.error_proto": _response_code(_POP_CODES, "pop3"),
     # pycurl: libcurl's error number (args[0])
     "pycurl.error": _curl_error,
     # dnspython (https://dnspython.readthedocs.io/en/stable/exceptions.html): the name or the record
