@@ -22,11 +22,22 @@ an API's own error code: AWS           by the code's words,    AWS API error cod
 ``{"ok": false, "error": ...}``
 SMTP reply codes (smtplib, aiosmtplib) by the code             RFC 5321 §4.2, RFC 4954, RFC 3463
 ``grpc.RpcError``                      by status code          google/rpc/code.proto's HTTP mapping
+FTP reply codes (ftplib, aioftp)       by the code             RFC 959 §4.2
+IMAP/POP3 bracketed response codes     by the code             RFC 5530, RFC 2449 §8, RFC 3206
+(imaplib, poplib)
+``xmlrpc.client.Fault``                by its fault code       XML-RPC fault code interoperability
+                                       (JSON-RPC's numbers)    (its ``ProtocolError``: ``errcode``)
+``pycurl.error``                       by libcurl's number     libcurl-errors
+dnspython: no such name or record;     not_found; upstream_    RFC 1035 §4.1.1 RCODE
+no server answered, timeout            unavailable
+hvac (one class per status)            by the class's status   hvac.utils.raise_for_error
 transport errors: httpx/httpx2,        upstream_unavailable    the upstream did not answer
 httpcore/httpcore2, aiohttp,
 requests/urllib3, redis-py, websockets,
-azure-core, pymongo, pika, paramiko,
-ldap3 (by their documented classes)
+azure-core, pymongo, pika, aiormq,
+paramiko, ldap3, pymemcache, anyio's
+byte streams (by their documented
+classes); ``EOFError`` out of ftplib
 ``TimeoutError`` (incl. asyncio),      upstream_unavailable
 ``ConnectionError``, ``socket.gaierror``,
 ``ssl.SSLError``, ``OSError`` with a
