@@ -769,6 +769,11 @@ def _never_sent(rule: Rule) -> Rule:
     return lambda exc: replace(rule(exc) or _UNKNOWN, side_effect_possible=False)
 
 
+def _reason_or_chain(exc: BaseException) -> BaseException | None:
+    reason = getattr(exc, "reason", None)
+    return reason if isinstance(reason, BaseException) else exc.__cause__ or exc.__context__
+
+
 def _first_exception_arg(exc: BaseException) -> BaseException | None:
     return next((arg for arg in exc.args if isinstance(arg, BaseException)), None)
 
@@ -1261,7 +1266,8 @@ _RULES: dict[type[BaseException], Rule] = {
     http.client.BadStatusLine: _UNAVAILABLE_MAYBE_SENT,  # incl. RemoteDisconnected
     # urllib wraps only what fails while connecting and sending (AbstractHTTPHandler.do_open); a
     # failure while waiting for the answer is raised bare.
-    urllib.error.URLError: _never_sent(_wrapping(lambda exc: getattr(exc, "reason", None), _UNKNOWN_RULE)),
+    # Its reason is the socket error, or a text (ftp: URLError("ftp error: ...") raised over ftplib's reply).
+    urllib.error.URLError: _never_sent(_wrapping(_reason_or_chain, _UNKNOWN_RULE)),
     EOFError: _eof,
     PermissionError: _file_or_program(FailureClass.PERMISSION_DENIED),
     FileNotFoundError: _file_or_program(FailureClass.NOT_FOUND),

@@ -9,6 +9,8 @@ import ftplib
 import socket
 import tempfile
 import threading
+import urllib.error
+import urllib.request
 import xmlrpc.client
 from collections.abc import Callable, Iterator
 from xmlrpc.server import SimpleXMLRPCServer
@@ -304,3 +306,18 @@ class TestPymemcache:
         exc = raised(lambda: pymemcache.Client((HOST, silent_port), timeout=SHORT).get("session"))
         assert isinstance(exc, TimeoutError)
         check(exc, C.UPSTREAM_UNAVAILABLE, True)
+
+
+class TestUrllibFtp:
+    """urllib's ftp:// handler wraps ftplib's reply in a URLError (its reason a text, raised over the reply)."""
+
+    def test_missing_file(self, ftp_port: int) -> None:
+        url = f"ftp://{USER}:{PASSWORD}@{HOST}:{ftp_port}/invoice-404.pdf"
+        exc = raised(lambda: urllib.request.urlopen(url, timeout=5).read())
+        assert isinstance(exc, urllib.error.URLError)
+        check(exc, C.NOT_FOUND, False)
+
+    def test_login_refused(self, ftp_port: int) -> None:
+        exc = raised(lambda: urllib.request.urlopen(f"ftp://{USER}:wrong@{HOST}:{ftp_port}/invoice.pdf", timeout=5).read())
+        assert isinstance(exc, urllib.error.URLError)
+        check(exc, C.PERMISSION_DENIED, False)
