@@ -325,6 +325,9 @@ def _error_status(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and 400 <= value <= 599 else None
 
 
+_STATUS_ATTRIBUTES: Final = ("status_code", "http_status", "status", "code", "errcode")
+
+
 def http_status_of(exc: BaseException) -> int | None:
     """The HTTP error status (400-599) an exception carries, in the attribute shapes HTTP clients
     and API SDKs use: ``status_code`` (OpenAI, Anthropic), ``http_status`` (Stripe), ``status``
@@ -333,7 +336,7 @@ def http_status_of(exc: BaseException) -> int | None:
     for owner in (exc, _attribute(exc, "response")):
         if owner is None or isinstance(owner, Mapping):  # botocore's response is a dict: see _api_error
             continue
-        for name in ("status_code", "http_status", "status", "code", "errcode") if owner is exc else ("status_code", "status"):
+        for name in _STATUS_ATTRIBUTES if owner is exc else ("status_code", "status"):
             status = _error_status(_attribute(owner, name))
             if status is not None:
                 return status
@@ -882,7 +885,10 @@ _EOF_CLIENTS: Final = ("ftplib", "multiprocessing.connection")
 
 def _eof(exc: BaseException) -> Classification | None:
     module = next((name for name in _EOF_CLIENTS if raised_in(exc, name)), None)
-    return _unavailable_unless_connecting(module.partition(".")[0], module)(exc) if module else None
+    if module is None:
+        return None
+    package = module.partition(".")[0]
+    return _unavailable_unless_connecting(package, package)(exc)
 
 
 def _xmlrpc_fault(exc: BaseException) -> Classification:
@@ -1204,9 +1210,8 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # XML-RPC (the standard library's client): a fault by its code; a ProtocolError is an HTTP status (errcode)
     "xmlrpc.client.Fault": _xmlrpc_fault,
     # FTP clients: the reply code decides (_ftp_class); ftplib's text starts with it, aioftp keeps the codes
-    "ftplib.error_reply": _ftp_reply(lambda exc: exc.args[0] if exc.args else ""),
-    "ftplib.error_temp": _ftp_reply(lambda exc: exc.args[0] if exc.args else ""),
-    "ftplib.error_perm": _ftp_reply(lambda exc: exc.args[0] if exc.args else ""),
+    **dict.fromkeys(("ftplib.error_reply", "ftplib.error_temp", "ftplib.error_perm"),
+                    _ftp_reply(lambda exc: exc.args[0] if exc.args else "")),
     "ftplib.error_proto": _unavailable(None, "ftp"),
     "aioftp.errors.StatusCodeError": _ftp_reply(lambda exc: exc.received_codes[-1] if exc.received_codes else ""),
     # imaplib, poplib: the reply's response code; imaplib's abort is the connection failing

@@ -111,7 +111,8 @@ def ftp_port() -> Iterator[int]:
     with tempfile.TemporaryDirectory(prefix="errscope-ftp-") as home:
         authorizer = DummyAuthorizer()
         authorizer.add_user(USER, PASSWORD, home, perm="elr")
-        handler = type("Handler", (FTPHandler,), {"authorizer": authorizer, "banner": "corpus ftp"})
+        handler = type("Handler", (FTPHandler,), {"authorizer": authorizer, "banner": "corpus ftp",
+                                                  "auth_failed_timeout": 0})  # no 3 s penalty per refused login
         server = FTPServer((HOST, 0), handler)
         server.max_cons = MAX_CONNECTIONS
         threading.Thread(target=server.serve_forever, kwargs={"timeout": 0.1}, daemon=True).start()
@@ -318,6 +319,7 @@ class TestUrllibFtp:
         check(exc, C.NOT_FOUND, False)
 
     def test_login_refused(self, ftp_port: int) -> None:
-        exc = raised(lambda: urllib.request.urlopen(f"ftp://{USER}:wrong@{HOST}:{ftp_port}/invoice.pdf", timeout=5).read())
+        url = f"ftp://{USER}:wrong@{HOST}:{ftp_port}/invoice.pdf"
+        exc = raised(lambda: urllib.request.urlopen(url, timeout=5).read())
         assert isinstance(exc, urllib.error.URLError)
         check(exc, C.PERMISSION_DENIED, False)
