@@ -344,11 +344,13 @@ def http_status_of(exc: BaseException) -> int | None:
 
 
 def _response_header(exc: BaseException, name: str) -> str | None:
-    """A response header the exception carries: on itself (PyGithub, kubernetes), its ``response``
-    (httpx, requests, SDKs) or its ``meta`` (elastic-transport). A plain dict is searched without
-    regard to case (PyGithub's lowercased keys; header names are case-insensitive, RFC 9110 §5.1)."""
-    for owner in (exc, _attribute(exc, "response"), _attribute(exc, "meta")):
-        headers = _attribute(owner, "headers")
+    """A response header the exception carries: on itself (``headers``: PyGithub, kubernetes,
+    xmlrpc.client; ``resp_headers``: websocket-client), its ``response`` (httpx, requests, SDKs) or
+    its ``meta`` (elastic-transport). A plain dict is searched without regard to case (lowercased
+    keys; header names are case-insensitive, RFC 9110 §5.1)."""
+    for owner, attribute in ((exc, "headers"), (exc, "resp_headers"), (_attribute(exc, "response"), "headers"),
+                             (_attribute(exc, "meta"), "headers")):
+        headers = _attribute(owner, attribute)
         if type(headers) is dict:
             value = next((v for k, v in headers.items() if isinstance(k, str) and k.lower() == name.lower()), None)
         else:
@@ -1147,6 +1149,10 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # (the type does not say whether it was a send or a receive: assume it may have been acted on).
     "websockets.exceptions.InvalidHandshake": _unavailable(False, "websocket"),
     "websockets.exceptions.ConnectionClosed": _unavailable(True, "websocket"),
+    # websocket-client (https://websocket-client.readthedocs.io/en/latest/exceptions.html): the same two
+    # facts; a handshake answered without an error status (a 200 from a plain HTTP server) sent nothing.
+    "websocket._exceptions.WebSocketBadStatusException": _unavailable(False, "websocket"),
+    "websocket._exceptions.WebSocketConnectionClosedException": _unavailable(True, "websocket"),
     # SQLAlchemy: waiting for a connection of its pool (QueuePool's timeout); its DB-API wrappers
     # keep the driver's error as .orig (see _dbapi)
     "sqlalchemy.exc.TimeoutError": _unavailable(False, "db"),
