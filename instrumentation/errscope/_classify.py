@@ -34,8 +34,9 @@ hvac (one class per status)            by the class's status   hvac.utils.raise_
 transport errors: httpx/httpx2,        upstream_unavailable    the upstream did not answer
 httpcore/httpcore2, aiohttp,
 requests/urllib3, redis-py, websockets,
-azure-core, pymongo, pika, aiormq,
-paramiko, ldap3, pymemcache, anyio's
+websocket-client, azure-core, pymongo,
+pika, aiormq, paramiko, ldap3,
+pymemcache, anyio's
 byte streams (by their documented
 classes); ``EOFError`` out of ftplib
 ``TimeoutError`` (incl. asyncio),      upstream_unavailable
@@ -49,7 +50,9 @@ pydantic, jsonschema                   unknown                 raised in the too
 the same, raised by a framework's      invalid_input           SEP-1303: the model can fix its input
 argument validation (by where it arose)
 PEP 249 errors with a SQLSTATE, a      by the code             PostgreSQL Appendix A; sqlite.org/rescode;
-SQLite result code or a MySQL number                           MariaDB error codes
+SQLite result code or a MySQL number;                          MariaDB error codes
+any error whose ``code`` is a SQLSTATE
+(PostgREST: postgrest-py, Supabase)
 PEP 249 ``OperationalError``,          upstream_unavailable    connection lost, server shutting down
 ``InterfaceError``, ``InternalError``
 PEP 249 ``IntegrityError``,            invalid_input           duplicate key, bad value
@@ -322,6 +325,9 @@ def _attribute(obj: object, name: str) -> Any:
 
 
 def _error_status(value: object) -> int | None:
+    # An SDK that keeps the status as text ("503": postgrest-py's code for a non-PostgREST error page)
+    if isinstance(value, str) and len(value) == 3 and value.isdigit():
+        value = int(value)
     return value if isinstance(value, int) and not isinstance(value, bool) and 400 <= value <= 599 else None
 
 
@@ -523,11 +529,15 @@ def _dbapi_integrity(exc: BaseException) -> Classification | None:
     return Classification(FailureClass.INVALID_INPUT, upstream=upstream, side_effect_possible=False)
 
 
+_SQLSTATE_SHAPE: Final = re.compile(r"[0-9A-Z]{5}")
+
+
 def _sqlstate(exc: BaseException) -> str | None:
-    # psycopg 3 and asyncpg expose .sqlstate, psycopg2 .pgcode (five characters, SQL standard).
-    for attribute in ("sqlstate", "pgcode"):
+    # psycopg 3 and asyncpg expose .sqlstate, psycopg2 .pgcode (five characters, SQL standard);
+    # PostgREST's error body (postgrest-py, Supabase) passes the database's on as .code.
+    for attribute in ("sqlstate", "pgcode", "code"):
         value = getattr(exc, attribute, None)
-        if isinstance(value, str) and len(value) == 5:
+        if isinstance(value, str) and _SQLSTATE_SHAPE.fullmatch(value):
             return value
     return None
 
