@@ -4,7 +4,6 @@ None of them shares requests' or httpx's exception classes.
 
 from __future__ import annotations
 
-import asyncio
 import io
 
 import httplib2

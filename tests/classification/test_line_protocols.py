@@ -21,6 +21,7 @@ import dns.message
 import dns.query
 import dns.rcode
 import dns.resolver
+import dns.rrset
 import pymemcache
 import pytest
 from pyftpdlib.authorizers import DummyAuthorizer
