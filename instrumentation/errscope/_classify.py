@@ -1390,8 +1390,10 @@ def explain(exc: BaseException) -> tuple[Classification, BaseException]:
                 result = rule(current)
             except Exception:  # a broken user rule must not break the failure path
                 result = _UNKNOWN
-        if result is None:  # a wrapper: neither the decision nor the root
-            continue
+        if result is None:
+            if _holds_another(current):
+                continue  # a wrapper: neither the decision nor the root
+            rule = None  # nothing inside: a leaf its rule has no answer for (an EOFError, an OSError), still the root
         if _meaningful(current):
             root = current
         if rule is not None:
@@ -1404,6 +1406,10 @@ def explain(exc: BaseException) -> tuple[Classification, BaseException]:
         return decided
     # The root sits below the deciding exception, on its own chain (not in a sibling group member).
     return decided[0], _root_below(decided[1])
+
+
+def _holds_another(exc: BaseException) -> bool:
+    return exc.__cause__ is not None or exc.__context__ is not None or isinstance(exc, BaseExceptionGroup)
 
 
 _CONTROL_FLOW: Final = (StopIteration, StopAsyncIteration, BaseExceptionGroup)
