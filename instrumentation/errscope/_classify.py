@@ -22,11 +22,23 @@ an API's own error code: AWS           by the code's words,    AWS API error cod
 ``{"ok": false, "error": ...}``
 SMTP reply codes (smtplib, aiosmtplib) by the code             RFC 5321 §4.2, RFC 4954, RFC 3463
 ``grpc.RpcError``                      by status code          google/rpc/code.proto's HTTP mapping
+FTP reply codes (ftplib, aioftp)       by the code             RFC 959 §4.2
+IMAP/POP3 bracketed response codes     by the code             RFC 5530, RFC 2449 §8, RFC 3206
+(imaplib, poplib)
+``xmlrpc.client.Fault``                by its fault code       XML-RPC fault code interoperability
+                                       (JSON-RPC's numbers)    (its ``ProtocolError``: ``errcode``)
+``pycurl.error``                       by libcurl's number     libcurl-errors
+dnspython: no such name or record;     not_found; upstream_    RFC 1035 §4.1.1 RCODE
+no server answered, timeout            unavailable
+hvac (one class per status)            by the class's status   hvac.utils.raise_for_error
 transport errors: httpx/httpx2,        upstream_unavailable    the upstream did not answer
 httpcore/httpcore2, aiohttp,
 requests/urllib3, redis-py, websockets,
-azure-core, pymongo, pika, paramiko,
-ldap3 (by their documented classes)
+websocket-client, azure-core, pymongo,
+pika, aiormq, paramiko, ldap3,
+pymemcache, anyio's
+byte streams (by their documented
+classes); ``EOFError`` out of ftplib
 ``TimeoutError`` (incl. asyncio),      upstream_unavailable
 ``ConnectionError``, ``socket.gaierror``,
 ``ssl.SSLError``, ``OSError`` with a
@@ -38,7 +50,9 @@ pydantic, jsonschema                   unknown                 raised in the too
 the same, raised by a framework's      invalid_input           SEP-1303: the model can fix its input
 argument validation (by where it arose)
 PEP 249 errors with a SQLSTATE, a      by the code             PostgreSQL Appendix A; sqlite.org/rescode;
-SQLite result code or a MySQL number                           MariaDB error codes
+SQLite result code or a MySQL number;                          MariaDB error codes
+any error whose ``code`` is a SQLSTATE
+(PostgREST: postgrest-py, Supabase)
 PEP 249 ``OperationalError``,          upstream_unavailable    connection lost, server shutting down
 ``InterfaceError``, ``InternalError``
 PEP 249 ``IntegrityError``,            invalid_input           duplicate key, bad value
@@ -311,18 +325,24 @@ def _attribute(obj: object, name: str) -> Any:
 
 
 def _error_status(value: object) -> int | None:
+    # An SDK that keeps the status as text ("503": postgrest-py's code for a non-PostgREST error page)
+    if isinstance(value, str) and len(value) == 3 and value.isdigit():
+        value = int(value)
     return value if isinstance(value, int) and not isinstance(value, bool) and 400 <= value <= 599 else None
+
+
+_STATUS_ATTRIBUTES: Final = ("status_code", "http_status", "status", "code", "errcode")
 
 
 def http_status_of(exc: BaseException) -> int | None:
     """The HTTP error status (400-599) an exception carries, in the attribute shapes HTTP clients
     and API SDKs use: ``status_code`` (OpenAI, Anthropic), ``http_status`` (Stripe), ``status``
-    (aiohttp), ``code`` (urllib, google-api-core), or its ``response``'s ``status_code``/``status`` (httpx, requests,
-    websockets). ``None`` when it carries none."""
+    (aiohttp), ``code`` (urllib, google-api-core, tornado), ``errcode`` (xmlrpc.client), or its
+    ``response``'s ``status_code``/``status`` (httpx, requests, websockets). ``None`` when it carries none."""
     for owner in (exc, _attribute(exc, "response")):
         if owner is None or isinstance(owner, Mapping):  # botocore's response is a dict: see _api_error
             continue
-        for name in ("status_code", "http_status", "status", "code") if owner is exc else ("status_code", "status"):
+        for name in _STATUS_ATTRIBUTES if owner is exc else ("status_code", "status"):
             status = _error_status(_attribute(owner, name))
             if status is not None:
                 return status
@@ -330,11 +350,13 @@ def http_status_of(exc: BaseException) -> int | None:
 
 
 def _response_header(exc: BaseException, name: str) -> str | None:
-    """A response header the exception carries: on itself (PyGithub, kubernetes), its ``response``
-    (httpx, requests, SDKs) or its ``meta`` (elastic-transport). A plain dict is searched without
-    regard to case (PyGithub's lowercased keys; header names are case-insensitive, RFC 9110 §5.1)."""
-    for owner in (exc, _attribute(exc, "response"), _attribute(exc, "meta")):
-        headers = _attribute(owner, "headers")
+    """A response header the exception carries: on itself (``headers``: PyGithub, kubernetes,
+    xmlrpc.client; ``resp_headers``: websocket-client), its ``response`` (httpx, requests, SDKs) or
+    its ``meta`` (elastic-transport). A plain dict is searched without regard to case (lowercased
+    keys; header names are case-insensitive, RFC 9110 §5.1)."""
+    for owner, attribute in ((exc, "headers"), (exc, "resp_headers"), (_attribute(exc, "response"), "headers"),
+                             (_attribute(exc, "meta"), "headers")):
+        headers = _attribute(owner, attribute)
         if type(headers) is dict:
             value = next((v for k, v in headers.items() if isinstance(k, str) and k.lower() == name.lower()), None)
         else:
@@ -507,11 +529,15 @@ def _dbapi_integrity(exc: BaseException) -> Classification | None:
     return Classification(FailureClass.INVALID_INPUT, upstream=upstream, side_effect_possible=False)
 
 
+_SQLSTATE_SHAPE: Final = re.compile(r"[0-9A-Z]{5}")
+
+
 def _sqlstate(exc: BaseException) -> str | None:
-    # psycopg 3 and asyncpg expose .sqlstate, psycopg2 .pgcode (five characters, SQL standard).
-    for attribute in ("sqlstate", "pgcode"):
+    # psycopg 3 and asyncpg expose .sqlstate, psycopg2 .pgcode (five characters, SQL standard);
+    # PostgREST's error body (postgrest-py, Supabase) passes the database's on as .code.
+    for attribute in ("sqlstate", "pgcode", "code"):
         value = getattr(exc, attribute, None)
-        if isinstance(value, str) and len(value) == 5:
+        if isinstance(value, str) and _SQLSTATE_SHAPE.fullmatch(value):
             return value
     return None
 
@@ -631,10 +657,11 @@ def _db_code(exc: BaseException) -> tuple[FailureClass, bool | None] | None:
     return None
 
 
-def _raised_connecting(exc: BaseException) -> bool:
-    """Whether ``exc`` came out of a ``connect`` function of its own library (PEP 249's
-    ``connect()``, ``Connection.connect``): no connection existed, so no statement was sent."""
-    package = type(exc).__module__.partition(".")[0]
+def _raised_connecting(exc: BaseException, package: str | None = None) -> bool:
+    """Whether ``exc`` came out of a ``connect`` function of ``package`` (default: the exception's
+    own library; PEP 249's ``connect()``, ``Connection.connect``): no connection existed, so no
+    statement was sent."""
+    package = package or type(exc).__module__.partition(".")[0]
     tb = exc.__traceback__
     while tb is not None:
         frame = tb.tb_frame
@@ -757,6 +784,11 @@ def _never_sent(rule: Rule) -> Rule:
     return lambda exc: replace(rule(exc) or _UNKNOWN, side_effect_possible=False)
 
 
+def _reason_or_chain(exc: BaseException) -> BaseException | None:
+    reason = getattr(exc, "reason", None)
+    return reason if isinstance(reason, BaseException) else exc.__cause__ or exc.__context__
+
+
 def _first_exception_arg(exc: BaseException) -> BaseException | None:
     return next((arg for arg in exc.args if isinstance(arg, BaseException)), None)
 
@@ -843,6 +875,150 @@ def _api_error(exc: BaseException) -> Classification | None:
         return Classification(FailureClass.UNKNOWN, upstream=upstream)
     return Classification(class_for_http_status(status), upstream=upstream,
                           side_effect_possible=side_effect_for_http_status(status))
+
+
+def _unavailable_unless_connecting(system: str, package: str | None = None) -> Rule:
+    """upstream_unavailable that was not sent when raised inside ``package``'s ``connect`` (the
+    connection never opened), else open (a connection lost while in use)."""
+
+    def rule(exc: BaseException) -> Classification:
+        sent = False if _raised_connecting(exc, package) else None
+        return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream(system, type(exc).__name__),
+                              side_effect_possible=sent)
+
+    return rule
+
+
+# Where the standard library's line-protocol clients raise a bare EOFError for a server that
+# closed the connection (ftplib's getline, multiprocessing's Connection.recv): elsewhere an
+# EOFError is no network failure (input(), a truncated pickle).
+_EOF_CLIENTS: Final = ("ftplib", "multiprocessing.connection")
+
+
+def _eof(exc: BaseException) -> Classification | None:
+    module = next((name for name in _EOF_CLIENTS if raised_in(exc, name)), None)
+    if module is None:
+        return None
+    package = module.partition(".")[0]
+    return _unavailable_unless_connecting(package, package)(exc)
+
+
+def _xmlrpc_fault(exc: BaseException) -> Classification:
+    # XML-RPC faults share JSON-RPC's reserved codes ("Specification for Fault Code Interoperability",
+    # xmlrpc-epi): -32602 invalid params, -32601 method not found, ...; other codes are the server's own.
+    code = getattr(exc, "faultCode", None)
+    if not isinstance(code, int) or isinstance(code, bool):
+        return _UNKNOWN
+    return Classification(class_for_jsonrpc_code(code), upstream=Upstream("xmlrpc", str(code)),
+                          side_effect_possible=_JSONRPC_SENT.get(code))
+
+
+def _ftp_class(code: int) -> FailureClass:
+    """An FTP reply code's class (RFC 959 §4.2): a 4yz reply is transient, the action not taken."""
+    if 400 <= code < 500:
+        return FailureClass.UPSTREAM_UNAVAILABLE  # 421 closing, 425 no data connection, 450 file busy, 452 storage
+    if code in (530, 532):
+        return FailureClass.PERMISSION_DENIED  # not logged in, need an account
+    if code == 550:
+        return FailureClass.NOT_FOUND  # file unavailable
+    if code in (501, 553):
+        return FailureClass.INVALID_INPUT  # syntax error in parameters, file name not allowed
+    if code == 552:
+        return FailureClass.UPSTREAM_UNAVAILABLE  # storage allocation exceeded
+    return FailureClass.UNKNOWN  # 500/502/503/504: a command we should not have sent
+
+
+def _ftp_reply(reply: Callable[[Any], object]) -> Rule:
+    """The class of an FTP client's error by the server's reply code (``"550"``) it carries. Every
+    negative reply refused the command: nothing was done."""
+
+    def rule(exc: BaseException) -> Classification | None:
+        code = str(reply(exc))[:3]
+        if not code.isdigit():
+            return None
+        return Classification(_ftp_class(int(code)), upstream=Upstream("ftp", code), side_effect_possible=False)
+
+    return rule
+
+
+# libcurl's error numbers (https://curl.se/libcurl/c/libcurl-errors.html), what pycurl.error
+# carries as args[0] -> (class, may the request have been acted on). CURLE_OPERATION_TIMEDOUT
+# covers the whole transfer, connect included: like a bare socket timeout, it may have been sent.
+_CURL_CODES: Final[dict[int, tuple[FailureClass, bool | None]]] = {
+    5: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # COULDNT_RESOLVE_PROXY
+    6: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # COULDNT_RESOLVE_HOST
+    7: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # COULDNT_CONNECT
+    35: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # SSL_CONNECT_ERROR: the handshake failed
+    60: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # PEER_FAILED_VERIFICATION
+    9: (FailureClass.PERMISSION_DENIED, False),  # REMOTE_ACCESS_DENIED
+    67: (FailureClass.PERMISSION_DENIED, False),  # LOGIN_DENIED
+    78: (FailureClass.NOT_FOUND, False),  # REMOTE_FILE_NOT_FOUND
+    18: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # PARTIAL_FILE
+    28: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # OPERATION_TIMEDOUT
+    52: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # GOT_NOTHING: closed without an answer
+    55: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # SEND_ERROR
+    56: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # RECV_ERROR
+    92: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # HTTP2_STREAM
+}
+
+
+def _curl_error(exc: BaseException) -> Classification:
+    code = exc.args[0] if exc.args else None
+    if not isinstance(code, int) or code not in _CURL_CODES:
+        return _UNKNOWN  # e.g. HTTP_RETURNED_ERROR: the status stays on the handle
+    failure_class, sent = _CURL_CODES[code]
+    return Classification(failure_class, upstream=Upstream("curl", str(code)), side_effect_possible=sent)
+
+
+def _status_named(status: int, system: str) -> Rule:
+    """For an SDK that raises one exception class per HTTP status and keeps nothing else (hvac):
+    the status its class stands for."""
+    result = Classification(class_for_http_status(status), upstream=Upstream(system, str(status)),
+                            side_effect_possible=side_effect_for_http_status(status))
+    return lambda exc: result
+
+
+def _socket_stream_end(exc: BaseException) -> Classification | None:
+    # anyio's EndOfStream: the peer closed while we waited to receive. Memory object streams raise
+    # it too (a task's channel closed): no upstream there.
+    return None if raised_in(exc, "anyio.streams.memory") else _UNAVAILABLE_MAYBE_SENT(exc)
+
+
+# Mail-retrieval response codes, in brackets after the status: IMAP's (RFC 5530 §3, RFC 9051
+# §7.1) after NO/BAD/BYE, POP3's extended ones (RFC 2449 §8, RFC 3206) after -ERR. A refusal
+# carrying one did not run the command.
+_IMAP_CODES: Final = {
+    **dict.fromkeys(("AUTHENTICATIONFAILED", "AUTHORIZATIONFAILED", "EXPIRED", "PRIVACYREQUIRED", "NOPERM"),
+                    FailureClass.PERMISSION_DENIED),
+    **dict.fromkeys(("UNAVAILABLE", "INUSE", "SERVERBUG", "OVERQUOTA"), FailureClass.UPSTREAM_UNAVAILABLE),
+    "LIMIT": FailureClass.RATE_LIMITED,
+    **dict.fromkeys(("NONEXISTENT", "TRYCREATE"), FailureClass.NOT_FOUND),
+    **dict.fromkeys(("ALREADYEXISTS", "CANNOT"), FailureClass.INVALID_INPUT),
+}
+_POP_CODES: Final = {
+    "AUTH": FailureClass.PERMISSION_DENIED,
+    "IN-USE": FailureClass.UPSTREAM_UNAVAILABLE,
+    "SYS/TEMP": FailureClass.UPSTREAM_UNAVAILABLE,
+    "SYS/PERM": FailureClass.UPSTREAM_UNAVAILABLE,
+    "LOGIN-DELAY": FailureClass.RATE_LIMITED,
+}
+_BRACKETED: Final = re.compile(r"^(?:\* [A-Z]+ |-ERR )?\[([A-Z][A-Z/-]*)[\] ]")
+
+
+def _response_code(codes: Mapping[str, FailureClass], system: str) -> Rule:
+    """The class of a mail client's error by the bracketed response code the server's reply
+    (``args[0]``) starts with; without one, no rule answers."""
+
+    def rule(exc: BaseException) -> Classification | None:
+        text = exc.args[0] if exc.args else ""
+        words = text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
+        match = _BRACKETED.match(words.strip())
+        if match is None or match.group(1) not in codes:
+            return None
+        return Classification(codes[match.group(1)], upstream=Upstream(system, match.group(1)),
+                              side_effect_possible=False)
+
+    return rule
 
 
 # gRPC status codes -> (class, may it have run), after the HTTP mapping google/rpc/code.proto gives
@@ -983,6 +1159,10 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # (the type does not say whether it was a send or a receive: assume it may have been acted on).
     "websockets.exceptions.InvalidHandshake": _unavailable(False, "websocket"),
     "websockets.exceptions.ConnectionClosed": _unavailable(True, "websocket"),
+    # websocket-client (https://websocket-client.readthedocs.io/en/latest/exceptions.html): the same two
+    # facts; a handshake answered without an error status (a 200 from a plain HTTP server) sent nothing.
+    "websocket._exceptions.WebSocketBadStatusException": _unavailable(False, "websocket"),
+    "websocket._exceptions.WebSocketConnectionClosedException": _unavailable(True, "websocket"),
     # SQLAlchemy: waiting for a connection of its pool (QueuePool's timeout); its DB-API wrappers
     # keep the driver's error as .orig (see _dbapi)
     "sqlalchemy.exc.TimeoutError": _unavailable(False, "db"),
@@ -1043,6 +1223,37 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "aiosmtplib.errors.SMTPRecipientsRefused": _smtp_reply(
         lambda exc: (exc.recipients[0].code, exc.recipients[0].message) if exc.recipients else (None, "")),
     "aiosmtplib.errors.SMTPConnectError": _unavailable(False, "smtp"),
+    # XML-RPC (the standard library's client): a fault by its code; a ProtocolError is an HTTP status (errcode)
+    "xmlrpc.client.Fault": _xmlrpc_fault,
+    # FTP clients: the reply code decides (_ftp_class); ftplib's text starts with it, aioftp keeps the codes
+    **dict.fromkeys(("ftplib.error_reply", "ftplib.error_temp", "ftplib.error_perm"),
+                    _ftp_reply(lambda exc: exc.args[0] if exc.args else "")),
+    "ftplib.error_proto": _unavailable(None, "ftp"),
+    "aioftp.errors.StatusCodeError": _ftp_reply(lambda exc: exc.received_codes[-1] if exc.received_codes else ""),
+    # imaplib, poplib: the reply's response code; imaplib's abort is the connection failing
+    "imaplib.IMAP4.error": _response_code(_IMAP_CODES, "imap"),
+    "imaplib.IMAP4.abort": _unavailable(None, "imap"),
+    "poplib.error_proto": _response_code(_POP_CODES, "pop3"),
+    # pycurl: libcurl's error number (args[0])
+    "pycurl.error": _curl_error,
+    # dnspython (https://dnspython.readthedocs.io/en/stable/exceptions.html): the name or the record
+    # does not exist (an authoritative answer: a tool looking a name up found none); no server answered
+    # usefully (SERVFAIL, REFUSED: the exception holds several servers' answers); a query sent, unanswered.
+    "dns.resolver.NXDOMAIN": _fixed(FailureClass.NOT_FOUND, False),
+    "dns.resolver.NoAnswer": _fixed(FailureClass.NOT_FOUND, False),
+    "dns.resolver.NoNameservers": _unavailable(None, "dns"),
+    "dns.exception.Timeout": _unavailable(True, "dns"),
+    # pymemcache: the server closed the connection before answering the command it was sent
+    "pymemcache.exceptions.MemcacheUnexpectedCloseError": _unavailable(True, "memcached"),
+    # aiormq (aio-pika's transport): failing to open the connection sent nothing; once open, a lost one does not say
+    "aiormq.exceptions.AMQPConnectionError": _unavailable_unless_connecting("amqp"),
+    # anyio's byte streams: the peer closed before answering
+    "anyio.EndOfStream": _socket_stream_end,
+    # hvac (HashiCorp Vault): one class per status (hvac.utils.raise_for_error), no status kept
+    **{f"hvac.exceptions.{name}": _status_named(status, "vault") for name, status in (
+        ("InvalidRequest", 400), ("Unauthorized", 401), ("Forbidden", 403), ("InvalidPath", 404),
+        ("PreconditionFailed", 412), ("RateLimitExceeded", 429), ("InternalServerError", 500),
+        ("VaultNotInitialized", 501), ("BadGateway", 502), ("VaultDown", 503))},
 }
 
 _OWN_CODE_RULES: Final = frozenset(
@@ -1076,7 +1287,9 @@ _RULES: dict[type[BaseException], Rule] = {
     http.client.BadStatusLine: _UNAVAILABLE_MAYBE_SENT,  # incl. RemoteDisconnected
     # urllib wraps only what fails while connecting and sending (AbstractHTTPHandler.do_open); a
     # failure while waiting for the answer is raised bare.
-    urllib.error.URLError: _never_sent(_wrapping(lambda exc: getattr(exc, "reason", None), _UNKNOWN_RULE)),
+    # Its reason is the socket error, or a text (ftp: URLError("ftp error: ...") raised over ftplib's reply).
+    urllib.error.URLError: _never_sent(_wrapping(_reason_or_chain, _UNKNOWN_RULE)),
+    EOFError: _eof,
     PermissionError: _file_or_program(FailureClass.PERMISSION_DENIED),
     FileNotFoundError: _file_or_program(FailureClass.NOT_FOUND),
     OSError: _os_error,
@@ -1177,8 +1390,10 @@ def explain(exc: BaseException) -> tuple[Classification, BaseException]:
                 result = rule(current)
             except Exception:  # a broken user rule must not break the failure path
                 result = _UNKNOWN
-        if result is None:  # a wrapper: neither the decision nor the root
-            continue
+        if result is None:
+            if _holds_another(current):
+                continue  # a wrapper: neither the decision nor the root
+            rule = None  # nothing inside: a leaf its rule has no answer for (an EOFError, an OSError), still the root
         if _meaningful(current):
             root = current
         if rule is not None:
@@ -1191,6 +1406,10 @@ def explain(exc: BaseException) -> tuple[Classification, BaseException]:
         return decided
     # The root sits below the deciding exception, on its own chain (not in a sibling group member).
     return decided[0], _root_below(decided[1])
+
+
+def _holds_another(exc: BaseException) -> bool:
+    return exc.__cause__ is not None or exc.__context__ is not None or isinstance(exc, BaseExceptionGroup)
 
 
 _CONTROL_FLOW: Final = (StopIteration, StopAsyncIteration, BaseExceptionGroup)

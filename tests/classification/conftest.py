@@ -63,7 +63,7 @@ def check(exc: BaseException, failure_class: FailureClass, side_effect_possible:
     """Assert the one class and the side-effect fact of ``exc``; return the classification."""
     result = errscope.classify(exc)
     assert (result.failure_class, result.side_effect_possible) == (failure_class, side_effect_possible), (
-        f"{type(exc).__module__}.{type(exc).__qualname__}: {exc!r}"
+        f"{type(exc).__module__}.{type(exc).__qualname__}: {exc!r} -> {result.failure_class}, {result.side_effect_possible}"
     )
     return result
 

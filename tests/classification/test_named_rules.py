@@ -15,8 +15,17 @@ from errscope._classify import _NAMED_RULES
 
 @pytest.mark.parametrize("name", sorted(_NAMED_RULES))
 def test_named_rule_matches_a_real_class(name: str) -> None:
-    module_name, _, qualname = name.rpartition(".")
-    module = importlib.import_module(module_name)
-    klass = getattr(module, qualname, None)
+    parts = name.split(".")
+    # the longest importable prefix is the module, the rest its qualname (imaplib.IMAP4.error nests)
+    klass: object = importlib.import_module(parts[0])
+    split = 1
+    while split < len(parts) - 1 and hasattr(klass, "__path__"):
+        try:
+            klass = importlib.import_module(".".join(parts[: split + 1]))
+        except ModuleNotFoundError:
+            break
+        split += 1
+    for attribute in parts[split:]:
+        klass = getattr(klass, attribute, None)
     assert isinstance(klass, type) and issubclass(klass, BaseException), name
     assert f"{klass.__module__}.{klass.__qualname__}" == name

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import pickle
+import socket
+from collections.abc import Callable
 
 import anyio
 import httpx
@@ -150,3 +153,32 @@ def test_httpx_timeout_names_the_library_exception(upstream: HttpUpstream) -> No
     exc = raised(lambda: httpx.post(f"{upstream.url}/stall", json={}, timeout=httpx.Timeout(5, read=0.2)))
     assert isinstance(exc, httpx.ReadTimeout)
     assert explain(exc)[1] is exc
+
+
+class TestLeafRoots:
+    """An exception whose rule has no answer for it and that holds nothing inside is still the root
+    under a tool's wrapper: a rule looking at a builtin type (EOFError, OSError) does not hide it."""
+
+    @staticmethod
+    def _wrapped(action: Callable[[], object]) -> BaseException:
+        def tool() -> None:
+            try:
+                action()
+            except Exception as exc:
+                raise RuntimeError("Error executing tool refund_order") from exc
+
+        return raised(tool)
+
+    def test_truncated_pickle(self) -> None:
+        exc = self._wrapped(lambda: pickle.loads(b""))
+        assert type(explain(exc)[1]) is EOFError
+        check(exc, C.UNKNOWN, None)
+
+    def test_socket_option_refused_by_the_kernel(self) -> None:
+        def set_option() -> None:
+            with socket.socket() as sock:
+                sock.setsockopt(socket.SOL_SOCKET, 9999, 1)  # no such option: ENOPROTOOPT
+
+        exc = self._wrapped(set_option)
+        assert type(explain(exc)[1]) is OSError
+        check(exc, C.UNKNOWN, None)

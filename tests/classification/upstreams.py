@@ -57,10 +57,11 @@ def silent_listener() -> Iterator[int]:
 
 
 @contextmanager
-def closing_listener(greeting: bytes = b"") -> Iterator[int]:
+def closing_listener(greeting: bytes = b"", *, read_first: bool = False) -> Iterator[int]:
     """A listener that accepts each connection, sends ``greeting`` (nothing by default) and closes it:
     a server that is not what the client expects, drops it before its greeting (SSH, SMTP, AMQP), or
-    greets with a refusal (SMTP's ``421``)."""
+    greets with a refusal (SMTP's ``421``). With ``read_first`` it reads the request first, so the
+    close is an orderly end of stream (FIN) after the request arrived, not a reset of unread data."""
     with socket.socket() as sock:
         sock.bind((HOST, 0))
         sock.listen(64)
@@ -72,6 +73,8 @@ def closing_listener(greeting: bytes = b"") -> Iterator[int]:
                 except OSError:
                     return
                 with conn:
+                    if read_first:
+                        conn.recv(65536)
                     conn.sendall(greeting)
 
         threading.Thread(target=serve, daemon=True).start()
