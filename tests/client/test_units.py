@@ -8,6 +8,7 @@ import re
 import reprlib
 import secrets
 import time
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -347,6 +348,9 @@ class TestKeys:
         """Fresh UUID4 per call; 16 hex chars of SHA-256 on spans."""
         a, b = new_idempotency_key(), new_idempotency_key()
         assert a != b and re.fullmatch(r"[0-9a-f-]{36}", a)
+        for key in (new_idempotency_key() for _ in range(200)):  # version and variant bits set on every draw
+            parsed = uuid.UUID(key)
+            assert (parsed.version, parsed.variant, str(parsed)) == (4, uuid.RFC_4122, key)
         assert key_hash(a) == key_hash(a) and re.fullmatch(r"[0-9a-f]{16}", key_hash(a)) and a not in key_hash(a)
 
 

@@ -329,7 +329,7 @@ class LogicalCall:
             return shape.timed_out(self.tool, fired, self.policy, hint=self.timeout_hint)
         if raw is not None:
             owner.breaker.record_success()
-            listed = owner.catalog.get(self.tool)
+            listed = owner.catalog.get(self.tool) if raw.is_error else None  # the schema reads failures only
             shaped = shape.from_result(
                 self.tool,
                 raw,
@@ -337,6 +337,8 @@ class LogicalCall:
                 max_text=owner.max_model_text,
                 input_schema=listed.input_schema if listed else None,
                 arguments=self.arguments,
+                idempotency_key=self.key,
+                request_ids=tuple(self.request_ids),
             )
             if shaped is None:
                 # D01: a foreign SDK wrapped its own unknown-tool protocol error into an isError result.

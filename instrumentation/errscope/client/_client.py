@@ -293,7 +293,10 @@ class ToolClient:
             # The tool appeared after re-listing: one more attempt, never a loop.
             result = await call.attempt(count + 1)
             count += 1
-        result = replace(result, attempts=count, idempotency_key=key, request_ids=tuple(call.request_ids))
+        request_ids = tuple(call.request_ids)
+        if (result.attempts, result.idempotency_key, result.request_ids) != (count, key, request_ids):
+            # A frozen result is rebuilt whole: only when a retry, a failure or a re-list changed the facts.
+            result = replace(result, attempts=count, idempotency_key=key, request_ids=request_ids)
         if not result.ok:
             if key is not None:  # only a call that did not succeed is retried with its key
                 self._key_links[key] = call.links[-8:]

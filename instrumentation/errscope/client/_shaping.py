@@ -128,20 +128,31 @@ def from_result(
     max_text: int,
     input_schema: Mapping[str, Any] | None = None,
     arguments: Mapping[str, Any] | None = None,
+    idempotency_key: str | None = None,
+    request_ids: tuple[Any, ...] = (),
 ) -> ToolCallResult | None:
     """A ``CallToolResult`` arrived; ``None`` means a foreign SDK's wrapped unknown-tool error (D01).
 
     A successful result's text is cut to ``max_text`` characters with a note saying so; the whole
     result stays in :attr:`ToolCallResult.result` for the host. ``input_schema`` is the tool's listed
     schema and ``arguments`` what was sent: together they tell an argument rejection wrapped in
-    ``isError`` from any other failure text.
+    ``isError`` from any other failure text. A success already carries the logical call's
+    ``idempotency_key`` and ``request_ids`` (the common case then builds no second result).
     """
     text = answer.text_of(raw.content, raw.structured_content)
     if not raw.is_error:
         cut = len(text) > max_text
         if cut:
             text = text[:max_text] + f"\n[errscope: output cut to {max_text} of {len(text)} characters.]"
-        return ToolCallResult(tool=tool, text=text, outcome=Outcome.OK, result=raw, text_truncated=cut)
+        return ToolCallResult(
+            tool=tool,
+            text=text,
+            outcome=Outcome.OK,
+            result=raw,
+            text_truncated=cut,
+            idempotency_key=idempotency_key,
+            request_ids=request_ids,
+        )
     attributes[ERROR_TYPE] = TOOL_ERROR
     meta = raw.meta or {}
     side_effect = answer.side_effect_possible(meta)

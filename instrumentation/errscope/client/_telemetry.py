@@ -136,8 +136,8 @@ class ClientTelemetry:
         """
         outcome = result.outcome if result is not None else outcome
         assert outcome is not None
-        attributes[ERRSCOPE_OUTCOME] = outcome.value
-        extra: dict[str, Any] = {ERRSCOPE_OUTCOME: outcome.value}
+        attributes[ERRSCOPE_OUTCOME] = outcome_value = outcome.value  # an enum's .value is two Python calls
+        extra: dict[str, Any] = {ERRSCOPE_OUTCOME: outcome_value}
         if result is not None and result.failure_class is not None:
             extra[ERRSCOPE_FAILURE_CLASS] = result.failure_class.value
             attributes[ERRSCOPE_FAILURE_CLASS] = result.failure_class.value
