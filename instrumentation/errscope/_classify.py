@@ -79,6 +79,7 @@ import re
 import socket
 import ssl
 import urllib.error
+import xmlrpc.client
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -240,6 +241,24 @@ def class_for_jsonrpc_code(code: int) -> FailureClass:
     (mindstone/Super-MCP #1, tests/heldout_cases.md J92), so the service did not complete it.
     """
     return _JSONRPC_CLASSES.get(code, FailureClass.UNKNOWN)
+
+
+def class_for_jsonrpc_error(code: int, message: str) -> FailureClass:
+    """The class of a JSON-RPC error: by its code, else by its message.
+
+    -32603 and the implementation-defined band name no class, and gateways reuse the SDKs' own -32000/-32001
+    for other failures (a relayed "Connection closed", a 404 "Session not found"): then the message is read
+    with the rules a foreign tool's error text is read with (``classify_text``), so one failure gets one class
+    whether the client, ``errscope proxy`` or a gateway's tool (an ``MCPError`` from its upstream) meets it.
+    """
+    failure_class = class_for_jsonrpc_code(code)
+    if failure_class is FailureClass.UNKNOWN or code in (CONNECTION_CLOSED, REQUEST_TIMEOUT):
+        from errscope.client._text import classify_text  # it imports this module
+
+        from_text = classify_text(message)
+        if from_text is not FailureClass.UNKNOWN:
+            return from_text
+    return failure_class
 
 
 def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
@@ -763,7 +782,16 @@ def _first_exception_arg(exc: BaseException) -> BaseException | None:
 
 def _mcp_error(exc: BaseException) -> Classification:
     assert isinstance(exc, MCPError)
-    return Classification(class_for_jsonrpc_code(exc.code), side_effect_possible=_JSONRPC_SENT.get(exc.code))
+    failure_class = class_for_jsonrpc_error(exc.code, exc.error.message)
+    return Classification(failure_class, side_effect_possible=_JSONRPC_SENT.get(exc.code))
+
+
+def _xmlrpc_refusal(exc: BaseException) -> Classification:
+    # xmlrpc.client raises ProtocolError for any HTTP answer but 200: the status is its errcode, the headers a
+    # dict as sent, the URL host and path without a scheme (Transport.single_request).
+    assert isinstance(exc, xmlrpc.client.ProtocolError)
+    headers = {str(name).lower(): value for name, value in dict(exc.headers or {}).items()}
+    return _status_classification(exc.errcode, lambda name: headers.get(name.lower()), http_address(f"//{exc.url}"))
 
 
 # Whether a JSON-RPC error leaves the request's effect open: the peer refused it before running
@@ -983,6 +1011,11 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # (the type does not say whether it was a send or a receive: assume it may have been acted on).
     "websockets.exceptions.InvalidHandshake": _unavailable(False, "websocket"),
     "websockets.exceptions.ConnectionClosed": _unavailable(True, "websocket"),
+    # anyio (https://anyio.readthedocs.io/en/stable/api.html#exceptions): EndOfStream is a read from a stream its
+    # other end closed (a peer that hung up before answering what it was sent); BrokenResourceError a stream
+    # broken from outside: its cause (a reset, a refused write), when it has one, decides and is the root.
+    "anyio.EndOfStream": _unavailable(True),
+    "anyio.BrokenResourceError": lambda exc: None if exc.__cause__ is not None else _UNAVAILABLE(exc),
     # SQLAlchemy: waiting for a connection of its pool (QueuePool's timeout); its DB-API wrappers
     # keep the driver's error as .orig (see _dbapi)
     "sqlalchemy.exc.TimeoutError": _unavailable(False, "db"),
@@ -1074,6 +1107,7 @@ _RULES: dict[type[BaseException], Rule] = {
     asyncio.IncompleteReadError: _UNAVAILABLE_MAYBE_SENT,  # the peer closed mid-answer
     http.client.IncompleteRead: _UNAVAILABLE_MAYBE_SENT,
     http.client.BadStatusLine: _UNAVAILABLE_MAYBE_SENT,  # incl. RemoteDisconnected
+    xmlrpc.client.ProtocolError: _xmlrpc_refusal,
     # urllib wraps only what fails while connecting and sending (AbstractHTTPHandler.do_open); a
     # failure while waiting for the answer is raised bare.
     urllib.error.URLError: _never_sent(_wrapping(lambda exc: getattr(exc, "reason", None), _UNKNOWN_RULE)),
