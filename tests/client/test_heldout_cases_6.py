@@ -112,21 +112,22 @@ async def test_j122_windows_socket_errors_in_any_language(tmp_path: Path) -> Non
 
 async def test_j123_rusts_reqwest_failure_in_an_internal_error(tmp_path: Path) -> None:
     """J123 (windmill-labs/windmill #6693: "MCP error -32603: Failed to execute request: error sending request for url
-    (…"; Govcraft/rust-docs-mcp-server #24: "MCP error -32603: OpenAI API error: http error: error sending request").
-    A Rust server's tool reports reqwest's failure to reach its upstream as -32603, a code that says nothing of the
-    class: the message decides. The call may have run (a -32603 comes after the server took the request)."""
-    params, log = peer(tmp_path, [tool("run_script"), tool("ask_docs")], {
+    (…"; Govcraft/rust-docs-mcp-server #24: "MCP error -32603: OpenAI API error: http error: error sending request";
+    Minima-AI-Inc/minima #45: ``(-32603, 'All connection attempts failed')``, httpx's words from a Python server). A
+    server's tool reports its failure to reach its upstream as -32603, a code that says nothing of the class: the
+    message decides. The call may have run (a -32603 comes after the server took the request)."""
+    params, log = peer(tmp_path, [tool("run_script"), tool("ask_docs"), tool("search_files")], {
         "run_script": rpc_error(-32603, "Failed to execute request: error sending request for url "
                                         "(http://127.0.0.1:8000/api/w/main/jobs/run/p/f/flow)"),
         "ask_docs": rpc_error(-32603, "OpenAI API error: http error: error sending request"),
+        "search_files": rpc_error(-32603, "All connection attempts failed"),
     })
     async with ToolClient(params, timeout=5, retry=None) as tc:
-        script = await tc.call_tool("run_script", {})
-        docs = await tc.call_tool("ask_docs", {})
-    for result in (script, docs):
+        results = [await tc.call_tool(name, {}) for name in ("run_script", "ask_docs", "search_files")]
+    for result in results:
         assert (result.channel, result.failure_class) == (Channel.PROTOCOL, FailureClass.UPSTREAM_UNAVAILABLE), result
         assert result.side_effect_possible is not False, result
-    assert len(log.received("tools/call")) == 2  # neither re-sent
+    assert len(log.received("tools/call")) == 3  # none re-sent
 
 
 async def test_j124_a_gateway_relaying_its_upstream_sessions_end(tmp_path: Path) -> None:
@@ -144,13 +145,15 @@ async def test_j124_a_gateway_relaying_its_upstream_sessions_end(tmp_path: Path)
 
 async def test_j125_javas_reactor_timeout(tmp_path: Path) -> None:
     """J125 (Fj-ivy/claude-mcp-examples #1: the Java SDK's client failed with "Did not observe any item or terminal
-    signal within 60000ms in 'source(MonoCreate)' (and no fallback has been configured)"). Reactor's ``timeout()``
-    operator words an upstream that did not answer in time without "timeout" or "timed out"; a gateway built on the
-    Java SDK relays it as is."""
+    signal within 60000ms in 'source(MonoCreate)' (and no fallback has been configured)"; modelcontextprotocol/java-sdk
+    #379: reactor-netty's "PrematureCloseException: Connection prematurely closed DURING response"). Reactor's ``timeout()``
+    operator words an upstream that did not answer in time without "timeout" or "timed out", and reactor-netty a
+    connection lost before the answer without "reset" or "refused"; a gateway built on the Java SDK relays them as is."""
     results = await classes(tmp_path, {
         "reactor": failed("Did not observe any item or terminal signal within 60000ms in 'source(MonoCreate)' "
                           "(and no fallback has been configured)"),
         "plain": failed("upstream sent no response within 30s"),
+        "netty": failed("reactor.netty.http.client.PrematureCloseException: Connection prematurely closed BEFORE response"),
     })
     assert_classes(results, FailureClass.UPSTREAM_UNAVAILABLE)
 

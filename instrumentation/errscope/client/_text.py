@@ -53,12 +53,15 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # A connection that ended or never formed, in the words of the runtimes that report it: Node (undici's
             # "fetch failed" is thrown only when no HTTP answer came; "other side closed", "socket hang up"), Go
             # ("Post \"url\": EOF", "broken pipe"), Rust's reqwest and .NET ("error sending request"), aiohttp
-            # ("Cannot connect to host"), Windows ("forcibly closed", "actively refused"), MCP SDKs ("Connection
-            # closed", "Transport closed"), Chromium (net::ERR_CONNECTION_CLOSED, read with "_" as a space).
+            # ("Cannot connect to host"), httpx ("All connection attempts failed"), Java's reactor-netty ("Connection
+            # prematurely closed BEFORE response"), Windows ("forcibly closed", "actively refused"), MCP SDKs
+            # ("Connection closed", "Transport closed"), Chromium (net::ERR_CONNECTION_CLOSED, "_" read as a space).
             r"\bfetch failed\b|other side closed|socket hang up|premature close|\bunexpected eof\b|broken pipe|"
             r"\b(?:get|post|put|patch|delete|head) \"[a-z][a-z0-9+.-]*://[^\"]*\": |"
             r"\b(?:connection|transport|socket|stream|channel) (?:was |has been |is )?closed\b|"
-            r"closed by the (?:remote|peer|server)|forcibly closed|actively refused|"
+            r"closed by the (?:remote|peer|server)|forcibly closed|actively refused|prematurely closed|remote end closed|"
+            r"server closed (?:the )?(?:idle )?connection|connection aborted|connection attempts? failed|"
+            r"failed to establish (?:a )?(?:new )?connection|connection could not be established|\bund err (?:socket|closed)\b|"
             r"\berror (?:occurred )?(?:while )?sending (?:the )?request\b|\b(?:cannot|can't|could not|unable to) "
             r"connect\b|network is unreachable|host is unreachable|no route to host|server disconnected|"
             # A deadline that passed with no answer: Go's context, gRPC's DEADLINE_EXCEEDED (status 4), and Reactor's
