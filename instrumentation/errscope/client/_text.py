@@ -44,7 +44,7 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # errno names of a failed connection, as Node, Go and Python servers print them, and Windows Sockets' own
             # (WSAE...), with Windows' error numbers: its sentences are translated, its numbers are not (Windows
             # Sockets Error Codes: 10053 aborted, 10054 reset, 10060 timed out, 10061 refused, 10064/10065 unreachable).
-            r"\b(?:wsa)?e(?:connrefused|connreset|connaborted|timedout|hostunreach|netunreach|hostdown|pipe|ai_again)\b|"
+            r"\b(?:wsa)?e(?:connrefused|connreset|connaborted|timedout|hostunreach|netunreach|hostdown|pipe|ai[ _]again)\b|"
             r"\bwinerror 100(?:53|54|60|61|64|65)\b|"
             # A name that does not resolve is an upstream out of reach, never a missing record (checked before
             # "no such"): Go's resolver, glibc's getaddrinfo, Node's ENOTFOUND, Java's UnknownHostException.
