@@ -16,7 +16,6 @@ import threading
 import xmlrpc.client
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from mcp.shared.exceptions import MCPError
 
 from errscope._attributes import ERRSCOPE_FAILURE_CLASS, ERRSCOPE_RETRY_AFTER, ERRSCOPE_SIDE_EFFECT_POSSIBLE
 from errscope.testing import CapturedTelemetry
+from tests.classification.upstreams import HttpUpstream, closed_port
 from tests.client.conftest import SERVERS
 from tests.server.test_heldout_cases import serving, text_of
 
@@ -106,11 +106,10 @@ async def test_j133_a_gateway_tool_whose_upstream_process_dies(style: str, tmp_p
 
 
 @contextmanager
-def hanging_up_line_server() -> Iterator[int]:
-    """A TCP service on 127.0.0.1 that reads one request line and closes without answering (a backend that crashed
-    mid-request); yields its port."""
+def hanging_up() -> Iterator[int]:
+    """A TCP service on 127.0.0.1 that reads a request and closes without answering (a backend that crashed
+    mid-request; reading first makes the close a clean FIN, never a reset); yields its port."""
     listener = socket.create_server(("127.0.0.1", 0))
-    received: list[bytes] = []
 
     def serve() -> None:
         while True:
@@ -119,7 +118,7 @@ def hanging_up_line_server() -> Iterator[int]:
             except OSError:
                 return
             with conn:
-                received.append(conn.recv(1024))
+                conn.recv(1024)
 
     threading.Thread(target=serve, daemon=True).start()
     try:
@@ -135,7 +134,7 @@ async def test_j134_a_peer_that_hangs_up_before_answering(style: str, telemetry:
     from the other end"). A tool sends a command over ``anyio.connect_tcp`` and its peer closes without answering: the
     upstream is unavailable and the command may have been acted on (it was delivered), as with asyncio's
     ``IncompleteReadError``."""
-    with hanging_up_line_server() as port:
+    with hanging_up() as port:
 
         async def enqueue(job: str) -> str:
             """Put a job on the queue service."""
@@ -151,48 +150,20 @@ async def test_j134_a_peer_that_hangs_up_before_answering(style: str, telemetry:
     assert span.attributes.get(ERRSCOPE_SIDE_EFFECT_POSSIBLE) is True
 
 
-@contextmanager
-def xmlrpc_refusing(status: int, *headers: tuple[str, str]) -> Iterator[str]:
-    """An HTTP server on 127.0.0.1 answering every XML-RPC POST with ``status`` (an Odoo behind a proxy or a gateway);
-    yields the object endpoint's URL."""
-
-    class Refuse(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("content-length", 0)))
-            body = b"<html><body>refused</body></html>"
-            self.send_response(status)
-            for name, value in headers:
-                self.send_header(name, value)
-            self.send_header("content-type", "text/html")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Refuse)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/xmlrpc/2/object"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-
-
 @pytest.mark.parametrize(("status", "headers", "expected", "retry_after"), [
-    (503, (("Retry-After", "7"),), "upstream_unavailable", 7.0),  # RFC 9110 §10.2.3: kept with a 503 too
-    (429, (("Retry-After", "7"),), "rate_limited", 7.0),
-    (401, (("WWW-Authenticate", 'Basic realm="odoo"'),), "permission_denied", None),
-    (404, (), "not_found", None),
+    (503, {"Retry-After": "7"}, "upstream_unavailable", 7.0),  # RFC 9110 §10.2.3: kept with a 503 too
+    (429, {"Retry-After": "7"}, "rate_limited", 7.0),
+    (401, {"WWW-Authenticate": 'Basic realm="odoo"'}, "permission_denied", None),
+    (404, {}, "not_found", None),
 ])
-async def test_j135_an_xmlrpc_services_http_refusal(status: int, headers: tuple[tuple[str, str], ...], expected: str,
+async def test_j135_an_xmlrpc_services_http_refusal(status: int, headers: dict[str, str], expected: str,
                                                     retry_after: float | None, telemetry: CapturedTelemetry) -> None:
     """J135 (ivnvxd/mcp-server-odoo PR #29: Odoo 18's missing XML-RPC routes answered 404 to every CRUD call;
     erpipe-org/mcp-odoo #11: an MCP server talking XML-RPC to 127.0.0.1:8069). Python's ``xmlrpc.client`` raises
     ``ProtocolError`` for any HTTP answer but 200, the status in ``errcode`` and the headers in ``headers``: the status
     decides the class as for any HTTP client (RFC 9110 §15), and a 429's ``Retry-After`` is kept."""
-    with xmlrpc_refusing(status, *headers) as url:
+    with HttpUpstream() as upstream:
+        url = upstream.scripted(status, "<html><body>refused</body></html>", {"Content-Type": "text/html", **headers})
 
         def search_partners(name: str) -> str:
             """Find partners by name in Odoo."""
@@ -214,20 +185,18 @@ async def test_j136_a_root_cause_re_raised_without_from(style: str, telemetry: C
     InnerException and is thrown away"). A tool re-raises a real refused connection as ``RuntimeError(str(exc))``
     without ``from``: Python still keeps it as the implicit context, so the class is ``upstream_unavailable`` (not sent)
     and the span's exception event names ``ConnectionRefusedError`` for on-call."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]  # bound, never listening: a real refusal
+    port = closed_port()
 
-        def sync_orders(day: str) -> str:
-            """Copy a day of orders from the warehouse service."""
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=2).close()
-            except OSError as exc:
-                raise RuntimeError(f"sync failed: {exc}")  # noqa: B904 - the case: no `from`
-            return "synced"
+    def sync_orders(day: str) -> str:
+        """Copy a day of orders from the warehouse service."""
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=2).close()
+        except OSError as exc:
+            raise RuntimeError(f"sync failed: {exc}")  # noqa: B904 - the case: no `from`
+        return "synced"
 
-        async with serving(style, "legacy", telemetry, sync_orders) as served:
-            result = await served.call("sync_orders", {"day": "2026-05-05"})
+    async with serving(style, "legacy", telemetry, sync_orders) as served:
+        result = await served.call("sync_orders", {"day": "2026-05-05"})
     assert "ERR-" in failed_text(result)
     span = served.span()
     assert span.attributes[ERRSCOPE_FAILURE_CLASS] == "upstream_unavailable"
