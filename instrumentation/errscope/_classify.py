@@ -79,7 +79,6 @@ import re
 import socket
 import ssl
 import urllib.error
-import xmlrpc.client
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -786,12 +785,15 @@ def _mcp_error(exc: BaseException) -> Classification:
     return Classification(failure_class, side_effect_possible=_JSONRPC_SENT.get(exc.code))
 
 
-def _xmlrpc_refusal(exc: BaseException) -> Classification:
+def _xmlrpc_refusal(exc: BaseException) -> Classification | None:
     # xmlrpc.client raises ProtocolError for any HTTP answer but 200: the status is its errcode, the headers a
     # dict as sent, the URL host and path without a scheme (Transport.single_request).
-    assert isinstance(exc, xmlrpc.client.ProtocolError)
-    headers = {str(name).lower(): value for name, value in dict(exc.headers or {}).items()}
-    return _status_classification(exc.errcode, lambda name: headers.get(name.lower()), http_address(f"//{exc.url}"))
+    status = _error_status(getattr(exc, "errcode", None))
+    if status is None:
+        return None
+    headers = {str(name).lower(): value for name, value in dict(getattr(exc, "headers", None) or {}).items()}
+    address = http_address(f"//{getattr(exc, 'url', '')}")
+    return _status_classification(status, lambda name: headers.get(name.lower()), address)
 
 
 # Whether a JSON-RPC error leaves the request's effect open: the peer refused it before running
@@ -1011,6 +1013,8 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # (the type does not say whether it was a send or a receive: assume it may have been acted on).
     "websockets.exceptions.InvalidHandshake": _unavailable(False, "websocket"),
     "websockets.exceptions.ConnectionClosed": _unavailable(True, "websocket"),
+    # the standard library's XML-RPC client (imported only by the tools that use it)
+    "xmlrpc.client.ProtocolError": _xmlrpc_refusal,
     # anyio (https://anyio.readthedocs.io/en/stable/api.html#exceptions): EndOfStream is a read from a stream its
     # other end closed (a peer that hung up before answering what it was sent); BrokenResourceError a stream
     # broken from outside: its cause (a reset, a refused write), when it has one, decides and is the root.
@@ -1107,7 +1111,6 @@ _RULES: dict[type[BaseException], Rule] = {
     asyncio.IncompleteReadError: _UNAVAILABLE_MAYBE_SENT,  # the peer closed mid-answer
     http.client.IncompleteRead: _UNAVAILABLE_MAYBE_SENT,
     http.client.BadStatusLine: _UNAVAILABLE_MAYBE_SENT,  # incl. RemoteDisconnected
-    xmlrpc.client.ProtocolError: _xmlrpc_refusal,
     # urllib wraps only what fails while connecting and sending (AbstractHTTPHandler.do_open); a
     # failure while waiting for the answer is raised bare.
     urllib.error.URLError: _never_sent(_wrapping(lambda exc: getattr(exc, "reason", None), _UNKNOWN_RULE)),
