@@ -256,6 +256,24 @@ def class_for_jsonrpc_code(code: int) -> FailureClass:
     return _JSONRPC_CLASSES.get(code, FailureClass.UNKNOWN)
 
 
+def class_for_jsonrpc_error(code: int, message: str) -> FailureClass:
+    """The class of a JSON-RPC error: by its code, else by its message.
+
+    -32603 and the implementation-defined band name no class, and gateways reuse the SDKs' own -32000/-32001
+    for other failures (a relayed "Connection closed", a 404 "Session not found"): then the message is read
+    with the rules a foreign tool's error text is read with (``classify_text``), so one failure gets one class
+    whether the client, ``errscope proxy`` or a gateway's tool (an ``MCPError`` from its upstream) meets it.
+    """
+    failure_class = class_for_jsonrpc_code(code)
+    if failure_class is FailureClass.UNKNOWN or code in (CONNECTION_CLOSED, REQUEST_TIMEOUT):
+        from errscope.client._text import classify_text  # it imports this module
+
+        from_text = classify_text(message)
+        if from_text is not FailureClass.UNKNOWN:
+            return from_text
+    return failure_class
+
+
 def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
     """Parse an HTTP ``Retry-After`` value (RFC 9110 §10.2.3): delay-seconds or an HTTP-date.
 
@@ -795,7 +813,8 @@ def _first_exception_arg(exc: BaseException) -> BaseException | None:
 
 def _mcp_error(exc: BaseException) -> Classification:
     assert isinstance(exc, MCPError)
-    return Classification(class_for_jsonrpc_code(exc.code), side_effect_possible=_JSONRPC_SENT.get(exc.code))
+    failure_class = class_for_jsonrpc_error(exc.code, exc.error.message)
+    return Classification(failure_class, side_effect_possible=_JSONRPC_SENT.get(exc.code))
 
 
 # Whether a JSON-RPC error leaves the request's effect open: the peer refused it before running
@@ -1163,6 +1182,9 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # facts; a handshake answered without an error status (a 200 from a plain HTTP server) sent nothing.
     "websocket._exceptions.WebSocketBadStatusException": _unavailable(False, "websocket"),
     "websocket._exceptions.WebSocketConnectionClosedException": _unavailable(True, "websocket"),
+    # anyio (https://anyio.readthedocs.io/en/stable/api.html#exceptions): BrokenResourceError is a stream broken
+    # from outside: its cause (a reset, a refused write), when it has one, decides and is the root.
+    "anyio.BrokenResourceError": lambda exc: None if exc.__cause__ is not None else _UNAVAILABLE(exc),
     # SQLAlchemy: waiting for a connection of its pool (QueuePool's timeout); its DB-API wrappers
     # keep the driver's error as .orig (see _dbapi)
     "sqlalchemy.exc.TimeoutError": _unavailable(False, "db"),

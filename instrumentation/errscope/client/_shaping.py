@@ -13,17 +13,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Final
 
-from mcp_types import (
-    CONNECTION_CLOSED,
-    REQUEST_TIMEOUT,
-    CallToolResult,
-    ElicitationRequiredErrorData,
-    ErrorData,
-)
+from mcp_types import CallToolResult, ElicitationRequiredErrorData, ErrorData
 from pydantic import ValidationError
 
 from errscope._attributes import ERROR_TYPE, TOOL_ERROR
-from errscope._classify import class_for_jsonrpc_code
+from errscope._classify import class_for_jsonrpc_error
 from errscope._messages import safe_name
 from errscope._refs import new_error_ref
 from errscope._vocabulary import Channel, FailureClass, Outcome
@@ -32,7 +26,7 @@ from errscope.client._deadline import TimeoutKind, TimeoutPolicy
 from errscope.client import _answer as answer
 from errscope.client._invalid_params import declared_arguments, invalid_params_note
 from errscope.client._result import ADVICE, ToolCallResult
-from errscope.client._text import classify_text, retry_after_from_text, safe_excerpt, says_nothing
+from errscope.client._text import retry_after_from_text, safe_excerpt, says_nothing
 
 __all__ = [
     "MAX_RETRY_AFTER",
@@ -228,10 +222,7 @@ def other_protocol_error(tool: str, code: int, message: str, data: dict[str, Any
     if server_class is not None:
         cls = server_class
     else:
-        cls = class_for_jsonrpc_code(code)
-        if cls is FailureClass.UNKNOWN or code in (CONNECTION_CLOSED, REQUEST_TIMEOUT):
-            text_cls = classify_text(message)
-            cls = text_cls if text_cls is not FailureClass.UNKNOWN else cls
+        cls = class_for_jsonrpc_error(code, message)
     retry_after = answer.retry_after(data) or (
         retry_after_from_text(message) if cls is FailureClass.RATE_LIMITED else None
     )

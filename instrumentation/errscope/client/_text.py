@@ -41,8 +41,35 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
         FailureClass.UPSTREAM_UNAVAILABLE,
         re.compile(
             r"unavailable|timed? ?out|connection (?:was )?(?:refused|reset)|refused (?:the |our |a )?connection|"
-            # POSIX errno names of a failed connection, as Node, Go and Python servers print them.
-            r"\be(?:connrefused|connreset|connaborted|timedout|hostunreach|netunreach|ai_again)\b|"
+            # errno names of a failed connection, as Node, Go and Python servers print them, and Windows Sockets' own
+            # (WSAE...), with Windows' error numbers: its sentences are translated, its numbers are not (Windows
+            # Sockets Error Codes: 10053 aborted, 10054 reset, 10060 timed out, 10061 refused, 10064/10065 unreachable).
+            r"\b(?:wsa)?e(?:connrefused|connreset|connaborted|timedout|hostunreach|netunreach|hostdown|pipe|ai[ _]again)\b|"
+            r"\bwinerror 100(?:53|54|60|61|64|65)\b|"
+            # A name that does not resolve is an upstream out of reach, never a missing record (checked before
+            # "no such"): Go's resolver, glibc's getaddrinfo, Node's ENOTFOUND, Java's UnknownHostException.
+            r"no such host|name or service not known|nodename nor servname|failure in name resolution|"
+            r"could not resolve host|name not resolved|\benotfound\b|unknown ?host ?exception|"
+            # A connection that ended or never formed, in the words of the runtimes that report it: Node (undici's
+            # "fetch failed" is thrown only when no HTTP answer came; "other side closed", "socket hang up"), Go
+            # ("Post \"url\": EOF", "broken pipe"), Rust's reqwest and .NET ("error sending request"), aiohttp
+            # ("Cannot connect to host"), httpx ("All connection attempts failed"), Java's reactor-netty ("Connection
+            # prematurely closed BEFORE response"), Windows ("forcibly closed", "actively refused"), MCP SDKs
+            # ("Connection closed", "Transport closed"), Chromium (net::ERR_CONNECTION_CLOSED, "_" read as a space).
+            r"\bfetch failed\b|other side closed|socket hang up|premature close|\bunexpected eof\b|broken pipe|"
+            r"\b(?:get|post|put|patch|delete|head) \"[a-z][a-z0-9+.-]*://[^\"]*\": |"
+            r"\b(?:connection|transport|socket|stream|channel) (?:was |has been |is )?closed\b|"
+            r"closed by the (?:remote|peer|server)|forcibly closed|actively refused|prematurely closed|remote end closed|"
+            r"server closed (?:the )?(?:idle )?connection|connection aborted|connection attempts? failed|"
+            r"failed to establish (?:a )?(?:new )?connection|connection could not be established|\bund err (?:socket|closed)\b|"
+            r"\berror (?:occurred )?(?:while )?sending (?:the )?request\b|\b(?:cannot|can't|could not|unable to) "
+            r"connect\b|network is unreachable|host is unreachable|no route to host|server disconnected|"
+            # A deadline that passed with no answer: Go's context, gRPC's DEADLINE_EXCEEDED (status 4), and Reactor's
+            # timeout() ("Did not observe any item or terminal signal within 60000ms").
+            r"deadline exceeded|\b(?:did not|didn't|no)\b[^.\n]{0,60}?\bwithin \d+(?:\.\d+)? ?(?:ms|s|secs?|seconds?)\b|"
+            # The upstream's certificate not verified (the words ssl.SSLCertVerificationError stands for on our side).
+            r"\bx509: |failed to verify certificate|certificate verify failed|self[ -]signed cert|"
+            r"unable to verify the first certificate|unable to get local issuer certificate|"
             r"bad gateway|gateway timeout|temporarily|try again later|is down|overloaded",
             re.I,
         ),
@@ -50,7 +77,14 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
     (FailureClass.NOT_FOUND, re.compile(r"not found|no such|does not exist|doesn't exist|unknown (id|identifier)", re.I)),
     (
         FailureClass.INVALID_INPUT,
-        re.compile(r"invalid|validation|must be|expected .* received|malformed|bad request|missing required", re.I),
+        re.compile(
+            r"invalid|validation|must be|expected .* received|malformed|bad request|missing required|"
+            # An argument that was missing or empty, in other SDKs' words (the C# SDK's "missing a value for the
+            # required parameter 'x'"; Go servers' "name cannot be empty").
+            r"\brequired (?:parameter|argument|field|property)\b|"
+            r"\b(?:cannot|can't|can not|must not|may not) be (?:empty|blank|null|nil|none)\b",
+            re.I,
+        ),
     ),
 )
 
@@ -78,8 +112,9 @@ def classify_text(text: str) -> FailureClass:
             cls = class_for_http_status(status)  # the server-side table (RFC 9110 §15)
             if cls is not FailureClass.UNKNOWN:
                 return cls
+    words = text.replace("_", " ")  # codes name their words in snake case: DEADLINE_EXCEEDED, ERR_NAME_NOT_RESOLVED
     for cls, pattern in _PHRASES:
-        if pattern.search(text):
+        if pattern.search(words):
             return cls
     return FailureClass.UNKNOWN
 

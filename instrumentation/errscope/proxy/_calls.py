@@ -37,14 +37,14 @@ from opentelemetry.trace import Span
 
 from errscope import _attributes as attr
 from errscope._call import ToolCall
-from errscope._classify import Classification, Upstream, class_for_jsonrpc_code
+from errscope._classify import Classification, Upstream, class_for_jsonrpc_error
 from errscope._messages import model_message, safe_name, unknown_tool_message
 from errscope._scrubbing import scrub_value, without_stack_traces
 from errscope._telemetry import ServerTelemetry
 from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.client import _answer as answer
 from errscope.client._invalid_params import declared_arguments, invalid_params_note
-from errscope.client._text import classify_text, retry_after_from_text, safe_excerpt
+from errscope.client._text import retry_after_from_text, safe_excerpt
 from errscope.server._mcp import _request_id
 from errscope.server._seam import failure_meta
 
@@ -299,10 +299,7 @@ class Calls:
             schema = self._schemas.get(call.tool or "")
             shaped_text = invalid_params_note(call.tool or "tool", text, entry.arguments, schema)
         else:
-            cls = class_for_jsonrpc_code(code)
-            if cls is FailureClass.UNKNOWN or code == CONNECTION_CLOSED:  # the code says little: read the text
-                from_text = classify_text(text)
-                cls = from_text if from_text is not FailureClass.UNKNOWN else cls
+            cls = class_for_jsonrpc_error(code, text)
             retry_after = retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None
             classification = Classification(cls, retry_after=retry_after, upstream=upstream, side_effect_possible=side_effect)
             shaped_text = safe_excerpt(text, limit=300) or "Error"
