@@ -28,11 +28,17 @@ demo: $(DEMO_STAMP)
 
 # Build the optional real components (collector, grammar packages) when the toolchains exist;
 # tests that need them fail under ERRSCOPE_REQUIRE_STACK=1 and skip with a reason otherwise.
-tools: $(STAMP)
+# They need no venv: `make -j2 test` (.ci/run) builds both at once.
+tools:
 	@scripts/tools.sh
 
-test: tools
-	$(PYTHON) -m pytest
+# pytest-xdist, TEST_WORKERS processes: most tests wait on subprocesses, sockets and timeouts, so more workers
+# than cores pay. Tests sharing a module's or a directory's started component run on one worker (the xdist
+# groups of tests/conftest.py); TEST_WORKERS=0 runs them all in this process.
+TEST_WORKERS ?= 2
+
+test: $(STAMP) tools
+	$(PYTHON) -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 bench: $(STAMP)
 	$(PYTHON) -m bench

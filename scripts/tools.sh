@@ -5,9 +5,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if command -v go >/dev/null; then
-  scripts/build-collector.sh >/dev/null
-  # MCP servers on the Go SDKs (go-sdk, mcp-go) for tests/foreign and tests/proxy; modules from the Go proxy.
-  for sdk in gosdk mcpgo; do scripts/build-foreign-go.sh "$sdk" >/dev/null; done
+  # In the background: on a fresh machine the Collector's build (minutes of CPU) overlaps the downloads below.
+  (
+    scripts/build-collector.sh >/dev/null
+    # MCP servers on the Go SDKs (go-sdk, mcp-go) for tests/foreign and tests/proxy; modules from the Go proxy.
+    for sdk in gosdk mcpgo; do scripts/build-foreign-go.sh "$sdk" >/dev/null; done
+  ) &
+  go_builds=$!
 else
   echo "tools: go not found; collector and Go MCP server tests will skip (fail under ERRSCOPE_REQUIRE_STACK=1)" >&2
 fi
@@ -54,3 +58,7 @@ for spec in "fastmcp2:fastmcp==2.14.7 mcp==1.30.0 pydantic==2.14.4" \
     fi
   fi
 done
+
+if [ -n "${go_builds:-}" ]; then
+  wait "$go_builds"   # its failure is this script's
+fi

@@ -29,7 +29,8 @@ from errscope import Outcome
 from errscope.client import CircuitBreaker, ToolClient, key_hash
 from tests.client.conftest import SERVERS, free_port, wait_port
 
-pytestmark = [pytest.mark.anyio, pytest.mark.timeout(240)]
+# one case at a time under pytest-xdist: client and server each get a core, as the calibration assumes
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(240), pytest.mark.xdist_group("client-load")]
 
 CALLS = 500
 CALIBRATION = 100
