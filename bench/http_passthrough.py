@@ -9,7 +9,6 @@ proxy, so the added latency splits into what the relay costs and what errscope c
 
 from __future__ import annotations
 
-import asyncio
 import sys
 
 from errscope.cli import _event_loop_runner
