@@ -95,3 +95,20 @@ def test_a_lone_surrogate_escape_crosses_the_relay(tmp_path: Path) -> None:
     )
     received = [json.loads(line) for line in proxy.stdout.splitlines()]
     assert received[-1]["id"] == 7 and received[-1]["result"]["content"][0]["text"] == "ok", proxy.stderr
+
+
+def test_host_side_redirected_to_files(tmp_path: Path) -> None:
+    """``errscope proxy -- server < frames.jsonl > answers.jsonl``: a regular file on either side of the host is read
+    and written as a pipe is (pipe transports refuse files: asyncio raises, uvloop aborted the process)."""
+    server = tmp_path / "raw_server.py"
+    server.write_text(RAW_SERVER)
+    frames = tmp_path / "frames.jsonl"
+    frames.write_bytes(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "x/echo"}).encode() + b"\n")
+    answers = tmp_path / "answers.jsonl"
+    with frames.open("rb") as stdin, answers.open("wb") as stdout:
+        proxy = subprocess.run(proxy_command(tmp_path / "out", "--", sys.executable, str(server)),
+                               stdin=stdin, stdout=stdout, stderr=subprocess.PIPE, cwd=ROOT, timeout=30)
+    assert proxy.returncode == 0, proxy.stderr.decode()[-2000:]
+    received = [json.loads(line) for line in answers.read_bytes().splitlines()]
+    assert [m.get("id", m.get("method")) for m in received] == ["notifications/message", 1]
+    assert received[1]["result"] == {"echo": "x/echo"}

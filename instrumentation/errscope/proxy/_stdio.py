@@ -11,6 +11,7 @@ import asyncio
 import json
 import logging
 import os
+import stat
 import sys
 from collections.abc import Callable
 from contextlib import AsyncExitStack
@@ -298,12 +299,47 @@ def _decode(frame: bytes, side: str) -> tuple[Any | None, bytes | None]:
     return None, None
 
 
+def _is_file(fd: int) -> bool:
+    """``fd`` is a regular file (a shell redirection), which pipe transports refuse (asyncio raises, uvloop aborts the
+    process): they take only pipes, sockets and character devices."""
+    return stat.S_ISREG(os.fstat(fd).st_mode)
+
+
+async def _feed_from_file(fd: int, reader: asyncio.StreamReader) -> None:
+    while chunk := await asyncio.to_thread(os.read, fd, 1 << 16):
+        reader.feed_data(chunk)
+    reader.feed_eof()
+
+
+class _FileWriter:
+    """The host's stdout when it is a regular file: the two calls of a write transport the relay makes."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view):]
+
+    def close(self) -> None:
+        pass
+
+
 async def serve_stdio(upstream: Upstream, calls: Calls) -> None:
     """Relay between this process's stdin/stdout and ``upstream`` until the host closes stdin."""
     loop = asyncio.get_running_loop()
     host_in = asyncio.StreamReader(limit=MAX_FRAME)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(host_in), os.fdopen(sys.stdin.fileno(), "rb", 0, closefd=False))
-    out_transport, _ = await loop.connect_write_pipe(asyncio.Protocol, os.fdopen(sys.stdout.fileno(), "wb", 0, closefd=False))
+    if _is_file(sys.stdin.fileno()):  # ``< frames.jsonl``: read in a worker thread, a file is never "ready" to poll
+        reading = loop.create_task(_feed_from_file(sys.stdin.fileno(), host_in))
+    else:
+        reading = None
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(host_in), os.fdopen(sys.stdin.fileno(), "rb", 0, closefd=False))
+    out_transport: Any
+    if _is_file(sys.stdout.fileno()):  # ``> out.jsonl``: written as it comes, a file write does not block
+        out_transport = _FileWriter(sys.stdout.fileno())
+    else:
+        out_transport, _ = await loop.connect_write_pipe(asyncio.Protocol, os.fdopen(sys.stdout.fileno(), "wb", 0, closefd=False))
     scope = Scope()
 
     def to_host(message: Any, frame: bytes | None) -> None:
@@ -335,4 +371,6 @@ async def serve_stdio(upstream: Upstream, calls: Calls) -> None:
         calls.abandon(scope)
         await upstream.stop()
         out_transport.close()
+        if reading is not None:
+            reading.cancel()
 
