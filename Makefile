@@ -34,11 +34,13 @@ tools:
 
 # pytest-xdist, TEST_WORKERS processes: most tests wait on subprocesses, sockets and timeouts, so more workers
 # than cores pay. Tests sharing a module's or a directory's started component run on one worker (the xdist
-# groups of tests/conftest.py); TEST_WORKERS=0 runs them all in this process.
+# groups of tests/conftest.py); TEST_WORKERS=0 runs them all in this process. Tests marked `alone` (timing-bound
+# under load: the scale-out's tail sampling) run afterwards with nothing beside them.
 TEST_WORKERS ?= 2
 
 test: $(STAMP) tools
-	$(PYTHON) -m pytest -n $(TEST_WORKERS) --dist loadgroup
+	$(PYTHON) -m pytest -n $(TEST_WORKERS) --dist loadgroup -m "not alone"
+	$(PYTHON) -m pytest -m alone
 
 bench: $(STAMP)
 	$(PYTHON) -m bench
