@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
 
 import pytest
 
@@ -38,6 +39,24 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if REQUIRE_STACK and reporter is not None and reporter.stats.get("skipped"):
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.fixture(autouse=True)
+def _process_directory_kept() -> Iterator[None]:
+    """Fail the test that leaves the process in another directory, and put the directory back.
+
+    The directory is the worker's, shared by every later test on it: one in-process server that called
+    ``os.chdir`` into a temporary directory made twenty tests on the same worker fail far from the cause.
+    """
+    before = os.getcwd()
+    yield
+    try:
+        after: str | None = os.getcwd()
+    except FileNotFoundError:
+        after = None
+    if after != before:
+        os.chdir(before)
+        pytest.fail(f"the test left the process in {after or 'a deleted directory'}, not {before}", pytrace=False)
 
 
 _SHARED_SCOPES = ("class", "module", "package", "session")  # narrowest first

@@ -5,7 +5,9 @@ DNS (dnspython against a local responder) and memcached's client (pymemcache) ag
 
 from __future__ import annotations
 
+import errno
 import ftplib
+import os
 import socket
 import tempfile
 import threading
@@ -25,6 +27,7 @@ import dns.rrset
 import pymemcache
 import pytest
 from pyftpdlib.authorizers import DummyAuthorizer
+from pyftpdlib.filesystems import AbstractedFS
 from pyftpdlib.handlers import FTPHandler
 from pyftpdlib.servers import FTPServer
 
@@ -107,12 +110,26 @@ USER, PASSWORD = "tool", "ftp-secret"
 MAX_CONNECTIONS = 4
 
 
+class _SessionOnlyFS(AbstractedFS):
+    """pyftpdlib's filesystem, except that ``CWD`` moves the FTP session only.
+
+    ``AbstractedFS.chdir`` calls ``os.chdir``: the pytest worker's own directory moved into this server's
+    home, and every later test on that worker ran in a deleted directory once the home was removed.
+    """
+
+    def chdir(self, path: str) -> None:
+        if not self.isdir(path):
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), path)
+        self.cwd = self.fs2ftp(path)
+
+
 @pytest.fixture(scope="module")
 def ftp_port() -> Iterator[int]:
     with tempfile.TemporaryDirectory(prefix="errscope-ftp-") as home:
         authorizer = DummyAuthorizer()
         authorizer.add_user(USER, PASSWORD, home, perm="elr")
         handler = type("Handler", (FTPHandler,), {"authorizer": authorizer, "banner": "corpus ftp",
+                                                  "abstracted_fs": _SessionOnlyFS,
                                                   "auth_failed_timeout": 0})  # no 3 s penalty per refused login
         server = FTPServer((HOST, 0), handler)
         server.max_cons = MAX_CONNECTIONS
