@@ -16,7 +16,7 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from tests.servers.wire import LEGACY, MODERN, REPO, StdioPeer
+from tests.servers.wire import LEGACY, MODERN, REPO, STARTUP_S, StdioPeer
 
 STYLES = ["lowlevel", "mcpserver", "fastmcp"]
 
@@ -147,12 +147,13 @@ def http_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
         env={**__import__("os").environ, "ERRSCOPE_OUT": str(out)},
     )
     url = f"http://127.0.0.1:{port}/mcp"
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
+    deadline = time.monotonic() + STARTUP_S
+    while True:
         try:
             httpx.get(url, timeout=0.5)
             break
         except httpx.TransportError:
+            assert process.poll() is None and time.monotonic() < deadline, f"the {request.param} server never listened"
             time.sleep(0.1)
     yield url
     process.terminate()

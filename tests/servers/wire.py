@@ -19,6 +19,11 @@ MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
 
 
+STARTUP_S = 60.0
+"""Seconds the first frame may take: the server imports mcp, FastMCP and errscope first (~3 s of CPU, far more
+on a loaded 2-core machine). Later frames get each call's own timeout."""
+
+
 class StdioPeer:
     """Starts ``python -m tests.servers.serve STYLE stdio`` and speaks raw lines to it."""
 
@@ -37,6 +42,7 @@ class StdioPeer:
         threading.Thread(target=self._pump, args=(self.process.stdout, self.lines.put), daemon=True).start()
         threading.Thread(target=self._pump, args=(self.process.stderr, self.stderr.append), daemon=True).start()
         self._next_id = 1
+        self._heard = False
         if era == LEGACY:
             answer = self.request("initialize", {
                 "protocolVersion": LEGACY,
@@ -80,7 +86,7 @@ class StdioPeer:
         return self.expect(lambda m: m.get("id") == request_id, timeout=timeout)
 
     def expect(self, predicate: Any, timeout: float = 10) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + (timeout if self._heard else max(timeout, STARTUP_S))
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -89,6 +95,7 @@ class StdioPeer:
                 message = json.loads(self.lines.get(timeout=remaining))
             except queue.Empty:
                 continue
+            self._heard = True
             if predicate(message):
                 return message
 
