@@ -447,7 +447,7 @@ _TOKEN_TRIGGER_WORDS = f"(?i:token|key|signature|pat|sig|bearer|verifier|respons
 # Or a value a constructor or an optional wraps as printed (Swift's ``Optional("...")``, ``SecretStr('...')``, Rust's
 # ``Some("...")``). Or a member named by the host the credential is for: Composer's ``auth.json`` (``"bearer": {"repo.example.org":
 # "..."}``, ``"github-oauth": {"github.com": "..."}``), registries' credential maps.
-_VALUE_MEMBER = r"(?:\{[ \t]*\\*[\"'](?:value|[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+(?::[0-9]+)?)\\*[\"'][ \t]*:[ \t]*|[A-Z][A-Za-z]{2,20}\()?"
+_VALUE_MEMBER = r"(?:\{[ \t]*\\*[\"'](?:value|[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+(?::[0-9]+)?)\\*[\"'][ \t]*:[ \t]*|[A-Z][A-Za-z]+\()?"
 
 
 def _kv(name: str, key: str, description: str) -> SecretPattern:
