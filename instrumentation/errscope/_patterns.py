@@ -26,7 +26,7 @@ Families (``SecretPattern.family``):
   segment is the secret (``/hooks/``, ``/services/``, ``/webhook(s)/``...).
 - ``pii``: e-mail addresses and US social security numbers (public case D09).
 - ``header``: ``Authorization`` values (any scheme, already masked values left alone), bare
-  ``Bearer <token>``.
+  ``Bearer <token>``, cookies, the OTLP exporter's header list.
 - ``keyword``: ``key=value`` / ``key: value`` / ``"key": "value"`` shapes where the key names a
   password, secret, token or key (env vars, query strings, libpq/ADO keyword DSNs, JSON, Python
   dict reprs, HTTP headers), keys with a credential noun among their tokens and a credential-shaped
@@ -363,7 +363,8 @@ _AUTH_PARAMS = rf"{_AUTH_PARAM}(?:[ \t]*,[ \t]*{_AUTH_PARAM})*"
 
 # What stands between an Authorization header's name and its value: ``:``/``=`` (raw HTTP, dicts, an env var's
 # header list), a space and a quote (nginx), a (name, value) object's value member (HAR, Postman, Polly.js:
-# ``"name": "authorization", "value": "..."``, Envoy's ``key:``/``value:`` lines) and a YAML list item (vcrpy/Ruby VCR: ``Authorization:\n  - ...``).
+# ``"name": "authorization", "value": "..."``, Envoy's ``key:``/``value:`` lines) and a YAML list item (vcrpy and
+# Ruby VCR cassettes: ``Authorization:\n  - ...``).
 _AUTH_SEP = (
     r"[\"']?[ \t]*[:=][ \t]*\[?[ \t]*[\"']?|[ \t]+[\"']|[\"'][ \t]*,?\s*[\"']?(?i:value)[\"']?[ \t]*:[ \t]*[\"']?"
     r"|:[ \t]*\r?\n[ \t]*-[ \t]+"
@@ -431,8 +432,8 @@ _PAIR_VALUE = rf"(?:{_PAIR_STRONG}|[^'\"\s\[*$<{{%][^'\"\r\n]*?{_PAIR_STRONG})[^
 # A (name, value) object's members as HAR, Postman, Insomnia, .NET configs, Kubernetes env lists and CLI JSON
 # write them: the member that names the field (``"name": "x-api-key"``, ``"key": "apiKey"``, 1Password's
 # ``"label": "credential"``), then its value member (``"value": "..."``, Android's ``android:value``).
-_PAIR_NAME = r"(?i:\b(?:name|key|field|param(?:eter)?|property|label))\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
-_PAIR_VALUE_INTRO = r"\\?[\"']?[ \t]*,?\s*\\?[\"']?(?:[A-Za-z]+:)?(?i:value)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+_FIELD_NAME = r"(?i:\b(?:name|key|field|param(?:eter)?|property|label))\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+_FIELD_VALUE_INTRO = r"\\?[\"']?[ \t]*,?\s*\\?[\"']?(?:[A-Za-z]+:)?(?i:value)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
 # A Secret's data block from its first value: the rest of that line and every indented line after it.
 _K8S_DATA_BLOCK = r"[^\s\[{<$*#][^\r\n]*(?:\r?\n[ \t]+[^\r\n]*)*"
 _TOKEN_HINTS = (
@@ -786,8 +787,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"[^<\s\[][^<]*(</(?:string|Value)>)",
         True,
         "A secret named by the element before or around it: a property list's ``<key>API_KEY</key><string>...</string>`` "
-        "and a KeePass XML export's ``<Key>Password</Key><Value ProtectInMemory=\"True\">...</Value>``, "
-        "(GoogleService-Info.plist, Info.plist) and Android resources' ``<string name=\"api_secret\">...</string>``; "
+        "(GoogleService-Info.plist, Info.plist), a KeePass XML export's ``<Key>Password</Key><Value ProtectInMemory=\"True\">"
+        "...</Value>`` and Android resources' ``<string name=\"api_secret\">...</string>``; "
         "Python requires a password or random shape (``<key>GCM_SENDER_ID</key>`` and hints stay).",
         keep_suffix=True,
         hints=("<key>", "<string"),
@@ -797,8 +798,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "named_value_pair",
         "keyword",
-        rf"({_PAIR_NAME}[A-Za-z0-9_.\- ]*(?i:pass(?:word|wd|phrase)|secret|token|api[_.\- ]?key|credentials?)"
-        rf"{_PAIR_VALUE_INTRO}|{_PAIR_NAME}(?:[A-Za-z0-9_.\- ]*[_.\- ])?(?i:pass|pwd|t?otp){_PAIR_VALUE_INTRO})"
+        rf"({_FIELD_NAME}[A-Za-z0-9_.\- ]*(?i:pass(?:word|wd|phrase)|secret|token|api[_.\- ]?key|credentials?)"
+        rf"{_FIELD_VALUE_INTRO}|{_FIELD_NAME}(?:[A-Za-z0-9_.\- ]*[_.\- ])?(?i:pass|pwd|t?otp){_FIELD_VALUE_INTRO})"
         r"[^\s'\"`\\\[{<$%*][^\s'\"\\]*",
         True,
         "A value given as a name/value pair whose name is a secret's: .NET ``<add key=\"ClientSecret\" "
@@ -811,8 +812,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "named_value_pair_random",
         "keyword",
-        rf"({_PAIR_NAME}[A-Za-z0-9_.\- ]*(?i:key|auth|session|sess(?:ion)?[_.\-]?id|sid|jwt|sk|sig(?:nature)?)"
-        rf"{_PAIR_VALUE_INTRO})"
+        rf"({_FIELD_NAME}[A-Za-z0-9_.\- ]*(?i:key|auth|session|sess(?:ion)?[_.\-]?id|sid|jwt|sk|sig(?:nature)?)"
+        rf"{_FIELD_VALUE_INTRO})"
         r"[^\s'\"`\\\[{<$%*][^\s'\"\\0-9]*[0-9][^\s'\"\\]*",
         True,
         "The same pairs where the name's last word says credential only with a random value: a header, cookie or "
