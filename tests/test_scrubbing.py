@@ -167,6 +167,18 @@ example(
     '<add key="SmtpPassword" value="Quartz#7715meadow" />',
     f'<add key="SmtpPassword" value="{REDACTED}" />',
 )
+_har_key = t(36)
+example(
+    "named_value_pair_random",
+    f'"headers": [{{"name": "x-functions-key", "value": "{_har_key}"}}, {{"name": "key", "value": "X-API-Key"}}]',
+    f'"headers": [{{"name": "x-functions-key", "value": "{REDACTED}"}}, {{"name": "key", "value": "X-API-Key"}}]',
+)
+_otlp = t(22)
+example(
+    "otlp_exporter_headers",
+    f"OTEL_EXPORTER_OTLP_HEADERS=x-honeycomb-team={_otlp},x-honeycomb-dataset=checkout",
+    f"OTEL_EXPORTER_OTLP_HEADERS=x-honeycomb-team={REDACTED},x-honeycomb-dataset=checkout",
+)
 _xml = t(40, B64)
 example(
     "xml_secret_element",

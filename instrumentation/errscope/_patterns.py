@@ -26,7 +26,7 @@ Families (``SecretPattern.family``):
   segment is the secret (``/hooks/``, ``/services/``, ``/webhook(s)/``...).
 - ``pii``: e-mail addresses and US social security numbers (public case D09).
 - ``header``: ``Authorization`` values (any scheme, already masked values left alone), bare
-  ``Bearer <token>``.
+  ``Bearer <token>``, cookies, the OTLP exporter's header list.
 - ``keyword``: ``key=value`` / ``key: value`` / ``"key": "value"`` shapes where the key names a
   password, secret, token or key (env vars, query strings, libpq/ADO keyword DSNs, JSON, Python
   dict reprs, HTTP headers), keys with a credential noun among their tokens and a credential-shaped
@@ -310,7 +310,7 @@ _WRAPPED = r"\r?\n[ \t]*[A-Za-z0-9+/=_\-.~]{8,}(\r?\n|$)"
 KEY_NOUNS: Final = (
     "password", "passwd", "passphrase", "pass", "pwd", "secret", "secrets", "credential", "credentials",
     "token", "key", "apikey", "auth", "signature", "sig", "private", "session", "cookie", "pat", "jwt",
-    "bearer", "sas", "otp", "keytab",
+    "bearer", "sas", "otp", "totp", "keytab",
 )
 _NOUN_ANY = "|".join(sorted(KEY_NOUNS, key=len, reverse=True))
 _NOUN_CAMEL = "|".join(w.capitalize() for w in sorted(KEY_NOUNS, key=len, reverse=True))
@@ -361,6 +361,26 @@ _RANDOM = _loose_with_digit(_RND, _RND_NO_DIGIT)
 _AUTH_PARAM = r"[A-Za-z0-9_\-]+=(?:\"[^\"\r\n]*\"|[^\s,\"']*)"
 _AUTH_PARAMS = rf"{_AUTH_PARAM}(?:[ \t]*,[ \t]*{_AUTH_PARAM})*"
 
+# What stands between an Authorization header's name and its value: ``:``/``=`` (raw HTTP, dicts, an env var's
+# header list), a space and a quote (nginx), a (name, value) object's value member (HAR, Postman, Polly.js:
+# ``"name": "authorization", "value": "..."``, Envoy's ``key:``/``value:`` lines) and a YAML list item (vcrpy and
+# Ruby VCR cassettes: ``Authorization:\n  - ...``).
+_AUTH_SEP = (
+    r"[\"']?[ \t]*[:=][ \t]*\[?[ \t]*[\"']?|[ \t]+[\"']|[\"'][ \t]*,?\s*[\"']?(?i:value)[\"']?[ \t]*:[ \t]*[\"']?"
+    r"|:[ \t]*\r?\n[ \t]*-[ \t]+"
+)
+
+# A cookie string given as a (name, value) object's value, or echoed by a console on the line after the expression
+# (DevTools ``> document.cookie`` / ``< '...'``, Node's REPL).
+_COOKIE_ECHO = r"[\"'][ \t]*,[ \t]*[\"'](?i:value)[\"'][ \t]*:|\r?\n(?:<|=>|Out\[[0-9]+\]:)"
+
+# A command whose output is a secret: it names one, or it is a password manager's read (pass, gopass, 1Password's
+# ``op read``/``op item get``, Bitwarden's ``bw get``, ``keyring get``).
+_PRINTS_SECRET = (
+    r"(?i:secret|token|passw(?:or)?d|api[_\-]?key|credentials?|_key\b|_pat\b)"
+    r"|\b(?:go)?pass[ \t]|\bop[ \t]+(?:read|item)|\bbw[ \t]+get|\bkeyring[ \t]+get"
+)
+
 # The quotes that open a value in prose of other scripts.
 _OPEN_QUOTES = "'\"`«「『“„"
 
@@ -409,6 +429,11 @@ _PASSWORD_HINTS = ("pass", "pw", "secret", "credential")
 # capital inside a word), as a token value; "Expired" and "This password is too common." are a message's words.
 _PAIR_STRONG = r"(?:[0-9+/=~!@#^:]|[A-Za-z][A-Z])"
 _PAIR_VALUE = rf"(?:{_PAIR_STRONG}|[^'\"\s\[*$<{{%][^'\"\r\n]*?{_PAIR_STRONG})[^'\"\r\n]*"
+# A (name, value) object's members as HAR, Postman, Insomnia, .NET configs, Kubernetes env lists and CLI JSON
+# write them: the member that names the field (``"name": "x-api-key"``, ``"key": "apiKey"``, 1Password's
+# ``"label": "credential"``), then its value member (``"value": "..."``, Android's ``android:value``).
+_FIELD_NAME = r"(?i:\b(?:name|key|field|param(?:eter)?|property|label))\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+_FIELD_VALUE_INTRO = r"\\?[\"']?[ \t]*,?\s*\\?[\"']?(?:[A-Za-z]+:)?(?i:value)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
 # A Secret's data block from its first value: the rest of that line and every indented line after it.
 _K8S_DATA_BLOCK = r"[^\s\[{<$*#][^\r\n]*(?:\r?\n[ \t]+[^\r\n]*)*"
 _TOKEN_HINTS = (
@@ -420,9 +445,10 @@ _TOKEN_TRIGGER_WORDS = f"(?i:token|key|signature|pat|sig|bearer|verifier|respons
 
 # A secret named by its object and held in the object's ``value`` member: ``"client_secret": {"value":
 # "ek_...", "expires_at": ...}`` (OpenAI Realtime's client secret), ``"password": {"value": "..."}``.
-# Or a member named by the host the credential is for: Composer's ``auth.json`` (``"bearer": {"repo.example.org":
+# Or a value a constructor or an optional wraps as printed (Swift's ``Optional("...")``, ``SecretStr('...')``, Rust's
+# ``Some("...")``). Or a member named by the host the credential is for: Composer's ``auth.json`` (``"bearer": {"repo.example.org":
 # "..."}``, ``"github-oauth": {"github.com": "..."}``), registries' credential maps.
-_VALUE_MEMBER = r"(?:\{[ \t]*\\*[\"'](?:value|[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+(?::[0-9]+)?)\\*[\"'][ \t]*:[ \t]*)?"
+_VALUE_MEMBER = r"(?:\{[ \t]*\\*[\"'](?:value|[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+(?::[0-9]+)?)\\*[\"'][ \t]*:[ \t]*|[A-Z][A-Za-z]+\()?"
 
 
 def _kv(name: str, key: str, description: str) -> SecretPattern:
@@ -568,8 +594,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "authorization_header",
         "header",
-        r"((?i:(?:proxy[_\-]?)?authorization)(?:[\"']?[ \t]*[:=][ \t]*\[?[ \t]*[\"']?|[ \t]+[\"'])[ \t]*"
-        r"[A-Za-z][A-Za-z0-9_.\-]{0,30}[ \t]+)"
+        rf"((?i:(?:proxy[_\-]?)?authorization)(?:{_AUTH_SEP})[ \t]*"
+        r"[A-Za-z][A-Za-z0-9_.\-]{0,30}(?:[ \t]+|%20))"
         rf"(?:{_AUTH_PARAMS}|[^\s'\"\\\[\]<>{{}}$%,*][^\s'\"\\\],]*)(?:{_WRAPPED})?",
         True,
         "The credential of an Authorization header with any scheme (Bearer, Basic, Bot, Token, SSWS, ApiKey, "
@@ -578,17 +604,32 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "\"Basic ...\"``); a value wrapped onto the next line goes whole.",
         keep_suffix=True,
         hints=("authorization",),
-        trigger=r"(?i:authorization)(?:[\"']?[ \t]*[:=]|[ \t]+[\"'])",
+        trigger=r"(?i:authorization)(?:[\"']?[ \t]*[:=,]|[ \t]+[\"'])",
     ),
     SecretPattern(
         "authorization_header_bare",
         "header",
-        r"((?i:(?:proxy[_\-]?)?authorization)[\"']?[ \t]*[:=][ \t]*\[?[ \t]*[\"']?[ \t]*)"
+        rf"((?i:(?:proxy[_\-]?)?authorization)(?:{_AUTH_SEP})[ \t]*)"
         r"[A-Za-z0-9+/_\-.~:]{16,}=*",
         True,
         "A scheme-less Authorization value (a raw token).",
         hints=("authorization",),
-        trigger=r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*\[?[ \t]*[\"']?[ \t]*[A-Za-z0-9+/_\-.~:]{16}",
+        trigger=rf"(?i:authorization)(?:{_AUTH_SEP})[ \t]*[A-Za-z0-9+/_\-.~:]{{16}}",
+    ),
+    SecretPattern(
+        "otlp_exporter_headers",
+        "header",
+        r"((?i:otel[_.]exporter[_.]otlp(?:[_.][a-z]+)?[_.]headers)[\"']?[ \t]*[:=][ \t]*[\"']?"
+        r"(?:[^\s,=\"']+=[^\s,\"']*,[ \t]*)*?[^\s,=\"']+=)"
+        + _RANDOM
+        + r"[^\s,\"']*",
+        True,
+        "The OTLP exporter's header list (``OTEL_EXPORTER_OTLP[_SIGNAL]_HEADERS=k=v,k=v``, Java's "
+        "``otel.exporter.otlp.headers``; OpenTelemetry SDK environment variables): the headers a backend authenticates "
+        "with, under any vendor's name (``x-honeycomb-team=<key>``, ``api-key=<license key>``); the first random value "
+        "goes (Python: random-looking), a tenant or dataset name stays.",
+        hints=("otlp",),
+        verify="random",
     ),
     SecretPattern(
         "bearer_token",
@@ -671,33 +712,36 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "yaml_multiline_value",
         "keyword",
-        rf"((?:{_PASSWORD_KEY}|{_TOKEN_KEY})[\"']?[ \t]*:[ \t]*(?:[|>][+\-]?[0-9]?)?[ \t]*\r?\n[ \t]+)"
+        rf"((?:{_PASSWORD_KEY}|{_TOKEN_KEY})[\"']?[ \t]*:[ \t]*(?:[|>][+\-]?[0-9]?)?[ \t]*\r?\n[ \t]+(?:-[ \t]+)?)"
         # the line, unless it is a nested mapping's key (``secret:\n  name: db``, ``generic_secret:\n  secret:``):
         # a run of key characters, then ``:`` and a space or the line's end, is a key, not a value
         r"(?:[A-Za-z0-9_.\-]*[^A-Za-z0-9_.\-\s:\[{<$*#][^\r\n]*|[A-Za-z0-9_.\-]+(?::[^\s][^\r\n]*)?)(\r?\n|$)",
         True,
         "YAML (and printed config) whose secret value sits on the next, indented line "
-        "(``password:\\n    s3cr3t``, block scalars ``token: |``); a nested mapping's key there is not a value.",
+        "(``password:\\n    s3cr3t``, block scalars ``token: |``), or is its one list item (vcrpy and Ruby VCR cassettes "
+        "record each header as a list: ``X-Api-Key:\\n  - ...``); a nested mapping's key there is not a value.",
         keep_suffix=True,
         hints=(*_PASSWORD_HINTS, *_TOKEN_HINTS),
-        trigger=rf"(?:{_PASSWORD_TRIGGER_WORDS}|{_TOKEN_TRIGGER_WORDS}){_KEY_VERSION}[\"']?[ \t]*:[ \t]*[|>]?[+\-]?[0-9]?[ \t]*\r?\n[ \t]+[^\s]",
+        trigger=rf"(?:{_PASSWORD_TRIGGER_WORDS}|{_TOKEN_TRIGGER_WORDS}){_KEY_VERSION}[\"']?[ \t]*:[ \t]*[|>]?[+\-]?[0-9]?[ \t]*\r?\n[ \t]+(?:-[ \t]+)?[^\s]",
     ),
     SecretPattern(
         "cli_printed_secret",
         "keyword",
-        r"((?m:^)(?:[$>+]|>>>|In[ \t]*\[[0-9]+\]:|irb\([^)\r\n]*\)[0-9:]*>)[ \t]+[^\r\n]*(?i:secret|token|passw(?:or)?d|api[_\-]?key|credentials?|_key\b|_pat\b)[^\r\n]*\r?\n"
+        rf"((?m:^)(?:[$>+]|>>>|In[ \t]*\[[0-9]+\]:|irb\([^)\r\n]*\)[0-9:]*>)[ \t]+[^\r\n]*(?:{_PRINTS_SECRET})[^\r\n]*\r?\n"
         r"(?:\[[0-9]+\][ \t]+|=>[ \t]+|Out\[[0-9]+\]:[ \t]*)?['\"]?)"
-        r"[A-Za-z0-9+/=_\-.~]{16,}(['\"]?(?:\r?\n|$))",
+        r"(?:[A-Za-z0-9+/=_\-.~]{16,}|[A-Za-z0-9+=_\-.~!#%^*?@]{8,})(['\"]?(?:\r?\n|$))",
         True,
         "A secret a command prints on its own line, as a terminal or a CI log (``set -x``) shows it: the command "
         "after a prompt (``$``, ``>``, ``+``) names a secret (``heroku config:get API_SECRET``, ``vault kv get "
         "-field=password``, ``kubectl get secret -o jsonpath=..``) and the next line is one random-looking token "
-        "(Python checks it); a REPL's echo too (``>>> os.environ[\"API_SECRET\"]``, IPython ``In [3]:``, irb, R's ``[1] \"..\"``).",
+        "(Python checks it); a REPL's echo too (``>>> os.environ[\"API_SECRET\"]``, IPython ``In [3]:``, irb, R's ``[1] \"..\"``); "
+        "and what password managers' CLIs print (``pass show x``, ``gopass show -o x``, ``op read``, ``bw get``, ``security "
+        "find-generic-password -w``): a password-shaped line of 8+ characters too (Python: a password or random shape).",
         keep_suffix=True,
-        hints=("secret", "token", "passw", "key", "credential"),
-        verify="random",
-        trigger=r"(?:[$>+]|\]:)[ \t][^\r\n]*(?i:secret|token|passw(?:or)?d|api[_\-]?key|credentials?|_key\b|_pat\b)[^\r\n]*\r?\n"
-        r"(?:\[[0-9]+\][ \t]+|=>[ \t]+|Out\[[0-9]+\]:[ \t]*)?['\"]?[A-Za-z0-9+/=_\-.~]{16}",
+        hints=("secret", "token", "passw", "key", "credential", "pass", "op", "bw"),
+        verify="credential",
+        trigger=rf"(?:[$>+]|\]:)[ \t][^\r\n]*(?:{_PRINTS_SECRET})[^\r\n]*\r?\n"
+        r"(?:\[[0-9]+\][ \t]+|=>[ \t]+|Out\[[0-9]+\]:[ \t]*)?['\"]?[A-Za-z0-9+/=_\-.~!#%^*?@]{8}",
     ),
     SecretPattern(
         "keyword_compound_key",
@@ -738,24 +782,24 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "xml_named_string",
         "keyword",
-        r"((?:<key>[^<\r\n]*(?i:pass(?:word|wd|phrase)?|secret|token|key|credentials?)</key>\s*<string>"
+        r"((?:<(?i:key)>[^<\r\n]*(?i:pass(?:word|wd|phrase)?|secret|token|key|credentials?)</(?i:key)>\s*<(?:string|Value)\b[^>\r\n]*>"
         r"|<string\b[^>\r\n]*\bname=\"[^\"\r\n]*(?i:pass(?:word|wd|phrase)?|secret|token|key|credentials?)\"[^>\r\n]*>))"
-        r"[^<\s\[][^<]*(</string>)",
+        r"[^<\s\[][^<]*(</(?:string|Value)>)",
         True,
         "A secret named by the element before or around it: a property list's ``<key>API_KEY</key><string>...</string>`` "
-        "(GoogleService-Info.plist, Info.plist) and Android resources' ``<string name=\"api_secret\">...</string>``; "
+        "(GoogleService-Info.plist, Info.plist), a KeePass XML export's ``<Key>Password</Key><Value ProtectInMemory=\"True\">"
+        "...</Value>`` and Android resources' ``<string name=\"api_secret\">...</string>``; "
         "Python requires a password or random shape (``<key>GCM_SENDER_ID</key>`` and hints stay).",
         keep_suffix=True,
         hints=("<key>", "<string"),
         verify="credential",
-        trigger=r"</key>\s*<string>|<string[ \t][^>\r\n]*name=\"",
+        trigger=r"</(?i:key)>\s*<(?:string|Value)\b|<string[ \t][^>\r\n]*name=\"",
     ),
     SecretPattern(
         "named_value_pair",
         "keyword",
-        r"((?i:\b(?:name|key|field|param(?:eter)?|property)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
-        r"[A-Za-z0-9_.\-]*(?:pass(?:word|wd|phrase)|secret|token|api[_.\-]?key|credentials?|authorization)\\?[\"']?"
-        r"[ \t]*,?\s*\\?[\"']?(?:[A-Za-z]+:)?value\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?))"
+        rf"({_FIELD_NAME}[A-Za-z0-9_.\- ]*(?i:pass(?:word|wd|phrase)|secret|token|api[_.\- ]?key|credentials?)"
+        rf"{_FIELD_VALUE_INTRO}|{_FIELD_NAME}(?:[A-Za-z0-9_.\- ]*[_.\- ])?(?i:pass|pwd|t?otp){_FIELD_VALUE_INTRO})"
         r"[^\s'\"`\\\[{<$%*][^\s'\"\\]*",
         True,
         "A value given as a name/value pair whose name is a secret's: .NET ``<add key=\"ClientSecret\" "
@@ -766,10 +810,26 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         trigger=r"(?i:value)\\?[\"']?[ \t]*[:=]",
     ),
     SecretPattern(
+        "named_value_pair_random",
+        "keyword",
+        rf"({_FIELD_NAME}[A-Za-z0-9_.\- ]*(?i:key|auth|session|sess(?:ion)?[_.\-]?id|sid|jwt|sk|sig(?:nature)?)"
+        rf"{_FIELD_VALUE_INTRO})"
+        r"[^\s'\"`\\\[{<$%*][^\s'\"\\0-9]*[0-9][^\s'\"\\]*",
+        True,
+        "The same pairs where the name's last word says credential only with a random value: a header, cookie or "
+        "parameter named ``...-key``, ``...auth``, ``..session``/``..sessid``/``..sid``, ``jwt``, ``sk``, "
+        "``sig`` (HAR ``{\"name\": \"x-functions-key\", \"value\": \"...\"}``, a cookies array's ``PHPSESSID``, "
+        "Postman ``stripe_sk``, NSHTTPCookie ``name:session value:...``); a digit, and Python requires a random "
+        "shape (``{\"name\": \"key\", \"value\": \"X-API-Key\"}`` stays).",
+        hints=("value",),
+        verify="random",
+        trigger=r"(?i:value)\\?[\"']?[ \t]*[:=]",
+    ),
+    SecretPattern(
         "keyword_space_separated",
         "keyword",
         r"((?i:(?:secret[_\-]?access[_\-]?key|api[_\-]?key|client[_\-]?secret|access[_\-]?token"
-        r"|auth[_\-]?token|refresh[_\-]?token|password|passwd|private[_\-]?token|[a-z]+(?:pass|auth)))[ \t]+)"
+        r"|[a-z]+[_\-]?token|password|passwd|[a-z]+(?:pass|auth)))[ \t]+)"
         + _with_digit(_TOK, r"[A-Za-z+/=_\-.~]"),
         True,
         "Config-file lines without a separator (aws_secret_access_key AbC...); the value must be "
@@ -965,6 +1025,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"|\b(?i:convertto-securestring)(?:[ \t]+-(?i:string))?"
         r"|\bmosquitto_(?:pub|sub|rr)\b[^\r\n|;&]*?[ \t]-P|\bsnmp[a-z]+\b[^\r\n|;&]*?[ \t]-[AX]|[ \t]-x[ \t]+(?i:aes|des)[A-Za-z0-9\-]*[ \t]+-X"
         r"|\brabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+[^\s'\"]+"
+        r"|\bpoetry[ \t]+config[ \t]+http-basic\.\S+[ \t]+[^\s\-]\S*|\bcargo[ \t]+login"
         r")[ \t]+['\"]?|\b(?:smbclient|rpcclient|smbmap|smbcacls)\b[^\r\n|;&]*?[ \t](?:-U|--user=?)[ \t]*[^\s%'\"]+%)"
         r"[^\s'\"\-$<{%*\[(/][^\s'\"]*",
         True,
@@ -973,10 +1034,11 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "``ldapsearch -w`` (the same letters are other options elsewhere: grep's ``-w``, ls' ``-a``), the "
         "word after ``net use .. /user:name``, ``htpasswd -b file user <pw>``, PowerShell's "
         "``ConvertTo-SecureString '<pw>' -AsPlainText``, Windows' ``net user <name> <pw>`` and ``schtasks .. /rp <pw>``, "
-        "``mosquitto_pub -P``, net-snmp's ``-A``/``-X``, ``rabbitmqctl add_user <name> <pw>``, ``smbclient -U user%<pw>``; "
+        "``mosquitto_pub -P``, net-snmp's ``-A``/``-X``, ``rabbitmqctl add_user <name> <pw>``, ``smbclient -U user%<pw>``, "
+        "``poetry config http-basic.<repo> <user> <pw>``, ``cargo login <token>``; "
         "``$VAR``, ``<pw>``, ``*`` (prompt) and options (``-x``, ``/add``) stay.",
-        hints=("redis-cli", "sqlcmd", "bcp", "osql", "isql", "ldap", "net", "htpasswd", "securestring", "schtasks", "mosquitto_", "snmp", "-x", "rabbitmqctl", "smb", "rpcclient"),
-        trigger=r"redis-cli|sqlcmd|bcp|osql|isql|ldap[a-z]+[ \t]|mosquitto_|snmp[a-z]+[ \t]|-x[ \t]+(?i:aes|des)|rabbitmqctl[ \t]|smbclient|rpcclient|smbmap|smbcacls|(?i:net[ \t]+use|net[ \t]+user|securestring|schtasks)|htpasswd[ \t]",
+        hints=("redis-cli", "sqlcmd", "bcp", "osql", "isql", "ldap", "net", "htpasswd", "securestring", "schtasks", "mosquitto_", "snmp", "-x", "rabbitmqctl", "smb", "rpcclient", "poetry", "cargo"),
+        trigger=r"poetry[ \t]+config|cargo[ \t]+login|redis-cli|sqlcmd|bcp|osql|isql|ldap[a-z]+[ \t]|mosquitto_|snmp[a-z]+[ \t]|-x[ \t]+(?i:aes|des)|rabbitmqctl[ \t]|smbclient|rpcclient|smbmap|smbcacls|(?i:net[ \t]+use|net[ \t]+user|securestring|schtasks)|htpasswd[ \t]",
     ),
     SecretPattern(
         "chpasswd_pair",
@@ -1005,13 +1067,15 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "cookie_header",
         "header",
-        r"((?i:cookie)[\"']?[ \t]*[:=][ \t]*[\"']?)[^\s'\"\\\[<{$*][^\r\n'\"\\\[0-9]*[0-9][^\r\n'\"\\\[]*",
+        rf"((?i:cookie)(?:[\"']?[ \t]*[:=]|{_COOKIE_ECHO})[ \t]*[\"']?)[^\s'\"\\\[<{{$*][^\r\n'\"\\\[0-9]*[0-9][^\r\n'\"\\\[]*",
         True,
         "``Cookie:`` / ``Set-Cookie:`` values (raw HTTP, header dicts): the whole value (to the end of "
-        "the header) goes when it holds a random-looking run (a session id); ``Cookie: theme=dark`` stays.",
+        "the header) goes when it holds a random-looking run (a session id); ``Cookie: theme=dark`` stays. Also a "
+        "(name, value) object's cookie header (HAR ``{\"name\": \"cookie\", \"value\": \"...\"}``) and a console's "
+        "echo of ``document.cookie`` on the next line.",
         hints=("cookie",),
         verify="random",
-        trigger=r"(?i:cookie)[\"']?[ \t]*[:=]",
+        trigger=rf"(?i:cookie)(?:[\"']?[ \t]*[:=]|{_COOKIE_ECHO})",
     ),
     SecretPattern(
         "auth_tuple",

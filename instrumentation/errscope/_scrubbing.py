@@ -169,8 +169,9 @@ _MASKED: Final = re2.compile(
 )._regexp
 _MASK_START: Final = frozenset(bytes([c]) for c in b" \t\"'\\*xX#.<[(rRhHmMnN")
 _UUID: Final = re2.compile(rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")._regexp
-_RUN: Final = re.compile(rb"[A-Za-z0-9+=_\-~.]+")
-_BASE64_RUN: Final = re.compile(rb"[A-Za-z0-9+/=_\-]+")
+# ``=`` ends a run unless it is base64's padding: ``name=value`` pairs (a cookie string) are no random run
+_RUN: Final = re.compile(rb"[A-Za-z0-9+_\-~.]+=*")
+_BASE64_RUN: Final = re.compile(rb"[A-Za-z0-9+/_\-]+=*")
 
 
 def _fullmatch(regex: Any, data: bytes) -> bool:
@@ -259,13 +260,20 @@ _HEADER_NOT_A_CREDENTIAL: Final = re.compile(rb"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a
 # version in the prefix and still go (``sbp_<hex>``, ``fc-<hex>``, ``e2b_<hex>``, ``dop_v1_<hex>``):
 # a leaked token costs more than an id of a 3-letter object masked.
 _ID_OR_DIGEST: Final = re.compile(rb"[a-z]{4,}[_\-][0-9a-f]+|(?i:sha[0-9]*|md5|blake[0-9a-z]*)-.*")
+# ``pk`` is the public half's prefix where vendors pair keys (Stripe and Clerk ``pk_live_``/``sk_live_``, Mapbox
+# ``pk.``/``sk.``, Paystack): a publishable key is meant for browsers and apps, not a credential.
+_PUBLISHABLE: Final = re.compile(rb"pk[_.\-]")
+# ``user@host:path`` is an SCP-style address (``git@github.com:acme/app.git`` in ``git remote -v``), not an e-mail.
+_SCP_PATH_AFTER: Final = re.compile(rb":[A-Za-z0-9_.~\-]*/")
 
 
-def _verified(rule: _Rule, data: bytes, start: int, secret: bytes) -> bool:
+def _verified(rule: _Rule, data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
     family = rule.family
+    if family == "pii":
+        return not _SCP_PATH_AFTER.match(data, secret_end)
     if rule.verify == "random":
         if family == "provider":
-            return looks_random(secret) and not _ID_OR_DIGEST.fullmatch(secret)
+            return looks_random(secret) and not _ID_OR_DIGEST.fullmatch(secret) and not _PUBLISHABLE.match(secret)
         if family == "keyword" and (
             _NOT_A_CREDENTIAL_BEFORE.search(data, max(0, start - _QUALIFIER_WINDOW), start + 1) or _SESSION_ID_KEY.match(data, start)
         ):
@@ -363,7 +371,7 @@ def _substitute(rule: _Rule, data: bytes, start: int, end: int) -> bytes:
                     secret_end = spans[g][0]
                     break
         secret = data[secret_start:secret_end]
-        if not _is_masked(secret) and not _not_a_value(data, secret, secret_end) and _verified(rule, data, start, secret):
+        if not _is_masked(secret) and not _not_a_value(data, secret, secret_end) and _verified(rule, data, start, secret, secret_end):
             pieces += (data[last:secret_start], _REDACTED_BYTES)
             last = secret_end
         pos = end if end > start else start + 1
@@ -541,7 +549,7 @@ _KEY_TOKENS: Final = re.compile(r"[vV][0-9]+|[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+
 _SECRET_LAST: Final = frozenset(
     {
         "password", "passwd", "passphrase", "pwd", "pass", "secret", "secrets", "credential", "credentials",
-        "token", "apikey", "signature", "cookie", "jwt", "bearer", "otp", "authorization", "passcode", "pin",
+        "token", "apikey", "signature", "cookie", "jwt", "bearer", "otp", "totp", "authorization", "passcode", "pin",
     }
 )
 _KEY_QUALIFIERS: Final = frozenset(PATTERN_KEY_QUALIFIERS) | {"api"}
