@@ -20,6 +20,14 @@ kubernetes, docker, elasticsearch, ...)
 an API's own error code: AWS           by the code's words,    AWS API error codes; Slack Web API
 ``Error.Code`` (botocore), Slack's     else its HTTP status    errors
 ``{"ok": false, "error": ...}``
+a GraphQL error's ``extensions.code``  by the code's words;    GraphQL spec §7.1.2; Apollo Server's
+or ``type`` (gql); an S3-style         a query document that   error codes
+``code`` beside a status (MinIO)       fails validation:
+                                       unknown
+OAuth 2.0 ``error`` (Authlib,          by the code             RFC 6749 §5.2, §4.1.2.1; RFC 6750 §3.1;
+oauthlib, google-auth)                                         RFC 8628 §3.5 (IANA OAuth error registry)
+WebSocket close codes (websockets,     by the code; 4400-4599  RFC 6455 §7.4.1, IANA close code registry
+httpx-ws)                              as HTTP statuses
 SMTP reply codes (smtplib, aiosmtplib) by the code             RFC 5321 §4.2, RFC 4954, RFC 3463
 ``grpc.RpcError``                      by status code          google/rpc/code.proto's HTTP mapping
 FTP reply codes (ftplib, aioftp)       by the code             RFC 959 §4.2
@@ -36,7 +44,7 @@ httpcore/httpcore2, aiohttp,
 requests/urllib3, redis-py, websockets,
 websocket-client, azure-core, pymongo,
 pika, aiormq, paramiko, ldap3,
-pymemcache, anyio's
+pymemcache, nats-py, httpx-ws, anyio's
 byte streams (by their documented
 classes); ``EOFError`` out of ftplib
 ``TimeoutError`` (incl. asyncio),      upstream_unavailable
@@ -50,7 +58,8 @@ pydantic, jsonschema                   unknown                 raised in the too
 the same, raised by a framework's      invalid_input           SEP-1303: the model can fix its input
 argument validation (by where it arose)
 PEP 249 errors with a SQLSTATE, a      by the code             PostgreSQL Appendix A; sqlite.org/rescode;
-SQLite result code or a MySQL number;                          MariaDB error codes
+SQLite result code, a MySQL number,                            MariaDB error codes; ClickHouse ErrorCodes
+a ClickHouse code (not an HTTP status);
 any error whose ``code`` is a SQLSTATE
 (PostgREST: postgrest-py, Supabase)
 PEP 249 ``OperationalError``,          upstream_unavailable    connection lost, server shutting down

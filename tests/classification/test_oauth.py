@@ -60,8 +60,7 @@ def _plain_http_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OAUTHLIB_INSECURE_TRANSPORT", "1")
 
 
-@pytest.mark.parametrize("client", CLIENTS)
-@pytest.mark.parametrize(("status", "error", "failure_class", "side_effect"), [
+REFUSALS = [
     (400, "invalid_grant", C.PERMISSION_DENIED, False),  # the refresh token expired or was revoked
     (401, "invalid_client", C.PERMISSION_DENIED, False),  # the client's own credentials were refused
     (400, "unauthorized_client", C.PERMISSION_DENIED, False),
@@ -70,6 +69,14 @@ def _plain_http_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
     (400, "unsupported_grant_type", C.UNKNOWN, False),  # the tool's configuration, not the caller's
     (503, "temporarily_unavailable", C.UPSTREAM_UNAVAILABLE, False),
     (500, "server_error", C.UPSTREAM_UNAVAILABLE, True),
+]
+
+
+# google-auth retries a 5xx itself with backoff (seconds of sleep): its refusals are the 4xx ones, and its
+# 502 case below.
+@pytest.mark.parametrize(("client", "status", "error", "failure_class", "side_effect"), [
+    pytest.param(client.values[0], *case, id=f"{case[1]}-{client.id}")
+    for client in CLIENTS for case in REFUSALS if not (client.values[0] is _google_auth and case[0] >= 500)
 ])
 def test_token_endpoint_refuses(upstream: HttpUpstream, client: Callable[[str], Callable[[], Any]], status: int,
                                 error: str, failure_class: C, side_effect: bool) -> None:
