@@ -936,9 +936,10 @@ def _api_code(exc: BaseException) -> tuple[str, str, int | None] | None:
     if graphql is not None:
         return "graphql", graphql, http_status_of(exc)
     code = _attribute(exc, "code")
-    if (isinstance(code, str) and not code.isdigit() and _sqlstate(exc) is None and _code_family(code) is not None
-            and http_status_of(exc) is not None):
-        return "http", code, http_status_of(exc)
+    if isinstance(code, str) and not code.isdigit() and _sqlstate(exc) is None and _code_family(code) is not None:
+        status = http_status_of(exc)
+        if status is not None:
+            return "http", code, status
     response = _attribute(exc, "response")
     if response is None:
         return None
