@@ -935,7 +935,8 @@ def _api_code(exc: BaseException) -> tuple[str, str, int | None] | None:
     graphql = _graphql_code(exc)
     if graphql is not None:
         return "graphql", graphql, http_status_of(exc)
-    code = _attribute(exc, "code")
+    # a value the SDK stored, not a computed alias (aiohttp's deprecated ``code`` is its status)
+    code = None if isinstance(getattr(type(exc), "code", None), property) else _attribute(exc, "code")
     if isinstance(code, str) and not code.isdigit() and _sqlstate(exc) is None and _code_family(code) is not None:
         status = http_status_of(exc)
         if status is not None:
@@ -1343,6 +1344,9 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "httpx_ws._exceptions.WebSocketUpgradeError": _unavailable(False, "websocket"),
     "httpx_ws._exceptions.WebSocketDisconnect": _websocket_closed(lambda exc: exc.code),
     "aiohttp.client_exceptions.WSServerHandshakeError": _unavailable(False, "websocket"),
+    # aiohttp's receive_str/receive_json got another kind of frame: the peer's CLOSE (its code is not kept) or
+    # data of the wrong type; either way the peer did not answer as the protocol agreed
+    "aiohttp.client_exceptions.WSMessageTypeError": _unavailable(None, "websocket"),
     # nats-py (https://nats-io.github.io/nats.py/modules.html#errors): no server could be connected to; a request
     # nobody subscribes to (the server's 503 "no responders" status): no service received it
     "nats.errors.NoServersError": _unavailable(False, "nats"),

@@ -83,3 +83,30 @@ def test_httpx_ws_closed_with_code(code: int, failure_class: C, side_effect: boo
         exc = raised(lambda: _httpx_ws(url.replace("ws://", "http://")))
     assert isinstance(exc, httpx_ws.WebSocketDisconnect) and exc.code == code
     check(exc, failure_class, side_effect)
+
+
+@pytest.mark.parametrize(("code", "failure_class", "side_effect"), [
+    (1011, C.UPSTREAM_UNAVAILABLE, True),
+    (4403, C.PERMISSION_DENIED, False),  # graphql-ws: Forbidden
+])
+def test_websockets_client_closed_with_code(code: int, failure_class: C, side_effect: bool) -> None:
+    from websockets.exceptions import ConnectionClosedError
+    from websockets.sync.client import connect
+
+    def receive(url: str) -> None:
+        with connect(url) as ws:
+            ws.recv(timeout=5)
+
+    with closing_with(code) as url:
+        exc = raised(lambda: receive(url))
+    assert isinstance(exc, ConnectionClosedError) and exc.rcvd is not None and exc.rcvd.code == code
+    check(exc, failure_class, side_effect)
+
+
+def test_aiohttp_ws_closed_under_receive() -> None:
+    # aiohttp hands the CLOSE frame to receive_str, which raises WSMessageTypeError (it expected text); the
+    # exception keeps neither the close code nor the frame's kind, so whether anything was acted on stays open
+    with closing_with(1011) as url:
+        exc = raised(lambda: _aiohttp_ws(url.replace("ws://", "http://")))
+    assert type(exc).__name__ == "WSMessageTypeError"
+    check(exc, C.UPSTREAM_UNAVAILABLE, None)
