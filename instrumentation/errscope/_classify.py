@@ -20,6 +20,14 @@ kubernetes, docker, elasticsearch, ...)
 an API's own error code: AWS           by the code's words,    AWS API error codes; Slack Web API
 ``Error.Code`` (botocore), Slack's     else its HTTP status    errors
 ``{"ok": false, "error": ...}``
+a GraphQL error's ``extensions.code``  by the code's words;    GraphQL spec §7.1.2; Apollo Server's
+or ``type`` (gql); an S3-style         a query document that   error codes
+``code`` beside a status (MinIO)       fails validation:
+                                       unknown
+OAuth 2.0 ``error`` (Authlib,          by the code             RFC 6749 §5.2, §4.1.2.1; RFC 6750 §3.1;
+oauthlib, google-auth)                                         RFC 8628 §3.5 (IANA OAuth error registry)
+WebSocket close codes (websockets,     by the code; 4400-4599  RFC 6455 §7.4.1, IANA close code registry
+httpx-ws)                              as HTTP statuses
 SMTP reply codes (smtplib, aiosmtplib) by the code             RFC 5321 §4.2, RFC 4954, RFC 3463
 ``grpc.RpcError``                      by status code          google/rpc/code.proto's HTTP mapping
 FTP reply codes (ftplib, aioftp)       by the code             RFC 959 §4.2
@@ -36,7 +44,7 @@ httpcore/httpcore2, aiohttp,
 requests/urllib3, redis-py, websockets,
 websocket-client, azure-core, pymongo,
 pika, aiormq, paramiko, ldap3,
-pymemcache, anyio's
+pymemcache, nats-py, httpx-ws, anyio's
 byte streams (by their documented
 classes); ``EOFError`` out of ftplib
 ``TimeoutError`` (incl. asyncio),      upstream_unavailable
@@ -50,7 +58,8 @@ pydantic, jsonschema                   unknown                 raised in the too
 the same, raised by a framework's      invalid_input           SEP-1303: the model can fix its input
 argument validation (by where it arose)
 PEP 249 errors with a SQLSTATE, a      by the code             PostgreSQL Appendix A; sqlite.org/rescode;
-SQLite result code or a MySQL number;                          MariaDB error codes
+SQLite result code, a MySQL number,                            MariaDB error codes; ClickHouse ErrorCodes
+a ClickHouse code (not an HTTP status);
 any error whose ``code`` is a SQLSTATE
 (PostgREST: postgrest-py, Supabase)
 PEP 249 ``OperationalError``,          upstream_unavailable    connection lost, server shutting down
@@ -406,7 +415,12 @@ def _http_status(exc: BaseException) -> Classification | None:
     status = http_status_of(exc)
     if status is None:
         return None
-    return _status_classification(status, lambda name: _response_header(exc, name), _request_address(exc))
+    result = _status_classification(status, lambda name: _response_header(exc, name), _request_address(exc))
+    # An API that answers 401/403 for what does not exist (so as not to say whether it is private: the Hugging
+    # Face Hub) names it in its own error code; the SDK's class says so (RepositoryNotFoundError).
+    if status in (401, 403) and _NOT_FOUND_WORDS.search(type(exc).__name__):
+        return replace(result, failure_class=FailureClass.NOT_FOUND)
+    return result
 
 
 # Whether a transport failure may have delivered the request, by the exception's class name in
@@ -638,6 +652,24 @@ _MYSQL_CODES: Final[dict[int, tuple[FailureClass, bool | None]]] = {
 }
 
 
+# ClickHouse's own error codes (src/Common/ErrorCodes.cpp), what clickhouse-connect and clickhouse-driver keep as
+# ``code``. A server-side error aborts the query; ClickHouse has no transaction to leave half-applied for these.
+_CLICKHOUSE_CODES: Final[dict[int, tuple[FailureClass, bool | None]]] = {
+    **dict.fromkeys((192, 193, 194, 195, 497, 516), (FailureClass.PERMISSION_DENIED, False)),  # unknown user,
+    # wrong password, required password, IP not allowed, ACCESS_DENIED, AUTHENTICATION_FAILED
+    **dict.fromkeys((159, 160, 164, 202, 203, 209, 210, 241, 242, 252, 394, 425),
+                    (FailureClass.UPSTREAM_UNAVAILABLE, False)),  # TIMEOUT_EXCEEDED, TOO_SLOW, READONLY,
+    # TOO_MANY_SIMULTANEOUS_QUERIES, NO_FREE_CONNECTION, SOCKET_TIMEOUT, NETWORK_ERROR, MEMORY_LIMIT_EXCEEDED,
+    # TABLE_IS_READ_ONLY, TOO_MANY_PARTS, QUERY_WAS_CANCELLED, SYSTEM_ERROR
+    **dict.fromkeys((6, 27, 53, 69, 70, 72, 117), (FailureClass.INVALID_INPUT, False)),  # a value that does not
+    # parse or fit its column: CANNOT_PARSE_TEXT, CANNOT_PARSE_INPUT_ASSERTION_FAILED, TYPE_MISMATCH,
+    # ARGUMENT_OUT_OF_BOUND, CANNOT_CONVERT_TYPE, CANNOT_PARSE_NUMBER, INCORRECT_DATA
+    **dict.fromkeys((16, 46, 47, 60, 62, 81), (FailureClass.UNKNOWN, False)),  # NO_SUCH_COLUMN_IN_TABLE,
+    # UNKNOWN_FUNCTION, UNKNOWN_IDENTIFIER, UNKNOWN_TABLE, SYNTAX_ERROR, UNKNOWN_DATABASE: the tool's query
+}
+_CLICKHOUSE_DRIVERS: Final = ("clickhouse_connect", "clickhouse_driver")
+
+
 def _db_status(exc: BaseException) -> str | None:
     """The database's own code for ``upstream.status``: a MySQL error number (finer than the
     SQLSTATE MySQL maps many numbers onto: 42000 is a syntax error and a denied access), else the SQLSTATE."""
@@ -663,6 +695,9 @@ def _db_code(exc: BaseException) -> tuple[FailureClass, bool | None] | None:
     name = getattr(exc, "sqlite_errorname", None)
     if isinstance(name, str):
         return _SQLITE_CODES.get("_".join(name.split("_")[:2]))
+    code = getattr(exc, "code", None)
+    if type(exc).__module__.partition(".")[0] in _CLICKHOUSE_DRIVERS and code in _CLICKHOUSE_CODES:
+        return _CLICKHOUSE_CODES[code]
     # libpq reports no SQLSTATE for a failed connection attempt; psycopg attaches the connection
     # (Error.pgconn), which never had a server process behind it. Other drivers (psycopg2,
     # PyMySQL) say it by where they raised: inside their own connect().
@@ -701,7 +736,13 @@ def _dbapi(failure_class: FailureClass, side_effect_possible: bool | None = None
         if _wraps_driver_error(exc):
             return None
         status = _db_status(exc)
-        cls, side_effect = _db_code(exc) or (failure_class, side_effect_possible)
+        code = _db_code(exc)
+        # Without a code of its own, a driver's error raised over its transport's (clickhouse-connect over
+        # urllib3, a refused connection) is what that one says.
+        inner = exc.__cause__ or exc.__context__
+        if code is None and inner is not None and classify(inner).failure_class is not FailureClass.UNKNOWN:
+            return None
+        cls, side_effect = code or (failure_class, side_effect_possible)
         upstream = Upstream("db", status) if status else None
         return Classification(cls, upstream=upstream, side_effect_possible=side_effect)
 
@@ -722,6 +763,7 @@ def _defer(exc: BaseException) -> None:
 # insufficient privilege under ProgrammingError, sqlite3 a locked database and a missing table
 # both under OperationalError.
 _DBAPI_RULES: Final[dict[str, Rule]] = {
+    "DatabaseError": _dbapi(FailureClass.UNKNOWN),  # the base of the others: its code decides, else the chain
     "IntegrityError": _dbapi_integrity,
     "DataError": _dbapi(FailureClass.INVALID_INPUT, False),
     "OperationalError": _dbapi(FailureClass.UPSTREAM_UNAVAILABLE),
@@ -844,20 +886,61 @@ _JSONRPC_SENT: Final = {
 _API_CODE_FAMILIES: Final = (
     (re.compile(r"throttl|toomanyrequests|slowdown|requestlimitexceeded|throughputexceeded|rateexceeded|ratelimit"),
      FailureClass.RATE_LIMITED),
-    (re.compile(r"accessdenied|unauthori[sz]ed|notauthorized|forbidden|invalidaccesskeyid|invalidclienttokenid|"
+    (re.compile(r"accessdenied|unauthori[sz]ed|unauthenticated|notauthorized|forbidden|invalidaccesskeyid|invalidclienttokenid|"
                 r"signaturedoesnotmatch|expiredtoken|unrecognizedclient|authfailure|missingauthenticationtoken|"
                 r"notauthed|invalidauth|missingscope|nopermission|tokenrevoked|tokenexpired|accountinactive"),
      FailureClass.PERMISSION_DENIED),
     (re.compile(r"notfound|nosuch"), FailureClass.NOT_FOUND),
-    (re.compile(r"validation|invalidargument|invalidparameter|conditionalcheckfailed|malformedpolicy|toolong"),
+    (re.compile(r"validation|invalidargument|invalidparameter|conditionalcheckfailed|malformedpolicy|toolong|"
+                r"baduserinput"),
      FailureClass.INVALID_INPUT),
-    (re.compile(r"internalerror|fatalerror|serviceunavailable"), FailureClass.UPSTREAM_UNAVAILABLE),
+    (re.compile(r"internalerror|internalservererror|fatalerror|serviceunavailable"), FailureClass.UPSTREAM_UNAVAILABLE),
 )
+
+# GraphQL servers' codes for a query document that does not parse or fit the schema (Apollo Server's built-in
+# ``extensions.code``s): the tool's own query is wrong, whatever the caller passed. Checked before the families
+# ("validation" there means an argument's value).
+_QUERY_DOCUMENT_CODES: Final = frozenset({"graphqlparsefailed", "graphqlvalidationfailed", "persistedquerynotfound",
+                                          "persistedquerynotsupported", "operationresolutionfailure"})
+
+
+def _code_family(code: str) -> FailureClass | None:
+    words = code.replace("_", "").replace("-", "").lower()
+    if words in _QUERY_DOCUMENT_CODES:
+        return FailureClass.UNKNOWN
+    return next((failure_class for pattern, failure_class in _API_CODE_FAMILIES if pattern.search(words)), None)
+
+
+def _graphql_code(exc: BaseException) -> str | None:
+    """The first error code of a GraphQL response's ``errors`` (GraphQL spec §7.1.2) the exception carries
+    (gql's TransportQueryError): ``extensions.code`` (Apollo Server, Shopify, Hasura), else ``type`` (GitHub)."""
+    errors = _attribute(exc, "errors")
+    if not isinstance(errors, list):
+        return None
+    for error in errors:
+        if isinstance(error, Mapping):
+            extensions = error.get("extensions")
+            code = extensions.get("code") if isinstance(extensions, Mapping) else None
+            code = code if isinstance(code, str) and code else error.get("type")
+            if isinstance(code, str) and code:
+                return code
+    return None
 
 
 def _api_code(exc: BaseException) -> tuple[str, str, int | None] | None:
-    """``(system, code, HTTP status)`` of an API error envelope the exception carries as its
-    ``response``: botocore's ``ClientError.response`` dict, slack_sdk's ``SlackApiError.response``."""
+    """``(system, code, HTTP status)`` of an API error code the exception carries: an error envelope as its
+    ``response`` (botocore's ``ClientError.response`` dict, slack_sdk's ``SlackApiError.response``), a GraphQL
+    response's ``errors``, or an S3-style ``code`` beside an HTTP status (MinIO's ``S3Error``: ``SlowDown``
+    comes as a 503) when the code's words name a class."""
+    graphql = _graphql_code(exc)
+    if graphql is not None:
+        return "graphql", graphql, http_status_of(exc)
+    # a value the SDK stored, not a computed alias (aiohttp's deprecated ``code`` is its status)
+    code = None if isinstance(getattr(type(exc), "code", None), property) else _attribute(exc, "code")
+    if isinstance(code, str) and not code.isdigit() and _sqlstate(exc) is None and _code_family(code) is not None:
+        status = http_status_of(exc)
+        if status is not None:
+            return "http", code, status
     response = _attribute(exc, "response")
     if response is None:
         return None
@@ -880,20 +963,58 @@ def _api_error(exc: BaseException) -> Classification | None:
         return None
     system, code, status = found
     upstream = Upstream(system, code)
-    words = code.replace("_", "").lower()
-    for pattern, failure_class in _API_CODE_FAMILIES:
-        if pattern.search(words):
-            if failure_class is FailureClass.UPSTREAM_UNAVAILABLE:
-                sent = side_effect_for_http_status(status) if status is not None else True
-                return Classification(failure_class, upstream=upstream, side_effect_possible=sent)
-            wait = None
-            if failure_class is FailureClass.RATE_LIMITED:
-                wait = parse_retry_after(_response_header(exc, "Retry-After"))
-            return Classification(failure_class, retry_after=wait, upstream=upstream, side_effect_possible=False)
+    failure_class = _code_family(code)
+    if failure_class is FailureClass.UPSTREAM_UNAVAILABLE:
+        sent = side_effect_for_http_status(status) if status is not None else True
+        return Classification(failure_class, upstream=upstream, side_effect_possible=sent)
+    if failure_class is not None:
+        wait = None
+        if failure_class is FailureClass.RATE_LIMITED:
+            wait = parse_retry_after(_response_header(exc, "Retry-After"))
+        return Classification(failure_class, retry_after=wait, upstream=upstream, side_effect_possible=False)
     if status is None:
         return Classification(FailureClass.UNKNOWN, upstream=upstream)
     return Classification(class_for_http_status(status), upstream=upstream,
                           side_effect_possible=side_effect_for_http_status(status))
+
+
+# OAuth 2.0 error codes (the IANA "OAuth Extensions Error Registry": RFC 6749 §4.1.2.1 and §5.2, RFC 6750 §3.1,
+# RFC 8628 §3.5, OpenID Connect Core §3.1.2.6) -> (class, may it have been acted on). A token endpoint sends
+# most of them with HTTP 400, yet the model's arguments were fine: the tool's grant or client was refused.
+_OAUTH_CODES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
+    **dict.fromkeys(("invalid_client", "invalid_grant", "unauthorized_client", "invalid_scope", "access_denied",
+                     "invalid_token", "insufficient_scope", "expired_token", "login_required", "consent_required",
+                     "interaction_required", "account_selection_required"), (FailureClass.PERMISSION_DENIED, False)),
+    "slow_down": (FailureClass.RATE_LIMITED, False),
+    "temporarily_unavailable": (FailureClass.UPSTREAM_UNAVAILABLE, False),
+    "server_error": (FailureClass.UPSTREAM_UNAVAILABLE, True),
+    # the tool's own request or configuration: a bug, not the caller's
+    **dict.fromkeys(("invalid_request", "unsupported_grant_type", "unsupported_response_type",
+                     "unsupported_token_type"), (FailureClass.UNKNOWN, False)),
+}
+
+
+def _oauth_code(exc: BaseException) -> str | None:
+    """The OAuth ``error`` code an exception carries: as its ``error`` beside a ``description`` (Authlib's
+    OAuthError, oauthlib's OAuth2Error, whose ``status_code`` is a class default, not the response's), or in
+    the token endpoint's JSON error body among its arguments (google-auth's RefreshError)."""
+    code = _attribute(exc, "error")
+    if isinstance(code, str) and code and hasattr(exc, "description"):
+        return code
+    body = next((arg for arg in exc.args if isinstance(arg, Mapping)), None)
+    code = body.get("error") if body is not None else None
+    return code if isinstance(code, str) and code in _OAUTH_CODES else None
+
+
+def _oauth_error(exc: BaseException) -> Classification | None:
+    code = _oauth_code(exc)
+    if code is None:
+        return None
+    # A code outside the registry is the client library's own check (oauthlib's insecure_transport,
+    # mismatching_state), raised before or instead of reading an answer.
+    failure_class, sent = _OAUTH_CODES.get(code, (FailureClass.UNKNOWN, False))
+    wait = parse_retry_after(_response_header(exc, "Retry-After")) if failure_class is FailureClass.RATE_LIMITED else None
+    return Classification(failure_class, retry_after=wait, upstream=Upstream("oauth", code), side_effect_possible=sent)
 
 
 def _unavailable_unless_connecting(system: str, package: str | None = None) -> Rule:
@@ -995,6 +1116,29 @@ def _status_named(status: int, system: str) -> Rule:
     result = Classification(class_for_http_status(status), upstream=Upstream(system, str(status)),
                             side_effect_possible=side_effect_for_http_status(status))
     return lambda exc: result
+
+
+def _websocket_close_class(code: int) -> tuple[FailureClass, bool | None]:
+    """A WebSocket close code's class (RFC 6455 §7.4.1; the IANA WebSocket Close Code registry): 3000/3003
+    (Unauthorized, Forbidden) and the 4400-4599 codes subprotocols mirror HTTP statuses with (graphql-ws's
+    4401, 4403, 4429) by their status; 1012/1013 (service restart, try again later) refuse for now; any other
+    close under a waiting call (going away, internal error) may have come after the message was acted on."""
+    if 4400 <= code <= 4599:
+        return class_for_http_status(code - 4000), side_effect_for_http_status(code - 4000)
+    if code in (3000, 3003):
+        return FailureClass.PERMISSION_DENIED, False
+    return FailureClass.UPSTREAM_UNAVAILABLE, code not in (1012, 1013)
+
+
+def _websocket_closed(close_code: Callable[[Any], object]) -> Rule:
+    def rule(exc: BaseException) -> Classification:
+        code = close_code(exc)
+        if not isinstance(code, int) or isinstance(code, bool):
+            return _unavailable(True, "websocket")(exc)
+        failure_class, sent = _websocket_close_class(code)
+        return Classification(failure_class, upstream=Upstream("websocket", str(int(code))), side_effect_possible=sent)
+
+    return rule
 
 
 def _socket_stream_end(exc: BaseException) -> Classification | None:
@@ -1105,11 +1249,13 @@ def _smtp_reply(reply: Callable[[Any], tuple[object, object]]) -> Rule:
 # The last resort for an exception no rule and no attribute shape explains: the words its type
 # and base classes are named with (``QuotaThrottledError``, ``ObjectDoesNotExist``,
 # ``UpstreamTimeout``), first match in this order, leaf class first. Builtins never get here.
+_NOT_FOUND_WORDS: Final = re.compile(r"NotFound|NoSuch|DoesNotExist|NoResultFound")
 _NAME_WORDS: Final = (
-    (re.compile(r"RateLimit|Throttl|TooManyRequests"), FailureClass.RATE_LIMITED, False),
+    # ResourceExhausted: gRPC's name for a quota or rate limit (qdrant-client's 429)
+    (re.compile(r"RateLimit|Throttl|TooManyRequests|ResourceExhausted"), FailureClass.RATE_LIMITED, False),
     (re.compile(r"PermissionDenied|AccessDenied|Forbidden|Unauthori[sz]ed|Unauthenticated|Authenticat"),
      FailureClass.PERMISSION_DENIED, False),
-    (re.compile(r"NotFound|NoSuch|DoesNotExist|NoResultFound"), FailureClass.NOT_FOUND, None),
+    (_NOT_FOUND_WORDS, FailureClass.NOT_FOUND, None),
     (re.compile(r"Duplicate|AlreadyExists"), FailureClass.INVALID_INPUT, False),
     (re.compile(r"Connect(ion)?(Error|Refused|Timeout)|NameResolution|Unreachable"),
      FailureClass.UPSTREAM_UNAVAILABLE, None),
@@ -1124,8 +1270,19 @@ def _by_name(exc: BaseException) -> Classification | None:
         for pattern, failure_class, side_effect in _NAME_WORDS:
             if pattern.search(klass.__name__):
                 sent = _sent_by_name(exc) if failure_class is FailureClass.UPSTREAM_UNAVAILABLE else side_effect
-                return Classification(failure_class, side_effect_possible=sent)
+                wait = _carried_delay(exc) if failure_class is FailureClass.RATE_LIMITED else None
+                return Classification(failure_class, retry_after=wait, side_effect_possible=sent)
     return None
+
+
+def _carried_delay(exc: BaseException) -> float | None:
+    """The delay a rate-limit exception keeps as a number of seconds (``retry_after``: slack_sdk, pyrate;
+    ``retry_after_s``: qdrant-client), else its response's ``Retry-After``."""
+    for name in ("retry_after", "retry_after_s", "retry_after_seconds"):
+        seconds = delay_seconds(_attribute(exc, name))
+        if seconds is not None:
+            return seconds
+    return parse_retry_after(_response_header(exc, "Retry-After"))
 
 
 _UNKNOWN_RULE: Final = _fixed(FailureClass.UNKNOWN)
@@ -1177,11 +1334,25 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # opening handshake sent nothing; a connection closed under a call leaves the message's fate open
     # (the type does not say whether it was a send or a receive: assume it may have been acted on).
     "websockets.exceptions.InvalidHandshake": _unavailable(False, "websocket"),
-    "websockets.exceptions.ConnectionClosed": _unavailable(True, "websocket"),
+    "websockets.exceptions.ConnectionClosed": _websocket_closed(lambda exc: getattr(exc.rcvd, "code", None)),
     # websocket-client (https://websocket-client.readthedocs.io/en/latest/exceptions.html): the same two
     # facts; a handshake answered without an error status (a 200 from a plain HTTP server) sent nothing.
     "websocket._exceptions.WebSocketBadStatusException": _unavailable(False, "websocket"),
     "websocket._exceptions.WebSocketConnectionClosedException": _unavailable(True, "websocket"),
+    # httpx-ws (https://frankie567.github.io/httpx-ws/reference/httpx_ws/) and aiohttp: the same two facts; a
+    # refused upgrade carries its status (that decides), a closed connection its close code.
+    "httpx_ws._exceptions.WebSocketUpgradeError": _unavailable(False, "websocket"),
+    "httpx_ws._exceptions.WebSocketDisconnect": _websocket_closed(lambda exc: exc.code),
+    "aiohttp.client_exceptions.WSServerHandshakeError": _unavailable(False, "websocket"),
+    # aiohttp's receive_str/receive_json got another kind of frame: the peer's CLOSE (its code is not kept) or
+    # data of the wrong type; either way the peer did not answer as the protocol agreed
+    "aiohttp.client_exceptions.WSMessageTypeError": _unavailable(None, "websocket"),
+    # nats-py (https://nats-io.github.io/nats.py/modules.html#errors): no server could be connected to; a request
+    # nobody subscribes to (the server's 503 "no responders" status): no service received it
+    "nats.errors.NoServersError": _unavailable(False, "nats"),
+    "nats.errors.NoRespondersError": _unavailable(False, "nats"),
+    # gql: the server answered something that is not a GraphQL response (an HTML page with a 200)
+    "gql.transport.exceptions.TransportProtocolError": _unavailable(None, "graphql"),
     # anyio (https://anyio.readthedocs.io/en/stable/api.html#exceptions): BrokenResourceError is a stream broken
     # from outside: its cause (a reset, a refused write), when it has one, decides and is the root.
     "anyio.BrokenResourceError": lambda exc: None if exc.__cause__ is not None else _UNAVAILABLE(exc),
@@ -1338,7 +1509,8 @@ def _lookup(exc: BaseException) -> Rule | None:
     that reads a protocol's own code (``_OWN_CODE_RULES``: an SMTP reply code is no HTTP status).
     Without any class rule: that carried status, else a database's SQLSTATE on a type outside PEP
     249's names (asyncpg)."""
-    carried = _api_error if _api_code(exc) is not None else _http_status if http_status_of(exc) is not None else None
+    carried = (_oauth_error if _oauth_code(exc) is not None else _api_error if _api_code(exc) is not None
+               else _http_status if http_status_of(exc) is not None else None)
     for klass in type(exc).__mro__:
         rule = _REGISTERED.get(klass)
         if rule is not None:
@@ -1347,7 +1519,9 @@ def _lookup(exc: BaseException) -> Rule | None:
         if rule is None and klass.__module__ != "builtins":
             rule = _NAMED_RULES.get(f"{klass.__module__}.{klass.__qualname__}") or _DBAPI_RULES.get(klass.__name__)
         if rule is not None:
-            return rule if rule in _OWN_CODE_RULES else carried or rule
+            # A driver's ``code`` is the database's (ClickHouse's 516 is no HTTP status); its own rule reads it.
+            own_code = rule in _OWN_CODE_RULES or _DBAPI_RULES.get(klass.__name__) is rule
+            return rule if own_code else carried or rule
     if carried is not None:
         return carried
     return _DB_CODE if _sqlstate(exc) is not None else None

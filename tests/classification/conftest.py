@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,6 +29,22 @@ HTTP_STATUSES = [
     (503, None, FailureClass.UPSTREAM_UNAVAILABLE, False, None),
     (504, None, FailureClass.UPSTREAM_UNAVAILABLE, True, None),
 ]
+
+
+KNOWN_WRONG = Path(__file__).with_name("known_wrong.txt")
+"""Corpus cases errscope still classifies wrongly, one test id a line, ``# why`` after it: each runs as a strict
+xfail, so the day a rule fixes it the suite says so and the line goes."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    known = {}
+    for line in KNOWN_WRONG.read_text().splitlines():
+        test_id, _, why = line.partition("#")
+        if test_id.strip():
+            known[test_id.strip()] = why.strip() or "classified wrongly"
+    for item in items:
+        if item.nodeid in known:
+            item.add_marker(pytest.mark.xfail(strict=True, reason=known[item.nodeid]))
 
 
 @pytest.fixture(scope="module")

@@ -17,8 +17,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from urllib.parse import parse_qs, urlsplit
 
-__all__ = ["HOST", "UNRESOLVABLE", "HttpUpstream", "closed_port", "closing_listener", "full_backlog", "silent_listener",
-           "wait_ready"]
+__all__ = ["HOST", "UNRESOLVABLE", "HttpUpstream", "answering", "closed_port", "closing_listener", "full_backlog",
+           "silent_listener", "wait_ready"]
 
 HOST = "127.0.0.1"
 UNRESOLVABLE = "upstream.errscope.invalid"
@@ -102,6 +102,16 @@ def full_backlog() -> Iterator[int]:
                 filler.close()
 
 
+@contextmanager
+def answering(status: int, body: bytes | str = b"", headers: dict[str, str] | None = None) -> Iterator[int]:
+    """An HTTP server whose every path answers ``status`` with ``headers`` and ``body``: for clients that take
+    a host and port, not a base URL (MinIO, ClickHouse), so :meth:`HttpUpstream.scripted`'s path cannot help."""
+    with HttpUpstream() as server:
+        server.answer_all = (status, [f"{name}: {value}" for name, value in (headers or {}).items()],
+                             body.encode() if isinstance(body, str) else body)
+        yield server.port
+
+
 class HttpUpstream:
     """A threaded HTTP/1.1 server on 127.0.0.1 with one failure mode per path.
 
@@ -122,6 +132,7 @@ class HttpUpstream:
         self.url = f"http://{HOST}:{self.port}"
         self._stop = threading.Event()
         self._scripts: list[tuple[int, list[str], bytes]] = []
+        self.answer_all: tuple[int, list[str], bytes] | None = None
         self._thread = threading.Thread(target=self._accept, daemon=True)
         self._thread.start()
 
@@ -178,7 +189,9 @@ class HttpUpstream:
                 return
             target = head.split(b" ", 2)[1].decode("latin-1") if head.count(b" ") >= 2 else "/"
             url = urlsplit(target)
-            if url.path.split("/")[1] == "stall":
+            if self.answer_all is not None:
+                self._answer(conn, *self.answer_all)
+            elif url.path.split("/")[1] == "stall":
                 self._stop.wait(STALL_LIMIT)
             elif url.path.split("/")[1] == "drop":
                 conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # RST on close
