@@ -44,7 +44,6 @@ def unknown_tool(name: str) -> dict[str, Any]:
 LIST_CHANGED = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
 
 
-@pytest.mark.xfail(strict=True, reason="client/_answer.py text_of reads only text blocks: an embedded resource's text is never read for the class")
 async def test_j139_an_error_told_in_an_embedded_resource(tmp_path: Path) -> None:
     """J139 (charmbracelet/crush PR #3907: an embedded resource reached the model as a Go pointer; NousResearch/hermes-agent
     PR #38463: embedded resources dropped while flattening a result to text). A tool reports its failure as an embedded
@@ -246,7 +245,6 @@ async def test_j149_a_numeric_id_echoed_as_a_string(tmp_path: Path) -> None:
     assert missing.failure_class is FailureClass.NOT_FOUND, missing
 
 
-@pytest.mark.xfail(strict=True, reason="client: a -32601 for a listed tool reads as an unknown tool; the TS SDK's 'MCP error -32601' isError wrap stays on the execution channel")
 async def test_j150_a_task_only_tool_called_without_a_task(tmp_path: Path) -> None:
     """J150 (TanStack/ai #704: server-everything's ``simulate-research-query`` refuses a plain ``tools/call`` because it
     declares ``execution.taskSupport: "required"``; MCP 2025-11-25, Tasks > Tool-Level Negotiation: such a tool MUST be

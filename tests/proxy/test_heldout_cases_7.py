@@ -97,7 +97,6 @@ def test_j155_the_hosts_ids_come_back_with_their_json_types(tmp_path: Path) -> N
         host.process.wait(timeout=10)
 
 
-@pytest.mark.xfail(strict=True, reason="proxy/_calls.py rewrites every -32601 to 'Unknown tool', even for a listed tool")
 async def test_j156_a_task_only_tool_behind_a_proxy_is_no_unknown_tool(tmp_path: Path) -> None:
     """J156 (J150 one hop further; MCP 2025-11-25, Tasks > Tool-Level Negotiation: a tool declaring ``execution.taskSupport:
     "required"`` called without a task is answered -32601; TanStack/ai #704). The proxy knows the tool is listed: it

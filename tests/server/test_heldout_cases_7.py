@@ -38,7 +38,6 @@ def tool_span(telemetry: CapturedTelemetry) -> Any:
     return span
 
 
-@pytest.mark.xfail(strict=True, reason="client/_answer.py text_of (used by the server seam) reads only text blocks")
 @pytest.mark.parametrize("style", ["mcpserver", "fastmcp"])
 async def test_j151_a_tools_own_error_told_in_an_embedded_resource(style: str, telemetry: CapturedTelemetry) -> None:
     """J151 (J139 on the server: NousResearch/hermes-agent PR #38463, charmbracelet/crush PR #3907; MCP 2025-11-25, Tools

@@ -330,6 +330,9 @@ class LogicalCall:
         if raw is not None:
             owner.breaker.record_success()
             listed = owner.catalog.get(self.tool) if raw.is_error else None  # the schema reads failures only
+            if shape.runs_only_as_task(listed) and shape.wrapped_protocol_code(answer.text_of(raw.content)) == METHOD_NOT_FOUND:
+                attributes[ERROR_TYPE] = attributes[RPC_RESPONSE_STATUS_CODE] = str(METHOD_NOT_FOUND)
+                return shape.task_required(self.tool, None, result=raw)
             shaped = shape.from_result(
                 self.tool,
                 raw,
@@ -443,6 +446,8 @@ class LogicalCall:
         message = error.message or ""
         catalog = self.owner.catalog
         was_known = self.tool in catalog
+        if code == METHOD_NOT_FOUND and shape.runs_only_as_task(catalog.get(self.tool)):
+            return shape.task_required(self.tool, ref)
         unknown = code == METHOD_NOT_FOUND or any(
             names_this_tool_unknown(text, self.tool) for text in answer.error_texts(message, error.data)
         ) or (
