@@ -53,7 +53,6 @@ async def test_j153_a_url_elicitation_behind_a_stdio_proxy(tmp_path: Path) -> No
     assert [(e.url, e.elicitation_id) for e in result.elicitations] == [(CONSENT_URL, "el-7f3a")], result.elicitations
 
 
-@pytest.mark.xfail(strict=True, reason="proxy/_stdio.py: a frame starting with a UTF-8 BOM is not read as JSON-RPC")
 async def test_j154_a_windows_servers_framing_behind_a_stdio_proxy(tmp_path: Path) -> None:
     r"""J154 (J144 and J145 one hop further; modelcontextprotocol/python-sdk #2433, Taxuspt/garmin_mcp PR #162: Claude
     Desktop on Windows "Server disconnected" with "Invalid JSON"; stackql/stackql #668). The upstream starts its output

@@ -12,8 +12,9 @@ sending (a :class:`contextvars.ContextVar`) and can:
 The read side sees every frame before the dispatcher does and records what the dispatcher would
 only debug-log: responses for ids nobody waits for (late answers after a timeout, wrong ids),
 frames that failed to parse, bytes that are not text, and the end of the stream. It changes one
-thing: a ``tools/list`` page loses the tools whose definitions the SDK would reject, since the SDK
-rejects the page whole (:func:`errscope.client._catalog.usable_listing`). Whether an
+thing: a ``tools/list`` page loses the tools whose definitions the SDK would reject, and a ``tools/call``
+result the content blocks it would reject, since the SDK rejects either whole
+(:func:`errscope.client._catalog.usable_listing`, :func:`usable_result`). Whether an
 error frame is the peer's is decided by how it arose, never by its code or text:
 
 - on streamable HTTP the SDK stands in for answers it could not read (an unparseable body, an
@@ -50,6 +51,7 @@ import anyio
 from mcp.client._transport import Transport, TransportStreams
 from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.message import SessionMessage
+from mcp_types.methods import validate_server_result
 from mcp_types import (
     INTERNAL_ERROR,
     PROTOCOL_VERSION_META_KEY,
@@ -79,6 +81,7 @@ __all__ = [
 logger = logging.getLogger("errscope.client")
 
 _TRACE_KEYS = ("traceparent", "tracestate", "baggage")
+_BOM: Final = "\ufeff"
 _MAX_RECENT = 4096
 """Attempts that ended without their answer, whose late answers are recognised, per connection."""
 _RECENT_TTL = 300.0
@@ -254,7 +257,8 @@ class WireTap:
                 else:
                     attempt.error_frame = isinstance(message, JSONRPCError)
                     if isinstance(message, JSONRPCResponse):
-                        attempt.answer = message.result
+                        item = usable_result(item, self.protocol_version)
+                        attempt.answer = item.message.result  # type: ignore[union-attr]
                 if attempt.finished:
                     attempt.late_frames += 1
                     if attempt.on_late is not None:
@@ -386,6 +390,41 @@ def stand_in_for_broken_response(raw: str | bytes) -> JSONRPCError | None:
     return JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
 
 
+def usable_result(item: SessionMessage, version: str) -> SessionMessage:
+    """A ``tools/call`` response without the content blocks that break the MCP schema of ``version``.
+
+    The SDK validates a result as a whole, so one block of a type it does not know (a newer spec's, or a
+    server's own) would turn the whole answer into "could not read", and an ``isError`` text beside it would
+    be lost (openai/codex #33404: "Unexpected response type" for a ``resource_link``). Each such block is
+    dropped alone, with a warning naming its type; a result that validates, or one that still does not
+    without those blocks, is passed on untouched (the SDK's own error then says why).
+    """
+    message = item.message
+    assert isinstance(message, JSONRPCResponse)
+    content = message.result.get("content")
+    try:
+        validate_server_result("tools/call", version, message.result)
+        return item
+    except (KeyError, ValueError):  # pydantic.ValidationError is a ValueError; also an era this SDK does not know
+        if not isinstance(content, list):
+            return item
+    kept = []
+    for block in content:
+        try:
+            validate_server_result("tools/call", version, {"content": [block]})
+        except (KeyError, ValueError):
+            kind = block.get("type") if isinstance(block, dict) else type(block).__name__
+            logger.warning("content block of type %.64r left out of a tools/call result: it breaks the MCP schema", kind)
+            continue
+        kept.append(block)
+    result = {**message.result, "content": kept}
+    try:
+        validate_server_result("tools/call", version, result)
+    except (KeyError, ValueError):
+        return item
+    return SessionMessage(message=message.model_copy(update={"result": result}), metadata=item.metadata)
+
+
 def _without_lone_surrogates(raw: str | bytes) -> str | None:
     """``raw``, a JSON text, re-serialised with each lone surrogate replaced by U+FFFD; ``None`` when it has
     none or is not JSON.
@@ -458,6 +497,10 @@ def observe_stdio_parsing() -> None:
     def parse_line(line: str) -> SessionMessage | Exception:
         parsed = parse(line)
         if isinstance(parsed, Exception):
+            if line.startswith(_BOM):
+                # RFC 8259 §8.1: a parser MAY ignore a byte order mark; Windows consoles write one before their
+                # first output, which would cost the answer it prefixes (often ``initialize``'s).
+                return parse_line(line.lstrip(_BOM))
             repaired = _without_lone_surrogates(line)
             if repaired is not None:
                 return parse_line(repaired)

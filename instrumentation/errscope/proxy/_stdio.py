@@ -8,6 +8,7 @@ Frames are relayed in order; a frame the proxy does not change is written byte f
 from __future__ import annotations
 
 import asyncio
+import codecs
 import json
 import logging
 import os
@@ -282,9 +283,16 @@ def _decode(frame: bytes, side: str) -> tuple[Any | None, bytes | None]:
     server's bad byte costs one character of its answer, not the whole answer (and the host's call its
     timeout); such a frame is re-encoded, never relayed byte for byte (NousResearch/hermes-agent PR #46104,
     modelcontextprotocol/python-sdk PR #2302).
+
+    A Windows peer's framing is relayed as plain MCP stdio: its byte order mark dropped (RFC 8259 §8.1: a parser
+    MAY ignore one) and a CRLF ending relayed as LF (MCP spec, Transports > stdio: messages are delimited by
+    newlines; python-sdk #2433), so a strict peer on the other side reads it.
     """
     if not frame.strip():
         return None, None
+    frame = frame.removeprefix(codecs.BOM_UTF8)
+    if frame.endswith(b"\r\n"):
+        frame = frame[:-2] + b"\n"
     try:
         return json.loads(frame), frame
     except UnicodeDecodeError:
