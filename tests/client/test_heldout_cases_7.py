@@ -158,7 +158,6 @@ async def test_j145_crlf_framing_from_a_windows_server(tmp_path: Path) -> None:
     assert missing.failure_class is FailureClass.NOT_FOUND and "\r" not in missing.text, missing
 
 
-@pytest.mark.xfail(strict=True, reason="client/_connection.py: the SDK's unsupported-protocol-version refusal reads as a server that exited")
 async def test_j146_a_server_answering_a_protocol_version_the_client_cannot_speak(tmp_path: Path) -> None:
     """J146 (modelcontextprotocol/java-sdk #436: "Unsupported protocol version from the server: 2024-11-05";
     OpenDigitalProductFactory PR #705: a mismatch read as "Failed to connect"; MCP 2025-11-25, Lifecycle > Version
@@ -178,7 +177,6 @@ async def test_j146_a_server_answering_a_protocol_version_the_client_cannot_spea
     assert len(log.received("initialize")) <= 2
 
 
-@pytest.mark.xfail(strict=True, reason="client/_connection.py: an HTTP 421/403 refusal at connect is read as an unavailable server")
 async def test_j147_the_sdks_dns_rebinding_refusal(tmp_path: Path) -> None:
     """J147 (modelcontextprotocol/python-sdk #1798 and PR #2247; awslabs/mcp #4507, cbcoutinho/nextcloud-mcp-server #373:
     every request answered "421 Misdirected Request: Invalid Host header" behind an ingress; the transport security

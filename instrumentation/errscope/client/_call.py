@@ -249,8 +249,15 @@ class LogicalCall:
             )
         conn = await connection.ensure()
         if conn is None or conn.client is None:
-            owner.breaker.record_failure()
             attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
+            refused = connection.refused
+            if refused is not None:  # the server answered: a refusal, not an outage for the breaker
+                owner.breaker.record_success()
+                wire.undelivered = True
+                head = f"Tool server {owner.target.display} {refused.reason}; {safe_name(self.tool)} was not run."
+                return shape.failure(self.tool, None, refused.failure_class, head, advice=refused.advice,
+                                     side_effect_possible=False)
+            owner.breaker.record_failure()
             if connection.exited_at_start:  # it would exit again: not re-sent at the transport layer
                 return shape.local_failure(
                     self.tool,

@@ -28,11 +28,14 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import Tool
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from opentelemetry import trace
 from opentelemetry.trace import Link, StatusCode
 
 from errscope._attributes import ERROR_TYPE, MCP_METHOD_NAME, RPC_RESPONSE_STATUS_CODE
 from errscope._classify import classify, parse_retry_after
+from errscope._messages import safe_name
+from errscope._vocabulary import FailureClass
 from errscope.client._catalog import ToolCatalog
 from errscope.client._telemetry import ClientTelemetry
 from errscope.client._wire import (
@@ -69,6 +72,47 @@ class Connection:
     @property
     def alive(self) -> bool:
         return self.client is not None and not self.ending and not self.done.is_set() and not self.tap.closed
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why the server refused the session before any call reached it: a policy or an incompatibility that no retry
+    changes, so neither an outage nor a breaker failure."""
+
+    failure_class: FailureClass
+    reason: str
+    """Completes "Tool server X …"."""
+    advice: str
+
+
+_REFUSING_STATUSES = {
+    401: "its credentials are missing, invalid or expired",
+    403: "it does not allow this client (credentials, or the request's Origin)",
+    # RFC 9110 §15.5.20; the MCP SDKs' DNS-rebinding protection answers a Host it does not allow with 421.
+    421: "it does not serve the host name it was reached by (its allowed hosts must include it)",
+}
+
+
+def refusal(tap: WireTap) -> Refusal | None:
+    """What the handshake on ``tap`` says about a session that did not open, when it was refused rather than lost.
+
+    - The server's ``initialize`` answer named a protocol version the SDK does not speak (MCP 2025-11-25, Lifecycle >
+      Version Negotiation: the client SHOULD disconnect): ``unknown``, since only an upgrade of either side helps.
+    - The handshake's POST was answered 401, 403 or 421: the server's access policy refused this client
+      (``permission_denied``).
+    """
+    offered = tap.offered_version
+    if offered is not None and offered not in HANDSHAKE_PROTOCOL_VERSIONS:
+        return Refusal(
+            FailureClass.UNKNOWN,
+            f"answered with MCP protocol version {safe_name(offered)!r}, which this client does not support",
+            "Don't retry; the server or the client must be upgraded.",
+        )
+    why = _REFUSING_STATUSES.get(tap.handshake_status or 0)
+    if why is not None:
+        return Refusal(FailureClass.PERMISSION_DENIED, f"refused the connection (HTTP {tap.handshake_status}: {why})",
+                       "Don't retry; the server's access settings must change.")
+    return None
 
 
 @dataclass(slots=True)
@@ -142,6 +186,8 @@ def _http_client_with_trace_headers(max_connections: int, session: dict[str, str
         if attempt is not None and attempt.http_status is None and response.request.method == "POST":
             attempt.http_status = response.status_code
             attempt.http_retry_after = parse_retry_after(response.headers.get("retry-after"))
+        elif attempt is None and response.status_code >= 400 and response.request.method == "POST":
+            tap.handshake_status = tap.handshake_status or response.status_code
         if response.status_code == 404 and "mcp-session-id" in response.request.headers:
             tap.session_ended()
             return
@@ -252,6 +298,8 @@ class ServerConnection:
         self._lock = anyio.Lock()
         self.exited_at_start = False
         """The last start of a stdio server ended with the process gone before the handshake finished."""
+        self.refused: Refusal | None = None
+        """The last start was refused by the server (:func:`refusal`)."""
         self._restart_after = 0.0
         self._restart_backoff = 0.0
 
@@ -355,9 +403,10 @@ class ServerConnection:
                     self.mode = "auto"  # it exits whatever it is sent: a start-up failure, not an era
             if not conn.alive:
                 conn.scope.cancel()
+                self.refused = refusal(conn.tap)
                 self._failed_start(conn)
                 return None
-            self.exited_at_start, self._restart_backoff = False, 0.0
+            self.exited_at_start, self._restart_backoff, self.refused = False, 0.0, None
             await self._initial_listing(conn)
             return conn
 

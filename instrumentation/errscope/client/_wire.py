@@ -178,6 +178,10 @@ class WireTap:
         self.record_frames = False
         self.protocol_version = "2025-11-25"
         """The era the peer speaks, as learnt from ``initialize`` or a request's ``_meta`` (for reading listings)."""
+        self.offered_version: str | None = None
+        """The version the server's ``initialize`` answer named, whether or not the SDK speaks it."""
+        self.handshake_status: int | None = None
+        """The HTTP error status of a POST no call attempt carried (the handshake), when one came."""
         self.listeners: list[Callable[[str], None]] = []
         track(Table.CONNECTIONS, self)
 
@@ -270,7 +274,7 @@ class WireTap:
             if method == "initialize" and isinstance(message, JSONRPCResponse):
                 version = message.result.get("protocolVersion")
                 if isinstance(version, str):
-                    self.protocol_version = version
+                    self.protocol_version = self.offered_version = version
             if method is not _ABSENT:
                 return item
             late = self.recent.get(key)
