@@ -130,7 +130,6 @@ async def test_j157_a_sampling_request_the_host_refuses_behind_a_proxy(tmp_path:
     assert "refused" in result.text, result.text
 
 
-@pytest.mark.xfail(strict=True, reason="proxy: an upstream's HTTP 421 at connect ends the proxy; the host reads an exited server")
 async def test_j158_the_sdks_dns_rebinding_refusal_behind_a_stdio_proxy(tmp_path: Path) -> None:
     """J158 (J147 one hop further; apache/doris-mcp-server #203: a relay's every call "Client error '421 Misdirected
     Request'"; bethington/ghidra-mcp #161). ``errscope proxy --upstream`` reaches a real ``MCPServer`` whose DNS-rebinding

@@ -33,10 +33,12 @@ from opentelemetry import trace
 from opentelemetry.trace import Link, StatusCode
 
 from errscope._attributes import ERROR_TYPE, MCP_METHOD_NAME, RPC_RESPONSE_STATUS_CODE
-from errscope._classify import classify, parse_retry_after
+from errscope._classify import class_for_mcp_endpoint_status, classify, parse_retry_after
 from errscope._messages import safe_name
 from errscope._vocabulary import FailureClass
+from errscope.client import _answer as answer
 from errscope.client._catalog import ToolCatalog
+from errscope.client._text import safe_excerpt
 from errscope.client._telemetry import ClientTelemetry
 from errscope.client._wire import (
     CURRENT_ATTEMPT,
@@ -85,21 +87,14 @@ class Refusal:
     advice: str
 
 
-_REFUSING_STATUSES = {
-    401: "its credentials are missing, invalid or expired",
-    403: "it does not allow this client (credentials, or the request's Origin)",
-    # RFC 9110 §15.5.20; the MCP SDKs' DNS-rebinding protection answers a Host it does not allow with 421.
-    421: "it does not serve the host name it was reached by (its allowed hosts must include it)",
-}
-
-
 def refusal(tap: WireTap) -> Refusal | None:
     """What the handshake on ``tap`` says about a session that did not open, when it was refused rather than lost.
 
     - The server's ``initialize`` answer named a protocol version the SDK does not speak (MCP 2025-11-25, Lifecycle >
       Version Negotiation: the client SHOULD disconnect): ``unknown``, since only an upgrade of either side helps.
-    - The handshake's POST was answered 401, 403 or 421: the server's access policy refused this client
-      (``permission_denied``).
+    - The handshake's POST was answered with an HTTP status that refuses access (401, 403, and 421 from the SDKs'
+      DNS-rebinding protection: :func:`errscope._classify.class_for_mcp_endpoint_status`), or ``initialize`` with an
+      error an errscope peer (``errscope proxy``) classed so: ``permission_denied``.
     """
     offered = tap.offered_version
     if offered is not None and offered not in HANDSHAKE_PROTOCOL_VERSIONS:
@@ -108,11 +103,15 @@ def refusal(tap: WireTap) -> Refusal | None:
             f"answered with MCP protocol version {safe_name(offered)!r}, which this client does not support",
             "Don't retry; the server or the client must be upgraded.",
         )
-    why = _REFUSING_STATUSES.get(tap.handshake_status or 0)
-    if why is not None:
-        return Refusal(FailureClass.PERMISSION_DENIED, f"refused the connection (HTTP {tap.handshake_status}: {why})",
-                       "Don't retry; the server's access settings must change.")
-    return None
+    status, error = tap.handshake_status, tap.handshake_error
+    if status is not None and class_for_mcp_endpoint_status(status) is FailureClass.PERMISSION_DENIED:
+        said = f"HTTP {status}"
+    elif error is not None and answer.declared_class(error.data if isinstance(error.data, dict) else {}) is FailureClass.PERMISSION_DENIED:
+        said = safe_excerpt(error.message, limit=160)
+    else:
+        return None
+    return Refusal(FailureClass.PERMISSION_DENIED, f"refused the connection ({said})",
+                   "Don't retry; the server's access settings (credentials, allowed hosts) must change.")
 
 
 @dataclass(slots=True)

@@ -182,6 +182,8 @@ class WireTap:
         """The version the server's ``initialize`` answer named, whether or not the SDK speaks it."""
         self.handshake_status: int | None = None
         """The HTTP error status of a POST no call attempt carried (the handshake), when one came."""
+        self.handshake_error: ErrorData | None = None
+        """The error that answered ``initialize``, when one did."""
         self.listeners: list[Callable[[str], None]] = []
         track(Table.CONNECTIONS, self)
 
@@ -271,6 +273,8 @@ class WireTap:
             method = self.other_requests.pop(key, _ABSENT)
             if method == "tools/list" and isinstance(message, JSONRPCResponse):
                 return usable_listing(item, self.protocol_version)
+            if method == "initialize" and isinstance(message, JSONRPCError):
+                self.handshake_error = message.error
             if method == "initialize" and isinstance(message, JSONRPCResponse):
                 version = message.result.get("protocolVersion")
                 if isinstance(version, str):
