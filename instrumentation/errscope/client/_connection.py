@@ -38,8 +38,8 @@ from errscope._messages import safe_name
 from errscope._vocabulary import FailureClass
 from errscope.client import _answer as answer
 from errscope.client._catalog import ToolCatalog
-from errscope.client._text import safe_excerpt
 from errscope.client._telemetry import ClientTelemetry
+from errscope.client._text import safe_excerpt
 from errscope.client._wire import (
     CURRENT_ATTEMPT,
     UNDECODABLE,

@@ -40,6 +40,7 @@ import codecs
 import contextvars
 import json
 import logging
+import typing
 import weakref
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -51,16 +52,17 @@ import anyio
 from mcp.client._transport import Transport, TransportStreams
 from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.message import SessionMessage
-from mcp_types.methods import validate_server_result
 from mcp_types import (
     INTERNAL_ERROR,
     PROTOCOL_VERSION_META_KEY,
+    ContentBlock,
     ErrorData,
     JSONRPCError,
     JSONRPCNotification,
     JSONRPCRequest,
     JSONRPCResponse,
 )
+from mcp_types.methods import validate_server_result
 
 from errscope._classify import Classification
 from errscope._streams import ReceiveStreamProxy
@@ -398,38 +400,37 @@ def stand_in_for_broken_response(raw: str | bytes) -> JSONRPCError | None:
     return JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
 
 
+_CONTENT_TYPES: Final = frozenset(
+    literal for block in typing.get_args(ContentBlock) for literal in typing.get_args(block.model_fields["type"].annotation)
+)
+"""The content block types the SDK's schema knows (``text``, ``image``, ``audio``, ``resource_link``, ``resource``)."""
+
+
 def usable_result(item: SessionMessage, version: str) -> SessionMessage:
-    """A ``tools/call`` response without the content blocks that break the MCP schema of ``version``.
+    """A ``tools/call`` response without the content blocks of types the SDK's schema does not know.
 
     The SDK validates a result as a whole, so one block of a type it does not know (a newer spec's, or a
     server's own) would turn the whole answer into "could not read", and an ``isError`` text beside it would
-    be lost (openai/codex #33404: "Unexpected response type" for a ``resource_link``). Each such block is
-    dropped alone, with a warning naming its type; a result that validates, or one that still does not
-    without those blocks, is passed on untouched (the SDK's own error then says why).
+    be lost (openai/codex #33404: "Unexpected response type" for a ``resource_link``). Such blocks are
+    dropped, with a warning naming their type, when the rest then validates; otherwise (or when every block
+    is of a known type: the common case, one scan and no copy) the result is passed on untouched, and the
+    SDK's own check decides.
     """
     message = item.message
     assert isinstance(message, JSONRPCResponse)
     content = message.result.get("content")
-    try:
-        validate_server_result("tools/call", version, message.result)
+    if not isinstance(content, list):
         return item
-    except (KeyError, ValueError):  # pydantic.ValidationError is a ValueError; also an era this SDK does not know
-        if not isinstance(content, list):
-            return item
-    kept = []
-    for block in content:
-        try:
-            validate_server_result("tools/call", version, {"content": [block]})
-        except (KeyError, ValueError):
-            kind = block.get("type") if isinstance(block, dict) else type(block).__name__
-            logger.warning("content block of type %.64r left out of a tools/call result: it breaks the MCP schema", kind)
-            continue
-        kept.append(block)
+    unknown = {str(block.get("type"))[:64] for block in content if isinstance(block, dict) and block.get("type") not in _CONTENT_TYPES}
+    if not unknown:
+        return item
+    kept = [block for block in content if not isinstance(block, dict) or block.get("type") in _CONTENT_TYPES]
     result = {**message.result, "content": kept}
     try:
         validate_server_result("tools/call", version, result)
-    except (KeyError, ValueError):
+    except (KeyError, ValueError):  # still broken (pydantic's ValidationError is a ValueError), or an unknown era
         return item
+    logger.warning("content blocks of types %s left out of a tools/call result: the MCP schema has no such type", sorted(unknown))
     return SessionMessage(message=message.model_copy(update={"result": result}), metadata=item.metadata)
 
 
