@@ -177,14 +177,9 @@ async def test_j146_a_server_answering_a_protocol_version_the_client_cannot_spea
     assert len(log.received("initialize")) <= 2
 
 
-async def test_j147_the_sdks_dns_rebinding_refusal(tmp_path: Path) -> None:
-    """J147 (modelcontextprotocol/python-sdk #1798 and PR #2247; awslabs/mcp #4507, cbcoutinho/nextcloud-mcp-server #373:
-    every request answered "421 Misdirected Request: Invalid Host header" behind an ingress; the transport security
-    answers 403 "Invalid Origin header" the same way). A real ``MCPServer`` whose DNS-rebinding protection allows
-    another host name refuses this client. No request reached a tool; the refusal is the server's policy, which no
-    retry changes: it is not an outage to retry or to trip a breaker on."""
-    from tests.client.servers.app import serve
-
+def other_hosts_only() -> tuple[Any, list[str]]:
+    """A real ``MCPServer``'s streamable HTTP app whose DNS-rebinding protection allows only ``mcp.internal.example``
+    (the SDK answers any other ``Host`` 421 "Invalid Host header"), and the accounts its ``get_balance`` ran for."""
     ran: list[str] = []
     server = MCPServer("ledger")
 
@@ -195,7 +190,19 @@ async def test_j147_the_sdks_dns_rebinding_refusal(tmp_path: Path) -> None:
 
     security = TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=["mcp.internal.example"],
                                          allowed_origins=["https://mcp.internal.example"])
-    async with serve(server.streamable_http_app(host="127.0.0.1", transport_security=security)) as base:
+    return server.streamable_http_app(host="127.0.0.1", transport_security=security), ran
+
+
+async def test_j147_the_sdks_dns_rebinding_refusal(tmp_path: Path) -> None:
+    """J147 (modelcontextprotocol/python-sdk #1798 and PR #2247; awslabs/mcp #4507, cbcoutinho/nextcloud-mcp-server #373:
+    every request answered "421 Misdirected Request: Invalid Host header" behind an ingress; the transport security
+    answers 403 "Invalid Origin header" the same way). A real ``MCPServer`` whose DNS-rebinding protection allows
+    another host name refuses this client. No request reached a tool; the refusal is the server's policy, which no
+    retry changes: it is not an outage to retry or to trip a breaker on."""
+    from tests.client.servers.app import serve
+
+    app, ran = other_hosts_only()
+    async with serve(app) as base:
         async with ToolClient(base + "/mcp", timeout=3, connect_timeout=5) as tc:
             result = await tc.call_tool("get_balance", {"account": "A-1"})
     assert result.outcome is Outcome.ERROR and result.side_effect_possible is False, result

@@ -15,14 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp.server.mcpserver import MCPServer
-from mcp.server.transport_security import TransportSecuritySettings
+from mcp.client.stdio import StdioServerParameters
 
 from errscope import Channel, FailureClass, Outcome
 from errscope._attributes import ERRSCOPE_FAILURE_CLASS
 from errscope.client import ToolClient
 from tests.client.test_heldout_cases import failed, ok, tool
-from tests.proxy.conftest import proxy_command
+from tests.client.test_heldout_cases_7 import other_hosts_only
+from tests.proxy.conftest import EVERYTHING, NODE, proxy_command, require_everything
 from tests.proxy.test_heldout_cases_3 import PEER_SCRIPT, RawHost, through_proxy
 from tests.proxy.test_heldout_cases_4 import through
 from tests.proxy.test_heldout_cases_5 import exported_spans
@@ -99,19 +99,29 @@ def test_j155_the_hosts_ids_come_back_with_their_json_types(tmp_path: Path) -> N
 async def test_j156_a_task_only_tool_behind_a_proxy_is_no_unknown_tool(tmp_path: Path) -> None:
     """J156 (J150 one hop further; MCP 2025-11-25, Tasks > Tool-Level Negotiation: a tool declaring ``execution.taskSupport:
     "required"`` called without a task is answered -32601; TanStack/ai #704). The proxy knows the tool is listed: it
-    must not rewrite that -32601 into "Unknown tool", which would tell the model a listed tool does not exist. The host
-    gets the refusal on the protocol channel, not retried, the tool not run."""
+    must not rewrite that -32601 into "Unknown tool", which would tell the model a listed tool does not exist, whether
+    the server sends the JSON-RPC error (a foreign peer) or the TypeScript SDK's ``isError`` wrap of it (the real npm
+    server-everything). The host gets the refusal on the protocol channel, not retried, the tool not run."""
+    require_everything()
     research = {**tool("simulate_research"), "execution": {"taskSupport": "required"}}
-    params = through_proxy(tmp_path, [research, tool("echo")], {
+    (tmp_path / "raw").mkdir()
+    raw = through_proxy(tmp_path / "raw", [research, tool("echo")], {
         "simulate_research": {"error": {"code": -32601, "message": "Tool simulate_research requires task augmentation "
                                                                    "(taskSupport: 'required')"}},
         "echo": ok("pong"),
     })
-    async with ToolClient(params, timeout=10) as tc:
-        result = await tc.call_tool("simulate_research", {"topic": "tides"})
-    assert result.channel is Channel.PROTOCOL and result.failure_class is not FailureClass.NOT_FOUND, result
-    assert "does not exist" not in result.text and "task" in result.text.lower(), result.text
-    assert result.attempts == 1 and result.side_effect_possible is False, result
+    command = proxy_command(tmp_path / "everything", "--", str(NODE), str(EVERYTHING), "stdio")
+    everything = StdioServerParameters(command=command[0], args=command[1:])
+    results = []
+    for params, name in ((raw, "simulate_research"), (everything, "simulate-research-query")):
+        async with ToolClient(params, timeout=10) as tc:
+            results.append(await tc.call_tool(name, {"topic": "tides"}))
+    for result in results:
+        assert result.channel is Channel.PROTOCOL and result.failure_class is not FailureClass.NOT_FOUND, result
+        assert "does not exist" not in result.text and "task" in result.text.lower(), result.text
+        # One refusal is not re-sent; a call that went out before the host's first listing came back is re-sent once
+        # when the refresh lists the tool (it did not run: -32601 rejects the request).
+        assert result.attempts <= 2 and result.side_effect_possible is False and not result.retryable, result
 
 
 async def test_j157_a_sampling_request_the_host_refuses_behind_a_proxy(tmp_path: Path) -> None:
@@ -137,17 +147,8 @@ async def test_j158_the_sdks_dns_rebinding_refusal_behind_a_stdio_proxy(tmp_path
     ran, and the proxy's span says the same."""
     from tests.client.servers.app import serve
 
-    ran: list[str] = []
-    server = MCPServer("ledger")
-
-    @server.tool()
-    def get_balance(account: str) -> str:
-        ran.append(account)
-        return "42.00"
-
-    security = TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=["mcp.internal.example"],
-                                         allowed_origins=["https://mcp.internal.example"])
-    async with serve(server.streamable_http_app(host="127.0.0.1", transport_security=security)) as base:
+    app, ran = other_hosts_only()
+    async with serve(app) as base:
         async with ToolClient(through(tmp_path, base + "/mcp"), timeout=5, connect_timeout=10, retry=None) as tc:
             result = await tc.call_tool("get_balance", {"account": "A-1"})
     assert result.failure_class is FailureClass.PERMISSION_DENIED and not result.retryable, result

@@ -14,6 +14,7 @@ message naming this tool, then an argument rejection (:func:`is_argument_rejecti
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -38,6 +39,7 @@ __all__ = [
     "retry_after",
     "side_effect_possible",
     "text_of",
+    "wrapped_protocol_error",
 ]
 
 
@@ -134,6 +136,17 @@ def text_of(content: Iterable[Any] | None, structured: Any = None) -> str:
 def _field(value: Any, name: str) -> Any:
     """``value[name]`` for the wire's dicts, ``value.name`` for SDK objects; ``None`` when absent."""
     return value.get(name) if isinstance(value, Mapping) else getattr(value, name, None)
+
+
+_SDK_WRAPPED_ERROR: Final = re.compile(r"^\s*MCP error (-?\d+):\s*(.*)", re.S)
+"""The TypeScript SDK's wording of a JSON-RPC error (``McpError``), which its server puts in an ``isError`` result when a
+``tools/call`` handler refuses the call (typescript-sdk #1510)."""
+
+
+def wrapped_protocol_error(text: str) -> tuple[int, str] | None:
+    """The code and message of a protocol error the TypeScript SDK wrapped into an ``isError`` text, else ``None``."""
+    match = _SDK_WRAPPED_ERROR.match(text)
+    return (int(match.group(1)), match.group(2)) if match else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -337,7 +337,8 @@ class LogicalCall:
         if raw is not None:
             owner.breaker.record_success()
             listed = owner.catalog.get(self.tool) if raw.is_error else None  # the schema reads failures only
-            if shape.runs_only_as_task(listed) and shape.wrapped_protocol_code(answer.text_of(raw.content)) == METHOD_NOT_FOUND:
+            wrapped = answer.wrapped_protocol_error(answer.text_of(raw.content)) if raw.is_error else None
+            if wrapped is not None and wrapped[0] == METHOD_NOT_FOUND and shape.runs_only_as_task(listed):
                 attributes[ERROR_TYPE] = attributes[RPC_RESPONSE_STATUS_CODE] = str(METHOD_NOT_FOUND)
                 return shape.task_required(self.tool, None, result=raw)
             shaped = shape.from_result(

@@ -245,17 +245,6 @@ def other_protocol_error(tool: str, code: int, message: str, data: dict[str, Any
     )
 
 
-_SDK_WRAPPED_ERROR: Final = re.compile(r"^MCP error (-?\d+):")
-"""The TypeScript SDK's wording of a JSON-RPC error (``McpError``), which its server puts in an ``isError`` result when a
-``tools/call`` handler refuses the call (typescript-sdk #1510): the code it would have answered."""
-
-
-def wrapped_protocol_code(text: str) -> int | None:
-    """The JSON-RPC code of a protocol error the TypeScript SDK wrapped into an ``isError`` text, else ``None``."""
-    match = _SDK_WRAPPED_ERROR.match(text.lstrip())
-    return int(match.group(1)) if match else None
-
-
 def runs_only_as_task(tool: Tool | None) -> bool:
     """Whether the listing says ``tool`` must be called as a task (``execution.taskSupport: "required"``, MCP 2025-11-25,
     Tasks > Tool-Level Negotiation). errscope's client makes no task-augmented calls."""

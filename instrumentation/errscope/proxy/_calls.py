@@ -259,6 +259,11 @@ class Calls:
         meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
         content = result.get("content")
         text = answer.text_of(content if isinstance(content, list) else None, result.get("structuredContent"))
+        wrapped = answer.wrapped_protocol_error(text)
+        if wrapped is not None and wrapped[0] == METHOD_NOT_FOUND and self._runs_only_as_task(call.tool):
+            # The TypeScript SDK's isError wrap of a task-only tool's -32601: relayed as that protocol error.
+            error = {"code": METHOD_NOT_FOUND, "message": wrapped[1]}
+            return self._protocol_error(entry, {k: v for k, v in message.items() if k != "result"}, error)
         reading = self._read(call, text)
         if reading.unknown_tool:
             return self._unknown_tool(entry, message, INVALID_PARAMS)
