@@ -135,6 +135,7 @@ __all__ = [
     "Upstream",
     "argument_problems",
     "class_for_http_status",
+    "class_for_mcp_endpoint_status",
     "class_for_jsonrpc_code",
     "classify",
     "explain",
@@ -238,6 +239,17 @@ def class_for_http_status(status: int) -> FailureClass:
     if status == 408 or 500 <= status <= 599:
         return FailureClass.UPSTREAM_UNAVAILABLE
     return FailureClass.UNKNOWN
+
+
+def class_for_mcp_endpoint_status(status: int) -> FailureClass:
+    """The class of an MCP endpoint's HTTP refusal: :func:`class_for_http_status`, and 421 ``permission_denied``.
+
+    421 Misdirected Request says the server will not answer for the host name it was reached by (RFC 9110
+    §15.5.20); the MCP SDKs' DNS-rebinding protection answers so to a ``Host`` it does not allow ("Invalid Host
+    header", modelcontextprotocol/python-sdk #1798): a setting to change, not a fault a retry fixes. Only an MCP
+    endpoint's status is read so: elsewhere 421 is no refusal (SMTP's and FTP's "service not available").
+    """
+    return FailureClass.PERMISSION_DENIED if status == 421 else class_for_http_status(status)
 
 
 _JSONRPC_CLASSES: Final = {

@@ -14,6 +14,7 @@ message naming this tool, then an argument rejection (:func:`is_argument_rejecti
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -38,6 +39,7 @@ __all__ = [
     "retry_after",
     "side_effect_possible",
     "text_of",
+    "wrapped_protocol_error",
 ]
 
 
@@ -108,20 +110,43 @@ def error_texts(message: str, data: Any) -> tuple[str, ...]:
 
 
 def text_of(content: Iterable[Any] | None, structured: Any = None) -> str:
-    """The text blocks of a result's ``content``, one per line: SDK objects or the wire's dicts alike.
+    """The text a result's ``content`` holds, one block per line: SDK objects or the wire's dicts alike.
 
-    A result with no text block but a ``structuredContent`` reads as that value's JSON: the serialized copy
+    Text blocks come first, then the text of embedded text resources: an embedded resource is content the model
+    reads like a text block (MCP 2025-11-25, Tools > Embedded Resources), and a tool may tell its failure only there
+    (its build log; charmbracelet/crush PR #3907). Images, audio, resource links and blobs hold no text to read.
+
+    A result with no such text but a ``structuredContent`` reads as that value's JSON: the serialized copy
     in a text block is only a SHOULD (MCP 2025-11-25, Tools > Structured Content), and an error body that
     lives only there must still be read and shown (langchain-mcp-adapters #619).
     """
-    texts = []
+    texts, embedded = [], []
     for block in content or ():
-        text = block.get("text") if isinstance(block, Mapping) else getattr(block, "text", None)
+        text = _field(block, "text")
         if isinstance(text, str):
             texts.append(text)
+        elif isinstance(resource_text := _field(_field(block, "resource"), "text"), str):
+            embedded.append(resource_text)
+    texts += embedded
     if not texts and structured is not None:
         return json.dumps(structured, ensure_ascii=False, default=str)
     return "\n".join(texts)
+
+
+def _field(value: Any, name: str) -> Any:
+    """``value[name]`` for the wire's dicts, ``value.name`` for SDK objects; ``None`` when absent."""
+    return value.get(name) if isinstance(value, Mapping) else getattr(value, name, None)
+
+
+_SDK_WRAPPED_ERROR: Final = re.compile(r"^\s*MCP error (-?\d+):\s*(.*)", re.S)
+"""The TypeScript SDK's wording of a JSON-RPC error (``McpError``), which its server puts in an ``isError`` result when a
+``tools/call`` handler refuses the call (typescript-sdk #1510)."""
+
+
+def wrapped_protocol_error(text: str) -> tuple[int, str] | None:
+    """The code and message of a protocol error the TypeScript SDK wrapped into an ``isError`` text, else ``None``."""
+    match = _SDK_WRAPPED_ERROR.match(text)
+    return (int(match.group(1)), match.group(2)) if match else None
 
 
 @dataclass(frozen=True, slots=True)

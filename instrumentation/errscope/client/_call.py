@@ -249,8 +249,15 @@ class LogicalCall:
             )
         conn = await connection.ensure()
         if conn is None or conn.client is None:
-            owner.breaker.record_failure()
             attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
+            refused = connection.refused
+            if refused is not None:  # the server answered: a refusal, not an outage for the breaker
+                owner.breaker.record_success()
+                wire.undelivered = True
+                head = f"Tool server {owner.target.display} {refused.reason}; {safe_name(self.tool)} was not run."
+                return shape.failure(self.tool, None, refused.failure_class, head, advice=refused.advice,
+                                     side_effect_possible=False)
+            owner.breaker.record_failure()
             if connection.exited_at_start:  # it would exit again: not re-sent at the transport layer
                 return shape.local_failure(
                     self.tool,
@@ -330,6 +337,10 @@ class LogicalCall:
         if raw is not None:
             owner.breaker.record_success()
             listed = owner.catalog.get(self.tool) if raw.is_error else None  # the schema reads failures only
+            wrapped = answer.wrapped_protocol_error(answer.text_of(raw.content)) if raw.is_error else None
+            if wrapped is not None and wrapped[0] == METHOD_NOT_FOUND and shape.runs_only_as_task(listed):
+                attributes[ERROR_TYPE] = attributes[RPC_RESPONSE_STATUS_CODE] = str(METHOD_NOT_FOUND)
+                return shape.task_required(self.tool, None, result=raw)
             shaped = shape.from_result(
                 self.tool,
                 raw,
@@ -443,6 +454,8 @@ class LogicalCall:
         message = error.message or ""
         catalog = self.owner.catalog
         was_known = self.tool in catalog
+        if code == METHOD_NOT_FOUND and shape.runs_only_as_task(catalog.get(self.tool)):
+            return shape.task_required(self.tool, ref)
         unknown = code == METHOD_NOT_FOUND or any(
             names_this_tool_unknown(text, self.tool) for text in answer.error_texts(message, error.data)
         ) or (

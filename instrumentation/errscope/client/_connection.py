@@ -28,13 +28,18 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import Tool
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from opentelemetry import trace
 from opentelemetry.trace import Link, StatusCode
 
 from errscope._attributes import ERROR_TYPE, MCP_METHOD_NAME, RPC_RESPONSE_STATUS_CODE
-from errscope._classify import classify, parse_retry_after
+from errscope._classify import class_for_mcp_endpoint_status, classify, parse_retry_after
+from errscope._messages import safe_name
+from errscope._vocabulary import FailureClass
+from errscope.client import _answer as answer
 from errscope.client._catalog import ToolCatalog
 from errscope.client._telemetry import ClientTelemetry
+from errscope.client._text import safe_excerpt
 from errscope.client._wire import (
     CURRENT_ATTEMPT,
     UNDECODABLE,
@@ -69,6 +74,44 @@ class Connection:
     @property
     def alive(self) -> bool:
         return self.client is not None and not self.ending and not self.done.is_set() and not self.tap.closed
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why the server refused the session before any call reached it: a policy or an incompatibility that no retry
+    changes, so neither an outage nor a breaker failure."""
+
+    failure_class: FailureClass
+    reason: str
+    """Completes "Tool server X …"."""
+    advice: str
+
+
+def refusal(tap: WireTap) -> Refusal | None:
+    """What the handshake on ``tap`` says about a session that did not open, when it was refused rather than lost.
+
+    - The server's ``initialize`` answer named a protocol version the SDK does not speak (MCP 2025-11-25, Lifecycle >
+      Version Negotiation: the client SHOULD disconnect): ``unknown``, since only an upgrade of either side helps.
+    - The handshake's POST was answered with an HTTP status that refuses access (401, 403, and 421 from the SDKs'
+      DNS-rebinding protection: :func:`errscope._classify.class_for_mcp_endpoint_status`), or ``initialize`` with an
+      error an errscope peer (``errscope proxy``) classed so: ``permission_denied``.
+    """
+    offered = tap.offered_version
+    if offered is not None and offered not in HANDSHAKE_PROTOCOL_VERSIONS:
+        return Refusal(
+            FailureClass.UNKNOWN,
+            f"answered with MCP protocol version {safe_name(offered)!r}, which this client does not support",
+            "Don't retry; the server or the client must be upgraded.",
+        )
+    status, error = tap.handshake_status, tap.handshake_error
+    if status is not None and class_for_mcp_endpoint_status(status) is FailureClass.PERMISSION_DENIED:
+        said = f"HTTP {status}"
+    elif error is not None and answer.declared_class(error.data if isinstance(error.data, dict) else {}) is FailureClass.PERMISSION_DENIED:
+        said = safe_excerpt(error.message, limit=160)
+    else:
+        return None
+    return Refusal(FailureClass.PERMISSION_DENIED, f"refused the connection ({said})",
+                   "Don't retry; the server's access settings (credentials, allowed hosts) must change.")
 
 
 @dataclass(slots=True)
@@ -142,6 +185,8 @@ def _http_client_with_trace_headers(max_connections: int, session: dict[str, str
         if attempt is not None and attempt.http_status is None and response.request.method == "POST":
             attempt.http_status = response.status_code
             attempt.http_retry_after = parse_retry_after(response.headers.get("retry-after"))
+        elif attempt is None and response.status_code >= 400 and response.request.method == "POST":
+            tap.handshake_status = tap.handshake_status or response.status_code
         if response.status_code == 404 and "mcp-session-id" in response.request.headers:
             tap.session_ended()
             return
@@ -252,6 +297,8 @@ class ServerConnection:
         self._lock = anyio.Lock()
         self.exited_at_start = False
         """The last start of a stdio server ended with the process gone before the handshake finished."""
+        self.refused: Refusal | None = None
+        """The last start was refused by the server (:func:`refusal`)."""
         self._restart_after = 0.0
         self._restart_backoff = 0.0
 
@@ -355,9 +402,10 @@ class ServerConnection:
                     self.mode = "auto"  # it exits whatever it is sent: a start-up failure, not an era
             if not conn.alive:
                 conn.scope.cancel()
+                self.refused = refusal(conn.tap)
                 self._failed_start(conn)
                 return None
-            self.exited_at_start, self._restart_backoff = False, 0.0
+            self.exited_at_start, self._restart_backoff, self.refused = False, 0.0, None
             await self._initial_listing(conn)
             return conn
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Final
 
-from mcp_types import CallToolResult, ElicitationRequiredErrorData, ErrorData
+from mcp_types import CallToolResult, ElicitationRequiredErrorData, ErrorData, Tool
 from pydantic import ValidationError
 
 from errscope._attributes import ERROR_TYPE, TOOL_ERROR
@@ -243,6 +243,23 @@ def other_protocol_error(tool: str, code: int, message: str, data: dict[str, Any
         advice=_MAYBE_DONE if maybe_done else None,
         side_effect_possible=answer.side_effect_possible(data),
     )
+
+
+def runs_only_as_task(tool: Tool | None) -> bool:
+    """Whether the listing says ``tool`` must be called as a task (``execution.taskSupport: "required"``, MCP 2025-11-25,
+    Tasks > Tool-Level Negotiation). errscope's client makes no task-augmented calls."""
+    execution = tool.execution if tool is not None else None
+    return execution is not None and execution.task_support == "required"
+
+
+def task_required(tool: str, ref: str | None, result: CallToolResult | None = None) -> ToolCallResult:
+    """-32601 to a listed tool that runs only as a task (MCP 2025-11-25, Tasks > Tool-Level Negotiation: the server
+    answers -32601 to a plain call): the tool exists and did not run. ``invalid_input``: the request lacked what the
+    tool requires, and this client cannot add it, so the model must not call it again."""
+    head = f"{safe_name(tool)} runs only as a task (MCP tasks), which this client does not request; it was not run."
+    advice = "Don't call it again; tell the user it needs a client that supports tasks."
+    return failure(tool, Channel.PROTOCOL, FailureClass.INVALID_INPUT, head, ref=ref, advice=advice, result=result,
+                   side_effect_possible=False)
 
 
 def refused_http_rate_limit(tool: str, server: str, retry_after: float | None) -> ToolCallResult:

@@ -12,8 +12,9 @@ sending (a :class:`contextvars.ContextVar`) and can:
 The read side sees every frame before the dispatcher does and records what the dispatcher would
 only debug-log: responses for ids nobody waits for (late answers after a timeout, wrong ids),
 frames that failed to parse, bytes that are not text, and the end of the stream. It changes one
-thing: a ``tools/list`` page loses the tools whose definitions the SDK would reject, since the SDK
-rejects the page whole (:func:`errscope.client._catalog.usable_listing`). Whether an
+thing: a ``tools/list`` page loses the tools whose definitions the SDK would reject, and a ``tools/call``
+result the content blocks it would reject, since the SDK rejects either whole
+(:func:`errscope.client._catalog.usable_listing`, :func:`usable_result`). Whether an
 error frame is the peer's is decided by how it arose, never by its code or text:
 
 - on streamable HTTP the SDK stands in for answers it could not read (an unparseable body, an
@@ -39,6 +40,7 @@ import codecs
 import contextvars
 import json
 import logging
+import typing
 import weakref
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -53,12 +55,14 @@ from mcp.shared.message import SessionMessage
 from mcp_types import (
     INTERNAL_ERROR,
     PROTOCOL_VERSION_META_KEY,
+    ContentBlock,
     ErrorData,
     JSONRPCError,
     JSONRPCNotification,
     JSONRPCRequest,
     JSONRPCResponse,
 )
+from mcp_types.methods import validate_server_result
 
 from errscope._classify import Classification
 from errscope._streams import ReceiveStreamProxy
@@ -79,6 +83,7 @@ __all__ = [
 logger = logging.getLogger("errscope.client")
 
 _TRACE_KEYS = ("traceparent", "tracestate", "baggage")
+_BOM: Final = "\ufeff"
 _MAX_RECENT = 4096
 """Attempts that ended without their answer, whose late answers are recognised, per connection."""
 _RECENT_TTL = 300.0
@@ -175,6 +180,12 @@ class WireTap:
         self.record_frames = False
         self.protocol_version = "2025-11-25"
         """The era the peer speaks, as learnt from ``initialize`` or a request's ``_meta`` (for reading listings)."""
+        self.offered_version: str | None = None
+        """The version the server's ``initialize`` answer named, whether or not the SDK speaks it."""
+        self.handshake_status: int | None = None
+        """The HTTP error status of a POST no call attempt carried (the handshake), when one came."""
+        self.handshake_error: ErrorData | None = None
+        """The error that answered ``initialize``, when one did."""
         self.listeners: list[Callable[[str], None]] = []
         track(Table.CONNECTIONS, self)
 
@@ -254,7 +265,8 @@ class WireTap:
                 else:
                     attempt.error_frame = isinstance(message, JSONRPCError)
                     if isinstance(message, JSONRPCResponse):
-                        attempt.answer = message.result
+                        item = usable_result(item, self.protocol_version)
+                        attempt.answer = item.message.result  # type: ignore[union-attr]
                 if attempt.finished:
                     attempt.late_frames += 1
                     if attempt.on_late is not None:
@@ -263,10 +275,12 @@ class WireTap:
             method = self.other_requests.pop(key, _ABSENT)
             if method == "tools/list" and isinstance(message, JSONRPCResponse):
                 return usable_listing(item, self.protocol_version)
+            if method == "initialize" and isinstance(message, JSONRPCError):
+                self.handshake_error = message.error
             if method == "initialize" and isinstance(message, JSONRPCResponse):
                 version = message.result.get("protocolVersion")
                 if isinstance(version, str):
-                    self.protocol_version = version
+                    self.protocol_version = self.offered_version = version
             if method is not _ABSENT:
                 return item
             late = self.recent.get(key)
@@ -386,6 +400,40 @@ def stand_in_for_broken_response(raw: str | bytes) -> JSONRPCError | None:
     return JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
 
 
+_CONTENT_TYPES: Final = frozenset(
+    literal for block in typing.get_args(ContentBlock) for literal in typing.get_args(block.model_fields["type"].annotation)
+)
+"""The content block types the SDK's schema knows (``text``, ``image``, ``audio``, ``resource_link``, ``resource``)."""
+
+
+def usable_result(item: SessionMessage, version: str) -> SessionMessage:
+    """A ``tools/call`` response without the content blocks of types the SDK's schema does not know.
+
+    The SDK validates a result as a whole, so one block of a type it does not know (a newer spec's, or a
+    server's own) would turn the whole answer into "could not read", and an ``isError`` text beside it would
+    be lost (openai/codex #33404: "Unexpected response type" for a ``resource_link``). Such blocks are
+    dropped, with a warning naming their type, when the rest then validates; otherwise (or when every block
+    is of a known type: the common case, one scan and no copy) the result is passed on untouched, and the
+    SDK's own check decides.
+    """
+    message = item.message
+    assert isinstance(message, JSONRPCResponse)
+    content = message.result.get("content")
+    if not isinstance(content, list):
+        return item
+    unknown = {str(block.get("type"))[:64] for block in content if isinstance(block, dict) and block.get("type") not in _CONTENT_TYPES}
+    if not unknown:
+        return item
+    kept = [block for block in content if not isinstance(block, dict) or block.get("type") in _CONTENT_TYPES]
+    result = {**message.result, "content": kept}
+    try:
+        validate_server_result("tools/call", version, result)
+    except (KeyError, ValueError):  # still broken (pydantic's ValidationError is a ValueError), or an unknown era
+        return item
+    logger.warning("content blocks of types %s left out of a tools/call result: the MCP schema has no such type", sorted(unknown))
+    return SessionMessage(message=message.model_copy(update={"result": result}), metadata=item.metadata)
+
+
 def _without_lone_surrogates(raw: str | bytes) -> str | None:
     """``raw``, a JSON text, re-serialised with each lone surrogate replaced by U+FFFD; ``None`` when it has
     none or is not JSON.
@@ -458,6 +506,10 @@ def observe_stdio_parsing() -> None:
     def parse_line(line: str) -> SessionMessage | Exception:
         parsed = parse(line)
         if isinstance(parsed, Exception):
+            if line.startswith(_BOM):
+                # RFC 8259 §8.1: a parser MAY ignore a byte order mark; Windows consoles write one before their
+                # first output, which would cost the answer it prefixes (often ``initialize``'s).
+                return parse_line(line.lstrip(_BOM))
             repaired = _without_lone_surrogates(line)
             if repaired is not None:
                 return parse_line(repaired)

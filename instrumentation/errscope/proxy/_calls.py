@@ -122,9 +122,9 @@ class Calls:
         self.upstream = Upstream(SYSTEM, None, upstream_address)
         self.tools: frozenset[str] | None = None
         """Tool names of the server's last complete ``tools/list`` answer; ``None`` until one is seen."""
-        self._schemas: dict[str, Mapping[str, Any] | None] = {}
-        """Each listed tool's ``inputSchema``: its argument names and what each must be."""
-        self._listing: dict[str, Mapping[str, Any] | None] = {}
+        self._listed_tools: dict[str, Mapping[str, Any]] = {}
+        """Each listed tool as the server described it (its ``inputSchema``, its ``execution``)."""
+        self._listing: dict[str, Mapping[str, Any]] = {}
 
     # -- host -> server ---------------------------------------------------------------------------
     def from_host(self, scope: Scope, message: Any) -> Any:
@@ -228,11 +228,20 @@ class Calls:
         tools = result.get("tools")
         if isinstance(tools, list):
             self._listing.update(
-                (tool["name"], tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else None)
-                for tool in tools if isinstance(tool, dict) and isinstance(tool.get("name"), str)
+                (tool["name"], tool) for tool in tools if isinstance(tool, dict) and isinstance(tool.get("name"), str)
             )
         if not result.get("nextCursor"):  # the last page (MCP spec, Utilities > Pagination)
-            self.tools, self._schemas, self._listing = frozenset(self._listing), self._listing, {}
+            self.tools, self._listed_tools, self._listing = frozenset(self._listing), self._listing, {}
+
+    def _schema(self, tool: str | None) -> Mapping[str, Any] | None:
+        """The listed tool's ``inputSchema``: its argument names and what each must be."""
+        schema = self._listed_tools.get(tool or "", {}).get("inputSchema")
+        return schema if isinstance(schema, Mapping) else None
+
+    def _runs_only_as_task(self, tool: str | None) -> bool:
+        """The listing says ``execution.taskSupport: "required"`` (MCP 2025-11-25, Tasks > Tool-Level Negotiation)."""
+        execution = self._listed_tools.get(tool or "", {}).get("execution")
+        return isinstance(execution, Mapping) and execution.get("taskSupport") == "required"
 
     def _answer(self, entry: _InFlight, message: Message) -> Message:
         call = entry.call
@@ -250,6 +259,11 @@ class Calls:
         meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
         content = result.get("content")
         text = answer.text_of(content if isinstance(content, list) else None, result.get("structuredContent"))
+        wrapped = answer.wrapped_protocol_error(text)
+        if wrapped is not None and wrapped[0] == METHOD_NOT_FOUND and self._runs_only_as_task(call.tool):
+            # The TypeScript SDK's isError wrap of a task-only tool's -32601: relayed as that protocol error.
+            error = {"code": METHOD_NOT_FOUND, "message": wrapped[1]}
+            return self._protocol_error(entry, {k: v for k, v in message.items() if k != "result"}, error)
         reading = self._read(call, text)
         if reading.unknown_tool:
             return self._unknown_tool(entry, message, INVALID_PARAMS)
@@ -260,7 +274,7 @@ class Calls:
             # Most SDKs answer bad arguments with an isError result: the client's note, values never quoted.
             classification = Classification(FailureClass.INVALID_INPUT, upstream=upstream)
             call.fail(Channel.EXECUTION, classification)
-            note = invalid_params_note(call.tool or "tool", text, entry.arguments, self._schemas.get(call.tool or ""))
+            note = invalid_params_note(call.tool or "tool", text, entry.arguments, self._schema(call.tool))
             model_text = f"{note} Ref {call.error_ref}"
         else:
             cls = reading.failure_class
@@ -286,7 +300,8 @@ class Calls:
         text = error.get("message") if isinstance(error.get("message"), str) else ""
         data = error.get("data")
         unknown = any(self._read(call, said).unknown_tool for said in answer.error_texts(text, data))
-        if code == METHOD_NOT_FOUND or unknown:
+        task_only = code == METHOD_NOT_FOUND and self._runs_only_as_task(call.tool)
+        if (code == METHOD_NOT_FOUND and not task_only) or unknown:
             return self._unknown_tool(entry, message, code if code == METHOD_NOT_FOUND else INVALID_PARAMS)
         upstream = Upstream(SYSTEM, str(code), self.upstream.address)
         if self._adopt_declared(call, Channel.PROTOCOL, data if isinstance(data, dict) else {}, upstream, code=code):
@@ -296,8 +311,11 @@ class Calls:
         side_effect = False if answer.not_run(code, data) else declared
         if code == INVALID_PARAMS:
             classification = Classification(FailureClass.INVALID_INPUT, upstream=upstream, side_effect_possible=False)
-            schema = self._schemas.get(call.tool or "")
-            shaped_text = invalid_params_note(call.tool or "tool", text, entry.arguments, schema)
+            shaped_text = invalid_params_note(call.tool or "tool", text, entry.arguments, self._schema(call.tool))
+        elif task_only:
+            # The request lacked the task the tool requires (as bad arguments would): the tool exists and did not run.
+            classification = Classification(FailureClass.INVALID_INPUT, upstream=upstream, side_effect_possible=False)
+            shaped_text = safe_excerpt(text, limit=300) or "This tool runs only as a task"
         else:
             cls = class_for_jsonrpc_error(code, text)
             retry_after = retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None
@@ -314,7 +332,7 @@ class Calls:
     def _read(self, call: ToolCall, text: str) -> answer.TextReading:
         # A listed tool whose text mentions an unknown tool is a tool failing about another tool.
         listed = self.tools is not None and call.tool in self.tools
-        declared = declared_arguments(self._schemas.get(call.tool or ""))
+        declared = declared_arguments(self._schema(call.tool))
         return answer.read_text(text, None if listed else call.tool, declared)
 
     def _unknown_tool(self, entry: _InFlight, message: Message, code: int) -> Message:

@@ -8,6 +8,7 @@ Frames are relayed in order; a frame the proxy does not change is written byte f
 from __future__ import annotations
 
 import asyncio
+import codecs
 import json
 import logging
 import os
@@ -17,8 +18,9 @@ from collections.abc import Callable
 from contextlib import AsyncExitStack
 from typing import Any, Final, Protocol
 
-from errscope._attributes import META_SIDE_EFFECT_POSSIBLE
-from errscope._classify import parse_retry_after, side_effect_for_http_status
+from errscope._attributes import META_FAILURE_CLASS, META_SIDE_EFFECT_POSSIBLE
+from errscope._classify import class_for_mcp_endpoint_status, parse_retry_after, side_effect_for_http_status
+from errscope._vocabulary import FailureClass
 from errscope.proxy._calls import Calls, Message, Scope, parse_error
 
 __all__ = ["ChildServer", "HttpServer", "serve_stdio"]
@@ -183,9 +185,10 @@ class HttpServer:
         self.url = url
         self._stack = AsyncExitStack()
         self._write: Any = None
-        self._refusals: dict[str, tuple[str | None, bool | None]] = {}
+        self._refusals: dict[str, tuple[str | None, bool | None, FailureClass | None]] = {}
         """For requests the server refused, by request id (bounded): what its HTTP answer said (``None``: the
-        body's own message stands) and whether the request may have been acted on."""
+        body's own message stands), whether the request may have been acted on, and, for the handshake, the
+        refusal's class."""
 
     async def _note_refusal(self, response: Any) -> None:
         content_type = response.headers.get("content-type", "")
@@ -198,6 +201,7 @@ class HttpServer:
         if not isinstance(message, dict) or "method" not in message or "id" not in message:
             return
         said: str | None = None
+        refused_as: FailureClass | None = None
         # A 404 is the session gone (MCP, Transports > Session Management), not a thing "not found"; a
         # JSON-RPC body is the server's own answer, relayed with its own message (a gateway's JSON is none).
         if response.status_code != 404 and not ("json" in content_type and _is_jsonrpc(await response.aread())):
@@ -205,9 +209,13 @@ class HttpServer:
             wait = parse_retry_after(response.headers.get("retry-after"))
             if wait is not None:
                 said += f"; retry after {wait:g} s"
+            if message["method"] == "initialize":
+                # No call span covers the handshake: its class goes to the host, which says why no session opened
+                # (421 from the SDKs' DNS-rebinding protection reads as no class from the words alone).
+                refused_as = class_for_mcp_endpoint_status(response.status_code)
         if len(self._refusals) >= _MAX_REFUSALS:
             self._refusals.pop(next(iter(self._refusals)))
-        self._refusals[json.dumps(message["id"])] = (said, side_effect_for_http_status(response.status_code))
+        self._refusals[json.dumps(message["id"])] = (said, side_effect_for_http_status(response.status_code), refused_as)
 
     async def start(self, on_message: OnMessage, on_lost: Callable[[], None]) -> None:
         from mcp.client.streamable_http import streamable_http_client
@@ -249,12 +257,17 @@ class HttpServer:
         await self._stack.aclose()
 
 
-def _refused(error: Message, said: str | None, side_effect_possible: bool | None) -> Message:
-    """``error`` with the HTTP answer's words (when the body had none) and whether the request may have run."""
+def _refused(error: Message, said: str | None, side_effect_possible: bool | None, cls: FailureClass | None) -> Message:
+    """``error`` with the HTTP answer's words (when the body had none), whether the request may have run, and the
+    refusal's class when one is known."""
     error = {**error, "message": said} if said is not None else dict(error)
     data = error.get("data")
-    if side_effect_possible is not None and (data is None or isinstance(data, dict)):
-        error["data"] = {**(data or {}), META_SIDE_EFFECT_POSSIBLE: side_effect_possible}
+    if data is None or isinstance(data, dict):
+        extra: dict[str, Any] = {} if side_effect_possible is None else {META_SIDE_EFFECT_POSSIBLE: side_effect_possible}
+        if cls is not None and cls is not FailureClass.UNKNOWN:
+            extra[META_FAILURE_CLASS] = cls.value
+        if extra:
+            error["data"] = {**(data or {}), **extra}
     return error
 
 
@@ -282,9 +295,16 @@ def _decode(frame: bytes, side: str) -> tuple[Any | None, bytes | None]:
     server's bad byte costs one character of its answer, not the whole answer (and the host's call its
     timeout); such a frame is re-encoded, never relayed byte for byte (NousResearch/hermes-agent PR #46104,
     modelcontextprotocol/python-sdk PR #2302).
+
+    A Windows peer's framing is relayed as plain MCP stdio: its byte order mark dropped (RFC 8259 §8.1: a parser
+    MAY ignore one) and a CRLF ending relayed as LF (MCP spec, Transports > stdio: messages are delimited by
+    newlines; python-sdk #2433), so a strict peer on the other side reads it.
     """
     if not frame.strip():
         return None, None
+    frame = frame.removeprefix(codecs.BOM_UTF8)
+    if frame.endswith(b"\r\n"):
+        frame = frame[:-2] + b"\n"
     try:
         return json.loads(frame), frame
     except UnicodeDecodeError:

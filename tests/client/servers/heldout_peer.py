@@ -12,7 +12,11 @@ frame received). Handshake era: 2025-11-25. The spec::
      "stdout_noise": ["..."], # optional: lines printed on stdout at start and before every answer (not JSON-RPC)
      "stderr_bytes": 0,       # optional: bytes written to stderr before every tools/call answer
      "list_error": {...},     # optional: every tools/list is answered with this JSON-RPC error
-     "list_hold": true}       # optional: no tools/list is ever answered
+     "list_hold": true,       # optional: no tools/list is ever answered
+     "line_end": "\r\n",     # optional: what ends each frame (a Windows server's CRLF)
+     "bom": true,             # optional: the first frame starts with a UTF-8 byte order mark
+     "id_as_string": true,    # optional: every answer echoes a numeric request id as a string (42 -> "42")
+     "protocol_version": "…"} # optional: the version the initialize answer names (default 2025-11-25)
 
 An answer may carry ``"after": [<frames>]``: sent right after it, with the string ``"{token}"`` replaced by the
 request's ``_meta.progressToken`` (a server whose terminal progress races its answer, anthropics/claude-code #47765).
@@ -23,6 +27,13 @@ place of ``{id}``, so a test can send bytes that are not UTF-8 or a frame that i
 An answer may carry ``"exit": <code>``: the process exits with that code right after sending it, or, when the answer
 has neither ``result`` nor ``error``, without answering at all (a server that reads the request and ends, openai/codex
 #18977).
+
+An answer may carry ``"before": [<frames>]``: sent before it (a ``notifications/tools/list_changed``), and
+``"retool": [<tools>]``: the listing served from then on (a server whose tools changed during the call).
+
+An answer may carry ``"ask": {"method": ..., "params": ...}``: the peer first sends that request to the client (id
+``"peer-ask"``), logs the client's reply (``kind="reply"``) and only then answers the call: with the answer when the reply
+is a result, with ``"on_refused"`` when it is an error (a tool that needs sampling or elicitation from the host).
 
 ``on_cancel`` reproduces the mcp 1.27 server that answered a cancelled request with ``code 0``
 (python-sdk #2493); ``repeat`` a server that answers one id twice.
@@ -40,6 +51,8 @@ SPEC = json.loads(open(os.environ["PEER_SPEC"]).read())
 LOG = os.environ.get("PEER_LOG")
 _lock = threading.Lock()
 _held: dict[Any, dict[str, Any]] = {}
+_asking: dict[str, tuple[Any, dict[str, Any]]] = {}
+_first = [True]
 
 
 def log(**event: Any) -> None:
@@ -50,8 +63,14 @@ def log(**event: Any) -> None:
 
 def send(obj: dict[str, Any]) -> None:
     with _lock:
-        sys.stdout.write(json.dumps(obj) + "\n")
+        sys.stdout.write(frame_text(obj))
         sys.stdout.flush()
+
+
+def frame_text(obj: Any) -> str:
+    bom = "\ufeff" if SPEC.get("bom") and _first[0] else ""
+    _first[0] = False
+    return bom + json.dumps(obj) + SPEC.get("line_end", "\n")
 
 
 def noise() -> None:
@@ -68,6 +87,8 @@ def answer(rid: Any, how: dict[str, Any]) -> None:
             sys.stdout.buffer.write(how["raw"].replace("{id}", json.dumps(rid)).encode("latin-1") + b"\n")
             sys.stdout.flush()
         return
+    if SPEC.get("id_as_string") and isinstance(rid, int):
+        rid = str(rid)
     frame: dict[str, Any] = {"jsonrpc": "2.0", "id": rid}
     if "error" in how:
         frame["error"] = how["error"]
@@ -99,6 +120,11 @@ def main() -> None:
             continue
         method, rid, params = msg.get("method"), msg.get("id"), msg.get("params") or {}
         log(kind="recv", method=method, id=rid, params=params)
+        if method is None and rid in _asking:
+            log(kind="reply", id=rid, result=msg.get("result"), error=msg.get("error"))
+            call_id, how = _asking.pop(rid)
+            answer(call_id, how if "result" in msg else how["on_refused"])
+            continue
         if method == "notifications/cancelled":
             held = _held.pop(params.get("requestId"), None)
             if held is not None and "on_cancel" in held:
@@ -108,7 +134,7 @@ def main() -> None:
             continue
         if method == "initialize":
             answer(rid, {"result": {
-                "protocolVersion": "2025-11-25",
+                "protocolVersion": SPEC.get("protocol_version", "2025-11-25"),
                 "capabilities": {"tools": {}},
                 "serverInfo": {"name": "heldout-peer", "version": "0.0.1"},
             }})
@@ -122,9 +148,16 @@ def main() -> None:
                 answer(rid, {"error": {"code": -32602, "message": f"Unknown tool: {params.get('name')}"}})
             elif how.get("hold"):
                 _held[rid] = how
+            elif "ask" in how:
+                _asking["peer-ask"] = (rid, how)
+                send({"jsonrpc": "2.0", "id": "peer-ask", **how["ask"]})
             elif "result" not in how and "error" not in how and "raw" not in how and "exit" in how:
                 os._exit(int(how["exit"]))
             else:
+                if "retool" in how:
+                    SPEC["tools"] = how["retool"]
+                for frame in how.get("before", ()):
+                    send(frame)
                 if SPEC.get("stderr_bytes"):
                     sys.stderr.write("debug: " + "x" * SPEC["stderr_bytes"] + "\n")
                     sys.stderr.flush()
