@@ -92,7 +92,9 @@ class ToolClient:
         idempotency_keys: attach a fresh key to every logical call (default ``True``).
         idempotency_meta_key: the ``_meta`` name of the key (default ``io.errscope/idempotency_key``).
         baggage_allow: baggage keys that may cross to the server; none by default.
-        connect_timeout: seconds allowed to open a session.
+        connect_timeout: seconds allowed to start the server (stdio) and open a session: 60 by default, the
+            TypeScript SDK's default request timeout, which covers ``initialize`` (a server run by ``npx -y`` or
+            ``uvx`` may download itself first, and a loaded machine starts Python servers slowly).
         late_response_grace: seconds a timed-out attempt's span stays open to record a late answer.
         mode: ``mcp.Client`` protocol mode (``auto``, ``legacy`` or a modern version).
         tracer_provider, meter_provider: OpenTelemetry providers; the global ones by default.
@@ -113,7 +115,7 @@ class ToolClient:
         idempotency_keys: bool = True,
         idempotency_meta_key: str = META_IDEMPOTENCY_KEY,
         baggage_allow: Iterable[str] = (),
-        connect_timeout: float = 10.0,
+        connect_timeout: float = 60.0,
         late_response_grace: float = 1.0,
         mode: str = "auto",
         tracer_provider: TracerProvider | None = None,
