@@ -1,5 +1,5 @@
 """More vendor SDKs a tool calls, against a real HTTP server on 127.0.0.1, each with its own
-retries off: google-genai and mistralai (httpx underneath), huggingface_hub, qdrant-client's REST
+retries off: mistralai (httpx underneath), huggingface_hub, qdrant-client's REST
 client, twilio, jira and atlassian-python-api (requests underneath). Each keeps the HTTP status
 its own way (``code``, ``status_code``, ``status``, its ``response``); a dead peer is the
 transport's own exception, raised bare or wrapped.
@@ -13,8 +13,6 @@ from typing import Any
 
 import pytest
 from atlassian import Jira as AtlassianJira
-from google import genai
-from google.genai import types as genai_types
 from huggingface_hub import HfApi
 from jira import JIRA
 from mistralai.client import Mistral
@@ -28,13 +26,6 @@ from tests.classification.upstreams import HttpUpstream
 
 SHORT = 0.3
 Call = Callable[[str, float], Callable[[], Any]]
-
-
-def _genai(base: str, timeout: float) -> Callable[[], Any]:
-    options = genai_types.HttpOptions(base_url=base, timeout=int(timeout * 1000),
-                                      retry_options=genai_types.HttpRetryOptions(attempts=1))
-    client = genai.Client(api_key="AIza-test", http_options=options)
-    return lambda: client.models.generate_content(model="gemini-test", contents="hi")
 
 
 def _mistral(base: str, timeout: float) -> Callable[[], Any]:
@@ -69,7 +60,7 @@ def _atlassian(base: str, timeout: float) -> Callable[[], Any]:
 
 
 SDKS = [pytest.param(call, id=call.__name__.strip("_"))
-        for call in (_genai, _mistral, _huggingface, _qdrant, _twilio, _jira, _atlassian)]
+        for call in (_mistral, _huggingface, _qdrant, _twilio, _jira, _atlassian)]
 
 # A JSON error body; each SDK reads its own fields, none of which errscope needs.
 _BODY = json.dumps({"error": {"code": 0, "message": "refused", "status": "X"}, "message": "refused", "code": 20000,
@@ -96,7 +87,7 @@ def test_connection(upstream: HttpUpstream, sdk: Call, where: str, side_effect: 
     check(exc, C.UPSTREAM_UNAVAILABLE, side_effect)
 
 
-@pytest.mark.parametrize("sdk", [pytest.param(_genai, id="genai"), pytest.param(_mistral, id="mistral"),
+@pytest.mark.parametrize("sdk", [pytest.param(_mistral, id="mistral"),
                                  pytest.param(_twilio, id="twilio"), pytest.param(_jira, id="jira")])
 def test_read_timeout(upstream: HttpUpstream, sdk: Call) -> None:
     check(raised(sdk(upstream.failing("stall"), SHORT)), C.UPSTREAM_UNAVAILABLE, True)
