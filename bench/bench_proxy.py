@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -144,10 +145,36 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _haproxy(config_dir: str, upstream: int, port: int) -> list[str] | None:
+    """HAProxy as an HTTP reverse proxy on one thread with kept-alive upstream connections, if installed."""
+    if shutil.which("haproxy") is None:
+        return None
+    config = Path(config_dir) / "haproxy.cfg"
+    config.write_text(
+        "global\n  nbthread 1\n"
+        "defaults\n  mode http\n  option http-keep-alive\n  http-reuse always\n"
+        "  timeout connect 5s\n  timeout client 30s\n  timeout server 30s\n"
+        f"frontend host\n  bind 127.0.0.1:{port}\n  default_backend upstream\n"
+        f"backend upstream\n  server mcp 127.0.0.1:{upstream}\n"
+    )
+    return ["haproxy", "-db", "-f", str(config)]
+
+
+def _socat(upstream: int, port: int) -> list[str] | None:
+    """socat relaying TCP bytes (one process per connection, so one per client here), if installed."""
+    if shutil.which("socat") is None:
+        return None
+    return ["socat", f"TCP-LISTEN:{port},bind=127.0.0.1,reuseaddr,fork", f"TCP:127.0.0.1:{upstream},nodelay"]
+
+
 def _cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of a process (proc(5): fields 14 and 15 of /proc/PID/stat, in clock ticks)."""
+    """User + system CPU seconds of a process and its live children (socat forks one per connection).
+
+    proc(5): fields 14 and 15 of /proc/PID/stat, in clock ticks; children from /proc/PID/task/TID/children.
+    """
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    children = [int(child) for task in Path(f"/proc/{pid}/task").iterdir() for child in (task / "children").read_text().split()]
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK") + sum(map(_cpu_seconds, children))
 
 
 @contextmanager
@@ -210,11 +237,21 @@ def run() -> dict[str, Any]:
         url = f"http://127.0.0.1:{upstream}/mcp"
         proxy = stack.enter_context(_listening(_proxy(out + "/http", "--upstream", url, "--listen", f"127.0.0.1:{listen}"), listen, {}))
         floor = stack.enter_context(_listening([sys.executable, "-m", "bench.http_passthrough", url, str(floor_listen)], floor_listen, {}))
-        clients = {name: _Http(address) for name, address in
-                   (("direct", url), ("proxy", f"http://127.0.0.1:{listen}/mcp"), ("floor", f"http://127.0.0.1:{floor_listen}/mcp"))}
-        for client in clients.values():
+        direct = _Http(url)
+        stack.callback(direct.close)
+        candidates = {}
+        relays = [("proxy", proxy, listen), ("floor", floor, floor_listen)]
+        for name, relay_command in (("haproxy", _haproxy(out, upstream, haproxy_listen := _free_port())),
+                                    ("socat", _socat(upstream, socat_listen := _free_port()))):
+            if relay_command is None:
+                result[f"{name}_skipped"] = "not installed (apt-get install -y haproxy socat)"
+                continue
+            port = haproxy_listen if name == "haproxy" else socat_listen
+            relays.append((name, stack.enter_context(_listening(relay_command, port, {})), port))
+        for name, process, port in relays:
+            client = _Http(f"http://127.0.0.1:{port}/mcp")
             stack.callback(client.close)
-        candidates = {"proxy": (clients["proxy"], proxy.pid), "floor": (clients["floor"], floor.pid)}
-        result["http"] = _compare(clients["direct"], candidates, tool, arguments)
+            candidates[name] = (client, process.pid)
+        result["http"] = _compare(direct, candidates, tool, arguments)
     result["load_average"] = [round(value, 1) for value in os.getloadavg()]
     return result
