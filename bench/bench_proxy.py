@@ -20,9 +20,9 @@ Paths are called in rounds whose order rotates (a path right after a relay would
 pay for the relay's after-answer work, its telemetry, and look slower than it is).
 
 The < 0.5 ms goal is not met over HTTP on this project's shared 2-core machine, and cannot be with
-a relay in Python. CPU a call (runs of December 2026, load average 10-15, 600-1000 calls):
-socat 0.21-0.24 ms, HAProxy 0.36-0.39 ms, our relay alone 0.53-0.55 ms, the proxy 1.55-1.58 ms
-(stdio: 0.99-1.04 ms). With the load at 8, the added medians were socat 0.18 ms, our relay
+a relay in Python. CPU a call (six runs of December 2026, load average 11-15, 600-1000 calls):
+socat 0.18-0.24 ms, HAProxy 0.30-0.39 ms, our relay alone 0.45-0.55 ms, the proxy 1.38-1.57 ms
+(stdio: 1.0-1.5 ms). With the load at 8, the added medians were socat 0.18 ms, our relay
 0.62 ms, HAProxy 0.80 ms, the proxy 1.37 ms; at 11-15 every wall figure drowns in scheduling
 (direct medians 10-28 ms) and only CPU compares. So two loopback hops cost 0.2-0.4 ms of CPU even
 in C, our relay 0.15 ms more than HAProxy, and errscope about 1 ms: in the proxy's process,
@@ -33,8 +33,8 @@ ways, the body re-encoded with the trace context, SSE events parsed) about 0.4 m
 relay makes one read and one write on each side (TCP_NODELAY is uvloop's default) and the exporter
 threads wake every 5 s or 512 spans, not per call. Before the request goes on, the span must
 exist (its context travels in ``_meta``); the rest of the recording runs after the answer is
-written. In process and hot, a call costs about 50 us before it is forwarded (half of it the
-SDK's span start), 25-40 us reading the answer and 55-75 us recording; the cold wake-ups of a
+written. In process and hot, a call costs 60-110 us before it is forwarded (22 us of it the
+SDK's span start), 25-30 us reading the answer and 55-75 us recording; the cold wake-ups of a
 loaded machine make that 2-4 times more. Under 0.5 ms would take the relay out of Python (a C or
 Rust relay calling errscope only for the ``tools/call`` messages) and the SDK's per-call work off
 the wake-up that forwards the request.
@@ -183,8 +183,11 @@ def _cpu_seconds(pid: int) -> float:
 
     proc(5): fields 14 and 15 of /proc/PID/stat, in clock ticks; children from /proc/PID/task/TID/children.
     """
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    children = [int(child) for task in Path(f"/proc/{pid}/task").iterdir() for child in (task / "children").read_text().split()]
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        children = [int(child) for task in Path(f"/proc/{pid}/task").iterdir() for child in (task / "children").read_text().split()]
+    except FileNotFoundError:  # a child that ended meanwhile (the socat of a probe's connection)
+        return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK") + sum(map(_cpu_seconds, children))
 
 
@@ -250,15 +253,15 @@ def run() -> dict[str, Any]:
         floor = stack.enter_context(_listening([sys.executable, "-m", "bench.http_passthrough", url, str(floor_listen)], floor_listen, {}))
         direct = _Http(url)
         stack.callback(direct.close)
-        candidates = {}
         relays = [("proxy", proxy, listen), ("floor", floor, floor_listen)]
-        for name, relay_command in (("haproxy", _haproxy(out, upstream, haproxy_listen := _free_port())),
-                                    ("socat", _socat(upstream, socat_listen := _free_port()))):
-            if relay_command is None:
-                result[f"{name}_skipped"] = "not installed (apt-get install -y haproxy socat)"
-                continue
-            port = haproxy_listen if name == "haproxy" else socat_listen
-            relays.append((name, stack.enter_context(_listening(relay_command, port, {})), port))
+        for name, make_command in (("haproxy", lambda port: _haproxy(out, upstream, port)), ("socat", lambda port: _socat(upstream, port))):
+            port = _free_port()
+            argv = make_command(port)
+            if argv is None:
+                result[f"{name}_skipped"] = f"not installed (apt-get install -y {name})"
+            else:
+                relays.append((name, stack.enter_context(_listening(argv, port, {})), port))
+        candidates = {}
         for name, process, port in relays:
             client = _Http(f"http://127.0.0.1:{port}/mcp")
             stack.callback(client.close)

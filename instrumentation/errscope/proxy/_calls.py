@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -104,7 +103,7 @@ def _is_request_id(value: Any) -> bool:
 
 def request_key(request_id: Any) -> str:
     """The in-flight key of a request id: 1 and "1" are different JSON-RPC ids (JSON-RPC 2.0 §4), and
-    ``repr`` keeps them apart (a string's starts with a quote) at a tenth of ``json.dumps``' cost."""
+    ``repr`` keeps them apart (a string's starts with a quote) for a fraction of what ``json.dumps`` costs."""
     return repr(request_id)
 
 
