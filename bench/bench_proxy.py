@@ -20,11 +20,11 @@ Paths are called in rounds whose order rotates (a path right after a relay would
 pay for the relay's after-answer work, its telemetry, and look slower than it is).
 
 The < 0.5 ms goal is not met over HTTP on this project's shared 2-core machine, and cannot be with
-a relay in Python. CPU a call (six runs of December 2026, load average 11-15, 600-1000 calls):
-socat 0.18-0.24 ms, HAProxy 0.30-0.39 ms, our relay alone 0.45-0.55 ms, the proxy 1.38-1.57 ms
-(stdio: 1.0-1.5 ms). With the load at 8, the added medians were socat 0.18 ms, our relay
-0.62 ms, HAProxy 0.80 ms, the proxy 1.37 ms; at 11-15 every wall figure drowns in scheduling
-(direct medians 10-28 ms) and only CPU compares. So two loopback hops cost 0.2-0.4 ms of CPU even
+a relay in Python. CPU a call (nine runs of December 2026, load average 4-15, 600-1000 calls):
+socat 0.18-0.24 ms, HAProxy 0.28-0.39 ms, our relay alone 0.43-0.55 ms, the proxy 1.32-1.58 ms
+(stdio: 1.0-1.5 ms). Added medians at load 4 (three runs): HAProxy 0.39-0.78 ms, socat
+0.31-1.62 ms, our relay 0.63-0.99 ms, the proxy 1.24-2.06 ms over HTTP, 0.46-0.51 ms on stdio;
+at 11-15 every HTTP wall figure drowns in scheduling (direct medians 10-28 ms) and only CPU compares. So two loopback hops cost 0.2-0.4 ms of CPU even
 in C, our relay 0.15 ms more than HAProxy, and errscope about 1 ms: in the proxy's process,
 configured without the OpenTelemetry SDK (no ``--out``, no OTLP) it costs 0.95-1.03 ms, so the
 SDK's span start and end, duration point (with its exemplar) and export thread (0.07-0.19 ms of
