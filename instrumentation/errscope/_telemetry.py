@@ -164,7 +164,8 @@ class ServerTelemetry:
     def _record(
         self, span: Span, call: ToolCall | None, attributes: dict[str, Any], seconds: float, span_context: context.Context
     ) -> None:
-        outcome_attributes = _outcome_attributes(call)
+        # What the span was started with is not set again (a proxied call starts with its upstream).
+        outcome_attributes = {key: value for key, value in _outcome_attributes(call).items() if attributes.get(key) != value}
         if outcome_attributes:
             span.set_attributes(outcome_attributes)
         if call is not None and call.tool is not None and call.known:

@@ -75,6 +75,7 @@ def _explain(args: argparse.Namespace) -> int:
 
 
 def _proxy(args: argparse.Namespace) -> int:
+    import gc
     import logging
 
     from opentelemetry import trace
@@ -109,6 +110,10 @@ def _proxy(args: argparse.Namespace) -> int:
         serve = serve_stdio_to_http(args.upstream, recorder)
     else:
         serve = serve_stdio_to_stdio(command, recorder)
+    # What is loaded and configured by now lives as long as the process: frozen out of the collector's
+    # sight, the full collections that relayed calls trigger no longer walk it (gc.freeze).
+    gc.collect()
+    gc.freeze()
     try:
         _event_loop_runner()(_until_terminated(serve))
     except OSError as exc:

@@ -160,17 +160,17 @@ class McpExchange(Exchange):
 
     def _event(self, event: bytes) -> bytes:
         """One SSE event (WHATWG HTML, Server-sent events): its ``data`` relayed, other fields kept."""
-        lines = event.decode("utf-8", "surrogateescape").split("\n")  # bytes that are not UTF-8 pass unchanged
-        data = "\n".join(line[5:].removeprefix(" ") for line in lines if line.startswith("data:"))
+        lines = event.split(b"\n")
+        data = b"\n".join(line[5:].removeprefix(b" ") for line in lines if line.startswith(b"data:"))
         # An empty data (a stream's priming event) holds no message; with nothing open or cancelled, none to change.
         if data.strip() and (self.scope.in_flight or self.scope.cancelled):
             try:
-                message = json.loads(data)
+                message = json.loads(data.decode("utf-8", "surrogateescape"))  # bytes that are not UTF-8 pass unchanged
             except (ValueError, RecursionError):
                 message = None
             if message is not None:
                 answer = self.calls.from_server(self.scope, message)
                 if answer is not message:
-                    kept = [line for line in lines if not line.startswith("data:")]
-                    lines = [*kept, "data: " + json.dumps(answer)]
-        return ("\n".join(lines) + "\n\n").encode("utf-8", "surrogateescape")
+                    kept = [line for line in lines if not line.startswith(b"data:")]
+                    return b"\n".join([*kept, b"data: " + json.dumps(answer).encode("utf-8", "surrogateescape")]) + b"\n\n"
+        return event + b"\n\n"  # as it came

@@ -21,7 +21,7 @@ from typing import Any, Final, Protocol
 from errscope._attributes import META_FAILURE_CLASS, META_SIDE_EFFECT_POSSIBLE
 from errscope._classify import class_for_mcp_endpoint_status, parse_retry_after, side_effect_for_http_status
 from errscope._vocabulary import FailureClass
-from errscope.proxy._calls import Calls, Message, Scope, parse_error
+from errscope.proxy._calls import Calls, Message, Scope, parse_error, request_key
 
 __all__ = ["ChildServer", "HttpServer", "serve_stdio"]
 
@@ -385,7 +385,7 @@ async def serve_stdio(upstream: Upstream, calls: Calls) -> None:
             if await upstream.send(forwarded, frame if forwarded is message else None):
                 calls.sent(scope, forwarded)
             elif isinstance(message, dict) and "id" in message and "method" in message:
-                for answer in calls.lost(scope, keys=[json.dumps(message["id"])]):
+                for answer in calls.lost(scope, keys=[request_key(message["id"])]):
                     out_transport.write(encode(answer))
     finally:
         calls.abandon(scope)
