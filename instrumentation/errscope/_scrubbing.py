@@ -111,8 +111,8 @@ _REDACTED_BYTES: Final = REDACTED.encode()
 
 @dataclass(frozen=True, slots=True)
 class _Rule:
-    find: Any  # the pattern without captures: a DFA scan finds where it matches
-    parse: Any  # the pattern with its kept groups, run on that match alone; None: no kept groups
+    find: Any  # finds where the pattern matches; with the kept groups when ``parse`` is None
+    parse: Any  # the pattern with its kept groups, run on that match alone; None: ``find`` reads them
     prefix: tuple[int, ...]  # kept group numbers in front of the secret
     suffix: tuple[int, ...]  # kept group numbers after it
     verify: str
@@ -120,21 +120,34 @@ class _Rule:
     regex: bytes  # the pattern with its groups, for a match ``parse`` does not take (:func:`_groups`)
 
 
+_BIT_STATE_MAX: Final = 500
+"""Program size (instructions) up to which RE2 reads groups with its BitState engine (its limit is 512)."""
+
+
 def _rule(p: SecretPattern) -> _Rule:
-    # Two programs: a capture-free DFA scan finds the match (~2-3 µs a line), and only then the
-    # groups are read on that span, anchored at both ends (the same parse: leftmost-first picks
-    # the best parse starting there, and that parse spans exactly the match). The full pattern
-    # with captures cost 20-30 µs per matched line for the keyword patterns (module docstring).
-    options = re2.Options()
-    options.never_capture = True
+    # A pattern whose program is small enough for BitState is searched with its groups in one call:
+    # RE2 runs the same DFA scan as without them and reads the groups on the match alone, so a
+    # match costs one call into the binding instead of two (~1.5 µs each). The larger (keyword)
+    # patterns take two programs: a capture-free DFA scan finds the match, and only then the groups
+    # are read on that span, anchored at both ends by ``parse`` (the same parse: leftmost-first picks
+    # the best parse starting there, and that parse spans exactly the match). Their full pattern
+    # with captures cost 20-30 µs per matched line on RE2's NFA (module docstring).
+    regex = p.regex.encode()
+    with_groups = re2.compile(regex)
+    if not p.groups or (not p.parse and with_groups.programsize <= _BIT_STATE_MAX):
+        find, parse = with_groups._regexp, None
+    else:
+        options = re2.Options()
+        options.never_capture = True
+        find, parse = re2.compile(regex, options)._regexp, re2.compile(p.parse.encode())._regexp if p.parse else with_groups._regexp
     return _Rule(
-        re2.compile(p.regex.encode(), options)._regexp,
-        re2.compile((p.parse or p.regex).encode())._regexp if p.groups else None,
+        find,
+        parse,
         tuple(range(1, p.keep_prefix + 1)),
         tuple(range(p.keep_prefix + 1, p.groups + 1)),
         p.verify,
         p.family,
-        p.regex.encode(),
+        regex,
     )
 
 
@@ -342,32 +355,37 @@ def _groups(regex: bytes) -> Any:
     return re2.compile(regex)._regexp
 
 
-def _substitute(rule: _Rule, data: bytes, start: int, end: int) -> bytes:
-    """Every match of ``rule`` in ``data``, the first at ``start:end``: kept groups stay, the
-    secret between them is masked."""
+def _substitute(rule: _Rule, data: bytes, spans: list[tuple[int, int]]) -> bytes:
+    """Every match of ``rule`` in ``data``, the first ``spans`` (``find``'s answer): kept groups
+    stay, the secret between them is masked."""
     pieces: list[bytes] = []
     last = 0
     size = len(data)
     find, parse, prefix, suffix = rule.find, rule.parse, rule.prefix, rule.suffix
-    while start >= 0:
+    while True:
+        start, end = spans[0]
         secret_start, secret_end = start, end
         if parse is not None:
             spans = parse.Match(_ANCHOR_BOTH, data, start, end)
             if spans[0][0] < 0:  # a key ``parse``'s shorter word list does not take (another script's word)
                 spans = _groups(rule.regex).Match(_ANCHOR_BOTH, data, start, end)
-            for g in prefix:
-                if spans[g][0] >= 0:
-                    secret_start = spans[g][1]
-            for g in suffix:
-                if spans[g][0] >= 0:
-                    secret_end = spans[g][0]
-                    break
+        for g in prefix:
+            if spans[g][0] >= 0:
+                secret_start = spans[g][1]
+        for g in suffix:
+            if spans[g][0] >= 0:
+                secret_end = spans[g][0]
+                break
         secret = data[secret_start:secret_end]
         if not _is_masked(secret) and not _not_a_value(data, secret, secret_end) and _verified(rule, data, start, secret):
             pieces += (data[last:secret_start], _REDACTED_BYTES)
             last = secret_end
         pos = end if end > start else start + 1
-        start, end = find.Match(_UNANCHORED, data, pos, size)[0] if pos < size else (-1, -1)
+        if pos >= size:
+            break
+        spans = find.Match(_UNANCHORED, data, pos, size)
+        if spans[0][0] < 0:
+            break
     if not pieces:
         return data
     pieces.append(data[last:])
@@ -391,6 +409,26 @@ def _any_match(indices: tuple[int, ...]) -> Any:
     return re2.compile("|".join(f"(?:{PATTERNS[i].regex})" for i in indices).encode(), options)._regexp
 
 
+@functools.lru_cache(maxsize=256)
+def _full_set(indices: tuple[int, ...]) -> Any:
+    """An RE2 set of these whole patterns: one DFA pass says which of them match (compiled once
+    per combination; a handful of patterns, where the set of all of them is too large a DFA)."""
+    options = re2.Options()
+    options.max_mem = _SET_MEMORY
+    patterns = re2.Set.SearchSet(options)
+    for i in indices:
+        patterns.Add(PATTERNS[i].regex.encode())
+    patterns.Compile()
+    return patterns._set
+
+
+def _matching(indices: list[int], data: bytes) -> list[int]:
+    """Those of ``indices`` (ascending) whose pattern matches ``data``, in their order: one call
+    instead of one per pattern. After a secret went, the other keyword patterns its key triggered
+    rarely match what is left (2-3 scans that found nothing per corpus line before)."""
+    return [indices[j] for j in sorted(_full_set(tuple(indices)).Match(data))]
+
+
 def _apply_patterns(text: str) -> str:
     """One RE2 set pass finds the patterns that match; only those run, in PATTERNS order."""
     try:
@@ -408,11 +446,20 @@ def _apply_patterns(text: str) -> str:
         hits.pop()
     if len(hits) > 2 and len(data) > _LARGE and _any_match(tuple(hits)).Match(_UNANCHORED, scrubbed, 0, len(scrubbed))[0][0] < 0:
         hits = []  # a large benign text: one scan instead of one per pattern
-    for index in hits:
+    todo = hits
+    while todo:
+        index = todo.pop(0)
         rule = _RULES[index]
-        start, end = rule.find.Match(_UNANCHORED, scrubbed, 0, len(scrubbed))[0]
-        if start >= 0:  # most triggered patterns do not match: no call for them
-            scrubbed = _substitute(rule, scrubbed, start, end)
+        spans = rule.find.Match(_UNANCHORED, scrubbed, 0, len(scrubbed))
+        if spans[0][0] < 0:
+            continue
+        substituted = _substitute(rule, scrubbed, spans)
+        if substituted is not scrubbed:
+            scrubbed = substituted
+            # the text changed: every later pattern may match it (or no longer), those a set check dropped too
+            todo = [i for i in hits if i > index]
+            if len(todo) > 2 and len(scrubbed) <= _LARGE:
+                todo = _matching(todo, scrubbed)
     # nothing replaced: the text as it came (no decoding); RE2 matches whole UTF-8 code points, so
     # a replacement never splits a character
     return text if scrubbed is data else scrubbed.decode("utf-8", "replace")
