@@ -393,20 +393,8 @@ def _substitute(rule: _Rule, data: bytes, spans: list[tuple[int, int]]) -> bytes
 
 
 _LARGE: Final = 8 * 1024
-"""Bytes above which the triggered patterns are first checked together in one scan."""
-
-
-@functools.lru_cache(maxsize=128)
-def _any_match(indices: tuple[int, ...]) -> Any:
-    """The alternation of these patterns, without captures: one DFA scan says whether any matches.
-
-    Cached per combination (a few ms to compile); 64 MiB so the DFA of a wide alternation does
-    not run out of memory and fall back to the NFA (measured: 0.2 ms instead of 500 ms per 64 KiB).
-    """
-    options = re2.Options()
-    options.never_capture = True
-    options.max_mem = _SET_MEMORY
-    return re2.compile("|".join(f"(?:{PATTERNS[i].regex})" for i in indices).encode(), options)._regexp
+"""Bytes above which the triggered patterns are first checked together in one set call (a line's
+first triggered pattern nearly always matches: the check would be one call more there)."""
 
 
 @functools.lru_cache(maxsize=256)
@@ -444,9 +432,7 @@ def _apply_patterns(text: str) -> str:
     if hits[-1] == len(_RULES):  # URLs first: the real host is found even when a password holds '@' or '/'
         scrubbed = _scrub_urls(scrubbed)
         hits.pop()
-    if len(hits) > 2 and len(data) > _LARGE and _any_match(tuple(hits)).Match(_UNANCHORED, scrubbed, 0, len(scrubbed))[0][0] < 0:
-        hits = []  # a large benign text: one scan instead of one per pattern
-    todo = hits
+    todo = _matching(hits, scrubbed) if len(hits) > 2 and len(data) > _LARGE else hits
     while todo:
         index = todo.pop(0)
         rule = _RULES[index]
@@ -458,7 +444,7 @@ def _apply_patterns(text: str) -> str:
             scrubbed = substituted
             # the text changed: every later pattern may match it (or no longer), those a set check dropped too
             todo = [i for i in hits if i > index]
-            if len(todo) > 2 and len(scrubbed) <= _LARGE:
+            if len(todo) > 2:
                 todo = _matching(todo, scrubbed)
     # nothing replaced: the text as it came (no decoding); RE2 matches whole UTF-8 code points, so
     # a replacement never splits a character
