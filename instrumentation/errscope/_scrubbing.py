@@ -432,7 +432,7 @@ def _apply_patterns(text: str) -> str:
     if hits[-1] == len(_RULES):  # URLs first: the real host is found even when a password holds '@' or '/'
         scrubbed = _scrub_urls(scrubbed)
         hits.pop()
-    todo = _matching(hits, scrubbed) if len(hits) > 2 and len(data) > _LARGE else hits
+    todo = _matching(hits, scrubbed) if len(hits) > 1 and len(data) > _LARGE else hits
     while todo:
         index = todo.pop(0)
         rule = _RULES[index]
@@ -444,7 +444,7 @@ def _apply_patterns(text: str) -> str:
             scrubbed = substituted
             # the text changed: every later pattern may match it (or no longer), those a set check dropped too
             todo = [i for i in hits if i > index]
-            if len(todo) > 2:
+            if len(todo) > 1:  # one set call instead of a scan each
                 todo = _matching(todo, scrubbed)
     # nothing replaced: the text as it came (no decoding); RE2 matches whole UTF-8 code points, so
     # a replacement never splits a character
