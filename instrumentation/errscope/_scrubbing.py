@@ -7,18 +7,23 @@ triggers picks the patterns that can match; only those run, on UTF-8 bytes. ``sc
 walks str/list/tuple/dict and redacts by key as well as by value (:func:`key_kind`).
 
 Where the time goes, and why it is spent this way (issue #13, measured per corpus line with
-``bench_scrubber`` and cProfile): each call into the RE2 binding costs about 1 µs before it reads a
-byte, so a line's cost is mostly the number of calls. Hence: one prefilter call, the set (its
-triggers have no counted repetition that can start anywhere: their product of run lengths made the
-set's DFA 2-3x slower per line than the few extra patterns a looser trigger lets run; Hyperscan on
-the same triggers was no faster, Aho-Corasick on the hints cannot express the shape triggers, and
-a Python substring loop is 10x slower); one capture-free DFA call per triggered pattern, and only
-for a match a second call that reads the kept groups on the matched span alone (RE2 reads groups
-with its BitState engine only for programs of at most 512 instructions, else with its NFA: 20-30 µs
-per matched line for the keyword patterns, whose key alternations exceed that, hence their smaller
-``parse`` programs). The URL pass visits only URLs with a password before the ``@`` or a
-credential-named parameter; the entropy and character-class checks use C-level bytes methods;
-nothing is decoded when nothing was replaced.
+``bench_scrubber``, cProfile and callgrind): each call into the RE2 binding costs about 6,600
+instructions (1-1.6 µs) before it reads a byte (pybind11's dispatch, enum and buffer conversion),
+so a line's cost is mostly the number of calls: 4.3 a secret line, 6.1 before this layout. Hence:
+one prefilter call, the set (its triggers have no counted repetition that can start anywhere: their
+product of run lengths made the set's DFA 2-3x slower per line than the few extra patterns a looser
+trigger lets run; Hyperscan on the same triggers was no faster, Aho-Corasick on the hints cannot
+express the shape triggers, and a Python substring loop is 10x slower). Then the triggered patterns
+in order: a pattern whose program RE2 can read groups from with its BitState engine (at most 512
+instructions) is searched with its groups in one call (RE2 runs the same DFA scan and reads the
+groups on the match alone); a larger one (the keyword patterns, whose key alternations exceed it:
+20-30 µs per matched line on RE2's NFA) is scanned without captures and only a match's span is
+parsed by its smaller ``parse`` program. Once a secret went, the later triggered patterns rarely
+match what is left: one RE2 set call of their whole patterns says which do, instead of one empty
+scan each (a set's DFA never gives up for slowness as a regex's does: it resets its cache and goes
+on), and a large text is checked that way before the first. The URL pass visits only URLs with a
+password before the ``@`` or a credential-named parameter; the entropy and character-class checks
+use C-level bytes methods; nothing is decoded when nothing was replaced.
 
 Linear time on every input: RE2 only, lone surrogates made valid first. Bounded: only the first
 :data:`MAX_SCRUB_CHARS` characters are scrubbed and kept; the rest is dropped with a marker.
