@@ -7,24 +7,18 @@ triggers picks the patterns that can match; only those run, on UTF-8 bytes. ``sc
 walks str/list/tuple/dict and redacts by key as well as by value (:func:`key_kind`).
 
 Where the time goes, and why it is spent this way (issue #13, measured per corpus line with
-``bench_scrubber``, cProfile and callgrind): each call into the RE2 binding costs about 6,600
-instructions (1-1.6 µs) before it reads a byte (pybind11's dispatch, enum and buffer conversion),
-so calls are counted: 4.3 a secret line (6.1 before this layout), about a quarter of its 126,000
-instructions; the rest is the scans themselves and the Python checks of each match. Hence:
-one prefilter call, the set (its triggers have no counted repetition that can start anywhere: their
-product of run lengths made the set's DFA 2-3x slower per line than the few extra patterns a looser
-trigger lets run; Hyperscan on the same triggers was no faster, Aho-Corasick on the hints cannot
-express the shape triggers, and a Python substring loop is 10x slower). Then the triggered patterns
-in order: a pattern whose program RE2 can read groups from with its BitState engine (at most 512
-instructions) is searched with its groups in one call (RE2 runs the same DFA scan and reads the
-groups on the match alone); a larger one (the keyword patterns, whose key alternations exceed it:
-20-30 µs per matched line on RE2's NFA) is scanned without captures and only a match's span is
-parsed by its smaller ``parse`` program. Once a secret went, the later triggered patterns rarely
-match what is left: one RE2 set call of their whole patterns says which do, instead of one empty
-scan each (a set's DFA never gives up for slowness as a regex's does: it resets its cache and goes
-on), and a large text is checked that way before the first. The URL pass visits only URLs with a
-password before the ``@`` or a credential-named parameter; the entropy and character-class checks
-use C-level bytes methods; nothing is decoded when nothing was replaced.
+``bench_scrubber`` and cProfile): each call into the RE2 binding costs about 1 µs before it reads a
+byte, so a line's cost is mostly the number of calls. Hence: one prefilter call, the set (its
+triggers have no counted repetition that can start anywhere: their product of run lengths made the
+set's DFA 2-3x slower per line than the few extra patterns a looser trigger lets run; Hyperscan on
+the same triggers was no faster, Aho-Corasick on the hints cannot express the shape triggers, and
+a Python substring loop is 10x slower); one capture-free DFA call per triggered pattern, and only
+for a match a second call that reads the kept groups on the matched span alone (RE2 reads groups
+with its BitState engine only for programs of at most 512 instructions, else with its NFA: 20-30 µs
+per matched line for the keyword patterns, whose key alternations exceed that, hence their smaller
+``parse`` programs). The URL pass visits only URLs with a password before the ``@`` or a
+credential-named parameter; the entropy and character-class checks use C-level bytes methods;
+nothing is decoded when nothing was replaced.
 
 Linear time on every input: RE2 only, lone surrogates made valid first. Bounded: only the first
 :data:`MAX_SCRUB_CHARS` characters are scrubbed and kept; the rest is dropped with a marker.
@@ -117,8 +111,8 @@ _REDACTED_BYTES: Final = REDACTED.encode()
 
 @dataclass(frozen=True, slots=True)
 class _Rule:
-    find: Any  # finds where the pattern matches; with the kept groups when ``parse`` is None
-    parse: Any  # the pattern with its kept groups, run on that match alone; None: ``find`` reads them
+    find: Any  # the pattern without captures: a DFA scan finds where it matches
+    parse: Any  # the pattern with its kept groups, run on that match alone; None: no kept groups
     prefix: tuple[int, ...]  # kept group numbers in front of the secret
     suffix: tuple[int, ...]  # kept group numbers after it
     verify: str
@@ -126,34 +120,21 @@ class _Rule:
     regex: bytes  # the pattern with its groups, for a match ``parse`` does not take (:func:`_groups`)
 
 
-_BIT_STATE_MAX: Final = 500
-"""Program size (instructions) up to which RE2 reads groups with its BitState engine (its limit is 512)."""
-
-
 def _rule(p: SecretPattern) -> _Rule:
-    # A pattern whose program is small enough for BitState is searched with its groups in one call:
-    # RE2 runs the same DFA scan as without them and reads the groups on the match alone, so a
-    # match costs one call into the binding instead of two (~1.5 µs each). The larger (keyword)
-    # patterns take two programs: a capture-free DFA scan finds the match, and only then the groups
-    # are read on that span, anchored at both ends by ``parse`` (the same parse: leftmost-first picks
-    # the best parse starting there, and that parse spans exactly the match). Their full pattern
-    # with captures cost 20-30 µs per matched line on RE2's NFA (module docstring).
-    regex = p.regex.encode()
-    with_groups = re2.compile(regex)
-    if not p.groups or (not p.parse and with_groups.programsize <= _BIT_STATE_MAX):
-        find, parse = with_groups._regexp, None
-    else:
-        options = re2.Options()
-        options.never_capture = True
-        find, parse = re2.compile(regex, options)._regexp, re2.compile(p.parse.encode())._regexp if p.parse else with_groups._regexp
+    # Two programs: a capture-free DFA scan finds the match (~2-3 µs a line), and only then the
+    # groups are read on that span, anchored at both ends (the same parse: leftmost-first picks
+    # the best parse starting there, and that parse spans exactly the match). The full pattern
+    # with captures cost 20-30 µs per matched line for the keyword patterns (module docstring).
+    options = re2.Options()
+    options.never_capture = True
     return _Rule(
-        find,
-        parse,
+        re2.compile(p.regex.encode(), options)._regexp,
+        re2.compile((p.parse or p.regex).encode())._regexp if p.groups else None,
         tuple(range(1, p.keep_prefix + 1)),
         tuple(range(p.keep_prefix + 1, p.groups + 1)),
         p.verify,
         p.family,
-        regex,
+        p.regex.encode(),
     )
 
 
@@ -361,37 +342,32 @@ def _groups(regex: bytes) -> Any:
     return re2.compile(regex)._regexp
 
 
-def _substitute(rule: _Rule, data: bytes, spans: list[tuple[int, int]]) -> bytes:
-    """Every match of ``rule`` in ``data``, the first ``spans`` (``find``'s answer): kept groups
-    stay, the secret between them is masked."""
+def _substitute(rule: _Rule, data: bytes, start: int, end: int) -> bytes:
+    """Every match of ``rule`` in ``data``, the first at ``start:end``: kept groups stay, the
+    secret between them is masked."""
     pieces: list[bytes] = []
     last = 0
     size = len(data)
     find, parse, prefix, suffix = rule.find, rule.parse, rule.prefix, rule.suffix
-    while True:
-        start, end = spans[0]
+    while start >= 0:
         secret_start, secret_end = start, end
         if parse is not None:
             spans = parse.Match(_ANCHOR_BOTH, data, start, end)
             if spans[0][0] < 0:  # a key ``parse``'s shorter word list does not take (another script's word)
                 spans = _groups(rule.regex).Match(_ANCHOR_BOTH, data, start, end)
-        for g in prefix:
-            if spans[g][0] >= 0:
-                secret_start = spans[g][1]
-        for g in suffix:
-            if spans[g][0] >= 0:
-                secret_end = spans[g][0]
-                break
+            for g in prefix:
+                if spans[g][0] >= 0:
+                    secret_start = spans[g][1]
+            for g in suffix:
+                if spans[g][0] >= 0:
+                    secret_end = spans[g][0]
+                    break
         secret = data[secret_start:secret_end]
         if not _is_masked(secret) and not _not_a_value(data, secret, secret_end) and _verified(rule, data, start, secret):
             pieces += (data[last:secret_start], _REDACTED_BYTES)
             last = secret_end
         pos = end if end > start else start + 1
-        if pos >= size:
-            break
-        spans = find.Match(_UNANCHORED, data, pos, size)
-        if spans[0][0] < 0:
-            break
+        start, end = find.Match(_UNANCHORED, data, pos, size)[0] if pos < size else (-1, -1)
     if not pieces:
         return data
     pieces.append(data[last:])
@@ -399,37 +375,20 @@ def _substitute(rule: _Rule, data: bytes, spans: list[tuple[int, int]]) -> bytes
 
 
 _LARGE: Final = 8 * 1024
-"""Bytes above which the triggered patterns are first checked together in one set call (a line's
-first triggered pattern nearly always matches: the check would be one call more there)."""
+"""Bytes above which the triggered patterns are first checked together in one scan."""
 
 
-def _whole_set(indices: tuple[int, ...]) -> Any:
-    """One RE2 set of these whole patterns: a single DFA pass says which of them match a text."""
+@functools.lru_cache(maxsize=128)
+def _any_match(indices: tuple[int, ...]) -> Any:
+    """The alternation of these patterns, without captures: one DFA scan says whether any matches.
+
+    Cached per combination (a few ms to compile); 64 MiB so the DFA of a wide alternation does
+    not run out of memory and fall back to the NFA (measured: 0.2 ms instead of 500 ms per 64 KiB).
+    """
     options = re2.Options()
+    options.never_capture = True
     options.max_mem = _SET_MEMORY
-    patterns = re2.Set.SearchSet(options)
-    for i in indices:
-        patterns.Add(PATTERNS[i].regex.encode())
-    patterns.Compile()
-    return patterns._set
-
-
-_EVERY_PATTERN: Final = _whole_set(tuple(range(len(PATTERNS))))
-"""For a line: 2.4-4.7 µs a corpus line; a set per combination of triggered patterns would be
-compiled too often (the corpus alone holds 237 combinations, 1.4 ms each)."""
-_SOME_PATTERNS: Final = functools.lru_cache(maxsize=32)(_whole_set)
-"""For a large text: the set of only the triggered patterns scans 64 KiB twice as fast as
-:data:`_EVERY_PATTERN` (measured: 0.37 against 0.82 ms), and its compile pays off there."""
-
-
-def _matching(indices: list[int], data: bytes) -> list[int]:
-    """Those of ``indices`` whose pattern matches ``data``, in their order: one call instead of
-    one per pattern. After a secret went, the other keyword patterns its key triggered rarely
-    match what is left (2-3 scans that found nothing per corpus line before)."""
-    if len(data) > _LARGE:
-        return [indices[j] for j in sorted(_SOME_PATTERNS(tuple(indices)).Match(data))]
-    found = frozenset(_EVERY_PATTERN.Match(data))
-    return [i for i in indices if i in found]
+    return re2.compile("|".join(f"(?:{PATTERNS[i].regex})" for i in indices).encode(), options)._regexp
 
 
 def _apply_patterns(text: str) -> str:
@@ -447,20 +406,13 @@ def _apply_patterns(text: str) -> str:
     if hits[-1] == len(_RULES):  # URLs first: the real host is found even when a password holds '@' or '/'
         scrubbed = _scrub_urls(scrubbed)
         hits.pop()
-    todo = _matching(hits, scrubbed) if len(hits) > 1 and len(data) > _LARGE else list(hits)
-    while todo:
-        index = todo.pop(0)
+    if len(hits) > 2 and len(data) > _LARGE and _any_match(tuple(hits)).Match(_UNANCHORED, scrubbed, 0, len(scrubbed))[0][0] < 0:
+        hits = []  # a large benign text: one scan instead of one per pattern
+    for index in hits:
         rule = _RULES[index]
-        spans = rule.find.Match(_UNANCHORED, scrubbed, 0, len(scrubbed))
-        if spans[0][0] < 0:
-            continue
-        substituted = _substitute(rule, scrubbed, spans)
-        if substituted is not scrubbed:
-            scrubbed = substituted
-            # the text changed: every later pattern may match it (or no longer), those a set check dropped too
-            todo = [i for i in hits if i > index]
-            if len(todo) > 1:  # one set call instead of a scan each
-                todo = _matching(todo, scrubbed)
+        start, end = rule.find.Match(_UNANCHORED, scrubbed, 0, len(scrubbed))[0]
+        if start >= 0:  # most triggered patterns do not match: no call for them
+            scrubbed = _substitute(rule, scrubbed, start, end)
     # nothing replaced: the text as it came (no decoding); RE2 matches whole UTF-8 code points, so
     # a replacement never splits a character
     return text if scrubbed is data else scrubbed.decode("utf-8", "replace")
