@@ -24,6 +24,22 @@ Last measured with the grown rule set (79 patterns; three runs at load average 1
 1.6-1.8 ms, dense 119-208 ms; Kingfisher 30.1-32.7 µs (median 31.6), 31-53 MiB/s (median 46.5), 3.3-16.6 ms,
 0.6-0.7 ms. ``secret_line_cost`` in the same runs: scrub 21.8-23.2 µs = set 2.2 + first scans 6.6 + parse 6.6
 + the rest; one binding call 1.0-1.6 µs.
+Tried after that (issue #13, branch hscrub2's history; identical output on all 14,092 inputs, every corpus
+set): fewer binding calls per secret line, 6.06 -> 4.33 (a pattern of at most 500 instructions searched with
+its groups in one call, BitState reading them on the match; after a secret went, one RE2 set call saying
+which later triggered patterns still match; a large text checked by a set of its triggered patterns instead
+of their alternation). Callgrind: 126,229 instructions per secret line against 136,593 (-7.6 %), but no
+wall or CPU-time gain: three alternating runs each at load average 3-5, errscope 28.6-52.3 µs per line
+(median 39.0) against 32.7-34.1 (34.0) unchanged, 64 KiB 19.9-37.3 MiB/s (20.1) against 29.6-54.4
+(29.7), ``secret_line_cost``'s scrub 20.4-30.7 µs against 19.0-22.7; Kingfisher in the same runs
+19.8-34.5 µs (median 28.7), 32.2-55.6 MiB/s (49.2). Interleaved CPU time per line: 1.05x the unchanged
+engine. A set of every whole pattern costs 2.4-4.7 µs a line, one per combination of triggered patterns
+compiles 1.4 ms and the corpus alone holds 237 combinations. So it was not kept. The floor of this
+algorithm from Python: a secret line needs the trigger set, a search, the search for a next match and,
+for a keyword pattern, the call that reads its groups (~6,600 instructions each in pybind11 before RE2
+reads a byte: 1.0-1.8 µs), plus the scans and the Python checks of each match; the binding calls are
+about a quarter of a secret line's instructions, so even one call a line would leave an estimated ~15 µs: the 10 µs
+goal needs the per-match Python checks and the scans themselves cut, not only the calls.
 """
 
 from __future__ import annotations

@@ -1,0 +1,102 @@
+"""The scrubber's speed paths change no output: ``scrub`` against a plain engine on every corpus line.
+
+The plain engine runs the same rules the obvious way: every pattern the trigger set admits, in
+order, on the text as the patterns before it left it, each match's groups read by RE2 from the
+whole pattern (no ``parse`` program, no check of large texts that skips patterns). Both
+must give the same text on every line of every corpus set (the shared corpus, its extension and
+the held-out sets), also twice on one line, with colour codes and with a lone surrogate, and on
+large texts made of all lines (issue #13: any speed change gives identical output).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+import re2  # type: ignore[import-untyped]
+
+from errscope import _scrubbing, scrub
+from errscope._patterns import PATTERNS
+from tests import corpus
+
+
+def _plain_rule(pattern: object) -> _scrubbing._Rule:
+    rule = _scrubbing._rule(pattern)  # type: ignore[arg-type]
+    whole = re2.compile(pattern.regex.encode())._regexp  # type: ignore[attr-defined]
+    return _scrubbing._Rule(rule.find, whole if pattern.groups else None, rule.prefix, rule.suffix, rule.verify, rule.family, rule.regex)  # type: ignore[attr-defined]
+
+
+_PLAIN_RULES = tuple(_plain_rule(p) for p in PATTERNS)
+
+
+def _plain_patterns(text: str) -> str:
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        data = text.encode("utf-8", "replace")
+        text = data.decode("utf-8")
+    hits = sorted(_scrubbing._SET.Match(data))
+    scrubbed = data
+    if hits and hits[-1] == len(PATTERNS):
+        scrubbed = _scrubbing._scrub_urls(scrubbed)
+        hits.pop()
+    for index in hits:
+        rule = _PLAIN_RULES[index]
+        start, end = rule.find.Match(_scrubbing._UNANCHORED, scrubbed, 0, len(scrubbed))[0]
+        if start >= 0:
+            scrubbed = _scrubbing._substitute(rule, scrubbed, start, end)
+    return text if scrubbed is data else scrubbed.decode("utf-8", "replace")
+
+
+def plain_scrub(text: str) -> str:
+    tail = ""
+    if len(text) > _scrubbing.MAX_SCRUB_CHARS:
+        tail = _scrubbing.TRUNCATED_MARKER.format(n=len(text) - _scrubbing.MAX_SCRUB_CHARS)
+        text = text[: _scrubbing.MAX_SCRUB_CHARS]
+    scrubbed = _plain_patterns(text)
+    if "\x1b[" in scrubbed:
+        plain = _scrubbing._SGR.sub("", scrubbed)
+        cleaned = _plain_patterns(plain)
+        scrubbed = scrubbed if cleaned == plain else cleaned
+    return scrubbed + tail
+
+
+def _corpus_files() -> list[Path]:
+    files = sorted(corpus.EXTENSION.glob("*.jsonl.gz"))
+    shared = corpus.corpus_dir()
+    return files + (sorted(shared.glob("*.jsonl.gz")) if shared else [])
+
+
+def _lines() -> list[str]:
+    texts = []
+    for path in _corpus_files():
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            texts += [json.loads(line)["text"] for line in fh if line.strip()]
+    return texts
+
+
+def test_every_corpus_line_scrubs_as_the_plain_engine_does() -> None:
+    if corpus.corpus_dir() is None:
+        pytest.skip("shared corpus not found (../shared/corpus or ERRSCOPE_CORPUS_DIR)")
+    lines = _lines()
+    assert len(lines) > 3000  # every set: the shared corpus, its extension, the held-out sets
+    differ = []
+    for text in lines:
+        for variant in (text, f"{text} | {text}", "\x1b[31m" + text.replace("=", "\x1b[0m=\x1b[32m", 1) + "\x1b[0m", f"{text} \ud800 {text[:40]}"):
+            if scrub(variant) != plain_scrub(variant):
+                differ.append(variant)
+    assert not differ, differ[:5]
+
+
+def test_large_texts_scrub_as_the_plain_engine_does() -> None:
+    """Texts above the size where the triggered patterns are first checked together, with secrets."""
+    if corpus.corpus_dir() is None:
+        pytest.skip("shared corpus not found (../shared/corpus or ERRSCOPE_CORPUS_DIR)")
+    blob = "\n".join(_lines())
+    for start in range(0, len(blob), len(blob) // 6):
+        text = blob[start : start + 40_000]
+        assert scrub(text) == plain_scrub(text)
+    benign = "\n".join(line["text"] for line in corpus.benign())
+    assert len(benign) > _scrubbing._LARGE and scrub(benign) == plain_scrub(benign) == benign
