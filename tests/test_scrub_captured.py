@@ -100,7 +100,7 @@ def test_name_value_objects() -> None:
         (f'{{"name": "PHPSESSID", "value": "{SECRET}", "httpOnly": true}}', f'{{"name": "PHPSESSID", "value": "{REDACTED}", "httpOnly": true}}'),
         (f'{{"key": "stripe_sk", "value": "{SECRET}", "type": "secret"}}', f'{{"key": "stripe_sk", "value": "{REDACTED}", "type": "secret"}}'),
         (f'{{"name": "api key", "value": "{SECRET}", "type": 1}}', f'{{"name": "api key", "value": "{REDACTED}", "type": 1}}'),
-        (f'{{"name": "pass", "value": "Wren#4471gale"}}', f'{{"name": "pass", "value": "{REDACTED}"}}'),
+        ('{"name": "pass", "value": "Wren#4471gale"}', f'{{"name": "pass", "value": "{REDACTED}"}}'),
         (f'"label": "credential",\n  "value": "{SECRET}"', f'"label": "credential",\n  "value": "{REDACTED}"'),
         (f'{{"name": "authorization", "value": "token {SECRET}"}}', f'{{"name": "authorization", "value": "token {REDACTED}"}}'),
         (f'{{"name": "cookie", "value": "_ga=GA1.1.5.6; sid={SECRET}; theme=dark"}}', f'{{"name": "cookie", "value": "{REDACTED}"}}'),

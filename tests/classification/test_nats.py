@@ -15,7 +15,6 @@ from contextlib import contextmanager
 
 import nats
 import nats.errors
-import pytest
 
 from errscope import FailureClass as C
 from tests.classification.conftest import check, raised

@@ -1100,7 +1100,7 @@ CAPTURED_BENIGN: list[tuple[str, str, Callable[[], str]]] = [
     )),
     ("consent_and_pref_cookies", "header", lambda: pick(
         f"Cookie: _ga=GA1.1.{_r.randint(10**8, 10**9)}.{_r.randint(1_700_000_000, 1_760_000_000)}; _gid=GA1.1.{_r.randint(10**8, 10**9)}.{_r.randint(1_700_000_000, 1_760_000_000)}; theme=dark",
-        f"Set-Cookie: OptanonConsent=isGpcEnabled=0&datestamp=Sat+Mar+01+2025&version=202401.1.0&groups=C0001%3A1%2CC0002%3A0; Path=/; Max-Age=31536000",
+        "Set-Cookie: OptanonConsent=isGpcEnabled=0&datestamp=Sat+Mar+01+2025&version=202401.1.0&groups=C0001%3A1%2CC0002%3A0; Path=/; Max-Age=31536000",
         f"> document.cookie\n< 'cookieconsent_status=dismiss; lang=en-US; _fbp=fb.1.{_r.randint(10**12, 2 * 10**12)}.{_r.randint(10**8, 10**9)}'",
         f"\"cookies\": [{{\"name\": \"ajs_anonymous_id\", \"value\": \"{uuid()}\"}}, {{\"name\": \"tz\", \"value\": \"Europe%2FBerlin\"}}]",
         "Set-Cookie: locale=de; Path=/; SameSite=Lax",
@@ -1117,7 +1117,7 @@ CAPTURED_BENIGN: list[tuple[str, str, Callable[[], str]]] = [
         f"\t0x0000:  4500 003c {rnd(4, HEX)} 4000 4006 {rnd(4, HEX)} 0a00 0005  E..<..@.@.......\n\t0x0010:  0a00 0009 {rnd(4, HEX)} 01bb {rnd(4, HEX)} {rnd(4, HEX)} 0000 0000  ................",
         f"Frame {_r.randint(1, 999)}: {_r.randint(60, 1500)} bytes on wire ({_r.randint(480, 12000)} bits)\nTransmission Control Protocol, Src Port: 443, Dst Port: {_r.randint(30000, 60000)}, Seq: 1, Ack: 1, Len: 0\n    [Stream index: {_r.randint(0, 40)}]",
         f"    Handshake Protocol: Client Hello\n        Random: {rnd(64, HEX)}\n        Cipher Suites Length: 34\n        Extension: server_name (len=20) name=api.example.com\n    [JA3: {rnd(32, HEX)}]",
-        f"    Form item: \"remember_me\" = \"on\"\n        Key: remember_me\n        Value: on\n    [Full request URI: http://10.0.0.9/login?next=%2Fdashboard]",
+        "    Form item: \"remember_me\" = \"on\"\n        Key: remember_me\n        Value: on\n    [Full request URI: http://10.0.0.9/login?next=%2Fdashboard]",
     )),
     ("proxy_tool_logs_benign", "log", lambda: pick(
         f"[10:0{_r.randint(0, 9)}:11.482][127.0.0.1:52144] client connect\n[10:0{_r.randint(0, 9)}:11.490][127.0.0.1:52144] server connect api.example.com:443 (203.0.113.7:443)",
@@ -1129,7 +1129,7 @@ CAPTURED_BENIGN: list[tuple[str, str, Callable[[], str]]] = [
     ("vcr_filtered", "log", lambda: pick(
         "    headers:\n      Authorization:\n      - <API_KEY>\n      Accept:\n      - application/json",
         "    headers:\n      Authorization:\n      - Bearer <GITHUB_TOKEN>",
-        f"  recorded_at: Sat, 01 Mar 2025 10:00:00 GMT\nrecorded_with: VCR 6.2.0",
+        "  recorded_at: Sat, 01 Mar 2025 10:00:00 GMT\nrecorded_with: VCR 6.2.0",
         "interactions:\n- request:\n    body: null\n    headers:\n      Accept:\n      - '*/*'\n    method: GET\n    uri: https://api.example.com/v1/items?page=2",
         "my_vcr = vcr.VCR(filter_headers=['authorization', 'x-api-key'], filter_query_parameters=['api_key'])",
     )),
@@ -1160,7 +1160,7 @@ CAPTURED_BENIGN: list[tuple[str, str, Callable[[], str]]] = [
     ("keychain_listing", "log", lambda: pick(
         "keychain: \"/Library/Keychains/System.keychain\"\nversion: 512\nclass: \"genp\"\nattributes:\n    \"svce\"<blob>=\"com.apple.wifi.sync\"",
         f"    \"cdat\"<timedate>=0x{b'20250301100000Z'.hex().upper()}00  \"20250301100000Z\\000\"",
-        f"    0x00000007 <blob>=\"Slack Safe Storage\"\n    \"acct\"<blob>=\"Slack Key\"",
+        "    0x00000007 <blob>=\"Slack Safe Storage\"\n    \"acct\"<blob>=\"Slack Key\"",
         f"[/org/freedesktop/secrets/collection/login/{_r.randint(2, 40)}]\nlabel = Chrome Safe Storage\ncreated = 2025-03-01 10:00:00\nattribute.application = chrome",
         "security: SecKeychainSearchCopyNext: The specified item could not be found in the keychain.",
     )),
