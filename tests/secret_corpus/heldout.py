@@ -295,7 +295,7 @@ HELDOUT_BENIGN: list[tuple[str, str, Callable[[], str]]] = [
     ("base64_ordinary_text", "json", lambda: f'{{"body": "{base64.b64encode(pick("Hello, this is an ordinary message body.", "Order 1234 shipped to the warehouse today", "The quick brown fox jumps over the lazy dog").encode()).decode()}"}}'),
     ("long_underscore_words", "exception", lambda: f"AttributeError: module 'billing' has no attribute '{pick('handle_customer_subscription_renewal_webhook_event', 'test_password_reset_token_expires_after_timeout', 'validate_authorization_header_contains_scheme')}'"),
     ("urls_ordinary_query", "url", lambda: f"{ts()} INFO GET https://shop.example.com/search?q=blue+shoes&page={_rng.randint(1, 9)}&per_page=50&sort=price_asc&utm_source=newsletter 200"),
-    ("oauth_authorize_url_public", "url", lambda: f"redirecting to https://login.example.com/authorize?response_type=code&client_id=web-app&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcb&scope=openid+profile&code_challenge_method=S256"),
+    ("oauth_authorize_url_public", "url", lambda: "redirecting to https://login.example.com/authorize?response_type=code&client_id=web-app&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcb&scope=openid+profile&code_challenge_method=S256"),
     ("public_key_ssh", "log", lambda: f"{ts()} INFO added host key ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI{rnd(43, B64)} for host build-{_rng.randint(1, 9)}"),
     ("public_key_pem", "log", lambda: f"-----BEGIN PUBLIC KEY-----\n{rnd(64, B64)}\n{rnd(24, B64)}\n-----END PUBLIC KEY-----"),
     ("certificate_pem", "log", lambda: f"ssl.SSLCertVerificationError: certificate:\n-----BEGIN CERTIFICATE-----\n{rnd(64, B64)}\n-----END CERTIFICATE-----"),

@@ -98,7 +98,7 @@ LOOKALIKE_BENIGN: list[tuple[str, str, Callable[[], str]]] = [
     # LLM and MCP usage fields
     ("llm_token_usage", "json", lambda: f'{{"usage": {{"input_tokens": {_n(10, 9000)}, "output_tokens": {_n(10, 4000)}}}, "max_tokens": {pick("1024", "4096", "8192")}, "stop_reason": "max_tokens"}}'),
     ("token_counts_log", "log", lambda: f"{ts()} INFO llm: token_count={_n(100, 99999)} prompt_tokens={_n(10, 5000)} completion_tokens={_n(1, 900)} max_tokens={_n(256, 8192)}"),
-    ("oauth_token_metadata", "json", lambda: pick(f'{{"token_type": "Bearer", "expires_in": {_n(300, 86400)}, "scope": "read write"}}', f'{{"token_type_hint": "refresh_token", "expires_at": {_n(10**9, 2 * 10**9)}}}', '{"grant_type": "refresh_token", "client_id": "web-app"}', f'{{"id_token_signing_alg_values_supported": ["RS256"], "token_endpoint": "https://auth.example.com/token"}}')),
+    ("oauth_token_metadata", "json", lambda: pick(f'{{"token_type": "Bearer", "expires_in": {_n(300, 86400)}, "scope": "read write"}}', f'{{"token_type_hint": "refresh_token", "expires_at": {_n(10**9, 2 * 10**9)}}}', '{"grant_type": "refresh_token", "client_id": "web-app"}', '{"id_token_signing_alg_values_supported": ["RS256"], "token_endpoint": "https://auth.example.com/token"}')),
     ("mcp_progress_tokens", "json", lambda: pick(f'{{"method": "notifications/progress", "params": {{"progressToken": {_n(1, 999)}, "progress": {_n(1, 99)}}}}}', f'{{"method": "notifications/progress", "params": {{"progressToken": "{uuid()}", "progress": 0.5}}}}', f'{{"nextCursor": "{rnd(24, B64URL)}"}}', f'{{"jsonrpc": "2.0", "id": "{uuid()}", "result": {{"tools": []}}}}')),
     # ids, digests and request ids
     ("request_trace_ids", "log", lambda: f"{ts()} ERROR request_id={uuid()} trace_id={rnd(32, HEX)} span_id={rnd(16, HEX)} status=500"),
@@ -108,7 +108,7 @@ LOOKALIKE_BENIGN: list[tuple[str, str, Callable[[], str]]] = [
     ("session_and_object_ids", "log", lambda: pick(f"session_id={rnd(24, LOWER_ALNUM)} user_id={_n(1, 10**6)}", f"object id ObjectId('{rnd(24, HEX)}') not found", f"stripe: customer cus_{rnd(14)} has no default card", f"order_id=ord_{rnd(20, LOWER_ALNUM)}")),
     # base64 payloads, urls
     ("base64_payloads", "json", lambda: pick(f'{{"data": "{b64(48)}", "encoding": "base64", "mimeType": "application/octet-stream"}}', f'{{"type": "image", "data": "{b64(60)}", "mimeType": "image/png"}}', f'{{"blob": "{b64(36)}"}}', f"message body (base64): {b64(45)}")),
-    ("urls_query_strings", "url", lambda: pick(f"GET https://api.example.com/v2/search?q=tokens&page={_n(1, 9)}&per_page=50 200", f"GET /api/items?cursor={rnd(20, B64URL)}&limit=100 200", f"https://github.com/acme/app/pull/{_n(1, 9999)}/files?diff=split", f"https://example.com/reset?utm_source=mail&utm_campaign=password_reset")),
+    ("urls_query_strings", "url", lambda: pick(f"GET https://api.example.com/v2/search?q=tokens&page={_n(1, 9)}&per_page=50 200", f"GET /api/items?cursor={rnd(20, B64URL)}&limit=100 200", f"https://github.com/acme/app/pull/{_n(1, 9999)}/files?diff=split", "https://example.com/reset?utm_source=mail&utm_campaign=password_reset")),
     ("urls_path_ids", "url", lambda: pick(f"DELETE https://api.example.com/v1/api_keys/{uuid()} 204", f"GET /v1/tokens/{rnd(12, LOWER_ALNUM)}/usage 404", f"https://console.cloud.google.com/security/secret-manager/secret/db-pass/versions/{_n(1, 20)}", f"PATCH /users/{_n(1, 10**6)}/password 422")),
     # keys, certs, jwt headers
     ("jwt_header_alone", "log", lambda: f"{ts()} DEBUG jwt header {jwt_header()} has unknown kid"),
