@@ -155,6 +155,12 @@ KEYWORD_SHAPES = [
     ("C:\\> cmdkey /user:ops /pass:Fern!Stone#77", f"C:\\> cmdkey /user:ops /pass:{REDACTED}"),
     ("+ mysql -uroot -p'Fern!Stone#77' shop", f"+ mysql -uroot -p'{REDACTED}' shop"),
     ("    [db_pass] => Fern!Stone#77", f"    [db_pass] => {REDACTED}"),
+    # a generated password's ``&``, ``;`` and ``,`` are no separators unless a next field follows
+    ("password=Tr0ub4dor&3horse user=etl", f"password={REDACTED} user=etl"),
+    ("db_password: p@ss,w0rd;9 (rotated)", f"db_password: {REDACTED} (rotated)"),
+    ("login?user=etl&password=Gr33n&next=/home", f"login?user=etl&password={REDACTED}&next=/home"),
+    ("password=Gr33n-Tea7, please rotate it", f"password={REDACTED}, please rotate it"),
+    ("password=Gr33n-Tea7;User ID=etl", f"password={REDACTED};User ID=etl"),
 ]
 _qk = t(24)
 example(

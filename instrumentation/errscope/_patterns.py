@@ -233,6 +233,10 @@ _SQ = r"[^'\r\n]"
 # What must follow a bare value (kept as a suffix): code such as ``password=os.environ['X']`` is
 # not a value.
 _END = r"(?:([\s'\"`\],;&)}><])|$)"
+# A password goes on past ``&``, ``;`` or ``,`` when what follows is no next field: no ``=`` before the next
+# separator, and not letters alone (``;Server=db``, ``&next=/``, ``;User ID=sa``, ``, please`` end it;
+# ``p@ss;w0rd``, ``Tr0ub4dor&3horse`` go on). A generated password's symbols are not separators.
+_PASSWORD_TAIL = r"[&;,][A-Za-z]*[^\s'\"`\],;&}>=A-Za-z][^\s'\"`\],;&}>=]*"
 # A token/key value must contain one character a placeholder word would not (digit, capital, symbol).
 _STRONG = r"[A-Z0-9+/=~!@#^:]"
 _STRONG_NON_DIGIT = r"[A-Z+/=~!@#^:]"
@@ -272,7 +276,7 @@ def _password_value(quote: str) -> str:
         rf"|{up}(?:{other}{_BARE_NB}{{2,}}|{up}{other}{_BARE_NB}+|{up}{{2,}}{other}{_BARE_NB}*)"
         rf"|[a-wyz](?:{lo}{{3,}}|{not_scheme}{_BARE_NB}{{2,}}|{lo}{not_scheme}{_BARE_NB}+|{lo}{{2,}}{not_scheme}{_BARE_NB}*)"
     )
-    return rf"(?:{first}{_BARE}*?[0-9]{_BARE}*|{word}|{_NOT_TAG}{_BARE}*){_END}"
+    return rf"(?:{first}{_BARE}*?[0-9]{_BARE}*|{word}|{_NOT_TAG}{_BARE}*)(?:{_PASSWORD_TAIL})*{_END}"
 
 
 def _token_value(quote: str) -> str:
