@@ -16,7 +16,9 @@ frame received). Handshake era: 2025-11-25. The spec::
      "line_end": "\r\n",     # optional: what ends each frame (a Windows server's CRLF)
      "bom": true,             # optional: the first frame starts with a UTF-8 byte order mark
      "id_as_string": true,    # optional: every answer echoes a numeric request id as a string (42 -> "42")
-     "protocol_version": "…"} # optional: the version the initialize answer names (default 2025-11-25)
+     "protocol_version": "…", # optional: the version the initialize answer names (default 2025-11-25)
+     "init_delay": 1.5,       # optional: seconds to wait before answering initialize (a slow start-up)
+     "init_hold": true}       # optional: initialize is never answered (a server stuck in its start-up)
 
 An answer may carry ``"after": [<frames>]``: sent right after it, with the string ``"{token}"`` replaced by the
 request's ``_meta.progressToken`` (a server whose terminal progress races its answer, anthropics/claude-code #47765).
@@ -28,7 +30,11 @@ An answer may carry ``"exit": <code>``: the process exits with that code right a
 has neither ``result`` nor ``error``, without answering at all (a server that reads the request and ends, openai/codex
 #18977).
 
-An answer may carry ``"before": [<frames>]``: sent before it (a ``notifications/tools/list_changed``), and
+An answer may carry ``"split": <seconds>``: its frame is written in two halves with that pause between them (a frame
+that reaches the client across several reads).
+
+An answer may carry ``"before": [<frames>]``: sent before it (a ``notifications/tools/list_changed``, or progress with
+``"{token}"`` as in ``after``), and
 ``"retool": [<tools>]``: the listing served from then on (a server whose tools changed during the call).
 
 An answer may carry ``"ask": {"method": ..., "params": ...}``: the peer first sends that request to the client (id
@@ -45,6 +51,7 @@ import json
 import os
 import sys
 import threading
+import time
 from typing import Any
 
 SPEC = json.loads(open(os.environ["PEER_SPEC"]).read())
@@ -95,6 +102,15 @@ def answer(rid: Any, how: dict[str, Any]) -> None:
     else:
         frame["result"] = how["result"]
     for _ in range(int(how.get("repeat", 1))):
+        if "split" in how:
+            text = frame_text(frame)
+            with _lock:
+                sys.stdout.write(text[: len(text) // 2])
+                sys.stdout.flush()
+                time.sleep(how["split"])
+                sys.stdout.write(text[len(text) // 2:])
+                sys.stdout.flush()
+            continue
         send(frame)
 
 
@@ -133,6 +149,9 @@ def main() -> None:
         if rid is None or method is None:
             continue
         if method == "initialize":
+            if SPEC.get("init_hold"):
+                continue
+            time.sleep(SPEC.get("init_delay", 0))
             answer(rid, {"result": {
                 "protocolVersion": SPEC.get("protocol_version", "2025-11-25"),
                 "capabilities": {"tools": {}},
@@ -156,13 +175,15 @@ def main() -> None:
             else:
                 if "retool" in how:
                     SPEC["tools"] = how["retool"]
+                token = json.dumps((params.get("_meta") or {}).get("progressToken"))
                 for frame in how.get("before", ()):
-                    send(frame)
+                    with _lock:
+                        sys.stdout.write(json.dumps(frame).replace('"{token}"', token) + "\n")
+                        sys.stdout.flush()
                 if SPEC.get("stderr_bytes"):
                     sys.stderr.write("debug: " + "x" * SPEC["stderr_bytes"] + "\n")
                     sys.stderr.flush()
                 answer(rid, how)
-                token = json.dumps((params.get("_meta") or {}).get("progressToken"))
                 for frame in how.get("after", ()):
                     with _lock:
                         sys.stdout.write(json.dumps(frame).replace('"{token}"', token) + "\n")

@@ -1,0 +1,105 @@
+"""Proxy side of tests/heldout_cases.md, eighth round (J176-J178): answers from a foreign upstream whose JSON types or
+shape break the JSON-RPC schema a strict host checks (an error ``code`` as a float, ``result`` and ``error`` in one
+answer, ``isError`` as a string). The proxy relays what the upstream meant in a frame every host can read.
+
+The upstream is the raw foreign stdio peer (``tests/client/servers/heldout_peer.py``: no SDK emits these on demand);
+the host writes raw JSON-RPC lines on the proxy's stdin and reads the exact frames back.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from errscope._attributes import ERRSCOPE_FAILURE_CLASS
+from tests.client.test_heldout_cases import tool
+from tests.proxy.conftest import proxy_command
+from tests.proxy.test_heldout_cases_3 import PEER_SCRIPT, RawHost
+from tests.proxy.test_heldout_cases_5 import exported_spans
+
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def raw_host(tmp_path: Path, answers: dict[str, Any]) -> RawHost:
+    """A raw host, initialised, talking to ``errscope proxy`` in front of the foreign peer answering as ``answers``."""
+    spec = tmp_path / "peer.json"
+    spec.write_text(json.dumps({"tools": [tool(name) for name in answers], "answers": answers}))
+    host = RawHost(proxy_command(tmp_path / "out", "--", "env", f"PEER_SPEC={spec}", sys.executable, PEER_SCRIPT))
+    host.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}})
+    host.frames_until(lambda f: f.get("id") == 0, timeout=30)
+    host.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    host.send({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    host.frames_until(lambda f: f.get("id") == 1)
+    return host
+
+
+@pytest.fixture
+def hosts() -> Iterator[list[RawHost]]:
+    started: list[RawHost] = []
+    yield started
+    for host in started:
+        host.close()
+
+
+def call(host: RawHost, request_id: int, name: str) -> dict[str, Any]:
+    host.send({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": name, "arguments": {}}})
+    return host.frames_until(lambda f: f.get("id") == request_id)[-1]
+
+
+def test_j176_an_error_code_as_a_float_is_relayed_as_an_integer(tmp_path: Path, hosts: list[RawHost]) -> None:
+    """J176 (JSON-RPC 2.0 §5.1: the code "MUST be an integer"; the TypeScript SDK's schema (``z.number().int()``) rejects
+    ``-32602.0``, so a host behind a relay that copies the number verbatim drops the answer and waits for its timeout).
+    A foreign upstream writes its codes as floats; the host gets the same code as a JSON integer, and the message."""
+    hosts.append(host := raw_host(tmp_path, {"get_forecast": {"error": {
+        "code": -32602.0, "message": "Invalid params: 'city' is required"}}}))
+    answer = call(host, 2, "get_forecast")
+    assert "error" in answer and "result" not in answer, answer
+    code = answer["error"]["code"]
+    assert code == -32602 and isinstance(code, int), answer
+    assert "city" in answer["error"]["message"], answer
+
+
+async def test_j177_an_answer_with_both_result_and_error(tmp_path: Path, hosts: list[RawHost]) -> None:
+    """J177 (JSON-RPC 2.0 §5: "both members MUST NOT be included"; a strict host drops such a frame, so the call hangs,
+    and a lax one takes the result and reports success). The proxy relays one well-formed answer: the failure, with a
+    ref, not a success; its span records a failure that may have run."""
+    frame = {"jsonrpc": "2.0", "id": 0, "result": {"content": [{"type": "text", "text": "sent"}]},
+             "error": {"code": -32603, "message": "SMTP relay timed out after 30 s"}}
+    hosts.append(host := raw_host(tmp_path, {"send_invoice": {"raw": json.dumps(frame).replace('"id": 0', '"id": {id}')}}))
+    answer = call(host, 2, "send_invoice")
+    assert not ("result" in answer and "error" in answer), answer
+    if "result" in answer:
+        assert answer["result"].get("isError") is True, answer
+        text = " ".join(block.get("text", "") for block in answer["result"]["content"])
+    else:
+        text = answer["error"]["message"]
+    assert "ERR-" in text, answer
+    host.close()
+    spans = await exported_spans(tmp_path / "out", "tools/call send_invoice", timeout=10)
+    assert spans and all(span.attributes[ERRSCOPE_FAILURE_CLASS] != "" for span in spans), spans
+    assert all(span.attributes.get("errscope.outcome") == "error" for span in spans), [dict(s.attributes) for s in spans]
+
+
+async def test_j178_is_error_as_the_string_true_behind_a_proxy(tmp_path: Path, hosts: list[RawHost]) -> None:
+    """J178 (J159 one hop further: ``isError: "true"`` from a PHP or Ruby server; the TypeScript SDK's ``z.boolean()``
+    rejects the frame, so a host behind a verbatim relay never sees the failure). The host gets ``isError: true`` (a
+    JSON boolean), the text with a ref, and the proxy's span the class the text gives."""
+    hosts.append(host := raw_host(tmp_path, {"create_invoice": {"result": {
+        "content": [{"type": "text", "text": "Permission denied: the API key may not create invoices"}], "isError": "true"}}}))
+    answer = call(host, 2, "create_invoice")
+    assert answer["result"]["isError"] is True, answer
+    assert "ERR-" in answer["result"]["content"][0]["text"], answer
+    host.close()
+    spans = await exported_spans(tmp_path / "out", "tools/call create_invoice", timeout=10)
+    assert [span.attributes[ERRSCOPE_FAILURE_CLASS] for span in spans] == ["permission_denied"], spans
