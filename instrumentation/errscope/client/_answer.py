@@ -38,6 +38,7 @@ __all__ = [
     "read_text",
     "retry_after",
     "side_effect_possible",
+    "strict_response",
     "text_of",
     "wrapped_protocol_error",
 ]
@@ -96,6 +97,48 @@ def as_float(value: Any) -> float | None:
             return float(value)
         except ValueError:
             return None
+    return None
+
+
+def strict_response(message: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
+    """A peer's JSON-RPC response as a strict reader must receive it, read the way a lax reader reads it.
+
+    A lax reader (the Python SDK's pydantic models) takes a code written as ``-32602.0`` or ``"-32602"`` for
+    -32602 and ``isError: "true"`` for true; a strict one (the TypeScript SDK's ``z.number().int()`` and
+    ``z.boolean()``) drops the frame and its caller waits for a timeout. So: an integral number or decimal-integer
+    string as ``error.code`` becomes that integer (JSON-RPC 2.0 §5.1: "MUST be an integer"), the strings
+    ``"true"``/``"false"`` as ``result.isError`` become booleans, and a ``null`` ``result`` or ``error`` beside the
+    other member is absent (JSON-RPC 2.0 §5: one of them, never both; encoders that write both with one null). A
+    real ``result`` beside a real ``error`` is the error: the peer reported a failure. Returns the response and
+    whether a result was dropped that way (something ran: the call may have taken effect). Anything else passes
+    as it came.
+    """
+    response = dict(message)
+    for member, other in (("result", "error"), ("error", "result")):
+        if member in response and response[member] is None and response.get(other) is not None:
+            del response[member]
+    dropped = isinstance(response.get("error"), Mapping) and response.get("result") is not None
+    if dropped:
+        del response["result"]
+    error = response.get("error")
+    if isinstance(error, Mapping) and not isinstance(error.get("code"), int):
+        code = _integral(error.get("code"))
+        if code is not None:
+            response["error"] = {**error, "code": code}
+    result = response.get("result")
+    if isinstance(result, Mapping) and isinstance(result.get("isError"), str):
+        flag = result["isError"].strip().lower()
+        if flag in ("true", "false"):
+            response["result"] = {**result, "isError": flag == "true"}
+    return response, dropped
+
+
+def _integral(value: Any) -> int | None:
+    """An integral float or a decimal-integer string as an int; ``None`` for anything else (booleans included)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and re.fullmatch(r"\s*[-+]?\d{1,10}\s*", value):
+        return int(value)
     return None
 
 

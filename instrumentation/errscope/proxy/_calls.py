@@ -250,8 +250,9 @@ class Calls:
     def _answer(self, entry: _InFlight, message: Message) -> Message:
         call = entry.call
         assert call is not None
+        message, ran = answer.strict_response(message)
         if isinstance(message.get("error"), dict):
-            return self._protocol_error(entry, message, message["error"])
+            return self._protocol_error(entry, message, message["error"], ran=ran)
         result = message.get("result")
         if isinstance(result, dict) and result.get("isError") is True:
             return self._error_result(entry, message, result)
@@ -297,7 +298,7 @@ class Calls:
         shaped["_meta"] = {**scrub_value(meta), **failure_meta(call)}
         return {**message, "result": shaped}
 
-    def _protocol_error(self, entry: _InFlight, message: Message, error: Message) -> Message:
+    def _protocol_error(self, entry: _InFlight, message: Message, error: Message, *, ran: bool = False) -> Message:
         call = entry.call
         assert call is not None
         code = error.get("code") if isinstance(error.get("code"), int) else INTERNAL_ERROR
@@ -312,7 +313,7 @@ class Calls:
             return message
         # Whether the call may have run: as the peer (or the proxy's HTTP client, J116) said, else from the code.
         declared = answer.side_effect_possible(data) if isinstance(data, dict) else None
-        side_effect = False if answer.not_run(code, data) else declared
+        side_effect = True if ran else False if answer.not_run(code, data) else declared
         if code == INVALID_PARAMS:
             classification = Classification(FailureClass.INVALID_INPUT, upstream=upstream, side_effect_possible=False)
             shaped_text = invalid_params_note(call.tool or "tool", text, entry.arguments, self._schema(call.tool))
