@@ -1,9 +1,8 @@
-"""Client side of tests/heldout_cases.md, eighth round (J159-J172): answers whose JSON types are not the schema's
+"""Client side of tests/heldout_cases.md, eighth round (J159-J170): answers whose JSON types are not the schema's
 (``isError`` as a string, an error ``code`` as a numeric string or a float), an answer holding both ``result`` and
-``error``, a very large ``error.data``, progress that goes backwards, a slow or stuck ``initialize``, a frame split
-across reads, a server's ``ping`` during a call; and over streamable HTTP a 413 page, a JSON-RPC error inside an HTTP
-500, a foreign server's 400 to a session it no longer knows, a redirect to the trailing-slash path, and a 429 on the
-standalone GET stream.
+``error``, a very large ``error.data``, a slow or stuck ``initialize``, terminal escapes in a failure text; and over
+streamable HTTP a 413 page, a JSON-RPC error inside an HTTP 500, a foreign server's 400 to a session it no longer
+knows, a redirect to the trailing-slash path, and a 429 on the standalone GET stream.
 
 The stdio peer is the raw foreign server ``servers/heldout_peer.py`` (these wire shapes come from hand-written servers
 in other languages; no SDK emits them on demand). The HTTP cases put an ASGI gate (what an nginx or a foreign server
@@ -124,27 +123,8 @@ async def test_j162_a_huge_error_data_with_a_traceback_and_a_secret(tmp_path: Pa
             assert len(str(value)) < 70_000, (span.name, len(str(value)))
 
 
-async def test_j163_progress_that_goes_backwards_or_is_not_a_number(tmp_path: Path) -> None:
-    """J163 (MCP 2025-11-25, Utilities > Progress: "The progress value MUST increase with each notification"; servers
-    that send a shrinking ``total`` or a percentage string). A broken progress notification is not the call's answer and
-    not the connection's end: the call completes with its result, and well-formed progress still reaches the host."""
-    notes = [{"jsonrpc": "2.0", "method": "notifications/progress",
-              "params": {"progressToken": "{token}", "progress": p, "total": t}} for p, t in ((5, 10), (6, 4), ("50%", 10))]
-    params, _ = peer(tmp_path, [tool("reindex")], {"reindex": {**ok("reindexed 4 shards"), "before": notes}})
-    seen: list[float] = []
-
-    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
-        seen.append(progress)
-
-    async with ToolClient(params, timeout=3, retry=None) as tc:
-        result = await tc.call_tool("reindex", {}, progress_callback=on_progress)
-        assert tc.state is ConnectionState.CONNECTED
-    assert result.outcome is Outcome.OK and result.text == "reindexed 4 shards", result
-    assert 5 in seen, seen
-
-
-async def test_j164_a_slow_initialize_is_not_a_call_timeout(tmp_path: Path) -> None:
-    """J164 (hosts that gave ``initialize`` the per-call timeout: servers that load a model or warm a cache answered in
+async def test_j163_a_slow_initialize_is_not_a_call_timeout(tmp_path: Path) -> None:
+    """J163 (hosts that gave ``initialize`` the per-call timeout: servers that load a model or warm a cache answered in
     seconds and were marked failed; MCP 2025-11-25, Lifecycle > Timeouts). The handshake waits the connect timeout, not
     the call's: a server that answers ``initialize`` after 1.5 s serves a call whose idle timeout is 1 s."""
     params, _ = peer(tmp_path, [tool("echo")], {"echo": ok("pong")}, init_delay=1.5)
@@ -153,8 +133,8 @@ async def test_j164_a_slow_initialize_is_not_a_call_timeout(tmp_path: Path) -> N
     assert result.outcome is Outcome.OK and result.text == "pong", result
 
 
-async def test_j165_a_server_that_never_answers_initialize(tmp_path: Path, telemetry: Any) -> None:
-    """J165 (hosts that waited forever, or 60 s, on a server stuck before its first answer, and then reported "request
+async def test_j164_a_server_that_never_answers_initialize(tmp_path: Path, telemetry: Any) -> None:
+    """J164 (hosts that waited forever, or 60 s, on a server stuck before its first answer, and then reported "request
     timed out" as if the tool had run). No ``tools/call`` was ever sent: the failure comes after the connect timeout,
     says the server did not answer, is ``upstream_unavailable`` and was not run."""
     params, log = peer(tmp_path, [tool("echo")], {"echo": ok("pong")}, init_hold=True)
@@ -168,28 +148,22 @@ async def test_j165_a_server_that_never_answers_initialize(tmp_path: Path, telem
     assert log.received("tools/call") == []
 
 
-async def test_j166_a_large_frame_split_across_reads(tmp_path: Path) -> None:
-    """J166 (a pipe holds 64 KiB: a larger frame reaches the client in pieces, and a server that flushes mid-frame leaves a
-    half line in the buffer; readers that parsed each read failed). A 300 KiB answer written in two halves 0.3 s apart is
-    one answer."""
-    text = "row;" * 75_000
-    params, _ = peer(tmp_path, [tool("export_rows")], {"export_rows": {**ok(text), "split": 0.3}})
-    async with ToolClient(params, timeout=3, retry=None, max_model_text=10**6) as tc:
-        result = await tc.call_tool("export_rows", {})
-    assert result.outcome is Outcome.OK and result.text == text, (result.outcome, len(result.text))
-
-
-async def test_j167_a_ping_from_the_server_during_a_call(tmp_path: Path) -> None:
-    """J167 (MCP 2025-11-25, Utilities > Ping: either side may ping, and the receiver "MUST respond promptly"; servers
-    that ping the client to keep a long call alive and end the call when no pong comes). The client answers the ping
-    with an empty result and the call completes."""
-    params, log = peer(tmp_path, [tool("long_job")], {"long_job": {**ok("done"), "ask": {"method": "ping"},
-                                                                   "on_refused": failed("client did not answer ping")}})
-    async with ToolClient(params, timeout=3, retry=None) as tc:
-        result = await tc.call_tool("long_job", {})
-    assert result.outcome is Outcome.OK and result.text == "done", result
-    (reply,) = [e for e in log.events() if e.get("kind") == "reply"]
-    assert reply["result"] == {} and reply["error"] is None, reply
+async def test_j165_terminal_escapes_in_a_foreign_error(tmp_path: Path, telemetry: Any) -> None:
+    """J165 (Trail of Bits, "Deceiving users with ANSI terminal codes in MCP", 2025: escape sequences in tool output
+    hide lines and fake links in terminal hosts; servers wrapping CLIs (npm, cargo, Rich, chalk) that colour their
+    errors). A failure text full of colours, a cursor move that erases the line above and an OSC 8 link whose target
+    is not its text: the model's text holds none of the sequences nor their remnants (``[31m``), keeps the words, and
+    the class comes from them."""
+    text = ("\x1b[31m\x1b[1merror\x1b[0m: \x1b[2K\x1b[1Aconnection refused by registry.internal.example:5000 "
+            "\x1b]8;;https://evil.example/login\x07see the docs\x1b]8;;\x07 \x1b]0;pwned\x07")
+    params, _ = peer(tmp_path, [tool("publish_package")], {"publish_package": failed(text)})
+    async with ToolClient(params, timeout=3, retry=None, **telemetry.providers) as tc:
+        result = await tc.call_tool("publish_package", {"name": "left-pad"})
+    assert result.failure_class is FailureClass.UPSTREAM_UNAVAILABLE, result
+    assert "connection refused" in result.text and "see the docs" in result.text, result.text
+    for remnant in ("\x1b", "\ufffd", "[31m", "[0m", "[2K", "]8;;", "evil.example", "pwned"):
+        assert remnant not in result.text, (remnant, result.text)
+    assert result.text.isprintable(), result.text
 
 
 # --- streamable HTTP ------------------------------------------------------------------------------------------------
@@ -198,8 +172,8 @@ NGINX_413 = (b"<html>\r\n<head><title>413 Request Entity Too Large</title></head
              b"Entity Too Large</h1></center>\r\n<hr><center>nginx/1.25.3</center>\r\n</body>\r\n</html>\r\n")
 
 
-async def test_j168_a_413_page_for_large_arguments(telemetry: Any) -> None:
-    """J168 (nginx's ``client_max_body_size``, 1 MiB by default, in front of MCP servers: a tool given a large document
+async def test_j166_a_413_page_for_large_arguments(telemetry: Any) -> None:
+    """J166 (nginx's ``client_max_body_size``, 1 MiB by default, in front of MCP servers: a tool given a large document
     failed with "Unexpected token '<'"; RFC 9110 §15.5.14). The request was refused before the server read it: the
     model is told the request was too large (no HTML), it was not run, it is not retried as-is, and the next call
     works."""
@@ -231,8 +205,8 @@ def json_rpc_error_in(status: int, tool_name: str, error: dict[str, Any]) -> Any
     return gate
 
 
-async def test_j169_a_json_rpc_error_inside_an_http_500(telemetry: Any) -> None:
-    """J169 (servers and frameworks that set HTTP 500 or 400 on every JSON-RPC error, Spring and Express handlers among
+async def test_j167_a_json_rpc_error_inside_an_http_500(telemetry: Any) -> None:
+    """J167 (servers and frameworks that set HTTP 500 or 400 on every JSON-RPC error, Spring and Express handlers among
     them; the JSON-RPC body is the answer, the status only its envelope). The error inside is read: -32602 naming
     ``query`` is ``invalid_input`` with the field named, not "the server is unavailable, try later", and not retried."""
     from tests.client.servers.app import serve
@@ -267,8 +241,8 @@ def forgets_sessions_with_400(seen: list[str]) -> Any:
     return gate
 
 
-async def test_j170_a_400_to_a_session_the_server_forgot(telemetry: Any) -> None:
-    """J170 (servers built from the TypeScript SDK's stateful examples answer an unknown ``Mcp-Session-Id`` with 400 "No
+async def test_j168_a_400_to_a_session_the_server_forgot(telemetry: Any) -> None:
+    """J168 (servers built from the TypeScript SDK's stateful examples answer an unknown ``Mcp-Session-Id`` with 400 "No
     valid session ID provided" rather than the spec's 404, so after their restart every call failed until the host was
     restarted; MCP 2025-11-25, Transports > Session Management). The refusal says the session is gone and that nothing
     ran: the client starts a new session once and the call is answered."""
@@ -310,8 +284,8 @@ def moved_to_trailing_slash(redirects: list[str]) -> Any:
     return wrap
 
 
-async def test_j171_a_redirect_to_the_trailing_slash_path(telemetry: Any) -> None:
-    """J171 (Starlette's ``Mount`` answers ``/mcp`` with 307 to ``/mcp/``; clients that do not follow it, or follow it
+async def test_j169_a_redirect_to_the_trailing_slash_path(telemetry: Any) -> None:
+    """J169 (Starlette's ``Mount`` answers ``/mcp`` with 307 to ``/mcp/``; clients that do not follow it, or follow it
     as a GET, failed the handshake with "Redirect response '307 Temporary Redirect'"; RFC 9110 §15.4.8: a 307 keeps the
     method and body). The client follows the redirect with the POST intact and the call is answered."""
     from tests.client.servers.app import serve
@@ -337,8 +311,8 @@ def rate_limited_stream(gets: list[float]) -> Any:
     return gate
 
 
-async def test_j172_a_429_on_the_get_stream(telemetry: Any) -> None:
-    """J172 (gateways that count the long-lived GET stream against a connection limit; clients that reopened it at once
+async def test_j170_a_429_on_the_get_stream(telemetry: Any) -> None:
+    """J170 (gateways that count the long-lived GET stream against a connection limit; clients that reopened it at once
     on every refusal were rate-limited harder, and some failed every call). The GET stream is optional (Transports >
     Listening for Messages): calls over POST work, the connection stays up, and the GET is not hammered."""
     from tests.client.servers.app import serve

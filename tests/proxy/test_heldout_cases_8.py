@@ -1,6 +1,8 @@
-"""Proxy side of tests/heldout_cases.md, eighth round (J176-J178): answers from a foreign upstream whose JSON types or
+"""Proxy side of tests/heldout_cases.md, eighth round (J174-J178): answers from a foreign upstream whose JSON types or
 shape break the JSON-RPC schema a strict host checks (an error ``code`` as a float, ``result`` and ``error`` in one
-answer, ``isError`` as a string). The proxy relays what the upstream meant in a frame every host can read.
+answer, ``isError`` as a string), and what a foreign upstream must not pass on to the host (a stack trace as the error's
+``data`` text, terminal escapes in a failure text). The proxy relays what the upstream meant in a frame every host can
+read.
 
 The upstream is the raw foreign stdio peer (``tests/client/servers/heldout_peer.py``: no SDK emits these on demand);
 the host writes raw JSON-RPC lines on the proxy's stdin and reads the exact frames back.
@@ -17,12 +19,14 @@ from typing import Any
 import pytest
 
 from errscope._attributes import ERRSCOPE_FAILURE_CLASS
-from tests.client.test_heldout_cases import tool
+from tests.client.test_heldout_cases import failed, tool
 from tests.proxy.conftest import proxy_command
 from tests.proxy.test_heldout_cases_3 import PEER_SCRIPT, RawHost
 from tests.proxy.test_heldout_cases_5 import exported_spans
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
+
+SECRET = "sk_live_FAKE0000000000000000000042"
 
 
 @pytest.fixture
@@ -57,8 +61,8 @@ def call(host: RawHost, request_id: int, name: str) -> dict[str, Any]:
     return host.frames_until(lambda f: f.get("id") == request_id)[-1]
 
 
-def test_j176_an_error_code_as_a_float_is_relayed_as_an_integer(tmp_path: Path, hosts: list[RawHost]) -> None:
-    """J176 (JSON-RPC 2.0 §5.1: the code "MUST be an integer"; the TypeScript SDK's schema (``z.number().int()``) rejects
+def test_j174_an_error_code_as_a_float_is_relayed_as_an_integer(tmp_path: Path, hosts: list[RawHost]) -> None:
+    """J174 (JSON-RPC 2.0 §5.1: the code "MUST be an integer"; the TypeScript SDK's schema (``z.number().int()``) rejects
     ``-32602.0``, so a host behind a relay that copies the number verbatim drops the answer and waits for its timeout).
     A foreign upstream writes its codes as floats; the host gets the same code as a JSON integer, and the message."""
     hosts.append(host := raw_host(tmp_path, {"get_forecast": {"error": {
@@ -70,8 +74,8 @@ def test_j176_an_error_code_as_a_float_is_relayed_as_an_integer(tmp_path: Path, 
     assert "city" in answer["error"]["message"], answer
 
 
-async def test_j177_an_answer_with_both_result_and_error(tmp_path: Path, hosts: list[RawHost]) -> None:
-    """J177 (JSON-RPC 2.0 §5: "both members MUST NOT be included"; a strict host drops such a frame, so the call hangs,
+async def test_j175_an_answer_with_both_result_and_error(tmp_path: Path, hosts: list[RawHost]) -> None:
+    """J175 (JSON-RPC 2.0 §5: "both members MUST NOT be included"; a strict host drops such a frame, so the call hangs,
     and a lax one takes the result and reports success). The proxy relays one well-formed answer: the failure, with a
     ref, not a success; its span records a failure that may have run."""
     frame = {"jsonrpc": "2.0", "id": 0, "result": {"content": [{"type": "text", "text": "sent"}]},
@@ -91,8 +95,8 @@ async def test_j177_an_answer_with_both_result_and_error(tmp_path: Path, hosts: 
     assert all(span.attributes.get("errscope.outcome") == "error" for span in spans), [dict(s.attributes) for s in spans]
 
 
-async def test_j178_is_error_as_the_string_true_behind_a_proxy(tmp_path: Path, hosts: list[RawHost]) -> None:
-    """J178 (J159 one hop further: ``isError: "true"`` from a PHP or Ruby server; the TypeScript SDK's ``z.boolean()``
+async def test_j176_is_error_as_the_string_true_behind_a_proxy(tmp_path: Path, hosts: list[RawHost]) -> None:
+    """J176 (J159 one hop further: ``isError: "true"`` from a PHP or Ruby server; the TypeScript SDK's ``z.boolean()``
     rejects the frame, so a host behind a verbatim relay never sees the failure). The host gets ``isError: true`` (a
     JSON boolean), the text with a ref, and the proxy's span the class the text gives."""
     hosts.append(host := raw_host(tmp_path, {"create_invoice": {"result": {
@@ -103,3 +107,32 @@ async def test_j178_is_error_as_the_string_true_behind_a_proxy(tmp_path: Path, h
     host.close()
     spans = await exported_spans(tmp_path / "out", "tools/call create_invoice", timeout=10)
     assert [span.attributes[ERRSCOPE_FAILURE_CLASS] for span in spans] == ["permission_denied"], spans
+
+
+def test_j177_a_stack_trace_as_the_errors_data_text(tmp_path: Path, hosts: list[RawHost]) -> None:
+    """J177 (J162 one hop further; modelcontextprotocol/java-sdk PR #519: a Java server's whole stack in ``error.data``;
+    Node servers that send ``err.stack``; CWE-209). The upstream's ``data`` is a text: the exception line and 2,000
+    frames. The host gets the exception's own words with a note that the trace was removed, no frame, no planted key,
+    and a frame of a few hundred bytes, not 70 KB."""
+    frames = "".join(f"\tat com.example.billing.Charge.run(Charge.java:{n})\n" for n in range(2000))
+    data = f"java.lang.IllegalStateException: upstream rejected key {SECRET}\n{frames}"
+    hosts.append(host := raw_host(tmp_path, {"charge": {"error": {"code": -32603, "message": "Internal error", "data": data}}}))
+    answer = call(host, 2, "charge")
+    said = json.dumps(answer)
+    assert "IllegalStateException: upstream rejected key" in said and "stack trace removed" in said, said[:400]
+    assert "Charge.java" not in said and SECRET not in said and len(said) < 2000, said[:400]
+    assert answer["error"]["code"] == -32603 and "ERR-" in answer["error"]["message"], answer
+
+
+def test_j178_terminal_escapes_behind_a_proxy(tmp_path: Path, hosts: list[RawHost]) -> None:
+    """J178 (J165 one hop further: the proxy rewrites a failure's text for the host, which may print it in a terminal).
+    The rewritten text keeps the words and loses every escape sequence whole, not only the ESC byte (a U+FFFD before
+    ``[31m`` is still noise, and an OSC 8 link's target still rides along)."""
+    text = ("\x1b[31merror\x1b[0m: connection refused by registry.internal.example:5000 "
+            "\x1b]8;;https://evil.example/login\x07see the docs\x1b]8;;\x07")
+    hosts.append(host := raw_host(tmp_path, {"publish_package": failed(text)}))
+    answer = call(host, 2, "publish_package")
+    shown = answer["result"]["content"][0]["text"]
+    assert "connection refused" in shown and "see the docs" in shown and "ERR-" in shown, shown
+    for remnant in ("\x1b", "\ufffd", "[31m", "[0m", "]8;;", "evil.example"):
+        assert remnant not in shown, (remnant, shown)

@@ -331,7 +331,8 @@ class Calls:
         if isinstance(data, dict):
             shaped_error["data"] = {**scrub_value(without_stack_traces(data)), **failure_meta(call)}
         else:
-            shaped_error["data"] = failure_meta(call) if data is None else {"detail": scrub_value(data), **failure_meta(call)}
+            detail = scrub_value(without_stack_traces(data))
+            shaped_error["data"] = failure_meta(call) if data is None else {"detail": detail, **failure_meta(call)}
         return {**message, "error": shaped_error}
 
     def _read(self, call: ToolCall, text: str) -> answer.TextReading:

@@ -30,11 +30,7 @@ An answer may carry ``"exit": <code>``: the process exits with that code right a
 has neither ``result`` nor ``error``, without answering at all (a server that reads the request and ends, openai/codex
 #18977).
 
-An answer may carry ``"split": <seconds>``: its frame is written in two halves with that pause between them (a frame
-that reaches the client across several reads).
-
-An answer may carry ``"before": [<frames>]``: sent before it (a ``notifications/tools/list_changed``, or progress with
-``"{token}"`` as in ``after``), and
+An answer may carry ``"before": [<frames>]``: sent before it (a ``notifications/tools/list_changed``), and
 ``"retool": [<tools>]``: the listing served from then on (a server whose tools changed during the call).
 
 An answer may carry ``"ask": {"method": ..., "params": ...}``: the peer first sends that request to the client (id
@@ -102,15 +98,6 @@ def answer(rid: Any, how: dict[str, Any]) -> None:
     else:
         frame["result"] = how["result"]
     for _ in range(int(how.get("repeat", 1))):
-        if "split" in how:
-            text = frame_text(frame)
-            with _lock:
-                sys.stdout.write(text[: len(text) // 2])
-                sys.stdout.flush()
-                time.sleep(how["split"])
-                sys.stdout.write(text[len(text) // 2:])
-                sys.stdout.flush()
-            continue
         send(frame)
 
 
@@ -175,15 +162,13 @@ def main() -> None:
             else:
                 if "retool" in how:
                     SPEC["tools"] = how["retool"]
-                token = json.dumps((params.get("_meta") or {}).get("progressToken"))
                 for frame in how.get("before", ()):
-                    with _lock:
-                        sys.stdout.write(json.dumps(frame).replace('"{token}"', token) + "\n")
-                        sys.stdout.flush()
+                    send(frame)
                 if SPEC.get("stderr_bytes"):
                     sys.stderr.write("debug: " + "x" * SPEC["stderr_bytes"] + "\n")
                     sys.stderr.flush()
                 answer(rid, how)
+                token = json.dumps((params.get("_meta") or {}).get("progressToken"))
                 for frame in how.get("after", ()):
                     with _lock:
                         sys.stdout.write(json.dumps(frame).replace('"{token}"', token) + "\n")
