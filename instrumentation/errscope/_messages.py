@@ -87,9 +87,11 @@ def without_terminal_escapes(text: str) -> str:
 
 
 def printable(text: str) -> str:
-    """``text`` with every control or format character left (NUL, bidi overrides) replaced by U+FFFD: they
-    reorder text in logs and UIs."""
-    return text if text.isprintable() else "".join(c if c.isprintable() else "\ufffd" for c in text)
+    """``text`` as one printable line: whitespace (a tab, a line break) becomes a space, every other control or
+    format character (NUL, bidi overrides) U+FFFD, since they reorder text in logs and UIs."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else " " if c.isspace() else "\ufffd" for c in text)
 
 
 def _clip(text: str, limit: int) -> str:

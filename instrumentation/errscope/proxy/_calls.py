@@ -12,7 +12,10 @@ and when the answer is a failure it rewrites it the way an errscope server would
   -32602 ``Unknown tool: <name>`` (MCP spec, Tools > Error Handling);
 - JSON-RPC -32602: the client's note for rejected arguments, the host's arguments cut out of it;
 - any other JSON-RPC error: code kept, message scrubbed with stack fragments cut and the ref appended,
-  ``data`` scrubbed and given class, channel and ref;
+  ``data`` scrubbed, its stack traces cut (:func:`errscope._scrubbing.without_stack_traces`), and given class,
+  channel and ref;
+- an answer whose JSON types a strict host rejects (a float or string ``code``, ``isError: "true"``, both ``result``
+  and ``error``): read first as a lax reader reads it (:func:`errscope.client._answer.strict_response`);
 - an answer from an errscope server (class already in ``_meta``/``data``): kept as it is;
 - a late answer to a call the host cancelled: no span (the call's ended at the cancel), relayed scrubbed.
 
