@@ -22,7 +22,7 @@ import pytest
 from errscope import Channel, FailureClass, Outcome
 from errscope.client import ConnectionState, ToolClient
 from tests.client.test_heldout_cases import failed, ok, peer, recorded, tool
-from tests.client.test_heldout_cases_3 import answer, gated, issues_server, refusing
+from tests.client.test_heldout_cases_3 import answer, gated, issues_server, refusing, refusing_get
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
@@ -299,18 +299,6 @@ async def test_j169_a_redirect_to_the_trailing_slash_path(telemetry: Any) -> Non
     assert result.outcome is Outcome.OK and result.text == "3 issues match crash", result
 
 
-def rate_limited_stream(gets: list[float]) -> Any:
-    """A gate refusing every standalone GET stream with 429 and ``Retry-After: 30`` (a gateway's per-connection limit)."""
-
-    async def gate(scope: dict[str, Any], request: bytes, send: Any, method: str) -> bool:
-        if method != "GET":
-            return False
-        gets.append(time.monotonic())
-        return await answer(send, 429, b"Too Many Requests", (b"retry-after", b"30"))
-
-    return gate
-
-
 async def test_j170_a_429_on_the_get_stream(telemetry: Any) -> None:
     """J170 (gateways that count the long-lived GET stream against a connection limit; clients that reopened it at once
     on every refusal were rate-limited harder, and some failed every call). The GET stream is optional (Transports >
@@ -319,10 +307,11 @@ async def test_j170_a_429_on_the_get_stream(telemetry: Any) -> None:
 
     server = issues_server()
     gets: list[float] = []
-    async with serve(gated(server.streamable_http_app(host="127.0.0.1"), rate_limited_stream(gets))) as base:
-        async with ToolClient(base + "/mcp", timeout=4, **telemetry.providers) as tc:
+    limited = refusing_get(gets, 429, b"Too Many Requests", (b"retry-after", b"30"))
+    async with serve(gated(server.streamable_http_app(host="127.0.0.1"), limited)) as base:
+        async with ToolClient(base + "/mcp", timeout=4, mode="legacy", **telemetry.providers) as tc:
             results = [await tc.call_tool("search_issues", {"query": str(n)}) for n in range(3)]
             await anyio.sleep(1.0)
             assert tc.state is ConnectionState.CONNECTED
     assert [r.outcome for r in results] == [Outcome.OK] * 3, results
-    assert len(gets) <= 2, gets
+    assert 1 <= len(gets) <= 2, gets  # the 2025-era session opens the stream; a refusal is not met by a loop
