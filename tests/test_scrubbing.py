@@ -836,7 +836,7 @@ def test_a_key_word_of_another_script_stays_and_only_its_value_is_masked(key: st
     ("boom\nstack backtrace:\n   0: std::panicking::begin_panic\n   1: app::main", "boom\nstack backtrace:"),
 ])
 def test_a_stack_trace_in_error_data_text_is_cut_to_the_exceptions_words(trace: str, words: str) -> None:
-    """J162, J177: a JSON-RPC error's ``data`` text (or a text field of it) loses its frames, keeps what was raised."""
+    """J161, J176: a JSON-RPC error's ``data`` text (or a text field of it) loses its frames, keeps what was raised."""
     from errscope._scrubbing import without_stack_traces
 
     assert without_stack_traces(trace) == f"{words} [stack trace removed]"
@@ -873,7 +873,7 @@ def test_frame_detection_is_linear_on_long_lines() -> None:
     ("no escapes [31m", "no escapes [31m"),
 ])
 def test_terminal_escapes_go_whole(text: str, expected: str) -> None:
-    """J165, J178: ECMA-48 sequences are removed whole, their visible text kept."""
+    """J164, J177: ECMA-48 sequences are removed whole, their visible text kept."""
     from errscope._messages import without_terminal_escapes
 
     assert without_terminal_escapes(text) == expected

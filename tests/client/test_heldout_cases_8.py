@@ -1,5 +1,5 @@
-"""Client side of tests/heldout_cases.md, eighth round (J159-J170): answers whose JSON types are not the schema's
-(``isError`` as a string, an error ``code`` as a numeric string or a float), an answer holding both ``result`` and
+"""Client side of tests/heldout_cases.md, eighth round (J159-J168): answers whose JSON types or shape are not the schema's
+(``isError`` as a string), an answer holding both ``result`` and
 ``error``, a very large ``error.data``, a slow or stuck ``initialize``, terminal escapes in a failure text; and over
 streamable HTTP a 413 page, a JSON-RPC error inside an HTTP 500, a foreign server's 400 to a session it no longer
 knows, a redirect to the trailing-slash path, and a 429 on the standalone GET stream.
@@ -53,24 +53,6 @@ async def test_j159_is_error_as_the_string_true(tmp_path: Path, telemetry: Any) 
     assert span.attributes.get("errscope.failure_class") == "permission_denied"
 
 
-@pytest.mark.parametrize("code", ["-32602", -32602.0], ids=["string", "float"])
-async def test_j160_an_error_code_as_a_numeric_string_or_a_float(code: Any, tmp_path: Path) -> None:
-    """J160 (servers in languages whose JSON encoders write every number as a float or an enum as its string; JSON
-    itself has no integer type, RFC 8259 §6). The code is still -32602: the call is refused as invalid arguments with the
-    note naming the field, at once and not as an unreadable answer; the connection stays up."""
-    schema = {"properties": {"city": {"type": "string"}}, "required": ["city"]}
-    params, _ = peer(tmp_path, [tool("get_forecast", **schema), tool("echo")], {
-        "get_forecast": {"error": {"code": code, "message": "Invalid params: 'city' is required"}}, "echo": ok("pong")})
-    async with ToolClient(params, timeout=3, retry=None) as tc:
-        started = time.monotonic()
-        result = await tc.call_tool("get_forecast", {})
-        elapsed = time.monotonic() - started
-        after = await tc.call_tool("echo", {})
-    assert (result.channel, result.failure_class) == (Channel.PROTOCOL, FailureClass.INVALID_INPUT), result
-    assert "city" in result.text and "Ref ERR-" in result.text, result
-    assert elapsed < 2.5 and after.text == "pong"
-
-
 SENT = {"content": [{"type": "text", "text": "invoice sent"}]}
 SMTP_TIMEOUT = {"code": -32603, "message": "SMTP relay timed out after 30 s"}
 
@@ -80,8 +62,8 @@ def raw_answer(**members: Any) -> dict[str, Any]:
     return {"raw": json.dumps({"jsonrpc": "2.0", "id": 0, **members}).replace('"id": 0', '"id": {id}')}
 
 
-async def test_j161_an_answer_with_both_result_and_error(tmp_path: Path, telemetry: Any) -> None:
-    """J161 (JSON-RPC 2.0 §5: "Either the result member or error member MUST be included, but both members MUST NOT be
+async def test_j160_an_answer_with_both_result_and_error(tmp_path: Path, telemetry: Any) -> None:
+    """J160 (JSON-RPC 2.0 §5: "Either the result member or error member MUST be included, but both members MUST NOT be
     included"; servers whose encoders write both, hyperledger burrow #464 ``"result":null`` beside the error and
     ``"error":null`` beside the result, ganache-ui #1588 a result beside the error; pygls #63, movitto/rjr #13: a client
     taking such an error for a success). A ``null`` member is an absent one: ``"error": null`` beside a result is that
@@ -104,8 +86,8 @@ async def test_j161_an_answer_with_both_result_and_error(tmp_path: Path, telemet
     assert null_result.failure_class is FailureClass.INVALID_INPUT and "to" in null_result.text, null_result
 
 
-async def test_j162_a_huge_error_data_with_a_traceback_and_a_secret(tmp_path: Path, telemetry: Any) -> None:
-    """J162 (servers that put the whole exception, traceback and request context, in ``error.data``: a Java server's
+async def test_j161_a_huge_error_data_with_a_traceback_and_a_secret(tmp_path: Path, telemetry: Any) -> None:
+    """J161 (servers that put the whole exception, traceback and request context, in ``error.data``: a Java server's
     2 MiB stack, a Node server's ``err.stack``). The model text stays short and names no frame; no span attribute or
     event holds the traceback whole, and the planted key is nowhere."""
     frames = "".join(f"\tat com.example.billing.Charge.run(Charge.java:{n})\n" for n in range(40000))
@@ -123,8 +105,8 @@ async def test_j162_a_huge_error_data_with_a_traceback_and_a_secret(tmp_path: Pa
             assert len(str(value)) < 70_000, (span.name, len(str(value)))
 
 
-async def test_j163_a_slow_initialize_is_not_a_call_timeout(tmp_path: Path) -> None:
-    """J163 (hosts that gave ``initialize`` the per-call timeout: servers that load a model or warm a cache answered in
+async def test_j162_a_slow_initialize_is_not_a_call_timeout(tmp_path: Path) -> None:
+    """J162 (hosts that gave ``initialize`` the per-call timeout: servers that load a model or warm a cache answered in
     seconds and were marked failed; MCP 2025-11-25, Lifecycle > Timeouts). The handshake waits the connect timeout, not
     the call's: a server that answers ``initialize`` after 1.5 s serves a call whose idle timeout is 1 s."""
     params, _ = peer(tmp_path, [tool("echo")], {"echo": ok("pong")}, init_delay=1.5)
@@ -133,8 +115,8 @@ async def test_j163_a_slow_initialize_is_not_a_call_timeout(tmp_path: Path) -> N
     assert result.outcome is Outcome.OK and result.text == "pong", result
 
 
-async def test_j164_a_server_that_never_answers_initialize(tmp_path: Path, telemetry: Any) -> None:
-    """J164 (hosts that waited forever, or 60 s, on a server stuck before its first answer, and then reported "request
+async def test_j163_a_server_that_never_answers_initialize(tmp_path: Path, telemetry: Any) -> None:
+    """J163 (hosts that waited forever, or 60 s, on a server stuck before its first answer, and then reported "request
     timed out" as if the tool had run). No ``tools/call`` was ever sent: the failure comes after the connect timeout,
     says the server did not answer, is ``upstream_unavailable`` and was not run."""
     params, log = peer(tmp_path, [tool("echo")], {"echo": ok("pong")}, init_hold=True)
@@ -148,8 +130,8 @@ async def test_j164_a_server_that_never_answers_initialize(tmp_path: Path, telem
     assert log.received("tools/call") == []
 
 
-async def test_j165_terminal_escapes_in_a_foreign_error(tmp_path: Path, telemetry: Any) -> None:
-    """J165 (Trail of Bits, "Deceiving users with ANSI terminal codes in MCP", 2025: escape sequences in tool output
+async def test_j164_terminal_escapes_in_a_foreign_error(tmp_path: Path, telemetry: Any) -> None:
+    """J164 (Trail of Bits, "Deceiving users with ANSI terminal codes in MCP", 2025: escape sequences in tool output
     hide lines and fake links in terminal hosts; servers wrapping CLIs (npm, cargo, Rich, chalk) that colour their
     errors). A failure text full of colours, a cursor move that erases the line above and an OSC 8 link whose target
     is not its text: the model's text holds none of the sequences nor their remnants (``[31m``), keeps the words, and
@@ -172,8 +154,8 @@ NGINX_413 = (b"<html>\r\n<head><title>413 Request Entity Too Large</title></head
              b"Entity Too Large</h1></center>\r\n<hr><center>nginx/1.25.3</center>\r\n</body>\r\n</html>\r\n")
 
 
-async def test_j166_a_413_page_for_large_arguments(telemetry: Any) -> None:
-    """J166 (nginx's ``client_max_body_size``, 1 MiB by default, in front of MCP servers: a tool given a large document
+async def test_j165_a_413_page_for_large_arguments(telemetry: Any) -> None:
+    """J165 (nginx's ``client_max_body_size``, 1 MiB by default, in front of MCP servers: a tool given a large document
     failed with "Unexpected token '<'"; RFC 9110 §15.5.14). The request was refused before the server read it: the
     model is told the request was too large (no HTML), it was not run, it is not retried as-is, and the next call
     works."""
@@ -205,8 +187,8 @@ def json_rpc_error_in(status: int, tool_name: str, error: dict[str, Any]) -> Any
     return gate
 
 
-async def test_j167_a_json_rpc_error_inside_an_http_500(telemetry: Any) -> None:
-    """J167 (servers and frameworks that set HTTP 500 or 400 on every JSON-RPC error, Spring and Express handlers among
+async def test_j166_a_json_rpc_error_inside_an_http_500(telemetry: Any) -> None:
+    """J166 (servers and frameworks that set HTTP 500 or 400 on every JSON-RPC error, Spring and Express handlers among
     them; the JSON-RPC body is the answer, the status only its envelope). The error inside is read: -32602 naming
     ``query`` is ``invalid_input`` with the field named, not "the server is unavailable, try later", and not retried."""
     from tests.client.servers.app import serve
@@ -220,10 +202,15 @@ async def test_j167_a_json_rpc_error_inside_an_http_500(telemetry: Any) -> None:
     assert "query" in result.text and result.attempts == 1, result
 
 
-def forgets_sessions_with_400(seen: list[str]) -> Any:
-    """A gate playing a foreign server restarted after the first call: each session id it has seen one ``tools/call``
-    on is unknown from then on, and answered as the TypeScript SDK's examples answer an unknown session: HTTP 400 with
-    -32000 "Bad Request: No valid session ID provided"."""
+SESSION_REFUSALS = {
+    400: {"code": -32000, "message": "Bad Request: No valid session ID provided"},  # the TypeScript SDK's examples
+    404: {"code": -32001, "message": "Session not found"},  # the spec's status
+}
+
+
+def forgets_sessions(seen: list[str], status: int = 400) -> Any:
+    """A gate playing a foreign server restarted after each session's first ``tools/call``: from then on it answers that
+    session's POSTs with ``status`` and the JSON-RPC error such servers send (:data:`SESSION_REFUSALS`)."""
     dead: set[bytes] = set()
 
     async def gate(scope: dict[str, Any], request: bytes, send: Any, method: str) -> bool:
@@ -232,8 +219,8 @@ def forgets_sessions_with_400(seen: list[str]) -> Any:
             return False
         if session in dead:
             seen.append("refused")
-            body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32000, "message": "Bad Request: No valid session ID provided"}}
-            return await answer(send, 400, json.dumps(body).encode(), (b"content-type", b"application/json"))
+            body = {"jsonrpc": "2.0", "id": None, "error": SESSION_REFUSALS[status]}
+            return await answer(send, status, json.dumps(body).encode(), (b"content-type", b"application/json"))
         if b'"tools/call"' in request:
             dead.add(session)
         return False
@@ -241,8 +228,8 @@ def forgets_sessions_with_400(seen: list[str]) -> Any:
     return gate
 
 
-async def test_j168_a_400_to_a_session_the_server_forgot(telemetry: Any) -> None:
-    """J168 (servers built from the TypeScript SDK's stateful examples answer an unknown ``Mcp-Session-Id`` with 400 "No
+async def test_j167_a_400_to_a_session_the_server_forgot(telemetry: Any) -> None:
+    """J167 (servers built from the TypeScript SDK's stateful examples answer an unknown ``Mcp-Session-Id`` with 400 "No
     valid session ID provided" rather than the spec's 404, so after their restart every call failed until the host was
     restarted; MCP 2025-11-25, Transports > Session Management). The refusal says the session is gone and that nothing
     ran: the client starts a new session once and the call is answered."""
@@ -250,7 +237,7 @@ async def test_j168_a_400_to_a_session_the_server_forgot(telemetry: Any) -> None
 
     server = issues_server()
     seen: list[str] = []
-    async with serve(gated(server.streamable_http_app(host="127.0.0.1"), forgets_sessions_with_400(seen))) as base:
+    async with serve(gated(server.streamable_http_app(host="127.0.0.1"), forgets_sessions(seen))) as base:
         async with ToolClient(base + "/mcp", timeout=4, mode="legacy", **telemetry.providers) as tc:
             first = await tc.call_tool("search_issues", {"query": "a"})
             second = await tc.call_tool("search_issues", {"query": "b"})
@@ -284,8 +271,8 @@ def moved_to_trailing_slash(redirects: list[str]) -> Any:
     return wrap
 
 
-async def test_j169_a_redirect_to_the_trailing_slash_path(telemetry: Any) -> None:
-    """J169 (Starlette's ``Mount`` answers ``/mcp`` with 307 to ``/mcp/``; clients that do not follow it, or follow it
+async def test_j168_a_redirect_to_the_trailing_slash_path(telemetry: Any) -> None:
+    """J168 (Starlette's ``Mount`` answers ``/mcp`` with 307 to ``/mcp/``; clients that do not follow it, or follow it
     as a GET, failed the handshake with "Redirect response '307 Temporary Redirect'"; RFC 9110 §15.4.8: a 307 keeps the
     method and body). The client follows the redirect with the POST intact and the call is answered."""
     from tests.client.servers.app import serve
@@ -299,8 +286,8 @@ async def test_j169_a_redirect_to_the_trailing_slash_path(telemetry: Any) -> Non
     assert result.outcome is Outcome.OK and result.text == "3 issues match crash", result
 
 
-async def test_j170_a_429_on_the_get_stream(telemetry: Any) -> None:
-    """J170 (gateways that count the long-lived GET stream against a connection limit; clients that reopened it at once
+async def test_j169_a_429_on_the_get_stream(telemetry: Any) -> None:
+    """J169 (gateways that count the long-lived GET stream against a connection limit; clients that reopened it at once
     on every refusal were rate-limited harder, and some failed every call). The GET stream is optional (Transports >
     Listening for Messages): calls over POST work, the connection stays up, and the GET is not hammered."""
     from tests.client.servers.app import serve

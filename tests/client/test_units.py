@@ -613,7 +613,7 @@ def test_a_json_issue_list_nested_too_deep_is_no_issue_list() -> None:
     ({"id": 1, "result": None}, {"id": 1, "result": None}, False),  # a null result alone is the peer's answer
 ])
 def test_strict_response_reads_what_a_lax_reader_reads(frame: dict[str, Any], expected: dict[str, Any], dropped: bool) -> None:
-    """J159-J161, J176-J178: the JSON types a strict host requires, from what a lax reader accepts; nothing else changed."""
+    """J159, J160, J173-J175: the JSON types a strict host requires, from what a lax reader accepts; nothing else changed."""
     from errscope.client._answer import strict_response
 
     assert strict_response(frame) == (expected, dropped)

@@ -1,11 +1,12 @@
-"""Proxy side of tests/heldout_cases.md, eighth round (J174-J178): answers from a foreign upstream whose JSON types or
+"""Proxy side of tests/heldout_cases.md, eighth round (J173-J178): answers from a foreign upstream whose JSON types or
 shape break the JSON-RPC schema a strict host checks (an error ``code`` as a float, ``result`` and ``error`` in one
 answer, ``isError`` as a string), and what a foreign upstream must not pass on to the host (a stack trace as the error's
 ``data`` text, terminal escapes in a failure text). The proxy relays what the upstream meant in a frame every host can
-read.
+read. And an HTTP upstream that forgets the proxy's session (a restart) gets a new one.
 
-The upstream is the raw foreign stdio peer (``tests/client/servers/heldout_peer.py``: no SDK emits these on demand);
-the host writes raw JSON-RPC lines on the proxy's stdin and reads the exact frames back.
+The upstream is the raw foreign stdio peer (``tests/client/servers/heldout_peer.py``: no SDK emits these on demand),
+the host raw JSON-RPC lines on the proxy's stdin, read back exactly; or, for the session, a real ``MCPServer`` over
+streamable HTTP behind a gate answering as the forgetting server does, and ``ToolClient`` as the host.
 """
 
 from __future__ import annotations
@@ -19,9 +20,14 @@ from typing import Any
 import pytest
 
 from errscope._attributes import ERRSCOPE_FAILURE_CLASS
+from errscope import Outcome
+from errscope.client import ToolClient
 from tests.client.test_heldout_cases import failed, tool
+from tests.client.test_heldout_cases_3 import gated, issues_server
+from tests.client.test_heldout_cases_8 import forgets_sessions
 from tests.proxy.conftest import proxy_command
 from tests.proxy.test_heldout_cases_3 import PEER_SCRIPT, RawHost
+from tests.proxy.test_heldout_cases_4 import through
 from tests.proxy.test_heldout_cases_5 import exported_spans
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
@@ -61,10 +67,11 @@ def call(host: RawHost, request_id: int, name: str) -> dict[str, Any]:
     return host.frames_until(lambda f: f.get("id") == request_id)[-1]
 
 
-def test_j174_an_error_code_as_a_float_is_relayed_as_an_integer(tmp_path: Path, hosts: list[RawHost]) -> None:
-    """J174 (JSON-RPC 2.0 §5.1: the code "MUST be an integer"; the TypeScript SDK's schema (``z.number().int()``) rejects
-    ``-32602.0``, so a host behind a relay that copies the number verbatim drops the answer and waits for its timeout).
-    A foreign upstream writes its codes as floats; the host gets the same code as a JSON integer, and the message."""
+def test_j173_an_error_code_as_a_float_is_relayed_as_an_integer(tmp_path: Path, hosts: list[RawHost]) -> None:
+    """J173 (JSON-RPC 2.0 §5.1: the code "MUST be an integer"; the TypeScript SDK's schema (``z.number().int()``) rejects
+    ``-32602.0``, so a host behind a relay that copies the number verbatim drops the answer and waits for its timeout;
+    errscope's proxy took the float for no code and relayed -32603, an internal error). A foreign upstream writes its
+    codes as floats; the host gets the same code as a JSON integer, and the message."""
     hosts.append(host := raw_host(tmp_path, {"get_forecast": {"error": {
         "code": -32602.0, "message": "Invalid params: 'city' is required"}}}))
     answer = call(host, 2, "get_forecast")
@@ -74,8 +81,8 @@ def test_j174_an_error_code_as_a_float_is_relayed_as_an_integer(tmp_path: Path, 
     assert "city" in answer["error"]["message"], answer
 
 
-async def test_j175_an_answer_with_both_result_and_error(tmp_path: Path, hosts: list[RawHost]) -> None:
-    """J175 (JSON-RPC 2.0 §5: "both members MUST NOT be included"; a strict host drops such a frame, so the call hangs,
+async def test_j174_an_answer_with_both_result_and_error(tmp_path: Path, hosts: list[RawHost]) -> None:
+    """J174 (JSON-RPC 2.0 §5: "both members MUST NOT be included"; a strict host drops such a frame, so the call hangs,
     and a lax one takes the result and reports success). The proxy relays one well-formed answer: the failure, with a
     ref, not a success; its span records a failure that may have run."""
     frame = {"jsonrpc": "2.0", "id": 0, "result": {"content": [{"type": "text", "text": "sent"}]},
@@ -95,8 +102,8 @@ async def test_j175_an_answer_with_both_result_and_error(tmp_path: Path, hosts: 
     assert all(span.attributes.get("errscope.outcome") == "error" for span in spans), [dict(s.attributes) for s in spans]
 
 
-async def test_j176_is_error_as_the_string_true_behind_a_proxy(tmp_path: Path, hosts: list[RawHost]) -> None:
-    """J176 (J159 one hop further: ``isError: "true"`` from a PHP or Ruby server; the TypeScript SDK's ``z.boolean()``
+async def test_j175_is_error_as_the_string_true_behind_a_proxy(tmp_path: Path, hosts: list[RawHost]) -> None:
+    """J175 (J159 one hop further: ``isError: "true"`` from a PHP or Ruby server; the TypeScript SDK's ``z.boolean()``
     rejects the frame, so a host behind a verbatim relay never sees the failure). The host gets ``isError: true`` (a
     JSON boolean), the text with a ref, and the proxy's span the class the text gives."""
     hosts.append(host := raw_host(tmp_path, {"create_invoice": {"result": {
@@ -109,8 +116,8 @@ async def test_j176_is_error_as_the_string_true_behind_a_proxy(tmp_path: Path, h
     assert [span.attributes[ERRSCOPE_FAILURE_CLASS] for span in spans] == ["permission_denied"], spans
 
 
-def test_j177_a_stack_trace_as_the_errors_data_text(tmp_path: Path, hosts: list[RawHost]) -> None:
-    """J177 (J162 one hop further; modelcontextprotocol/java-sdk PR #519: a Java server's whole stack in ``error.data``;
+def test_j176_a_stack_trace_as_the_errors_data_text(tmp_path: Path, hosts: list[RawHost]) -> None:
+    """J176 (J161 one hop further; modelcontextprotocol/java-sdk PR #519: a Java server's whole stack in ``error.data``;
     Node servers that send ``err.stack``; CWE-209). The upstream's ``data`` is a text: the exception line and 2,000
     frames. The host gets the exception's own words with a note that the trace was removed, no frame, no planted key,
     and a frame of a few hundred bytes, not 70 KB."""
@@ -124,8 +131,8 @@ def test_j177_a_stack_trace_as_the_errors_data_text(tmp_path: Path, hosts: list[
     assert answer["error"]["code"] == -32603 and "ERR-" in answer["error"]["message"], answer
 
 
-def test_j178_terminal_escapes_behind_a_proxy(tmp_path: Path, hosts: list[RawHost]) -> None:
-    """J178 (J165 one hop further: the proxy rewrites a failure's text for the host, which may print it in a terminal).
+def test_j177_terminal_escapes_behind_a_proxy(tmp_path: Path, hosts: list[RawHost]) -> None:
+    """J177 (J164 one hop further: the proxy rewrites a failure's text for the host, which may print it in a terminal).
     The rewritten text keeps the words and loses every escape sequence whole, not only the ESC byte (a U+FFFD before
     ``[31m`` is still noise, and an OSC 8 link's target still rides along)."""
     text = ("\x1b[31merror\x1b[0m: connection refused by registry.internal.example:5000 "
@@ -136,3 +143,24 @@ def test_j178_terminal_escapes_behind_a_proxy(tmp_path: Path, hosts: list[RawHos
     assert "connection refused" in shown and "see the docs" in shown and "ERR-" in shown, shown
     for remnant in ("\x1b", "\ufffd", "[31m", "[0m", "]8;;", "evil.example"):
         assert remnant not in shown, (remnant, shown)
+
+
+@pytest.mark.parametrize("status", [400, 404])
+async def test_j178_an_upstream_that_forgot_the_proxys_session(status: int, tmp_path: Path) -> None:
+    """J178 (J167 one hop further; punkpeye/mcp-proxy #14 and punkpeye/fastmcp #121: behind a relay, every call failed
+    with "Bad Request: No valid session ID provided" after the server restarted, until the relay was restarted;
+    typescript-sdk #1476). ``errscope proxy --upstream`` in front of a server that forgets each session after its first
+    call, answering 400 (the TypeScript SDK's examples) or 404 (the spec). The proxy opens a new upstream session (MCP,
+    Transports > Session Management: the client "MUST start a new session"), the refused call did not run and is told
+    so (not "fix the arguments", not "not found"), and every later call works."""
+    from tests.client.servers.app import serve
+
+    server = issues_server()
+    seen: list[str] = []
+    async with serve(gated(server.streamable_http_app(host="127.0.0.1"), forgets_sessions(seen, status))) as base:
+        async with ToolClient(through(tmp_path, base + "/mcp"), timeout=10, connect_timeout=15) as tc:
+            results = [await tc.call_tool("search_issues", {"query": query}) for query in "abc"]
+    assert len(seen) == 2, seen  # the second and third calls first met the forgotten session
+    for result, query in zip(results, "abc", strict=True):
+        assert result.outcome is Outcome.OK and result.text == f"3 issues match {query}", result  # re-sent: it did not run
+    assert server.ran == ["a", "b", "c"]

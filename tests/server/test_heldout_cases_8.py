@@ -1,4 +1,4 @@
-"""Server side of tests/heldout_cases.md, eighth round (J171-J173): exceptions that fight back. An exception whose own
+"""Server side of tests/heldout_cases.md, eighth round (J170-J172): exceptions that fight back. An exception whose own
 ``__str__`` raises (the SDK's and FastMCP's wrappers format it in an f-string), a tool that recurses until
 ``RecursionError`` (a thousand frames), and a secret kept in an exception's ``args`` or PEP 678 notes but not in
 its ``str``.
@@ -36,8 +36,8 @@ class LedgerEntryError(Exception):
 
 
 @pytest.mark.parametrize("style", STYLES)
-async def test_j171_an_exception_whose_str_raises(style: str, telemetry: CapturedTelemetry) -> None:
-    """J171 (Python's own "--- Logging error ---" and Sentry's "<exception str() failed>": an exception whose ``__str__``
+async def test_j170_an_exception_whose_str_raises(style: str, telemetry: CapturedTelemetry) -> None:
+    """J170 (Python's own "--- Logging error ---" and Sentry's "<exception str() failed>": an exception whose ``__str__``
     raises; the SDK's ``Error executing tool {name}: {e}`` and FastMCP's ``f"Error calling tool {key!r}: {e}"`` call it
     inside their own ``except``). The call still gets an ``isError`` result with a ref (no -32603, no dropped
     connection), the span records the tool's own exception type as the root cause, and the next call works."""
@@ -62,8 +62,8 @@ async def test_j171_an_exception_whose_str_raises(style: str, telemetry: Capture
 
 
 @pytest.mark.parametrize("style", STYLES)
-async def test_j172_a_tool_that_recurses_until_recursion_error(style: str, telemetry: CapturedTelemetry) -> None:
-    """J172 (a tool walking a cyclic JSON or ORM graph recursively: "maximum recursion depth exceeded", with a thousand
+async def test_j171_a_tool_that_recurses_until_recursion_error(style: str, telemetry: CapturedTelemetry) -> None:
+    """J171 (a tool walking a cyclic JSON or ORM graph recursively: "maximum recursion depth exceeded", with a thousand
     identical frames; error trackers keep the innermost frames and a bound). The call fails with a ref, the span's
     stack trace is bounded and ends where it was raised, and the server, whose stack recovered, answers the next call."""
 
@@ -103,9 +103,9 @@ class PaymentDeclined(Exception):
 
 
 @pytest.mark.parametrize("style", STYLES)
-async def test_j173_a_secret_in_an_exceptions_args_and_notes(style: str, telemetry: CapturedTelemetry,
+async def test_j172_a_secret_in_an_exceptions_args_and_notes(style: str, telemetry: CapturedTelemetry,
                                                              caplog: pytest.LogCaptureFixture) -> None:
-    """J173 (exceptions that keep the failed request in ``args`` (``repr(exc)`` and ``exc.args`` show it, ``str`` does
+    """J172 (exceptions that keep the failed request in ``args`` (``repr(exc)`` and ``exc.args`` show it, ``str`` does
     not), and PEP 678 notes added on the way up (``traceback`` prints them under the exception): both hold the caller's
     token. Neither the model text, nor any span, event or log record, errscope's or the SDK's, holds it; the class
     still comes from the reason."""

@@ -34,6 +34,7 @@ __all__ = [
     "declared_class",
     "error_ref",
     "error_texts",
+    "names_the_session",
     "not_run",
     "read_text",
     "retry_after",
@@ -131,6 +132,26 @@ def strict_response(message: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
         if flag in ("true", "false"):
             response["result"] = {**result, "isError": flag == "true"}
     return response, dropped
+
+
+_SESSION: Final = re.compile(r"\bsession\b", re.IGNORECASE)
+MAX_REFUSAL_BODY: Final = 64 * 1024
+"""Bytes of an HTTP refusal's body read for its JSON-RPC error (a refusal is a line; anything longer is not one)."""
+
+
+def names_the_session(body: bytes) -> bool:
+    """Whether an HTTP 400 body is a JSON-RPC error about the session: the answer servers built from the TypeScript
+    SDK's stateful examples give to a session id they do not know, where the spec says 404 (MCP, Transports > Session
+    Management; typescript-sdk #1476, punkpeye/fastmcp #121: -32000 "Bad Request: No valid session ID provided")."""
+    if len(body) > MAX_REFUSAL_BODY:
+        return False
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError):
+        return False
+    error = message.get("error") if isinstance(message, dict) else None
+    said = error.get("message") if isinstance(error, dict) else None
+    return isinstance(said, str) and _SESSION.search(said) is not None
 
 
 def _integral(value: Any) -> int | None:

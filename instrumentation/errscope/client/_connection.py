@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -160,32 +159,19 @@ def _host_stderr(stack: AsyncExitStack) -> TextIO:
         return devnull
 
 
-_SESSION = re.compile(r"\bsession\b", re.IGNORECASE)
-_MAX_REFUSAL_BODY = 64 * 1024
-"""Bytes of a 400 body read for its JSON-RPC error (a refusal is a line; anything longer is not one)."""
-
-
 async def _refuses_the_session(response: Any) -> bool:
-    """Whether a 400 to a request that carried ``Mcp-Session-Id`` is a JSON-RPC error about the session.
-
-    The spec's answer to a session the server no longer knows is 404; servers built from the TypeScript SDK's
-    stateful examples answer 400 ``-32000 "Bad Request: No valid session ID provided"`` instead (typescript-sdk
-    #1476, punkpeye/fastmcp #121), and every later call fails the same way until a new session is opened. A
-    400 carrying a session id whose error names the session is read as the 404: nothing was processed. The body is
-    read here (httpx keeps it for the SDK, which reads it next); any other 400 is left to the SDK.
-    """
+    """Whether a 400 to a request that carried ``Mcp-Session-Id`` is a JSON-RPC error about the session
+    (:func:`errscope.client._answer.names_the_session`): read as the spec's 404, nothing was processed. The body is
+    read here (httpx keeps it for the SDK, which reads it next); any other 400 is left to the SDK."""
     if not response.headers.get("content-type", "").lower().startswith("application/json"):
         return False
     length = response.headers.get("content-length", "0").strip()
-    if not length.isdigit() or int(length) > _MAX_REFUSAL_BODY:
+    if not length.isdigit() or int(length) > answer.MAX_REFUSAL_BODY:
         return False
     try:
-        body = json.loads(await response.aread())
-    except (ValueError, httpx2.HTTPError):
+        return answer.names_the_session(await response.aread())
+    except httpx2.HTTPError:
         return False
-    error = body.get("error") if isinstance(body, dict) else None
-    message = error.get("message") if isinstance(error, dict) else None
-    return isinstance(message, str) and _SESSION.search(message[:_MAX_REFUSAL_BODY]) is not None
 
 
 def _http_client_with_trace_headers(max_connections: int, session: dict[str, str], tap: WireTap) -> Any:
