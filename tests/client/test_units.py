@@ -617,3 +617,12 @@ def test_strict_response_reads_what_a_lax_reader_reads(frame: dict[str, Any], ex
     from errscope.client._answer import strict_response
 
     assert strict_response(frame) == (expected, dropped)
+
+
+def test_strict_response_returns_an_unchanged_answer_itself() -> None:
+    """The proxy writes an answer it did not change byte for byte (identity says "unchanged"): a 330 KB non-ASCII
+    result re-encoded with escapes outgrew the SDK's 1 MiB event limit."""
+    from errscope.client._answer import strict_response
+
+    frame = {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "ü" * 10}], "isError": False}}
+    assert strict_response(frame)[0] is frame

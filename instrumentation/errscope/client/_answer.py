@@ -101,7 +101,7 @@ def as_float(value: Any) -> float | None:
     return None
 
 
-def strict_response(message: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
+def strict_response(message: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     """A peer's JSON-RPC response as a strict reader must receive it, read the way a lax reader reads it.
 
     A lax reader (the Python SDK's pydantic models) takes a code written as ``-32602.0`` or ``"-32602"`` for
@@ -112,7 +112,7 @@ def strict_response(message: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
     other member is absent (JSON-RPC 2.0 §5: one of them, never both; encoders that write both with one null). A
     real ``result`` beside a real ``error`` is the error: the peer reported a failure. Returns the response and
     whether a result was dropped that way (something ran: the call may have taken effect). Anything else passes
-    as it came.
+    as it came: ``message`` itself when nothing changed.
     """
     response = dict(message)
     for member, other in (("result", "error"), ("error", "result")):
@@ -131,7 +131,10 @@ def strict_response(message: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
         flag = result["isError"].strip().lower()
         if flag in ("true", "false"):
             response["result"] = {**result, "isError": flag == "true"}
-    return response, dropped
+    # The very object when nothing changed (a relay writes an unchanged frame byte for byte). Compared member by
+    # member by identity: -32602.0 == -32602 in Python.
+    unchanged = response.keys() == message.keys() and all(response[key] is message[key] for key in response)
+    return (message if unchanged else response), dropped
 
 
 _SESSION: Final = re.compile(r"\bsession\b", re.IGNORECASE)
