@@ -131,9 +131,10 @@ async def test_j163_a_server_that_never_answers_initialize(tmp_path: Path, telem
 
 
 async def test_j164_terminal_escapes_in_a_foreign_error(tmp_path: Path, telemetry: Any) -> None:
-    """J164 (Trail of Bits, "Deceiving users with ANSI terminal codes in MCP", 2025: escape sequences in tool output
-    hide lines and fake links in terminal hosts; servers wrapping CLIs (npm, cargo, Rich, chalk) that colour their
-    errors). A failure text full of colours, a cursor move that erases the line above and an OSC 8 link whose target
+    """J164 (Trail of Bits' mcp-context-protector, "ANSI control character sanitization: terminal injection
+    prevention", and MCPSafe MCP-083: escape sequences in tool output hide lines and fake links in terminal hosts;
+    NousResearch/hermes-agent 934fbe3 "strip ANSI at the source"; servers wrapping CLIs (npm, cargo, Rich, chalk) that
+    colour their errors). A failure text full of colours, a cursor move that erases the line above and an OSC 8 link whose target
     is not its text: the model's text holds none of the sequences nor their remnants (``[31m``), keeps the words, and
     the class comes from them."""
     text = ("\x1b[31m\x1b[1merror\x1b[0m: \x1b[2K\x1b[1Aconnection refused by registry.internal.example:5000 "
