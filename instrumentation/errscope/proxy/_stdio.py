@@ -200,6 +200,8 @@ class HttpServer:
         self._replay: asyncio.Future[None] | None = None
         self._session_gone = False
         """The server said it no longer knows the session: the next request opens a new one."""
+        self._opening: asyncio.Lock = asyncio.Lock()
+        """Held while a new session opens: requests wait for it, never overtake the replayed handshake."""
         self._refusals: dict[str, tuple[str | None, bool | None, FailureClass | None]] = {}
         """For requests the server refused, by request id (bounded): what its HTTP answer said (``None``: the
         body's own message stands), whether the request may have been acted on, and, for the handshake, the
@@ -274,8 +276,10 @@ class HttpServer:
             self._initialize = message
         elif isinstance(message, dict) and message.get("method") == "notifications/initialized":
             self._initialized = message
-        elif self._session_gone and isinstance(message, dict) and "id" in message and not await self._new_session():
-            return False
+        elif isinstance(message, dict) and "id" in message and (self._session_gone or self._opening.locked()):
+            async with self._opening:
+                if self._session_gone and not await self._new_session():
+                    return False
         return await self._send(message)
 
     async def _send(self, message: Any) -> bool:
