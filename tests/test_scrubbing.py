@@ -830,3 +830,56 @@ def test_a_key_word_of_another_script_stays_and_only_its_value_is_masked(key: st
     """The groups that keep the key are read with the whole pattern when the shorter ``parse`` program does not
     take the key (found by comparing two engines: the whole line went, key and all)."""
     assert scrub(f"{key}=Xq7rT2pLm9vB") == f"{key}=[REDACTED]"
+
+
+@pytest.mark.parametrize(("trace", "words"), [
+    ("java.lang.IllegalStateException: rejected\n\tat com.x.Charge.run(Charge.java:12)\n\tat sun.X.y(Native Method)",
+     "java.lang.IllegalStateException: rejected"),
+    ("TypeError: x is undefined\n    at foo (/app/x.js:3:14)\n    at /app/y.js:1:1", "TypeError: x is undefined"),
+    ("System.Exception: boom\n   at Ns.C.M() in C:\\src\\f.cs:line 42", "System.Exception: boom"),
+    ('Traceback (most recent call last):\n  File "/app/x.py", line 3, in <module>\n    f()\nValueError: bad', "ValueError: bad"),
+    ("panic: oops\n\ngoroutine 1 [running]:\nmain.main()\n\t/app/main.go:12 +0x1d", "panic: oops"),
+    ("boom\nstack backtrace:\n   0: std::panicking::begin_panic\n   1: app::main", "boom\nstack backtrace:"),
+])
+def test_a_stack_trace_in_error_data_text_is_cut_to_the_exceptions_words(trace: str, words: str) -> None:
+    """J161, J176: a JSON-RPC error's ``data`` text (or a text field of it) loses its frames, keeps what was raised."""
+    from errscope._scrubbing import without_stack_traces
+
+    assert without_stack_traces(trace) == f"{words} [stack trace removed]"
+    assert without_stack_traces({"message": trace, "stack": "x", "n": 1}) == {"message": f"{words} [stack trace removed]", "n": 1}
+
+
+@pytest.mark.parametrize("text", [
+    "at 10:30 (UTC) the nightly job failed\nretry later",  # a line that starts with "at" but is no frame
+    "order A-1 not found", "see https://status.example/incidents/42", "file config.yaml line 3: bad indent",
+])
+def test_text_without_frames_is_kept(text: str) -> None:
+    from errscope._scrubbing import without_stack_traces
+
+    assert without_stack_traces(text) == text
+
+
+def test_frame_detection_is_linear_on_long_lines() -> None:
+    from errscope._scrubbing import without_stack_traces
+
+    started = time.perf_counter()
+    for text in ("at " + "x" * 200_000, ("at a" + " " * 300 + "\n") * 2000, "0: " + "a" * 100_000, "x" * 100_000 + ".go:1"):
+        without_stack_traces(text)
+    assert time.perf_counter() - started < 5.0  # ~0.05 s here; quadratic backtracking took seconds per input
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("\x1b[31m\x1b[1merror\x1b[0m: refused", "error: refused"),
+    ("\x1b[2K\x1b[1Ahidden line", "hidden line"),
+    ("\x1b]8;;https://evil.example/\x07the docs\x1b]8;;\x07", "the docs"),
+    ("\x1b]8;;https://evil.example/\x1b\\the docs\x1b]8;;\x1b\\", "the docs"),
+    ("\x1b]0;title\x07text", "text"),
+    ("\x9b31mC1 colour", "C1 colour"),
+    ("a\x1b(Bb", "ab"),
+    ("no escapes [31m", "no escapes [31m"),
+])
+def test_terminal_escapes_go_whole(text: str, expected: str) -> None:
+    """J164, J177: ECMA-48 sequences are removed whole, their visible text kept."""
+    from errscope._messages import without_terminal_escapes
+
+    assert without_terminal_escapes(text) == expected

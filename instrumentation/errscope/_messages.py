@@ -26,7 +26,9 @@ __all__ = [
     "field_sentence",
     "invalid_result_message",
     "model_message",
+    "printable",
     "unknown_tool_message",
+    "without_terminal_escapes",
 ]
 
 MAX_PUBLIC_MESSAGE: Final = 300
@@ -65,12 +67,37 @@ _MAYBE_DONE_ADVICE: Final = "The action may have happened: check whether it took
 _MAYBE_DONE_IDEMPOTENT: Final = "The action may have happened; calling again is safe, repeats have no further effect."
 
 
+_TERMINAL_ESCAPES: Final = re.compile(
+    r"(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"  # OSC: a title, an OSC 8 link's target, a clipboard write
+    r"|(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, erasing
+    r"|\x1b[ -/]*[0-~]"  # any other escape sequence (a charset switch, a reset)
+)
+"""ECMA-48 escape sequences: OSC first (its body is not a CSI's), then CSI, then the rest; each linear."""
+
+
+def without_terminal_escapes(text: str) -> str:
+    """``text`` without terminal escape sequences (ECMA-48 CSI, OSC, and two-byte escapes), their visible text kept.
+
+    A foreign server's error often comes from a CLI that colours its output (npm, cargo, Rich, chalk); a host that
+    prints the model's text in a terminal then runs the escapes (cursor moves that hide a line, OSC 8 links whose
+    target is not the text shown, a window title), and a model reads ``[31m`` noise. Replacing only the ESC byte
+    leaves that noise; the whole sequence goes.
+    """
+    return _TERMINAL_ESCAPES.sub("", text) if "\x1b" in text or "\x9b" in text or "\x9d" in text else text
+
+
+def printable(text: str) -> str:
+    """``text`` as one printable line: whitespace (a tab, a line break) becomes a space, every other control or
+    format character (NUL, bidi overrides) U+FFFD, since they reorder text in logs and UIs."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else " " if c.isspace() else "\ufffd" for c in text)
+
+
 def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
+    text = " ".join(without_terminal_escapes(text).split())
     text = text if len(text) <= limit else text[: limit - 1] + "…"
-    # Control and format characters (ESC, NUL, bidi overrides) render as terminal escapes or
-    # reorder text in logs and UIs; echoed text is one printable line.
-    return text if text.isprintable() else "".join(c if c.isprintable() else "\ufffd" for c in text)
+    return printable(text)  # echoed text is one printable line
 
 
 @lru_cache(maxsize=1024)

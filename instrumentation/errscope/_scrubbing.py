@@ -630,8 +630,49 @@ def scrub_value(obj: Any, *, trust_safe_keys: bool = True, _depth: int = 0) -> A
 _STACK_TRACE_KEY: Final = re.compile(r"stack|trace|backtrace", re.I)
 
 
-def without_stack_traces(data: Mapping[str, Any]) -> dict[str, Any]:
-    """``data`` without the fields that carry a stack trace by convention (``stack``, ``stackTrace``,
-    ``traceback``, ``backtrace``). For a JSON-RPC error's ``data``, which goes to the peer: a stack trace is
-    internal state (CWE-209; modelcontextprotocol/java-sdk PR #519, NethermindEth/nethermind #13198)."""
-    return {key: value for key, value in data.items() if not _STACK_TRACE_KEY.search(str(key))}
+def without_stack_traces(data: Any) -> Any:
+    """``data`` without the stack traces it carries, for a JSON-RPC error's ``data``, which goes to the peer: a stack
+    trace is internal state (CWE-209; modelcontextprotocol/java-sdk PR #519, NethermindEth/nethermind #13198).
+
+    A mapping loses the fields that carry one by convention (``stack``, ``stackTrace``, ``traceback``,
+    ``backtrace``) and its text values are cut at their first frame; a text (a serialised exception, Java's
+    ``printStackTrace``, Node's ``err.stack``) is cut at its first frame line (:data:`_FRAME_LINE`), the exception's
+    own lines kept. Anything else is returned as it is.
+    """
+    if isinstance(data, str):
+        return _before_frames(data)
+    if isinstance(data, Mapping):
+        return {key: _before_frames(value) if isinstance(value, str) else value
+                for key, value in data.items() if not _STACK_TRACE_KEY.search(str(key))}
+    return data
+
+
+_FRAME_LINE: Final = re.compile(
+    r"""^[ \t]*(?:
+        Traceback\ \(most\ recent\ call\ last\)          # Python
+      | File\ "[^"\n]+",\ line\ \d+
+      | at\ [^\s(]{1,200}[^\n]{0,400}?(?::(?:line\ )?\d+|Native\ Method|Unknown\ Source|<anonymous>)\)?[ \t]*$
+                                                       # Java, JavaScript, C# ("at X.y() in f.cs:line 3")
+      | goroutine\ \d+\ \[                                # Go
+      | \S{1,200}\.(?:go|rs|rb|py|js|ts|java|cs|kt|php):\d+  # a source position opening a line
+      | \d{1,5}:\ +(?:0x[0-9a-f]{1,16}\ -\ )?[\w<>]{1,200}::  # Rust's backtrace
+      | from\ \S+:\d+:in\                                  # Ruby
+    )""",
+    re.VERBOSE | re.MULTILINE,
+)
+"""A line that is a frame of a stack trace (or the header of a Python one), in the common runtimes' formats."""
+_MAX_TRACE_HEAD: Final = 2000
+"""Characters kept before the first frame."""
+
+
+def _before_frames(text: str) -> str:
+    """The exception's own words: the text before the first frame, or (Python writes them last) the last line that is
+    neither a frame nor indented."""
+    match = _FRAME_LINE.search(text)
+    if match is None:
+        return text
+    head = text[: match.start()].rstrip()
+    if not head:
+        lines = [line for line in text[match.start():].splitlines()[-50:] if line.strip()]
+        head = next((line for line in reversed(lines) if not line[:1].isspace() and not _FRAME_LINE.match(line)), "")
+    return f"{head[:_MAX_TRACE_HEAD]} [stack trace removed]".lstrip()

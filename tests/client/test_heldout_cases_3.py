@@ -71,17 +71,22 @@ def refusing(tool_name: str, status: int, body: bytes, *headers: tuple[bytes, by
     return gate
 
 
-def without_stream(gets: list[float]) -> Gate:
-    """A gate refusing the standalone GET stream with 405 (MCP spec, Transports > Listening for Messages),
-    noting the time of each GET in ``gets``."""
+def refusing_get(gets: list[float], status: int, body: bytes, *headers: tuple[bytes, bytes]) -> Gate:
+    """A gate answering every standalone GET stream itself with ``status``, ``body`` and ``headers``, noting the
+    time of each GET in ``gets``."""
 
     async def gate(scope: dict[str, Any], request: bytes, send: Any, method: str) -> bool:
         if method != "GET":
             return False
         gets.append(time.monotonic())
-        return await answer(send, 405, b"", (b"allow", b"POST, DELETE"))
+        return await answer(send, status, body, *headers)
 
     return gate
+
+
+def without_stream(gets: list[float]) -> Gate:
+    """A gate refusing the standalone GET stream with 405 (MCP spec, Transports > Listening for Messages)."""
+    return refusing_get(gets, 405, b"", (b"allow", b"POST, DELETE"))
 
 
 RATE_LIMITED = (429, b"Too Many Requests", (b"retry-after", b"30"), (b"content-type", b"text/plain"))

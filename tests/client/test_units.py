@@ -596,3 +596,33 @@ def test_a_json_issue_list_nested_too_deep_is_no_issue_list() -> None:
     from errscope.client._invalid_params import parse_argument_problems
 
     assert parse_argument_problems('Invalid arguments: [{"path": ' + "[" * 50_000) == []
+
+
+@pytest.mark.parametrize(("frame", "expected", "dropped"), [
+    ({"id": 1, "error": {"code": -32602.0, "message": "m"}}, {"id": 1, "error": {"code": -32602, "message": "m"}}, False),
+    ({"id": 1, "error": {"code": " -32602", "message": "m"}}, {"id": 1, "error": {"code": -32602, "message": "m"}}, False),
+    ({"id": 1, "error": {"code": -32602.5, "message": "m"}}, {"id": 1, "error": {"code": -32602.5, "message": "m"}}, False),
+    ({"id": 1, "error": {"code": "RATE_LIMITED"}}, {"id": 1, "error": {"code": "RATE_LIMITED"}}, False),
+    ({"id": 1, "error": {"code": True}}, {"id": 1, "error": {"code": True}}, False),
+    ({"id": 1, "result": {"isError": "TRUE"}}, {"id": 1, "result": {"isError": True}}, False),
+    ({"id": 1, "result": {"isError": "false"}}, {"id": 1, "result": {"isError": False}}, False),
+    ({"id": 1, "result": {"isError": "yes"}}, {"id": 1, "result": {"isError": "yes"}}, False),
+    ({"id": 1, "result": {"content": []}, "error": None}, {"id": 1, "result": {"content": []}}, False),
+    ({"id": 1, "result": None, "error": {"code": -1}}, {"id": 1, "error": {"code": -1}}, False),
+    ({"id": 1, "result": {"content": []}, "error": {"code": -1}}, {"id": 1, "error": {"code": -1}}, True),
+    ({"id": 1, "result": None}, {"id": 1, "result": None}, False),  # a null result alone is the peer's answer
+])
+def test_strict_response_reads_what_a_lax_reader_reads(frame: dict[str, Any], expected: dict[str, Any], dropped: bool) -> None:
+    """J159, J160, J173-J175: the JSON types a strict host requires, from what a lax reader accepts; nothing else changed."""
+    from errscope.client._answer import strict_response
+
+    assert strict_response(frame) == (expected, dropped)
+
+
+def test_strict_response_returns_an_unchanged_answer_itself() -> None:
+    """The proxy writes an answer it did not change byte for byte (identity says "unchanged"): a 330 KB non-ASCII
+    result re-encoded with escapes outgrew the SDK's 1 MiB event limit."""
+    from errscope.client._answer import strict_response
+
+    frame = {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "ü" * 10}], "isError": False}}
+    assert strict_response(frame)[0] is frame

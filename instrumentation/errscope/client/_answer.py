@@ -34,10 +34,12 @@ __all__ = [
     "declared_class",
     "error_ref",
     "error_texts",
+    "names_the_session",
     "not_run",
     "read_text",
     "retry_after",
     "side_effect_possible",
+    "strict_response",
     "text_of",
     "wrapped_protocol_error",
 ]
@@ -96,6 +98,71 @@ def as_float(value: Any) -> float | None:
             return float(value)
         except ValueError:
             return None
+    return None
+
+
+def strict_response(message: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """A peer's JSON-RPC response as a strict reader must receive it, read the way a lax reader reads it.
+
+    A lax reader (the Python SDK's pydantic models) takes a code written as ``-32602.0`` or ``"-32602"`` for
+    -32602 and ``isError: "true"`` for true; a strict one (the TypeScript SDK's ``z.number().int()`` and
+    ``z.boolean()``) drops the frame and its caller waits for a timeout. So: an integral number or decimal-integer
+    string as ``error.code`` becomes that integer (JSON-RPC 2.0 §5.1: "MUST be an integer"), the strings
+    ``"true"``/``"false"`` as ``result.isError`` become booleans, and a ``null`` ``result`` or ``error`` beside the
+    other member is absent (JSON-RPC 2.0 §5: one of them, never both; encoders that write both with one null). A
+    real ``result`` beside a real ``error`` is the error: the peer reported a failure. Returns the response and
+    whether a result was dropped that way (something ran: the call may have taken effect). Anything else passes
+    as it came: ``message`` itself when nothing changed.
+    """
+    response = dict(message)
+    for member, other in (("result", "error"), ("error", "result")):
+        if member in response and response[member] is None and response.get(other) is not None:
+            del response[member]
+    dropped = isinstance(response.get("error"), Mapping) and response.get("result") is not None
+    if dropped:
+        del response["result"]
+    error = response.get("error")
+    if isinstance(error, Mapping) and not isinstance(error.get("code"), int):
+        code = _integral(error.get("code"))
+        if code is not None:
+            response["error"] = {**error, "code": code}
+    result = response.get("result")
+    if isinstance(result, Mapping) and isinstance(result.get("isError"), str):
+        flag = result["isError"].strip().lower()
+        if flag in ("true", "false"):
+            response["result"] = {**result, "isError": flag == "true"}
+    # The very object when nothing changed (a relay writes an unchanged frame byte for byte). Compared member by
+    # member by identity: -32602.0 == -32602 in Python.
+    unchanged = response.keys() == message.keys() and all(response[key] is message[key] for key in response)
+    return (message if unchanged else response), dropped
+
+
+_SESSION: Final = re.compile(r"\bsession\b", re.IGNORECASE)
+MAX_REFUSAL_BODY: Final = 64 * 1024
+"""Bytes of an HTTP refusal's body read for its JSON-RPC error (a refusal is a line; anything longer is not one)."""
+
+
+def names_the_session(body: bytes) -> bool:
+    """Whether an HTTP 400 body is a JSON-RPC error about the session: the answer servers built from the TypeScript
+    SDK's stateful examples give to a session id they do not know, where the spec says 404 (MCP, Transports > Session
+    Management; typescript-sdk #1476, punkpeye/fastmcp #121: -32000 "Bad Request: No valid session ID provided")."""
+    if len(body) > MAX_REFUSAL_BODY:
+        return False
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError):
+        return False
+    error = message.get("error") if isinstance(message, dict) else None
+    said = error.get("message") if isinstance(error, dict) else None
+    return isinstance(said, str) and _SESSION.search(said) is not None
+
+
+def _integral(value: Any) -> int | None:
+    """An integral float or a decimal-integer string as an int; ``None`` for anything else (booleans included)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and re.fullmatch(r"\s*[-+]?\d{1,10}\s*", value):
+        return int(value)
     return None
 
 

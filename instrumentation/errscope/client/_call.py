@@ -361,6 +361,10 @@ class LogicalCall:
             owner.breaker.record_success()  # it answered
             wire.undelivered = True
             return shape.refused_http_rate_limit(self.tool, self.owner.target.display, wire.http_retry_after)
+        if wire.http_status == HTTPStatus.REQUEST_ENTITY_TOO_LARGE:
+            owner.breaker.record_success()  # it answered
+            wire.undelivered = True
+            return shape.refused_http_too_large(self.tool, self.owner.target.display)
         if wire.http_status in (HTTPStatus.UNAUTHORIZED, HTTPStatus.FORBIDDEN):
             # MCP, Authorization > Error Handling: a missing, invalid or expired token gets 401, too few
             # scopes 403; refused before any tool code, so nothing ran. Not re-sent: the same token would

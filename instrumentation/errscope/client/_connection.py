@@ -9,6 +9,7 @@ one (never two at once), and keeps the :class:`~errscope.client._catalog.ToolCat
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sys
@@ -158,14 +159,28 @@ def _host_stderr(stack: AsyncExitStack) -> TextIO:
         return devnull
 
 
+async def _refuses_the_session(response: Any) -> bool:
+    """Whether a 400 to a request that carried ``Mcp-Session-Id`` is a JSON-RPC error about the session
+    (:func:`errscope.client._answer.names_the_session`): read as the spec's 404, nothing was processed. The body is
+    read here (httpx keeps it for the SDK, which reads it next); any other 400 is left to the SDK."""
+    if not response.headers.get("content-type", "").lower().startswith("application/json"):
+        return False
+    length = response.headers.get("content-length", "0").strip()
+    if not length.isdigit() or int(length) > answer.MAX_REFUSAL_BODY:
+        return False
+    try:
+        return answer.names_the_session(await response.aread())
+    except httpx2.HTTPError:
+        return False
+
+
 def _http_client_with_trace_headers(max_connections: int, session: dict[str, str], tap: WireTap) -> Any:
     """An httpx2 client (the SDK's timeouts) that mirrors ``_meta`` trace keys into W3C headers,
     records the HTTP status and ``Retry-After`` of each attempt's POST on the attempt (the SDK keeps
     neither), remembers the server's ``Mcp-Session-Id`` (2025-era sessions) in ``session["id"]``, and tells
     ``tap`` when the server has ended that session (HTTP 404 to a request carrying it: MCP,
-    Transports > Session Management, "MUST start a new session")."""
-    import json
-
+    Transports > Session Management, "MUST start a new session"; or the 400 whose JSON-RPC error speaks of the
+    session, which servers built on the TypeScript SDK's examples send instead: :func:`_refuses_the_session`)."""
     from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 
     async def copy_trace_headers(request: Any) -> None:
@@ -187,7 +202,9 @@ def _http_client_with_trace_headers(max_connections: int, session: dict[str, str
             attempt.http_retry_after = parse_retry_after(response.headers.get("retry-after"))
         elif attempt is None and response.status_code >= 400 and response.request.method == "POST":
             tap.handshake_status = tap.handshake_status or response.status_code
-        if response.status_code == 404 and "mcp-session-id" in response.request.headers:
+        if "mcp-session-id" in response.request.headers and (
+            response.status_code == 404 or (response.status_code == 400 and await _refuses_the_session(response))
+        ):
             tap.session_ended()
             return
         value = response.headers.get("mcp-session-id")

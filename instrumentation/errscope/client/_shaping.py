@@ -279,6 +279,17 @@ def refused_http_auth(tool: str, server: str, status: int) -> ToolCallResult:
     return failure(tool, None, FailureClass.PERMISSION_DENIED, head, side_effect_possible=False)
 
 
+def refused_http_too_large(tool: str, server: str) -> ToolCallResult:
+    """HTTP 413 to the POST carrying the call (RFC 9110 §15.5.14 Content Too Large; nginx's ``client_max_body_size``,
+    uvicorn's and gateways' body limits): refused before it was read, so nothing ran; the same arguments would be
+    refused again, smaller ones may pass."""
+    head = (
+        f"Tool server {server} refused the request as too large (HTTP 413); {safe_name(tool)} was not run. "
+        "Call it again with less data (a smaller file, fewer items, a page at a time)."
+    )
+    return failure(tool, None, FailureClass.INVALID_INPUT, head, advice="", side_effect_possible=False)
+
+
 def unknown_tool_head(tool: str, catalog: ToolCatalog, *, listed_before: bool, was_known: bool) -> str:
     """The note after re-listing: re-listed, listed-but-refused, gone, or never existed."""
     # Tool names are the peer's words: scrubbed and bounded like any other name echoed to the model.

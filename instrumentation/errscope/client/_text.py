@@ -14,6 +14,7 @@ from html.parser import HTMLParser
 from typing import Final
 
 from errscope._classify import class_for_http_status
+from errscope._messages import printable, without_terminal_escapes
 from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 
@@ -233,9 +234,9 @@ def without_page(text: str) -> str:
 
 
 def safe_excerpt(text: str, limit: int = 160) -> str:
-    """Scrub ``text``, reduce an HTML page in it to its headline, drop addresses, paths and stack fragments, keep
-    the first line, cap it at ``limit``."""
-    text = without_page(scrub_text(text))
+    """Scrub ``text``, reduce an HTML page in it to its headline, drop terminal escapes, addresses, paths and stack
+    fragments, keep the first line, cap it at ``limit``, one printable line."""
+    text = without_page(scrub_text(without_terminal_escapes(text)))
     for pattern, replacement in _ADDRESSES:
         text = pattern.sub(replacement, text)
     for pattern in _NOISE:
@@ -244,4 +245,4 @@ def safe_excerpt(text: str, limit: int = 160) -> str:
     first = first.rstrip(" .;:,")
     if len(first) > limit:
         first = first[: limit - 1].rstrip() + "…"
-    return first
+    return printable(first)

@@ -12,7 +12,10 @@ and when the answer is a failure it rewrites it the way an errscope server would
   -32602 ``Unknown tool: <name>`` (MCP spec, Tools > Error Handling);
 - JSON-RPC -32602: the client's note for rejected arguments, the host's arguments cut out of it;
 - any other JSON-RPC error: code kept, message scrubbed with stack fragments cut and the ref appended,
-  ``data`` scrubbed and given class, channel and ref;
+  ``data`` scrubbed, its stack traces cut (:func:`errscope._scrubbing.without_stack_traces`), and given class,
+  channel and ref;
+- an answer whose JSON types a strict host rejects (a float or string ``code``, ``isError: "true"``, both ``result``
+  and ``error``): read first as a lax reader reads it (:func:`errscope.client._answer.strict_response`);
 - an answer from an errscope server (class already in ``_meta``/``data``): kept as it is;
 - a late answer to a call the host cancelled: no span (the call's ended at the cancel), relayed scrubbed.
 
@@ -250,8 +253,9 @@ class Calls:
     def _answer(self, entry: _InFlight, message: Message) -> Message:
         call = entry.call
         assert call is not None
+        message, ran = answer.strict_response(message)
         if isinstance(message.get("error"), dict):
-            return self._protocol_error(entry, message, message["error"])
+            return self._protocol_error(entry, message, message["error"], ran=ran)
         result = message.get("result")
         if isinstance(result, dict) and result.get("isError") is True:
             return self._error_result(entry, message, result)
@@ -297,7 +301,7 @@ class Calls:
         shaped["_meta"] = {**scrub_value(meta), **failure_meta(call)}
         return {**message, "result": shaped}
 
-    def _protocol_error(self, entry: _InFlight, message: Message, error: Message) -> Message:
+    def _protocol_error(self, entry: _InFlight, message: Message, error: Message, *, ran: bool = False) -> Message:
         call = entry.call
         assert call is not None
         code = error.get("code") if isinstance(error.get("code"), int) else INTERNAL_ERROR
@@ -312,7 +316,7 @@ class Calls:
             return message
         # Whether the call may have run: as the peer (or the proxy's HTTP client, J116) said, else from the code.
         declared = answer.side_effect_possible(data) if isinstance(data, dict) else None
-        side_effect = False if answer.not_run(code, data) else declared
+        side_effect = True if ran else False if answer.not_run(code, data) else declared
         if code == INVALID_PARAMS:
             classification = Classification(FailureClass.INVALID_INPUT, upstream=upstream, side_effect_possible=False)
             shaped_text = invalid_params_note(call.tool or "tool", text, entry.arguments, self._schema(call.tool))
@@ -330,7 +334,8 @@ class Calls:
         if isinstance(data, dict):
             shaped_error["data"] = {**scrub_value(without_stack_traces(data)), **failure_meta(call)}
         else:
-            shaped_error["data"] = failure_meta(call) if data is None else {"detail": scrub_value(data), **failure_meta(call)}
+            detail = scrub_value(without_stack_traces(data))
+            shaped_error["data"] = failure_meta(call) if data is None else {"detail": detail, **failure_meta(call)}
         return {**message, "error": shaped_error}
 
     def _read(self, call: ToolCall, text: str) -> answer.TextReading:

@@ -21,6 +21,7 @@ from typing import Any, Final, Protocol
 from errscope._attributes import META_FAILURE_CLASS, META_SIDE_EFFECT_POSSIBLE
 from errscope._classify import class_for_mcp_endpoint_status, parse_retry_after, side_effect_for_http_status
 from errscope._vocabulary import FailureClass
+from errscope.client._answer import names_the_session
 from errscope.proxy._calls import Calls, Message, Scope, parse_error, request_key
 
 __all__ = ["ChildServer", "HttpServer", "serve_stdio"]
@@ -179,12 +180,28 @@ class HttpServer:
     refuses the request as a whole (a 4xx, 501, 503, 505: RFC 9110 §15; a 404 to a dead session, MCP,
     Transports > Session Management) also says the call did not run, whatever the body: the frame's
     ``data`` carries ``side_effect_possible: false`` (tests/heldout_cases.md J116, J117).
+
+    A server that no longer knows the session (HTTP 404 to a request carrying ``Mcp-Session-Id``, or the 400 whose
+    JSON-RPC error names the session, as servers built from the TypeScript SDK's examples answer) gets a new one
+    before the next request: a new transport, the host's ``initialize`` and ``notifications/initialized`` replayed
+    ("MUST start a new session", MCP, Transports > Session Management). The refused call is answered
+    ``upstream_unavailable``, not run, so the host may send it again (J178).
     """
 
     def __init__(self, url: str) -> None:
         self.url = url
         self._stack = AsyncExitStack()
         self._write: Any = None
+        self._pump: asyncio.Task[None] | None = None
+        self._on_message: OnMessage = lambda message, frame: None
+        self._on_lost: Callable[[], None] = lambda: None
+        self._initialize: Message | None = None
+        self._initialized: Message | None = None
+        self._replay: asyncio.Future[None] | None = None
+        self._session_gone = False
+        """The server said it no longer knows the session: the next request opens a new one."""
+        self._opening: asyncio.Lock = asyncio.Lock()
+        """Held while a new session opens: requests wait for it, never overtake the replayed handshake."""
         self._refusals: dict[str, tuple[str | None, bool | None, FailureClass | None]] = {}
         """For requests the server refused, by request id (bounded): what its HTTP answer said (``None``: the
         body's own message stands), whether the request may have been acted on, and, for the handshake, the
@@ -202,9 +219,16 @@ class HttpServer:
             return
         said: str | None = None
         refused_as: FailureClass | None = None
-        # A 404 is the session gone (MCP, Transports > Session Management), not a thing "not found"; a
-        # JSON-RPC body is the server's own answer, relayed with its own message (a gateway's JSON is none).
-        if response.status_code != 404 and not ("json" in content_type and _is_jsonrpc(await response.aread())):
+        if "mcp-session-id" in response.request.headers and (
+            response.status_code == 404
+            or (response.status_code == 400 and "json" in content_type and names_the_session(await response.aread()))
+        ):
+            # The session is gone (MCP, Transports > Session Management), not a thing "not found" nor bad arguments.
+            self._session_gone = True
+            said = f"The MCP server no longer knows the session (HTTP {response.status_code}); a new one is opened"
+            refused_as = FailureClass.UPSTREAM_UNAVAILABLE
+        # A JSON-RPC body is the server's own answer, relayed with its own message (a gateway's JSON is none).
+        elif response.status_code != 404 and not ("json" in content_type and _is_jsonrpc(await response.aread())):
             said = f"The MCP server answered HTTP {response.status_code} {response.reason_phrase}".rstrip()
             wait = parse_retry_after(response.headers.get("retry-after"))
             if wait is not None:
@@ -218,6 +242,10 @@ class HttpServer:
         self._refusals[json.dumps(message["id"])] = (said, side_effect_for_http_status(response.status_code), refused_as)
 
     async def start(self, on_message: OnMessage, on_lost: Callable[[], None]) -> None:
+        self._on_message, self._on_lost = on_message, on_lost
+        await self._open()
+
+    async def _open(self) -> None:
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
 
@@ -231,15 +259,30 @@ class HttpServer:
                     logger.warning("streamable HTTP transport: %s", type(item).__name__)
                     continue
                 message = item.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+                if self._replay is not None and message.get("id") == _REPLAY_ID:
+                    if not self._replay.done():
+                        self._replay.set_result(None)
+                    continue
                 refusal = self._refusals.pop(json.dumps(message.get("id")), None) if "id" in message else None
                 if refusal is not None and isinstance(message.get("error"), dict):
                     message["error"] = _refused(message["error"], *refusal)
-                on_message(message, None)
-            on_lost()
+                self._on_message(message, None)
+            self._on_lost()
 
         self._pump = asyncio.create_task(pump())
 
     async def send(self, message: Any, frame: bytes | None) -> bool:
+        if isinstance(message, dict) and message.get("method") == "initialize" and "id" in message:
+            self._initialize = message
+        elif isinstance(message, dict) and message.get("method") == "notifications/initialized":
+            self._initialized = message
+        elif isinstance(message, dict) and "id" in message and (self._session_gone or self._opening.locked()):
+            async with self._opening:
+                if self._session_gone and not await self._new_session():
+                    return False
+        return await self._send(message)
+
+    async def _send(self, message: Any) -> bool:
         from mcp.shared.message import SessionMessage
         from mcp_types import jsonrpc_message_adapter
         from pydantic import ValidationError
@@ -252,9 +295,35 @@ class HttpServer:
         await self._write.send(SessionMessage(parsed))
         return True
 
-    async def stop(self) -> None:
-        self._pump.cancel()
+    async def _new_session(self) -> bool:
+        """A new transport (no session id) and the host's handshake replayed into it; its answer is not relayed."""
+        self._session_gone = False
+        await self._close()
+        await self._open()
+        if self._initialize is None:
+            return True
+        self._replay = asyncio.get_running_loop().create_future()
+        try:
+            await self._send({**self._initialize, "id": _REPLAY_ID})
+            await asyncio.wait_for(asyncio.shield(self._replay), _INIT_TIMEOUT)
+            if self._initialized is not None:
+                await self._send(self._initialized)
+        except (OSError, TimeoutError):
+            logger.error("the MCP server did not answer initialize on a new session")
+            return False
+        finally:
+            self._replay = None
+        logger.warning("the MCP server had ended the session; a new one was opened")
+        return True
+
+    async def _close(self) -> None:
+        if self._pump is not None:
+            self._pump.cancel()
         await self._stack.aclose()
+        self._stack = AsyncExitStack()
+
+    async def stop(self) -> None:
+        await self._close()
 
 
 def _refused(error: Message, said: str | None, side_effect_possible: bool | None, cls: FailureClass | None) -> Message:

@@ -300,4 +300,4 @@ def _protocol_data(data: Any, call: ToolCall) -> dict[str, Any]:
         return {**_scrub_payload(without_stack_traces(data)), **meta}
     if data is None:
         return meta
-    return {"detail": _scrub_payload(data), **meta}
+    return {"detail": _scrub_payload(without_stack_traces(data)), **meta}

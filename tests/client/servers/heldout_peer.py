@@ -16,7 +16,9 @@ frame received). Handshake era: 2025-11-25. The spec::
      "line_end": "\r\n",     # optional: what ends each frame (a Windows server's CRLF)
      "bom": true,             # optional: the first frame starts with a UTF-8 byte order mark
      "id_as_string": true,    # optional: every answer echoes a numeric request id as a string (42 -> "42")
-     "protocol_version": "…"} # optional: the version the initialize answer names (default 2025-11-25)
+     "protocol_version": "…", # optional: the version the initialize answer names (default 2025-11-25)
+     "init_delay": 1.5,       # optional: seconds to wait before answering initialize (a slow start-up)
+     "init_hold": true}       # optional: initialize is never answered (a server stuck in its start-up)
 
 An answer may carry ``"after": [<frames>]``: sent right after it, with the string ``"{token}"`` replaced by the
 request's ``_meta.progressToken`` (a server whose terminal progress races its answer, anthropics/claude-code #47765).
@@ -45,6 +47,7 @@ import json
 import os
 import sys
 import threading
+import time
 from typing import Any
 
 SPEC = json.loads(open(os.environ["PEER_SPEC"]).read())
@@ -133,6 +136,9 @@ def main() -> None:
         if rid is None or method is None:
             continue
         if method == "initialize":
+            if SPEC.get("init_hold"):
+                continue
+            time.sleep(SPEC.get("init_delay", 0))
             answer(rid, {"result": {
                 "protocolVersion": SPEC.get("protocol_version", "2025-11-25"),
                 "capabilities": {"tools": {}},
