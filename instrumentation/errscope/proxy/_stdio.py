@@ -14,7 +14,7 @@ import logging
 import os
 import stat
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from typing import Any, Final, Protocol
 
@@ -56,6 +56,52 @@ class Upstream(Protocol):
     async def stop(self) -> None: ...
 
 
+class _Handshake:
+    """The host's ``initialize`` and ``notifications/initialized``, kept to replay into a new upstream session (a
+    restarted child, a session the HTTP server forgot: MCP, Lifecycle > Initialization). The server's answer to the
+    replayed ``initialize`` is the proxy's own, never relayed to the host."""
+
+    def __init__(self) -> None:
+        self.initialize: Message | None = None
+        self.initialized: Message | None = None
+        self._answer: asyncio.Future[None] | None = None
+
+    def remember(self, message: Any) -> bool:
+        """Keep ``message`` when it is part of the host's handshake; ``True`` when it was."""
+        if isinstance(message, dict) and message.get("method") == "initialize" and "id" in message:
+            self.initialize = message
+        elif isinstance(message, dict) and message.get("method") == "notifications/initialized":
+            self.initialized = message
+        else:
+            return False
+        return True
+
+    def answers_replay(self, message: Any) -> bool:
+        """``True`` when ``message`` is the server's answer to the replayed ``initialize`` (the replay then goes on)."""
+        if self._answer is None or not isinstance(message, dict) or message.get("id") != _REPLAY_ID:
+            return False
+        if not self._answer.done():
+            self._answer.set_result(None)
+        return True
+
+    async def replay(self, send: Callable[[Message], Awaitable[object]]) -> bool:
+        """Send the handshake through ``send``; ``False`` when the server gave no answer within ``_INIT_TIMEOUT``
+        seconds or ``send`` failed (``OSError``). Nothing to replay (the 2026-07-28 era has no handshake) is ``True``."""
+        if self.initialize is None:
+            return True
+        self._answer = asyncio.get_running_loop().create_future()
+        try:
+            await send({**self.initialize, "id": _REPLAY_ID})
+            await asyncio.wait_for(asyncio.shield(self._answer), _INIT_TIMEOUT)
+            if self.initialized is not None:
+                await send(self.initialized)
+        except (OSError, TimeoutError):
+            return False
+        finally:
+            self._answer = None
+        return True
+
+
 class ChildServer:
     """An MCP server the proxy runs as a child process, speaking stdio.
 
@@ -67,9 +113,7 @@ class ChildServer:
     def __init__(self, command: list[str]) -> None:
         self.command = command
         self.process: asyncio.subprocess.Process | None = None
-        self._initialize: Message | None = None
-        self._initialized: Message | None = None
-        self._replay: asyncio.Future[None] | None = None
+        self._handshake = _Handshake()
         self._on_message: OnMessage = lambda message, frame: None
         self._on_lost: Callable[[], None] = lambda: None
         self._reader: asyncio.Task[None] | None = None
@@ -97,11 +141,8 @@ class ChildServer:
                 message, frame = _decode(line, "server")
                 if message is None:
                     continue
-                if self._replay is not None and isinstance(message, dict) and message.get("id") == _REPLAY_ID:
-                    if not self._replay.done():
-                        self._replay.set_result(None)
-                    continue
-                self._on_message(message, frame)
+                if not self._handshake.answers_replay(message):
+                    self._on_message(message, frame)
         finally:
             if self.process is process:
                 self.process = None
@@ -109,15 +150,8 @@ class ChildServer:
                 logger.warning("the MCP server exited (status %s)", process.returncode)
                 self._on_lost()
 
-    def remember(self, message: Any) -> None:
-        """Keep the host's handshake to replay into a restarted server."""
-        if isinstance(message, dict) and message.get("method") == "initialize" and "id" in message:
-            self._initialize = message
-        elif isinstance(message, dict) and message.get("method") == "notifications/initialized":
-            self._initialized = message
-
     async def send(self, message: Any, frame: bytes | None) -> bool:
-        self.remember(message)
+        self._handshake.remember(message)
         if self.process is None:
             if not isinstance(message, dict) or "id" not in message or not await self._restart(message):
                 return False
@@ -132,23 +166,18 @@ class ChildServer:
     async def _restart(self, message: Message) -> bool:
         if not await self._spawn():
             return False
-        if self._initialize is None or message is self._initialize:
+        if message is self._handshake.initialize:
             return True
-        loop = asyncio.get_running_loop()
-        self._replay = loop.create_future()
-        try:
-            assert self.process is not None and self.process.stdin is not None
-            self.process.stdin.write(encode({**self._initialize, "id": _REPLAY_ID}))
-            await asyncio.wait_for(asyncio.shield(self._replay), _INIT_TIMEOUT)
-            if self._initialized is not None:
-                self.process.stdin.write(encode(self._initialized))
-        except (OSError, AssertionError, TimeoutError):
+        if not await self._handshake.replay(self._write):
             logger.error("the restarted MCP server did not answer initialize")
             return False
-        finally:
-            self._replay = None
         logger.warning("the MCP server was restarted")
         return True
+
+    async def _write(self, message: Message) -> None:
+        if self.process is None or self.process.stdin is None:
+            raise BrokenPipeError("the MCP server exited")
+        self.process.stdin.write(encode(message))
 
     async def stop(self) -> None:
         process, self.process = self.process, None
@@ -195,9 +224,7 @@ class HttpServer:
         self._pump: asyncio.Task[None] | None = None
         self._on_message: OnMessage = lambda message, frame: None
         self._on_lost: Callable[[], None] = lambda: None
-        self._initialize: Message | None = None
-        self._initialized: Message | None = None
-        self._replay: asyncio.Future[None] | None = None
+        self._handshake = _Handshake()
         self._session_gone = False
         """The server said it no longer knows the session: the next request opens a new one."""
         self._opening: asyncio.Lock = asyncio.Lock()
@@ -259,9 +286,7 @@ class HttpServer:
                     logger.warning("streamable HTTP transport: %s", type(item).__name__)
                     continue
                 message = item.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
-                if self._replay is not None and message.get("id") == _REPLAY_ID:
-                    if not self._replay.done():
-                        self._replay.set_result(None)
+                if self._handshake.answers_replay(message):
                     continue
                 refusal = self._refusals.pop(json.dumps(message.get("id")), None) if "id" in message else None
                 if refusal is not None and isinstance(message.get("error"), dict):
@@ -272,11 +297,8 @@ class HttpServer:
         self._pump = asyncio.create_task(pump())
 
     async def send(self, message: Any, frame: bytes | None) -> bool:
-        if isinstance(message, dict) and message.get("method") == "initialize" and "id" in message:
-            self._initialize = message
-        elif isinstance(message, dict) and message.get("method") == "notifications/initialized":
-            self._initialized = message
-        elif isinstance(message, dict) and "id" in message and (self._session_gone or self._opening.locked()):
+        is_handshake = self._handshake.remember(message)
+        if not is_handshake and isinstance(message, dict) and "id" in message and (self._session_gone or self._opening.locked()):
             async with self._opening:
                 if self._session_gone and not await self._new_session():
                     return False
@@ -300,19 +322,9 @@ class HttpServer:
         self._session_gone = False
         await self._close()
         await self._open()
-        if self._initialize is None:
-            return True
-        self._replay = asyncio.get_running_loop().create_future()
-        try:
-            await self._send({**self._initialize, "id": _REPLAY_ID})
-            await asyncio.wait_for(asyncio.shield(self._replay), _INIT_TIMEOUT)
-            if self._initialized is not None:
-                await self._send(self._initialized)
-        except (OSError, TimeoutError):
+        if not await self._handshake.replay(self._send):
             logger.error("the MCP server did not answer initialize on a new session")
             return False
-        finally:
-            self._replay = None
         logger.warning("the MCP server had ended the session; a new one was opened")
         return True
 
