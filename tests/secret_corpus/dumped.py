@@ -28,8 +28,8 @@ UUIDs, commit SHAs and trace ids under non-secret fields, settings under secret-
 (``secret_name='prod-db'``), empty and null secret fields, public keys, object addresses.
 
 Same row format as ``../shared/corpus``; values are fake (random bodies from a fixed seed, human passwords
-marked ``Fake``); 69 secret formats x 4 and 30 benign categories x 5. ``tests/test_scrub_dumped.py`` scores
-``errscope.scrub`` on it.
+marked ``Fake``). E-mail addresses are PII the scrubber removes by design, so no benign line holds one. 69 secret
+formats x 4 and 30 benign categories x 5. ``tests/test_scrub_dumped.py`` scores ``errscope.scrub`` on it.
 """
 
 from __future__ import annotations
@@ -565,10 +565,10 @@ DUMPED_BENIGN: list[tuple[str, str, Callable[[], str]]] = [
     )),
     # Rails' filter_parameters and Ecto's redact: true already replaced the value.
     ("framework_filtered", "log", lambda: pick(
-        "Parameters: {\"user\"=>{\"email\"=>\"alice@example.com\", \"password\"=>\"[FILTERED]\"}, \"commit\"=>\"Sign in\"}",
-        f"#<User id: {_r.randint(1, 9999)}, email: \"alice@example.com\", password_digest: [FILTERED], created_at: \"2025-03-01 10:00:00\">",
-        "#Ecto.Changeset<action: :insert, changes: %{email: \"a@example.com\", password: \"**redacted**\"}, errors: [], valid?: true>",
-        "#MyApp.Accounts.User<id: 7, email: \"a@example.com\", ...>",
+        "Parameters: {\"user\"=>{\"login\"=>\"alice\", \"password\"=>\"[FILTERED]\"}, \"commit\"=>\"Sign in\"}",
+        f"#<User id: {_r.randint(1, 9999)}, login: \"alice\", password_digest: [FILTERED], created_at: \"2025-03-01 10:00:00\">",
+        "#Ecto.Changeset<action: :insert, changes: %{login: \"alice\", password: \"**redacted**\"}, errors: [], valid?: true>",
+        "#MyApp.Accounts.User<id: 7, login: \"alice\", ...>",
         "{\"password\"=>\"[FILTERED]\", \"api_key\"=>\"[FILTERED]\"}",
     )),
     # a mask in the secret's place (stars, <hidden>, [REDACTED], Go's url.Redacted() xxxxx).
