@@ -115,8 +115,10 @@ def test_what_printers_put_where_a_value_goes() -> None:
         "    └ 'order-2025'\n    └ 'svc-sync'\n    └ 42",
     ):
         assert scrub(text) == text, text
-    # a password in a wrapper's parentheses is still a password
+    # a password with parentheses or angle brackets is still a password; a pointer-sized hex word is not a key in hex
     assert scrub("password: Tr(4)nsit!") == f"password: {REDACTED}"
+    assert scrub("password=Pass<word1 host=db") == f"password={REDACTED} host=db"
+    assert scrub(f"private_key = 0x{'4f3a9c1e' * 8}") == f"private_key = {REDACTED}"
     # a cookie string's ``sid`` goes with the whole cookie value, as before
     assert scrub(f"Cookie: _ga=GA1.1.5.6; sid={SECRET}; theme=dark") == f"Cookie: {REDACTED}"
 

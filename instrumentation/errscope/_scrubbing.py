@@ -319,7 +319,8 @@ _NOT_A_VALUE: Final = re.compile(
 )
 # A constant's or a metavariable's name in capitals stands for the value (``"YOUR_API_KEY"``, ``--token TOKEN``).
 _CONSTANT_NAME: Final = re.compile(rb"[A-Z]+(?:_[A-Z]+)+|[A-Z]{2,10}")
-_WRAPPED_MASK: Final = re.compile(rb"[A-Za-z_][A-Za-z0-9_:]*(?:<[A-Za-z0-9_:, &']*>?)?(?:\((?:[\[*<'\"].*)?)?")
+_WRAPPED_MASK: Final = re.compile(rb"[A-Za-z_][A-Za-z0-9_:]*(?:<[A-Za-z0-9_:, &']*>)?\([\[*<].*")
+_GENERIC_TYPE: Final = re.compile(rb"[A-Z][A-Za-z0-9_:]*<[A-Za-z0-9_:, &']*")
 _MACHINE_WORD: Final = re.compile(rb"0x[0-9a-fA-F]{1,16}")
 _GO_FIELD: Final = re.compile(rb"[A-Z][A-Za-z0-9]*:")
 _GO_EMPTY_FIELD_BEFORE: Final = re.compile(rb"[{ ][A-Z][A-Za-z0-9]*: $")
@@ -343,7 +344,9 @@ def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
     after = data[secret_end : secret_end + 1]
     if (after in (b'"', b"'") and len(secret) <= 2) or (after in (b" ", b"\t") and _ASSIGNED_AFTER.match(data, secret_end)):
         return True
-    if (b"(" in secret or b"<" in secret) and _WRAPPED_MASK.fullmatch(secret):
+    if b"(" in secret and _WRAPPED_MASK.fullmatch(secret):
+        return True
+    if after == b">" and b"<" in secret and _GENERIC_TYPE.fullmatch(secret):
         return True
     if b":" in secret and _GO_FIELD.match(secret):
         secret_start = secret_end - len(secret)
