@@ -40,7 +40,7 @@ from collections.abc import Callable
 
 from tests.secret_corpus import heldout
 from tests.secret_corpus.captured import b64u, jwt, tok, user
-from tests.secret_corpus.heldout import ALNUM, B64, B64URL, HERE, HEX, LOWER_ALNUM, UPPER_ALNUM, Maker, pick, rnd, uuid
+from tests.secret_corpus.heldout import ALNUM, B64, B64URL, HERE, HEX, LOWER_ALNUM, Maker, pick, rnd, uuid
 from tests.secret_corpus.infra import akid, aws_secret, b64s, fpw, one, sha
 
 _r = heldout._rng  # the helpers above draw from it: dumped() seeds it
