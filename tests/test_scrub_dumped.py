@@ -111,6 +111,7 @@ def test_what_printers_put_where_a_value_goes() -> None:
         '$1 = {host = 0x5555555592a0 "db", port = 5432, password = 0x0}',
         "&{User:app Password: Host:db Port:5432}",
         "_ga=GA1.1.5.6; theme=dark",
+        '{"user_sid": "S-1-5-21-3623811015-3361044348-30300820-1013", "account_sid": "AC0123456789abcdef0123456789abcdef"}',
         "    x(a, b, c)\n    │ │  └ '3f2a9c0e7d6b5a4f3e2d1c0b9a8f7e6d5c4b3a29'\n    │ └ '4f1c2d3e-1a2b-4c3d-8e9f-0a1b2c3d4e5f'\n    └ '/srv/app/export-2025.csv'",
         "    └ 'order-2025'\n    └ 'svc-sync'\n    └ 42",
     ):

@@ -310,8 +310,9 @@ _WRAPPED = r"\r?\n[ \t]*[A-Za-z0-9+/=_\-.~]{8,}(\r?\n|$)"
 # ``_ - .`` and camelCase) is a credential noun. Such keys redact a value only when it is shaped
 # like a credential (16+ token characters with a digit; Python also checks entropy), so
 # ``password_policy=strict`` and ``session_timeout=30`` survive while ``client_secret_v2=<random>``
-# and ``dd_app_key_value=<random>`` do not. ``sid`` after a separator is a session cookie's name (Express's
-# ``connect.sid``, ``app_sid``); alone it is a cookie string's member, which the cookie rule takes whole.
+# and ``dd_app_key_value=<random>`` do not. ``sid`` after a dot is a session cookie's name (Express's ``connect.sid``,
+# ``koa.sid``); after ``_`` it is an identifier (Twilio's ``account_sid``, a Windows ``user_sid``), and alone a
+# cookie string's member, which the cookie rule takes whole.
 KEY_NOUNS: Final = (
     "password", "passwd", "passphrase", "pass", "pwd", "secret", "secrets", "credential", "credentials",
     "token", "key", "apikey", "auth", "signature", "sig", "private", "session", "cookie", "pat", "jwt",
@@ -323,7 +324,7 @@ _NOUN_ANY_BUT_SECRET = "|".join(w for w in sorted(KEY_NOUNS, key=len, reverse=Tr
 _NOUN_KEY = (
     # ``secret`` after ``:`` is a resource type (``arn:aws:secretsmanager:..:secret:prod/db-AbC123``), as in
     # ``_PASSWORD_WORDS``: the character in front is matched instead of ``\b``
-    rf"(?:(?:\b|[_.\-])(?i:{_NOUN_ANY_BUT_SECRET})|(?:^|[^:A-Za-z0-9]|[_.\-])(?i:secrets?)|[a-z0-9](?:{_NOUN_CAMEL})|[_.\-](?i:sid))"
+    rf"(?:(?:\b|[_.\-])(?i:{_NOUN_ANY_BUT_SECRET})|(?:^|[^:A-Za-z0-9]|[_.\-])(?i:secrets?)|[a-z0-9](?:{_NOUN_CAMEL})|\.(?i:sid))"
     r"(?:[_.\-0-9A-Z][A-Za-z0-9_.\-]*)?"  # the token ends: separator, digit or a new camelCase word
 )
 _KEY_CHARS = r"[A-Za-z0-9_.\-\x{80}-\x{10FFFF}]+"
@@ -788,9 +789,9 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "(16+ token characters with a digit; Python also requires entropy); also an XML element's "
         "(``<SignatureProvided>``), Go's ``map[X-Auth-Token:[...]]``, a bytes repr ``b'...'``.",
         keep_suffix=2,
-        hints=(*KEY_NOUNS, "sid"),
+        hints=(*KEY_NOUNS, ".sid"),
         verify="random",
-        trigger=rf"(?i:{_NOUN_ANY}|[_.\-]sid)[A-Za-z0-9_.\-]*(?:{_SEP_TRIGGER}|>)",  # the noun, the rest of the key, the separator
+        trigger=rf"(?i:{_NOUN_ANY}|\.sid)[A-Za-z0-9_.\-]*(?:{_SEP_TRIGGER}|>)",  # the noun, the rest of the key, the separator
         parse=rf"({_KEY_START}{_KEY_CHARS}(?:{_SEP}{_VALUE_MEMBER}(?:\[?[ \t]*b?\\*[\"']|\[)?|>)){_RANDOM}(?:{_WRAPPED}|{_END})",
     ),
     SecretPattern(
