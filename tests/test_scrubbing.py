@@ -289,6 +289,18 @@ example(
     f"invalid config:\ndb:\n  password:\n    {_yaml}\n  host: db",
     f"invalid config:\ndb:\n  password:\n    {REDACTED}\n  host: db",
 )
+example(
+    "validation_error_input",
+    "1 validation error for Settings\napi_key\n  String should have at most 40 characters "
+    "[type=string_too_long, input_value='Fake-Kx81mQz4', input_type=str]",
+    "1 validation error for Settings\napi_key\n  String should have at most 40 characters "
+    f"[type=string_too_long, input_value={REDACTED}, input_type=str]",
+)
+example(
+    "annotated_variable_value",
+    "    api.login(user, secret)\n    │         │     └ 'Fake-Kx81mQz4'\n    │         └ 'svc-sync'",
+    f"    api.login(user, secret)\n    │         │     └ '{REDACTED}'\n    │         └ 'svc-sync'",
+)
 _compound = t(32)
 example(
     "keyword_compound_key",

@@ -82,7 +82,7 @@ _FOREIGN_PHRASE_WORDS = "токен|пароль|ключ|令牌|密码|密钥|�
 GUARD: Final = (
     r"[:=>@：＝]|%3[AaDd]|-----|[A-Za-z0-9_\-+/.~]{15}|[0-9]{3}-[0-9]{2}-[0-9]{4}"
     r"|(?i:token|pass|passwd|secret|key|code|otp|pin|word|by|login|auth|authenticate|priv|psk|phrase|credentials?|community(?:-name)?|bindpw|rootpw|key-string)[ \t]"
-    r"|-[-puaPwbSAXU]|(?i:auth|ticate|tication|credentials?|password|user|login|bind_s|pw_set)\(|UGFzc3dvcmQ6|(?i:add_user)[ \t]|(?i:credentials?)\.|(?i:net[ \t]+user|/rp)[ \t]"
+    r"|└[ \t]|-[-puaPwbSAXU]|(?i:auth|ticate|tication|credentials?|password|user|login|bind_s|pw_set)\(|UGFzc3dvcmQ6|(?i:add_user)[ \t]|(?i:credentials?)\.|(?i:net[ \t]+user|/rp)[ \t]"
     "|" + _FOREIGN_PHRASE_WORDS
 )
 """A cheap regex that every match of every pattern also matches (tests prove it on every example
@@ -92,7 +92,7 @@ secret-naming word followed by a space (SQL's ``PASSWORD '..'``, ``IDENTIFIED BY
 command-line option (``--x``, ``-p``, ``-u``, and the tools' ``-a``, ``-P``, ``-w``, ``-b``, ``-A``, ``-X``, ``-U``, PowerShell's
 ``ConvertTo-SecureString``, Windows' ``net user`` and ``/rp``), an auth call (``BasicAuth(``, ``credentials(``,
 ``Credentials.basic(``, ``changeUserPassword(``, ``createUser(``) or a secret's name in another script (prose
-before a quoted value: ``токен «..»``). The Collector runs
+before a quoted value: ``токен «..»``), or a traceback's value annotation (``└ '..'``). The Collector runs
 the full pattern on a free-text field only where this matches (Go's regexp has no prefilter)."""
 
 Family = Literal["private_key", "jwt", "uri", "header", "keyword", "provider", "pii"]
@@ -121,6 +121,8 @@ class SecretPattern:
             Collector applies the regex alone and may redact a little more (README, Scrubbing).
             ``"password"``: the Python side keeps a match that does not look like a password (8+
             characters, a letter and a digit, and mixed case or a symbol). ``"credential"``: either.
+            ``"unnamed"``: for a value no name qualifies: random, or a password in both letter cases, and not hex
+            digits and dashes alone (an id or a digest).
         trigger: a cheap RE2 regex that every match also matches, for patterns whose hints are
             too common words to prefilter well (``_``, ``api``); empty: the hints. Counted repetitions
             (``{16}``) only right after a literal (``bearer`` + 16 token characters): in the one set
@@ -143,7 +145,7 @@ class SecretPattern:
     description: str
     keep_suffix: int = 0
     hints: tuple[str, ...] = ()
-    verify: Literal["", "random", "password", "credential"] = ""
+    verify: Literal["", "random", "password", "credential", "unnamed"] = ""
     trigger: str = ""
     parse: str = ""
 
@@ -284,12 +286,14 @@ def _token_value(quote: str) -> str:
         # A bare value is not a number (``progressToken: 280``, MCP's progress id, ``2.5``) nor a
         # capitalised word (``None``, ``True``): digits and a strong non-digit or a letter; a
         # symbol; a capital or a weak start and a strong character later. Nor a YAML tag, nor a
-        # constructor call (``SecretStr('***')``): it does not end in ``(``.
+        # constructor call: it holds no ``(`` (``SecretStr('***')``, ``Secret([REDACTED ..])``: a wrapper printed
+        # around a masked value; API keys and tokens hold no parentheses).
+        bare = _BARE.replace("[^", "[^(", 1)
         strong = (
             rf"[0-9]+(?:{_STRONG_NON_DIGIT}|[a-z_])|[+/=~@#^:]|{_NOT_TAG}"
-            rf"|(?:[A-Z]|{_FIRST_WEAK}){_BARE}*?{_STRONG}"
+            rf"|(?:[A-Z]|{_FIRST_WEAK}){bare}*?{_STRONG}"
         )
-        return rf"(?:{strong})(?:{_BARE}*{_BARE.replace('[^', '[^(', 1)})?(?:{_WRAPPED}|{_END})"
+        return rf"(?:{strong})(?:{bare}*)?(?:{_WRAPPED}|{_END})"
     rest = _DQ if quote == '"' else _SQ
     return rf"{quote}(?:{_STRONG}|{_QFIRST}{rest}*?{_STRONG}){rest}*"
 
@@ -310,7 +314,9 @@ _WRAPPED = r"\r?\n[ \t]*[A-Za-z0-9+/=_\-.~]{8,}(\r?\n|$)"
 # ``_ - .`` and camelCase) is a credential noun. Such keys redact a value only when it is shaped
 # like a credential (16+ token characters with a digit; Python also checks entropy), so
 # ``password_policy=strict`` and ``session_timeout=30`` survive while ``client_secret_v2=<random>``
-# and ``dd_app_key_value=<random>`` do not.
+# and ``dd_app_key_value=<random>`` do not. ``sid`` after a dot is a session cookie's name (Express's ``connect.sid``,
+# ``koa.sid``); after ``_`` it is an identifier (Twilio's ``account_sid``, a Windows ``user_sid``), and alone a
+# cookie string's member, which the cookie rule takes whole.
 KEY_NOUNS: Final = (
     "password", "passwd", "passphrase", "pass", "pwd", "secret", "secrets", "credential", "credentials",
     "token", "key", "apikey", "auth", "signature", "sig", "private", "session", "cookie", "pat", "jwt",
@@ -322,7 +328,7 @@ _NOUN_ANY_BUT_SECRET = "|".join(w for w in sorted(KEY_NOUNS, key=len, reverse=Tr
 _NOUN_KEY = (
     # ``secret`` after ``:`` is a resource type (``arn:aws:secretsmanager:..:secret:prod/db-AbC123``), as in
     # ``_PASSWORD_WORDS``: the character in front is matched instead of ``\b``
-    rf"(?:(?:\b|[_.\-])(?i:{_NOUN_ANY_BUT_SECRET})|(?:^|[^:A-Za-z0-9]|[_.\-])(?i:secrets?)|[a-z0-9](?:{_NOUN_CAMEL}))"
+    rf"(?:(?:\b|[_.\-])(?i:{_NOUN_ANY_BUT_SECRET})|(?:^|[^:A-Za-z0-9]|[_.\-])(?i:secrets?)|[a-z0-9](?:{_NOUN_CAMEL})|\.(?i:sid))"
     r"(?:[_.\-0-9A-Z][A-Za-z0-9_.\-]*)?"  # the token ends: separator, digit or a new camelCase word
 )
 _KEY_CHARS = r"[A-Za-z0-9_.\-\x{80}-\x{10FFFF}]+"
@@ -365,12 +371,12 @@ _RANDOM = _loose_with_digit(_RND, _RND_NO_DIGIT)
 _AUTH_PARAM = r"[A-Za-z0-9_\-]+=(?:\"[^\"\r\n]*\"|[^\s,\"']*)"
 _AUTH_PARAMS = rf"{_AUTH_PARAM}(?:[ \t]*,[ \t]*{_AUTH_PARAM})*"
 
-# What stands between an Authorization header's name and its value: ``:``/``=`` (raw HTTP, dicts, an env var's
-# header list), a space and a quote (nginx), a (name, value) object's value member (HAR, Postman, Polly.js:
+# What stands between an Authorization header's name and its value: ``:``/``=``/``=>`` (raw HTTP, dicts, an env
+# var's header list, Ruby's and PHP's hashes: ``{"authorization"=>["Basic .."]}``), a space and a quote (nginx), a (name, value) object's value member (HAR, Postman, Polly.js:
 # ``"name": "authorization", "value": "..."``, Envoy's ``key:``/``value:`` lines) and a YAML list item (vcrpy and
 # Ruby VCR cassettes: ``Authorization:\n  - ...``).
 _AUTH_SEP = (
-    r"[\"']?[ \t]*[:=][ \t]*\[?[ \t]*[\"']?|[ \t]+[\"']|[\"'][ \t]*,?\s*[\"']?(?i:value)[\"']?[ \t]*:[ \t]*[\"']?"
+    r"[\"']?[ \t]*(?:=>|[:=])[ \t]*\[?[ \t]*[\"']?|[ \t]+[\"']|[\"'][ \t]*,?\s*[\"']?(?i:value)[\"']?[ \t]*:[ \t]*[\"']?"
     r"|:[ \t]*\r?\n[ \t]*-[ \t]+"
 )
 
@@ -450,9 +456,10 @@ _TOKEN_TRIGGER_WORDS = f"(?i:token|key|signature|pat|sig|bearer|verifier|respons
 # A secret named by its object and held in the object's ``value`` member: ``"client_secret": {"value":
 # "ek_...", "expires_at": ...}`` (OpenAI Realtime's client secret), ``"password": {"value": "..."}``.
 # Or a value a constructor or an optional wraps as printed (Swift's ``Optional("...")``, ``SecretStr('...')``, Rust's
-# ``Some("...")``). Or a member named by the host the credential is for: Composer's ``auth.json`` (``"bearer": {"repo.example.org":
+# ``Some("...")``, and ``{:#?}``'s ``Some(`` with the value on the next, indented line), or the address gdb prints
+# before a C string (``password = 0x5555555592c0 "..."``). Or a member named by the host the credential is for: Composer's ``auth.json`` (``"bearer": {"repo.example.org":
 # "..."}``, ``"github-oauth": {"github.com": "..."}``), registries' credential maps.
-_VALUE_MEMBER = r"(?:\{[ \t]*\\*[\"'](?:value|[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+(?::[0-9]+)?)\\*[\"'][ \t]*:[ \t]*|[A-Z][A-Za-z]+\()?"
+_VALUE_MEMBER = r"(?:\{[ \t]*\\*[\"'](?:value|[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+(?::[0-9]+)?)\\*[\"'][ \t]*:[ \t]*|[A-Z][A-Za-z]+\((?:[ \t]*\r?\n[ \t]*)?|0x[0-9a-fA-F]+[ \t]+)?"
 
 
 def _kv(name: str, key: str, description: str) -> SecretPattern:
@@ -729,6 +736,35 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         trigger=rf"(?:{_PASSWORD_TRIGGER_WORDS}|{_TOKEN_TRIGGER_WORDS}){_KEY_VERSION}[\"']?[ \t]*:[ \t]*[|>]?[+\-]?[0-9]?[ \t]*\r?\n[ \t]+(?:-[ \t]+)?[^\s]",
     ),
     SecretPattern(
+        "validation_error_input",
+        "keyword",
+        rf"((?:{_PASSWORD_KEY}|{_TOKEN_KEY})[ \t]*\r?\n[ \t]+[^\r\n]*?\binput_value=)(?:'[^'\r\n]+'|\"[^\"\r\n]+\")",
+        True,
+        "The input a validator echoes under the field's name (pydantic's ``ValidationError``: the field's location on "
+        "its own line, then ``  <message> [type=.., input_value='...', input_type=str]``): a secret-named field's "
+        "rejected value goes, quotes and all; other fields' inputs stay.",
+        hints=("input_value=",),
+        trigger=r"input_value=['\"]",
+        parse=rf"({_KEY_START}{_KEY_CHARS}[ \t]*\r?\n[ \t]+[^\r\n]*?\binput_value=)(?:'[^'\r\n]+'|\"[^\"\r\n]+\")",
+    ),
+    SecretPattern(
+        "annotated_variable_value",
+        "keyword",
+        r"((?m:^)[ \t│]*└[ \t]+['\"])(?:[^'\"\s\[<{$*%/:.@][^'\"\s/:.@]{3,}[0-9][^'\"\s/:.@]*|[0-9][^'\"\s/:.@]{4,})"
+        r"(['\"][ \t]*(?:\r?\n|$))",
+        True,
+        "A variable's value as ``better_exceptions`` and loguru's ``diagnose`` print it under the source line (``│ └ "
+        "'...'``): the name is only the column it points at, so the shape must say credential: a quoted string with a "
+        "digit and no space, ``/``, ``:``, ``.`` or ``@`` (paths, URLs, hosts, addresses and words stay), and Python "
+        "requires a random shape, or a password's in both letter cases (``order-2025`` stays), that is not hex digits "
+        "and dashes alone (UUIDs, SHAs, hex ids stay; so does a hex key, and the Collector, which cannot check shapes, "
+        "redacts them all).",
+        keep_suffix=True,
+        hints=("└",),
+        verify="unnamed",
+        trigger=r"└[ \t]+['\"]",
+    ),
+    SecretPattern(
         "cli_printed_secret",
         "keyword",
         rf"((?m:^)(?:[$>+]|>>>|In[ \t]*\[[0-9]+\]:|irb\([^)\r\n]*\)[0-9:]*>)[ \t]+[^\r\n]*(?:{_PRINTS_SECRET})[^\r\n]*\r?\n"
@@ -757,9 +793,9 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "(16+ token characters with a digit; Python also requires entropy); also an XML element's "
         "(``<SignatureProvided>``), Go's ``map[X-Auth-Token:[...]]``, a bytes repr ``b'...'``.",
         keep_suffix=2,
-        hints=KEY_NOUNS,
+        hints=(*KEY_NOUNS, ".sid"),
         verify="random",
-        trigger=rf"(?i:{_NOUN_ANY})[A-Za-z0-9_.\-]*(?:{_SEP_TRIGGER}|>)",  # the noun, the rest of the key, the separator
+        trigger=rf"(?i:{_NOUN_ANY}|\.sid)[A-Za-z0-9_.\-]*(?:{_SEP_TRIGGER}|>)",  # the noun, the rest of the key, the separator
         parse=rf"({_KEY_START}{_KEY_CHARS}(?:{_SEP}{_VALUE_MEMBER}(?:\[?[ \t]*b?\\*[\"']|\[)?|>)){_RANDOM}(?:{_WRAPPED}|{_END})",
     ),
     SecretPattern(
@@ -989,16 +1025,18 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"((?:^|\s)(?:-u|--user|--proxy-user|--http-user)(?:=|[ \t]+)['\"]?[^\s:'\"$]+:)"
         r"(?:[^\s'\"\[()][^\s'\"()]*)?[^\s'\"0-9\[()][^\s'\"()]*"
         # a key that ends in ``auth``/``ident`` or names a host given ``user:password`` (haproxy ``stats auth``, Yarn's
-        # ``npmAuthIdent``, Bundler's ``BUNDLE_GEMS__EXAMPLE__COM``: the host, dots written ``__``)
-        r"|([A-Za-z0-9_.\-]*(?i:auth|ident|__(?:com|org|net|io|dev))[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?)"
+        # ``npmAuthIdent``, Bundler's ``BUNDLE_GEMS__EXAMPLE__COM``: the host, dots written ``__``); Go's ``%+v`` of a
+        # ``*url.URL`` prints its ``Userinfo`` as ``User:name:password``
+        r"|([A-Za-z0-9_.\-]*(?i:auth|ident|__(?:com|org|net|io|dev))[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?|\b(?i:user(?:info)?):)"
         r"[A-Za-z][A-Za-z0-9_.\-]*:[^\s'\"\[()$<{*][^\s'\"()]*[0-9][^\s'\"()]*",
         2,
         "``-u user:password`` (curl, wget): the part after the colon; ``-u 1000:1000`` (a uid:gid) stays. Also "
         "``user:password`` (both, as URL userinfo) given to a key ending in ``auth`` or ``ident`` or naming a host (haproxy ``stats "
-        "auth admin:...``, Yarn ``npmAuthIdent: \"ci:...\"``, Bundler ``BUNDLE_GEMS__EXAMPLE__COM: \"u:...\"``), with a digit.",
-        hints=("-u", "--user", "--proxy-user", "--http-user", "auth", "ident", "__"),
+        "auth admin:...``, Yarn ``npmAuthIdent: \"ci:...\"``, Bundler ``BUNDLE_GEMS__EXAMPLE__COM: \"u:...\"``, Go's "
+        "``&{Scheme:postgres User:app:...}``), with a digit.",
+        hints=("-u", "--user", "--proxy-user", "--http-user", "auth", "ident", "__", "user"),
         trigger=r"(?:-u|--user|--proxy-user|--http-user)(?:=|[ \t]+)['\"]?[^\s:'\"$]+:"
-        r"|(?i:auth|ident|__(?:com|org|net|io|dev))[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?[A-Za-z][A-Za-z0-9_.\-]*:[^\s'\"()]*[0-9]",
+        r"|(?:(?i:auth|ident|__(?:com|org|net|io|dev))[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?|(?i:user(?:info)?):)[A-Za-z][A-Za-z0-9_.\-]*:[^\s'\"()]*[0-9]",
     ),
     SecretPattern(
         "sql_password_clause",
@@ -1084,16 +1122,17 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "auth_tuple",
         "keyword",
-        r"((?i:auth(?:enticat(?:e|ion))?|api[_\-]?key|credentials?|password|createuser|adduser|login|bind_s|pw_set)(?:[ \t]*[=:][ \t]*[A-Za-z_.]*|\.[A-Za-z_]+)?\([ \t]*(?:[a-z_]+=)?(?:'[^'\r\n]*'|\"[^\"\r\n]*\")"
+        r"((?i:auth(?:enticat(?:e|ion))?|api[_\-]?key|credentials?|password|createuser|adduser|login|bind_s|pw_set)(?:[\"']?[ \t]*(?:=>|[=:])[ \t]*[A-Za-z_.]*|\.[A-Za-z_]+)?[(\[][ \t]*(?:[a-z_]+=)?(?:'[^'\r\n]*'|\"[^\"\r\n]*\")"
         r"[ \t]*,[ \t]*(?:[a-z_]+=)?['\"])[^'\"\r\n$<{*\[][^'\"\r\n]*",
         True,
-        "The password of an auth pair: ``auth=('user', 'pw')`` (requests, httpx), ``BasicAuth('user', 'pw')``, "
+        "The password of an auth pair: ``auth=('user', 'pw')`` (requests, httpx; also printed in a dict, ``'auth': "
+        "('user', 'pw')``, or a list), ``BasicAuth('user', 'pw')``, "
         "``HTTPBasicAuth(username='u', password='pw')``, Elasticsearch's ``api_key=('id', 'key')``, .NET's "
         "``NetworkCredential(\"u\", \"pw\")``, OkHttp's ``Credentials.basic(\"u\", \"pw\")``, Django's ``authenticate(username=.., password=..)``, "
         "calls that set a user's password (MongoDB ``db.changeUserPassword(\"u\", \"pw\")``, Neo4j ``createUser('u', 'pw', ..)``), "
         "and logins and binds (``smtp.login(\"u\", \"pw\")``, ``simple_bind_s(dn, \"pw\")``, Paho's ``username_pw_set``).",
         hints=("auth", "key", "credential", "password", "createuser", "adduser", "login", "bind_s", "pw_set"),
-        trigger=r"(?i:auth(?:enticat(?:e|ion))?|api[_\-]?key|credentials?|password|createuser|adduser|login|bind_s|pw_set)(?:[ \t]*[=:][ \t]*[A-Za-z_.]*|\.[A-Za-z_]+)?\(",
+        trigger=r"(?i:auth(?:enticat(?:e|ion))?|api[_\-]?key|credentials?|password|createuser|adduser|login|bind_s|pw_set)(?:[\"']?[ \t]*(?:=>|[=:])[ \t]*[A-Za-z_.]*|\.[A-Za-z_]+)?[(\[]",
     ),
     SecretPattern(
         "identifier_quoted_value",

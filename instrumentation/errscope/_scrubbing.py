@@ -265,6 +265,7 @@ _ID_OR_DIGEST: Final = re.compile(rb"[a-z]{4,}[_\-][0-9a-f]+|(?i:sha[0-9]*|md5|b
 _PUBLISHABLE: Final = re.compile(rb"pk[_.\-]")
 # ``user@host:path`` is an SCP-style address (``git@github.com:acme/app.git`` in ``git remote -v``), not an e-mail.
 _SCP_PATH_AFTER: Final = re.compile(rb":[A-Za-z0-9_.~\-]*/")
+_HEX_ID: Final = re.compile(rb"[0-9a-fA-F\-]+")
 
 
 def _verified(rule: _Rule, data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
@@ -288,6 +289,12 @@ def _verified(rule: _Rule, data: bytes, start: int, secret: bytes, secret_end: i
         return looks_like_password(secret)
     if rule.verify == "credential":
         return looks_like_password(secret) or looks_random(secret)
+    if rule.verify == "unnamed":
+        # no name vouches for it: ids and digests (UUIDs, SHAs) have a random shape, slugs (``order-2025``) a
+        # password's in one case; a password needs both cases here
+        if _HEX_ID.fullmatch(secret):
+            return False
+        return looks_random(secret) or (secret != secret.lower() and secret != secret.upper() and looks_like_password(secret))
     return True
 
 
@@ -297,6 +304,10 @@ def _verified(rule: _Rule, data: bytes, start: int, secret: bytes, secret_end: i
 # ``ref+vault://...``, ``op://vault/item/field``, a Secrets Manager/SSM ARN, a GCP secret path),
 # a constructor call wrapping the value (``SecretStr('**********')``) and a size (``password:
 # 16 bytes`` from ``kubectl describe secret``).
+# And what debug printers put where a value goes: a wrapper type around a masked value (Rust's secrecy
+# ``Secret([REDACTED ..])``, ``SecretBox<str>([REDACTED])``: a name, type arguments, and ``(`` opening a mask),
+# a machine word in hex (gdb's ``password = 0x0``, a pointer or a flag: 16 hex digits at most, where a key in hex
+# has 32 or more), and the next field of a Go ``%+v`` dump whose field was empty (``&{Password: Host:db}``).
 _YAML_TAG: Final = re.compile(rb"![A-Za-z_][A-Za-z0-9_!]*")
 _NOT_A_VALUE: Final = re.compile(
     rb"(?i:vault:[A-Za-z0-9_\-]+/|ref\+[a-z0-9]+://|op://|(?:awssm|gcpsm|azkv|sops|ssm|secretsmanager)://"
@@ -308,6 +319,11 @@ _NOT_A_VALUE: Final = re.compile(
 )
 # A constant's or a metavariable's name in capitals stands for the value (``"YOUR_API_KEY"``, ``--token TOKEN``).
 _CONSTANT_NAME: Final = re.compile(rb"[A-Z]+(?:_[A-Z]+)+|[A-Z]{2,10}")
+_WRAPPED_MASK: Final = re.compile(rb"[A-Za-z_][A-Za-z0-9_:]*(?:<[A-Za-z0-9_:, &']*>)?\([\[*<].*")
+_GENERIC_TYPE: Final = re.compile(rb"[A-Z][A-Za-z0-9_:]*<[A-Za-z0-9_:, &']*")
+_MACHINE_WORD: Final = re.compile(rb"0x[0-9a-fA-F]{1,16}")
+_GO_FIELD: Final = re.compile(rb"[A-Z][A-Za-z0-9]*:")
+_GO_EMPTY_FIELD_BEFORE: Final = re.compile(rb"[{ ][A-Z][A-Za-z0-9]*: $")
 _SIZE_AFTER: Final = re.compile(rb"[ \t]+(?i:bytes?|B|KiB|chars|characters)\b")
 # A word followed by `` = `` is a declaration's type (``clientSecret: String = "..."``), and one or two
 # characters right before a quote a string's prefix (Objective-C ``@"..."``, ``b'..'``, ``r"..."``): the
@@ -321,11 +337,21 @@ def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
         return _YAML_TAG.fullmatch(secret) is not None and data[secret_end : secret_end + 1] in (b" ", b"\n", b"\r", b"")
     if first.isdigit() and secret.isdigit():
         return _SIZE_AFTER.match(data, secret_end) is not None
+    if first == b"0" and _MACHINE_WORD.fullmatch(secret):
+        return True
     if secret.isupper() and _CONSTANT_NAME.fullmatch(secret):
         return True
     after = data[secret_end : secret_end + 1]
     if (after in (b'"', b"'") and len(secret) <= 2) or (after in (b" ", b"\t") and _ASSIGNED_AFTER.match(data, secret_end)):
         return True
+    if b"(" in secret and _WRAPPED_MASK.fullmatch(secret):
+        return True
+    if after == b">" and b"<" in secret and _GENERIC_TYPE.fullmatch(secret):
+        return True
+    if b":" in secret and _GO_FIELD.match(secret):
+        secret_start = secret_end - len(secret)
+        if _GO_EMPTY_FIELD_BEFORE.search(data, max(0, secret_start - 40), secret_start):
+            return True
     # only a reference holds ``:``, ``/`` or ``.``, only a call ends in ``(``: most values skip the regex
     return (secret[-1:] in b"([" or b":" in secret or b"/" in secret or b"." in secret) and _NOT_A_VALUE.fullmatch(secret) is not None
 

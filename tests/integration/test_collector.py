@@ -73,6 +73,11 @@ def _lines(source: str = "corpus") -> list[tuple[str, dict[str, str]]]:
 
         secrets = [line for line in corpus.held_out("polyglot_secrets.jsonl.gz") if line["format"] not in seventh.REGEX_ONLY_GAPS]
         benign = [line for line in corpus.held_out("polyglot_benign.jsonl.gz") if line["category"] not in seventh.REGEX_ONLY_ALTERED]
+    elif source == "dumped":  # the ninth (debug-printed objects and crash output), the same way
+        from tests import test_scrub_dumped as ninth
+
+        secrets = [line for line in corpus.held_out("dumped_secrets.jsonl.gz") if line["format"] not in ninth.REGEX_ONLY_GAPS]
+        benign = [line for line in corpus.held_out("dumped_benign.jsonl.gz") if line["category"] not in ninth.REGEX_ONLY_ALTERED]
     else:
         require(corpus.corpus_dir() is not None, "shared corpus not found (../shared/corpus or ERRSCOPE_CORPUS_DIR)")
         secrets, benign = corpus.secrets(), corpus.benign()
@@ -271,7 +276,7 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-@pytest.mark.parametrize("source", ["corpus", "wrapped", "mcpstack", "infra", "polyglot"])
+@pytest.mark.parametrize("source", ["corpus", "wrapped", "mcpstack", "infra", "polyglot", "dumped"])
 def test_every_corpus_line_in_every_field(source: str) -> None:
     lines = _lines(source)
     by_id = dict(lines)
