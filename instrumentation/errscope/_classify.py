@@ -423,10 +423,21 @@ def _request_address(exc: BaseException) -> str | None:
     return None
 
 
+# An HTTP client's parser failing on what came back (aiohttp's HttpProcessingError: BadStatusLine, InvalidHeader,
+# LineTooLong): it keeps a status of its own making (400), and aiohttp raises its ClientResponseError from it with
+# that status. No server said 400: the answer was no HTTP, after the request went out.
+_HTTP_PARSE_ERRORS: Final = frozenset({"aiohttp.http_exceptions.HttpProcessingError"})
+
+
+def _is_http_parse_error(exc: BaseException | None) -> bool:
+    return exc is not None and any(f"{klass.__module__}.{klass.__qualname__}" in _HTTP_PARSE_ERRORS
+                                   for klass in type(exc).__mro__)
+
+
 def _http_status(exc: BaseException) -> Classification | None:
     status = http_status_of(exc)
-    if status is None:
-        return None
+    if status is None or _is_http_parse_error(exc.__cause__):
+        return None  # none, or the client parser's own: its cause decides
     result = _status_classification(status, lambda name: _response_header(exc, name), _request_address(exc))
     # An API that answers 401/403 for what does not exist (so as not to say whether it is private: the Hugging
     # Face Hub) names it in its own error code; the SDK's class says so (RepositoryNotFoundError).
@@ -826,9 +837,18 @@ def raised_in(exc: BaseException, *modules: str) -> bool:
 def _file_or_program(failure_class: FailureClass) -> Rule:
     # The same errno means "no such file" to a tool reading one, and "the program is not there" when
     # it starts a process (an stdio MCP server, a CLI): then a service it needs cannot be reached.
+    # One with an errno is the refusal of the call itself (open(2), unlink(2), an SFTP status paramiko maps to
+    # ENOENT/EACCES): nothing was done. One an author raised with a text only does not say.
     program = Classification(FailureClass.UPSTREAM_UNAVAILABLE, side_effect_possible=False)
+    refused = Classification(failure_class, side_effect_possible=False)
     file = Classification(failure_class)
-    return lambda exc: program if raised_in(exc, "subprocess") else file
+
+    def rule(exc: BaseException) -> Classification:
+        if raised_in(exc, "subprocess"):
+            return program
+        return refused if getattr(exc, "errno", None) is not None else file
+
+    return rule
 
 
 def _os_error(exc: BaseException) -> Classification | None:
@@ -1226,6 +1246,31 @@ def _grpc_error(exc: BaseException) -> Classification:
     return Classification(failure_class, upstream=Upstream("grpc", name), side_effect_possible=side_effect)
 
 
+# SFTP status codes (draft-ietf-secsh-filexfer-13 §9.1; v3 defines 0-8) -> class. A status answers a request
+# the server refused or could not carry out: nothing was done, except where the connection went away under it.
+_SFTP_STATUSES: Final[dict[int, FailureClass]] = {
+    **dict.fromkeys((2, 10), FailureClass.NOT_FOUND),  # NO_SUCH_FILE, NO_SUCH_PATH
+    **dict.fromkeys((3, 12, 22), FailureClass.PERMISSION_DENIED),  # PERMISSION_DENIED, WRITE_PROTECT, CANNOT_DELETE
+    # a path or argument that does not fit what is there: FILE_ALREADY_EXISTS, UNKNOWN_PRINCIPAL, DIR_NOT_EMPTY,
+    # NOT_A_DIRECTORY, INVALID_FILENAME, LINK_LOOP, INVALID_PARAMETER, FILE_IS_A_DIRECTORY, OWNER_INVALID,
+    # GROUP_INVALID, NO_MATCHING_BYTE_RANGE_LOCK
+    **dict.fromkeys((11, 16, 18, 19, 20, 21, 23, 24, 29, 30, 31), FailureClass.INVALID_INPUT),
+    # the server cannot now: NO_CONNECTION, CONNECTION_LOST, NO_MEDIA, NO_SPACE_ON_FILESYSTEM, QUOTA_EXCEEDED,
+    # LOCK_CONFLICT, BYTE_RANGE_LOCK_CONFLICT, BYTE_RANGE_LOCK_REFUSED, DELETE_PENDING, FILE_CORRUPT
+    **dict.fromkeys((6, 7, 13, 14, 15, 17, 25, 26, 27, 28), FailureClass.UPSTREAM_UNAVAILABLE),
+    # EOF (read past the end), FAILURE (no reason given), BAD_MESSAGE, OP_UNSUPPORTED, INVALID_HANDLE: unknown
+}
+_SFTP_CONNECTION_LOST: Final = 7
+
+
+def _sftp_status(exc: BaseException) -> Classification:
+    code = getattr(exc, "code", None)
+    if not isinstance(code, int) or isinstance(code, bool):
+        return _UNKNOWN
+    return Classification(_SFTP_STATUSES.get(code, FailureClass.UNKNOWN), upstream=Upstream("sftp", str(code)),
+                          side_effect_possible=code == _SFTP_CONNECTION_LOST)
+
+
 # SMTP reply codes (RFC 5321 §4.2.2-4.2.3; AUTH: RFC 4954 §6; the enhanced code's class 7, security
 # or policy: RFC 3463 §3.8). A 4yz reply is transient ("the action was not taken"), a 5yz one
 # permanent; every negative reply refused the command, so nothing was sent on.
@@ -1318,6 +1363,7 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "aiohttp.client_exceptions.ServerDisconnectedError": _unavailable(True, "http"),
     "aiohttp.client_exceptions.ClientConnectionResetError": _unavailable(True, "http"),
     "aiohttp.client_exceptions.ClientPayloadError": _unavailable(True, "http"),
+    "aiohttp.http_exceptions.HttpProcessingError": _unavailable(True, "http"),  # the answer did not parse
     "aiohttp.client_exceptions.ClientConnectionError": _unavailable(None, "http"),
     # requests (https://requests.readthedocs.io/en/latest/api/#exceptions) wraps urllib3's error in args[0]
     "requests.exceptions.ConnectTimeout": _unavailable(False, "http"),
@@ -1415,6 +1461,8 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
         lambda exc: next(iter(getattr(exc, "errors", {}).values()), None), _unavailable(False, "ssh")),
     "paramiko.ssh_exception.AuthenticationException": _fixed(FailureClass.PERMISSION_DENIED, False),
     "paramiko.ssh_exception.SSHException": _unavailable(None, "ssh"),
+    # asyncssh's SFTP client: one SFTPError subclass per SFTP status, the status kept as .code (_SFTP_STATUSES)
+    "asyncssh.sftp.SFTPError": _sftp_status,
     # ldap3 (https://ldap3.readthedocs.io/en/latest/exceptions.html): the socket could not be opened
     # (refused, unresolvable): nothing sent; other communication errors leave it open.
     "ldap3.core.exceptions.LDAPSocketOpenError": _unavailable(False, "ldap"),
@@ -1462,9 +1510,11 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
 }
 
 _OWN_CODE_RULES: Final = frozenset(
-    _NAMED_RULES[name] for name in ("smtplib.SMTPResponseException", "aiosmtplib.errors.SMTPResponseException")
+    _NAMED_RULES[name] for name in ("smtplib.SMTPResponseException", "aiosmtplib.errors.SMTPResponseException",
+                                    *_HTTP_PARSE_ERRORS)
 )
-"""Rules that read a protocol's own reply code: an attribute shaped like an HTTP status is not one there."""
+"""Rules that read a protocol's own reply code, or know the status-shaped code is no server's (a client parser's):
+an attribute shaped like an HTTP status is not one there."""
 
 _REGISTERED: dict[type[BaseException], Rule] = {ToolFailure: _tool_failure}
 """What an author said: the errscope family and :func:`register`'s types. They win over everything."""
