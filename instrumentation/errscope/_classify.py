@@ -922,7 +922,7 @@ _API_CODE_FAMILIES: Final = (
                 r"signaturedoesnotmatch|expiredtoken|unrecognizedclient|authfailure|missingauthenticationtoken|"
                 r"notauthed|invalidauth|missingscope|nopermission|tokenrevoked|tokenexpired|accountinactive"),
      FailureClass.PERMISSION_DENIED),
-    (re.compile(r"notfound|nosuch"), FailureClass.NOT_FOUND),
+    (re.compile(r"notfound|nosuch|nonexist|doesnotexist"), FailureClass.NOT_FOUND),  # SQS: "...NonExistentQueue"
     (re.compile(r"validation|invalidargument|invalidparameter|conditionalcheckfailed|malformedpolicy|toolong|"
                 r"baduserinput"),
      FailureClass.INVALID_INPUT),
