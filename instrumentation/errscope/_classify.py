@@ -31,6 +31,7 @@ httpx-ws)                              as HTTP statuses
 SMTP reply codes (smtplib, aiosmtplib) by the code             RFC 5321 §4.2, RFC 4954, RFC 3463
 ``grpc.RpcError``                      by status code          google/rpc/code.proto's HTTP mapping
 FTP reply codes (ftplib, aioftp)       by the code             RFC 959 §4.2
+SFTP status codes (asyncssh)           by the code             draft-ietf-secsh-filexfer-13 §9.1
 IMAP/POP3 bracketed response codes     by the code             RFC 5530, RFC 2449 §8, RFC 3206
 (imaplib, poplib)
 ``xmlrpc.client.Fault``                by its fault code       XML-RPC fault code interoperability
@@ -87,7 +88,10 @@ Every rule also says whether the failed request may have been acted on
 (:attr:`Classification.side_effect_possible`): ``False`` when it never reached the upstream or was
 refused as a whole (connect, DNS, TLS handshake, pool, 4xx, 501/503/505, a statement the database
 rejected), ``True`` when it was sent and then the answer failed (read or write timeout, connection
-dropped, other 5xx, the SDK's -32001/-32000), ``None`` when the exception does not tell. Optional
+dropped, other 5xx, the SDK's -32001/-32000), ``None`` when the exception does not tell. A bare
+``TimeoutError`` or ``CancelledError`` (a socket timeout, a tool's own deadline) tells by the stack it cut
+off: opening a connection or waiting for a pool's is not sent. An ``OSError`` refusal with an errno
+(``ENOENT``, ``EACCES``) did nothing. Optional
 libraries are matched by ``module.qualname`` (``_NAMED_RULES``), so none of them is imported.
 """
 
@@ -733,15 +737,26 @@ def _db_code(exc: BaseException) -> tuple[FailureClass, bool | None] | None:
     return None
 
 
+# Functions that open a connection (a driver's connect, the socket's, asyncio's and anyio's): an error raised
+# while one of them ran came before any request of the caller's was sent.
+_CONNECTING_FUNCTIONS: Final = frozenset({"connect", "_connect", "connect_tcp", "connect_unix", "sock_connect",
+                                          "create_connection", "open_connection", "start_connection"})
+
+def _function_name(frame: Any) -> str:
+    # Cython-compiled modules (cassandra-driver's) name their code objects "package.module.Class.method"
+    return str(frame.f_code.co_name).rpartition(".")[2]
+
+
 def _raised_connecting(exc: BaseException, package: str | None = None) -> bool:
-    """Whether ``exc`` came out of a ``connect`` function of ``package`` (default: the exception's
-    own library; PEP 249's ``connect()``, ``Connection.connect``): no connection existed, so no
-    statement was sent."""
+    """Whether ``exc`` came out of a connecting function (``_CONNECTING_FUNCTIONS``) of ``package`` (default:
+    the exception's own library; PEP 249's ``connect()``, ``Connection.connect``): no connection existed,
+    so no statement was sent."""
     package = package or type(exc).__module__.partition(".")[0]
     tb = exc.__traceback__
     while tb is not None:
         frame = tb.tb_frame
-        if frame.f_code.co_name == "connect" and str(frame.f_globals.get("__name__", "")).partition(".")[0] == package:
+        if (_function_name(frame) in _CONNECTING_FUNCTIONS
+                and str(frame.f_globals.get("__name__", "")).partition(".")[0] == package):
             return True
         tb = tb.tb_next
     return False
@@ -876,9 +891,20 @@ def _never_sent(rule: Rule) -> Rule:
     return lambda exc: replace(rule(exc) or _UNKNOWN, side_effect_possible=False)
 
 
+def _never_sent_when_connecting(rule: Rule, package: str) -> Rule:
+    """``rule``, and not sent when raised inside ``package``'s ``connect`` (see :func:`_raised_connecting`)."""
+    return lambda exc: _never_sent(rule)(exc) if _raised_connecting(exc, package) else rule(exc)
+
+
 def _reason_or_chain(exc: BaseException) -> BaseException | None:
     reason = getattr(exc, "reason", None)
     return reason if isinstance(reason, BaseException) else exc.__cause__ or exc.__context__
+
+
+def _first_address_error(exc: BaseException) -> object:
+    # paramiko's NoValidConnectionsError, cassandra-driver's NoHostAvailable: {address: the error there}
+    errors = getattr(exc, "errors", None)
+    return next(iter(errors.values()), None) if isinstance(errors, Mapping) else None
 
 
 def _first_exception_arg(exc: BaseException) -> BaseException | None:
@@ -1348,6 +1374,31 @@ _UNAVAILABLE_NOT_SENT: Final = _unavailable(False)
 _UNAVAILABLE_MAYBE_SENT: Final = _unavailable(True)
 _UNAVAILABLE: Final = _unavailable(None)
 
+# What a timeout or a cancellation cut off, by the functions on the stack it was raised from (its own traceback,
+# and the CancelledError a deadline raises it over: asyncio.timeout, wait_for, anyio.fail_after): opening a
+# connection (_CONNECTING_FUNCTIONS) or waiting for a pool's connection (a method of a *Pool* object). Then the
+# request had not left. Anywhere else (waiting for the answer) it may have been acted on.
+_POOL_WAITS: Final = frozenset({"acquire", "_acquire", "getconn", "get_connection", "wait_for_connection"})
+
+
+def _cut_off_while_connecting(exc: BaseException) -> bool:
+    stacks = [exc]  # and the cancellations under it (a client's cleanup may cancel again over the first one)
+    while isinstance(stacks[-1].__context__, asyncio.CancelledError) and len(stacks) < _MAX_CHAIN:
+        stacks.append(stacks[-1].__context__)
+    for current in stacks:
+        tb = current.__traceback__
+        while tb is not None:
+            name = _function_name(tb.tb_frame)
+            if name in _CONNECTING_FUNCTIONS or (
+                    name in _POOL_WAITS and "Pool" in type(tb.tb_frame.f_locals.get("self")).__name__):
+                return True
+            tb = tb.tb_next
+    return False
+
+
+def _cut_off(exc: BaseException) -> Classification:
+    return _unavailable(not _cut_off_while_connecting(exc))(exc)
+
 # Exceptions of optional libraries, matched by "module.qualname" so they are never imported here.
 # HTTP clients: the failure before the request left (connect, DNS, TLS handshake, pool) is not
 # sent; a timeout or lost connection while waiting for the answer may have been acted on.
@@ -1457,12 +1508,19 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # paramiko (https://docs.paramiko.org/en/stable/api/ssh_exception.html): every address refused the
     # connection (the socket errors are in .errors); SSHException is the protocol failing (a peer that
     # closes or never sends the banner); AuthenticationException, a subclass, the login refused.
-    "paramiko.ssh_exception.NoValidConnectionsError": _wrapping(
-        lambda exc: next(iter(getattr(exc, "errors", {}).values()), None), _unavailable(False, "ssh")),
+    "paramiko.ssh_exception.NoValidConnectionsError": _wrapping(_first_address_error, _unavailable(False, "ssh")),
     "paramiko.ssh_exception.AuthenticationException": _fixed(FailureClass.PERMISSION_DENIED, False),
     "paramiko.ssh_exception.SSHException": _unavailable(None, "ssh"),
     # asyncssh's SFTP client: one SFTPError subclass per SFTP status, the status kept as .code (_SFTP_STATUSES)
     "asyncssh.sftp.SFTPError": _sftp_status,
+    # cassandra-driver (https://docs.datastax.com/en/developer/python-driver/latest/api/cassandra/): no host could
+    # take the request, each host's error in .errors (the first decides); no contact point resolved: nothing sent
+    "cassandra.cluster.NoHostAvailable": _never_sent_when_connecting(
+        _wrapping(_first_address_error, _unavailable(None, "cassandra")), "cassandra"),
+    "cassandra.UnresolvableContactPoints": _unavailable(False, "cassandra"),
+    # neo4j (https://neo4j.com/docs/api/python-driver/current/api.html#errors): no server could be reached or a
+    # connection failed; raised inside the driver's connect, the Bolt handshake never completed: nothing sent
+    "neo4j.exceptions.ServiceUnavailable": _unavailable_unless_connecting("neo4j"),
     # ldap3 (https://ldap3.readthedocs.io/en/latest/exceptions.html): the socket could not be opened
     # (refused, unresolvable): nothing sent; other communication errors leave it open.
     "ldap3.core.exceptions.LDAPSocketOpenError": _unavailable(False, "ldap"),
@@ -1525,8 +1583,8 @@ _RULES: dict[type[BaseException], Rule] = {
     pydantic.ValidationError: _pydantic_validation,
     MCPError: _mcp_error,
     ToolError: _mcp_tool_error,
-    # The standard library. A bare timeout cannot tell a connect from a read: it may have been sent.
-    TimeoutError: _UNAVAILABLE_MAYBE_SENT,
+    # The standard library.
+    TimeoutError: _cut_off,  # the stack it was raised from tells a connect from a wait for the answer
     ConnectionRefusedError: _UNAVAILABLE_NOT_SENT,
     ConnectionResetError: _UNAVAILABLE_MAYBE_SENT,
     ConnectionAbortedError: _UNAVAILABLE_MAYBE_SENT,
@@ -1535,7 +1593,7 @@ _RULES: dict[type[BaseException], Rule] = {
     socket.gaierror: _UNAVAILABLE_NOT_SENT,  # the name did not resolve
     ssl.SSLCertVerificationError: _UNAVAILABLE_NOT_SENT,
     ssl.SSLError: _UNAVAILABLE,
-    asyncio.CancelledError: _UNAVAILABLE_MAYBE_SENT,  # the awaited work was cut off midway
+    asyncio.CancelledError: _cut_off,  # the awaited work was cut off midway
     concurrent.futures.CancelledError: _UNAVAILABLE_NOT_SENT,  # Future.cancel() succeeds only before it runs
     asyncio.IncompleteReadError: _UNAVAILABLE_MAYBE_SENT,  # the peer closed mid-answer
     http.client.IncompleteRead: _UNAVAILABLE_MAYBE_SENT,
