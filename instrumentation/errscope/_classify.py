@@ -747,16 +747,16 @@ def _function_name(frame: Any) -> str:
     return str(frame.f_code.co_name).rpartition(".")[2]
 
 
-def _raised_connecting(exc: BaseException, package: str | None = None) -> bool:
+def _raised_connecting(exc: BaseException, package: str | None = None, *, anywhere: bool = False) -> bool:
     """Whether ``exc`` came out of a connecting function (``_CONNECTING_FUNCTIONS``) of ``package`` (default:
-    the exception's own library; PEP 249's ``connect()``, ``Connection.connect``): no connection existed,
-    so no statement was sent."""
+    the exception's own library; PEP 249's ``connect()``, ``Connection.connect``; ``anywhere``: of any
+    module): no connection existed, so no statement was sent."""
     package = package or type(exc).__module__.partition(".")[0]
     tb = exc.__traceback__
     while tb is not None:
         frame = tb.tb_frame
         if (_function_name(frame) in _CONNECTING_FUNCTIONS
-                and str(frame.f_globals.get("__name__", "")).partition(".")[0] == package):
+                and (anywhere or str(frame.f_globals.get("__name__", "")).partition(".")[0] == package)):
             return True
         tb = tb.tb_next
     return False
@@ -851,15 +851,17 @@ def raised_in(exc: BaseException, *modules: str) -> bool:
 
 def _file_or_program(failure_class: FailureClass) -> Rule:
     # The same errno means "no such file" to a tool reading one, and "the program is not there" when
-    # it starts a process (an stdio MCP server, a CLI): then a service it needs cannot be reached.
+    # it starts a process (an stdio MCP server, a CLI), or "the socket is not there" when it connects to a
+    # Unix socket (connect(2): the service does not run): then a service it needs cannot be reached.
     # One with an errno is the refusal of the call itself (open(2), unlink(2), an SFTP status paramiko maps to
     # ENOENT/EACCES): nothing was done. One an author raised with a text only does not say.
     program = Classification(FailureClass.UPSTREAM_UNAVAILABLE, side_effect_possible=False)
     refused = Classification(failure_class, side_effect_possible=False)
     file = Classification(failure_class)
+    missing_socket = failure_class is FailureClass.NOT_FOUND
 
     def rule(exc: BaseException) -> Classification:
-        if raised_in(exc, "subprocess"):
+        if raised_in(exc, "subprocess") or (missing_socket and _raised_connecting(exc, anywhere=True)):
             return program
         return refused if getattr(exc, "errno", None) is not None else file
 
@@ -1431,7 +1433,8 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "urllib3.exceptions.SSLError": _unavailable(False, "http"),
     "urllib3.exceptions.ProxyError": _unavailable(False, "http"),
     "urllib3.exceptions.TimeoutError": _unavailable(True, "http"),  # ReadTimeoutError
-    "urllib3.exceptions.ProtocolError": _unavailable(True, "http"),  # the connection dropped mid-answer
+    # the connection dropped mid-answer, unless the error it wraps says it never opened (a Unix socket not there)
+    "urllib3.exceptions.ProtocolError": _wrapping(_first_exception_arg, _unavailable(True, "http")),
     "urllib3.exceptions.DecodeError": _unavailable(True, "http"),
     # httpcore / httpcore2, should one escape the client that wraps them
     **{f"{lib}.{name}": _http_transport_error for lib in ("httpcore", "httpcore2") for name in (
