@@ -1077,6 +1077,47 @@ def _oauth_error(exc: BaseException) -> Classification | None:
     return Classification(failure_class, retry_after=wait, upstream=Upstream("oauth", code), side_effect_possible=sent)
 
 
+# TLS alerts the peer sent (RFC 8446 §6.2, RFC 5246 §7.2), by OpenSSL's reason code for a received alert
+# (``ssl.SSLError.reason``: "TLSV13_ALERT_CERTIFICATE_REQUIRED", "SSLV3_ALERT_HANDSHAKE_FAILURE"). The server
+# refused the connection before it read a request, even when over TLS 1.3 the client had written it already.
+# One about the client's certificate refuses the tool's credential; one about the protocol (no version, cipher
+# or extension in common) leaves the upstream unusable. HTTP clients wrap the SSLError (httpx's ReadError,
+# aiohttp's ClientOSError, requests' SSLError over urllib3's): what it says decides over the wrapper's type.
+_TLS_ALERT: Final = re.compile(r"(?:SSLV3|TLSV1|TLSV13)_(?:ALERT_)?([A-Z_]+)")
+_TLS_ALERT_CLASSES: Final = {
+    **dict.fromkeys(("CERTIFICATE_REQUIRED", "NO_CERTIFICATE", "BAD_CERTIFICATE", "UNSUPPORTED_CERTIFICATE",
+                     "CERTIFICATE_REVOKED", "CERTIFICATE_EXPIRED", "CERTIFICATE_UNKNOWN", "UNKNOWN_CA",
+                     "ACCESS_DENIED", "UNKNOWN_PSK_IDENTITY"), FailureClass.PERMISSION_DENIED),
+    **dict.fromkeys(("HANDSHAKE_FAILURE", "PROTOCOL_VERSION", "INSUFFICIENT_SECURITY", "INAPPROPRIATE_FALLBACK",
+                     "UNRECOGNIZED_NAME", "NO_APPLICATION_PROTOCOL", "MISSING_EXTENSION", "UNSUPPORTED_EXTENSION",
+                     "ILLEGAL_PARAMETER"), FailureClass.UPSTREAM_UNAVAILABLE),
+}
+
+
+def _peer_tls_alert(exc: BaseException) -> str | None:
+    """The TLS alert (``_TLS_ALERT_CLASSES``) of an ``ssl.SSLError`` in or under ``exc``: its chain, exceptions
+    among its arguments, its ``reason`` (urllib) or ``os_error`` (aiohttp)."""
+    pending, seen = [exc], 0
+    while pending and seen < _MAX_CHAIN:
+        current = pending.pop()
+        seen += 1
+        if isinstance(current, ssl.SSLError):
+            match = _TLS_ALERT.fullmatch(str(getattr(current, "reason", None) or ""))
+            if match and match.group(1) in _TLS_ALERT_CLASSES:
+                return match.group(1)
+        inner = [current.__cause__, current.__context__, _attribute(current, "reason"),
+                 _attribute(current, "os_error"), *current.args]
+        pending.extend(e for e in inner if isinstance(e, BaseException) and e is not current)
+    return None
+
+
+def _tls_refusal(exc: BaseException) -> Classification | None:
+    alert = _peer_tls_alert(exc)
+    if alert is None:
+        return None
+    return Classification(_TLS_ALERT_CLASSES[alert], upstream=Upstream("tls", alert), side_effect_possible=False)
+
+
 def _unavailable_unless_connecting(system: str, package: str | None = None) -> Rule:
     """upstream_unavailable that was not sent when raised inside ``package``'s ``connect`` (the
     connection never opened), else open (a connection lost while in use)."""
@@ -1633,7 +1674,8 @@ def _lookup(exc: BaseException) -> Rule | None:
     Without any class rule: that carried status, else a database's SQLSTATE on a type outside PEP
     249's names (asyncpg)."""
     carried = (_oauth_error if _oauth_code(exc) is not None else _api_error if _api_code(exc) is not None
-               else _http_status if http_status_of(exc) is not None else None)
+               else _http_status if http_status_of(exc) is not None
+               else _tls_refusal if _peer_tls_alert(exc) is not None else None)
     for klass in type(exc).__mro__:
         rule = _REGISTERED.get(klass)
         if rule is not None:
