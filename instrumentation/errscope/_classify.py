@@ -1340,6 +1340,27 @@ def _sftp_status(exc: BaseException) -> Classification:
                           side_effect_possible=code == _SFTP_CONNECTION_LOST)
 
 
+# SSH disconnect reason codes (RFC 4253 §11.1), what asyncssh's DisconnectError keeps as ``code``. The host, the
+# login or the key exchange refused happen before any session: nothing was sent; so does anything raised while
+# the client connects.
+_SSH_DISCONNECT_REASONS: Final[dict[int, tuple[FailureClass, bool | None]]] = {
+    **dict.fromkeys((1, 13, 14, 15), (FailureClass.PERMISSION_DENIED, False)),  # HOST_NOT_ALLOWED_TO_CONNECT,
+    # AUTH_CANCELLED_BY_USER, NO_MORE_AUTH_METHODS_AVAILABLE, ILLEGAL_USER_NAME
+    **dict.fromkeys((3, 8, 9), (FailureClass.UPSTREAM_UNAVAILABLE, False)),  # KEY_EXCHANGE_FAILED,
+    # PROTOCOL_VERSION_NOT_SUPPORTED, HOST_KEY_NOT_VERIFIABLE
+    **dict.fromkeys((2, 5, 6, 7, 10, 11, 12), (FailureClass.UPSTREAM_UNAVAILABLE, None)),  # PROTOCOL_ERROR,
+    # MAC_ERROR, COMPRESSION_ERROR, SERVICE_NOT_AVAILABLE, CONNECTION_LOST, BY_APPLICATION, TOO_MANY_CONNECTIONS
+}
+
+
+def _ssh_disconnect(exc: BaseException) -> Classification:
+    code = getattr(exc, "code", None)
+    failure_class, sent = _SSH_DISCONNECT_REASONS.get(code, (FailureClass.UPSTREAM_UNAVAILABLE, None))  # type: ignore[arg-type]
+    if _raised_connecting(exc):
+        sent = False
+    return Classification(failure_class, upstream=Upstream("ssh", str(code)), side_effect_possible=sent)
+
+
 # SMTP reply codes (RFC 5321 §4.2.2-4.2.3; AUTH: RFC 4954 §6; the enhanced code's class 7, security
 # or policy: RFC 3463 §3.8). A 4yz reply is transient ("the action was not taken"), a 5yz one
 # permanent; every negative reply refused the command, so nothing was sent on.
@@ -1554,7 +1575,9 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # closes or never sends the banner); AuthenticationException, a subclass, the login refused.
     "paramiko.ssh_exception.NoValidConnectionsError": _wrapping(_first_address_error, _unavailable(False, "ssh")),
     "paramiko.ssh_exception.AuthenticationException": _fixed(FailureClass.PERMISSION_DENIED, False),
-    "paramiko.ssh_exception.SSHException": _unavailable(None, "ssh"),
+    "paramiko.ssh_exception.SSHException": _unavailable_unless_connecting("ssh"),  # SSHClient.connect: no session
+    # asyncssh: the SSH disconnect reason it keeps as .code (_SSH_DISCONNECT_REASONS)
+    "asyncssh.misc.DisconnectError": _ssh_disconnect,
     # asyncssh's SFTP client: one SFTPError subclass per SFTP status, the status kept as .code (_SFTP_STATUSES)
     "asyncssh.sftp.SFTPError": _sftp_status,
     # cassandra-driver (https://docs.datastax.com/en/developer/python-driver/latest/api/cassandra/): no host could
