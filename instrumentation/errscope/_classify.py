@@ -1621,8 +1621,12 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "dns.resolver.NoAnswer": _fixed(FailureClass.NOT_FOUND, False),
     "dns.resolver.NoNameservers": _unavailable(None, "dns"),
     "dns.exception.Timeout": _unavailable(True, "dns"),
-    # pymemcache: the server closed the connection before answering the command it was sent
+    # pymemcache: the server closed the connection before answering the command it was sent; the server's
+    # SERVER_ERROR ("prevents the server from carrying out the command", memcached's protocol.txt) and
+    # CLIENT_ERROR (a command that does not conform: our bug, like the library's own key checks) did nothing
     "pymemcache.exceptions.MemcacheUnexpectedCloseError": _unavailable(True, "memcached"),
+    "pymemcache.exceptions.MemcacheServerError": _unavailable(False, "memcached"),
+    "pymemcache.exceptions.MemcacheClientError": _fixed(FailureClass.UNKNOWN, False),
     # aiormq (aio-pika's transport): failing to open the connection sent nothing; once open, a lost one does not say
     "aiormq.exceptions.AMQPConnectionError": _unavailable_unless_connecting("amqp"),
     # anyio's byte streams: the peer closed before answering
