@@ -1445,11 +1445,31 @@ _UNAVAILABLE: Final = _unavailable(None)
 _POOL_WAITS: Final = frozenset({"acquire", "_acquire", "getconn", "get_connection", "wait_for_connection"})
 
 
-def _cut_off_while_connecting(exc: BaseException) -> bool:
-    stacks = [exc]  # and the cancellations under it (a client's cleanup may cancel again over the first one)
+def _modules(exc: BaseException) -> set[object]:
+    modules = set()
+    tb = exc.__traceback__
+    while tb is not None:
+        modules.add(tb.tb_frame.f_globals.get("__name__"))
+        tb = tb.tb_next
+    return modules
+
+
+def _cut_off_stacks(exc: BaseException) -> list[BaseException]:
+    """``exc`` and the cancellation under it that shows where the work was cut off: the first one whose stack
+    reaches a module the ones above it do not (a cancellation re-raised by the caller's own cleanup, in the same
+    modules, stands over it; an older one under it, handled inside a library, is another story)."""
+    stacks, seen = [exc], _modules(exc)
     while isinstance(stacks[-1].__context__, asyncio.CancelledError) and len(stacks) < _MAX_CHAIN:
         stacks.append(stacks[-1].__context__)
-    for current in stacks:
+        modules = _modules(stacks[-1])
+        if not modules <= seen:
+            break
+        seen |= modules
+    return stacks
+
+
+def _cut_off_while_connecting(exc: BaseException) -> bool:
+    for current in _cut_off_stacks(exc):
         tb = current.__traceback__
         while tb is not None:
             name = _function_name(tb.tb_frame)

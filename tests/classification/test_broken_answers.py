@@ -5,11 +5,15 @@ peer that is no HTTP server at all (an SSH banner on the port).
 Each peer is a real socket on 127.0.0.1 that reads the request first (``closing_listener(read_first=True)``),
 so every case is a request that arrived: the upstream may have acted on it, and the class is
 ``upstream_unavailable`` (the answer was lost, not refused) whatever the client calls it.
+
+And a whole answer that is not what the tool expects (a maintenance page in HTML with a 200, where the tool
+reads JSON): the upstream answered, the tool could not use it, nothing says why: ``unknown``.
 """
 
 from __future__ import annotations
 
 import http.client
+import json
 import urllib.request
 from collections.abc import Callable, Iterator
 
@@ -22,7 +26,7 @@ import urllib3
 
 from errscope import FailureClass as C
 from tests.classification.conftest import check, raised
-from tests.classification.upstreams import HOST, closing_listener
+from tests.classification.upstreams import HOST, answering, closing_listener
 
 ANSWERS = {
     "closed_without_answer": b"",
@@ -85,3 +89,32 @@ def peer(request: pytest.FixtureRequest) -> Iterator[str]:
 def test_answer_lost_after_the_request_arrived(client: str, peer: str) -> None:
     exc = raised(lambda: CLIENTS[client](peer))
     check(exc, C.UPSTREAM_UNAVAILABLE, True)
+
+
+async def _aiohttp_json(url: str) -> object:
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=5)) as session:
+        async with session.get(url) as response:
+            return await response.json()
+
+
+JSON_READERS = {
+    "httpx": lambda url: httpx.get(url, timeout=5).json(),
+    "httpx2": lambda url: httpx2.get(url, timeout=5).json(),
+    "requests": lambda url: requests.get(url, timeout=5).json(),
+    "aiohttp": _aiohttp_json,
+    "urllib": lambda url: json.loads(_urllib_get(url)),
+}
+
+
+def _urllib_get(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return response.read()
+
+
+@pytest.mark.parametrize("client", list(JSON_READERS))
+def test_answer_the_tool_cannot_read(client: str) -> None:
+    page = "<html><body><h1>Down for maintenance</h1></body></html>"
+    with answering(200, page, {"Content-Type": "text/html"}) as port:
+        exc = raised(lambda: JSON_READERS[client](f"http://{HOST}:{port}/v1/orders"))
+    assert isinstance(exc, ValueError | aiohttp.ContentTypeError)  # aiohttp checks the Content-Type first
+    check(exc, C.UNKNOWN, None)

@@ -162,3 +162,14 @@ class TestAsyncpg:
         exc = raised(slow)
         assert type(exc) is TimeoutError
         check(exc, C.UPSTREAM_UNAVAILABLE, True)
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+@pytest.mark.parametrize(("where", "sent"), [("connecting", False), ("waiting", True)])
+def test_fail_after_under_anyio_run(backlog_port: int, upstream: HttpUpstream, client: Call, where: str,
+                                    sent: bool) -> None:
+    # anyio.run: a cancellation anyio's connect_tcp handled inside itself stays in the chain under the deadline's
+    url = f"http://{HOST}:{backlog_port}/orders" if where == "connecting" else f"{upstream.url}/stall"
+    exc = raised(lambda: anyio.run(_fail_after, client(url)))
+    assert type(exc) is TimeoutError
+    check(exc, C.UPSTREAM_UNAVAILABLE, sent)
