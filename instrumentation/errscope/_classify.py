@@ -32,6 +32,12 @@ SMTP reply codes (smtplib, aiosmtplib) by the code             RFC 5321 §4.2, R
 ``grpc.RpcError``                      by status code          google/rpc/code.proto's HTTP mapping
 FTP reply codes (ftplib, aioftp)       by the code             RFC 959 §4.2
 SFTP status codes (asyncssh)           by the code             draft-ietf-secsh-filexfer-13 §9.1
+SSH disconnect reasons (asyncssh)      by the code             RFC 4253 §11.1
+a TLS alert the peer sent, under any   by the alert; a client  RFC 8446 §6.2, RFC 5246 §7.2
+client's wrapper (its ``reason``)      certificate refused:
+                                       permission_denied
+memcached ``SERVER_ERROR``,            upstream_unavailable;   memcached protocol.txt
+``CLIENT_ERROR`` (pymemcache)          unknown (our command)
 IMAP/POP3 bracketed response codes     by the code             RFC 5530, RFC 2449 §8, RFC 3206
 (imaplib, poplib)
 ``xmlrpc.client.Fault``                by its fault code       XML-RPC fault code interoperability
@@ -45,7 +51,8 @@ httpcore/httpcore2, aiohttp,
 requests/urllib3, redis-py, websockets,
 websocket-client, azure-core, pymongo,
 pika, aiormq, paramiko, ldap3,
-pymemcache, nats-py, httpx-ws, anyio's
+pymemcache, nats-py, httpx-ws,
+cassandra-driver, neo4j, anyio's
 byte streams (by their documented
 classes); ``EOFError`` out of ftplib
 ``TimeoutError`` (incl. asyncio),      upstream_unavailable
