@@ -12,9 +12,7 @@ did nothing on the server.
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import asyncssh
@@ -23,22 +21,12 @@ import pytest
 
 from errscope import FailureClass as C
 from tests.classification.conftest import check, raised
+from tests.classification.ssh_server import asyncssh_server
 from tests.classification.upstreams import HOST
 
 PASSWORD = "sftp-secret"
 READ_ONLY = "/archive"
 CRASH = "/crash"
-
-
-class _Login(asyncssh.SSHServer):
-    def begin_auth(self, username: str) -> bool:
-        return True
-
-    def password_auth_supported(self) -> bool:
-        return True
-
-    def validate_password(self, username: str, password: str) -> bool:
-        return password == PASSWORD
 
 
 class _ReadOnlyArchive(asyncssh.SFTPServer):
@@ -77,33 +65,18 @@ def sftp_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     (root / "inbox").mkdir()
     (root / "inbox" / "keep").mkdir()
     (root / "inbox" / "keep" / "a.txt").write_text("a")
-    loop = asyncio.new_event_loop()
-    ready = threading.Event()
-    state: dict[str, Any] = {}
-
-    async def start() -> None:
-        key = asyncssh.generate_private_key("ssh-ed25519")
-        server = await asyncssh.create_server(
-            _Login, HOST, 0, server_host_keys=[key],
-            sftp_factory=lambda chan: _ReadOnlyArchive(chan, chroot=str(root).encode()), sftp_version=6)
-        state["server"], state["port"] = server, server.sockets[0].getsockname()[1]
-        ready.set()
-
-    thread = threading.Thread(target=lambda: (loop.run_until_complete(start()), loop.run_forever()), daemon=True)
-    thread.start()
-    assert ready.wait(10)
-    yield int(state["port"])
-    loop.call_soon_threadsafe(state["server"].close)
-    loop.call_soon_threadsafe(loop.stop)
-    thread.join(5)
+    with asyncssh_server(PASSWORD, sftp_version=6,
+                         sftp_factory=lambda chan: _ReadOnlyArchive(chan, chroot=str(root).encode())) as port:
+        yield port
 
 
-def _paramiko(port: int, operation: Callable[[paramiko.SFTPClient], object]) -> Callable[[], None]:
+def _paramiko(port: int, operation: Callable[[paramiko.SFTPClient], object], password: str = PASSWORD,
+              ) -> Callable[[], None]:
     def run() -> None:
         client = paramiko.SSHClient()
         client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
         try:
-            client.connect(HOST, port, username="tool", password=PASSWORD, timeout=5, allow_agent=False,
+            client.connect(HOST, port, username="tool", password=password, timeout=5, allow_agent=False,
                            look_for_keys=False)
             with client.open_sftp() as sftp:
                 operation(sftp)
@@ -151,16 +124,7 @@ class TestParamiko:
         check(exc, C.PERMISSION_DENIED, False)
 
     def test_wrong_password(self, sftp_port: int) -> None:
-        def login() -> None:
-            client = paramiko.SSHClient()
-            client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
-            try:
-                client.connect(HOST, sftp_port, username="tool", password="stale", timeout=5, allow_agent=False,
-                               look_for_keys=False)
-            finally:
-                client.close()
-
-        exc = raised(login)
+        exc = raised(_paramiko(sftp_port, lambda sftp: sftp.listdir("/"), password="stale"))
         assert isinstance(exc, paramiko.AuthenticationException)
         check(exc, C.PERMISSION_DENIED, False)
 

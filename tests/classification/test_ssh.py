@@ -8,8 +8,6 @@ or never sends its banner); AuthenticationException (an SSHException) when the l
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from collections.abc import Callable, Iterator
 
 import asyncssh
@@ -18,6 +16,7 @@ import pytest
 
 from errscope import FailureClass as C
 from tests.classification.conftest import check, raised
+from tests.classification.ssh_server import asyncssh_server
 from tests.classification.upstreams import HOST, HttpUpstream, closed_port, closing_listener, silent_listener
 
 
@@ -34,36 +33,11 @@ def _connect(port: int, password: str = "wrong") -> Callable[[], None]:
     return connect
 
 
-class _DenyAll(asyncssh.SSHServer):
-    def begin_auth(self, username: str) -> bool:
-        return True
-
-    def password_auth_supported(self) -> bool:
-        return True
-
-    def validate_password(self, username: str, password: str) -> bool:
-        return False
-
-
 @pytest.fixture(scope="module")
 def ssh_server() -> Iterator[int]:
-    """A real SSH server (asyncssh) on its own event loop thread; every password is wrong."""
-    loop = asyncio.new_event_loop()
-    ready = threading.Event()
-    state: dict[str, object] = {}
-
-    async def start() -> None:
-        key = asyncssh.generate_private_key("ssh-ed25519")
-        server = await asyncssh.create_server(_DenyAll, HOST, 0, server_host_keys=[key])
-        state["server"], state["port"] = server, server.sockets[0].getsockname()[1]
-        ready.set()
-
-    thread = threading.Thread(target=lambda: (loop.run_until_complete(start()), loop.run_forever()), daemon=True)
-    thread.start()
-    assert ready.wait(10)
-    yield int(state["port"])  # type: ignore[call-overload]
-    loop.call_soon_threadsafe(loop.stop)
-    thread.join(5)
+    """A real SSH server (asyncssh) where every password is wrong."""
+    with asyncssh_server(None) as port:
+        yield port
 
 
 def test_authentication_refused(ssh_server: int) -> None:
@@ -120,34 +94,9 @@ class TestAsyncssh:
 
 @pytest.fixture(scope="module")
 def strict_ssh_server() -> Iterator[int]:
-    """A real SSH server (asyncssh) that offers one key exchange and one cipher; every password is right."""
-    loop = asyncio.new_event_loop()
-    ready = threading.Event()
-    state: dict[str, object] = {}
-
-    class AcceptAll(asyncssh.SSHServer):
-        def begin_auth(self, username: str) -> bool:
-            return True
-
-        def password_auth_supported(self) -> bool:
-            return True
-
-        def validate_password(self, username: str, password: str) -> bool:
-            return True
-
-    async def start() -> None:
-        key = asyncssh.generate_private_key("ssh-ed25519")
-        server = await asyncssh.create_server(AcceptAll, HOST, 0, server_host_keys=[key],
-                                              kex_algs=["curve25519-sha256"], encryption_algs=["aes256-gcm@openssh.com"])
-        state["server"], state["port"] = server, server.sockets[0].getsockname()[1]
-        ready.set()
-
-    thread = threading.Thread(target=lambda: (loop.run_until_complete(start()), loop.run_forever()), daemon=True)
-    thread.start()
-    assert ready.wait(10)
-    yield int(state["port"])  # type: ignore[call-overload]
-    loop.call_soon_threadsafe(loop.stop)
-    thread.join(5)
+    """A real SSH server (asyncssh) that offers one key exchange and one cipher."""
+    with asyncssh_server("pw", kex_algs=["curve25519-sha256"], encryption_algs=["aes256-gcm@openssh.com"]) as port:
+        yield port
 
 
 class TestHandshakeRefused:
