@@ -25,7 +25,7 @@ from tests.classification.upstreams import HOST, HttpUpstream
 
 SHORT = 0.3
 """Seconds: a deadline that ends while connecting to a listener whose accept queue is full (it never connects)."""
-SETTLED = 1.0
+SETTLED = 0.6
 """Seconds: a deadline that ends while waiting for the answer; the connection is open well before (anyio and httpx
 resolve even an IP address in a worker thread, which a loaded machine may take a few hundred milliseconds to run)."""
 
