@@ -749,6 +749,7 @@ def _db_code(exc: BaseException) -> tuple[FailureClass, bool | None] | None:
 _CONNECTING_FUNCTIONS: Final = frozenset({"connect", "_connect", "connect_tcp", "connect_unix", "sock_connect",
                                           "create_connection", "open_connection", "start_connection"})
 
+
 def _function_name(frame: Any) -> str:
     # Cython-compiled modules (cassandra-driver's) name their code objects "package.module.Class.method"
     return str(frame.f_code.co_name).rpartition(".")[2]
@@ -1348,8 +1349,8 @@ def _sftp_status(exc: BaseException) -> Classification:
 
 
 # SSH disconnect reason codes (RFC 4253 §11.1), what asyncssh's DisconnectError keeps as ``code``. The host, the
-# login or the key exchange refused happen before any session: nothing was sent; so does anything raised while
-# the client connects.
+# login or the key exchange refused come before any session: nothing was sent; nor was it for anything raised
+# while the client connects.
 _SSH_DISCONNECT_REASONS: Final[dict[int, tuple[FailureClass, bool | None]]] = {
     **dict.fromkeys((1, 13, 14, 15), (FailureClass.PERMISSION_DENIED, False)),  # HOST_NOT_ALLOWED_TO_CONNECT,
     # AUTH_CANCELLED_BY_USER, NO_MORE_AUTH_METHODS_AVAILABLE, ILLEGAL_USER_NAME
@@ -1488,7 +1489,8 @@ def _cut_off_while_connecting(exc: BaseException) -> bool:
 
 
 def _cut_off(exc: BaseException) -> Classification:
-    return _unavailable(not _cut_off_while_connecting(exc))(exc)
+    return (_UNAVAILABLE_NOT_SENT if _cut_off_while_connecting(exc) else _UNAVAILABLE_MAYBE_SENT)(exc)
+
 
 # Exceptions of optional libraries, matched by "module.qualname" so they are never imported here.
 # HTTP clients: the failure before the request left (connect, DNS, TLS handshake, pool) is not
