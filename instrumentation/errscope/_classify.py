@@ -31,6 +31,13 @@ httpx-ws)                              as HTTP statuses
 SMTP reply codes (smtplib, aiosmtplib) by the code             RFC 5321 §4.2, RFC 4954, RFC 3463
 ``grpc.RpcError``                      by status code          google/rpc/code.proto's HTTP mapping
 FTP reply codes (ftplib, aioftp)       by the code             RFC 959 §4.2
+SFTP status codes (asyncssh)           by the code             draft-ietf-secsh-filexfer-13 §9.1
+SSH disconnect reasons (asyncssh)      by the code             RFC 4253 §11.1
+a TLS alert the peer sent, under any   by the alert; a client  RFC 8446 §6.2, RFC 5246 §7.2
+client's wrapper (its ``reason``)      certificate refused:
+                                       permission_denied
+memcached ``SERVER_ERROR``,            upstream_unavailable;   memcached protocol.txt
+``CLIENT_ERROR`` (pymemcache)          unknown (our command)
 IMAP/POP3 bracketed response codes     by the code             RFC 5530, RFC 2449 §8, RFC 3206
 (imaplib, poplib)
 ``xmlrpc.client.Fault``                by its fault code       XML-RPC fault code interoperability
@@ -44,7 +51,8 @@ httpcore/httpcore2, aiohttp,
 requests/urllib3, redis-py, websockets,
 websocket-client, azure-core, pymongo,
 pika, aiormq, paramiko, ldap3,
-pymemcache, nats-py, httpx-ws, anyio's
+pymemcache, nats-py, httpx-ws,
+cassandra-driver, neo4j, anyio's
 byte streams (by their documented
 classes); ``EOFError`` out of ftplib
 ``TimeoutError`` (incl. asyncio),      upstream_unavailable
@@ -87,7 +95,10 @@ Every rule also says whether the failed request may have been acted on
 (:attr:`Classification.side_effect_possible`): ``False`` when it never reached the upstream or was
 refused as a whole (connect, DNS, TLS handshake, pool, 4xx, 501/503/505, a statement the database
 rejected), ``True`` when it was sent and then the answer failed (read or write timeout, connection
-dropped, other 5xx, the SDK's -32001/-32000), ``None`` when the exception does not tell. Optional
+dropped, other 5xx, the SDK's -32001/-32000), ``None`` when the exception does not tell. A bare
+``TimeoutError`` or ``CancelledError`` (a socket timeout, a tool's own deadline) tells by the stack it cut
+off: opening a connection or waiting for a pool's is not sent. An ``OSError`` refusal with an errno
+(``ENOENT``, ``EACCES``) did nothing. Optional
 libraries are matched by ``module.qualname`` (``_NAMED_RULES``), so none of them is imported.
 """
 
@@ -423,10 +434,21 @@ def _request_address(exc: BaseException) -> str | None:
     return None
 
 
+# An HTTP client's parser failing on what came back (aiohttp's HttpProcessingError: BadStatusLine, InvalidHeader,
+# LineTooLong): it keeps a status of its own making (400), and aiohttp raises its ClientResponseError from it with
+# that status. No server said 400: the answer was no HTTP, after the request went out.
+_HTTP_PARSE_ERRORS: Final = frozenset({"aiohttp.http_exceptions.HttpProcessingError"})
+
+
+def _is_http_parse_error(exc: BaseException | None) -> bool:
+    return exc is not None and any(f"{klass.__module__}.{klass.__qualname__}" in _HTTP_PARSE_ERRORS
+                                   for klass in type(exc).__mro__)
+
+
 def _http_status(exc: BaseException) -> Classification | None:
     status = http_status_of(exc)
-    if status is None:
-        return None
+    if status is None or _is_http_parse_error(exc.__cause__):
+        return None  # none, or the client parser's own: its cause decides
     result = _status_classification(status, lambda name: _response_header(exc, name), _request_address(exc))
     # An API that answers 401/403 for what does not exist (so as not to say whether it is private: the Hugging
     # Face Hub) names it in its own error code; the SDK's class says so (RepositoryNotFoundError).
@@ -722,15 +744,27 @@ def _db_code(exc: BaseException) -> tuple[FailureClass, bool | None] | None:
     return None
 
 
-def _raised_connecting(exc: BaseException, package: str | None = None) -> bool:
-    """Whether ``exc`` came out of a ``connect`` function of ``package`` (default: the exception's
-    own library; PEP 249's ``connect()``, ``Connection.connect``): no connection existed, so no
-    statement was sent."""
+# Functions that open a connection (a driver's connect, the socket's, asyncio's and anyio's): an error raised
+# while one of them ran came before any request of the caller's was sent.
+_CONNECTING_FUNCTIONS: Final = frozenset({"connect", "_connect", "connect_tcp", "connect_unix", "sock_connect",
+                                          "create_connection", "open_connection", "start_connection"})
+
+
+def _function_name(frame: Any) -> str:
+    # Cython-compiled modules (cassandra-driver's) name their code objects "package.module.Class.method"
+    return str(frame.f_code.co_name).rpartition(".")[2]
+
+
+def _raised_connecting(exc: BaseException, package: str | None = None, *, anywhere: bool = False) -> bool:
+    """Whether ``exc`` came out of a connecting function (``_CONNECTING_FUNCTIONS``) of ``package`` (default:
+    the exception's own library; PEP 249's ``connect()``, ``Connection.connect``; ``anywhere``: of any
+    module): no connection existed, so no statement was sent."""
     package = package or type(exc).__module__.partition(".")[0]
     tb = exc.__traceback__
     while tb is not None:
         frame = tb.tb_frame
-        if frame.f_code.co_name == "connect" and str(frame.f_globals.get("__name__", "")).partition(".")[0] == package:
+        if (_function_name(frame) in _CONNECTING_FUNCTIONS
+                and (anywhere or str(frame.f_globals.get("__name__", "")).partition(".")[0] == package)):
             return True
         tb = tb.tb_next
     return False
@@ -825,10 +859,21 @@ def raised_in(exc: BaseException, *modules: str) -> bool:
 
 def _file_or_program(failure_class: FailureClass) -> Rule:
     # The same errno means "no such file" to a tool reading one, and "the program is not there" when
-    # it starts a process (an stdio MCP server, a CLI): then a service it needs cannot be reached.
+    # it starts a process (an stdio MCP server, a CLI), or "the socket is not there" when it connects to a
+    # Unix socket (connect(2): the service does not run): then a service it needs cannot be reached.
+    # One with an errno is the refusal of the call itself (open(2), unlink(2), an SFTP status paramiko maps to
+    # ENOENT/EACCES): nothing was done. One an author raised with a text only does not say.
     program = Classification(FailureClass.UPSTREAM_UNAVAILABLE, side_effect_possible=False)
+    refused = Classification(failure_class, side_effect_possible=False)
     file = Classification(failure_class)
-    return lambda exc: program if raised_in(exc, "subprocess") else file
+    missing_socket = failure_class is FailureClass.NOT_FOUND
+
+    def rule(exc: BaseException) -> Classification:
+        if raised_in(exc, "subprocess") or (missing_socket and _raised_connecting(exc, anywhere=True)):
+            return program
+        return refused if getattr(exc, "errno", None) is not None else file
+
+    return rule
 
 
 def _os_error(exc: BaseException) -> Classification | None:
@@ -856,9 +901,20 @@ def _never_sent(rule: Rule) -> Rule:
     return lambda exc: replace(rule(exc) or _UNKNOWN, side_effect_possible=False)
 
 
+def _never_sent_when_connecting(rule: Rule, package: str) -> Rule:
+    """``rule``, and not sent when raised inside ``package``'s ``connect`` (see :func:`_raised_connecting`)."""
+    return lambda exc: _never_sent(rule)(exc) if _raised_connecting(exc, package) else rule(exc)
+
+
 def _reason_or_chain(exc: BaseException) -> BaseException | None:
     reason = getattr(exc, "reason", None)
     return reason if isinstance(reason, BaseException) else exc.__cause__ or exc.__context__
+
+
+def _first_address_error(exc: BaseException) -> object:
+    # paramiko's NoValidConnectionsError, cassandra-driver's NoHostAvailable: {address: the error there}
+    errors = getattr(exc, "errors", None)
+    return next(iter(errors.values()), None) if isinstance(errors, Mapping) else None
 
 
 def _first_exception_arg(exc: BaseException) -> BaseException | None:
@@ -902,7 +958,7 @@ _API_CODE_FAMILIES: Final = (
                 r"signaturedoesnotmatch|expiredtoken|unrecognizedclient|authfailure|missingauthenticationtoken|"
                 r"notauthed|invalidauth|missingscope|nopermission|tokenrevoked|tokenexpired|accountinactive"),
      FailureClass.PERMISSION_DENIED),
-    (re.compile(r"notfound|nosuch"), FailureClass.NOT_FOUND),
+    (re.compile(r"notfound|nosuch|nonexist|doesnotexist"), FailureClass.NOT_FOUND),  # SQS: "...NonExistentQueue"
     (re.compile(r"validation|invalidargument|invalidparameter|conditionalcheckfailed|malformedpolicy|toolong|"
                 r"baduserinput"),
      FailureClass.INVALID_INPUT),
@@ -1027,6 +1083,47 @@ def _oauth_error(exc: BaseException) -> Classification | None:
     failure_class, sent = _OAUTH_CODES.get(code, (FailureClass.UNKNOWN, False))
     wait = parse_retry_after(_response_header(exc, "Retry-After")) if failure_class is FailureClass.RATE_LIMITED else None
     return Classification(failure_class, retry_after=wait, upstream=Upstream("oauth", code), side_effect_possible=sent)
+
+
+# TLS alerts the peer sent (RFC 8446 §6.2, RFC 5246 §7.2), by OpenSSL's reason code for a received alert
+# (``ssl.SSLError.reason``: "TLSV13_ALERT_CERTIFICATE_REQUIRED", "SSLV3_ALERT_HANDSHAKE_FAILURE"). The server
+# refused the connection before it read a request, even when over TLS 1.3 the client had written it already.
+# One about the client's certificate refuses the tool's credential; one about the protocol (no version, cipher
+# or extension in common) leaves the upstream unusable. HTTP clients wrap the SSLError (httpx's ReadError,
+# aiohttp's ClientOSError, requests' SSLError over urllib3's): what it says decides over the wrapper's type.
+_TLS_ALERT: Final = re.compile(r"(?:SSLV3|TLSV1|TLSV13)_(?:ALERT_)?([A-Z_]+)")
+_TLS_ALERT_CLASSES: Final = {
+    **dict.fromkeys(("CERTIFICATE_REQUIRED", "NO_CERTIFICATE", "BAD_CERTIFICATE", "UNSUPPORTED_CERTIFICATE",
+                     "CERTIFICATE_REVOKED", "CERTIFICATE_EXPIRED", "CERTIFICATE_UNKNOWN", "UNKNOWN_CA",
+                     "ACCESS_DENIED", "UNKNOWN_PSK_IDENTITY"), FailureClass.PERMISSION_DENIED),
+    **dict.fromkeys(("HANDSHAKE_FAILURE", "PROTOCOL_VERSION", "INSUFFICIENT_SECURITY", "INAPPROPRIATE_FALLBACK",
+                     "UNRECOGNIZED_NAME", "NO_APPLICATION_PROTOCOL", "MISSING_EXTENSION", "UNSUPPORTED_EXTENSION",
+                     "ILLEGAL_PARAMETER"), FailureClass.UPSTREAM_UNAVAILABLE),
+}
+
+
+def _peer_tls_alert(exc: BaseException) -> str | None:
+    """The TLS alert (``_TLS_ALERT_CLASSES``) of an ``ssl.SSLError`` in or under ``exc``: its chain, exceptions
+    among its arguments, its ``reason`` (urllib) or ``os_error`` (aiohttp)."""
+    pending, seen = [exc], 0
+    while pending and seen < _MAX_CHAIN:
+        current = pending.pop()
+        seen += 1
+        if isinstance(current, ssl.SSLError):
+            match = _TLS_ALERT.fullmatch(str(getattr(current, "reason", None) or ""))
+            if match and match.group(1) in _TLS_ALERT_CLASSES:
+                return match.group(1)
+        inner = [current.__cause__, current.__context__, _attribute(current, "reason"),
+                 _attribute(current, "os_error"), *current.args]
+        pending.extend(e for e in inner if isinstance(e, BaseException) and e is not current)
+    return None
+
+
+def _tls_refusal(exc: BaseException) -> Classification | None:
+    alert = _peer_tls_alert(exc)
+    if alert is None:
+        return None
+    return Classification(_TLS_ALERT_CLASSES[alert], upstream=Upstream("tls", alert), side_effect_possible=False)
 
 
 def _unavailable_unless_connecting(system: str, package: str | None = None) -> Rule:
@@ -1226,6 +1323,52 @@ def _grpc_error(exc: BaseException) -> Classification:
     return Classification(failure_class, upstream=Upstream("grpc", name), side_effect_possible=side_effect)
 
 
+# SFTP status codes (draft-ietf-secsh-filexfer-13 §9.1; v3 defines 0-8) -> class. A status answers a request
+# the server refused or could not carry out: nothing was done, except where the connection went away under it.
+_SFTP_STATUSES: Final[dict[int, FailureClass]] = {
+    **dict.fromkeys((2, 10), FailureClass.NOT_FOUND),  # NO_SUCH_FILE, NO_SUCH_PATH
+    **dict.fromkeys((3, 12, 22), FailureClass.PERMISSION_DENIED),  # PERMISSION_DENIED, WRITE_PROTECT, CANNOT_DELETE
+    # a path or argument that does not fit what is there: FILE_ALREADY_EXISTS, UNKNOWN_PRINCIPAL, DIR_NOT_EMPTY,
+    # NOT_A_DIRECTORY, INVALID_FILENAME, LINK_LOOP, INVALID_PARAMETER, FILE_IS_A_DIRECTORY, OWNER_INVALID,
+    # GROUP_INVALID, NO_MATCHING_BYTE_RANGE_LOCK
+    **dict.fromkeys((11, 16, 18, 19, 20, 21, 23, 24, 29, 30, 31), FailureClass.INVALID_INPUT),
+    # the server cannot now: NO_CONNECTION, CONNECTION_LOST, NO_MEDIA, NO_SPACE_ON_FILESYSTEM, QUOTA_EXCEEDED,
+    # LOCK_CONFLICT, BYTE_RANGE_LOCK_CONFLICT, BYTE_RANGE_LOCK_REFUSED, DELETE_PENDING, FILE_CORRUPT
+    **dict.fromkeys((6, 7, 13, 14, 15, 17, 25, 26, 27, 28), FailureClass.UPSTREAM_UNAVAILABLE),
+    # EOF (read past the end), FAILURE (no reason given), BAD_MESSAGE, OP_UNSUPPORTED, INVALID_HANDLE: unknown
+}
+_SFTP_CONNECTION_LOST: Final = 7
+
+
+def _sftp_status(exc: BaseException) -> Classification:
+    code = getattr(exc, "code", None)
+    if not isinstance(code, int) or isinstance(code, bool):
+        return _UNKNOWN
+    return Classification(_SFTP_STATUSES.get(code, FailureClass.UNKNOWN), upstream=Upstream("sftp", str(code)),
+                          side_effect_possible=code == _SFTP_CONNECTION_LOST)
+
+
+# SSH disconnect reason codes (RFC 4253 §11.1), what asyncssh's DisconnectError keeps as ``code``. The host, the
+# login or the key exchange refused come before any session: nothing was sent; nor was it for anything raised
+# while the client connects.
+_SSH_DISCONNECT_REASONS: Final[dict[int, tuple[FailureClass, bool | None]]] = {
+    **dict.fromkeys((1, 13, 14, 15), (FailureClass.PERMISSION_DENIED, False)),  # HOST_NOT_ALLOWED_TO_CONNECT,
+    # AUTH_CANCELLED_BY_USER, NO_MORE_AUTH_METHODS_AVAILABLE, ILLEGAL_USER_NAME
+    **dict.fromkeys((3, 8, 9), (FailureClass.UPSTREAM_UNAVAILABLE, False)),  # KEY_EXCHANGE_FAILED,
+    # PROTOCOL_VERSION_NOT_SUPPORTED, HOST_KEY_NOT_VERIFIABLE
+    **dict.fromkeys((2, 5, 6, 7, 10, 11, 12), (FailureClass.UPSTREAM_UNAVAILABLE, None)),  # PROTOCOL_ERROR,
+    # MAC_ERROR, COMPRESSION_ERROR, SERVICE_NOT_AVAILABLE, CONNECTION_LOST, BY_APPLICATION, TOO_MANY_CONNECTIONS
+}
+
+
+def _ssh_disconnect(exc: BaseException) -> Classification:
+    code = getattr(exc, "code", None)
+    failure_class, sent = _SSH_DISCONNECT_REASONS.get(code, (FailureClass.UPSTREAM_UNAVAILABLE, None))  # type: ignore[arg-type]
+    if _raised_connecting(exc):
+        sent = False
+    return Classification(failure_class, upstream=Upstream("ssh", str(code)), side_effect_possible=sent)
+
+
 # SMTP reply codes (RFC 5321 §4.2.2-4.2.3; AUTH: RFC 4954 §6; the enhanced code's class 7, security
 # or policy: RFC 3463 §3.8). A 4yz reply is transient ("the action was not taken"), a 5yz one
 # permanent; every negative reply refused the command, so nothing was sent on.
@@ -1303,6 +1446,52 @@ _UNAVAILABLE_NOT_SENT: Final = _unavailable(False)
 _UNAVAILABLE_MAYBE_SENT: Final = _unavailable(True)
 _UNAVAILABLE: Final = _unavailable(None)
 
+# What a timeout or a cancellation cut off, by the functions on the stack it was raised from (its own traceback,
+# and the CancelledError a deadline raises it over: asyncio.timeout, wait_for, anyio.fail_after): opening a
+# connection (_CONNECTING_FUNCTIONS) or waiting for a pool's connection (a method of a *Pool* object). Then the
+# request had not left. Anywhere else (waiting for the answer) it may have been acted on.
+_POOL_WAITS: Final = frozenset({"acquire", "_acquire", "getconn", "get_connection", "wait_for_connection"})
+
+
+def _modules(exc: BaseException) -> set[object]:
+    modules = set()
+    tb = exc.__traceback__
+    while tb is not None:
+        modules.add(tb.tb_frame.f_globals.get("__name__"))
+        tb = tb.tb_next
+    return modules
+
+
+def _cut_off_stacks(exc: BaseException) -> list[BaseException]:
+    """``exc`` and the cancellation under it that shows where the work was cut off: the first one whose stack
+    reaches a module the ones above it do not (a cancellation re-raised by the caller's own cleanup, in the same
+    modules, stands over it; an older one under it, handled inside a library, is another story)."""
+    stacks, seen = [exc], _modules(exc)
+    while isinstance(stacks[-1].__context__, asyncio.CancelledError) and len(stacks) < _MAX_CHAIN:
+        stacks.append(stacks[-1].__context__)
+        modules = _modules(stacks[-1])
+        if not modules <= seen:
+            break
+        seen |= modules
+    return stacks
+
+
+def _cut_off_while_connecting(exc: BaseException) -> bool:
+    for current in _cut_off_stacks(exc):
+        tb = current.__traceback__
+        while tb is not None:
+            name = _function_name(tb.tb_frame)
+            if name in _CONNECTING_FUNCTIONS or (
+                    name in _POOL_WAITS and "Pool" in type(tb.tb_frame.f_locals.get("self")).__name__):
+                return True
+            tb = tb.tb_next
+    return False
+
+
+def _cut_off(exc: BaseException) -> Classification:
+    return (_UNAVAILABLE_NOT_SENT if _cut_off_while_connecting(exc) else _UNAVAILABLE_MAYBE_SENT)(exc)
+
+
 # Exceptions of optional libraries, matched by "module.qualname" so they are never imported here.
 # HTTP clients: the failure before the request left (connect, DNS, TLS handshake, pool) is not
 # sent; a timeout or lost connection while waiting for the answer may have been acted on.
@@ -1318,6 +1507,7 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "aiohttp.client_exceptions.ServerDisconnectedError": _unavailable(True, "http"),
     "aiohttp.client_exceptions.ClientConnectionResetError": _unavailable(True, "http"),
     "aiohttp.client_exceptions.ClientPayloadError": _unavailable(True, "http"),
+    "aiohttp.http_exceptions.HttpProcessingError": _unavailable(True, "http"),  # the answer did not parse
     "aiohttp.client_exceptions.ClientConnectionError": _unavailable(None, "http"),
     # requests (https://requests.readthedocs.io/en/latest/api/#exceptions) wraps urllib3's error in args[0]
     "requests.exceptions.ConnectTimeout": _unavailable(False, "http"),
@@ -1334,7 +1524,8 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "urllib3.exceptions.SSLError": _unavailable(False, "http"),
     "urllib3.exceptions.ProxyError": _unavailable(False, "http"),
     "urllib3.exceptions.TimeoutError": _unavailable(True, "http"),  # ReadTimeoutError
-    "urllib3.exceptions.ProtocolError": _unavailable(True, "http"),  # the connection dropped mid-answer
+    # the connection dropped mid-answer, unless the error it wraps says it never opened (a Unix socket not there)
+    "urllib3.exceptions.ProtocolError": _wrapping(_first_exception_arg, _unavailable(True, "http")),
     "urllib3.exceptions.DecodeError": _unavailable(True, "http"),
     # httpcore / httpcore2, should one escape the client that wraps them
     **{f"{lib}.{name}": _http_transport_error for lib in ("httpcore", "httpcore2") for name in (
@@ -1411,10 +1602,21 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # paramiko (https://docs.paramiko.org/en/stable/api/ssh_exception.html): every address refused the
     # connection (the socket errors are in .errors); SSHException is the protocol failing (a peer that
     # closes or never sends the banner); AuthenticationException, a subclass, the login refused.
-    "paramiko.ssh_exception.NoValidConnectionsError": _wrapping(
-        lambda exc: next(iter(getattr(exc, "errors", {}).values()), None), _unavailable(False, "ssh")),
+    "paramiko.ssh_exception.NoValidConnectionsError": _wrapping(_first_address_error, _unavailable(False, "ssh")),
     "paramiko.ssh_exception.AuthenticationException": _fixed(FailureClass.PERMISSION_DENIED, False),
-    "paramiko.ssh_exception.SSHException": _unavailable(None, "ssh"),
+    "paramiko.ssh_exception.SSHException": _unavailable_unless_connecting("ssh"),  # SSHClient.connect: no session
+    # asyncssh: the SSH disconnect reason it keeps as .code (_SSH_DISCONNECT_REASONS)
+    "asyncssh.misc.DisconnectError": _ssh_disconnect,
+    # asyncssh's SFTP client: one SFTPError subclass per SFTP status, the status kept as .code (_SFTP_STATUSES)
+    "asyncssh.sftp.SFTPError": _sftp_status,
+    # cassandra-driver (https://docs.datastax.com/en/developer/python-driver/latest/api/cassandra/): no host could
+    # take the request, each host's error in .errors (the first decides); no contact point resolved: nothing sent
+    "cassandra.cluster.NoHostAvailable": _never_sent_when_connecting(
+        _wrapping(_first_address_error, _unavailable(None, "cassandra")), "cassandra"),
+    "cassandra.UnresolvableContactPoints": _unavailable(False, "cassandra"),
+    # neo4j (https://neo4j.com/docs/api/python-driver/current/api.html#errors): no server could be reached or a
+    # connection failed; raised inside the driver's connect, the Bolt handshake never completed: nothing sent
+    "neo4j.exceptions.ServiceUnavailable": _unavailable_unless_connecting("neo4j"),
     # ldap3 (https://ldap3.readthedocs.io/en/latest/exceptions.html): the socket could not be opened
     # (refused, unresolvable): nothing sent; other communication errors leave it open.
     "ldap3.core.exceptions.LDAPSocketOpenError": _unavailable(False, "ldap"),
@@ -1448,8 +1650,12 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "dns.resolver.NoAnswer": _fixed(FailureClass.NOT_FOUND, False),
     "dns.resolver.NoNameservers": _unavailable(None, "dns"),
     "dns.exception.Timeout": _unavailable(True, "dns"),
-    # pymemcache: the server closed the connection before answering the command it was sent
+    # pymemcache: the server closed the connection before answering the command it was sent; the server's
+    # SERVER_ERROR ("prevents the server from carrying out the command", memcached's protocol.txt) and
+    # CLIENT_ERROR (a command that does not conform: our bug, like the library's own key checks) did nothing
     "pymemcache.exceptions.MemcacheUnexpectedCloseError": _unavailable(True, "memcached"),
+    "pymemcache.exceptions.MemcacheServerError": _unavailable(False, "memcached"),
+    "pymemcache.exceptions.MemcacheClientError": _fixed(FailureClass.UNKNOWN, False),
     # aiormq (aio-pika's transport): failing to open the connection sent nothing; once open, a lost one does not say
     "aiormq.exceptions.AMQPConnectionError": _unavailable_unless_connecting("amqp"),
     # anyio's byte streams: the peer closed before answering
@@ -1462,9 +1668,11 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
 }
 
 _OWN_CODE_RULES: Final = frozenset(
-    _NAMED_RULES[name] for name in ("smtplib.SMTPResponseException", "aiosmtplib.errors.SMTPResponseException")
+    _NAMED_RULES[name] for name in ("smtplib.SMTPResponseException", "aiosmtplib.errors.SMTPResponseException",
+                                    *_HTTP_PARSE_ERRORS)
 )
-"""Rules that read a protocol's own reply code: an attribute shaped like an HTTP status is not one there."""
+"""Rules that read a protocol's own reply code, or know the status-shaped code is no server's (a client parser's):
+an attribute shaped like an HTTP status is not one there."""
 
 _REGISTERED: dict[type[BaseException], Rule] = {ToolFailure: _tool_failure}
 """What an author said: the errscope family and :func:`register`'s types. They win over everything."""
@@ -1475,8 +1683,8 @@ _RULES: dict[type[BaseException], Rule] = {
     pydantic.ValidationError: _pydantic_validation,
     MCPError: _mcp_error,
     ToolError: _mcp_tool_error,
-    # The standard library. A bare timeout cannot tell a connect from a read: it may have been sent.
-    TimeoutError: _UNAVAILABLE_MAYBE_SENT,
+    # The standard library.
+    TimeoutError: _cut_off,  # the stack it was raised from tells a connect from a wait for the answer
     ConnectionRefusedError: _UNAVAILABLE_NOT_SENT,
     ConnectionResetError: _UNAVAILABLE_MAYBE_SENT,
     ConnectionAbortedError: _UNAVAILABLE_MAYBE_SENT,
@@ -1485,7 +1693,7 @@ _RULES: dict[type[BaseException], Rule] = {
     socket.gaierror: _UNAVAILABLE_NOT_SENT,  # the name did not resolve
     ssl.SSLCertVerificationError: _UNAVAILABLE_NOT_SENT,
     ssl.SSLError: _UNAVAILABLE,
-    asyncio.CancelledError: _UNAVAILABLE_MAYBE_SENT,  # the awaited work was cut off midway
+    asyncio.CancelledError: _cut_off,  # the awaited work was cut off midway
     concurrent.futures.CancelledError: _UNAVAILABLE_NOT_SENT,  # Future.cancel() succeeds only before it runs
     asyncio.IncompleteReadError: _UNAVAILABLE_MAYBE_SENT,  # the peer closed mid-answer
     http.client.IncompleteRead: _UNAVAILABLE_MAYBE_SENT,
@@ -1522,7 +1730,8 @@ def _lookup(exc: BaseException) -> Rule | None:
     Without any class rule: that carried status, else a database's SQLSTATE on a type outside PEP
     249's names (asyncpg)."""
     carried = (_oauth_error if _oauth_code(exc) is not None else _api_error if _api_code(exc) is not None
-               else _http_status if http_status_of(exc) is not None else None)
+               else _http_status if http_status_of(exc) is not None
+               else _tls_refusal if _peer_tls_alert(exc) is not None else None)
     for klass in type(exc).__mro__:
         rule = _REGISTERED.get(klass)
         if rule is not None:

@@ -1,7 +1,8 @@
-"""Real PostgreSQL, MariaDB and Redis servers for the corpus, each on a free port of 127.0.0.1 in a temp dir.
+"""Real PostgreSQL, MariaDB, Redis and memcached servers for the corpus, each on a free port of 127.0.0.1 (in a
+temp dir where they keep files).
 
-All come from Debian packages (``postgresql``, ``mariadb-server``, ``redis-server``; ``.ci/run`` installs
-them). PostgreSQL refuses to run as root, so under root the cluster belongs to the package's
+All come from Debian packages (``postgresql``, ``mariadb-server``, ``redis-server``, ``memcached``; ``.ci/run``
+installs them). PostgreSQL refuses to run as root, so under root the cluster belongs to the package's
 ``postgres`` user; MariaDB's server switches to the package's ``mysql`` user itself.
 """
 
@@ -11,6 +12,7 @@ import glob
 import os
 import pwd
 import shutil
+import socket
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -20,7 +22,7 @@ from pathlib import Path
 from tests.classification.upstreams import HOST, closed_port, wait_ready
 from tests.conftest import require
 
-__all__ = ["Postgres", "mariadb_server", "postgres_server", "redis_server"]
+__all__ = ["Postgres", "mariadb_server", "memcached_server", "postgres_server", "redis_server"]
 
 PASSWORD = "corpus-pw"
 """The password of the corpus's roles (a throwaway cluster on loopback)."""
@@ -108,6 +110,30 @@ def redis_server() -> Iterator[int]:
         process.terminate()
         process.wait(10)
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+@contextmanager
+def memcached_server(*options: str) -> Iterator[int]:
+    """A memcached on a free port, started with ``options`` (``-m`` megabytes, ``-M`` to refuse rather than evict)."""
+    executable = shutil.which("memcached")
+    require(executable is not None, "memcached is not installed (apt-get install memcached)")
+    assert executable is not None
+    port = closed_port()
+    user = ["-u", "memcache" if _has_user("memcache") else "root"] if os.geteuid() == 0 else []
+    process = subprocess.Popen([executable, "-l", HOST, "-p", str(port), "-U", "0", *user, *options],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        def probe() -> None:
+            with socket.create_connection((HOST, port), timeout=1) as sock:
+                sock.sendall(b"version\r\n")
+                if not sock.recv(64).startswith(b"VERSION"):
+                    raise ConnectionError("memcached is not answering yet")
+
+        wait_ready(probe, process)
+        yield port
+    finally:
+        process.terminate()
+        process.wait(10)
 
 
 @contextmanager

@@ -178,9 +178,10 @@ class TestAioPika:
         check(exc, C.UPSTREAM_UNAVAILABLE, False)
 
     def test_handshake_never_answered(self, silent_port: int) -> None:
+        # a bare TimeoutError, raised inside aiormq's connect: no message of the tool's had been published
         exc = raised(lambda: aio_pika.connect(f"amqp://guest:guest@{HOST}:{silent_port}/", timeout=SHORT))
         assert isinstance(exc, TimeoutError)
-        check(exc, C.UPSTREAM_UNAVAILABLE, True)
+        check(exc, C.UPSTREAM_UNAVAILABLE, False)
 
 
 @pytest.fixture

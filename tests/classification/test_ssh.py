@@ -8,8 +8,6 @@ or never sends its banner); AuthenticationException (an SSHException) when the l
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from collections.abc import Callable, Iterator
 
 import asyncssh
@@ -18,6 +16,7 @@ import pytest
 
 from errscope import FailureClass as C
 from tests.classification.conftest import check, raised
+from tests.classification.ssh_server import asyncssh_server
 from tests.classification.upstreams import HOST, HttpUpstream, closed_port, closing_listener, silent_listener
 
 
@@ -34,36 +33,11 @@ def _connect(port: int, password: str = "wrong") -> Callable[[], None]:
     return connect
 
 
-class _DenyAll(asyncssh.SSHServer):
-    def begin_auth(self, username: str) -> bool:
-        return True
-
-    def password_auth_supported(self) -> bool:
-        return True
-
-    def validate_password(self, username: str, password: str) -> bool:
-        return False
-
-
 @pytest.fixture(scope="module")
 def ssh_server() -> Iterator[int]:
-    """A real SSH server (asyncssh) on its own event loop thread; every password is wrong."""
-    loop = asyncio.new_event_loop()
-    ready = threading.Event()
-    state: dict[str, object] = {}
-
-    async def start() -> None:
-        key = asyncssh.generate_private_key("ssh-ed25519")
-        server = await asyncssh.create_server(_DenyAll, HOST, 0, server_host_keys=[key])
-        state["server"], state["port"] = server, server.sockets[0].getsockname()[1]
-        ready.set()
-
-    thread = threading.Thread(target=lambda: (loop.run_until_complete(start()), loop.run_forever()), daemon=True)
-    thread.start()
-    assert ready.wait(10)
-    yield int(state["port"])  # type: ignore[call-overload]
-    loop.call_soon_threadsafe(loop.stop)
-    thread.join(5)
+    """A real SSH server (asyncssh) where every password is wrong."""
+    with asyncssh_server(None) as port:
+        yield port
 
 
 def test_authentication_refused(ssh_server: int) -> None:
@@ -81,13 +55,13 @@ def test_connection_refused() -> None:
 
 @pytest.mark.parametrize("where", ["closing", "silent", "http"])
 def test_no_ssh_banner(upstream: HttpUpstream, where: str) -> None:
-    # The banner never came (the peer closed, stayed silent, or speaks HTTP): the protocol failed
-    # before any command ran, but SSHException is also paramiko's error for a session lost later.
+    # The banner never came (the peer closed, stayed silent, or speaks HTTP): SSHException is also paramiko's
+    # error for a session lost later, but this one came out of SSHClient.connect: no command had been sent.
     with silent_listener() as silent, closing_listener() as closing:
         port = {"closing": closing, "silent": silent, "http": upstream.port}[where]
         exc = raised(_connect(port))
     assert type(exc) is paramiko.SSHException
-    result = check(exc, C.UPSTREAM_UNAVAILABLE, None)
+    result = check(exc, C.UPSTREAM_UNAVAILABLE, False)
     assert result.upstream is not None and result.upstream.system == "ssh"
 
 
@@ -112,7 +86,72 @@ class TestAsyncssh:
         check(exc, C.UPSTREAM_UNAVAILABLE, False)
 
     def test_no_banner(self, silent_port: int) -> None:
-        # asyncssh's DisconnectError family: the connection lost before the login finished
+        # asyncssh's DisconnectError family (reason CONNECTION_LOST): lost before the login finished
         exc = raised(_asyncssh_connect(silent_port))
         assert type(exc) is asyncssh.ConnectionLost
-        check(exc, C.UPSTREAM_UNAVAILABLE, None)
+        check(exc, C.UPSTREAM_UNAVAILABLE, False)
+
+
+@pytest.fixture(scope="module")
+def strict_ssh_server() -> Iterator[int]:
+    """A real SSH server (asyncssh) that offers one key exchange and one cipher."""
+    with asyncssh_server("pw", kex_algs=["curve25519-sha256"], encryption_algs=["aes256-gcm@openssh.com"]) as port:
+        yield port
+
+
+class TestHandshakeRefused:
+    """The SSH transport refused before any login (RFC 4253 §11.1's reasons): nothing was sent."""
+
+    def test_asyncssh_host_key_not_trusted(self, strict_ssh_server: int) -> None:
+        stranger = asyncssh.generate_private_key("ssh-ed25519").export_public_key().decode()
+        known_hosts = asyncssh.import_known_hosts(f"[{HOST}]:{strict_ssh_server} {stranger}")
+
+        async def connect() -> None:
+            async with asyncssh.connect(HOST, strict_ssh_server, username="tool", password="pw", known_hosts=known_hosts,
+                                        client_keys=None, agent_path=None):
+                pass
+
+        exc = raised(connect)
+        assert type(exc) is asyncssh.HostKeyNotVerifiable
+        check(exc, C.UPSTREAM_UNAVAILABLE, False)
+
+    @pytest.mark.parametrize("algorithms", [{"kex_algs": ["diffie-hellman-group14-sha256"]},
+                                            {"encryption_algs": ["aes128-ctr"]}], ids=["kex", "cipher"])
+    def test_asyncssh_no_algorithm_in_common(self, strict_ssh_server: int, algorithms: dict[str, list[str]]) -> None:
+        async def connect() -> None:
+            async with asyncssh.connect(HOST, strict_ssh_server, username="tool", password="pw", known_hosts=None,
+                                        client_keys=None, agent_path=None, **algorithms):
+                pass
+
+        exc = raised(connect)
+        # KEY_EXCHANGE_FAILED, or CONNECTION_LOST when the server's disconnect overtakes its reason
+        assert type(exc) in (asyncssh.KeyExchangeFailed, asyncssh.ConnectionLost)
+        check(exc, C.UPSTREAM_UNAVAILABLE, False)
+
+    def test_paramiko_no_algorithm_in_common(self, strict_ssh_server: int) -> None:
+        def connect() -> None:
+            client = paramiko.SSHClient()
+            client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
+            try:
+                client.connect(HOST, strict_ssh_server, username="tool", password="pw", timeout=5, allow_agent=False,
+                               look_for_keys=False, disabled_algorithms={"ciphers": ["aes256-gcm@openssh.com"]})
+            finally:
+                client.close()
+
+        exc = raised(connect)
+        assert isinstance(exc, paramiko.SSHException)
+        check(exc, C.UPSTREAM_UNAVAILABLE, False)
+
+    def test_paramiko_unknown_host_rejected(self, ssh_server: int) -> None:
+        def connect() -> None:
+            client = paramiko.SSHClient()
+            client.set_missing_host_key_policy(paramiko.RejectPolicy())
+            try:
+                client.connect(HOST, ssh_server, username="tool", password="pw", timeout=5, allow_agent=False,
+                               look_for_keys=False)
+            finally:
+                client.close()
+
+        exc = raised(connect)
+        assert type(exc) is paramiko.SSHException
+        check(exc, C.UPSTREAM_UNAVAILABLE, False)
