@@ -15,7 +15,8 @@ from mcp.shared.exceptions import MCPError
 
 import errscope
 from errscope import FailureClass as C
-from errscope._classify import argument_problems, class_for_http_status, parse_retry_after, raised_in
+from errscope._classify import argument_problems, raised_in
+from errscope._http import class_for_http_status, parse_retry_after
 
 
 def _http_error(status: int, headers: dict[str, str] | None = None) -> httpx.HTTPStatusError:

@@ -892,6 +892,6 @@ def test_frame_detection_is_linear_on_long_lines() -> None:
 ])
 def test_terminal_escapes_go_whole(text: str, expected: str) -> None:
     """J164, J177: ECMA-48 sequences are removed whole, their visible text kept."""
-    from errscope._messages import without_terminal_escapes
+    from errscope._foreign_text import without_terminal_escapes
 
     assert without_terminal_escapes(text) == expected

@@ -17,6 +17,7 @@ from typing import Any, Final
 import exrex  # type: ignore[import-untyped]
 
 from errscope._classify import Classification, FieldProblem
+from errscope._foreign_text import printable, without_terminal_escapes
 from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 
@@ -65,33 +66,6 @@ _SUMMARY: Final = {
 _MAYBE_DONE: Final = "a backing service failed after it received the request"
 _MAYBE_DONE_ADVICE: Final = "The action may have happened: check whether it took effect before calling again."
 _MAYBE_DONE_IDEMPOTENT: Final = "The action may have happened; calling again is safe, repeats have no further effect."
-
-
-_TERMINAL_ESCAPES: Final = re.compile(
-    r"(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"  # OSC: a title, an OSC 8 link's target, a clipboard write
-    r"|(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, erasing
-    r"|\x1b[ -/]*[0-~]"  # any other escape sequence (a charset switch, a reset)
-)
-"""ECMA-48 escape sequences: OSC first (its body is not a CSI's), then CSI, then the rest; each linear."""
-
-
-def without_terminal_escapes(text: str) -> str:
-    """``text`` without terminal escape sequences (ECMA-48 CSI, OSC, and two-byte escapes), their visible text kept.
-
-    A foreign server's error often comes from a CLI that colours its output (npm, cargo, Rich, chalk); a host that
-    prints the model's text in a terminal then runs the escapes (cursor moves that hide a line, OSC 8 links whose
-    target is not the text shown, a window title), and a model reads ``[31m`` noise. Replacing only the ESC byte
-    leaves that noise; the whole sequence goes.
-    """
-    return _TERMINAL_ESCAPES.sub("", text) if "\x1b" in text or "\x9b" in text or "\x9d" in text else text
-
-
-def printable(text: str) -> str:
-    """``text`` as one printable line: whitespace (a tab, a line break) becomes a space, every other control or
-    format character (NUL, bidi overrides) U+FFFD, since they reorder text in logs and UIs."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else " " if c.isspace() else "\ufffd" for c in text)
 
 
 def _clip(text: str, limit: int) -> str:

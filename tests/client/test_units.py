@@ -35,7 +35,7 @@ from errscope.client import (
 from errscope.client._deadline import CallDeadline
 from errscope.client._invalid_params import parse_argument_problems, unknown_tool_name
 from errscope.client._answer import error_ref as _ref_of
-from errscope.client._text import retry_after_from_text, safe_excerpt
+from errscope._foreign_text import retry_after_from_text, safe_excerpt
 from errscope.client._wire import CURRENT_ATTEMPT, WireAttempt, WireTap
 
 
@@ -580,7 +580,7 @@ def test_foreign_error_readers_are_linear_on_long_runs(padding: str) -> None:
     reader now takes well under a second for 40 KB; the bound is ~100x what it takes, and far below the
     quadratic time."""
     from errscope.client._invalid_params import invalid_params_note, is_argument_rejection
-    from errscope.client._text import classify_text, safe_excerpt
+    from errscope._foreign_text import classify_text, safe_excerpt
 
     text = "Invalid arguments: " + padding + " amount must be a number"
     started = time.perf_counter()

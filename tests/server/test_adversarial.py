@@ -192,7 +192,8 @@ class TestRetryHints:
 
 def test_retry_after_header_with_400_digits() -> None:
     """An upstream's Retry-After of 400 digits parses to inf; it must not reach the model text as such."""
-    from errscope._classify import Classification, parse_retry_after
+    from errscope._classify import Classification
+    from errscope._http import parse_retry_after
     from errscope._messages import model_message
     from errscope._vocabulary import FailureClass
 

@@ -14,7 +14,7 @@ from errscope.client._invalid_params import invalid_params_note
 from errscope.client._keys import key_hash, new_idempotency_key
 from errscope.client._result import ToolCallResult
 from errscope.client._retry import RetryPolicy
-from errscope.client._text import classify_text
+from errscope._foreign_text import classify_text
 
 __all__ = [
     "BreakerState",

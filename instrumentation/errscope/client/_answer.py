@@ -26,7 +26,7 @@ from errscope._classify import delay_seconds
 from errscope._refs import ERROR_REF_PATTERN
 from errscope._vocabulary import FailureClass
 from errscope.client._invalid_params import is_argument_rejection, names_this_tool_unknown
-from errscope.client._text import classify_text
+from errscope._foreign_text import classify_text
 
 __all__ = [
     "TextReading",

@@ -34,13 +34,14 @@ from opentelemetry import trace
 from opentelemetry.trace import Link, StatusCode
 
 from errscope._attributes import ERROR_TYPE, MCP_METHOD_NAME, RPC_RESPONSE_STATUS_CODE
-from errscope._classify import class_for_mcp_endpoint_status, classify, parse_retry_after
+from errscope._classify import classify
+from errscope._http import class_for_mcp_endpoint_status, parse_retry_after
 from errscope._messages import safe_name
 from errscope._vocabulary import FailureClass
 from errscope.client import _answer as answer
 from errscope.client._catalog import ToolCatalog
 from errscope.client._telemetry import ClientTelemetry
-from errscope.client._text import safe_excerpt
+from errscope._foreign_text import safe_excerpt
 from errscope.client._wire import (
     CURRENT_ATTEMPT,
     UNDECODABLE,
@@ -94,7 +95,7 @@ def refusal(tap: WireTap) -> Refusal | None:
     - The server's ``initialize`` answer named a protocol version the SDK does not speak (MCP 2025-11-25, Lifecycle >
       Version Negotiation: the client SHOULD disconnect): ``unknown``, since only an upgrade of either side helps.
     - The handshake's POST was answered with an HTTP status that refuses access (401, 403, and 421 from the SDKs'
-      DNS-rebinding protection: :func:`errscope._classify.class_for_mcp_endpoint_status`), or ``initialize`` with an
+      DNS-rebinding protection: :func:`errscope._http.class_for_mcp_endpoint_status`), or ``initialize`` with an
       error an errscope peer (``errscope proxy``) classed so: ``permission_denied``.
     """
     offered = tap.offered_version

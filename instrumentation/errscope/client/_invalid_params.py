@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from errscope._messages import expected_for_path, safe_name
-from errscope.client._text import safe_excerpt, scrub_text
+from errscope._foreign_text import safe_excerpt, scrub_text
 
 __all__ = [
     "MAX_NOTE",

@@ -26,7 +26,7 @@ from errscope.client._deadline import TimeoutKind, TimeoutPolicy
 from errscope.client import _answer as answer
 from errscope.client._invalid_params import declared_arguments, invalid_params_note
 from errscope.client._result import ADVICE, ToolCallResult
-from errscope.client._text import retry_after_from_text, safe_excerpt, says_nothing
+from errscope._foreign_text import retry_after_from_text, safe_excerpt, says_nothing
 
 __all__ = [
     "MAX_RETRY_AFTER",

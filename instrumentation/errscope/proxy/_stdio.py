@@ -19,7 +19,7 @@ from contextlib import AsyncExitStack
 from typing import Any, Final, Protocol
 
 from errscope._attributes import META_FAILURE_CLASS, META_SIDE_EFFECT_POSSIBLE
-from errscope._classify import class_for_mcp_endpoint_status, parse_retry_after, side_effect_for_http_status
+from errscope._http import class_for_mcp_endpoint_status, parse_retry_after, side_effect_for_http_status
 from errscope._vocabulary import FailureClass
 from errscope.client._answer import names_the_session
 from errscope.proxy._calls import Calls, Message, Scope, parse_error, request_key

@@ -1,5 +1,6 @@
 """Reading what foreign servers wrote: classify a text-only ``isError`` result, find a retry-after,
-and make any server text safe and short before it reaches the model.
+and make any server text safe and short before it reaches the model (scrubbed, one printable line, no
+terminal escapes). The server's classification, the client and the proxy read foreign text with these rules.
 
 Servers instrumented with errscope put the class in the result's ``_meta``; everything else sends
 prose ("403 Forbidden: token lacks repo:write", "429 Too Many Requests, retry after 30s"). The
@@ -13,12 +14,41 @@ import re
 from html.parser import HTMLParser
 from typing import Final
 
-from errscope._classify import class_for_http_status
-from errscope._messages import printable, without_terminal_escapes
+from errscope._http import class_for_http_status
 from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 
-__all__ = ["classify_text", "retry_after_from_text", "safe_excerpt", "scrub_text"]
+__all__ = [
+    "classify_text", "printable", "retry_after_from_text", "safe_excerpt", "scrub_text", "without_terminal_escapes",
+]
+
+
+_TERMINAL_ESCAPES: Final = re.compile(
+    r"(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"  # OSC: a title, an OSC 8 link's target, a clipboard write
+    r"|(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, erasing
+    r"|\x1b[ -/]*[0-~]"  # any other escape sequence (a charset switch, a reset)
+)
+"""ECMA-48 escape sequences: OSC first (its body is not a CSI's), then CSI, then the rest; each linear."""
+
+
+def without_terminal_escapes(text: str) -> str:
+    """``text`` without terminal escape sequences (ECMA-48 CSI, OSC, and two-byte escapes), their visible text kept.
+
+    A foreign server's error often comes from a CLI that colours its output (npm, cargo, Rich, chalk); a host that
+    prints the model's text in a terminal then runs the escapes (cursor moves that hide a line, OSC 8 links whose
+    target is not the text shown, a window title), and a model reads ``[31m`` noise. Replacing only the ESC byte
+    leaves that noise; the whole sequence goes.
+    """
+    return _TERMINAL_ESCAPES.sub("", text) if "\x1b" in text or "\x9b" in text or "\x9d" in text else text
+
+
+def printable(text: str) -> str:
+    """``text`` as one printable line: whitespace (a tab, a line break) becomes a space, every other control or
+    format character (NUL, bidi overrides) U+FFFD, since they reorder text in logs and UIs."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else " " if c.isspace() else "\ufffd" for c in text)
+
 
 # Status numbers standing as words ("403 Forbidden", "HTTP 503", "status=429").
 _STATUS: Final = re.compile(r"(?<![\w.-])([1-5]\d\d)(?![\w.-])")
