@@ -52,6 +52,7 @@ _SUPPRESSED: Final = NonRecordingSpan(INVALID_SPAN_CONTEXT)
 """The span of a request served while instrumentation is suppressed: nothing is recorded for it."""
 
 _OK: Final = Outcome.OK.value
+"""``errscope.outcome`` of every span at its start (read once: an enum's ``.value`` is two Python calls)."""
 
 _ROOT_CAUSE: Final = "_errscope_root_cause"
 """Event-dict key carrying a :class:`RootCause` past ``scrub_values`` (which passes objects through)."""
@@ -133,7 +134,7 @@ class ServerTelemetry:
         """
         if not is_instrumentation_enabled():  # inside suppress_instrumentation() (OpenTelemetry contrib convention)
             return _SUPPRESSED
-        attributes[attr.ERRSCOPE_OUTCOME] = _OK  # not Outcome.OK.value: two Python calls a request
+        attributes[attr.ERRSCOPE_OUTCOME] = _OK
         links = None
         if parent is not None:
             ambient = trace.get_current_span().get_span_context()
