@@ -23,12 +23,11 @@ wrapper, an int request id turned into text inline, the outcome label a constant
 comprehension after a plain success, the fast validator looked up inline) took 8.7 k instructions
 off a round trip (callgrind, 150 calls): errscope 1.414 M -> 1.405 M, with a no-op meter
 1.293 M -> 1.284 M, against the built-in's 1.292 M and the bare SDK's 1.039 M (ratio 1.094 ->
-1.088). Five runs alternating with the code before them at load average 5.4-11.5: CPU ratio
-1.074, 1.074, 1.122, 1.122, 1.097 after (median 1.097) against 1.125, 1.071, 1.133, 1.156, 1.138
-before (median 1.133), lower in 4 of the 5 pairs; wall 1.112-1.179 and one 1.92 after (median
-1.140) against 1.136-1.335 (median 1.188), the built-in's call at up to 1.9x its quiet-machine
-time; with a no-op meter 1.015-1.030 CPU after (1.019-1.048 before); the duration point 67-111 µs
-of CPU in the round trip. What is left is the OpenTelemetry SDK's: errscope with a no-op meter
+1.088). Seven runs alternating with the code before them at load average 4.8-11.5: wall
+1.112-1.179 and one 1.92 after (median 1.129) against 1.136-1.335 (median 1.162), CPU 1.074-1.122
+(median 1.114) against 1.071-1.156 (median 1.133), lower in 6 of the 7 pairs both ways; the two
+runs at load 4.8-5.8: 1.124 and 1.115 wall after, 1.147 and 1.162 before. With a no-op meter
+1.011-1.039 CPU after; the duration point 67-111 µs of CPU in the round trip. What is left is the OpenTelemetry SDK's: errscope with a no-op meter
 executes fewer instructions than the built-in. Earlier: measured warm with callgrind, the duration point alone (``Histogram.record``
 with the 6 success labels and a sampled span's context) is 120 k instructions, 86 k with 2 labels
 (about 8.5 k per label: cleaned, copied, sorted through a ``lambda`` and hashed, every call) and 16 k
