@@ -26,7 +26,8 @@ off a round trip (callgrind, 150 calls): errscope 1.414 M -> 1.405 M, with a no-
 1.088). Seven runs alternating with the code before them at load average 4.8-11.5: wall
 1.112-1.179 and one 1.92 after (median 1.129) against 1.136-1.335 (median 1.162), CPU 1.074-1.122
 (median 1.114) against 1.071-1.156 (median 1.133), lower in 6 of the 7 pairs both ways; the two
-runs at load 4.8-5.8: 1.124 and 1.115 wall after, 1.147 and 1.162 before. With a no-op meter
+runs at load 4.8-5.8: 1.124 and 1.115 wall after, 1.147 and 1.162 before; two more at load 1.6-2.0:
+1.090 and 1.125 after, 1.099 and 1.121 before (the goal met in one run on each side). With a no-op meter
 1.011-1.039 CPU after; the duration point 67-111 µs of CPU in the round trip. What is left is the OpenTelemetry SDK's: errscope with a no-op meter
 executes fewer instructions than the built-in. Earlier: measured warm with callgrind, the duration point alone (``Histogram.record``
 with the 6 success labels and a sampled span's context) is 120 k instructions, 86 k with 2 labels
