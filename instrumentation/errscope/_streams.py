@@ -17,8 +17,8 @@ __all__ = ["ReceiveStreamProxy"]
 class ReceiveStreamProxy:
     """Delegates everything to ``inner``; iteration goes through :meth:`receive` so subclasses see each item.
 
-    Attributes the proxy lacks (``last_context`` of the SDK's context streams, ``clone``, ...) are the
-    inner stream's.
+    Attributes the proxy lacks (``clone``, ...) are the inner stream's; so is ``last_context``, the
+    SDK's per-message sender context.
     """
 
     def __init__(self, inner: Any) -> None:
@@ -51,6 +51,16 @@ class ReceiveStreamProxy:
     ) -> bool | None:
         result: bool | None = await self._inner.__aexit__(exc_type, exc, tb)
         return result
+
+    @property
+    def last_context(self) -> Any:
+        """The inner stream's sender context (mcp's ``ContextReceiveStream``), ``None`` when it has none.
+
+        The SDK reads it for every message as ``getattr(stream, "last_context", None)``
+        (``mcp.shared._stream_protocols.ReadStream``): through :meth:`__getattr__` each read would
+        first build and drop an ``AttributeError`` on the proxy.
+        """
+        return getattr(self._inner, "last_context", None)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)

@@ -51,6 +51,9 @@ MAX_CONTENT: Final = 4096
 _SUPPRESSED: Final = NonRecordingSpan(INVALID_SPAN_CONTEXT)
 """The span of a request served while instrumentation is suppressed: nothing is recorded for it."""
 
+_OK: Final = Outcome.OK.value
+"""``errscope.outcome`` of every span at its start (read once: an enum's ``.value`` is two Python calls)."""
+
 _ROOT_CAUSE: Final = "_errscope_root_cause"
 """Event-dict key carrying a :class:`RootCause` past ``scrub_values`` (which passes objects through)."""
 
@@ -131,7 +134,7 @@ class ServerTelemetry:
         """
         if not is_instrumentation_enabled():  # inside suppress_instrumentation() (OpenTelemetry contrib convention)
             return _SUPPRESSED
-        attributes[attr.ERRSCOPE_OUTCOME] = Outcome.OK.value
+        attributes[attr.ERRSCOPE_OUTCOME] = _OK
         links = None
         if parent is not None:
             ambient = trace.get_current_span().get_span_context()
@@ -165,7 +168,9 @@ class ServerTelemetry:
         self, span: Span, call: ToolCall | None, attributes: dict[str, Any], seconds: float, span_context: context.Context
     ) -> None:
         # What the span was started with is not set again (a proxied call starts with its upstream).
-        outcome_attributes = {key: value for key, value in _outcome_attributes(call).items() if attributes.get(key) != value}
+        outcome_attributes = _outcome_attributes(call)
+        if outcome_attributes:
+            outcome_attributes = {key: value for key, value in outcome_attributes.items() if attributes.get(key) != value}
         if outcome_attributes:
             span.set_attributes(outcome_attributes)
         if call is not None and call.tool is not None and call.known:
@@ -181,7 +186,7 @@ class ServerTelemetry:
             labels[attr.GEN_AI_TOOL_NAME] = OTHER
         # In the span's context, so the point's exemplar links to this trace.
         self.duration.record(seconds, labels, context=span_context)
-        if call is not None and call.failed:
+        if call is not None and call.channel is not None:  # failed (not the property: a call a request)
             level = logging.WARNING if call.error_code in CALLER_MISTAKES else logging.ERROR
             recording, logged = span.is_recording(), _failure_logger.isEnabledFor(level)
             # The root cause (a stack trace, scrubbed) only when a sampled span or the log keeps it.

@@ -42,10 +42,7 @@ class ArgumentValidator:
         self._validators: dict[int, tuple[Mapping[str, Any], Validator]] = {}
         self._fast: dict[int, tuple[Mapping[str, Any], Callable[[Any], bool] | None]] = {}
 
-    def _is_valid(self, schema: Mapping[str, Any]) -> Callable[[Any], bool] | None:
-        cached = self._fast.get(id(schema))
-        if cached is not None and cached[0] is schema:
-            return cached[1]
+    def _compile_fast(self, schema: Mapping[str, Any]) -> Callable[[Any], bool] | None:
         try:
             check: Callable[[Any], bool] | None = jsonschema_rs.validator_for(schema, validate_formats=True).is_valid
         except Exception:  # noqa: BLE001 - a schema it cannot compile goes the detailed way only
@@ -75,7 +72,8 @@ class ArgumentValidator:
         """
         if not schema:
             return ()
-        is_valid = self._is_valid(schema)
+        cached = self._fast.get(id(schema))  # every call passes here: the lookup is inline
+        is_valid = cached[1] if cached is not None and cached[0] is schema else self._compile_fast(schema)
         try:
             if is_valid is not None and is_valid(arguments):
                 return ()

@@ -170,7 +170,7 @@ class LogicalCall:
             f"tools/call {name}",
             attributes=attributes,
             links=list(self.links),
-            parent=caller_parent(self.caller_meta),
+            parent=caller_parent(self.caller_meta) if self.caller_meta else None,
         )
         started = time.perf_counter()  # the span's and the metric's duration (LateWatch reads the same clock)
         wire = WireAttempt(trace_meta=trace_meta(span, caller_meta=self.caller_meta, baggage_allow=owner.baggage_allow))
@@ -184,7 +184,7 @@ class LogicalCall:
             owner.breaker.release()
             raise
         ended = time.perf_counter()
-        failed = not result.ok
+        failed = result.outcome is not Outcome.OK
         if failed:  # what a retry, a later retry with the key, and the log record link to
             self.links.append(Link(span.get_span_context(), {ERRSCOPE_ATTEMPT: number}))
         late.request_id, late.ref, late.gave_up_at = wire.request_id, result.error_ref, ended
@@ -276,7 +276,7 @@ class LogicalCall:
         if session_id:
             attributes[MCP_SESSION_ID] = session_id
 
-        meta = {k: v for k, v in self.caller_meta.items() if k not in ("traceparent", "tracestate", "baggage")}
+        meta = {k: v for k, v in self.caller_meta.items() if k not in ("traceparent", "tracestate", "baggage")} if self.caller_meta else {}
         if self.key is not None:
             meta[owner.idempotency_meta_key] = self.key
         deadline = CallDeadline(self.policy)

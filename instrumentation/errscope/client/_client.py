@@ -34,6 +34,7 @@ from opentelemetry.trace import StatusCode, TracerProvider
 
 from errscope._attributes import ERROR_TYPE, MCP_METHOD_NAME, META_IDEMPOTENCY_KEY, RPC_RESPONSE_STATUS_CODE
 from errscope._tables import Table, expiring_table
+from errscope._vocabulary import Outcome
 from errscope.client._breaker import CircuitBreaker
 from errscope.client._call import ERROR_TYPE_TIMEOUT, LogicalCall, ProgressFn
 from errscope.client._catalog import ToolCatalog
@@ -299,7 +300,7 @@ class ToolClient:
         if (result.attempts, result.idempotency_key, result.request_ids) != (count, key, request_ids):
             # A frozen result is rebuilt whole: only when a retry, a failure or a re-list changed the facts.
             result = replace(result, attempts=count, idempotency_key=key, request_ids=request_ids)
-        if not result.ok:
+        if result.outcome is not Outcome.OK:  # not the property: a Python call
             if key is not None:  # only a call that did not succeed is retried with its key
                 self._key_links[key] = call.links[-8:]
             log_shown_to_model(result, call.links[-1].context if call.links else None)

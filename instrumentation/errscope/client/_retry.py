@@ -143,7 +143,7 @@ class RetryPolicy:
             )
 
         first = await call.attempt(1)
-        if self.max_attempts <= 1 or first.ok or not again(first):
+        if self.max_attempts <= 1 or first.outcome is Outcome.OK or not again(first):
             return first, 1  # the common case: no retry machinery (nor catalog lookup) on the hot path
         count = 0
 

@@ -64,9 +64,10 @@ class ErrscopeMiddleware:
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if ctx.request_id is None:  # notifications carry no outcome of their own
             return await call_next(ctx)
-        ctx.session = _LogsScrubbed(ctx.session)  # type: ignore[assignment]  # the session built for this request
+        session = ctx.session
+        ctx.session = _LogsScrubbed(session)  # type: ignore[assignment]  # the session built for this request
         params = ctx.params if type(ctx.params) is dict or isinstance(ctx.params, Mapping) else {}
-        request_id = _request_id(ctx.request_id)
+        request_id = str(ctx.request_id)[:_MAX_REQUEST_ID] if type(ctx.request_id) is int else _request_id(ctx.request_id)
         # The method is the client's word: one the spec does not define is "_OTHER" on the span and the
         # metric (bounded cardinality, as for HTTP methods; stacklok/toolhive #5956).
         method = ctx.method if ctx.method in SPEC_CLIENT_METHODS else OTHER
@@ -135,29 +136,32 @@ class ErrscopeMiddleware:
         finally:
             context.detach(attached)
             unbind_call(token)
-            if call.outcome is not Outcome.CANCELLED and _cancel_requested(ctx):
+            if call.outcome is not Outcome.CANCELLED and _cancel_requested(session):
                 call.cancel()
             self.telemetry.finish(span, call, attributes, time.perf_counter() - started, span_context)
 
 
 def _request_id(request_id: Any) -> str:
     # The client picks the id (JSON-RPC 2.0 §4: any string or number): scrubbed and bounded like
-    # any client-supplied text; ordinary ids (integers, UUIDs) come through unchanged.
+    # any client-supplied text; ordinary ids (integers, UUIDs) come through unchanged. (An int id,
+    # the common case, is turned into text in the middleware without this call.)
     if isinstance(request_id, int):
         return str(request_id)[:_MAX_REQUEST_ID]
     return scrub(str(request_id))[:_MAX_REQUEST_ID]
 
 
-def _cancel_requested(ctx: ServerRequestContext[Any, Any]) -> bool:
+def _cancel_requested(session: Any) -> bool:
     """Whether the client cancelled this very request (``notifications/cancelled`` for its id).
 
     A sync tool runs on in its worker thread after a cancel and returns or fails; the SDK then drops
     the response, and only this says why. The flag is the dispatcher's own, on the request's
     dispatch context (mcp 2.3 ``BaseContext.cancel_requested``; the ``ServerSession`` built for
     the request keeps it private): it lives and dies with the request, so a cancel that arrives
-    after the request ended, or one for a reused id, can never mark another request.
+    after the request ended, or one for a reused id, can never mark another request. ``session``
+    is that ``ServerSession`` itself: read through :class:`_LogsScrubbed`, the private name would
+    first miss on the wrapper (an ``AttributeError`` built and dropped on every request).
     """
-    dispatch = getattr(ctx.session, "_request_outbound", None)
+    dispatch = getattr(session, "_request_outbound", None)
     event = getattr(dispatch, "cancel_requested", None)
     return isinstance(event, anyio.Event) and event.is_set()
 
@@ -245,11 +249,6 @@ class _LowLevelRegistry:
         self.tools = tools
 
 
-def _call_or_detached(name: str) -> ToolCall:
-    # Without the middleware (someone removed it) the seam still shapes errors; nothing is recorded.
-    return current_call() or ToolCall(tool=name)
-
-
 def _instrument_lowlevel_handler(server: Server[Any], seam: ToolSeam) -> None:
     entry = server.get_request_handler("tools/call")
     if entry is None or getattr(entry.handler, "__errscope__", False):
@@ -258,7 +257,8 @@ def _instrument_lowlevel_handler(server: Server[Any], seam: ToolSeam) -> None:
     registry = _LowLevelRegistry(server)
 
     async def call_tool(ctx: ServerRequestContext[Any, Any], params: CallToolRequestParams) -> Any:
-        call = _call_or_detached(params.name)
+        # Without the middleware (someone removed it) the seam still shapes errors; nothing is recorded.
+        call = current_call() or ToolCall(tool=params.name)
         info = await registry.lookup(ctx, params.name)
         # Without a readable registry the call is served unchecked, but its name is unverified:
         # not a span name or a metric label value.
@@ -278,7 +278,7 @@ def _instrument_mcpserver_call_tool(server: MCPServer, seam: ToolSeam) -> None:
     infos: dict[str, tuple[Any, ToolInfo]] = {}  # per tool, while the registry keeps the same Tool
 
     async def call_tool(name: str, arguments: dict[str, Any], context: Any = None) -> Any:
-        call = _call_or_detached(name)
+        call = current_call() or ToolCall(tool=name)  # detached: no middleware, nothing recorded
         tool = server._tool_manager.get_tool(name)  # the registry MCPServer itself dispatches on
         info: ToolInfo | None = None
         if tool is not None:
