@@ -653,7 +653,7 @@ DUMPED_BENIGN: list[tuple[str, str, Callable[[], str]]] = [
         "SigningKey(key_id='k-2025-03', algorithm='RS256', use='sig')",
         f"{{ kid: '{rnd(8, LOWER_ALNUM)}-{_r.randint(1, 9)}', alg: 'ES256', kty: 'EC' }}",
         f"KmsConfig {{ key_id: \"{uuid()}\", region: \"eu-west-1\" }}",
-        f"&{{KeyID:alias/app-data Region:us-east-1}}",
+        "&{KeyID:alias/app-data Region:us-east-1}",
         f"EncryptionContext[keyArn=arn:aws:kms:eu-west-1:{_r.randint(10**11, 10**12)}:key/{uuid()}]",
     )),
     # a reference to a secret by name, path or file (secret_name='prod-db', secretKeyRef, a vault path): not its value.
