@@ -134,10 +134,10 @@ from mcp_types import (
     REQUEST_TIMEOUT,
 )
 
-from errscope._scrubbing import scrub
 from errscope._exceptions import InvalidInput, RateLimited, ToolFailure
 from errscope._foreign_text import classify_text, retry_after_from_text
 from errscope._http import class_for_http_status, parse_retry_after, side_effect_for_http_status
+from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 
 __all__ = [

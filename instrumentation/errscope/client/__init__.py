@@ -6,6 +6,7 @@ Public names are re-exported by :mod:`errscope` as well; see the README section 
 
 from __future__ import annotations
 
+from errscope._foreign_text import classify_text
 from errscope.client._breaker import BreakerState, CircuitBreaker
 from errscope.client._catalog import ToolCatalog
 from errscope.client._client import ConnectionState, ProbeResult, ToolClient
@@ -14,7 +15,6 @@ from errscope.client._invalid_params import invalid_params_note
 from errscope.client._keys import key_hash, new_idempotency_key
 from errscope.client._result import ToolCallResult
 from errscope.client._retry import RetryPolicy
-from errscope._foreign_text import classify_text
 
 __all__ = [
     "BreakerState",

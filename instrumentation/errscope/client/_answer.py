@@ -23,10 +23,10 @@ from mcp_types import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_E
 
 from errscope._attributes import META_ERROR_REF, META_FAILURE_CLASS, META_RETRY_AFTER, META_SIDE_EFFECT_POSSIBLE
 from errscope._classify import delay_seconds
+from errscope._foreign_text import classify_text
 from errscope._refs import ERROR_REF_PATTERN
 from errscope._vocabulary import FailureClass
 from errscope.client._invalid_params import is_argument_rejection, names_this_tool_unknown
-from errscope._foreign_text import classify_text
 
 __all__ = [
     "TextReading",

@@ -35,13 +35,13 @@ from opentelemetry.trace import Link, StatusCode
 
 from errscope._attributes import ERROR_TYPE, MCP_METHOD_NAME, RPC_RESPONSE_STATUS_CODE
 from errscope._classify import classify
+from errscope._foreign_text import safe_excerpt
 from errscope._http import class_for_mcp_endpoint_status, parse_retry_after
 from errscope._messages import safe_name
 from errscope._vocabulary import FailureClass
 from errscope.client import _answer as answer
 from errscope.client._catalog import ToolCatalog
 from errscope.client._telemetry import ClientTelemetry
-from errscope._foreign_text import safe_excerpt
 from errscope.client._wire import (
     CURRENT_ATTEMPT,
     UNDECODABLE,

@@ -35,8 +35,8 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from errscope._messages import expected_for_path, safe_name
 from errscope._foreign_text import safe_excerpt, scrub_text
+from errscope._messages import expected_for_path, safe_name
 
 __all__ = [
     "MAX_NOTE",

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from errscope._attributes import ERROR_TYPE, TOOL_ERROR
 from errscope._classify import class_for_jsonrpc_error
+from errscope._foreign_text import retry_after_from_text, safe_excerpt, says_nothing
 from errscope._messages import safe_name
 from errscope._refs import new_error_ref
 from errscope._vocabulary import Channel, FailureClass, Outcome
@@ -26,7 +27,6 @@ from errscope.client._deadline import TimeoutKind, TimeoutPolicy
 from errscope.client import _answer as answer
 from errscope.client._invalid_params import declared_arguments, invalid_params_note
 from errscope.client._result import ADVICE, ToolCallResult
-from errscope._foreign_text import retry_after_from_text, safe_excerpt, says_nothing
 
 __all__ = [
     "MAX_RETRY_AFTER",

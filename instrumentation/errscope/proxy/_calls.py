@@ -40,13 +40,13 @@ from opentelemetry.trace import Span
 from errscope import _attributes as attr
 from errscope._call import ToolCall
 from errscope._classify import Classification, Upstream, class_for_jsonrpc_error
+from errscope._foreign_text import retry_after_from_text, safe_excerpt
 from errscope._messages import model_message, safe_name, unknown_tool_message
 from errscope._scrubbing import scrub_value, without_stack_traces
 from errscope._telemetry import ServerTelemetry
 from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.client import _answer as answer
 from errscope.client._invalid_params import declared_arguments, invalid_params_note
-from errscope._foreign_text import retry_after_from_text, safe_excerpt
 from errscope.server._mcp import _request_id
 from errscope.server._seam import failure_meta
 
