@@ -8,6 +8,7 @@ installs them). PostgreSQL refuses to run as root, so under root the cluster bel
 
 from __future__ import annotations
 
+import fcntl
 import glob
 import os
 import pwd
@@ -150,8 +151,16 @@ def mariadb_server() -> Iterator[int]:
         user = ["--user=mysql"]
         shutil.chown(workdir, "mysql")
     data = workdir / "data"
-    subprocess.run([install, "--no-defaults", f"--datadir={data}", "--auth-root-authentication-method=normal",
-                    "--skip-test-db", *user], check=True, capture_output=True)
+    # One install at a time on the machine (two xdist workers start a server each; once in a CI run one of two
+    # concurrent installs failed), and its own words when it fails.
+    with open(Path(tempfile.gettempdir()) / "errscope-mariadb-install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        installed = subprocess.run([install, "--no-defaults", f"--datadir={data}",
+                                    "--auth-root-authentication-method=normal", "--skip-test-db", *user],
+                                   capture_output=True, text=True, check=False)
+    if installed.returncode != 0:
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise RuntimeError(f"mariadb-install-db failed ({installed.returncode}): {installed.stderr[-2000:]}")
     port = closed_port()
     process = subprocess.Popen(
         [server, "--no-defaults", f"--datadir={data}", f"--port={port}", f"--bind-address={HOST}",
