@@ -6,8 +6,8 @@ a declared output schema, a reserved JSON-RPC code), errors about an upstream's 
 arguments (``JSONDecodeError``, ``UnicodeDecodeError``, pydantic's ``ValidationError``), a full disk and exhausted
 memory, and a secret in a ``ToolError`` and in the tool's own ``logger.exception``.
 
-Real ``MCPServer`` and FastMCP servers with ``errscope.instrument`` and the real SDK client in process; the upstream
-is a real HTTP server on 127.0.0.1 read with httpx.
+Real ``MCPServer`` and FastMCP servers with ``errscope.instrument`` and the real SDK client in process (J181 and J185
+also over streamable HTTP under uvicorn); the upstream is a real HTTP server on 127.0.0.1 read with httpx.
 """
 
 from __future__ import annotations
@@ -18,31 +18,54 @@ import re
 import socket
 import sqlite3
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import anyio
 import httpx
 import pytest
+from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_types import PARSE_ERROR, CallToolResult
 from pydantic import BaseModel
 
+import errscope
 from errscope._attributes import ERRSCOPE_ERROR_REF, ERRSCOPE_FAILURE_CLASS
 from errscope.testing import CapturedTelemetry
+from tests.server.conftest import Served
 from tests.server.test_heldout_cases import REF, everything_recorded, serving, text_of
+from tests.servers.catalogue import BUILDERS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
 STYLES = ["mcpserver", "fastmcp"]
+TRANSPORTS = ["memory", "http"]
 TOKEN = "ghp_FAKE0123456789abcdefghijklmnopqrstuv"
 
 
 async def ping() -> str:
     """Liveness."""
     return "pong"
+
+
+@asynccontextmanager
+async def serving_http(style: str, telemetry: CapturedTelemetry, *tools: Callable[..., Any]) -> AsyncIterator[Served]:
+    """Like ``serving``, over streamable HTTP: the catalogue server under uvicorn on 127.0.0.1, the SDK client by URL."""
+    from tests.client.servers.app import serve
+
+    server = BUILDERS[style]()
+    for tool in tools:
+        (server.tool if style == "fastmcp" else server.add_tool)(tool)
+    errscope.instrument(server, **telemetry.providers)
+    app = server.http_app(path="/mcp") if style == "fastmcp" else server.streamable_http_app(host="127.0.0.1")
+    async with serve(app) as base, Client(f"{base}/mcp", mode="legacy") as client:
+        yield Served(server, telemetry, client)
+
+
+def over(transport: str, style: str, telemetry: CapturedTelemetry, *tools: Callable[..., Any]) -> Any:
+    return serving_http(style, telemetry, *tools) if transport == "http" else serving(style, "legacy", telemetry, *tools)
 
 
 def span_of(telemetry: CapturedTelemetry, tool: str) -> Any:
@@ -161,8 +184,10 @@ class DeadlineExceeded(BaseException):
     ``BaseException`` on purpose, "so that ``except Exception`` does not catch it" (neither is a dependency here)."""
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
 @pytest.mark.parametrize("style", STYLES)
-async def test_j181_a_base_exception_from_a_tool_alone_and_in_a_group(style: str, telemetry: CapturedTelemetry) -> None:
+async def test_j181_a_base_exception_from_a_tool_alone_and_in_a_group(style: str, transport: str,
+                                                                       telemetry: CapturedTelemetry) -> None:
     """J181: a tool fans out in an anyio task group; one branch's connection is refused, the other's deadline
     library raises its ``BaseException``. The group is a ``BaseExceptionGroup``, no ``Exception``: it passed every
     ``except Exception`` and ended the session. Another tool raises the deadline alone. Each call fails with a ref,
@@ -190,7 +215,7 @@ async def test_j181_a_base_exception_from_a_tool_alone_and_in_a_group(style: str
         """Render a chart."""
         raise DeadlineExceeded("render took longer than 2 s")
 
-    async with serving(style, "legacy", telemetry, export_weekly, render_chart, ping) as served:
+    async with over(transport, style, telemetry, export_weekly, render_chart, ping) as served:
         grouped = await served.call("export_weekly", {"name": "weekly"})
         alone = await served.call("render_chart", {"name": "sales"})
         after = await served.call("ping")
@@ -260,8 +285,9 @@ async def test_j184_none_for_a_declared_output_schema(style: str, telemetry: Cap
     assert span_of(telemetry, "get_forecast").attributes[ERRSCOPE_FAILURE_CLASS] == "unknown"
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
 @pytest.mark.parametrize("style", STYLES)
-async def test_j185_a_tool_raising_a_reserved_parse_error(style: str, telemetry: CapturedTelemetry) -> None:
+async def test_j185_a_tool_raising_a_reserved_parse_error(style: str, transport: str, telemetry: CapturedTelemetry) -> None:
     """J185: a tool that could not parse its upstream's reply raises ``MCPError(PARSE_ERROR, ...)``. JSON-RPC 2.0 §5.1
     reserves -32700 for "invalid JSON was received by the server": the request parsed, so the client must not be told
     its JSON was broken (nor that its input was invalid). The call gets no -32700; it fails on the execution channel
@@ -271,7 +297,7 @@ async def test_j185_a_tool_raising_a_reserved_parse_error(style: str, telemetry:
         """Import a partner feed."""
         raise MCPError(PARSE_ERROR, "could not parse the partner feed")
 
-    async with serving(style, "legacy", telemetry, import_feed, ping) as served:
+    async with over(transport, style, telemetry, import_feed, ping) as served:
         result = await served.call("import_feed", {"url": "https://feeds.example/x"})
         after = await served.call("ping")
     assert not (isinstance(result, MCPError) and result.code == PARSE_ERROR), result
