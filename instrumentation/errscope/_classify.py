@@ -1731,9 +1731,9 @@ def explain(exc: BaseException) -> tuple[Classification, BaseException]:
     ``RuntimeError`` it wraps does. A library's own exception that a rule knows is a root of its
     own: ``httpx.ReadTimeout`` names the library and the phase, the bare ``TimeoutError`` it was
     raised over does not. Cancellation (``CancelledError``) is never the root. Python's own PEP 479
-    ``RuntimeError("coroutine raised StopIteration")`` is a wrapper: the ``StopIteration`` is the root. An author's own
-    failure (the ``errscope`` family) is its own root: its message is what the author chose to
-    record (the upstream's body, say), its cause is in the stack trace.
+    ``RuntimeError("coroutine raised StopIteration")`` is a wrapper: the ``StopIteration`` is the
+    root. An author's own failure (the ``errscope`` family) is its own root: its message is what
+    the author chose to record (the upstream's body, say), its cause is in the stack trace.
     """
     decided: tuple[Classification, BaseException] | None = None
     root = exc

@@ -15,12 +15,9 @@ from __future__ import annotations
 import errno
 import logging
 import re
-import socket
 import sqlite3
-import threading
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
@@ -34,6 +31,7 @@ from pydantic import BaseModel
 import errscope
 from errscope._attributes import ERRSCOPE_ERROR_REF, ERRSCOPE_FAILURE_CLASS
 from errscope.testing import CapturedTelemetry
+from tests.classification.upstreams import HttpUpstream, closed_port
 from tests.server.conftest import Served
 from tests.server.test_heldout_cases import REF, everything_recorded, serving, text_of
 from tests.servers.catalogue import BUILDERS
@@ -86,45 +84,9 @@ def assert_failed(result: Any, after: Any) -> str:
     return text_of(result)
 
 
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class _Upstream(BaseHTTPRequestHandler):
-    """A backing API on 127.0.0.1 that answers 200 with what a broken upstream sends: an HTML page from a captive
-    proxy, Latin-1 bytes labelled UTF-8, JSON missing the fields the tool relies on."""
-
-    BODIES = {
-        "/html": ("text/html", b"<html><body><h1>502 Bad Gateway</h1></body></html>"),
-        "/latin1": ("text/plain; charset=utf-8", "Stra\u00dfe M\u00fcller".encode("latin-1")),
-        "/forecast": ("application/json", b'{"city": "Oslo", "temp_c": "warm"}'),
-    }
-
-    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-        kind, body = self.BODIES[self.path]
-        self.send_response(200)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (http.server's name)
-        pass
-
-
-@contextmanager
-def upstream() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Upstream)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+HTML_PAGE = b"<html><body><h1>502 Bad Gateway</h1></body></html>"  # a proxy's page, sent with 200
+LATIN1_LABELLED_UTF8 = "Stra\u00dfe M\u00fcller".encode("latin-1")
+FORECAST_WITH_WORDS = b'{"city": "Oslo", "temp_c": "warm"}'
 
 
 @pytest.mark.parametrize("style", STYLES)
@@ -310,12 +272,13 @@ async def test_j186_an_html_page_where_json_was_expected(style: str, telemetry: 
     """J186: the upstream (a proxy in front of it) answers 200 with an HTML page; ``response.json()`` raises
     ``json.JSONDecodeError``, a ``ValueError``. The arguments were fine: never ``invalid_input`` or "fix the
     arguments"; the span names ``JSONDecodeError``."""
-    with upstream() as base:
+    with HttpUpstream() as up:
+        base = up.scripted(200, HTML_PAGE, {"Content-Type": "text/html"})
 
         async def get_rates(currency: str) -> Any:
             """Exchange rates."""
             async with httpx.AsyncClient(timeout=5) as client:
-                return (await client.get(f"{base}/html")).json()
+                return (await client.get(f"{base}/rates")).json()
 
         async with serving(style, "legacy", telemetry, get_rates, ping) as served:
             result = await served.call("get_rates", {"currency": "EUR"})
@@ -331,12 +294,13 @@ async def test_j186_an_html_page_where_json_was_expected(style: str, telemetry: 
 async def test_j187_latin1_bytes_labelled_utf8(style: str, telemetry: CapturedTelemetry) -> None:
     """J187: the upstream labels Latin-1 bytes UTF-8; the tool's strict ``decode`` raises ``UnicodeDecodeError`` (a
     ``ValueError``). Not ``invalid_input``; the undecodable bytes are no part of the model text."""
-    with upstream() as base:
+    with HttpUpstream() as up:
+        base = up.scripted(200, LATIN1_LABELLED_UTF8, {"Content-Type": "text/plain; charset=utf-8"})
 
         async def get_address(customer: str) -> str:
             """A customer's street address."""
             async with httpx.AsyncClient(timeout=5) as client:
-                return (await client.get(f"{base}/latin1")).content.decode("utf-8")
+                return (await client.get(f"{base}/address")).content.decode("utf-8")
 
         async with serving(style, "legacy", telemetry, get_address, ping) as served:
             result = await served.call("get_address", {"customer": "c-1"})
@@ -353,12 +317,13 @@ async def test_j188_pydantic_validation_of_an_upstream_answer(style: str, teleme
     """J188: the tool parses its upstream's JSON with a pydantic model and the upstream sent ``"temp_c": "warm"``.
     The ``ValidationError`` is about upstream data, raised in the tool: class ``unknown``, not ``invalid_input``, and
     the model is not told to fix its arguments."""
-    with upstream() as base:
+    with HttpUpstream() as up:
+        base = up.scripted(200, FORECAST_WITH_WORDS, {"Content-Type": "application/json"})
 
         async def station_reading(city: str) -> str:
             """The latest station reading."""
             async with httpx.AsyncClient(timeout=5) as client:
-                reading = Forecast.model_validate((await client.get(f"{base}/forecast")).json())
+                reading = Forecast.model_validate((await client.get(f"{base}/reading")).json())
             return f"{reading.temp_c} C"
 
         async with serving(style, "legacy", telemetry, station_reading, ping) as served:
@@ -366,7 +331,9 @@ async def test_j188_pydantic_validation_of_an_upstream_answer(style: str, teleme
             after = await served.call("ping")
     text = assert_failed(result, after)
     assert "argument" not in text.lower() and "temp_c" not in text, text
-    assert span_of(telemetry, "station_reading").attributes[ERRSCOPE_FAILURE_CLASS] == "unknown"
+    span = span_of(telemetry, "station_reading")
+    assert span.attributes[ERRSCOPE_FAILURE_CLASS] == "unknown", dict(span.attributes)
+    assert exception_event(span)["exception.type"] .endswith("ValidationError"), exception_event(span)
 
 
 @pytest.mark.parametrize("style", STYLES)

@@ -61,9 +61,9 @@ INVALID_RESULT: Final = "invalid_result"
 _PEER_MODULES: Final = ("mcp.client", "mcp.shared")
 """Where the SDK raises ``MCPError`` for a request this process sent: a peer's answer or a timeout."""
 _FRAMEWORKS: Final = ("mcp.server", "fastmcp")
+"""Where the server frameworks wrap a tool's exception (``__cause__`` holds the tool's own)."""
 _ABOUT_THE_REQUEST: Final = frozenset({PARSE_ERROR, INVALID_REQUEST})
 """JSON-RPC codes that say the request could not be read (JSON-RPC 2.0 §5.1): false from a tool that ran."""
-"""Where the server frameworks wrap a tool's exception (``__cause__`` holds the tool's own)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +172,8 @@ class ToolSeam:
             if _from_outside(exc):
                 raise
             lone = deliberate_protocol_error(exc)
-            if lone is not None and lone.code not in _ABOUT_THE_REQUEST:  # the tool's own MCPError, wrapped by its task group: still the tool's decision
+            # the tool's own MCPError, wrapped by its task group: still the tool's decision
+            if lone is not None and lone.code not in _ABOUT_THE_REQUEST:
                 call.fail(Channel.PROTOCOL, classify(lone), code=lone.code, exception=lone)
                 raise protocol_error(lone, call) from None
             # Any BaseException too: a library's sys.exit() inside one tool call is that call's failure,
