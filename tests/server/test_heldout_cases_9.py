@@ -357,7 +357,8 @@ async def test_j189_a_full_disk_and_exhausted_memory(style: str, telemetry: Capt
         disk = await served.call("write_export", {"rows": 10})
         memory = await served.call("build_matrix", {"size": 10})
         after = await served.call("ping")
-    assert_failed(disk, after) and assert_failed(memory, after)
+    assert_failed(disk, after)
+    assert_failed(memory, after)
     assert span_of(telemetry, "write_export").attributes[ERRSCOPE_FAILURE_CLASS] == "unknown"
     assert span_of(telemetry, "build_matrix").attributes[ERRSCOPE_FAILURE_CLASS] == "unknown"
     assert exception_event(span_of(telemetry, "build_matrix"))["exception.type"] == "MemoryError"
