@@ -1730,13 +1730,18 @@ def explain(exc: BaseException) -> tuple[Classification, BaseException]:
     matched it: ``UnexpectedToolError("Error executing tool x")`` says nothing, the
     ``RuntimeError`` it wraps does. A library's own exception that a rule knows is a root of its
     own: ``httpx.ReadTimeout`` names the library and the phase, the bare ``TimeoutError`` it was
-    raised over does not. Cancellation (``CancelledError``) is never the root. An author's own
-    failure (the ``errscope`` family) is its own root: its message is what the author chose to
-    record (the upstream's body, say), its cause is in the stack trace.
+    raised over does not. Cancellation (``CancelledError``) is never the root. Python's own PEP 479
+    ``RuntimeError("coroutine raised StopIteration")`` is a wrapper: the ``StopIteration`` is the
+    root. An author's own failure (the ``errscope`` family) is its own root: its message is what
+    the author chose to record (the upstream's body, say), its cause is in the stack trace.
     """
     decided: tuple[Classification, BaseException] | None = None
     root = exc
+    escaped: BaseException | None = None
     for current in walk(exc):
+        if _pep479_wrapper(current):
+            escaped = current.__cause__  # Python's wrapper says nothing; the StopIteration it wraps is the bug
+            continue
         rule = _lookup(current)
         result: Classification | None = _UNKNOWN
         if rule is not None:
@@ -1748,7 +1753,7 @@ def explain(exc: BaseException) -> tuple[Classification, BaseException]:
             if _holds_another(current):
                 continue  # a wrapper: neither the decision nor the root
             rule = None  # nothing inside: a leaf its rule has no answer for (an EOFError, an OSError), still the root
-        if _meaningful(current):
+        if _meaningful(current) or current is escaped:
             root = current
         if rule is not None:
             decided = result, current
@@ -1764,6 +1769,13 @@ def explain(exc: BaseException) -> tuple[Classification, BaseException]:
 
 def _holds_another(exc: BaseException) -> bool:
     return exc.__cause__ is not None or exc.__context__ is not None or isinstance(exc, BaseExceptionGroup)
+
+
+def _pep479_wrapper(exc: BaseException) -> bool:
+    """Python's own ``RuntimeError("coroutine raised StopIteration")`` (PEP 479; also "generator", "async
+    generator ... StopAsyncIteration"): raised ``from`` a ``StopIteration`` that escaped a generator or a
+    coroutine, e.g. a sync tool's ``next()`` on an empty iterator called from an async wrapper."""
+    return type(exc) is RuntimeError and isinstance(exc.__cause__, (StopIteration, StopAsyncIteration))
 
 
 _CONTROL_FLOW: Final = (StopIteration, StopAsyncIteration, BaseExceptionGroup)

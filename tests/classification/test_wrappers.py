@@ -182,3 +182,26 @@ class TestLeafRoots:
         exc = self._wrapped(set_option)
         assert type(explain(exc)[1]) is OSError
         check(exc, C.UNKNOWN, None)
+
+
+def test_pep_479_wrapper_defers_to_the_stop_iteration_it_wraps() -> None:
+    """A ``StopIteration`` escaping a coroutine or generator becomes Python's ``RuntimeError("... raised
+    StopIteration")`` (PEP 479), raised ``from`` it: the wrapper says nothing, the ``next()`` on an empty
+    iterator is the root. A ``StopIteration`` under a library's ``raise ... from None`` (json's decoder) is not."""
+
+    async def first_row() -> str:
+        return next(iter([]))
+
+    def rows():  # type: ignore[no-untyped-def]
+        yield next(iter([]))
+
+    for run in (lambda: asyncio.run(first_row()), lambda: list(rows())):
+        try:
+            run()
+        except RuntimeError as exc:
+            classification, root = explain(exc)
+        assert type(root) is StopIteration and classification.failure_class is C.UNKNOWN, root
+    try:
+        __import__("json").loads("[1,")
+    except ValueError as exc:
+        assert type(explain(exc)[1]).__name__ == "JSONDecodeError"

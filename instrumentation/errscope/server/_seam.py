@@ -15,7 +15,10 @@ It answers, for every framework alike:
   request the tool sent to a peer (a downstream MCP server timing out with -32001, closing with
   -32000, or answering its own protocol error) and is the tool's failure: an ``isError`` result
   classified by its code. To forward a downstream's protocol error on purpose, raise a new
-  ``MCPError`` from the tool's code (``raise MCPError(exc.code, exc.message) from exc``);
+  ``MCPError`` from the tool's code (``raise MCPError(exc.code, exc.message) from exc``). Not on
+  purpose either: -32700 Parse error and -32600 Invalid Request, which say the request itself could
+  not be read (JSON-RPC 2.0 §5.1) while a request that reached the tool was; such an ``MCPError`` is
+  the tool's failure, class unknown (a tool that could not parse its upstream's answer);
 - a result that breaks the tool's declared ``outputSchema``, or lacks the ``structuredContent``
   a declared schema requires (MCP spec, Tools > Output Schema): not sent as a success but as an
   ``isError`` result, class unknown, reason ``invalid_result``, text "<tool> produced an invalid
@@ -32,7 +35,7 @@ from typing import Any, Final
 
 import anyio
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, CallToolResult, EmbeddedResource, TextContent, TextResourceContents
+from mcp_types import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, CallToolResult, EmbeddedResource, TextContent, TextResourceContents
 
 from errscope import _attributes as attr
 from errscope._call import ToolCall
@@ -59,6 +62,8 @@ _PEER_MODULES: Final = ("mcp.client", "mcp.shared")
 """Where the SDK raises ``MCPError`` for a request this process sent: a peer's answer or a timeout."""
 _FRAMEWORKS: Final = ("mcp.server", "fastmcp")
 """Where the server frameworks wrap a tool's exception (``__cause__`` holds the tool's own)."""
+_ABOUT_THE_REQUEST: Final = frozenset({PARSE_ERROR, INVALID_REQUEST})
+"""JSON-RPC codes that say the request could not be read (JSON-RPC 2.0 §5.1): false from a tool that ran."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +155,8 @@ class ToolSeam:
                 raise
             if raised_in(exc, *_PEER_MODULES):  # a client inside the tool: the tool's failure, not its decision
                 return self.fail(call, name, classify(exc), exc, idempotent=info.idempotent)
+            if exc.code in _ABOUT_THE_REQUEST:
+                return self.fail(call, name, Classification(FailureClass.UNKNOWN), exc, idempotent=info.idempotent)
             call.fail(Channel.PROTOCOL, classify(exc), code=exc.code, exception=exc)
             raise protocol_error(exc, call) from None
         except InvalidResult as exc:
@@ -161,14 +168,18 @@ class ToolSeam:
             # CancelledError out of a failed connection, e.g. the tool's own MCP client). That is the tool's
             # failure; left to propagate, it ends the whole session (HKUDS/nanobot PR #1728, python-sdk #1830).
             return self.fail(call, name, explain(exc)[0], exc, idempotent=info.idempotent)
-        except (Exception, SystemExit) as exc:
+        except BaseException as exc:
+            if _from_outside(exc):
+                raise
             lone = deliberate_protocol_error(exc)
-            if lone is not None:  # the tool's own MCPError, wrapped by its task group: still the tool's decision
+            # the tool's own MCPError, wrapped by its task group: still the tool's decision
+            if lone is not None and lone.code not in _ABOUT_THE_REQUEST:
                 call.fail(Channel.PROTOCOL, classify(lone), code=lone.code, exception=lone)
                 raise protocol_error(lone, call) from None
-            # SystemExit too: a library's sys.exit() inside one tool call is that call's failure, not
-            # the end of the server and of every session on it (python-sdk #396). KeyboardInterrupt
-            # and cancellation still pass: they come from outside the tool.
+            # Any BaseException too: a library's sys.exit() inside one tool call is that call's failure,
+            # not the end of the server and of every session on it (python-sdk #396), and so is a timeout
+            # library's BaseException (gevent's Timeout, func_timeout's) or a task group's
+            # BaseExceptionGroup holding one: none is an Exception, each passes `except Exception`.
             return self.fail(call, name, explain(exc)[0], exc, idempotent=info.idempotent)
         if getattr(result, "is_error", False) is True:  # CallToolResult, or a framework's equivalent
             return self.own_error_result(call, result)
@@ -271,6 +282,17 @@ def _leaves(group: BaseExceptionGroup[Any]) -> Iterator[BaseException]:
             yield from _leaves(member)
         else:
             yield member
+
+
+def _from_outside(exc: BaseException) -> bool:
+    """Whether ``exc`` (or a leaf of its group) must pass the seam: it comes from outside the tool. That is
+    ``KeyboardInterrupt``, ``GeneratorExit`` (the coroutine is being closed) and the cancellation of this
+    request (the running backend's cancel exception while the task is being cancelled)."""
+    leaves = list(_leaves(exc)) if isinstance(exc, BaseExceptionGroup) else [exc]
+    cancelled = (asyncio.CancelledError, anyio.get_cancelled_exc_class())
+    return any(isinstance(leaf, (KeyboardInterrupt, GeneratorExit)) for leaf in leaves) or (
+        any(isinstance(leaf, cancelled) for leaf in leaves) and _being_cancelled()
+    )
 
 
 def _being_cancelled() -> bool:
