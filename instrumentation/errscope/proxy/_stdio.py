@@ -297,8 +297,8 @@ class HttpServer:
         self._pump = asyncio.create_task(pump())
 
     async def send(self, message: Any, frame: bytes | None) -> bool:
-        is_handshake = self._handshake.remember(message)
-        if not is_handshake and isinstance(message, dict) and "id" in message and (self._session_gone or self._opening.locked()):
+        is_request = not self._handshake.remember(message) and isinstance(message, dict) and "id" in message
+        if is_request and (self._session_gone or self._opening.locked()):
             async with self._opening:
                 if self._session_gone and not await self._new_session():
                     return False

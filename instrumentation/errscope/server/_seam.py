@@ -35,7 +35,15 @@ from typing import Any, Final
 
 import anyio
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, CallToolResult, EmbeddedResource, TextContent, TextResourceContents
+from mcp_types import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    CallToolResult,
+    EmbeddedResource,
+    TextContent,
+    TextResourceContents,
+)
 
 from errscope import _attributes as attr
 from errscope._call import ToolCall
