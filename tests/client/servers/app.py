@@ -46,10 +46,12 @@ class Upstream:
         self._random = random.Random(self.seed)
 
     async def charge(self, request: Request) -> JSONResponse:
+        # Counted once the whole request is in: a call cancelled while its body was still arriving (a client
+        # timeout under load) never reached the charge, and counting its head made effects < requests.
+        body = await request.json()
         self.requests += 1
         key = request.headers.get("idempotency-key")
         self.keys_seen.append(key)
-        body = await request.json()
         if key is not None and key in self.applied:
             return JSONResponse(self.applied[key])
         self.effects += 1
