@@ -414,12 +414,58 @@ def _sent_by_name(exc: BaseException) -> bool | None:
     return None
 
 
+# HTTP/2 error codes (RFC 9113 §7, the IANA "HTTP/2 Error Code" registry) a stream reset (RST_STREAM) or a
+# connection shutdown (GOAWAY) carries -> (class, may the request have been acted on). REFUSED_STREAM is the
+# server's word that the stream was closed before any processing (§8.7); HTTP_1_1_REQUIRED refuses the request
+# for its protocol; ENHANCE_YOUR_CALM says the client generates excessive load. Any other code on a request the
+# server had may come after it acted.
+_HTTP2_ERROR_CODES: Final[dict[int, tuple[str, FailureClass, bool | None]]] = {
+    0x0: ("NO_ERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0x1: ("PROTOCOL_ERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0x2: ("INTERNAL_ERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0x3: ("FLOW_CONTROL_ERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0x4: ("SETTINGS_TIMEOUT", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0x5: ("STREAM_CLOSED", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0x6: ("FRAME_SIZE_ERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0x7: ("REFUSED_STREAM", FailureClass.UPSTREAM_UNAVAILABLE, False),
+    0x8: ("CANCEL", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0x9: ("COMPRESSION_ERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0xA: ("CONNECT_ERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0xB: ("ENHANCE_YOUR_CALM", FailureClass.RATE_LIMITED, False),
+    0xC: ("INADEQUATE_SECURITY", FailureClass.UPSTREAM_UNAVAILABLE, False),
+    0xD: ("HTTP_1_1_REQUIRED", FailureClass.UPSTREAM_UNAVAILABLE, False),
+}
+
+
+def _http2_error(exc: BaseException) -> Classification | None:
+    """What an HTTP/2 stream reset or GOAWAY says, when the exception carries it: httpcore/httpcore2 raise
+    ``RemoteProtocolError`` over the ``h2`` event itself (``StreamReset``: ``error_code``; ``ConnectionTerminated``:
+    also ``last_stream_id``, the highest stream the server may have processed, RFC 9113 §6.8). A GOAWAY whose
+    ``last_stream_id`` is below the request's stream did not process it, whatever its code."""
+    chain = [exc, exc.__cause__ or exc.__context__]
+    event = next((arg for current in chain if current is not None for arg in current.args
+                  if not isinstance(arg, BaseException | str) and isinstance(_attribute(arg, "error_code"), int)), None)
+    if event is None or int(event.error_code) not in _HTTP2_ERROR_CODES:
+        return None
+    name, failure_class, sent = _HTTP2_ERROR_CODES[int(event.error_code)]
+    last_stream = _attribute(event, "last_stream_id")
+    stream = _attribute(event, "stream_id")
+    if isinstance(last_stream, int) and not isinstance(stream, int):
+        # A GOAWAY: streams start at 1, so 0 processed none of ours. A client raises over one only for a stream it
+        # covers (httpcore retries a higher one on a new connection): that one may have been processed.
+        sent = last_stream != 0
+    return Classification(failure_class, upstream=Upstream("http2", name), side_effect_possible=sent)
+
+
 def _http_transport_error(exc: BaseException) -> Classification:
     address = None
     try:
         address = http_address(exc.request.url)  # type: ignore[attr-defined]
     except (AttributeError, RuntimeError):  # raised without a request attached (or by httpcore)
         pass
+    http2 = _http2_error(exc)
+    if http2 is not None:
+        return replace(http2, upstream=replace(http2.upstream or Upstream("http2"), address=address))
     return Classification(
         FailureClass.UPSTREAM_UNAVAILABLE,
         upstream=Upstream("http", type(exc).__name__, address),
