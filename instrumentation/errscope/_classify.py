@@ -939,7 +939,8 @@ _API_CODE_FAMILIES: Final = (
      FailureClass.RATE_LIMITED),
     (re.compile(r"accessdenied|unauthori[sz]ed|unauthenticated|notauthorized|forbidden|invalidaccesskeyid|invalidclienttokenid|"
                 r"signaturedoesnotmatch|expiredtoken|unrecognizedclient|authfailure|missingauthenticationtoken|"
-                r"notauthed|invalidauth|missingscope|nopermission|tokenrevoked|tokenexpired|accountinactive"),
+                r"notauthed|invalidauth|missingscope|nopermission|tokenrevoked|tokenexpired|accountinactive|"
+                r"invalidsession|sessionexpired"),
      FailureClass.PERMISSION_DENIED),
     (re.compile(r"notfound|nosuch|nonexist|doesnotexist"), FailureClass.NOT_FOUND),  # SQS: "...NonExistentQueue"
     (re.compile(r"validation|invalidargument|invalidparameter|conditionalcheckfailed|malformedpolicy|toolong|"
@@ -1200,6 +1201,59 @@ def _curl_error(exc: BaseException) -> Classification:
         return _UNKNOWN  # e.g. HTTP_RETURNED_ERROR: the status stays on the handle
     failure_class, sent = _CURL_CODES[code]
     return Classification(failure_class, upstream=Upstream("curl", str(code)), side_effect_possible=sent)
+
+
+# SOAP fault codes. The code names the side at fault (SOAP 1.1 §4.4.1, SOAP 1.2 Part 1 §5.4.6): the message as sent
+# (Client/Sender: a value the service refused, like a 400), the service while processing it (Server/Receiver: it
+# may have acted), or the envelope the tool built (VersionMismatch, MustUnderstand, DataEncodingUnknown: a bug).
+# A more specific code decides first: SOAP 1.2 subcodes (innermost first), a SOAP 1.1 code in another namespace.
+# The standard ones: WS-Security's (OASIS WSS 1.1 SOAP Message Security §12) refuse the credential; WS-Addressing's
+# (WS-Addressing 1.0 SOAP Binding §6.4) say the endpoint cannot now, or has no such action (the tool's bug).
+_SOAP_SIDES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
+    **dict.fromkeys(("Client", "Sender"), (FailureClass.INVALID_INPUT, False)),
+    **dict.fromkeys(("Server", "Receiver"), (FailureClass.UPSTREAM_UNAVAILABLE, True)),
+    **dict.fromkeys(("VersionMismatch", "MustUnderstand", "DataEncodingUnknown"), (FailureClass.UNKNOWN, False)),
+}
+_SOAP_STANDARD_CODES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
+    **dict.fromkeys(("UnsupportedSecurityToken", "UnsupportedAlgorithm", "InvalidSecurity", "InvalidSecurityToken",
+                     "FailedAuthentication", "FailedCheck", "SecurityTokenUnavailable", "MessageExpired"),
+                    (FailureClass.PERMISSION_DENIED, False)),
+    "EndpointUnavailable": (FailureClass.UPSTREAM_UNAVAILABLE, False),
+    **dict.fromkeys(("ActionNotSupported", "InvalidAddressingHeader", "MessageAddressingHeaderRequired"),
+                    (FailureClass.UNKNOWN, False)),
+}
+
+
+def _soap_local_name(code: object) -> str | None:
+    """The local part of a fault code: a prefixed name as the envelope spells it (``soap:Client``), a
+    ``{namespace}local`` text or an lxml ``QName`` (zeep's subcodes)."""
+    local = _attribute(code, "localname")
+    text = local if isinstance(local, str) else code if isinstance(code, str) else None
+    if not text:
+        return None
+    return text.rpartition("}")[2].rpartition(":")[2].strip() or None
+
+
+def _soap_fault(exc: BaseException) -> Classification:
+    subcodes = _attribute(exc, "subcodes")
+    names = [_soap_local_name(code) for code in (*reversed(subcodes if isinstance(subcodes, list) else []),
+                                                 _attribute(exc, "code"))]
+    codes = [name for name in names if name]
+    if not codes:
+        return _UNKNOWN
+    upstream = Upstream("soap", codes[0])
+    side = _SOAP_SIDES.get(codes[-1].partition(".")[0])
+    for code in codes:
+        found = _SOAP_STANDARD_CODES.get(code) or _SOAP_SIDES.get(code)
+        if found is None and code.partition(".")[0] not in _SOAP_SIDES:
+            family = _code_family(code)  # a vendor's code: REQUEST_LIMIT_EXCEEDED, INVALID_SESSION_ID
+            if family is not None:
+                sent = (side or (family, None))[1] if family is FailureClass.UPSTREAM_UNAVAILABLE else False
+                found = family, sent
+        if found is not None:
+            return Classification(found[0], upstream=upstream, side_effect_possible=found[1])
+    failure_class, sent = side or (FailureClass.UNKNOWN, None)
+    return Classification(failure_class, upstream=upstream, side_effect_possible=sent)
 
 
 def _status_named(status: int, system: str) -> Rule:
@@ -1624,6 +1678,8 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "imaplib.IMAP4.error": _response_code(_IMAP_CODES, "imap"),
     "imaplib.IMAP4.abort": _unavailable(None, "imap"),
     "poplib.error_proto": _response_code(_POP_CODES, "pop3"),
+    # zeep (https://docs.python-zeep.org/en/master/api.html#zeep.exceptions.Fault): a SOAP fault by its codes
+    "zeep.exceptions.Fault": _soap_fault,
     # pycurl: libcurl's error number (args[0])
     "pycurl.error": _curl_error,
     # dnspython (https://dnspython.readthedocs.io/en/stable/exceptions.html): the name or the record
