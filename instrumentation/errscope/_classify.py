@@ -340,13 +340,13 @@ def http_status_of(exc: BaseException) -> int | None:
 
 def _response_header(exc: BaseException, name: str) -> str | None:
     """A response header the exception carries: on itself (``headers``: PyGithub, kubernetes,
-    xmlrpc.client; ``resp_headers``: websocket-client), its ``response`` (httpx, requests, SDKs) or
-    its ``meta`` (elastic-transport). A plain dict is searched without regard to case (lowercased
+    xmlrpc.client; ``resp_headers``: websocket-client), its ``response`` (httpx, requests, SDKs), its
+    ``meta`` (elastic-transport) or its ``resp`` (googleapiclient: httplib2's response, a dict). A plain dict is searched without regard to case (lowercased
     keys; header names are case-insensitive, RFC 9110 §5.1)."""
     for owner, attribute in ((exc, "headers"), (exc, "resp_headers"), (_attribute(exc, "response"), "headers"),
-                             (_attribute(exc, "meta"), "headers")):
+                             (_attribute(exc, "meta"), "headers"), (exc, "resp")):
         headers = _attribute(owner, attribute)
-        if type(headers) is dict:
+        if isinstance(headers, dict):  # incl. httplib2's Response (googleapiclient's HttpError.resp): lowercased keys
             value = next((v for k, v in headers.items() if isinstance(k, str) and k.lower() == name.lower()), None)
         else:
             get = _attribute(headers, "get")
@@ -362,14 +362,15 @@ def _response_header(exc: BaseException, name: str) -> str | None:
 
 
 def _request_address(exc: BaseException) -> str | None:
-    # httpx/openai: .request.url; aiohttp: .request_info.url; requests: .response.url; urllib: .url
+    # httpx/openai: .request.url; aiohttp: .request_info.url; requests: .response.url; urllib: .url;
+    # googleapiclient: .uri
     for owner, name in ((exc, "request"), (exc, "request_info"), (exc, None), (_attribute(exc, "response"), None)):
         target = _attribute(owner, name) if name else owner
-        url = _attribute(target, "url")
-        if url is not None and not callable(url):
-            address = http_address(url)
-            if address:
-                return address
+        for url in (_attribute(target, "url"), _attribute(target, "uri")):
+            if url is not None and not callable(url):
+                address = http_address(url)
+                if address:
+                    return address
     return None
 
 
@@ -393,7 +394,34 @@ def _http_status(exc: BaseException) -> Classification | None:
     # Face Hub) names it in its own error code; the SDK's class says so (RepositoryNotFoundError).
     if status in (401, 403) and _NOT_FOUND_WORDS.search(type(exc).__name__):
         return replace(result, failure_class=FailureClass.NOT_FOUND)
+    if status == 403 and any(_is_usage_limit(reason) for reason in _error_reasons(exc)):
+        return replace(result, failure_class=FailureClass.RATE_LIMITED,
+                       retry_after=parse_retry_after(_response_header(exc, "Retry-After")))
     return result
+
+
+# Google's usage-limit reasons that do not say "rate limit" in their words (the Drive, Calendar and YouTube APIs'
+# "Resolve errors" guides: a 403 with ``dailyLimitExceeded``, ``quotaExceeded``); those that do are read by words.
+_USAGE_LIMIT_REASONS: Final = frozenset({"dailylimitexceeded", "dailylimitexceededunreg", "quotaexceeded"})
+
+
+def _is_usage_limit(reason: str) -> bool:
+    words = reason.replace("_", "").lower()
+    return words in _USAGE_LIMIT_REASONS or _code_family(reason) is FailureClass.RATE_LIMITED
+
+
+def _error_reasons(exc: BaseException) -> list[str]:
+    """The machine-readable reasons a Google API error carries: its JSON error's ``errors[].reason`` or
+    ``details[].reason`` (google.rpc.ErrorInfo), as googleapiclient keeps them (``error_details``) and google-api-core
+    (``errors``; ErrorInfo's ``reason`` beside its ``domain``, never a reason phrase: urllib's ``reason`` has none)."""
+    reasons = []
+    for name in ("error_details", "errors"):
+        entries = _attribute(exc, name)
+        if isinstance(entries, list):
+            reasons += [entry.get("reason") for entry in entries if isinstance(entry, Mapping)]
+    if isinstance(_attribute(exc, "domain"), str):
+        reasons.append(_attribute(exc, "reason"))
+    return [reason for reason in reasons if isinstance(reason, str) and reason]
 
 
 # Whether a transport failure may have delivered the request, by the exception's class name in
