@@ -888,9 +888,13 @@ def _file_or_program(failure_class: FailureClass) -> Rule:
 
 
 def _os_error(exc: BaseException) -> Classification | None:
-    # A plain OSError is a network failure only when its errno says so (ENETUNREACH has no subclass).
+    # A plain OSError is a network failure only when its errno says so (ENETUNREACH has no subclass), or when, with
+    # none, a connecting function raised it: http.client's proxy tunnel refused ("Tunnel connection failed"),
+    # socket.create_connection with no address to try. The connection never opened: nothing was sent.
     if getattr(exc, "errno", None) in _NETWORK_ERRNOS:
         return _UNAVAILABLE(exc)
+    if getattr(exc, "errno", None) is None and _raised_connecting(exc, anywhere=True):
+        return _UNAVAILABLE_NOT_SENT(exc)
     return None
 
 
@@ -1282,6 +1286,35 @@ def _soap_fault(exc: BaseException) -> Classification:
             return Classification(found[0], upstream=upstream, side_effect_possible=found[1])
     failure_class, sent = side or (FailureClass.UNKNOWN, None)
     return Classification(failure_class, upstream=upstream, side_effect_possible=sent)
+
+
+# SOCKS reply codes (RFC 1928 §6 for SOCKS5; SOCKS4's 91-93) -> class. The proxy answered the CONNECT request with
+# them: the tunnel never opened, so nothing reached the upstream. The ruleset forbidding the destination, or the
+# identity check failing, is a refusal of the tool's access; the others say the upstream could not be reached.
+_SOCKS_REPLIES: Final[dict[int, FailureClass]] = {
+    **dict.fromkeys((0x01, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 91), FailureClass.UPSTREAM_UNAVAILABLE),
+    **dict.fromkeys((0x02, 92, 93), FailureClass.PERMISSION_DENIED),
+}
+
+
+def _proxy_refusal(exc: BaseException) -> Classification:
+    """A forward proxy refused the tunnel (python-socks' and aiohttp-socks' ``ProxyError``): its ``error_code`` is
+    the HTTP proxy's status (>= 100) or the SOCKS reply code. Never sent: the upstream was not reached."""
+    code = _attribute(exc, "error_code")
+    if not isinstance(code, int) or isinstance(code, bool):
+        return _unavailable(False, "socks")(exc)  # the proxy's protocol failed, or a refusal without its code
+    if code >= 100:
+        return Classification(class_for_http_status(code), upstream=Upstream("http", str(code)),
+                              side_effect_possible=False)
+    return Classification(_SOCKS_REPLIES.get(code, FailureClass.UNKNOWN), upstream=Upstream("socks", str(code)),
+                          side_effect_possible=False)
+
+
+def _proxy_status(exc: BaseException) -> Classification | None:
+    """An HTTP proxy's error status answering ``CONNECT`` (aiohttp's ``ClientHttpProxyError``): the tunnel never
+    opened, so even a 502 (the proxy could not reach the upstream) sent nothing to it."""
+    result = _http_status(exc)
+    return replace(result, side_effect_possible=False) if result is not None else None
 
 
 def _status_named(status: int, system: str) -> Rule:
@@ -1708,6 +1741,11 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "poplib.error_proto": _response_code(_POP_CODES, "pop3"),
     # zeep (https://docs.python-zeep.org/en/master/api.html#zeep.exceptions.Fault): a SOAP fault by its codes
     "zeep.exceptions.Fault": _soap_fault,
+    # forward proxies refusing the tunnel: python-socks (httpx-socks, aiohttp-socks) keep the proxy's code;
+    # aiohttp keeps the status of its CONNECT
+    "python_socks._errors.ProxyError": _proxy_refusal,
+    "aiohttp_socks._errors.ProxyError": _proxy_refusal,
+    "aiohttp.client_exceptions.ClientHttpProxyError": _proxy_status,
     # pycurl: libcurl's error number (args[0])
     "pycurl.error": _curl_error,
     # dnspython (https://dnspython.readthedocs.io/en/stable/exceptions.html): the name or the record
@@ -1736,7 +1774,7 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
 
 _OWN_CODE_RULES: Final = frozenset(
     _NAMED_RULES[name] for name in ("smtplib.SMTPResponseException", "aiosmtplib.errors.SMTPResponseException",
-                                    *_HTTP_PARSE_ERRORS)
+                                    "aiohttp.client_exceptions.ClientHttpProxyError", *_HTTP_PARSE_ERRORS)
 )
 """Rules that read a protocol's own reply code, or know the status-shaped code is no server's (a client parser's):
 an attribute shaped like an HTTP status is not one there."""

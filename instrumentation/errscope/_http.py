@@ -17,7 +17,7 @@ def class_for_http_status(status: int) -> FailureClass:
     """Map an HTTP status code to a class (RFC 9110 §15); 2xx/3xx and unmapped 4xx are ``unknown``."""
     if status in (400, 409, 412, 413, 422, 428):  # 413: smaller arguments fit; 412/428: a stale precondition
         return FailureClass.INVALID_INPUT
-    if status in (401, 403):
+    if status in (401, 403, 407):  # 407: the proxy refused the tool's credential, as a 401 (RFC 9110 §15.5.8)
         return FailureClass.PERMISSION_DENIED
     if status in (404, 410):
         return FailureClass.NOT_FOUND
