@@ -1317,6 +1317,48 @@ def _proxy_status(exc: BaseException) -> Classification | None:
     return replace(result, side_effect_possible=False) if result is not None else None
 
 
+# MQTT 5.0 reason codes (MQTT 5.0 §2.4, table 2-6) a broker refuses with (CONNACK) or ends a session with
+# (DISCONNECT); paho maps an MQTT 3.1.1 CONNACK return code onto the one that means the same. The protocol's, the
+# tool's own settings (client id, topic alias, QoS, retained messages not supported): unknown.
+_MQTT_REASONS: Final[dict[int, FailureClass]] = {
+    **dict.fromkeys((0x86, 0x87, 0x8A, 0x8C), FailureClass.PERMISSION_DENIED),  # bad login, not authorized,
+    # banned, bad authentication method
+    **dict.fromkeys((0x84, 0x88, 0x89, 0x8B, 0x8D, 0x8E, 0x98, 0x9C, 0x9D, 0xA0), FailureClass.UPSTREAM_UNAVAILABLE),
+    # unsupported protocol version, server unavailable, busy, shutting down, keep alive timeout, session taken over,
+    # administrative action, use another server, server moved, maximum connect time
+    **dict.fromkeys((0x93, 0x96, 0x97, 0x9F), FailureClass.RATE_LIMITED),  # receive maximum exceeded, message rate
+    # too high, quota exceeded, connection rate exceeded
+    **dict.fromkeys((0x8F, 0x90, 0x95, 0x99), FailureClass.INVALID_INPUT),  # topic filter or name invalid, packet
+    # too large, payload format invalid
+}
+# paho-mqtt's own error codes (paho.mqtt.enums.MQTTErrorCode), for what failed on its side of the socket
+_PAHO_ERRORS: Final[dict[int, tuple[FailureClass, bool | None]]] = {
+    **dict.fromkeys((4, 5, 8, 15), (FailureClass.UPSTREAM_UNAVAILABLE, False)),  # NO_CONN, CONN_REFUSED, TLS,
+    # QUEUE_SIZE: the packet was never written
+    **dict.fromkeys((7, 14, 16), (FailureClass.UPSTREAM_UNAVAILABLE, None)),  # CONN_LOST, ERRNO, KEEPALIVE
+    **dict.fromkeys((11, 12), (FailureClass.PERMISSION_DENIED, False)),  # AUTH, ACL_DENIED
+    9: (FailureClass.INVALID_INPUT, False),  # PAYLOAD_SIZE
+}
+_MQTT_CONNACK: Final = 2  # MQTT control packet type (MQTT 5.0 §2.1.2)
+
+
+def _mqtt_code(exc: BaseException) -> Classification:
+    """aiomqtt's ``MqttCodeError``: its ``rc`` is a paho ``ReasonCode`` the broker sent (it has a ``packetType``)
+    or one of paho's own ``MQTTErrorCode``s. A CONNACK refusal came before any message: nothing done; a
+    DISCONNECT refuses what the session sent, or, for a broker going away, does not say."""
+    rc = _attribute(exc, "rc")
+    value = _attribute(rc, "value") if not isinstance(rc, int) else int(rc)
+    if not isinstance(value, int) or isinstance(value, bool):
+        return _UNKNOWN
+    packet_type = _attribute(rc, "packetType")
+    if packet_type is None:
+        failure_class, sent = _PAHO_ERRORS.get(value, (FailureClass.UNKNOWN, None))
+        return Classification(failure_class, side_effect_possible=sent)  # paho's, not the broker's: no status
+    failure_class = _MQTT_REASONS.get(value, FailureClass.UNKNOWN)
+    sent = None if packet_type != _MQTT_CONNACK and failure_class is FailureClass.UPSTREAM_UNAVAILABLE else False
+    return Classification(failure_class, upstream=Upstream("mqtt", str(value)), side_effect_possible=sent)
+
+
 def _status_named(status: int, system: str) -> Rule:
     """For an SDK that raises one exception class per HTTP status and keeps nothing else (hvac):
     the status its class stands for."""
@@ -1746,6 +1788,8 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "python_socks._errors.ProxyError": _proxy_refusal,
     "aiohttp_socks._errors.ProxyError": _proxy_refusal,
     "aiohttp.client_exceptions.ClientHttpProxyError": _proxy_status,
+    # aiomqtt (over paho-mqtt): the broker's reason code or paho's own error code, kept as .rc
+    "aiomqtt.exceptions.MqttCodeError": _mqtt_code,
     # pycurl: libcurl's error number (args[0])
     "pycurl.error": _curl_error,
     # dnspython (https://dnspython.readthedocs.io/en/stable/exceptions.html): the name or the record
