@@ -106,6 +106,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import enum
 import errno
 import http.client
 import math
@@ -1463,6 +1464,24 @@ def _grpc_error(exc: BaseException) -> Classification:
     return Classification(failure_class, upstream=Upstream("grpc", name), side_effect_possible=side_effect)
 
 
+def _grpc_status_name(exc: BaseException) -> str | None:
+    """The gRPC status an exception keeps as an enum member named as google/rpc/code.proto names the codes, in its
+    ``status`` or ``code`` (grpclib's ``GRPCError.status``, a ``grpclib.const.Status``): read by the name, so every
+    gRPC library's enum lands where grpcio's ``StatusCode`` does. ``OK`` is no error."""
+    for attribute in ("status", "code"):
+        value = _attribute(exc, attribute)
+        name = value.name if isinstance(value, enum.Enum) else None
+        if name in _GRPC_CODES:
+            return name
+    return None
+
+
+def _grpc_status(exc: BaseException) -> Classification:
+    name = _grpc_status_name(exc)
+    failure_class, side_effect = _GRPC_CODES.get(name or "", (FailureClass.UNKNOWN, None))
+    return Classification(failure_class, upstream=Upstream("grpc", name), side_effect_possible=side_effect)
+
+
 # SFTP status codes (draft-ietf-secsh-filexfer-13 §9.1; v3 defines 0-8) -> class. A status answers a request
 # the server refused or could not carry out: nothing was done, except where the connection went away under it.
 _SFTP_STATUSES: Final[dict[int, FailureClass]] = {
@@ -1880,6 +1899,7 @@ def _lookup(exc: BaseException) -> Rule | None:
     249's names (asyncpg)."""
     carried = (_oauth_error if _oauth_code(exc) is not None else _api_error if _api_code(exc) is not None
                else _http_status if http_status_of(exc) is not None
+               else _grpc_status if _grpc_status_name(exc) is not None
                else _tls_refusal if _peer_tls_alert(exc) is not None else None)
     for klass in type(exc).__mro__:
         rule = _REGISTERED.get(klass)
