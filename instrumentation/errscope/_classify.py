@@ -1360,6 +1360,33 @@ def _mqtt_code(exc: BaseException) -> Classification:
     return Classification(failure_class, upstream=Upstream("mqtt", str(value)), side_effect_possible=sent)
 
 
+# ZeroMQ's own errnos beyond POSIX's (zmq.h: ZMQ_HAUSNUMERO + 51...): EFSM, a socket used out of its pattern's order
+# (a REQ sending twice), is the tool's bug; nothing was sent.
+_ZMQ_EFSM: Final = 156384712 + 51
+
+
+def _zmq_error(exc: BaseException) -> Classification:
+    """pyzmq's ``ZMQError`` by its POSIX ``errno``: ``EAGAIN`` is a socket timeout (RCVTIMEO/SNDTIMEO) or a queue
+    no peer takes from: raised by a send, the message was never queued; else it waited for an answer to one that
+    left. A network errno (``EHOSTUNREACH``: a ROUTER with no such peer) as a socket's."""
+    code = _attribute(exc, "errno")
+    name = errno.errorcode.get(code, "EFSM" if code == _ZMQ_EFSM else None) if isinstance(code, int) else None
+    upstream = Upstream("zeromq", name)
+    if code == errno.EAGAIN:
+        sending = False
+        tb = exc.__traceback__
+        while tb is not None:
+            sending = sending or _function_name(tb.tb_frame).lstrip("_").startswith("send")
+            tb = tb.tb_next
+        return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=upstream, side_effect_possible=not sending)
+    if code in _NETWORK_ERRNOS:
+        return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=upstream,
+                              side_effect_possible=_NETWORK_ERRNOS[code])
+    if code == _ZMQ_EFSM:
+        return Classification(FailureClass.UNKNOWN, upstream=upstream, side_effect_possible=False)
+    return _UNKNOWN
+
+
 def _status_named(status: int, system: str) -> Rule:
     """For an SDK that raises one exception class per HTTP status and keeps nothing else (hvac):
     the status its class stands for."""
@@ -1809,6 +1836,8 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "aiohttp.client_exceptions.ClientHttpProxyError": _proxy_status,
     # aiomqtt (over paho-mqtt): the broker's reason code or paho's own error code, kept as .rc
     "aiomqtt.exceptions.MqttCodeError": _mqtt_code,
+    # pyzmq (https://pyzmq.readthedocs.io/en/latest/api/zmq.html#exceptions): a POSIX errno on a non-OSError
+    "zmq.error.ZMQError": _zmq_error,
     # pycurl: libcurl's error number (args[0])
     "pycurl.error": _curl_error,
     # dnspython (https://dnspython.readthedocs.io/en/stable/exceptions.html): the name or the record
