@@ -29,7 +29,24 @@ oauthlib, google-auth)                                         RFC 8628 §3.5 (I
 WebSocket close codes (websockets,     by the code; 4400-4599  RFC 6455 §7.4.1, IANA close code registry
 httpx-ws)                              as HTTP statuses
 SMTP reply codes (smtplib, aiosmtplib) by the code             RFC 5321 §4.2, RFC 4954, RFC 3463
-``grpc.RpcError``                      by status code          google/rpc/code.proto's HTTP mapping
+``grpc.RpcError``; any error whose     by status code          google/rpc/code.proto's HTTP mapping
+``status``/``code`` is an enum member
+named as a gRPC code (grpclib)
+HTTP/2 RST_STREAM / GOAWAY under       by the error code; a    RFC 9113 §7, §8.7, §6.8
+httpx/httpcore (the h2 event)          GOAWAY before any
+                                       stream: not sent
+SOAP faults (zeep ``Fault``)           by the most specific    SOAP 1.1 §4.4.1, SOAP 1.2 §5.4.6,
+                                       code: WS-Security,      OASIS WSS 1.1 §12, WS-Addressing 1.0
+                                       WS-Addressing, vendor   SOAP Binding §6.4
+                                       words, else the side
+a proxy refusing the tunnel            by its status (407:     RFC 9110 §15.5.8, RFC 1928 §6
+(python-socks, aiohttp-socks,          permission_denied) or
+aiohttp's ``ClientHttpProxyError``)    SOCKS reply; not sent
+MQTT reason codes (aiomqtt ``rc``),    by the code             MQTT 5.0 §2.4
+paho's own error codes
+pyzmq ``ZMQError``                     by errno; ``EAGAIN``    zmq_errno(3), POSIX
+                                       sent unless a send
+                                       raised it
 FTP reply codes (ftplib, aioftp)       by the code             RFC 959 §4.2
 SFTP status codes (asyncssh)           by the code             draft-ietf-secsh-filexfer-13 §9.1
 SSH disconnect reasons (asyncssh)      by the code             RFC 4253 §11.1
@@ -86,9 +103,10 @@ no rule anywhere in the chain          by the words of the     ``...Throttled...
 anything else                          unknown                 a gap in the mapping: it is alerted on
 =====================================  ======================  ========================================
 
-HTTP statuses: 400/409/412/413/422/428 invalid_input, 401/403 permission_denied, 404/410 not_found,
+HTTP statuses: 400/409/412/413/422/428 invalid_input, 401/403/407 permission_denied, 404/410 not_found,
 429 rate_limited, 408 and 5xx upstream_unavailable, others unknown; a 403 with ``Retry-After`` or
-``X-RateLimit-Remaining: 0`` is rate_limited (GitHub's rate limits); ``Retry-After`` is parsed on
+``X-RateLimit-Remaining: 0`` (GitHub's rate limits), or a Google usage-limit reason
+(``userRateLimitExceeded``, ``dailyLimitExceeded``, ErrorInfo's ``RATE_LIMIT_EXCEEDED``) is rate_limited; ``Retry-After`` is parsed on
 rate limits and 503, the response headers read without regard to case.
 
 Every rule also says whether the failed request may have been acted on
