@@ -106,7 +106,8 @@ anything else                          unknown                 a gap in the mapp
 HTTP statuses: 400/409/412/413/422/428 invalid_input, 401/403/407 permission_denied, 404/410 not_found,
 429 rate_limited, 408 and 5xx upstream_unavailable, others unknown; a 403 with ``Retry-After`` or
 ``X-RateLimit-Remaining: 0`` (GitHub's rate limits), or a Google usage-limit reason
-(``userRateLimitExceeded``, ``dailyLimitExceeded``, ErrorInfo's ``RATE_LIMIT_EXCEEDED``) is rate_limited; ``Retry-After`` is parsed on
+(``userRateLimitExceeded``, ``dailyLimitExceeded``, ErrorInfo's ``RATE_LIMIT_EXCEEDED``) is rate_limited; the wait
+(Azure's ``retry-after-ms``/``x-ms-retry-after-ms`` first, else ``Retry-After``) is parsed on
 rate limits and 503, the response headers read without regard to case.
 
 Every rule also says whether the failed request may have been acted on
@@ -155,7 +156,7 @@ from mcp_types import (
 
 from errscope._exceptions import InvalidInput, RateLimited, ToolFailure
 from errscope._foreign_text import classify_text, retry_after_from_text
-from errscope._http import class_for_http_status, parse_retry_after, side_effect_for_http_status
+from errscope._http import class_for_http_status, retry_delay, side_effect_for_http_status
 from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 
@@ -319,7 +320,7 @@ def _status_classification(status: int, header: Callable[[str], str | None], add
     waits = failure_class is FailureClass.RATE_LIMITED or status == 503
     return Classification(
         failure_class,
-        retry_after=parse_retry_after(header("Retry-After")) if waits else None,
+        retry_after=retry_delay(header) if waits else None,
         upstream=Upstream("http", str(status), address),
         side_effect_possible=side_effect_for_http_status(status),
     )
@@ -415,7 +416,7 @@ def _http_status(exc: BaseException) -> Classification | None:
         return replace(result, failure_class=FailureClass.NOT_FOUND)
     if status == 403 and any(_is_usage_limit(reason) for reason in _error_reasons(exc)):
         return replace(result, failure_class=FailureClass.RATE_LIMITED,
-                       retry_after=parse_retry_after(_response_header(exc, "Retry-After")))
+                       retry_after=retry_delay(lambda name: _response_header(exc, name)))
     return result
 
 
@@ -1073,7 +1074,7 @@ def _api_error(exc: BaseException) -> Classification | None:
     if failure_class is not None:
         wait = None
         if failure_class is FailureClass.RATE_LIMITED:
-            wait = parse_retry_after(_response_header(exc, "Retry-After"))
+            wait = retry_delay(lambda name: _response_header(exc, name))
         return Classification(failure_class, retry_after=wait, upstream=upstream, side_effect_possible=False)
     if status is None:
         return Classification(FailureClass.UNKNOWN, upstream=upstream)
@@ -1116,7 +1117,7 @@ def _oauth_error(exc: BaseException) -> Classification | None:
     # A code outside the registry is the client library's own check (oauthlib's insecure_transport,
     # mismatching_state), raised before or instead of reading an answer.
     failure_class, sent = _OAUTH_CODES.get(code, (FailureClass.UNKNOWN, False))
-    wait = parse_retry_after(_response_header(exc, "Retry-After")) if failure_class is FailureClass.RATE_LIMITED else None
+    wait = retry_delay(lambda name: _response_header(exc, name)) if failure_class is FailureClass.RATE_LIMITED else None
     return Classification(failure_class, retry_after=wait, upstream=Upstream("oauth", code), side_effect_possible=sent)
 
 
@@ -1641,7 +1642,7 @@ def _carried_delay(exc: BaseException) -> float | None:
         seconds = delay_seconds(_attribute(exc, name))
         if seconds is not None:
             return seconds
-    return parse_retry_after(_response_header(exc, "Retry-After"))
+    return retry_delay(lambda name: _response_header(exc, name))
 
 
 _UNKNOWN_RULE: Final = _fixed(FailureClass.UNKNOWN)
