@@ -1417,12 +1417,18 @@ def _status_named(status: int, system: str) -> Rule:
 def _websocket_close_class(code: int) -> tuple[FailureClass, bool | None]:
     """A WebSocket close code's class (RFC 6455 §7.4.1; the IANA WebSocket Close Code registry): 3000/3003
     (Unauthorized, Forbidden) and the 4400-4599 codes subprotocols mirror HTTP statuses with (graphql-ws's
-    4401, 4403, 4429) by their status; 1012/1013 (service restart, try again later) refuse for now; any other
-    close under a waiting call (going away, internal error) may have come after the message was acted on."""
+    4401, 4403, 4429) by their status; 1008 (policy violation) refuses access, 1007/1009 (invalid payload, too
+    big) the message, 1003 (unsupported data) the tool's frame type; 1012/1013 (service restart, try again
+    later) refuse for now; any other close under a waiting call (going away, internal error, bad gateway) may
+    have come after the message was acted on."""
     if 4400 <= code <= 4599:
         return class_for_http_status(code - 4000), side_effect_for_http_status(code - 4000)
-    if code in (3000, 3003):
+    if code in (3000, 3003, 1008):  # 1008 policy violation: the generic refusal, what servers send a bad credential
         return FailureClass.PERMISSION_DENIED, False
+    if code in (1007, 1009):  # a payload that is not what its type promises; a message too big (like a 413)
+        return FailureClass.INVALID_INPUT, False
+    if code == 1003:  # a frame type the endpoint cannot take: the tool's choice, not the caller's
+        return FailureClass.UNKNOWN, False
     return FailureClass.UPSTREAM_UNAVAILABLE, code not in (1012, 1013)
 
 
@@ -1751,6 +1757,9 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # refused upgrade carries its status (that decides), a closed connection its close code.
     "httpx_ws._exceptions.WebSocketUpgradeError": _unavailable(False, "websocket"),
     "httpx_ws._exceptions.WebSocketDisconnect": _websocket_closed(lambda exc: exc.code),
+    # the stream under an open session failed (closed, a keepalive ping unanswered): its cause decides, else open
+    "httpx_ws._exceptions.WebSocketNetworkError": _wrapping(lambda exc: exc.__cause__ or exc.__context__,
+                                                            _unavailable(True, "websocket")),
     "aiohttp.client_exceptions.WSServerHandshakeError": _unavailable(False, "websocket"),
     # aiohttp's receive_str/receive_json got another kind of frame: the peer's CLOSE (its code is not kept) or
     # data of the wrong type; either way the peer did not answer as the protocol agreed
