@@ -361,8 +361,8 @@ def http_status_of(exc: BaseException) -> int | None:
 def _response_header(exc: BaseException, name: str) -> str | None:
     """A response header the exception carries: on itself (``headers``: PyGithub, kubernetes,
     xmlrpc.client; ``resp_headers``: websocket-client), its ``response`` (httpx, requests, SDKs), its
-    ``meta`` (elastic-transport) or its ``resp`` (googleapiclient: httplib2's response, a dict). A plain dict is searched without regard to case (lowercased
-    keys; header names are case-insensitive, RFC 9110 §5.1)."""
+    ``meta`` (elastic-transport) or its ``resp`` (googleapiclient: httplib2's response, a dict). A dict is
+    searched without regard to case (lowercased keys; header names are case-insensitive, RFC 9110 §5.1)."""
     for owner, attribute in ((exc, "headers"), (exc, "resp_headers"), (_attribute(exc, "response"), "headers"),
                              (_attribute(exc, "meta"), "headers"), (exc, "resp")):
         headers = _attribute(owner, attribute)
@@ -1519,10 +1519,12 @@ def _grpc_error(exc: BaseException) -> Classification:
 def _grpc_status_name(exc: BaseException) -> str | None:
     """The gRPC status an exception keeps as an enum member named as google/rpc/code.proto names the codes, in its
     ``status`` or ``code`` (grpclib's ``GRPCError.status``, a ``grpclib.const.Status``): read by the name, so every
-    gRPC library's enum lands where grpcio's ``StatusCode`` does. ``OK`` is no error."""
+    gRPC library's enum lands where grpcio's ``StatusCode`` does. ``OK`` is no error. Only an enum named for a
+    status or code (``Status``, ``StatusCode``): a job's ``State.UNKNOWN`` is none."""
     for attribute in ("status", "code"):
         value = _attribute(exc, attribute)
-        name = value.name if isinstance(value, enum.Enum) else None
+        is_status = isinstance(value, enum.Enum) and re.search(r"Status|Code", type(value).__name__) is not None
+        name = value.name if is_status else None
         if name in _GRPC_CODES:
             return name
     return None

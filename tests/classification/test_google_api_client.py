@@ -106,7 +106,8 @@ def test_too_many_requests_with_retry_after(upstream: HttpUpstream) -> None:
 
 def test_non_json_error_page(upstream: HttpUpstream) -> None:
     """A load balancer's HTML 502 in front of the API: the status alone decides."""
-    exc = raised(_insert(upstream.scripted(502, "<html><body>Bad Gateway</body></html>", {"Content-Type": "text/html"})))
+    page = "<html><body>Bad Gateway</body></html>"
+    exc = raised(_insert(upstream.scripted(502, page, {"Content-Type": "text/html"})))
     assert isinstance(exc, HttpError) and exc.status_code == 502
     check(exc, C.UPSTREAM_UNAVAILABLE, True)
 
