@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import httpx
@@ -16,7 +17,7 @@ from mcp.shared.exceptions import MCPError
 import errscope
 from errscope import FailureClass as C
 from errscope._classify import argument_problems, raised_in
-from errscope._http import class_for_http_status, parse_retry_after
+from errscope._http import class_for_http_status, parse_retry_after, retry_delay
 
 
 def _http_error(status: int, headers: dict[str, str] | None = None) -> httpx.HTTPStatusError:
@@ -130,6 +131,16 @@ class TestDetails:
         now = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
         assert parse_retry_after("Mon, 30 Nov 2026 12:00:45 GMT", now=now) == 45.0
         assert parse_retry_after("soon", now=now) is None
+
+    def test_retry_delay_in_milliseconds(self) -> None:
+        """Azure's millisecond headers win over Retry-After; one that is no number, or negative, says nothing."""
+        def headers(values: dict[str, str]) -> Callable[[str], str | None]:
+            return lambda name: values.get(name.lower())
+
+        assert retry_delay(headers({"retry-after-ms": "1500", "retry-after": "2"})) == 1.5
+        assert retry_delay(headers({"x-ms-retry-after-ms": "800"})) == 0.8
+        assert retry_delay(headers({"retry-after-ms": "soon", "retry-after": "2"})) == 2.0
+        assert retry_delay(headers({"retry-after-ms": "-5"})) is None
 
     def test_family_retry_after(self) -> None:
         """RateLimited(retry_after=...) is what the classification reports."""

@@ -29,7 +29,24 @@ oauthlib, google-auth)                                         RFC 8628 §3.5 (I
 WebSocket close codes (websockets,     by the code; 4400-4599  RFC 6455 §7.4.1, IANA close code registry
 httpx-ws)                              as HTTP statuses
 SMTP reply codes (smtplib, aiosmtplib) by the code             RFC 5321 §4.2, RFC 4954, RFC 3463
-``grpc.RpcError``                      by status code          google/rpc/code.proto's HTTP mapping
+``grpc.RpcError``; any error whose     by status code          google/rpc/code.proto's HTTP mapping
+``status``/``code`` is an enum member
+named as a gRPC code (grpclib)
+HTTP/2 RST_STREAM / GOAWAY under       by the error code; a    RFC 9113 §7, §8.7, §6.8
+httpx/httpcore (the h2 event)          GOAWAY before any
+                                       stream: not sent
+SOAP faults (zeep ``Fault``)           by the most specific    SOAP 1.1 §4.4.1, SOAP 1.2 §5.4.6,
+                                       code: WS-Security,      OASIS WSS 1.1 §12, WS-Addressing 1.0
+                                       WS-Addressing, vendor   SOAP Binding §6.4
+                                       words, else the side
+a proxy refusing the tunnel            by its status (407:     RFC 9110 §15.5.8, RFC 1928 §6
+(python-socks, aiohttp-socks,          permission_denied) or
+aiohttp's ``ClientHttpProxyError``)    SOCKS reply; not sent
+MQTT reason codes (aiomqtt ``rc``),    by the code             MQTT 5.0 §2.4
+paho's own error codes
+pyzmq ``ZMQError``                     by errno; ``EAGAIN``    zmq_errno(3), POSIX
+                                       sent unless a send
+                                       raised it
 FTP reply codes (ftplib, aioftp)       by the code             RFC 959 §4.2
 SFTP status codes (asyncssh)           by the code             draft-ietf-secsh-filexfer-13 §9.1
 SSH disconnect reasons (asyncssh)      by the code             RFC 4253 §11.1
@@ -86,9 +103,11 @@ no rule anywhere in the chain          by the words of the     ``...Throttled...
 anything else                          unknown                 a gap in the mapping: it is alerted on
 =====================================  ======================  ========================================
 
-HTTP statuses: 400/409/412/413/422/428 invalid_input, 401/403 permission_denied, 404/410 not_found,
+HTTP statuses: 400/409/412/413/422/428 invalid_input, 401/403/407 permission_denied, 404/410 not_found,
 429 rate_limited, 408 and 5xx upstream_unavailable, others unknown; a 403 with ``Retry-After`` or
-``X-RateLimit-Remaining: 0`` is rate_limited (GitHub's rate limits); ``Retry-After`` is parsed on
+``X-RateLimit-Remaining: 0`` (GitHub's rate limits), or a Google usage-limit reason
+(``userRateLimitExceeded``, ``dailyLimitExceeded``, ErrorInfo's ``RATE_LIMIT_EXCEEDED``) is rate_limited; the wait
+(Azure's ``retry-after-ms``/``x-ms-retry-after-ms`` first, else ``Retry-After``) is parsed on
 rate limits and 503, the response headers read without regard to case.
 
 Every rule also says whether the failed request may have been acted on
@@ -106,6 +125,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import enum
 import errno
 import http.client
 import math
@@ -136,7 +156,7 @@ from mcp_types import (
 
 from errscope._exceptions import InvalidInput, RateLimited, ToolFailure
 from errscope._foreign_text import classify_text, retry_after_from_text
-from errscope._http import class_for_http_status, parse_retry_after, side_effect_for_http_status
+from errscope._http import class_for_http_status, retry_delay, side_effect_for_http_status
 from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 
@@ -300,7 +320,7 @@ def _status_classification(status: int, header: Callable[[str], str | None], add
     waits = failure_class is FailureClass.RATE_LIMITED or status == 503
     return Classification(
         failure_class,
-        retry_after=parse_retry_after(header("Retry-After")) if waits else None,
+        retry_after=retry_delay(header) if waits else None,
         upstream=Upstream("http", str(status), address),
         side_effect_possible=side_effect_for_http_status(status),
     )
@@ -340,13 +360,13 @@ def http_status_of(exc: BaseException) -> int | None:
 
 def _response_header(exc: BaseException, name: str) -> str | None:
     """A response header the exception carries: on itself (``headers``: PyGithub, kubernetes,
-    xmlrpc.client; ``resp_headers``: websocket-client), its ``response`` (httpx, requests, SDKs) or
-    its ``meta`` (elastic-transport). A plain dict is searched without regard to case (lowercased
-    keys; header names are case-insensitive, RFC 9110 §5.1)."""
+    xmlrpc.client; ``resp_headers``: websocket-client), its ``response`` (httpx, requests, SDKs), its
+    ``meta`` (elastic-transport) or its ``resp`` (googleapiclient: httplib2's response, a dict). A dict is
+    searched without regard to case (lowercased keys; header names are case-insensitive, RFC 9110 §5.1)."""
     for owner, attribute in ((exc, "headers"), (exc, "resp_headers"), (_attribute(exc, "response"), "headers"),
-                             (_attribute(exc, "meta"), "headers")):
+                             (_attribute(exc, "meta"), "headers"), (exc, "resp")):
         headers = _attribute(owner, attribute)
-        if type(headers) is dict:
+        if isinstance(headers, dict):  # incl. httplib2's Response (googleapiclient's HttpError.resp): lowercased keys
             value = next((v for k, v in headers.items() if isinstance(k, str) and k.lower() == name.lower()), None)
         else:
             get = _attribute(headers, "get")
@@ -362,14 +382,15 @@ def _response_header(exc: BaseException, name: str) -> str | None:
 
 
 def _request_address(exc: BaseException) -> str | None:
-    # httpx/openai: .request.url; aiohttp: .request_info.url; requests: .response.url; urllib: .url
+    # httpx/openai: .request.url; aiohttp: .request_info.url; requests: .response.url; urllib: .url;
+    # googleapiclient: .uri
     for owner, name in ((exc, "request"), (exc, "request_info"), (exc, None), (_attribute(exc, "response"), None)):
         target = _attribute(owner, name) if name else owner
-        url = _attribute(target, "url")
-        if url is not None and not callable(url):
-            address = http_address(url)
-            if address:
-                return address
+        for url in (_attribute(target, "url"), _attribute(target, "uri")):
+            if url is not None and not callable(url):
+                address = http_address(url)
+                if address:
+                    return address
     return None
 
 
@@ -393,7 +414,34 @@ def _http_status(exc: BaseException) -> Classification | None:
     # Face Hub) names it in its own error code; the SDK's class says so (RepositoryNotFoundError).
     if status in (401, 403) and _NOT_FOUND_WORDS.search(type(exc).__name__):
         return replace(result, failure_class=FailureClass.NOT_FOUND)
+    if status == 403 and any(_is_usage_limit(reason) for reason in _error_reasons(exc)):
+        return replace(result, failure_class=FailureClass.RATE_LIMITED,
+                       retry_after=retry_delay(lambda name: _response_header(exc, name)))
     return result
+
+
+# Google's usage-limit reasons that do not say "rate limit" in their words (the Drive, Calendar and YouTube APIs'
+# "Resolve errors" guides: a 403 with ``dailyLimitExceeded``, ``quotaExceeded``); those that do are read by words.
+_USAGE_LIMIT_REASONS: Final = frozenset({"dailylimitexceeded", "dailylimitexceededunreg", "quotaexceeded"})
+
+
+def _is_usage_limit(reason: str) -> bool:
+    words = reason.replace("_", "").lower()
+    return words in _USAGE_LIMIT_REASONS or _code_family(reason) is FailureClass.RATE_LIMITED
+
+
+def _error_reasons(exc: BaseException) -> list[str]:
+    """The machine-readable reasons a Google API error carries: its JSON error's ``errors[].reason`` or
+    ``details[].reason`` (google.rpc.ErrorInfo), as googleapiclient keeps them (``error_details``) and google-api-core
+    (``errors``; ErrorInfo's ``reason`` beside its ``domain``, never a reason phrase: urllib's ``reason`` has none)."""
+    reasons = []
+    for name in ("error_details", "errors"):
+        entries = _attribute(exc, name)
+        if isinstance(entries, list):
+            reasons += [entry.get("reason") for entry in entries if isinstance(entry, Mapping)]
+    if isinstance(_attribute(exc, "domain"), str):
+        reasons.append(_attribute(exc, "reason"))
+    return [reason for reason in reasons if isinstance(reason, str) and reason]
 
 
 # Whether a transport failure may have delivered the request, by the exception's class name in
@@ -414,12 +462,58 @@ def _sent_by_name(exc: BaseException) -> bool | None:
     return None
 
 
+# HTTP/2 error codes (RFC 9113 §7, the IANA "HTTP/2 Error Code" registry) a stream reset (RST_STREAM) or a
+# connection shutdown (GOAWAY) carries -> (class, may the request have been acted on). REFUSED_STREAM is the
+# server's word that the stream was closed before any processing (§8.7); HTTP_1_1_REQUIRED refuses the request
+# for its protocol; ENHANCE_YOUR_CALM says the client generates excessive load. Any other code on a request the
+# server had may come after it acted.
+_HTTP2_ERROR_CODES: Final[dict[int, tuple[str, FailureClass, bool | None]]] = {
+    0x0: ("NO_ERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0x1: ("PROTOCOL_ERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0x2: ("INTERNAL_ERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0x3: ("FLOW_CONTROL_ERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0x4: ("SETTINGS_TIMEOUT", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0x5: ("STREAM_CLOSED", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0x6: ("FRAME_SIZE_ERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0x7: ("REFUSED_STREAM", FailureClass.UPSTREAM_UNAVAILABLE, False),
+    0x8: ("CANCEL", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0x9: ("COMPRESSION_ERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0xA: ("CONNECT_ERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0xB: ("ENHANCE_YOUR_CALM", FailureClass.RATE_LIMITED, False),
+    0xC: ("INADEQUATE_SECURITY", FailureClass.UPSTREAM_UNAVAILABLE, False),
+    0xD: ("HTTP_1_1_REQUIRED", FailureClass.UPSTREAM_UNAVAILABLE, False),
+}
+
+
+def _http2_error(exc: BaseException) -> Classification | None:
+    """What an HTTP/2 stream reset or GOAWAY says, when the exception carries it: httpcore/httpcore2 raise
+    ``RemoteProtocolError`` over the ``h2`` event itself (``StreamReset``: ``error_code``; ``ConnectionTerminated``:
+    also ``last_stream_id``, the highest stream the server may have processed, RFC 9113 §6.8). A GOAWAY whose
+    ``last_stream_id`` is below the request's stream did not process it, whatever its code."""
+    chain = [exc, exc.__cause__ or exc.__context__]
+    event = next((arg for current in chain if current is not None for arg in current.args
+                  if not isinstance(arg, BaseException | str) and isinstance(_attribute(arg, "error_code"), int)), None)
+    if event is None or int(event.error_code) not in _HTTP2_ERROR_CODES:
+        return None
+    name, failure_class, sent = _HTTP2_ERROR_CODES[int(event.error_code)]
+    last_stream = _attribute(event, "last_stream_id")
+    stream = _attribute(event, "stream_id")
+    if isinstance(last_stream, int) and not isinstance(stream, int):
+        # A GOAWAY: streams start at 1, so 0 processed none of ours. A client raises over one only for a stream it
+        # covers (httpcore retries a higher one on a new connection): that one may have been processed.
+        sent = last_stream != 0
+    return Classification(failure_class, upstream=Upstream("http2", name), side_effect_possible=sent)
+
+
 def _http_transport_error(exc: BaseException) -> Classification:
     address = None
     try:
         address = http_address(exc.request.url)  # type: ignore[attr-defined]
     except (AttributeError, RuntimeError):  # raised without a request attached (or by httpcore)
         pass
+    http2 = _http2_error(exc)
+    if http2 is not None:
+        return replace(http2, upstream=replace(http2.upstream or Upstream("http2"), address=address))
     return Classification(
         FailureClass.UPSTREAM_UNAVAILABLE,
         upstream=Upstream("http", type(exc).__name__, address),
@@ -814,9 +908,13 @@ def _file_or_program(failure_class: FailureClass) -> Rule:
 
 
 def _os_error(exc: BaseException) -> Classification | None:
-    # A plain OSError is a network failure only when its errno says so (ENETUNREACH has no subclass).
+    # A plain OSError is a network failure only when its errno says so (ENETUNREACH has no subclass), or when, with
+    # none, a connecting function raised it: http.client's proxy tunnel refused ("Tunnel connection failed"),
+    # socket.create_connection with no address to try. The connection never opened: nothing was sent.
     if getattr(exc, "errno", None) in _NETWORK_ERRNOS:
         return _UNAVAILABLE(exc)
+    if getattr(exc, "errno", None) is None and _raised_connecting(exc, anywhere=True):
+        return _UNAVAILABLE_NOT_SENT(exc)
     return None
 
 
@@ -893,7 +991,8 @@ _API_CODE_FAMILIES: Final = (
      FailureClass.RATE_LIMITED),
     (re.compile(r"accessdenied|unauthori[sz]ed|unauthenticated|notauthorized|forbidden|invalidaccesskeyid|invalidclienttokenid|"
                 r"signaturedoesnotmatch|expiredtoken|unrecognizedclient|authfailure|missingauthenticationtoken|"
-                r"notauthed|invalidauth|missingscope|nopermission|tokenrevoked|tokenexpired|accountinactive"),
+                r"notauthed|invalidauth|missingscope|nopermission|tokenrevoked|tokenexpired|accountinactive|"
+                r"invalidsession|sessionexpired"),
      FailureClass.PERMISSION_DENIED),
     (re.compile(r"notfound|nosuch|nonexist|doesnotexist"), FailureClass.NOT_FOUND),  # SQS: "...NonExistentQueue"
     (re.compile(r"validation|invalidargument|invalidparameter|conditionalcheckfailed|malformedpolicy|toolong|"
@@ -975,7 +1074,7 @@ def _api_error(exc: BaseException) -> Classification | None:
     if failure_class is not None:
         wait = None
         if failure_class is FailureClass.RATE_LIMITED:
-            wait = parse_retry_after(_response_header(exc, "Retry-After"))
+            wait = retry_delay(lambda name: _response_header(exc, name))
         return Classification(failure_class, retry_after=wait, upstream=upstream, side_effect_possible=False)
     if status is None:
         return Classification(FailureClass.UNKNOWN, upstream=upstream)
@@ -1018,7 +1117,7 @@ def _oauth_error(exc: BaseException) -> Classification | None:
     # A code outside the registry is the client library's own check (oauthlib's insecure_transport,
     # mismatching_state), raised before or instead of reading an answer.
     failure_class, sent = _OAUTH_CODES.get(code, (FailureClass.UNKNOWN, False))
-    wait = parse_retry_after(_response_header(exc, "Retry-After")) if failure_class is FailureClass.RATE_LIMITED else None
+    wait = retry_delay(lambda name: _response_header(exc, name)) if failure_class is FailureClass.RATE_LIMITED else None
     return Classification(failure_class, retry_after=wait, upstream=Upstream("oauth", code), side_effect_possible=sent)
 
 
@@ -1156,6 +1255,157 @@ def _curl_error(exc: BaseException) -> Classification:
     return Classification(failure_class, upstream=Upstream("curl", str(code)), side_effect_possible=sent)
 
 
+# SOAP fault codes. The code names the side at fault (SOAP 1.1 §4.4.1, SOAP 1.2 Part 1 §5.4.6): the message as sent
+# (Client/Sender: a value the service refused, like a 400), the service while processing it (Server/Receiver: it
+# may have acted), or the envelope the tool built (VersionMismatch, MustUnderstand, DataEncodingUnknown: a bug).
+# A more specific code decides first: SOAP 1.2 subcodes (innermost first), a SOAP 1.1 code in another namespace.
+# The standard ones: WS-Security's (OASIS WSS 1.1 SOAP Message Security §12) refuse the credential; WS-Addressing's
+# (WS-Addressing 1.0 SOAP Binding §6.4) say the endpoint cannot now, or has no such action (the tool's bug).
+_SOAP_SIDES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
+    **dict.fromkeys(("Client", "Sender"), (FailureClass.INVALID_INPUT, False)),
+    **dict.fromkeys(("Server", "Receiver"), (FailureClass.UPSTREAM_UNAVAILABLE, True)),
+    **dict.fromkeys(("VersionMismatch", "MustUnderstand", "DataEncodingUnknown"), (FailureClass.UNKNOWN, False)),
+}
+_SOAP_STANDARD_CODES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
+    **dict.fromkeys(("UnsupportedSecurityToken", "UnsupportedAlgorithm", "InvalidSecurity", "InvalidSecurityToken",
+                     "FailedAuthentication", "FailedCheck", "SecurityTokenUnavailable", "MessageExpired"),
+                    (FailureClass.PERMISSION_DENIED, False)),
+    "EndpointUnavailable": (FailureClass.UPSTREAM_UNAVAILABLE, False),
+    **dict.fromkeys(("ActionNotSupported", "InvalidAddressingHeader", "MessageAddressingHeaderRequired"),
+                    (FailureClass.UNKNOWN, False)),
+}
+
+
+def _soap_local_name(code: object) -> str | None:
+    """The local part of a fault code: a prefixed name as the envelope spells it (``soap:Client``), a
+    ``{namespace}local`` text or an lxml ``QName`` (zeep's subcodes)."""
+    local = _attribute(code, "localname")
+    text = local if isinstance(local, str) else code if isinstance(code, str) else None
+    if not text:
+        return None
+    return text.rpartition("}")[2].rpartition(":")[2].strip() or None
+
+
+def _soap_fault(exc: BaseException) -> Classification:
+    subcodes = _attribute(exc, "subcodes")
+    names = [_soap_local_name(code) for code in (*reversed(subcodes if isinstance(subcodes, list) else []),
+                                                 _attribute(exc, "code"))]
+    codes = [name for name in names if name]
+    if not codes:
+        return _UNKNOWN
+    upstream = Upstream("soap", codes[0])
+    side = _SOAP_SIDES.get(codes[-1].partition(".")[0])
+    for code in codes:
+        found = _SOAP_STANDARD_CODES.get(code) or _SOAP_SIDES.get(code)
+        if found is None and code.partition(".")[0] not in _SOAP_SIDES:
+            family = _code_family(code)  # a vendor's code: REQUEST_LIMIT_EXCEEDED, INVALID_SESSION_ID
+            if family is not None:
+                sent = (side or (family, None))[1] if family is FailureClass.UPSTREAM_UNAVAILABLE else False
+                found = family, sent
+        if found is not None:
+            return Classification(found[0], upstream=upstream, side_effect_possible=found[1])
+    failure_class, sent = side or (FailureClass.UNKNOWN, None)
+    return Classification(failure_class, upstream=upstream, side_effect_possible=sent)
+
+
+# SOCKS reply codes (RFC 1928 §6 for SOCKS5; SOCKS4's 91-93) -> class. The proxy answered the CONNECT request with
+# them: the tunnel never opened, so nothing reached the upstream. The ruleset forbidding the destination, or the
+# identity check failing, is a refusal of the tool's access; the others say the upstream could not be reached.
+_SOCKS_REPLIES: Final[dict[int, FailureClass]] = {
+    **dict.fromkeys((0x01, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 91), FailureClass.UPSTREAM_UNAVAILABLE),
+    **dict.fromkeys((0x02, 92, 93), FailureClass.PERMISSION_DENIED),
+}
+
+
+def _proxy_refusal(exc: BaseException) -> Classification:
+    """A forward proxy refused the tunnel (python-socks' and aiohttp-socks' ``ProxyError``): its ``error_code`` is
+    the HTTP proxy's status (>= 100) or the SOCKS reply code. Never sent: the upstream was not reached."""
+    code = _attribute(exc, "error_code")
+    if not isinstance(code, int) or isinstance(code, bool):
+        return _unavailable(False, "socks")(exc)  # the proxy's protocol failed, or a refusal without its code
+    if code >= 100:
+        return Classification(class_for_http_status(code), upstream=Upstream("http", str(code)),
+                              side_effect_possible=False)
+    return Classification(_SOCKS_REPLIES.get(code, FailureClass.UNKNOWN), upstream=Upstream("socks", str(code)),
+                          side_effect_possible=False)
+
+
+def _proxy_status(exc: BaseException) -> Classification | None:
+    """An HTTP proxy's error status answering ``CONNECT`` (aiohttp's ``ClientHttpProxyError``): the tunnel never
+    opened, so even a 502 (the proxy could not reach the upstream) sent nothing to it."""
+    result = _http_status(exc)
+    return replace(result, side_effect_possible=False) if result is not None else None
+
+
+# MQTT 5.0 reason codes (MQTT 5.0 §2.4, table 2-6) a broker refuses with (CONNACK) or ends a session with
+# (DISCONNECT); paho maps an MQTT 3.1.1 CONNACK return code onto the one that means the same. The protocol's, the
+# tool's own settings (client id, topic alias, QoS, retained messages not supported): unknown.
+_MQTT_REASONS: Final[dict[int, FailureClass]] = {
+    **dict.fromkeys((0x86, 0x87, 0x8A, 0x8C), FailureClass.PERMISSION_DENIED),  # bad login, not authorized,
+    # banned, bad authentication method
+    **dict.fromkeys((0x84, 0x88, 0x89, 0x8B, 0x8D, 0x8E, 0x98, 0x9C, 0x9D, 0xA0), FailureClass.UPSTREAM_UNAVAILABLE),
+    # unsupported protocol version, server unavailable, busy, shutting down, keep alive timeout, session taken over,
+    # administrative action, use another server, server moved, maximum connect time
+    **dict.fromkeys((0x93, 0x96, 0x97, 0x9F), FailureClass.RATE_LIMITED),  # receive maximum exceeded, message rate
+    # too high, quota exceeded, connection rate exceeded
+    **dict.fromkeys((0x8F, 0x90, 0x95, 0x99), FailureClass.INVALID_INPUT),  # topic filter or name invalid, packet
+    # too large, payload format invalid
+}
+# paho-mqtt's own error codes (paho.mqtt.enums.MQTTErrorCode), for what failed on its side of the socket
+_PAHO_ERRORS: Final[dict[int, tuple[FailureClass, bool | None]]] = {
+    **dict.fromkeys((4, 5, 8, 15), (FailureClass.UPSTREAM_UNAVAILABLE, False)),  # NO_CONN, CONN_REFUSED, TLS,
+    # QUEUE_SIZE: the packet was never written
+    **dict.fromkeys((7, 14, 16), (FailureClass.UPSTREAM_UNAVAILABLE, None)),  # CONN_LOST, ERRNO, KEEPALIVE
+    **dict.fromkeys((11, 12), (FailureClass.PERMISSION_DENIED, False)),  # AUTH, ACL_DENIED
+    9: (FailureClass.INVALID_INPUT, False),  # PAYLOAD_SIZE
+}
+_MQTT_CONNACK: Final = 2  # MQTT control packet type (MQTT 5.0 §2.1.2)
+
+
+def _mqtt_code(exc: BaseException) -> Classification:
+    """aiomqtt's ``MqttCodeError``: its ``rc`` is a paho ``ReasonCode`` the broker sent (it has a ``packetType``)
+    or one of paho's own ``MQTTErrorCode``s. A CONNACK refusal came before any message: nothing done; a
+    DISCONNECT refuses what the session sent, or, for a broker going away, does not say."""
+    rc = _attribute(exc, "rc")
+    value = _attribute(rc, "value") if not isinstance(rc, int) else int(rc)
+    if not isinstance(value, int) or isinstance(value, bool):
+        return _UNKNOWN
+    packet_type = _attribute(rc, "packetType")
+    if packet_type is None:
+        failure_class, sent = _PAHO_ERRORS.get(value, (FailureClass.UNKNOWN, None))
+        return Classification(failure_class, side_effect_possible=sent)  # paho's, not the broker's: no status
+    failure_class = _MQTT_REASONS.get(value, FailureClass.UNKNOWN)
+    sent = None if packet_type != _MQTT_CONNACK and failure_class is FailureClass.UPSTREAM_UNAVAILABLE else False
+    return Classification(failure_class, upstream=Upstream("mqtt", str(value)), side_effect_possible=sent)
+
+
+# ZeroMQ's own errnos beyond POSIX's (zmq.h: ZMQ_HAUSNUMERO + 51...): EFSM, a socket used out of its pattern's order
+# (a REQ sending twice), is the tool's bug; nothing was sent.
+_ZMQ_EFSM: Final = 156384712 + 51
+
+
+def _zmq_error(exc: BaseException) -> Classification:
+    """pyzmq's ``ZMQError`` by its POSIX ``errno``: ``EAGAIN`` is a socket timeout (RCVTIMEO/SNDTIMEO) or a queue
+    no peer takes from: raised by a send, the message was never queued; else it waited for an answer to one that
+    left. A network errno (``EHOSTUNREACH``: a ROUTER with no such peer) as a socket's."""
+    code = _attribute(exc, "errno")
+    name = errno.errorcode.get(code, "EFSM" if code == _ZMQ_EFSM else None) if isinstance(code, int) else None
+    upstream = Upstream("zeromq", name)
+    if code == errno.EAGAIN:
+        sending = False
+        tb = exc.__traceback__
+        while tb is not None:
+            sending = sending or _function_name(tb.tb_frame).lstrip("_").startswith("send")
+            tb = tb.tb_next
+        return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=upstream, side_effect_possible=not sending)
+    if code in _NETWORK_ERRNOS:
+        return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=upstream,
+                              side_effect_possible=_NETWORK_ERRNOS[code])
+    if code == _ZMQ_EFSM:
+        return Classification(FailureClass.UNKNOWN, upstream=upstream, side_effect_possible=False)
+    return _UNKNOWN
+
+
 def _status_named(status: int, system: str) -> Rule:
     """For an SDK that raises one exception class per HTTP status and keeps nothing else (hvac):
     the status its class stands for."""
@@ -1167,12 +1417,18 @@ def _status_named(status: int, system: str) -> Rule:
 def _websocket_close_class(code: int) -> tuple[FailureClass, bool | None]:
     """A WebSocket close code's class (RFC 6455 §7.4.1; the IANA WebSocket Close Code registry): 3000/3003
     (Unauthorized, Forbidden) and the 4400-4599 codes subprotocols mirror HTTP statuses with (graphql-ws's
-    4401, 4403, 4429) by their status; 1012/1013 (service restart, try again later) refuse for now; any other
-    close under a waiting call (going away, internal error) may have come after the message was acted on."""
+    4401, 4403, 4429) by their status; 1008 (policy violation) refuses access, 1007/1009 (invalid payload, too
+    big) the message, 1003 (unsupported data) the tool's frame type; 1012/1013 (service restart, try again
+    later) refuse for now; any other close under a waiting call (going away, internal error, bad gateway) may
+    have come after the message was acted on."""
     if 4400 <= code <= 4599:
         return class_for_http_status(code - 4000), side_effect_for_http_status(code - 4000)
-    if code in (3000, 3003):
+    if code in (3000, 3003, 1008):  # 1008 policy violation: the generic refusal, what servers send a bad credential
         return FailureClass.PERMISSION_DENIED, False
+    if code in (1007, 1009):  # a payload that is not what its type promises; a message too big (like a 413)
+        return FailureClass.INVALID_INPUT, False
+    if code == 1003:  # a frame type the endpoint cannot take: the tool's choice, not the caller's
+        return FailureClass.UNKNOWN, False
     return FailureClass.UPSTREAM_UNAVAILABLE, code not in (1012, 1013)
 
 
@@ -1257,6 +1513,26 @@ def _grpc_error(exc: BaseException) -> Classification:
     # grpc.RpcError raised by a call is also a grpc.Call: .code() is a grpc.StatusCode member.
     name = getattr(exc.code(), "name", None)  # type: ignore[attr-defined]
     failure_class, side_effect = _GRPC_CODES.get(name, (FailureClass.UNKNOWN, None))  # type: ignore[arg-type]
+    return Classification(failure_class, upstream=Upstream("grpc", name), side_effect_possible=side_effect)
+
+
+def _grpc_status_name(exc: BaseException) -> str | None:
+    """The gRPC status an exception keeps as an enum member named as google/rpc/code.proto names the codes, in its
+    ``status`` or ``code`` (grpclib's ``GRPCError.status``, a ``grpclib.const.Status``): read by the name, so every
+    gRPC library's enum lands where grpcio's ``StatusCode`` does. ``OK`` is no error. Only an enum named for a
+    status or code (``Status``, ``StatusCode``): a job's ``State.UNKNOWN`` is none."""
+    for attribute in ("status", "code"):
+        value = _attribute(exc, attribute)
+        is_status = isinstance(value, enum.Enum) and re.search(r"Status|Code", type(value).__name__) is not None
+        name = value.name if is_status else None
+        if name in _GRPC_CODES:
+            return name
+    return None
+
+
+def _grpc_status(exc: BaseException) -> Classification:
+    name = _grpc_status_name(exc)
+    failure_class, side_effect = _GRPC_CODES.get(name or "", (FailureClass.UNKNOWN, None))
     return Classification(failure_class, upstream=Upstream("grpc", name), side_effect_possible=side_effect)
 
 
@@ -1374,7 +1650,7 @@ def _carried_delay(exc: BaseException) -> float | None:
         seconds = delay_seconds(_attribute(exc, name))
         if seconds is not None:
             return seconds
-    return parse_retry_after(_response_header(exc, "Retry-After"))
+    return retry_delay(lambda name: _response_header(exc, name))
 
 
 _UNKNOWN_RULE: Final = _fixed(FailureClass.UNKNOWN)
@@ -1483,6 +1759,9 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # refused upgrade carries its status (that decides), a closed connection its close code.
     "httpx_ws._exceptions.WebSocketUpgradeError": _unavailable(False, "websocket"),
     "httpx_ws._exceptions.WebSocketDisconnect": _websocket_closed(lambda exc: exc.code),
+    # the stream under an open session failed (closed, a keepalive ping unanswered): its cause decides, else open
+    "httpx_ws._exceptions.WebSocketNetworkError": _wrapping(lambda exc: exc.__cause__ or exc.__context__,
+                                                            _unavailable(True, "websocket")),
     "aiohttp.client_exceptions.WSServerHandshakeError": _unavailable(False, "websocket"),
     # aiohttp's receive_str/receive_json got another kind of frame: the peer's CLOSE (its code is not kept) or
     # data of the wrong type; either way the peer did not answer as the protocol agreed
@@ -1578,6 +1857,17 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "imaplib.IMAP4.error": _response_code(_IMAP_CODES, "imap"),
     "imaplib.IMAP4.abort": _unavailable(None, "imap"),
     "poplib.error_proto": _response_code(_POP_CODES, "pop3"),
+    # zeep (https://docs.python-zeep.org/en/master/api.html#zeep.exceptions.Fault): a SOAP fault by its codes
+    "zeep.exceptions.Fault": _soap_fault,
+    # forward proxies refusing the tunnel: python-socks (httpx-socks, aiohttp-socks) keep the proxy's code;
+    # aiohttp keeps the status of its CONNECT
+    "python_socks._errors.ProxyError": _proxy_refusal,
+    "aiohttp_socks._errors.ProxyError": _proxy_refusal,
+    "aiohttp.client_exceptions.ClientHttpProxyError": _proxy_status,
+    # aiomqtt (over paho-mqtt): the broker's reason code or paho's own error code, kept as .rc
+    "aiomqtt.exceptions.MqttCodeError": _mqtt_code,
+    # pyzmq (https://pyzmq.readthedocs.io/en/latest/api/zmq.html#exceptions): a POSIX errno on a non-OSError
+    "zmq.error.ZMQError": _zmq_error,
     # pycurl: libcurl's error number (args[0])
     "pycurl.error": _curl_error,
     # dnspython (https://dnspython.readthedocs.io/en/stable/exceptions.html): the name or the record
@@ -1606,7 +1896,7 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
 
 _OWN_CODE_RULES: Final = frozenset(
     _NAMED_RULES[name] for name in ("smtplib.SMTPResponseException", "aiosmtplib.errors.SMTPResponseException",
-                                    *_HTTP_PARSE_ERRORS)
+                                    "aiohttp.client_exceptions.ClientHttpProxyError", *_HTTP_PARSE_ERRORS)
 )
 """Rules that read a protocol's own reply code, or know the status-shaped code is no server's (a client parser's):
 an attribute shaped like an HTTP status is not one there."""
@@ -1668,6 +1958,7 @@ def _lookup(exc: BaseException) -> Rule | None:
     249's names (asyncpg)."""
     carried = (_oauth_error if _oauth_code(exc) is not None else _api_error if _api_code(exc) is not None
                else _http_status if http_status_of(exc) is not None
+               else _grpc_status if _grpc_status_name(exc) is not None
                else _tls_refusal if _peer_tls_alert(exc) is not None else None)
     for klass in type(exc).__mro__:
         rule = _REGISTERED.get(klass)

@@ -5,19 +5,22 @@ proxy.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
 from errscope._vocabulary import FailureClass
 
-__all__ = ["class_for_http_status", "class_for_mcp_endpoint_status", "parse_retry_after", "side_effect_for_http_status"]
+__all__ = ["class_for_http_status", "class_for_mcp_endpoint_status", "parse_retry_after", "retry_delay",
+           "side_effect_for_http_status"]
 
 
 def class_for_http_status(status: int) -> FailureClass:
     """Map an HTTP status code to a class (RFC 9110 §15); 2xx/3xx and unmapped 4xx are ``unknown``."""
     if status in (400, 409, 412, 413, 422, 428):  # 413: smaller arguments fit; 412/428: a stale precondition
         return FailureClass.INVALID_INPUT
-    if status in (401, 403):
+    if status in (401, 403, 407):  # 407: the proxy refused the tool's credential, as a 401 (RFC 9110 §15.5.8)
         return FailureClass.PERMISSION_DENIED
     if status in (404, 410):
         return FailureClass.NOT_FOUND
@@ -67,3 +70,25 @@ def parse_retry_after(value: str | None, *, now: datetime | None = None) -> floa
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+
+
+MILLISECOND_RETRY_HEADERS = ("retry-after-ms", "x-ms-retry-after-ms")
+"""Headers that give the wait in milliseconds: Azure OpenAI's ``retry-after-ms`` (read first by openai-python's
+retry), Cosmos DB's and other Azure services' ``x-ms-retry-after-ms`` (azure-core's ``RetryPolicy`` reads both)."""
+
+
+def retry_delay(header: Callable[[str], str | None]) -> float | None:
+    """Seconds an error answer asks to wait, from its headers (``header(name)``: the value, or ``None``).
+
+    A millisecond header (:data:`MILLISECOND_RETRY_HEADERS`) is the more precise and wins, as in the SDKs that send
+    and honour it; else ``Retry-After`` (:func:`parse_retry_after`). ``None`` when none says a usable delay.
+    """
+    for name in MILLISECOND_RETRY_HEADERS:
+        value = (header(name) or "").strip()
+        try:
+            milliseconds = float(value)
+        except ValueError:
+            continue
+        if math.isfinite(milliseconds) and milliseconds >= 0:
+            return milliseconds / 1000
+    return parse_retry_after(header("Retry-After"))

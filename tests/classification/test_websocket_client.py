@@ -4,6 +4,7 @@ drops or never answers after the message."""
 
 from __future__ import annotations
 
+import socket
 import threading
 from collections.abc import Iterator
 
@@ -29,6 +30,9 @@ def ws_url() -> Iterator[str]:
         if message == "close":
             ws.close(1011, "upstream failed")
         elif message == "drop":
+            # shutdown first: a close() alone does not end the connection while the server's reader thread is
+            # blocked in recv() on the same socket (the client then waited for its timeout instead)
+            ws.socket.shutdown(socket.SHUT_RDWR)
             ws.socket.close()
         else:
             stop.wait(5)

@@ -3,7 +3,7 @@
 Each one is what a tool's upstream really does when it fails: a port nobody listens on, a listener
 whose accept queue is full (the handshake never completes), a listener that accepts and never reads,
 and a small HTTP server whose paths answer a status (with or without ``Retry-After``), stall after
-reading the request, drop the connection after reading it, or answer a TLS ClientHello in plain text.
+reading the request, drop the connection after reading it, or answer a TLS ClientHello or HTTP/2's preface with a 400.
 """
 
 from __future__ import annotations
@@ -184,7 +184,7 @@ class HttpUpstream:
                 return
             if head is None:
                 return
-            if head.startswith(b"\x16"):  # a TLS record: this server speaks plain HTTP only
+            if head.startswith((b"\x16", b"PRI * HTTP/2.0")):  # TLS, or HTTP/2's preface: it speaks HTTP/1.1 only
                 conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
                 return
             target = head.split(b" ", 2)[1].decode("latin-1") if head.count(b" ") >= 2 else "/"
