@@ -136,7 +136,13 @@ from mcp_types import (
 
 from errscope._exceptions import InvalidInput, RateLimited, ToolFailure
 from errscope._foreign_text import classify_text, retry_after_from_text
-from errscope._http import class_for_http_status, parse_retry_after, side_effect_for_http_status
+from errscope._http import (
+    class_for_http_status,
+    no_requests_remain,
+    parse_retry_after,
+    retry_after_from_headers,
+    side_effect_for_http_status,
+)
 from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 
@@ -295,12 +301,12 @@ def _status_classification(status: int, header: Callable[[str], str | None], add
     # come back, or that no requests remain (X-RateLimit-Remaining: 0), is a rate limit: GitHub's
     # primary and secondary limits ("Rate limits for the REST API"), GitLab's and others' the same way.
     failure_class = class_for_http_status(status)
-    if status == 403 and (header("Retry-After") is not None or (header("X-RateLimit-Remaining") or "").strip() == "0"):
+    if status == 403 and (header("Retry-After") is not None or no_requests_remain(header)):
         failure_class = FailureClass.RATE_LIMITED
     waits = failure_class is FailureClass.RATE_LIMITED or status == 503
     return Classification(
         failure_class,
-        retry_after=parse_retry_after(header("Retry-After")) if waits else None,
+        retry_after=retry_after_from_headers(header) if waits else None,
         upstream=Upstream("http", str(status), address),
         side_effect_possible=side_effect_for_http_status(status),
     )
@@ -975,7 +981,7 @@ def _api_error(exc: BaseException) -> Classification | None:
     if failure_class is not None:
         wait = None
         if failure_class is FailureClass.RATE_LIMITED:
-            wait = parse_retry_after(_response_header(exc, "Retry-After"))
+            wait = retry_after_from_headers(lambda name: _response_header(exc, name))
         return Classification(failure_class, retry_after=wait, upstream=upstream, side_effect_possible=False)
     if status is None:
         return Classification(FailureClass.UNKNOWN, upstream=upstream)
@@ -1018,7 +1024,7 @@ def _oauth_error(exc: BaseException) -> Classification | None:
     # A code outside the registry is the client library's own check (oauthlib's insecure_transport,
     # mismatching_state), raised before or instead of reading an answer.
     failure_class, sent = _OAUTH_CODES.get(code, (FailureClass.UNKNOWN, False))
-    wait = parse_retry_after(_response_header(exc, "Retry-After")) if failure_class is FailureClass.RATE_LIMITED else None
+    wait = retry_after_from_headers(lambda name: _response_header(exc, name)) if failure_class is FailureClass.RATE_LIMITED else None
     return Classification(failure_class, retry_after=wait, upstream=Upstream("oauth", code), side_effect_possible=sent)
 
 
@@ -1374,7 +1380,7 @@ def _carried_delay(exc: BaseException) -> float | None:
         seconds = delay_seconds(_attribute(exc, name))
         if seconds is not None:
             return seconds
-    return parse_retry_after(_response_header(exc, "Retry-After"))
+    return retry_after_from_headers(lambda name: _response_header(exc, name))
 
 
 _UNKNOWN_RULE: Final = _fixed(FailureClass.UNKNOWN)

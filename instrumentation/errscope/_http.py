@@ -5,19 +5,29 @@ proxy.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
+from typing import Final
 
 from errscope._vocabulary import FailureClass
 
-__all__ = ["class_for_http_status", "class_for_mcp_endpoint_status", "parse_retry_after", "side_effect_for_http_status"]
+__all__ = [
+    "class_for_http_status",
+    "class_for_mcp_endpoint_status",
+    "no_requests_remain",
+    "parse_retry_after",
+    "retry_after_from_headers",
+    "side_effect_for_http_status",
+]
 
 
 def class_for_http_status(status: int) -> FailureClass:
     """Map an HTTP status code to a class (RFC 9110 §15); 2xx/3xx and unmapped 4xx are ``unknown``."""
     if status in (400, 409, 412, 413, 422, 428):  # 413: smaller arguments fit; 412/428: a stale precondition
         return FailureClass.INVALID_INPUT
-    if status in (401, 403):
+    if status in (401, 403, 407):  # 407: the same refusal, by a proxy on the way (RFC 9110 §15.5.8)
         return FailureClass.PERMISSION_DENIED
     if status in (404, 410):
         return FailureClass.NOT_FOUND
@@ -67,3 +77,47 @@ def parse_retry_after(value: str | None, *, now: datetime | None = None) -> floa
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+
+
+_RESET_PARAMETER: Final = re.compile(r"(?:^|[;,\s])(?:t|reset)\s*=\s*(\d{1,12})(?![\d.])")
+"""The reset of the ``RateLimit`` field: ``t`` of a structured item (draft-ietf-httpapi-ratelimit-headers-09 and
+later, ``"default";r=0;t=25``), or ``reset`` of the earlier combined form (drafts -05/-06, ``limit=100, remaining=0,
+reset=25``)."""
+_REMAINING_PARAMETER: Final = re.compile(r"(?:^|[;,\s])(?:r|remaining)\s*=\s*(\d{1,12})(?![\d.])")
+_EPOCH_FLOOR: Final = 1_000_000_000
+"""A reset at or above this is a Unix time (2001-09-09 onwards), not a delay: GitHub's ``X-RateLimit-Reset`` is one; a
+delay that long (31 years) is no delay."""
+
+
+def retry_after_from_headers(header: Callable[[str], str | None], *, now: datetime | None = None) -> float | None:
+    """How long a refusal's headers ask to wait, in seconds (>= 0), or ``None`` when they do not say.
+
+    ``header(name)`` returns a response header's value or ``None`` (names are case-insensitive, RFC 9110 §5.1).
+    ``Retry-After`` (RFC 9110 §10.2.3, :func:`parse_retry_after`) comes first; without it, the IETF ``RateLimit``
+    fields: ``RateLimit``'s reset (``t=`` or ``reset=``, draft-ietf-httpapi-ratelimit-headers), then the drafts'
+    ``RateLimit-Reset`` and the vendors' ``X-RateLimit-Reset`` (delay-seconds, or a Unix time as GitHub sends it).
+    """
+    wait = parse_retry_after(header("Retry-After"), now=now)
+    if wait is not None:
+        return wait
+    match = _RESET_PARAMETER.search(header("RateLimit") or "")
+    if match:
+        return float(match.group(1))
+    for name in ("RateLimit-Reset", "X-RateLimit-Reset"):
+        value = (header(name) or "").strip()
+        if value.isdigit() and len(value) <= 12:
+            seconds = float(value)
+            if seconds >= _EPOCH_FLOOR:
+                seconds = max(0.0, seconds - (now or datetime.now(UTC)).timestamp())
+            return seconds
+    return None
+
+
+def no_requests_remain(header: Callable[[str], str | None]) -> bool:
+    """Whether the response says the client's quota is spent: ``X-RateLimit-Remaining: 0`` (GitHub, GitLab),
+    ``RateLimit-Remaining: 0`` (the IETF drafts) or ``r=0`` in the ``RateLimit`` field."""
+    for name in ("X-RateLimit-Remaining", "RateLimit-Remaining"):
+        if (header(name) or "").strip() == "0":
+            return True
+    match = _REMAINING_PARAMETER.search(header("RateLimit") or "")
+    return bool(match) and int(match.group(1)) == 0

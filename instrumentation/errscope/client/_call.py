@@ -365,10 +365,11 @@ class LogicalCall:
             owner.breaker.record_success()  # it answered
             wire.undelivered = True
             return shape.refused_http_too_large(self.tool, self.owner.target.display)
-        if wire.http_status in (HTTPStatus.UNAUTHORIZED, HTTPStatus.FORBIDDEN):
+        if wire.http_status in (HTTPStatus.UNAUTHORIZED, HTTPStatus.FORBIDDEN, HTTPStatus.PROXY_AUTHENTICATION_REQUIRED):
             # MCP, Authorization > Error Handling: a missing, invalid or expired token gets 401, too few
             # scopes 403; refused before any tool code, so nothing ran. Not re-sent: the same token would
             # be refused again (the SDK's auth provider, when there is one, has already tried to refresh).
+            # 407 is the same refusal by a proxy between host and server (RFC 9110 §15.5.8).
             owner.breaker.record_success()  # it answered
             return shape.refused_http_auth(self.tool, self.owner.target.display, wire.http_status)
         if isinstance(error, MCPError) and wire.session_ended:

@@ -19,7 +19,7 @@ from contextlib import AsyncExitStack
 from typing import Any, Final, Protocol
 
 from errscope._attributes import META_FAILURE_CLASS, META_SIDE_EFFECT_POSSIBLE
-from errscope._http import class_for_mcp_endpoint_status, parse_retry_after, side_effect_for_http_status
+from errscope._http import class_for_mcp_endpoint_status, retry_after_from_headers, side_effect_for_http_status
 from errscope._vocabulary import FailureClass
 from errscope.client._answer import names_the_session
 from errscope.proxy._calls import Calls, Message, Scope, parse_error, request_key
@@ -257,7 +257,7 @@ class HttpServer:
         # A JSON-RPC body is the server's own answer, relayed with its own message (a gateway's JSON is none).
         elif response.status_code != 404 and not ("json" in content_type and _is_jsonrpc(await response.aread())):
             said = f"The MCP server answered HTTP {response.status_code} {response.reason_phrase}".rstrip()
-            wait = parse_retry_after(response.headers.get("retry-after"))
+            wait = retry_after_from_headers(response.headers.get)
             if wait is not None:
                 said += f"; retry after {wait:g} s"
             if message["method"] == "initialize":
