@@ -282,7 +282,8 @@ def class_for_jsonrpc_error(code: int, message: str) -> FailureClass:
 
 
 def http_address(url: Any) -> str | None:
-    """``host[:port]`` of ``url`` (a string, or an httpx/httpx2/yarl URL): never userinfo, path or query."""
+    """``host[:port]`` of ``url`` (a string, or an httpx/httpx2/yarl URL): never userinfo, path or query. An IPv6
+    literal keeps its brackets (``[::1]:8080``)."""
     if isinstance(url, str):
         try:
             parts = urlsplit(url)
@@ -293,7 +294,10 @@ def http_address(url: Any) -> str | None:
         host, port = getattr(url, "host", None), getattr(url, "port", None)
     if not host:
         return None
-    return f"{host}:{port}" if port else str(host)
+    host = str(host)
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"  # an IPv6 literal: bracketed as in a URL (RFC 3986 §3.2.2), so the port stays apart
+    return f"{host}:{port}" if port else host
 
 
 def _status_classification(status: int, header: Callable[[str], str | None], address: str | None) -> Classification:
@@ -426,11 +430,40 @@ def _http_transport_error(exc: BaseException) -> Classification:
         address = http_address(exc.request.url)  # type: ignore[attr-defined]
     except (AttributeError, RuntimeError):  # raised without a request attached (or by httpcore)
         pass
+    refused = _proxy_refusal(exc, address)
+    if refused is not None:
+        return refused
     return Classification(
         FailureClass.UPSTREAM_UNAVAILABLE,
         upstream=Upstream("http", type(exc).__name__, address),
         side_effect_possible=_sent_by_name(exc),
     )
+
+
+_PROXY_STATUS: Final = re.compile(r"(?:^|\btunnel connection failed:\s*|\bproxy\b[^0-9]{0,40})([45]\d\d)\b(?!\.\d)", re.IGNORECASE)
+"""The status a forward proxy refused a tunnel with, as the HTTP clients word it: httpcore's ``ProxyError("407 Proxy
+Authentication Required")``, urllib3's ``Tunnel connection failed: 407 Proxy Authentication Required``."""
+
+
+def _proxy_refusal(exc: BaseException, address: str | None = None) -> Classification | None:
+    """A forward proxy's refusal of a ``CONNECT`` tunnel, classed by the proxy's status (RFC 9110 §9.3.6: a 2xx
+    opens the tunnel, anything else refuses it): 407 (RFC 9110 §15.5.8) and 401/403 are ``permission_denied`` (the
+    proxy credentials or policy; a retry will not change them), the rest ``upstream_unavailable``. The request never
+    reached its target. ``None`` when ``exc`` is no proxy error or names no status."""
+    if not any(klass.__name__ == "ProxyError" for klass in type(exc).__mro__):
+        return None
+    texts = [str(exc)] + [str(arg) for arg in getattr(exc, "args", ())[:3] if isinstance(arg, BaseException)]
+    match = next((m for m in map(_PROXY_STATUS.search, texts) if m), None)
+    if match is None:
+        return None
+    status = int(match.group(1))
+    failure_class = FailureClass.PERMISSION_DENIED if status in (401, 403, 407) else FailureClass.UPSTREAM_UNAVAILABLE
+    return Classification(failure_class, upstream=Upstream("http", str(status), address), side_effect_possible=False)
+
+
+def _proxy_error(exc: BaseException) -> Classification:
+    """requests' and urllib3's ``ProxyError``: the proxy's refusal when it names its status, else not sent."""
+    return _proxy_refusal(exc, _request_address(exc)) or _unavailable(False, "http")(exc)
 
 
 def _tool_failure(exc: BaseException) -> Classification:
@@ -1455,7 +1488,7 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # requests (https://requests.readthedocs.io/en/latest/api/#exceptions) wraps urllib3's error in args[0]
     "requests.exceptions.ConnectTimeout": _unavailable(False, "http"),
     "requests.exceptions.SSLError": _unavailable(False, "http"),
-    "requests.exceptions.ProxyError": _unavailable(False, "http"),
+    "requests.exceptions.ProxyError": _proxy_error,
     "requests.exceptions.Timeout": _unavailable(True, "http"),  # ReadTimeout
     "requests.exceptions.ChunkedEncodingError": _unavailable(True, "http"),
     "requests.exceptions.ConnectionError": _wrapping(_first_exception_arg, _unavailable(None, "http")),
@@ -1465,7 +1498,7 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "urllib3.exceptions.ConnectTimeoutError": _unavailable(False, "http"),
     "urllib3.exceptions.EmptyPoolError": _unavailable(False, "http"),
     "urllib3.exceptions.SSLError": _unavailable(False, "http"),
-    "urllib3.exceptions.ProxyError": _unavailable(False, "http"),
+    "urllib3.exceptions.ProxyError": _proxy_error,
     "urllib3.exceptions.TimeoutError": _unavailable(True, "http"),  # ReadTimeoutError
     # the connection dropped mid-answer, unless the error it wraps says it never opened (a Unix socket not there)
     "urllib3.exceptions.ProtocolError": _wrapping(_first_exception_arg, _unavailable(True, "http")),

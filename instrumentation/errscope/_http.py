@@ -84,6 +84,8 @@ _RESET_PARAMETER: Final = re.compile(r"(?:^|[;,\s])(?:t|reset)\s*=\s*(\d{1,12})(
 later, ``"default";r=0;t=25``), or ``reset`` of the earlier combined form (drafts -05/-06, ``limit=100, remaining=0,
 reset=25``)."""
 _REMAINING_PARAMETER: Final = re.compile(r"(?:^|[;,\s])(?:r|remaining)\s*=\s*(\d{1,12})(?![\d.])")
+_MAX_RESET_WAIT: Final = 86_400.0
+"""Longest wait read from a quota's reset (one day, the client's own bound on ``retry_after``)."""
 _EPOCH_FLOOR: Final = 1_000_000_000
 """A reset at or above this is a Unix time (2001-09-09 onwards), not a delay: GitHub's ``X-RateLimit-Reset`` is one; a
 delay that long (31 years) is no delay."""
@@ -102,15 +104,21 @@ def retry_after_from_headers(header: Callable[[str], str | None], *, now: dateti
         return wait
     match = _RESET_PARAMETER.search(header("RateLimit") or "")
     if match:
-        return float(match.group(1))
+        return _reset_wait(float(match.group(1)))
     for name in ("RateLimit-Reset", "X-RateLimit-Reset"):
         value = (header(name) or "").strip()
         if value.isdigit() and len(value) <= 12:
             seconds = float(value)
             if seconds >= _EPOCH_FLOOR:
                 seconds = max(0.0, seconds - (now or datetime.now(UTC)).timestamp())
-            return seconds
+            return _reset_wait(seconds)
     return None
+
+
+def _reset_wait(seconds: float) -> float | None:
+    # A quota window that resets more than a day away (a monthly plan, a misread clock) is no wait to give: the
+    # refusal stays a rate limit without one, as when the fields are absent.
+    return seconds if seconds <= _MAX_RESET_WAIT else None
 
 
 def no_requests_remain(header: Callable[[str], str | None]) -> bool:
