@@ -22,7 +22,7 @@ from errscope._attributes import META_FAILURE_CLASS, META_SIDE_EFFECT_POSSIBLE
 from errscope._http import class_for_mcp_endpoint_status, retry_after_from_headers, side_effect_for_http_status
 from errscope._vocabulary import FailureClass
 from errscope.client._answer import names_the_session
-from errscope.proxy._calls import Calls, Message, Scope, parse_error, request_key
+from errscope.proxy._calls import HTTP_STATUS_KEY, Calls, Message, Scope, parse_error, request_key
 
 __all__ = ["ChildServer", "HttpServer", "serve_stdio"]
 
@@ -229,10 +229,10 @@ class HttpServer:
         """The server said it no longer knows the session: the next request opens a new one."""
         self._opening: asyncio.Lock = asyncio.Lock()
         """Held while a new session opens: requests wait for it, never overtake the replayed handshake."""
-        self._refusals: dict[str, tuple[str | None, bool | None, FailureClass | None]] = {}
+        self._refusals: dict[str, tuple[str | None, bool | None, FailureClass | None, int]] = {}
         """For requests the server refused, by request id (bounded): what its HTTP answer said (``None``: the
-        body's own message stands), whether the request may have been acted on, and, for the handshake, the
-        refusal's class."""
+        body's own message stands), whether the request may have been acted on, for the handshake the
+        refusal's class, and the HTTP status."""
 
     async def _note_refusal(self, response: Any) -> None:
         content_type = response.headers.get("content-type", "")
@@ -266,7 +266,8 @@ class HttpServer:
                 refused_as = class_for_mcp_endpoint_status(response.status_code)
         if len(self._refusals) >= _MAX_REFUSALS:
             self._refusals.pop(next(iter(self._refusals)))
-        self._refusals[json.dumps(message["id"])] = (said, side_effect_for_http_status(response.status_code), refused_as)
+        self._refusals[json.dumps(message["id"])] = (
+            said, side_effect_for_http_status(response.status_code), refused_as, response.status_code)
 
     async def start(self, on_message: OnMessage, on_lost: Callable[[], None]) -> None:
         self._on_message, self._on_lost = on_message, on_lost
@@ -338,13 +339,16 @@ class HttpServer:
         await self._close()
 
 
-def _refused(error: Message, said: str | None, side_effect_possible: bool | None, cls: FailureClass | None) -> Message:
-    """``error`` with the HTTP answer's words (when the body had none), whether the request may have run, and the
-    refusal's class when one is known."""
+def _refused(error: Message, said: str | None, side_effect_possible: bool | None, cls: FailureClass | None,
+             status: int) -> Message:
+    """``error`` with the HTTP answer's words (when the body had none), whether the request may have run, the
+    refusal's class when one is known, and its HTTP status (:data:`HTTP_STATUS_KEY`: the call's upstream event)."""
     error = {**error, "message": said} if said is not None else dict(error)
     data = error.get("data")
     if data is None or isinstance(data, dict):
-        extra: dict[str, Any] = {} if side_effect_possible is None else {META_SIDE_EFFECT_POSSIBLE: side_effect_possible}
+        extra: dict[str, Any] = {HTTP_STATUS_KEY: status}
+        if side_effect_possible is not None:
+            extra[META_SIDE_EFFECT_POSSIBLE] = side_effect_possible
         if cls is not None and cls is not FailureClass.UNKNOWN:
             extra[META_FAILURE_CLASS] = cls.value
         if extra:
