@@ -3,11 +3,12 @@ corporate network puts between a host and its MCP server.
 
 ``Retry-After`` as an HTTP-date, absurdly large or malformed; the IETF ``RateLimit`` fields without ``Retry-After``; a
 corporate proxy's 407; an endpoint that moved (301 on a POST) or that sends one tool's calls elsewhere (308); a server
-that asks, in the SSE ``retry:`` field, to be reconnected an hour later; and ``errscope explain`` on a ref the client
-made from an HTTP refusal.
+that asks, in the SSE ``retry:`` field, to be reconnected an hour later; ``errscope explain`` on a ref the client made
+from an HTTP refusal; certificate failures in other runtimes' words; an answer an event store replays twice.
 
 ``ToolClient`` drives a real ``MCPServer`` over streamable HTTP on 127.0.0.1, behind an ASGI gate that answers what a
-gateway, a rate limiter or a proxy answers (``tests/client/test_heldout_cases_3.py``).
+gateway, a rate limiter or a proxy answers (``tests/client/test_heldout_cases_3.py``); J209 uses the raw stdio peer
+(``servers/heldout_peer.py``).
 """
 
 from __future__ import annotations
@@ -259,3 +260,104 @@ async def test_j198_explain_a_ref_the_client_made_from_a_refusal(tmp_path: Path)
     (chain,) = find_chains(load(out), result.error_ref + ".")
     text = render(chain)
     assert "rate_limited" in text and "429" in text and "45" in text, text
+
+
+CERTIFICATE_FAILURES = {
+    # Node (elastic/mcp-server-elasticsearch #65, jspm/project #311): the name is not in the certificate
+    "search_logs": "Error [ERR_TLS_CERT_ALTNAME_INVALID]: Hostname/IP does not match certificate's altnames: Host: "
+                   "es.FAKE-corp.example. is not in the cert's altnames: DNS:*.other.example",
+    # node-fetch and Node's own code (AuraFriday/Fusion-360-MCP-Server #6: "mcp-remote fails with CERT_HAS_EXPIRED")
+    "get_invoice": "request to https://billing.FAKE-corp.example/v1/invoices failed, reason: certificate has expired",
+    "get_receipt": "CERT_HAS_EXPIRED",
+    # Java (skshukla/tlsdemo #2, google/conscrypt #852: a corporate proxy re-signing HTTPS)
+    "create_lead": 'I/O error on POST request for "https://crm.FAKE-corp.example/api/leads": PKIX path building failed: '
+                   "sun.security.provider.certpath.SunCertPathBuilderException: unable to find valid certification path "
+                   "to requested target",
+    "update_lead": "javax.net.ssl.SSLHandshakeException: No subject alternative DNS name matching crm.FAKE-corp.example found.",
+    "close_lead": "java.security.cert.CertificateExpiredException: NotAfter: Mon Jan 05 23:59:59 UTC 2026",
+    # .NET
+    "book_room": "The SSL connection could not be established, see inner exception. The remote certificate is invalid "
+                 "because of errors in the certificate chain: NotTimeValid",
+    "free_room": "The remote certificate is invalid according to the validation procedure: RemoteCertificateNameMismatch",
+    # Rust (rustls) and curl
+    "sync_repo": "invalid peer certificate: NotValidForName",
+    "fetch_feed": "curl: (60) SSL certificate problem: certificate has expired",
+    "fetch_page": "curl: (60) SSL: no alternative certificate subject name matches target host name 'api.FAKE-corp.example'",
+}
+
+
+async def test_j209_certificate_failures_in_other_runtimes_words(tmp_path: Path) -> None:
+    """J209 (elastic/mcp-server-elasticsearch #65: a tool's error "Hostname/IP does not match certificate's altnames";
+    AuraFriday/Fusion-360-MCP-Server #6: ``CERT_HAS_EXPIRED``; skshukla/tlsdemo #2 and google/conscrypt #852: Java's
+    "PKIX path building failed" behind a re-signing proxy). Foreign servers' tools relay their upstream's certificate
+    failure, expired or issued for another name, in Node's, Java's, .NET's, rustls' and curl's words. Each is
+    ``upstream_unavailable`` (the upstream could not be reached securely), never ``unknown`` nor the caller's
+    ``invalid_input`` that "INVALID" and "NotValidForName" would suggest."""
+    from tests.client.test_heldout_cases import failed, peer, tool
+
+    params, _ = peer(tmp_path, [tool(name) for name in CERTIFICATE_FAILURES],
+                     {name: failed(text) for name, text in CERTIFICATE_FAILURES.items()})
+    async with ToolClient(params, timeout=5, retry=None) as tc:
+        classes = {name: (await tc.call_tool(name, {})).failure_class for name in CERTIFICATE_FAILURES}
+    assert classes == dict.fromkeys(CERTIFICATE_FAILURES, FailureClass.UPSTREAM_UNAVAILABLE), classes
+
+
+class TwiceReplayingEventStore(MemoryEventStore):
+    """An at-least-once event store (a Redis stream read by two consumers, a retried write): every event it replays,
+    it sends twice."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent_twice: list[Any] = []
+
+    async def replay_events_after(self, last_event_id: str, send_callback: Any) -> str | None:
+        async def twice(event: Any) -> None:
+            self.sent_twice.append(event)
+            await send_callback(event)
+            await send_callback(event)
+
+        return await super().replay_events_after(last_event_id, twice)
+
+
+async def test_j210_an_answer_replayed_twice_on_resume_counts_once(telemetry: Any) -> None:
+    """J210 (MCP 2025-11-25, Transports > Resumability and Redelivery: the server replays what the client missed after
+    ``Last-Event-ID``; an at-least-once event store sends it twice; J12: two answers for one request). The tool closes
+    its stream after the priming event and answers while the client waits its ``retry:`` interval; on the resumed
+    stream the store sends the answer twice. The call is one success: one POST, the tool ran once, one client span and
+    one metric point, both ``ok``, and no late-answer or failure record for the duplicate."""
+    from mcp.server.mcpserver import MCPServer
+
+    from tests.client.servers.app import serve
+
+    server = MCPServer("reports")
+    runs: list[str] = []
+    posts: list[bytes] = []
+
+    @server.tool()
+    async def export_report(month: str, ctx: Context) -> str:
+        runs.append(month)
+        await ctx.close_sse_stream()
+        await anyio.sleep(0.1)
+        return f"report {month} exported"
+
+    async def watch(scope: dict[str, Any], body: bytes, send: Any, method: str) -> bool:
+        if method == "POST" and b'"export_report"' in body:
+            posts.append(body)
+        return False
+
+    store = TwiceReplayingEventStore()
+    app = server.streamable_http_app(host="127.0.0.1", event_store=store, retry_interval=600)
+    async with serve(gated(app, watch)) as base:
+        async with ToolClient(base + "/mcp", timeout=5, retry=RetryPolicy(), mode="legacy", **telemetry.providers) as tc:
+            result = await tc.call_tool("export_report", {"month": "2026-01"})
+            await anyio.sleep(0.5)  # room for the duplicate to be read
+            after = await tc.call_tool("export_report", {"month": "2026-02"})
+    assert (result.outcome, result.text) == (Outcome.OK, "report 2026-01 exported"), result
+    assert any("2026-01 exported" in str(event) for event in store.sent_twice), store.sent_twice  # it was replayed
+    assert after.outcome is Outcome.OK and runs == ["2026-01", "2026-02"] and len(posts) == 2, (after, runs, len(posts))
+    spans = [s for s in telemetry.spans() if s.attributes.get("mcp.method.name") == "tools/call"]
+    assert all(s.attributes.get("errscope.outcome") in (None, "ok") for s in spans), [dict(s.attributes) for s in spans]
+    assert len(spans) == 2 and not any(s.attributes.get("errscope.failure_class") for s in spans)
+    points = telemetry.histogram_points("mcp.client.operation.duration")
+    assert sum(p.count for p in points) == 2, points
+    assert "late" not in recorded(telemetry).lower(), recorded(telemetry)
