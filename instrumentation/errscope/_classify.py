@@ -139,7 +139,6 @@ from errscope._foreign_text import classify_text, retry_after_from_text
 from errscope._http import (
     class_for_http_status,
     no_requests_remain,
-    parse_retry_after,
     retry_after_from_headers,
     side_effect_for_http_status,
 )
