@@ -439,9 +439,14 @@ def _http_transport_error(exc: BaseException) -> Classification:
     )
 
 
-_PROXY_STATUS: Final = re.compile(r"(?:^|\btunnel connection failed:\s*|\bproxy\b[^0-9]{0,40})([45]\d\d)\b(?!\.\d)", re.IGNORECASE)
+_PROXY_STATUS: Final = re.compile(
+    r"^\s*([45]\d\d)\s+[A-Za-z]|tunnel connection failed:\s*([45]\d\d)\b|tunnel failed, response ([45]\d\d)\b"
+    r"|proxy response \(([45]\d\d)\)",
+    re.IGNORECASE,
+)
 """The status a forward proxy refused a tunnel with, as the HTTP clients word it: httpcore's ``ProxyError("407 Proxy
-Authentication Required")``, urllib3's ``Tunnel connection failed: 407 Proxy Authentication Required``."""
+Authentication Required")``, urllib3's ``Tunnel connection failed: 407 Proxy Authentication Required``, curl's
+``CONNECT tunnel failed, response 407``, undici's ``Proxy response (407) !== 200``. A number elsewhere (a port) is none."""
 
 
 def _proxy_refusal(exc: BaseException, address: str | None = None) -> Classification | None:
@@ -455,7 +460,7 @@ def _proxy_refusal(exc: BaseException, address: str | None = None) -> Classifica
     match = next((m for m in map(_PROXY_STATUS.search, texts) if m), None)
     if match is None:
         return None
-    status = int(match.group(1))
+    status = int(next(group for group in match.groups() if group))
     failure_class = FailureClass.PERMISSION_DENIED if status in (401, 403, 407) else FailureClass.UPSTREAM_UNAVAILABLE
     return Classification(failure_class, upstream=Upstream("http", str(status), address), side_effect_possible=False)
 

@@ -267,6 +267,27 @@ async def test_j202_a_corporate_proxy_answering_407_to_a_tool(style: str, scheme
     assert PROXY_PASSWORD not in text and PROXY_PASSWORD not in everything_recorded(telemetry)
 
 
+def test_j202_the_same_refusal_through_requests_and_urllib3() -> None:
+    """J202, the other HTTP clients a tool may use: requests and urllib3 word the refused tunnel "Tunnel connection
+    failed: 407 Proxy Authentication Required" inside their ``ProxyError``; the class is the same, never sent."""
+    import requests
+    import urllib3
+
+    from errscope import FailureClass, classify
+
+    with refusing_proxy() as proxy_url:
+        with pytest.raises(requests.exceptions.ProxyError) as by_requests:
+            requests.get("https://rates.example.com/v1/EUR", proxies={"https": proxy_url}, timeout=5)
+        pool = urllib3.ProxyManager(proxy_url, retries=False, timeout=5)
+        with pytest.raises(urllib3.exceptions.ProxyError) as by_urllib3:
+            pool.request("GET", "https://rates.example.com/v1/EUR")
+    for raised in (by_requests.value, by_urllib3.value):
+        classification = classify(raised)
+        assert classification.failure_class is FailureClass.PERMISSION_DENIED, (type(raised), str(raised))
+        assert classification.side_effect_possible is False
+        assert PROXY_PASSWORD not in str(classification)
+
+
 def lookup_customer(url: str) -> str:
     """The blocking half of a tool: a sync HTTP client (as in a vendor SDK)."""
     response = httpx.get(url, timeout=5)
