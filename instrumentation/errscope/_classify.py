@@ -465,6 +465,24 @@ def _proxy_refusal(exc: BaseException, address: str | None = None) -> Classifica
     return Classification(failure_class, upstream=Upstream("http", str(status), address), side_effect_possible=False)
 
 
+def _redirect_loop(exc: BaseException) -> Classification:
+    """An HTTP client that gave up following redirects (httpx's and httpx2's, requests' and aiohttp's
+    ``TooManyRedirects``): the upstream answers this URL only with redirects, a loop or a chain longer than the
+    client follows (elastic/docs-builder PR #2728: a 301 to itself). Every answer was a redirect (RFC 9110 §15.4: the
+    target asks for another request, it did not act), so nothing was applied; the URL or the upstream's routing must
+    change: ``upstream_unavailable``, not sent, the last status as the upstream's when the client kept it."""
+    response = _attribute(exc, "response")
+    status = http_status_of(exc) or _attribute(response, "status_code")
+    address = _request_address(exc)
+    if address is None:
+        try:
+            address = http_address(exc.request.url)  # type: ignore[attr-defined]
+        except (AttributeError, RuntimeError):
+            pass
+    code = str(status) if isinstance(status, int) and 300 <= status <= 399 else type(exc).__name__
+    return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("http", code, address), side_effect_possible=False)
+
+
 def _proxy_error(exc: BaseException) -> Classification:
     """requests' and urllib3's ``ProxyError``: the proxy's refusal when it names its status, else not sent."""
     return _proxy_refusal(exc, _request_address(exc)) or _unavailable(False, "http")(exc)
@@ -1480,6 +1498,8 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "psycopg_pool.PoolTimeout": _unavailable(False, "postgresql"),
     # aiohttp (https://docs.aiohttp.org/en/stable/client_reference.html#hierarchy-of-exceptions)
     "aiohttp.client_exceptions.ClientConnectorError": _unavailable(False, "http"),  # DNS, refused, TLS
+    "aiohttp.client_exceptions.TooManyRedirects": _redirect_loop,  # before its status (a 3xx) is read as one
+    "requests.exceptions.TooManyRedirects": _redirect_loop,
     "aiohttp.client_exceptions.ConnectionTimeoutError": _unavailable(False, "http"),  # incl. waiting for the pool
     "aiohttp.client_exceptions.ServerFingerprintMismatch": _unavailable(False, "http"),
     "aiohttp.client_exceptions.SocketTimeoutError": _unavailable(True, "http"),
@@ -1660,6 +1680,8 @@ _REGISTERED: dict[type[BaseException], Rule] = {ToolFailure: _tool_failure}
 _RULES: dict[type[BaseException], Rule] = {
     httpx.TransportError: _http_transport_error,
     httpx2.TransportError: _http_transport_error,
+    httpx.TooManyRedirects: _redirect_loop,
+    httpx2.TooManyRedirects: _redirect_loop,
     pydantic.ValidationError: _pydantic_validation,
     MCPError: _mcp_error,
     ToolError: _mcp_tool_error,

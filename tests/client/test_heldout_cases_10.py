@@ -361,3 +361,32 @@ async def test_j210_an_answer_replayed_twice_on_resume_counts_once(telemetry: An
     points = telemetry.histogram_points("mcp.client.operation.duration")
     assert sum(p.count for p in points) == 2, points
     assert "late" not in recorded(telemetry).lower(), recorded(telemetry)
+
+
+async def test_j212_an_endpoint_that_redirects_to_itself(telemetry: Any) -> None:
+    """J212 (elastic/docs-builder PR #2728: an MCP endpoint's redirect to itself, "an infinite 301 loop", with Cursor
+    stuck in "Loading tools" / "fetch failed"; the same loop for the POST a ``tools/call`` rides on). Once the session
+    is open, every POST calling ``search_issues`` gets ``307`` to the same URL: the client's HTTP stack gives up
+    (``TooManyRedirects``). The call fails at once as ``upstream_unavailable`` that did not run (every answer was a
+    redirect), with a ref; the session survives and the next call answers."""
+    from tests.client.servers.app import serve
+
+    server = issues_server()
+    loops: list[float] = []
+
+    async def gate(scope: dict[str, Any], body: bytes, send: Any, method: str) -> bool:
+        if method == "POST" and b'"search_issues"' in body:
+            loops.append(time.monotonic())
+            return await answer(send, 307, b"", (b"location", b"/mcp"))
+        return False
+
+    async with serve(gated(server.streamable_http_app(host="127.0.0.1"), gate)) as base:
+        async with ToolClient(base + "/mcp", timeout=5, retry=RetryPolicy(), **telemetry.providers) as tc:
+            started = time.monotonic()
+            result = await tc.call_tool("search_issues", {"query": "crash"})
+            elapsed = time.monotonic() - started
+            after = await tc.call_tool("status", {})
+    assert result.outcome is Outcome.ERROR and result.failure_class is FailureClass.UPSTREAM_UNAVAILABLE, result
+    assert result.side_effect_possible is False and "Ref ERR-" in result.text, result
+    assert server.ran == [] and elapsed < 5 and len(loops) <= 3 * 21, (server.ran, elapsed, len(loops))
+    assert after.text == "up"

@@ -1,10 +1,10 @@
-"""Server side of tests/heldout_cases.md, tenth round (J199-J205): what a tool's upstream says through TLS, IPv6, a
+"""Server side of tests/heldout_cases.md, tenth round (J199-J205, J211): what a tool's upstream says through TLS, IPv6, a
 corporate proxy and worker threads, and a resource read beside the tools.
 
 A certificate that expired or names another host; an upstream reached by an IPv6 literal; a 429 whose wait is only in
 the IETF ``RateLimit`` fields; a forward proxy answering 407; the upstream's error raised in ``asyncio.to_thread``,
 ``loop.run_in_executor`` and a ``concurrent.futures`` pool, and a future's own timeout; a resource template whose
-upstream says the record does not exist.
+upstream says the record does not exist; an upstream that redirects in a loop.
 
 Real ``MCPServer`` and FastMCP servers with ``errscope.instrument``, the real SDK client in process; every upstream is
 a real server on the loopback interface (TLS by the standard library's ``ssl``, certificates made with
@@ -379,3 +379,49 @@ async def test_j205_a_resource_whose_upstream_has_no_such_record(style: str, tel
     ref = re.search(REF, raised.value.message)
     assert ref and span.attributes.get("errscope.error_ref") == ref.group(0)[4:], (raised.value.message, dict(span.attributes))
     assert text_of(after) == "pong"
+
+
+@pytest.mark.parametrize("style", STYLES)
+async def test_j211_a_tool_upstream_that_redirects_in_a_loop(style: str, telemetry: CapturedTelemetry) -> None:
+    """J211 (elastic/docs-builder PR #2728: a ``301`` from ``/docs/_mcp/`` to ``/docs/_mcp`` and back, "an infinite 301
+    loop", Cursor stuck on "fetch failed"; nasa/earthdata-mcp #50: a documented endpoint answering only redirects). A
+    tool's API answers every request with ``301`` to itself; httpx follows until ``TooManyRedirects``, as requests
+    and aiohttp do with their own ``TooManyRedirects``. Each is the upstream out of reach at that URL
+    (``upstream_unavailable``), never sent (every answer was a redirect), with the upstream's address on the span;
+    never the mapping gap."""
+    import aiohttp
+    import requests
+
+    from errscope import FailureClass, classify
+
+    with HttpUpstream() as upstream:
+        url = upstream.scripted(301, "", {"Location": f"{upstream.url}/scripted/0/v1/rates"}) + "/v1/rates"
+
+        async def fetch_rates(currency: str) -> str:
+            """Exchange rates from the treasury API."""
+            async with httpx.AsyncClient(follow_redirects=True, timeout=5) as client:
+                response = await client.get(url, params={"c": currency})
+                response.raise_for_status()
+                return response.text
+
+        async with serving(style, "legacy", telemetry, fetch_rates, ping) as served:
+            result = await served.call("fetch_rates", {"currency": "EUR"})
+            after = await served.call("ping")
+        with pytest.raises(requests.exceptions.TooManyRedirects) as by_requests:
+            requests.get(url, timeout=5)
+
+        async def through_aiohttp() -> None:
+            async with aiohttp.ClientSession() as session:
+                async with session.get(url, max_redirects=5):
+                    pass
+
+        with pytest.raises(aiohttp.TooManyRedirects) as by_aiohttp:
+            await through_aiohttp()
+    assert_failed(result, after)
+    attributes = span_of(telemetry, "fetch_rates").attributes
+    assert attributes[ERRSCOPE_FAILURE_CLASS] == "upstream_unavailable", dict(attributes)
+    assert attributes.get("errscope.upstream.address") == f"127.0.0.1:{upstream.port}", dict(attributes)
+    for raised in (by_requests.value, by_aiohttp.value):
+        classification = classify(raised)
+        assert classification.failure_class is FailureClass.UPSTREAM_UNAVAILABLE, type(raised)
+        assert classification.side_effect_possible is False, type(raised)

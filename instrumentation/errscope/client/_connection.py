@@ -198,6 +198,9 @@ def _http_client_with_trace_headers(max_connections: int, session: dict[str, str
 
     async def remember_session(response: Any) -> None:
         attempt = CURRENT_ATTEMPT.get()  # the POST runs in the sending caller's context
+        if attempt is not None and response.request.method == "POST":
+            # Every answer of the redirect chain passes here; only the last one can be a redirect left unfollowed.
+            attempt.http_redirect = response.status_code if 300 <= response.status_code <= 399 else None
         if attempt is not None and attempt.http_status is None and response.request.method == "POST":
             attempt.http_status = response.status_code
             attempt.http_retry_after = retry_after_from_headers(response.headers.get)
