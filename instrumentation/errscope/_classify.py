@@ -446,7 +446,8 @@ _PROXY_STATUS: Final = re.compile(
 )
 """The status a forward proxy refused a tunnel with, as the HTTP clients word it: httpcore's ``ProxyError("407 Proxy
 Authentication Required")``, urllib3's ``Tunnel connection failed: 407 Proxy Authentication Required``, curl's
-``CONNECT tunnel failed, response 407``, undici's ``Proxy response (407) !== 200``. A number elsewhere (a port) is none."""
+``CONNECT tunnel failed, response 407``, undici's ``Proxy response (407) !== 200``. A number elsewhere (a port) is
+none."""
 
 
 def _proxy_refusal(exc: BaseException, address: str | None = None) -> Classification | None:
@@ -480,7 +481,9 @@ def _redirect_loop(exc: BaseException) -> Classification:
         except (AttributeError, RuntimeError):
             pass
     code = str(status) if isinstance(status, int) and 300 <= status <= 399 else type(exc).__name__
-    return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("http", code, address), side_effect_possible=False)
+    return Classification(
+        FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("http", code, address), side_effect_possible=False
+    )
 
 
 def _proxy_error(exc: BaseException) -> Classification:
@@ -1079,7 +1082,9 @@ def _oauth_error(exc: BaseException) -> Classification | None:
     # A code outside the registry is the client library's own check (oauthlib's insecure_transport,
     # mismatching_state), raised before or instead of reading an answer.
     failure_class, sent = _OAUTH_CODES.get(code, (FailureClass.UNKNOWN, False))
-    wait = retry_after_from_headers(lambda name: _response_header(exc, name)) if failure_class is FailureClass.RATE_LIMITED else None
+    wait = None
+    if failure_class is FailureClass.RATE_LIMITED:
+        wait = retry_after_from_headers(lambda name: _response_header(exc, name))
     return Classification(failure_class, retry_after=wait, upstream=Upstream("oauth", code), side_effect_possible=sent)
 
 

@@ -1,5 +1,6 @@
-"""``errscope proxy`` side of tests/heldout_cases.md, tenth round (J206-J208): how long a refusal asks to wait, and a
-corporate proxy's 407, carried across the relay to the host; ``errscope explain`` on the ref the relay made.
+"""``errscope proxy`` side of tests/heldout_cases.md, tenth round (J206-J208, J213): how long a refusal asks to wait, and a
+corporate proxy's 407 and a redirect loop, carried across the relay to the host; ``errscope explain`` on the ref the relay
+made.
 
 The upstream is a real ``MCPServer`` over streamable HTTP on 127.0.0.1 behind an ASGI gate (what a rate limiter or a
 proxy answers); the relay is the real ``errscope proxy`` command as a subprocess (stdio to the host with
@@ -117,3 +118,26 @@ async def test_j208_a_corporate_proxy_s_407_across_an_http_relay(tmp_path: Path)
     assert server.ran == [] and len(seen) == 1 and after.text == "up"
     assert result.failure_class is FailureClass.PERMISSION_DENIED and result.side_effect_possible is False, result.text
     assert "FAKE-PROXY-TICKET-77" not in result.text and "FAKE-corp-gw" not in result.text
+
+
+async def test_j213_an_endpoint_redirecting_a_call_to_itself_behind_a_stdio_proxy(tmp_path: Path) -> None:
+    """J213 (elastic/docs-builder PR #2728, modelcontextprotocol/python-sdk PR #3397: the SDK under the relay fails a
+    request whose redirect it will not follow with -32600 "Redirect to … not followed"). Behind ``errscope proxy
+    --upstream``, every POST calling ``search_issues`` gets ``307`` to itself. The stdio host reads
+    ``upstream_unavailable`` that did not run (an invalid request of the host's it is not: its arguments were
+    fine), and the next call works."""
+    from tests.client.servers.app import serve
+    from tests.client.test_heldout_cases_3 import gated, issues_server, refusing
+
+    server = issues_server()
+    out = tmp_path / "relay"
+    gate = refusing("search_issues", 307, b"", (b"location", b"/mcp"))
+    async with serve(gated(server.streamable_http_app(host="127.0.0.1"), gate)) as base:
+        command = proxy_command(out, "--upstream", base + "/mcp")
+        params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT))
+        async with ToolClient(params, timeout=5) as tc:
+            result = await tc.call_tool("search_issues", {"query": "crash"})
+            after = await tc.call_tool("status", {})
+    assert server.ran == [] and after.text == "up"
+    assert result.failure_class is FailureClass.UPSTREAM_UNAVAILABLE, result.text
+    assert result.side_effect_possible is False and "Ref ERR-" in result.text, result.text

@@ -365,7 +365,9 @@ class LogicalCall:
             owner.breaker.record_success()  # it answered
             wire.undelivered = True
             return shape.refused_http_too_large(self.tool, self.owner.target.display)
-        if wire.http_status in (HTTPStatus.UNAUTHORIZED, HTTPStatus.FORBIDDEN, HTTPStatus.PROXY_AUTHENTICATION_REQUIRED):
+        if wire.http_status in (
+            HTTPStatus.UNAUTHORIZED, HTTPStatus.FORBIDDEN, HTTPStatus.PROXY_AUTHENTICATION_REQUIRED
+        ):
             # MCP, Authorization > Error Handling: a missing, invalid or expired token gets 401, too few
             # scopes 403; refused before any tool code, so nothing ran. Not re-sent: the same token would
             # be refused again (the SDK's auth provider, when there is one, has already tried to refresh).
@@ -381,8 +383,9 @@ class LogicalCall:
             attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
             return shape.local_failure(
                 self.tool,
-                f"Tool server {self.owner.target.display} answered with a redirect (HTTP {wire.http_redirect}) that was "
-                f"not followed (another origin, a method change, or a loop); {safe_name(self.tool)} was not run. "
+                f"Tool server {self.owner.target.display} answered with a redirect (HTTP {wire.http_redirect}) "
+                f"that was not followed (another origin, a method change, or a loop); {safe_name(self.tool)} was "
+                "not run. "
                 "The server's URL may have changed.",
                 side_effect_possible=False,
             )

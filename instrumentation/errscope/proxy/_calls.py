@@ -335,6 +335,9 @@ class Calls:
             shaped_text = safe_excerpt(text, limit=300) or "This tool runs only as a task"
         else:
             cls = class_for_jsonrpc_error(code, text)
+            if type(refused_with) is int and 300 <= refused_with <= 399:
+                # The SDK's -32600 stands in for a redirect it would not follow: no fault of the host's request.
+                cls = FailureClass.UPSTREAM_UNAVAILABLE
             retry_after = retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None
             classification = Classification(cls, retry_after=retry_after, upstream=upstream, side_effect_possible=side_effect)
             shaped_text = safe_excerpt(text, limit=300) or "Error"

@@ -236,7 +236,9 @@ class HttpServer:
 
     async def _note_refusal(self, response: Any) -> None:
         content_type = response.headers.get("content-type", "")
-        if response.request.method != "POST" or response.status_code < 400 or "event-stream" in content_type:
+        redirect = 300 <= response.status_code <= 399  # followed within the origin, or left for the SDK to refuse
+        refused = response.status_code >= 400 or redirect
+        if response.request.method != "POST" or not refused or "event-stream" in content_type:
             return
         try:
             message = json.loads(response.request.content or b"null")
@@ -255,6 +257,10 @@ class HttpServer:
             said = f"The MCP server no longer knows the session (HTTP {response.status_code}); a new one is opened"
             refused_as = FailureClass.UPSTREAM_UNAVAILABLE
         # A JSON-RPC body is the server's own answer, relayed with its own message (a gateway's JSON is none).
+        elif redirect:
+            # The SDK follows a POST's 307/308 within the origin (up to its budget) and fails the request on any other
+            # (-32600 "Redirect to … not followed"): when this is the last answer, the request reached no tool.
+            said = f"The MCP server answered HTTP {response.status_code}, a redirect that was not followed"
         elif response.status_code != 404 and not ("json" in content_type and _is_jsonrpc(await response.aread())):
             said = f"The MCP server answered HTTP {response.status_code} {response.reason_phrase}".rstrip()
             wait = retry_after_from_headers(response.headers.get)
@@ -266,8 +272,8 @@ class HttpServer:
                 refused_as = class_for_mcp_endpoint_status(response.status_code)
         if len(self._refusals) >= _MAX_REFUSALS:
             self._refusals.pop(next(iter(self._refusals)))
-        self._refusals[json.dumps(message["id"])] = (
-            said, side_effect_for_http_status(response.status_code), refused_as, response.status_code)
+        side_effect = False if redirect else side_effect_for_http_status(response.status_code)
+        self._refusals[json.dumps(message["id"])] = (said, side_effect, refused_as, response.status_code)
 
     async def start(self, on_message: OnMessage, on_lost: Callable[[], None]) -> None:
         self._on_message, self._on_lost = on_message, on_lost

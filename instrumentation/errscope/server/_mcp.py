@@ -118,7 +118,9 @@ class ErrscopeMiddleware:
                 code = INVALID_PARAMS  # as below: the caller asked for what does not exist
             if _quotes(message, wrapped):
                 kind, key = _UNKNOWN_NAME.get(ctx.method, ("", ""))
-                message = f"Unknown {kind}: {safe_name(str(params.get(key)))}" if code == INVALID_PARAMS else "Internal error"
+                message = "Internal error"
+                if code == INVALID_PARAMS:
+                    message = f"Unknown {kind}: {safe_name(str(params.get(key)))}"
             call.fail(Channel.PROTOCOL, classification, code=code, exception=exc)
             raise protocol_error(MCPError(code, message, data=exc.data), call) from None
         except pydantic.ValidationError:  # malformed params: the SDK answers -32602 itself
