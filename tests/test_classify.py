@@ -17,7 +17,7 @@ from mcp.shared.exceptions import MCPError
 import errscope
 from errscope import FailureClass as C
 from errscope._classify import argument_problems, raised_in
-from errscope._http import class_for_http_status, parse_retry_after, retry_delay
+from errscope._http import class_for_http_status, parse_retry_after, retry_after_from_headers
 
 
 def _http_error(status: int, headers: dict[str, str] | None = None) -> httpx.HTTPStatusError:
@@ -137,10 +137,10 @@ class TestDetails:
         def headers(values: dict[str, str]) -> Callable[[str], str | None]:
             return lambda name: values.get(name.lower())
 
-        assert retry_delay(headers({"retry-after-ms": "1500", "retry-after": "2"})) == 1.5
-        assert retry_delay(headers({"x-ms-retry-after-ms": "800"})) == 0.8
-        assert retry_delay(headers({"retry-after-ms": "soon", "retry-after": "2"})) == 2.0
-        assert retry_delay(headers({"retry-after-ms": "-5"})) is None
+        assert retry_after_from_headers(headers({"retry-after-ms": "1500", "retry-after": "2"})) == 1.5
+        assert retry_after_from_headers(headers({"x-ms-retry-after-ms": "800"})) == 0.8
+        assert retry_after_from_headers(headers({"retry-after-ms": "soon", "retry-after": "2"})) == 2.0
+        assert retry_after_from_headers(headers({"retry-after-ms": "-5"})) is None
 
     def test_family_retry_after(self) -> None:
         """RateLimited(retry_after=...) is what the classification reports."""

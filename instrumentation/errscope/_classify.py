@@ -156,7 +156,12 @@ from mcp_types import (
 
 from errscope._exceptions import InvalidInput, RateLimited, ToolFailure
 from errscope._foreign_text import classify_text, retry_after_from_text
-from errscope._http import class_for_http_status, retry_delay, side_effect_for_http_status
+from errscope._http import (
+    class_for_http_status,
+    no_requests_remain,
+    retry_after_from_headers,
+    side_effect_for_http_status,
+)
 from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 
@@ -296,7 +301,8 @@ def class_for_jsonrpc_error(code: int, message: str) -> FailureClass:
 
 
 def http_address(url: Any) -> str | None:
-    """``host[:port]`` of ``url`` (a string, or an httpx/httpx2/yarl URL): never userinfo, path or query."""
+    """``host[:port]`` of ``url`` (a string, or an httpx/httpx2/yarl URL): never userinfo, path or query. An IPv6
+    literal keeps its brackets (``[::1]:8080``)."""
     if isinstance(url, str):
         try:
             parts = urlsplit(url)
@@ -307,7 +313,10 @@ def http_address(url: Any) -> str | None:
         host, port = getattr(url, "host", None), getattr(url, "port", None)
     if not host:
         return None
-    return f"{host}:{port}" if port else str(host)
+    host = str(host)
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"  # an IPv6 literal: bracketed as in a URL (RFC 3986 §3.2.2), so the port stays apart
+    return f"{host}:{port}" if port else host
 
 
 def _status_classification(status: int, header: Callable[[str], str | None], address: str | None) -> Classification:
@@ -315,12 +324,12 @@ def _status_classification(status: int, header: Callable[[str], str | None], add
     # come back, or that no requests remain (X-RateLimit-Remaining: 0), is a rate limit: GitHub's
     # primary and secondary limits ("Rate limits for the REST API"), GitLab's and others' the same way.
     failure_class = class_for_http_status(status)
-    if status == 403 and (header("Retry-After") is not None or (header("X-RateLimit-Remaining") or "").strip() == "0"):
+    if status == 403 and (header("Retry-After") is not None or no_requests_remain(header)):
         failure_class = FailureClass.RATE_LIMITED
     waits = failure_class is FailureClass.RATE_LIMITED or status == 503
     return Classification(
         failure_class,
-        retry_after=retry_delay(header) if waits else None,
+        retry_after=retry_after_from_headers(header) if waits else None,
         upstream=Upstream("http", str(status), address),
         side_effect_possible=side_effect_for_http_status(status),
     )
@@ -416,7 +425,7 @@ def _http_status(exc: BaseException) -> Classification | None:
         return replace(result, failure_class=FailureClass.NOT_FOUND)
     if status == 403 and any(_is_usage_limit(reason) for reason in _error_reasons(exc)):
         return replace(result, failure_class=FailureClass.RATE_LIMITED,
-                       retry_after=retry_delay(lambda name: _response_header(exc, name)))
+                       retry_after=retry_after_from_headers(lambda name: _response_header(exc, name)))
     return result
 
 
@@ -514,11 +523,66 @@ def _http_transport_error(exc: BaseException) -> Classification:
     http2 = _http2_error(exc)
     if http2 is not None:
         return replace(http2, upstream=replace(http2.upstream or Upstream("http2"), address=address))
+    refused = _proxy_refusal(exc, address)
+    if refused is not None:
+        return refused
     return Classification(
         FailureClass.UPSTREAM_UNAVAILABLE,
         upstream=Upstream("http", type(exc).__name__, address),
         side_effect_possible=_sent_by_name(exc),
     )
+
+
+_PROXY_STATUS: Final = re.compile(
+    r"^\s*([45]\d\d)\s+[A-Za-z]|tunnel connection failed:\s*([45]\d\d)\b|tunnel failed, response ([45]\d\d)\b"
+    r"|proxy response \(([45]\d\d)\)",
+    re.IGNORECASE,
+)
+"""The status a forward proxy refused a tunnel with, as the HTTP clients word it: httpcore's ``ProxyError("407 Proxy
+Authentication Required")``, urllib3's ``Tunnel connection failed: 407 Proxy Authentication Required``, curl's
+``CONNECT tunnel failed, response 407``, undici's ``Proxy response (407) !== 200``. A number elsewhere (a port) is
+none."""
+
+
+def _proxy_refusal(exc: BaseException, address: str | None = None) -> Classification | None:
+    """A forward proxy's refusal of a ``CONNECT`` tunnel, classed by the proxy's status (RFC 9110 §9.3.6: a 2xx
+    opens the tunnel, anything else refuses it): 407 (RFC 9110 §15.5.8) and 401/403 are ``permission_denied`` (the
+    proxy credentials or policy; a retry will not change them), the rest ``upstream_unavailable``. The request never
+    reached its target. ``None`` when ``exc`` is no proxy error or names no status."""
+    if not any(klass.__name__ == "ProxyError" for klass in type(exc).__mro__):
+        return None
+    texts = [str(exc)] + [str(arg) for arg in getattr(exc, "args", ())[:3] if isinstance(arg, BaseException)]
+    match = next((m for m in map(_PROXY_STATUS.search, texts) if m), None)
+    if match is None:
+        return None
+    status = int(next(group for group in match.groups() if group))
+    failure_class = FailureClass.PERMISSION_DENIED if status in (401, 403, 407) else FailureClass.UPSTREAM_UNAVAILABLE
+    return Classification(failure_class, upstream=Upstream("http", str(status), address), side_effect_possible=False)
+
+
+def _redirect_loop(exc: BaseException) -> Classification:
+    """An HTTP client that gave up following redirects (httpx's and httpx2's, requests' and aiohttp's
+    ``TooManyRedirects``): the upstream answers this URL only with redirects, a loop or a chain longer than the
+    client follows (elastic/docs-builder PR #2728: a 301 to itself). Every answer was a redirect (RFC 9110 §15.4: the
+    target asks for another request, it did not act), so nothing was applied; the URL or the upstream's routing must
+    change: ``upstream_unavailable``, not sent, the last status as the upstream's when the client kept it."""
+    response = _attribute(exc, "response")
+    status = http_status_of(exc) or _attribute(response, "status_code")
+    address = _request_address(exc)
+    if address is None:
+        try:
+            address = http_address(exc.request.url)  # type: ignore[attr-defined]
+        except (AttributeError, RuntimeError):
+            pass
+    code = str(status) if isinstance(status, int) and 300 <= status <= 399 else type(exc).__name__
+    return Classification(
+        FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("http", code, address), side_effect_possible=False
+    )
+
+
+def _proxy_error(exc: BaseException) -> Classification:
+    """requests' and urllib3's ``ProxyError``: the proxy's refusal when it names its status, else not sent."""
+    return _proxy_refusal(exc, _request_address(exc)) or _unavailable(False, "http")(exc)
 
 
 def _tool_failure(exc: BaseException) -> Classification:
@@ -1074,7 +1138,7 @@ def _api_error(exc: BaseException) -> Classification | None:
     if failure_class is not None:
         wait = None
         if failure_class is FailureClass.RATE_LIMITED:
-            wait = retry_delay(lambda name: _response_header(exc, name))
+            wait = retry_after_from_headers(lambda name: _response_header(exc, name))
         return Classification(failure_class, retry_after=wait, upstream=upstream, side_effect_possible=False)
     if status is None:
         return Classification(FailureClass.UNKNOWN, upstream=upstream)
@@ -1117,7 +1181,9 @@ def _oauth_error(exc: BaseException) -> Classification | None:
     # A code outside the registry is the client library's own check (oauthlib's insecure_transport,
     # mismatching_state), raised before or instead of reading an answer.
     failure_class, sent = _OAUTH_CODES.get(code, (FailureClass.UNKNOWN, False))
-    wait = retry_delay(lambda name: _response_header(exc, name)) if failure_class is FailureClass.RATE_LIMITED else None
+    wait = None
+    if failure_class is FailureClass.RATE_LIMITED:
+        wait = retry_after_from_headers(lambda name: _response_header(exc, name))
     return Classification(failure_class, retry_after=wait, upstream=Upstream("oauth", code), side_effect_possible=sent)
 
 
@@ -1650,7 +1716,7 @@ def _carried_delay(exc: BaseException) -> float | None:
         seconds = delay_seconds(_attribute(exc, name))
         if seconds is not None:
             return seconds
-    return retry_delay(lambda name: _response_header(exc, name))
+    return retry_after_from_headers(lambda name: _response_header(exc, name))
 
 
 _UNKNOWN_RULE: Final = _fixed(FailureClass.UNKNOWN)
@@ -1713,6 +1779,8 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "psycopg_pool.PoolTimeout": _unavailable(False, "postgresql"),
     # aiohttp (https://docs.aiohttp.org/en/stable/client_reference.html#hierarchy-of-exceptions)
     "aiohttp.client_exceptions.ClientConnectorError": _unavailable(False, "http"),  # DNS, refused, TLS
+    "aiohttp.client_exceptions.TooManyRedirects": _redirect_loop,  # before its status (a 3xx) is read as one
+    "requests.exceptions.TooManyRedirects": _redirect_loop,
     "aiohttp.client_exceptions.ConnectionTimeoutError": _unavailable(False, "http"),  # incl. waiting for the pool
     "aiohttp.client_exceptions.ServerFingerprintMismatch": _unavailable(False, "http"),
     "aiohttp.client_exceptions.SocketTimeoutError": _unavailable(True, "http"),
@@ -1725,7 +1793,7 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # requests (https://requests.readthedocs.io/en/latest/api/#exceptions) wraps urllib3's error in args[0]
     "requests.exceptions.ConnectTimeout": _unavailable(False, "http"),
     "requests.exceptions.SSLError": _unavailable(False, "http"),
-    "requests.exceptions.ProxyError": _unavailable(False, "http"),
+    "requests.exceptions.ProxyError": _proxy_error,
     "requests.exceptions.Timeout": _unavailable(True, "http"),  # ReadTimeout
     "requests.exceptions.ChunkedEncodingError": _unavailable(True, "http"),
     "requests.exceptions.ConnectionError": _wrapping(_first_exception_arg, _unavailable(None, "http")),
@@ -1735,7 +1803,7 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "urllib3.exceptions.ConnectTimeoutError": _unavailable(False, "http"),
     "urllib3.exceptions.EmptyPoolError": _unavailable(False, "http"),
     "urllib3.exceptions.SSLError": _unavailable(False, "http"),
-    "urllib3.exceptions.ProxyError": _unavailable(False, "http"),
+    "urllib3.exceptions.ProxyError": _proxy_error,
     "urllib3.exceptions.TimeoutError": _unavailable(True, "http"),  # ReadTimeoutError
     # the connection dropped mid-answer, unless the error it wraps says it never opened (a Unix socket not there)
     "urllib3.exceptions.ProtocolError": _wrapping(_first_exception_arg, _unavailable(True, "http")),
@@ -1907,6 +1975,8 @@ _REGISTERED: dict[type[BaseException], Rule] = {ToolFailure: _tool_failure}
 _RULES: dict[type[BaseException], Rule] = {
     httpx.TransportError: _http_transport_error,
     httpx2.TransportError: _http_transport_error,
+    httpx.TooManyRedirects: _redirect_loop,
+    httpx2.TooManyRedirects: _redirect_loop,
     pydantic.ValidationError: _pydantic_validation,
     MCPError: _mcp_error,
     ToolError: _mcp_tool_error,

@@ -101,6 +101,22 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # The upstream's certificate not verified (the words ssl.SSLCertVerificationError stands for on our side).
             r"\bx509: |failed to verify certificate|certificate verify failed|self[ -]signed cert|"
             r"unable to verify the first certificate|unable to get local issuer certificate|"
+            # ... expired or not yet valid, or issued for another name, in each runtime's words: OpenSSL, Node and curl
+            # ("certificate has expired", Node's CERT_HAS_EXPIRED and ERR_TLS_CERT_ALTNAME_INVALID "Hostname/IP does not
+            # match certificate's altnames"), curl ("SSL certificate problem", "no alternative certificate subject
+            # name matches"), Java ("PKIX path building failed", CertificateExpiredException, "No subject alternative
+            # DNS name matching"), .NET ("The remote certificate is invalid", NotTimeValid,
+            # RemoteCertificateNameMismatch, "The SSL connection could not be established"), rustls ("invalid peer
+            # certificate: NotValidForName").
+            r"\bcert(?:ificate)? has expired\b|\bcertificate (?:is )?not yet valid\b|"
+            r"\bcertificate ?(?:expired|not ?yet ?valid) ?exception\b|"
+            r"\bdoes(?: not|n't) match (?:the )?certificate'?s? (?:alt ?names|list)\b|\bcert altname invalid\b|"
+            r"\bhostname mismatch\b|\bno alternative certificate subject name\b|"
+            r"\bno subject alternative (?:dns |ip )?name\b|"
+            r"\bremote ?certificate ?(?:name ?mismatch|chain ?errors|is invalid)\b|\bnot ?time ?valid\b|"
+            r"\binvalid peer certificate\b|\bpkix path (?:building|validation) failed\b|"
+            r"\bunable to find valid certification path\b|\bssl certificate problem\b|"
+            r"\bssl connection could not be established\b|"
             r"bad gateway|gateway timeout|temporarily|try again later|is down|overloaded",
             re.I,
         ),

@@ -6,14 +6,22 @@ proxy.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
+from typing import Final
 
 from errscope._vocabulary import FailureClass
 
-__all__ = ["class_for_http_status", "class_for_mcp_endpoint_status", "parse_retry_after", "retry_delay",
-           "side_effect_for_http_status"]
+__all__ = [
+    "class_for_http_status",
+    "class_for_mcp_endpoint_status",
+    "no_requests_remain",
+    "parse_retry_after",
+    "retry_after_from_headers",
+    "side_effect_for_http_status",
+]
 
 
 def class_for_http_status(status: int) -> FailureClass:
@@ -77,11 +85,27 @@ MILLISECOND_RETRY_HEADERS = ("retry-after-ms", "x-ms-retry-after-ms")
 retry), Cosmos DB's and other Azure services' ``x-ms-retry-after-ms`` (azure-core's ``RetryPolicy`` reads both)."""
 
 
-def retry_delay(header: Callable[[str], str | None]) -> float | None:
-    """Seconds an error answer asks to wait, from its headers (``header(name)``: the value, or ``None``).
 
-    A millisecond header (:data:`MILLISECOND_RETRY_HEADERS`) is the more precise and wins, as in the SDKs that send
-    and honour it; else ``Retry-After`` (:func:`parse_retry_after`). ``None`` when none says a usable delay.
+_RESET_PARAMETER: Final = re.compile(r"(?:^|[;,\s])(?:t|reset)\s*=\s*(\d{1,12})(?![\d.])")
+"""The reset of the ``RateLimit`` field: ``t`` of a structured item (draft-ietf-httpapi-ratelimit-headers-09 and
+later, ``"default";r=0;t=25``), or ``reset`` of the earlier combined form (drafts -05/-06, ``limit=100, remaining=0,
+reset=25``)."""
+_REMAINING_PARAMETER: Final = re.compile(r"(?:^|[;,\s])(?:r|remaining)\s*=\s*(\d{1,12})(?![\d.])")
+_MAX_RESET_WAIT: Final = 86_400.0
+"""Longest wait read from a quota's reset (one day, the client's own bound on ``retry_after``)."""
+_EPOCH_FLOOR: Final = 1_000_000_000
+"""A reset at or above this is a Unix time (2001-09-09 onwards), not a delay: GitHub's ``X-RateLimit-Reset`` is one; a
+delay that long (31 years) is no delay."""
+
+
+def retry_after_from_headers(header: Callable[[str], str | None], *, now: datetime | None = None) -> float | None:
+    """How long a refusal's headers ask to wait, in seconds (>= 0), or ``None`` when they do not say.
+
+    ``header(name)`` returns a response header's value or ``None`` (names are case-insensitive, RFC 9110 §5.1).
+    A millisecond header (:data:`MILLISECOND_RETRY_HEADERS`) is the most precise and wins, as in the SDKs that send
+    and honour it; then ``Retry-After`` (RFC 9110 §10.2.3, :func:`parse_retry_after`); without either, the IETF ``RateLimit``
+    fields: ``RateLimit``'s reset (``t=`` or ``reset=``, draft-ietf-httpapi-ratelimit-headers), then the drafts'
+    ``RateLimit-Reset`` and the vendors' ``X-RateLimit-Reset`` (delay-seconds, or a Unix time as GitHub sends it).
     """
     for name in MILLISECOND_RETRY_HEADERS:
         value = (header(name) or "").strip()
@@ -91,4 +115,33 @@ def retry_delay(header: Callable[[str], str | None]) -> float | None:
             continue
         if math.isfinite(milliseconds) and milliseconds >= 0:
             return milliseconds / 1000
-    return parse_retry_after(header("Retry-After"))
+    wait = parse_retry_after(header("Retry-After"), now=now)
+    if wait is not None:
+        return wait
+    match = _RESET_PARAMETER.search(header("RateLimit") or "")
+    if match:
+        return _reset_wait(float(match.group(1)))
+    for name in ("RateLimit-Reset", "X-RateLimit-Reset"):
+        value = (header(name) or "").strip()
+        if value.isdigit() and len(value) <= 12:
+            seconds = float(value)
+            if seconds >= _EPOCH_FLOOR:
+                seconds = max(0.0, seconds - (now or datetime.now(UTC)).timestamp())
+            return _reset_wait(seconds)
+    return None
+
+
+def _reset_wait(seconds: float) -> float | None:
+    # A quota window that resets more than a day away (a monthly plan, a misread clock) is no wait to give: the
+    # refusal stays a rate limit without one, as when the fields are absent.
+    return seconds if seconds <= _MAX_RESET_WAIT else None
+
+
+def no_requests_remain(header: Callable[[str], str | None]) -> bool:
+    """Whether the response says the client's quota is spent: ``X-RateLimit-Remaining: 0`` (GitHub, GitLab),
+    ``RateLimit-Remaining: 0`` (the IETF drafts) or ``r=0`` in the ``RateLimit`` field."""
+    for name in ("X-RateLimit-Remaining", "RateLimit-Remaining"):
+        if (header(name) or "").strip() == "0":
+            return True
+    match = _REMAINING_PARAMETER.search(header("RateLimit") or "")
+    return bool(match) and int(match.group(1)) == 0

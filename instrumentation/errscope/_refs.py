@@ -28,7 +28,8 @@ def read_error_ref(text: str) -> str | None:
     """The ref ``text`` spells (``ERR-`` and 8 characters), as a person retyped it: any case, and ``O``
     for ``0``, ``I`` or ``L`` for ``1`` (Crockford base32's decoding, crockford.com/base32.html).
     ``None`` when it is no ref."""
-    text = text.strip().upper()
+    # As quoted from a sentence: "(Ref ERR-7K3M9QXZ.)" or in quotes; the ref's own characters are never these.
+    text = text.strip().strip(".,;:!?'\"`()[]{}<>\u201c\u201d\u2018\u2019").upper()
     if not text.startswith("ERR-"):
         return None
     ref = "ERR-" + text[4:].translate(_MISREAD)

@@ -365,12 +365,30 @@ class LogicalCall:
             owner.breaker.record_success()  # it answered
             wire.undelivered = True
             return shape.refused_http_too_large(self.tool, self.owner.target.display)
-        if wire.http_status in (HTTPStatus.UNAUTHORIZED, HTTPStatus.FORBIDDEN):
+        if wire.http_status in (
+            HTTPStatus.UNAUTHORIZED, HTTPStatus.FORBIDDEN, HTTPStatus.PROXY_AUTHENTICATION_REQUIRED
+        ):
             # MCP, Authorization > Error Handling: a missing, invalid or expired token gets 401, too few
             # scopes 403; refused before any tool code, so nothing ran. Not re-sent: the same token would
             # be refused again (the SDK's auth provider, when there is one, has already tried to refresh).
+            # 407 is the same refusal by a proxy between host and server (RFC 9110 §15.5.8).
             owner.breaker.record_success()  # it answered
             return shape.refused_http_auth(self.tool, self.owner.target.display, wire.http_status)
+        if isinstance(error, MCPError) and wire.http_redirect is not None and not wire.error_frame:
+            # The POST's last answer was a redirect the SDK did not follow (python-sdk PR #3397: only 307/308 within
+            # the origin, at most max_redirects times): the request reached no tool (RFC 9110 §15.4). Not re-sent:
+            # the same URL would be redirected again.
+            owner.breaker.record_failure()
+            wire.undelivered = True
+            attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
+            return shape.local_failure(
+                self.tool,
+                f"Tool server {self.owner.target.display} answered with a redirect (HTTP {wire.http_redirect}) "
+                f"that was not followed (another origin, a method change, or a loop); {safe_name(self.tool)} was "
+                "not run. "
+                "The server's URL may have changed.",
+                side_effect_possible=False,
+            )
         if isinstance(error, MCPError) and wire.session_ended:
             # HTTP 404 to our session, with or without a JSON-RPC body (mcp's server sends -32600
             # "Session not found"): the server no longer knows it, so it processed nothing.

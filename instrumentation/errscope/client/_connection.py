@@ -36,7 +36,7 @@ from opentelemetry.trace import Link, StatusCode
 from errscope._attributes import ERROR_TYPE, MCP_METHOD_NAME, RPC_RESPONSE_STATUS_CODE
 from errscope._classify import classify
 from errscope._foreign_text import safe_excerpt
-from errscope._http import class_for_mcp_endpoint_status, parse_retry_after
+from errscope._http import class_for_mcp_endpoint_status, retry_after_from_headers
 from errscope._messages import safe_name
 from errscope._vocabulary import FailureClass
 from errscope.client import _answer as answer
@@ -198,9 +198,12 @@ def _http_client_with_trace_headers(max_connections: int, session: dict[str, str
 
     async def remember_session(response: Any) -> None:
         attempt = CURRENT_ATTEMPT.get()  # the POST runs in the sending caller's context
+        if attempt is not None and response.request.method == "POST":
+            # Every answer of the redirect chain passes here; only the last one can be a redirect left unfollowed.
+            attempt.http_redirect = response.status_code if 300 <= response.status_code <= 399 else None
         if attempt is not None and attempt.http_status is None and response.request.method == "POST":
             attempt.http_status = response.status_code
-            attempt.http_retry_after = parse_retry_after(response.headers.get("retry-after"))
+            attempt.http_retry_after = retry_after_from_headers(response.headers.get)
         elif attempt is None and response.status_code >= 400 and response.request.method == "POST":
             tap.handshake_status = tap.handshake_status or response.status_code
         if "mcp-session-id" in response.request.headers and (

@@ -270,7 +270,15 @@ def refused_http_rate_limit(tool: str, server: str, retry_after: float | None) -
 
 def refused_http_auth(tool: str, server: str, status: int) -> ToolCallResult:
     """HTTP 401 or 403 to the POST carrying the call (MCP, Authorization > Error Handling; RFC 9110
-    §15.5.2, §15.5.4): the server refused the credentials or their scope, so nothing ran."""
+    §15.5.2, §15.5.4): the server refused the credentials or their scope, so nothing ran. 407 (RFC 9110 §15.5.8):
+    a proxy on the way refused them, before the server saw the request."""
+    if status == 407:
+        head = (
+            f"A proxy between this host and tool server {server} refused the request (HTTP 407: proxy credentials "
+            f"are missing or wrong); {safe_name(tool)} was not run. The host's proxy settings must change before "
+            "calling it."
+        )
+        return failure(tool, None, FailureClass.PERMISSION_DENIED, head, side_effect_possible=False)
     why = "its credentials are missing, invalid or expired" if status == 401 else "its credentials lack the needed permission"
     head = (
         f"Tool server {server} refused the request (HTTP {status}: {why}); {safe_name(tool)} was not run. "

@@ -117,6 +117,10 @@ class WireAttempt:
     """The HTTP status of the POST carrying the attempt (streamable HTTP)."""
     http_retry_after: float | None = None
     """Its ``Retry-After`` header in seconds (RFC 9110 §10.2.3: delay-seconds or an HTTP-date)."""
+    http_redirect: int | None = None
+    """The status of the last answer to the attempt's POST when it was a redirect (3xx): the SDK follows a POST's
+    307/308 within the origin up to its budget, so a redirect that is the last answer was not followed (another origin,
+    a 301/302 a POST may not follow, a loop) and the request reached no tool."""
     undelivered: bool = False
     """The request certainly never reached the tool (set by the attempt once it has ended)."""
     held: bool = False

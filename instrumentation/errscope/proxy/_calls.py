@@ -97,6 +97,12 @@ class Scope:
     """Tool calls the host cancelled (oldest first): a late answer to one is relayed scrubbed."""
 
 
+HTTP_STATUS_KEY: Final = "io.errscope/http_status"
+"""In a relayed JSON-RPC error's ``data``: the HTTP status the upstream's endpoint (or a gateway or proxy before it)
+refused the request's POST with, when the SDK stood in an error frame for that refusal. The call's upstream event
+is then that HTTP answer (system ``http``, that status), the one ``errscope explain`` must lead to."""
+
+
 def _is_request_id(value: Any) -> bool:
     """A string or an integer (MCP spec, Basic > Requests: the id MUST NOT be ``null``). A frame with any
     other id is not a request the proxy tracks, and an answer with one (``null``: the answer to a frame the
@@ -312,6 +318,9 @@ class Calls:
         if (code == METHOD_NOT_FOUND and not task_only) or unknown:
             return self._unknown_tool(entry, message, code if code == METHOD_NOT_FOUND else INVALID_PARAMS)
         upstream = Upstream(SYSTEM, str(code), self.upstream.address)
+        refused_with = data.get(HTTP_STATUS_KEY) if isinstance(data, dict) else None
+        if type(refused_with) is int and 100 <= refused_with <= 599:
+            upstream = Upstream("http", str(refused_with), self.upstream.address)
         if self._adopt_declared(call, Channel.PROTOCOL, data if isinstance(data, dict) else {}, upstream, code=code):
             return message
         # Whether the call may have run: as the peer (or the proxy's HTTP client, J116) said, else from the code.
@@ -326,6 +335,9 @@ class Calls:
             shaped_text = safe_excerpt(text, limit=300) or "This tool runs only as a task"
         else:
             cls = class_for_jsonrpc_error(code, text)
+            if type(refused_with) is int and 300 <= refused_with <= 399:
+                # The SDK's -32600 stands in for a redirect it would not follow: no fault of the host's request.
+                cls = FailureClass.UPSTREAM_UNAVAILABLE
             retry_after = retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None
             classification = Classification(cls, retry_after=retry_after, upstream=upstream, side_effect_possible=side_effect)
             shaped_text = safe_excerpt(text, limit=300) or "Error"

@@ -19,10 +19,10 @@ from contextlib import AsyncExitStack
 from typing import Any, Final, Protocol
 
 from errscope._attributes import META_FAILURE_CLASS, META_SIDE_EFFECT_POSSIBLE
-from errscope._http import class_for_mcp_endpoint_status, parse_retry_after, side_effect_for_http_status
+from errscope._http import class_for_mcp_endpoint_status, retry_after_from_headers, side_effect_for_http_status
 from errscope._vocabulary import FailureClass
 from errscope.client._answer import names_the_session
-from errscope.proxy._calls import Calls, Message, Scope, parse_error, request_key
+from errscope.proxy._calls import HTTP_STATUS_KEY, Calls, Message, Scope, parse_error, request_key
 
 __all__ = ["ChildServer", "HttpServer", "serve_stdio"]
 
@@ -229,14 +229,16 @@ class HttpServer:
         """The server said it no longer knows the session: the next request opens a new one."""
         self._opening: asyncio.Lock = asyncio.Lock()
         """Held while a new session opens: requests wait for it, never overtake the replayed handshake."""
-        self._refusals: dict[str, tuple[str | None, bool | None, FailureClass | None]] = {}
+        self._refusals: dict[str, tuple[str | None, bool | None, FailureClass | None, int]] = {}
         """For requests the server refused, by request id (bounded): what its HTTP answer said (``None``: the
-        body's own message stands), whether the request may have been acted on, and, for the handshake, the
-        refusal's class."""
+        body's own message stands), whether the request may have been acted on, for the handshake the
+        refusal's class, and the HTTP status."""
 
     async def _note_refusal(self, response: Any) -> None:
         content_type = response.headers.get("content-type", "")
-        if response.request.method != "POST" or response.status_code < 400 or "event-stream" in content_type:
+        redirect = 300 <= response.status_code <= 399  # followed within the origin, or left for the SDK to refuse
+        refused = response.status_code >= 400 or redirect
+        if response.request.method != "POST" or not refused or "event-stream" in content_type:
             return
         try:
             message = json.loads(response.request.content or b"null")
@@ -255,9 +257,13 @@ class HttpServer:
             said = f"The MCP server no longer knows the session (HTTP {response.status_code}); a new one is opened"
             refused_as = FailureClass.UPSTREAM_UNAVAILABLE
         # A JSON-RPC body is the server's own answer, relayed with its own message (a gateway's JSON is none).
+        elif redirect:
+            # The SDK follows a POST's 307/308 within the origin (up to its budget) and fails the request on any other
+            # (-32600 "Redirect to … not followed"): when this is the last answer, the request reached no tool.
+            said = f"The MCP server answered HTTP {response.status_code}, a redirect that was not followed"
         elif response.status_code != 404 and not ("json" in content_type and _is_jsonrpc(await response.aread())):
             said = f"The MCP server answered HTTP {response.status_code} {response.reason_phrase}".rstrip()
-            wait = parse_retry_after(response.headers.get("retry-after"))
+            wait = retry_after_from_headers(response.headers.get)
             if wait is not None:
                 said += f"; retry after {wait:g} s"
             if message["method"] == "initialize":
@@ -266,7 +272,8 @@ class HttpServer:
                 refused_as = class_for_mcp_endpoint_status(response.status_code)
         if len(self._refusals) >= _MAX_REFUSALS:
             self._refusals.pop(next(iter(self._refusals)))
-        self._refusals[json.dumps(message["id"])] = (said, side_effect_for_http_status(response.status_code), refused_as)
+        side_effect = False if redirect else side_effect_for_http_status(response.status_code)
+        self._refusals[json.dumps(message["id"])] = (said, side_effect, refused_as, response.status_code)
 
     async def start(self, on_message: OnMessage, on_lost: Callable[[], None]) -> None:
         self._on_message, self._on_lost = on_message, on_lost
@@ -338,13 +345,16 @@ class HttpServer:
         await self._close()
 
 
-def _refused(error: Message, said: str | None, side_effect_possible: bool | None, cls: FailureClass | None) -> Message:
-    """``error`` with the HTTP answer's words (when the body had none), whether the request may have run, and the
-    refusal's class when one is known."""
+def _refused(error: Message, said: str | None, side_effect_possible: bool | None, cls: FailureClass | None,
+             status: int) -> Message:
+    """``error`` with the HTTP answer's words (when the body had none), whether the request may have run, the
+    refusal's class when one is known, and its HTTP status (:data:`HTTP_STATUS_KEY`: the call's upstream event)."""
     error = {**error, "message": said} if said is not None else dict(error)
     data = error.get("data")
     if data is None or isinstance(data, dict):
-        extra: dict[str, Any] = {} if side_effect_possible is None else {META_SIDE_EFFECT_POSSIBLE: side_effect_possible}
+        extra: dict[str, Any] = {HTTP_STATUS_KEY: status}
+        if side_effect_possible is not None:
+            extra[META_SIDE_EFFECT_POSSIBLE] = side_effect_possible
         if cls is not None and cls is not FailureClass.UNKNOWN:
             extra[META_FAILURE_CLASS] = cls.value
         if extra:

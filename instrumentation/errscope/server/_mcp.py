@@ -108,8 +108,21 @@ class ErrscopeMiddleware:
         except MCPError as exc:
             if call.failed:  # the seam shaped it already
                 raise
-            call.fail(Channel.PROTOCOL, classify(exc), code=exc.code, exception=exc)
-            raise protocol_error(exc, call) from None  # raised outside the seam, e.g. by a resource handler
+            wrapped = _wrapped_failure(exc)
+            if wrapped is None:
+                call.fail(Channel.PROTOCOL, classify(exc), code=exc.code, exception=exc)
+                raise protocol_error(exc, call) from None  # raised outside the seam, e.g. by a resource handler
+            classification = classify(wrapped)
+            code, message = exc.code, exc.message
+            if classification.failure_class is FailureClass.NOT_FOUND and ctx.method in _UNKNOWN_NAME:
+                code = INVALID_PARAMS  # as below: the caller asked for what does not exist
+            if _quotes(message, wrapped):
+                kind, key = _UNKNOWN_NAME.get(ctx.method, ("", ""))
+                message = "Internal error"
+                if code == INVALID_PARAMS:
+                    message = f"Unknown {kind}: {safe_name(str(params.get(key)))}"
+            call.fail(Channel.PROTOCOL, classification, code=code, exception=exc)
+            raise protocol_error(MCPError(code, message, data=exc.data), call) from None
         except pydantic.ValidationError:  # malformed params: the SDK answers -32602 itself
             call.fail(Channel.PROTOCOL, Classification(FailureClass.INVALID_INPUT), code=INVALID_PARAMS)
             raise
@@ -139,6 +152,37 @@ class ErrscopeMiddleware:
             if call.outcome is not Outcome.CANCELLED and _cancel_requested(session):
                 call.cancel()
             self.telemetry.finish(span, call, attributes, time.perf_counter() - started, span_context)
+
+
+_FRAMEWORKS: Final = ("mcp.", "fastmcp.")
+
+
+def _wrapped_failure(exc: MCPError) -> BaseException | None:
+    """The exception an SDK or framework turned into ``exc``'s -32603, when it did: the first one in its cause or
+    context chain that neither ``mcp`` nor ``fastmcp`` raised (MCPServer answers a resource template's unexpected
+    exception as ``MCPError(-32603, str(UnexpectedResourceError))`` raised inside its ``except``; FastMCP as
+    ``ResourceError(f"Error reading resource {uri!r}: {e}") from e``). ``None`` for any other code, and for an
+    error a handler or the framework raised on purpose (an author's ``ResourceError``): its words are the answer."""
+    if exc.code != INTERNAL_ERROR:
+        return None
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen and len(seen) < 16:
+        seen.add(id(current))
+        if current is not exc and not type(current).__module__.startswith(_FRAMEWORKS):
+            return current
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _quotes(message: str, wrapped: BaseException) -> bool:
+    """Whether ``message`` carries ``wrapped``'s own text (FastMCP's unmasked ``f"...: {e}"``): raw exception text
+    that must not reach the peer (DESIGN.md: nothing raw crosses)."""
+    try:
+        text = str(wrapped).strip()
+    except Exception:  # boundary: a foreign __str__
+        return True
+    return bool(text) and (text in message or text.splitlines()[0] in message)
 
 
 def _request_id(request_id: Any) -> str:
