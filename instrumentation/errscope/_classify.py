@@ -544,14 +544,21 @@ Authentication Required")``, urllib3's ``Tunnel connection failed: 407 Proxy Aut
 none."""
 
 
+_TUNNEL_REFUSED: Final = re.compile(r"Tunnel connection failed: [45]\d\d\b")
+"""http.client's own words for a refused ``CONNECT`` (``HTTPConnection._tunnel`` raises a plain ``OSError``), as
+urllib3, requests and urllib carry it."""
+
+
 def _proxy_refusal(exc: BaseException, address: str | None = None) -> Classification | None:
     """A forward proxy's refusal of a ``CONNECT`` tunnel, classed by the proxy's status (RFC 9110 §9.3.6: a 2xx
     opens the tunnel, anything else refuses it): 407 (RFC 9110 §15.5.8) and 401/403 are ``permission_denied`` (the
     proxy credentials or policy; a retry will not change them), the rest ``upstream_unavailable``. The request never
     reached its target. ``None`` when ``exc`` is no proxy error or names no status."""
-    if not any(klass.__name__ == "ProxyError" for klass in type(exc).__mro__):
-        return None
     texts = [str(exc)] + [str(arg) for arg in getattr(exc, "args", ())[:3] if isinstance(arg, BaseException)]
+    if not any(klass.__name__ == "ProxyError" for klass in type(exc).__mro__) and not any(
+        _TUNNEL_REFUSED.match(text) for text in texts
+    ):
+        return None
     match = next((m for m in map(_PROXY_STATUS.search, texts) if m), None)
     if match is None:
         return None
@@ -978,7 +985,7 @@ def _os_error(exc: BaseException) -> Classification | None:
     if getattr(exc, "errno", None) in _NETWORK_ERRNOS:
         return _UNAVAILABLE(exc)
     if getattr(exc, "errno", None) is None and _raised_connecting(exc, anywhere=True):
-        return _UNAVAILABLE_NOT_SENT(exc)
+        return _proxy_refusal(exc) or _UNAVAILABLE_NOT_SENT(exc)
     return None
 
 
@@ -1383,7 +1390,7 @@ _SOCKS_REPLIES: Final[dict[int, FailureClass]] = {
 }
 
 
-def _proxy_refusal(exc: BaseException) -> Classification:
+def _proxy_error_code(exc: BaseException) -> Classification:
     """A forward proxy refused the tunnel (python-socks' and aiohttp-socks' ``ProxyError``): its ``error_code`` is
     the HTTP proxy's status (>= 100) or the SOCKS reply code. Never sent: the upstream was not reached."""
     code = _attribute(exc, "error_code")
@@ -1929,8 +1936,8 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "zeep.exceptions.Fault": _soap_fault,
     # forward proxies refusing the tunnel: python-socks (httpx-socks, aiohttp-socks) keep the proxy's code;
     # aiohttp keeps the status of its CONNECT
-    "python_socks._errors.ProxyError": _proxy_refusal,
-    "aiohttp_socks._errors.ProxyError": _proxy_refusal,
+    "python_socks._errors.ProxyError": _proxy_error_code,
+    "aiohttp_socks._errors.ProxyError": _proxy_error_code,
     "aiohttp.client_exceptions.ClientHttpProxyError": _proxy_status,
     # aiomqtt (over paho-mqtt): the broker's reason code or paho's own error code, kept as .rc
     "aiomqtt.exceptions.MqttCodeError": _mqtt_code,
