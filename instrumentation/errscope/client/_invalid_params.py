@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from errscope._foreign_text import safe_excerpt, scrub_text
-from errscope._messages import expected_for_path, safe_name
+from errscope._messages import _resolve, expected_for_path, safe_name
 
 __all__ = [
     "MAX_NOTE",
@@ -171,6 +171,8 @@ _PHRASES: Final[tuple[tuple[re.Pattern[str], Any], ...]] = (
     (re.compile(r"^(?:Number|Value) must be (.+)$", re.I), lambda m: m[1]),
     (re.compile(r"^(?:is )?(?:missing(?:,? but (?:it )?is required)?|required)$", re.I), lambda m: _REQUIRED),
     (re.compile(r"^(?:must|should) be (.+)$", re.I), lambda m: m[1]),
+    (re.compile(r"^(?:must|should) match (?:the )?(?:pattern |regex |regular expression )?(\S.{0,79})$", re.I),
+     lambda m: f"a string matching {m[1].strip('`')}"),
     (re.compile(r"^(?:String|Array) must contain (at (?:least|most) \d+) (\w+?)(?:\(s\))?s?$", re.I),
      lambda m: f"{m[1]} {m[2]}s"),
     (re.compile(r"^String should match pattern '(.+)'$", re.I), lambda m: f"a string matching {m[1]}"),
@@ -319,6 +321,16 @@ _MUST_MATCH: Final = re.compile(
 _POINTER_MUST: Final = re.compile(
     r"(?:^|\s)(?:data)?(?P<pointer>/[\w/~$-]{1,128}) must (?:be )?(?P<exp>[^.;,\n]{1,60})"
 )
+# A tool's own check naming the argument, maybe the value it got, then the rule: "invalid order_id \"x-17\": must
+# match ^ORD-\d{4}$" (an rmcp server's ErrorData::invalid_params), "invalid value for limit: must be at most 100".
+# The words validators use for their own headers ("invalid type: ...", "Invalid input: ...") are not arguments.
+_INVALID_FIELD: Final = re.compile(
+    r"\binvalid (?:value for |argument |parameter |field )?"
+    r"(?!(?:type|value|input|arguments?|params|parameters|request|option|enum|literal|string|union|length)\b)"
+    rf"[`'\"]?(?P<field>{_FIELD})[`'\"]?(?:\s+(?:\"(?:[^\"\\\n]|\\.)*\"|'[^'\n]*'|`[^`\n]*`|[^\s:;]+))?"
+    r"\s*:\s*(?P<rule>[^;\n]+)",
+    re.I,
+)
 _REQUIRED_PROSE: Final = re.compile(
     rf"[`'\"](?P<a>{_FIELD})[`'\"] is a required property"
     rf"|must have required property [`'\"](?P<b>{_FIELD})[`'\"]"
@@ -399,6 +411,9 @@ _DECODER_REPORTS: Final = (
 )
 _NATIVE_TYPES: Final = (
     (re.compile(r"^(?:f(?:32|64)|float(?:32|64)?|double|decimal|number)$", re.I), "a number"),
+    # serde's "expected u32" for -1: an integer, but not any integer
+    (re.compile(r"^(?:u(?:8|16|32|64|128|size)|uint(?:8|16|32|64)?|an? u\d+|ulong|ushort)$", re.I),
+     "a non-negative integer"),
     (re.compile(r"^(?:[iu](?:8|16|32|64|128|size)|u?int(?:8|16|32|64)?|long|short|integer|an? (?:i|u)\d+)$", re.I),
      "an integer"),
     (re.compile(r"^(?:a )?(?:bool(?:ean)?)$", re.I), "a boolean"),
@@ -428,7 +443,8 @@ def _decoder_reports(message: str, arguments: Mapping[str, Any] | None) -> Itera
             yield match["field"].partition(".")[2] or match["field"], _native_noun(match["type"])
     for match in serde_type.finditer(message):
         value = match["value"].strip("`")
-        yield _sent_as(value, arguments), _native_noun(match["type"])
+        field = _sent_kind(value, arguments) if value in _SERDE_KINDS else _sent_as(value, arguments)
+        yield field, _native_noun(match["type"])
     for match in serde_variant.finditer(message):
         yield _sent_as(json.dumps(match["variant"]), arguments), "one of " + ", ".join(
             re.findall(r"`([^`]*)`", match["options"])
@@ -442,6 +458,16 @@ def _decoder_reports(message: str, arguments: Mapping[str, Any] | None) -> Itera
             yield match["arg"], _native_noun(match["argtype"]) or _noun(match["argtype"])
 
 
+# serde names the kind of a container it did not expect ("invalid type: map, expected a string"), not its value.
+_SERDE_KINDS: Final = {"map": Mapping, "sequence": list}
+
+
+def _sent_kind(kind: str, arguments: Mapping[str, Any] | None) -> str:
+    """The one argument (a dotted path when nested) sent as a ``map`` or ``sequence``, else ``""`` (unnamed)."""
+    paths = [path for path, value in _leaves(arguments or {}, "") if isinstance(value, _SERDE_KINDS[kind])]
+    return paths[0] if len(paths) == 1 else ""
+
+
 def _literal(text: str) -> str:
     """A Python literal as jsonschema prints it (``'^\\\\d{5}$'``) back to its value (``^\\d{5}$``)."""
     try:
@@ -452,7 +478,8 @@ def _literal(text: str) -> str:
 
 def _sent_as(echoed: str, arguments: Mapping[str, Any] | None) -> str:
     """The one argument (a dotted path when nested) whose value a validator echoed, else ``""`` (unnamed)."""
-    paths = [path for path, value in _leaves(arguments or {}, "") if echoed in {repr(value), json.dumps(value)}]
+    paths = [path for path, value in _leaves(arguments or {}, "")
+             if echoed in {repr(value), json.dumps(value), json.dumps(value, ensure_ascii=False)}]
     return paths[0] if len(paths) == 1 else ""
 
 
@@ -486,6 +513,10 @@ def _prose(message: str) -> Iterator[tuple[str, str | None]]:
         yield match.group("field"), match.group("exp").strip()
     for match in _MUST_MATCH.finditer(message):
         yield match.group("field"), f"a string matching {match.group('pattern').strip('`')}"
+    for match in _INVALID_FIELD.finditer(message):
+        expected = _expectation(match.group("rule"))
+        if expected is not None:  # "invalid token: expired" names no rule: not a rejected argument
+            yield match.group("field"), expected
 
 
 # JSON Schema validators outside JavaScript and Python report a location (a JSON pointer into the arguments or into
@@ -596,6 +627,37 @@ def _keyword_reports(message: str) -> Iterator[tuple[str, str | None]]:
         yield field or "arguments", expected  # a bare Want (a pattern, a bound, a format) does not say which rule
 
 
+def _properties_at(schema: Mapping[str, Any], path: str) -> Mapping[str, Any]:
+    """The properties the schema declares for the object at ``path`` (dotted; array indices step into ``items``)."""
+    node: Any = _resolve(schema, schema)
+    for part in path.split(".") if path else ():
+        if not isinstance(node, Mapping):
+            return {}
+        node = _resolve(schema, node.get("items") if part.isdigit() else (node.get("properties") or {}).get(part))
+    properties = node.get("properties") if isinstance(node, Mapping) else None
+    return properties if isinstance(properties, Mapping) else {}
+
+
+def _qualified(
+    field: str, expected: str | None, arguments: Mapping[str, Any] | None, input_schema: Mapping[str, Any] | None
+) -> str:
+    """A bare name a decoder gave for a nested argument (serde: "missing field `zip`") as its path (``address.zip``).
+
+    Only when the tool declares no top-level argument of that name and exactly one object among the sent arguments
+    declares it (lacking it, for a missing one); otherwise the name stays as the server wrote it.
+    """
+    if not field or not arguments or not isinstance(input_schema, Mapping) or re.search(r"[.\[/]", field):
+        return field
+    if field in _properties_at(input_schema, ""):
+        return field
+    owners = [
+        path for path, value in _leaves(arguments, "")
+        if isinstance(value, Mapping) and field in _properties_at(input_schema, path)
+        and (expected != _REQUIRED or field not in value)
+    ]
+    return f"{owners[0]}.{field}" if len(owners) == 1 else field
+
+
 def _declared_expectation(problem: ArgumentProblem, input_schema: Mapping[str, Any] | None) -> ArgumentProblem:
     if problem.expected not in (None, _SOME_FORMAT) or problem.field in ("", "arguments") or input_schema is None:
         return problem
@@ -630,7 +692,7 @@ def parse_argument_problems(
         *_prose(message), *_jsonschema(message, arguments),
     ]
     for field, expected in pairs:
-        field = field.strip("`'\"").removeprefix("$.")  # a JSONPath's root
+        field = _qualified(field.strip("`'\"").removeprefix("$."), expected, arguments, input_schema)  # $: JSONPath
         if field.lower() in _NOT_FIELDS or (not field and (expected is None or "" in found)):
             continue
         if found.get(field) is None:
@@ -737,7 +799,9 @@ def invalid_params_note(
         prose = without_sent_values(_SDK_PREFIX.sub("", message), arguments)
         excerpt = safe_excerpt(prose, limit=120)
         generic = {"invalid params", "invalid request parameters", "invalid arguments"}
-        detail = excerpt if excerpt and excerpt.lower() not in generic and not excerpt.startswith(("[", "{")) else ""
+        # rmcp answers a tools/call it cannot decode with -32601 and the method's name as the whole message.
+        detail = excerpt if excerpt and excerpt.lower() not in generic and not excerpt.startswith(("[", "{")) and not (
+            _METHOD_NAME.fullmatch(excerpt)) else ""
     head = f"{safe_name(tool)} was rejected: invalid arguments"
     tail = " Fix the arguments and call again."
     note = f"{head} — {detail}.{tail}" if detail else f"{head}.{tail}"
@@ -757,6 +821,8 @@ def _bounded(problem: ArgumentProblem, arguments: Mapping[str, Any] | None) -> A
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
+
+_METHOD_NAME: Final = re.compile(r"(?:notifications/)?[a-z]+/[a-z][\w/]*")
 
 _MIN_CUT: Final = 4
 """Shorter sent values are not cut: too short to carry a secret, and they would match everywhere ("a", "10")."""
