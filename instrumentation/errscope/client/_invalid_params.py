@@ -432,7 +432,9 @@ def _native_noun(kind: str) -> str | None:
     return None
 
 
-def _decoder_reports(message: str, arguments: Mapping[str, Any] | None) -> Iterator[tuple[str, str | None]]:
+def _decoder_reports(
+    message: str, arguments: Mapping[str, Any] | None, input_schema: Mapping[str, Any] | None = None
+) -> Iterator[tuple[str, str | None]]:
     go, serde_type, serde_variant, serde_field, helpers = _DECODER_REPORTS
     for match in go.finditer(message):
         if match["root"]:
@@ -443,7 +445,7 @@ def _decoder_reports(message: str, arguments: Mapping[str, Any] | None) -> Itera
             yield match["field"].partition(".")[2] or match["field"], _native_noun(match["type"])
     for match in serde_type.finditer(message):
         value = match["value"].strip("`")
-        field = _sent_kind(value, arguments) if value in _SERDE_KINDS else _sent_as(value, arguments)
+        field = _sent_kind(value, arguments, input_schema) if value in _SERDE_KINDS else _sent_as(value, arguments)
         yield field, _native_noun(match["type"])
     for match in serde_variant.finditer(message):
         yield _sent_as(json.dumps(match["variant"]), arguments), "one of " + ", ".join(
@@ -462,9 +464,17 @@ def _decoder_reports(message: str, arguments: Mapping[str, Any] | None) -> Itera
 _SERDE_KINDS: Final = {"map": Mapping, "sequence": list}
 
 
-def _sent_kind(kind: str, arguments: Mapping[str, Any] | None) -> str:
-    """The one argument (a dotted path when nested) sent as a ``map`` or ``sequence``, else ``""`` (unnamed)."""
-    paths = [path for path, value in _leaves(arguments or {}, "") if isinstance(value, _SERDE_KINDS[kind])]
+_KIND_TYPES: Final = {"map": "object", "sequence": "array"}
+
+
+def _sent_kind(kind: str, arguments: Mapping[str, Any] | None, input_schema: Mapping[str, Any] | None) -> str:
+    """The one argument (a dotted path when nested) sent as a ``map`` or ``sequence`` where the tool's schema does
+    not declare one (an object holding the wrong one is a map too), else ``""`` (unnamed)."""
+    paths = [
+        path for path, value in _leaves(arguments or {}, "")
+        if isinstance(value, _SERDE_KINDS[kind])
+        and not (isinstance(input_schema, Mapping) and _schema_at(input_schema, path).get("type") == _KIND_TYPES[kind])
+    ]
     return paths[0] if len(paths) == 1 else ""
 
 
@@ -627,14 +637,19 @@ def _keyword_reports(message: str) -> Iterator[tuple[str, str | None]]:
         yield field or "arguments", expected  # a bare Want (a pattern, a bound, a format) does not say which rule
 
 
-def _properties_at(schema: Mapping[str, Any], path: str) -> Mapping[str, Any]:
-    """The properties the schema declares for the object at ``path`` (dotted; array indices step into ``items``)."""
+def _schema_at(schema: Mapping[str, Any], path: str) -> Mapping[str, Any]:
+    """The schema of the value at ``path`` (dotted; array indices step into ``items``), ``{}`` when undeclared."""
     node: Any = _resolve(schema, schema)
     for part in path.split(".") if path else ():
         if not isinstance(node, Mapping):
             return {}
         node = _resolve(schema, node.get("items") if part.isdigit() else (node.get("properties") or {}).get(part))
-    properties = node.get("properties") if isinstance(node, Mapping) else None
+    return node if isinstance(node, Mapping) else {}
+
+
+def _properties_at(schema: Mapping[str, Any], path: str) -> Mapping[str, Any]:
+    """The properties the schema declares for the object at ``path``."""
+    properties = _schema_at(schema, path).get("properties")
     return properties if isinstance(properties, Mapping) else {}
 
 
@@ -688,7 +703,7 @@ def parse_argument_problems(
     # A JSON issue list is the whole story (its "message" fields would read as prose); else text forms combine.
     issues = list(_json_issues(message))
     pairs = issues or [
-        *_keyword_reports(message), *_decoder_reports(message, arguments), *_pydantic(message), *_zod_lines(message),
+        *_keyword_reports(message), *_decoder_reports(message, arguments, input_schema), *_pydantic(message), *_zod_lines(message),
         *_prose(message), *_jsonschema(message, arguments),
     ]
     for field, expected in pairs:
