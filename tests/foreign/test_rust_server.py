@@ -45,6 +45,10 @@ async def test_each_failure_gets_its_channel_class_and_an_honest_note(telemetry:
         results["nested_missing"] = await tc.call_tool("ship", {"address": {"city": "Paris"}, "items": []})
         results["unsigned"] = await tc.call_tool(
             "ship", {"address": {"city": "Paris", "zip": "75001"}, "items": [{"sku": "A-1", "qty": -2}]})
+        results["map"] = await tc.call_tool(  # serde names the kind it got, not the value: "invalid type: map"
+            "ship", {"address": {"city": {"name": "Paris"}, "zip": "75001"}, "items": []})
+        results["non_ascii"] = await tc.call_tool(  # serde echoes "Zürich" as it is, JSON would escape the ü
+            "ship", {"address": {"city": "Paris", "zip": "75001"}, "items": [{"sku": "A-1", "qty": "Zürich"}]})
         after_rejections = len(telemetry.spans("tools/list"))
         results["unknown"] = await tc.call_tool("add_numbers", {"a": 1, "b": 2})
         after_unknown = len(telemetry.spans("tools/list"))
@@ -56,17 +60,23 @@ async def test_each_failure_gets_its_channel_class_and_an_honest_note(telemetry:
             ("internal", "refund", {"amount": 3}),
             ("no_invoice", "get_invoice", {"invoice_id": "INV-77"}),
             ("stack", "export_report", {"month": "2026-05"}),
+            ("no_file", "read_report", {"path": "/nonexistent/errscope/2026-05.csv"}),
+            ("io_kind", "sync_inventory", {}),
+            ("elapsed", "fetch_quote", {"symbol": "ACME"}),
+            ("bad_body", "price_feed", {"symbol": "ACME"}),
+            ("caught_panic", "parse_amount", {"amount": "12,50"}),
             ("ok", "add", {"a": 2, "b": 3}),
         ]:
             results[label] = await tc.call_tool(tool, arguments)
         after_all = len(telemetry.spans("tools/list"))
 
     # serde's reports are isError results; the tool's own checks are -32602: both are rejected arguments.
-    for label in ("wrong_type", "missing", "enum", "nested_type", "nested_missing", "unsigned"):
+    serde_labels = ("wrong_type", "missing", "enum", "nested_type", "nested_missing", "unsigned", "map", "non_ascii")
+    for label in serde_labels:
         assert results[label].channel is Channel.EXECUTION, label
     for label in ("pattern", "bound"):
         assert results[label].channel is Channel.PROTOCOL, label
-    for label in ("wrong_type", "missing", "enum", "pattern", "bound", "nested_type", "nested_missing", "unsigned"):
+    for label in ("pattern", "bound", *serde_labels):
         assert results[label].failure_class is FailureClass.INVALID_INPUT, (label, results[label].text)
         assert "was rejected: invalid arguments — " in results[label].text, (label, results[label].text)
         assert "does not exist" not in results[label].text and "deserialize" not in results[label].text, label
@@ -83,6 +93,9 @@ async def test_each_failure_gets_its_channel_class_and_an_honest_note(telemetry:
     assert "75001" not in results["nested_type"].text
     assert "`address.zip` is required" in results["nested_missing"].text  # serde said "missing field `zip`"
     assert "`items.0.qty` must be a non-negative integer" in results["unsigned"].text  # "expected u32"
+    assert "`address.city` must be a string" in results["map"].text
+    assert "`items.0.qty` must be a non-negative integer" in results["non_ascii"].text
+    assert "Zürich" not in results["non_ascii"].text
     assert after_rejections == listed  # a rejected argument is no reason to re-list
 
     unknown = results["unknown"]  # "tool not found" names no tool: the call's own name is the one missing
@@ -106,6 +119,16 @@ async def test_each_failure_gets_its_channel_class_and_an_honest_note(telemetry:
     assert stack.failure_class is FailureClass.UNKNOWN and not stack.retryable, stack.text
     assert stack.text.startswith("export_report failed: export of 2026-05 failed"), stack.text
     assert (results["ok"].outcome, results["ok"].text) == (Outcome.OK, "5")
+    # Rust's own failures, passed on as isError texts (real std, tokio, serde_json and panic output):
+    assert results["no_file"].failure_class is FailureClass.NOT_FOUND  # "No such file or directory (os error 2)"
+    assert results["io_kind"].failure_class is FailureClass.UPSTREAM_UNAVAILABLE  # io::ErrorKind "ConnectionRefused"
+    assert results["elapsed"].failure_class is FailureClass.UPSTREAM_UNAVAILABLE  # tokio: "deadline has elapsed"
+    # serde_json failing on the upstream's body ("invalid type: null, expected f64"): the upstream's data, not the
+    # caller's arguments
+    assert results["bad_body"].failure_class is FailureClass.UNKNOWN, results["bad_body"].text
+    assert "was rejected" not in results["bad_body"].text
+    # "called `Result::unwrap()` on an `Err` value: ParseIntError { kind: InvalidDigit }": the tool's bug
+    assert results["caught_panic"].failure_class is FailureClass.UNKNOWN, results["caught_panic"].text
 
     recorded = telemetry_text(telemetry)
     for label, result in results.items():

@@ -35,7 +35,7 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from errscope._foreign_text import safe_excerpt, scrub_text
+from errscope._foreign_text import reads_upstream_data, safe_excerpt, scrub_text
 from errscope._messages import _resolve, expected_for_path, safe_name
 
 __all__ = [
@@ -746,6 +746,8 @@ def is_argument_rejection(message: str, declared: Collection[str] | None = None)
         return False
     if _STRONG_MARKER.search(message):
         return True
+    if reads_upstream_data(message):  # a decoder that failed on an upstream's answer, not on the arguments
+        return False
     if not (_PYDANTIC_HEADER.search(message) or _DECODER_HEADER.search(message)):
         # No validator spoke: a tool's own sentence ("'table_name' is required") counts only when it
         # names an argument the tool declares.

@@ -129,6 +129,30 @@ struct ReportArgs {
 #[derive(Deserialize, schemars::JsonSchema)]
 struct NoArgs {}
 
+#[derive(Deserialize, schemars::JsonSchema)]
+struct PathArgs {
+    path: String,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+#[allow(dead_code)]
+struct SymbolArgs {
+    symbol: String,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct AmountText {
+    amount: String,
+}
+
+// What the quote upstream is supposed to answer.
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct Quote {
+    symbol: String,
+    price: f64,
+}
+
 #[derive(Clone)]
 struct FailingServer {
     #[allow(dead_code)] // read by #[tool_handler]
@@ -214,6 +238,55 @@ impl FailingServer {
     fn explode(&self, Parameters(_args): Parameters<NoArgs>) -> Answer {
         let items: Vec<u32> = Vec::new();
         ok(items[std::hint::black_box(3)].to_string())
+    }
+
+    // The failures of Rust's own runtime and libraries, as tools pass them on: std::io's Display ("No such file or
+    // directory (os error 2)"), an io::ErrorKind's Debug name, tokio's timeout ("deadline has elapsed"), serde_json
+    // failing on an upstream's body (reqwest words it "error decoding response body: ..."), and a caught panic's
+    // payload (catch_unwind gives the message alone, without "panicked").
+    #[tool(description = "read_report")]
+    fn read_report(&self, Parameters(args): Parameters<PathArgs>) -> Answer {
+        match std::fs::read_to_string(&args.path) {
+            Ok(text) => ok(text),
+            Err(e) => failed(format!("failed to read {}: {e}", args.path)),
+        }
+    }
+
+    #[tool(description = "sync_inventory")]
+    fn sync_inventory(&self, Parameters(_args): Parameters<NoArgs>) -> Answer {
+        match std::net::TcpStream::connect(("127.0.0.1", 9)) {
+            Ok(_) => ok("synced"),
+            Err(e) => failed(format!("inventory sync failed: {:?}", e.kind())),
+        }
+    }
+
+    #[tool(description = "fetch_quote")]
+    async fn fetch_quote(&self, Parameters(_args): Parameters<SymbolArgs>) -> Answer {
+        let upstream = tokio::time::sleep(Duration::from_secs(5));
+        match tokio::time::timeout(Duration::from_millis(20), upstream).await {
+            Ok(()) => ok("quoted"),
+            Err(elapsed) => failed(format!("quote service: {elapsed}")),
+        }
+    }
+
+    #[tool(description = "price_feed")]
+    fn price_feed(&self, Parameters(_args): Parameters<SymbolArgs>) -> Answer {
+        match serde_json::from_str::<Quote>(r#"{"symbol":"ACME","price":null}"#) {
+            Ok(quote) => ok(quote.price.to_string()),
+            Err(e) => failed(format!("error decoding response body: {e}")),
+        }
+    }
+
+    #[tool(description = "parse_amount")]
+    fn parse_amount(&self, Parameters(args): Parameters<AmountText>) -> Answer {
+        let amount = args.amount;
+        match std::panic::catch_unwind(move || amount.parse::<i64>().unwrap()) {
+            Ok(cents) => ok(cents.to_string()),
+            Err(payload) => {
+                let message = payload.downcast_ref::<String>().cloned().unwrap_or_default();
+                failed(message)
+            }
+        }
     }
 
     #[tool(description = "sleep")]
