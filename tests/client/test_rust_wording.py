@@ -18,8 +18,11 @@ from errscope.client._invalid_params import invalid_params_note, is_argument_rej
 
 SHIP: dict[str, Any] = {  # as schemars writes a nested tool input: local $refs into $defs
     "type": "object",
-    "properties": {"address": {"$ref": "#/$defs/Address"}, "items": {"type": "array", "items": {"$ref": "#/$defs/Item"}},
-                   "note": {"type": ["string", "null"]}},
+    "properties": {
+        "address": {"$ref": "#/$defs/Address"},
+        "items": {"type": "array", "items": {"$ref": "#/$defs/Item"}},
+        "note": {"type": ["string", "null"]},
+    },
     "required": ["address", "items"],
     "$defs": {
         "Address": {"type": "object", "properties": {"city": {"type": "string"}, "zip": {"type": "string"}},
@@ -59,7 +62,8 @@ PREFIX = "failed to deserialize parameters: "  # rmcp's Parameters<T>
         ("invalid type: map, expected a sequence", {"address": {"city": "Lyon", "zip": "69001"}, "items": {"a": 1}},
          "`items` must be an array", ""),
         # non-ASCII text is echoed as it is (Rust's Debug), not escaped as JSON would
-        ('invalid type: string "Ærøskøbing", expected u32', {"address": {}, "items": [{"sku": "A", "qty": "Ærøskøbing"}]},
+        ('invalid type: string "Ærøskøbing", expected u32',
+         {"address": {}, "items": [{"sku": "A", "qty": "Ærøskøbing"}]},
          "`items.0.qty` must be a non-negative integer", "Ærøskøbing"),
     ],
 )
@@ -109,7 +113,8 @@ def test_validator_headers_are_not_arguments(message: str) -> None:
 
 def test_a_bare_method_name_adds_nothing_to_the_note() -> None:
     """rmcp answers a tools/call it cannot decode with -32601 and the method's name as its whole message."""
-    assert invalid_params_note("add", "tools/call") == "add was rejected: invalid arguments. Fix the arguments and call again."
+    note = invalid_params_note("add", "tools/call")
+    assert note == "add was rejected: invalid arguments. Fix the arguments and call again."
 
 
 @pytest.mark.parametrize(

@@ -2,8 +2,8 @@
 
 Everything here runs real software installed by ``scripts/tools.sh``: from ``npm ci`` in ``tests/npm``, Node 22 (the
 npm ``node`` package), the TypeScript SDK v1 (``@modelcontextprotocol/sdk``) and v2 (``@modelcontextprotocol/server``)
-and the official conformance suite (``@modelcontextprotocol/conformance``); the Go servers of ``tests/foreign/go``, the Java
-and Rust servers of ``tests/foreign/java`` and ``tests/foreign/rust``.
+and the official conformance suite (``@modelcontextprotocol/conformance``); the Go, Java and Rust servers of
+``tests/foreign/go``, ``tests/foreign/java`` and ``tests/foreign/rust``.
 Each helper calls :func:`tests.conftest.require` first, so a test skips on a laptop without them and fails
 under ``ERRSCOPE_REQUIRE_STACK=1``.
 """
