@@ -129,7 +129,7 @@ def _rust() -> Peer:
     def argv() -> list[str] | None:
         build = subprocess.run([str(REPO / "scripts" / "build-foreign-rust.sh")], capture_output=True, text=True,
                                timeout=1200, check=False)
-        return [build.stdout.strip()] if build.returncode == 0 else None
+        return [build.stdout.strip(), "--transport", "stdio"] if build.returncode == 0 else None
 
     def versions() -> dict[str, str]:
         lock = (RUST_SERVER / "Cargo.lock").read_text()

@@ -140,7 +140,15 @@ def rust_server() -> str:
 
 def rust_server_stdio() -> StdioServerParameters:
     """The Rust failing-tools server (``rmcp``) over stdio."""
-    return StdioServerParameters(command=rust_server(), args=[])
+    return StdioServerParameters(command=rust_server(), args=["--transport", "stdio"])
+
+
+@contextmanager
+def rust_server_http() -> Iterator[str]:
+    """Run the Rust failing-tools server (``rmcp``) over streamable HTTP (sessions); yield its ``/mcp`` URL."""
+    port = _free_port()
+    with _serving([rust_server(), "--transport", "http", "--port", str(port)], port, cwd=REPO) as url:
+        yield url
 
 
 def _free_port() -> int:

@@ -1,4 +1,4 @@
-"""ToolClient against a real server on the official Rust MCP SDK (``rmcp``, crates.io) over stdio.
+"""ToolClient against a real server on the official Rust MCP SDK (``rmcp``, crates.io), on stdio and HTTP.
 
 The server is ``tests/foreign/rust`` (built by ``scripts/build-foreign-rust.sh``). rmcp checks no arguments against
 a tool's input schema: ``Parameters<T>`` deserializes them with serde and answers a failure as an ``isError`` result
@@ -13,13 +13,16 @@ nor any span, metric or log.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
 
 from errscope import Channel, FailureClass, Outcome
 from errscope.client import ToolCallResult, ToolClient
-from tests.foreign.peers import FAKE_SECRET, REJECTED_ARGUMENTS, rust_server_stdio
+from errscope.testing import CapturedTelemetry
+from tests.foreign.peers import FAKE_SECRET, REJECTED_ARGUMENTS, rust_server_http, rust_server_stdio
 from tests.foreign.test_ts_server import telemetry_text
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stack]
@@ -32,10 +35,22 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-async def test_each_failure_gets_its_channel_class_and_an_honest_note(telemetry: Any) -> None:
+@asynccontextmanager
+async def client(transport: str, telemetry: CapturedTelemetry, **options: Any) -> AsyncIterator[ToolClient]:
+    if transport == "stdio":
+        async with ToolClient(rust_server_stdio(), **options, **telemetry.providers) as tc:
+            yield tc
+    else:  # rmcp's StreamableHttpService (sessions), served by axum
+        with rust_server_http() as url:
+            async with ToolClient(url, **options, **telemetry.providers) as tc:
+                yield tc
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_each_failure_gets_its_channel_class_and_an_honest_note(transport: str, telemetry: Any) -> None:
     """serde's rejections, the tool's own -32602s, an unknown tool, isError texts and -32603/-32002 errors."""
     results: dict[str, ToolCallResult] = {}
-    async with ToolClient(rust_server_stdio(), timeout=10, retry=None, **telemetry.providers) as tc:
+    async with client(transport, telemetry, timeout=10, retry=None) as tc:
         await tc.list_tools()
         listed = len(telemetry.spans("tools/list"))
         for label, tool, arguments in REJECTED_ARGUMENTS:
@@ -139,11 +154,11 @@ async def test_each_failure_gets_its_channel_class_and_an_honest_note(telemetry:
     assert not any(fragment in recorded for fragment in STACK_FRAGMENTS[:2])
 
 
-async def test_progress_keeps_a_slow_tool_alive_and_a_panicked_tool_times_out(telemetry: Any) -> None:
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_progress_keeps_a_slow_tool_alive_and_a_panicked_tool_times_out(transport: str, telemetry: Any) -> None:
     """Progress every 0.2 s keeps a 1 s call within a 0.5 s idle timeout; a silent sleep, and a tool whose
     panic killed its task (rmcp sends nothing then), time out honestly; the server lives on."""
-    async with ToolClient(rust_server_stdio(), timeout=0.5, retry=None, late_response_grace=0.1,
-                          **telemetry.providers) as tc:
+    async with client(transport, telemetry, timeout=0.5, retry=None, late_response_grace=0.1) as tc:
         await tc.list_tools()
         chatty = await tc.call_tool("slow_report", {"steps": 5, "delay_ms": 200})
         silent = await tc.call_tool("sleep", {"seconds": 1})

@@ -1,7 +1,7 @@
 //! A stdio MCP server on the official Rust SDK (`rmcp`) whose tools fail every way a foreign server can fail,
 //! for errscope's ToolClient and proxy tests. The tools mirror tests/foreign/go/gosdk/main.go.
 //!
-//!     rmcp-failing-server
+//!     rmcp-failing-server [--transport stdio|http] [--port N]
 //!
 //! rmcp checks no arguments against a tool's input schema: `Parameters<T>` deserializes them with serde and
 //! answers a failure as an isError result "failed to deserialize parameters: <serde's words>"; an unknown tool is
@@ -322,8 +322,24 @@ impl ServerHandler for FailingServer {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let server = FailingServer { tool_router: FailingServer::tool_router() };
-    let running = server.serve(rmcp::transport::stdio()).await?;
-    running.waiting().await?;
+    // rmcp-failing-server [--transport stdio|http] [--port N]
+    let args: Vec<String> = std::env::args().collect();
+    let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
+    let server = || FailingServer { tool_router: FailingServer::tool_router() };
+    if flag("--transport").as_deref().unwrap_or("stdio") == "stdio" {
+        let running = server().serve(rmcp::transport::stdio()).await?;
+        running.waiting().await?;
+        return Ok(());
+    }
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+    };
+    let service: StreamableHttpService<FailingServer, LocalSessionManager> =
+        StreamableHttpService::new(move || Ok(server()), Default::default(), StreamableHttpServerConfig::default());
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let port: u16 = flag("--port").as_deref().unwrap_or("0").parse()?;
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    eprintln!("listening {}", listener.local_addr()?.port());
+    axum::serve(listener, router).await?;
     Ok(())
 }
