@@ -87,6 +87,14 @@ def test_serde_reports_name_the_argument(message: str, arguments: dict[str, Any]
         ("invalid `page_size` (0): should be at least 1", {"page_size": 0}, "`page_size` must be at least 1"),
         ("invalid email 'bob@': must match the pattern ^[^@]+@[^@]+$", {"email": "bob@"},
          "`email` must be a string matching ^[^@]+@[^@]+$"),
+        ("Invalid value for 'limit': expected integer", {"limit": "lots"}, "`limit` must be an integer"),
+        ("invalid argument `mode`: expected one of fast, slow", {"mode": "turbo"}, "`mode` must be one of fast, slow"),
+        ("Invalid mode 'turbo': expected one of fast, slow", {"mode": "turbo"}, "`mode` must be one of fast, slow"),
+        # Rust's range notation: ..= includes the end, .. does not
+        ("invalid limit 500: out of range 1..=100", {"limit": 500}, "`limit` must be between 1 and 100"),
+        ("invalid limit 500: not in range 1..100", {"limit": 500}, "`limit` must be at least 1 and less than 100"),
+        ("Missing 'query' parameter", {"limit": 5}, "`query` is required"),
+        ("missing argument `query`", {"limit": 5}, "`query` is required"),
     ],
 )
 def test_a_tools_own_check_names_the_argument(message: str, arguments: dict[str, Any], says: str) -> None:
@@ -109,6 +117,39 @@ def test_validator_headers_are_not_arguments(message: str) -> None:
     """The header words of validators and prose without a rule never become an argument of the note."""
     note = invalid_params_note("t", message, {"x_value": "x"})
     assert "`token`" not in note and "`type`" not in note and "`input`" not in note, note
+
+
+MODES: dict[str, Any] = {
+    "type": "object",
+    "properties": {"query": {"type": "string"}, "mode": {"$ref": "#/$defs/Mode"}},
+    "$defs": {"Mode": {"anyOf": [{"type": "string", "enum": ["fast", "slow"]}, {"type": "integer"}]}},
+}
+
+
+@pytest.mark.parametrize(
+    ("message", "arguments", "says"),
+    [
+        # serde echoes no value: the length sent names the argument, or the Rust type's $defs entry does
+        ("invalid length 0, expected a non-empty string", {"query": "", "mode": "fast"},
+         "`query` must be a non-empty string"),
+        ("data did not match any variant of untagged enum Mode", {"query": "q", "mode": "turbo"},
+         "`mode` must be one of"),
+        # an argument named without quotes counts only when the tool declares it
+        ("query is required", {"mode": "fast"}, "`query` is required"),
+        ("input contains invalid characters", {"query": "q"}, "— input contains invalid characters."),
+    ],
+)
+def test_serde_reports_without_a_value(message: str, arguments: dict[str, Any], says: str) -> None:
+    """Reports naming neither the argument nor its value still name it, from what was sent and the schema; rmcp's
+    prefix never reaches the model."""
+    note = invalid_params_note("search", PREFIX + message, arguments, MODES)
+    assert says in note and "deserialize" not in note, note
+
+
+def test_an_unquoted_word_that_is_no_argument_stays_prose() -> None:
+    """"Authentication is required" names no declared argument: no "`Authentication` is required"."""
+    note = invalid_params_note("search", "Authentication is required", {"query": "q"}, MODES)
+    assert "`Authentication`" not in note, note
 
 
 def test_a_bare_method_name_adds_nothing_to_the_note() -> None:

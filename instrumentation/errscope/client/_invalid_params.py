@@ -173,6 +173,13 @@ _PHRASES: Final[tuple[tuple[re.Pattern[str], Any], ...]] = (
     (re.compile(r"^(?:must|should) be (.+)$", re.I), lambda m: m[1]),
     (re.compile(r"^(?:must|should) match (?:the )?(?:pattern |regex |regular expression )?(\S.{0,79})$", re.I),
      lambda m: f"a string matching {m[1].strip('`')}"),
+    # a tool's own words after the argument: "expected one of fast, slow", "expected integer", "expected a u32"
+    (re.compile(r"^expected one of:? (.+)$", re.I), lambda m: _options(m[1])),
+    (re.compile(r"^expected (?:an? )?([\w<>\[\]&]{1,40})$", re.I), lambda m: _native_noun(m[1]) or _noun(m[1])),
+    # a range, in Rust's notation too: "out of range 1..=100" (inclusive), "not in range 0..10" (end excluded)
+    (re.compile(r"^(?:(?:is |was )?out of|not (?:with)?in)(?: the)?(?: valid)? range:? "
+                r"\[?(-?[\d.]+?)\s*(\.\.=?|,|-| to )\s*(-?[\d.]+)\]?$", re.I),
+     lambda m: f"at least {m[1]} and less than {m[3]}" if m[2] == ".." else f"between {m[1]} and {m[3]}"),
     (re.compile(r"^(?:String|Array) must contain (at (?:least|most) \d+) (\w+?)(?:\(s\))?s?$", re.I),
      lambda m: f"{m[1]} {m[2]}s"),
     (re.compile(r"^String should match pattern '(.+)'$", re.I), lambda m: f"a string matching {m[1]}"),
@@ -311,7 +318,9 @@ _ISSUE_BREAK: Final = re.compile(rf"\n|; |, (?={_FIELD}: [A-Z])")
 _TRACE: Final = re.compile(r"(?<!\s)\s*(?:stack\s*)?trace(?:back)?\b.*$", re.I | re.S)  # "; trace at /srv/x.py:88"
 _UNRECOGNISED: Final = re.compile(r"^Unrecognized keys?(?: in object)?:\s*(?P<keys>.+)$", re.I)
 _TOOL_PREAMBLE: Final = re.compile(r"^.*?\b(?:for tool|arguments for)\s+[`'\"]?[\w./-]+[`'\"]?\s*:\s*", re.I | re.S)
-_SDK_PREFIX: Final = re.compile(r"^(?:MCP error -?\d+:\s*)?(?:Input validation error:\s*)?", re.I)
+_SDK_PREFIX: Final = re.compile(
+    r"^(?:MCP error -?\d+:\s*)?(?:Input validation error:\s*|failed to deserialize parameters:\s*)?", re.I
+)
 _MUST_BE: Final = re.compile(rf"(?<![\w/.\]])[`'\"]?(?P<field>{_FIELD})[`'\"]? must be (?P<exp>[^.;,\n]{{1,60}})")
 # A tool's own check in words: "order_id must match ^ORD-\d{4}$" (rmcp servers' ErrorData::invalid_params).
 _MUST_MATCH: Final = re.compile(
@@ -338,7 +347,10 @@ _REQUIRED_PROSE: Final = re.compile(
     # "required property 'b' not found" (networknt), "required key [b] not found" (everit)
     rf"|required (?:property|key|field) [`'\"\[](?P<d>{_FIELD})[`'\"\]] (?:not found|is missing)"
     # a tool's own check: "'table_name' is required" (counted only for a declared argument)
-    rf"|[`'\"](?P<e>{_FIELD})[`'\"] is (?:required|missing)\b",
+    rf"|[`'\"](?P<e>{_FIELD})[`'\"] is (?:required|missing)\b"
+    # "Missing 'query' parameter", "missing `path` argument", "missing field 'id'"
+    rf"|\bmissing (?:the )?(?:(?:required )?(?:parameter|argument|field|property) )?[`'\"](?P<f>{_FIELD})[`'\"]"
+    r"(?:\s+(?:parameter|argument|field|property))?",
     re.I,
 )
 
@@ -405,6 +417,9 @@ _DECODER_REPORTS: Final = (
     re.compile(r"unknown variant `(?P<variant>[^`]*)`, expected (?:one of )?"
                r"(?P<options>`[^`]*`(?:(?:, | or )`[^`]*`)*)"),
     re.compile(r"(?P<kind>missing|unknown|duplicate) field `(?P<name>[^`]+)`"),
+    # serde names no value here: the length sent, or the Rust type (schemars lists it under $defs)
+    re.compile(r"invalid length (?P<length>\d+), expected (?P<wanted>[^\n;]+?)(?: at line \d+ column \d+)?(?=$|[\n;])"
+               r"|did not match any variant of (?:untagged )?enum (?P<enum>\w+)", re.M),
     re.compile(r"\brequired argument [\"'`](?P<required>[^\"'`]+)[\"'`] (?:not found|is missing)"
                r"|\bargument [\"'`](?P<arg>[^\"'`]+)[\"'`] (?:is not an?|cannot be converted to)"
                r" (?P<argtype>[\w.\[\]]+)"),
@@ -435,7 +450,7 @@ def _native_noun(kind: str) -> str | None:
 def _decoder_reports(
     message: str, arguments: Mapping[str, Any] | None, input_schema: Mapping[str, Any] | None = None
 ) -> Iterator[tuple[str, str | None]]:
-    go, serde_type, serde_variant, serde_field, helpers = _DECODER_REPORTS
+    go, serde_type, serde_variant, serde_field, serde_unnamed, helpers = _DECODER_REPORTS
     for match in go.finditer(message):
         if match["root"]:
             yield "arguments", _native_noun(match["root"])
@@ -453,6 +468,11 @@ def _decoder_reports(
         )
     for match in serde_field.finditer(message):
         yield match["name"], {"missing": _REQUIRED, "unknown": _UNEXPECTED}.get(match["kind"])
+    for match in serde_unnamed.finditer(message):
+        if match["length"]:
+            yield _sent_length(int(match["length"]), arguments), match["wanted"].strip()
+        else:
+            yield _typed_as(match["enum"], input_schema), None  # what it must be: the listed schema says
     for match in helpers.finditer(message):
         if match["required"]:
             yield match["required"], _REQUIRED
@@ -476,6 +496,32 @@ def _sent_kind(kind: str, arguments: Mapping[str, Any] | None, input_schema: Map
         and not (isinstance(input_schema, Mapping) and _schema_at(input_schema, path).get("type") == _KIND_TYPES[kind])
     ]
     return paths[0] if len(paths) == 1 else ""
+
+
+def _sent_length(length: int, arguments: Mapping[str, Any] | None) -> str:
+    """The one string or array argument of ``length`` items (serde: "invalid length 0, expected ..."), else ``""``."""
+    paths = [path for path, value in _leaves(arguments or {}, "")
+             if isinstance(value, str | list) and len(value) == length]
+    return paths[0] if len(paths) == 1 else ""
+
+
+def _typed_as(type_name: str, input_schema: Mapping[str, Any] | None) -> str:
+    """The one argument whose schema is the ``$defs`` entry named ``type_name`` (schemars names them after the Rust
+    type), top level or one object down; else ``""``."""
+    if not isinstance(input_schema, Mapping):
+        return ""
+    target = f"/{type_name}"
+    found = []
+    for name, node in (input_schema.get("properties") or {}).items():
+        refs = [node] if isinstance(node, Mapping) else []
+        resolved = _resolve(input_schema, node)
+        if isinstance(resolved, Mapping):
+            refs += [resolved.get("items")] + list((resolved.get("properties") or {}).items())
+        for ref in refs:
+            sub, child = (ref if isinstance(ref, tuple) else (None, ref))
+            if isinstance(child, Mapping) and str(child.get("$ref", "")).endswith(target):
+                found.append(name if sub is None else f"{name}.{sub}")
+    return found[0] if len(found) == 1 else ""
 
 
 def _literal(text: str) -> str:
@@ -513,9 +559,18 @@ def _pydantic(message: str) -> Iterator[tuple[str, str | None]]:
             yield match.group("loc"), _expectation(match.group("msg"))
 
 
-def _prose(message: str) -> Iterator[tuple[str, str | None]]:
+# "query is required" names the argument unquoted: read only for an argument the tool declares ("Authentication
+# is required" names none).
+_BARE_REQUIRED: Final = re.compile(rf"(?:^|(?<=[\s:;,(]))(?P<field>{_FIELD}) (?:is|are) (?:required|missing)\b")
+
+
+def _prose(message: str, input_schema: Mapping[str, Any] | None = None) -> Iterator[tuple[str, str | None]]:
     for match in _REQUIRED_PROSE.finditer(message):
         yield next(name for name in match.groups() if name), _REQUIRED
+    declared = declared_arguments(input_schema) or frozenset()
+    for match in _BARE_REQUIRED.finditer(message):
+        if match["field"] in declared:
+            yield match["field"], _REQUIRED
     for match in _POINTER_MUST.finditer(message):
         exp = match.group("exp").strip()
         yield _path(match.group("pointer")), _noun(exp) if re.fullmatch(r"\w+", exp) else exp
@@ -704,7 +759,7 @@ def parse_argument_problems(
     issues = list(_json_issues(message))
     pairs = issues or [
         *_keyword_reports(message), *_decoder_reports(message, arguments, input_schema), *_pydantic(message), *_zod_lines(message),
-        *_prose(message), *_jsonschema(message, arguments),
+        *_prose(message, input_schema), *_jsonschema(message, arguments),
     ]
     for field, expected in pairs:
         field = _qualified(field.strip("`'\"").removeprefix("$."), expected, arguments, input_schema)  # $: JSONPath

@@ -1,4 +1,4 @@
-//! A stdio MCP server on the official Rust SDK (`rmcp`) whose tools fail every way a foreign server can fail,
+//! An MCP server on the official Rust SDK (`rmcp`), on stdio or streamable HTTP, whose tools fail every way,
 //! for errscope's ToolClient and proxy tests. The tools mirror tests/foreign/go/gosdk/main.go.
 //!
 //!     rmcp-failing-server [--transport stdio|http] [--port N]
