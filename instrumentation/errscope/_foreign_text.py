@@ -99,7 +99,8 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # A deadline that passed with no answer: Go's context, gRPC's DEADLINE_EXCEEDED (status 4), and Reactor's
             # timeout() ("Did not observe any item or terminal signal within 60000ms").
             # tokio's timeout(): "deadline has elapsed".
-            r"deadline (?:has )?(?:exceeded|elapsed)|\b(?:did not|didn't|no)\b[^.\n]{0,60}?\bwithin \d+(?:\.\d+)? ?(?:ms|s|secs?|seconds?)\b|"
+            r"deadline (?:has )?(?:exceeded|elapsed)|"
+            r"\b(?:did not|didn't|no)\b[^.\n]{0,60}?\bwithin \d+(?:\.\d+)? ?(?:ms|s|secs?|seconds?)\b|"
             # The upstream's certificate not verified (the words ssl.SSLCertVerificationError stands for on our side).
             r"\bx509: |failed to verify certificate|certificate verify failed|self[ -]signed cert|"
             r"unable to verify the first certificate|unable to get local issuer certificate|"
@@ -168,7 +169,9 @@ def reads_upstream_data(text: str) -> bool:
 def classify_text(text: str) -> FailureClass:
     """Classify a foreign server's error text onto the closed set; ``unknown`` when nothing matches.
 
-    A crash report (:data:`_CRASH`) is ``unknown`` before any other rule: the tool failed on its own.
+    A crash report (:data:`_CRASH`) is ``unknown`` before any other rule: the tool failed on its own. Words that
+    would read as invalid input are ``unknown`` in a text about an upstream's answer the tool could not decode
+    (:func:`reads_upstream_data`). CamelCase kinds (``ConnectionRefused``) are read as words last.
     """
     if _CRASH.search(text):
         return FailureClass.UNKNOWN

@@ -20,7 +20,12 @@ The parser reads the *structures* validators put into their messages, not one re
   not its rule takes what the argument must be from the tool's listed ``inputSchema``;
 - the decoders a tool binds its arguments with, in their own type names: Go's ``encoding/json`` (``cannot unmarshal
   string into Go struct field Args.limit of type int``), Rust's serde (``invalid type: string "seven", expected
-  f64``, ``missing field `b```), mcp-go's argument helpers (``required argument "x" not found``).
+  f64``, ``missing field `b```), mcp-go's argument helpers (``required argument "x" not found``). serde (the Rust
+  SDK ``rmcp``: ``failed to deserialize parameters: ...``) names a wrong argument by its value, its kind (``map``),
+  its length or its Rust type, and a missing one by its bare name: the sent arguments and the listed schema
+  name the argument (a path when nested);
+- a tool's own checks: ``invalid order_id "x-17": must match ^ORD-\d{4}$``, ``invalid limit 500: out of range
+  1..=100``, ``Missing 'query' parameter``.
 
 An unknown tool is a different failure (re-list, not fix the arguments): :func:`unknown_tool_name` recognises it
 by its own shapes and never claims a message that carries argument problems.
@@ -507,20 +512,18 @@ def _sent_length(length: int, arguments: Mapping[str, Any] | None) -> str:
 
 def _typed_as(type_name: str, input_schema: Mapping[str, Any] | None) -> str:
     """The one argument whose schema is the ``$defs`` entry named ``type_name`` (schemars names them after the Rust
-    type), top level or one object down; else ``""``."""
+    type): a top-level argument, an item of one, or a property one object down; else ``""``."""
     if not isinstance(input_schema, Mapping):
         return ""
-    target = f"/{type_name}"
-    found = []
+    candidates: list[tuple[str, Any]] = []
     for name, node in (input_schema.get("properties") or {}).items():
-        refs = [node] if isinstance(node, Mapping) else []
+        candidates.append((name, node))
         resolved = _resolve(input_schema, node)
         if isinstance(resolved, Mapping):
-            refs += [resolved.get("items")] + list((resolved.get("properties") or {}).items())
-        for ref in refs:
-            sub, child = (ref if isinstance(ref, tuple) else (None, ref))
-            if isinstance(child, Mapping) and str(child.get("$ref", "")).endswith(target):
-                found.append(name if sub is None else f"{name}.{sub}")
+            candidates.append((name, resolved.get("items")))
+            candidates += [(f"{name}.{sub}", child) for sub, child in (resolved.get("properties") or {}).items()]
+    found = [path for path, node in candidates
+             if isinstance(node, Mapping) and str(node.get("$ref", "")).endswith(f"/{type_name}")]
     return found[0] if len(found) == 1 else ""
 
 
@@ -758,8 +761,8 @@ def parse_argument_problems(
     # A JSON issue list is the whole story (its "message" fields would read as prose); else text forms combine.
     issues = list(_json_issues(message))
     pairs = issues or [
-        *_keyword_reports(message), *_decoder_reports(message, arguments, input_schema), *_pydantic(message), *_zod_lines(message),
-        *_prose(message, input_schema), *_jsonschema(message, arguments),
+        *_keyword_reports(message), *_decoder_reports(message, arguments, input_schema), *_pydantic(message),
+        *_zod_lines(message), *_prose(message, input_schema), *_jsonschema(message, arguments),
     ]
     for field, expected in pairs:
         field = _qualified(field.strip("`'\"").removeprefix("$."), expected, arguments, input_schema)  # $: JSONPath
@@ -794,8 +797,9 @@ def is_argument_rejection(message: str, declared: Collection[str] | None = None)
     "failed to deserialize parameters") is enough. A pydantic validation report, a decoder's (Go
     ``encoding/json``, Rust's serde) or an argument helper's (mcp-go) counts only when it names an argument the
     tool declares (or nothing is known about the tool): a tool validating *upstream* data with them fails on its
-    own, it was not called wrongly. An unknown-tool message is not a rejection of arguments
-    (:func:`unknown_tool_name`).
+    own, it was not called wrongly; one that says it could not decode an upstream's answer
+    (:func:`errscope._foreign_text.reads_upstream_data`) never counts. An unknown-tool message is not a
+    rejection of arguments (:func:`unknown_tool_name`).
     """
     if unknown_tool_name(message) is not None:
         return False
