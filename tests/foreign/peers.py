@@ -138,16 +138,16 @@ def rust_server() -> str:
     return build.stdout.strip()
 
 
-def rust_server_stdio() -> StdioServerParameters:
-    """The Rust failing-tools server (``rmcp``) over stdio."""
-    return StdioServerParameters(command=rust_server(), args=["--transport", "stdio"])
+def rust_server_stdio(*flags: str) -> StdioServerParameters:
+    """The Rust failing-tools server (``rmcp``) over stdio; ``--no-tools`` serves one without the tools capability."""
+    return StdioServerParameters(command=rust_server(), args=["--transport", "stdio", *flags])
 
 
 @contextmanager
-def rust_server_http() -> Iterator[str]:
-    """Run the Rust failing-tools server (``rmcp``) over streamable HTTP (sessions); yield its ``/mcp`` URL."""
+def rust_server_http(*flags: str) -> Iterator[str]:
+    """Run the Rust failing-tools server (``rmcp``) over streamable HTTP; yield its ``/mcp`` URL."""
     port = _free_port()
-    with _serving([rust_server(), "--transport", "http", "--port", str(port)], port, cwd=REPO) as url:
+    with _serving([rust_server(), "--transport", "http", "--port", str(port), *flags], port, cwd=REPO) as url:
         yield url
 
 

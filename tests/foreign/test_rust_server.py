@@ -36,12 +36,14 @@ def anyio_backend() -> str:
 
 
 @asynccontextmanager
-async def client(transport: str, telemetry: CapturedTelemetry, **options: Any) -> AsyncIterator[ToolClient]:
+async def client(
+    transport: str, telemetry: CapturedTelemetry, *flags: str, **options: Any
+) -> AsyncIterator[ToolClient]:
     if transport == "stdio":
-        async with ToolClient(rust_server_stdio(), **options, **telemetry.providers) as tc:
+        async with ToolClient(rust_server_stdio(*flags), **options, **telemetry.providers) as tc:
             yield tc
-    else:  # rmcp's StreamableHttpService (sessions), served by axum
-        with rust_server_http() as url:
+    else:  # rmcp's StreamableHttpService, served by axum (ToolClient and rmcp 3.11 agree on 2026-07-28: stateless)
+        with rust_server_http(*flags) as url:
             async with ToolClient(url, **options, **telemetry.providers) as tc:
                 yield tc
 
@@ -170,3 +172,19 @@ async def test_progress_keeps_a_slow_tool_alive_and_a_panicked_tool_times_out(tr
         assert "may already have been done" in result.text
         assert not any(fragment in result.text for fragment in STACK_FRAGMENTS)
     assert (after.outcome, after.text) == (Outcome.OK, "2")
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_server_without_tools(transport: str, telemetry: Any) -> None:
+    """rmcp's default handlers answer tools/list and tools/call with -32601 whose message is only the method's name
+    ("tools/call"); on HTTP at 2026-07-28 with status 404, the status of an expired session too. The call is an
+    unknown tool on a server that lists none, after one re-list: not an expired session, not a retry loop."""
+    async with client(transport, telemetry, "--no-tools", timeout=5, retry=None) as tc:
+        result = await tc.call_tool("add", {"a": 1, "b": 2})
+        again = await tc.call_tool("add", {"a": 1, "b": 2})
+    for answer in (result, again):
+        assert (answer.outcome, answer.channel, answer.failure_class) == (
+            Outcome.ERROR, Channel.PROTOCOL, FailureClass.NOT_FOUND), answer.text
+        assert answer.text.startswith("Tool `add` does not exist. Available: none."), answer.text
+        assert "tools/call" not in answer.text
+    assert len(telemetry.spans("tools/call add")) == 2  # one request per call: no re-initialise and retry

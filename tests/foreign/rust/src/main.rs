@@ -1,7 +1,7 @@
 //! An MCP server on the official Rust SDK (`rmcp`), on stdio or streamable HTTP, whose tools fail every way,
 //! for errscope's ToolClient and proxy tests. The tools mirror tests/foreign/go/gosdk/main.go.
 //!
-//!     rmcp-failing-server [--transport stdio|http] [--port N]
+//!     rmcp-failing-server [--transport stdio|http] [--port N] [--no-tools]
 //!
 //! rmcp checks no arguments against a tool's input schema: `Parameters<T>` deserializes them with serde and
 //! answers a failure as an isError result "failed to deserialize parameters: <serde's words>"; an unknown tool is
@@ -320,26 +320,52 @@ impl ServerHandler for FailingServer {
     }
 }
 
-#[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // rmcp-failing-server [--transport stdio|http] [--port N]
-    let args: Vec<String> = std::env::args().collect();
-    let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
-    let server = || FailingServer { tool_router: FailingServer::tool_router() };
-    if flag("--transport").as_deref().unwrap_or("stdio") == "stdio" {
-        let running = server().serve(rmcp::transport::stdio()).await?;
-        running.waiting().await?;
-        return Ok(());
+// `--no-tools`: a server without the tools capability (a prompts-only server, say). rmcp's default handlers answer
+// tools/list and tools/call with -32601 and the method's name as the message; on streamable HTTP at 2026-07-28 that
+// error comes with HTTP 404, the status a client also gets for an expired session.
+#[derive(Clone)]
+struct NoTools;
+
+impl ServerHandler for NoTools {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_prompts().build())
     }
+}
+
+async fn serve<S: ServerHandler + Clone + Send + Sync + 'static>(
+    server: S,
+    http_port: Option<u16>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let Some(port) = http_port else {
+        server.serve(rmcp::transport::stdio()).await?.waiting().await?;
+        return Ok(());
+    };
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
     };
-    let service: StreamableHttpService<FailingServer, LocalSessionManager> =
-        StreamableHttpService::new(move || Ok(server()), Default::default(), StreamableHttpServerConfig::default());
+    let service: StreamableHttpService<S, LocalSessionManager> = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Default::default(),
+        StreamableHttpServerConfig::default(),
+    );
     let router = axum::Router::new().nest_service("/mcp", service);
-    let port: u16 = flag("--port").as_deref().unwrap_or("0").parse()?;
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     eprintln!("listening {}", listener.local_addr()?.port());
     axum::serve(listener, router).await?;
     Ok(())
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // rmcp-failing-server [--transport stdio|http] [--port N] [--no-tools]
+    let args: Vec<String> = std::env::args().collect();
+    let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
+    let http_port = match flag("--transport").as_deref().unwrap_or("stdio") {
+        "stdio" => None,
+        _ => Some(flag("--port").as_deref().unwrap_or("0").parse()?),
+    };
+    if args.iter().any(|a| a == "--no-tools") {
+        return serve(NoTools, http_port).await;
+    }
+    serve(FailingServer { tool_router: FailingServer::tool_router() }, http_port).await
 }
