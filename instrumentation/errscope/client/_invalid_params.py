@@ -24,7 +24,7 @@ The parser reads the *structures* validators put into their messages, not one re
   SDK ``rmcp``: ``failed to deserialize parameters: ...``) names a wrong argument by its value, its kind (``map``),
   its length or its Rust type, and a missing one by its bare name: the sent arguments and the listed schema
   name the argument (a path when nested);
-- a tool's own checks: ``invalid order_id "x-17": must match ^ORD-\d{4}$``, ``invalid limit 500: out of range
+- a tool's own checks: ``invalid order_id "x-17": must match ^ORD-\\d{4}$``, ``invalid limit 500: out of range
   1..=100``, ``Missing 'query' parameter``.
 
 An unknown tool is a different failure (re-list, not fix the arguments): :func:`unknown_tool_name` recognises it
