@@ -23,6 +23,15 @@ else
   echo "tools: mvn/javac not found; the Java MCP server tests will skip (fail under ERRSCOPE_REQUIRE_STACK=1)" >&2
 fi
 
+if command -v cargo >/dev/null; then
+  # An MCP server on the official Rust SDK (rmcp) for tests/foreign; crates from crates.io (~2 min when fresh).
+  # In the background, beside the npm and pip installs below (mostly downloads).
+  scripts/build-foreign-rust.sh >/dev/null &
+  rust_build=$!
+else
+  echo "tools: cargo not found; the Rust MCP server tests will skip (fail under ERRSCOPE_REQUIRE_STACK=1)" >&2
+fi
+
 if command -v npm >/dev/null; then
   # tests/grammars: the query grammars; tests/npm: foreign MCP peers (TypeScript SDK, server-everything,
   # the conformance suite) and Node 22 for the suite.
@@ -59,6 +68,9 @@ for spec in "fastmcp2:fastmcp==2.14.7 mcp==1.30.0 pydantic==2.14.4" \
   fi
 done
 
+if [ -n "${rust_build:-}" ]; then
+  wait "$rust_build"   # its failure is this script's
+fi
 if [ -n "${go_builds:-}" ]; then
   wait "$go_builds"   # its failure is this script's
 fi

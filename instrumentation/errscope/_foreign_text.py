@@ -19,7 +19,8 @@ from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 
 __all__ = [
-    "classify_text", "printable", "retry_after_from_text", "safe_excerpt", "scrub_text", "without_terminal_escapes",
+    "classify_text", "printable", "reads_upstream_data", "retry_after_from_text", "safe_excerpt", "scrub_text",
+    "without_terminal_escapes",
 ]
 
 
@@ -97,7 +98,9 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"connect\b|network is unreachable|host is unreachable|no route to host|server disconnected|"
             # A deadline that passed with no answer: Go's context, gRPC's DEADLINE_EXCEEDED (status 4), and Reactor's
             # timeout() ("Did not observe any item or terminal signal within 60000ms").
-            r"deadline exceeded|\b(?:did not|didn't|no)\b[^.\n]{0,60}?\bwithin \d+(?:\.\d+)? ?(?:ms|s|secs?|seconds?)\b|"
+            # tokio's timeout(): "deadline has elapsed".
+            r"deadline (?:has )?(?:exceeded|elapsed)|"
+            r"\b(?:did not|didn't|no)\b[^.\n]{0,60}?\bwithin \d+(?:\.\d+)? ?(?:ms|s|secs?|seconds?)\b|"
             # The upstream's certificate not verified (the words ssl.SSLCertVerificationError stands for on our side).
             r"\bx509: |failed to verify certificate|certificate verify failed|self[ -]signed cert|"
             r"unable to verify the first certificate|unable to get local issuer certificate|"
@@ -117,11 +120,22 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\binvalid peer certificate\b|\bpkix path (?:building|validation) failed\b|"
             r"\bunable to find valid certification path\b|\bssl certificate problem\b|"
             r"\bssl connection could not be established\b|"
+            # rustls's other refusals (Rust's reqwest, hyper, tonic): "received fatal alert: HandshakeFailure".
+            r"received fatal alert|"
             r"bad gateway|gateway timeout|temporarily|try again later|is down|overloaded",
             re.I,
         ),
     ),
-    (FailureClass.NOT_FOUND, re.compile(r"not found|no such|does not exist|doesn't exist|unknown (id|identifier)", re.I)),
+    (
+        FailureClass.NOT_FOUND,
+        re.compile(
+            r"not found|no such|does not exist|doesn't exist|unknown (id|identifier)|"
+            # a lookup that matched no row: sqlx's RowNotFound ("no rows returned by a query that expected to return
+            # at least one row"), Go's sql.ErrNoRows ("sql: no rows in result set")
+            r"\bno rows? (?:returned by a query that expected|in (?:the )?result set)",
+            re.I,
+        ),
+    ),
     (
         FailureClass.INVALID_INPUT,
         re.compile(
@@ -141,15 +155,39 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
 # goroutine or Python traceback dump, a segmentation fault.
 _CRASH: Final = re.compile(
     r"\bpanic(?:ked)?\b|\bruntime error\b|\bnil pointer\b|\bnull ?pointer|\bsegmentation fault\b"
-    r"|^goroutine \d+ \[|Traceback \(most recent call last\)",
+    r"|^goroutine \d+ \[|Traceback \(most recent call last\)"
+    # Rust's panic messages, as a tool that caught one (catch_unwind, a JoinError) reports them without "panicked":
+    # an unwrap on None/Err, an index past the end, arithmetic overflow.
+    r"|\bcalled `(?:Option|Result)::(?:unwrap|expect)\w*\(\)` on an? `(?:None|Err|Ok|Some)` value"
+    r"|\bindex out of bounds: the len is \d+|\battempt to (?:add|subtract|multiply|divide|negate|shift \w+|calculate"
+    r" the remainder) (?:with (?:an )?overflow|by zero|with a divisor of zero)",
     re.I | re.M,
 )
+
+# A tool that could not read what its *upstream* answered ("error decoding response body: invalid type: null,
+# expected a string": reqwest's Display of a serde failure on the body) failed on the upstream's data, not on the
+# caller's arguments, whatever validation words the decoder used.
+_UPSTREAM_DATA: Final = re.compile(
+    r"\berror decoding response body\b"
+    r"|\b(?:failed|unable|could not|couldn't|cannot|can't) (?:to )?(?:decode|parse|deserialize|unmarshal|read)"
+    r" (?:the )?(?:[\w-]+ ){0,2}(?:response|reply|answer)\b"
+    r"|\berror (?:decoding|parsing|deserializing|unmarshal+ing) (?:the )?(?:[\w-]+ ){0,2}(?:response|reply)\b"
+    r"|\binvalid (?:json|xml|data) (?:in|from) (?:the )?(?:[\w-]+ ){0,2}(?:response|reply|upstream|server|api)\b",
+    re.I,
+)
+
+
+def reads_upstream_data(text: str) -> bool:
+    """Whether ``text`` says the tool could not decode an upstream's answer (:data:`_UPSTREAM_DATA`)."""
+    return _UPSTREAM_DATA.search(text) is not None
 
 
 def classify_text(text: str) -> FailureClass:
     """Classify a foreign server's error text onto the closed set; ``unknown`` when nothing matches.
 
-    A crash report (:data:`_CRASH`) is ``unknown`` before any other rule: the tool failed on its own.
+    A crash report (:data:`_CRASH`) is ``unknown`` before any other rule: the tool failed on its own. Words that
+    would read as invalid input are ``unknown`` in a text about an upstream's answer the tool could not decode
+    (:func:`reads_upstream_data`). CamelCase kinds (``ConnectionRefused``) are read as words last.
     """
     if _CRASH.search(text):
         return FailureClass.UNKNOWN
@@ -162,8 +200,18 @@ def classify_text(text: str) -> FailureClass:
     words = text.replace("_", " ")  # codes name their words in snake case: DEADLINE_EXCEEDED, ERR_NAME_NOT_RESOLVED
     for cls, pattern in _PHRASES:
         if pattern.search(words):
-            return cls
+            return FailureClass.UNKNOWN if cls is FailureClass.INVALID_INPUT and reads_upstream_data(text) else cls
+    # Debug-printed Rust errors name their kind in CamelCase (io::ErrorKind's ConnectionRefused, NotFound,
+    # PermissionDenied; sqlx's RowNotFound): read as words only when the text said nothing else.
+    camel = _CAMEL_BREAK.sub(" ", words)
+    if camel != words:
+        for cls, pattern in _PHRASES:
+            if cls is not FailureClass.INVALID_INPUT and pattern.search(camel):
+                return cls
     return FailureClass.UNKNOWN
+
+
+_CAMEL_BREAK: Final = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])")
 
 
 _RETRY_AFTER: Final = re.compile(

@@ -4,7 +4,7 @@
 v1 releases 1.24, 1.17 and 1.12 from ``tests/npm``; the ``mcp`` 2.x SDK's ``MCPServer`` and FastMCP 4 from the
 project venv; FastMCP 2 and 3, and the ``mcp`` 1.x SDK's FastMCP (1.30 and 1.9) and low-level ``Server``, from
 the throwaway venvs ``scripts/tools.sh`` builds;
-the Go SDKs ``go-sdk`` and ``mcp-go`` from ``tests/foreign/go``),
+the Go SDKs ``go-sdk`` and ``mcp-go`` from ``tests/foreign/go``; the Rust SDK ``rmcp`` from ``tests/foreign/rust``),
 makes the same bad calls on each over stdio with raw JSON-RPC, and writes what came back to
 ``tests/foreign/data/invalid_params_corpus.json``. The tests read that file, and one of them re-runs the capture
 to check the file still says what the SDKs say.
@@ -27,6 +27,7 @@ from tests.foreign.peers import NPM, PEER_VENVS, REPO, TS_FAILING_SERVER
 CORPUS: Final = Path(__file__).parent / "data" / "invalid_params_corpus.json"
 PY_SERVER: Final = Path(__file__).parent / "servers" / "py_validation_server.py"
 GO_SERVERS: Final = Path(__file__).parent / "go"
+RUST_SERVER: Final = Path(__file__).parent / "rust"
 PROTOCOL_VERSION: Final = "2025-06-18"  # the handshake every SDK here accepts
 
 
@@ -124,6 +125,20 @@ def _go(sdk: str, module: str) -> Peer:
     return Peer(f"go-{sdk}", argv, versions)
 
 
+def _rust() -> Peer:
+    def argv() -> list[str] | None:
+        build = subprocess.run([str(REPO / "scripts" / "build-foreign-rust.sh")], capture_output=True, text=True,
+                               timeout=1200, check=False)
+        return [build.stdout.strip(), "--transport", "stdio"] if build.returncode == 0 else None
+
+    def versions() -> dict[str, str]:
+        lock = (RUST_SERVER / "Cargo.lock").read_text()
+        pins = dict(re.findall(r'^name = "(rmcp|serde_json)"\nversion = "([^"]+)"', lock, re.M))
+        return {crate: pins.get(crate, "?") for crate in ("rmcp", "serde_json")}
+
+    return Peer("rust-rmcp", argv, versions)
+
+
 PEERS: Final = (
     _ts("v2", "@modelcontextprotocol/server", "zod"),
     _ts("v1", "@modelcontextprotocol/sdk", "zod"),
@@ -143,6 +158,8 @@ PEERS: Final = (
     # The Go SDKs' servers (tests/foreign/go), built by scripts/build-foreign-go.sh.
     _go("gosdk", "github.com/modelcontextprotocol/go-sdk"),
     _go("mcpgo", "github.com/mark3labs/mcp-go"),
+    # The official Rust SDK's server (tests/foreign/rust), built by scripts/build-foreign-rust.sh: serde's words.
+    _rust(),
 )
 
 

@@ -2,7 +2,8 @@
 
 Everything here runs real software installed by ``scripts/tools.sh``: from ``npm ci`` in ``tests/npm``, Node 22 (the
 npm ``node`` package), the TypeScript SDK v1 (``@modelcontextprotocol/sdk``) and v2 (``@modelcontextprotocol/server``)
-and the official conformance suite (``@modelcontextprotocol/conformance``); the Go servers of ``tests/foreign/go``.
+and the official conformance suite (``@modelcontextprotocol/conformance``); the Go, Java and Rust servers of
+``tests/foreign/go``, ``tests/foreign/java`` and ``tests/foreign/rust``.
 Each helper calls :func:`tests.conftest.require` first, so a test skips on a laptop without them and fails
 under ``ERRSCOPE_REQUIRE_STACK=1``.
 """
@@ -124,6 +125,30 @@ def java_server_stdio() -> StdioServerParameters:
                            timeout=600, check=False)
     require(build.returncode == 0, f"the Java MCP server did not build: {build.stderr[-2000:]}")
     return StdioServerParameters(command=build.stdout.strip(), args=[])
+
+
+def rust_server() -> str:
+    """Path of the Rust failing-tools server (``tests/foreign/rust``, the official Rust SDK ``rmcp``), built once
+    per machine by ``scripts/build-foreign-rust.sh`` (crates from crates.io); without cargo the test skips, or
+    fails under ``ERRSCOPE_REQUIRE_STACK=1``."""
+    require(shutil.which("cargo") is not None, "cargo is not installed (the Rust MCP server is built with it)")
+    build = subprocess.run([str(REPO / "scripts" / "build-foreign-rust.sh")], capture_output=True, text=True,
+                           timeout=1200, check=False)
+    require(build.returncode == 0, f"the Rust MCP server did not build: {build.stderr[-2000:]}")
+    return build.stdout.strip()
+
+
+def rust_server_stdio(*flags: str) -> StdioServerParameters:
+    """The Rust failing-tools server (``rmcp``) over stdio; ``--no-tools`` serves one without the tools capability."""
+    return StdioServerParameters(command=rust_server(), args=["--transport", "stdio", *flags])
+
+
+@contextmanager
+def rust_server_http(*flags: str) -> Iterator[str]:
+    """Run the Rust failing-tools server (``rmcp``) over streamable HTTP; yield its ``/mcp`` URL."""
+    port = _free_port()
+    with _serving([rust_server(), "--transport", "http", "--port", str(port), *flags], port, cwd=REPO) as url:
+        yield url
 
 
 def _free_port() -> int:

@@ -1,6 +1,7 @@
 """Servers on SDKs the proxy had not met, through ``errscope proxy`` on stdio: mcp 1.9's FastMCP, TypeScript SDK
-1.12.1 and 1.24.3, the Java SDK. Their rejections, unknown tools and raised errors (``tests/foreign/test_py_servers``,
-``test_ts_old_releases``, ``test_java_server`` read them with ToolClient) reach the host classified and scrubbed.
+1.12.1 and 1.24.3, the Java SDK, the Rust SDK (rmcp). Their rejections, unknown tools and raised errors
+(``tests/foreign/test_py_servers``, ``test_ts_old_releases``, ``test_java_server``, ``test_rust_server`` read them
+with ToolClient) reach the host classified and scrubbed.
 """
 
 from __future__ import annotations
@@ -14,7 +15,14 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from tests.foreign.peers import FAKE_SECRET, java_server_stdio, node_env, py_failing_stdio, ts_server_stdio
+from tests.foreign.peers import (
+    FAKE_SECRET,
+    java_server_stdio,
+    node_env,
+    py_failing_stdio,
+    rust_server_stdio,
+    ts_server_stdio,
+)
 from tests.proxy.conftest import proxy_command, telemetry_text
 
 pytestmark = pytest.mark.anyio
@@ -30,6 +38,7 @@ SERVERS = {
     "ts-sdk-1.12": lambda: ts_server_stdio("sdk-1-12"),
     "ts-sdk-1.24": lambda: ts_server_stdio("sdk-1-24"),
     "java-sdk": java_server_stdio,
+    "rust-rmcp": rust_server_stdio,
 }
 
 

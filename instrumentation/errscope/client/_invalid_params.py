@@ -20,7 +20,12 @@ The parser reads the *structures* validators put into their messages, not one re
   not its rule takes what the argument must be from the tool's listed ``inputSchema``;
 - the decoders a tool binds its arguments with, in their own type names: Go's ``encoding/json`` (``cannot unmarshal
   string into Go struct field Args.limit of type int``), Rust's serde (``invalid type: string "seven", expected
-  f64``, ``missing field `b```), mcp-go's argument helpers (``required argument "x" not found``).
+  f64``, ``missing field `b```), mcp-go's argument helpers (``required argument "x" not found``). serde (the Rust
+  SDK ``rmcp``: ``failed to deserialize parameters: ...``) names a wrong argument by its value, its kind (``map``),
+  its length or its Rust type, and a missing one by its bare name: the sent arguments and the listed schema
+  name the argument (a path when nested);
+- a tool's own checks: ``invalid order_id "x-17": must match ^ORD-\\d{4}$``, ``invalid limit 500: out of range
+  1..=100``, ``Missing 'query' parameter``.
 
 An unknown tool is a different failure (re-list, not fix the arguments): :func:`unknown_tool_name` recognises it
 by its own shapes and never claims a message that carries argument problems.
@@ -35,8 +40,8 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from errscope._foreign_text import safe_excerpt, scrub_text
-from errscope._messages import expected_for_path, safe_name
+from errscope._foreign_text import reads_upstream_data, safe_excerpt, scrub_text
+from errscope._messages import _resolve, expected_for_path, safe_name
 
 __all__ = [
     "MAX_NOTE",
@@ -171,6 +176,15 @@ _PHRASES: Final[tuple[tuple[re.Pattern[str], Any], ...]] = (
     (re.compile(r"^(?:Number|Value) must be (.+)$", re.I), lambda m: m[1]),
     (re.compile(r"^(?:is )?(?:missing(?:,? but (?:it )?is required)?|required)$", re.I), lambda m: _REQUIRED),
     (re.compile(r"^(?:must|should) be (.+)$", re.I), lambda m: m[1]),
+    (re.compile(r"^(?:must|should) match (?:the )?(?:pattern |regex |regular expression )?(\S.{0,79})$", re.I),
+     lambda m: f"a string matching {m[1].strip('`')}"),
+    # a tool's own words after the argument: "expected one of fast, slow", "expected integer", "expected a u32"
+    (re.compile(r"^expected one of:? (.+)$", re.I), lambda m: _options(m[1])),
+    (re.compile(r"^expected (?:an? )?([\w<>\[\]&]{1,40})$", re.I), lambda m: _native_noun(m[1]) or _noun(m[1])),
+    # a range, in Rust's notation too: "out of range 1..=100" (inclusive), "not in range 0..10" (end excluded)
+    (re.compile(r"^(?:(?:is |was )?out of|not (?:with)?in)(?: the)?(?: valid)? range:? "
+                r"\[?(-?[\d.]+?)\s*(\.\.=?|,|-| to )\s*(-?[\d.]+)\]?$", re.I),
+     lambda m: f"at least {m[1]} and less than {m[3]}" if m[2] == ".." else f"between {m[1]} and {m[3]}"),
     (re.compile(r"^(?:String|Array) must contain (at (?:least|most) \d+) (\w+?)(?:\(s\))?s?$", re.I),
      lambda m: f"{m[1]} {m[2]}s"),
     (re.compile(r"^String should match pattern '(.+)'$", re.I), lambda m: f"a string matching {m[1]}"),
@@ -309,7 +323,9 @@ _ISSUE_BREAK: Final = re.compile(rf"\n|; |, (?={_FIELD}: [A-Z])")
 _TRACE: Final = re.compile(r"(?<!\s)\s*(?:stack\s*)?trace(?:back)?\b.*$", re.I | re.S)  # "; trace at /srv/x.py:88"
 _UNRECOGNISED: Final = re.compile(r"^Unrecognized keys?(?: in object)?:\s*(?P<keys>.+)$", re.I)
 _TOOL_PREAMBLE: Final = re.compile(r"^.*?\b(?:for tool|arguments for)\s+[`'\"]?[\w./-]+[`'\"]?\s*:\s*", re.I | re.S)
-_SDK_PREFIX: Final = re.compile(r"^(?:MCP error -?\d+:\s*)?(?:Input validation error:\s*)?", re.I)
+_SDK_PREFIX: Final = re.compile(
+    r"^(?:MCP error -?\d+:\s*)?(?:Input validation error:\s*|failed to deserialize parameters:\s*)?", re.I
+)
 _MUST_BE: Final = re.compile(rf"(?<![\w/.\]])[`'\"]?(?P<field>{_FIELD})[`'\"]? must be (?P<exp>[^.;,\n]{{1,60}})")
 # A tool's own check in words: "order_id must match ^ORD-\d{4}$" (rmcp servers' ErrorData::invalid_params).
 _MUST_MATCH: Final = re.compile(
@@ -319,6 +335,16 @@ _MUST_MATCH: Final = re.compile(
 _POINTER_MUST: Final = re.compile(
     r"(?:^|\s)(?:data)?(?P<pointer>/[\w/~$-]{1,128}) must (?:be )?(?P<exp>[^.;,\n]{1,60})"
 )
+# A tool's own check naming the argument, maybe the value it got, then the rule: "invalid order_id \"x-17\": must
+# match ^ORD-\d{4}$" (an rmcp server's ErrorData::invalid_params), "invalid value for limit: must be at most 100".
+# The words validators use for their own headers ("invalid type: ...", "Invalid input: ...") are not arguments.
+_INVALID_FIELD: Final = re.compile(
+    r"\binvalid (?:value for |argument |parameter |field )?"
+    r"(?!(?:type|value|input|arguments?|params|parameters|request|option|enum|literal|string|union|length)\b)"
+    rf"[`'\"]?(?P<field>{_FIELD})[`'\"]?(?:\s+(?:\"(?:[^\"\\\n]|\\.)*\"|'[^'\n]*'|`[^`\n]*`|[^\s:;]+))?"
+    r"\s*:\s*(?P<rule>[^;\n]+)",
+    re.I,
+)
 _REQUIRED_PROSE: Final = re.compile(
     rf"[`'\"](?P<a>{_FIELD})[`'\"] is a required property"
     rf"|must have required property [`'\"](?P<b>{_FIELD})[`'\"]"
@@ -326,7 +352,10 @@ _REQUIRED_PROSE: Final = re.compile(
     # "required property 'b' not found" (networknt), "required key [b] not found" (everit)
     rf"|required (?:property|key|field) [`'\"\[](?P<d>{_FIELD})[`'\"\]] (?:not found|is missing)"
     # a tool's own check: "'table_name' is required" (counted only for a declared argument)
-    rf"|[`'\"](?P<e>{_FIELD})[`'\"] is (?:required|missing)\b",
+    rf"|[`'\"](?P<e>{_FIELD})[`'\"] is (?:required|missing)\b"
+    # "Missing 'query' parameter", "missing `path` argument", "missing field 'id'"
+    rf"|\bmissing (?:the )?(?:(?:required )?(?:parameter|argument|field|property) )?[`'\"](?P<f>{_FIELD})[`'\"]"
+    r"(?:\s+(?:parameter|argument|field|property))?",
     re.I,
 )
 
@@ -393,12 +422,18 @@ _DECODER_REPORTS: Final = (
     re.compile(r"unknown variant `(?P<variant>[^`]*)`, expected (?:one of )?"
                r"(?P<options>`[^`]*`(?:(?:, | or )`[^`]*`)*)"),
     re.compile(r"(?P<kind>missing|unknown|duplicate) field `(?P<name>[^`]+)`"),
+    # serde names no value here: the length sent, or the Rust type (schemars lists it under $defs)
+    re.compile(r"invalid length (?P<length>\d+), expected (?P<wanted>[^\n;]+?)(?: at line \d+ column \d+)?(?=$|[\n;])"
+               r"|did not match any variant of (?:untagged )?enum (?P<enum>\w+)", re.M),
     re.compile(r"\brequired argument [\"'`](?P<required>[^\"'`]+)[\"'`] (?:not found|is missing)"
                r"|\bargument [\"'`](?P<arg>[^\"'`]+)[\"'`] (?:is not an?|cannot be converted to)"
                r" (?P<argtype>[\w.\[\]]+)"),
 )
 _NATIVE_TYPES: Final = (
     (re.compile(r"^(?:f(?:32|64)|float(?:32|64)?|double|decimal|number)$", re.I), "a number"),
+    # serde's "expected u32" for -1: an integer, but not any integer
+    (re.compile(r"^(?:u(?:8|16|32|64|128|size)|uint(?:8|16|32|64)?|an? u\d+|ulong|ushort)$", re.I),
+     "a non-negative integer"),
     (re.compile(r"^(?:[iu](?:8|16|32|64|128|size)|u?int(?:8|16|32|64)?|long|short|integer|an? (?:i|u)\d+)$", re.I),
      "an integer"),
     (re.compile(r"^(?:a )?(?:bool(?:ean)?)$", re.I), "a boolean"),
@@ -417,8 +452,10 @@ def _native_noun(kind: str) -> str | None:
     return None
 
 
-def _decoder_reports(message: str, arguments: Mapping[str, Any] | None) -> Iterator[tuple[str, str | None]]:
-    go, serde_type, serde_variant, serde_field, helpers = _DECODER_REPORTS
+def _decoder_reports(
+    message: str, arguments: Mapping[str, Any] | None, input_schema: Mapping[str, Any] | None = None
+) -> Iterator[tuple[str, str | None]]:
+    go, serde_type, serde_variant, serde_field, serde_unnamed, helpers = _DECODER_REPORTS
     for match in go.finditer(message):
         if match["root"]:
             yield "arguments", _native_noun(match["root"])
@@ -428,18 +465,66 @@ def _decoder_reports(message: str, arguments: Mapping[str, Any] | None) -> Itera
             yield match["field"].partition(".")[2] or match["field"], _native_noun(match["type"])
     for match in serde_type.finditer(message):
         value = match["value"].strip("`")
-        yield _sent_as(value, arguments), _native_noun(match["type"])
+        field = _sent_kind(value, arguments, input_schema) if value in _SERDE_KINDS else _sent_as(value, arguments)
+        yield field, _native_noun(match["type"])
     for match in serde_variant.finditer(message):
         yield _sent_as(json.dumps(match["variant"]), arguments), "one of " + ", ".join(
             re.findall(r"`([^`]*)`", match["options"])
         )
     for match in serde_field.finditer(message):
         yield match["name"], {"missing": _REQUIRED, "unknown": _UNEXPECTED}.get(match["kind"])
+    for match in serde_unnamed.finditer(message):
+        if match["length"]:
+            yield _sent_length(int(match["length"]), arguments), match["wanted"].strip()
+        else:
+            yield _typed_as(match["enum"], input_schema), None  # what it must be: the listed schema says
     for match in helpers.finditer(message):
         if match["required"]:
             yield match["required"], _REQUIRED
         else:
             yield match["arg"], _native_noun(match["argtype"]) or _noun(match["argtype"])
+
+
+# serde names the kind of a container it did not expect ("invalid type: map, expected a string"), not its value.
+_SERDE_KINDS: Final = {"map": Mapping, "sequence": list}
+
+
+_KIND_TYPES: Final = {"map": "object", "sequence": "array"}
+
+
+def _sent_kind(kind: str, arguments: Mapping[str, Any] | None, input_schema: Mapping[str, Any] | None) -> str:
+    """The one argument (a dotted path when nested) sent as a ``map`` or ``sequence`` where the tool's schema does
+    not declare one (an object holding the wrong one is a map too), else ``""`` (unnamed)."""
+    paths = [
+        path for path, value in _leaves(arguments or {}, "")
+        if isinstance(value, _SERDE_KINDS[kind])
+        and not (isinstance(input_schema, Mapping) and _schema_at(input_schema, path).get("type") == _KIND_TYPES[kind])
+    ]
+    return paths[0] if len(paths) == 1 else ""
+
+
+def _sent_length(length: int, arguments: Mapping[str, Any] | None) -> str:
+    """The one string or array argument of ``length`` items (serde: "invalid length 0, expected ..."), else ``""``."""
+    paths = [path for path, value in _leaves(arguments or {}, "")
+             if isinstance(value, str | list) and len(value) == length]
+    return paths[0] if len(paths) == 1 else ""
+
+
+def _typed_as(type_name: str, input_schema: Mapping[str, Any] | None) -> str:
+    """The one argument whose schema is the ``$defs`` entry named ``type_name`` (schemars names them after the Rust
+    type): a top-level argument, an item of one, or a property one object down; else ``""``."""
+    if not isinstance(input_schema, Mapping):
+        return ""
+    candidates: list[tuple[str, Any]] = []
+    for name, node in (input_schema.get("properties") or {}).items():
+        candidates.append((name, node))
+        resolved = _resolve(input_schema, node)
+        if isinstance(resolved, Mapping):
+            candidates.append((name, resolved.get("items")))
+            candidates += [(f"{name}.{sub}", child) for sub, child in (resolved.get("properties") or {}).items()]
+    found = [path for path, node in candidates
+             if isinstance(node, Mapping) and str(node.get("$ref", "")).endswith(f"/{type_name}")]
+    return found[0] if len(found) == 1 else ""
 
 
 def _literal(text: str) -> str:
@@ -452,7 +537,8 @@ def _literal(text: str) -> str:
 
 def _sent_as(echoed: str, arguments: Mapping[str, Any] | None) -> str:
     """The one argument (a dotted path when nested) whose value a validator echoed, else ``""`` (unnamed)."""
-    paths = [path for path, value in _leaves(arguments or {}, "") if echoed in {repr(value), json.dumps(value)}]
+    paths = [path for path, value in _leaves(arguments or {}, "")
+             if echoed in {repr(value), json.dumps(value), json.dumps(value, ensure_ascii=False)}]
     return paths[0] if len(paths) == 1 else ""
 
 
@@ -476,9 +562,18 @@ def _pydantic(message: str) -> Iterator[tuple[str, str | None]]:
             yield match.group("loc"), _expectation(match.group("msg"))
 
 
-def _prose(message: str) -> Iterator[tuple[str, str | None]]:
+# "query is required" names the argument unquoted: read only for an argument the tool declares ("Authentication
+# is required" names none).
+_BARE_REQUIRED: Final = re.compile(rf"(?:^|(?<=[\s:;,(]))(?P<field>{_FIELD}) (?:is|are) (?:required|missing)\b")
+
+
+def _prose(message: str, input_schema: Mapping[str, Any] | None = None) -> Iterator[tuple[str, str | None]]:
     for match in _REQUIRED_PROSE.finditer(message):
         yield next(name for name in match.groups() if name), _REQUIRED
+    declared = declared_arguments(input_schema) or frozenset()
+    for match in _BARE_REQUIRED.finditer(message):
+        if match["field"] in declared:
+            yield match["field"], _REQUIRED
     for match in _POINTER_MUST.finditer(message):
         exp = match.group("exp").strip()
         yield _path(match.group("pointer")), _noun(exp) if re.fullmatch(r"\w+", exp) else exp
@@ -486,6 +581,10 @@ def _prose(message: str) -> Iterator[tuple[str, str | None]]:
         yield match.group("field"), match.group("exp").strip()
     for match in _MUST_MATCH.finditer(message):
         yield match.group("field"), f"a string matching {match.group('pattern').strip('`')}"
+    for match in _INVALID_FIELD.finditer(message):
+        expected = _expectation(match.group("rule"))
+        if expected is not None:  # "invalid token: expired" names no rule: not a rejected argument
+            yield match.group("field"), expected
 
 
 # JSON Schema validators outside JavaScript and Python report a location (a JSON pointer into the arguments or into
@@ -596,6 +695,42 @@ def _keyword_reports(message: str) -> Iterator[tuple[str, str | None]]:
         yield field or "arguments", expected  # a bare Want (a pattern, a bound, a format) does not say which rule
 
 
+def _schema_at(schema: Mapping[str, Any], path: str) -> Mapping[str, Any]:
+    """The schema of the value at ``path`` (dotted; array indices step into ``items``), ``{}`` when undeclared."""
+    node: Any = _resolve(schema, schema)
+    for part in path.split(".") if path else ():
+        if not isinstance(node, Mapping):
+            return {}
+        node = _resolve(schema, node.get("items") if part.isdigit() else (node.get("properties") or {}).get(part))
+    return node if isinstance(node, Mapping) else {}
+
+
+def _properties_at(schema: Mapping[str, Any], path: str) -> Mapping[str, Any]:
+    """The properties the schema declares for the object at ``path``."""
+    properties = _schema_at(schema, path).get("properties")
+    return properties if isinstance(properties, Mapping) else {}
+
+
+def _qualified(
+    field: str, expected: str | None, arguments: Mapping[str, Any] | None, input_schema: Mapping[str, Any] | None
+) -> str:
+    """A bare name a decoder gave for a nested argument (serde: "missing field `zip`") as its path (``address.zip``).
+
+    Only when the tool declares no top-level argument of that name and exactly one object among the sent arguments
+    declares it (lacking it, for a missing one); otherwise the name stays as the server wrote it.
+    """
+    if not field or not arguments or not isinstance(input_schema, Mapping) or re.search(r"[.\[/]", field):
+        return field
+    if field in _properties_at(input_schema, ""):
+        return field
+    owners = [
+        path for path, value in _leaves(arguments, "")
+        if isinstance(value, Mapping) and field in _properties_at(input_schema, path)
+        and (expected != _REQUIRED or field not in value)
+    ]
+    return f"{owners[0]}.{field}" if len(owners) == 1 else field
+
+
 def _declared_expectation(problem: ArgumentProblem, input_schema: Mapping[str, Any] | None) -> ArgumentProblem:
     if problem.expected not in (None, _SOME_FORMAT) or problem.field in ("", "arguments") or input_schema is None:
         return problem
@@ -626,11 +761,11 @@ def parse_argument_problems(
     # A JSON issue list is the whole story (its "message" fields would read as prose); else text forms combine.
     issues = list(_json_issues(message))
     pairs = issues or [
-        *_keyword_reports(message), *_decoder_reports(message, arguments), *_pydantic(message), *_zod_lines(message),
-        *_prose(message), *_jsonschema(message, arguments),
+        *_keyword_reports(message), *_decoder_reports(message, arguments, input_schema), *_pydantic(message),
+        *_zod_lines(message), *_prose(message, input_schema), *_jsonschema(message, arguments),
     ]
     for field, expected in pairs:
-        field = field.strip("`'\"").removeprefix("$.")  # a JSONPath's root
+        field = _qualified(field.strip("`'\"").removeprefix("$."), expected, arguments, input_schema)  # $: JSONPath
         if field.lower() in _NOT_FIELDS or (not field and (expected is None or "" in found)):
             continue
         if found.get(field) is None:
@@ -662,13 +797,16 @@ def is_argument_rejection(message: str, declared: Collection[str] | None = None)
     "failed to deserialize parameters") is enough. A pydantic validation report, a decoder's (Go
     ``encoding/json``, Rust's serde) or an argument helper's (mcp-go) counts only when it names an argument the
     tool declares (or nothing is known about the tool): a tool validating *upstream* data with them fails on its
-    own, it was not called wrongly. An unknown-tool message is not a rejection of arguments
-    (:func:`unknown_tool_name`).
+    own, it was not called wrongly; one that says it could not decode an upstream's answer
+    (:func:`errscope._foreign_text.reads_upstream_data`) never counts. An unknown-tool message is not a
+    rejection of arguments (:func:`unknown_tool_name`).
     """
     if unknown_tool_name(message) is not None:
         return False
     if _STRONG_MARKER.search(message):
         return True
+    if reads_upstream_data(message):  # a decoder that failed on an upstream's answer, not on the arguments
+        return False
     if not (_PYDANTIC_HEADER.search(message) or _DECODER_HEADER.search(message)):
         # No validator spoke: a tool's own sentence ("'table_name' is required") counts only when it
         # names an argument the tool declares.
@@ -737,7 +875,9 @@ def invalid_params_note(
         prose = without_sent_values(_SDK_PREFIX.sub("", message), arguments)
         excerpt = safe_excerpt(prose, limit=120)
         generic = {"invalid params", "invalid request parameters", "invalid arguments"}
-        detail = excerpt if excerpt and excerpt.lower() not in generic and not excerpt.startswith(("[", "{")) else ""
+        # rmcp answers a tools/call it cannot decode with -32601 and the method's name as the whole message.
+        detail = excerpt if excerpt and excerpt.lower() not in generic and not excerpt.startswith(("[", "{")) and not (
+            _METHOD_NAME.fullmatch(excerpt)) else ""
     head = f"{safe_name(tool)} was rejected: invalid arguments"
     tail = " Fix the arguments and call again."
     note = f"{head} — {detail}.{tail}" if detail else f"{head}.{tail}"
@@ -757,6 +897,8 @@ def _bounded(problem: ArgumentProblem, arguments: Mapping[str, Any] | None) -> A
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
+
+_METHOD_NAME: Final = re.compile(r"(?:notifications/)?[a-z]+/[a-z][\w/]*")
 
 _MIN_CUT: Final = 4
 """Shorter sent values are not cut: too short to carry a secret, and they would match everywhere ("a", "10")."""

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Build the Rust MCP test server (tests/foreign/rust, on the official Rust SDK `rmcp` from crates.io) once per
+# machine and print the binary's path. Cached by the hash of its sources, Cargo.toml/Cargo.lock and the toolchain:
+# a second call is instant and offline.
+#
+#   scripts/build-foreign-rust.sh
+#   ERRSCOPE_CACHE_DIR   cache root (default: ${XDG_CACHE_HOME:-~/.cache}/errscope)
+#
+# A dev build (no optimisation; the tools do no heavy work) with rmcp's default features off, tokio's few and axum
+# for the HTTP transport: about 75 s of CPU when fresh (crates from crates.io included); 4.5 min of wall time
+# measured on a 2-core machine shared with other builds. A source edit rebuilds only this crate (~10 s).
+# Build output goes to stderr; stdout carries only the path.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+src="$ROOT/tests/foreign/rust"
+CACHE="${ERRSCOPE_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/errscope}"
+command -v cargo >/dev/null || { echo "build-foreign-rust: cargo not found on PATH" >&2; exit 2; }
+
+key="$( { cat "$src/Cargo.toml" "$src/Cargo.lock" "$src"/src/*.rs; cargo --version; rustc -vV; } | sha256sum | cut -c1-16)"
+out="$CACHE/foreign-rust/server-$key/rmcp-failing-server"
+if [ -x "$out" ]; then
+  echo "$out"
+  exit 0
+fi
+mkdir -p "$CACHE/foreign-rust"
+exec 9>"$CACHE/foreign-rust/.lock"
+flock 9   # one build at a time per machine (tools.sh and tests may race)
+if [ ! -x "$out" ]; then
+  start=$SECONDS
+  # --locked: the pins in Cargo.lock are the versions tested. The target dir is shared between source versions
+  # (an edit rebuilds only this crate); the binary is copied out under the sources' hash.
+  CARGO_TARGET_DIR="$CACHE/foreign-rust/target" cargo build --locked --quiet --manifest-path "$src/Cargo.toml" >&2
+  mkdir -p "$(dirname "$out")"
+  cp "$CACHE/foreign-rust/target/debug/rmcp-failing-server" "$out.tmp"
+  mv -f "$out.tmp" "$out"
+  find "$CACHE/foreign-rust" -maxdepth 1 -name "server-*" ! -name "server-$key" -exec rm -rf {} +   # older builds
+  echo "build-foreign-rust: built in $((SECONDS - start))s: $out" >&2
+fi
+echo "$out"
