@@ -231,6 +231,15 @@ def _md_table() -> tuple[str, str]:
     ])
 
 
+def _davfs_s3fs() -> tuple[str, str]:
+    """davfs2's secrets file holds a password; s3fs' passwd file an AWS secret key (always 40 characters)."""
+    if _r.random() < 0.5:
+        s = fpw()
+        return s, _r.choice([f"https://dav.example.com/remote.php/webdav alice \"{s}\"", f"/mnt/nextcloud  alice  {s}"])
+    s = rnd(40, ALNUM + "+/")
+    return s, _r.choice([f"$ cat ~/.passwd-s3fs\nAKIA{rnd(16, UPPER_ALNUM)}:{s}", f"echo AKIA{rnd(16, UPPER_ALNUM)}:{s} > /etc/passwd-s3fs"])
+
+
 # --- secrets ----------------------------------------------------------------------------------
 
 ATREST_SECRETS: list[tuple[str, str, Maker]] = [
@@ -578,12 +587,7 @@ ATREST_SECRETS: list[tuple[str, str, Maker]] = [
         lambda s: f"echo -e \"{s}\\n{s}\" | passwd ops",
         lambda s: f"+ echo {s}\n+ sudo -S systemctl restart api",
     )),
-    ("davfs_s3fs_secrets", "log", one(lambda: pick(fpw(), rnd(40, ALNUM + "+/")),
-        lambda s: f"https://dav.example.com/remote.php/webdav alice \"{s}\"",
-        lambda s: f"/mnt/nextcloud  alice  {s}",
-        lambda s: f"$ cat ~/.passwd-s3fs\nAKIA{rnd(16, UPPER_ALNUM)}:{s}",
-        lambda s: f"echo AKIA{rnd(16, UPPER_ALNUM)}:{s} > /etc/passwd-s3fs",
-    )),
+    ("davfs_s3fs_secrets", "log", _davfs_s3fs),
     ("remote_desktop_bmc", "log", one(fpw,
         lambda s: f"xfreerdp /u:ops /p:{s} /v:10.0.3.17 /cert:ignore",
         lambda s: f"ipmitool -I lanplus -H 10.0.9.21 -U ADMIN -P {s} chassis power status",
