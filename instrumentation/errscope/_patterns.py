@@ -683,50 +683,75 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "provider",
         r"(?:\$(?:1|2[abxy]|5|6|7|y|gy|apr1|md5|sha1|pbkdf2(?:-sha(?:1|256|512))?|argon2(?:id|i|d)|scrypt|krb5tgs|krb5asrep|krb5pa)\$"
         r"|\b(?:pbkdf2_sha(?:1|256)|argon2|bcrypt(?:_sha256)?|scrypt)\$)(?:[^$\s'\"<>]*\$){0,6}[A-Za-z0-9./+=]{20,}"
-        r"|\{(?:S?SHA(?:256|512)?|S?MD5|CRYPT|(?:SHA256|SHA512|MD5|BLF|DES)-CRYPT|PLAIN|CLEARTEXT|CRAM-MD5"
-        r"|PBKDF2(?:-SHA(?:1|256|512))?|ARGON2I?D?|NTLM)\}[^\s'\"<>]{6,}"
-        r"|SCRAM-SHA-(?:1|256)\$[0-9]+:[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+"
-        r"|\bmd5[0-9a-f]{32}\b|(\*)[0-9A-F]{40}\b|grub\.pbkdf2\.sha512\.[0-9]+\.[0-9A-Fa-f]+\.[0-9A-Fa-f]+",
-        True,
-        "Password hashes as stores keep them (crackable offline, so secret): modular crypt strings (``/etc/shadow``'s "
-        "``$6$``/``$5$``/``$y$``/``$1$``, htpasswd ``$apr1$``, bcrypt ``$2b$``, passlib ``$pbkdf2-sha256$``, "
-        "``$argon2id$``, ``$scrypt$``, mosquitto ``$7$``, Kerberos roast hashes ``$krb5tgs$``), Django's "
-        "``pbkdf2_sha256$..``, LDAP/Dovecot scheme prefixes (``{SSHA}``, ``{SHA512-CRYPT}``, ``{PLAIN}``), "
-        "PostgreSQL ``SCRAM-SHA-256$..`` and ``md5<hex>``, MySQL's ``*<40 HEX>`` (its ``*`` kept: a value that starts "
-        "with one reads as a mask), GRUB's ``grub.pbkdf2.sha512..``.",
-        hints=("$", "{", "scram-sha-", "md5", "*", "grub.pbkdf2."),
+        r"|grub\.pbkdf2\.sha512\.[0-9]+\.[0-9A-Fa-f]+\.[0-9A-Fa-f]+",
+        False,
+        "Password hashes in modular crypt form (crackable offline, so secret): ``/etc/shadow``'s ``$6$``/``$5$``/"
+        "``$y$``/``$1$``, htpasswd ``$apr1$``, bcrypt ``$2b$``, passlib ``$pbkdf2-sha256$``, ``$argon2id$``, "
+        "``$scrypt$``, mosquitto ``$7$``, Kerberos roast hashes ``$krb5tgs$``, Django's ``pbkdf2_sha256$..`` and GRUB's "
+        "``grub.pbkdf2.sha512..``.",
+        hints=("$", "grub.pbkdf2."),
         trigger=r"\$(?:1|2[abxy]|5|6|7|y|gy|apr1|md5|sha1|pbkdf2[\-a-z0-9]*|argon2[a-z]*|scrypt|krb5[a-z]+)\$|pbkdf2_sha|argon2\$"
-        r"|bcrypt|scrypt\$|\{(?:S?SHA|S?MD5|CRYPT|SHA256-|SHA512-|MD5-|BLF-|DES-|PLAIN|CLEARTEXT|CRAM-|PBKDF2|ARGON2|NTLM)"
-        r"|SCRAM-SHA-|md5[0-9a-f]{32}|\*[0-9A-F]{40}|grub\.pbkdf2\.",
+        r"|bcrypt|scrypt\$|grub\.pbkdf2\.",
+    ),
+    SecretPattern(
+        "password_hash_scheme",
+        "provider",
+        r"\{(?:S?SHA(?:256|512)?|S?MD5|CRYPT|(?:SHA256|SHA512|MD5|BLF|DES)-CRYPT|PLAIN|CLEARTEXT|CRAM-MD5"
+        r"|PBKDF2(?:-SHA(?:1|256|512))?|ARGON2I?D?|NTLM)\}[^\s'\"<>]{6,}"
+        r"|SCRAM-SHA-(?:1|256)\$[0-9]+:[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+|\bmd5[0-9a-f]{32}\b|(\*)[0-9A-F]{40}\b",
+        True,
+        "Password hashes named by their scheme: LDAP/Dovecot prefixes (``{SSHA}``, ``{SHA512-CRYPT}``, ``{PLAIN}``), "
+        "PostgreSQL's ``SCRAM-SHA-256$<iterations>:<salt>$<stored>:<server>`` and ``md5<hex>``, MySQL's ``*<40 HEX>`` (its ``*`` kept: a value that starts with one reads as a mask).",
+        hints=("{", "scram-sha-", "md5", "*"),
+        trigger=r"\{(?:S?SHA|S?MD5|CRYPT|SHA256-|SHA512-|MD5-|BLF-|DES-|PLAIN|CLEARTEXT|CRAM-|PBKDF2|ARGON2|NTLM)"
+        r"|SCRAM-SHA-|md5[0-9a-f]{32}|\*[0-9A-F]{40}",
     ),
     _provider(
         "vendor_token_shapes",
-        r"access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}|\boy2[a-z0-9]{43}\b"
-        r"|\b(?:pat-(?:na|eu)1|xaat|xapt|access-(?:production|sandbox|development)|sdk)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-        r"|\b0\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.[A-Za-z0-9]{30}:[A-Za-z0-9+/]{22}=="
-        r"|\b(?:bkua|sq[pua])_[0-9a-f]{40}|\bsk\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{20,}|\bfigd_[A-Za-z0-9_\-]{40,}"
-        r"|\bpdl_(?:live|sdbx)_apikey_[a-z0-9]{26}_[A-Za-z0-9]{22}_[A-Za-z0-9]{3}|\bv1\.0-[0-9a-f]{24}-[0-9a-f]{146}"
-        r"|\bcmVmdGtu[A-Za-z0-9]{40,}|\bxkeysib-[0-9a-f]{64}-[A-Za-z0-9]{16}|\bshp(?:ss|ca|pa)_[0-9a-fA-F]{32}"
-        r"|\bdbt[cu]_[A-Za-z0-9_\-]{40,}|\bsgp_(?:[0-9a-f]{16}_)?[0-9a-f]{40}|\bCCIPAT_[A-Za-z0-9]{22}_[0-9a-f]{40}"
-        r"|\{AQAAABAAAA[A-Za-z0-9+/=]{20,}\}"
-        # base64 of a JSON object that opens with a credential member (no JWT dots): {"password":, {"token":, ...
+        r"access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}|\boy2[a-z0-9]{43}\b|\b(?:bkua|sq[pua])_[0-9a-f]{40}"
+        r"|\b0\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.[A-Za-z0-9]{30}:[A-Za-z0-9+/]{22}==",
+        ("access_token$", "oy2", "bkua_", "sq", "0."),
+        "Provider tokens of documented shapes: Braintree/PayPal ``access_token$production$..``, NuGet ``oy2..``, "
+        "Buildkite ``bkua_`` and SonarQube ``sqp_``/``squ_``/``sqa_`` over hex (no object's id), Bitwarden Secrets "
+        "Manager ``0.<uuid>.<secret>:<key>``.",
+        trigger=r"access_token\$|oy2[a-z0-9]{20}|bkua_|sqp_|squ_|sqa_|0\.[0-9a-f]{8}-",
+    ),
+    _provider(
+        "vendor_prefixed_uuid",
+        r"\b(?:pat-(?:na|eu)1|xaat|xapt|access-(?:production|sandbox|development)|sdk)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+        ("pat-", "xaat-", "xapt-", "access-", "sdk-"),
+        "Tokens that are a vendor's prefix and a UUID: HubSpot ``pat-na1-``, Axiom ``xaat-``/``xapt-``, Plaid "
+        "``access-production-``, LaunchDarkly ``sdk-``.",
+        trigger=r"pat-na1-|pat-eu1-|xaat-|xapt-|access-production-|access-sandbox-|access-development-|sdk-[0-9a-f]{8}-",
+    ),
+    _provider(
+        "vendor_token_shapes_2",
+        r"\bsk\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{20,}|\bfigd_[A-Za-z0-9_\-]{40,}"
+        r"|\bpdl_(?:live|sdbx)_apikey_[a-z0-9]{26}_[A-Za-z0-9]{22}_[A-Za-z0-9]{3}|\bv1\.0-[0-9a-f]{24}-[0-9a-f]{146}",
+        ("sk.eyj", "figd_", "pdl_", "v1.0-"),
+        "Mapbox secret tokens ``sk.eyJ..``, Figma ``figd_``, Paddle ``pdl_live_apikey_``, Cloudflare Origin CA ``v1.0-..``.",
+        trigger=r"sk\.eyJ|figd_|pdl_|v1\.0-[0-9a-f]{24}-",
+    ),
+    _provider(
+        "vendor_token_shapes_3",
+        r"\bcmVmdGtu[A-Za-z0-9]{40,}|\bxkeysib-[0-9a-f]{64}-[A-Za-z0-9]{16}|\bshp(?:ss|ca|pa)_[0-9a-fA-F]{32}"
+        r"|\bdbt[cu]_[A-Za-z0-9_\-]{40,}|\bsgp_(?:[0-9a-f]{16}_)?[0-9a-f]{40}|\bCCIPAT_[A-Za-z0-9]{22}_[0-9a-f]{40}",
+        ("cmvmdgtu", "xkeysib-", "shp", "dbt", "sgp_", "ccipat_"),
+        "JFrog reference tokens (``cmVmdGtu``: base64 of ``reftkn``), Brevo ``xkeysib-``, Shopify ``shpss_``/``shpca_``/"
+        "``shppa_``, dbt Cloud ``dbtc_``, Sourcegraph ``sgp_``, CircleCI ``CCIPAT_``.",
+        trigger=r"cmVmdGtu|xkeysib-|shpss_|shpca_|shppa_|dbtc_|dbtu_|sgp_|CCIPAT_",
+    ),
+    _provider(
+        "encoded_credential_blob",
+        r"\{AQAAABAAAA[A-Za-z0-9+/=]{20,}\}"
         r"|\beyJ(?:1c2VybmFtZSI6|wYXNzd29yZCI6|0b2tlbiI6|hcGlfa2V5|hcGlLZXki|0eXBlIjoic2VydmljZV9hY2NvdW50|hdXRocyI6"
         r"|hY2Nlc3NfdG9rZW4i|zZWNyZXQi|jbGllbnRfc2VjcmV0|wcml2YXRlX2tleSI6|yZWZyZXNoX3Rva2Vu)[A-Za-z0-9+/_\-]{8,}={0,2}",
-        ("access_token$", "oy2", "pat-", "xaat-", "xapt-", "access-", "sdk-", "0.", "bkua_", "sq", "sk.eyj", "figd_",
-         "pdl_", "v1.0-", "cmvmdgtu", "xkeysib-", "shp", "dbt", "sgp_", "ccipat_", "{aqaaab", "eyj"),
-        "Provider tokens of documented shapes: Braintree/PayPal ``access_token$production$..``, NuGet ``oy2..``, "
-        "tokens that are a vendor prefix and a UUID (HubSpot ``pat-na1-``, Axiom ``xaat-``/``xapt-``, Plaid "
-        "``access-production-``, LaunchDarkly ``sdk-``), Bitwarden Secrets Manager ``0.<uuid>.<secret>:<key>``, "
-        "Buildkite ``bkua_`` and SonarQube ``sqp_``/``squ_``/``sqa_`` over hex, Mapbox secret ``sk.eyJ..``, Figma "
-        "``figd_``, Paddle ``pdl_live_apikey_``, Cloudflare Origin CA ``v1.0-..``, JFrog reference tokens, Brevo "
-        "``xkeysib-``, Shopify ``shpss_``/``shpca_``/``shppa_``, dbt Cloud ``dbtc_``, Sourcegraph ``sgp_``, CircleCI "
-        "``CCIPAT_``, Jenkins' encrypted ``{AQAAABAAAA..}`` secrets, and base64 of a JSON object that opens with a "
-        "credential member (``{\"password\":``, ``{\"type\":\"service_account\"``, docker's ``{\"auths\":``).",
-        trigger=r"access_token\$|oy2[a-z0-9]{20}|pat-na1-|pat-eu1-|xaat-|xapt-|access-production-|access-sandbox-"
-        r"|access-development-|sdk-[0-9a-f]{8}-|0\.[0-9a-f]{8}-|bkua_|sqp_|squ_|sqa_|sk\.eyJ|figd_|pdl_|v1\.0-[0-9a-f]{24}-"
-        r"|cmVmdGtu|xkeysib-|shpss_|shpca_|shppa_|dbtc_|dbtu_|sgp_|CCIPAT_|\{AQAAAB"
-        r"|eyJ(?:1c2VybmFtZSI6|wYXNzd29yZCI6|0b2tlbiI6|hcGlfa2V5|hcGlLZXki|0eXBlIjoic2VydmljZV9hY2NvdW50|hdXRocyI6"
-        r"|hY2Nlc3NfdG9rZW4i|zZWNyZXQi|jbGllbnRfc2VjcmV0|wcml2YXRlX2tleSI6|yZWZyZXNoX3Rva2Vu)",
+        ("{aqaaab", "eyj"),
+        "Jenkins' encrypted ``{AQAAABAAAA..}`` secrets (decrypted with the controller's own key), and base64 of a JSON "
+        "object that opens with a credential member, with no JWT dots (``{\"password\":``, ``{\"token\":``, "
+        "``{\"type\":\"service_account\"``, docker's ``{\"auths\":``).",
+        trigger=r"\{AQAAAB|eyJ(?:1c2VybmFtZSI6|wYXNzd29yZCI6|0b2tlbiI6|hcGlfa2V5|hcGlLZXki|0eXBlIjoic2VydmljZV9hY2NvdW50"
+        r"|hdXRocyI6|hY2Nlc3NfdG9rZW4i|zZWNyZXQi|jbGllbnRfc2VjcmV0|wcml2YXRlX2tleSI6|yZWZyZXNoX3Rva2Vu)",
     ),
     # --- keyword shapes ------------------------------------------------------------------------------
     SecretPattern(
@@ -1324,12 +1349,13 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"(\b(?i:passwort|kennwort|mot de passe|contrase(?:ña|na)|senha|wachtwoord|parola|l(?:ö|o)senord|has(?:ł|l)o|heslo"
         r"|jelsz(?:ó|o)|adgangskode|passord|salasana)(?:[ \t]+[^\s]+){0,4}?[ \t]+(?i:lautet|ist|est|es|é|is|è|är|er|jest|je|on)"
         r"[ \t]*:?[ \t]*['\"«“„]?"
-        r"|(?:密码|密碼|口令|パスワード|비밀번호)[^\s\x00-\x7f]{0,6}?(?:是|为|為|は|는|은)[ \t]*['\"「『“]?)"
+        r"|(?:密码|密碼|口令|パスワード|비밀번호)[^\s\x00-\x7f]{0,6}?(?:是|为|為|は|는|은)(?:[ \t]+['\"「『“]?|['\"「『“]))"
         r"[A-Za-z0-9_\-.~+/=!#%^?@][A-Za-z0-9_\-.~+/=!#%^*?@]*[0-9][A-Za-z0-9_\-.~+/=!#%^*?@]*",
         True,
         "A password given by a copula in other languages' prose (``Das Passwort für db lautet ..``, ``Le mot de passe "
-        "est ..``, ``La contraseña es ..``, ``密码是..``, ``パスワードは .. です``, ``비밀번호는 ..``): a digit, and Python "
-        "a password shape (``Le mot de passe est incorrect.`` stays).",
+        "est ..``, ``La contraseña es ..``, ``密码为 ..``, ``パスワードは .. です``, ``비밀번호는 ..``): a digit, and Python "
+        "a password shape (``Le mot de passe est incorrect.`` stays). A space or quote after the copula (a separator: "
+        "the Collector runs keyword rules only on values that hold one), so ``密码是..`` run together stays.",
         hints=("pass", "kennwort", "contrase", "senha", "wachtwoord", "parola", "senord", "hasło", "haslo", "heslo",
                "jelsz", "adgangskode", "salasana", "密码", "密碼", "口令", "パスワード", "비밀번호"),
         verify="password",
@@ -1354,7 +1380,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "ci_add_mask",
         "keyword",
-        r"(::add-mask::)[^\s'\"*$][^\s'\"]*",
+        r"(::add-mask::)[^\s'\"*$\[][^\s'\"]*",
         True,
         "GitHub Actions' ``::add-mask::<value>`` workflow command: the value is a secret by declaration (its echo "
         "in a log, before the runner masks it); ``::add-mask::***`` and ``${{ .. }}`` stay.",
@@ -1363,7 +1389,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "redis_acl_password",
         "keyword",
-        r"((?i:user)\"?[ \t]+\"?[^\s\"]+\"?[ \t]+\"?on\"?[ \t]+(?:\"?[^\s\">]+\"?[ \t]+)*?\"?>)[^\s\"<>*][^\s\"<>]*",
+        r"((?i:user)\"?[ \t]+\"?[^\s\"]+\"?[ \t]+\"?on\"?[ \t]+(?:\"?[^\s\">]+\"?[ \t]+)*?\"?>)[^\s\"<>*\[][^\s\"<>]*",
         True,
         "A Redis ACL rule's ``>password`` (``user app on >.. ~* +@all``, ``ACL SETUSER svc on >..``, MONITOR's quoted form).",
         hints=("user",),
@@ -1373,7 +1399,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "jaas_user_password",
         "keyword",
         r"(LoginModule[ \t]+(?i:required|requisite|sufficient|optional)\b[^;]*?\buser_[A-Za-z0-9_.\-]+[ \t]*=[ \t]*\")"
-        r"[^\"\r\n]+(\")",
+        r"[^\"\r\n\[][^\"\r\n]*(\")",
         True,
         "A JAAS login module's ``user_<name>=\"<password>\"`` option (Kafka's PlainLoginModule, ZooKeeper's "
         "DigestLoginModule): the broker's list of users and their passwords.",
