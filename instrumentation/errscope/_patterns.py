@@ -79,11 +79,18 @@ REDACTED: Final = "[REDACTED]"
 # Secret words of other scripts in prose (``токен «..»``).
 _FOREIGN_PHRASE_WORDS = "токен|пароль|ключ|令牌|密码|密钥|トークン|パスワード|キー|토큰|비밀번호|키"
 
+# The password in other languages' prose before a copula (``Das Passwort .. lautet ..``), followed by a space.
+_COPULA_WORDS = (
+    r"(?i:passwort|kennwort|mot de passe|contrase(?:ña|na)|senha|wachtwoord|parola|l(?:ö|o)senord|has(?:ł|l)o|heslo"
+    r"|jelsz(?:ó|o)|adgangskode|passord|salasana)"
+)
+_COPULA_PASSWORD_WORDS = _COPULA_WORDS + r"[ \t]"
+
 GUARD: Final = (
     r"[:=>@：＝]|%3[AaDd]|%25(?:3[AaDd]|2[27])|-----|[A-Za-z0-9_\-+/.~]{15}|[0-9]{3}-[0-9]{2}-[0-9]{4}"
     r"|(?i:token|pass|passwd|secret|key|code|otp|pin|word|by|login|auth|authenticate|priv|psk|phrase|credentials?|community(?:-name)?|bindpw|rootpw|key-string)[ \t]"
-    r"|└[ \t]|-[-puaPwbSAXU]|(?i:auth|ticate|tication|credentials?|password|user|login|bind_s|pw_set)\(|UGFzc3dvcmQ6|(?i:add_user)[ \t]|(?i:credentials?)\.|(?i:net[ \t]+user|/rp)[ \t]"
-    "|" + _FOREIGN_PHRASE_WORDS
+    r"|└[ \t]|\{[A-Z][A-Z0-9\-]*\}|-[-puaPwbSAXU]|(?i:auth|ticate|tication|credentials?|password|user|login|bind_s|pw_set)\(|UGFzc3dvcmQ6|(?i:add_user)[ \t]|(?i:credentials?)\.|(?i:net[ \t]+user|/rp)[ \t]"
+    "|" + _FOREIGN_PHRASE_WORDS + "|" + _COPULA_PASSWORD_WORDS + "|密碼|口令"
 )
 """A cheap regex that every match of every pattern also matches (tests prove it on every example
 and corpus line): a separator (also full-width or URL-encoded), a PEM dash run, a run of 15 token characters, an SSN shape, or a
@@ -92,7 +99,7 @@ secret-naming word followed by a space (SQL's ``PASSWORD '..'``, ``IDENTIFIED BY
 command-line option (``--x``, ``-p``, ``-u``, and the tools' ``-a``, ``-P``, ``-w``, ``-b``, ``-A``, ``-X``, ``-U``, PowerShell's
 ``ConvertTo-SecureString``, Windows' ``net user`` and ``/rp``), an auth call (``BasicAuth(``, ``credentials(``,
 ``Credentials.basic(``, ``changeUserPassword(``, ``createUser(``) or a secret's name in another script (prose
-before a quoted value: ``токен «..»``), or a traceback's value annotation (``└ '..'``). The Collector runs
+before a quoted value: ``токен «..»``), a traceback's value annotation (``└ '..'``), or a hash's scheme in braces (``{SSHA}``). The Collector runs
 the full pattern on a free-text field only where this matches (Go's regexp has no prefilter)."""
 
 Family = Literal["private_key", "jwt", "uri", "header", "keyword", "provider", "pii"]
@@ -1346,8 +1353,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "foreign_copula_password",
         "keyword",
-        r"(\b(?i:passwort|kennwort|mot de passe|contrase(?:ña|na)|senha|wachtwoord|parola|l(?:ö|o)senord|has(?:ł|l)o|heslo"
-        r"|jelsz(?:ó|o)|adgangskode|passord|salasana)(?:[ \t]+[^\s]+){0,4}?[ \t]+(?i:lautet|ist|est|es|é|is|è|är|er|jest|je|on)"
+        r"(\b" + _COPULA_WORDS + r"(?:[ \t]+[^\s]+){0,4}?[ \t]+(?i:lautet|ist|est|es|é|is|è|är|er|jest|je|on)"
         r"[ \t]*:?[ \t]*['\"«“„]?"
         r"|(?:密码|密碼|口令|パスワード|비밀번호)[^\s\x00-\x7f]{0,6}?(?:是|为|為|は|는|은)(?:[ \t]+['\"「『“]?|['\"「『“]))"
         r"[A-Za-z0-9_\-.~+/=!#%^?@][A-Za-z0-9_\-.~+/=!#%^*?@]*[0-9][A-Za-z0-9_\-.~+/=!#%^*?@]*",
