@@ -484,6 +484,12 @@ example(
     f"Reset it at https://app.example.com/account/reset-password/{_reset}?utm=mail (expires in 1h)",
     f"Reset it at https://app.example.com/account/reset-password/{REDACTED}?utm=mail (expires in 1h)",
 )
+example(
+    "percent_encoded_twice_pair",
+    "GET /login?next=%2Fexport%3Fapi_key%253DQ7rT9xLm2wZkP4vB8nC3%2526fmt%253Dcsv HTTP/1.1",
+    f"GET /login?next=%2Fexport%3Fapi_key%253D{REDACTED}%2526fmt%253Dcsv HTTP/1.1",
+)
+example("ldif_base64_password", "userPassword:: RmVybiZTdG9uZTc3", f"userPassword:: {REDACTED}")
 example("ci_add_mask", "2025-01-09T10:22:31Z ::add-mask::Fern7Stone77quay", f"2025-01-09T10:22:31Z ::add-mask::{REDACTED}")
 example(
     "redis_acl_password",

@@ -222,11 +222,11 @@ _SEP = (
     # the key's closing quote, escaped once or more (JSON in JSON), as an HTML entity or URL-encoded, or PHP's ``]``
     # then ``:``, ``=``, Ruby/PHP/Perl ``=>``, URL-encoded ``%3D``, full-width ``：`` ``＝``; URL-encoded JSON's ``%22%3A``
     # a typed declaration's annotation (``clientSecret: String = ``, ``apiKey: string = ``, Go's ``:=``) is part of it
-    r"(?:(?:\\*[\"']|&quot;|%(?:25)?2[27])?\]?[ \t]*(?::[ \t]*[A-Za-z][A-Za-z0-9_]*[ \t]+=|:=|=>|::|[:=：＝]|%(?:25)?3[Dd])|%(?:25)?2[27]%(?:25)?3[Aa])[ \t]*"
+    r"(?:(?:\\*[\"']|&quot;|%2[27])?\]?[ \t]*(?::[ \t]*[A-Za-z][A-Za-z0-9_]*[ \t]+=|:=|=>|[:=：＝]|%3[Dd])|%2[27]%3[Aa])[ \t]*"
     # PHP var_dump's ``=>\n  string(12) "..."``; a value quoted by an entity or URL-encoded quote
-    r"(?:%(?:25)?20)?(?:\r?\n[ \t]*string\([0-9]+\)[ \t]*)?(?:&quot;|%(?:25)?2[27])?"
+    r"(?:\r?\n[ \t]*string\([0-9]+\)[ \t]*)?(?:&quot;|%2[27])?"
 )
-_SEP_TRIGGER = r"(?:\\*[\"']|&quot;|%(?:25)?2[27])?\]?[ \t]*(?:[:=：＝]|%(?:25)?3[AaDd])"
+_SEP_TRIGGER = r"(?:\\*[\"']|&quot;|%2[27])?\]?[ \t]*(?:[:=：＝]|%3[AaDd])"
 """What every ``_SEP`` starts with, for triggers."""
 
 # Values. First characters exclude quotes, brackets (so ``[REDACTED]`` is final), ``*`` (masked
@@ -1382,6 +1382,29 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         hints=("/", "t=", "k="),
         verify="random",
         trigger=r"/(?i:reset|recover|magic|invit|join|verif|confirm|activat|share|download|signin|unsubscribe)|/s/|[?&](?:t|k|rlkey)=",
+    ),
+    SecretPattern(
+        "percent_encoded_twice_pair",
+        "keyword",
+        r"((?i:pass(?:word|wd)?|pwd|secret|token|api[_\-]?key|access[_\-]?key)(?:%2522)?%253[AaDd](?:%2520)?(?:%2522)?)"
+        r"(?:[A-Za-z0-9_\-.~]|%25(?:[013-9A-Fa-f][0-9A-Fa-f]|2[13-57-9A-Fa-f]))+",
+        True,
+        "A secret-named pair percent-encoded twice (a URL or JSON carried inside a parameter of another URL: "
+        "``next=%2Fapi%3Ftoken%253D..``, ``%2522password%2522%253A%2520%2522..``): the value up to the next encoded "
+        "``&``, ``\"`` or space. Its own rule: widening every keyword separator pushed their ``parse`` programs past "
+        "RE2's 512-instruction BitState limit.",
+        hints=("%253",),
+        trigger=r"%253[AaDd]",
+    ),
+    SecretPattern(
+        "ldif_base64_password",
+        "keyword",
+        r"((?i:[A-Za-z]*password)::[ \t]*)[A-Za-z0-9+/]{4,}={0,2}",
+        True,
+        "LDIF's base64-encoded value (``userPassword:: e1NTSEF9..``): a password attribute's value, base64 of the "
+        "password or its hash.",
+        hints=("password::",),
+        trigger=r"(?i:password)::",
     ),
     SecretPattern(
         "ci_add_mask",
