@@ -490,6 +490,11 @@ example(
     f"GET /login?next=%2Fexport%3Fapi_key%253D{REDACTED}%2526fmt%253Dcsv HTTP/1.1",
 )
 example("ldif_base64_password", "userPassword:: RmVybiZTdG9uZTc3", f"userPassword:: {REDACTED}")
+example(
+    "xml_secret_element_attributes",
+    '<wsse:Password Type="urn:oasis:wss#PasswordText">Fern&amp;Stone77</wsse:Password>',
+    f'<wsse:Password Type="urn:oasis:wss#PasswordText">{REDACTED}</wsse:Password>',
+)
 example("ci_add_mask", "2025-01-09T10:22:31Z ::add-mask::Fern7Stone77quay", f"2025-01-09T10:22:31Z ::add-mask::{REDACTED}")
 example(
     "redis_acl_password",

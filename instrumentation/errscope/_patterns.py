@@ -901,18 +901,29 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "xml_secret_element",
         "keyword",
-        r"(<(?i:[A-Za-z0-9_:\-]*(?:password|passwd|secret|token|api[_\-]?key|access[_\-]?key|secret[_\-]?key)|(?:[A-Za-z0-9_\-]+:)?pass)"
-        r"(?:[ \t]+[A-Za-z_:][^<>\r\n]*)?>(?:\s*<(?i:value)>)?)"
-        r"[^<\s\[*][^<]*(</)",
+        r"(<(?i:[A-Za-z0-9_:\-]*(?:password|passwd|secret|token|api[_\-]?key|access[_\-]?key|secret[_\-]?key))>)"
+        r"[^<\s\[][^<]*(</)",
         True,
         "XML elements named like secrets: <Password>...</Password>, <SecretAccessKey>...; the value ends at "
-        "its closing tag (a placeholder in angle brackets, ``\"<YOUR_TOKEN>\"``, opens no element). The element may "
-        "carry a namespace prefix and attributes (WS-Security ``<wsse:Password Type=\"..#PasswordText\">``, OData "
-        "``<d:Password m:type=..>``, FileZilla's ``<Pass encoding=\"base64\">``) and hold the value in a ``<Value>`` "
-        "child (Windows ``Unattend.xml``).",
+        "its closing tag (a placeholder in angle brackets, ``\"<YOUR_TOKEN>\"``, opens no element).",
         keep_suffix=True,
         hints=("pass", "secret", "token", "key"),
-        trigger=r"(?i:password|passwd|secret|token|key|<pass|:pass)(?:>|[ \t]+[A-Za-z_:][^<>\r\n]*>)",
+        trigger=r"(?i:password|passwd|secret|token|key)>",
+    ),
+    SecretPattern(
+        "xml_secret_element_attributes",
+        "keyword",
+        r"(<(?i:[A-Za-z0-9_:\-]*(?:password|passwd|secret|token|api[_\-]?key|access[_\-]?key)|(?:[A-Za-z0-9_\-]+:)?pass)"
+        r"[ \t]+[A-Za-z_:][^<>\r\n]*>|<(?i:[A-Za-z0-9_:\-]*password)>\s*<(?i:value)>)"
+        r"[^<\s\[*][^<]*(</)",
+        True,
+        "The same elements with attributes (WS-Security ``<wsse:Password Type=\"..#PasswordText\">``, OData "
+        "``<d:Password m:type=..>``, FileZilla's ``<Pass encoding=\"base64\">``), or holding the value in a "
+        "``<Value>`` child (Windows ``Unattend.xml``'s ``<AdministratorPassword><Value>``). Its own rule, triggered "
+        "by the attribute or the child: widening the plain element's cost ~8 % of a 64 KiB scan.",
+        keep_suffix=True,
+        hints=("pass", "secret", "token", "key"),
+        trigger=r"(?i:password|passwd|secret|token|key|<pass|:pass)[ \t]+[A-Za-z_:][^<>\r\n]*>|(?i:password)>\s*<(?i:value)>",
     ),
     SecretPattern(
         "xml_named_string",
