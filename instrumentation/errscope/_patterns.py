@@ -685,6 +685,21 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         keep_suffix=True,
         hints=("akia", "asia", "abia", "acca"),
     ),
+    # before the modular crypt rule: ``{CRYPT}$6$..`` goes whole (the Collector applies the rules in turn)
+    SecretPattern(
+        "password_hash_scheme",
+        "provider",
+        r"\{(?:S?SHA(?:256|512)?|S?MD5|CRYPT|(?:SHA256|SHA512|MD5|BLF|DES)-CRYPT|PLAIN|CLEARTEXT|CRAM-MD5"
+        r"|PBKDF2(?:-SHA(?:1|256|512))?|ARGON2I?D?|NTLM)\}[^\s'\"<>\[][^\s'\"<>]{5,}"
+        r"|SCRAM-SHA-(?:1|256)\$[0-9]+:[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+|\bmd5[0-9a-f]{32}\b|(\*)[0-9A-F]{40}\b",
+        True,
+        "Password hashes named by their scheme: LDAP/Dovecot prefixes (``{SSHA}``, ``{SHA512-CRYPT}``, ``{PLAIN}``), "
+        "PostgreSQL's ``SCRAM-SHA-256$<iterations>:<salt>$<stored>:<server>`` and ``md5<hex>``, MySQL's ``*<40 HEX>`` "
+        "(its ``*`` kept: a value that starts with one reads as a mask).",
+        hints=("{", "scram-sha-", "md5", "*"),
+        trigger=r"\{(?:S?SHA|S?MD5|CRYPT|SHA256-|SHA512-|MD5-|BLF-|DES-|PLAIN|CLEARTEXT|CRAM-|PBKDF2|ARGON2|NTLM)"
+        r"|SCRAM-SHA-|md5[0-9a-f]{32}|\*[0-9A-F]{40}",
+    ),
     SecretPattern(
         "password_hash",
         "provider",
@@ -699,19 +714,6 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         hints=("$", "grub.pbkdf2."),
         trigger=r"\$(?:1|2[abxy]|5|6|7|y|gy|apr1|md5|sha1|pbkdf2[\-a-z0-9]*|argon2[a-z]*|scrypt|krb5[a-z]+)\$|pbkdf2_sha|argon2\$"
         r"|bcrypt|scrypt\$|grub\.pbkdf2\.",
-    ),
-    SecretPattern(
-        "password_hash_scheme",
-        "provider",
-        r"\{(?:S?SHA(?:256|512)?|S?MD5|CRYPT|(?:SHA256|SHA512|MD5|BLF|DES)-CRYPT|PLAIN|CLEARTEXT|CRAM-MD5"
-        r"|PBKDF2(?:-SHA(?:1|256|512))?|ARGON2I?D?|NTLM)\}[^\s'\"<>]{6,}"
-        r"|SCRAM-SHA-(?:1|256)\$[0-9]+:[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+|\bmd5[0-9a-f]{32}\b|(\*)[0-9A-F]{40}\b",
-        True,
-        "Password hashes named by their scheme: LDAP/Dovecot prefixes (``{SSHA}``, ``{SHA512-CRYPT}``, ``{PLAIN}``), "
-        "PostgreSQL's ``SCRAM-SHA-256$<iterations>:<salt>$<stored>:<server>`` and ``md5<hex>``, MySQL's ``*<40 HEX>`` (its ``*`` kept: a value that starts with one reads as a mask).",
-        hints=("{", "scram-sha-", "md5", "*"),
-        trigger=r"\{(?:S?SHA|S?MD5|CRYPT|SHA256-|SHA512-|MD5-|BLF-|DES-|PLAIN|CLEARTEXT|CRAM-|PBKDF2|ARGON2|NTLM)"
-        r"|SCRAM-SHA-|md5[0-9a-f]{32}|\*[0-9A-F]{40}",
     ),
     _provider(
         "vendor_token_shapes",
