@@ -156,7 +156,13 @@ def test_tables_and_markup() -> None:
 
 
 def test_other_languages_copula() -> None:
-    for text in (f"Das Passwort für db-prod lautet {PASSWORD}", f"La contraseña del servidor es {PASSWORD}", f"管理者のパスワードは {PASSWORD} です"):
+    for text in (
+        f"Das Passwort für db-prod lautet {PASSWORD}",
+        f"La contraseña del servidor es {PASSWORD}",
+        f"管理者のパスワードは {PASSWORD} です",
+        f"Paßwort: {PASSWORD}",  # German's older spelling
+        f"+ sqlplus -s system/{PASSWORD}@//ora1:1521/ORCLPDB1",  # Oracle's connect string after its tools
+    ):
         assert PASSWORD not in scrub(text), text
     for text in ("Le mot de passe est incorrect.", "Das Passwort ist abgelaufen.", "パスワードは8文字以上で入力してください"):
         assert scrub(text) == text, text

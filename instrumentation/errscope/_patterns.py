@@ -181,7 +181,7 @@ _PASSWORD_WORDS = (
     r"|[a-xz0-9]pass"  # a word run into ``pass`` (dbpass, adminpass, ftppass), not ``bypass``
     # the password in other languages (de, es, fr, pt, nl, fi, pl, it, sv, da/no, tr, cs/sk, hu, vi) and
     # "secret" in the Romance languages and German
-    r"|passwort|kennwort|contrase(?:ña|na)|mot[_.\-]?de[_.\-]?passe|senha|wachtwoord|salasana|has(?:ł|l)o"
+    r"|pa(?:ss|ß)wort|kennwort|contrase(?:ña|na)|mot[_.\-]?de[_.\-]?passe|senha|wachtwoord|salasana|has(?:ł|l)o"
     r"|parola|l(?:ö|o)senord|adgangskode|passord|(?:ş|s)ifre|heslo|jelsz(?:ó|o)|m(?:ậ|a)t[_ ]?kh(?:ẩ|a)u"
     r"|secre(?:to|t(?:è|e))|segredo|geheim"
 )
@@ -190,7 +190,7 @@ _PASSWORD_WORDS = (
 _PASSWORD_WORDS_OTHER_SCRIPTS = "[Пп]ароль|ПАРОЛЬ|密码|密碼|パスワード|비밀번호|κωδικός|ΚΩΔΙΚΟΣ|סיסמה|كلمة[_ ]?(?:المرور|السر)|पासवर्ड"
 _TOKEN_WORDS_OTHER_SCRIPTS = "[Тт]окен|ТОКЕН|[Кк]люч[_ ]?API|API[_ ]?[Кк]люч|令牌|密钥|トークン|APIキー|토큰|API[_ ]?키"
 _PASSWORD_TRIGGER_WORDS = (
-    "(?i:pass(?:word|wd|phrase|wort|ord|e)?|pwd|pw|psk|secret|credentials?|mnemonic|phrase|kennwort|contrase(?:ña|na)"
+    "(?i:pass(?:word|wd|phrase|wort|ord|e)?|paßwort|pwd|pw|psk|secret|credentials?|mnemonic|phrase|kennwort|contrase(?:ña|na)"
     "|senha|wachtwoord|salasana|has(?:ł|l)o|parola|senord|adgangskode|ifre|heslo|jelsz(?:ó|o)|kh(?:ẩ|a)u"
     "|secre(?:to|t(?:è|e))|segredo|geheim)"
     # outside (?i:): case folding of other scripts swells the trigger set's DFA (~5 % a line)
@@ -441,7 +441,7 @@ def _provider(
     return SecretPattern(name, "provider", regex, keep_prefix, description, hints=hints, trigger=trigger)
 
 
-_PASSWORD_HINTS = ("pass", "pw", "secret", "credential")
+_PASSWORD_HINTS = ("pass", "pw", "secret", "credential", "paß")
 # The value of a (name, value) pair: one character a word or a sentence would not have (a digit, a symbol, a
 # capital inside a word), as a token value; "Expired" and "This password is too common." are a message's words.
 _PAIR_STRONG = r"(?:[0-9+/=~!@#^:]|[A-Za-z][A-Z])"
@@ -1297,12 +1297,15 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "jdbc_oracle_user_password",
         "uri",
-        r"(jdbc:oracle:[a-z]+:@?[A-Za-z0-9_$#.\-]*/)[^\s@/\[][^\s@/]*(@)",
+        r"(jdbc:oracle:[a-z]+:@?[A-Za-z0-9_$#.\-]*/"
+        r"|\b(?:sqlplus|sqlldr|expdp|impdp|rman|dgmgrl|sqlcl)(?:[ \t]+(?:-[A-Za-z]+|target|auxiliary|catalog))*[ \t]+"
+        r"(?:userid=)?[A-Za-z0-9_$#]+/)[^\s@/\[][^\s@/]*(@)",
         True,
-        "Oracle's ``jdbc:oracle:thin:user/pw@host`` (user and password separated by ``/``, no ``://``).",
+        "Oracle's ``jdbc:oracle:thin:user/pw@host`` (user and password separated by ``/``, no ``://``), and the same "
+        "connect string given to Oracle's tools (``sqlplus -s user/pw@//host:1521/svc``, ``expdp``, ``rman``, ...).",
         keep_suffix=True,
-        hints=("jdbc:oracle:",),
-        trigger=r"jdbc:oracle:[a-z]+:@?[A-Za-z0-9_$#.\-]*/",
+        hints=("jdbc:oracle:", "sqlplus", "sqlldr", "expdp", "impdp", "rman", "dgmgrl", "sqlcl"),
+        trigger=r"jdbc:oracle:[a-z]+:@?[A-Za-z0-9_$#.\-]*/|sqlplus|sqlldr|expdp|impdp|rman|dgmgrl|sqlcl",
     ),
     SecretPattern(
         "secret_phrase_colon",
