@@ -925,7 +925,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "by the attribute or the child: widening the plain element's cost ~8 % of a 64 KiB scan.",
         keep_suffix=True,
         hints=("pass", "secret", "token", "key"),
-        trigger=r"(?i:password|passwd|secret|token|key|<pass|:pass)[ \t]+[A-Za-z_:][^<>\r\n]*>|(?i:password)>\s*<(?i:value)>",
+        trigger=r"<[A-Za-z0-9_:\-]*(?i:password|passwd|secret|token|key|pass)[ \t]+[A-Za-z_:]|(?i:password)>\s*<(?i:value)>",
     ),
     SecretPattern(
         "xml_named_string",
@@ -1305,7 +1305,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "connect string given to Oracle's tools (``sqlplus -s user/pw@//host:1521/svc``, ``expdp``, ``rman``, ...).",
         keep_suffix=True,
         hints=("jdbc:oracle:", "sqlplus", "sqlldr", "expdp", "impdp", "rman", "dgmgrl", "sqlcl"),
-        trigger=r"jdbc:oracle:[a-z]+:@?[A-Za-z0-9_$#.\-]*/|sqlplus|sqlldr|expdp|impdp|rman|dgmgrl|sqlcl",
+        trigger=r"jdbc:oracle:[a-z]+:@?[A-Za-z0-9_$#.\-]*/|\b(?:sqlplus|sqlldr|expdp|impdp|rman|dgmgrl|sqlcl)[ \t]",
     ),
     SecretPattern(
         "secret_phrase_colon",
@@ -1434,11 +1434,11 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "redis_acl_password",
         "keyword",
-        r"((?i:user)\"?[ \t]+\"?[^\s\"]+\"?[ \t]+\"?on\"?[ \t]+(?:\"?[^\s\">]+\"?[ \t]+)*?\"?>)[^\s\"<>*\[][^\s\"<>]*",
+        r"((?i:user)\"?[ \t]+\"?[^\s\"]+\"?[ \t]+\"?on\"?[ \t]+\"?>)[^\s\"<>*\[][^\s\"<>]*",
         True,
         "A Redis ACL rule's ``>password`` (``user app on >.. ~* +@all``, ``ACL SETUSER svc on >..``, MONITOR's quoted form).",
         hints=("user",),
-        trigger=r"(?i:user)\"?[ \t]+\"?[^\s\"]+\"?[ \t]+\"?on\"?[ \t]",
+        trigger=r"on\"?[ \t]+\"?>[^\s\"<>*\[]",
     ),
     SecretPattern(
         "jaas_user_password",
