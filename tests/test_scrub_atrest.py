@@ -17,7 +17,7 @@ Measured once before any fix: recall 58/248 (0.234), 6/150 benign lines altered 
 alone (the Collector) 61/248, 8/150: the lowest first score of the ten sets (the rules knew none of these
 containers). The false positives were ``/etc/passwd`` and ``/etc/shadow`` lines read as ``.pgpass`` lines
 and booleans under password-named settings (``lock_passwd: false``). Fixed by kind (README, Scrubbing):
-237/248, 0/150; RE2 alone 234/248, 7/150. What is still missed or altered is pinned here.
+235/248, 0/150; RE2 alone 232/248, 7/150. What is still missed or altered is pinned here.
 """
 
 from __future__ import annotations
@@ -47,6 +47,8 @@ KNOWN_GAPS = {
     "piped_password_prompt",
     # davfs2's ``secrets`` line without its URL (``/mnt/dav  user  <pw>``): three positional columns.
     "davfs_s3fs_secrets",
+    # a token after ``/download/``: an artifact's hash or id stands there as often (``/download/<sha256>/x.tar.gz``).
+    "share_link",
 }
 KNOWN_FALSE_POSITIVES: set[str] = set()
 # The Collector (one leftmost pass) reads SQL's ``PASSWORD '..'`` before the SCRAM hash inside it, and a token
@@ -72,14 +74,14 @@ def test_atrest_score() -> None:
     result = corpus.score(scrub, *_held_out())
     assert {line["format"] for line in result.missed} == KNOWN_GAPS
     assert {line["category"] for line, _ in result.altered} == KNOWN_FALSE_POSITIVES
-    assert len(result.missed) == 11 and len(result.altered) == 0  # recall 237/248, FP 0/150
+    assert len(result.missed) == 13 and len(result.altered) == 0  # recall 235/248, FP 0/150
 
 
 def test_atrest_regex_only_is_what_the_collector_runs() -> None:
     result = corpus.score(corpus.regex_only, *_held_out())
     assert {line["format"] for line in result.missed} == REGEX_ONLY_GAPS
     assert {line["category"] for line, _ in result.altered} == REGEX_ONLY_ALTERED
-    assert len(result.missed) == 14 and len(result.altered) == 7  # 234/248, 7/150
+    assert len(result.missed) == 16 and len(result.altered) == 7  # 232/248, 7/150
 
 
 def test_triggers_and_guard_admit_every_match_here() -> None:
@@ -131,6 +133,7 @@ def test_capability_links() -> None:
         "https://app.example.com/reset-password",
         "https://app.example.com/share/quarterly-report-2025",
         "https://app.example.com/verify-email/sent",
+        "https://artifacts.example.com/download/3f2a9c0e7d6b5a4f3e2d1c0b9a8f7e6d5c4b3a2918f7e6d5c4b3a29180f7e6d5/app.tar.gz",
         "https://github.com/acme/app/releases/download/v2.4.1/app-linux-amd64.tar.gz",
     ):
         assert scrub(text) == text, text

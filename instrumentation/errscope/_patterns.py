@@ -1387,17 +1387,18 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "capability_link_token",
         "uri",
-        r"(/(?i:reset|recover|magic|invite|invitations?|join|verify|verification|confirm|activate|share|download|signin"
+        r"(/(?i:reset|recover|magic|invite|invitations?|join|verify|verification|confirm|activate|share|signin"
         r"|unsubscribe)(?:[\-_][A-Za-z]+)*/(?:[A-Za-z0-9_\-]{1,8}/){0,2}|/s/|[?&](?:t|k|rlkey)=)"
         r"[A-Za-z0-9_\-]{8,}[0-9A-Z][A-Za-z0-9_\-]{8,}",
         True,
         "Capability links, whose token is the credential: password reset (Django's ``/reset/<uidb64>/<token>/``), "
         "magic sign-in, invitation, e-mail verification and share links, the token a random path segment after "
         "the action's word (a short id segment or two may stand between) or a one-letter parameter (``?t=``, "
-        "``?k=``, Dropbox's ``rlkey=``). Python requires a random shape (``/share/quarterly-report-2025`` stays).",
+        "``?k=``, Dropbox's ``rlkey=``). Python requires a random shape (``/share/quarterly-report-2025`` stays); not "
+        "after ``/download/``, where an artifact's hash stands as often.",
         hints=("/", "t=", "k="),
         verify="random",
-        trigger=r"/(?i:reset|recover|magic|invit|join|verif|confirm|activat|share|download|signin|unsubscribe)|/s/|[?&](?:t|k|rlkey)=",
+        trigger=r"/(?i:reset|recover|magic|invit|join|verif|confirm|activat|share|signin|unsubscribe)|/s/|[?&](?:t|k|rlkey)=",
     ),
     SecretPattern(
         "percent_encoded_twice_pair",
