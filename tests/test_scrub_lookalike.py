@@ -6,7 +6,8 @@ masks and references; secrets in MCP tool arguments, LLM and bot keys, XML, TOML
 Measured once before any fix: Python recall 105/120, 9/120 benign lines altered; the RE2 patterns
 alone (the Collector) recall 105/120, 13/120 altered. Fixed by kind (README, Scrubbing): Python
 114/120, 5/120; RE2 alone 114/120, 7/120; after the fifth set (mcpstack) Python 114/120, 3/120
-(a ``session_id=`` is an identifier). What is still missed or altered is pinned
+(a ``session_id=`` is an identifier); after the tenth (atrest) 117/120 in both (Oracle's ``sqlplus
+user/pw@//host``). What is still missed or altered is pinned
 here, so that a fix, or a regression, shows up.
 """
 
@@ -21,8 +22,7 @@ from tests import corpus
 from tests.secret_corpus import lookalike
 
 KNOWN_GAPS = {
-    # Oracle's ``user/password@//host``: a slash-separated pair is every path's shape.
-    "oracle_connect_slash",
+    # (Oracle's ``sqlplus user/password@//host`` is read since the tenth set: the connect string after Oracle's tools.)
     # A password under a header whose name is a vendor's and ends in ``Key`` (``X-ClickHouse-Key``):
     # symbols break the 16-character run the compound-key rule needs.
     "clickhouse_header_key",
@@ -53,7 +53,7 @@ def test_lookalike_score() -> None:
     result = corpus.score(scrub, corpus.held_out("lookalike_secrets.jsonl.gz"), corpus.held_out("lookalike_benign.jsonl.gz"))
     assert {line["format"] for line in result.missed} == KNOWN_GAPS
     assert {line["category"] for line, _ in result.altered} == KNOWN_FALSE_POSITIVES
-    assert len(result.missed) == 6 and len(result.altered) == 3  # recall 114/120, FP 3/120
+    assert len(result.missed) == 3 and len(result.altered) == 3  # recall 117/120, FP 3/120
 
 
 def test_lookalike_regex_only_is_what_the_collector_runs() -> None:

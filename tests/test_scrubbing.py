@@ -7,6 +7,7 @@ token-shaped literals for secret scanners to flag; they are fresh (not corpus li
 
 from __future__ import annotations
 
+import base64
 import random
 import re
 import string
@@ -461,6 +462,85 @@ leak("uppercase_prefixed_token", "NRAK-" + t(27, string.ascii_uppercase + string
 leak("id_dot_secret", "pat" + t(14) + "." + t(64, HEX))
 leak("prefixed_token_secret_word", "zvx_live_" + t(24))
 leak("prefixed_token", "vndr_" + t(40))
+# the tenth set's kinds (tests/secret_corpus/atrest.py)
+example(
+    "table_row_secret",
+    "-[ RECORD 1 ]+------\nname       | billing\napi_key    | Fern7Stone-4412quay\nrotated_at | 2025-01-09",
+    f"-[ RECORD 1 ]+------\nname       | billing\napi_key    | {REDACTED}\nrotated_at | 2025-01-09",
+)
+example(
+    "markup_secret_value",
+    "<tr><td>Temporary password</td><td>Fern-Stone77</td></tr>",
+    f"<tr><td>Temporary password</td><td>{REDACTED}</td></tr>",
+)
+example(
+    "foreign_copula_password",
+    "Das Passwort für den Server lautet Fern-Stone77, bitte ändern.",
+    f"Das Passwort für den Server lautet {REDACTED}, bitte ändern.",
+)
+_reset = t(40, URLSAFE)
+example(
+    "capability_link_token",
+    f"Reset it at https://app.example.com/account/reset-password/{_reset}?utm=mail (expires in 1h)",
+    f"Reset it at https://app.example.com/account/reset-password/{REDACTED}?utm=mail (expires in 1h)",
+)
+example(
+    "percent_encoded_twice_pair",
+    "GET /login?next=%2Fexport%3Fapi_key%253DQ7rT9xLm2wZkP4vB8nC3%2526fmt%253Dcsv HTTP/1.1",
+    f"GET /login?next=%2Fexport%3Fapi_key%253D{REDACTED}%2526fmt%253Dcsv HTTP/1.1",
+)
+example("ldif_base64_password", "userPassword:: RmVybiZTdG9uZTc3", f"userPassword:: {REDACTED}")
+example(
+    "xml_secret_element_attributes",
+    '<wsse:Password Type="urn:oasis:wss#PasswordText">Fern&amp;Stone77</wsse:Password>',
+    f'<wsse:Password Type="urn:oasis:wss#PasswordText">{REDACTED}</wsse:Password>',
+)
+example("ci_add_mask", "2025-01-09T10:22:31Z ::add-mask::Fern7Stone77quay", f"2025-01-09T10:22:31Z ::add-mask::{REDACTED}")
+example(
+    "redis_acl_password",
+    "user worker on >Fern7Stone77 ~jobs:* +@list",
+    f"user worker on >{REDACTED} ~jobs:* +@list",
+)
+example(
+    "jaas_user_password",
+    'org.apache.kafka.common.security.plain.PlainLoginModule required user_etl="Fern&Stone77";',
+    f'org.apache.kafka.common.security.plain.PlainLoginModule required user_etl="{REDACTED}";',
+)
+_unseal = base64.b64encode(bytes(range(7, 39))).decode()
+example("vault_unseal_key", f"Unseal Key 2: {_unseal}", f"Unseal Key 2: {REDACTED}")
+example(
+    "piped_password",
+    "echo 'Fern&Stone77' | sudo -S systemctl restart api",
+    f"echo '{REDACTED}' | sudo -S systemctl restart api",
+)
+example(
+    "cloud_init_chpasswd_list",
+    "#cloud-config\nchpasswd:\n  expire: false\n  list: |\n    admin:Fern&Stone77",
+    f"#cloud-config\nchpasswd:\n  expire: false\n  list: |\n    admin:{REDACTED}",
+)
+_nt = t(32, HEX)
+example(
+    "ntlm_hash_line",
+    f"svc_backup:1107:aad3b435b51404eeaad3b435b51404ee:{_nt}:::",
+    f"svc_backup:1107:aad3b435b51404eeaad3b435b51404ee:{REDACTED}:::",
+)
+_crypt = "$6$" + t(16) + "$" + t(86, ALNUM + "./")
+example("password_hash", f"backup:{_crypt}:19700:0:99999:7:::", f"backup:{REDACTED}:19700:0:99999:7:::")
+leak("vendor_token_shapes", "oy2" + t(43, string.ascii_lowercase + string.digits).lower())
+leak("vendor_token_shapes_2", "figd_" + t(40, URLSAFE))
+leak("vendor_prefixed_uuid", "pat-eu1-8c1f2e3d-4b5a-4c6d-9e7f-0a1b2c3d4e5f")
+leak("vendor_token_shapes_3", "xkeysib-" + t(64, HEX) + "-" + t(16))
+leak("encoded_credential_blob", base64.b64encode(b'{"password":"Fern&Stone77","user":"ops"}').decode())
+example(
+    "password_hash_scheme",
+    "dn: uid=ops,ou=people,dc=example,dc=com\nuserPassword: {SSHA}" + t(32, ALNUM + "+/"),
+    f"dn: uid=ops,ou=people,dc=example,dc=com\nuserPassword: {REDACTED}",
+)
+example(
+    "openvpn_static_key",
+    "<tls-crypt>\n-----BEGIN OpenVPN Static key V1-----\n" + "\n".join(t(32, HEX) for _ in range(4)) + "\n-----END OpenVPN Static key V1-----\n</tls-crypt>",
+    f"<tls-crypt>\n{REDACTED}\n</tls-crypt>",
+)
 
 
 @pytest.mark.parametrize(("text", "expected"), KEYWORD_SHAPES)

@@ -333,6 +333,8 @@ _ASSIGNED_AFTER: Final = re.compile(rb"[ \t]+=[ \t]")
 
 def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
     first = secret[:1]
+    if first in b"tTfF" and secret.lower() in (b"true", b"false"):  # a setting's flag under a password-named key (``lock_passwd: false``)
+        return True
     if first == b"!":
         return _YAML_TAG.fullmatch(secret) is not None and data[secret_end : secret_end + 1] in (b" ", b"\n", b"\r", b"")
     if first.isdigit() and secret.isdigit():

@@ -78,6 +78,11 @@ def _lines(source: str = "corpus") -> list[tuple[str, dict[str, str]]]:
 
         secrets = [line for line in corpus.held_out("dumped_secrets.jsonl.gz") if line["format"] not in ninth.REGEX_ONLY_GAPS]
         benign = [line for line in corpus.held_out("dumped_benign.jsonl.gz") if line["category"] not in ninth.REGEX_ONLY_ALTERED]
+    elif source == "atrest":  # the tenth (hashes, provisioning, client files, links, tables), the same way
+        from tests import test_scrub_atrest as tenth
+
+        secrets = [line for line in corpus.held_out("atrest_secrets.jsonl.gz") if line["format"] not in tenth.REGEX_ONLY_GAPS]
+        benign = [line for line in corpus.held_out("atrest_benign.jsonl.gz") if line["category"] not in tenth.REGEX_ONLY_ALTERED]
     else:
         require(corpus.corpus_dir() is not None, "shared corpus not found (../shared/corpus or ERRSCOPE_CORPUS_DIR)")
         secrets, benign = corpus.secrets(), corpus.benign()
@@ -276,7 +281,7 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-@pytest.mark.parametrize("source", ["corpus", "wrapped", "mcpstack", "infra", "polyglot", "dumped"])
+@pytest.mark.parametrize("source", ["corpus", "wrapped", "mcpstack", "infra", "polyglot", "dumped", "atrest"])
 def test_every_corpus_line_in_every_field(source: str) -> None:
     lines = _lines(source)
     by_id = dict(lines)
