@@ -237,8 +237,8 @@ def _path(value: Any) -> str:
         parts = [str(p) for p in value]
     elif str(value or "").startswith("/"):
         parts = [p.replace("~1", "/").replace("~0", "~") for p in str(value)[1:].split("/")]  # RFC 6901
-    else:
-        parts = [str(value or "")]
+    else:  # a dotted path; ajv 6's dataPath starts with the dot (".limit", ".items[0].sku")
+        parts = [str(value or "").removeprefix(".")]
     path = ".".join(p for p in parts if p)
     if path == "params.arguments":
         return "arguments"
@@ -247,7 +247,7 @@ def _path(value: Any) -> str:
 
 def _issue(issue: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
     """(field, expectation) pairs from one JSON issue: zod 3/4, pydantic ``errors()``, ajv/JSON Schema unit."""
-    code = str(issue.get("code") or issue.get("type") or issue.get("keyword") or "")
+    code = str(issue.get("code") or issue.get("type") or issue.get("keyword") or issue.get("validator") or "")
     path = _path(next((issue[key] for key in _PATH_KEYS if issue.get(key) not in (None, "")), ""))
     params = issue.get("params") if isinstance(issue.get("params"), Mapping) else {}
     message = str(next((issue[key] for key in _MESSAGE_KEYS if isinstance(issue.get(key), str)), ""))
@@ -305,7 +305,8 @@ def _issue(issue: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
         # zod 3 names the rule ("regex") but not the pattern: the listed inputSchema's pattern says more.
         expected = f"a string matching {pattern}" if pattern else _SOME_FORMAT if kind == "regex" else f"a valid {kind}"
     else:
-        expected = _expectation(message)
+        # python-jsonschema's errors as JSON ({"path", "message", "validator"}) word the rule after the value
+        expected = _expectation(message) or next((e for _, e in _jsonschema(message, None) if e), None)
     yield path or "arguments", expected
 
 
