@@ -8,7 +8,8 @@ Handling). A second table pins the variants one replay does not show, through th
 
 Snapshots read: modelcontextprotocol/csharp-sdk ``609499b2``, kotlin-sdk ``a06d699d``, swift-sdk ``6132fd4``,
 ruby-sdk ``fcb1ac9`` (with davishmcclurg/json_schemer's messages, ``lib/json_schemer/draft202012/vocab/*.rb``),
-php-sdk ``c882401``.
+php-sdk ``c882401``; community: cloudwalk/hermes-mcp ``622d058`` (with zoedsoupe/peri ``15c9190``),
+php-mcp/server ``d2c5833``. Spring AI's MCP server runs on the Java SDK (``tests/foreign/test_java_server.py``).
 """
 
 from __future__ import annotations
@@ -175,6 +176,27 @@ SHAPES: list[Shape] = [
     # src/Server/Protocol.php:349
     Shape("php-method", "add", {"a": 1, "b": 2}, error(-32601, 'No handler found for method "tools/call".'),
           FailureClass.NOT_FOUND, Channel.PROTOCOL, relist=True),
+    # ---------------------------------------------------------------- community: hermes-mcp (Elixir), php-mcp/server
+    # cloudwalk/hermes-mcp 622d058, lib/hermes/server/handlers/tools.ex:34-35: message "Invalid params", the words in
+    # data.message. The tool is listed (a stale listing): only the data says it is gone.
+    Shape("hermes-unknown-listed", "get_forecast", {"city": "Lyon"},
+          error(-32602, "Invalid params", {"message": "Tool not found: get_forecast"}),
+          FailureClass.NOT_FOUND, Channel.PROTOCOL, ("does not exist",), relist=True),
+    # tools.ex:44-46 with lib/hermes/server/component/schema.ex:51-58 ("<path>: <message>" joined by "; ") and
+    # zoedsoupe/peri 15c9190 lib/peri.ex:1393 ("expected type of %{expected} received %{actual} value")
+    Shape("hermes-peri", "search", {"limit": "ten"},
+          error(-32602, "Invalid params",
+                {"message": 'query: is required; limit: expected type of :integer received "ten" value'}),
+          FailureClass.INVALID_INPUT, Channel.PROTOCOL, ("`query` is required", "`limit` must be an integer"),
+          never=("ten",), args_note=True),
+    # php-mcp/server d2c5833, src/Dispatcher.php:161 + src/Exception/McpServerException.php:84
+    Shape("php-mcp-unknown-tool", "refund_order", {"id": "o-1"},
+          error(-32601, "Method not found: Tool 'refund_order' not found."),
+          FailureClass.NOT_FOUND, Channel.PROTOCOL, ("does not exist",), relist=True),
+    # src/Elements/RegisteredElement.php:108-110: a missing argument answered as -32603: still the caller's mistake
+    Shape("php-mcp-missing", "search", {"limit": 5},
+          error(-32603, "Missing required argument `query` for App\\Tools\\Search::search."),
+          FailureClass.INVALID_INPUT, Channel.PROTOCOL),
     # ---------------------------------------------------------------- -32602 whose specifics are only in data
     Shape("data-field-reason", "search", {"query": "mcp sdks", "limit": 500},
           error(-32602, "Invalid params", {"field": "limit", "reason": "must be at most 100"}),
@@ -283,6 +305,11 @@ def test_validator_reports_name_the_argument(message: str, says: str) -> None:
         ("'query' is a required property", "`query` is required"),
         ({"validation_errors": [{"pointer": "/", "keyword": "required", "message": "Missing required properties: `query`."}]},
          "`query` is required"),
+        # Peri (zoedsoupe/peri lib/peri.ex:968, 950, 984, 1245) as hermes-mcp joins it, its "then" spelling too
+        ({"message": "limit: should be less then or equal to 100"}, "`limit` must be at most 100"),
+        ({"message": "limit: should be greater then 0"}, "`limit` must be greater than 0"),
+        ({"message": "limit: should be in the range of 1..100 (inclusive)"}, "`limit` must be between 1 and 100"),
+        ({"message": 'mode: expected one of ["fast", "slow"] received "turbo"'}, "`mode` must be one of fast, slow"),
     ],
 )
 def test_data_alone_names_the_argument(data: Any, says: str) -> None:

@@ -140,8 +140,9 @@ _TYPE_NOUNS: Final = {
 }
 _COMPARISONS: Final = {">": "greater than", ">=": "at least", "<": "less than", "<=": "at most"}
 _WORDY_BOUNDS: Final = (
-    (re.compile(r"\bgreater than or equal to\b", re.I), "at least"),
-    (re.compile(r"\bless than or equal to\b", re.I), "at most"),
+    (re.compile(r"\bgreater th[ae]n or equal to\b", re.I), "at least"),  # "then": Elixir's Peri (hermes-mcp)
+    (re.compile(r"\bless th[ae]n or equal to\b", re.I), "at most"),
+    (re.compile(r"\b(greater|less) then\b", re.I), r"\1 than"),
 )
 
 
@@ -190,10 +191,16 @@ _PHRASES: Final[tuple[tuple[re.Pattern[str], Any], ...]] = (
     (re.compile(r"^(?:The [\w .-]{1,64} |This )?field is required$", re.I), lambda m: _REQUIRED),
     (re.compile(r"^This value (?:should|must) be (.+)$", re.I), lambda m: m[1]),
     (re.compile(r"^(?:is )?(?:missing(?:,? but (?:it )?is required)?|required)$", re.I), lambda m: _REQUIRED),
+    (re.compile(r"^should be in the range of (-?[\d.]+?)\.\.(-?[\d.]+) \(inclusive\)$", re.I),
+     lambda m: f"between {m[1]} and {m[2]}"),
     (re.compile(r"^(?:must|should) be (.+)$", re.I), lambda m: m[1]),
     (re.compile(r"^(?:must|should) match (?:the )?(?:pattern |regex |regular expression )?(\S.{0,79})$", re.I),
      lambda m: f"a string matching {m[1].strip('`')}"),
     # a tool's own words after the argument: "expected one of fast, slow", "expected integer", "expected a u32"
+    # Elixir's Peri (hermes-mcp joins "<path>: <message>" with "; "): "expected one of [...] received :x",
+    # "expected type of :integer received \"ten\" value", "should be in the range of 1..100 (inclusive)"
+    (re.compile(r"^expected one of (.+?),? (?:received|got:?) .*$", re.I), lambda m: _options(m[1])),
+    (re.compile(r"^expected type of :?(\w+) received .*$", re.I), lambda m: _noun(m[1])),
     (re.compile(r"^expected one of:? (.+)$", re.I), lambda m: _options(m[1])),
     (re.compile(r"^expected (?:an? )?([\w<>\[\]&]{1,40})$", re.I), lambda m: _native_noun(m[1]) or _noun(m[1])),
     # a range, in Rust's notation too: "out of range 1..=100" (inclusive), "not in range 0..10" (end excluded)
