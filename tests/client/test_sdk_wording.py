@@ -360,3 +360,38 @@ def test_tool_exception_wrappers(text: str, expected: FailureClass) -> None:
 def test_sdk_protocol_codes(code: int, message: str, expected: FailureClass) -> None:
     """Timeouts, closed connections and a busy server land on their class by code and words."""
     assert class_for_jsonrpc_error(code, message) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        # kotlinx.serialization decoding a Kotlin SDK tool's arguments, inside Server.kt:668's wrapper
+        ("Error executing tool search: Unexpected JSON token at offset 7: Expected numeric literal at path: $.limit",
+         "`limit` must be a number"),
+        ("Error executing tool search: Unexpected JSON token at offset -1: Failed to parse literal '\"ten\"' as an int "
+         "value at path: $.limit", "`limit` must be an integer"),
+        ("Error executing tool search: Field 'query' is required for type with serial name 'SearchArgs', but it was "
+         "missing at path: $", "`query` is required"),
+    ],
+)
+def test_kotlinx_reports_name_the_argument(text: str, says: str) -> None:
+    """kotlinx.serialization's path names the argument; the value it failed on is never quoted."""
+    reading = read_text(text, "search", frozenset(SEARCH["properties"]))
+    assert reading.arguments_rejected, text
+    note = invalid_params_note("search", text, {"limit": "ten"}, SEARCH)
+    assert says in note and "ten" not in note, note
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the same decoder failing on an upstream's body: the root, or a field the tool does not declare
+        "Error executing tool search: Unexpected JSON token at offset 0: Expected start of the object '{', but had "
+        "'EOF' instead at path: $",
+        "Error executing tool search: Unexpected JSON token at offset 3: Expected numeric literal at path: $.price",
+    ],
+)
+def test_kotlinx_upstream_decoding_is_the_tools_failure(text: str) -> None:
+    """A decode failure outside the declared arguments is the tool's own failure, not a rejected call."""
+    reading = read_text(text, "search", frozenset(SEARCH["properties"]))
+    assert not reading.arguments_rejected and reading.failure_class is FailureClass.UNKNOWN, reading

@@ -82,7 +82,8 @@ _PYDANTIC_HEADER: Final = re.compile(r"\b\d+ validation errors? for \S+", re.I)
 # mcp-go) is as weak: a tool decodes upstream data with them too, and an upstream may miss a parameter.
 _DECODER_HEADER: Final = re.compile(
     r"cannot unmarshal .{1,80}? into Go |\binvalid (?:type|value): .{1,120}?, expected |\b(?:missing|unknown) field `"
-    r"|\bunknown variant `|\brequired argument [`'\"]"
+    r"|\bunknown variant `|\brequired argument [`'\"]|\bUnexpected JSON token at offset .{1,200}? at path: \$"
+    r"|\bEncountered an unknown key '"
     r"|\bargument [`'\"][\w.-]+[`'\"] (?:is not an?|cannot be converted to)\b"
 )
 
@@ -531,6 +532,42 @@ def _decoder_reports(
             yield match["required"], _REQUIRED
         else:
             yield match["arg"], _native_noun(match["argtype"]) or _noun(match["argtype"])
+    for match in _KOTLINX.finditer(message):
+        at = _kotlinx_path(match["path"] or match["keypath"])
+        if match["key"]:
+            yield (f"{at}.{match['key']}" if at else match["key"]), _UNEXPECTED
+        elif at:  # the root ("$") is the whole document: an upstream's body as likely as the arguments
+            yield at, _kotlinx_expectation(match["what"])
+
+
+# kotlinx.serialization (a Kotlin SDK tool decoding its JsonObject arguments into a data class; kotlin-sdk Server.kt
+# wraps it in "Error executing tool <name>: "): a JSON path after "at path:", the rule before it.
+#   Unexpected JSON token at offset 7: Expected numeric literal at path: $.limit
+#   Unexpected JSON token at offset -1: Failed to parse literal '"ten"' as an int value at path: $.limit
+#   Encountered an unknown key 'verbose' at offset 12 at path: $
+# ("Field 'b' is required for type with serial name 'X', but it was missing at path: $" reads as prose.)
+_KOTLINX: Final = re.compile(
+    r"Unexpected JSON token at offset -?\d+: (?P<what>.{1,200}?) at path: (?P<path>\$\S*)"
+    r"|Encountered an unknown key '(?P<key>[^']{1,64})'(?: at offset -?\d+)? at path: (?P<keypath>\$\S*)"
+)
+
+
+def _kotlinx_path(path: str | None) -> str:
+    return re.sub(r"\[(\d+)\]", r".\1", (path or "$").removeprefix("$")).strip(".")
+
+
+def _kotlinx_expectation(what: str) -> str | None:
+    if re.match(r"Expected numeric literal", what):
+        return "a number"
+    if re.match(r"Expected (?:quotation mark|string literal|beginning of the string)", what):
+        return "a string"
+    if literal := re.search(r"as an? (\w+) value", what):
+        return _native_noun(literal[1]) or _noun(literal[1])
+    if re.match(r"Expected (?:start of the object|JsonObject)", what):
+        return "an object"
+    if re.match(r"Expected (?:start of the array|JsonArray)", what):
+        return "an array"
+    return None
 
 
 # serde names the kind of a container it did not expect ("invalid type: map, expected a string"), not its value.
