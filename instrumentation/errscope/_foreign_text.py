@@ -122,7 +122,9 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\bssl connection could not be established\b|"
             # rustls's other refusals (Rust's reqwest, hyper, tonic): "received fatal alert: HandshakeFailure".
             r"received fatal alert|"
-            r"bad gateway|gateway timeout|temporarily|try again later|is down|overloaded",
+            r"bad gateway|gateway timeout|temporarily|try again later|is down|overloaded|"
+            # a peer shedding load: "Server is busy: too many in-flight messages" (kotlin-sdk Protocol.kt, -32603)
+            r"\b(?:server|service) (?:is )?busy\b|\btoo many in-flight\b",
             re.I,
         ),
     ),

@@ -171,9 +171,18 @@ def error_texts(message: str, data: Any) -> tuple[str, ...]:
 
     ``data`` holds "additional information about the error" (JSON-RPC 2.0, section 5.1); some SDKs put the
     specifics there and keep the message generic (the Java SDK: message ``Unknown tool: invalid_tool_name``,
-    data ``Tool not found: <name>``).
+    data ``Tool not found: <name>``), or in a text field of an object ``data`` (hermes-mcp: message ``Invalid params``,
+    data ``{"message": "Tool not found: <name>"}``; the Swift SDK: ``{"detail": ...}``).
     """
-    return (message, data) if isinstance(data, str) and data else (message,)
+    if isinstance(data, str) and data:
+        return (message, data)
+    if isinstance(data, Mapping):  # {"message": "Tool not found: x"} (hermes-mcp), {"detail": ...} (Swift SDK)
+        said = tuple(data[key] for key in _DATA_TEXT_KEYS if isinstance(data.get(key), str) and data[key])
+        return (message, *said)
+    return (message,)
+
+
+_DATA_TEXT_KEYS: Final = ("message", "detail", "reason", "error")
 
 
 def text_of(content: Iterable[Any] | None, structured: Any = None) -> str:

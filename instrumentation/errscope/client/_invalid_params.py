@@ -69,7 +69,7 @@ _SOME_FORMAT: Final = "a string in the required format"  # a pattern rule the va
 # may validate upstream data with pydantic too): it counts only for fields the tool declares.
 _STRONG_MARKER: Final = re.compile(
     r"-32602|\binput validation error\b|\binvalid (?:request )?(?:arguments|params|parameters)\b"
-    r"|\bunexpected keyword argument"
+    r"|\bunexpected keyword argument|\bmissing required arguments?\s*:"  # Ruby SDK: "Missing required arguments: a, b"
     # "validating \"arguments\"" (Go SDK), "input schema validation failed" (mcp-go), "validation of the arguments"
     r"|\bvalidat(?:ing|ion)\W{0,3}(?:of\s+)?(?:the\s+)?(?:tool\s+)?(?:arguments?|input|params|parameters)\b"
     r"|\b(?:arguments?|input|params|parameters)(?: schema)? validation\b"
@@ -82,7 +82,8 @@ _PYDANTIC_HEADER: Final = re.compile(r"\b\d+ validation errors? for \S+", re.I)
 # mcp-go) is as weak: a tool decodes upstream data with them too, and an upstream may miss a parameter.
 _DECODER_HEADER: Final = re.compile(
     r"cannot unmarshal .{1,80}? into Go |\binvalid (?:type|value): .{1,120}?, expected |\b(?:missing|unknown) field `"
-    r"|\bunknown variant `|\brequired argument [`'\"]"
+    r"|\bunknown variant `|\brequired argument [`'\"]|\bUnexpected JSON token at offset .{1,200}? at path: \$"
+    r"|\bEncountered an unknown key '"
     r"|\bargument [`'\"][\w.-]+[`'\"] (?:is not an?|cannot be converted to)\b"
 )
 
@@ -140,8 +141,9 @@ _TYPE_NOUNS: Final = {
 }
 _COMPARISONS: Final = {">": "greater than", ">=": "at least", "<": "less than", "<=": "at most"}
 _WORDY_BOUNDS: Final = (
-    (re.compile(r"\bgreater than or equal to\b", re.I), "at least"),
-    (re.compile(r"\bless than or equal to\b", re.I), "at most"),
+    (re.compile(r"\bgreater th[ae]n or equal to\b", re.I), "at least"),  # "then": Elixir's Peri (hermes-mcp)
+    (re.compile(r"\bless th[ae]n or equal to\b", re.I), "at most"),
+    (re.compile(r"\b(greater|less) then\b", re.I), r"\1 than"),
 )
 
 
@@ -173,12 +175,33 @@ _PHRASES: Final[tuple[tuple[re.Pattern[str], Any], ...]] = (
     (re.compile(r"^Invalid enum value\. Expected (.+?)(?:, received .*)?$", re.I), lambda m: _options(m[1])),
     (re.compile(r"^Invalid input: expected (\".*\"|-?[\d.]+|true|false|null)$", re.I), lambda m: f"exactly {m[1]}"),
     (re.compile(r"^Invalid literal value, expected (.+)$", re.I), lambda m: f"exactly {m[1]}"),
+    # the PHP SDK's own sentences for opis/json-schema errors (php-sdk src/Capability/Discovery/SchemaValidator.php)
+    (re.compile(r"^Invalid type\. Expected `?([\w|]+)`?(?:, but received .*)?$", re.I),
+     lambda m: " or ".join(_noun(t) for t in m[1].split("|"))),
+    (re.compile(r"^Number must be strictly (greater|less) than (\S+)$", re.I), lambda m: f"{m[1].lower()} than {m[2]}"),
+    (re.compile(r"^String must be at least (\d+) characters? long$", re.I), lambda m: f"at least {m[1]} characters"),
+    (re.compile(r"^String must not be longer than (\d+) characters?$", re.I), lambda m: f"at most {m[1]} characters"),
+    (re.compile(r"^Array must contain no more than (\d+) items?$", re.I), lambda m: f"at most {m[1]} items"),
+    (re.compile(r"^(?:String|Value) does not match the required (pattern|format): `?(.+?)`?$", re.I),
+     lambda m: f"a string matching {m[2]}" if m[1].lower() == "pattern" else f"a valid {m[2]}"),
+    (re.compile(r"^Value must be one of the allowed values: (.+)$", re.I), lambda m: _options(m[1])),
+    (re.compile(r"^Value must be equal to the constant value: (.+)$", re.I), lambda m: f"exactly {m[1]}"),
     (re.compile(r"^(?:Number|Value) must be (.+)$", re.I), lambda m: m[1]),
+    # form validators' words in error.data: "The email field is required." (Laravel), "This field is required."
+    # (Django REST), "This value should be less than or equal to 100." (Symfony)
+    (re.compile(r"^(?:The [\w .-]{1,64} |This )?field is required$", re.I), lambda m: _REQUIRED),
+    (re.compile(r"^This value (?:should|must) be (.+)$", re.I), lambda m: m[1]),
     (re.compile(r"^(?:is )?(?:missing(?:,? but (?:it )?is required)?|required)$", re.I), lambda m: _REQUIRED),
+    (re.compile(r"^should be in the range of (-?[\d.]+?)\.\.(-?[\d.]+) \(inclusive\)$", re.I),
+     lambda m: f"between {m[1]} and {m[2]}"),
     (re.compile(r"^(?:must|should) be (.+)$", re.I), lambda m: m[1]),
     (re.compile(r"^(?:must|should) match (?:the )?(?:pattern |regex |regular expression )?(\S.{0,79})$", re.I),
      lambda m: f"a string matching {m[1].strip('`')}"),
     # a tool's own words after the argument: "expected one of fast, slow", "expected integer", "expected a u32"
+    # Elixir's Peri (hermes-mcp joins "<path>: <message>" with "; "): "expected one of [...] received :x",
+    # "expected type of :integer received \"ten\" value", "should be in the range of 1..100 (inclusive)"
+    (re.compile(r"^expected one of (.+?),? (?:received|got:?) .*$", re.I), lambda m: _options(m[1])),
+    (re.compile(r"^expected type of :?(\w+) received .*$", re.I), lambda m: _noun(m[1])),
     (re.compile(r"^expected one of:? (.+)$", re.I), lambda m: _options(m[1])),
     (re.compile(r"^expected (?:an? )?([\w<>\[\]&]{1,40})$", re.I), lambda m: _native_noun(m[1]) or _noun(m[1])),
     # a range, in Rust's notation too: "out of range 1..=100" (inclusive), "not in range 0..10" (end excluded)
@@ -222,8 +245,8 @@ def _path(value: Any) -> str:
         parts = [str(p) for p in value]
     elif str(value or "").startswith("/"):
         parts = [p.replace("~1", "/").replace("~0", "~") for p in str(value)[1:].split("/")]  # RFC 6901
-    else:
-        parts = [str(value or "")]
+    else:  # a dotted path; ajv 6's dataPath starts with the dot (".limit", ".items[0].sku")
+        parts = [str(value or "").removeprefix(".")]
     path = ".".join(p for p in parts if p)
     if path == "params.arguments":
         return "arguments"
@@ -232,11 +255,16 @@ def _path(value: Any) -> str:
 
 def _issue(issue: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
     """(field, expectation) pairs from one JSON issue: zod 3/4, pydantic ``errors()``, ajv/JSON Schema unit."""
-    code = str(issue.get("code") or issue.get("type") or issue.get("keyword") or "")
-    path = _path(issue.get("path", issue.get("loc", issue.get("instancePath", issue.get("instance_path", "")))))
+    code = str(issue.get("code") or issue.get("type") or issue.get("keyword") or issue.get("validator") or "")
+    path = _path(next((issue[key] for key in _PATH_KEYS if issue.get(key) not in (None, "")), ""))
     params = issue.get("params") if isinstance(issue.get("params"), Mapping) else {}
-    message = str(issue.get("message") or issue.get("msg") or "")
+    message = str(next((issue[key] for key in _MESSAGE_KEYS if isinstance(issue.get(key), str)), ""))
     join = (lambda name: f"{path}.{name}" if path and path != "arguments" else name)
+    listed = _NAMED_LIST.match(message.strip())
+    if listed:  # "Missing required properties: `a`, `b`." at the object's pointer: the names are the arguments
+        for name in _list_names(listed["names"]):
+            yield join(name), _REQUIRED if listed["kind"].lower().startswith("missing") else _UNEXPECTED
+        return
     if code in {"unrecognized_keys", "additionalProperties"}:
         for key in issue.get("keys") or [params.get("additionalProperty")]:
             if key:
@@ -285,8 +313,29 @@ def _issue(issue: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
         # zod 3 names the rule ("regex") but not the pattern: the listed inputSchema's pattern says more.
         expected = f"a string matching {pattern}" if pattern else _SOME_FORMAT if kind == "regex" else f"a valid {kind}"
     else:
-        expected = _expectation(message)
+        # python-jsonschema's errors as JSON ({"path", "message", "validator"}) word the rule after the value
+        expected = _expectation(message) or next((e for _, e in _jsonschema(message, None) if e), None)
     yield path or "arguments", expected
+
+
+_PATH_KEYS: Final = ("path", "loc", "instancePath", "instance_path", "dataPath", "pointer", "field", "property",
+                     "propertyPath", "param", "parameter", "argument", "location")
+"""Where a validator's issue object names the argument: zod/pydantic/ajv, ajv 6 (``dataPath``), the PHP SDK's
+``validation_errors`` (``pointer``), and the ``{"field": ..., "reason": ...}`` objects tools put in ``error.data``."""
+_MESSAGE_KEYS: Final = ("message", "msg", "reason", "error", "detail", "description")
+# "Missing required properties: `a`, `b`." (PHP SDK), "Missing required arguments: a, b" (Ruby SDK), "Object contains
+# unexpected additional properties: `extra`." (PHP SDK): a rule, then the argument names it applies to.
+_NAMED_LIST: Final = re.compile(
+    r"^(?P<kind>missing required|(?:object )?contains unexpected(?: additional)?|unexpected|unknown|unrecognized)"
+    r" (?:arguments?|parameters?|properties|property|fields?|keys?)\s*:\s*(?P<names>[^;\n]+?)\.?$",
+    re.I,
+)
+
+
+def _list_names(text: str) -> list[str]:
+    """The names of a printed list (``a, b``, ```a`, `b```, ``"a", "b"``, ``[a, b]``): only those shaped like one."""
+    names = [n.strip().strip("`'\"") for n in re.split(r",\s*|\s+and\s+", text.strip().strip("[]"))]
+    return [n for n in names if re.fullmatch(_FIELD, n)]
 
 
 def _json_issues(message: str) -> Iterator[tuple[str, str | None]]:
@@ -300,10 +349,10 @@ def _json_issues(message: str) -> Iterator[tuple[str, str | None]]:
         except RecursionError:  # nested deeper than json recurses: no validator's report, nor any bracket inside it
             return
         if isinstance(value, dict):  # {"issues": [...]} (zod's error JSON) or {"errors": [...]}
-            value = value.get("issues") or value.get("errors")
+            value = value.get("issues") or value.get("errors") or value.get("validation_errors")
         if not (isinstance(value, list) and value and all(isinstance(item, dict) for item in value)):
             continue
-        if not any(key in value[0] for key in ("path", "loc", "instancePath", "instance_path")):
+        if not any(key in value[0] for key in ("path", "loc", "instancePath", "instance_path", "pointer")):
             continue
         for item in value:
             yield from _issue(item)
@@ -483,6 +532,42 @@ def _decoder_reports(
             yield match["required"], _REQUIRED
         else:
             yield match["arg"], _native_noun(match["argtype"]) or _noun(match["argtype"])
+    for match in _KOTLINX.finditer(message):
+        at = _kotlinx_path(match["path"] or match["keypath"])
+        if match["key"]:
+            yield (f"{at}.{match['key']}" if at else match["key"]), _UNEXPECTED
+        elif at:  # the root ("$") is the whole document: an upstream's body as likely as the arguments
+            yield at, _kotlinx_expectation(match["what"])
+
+
+# kotlinx.serialization (a Kotlin SDK tool decoding its JsonObject arguments into a data class; kotlin-sdk Server.kt
+# wraps it in "Error executing tool <name>: "): a JSON path after "at path:", the rule before it.
+#   Unexpected JSON token at offset 7: Expected numeric literal at path: $.limit
+#   Unexpected JSON token at offset -1: Failed to parse literal '"ten"' as an int value at path: $.limit
+#   Encountered an unknown key 'verbose' at offset 12 at path: $
+# ("Field 'b' is required for type with serial name 'X', but it was missing at path: $" reads as prose.)
+_KOTLINX: Final = re.compile(
+    r"Unexpected JSON token at offset -?\d+: (?P<what>.{1,200}?) at path: (?P<path>\$\S*)"
+    r"|Encountered an unknown key '(?P<key>[^']{1,64})'(?: at offset -?\d+)? at path: (?P<keypath>\$\S*)"
+)
+
+
+def _kotlinx_path(path: str | None) -> str:
+    return re.sub(r"\[(\d+)\]", r".\1", (path or "$").removeprefix("$")).strip(".")
+
+
+def _kotlinx_expectation(what: str) -> str | None:
+    if re.match(r"Expected numeric literal", what):
+        return "a number"
+    if re.match(r"Expected (?:quotation mark|string literal|beginning of the string)", what):
+        return "a string"
+    if literal := re.search(r"as an? (\w+) value", what):
+        return _native_noun(literal[1]) or _noun(literal[1])
+    if re.match(r"Expected (?:start of the object|JsonObject)", what):
+        return "an object"
+    if re.match(r"Expected (?:start of the array|JsonArray)", what):
+        return "an array"
+    return None
 
 
 # serde names the kind of a container it did not expect ("invalid type: map, expected a string"), not its value.
@@ -564,7 +649,12 @@ def _pydantic(message: str) -> Iterator[tuple[str, str | None]]:
 
 # "query is required" names the argument unquoted: read only for an argument the tool declares ("Authentication
 # is required" names none).
-_BARE_REQUIRED: Final = re.compile(rf"(?:^|(?<=[\s:;,(]))(?P<field>{_FIELD}) (?:is|are) (?:required|missing)\b")
+_BARE_REQUIRED: Final = re.compile(
+    rf"(?:^|(?<=[\s:;,(]))(?P<field>{_FIELD}) (?:is|are) (?:required|missing)\b"
+    # "Missing expression parameter" (the Swift SDK's README tool)
+    rf"|\bmissing (?:required )?(?P<named>{_FIELD}) (?:parameter|argument|field|property)\b",
+    re.I,
+)
 
 
 def _prose(message: str, input_schema: Mapping[str, Any] | None = None) -> Iterator[tuple[str, str | None]]:
@@ -572,8 +662,9 @@ def _prose(message: str, input_schema: Mapping[str, Any] | None = None) -> Itera
         yield next(name for name in match.groups() if name), _REQUIRED
     declared = declared_arguments(input_schema) or frozenset()
     for match in _BARE_REQUIRED.finditer(message):
-        if match["field"] in declared:
-            yield match["field"], _REQUIRED
+        name = match["field"] or match["named"]
+        if name in declared:
+            yield name, _REQUIRED
     for match in _POINTER_MUST.finditer(message):
         exp = match.group("exp").strip()
         yield _path(match.group("pointer")), _noun(exp) if re.fullmatch(r"\w+", exp) else exp
@@ -695,6 +786,81 @@ def _keyword_reports(message: str) -> Iterator[tuple[str, str | None]]:
         yield field or "arguments", expected  # a bare Want (a pattern, a bound, a format) does not say which rule
 
 
+# Ruby's json_schemer (the Ruby SDK: "Invalid arguments: value at `/a` is not a number, object at root is missing
+# required properties: b"): the kind of value, its location in backticks or "root", then the rule it broke.
+_SUBJECT: Final = r"(?:value|number|string(?: length)?|array(?: size| items)?|object(?: propert(?:y|ies)| size)?)"
+_SUBJECT_REPORT: Final = re.compile(
+    rf"\b(?P<subject>{_SUBJECT}) at (?:`(?P<pointer>/[^`]*)`|root) (?P<rule>.+?)"
+    rf"(?=,\s*{_SUBJECT} at (?:`|root)|;|\n|$)",
+    re.I,
+)
+_SUBJECT_BOUNDS: Final = (
+    (re.compile(r"^is greater than or equal to: (\S+)$"), "less than"),
+    (re.compile(r"^is greater than: (\S+)$"), "at most"),
+    (re.compile(r"^is less than or equal to: (\S+)$"), "greater than"),
+    (re.compile(r"^is less than: (\S+)$"), "at least"),
+)
+# The PHP SDK: "Property '/b': Invalid type. Expected `number`, but received `string`." (issues joined by "; ").
+_PROPERTY_REPORT: Final = re.compile(r"\bProperty '(?P<pointer>/[^']*)':\s*(?P<msg>[^;\n]+)")
+
+
+def _subject_rule(subject: str, rule: str) -> str | None:
+    rule = rule.strip().rstrip(".")
+    for pattern, words in _SUBJECT_BOUNDS:
+        match = pattern.match(rule)
+        if match:
+            unit = {"string length": " characters", "array size": " items"}.get(subject.lower(), "")
+            return f"{words} {_number(match[1])}{unit}"
+    if match := re.match(r"^is not one of the types: (.+)$", rule):
+        return " or ".join(_noun(t) for t in _list_items(match[1]))
+    if match := re.match(r"^is not one of: (.+)$", rule):
+        return "one of " + ", ".join(_list_items(match[1]))
+    if match := re.match(r"^is not: (.+)$", rule):
+        return f"exactly {match[1]}"
+    if match := re.match(r"^is not an? (\w+)$", rule):
+        return _noun(match[1])
+    if match := re.match(r"^is not a multiple of: (\S+)$", rule):
+        return f"a multiple of {match[1]}"
+    if match := re.match(r"^does not match pattern: (.+)$", rule):
+        return f"a string matching {match[1]}"
+    if match := re.match(r"^does not match format: (.+)$", rule):
+        return f"a valid {match[1]}"
+    return None
+
+
+def _located_reports(message: str) -> Iterator[tuple[str, str | None]]:
+    """Reports that give the argument's location apart from the rule: json_schemer's and the PHP SDK's."""
+    for match in _SUBJECT_REPORT.finditer(message):
+        field, rule = _pointer_field(match["pointer"] or ""), match["rule"].strip()
+        if rule.startswith("is a disallowed additional property"):
+            yield field, _UNEXPECTED
+        elif required := re.match(r"is missing required properties: (.+)$", rule):
+            for name in _list_names(required[1]):
+                yield (f"{field}.{name}" if field else name), _REQUIRED
+        else:
+            yield field or "arguments", _subject_rule(match["subject"], rule)
+    for match in _PROPERTY_REPORT.finditer(message):
+        field, text = _pointer_field(match["pointer"]), match["msg"].strip()
+        listed = _NAMED_LIST.match(text)
+        if listed:
+            kind = _REQUIRED if listed["kind"].lower().startswith("missing") else _UNEXPECTED
+            for name in _list_names(listed["names"]):
+                yield (f"{field}.{name}" if field else name), kind
+        else:
+            yield field or "arguments", _expectation(text)
+    # the same lists at the root, without a location: "Missing required arguments: a, b" (Ruby SDK)
+    body = _TOOL_PREAMBLE.sub("", _SDK_PREFIX.sub("", message.strip()), count=1)
+    for piece in re.split(r";\s*|\n", body):
+        listed = _NAMED_LIST.match(_STRIP_INVALID.sub("", piece.strip()))
+        if listed:
+            kind = _REQUIRED if listed["kind"].lower().startswith("missing") else _UNEXPECTED
+            for name in _list_names(listed["names"]):
+                yield name, kind
+
+
+_STRIP_INVALID: Final = re.compile(r"^invalid (?:arguments|params|parameters)\s*:\s*", re.I)
+
+
 def _schema_at(schema: Mapping[str, Any], path: str) -> Mapping[str, Any]:
     """The schema of the value at ``path`` (dotted; array indices step into ``items``), ``{}`` when undeclared."""
     node: Any = _resolve(schema, schema)
@@ -739,10 +905,17 @@ def _declared_expectation(problem: ArgumentProblem, input_schema: Mapping[str, A
 
 
 _NOT_FIELDS: Final = frozenset({"input", "error", "trace", "at", "http", "https"})  # prose words, not arguments
+# A validator's sentence subject ("Number must be less than or equal to 100", "String must be at least 3 characters
+# long": the PHP SDK; "Value must be ...") capitalised at the start of its sentence: the kind of value, not an argument.
+_SUBJECT_WORDS: Final = frozenset({"Number", "String", "Value", "Array", "Object", "Integer", "Boolean", "Data",
+                                   "Property", "Field", "Parameter", "Argument"})
 
 
 def parse_argument_problems(
-    message: str, arguments: Mapping[str, Any] | None = None, input_schema: Mapping[str, Any] | None = None
+    message: str,
+    arguments: Mapping[str, Any] | None = None,
+    input_schema: Mapping[str, Any] | None = None,
+    data: Any = None,
 ) -> list[ArgumentProblem]:
     """The arguments a validation message rejects and what each must be (order kept, one per field, at most 4).
 
@@ -753,20 +926,22 @@ def parse_argument_problems(
         input_schema: the tool's listed ``inputSchema``. When the message names an argument but not the rule it
             broke (mcp-go prints ``/weight_kg: &{Got:-1/1 Want:0/1}``), what the argument must be is read from the
             tool's own declaration (:func:`errscope._messages.expected_for_path`) instead.
+        data: the JSON-RPC error's ``data`` (JSON-RPC 2.0 §5.1), where many servers put the specifics and keep the
+            message generic: a string, an issue list (zod, ajv, JSON Schema output units), an object naming the
+            argument (``{"field": ..., "reason": ...}``, the PHP SDK's ``{"validation_errors": [...]}``, the Swift
+            SDK's ``{"detail": ...}``) or a map of arguments to messages (``{"fieldErrors": {"a": [...]}}``).
 
     A field named twice keeps the most specific expectation. Values the caller sent never appear: pydantic's
     ``input_value``, zod's ``received`` and JSON Schema's echoed instance are dropped by construction.
     """
     found: dict[str, str | None] = {}
     # A JSON issue list is the whole story (its "message" fields would read as prose); else text forms combine.
-    issues = list(_json_issues(message))
-    pairs = issues or [
-        *_keyword_reports(message), *_decoder_reports(message, arguments, input_schema), *_pydantic(message),
-        *_zod_lines(message), *_prose(message, input_schema), *_jsonschema(message, arguments),
-    ]
+    pairs = [*_text_pairs(message, arguments, input_schema), *_data_pairs(data, arguments, input_schema)]
     for field, expected in pairs:
         field = _qualified(field.strip("`'\"").removeprefix("$."), expected, arguments, input_schema)  # $: JSONPath
-        if field.lower() in _NOT_FIELDS or (not field and (expected is None or "" in found)):
+        if field.lower() in _NOT_FIELDS or field in _SUBJECT_WORDS or (
+            not field and (expected is None or "" in found)
+        ):
             continue
         if found.get(field) is None:
             found[field] = expected
@@ -774,6 +949,71 @@ def parse_argument_problems(
         found.pop("", None)  # a problem the validator could not name adds nothing next to named ones
     problems = [ArgumentProblem(field, expected) for field, expected in found.items()][:MAX_PROBLEMS]
     return [_declared_expectation(problem, input_schema) for problem in problems]
+
+
+def _text_pairs(
+    message: str, arguments: Mapping[str, Any] | None, input_schema: Mapping[str, Any] | None
+) -> list[tuple[str, str | None]]:
+    issues = list(_json_issues(message))
+    return issues or [
+        *_located_reports(message), *_keyword_reports(message), *_decoder_reports(message, arguments, input_schema),
+        *_pydantic(message), *_zod_lines(message), *_prose(message, input_schema), *_jsonschema(message, arguments),
+    ]
+
+
+_MAX_DATA_DEPTH: Final = 6
+_DATA_CONTAINERS: Final = ("issues", "errors", "validation_errors", "validationErrors", "fieldErrors", "details",
+                           "violations", "invalid_params", "invalidParams")
+
+
+def _data_pairs(
+    data: Any, arguments: Mapping[str, Any] | None, input_schema: Mapping[str, Any] | None, depth: int = 0
+) -> Iterator[tuple[str, str | None]]:
+    """(field, expectation) pairs from a JSON-RPC error's ``data`` (see :func:`parse_argument_problems`)."""
+    if depth > _MAX_DATA_DEPTH:
+        return
+    if isinstance(data, str):
+        yield from _text_pairs(data[:4096], arguments, input_schema)
+    elif isinstance(data, list):
+        for item in data[:50]:
+            yield from _data_pairs(item, arguments, input_schema, depth + 1)
+    elif isinstance(data, Mapping):
+        if any(data.get(key) not in (None, "") and not isinstance(data.get(key), Mapping) for key in _PATH_KEYS):
+            yield from _issue(data)
+            return
+        known = set(_sent_names(arguments)) | set(declared_arguments(input_schema) or ())
+        for key, value in data.items():
+            if key in _DATA_CONTAINERS and isinstance(value, Mapping) and _names_map(value):
+                for name, said in value.items():  # {"fieldErrors": {"a": ["Expected number, received string"]}}
+                    yield str(name), _said_expectation(said)
+            elif isinstance(value, list | Mapping):
+                yield from _data_pairs(value, arguments, input_schema, depth + 1)
+            elif key in _MESSAGE_KEYS and isinstance(value, str):
+                yield from _text_pairs(value[:4096], arguments, input_schema)
+            elif key in known and isinstance(value, str):  # {"limit": "must be at most 100"}
+                yield key, _said_expectation(value)
+
+
+def _names_map(value: Mapping[str, Any]) -> bool:
+    """A map of argument names to what is wrong with each (strings, or lists of them)."""
+    return bool(value) and all(
+        isinstance(name, str) and re.fullmatch(_FIELD, name)
+        and (isinstance(said, str) or (isinstance(said, list) and all(isinstance(s, str) for s in said)))
+        for name, said in value.items()
+    )
+
+
+def _said_expectation(said: Any) -> str | None:
+    texts = [said] if isinstance(said, str) else [s for s in said if isinstance(s, str)] if isinstance(said, list) else []
+    for text in texts:
+        expected = _expectation(text)
+        if expected is not None:
+            return expected
+    return None
+
+
+def _sent_names(arguments: Mapping[str, Any] | None) -> list[str]:
+    return [str(name) for name in arguments] if isinstance(arguments, Mapping) else []
 
 
 # ------------------------------------------------------------------------------------------- classification
@@ -851,6 +1091,7 @@ def invalid_params_note(
     message: str,
     arguments: Mapping[str, Any] | None = None,
     input_schema: Mapping[str, Any] | None = None,
+    data: Any = None,
 ) -> str:
     """Build the model's note for rejected arguments on ``tool``: which argument, what it must be, what to do.
 
@@ -861,12 +1102,17 @@ def invalid_params_note(
             any depth and of any type, is cut out of whatever server text reaches the note
             (:func:`without_sent_values`): the note never quotes what the model sent, however the server echoed it.
         input_schema: the tool's listed ``inputSchema`` (see :func:`parse_argument_problems`).
+        data: the -32602 error's ``data``, read for the argument when the message does not name it (see
+            :func:`parse_argument_problems`). A string ``data`` stands in for a generic message ("Invalid params")
+            when nothing names an argument; structured ``data`` reaches the note only as parsed names and rules.
 
     Returns:
         At most :data:`MAX_NOTE` characters, scrubbed; each argument name at most 64 characters and each
         expectation at most :data:`MAX_EXPECTED`.
     """
-    problems = parse_argument_problems(message, arguments, input_schema)
+    problems = parse_argument_problems(message, arguments, input_schema, data)
+    if not problems and isinstance(data, str) and _SDK_PREFIX.sub("", message).strip().lower().rstrip(".") in _GENERIC:
+        message = data  # "Invalid params" with the specifics in data (the Ruby SDK: data "Missing or invalid uri")
     if problems:
         # Names and expectations are the server's raw text: values cut, bounded and scrubbed like the excerpt below.
         detail = scrub_text("; ".join(_bounded(p, arguments).sentence() for p in problems))
@@ -874,7 +1120,7 @@ def invalid_params_note(
         # Nothing structured: keep a scrubbed, path-free excerpt, only if it is short prose.
         prose = without_sent_values(_SDK_PREFIX.sub("", message), arguments)
         excerpt = safe_excerpt(prose, limit=120)
-        generic = {"invalid params", "invalid request parameters", "invalid arguments"}
+        generic = _GENERIC
         # rmcp answers a tools/call it cannot decode with -32601 and the method's name as the whole message.
         detail = excerpt if excerpt and excerpt.lower() not in generic and not excerpt.startswith(("[", "{")) and not (
             _METHOD_NAME.fullmatch(excerpt)) else ""
@@ -885,6 +1131,9 @@ def invalid_params_note(
         room = MAX_NOTE - len(head) - len(tail) - 5
         note = f"{head} — {detail[:room].rstrip()}….{tail}"
     return note
+
+
+_GENERIC: Final = frozenset({"invalid params", "invalid request parameters", "invalid arguments", "invalid parameters"})
 
 
 def _bounded(problem: ArgumentProblem, arguments: Mapping[str, Any] | None) -> ArgumentProblem:
