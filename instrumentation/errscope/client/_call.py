@@ -489,7 +489,8 @@ class LogicalCall:
             return shape.elicitation_required(self.tool, error.error, ref)
         if code == INVALID_PARAMS:
             listed = catalog.get(self.tool)
-            note = invalid_params_note(self.tool, message, self.arguments, listed.input_schema if listed else None)
+            note = invalid_params_note(self.tool, message, self.arguments, listed.input_schema if listed else None,
+                                       data=error.data)
             return shape.failure(self.tool, Channel.PROTOCOL, FailureClass.INVALID_INPUT, note, ref=ref, advice="")
         return shape.other_protocol_error(self.tool, code, message, data, ref)
 

@@ -230,12 +230,22 @@ def _path(value: Any) -> str:
     return path.removeprefix("params.arguments.")
 
 
+# Where an issue names its argument: zod ``path``, pydantic ``loc``, ajv ``instancePath``, and the field/reason
+# objects of REST APIs (Google's ``fieldViolations[].field``, ``{"field": ..., "reason": ...}``, ``param``).
+_PATH_KEYS: Final = ("path", "loc", "instancePath", "instance_path", "field", "param", "parameter", "property")
+# What it says about it: zod/ajv ``message``, pydantic ``msg``, Google's ``description``, ``reason``, ``detail``.
+_MESSAGE_KEYS: Final = ("message", "msg", "description", "reason", "detail")
+# The lists of issues a report wraps: zod's ``issues``, ajv's and JSON:API's ``errors``, Google's ``fieldViolations``.
+_ISSUE_LISTS: Final = ("issues", "errors", "fieldViolations", "field_violations", "violations", "details")
+
+
 def _issue(issue: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
     """(field, expectation) pairs from one JSON issue: zod 3/4, pydantic ``errors()``, ajv/JSON Schema unit."""
     code = str(issue.get("code") or issue.get("type") or issue.get("keyword") or "")
-    path = _path(issue.get("path", issue.get("loc", issue.get("instancePath", issue.get("instance_path", "")))))
+    where = next((issue[key] for key in _PATH_KEYS if key in issue), "")
+    path = _path(where)
     params = issue.get("params") if isinstance(issue.get("params"), Mapping) else {}
-    message = str(issue.get("message") or issue.get("msg") or "")
+    message = str(next((issue[key] for key in _MESSAGE_KEYS if isinstance(issue.get(key), str) and issue[key]), ""))
     join = (lambda name: f"{path}.{name}" if path and path != "arguments" else name)
     if code in {"unrecognized_keys", "additionalProperties"}:
         for key in issue.get("keys") or [params.get("additionalProperty")]:
@@ -299,11 +309,12 @@ def _json_issues(message: str) -> Iterator[tuple[str, str | None]]:
             continue
         except RecursionError:  # nested deeper than json recurses: no validator's report, nor any bracket inside it
             return
-        if isinstance(value, dict):  # {"issues": [...]} (zod's error JSON) or {"errors": [...]}
-            value = value.get("issues") or value.get("errors")
+        if isinstance(value, dict):  # {"issues": [...]} (zod's error JSON), {"errors": [...]}, or one issue alone
+            listed = next((value[key] for key in _ISSUE_LISTS if isinstance(value.get(key), list)), None)
+            value = listed if listed is not None else [value]
         if not (isinstance(value, list) and value and all(isinstance(item, dict) for item in value)):
             continue
-        if not any(key in value[0] for key in ("path", "loc", "instancePath", "instance_path")):
+        if not any(key in value[0] for key in _PATH_KEYS):
             continue
         for item in value:
             yield from _issue(item)
@@ -851,6 +862,7 @@ def invalid_params_note(
     message: str,
     arguments: Mapping[str, Any] | None = None,
     input_schema: Mapping[str, Any] | None = None,
+    data: Any = None,
 ) -> str:
     """Build the model's note for rejected arguments on ``tool``: which argument, what it must be, what to do.
 
@@ -861,12 +873,17 @@ def invalid_params_note(
             any depth and of any type, is cut out of whatever server text reaches the note
             (:func:`without_sent_values`): the note never quotes what the model sent, however the server echoed it.
         input_schema: the tool's listed ``inputSchema`` (see :func:`parse_argument_problems`).
+        data: the JSON-RPC error's ``data``, when the message is generic ("Invalid params") and the specifics are
+            there (JSON-RPC 2.0 section 5.1: "additional information about the error"): a zod issue array, ajv's
+            ``errors``, a ``{"field", "reason"}`` object or a text. Read only when the message names no argument.
 
     Returns:
         At most :data:`MAX_NOTE` characters, scrubbed; each argument name at most 64 characters and each
         expectation at most :data:`MAX_EXPECTED`.
     """
     problems = parse_argument_problems(message, arguments, input_schema)
+    if not problems and data is not None:
+        problems = parse_argument_problems(_data_text(data), arguments, input_schema)
     if problems:
         # Names and expectations are the server's raw text: values cut, bounded and scrubbed like the excerpt below.
         detail = scrub_text("; ".join(_bounded(p, arguments).sentence() for p in problems))
@@ -885,6 +902,16 @@ def invalid_params_note(
         room = MAX_NOTE - len(head) - len(tail) - 5
         note = f"{head} — {detail[:room].rstrip()}….{tail}"
     return note
+
+
+def _data_text(data: Any) -> str:
+    """An error's ``data`` as text the parser reads: a string as is, anything else as its JSON."""
+    if isinstance(data, str):
+        return data
+    try:
+        return json.dumps(data, default=str)
+    except (TypeError, ValueError, RecursionError):
+        return ""
 
 
 def _bounded(problem: ArgumentProblem, arguments: Mapping[str, Any] | None) -> ArgumentProblem:

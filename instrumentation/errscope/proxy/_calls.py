@@ -328,7 +328,8 @@ class Calls:
         side_effect = True if ran else False if answer.not_run(code, data) else declared
         if code == INVALID_PARAMS:
             classification = Classification(FailureClass.INVALID_INPUT, upstream=upstream, side_effect_possible=False)
-            shaped_text = invalid_params_note(call.tool or "tool", text, entry.arguments, self._schema(call.tool))
+            shaped_text = invalid_params_note(call.tool or "tool", text, entry.arguments, self._schema(call.tool),
+                                              data=data)
         elif task_only:
             # The request lacked the task the tool requires (as bad arguments would): the tool exists and did not run.
             classification = Classification(FailureClass.INVALID_INPUT, upstream=upstream, side_effect_possible=False)
