@@ -878,7 +878,7 @@ def invalid_params_note(
             ``errors``, a ``{"field", "reason"}`` object or a text. Read only when the message names no argument.
 
     Returns:
-        At most :data:`MAX_NOTE` characters, scrubbed; each argument name at most 64 characters and each
+        At most :data:`MAX_NOTE` characters, scrubbed; each argument name at most :data:`~errscope._messages.MAX_NAME` characters and each
         expectation at most :data:`MAX_EXPECTED`.
     """
     problems = parse_argument_problems(message, arguments, input_schema)
