@@ -398,15 +398,8 @@ def _doc_findings(value: Any, depth: int) -> list[tuple[int, str, list[str]]]:
     return found
 
 
-def json_error_message(text: str) -> str | None:
-    """The readable part of a JSON error document: its innermost message, then its codes in parentheses.
-
-    ``None`` when ``text`` is not a JSON object (after a prefix of at most 80 characters) holding a message. The
-    deepest message wins: a gateway's "Provider returned error" wraps the provider's own words. Only the chosen
-    object's ``code``/``status`` (or, failing both, its ``type``) are kept: they carry the class
-    (``invalid_api_key``, ``RESOURCE_EXHAUSTED``, ``server_error``) where the message may not. Not scrubbed: the
-    caller's excerpt is.
-    """
+def json_error_parts(text: str) -> tuple[str, list[str]] | None:
+    """``(innermost message, its codes)`` of a JSON error document (see :func:`json_error_message`), or ``None``."""
     if "{" not in text:
         return None
     doc = _doc(text)
@@ -416,4 +409,20 @@ def json_error_message(text: str) -> str | None:
     if not findings:
         return None
     _, message, codes = max(findings, key=lambda found: found[0])
+    return message, codes
+
+
+def json_error_message(text: str) -> str | None:
+    """The readable part of a JSON error document: its innermost message, then its codes in parentheses.
+
+    ``None`` when ``text`` is not a JSON object (after a prefix of at most 80 characters) holding a message. The
+    deepest message wins: a gateway's "Provider returned error" wraps the provider's own words. Only the chosen
+    object's ``code``/``status`` (or, failing both, its ``type``) are kept: they carry the class
+    (``invalid_api_key``, ``RESOURCE_EXHAUSTED``, ``server_error``) where the message may not. Not scrubbed: the
+    caller's excerpt is.
+    """
+    parts = json_error_parts(text)
+    if parts is None:
+        return None
+    message, codes = parts
     return f"{message} ({', '.join(codes)})" if codes else message
