@@ -56,7 +56,7 @@ ORDER_SCHEMA = {"properties": {"order_id": {"type": "string"}, "note": {"type": 
 
 
 async def test_j214_zod_issues_only_in_error_data(tmp_path: Path, telemetry: Any) -> None:
-    """J214 (punkpeye/fastmcp #1: zod failures thrown as ``InvalidParams`` whose message is generic, the issues in
+    """J214 (punkpeye/fastmcp #1 and PR #5: zod failures thrown as ``InvalidParams`` with a generic message, the issues in
     ``data``; Intuned/cookbook PR #254, raw zod errors replaced by readable notes). ``-32602 Invalid params`` with the
     zod 3 issue array as ``error.data``: the note names ``order_id`` and says it is required; the sent note (a key the
     user pasted) is not echoed; one attempt."""
