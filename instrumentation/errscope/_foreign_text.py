@@ -357,6 +357,9 @@ def safe_excerpt(text: str, limit: int = 160) -> str:
 _DOC_MESSAGE_KEYS: Final = ("message", "error_description", "detail", "description", "msg", "title", "reason")
 _DOC_CODE_KEYS: Final = ("code", "status", "error_code", "errorCode")
 _DOC_DEPTH: Final = 8
+# The keys an error nests under: ``error``/``errors``, Azure's ``innererror``, a ``cause``, RFC 9457's ``detail``s, a
+# gateway's ``metadata.raw`` or the upstream ``body``/``response`` it relays.
+_DOC_NESTING: Final = re.compile(r"error|fault|cause|inner|detail|metadata|raw|body|response|upstream|provider", re.I)
 _DOC_PREFIX: Final = re.compile(r"^[^{\n]{0,80}?(?=\{)")  # "Error: 400 ", "data: ", "upstream said: "
 
 
@@ -393,8 +396,9 @@ def _doc_findings(value: Any, depth: int) -> list[tuple[int, str, list[str]]]:
         if not codes and isinstance(value.get("type"), str):  # the category only when no code says more
             codes = [value["type"]]
         found.append((depth, message.strip(), codes))
-    for item in value.values():
-        found.extend(_doc_findings(item, depth + 1))
+    for key, item in value.items():
+        if _DOC_NESTING.search(str(key)):  # only where an error nests, never a record's own "description"
+            found.extend(_doc_findings(item, depth + 1))
     return found
 
 

@@ -194,3 +194,18 @@ async def test_j222_a_gateway_answer_that_cannot_be_decoded(telemetry: Any) -> N
     assert result.failure_class is FailureClass.UPSTREAM_UNAVAILABLE, result
     assert result.side_effect_possible is not False, result
     assert sum(1 for body in seen if b'"search_issues"' in body) == 1
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ('{"type":"error","error":{"type":"not_found_error","message":"model: x"}}', "model: x (not_found_error)"),
+    ('Error: 503 {"error":{"code":503,"message":"The service is unavailable.","status":"UNAVAILABLE"}}',
+     "The service is unavailable. (503, UNAVAILABLE)"),
+    ('{"error":{"message":"Not found"},"data":{"items":[{"title":"x","description":"a record"}]}}', "Not found"),
+    ('{"items": [{"description": "a record"}]}', None),  # no error in it: a result that happens to be JSON
+    ("plain words {not json}", None),
+], ids=["anthropic", "google-prefixed", "record-beside-error", "no-error", "not-json"])
+def test_json_error_message_reads_where_errors_nest(text: str, expected: str | None) -> None:
+    """J217-J219's reader: the innermost message where an error nests, with its codes; never a record's own words."""
+    from errscope._foreign_text import json_error_message
+
+    assert json_error_message(text) == expected
