@@ -11,6 +11,7 @@ The upstream is the raw foreign stdio peer (``tests/client/servers/heldout_peer.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from errscope._attributes import ERRSCOPE_FAILURE_CLASS
 from tests.client.test_heldout_cases import failed
 from tests.proxy.test_heldout_cases_3 import RawHost
 from tests.proxy.test_heldout_cases_5 import exported_spans
-from tests.proxy.test_heldout_cases_8 import hosts, raw_host  # noqa: F401 (fixture)
+from tests.proxy.test_heldout_cases_8 import raw_host
 
 pytestmark = [pytest.mark.timeout(60)]
 
@@ -30,6 +31,14 @@ def anyio_backend() -> str:
     return "asyncio"
 
 SECRET = "sk-proj-FAKEbead1234567890abcdefFAKE0987654321"
+
+
+@pytest.fixture
+def hosts() -> Iterator[list[RawHost]]:
+    started: list[RawHost] = []
+    yield started
+    for host in started:
+        host.close()
 
 
 def call(host: RawHost, request_id: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -45,7 +54,7 @@ def said(frame: dict[str, Any]) -> str:
     return " ".join(block.get("text", "") for block in frame["result"].get("content", []))
 
 
-def test_j228_zod_issues_only_in_error_data_behind_a_proxy(tmp_path: Path, hosts: list[RawHost]) -> None:  # noqa: F811
+def test_j228_zod_issues_only_in_error_data_behind_a_proxy(tmp_path: Path, hosts: list[RawHost]) -> None:
     """J228 (J214 behind the relay: punkpeye/fastmcp #1). The upstream answers ``-32602 Invalid params`` with the zod
     issue array only in ``error.data``; the host's answer names ``order_id`` as required, and the value the host sent
     (a pasted key) is not echoed."""
@@ -61,7 +70,7 @@ def test_j228_zod_issues_only_in_error_data_behind_a_proxy(tmp_path: Path, hosts
 
 
 @pytest.mark.anyio
-async def test_j229_an_api_error_document_behind_a_proxy(tmp_path: Path, hosts: list[RawHost]) -> None:  # noqa: F811
+async def test_j229_an_api_error_document_behind_a_proxy(tmp_path: Path, hosts: list[RawHost]) -> None:
     """J229 (J217 behind the relay: micasa-dev/micasa #156, earendil-works/pi #4092). The upstream tool's ``isError``
     text is OpenAI's 401 document with the rejected key: the host reads "Incorrect API key provided" without the JSON
     around it or the key, and the relay's span says ``permission_denied``."""
