@@ -155,7 +155,7 @@ from mcp_types import (
 )
 
 from errscope._exceptions import InvalidInput, RateLimited, ToolFailure
-from errscope._foreign_text import classify_text, retry_after_from_text
+from errscope._foreign_text import classify_text, json_error_message, json_error_parts, retry_after_from_text
 from errscope._http import (
     class_for_http_status,
     no_requests_remain,
@@ -670,9 +670,43 @@ def tool_error_text(exc: BaseException) -> Classification | None:
     text = str(exc)
     if text.startswith("Unknown tool"):
         return Classification(FailureClass.NOT_FOUND)
-    cls = classify_text(text)
+    # An upstream API's JSON error document passed on as the message: the model reads its innermost message.
+    said = json_error_message(text) or text
+    cls = classify_text(said)
     retry_after = retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None
-    return Classification(cls, retry_after=retry_after, public_message=text)
+    return Classification(cls, retry_after=retry_after, public_message=said)
+
+
+def _error_document(exc: BaseException) -> Classification | None:
+    """An exception whose message is an upstream API's JSON error document (``raise RuntimeError(response.text)``):
+    classed by that document's innermost codes (an API code family, an HTTP status) and message, read with the
+    client's rules (:func:`errscope._foreign_text.classify_text`); ``None`` when it is no such document or says
+    nothing the rules know. The HTTP status, when the document gives one, is the upstream's."""
+    parts = json_error_parts(_message_of(exc))
+    if parts is None:
+        return None
+    message, codes = parts
+    statuses = [int(code) for code in codes if code.isdigit() and 400 <= int(code) <= 599]
+    families = [family for code in codes if not code.isdigit() and (family := _code_family(code)) is not None]
+    failure_class = next((family for family in families if family is not FailureClass.UNKNOWN), None)
+    if failure_class is None:
+        failure_class = classify_text(f"{message} ({', '.join(codes)})" if codes else message)
+    if failure_class is FailureClass.UNKNOWN and statuses:
+        failure_class = class_for_http_status(statuses[0])
+    if failure_class is FailureClass.UNKNOWN:
+        return None
+    upstream = Upstream("http", str(statuses[0])) if statuses else None
+    wait = retry_after_from_text(message) if failure_class is FailureClass.RATE_LIMITED else None
+    return Classification(failure_class, retry_after=wait, upstream=upstream)
+
+
+def _message_of(exc: BaseException) -> str:
+    """``str(exc)``, or ``""`` when its ``__str__`` raises (J170)."""
+    try:
+        text = str(exc)
+    except Exception:
+        return ""
+    return text if isinstance(text, str) else ""
 
 
 _UNIQUE_KEY: Final = re.compile(r"Key \(([A-Za-z_][A-Za-z0-9_]*(?:, ?[A-Za-z_][A-Za-z0-9_]*)*)\)=")
@@ -2050,7 +2084,10 @@ def _lookup(exc: BaseException) -> Rule | None:
             return rule if own_code else carried or rule
     if carried is not None:
         return carried
-    return _DB_CODE if _sqlstate(exc) is not None else None
+    if _sqlstate(exc) is not None:
+        return _DB_CODE
+    # Last, for a type no rule knows (``RuntimeError(response.text)``): an API's JSON error document as its message.
+    return _error_document if _error_document(exc) is not None else None
 
 
 def walk(exc: BaseException) -> list[BaseException]:

@@ -10,9 +10,10 @@ reliable signal), then well-known phrases. Anything unrecognised is ``unknown``,
 
 from __future__ import annotations
 
+import json
 import re
 from html.parser import HTMLParser
-from typing import Final
+from typing import Any, Final
 
 from errscope._http import class_for_http_status
 from errscope._scrubbing import scrub
@@ -65,7 +66,11 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # again, so checked before "invalid" reads them as the caller's arguments.
             r"\binvalid[ _](?:(?:access|bearer|auth|refresh|id)[ _])?token\b|\bexpired (?:(?:access|bearer|auth) )?token\b|"
             r"\b(?:token|credentials?) (?:has |have |is |are )?(?:expired|revoked)\b|\binvalid[ _](?:credentials|grant)\b|"
-            r"\binsufficient[ _]scope\b|\bunauthenticated\b|\bnot authenticated\b|\bauthentication (?:failed|required)\b",
+            r"\binsufficient[ _]scope\b|\bunauthenticated\b|\bnot authenticated\b|\bauthentication (?:failed|required)\b|"
+            # A rejected API key (OpenAI's "Incorrect API key provided" / ``invalid_api_key``, "API key expired"):
+            # the operator's credential, never the model's arguments.
+            r"\b(?:invalid|incorrect|wrong|bad|expired|revoked|disabled)[ _](?:api[ _-]?key|secret[ _]key|access[ _]key)s?\b|"
+            r"\bapi[ _-]?key (?:(?:is|was|has been) )?(?:invalid|incorrect|expired|revoked|disabled|not valid)\b",
             re.I,
         ),
     ),
@@ -122,6 +127,9 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\bssl connection could not be established\b|"
             # rustls's other refusals (Rust's reqwest, hyper, tonic): "received fatal alert: HandshakeFailure".
             r"received fatal alert|"
+            # A 5xx told in words (OpenAI's ``server_error``, "Internal Server Error" without its number): the HTTP
+            # table's class for 500 (RFC 9110 §15.6.1).
+            r"\b(?:internal )?server[ _]error\b|"
             r"bad gateway|gateway timeout|temporarily|try again later|is down|overloaded|"
             # a peer shedding load: "Server is busy: too many in-flight messages" (kotlin-sdk Protocol.kt, -32603)
             r"\b(?:server|service) (?:is )?busy\b|\btoo many in-flight\b",
@@ -342,3 +350,85 @@ def safe_excerpt(text: str, limit: int = 160) -> str:
     if len(first) > limit:
         first = first[: limit - 1].rstrip() + "…"
     return printable(first)
+
+
+# An upstream API's JSON error document, relayed as a tool's error text: OpenAI's and Anthropic's
+# ``{"error": {"message", "type", "code"}}``, a streamed ``{"type": "error", "error": {...}}`` event, Google's
+# ``{"error": {"code", "message", "status"}}``, and a gateway's wrap whose real cause is a further document held as a
+# *string* (OpenRouter's ``error.metadata.raw``; decocms/studio PR #6827).
+_DOC_MESSAGE_KEYS: Final = ("message", "error_description", "detail", "description", "msg", "title", "reason")
+_DOC_CODE_KEYS: Final = ("code", "status", "error_code", "errorCode")
+_DOC_DEPTH: Final = 8
+# The keys an error nests under: ``error``/``errors``, Azure's ``innererror``, a ``cause``, RFC 9457's ``detail``s, a
+# gateway's ``metadata.raw`` or the upstream ``body``/``response`` it relays.
+_DOC_NESTING: Final = re.compile(r"error|fault|cause|inner|detail|metadata|raw|body|response|upstream|provider", re.I)
+_DOC_PREFIX: Final = re.compile(r"^[^{\n]{0,80}?(?=\{)")  # "Error: 400 ", "data: ", "upstream said: "
+
+
+def _doc(text: str) -> Any:
+    """The JSON object ``text`` is (after a short prefix), or ``None``."""
+    stripped = text.strip()
+    prefix = _DOC_PREFIX.match(stripped)
+    if prefix is None or not stripped.endswith("}"):
+        return None
+    try:
+        value = json.loads(stripped[prefix.end():])
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _doc_findings(value: Any, depth: int) -> list[tuple[int, str, list[str]]]:
+    """(depth, message, codes) of every object in ``value`` that carries a message, documents in strings included."""
+    if depth > _DOC_DEPTH:
+        return []
+    if isinstance(value, str):
+        inner = _doc(value) if "{" in value else None
+        return _doc_findings(inner, depth + 1) if inner is not None else []
+    if isinstance(value, list):
+        return [found for item in value[:8] for found in _doc_findings(item, depth + 1)]
+    if not isinstance(value, dict):
+        return []
+    found: list[tuple[int, str, list[str]]] = []
+    message = next((value[key] for key in _DOC_MESSAGE_KEYS
+                    if isinstance(value.get(key), str) and value[key].strip() and _doc(value[key]) is None), None)
+    if message is not None:
+        codes = [str(value[key]) for key in _DOC_CODE_KEYS
+                 if isinstance(value.get(key), str | int) and not isinstance(value.get(key), bool)]
+        if not codes and isinstance(value.get("type"), str):  # the category only when no code says more
+            codes = [value["type"]]
+        found.append((depth, message.strip(), codes))
+    for key, item in value.items():
+        if _DOC_NESTING.search(str(key)):  # only where an error nests, never a record's own "description"
+            found.extend(_doc_findings(item, depth + 1))
+    return found
+
+
+def json_error_parts(text: str) -> tuple[str, list[str]] | None:
+    """``(innermost message, its codes)`` of a JSON error document (see :func:`json_error_message`), or ``None``."""
+    if "{" not in text:
+        return None
+    doc = _doc(text)
+    if doc is None:
+        return None
+    findings = _doc_findings(doc, 0)
+    if not findings:
+        return None
+    _, message, codes = max(findings, key=lambda found: found[0])
+    return message, codes
+
+
+def json_error_message(text: str) -> str | None:
+    """The readable part of a JSON error document: its innermost message, then its codes in parentheses.
+
+    ``None`` when ``text`` is not a JSON object (after a prefix of at most 80 characters) holding a message. The
+    deepest message wins: a gateway's "Provider returned error" wraps the provider's own words. Only the chosen
+    object's ``code``/``status`` (or, failing both, its ``type``) are kept: they carry the class
+    (``invalid_api_key``, ``RESOURCE_EXHAUSTED``, ``server_error``) where the message may not. Not scrubbed: the
+    caller's excerpt is.
+    """
+    parts = json_error_parts(text)
+    if parts is None:
+        return None
+    message, codes = parts
+    return f"{message} ({', '.join(codes)})" if codes else message

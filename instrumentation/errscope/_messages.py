@@ -36,8 +36,10 @@ MAX_PUBLIC_MESSAGE: Final = 300
 """Characters of an author's public message the model may see."""
 MAX_FIELDS: Final = 5
 """Field problems named in one message; the rest are counted."""
-MAX_NAME: Final = 64
-"""Characters of a client-supplied name (tool, field) echoed back."""
+MAX_NAME: Final = 128
+"""Characters of a client-supplied name (tool, field) echoed back: the spec's bound for a tool name (MCP 2025-11-25,
+Tools > Tool Names: 1 to 128 characters), so that a listed name, a gateway's prefix included, is echoed whole and two
+long names never collapse into one span name."""
 _MAX_PATTERN: Final = 64
 """Characters of a schema ``pattern`` read for an example or quoted in a hint."""
 
@@ -76,7 +78,7 @@ def _clip(text: str, limit: int) -> str:
 
 @lru_cache(maxsize=1024)
 def safe_name(name: str) -> str:
-    """A client-supplied name as it may be echoed: scrubbed, one line, at most 64 characters.
+    """A client-supplied name as it may be echoed: scrubbed, one line, at most :data:`MAX_NAME` characters.
 
     Cached: every call names its tool, and the same few names come back all the time.
     """

@@ -8,7 +8,7 @@ import pytest
 
 import errscope
 import errscope.client
-from errscope._messages import safe_name
+from errscope._messages import MAX_NAME, safe_name
 from errscope.client import RetryPolicy, TimeoutPolicy, ToolCatalog, ToolClient, invalid_params_note
 from errscope.client import _shaping as shape
 from errscope.client._deadline import TimeoutKind
@@ -73,11 +73,11 @@ HOSTILE_NAMES = [f"refund?token={TOOL_SECRET}", "r" * 5120]
     ids=["isError", "protocol", "elicitation"],
 )
 async def test_the_tool_name_is_echoed_safe(tmp_path: Any, response: dict[str, Any], name: str) -> None:
-    """The model's text names the tool as ``safe_name`` gives it (scrubbed, at most 64 characters), never raw."""
+    """The model's text names the tool as ``safe_name`` gives it (scrubbed, at most ``MAX_NAME`` characters), never raw."""
     async with ToolClient(scripted_server(tmp_path, [response]), timeout=5, retry=RetryPolicy(max_attempts=1)) as tc:
         result = await tc.call_tool(name, {})
     assert result.failure_class is not None
-    assert safe_name(name) in result.text and TOOL_SECRET not in result.text and "r" * 65 not in result.text
+    assert safe_name(name) in result.text and TOOL_SECRET not in result.text and "r" * (MAX_NAME + 1) not in result.text
 
 
 @pytest.mark.parametrize("name", HOSTILE_NAMES, ids=["secret", "5KB"])
@@ -92,4 +92,4 @@ def test_every_client_head_echoes_the_safe_name(name: str) -> None:
         shape.unknown_tool_head(name, catalog, listed_before=False, was_known=True),
     ]
     for head in heads:
-        assert safe_name(name) in head and TOOL_SECRET not in head and "r" * 65 not in head, head
+        assert safe_name(name) in head and TOOL_SECRET not in head and "r" * (MAX_NAME + 1) not in head, head

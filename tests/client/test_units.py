@@ -20,6 +20,7 @@ from mcp_types import JSONRPCRequest, JSONRPCResponse, Tool, ToolAnnotations
 
 from errscope import Channel, FailureClass, Outcome
 from errscope._attributes import META_ERROR_REF, META_IDEMPOTENCY_KEY_HONOURED
+from errscope._messages import MAX_NAME
 from errscope.client import (
     BreakerState,
     CircuitBreaker,
@@ -305,7 +306,7 @@ class TestInvalidParamsNote:
         assert "`auth.token` must be" in note and token not in note
         issues = [{"code": "invalid_type", "expected": "string", "received": "number", "path": ["f" * 5000]}]
         note = invalid_params_note("t", json.dumps(issues), {})
-        assert "must be a string" in note and "f" * 65 not in note and len(note) <= 300
+        assert "must be a string" in note and "f" * (MAX_NAME + 1) not in note and len(note) <= 300
 
     @pytest.mark.parametrize(
         ("message", "name"),

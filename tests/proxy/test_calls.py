@@ -13,7 +13,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from errscope._messages import safe_name
+from errscope._messages import MAX_NAME, safe_name
 from errscope._telemetry import ServerTelemetry
 from errscope.proxy._calls import Calls, Scope
 from errscope.testing import CapturedTelemetry
@@ -89,4 +89,4 @@ class TestToolNames:
         calls.from_host(scope, request)
         shaped = calls.from_server(scope, {"jsonrpc": "2.0", "id": 1, **answer})
         text = shaped["error"]["message"] if "error" in shaped else shaped["result"]["content"][0]["text"]
-        assert safe_name(name) in text and self.SECRET not in text and "r" * 65 not in text, text
+        assert safe_name(name) in text and self.SECRET not in text and "r" * (MAX_NAME + 1) not in text, text

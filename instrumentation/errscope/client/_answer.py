@@ -23,7 +23,7 @@ from mcp_types import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_E
 
 from errscope._attributes import META_ERROR_REF, META_FAILURE_CLASS, META_RETRY_AFTER, META_SIDE_EFFECT_POSSIBLE
 from errscope._classify import delay_seconds
-from errscope._foreign_text import classify_text
+from errscope._foreign_text import classify_text, json_error_message
 from errscope._refs import ERROR_REF_PATTERN
 from errscope._vocabulary import FailureClass
 from errscope.client._invalid_params import is_argument_rejection, names_this_tool_unknown
@@ -248,4 +248,6 @@ def read_text(text: str, tool: str | None, declared_arguments: Collection[str] |
         return TextReading(FailureClass.NOT_FOUND, unknown_tool=True)
     if is_argument_rejection(text, declared_arguments):
         return TextReading(FailureClass.INVALID_INPUT, arguments_rejected=True)
-    return TextReading(classify_text(text))
+    # An upstream API's JSON error document: its innermost message and codes say what happened, not the envelope
+    # (OpenAI's ``invalid_request_error`` type around an ``invalid_api_key`` code).
+    return TextReading(classify_text(json_error_message(text) or text))

@@ -253,12 +253,18 @@ def _path(value: Any) -> str:
     return path.removeprefix("params.arguments.")
 
 
+# The lists of issues a report wraps: zod's ``issues``, ajv's and JSON:API's ``errors``, Google's ``fieldViolations``,
+# the PHP SDK's ``validation_errors``.
+_ISSUE_LISTS: Final = ("issues", "errors", "validation_errors", "fieldViolations", "field_violations", "violations",
+                       "details")
+
+
 def _issue(issue: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
     """(field, expectation) pairs from one JSON issue: zod 3/4, pydantic ``errors()``, ajv/JSON Schema unit."""
     code = str(issue.get("code") or issue.get("type") or issue.get("keyword") or issue.get("validator") or "")
     path = _path(next((issue[key] for key in _PATH_KEYS if issue.get(key) not in (None, "")), ""))
     params = issue.get("params") if isinstance(issue.get("params"), Mapping) else {}
-    message = str(next((issue[key] for key in _MESSAGE_KEYS if isinstance(issue.get(key), str)), ""))
+    message = str(next((issue[key] for key in _MESSAGE_KEYS if isinstance(issue.get(key), str) and issue[key]), ""))
     join = (lambda name: f"{path}.{name}" if path and path != "arguments" else name)
     listed = _NAMED_LIST.match(message.strip())
     if listed:  # "Missing required properties: `a`, `b`." at the object's pointer: the names are the arguments
@@ -348,11 +354,12 @@ def _json_issues(message: str) -> Iterator[tuple[str, str | None]]:
             continue
         except RecursionError:  # nested deeper than json recurses: no validator's report, nor any bracket inside it
             return
-        if isinstance(value, dict):  # {"issues": [...]} (zod's error JSON) or {"errors": [...]}
-            value = value.get("issues") or value.get("errors") or value.get("validation_errors")
+        if isinstance(value, dict):  # {"issues": [...]} (zod's error JSON), {"errors": [...]}, or one issue alone
+            listed = next((value[key] for key in _ISSUE_LISTS if isinstance(value.get(key), list)), None)
+            value = listed if listed is not None else [value]
         if not (isinstance(value, list) and value and all(isinstance(item, dict) for item in value)):
             continue
-        if not any(key in value[0] for key in ("path", "loc", "instancePath", "instance_path", "pointer")):
+        if not any(key in value[0] for key in _PATH_KEYS):
             continue
         for item in value:
             yield from _issue(item)
@@ -1107,7 +1114,7 @@ def invalid_params_note(
             when nothing names an argument; structured ``data`` reaches the note only as parsed names and rules.
 
     Returns:
-        At most :data:`MAX_NOTE` characters, scrubbed; each argument name at most 64 characters and each
+        At most :data:`MAX_NOTE` characters, scrubbed; each argument name at most :data:`~errscope._messages.MAX_NAME` characters and each
         expectation at most :data:`MAX_EXPECTED`.
     """
     problems = parse_argument_problems(message, arguments, input_schema, data)

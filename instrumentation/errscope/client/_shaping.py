@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from errscope._attributes import ERROR_TYPE, TOOL_ERROR
 from errscope._classify import class_for_jsonrpc_error
-from errscope._foreign_text import retry_after_from_text, safe_excerpt, says_nothing
+from errscope._foreign_text import json_error_message, retry_after_from_text, safe_excerpt, says_nothing
 from errscope._messages import safe_name
 from errscope._refs import new_error_ref
 from errscope._vocabulary import Channel, FailureClass, Outcome
@@ -170,7 +170,9 @@ def from_result(
             advice=advice,
             side_effect_possible=side_effect,
         )
-    reading = answer.read_text(text, tool, declared_arguments(input_schema))
+    # An upstream API's JSON error document relayed as the text: read (and shown) by its innermost message and codes.
+    said = json_error_message(text) or text
+    reading = answer.read_text(said, tool, declared_arguments(input_schema))
     if reading.unknown_tool:
         return None
     if reading.arguments_rejected:
@@ -179,7 +181,7 @@ def from_result(
         return failure(tool, Channel.EXECUTION, FailureClass.INVALID_INPUT, note, advice="", result=raw)
     cls = reading.failure_class
     retry_after = retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None
-    excerpt = safe_excerpt(text)
+    excerpt = safe_excerpt(said)
     head = f"{safe_name(tool)} failed: {excerpt}." if excerpt and not says_nothing(excerpt, tool) else f"{safe_name(tool)} failed."
     advice = _MAYBE_DONE if side_effect else None
     return failure(

@@ -40,7 +40,7 @@ from opentelemetry.trace import Span
 from errscope import _attributes as attr
 from errscope._call import ToolCall
 from errscope._classify import Classification, Upstream, class_for_jsonrpc_error
-from errscope._foreign_text import retry_after_from_text, safe_excerpt
+from errscope._foreign_text import json_error_message, retry_after_from_text, safe_excerpt
 from errscope._messages import model_message, safe_name, unknown_tool_message
 from errscope._scrubbing import scrub_value, without_stack_traces
 from errscope._telemetry import ServerTelemetry
@@ -298,7 +298,8 @@ class Calls:
                 cls,
                 retry_after=retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None,
                 upstream=upstream,
-                public_message=safe_excerpt(text, limit=300) or None,
+                # an upstream API's JSON error document: the model reads its innermost message, not the envelope
+                public_message=safe_excerpt(json_error_message(text) or text, limit=300) or None,
             )
             call.fail(Channel.EXECUTION, classification)
             model_text = model_message(call.tool or "tool", classification, call.error_ref)

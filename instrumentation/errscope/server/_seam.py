@@ -234,7 +234,8 @@ class ToolSeam:
 
         failure_class = answer.declared_class(result.meta or {})
         if failure_class is None:  # the tool ran: its text names no unknown tool, so no tool name is given
-            failure_class = answer.read_text(answer.text_of(result.content), None).failure_class
+            # the structured body is read when no text tells the failure (MCP 2025-11-25, Tools > Structured Content)
+            failure_class = answer.read_text(answer.text_of(result.content, result.structured_content), None).failure_class
         call.fail(Channel.EXECUTION, Classification(failure_class))
         content = [_scrubbed_block(block) for block in result.content]
         content.append(TextContent(type="text", text=f"Ref {call.error_ref}"))
