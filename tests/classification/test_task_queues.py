@@ -1,0 +1,160 @@
+"""Task queues a tool hands work to, against a real ``redis-server`` as their broker (started for this module) or a
+closed port: Celery (over kombu), kombu itself, RQ and arq.
+
+What a tool sees when it enqueues work: the broker down (kombu's ``OperationalError`` over redis-py's
+``ConnectionError``: nothing was queued), a result that did not arrive in time (Celery's ``TimeoutError``, arq's
+``asyncio.TimeoutError``: the task was queued and may still run), and a job id the queue does not know (RQ's
+``NoSuchJobError``, Celery/arq's lookups).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+import arq
+import arq.connections
+import arq.jobs
+import celery
+import celery.exceptions
+import kombu
+import kombu.exceptions
+import pytest
+import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+import rq
+import rq.exceptions
+import rq.job
+
+from errscope import FailureClass as C
+from tests.classification.conftest import check, raised
+from tests.classification.databases import redis_server
+from tests.classification.upstreams import HOST, closed_port
+
+
+@pytest.fixture(scope="module")
+def port() -> Iterator[int]:
+    with redis_server() as server_port:
+        yield server_port
+
+
+def _celery(broker_port: int, backend_port: int | None = None) -> celery.Celery:
+    backend = f"redis://{HOST}:{backend_port}/1" if backend_port else None
+    app = celery.Celery("corpus", broker=f"redis://{HOST}:{broker_port}/0", backend=backend)
+    app.conf.broker_connection_retry_on_startup = False
+    app.conf.broker_connection_max_retries = 0
+    app.conf.redis_socket_connect_timeout = 2
+    return app
+
+
+class TestCelery:
+    def test_broker_down(self) -> None:
+        # send_task with retry off: the producer cannot connect, no message was queued.
+        app = _celery(closed_port())
+        exc = raised(lambda: app.send_task("orders.refund", args=("ord_1",), retry=False))
+        assert isinstance(exc, kombu.exceptions.OperationalError)
+        check(exc, C.UPSTREAM_UNAVAILABLE, False)
+
+    def test_result_not_ready_in_time(self, port: int) -> None:
+        # The message is on the queue (no worker takes it here): waiting for its result times out, and the task
+        # may still run.
+        app = _celery(port, port)
+        result = app.send_task("orders.refund", args=("ord_1",))
+        exc = raised(lambda: result.get(timeout=0.3))
+        app.close()
+        assert isinstance(exc, celery.exceptions.TimeoutError)
+        check(exc, C.UPSTREAM_UNAVAILABLE, True)
+
+    def test_result_backend_down(self, port: int) -> None:
+        # The result backend cannot be reached to read the task's state: Celery's result consumer gives up
+        # reconnecting with a RuntimeError raised from redis-py's ConnectionError (the refusal decides).
+        app = _celery(port, backend_port=closed_port())
+        app.conf.result_backend_transport_options = {
+            "retry_policy": {"max_retries": 1, "interval_start": 0, "interval_step": 0, "interval_max": 0}}
+        exc = raised(lambda: app.AsyncResult("d7c1a1f2-0000-4000-8000-000000000001").get(timeout=1))
+        app.close()
+        assert isinstance(exc, RuntimeError) and isinstance(exc.__cause__, redis.exceptions.ConnectionError)
+        check(exc, C.UPSTREAM_UNAVAILABLE, False)
+
+
+class TestKombu:
+    def test_connection_refused(self) -> None:
+        def run() -> None:
+            with kombu.Connection(f"redis://{HOST}:{closed_port()}/0", connect_timeout=2) as conn:
+                conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0)
+
+        exc = raised(run)
+        assert isinstance(exc, kombu.exceptions.OperationalError)
+        check(exc, C.UPSTREAM_UNAVAILABLE, False)
+
+    def test_publish_to_a_dead_broker(self) -> None:
+        def run() -> None:
+            with kombu.Connection(f"redis://{HOST}:{closed_port()}/0", connect_timeout=2) as conn:
+                conn.Producer().publish({"order": "ord_1"}, routing_key="refunds", retry=False)
+
+        exc = raised(run)
+        assert isinstance(exc, kombu.exceptions.OperationalError)
+        check(exc, C.UPSTREAM_UNAVAILABLE, False)
+
+
+class TestRq:
+    def test_enqueue_with_redis_down(self) -> None:
+        conn = redis.Redis(host=HOST, port=closed_port(), socket_connect_timeout=2, retry=Retry(NoBackoff(), 0))
+        queue = rq.Queue("refunds", connection=conn)
+        exc = raised(lambda: queue.enqueue("orders.refund", "ord_1"))
+        assert isinstance(exc, redis.exceptions.ConnectionError)
+        check(exc, C.UPSTREAM_UNAVAILABLE, False)
+
+    def test_job_not_there(self, port: int) -> None:
+        conn = redis.Redis(host=HOST, port=port)
+        exc = raised(lambda: rq.job.Job.fetch("no-such-job", connection=conn))
+        assert isinstance(exc, rq.exceptions.NoSuchJobError)
+        check(exc, C.NOT_FOUND, None)
+
+    def test_requeue_a_job_that_did_not_fail(self, port: int) -> None:
+        # requeue() is for failed jobs only: calling it on a queued one is the tool's own mistake (not the
+        # model's input, though the type's name says "Invalid").
+        conn = redis.Redis(host=HOST, port=port)
+        job = rq.Queue("refunds", connection=conn).enqueue("orders.refund", "ord_1")
+        exc = raised(job.requeue)
+        assert isinstance(exc, rq.exceptions.InvalidJobOperation)
+        check(exc, C.UNKNOWN, None)
+
+
+class TestArq:
+    def test_pool_with_redis_down(self) -> None:
+        async def run() -> None:
+            await arq.create_pool(arq.connections.RedisSettings(host=HOST, port=closed_port(), conn_retries=0,
+                                                                conn_timeout=2))
+
+        exc = raised(run)
+        assert isinstance(exc, (redis.exceptions.ConnectionError, OSError))
+        check(exc, C.UPSTREAM_UNAVAILABLE, False)
+
+    def test_result_not_ready_in_time(self, port: int) -> None:
+        # The job is queued (no worker runs): waiting for its result ends with asyncio's TimeoutError.
+        async def run() -> None:
+            pool = await arq.create_pool(arq.connections.RedisSettings(host=HOST, port=port))
+            try:
+                job = await pool.enqueue_job("refund", "ord_1")
+                assert job is not None
+                await job.result(timeout=0.3, poll_delay=0.05)
+            finally:
+                await pool.aclose()
+
+        exc = raised(run)
+        assert isinstance(exc, asyncio.TimeoutError)
+        check(exc, C.UPSTREAM_UNAVAILABLE, True)
+
+    def test_result_of_an_unknown_job(self, port: int) -> None:
+        async def run() -> None:
+            pool = await arq.create_pool(arq.connections.RedisSettings(host=HOST, port=port))
+            try:
+                await arq.jobs.Job("no-such-job", pool).result(timeout=0.2, poll_delay=0.05)
+            finally:
+                await pool.aclose()
+
+        exc = raised(run)
+        assert isinstance(exc, arq.jobs.ResultNotFound)
+        check(exc, C.NOT_FOUND, None)
