@@ -876,7 +876,15 @@ def _wraps_driver_error(exc: BaseException) -> bool:
     # SQLAlchemy's DBAPIError keeps the driver's exception as .orig and raises from it: that one
     # carries the database's code (and, as the root cause, the driver's own words).
     orig = getattr(exc, "orig", None)
-    return isinstance(orig, BaseException) and orig in (exc.__cause__, exc.__context__)
+    if isinstance(orig, BaseException) and orig in (exc.__cause__, exc.__context__):
+        return True
+    # A framework's copy of the driver's PEP 249 error under the same standard name, raised from it
+    # (Django's DatabaseErrorWrapper: django.db.utils.IntegrityError from psycopg's UniqueViolation):
+    # the driver's one carries the code. Only the same name: Django's TransactionManagementError (a
+    # ProgrammingError) raised from the IntegrityError that broke the transaction is no copy of it.
+    cause = exc.__cause__
+    return (cause is not None and type(exc).__name__ in _DBAPI_RULES and _db_code(exc) is None
+            and type(exc).__name__ in {klass.__name__ for klass in type(cause).__mro__})
 
 
 def _dbapi(failure_class: FailureClass, side_effect_possible: bool | None = None) -> Rule:
@@ -1853,6 +1861,13 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # SQLAlchemy: waiting for a connection of its pool (QueuePool's timeout); its DB-API wrappers
     # keep the driver's error as .orig (see _dbapi)
     "sqlalchemy.exc.TimeoutError": _unavailable(False, "db"),
+    # SQLAlchemy's ORM (https://docs.sqlalchemy.org/en/20/orm/exceptions.html): an UPDATE/DELETE of the unit of
+    # work matched fewer rows than it named (another writer changed the row's version or removed it: a conflict
+    # with the row's current state, HTTP's 409/412), nothing written; an expired object whose row is gone on
+    # refresh; an object used outside any session (the tool's own bug: no statement was sent).
+    "sqlalchemy.orm.exc.StaleDataError": _fixed(FailureClass.INVALID_INPUT, False),
+    "sqlalchemy.orm.exc.ObjectDeletedError": _fixed(FailureClass.NOT_FOUND, False),
+    "sqlalchemy.orm.exc.DetachedInstanceError": _fixed(FailureClass.UNKNOWN, False),
     # redis-py (https://redis.readthedocs.io/en/stable/exceptions.html): errors the server replied are
     # refusals (the command did not run); a timeout may have left it applied.
     "redis.exceptions.AuthenticationError": _fixed(FailureClass.PERMISSION_DENIED, False),
