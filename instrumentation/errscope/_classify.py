@@ -80,6 +80,13 @@ network errno, ``CancelledError``
 ``FileNotFoundError``                  not_found               upstream_unavailable)
 pydantic, jsonschema                   unknown                 raised in the tool: upstream or output data
 ``ValidationError``
+a JSON decode error out of an HTTP     its error status, else  the upstream answered what is not its
+client's ``Response.json()``           upstream_unavailable    API's JSON (RFC 9110 §15.3: it served
+(requests, httpx, aiohttp; aiohttp's   (sent)                  the request); elsewhere (``json.loads``
+``ContentTypeError`` on a 2xx)                                 in the tool): no rule
+SQLAlchemy ORM: ``StaleDataError``;    invalid_input (a        the row changed under the unit of
+``ObjectDeletedError``;                conflict); not_found;   work (HTTP 409/412); the row is gone;
+``DetachedInstanceError``              unknown (not sent)      no session: the tool's own bug
 the same, raised by a framework's      invalid_input           SEP-1303: the model can fix its input
 argument validation (by where it arose)
 PEP 249 errors with a SQLSTATE, a      by the code             PostgreSQL Appendix A; sqlite.org/rescode;
@@ -128,6 +135,7 @@ import concurrent.futures
 import enum
 import errno
 import http.client
+import json
 import math
 import re
 import socket
@@ -1243,6 +1251,48 @@ def _tls_refusal(exc: BaseException) -> Classification | None:
     return Classification(_TLS_ALERT_CLASSES[alert], upstream=Upstream("tls", alert), side_effect_possible=False)
 
 
+def _decoding_response(exc: BaseException) -> object | None:
+    """The HTTP response whose own ``json()`` raised ``exc`` (requests', httpx's, aiohttp's ``Response.json``):
+    the frame of a method named ``json`` on an object with an integer ``status_code``/``status`` and ``headers``."""
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if frame.f_code.co_name == "json":
+            owner = frame.f_locals.get("self")
+            status = next((_attribute(owner, name) for name in ("status_code", "status")
+                           if isinstance(_attribute(owner, name), int)), None)
+            if status is not None and _attribute(owner, "headers") is not None:
+                return owner
+        tb = tb.tb_next
+    return None
+
+
+def _unreadable_answer(exc: BaseException) -> Classification | None:
+    """A JSON decode error raised by an HTTP client's ``Response.json()``: the upstream answered with what is not
+    the JSON its API promised (a proxy's or a portal's HTML page, an empty or cut body). An error status decides
+    (the tool read a 404's page without checking it); else the upstream served the request and answered wrongly:
+    upstream_unavailable, and it may have acted. Raised anywhere else (the tool's own ``json.loads``) the text
+    could be anyone's, the model's arguments too: no rule (``None``)."""
+    response = _decoding_response(exc)
+    if response is None:
+        return None
+    status = next((_attribute(response, name) for name in ("status_code", "status")
+                   if isinstance(_attribute(response, name), int)), 0)
+    url = _attribute(response, "url")
+    address = http_address(url) if url is not None and not callable(url) else None
+    headers = _attribute(response, "headers")
+
+    def header(name: str) -> str | None:
+        get = _attribute(headers, "get")
+        value = get(name) if callable(get) else None
+        return value if isinstance(value, str) else None
+
+    if _error_status(status) is not None:
+        return _status_classification(status, header, address)
+    return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("http", str(status or ""), address)
+                          if status else None, side_effect_possible=True)
+
+
 def _unavailable_unless_connecting(system: str, package: str | None = None) -> Rule:
     """upstream_unavailable that was not sent when raised inside ``package``'s ``connect`` (the
     connection never opened), else open (a connection lost while in use)."""
@@ -1796,6 +1846,10 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "aiohttp.client_exceptions.ClientConnectorError": _unavailable(False, "http"),  # DNS, refused, TLS
     "aiohttp.client_exceptions.TooManyRedirects": _redirect_loop,  # before its status (a 3xx) is read as one
     "requests.exceptions.TooManyRedirects": _redirect_loop,
+    # a successful answer that is not the API's JSON (see _unreadable_answer): aiohttp checks the Content-Type
+    # first and keeps the status (an error status carried decides before this rule); requests' own decode error
+    "aiohttp.client_exceptions.ContentTypeError": _unavailable(True, "http"),
+    "requests.exceptions.JSONDecodeError": lambda exc: _unreadable_answer(exc) or _UNKNOWN,
     "aiohttp.client_exceptions.ConnectionTimeoutError": _unavailable(False, "http"),  # incl. waiting for the pool
     "aiohttp.client_exceptions.ServerFingerprintMismatch": _unavailable(False, "http"),
     "aiohttp.client_exceptions.SocketTimeoutError": _unavailable(True, "http"),
@@ -2000,6 +2054,7 @@ _RULES: dict[type[BaseException], Rule] = {
     httpx.TooManyRedirects: _redirect_loop,
     httpx2.TooManyRedirects: _redirect_loop,
     pydantic.ValidationError: _pydantic_validation,
+    json.JSONDecodeError: _unreadable_answer,  # by where it arose: an HTTP client's Response.json()
     MCPError: _mcp_error,
     ToolError: _mcp_tool_error,
     # The standard library.
