@@ -81,9 +81,9 @@ network errno, ``CancelledError``
 pydantic, jsonschema                   unknown                 raised in the tool: upstream or output data
 ``ValidationError``
 a JSON decode error out of an HTTP     its error status, else  the upstream answered what is not its
-client's ``Response.json()``           upstream_unavailable    API's JSON (RFC 9110 §15.3: it served
-(requests, httpx, aiohttp; aiohttp's   (sent)                  the request); elsewhere (``json.loads``
-``ContentTypeError`` on a 2xx)                                 in the tool): no rule
+client's ``Response.json()``           upstream_unavailable    API's JSON (maybe an intermediary's
+(requests, httpx, aiohttp; aiohttp's   (acted: not known)      page); elsewhere (``json.loads`` in
+``ContentTypeError`` on a 2xx)                                 the tool): no rule
 SQLAlchemy ORM: ``StaleDataError``;    invalid_input (a        the row changed under the unit of
 ``ObjectDeletedError``;                conflict); not_found;   work (HTTP 409/412); the row is gone;
 ``DetachedInstanceError``              unknown (not sent)      no session: the tool's own bug
@@ -1270,8 +1270,9 @@ def _decoding_response(exc: BaseException) -> object | None:
 def _unreadable_answer(exc: BaseException) -> Classification | None:
     """A JSON decode error raised by an HTTP client's ``Response.json()``: the upstream answered with what is not
     the JSON its API promised (a proxy's or a portal's HTML page, an empty or cut body). An error status decides
-    (the tool read a 404's page without checking it); else the upstream served the request and answered wrongly:
-    upstream_unavailable, and it may have acted. Raised anywhere else (the tool's own ``json.loads``) the text
+    (the tool read a 404's page without checking it); else the upstream did not answer as its API does:
+    upstream_unavailable. Whether it acted is open: the page may be an intermediary's (a load balancer's
+    maintenance page, a proxy's, a login portal's) that never passed the request on. Raised anywhere else (the tool's own ``json.loads``) the text
     could be anyone's, the model's arguments too: no rule (``None``)."""
     response = _decoding_response(exc)
     if response is None:
@@ -1289,8 +1290,8 @@ def _unreadable_answer(exc: BaseException) -> Classification | None:
 
     if _error_status(status) is not None:
         return _status_classification(status, header, address)
-    return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("http", str(status or ""), address)
-                          if status else None, side_effect_possible=True)
+    return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("http", str(status), address)
+                          if status else None, side_effect_possible=None)
 
 
 def _unavailable_unless_connecting(system: str, package: str | None = None) -> Rule:
@@ -1848,7 +1849,7 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "requests.exceptions.TooManyRedirects": _redirect_loop,
     # a successful answer that is not the API's JSON (see _unreadable_answer): aiohttp checks the Content-Type
     # first and keeps the status (an error status carried decides before this rule); requests' own decode error
-    "aiohttp.client_exceptions.ContentTypeError": _unavailable(True, "http"),
+    "aiohttp.client_exceptions.ContentTypeError": _fixed(FailureClass.UPSTREAM_UNAVAILABLE),
     "requests.exceptions.JSONDecodeError": lambda exc: _unreadable_answer(exc) or _UNKNOWN,
     "aiohttp.client_exceptions.ConnectionTimeoutError": _unavailable(False, "http"),  # incl. waiting for the pool
     "aiohttp.client_exceptions.ServerFingerprintMismatch": _unavailable(False, "http"),
