@@ -1923,6 +1923,12 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "sqlalchemy.orm.exc.StaleDataError": _fixed(FailureClass.INVALID_INPUT, False),
     "sqlalchemy.orm.exc.ObjectDeletedError": _fixed(FailureClass.NOT_FOUND, False),
     "sqlalchemy.orm.exc.DetachedInstanceError": _fixed(FailureClass.UNKNOWN, False),
+    # Celery's task ends as AsyncResult.get() re-raises them (https://docs.celeryq.dev/en/stable/reference/
+    # celery.exceptions.html): the worker killed the task at its time limit, or the worker's process died under it
+    # (billiard's): it ran and may have acted; revoked (cancelled) before or while it ran: its fate is open.
+    **dict.fromkeys(("billiard.exceptions.TimeLimitExceeded", "billiard.exceptions.SoftTimeLimitExceeded",
+                     "billiard.exceptions.WorkerLostError"), _unavailable(True, "celery")),
+    "celery.exceptions.TaskRevokedError": _unavailable(None, "celery"),
     # redis-py (https://redis.readthedocs.io/en/stable/exceptions.html): errors the server replied are
     # refusals (the command did not run); a timeout may have left it applied.
     "redis.exceptions.AuthenticationError": _fixed(FailureClass.PERMISSION_DENIED, False),

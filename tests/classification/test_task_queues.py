@@ -10,11 +10,14 @@ What a tool sees when it enqueues work: the broker down (kombu's ``OperationalEr
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import arq
 import arq.connections
 import arq.jobs
+import billiard.exceptions
 import celery
 import celery.exceptions
 import kombu
@@ -158,3 +161,52 @@ class TestArq:
         exc = raised(run)
         assert isinstance(exc, arq.jobs.ResultNotFound)
         check(exc, C.NOT_FOUND, None)
+
+
+def _failed_task(port: int, record: Any) -> BaseException:
+    """Store a task's end in the real result backend the way Celery's worker does (``backend.mark_as_*``), then
+    read it back as the tool does: ``AsyncResult.get()`` raises the task's exception, rebuilt from the backend."""
+    app = _celery(port, port)
+    task_id = str(uuid.uuid4())
+    try:
+        record(app.backend, task_id)
+        return raised(lambda: app.AsyncResult(task_id).get(timeout=5))
+    finally:
+        app.close()
+
+
+class TestCeleryTaskEnds:
+    """What a Celery task's end says once the result backend hands it back (the worker's reason for it)."""
+
+    def test_hard_time_limit(self, port: int) -> None:
+        # The worker killed the task at its hard time limit: it ran for that long and may have acted.
+        exc = _failed_task(port, lambda backend, task_id: backend.mark_as_failure(
+            task_id, billiard.exceptions.TimeLimitExceeded(30.0)))
+        assert isinstance(exc, billiard.exceptions.TimeLimitExceeded)
+        check(exc, C.UPSTREAM_UNAVAILABLE, True)
+
+    def test_soft_time_limit(self, port: int) -> None:
+        exc = _failed_task(port, lambda backend, task_id: backend.mark_as_failure(
+            task_id, celery.exceptions.SoftTimeLimitExceeded()))
+        assert isinstance(exc, billiard.exceptions.SoftTimeLimitExceeded)
+        check(exc, C.UPSTREAM_UNAVAILABLE, True)
+
+    def test_worker_lost(self, port: int) -> None:
+        # The worker's process died under the task (killed, out of memory): it may have acted.
+        exc = _failed_task(port, lambda backend, task_id: backend.mark_as_failure(
+            task_id, billiard.exceptions.WorkerLostError("Worker exited prematurely: signal 9 (SIGKILL).")))
+        assert isinstance(exc, billiard.exceptions.WorkerLostError)
+        check(exc, C.UPSTREAM_UNAVAILABLE, True)
+
+    def test_revoked(self, port: int) -> None:
+        # Revoked (cancelled) by someone: before it started, or terminated while it ran: its fate is open.
+        exc = _failed_task(port, lambda backend, task_id: backend.mark_as_revoked(task_id, "revoked"))
+        assert isinstance(exc, celery.exceptions.TaskRevokedError)
+        check(exc, C.UPSTREAM_UNAVAILABLE, None)
+
+    def test_task_hit_a_refused_connection(self, port: int) -> None:
+        # The task's own failure comes back as its class (Celery rebuilds it by module and name): its rule decides.
+        exc = _failed_task(port, lambda backend, task_id: backend.mark_as_failure(
+            task_id, redis.exceptions.ConnectionError("Error 111 connecting to 127.0.0.1:6380. Connection refused.")))
+        assert isinstance(exc, redis.exceptions.ConnectionError)
+        check(exc, C.UPSTREAM_UNAVAILABLE, None)
