@@ -87,6 +87,8 @@ client's ``Response.json()``           upstream_unavailable    API's JSON (maybe
 SQLAlchemy ORM: ``StaleDataError``;    invalid_input (a        the row changed under the unit of
 ``ObjectDeletedError``;                conflict); not_found;   work (HTTP 409/412); the row is gone;
 ``DetachedInstanceError``              unknown (not sent)      no session: the tool's own bug
+Elasticsearch/OpenSearch               the first failed item's the ``_bulk`` API's per-item status
+``BulkIndexError``                     status; acted: open
 the same, raised by a framework's      invalid_input           SEP-1303: the model can fix its input
 argument validation (by where it arose)
 PEP 249 errors with a SQLSTATE, a      by the code             PostgreSQL Appendix A; sqlite.org/rescode;
@@ -1294,6 +1296,21 @@ def _unreadable_answer(exc: BaseException) -> Classification | None:
                           if status else None, side_effect_possible=None)
 
 
+def _bulk_item_refused(exc: BaseException) -> Classification | None:
+    """Elasticsearch's/OpenSearch's ``BulkIndexError``: the ``_bulk`` API answered 200 with a status per item
+    (``.errors``: ``[{"create": {"status": 409, "error": {...}}}]``). The first failed item's status decides as
+    the same status would alone; the exception lists only the failed items, so whether the call wrote anything
+    (the other items) is open unless that status says the item itself may have been applied (a 5xx)."""
+    items = _attribute(exc, "errors")
+    for item in items if isinstance(items, list) else ():
+        operation = next(iter(item.values()), None) if isinstance(item, Mapping) and len(item) == 1 else None
+        status = _error_status(operation.get("status")) if isinstance(operation, Mapping) else None
+        if status is not None:
+            result = _status_classification(status, lambda name: None, None)
+            return replace(result, side_effect_possible=result.side_effect_possible or None)
+    return None
+
+
 def _unavailable_unless_connecting(system: str, package: str | None = None) -> Rule:
     """upstream_unavailable that was not sent when raised inside ``package``'s ``connect`` (the
     connection never opened), else open (a connection lost while in use)."""
@@ -1929,6 +1946,9 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     **dict.fromkeys(("billiard.exceptions.TimeLimitExceeded", "billiard.exceptions.SoftTimeLimitExceeded",
                      "billiard.exceptions.WorkerLostError"), _unavailable(True, "celery")),
     "celery.exceptions.TaskRevokedError": _unavailable(None, "celery"),
+    # the bulk helpers of Elasticsearch and OpenSearch: each failed item's own status (_bulk_item_refused)
+    "elasticsearch.helpers.BulkIndexError": _bulk_item_refused,
+    "opensearchpy.helpers.errors.BulkIndexError": _bulk_item_refused,
     # redis-py (https://redis.readthedocs.io/en/stable/exceptions.html): errors the server replied are
     # refusals (the command did not run); a timeout may have left it applied.
     "redis.exceptions.AuthenticationError": _fixed(FailureClass.PERMISSION_DENIED, False),
