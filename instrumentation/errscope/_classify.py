@@ -1940,6 +1940,11 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "sqlalchemy.orm.exc.StaleDataError": _fixed(FailureClass.INVALID_INPUT, False),
     "sqlalchemy.orm.exc.ObjectDeletedError": _fixed(FailureClass.NOT_FOUND, False),
     "sqlalchemy.orm.exc.DetachedInstanceError": _fixed(FailureClass.UNKNOWN, False),
+    # ... and its schema errors: a table, column or referenced table the tool's code names is not there (PostgreSQL's
+    # 42P01/42703, our bug), for all that their names say "NoSuch"; a lookup of the model's key is NoResultFound
+    **dict.fromkeys((f"sqlalchemy.exc.{name}" for name in (
+        "NoSuchTableError", "NoSuchColumnError", "NoReferencedTableError", "NoReferencedColumnError",
+        "NoSuchModuleError")), _fixed(FailureClass.UNKNOWN, False)),
     # Celery's task ends as AsyncResult.get() re-raises them (https://docs.celeryq.dev/en/stable/reference/
     # celery.exceptions.html): the worker killed the task at its time limit, or the worker's process died under it
     # (billiard's): it ran and may have acted; revoked (cancelled) before or while it ran: its fate is open.

@@ -305,3 +305,42 @@ class TestOrm:
         engine.dispose()
         assert isinstance(exc, sqlalchemy.orm.exc.DetachedInstanceError)
         check(exc, C.UNKNOWN, False)
+
+
+class TestSchemaMistakes:
+    """SQLAlchemy's errors about the tool's own schema and queries: named "NoSuch...", but what is missing is a
+    table or a column the code names, not what the model asked for (like PostgreSQL's 42P01, 42703: unknown)."""
+
+    def test_reflect_a_table_that_is_not_there(self, sqlite_db: Path) -> None:
+        engine = sqlalchemy.create_engine(f"sqlite:///{sqlite_db}")
+        exc = raised(lambda: sqlalchemy.Table("refunds", sqlalchemy.MetaData(), autoload_with=engine))
+        engine.dispose()
+        assert isinstance(exc, sqlalchemy.exc.NoSuchTableError)
+        check(exc, C.UNKNOWN, False)
+
+    def test_column_not_in_the_row(self, sqlite_db: Path) -> None:
+        engine = sqlalchemy.create_engine(f"sqlite:///{sqlite_db}")
+
+        def run() -> None:
+            with engine.connect() as conn:
+                row = conn.execute(sqlalchemy.text("SELECT id, amount FROM orders")).first()
+                assert row is not None
+                _ = row._mapping["customer"]
+
+        exc = raised(run)
+        engine.dispose()
+        assert isinstance(exc, sqlalchemy.exc.NoSuchColumnError)
+        check(exc, C.UNKNOWN, False)
+
+    def test_more_than_one_row(self, sqlite_db: Path) -> None:
+        # scalar_one() where the query matched two rows: the tool's query was not specific enough.
+        engine = sqlalchemy.create_engine(f"sqlite:///{sqlite_db}")
+
+        def run() -> None:
+            with engine.connect() as conn:
+                conn.execute(sqlalchemy.text("SELECT id FROM orders")).scalar_one()
+
+        exc = raised(run)
+        engine.dispose()
+        assert isinstance(exc, sqlalchemy.exc.MultipleResultsFound)
+        check(exc, C.UNKNOWN, None)
