@@ -89,6 +89,10 @@ SQLAlchemy ORM: ``StaleDataError``;    invalid_input (a        the row changed u
 ``DetachedInstanceError``              unknown (not sent)      no session: the tool's own bug
 Elasticsearch/OpenSearch               the first failed item's the ``_bulk`` API's per-item status
 ``BulkIndexError``                     status; acted: open
+a URL the HTTP client cannot use       unknown, not sent       refused before any connection: no
+(requests ``MissingSchema``, httpx                             upstream failed, whose URL it was the
+``UnsupportedProtocol``, aiohttp,                              type does not say
+``http.client.InvalidURL``)
 the same, raised by a framework's      invalid_input           SEP-1303: the model can fix its input
 argument validation (by where it arose)
 PEP 249 errors with a SQLSTATE, a      by the code             PostgreSQL Appendix A; sqlite.org/rescode;
@@ -266,6 +270,7 @@ Rule: TypeAlias = Callable[[BaseException], Classification | None]
 """A table entry: returns a classification, or ``None`` to defer to the exception's cause."""
 
 _UNKNOWN: Final = Classification(FailureClass.UNKNOWN)
+_UNUSABLE_URL: Final = Classification(FailureClass.UNKNOWN, side_effect_possible=False)
 _MAX_CHAIN: Final = 16
 
 
@@ -525,6 +530,8 @@ def _http2_error(exc: BaseException) -> Classification | None:
 
 
 def _http_transport_error(exc: BaseException) -> Classification:
+    if type(exc).__name__ == "UnsupportedProtocol":
+        return _UNUSABLE_URL  # a URL without http(s):// (httpx checks it before any connection): no upstream failed
     address = None
     try:
         address = http_address(exc.request.url)  # type: ignore[attr-defined]
@@ -1864,6 +1871,13 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "aiohttp.client_exceptions.ClientConnectorError": _unavailable(False, "http"),  # DNS, refused, TLS
     "aiohttp.client_exceptions.TooManyRedirects": _redirect_loop,  # before its status (a 3xx) is read as one
     "requests.exceptions.TooManyRedirects": _redirect_loop,
+    # a URL the client cannot use (no scheme, one it does not speak, no host, control characters): refused before
+    # any connection, and no upstream failed; whose URL it was (configuration, an argument) the type does not say
+    **dict.fromkeys(("requests.exceptions.MissingSchema", "requests.exceptions.InvalidSchema",
+                     "requests.exceptions.InvalidURL", "aiohttp.client_exceptions.InvalidURL",
+                     "aiohttp.client_exceptions.NonHttpUrlClientError",
+                     "httpx.InvalidURL", "httpx2.InvalidURL", "urllib3.exceptions.LocationValueError",
+                     "http.client.InvalidURL"), lambda exc: _UNUSABLE_URL),
     # a successful answer that is not the API's JSON (see _unreadable_answer): aiohttp checks the Content-Type
     # first and keeps the status (an error status carried decides before this rule); requests' own decode error
     "aiohttp.client_exceptions.ContentTypeError": _fixed(FailureClass.UPSTREAM_UNAVAILABLE),
