@@ -93,6 +93,10 @@ a URL the HTTP client cannot use       unknown, not sent       refused before an
 (requests ``MissingSchema``, httpx                             upstream failed, whose URL it was the
 ``UnsupportedProtocol``, aiohttp,                              type does not say
 ``http.client.InvalidURL``)
+botocore before sending:               permission_denied;      nothing signed or sent (a credential
+``NoCredentialsError``,                unknown (not sent)      missing: as a 401 without one)
+``PartialCredentialsError``;
+``ParamValidationError``, ``NoRegionError``
 the same, raised by a framework's      invalid_input           SEP-1303: the model can fix its input
 argument validation (by where it arose)
 PEP 249 errors with a SQLSTATE, a      by the code             PostgreSQL Appendix A; sqlite.org/rescode;
@@ -1965,6 +1969,13 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     **dict.fromkeys(("billiard.exceptions.TimeLimitExceeded", "billiard.exceptions.SoftTimeLimitExceeded",
                      "billiard.exceptions.WorkerLostError"), _unavailable(True, "celery")),
     "celery.exceptions.TaskRevokedError": _unavailable(None, "celery"),
+    # botocore refusing before it signs or sends (https://docs.aws.amazon.com/boto3/latest/guide/error-handling.html):
+    # no credential to present (as a 401 without one), parameters the service model rejects, no region (the tool's
+    # own configuration or code)
+    **dict.fromkeys(("botocore.exceptions.NoCredentialsError", "botocore.exceptions.PartialCredentialsError"),
+                    _fixed(FailureClass.PERMISSION_DENIED, False)),
+    **dict.fromkeys(("botocore.exceptions.ParamValidationError", "botocore.exceptions.NoRegionError"),
+                    _fixed(FailureClass.UNKNOWN, False)),
     # the bulk helpers of Elasticsearch and OpenSearch: each failed item's own status (_bulk_item_refused)
     "elasticsearch.helpers.BulkIndexError": _bulk_item_refused,
     "opensearchpy.helpers.errors.BulkIndexError": _bulk_item_refused,
