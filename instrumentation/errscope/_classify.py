@@ -1871,6 +1871,11 @@ def _cut_off(exc: BaseException) -> Classification:
 _NAMED_RULES: Final[dict[str, Rule]] = {
     "jsonschema.exceptions.ValidationError": _fixed(FailureClass.UNKNOWN),  # data inside the tool, not arguments
     "psycopg_pool.PoolTimeout": _unavailable(False, "postgresql"),
+    "psycopg_pool.TooManyRequests": _unavailable(False, "postgresql"),  # its queue of waiters is full: no rate limit
+    # Django's errors about the tool's own code and settings, named like a missing row: a field the model class does
+    # not have, a database alias not in the settings (a missing row is the model's DoesNotExist)
+    **dict.fromkeys(("django.core.exceptions.FieldDoesNotExist", "django.utils.connection.ConnectionDoesNotExist"),
+                    _fixed(FailureClass.UNKNOWN, False)),
     # aiohttp (https://docs.aiohttp.org/en/stable/client_reference.html#hierarchy-of-exceptions)
     "aiohttp.client_exceptions.ClientConnectorError": _unavailable(False, "http"),  # DNS, refused, TLS
     "aiohttp.client_exceptions.TooManyRedirects": _redirect_loop,  # before its status (a 3xx) is read as one

@@ -198,3 +198,32 @@ def test_sqlite_locked(django_dbs: Path) -> None:
         holder.close()
     assert isinstance(exc, OperationalError)
     check(exc, C.UPSTREAM_UNAVAILABLE, False)
+
+
+class TestTheToolsOwnMistakes:
+    """Django's errors about the tool's own code and settings, named "DoesNotExist" like a missing row: a field the
+    model class does not have, a database alias not in the settings. Neither is what the model asked for."""
+
+    def test_field_not_on_the_model(self, django_dbs: Path) -> None:
+        from django.contrib.auth.models import Group
+        from django.core.exceptions import FieldDoesNotExist
+
+        exc = raised(lambda: Group._meta.get_field("colour"))
+        assert isinstance(exc, FieldDoesNotExist)
+        check(exc, C.UNKNOWN, False)
+
+    def test_database_alias_not_configured(self, django_dbs: Path) -> None:
+        from django.contrib.auth.models import Group
+        from django.utils.connection import ConnectionDoesNotExist
+
+        exc = raised(lambda: Group.objects.using("analytics").count())
+        assert isinstance(exc, ConnectionDoesNotExist)
+        check(exc, C.UNKNOWN, False)
+
+    def test_lookup_on_a_field_that_is_not_there(self, django_dbs: Path) -> None:
+        from django.contrib.auth.models import Group
+        from django.core.exceptions import FieldError
+
+        exc = raised(lambda: Group.objects.filter(colour="blue").count())
+        assert isinstance(exc, FieldError)
+        check(exc, C.UNKNOWN, None)

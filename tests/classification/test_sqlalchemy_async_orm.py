@@ -344,3 +344,25 @@ class TestSchemaMistakes:
         engine.dispose()
         assert isinstance(exc, sqlalchemy.exc.MultipleResultsFound)
         check(exc, C.UNKNOWN, None)
+
+
+class TestPsycopgPool:
+    def test_too_many_waiting(self, pg: Postgres) -> None:
+        # psycopg_pool's queue of callers waiting for a connection is full (max_waiting): refused at once, client
+        # side, like a pool timeout: the database is saturated, nothing was sent. No rate limit an upstream set.
+        import psycopg_pool
+
+        async def run() -> None:
+            async with psycopg_pool.AsyncConnectionPool(pg.dsn(), min_size=1, max_size=1, max_waiting=1,
+                                                        open=False) as pool:
+                async with pool.connection():
+                    waiting = asyncio.ensure_future(pool.getconn(timeout=2))
+                    await asyncio.sleep(0.1)
+                    try:
+                        await pool.getconn(timeout=2)
+                    finally:
+                        waiting.cancel()
+
+        exc = raised(run)
+        assert type(exc).__name__ == "TooManyRequests"
+        check(exc, C.UPSTREAM_UNAVAILABLE, False)
