@@ -89,6 +89,10 @@ SQLAlchemy ORM: ``StaleDataError``;    invalid_input (a        the row changed u
 ``DetachedInstanceError``              unknown (not sent)      no session: the tool's own bug
 Elasticsearch/OpenSearch               the first failed item's the ``_bulk`` API's per-item status
 ``BulkIndexError``                     status; acted: open
+an SDK's error with no rule that       upstream_unavailable    a successful answer the SDK's schema
+carries a 2xx (mistralai's             (acted: open)           or Content-Type check rejected
+``ResponseValidationError``, OpenAI's
+``APIResponseValidationError``)
 a URL the HTTP client cannot use       unknown, not sent       refused before any connection: no
 (requests ``MissingSchema``, httpx                             upstream failed, whose URL it was the
 ``UnsupportedProtocol``, aiohttp,                              type does not say
@@ -2182,7 +2186,31 @@ def _lookup(exc: BaseException) -> Rule | None:
             return rule if own_code else carried or rule
     if carried is not None:
         return carried
+    if _success_status_of(exc) is not None:
+        return _unusable_success
     return _DB_CODE if _sqlstate(exc) is not None else None
+
+
+def _success_status_of(exc: BaseException) -> int | None:
+    """A 2xx status an exception with no rule of its own carries (``status_code``/``status``, or its response's):
+    an SDK that got a successful answer and could not use it (Speakeasy's ``ResponseValidationError`` and
+    ``SDKError``: mistralai; OpenAI's ``APIResponseValidationError``)."""
+    for owner in (exc, _attribute(exc, "response"), _attribute(exc, "raw_response")):
+        if owner is None or isinstance(owner, Mapping):
+            continue
+        for name in ("status_code", "status"):
+            value = _attribute(owner, name)
+            if isinstance(value, int) and not isinstance(value, bool) and 200 <= value <= 299:
+                return value
+    return None
+
+
+def _unusable_success(exc: BaseException) -> Classification:
+    # The upstream answered 2xx with what is not its API's answer (a body the SDK's schema rejects, an HTML page):
+    # the upstream's fault, as _unreadable_answer; the page may be an intermediary's, so whether it acted is open.
+    status = _success_status_of(exc)
+    return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("http", str(status),
+                                                                             _request_address(exc)))
 
 
 def walk(exc: BaseException) -> list[BaseException]:

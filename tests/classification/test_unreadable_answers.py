@@ -18,9 +18,11 @@ from typing import Any
 import aiohttp
 import httpx
 import jsonschema
+import openai
 import pydantic
 import pytest
 import requests
+from mistralai.client import Mistral
 
 from errscope import FailureClass as C
 from tests.classification.conftest import check, raised
@@ -150,3 +152,28 @@ def test_jsonschema_check_of_the_answer(upstream: HttpUpstream) -> None:
     exc = raised(lambda: jsonschema.validate(requests.get(url, timeout=5).json(), schema))
     assert isinstance(exc, jsonschema.ValidationError)
     check(exc, C.UNKNOWN, None)
+
+
+def _mistral(base: str) -> Any:
+    client = Mistral(api_key="mistral-test", server_url=base, timeout_ms=5000)
+    return lambda: client.chat.complete(model="mistral-test", messages=[{"role": "user", "content": "hi"}])
+
+
+def _openai_strict(base: str) -> Any:
+    # strict response validation: the SDK checks the answer against its schema (by default it trusts it)
+    client = openai.OpenAI(api_key="sk-test", base_url=base, max_retries=0, _strict_response_validation=True)
+    return lambda: client.chat.completions.create(model="gpt-test", messages=[{"role": "user", "content": "hi"}])
+
+
+@pytest.mark.parametrize(("body", "content_type"), [
+    pytest.param('{"id": 7}', "application/json", id="not-the-schema"),
+    pytest.param(HTML, "text/html", id="html-page"),
+])
+@pytest.mark.parametrize("sdk", [pytest.param(_mistral, id="mistralai"), pytest.param(_openai_strict, id="openai")])
+def test_sdk_cannot_use_a_successful_answer(upstream: HttpUpstream, sdk: Any, body: str, content_type: str) -> None:
+    # Speakeasy's ResponseValidationError/SDKError (mistralai) and OpenAI's APIResponseValidationError keep the 200
+    # they got: the upstream answered, not as its API does.
+    exc = raised(sdk(upstream.scripted(200, body, {"Content-Type": content_type})))
+    assert getattr(exc, "status_code", None) == 200 or getattr(getattr(exc, "response", None), "status_code", 0) == 200
+    result = check(exc, C.UPSTREAM_UNAVAILABLE, None)
+    assert result.upstream is not None and result.upstream.status == "200"
