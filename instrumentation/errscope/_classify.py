@@ -88,7 +88,8 @@ SQLAlchemy ORM: ``StaleDataError``;    invalid_input (a        the row changed u
 ``ObjectDeletedError``;                conflict); not_found;   work (HTTP 409/412); the row is gone;
 ``DetachedInstanceError``              unknown (not sent)      no session: the tool's own bug
 Elasticsearch/OpenSearch               the first failed item's the ``_bulk`` API's per-item status
-``BulkIndexError``                     status; acted: open
+``BulkIndexError``; ``ScanError``      status; acted: open;    (its shards' answer: some failed)
+                                       upstream_unavailable
 an SDK's error with no rule that       upstream_unavailable    a successful answer the SDK's schema
 carries a 2xx (mistralai's             (acted: open)           or Content-Type check rejected
 ``ResponseValidationError``, OpenAI's
@@ -1988,6 +1989,9 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # the bulk helpers of Elasticsearch and OpenSearch: each failed item's own status (_bulk_item_refused)
     "elasticsearch.helpers.BulkIndexError": _bulk_item_refused,
     "opensearchpy.helpers.errors.BulkIndexError": _bulk_item_refused,
+    # scan (raise_on_error) over an answer from fewer shards than the index has: part of it could not be read
+    **dict.fromkeys(("elasticsearch.helpers.ScanError", "opensearchpy.helpers.errors.ScanError"),
+                    _unavailable(False, "elasticsearch")),
     # redis-py (https://redis.readthedocs.io/en/stable/exceptions.html): errors the server replied are
     # refusals (the command did not run); a timeout may have left it applied.
     "redis.exceptions.AuthenticationError": _fixed(FailureClass.PERMISSION_DENIED, False),

@@ -73,3 +73,28 @@ def test_bulk_with_the_engine_down(upstream: HttpUpstream, client: str) -> None:
     # Not a BulkIndexError: the transport's own error, raised through the helper as it is.
     exc = raised((_elasticsearch if client == "elasticsearch" else _opensearch)(upstream.failing("refused")))
     check(exc, C.UPSTREAM_UNAVAILABLE, False)
+
+
+def _scan_answer() -> str:
+    # two of five shards failed (a node down): the engine answers 200 with what the other three hold
+    return json.dumps({"_scroll_id": "c2Nyb2xsLTE=", "took": 2, "timed_out": False,
+                       "_shards": {"total": 5, "successful": 3, "skipped": 0, "failed": 2},
+                       "hits": {"total": {"value": 1, "relation": "eq"},
+                                "hits": [{"_index": "orders", "_id": "ord_1", "_source": {"amount": 10}}]}})
+
+
+@pytest.mark.parametrize("client", ["elasticsearch", "opensearch"])
+def test_scan_over_failed_shards(upstream: HttpUpstream, client: str) -> None:
+    # helpers.scan (raise_on_error) stops at an answer from fewer shards than the index has: ScanError, no status.
+    # Some of the index could not be read (its shards unavailable); a read, nothing was changed.
+    base = upstream.scripted(200, _scan_answer(), HEADERS)
+
+    def run() -> None:
+        if client == "elasticsearch":
+            list(elasticsearch.helpers.scan(elasticsearch.Elasticsearch(base, max_retries=0), index="orders"))
+        else:
+            list(opensearchpy.helpers.scan(opensearchpy.OpenSearch(base, max_retries=0), index="orders"))
+
+    exc = raised(run)
+    assert type(exc).__name__ == "ScanError"
+    check(exc, C.UPSTREAM_UNAVAILABLE, False)
