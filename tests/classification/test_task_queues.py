@@ -39,6 +39,10 @@ from tests.classification.upstreams import HOST, closed_port
 @pytest.fixture(scope="module")
 def port() -> Iterator[int]:
     with redis_server() as server_port:
+        admin = redis.Redis(host=HOST, port=server_port)
+        # a user that may only read: its LPUSH (an enqueue) is refused with NOPERM
+        admin.execute_command("ACL", "SETUSER", "reader", "on", ">corpus-pw", "~*", "&*", "-@all", "+@read",
+                              "+ping", "+hello", "+client", "+info", "+select")
         yield server_port
 
 
@@ -210,3 +214,26 @@ class TestCeleryTaskEnds:
             task_id, redis.exceptions.ConnectionError("Error 111 connecting to 127.0.0.1:6380. Connection refused.")))
         assert isinstance(exc, redis.exceptions.ConnectionError)
         check(exc, C.UPSTREAM_UNAVAILABLE, None)
+
+
+class TestBrokerRefusesTheUser:
+    @pytest.mark.parametrize(("user", "password", "kind"), [
+        pytest.param("reader", "not-it", redis.exceptions.AuthenticationError, id="wrong-password"),
+        pytest.param("reader", "corpus-pw", redis.exceptions.NoPermissionError, id="no-permission"),
+    ])
+    def test_celery(self, port: int, user: str, password: str, kind: type) -> None:
+        app = celery.Celery("corpus", broker=f"redis://{user}:{password}@{HOST}:{port}/0")
+        app.conf.broker_connection_retry_on_startup = False
+        exc = raised(lambda: app.send_task("orders.refund", args=("ord_1",), retry=False))
+        app.close()
+        assert isinstance(exc, kombu.exceptions.OperationalError | kind)
+        check(exc, C.PERMISSION_DENIED, False)
+
+    @pytest.mark.parametrize(("user", "password"), [
+        pytest.param("reader", "not-it", id="wrong-password"),
+        pytest.param("reader", "corpus-pw", id="no-permission"),
+    ])
+    def test_rq(self, port: int, user: str, password: str) -> None:
+        conn = redis.Redis(host=HOST, port=port, username=user, password=password, retry=Retry(NoBackoff(), 0))
+        exc = raised(lambda: rq.Queue("refunds", connection=conn).enqueue("orders.refund", "ord_1"))
+        check(exc, C.PERMISSION_DENIED, False)
