@@ -80,6 +80,28 @@ network errno, ``CancelledError``
 ``FileNotFoundError``                  not_found               upstream_unavailable)
 pydantic, jsonschema                   unknown                 raised in the tool: upstream or output data
 ``ValidationError``
+a JSON decode error out of an HTTP     its error status, else  the upstream answered what is not its
+client's ``Response.json()``           upstream_unavailable    API's JSON (maybe an intermediary's
+(requests, httpx, aiohttp; aiohttp's   (acted: not known)      page); elsewhere (``json.loads`` in
+``ContentTypeError`` on a 2xx)                                 the tool): no rule
+SQLAlchemy ORM: ``StaleDataError``;    invalid_input (a        the row changed under the unit of
+``ObjectDeletedError``;                conflict); not_found;   work (HTTP 409/412); the row is gone;
+``DetachedInstanceError``              unknown (not sent)      no session: the tool's own bug
+Elasticsearch/OpenSearch               the first failed item's the ``_bulk`` API's per-item status
+``BulkIndexError``; ``ScanError``      status; acted: open;    (its shards' answer: some failed)
+                                       upstream_unavailable
+an SDK's error with no rule that       upstream_unavailable    a successful answer the SDK's schema
+carries a 2xx (mistralai's             (acted: open)           or Content-Type check rejected
+``ResponseValidationError``, OpenAI's
+``APIResponseValidationError``)
+a URL the HTTP client cannot use       unknown, not sent       refused before any connection: no
+(requests ``MissingSchema``, httpx                             upstream failed, whose URL it was the
+``UnsupportedProtocol``, aiohttp,                              type does not say
+``http.client.InvalidURL``)
+botocore before sending:               permission_denied;      nothing signed or sent (a credential
+``NoCredentialsError``,                unknown (not sent)      missing: as a 401 without one)
+``PartialCredentialsError``;
+``ParamValidationError``, ``NoRegionError``
 the same, raised by a framework's      invalid_input           SEP-1303: the model can fix its input
 argument validation (by where it arose)
 PEP 249 errors with a SQLSTATE, a      by the code             PostgreSQL Appendix A; sqlite.org/rescode;
@@ -128,6 +150,7 @@ import concurrent.futures
 import enum
 import errno
 import http.client
+import json
 import math
 import re
 import socket
@@ -256,6 +279,7 @@ Rule: TypeAlias = Callable[[BaseException], Classification | None]
 """A table entry: returns a classification, or ``None`` to defer to the exception's cause."""
 
 _UNKNOWN: Final = Classification(FailureClass.UNKNOWN)
+_UNUSABLE_URL: Final = Classification(FailureClass.UNKNOWN, side_effect_possible=False)
 _MAX_CHAIN: Final = 16
 
 
@@ -515,6 +539,8 @@ def _http2_error(exc: BaseException) -> Classification | None:
 
 
 def _http_transport_error(exc: BaseException) -> Classification:
+    if type(exc).__name__ == "UnsupportedProtocol":
+        return _UNUSABLE_URL  # a URL without http(s):// (httpx checks it before any connection): no upstream failed
     address = None
     try:
         address = http_address(exc.request.url)  # type: ignore[attr-defined]
@@ -910,7 +936,15 @@ def _wraps_driver_error(exc: BaseException) -> bool:
     # SQLAlchemy's DBAPIError keeps the driver's exception as .orig and raises from it: that one
     # carries the database's code (and, as the root cause, the driver's own words).
     orig = getattr(exc, "orig", None)
-    return isinstance(orig, BaseException) and orig in (exc.__cause__, exc.__context__)
+    if isinstance(orig, BaseException) and orig in (exc.__cause__, exc.__context__):
+        return True
+    # A framework's copy of the driver's PEP 249 error under the same standard name, raised from it
+    # (Django's DatabaseErrorWrapper: django.db.utils.IntegrityError from psycopg's UniqueViolation):
+    # the driver's one carries the code. Only the same name: Django's TransactionManagementError (a
+    # ProgrammingError) raised from the IntegrityError that broke the transaction is no copy of it.
+    cause = exc.__cause__
+    return (cause is not None and type(exc).__name__ in _DBAPI_RULES and _db_code(exc) is None
+            and type(exc).__name__ in {klass.__name__ for klass in type(cause).__mro__})
 
 
 def _dbapi(failure_class: FailureClass, side_effect_possible: bool | None = None) -> Rule:
@@ -1267,6 +1301,64 @@ def _tls_refusal(exc: BaseException) -> Classification | None:
     if alert is None:
         return None
     return Classification(_TLS_ALERT_CLASSES[alert], upstream=Upstream("tls", alert), side_effect_possible=False)
+
+
+def _decoding_response(exc: BaseException) -> object | None:
+    """The HTTP response whose own ``json()`` raised ``exc`` (requests', httpx's, aiohttp's ``Response.json``):
+    the frame of a method named ``json`` on an object with an integer ``status_code``/``status`` and ``headers``."""
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if frame.f_code.co_name == "json":
+            owner = frame.f_locals.get("self")
+            status = next((_attribute(owner, name) for name in ("status_code", "status")
+                           if isinstance(_attribute(owner, name), int)), None)
+            if status is not None and _attribute(owner, "headers") is not None:
+                return owner
+        tb = tb.tb_next
+    return None
+
+
+def _unreadable_answer(exc: BaseException) -> Classification | None:
+    """A JSON decode error raised by an HTTP client's ``Response.json()``: the upstream answered with what is not
+    the JSON its API promised (a proxy's or a portal's HTML page, an empty or cut body). An error status decides
+    (the tool read a 404's page without checking it); else the upstream did not answer as its API does:
+    upstream_unavailable. Whether it acted is open: the page may be an intermediary's (a load balancer's
+    maintenance page, a proxy's, a login portal's) that never passed the request on. Raised anywhere else (the tool's own ``json.loads``) the text
+    could be anyone's, the model's arguments too: no rule (``None``)."""
+    response = _decoding_response(exc)
+    if response is None:
+        return None
+    status = next((_attribute(response, name) for name in ("status_code", "status")
+                   if isinstance(_attribute(response, name), int)), 0)
+    url = _attribute(response, "url")
+    address = http_address(url) if url is not None and not callable(url) else None
+    headers = _attribute(response, "headers")
+
+    def header(name: str) -> str | None:
+        get = _attribute(headers, "get")
+        value = get(name) if callable(get) else None
+        return value if isinstance(value, str) else None
+
+    if _error_status(status) is not None:
+        return _status_classification(status, header, address)
+    return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("http", str(status), address)
+                          if status else None, side_effect_possible=None)
+
+
+def _bulk_item_refused(exc: BaseException) -> Classification | None:
+    """Elasticsearch's/OpenSearch's ``BulkIndexError``: the ``_bulk`` API answered 200 with a status per item
+    (``.errors``: ``[{"create": {"status": 409, "error": {...}}}]``). The first failed item's status decides as
+    the same status would alone; the exception lists only the failed items, so whether the call wrote anything
+    (the other items) is open unless that status says the item itself may have been applied (a 5xx)."""
+    items = _attribute(exc, "errors")
+    for item in items if isinstance(items, list) else ():
+        operation = next(iter(item.values()), None) if isinstance(item, Mapping) and len(item) == 1 else None
+        status = _error_status(operation.get("status")) if isinstance(operation, Mapping) else None
+        if status is not None:
+            result = _status_classification(status, lambda name: None, None)
+            return replace(result, side_effect_possible=result.side_effect_possible or None)
+    return None
 
 
 def _unavailable_unless_connecting(system: str, package: str | None = None) -> Rule:
@@ -1818,10 +1910,26 @@ def _cut_off(exc: BaseException) -> Classification:
 _NAMED_RULES: Final[dict[str, Rule]] = {
     "jsonschema.exceptions.ValidationError": _fixed(FailureClass.UNKNOWN),  # data inside the tool, not arguments
     "psycopg_pool.PoolTimeout": _unavailable(False, "postgresql"),
+    "psycopg_pool.TooManyRequests": _unavailable(False, "postgresql"),  # its queue of waiters is full: no rate limit
+    # Django's errors about the tool's own code and settings, named like a missing row: a field the model class does
+    # not have, a database alias not in the settings (a missing row is the model's DoesNotExist)
+    **dict.fromkeys(("django.core.exceptions.FieldDoesNotExist", "django.utils.connection.ConnectionDoesNotExist"),
+                    _fixed(FailureClass.UNKNOWN, False)),
     # aiohttp (https://docs.aiohttp.org/en/stable/client_reference.html#hierarchy-of-exceptions)
     "aiohttp.client_exceptions.ClientConnectorError": _unavailable(False, "http"),  # DNS, refused, TLS
     "aiohttp.client_exceptions.TooManyRedirects": _redirect_loop,  # before its status (a 3xx) is read as one
     "requests.exceptions.TooManyRedirects": _redirect_loop,
+    # a URL the client cannot use (no scheme, one it does not speak, no host, control characters): refused before
+    # any connection, and no upstream failed; whose URL it was (configuration, an argument) the type does not say
+    **dict.fromkeys(("requests.exceptions.MissingSchema", "requests.exceptions.InvalidSchema",
+                     "requests.exceptions.InvalidURL", "aiohttp.client_exceptions.InvalidURL",
+                     "aiohttp.client_exceptions.NonHttpUrlClientError",
+                     "httpx.InvalidURL", "httpx2.InvalidURL", "urllib3.exceptions.LocationValueError",
+                     "http.client.InvalidURL"), lambda exc: _UNUSABLE_URL),
+    # a successful answer that is not the API's JSON (see _unreadable_answer): aiohttp checks the Content-Type
+    # first and keeps the status (an error status carried decides before this rule); requests' own decode error
+    "aiohttp.client_exceptions.ContentTypeError": _fixed(FailureClass.UPSTREAM_UNAVAILABLE),
+    "requests.exceptions.JSONDecodeError": lambda exc: _unreadable_answer(exc) or _UNKNOWN,
     "aiohttp.client_exceptions.ConnectionTimeoutError": _unavailable(False, "http"),  # incl. waiting for the pool
     "aiohttp.client_exceptions.ServerFingerprintMismatch": _unavailable(False, "http"),
     "aiohttp.client_exceptions.SocketTimeoutError": _unavailable(True, "http"),
@@ -1887,6 +1995,37 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # SQLAlchemy: waiting for a connection of its pool (QueuePool's timeout); its DB-API wrappers
     # keep the driver's error as .orig (see _dbapi)
     "sqlalchemy.exc.TimeoutError": _unavailable(False, "db"),
+    # SQLAlchemy's ORM (https://docs.sqlalchemy.org/en/20/orm/exceptions.html): an UPDATE/DELETE of the unit of
+    # work matched fewer rows than it named (another writer changed the row's version or removed it: a conflict
+    # with the row's current state, HTTP's 409/412), nothing written; an expired object whose row is gone on
+    # refresh; an object used outside any session (the tool's own bug: no statement was sent).
+    "sqlalchemy.orm.exc.StaleDataError": _fixed(FailureClass.INVALID_INPUT, False),
+    "sqlalchemy.orm.exc.ObjectDeletedError": _fixed(FailureClass.NOT_FOUND, False),
+    "sqlalchemy.orm.exc.DetachedInstanceError": _fixed(FailureClass.UNKNOWN, False),
+    # ... and its schema errors: a table, column or referenced table the tool's code names is not there (PostgreSQL's
+    # 42P01/42703, our bug), for all that their names say "NoSuch"; a lookup of the model's key is NoResultFound
+    **dict.fromkeys((f"sqlalchemy.exc.{name}" for name in (
+        "NoSuchTableError", "NoSuchColumnError", "NoReferencedTableError", "NoReferencedColumnError",
+        "NoSuchModuleError")), _fixed(FailureClass.UNKNOWN, False)),
+    # Celery's task ends as AsyncResult.get() re-raises them (https://docs.celeryq.dev/en/stable/reference/
+    # celery.exceptions.html): the worker killed the task at its time limit, or the worker's process died under it
+    # (billiard's): it ran and may have acted; revoked (cancelled) before or while it ran: its fate is open.
+    **dict.fromkeys(("billiard.exceptions.TimeLimitExceeded", "billiard.exceptions.SoftTimeLimitExceeded",
+                     "billiard.exceptions.WorkerLostError"), _unavailable(True, "celery")),
+    "celery.exceptions.TaskRevokedError": _unavailable(None, "celery"),
+    # botocore refusing before it signs or sends (https://docs.aws.amazon.com/boto3/latest/guide/error-handling.html):
+    # no credential to present (as a 401 without one), parameters the service model rejects, no region (the tool's
+    # own configuration or code)
+    **dict.fromkeys(("botocore.exceptions.NoCredentialsError", "botocore.exceptions.PartialCredentialsError"),
+                    _fixed(FailureClass.PERMISSION_DENIED, False)),
+    **dict.fromkeys(("botocore.exceptions.ParamValidationError", "botocore.exceptions.NoRegionError"),
+                    _fixed(FailureClass.UNKNOWN, False)),
+    # the bulk helpers of Elasticsearch and OpenSearch: each failed item's own status (_bulk_item_refused)
+    "elasticsearch.helpers.BulkIndexError": _bulk_item_refused,
+    "opensearchpy.helpers.errors.BulkIndexError": _bulk_item_refused,
+    # scan (raise_on_error) over an answer from fewer shards than the index has: part of it could not be read
+    **dict.fromkeys(("elasticsearch.helpers.ScanError", "opensearchpy.helpers.errors.ScanError"),
+                    _unavailable(False, "elasticsearch")),
     # redis-py (https://redis.readthedocs.io/en/stable/exceptions.html): errors the server replied are
     # refusals (the command did not run); a timeout may have left it applied.
     "redis.exceptions.AuthenticationError": _fixed(FailureClass.PERMISSION_DENIED, False),
@@ -2019,6 +2158,7 @@ _RULES: dict[type[BaseException], Rule] = {
     httpx.TooManyRedirects: _redirect_loop,
     httpx2.TooManyRedirects: _redirect_loop,
     pydantic.ValidationError: _pydantic_validation,
+    json.JSONDecodeError: _unreadable_answer,  # by where it arose: an HTTP client's Response.json()
     MCPError: _mcp_error,
     ToolError: _mcp_tool_error,
     # The standard library.
@@ -2086,8 +2226,33 @@ def _lookup(exc: BaseException) -> Rule | None:
         return carried
     if _sqlstate(exc) is not None:
         return _DB_CODE
-    # Last, for a type no rule knows (``RuntimeError(response.text)``): an API's JSON error document as its message.
-    return _error_document if _error_document(exc) is not None else None
+    # Last, for a type no rule knows: an API's JSON error document as its message (``RuntimeError(response.text)``),
+    # else a 2xx status it carries (an SDK that got an answer it could not use).
+    if _error_document(exc) is not None:
+        return _error_document
+    return _unusable_success if _success_status_of(exc) is not None else None
+
+
+def _success_status_of(exc: BaseException) -> int | None:
+    """A 2xx status an exception with no rule of its own carries (``status_code``/``status``, or its response's):
+    an SDK that got a successful answer and could not use it (Speakeasy's ``ResponseValidationError`` and
+    ``SDKError``: mistralai; OpenAI's ``APIResponseValidationError``)."""
+    for owner in (exc, _attribute(exc, "response"), _attribute(exc, "raw_response")):
+        if owner is None or isinstance(owner, Mapping):
+            continue
+        for name in ("status_code", "status"):
+            value = _attribute(owner, name)
+            if isinstance(value, int) and not isinstance(value, bool) and 200 <= value <= 299:
+                return value
+    return None
+
+
+def _unusable_success(exc: BaseException) -> Classification:
+    # The upstream answered 2xx with what is not its API's answer (a body the SDK's schema rejects, an HTML page):
+    # the upstream's fault, as _unreadable_answer; the page may be an intermediary's, so whether it acted is open.
+    status = _success_status_of(exc)
+    return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("http", str(status),
+                                                                             _request_address(exc)))
 
 
 def walk(exc: BaseException) -> list[BaseException]:

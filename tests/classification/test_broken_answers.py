@@ -7,7 +7,9 @@ so every case is a request that arrived: the upstream may have acted on it, and 
 ``upstream_unavailable`` (the answer was lost, not refused) whatever the client calls it.
 
 And a whole answer that is not what the tool expects (a maintenance page in HTML with a 200, where the tool
-reads JSON): the upstream answered, the tool could not use it, nothing says why: ``unknown``.
+reads JSON): when the HTTP client's own ``json()`` fails, the upstream did not answer as its API does
+(``upstream_unavailable``; whether it acted is open: the page may be a load balancer's); the tool's own
+``json.loads`` of the bytes does not say whose text it was: ``unknown`` (see test_unreadable_answers).
 """
 
 from __future__ import annotations
@@ -117,4 +119,4 @@ def test_answer_the_tool_cannot_read(client: str) -> None:
     with answering(200, page, {"Content-Type": "text/html"}) as port:
         exc = raised(lambda: JSON_READERS[client](f"http://{HOST}:{port}/v1/orders"))
     assert isinstance(exc, ValueError | aiohttp.ContentTypeError)  # aiohttp checks the Content-Type first
-    check(exc, C.UNKNOWN, None)
+    check(exc, C.UNKNOWN if client == "urllib" else C.UPSTREAM_UNAVAILABLE, None)
