@@ -88,9 +88,10 @@ class TestEveryRow:
         assert "idempotency key hash" in part["client view"]
 
     def test_unexpected_answer_shows_its_root_cause_and_fingerprint(self, demo: DemoRun) -> None:
-        """An `unknown` failure: the maintenance page's JSONDecodeError is the root, on span and log alike."""
+        """The maintenance page's JSONDecodeError is the root, on span and log alike (the upstream's fault:
+        `upstream_unavailable`, not a gap in the mapping)."""
         row = rows(demo)["unexpected_answer"]
-        assert row["failure_class"] == "unknown"
+        assert row["failure_class"] == "upstream_unavailable"
         part = sections(explain(row["error_ref"], demo.out).stdout)
         assert "root cause json.decoder.JSONDecodeError: " in part["tool span"]
         (fingerprint,) = re.findall(r"fingerprint ([0-9a-f]{16})", part["tool span"])

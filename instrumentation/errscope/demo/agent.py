@@ -8,7 +8,8 @@ It plays the model's part in the design's whole flow, one step per message the m
 4. an order that belongs to another tenant;
 5. a rate limit (``Retry-After`` too long for the client to wait out);
 6. an upstream outage (the client retries on its own: the call carries an idempotency key);
-7. an answer the tool does not expect (an HTML maintenance page): class unknown, and the root
+7. an HTML maintenance page where the tool expects JSON, on every attempt: the upstream's fault,
+   ``upstream_unavailable`` (retried with the same key: the tool is safe to repeat), and the root
    cause (``JSONDecodeError``) and its fingerprint on the span and log;
 8. a server-side read timeout: ``notify_customer`` (not safe to repeat) gives up on the payments
    API, which took the message and stalled; the client does not retry it, and the model reads that
@@ -275,7 +276,7 @@ async def run_agent(
                 await arm("outage", 3)
                 await step("outage", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}))
                 await admin.delete("/_admin/faults")
-                await arm("maintenance", 1)
+                await arm("maintenance", 3)  # the deploy outlasts the client's three attempts
                 await step("unexpected_answer", lambda: call({"order_id": REFUND_ORDER, "amount": AMOUNT}))
                 await arm("stall", 1, seconds=NOTIFY_STALL)
                 await step("notify_timeout", lambda: call({"order_id": REFUND_ORDER, "message": NOTIFY_MESSAGE},

@@ -17,8 +17,9 @@ consumed by the next ``n`` refund requests:
   caller's timeout: the side effect happened, the caller never hears it). Notifications and
   receipts honour ``stall`` too (and consume any other fault without acting on it).
 - ``maintenance``: 200 with an HTML maintenance page instead of JSON (what a proxy in front of
-  an API answers during a deploy); nothing is refunded. The tool does not expect it: its
-  failure is class ``unknown``, and only the root cause on the span and log says why.
+  an API answers during a deploy); nothing is refunded. The tool's ``response.json()`` fails on
+  it: class ``upstream_unavailable`` (the answer is the upstream's fault), and the root cause on
+  the span and log says why.
 
 ``POST /v1/orders/{order_id}/notifications`` ``{"message": "..."}``
     201: one message sent to the order's customer. No idempotency key: each request sends one more.
