@@ -80,11 +80,9 @@ def parse_retry_after(value: str | None, *, now: datetime | None = None) -> floa
     return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
-MILLISECOND_RETRY_HEADERS = ("retry-after-ms", "x-ms-retry-after-ms")
+MILLISECOND_RETRY_HEADERS: Final = ("retry-after-ms", "x-ms-retry-after-ms")
 """Headers that give the wait in milliseconds: Azure OpenAI's ``retry-after-ms`` (read first by openai-python's
 retry), Cosmos DB's and other Azure services' ``x-ms-retry-after-ms`` (azure-core's ``RetryPolicy`` reads both)."""
-
-
 
 _RESET_PARAMETER: Final = re.compile(r"(?:^|[;,\s])(?:t|reset)\s*=\s*(\d{1,12})(?![\d.])")
 """The reset of the ``RateLimit`` field: ``t`` of a structured item (draft-ietf-httpapi-ratelimit-headers-09 and
@@ -103,9 +101,9 @@ def retry_after_from_headers(header: Callable[[str], str | None], *, now: dateti
 
     ``header(name)`` returns a response header's value or ``None`` (names are case-insensitive, RFC 9110 §5.1).
     A millisecond header (:data:`MILLISECOND_RETRY_HEADERS`) is the most precise and wins, as in the SDKs that send
-    and honour it; then ``Retry-After`` (RFC 9110 §10.2.3, :func:`parse_retry_after`); without either, the IETF ``RateLimit``
-    fields: ``RateLimit``'s reset (``t=`` or ``reset=``, draft-ietf-httpapi-ratelimit-headers), then the drafts'
-    ``RateLimit-Reset`` and the vendors' ``X-RateLimit-Reset`` (delay-seconds, or a Unix time as GitHub sends it).
+    and honour it; then ``Retry-After`` (RFC 9110 §10.2.3, :func:`parse_retry_after`); without either, the IETF
+    ``RateLimit`` fields: ``RateLimit``'s reset (``t=`` or ``reset=``, draft-ietf-httpapi-ratelimit-headers), then
+    the drafts' ``RateLimit-Reset`` and the vendors' ``X-RateLimit-Reset`` (delay-seconds, or a Unix time as GitHub sends it).
     """
     for name in MILLISECOND_RETRY_HEADERS:
         value = (header(name) or "").strip()
