@@ -103,7 +103,8 @@ def retry_after_from_headers(header: Callable[[str], str | None], *, now: dateti
     A millisecond header (:data:`MILLISECOND_RETRY_HEADERS`) is the most precise and wins, as in the SDKs that send
     and honour it; then ``Retry-After`` (RFC 9110 §10.2.3, :func:`parse_retry_after`); without either, the IETF
     ``RateLimit`` fields: ``RateLimit``'s reset (``t=`` or ``reset=``, draft-ietf-httpapi-ratelimit-headers), then
-    the drafts' ``RateLimit-Reset`` and the vendors' ``X-RateLimit-Reset`` (delay-seconds, or a Unix time as GitHub sends it).
+    the drafts' ``RateLimit-Reset`` and the vendors' ``X-RateLimit-Reset`` (delay-seconds, or a Unix time as GitHub
+    sends it).
     """
     for name in MILLISECOND_RETRY_HEADERS:
         value = (header(name) or "").strip()
