@@ -191,7 +191,7 @@ class TestStack:
         def series(title: str, label: str) -> dict[str, float]:
             return {s["metric"].get(label, ""): float(s["value"][1]) for s in stack.query(queries[title], at)}
 
-        _wait(lambda: len(series("Failures per second by class", "errscope_failure_class")) == 5,
+        _wait(lambda: len(series("Failures per second by class", "errscope_failure_class")) == 4,
               "the class series in Prometheus", stack, 60)
         channel = series("Failure ratio by channel", "errscope_channel")
         assert set(channel) == {"protocol", "execution"}, channel
@@ -202,16 +202,17 @@ class TestStack:
         assert set(per_tool) == {"refund_order", "notify_customer", "_OTHER"}, per_tool
         assert per_tool["_OTHER"] == per_tool["notify_customer"] == 1.0 and 0 < per_tool["refund_order"] < 1
         classes = series("Failures per second by class", "errscope_failure_class")
-        assert set(classes) == {"not_found", "invalid_input", "rate_limited", "upstream_unavailable", "unknown"}, classes
+        assert set(classes) == {"not_found", "invalid_input", "rate_limited", "upstream_unavailable"}, classes
         assert all(v > 0 for v in classes.values()), classes
         [unknown] = stack.query(queries["Share of failures classed unknown"], at)
-        # the maintenance page: one of the nine failures the refund server answers per round
-        assert float(unknown["value"][1]) == pytest.approx(1 / 9, rel=0.05), unknown  # rate() extrapolates
+        # none: the demo's every failure has a class (the maintenance page is the upstream's); `or vector(0)` makes
+        # the panel read 0, not "no data" (tests/dashboards/test_real_prometheus.py checks a share above zero)
+        assert float(unknown["value"][1]) == 0.0, unknown
         table = {(s["metric"]["gen_ai_tool_name"], s["metric"]["errscope_failure_class"])
                  for s in stack.query(queries["Failures by tool and class (time range)"], at)}
         assert table == {("refund_order", "invalid_input"), ("refund_order", "not_found"),
                          ("refund_order", "rate_limited"), ("refund_order", "upstream_unavailable"),
-                         ("refund_order", "unknown"), ("notify_customer", "upstream_unavailable"),
+                         ("notify_customer", "upstream_unavailable"),
                          ("_OTHER", "not_found")}, table
 
     def test_no_planted_secret_in_any_export_or_label(self, stack: RunningStack) -> None:
