@@ -23,6 +23,7 @@ from errscope import FailureClass as C
 from tests.classification.conftest import check, raised
 from tests.classification.databases import PASSWORD, Postgres, postgres_server
 from tests.classification.upstreams import HOST, closed_port
+from tests.conftest import require
 
 
 @pytest.fixture(scope="module")
@@ -47,8 +48,7 @@ def django_dbs(pg: Postgres, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         "pg_wrong_password": {**pg_settings, "PASSWORD": "not-it"},
         "pg_down": {**pg_settings, "PORT": str(closed_port())},
     }
-    if settings.configured:
-        pytest.skip("Django is already configured in this process")
+    require(not settings.configured, "Django is already configured in this process")
     settings.configure(DATABASES=databases, INSTALLED_APPS=["django.contrib.contenttypes", "django.contrib.auth"],
                        USE_TZ=True, DEFAULT_AUTO_FIELD="django.db.models.AutoField")
     django.setup()
