@@ -72,6 +72,7 @@ __all__ = [
     "META_CHANNEL",
     "META_ERROR_REF",
     "META_FAILURE_CLASS",
+    "META_HTTP_STATUS",
     "META_IDEMPOTENCY_KEY",
     "META_IDEMPOTENCY_KEY_HONOURED",
     "META_RETRY_AFTER",
@@ -177,6 +178,10 @@ META_RETRY_AFTER: Final = "io.errscope/retry_after"
 META_IDEMPOTENCY_KEY: Final = "io.errscope/idempotency_key"
 META_SIDE_EFFECT_POSSIBLE: Final = "io.errscope/side_effect_possible"
 """On an error result: the :data:`ERRSCOPE_SIDE_EFFECT_POSSIBLE` fact, for the client and the host."""
+META_HTTP_STATUS: Final = "io.errscope/http_status"
+"""In a relayed JSON-RPC error's ``data``: the HTTP status the upstream's endpoint (or a gateway or proxy before it)
+refused the request's POST with, when the SDK stood in an error frame for that refusal. The call's upstream event
+is then that HTTP answer (system ``http``, that status), the one ``errscope explain`` must lead to."""
 META_IDEMPOTENCY_KEY_HONOURED: Final = "io.errscope/idempotency_key_honoured"
 """On a tool in ``tools/list``: ``True`` when the server deduplicates calls that carry the same
 :data:`META_IDEMPOTENCY_KEY`, so a client may repeat the call safely."""

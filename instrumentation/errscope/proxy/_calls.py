@@ -97,12 +97,6 @@ class Scope:
     """Tool calls the host cancelled (oldest first): a late answer to one is relayed scrubbed."""
 
 
-HTTP_STATUS_KEY: Final = "io.errscope/http_status"
-"""In a relayed JSON-RPC error's ``data``: the HTTP status the upstream's endpoint (or a gateway or proxy before it)
-refused the request's POST with, when the SDK stood in an error frame for that refusal. The call's upstream event
-is then that HTTP answer (system ``http``, that status), the one ``errscope explain`` must lead to."""
-
-
 def _is_request_id(value: Any) -> bool:
     """A string or an integer (MCP spec, Basic > Requests: the id MUST NOT be ``null``). A frame with any
     other id is not a request the proxy tracks, and an answer with one (``null``: the answer to a frame the
@@ -319,7 +313,7 @@ class Calls:
         if (code == METHOD_NOT_FOUND and not task_only) or unknown:
             return self._unknown_tool(entry, message, code if code == METHOD_NOT_FOUND else INVALID_PARAMS)
         upstream = Upstream(SYSTEM, str(code), self.upstream.address)
-        refused_with = data.get(HTTP_STATUS_KEY) if isinstance(data, dict) else None
+        refused_with = data.get(attr.META_HTTP_STATUS) if isinstance(data, dict) else None
         if type(refused_with) is int and 100 <= refused_with <= 599:
             upstream = Upstream("http", str(refused_with), self.upstream.address)
         if self._adopt_declared(call, Channel.PROTOCOL, data if isinstance(data, dict) else {}, upstream, code=code):

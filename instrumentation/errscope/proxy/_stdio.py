@@ -18,11 +18,11 @@ from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from typing import Any, Final, Protocol
 
-from errscope._attributes import META_FAILURE_CLASS, META_SIDE_EFFECT_POSSIBLE
+from errscope._attributes import META_FAILURE_CLASS, META_HTTP_STATUS, META_SIDE_EFFECT_POSSIBLE
 from errscope._http import class_for_mcp_endpoint_status, retry_after_from_headers, side_effect_for_http_status
 from errscope._vocabulary import FailureClass
 from errscope.client._answer import names_the_session
-from errscope.proxy._calls import HTTP_STATUS_KEY, Calls, Message, Scope, parse_error, request_key
+from errscope.proxy._calls import Calls, Message, Scope, parse_error, request_key
 
 __all__ = ["ChildServer", "HttpServer", "serve_stdio"]
 
@@ -348,11 +348,11 @@ class HttpServer:
 def _refused(error: Message, said: str | None, side_effect_possible: bool | None, cls: FailureClass | None,
              status: int) -> Message:
     """``error`` with the HTTP answer's words (when the body had none), whether the request may have run, the
-    refusal's class when one is known, and its HTTP status (:data:`HTTP_STATUS_KEY`: the call's upstream event)."""
+    refusal's class when one is known, and its HTTP status (:data:`META_HTTP_STATUS`: the call's upstream event)."""
     error = {**error, "message": said} if said is not None else dict(error)
     data = error.get("data")
     if data is None or isinstance(data, dict):
-        extra: dict[str, Any] = {HTTP_STATUS_KEY: status}
+        extra: dict[str, Any] = {META_HTTP_STATUS: status}
         if side_effect_possible is not None:
             extra[META_SIDE_EFFECT_POSSIBLE] = side_effect_possible
         if cls is not None and cls is not FailureClass.UNKNOWN:
