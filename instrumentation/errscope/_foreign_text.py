@@ -20,7 +20,7 @@ from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 
 __all__ = [
-    "classify_text", "printable", "reads_upstream_data", "retry_after_from_text", "safe_excerpt", "scrub_text",
+    "MESSAGE_KEYS", "classify_text", "json_error_message", "json_error_parts", "printable", "reads_upstream_data", "retry_after_from_text", "safe_excerpt", "scrub_text",
     "without_terminal_escapes",
 ]
 
@@ -356,7 +356,8 @@ def safe_excerpt(text: str, limit: int = 160) -> str:
 # ``{"error": {"message", "type", "code"}}``, a streamed ``{"type": "error", "error": {...}}`` event, Google's
 # ``{"error": {"code", "message", "status"}}``, and a gateway's wrap whose real cause is a further document held as a
 # *string* (OpenRouter's ``error.metadata.raw``; decocms/studio PR #6827).
-_DOC_MESSAGE_KEYS: Final = ("message", "error_description", "detail", "description", "msg", "title", "reason")
+MESSAGE_KEYS: Final = ("message", "error_description", "detail", "description", "msg", "title", "reason")
+"""Where an error object says what went wrong in words, most usual first (JSON-RPC, OAuth 2.0, RFC 9457, pydantic)."""
 _DOC_CODE_KEYS: Final = ("code", "status", "error_code", "errorCode")
 _DOC_DEPTH: Final = 8
 # The keys an error nests under: ``error``/``errors``, Azure's ``innererror``, a ``cause``, RFC 9457's ``detail``s, a
@@ -390,7 +391,7 @@ def _doc_findings(value: Any, depth: int) -> list[tuple[int, str, list[str]]]:
     if not isinstance(value, dict):
         return []
     found: list[tuple[int, str, list[str]]] = []
-    message = next((value[key] for key in _DOC_MESSAGE_KEYS
+    message = next((value[key] for key in MESSAGE_KEYS
                     if isinstance(value.get(key), str) and value[key].strip() and _doc(value[key]) is None), None)
     if message is not None:
         codes = [str(value[key]) for key in _DOC_CODE_KEYS

@@ -23,7 +23,7 @@ from mcp_types import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_E
 
 from errscope._attributes import META_ERROR_REF, META_FAILURE_CLASS, META_RETRY_AFTER, META_SIDE_EFFECT_POSSIBLE
 from errscope._classify import delay_seconds
-from errscope._foreign_text import classify_text, json_error_message
+from errscope._foreign_text import MESSAGE_KEYS, classify_text, json_error_message
 from errscope._refs import ERROR_REF_PATTERN
 from errscope._vocabulary import FailureClass
 from errscope.client._invalid_params import is_argument_rejection, names_this_tool_unknown
@@ -182,7 +182,7 @@ def error_texts(message: str, data: Any) -> tuple[str, ...]:
     return (message,)
 
 
-_DATA_TEXT_KEYS: Final = ("message", "detail", "reason", "error")
+_DATA_TEXT_KEYS: Final = (*MESSAGE_KEYS, "error")  # and a bare string under ``error``
 
 
 def text_of(content: Iterable[Any] | None, structured: Any = None) -> str:
