@@ -26,6 +26,8 @@ from errscope._attributes import (
     ERRSCOPE_FAILURE_CLASS,
     ERRSCOPE_IDEMPOTENCY_KEY_HASH,
     ERRSCOPE_OUTCOME,
+    ERRSCOPE_SIDE_EFFECT_POSSIBLE,
+    JSONRPC_REQUEST_ID,
     ERRSCOPE_PROGRESS_NOTIFICATIONS,
     META_IDEMPOTENCY_KEY,
     RPC_RESPONSE_STATUS_CODE,
@@ -189,7 +191,7 @@ class TestD12CancelOnTimeout:
         assert [e.name for e in span.events] == ["cancel_sent"]
 
     async def test_fifty_timeouts_leave_nothing_running(self, foreign: Any, telemetry: Any) -> None:
-        """50 timed-out calls: 50 cancels, one per id, and the server's in-flight count returns to 0."""
+        """50 timed-out calls: one cancel per request sent, and the server's in-flight count returns to 0."""
         params, log = foreign("slow")
         breaker_free = {"failure_threshold": 1000}
         from errscope.client import CircuitBreaker
@@ -197,15 +199,44 @@ class TestD12CancelOnTimeout:
         async with ToolClient(
             params, timeout=0.4, breaker=CircuitBreaker(**breaker_free), **telemetry.providers
         ) as tc:
+            results: list[Any] = []
+
+            async def call() -> None:
+                results.append(await tc.call_tool("export_report", {"seconds": 120}))
+
             async with anyio.create_task_group() as tg:
                 for _ in range(50):
-                    tg.start_soon(tc.call_tool, "export_report", {"seconds": 120})
-            await log.wait("end", 50)
-        calls = {c["id"] for c in log.received("tools/call")}
+                    tg.start_soon(call)
+            # On a loaded machine a call's 0.4 s can pass while its request waits for the writer: it is never sent,
+            # gets no cancel, and says nothing ran.
+            sent = sorted(i for r in results for i in r.request_ids)
+            assert len(results) == 50 and sent and all(r.outcome is Outcome.TIMEOUT for r in results)
+            assert all(r.side_effect_possible is (bool(r.request_ids)) for r in results)
+            await log.wait("end", len(sent))
+        calls = sorted(c["id"] for c in log.received("tools/call"))
         cancelled = [c["params"]["requestId"] for c in log.received("notifications/cancelled")]
-        assert len(calls) == 50 and sorted(cancelled) == sorted(calls)
+        assert calls == sent and sorted(cancelled) == calls
         assert log.events("end")[-1]["in_flight"] == 0
-        assert len(log.events("end")) == 50
+        assert len(log.events("end")) == len(sent)
+
+    async def test_a_call_still_queued_at_its_deadline_was_never_sent(self, foreign: Any, telemetry: Any) -> None:
+        """The server stops reading; a call larger than the pipe's buffer fills it and holds the writer; the call
+        queued behind it times out unsent: nothing ran, so it says so, and no cancel goes out for it."""
+        params, log = foreign("slow")
+        async with ToolClient(params, timeout=10, **telemetry.providers) as tc:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(tc.call_tool, "stop_reading", {"seconds": 2})
+                await log.wait("call", 1)
+                tg.start_soon(tc.call_tool, "export_report", {"seconds": 0, "pad": "x" * 300_000})
+                await anyio.sleep(0.2)
+                queued = await tc.call_tool("export_report", {"seconds": 0}, timeout=0.5)
+        assert (queued.outcome, queued.failure_class, queued.side_effect_possible, queued.request_ids) == (
+            Outcome.TIMEOUT, FailureClass.UPSTREAM_UNAVAILABLE, False, ()
+        )
+        assert "nothing was run" in queued.text
+        assert len(log.received("tools/call")) == 2 and log.received("notifications/cancelled") == []
+        (span,) = [s for s in telemetry.spans("tools/call export_report") if s.attributes[ERRSCOPE_OUTCOME] == "timeout"]
+        assert JSONRPC_REQUEST_ID not in span.attributes and span.attributes[ERRSCOPE_SIDE_EFFECT_POSSIBLE] is False
 
     async def test_initialize_is_never_cancelled(self, foreign: Any) -> None:
         """A server that never answers initialize gets no notifications/cancelled for it."""

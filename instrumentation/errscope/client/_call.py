@@ -190,7 +190,7 @@ class LogicalCall:
         late.request_id, late.ref, late.gave_up_at = wire.request_id, result.error_ref, ended
         self.held = wire.held
         self.undelivered = wire.undelivered
-        rank = 2 if wire.request_id is not None else 0 if wire.held else 1
+        rank = 2 if wire.written else 0 if wire.held else 1
         if rank >= self._standing_rank:
             self.standing, self._standing_rank = result, rank
         tg = owner.connection.tg
@@ -317,7 +317,7 @@ class LogicalCall:
             conn.tap.forget(wire)
             if wire_events.append in conn.tap.listeners:
                 conn.tap.listeners.remove(wire_events.append)
-            if wire.request_id is not None:
+            if wire.written:  # an id that never left names nothing the server could have logged
                 self.request_ids.append(wire.request_id)
                 attributes[JSONRPC_REQUEST_ID] = str(wire.request_id)
             for _ in range(wire.cancels_sent):
@@ -331,8 +331,12 @@ class LogicalCall:
             raw = _answer_that_stands(wire.answer)
         fired = deadline.fired
         if fired is not None and raw is None:
-            owner.breaker.record_failure()
             attributes[ERROR_TYPE] = ERROR_TYPE_TIMEOUT
+            if not wire.written:  # still queued behind earlier messages: nothing reached the server
+                owner.breaker.release()
+                wire.undelivered = True
+                return shape.timed_out_unsent(self.tool, fired, self.policy)
+            owner.breaker.record_failure()
             return shape.timed_out(self.tool, fired, self.policy, hint=self.timeout_hint)
         if raw is not None:
             owner.breaker.record_success()
@@ -434,7 +438,7 @@ class LogicalCall:
             # No error frame for our id: the SDK raised it locally (connection closed, -32000 band).
             owner.breaker.record_failure()
             attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
-            if wire.request_id is None:
+            if not wire.written:
                 wire.undelivered = True
                 return self._not_sent()
             return self._lost_while_running()
@@ -492,7 +496,8 @@ class LogicalCall:
             note = invalid_params_note(
                 self.tool, message, self.arguments, listed.input_schema if listed else None, data=error.data
             )
-            return shape.failure(self.tool, Channel.PROTOCOL, FailureClass.INVALID_INPUT, note, ref=ref, advice="")
+            return shape.failure(self.tool, Channel.PROTOCOL, FailureClass.INVALID_INPUT, note, ref=ref, advice="",
+                                 side_effect_possible=False)
         return shape.other_protocol_error(self.tool, code, message, data, ref)
 
     async def _unknown_tool(

@@ -37,6 +37,7 @@ __all__ = [
     "other_protocol_error",
     "refused_http_rate_limit",
     "timed_out",
+    "timed_out_unsent",
     "unknown_tool_head",
 ]
 
@@ -111,6 +112,19 @@ def timed_out(
         head += " Part of the work may already have been done; check before retrying."
     return failure(
         tool, None, FailureClass.UPSTREAM_UNAVAILABLE, head, advice="", outcome=Outcome.TIMEOUT, side_effect_possible=True
+    )
+
+
+def timed_out_unsent(tool: str, fired: TimeoutKind, policy: TimeoutPolicy) -> ToolCallResult:
+    """A timer ended the attempt before its request was handed to the transport (the writer was still busy with
+    earlier messages, or the server was not reading): nothing was sent, so nothing ran."""
+    limit = policy.hard_ceiling if fired is TimeoutKind.CEILING else policy.idle
+    head = (
+        f"{safe_name(tool)} could not be sent to the tool server within {seconds(limit)} (the connection was busy); "
+        "nothing was run, so calling again is safe."
+    )
+    return failure(
+        tool, None, FailureClass.UPSTREAM_UNAVAILABLE, head, advice="", outcome=Outcome.TIMEOUT, side_effect_possible=False
     )
 
 
@@ -243,7 +257,7 @@ def other_protocol_error(tool: str, code: int, message: str, data: dict[str, Any
         ref=ref,
         retry_after=retry_after,
         advice=_MAYBE_DONE if maybe_done else None,
-        side_effect_possible=answer.side_effect_possible(data),
+        side_effect_possible=answer.side_effect_possible(data) if may_have_run else False,
     )
 
 

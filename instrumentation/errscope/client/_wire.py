@@ -99,6 +99,9 @@ class WireAttempt:
 
     trace_meta: dict[str, str] = field(default_factory=dict)
     request_id: Any = None
+    written: bool = False
+    """The ``tools/call`` was handed to the transport's writer: from then on it may reach the server. Until then
+    (the writer still busy with earlier messages) a timeout or a closed connection leaves it unsent."""
     cancel_reason: str | None = None
     reason_for_cancel: Callable[[], str | None] | None = None
     cancels_sent: int = 0
@@ -198,7 +201,8 @@ class WireTap:
             listener(event)
 
     # -- write side ---------------------------------------------------------------------------
-    def on_send(self, item: SessionMessage) -> SessionMessage:
+    def on_send(self, item: SessionMessage) -> SessionMessage | None:
+        """Record what ``item`` says; returns what is written, or ``None`` for nothing (a cancel of an unsent request)."""
         message = item.message
         attempt = CURRENT_ATTEMPT.get()
         if isinstance(message, JSONRPCRequest):
@@ -229,6 +233,9 @@ class WireTap:
             target = params.get("requestId")
             if attempt is not None and target is not None and attempt.request_id is not None:
                 if coerce_request_id(target) == coerce_request_id(attempt.request_id):
+                    if not attempt.written:
+                        # MCP, Cancellation: only a request previously issued is cancelled; this one never left.
+                        return None
                     attempt.cancels_sent += 1
                     reason = attempt.reason_for_cancel() if attempt.reason_for_cancel else None
                     attempt.cancel_reason = reason or params.get("reason")
@@ -532,7 +539,13 @@ class _TapWrite:
         self._tap = tap
 
     async def send(self, item: SessionMessage, /) -> None:
-        await self._inner.send(self._tap.on_send(item))
+        tapped = self._tap.on_send(item)
+        if tapped is None:
+            return
+        await self._inner.send(tapped)  # with a busy writer this waits, and a deadline can cancel it here
+        attempt = CURRENT_ATTEMPT.get()
+        if attempt is not None and attempt.request_id is not None:
+            attempt.written = True
 
     async def aclose(self) -> None:
         await self._inner.aclose()

@@ -33,7 +33,7 @@ from typing import Any
 import anyio
 from mcp.shared.exceptions import MCPError
 from mcp.server.mcpserver import Context
-from mcp_types import ToolAnnotations
+from mcp_types import ToolAnnotations, ToolListChangedNotification
 
 TRANSPORT, FLAVOUR, COUNTER = sys.argv[1], sys.argv[-2], sys.argv[-1]
 
@@ -105,7 +105,9 @@ def build_mcp() -> Any:
         if record("send_flipping", id) == 1:
             server.remove_tool("send_flipping")
             server.add_tool(send_flipping, name="send_flipping", annotations=ToolAnnotations(idempotentHint=False))
-            await ctx.request_context.session.send_tool_list_changed()  # and fail at once
+            # On this call's stream, so it reaches the client before the failure on every transport (on
+            # streamable HTTP an unrelated notification takes the GET stream, unordered with this answer).
+            await ctx.request_context.session.send_notification(ToolListChangedNotification(), related_request_id=ctx.request_id)
         raise tool_error("mail relay answered 503 Service Unavailable")
 
     server.add_tool(send_flipping, name="send_flipping", annotations=ToolAnnotations(idempotentHint=True))

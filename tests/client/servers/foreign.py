@@ -57,7 +57,8 @@ TOOLS: dict[str, list[dict[str, Any]]] = {
     "d24": [tool("echo")],
     # FOREIGN_IDEMPOTENT=1: the scripted tool declares idempotentHint (safe to repeat).
     "scripted": [tool("scripted", idempotentHint=True) if os.environ.get("FOREIGN_IDEMPOTENT") else tool("scripted")],
-    "slow": [tool("export_report"), tool("transfer_funds"), tool("create_cluster"), tool("flaky", idempotentHint=True), tool("stray_progress")],
+    "slow": [tool("export_report"), tool("transfer_funds"), tool("create_cluster"), tool("flaky", idempotentHint=True), tool("stray_progress"),
+             tool("stop_reading")],
     "garbage": [tool("echo"), tool("garbage_only")],
     "close": [tool("echo")],
     "wrong_id": [tool("echo")],
@@ -193,6 +194,9 @@ def call_tool(rid: Any, params: dict[str, Any]) -> None:
             error(rid, -32602, f"Unknown tool: {name}")
     elif SCENARIO == "d24":
         result(rid, text_result(str(args.get("text", "echo"))))
+    elif name == "stop_reading":
+        time.sleep(float(args.get("seconds", 1)))  # in the reading thread: the client's writes back up meanwhile
+        result(rid, text_result("read again"))
     elif SCENARIO == "garbage":
         raw("this is not json {")
         raw('{"hello": 1}')
