@@ -128,8 +128,10 @@ anything else                          unknown                 a gap in the mapp
 HTTP statuses: 400/409/412/413/422/428 invalid_input, 401/403/407 permission_denied, 404/410 not_found,
 429 rate_limited, 408 and 5xx upstream_unavailable, others unknown; a 403 with ``Retry-After`` or
 ``X-RateLimit-Remaining: 0`` (GitHub's rate limits), or a Google usage-limit reason
-(``userRateLimitExceeded``, ``dailyLimitExceeded``, ErrorInfo's ``RATE_LIMIT_EXCEEDED``) is rate_limited; the wait
-(Azure's ``retry-after-ms``/``x-ms-retry-after-ms`` first, else ``Retry-After``) is parsed on
+(``userRateLimitExceeded``, ``dailyLimitExceeded``, ErrorInfo's ``RATE_LIMIT_EXCEEDED``) is rate_limited; a 400 whose
+ErrorInfo reason names the credential (``API_KEY_INVALID``) is permission_denied; the wait
+(Azure's ``retry-after-ms``/``x-ms-retry-after-ms`` first, else ``Retry-After``, else Google's RetryInfo
+``retryDelay``) is parsed on
 rate limits and 503, the response headers read without regard to case.
 
 Every rule also says whether the failed request may have been acted on
@@ -447,9 +449,16 @@ def _http_status(exc: BaseException) -> Classification | None:
     # Face Hub) names it in its own error code; the SDK's class says so (RepositoryNotFoundError).
     if status in (401, 403) and _NOT_FOUND_WORDS.search(type(exc).__name__):
         return replace(result, failure_class=FailureClass.NOT_FOUND)
-    if status == 403 and any(_is_usage_limit(reason) for reason in _error_reasons(exc)):
-        return replace(result, failure_class=FailureClass.RATE_LIMITED,
-                       retry_after=retry_after_from_headers(lambda name: _response_header(exc, name)))
+    reasons = _error_reasons(exc)
+    if status == 403 and any(_is_usage_limit(reason) for reason in reasons):
+        result = replace(result, failure_class=FailureClass.RATE_LIMITED,
+                         retry_after=retry_after_from_headers(lambda name: _response_header(exc, name)))
+    # Google answers a credential it cannot use (an API key not valid, expired) with 400 INVALID_ARGUMENT: ErrorInfo's
+    # reason says the argument was the credential, not the model's input (the Gemini API, Maps, Cloud APIs).
+    elif status == 400 and any(_code_family(reason) is FailureClass.PERMISSION_DENIED for reason in reasons):
+        result = replace(result, failure_class=FailureClass.PERMISSION_DENIED)
+    if result.retry_after is None and (result.failure_class is FailureClass.RATE_LIMITED or status == 503):
+        result = replace(result, retry_after=_google_retry_delay(exc))
     return result
 
 
@@ -463,15 +472,47 @@ def _is_usage_limit(reason: str) -> bool:
     return words in _USAGE_LIMIT_REASONS or _code_family(reason) is FailureClass.RATE_LIMITED
 
 
+def _google_details(exc: BaseException) -> list[Mapping[str, Any]]:
+    """The google.rpc detail messages (``{"@type": ..., ...}``) of a Google JSON error (AIP-193: ``error.details``)
+    an exception carries: google-api-core's ``details`` (a list), googleapiclient's ``error_details``, or the whole
+    parsed error body as ``details`` (google-genai's ``APIError``)."""
+    found: list[Mapping[str, Any]] = []
+    for name in ("details", "error_details"):
+        value = _attribute(exc, name)
+        if isinstance(value, Mapping):
+            error = value.get("error", value)
+            value = error.get("details") if isinstance(error, Mapping) else None
+        if isinstance(value, list):
+            found += [entry for entry in value if isinstance(entry, Mapping)]
+    return found
+
+
+_DURATION: Final = re.compile(r"(\d{1,9})(?:\.(\d{1,9}))?s")
+
+
+def _google_retry_delay(exc: BaseException) -> float | None:
+    """The wait a Google error's google.rpc.RetryInfo gives (``retryDelay``, a protobuf Duration in its JSON form
+    ``"37s"``/``"1.5s"``): the Gemini and Cloud APIs say it there, not in ``Retry-After``."""
+    for entry in _google_details(exc):
+        if str(entry.get("@type", "")).endswith("google.rpc.RetryInfo"):
+            delay = entry.get("retryDelay")
+            if isinstance(delay, Mapping):  # the protobuf message as a dict (seconds, nanos)
+                return delay_seconds((delay.get("seconds") or 0) + (delay.get("nanos") or 0) / 1e9)
+            match = _DURATION.fullmatch(delay) if isinstance(delay, str) else None
+            if match:
+                return float(f"{match[1]}.{match[2] or 0}")
+    return None
+
+
 def _error_reasons(exc: BaseException) -> list[str]:
     """The machine-readable reasons a Google API error carries: its JSON error's ``errors[].reason`` or
-    ``details[].reason`` (google.rpc.ErrorInfo), as googleapiclient keeps them (``error_details``) and google-api-core
-    (``errors``; ErrorInfo's ``reason`` beside its ``domain``, never a reason phrase: urllib's ``reason`` has none)."""
-    reasons = []
-    for name in ("error_details", "errors"):
-        entries = _attribute(exc, name)
-        if isinstance(entries, list):
-            reasons += [entry.get("reason") for entry in entries if isinstance(entry, Mapping)]
+    ``details[].reason`` (google.rpc.ErrorInfo), as googleapiclient keeps them (``error_details``), google-api-core
+    (``errors``; ErrorInfo's ``reason`` beside its ``domain``, never a reason phrase: urllib's ``reason`` has none)
+    and google-genai (the parsed body as ``details``)."""
+    reasons = [entry.get("reason") for entry in _google_details(exc)]
+    entries = _attribute(exc, "errors")
+    if isinstance(entries, list):
+        reasons += [entry.get("reason") for entry in entries if isinstance(entry, Mapping)]
     if isinstance(_attribute(exc, "domain"), str):
         reasons.append(_attribute(exc, "reason"))
     return [reason for reason in reasons if isinstance(reason, str) and reason]
@@ -1131,7 +1172,7 @@ _API_CODE_FAMILIES: Final = (
     (re.compile(r"accessdenied|unauthori[sz]ed|unauthenticated|notauthorized|forbidden|invalidaccesskeyid|invalidclienttokenid|"
                 r"signaturedoesnotmatch|expiredtoken|unrecognizedclient|authfailure|missingauthenticationtoken|"
                 r"notauthed|invalidauth|missingscope|nopermission|tokenrevoked|tokenexpired|accountinactive|"
-                r"invalidsession|sessionexpired"),
+                r"invalidsession|sessionexpired|apikey"),  # Google's ErrorInfo: API_KEY_INVALID, API_KEY_EXPIRED
      FailureClass.PERMISSION_DENIED),
     (re.compile(r"notfound|nosuch|nonexist|doesnotexist"), FailureClass.NOT_FOUND),  # SQS: "...NonExistentQueue"
     (re.compile(r"validation|invalidargument|invalidparameter|conditionalcheckfailed|malformedpolicy|toolong|"
