@@ -449,6 +449,14 @@ def _http_status(exc: BaseException) -> Classification | None:
     # Face Hub) names it in its own error code; the SDK's class says so (RepositoryNotFoundError).
     if status in (401, 403) and _NOT_FOUND_WORDS.search(type(exc).__name__):
         return replace(result, failure_class=FailureClass.NOT_FOUND)
+    if result.failure_class is FailureClass.UNKNOWN:
+        # A status outside HTTP's registry (Cohere's 498 for a key it refuses, Cloudflare's 52x): the SDK's class
+        # for it names what it means, and the status stays the upstream's.
+        named = _by_name(exc)
+        if named is None and _CREDENTIAL_WORDS.search(type(exc).__name__):
+            named = Classification(FailureClass.PERMISSION_DENIED)
+        if named is not None:
+            result = replace(result, failure_class=named.failure_class)
     reasons = _error_reasons(exc)
     if status == 403 and any(_is_usage_limit(reason) for reason in reasons):
         result = replace(result, failure_class=FailureClass.RATE_LIMITED,
@@ -460,6 +468,11 @@ def _http_status(exc: BaseException) -> Classification | None:
     if result.retry_after is None and (result.failure_class is FailureClass.RATE_LIMITED or status == 503):
         result = replace(result, retry_after=_google_retry_delay(exc))
     return result
+
+
+# A refused credential in an SDK's class name, read only beside an HTTP status no registry defines (elsewhere an
+# ``InvalidToken`` is a parser's or a cipher's: cryptography's Fernet)
+_CREDENTIAL_WORDS: Final = re.compile(r"Invalid(?:Api)?(?:Token|Key)")
 
 
 # Google's usage-limit reasons that do not say "rate limit" in their words (the Drive, Calendar and YouTube APIs'
