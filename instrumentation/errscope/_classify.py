@@ -149,6 +149,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import datetime
 import enum
 import errno
 import http.client
@@ -267,7 +268,9 @@ class Classification:
 
 
 def delay_seconds(value: object) -> float | None:
-    """``value`` as a delay in seconds when it is a finite number >= 0, else ``None``."""
+    """``value`` as a delay in seconds when it is a finite number >= 0 (or a ``timedelta``), else ``None``."""
+    if isinstance(value, datetime.timedelta):  # python-telegram-bot's RetryAfter.retry_after
+        value = value.total_seconds()
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     try:
@@ -1906,6 +1909,12 @@ def _carried_delay(exc: BaseException) -> float | None:
     return retry_after_from_headers(lambda name: _response_header(exc, name))
 
 
+def _telegram_wait(exc: BaseException) -> float | None:
+    # its timedelta as stored: the public ``retry_after`` warns (PTBDeprecationWarning) on each read since v22.2
+    stored = delay_seconds(_attribute(exc, "_retry_after"))
+    return stored if stored is not None else _carried_delay(exc)
+
+
 _UNKNOWN_RULE: Final = _fixed(FailureClass.UNKNOWN)
 _DB_CODE: Final = _dbapi(FailureClass.UNKNOWN)
 _UNAVAILABLE_NOT_SENT: Final = _unavailable(False)
@@ -2189,6 +2198,21 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "aiormq.exceptions.AMQPConnectionError": _unavailable_unless_connecting("amqp"),
     # anyio's byte streams: the peer closed before answering
     "anyio.EndOfStream": _socket_stream_end,
+    # python-telegram-bot (https://docs.python-telegram-bot.org/en/stable/telegram.error.html): one class per Bot API
+    # status, none kept (BaseRequest._request_wrapper); InvalidToken is its 401 and its 404 (a malformed token);
+    # RetryAfter and ChatMigrated are the answer's parameters (flood control; the group's new id: the call named a
+    # stale chat). NetworkError is any other status (a 5xx: whether it acted is open), or httpx's error it was raised
+    # from (TimedOut too), which then decides; the base class raised from a decode error: no Bot API answer.
+    **{f"telegram.error.{name}": _status_named(status, "telegram") for name, status in (
+        ("BadRequest", 400), ("Forbidden", 403), ("Conflict", 409))},
+    "telegram.error.InvalidToken": _fixed(FailureClass.PERMISSION_DENIED, False),
+    "telegram.error.RetryAfter": lambda exc: Classification(FailureClass.RATE_LIMITED, retry_after=_telegram_wait(exc),
+                                                            side_effect_possible=False),
+    "telegram.error.ChatMigrated": _fixed(FailureClass.INVALID_INPUT, False),
+    "telegram.error.EndPointNotFound": _fixed(FailureClass.UNKNOWN, False),  # a Bot API method our code named
+    "telegram.error.NetworkError": lambda exc: None if exc.__cause__ is not None else _unavailable(None, "telegram")(exc),
+    "telegram.error.TelegramError": lambda exc: (_unavailable(None, "telegram")(exc)
+                                                 if isinstance(exc.__cause__, ValueError) else None),
     # hvac (HashiCorp Vault): one class per status (hvac.utils.raise_for_error), no status kept
     **{f"hvac.exceptions.{name}": _status_named(status, "vault") for name, status in (
         ("InvalidRequest", 400), ("Unauthorized", 401), ("Forbidden", 403), ("InvalidPath", 404),
