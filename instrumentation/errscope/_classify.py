@@ -1016,6 +1016,10 @@ def _dbapi(failure_class: FailureClass, side_effect_possible: bool | None = None
         if code is None and inner is not None and classify(inner).failure_class is not FailureClass.UNKNOWN:
             return None
         cls, side_effect = code or (failure_class, side_effect_possible)
+        if side_effect is not False and _raised_connecting(exc):
+            # a connection lost before it opened (mysql-connector's 2013 "reading initial communication packet"):
+            # no statement of the caller's went out, whatever the code says of one lost mid-query
+            side_effect = False
         upstream = Upstream("db", status) if status else None
         return Classification(cls, upstream=upstream, side_effect_possible=side_effect)
 
@@ -2198,6 +2202,14 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "aiormq.exceptions.AMQPConnectionError": _unavailable_unless_connecting("amqp"),
     # anyio's byte streams: the peer closed before answering
     "anyio.EndOfStream": _socket_stream_end,
+    # mysql-connector-python's own timeouts and pool (https://dev.mysql.com/doc/connector-python/en/
+    # connector-python-api-errors.html), outside PEP 249's classes: connecting timed out (not sent), reading the
+    # answer or writing the statement timed out (sent, or part of it: the connection is closed), no pooled
+    # connection free (not sent)
+    "mysql.connector.errors.ConnectionTimeoutError": _unavailable(False, "mysql"),
+    "mysql.connector.errors.ReadTimeoutError": _unavailable(True, "mysql"),
+    "mysql.connector.errors.WriteTimeoutError": _unavailable(True, "mysql"),
+    "mysql.connector.errors.PoolError": _unavailable(False, "mysql"),
     # python-telegram-bot (https://docs.python-telegram-bot.org/en/stable/telegram.error.html): one class per Bot API
     # status, none kept (BaseRequest._request_wrapper); InvalidToken is its 401 and its 404 (a malformed token);
     # RetryAfter and ChatMigrated are the answer's parameters (flood control; the group's new id: the call named a
