@@ -2202,6 +2202,15 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "aiormq.exceptions.AMQPConnectionError": _unavailable_unless_connecting("amqp"),
     # anyio's byte streams: the peer closed before answering
     "anyio.EndOfStream": _socket_stream_end,
+    # DuckDB (in process; https://duckdb.org/docs/stable/clients/python/dbapi#exceptions): no error code, its classes
+    # are its error types. A setting that forbids the file or network access (enable_external_access) is a refusal
+    # as PostgreSQL's 42501; an interrupted statement, a transaction conflict and memory exhausted abort the statement
+    # or roll the transaction back (PostgreSQL's 57014, 40001, 53200). The module is _duckdb from 1.1 on.
+    **{f"{module}.{name}": rule for module in ("duckdb", "_duckdb") for name, rule in (
+        ("PermissionException", _fixed(FailureClass.PERMISSION_DENIED, False)),
+        ("InterruptException", _unavailable(False, "duckdb")),
+        ("TransactionException", _unavailable(False, "duckdb")),
+        ("OutOfMemoryException", _unavailable(False, "duckdb")))},
     # mysql-connector-python's own timeouts and pool (https://dev.mysql.com/doc/connector-python/en/
     # connector-python-api-errors.html), outside PEP 249's classes: connecting timed out (not sent), reading the
     # answer or writing the statement timed out (sent, or part of it: the connection is closed), no pooled
