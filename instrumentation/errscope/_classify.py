@@ -460,7 +460,7 @@ def _http_status(exc: BaseException) -> Classification | None:
             named = Classification(FailureClass.PERMISSION_DENIED)
         if named is not None:
             result = replace(result, failure_class=named.failure_class)
-    reasons = _error_reasons(exc)
+    reasons = _error_reasons(exc) + _body_codes(exc)
     if status == 403 and any(_is_usage_limit(reason) for reason in reasons):
         result = replace(result, failure_class=FailureClass.RATE_LIMITED,
                          retry_after=retry_after_from_headers(lambda name: _response_header(exc, name)))
@@ -518,6 +518,24 @@ def _google_retry_delay(exc: BaseException) -> float | None:
             if match:
                 return float(f"{match[1]}.{match[2] or 0}")
     return None
+
+
+_BODY_CODE_KEYS: Final = ("errorCode", "error_code", "code")
+
+
+def _body_codes(exc: BaseException) -> list[str]:
+    """The API error codes in the parsed error body an SDK keeps beside the status: ``content`` (simple-salesforce:
+    Salesforce's ``[{"errorCode": "REQUEST_LIMIT_EXCEEDED", ...}]``), ``body`` (Fern-generated SDKs), ``json_body``
+    (Stripe); the top level, the entries of a top-level list and an ``error`` object, as text codes only."""
+    codes: list[str] = []
+    for name in ("content", "body", "json_body"):
+        value = _attribute(exc, name)
+        entries = [entry for entry in (value[:10] if isinstance(value, list) else [value]) if isinstance(entry, Mapping)]
+        entries += [entry["error"] for entry in entries if isinstance(entry.get("error"), Mapping)]
+        for entry in entries:
+            codes += [code for key in _BODY_CODE_KEYS
+                      if isinstance(code := entry.get(key), str) and code and not code.isdigit()]
+    return codes
 
 
 def _error_reasons(exc: BaseException) -> list[str]:
@@ -2219,6 +2237,9 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "mysql.connector.errors.ReadTimeoutError": _unavailable(True, "mysql"),
     "mysql.connector.errors.WriteTimeoutError": _unavailable(True, "mysql"),
     "mysql.connector.errors.PoolError": _unavailable(False, "mysql"),
+    # simple-salesforce: an external id that matches several records (Salesforce's 300 Multiple Choices, no error
+    # status): the call's key is ambiguous, nothing was read or written
+    "simple_salesforce.exceptions.SalesforceMoreThanOneRecord": _fixed(FailureClass.INVALID_INPUT, False),
     # python-telegram-bot (https://docs.python-telegram-bot.org/en/stable/telegram.error.html): one class per Bot API
     # status, none kept (BaseRequest._request_wrapper); InvalidToken is its 401 and its 404 (a malformed token);
     # RetryAfter and ChatMigrated are the answer's parameters (flood control; the group's new id: the call named a
