@@ -1931,6 +1931,49 @@ def _carried_delay(exc: BaseException) -> float | None:
     return retry_after_from_headers(lambda name: _response_header(exc, name))
 
 
+# librdkafka's error names (rdkafka.h rd_kafka_resp_err_t: ``_``-prefixed local errors; the others are the Kafka
+# protocol's error codes, https://kafka.apache.org/protocol#protocol_error_codes) -> (class, may it have acted).
+_KAFKA_ERRORS: Final[dict[str, tuple[FailureClass, bool | None]]] = {
+    **dict.fromkeys(("UNKNOWN_TOPIC_OR_PART", "_UNKNOWN_TOPIC", "_UNKNOWN_PARTITION"), (FailureClass.NOT_FOUND, False)),
+    **dict.fromkeys(("TOPIC_AUTHORIZATION_FAILED", "GROUP_AUTHORIZATION_FAILED", "CLUSTER_AUTHORIZATION_FAILED",
+                     "TRANSACTIONAL_ID_AUTHORIZATION_FAILED", "SASL_AUTHENTICATION_FAILED",
+                     "DELEGATION_TOKEN_AUTHORIZATION_FAILED", "_AUTHENTICATION"), (FailureClass.PERMISSION_DENIED, False)),
+    "THROTTLING_QUOTA_EXCEEDED": (FailureClass.RATE_LIMITED, False),
+    # the record or the request's own values: a message over the size limit (checked before it is queued), an
+    # invalid topic name, partition count or replication factor, a topic that exists already
+    **dict.fromkeys(("MSG_SIZE_TOO_LARGE", "RECORD_LIST_TOO_LARGE", "TOPIC_EXCEPTION", "INVALID_PARTITIONS",
+                     "INVALID_REPLICATION_FACTOR", "INVALID_CONFIG", "POLICY_VIOLATION", "TOPIC_ALREADY_EXISTS",
+                     "INVALID_RECORD", "INVALID_TIMESTAMP"), (FailureClass.INVALID_INPUT, False)),
+    # no broker to take it: not resolved, none up, TLS failed, no leader or coordinator yet, the local queue full
+    **dict.fromkeys(("_RESOLVE", "_ALL_BROKERS_DOWN", "_SSL", "_QUEUE_FULL", "LEADER_NOT_AVAILABLE",
+                     "NOT_LEADER_FOR_PARTITION", "BROKER_NOT_AVAILABLE", "COORDINATOR_NOT_AVAILABLE", "NOT_COORDINATOR",
+                     "COORDINATOR_LOAD_IN_PROGRESS", "NOT_ENOUGH_REPLICAS"), (FailureClass.UPSTREAM_UNAVAILABLE, False)),
+    # the connection failed or the answer did not come in time: a message may have been written (librdkafka's
+    # "possibly persisted")
+    **dict.fromkeys(("_TRANSPORT", "_TIMED_OUT", "_MSG_TIMED_OUT", "REQUEST_TIMED_OUT", "NETWORK_EXCEPTION",
+                     "_TIMED_OUT_QUEUE"), (FailureClass.UPSTREAM_UNAVAILABLE, None)),
+    **dict.fromkeys(("NOT_ENOUGH_REPLICAS_AFTER_APPEND", "KAFKA_STORAGE_ERROR"), (FailureClass.UPSTREAM_UNAVAILABLE, True)),
+    # the client's own configuration or state (an unknown property, a commit with no offset stored, a transaction
+    # call out of order): our code, nothing sent
+    **dict.fromkeys(("_INVALID_ARG", "_NO_OFFSET", "_STATE", "_NOT_IMPLEMENTED", "_UNSUPPORTED_FEATURE",
+                     "_NOT_CONFIGURED"), (FailureClass.UNKNOWN, False)),
+}
+
+
+def _kafka_error(exc: BaseException) -> Classification:
+    """confluent-kafka's ``KafkaException``: the ``KafkaError`` it holds (``args[0]``) by its name, else by whether
+    librdkafka calls it retriable (a transient broker state: upstream_unavailable)."""
+    error = exc.args[0] if exc.args else None
+    try:
+        name, retriable = error.name(), error.retriable()  # type: ignore[union-attr]
+    except Exception:  # not a KafkaError: a message of its own
+        return _UNKNOWN
+    found = _KAFKA_ERRORS.get(name) if isinstance(name, str) else None
+    if found is None:
+        found = (FailureClass.UPSTREAM_UNAVAILABLE, None) if retriable is True else (FailureClass.UNKNOWN, None)
+    return Classification(found[0], upstream=Upstream("kafka", str(name)), side_effect_possible=found[1])
+
+
 def _telegram_wait(exc: BaseException) -> float | None:
     # its timedelta as stored: the public ``retry_after`` warns (PTBDeprecationWarning) on each read since v22.2
     stored = delay_seconds(_attribute(exc, "_retry_after"))
@@ -2223,8 +2266,8 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # DuckDB (in process; https://duckdb.org/docs/stable/clients/python/dbapi#exceptions): no error code, its classes
     # are its error types. A setting that forbids the file or network access (enable_external_access) is a refusal
     # as PostgreSQL's 42501; an interrupted statement, a transaction conflict and memory exhausted abort the statement
-    # or roll the transaction back (PostgreSQL's 57014, 40001, 53200). The module is _duckdb from 1.1 on.
-    **{f"{module}.{name}": rule for module in ("duckdb", "_duckdb") for name, rule in (
+    # or roll the transaction back (PostgreSQL's 57014, 40001, 53200).
+    **{f"_duckdb.{name}": rule for name, rule in (
         ("PermissionException", _fixed(FailureClass.PERMISSION_DENIED, False)),
         ("InterruptException", _unavailable(False, "duckdb")),
         ("TransactionException", _unavailable(False, "duckdb")),
@@ -2237,6 +2280,8 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "mysql.connector.errors.ReadTimeoutError": _unavailable(True, "mysql"),
     "mysql.connector.errors.WriteTimeoutError": _unavailable(True, "mysql"),
     "mysql.connector.errors.PoolError": _unavailable(False, "mysql"),
+    # confluent-kafka (librdkafka): the KafkaError it carries (the C extension names its module cimpl)
+    "cimpl.KafkaException": _kafka_error,
     # simple-salesforce: an external id that matches several records (Salesforce's 300 Multiple Choices, no error
     # status): the call's key is ambiguous, nothing was read or written
     "simple_salesforce.exceptions.SalesforceMoreThanOneRecord": _fixed(FailureClass.INVALID_INPUT, False),
