@@ -2016,6 +2016,18 @@ def _cut_off_stacks(exc: BaseException) -> list[BaseException]:
     return stacks
 
 
+def _raised_by_pool(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised by a connection pool's own method (handing out or making a connection: its
+    limit reached), not by a connection it opened."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return False
+    name = _function_name(tb.tb_frame)
+    return (name in _POOL_WAITS or name == "make_connection") and "Pool" in type(tb.tb_frame.f_locals.get("self")).__name__
+
+
 def _cut_off_while_connecting(exc: BaseException) -> bool:
     for current in _cut_off_stacks(exc):
         tb = current.__traceback__
@@ -2154,22 +2166,26 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # scan (raise_on_error) over an answer from fewer shards than the index has: part of it could not be read
     **dict.fromkeys(("elasticsearch.helpers.ScanError", "opensearchpy.helpers.errors.ScanError"),
                     _unavailable(False, "elasticsearch")),
-    # redis-py (https://redis.readthedocs.io/en/stable/exceptions.html): errors the server replied are
-    # refusals (the command did not run); a timeout may have left it applied.
-    "redis.exceptions.AuthenticationError": _fixed(FailureClass.PERMISSION_DENIED, False),
-    "redis.exceptions.AuthorizationError": _fixed(FailureClass.PERMISSION_DENIED, False),
-    "redis.exceptions.NoPermissionError": _fixed(FailureClass.PERMISSION_DENIED, False),
-    "redis.exceptions.MaxConnectionsError": _unavailable(False, "redis"),
-    "redis.exceptions.BusyLoadingError": _unavailable(False, "redis"),
-    "redis.exceptions.ReadOnlyError": _unavailable(False, "redis"),
-    "redis.exceptions.OutOfMemoryError": _unavailable(False, "redis"),
-    "redis.exceptions.TryAgainError": _unavailable(False, "redis"),
-    "redis.exceptions.ClusterDownError": _unavailable(False, "redis"),
-    "redis.exceptions.WatchError": _unavailable(False, "redis"),
-    "redis.exceptions.TimeoutError": _unavailable(True, "redis"),
-    "redis.exceptions.ResponseError": _fixed(FailureClass.UNKNOWN, False),  # WRONGTYPE, bad arguments: our bug
-    # raised from the socket error it replaces: refused or unresolvable (not sent), reset (maybe sent)
-    "redis.exceptions.ConnectionError": _wrapping(lambda exc: exc.__context__, _unavailable(None, "redis")),
+    # redis-py (https://redis.readthedocs.io/en/stable/exceptions.html) and its fork valkey-py (the same classes under
+    # valkey.exceptions): errors the server replied are refusals (the command did not run); a timeout may have left
+    # it applied.
+    **{f"{library}.exceptions.{name}": rule for library in ("redis", "valkey") for name, rule in (
+        ("AuthenticationError", _fixed(FailureClass.PERMISSION_DENIED, False)),
+        ("AuthorizationError", _fixed(FailureClass.PERMISSION_DENIED, False)),
+        ("NoPermissionError", _fixed(FailureClass.PERMISSION_DENIED, False)),
+        ("MaxConnectionsError", _unavailable(False, "redis")),
+        ("BusyLoadingError", _unavailable(False, "redis")),
+        ("ReadOnlyError", _unavailable(False, "redis")),
+        ("OutOfMemoryError", _unavailable(False, "redis")),
+        ("TryAgainError", _unavailable(False, "redis")),
+        ("ClusterDownError", _unavailable(False, "redis")),
+        ("WatchError", _unavailable(False, "redis")),
+        ("TimeoutError", _unavailable(True, "redis")),
+        ("ResponseError", _fixed(FailureClass.UNKNOWN, False)),  # WRONGTYPE, bad arguments: our bug
+        # raised from the socket error it replaces: refused or unresolvable (not sent), reset (maybe sent)
+        # raised by the pool itself, over no socket error (valkey's "Too many connections"): no connection to send on
+        ("ConnectionError", _wrapping(lambda exc: exc.__context__, lambda exc: _unavailable(
+            False if _raised_by_pool(exc) else None, "redis")(exc))))},
     # azure-core (https://learn.microsoft.com/python/api/azure-core/azure.core.exceptions): raised outside
     # the transport's except block (no chain); the class is what tells "no request was sent" from
     # "the request was sent, but the client failed to understand the response".
