@@ -453,8 +453,8 @@ def _http_status(exc: BaseException) -> Classification | None:
     if status in (401, 403) and _NOT_FOUND_WORDS.search(type(exc).__name__):
         return replace(result, failure_class=FailureClass.NOT_FOUND)
     if result.failure_class is FailureClass.UNKNOWN:
-        # A status outside HTTP's registry (Cohere's 498 for a key it refuses, Cloudflare's 52x): the SDK's class
-        # for it names what it means, and the status stays the upstream's.
+        # A status outside HTTP's registry (Cohere's 498 for a key it refuses, nginx's 499): the SDK's class for it
+        # names what it means, and the status stays the upstream's.
         named = _by_name(exc)
         if named is None and _CREDENTIAL_WORDS.search(type(exc).__name__):
             named = Classification(FailureClass.PERMISSION_DENIED)
@@ -512,8 +512,11 @@ def _google_retry_delay(exc: BaseException) -> float | None:
     for entry in _google_details(exc):
         if str(entry.get("@type", "")).endswith("google.rpc.RetryInfo"):
             delay = entry.get("retryDelay")
-            if isinstance(delay, Mapping):  # the protobuf message as a dict (seconds, nanos)
-                return delay_seconds((delay.get("seconds") or 0) + (delay.get("nanos") or 0) / 1e9)
+            if isinstance(delay, Mapping):  # the protobuf message as a dict (seconds, nanos; int64 may be text)
+                try:
+                    return delay_seconds(float(delay.get("seconds") or 0) + float(delay.get("nanos") or 0) / 1e9)
+                except (TypeError, ValueError):
+                    return None
             match = _DURATION.fullmatch(delay) if isinstance(delay, str) else None
             if match:
                 return float(f"{match[1]}.{match[2] or 0}")
