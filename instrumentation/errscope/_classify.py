@@ -128,8 +128,10 @@ anything else                          unknown                 a gap in the mapp
 HTTP statuses: 400/409/412/413/422/428 invalid_input, 401/403/407 permission_denied, 404/410 not_found,
 429 rate_limited, 408 and 5xx upstream_unavailable, others unknown; a 403 with ``Retry-After`` or
 ``X-RateLimit-Remaining: 0`` (GitHub's rate limits), or a Google usage-limit reason
-(``userRateLimitExceeded``, ``dailyLimitExceeded``, ErrorInfo's ``RATE_LIMIT_EXCEEDED``) is rate_limited; the wait
-(Azure's ``retry-after-ms``/``x-ms-retry-after-ms`` first, else ``Retry-After``) is parsed on
+(``userRateLimitExceeded``, ``dailyLimitExceeded``, ErrorInfo's ``RATE_LIMIT_EXCEEDED``) is rate_limited; a 400 whose
+ErrorInfo reason names the credential (``API_KEY_INVALID``) is permission_denied; the wait
+(Azure's ``retry-after-ms``/``x-ms-retry-after-ms`` first, else ``Retry-After``, else Google's RetryInfo
+``retryDelay``) is parsed on
 rate limits and 503, the response headers read without regard to case.
 
 Every rule also says whether the failed request may have been acted on
@@ -147,6 +149,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import datetime
 import enum
 import errno
 import http.client
@@ -265,7 +268,9 @@ class Classification:
 
 
 def delay_seconds(value: object) -> float | None:
-    """``value`` as a delay in seconds when it is a finite number >= 0, else ``None``."""
+    """``value`` as a delay in seconds when it is a finite number >= 0 (or a ``timedelta``), else ``None``."""
+    if isinstance(value, datetime.timedelta):  # python-telegram-bot's RetryAfter.retry_after
+        value = value.total_seconds()
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     try:
@@ -447,10 +452,30 @@ def _http_status(exc: BaseException) -> Classification | None:
     # Face Hub) names it in its own error code; the SDK's class says so (RepositoryNotFoundError).
     if status in (401, 403) and _NOT_FOUND_WORDS.search(type(exc).__name__):
         return replace(result, failure_class=FailureClass.NOT_FOUND)
-    if status == 403 and any(_is_usage_limit(reason) for reason in _error_reasons(exc)):
-        return replace(result, failure_class=FailureClass.RATE_LIMITED,
-                       retry_after=retry_after_from_headers(lambda name: _response_header(exc, name)))
+    if result.failure_class is FailureClass.UNKNOWN:
+        # A status outside HTTP's registry (Cohere's 498 for a key it refuses, nginx's 499): the SDK's class for it
+        # names what it means, and the status stays the upstream's.
+        named = _by_name(exc)
+        if named is None and _CREDENTIAL_WORDS.search(type(exc).__name__):
+            named = Classification(FailureClass.PERMISSION_DENIED)
+        if named is not None:
+            result = replace(result, failure_class=named.failure_class)
+    reasons = _error_reasons(exc) + _body_codes(exc)
+    if status == 403 and any(_is_usage_limit(reason) for reason in reasons):
+        result = replace(result, failure_class=FailureClass.RATE_LIMITED,
+                         retry_after=retry_after_from_headers(lambda name: _response_header(exc, name)))
+    # Google answers a credential it cannot use (an API key not valid, expired) with 400 INVALID_ARGUMENT: ErrorInfo's
+    # reason says the argument was the credential, not the model's input (the Gemini API, Maps, Cloud APIs).
+    elif status == 400 and any(_code_family(reason) is FailureClass.PERMISSION_DENIED for reason in reasons):
+        result = replace(result, failure_class=FailureClass.PERMISSION_DENIED)
+    if result.retry_after is None and (result.failure_class is FailureClass.RATE_LIMITED or status == 503):
+        result = replace(result, retry_after=_google_retry_delay(exc))
     return result
+
+
+# A refused credential in an SDK's class name, read only beside an HTTP status no registry defines (elsewhere an
+# ``InvalidToken`` is a parser's or a cipher's: cryptography's Fernet)
+_CREDENTIAL_WORDS: Final = re.compile(r"Invalid(?:Api)?(?:Token|Key)")
 
 
 # Google's usage-limit reasons that do not say "rate limit" in their words (the Drive, Calendar and YouTube APIs'
@@ -463,15 +488,68 @@ def _is_usage_limit(reason: str) -> bool:
     return words in _USAGE_LIMIT_REASONS or _code_family(reason) is FailureClass.RATE_LIMITED
 
 
+def _google_details(exc: BaseException) -> list[Mapping[str, Any]]:
+    """The google.rpc detail messages (``{"@type": ..., ...}``) of a Google JSON error (AIP-193: ``error.details``)
+    an exception carries: google-api-core's ``details`` (a list), googleapiclient's ``error_details``, or the whole
+    parsed error body as ``details`` (google-genai's ``APIError``)."""
+    found: list[Mapping[str, Any]] = []
+    for name in ("details", "error_details"):
+        value = _attribute(exc, name)
+        if isinstance(value, Mapping):
+            error = value.get("error", value)
+            value = error.get("details") if isinstance(error, Mapping) else None
+        if isinstance(value, list):
+            found += [entry for entry in value if isinstance(entry, Mapping)]
+    return found
+
+
+_DURATION: Final = re.compile(r"(\d{1,9})(?:\.(\d{1,9}))?s")
+
+
+def _google_retry_delay(exc: BaseException) -> float | None:
+    """The wait a Google error's google.rpc.RetryInfo gives (``retryDelay``, a protobuf Duration in its JSON form
+    ``"37s"``/``"1.5s"``): the Gemini and Cloud APIs say it there, not in ``Retry-After``."""
+    for entry in _google_details(exc):
+        if str(entry.get("@type", "")).endswith("google.rpc.RetryInfo"):
+            delay = entry.get("retryDelay")
+            if isinstance(delay, Mapping):  # the protobuf message as a dict (seconds, nanos; int64 may be text)
+                try:
+                    return delay_seconds(float(delay.get("seconds") or 0) + float(delay.get("nanos") or 0) / 1e9)
+                except (TypeError, ValueError):
+                    return None
+            match = _DURATION.fullmatch(delay) if isinstance(delay, str) else None
+            if match:
+                return float(f"{match[1]}.{match[2] or 0}")
+    return None
+
+
+_BODY_CODE_KEYS: Final = ("errorCode", "error_code", "code")
+
+
+def _body_codes(exc: BaseException) -> list[str]:
+    """The API error codes in the parsed error body an SDK keeps beside the status: ``content`` (simple-salesforce:
+    Salesforce's ``[{"errorCode": "REQUEST_LIMIT_EXCEEDED", ...}]``), ``body`` (Fern-generated SDKs), ``json_body``
+    (Stripe); the top level, the entries of a top-level list and an ``error`` object, as text codes only."""
+    codes: list[str] = []
+    for name in ("content", "body", "json_body"):
+        value = _attribute(exc, name)
+        entries = [entry for entry in (value[:10] if isinstance(value, list) else [value]) if isinstance(entry, Mapping)]
+        entries += [entry["error"] for entry in entries if isinstance(entry.get("error"), Mapping)]
+        for entry in entries:
+            codes += [code for key in _BODY_CODE_KEYS
+                      if isinstance(code := entry.get(key), str) and code and not code.isdigit()]
+    return codes
+
+
 def _error_reasons(exc: BaseException) -> list[str]:
     """The machine-readable reasons a Google API error carries: its JSON error's ``errors[].reason`` or
-    ``details[].reason`` (google.rpc.ErrorInfo), as googleapiclient keeps them (``error_details``) and google-api-core
-    (``errors``; ErrorInfo's ``reason`` beside its ``domain``, never a reason phrase: urllib's ``reason`` has none)."""
-    reasons = []
-    for name in ("error_details", "errors"):
-        entries = _attribute(exc, name)
-        if isinstance(entries, list):
-            reasons += [entry.get("reason") for entry in entries if isinstance(entry, Mapping)]
+    ``details[].reason`` (google.rpc.ErrorInfo), as googleapiclient keeps them (``error_details``), google-api-core
+    (``errors``; ErrorInfo's ``reason`` beside its ``domain``, never a reason phrase: urllib's ``reason`` has none)
+    and google-genai (the parsed body as ``details``)."""
+    reasons = [entry.get("reason") for entry in _google_details(exc)]
+    entries = _attribute(exc, "errors")
+    if isinstance(entries, list):
+        reasons += [entry.get("reason") for entry in entries if isinstance(entry, Mapping)]
     if isinstance(_attribute(exc, "domain"), str):
         reasons.append(_attribute(exc, "reason"))
     return [reason for reason in reasons if isinstance(reason, str) and reason]
@@ -959,6 +1037,10 @@ def _dbapi(failure_class: FailureClass, side_effect_possible: bool | None = None
         if code is None and inner is not None and classify(inner).failure_class is not FailureClass.UNKNOWN:
             return None
         cls, side_effect = code or (failure_class, side_effect_possible)
+        if side_effect is not False and _raised_connecting(exc):
+            # a connection lost before it opened (mysql-connector's 2013 "reading initial communication packet"):
+            # no statement of the caller's went out, whatever the code says of one lost mid-query
+            side_effect = False
         upstream = Upstream("db", status) if status else None
         return Classification(cls, upstream=upstream, side_effect_possible=side_effect)
 
@@ -1131,7 +1213,7 @@ _API_CODE_FAMILIES: Final = (
     (re.compile(r"accessdenied|unauthori[sz]ed|unauthenticated|notauthorized|forbidden|invalidaccesskeyid|invalidclienttokenid|"
                 r"signaturedoesnotmatch|expiredtoken|unrecognizedclient|authfailure|missingauthenticationtoken|"
                 r"notauthed|invalidauth|missingscope|nopermission|tokenrevoked|tokenexpired|accountinactive|"
-                r"invalidsession|sessionexpired"),
+                r"invalidsession|sessionexpired|apikey"),  # Google's ErrorInfo: API_KEY_INVALID, API_KEY_EXPIRED
      FailureClass.PERMISSION_DENIED),
     (re.compile(r"notfound|nosuch|nonexist|doesnotexist"), FailureClass.NOT_FOUND),  # SQS: "...NonExistentQueue"
     (re.compile(r"validation|invalidargument|invalidparameter|conditionalcheckfailed|malformedpolicy|toolong|"
@@ -1852,6 +1934,55 @@ def _carried_delay(exc: BaseException) -> float | None:
     return retry_after_from_headers(lambda name: _response_header(exc, name))
 
 
+# librdkafka's error names (rdkafka.h rd_kafka_resp_err_t: ``_``-prefixed local errors; the others are the Kafka
+# protocol's error codes, https://kafka.apache.org/protocol#protocol_error_codes) -> (class, may it have acted).
+_KAFKA_ERRORS: Final[dict[str, tuple[FailureClass, bool | None]]] = {
+    **dict.fromkeys(("UNKNOWN_TOPIC_OR_PART", "_UNKNOWN_TOPIC", "_UNKNOWN_PARTITION"), (FailureClass.NOT_FOUND, False)),
+    **dict.fromkeys(("TOPIC_AUTHORIZATION_FAILED", "GROUP_AUTHORIZATION_FAILED", "CLUSTER_AUTHORIZATION_FAILED",
+                     "TRANSACTIONAL_ID_AUTHORIZATION_FAILED", "SASL_AUTHENTICATION_FAILED",
+                     "DELEGATION_TOKEN_AUTHORIZATION_FAILED", "_AUTHENTICATION"), (FailureClass.PERMISSION_DENIED, False)),
+    "THROTTLING_QUOTA_EXCEEDED": (FailureClass.RATE_LIMITED, False),
+    # the record or the request's own values: a message over the size limit (checked before it is queued), an
+    # invalid topic name, partition count or replication factor, a topic that exists already
+    **dict.fromkeys(("MSG_SIZE_TOO_LARGE", "RECORD_LIST_TOO_LARGE", "TOPIC_EXCEPTION", "INVALID_PARTITIONS",
+                     "INVALID_REPLICATION_FACTOR", "INVALID_CONFIG", "POLICY_VIOLATION", "TOPIC_ALREADY_EXISTS",
+                     "INVALID_RECORD", "INVALID_TIMESTAMP"), (FailureClass.INVALID_INPUT, False)),
+    # no broker to take it: not resolved, none up, TLS failed, no leader or coordinator yet, the local queue full
+    **dict.fromkeys(("_RESOLVE", "_ALL_BROKERS_DOWN", "_SSL", "_QUEUE_FULL", "LEADER_NOT_AVAILABLE",
+                     "NOT_LEADER_FOR_PARTITION", "BROKER_NOT_AVAILABLE", "COORDINATOR_NOT_AVAILABLE", "NOT_COORDINATOR",
+                     "COORDINATOR_LOAD_IN_PROGRESS", "NOT_ENOUGH_REPLICAS"), (FailureClass.UPSTREAM_UNAVAILABLE, False)),
+    # the connection failed or the answer did not come in time: a message may have been written (librdkafka's
+    # "possibly persisted")
+    **dict.fromkeys(("_TRANSPORT", "_TIMED_OUT", "_MSG_TIMED_OUT", "REQUEST_TIMED_OUT", "NETWORK_EXCEPTION",
+                     "_TIMED_OUT_QUEUE"), (FailureClass.UPSTREAM_UNAVAILABLE, None)),
+    **dict.fromkeys(("NOT_ENOUGH_REPLICAS_AFTER_APPEND", "KAFKA_STORAGE_ERROR"), (FailureClass.UPSTREAM_UNAVAILABLE, True)),
+    # the client's own configuration or state (an unknown property, a commit with no offset stored, a transaction
+    # call out of order): our code, nothing sent
+    **dict.fromkeys(("_INVALID_ARG", "_NO_OFFSET", "_STATE", "_NOT_IMPLEMENTED", "_UNSUPPORTED_FEATURE",
+                     "_NOT_CONFIGURED"), (FailureClass.UNKNOWN, False)),
+}
+
+
+def _kafka_error(exc: BaseException) -> Classification:
+    """confluent-kafka's ``KafkaException``: the ``KafkaError`` it holds (``args[0]``) by its name, else by whether
+    librdkafka calls it retriable (a transient broker state: upstream_unavailable)."""
+    error = exc.args[0] if exc.args else None
+    try:
+        name, retriable = error.name(), error.retriable()  # type: ignore[union-attr]
+    except Exception:  # not a KafkaError: a message of its own
+        return _UNKNOWN
+    found = _KAFKA_ERRORS.get(name) if isinstance(name, str) else None
+    if found is None:
+        found = (FailureClass.UPSTREAM_UNAVAILABLE, None) if retriable is True else (FailureClass.UNKNOWN, None)
+    return Classification(found[0], upstream=Upstream("kafka", str(name)), side_effect_possible=found[1])
+
+
+def _telegram_wait(exc: BaseException) -> float | None:
+    # its timedelta as stored: the public ``retry_after`` warns (PTBDeprecationWarning) on each read since v22.2
+    stored = delay_seconds(_attribute(exc, "_retry_after"))
+    return stored if stored is not None else _carried_delay(exc)
+
+
 _UNKNOWN_RULE: Final = _fixed(FailureClass.UNKNOWN)
 _DB_CODE: Final = _dbapi(FailureClass.UNKNOWN)
 _UNAVAILABLE_NOT_SENT: Final = _unavailable(False)
@@ -1886,6 +2017,18 @@ def _cut_off_stacks(exc: BaseException) -> list[BaseException]:
             break
         seen |= modules
     return stacks
+
+
+def _raised_by_pool(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised by a connection pool's own method (handing out or making a connection: its
+    limit reached), not by a connection it opened."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return False
+    name = _function_name(tb.tb_frame)
+    return (name in _POOL_WAITS or name == "make_connection") and "Pool" in type(tb.tb_frame.f_locals.get("self")).__name__
 
 
 def _cut_off_while_connecting(exc: BaseException) -> bool:
@@ -2026,22 +2169,26 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # scan (raise_on_error) over an answer from fewer shards than the index has: part of it could not be read
     **dict.fromkeys(("elasticsearch.helpers.ScanError", "opensearchpy.helpers.errors.ScanError"),
                     _unavailable(False, "elasticsearch")),
-    # redis-py (https://redis.readthedocs.io/en/stable/exceptions.html): errors the server replied are
-    # refusals (the command did not run); a timeout may have left it applied.
-    "redis.exceptions.AuthenticationError": _fixed(FailureClass.PERMISSION_DENIED, False),
-    "redis.exceptions.AuthorizationError": _fixed(FailureClass.PERMISSION_DENIED, False),
-    "redis.exceptions.NoPermissionError": _fixed(FailureClass.PERMISSION_DENIED, False),
-    "redis.exceptions.MaxConnectionsError": _unavailable(False, "redis"),
-    "redis.exceptions.BusyLoadingError": _unavailable(False, "redis"),
-    "redis.exceptions.ReadOnlyError": _unavailable(False, "redis"),
-    "redis.exceptions.OutOfMemoryError": _unavailable(False, "redis"),
-    "redis.exceptions.TryAgainError": _unavailable(False, "redis"),
-    "redis.exceptions.ClusterDownError": _unavailable(False, "redis"),
-    "redis.exceptions.WatchError": _unavailable(False, "redis"),
-    "redis.exceptions.TimeoutError": _unavailable(True, "redis"),
-    "redis.exceptions.ResponseError": _fixed(FailureClass.UNKNOWN, False),  # WRONGTYPE, bad arguments: our bug
-    # raised from the socket error it replaces: refused or unresolvable (not sent), reset (maybe sent)
-    "redis.exceptions.ConnectionError": _wrapping(lambda exc: exc.__context__, _unavailable(None, "redis")),
+    # redis-py (https://redis.readthedocs.io/en/stable/exceptions.html) and its fork valkey-py (the same classes under
+    # valkey.exceptions): errors the server replied are refusals (the command did not run); a timeout may have left
+    # it applied.
+    **{f"{library}.exceptions.{name}": rule for library in ("redis", "valkey") for name, rule in (
+        ("AuthenticationError", _fixed(FailureClass.PERMISSION_DENIED, False)),
+        ("AuthorizationError", _fixed(FailureClass.PERMISSION_DENIED, False)),
+        ("NoPermissionError", _fixed(FailureClass.PERMISSION_DENIED, False)),
+        ("MaxConnectionsError", _unavailable(False, "redis")),
+        ("BusyLoadingError", _unavailable(False, "redis")),
+        ("ReadOnlyError", _unavailable(False, "redis")),
+        ("OutOfMemoryError", _unavailable(False, "redis")),
+        ("TryAgainError", _unavailable(False, "redis")),
+        ("ClusterDownError", _unavailable(False, "redis")),
+        ("WatchError", _unavailable(False, "redis")),
+        ("TimeoutError", _unavailable(True, "redis")),
+        ("ResponseError", _fixed(FailureClass.UNKNOWN, False)),  # WRONGTYPE, bad arguments: our bug
+        # raised from the socket error it replaces: refused or unresolvable (not sent), reset (maybe sent)
+        # raised by the pool itself, over no socket error (valkey's "Too many connections"): no connection to send on
+        ("ConnectionError", _wrapping(lambda exc: exc.__context__, lambda exc: _unavailable(
+            False if _raised_by_pool(exc) else None, "redis")(exc))))},
     # azure-core (https://learn.microsoft.com/python/api/azure-core/azure.core.exceptions): raised outside
     # the transport's except block (no chain); the class is what tells "no request was sent" from
     # "the request was sent, but the client failed to understand the response".
@@ -2135,6 +2282,43 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "aiormq.exceptions.AMQPConnectionError": _unavailable_unless_connecting("amqp"),
     # anyio's byte streams: the peer closed before answering
     "anyio.EndOfStream": _socket_stream_end,
+    # DuckDB (in process; https://duckdb.org/docs/stable/clients/python/dbapi#exceptions): no error code, its classes
+    # are its error types. A setting that forbids the file or network access (enable_external_access) is a refusal
+    # as PostgreSQL's 42501; an interrupted statement, a transaction conflict and memory exhausted abort the statement
+    # or roll the transaction back (PostgreSQL's 57014, 40001, 53200).
+    **{f"_duckdb.{name}": rule for name, rule in (
+        ("PermissionException", _fixed(FailureClass.PERMISSION_DENIED, False)),
+        ("InterruptException", _unavailable(False, "duckdb")),
+        ("TransactionException", _unavailable(False, "duckdb")),
+        ("OutOfMemoryException", _unavailable(False, "duckdb")))},
+    # mysql-connector-python's own timeouts and pool (https://dev.mysql.com/doc/connector-python/en/
+    # connector-python-api-errors.html), outside PEP 249's classes: connecting timed out (not sent), reading the
+    # answer or writing the statement timed out (sent, or part of it: the connection is closed), no pooled
+    # connection free (not sent)
+    "mysql.connector.errors.ConnectionTimeoutError": _unavailable(False, "mysql"),
+    "mysql.connector.errors.ReadTimeoutError": _unavailable(True, "mysql"),
+    "mysql.connector.errors.WriteTimeoutError": _unavailable(True, "mysql"),
+    "mysql.connector.errors.PoolError": _unavailable(False, "mysql"),
+    # confluent-kafka (librdkafka): the KafkaError it carries (the C extension names its module cimpl)
+    "cimpl.KafkaException": _kafka_error,
+    # simple-salesforce: an external id that matches several records (Salesforce's 300 Multiple Choices, no error
+    # status): the call's key is ambiguous, nothing was read or written
+    "simple_salesforce.exceptions.SalesforceMoreThanOneRecord": _fixed(FailureClass.INVALID_INPUT, False),
+    # python-telegram-bot (https://docs.python-telegram-bot.org/en/stable/telegram.error.html): one class per Bot API
+    # status, none kept (BaseRequest._request_wrapper); InvalidToken is its 401 and its 404 (a malformed token);
+    # RetryAfter and ChatMigrated are the answer's parameters (flood control; the group's new id: the call named a
+    # stale chat). NetworkError is any other status (a 5xx: whether it acted is open), or httpx's error it was raised
+    # from (TimedOut too), which then decides; the base class raised from a decode error: no Bot API answer.
+    **{f"telegram.error.{name}": _status_named(status, "telegram") for name, status in (
+        ("BadRequest", 400), ("Forbidden", 403), ("Conflict", 409))},
+    "telegram.error.InvalidToken": _fixed(FailureClass.PERMISSION_DENIED, False),
+    "telegram.error.RetryAfter": lambda exc: Classification(FailureClass.RATE_LIMITED, retry_after=_telegram_wait(exc),
+                                                            side_effect_possible=False),
+    "telegram.error.ChatMigrated": _fixed(FailureClass.INVALID_INPUT, False),
+    "telegram.error.EndPointNotFound": _fixed(FailureClass.UNKNOWN, False),  # a Bot API method our code named
+    "telegram.error.NetworkError": lambda exc: None if exc.__cause__ is not None else _unavailable(None, "telegram")(exc),
+    "telegram.error.TelegramError": lambda exc: (_unavailable(None, "telegram")(exc)
+                                                 if isinstance(exc.__cause__, ValueError) else None),
     # hvac (HashiCorp Vault): one class per status (hvac.utils.raise_for_error), no status kept
     **{f"hvac.exceptions.{name}": _status_named(status, "vault") for name, status in (
         ("InvalidRequest", 400), ("Unauthorized", 401), ("Forbidden", 403), ("InvalidPath", 404),
