@@ -67,7 +67,7 @@ def provider() -> str:
         "glpat-" + rnd(20, ALNUM + "-_"),
         "ntn_" + rnd(11, "0123456789") + rnd(35, ALNUM),
         "lin_api_" + rnd(40, ALNUM),
-        "sntrys_eyJ" + rnd(60, B64URL),
+        "sntrys_eyJ" + rnd(60, B64),
         "AKIA" + rnd(16, UPPER_ALNUM),
     )
 
