@@ -501,6 +501,11 @@ example(
     f"const apiKey =\n  {REDACTED};",
 )
 example(
+    "scanner_finding_value",
+    "Detector Type: Mailgun\nRaw result: 0a1b2c3d4e5f60718293a4b5c6d7e8f9\nFile: .env",
+    f"Detector Type: Mailgun\nRaw result: {REDACTED}\nFile: .env",
+)
+example(
     "cli_option_next_line",
     "    args:\n    - --db-password\n    - Fern7Stone77\n    - --port",
     f"    args:\n    - --db-password\n    - {REDACTED}\n    - --port",

@@ -1138,7 +1138,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"[^\s'\"\-/~.$<{%*\[(\\][^\s'\"\x00]*",
         True,
         "A command-line option whose name ends in a secret word and its value, spaced, ``=`` or the "
-        "next argv item (``--password x``, ``--client-secret=x``, ``'--token', 'x'``, Java's and OpenSSL's "
+        "next argv item (``--password x``, ``--client-secret=x``, ``'--token', 'x'``, auditd's ``a1=\"--password\" a2=\"x\"``, "
+        "``/proc/PID/cmdline``'s NUL, dotted names such as ``--spring.datasource.password``, Java's and OpenSSL's "
         "one-dash ``-storepass x``, Windows' ``/pass:x``); values that look like an option, a path or a "
         "placeholder are left alone (``-storepass:env NAME`` names a variable).",
         hints=("-", "/"),
@@ -1177,7 +1178,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "cli_user_password",
         "keyword",
-        r"((?:^|\s)(?:-u|--user|--proxy-user|--http-user)(?:=|[ \t]+)['\"]?[^\s:'\"$]+:)"
+        r"((?:^|[\s'\"\[,\x00])(?:-u|--user|--proxy-user|--http-user)"
+        r"(?:=|[ \t]+|['\"](?:[ \t]*,[ \t]*|[ \t]+a[0-9]{1,3}=)|\x00)['\"]?[^\s:'\"$]+:)"
         r"(?:[^\s'\"\[()][^\s'\"()]*)?[^\s'\"0-9\[()][^\s'\"()]*"
         # a key that ends in ``auth``/``ident`` or names a host given ``user:password`` (haproxy ``stats auth``, Yarn's
         # ``npmAuthIdent``, Bundler's ``BUNDLE_GEMS__EXAMPLE__COM``: the host, dots written ``__``); Go's ``%+v`` of a
@@ -1185,12 +1187,13 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"|([A-Za-z0-9_.\-]*(?i:auth|ident|__(?:com|org|net|io|dev))[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?|\b(?i:user(?:info)?):)"
         r"[A-Za-z][A-Za-z0-9_.\-]*:[^\s'\"\[()$<{*][^\s'\"()]*[0-9][^\s'\"()]*",
         2,
-        "``-u user:password`` (curl, wget): the part after the colon; ``-u 1000:1000`` (a uid:gid) stays. Also "
+        "``-u user:password`` (curl, wget; also as the next argv item: ``\"-u\", \"..\"``, auditd's ``a1=\"-u\" a2=\"..\"``): "
+        "the part after the colon; ``-u 1000:1000`` (a uid:gid) stays. Also "
         "``user:password`` (both, as URL userinfo) given to a key ending in ``auth`` or ``ident`` or naming a host (haproxy ``stats "
         "auth admin:...``, Yarn ``npmAuthIdent: \"ci:...\"``, Bundler ``BUNDLE_GEMS__EXAMPLE__COM: \"u:...\"``, Go's "
         "``&{Scheme:postgres User:app:...}``), with a digit.",
         hints=("-u", "--user", "--proxy-user", "--http-user", "auth", "ident", "__", "user"),
-        trigger=r"(?:-u|--user|--proxy-user|--http-user)(?:=|[ \t]+)['\"]?[^\s:'\"$]+:"
+        trigger=r"(?:-u|--user|--proxy-user|--http-user)(?:=|[ \t]+|['\"](?:[ \t]*,[ \t]*|[ \t]+a[0-9]{1,3}=)|\x00)['\"]?[^\s:'\"$]+:"
         r"|(?:(?i:auth|ident|__(?:com|org|net|io|dev))[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?|(?i:user(?:info)?):)[A-Za-z][A-Za-z0-9_.\-]*:[^\s'\"()]*[0-9]",
     ),
     SecretPattern(
@@ -1236,7 +1239,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "``ConvertTo-SecureString '<pw>' -AsPlainText``, Windows' ``net user <name> <pw>`` and ``schtasks .. /rp <pw>``, "
         "``mosquitto_pub -P``, net-snmp's ``-A``/``-X``, ``rabbitmqctl add_user <name> <pw>``, ``smbclient -U user%<pw>``, "
         "``poetry config http-basic.<repo> <user> <pw>``, ``cargo login <token>``, IPMI/BMC and remote-desktop "
-        "tools (``ipmitool -P``, ``racadm -p``, ``x11vnc -passwd``, ``xfreerdp /p:``); "
+        "tools (``ipmitool -P``, ``racadm -p``, ``x11vnc -passwd``, ``xfreerdp /p:``), ``nuget push -k``, ``gh secret set "
+        "<name> --body``, and ``redis-cli``'s ``-a`` as an argv list prints it (strace's ``[\"redis-cli\", \"-a\", \"..\"]``); "
         "``$VAR``, ``<pw>``, ``*`` (prompt) and options (``-x``, ``/add``) stay.",
         hints=("redis-cli", "sqlcmd", "bcp", "osql", "isql", "ldap", "net", "htpasswd", "securestring", "schtasks", "mosquitto_", "snmp", "-x", "rabbitmqctl", "smb", "rpcclient", "poetry", "cargo", "ipmitool", "racadm", "vnc", "freerdp", "nuget", "gh"),
         trigger=r"nuget[ \t]+push|gh[ \t]+secret[ \t]+set|ipmitool|racadm|x11vnc|vncviewer|freerdp|poetry[ \t]+config|cargo[ \t]+login|redis-cli|sqlcmd|bcp|osql|isql|ldap[a-z]+[ \t]|mosquitto_|snmp[a-z]+[ \t]|-x[ \t]+(?i:aes|des)|rabbitmqctl[ \t]|smbclient|rpcclient|smbmap|smbcacls|(?i:net[ \t]+use|net[ \t]+user|securestring|schtasks)|htpasswd[ \t]",
@@ -1476,6 +1480,17 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         hints=("&#", "&lt;", "\\x", "\\u00", "?=", "::=", "{+", "[-", "&quot;", "&apos;"),
         trigger=r"&#0*(?:3[49]|61|58);|&#[xX]0*(?:2[27]|3[AaDd]);|\\x(?:2[27]|3[AaDd])|\\u00(?:2[27]|3[AaDd])|\?=|::="
         r"|[:=][ \t]*(?:&(?:quot|apos);|\{\+|\[-)|&lt;[A-Za-z0-9_:.\-]*(?i:pass|pwd|secret|token|key|credential)",
+    ),
+    SecretPattern(
+        "scanner_finding_value",
+        "keyword",
+        r"((?:\bRaw result|\"Raw(?:V2)?\"|\bFinding\.{3,}|\"matching\")[ \t]*:[ \t]*\"?)[^\s\"*\[<$][^\s\"]*",
+        True,
+        "What a secret scanner's report echoes as the secret it found, under the scanner's own field names: "
+        "TruffleHog's ``Raw result:`` and ``\"Raw\"``/``\"RawV2\"``, Kingfisher's ``Finding.......:``, Nosey Parker's "
+        "``\"matching\"`` (gitleaks' ``Secret:`` is a secret's name already); empty and masked fields stay.",
+        hints=("raw", "finding...", "\"matching\""),
+        trigger=r"Raw result[ \t]*:|\"Raw(?:V2)?\"[ \t]*:|Finding\.{3}|\"matching\"[ \t]*:",
     ),
     SecretPattern(
         "ldif_base64_password",
