@@ -138,7 +138,7 @@ def test_quotes_escaped_inside_a_password() -> None:
 
 def test_multi_line_literals() -> None:
     assert scrub(f"const secret = `\n  {SECRET}\n`.trim();") == f"const secret = `\n  {REDACTED}\n`.trim();"
-    assert scrub(f"String apiKey = \"Q7rT9xLm2wZk\"\n        + \"P4vB8nC3zQ1w\";") == f"String apiKey = {REDACTED};"
+    assert scrub("String apiKey = \"Q7rT9xLm2wZk\"\n        + \"P4vB8nC3zQ1w\";") == f"String apiKey = {REDACTED};"
     message = "msg = (\"The password you entered \"\n       \"does not match our records.\")"
     assert scrub(message) == message
 

@@ -48,8 +48,8 @@ from collections.abc import Callable
 
 from tests.secret_corpus import heldout
 from tests.secret_corpus.captured import jwt, tok
-from tests.secret_corpus.heldout import ALNUM, B64, B64URL, HERE, HEX, LOWER_ALNUM, UPPER_ALNUM, Maker, pick, rnd, uuid
-from tests.secret_corpus.infra import aws_secret, b64s, fpw, one, sha
+from tests.secret_corpus.heldout import ALNUM, B64, B64URL, HERE, HEX, UPPER_ALNUM, Maker, pick, rnd, uuid
+from tests.secret_corpus.infra import b64s, fpw, one, sha
 
 _r = heldout._rng  # the helpers above draw from it: quoted() seeds it
 
@@ -476,7 +476,7 @@ QUOTED_BENIGN: list[tuple[str, str, Callable[[], str]]] = [
         f"index {rnd(12, HEX)}..{rnd(12, HEX)}",
         f"{hunk()} class Settings(BaseSettings):",
         f"similarity index 92%\nrename from {path()}\nrename to {path()}",
-        f"--- a/.env.example\n+++ b/.env.example",
+        "--- a/.env.example\n+++ b/.env.example",
     )),
     # commit and review metadata.
     ("commit_metadata", "log", lambda: pick(
@@ -564,7 +564,7 @@ QUOTED_BENIGN: list[tuple[str, str, Callable[[], str]]] = [
         f"Fingerprint: {sha40()}:.env:generic-api-key:{ln()}",
         "\"type\": \"Secret Keyword\", \"is_verified\": false, \"line_number\": 14",
         "Entropy:     4.52\nRuleID:      generic-api-key",
-        f"\"DetectorName\":\"Github\",\"Verified\":false,\"Raw\":\"\",\"Redacted\":\"ghp_****\"",
+        "\"DetectorName\":\"Github\",\"Verified\":false,\"Raw\":\"\",\"Redacted\":\"ghp_****\"",
     )),
     # SARIF metadata.
     ("sarif_metadata", "json", lambda: pick(
@@ -684,7 +684,7 @@ QUOTED_BENIGN: list[tuple[str, str, Callable[[], str]]] = [
         f"   {ln()} | let token = env::var(\"API_TOKEN\")?;",
         f"           {ln()}┆ SECRET_KEY = os.environ[\"SECRET_KEY\"]",
         f"{ln():>4}  password = getpass.getpass()",
-        f"     1\tAPP_ENV=production\n     2\tLOG_LEVEL=info",
+        "     1\tAPP_ENV=production\n     2\tLOG_LEVEL=info",
     )),
     # MCP servers' error texts about credentials (the Stripe key masked by Stripe).
     ("mcp_server_auth_errors", "log", lambda: pick(
