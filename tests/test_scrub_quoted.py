@@ -91,6 +91,7 @@ def test_argv_items_after_an_option_go() -> None:
         (f"    args:\n    - --api-token\n    - \"{SECRET}\"\n", f"    args:\n    - --api-token\n    - \"{REDACTED}\"\n"),
         (f"    Args:\n      --client-secret\n      {PASSWORD}\n", f"    Args:\n      --client-secret\n      {REDACTED}\n"),
         (f"app serve \\\n  --api-key \\\n  {SECRET}", f"app serve \\\n  --api-key \\\n  {REDACTED}"),
+        (f"mysqldump \\\n  --password \\\n  {PASSWORD} shop", f"mysqldump \\\n  --password \\\n  {REDACTED} shop"),
         (f"['java', '-jar', 'app.jar', '--spring.datasource.password', '{PASSWORD}']",
          f"['java', '-jar', 'app.jar', '--spring.datasource.password', '{REDACTED}']"),
         (f'execve("/usr/bin/redis-cli", ["redis-cli", "-a", "{PASSWORD}", "PING"], 0x7fff /* 9 vars */) = 0',
@@ -119,6 +120,7 @@ def test_escaped_and_marked_separators() -> None:
          f"\"url\": \"https://x.test/v1?access_token\\u003d{REDACTED}\\u0026v\\u003d2\""),
         (f"var c = JSON.parse('{{\\x22apiKey\\x22:\\x22{SECRET}\\x22}}');", f"var c = JSON.parse('{{\\x22apiKey\\x22:\\x22{REDACTED}\\x22}}');"),
         (f"DB_PASSWORD ?= {PASSWORD}", f"DB_PASSWORD ?= {REDACTED}"),
+        (f"SECRET_KEY ?= {SECRET}", f"SECRET_KEY ?= {REDACTED}"),
         (f"DB_PASSWORD=[-changeme-]{{+{PASSWORD}+}}", f"DB_PASSWORD=[-{REDACTED}}}"),
     ):
         assert scrub(text) == expected, text

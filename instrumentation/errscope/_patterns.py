@@ -414,13 +414,16 @@ _PHRASE_VALUE_NO_DIGIT = r"[A-Za-z+/_\-~!#%^?@&$.]"
 # ``'--token', 'x'`` in an argv list), ``-p<password>`` / ``-p <password>`` (mysql, docker login)
 # and ``-u user:password`` (curl).
 # The next argv item as each trace prints the list: ``', '`` (reprs, JSON, strace), auditd's ``" a2="`` fields and
-# ``/proc/PID/cmdline``'s NUL.
-_ARG_GAP = r"(?:=|[ \t]+|['\"](?:[ \t]*,[ \t]*|[ \t]+a[0-9]{1,3}=)['\"]|\x00)"
+# ``/proc/PID/cmdline``'s NUL; and a command line continued with ``\`` between option and value.
+_ARG_GAP = r"(?:=|[ \t]+|['\"](?:[ \t]*,[ \t]*|[ \t]+a[0-9]{1,3}=)['\"]|\x00|[ \t]+\\\r?\n[ \t]*['\"]?)"
 _OPTION_WORDS = r"pass(?:word|wd|phrase)?|pwd|secret|token|api-?key|access-key|secret-key|auth-key|credentials?"
 
 # The secret words of the small rules for separators other syntaxes write (each its own rule: widening ``_SEP``
 # pushes the keyword rules' ``parse`` programs past RE2's 512-instruction BitState limit).
-_SHORT_KEY = r"(?i:pass(?:word|wd|phrase)?|pwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|credentials?)"
+_SHORT_KEY = (
+    r"(?i:pass(?:word|wd|phrase)?|pwd|secret|token|credentials?"
+    r"|(?:api|access|private|secret|signing|encryption|master|license|app|auth)[_\-]?key)"
+)
 # A quote and a separator as escapes write them: HTML's numeric and named entities (``&#34;``, ``&#x27;``, ``&#61;``),
 # JavaScript's ``\x22``/``\x3d`` and JSON's ``\u0022``/``\u003d``.
 _ESCAPED_QUOTE = r"(?:&#0*3[49];|&#[xX]0*2[27];|&quot;|&apos;|\\x2[27]|\\u002[27])"
