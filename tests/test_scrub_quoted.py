@@ -125,7 +125,7 @@ def test_escaped_and_marked_separators() -> None:
     ):
         assert scrub(text) == expected, text
     for text in ("&#34;password&#34;: &#34;&#34;", "&lt;Password&gt;${DB_PASSWORD}&lt;/Password&gt;",
-                 "API_TOKEN ?= $(shell cat .token)", "\\x22apiKey\\x22:\\x22\\x22"):
+                 "API_TOKEN ?= $(shell cat .token)", "\\x22apiKey\\x22:\\x22\\x22", "token: [-1]"):
         assert scrub(text) == text, text
 
 
@@ -143,12 +143,13 @@ def test_multi_line_literals() -> None:
     assert scrub("String apiKey = \"Q7rT9xLm2wZk\"\n        + \"P4vB8nC3zQ1w\";") == f"String apiKey = {REDACTED};"
     message = "msg = (\"The password you entered \"\n       \"does not match our records.\")"
     assert scrub(message) == message
+    assert scrub('password = """\n"""') == 'password = """\n"""'  # the literal's closer is no value
 
 
 def test_scanner_findings_go_and_masked_ones_stay() -> None:
     assert scrub(f"Raw result: {SECRET}\nFile: .env") == f"Raw result: {REDACTED}\nFile: .env"
     assert scrub(f'{{"DetectorName":"Github","Raw":"{SECRET}","RawV2":""}}') == f'{{"DetectorName":"Github","Raw":"{REDACTED}","RawV2":""}}'
-    for text in ("Raw result: ****\nRedacted: ghp_****", '"Raw":"","Redacted":"ghp_****"'):
+    for text in ("Raw result: ****\nRedacted: ghp_****", '"Raw":"","Redacted":"ghp_****"', '"Raw": "GET / HTTP/1.1"'):
         assert scrub(text) == text, text
 
 

@@ -1468,11 +1468,14 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "escaped_separator_pair",
         "keyword",
-        rf"({_SHORT_KEY}{_ESCAPED_QUOTE}?[ \t]*(?:{_ESCAPED_SEP}[ \t]*{_ESCAPED_QUOTE}?|[:=][ \t]*{_ESCAPED_QUOTE}"
-        r"|\?=[ \t]*|::=[ \t]*|[:=][ \t]*\[-['\"]?|[:=][ \t]*(?:\[-[^\]\r\n]*-\])?\{\+['\"]?))"
+        # a removed value (``[-old-]``, and the added one after it, both: first, so the Collector's leftmost-first
+        # pass takes it too): not a number (``token: [-1]`` is a list)
+        rf"({_SHORT_KEY}[ \t]*[:=][ \t]*\[-['\"]?)[^\s&\\'\"<>\[\]{{}}$*0-9][^\s&\\'\"<>}}]*"
+        rf"|({_SHORT_KEY}{_ESCAPED_QUOTE}?[ \t]*(?:{_ESCAPED_SEP}[ \t]*{_ESCAPED_QUOTE}?|[:=][ \t]*{_ESCAPED_QUOTE}"
+        r"|\?=[ \t]*|::=[ \t]*|[:=][ \t]*(?:\[-[^\]\r\n]*-\])?\{\+['\"]?))"
         r"[^\s&\\'\"<>\[\]{}$*][^\s&\\'\"<>}]*"
         rf"|(&lt;[A-Za-z0-9_:.\-]*{_SHORT_KEY}&gt;)[^\s&<$*\[{{][^\s&<]*(&lt;/)",
-        2,
+        3,
         "A secret-named pair whose quote or separator is escaped or marked as other syntaxes write them: HTML's "
         "numeric entities (``&#34;password&#34;: &#34;..``, ``token=&#39;..``) and escaped markup "
         "(``&lt;Password&gt;..&lt;/Password&gt;``), JavaScript's ``\\x22``/``\\x3d`` and JSON's ``\\u0022``/``\\u003d`` "
@@ -1487,13 +1490,15 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "scanner_finding_value",
         "keyword",
-        r"((?:\bRaw result|\"Raw(?:V2)?\"|\bFinding\.{3,}|\"matching\")[ \t]*:[ \t]*\"?)[^\s\"*\[<$][^\s\"]*",
+        r"((?:\bRaw result|\"Raw(?:V2)?\"|\bFinding\.{3,})[ \t]*:[ \t]*\"?)[^\s\"*\[<$(][^\s\"]*",
         True,
         "What a secret scanner's report echoes as the secret it found, under the scanner's own field names: "
-        "TruffleHog's ``Raw result:`` and ``\"Raw\"``/``\"RawV2\"``, Kingfisher's ``Finding.......:``, Nosey Parker's "
-        "``\"matching\"`` (gitleaks' ``Secret:`` is a secret's name already); empty and masked fields stay.",
-        hints=("raw", "finding...", "\"matching\""),
-        trigger=r"Raw result[ \t]*:|\"Raw(?:V2)?\"[ \t]*:|Finding\.{3}|\"matching\"[ \t]*:",
+        "TruffleHog's ``Raw result:`` and ``\"Raw\"``/``\"RawV2\"``, Kingfisher's ``Finding.......:`` (gitleaks' "
+        "``Secret:`` is a secret's name already); empty and masked fields stay, and, Python only, a value that looks "
+        "neither random nor like a password (``\"Raw\": \"GET ..\"``).",
+        hints=("raw", "finding..."),
+        verify="credential",
+        trigger=r"Raw result[ \t]*:|\"Raw(?:V2)?\"[ \t]*:|Finding\.{3}",
     ),
     SecretPattern(
         "ldif_base64_password",

@@ -339,6 +339,8 @@ def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
     first = secret[:1]
     if secret in (b"=", b":"):  # the rest of a separator (Make's ``TOKEN := [REDACTED]``, scrubbed again)
         return True
+    if not secret.strip(b"\"'`"):  # a string literal's closer where a value goes (``password = '''\n'''``)
+        return True
     if first in b"tTfF" and secret.lower() in (b"true", b"false"):  # a setting's flag under a password-named key (``lock_passwd: false``)
         return True
     if first == b"!":
