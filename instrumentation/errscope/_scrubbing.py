@@ -337,10 +337,6 @@ _ASSIGNED_AFTER: Final = re.compile(rb"[ \t]+=[ \t]")
 
 def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
     first = secret[:1]
-    if secret in (b"=", b":"):  # the rest of a separator (Make's ``TOKEN := [REDACTED]``, scrubbed again)
-        return True
-    if not secret.strip(b"\"'`"):  # a string literal's closer where a value goes (``password = '''\n'''``)
-        return True
     if first in b"tTfF" and secret.lower() in (b"true", b"false"):  # a setting's flag under a password-named key (``lock_passwd: false``)
         return True
     if first == b"!":
@@ -350,6 +346,10 @@ def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
     if first == b"0" and _MACHINE_WORD.fullmatch(secret):
         return True
     if secret.isupper() and _CONSTANT_NAME.fullmatch(secret):
+        return True
+    # the rest of a separator (Make's ``TOKEN := [REDACTED]``, scrubbed again) and a string literal's closer where a
+    # value goes (``password = '''\n'''``)
+    if secret in (b"=", b":") or (first in (b'"', b"'", b"`") and not secret.strip(b"\"'`")):
         return True
     after = data[secret_end : secret_end + 1]
     if (after in (b'"', b"'") and len(secret) <= 2) or (after in (b" ", b"\t") and _ASSIGNED_AFTER.match(data, secret_end)):
