@@ -491,6 +491,26 @@ example(
 )
 example("ldif_base64_password", "userPassword:: RmVybiZTdG9uZTc3", f"userPassword:: {REDACTED}")
 example(
+    "escaped_separator_pair",
+    "<pre>&#34;password&#34;: &#34;Fern7Stone77&#34;</pre>",
+    f"<pre>&#34;password&#34;: &#34;{REDACTED}&#34;</pre>",
+)
+example(
+    "concatenated_literal_secret",
+    'const apiKey =\n  "Q7rT9xLm2wZkP4vB" +\n  "8nC3Zk1Lw9Xy";',
+    f"const apiKey =\n  {REDACTED};",
+)
+example(
+    "scanner_finding_value",
+    "Detector Type: Mailgun\nRaw result: 0a1b2c3d4e5f60718293a4b5c6d7e8f9\nFile: .env",
+    f"Detector Type: Mailgun\nRaw result: {REDACTED}\nFile: .env",
+)
+example(
+    "cli_option_next_line",
+    "    args:\n    - --db-password\n    - Fern7Stone77\n    - --port",
+    f"    args:\n    - --db-password\n    - {REDACTED}\n    - --port",
+)
+example(
     "xml_secret_element_attributes",
     '<wsse:Password Type="urn:oasis:wss#PasswordText">Fern&amp;Stone77</wsse:Password>',
     f'<wsse:Password Type="urn:oasis:wss#PasswordText">{REDACTED}</wsse:Password>',

@@ -89,7 +89,7 @@ _COPULA_PASSWORD_WORDS = _COPULA_WORDS + r"[ \t]"
 GUARD: Final = (
     r"[:=>@：＝]|%3[AaDd]|%25(?:3[AaDd]|2[27])|-----|[A-Za-z0-9_\-+/.~]{15}|[0-9]{3}-[0-9]{2}-[0-9]{4}"
     r"|(?i:token|pass|passwd|secret|key|code|otp|pin|word|by|login|auth|authenticate|priv|psk|phrase|credentials?|community(?:-name)?|bindpw|rootpw|key-string)[ \t]"
-    r"|└[ \t]|\{[A-Z][A-Z0-9\-]*\}|-[-puaPwbSAXU]|(?i:auth|ticate|tication|credentials?|password|user|login|bind_s|pw_set)\(|UGFzc3dvcmQ6|(?i:add_user)[ \t]|(?i:credentials?)\.|(?i:net[ \t]+user|/rp)[ \t]"
+    r"|└[ \t]|&lt;[A-Za-z]|&#|\\x3[AaDd]|\\u003[AaDd]|\{[A-Z][A-Z0-9\-]*\}|-[-puaPwbSAXU]|(?i:auth|ticate|tication|credentials?|password|user|login|bind_s|pw_set)\(|UGFzc3dvcmQ6|(?i:add_user)[ \t]|(?i:credentials?)\.|(?i:net[ \t]+user|/rp)[ \t]"
     "|" + _FOREIGN_PHRASE_WORDS + "|" + _COPULA_PASSWORD_WORDS + "|密碼|口令"
 )
 """A cheap regex that every match of every pattern also matches (tests prove it on every example
@@ -239,6 +239,11 @@ _BARE_NB = r"[^\s'\"`\],;&)}>(\[]"  # ... and no brackets (code: ``os.environ['X
 # backslashes before the quote belong to the quote, not the value)
 _DQ = r"(?:[^\"\\\r\n]|\\+[^\"\\\r\n])"
 _SQ = r"[^'\r\n]"
+# A single-quoted password goes on over its quote escaped as SQL and shells write it (``'it''s'``, ``'it'\\''s'``,
+# ``'it'"'"'s'``), and a bare one inside a shell's single quotes over ``'\\''`` (``-e 'PW=it'\\''s'``). Passwords
+# only: the token values' ``parse`` programs stay under RE2's 512-instruction BitState limit.
+_SQ_PW = r"(?:[^'\r\n]|'(?:\\'|\"'\")?')"
+_SHELL_QUOTE_TAIL = r"'(?:\\'|\"'\")'[^\s'\"`\],;&}>]+"
 # What must follow a bare value (kept as a suffix): code such as ``password=os.environ['X']`` is
 # not a value.
 _END = r"(?:([\s'\"`\],;&)}><])|$)"
@@ -268,7 +273,7 @@ def _key(long_words: str, short_words: str, other_scripts: str) -> str:
 
 def _password_value(quote: str) -> str:
     if quote:
-        rest = _DQ if quote == '"' else _SQ
+        rest = _DQ if quote == '"' else _SQ_PW
         return rf"{quote}(?:{_QFIRST}|\\u[0-9A-Fa-f]{{4}}){rest}*"  # \u00d6: JSON's escape of a non-ASCII first character
     # Four or more characters without brackets, or any length with a digit: ``os.environ['X']``
     # and ``using password: YES`` are not passwords, ``Tr(4)nsit!`` is. Without a digit, not only
@@ -285,7 +290,7 @@ def _password_value(quote: str) -> str:
         rf"|{up}(?:{other}{_BARE_NB}{{2,}}|{up}{other}{_BARE_NB}+|{up}{{2,}}{other}{_BARE_NB}*)"
         rf"|[a-wyz](?:{lo}{{3,}}|{not_scheme}{_BARE_NB}{{2,}}|{lo}{not_scheme}{_BARE_NB}+|{lo}{{2,}}{not_scheme}{_BARE_NB}*)"
     )
-    return rf"(?:{first}{_BARE}*?[0-9]{_BARE}*|{word}|{_NOT_TAG}{_BARE}*)(?:{_PASSWORD_TAIL})*{_END}"
+    return rf"(?:{first}{_BARE}*?[0-9]{_BARE}*|{word}|{_NOT_TAG}{_BARE}*)(?:{_PASSWORD_TAIL}|{_SHELL_QUOTE_TAIL})*{_END}"
 
 
 def _token_value(quote: str) -> str:
@@ -408,8 +413,21 @@ _PHRASE_VALUE_NO_DIGIT = r"[A-Za-z+/_\-~!#%^?@&$.]"
 # Command lines: a long option that names a secret (``--password x``, ``--client-secret=x``,
 # ``'--token', 'x'`` in an argv list), ``-p<password>`` / ``-p <password>`` (mysql, docker login)
 # and ``-u user:password`` (curl).
-_ARG_GAP = r"(?:=|[ \t]+|['\"][ \t]*,[ \t]*['\"])"
+# The next argv item as each trace prints the list: ``', '`` (reprs, JSON, strace), auditd's ``" a2="`` fields and
+# ``/proc/PID/cmdline``'s NUL; and a command line continued with ``\`` between option and value.
+_ARG_GAP = r"(?:=|[ \t]+|['\"](?:[ \t]*,[ \t]*|[ \t]+a[0-9]{1,3}=)['\"]|\x00|[ \t]+\\\r?\n[ \t]*['\"]?)"
 _OPTION_WORDS = r"pass(?:word|wd|phrase)?|pwd|secret|token|api-?key|access-key|secret-key|auth-key|credentials?"
+
+# The secret words of the small rules for separators other syntaxes write (each its own rule: widening ``_SEP``
+# pushes the keyword rules' ``parse`` programs past RE2's 512-instruction BitState limit).
+_SHORT_KEY = (
+    r"(?i:pass(?:word|wd|phrase)?|pwd|secret|token|credentials?"
+    r"|(?:api|access|private|secret|signing|encryption|master|license|app|auth)[_\-]?key)"
+)
+# A quote and a separator as escapes write them: HTML's numeric and named entities (``&#34;``, ``&#x27;``, ``&#61;``),
+# JavaScript's ``\x22``/``\x3d`` and JSON's ``\u0022``/``\u003d``.
+_ESCAPED_QUOTE = r"(?:&#0*3[49];|&#[xX]0*2[27];|&quot;|&apos;|\\x2[27]|\\u002[27])"
+_ESCAPED_SEP = r"(?:&#0*(?:61|58);|&#[xX]0*3[AaDd];|\\x3[AaDd]|\\u003[AaDd])"
 
 # Webhook URLs carry their secret in the path: after a hook-like segment, the first long
 # segment with a digit and everything after it in the path go.
@@ -800,6 +818,18 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "The same when the password is the first keyword (``Pwd=...;Server=...``): the value must end "
         "at a ``;`` (``password=os.environ['X']`` is code, not a connection string).",
     ),
+    SecretPattern(
+        "concatenated_literal_secret",
+        "keyword",
+        rf"({_SHORT_KEY}[\"']?[ \t]*(?::=|=|:)[ \t]*\(?[ \t]*(?:\r?\n[ \t]*)?)"
+        r"\"[A-Za-z0-9+/=_\-.~]{8,}\"(?:[ \t]*\+?[ \t]*\r?\n[ \t]*\+?[ \t]*\"[A-Za-z0-9+/=_\-.~]{8,}\")+",
+        True,
+        "A secret-named value written as string literals concatenated over lines (``KEY = (\"..\"\\n \"..\")``, "
+        "``\"..\" +\\n \"..\"``): every piece goes; literals with spaces (a message split over lines) stay. Before the key/value shapes, "
+        "which would take the first piece alone.",
+        hints=("\"",),
+        trigger=r"\"[ \t]*\+?[ \t]*\r?\n[ \t]*\+?[ \t]*\"",
+    ),
     _kv(
         "password_value",
         _PASSWORD_KEY,
@@ -816,7 +846,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "yaml_multiline_value",
         "keyword",
-        rf"((?:{_PASSWORD_KEY}|{_TOKEN_KEY})[\"']?[ \t]*:[ \t]*(?:[|>][+\-]?[0-9]?)?[ \t]*\r?\n[ \t]+(?:-[ \t]+)?)"
+        rf"((?:{_PASSWORD_KEY}|{_TOKEN_KEY})[\"']?[ \t]*(?::[ \t]*(?:[|>][+\-]?[0-9]?)?[ \t]*\r?\n[ \t]+(?:-[ \t]+)?"
+        r"|=[ \t]*(?:`|\"\"\"|''')[ \t]*\r?\n[ \t]*))"
         # the line, unless it is a nested mapping's key (``secret:\n  name: db``, ``generic_secret:\n  secret:``):
         # a run of key characters, then ``:`` and a space or the line's end, is a key, not a value
         r"(?:[A-Za-z0-9_.\-]*[^A-Za-z0-9_.\-\s:\[{<$*#][^\r\n]*|[A-Za-z0-9_.\-]+(?::[^\s][^\r\n]*)?)(\r?\n|$)",
@@ -826,7 +857,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "record each header as a list: ``X-Api-Key:\\n  - ...``); a nested mapping's key there is not a value.",
         keep_suffix=True,
         hints=(*_PASSWORD_HINTS, *_TOKEN_HINTS),
-        trigger=rf"(?:{_PASSWORD_TRIGGER_WORDS}|{_TOKEN_TRIGGER_WORDS}){_KEY_VERSION}[\"']?[ \t]*:[ \t]*[|>]?[+\-]?[0-9]?[ \t]*\r?\n[ \t]+(?:-[ \t]+)?[^\s]",
+        trigger=rf"(?:{_PASSWORD_TRIGGER_WORDS}|{_TOKEN_TRIGGER_WORDS}){_KEY_VERSION}[\"']?[ \t]*"
+        r"(?::[ \t]*[|>]?[+\-]?[0-9]?[ \t]*\r?\n[ \t]+(?:-[ \t]+)?[^\s]|=[ \t]*(?:`|\"\"\"|''')[ \t]*\r?\n)",
     ),
     SecretPattern(
         "validation_error_input",
@@ -1105,17 +1137,33 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "cli_secret_option",
         "keyword",
-        rf"((?:^|[\s'\"\[,])(?:--?(?:[A-Za-z0-9]+-)*[A-Za-z0-9]*(?i:{_OPTION_WORDS}){_ARG_GAP}|/(?i:{_OPTION_WORDS})[:=]))"
-        r"[^\s'\"\-/~.$<{%*\[(][^\s'\"]*",
+        rf"((?:^|[\s'\"\[,\x00])(?:--?(?:[A-Za-z0-9]+[\-.])*[A-Za-z0-9]*(?i:{_OPTION_WORDS}){_ARG_GAP}|/(?i:{_OPTION_WORDS})[:=]))"
+        r"[^\s'\"\-/~.$<{%*\[(\\][^\s'\"\x00]*",
         True,
         "A command-line option whose name ends in a secret word and its value, spaced, ``=`` or the "
-        "next argv item (``--password x``, ``--client-secret=x``, ``'--token', 'x'``, Java's and OpenSSL's "
+        "next argv item (``--password x``, ``--client-secret=x``, ``'--token', 'x'``, auditd's ``a1=\"--password\" a2=\"x\"``, "
+        "``/proc/PID/cmdline``'s NUL, dotted names such as ``--spring.datasource.password``, Java's and OpenSSL's "
         "one-dash ``-storepass x``, Windows' ``/pass:x``); values that look like an option, a path or a "
         "placeholder are left alone (``-storepass:env NAME`` names a variable).",
         hints=("-", "/"),
         # the character before the word, not the name's run from its dash: a loop after every ``-`` and
         # ``/`` of a text cost the trigger set ~10 % a line
-        trigger=rf"[A-Za-z0-9\-](?i:{_OPTION_WORDS}){_ARG_GAP}|/(?i:{_OPTION_WORDS})[:=]",
+        trigger=rf"[A-Za-z0-9\-.](?i:{_OPTION_WORDS}){_ARG_GAP}|/(?i:{_OPTION_WORDS})[:=]",
+    ),
+    SecretPattern(
+        "cli_option_next_line",
+        "keyword",
+        rf"((?:^|[\s'\"\[,])--?(?:[A-Za-z0-9]+[\-.])*[A-Za-z0-9]*(?i:{_OPTION_WORDS})['\"]?[ \t]*\\?\r?\n[ \t]*(?:-[ \t]+)?['\"]?)"
+        r"[^\s'\"\-/~.$<{%*\[(\\#][^\s'\"]*"
+        r"(['\"]?[ \t]*\\?(?:\r?\n|$))",
+        True,
+        "An option that names a secret at the end of its line and its value alone on the next: argv as a YAML list "
+        "(a container's ``args: [- --db-password, - <value>]``), as ``kubectl describe`` prints ``Args:`` (one per "
+        "line), and a command line continued with ``\\`` between option and value; a path, an option or a "
+        "placeholder there stays.",
+        keep_suffix=True,
+        hints=("-",),
+        trigger=rf"[A-Za-z0-9\-.](?i:{_OPTION_WORDS})['\"]?[ \t]*\\?\r?\n",
     ),
     SecretPattern(
         "cli_short_password",
@@ -1133,7 +1181,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "cli_user_password",
         "keyword",
-        r"((?:^|\s)(?:-u|--user|--proxy-user|--http-user)(?:=|[ \t]+)['\"]?[^\s:'\"$]+:)"
+        r"((?:^|[\s'\"\[,\x00])(?:-u|--user|--proxy-user|--http-user)"
+        r"(?:=|[ \t]+|['\"](?:[ \t]*,[ \t]*|[ \t]+a[0-9]{1,3}=)|\x00)['\"]?[^\s:'\"$]+:)"
         r"(?:[^\s'\"\[()][^\s'\"()]*)?[^\s'\"0-9\[()][^\s'\"()]*"
         # a key that ends in ``auth``/``ident`` or names a host given ``user:password`` (haproxy ``stats auth``, Yarn's
         # ``npmAuthIdent``, Bundler's ``BUNDLE_GEMS__EXAMPLE__COM``: the host, dots written ``__``); Go's ``%+v`` of a
@@ -1141,19 +1190,20 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"|([A-Za-z0-9_.\-]*(?i:auth|ident|__(?:com|org|net|io|dev))[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?|\b(?i:user(?:info)?):)"
         r"[A-Za-z][A-Za-z0-9_.\-]*:[^\s'\"\[()$<{*][^\s'\"()]*[0-9][^\s'\"()]*",
         2,
-        "``-u user:password`` (curl, wget): the part after the colon; ``-u 1000:1000`` (a uid:gid) stays. Also "
+        "``-u user:password`` (curl, wget; also as the next argv item: ``\"-u\", \"..\"``, auditd's ``a1=\"-u\" a2=\"..\"``): "
+        "the part after the colon; ``-u 1000:1000`` (a uid:gid) stays. Also "
         "``user:password`` (both, as URL userinfo) given to a key ending in ``auth`` or ``ident`` or naming a host (haproxy ``stats "
         "auth admin:...``, Yarn ``npmAuthIdent: \"ci:...\"``, Bundler ``BUNDLE_GEMS__EXAMPLE__COM: \"u:...\"``, Go's "
         "``&{Scheme:postgres User:app:...}``), with a digit.",
         hints=("-u", "--user", "--proxy-user", "--http-user", "auth", "ident", "__", "user"),
-        trigger=r"(?:-u|--user|--proxy-user|--http-user)(?:=|[ \t]+)['\"]?[^\s:'\"$]+:"
+        trigger=r"(?:-u|--user|--proxy-user|--http-user)(?:=|[ \t]+|['\"](?:[ \t]*,[ \t]*|[ \t]+a[0-9]{1,3}=)|\x00)['\"]?[^\s:'\"$]+:"
         r"|(?:(?i:auth|ident|__(?:com|org|net|io|dev))[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?|(?i:user(?:info)?):)[A-Za-z][A-Za-z0-9_.\-]*:[^\s'\"()]*[0-9]",
     ),
     SecretPattern(
         "sql_password_clause",
         "keyword",
         r"(\b(?i:identified[ \t]+(?:with[ \t]+[A-Za-z0-9_]+[ \t]+)?by[ \t]*|password(?:[ \t]+for[ \t]+\S+)?(?:[ \t]*=[ \t]*|[ \t]+))N?['\"])"
-        r"(?:[^'\"\s\[*$<{%A-Z_x]|[A-Z_x]+[^'\"\r\nA-Z_x])[^'\"\r\n]*"
+        r"(?:[^'\"\s\[*$<{%A-Z_x]|[A-Z_x]+[^'\"\r\nA-Z_x])(?:[^'\"\r\n]|''|\"\")*"
         # unquoted (Oracle): after the user it sets (``USER scott``, ``CONNECT TO app``) and with a digit, since
         # "the record identified by ord_2002" is prose
         r"|(\b(?i:user|role|to)[ \t]+[^\s'\"]+[ \t]+(?i:identified[ \t]+by)[ \t]+)[^'\"\s\[*$<{%;][^'\"\s;0-9]*[0-9][^'\"\s;]*",
@@ -1180,6 +1230,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"|\brabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+[^\s'\"]+"
         r"|\bpoetry[ \t]+config[ \t]+http-basic\.\S+[ \t]+[^\s\-]\S*|\bcargo[ \t]+login"
         r"|\bipmitool\b[^\r\n|;&]*?[ \t]-P|\bracadm\b[^\r\n|;&]*?[ \t]-p|\b(?:x11vnc|vncviewer)\b[^\r\n|;&]*?[ \t]-passwd"
+        r"|\bnuget[ \t]+push\b[^\r\n|;&]*?[ \t]-k|\bgh[ \t]+secret[ \t]+set\b[^\r\n|;&]*?[ \t](?:--body|-b)|\bredis-cli\",[^\r\n|;&]*?[ \t]\"-a\","
         r")[ \t]+['\"]?|\b(?:smbclient|rpcclient|smbmap|smbcacls)\b[^\r\n|;&]*?[ \t](?:-U|--user=?)[ \t]*[^\s%'\"]+%"
         r"|\b[xw]freerdp3?\b[^\r\n|;&]*?[ \t]/p:)"
         r"[^\s'\"\-$<{%*\[(/][^\s'\"]*",
@@ -1191,10 +1242,11 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "``ConvertTo-SecureString '<pw>' -AsPlainText``, Windows' ``net user <name> <pw>`` and ``schtasks .. /rp <pw>``, "
         "``mosquitto_pub -P``, net-snmp's ``-A``/``-X``, ``rabbitmqctl add_user <name> <pw>``, ``smbclient -U user%<pw>``, "
         "``poetry config http-basic.<repo> <user> <pw>``, ``cargo login <token>``, IPMI/BMC and remote-desktop "
-        "tools (``ipmitool -P``, ``racadm -p``, ``x11vnc -passwd``, ``xfreerdp /p:``); "
+        "tools (``ipmitool -P``, ``racadm -p``, ``x11vnc -passwd``, ``xfreerdp /p:``), ``nuget push -k``, ``gh secret set "
+        "<name> --body``, and ``redis-cli``'s ``-a`` as an argv list prints it (strace's ``[\"redis-cli\", \"-a\", \"..\"]``); "
         "``$VAR``, ``<pw>``, ``*`` (prompt) and options (``-x``, ``/add``) stay.",
-        hints=("redis-cli", "sqlcmd", "bcp", "osql", "isql", "ldap", "net", "htpasswd", "securestring", "schtasks", "mosquitto_", "snmp", "-x", "rabbitmqctl", "smb", "rpcclient", "poetry", "cargo", "ipmitool", "racadm", "vnc", "freerdp"),
-        trigger=r"ipmitool|racadm|x11vnc|vncviewer|freerdp|poetry[ \t]+config|cargo[ \t]+login|redis-cli|sqlcmd|bcp|osql|isql|ldap[a-z]+[ \t]|mosquitto_|snmp[a-z]+[ \t]|-x[ \t]+(?i:aes|des)|rabbitmqctl[ \t]|smbclient|rpcclient|smbmap|smbcacls|(?i:net[ \t]+use|net[ \t]+user|securestring|schtasks)|htpasswd[ \t]",
+        hints=("redis-cli", "sqlcmd", "bcp", "osql", "isql", "ldap", "net", "htpasswd", "securestring", "schtasks", "mosquitto_", "snmp", "-x", "rabbitmqctl", "smb", "rpcclient", "poetry", "cargo", "ipmitool", "racadm", "vnc", "freerdp", "nuget", "gh"),
+        trigger=r"nuget[ \t]+push|gh[ \t]+secret[ \t]+set|ipmitool|racadm|x11vnc|vncviewer|freerdp|poetry[ \t]+config|cargo[ \t]+login|redis-cli|sqlcmd|bcp|osql|isql|ldap[a-z]+[ \t]|mosquitto_|snmp[a-z]+[ \t]|-x[ \t]+(?i:aes|des)|rabbitmqctl[ \t]|smbclient|rpcclient|smbmap|smbcacls|(?i:net[ \t]+use|net[ \t]+user|securestring|schtasks)|htpasswd[ \t]",
     ),
     SecretPattern(
         "chpasswd_pair",
@@ -1412,6 +1464,41 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "RE2's 512-instruction BitState limit.",
         hints=("%253",),
         trigger=r"%253[AaDd]",
+    ),
+    SecretPattern(
+        "escaped_separator_pair",
+        "keyword",
+        # a removed value (``[-old-]``, and the added one after it, both: first, so the Collector's leftmost-first
+        # pass takes it too): not a number (``token: [-1]`` is a list)
+        rf"({_SHORT_KEY}[ \t]*[:=][ \t]*\[-['\"]?)[^\s&\\'\"<>\[\]{{}}$*0-9][^\s&\\'\"<>}}]*"
+        rf"|({_SHORT_KEY}{_ESCAPED_QUOTE}?[ \t]*(?:{_ESCAPED_SEP}[ \t]*{_ESCAPED_QUOTE}?|[:=][ \t]*{_ESCAPED_QUOTE}"
+        r"|\?=[ \t]*|::=[ \t]*|[:=][ \t]*(?:\[-[^\]\r\n]*-\])?\{\+['\"]?))"
+        r"[^\s&\\'\"<>\[\]{}$*][^\s&\\'\"<>}]*"
+        rf"|(&lt;[A-Za-z0-9_:.\-]*{_SHORT_KEY}&gt;)[^\s&<$*\[{{][^\s&<]*(&lt;/)",
+        3,
+        "A secret-named pair whose quote or separator is escaped or marked as other syntaxes write them: HTML's "
+        "numeric entities (``&#34;password&#34;: &#34;..``, ``token=&#39;..``) and escaped markup "
+        "(``&lt;Password&gt;..&lt;/Password&gt;``), JavaScript's ``\\x22``/``\\x3d`` and JSON's ``\\u0022``/``\\u003d`` "
+        "escapes, Make's ``?=`` and ``::=`` assignments, and ``git diff --word-diff``'s ``[-old-]{+new+}`` around a "
+        "value (both go): the value up to the next entity, escape, quote or marker; placeholders (``$(..)``, "
+        "``${..}``) and empty values stay.",
+        keep_suffix=1,
+        hints=("&#", "&lt;", "\\x", "\\u00", "?=", "::=", "{+", "[-", "&quot;", "&apos;"),
+        trigger=r"&#0*(?:3[49]|61|58);|&#[xX]0*(?:2[27]|3[AaDd]);|\\x(?:2[27]|3[AaDd])|\\u00(?:2[27]|3[AaDd])|\?=|::="
+        r"|[:=][ \t]*(?:&(?:quot|apos);|\{\+|\[-)|&lt;[A-Za-z0-9_:.\-]*(?i:pass|pwd|secret|token|key|credential)",
+    ),
+    SecretPattern(
+        "scanner_finding_value",
+        "keyword",
+        r"((?:\bRaw result|\"Raw(?:V2)?\"|\bFinding\.{3,})[ \t]*:[ \t]*\"?)[^\s\"*\[<$(][^\s\"]*",
+        True,
+        "What a secret scanner's report echoes as the secret it found, under the scanner's own field names: "
+        "TruffleHog's ``Raw result:`` and ``\"Raw\"``/``\"RawV2\"``, Kingfisher's ``Finding.......:`` (gitleaks' "
+        "``Secret:`` is a secret's name already); empty and masked fields stay, and, Python only, a value that looks "
+        "neither random nor like a password (``\"Raw\": \"GET ..\"``).",
+        hints=("raw", "finding..."),
+        verify="credential",
+        trigger=r"Raw result[ \t]*:|\"Raw(?:V2)?\"[ \t]*:|Finding\.{3}",
     ),
     SecretPattern(
         "ldif_base64_password",

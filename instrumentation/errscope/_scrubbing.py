@@ -163,11 +163,13 @@ def _pattern_set() -> Any:
 
 
 # A value someone already masked is not a secret to mask again (and rewriting it would make a
-# benign line look changed): ``***``, ``xxxx``, ``[REDACTED]``, ``<redacted>``, ``(hidden)``.
+# benign line look changed): ``***``, ``xxxx``, ``[REDACTED]``, ``<redacted>``, ``(hidden)``, and helm-diff's
+# ``++++++++ # (16 bytes)`` / ``-------- # (24 bytes)`` (an added or removed Secret value, masked with its size).
 _MASKED: Final = re2.compile(
-    rb"""[\s"'\\]*(?:[*xX#.]{3,}|[*]+.*|<[^>]*>|\[[^\]]*\]|\(?(?i:redacted|hidden|masked|removed|none|null)\)?)[\s"'\\]*"""
+    rb"""[\s"'\\]*(?:(?:[*xX#.]{3,}|[+\-]{3,})(?:[ \t]+#[ \t]*\([0-9]+[ \t]*bytes?\))?|[*]+.*|<[^>]*>|\[[^\]]*\]"""
+    rb"""|\(?(?i:redacted|hidden|masked|removed|none|null)\)?)[\s"'\\]*"""
 )._regexp
-_MASK_START: Final = frozenset(bytes([c]) for c in b" \t\"'\\*xX#.<[(rRhHmMnN")
+_MASK_START: Final = frozenset(bytes([c]) for c in b" \t\"'\\*xX#.<[(rRhHmMnN+-")
 _UUID: Final = re2.compile(rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")._regexp
 # ``=`` ends a run unless it is base64's padding: ``name=value`` pairs (a cookie string) are no random run
 _RUN: Final = re.compile(rb"[A-Za-z0-9+_\-~.]+=*")
@@ -312,6 +314,8 @@ _YAML_TAG: Final = re.compile(rb"![A-Za-z_][A-Za-z0-9_!]*")
 _NOT_A_VALUE: Final = re.compile(
     rb"(?i:vault:[A-Za-z0-9_\-]+/|ref\+[a-z0-9]+://|op://|(?:awssm|gcpsm|azkv|sops|ssm|secretsmanager)://"
     rb"|arn:aws[a-z\-]*:(?:secretsmanager|ssm|kms):|projects/[^/\s]+/secrets/)[^\s'\"]*"
+    # a file named by a relative or home path (``--from-file=password=./pw.txt``): the value is in the file
+    rb"|(?:\.\.?|~)/[^\s'\"]*"
     rb"|[A-Za-z_][A-Za-z0-9_.]*\("
     # code that reads the value from somewhere (``process.env.API_KEY``, ``var.db_password``,
     # ``ProcessInfo.processInfo.environment[``): a dotted path of identifiers without digits
@@ -342,6 +346,10 @@ def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
     if first == b"0" and _MACHINE_WORD.fullmatch(secret):
         return True
     if secret.isupper() and _CONSTANT_NAME.fullmatch(secret):
+        return True
+    # the rest of a separator (Make's ``TOKEN := [REDACTED]``, scrubbed again) and a string literal's closer where a
+    # value goes (``password = '''\n'''``)
+    if secret in (b"=", b":") or (first in (b'"', b"'", b"`") and not secret.strip(b"\"'`")):
         return True
     after = data[secret_end : secret_end + 1]
     if (after in (b'"', b"'") and len(secret) <= 2) or (after in (b" ", b"\t") and _ASSIGNED_AFTER.match(data, secret_end)):
