@@ -253,6 +253,9 @@ class Calls:
     def _answer(self, entry: _InFlight, message: Message) -> Message:
         call = entry.call
         assert call is not None
+        result = message.get("result")
+        if "error" not in message and type(result) is dict and result.get("isError", False) is False:
+            return message  # a success, which strict_response would pass as it came: nothing to copy
         message, ran = answer.strict_response(message)
         if isinstance(message.get("error"), dict):
             return self._protocol_error(entry, message, message["error"], ran=ran)
@@ -427,7 +430,9 @@ class Calls:
         span, entry.span = entry.span, None
         if attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE in entry.attributes:
             span.set_attribute(attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE, entry.attributes[attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE])
-        record = functools.partial(self.telemetry.finish, span, entry.call, entry.attributes, time.perf_counter() - entry.started)
+        # The call ends now, when its answer is read; it is recorded once the answer is written.
+        record = functools.partial(self.telemetry.finish, span, entry.call, entry.attributes,
+                                   time.perf_counter() - entry.started, end_time=time.time_ns())
         try:
             # After the answer is written (the caller writes it before it yields to the loop): the
             # span, metric point and log cost the host no wait.
