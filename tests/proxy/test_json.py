@@ -29,7 +29,8 @@ READ_AS_JSON_READS = [
     b'{"x":"\\ud800"}',  # a lone surrogate escape: valid JSON text (RFC 8259 section 8.2)
     b'\xef\xbb\xbf{"x":1}',  # a byte order mark
     b'{"a":1,"a":2}',
-    '{"x":"\udcff"}',  # text from surrogateescape decoding of a byte that is not UTF-8
+    b'{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01","id":4242424242}',  # many digits, no long run
+    b'{"x":"12345678901234567890","id":1}',  # a long run inside a string
 ]
 
 
@@ -38,6 +39,20 @@ def test_loads_gives_what_json_gives(data: bytes | str) -> None:
     """Every value, and every type (an int stays an int), is what json.loads reads."""
     expected, actual = json.loads(data), _json.loads(data)
     assert json.dumps(expected) == json.dumps(actual)
+    assert repr(expected) == repr(actual)
+
+
+@pytest.mark.parametrize("data", [b'{"x":"\xff"}', b'\xef\xbb\xbf{"x":1}', b'{"x":"caf\xc3\xa9"}'])
+def test_loads_surrogateescape_reads_bytes_as_text(data: bytes) -> None:
+    """An SSE event's data: bytes that are not UTF-8 kept as lone surrogates; a BOM is text, hence not JSON."""
+    try:
+        expected: object = json.loads(data.decode("utf-8", "surrogateescape"))
+    except ValueError as exc:
+        expected = type(exc)
+    try:
+        actual: object = _json.loads(data, surrogateescape=True)
+    except ValueError as exc:
+        actual = type(exc)
     assert repr(expected) == repr(actual)
 
 

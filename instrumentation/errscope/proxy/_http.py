@@ -165,7 +165,7 @@ class McpExchange(Exchange):
         # An empty data (a stream's priming event) holds no message; with nothing open or cancelled, none to change.
         if data.strip() and (self.scope.in_flight or self.scope.cancelled):
             try:
-                message = _json.loads(data.decode("utf-8", "surrogateescape"))  # bytes that are not UTF-8 pass unchanged
+                message = _json.loads(data, surrogateescape=True)  # bytes that are not UTF-8 pass unchanged
             except (ValueError, RecursionError):
                 message = None
             if message is not None:

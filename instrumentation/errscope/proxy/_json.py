@@ -28,25 +28,29 @@ except ImportError:  # pragma: no cover - the cli extra installs it
 
 __all__ = ["dumps", "loads"]
 
+_DIGITS: Final = b"0123456789"
 _LONG_NUMBER: Final = re.compile(rb"[0-9]{19}")
 """A run of digits that may be an integer orjson cannot hold (2**63 has 19 digits)."""
-_LONG_NUMBER_TEXT: Final = re.compile(r"[0-9]{19}")
 
 
-def loads(data: bytes | str) -> Any:
-    """The value in ``data`` (JSON text: UTF-8 bytes, or text), as :func:`json.loads` reads it.
+def loads(data: bytes, *, surrogateescape: bool = False) -> Any:
+    """The value in ``data`` (JSON text in UTF-8), as :func:`json.loads` reads it.
+
+    ``surrogateescape``: ``json`` reads bytes that are not UTF-8 as ``data.decode("utf-8",
+    "surrogateescape")`` (a value with lone surrogates), not as :func:`json.loads` reads bytes.
 
     Raises:
         ValueError: not JSON (``json.JSONDecodeError``, or ``UnicodeDecodeError`` for bytes in no
             encoding ``json`` reads), as :func:`json.loads` raises.
         RecursionError: nested deeper than :func:`json.loads` recurses.
     """
-    if orjson is not None and not (_LONG_NUMBER_TEXT if isinstance(data, str) else _LONG_NUMBER).search(data):
+    # Fewer than 19 digits in all (the common case, counted in C) hold no long number; else the search decides.
+    if orjson is not None and (len(data) - len(data.translate(None, _DIGITS)) < 19 or not _LONG_NUMBER.search(data)):
         try:
             return orjson.loads(data)
         except orjson.JSONDecodeError:
             pass  # maybe JSON orjson refuses and json reads (NaN, a lone surrogate, a BOM): json decides
-    return json.loads(data)
+    return json.loads(data.decode("utf-8", "surrogateescape") if surrogateescape else data)
 
 
 def dumps(value: Any) -> bytes:
