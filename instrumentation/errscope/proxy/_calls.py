@@ -164,10 +164,8 @@ class Calls:
         }
         if tool is not None:
             attributes[attr.GEN_AI_TOOL_NAME] = tool
-        # The upstream is known from the start: the call's end then sets nothing more on a success.
-        attributes[attr.ERRSCOPE_UPSTREAM_SYSTEM] = SYSTEM
-        if self.upstream.address:
-            attributes[attr.ERRSCOPE_UPSTREAM_ADDRESS] = self.upstream.address
+        # The upstream's system and address are set at the call's end (from call.upstreams), after its
+        # answer is written: every attribute given to the span's start costs the request its time.
         if scope.protocol_version:
             attributes[attr.MCP_PROTOCOL_VERSION] = scope.protocol_version
         if scope.session_id:

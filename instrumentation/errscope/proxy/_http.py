@@ -74,11 +74,13 @@ class McpExchange(Exchange):
             decoded = _json.loads(body)
         except (ValueError, RecursionError):
             return body  # the server answers -32700 itself, over HTTP
-        messages = decoded if isinstance(decoded, list) else [decoded]
-        forwarded = [self.calls.from_host(self.scope, message) for message in messages]
-        if all(a is b for a, b in zip(forwarded, messages)):
+        if not isinstance(decoded, list):  # one message (always, since 2025-06-18)
+            forwarded = self.calls.from_host(self.scope, decoded)
+            return body if forwarded is decoded else _json.dumps(forwarded)
+        batch = [self.calls.from_host(self.scope, message) for message in decoded]
+        if all(a is b for a, b in zip(batch, decoded)):
             return body
-        return _json.dumps(forwarded if isinstance(decoded, list) else forwarded[0])
+        return _json.dumps(batch)
 
     # -- the answer ------------------------------------------------------------------------------
     def begin(self, status: int, reason: bytes, headers: Headers) -> None:
@@ -103,7 +105,11 @@ class McpExchange(Exchange):
             pending = (self._pending + chunk).replace(b"\r\n", b"\n")
             *events, self._pending = pending.split(b"\n\n")
             if events:
-                self.write_body(b"".join(self._event(event) for event in events))
+                changed = [self._event(event) for event in events]
+                if any(changed):
+                    self.write_body(b"".join(new or event + b"\n\n" for new, event in zip(changed, events)))
+                else:  # the events as they came
+                    self.write_body(pending[: len(pending) - len(self._pending)])
         else:
             super().data(chunk)
 
@@ -115,7 +121,7 @@ class McpExchange(Exchange):
             self.write_head(status, reason, headers, len(raw))
             self.write_body(raw)
         elif self.mode == _SSE and self._pending.strip():  # the stream ended inside an event
-            self.write_body(self._event(self._pending))
+            self.write_body(self._event(self._pending) or self._pending + b"\n\n")
         self.finish()
         self.calls.abandon(self.scope)
 
@@ -158,12 +164,15 @@ class McpExchange(Exchange):
             return raw
         return _json.dumps(answers if isinstance(decoded, list) else answers[0])
 
-    def _event(self, event: bytes) -> bytes:
-        """One SSE event (WHATWG HTML, Server-sent events): its ``data`` relayed, other fields kept."""
+    def _event(self, event: bytes) -> bytes | None:
+        """One SSE event (WHATWG HTML, Server-sent events) with its ``data`` rewritten, other fields kept;
+        ``None`` when it goes on as it came."""
+        if not (self.scope.in_flight or self.scope.cancelled):
+            return None  # no answer left that the proxy reads
         lines = event.split(b"\n")
-        data = b"\n".join(line[5:].removeprefix(b" ") for line in lines if line.startswith(b"data:"))
-        # An empty data (a stream's priming event) holds no message; with nothing open or cancelled, none to change.
-        if data.strip() and (self.scope.in_flight or self.scope.cancelled):
+        data = b"\n".join([line[5:].removeprefix(b" ") for line in lines if line.startswith(b"data:")])
+        # An empty data (a stream's priming event) holds no message.
+        if data.strip():
             try:
                 message = _json.loads(data, surrogateescape=True)  # bytes that are not UTF-8 pass unchanged
             except (ValueError, RecursionError):
@@ -173,4 +182,4 @@ class McpExchange(Exchange):
                 if answer is not message:
                     kept = [line for line in lines if not line.startswith(b"data:")]
                     return b"\n".join([*kept, b"data: " + _json.dumps(answer)]) + b"\n\n"
-        return event + b"\n\n"  # as it came
+        return None
