@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import socket
 import statistics
@@ -219,10 +220,12 @@ def _compare(direct: Any, candidates: dict[str, tuple[Any, int]], tool: str, arg
     samples: dict[str, list[float]] = {name: [] for name in clients}
     cpu = {name: _cpu_seconds(pid) for name, (_client, pid) in candidates.items()}
     order = list(clients.items())
-    for round_ in range(CALLS):
-        # Each round starts one path later: no path always follows a relay's after-answer work (its telemetry).
-        start = round_ % len(order)
-        for name, client in order[start:] + order[:start]:
+    shuffle = random.Random(0).shuffle
+    for _ in range(CALLS):
+        # A new order each round: no path always follows the same one, and so pays for its after-answer
+        # work (a proxy's telemetry). Rotating a fixed order would not do: it keeps every path's predecessor.
+        shuffle(order)
+        for name, client in order:
             samples[name].append(client.call(tool, arguments) * 1000)
     figures: dict[str, Any] = {}
     for name, values in samples.items():
