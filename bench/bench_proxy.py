@@ -16,34 +16,45 @@ ratio relay / direct, and the CPU time each relay process (and its live children
 per connection) spent per call (user + system, from ``/proc``: what the relay costs whatever the
 machine's load does to wall time); ``load_average`` is ``/proc/loadavg`` at the end.
 
-Paths are called in rounds whose order rotates (a path right after a relay would otherwise always
-pay for the relay's after-answer work, its telemetry, and look slower than it is).
+Paths are called in a new random order each round (seeded): with a fixed or rotating order every
+path always follows the same one and pays for its after-answer work (a proxy's telemetry); rotation
+had the floor always right after the proxy, reading 0.1 ms slower than it is.
 
-The < 0.5 ms goal is not met over HTTP on this project's shared 2-core machine, and cannot be with
-a relay in Python. CPU a call (nine runs of December 2026, load average 4-15, 600-1000 calls):
-socat 0.18-0.24 ms, HAProxy 0.28-0.39 ms, our relay alone 0.43-0.55 ms, the proxy 1.32-1.58 ms
-(stdio: 1.0-1.5 ms). Added medians at load 4 (three runs): HAProxy 0.39-0.78 ms, socat
-0.31-1.62 ms, our relay 0.63-0.99 ms, the proxy 1.24-2.06 ms over HTTP, 0.46-0.51 ms on stdio;
-at 11-15 every HTTP wall figure drowns in scheduling (direct medians 10-28 ms) and only CPU compares. So two loopback hops cost 0.2-0.4 ms of CPU even
-in C, our relay 0.15 ms more than HAProxy, and errscope about 1 ms: in the proxy's process,
-configured without the OpenTelemetry SDK (no ``--out``, no OTLP) it costs 0.95-1.03 ms, so the
-SDK's span start and end, duration point (with its exemplar) and export thread (0.07-0.19 ms of
-OTLP-JSON encoding) take about 0.6 ms a call, and errscope's own reading (JSON-RPC decoded both
-ways, the body re-encoded with the trace context, SSE events parsed) about 0.4 ms. Per exchange the
-relay makes one read and one write on each side (TCP_NODELAY is uvloop's default) and the exporter
-threads wake every 5 s or 512 spans, not per call. Before the request goes on, the span must
-exist (its context travels in ``_meta``); the rest of the recording runs after the answer is
-written. In process and hot, a call costs 60-110 us before it is forwarded (22 us of it the
-SDK's span start), 25-30 us reading the answer and 55-75 us recording; the cold wake-ups of a
-loaded machine make that 2-4 times more. Under 0.5 ms would take the relay out of Python (a C or
-Rust relay calling errscope only for the ``tools/call`` messages) and the SDK's per-call work off
-the wake-up that forwards the request.
+Measured in December 2026 on this project's shared 2-core machine (load average 5-16 from other work;
+wall figures move with it, instruction counts do not). Before/after below are the tree before and after
+one change set, run side by side in the same shuffled rounds (3 runs, 1,000 rounds, load 8-9.5):
+
+- streamable HTTP added median: before 0.54-0.61 ms, after **0.38-0.42 ms**; the bare relay in the same
+  rounds 0.14-0.18 ms (HAProxy, in full bench runs: 0.14-0.18 ms). CPU a call unchanged, 0.70-0.74 ms
+  (bare relay 0.22-0.25, HAProxy 0.16-0.18): the change moves work off the answer's path more than it removes it.
+- full bench, after (three runs, load 5.5-9.7): proxy added 0.42, 0.46 and 0.52 ms over HTTP (direct 2.5 ms),
+  stdio 0.31 ms: the HTTP goal (< 0.5 ms) is at its edge on this machine, met in two runs of three.
+- callgrind (the proxy's main thread, 300 calls; exporter threads apart): 736 k instructions a call before,
+  667 k after; on the path from the request's last byte to the upstream write and from the answer's body to
+  the host write, 438 k before, 338 k after (-23 %); the bare relay's whole thread: 149 k.
+
+What changed, each kept for its numbers: orjson reads and writes the JSON-RPC (``errscope.proxy._json``,
+json wherever orjson would give another value; a digit count in C replaced a regex that cost more than
+orjson's parse); a plain success answer skips the strict-response copy; the upstream's attributes join
+the span at its end, not its start; a single message's body and SSE events needing no rewrite pass without
+the batch and re-join work; and the telemetry of an answered call (span end with its explicit end time,
+duration point, log) is recorded 2 ms after the answer is written, calls answered meanwhile together,
+flushed before the relay stops. That last step alone: 0.08 ms of median (skipping the telemetry
+altogether: 0.11 ms), since recording at once takes a core while the host is woken to read the answer.
+
+What remains, thread CPU in place (a loaded machine's cold caches make each hot microsecond 3-4): the
+request's span start and trace-context injection by the OpenTelemetry SDK, about 60 us (the span's id
+must exist before the request goes on: it travels in ``_meta``); errscope's reading of the request about
+40 us and of the answer about 70 us (SSE split, the id's entry, the success check); the relay itself 120 us.
+The deferred recording (about 100 us) and the exporter thread's OTLP encoding still take CPU on a 2-core
+machine where the client and the server run too.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import socket
 import statistics
@@ -219,10 +230,12 @@ def _compare(direct: Any, candidates: dict[str, tuple[Any, int]], tool: str, arg
     samples: dict[str, list[float]] = {name: [] for name in clients}
     cpu = {name: _cpu_seconds(pid) for name, (_client, pid) in candidates.items()}
     order = list(clients.items())
-    for round_ in range(CALLS):
-        # Each round starts one path later: no path always follows a relay's after-answer work (its telemetry).
-        start = round_ % len(order)
-        for name, client in order[start:] + order[:start]:
+    shuffle = random.Random(0).shuffle
+    for _ in range(CALLS):
+        # A new order each round: no path always follows the same one, and so pays for its after-answer
+        # work (a proxy's telemetry). Rotating a fixed order would not do: it keeps every path's predecessor.
+        shuffle(order)
+        for name, client in order:
             samples[name].append(client.call(tool, arguments) * 1000)
     figures: dict[str, Any] = {}
     for name, values in samples.items():

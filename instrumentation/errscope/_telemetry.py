@@ -148,11 +148,14 @@ class ServerTelemetry:
         attributes: dict[str, Any],
         seconds: float,
         span_context: context.Context | None = None,
+        end_time: int | None = None,
     ) -> None:
         """Set the outcome attributes and status, record the duration, and log a failure once.
 
         ``span_context`` is a context holding ``span`` (the one the call ran in), for the duration
-        point's exemplar; built here when not given. Never raises and always ends the span: it runs
+        point's exemplar; built here when not given. ``end_time``: when the call ended, in ns since
+        the epoch (``time.time_ns()``), for a recording made after the fact (the proxy records once
+        its answer is written); now when not given. Never raises and always ends the span: it runs
         in the ``finally`` of the call it records, where an exception would replace the call's own answer.
         """
         if span is _SUPPRESSED:
@@ -162,7 +165,7 @@ class ServerTelemetry:
         except Exception:  # telemetry never breaks a tool call
             logging.getLogger(__name__).debug("telemetry for a call dropped", exc_info=False)
         finally:
-            span.end()
+            span.end(end_time)
 
     def _record(
         self, span: Span, call: ToolCall | None, attributes: dict[str, Any], seconds: float, span_context: context.Context

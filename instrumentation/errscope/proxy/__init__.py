@@ -54,3 +54,4 @@ async def serve_http(
     finally:
         server.close()
         relay.close()
+        calls.flush()  # the telemetry of the calls answered last

@@ -11,10 +11,10 @@ answers come back. Everything else (GET streams, DELETE, a POST of notifications
 
 from __future__ import annotations
 
-import json
 import logging
 
 from errscope._classify import http_address
+from errscope.proxy import _json
 from errscope.proxy._calls import Calls, Scope
 from errscope.proxy._relay import Exchange, Headers, HostConnection, Relay, Request, header
 
@@ -71,14 +71,16 @@ class McpExchange(Exchange):
     def body(self) -> bytes:
         body = self.request.body
         try:
-            decoded = json.loads(body)
+            decoded = _json.loads(body)
         except (ValueError, RecursionError):
             return body  # the server answers -32700 itself, over HTTP
-        messages = decoded if isinstance(decoded, list) else [decoded]
-        forwarded = [self.calls.from_host(self.scope, message) for message in messages]
-        if all(a is b for a, b in zip(forwarded, messages)):
+        if not isinstance(decoded, list):  # one message (always, since 2025-06-18)
+            forwarded = self.calls.from_host(self.scope, decoded)
+            return body if forwarded is decoded else _json.dumps(forwarded)
+        batch = [self.calls.from_host(self.scope, message) for message in decoded]
+        if all(a is b for a, b in zip(batch, decoded)):
             return body
-        return json.dumps(forwarded if isinstance(decoded, list) else forwarded[0]).encode()
+        return _json.dumps(batch)
 
     # -- the answer ------------------------------------------------------------------------------
     def begin(self, status: int, reason: bytes, headers: Headers) -> None:
@@ -103,7 +105,11 @@ class McpExchange(Exchange):
             pending = (self._pending + chunk).replace(b"\r\n", b"\n")
             *events, self._pending = pending.split(b"\n\n")
             if events:
-                self.write_body(b"".join(self._event(event) for event in events))
+                changed = [self._event(event) for event in events]
+                if any(changed):
+                    self.write_body(b"".join(new or event + b"\n\n" for new, event in zip(changed, events)))
+                else:  # the events as they came
+                    self.write_body(pending[: len(pending) - len(self._pending)])
         else:
             super().data(chunk)
 
@@ -115,7 +121,7 @@ class McpExchange(Exchange):
             self.write_head(status, reason, headers, len(raw))
             self.write_body(raw)
         elif self.mode == _SSE and self._pending.strip():  # the stream ended inside an event
-            self.write_body(self._event(self._pending))
+            self.write_body(self._event(self._pending) or self._pending + b"\n\n")
         self.finish()
         self.calls.abandon(self.scope)
 
@@ -123,7 +129,7 @@ class McpExchange(Exchange):
         logger.warning("the MCP server at %s did not answer", self.relay.upstream)
         if self.answered and self.mode == _SSE:
             for answer in self.calls.lost(self.scope):
-                self.write_body(b"event: message\ndata: " + json.dumps(answer).encode() + b"\n\n")
+                self.write_body(b"event: message\ndata: " + _json.dumps(answer) + b"\n\n")
             self.finish()
         elif self.answered:
             super().lost(sent=sent)
@@ -132,7 +138,7 @@ class McpExchange(Exchange):
                 entry.sent = sent
             answers = self.calls.lost(self.scope)
             if answers:
-                body = json.dumps(answers if len(answers) > 1 else answers[0]).encode()
+                body = _json.dumps(answers if len(answers) > 1 else answers[0])
                 self.write_head(200, b"OK", [(b"content-type", b"application/json")], len(body))
                 self.write_body(body)
                 self.finish()
@@ -148,7 +154,7 @@ class McpExchange(Exchange):
         if not raw:
             return raw
         try:
-            decoded = json.loads(raw)
+            decoded = _json.loads(raw)
         except (ValueError, RecursionError):  # also nested deeper than the reader recurses
             logger.warning("a malformed JSON body from the server was relayed as it is (%d bytes)", len(raw))
             return raw
@@ -156,21 +162,24 @@ class McpExchange(Exchange):
         answers = [self.calls.from_server(self.scope, message) for message in messages]
         if all(a is b for a, b in zip(answers, messages)):
             return raw
-        return json.dumps(answers if isinstance(decoded, list) else answers[0]).encode()
+        return _json.dumps(answers if isinstance(decoded, list) else answers[0])
 
-    def _event(self, event: bytes) -> bytes:
-        """One SSE event (WHATWG HTML, Server-sent events): its ``data`` relayed, other fields kept."""
+    def _event(self, event: bytes) -> bytes | None:
+        """One SSE event (WHATWG HTML, Server-sent events) with its ``data`` rewritten, other fields kept;
+        ``None`` when it goes on as it came."""
+        if not (self.scope.in_flight or self.scope.cancelled):
+            return None  # no answer left that the proxy reads
         lines = event.split(b"\n")
-        data = b"\n".join(line[5:].removeprefix(b" ") for line in lines if line.startswith(b"data:"))
-        # An empty data (a stream's priming event) holds no message; with nothing open or cancelled, none to change.
-        if data.strip() and (self.scope.in_flight or self.scope.cancelled):
+        data = b"\n".join([line[5:].removeprefix(b" ") for line in lines if line.startswith(b"data:")])
+        # An empty data (a stream's priming event) holds no message.
+        if data.strip():
             try:
-                message = json.loads(data.decode("utf-8", "surrogateescape"))  # bytes that are not UTF-8 pass unchanged
+                message = _json.loads(data, surrogateescape=True)  # bytes that are not UTF-8 pass unchanged
             except (ValueError, RecursionError):
                 message = None
             if message is not None:
                 answer = self.calls.from_server(self.scope, message)
                 if answer is not message:
                     kept = [line for line in lines if not line.startswith(b"data:")]
-                    return b"\n".join([*kept, b"data: " + json.dumps(answer).encode("utf-8", "surrogateescape")]) + b"\n\n"
-        return event + b"\n\n"  # as it came
+                    return b"\n".join([*kept, b"data: " + _json.dumps(answer)]) + b"\n\n"
+        return None

@@ -480,6 +480,7 @@ async def serve_stdio(upstream: Upstream, calls: Calls) -> None:
                     out_transport.write(encode(answer))
     finally:
         calls.abandon(scope)
+        calls.flush()
         await upstream.stop()
         out_transport.close()
         if reading is not None:
