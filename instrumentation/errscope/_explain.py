@@ -170,12 +170,17 @@ def find_chains(telemetry: Telemetry, query: str) -> list[Chain]:
     return chains
 
 
+_CONTINUED: Final = "\n      "
+"""How a value's further lines are indented: under its section, past the line's own indent."""
+
+
 def _fmt(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:g}"
     if isinstance(value, bool):
         return "true" if value else "false"
-    return str(value)
+    # A message of several lines (httpx's "...\nFor more information check: ...") stays inside its section.
+    return _CONTINUED.join(str(value).splitlines()) if isinstance(value, str) else str(value)
 
 
 def _pairs(span_or_record: Span | LogRecord, keys: Iterable[str]) -> str:
@@ -225,7 +230,7 @@ def render(chain: Chain) -> str:
         for name, event in span.events:
             if name == "exception":  # the root cause; its stack trace is on the log record
                 message = event.get(EXCEPTION_MESSAGE)
-                lines.append(f"   root cause {event.get(EXCEPTION_TYPE)}" + (f": {message}" if message else ""))
+                lines.append(f"   root cause {event.get(EXCEPTION_TYPE)}" + (f": {_fmt(message)}" if message else ""))
                 lines.append(f"   fingerprint {span.get(attr.ERRSCOPE_ERROR_FINGERPRINT, '-')}")
             else:
                 lines.append(f"   event {name} {_fmt(event) if event else ''}".rstrip())
@@ -251,7 +256,8 @@ def render(chain: Chain) -> str:
             lines.append(f"   {record.severity} {record.body}  ref={ref}  [{record.scope}, {record.service}]")
             detail = _pairs(record, (EXCEPTION_TYPE, EXCEPTION_MESSAGE, attr.ERRSCOPE_ERROR_FINGERPRINT,
                                      attr.ERRSCOPE_FAILURE_REASON, attr.ERRSCOPE_FAILURE_DETAIL,
-                                     attr.RPC_RESPONSE_STATUS_CODE, attr.ERRSCOPE_UPSTREAM_STATUS))
+                                     attr.RPC_RESPONSE_STATUS_CODE, attr.ERRSCOPE_UPSTREAM_STATUS,
+                                     attr.ERRSCOPE_UPSTREAM_MESSAGE))
             if detail:
                 lines.append(f"   {detail}")
     else:

@@ -54,6 +54,17 @@ def _demo(args: argparse.Namespace) -> int:
     return 0 if result.exactly_once else EXIT_FAILED
 
 
+_WHERE_FROM = (
+    "  --from DIR: the folder the server (or errscope proxy) and the host export OTLP-JSON files to, or their common"
+    " parent (read recursively): the demo's errscope-out, configure_telemetry(output_dir=...), errscope proxy --out,"
+    " a Collector file exporter's folder (make stack: .errscope-stack/collector)"
+)
+_NOT_YET = (
+    ".\n  A call made a moment ago may not be written yet: exporters write in batches, every few seconds, and when"
+    " the process exits."
+)
+
+
 def _explain(args: argparse.Namespace) -> int:
     from errscope._explain import ExplainError, find_chains, render
     from errscope._otlp_json import TelemetryError, load
@@ -62,11 +73,14 @@ def _explain(args: argparse.Namespace) -> int:
         telemetry = load(args.source)
     except TelemetryError as exc:
         print(f"errscope explain: {exc}", file=sys.stderr)
+        if not Path(args.source).exists():
+            print(_WHERE_FROM, file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
         chains = find_chains(telemetry, args.query)
     except ExplainError as exc:
-        print(f"errscope explain: {exc}", file=sys.stderr)
+        print(f"errscope explain: {exc}, in {args.source}", file=sys.stderr)
+        print(_WHERE_FROM + _NOT_YET, file=sys.stderr)
         return EXIT_FAILED
     if len(chains) > 1:  # request ids repeat across sessions and runs: say so rather than pick one
         print(f"{len(chains)} calls match {args.query.strip()}; each is below.\n")

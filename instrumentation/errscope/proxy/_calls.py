@@ -285,6 +285,9 @@ class Calls:
             note = invalid_params_note(call.tool or "tool", text, entry.arguments, self._schema(call.tool))
             model_text = f"{note} Ref {call.error_ref}"
         else:
+            # The server's own words for the log record (the model gets an excerpt); never for rejected
+            # arguments, whose reports echo what the host sent (arguments are recorded only on opt-in).
+            call.upstream_message = text
             cls = reading.failure_class
             if cls is FailureClass.INVALID_INPUT:  # one problem a line: keep them all, not the first
                 text = "; ".join(line.strip() for line in text.splitlines() if line.strip())
@@ -331,6 +334,7 @@ class Calls:
             classification = Classification(FailureClass.INVALID_INPUT, upstream=upstream, side_effect_possible=False)
             shaped_text = safe_excerpt(text, limit=300) or "This tool runs only as a task"
         else:
+            call.upstream_message = text
             cls = class_for_jsonrpc_error(code, text)
             if type(refused_with) is int and 300 <= refused_with <= 399:
                 # The SDK's -32600 stands in for a redirect it would not follow: no fault of the host's request.

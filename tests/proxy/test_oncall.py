@@ -1,0 +1,59 @@
+"""On call behind ``errscope proxy``: from the ref a user quoted to the server's own words, from the proxy's telemetry alone.
+
+The host in front of a proxy is usually not errscope (a desktop app, an IDE), so nothing records what the model was
+shown; the server behind it is someone else's, so nothing records why it failed. The proxy's log record is then the
+only place the server's answer can be found: scrubbed, whole (not the model's one-line excerpt), and never the
+arguments a rejection echoes (arguments are recorded only on opt-in, ``capture_content``).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
+
+from tests.proxy.conftest import PLAIN, ROOT, proxy_command, telemetry_text
+from tests.proxy.plain_server import SECRET
+
+pytestmark = pytest.mark.anyio
+
+REF = re.compile(r"ERR-[0-9A-Z]{8}")
+
+
+def explain(ref: str, folder: Path) -> str:
+    done = subprocess.run([sys.executable, "-m", "errscope.cli", "explain", ref, "--from", str(folder)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+async def test_explain_shows_what_the_server_said_from_the_proxys_telemetry_alone(tmp_path: Path) -> None:
+    command = proxy_command(tmp_path, "--", *PLAIN, "stdio")
+    refs: dict[str, str] = {}
+    async with Client(StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT))) as client:
+        for tool in ("forbidden", "crash"):
+            refs[tool] = REF.search((await client.call_tool(tool, {})).content[0].text).group(0)
+        with pytest.raises(MCPError) as refused:
+            await client.call_tool("refused", {})
+        refs["refused"] = REF.search(refused.value.message).group(0)
+        rejected = await client.call_tool("slow", {"seconds": "four-and-a-half-FAKE-ARGUMENT"})
+        refs["rejected"] = REF.search(rejected.content[0].text).group(0)
+    # The proxy exits with the host: its exporters have flushed.
+    said = {tool: explain(ref, tmp_path) for tool, ref in refs.items()}
+    # MCPServer's isError text: "Error executing tool forbidden: GitHub API 403 ...", the server's words as they came.
+    assert re.search(r"errscope\.upstream\.message=[^\n]*GitHub API 403 Forbidden: token \[REDACTED\] lacks repo:write",
+                     said["forbidden"]), said["forbidden"]
+    assert "errscope.upstream.message=backend refused: api_key=[REDACTED]" in said["refused"], said["refused"]
+    # mcp 2.3's MCPServer masks a crash itself: what it said is all there is, and explain says so.
+    assert "errscope.upstream.message=Error executing tool crash" in said["crash"], said["crash"]
+    # A rejection of the arguments echoes the host's values: not recorded.
+    assert "errscope.upstream.message" not in said["rejected"] and "FAKE-ARGUMENT" not in said["rejected"]
+    assert "FAKE-ARGUMENT" not in telemetry_text(tmp_path)
+    assert all(SECRET not in text for text in said.values())
+    assert SECRET not in telemetry_text(tmp_path)
