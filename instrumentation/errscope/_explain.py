@@ -166,6 +166,9 @@ def find_chains(telemetry: Telemetry, query: str) -> list[Chain]:
     if not chains:
         raise ExplainError(
             f"{kind} {text} not found ({len(telemetry.spans)} spans and {len(telemetry.logs)} log records searched)"
+            f" in {', '.join(sorted({str(path.parent) for path in telemetry.files})) or '-'}; a call made seconds"
+            " ago may not be written yet (exporters write in batches and at exit), else --from is not the folder"
+            " its server and host export to"
         )
     return chains
 

@@ -55,13 +55,9 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 _WHERE_FROM = (
-    "  --from DIR: the folder the server (or errscope proxy) and the host export OTLP-JSON files to, or their common"
-    " parent (read recursively): the demo's errscope-out, configure_telemetry(output_dir=...), errscope proxy --out,"
-    " a Collector file exporter's folder (make stack: .errscope-stack/collector)"
-)
-_NOT_YET = (
-    ".\n  A call made a moment ago may not be written yet: exporters write in batches, every few seconds, and when"
-    " the process exits."
+    "; --from takes the folder the server (or errscope proxy) and the host export OTLP-JSON files to, or their common"
+    " parent (the demo's errscope-out, configure_telemetry's output_dir, errscope proxy --out, a Collector file"
+    " exporter's folder such as make stack's .errscope-stack/collector)"
 )
 
 
@@ -72,15 +68,13 @@ def _explain(args: argparse.Namespace) -> int:
     try:
         telemetry = load(args.source)
     except TelemetryError as exc:
-        print(f"errscope explain: {exc}", file=sys.stderr)
-        if not Path(args.source).exists():
-            print(_WHERE_FROM, file=sys.stderr)
+        hint = _WHERE_FROM if not Path(args.source).exists() else ""
+        print(f"errscope explain: {exc}{hint}", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
         chains = find_chains(telemetry, args.query)
     except ExplainError as exc:
-        print(f"errscope explain: {exc}, in {args.source}", file=sys.stderr)
-        print(_WHERE_FROM + _NOT_YET, file=sys.stderr)
+        print(f"errscope explain: {exc}", file=sys.stderr)
         return EXIT_FAILED
     if len(chains) > 1:  # request ids repeat across sessions and runs: say so rather than pick one
         print(f"{len(chains)} calls match {args.query.strip()}; each is below.\n")
