@@ -230,6 +230,11 @@ def render(chain: Chain) -> str:
         upstream = _pairs(span, (attr.ERRSCOPE_UPSTREAM_SYSTEM, attr.ERRSCOPE_UPSTREAM_STATUS,
                                  attr.ERRSCOPE_UPSTREAM_ADDRESS, attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE))
         lines.append(f"   {upstream or 'no upstream recorded'}")
+        own = span.get(attr.ERRSCOPE_ERROR_REF)
+        if own and chain.error_ref and own != chain.error_ref:
+            # The client minted its ref (a timeout, a lost session) and the server then failed under its own.
+            lines.append(f"   the server's own ref for this call: {own} (the host's {chain.error_ref} is the client's: "
+                         "it gave up or lost the answer first)")
         for name, event in span.events:
             if name == "exception":  # the root cause; its stack trace is on the log record
                 message = event.get(EXCEPTION_MESSAGE)
