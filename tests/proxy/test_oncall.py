@@ -57,3 +57,12 @@ async def test_explain_shows_what_the_server_said_from_the_proxys_telemetry_alon
     assert "FAKE-ARGUMENT" not in telemetry_text(tmp_path)
     assert all(SECRET not in text for text in said.values())
     assert SECRET not in telemetry_text(tmp_path)
+
+
+def test_a_server_command_that_cannot_start_says_why(tmp_path: Path) -> None:
+    """The first thing a new user gets wrong is the command after ``--``: the proxy's stderr (the host's log) says
+    the OS's reason and what to check, not only an exception class name."""
+    done = subprocess.run(proxy_command(tmp_path, "--", str(tmp_path / "no-such-mcp-server")), input="",
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert "cannot start the MCP server" in done.stderr, done.stderr
+    assert "No such file or directory" in done.stderr and "check the command after --" in done.stderr, done.stderr
