@@ -18,6 +18,8 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
+from errscope import FailureClass
+from errscope.client import ToolClient
 from tests.proxy.conftest import PLAIN, ROOT, proxy_command, telemetry_text
 from tests.proxy.plain_server import SECRET
 
@@ -66,3 +68,29 @@ def test_a_server_command_that_cannot_start_says_why(tmp_path: Path) -> None:
                           capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert "cannot start the MCP server" in done.stderr, done.stderr
     assert "No such file or directory" in done.stderr and "check the command after --" in done.stderr, done.stderr
+
+
+async def test_a_gateways_503_with_retry_after_keeps_the_wait(tmp_path: Path) -> None:
+    """A gateway in front of an HTTP MCP server answers ``tools/call`` with 503, ``Retry-After: 20`` and a plain-text
+    body holding a fake token (RFC 9110 §10.2.3: the service expects to be down that long). Behind a stdio host the
+    proxy's answer keeps the wait as ``retry_after`` (as it does for a 429), says nothing ran, and the proxy's log
+    record, explained from its folder alone, says what the gateway answered; the token is nowhere."""
+    from tests.client.servers.app import serve
+    from tests.client.test_heldout_cases_3 import gated, issues_server, refusing
+
+    token = "ghp_FAKEgatewayToken0123456789abcdefghij"
+    server = issues_server()
+    gate = refusing("search_issues", 503, f"upstream connect error; token={token}".encode(),
+                    (b"retry-after", b"20"), (b"content-type", b"text/plain"))
+    async with serve(gated(server.streamable_http_app(host="127.0.0.1"), gate)) as base:
+        command = proxy_command(tmp_path, "--upstream", base + "/mcp")
+        params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT))
+        async with ToolClient(params, timeout=5) as tc:
+            result = await tc.call_tool("search_issues", {"query": "crash"})
+    assert server.ran == []
+    assert result.failure_class is FailureClass.UPSTREAM_UNAVAILABLE, result.text
+    assert result.retry_after == 20 and result.side_effect_possible is False, result.text
+    said = explain(result.error_ref or "", tmp_path)
+    assert "errscope.upstream.message=The MCP server answered HTTP 503 Service Unavailable; retry after 20 s" in said, said
+    assert "errscope.retry_after=20" in said, said
+    assert token not in said and token not in telemetry_text(tmp_path) and token not in result.text

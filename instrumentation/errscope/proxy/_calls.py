@@ -62,6 +62,8 @@ IS_ERROR: Final = "isError"
 _MAX_REQUEST_ID: Final = 128
 _MAX_IN_FLIGHT: Final = 10_000
 """Requests remembered per scope; past that the oldest is forgotten (a peer that never answers)."""
+_WAIT_SAID: Final = frozenset({FailureClass.RATE_LIMITED, FailureClass.UPSTREAM_UNAVAILABLE})
+"""Classes whose text's "retry after N s" is kept: a 429's and a 503's ``Retry-After`` (RFC 9110 §10.2.3)."""
 _LOST_NOT_SENT: Final = "the server is not running and the call was not sent"
 _LOST_SENT: Final = "the server stopped before it answered; the call may have taken effect, check before retrying"
 
@@ -293,7 +295,7 @@ class Calls:
                 text = "; ".join(line.strip() for line in text.splitlines() if line.strip())
             classification = Classification(
                 cls,
-                retry_after=retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None,
+                retry_after=retry_after_from_text(text) if cls in _WAIT_SAID else None,
                 upstream=upstream,
                 # an upstream API's JSON error document: the model reads its innermost message, not the envelope
                 public_message=safe_excerpt(json_error_message(text) or text, limit=300) or None,
@@ -339,7 +341,7 @@ class Calls:
             if type(refused_with) is int and 300 <= refused_with <= 399:
                 # The SDK's -32600 stands in for a redirect it would not follow: no fault of the host's request.
                 cls = FailureClass.UPSTREAM_UNAVAILABLE
-            retry_after = retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None
+            retry_after = retry_after_from_text(text) if cls in _WAIT_SAID else None
             classification = Classification(cls, retry_after=retry_after, upstream=upstream, side_effect_possible=side_effect)
             shaped_text = safe_excerpt(text, limit=300) or "Error"
         call.fail(Channel.PROTOCOL, classification, code=code)
