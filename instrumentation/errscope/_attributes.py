@@ -114,8 +114,8 @@ ERRSCOPE_UPSTREAM_ADDRESS: Final = "errscope.upstream.address"
 """``host[:port]`` of the upstream; never userinfo, path or query."""
 ERRSCOPE_UPSTREAM_MESSAGE: Final = "errscope.upstream.message"
 """Log record only (never a span attribute or metric label): what an MCP server behind ``errscope proxy``
-answered for a failed call (its ``isError`` text or JSON-RPC error message), scrubbed, at most 2,048
-characters. The proxy has no exception to record, and the model is handed a shaped excerpt: without it the
+answered for a failed call (the first line of its ``isError`` text or JSON-RPC error message), scrubbed, without
+stack fragments or file paths, at most 2,048 characters. The proxy has no exception to record, and the model is handed a shaped excerpt: without it the
 on-call engineer of a host that does not log the model's text never sees the server's own words."""
 ERRSCOPE_RETRY_AFTER: Final = "errscope.retry_after"
 """Seconds the upstream asked us to wait (float), when it said so."""

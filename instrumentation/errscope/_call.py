@@ -34,8 +34,8 @@ class ToolCall:
     detail: str | None = None
     upstreams: list[Upstream] = field(default_factory=list)
     upstream_message: str | None = None
-    """What the upstream said, as received (the proxy's relayed server): scrubbed and cut where the log record is
-    written (:data:`errscope._attributes.ERRSCOPE_UPSTREAM_MESSAGE`), after the answer, never on a span."""
+    """What the upstream said (the proxy's relayed server): log record only
+    (:data:`errscope._attributes.ERRSCOPE_UPSTREAM_MESSAGE`), scrubbed again and cut where it is written."""
     idempotency_key_hash: str | None = None
     replayed: bool = False
     _error_ref: str | None = field(default=None, init=False, repr=False)

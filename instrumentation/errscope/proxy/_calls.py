@@ -42,6 +42,7 @@ from errscope._call import ToolCall
 from errscope._classify import Classification, Upstream, class_for_jsonrpc_error
 from errscope._foreign_text import json_error_message, retry_after_from_text, safe_excerpt
 from errscope._messages import model_message, safe_name, unknown_tool_message
+from errscope._root_cause import MAX_MESSAGE
 from errscope._scrubbing import scrub_value, without_stack_traces
 from errscope._telemetry import ServerTelemetry
 from errscope._vocabulary import Channel, FailureClass, Outcome
@@ -66,6 +67,13 @@ _WAIT_SAID: Final = frozenset({FailureClass.RATE_LIMITED, FailureClass.UPSTREAM_
 """Classes whose text's "retry after N s" is kept: a 429's and a 503's ``Retry-After`` (RFC 9110 §10.2.3)."""
 _LOST_NOT_SENT: Final = "the server is not running and the call was not sent"
 _LOST_SENT: Final = "the server stopped before it answered; the call may have taken effect, check before retrying"
+
+
+def _said(text: str) -> str:
+    """What a failed call's server said, for the proxy's log record: its first line, scrubbed, without the stack
+    fragments and file paths a foreign server's text carries (internal state, CWE-209), at most
+    :data:`~errscope._root_cause.MAX_MESSAGE` characters (the model's excerpt stops at 300)."""
+    return safe_excerpt(text, limit=MAX_MESSAGE)
 
 
 def parse_error() -> Message:
@@ -287,9 +295,9 @@ class Calls:
             note = invalid_params_note(call.tool or "tool", text, entry.arguments, self._schema(call.tool))
             model_text = f"{note} Ref {call.error_ref}"
         else:
-            # The server's own words for the log record (the model gets an excerpt); never for rejected
+            # The server's own words for the log record (the model gets a shorter excerpt); never for rejected
             # arguments, whose reports echo what the host sent (arguments are recorded only on opt-in).
-            call.upstream_message = text
+            call.upstream_message = _said(text)
             cls = reading.failure_class
             if cls is FailureClass.INVALID_INPUT:  # one problem a line: keep them all, not the first
                 text = "; ".join(line.strip() for line in text.splitlines() if line.strip())
@@ -336,7 +344,7 @@ class Calls:
             classification = Classification(FailureClass.INVALID_INPUT, upstream=upstream, side_effect_possible=False)
             shaped_text = safe_excerpt(text, limit=300) or "This tool runs only as a task"
         else:
-            call.upstream_message = text
+            call.upstream_message = _said(text)
             cls = class_for_jsonrpc_error(code, text)
             if type(refused_with) is int and 300 <= refused_with <= 399:
                 # The SDK's -32600 stands in for a redirect it would not follow: no fault of the host's request.
