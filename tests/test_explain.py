@@ -115,3 +115,22 @@ def test_explain_reads_the_demo_folder_by_default(tmp_path: Path, monkeypatch: p
     monkeypatch.chdir(tmp_path)
     assert main(["explain", "ERR-A0A1AAAA"]) == 0
     assert capsys.readouterr().out.startswith("ERR-A0A1AAAA  tool=refund_order")
+
+
+def test_a_server_ref_after_the_client_gave_up_is_named(tmp_path: Path) -> None:
+    """The client timed out (its own ref) and the server then failed under its own ref (an httpx ReadTimeout at the
+    same second): the log record under the server's ref is said to be this call's, and a multi-line root-cause
+    message stays indented inside its section."""
+    client = _span("a" * 16, "", SPAN_KIND_CLIENT, "tools/call refund_order", **{
+        "mcp.method.name": "tools/call", "gen_ai.tool.name": "refund_order", "jsonrpc.request.id": "10",
+        "errscope.error_ref": "ERR-CCCCCCCC", "errscope.outcome": "timeout", "errscope.attempt": 1})
+    server = _span("b" * 16, "a" * 16, SPAN_KIND_SERVER, "tools/call refund_order", **{
+        "mcp.method.name": "tools/call", "gen_ai.tool.name": "refund_order", "jsonrpc.request.id": "10",
+        "errscope.error_ref": "ERR-DDDDDDDD", "errscope.upstream.status": "ReadTimeout"})
+    (tmp_path / "traces.json").write_text("\n".join([_traces("refunds", server), _traces("agent", client)]))
+    (tmp_path / "logs.json").write_text(_log("ERR-DDDDDDDD", trace=TRACE, **{
+        "exception.type": "httpx.HTTPStatusError", "exception.message": "Server error '503'\nFor more information"}))
+    [chain] = find_chains(load(tmp_path), "ERR-CCCCCCCC")
+    text = render(chain)
+    assert "the server's own ref for this call: ERR-DDDDDDDD (the host's ERR-CCCCCCCC is the client's" in text, text
+    assert "ref=ERR-DDDDDDDD" in text and "\n      For more information" in text, text

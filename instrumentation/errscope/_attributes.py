@@ -56,6 +56,7 @@ __all__ = [
     "ERRSCOPE_TABLE",
     "ERRSCOPE_TABLE_ENTRIES",
     "ERRSCOPE_UPSTREAM_ADDRESS",
+    "ERRSCOPE_UPSTREAM_MESSAGE",
     "ERRSCOPE_UPSTREAM_STATUS",
     "ERRSCOPE_UPSTREAM_SYSTEM",
     "EXECUTE_TOOL",
@@ -111,6 +112,11 @@ ERRSCOPE_UPSTREAM_SYSTEM: Final = "errscope.upstream.system"
 """``http``, ``postgresql``, ...: what kind of upstream answered."""
 ERRSCOPE_UPSTREAM_ADDRESS: Final = "errscope.upstream.address"
 """``host[:port]`` of the upstream; never userinfo, path or query."""
+ERRSCOPE_UPSTREAM_MESSAGE: Final = "errscope.upstream.message"
+"""Log record only (never a span attribute or metric label): what an MCP server behind ``errscope proxy``
+answered for a failed call (the first line of its ``isError`` text or JSON-RPC error message), scrubbed, without
+stack fragments or file paths, at most 2,048 characters. The proxy has no exception to record, and the model is handed a shaped excerpt: without it the
+on-call engineer of a host that does not log the model's text never sees the server's own words."""
 ERRSCOPE_RETRY_AFTER: Final = "errscope.retry_after"
 """Seconds the upstream asked us to wait (float), when it said so."""
 ERRSCOPE_SIDE_EFFECT_POSSIBLE: Final = "errscope.side_effect_possible"

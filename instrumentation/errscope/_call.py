@@ -33,6 +33,9 @@ class ToolCall:
     """A sub-reason errscope decided (``invalid_result``), with ``detail`` for the log record only."""
     detail: str | None = None
     upstreams: list[Upstream] = field(default_factory=list)
+    upstream_message: str | None = None
+    """What the upstream said (the proxy's relayed server): log record only
+    (:data:`errscope._attributes.ERRSCOPE_UPSTREAM_MESSAGE`), scrubbed again and cut where it is written."""
     idempotency_key_hash: str | None = None
     replayed: bool = False
     _error_ref: str | None = field(default=None, init=False, repr=False)

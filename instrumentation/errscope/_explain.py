@@ -166,8 +166,15 @@ def find_chains(telemetry: Telemetry, query: str) -> list[Chain]:
     if not chains:
         raise ExplainError(
             f"{kind} {text} not found ({len(telemetry.spans)} spans and {len(telemetry.logs)} log records searched)"
+            f" in {', '.join(sorted({str(path.parent) for path in telemetry.files})) or '-'}; a call made seconds"
+            " ago may not be written yet (exporters write in batches and at exit), else --from is not the folder"
+            " its server and host export to"
         )
     return chains
+
+
+_CONTINUED: Final = "\n      "
+"""How a value's further lines are indented: under its section, past the line's own indent."""
 
 
 def _fmt(value: Any) -> str:
@@ -175,7 +182,8 @@ def _fmt(value: Any) -> str:
         return f"{value:g}"
     if isinstance(value, bool):
         return "true" if value else "false"
-    return str(value)
+    # A message of several lines (httpx's "...\nFor more information check: ...") stays inside its section.
+    return _CONTINUED.join(str(value).splitlines()) if isinstance(value, str) else str(value)
 
 
 def _pairs(span_or_record: Span | LogRecord, keys: Iterable[str]) -> str:
@@ -222,10 +230,15 @@ def render(chain: Chain) -> str:
         upstream = _pairs(span, (attr.ERRSCOPE_UPSTREAM_SYSTEM, attr.ERRSCOPE_UPSTREAM_STATUS,
                                  attr.ERRSCOPE_UPSTREAM_ADDRESS, attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE))
         lines.append(f"   {upstream or 'no upstream recorded'}")
+        own = span.get(attr.ERRSCOPE_ERROR_REF)
+        if own and chain.error_ref and own != chain.error_ref:
+            # The client minted its ref (a timeout, a lost session) and the server then failed under its own.
+            lines.append(f"   the server's own ref for this call: {own} (the host's {chain.error_ref} is the client's: "
+                         "it gave up or lost the answer first)")
         for name, event in span.events:
             if name == "exception":  # the root cause; its stack trace is on the log record
                 message = event.get(EXCEPTION_MESSAGE)
-                lines.append(f"   root cause {event.get(EXCEPTION_TYPE)}" + (f": {message}" if message else ""))
+                lines.append(f"   root cause {event.get(EXCEPTION_TYPE)}" + (f": {_fmt(message)}" if message else ""))
                 lines.append(f"   fingerprint {span.get(attr.ERRSCOPE_ERROR_FINGERPRINT, '-')}")
             else:
                 lines.append(f"   event {name} {_fmt(event) if event else ''}".rstrip())
@@ -251,7 +264,8 @@ def render(chain: Chain) -> str:
             lines.append(f"   {record.severity} {record.body}  ref={ref}  [{record.scope}, {record.service}]")
             detail = _pairs(record, (EXCEPTION_TYPE, EXCEPTION_MESSAGE, attr.ERRSCOPE_ERROR_FINGERPRINT,
                                      attr.ERRSCOPE_FAILURE_REASON, attr.ERRSCOPE_FAILURE_DETAIL,
-                                     attr.RPC_RESPONSE_STATUS_CODE, attr.ERRSCOPE_UPSTREAM_STATUS))
+                                     attr.RPC_RESPONSE_STATUS_CODE, attr.ERRSCOPE_UPSTREAM_STATUS,
+                                     attr.ERRSCOPE_UPSTREAM_MESSAGE))
             if detail:
                 lines.append(f"   {detail}")
     else:

@@ -118,7 +118,8 @@ def model_message(tool: str, classification: Classification, error_ref: str, *, 
     ``"Invalid arguments for <tool>: `f` must be <expected>; …. Fix the arguments and call again. Ref ERR-…"``.
     An ``upstream_unavailable`` failure whose request may have been acted on
     (``side_effect_possible``) says so and asks to check before repeating, unless the tool is
-    ``idempotent`` (``annotations.idempotentHint``, MCP spec, Tools > Tool annotations).
+    ``idempotent`` (``annotations.idempotentHint``, MCP spec, Tools > Tool annotations); one the upstream said when
+    to retry (a 503's ``Retry-After``) says "Try again in about N s".
     """
     cls = classification.failure_class
     tool = safe_name(tool)
@@ -127,6 +128,9 @@ def model_message(tool: str, classification: Classification, error_ref: str, *, 
     if cls is FailureClass.UPSTREAM_UNAVAILABLE and classification.side_effect_possible:
         summary = _MAYBE_DONE
         advice = _MAYBE_DONE_IDEMPOTENT if idempotent else _MAYBE_DONE_ADVICE
+    elif cls is FailureClass.UPSTREAM_UNAVAILABLE and classification.retry_after is not None:
+        # A 503's Retry-After says how long the service expects to be down (RFC 9110 §10.2.3): "later" made exact.
+        advice = f"Try again in about {max(1, round(classification.retry_after))} s, or use another way to reach the goal."
     if classification.public_message:
         what = _clip(scrub(classification.public_message), MAX_PUBLIC_MESSAGE).rstrip(".")
         return f"{tool} failed: {what}. {advice} Ref {error_ref}"

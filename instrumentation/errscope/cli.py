@@ -54,6 +54,13 @@ def _demo(args: argparse.Namespace) -> int:
     return 0 if result.exactly_once else EXIT_FAILED
 
 
+_WHERE_FROM = (
+    "; --from takes the folder the server (or errscope proxy) and the host export OTLP-JSON files to, or their common"
+    " parent (the demo's errscope-out, configure_telemetry's output_dir, errscope proxy --out, a Collector file"
+    " exporter's folder such as make stack's .errscope-stack/collector)"
+)
+
+
 def _explain(args: argparse.Namespace) -> int:
     from errscope._explain import ExplainError, find_chains, render
     from errscope._otlp_json import TelemetryError, load
@@ -61,7 +68,8 @@ def _explain(args: argparse.Namespace) -> int:
     try:
         telemetry = load(args.source)
     except TelemetryError as exc:
-        print(f"errscope explain: {exc}", file=sys.stderr)
+        hint = _WHERE_FROM if not Path(args.source).exists() else ""
+        print(f"errscope explain: {exc}{hint}", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
         chains = find_chains(telemetry, args.query)

@@ -237,7 +237,9 @@ class TestRealCommand:
     def test_bad_input(self, tmp_path: Path) -> None:
         result = explain_process("ERR-00000000", tmp_path / "missing")
         assert result.returncode == 2
-        assert result.stderr == f"errscope explain: {tmp_path / 'missing'} does not exist\n"
+        # One line that says what --from wants: a new user's first run is often in another folder.
+        assert result.stderr.startswith(f"errscope explain: {tmp_path / 'missing'} does not exist; --from takes the folder")
+        assert result.stderr.count("\n") == 1 and "errscope-out" in result.stderr
 
 
 def test_every_failure_row_of_the_http_run(demo_http: DemoRun) -> None:

@@ -42,6 +42,7 @@ from errscope._call import ToolCall
 from errscope._classify import Classification, Upstream, class_for_jsonrpc_error
 from errscope._foreign_text import json_error_message, retry_after_from_text, safe_excerpt
 from errscope._messages import model_message, safe_name, unknown_tool_message
+from errscope._root_cause import MAX_MESSAGE
 from errscope._scrubbing import scrub_value, without_stack_traces
 from errscope._telemetry import ServerTelemetry
 from errscope._vocabulary import Channel, FailureClass, Outcome
@@ -69,8 +70,17 @@ Recorded at once, they take a core (about 0.1 ms of CPU a call) while the host i
 the answer; on a busy machine that delays the read: about 0.08 ms of median added latency over streamable
 HTTP (``bench/bench_proxy.py``). The values do not change: the end time and duration are taken when the
 answer is read. Calls ended within the delay are recorded together; :meth:`Calls.flush` records what waits."""
+_WAIT_SAID: Final = frozenset({FailureClass.RATE_LIMITED, FailureClass.UPSTREAM_UNAVAILABLE})
+"""Classes whose text's "retry after N s" is kept: a 429's and a 503's ``Retry-After`` (RFC 9110 §10.2.3)."""
 _LOST_NOT_SENT: Final = "the server is not running and the call was not sent"
 _LOST_SENT: Final = "the server stopped before it answered; the call may have taken effect, check before retrying"
+
+
+def _said(text: str) -> str:
+    """What a failed call's server said, for the proxy's log record: its first line, scrubbed, without the stack
+    fragments and file paths a foreign server's text carries (internal state, CWE-209), at most
+    :data:`~errscope._root_cause.MAX_MESSAGE` characters (the model's excerpt stops at 300)."""
+    return safe_excerpt(text, limit=MAX_MESSAGE)
 
 
 def parse_error() -> Message:
@@ -296,12 +306,15 @@ class Calls:
             note = invalid_params_note(call.tool or "tool", text, entry.arguments, self._schema(call.tool))
             model_text = f"{note} Ref {call.error_ref}"
         else:
+            # The server's own words for the log record (the model gets a shorter excerpt); never for rejected
+            # arguments, whose reports echo what the host sent (arguments are recorded only on opt-in).
+            call.upstream_message = _said(text)
             cls = reading.failure_class
             if cls is FailureClass.INVALID_INPUT:  # one problem a line: keep them all, not the first
                 text = "; ".join(line.strip() for line in text.splitlines() if line.strip())
             classification = Classification(
                 cls,
-                retry_after=retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None,
+                retry_after=retry_after_from_text(text) if cls in _WAIT_SAID else None,
                 upstream=upstream,
                 # an upstream API's JSON error document: the model reads its innermost message, not the envelope
                 public_message=safe_excerpt(json_error_message(text) or text, limit=300) or None,
@@ -342,11 +355,12 @@ class Calls:
             classification = Classification(FailureClass.INVALID_INPUT, upstream=upstream, side_effect_possible=False)
             shaped_text = safe_excerpt(text, limit=300) or "This tool runs only as a task"
         else:
+            call.upstream_message = _said(text)
             cls = class_for_jsonrpc_error(code, text)
             if type(refused_with) is int and 300 <= refused_with <= 399:
                 # The SDK's -32600 stands in for a redirect it would not follow: no fault of the host's request.
                 cls = FailureClass.UPSTREAM_UNAVAILABLE
-            retry_after = retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None
+            retry_after = retry_after_from_text(text) if cls in _WAIT_SAID else None
             classification = Classification(cls, retry_after=retry_after, upstream=upstream, side_effect_possible=side_effect)
             shaped_text = safe_excerpt(text, limit=300) or "Error"
         call.fail(Channel.PROTOCOL, classification, code=code)

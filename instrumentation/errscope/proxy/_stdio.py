@@ -128,7 +128,9 @@ class ChildServer:
                 *self.command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, limit=MAX_FRAME
             )
         except OSError as exc:
-            logger.error("cannot start the MCP server %s: %s", self.command[0], type(exc).__name__)
+            # The OS's words (not found, permission denied) say what to fix; the arguments may hold secrets.
+            logger.error("cannot start the MCP server %s: %s (%s); check the command after --, its PATH and"
+                         " permissions", self.command[0], type(exc).__name__, exc.strerror or "no reason given")
             self.process = None
             return False
         self._reader = asyncio.create_task(self._read(self.process))

@@ -1,0 +1,96 @@
+"""On call behind ``errscope proxy``: from the ref a user quoted to the server's own words, from the proxy's telemetry alone.
+
+The host in front of a proxy is usually not errscope (a desktop app, an IDE), so nothing records what the model was
+shown; the server behind it is someone else's, so nothing records why it failed. The proxy's log record is then the
+only place the server's answer can be found: scrubbed, whole (not the model's one-line excerpt), and never the
+arguments a rejection echoes (arguments are recorded only on opt-in, ``capture_content``).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
+
+from errscope import FailureClass
+from errscope.client import ToolClient
+from tests.proxy.conftest import PLAIN, ROOT, proxy_command, telemetry_text
+from tests.proxy.plain_server import SECRET
+
+pytestmark = pytest.mark.anyio
+
+REF = re.compile(r"ERR-[0-9A-Z]{8}")
+
+
+def explain(ref: str, folder: Path) -> str:
+    done = subprocess.run([sys.executable, "-m", "errscope.cli", "explain", ref, "--from", str(folder)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+async def test_explain_shows_what_the_server_said_from_the_proxys_telemetry_alone(tmp_path: Path) -> None:
+    command = proxy_command(tmp_path, "--", *PLAIN, "stdio")
+    refs: dict[str, str] = {}
+    async with Client(StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT))) as client:
+        for tool in ("forbidden", "crash"):
+            refs[tool] = REF.search((await client.call_tool(tool, {})).content[0].text).group(0)
+        with pytest.raises(MCPError) as refused:
+            await client.call_tool("refused", {})
+        refs["refused"] = REF.search(refused.value.message).group(0)
+        rejected = await client.call_tool("slow", {"seconds": "four-and-a-half-FAKE-ARGUMENT"})
+        refs["rejected"] = REF.search(rejected.content[0].text).group(0)
+    # The proxy exits with the host: its exporters have flushed.
+    said = {tool: explain(ref, tmp_path) for tool, ref in refs.items()}
+    # MCPServer's isError text: "Error executing tool forbidden: GitHub API 403 ...", the server's words as they came.
+    assert re.search(r"errscope\.upstream\.message=[^\n]*GitHub API 403 Forbidden: token \[REDACTED\] lacks repo:write",
+                     said["forbidden"]), said["forbidden"]
+    assert "errscope.upstream.message=backend refused: api_key=[REDACTED]" in said["refused"], said["refused"]
+    # mcp 2.3's MCPServer masks a crash itself: what it said is all there is, and explain says so.
+    assert "errscope.upstream.message=Error executing tool crash" in said["crash"], said["crash"]
+    # A rejection of the arguments echoes the host's values: not recorded.
+    assert "errscope.upstream.message" not in said["rejected"] and "FAKE-ARGUMENT" not in said["rejected"]
+    assert "FAKE-ARGUMENT" not in telemetry_text(tmp_path)
+    assert all(SECRET not in text for text in said.values())
+    assert SECRET not in telemetry_text(tmp_path)
+
+
+def test_a_server_command_that_cannot_start_says_why(tmp_path: Path) -> None:
+    """The first thing a new user gets wrong is the command after ``--``: the proxy's stderr (the host's log) says
+    the OS's reason and what to check, not only an exception class name."""
+    done = subprocess.run(proxy_command(tmp_path, "--", str(tmp_path / "no-such-mcp-server")), input="",
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert "cannot start the MCP server" in done.stderr, done.stderr
+    assert "No such file or directory" in done.stderr and "check the command after --" in done.stderr, done.stderr
+
+
+async def test_a_gateways_503_with_retry_after_keeps_the_wait(tmp_path: Path) -> None:
+    """A gateway in front of an HTTP MCP server answers ``tools/call`` with 503, ``Retry-After: 20`` and a plain-text
+    body holding a fake token (RFC 9110 §10.2.3: the service expects to be down that long). Behind a stdio host the
+    proxy's answer keeps the wait as ``retry_after`` (as it does for a 429), says nothing ran, and the proxy's log
+    record, explained from its folder alone, says what the gateway answered; the token is nowhere."""
+    from tests.client.servers.app import serve
+    from tests.client.test_heldout_cases_3 import gated, issues_server, refusing
+
+    token = "ghp_FAKEgatewayToken0123456789abcdefghij"
+    server = issues_server()
+    gate = refusing("search_issues", 503, f"upstream connect error; token={token}".encode(),
+                    (b"retry-after", b"20"), (b"content-type", b"text/plain"))
+    async with serve(gated(server.streamable_http_app(host="127.0.0.1"), gate)) as base:
+        command = proxy_command(tmp_path, "--upstream", base + "/mcp")
+        params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT))
+        async with ToolClient(params, timeout=5) as tc:
+            result = await tc.call_tool("search_issues", {"query": "crash"})
+    assert server.ran == []
+    assert result.failure_class is FailureClass.UPSTREAM_UNAVAILABLE, result.text
+    assert result.retry_after == 20 and result.side_effect_possible is False, result.text
+    said = explain(result.error_ref or "", tmp_path)
+    assert "errscope.upstream.message=The MCP server answered HTTP 503 Service Unavailable; retry after 20 s" in said, said
+    assert "errscope.retry_after=20" in said, said
+    assert token not in said and token not in telemetry_text(tmp_path) and token not in result.text
