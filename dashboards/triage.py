@@ -213,9 +213,11 @@ def build() -> db.Dashboard:
             "The innermost meaningful exception behind the failure (past the frameworks' wrappers), from the "
             "failure's log record: its type, its scrubbed message and the fingerprint that groups it with "
             "every other failure of the same root and code path. The scrubbed stack trace is on the log record "
-            "below and on the tool span's exception event.",
+            "below and on the tool span's exception event. Behind `errscope proxy` there is no exception: the "
+            "server's own words, scrubbed, are the upstream message.",
             loki_table_query(
                 f"sum by ({loki_key(EXCEPTION_TYPE)}, {loki_key(EXCEPTION_MESSAGE)}, "
+                f"{loki_key(attrs.ERRSCOPE_UPSTREAM_MESSAGE)}, "
                 f"{loki_key(attrs.ERRSCOPE_ERROR_FINGERPRINT)}) (count_over_time("
                 f'{{{LOKI_SERVICE_LABEL}=~"$service"}} | {loki_key(attrs.ERRSCOPE_ERROR_REF)} = "$ref" [$__range]))'
             ),

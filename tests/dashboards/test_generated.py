@@ -134,12 +134,14 @@ class TestTriageContent:
             assert any("var-trace_id=${__data.fields.traceIdHidden}" in url for url in urls), panel["title"]
 
     def test_root_cause_of_the_ref(self) -> None:
-        """A Loki table gives the root exception type, message and fingerprint of the log record under $ref."""
+        """A Loki table gives the root exception type, message and fingerprint of the log record under $ref, and the
+        server's own words behind ``errscope proxy`` (no exception there)."""
         model = _load(generate.GRAFANA_DIR / "dashboards" / "errscope-triage.json")
         (panel,) = [p for p in model["panels"] if p["title"] == "Root cause of $ref"]
         (target,) = panel["targets"]
         assert target["datasource"]["type"] == "loki"
-        for key in ("exception_type", "exception_message", "errscope_error_fingerprint", 'errscope_error_ref = "$ref"'):
+        for key in ("exception_type", "exception_message", "errscope_upstream_message", "errscope_error_fingerprint",
+                    'errscope_error_ref = "$ref"'):
             assert key in target["expr"]
 
     def test_has_a_trace_view_and_logs_for_it(self) -> None:
