@@ -178,6 +178,7 @@ from mcp_types import (
 )
 
 from errscope._exceptions import InvalidInput, RateLimited, ToolFailure
+from errscope._foreign_text import api_code_class as _code_family
 from errscope._foreign_text import classify_text, json_error_message, json_error_parts, retry_after_from_text
 from errscope._http import (
     class_for_http_status,
@@ -1117,41 +1118,6 @@ _JSONRPC_SENT: Final = {
     REQUEST_CANCELLED: True,
 }
 
-# An API's own error code, carried in its error envelope: AWS's ``Error.Code`` ("ThrottlingException",
-# "NoSuchKey", "AccessDenied"; https://docs.aws.amazon.com/general/latest/gr/api-retries.html and
-# each service's "Common Errors") and Slack's ``{"ok": false, "error": "channel_not_found"}``
-# (https://api.slack.com/web#evaluating_responses, sent with HTTP 200). Families by the words the
-# codes are named with (case and ``_`` ignored), tried in this order; a code in none of them is
-# read by its HTTP status. DynamoDB sends throttling as a 400, S3 as a 503 "SlowDown": the code
-# decides. A refusal applied nothing; a server-side error (Slack's ``internal_error``/``fatal_error``:
-# "some aspect of the operation may have succeeded") may have.
-_API_CODE_FAMILIES: Final = (
-    (re.compile(r"throttl|toomanyrequests|slowdown|requestlimitexceeded|throughputexceeded|rateexceeded|ratelimit"),
-     FailureClass.RATE_LIMITED),
-    (re.compile(r"accessdenied|unauthori[sz]ed|unauthenticated|notauthorized|forbidden|invalidaccesskeyid|invalidclienttokenid|"
-                r"signaturedoesnotmatch|expiredtoken|unrecognizedclient|authfailure|missingauthenticationtoken|"
-                r"notauthed|invalidauth|missingscope|nopermission|tokenrevoked|tokenexpired|accountinactive|"
-                r"invalidsession|sessionexpired"),
-     FailureClass.PERMISSION_DENIED),
-    (re.compile(r"notfound|nosuch|nonexist|doesnotexist"), FailureClass.NOT_FOUND),  # SQS: "...NonExistentQueue"
-    (re.compile(r"validation|invalidargument|invalidparameter|conditionalcheckfailed|malformedpolicy|toolong|"
-                r"baduserinput"),
-     FailureClass.INVALID_INPUT),
-    (re.compile(r"internalerror|internalservererror|fatalerror|serviceunavailable"), FailureClass.UPSTREAM_UNAVAILABLE),
-)
-
-# GraphQL servers' codes for a query document that does not parse or fit the schema (Apollo Server's built-in
-# ``extensions.code``s): the tool's own query is wrong, whatever the caller passed. Checked before the families
-# ("validation" there means an argument's value).
-_QUERY_DOCUMENT_CODES: Final = frozenset({"graphqlparsefailed", "graphqlvalidationfailed", "persistedquerynotfound",
-                                          "persistedquerynotsupported", "operationresolutionfailure"})
-
-
-def _code_family(code: str) -> FailureClass | None:
-    words = code.replace("_", "").replace("-", "").lower()
-    if words in _QUERY_DOCUMENT_CODES:
-        return FailureClass.UNKNOWN
-    return next((failure_class for pattern, failure_class in _API_CODE_FAMILIES if pattern.search(words)), None)
 
 
 def _graphql_code(exc: BaseException) -> str | None:

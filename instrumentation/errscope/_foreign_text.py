@@ -52,6 +52,63 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() else " " if c.isspace() else "\ufffd" for c in text)
 
 
+# An API's own error code, carried in its error envelope: AWS's ``Error.Code`` ("ThrottlingException",
+# "NoSuchKey", "AccessDenied"; https://docs.aws.amazon.com/general/latest/gr/api-retries.html and
+# each service's "Common Errors") and Slack's ``{"ok": false, "error": "channel_not_found"}``
+# (https://api.slack.com/web#evaluating_responses, sent with HTTP 200). Families by the words the
+# codes are named with (case and ``_`` ignored), tried in this order; a code in none of them is
+# read by its HTTP status. DynamoDB sends throttling as a 400, S3 as a 503 "SlowDown": the code
+# decides. A refusal applied nothing; a server-side error (Slack's ``internal_error``/``fatal_error``:
+# "some aspect of the operation may have succeeded") may have. Azure Resource Manager's ``AuthorizationFailed``
+# and Slack's ``not_in_channel`` are refusals of the caller's identity like the others.
+_API_CODE_FAMILIES: Final = (
+    (re.compile(r"throttl|toomanyrequests|slowdown|requestlimitexceeded|throughputexceeded|rateexceeded|ratelimit"),
+     FailureClass.RATE_LIMITED),
+    (re.compile(r"accessdenied|unauthori[sz]ed|unauthenticated|notauthorized|forbidden|invalidaccesskeyid|invalidclienttokenid|"
+                r"signaturedoesnotmatch|expiredtoken|unrecognizedclient|authfailure|missingauthenticationtoken|"
+                r"notauthed|invalidauth|missingscope|nopermission|tokenrevoked|tokenexpired|accountinactive|"
+                r"invalidsession|sessionexpired|authori[sz]ationfailed|notinchannel"),
+     FailureClass.PERMISSION_DENIED),
+    (re.compile(r"notfound|nosuch|nonexist|doesnotexist"), FailureClass.NOT_FOUND),  # SQS: "...NonExistentQueue"
+    (re.compile(r"validation|invalidargument|invalidparameter|conditionalcheckfailed|malformedpolicy|toolong|"
+                r"baduserinput"),
+     FailureClass.INVALID_INPUT),
+    (re.compile(r"internalerror|internalservererror|fatalerror|serviceunavailable"), FailureClass.UPSTREAM_UNAVAILABLE),
+)
+
+# GraphQL servers' codes for a query document that does not parse or fit the schema (Apollo Server's built-in
+# ``extensions.code``s): the tool's own query is wrong, whatever the caller passed. Checked before the families
+# ("validation" there means an argument's value).
+_QUERY_DOCUMENT_CODES: Final = frozenset({"graphqlparsefailed", "graphqlvalidationfailed", "persistedquerynotfound",
+                                          "persistedquerynotsupported", "operationresolutionfailure"})
+
+
+def api_code_class(code: str) -> FailureClass | None:
+    """The class an API's own error code names (:data:`_API_CODE_FAMILIES`; case, ``_`` and ``-`` ignored);
+    ``unknown`` for a GraphQL query document the server refused, ``None`` for a code in no family."""
+    words = code.replace("_", "").replace("-", "").lower()
+    if words in _QUERY_DOCUMENT_CODES:
+        return FailureClass.UNKNOWN
+    return next((failure_class for pattern, failure_class in _API_CODE_FAMILIES if pattern.search(words)), None)
+
+
+# A token shaped like an API's error code inside prose: snake or upper snake case (Slack's ``invalid_auth``,
+# ``not_in_channel``), or CamelCase of two words or more (AWS's ``InvalidClientTokenId``, Azure's
+# ``AuthorizationFailed``, ``ProvisionedThroughputExceededException``), dotted parts allowed (EC2's
+# ``InvalidInstanceID.NotFound``). Ordinary words are never read as codes.
+_CODE_TOKEN: Final = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b|\b[A-Z][A-Za-z0-9]*(?:\.[A-Z][A-Za-z0-9]*)+\b"
+                               r"|\b[A-Z][a-z0-9]+(?:[A-Z]+[a-z0-9]*)+\b")
+
+
+def _named_code_class(text: str) -> FailureClass | None:
+    """The class of the first API error code ``text`` names that a family knows (:func:`api_code_class`)."""
+    for match in _CODE_TOKEN.finditer(text):
+        cls = api_code_class(match.group(0))
+        if cls is not None and cls is not FailureClass.UNKNOWN:
+            return cls
+    return None
+
+
 # Status numbers standing as words ("403 Forbidden", "HTTP 503", "status=429").
 _STATUS: Final = re.compile(r"(?<![\w.-])([1-5]\d\d)(?![\w.-])")
 
@@ -70,7 +127,15 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # A rejected API key (OpenAI's "Incorrect API key provided" / ``invalid_api_key``, "API key expired"):
             # the operator's credential, never the model's arguments.
             r"\b(?:invalid|incorrect|wrong|bad|expired|revoked|disabled)[ _](?:api[ _-]?key|secret[ _]key|access[ _]key)s?\b|"
-            r"\bapi[ _-]?key (?:(?:is|was|has been) )?(?:invalid|incorrect|expired|revoked|disabled|not valid)\b",
+            r"\bapi[ _-]?key (?:(?:is|was|has been) )?(?:invalid|incorrect|expired|revoked|disabled|not valid)\b|"
+            # A login or identity the upstream refused, in the words APIs and databases answer with: GitHub's "Bad
+            # credentials" (401) and "Resource not accessible by integration" (403), Oracle's ORA-01017 "invalid
+            # username/password; logon denied", Azure's "does not have authorization to perform action", a
+            # disabled account. Checked before "invalid" and "does not exist" read them as arguments or records.
+            r"\bbad credentials\b|\bnot accessible by\b|\b(?:logon|login|sign[ -]?in) (?:denied|failed|refused)\b|"
+            r"\binvalid (?:username|user ?name|user|login)(?:/| or | and )password\b|"
+            r"\bdoes(?: not|n't) have (?:the )?(?:authori[sz]ation|access|rights?)\b|"
+            r"\baccount (?:is |has been )?(?:inactive|disabled|suspended|locked)\b",
             re.I,
         ),
     ),
@@ -132,7 +197,19 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\b(?:internal )?server[ _]error\b|"
             r"bad gateway|gateway timeout|temporarily|try again later|is down|overloaded|"
             # a peer shedding load: "Server is busy: too many in-flight messages" (kotlin-sdk Protocol.kt, -32603)
-            r"\b(?:server|service) (?:is )?busy\b|\btoo many in-flight\b",
+            r"\b(?:server|service) (?:is )?busy\b|\btoo many in-flight\b|"
+            # An answer cut short or a connection the peer wound down, as the clients word it: HTTP/2's GOAWAY (Go's
+            # "server sent GOAWAY and closed the connection"), httpx's "peer closed connection without sending complete
+            # message body (incomplete chunked read)", urllib3's "Connection broken: IncompleteRead", Python's
+            # SSLEOFError ("EOF occurred in violation of protocol"), ECONNABORTED's "Software caused connection abort".
+            r"\bgoaway\b|\bpeer closed (?:the )?connection\b|\bincomplete ?(?:chunked )?read\b|\bconnection broken\b|"
+            r"\beof occurred in violation of protocol\b|\bconnection abort\b|"
+            # A database that cannot take the statement now, in its own words (the SQLSTATE classes 40 and 53 that
+            # ``errscope._classify`` reads from a driver's exception: rolled back, nothing applied): PostgreSQL's
+            # "deadlock detected" / "could not serialize access" / "sorry, too many clients already", MySQL's "Too many
+            # connections"; Oracle's ORA-12541 "TNS:no listener".
+            r"\bdeadlock (?:detected|found)\b|\bcould not serialize access\b|\btoo many (?:clients|connections)\b|"
+            r"\bno listener\b",
             re.I,
         ),
     ),
@@ -140,6 +217,8 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
         FailureClass.NOT_FOUND,
         re.compile(
             r"not found|no such|does not exist|doesn't exist|unknown (id|identifier)|"
+            # Notion's "Could not find database with ID: …", "Cannot find the object"
+            r"\b(?:could not|couldn't|cannot|can't|unable to) find\b|"
             # a lookup that matched no row: sqlx's RowNotFound ("no rows returned by a query that expected to return
             # at least one row"), Go's sql.ErrNoRows ("sql: no rows in result set")
             r"\bno rows? (?:returned by a query that expected|in (?:the )?result set)",
@@ -182,7 +261,10 @@ _UPSTREAM_DATA: Final = re.compile(
     r"|\b(?:failed|unable|could not|couldn't|cannot|can't) (?:to )?(?:decode|parse|deserialize|unmarshal|read)"
     r" (?:the )?(?:[\w-]+ ){0,2}(?:response|reply|answer)\b"
     r"|\berror (?:decoding|parsing|deserializing|unmarshal+ing) (?:the )?(?:[\w-]+ ){0,2}(?:response|reply)\b"
-    r"|\binvalid (?:json|xml|data) (?:in|from) (?:the )?(?:[\w-]+ ){0,2}(?:response|reply|upstream|server|api)\b",
+    r"|\binvalid (?:json|xml|data) (?:in|from) (?:the )?(?:[\w-]+ ){0,2}(?:response|reply|upstream|server|api)\b"
+    # An HTML page where JSON was expected (a login page, a gateway's error page), as JSON decoders word it: Go's
+    # encoding/json "invalid character '<' looking for beginning of value", JavaScript's "Unexpected token '<'".
+    r"|\binvalid character '<' looking for beginning of value\b|\bunexpected token '?<",
     re.I,
 )
 
@@ -195,12 +277,18 @@ def reads_upstream_data(text: str) -> bool:
 def classify_text(text: str) -> FailureClass:
     """Classify a foreign server's error text onto the closed set; ``unknown`` when nothing matches.
 
-    A crash report (:data:`_CRASH`) is ``unknown`` before any other rule: the tool failed on its own. Words that
+    A crash report (:data:`_CRASH`) is ``unknown`` before any other rule: the tool failed on its own. An API error
+    code the text names (:func:`api_code_class`) comes next, then status numbers, then phrases. Words that
     would read as invalid input are ``unknown`` in a text about an upstream's answer the tool could not decode
     (:func:`reads_upstream_data`). CamelCase kinds (``ConnectionRefused``) are read as words last.
     """
     if _CRASH.search(text):
         return FailureClass.UNKNOWN
+    # An API's own code decides before its HTTP status and its prose, as it does on an exception (DynamoDB throttles
+    # with a 400; "The security token included in the request is invalid" is a refused credential).
+    named = _named_code_class(text)
+    if named is not None:
+        return FailureClass.UNKNOWN if named is FailureClass.INVALID_INPUT and reads_upstream_data(text) else named
     for match in _STATUS.finditer(text):
         status = int(match.group(1))
         if 400 <= status <= 599:
