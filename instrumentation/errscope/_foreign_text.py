@@ -481,6 +481,11 @@ def _doc_findings(value: Any, depth: int) -> list[tuple[int, str, list[str]]]:
     found: list[tuple[int, str, list[str]]] = []
     message = next((value[key] for key in MESSAGE_KEYS
                     if isinstance(value.get(key), str) and value[key].strip() and _doc(value[key]) is None), None)
+    error = value.get("error")
+    if message is None and isinstance(error, str) and error.strip() and _doc(error) is None:
+        # The error told as a bare string beside no message (Slack's ``{"ok":false,"error":"invalid_auth"}``, a CLI
+        # wrapper's ``{"response":"","error":"An error occurred (…)"}``): that string is what the document says.
+        message = error
     if message is not None:
         codes = [str(value[key]) for key in _DOC_CODE_KEYS
                  if isinstance(value.get(key), str | int) and not isinstance(value.get(key), bool)]
