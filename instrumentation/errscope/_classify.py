@@ -179,7 +179,7 @@ from mcp_types import (
 
 from errscope._exceptions import InvalidInput, RateLimited, ToolFailure
 from errscope._foreign_text import api_code_class as _code_family
-from errscope._foreign_text import classify_text, json_error_message, json_error_parts, retry_after_from_text
+from errscope._foreign_text import classify_text, json_error_message, json_error_parts, named_code_class, retry_after_from_text
 from errscope._http import (
     class_for_http_status,
     no_requests_remain,
@@ -709,9 +709,11 @@ def _error_document(exc: BaseException) -> Classification | None:
     classed by that document's innermost codes (an API code family, an HTTP status) and message, read with the
     client's rules (:func:`errscope._foreign_text.classify_text`); ``None`` when it is no such document or says
     nothing the rules know. The HTTP status, when the document gives one, is the upstream's."""
-    parts = json_error_parts(_message_of(exc))
+    said = _message_of(exc)
+    parts = json_error_parts(said)
     if parts is None:
-        return None
+        # A programming error's message names the tool's own identifiers ("no attribute 'not_found'"), never an API's.
+        return None if isinstance(exc, _PROGRAMMING_ERRORS) else _named_api_code(said)
     message, codes = parts
     statuses = [int(code) for code in codes if code.isdigit() and 400 <= int(code) <= 599]
     families = [family for code in codes if not code.isdigit() and (family := _code_family(code)) is not None]
@@ -725,6 +727,24 @@ def _error_document(exc: BaseException) -> Classification | None:
     upstream = Upstream("http", str(statuses[0])) if statuses else None
     wait = retry_after_from_text(message) if failure_class is FailureClass.RATE_LIMITED else None
     return Classification(failure_class, retry_after=wait, upstream=upstream)
+
+
+_PROGRAMMING_ERRORS: Final = (AttributeError, NameError, TypeError, LookupError, AssertionError, ImportError,
+                              SyntaxError, NotImplementedError)
+
+
+def _named_api_code(message: str) -> Classification | None:
+    """An exception whose message names an API's own error code in prose (``RuntimeError(f"Slack API error:
+    {data['error']}")``, a CLI's "An error occurred (ThrottlingException) when calling ..."): the class that code's
+    family names (:func:`errscope._foreign_text.named_code_class`), as on the API's own exception; ``None`` when it
+    names none. Words are not read: only a code-shaped token a family knows."""
+    failure_class = named_code_class(message)
+    if failure_class is None:
+        return None
+    if failure_class is FailureClass.UPSTREAM_UNAVAILABLE:
+        return Classification(failure_class, side_effect_possible=True)
+    wait = retry_after_from_text(message) if failure_class is FailureClass.RATE_LIMITED else None
+    return Classification(failure_class, retry_after=wait, side_effect_possible=False)
 
 
 def _message_of(exc: BaseException) -> str:
@@ -2192,8 +2212,8 @@ def _lookup(exc: BaseException) -> Rule | None:
         return carried
     if _sqlstate(exc) is not None:
         return _DB_CODE
-    # Last, for a type no rule knows: an API's JSON error document as its message (``RuntimeError(response.text)``),
-    # else a 2xx status it carries (an SDK that got an answer it could not use).
+    # Last, for a type no rule knows: an API's JSON error document as its message (``RuntimeError(response.text)``) or
+    # an API error code named in it (``RuntimeError(f"Slack API error: {code}")``), else a 2xx status it carries (an SDK that got an answer it could not use).
     if _error_document(exc) is not None:
         return _error_document
     return _unusable_success if _success_status_of(exc) is not None else None

@@ -20,7 +20,7 @@ from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 
 __all__ = [
-    "MESSAGE_KEYS", "classify_text", "json_error_message", "json_error_parts", "printable", "reads_upstream_data", "retry_after_from_text", "safe_excerpt", "scrub_text",
+    "MESSAGE_KEYS", "api_code_class", "classify_text", "json_error_message", "json_error_parts", "named_code_class", "printable", "reads_upstream_data", "retry_after_from_text", "safe_excerpt", "scrub_text",
     "without_terminal_escapes",
 ]
 
@@ -100,7 +100,7 @@ _CODE_TOKEN: Final = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b|\b[
                                r"|\b[A-Z][a-z0-9]+(?:[A-Z]+[a-z0-9]*)+\b")
 
 
-def _named_code_class(text: str) -> FailureClass | None:
+def named_code_class(text: str) -> FailureClass | None:
     """The class of the first API error code ``text`` names that a family knows (:func:`api_code_class`)."""
     for match in _CODE_TOKEN.finditer(text):
         cls = api_code_class(match.group(0))
@@ -286,7 +286,7 @@ def classify_text(text: str) -> FailureClass:
         return FailureClass.UNKNOWN
     # An API's own code decides before its HTTP status and its prose, as it does on an exception (DynamoDB throttles
     # with a 400; "The security token included in the request is invalid" is a refused credential).
-    named = _named_code_class(text)
+    named = named_code_class(text)
     if named is not None:
         return FailureClass.UNKNOWN if named is FailureClass.INVALID_INPUT and reads_upstream_data(text) else named
     for match in _STATUS.finditer(text):
