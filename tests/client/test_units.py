@@ -556,7 +556,8 @@ def test_an_sdk_wrapper_sentence_is_not_repeated_to_the_model() -> None:
         return shaped.text.split(" Don't")[0]
 
     assert head("Error executing tool db_query") == "db_query failed."
-    assert head("Error executing tool db_query: deadlock detected") == "db_query failed: Error executing tool db_query: deadlock detected."
+    assert head("Error executing tool db_query: deadlock detected").startswith(
+        "db_query failed: Error executing tool db_query: deadlock detected.")  # then the class's advice
 
 
 def test_a_frame_nested_too_deep_to_read_is_garbage_not_a_crash() -> None:
