@@ -178,6 +178,7 @@ from mcp_types import (
 )
 
 from errscope._exceptions import InvalidInput, RateLimited, ToolFailure
+from errscope._foreign_text import SQLSTATE_CLASSES as _SQLSTATES
 from errscope._foreign_text import api_code_class as _code_family
 from errscope._foreign_text import classify_text, json_error_message, json_error_parts, named_code_class, retry_after_from_text
 from errscope._http import (
@@ -790,30 +791,6 @@ def _sqlstate(exc: BaseException) -> str | None:
             return value
     return None
 
-
-# PostgreSQL SQLSTATE (https://www.postgresql.org/docs/current/errcodes-appendix.html): the exact
-# code, else its two-character class -> (failure class, may the statement have taken effect). An
-# error the server reports aborts the statement (and rolls its transaction back); only a lost
-# connection leaves a statement's fate open.
-_SQLSTATES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
-    "08001": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # unable to establish a connection
-    "08004": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # server rejected the connection
-    "08": (FailureClass.UPSTREAM_UNAVAILABLE, True),  # connection exception: lost mid-statement
-    "22": (FailureClass.INVALID_INPUT, False),  # data exception
-    "23": (FailureClass.INVALID_INPUT, False),  # integrity constraint violation
-    "28": (FailureClass.PERMISSION_DENIED, False),  # invalid authorization specification
-    "42501": (FailureClass.PERMISSION_DENIED, False),  # insufficient privilege
-    "42": (FailureClass.UNKNOWN, False),  # syntax error or access rule violation: our bug
-    "40": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # serialization failure, deadlock: rolled back
-    "53": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # insufficient resources (too many connections)
-    "55P03": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # lock not available
-    "57014": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # query canceled (statement_timeout)
-    "57": (FailureClass.UPSTREAM_UNAVAILABLE, True),  # operator intervention: shutdown, terminated
-    "25": (FailureClass.UNKNOWN, False),  # invalid transaction state: our bug
-    "0A": (FailureClass.UNKNOWN, False),  # feature not supported
-    "3D": (FailureClass.UNKNOWN, False),  # invalid catalog name: configuration
-    "3F": (FailureClass.UNKNOWN, False),  # invalid schema name: configuration
-}
 
 # SQLite primary result codes (https://sqlite.org/rescode.html), from ``sqlite3.Error.sqlite_errorname``.
 _SQLITE_CODES: Final[dict[str, tuple[FailureClass, bool | None]]] = {

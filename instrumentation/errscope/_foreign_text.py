@@ -20,7 +20,7 @@ from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 
 __all__ = [
-    "MESSAGE_KEYS", "api_code_class", "classify_text", "json_error_message", "json_error_parts", "named_code_class", "printable", "reads_upstream_data", "retry_after_from_text", "safe_excerpt", "scrub_text",
+    "MESSAGE_KEYS", "SQLSTATE_CLASSES", "api_code_class", "classify_text", "json_error_message", "json_error_parts", "named_code_class", "printable", "reads_upstream_data", "retry_after_from_text", "safe_excerpt", "scrub_text", "sqlstate_class",
     "without_terminal_escapes",
 ]
 
@@ -90,6 +90,46 @@ def api_code_class(code: str) -> FailureClass | None:
     if words in _QUERY_DOCUMENT_CODES:
         return FailureClass.UNKNOWN
     return next((failure_class for pattern, failure_class in _API_CODE_FAMILIES if pattern.search(words)), None)
+
+
+# PostgreSQL SQLSTATE (https://www.postgresql.org/docs/current/errcodes-appendix.html): the exact
+# code, else its two-character class -> (failure class, may the statement have taken effect). An
+# error the server reports aborts the statement (and rolls its transaction back); only a lost
+# connection leaves a statement's fate open.
+SQLSTATE_CLASSES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
+    "08001": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # unable to establish a connection
+    "08004": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # server rejected the connection
+    "08": (FailureClass.UPSTREAM_UNAVAILABLE, True),  # connection exception: lost mid-statement
+    "22": (FailureClass.INVALID_INPUT, False),  # data exception
+    "23": (FailureClass.INVALID_INPUT, False),  # integrity constraint violation
+    "28": (FailureClass.PERMISSION_DENIED, False),  # invalid authorization specification
+    "42501": (FailureClass.PERMISSION_DENIED, False),  # insufficient privilege
+    "42": (FailureClass.UNKNOWN, False),  # syntax error or access rule violation: our bug
+    "40": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # serialization failure, deadlock: rolled back
+    "53": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # insufficient resources (too many connections)
+    "55P03": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # lock not available
+    "57014": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # query canceled (statement_timeout)
+    "57": (FailureClass.UPSTREAM_UNAVAILABLE, True),  # operator intervention: shutdown, terminated
+    "25": (FailureClass.UNKNOWN, False),  # invalid transaction state: our bug
+    "0A": (FailureClass.UNKNOWN, False),  # feature not supported
+    "3D": (FailureClass.UNKNOWN, False),  # invalid catalog name: configuration
+    "3F": (FailureClass.UNKNOWN, False),  # invalid schema name: configuration
+}
+
+# A SQLSTATE a driver printed into the text (pgx's "(SQLSTATE 23505)", PDO's "SQLSTATE[23000]", JDBC's "SQL state:
+# 23505"): read with the same table as a driver's exception.
+_SQLSTATE_IN_TEXT: Final = re.compile(r"\bSQL ?STATE\b[\s:=\[(]*([0-9A-Z]{5})\b", re.I)
+
+
+def sqlstate_class(text: str) -> FailureClass | None:
+    """The class of the first SQLSTATE ``text`` names (:data:`SQLSTATE_CLASSES`: the exact code, else its class), or
+    ``None``."""
+    for match in _SQLSTATE_IN_TEXT.finditer(text):
+        code = match.group(1).upper()
+        found = SQLSTATE_CLASSES.get(code) or SQLSTATE_CLASSES.get(code[:2])
+        if found is not None:
+            return found[0]
+    return None
 
 
 # A token shaped like an API's error code inside prose: snake or upper snake case (Slack's ``invalid_auth``,
@@ -209,7 +249,10 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # "deadlock detected" / "could not serialize access" / "sorry, too many clients already", MySQL's "Too many
             # connections"; Oracle's ORA-12541 "TNS:no listener".
             r"\bdeadlock (?:detected|found)\b|\bcould not serialize access\b|\btoo many (?:clients|connections)\b|"
-            r"\bno listener\b",
+            r"\bno listener\b|"
+            # MySQL's client errors 2006 and 2013 (CR_SERVER_GONE_ERROR, CR_SERVER_LOST) and SQLite's SQLITE_BUSY, in
+            # their messages: the codes errscope reads on a driver's exception.
+            r"\bserver has gone away\b|\blost connection to (?:the )?(?:[\w-]+ )?server\b|\bdatabase is locked\b",
             re.I,
         ),
     ),
@@ -286,7 +329,7 @@ def classify_text(text: str) -> FailureClass:
         return FailureClass.UNKNOWN
     # An API's own code decides before its HTTP status and its prose, as it does on an exception (DynamoDB throttles
     # with a 400; "The security token included in the request is invalid" is a refused credential).
-    named = named_code_class(text)
+    named = named_code_class(text) or sqlstate_class(text)
     if named is not None:
         return FailureClass.UNKNOWN if named is FailureClass.INVALID_INPUT and reads_upstream_data(text) else named
     for match in _STATUS.finditer(text):

@@ -1,4 +1,4 @@
-"""Client side of tests/heldout_cases.md, twelfth round (J230-J242): other APIs' words for a refusal, and the message a
+"""Client side of tests/heldout_cases.md, twelfth round (J230-J242, J249, J250): other APIs' words for a refusal, and the message a
 user pasted to on-call.
 
 A tool's ``isError`` text that is an API's own error code or sentence, relayed verbatim by a foreign server: Slack's
@@ -152,6 +152,39 @@ async def test_j236_postgres_deadlock_and_too_many_clients_in_words(tmp_path: Pa
         "reserve_seat": "ERROR: could not serialize access due to concurrent update (SQLSTATE 40001)",
         "save_draft": "failed to connect to `host=db.internal user=app database=app`: server error (FATAL: sorry, too "
                       "many clients already (SQLSTATE 53300))",
+    })
+    assert_classes(results, dict.fromkeys(results, FailureClass.UPSTREAM_UNAVAILABLE))
+
+
+async def test_j249_a_sqlstate_printed_into_the_text(tmp_path: Path, telemetry: Any) -> None:
+    """J249 (tgdrive/teldrive #212 and flanksource/config-db #827: pgx's "ERROR: duplicate key value violates unique
+    constraint … (SQLSTATE 23505)"; PDO's "SQLSTATE[23000]: Integrity constraint violation"; PostgreSQL's 57P01 and 53300).
+    The SQLSTATE a driver prints is read with the table errscope reads on a driver's exception: a constraint the arguments
+    broke is ``invalid_input``, a terminated connection or exhausted slots ``upstream_unavailable``, a missing table the
+    tool's own query names ``unknown`` (the tool's bug, not the record the model asked for)."""
+    results = await answered(tmp_path, telemetry, {
+        "create_upload": 'ERROR: duplicate key value violates unique constraint "uploads_pkey" (SQLSTATE 23505)',
+        "register_user": "SQLSTATE[23000]: Integrity constraint violation: 1062 Duplicate entry 'a@FAKE.example' for key "
+                         "'users_email_unique'",
+        "close_ticket": "FATAL: terminating connection due to administrator command (SQLSTATE 57P01)",
+        "open_ticket": "FATAL: remaining connection slots are reserved for non-replication superuser connections "
+                       "(SQLSTATE 53300)",
+        "list_orders": 'ERROR: relation "orderz" does not exist (SQLSTATE 42P01)',
+    })
+    assert_classes(results, {"create_upload": FailureClass.INVALID_INPUT, "register_user": FailureClass.INVALID_INPUT,
+                             "close_ticket": FailureClass.UPSTREAM_UNAVAILABLE,
+                             "open_ticket": FailureClass.UPSTREAM_UNAVAILABLE, "list_orders": FailureClass.UNKNOWN})
+
+
+async def test_j250_mysql_and_sqlite_connection_words(tmp_path: Path, telemetry: Any) -> None:
+    """J250 (trellix-enterprise/mysql-audit #83, wuzehv/blog #24, otland/forgottenserver #367: "MySQL server has gone
+    away" (2006), "Lost connection to MySQL server during query" (2013); SQLite's "database is locked" (SQLITE_BUSY)).
+    The words of the client errors errscope reads by number on a driver's exception: ``upstream_unavailable``, not
+    ``unknown``; the writes are not repeated by the client."""
+    results = await answered(tmp_path, telemetry, {
+        "save_player": "Error 2006 (HY000): MySQL server has gone away",
+        "delete_session": "Lost connection to MySQL server during query",
+        "append_note": "SQLITE_BUSY: database is locked",
     })
     assert_classes(results, dict.fromkeys(results, FailureClass.UPSTREAM_UNAVAILABLE))
 
