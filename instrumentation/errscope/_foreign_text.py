@@ -175,7 +175,12 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\bbad credentials\b|\bnot accessible by\b|\b(?:logon|login|sign[ -]?in) (?:denied|failed|refused)\b|"
             r"\binvalid (?:username|user ?name|user|login)(?:/| or | and )password\b|"
             r"\bdoes(?: not|n't) have (?:the )?(?:authori[sz]ation|access|rights?)\b|"
-            r"\baccount (?:is |has been )?(?:inactive|disabled|suspended|locked)\b",
+            r"\baccount (?:is |has been )?(?:inactive|disabled|suspended|locked)\b|"
+            # A gateway's authentication filter: Envoy/Istio's jwt_authn ("Jwt is expired", "Jwt verification fails",
+            # "Jwt is missing"), Kong's key-auth and basic-auth ("No API key found in request", "Invalid authentication
+            # credentials").
+            r"\bjwt (?:is |verification |issuer |header )?(?:expired|fails|failed|invalid|missing|not (?:configured|allowed))\b|"
+            r"\bno api key (?:found|provided|given)\b|\binvalid (?:authentication|auth) (?:credentials|token|header)\b",
             re.I,
         ),
     ),
@@ -252,7 +257,17 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\bno listener\b|"
             # MySQL's client errors 2006 and 2013 (CR_SERVER_GONE_ERROR, CR_SERVER_LOST) and SQLite's SQLITE_BUSY, in
             # their messages: the codes errscope reads on a driver's exception.
-            r"\bserver has gone away\b|\blost connection to (?:the )?(?:[\w-]+ )?server\b|\bdatabase is locked\b",
+            r"\bserver has gone away\b|\blost connection to (?:the )?(?:[\w-]+ )?server\b|\bdatabase is locked\b|"
+            # A gateway's own body for an upstream it could not reach or read, without its status line: Envoy/Istio
+            # ("upstream connect error or disconnect/reset before headers", "no healthy upstream"), Kong ("failure to
+            # get a peer from the ring-balancer", "An invalid response was received from the upstream server", "The
+            # upstream server is timing out", "name resolution failed"), HAProxy ("No server is available to handle this
+            # request"); and a client-side circuit breaker that refuses the call (resilience4j's "CircuitBreaker 'x' is
+            # OPEN and does not permit further calls", Hystrix's "short-circuited and is OPEN").
+            r"\bupstream connect error\b|\breset before headers\b|\bno healthy upstream\b|\bfailure to get a peer\b|"
+            r"\b(?:invalid|bad) response (?:was )?(?:received )?from (?:the )?upstream\b|"
+            r"\bupstream (?:server )?is timing out\b|\bname resolution failed\b|\bno server is available\b|"
+            r"\bcircuit ?breaker\b[^.\n]{0,40}\bis (?:half[ -])?open\b|\bshort-circuited and is open\b",
             re.I,
         ),
     ),

@@ -1,4 +1,4 @@
-"""Client side of tests/heldout_cases.md, twelfth round (J230-J242, J249, J250): other APIs' words for a refusal, and the message a
+"""Client side of tests/heldout_cases.md, twelfth round (J230-J242, J249-J252): other APIs' words for a refusal, and the message a
 user pasted to on-call.
 
 A tool's ``isError`` text that is an API's own error code or sentence, relayed verbatim by a foreign server: Slack's
@@ -187,6 +187,41 @@ async def test_j250_mysql_and_sqlite_connection_words(tmp_path: Path, telemetry:
         "append_note": "SQLITE_BUSY: database is locked",
     })
     assert_classes(results, dict.fromkeys(results, FailureClass.UPSTREAM_UNAVAILABLE))
+
+
+async def test_j251_a_gateway_s_body_without_its_status(tmp_path: Path, telemetry: Any) -> None:
+    """J251 (higress-group/higress #3640: an MCP call through Higress failing "upstream connect error or disconnect/reset
+    before headers. reset reason: connection termination"; istio/istio #22482; Kong/kong #3518 and #7156:
+    ``{"message":"failure to get a peer from the ring-balancer"}``; Kong/kong #1874 and #4661: "An invalid response was
+    received from the upstream server."; haproxy's "No server is available to handle this request" (percolatestudio/
+    atmosphere #81); resilience4j's "CircuitBreaker … is OPEN and does not permit further calls"). A tool relays the
+    gateway's body without the status line: ``upstream_unavailable`` (Kong's "invalid response" is no invalid argument),
+    never ``unknown``; the writes are not repeated by the client."""
+    results = await answered(tmp_path, telemetry, {
+        "create_invoice": "upstream connect error or disconnect/reset before headers. reset reason: connection termination",
+        "refund_invoice": "upstream connect error or disconnect/reset before headers. retried and the latest reset reason: "
+                          "remote connection failure, transport failure reason: delayed connect error: 111",
+        "book_slot": json.dumps({"message": "failure to get a peer from the ring-balancer"}),
+        "cancel_slot": "An invalid response was received from the upstream server.",
+        "send_sms": "no healthy upstream",
+        "charge_card": "<html><body><h1>Service Unavailable</h1>\nNo server is available to handle this request.\n"
+                       "</body></html>",
+        "ship_order": "CircuitBreaker 'warehouse' is OPEN and does not permit further calls",
+    })
+    assert_classes(results, dict.fromkeys(results, FailureClass.UPSTREAM_UNAVAILABLE))
+
+
+async def test_j252_a_gateway_s_authentication_refusal_in_words(tmp_path: Path, telemetry: Any) -> None:
+    """J252 (envoyproxy/envoy #34227 and istio/istio #54018: Envoy's jwt_authn answers "Jwt verification fails" and "Jwt
+    is expired"; Kong's key-auth and basic-auth: "No API key found in request", "Invalid authentication credentials").
+    The gateway refused the tool's credential: ``permission_denied``; never the ``invalid_input`` "Invalid …" reads."""
+    results = await answered(tmp_path, telemetry, {
+        "list_claims": "Jwt verification fails",
+        "get_claim": "Jwt is expired",
+        "file_claim": json.dumps({"message": "No API key found in request"}),
+        "close_claim": json.dumps({"message": "Invalid authentication credentials"}),
+    })
+    assert_classes(results, dict.fromkeys(results, FailureClass.PERMISSION_DENIED))
 
 
 # --- J237-J239: a record not found, an answer cut short, a page where JSON was expected -----------------------------
