@@ -180,7 +180,13 @@ from mcp_types import (
 from errscope._exceptions import InvalidInput, RateLimited, ToolFailure
 from errscope._foreign_text import SQLSTATE_CLASSES as _SQLSTATES
 from errscope._foreign_text import api_code_class as _code_family
-from errscope._foreign_text import classify_text, json_error_message, json_error_parts, named_code_class, retry_after_from_text
+from errscope._foreign_text import (
+    classify_text,
+    json_error_message,
+    json_error_parts,
+    named_code_class,
+    retry_after_from_text,
+)
 from errscope._http import (
     class_for_http_status,
     no_requests_remain,
@@ -2189,8 +2195,8 @@ def _lookup(exc: BaseException) -> Rule | None:
         return carried
     if _sqlstate(exc) is not None:
         return _DB_CODE
-    # Last, for a type no rule knows: an API's JSON error document as its message (``RuntimeError(response.text)``) or
-    # an API error code named in it (``RuntimeError(f"Slack API error: {code}")``), else a 2xx status it carries (an SDK that got an answer it could not use).
+    # Last, for a type no rule knows: an API's JSON error document as its message (``RuntimeError(response.text)``)
+    # or an API error code named in it (``RuntimeError(f"Slack API error: {code}")``), else a 2xx status it carries (an SDK that got an answer it could not use).
     if _error_document(exc) is not None:
         return _error_document
     return _unusable_success if _success_status_of(exc) is not None else None

@@ -20,7 +20,19 @@ from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 
 __all__ = [
-    "MESSAGE_KEYS", "SQLSTATE_CLASSES", "api_code_class", "classify_text", "json_error_message", "json_error_parts", "named_code_class", "printable", "reads_upstream_data", "retry_after_from_text", "safe_excerpt", "scrub_text", "sqlstate_class",
+    "MESSAGE_KEYS",
+    "SQLSTATE_CLASSES",
+    "api_code_class",
+    "classify_text",
+    "json_error_message",
+    "json_error_parts",
+    "named_code_class",
+    "printable",
+    "reads_upstream_data",
+    "retry_after_from_text",
+    "safe_excerpt",
+    "scrub_text",
+    "sqlstate_class",
     "without_terminal_escapes",
 ]
 
