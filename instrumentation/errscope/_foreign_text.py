@@ -144,18 +144,23 @@ def sqlstate_class(text: str) -> FailureClass | None:
     return None
 
 
-# A token shaped like an API's error code inside prose: snake or upper snake case (Slack's ``invalid_auth``,
-# ``not_in_channel``), or CamelCase of two words or more (AWS's ``InvalidClientTokenId``, Azure's
-# ``AuthorizationFailed``, ``ProvisionedThroughputExceededException``), dotted parts allowed (EC2's
-# ``InvalidInstanceID.NotFound``). Ordinary words are never read as codes.
-_CODE_TOKEN: Final = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b|\b[A-Z][A-Za-z0-9]*(?:\.[A-Z][A-Za-z0-9]*)+\b"
-                               r"|\b[A-Z][a-z0-9]+(?:[A-Z]+[a-z0-9]*)+\b")
+# A token shaped like an API's error code inside prose. CamelCase of two words or more (AWS's ``InvalidClientTokenId``,
+# Azure's ``AuthorizationFailed``, ``ProvisionedThroughputExceededException``), dotted parts allowed (EC2's
+# ``InvalidInstanceID.NotFound``), anywhere. A snake-case code (Slack's ``invalid_auth``, ``not_in_channel``) only where
+# an error code stands: the whole text, in parentheses, or last after a colon ("An API error occurred: missing_scope"),
+# since argument names are snake case too ("'rate_limit_per_minute' must be at most 100").
+_CAMEL_CODE: Final = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:\.[A-Z][A-Za-z0-9]*)+\b|\b[A-Z][a-z0-9]+(?:[A-Z]+[a-z0-9]*)+\b")
+_SNAKE_CODE: Final = re.compile(r"\(([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)\)"
+                                r"|(?:^|[:=]\s*)([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)[\s.!]*$")
 
 
 def named_code_class(text: str) -> FailureClass | None:
     """The class of the first API error code ``text`` names that a family knows (:func:`api_code_class`)."""
-    for match in _CODE_TOKEN.finditer(text):
-        cls = api_code_class(match.group(0))
+    stripped = text.strip()
+    tokens = [m.group(0) for m in _CAMEL_CODE.finditer(stripped)]
+    tokens += [m.group(1) or m.group(2) for m in _SNAKE_CODE.finditer(stripped)]
+    for token in tokens:
+        cls = api_code_class(token)
         if cls is not None and cls is not FailureClass.UNKNOWN:
             return cls
     return None

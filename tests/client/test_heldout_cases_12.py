@@ -315,7 +315,11 @@ async def test_j241_explain_a_ref_rewritten_by_chat_and_word_processors(tmp_path
     """J241 (Crockford base32, crockford.com/base32.html: hyphens inside a symbol string are ignored when decoding; chat
     clients and word processors turn "-" into a dash, insert zero-width characters, and full-width input methods
     type full-width letters). Each retyped form of the ref finds the same chain."""
+    from errscope._explain import find_chains, render
+    from errscope._otlp_json import load
+
     result, out = await explained_run(tmp_path)
+    telemetry = load(out)
     ref = result.error_ref
     body = ref[4:]
     for quoted in (ref.replace("-", "\u2013"),  # en dash (autocorrect)
@@ -324,7 +328,8 @@ async def test_j241_explain_a_ref_rewritten_by_chat_and_word_processors(tmp_path
                    ref[:6] + "\u200b" + ref[6:],  # a zero-width space from a web page
                    f"ERR-{body[:4]}-{body[4:]}",  # grouped in fours, as read aloud
                    f"ERR {body.lower()}"):  # typed from a phone call
-        text = explain(out, quoted)
+        (chain,) = find_chains(telemetry, quoted)  # what ``errscope explain`` runs (J240 runs the command itself)
+        text = render(chain)
         assert ref in text and "not_found" in text, (quoted, text)
 
 
