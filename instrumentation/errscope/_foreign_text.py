@@ -149,7 +149,8 @@ def sqlstate_class(text: str) -> FailureClass | None:
 # ``InvalidInstanceID.NotFound``), anywhere. A snake-case code (Slack's ``invalid_auth``, ``not_in_channel``) only where
 # an error code stands: the whole text, in parentheses, or last after a colon ("An API error occurred: missing_scope"),
 # since argument names are snake case too ("'rate_limit_per_minute' must be at most 100").
-_CAMEL_CODE: Final = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:\.[A-Z][A-Za-z0-9]*)+\b|\b[A-Z][a-z0-9]+(?:[A-Z]+[a-z0-9]*)+\b")
+# A name followed by "(" is a call or an exception's repr ("FileNotFoundError(2, ...)" nested in a message), not a code.
+_CAMEL_CODE: Final = re.compile(r"\b(?:[A-Z][A-Za-z0-9]*(?:\.[A-Z][A-Za-z0-9]*)+|[A-Z][a-z0-9]+(?:[A-Z]+[a-z0-9]*)+)\b(?!\()")
 _SNAKE_CODE: Final = re.compile(r"\(([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)\)"
                                 r"|(?:^|[:=]\s*)([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)[\s.!]*$")
 
