@@ -149,8 +149,11 @@ def sqlstate_class(text: str) -> FailureClass | None:
 # ``InvalidInstanceID.NotFound``), anywhere. A snake-case code (Slack's ``invalid_auth``, ``not_in_channel``) only where
 # an error code stands: the whole text, in parentheses, or last after a colon ("An API error occurred: missing_scope"),
 # since argument names are snake case too ("'rate_limit_per_minute' must be at most 100").
-# A name followed by "(" is a call or an exception's repr ("FileNotFoundError(2, ...)" nested in a message), not a code.
-_CAMEL_CODE: Final = re.compile(r"\b(?:[A-Z][A-Za-z0-9]*(?:\.[A-Z][A-Za-z0-9]*)+|[A-Z][a-z0-9]+(?:[A-Z]+[a-z0-9]*)+)\b(?!\()")
+# Each part is matched whole (no nested quantifier to backtrack through); :func:`named_code_class` keeps a name with a
+# lower-to-upper hump or a dotted part, and drops one followed by "(": a call or an exception's repr
+# ("FileNotFoundError(2, ...)" nested in a message), not a code.
+_CAMEL_CODE: Final = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:\.[A-Z][A-Za-z0-9]*)*")
+_CAMEL_HUMP: Final = re.compile(r"[a-z0-9][A-Z]")
 _SNAKE_CODE: Final = re.compile(r"\(([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)\)"
                                 r"|(?:^|[:=]\s*)([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)[\s.!]*$")
 
@@ -158,7 +161,8 @@ _SNAKE_CODE: Final = re.compile(r"\(([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)\)"
 def named_code_class(text: str) -> FailureClass | None:
     """The class of the first API error code ``text`` names that a family knows (:func:`api_code_class`)."""
     stripped = text.strip()
-    tokens = [m.group(0) for m in _CAMEL_CODE.finditer(stripped)]
+    tokens = [m.group(0) for m in _CAMEL_CODE.finditer(stripped)
+              if ("." in m.group(0) or _CAMEL_HUMP.search(m.group(0))) and stripped[m.end():m.end() + 1] != "("]
     tokens += [m.group(1) or m.group(2) for m in _SNAKE_CODE.finditer(stripped)]
     for token in tokens:
         cls = api_code_class(token)
