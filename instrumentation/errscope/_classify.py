@@ -181,7 +181,15 @@ from mcp_types import (
 )
 
 from errscope._exceptions import InvalidInput, RateLimited, ToolFailure
-from errscope._foreign_text import classify_text, json_error_message, json_error_parts, retry_after_from_text
+from errscope._foreign_text import SQLSTATE_CLASSES as _SQLSTATES
+from errscope._foreign_text import api_code_class as _code_family
+from errscope._foreign_text import (
+    classify_text,
+    json_error_message,
+    json_error_parts,
+    named_code_class,
+    retry_after_from_text,
+)
 from errscope._http import (
     class_for_http_status,
     no_requests_remain,
@@ -786,9 +794,11 @@ def _error_document(exc: BaseException) -> Classification | None:
     classed by that document's innermost codes (an API code family, an HTTP status) and message, read with the
     client's rules (:func:`errscope._foreign_text.classify_text`); ``None`` when it is no such document or says
     nothing the rules know. The HTTP status, when the document gives one, is the upstream's."""
-    parts = json_error_parts(_message_of(exc))
+    said = _message_of(exc)
+    parts = json_error_parts(said)
     if parts is None:
-        return None
+        # A programming error's message names the tool's own identifiers ("no attribute 'not_found'"), never an API's.
+        return None if isinstance(exc, _PROGRAMMING_ERRORS) else _named_api_code(said)
     message, codes = parts
     statuses = [int(code) for code in codes if code.isdigit() and 400 <= int(code) <= 599]
     families = [family for code in codes if not code.isdigit() and (family := _code_family(code)) is not None]
@@ -802,6 +812,24 @@ def _error_document(exc: BaseException) -> Classification | None:
     upstream = Upstream("http", str(statuses[0])) if statuses else None
     wait = retry_after_from_text(message) if failure_class is FailureClass.RATE_LIMITED else None
     return Classification(failure_class, retry_after=wait, upstream=upstream)
+
+
+_PROGRAMMING_ERRORS: Final = (AttributeError, NameError, TypeError, LookupError, AssertionError, ImportError,
+                              SyntaxError, NotImplementedError)
+
+
+def _named_api_code(message: str) -> Classification | None:
+    """An exception whose message names an API's own error code in prose (``RuntimeError(f"Slack API error:
+    {data['error']}")``, a CLI's "An error occurred (ThrottlingException) when calling ..."): the class that code's
+    family names (:func:`errscope._foreign_text.named_code_class`), as on the API's own exception; ``None`` when it
+    names none. Words are not read: only a code-shaped token a family knows."""
+    failure_class = named_code_class(message)
+    if failure_class is None:
+        return None
+    if failure_class is FailureClass.UPSTREAM_UNAVAILABLE:
+        return Classification(failure_class, side_effect_possible=True)
+    wait = retry_after_from_text(message) if failure_class is FailureClass.RATE_LIMITED else None
+    return Classification(failure_class, retry_after=wait, side_effect_possible=False)
 
 
 def _message_of(exc: BaseException) -> str:
@@ -847,30 +875,6 @@ def _sqlstate(exc: BaseException) -> str | None:
             return value
     return None
 
-
-# PostgreSQL SQLSTATE (https://www.postgresql.org/docs/current/errcodes-appendix.html): the exact
-# code, else its two-character class -> (failure class, may the statement have taken effect). An
-# error the server reports aborts the statement (and rolls its transaction back); only a lost
-# connection leaves a statement's fate open.
-_SQLSTATES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
-    "08001": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # unable to establish a connection
-    "08004": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # server rejected the connection
-    "08": (FailureClass.UPSTREAM_UNAVAILABLE, True),  # connection exception: lost mid-statement
-    "22": (FailureClass.INVALID_INPUT, False),  # data exception
-    "23": (FailureClass.INVALID_INPUT, False),  # integrity constraint violation
-    "28": (FailureClass.PERMISSION_DENIED, False),  # invalid authorization specification
-    "42501": (FailureClass.PERMISSION_DENIED, False),  # insufficient privilege
-    "42": (FailureClass.UNKNOWN, False),  # syntax error or access rule violation: our bug
-    "40": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # serialization failure, deadlock: rolled back
-    "53": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # insufficient resources (too many connections)
-    "55P03": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # lock not available
-    "57014": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # query canceled (statement_timeout)
-    "57": (FailureClass.UPSTREAM_UNAVAILABLE, True),  # operator intervention: shutdown, terminated
-    "25": (FailureClass.UNKNOWN, False),  # invalid transaction state: our bug
-    "0A": (FailureClass.UNKNOWN, False),  # feature not supported
-    "3D": (FailureClass.UNKNOWN, False),  # invalid catalog name: configuration
-    "3F": (FailureClass.UNKNOWN, False),  # invalid schema name: configuration
-}
 
 # SQLite primary result codes (https://sqlite.org/rescode.html), from ``sqlite3.Error.sqlite_errorname``.
 _SQLITE_CODES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
@@ -1199,41 +1203,6 @@ _JSONRPC_SENT: Final = {
     REQUEST_CANCELLED: True,
 }
 
-# An API's own error code, carried in its error envelope: AWS's ``Error.Code`` ("ThrottlingException",
-# "NoSuchKey", "AccessDenied"; https://docs.aws.amazon.com/general/latest/gr/api-retries.html and
-# each service's "Common Errors") and Slack's ``{"ok": false, "error": "channel_not_found"}``
-# (https://api.slack.com/web#evaluating_responses, sent with HTTP 200). Families by the words the
-# codes are named with (case and ``_`` ignored), tried in this order; a code in none of them is
-# read by its HTTP status. DynamoDB sends throttling as a 400, S3 as a 503 "SlowDown": the code
-# decides. A refusal applied nothing; a server-side error (Slack's ``internal_error``/``fatal_error``:
-# "some aspect of the operation may have succeeded") may have.
-_API_CODE_FAMILIES: Final = (
-    (re.compile(r"throttl|toomanyrequests|slowdown|requestlimitexceeded|throughputexceeded|rateexceeded|ratelimit"),
-     FailureClass.RATE_LIMITED),
-    (re.compile(r"accessdenied|unauthori[sz]ed|unauthenticated|notauthorized|forbidden|invalidaccesskeyid|invalidclienttokenid|"
-                r"signaturedoesnotmatch|expiredtoken|unrecognizedclient|authfailure|missingauthenticationtoken|"
-                r"notauthed|invalidauth|missingscope|nopermission|tokenrevoked|tokenexpired|accountinactive|"
-                r"invalidsession|sessionexpired|apikey"),  # Google's ErrorInfo: API_KEY_INVALID, API_KEY_EXPIRED
-     FailureClass.PERMISSION_DENIED),
-    (re.compile(r"notfound|nosuch|nonexist|doesnotexist"), FailureClass.NOT_FOUND),  # SQS: "...NonExistentQueue"
-    (re.compile(r"validation|invalidargument|invalidparameter|conditionalcheckfailed|malformedpolicy|toolong|"
-                r"baduserinput"),
-     FailureClass.INVALID_INPUT),
-    (re.compile(r"internalerror|internalservererror|fatalerror|serviceunavailable"), FailureClass.UPSTREAM_UNAVAILABLE),
-)
-
-# GraphQL servers' codes for a query document that does not parse or fit the schema (Apollo Server's built-in
-# ``extensions.code``s): the tool's own query is wrong, whatever the caller passed. Checked before the families
-# ("validation" there means an argument's value).
-_QUERY_DOCUMENT_CODES: Final = frozenset({"graphqlparsefailed", "graphqlvalidationfailed", "persistedquerynotfound",
-                                          "persistedquerynotsupported", "operationresolutionfailure"})
-
-
-def _code_family(code: str) -> FailureClass | None:
-    words = code.replace("_", "").replace("-", "").lower()
-    if words in _QUERY_DOCUMENT_CODES:
-        return FailureClass.UNKNOWN
-    return next((failure_class for pattern, failure_class in _API_CODE_FAMILIES if pattern.search(words)), None)
 
 
 def _graphql_code(exc: BaseException) -> str | None:
@@ -2410,8 +2379,8 @@ def _lookup(exc: BaseException) -> Rule | None:
         return carried
     if _sqlstate(exc) is not None:
         return _DB_CODE
-    # Last, for a type no rule knows: an API's JSON error document as its message (``RuntimeError(response.text)``),
-    # else a 2xx status it carries (an SDK that got an answer it could not use).
+    # Last, for a type no rule knows: an API's JSON error document as its message (``RuntimeError(response.text)``)
+    # or an API error code named in it (``RuntimeError(f"Slack API error: {code}")``), else a 2xx status it carries (an SDK that got an answer it could not use).
     if _error_document(exc) is not None:
         return _error_document
     return _unusable_success if _success_status_of(exc) is not None else None

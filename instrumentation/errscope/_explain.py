@@ -31,7 +31,15 @@ __all__ = ["MODEL_TEXT", "Chain", "ExplainError", "find_chains", "render"]
 MODEL_TEXT: Final = attr.ERRSCOPE_MODEL_TEXT
 """Log attribute of the text a host showed the model (``ToolClient`` writes it for every call that did
 not succeed; a host may write it too): section 1."""
-_TRACE_ID: Final = re.compile(r"^[0-9a-f]{32}$")
+# A trace id inside what was pasted: a W3C ``traceparent`` ("00-<trace id>-<span id>-01", Trace Context §3.2) or a log
+# line's ``trace_id=…``. 32 hex digits standing alone; the all-zero id is invalid (§3.2.2.3).
+_TRACE_ID_IN: Final = re.compile(r"(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])")
+
+
+def _trace_id_in(text: str) -> str | None:
+    """The trace id ``text`` is or holds (a ``traceparent`` header value, a log line), lower-cased; ``None`` if none."""
+    found = _TRACE_ID_IN.search(text.lower())
+    return found.group(0) if found and found.group(0) != "0" * 32 else None
 _SPAN_ATTRIBUTES: Final = (
     attr.JSONRPC_REQUEST_ID,
     attr.ERRSCOPE_OUTCOME,
@@ -153,9 +161,10 @@ def find_chains(telemetry: Telemetry, query: str) -> list[Chain]:
         chains = _by_ref(telemetry, ref)
         kind = "error ref"
         text = ref
-    elif _TRACE_ID.match(text.lower()):
-        chains = _by_trace_id(telemetry, text.lower())
+    elif trace_id := _trace_id_in(text):
+        chains = _by_trace_id(telemetry, trace_id)
         kind = "trace id"
+        text = trace_id
     elif text and len(text) <= 128 and text.isprintable():
         chains = _by_request_id(telemetry, text)
         kind = "JSON-RPC request id"

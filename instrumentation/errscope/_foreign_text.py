@@ -20,7 +20,19 @@ from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 
 __all__ = [
-    "MESSAGE_KEYS", "classify_text", "json_error_message", "json_error_parts", "printable", "reads_upstream_data", "retry_after_from_text", "safe_excerpt", "scrub_text",
+    "MESSAGE_KEYS",
+    "SQLSTATE_CLASSES",
+    "api_code_class",
+    "classify_text",
+    "json_error_message",
+    "json_error_parts",
+    "named_code_class",
+    "printable",
+    "reads_upstream_data",
+    "retry_after_from_text",
+    "safe_excerpt",
+    "scrub_text",
+    "sqlstate_class",
     "without_terminal_escapes",
 ]
 
@@ -52,6 +64,114 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() else " " if c.isspace() else "\ufffd" for c in text)
 
 
+# An API's own error code, carried in its error envelope: AWS's ``Error.Code`` ("ThrottlingException",
+# "NoSuchKey", "AccessDenied"; https://docs.aws.amazon.com/general/latest/gr/api-retries.html and
+# each service's "Common Errors") and Slack's ``{"ok": false, "error": "channel_not_found"}``
+# (https://api.slack.com/web#evaluating_responses, sent with HTTP 200). Families by the words the
+# codes are named with (case and ``_`` ignored), tried in this order; a code in none of them is
+# read by its HTTP status. DynamoDB sends throttling as a 400, S3 as a 503 "SlowDown": the code
+# decides. A refusal applied nothing; a server-side error (Slack's ``internal_error``/``fatal_error``:
+# "some aspect of the operation may have succeeded") may have. Azure Resource Manager's ``AuthorizationFailed``
+# and Slack's ``not_in_channel`` are refusals of the caller's identity like the others.
+_API_CODE_FAMILIES: Final = (
+    (re.compile(r"throttl|toomanyrequests|slowdown|requestlimitexceeded|throughputexceeded|rateexceeded|ratelimit"),
+     FailureClass.RATE_LIMITED),
+    (re.compile(r"accessdenied|unauthori[sz]ed|unauthenticated|notauthorized|forbidden|invalidaccesskeyid|invalidclienttokenid|"
+                r"signaturedoesnotmatch|expiredtoken|unrecognizedclient|authfailure|missingauthenticationtoken|"
+                r"notauthed|invalidauth|missingscope|nopermission|tokenrevoked|tokenexpired|accountinactive|"
+                r"invalidsession|sessionexpired|authori[sz]ationfailed|notinchannel|"
+                r"apikey"),  # Google's ErrorInfo reasons: API_KEY_INVALID, API_KEY_EXPIRED
+     FailureClass.PERMISSION_DENIED),
+    (re.compile(r"notfound|nosuch|nonexist|doesnotexist"), FailureClass.NOT_FOUND),  # SQS: "...NonExistentQueue"
+    (re.compile(r"validation|invalidargument|invalidparameter|conditionalcheckfailed|malformedpolicy|toolong|"
+                r"baduserinput"),
+     FailureClass.INVALID_INPUT),
+    (re.compile(r"internalerror|internalservererror|fatalerror|serviceunavailable"), FailureClass.UPSTREAM_UNAVAILABLE),
+)
+
+# GraphQL servers' codes for a query document that does not parse or fit the schema (Apollo Server's built-in
+# ``extensions.code``s): the tool's own query is wrong, whatever the caller passed. Checked before the families
+# ("validation" there means an argument's value).
+_QUERY_DOCUMENT_CODES: Final = frozenset({"graphqlparsefailed", "graphqlvalidationfailed", "persistedquerynotfound",
+                                          "persistedquerynotsupported", "operationresolutionfailure"})
+
+
+def api_code_class(code: str) -> FailureClass | None:
+    """The class an API's own error code names (:data:`_API_CODE_FAMILIES`; case, ``_`` and ``-`` ignored);
+    ``unknown`` for a GraphQL query document the server refused, ``None`` for a code in no family."""
+    words = code.replace("_", "").replace("-", "").lower()
+    if words in _QUERY_DOCUMENT_CODES:
+        return FailureClass.UNKNOWN
+    return next((failure_class for pattern, failure_class in _API_CODE_FAMILIES if pattern.search(words)), None)
+
+
+# PostgreSQL SQLSTATE (https://www.postgresql.org/docs/current/errcodes-appendix.html): the exact
+# code, else its two-character class -> (failure class, may the statement have taken effect). An
+# error the server reports aborts the statement (and rolls its transaction back); only a lost
+# connection leaves a statement's fate open.
+SQLSTATE_CLASSES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
+    "08001": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # unable to establish a connection
+    "08004": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # server rejected the connection
+    "08": (FailureClass.UPSTREAM_UNAVAILABLE, True),  # connection exception: lost mid-statement
+    "22": (FailureClass.INVALID_INPUT, False),  # data exception
+    "23": (FailureClass.INVALID_INPUT, False),  # integrity constraint violation
+    "28": (FailureClass.PERMISSION_DENIED, False),  # invalid authorization specification
+    "42501": (FailureClass.PERMISSION_DENIED, False),  # insufficient privilege
+    "42": (FailureClass.UNKNOWN, False),  # syntax error or access rule violation: our bug
+    "40": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # serialization failure, deadlock: rolled back
+    "53": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # insufficient resources (too many connections)
+    "55P03": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # lock not available
+    "57014": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # query canceled (statement_timeout)
+    "57": (FailureClass.UPSTREAM_UNAVAILABLE, True),  # operator intervention: shutdown, terminated
+    "25": (FailureClass.UNKNOWN, False),  # invalid transaction state: our bug
+    "0A": (FailureClass.UNKNOWN, False),  # feature not supported
+    "3D": (FailureClass.UNKNOWN, False),  # invalid catalog name: configuration
+    "3F": (FailureClass.UNKNOWN, False),  # invalid schema name: configuration
+}
+
+# A SQLSTATE a driver printed into the text (pgx's "(SQLSTATE 23505)", PDO's "SQLSTATE[23000]", JDBC's "SQL state:
+# 23505"): read with the same table as a driver's exception.
+_SQLSTATE_IN_TEXT: Final = re.compile(r"\bSQL ?STATE\b[\s:=\[(]*([0-9A-Z]{5})\b", re.I)
+
+
+def sqlstate_class(text: str) -> FailureClass | None:
+    """The class of the first SQLSTATE ``text`` names (:data:`SQLSTATE_CLASSES`: the exact code, else its class), or
+    ``None``."""
+    for match in _SQLSTATE_IN_TEXT.finditer(text):
+        code = match.group(1).upper()
+        found = SQLSTATE_CLASSES.get(code) or SQLSTATE_CLASSES.get(code[:2])
+        if found is not None:
+            return found[0]
+    return None
+
+
+# A token shaped like an API's error code inside prose. CamelCase of two words or more (AWS's ``InvalidClientTokenId``,
+# Azure's ``AuthorizationFailed``, ``ProvisionedThroughputExceededException``), dotted parts allowed (EC2's
+# ``InvalidInstanceID.NotFound``), anywhere. A snake-case code (Slack's ``invalid_auth``, ``not_in_channel``) only where
+# an error code stands: the whole text, in parentheses, or last after a colon ("An API error occurred: missing_scope"),
+# since argument names are snake case too ("'rate_limit_per_minute' must be at most 100").
+# Each part is matched whole (no nested quantifier to backtrack through); :func:`named_code_class` keeps a name with a
+# lower-to-upper hump or a dotted part, and drops one followed by "(": a call or an exception's repr
+# ("FileNotFoundError(2, ...)" nested in a message), not a code.
+_CAMEL_CODE: Final = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:\.[A-Z][A-Za-z0-9]*)*")
+_CAMEL_HUMP: Final = re.compile(r"[a-z0-9][A-Z]")
+_SNAKE_CODE: Final = re.compile(r"\(([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)\)"
+                                r"|(?:^|[:=]\s*)([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)[\s.!]*$")
+
+
+def named_code_class(text: str) -> FailureClass | None:
+    """The class of the first API error code ``text`` names that a family knows (:func:`api_code_class`)."""
+    stripped = text.strip()
+    tokens = [m.group(0) for m in _CAMEL_CODE.finditer(stripped)
+              if ("." in m.group(0) or _CAMEL_HUMP.search(m.group(0))) and stripped[m.end():m.end() + 1] != "("]
+    tokens += [m.group(1) or m.group(2) for m in _SNAKE_CODE.finditer(stripped)]
+    for token in tokens:
+        cls = api_code_class(token)
+        if cls is not None and cls is not FailureClass.UNKNOWN:
+            return cls
+    return None
+
+
 # Status numbers standing as words ("403 Forbidden", "HTTP 503", "status=429").
 _STATUS: Final = re.compile(r"(?<![\w.-])([1-5]\d\d)(?![\w.-])")
 
@@ -70,7 +190,20 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # A rejected API key (OpenAI's "Incorrect API key provided" / ``invalid_api_key``, "API key expired"):
             # the operator's credential, never the model's arguments.
             r"\b(?:invalid|incorrect|wrong|bad|expired|revoked|disabled)[ _](?:api[ _-]?key|secret[ _]key|access[ _]key)s?\b|"
-            r"\bapi[ _-]?key (?:(?:is|was|has been) )?(?:invalid|incorrect|expired|revoked|disabled|not valid)\b",
+            r"\bapi[ _-]?key (?:(?:is|was|has been) )?(?:invalid|incorrect|expired|revoked|disabled|not valid)\b|"
+            # A login or identity the upstream refused, in the words APIs and databases answer with: GitHub's "Bad
+            # credentials" (401) and "Resource not accessible by integration" (403), Oracle's ORA-01017 "invalid
+            # username/password; logon denied", Azure's "does not have authorization to perform action", a
+            # disabled account. Checked before "invalid" and "does not exist" read them as arguments or records.
+            r"\bbad credentials\b|\bnot accessible by\b|\b(?:logon|login|sign[ -]?in) (?:denied|failed|refused)\b|"
+            r"\binvalid (?:username|user ?name|user|login)(?:/| or | and )password\b|"
+            r"\bdoes(?: not|n't) have (?:the )?(?:authori[sz]ation|access|rights?)\b|"
+            r"\baccount (?:is |has been )?(?:inactive|disabled|suspended|locked)\b|"
+            # A gateway's authentication filter: Envoy/Istio's jwt_authn ("Jwt is expired", "Jwt verification fails",
+            # "Jwt is missing"), Kong's key-auth and basic-auth ("No API key found in request", "Invalid authentication
+            # credentials").
+            r"\bjwt (?:is |verification |issuer |header )?(?:expired|fails|failed|invalid|missing|not (?:configured|allowed))\b|"
+            r"\bno api key (?:found|provided|given)\b|\binvalid (?:authentication|auth) (?:credentials|token|header)\b",
             re.I,
         ),
     ),
@@ -132,7 +265,32 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\b(?:internal )?server[ _]error\b|"
             r"bad gateway|gateway timeout|temporarily|try again later|is down|overloaded|"
             # a peer shedding load: "Server is busy: too many in-flight messages" (kotlin-sdk Protocol.kt, -32603)
-            r"\b(?:server|service) (?:is )?busy\b|\btoo many in-flight\b",
+            r"\b(?:server|service) (?:is )?busy\b|\btoo many in-flight\b|"
+            # An answer cut short or a connection the peer wound down, as the clients word it: HTTP/2's GOAWAY (Go's
+            # "server sent GOAWAY and closed the connection"), httpx's "peer closed connection without sending complete
+            # message body (incomplete chunked read)", urllib3's "Connection broken: IncompleteRead", Python's
+            # SSLEOFError ("EOF occurred in violation of protocol"), ECONNABORTED's "Software caused connection abort".
+            r"\bgoaway\b|\bpeer closed (?:the )?connection\b|\bincomplete ?(?:chunked )?read\b|\bconnection broken\b|"
+            r"\beof occurred in violation of protocol\b|\bconnection abort\b|"
+            # A database that cannot take the statement now, in its own words (the SQLSTATE classes 40 and 53 that
+            # ``errscope._classify`` reads from a driver's exception: rolled back, nothing applied): PostgreSQL's
+            # "deadlock detected" / "could not serialize access" / "sorry, too many clients already", MySQL's "Too many
+            # connections"; Oracle's ORA-12541 "TNS:no listener".
+            r"\bdeadlock (?:detected|found)\b|\bcould not serialize access\b|\btoo many (?:clients|connections)\b|"
+            r"\bno listener\b|"
+            # MySQL's client errors 2006 and 2013 (CR_SERVER_GONE_ERROR, CR_SERVER_LOST) and SQLite's SQLITE_BUSY, in
+            # their messages: the codes errscope reads on a driver's exception.
+            r"\bserver has gone away\b|\blost connection to (?:the )?(?:[\w-]+ )?server\b|\bdatabase is locked\b|"
+            # A gateway's own body for an upstream it could not reach or read, without its status line: Envoy/Istio
+            # ("upstream connect error or disconnect/reset before headers", "no healthy upstream"), Kong ("failure to
+            # get a peer from the ring-balancer", "An invalid response was received from the upstream server", "The
+            # upstream server is timing out", "name resolution failed"), HAProxy ("No server is available to handle this
+            # request"); and a client-side circuit breaker that refuses the call (resilience4j's "CircuitBreaker 'x' is
+            # OPEN and does not permit further calls", Hystrix's "short-circuited and is OPEN").
+            r"\bupstream connect error\b|\breset before headers\b|\bno healthy upstream\b|\bfailure to get a peer\b|"
+            r"\b(?:invalid|bad) response (?:was )?(?:received )?from (?:the )?upstream\b|"
+            r"\bupstream (?:server )?is timing out\b|\bname resolution failed\b|\bno server is available\b|"
+            r"\bcircuit ?breaker\b[^.\n]{0,40}\bis (?:half[ -])?open\b|\bshort-circuited and is open\b",
             re.I,
         ),
     ),
@@ -140,6 +298,8 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
         FailureClass.NOT_FOUND,
         re.compile(
             r"not found|no such|does not exist|doesn't exist|unknown (id|identifier)|"
+            # Notion's "Could not find database with ID: …", "Cannot find the object"
+            r"\b(?:could not|couldn't|cannot|can't|unable to) find\b|"
             # a lookup that matched no row: sqlx's RowNotFound ("no rows returned by a query that expected to return
             # at least one row"), Go's sql.ErrNoRows ("sql: no rows in result set")
             r"\bno rows? (?:returned by a query that expected|in (?:the )?result set)",
@@ -182,7 +342,10 @@ _UPSTREAM_DATA: Final = re.compile(
     r"|\b(?:failed|unable|could not|couldn't|cannot|can't) (?:to )?(?:decode|parse|deserialize|unmarshal|read)"
     r" (?:the )?(?:[\w-]+ ){0,2}(?:response|reply|answer)\b"
     r"|\berror (?:decoding|parsing|deserializing|unmarshal+ing) (?:the )?(?:[\w-]+ ){0,2}(?:response|reply)\b"
-    r"|\binvalid (?:json|xml|data) (?:in|from) (?:the )?(?:[\w-]+ ){0,2}(?:response|reply|upstream|server|api)\b",
+    r"|\binvalid (?:json|xml|data) (?:in|from) (?:the )?(?:[\w-]+ ){0,2}(?:response|reply|upstream|server|api)\b"
+    # An HTML page where JSON was expected (a login page, a gateway's error page), as JSON decoders word it: Go's
+    # encoding/json "invalid character '<' looking for beginning of value", JavaScript's "Unexpected token '<'".
+    r"|\binvalid character '<' looking for beginning of value\b|\bunexpected token '?<",
     re.I,
 )
 
@@ -195,12 +358,18 @@ def reads_upstream_data(text: str) -> bool:
 def classify_text(text: str) -> FailureClass:
     """Classify a foreign server's error text onto the closed set; ``unknown`` when nothing matches.
 
-    A crash report (:data:`_CRASH`) is ``unknown`` before any other rule: the tool failed on its own. Words that
+    A crash report (:data:`_CRASH`) is ``unknown`` before any other rule: the tool failed on its own. An API error
+    code the text names (:func:`api_code_class`) comes next, then status numbers, then phrases. Words that
     would read as invalid input are ``unknown`` in a text about an upstream's answer the tool could not decode
     (:func:`reads_upstream_data`). CamelCase kinds (``ConnectionRefused``) are read as words last.
     """
     if _CRASH.search(text):
         return FailureClass.UNKNOWN
+    # An API's own code decides before its HTTP status and its prose, as it does on an exception (DynamoDB throttles
+    # with a 400; "The security token included in the request is invalid" is a refused credential).
+    named = named_code_class(text) or sqlstate_class(text)
+    if named is not None:
+        return FailureClass.UNKNOWN if named is FailureClass.INVALID_INPUT and reads_upstream_data(text) else named
     for match in _STATUS.finditer(text):
         status = int(match.group(1))
         if 400 <= status <= 599:
@@ -393,6 +562,11 @@ def _doc_findings(value: Any, depth: int) -> list[tuple[int, str, list[str]]]:
     found: list[tuple[int, str, list[str]]] = []
     message = next((value[key] for key in MESSAGE_KEYS
                     if isinstance(value.get(key), str) and value[key].strip() and _doc(value[key]) is None), None)
+    error = value.get("error")
+    if message is None and isinstance(error, str) and error.strip() and _doc(error) is None:
+        # The error told as a bare string beside no message (Slack's ``{"ok":false,"error":"invalid_auth"}``, a CLI
+        # wrapper's ``{"response":"","error":"An error occurred (…)"}``): that string is what the document says.
+        message = error
     if message is not None:
         codes = [str(value[key]) for key in _DOC_CODE_KEYS
                  if isinstance(value.get(key), str | int) and not isinstance(value.get(key), bool)]

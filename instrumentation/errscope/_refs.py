@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import unicodedata
 from typing import Final
 
 __all__ = ["ERROR_REF_PATTERN", "new_error_ref", "read_error_ref"]
@@ -25,12 +26,25 @@ def new_error_ref() -> str:
 
 
 def read_error_ref(text: str) -> str | None:
-    """The ref ``text`` spells (``ERR-`` and 8 characters), as a person retyped it: any case, and ``O``
-    for ``0``, ``I`` or ``L`` for ``1`` (Crockford base32's decoding, crockford.com/base32.html).
-    ``None`` when it is no ref."""
-    # As quoted from a sentence: "(Ref ERR-7K3M9QXZ.)" or in quotes; the ref's own characters are never these.
-    text = text.strip().strip(".,;:!?'\"`()[]{}<>\u201c\u201d\u2018\u2019").upper()
-    if not text.startswith("ERR-"):
-        return None
-    ref = "ERR-" + text[4:].translate(_MISREAD)
-    return ref if ERROR_REF_PATTERN.fullmatch(ref) else None
+    """The first ref ``text`` spells (``ERR-`` and 8 characters), as a person retyped or pasted it: alone or inside the
+    sentence the user saw ("... couldn't find your order. Ref ERR-7K3M9QXZ."), in any case, with ``O`` for ``0`` and
+    ``I`` or ``L`` for ``1`` and hyphens between the characters ignored (Crockford base32's decoding,
+    crockford.com/base32.html), and as chat and word processors rewrite it: full-width letters, a typographic dash
+    for the hyphen, zero-width characters (Unicode NFKC and the dash punctuation class Pd). ``None`` when it spells no
+    ref."""
+    text = unicodedata.normalize("NFKC", text).translate(_INVISIBLE)
+    text = "".join("-" if unicodedata.category(c) == "Pd" or c == "\u2212" else c for c in text)
+    for match in _QUOTED_REF.finditer(text):
+        ref = "ERR-" + match.group(1).replace("-", "").upper().translate(_MISREAD)
+        if ERROR_REF_PATTERN.fullmatch(ref):
+            return ref
+    return None
+
+
+# Zero-width characters a chat client or a copy from a web page leaves inside a word.
+_INVISIBLE: Final = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
+
+# "ERR" and a hyphen (or a space, as a ref read aloud is typed), then 8 symbols with optional hyphens between them;
+# the symbols are checked against the alphabet after the misread letters are mapped.
+_QUOTED_REF: Final = re.compile(r"(?<![0-9A-Za-z])ERR[- ]((?:[0-9A-Za-z]-?){7}[0-9A-Za-z])(?![0-9A-Za-z])",
+                                re.IGNORECASE)
