@@ -118,6 +118,7 @@ class _Rule:
     verify: str
     family: str
     regex: bytes  # the pattern with its groups, for a match ``parse`` does not take (:func:`_groups`)
+    check: Any = None  # (data, start, secret, secret_end) -> keep the match; None: always (:func:`_checker`)
 
 
 def _rule(p: SecretPattern) -> _Rule:
@@ -135,10 +136,8 @@ def _rule(p: SecretPattern) -> _Rule:
         p.verify,
         p.family,
         p.regex.encode(),
+        _checker(p.family, p.verify),
     )
-
-
-_RULES: Final = tuple(_rule(p) for p in PATTERNS)
 
 
 _SET_MEMORY: Final = 64 << 20
@@ -268,34 +267,72 @@ _SCP_PATH_AFTER: Final = re.compile(rb":[A-Za-z0-9_.~\-]*/")
 _HEX_ID: Final = re.compile(rb"[0-9a-fA-F\-]+")
 
 
-def _verified(rule: _Rule, data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
-    family = rule.family
+# What a match must also satisfy to be masked, by the rule's family and ``verify`` (SecretPattern), chosen once per
+# rule (:func:`_checker`): a match pays for its own rule's checks only, not for the comparisons that pick them.
+def _check_pii(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
+    return not _SCP_PATH_AFTER.match(data, secret_end)
+
+
+def _check_provider_random(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
+    return looks_random(secret) and not _ID_OR_DIGEST.fullmatch(secret) and not _PUBLISHABLE.match(secret)
+
+
+def _check_keyword_random(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
+    if _NOT_A_CREDENTIAL_BEFORE.search(data, max(0, start - _QUALIFIER_WINDOW), start + 1) or _SESSION_ID_KEY.match(data, start):
+        return False
+    return looks_random(secret)
+
+
+def _check_random(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
+    return looks_random(secret)
+
+
+def _check_header(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
+    return not _HEADER_NOT_A_CREDENTIAL.fullmatch(secret)
+
+
+def _check_password(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
+    return looks_like_password(secret)
+
+
+def _check_credential(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
+    return looks_like_password(secret) or looks_random(secret)
+
+
+def _check_unnamed(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
+    if _HEX_ID.fullmatch(secret):
+        return False
+    return looks_random(secret) or (secret != secret.lower() and secret != secret.upper() and looks_like_password(secret))
+
+
+_BY_VERIFY: Final = {"password": _check_password, "credential": _check_credential, "unnamed": _check_unnamed}
+
+
+def _keyword_check(then: Any) -> Any:
+    """A key-word rule's check: ``token`` qualified as a position (``pageToken``) is none, else ``then``."""
+
+    def check(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
+        # a key-word match starts at the word: only ``token`` can be qualified away
+        if data[start : start + 5].lower() == b"token":
+            return not _NOT_A_CREDENTIAL_BEFORE.search(data, max(0, start - _QUALIFIER_WINDOW), start + 1)
+        return then is None or then(data, start, secret, secret_end)
+
+    return check
+
+
+def _checker(family: str, verify: str) -> Any:
+    """The check of a rule's matches, ``(data, start, secret, secret_end) -> keep``; None: keep every match."""
     if family == "pii":
-        return not _SCP_PATH_AFTER.match(data, secret_end)
-    if rule.verify == "random":
-        if family == "provider":
-            return looks_random(secret) and not _ID_OR_DIGEST.fullmatch(secret) and not _PUBLISHABLE.match(secret)
-        if family == "keyword" and (
-            _NOT_A_CREDENTIAL_BEFORE.search(data, max(0, start - _QUALIFIER_WINDOW), start + 1) or _SESSION_ID_KEY.match(data, start)
-        ):
-            return False
-        return looks_random(secret)
+        return _check_pii
+    if verify == "random":
+        return {"provider": _check_provider_random, "keyword": _check_keyword_random}.get(family, _check_random)
     if family == "header":
-        return not _HEADER_NOT_A_CREDENTIAL.fullmatch(secret)
-    # a key-word match (``token_value``) starts at the word: only ``token`` can be qualified away
-    if family == "keyword" and data[start : start + 5].lower() == b"token":
-        return not _NOT_A_CREDENTIAL_BEFORE.search(data, max(0, start - _QUALIFIER_WINDOW), start + 1)
-    if rule.verify == "password":
-        return looks_like_password(secret)
-    if rule.verify == "credential":
-        return looks_like_password(secret) or looks_random(secret)
-    if rule.verify == "unnamed":
-        # no name vouches for it: ids and digests (UUIDs, SHAs) have a random shape, slugs (``order-2025``) a
-        # password's in one case; a password needs both cases here
-        if _HEX_ID.fullmatch(secret):
-            return False
-        return looks_random(secret) or (secret != secret.lower() and secret != secret.upper() and looks_like_password(secret))
-    return True
+        return _check_header
+    then = _BY_VERIFY.get(verify)
+    return _keyword_check(then) if family == "keyword" else then
+
+
+_RULES: Final = tuple(_rule(p) for p in PATTERNS)
 
 
 # What stands where a value goes but is none (Python only; the Collector redacts these too):
@@ -392,8 +429,8 @@ def _substitute(rule: _Rule, data: bytes, start: int, end: int) -> bytes:
     pieces: list[bytes] = []
     last = 0
     size = len(data)
-    find, parse, prefix, suffix = rule.find, rule.parse, rule.prefix, rule.suffix
-    while start >= 0:
+    find, parse, prefix, suffix, check = rule.find.Match, rule.parse, rule.prefix, rule.suffix, rule.check
+    while True:
         secret_start, secret_end = start, end
         if parse is not None:
             spans = parse.Match(_ANCHOR_BOTH, data, start, end)
@@ -407,11 +444,19 @@ def _substitute(rule: _Rule, data: bytes, start: int, end: int) -> bytes:
                     secret_end = spans[g][0]
                     break
         secret = data[secret_start:secret_end]
-        if not _is_masked(secret) and not _not_a_value(data, secret, secret_end) and _verified(rule, data, start, secret, secret_end):
+        if (
+            not _is_masked(secret)
+            and not _not_a_value(data, secret, secret_end)
+            and (check is None or check(data, start, secret, secret_end))
+        ):
             pieces += (data[last:secret_start], _REDACTED_BYTES)
             last = secret_end
         pos = end if end > start else start + 1
-        start, end = find.Match(_UNANCHORED, data, pos, size)[0] if pos < size else (-1, -1)
+        if pos >= size:
+            break
+        start, end = find(_UNANCHORED, data, pos, size)[0]
+        if start < 0:
+            break
     if not pieces:
         return data
     pieces.append(data[last:])
