@@ -617,7 +617,10 @@ def scrub(text: str) -> str:
         if len(text) > MAX_SCRUB_CHARS:
             tail = TRUNCATED_MARKER.format(n=len(text) - MAX_SCRUB_CHARS)
             text = text[:MAX_SCRUB_CHARS]
-        return _without_hidden_secrets(_apply_patterns(text)) + tail
+        scrubbed = _apply_patterns(text)
+        if "\x1b" in scrubbed:  # one character: a memchr (a two-character needle is a slower search, every line)
+            scrubbed = _without_hidden_secrets(scrubbed)
+        return scrubbed + tail
     except Exception:  # noqa: BLE001 - a scrubber must never break the error path it protects
         return REDACTED
 
