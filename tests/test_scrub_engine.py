@@ -10,6 +10,7 @@ large texts made of all lines (issue #13: any speed change gives identical outpu
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 from pathlib import Path
@@ -25,7 +26,7 @@ from tests import corpus
 def _plain_rule(pattern: object) -> _scrubbing._Rule:
     rule = _scrubbing._rule(pattern)  # type: ignore[arg-type]
     whole = re2.compile(pattern.regex.encode())._regexp  # type: ignore[attr-defined]
-    return _scrubbing._Rule(rule.find, whole if pattern.groups else None, rule.prefix, rule.suffix, rule.verify, rule.family, rule.regex)  # type: ignore[attr-defined]
+    return dataclasses.replace(rule, parse=whole if pattern.groups else None)  # type: ignore[attr-defined]
 
 
 _PLAIN_RULES = tuple(_plain_rule(p) for p in PATTERNS)

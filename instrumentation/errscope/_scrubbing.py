@@ -118,6 +118,7 @@ class _Rule:
     verify: str
     family: str
     regex: bytes  # the pattern with its groups, for a match ``parse`` does not take (:func:`_groups`)
+    check: Any = None  # (data, start, secret, secret_end) -> keep the match; None: always (:func:`_checker`)
 
 
 def _rule(p: SecretPattern) -> _Rule:
@@ -135,10 +136,8 @@ def _rule(p: SecretPattern) -> _Rule:
         p.verify,
         p.family,
         p.regex.encode(),
+        _checker(p.family, p.verify),
     )
-
-
-_RULES: Final = tuple(_rule(p) for p in PATTERNS)
 
 
 _SET_MEMORY: Final = 64 << 20
@@ -174,6 +173,11 @@ _UUID: Final = re2.compile(rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 # ``=`` ends a run unless it is base64's padding: ``name=value`` pairs (a cookie string) are no random run
 _RUN: Final = re.compile(rb"[A-Za-z0-9+_\-~.]+=*")
 _BASE64_RUN: Final = re.compile(rb"[A-Za-z0-9+/_\-]+=*")
+# ``bytes in bytes`` first tries the needle as an int and raises and clears a TypeError (~1,800 instructions,
+# callgrind): one character is looked up as its int (``58 in secret``: a memchr, 56 ns against 439), a tuple
+# of one-byte strings by equality, a longer needle with ``find`` (~570 instructions of argument parsing).
+_T_OR_F: Final = (b"t", b"T", b"f", b"F")
+_COLON, _SLASH, _DOT, _PAREN, _LESS, _PLUS, _STAR = b":/.(<+*"
 
 
 def _fullmatch(regex: Any, data: bytes) -> bool:
@@ -194,7 +198,7 @@ def looks_random(secret: bytes) -> bool:
     3 bits per character, and not a UUID. Used where the key name or prefix alone does not say
     credential (``verify="random"`` patterns)."""
     return any(_random_run(run) for run in _RUN.findall(secret)) or any(
-        _random_run(run) for run in _BASE64_RUN.findall(secret) if b"/" in run or b"+" in run
+        _random_run(run) for run in _BASE64_RUN.findall(secret) if _SLASH in run or _PLUS in run
     )
 
 
@@ -270,34 +274,72 @@ _SCP_PATH_AFTER: Final = re.compile(rb":[A-Za-z0-9_.~\-]*/")
 _HEX_ID: Final = re.compile(rb"[0-9a-fA-F\-]+")
 
 
-def _verified(rule: _Rule, data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
-    family = rule.family
+# What a match must also satisfy to be masked, by the rule's family and ``verify`` (SecretPattern), chosen once per
+# rule (:func:`_checker`): a match pays for its own rule's checks only, not for the comparisons that pick them.
+def _check_pii(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
+    return not _SCP_PATH_AFTER.match(data, secret_end)
+
+
+def _check_provider_random(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
+    return looks_random(secret) and not _ID_OR_DIGEST.fullmatch(secret) and not _PUBLISHABLE.match(secret)
+
+
+def _check_keyword_random(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
+    if _NOT_A_CREDENTIAL_BEFORE.search(data, max(0, start - _QUALIFIER_WINDOW), start + 1) or _SESSION_ID_KEY.match(data, start):
+        return False
+    return looks_random(secret)
+
+
+def _check_random(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
+    return looks_random(secret)
+
+
+def _check_header(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
+    return not _HEADER_NOT_A_CREDENTIAL.fullmatch(secret)
+
+
+def _check_password(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
+    return looks_like_password(secret)
+
+
+def _check_credential(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
+    return looks_like_password(secret) or looks_random(secret)
+
+
+def _check_unnamed(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
+    if _HEX_ID.fullmatch(secret):
+        return False
+    return looks_random(secret) or (secret != secret.lower() and secret != secret.upper() and looks_like_password(secret))
+
+
+_BY_VERIFY: Final = {"password": _check_password, "credential": _check_credential, "unnamed": _check_unnamed}
+
+
+def _keyword_check(then: Any) -> Any:
+    """A key-word rule's check: ``token`` qualified as a position (``pageToken``) is none, else ``then``."""
+
+    def check(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
+        # a key-word match starts at the word: only ``token`` can be qualified away
+        if data[start : start + 5].lower() == b"token":
+            return not _NOT_A_CREDENTIAL_BEFORE.search(data, max(0, start - _QUALIFIER_WINDOW), start + 1)
+        return then is None or then(data, start, secret, secret_end)
+
+    return check
+
+
+def _checker(family: str, verify: str) -> Any:
+    """The check of a rule's matches, ``(data, start, secret, secret_end) -> keep``; None: keep every match."""
     if family == "pii":
-        return not _SCP_PATH_AFTER.match(data, secret_end)
-    if rule.verify == "random":
-        if family == "provider":
-            return looks_random(secret) and not _ID_OR_DIGEST.fullmatch(secret) and not _PUBLISHABLE.match(secret)
-        if family == "keyword" and (
-            _NOT_A_CREDENTIAL_BEFORE.search(data, max(0, start - _QUALIFIER_WINDOW), start + 1) or _SESSION_ID_KEY.match(data, start)
-        ):
-            return False
-        return looks_random(secret)
+        return _check_pii
+    if verify == "random":
+        return {"provider": _check_provider_random, "keyword": _check_keyword_random}.get(family, _check_random)
     if family == "header":
-        return not _HEADER_NOT_A_CREDENTIAL.fullmatch(secret)
-    # a key-word match (``token_value``) starts at the word: only ``token`` can be qualified away
-    if family == "keyword" and data[start : start + 5].lower() == b"token":
-        return not _NOT_A_CREDENTIAL_BEFORE.search(data, max(0, start - _QUALIFIER_WINDOW), start + 1)
-    if rule.verify == "password":
-        return looks_like_password(secret)
-    if rule.verify == "credential":
-        return looks_like_password(secret) or looks_random(secret)
-    if rule.verify == "unnamed":
-        # no name vouches for it: ids and digests (UUIDs, SHAs) have a random shape, slugs (``order-2025``) a
-        # password's in one case; a password needs both cases here
-        if _HEX_ID.fullmatch(secret):
-            return False
-        return looks_random(secret) or (secret != secret.lower() and secret != secret.upper() and looks_like_password(secret))
-    return True
+        return _check_header
+    then = _BY_VERIFY.get(verify)
+    return _keyword_check(then) if family == "keyword" else then
+
+
+_RULES: Final = tuple(_rule(p) for p in PATTERNS)
 
 
 # What stands where a value goes but is none (Python only; the Collector redacts these too):
@@ -337,7 +379,7 @@ _ASSIGNED_AFTER: Final = re.compile(rb"[ \t]+=[ \t]")
 
 def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
     first = secret[:1]
-    if first in b"tTfF" and secret.lower() in (b"true", b"false"):  # a setting's flag under a password-named key (``lock_passwd: false``)
+    if first in _T_OR_F and secret.lower() in (b"true", b"false"):  # a setting's flag under a password-named key (``lock_passwd: false``)
         return True
     if first == b"!":
         return _YAML_TAG.fullmatch(secret) is not None and data[secret_end : secret_end + 1] in (b" ", b"\n", b"\r", b"")
@@ -354,25 +396,30 @@ def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
     after = data[secret_end : secret_end + 1]
     if (after in (b'"', b"'") and len(secret) <= 2) or (after in (b" ", b"\t") and _ASSIGNED_AFTER.match(data, secret_end)):
         return True
-    if b"(" in secret and _WRAPPED_MASK.fullmatch(secret):
+    if _PAREN in secret and _WRAPPED_MASK.fullmatch(secret):
         return True
-    if after == b">" and b"<" in secret and _GENERIC_TYPE.fullmatch(secret):
+    if after == b">" and _LESS in secret and _GENERIC_TYPE.fullmatch(secret):
         return True
-    if b":" in secret and _GO_FIELD.match(secret):
+    colon = _COLON in secret
+    if colon and _GO_FIELD.match(secret):
         secret_start = secret_end - len(secret)
         if _GO_EMPTY_FIELD_BEFORE.search(data, max(0, secret_start - 40), secret_start):
             return True
     # only a reference holds ``:``, ``/`` or ``.``, only a call ends in ``(``: most values skip the regex
-    return (secret[-1:] in b"([" or b":" in secret or b"/" in secret or b"." in secret) and _NOT_A_VALUE.fullmatch(secret) is not None
+    return (
+        secret[-1:] in (b"(", b"[") or colon or _SLASH in secret or _DOT in secret
+    ) and _NOT_A_VALUE.fullmatch(secret) is not None
 
 
 def _is_masked(secret: bytes) -> bool:
     """``***``, ``[REDACTED]``, ... alone or as the password of ``user:***``, or a value partly
     masked by a run of four stars (``sk-proj-****...kR52``: what is left is no secret)."""
-    if b"****" in secret:
+    if _STAR in secret and secret.find(b"****") >= 0:  # a memchr first: ``find`` parses its arguments slowly
         return True
     if secret[:1] in _MASK_START and _fullmatch(_MASKED, secret):
         return True
+    if _COLON not in secret:
+        return False
     _user, colon, password = secret.partition(b":")
     return bool(colon) and password[:1] in _MASK_START and _fullmatch(_MASKED, password)
 
@@ -392,8 +439,8 @@ def _substitute(rule: _Rule, data: bytes, start: int, end: int) -> bytes:
     pieces: list[bytes] = []
     last = 0
     size = len(data)
-    find, parse, prefix, suffix = rule.find, rule.parse, rule.prefix, rule.suffix
-    while start >= 0:
+    find, parse, prefix, suffix, check = rule.find.Match, rule.parse, rule.prefix, rule.suffix, rule.check
+    while True:
         secret_start, secret_end = start, end
         if parse is not None:
             spans = parse.Match(_ANCHOR_BOTH, data, start, end)
@@ -407,11 +454,19 @@ def _substitute(rule: _Rule, data: bytes, start: int, end: int) -> bytes:
                     secret_end = spans[g][0]
                     break
         secret = data[secret_start:secret_end]
-        if not _is_masked(secret) and not _not_a_value(data, secret, secret_end) and _verified(rule, data, start, secret, secret_end):
+        if (
+            not _is_masked(secret)
+            and not _not_a_value(data, secret, secret_end)
+            and (check is None or check(data, start, secret, secret_end))
+        ):
             pieces += (data[last:secret_start], _REDACTED_BYTES)
             last = secret_end
         pos = end if end > start else start + 1
-        start, end = find.Match(_UNANCHORED, data, pos, size)[0] if pos < size else (-1, -1)
+        if pos >= size:
+            break
+        start, end = find(_UNANCHORED, data, pos, size)[0]
+        if start < 0:
+            break
     if not pieces:
         return data
     pieces.append(data[last:])
@@ -572,7 +627,10 @@ def scrub(text: str) -> str:
         if len(text) > MAX_SCRUB_CHARS:
             tail = TRUNCATED_MARKER.format(n=len(text) - MAX_SCRUB_CHARS)
             text = text[:MAX_SCRUB_CHARS]
-        return _without_hidden_secrets(_apply_patterns(text)) + tail
+        scrubbed = _apply_patterns(text)
+        if "\x1b" in scrubbed:  # one character: a memchr (a two-character needle is a slower search, every line)
+            scrubbed = _without_hidden_secrets(scrubbed)
+        return scrubbed + tail
     except Exception:  # noqa: BLE001 - a scrubber must never break the error path it protects
         return REDACTED
 
