@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import json
 import re
+from http import HTTPStatus
 from html.parser import HTMLParser
 from typing import Any, Final
 
-from errscope._http import class_for_http_status
+from errscope._http import class_for_http_status, side_effect_for_http_status
 from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 
@@ -31,6 +32,7 @@ __all__ = [
     "reads_upstream_data",
     "retry_after_from_text",
     "safe_excerpt",
+    "says_maybe_acted",
     "scrub_text",
     "sqlstate_class",
     "without_terminal_escapes",
@@ -353,6 +355,57 @@ _UPSTREAM_DATA: Final = re.compile(
 def reads_upstream_data(text: str) -> bool:
     """Whether ``text`` says the tool could not decode an upstream's answer (:data:`_UPSTREAM_DATA`)."""
     return _UPSTREAM_DATA.search(text) is not None
+
+
+# A failure that ended before anything reached the upstream: a refused connect, a name that does not resolve, an
+# unreachable network, a certificate refused in the handshake, a connect (not a read) timeout. Checked first: these
+# words also hold "timed out" or a number.
+_NEVER_REACHED: Final = re.compile(
+    r"\b(?:connection |connect )?refused\b|\beconnrefused\b|\bno such host\b|name or service not known|"
+    r"nodename nor servname|failure in name resolution|could not resolve|name not resolved|name resolution failed|"
+    r"\benotfound\b|unknown ?host|unreachable|no route to host|\be(?:host|net)unreach\b|"
+    r"\bconnect(?:ion)? ?(?:etimedout|timeout ?(?:error|exception)?\b)|\bconnect timed out\b|timeout (?:while )?connecting|"
+    r"\b(?:cannot|can't|could not|unable to|failed to) (?:connect|establish)|connection attempts? failed|"
+    r"certificate|\bx509\b|\bpkix\b|fatal alert|handshake",
+    re.I,
+)
+# ... and one that may have ended after the upstream got the request (DESIGN.md, "the same holds one hop further down"):
+# the answer did not come in time, or the connection dropped before it was whole.
+_AFTER_SENDING: Final = re.compile(
+    r"timed? ?out|timeout|deadline (?:has )?(?:exceeded|elapsed)|\b(?:did not|didn't)\b[^.\n]{0,60}?\bwithin\b|"
+    r"socket hang ?up|other side closed|premature(?:ly)? close|\bunexpected eof\b|\beof occurred\b|"
+    r"connection (?:was )?reset|\beconnreset\b|reset by peer|reset before headers|broken pipe|\bepipe\b|"
+    r"closed by the (?:remote|peer|server)|peer closed|remote end closed|server disconnected|connection (?:abort|broken)|"
+    r"\bgoaway\b|incomplete ?(?:chunked )?read|lost connection|\": eof\b|"  # Go's net/http: Post "url": EOF
+    r"\bclosed before (?:the )?(?:message|response|headers)|"  # hyper: "connection closed before message completed"
+    # undici's "fetch failed" alone: no HTTP answer came, whether before or after the request was written
+    r"\bfetch failed\b",
+    re.I,
+)
+
+_HTTP_STATUSES: Final = frozenset(HTTPStatus)
+
+
+def says_maybe_acted(text: str) -> bool:
+    """Whether a foreign failure text says the upstream may have acted on the request before it failed.
+
+    True for a timeout waiting for the answer (a read, a deadline, an aborted fetch), a connection that dropped
+    after the request was written, and an HTTP status that says the server failed while handling it (500, 502,
+    504: RFC 9110 §15.6, :func:`~errscope._http.side_effect_for_http_status`); never for a failure before the
+    upstream was reached (refused, unresolved, unreachable, a certificate, a connect timeout) or a crash report. A
+    text that says nothing of the kind is ``False``: the caller keeps what it knew (``None``, not known).
+    """
+    if _CRASH.search(text) or _NEVER_REACHED.search(text.replace("_", " ")):
+        return False
+    for match in _STATUS.finditer(text):
+        status = int(match.group(1))
+        if status not in _HTTP_STATUSES:  # a port (443) or another number, not a status
+            continue
+        if 400 <= status <= 499:
+            return False  # the request refused as a whole (RFC 9110 §15.5)
+        if side_effect_for_http_status(status):
+            return True
+    return _AFTER_SENDING.search(text.replace("_", " ")) is not None
 
 
 def classify_text(text: str) -> FailureClass:

@@ -36,7 +36,7 @@ from errscope.client import (
 from errscope.client._deadline import CallDeadline
 from errscope.client._invalid_params import parse_argument_problems, unknown_tool_name
 from errscope.client._answer import error_ref as _ref_of
-from errscope._foreign_text import retry_after_from_text, safe_excerpt
+from errscope._foreign_text import retry_after_from_text, safe_excerpt, says_maybe_acted
 from errscope.client._wire import CURRENT_ATTEMPT, WireAttempt, WireTap
 
 
@@ -214,6 +214,42 @@ class TestClassifyText:
     def test_retry_after(self, text: str, seconds: float | None) -> None:
         """Retry hints in prose become seconds."""
         assert retry_after_from_text(text) == seconds
+
+    @pytest.mark.parametrize(
+        ("text", "maybe"),
+        [
+            # the answer never came in time, or the connection dropped once the request was out: may have acted
+            ("The operation was aborted due to timeout", True),  # Node's AbortSignal.timeout
+            ("fetch failed", True),  # undici, no cause given: before or after the request was written
+            ("fetch failed (other side closed)", True),
+            ("request to https://api.example.com/v1/refunds failed, reason: socket hang up", True),  # node-fetch
+            ("read ETIMEDOUT", True),
+            ("HTTPSConnectionPool(host='api.example.com', port=443): Read timed out. (read timeout=10)", True),
+            ("('Connection aborted.', RemoteDisconnected('Remote end closed connection without response'))", True),
+            ('Post "https://api.example.com/v1/refunds": context deadline exceeded', True),  # Go
+            ('Post "https://api.example.com/v1/refunds": EOF', True),
+            ("error sending request for url (https://api.example.com/): connection closed before message completed",
+             True),  # reqwest
+            ("payments API answered 500 Internal Server Error", True),
+            ("upstream returned 504 Gateway Timeout", True),
+            ("java.net.SocketTimeoutException: Read timed out", True),
+            # nothing reached the upstream, a refusal as a whole, a crash, or nothing said
+            ("fetch failed (connect ECONNREFUSED 127.0.0.1:5432)", False),
+            ("getaddrinfo ENOTFOUND api.example.com", False),
+            ("connect ETIMEDOUT 10.0.0.7:443", False),
+            ("HTTPSConnectionPool(host='x', port=443): Max retries exceeded (Caused by ConnectTimeoutError(...))", False),
+            ('Post "https://api.example.com": dial tcp 10.0.0.7:443: connect: connection refused', False),
+            ("x509: certificate has expired or is not yet valid", False),
+            ("503 Service Unavailable", False),
+            ("408 Request Timeout", False),
+            ("Order ORD-1 not found (404)", False),
+            ("panic: runtime error: invalid memory address or nil pointer dereference (timeout)", False),
+            ("the ledger is closed for the day", False),
+        ],
+    )
+    def test_says_maybe_acted(self, text: str, maybe: bool) -> None:
+        """Whether a foreign text says the upstream may have acted before the failure (DESIGN: one hop further down)."""
+        assert says_maybe_acted(text) is maybe
 
     def test_excerpt_is_scrubbed_short_and_path_free(self) -> None:
         """Credentials, paths and stack fragments never survive into the model's excerpt."""

@@ -186,7 +186,7 @@ class TestBadInput:
         self._fails(explain("ERR-00000000", demo.out), 1, "error ref ERR-00000000 not found")
 
     def test_unknown_trace_and_request_id(self, demo: DemoRun) -> None:
-        self._fails(explain("0" * 32, demo.out), 1, "trace id")
+        self._fails(explain("0123456789abcdef" * 2, demo.out), 1, "trace id")
         self._fails(explain("no-such-id", demo.out), 1, "JSON-RPC request id no-such-id not found")
 
     def test_missing_folder(self, tmp_path: Path) -> None:

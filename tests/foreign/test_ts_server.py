@@ -117,3 +117,24 @@ async def test_progress_keeps_a_slow_tool_alive_and_silence_times_out(sdk: str, 
     assert (chatty.outcome, chatty.text) == (Outcome.OK, "report done after 5 steps")
     assert silent.outcome is Outcome.TIMEOUT
     assert "may already have been done" in silent.text
+
+
+@pytest.mark.parametrize(("sdk", "transport"), COMBOS)
+async def test_a_runtime_text_that_may_hide_a_side_effect_says_so(sdk: str, transport: str, telemetry: Any) -> None:
+    """The tool's real ``fetch`` to a payments API fails in Node's own words: a timeout ("The operation was aborted
+    due to timeout"), a hang-up after the request was read (undici's bare "fetch failed", or with its cause "other
+    side closed") may have applied the refund, and the model is told to check; a refused connect applied nothing."""
+    async with client(sdk, transport, telemetry, timeout=10, retry=None) as tc:
+        maybe = [
+            await tc.call_tool("refund_via_api", {"api": "stall"}),
+            await tc.call_tool("refund_via_api", {"api": "hang_up"}),
+            await tc.call_tool("refund_via_api", {"api": "hang_up", "with_cause": True}),
+        ]
+        refused = await tc.call_tool("refund_via_api", {"api": "refused", "with_cause": True})
+    for result in maybe:
+        assert (result.failure_class, result.side_effect_possible) == (FailureClass.UPSTREAM_UNAVAILABLE, True)
+        assert "It may have taken effect; check before calling again." in result.text, result.text
+    assert (refused.failure_class, refused.side_effect_possible) == (FailureClass.UPSTREAM_UNAVAILABLE, None)
+    assert "ECONNREFUSED" in refused.text and "may have taken effect" not in refused.text
+    spans = telemetry.spans("tools/call refund_via_api")
+    assert [dict(s.attributes or {}).get("errscope.side_effect_possible") for s in spans] == [True, True, True, None]

@@ -26,6 +26,8 @@ CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     "search": ("search", {"query": "x"}),
     "bad_arguments": ("create_label", {"order_id": "nope", "weight_kg": -1, "service": "drone"}),
     "unknown_tool": ("no_such_tool", {}),
+    "refund_stalled": ("refund_via_api", {"api": "stall"}),
+    "refund_refused": ("refund_via_api", {"api": "refused", "with_cause": True}),
 }
 CLASSES = {
     "find_order": "not_found",
@@ -33,6 +35,8 @@ CLASSES = {
     "search": "rate_limited",
     "bad_arguments": "invalid_input",
     "unknown_tool": "not_found",
+    "refund_stalled": "upstream_unavailable",
+    "refund_refused": "upstream_unavailable",
 }
 
 
@@ -47,6 +51,11 @@ def assert_proxied(direct: dict[str, Any], proxied: dict[str, Any], out: Path) -
         assert proxied[label]["channel"] == direct[label]["channel"] == "execution", label
     assert proxied["protocol_error"]["channel"] == direct["protocol_error"]["channel"]
     assert proxied["search"]["meta"]["io.errscope/retry_after"] == 2
+    # Node's own words for a fetch that timed out may hide a refund that happened; a refused connect hides none.
+    assert proxied["refund_stalled"]["meta"]["io.errscope/side_effect_possible"] is True
+    assert "may have happened" in proxied["refund_stalled"]["text"]
+    assert "io.errscope/side_effect_possible" not in proxied["refund_refused"]["meta"]
+    assert "may have happened" not in proxied["refund_refused"]["text"]
     assert FAKE_SECRET in json.dumps(direct)  # the server does leak it...
     assert FAKE_SECRET not in json.dumps(proxied)  # ...the proxy does not
     assert FAKE_SECRET not in telemetry_text(out)

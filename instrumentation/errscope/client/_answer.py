@@ -23,7 +23,7 @@ from mcp_types import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_E
 
 from errscope._attributes import META_ERROR_REF, META_FAILURE_CLASS, META_RETRY_AFTER, META_SIDE_EFFECT_POSSIBLE
 from errscope._classify import delay_seconds
-from errscope._foreign_text import MESSAGE_KEYS, classify_text, json_error_message
+from errscope._foreign_text import MESSAGE_KEYS, classify_text, json_error_message, says_maybe_acted
 from errscope._refs import ERROR_REF_PATTERN
 from errscope._vocabulary import FailureClass
 from errscope.client._invalid_params import is_argument_rejection, names_this_tool_unknown
@@ -234,6 +234,9 @@ class TextReading:
     """The text says this tool does not exist (re-list; the protocol channel, MCP spec, Tools > Error Handling)."""
     arguments_rejected: bool = False
     """The text rejects the call's arguments (the one sanctioned crossing: :func:`invalid_params_note`)."""
+    side_effect_possible: bool | None = None
+    """``True`` when the text says an upstream may have acted before the failure (:func:`says_maybe_acted`);
+    ``None``: it does not say."""
 
 
 def read_text(text: str, tool: str | None, declared_arguments: Collection[str] | None = None) -> TextReading:
@@ -250,4 +253,7 @@ def read_text(text: str, tool: str | None, declared_arguments: Collection[str] |
         return TextReading(FailureClass.INVALID_INPUT, arguments_rejected=True)
     # An upstream API's JSON error document: its innermost message and codes say what happened, not the envelope
     # (OpenAI's ``invalid_request_error`` type around an ``invalid_api_key`` code).
-    return TextReading(classify_text(json_error_message(text) or text))
+    said = json_error_message(text) or text
+    failure_class = classify_text(said)
+    maybe_acted = failure_class is FailureClass.UPSTREAM_UNAVAILABLE and says_maybe_acted(said)
+    return TextReading(failure_class, side_effect_possible=True if maybe_acted else None)

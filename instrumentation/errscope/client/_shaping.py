@@ -194,6 +194,8 @@ def from_result(
         note = invalid_params_note(tool, text, arguments, input_schema)
         return failure(tool, Channel.EXECUTION, FailureClass.INVALID_INPUT, note, advice="", result=raw)
     cls = reading.failure_class
+    if side_effect is None:
+        side_effect = reading.side_effect_possible  # e.g. "The operation was aborted due to timeout"
     retry_after = retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None
     excerpt = safe_excerpt(said)
     head = f"{safe_name(tool)} failed: {excerpt}." if excerpt and not says_nothing(excerpt, tool) else f"{safe_name(tool)} failed."
@@ -257,7 +259,8 @@ def other_protocol_error(tool: str, code: int, message: str, data: dict[str, Any
         ref=ref,
         retry_after=retry_after,
         advice=_MAYBE_DONE if maybe_done else None,
-        side_effect_possible=answer.side_effect_possible(data) if may_have_run else False,
+        # the server's True, or what the note tells the model; a code that rejected the request ran nothing
+        side_effect_possible=(True if answer.side_effect_possible(data) or maybe_done else None) if may_have_run else False,
     )
 
 

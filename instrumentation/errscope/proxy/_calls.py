@@ -316,6 +316,7 @@ class Calls:
                 cls,
                 retry_after=retry_after_from_text(text) if cls in _WAIT_SAID else None,
                 upstream=upstream,
+                side_effect_possible=reading.side_effect_possible,
                 # an upstream API's JSON error document: the model reads its innermost message, not the envelope
                 public_message=safe_excerpt(json_error_message(text) or text, limit=300) or None,
             )

@@ -52,6 +52,29 @@ function progressOf(ctx) {
   return { token: meta?.progressToken, notify };
 }
 
+// A payments API on 127.0.0.1 that reads each request whole, then stalls or hangs up without answering.
+const paymentsApis = {};
+async function paymentsApi(behaviour) {
+  if (!paymentsApis[behaviour]) {
+    const api = http.createServer((req, res) => {
+      req.resume();
+      req.on("end", () => (behaviour === "hang_up" ? req.socket.destroy() : undefined));
+    });
+    await new Promise((resolve) => api.listen(0, "127.0.0.1", resolve));
+    api.unref();
+    paymentsApis[behaviour] = `http://127.0.0.1:${api.address().port}`;
+  }
+  return paymentsApis[behaviour];
+}
+
+async function closedPort() {
+  const probe = http.createServer();
+  await new Promise((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
 function build() {
   const server = new sdk.McpServer({ name: `errscope-ts-failing-${opts.sdk}`, version: "1.0.0" });
   server.registerTool(
@@ -106,6 +129,25 @@ function build() {
     "search",
     { description: "Search, with a quota", inputSchema: schema({ query: z.string() }) },
     async () => ({ isError: true, content: text("429 Too Many Requests: rate limit exceeded, retry after 2 seconds") }),
+  );
+  server.registerTool(
+    "refund_via_api",
+    {
+      description: "Refund through the payments API (a local one that stalls, or hangs up once it has the request)",
+      inputSchema: schema({ api: z.enum(["stall", "hang_up", "refused"]), with_cause: z.boolean().optional() }),
+    },
+    async ({ api, with_cause }) => {
+      // Node's own fetch (undici) against a real socket: the error texts are the runtime's, not ours. undici says
+      // only "fetch failed"; a careful tool adds its cause ("other side closed", "connect ECONNREFUSED …").
+      const url = api === "refused" ? `http://127.0.0.1:${await closedPort()}/refunds` : `${await paymentsApi(api)}/refunds`;
+      try {
+        await fetch(url, { method: "POST", body: "{}", signal: AbortSignal.timeout(300) });
+      } catch (e) {
+        if (with_cause && e.cause) throw new Error(`${e.message} (${e.cause.message})`);
+        throw e;
+      }
+      return { content: text("refunded") };
+    },
   );
   server.registerTool(
     "slow_report",
