@@ -1482,7 +1482,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "requires a password or random shape.",
         hints=("pass", "kennwort", "contrase", "senha", "wachtwoord", "parola", "senord", "hasło", "haslo", "heslo",
                "jelsz", "adgangskode", "salasana", "mdp", "clave", "chave", "jeton", "khau", "khẩu", "sifre", "şifre",
-               "парол", "Парол", "ПАРОЛ", "токен", "Токен", "ТОКЕН", "密码", "密碼", "口令", "パスワード", "비밀번호", "令牌", "トークン", "토큰"),
+               "парол", "токен", "密码", "密碼", "口令", "パスワード", "비밀번호", "令牌", "トークン", "토큰"),
         verify="credential",
         trigger=r"(?i:" + _FOREIGN_NOUN_FIRST + r"|mot de passe|m(?:ậ|a)t kh(?:ẩ|a)u|passwort|kennwort|contrase|parola|senord|jelsz"
         r"|adgangskode|passord|salasana)"
