@@ -89,12 +89,12 @@ _COPULA_PASSWORD_WORDS = _COPULA_WORDS + r"[ \t]"
 # Vietnamese: ``senha_banco``, ``mot_de_passe_bdd``, ``haslo_bazy``, ``mat_khau_db``; French ``mdp``).
 _FOREIGN_NOUN_FIRST = (
     r"mot[_.\-]?de[_.\-]?passe|contrase(?:ña|na)|senha|has(?:ł|l)o|heslo|mdp|clave|chave|jeton|m(?:ậ|a)t[_ ]?kh(?:ẩ|a)u"
-    r"|(?:ş|s)ifre|wachtwoord"
+    r"|(?:ş|s)ifre|wachtwoord|cl(?:é|e)[_.\-]?secr(?:è|e)te"
 )
 _OTHER_SCRIPT_NOUN_FIRST = "[Пп]ароль|ПАРОЛЬ|[Тт]окен|ТОКЕН"
 # The same words in prose (also German's and the Nordic ones), and other scripts' stems (``пароля``, inflected).
 _PROSE_PASSWORD_WORDS = (
-    r"(?i:passwort|kennwort|mot de passe|contrase(?:ña|na)|senha|wachtwoord|has(?:ł|l)o|heslo|jelsz(?:ó|o)|l(?:ö|o)senord"
+    r"(?i:passwort|kennwort|mot de passe|contrase(?:ña|na)|senha|wachtwoord|has(?:ł|l)(?:o|a|em)|heslo|jelsz(?:ó|o)|l(?:ö|o)senord"
     r"|adgangskode|passord|salasana|m(?:ậ|a)t kh(?:ẩ|a)u|(?:ş|s)ifre|mdp|clave|jeton)"
 )
 _OTHER_SCRIPT_PROSE_WORDS = "[Пп]арол|ПАРОЛ|[Тт]окен|密码|密碼|口令|パスワード|비밀번호|令牌|トークン|토큰"
@@ -203,7 +203,7 @@ _PASSWORD_WORDS = (
     # "secret" in the Romance languages and German
     r"|pa(?:ss|ß)wort|kennwort|contrase(?:ña|na)|mot[_.\-]?de[_.\-]?passe|senha|wachtwoord|salasana|has(?:ł|l)o"
     r"|parola|l(?:ö|o)senord|adgangskode|passord|(?:ş|s)ifre|heslo|jelsz(?:ó|o)|m(?:ậ|a)t[_ ]?kh(?:ẩ|a)u"
-    r"|secre(?:t[oa]|t(?:è|e))|segredo|geheim(?:nis)?"
+    r"|secre(?:t[oa]|t(?:è|e))|segre(?:do|t[oa])|geheim(?:nis)?"
 )
 # Other scripts' words for password and token (ru, zh, ja, ko, el, he, ar, hi), matched as written: case folding of
 # these scripts inside ``(?i:)`` swells the programs (each letter becomes a class), and most have no case.
@@ -212,7 +212,7 @@ _TOKEN_WORDS_OTHER_SCRIPTS = "[Тт]окен|ТОКЕН|[Кк]люч[_ ]?API|API
 _PASSWORD_TRIGGER_WORDS = (
     "(?i:pass(?:word|wd|phrase|wort|ord|e)?|paßwort|pwd|pw|psk|secret|credentials?|mnemonic|phrase|kennwort|contrase(?:ña|na)"
     "|senha|wachtwoord|salasana|has(?:ł|l)o|parola|senord|adgangskode|ifre|heslo|jelsz(?:ó|o)|kh(?:ẩ|a)u"
-    "|secre(?:t[oa]|t(?:è|e))|segredo|geheim(?:nis)?|mdp)"
+    "|secre(?:t[oa]|t(?:è|e))|segre(?:do|t[oa])|geheim(?:nis)?|mdp)"
     # outside (?i:): case folding of other scripts swells the trigger set's DFA (~5 % a line)
     "|khẩu|Şifre|" + _PASSWORD_WORDS_OTHER_SCRIPTS
 )
@@ -1460,15 +1460,16 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "foreign_password_phrase",
         "keyword",
         # a few words between the word and a colon (``Neues Passwort für db: ..``, ``Votre mot de passe temporaire : ..``)
-        r"(\b" + _PROSE_PASSWORD_WORDS + r"(?:[ \t]+[^\s:：'\"]+){0,3}?[ \t]*[:：][ \t]*[" + _OPEN_QUOTES + r"【]?[ \t]*"
+        r"((?:^|[^A-Za-z0-9_])" + _PROSE_PASSWORD_WORDS + r"[^\s:：'\"]{0,3}(?:[ \t]+[^\s:：'\"]+(?:'[^\s:：'\"]+)?){0,3}?[ \t]*[:：][ \t]*[" + _OPEN_QUOTES + r"【]?[ \t]*"
         # an opening quote right after the word (``Passwort „..“``, ``mot de passe « .. »``, ``la contraseña ".."``)
-        r"|\b" + _PROSE_PASSWORD_WORDS + r"[ \t]*[" + _OPEN_QUOTES + r"][ \t]*"
+        r"|(?:^|[^A-Za-z0-9_])" + _PROSE_PASSWORD_WORDS + r"[ \t]*[" + _OPEN_QUOTES + r"][ \t]*"
         # the qualifier after the noun, as these languages order a compound (``SENHA_BANCO``, ``mot_de_passe_bdd``,
         # ``CONTRASENA_ADMIN``, ``HASLO_BAZY``, ``пароль_бд``, ``токен_доступа``)
-        r"|\b(?i:" + _FOREIGN_NOUN_FIRST + r")(?:[_.\-](?:[A-Za-z0-9]|[^\x00-\x7f])+){1,2}?[ \t]*[:=：＝][ \t]*['\"]?"
+        r"|(?:^|[^A-Za-z0-9_])(?i:" + _FOREIGN_NOUN_FIRST + r")(?:[_.\-](?:[A-Za-z0-9]|[^\x00-\x7f])+){1,2}?[ \t]*[:=：＝][ \t]*['\"]?"
         r"|(?:" + _OTHER_SCRIPT_NOUN_FIRST + r")(?:_[^\s:=：＝'\"]+){1,2}?[ \t]*[:=：＝][ \t]*['\"]?"
         # other scripts: a few letters of the sentence, then a colon or an opening bracket (``您的临时密码为：..``,
         # ``значение пароля: ..``, ``パスワード『..』``, ``初期パスワード【..】``, ``비밀번호 '..'``)
+        r"|(?:[Пп]арол|ПАРОЛ|[Тт]окен)[^\s:：'\"]{0,3}(?:[ \t]+[^\s:：'\"]+){1,3}?[ \t]*[:：][ \t]*[" + _OPEN_QUOTES + r"]?[ \t]*"
         r"|(?:" + _OTHER_SCRIPT_PROSE_WORDS + r")[^\s\x00-\x7f:：]{0,6}?(?:[ \t]*[:：][ \t]*[「『【“]?|[ \t]*[" + _OPEN_QUOTES + r"【（]))"
         + _LETTER_AND_DIGIT,
         True,
@@ -1484,7 +1485,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
                "jelsz", "adgangskode", "salasana", "mdp", "clave", "chave", "jeton", "khau", "khẩu", "sifre", "şifre",
                "парол", "токен", "密码", "密碼", "口令", "パスワード", "비밀번호", "令牌", "トークン", "토큰"),
         verify="credential",
-        trigger=r"(?i:" + _FOREIGN_NOUN_FIRST + r"|mot de passe|m(?:ậ|a)t kh(?:ẩ|a)u|passwort|kennwort|contrase|parola|senord|jelsz"
+        trigger=r"(?i:" + _FOREIGN_NOUN_FIRST + r"|mot de passe|m(?:ậ|a)t kh(?:ẩ|a)u|has(?:ł|l)|passwort|kennwort|contrase|parola|senord|jelsz"
         r"|adgangskode|passord|salasana)"
         r"|" + _OTHER_SCRIPT_PROSE_WORDS,
     ),
