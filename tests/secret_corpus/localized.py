@@ -35,7 +35,7 @@ from collections.abc import Callable
 
 from tests.secret_corpus import heldout
 from tests.secret_corpus.captured import jwt, tok
-from tests.secret_corpus.heldout import ALNUM, B64URL, HERE, HEX, Maker, pick, rnd, uuid
+from tests.secret_corpus.heldout import B64URL, HERE, HEX, Maker, pick, rnd, uuid
 from tests.secret_corpus.infra import fpw, one, sha
 
 _r = heldout._rng  # the helpers above draw from it: localized() seeds it
