@@ -478,6 +478,11 @@ example(
     "Das Passwort für den Server lautet Fern-Stone77, bitte ändern.",
     f"Das Passwort für den Server lautet {REDACTED}, bitte ändern.",
 )
+example(
+    "foreign_password_phrase",
+    "Neues Passwort für ops: Fern-Stone77 (bitte ändern)",
+    f"Neues Passwort für ops: {REDACTED} (bitte ändern)",
+)
 _reset = t(40, URLSAFE)
 example(
     "capability_link_token",

@@ -85,12 +85,32 @@ _COPULA_WORDS = (
     r"|jelsz(?:ó|o)|adgangskode|passord|salasana)"
 )
 _COPULA_PASSWORD_WORDS = _COPULA_WORDS + r"[ \t]"
+# The password and token nouns of languages that put a compound's qualifier after the noun (Romance, Slavic,
+# Vietnamese: ``senha_banco``, ``mot_de_passe_bdd``, ``haslo_bazy``, ``mat_khau_db``; French ``mdp``).
+_FOREIGN_NOUN_FIRST = (
+    r"mot[_.\-]?de[_.\-]?passe|contrase(?:ña|na)|senha|has(?:ł|l)o|heslo|mdp|clave|chave|jeton|m(?:ậ|a)t[_ ]?kh(?:ẩ|a)u"
+    r"|(?:ş|s)ifre|wachtwoord|cl(?:é|e)[_.\-]?secr(?:è|e)te"
+)
+_OTHER_SCRIPT_NOUN_FIRST = "[Пп]ароль|ПАРОЛЬ|[Тт]окен|ТОКЕН"
+# The same words in prose (also German's and the Nordic ones), and other scripts' stems (``пароля``, inflected).
+_PROSE_PASSWORD_WORDS = (
+    r"(?i:passwort|kennwort|mot de passe|contrase(?:ña|na)|senha|wachtwoord|has(?:ł|l)(?:o|a|em)|heslo|jelsz(?:ó|o)|l(?:ö|o)senord"
+    r"|adgangskode|passord|salasana|m(?:ậ|a)t kh(?:ẩ|a)u|(?:ş|s)ifre|mdp|clave|jeton)"
+)
+_OTHER_SCRIPT_PROSE_WORDS = "[Пп]арол|ПАРОЛ|[Тт]окен|密码|密碼|口令|パスワード|비밀번호|令牌|トークン|토큰"
+# A value with a letter and a digit (not a date, a count or a word).
+_PW_CHAR = r"[A-Za-z0-9_\-.~+/!#%^*?@$&]"
+_PW_SYM = r"[_\-.~+/!#%^?@$&]"
+_LETTER_AND_DIGIT = (
+    rf"(?:[A-Za-z]{_PW_CHAR}*[0-9]|[0-9]{_PW_CHAR}*[A-Za-z]|{_PW_SYM}{_PW_CHAR}*(?:[A-Za-z]{_PW_CHAR}*[0-9]|[0-9]{_PW_CHAR}*[A-Za-z])){_PW_CHAR}*"
+)
 
 GUARD: Final = (
     r"[:=>@：＝]|%3[AaDd]|%25(?:3[AaDd]|2[27])|-----|[A-Za-z0-9_\-+/.~]{15}|[0-9]{3}-[0-9]{2}-[0-9]{4}"
     r"|(?i:token|pass|passwd|secret|key|code|otp|pin|word|by|login|auth|authenticate|priv|psk|phrase|credentials?|community(?:-name)?|bindpw|rootpw|key-string)[ \t]"
     r"|└[ \t]|&lt;[A-Za-z]|&#|\\x3[AaDd]|\\u003[AaDd]|\{[A-Z][A-Z0-9\-]*\}|-[-puaPwbSAXU]|(?i:auth|ticate|tication|credentials?|password|user|login|bind_s|pw_set)\(|UGFzc3dvcmQ6|(?i:add_user)[ \t]|(?i:credentials?)\.|(?i:net[ \t]+user|/rp)[ \t]"
     "|" + _FOREIGN_PHRASE_WORDS + "|" + _COPULA_PASSWORD_WORDS + "|密碼|口令"
+    "|" + _PROSE_PASSWORD_WORDS + "|" + _OTHER_SCRIPT_PROSE_WORDS
 )
 """A cheap regex that every match of every pattern also matches (tests prove it on every example
 and corpus line): a separator (also full-width or URL-encoded), a PEM dash run, a run of 15 token characters, an SSN shape, or a
@@ -183,21 +203,21 @@ _PASSWORD_WORDS = (
     # "secret" in the Romance languages and German
     r"|pa(?:ss|ß)wort|kennwort|contrase(?:ña|na)|mot[_.\-]?de[_.\-]?passe|senha|wachtwoord|salasana|has(?:ł|l)o"
     r"|parola|l(?:ö|o)senord|adgangskode|passord|(?:ş|s)ifre|heslo|jelsz(?:ó|o)|m(?:ậ|a)t[_ ]?kh(?:ẩ|a)u"
-    r"|secre(?:to|t(?:è|e))|segredo|geheim"
+    r"|secre(?:t[oa]|t(?:è|e))|segre(?:do|t[oa])|geheim(?:nis)?"
 )
 # Other scripts' words for password and token (ru, zh, ja, ko, el, he, ar, hi), matched as written: case folding of
 # these scripts inside ``(?i:)`` swells the programs (each letter becomes a class), and most have no case.
 _PASSWORD_WORDS_OTHER_SCRIPTS = "[Пп]ароль|ПАРОЛЬ|密码|密碼|パスワード|비밀번호|κωδικός|ΚΩΔΙΚΟΣ|סיסמה|كلمة[_ ]?(?:المرور|السر)|पासवर्ड"
-_TOKEN_WORDS_OTHER_SCRIPTS = "[Тт]окен|ТОКЕН|[Кк]люч[_ ]?API|API[_ ]?[Кк]люч|令牌|密钥|トークン|APIキー|토큰|API[_ ]?키"
+_TOKEN_WORDS_OTHER_SCRIPTS = "[Тт]окен|ТОКЕН|[Кк]люч[_ ]?API|API[_ ]?[Кк]люч|令牌|密钥|秘钥|私钥|秘密鍵|トークン|APIキー|토큰|API[_ ]?키"
 _PASSWORD_TRIGGER_WORDS = (
     "(?i:pass(?:word|wd|phrase|wort|ord|e)?|paßwort|pwd|pw|psk|secret|credentials?|mnemonic|phrase|kennwort|contrase(?:ña|na)"
     "|senha|wachtwoord|salasana|has(?:ł|l)o|parola|senord|adgangskode|ifre|heslo|jelsz(?:ó|o)|kh(?:ẩ|a)u"
-    "|secre(?:to|t(?:è|e))|segredo|geheim)"
+    "|secre(?:t[oa]|t(?:è|e))|segre(?:do|t[oa])|geheim(?:nis)?|mdp)"
     # outside (?i:): case folding of other scripts swells the trigger set's DFA (~5 % a line)
     "|khẩu|Şifre|" + _PASSWORD_WORDS_OTHER_SCRIPTS
 )
 _PASSWORD_SHORT = (
-    r"pass|pwd|psk|pw"  # only as a whole word or after a separator (not ``bypass``); psk: a pre-shared key
+    r"pass|pwd|psk|pw|mdp"  # mdp: French ``mot de passe``; only as a whole word or after a separator (not ``bypass``); psk: a pre-shared key
 )
 KEY_QUALIFIERS: Final = (
     "access", "secret", "private", "auth", "app", "application", "account", "master", "signing", "encryption",
@@ -207,7 +227,7 @@ KEY_QUALIFIERS: Final = (
 """Words that make ``<word>_key`` a credential's name (``routing_key``, ``write_key``): the one list the
 regexes and the Python key-name check (``_scrubbing.key_kind``) both use."""
 _FOREIGN_TOKEN_WORDS = (  # fr, es, pt, de: token, API key, access token
-    r"jeton(?:[_.\-]?d[_.\-]?acc(?:è|e)s)?|cl(?:é|e)[_.\-]?(?:api|secr(?:è|e)te)|(?:clave|chave)[_.\-]?api|(?:api|zugriffs)[_.\-]?schl(?:ü|ue)ssel"
+    r"jeton(?:[_.\-]?d[_.\-]?acc(?:è|e)s)?|cl(?:é|e)[_.\-]?(?:api|secr(?:è|e)te)|(?:clave|chave)(?:[_.\-]?api)?|(?:api|zugriffs)[_.\-]?schl(?:ü|ue)ssel"
 )
 _FOREIGN_TOKEN_TRIGGER = f"(?i:{_FOREIGN_TOKEN_WORDS})|{_TOKEN_WORDS_OTHER_SCRIPTS}"
 _TOKEN_WORDS = (
@@ -459,7 +479,7 @@ def _provider(
     return SecretPattern(name, "provider", regex, keep_prefix, description, hints=hints, trigger=trigger)
 
 
-_PASSWORD_HINTS = ("pass", "pw", "secret", "credential", "paß")
+_PASSWORD_HINTS = ("pass", "pw", "secret", "credential", "paß", "mdp")
 # The value of a (name, value) pair: one character a word or a sentence would not have (a digit, a symbol, a
 # capital inside a word), as a token value; "Expired" and "This password is too common." are a message's words.
 _PAIR_STRONG = r"(?:[0-9+/=~!@#^:]|[A-Za-z][A-Z])"
@@ -1362,7 +1382,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "secret_phrase_colon",
         "keyword",
-        r"(\b(?i:password|passwd|passphrase|passcode|token|secret|api[ _\-]?key)(?:[ \t]+[A-Za-z0-9_.\-']+){1,4}[ \t]*:[ \t]*)"
+        r"(\b(?i:password|passwd|passphrase|passcode|token|secret|api[ _\-]?key)(?:[ \t]+(?:[A-Za-z0-9_.\-']|[^\x00-\x7f])+){1,4}[ \t]*:[ \t]*)"
         + _loose_with_digit(_PHRASE_VALUE, _PHRASE_VALUE_NO_DIGIT)
         + r"(?:([\s'\"`,;)\]}>])|$)",
         True,
@@ -1371,7 +1391,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         keep_suffix=True,
         hints=("pass", "token", "secret", "key"),
         verify="password",
-        trigger=r"(?i:password|passwd|passphrase|passcode|token|secret|key)(?:[ \t]+[A-Za-z0-9_.\-']+){1,4}[ \t]*:",
+        trigger=r"(?i:password|passwd|passphrase|passcode|token|secret|key)(?:[ \t]+(?:[A-Za-z0-9_.\-']|[^\x00-\x7f])+){1,4}[ \t]*:",
     ),
     SecretPattern(
         "pgpass_line",
@@ -1435,6 +1455,39 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         verify="password",
         trigger=r"(?i:passwort|kennwort|mot de passe|contrase|senha|wachtwoord|parola|senord|has(?:ł|l)o|heslo|jelsz"
         r"|adgangskode|passord|salasana)|密码|密碼|口令|パスワード|비밀번호",
+    ),
+    SecretPattern(
+        "foreign_password_phrase",
+        "keyword",
+        # a few words between the word and a colon (``Neues Passwort für db: ..``, ``Votre mot de passe temporaire : ..``)
+        r"((?:^|[^A-Za-z0-9_])" + _PROSE_PASSWORD_WORDS + r"[^\s:：'\"]{0,3}(?:[ \t]+[^\s:：'\"]+(?:'[^\s:：'\"]+)?){0,3}?[ \t]*[:：][ \t]*[" + _OPEN_QUOTES + r"【]?[ \t]*"
+        # an opening quote right after the word (``Passwort „..“``, ``mot de passe « .. »``, ``la contraseña ".."``)
+        r"|(?:^|[^A-Za-z0-9_])" + _PROSE_PASSWORD_WORDS + r"[ \t]*[" + _OPEN_QUOTES + r"][ \t]*"
+        # the qualifier after the noun, as these languages order a compound (``SENHA_BANCO``, ``mot_de_passe_bdd``,
+        # ``CONTRASENA_ADMIN``, ``HASLO_BAZY``, ``пароль_бд``, ``токен_доступа``)
+        r"|(?:^|[^A-Za-z0-9_])(?i:" + _FOREIGN_NOUN_FIRST + r")(?:[_.\-](?:[A-Za-z0-9]|[^\x00-\x7f])+){1,2}?[ \t]*[:=：＝][ \t]*['\"]?"
+        r"|(?:" + _OTHER_SCRIPT_NOUN_FIRST + r")(?:_[^\s:=：＝'\"]+){1,2}?[ \t]*[:=：＝][ \t]*['\"]?"
+        # other scripts: a few letters of the sentence, then a colon or an opening bracket (``您的临时密码为：..``,
+        # ``значение пароля: ..``, ``パスワード『..』``, ``初期パスワード【..】``, ``비밀번호 '..'``)
+        r"|(?:[Пп]арол|ПАРОЛ|[Тт]окен)[^\s:：'\"]{0,3}(?:[ \t]+[^\s:：'\"]+){1,3}?[ \t]*[:：][ \t]*[" + _OPEN_QUOTES + r"]?[ \t]*"
+        r"|(?:" + _OTHER_SCRIPT_PROSE_WORDS + r")[^\s\x00-\x7f:：]{0,6}?(?:[ \t]*[:：][ \t]*[「『【“]?|[ \t]*[" + _OPEN_QUOTES + r"【（]))"
+        + _LETTER_AND_DIGIT,
+        True,
+        "A password in other languages' prose and keys, where the English rules' word order does not hold: a few "
+        "words, then a colon (``Neues Passwort für db: ..``, ``Votre mot de passe temporaire : ..``, ``значение "
+        "пароля: ..``, ``您的临时密码为：..``); an opening quote or bracket right after the word (``Passwort „..“``, "
+        "``mot de passe « .. »``, ``パスワード『..』``, ``密碼「..」``); the qualifier after the noun, as Romance and Slavic "
+        "languages and Vietnamese write a compound key (``SENHA_BANCO``, ``mot_de_passe_bdd``, ``HASLO_BAZY``, "
+        "``пароль_бд``, ``токен_доступа``). The value holds a letter and a digit (a date, a count, ``true`` and a "
+        "setting's word stay: ``senha_expira_dias=90``, ``Passwort zuletzt geändert: 2025-03-01``); Python also "
+        "requires a password or random shape.",
+        hints=("pass", "kennwort", "contrase", "senha", "wachtwoord", "parola", "senord", "hasło", "haslo", "heslo",
+               "jelsz", "adgangskode", "salasana", "mdp", "clave", "chave", "jeton", "khau", "khẩu", "sifre", "şifre",
+               "парол", "токен", "密码", "密碼", "口令", "パスワード", "비밀번호", "令牌", "トークン", "토큰"),
+        verify="credential",
+        trigger=r"(?i:" + _FOREIGN_NOUN_FIRST + r"|mot de passe|m(?:ậ|a)t kh(?:ẩ|a)u|has(?:ł|l)|passwort|kennwort|contrase|parola|senord|jelsz"
+        r"|adgangskode|passord|salasana)"
+        r"|" + _OTHER_SCRIPT_PROSE_WORDS,
     ),
     SecretPattern(
         "capability_link_token",

@@ -165,10 +165,12 @@ def _pattern_set() -> Any:
 # benign line look changed): ``***``, ``xxxx``, ``[REDACTED]``, ``<redacted>``, ``(hidden)``, and helm-diff's
 # ``++++++++ # (16 bytes)`` / ``-------- # (24 bytes)`` (an added or removed Secret value, masked with its size).
 _MASKED: Final = re2.compile(
-    rb"""[\s"'\\]*(?:(?:[*xX#.]{3,}|[+\-]{3,})(?:[ \t]+#[ \t]*\([0-9]+[ \t]*bytes?\))?|[*]+.*|<[^>]*>|\[[^\]]*\]"""
+    rb"""[\s"'\\]*(?:(?:[*xX#.]{3,}|[+\-]{3,}|"""
+    + "[●•＊]+".encode()  # a mask of bullets (a password field's dots, full-width stars)
+    + rb""")(?:[ \t]+#[ \t]*\([0-9]+[ \t]*bytes?\))?|[*]+.*|<[^>]*>|\[[^\]]*\]"""
     rb"""|\(?(?i:redacted|hidden|masked|removed|none|null)\)?)[\s"'\\]*"""
 )._regexp
-_MASK_START: Final = frozenset(bytes([c]) for c in b" \t\"'\\*xX#.<[(rRhHmMnN+-")
+_MASK_START: Final = frozenset(bytes([c]) for c in b" \t\"'\\*xX#.<[(rRhHmMnN+-\xe2\xef")  # \xe2, \xef: ``●●●``, ``•••``, ``＊＊＊``
 _UUID: Final = re2.compile(rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")._regexp
 # ``=`` ends a run unless it is base64's padding: ``name=value`` pairs (a cookie string) are no random run
 _RUN: Final = re.compile(rb"[A-Za-z0-9+_\-~.]+=*")
@@ -393,6 +395,8 @@ def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
     # value goes (``password = '''\n'''``)
     if secret in (b"=", b":") or (first in (b'"', b"'", b"`") and not secret.strip(b"\"'`")):
         return True
+    if len(secret) <= 16 and _LABEL.fullmatch(secret):  # a translation of the key's name (``"password": "Passwort"``)
+        return True
     after = data[secret_end : secret_end + 1]
     if (after in (b'"', b"'") and len(secret) <= 2) or (after in (b" ", b"\t") and _ASSIGNED_AFTER.match(data, secret_end)):
         return True
@@ -425,6 +429,13 @@ def _is_masked(secret: bytes) -> bool:
 
 
 _DIGITS: Final = b"0123456789"
+# The word for a password or a token in the languages the rules read: under a password key it is a UI label or a
+# translation (i18n files, resource bundles: ``login.password=Passwort``, ``"password": "Mot de passe"``), not a value.
+_LABEL: Final = re.compile(
+    "(?i:password|passwort|kennwort|mot de passe|contraseña|contrasena|senha|wachtwoord|hasło|haslo|heslo|jelszó"
+    "|parola|lösenord|passord|salasana|şifre|sifre|mật khẩu|clave|token|jeton|пароль|токен|密码|密碼|口令|パスワード"
+    "|비밀번호|令牌|トークン|토큰)".encode()
+)
 
 
 @functools.lru_cache(maxsize=32)

@@ -88,6 +88,11 @@ def _lines(source: str = "corpus") -> list[tuple[str, dict[str, str]]]:
 
         secrets = [line for line in corpus.held_out("quoted_secrets.jsonl.gz") if line["format"] not in eleventh.REGEX_ONLY_GAPS]
         benign = [line for line in corpus.held_out("quoted_benign.jsonl.gz") if line["category"] not in eleventh.REGEX_ONLY_ALTERED]
+    elif source == "localized":  # the twelfth (other languages' key names and prose, full-width separators), the same way
+        from tests import test_scrub_localized as twelfth
+
+        secrets = [line for line in corpus.held_out("localized_secrets.jsonl.gz") if line["format"] not in twelfth.REGEX_ONLY_GAPS]
+        benign = [line for line in corpus.held_out("localized_benign.jsonl.gz") if line["category"] not in twelfth.REGEX_ONLY_ALTERED]
     else:
         require(corpus.corpus_dir() is not None, "shared corpus not found (../shared/corpus or ERRSCOPE_CORPUS_DIR)")
         secrets, benign = corpus.secrets(), corpus.benign()
@@ -286,7 +291,7 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-@pytest.mark.parametrize("source", ["corpus", "wrapped", "mcpstack", "infra", "polyglot", "dumped", "atrest", "quoted"])
+@pytest.mark.parametrize("source", ["corpus", "wrapped", "mcpstack", "infra", "polyglot", "dumped", "atrest", "quoted", "localized"])
 def test_every_corpus_line_in_every_field(source: str) -> None:
     lines = _lines(source)
     by_id = dict(lines)
