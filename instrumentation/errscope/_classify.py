@@ -386,14 +386,16 @@ def _error_status(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and 400 <= value <= 599 else None
 
 
-_STATUS_ATTRIBUTES: Final = ("status_code", "http_status", "status", "code", "errcode")
+_STATUS_ATTRIBUTES: Final = ("status_code", "http_status", "status", "code", "errcode", "response_code")
 
 
 def http_status_of(exc: BaseException) -> int | None:
     """The HTTP error status (400-599) an exception carries, in the attribute shapes HTTP clients
     and API SDKs use: ``status_code`` (OpenAI, Anthropic), ``http_status`` (Stripe), ``status``
-    (aiohttp), ``code`` (urllib, google-api-core, tornado), ``errcode`` (xmlrpc.client), or its
-    ``response``'s ``status_code``/``status`` (httpx, requests, websockets). ``None`` when it carries none."""
+    (aiohttp), ``code`` (urllib, google-api-core, tornado), ``errcode`` (xmlrpc.client), ``response_code``
+    (python-gitlab), or its ``response``'s ``status_code``/``status`` (httpx, requests, websockets); else an
+    ``OSError`` built as ``IOError(status, message)`` (typesense: its ``errno`` is the status, no errno any system
+    defines). ``None`` when it carries none."""
     for owner in (exc, _attribute(exc, "response")):
         if owner is None or isinstance(owner, Mapping):  # botocore's response is a dict: see _api_error
             continue
@@ -401,6 +403,8 @@ def http_status_of(exc: BaseException) -> int | None:
             status = _error_status(_attribute(owner, name))
             if status is not None:
                 return status
+    if isinstance(exc, OSError) and exc.errno not in errno.errorcode:  # errnos end near 140 (Linux), WSA's at 10000
+        return _error_status(exc.errno)
     return None
 
 
