@@ -1161,6 +1161,21 @@ def _wrapping(inner: Callable[[BaseException], object], fallback: Rule) -> Rule:
     return rule
 
 
+def _delivery_from_cause(rule: Rule) -> Rule:
+    """``rule``, with the delivery fact of the transport failure the exception was raised ``from`` when that one
+    knows it (a wrapper whose class says less than its cause: azure-core's aiohttp transport)."""
+
+    def decide(exc: BaseException) -> Classification:
+        result = rule(exc) or _UNKNOWN
+        if exc.__cause__ is not None:
+            inner = classify(exc.__cause__)
+            if inner.failure_class is FailureClass.UPSTREAM_UNAVAILABLE and inner.side_effect_possible is not None:
+                result = replace(result, side_effect_possible=inner.side_effect_possible)
+        return result
+
+    return decide
+
+
 def _never_sent(rule: Rule) -> Rule:
     return lambda exc: replace(rule(exc) or _UNKNOWN, side_effect_possible=False)
 
@@ -2162,11 +2177,13 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
         # raised by the pool itself, over no socket error (valkey's "Too many connections"): no connection to send on
         ("ConnectionError", _wrapping(lambda exc: exc.__context__, lambda exc: _unavailable(
             False if _raised_by_pool(exc) else None, "redis")(exc))))},
-    # azure-core (https://learn.microsoft.com/python/api/azure-core/azure.core.exceptions): raised outside
-    # the transport's except block (no chain); the class is what tells "no request was sent" from
-    # "the request was sent, but the client failed to understand the response".
-    "azure.core.exceptions.ServiceRequestError": _unavailable(False, "http"),
-    "azure.core.exceptions.ServiceResponseError": _unavailable(True, "http"),
+    # azure-core (https://learn.microsoft.com/python/api/azure-core/azure.core.exceptions): its requests transport
+    # raises outside the except block (no chain), where the class is what tells "no request was sent" from "the
+    # request was sent, but the client failed to understand the response"; its aiohttp transport raises ``from`` the
+    # aiohttp error, and files every ClientError but a response's under ServiceRequestError, a reset after sending
+    # too: there the cause knows.
+    "azure.core.exceptions.ServiceRequestError": _delivery_from_cause(_unavailable(False, "http")),
+    "azure.core.exceptions.ServiceResponseError": _delivery_from_cause(_unavailable(True, "http")),
     # pymongo (https://pymongo.readthedocs.io/en/stable/api/pymongo/errors.html): no server could be
     # selected (refused, unresolvable, not answering the handshake) or no pooled connection freed up:
     # nothing was sent; a timeout on an open connection may have run; a lost connection does not say.
