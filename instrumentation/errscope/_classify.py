@@ -2046,6 +2046,9 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # not have, a database alias not in the settings (a missing row is the model's DoesNotExist)
     **dict.fromkeys(("django.core.exceptions.FieldDoesNotExist", "django.utils.connection.ConnectionDoesNotExist"),
                     _fixed(FailureClass.UNKNOWN, False)),
+    # python-gitlab's for an answer that is not the API's JSON (a 2xx login page a proxy served): raised over no
+    # decoder error, with no status; as _unusable_success, the upstream's fault, and whether it acted is open
+    "gitlab.exceptions.GitlabParsingError": _fixed(FailureClass.UPSTREAM_UNAVAILABLE),
     # aiohttp (https://docs.aiohttp.org/en/stable/client_reference.html#hierarchy-of-exceptions)
     "aiohttp.client_exceptions.ClientConnectorError": _unavailable(False, "http"),  # DNS, refused, TLS
     "aiohttp.client_exceptions.TooManyRedirects": _redirect_loop,  # before its status (a 3xx) is read as one
