@@ -125,7 +125,7 @@ no rule anywhere in the chain          by the words of the     ``...Throttled...
 anything else                          unknown                 a gap in the mapping: it is alerted on
 =====================================  ======================  ========================================
 
-HTTP statuses: 400/409/412/413/422/428 invalid_input, 401/403/407 permission_denied, 404/410 not_found,
+HTTP statuses: 400/409/412/413/416/422/428 invalid_input, 401/403/407 permission_denied, 404/410 not_found,
 429 rate_limited, 408 and 5xx upstream_unavailable, others unknown; a 403 with ``Retry-After`` or
 ``X-RateLimit-Remaining: 0`` (GitHub's rate limits), or a Google usage-limit reason
 (``userRateLimitExceeded``, ``dailyLimitExceeded``, ErrorInfo's ``RATE_LIMIT_EXCEEDED``) is rate_limited; a 400 whose
@@ -386,14 +386,16 @@ def _error_status(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and 400 <= value <= 599 else None
 
 
-_STATUS_ATTRIBUTES: Final = ("status_code", "http_status", "status", "code", "errcode")
+_STATUS_ATTRIBUTES: Final = ("status_code", "http_status", "status", "code", "errcode", "response_code")
 
 
 def http_status_of(exc: BaseException) -> int | None:
     """The HTTP error status (400-599) an exception carries, in the attribute shapes HTTP clients
     and API SDKs use: ``status_code`` (OpenAI, Anthropic), ``http_status`` (Stripe), ``status``
-    (aiohttp), ``code`` (urllib, google-api-core, tornado), ``errcode`` (xmlrpc.client), or its
-    ``response``'s ``status_code``/``status`` (httpx, requests, websockets). ``None`` when it carries none."""
+    (aiohttp), ``code`` (urllib, google-api-core, tornado), ``errcode`` (xmlrpc.client), ``response_code``
+    (python-gitlab), or its ``response``'s ``status_code``/``status`` (httpx, requests, websockets); else an
+    ``OSError`` built as ``IOError(status, message)`` (typesense: its ``errno`` is the status, no errno any system
+    defines). ``None`` when it carries none."""
     for owner in (exc, _attribute(exc, "response")):
         if owner is None or isinstance(owner, Mapping):  # botocore's response is a dict: see _api_error
             continue
@@ -401,6 +403,8 @@ def http_status_of(exc: BaseException) -> int | None:
             status = _error_status(_attribute(owner, name))
             if status is not None:
                 return status
+    if isinstance(exc, OSError) and exc.errno not in errno.errorcode:  # errnos end near 140 (Linux), WSA's at 10000
+        return _error_status(exc.errno)
     return None
 
 
@@ -1155,6 +1159,21 @@ def _wrapping(inner: Callable[[BaseException], object], fallback: Rule) -> Rule:
         return result
 
     return rule
+
+
+def _delivery_from_cause(rule: Rule) -> Rule:
+    """``rule``, with the delivery fact of the transport failure the exception was raised ``from`` when that one
+    knows it (a wrapper whose class says less than its cause: azure-core's aiohttp transport)."""
+
+    def decide(exc: BaseException) -> Classification:
+        result = rule(exc) or _UNKNOWN
+        if exc.__cause__ is not None:
+            inner = classify(exc.__cause__)
+            if inner.failure_class is FailureClass.UPSTREAM_UNAVAILABLE and inner.side_effect_possible is not None:
+                result = replace(result, side_effect_possible=inner.side_effect_possible)
+        return result
+
+    return decide
 
 
 def _never_sent(rule: Rule) -> Rule:
@@ -2027,6 +2046,9 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # not have, a database alias not in the settings (a missing row is the model's DoesNotExist)
     **dict.fromkeys(("django.core.exceptions.FieldDoesNotExist", "django.utils.connection.ConnectionDoesNotExist"),
                     _fixed(FailureClass.UNKNOWN, False)),
+    # python-gitlab's for an answer that is not the API's JSON (a 2xx login page a proxy served): raised over no
+    # decoder error, with no status; as _unusable_success, the upstream's fault, and whether it acted is open
+    "gitlab.exceptions.GitlabParsingError": _fixed(FailureClass.UPSTREAM_UNAVAILABLE),
     # aiohttp (https://docs.aiohttp.org/en/stable/client_reference.html#hierarchy-of-exceptions)
     "aiohttp.client_exceptions.ClientConnectorError": _unavailable(False, "http"),  # DNS, refused, TLS
     "aiohttp.client_exceptions.TooManyRedirects": _redirect_loop,  # before its status (a 3xx) is read as one
@@ -2158,11 +2180,13 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
         # raised by the pool itself, over no socket error (valkey's "Too many connections"): no connection to send on
         ("ConnectionError", _wrapping(lambda exc: exc.__context__, lambda exc: _unavailable(
             False if _raised_by_pool(exc) else None, "redis")(exc))))},
-    # azure-core (https://learn.microsoft.com/python/api/azure-core/azure.core.exceptions): raised outside
-    # the transport's except block (no chain); the class is what tells "no request was sent" from
-    # "the request was sent, but the client failed to understand the response".
-    "azure.core.exceptions.ServiceRequestError": _unavailable(False, "http"),
-    "azure.core.exceptions.ServiceResponseError": _unavailable(True, "http"),
+    # azure-core (https://learn.microsoft.com/python/api/azure-core/azure.core.exceptions): its requests transport
+    # raises outside the except block (no chain), where the class is what tells "no request was sent" from "the
+    # request was sent, but the client failed to understand the response"; its aiohttp transport raises ``from`` the
+    # aiohttp error, and files every ClientError but a response's under ServiceRequestError, a reset after sending
+    # too: there the cause knows.
+    "azure.core.exceptions.ServiceRequestError": _delivery_from_cause(_unavailable(False, "http")),
+    "azure.core.exceptions.ServiceResponseError": _delivery_from_cause(_unavailable(True, "http")),
     # pymongo (https://pymongo.readthedocs.io/en/stable/api/pymongo/errors.html): no server could be
     # selected (refused, unresolvable, not answering the handshake) or no pooled connection freed up:
     # nothing was sent; a timeout on an open connection may have run; a lost connection does not say.

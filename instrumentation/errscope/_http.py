@@ -26,7 +26,9 @@ __all__ = [
 
 def class_for_http_status(status: int) -> FailureClass:
     """Map an HTTP status code to a class (RFC 9110 §15); 2xx/3xx and unmapped 4xx are ``unknown``."""
-    if status in (400, 409, 412, 413, 422, 428):  # 413: smaller arguments fit; 412/428: a stale precondition
+    # 413: smaller arguments fit; 412/428: a stale precondition; 416: the range asked for lies outside what is there
+    # (RFC 9110 §15.5.17: a download's offset past the end of the object, Azure Blob's InvalidRange, S3's)
+    if status in (400, 409, 412, 413, 416, 422, 428):
         return FailureClass.INVALID_INPUT
     if status in (401, 403, 407):  # 407: the proxy refused the tool's credential, as a 401 (RFC 9110 §15.5.8)
         return FailureClass.PERMISSION_DENIED
