@@ -228,15 +228,21 @@ class ToolSeam:
         """The tool answered ``isError`` itself: keep it, scrub its text, add the ref.
 
         A class the tool declared under ``_meta[io.errscope/failure_class]`` is honoured; else its text is
-        read with the client's rules, as a client or ``errscope proxy`` reads the same result.
+        read with the client's rules, as a client or ``errscope proxy`` reads the same result. A text that
+        names no cause (``unknown``) defers to the exception the tool logged with its traceback during the
+        call (:attr:`errscope._call.ToolCall.logged`), classified as if raised.
         """
         from errscope.client import _answer as answer
 
-        failure_class = answer.declared_class(result.meta or {})
+        failure_class = declared = answer.declared_class(result.meta or {})
         if failure_class is None:  # the tool ran: its text names no unknown tool, so no tool name is given
             # the structured body is read when no text tells the failure (MCP 2025-11-25, Tools > Structured Content)
             failure_class = answer.read_text(answer.text_of(result.content, result.structured_content), None).failure_class
-        call.fail(Channel.EXECUTION, Classification(failure_class))
+        if declared is None and failure_class is FailureClass.UNKNOWN and call.logged is not None:
+            # The text names no cause, but the tool logged the exception it caught (``logger.exception``):
+            # that is the root cause, its class and its stack on the span and the log record.
+            call.fail(Channel.EXECUTION, classify(call.logged), exception=call.logged)
+        call.fail(Channel.EXECUTION, Classification(failure_class))  # the first recorded wins
         content = [_scrubbed_block(block) for block in result.content]
         content.append(TextContent(type="text", text=f"Ref {call.error_ref}"))
         return CallToolResult(
