@@ -125,3 +125,20 @@ async def test_j256_a_connection_lost_mid_call_as_real_mcp_servers_told_it(tmp_p
         "deploy_app": "The request was canceled due to the configured HttpClient.Timeout of 100 seconds elapsing.",
     })
     assert_unavailable(results)
+
+
+@pytest.mark.xfail(strict=True, reason=_PENDING_PHRASES)
+async def test_j260_a_gateway_whose_downstream_server_is_not_connected(tmp_path: Path, telemetry: Any) -> None:
+    """J260 (archestra-ai/archestra PR #1153 and AgentDeskAI/browser-tools-mcp #101: the TypeScript SDK's "Error: Not
+    connected" as a tool's error; google-gemini/gemini-cli #18738; NousResearch/hermes-agent #37768: "MCP server 'wechat'
+    is not connected"). A gateway or host relays that its downstream MCP server is gone: the call never reached it,
+    ``upstream_unavailable``, not ``unknown``. A guard beside it: "Your GitHub account is not connected" is the
+    operator's setup, not an outage, and stays out of ``upstream_unavailable``."""
+    results = await answered(tmp_path, telemetry, {
+        "browser_click": "Error: Not connected",
+        "wechat_publish": "MCP server 'wechat' is not connected",
+        "create_repo": "Your GitHub account is not connected. Connect it in Settings > Integrations.",
+    })
+    guard = results.pop("create_repo")
+    assert guard.failure_class is not FailureClass.UPSTREAM_UNAVAILABLE, guard
+    assert_unavailable(results)
