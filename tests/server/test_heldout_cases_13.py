@@ -1,11 +1,11 @@
-"""Server side of tests/heldout_cases.md, thirteenth round (J257-J259): a root cause behind a prompt's or a resource's
+"""Server side of tests/heldout_cases.md, thirteenth round (J257-J261): a root cause behind a prompt's or a resource's
 own exception, and one a tool only logged.
 
 A prompt and a resource that fetch from an upstream on 127.0.0.1 that refuses the connection, and re-raise the failure as
 their own ``ValueError`` (``raise ... from exc``), as helpers that "validate" what they loaded do. The class comes from
 the chain (the refused connection), not from the ``ValueError`` on top: the host is not told its arguments were wrong.
 A tool that catches the failure, logs it with its traceback and answers a bare ``isError`` (J259): the logged exception
-is the root cause.
+is the root cause; one that answers a bare ``isError`` after its upstream's failing status (J261): that status is.
 
 Real ``MCPServer`` and FastMCP servers with ``errscope.instrument``; the real SDK client in process.
 """
@@ -24,7 +24,7 @@ from mcp_types import CallToolResult, TextContent
 import errscope
 from errscope._attributes import ERRSCOPE_FAILURE_CLASS
 from errscope.testing import CapturedTelemetry
-from tests.classification.upstreams import HOST, closed_port
+from tests.classification.upstreams import HOST, HttpUpstream, closed_port
 from tests.server.test_heldout_cases import REF, text_of
 from tests.server.test_heldout_cases_9 import ping
 from tests.servers.catalogue import BUILDERS
@@ -175,3 +175,37 @@ async def test_j259_a_warning_without_a_traceback_is_no_root_cause(style: str, t
     (span,) = [s for s in telemetry.spans() if s.attributes.get("gen_ai.tool.name") == "create_issue"]
     assert span.attributes.get(ERRSCOPE_FAILURE_CLASS) == "unknown", dict(span.attributes)
     assert not [e for e in span.events if e.name == "exception"]
+
+
+@pytest.mark.parametrize(("status", "expected"), [
+    (503, "upstream_unavailable"), (429, "rate_limited"), (404, "not_found"), (403, "permission_denied"), (200, "unknown"),
+])
+@pytest.mark.parametrize("style", STYLES)
+async def test_j261_a_bare_error_after_an_upstream_status(
+    style: str, status: int, expected: str, telemetry: CapturedTelemetry
+) -> None:
+    """J261 (the same pattern as J259 without the log line: ``if r.status_code >= 400: return CallToolResult(isError=True,
+    content=[TextContent(text="Failed to create the issue.")])``). The tool's text names no cause, but the upstream's
+    answer during the call was recorded (httpx's hooks: ``errscope.upstream.status`` on the span): its status decides
+    the class by RFC 9110's table, as it would had the tool raised ``raise_for_status()``. A 200 before a bare error
+    says nothing: ``unknown``."""
+    server = BUILDERS[style]()
+    with HttpUpstream() as upstream:
+        base = upstream.scripted(status, '{"error": "scripted"}')
+
+        def create_issue(title: str) -> CallToolResult:
+            """Open an issue in the tracker."""
+            response = httpx.post(f"{base}/issues", json={"title": title}, timeout=5)
+            if response.status_code >= 400 or title == "T-fail":
+                return CallToolResult(content=[TextContent(type="text", text="Failed to create the issue.")], is_error=True)
+            return CallToolResult(content=[TextContent(type="text", text="created")])
+
+        (server.tool if style == "fastmcp" else server.add_tool)(create_issue)
+        errscope.instrument(server, **telemetry.providers)
+        target = server._mcp_server if style == "fastmcp" else server
+        async with Client(target, mode="legacy") as client:
+            result = await client.call_tool("create_issue", {"title": "T-fail"})
+    assert result.is_error and text_of(result).startswith("Failed to create the issue."), text_of(result)
+    (span,) = [s for s in telemetry.spans() if s.attributes.get("gen_ai.tool.name") == "create_issue"]
+    assert span.attributes.get(ERRSCOPE_FAILURE_CLASS) == expected, dict(span.attributes)
+    assert span.attributes.get("error.type") == "tool_error", dict(span.attributes)
