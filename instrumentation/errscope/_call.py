@@ -14,7 +14,7 @@ from errscope._classify import Classification, Upstream
 from errscope._refs import new_error_ref
 from errscope._vocabulary import Channel, Outcome
 
-__all__ = ["ToolCall", "current_call", "record_upstream"]
+__all__ = ["ToolCall", "current_call", "note_logged", "record_upstream"]
 
 
 @dataclass(slots=True)
@@ -38,6 +38,10 @@ class ToolCall:
     (:data:`errscope._attributes.ERRSCOPE_UPSTREAM_MESSAGE`), scrubbed again and cut where it is written."""
     idempotency_key_hash: str | None = None
     replayed: bool = False
+    logged: BaseException | None = None
+    """The last exception the tool's code logged with its traceback at ERROR or above during the call
+    (``logger.exception(...)`` after catching it): the root cause of an ``isError`` result whose text names
+    none ("Failed to create the issue."). Set by :func:`note_logged`."""
     _error_ref: str | None = field(default=None, init=False, repr=False)
 
     @property
@@ -135,6 +139,14 @@ def record_upstream(system: str, status: str | int | None, address: str | None =
     if call is None:
         return
     call.upstreams.append(Upstream(system, None if status is None else str(status), _host_port(address)))
+
+
+def note_logged(exc: BaseException) -> None:
+    """Keep ``exc``, an exception logged with its traceback during the current tool call, as
+    :attr:`ToolCall.logged`; outside a tool call this does nothing."""
+    call = _current.get()
+    if call is not None:
+        call.logged = exc
 
 
 def _host_port(address: str | None) -> str | None:

@@ -56,6 +56,7 @@ from typing import Any, Final
 from opentelemetry import metrics
 
 from errscope._attributes import ERRSCOPE_LOG_SCRUB_FAILURES
+from errscope._call import note_logged
 from errscope._patterns import REDACTED
 from errscope._scrubbing import SAFE_KEYS, _redact_by_key, scrub, scrub_value
 
@@ -269,6 +270,10 @@ def scrub_logs(enabled: bool = True) -> None:
 
     def callHandlers(self: logging.Logger, record: logging.LogRecord) -> None:  # noqa: N802 - the stdlib's name
         if _enabled and not _own(record.name):
+            # An exception the tool caught and logged is the root cause of the isError it returns; kept
+            # before scrubbing, which may drop exc_info (errscope.server._seam reads it).
+            if record.exc_info and record.levelno >= logging.ERROR and record.exc_info[1] is not None:
+                note_logged(record.exc_info[1])
             scrub_record(record)
         original(self, record)
 

@@ -48,6 +48,8 @@ from mcp_types import (
 from errscope import _attributes as attr
 from errscope._call import ToolCall
 from errscope._classify import Classification, FieldProblem, classify, explain, raised_in
+from errscope._foreign_text import classify_text
+from errscope._http import class_for_http_status
 from errscope._messages import (
     MAX_PUBLIC_MESSAGE,
     field_sentence,
@@ -228,15 +230,26 @@ class ToolSeam:
         """The tool answered ``isError`` itself: keep it, scrub its text, add the ref.
 
         A class the tool declared under ``_meta[io.errscope/failure_class]`` is honoured; else its text is
-        read with the client's rules, as a client or ``errscope proxy`` reads the same result.
+        read with the client's rules, as a client or ``errscope proxy`` reads the same result. A text that
+        names no cause (``unknown``) defers to the exception the tool logged with its traceback during the
+        call (:attr:`errscope._call.ToolCall.logged`), classified as if raised, else to the last failing
+        upstream status recorded during the call (:func:`_upstream_class`).
         """
         from errscope.client import _answer as answer
 
-        failure_class = answer.declared_class(result.meta or {})
+        failure_class = declared = answer.declared_class(result.meta or {})
         if failure_class is None:  # the tool ran: its text names no unknown tool, so no tool name is given
             # the structured body is read when no text tells the failure (MCP 2025-11-25, Tools > Structured Content)
             failure_class = answer.read_text(answer.text_of(result.content, result.structured_content), None).failure_class
-        call.fail(Channel.EXECUTION, Classification(failure_class))
+        if declared is None and failure_class is FailureClass.UNKNOWN and call.logged is not None:
+            # The text names no cause, but the tool logged the exception it caught (``logger.exception``):
+            # that is the root cause, its class and its stack on the span and the log record.
+            call.fail(Channel.EXECUTION, classify(call.logged), exception=call.logged)
+        if declared is None and failure_class is FailureClass.UNKNOWN:
+            # ... else to the last failing status an upstream answered during the call (httpx's hooks,
+            # record_upstream): the same status the span already carries as errscope.upstream.status.
+            failure_class = _upstream_class(call)
+        call.fail(Channel.EXECUTION, Classification(failure_class))  # the first recorded wins
         content = [_scrubbed_block(block) for block in result.content]
         content.append(TextContent(type="text", text=f"Ref {call.error_ref}"))
         return CallToolResult(
@@ -245,6 +258,17 @@ class ToolSeam:
             structured_content=_scrub_payload(result.structured_content),
             _meta={**_scrub_payload(dict(result.meta or {})), **failure_meta(call)},
         )
+
+
+def _upstream_class(call: ToolCall) -> FailureClass:
+    """The class of the last failing upstream status recorded on ``call``: an HTTP status by RFC 9110's
+    table (:func:`errscope._http.class_for_http_status`), a named status (gRPC's ``UNAVAILABLE``) by the
+    foreign-text rules; ``unknown`` when none failed."""
+    failing = [u.status for u in call.upstreams if u.status and not u.status.startswith(("1", "2", "3"))]
+    if not failing:
+        return FailureClass.UNKNOWN
+    status = failing[-1]
+    return class_for_http_status(int(status)) if status.isdigit() else classify_text(status)
 
 
 def _scrubbed_block(block: Any) -> Any:
