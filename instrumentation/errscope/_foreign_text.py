@@ -274,6 +274,24 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # SSLEOFError ("EOF occurred in violation of protocol"), ECONNABORTED's "Software caused connection abort".
             r"\bgoaway\b|\bpeer closed (?:the )?connection\b|\bincomplete ?(?:chunked )?read\b|\bconnection broken\b|"
             r"\beof occurred in violation of protocol\b|\bconnection abort\b|"
+            # ... and in other runtimes' words: OkHttp ("unexpected end of stream on ..."), HttpURLConnection ("Unexpected
+            # end of file from server"), Ruby's EOFError ("end of file reached"), .NET ("The response ended
+            # prematurely"), curl 52 ("Empty reply from server"), hyper ("IncompleteMessage"), Node's TLS socket ("Client
+            # network socket disconnected"), java.net.http ("header parser received no bytes"), Go's http2 ("stream error:
+            # stream ID 3; INTERNAL_ERROR").
+            r"\bunexpected end of (?:stream on|file from server)\b|\bend of file reached\b|"
+            r"\bended prematurely\b|\bempty reply from server\b|\bincomplete ?message\b|\bsocket (?:was )?disconnected\b|"
+            r"\breceived no (?:bytes|data)\b|\bstream error: stream id \d|\benotconn\b|"
+            # A peer not connected: ENOTCONN ("Transport endpoint is not connected"), the TypeScript SDK's bare "Not
+            # connected", a host's "MCP server 'x' is not connected" (an account "not connected" is setup, not an outage).
+            r"\b(?:server|client|transport|session|socket|endpoint|connection)\b[^.\n]{0,40}?\bis not connected\b|"
+            r"^\W*(?:error:?\s*)?not connected\W*$|"
+            # A database gone or never reached, in drivers' and ORMs' words: Prisma's P1001 "Can't reach database server",
+            # node-postgres's "Connection terminated unexpectedly", PostgreSQL's 57P01 "terminating connection due to
+            # administrator command", MySQL Connector/J's "Communications link failure".
+            r"\b(?:cannot|can't|could not|unable to) reach (?:the )?(?:[\w-]+ )?(?:server|host|endpoint|database|service|api)\b|"
+            r"\bconnection (?:was )?terminated\b|\bterminating (?:the )?connection\b|"
+            r"\bcommunications link failure\b|"
             # A database that cannot take the statement now, in its own words (the SQLSTATE classes 40 and 53 that
             # ``errscope._classify`` reads from a driver's exception: rolled back, nothing applied): PostgreSQL's
             # "deadlock detected" / "could not serialize access" / "sorry, too many clients already", MySQL's "Too many
@@ -365,7 +383,7 @@ _NEVER_REACHED: Final = re.compile(
     r"nodename nor servname|failure in name resolution|could not resolve|name not resolved|name resolution failed|"
     r"\benotfound\b|unknown ?host|unreachable|no route to host|\be(?:host|net)unreach\b|"
     r"\bconnect(?:ion)? ?(?:etimedout|timeout ?(?:error|exception)?\b)|\bconnect timed out\b|timeout (?:while )?connecting|"
-    r"\b(?:cannot|can't|could not|unable to|failed to) (?:connect|establish)|connection attempts? failed|"
+    r"\b(?:cannot|can't|could not|unable to|failed to) (?:connect|establish|reach)|connection attempts? failed|"
     r"certificate|\bx509\b|\bpkix\b|fatal alert|handshake",
     re.I,
 )
@@ -378,6 +396,11 @@ _AFTER_SENDING: Final = re.compile(
     r"closed by the (?:remote|peer|server)|peer closed|remote end closed|server disconnected|connection (?:abort|broken)|"
     r"\bgoaway\b|incomplete ?(?:chunked )?read|lost connection|\": eof\b|"  # Go's net/http: Post "url": EOF
     r"\bclosed before (?:the )?(?:message|response|headers)|"  # hyper: "connection closed before message completed"
+    # an answer cut short in other runtimes' words (OkHttp, HttpURLConnection, Ruby, .NET, curl 52, hyper, Node's TLS
+    # socket, java.net.http, Go's http2) and a database connection ended under a statement (node-postgres, 57P01)
+    r"\bunexpected end of (?:stream|file)\b|\bend of file reached\b|\bended prematurely\b|\bempty reply from server\b|"
+    r"\bincomplete ?message\b|\bsocket (?:was )?disconnected\b|\breceived no (?:bytes|data)\b|\bstream error\b|"
+    r"\bconnection (?:was )?terminated\b|\bterminating (?:the )?connection\b|"
     # undici's "fetch failed" alone: no HTTP answer came, whether before or after the request was written
     r"\bfetch failed\b",
     re.I,

@@ -6,9 +6,8 @@ and ``HttpURLConnection``, .NET's ``HttpClient``, curl, Ruby, Prisma, node-postg
 Node's TLS socket. Each says the upstream went away before answering; the class is ``upstream_unavailable`` as for the
 same exception raised in a Python tool, and a write tool with no hints is sent once (retries enabled, none taken).
 
-``ToolClient`` drives the raw stdio peer (``servers/heldout_peer.py``). J253-J255 need phrases in
-``_foreign_text._PHRASES``; that module was being changed on main while this round was written, so they are kept as
-strict xfails until the phrases land there (see tests/heldout_cases.md).
+``ToolClient`` drives the raw stdio peer (``servers/heldout_peer.py``). J253-J255 and J260 are read by phrases in
+``_foreign_text._PHRASES``.
 """
 
 from __future__ import annotations
@@ -24,7 +23,6 @@ from tests.client.test_heldout_cases import failed, peer, tool
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
-_PENDING_PHRASES = "needs an upstream phrase in _foreign_text._PHRASES (that module is being changed on main)"
 
 
 @pytest.fixture
@@ -54,7 +52,6 @@ def assert_unavailable(results: dict[str, Any]) -> None:
         assert "Fix the arguments" not in result.text, result.text
 
 
-@pytest.mark.xfail(strict=True, reason=_PENDING_PHRASES)
 async def test_j253_a_response_cut_short_in_java_dotnet_curl_and_ruby_words(tmp_path: Path, telemetry: Any) -> None:
     """J253 (square/okhttp #2738 and #3469: "java.io.IOException: unexpected end of stream on http://..."; dotnet/runtime
     #62963: "The response ended prematurely. (ResponseEnded)"; Java's ``HttpURLConnection``: "Unexpected end of file
@@ -71,7 +68,6 @@ async def test_j253_a_response_cut_short_in_java_dotnet_curl_and_ruby_words(tmp_
     assert_unavailable(results)
 
 
-@pytest.mark.xfail(strict=True, reason=_PENDING_PHRASES)
 async def test_j254_a_database_out_of_reach_in_orm_and_driver_words(tmp_path: Path, telemetry: Any) -> None:
     """J254 (prisma/orm #13770, #24040, planetscale/cli #589: "P1001: Can't reach database server at ..."; brianc/
     node-postgres #1783, #3107: "Connection terminated unexpectedly"; MySQL Connector/J's "Communications link
@@ -89,7 +85,6 @@ async def test_j254_a_database_out_of_reach_in_orm_and_driver_words(tmp_path: Pa
     assert_unavailable(results)
 
 
-@pytest.mark.xfail(strict=True, reason=_PENDING_PHRASES)
 async def test_j255_a_connection_lost_in_rust_node_java_and_go_runtime_words(tmp_path: Path, telemetry: Any) -> None:
     """J255 (hyper's ``Error(IncompleteMessage)`` as reqwest debug-prints it, seanmonstar/reqwest #1808 and
     Morganamilo/paru #167; Node's TLS socket "Client network socket disconnected before secure TLS connection was
@@ -127,7 +122,6 @@ async def test_j256_a_connection_lost_mid_call_as_real_mcp_servers_told_it(tmp_p
     assert_unavailable(results)
 
 
-@pytest.mark.xfail(strict=True, reason=_PENDING_PHRASES)
 async def test_j260_a_gateway_whose_downstream_server_is_not_connected(tmp_path: Path, telemetry: Any) -> None:
     """J260 (archestra-ai/archestra PR #1153 and AgentDeskAI/browser-tools-mcp #101: the TypeScript SDK's "Error: Not
     connected" as a tool's error; google-gemini/gemini-cli #18738; NousResearch/hermes-agent #37768: "MCP server 'wechat'

@@ -233,6 +233,11 @@ class TestClassifyText:
             ("payments API answered 500 Internal Server Error", True),
             ("upstream returned 504 Gateway Timeout", True),
             ("java.net.SocketTimeoutException: Read timed out", True),
+            ("java.io.IOException: unexpected end of stream on http://ledger.internal/...", True),  # OkHttp
+            ("The response ended prematurely. (ResponseEnded)", True),  # .NET HttpClient
+            ("curl: (52) Empty reply from server", True),
+            ("Connection terminated unexpectedly", True),  # node-postgres under a statement
+            ("Can't reach database server at `db.internal:5432`", False),  # Prisma P1001
             # nothing reached the upstream, a refusal as a whole, a crash, or nothing said
             ("fetch failed (connect ECONNREFUSED 127.0.0.1:5432)", False),
             ("getaddrinfo ENOTFOUND api.example.com", False),
