@@ -245,11 +245,12 @@ class ToolSeam:
             # The text names no cause, but the tool logged the exception it caught (``logger.exception``):
             # that is the root cause, its class and its stack on the span and the log record.
             call.fail(Channel.EXECUTION, classify(call.logged), exception=call.logged)
-        if declared is None and failure_class is FailureClass.UNKNOWN:
-            # ... else to the last failing status an upstream answered during the call (httpx's hooks,
-            # record_upstream): the same status the span already carries as errscope.upstream.status.
-            failure_class = _upstream_class(call)
-        call.fail(Channel.EXECUTION, Classification(failure_class))  # the first recorded wins
+        else:
+            if declared is None and failure_class is FailureClass.UNKNOWN:
+                # ... else the last failing status an upstream answered during the call (httpx's hooks,
+                # record_upstream): the same status the span already carries as errscope.upstream.status.
+                failure_class = _upstream_class(call)
+            call.fail(Channel.EXECUTION, Classification(failure_class))
         content = [_scrubbed_block(block) for block in result.content]
         content.append(TextContent(type="text", text=f"Ref {call.error_ref}"))
         return CallToolResult(
