@@ -141,3 +141,37 @@ async def test_j213_an_endpoint_redirecting_a_call_to_itself_behind_a_stdio_prox
     assert server.ran == [] and after.text == "up"
     assert result.failure_class is FailureClass.UPSTREAM_UNAVAILABLE, result.text
     assert result.side_effect_possible is False and "Ref ERR-" in result.text, result.text
+
+
+async def test_a_gateways_503_behind_a_stdio_proxy_is_an_http_upstream_event(tmp_path: Path) -> None:
+    """Behind ``errscope proxy --upstream``, a gateway answers ``tools/call`` with a plain-text 503 (Envoy's words):
+    the call's span and log record name the HTTP answer as the upstream event (system ``http``, status ``503``), not
+    the relay's default ``mcp``, so the triage view shows what on-call must look at."""
+    import json
+
+    from tests.client.servers.app import serve
+    from tests.client.test_heldout_cases_3 import gated, issues_server, refusing
+
+    server = issues_server()
+    out = tmp_path / "relay"
+    body = b"upstream connect error or disconnect/reset before headers. reset reason: connection failure"
+    gate = refusing("search_issues", 503, body, (b"content-type", b"text/plain"))
+    async with serve(gated(server.streamable_http_app(host="127.0.0.1"), gate)) as base:
+        command = proxy_command(out, "--upstream", base + "/mcp")
+        params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT))
+        async with ToolClient(params, timeout=5, retry=None) as tc:
+            result = await tc.call_tool("search_issues", {"query": "crash"})
+    assert result.failure_class is FailureClass.UPSTREAM_UNAVAILABLE and server.ran == [], result.text
+    spans = [
+        {a["key"]: next(iter(a["value"].values())) for a in span["attributes"]}
+        for line in (out / "traces.jsonl").read_text().splitlines()
+        for rs in json.loads(line)["resourceSpans"] for ss in rs["scopeSpans"] for span in ss["spans"]
+    ]
+    records = [
+        {a["key"]: next(iter(a["value"].values())) for a in record["attributes"]}
+        for line in (out / "logs.jsonl").read_text().splitlines()
+        for rl in json.loads(line)["resourceLogs"] for sl in rl["scopeLogs"] for record in sl["logRecords"]
+    ]
+    for exported in (spans, records):
+        (attributes,) = [a for a in exported if a.get("errscope.error_ref") == result.error_ref]
+        assert (attributes["errscope.upstream.system"], attributes["errscope.upstream.status"]) == ("http", "503")

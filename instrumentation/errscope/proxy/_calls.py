@@ -340,7 +340,9 @@ class Calls:
         upstream = Upstream(SYSTEM, str(code), self.upstream.address)
         refused_with = data.get(attr.META_HTTP_STATUS) if isinstance(data, dict) else None
         if type(refused_with) is int and 100 <= refused_with <= 599:
+            # The HTTP answer is the call's upstream event: recorded, so it names the system over the relay's default.
             upstream = Upstream("http", str(refused_with), self.upstream.address)
+            call.upstreams.append(upstream)
         if self._adopt_declared(call, Channel.PROTOCOL, data if isinstance(data, dict) else {}, upstream, code=code):
             return message
         # Whether the call may have run: as the peer (or the proxy's HTTP client, J116) said, else from the code.
