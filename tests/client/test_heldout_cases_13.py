@@ -18,30 +18,14 @@ from typing import Any
 import pytest
 
 from errscope import Channel, FailureClass
-from errscope.client import RetryPolicy, ToolClient
-from tests.client.test_heldout_cases import failed, peer, tool
+from tests.client.test_heldout_cases_12 import answered
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
-
 
 
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-async def answered(tmp_path: Path, telemetry: Any, texts: dict[str, str]) -> dict[str, Any]:
-    """Call each tool once through a peer answering ``isError`` with its text; the results by tool, each checked to
-    have been sent exactly once (no automatic repeat of a write that is not safe to repeat)."""
-    params, log = peer(tmp_path, [tool(name) for name in texts], {name: failed(text) for name, text in texts.items()})
-    results = {}
-    async with ToolClient(params, timeout=3, retry=RetryPolicy(backoff_initial=0.01, jitter=0),
-                          **telemetry.providers) as tc:
-        for name in texts:
-            results[name] = await tc.call_tool(name, {"id": "X-1"})
-    sent = [frame["params"]["name"] for frame in log.received("tools/call")]
-    assert sorted(sent) == sorted(texts), sent
-    return results
 
 
 def assert_unavailable(results: dict[str, Any]) -> None:
