@@ -265,10 +265,10 @@ def _upstream_class(call: ToolCall) -> FailureClass:
     """The class of the last failing upstream status recorded on ``call``: an HTTP status by RFC 9110's
     table (:func:`errscope._http.class_for_http_status`), a named status (gRPC's ``UNAVAILABLE``) by the
     foreign-text rules; ``unknown`` when none failed."""
-    failing = [u.status for u in call.upstreams if u.status and not u.status.startswith(("1", "2", "3"))]
-    if not failing:
+    upstream = call.upstream  # no classification yet: the last failing record, else the last one
+    status = upstream.status if upstream is not None else None
+    if not status or status.startswith(("1", "2", "3")):
         return FailureClass.UNKNOWN
-    status = failing[-1]
     return class_for_http_status(int(status)) if status.isdigit() else classify_text(status)
 
 
