@@ -25,8 +25,11 @@ from tests import corpus
 
 def _plain_rule(pattern: object) -> _scrubbing._Rule:
     rule = _scrubbing._rule(pattern)  # type: ignore[arg-type]
+    options = re2.Options()
+    options.never_capture = True
+    find = re2.compile(pattern.regex.encode(), options)._regexp  # type: ignore[attr-defined]
     whole = re2.compile(pattern.regex.encode())._regexp  # type: ignore[attr-defined]
-    return dataclasses.replace(rule, parse=whole if pattern.groups else None)  # type: ignore[attr-defined]
+    return dataclasses.replace(rule, find=find, parse=whole if pattern.groups else None, grouped=False)  # type: ignore[attr-defined]
 
 
 _PLAIN_RULES = tuple(_plain_rule(p) for p in PATTERNS)
@@ -45,9 +48,9 @@ def _plain_patterns(text: str) -> str:
         hits.pop()
     for index in hits:
         rule = _PLAIN_RULES[index]
-        start, end = rule.find.Match(_scrubbing._UNANCHORED, scrubbed, 0, len(scrubbed))[0]
-        if start >= 0:
-            scrubbed = _scrubbing._substitute(rule, scrubbed, start, end)
+        spans = rule.find.Match(_scrubbing._UNANCHORED, scrubbed, 0, len(scrubbed))
+        if spans[0][0] >= 0:
+            scrubbed = _scrubbing._substitute(rule, scrubbed, spans)
     return text if scrubbed is data else scrubbed.decode("utf-8", "replace")
 
 

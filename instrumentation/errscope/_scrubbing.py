@@ -119,25 +119,68 @@ class _Rule:
     family: str
     regex: bytes  # the pattern with its groups, for a match ``parse`` does not take (:func:`_groups`)
     check: Any = None  # (data, start, secret, secret_end) -> keep the match; None: always (:func:`_checker`)
+    grouped: bool = False  # ``find`` reads the kept groups itself (``parse`` is None): see :func:`_rule`
 
 
-def _rule(p: SecretPattern) -> _Rule:
+def _rule(p: SecretPattern, ascii_text: bool = False) -> _Rule:
     # Two programs: a capture-free DFA scan finds the match (~2-3 µs a line), and only then the
     # groups are read on that span, anchored at both ends (the same parse: leftmost-first picks
     # the best parse starting there, and that parse spans exactly the match). The full pattern
     # with captures cost 20-30 µs per matched line for the keyword patterns (module docstring).
-    options = re2.Options()
-    options.never_capture = True
+    # A pattern without a smaller ``parse`` program is one call with its groups: RE2 itself finds the
+    # span with its DFA and then reads the groups on that span alone with the same program (RE2::Match:
+    # the same engines on the same span as a capture-free scan and an anchored parse, one binding call
+    # fewer a match: ~4k instructions, callgrind).
+    # ``ascii_text``: the programs for text of ASCII characters only (:func:`_ascii_program`).
+    grouped = bool(p.groups) and not p.parse
     return _Rule(
-        re2.compile(p.regex.encode(), options)._regexp,
-        re2.compile((p.parse or p.regex).encode())._regexp if p.groups else None,
+        _program(p.regex, ascii_text, capture=grouped),
+        _program(p.parse, ascii_text) if p.groups and p.parse else None,
         tuple(range(1, p.keep_prefix + 1)),
         tuple(range(p.keep_prefix + 1, p.groups + 1)),
         p.verify,
         p.family,
         p.regex.encode(),
         _checker(p.family, p.verify),
+        grouped,
     )
+
+
+_LATIN1: Final = re2.Options.Encoding.LATIN1
+_WIDE_ESCAPE: Final = re.compile(r"(?<!\\)\\x\{([0-9A-Fa-f]+)\}")
+_ESCAPED_NON_ASCII: Final = re.compile(r"\\[^\x00-\x7f]")
+
+
+def _ascii_program(regex: str) -> bytes | None:
+    """``regex`` for RE2's Latin-1 mode, to run on text of ASCII characters only; None: keep UTF-8.
+
+    On such text it matches exactly what ``regex`` matches in UTF-8 mode: a non-ASCII character of the
+    pattern (a literal, an escape above ``\\x{7f}``, a range's end) becomes ``\\x{ff}``, a byte ASCII text
+    never holds, so what could only match a non-ASCII character still matches nothing, and every ASCII
+    character keeps its meaning (``\\s``, ``\\b``, ``.``, classes, case folding of ASCII letters). Why:
+    in UTF-8 mode every class that excludes a few characters (``[^\\s'"]``) compiles to the UTF-8
+    sequences of the rest of Unicode, which makes the group-reading programs larger and RE2's BitState
+    slower on them (``token_value``'s parse: 511 -> 425 instructions, 5.6 -> 2.6 µs a call)."""
+    if _ESCAPED_NON_ASCII.search(regex):  # ``\\ß``: an escape of a non-ASCII character, not rewritten
+        return None
+    regex = _WIDE_ESCAPE.sub(lambda m: m.group(0) if int(m.group(1), 16) < 0x80 else r"\x{ff}", regex)
+    return "".join(c if c < "\x80" else r"\x{ff}" for c in regex).encode()
+
+
+def _program(regex: str, ascii_text: bool, *, capture: bool = True) -> Any:
+    """The binding's compiled ``regex`` (UTF-8, or for ASCII text Latin-1 where it converts: :func:`_ascii_program`)."""
+    options = re2.Options()
+    options.never_capture = not capture
+    if ascii_text:
+        latin = _ascii_program(regex)
+        if latin is not None:
+            options.encoding = _LATIN1
+            try:
+                return re2.compile(latin, options)._regexp
+            except re2.error:
+                options = re2.Options()
+                options.never_capture = not capture
+    return re2.compile(regex.encode(), options)._regexp
 
 
 _SET_MEMORY: Final = 64 << 20
@@ -145,7 +188,7 @@ _SET_MEMORY: Final = 64 << 20
 line costs ~100 µs instead of ~5 µs (measured)."""
 
 
-def _pattern_set() -> Any:
+def _pattern_set(ascii_text: bool = False) -> Any:
     """One RE2 set of every pattern's trigger: a single DFA pass says which patterns can match.
 
     The triggers, not the full patterns: a set of the 60 full patterns has too many states for
@@ -153,10 +196,15 @@ def _pattern_set() -> Any:
     ``bench_scrubber``), a set of literals and short shapes stays a small DFA."""
     options = re2.Options()
     options.max_mem = _SET_MEMORY
+    triggers = [p.trigger_regex for p in PATTERNS] + [_URL_TRIGGER.decode()]  # the last: the structural URL pass
+    if ascii_text:  # for text of ASCII characters only (:func:`_ascii_program`)
+        latin = [_ascii_program(trigger) for trigger in triggers]
+        if None in latin:
+            return None
+        options.encoding = _LATIN1
     patterns = re2.Set.SearchSet(options)
-    for p in PATTERNS:
-        patterns.Add(p.trigger_regex.encode())
-    patterns.Add(_URL_TRIGGER)  # index len(PATTERNS): the structural URL pass
+    for trigger in latin if ascii_text else triggers:
+        patterns.Add(trigger if ascii_text else trigger.encode())
     patterns.Compile()
     return patterns
 
@@ -342,6 +390,8 @@ def _checker(family: str, verify: str) -> Any:
 
 
 _RULES: Final = tuple(_rule(p) for p in PATTERNS)
+_ASCII_RULES: Final = tuple(_rule(p, ascii_text=True) for p in PATTERNS)
+"""The same rules for text of ASCII characters only (most texts), compiled as Latin-1: smaller programs."""
 
 
 # What stands where a value goes but is none (Python only; the Collector redacts these too):
@@ -444,19 +494,22 @@ def _groups(regex: bytes) -> Any:
     return re2.compile(regex)._regexp
 
 
-def _substitute(rule: _Rule, data: bytes, start: int, end: int) -> bytes:
-    """Every match of ``rule`` in ``data``, the first at ``start:end``: kept groups stay, the
-    secret between them is masked."""
+def _substitute(rule: _Rule, data: bytes, spans: list[tuple[int, int]]) -> bytes:
+    """Every match of ``rule`` in ``data``, the first ``spans`` (``rule.find``'s result, the match
+    first): kept groups stay, the secret between them is masked."""
     pieces: list[bytes] = []
     last = 0
     size = len(data)
     find, parse, prefix, suffix, check = rule.find.Match, rule.parse, rule.prefix, rule.suffix, rule.check
+    grouped = rule.grouped
+    start, end = spans[0]
     while True:
         secret_start, secret_end = start, end
-        if parse is not None:
-            spans = parse.Match(_ANCHOR_BOTH, data, start, end)
-            if spans[0][0] < 0:  # a key ``parse``'s shorter word list does not take (another script's word)
-                spans = _groups(rule.regex).Match(_ANCHOR_BOTH, data, start, end)
+        if parse is not None or grouped:
+            if not grouped:
+                spans = parse.Match(_ANCHOR_BOTH, data, start, end)
+                if spans[0][0] < 0:  # a key ``parse``'s shorter word list does not take (another script's word)
+                    spans = _groups(rule.regex).Match(_ANCHOR_BOTH, data, start, end)
             for g in prefix:
                 if spans[g][0] >= 0:
                     secret_start = spans[g][1]
@@ -475,7 +528,8 @@ def _substitute(rule: _Rule, data: bytes, start: int, end: int) -> bytes:
         pos = end if end > start else start + 1
         if pos >= size:
             break
-        start, end = find(_UNANCHORED, data, pos, size)[0]
+        spans = find(_UNANCHORED, data, pos, size)
+        start, end = spans[0]
         if start < 0:
             break
     if not pieces:
@@ -508,21 +562,24 @@ def _apply_patterns(text: str) -> str:
     except UnicodeEncodeError:  # lone surrogates (RE2 takes UTF-8 only): each becomes "?", in C, linear
         data = text.encode("utf-8", "replace")
         text = data.decode("utf-8")
-    hits = _SET.Match(data)
+    if data.isascii():  # most texts: the smaller Latin-1 programs (:func:`_ascii_program`)
+        hits, rules = _ASCII_SET.Match(data), _ASCII_RULES
+    else:
+        hits, rules = _SET.Match(data), _RULES
     if not hits:
         return text
     hits.sort()
     scrubbed = data
-    if hits[-1] == len(_RULES):  # URLs first: the real host is found even when a password holds '@' or '/'
+    if hits[-1] == len(rules):  # URLs first: the real host is found even when a password holds '@' or '/'
         scrubbed = _scrub_urls(scrubbed)
         hits.pop()
     if len(hits) > 2 and len(data) > _LARGE and _any_match(tuple(hits)).Match(_UNANCHORED, scrubbed, 0, len(scrubbed))[0][0] < 0:
         hits = []  # a large benign text: one scan instead of one per pattern
     for index in hits:
-        rule = _RULES[index]
-        start, end = rule.find.Match(_UNANCHORED, scrubbed, 0, len(scrubbed))[0]
-        if start >= 0:  # most triggered patterns do not match: no call for them
-            scrubbed = _substitute(rule, scrubbed, start, end)
+        rule = rules[index]
+        spans = rule.find.Match(_UNANCHORED, scrubbed, 0, len(scrubbed))
+        if spans[0][0] >= 0:  # most triggered patterns do not match: no call for them
+            scrubbed = _substitute(rule, scrubbed, spans)
     # nothing replaced: the text as it came (no decoding); RE2 matches whole UTF-8 code points, so
     # a replacement never splits a character
     return text if scrubbed is data else scrubbed.decode("utf-8", "replace")
@@ -608,6 +665,7 @@ def _scrub_url(url: str) -> str:
 
 
 _SET: Final = _pattern_set()._set  # the binding's own set: a list of the indices that matched
+_ASCII_SET: Final = getattr(_pattern_set(ascii_text=True), "_set", _SET)  # for ASCII text; the UTF-8 one if a trigger does not convert
 
 
 # Terminal colours (ECMA-48 SGR, ``ESC [ ... m``) between a key, its ``=`` and its quotes hide the shape every rule
