@@ -111,8 +111,8 @@ _REDACTED_BYTES: Final = REDACTED.encode()
 
 @dataclass(frozen=True, slots=True)
 class _Rule:
-    find: Any  # the pattern without captures: a DFA scan finds where it matches
-    parse: Any  # the pattern with its kept groups, run on that match alone; None: no kept groups
+    find: Any  # the pattern: a DFA scan finds where it matches (without captures, or with them when ``grouped``)
+    parse: Any  # the ``parse`` program with the kept groups, run on that match alone; None: no kept groups, or ``grouped``
     prefix: tuple[int, ...]  # kept group numbers in front of the secret
     suffix: tuple[int, ...]  # kept group numbers after it
     verify: str
@@ -120,6 +120,7 @@ class _Rule:
     regex: bytes  # the pattern with its groups, for a match ``parse`` does not take (:func:`_groups`)
     check: Any = None  # (data, start, secret, secret_end) -> keep the match; None: always (:func:`_checker`)
     grouped: bool = False  # ``find`` reads the kept groups itself (``parse`` is None): see :func:`_rule`
+    match: Any = None  # ``find.Match``, bound once (the binding's methods make a bound method on every lookup)
 
 
 def _rule(p: SecretPattern, ascii_text: bool = False) -> _Rule:
@@ -133,8 +134,9 @@ def _rule(p: SecretPattern, ascii_text: bool = False) -> _Rule:
     # fewer a match: ~4k instructions, callgrind).
     # ``ascii_text``: the programs for text of ASCII characters only (:func:`_ascii_program`).
     grouped = bool(p.groups) and not p.parse
+    find = _program(p.regex, ascii_text, capture=grouped)
     return _Rule(
-        _program(p.regex, ascii_text, capture=grouped),
+        find,
         _program(p.parse, ascii_text) if p.groups and p.parse else None,
         tuple(range(1, p.keep_prefix + 1)),
         tuple(range(p.keep_prefix + 1, p.groups + 1)),
@@ -143,6 +145,7 @@ def _rule(p: SecretPattern, ascii_text: bool = False) -> _Rule:
         p.regex.encode(),
         _checker(p.family, p.verify),
         grouped,
+        find.Match,
     )
 
 
@@ -500,7 +503,7 @@ def _substitute(rule: _Rule, data: bytes, spans: list[tuple[int, int]]) -> bytes
     pieces: list[bytes] = []
     last = 0
     size = len(data)
-    find, parse, prefix, suffix, check = rule.find.Match, rule.parse, rule.prefix, rule.suffix, rule.check
+    find, parse, prefix, suffix, check = rule.match, rule.parse, rule.prefix, rule.suffix, rule.check
     grouped = rule.grouped
     start, end = spans[0]
     while True:
@@ -557,14 +560,15 @@ def _any_match(indices: tuple[int, ...]) -> Any:
 
 def _apply_patterns(text: str) -> str:
     """One RE2 set pass finds the patterns that match; only those run, in PATTERNS order."""
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates (RE2 takes UTF-8 only): each becomes "?", in C, linear
-        data = text.encode("utf-8", "replace")
-        text = data.decode("utf-8")
-    if data.isascii():  # most texts: the smaller Latin-1 programs (:func:`_ascii_program`)
+    if text.isascii():  # most texts (a flag of the str, no scan): the smaller Latin-1 programs (:func:`_ascii_program`)
+        data = text.encode()
         hits, rules = _ASCII_SET.Match(data), _ASCII_RULES
     else:
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates (RE2 takes UTF-8 only): each becomes "?", in C, linear
+            data = text.encode("utf-8", "replace")
+            text = data.decode("utf-8")
         hits, rules = _SET.Match(data), _RULES
     if not hits:
         return text
@@ -577,7 +581,7 @@ def _apply_patterns(text: str) -> str:
         hits = []  # a large benign text: one scan instead of one per pattern
     for index in hits:
         rule = rules[index]
-        spans = rule.find.Match(_UNANCHORED, scrubbed, 0, len(scrubbed))
+        spans = rule.match(_UNANCHORED, scrubbed, 0, len(scrubbed))
         if spans[0][0] >= 0:  # most triggered patterns do not match: no call for them
             scrubbed = _substitute(rule, scrubbed, spans)
     # nothing replaced: the text as it came (no decoding); RE2 matches whole UTF-8 code points, so
