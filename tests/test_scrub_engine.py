@@ -104,3 +104,34 @@ def test_large_texts_scrub_as_the_plain_engine_does() -> None:
         assert scrub(text) == plain_scrub(text)
     benign = "\n".join(line["text"] for line in corpus.benign())
     assert len(benign) > _scrubbing._LARGE and scrub(benign) == plain_scrub(benign) == benign
+
+
+def test_ascii_programs_match_as_the_utf8_ones_on_ascii_text() -> None:
+    """Every pattern's Latin-1 program (what ``scrub`` runs on ASCII text) finds the same spans and groups as its
+    UTF-8 program on every ASCII line of every corpus set, twice on one line, and the trigger sets agree."""
+    if corpus.corpus_dir() is None:
+        pytest.skip("shared corpus not found (../shared/corpus or ERRSCOPE_CORPUS_DIR)")
+    texts = [text.encode() for text in _lines() if text.isascii()]
+    assert len(texts) > 3000
+    latin1 = sum(rule.find.options().encoding == _scrubbing._LATIN1 for rule in _scrubbing._ASCII_RULES)
+    assert latin1 >= len(PATTERNS) - 5  # a pattern that does not convert keeps its UTF-8 program: a few at most
+    differ = []
+    for data in texts + [t + b" | " + t for t in texts[::7]]:
+        assert sorted(_scrubbing._SET.Match(data)) == sorted(_scrubbing._ASCII_SET.Match(data))
+        for pattern, utf8, latin in zip(PATTERNS, _scrubbing._RULES, _scrubbing._ASCII_RULES):
+            found = utf8.match(_scrubbing._UNANCHORED, data, 0, len(data))
+            if found != latin.match(_scrubbing._UNANCHORED, data, 0, len(data)):
+                differ.append((pattern.name, data))
+            elif found[0][0] >= 0 and utf8.parse is not None:
+                start, end = found[0]
+                if utf8.parse.Match(_scrubbing._ANCHOR_BOTH, data, start, end) != latin.parse.Match(_scrubbing._ANCHOR_BOTH, data, start, end):
+                    differ.append((pattern.name, data))
+    assert not differ, differ[:5]
+
+
+def test_ascii_program_conversion() -> None:
+    """A non-ASCII character of a pattern, literal or escaped, becomes a byte ASCII text never holds; an escaped
+    non-ASCII character is left to the UTF-8 program."""
+    assert _scrubbing._ascii_program("pa(?:ß|ss)wort[:=：]") == rb"pa(?:\x{ff}|ss)wort[:=\x{ff}]"
+    assert _scrubbing._ascii_program(r"[A-Z\x{80}-\x{10FFFF}]+\x{41}") == rb"[A-Z\x{ff}-\x{ff}]+\x{41}"
+    assert _scrubbing._ascii_program(r"\ß") is None

@@ -16,8 +16,9 @@ a Python substring loop is 10x slower); one capture-free DFA call per triggered 
 for a match a second call that reads the kept groups on the matched span alone (RE2 reads groups
 with its BitState engine only for programs of at most 512 instructions, else with its NFA: 20-30 µs
 per matched line for the keyword patterns, whose key alternations exceed that, hence their smaller
-``parse`` programs). The URL pass visits only URLs with a password before the ``@`` or a
-credential-named parameter; the entropy and character-class checks use C-level bytes methods;
+``parse`` programs; a pattern without one reads its groups in the call that finds it). A text of ASCII
+characters only runs Latin-1 programs of the same patterns (:func:`_ascii_program`). The URL pass visits only URLs
+with a password before the ``@`` or a credential-named parameter; the entropy and character-class checks use C-level bytes methods;
 nothing is decoded when nothing was replaced.
 
 Linear time on every input: RE2 only, lone surrogates made valid first. Bounded: only the first
