@@ -181,13 +181,16 @@ from mcp_types import (
 )
 
 from errscope._exceptions import InvalidInput, RateLimited, ToolFailure
+from errscope._foreign_text import GRPC_CODES as _GRPC_CODES
 from errscope._foreign_text import SQLSTATE_CLASSES as _SQLSTATES
 from errscope._foreign_text import api_code_class as _code_family
 from errscope._foreign_text import (
     classify_text,
+    data_texts,
     json_error_message,
     json_error_parts,
     named_code_class,
+    names_no_cause,
     retry_after_from_text,
 )
 from errscope._http import (
@@ -321,17 +324,25 @@ def class_for_jsonrpc_code(code: int) -> FailureClass:
     return _JSONRPC_CLASSES.get(code, FailureClass.UNKNOWN)
 
 
-def class_for_jsonrpc_error(code: int, message: str) -> FailureClass:
-    """The class of a JSON-RPC error: by its code, else by its message.
+def class_for_jsonrpc_error(code: int, message: str, data: Any = None) -> FailureClass:
+    """The class of a JSON-RPC error: by its code, else by its message, else by what its ``data`` says.
 
     -32603 and the implementation-defined band name no class, and gateways reuse the SDKs' own -32000/-32001
     for other failures (a relayed "Connection closed", a 404 "Session not found"): then the message is read
     with the rules a foreign tool's error text is read with (``classify_text``), so one failure gets one class
     whether the client, ``errscope proxy`` or a gateway's tool (an ``MCPError`` from its upstream) meets it.
+    A generic message ("Internal error", "Tool execution failed") leaves the cause to ``data``
+    (:func:`~errscope._foreign_text.data_texts`: rmcp's ``internal_error(msg, Some(json!({"error": ...})))``).
     """
     failure_class = class_for_jsonrpc_code(code)
     if failure_class is FailureClass.UNKNOWN or code in (CONNECTION_CLOSED, REQUEST_TIMEOUT):
         from_text = classify_text(message)
+        if from_text is not FailureClass.UNKNOWN and not names_no_cause(message):
+            return from_text
+        for said in data_texts(data):
+            from_data = classify_text(json_error_message(said) or said)
+            if from_data is not FailureClass.UNKNOWN:
+                return from_data
         if from_text is not FailureClass.UNKNOWN:
             return from_text
     return failure_class
@@ -1129,11 +1140,25 @@ def _file_or_program(failure_class: FailureClass) -> Rule:
     missing_socket = failure_class is FailureClass.NOT_FOUND
 
     def rule(exc: BaseException) -> Classification:
-        if raised_in(exc, "subprocess") or (missing_socket and _raised_connecting(exc, anywhere=True)):
+        if raised_in(exc, "subprocess") or (missing_socket and (_raised_connecting(exc, anywhere=True) or _unix_socket_missing(exc))):
             return program
         return refused if getattr(exc, "errno", None) is not None else file
 
     return rule
+
+
+def _unix_socket_missing(exc: BaseException) -> bool:
+    """ENOENT with no path, raised where the tool holds a Unix socket: ``socket.connect`` (or ``bind``/``sendto``) on a
+    socket file that is not there, called by the tool itself, so no library's connect frame shows it. Every call that
+    opens, stats or runs a path names it (``filename``), and a library that maps a peer's status onto ENOENT
+    (paramiko's SFTP) raises it holding no Unix socket."""
+    if getattr(exc, "errno", None) != errno.ENOENT or getattr(exc, "filename", None) is not None:
+        return False
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    local_values = tb.tb_frame.f_locals.values() if tb is not None else ()
+    return any(isinstance(value, socket.socket) and value.family == socket.AF_UNIX for value in local_values)
 
 
 def _os_error(exc: BaseException) -> Classification | None:
@@ -1202,7 +1227,7 @@ def _first_exception_arg(exc: BaseException) -> BaseException | None:
 
 def _mcp_error(exc: BaseException) -> Classification:
     assert isinstance(exc, MCPError)
-    failure_class = class_for_jsonrpc_error(exc.code, exc.error.message)
+    failure_class = class_for_jsonrpc_error(exc.code, exc.error.message, exc.error.data)
     return Classification(failure_class, side_effect_possible=_JSONRPC_SENT.get(exc.code))
 
 
@@ -1755,29 +1780,6 @@ def _response_code(codes: Mapping[str, FailureClass], system: str) -> Rule:
     return rule
 
 
-# gRPC status codes -> (class, may it have run), after the HTTP mapping google/rpc/code.proto gives
-# each code: UNAVAILABLE is also what a dropped connection mid-call reports ("not always safe to
-# retry non-idempotent operations", grpc.io/docs/guides/status-codes), so it does not say.
-_GRPC_CODES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
-    "CANCELLED": (FailureClass.UPSTREAM_UNAVAILABLE, True),
-    "UNKNOWN": (FailureClass.UPSTREAM_UNAVAILABLE, True),  # the server's handler raised
-    "INVALID_ARGUMENT": (FailureClass.INVALID_INPUT, False),
-    "DEADLINE_EXCEEDED": (FailureClass.UPSTREAM_UNAVAILABLE, True),
-    "NOT_FOUND": (FailureClass.NOT_FOUND, False),
-    "ALREADY_EXISTS": (FailureClass.INVALID_INPUT, False),
-    "PERMISSION_DENIED": (FailureClass.PERMISSION_DENIED, False),
-    "UNAUTHENTICATED": (FailureClass.PERMISSION_DENIED, False),
-    "RESOURCE_EXHAUSTED": (FailureClass.RATE_LIMITED, False),
-    "FAILED_PRECONDITION": (FailureClass.INVALID_INPUT, False),
-    "ABORTED": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # a concurrency conflict, rolled back
-    "OUT_OF_RANGE": (FailureClass.INVALID_INPUT, False),
-    "UNIMPLEMENTED": (FailureClass.UNKNOWN, False),  # we called what the server lacks: our bug
-    "INTERNAL": (FailureClass.UPSTREAM_UNAVAILABLE, True),
-    "UNAVAILABLE": (FailureClass.UPSTREAM_UNAVAILABLE, None),
-    "DATA_LOSS": (FailureClass.UPSTREAM_UNAVAILABLE, True),
-}
-
-
 def _grpc_error(exc: BaseException) -> Classification:
     # grpc.RpcError raised by a call is also a grpc.Call: .code() is a grpc.StatusCode member.
     name = getattr(exc.code(), "name", None)  # type: ignore[attr-defined]
@@ -1881,6 +1883,14 @@ def _smtp_reply(reply: Callable[[Any], tuple[object, object]]) -> Rule:
         return Classification(_smtp_class(code, words), upstream=upstream, side_effect_possible=False)
 
     return rule
+
+
+def _smtp_connect(exc: BaseException) -> Classification:
+    reply = _smtp_reply(lambda error: (error.smtp_code, error.smtp_error))(exc)
+    if reply is not None and reply.failure_class is not FailureClass.UNKNOWN:
+        return reply
+    return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=reply.upstream if reply else Upstream("smtp", None),
+                          side_effect_possible=False)
 
 
 # The last resort for an exception no rule and no attribute shape explains: the words its type
@@ -2230,6 +2240,9 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "smtplib.SMTPResponseException": _smtp_reply(lambda exc: (exc.smtp_code, exc.smtp_error)),
     "smtplib.SMTPRecipientsRefused": _smtp_reply(lambda exc: next(iter(exc.recipients.values()), (None, ""))),
     "smtplib.SMTPServerDisconnected": _unavailable(None, "smtp"),
+    # The greeting was not a 220 (RFC 5321 §3.1: 554 "no SMTP service here", 421 closing), or was no SMTP reply at
+    # all (code -1: the port speaks another protocol): the server took no mail, whatever the code's own class.
+    "smtplib.SMTPConnectError": _smtp_connect,
     "aiosmtplib.errors.SMTPResponseException": _smtp_reply(lambda exc: (exc.code, exc.message)),
     "aiosmtplib.errors.SMTPRecipientsRefused": _smtp_reply(
         lambda exc: (exc.recipients[0].code, exc.recipients[0].message) if exc.recipients else (None, "")),

@@ -21,13 +21,17 @@ from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 
 __all__ = [
+    "GRPC_CODES",
     "MESSAGE_KEYS",
     "SQLSTATE_CLASSES",
     "api_code_class",
     "classify_text",
+    "data_texts",
+    "grpc_status_in_text",
     "json_error_message",
     "json_error_parts",
     "named_code_class",
+    "names_no_cause",
     "printable",
     "reads_upstream_data",
     "retry_after_from_text",
@@ -144,6 +148,67 @@ def sqlstate_class(text: str) -> FailureClass | None:
         found = SQLSTATE_CLASSES.get(code) or SQLSTATE_CLASSES.get(code[:2])
         if found is not None:
             return found[0]
+    return None
+
+
+# gRPC status codes -> (class, may it have run), after the HTTP mapping google/rpc/code.proto gives
+# each code: UNAVAILABLE is also what a dropped connection mid-call reports ("not always safe to
+# retry non-idempotent operations", grpc.io/docs/guides/status-codes), so it does not say.
+GRPC_CODES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
+    "CANCELLED": (FailureClass.UPSTREAM_UNAVAILABLE, True),
+    "UNKNOWN": (FailureClass.UPSTREAM_UNAVAILABLE, True),  # the server's handler raised
+    "INVALID_ARGUMENT": (FailureClass.INVALID_INPUT, False),
+    "DEADLINE_EXCEEDED": (FailureClass.UPSTREAM_UNAVAILABLE, True),
+    "NOT_FOUND": (FailureClass.NOT_FOUND, False),
+    "ALREADY_EXISTS": (FailureClass.INVALID_INPUT, False),
+    "PERMISSION_DENIED": (FailureClass.PERMISSION_DENIED, False),
+    "UNAUTHENTICATED": (FailureClass.PERMISSION_DENIED, False),
+    "RESOURCE_EXHAUSTED": (FailureClass.RATE_LIMITED, False),
+    "FAILED_PRECONDITION": (FailureClass.INVALID_INPUT, False),
+    "ABORTED": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # a concurrency conflict, rolled back
+    "OUT_OF_RANGE": (FailureClass.INVALID_INPUT, False),
+    "UNIMPLEMENTED": (FailureClass.UNKNOWN, False),  # we called what the server lacks: our bug
+    "INTERNAL": (FailureClass.UPSTREAM_UNAVAILABLE, True),
+    "UNAVAILABLE": (FailureClass.UPSTREAM_UNAVAILABLE, None),
+    "DATA_LOSS": (FailureClass.UPSTREAM_UNAVAILABLE, True),
+}
+
+_GRPC_NAMES: Final = ("OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS",
+                      "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
+                      "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED")
+"""google/rpc/code.proto's names, by number."""
+
+# A gRPC status printed into a text, in the form each runtime prints it: grpc-go's ``status.Error`` ("rpc error: code =
+# ResourceExhausted desc = ..."; codes.Code's String() is CamelCase and spells "Canceled"), grpc-java's
+# ``StatusRuntimeException``/``StatusException`` ("io.grpc.StatusRuntimeException: ABORTED: ..."), grpc-js ("8
+# RESOURCE_EXHAUSTED: ...", the number beside the name), grpc-dotnet's ``RpcException`` ('Status(StatusCode="Aborted",
+# Detail="...")'), tonic's ``Status`` as Debug prints it ("Status { code: AlreadyExists, message: ... }") and grpcio's
+# ``_InactiveRpcError`` ("status = StatusCode.UNAVAILABLE").
+_GRPC_IN_TEXT: Final = re.compile(
+    r"\brpc error: code = ([A-Za-z]+)"
+    r"|\bStatus(?:Runtime)?Exception: ([A-Z][A-Z_]+)\b"
+    r"|\bStatusCode(?:=\"|\.)([A-Za-z_]+)"
+    r"|\bStatus \{ code: ([A-Za-z]+)"
+    r"|(?:^|: )(\d{1,2}) ([A-Z][A-Z_]+): ",
+    re.M,
+)
+_CAMEL_WORDS: Final = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+def grpc_status_in_text(text: str) -> str | None:
+    """The gRPC status name (google/rpc/code.proto's spelling: ``RESOURCE_EXHAUSTED``) a text names in one of the
+    runtimes' forms (:data:`_GRPC_IN_TEXT`), or ``None``; grpc-js's number must agree with its name."""
+    for match in _GRPC_IN_TEXT.finditer(text):
+        if match.group(5) is not None:
+            number, name = int(match.group(5)), match.group(6)
+            if number < len(_GRPC_NAMES) and _GRPC_NAMES[number] == name:
+                return name
+            continue
+        raw = next(group for group in match.groups()[:4] if group is not None)
+        name = _CAMEL_WORDS.sub("_", raw).upper()
+        name = "CANCELLED" if name == "CANCELED" else name
+        if name in GRPC_CODES:
+            return name
     return None
 
 
@@ -420,6 +485,9 @@ def says_maybe_acted(text: str) -> bool:
     """
     if _CRASH.search(text) or _NEVER_REACHED.search(text.replace("_", " ")):
         return False
+    grpc = grpc_status_in_text(text)
+    if grpc not in (None, "UNKNOWN") and GRPC_CODES[grpc][1] is not None:  # the gRPC table says (GRPC_CODES)
+        return GRPC_CODES[grpc][1]
     for match in _STATUS.finditer(text):
         status = int(match.group(1))
         if status not in _HTTP_STATUSES:  # a port (443) or another number, not a status
@@ -446,6 +514,11 @@ def classify_text(text: str) -> FailureClass:
     named = named_code_class(text) or sqlstate_class(text)
     if named is not None:
         return FailureClass.UNKNOWN if named is FailureClass.INVALID_INPUT and reads_upstream_data(text) else named
+    # A gRPC status the text prints decides as it does on a gRPC library's exception (GRPC_CODES), except UNKNOWN,
+    # which says only that the handler failed: its description is read by the rules below first.
+    grpc = grpc_status_in_text(text)
+    if grpc is not None and grpc != "UNKNOWN":
+        return GRPC_CODES[grpc][0]
     for match in _STATUS.finditer(text):
         status = int(match.group(1))
         if 400 <= status <= 599:
@@ -456,6 +529,8 @@ def classify_text(text: str) -> FailureClass:
     for cls, pattern in _PHRASES:
         if pattern.search(words):
             return FailureClass.UNKNOWN if cls is FailureClass.INVALID_INPUT and reads_upstream_data(text) else cls
+    if grpc is not None:  # UNKNOWN with a description no rule reads
+        return GRPC_CODES[grpc][0]
     # Debug-printed Rust errors name their kind in CamelCase (io::ErrorKind's ConnectionRefused, NotFound,
     # PermissionDenied; sqlx's RowNotFound): read as words only when the text said nothing else.
     camel = _CAMEL_BREAK.sub(" ", words)
@@ -524,6 +599,16 @@ _GENERIC_WORDS: Final = frozenset(
     "a an the error errors executing execution execute tool tools call calling failed failure internal occurred "
     "while unexpected unknown exception raised".split()
 )
+
+
+# ... and of a JSON-RPC error's generic message ("Internal error", "Server error", "Error handling request"): the cause,
+# if any, is in its ``data``.
+_GENERIC_ERROR_WORDS: Final = _GENERIC_WORDS | frozenset("server request handling processing mcp rpc json-rpc".split())
+
+
+def names_no_cause(message: str) -> bool:
+    """Whether a JSON-RPC error's ``message`` is only generic words (:data:`_GENERIC_ERROR_WORDS`)."""
+    return all(word in _GENERIC_ERROR_WORDS for word in re.findall(r"[\w.-]+", message.lower()))
 
 
 def says_nothing(excerpt: str, tool: str) -> bool:
@@ -683,3 +768,37 @@ def json_error_message(text: str) -> str | None:
         return None
     message, codes = parts
     return f"{message} ({', '.join(codes)})" if codes else message
+
+
+_DATA_TEXT_KEYS: Final = (*MESSAGE_KEYS, "error", "cause", "exception", "details")
+_DATA_STATUS_KEYS: Final = ("status", "statusCode", "status_code", "http_status", "httpStatus")
+_DATA_DEPTH: Final = 4
+
+
+def data_texts(data: Any, depth: int = 0) -> tuple[str, ...]:
+    """What a JSON-RPC error's ``data`` says in words, in order: the string it is, or the strings an object holds under
+    the keys errors are told with (:data:`MESSAGE_KEYS`, a bare ``error``, a ``cause``), nested objects and lists under
+    those keys included (at most :data:`_DATA_DEPTH` deep), and an HTTP status it names (``{"status": 503}``, as
+    ``"HTTP 503"``).
+
+    ``data`` is "additional information about the error" (JSON-RPC 2.0, section 5.1), and several SDKs keep the
+    cause only there behind a generic message: rmcp servers' ``McpError::internal_error("IO operation failed",
+    Some(json!({"error": e.to_string()})))``, a Java server's ``data`` holding the exception's text.
+    """
+    if depth > _DATA_DEPTH:
+        return ()
+    if isinstance(data, str):
+        return (data,) if data.strip() else ()
+    if isinstance(data, list):
+        return tuple(text for item in data[:8] for text in data_texts(item, depth + 1))
+    if not isinstance(data, dict):
+        return ()
+    texts: list[str] = []
+    for key in _DATA_TEXT_KEYS:
+        if key in data:
+            texts.extend(data_texts(data[key], depth + 1))
+    for key in _DATA_STATUS_KEYS:
+        status = data.get(key)
+        if type(status) is int and 400 <= status <= 599:
+            texts.append(f"HTTP {status}")
+    return tuple(texts)

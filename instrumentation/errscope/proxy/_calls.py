@@ -359,7 +359,7 @@ class Calls:
             shaped_text = safe_excerpt(text, limit=300) or "This tool runs only as a task"
         else:
             call.upstream_message = _said(text)
-            cls = class_for_jsonrpc_error(code, text)
+            cls = class_for_jsonrpc_error(code, text, data)
             if type(refused_with) is int and 300 <= refused_with <= 399:
                 # The SDK's -32600 stands in for a redirect it would not follow: no fault of the host's request.
                 cls = FailureClass.UPSTREAM_UNAVAILABLE
