@@ -2451,7 +2451,7 @@ def walk(exc: BaseException) -> list[BaseException]:
     Follows what Python's own traceback printer follows (``traceback.TracebackException``): an
     exception group's members in order, then ``__cause__``, else ``__context__``, here even when
     ``raise ... from None`` suppressed it (the on-call engineer needs what the author hid from the
-    model).
+    model); with neither, the failure the raising frame still held (:func:`_held_failure`).
     """
     chain: list[BaseException] = []
     seen: set[int] = set()
@@ -2463,11 +2463,50 @@ def walk(exc: BaseException) -> list[BaseException]:
         seen.add(id(current))
         chain.append(current)
         following = current.__cause__ if current.__cause__ is not None else current.__context__
+        if following is None and not isinstance(current, BaseExceptionGroup):
+            following = _held_failure(current)
         if following is not None:
             pending.append(following)
         if isinstance(current, BaseExceptionGroup):
             pending.extend(reversed(current.exceptions))  # depth first, first member first
     return chain
+
+
+def _held_failure(exc: BaseException) -> BaseException | None:
+    """The exception the frame that raised ``exc`` still held, when ``exc`` has no chain: the implicit cause PEP 3134
+    would have recorded had ``exc`` been raised inside the ``except`` block that caught it.
+
+    A hand-written retry loop keeps the last failure (``except httpx.TransportError as exc: last = exc``) and raises
+    its own ``RuntimeError`` after the loop; a tool that awaited a background task reads ``task.exception()`` and
+    raises its own (it holds the task); one that gathered its jobs with ``return_exceptions=True`` holds them in a list.
+    Only an exception that was itself raised (it has a traceback) and is not ``exc``, held by a local of the raising
+    frame, as the failure of a future or task held there, or as an item of a list, tuple or set there (``asyncio.wait``'s
+    ``done``), counts; the last such local wins (the most recent failure in a loop), and in a collection its first
+    failure.
+    """
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return None
+    try:
+        values = list(tb.tb_frame.f_locals.values())
+    except Exception:  # a frame whose locals cannot be read says nothing
+        return None
+
+    def failure(value: object) -> BaseException | None:
+        if isinstance(value, asyncio.Future | concurrent.futures.Future):  # a task or job that ended in a failure
+            value = value.exception() if value.done() and not value.cancelled() else None
+        raised = isinstance(value, Exception) and value is not exc and value.__traceback__ is not None
+        return value if raised else None  # type: ignore[return-value]
+
+    for value in reversed(values):
+        held = failure(value)
+        if held is None and isinstance(value, list | tuple | set | frozenset):
+            held = next((found for item in list(value)[:64] if (found := failure(item)) is not None), None)
+        if held is not None:
+            return held
+    return None
 
 
 def classify(exc: BaseException) -> Classification:

@@ -1,0 +1,203 @@
+"""Client side of tests/heldout_cases.md, fourteenth round (J262-J267): foreign SDKs' and runtimes' words read as the
+same failure they name.
+
+A gRPC status printed into a tool's error text by the runtime the foreign server runs on (grpc-go, grpc-java, grpc-js,
+grpc-dotnet, tonic), read with the table errscope uses for a gRPC library's exception. A JSON-RPC error whose message is
+generic and whose cause is only in ``error.data`` (rmcp servers' ``McpError::internal_error(msg, Some(json!({"error":
+e.to_string()})))``). The TypeScript SDK's "Tool x disabled", which is an unknown tool, not bad arguments. And guards
+for the Go SDK's, rmcp's and the C# SDK's wordings that were already right.
+
+``ToolClient`` drives the raw stdio peer (``servers/heldout_peer.py``); every tool is a write with no hints, so a
+repeat would re-run it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from errscope import Channel, FailureClass
+from errscope.client import RetryPolicy, ToolClient
+from tests.client.test_heldout_cases import failed, peer, tool
+from tests.client.test_heldout_cases_12 import answered
+
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def classes_of(results: dict[str, Any]) -> dict[str, tuple[Channel | None, FailureClass | None]]:
+    return {name: (result.channel, result.failure_class) for name, result in results.items()}
+
+
+async def called_once(tmp_path: Path, telemetry: Any, answers: dict[str, Any]) -> dict[str, Any]:
+    """Each tool called once through a peer answering as ``answers`` (a result or a JSON-RPC error); the results by
+    tool, each checked to have reached the peer exactly once (retries enabled, none taken)."""
+    params, log = peer(tmp_path, [tool(name) for name in answers], answers)
+    results = {}
+    async with ToolClient(params, timeout=3, retry=RetryPolicy(backoff_initial=0.01, jitter=0),
+                          **telemetry.providers) as tc:
+        for name in answers:
+            results[name] = await tc.call_tool(name, {"id": "X-1"})
+    sent = [frame["params"]["name"] for frame in log.received("tools/call")]
+    assert sorted(sent) == sorted(answers), sent
+    return results
+
+
+def rpc_error(code: int, message: str, data: Any = None) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, **({"data": data} if data is not None else {})}}
+
+
+# --- J262: a gRPC status printed into the text ----------------------------------------------------------------------
+
+async def test_j262_grpc_statuses_in_each_runtime_s_words(tmp_path: Path, telemetry: Any) -> None:
+    """J262 (grpc-go ``status.Error``'s "rpc error: code = AlreadyExists desc = ..."; grpc-java's
+    "io.grpc.StatusRuntimeException: ABORTED: ..."; grpc-js's "9 FAILED_PRECONDITION: ..."; grpc-dotnet's
+    'Status(StatusCode="ResourceExhausted", Detail="...")'; tonic's "Status { code: Internal, ... }"; relayed by Go, Java,
+    Node, .NET and Rust MCP servers whose tools call a gRPC backend). errscope reads the same statuses on a Python gRPC
+    library's exception with google/rpc/code.proto's table (ALREADY_EXISTS and FAILED_PRECONDITION: the request as
+    made cannot apply; RESOURCE_EXHAUSTED: a quota; ABORTED: a conflict, rolled back; INTERNAL: the backend failed);
+    the text form was ``unknown`` unless its description happened to say "quota" or "unavailable"."""
+    results = await answered(tmp_path, telemetry, {
+        "create_order": "rpc error: code = AlreadyExists desc = order ORD-7 already exists",
+        "close_ticket": "Error: 9 FAILED_PRECONDITION: ticket T-9 is archived",
+        "render_report": 'Grpc.Core.RpcException: Status(StatusCode="ResourceExhausted", Detail="grpc: received message '
+                         'larger than max (9000000 vs. 4194304)")',
+        "reserve_seat": "io.grpc.StatusRuntimeException: ABORTED: transaction conflict, retry the transaction",
+        "sync_ledger": 'Status { code: Internal, message: "h2 protocol error: stream no longer needed", source: None }',
+    })
+    assert classes_of(results) == {
+        "create_order": (Channel.EXECUTION, FailureClass.INVALID_INPUT),
+        "close_ticket": (Channel.EXECUTION, FailureClass.INVALID_INPUT),
+        "render_report": (Channel.EXECUTION, FailureClass.RATE_LIMITED),
+        "reserve_seat": (Channel.EXECUTION, FailureClass.UPSTREAM_UNAVAILABLE),
+        "sync_ledger": (Channel.EXECUTION, FailureClass.UPSTREAM_UNAVAILABLE),
+    }
+    # INTERNAL: the backend failed while handling it (the table's "may have run"); ABORTED was rolled back.
+    assert results["sync_ledger"].side_effect_possible is True, results["sync_ledger"]
+    assert results["reserve_seat"].side_effect_possible is not True, results["reserve_seat"]
+    for result in results.values():
+        assert "Ref ERR-" in result.text, result.text
+
+
+async def test_j262_guard_a_number_beside_a_word_is_no_grpc_status(tmp_path: Path, telemetry: Any) -> None:
+    """J262's guard: grpc-js's form is read only when the number is that status's own ("8 RESOURCE_EXHAUSTED"); "3
+    ITEMS: ..." or "8 FAILED_PRECONDITION" (9's name) names no status, and grpc-go's ``Unimplemented`` (the tool called
+    what the backend lacks) stays ``unknown``, as on a Python gRPC exception."""
+    results = await answered(tmp_path, telemetry, {
+        "pack_box": "Error: 3 ITEMS: could not be packed",
+        "close_case": "8 FAILED_PRECONDITION: case closed",
+        "create_user": "rpc error: code = Unimplemented desc = unknown method CreateUser for service users.v1.Users",
+    })
+    assert classes_of(results) == dict.fromkeys(results, (Channel.EXECUTION, FailureClass.UNKNOWN))
+
+
+# --- J263-J264: the cause only in a JSON-RPC error's data ----------------------------------------------------------
+
+async def test_j263_the_cause_only_in_error_data(tmp_path: Path, telemetry: Any) -> None:
+    """J263 (rmcp servers: ``McpError::internal_error("Failed to start subagent task", Some(json!({"error":
+    e.to_string()})))`` and ``internal_error("IO operation failed", Some(json!({"error": ...})))``, the pattern across
+    public Rust MCP servers; JSON-RPC 2.0 §5.1: ``data`` holds "additional information about the error"; a Java server
+    putting the exception's text in ``data``). The message is generic and the cause, a refused connection or the
+    backend's 503 or 429, is only in ``data``: the class is the cause's (``upstream_unavailable``, ``rate_limited``),
+    not ``unknown``; no write is sent twice."""
+    results = await called_once(tmp_path, telemetry, {
+        "start_task": rpc_error(-32603, "Failed to start subagent task", {
+            "error": "error sending request for url (http://runner.internal:8080/v1/tasks): client error (Connect): "
+                     "tcp connect error: Connection refused (os error 111)"}),
+        "write_blob": rpc_error(-32603, "Internal error", "java.net.ConnectException: Connection refused"),
+        "send_sms": rpc_error(-32603, "Tool execution failed", {"status": 503, "body": "upstream unavailable"}),
+        "post_tweet": rpc_error(-32000, "Server error", {"error": {"message": "upstream answered 429 Too Many Requests"}}),
+    })
+    assert classes_of(results) == {
+        "start_task": (Channel.PROTOCOL, FailureClass.UPSTREAM_UNAVAILABLE),
+        "write_blob": (Channel.PROTOCOL, FailureClass.UPSTREAM_UNAVAILABLE),
+        "send_sms": (Channel.PROTOCOL, FailureClass.UPSTREAM_UNAVAILABLE),
+        "post_tweet": (Channel.PROTOCOL, FailureClass.RATE_LIMITED),
+    }
+    for result in results.values():
+        assert "Ref ERR-" in result.text and "Fix the arguments" not in result.text, result.text
+
+
+async def test_j264_a_message_that_names_the_cause_wins_over_data(tmp_path: Path, telemetry: Any) -> None:
+    """J264 (J263's guard): a message that names its own failure keeps its class whatever ``data`` holds ("Order 42 not
+    found" with a retry hint in ``data``), and ``data`` that names no cause (a stack of frames, an id) leaves a generic
+    -32603 ``unknown``."""
+    results = await called_once(tmp_path, telemetry, {
+        "get_order": rpc_error(-32603, "Order 42 not found", {"error": "backend timed out once before answering"}),
+        "run_job": rpc_error(-32603, "Internal error", {"requestId": "r-81", "error": "at Job.run (job.js:12:3)"}),
+    })
+    assert classes_of(results) == {
+        "get_order": (Channel.PROTOCOL, FailureClass.NOT_FOUND),
+        "run_job": (Channel.PROTOCOL, FailureClass.UNKNOWN),
+    }
+
+
+# --- J265-J267: foreign SDKs' wordings for a tool that is not there or arguments that do not fit -------------------
+
+async def test_j265_a_disabled_tool_is_an_unknown_tool(tmp_path: Path, telemetry: Any) -> None:
+    """J265 (the TypeScript SDK's ``McpServer``: ``throw new McpError(ErrorCode.InvalidParams, `Tool ${name}
+    disabled`)``, in v1 and v2 alike, after ``tool.disable()`` took it out of ``tools/list`` and sent
+    ``list_changed``; typescript-sdk's changeset fix-unknown-tool-protocol-error: "Unknown or disabled tool calls now
+    return JSON-RPC protocol errors with code -32602"; older v1 servers wrapped it into an ``isError`` text "MCP error
+    -32602: Tool x disabled"). A disabled tool is a tool that is not offered: the client re-lists and tells the model
+    it is no longer available, as for "Tool x not found"; it never says "Fix the arguments" for arguments that were
+    fine, and nothing is sent again."""
+    others = [tool("search")]
+    params, log = peer(tmp_path, [tool("send_invoice"), tool("post_update"), *others], {
+        "send_invoice": {**rpc_error(-32602, "Tool send_invoice disabled"), "retool": others},
+        "post_update": {**failed("MCP error -32602: Tool post_update disabled"), "retool": others},
+    })
+    async with ToolClient(params, timeout=3, retry=RetryPolicy(backoff_initial=0.01, jitter=0),
+                          **telemetry.providers) as tc:
+        await tc.list_tools()
+        results = {name: await tc.call_tool(name, {"id": "X-1"}) for name in ("send_invoice", "post_update")}
+    assert classes_of(results) == {
+        "send_invoice": (Channel.PROTOCOL, FailureClass.NOT_FOUND),
+        "post_update": (Channel.EXECUTION, FailureClass.NOT_FOUND),
+    }
+    for name, result in results.items():
+        assert "no longer available" in result.text and "search" in result.text, result.text
+        assert "Fix the arguments" not in result.text, result.text
+    sent = [frame["params"]["name"] for frame in log.received("tools/call")]
+    assert sorted(sent) == ["post_update", "send_invoice"], sent
+    assert len(log.received("tools/list")) >= 2, "no re-list after the disabled tool"
+
+
+async def test_j266_go_sdk_and_rmcp_argument_rejections(tmp_path: Path, telemetry: Any) -> None:
+    """J266 (modelcontextprotocol/go-sdk v1.7.0 ``mcp/server.go``: a schema failure comes back as an ``isError`` text
+    ``validating "arguments": validating root: ...``, e.g. "validating /properties/mode: enum: sidecar does not equal any
+    of: [kernel-native dual-engine]" (kmesh's MCP server docs); rmcp servers' ``ErrorData::invalid_params(format!("failed
+    to deserialize parameters: {error}"))`` with serde's "missing field `label`"). Already right before this round;
+    kept as the guard beside J265: the sanctioned -32602 note names the argument, and nothing is re-sent."""
+    results = await called_once(tmp_path, telemetry, {
+        "set_mode": failed('validating "arguments": validating root: validating /properties/mode: enum: sidecar does not '
+                           "equal any of: [kernel-native dual-engine]"),
+        "create_label": rpc_error(-32602, "failed to deserialize parameters: missing field `label`"),
+    })
+    assert {name: result.failure_class for name, result in results.items()} == dict.fromkeys(
+        results, FailureClass.INVALID_INPUT)
+    assert "`mode`" in results["set_mode"].text and "kernel-native" in results["set_mode"].text, results["set_mode"].text
+    assert "`label` is required" in results["create_label"].text, results["create_label"].text
+
+
+async def test_j267_csharp_sdk_unknown_tool_as_invalid_request(tmp_path: Path, telemetry: Any) -> None:
+    """J267 (the C# SDK's ``McpProtocolException($"Unknown tool: '{name}'", McpErrorCode.InvalidRequest)``: -32600, not
+    the -32602 the spec gives unknown tools). Already right: the name, not the code, says the tool is unknown, so the
+    client re-lists instead of telling the model to fix its arguments."""
+    others = [tool("lookup")]
+    params, log = peer(tmp_path, [tool("archive_mail"), *others], {
+        "archive_mail": {**rpc_error(-32600, "Unknown tool: 'archive_mail'"), "retool": others},
+    })
+    async with ToolClient(params, timeout=3, retry=RetryPolicy(backoff_initial=0.01, jitter=0),
+                          **telemetry.providers) as tc:
+        await tc.list_tools()
+        result = await tc.call_tool("archive_mail", {"id": "X-1"})
+    assert (result.channel, result.failure_class) == (Channel.PROTOCOL, FailureClass.NOT_FOUND), result
+    assert "no longer available" in result.text and "Fix the arguments" not in result.text, result.text
+    assert len(log.received("tools/call")) == 1
