@@ -1,4 +1,4 @@
-"""Client side of tests/heldout_cases.md, fourteenth round (J262-J267): foreign SDKs' and runtimes' words read as the
+"""Client side of tests/heldout_cases.md, fourteenth round (J262-J267, J277): foreign SDKs' and runtimes' words read as the
 same failure they name.
 
 A gRPC status printed into a tool's error text by the runtime the foreign server runs on (grpc-go, grpc-java, grpc-js,
@@ -201,3 +201,24 @@ async def test_j267_csharp_sdk_unknown_tool_as_invalid_request(tmp_path: Path, t
     assert (result.channel, result.failure_class) == (Channel.PROTOCOL, FailureClass.NOT_FOUND), result
     assert "no longer available" in result.text and "Fix the arguments" not in result.text, result.text
     assert len(log.received("tools/call")) == 1
+
+
+async def test_j277_php_and_ruby_sdk_unknown_tools(tmp_path: Path, telemetry: Any) -> None:
+    """J277 (the PHP SDK's ``ToolNotFoundException``: ``sprintf('Tool not found for call: "%s".', $name)`` answered as
+    -32602, its tests assert ``Error::INVALID_PARAMS``; the Ruby SDK's ``RequestHandlerError.new("Tool not found
+    #{tool_name}", request, error_type: :tool_not_found)``). Both say the tool is not there: re-list and say so, never
+    "Fix the arguments". The PHP wording read as rejected arguments before this round (the name after "for call:" was
+    not read); the Ruby one was already right."""
+    others = [tool("lookup")]
+    params, log = peer(tmp_path, [tool("archive_mail"), tool("tag_mail"), *others], {
+        "archive_mail": {**rpc_error(-32602, 'Tool not found for call: "archive_mail".'), "retool": others},
+        "tag_mail": {**rpc_error(-32602, "Tool not found tag_mail"), "retool": others},
+    })
+    async with ToolClient(params, timeout=3, retry=RetryPolicy(backoff_initial=0.01, jitter=0),
+                          **telemetry.providers) as tc:
+        await tc.list_tools()
+        results = {name: await tc.call_tool(name, {"id": "X-1"}) for name in ("archive_mail", "tag_mail")}
+    assert classes_of(results) == dict.fromkeys(results, (Channel.PROTOCOL, FailureClass.NOT_FOUND))
+    for result in results.values():
+        assert "no longer available" in result.text and "Fix the arguments" not in result.text, result.text
+    assert len(log.received("tools/call")) == 2

@@ -97,7 +97,9 @@ _UNKNOWN_TOOL: Final = (
         r"|is not registered|not registered|is unknown|(?:is |has been )?disabled\b)",
         re.I,
     ),
-    re.compile(r"\btool not found\b[:\s]*[`'\"]?(?P<name>[\w./-]{1,128})?", re.I),
+    # ... "Tool not found for call: "x"." (the PHP SDK's ToolNotFoundException, -32602), "tool not found with name x"
+    re.compile(r"\btool not found\b(?:\s+(?:for (?:the )?call|with (?:the )?name))?[:\s]*[`'\"]?(?P<name>[\w./-]{1,128})?",
+               re.I),
 )
 
 
