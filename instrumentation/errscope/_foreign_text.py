@@ -270,7 +270,13 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # "Jwt is missing"), Kong's key-auth and basic-auth ("No API key found in request", "Invalid authentication
             # credentials").
             r"\bjwt (?:is |verification |issuer |header )?(?:expired|fails|failed|invalid|missing|not (?:configured|allowed))\b|"
-            r"\bno api key (?:found|provided|given)\b|\binvalid (?:authentication|auth) (?:credentials|token|header)\b",
+            r"\bno api key (?:found|provided|given)\b|\binvalid (?:authentication|auth) (?:credentials|token|header)\b|"
+            # The peer's TLS alert refusing this side's client certificate (RFC 8446 §6.2: bad_certificate,
+            # certificate_required, unknown_ca, access_denied), as Go ("remote error: tls: bad certificate"), Java and
+            # rustls ("Received fatal alert: bad_certificate", "CertificateRequired") and OpenSSL ("tlsv13 alert
+            # certificate required") word it: the tool's credential refused, as the same alert on ssl.SSLError.
+            r"\b(?:remote error: tls:|alert[:\s]+|alert (?:number \d+ )?)\s*(?:bad ?certificate|certificate ?required|"
+            r"unknown ?(?:ca|certificate authority)|access ?denied)\b",
             re.I,
         ),
     ),
@@ -357,6 +363,20 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\b(?:cannot|can't|could not|unable to) reach (?:the )?(?:[\w-]+ )?(?:server|host|endpoint|database|service|api)\b|"
             r"\bconnection (?:was )?terminated\b|\bterminating (?:the )?connection\b|"
             r"\bcommunications link failure\b|"
+            # TLS spoken to a port that does not speak it, or a handshake the peer cut, in the runtimes' words (OpenSSL's
+            # WRONG_VERSION_NUMBER through Python, Node's EPROTO, Ruby and curl 35; Go's "first record does not look like a
+            # TLS handshake"; Java's "Unrecognized SSL message, plaintext connection?" and "Remote host terminated the
+            # handshake"); a connection that never formed (curl 7 through Guzzle: "Failed to connect", "Couldn't connect
+            # to server"; Java NIO's UnresolvedAddressException); an HTTP/2 stream reset or protocol error (OkHttp's
+            # StreamResetException, Chromium's ERR_HTTP2_PROTOCOL_ERROR, hyper's "h2 protocol error"); Java's
+            # EOFException (Okio reading a status line from a closed connection).
+            r"\bwrong version number\b|\bfirst record does not look like a tls handshake\b|\beproto\b|"
+            r"\bunrecognized ssl message\b|\bterminated the handshake\b|\b(?:failed to|couldn'?t) connect\b|"
+            r"\bunresolved ?address ?exception\b|\bstream (?:was )?reset\b|\b(?:http2|h2) protocol error\b|"
+            r"\beof ?exception\b|"
+            # A Unix socket that is not there (connect(2)'s ENOENT): Go's "dial unix /run/x.sock: connect: no such file
+            # or directory", Node's "connect ENOENT /run/x.sock": the service does not run, no missing record.
+            r"\bdial unix\b[^\n]{0,200}?\bno such file\b|\bconnect: no such file\b|\bconnect enoent\b|"
             # A database that cannot take the statement now, in its own words (the SQLSTATE classes 40 and 53 that
             # ``errscope._classify`` reads from a driver's exception: rolled back, nothing applied): PostgreSQL's
             # "deadlock detected" / "could not serialize access" / "sorry, too many clients already", MySQL's "Too many
@@ -449,7 +469,8 @@ _NEVER_REACHED: Final = re.compile(
     r"\benotfound\b|unknown ?host|unreachable|no route to host|\be(?:host|net)unreach\b|"
     r"\bconnect(?:ion)? ?(?:etimedout|timeout ?(?:error|exception)?\b)|\bconnect timed out\b|timeout (?:while )?connecting|"
     r"\b(?:cannot|can't|could not|unable to|failed to) (?:connect|establish|reach)|connection attempts? failed|"
-    r"certificate|\bx509\b|\bpkix\b|fatal alert|handshake",
+    r"certificate|\bx509\b|\bpkix\b|fatal alert|handshake|\bwrong version number\b|\bunrecognized ssl message\b|"
+    r"\beproto\b|\bcouldn'?t connect\b|\bunresolved ?address\b|\bconnect: no such file\b|\bconnect enoent\b",
     re.I,
 )
 # ... and one that may have ended after the upstream got the request (DESIGN.md, "the same holds one hop further down"):
@@ -465,6 +486,7 @@ _AFTER_SENDING: Final = re.compile(
     # socket, java.net.http, Go's http2) and a database connection ended under a statement (node-postgres, 57P01)
     r"\bunexpected end of (?:stream|file)\b|\bend of file reached\b|\bended prematurely\b|\bempty reply from server\b|"
     r"\bincomplete ?message\b|\bsocket (?:was )?disconnected\b|\breceived no (?:bytes|data)\b|\bstream error\b|"
+    r"\bstream (?:was )?reset\b|\b(?:http2|h2) protocol error\b|\beof ?exception\b|"
     r"\bconnection (?:was )?terminated\b|\bterminating (?:the )?connection\b|"
     # undici's "fetch failed" alone: no HTTP answer came, whether before or after the request was written
     r"\bfetch failed\b",

@@ -1,4 +1,4 @@
-"""Client side of tests/heldout_cases.md, fourteenth round (J262-J267, J277): foreign SDKs' and runtimes' words read as the
+"""Client side of tests/heldout_cases.md, fourteenth round (J262-J267, J277-J281): foreign SDKs' and runtimes' words read as the
 same failure they name.
 
 A gRPC status printed into a tool's error text by the runtime the foreign server runs on (grpc-go, grpc-java, grpc-js,
@@ -222,3 +222,75 @@ async def test_j277_php_and_ruby_sdk_unknown_tools(tmp_path: Path, telemetry: An
     for result in results.values():
         assert "no longer available" in result.text and "Fix the arguments" not in result.text, result.text
     assert len(log.received("tools/call")) == 2
+
+
+# --- J278-J281: transport failures told in other runtimes' words ---------------------------------------------------
+
+async def test_j278_tls_to_a_plain_port_in_other_runtimes_words(tmp_path: Path, telemetry: Any) -> None:
+    """J278 (TLS spoken to a port that speaks plain text, or a handshake the peer cut, as servers in other languages
+    relay it: Go's crypto/tls "tls: first record does not look like a TLS handshake"; Node's "write EPROTO ...
+    wrong version number"; Java's "Unrecognized SSL message, plaintext connection?" and "Remote host terminated the
+    handshake"; Ruby's "SSL_connect returned=1 ... wrong version number"; curl 35). The same failure raised in a
+    Python tool (``ssl.SSLError`` WRONG_VERSION_NUMBER, J271) is ``upstream_unavailable`` and never reached the
+    service; the texts were ``unknown``."""
+    results = await answered(tmp_path, telemetry, {
+        "push_metrics": 'Post "https://metrics.internal:8080/v1/push": tls: first record does not look like a TLS handshake',
+        "upload_file": "Error: write EPROTO 4057C61AB27F0000:error:0A00010B:SSL routines:ssl3_get_record:wrong version "
+                       "number:../deps/openssl/openssl/ssl/record/ssl3_record.c:354:",
+        "create_lead": "javax.net.ssl.SSLException: Unrecognized SSL message, plaintext connection?",
+        "sync_orders": "javax.net.ssl.SSLHandshakeException: Remote host terminated the handshake",
+        "open_ticket": "OpenSSL::SSL::SSLError: SSL_connect returned=1 errno=0 peeraddr=10.0.0.5:443 state=error: wrong "
+                       "version number",
+        "send_event": "cURL error 35: OpenSSL/3.0.2: error:0A00010B:SSL routines::wrong version number",
+    })
+    assert classes_of(results) == dict.fromkeys(results, (Channel.EXECUTION, FailureClass.UPSTREAM_UNAVAILABLE))
+    for result in results.values():
+        assert result.side_effect_possible is not True, result
+
+
+async def test_j279_a_client_certificate_refused_in_other_runtimes_words(tmp_path: Path, telemetry: Any) -> None:
+    """J279 (a server requiring mutual TLS refuses the tool's client certificate with a TLS alert, RFC 8446 §6.2:
+    Go's "remote error: tls: bad certificate", Java's "Received fatal alert: certificate_required", rustls's
+    "received fatal alert: BadCertificate", OpenSSL's "tlsv1 alert unknown ca"). errscope reads the same alerts on
+    ``ssl.SSLError`` as the tool's credential refused (tests/classification/test_tls_handshakes.py): ``permission_denied``,
+    not ``unknown`` nor the outage "fatal alert" read as."""
+    results = await answered(tmp_path, telemetry, {
+        "read_ledger": 'Get "https://ledger.internal/v1/entries": remote error: tls: bad certificate',
+        "post_payment": "javax.net.ssl.SSLHandshakeException: Received fatal alert: certificate_required",
+        "fetch_report": "error sending request: invalid peer response: received fatal alert: BadCertificate",
+        "list_vaults": "[SSL: TLSV1_ALERT_UNKNOWN_CA] tlsv1 alert unknown ca (_ssl.c:2580)",
+    })
+    assert classes_of(results) == dict.fromkeys(results, (Channel.EXECUTION, FailureClass.PERMISSION_DENIED))
+
+
+async def test_j280_a_connection_that_never_formed_or_was_reset(tmp_path: Path, telemetry: Any) -> None:
+    """J280 (curl 7 through Guzzle: "Failed to connect to ... Couldn't connect to server"; Java NIO's
+    ``UnresolvedAddressException`` through Ktor; OkHttp's ``StreamResetException`` "stream was reset: CANCEL" and Okio's
+    ``EOFException`` "\\n not found" reading a status line from a closed connection (square/okhttp #3146 and #1517);
+    Chromium's ``net::ERR_HTTP2_PROTOCOL_ERROR``). Each is the service out of reach or a connection that ended before the
+    answer: ``upstream_unavailable``, not ``unknown``, and Okio's words are no missing record ("not found")."""
+    results = await answered(tmp_path, telemetry, {
+        "create_invoice": "GuzzleHttp\\Exception\\ConnectException: cURL error 7: Failed to connect to api.FAKE.example "
+                          "port 443 after 3 ms: Couldn't connect to server",
+        "geocode": "java.nio.channels.UnresolvedAddressException",
+        "post_comment": "okhttp3.internal.http2.StreamResetException: stream was reset: CANCEL",
+        "update_profile": "java.io.EOFException: \\n not found: limit=0 content=\u2026",
+        "capture_page": "net::ERR_HTTP2_PROTOCOL_ERROR at https://app.FAKE.example/dashboard",
+    })
+    assert classes_of(results) == dict.fromkeys(results, (Channel.EXECUTION, FailureClass.UPSTREAM_UNAVAILABLE))
+    assert results["create_invoice"].side_effect_possible is not True
+    assert results["post_comment"].side_effect_possible is True
+
+
+async def test_j281_a_unix_socket_missing_in_go_and_node_words(tmp_path: Path, telemetry: Any) -> None:
+    """J281 (J269's failure as Go and Node servers relay it: docker/cli "dial unix /var/run/docker.sock: connect: no
+    such file or directory", Node's "connect ENOENT /var/run/docker.sock"). The daemon is not running:
+    ``upstream_unavailable``, never sent; not the ``not_found`` "no such file" read as."""
+    results = await answered(tmp_path, telemetry, {
+        "list_containers": 'Get "http://%2Fvar%2Frun%2Fdocker.sock/v1.47/containers/json": dial unix '
+                           "/var/run/docker.sock: connect: no such file or directory",
+        "run_container": "Error: connect ENOENT /var/run/docker.sock",
+    })
+    assert classes_of(results) == dict.fromkeys(results, (Channel.EXECUTION, FailureClass.UPSTREAM_UNAVAILABLE))
+    for result in results.values():
+        assert result.side_effect_possible is not True and "identifier" not in result.text, result.text
