@@ -1,4 +1,4 @@
-"""Server side of tests/heldout_cases.md, fourteenth round (J268-J273): a root cause the server must find on foreign
+"""Server side of tests/heldout_cases.md, fourteenth round (J268-J273, J282): a root cause the server must find on foreign
 ground, and real transport failures in odd states.
 
 A gateway's tool whose upstream MCP server (a real foreign stdio process) answers -32603 with a generic message and the
@@ -242,3 +242,81 @@ async def test_j273_a_background_job_the_tool_awaited(style: str, telemetry: Cap
     for name in ("sync_contacts", "sync_calendars"):
         events = [dict(event.attributes or {}) for event in spans[name].events if event.name == "exception"]
         assert events and events[-1].get("exception.type", "").endswith("ConnectError"), (name, events)
+
+
+_DUPLICATE_SERVER = '''
+import sys
+import anyio
+from tests.servers.catalogue import BUILDERS
+import errscope
+
+style, count = sys.argv[1], sys.argv[2]
+server = BUILDERS[style]()
+
+
+async def charge_card(amount: int) -> str:
+    """Charge a card (a write; no annotations)."""
+    with open(count, "a") as runs:
+        runs.write("x")
+    await anyio.sleep(1.0)
+    return f"charged {amount}"
+
+
+(server.tool if style == "fastmcp" else server.add_tool)(charge_card)
+errscope.instrument(server)
+if style == "fastmcp":
+    server.run(transport="stdio", show_banner=False)
+else:
+    server.run()
+'''
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_j282_a_call_sent_again_with_its_id_while_it_runs(style: str, tmp_path: Path) -> None:
+    """J282 (a host or an HTTP layer that re-sends a ``tools/call`` after a reconnect or its own timeout, reusing the
+    request's id: MCP 2025-11-25, Basic > Requests: the id "MUST NOT have been previously used by the requestor within
+    the same session"; the same frame twice is the same request). Both the SDK's ``MCPServer`` and FastMCP ran the
+    tool once per frame: a card charged twice. errscope's server answers the second frame with the first's outcome
+    once it has one; the tool runs once and both answers carry the same result. A later call reusing the id after the
+    first ended is a new request (hosts that number every request 1 exist) and runs."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import time
+
+    script, count = tmp_path / "server.py", tmp_path / "runs.txt"
+    script.write_text(_DUPLICATE_SERVER)
+    root = Path(__file__).resolve().parents[2]
+    process = subprocess.Popen([sys.executable, str(script), style, str(count)], cwd=root,
+                               env={**os.environ, "PYTHONPATH": str(root)}, stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert process.stdin is not None and process.stdout is not None
+
+    def send(frame: dict[str, object]) -> None:
+        process.stdin.write(json.dumps(frame) + "\n")
+        process.stdin.flush()
+
+    def answer() -> dict[str, object]:
+        return json.loads(process.stdout.readline())
+
+    try:
+        send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}})
+        assert answer()["id"] == 0
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        call = {"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                "params": {"name": "charge_card", "arguments": {"amount": 5}}}
+        send(call)
+        time.sleep(0.3)
+        send(call)  # the same frame again while the first runs
+        answers = [answer(), answer()]
+        assert [a["id"] for a in answers] == [5, 5], answers
+        assert [a["result"]["content"][0]["text"] for a in answers] == ["charged 5", "charged 5"], answers
+        assert count.read_text() == "x", "the tool ran once per frame"
+        send(call)  # the id again, after its request ended: a new request
+        assert answer()["result"]["content"][0]["text"] == "charged 5"
+        assert count.read_text() == "xx"
+    finally:
+        process.kill()
+        process.wait(timeout=10)
