@@ -1,7 +1,8 @@
 """One classifier: every exception lands on exactly one :class:`~errscope.FailureClass`.
 
 The mapping is a table (``_RULES``), looked up along the exception's MRO and along its chain
-(:func:`walk`); wrappers defer inwards, and :func:`explain` also names the root cause. Users
+(:func:`walk`; an exception raised with no chain continues with the failure its raising frame still held, PEP 3134's
+implicit cause restored); wrappers defer inwards, and :func:`explain` also names the root cause. Users
 extend it with :func:`register`. Nothing here imports a database driver: DB-API errors (PEP 249)
 are recognised by their standard class names (asyncpg's by their SQLSTATE); one raised out of the
 driver's own ``connect`` never sent a statement.
@@ -28,7 +29,9 @@ OAuth 2.0 ``error`` (Authlib,          by the code             RFC 6749 §5.2, �
 oauthlib, google-auth)                                         RFC 8628 §3.5 (IANA OAuth error registry)
 WebSocket close codes (websockets,     by the code; 4400-4599  RFC 6455 §7.4.1, IANA close code registry
 httpx-ws)                              as HTTP statuses
-SMTP reply codes (smtplib, aiosmtplib) by the code             RFC 5321 §4.2, RFC 4954, RFC 3463
+SMTP reply codes (smtplib, aiosmtplib) by the code; a refused  RFC 5321 §4.2, §3.1, RFC 4954, RFC 3463
+                                       greeting
+                                       upstream_unavailable
 ``grpc.RpcError``; any error whose     by status code          google/rpc/code.proto's HTTP mapping
 ``status``/``code`` is an enum member
 named as a gRPC code (grpclib)
@@ -76,8 +79,9 @@ classes); ``EOFError`` out of ftplib
 ``ConnectionError``, ``socket.gaierror``,
 ``ssl.SSLError``, ``OSError`` with a
 network errno, ``CancelledError``
-``PermissionError``                    permission_denied       (a program that cannot be started:
-``FileNotFoundError``                  not_found               upstream_unavailable)
+``PermissionError``                    permission_denied       (a program that cannot be started, a
+``FileNotFoundError``                  not_found               Unix socket that is not there:
+                                                               upstream_unavailable)
 pydantic, jsonschema                   unknown                 raised in the tool: upstream or output data
 ``ValidationError``
 a JSON decode error out of an HTTP     its error status, else  the upstream answered what is not its
