@@ -1,7 +1,8 @@
 """One classifier: every exception lands on exactly one :class:`~errscope.FailureClass`.
 
 The mapping is a table (``_RULES``), looked up along the exception's MRO and along its chain
-(:func:`walk`); wrappers defer inwards, and :func:`explain` also names the root cause. Users
+(:func:`walk`; an exception raised with no chain continues with the failure its raising frame still held, PEP 3134's
+implicit cause restored); wrappers defer inwards, and :func:`explain` also names the root cause. Users
 extend it with :func:`register`. Nothing here imports a database driver: DB-API errors (PEP 249)
 are recognised by their standard class names (asyncpg's by their SQLSTATE); one raised out of the
 driver's own ``connect`` never sent a statement.
@@ -28,7 +29,9 @@ OAuth 2.0 ``error`` (Authlib,          by the code             RFC 6749 §5.2, �
 oauthlib, google-auth)                                         RFC 8628 §3.5 (IANA OAuth error registry)
 WebSocket close codes (websockets,     by the code; 4400-4599  RFC 6455 §7.4.1, IANA close code registry
 httpx-ws)                              as HTTP statuses
-SMTP reply codes (smtplib, aiosmtplib) by the code             RFC 5321 §4.2, RFC 4954, RFC 3463
+SMTP reply codes (smtplib, aiosmtplib) by the code; a refused  RFC 5321 §4.2, §3.1, RFC 4954, RFC 3463
+                                       greeting
+                                       upstream_unavailable
 ``grpc.RpcError``; any error whose     by status code          google/rpc/code.proto's HTTP mapping
 ``status``/``code`` is an enum member
 named as a gRPC code (grpclib)
@@ -76,8 +79,9 @@ classes); ``EOFError`` out of ftplib
 ``ConnectionError``, ``socket.gaierror``,
 ``ssl.SSLError``, ``OSError`` with a
 network errno, ``CancelledError``
-``PermissionError``                    permission_denied       (a program that cannot be started:
-``FileNotFoundError``                  not_found               upstream_unavailable)
+``PermissionError``                    permission_denied       (a program that cannot be started, a
+``FileNotFoundError``                  not_found               Unix socket that is not there:
+                                                               upstream_unavailable)
 pydantic, jsonschema                   unknown                 raised in the tool: upstream or output data
 ``ValidationError``
 a JSON decode error out of an HTTP     its error status, else  the upstream answered what is not its
@@ -181,13 +185,16 @@ from mcp_types import (
 )
 
 from errscope._exceptions import InvalidInput, RateLimited, ToolFailure
+from errscope._foreign_text import GRPC_CODES as _GRPC_CODES
 from errscope._foreign_text import SQLSTATE_CLASSES as _SQLSTATES
 from errscope._foreign_text import api_code_class as _code_family
 from errscope._foreign_text import (
     classify_text,
+    data_texts,
     json_error_message,
     json_error_parts,
     named_code_class,
+    names_no_cause,
     retry_after_from_text,
 )
 from errscope._http import (
@@ -321,17 +328,25 @@ def class_for_jsonrpc_code(code: int) -> FailureClass:
     return _JSONRPC_CLASSES.get(code, FailureClass.UNKNOWN)
 
 
-def class_for_jsonrpc_error(code: int, message: str) -> FailureClass:
-    """The class of a JSON-RPC error: by its code, else by its message.
+def class_for_jsonrpc_error(code: int, message: str, data: Any = None) -> FailureClass:
+    """The class of a JSON-RPC error: by its code, else by its message, else by what its ``data`` says.
 
     -32603 and the implementation-defined band name no class, and gateways reuse the SDKs' own -32000/-32001
     for other failures (a relayed "Connection closed", a 404 "Session not found"): then the message is read
     with the rules a foreign tool's error text is read with (``classify_text``), so one failure gets one class
     whether the client, ``errscope proxy`` or a gateway's tool (an ``MCPError`` from its upstream) meets it.
+    A generic message ("Internal error", "Tool execution failed") leaves the cause to ``data``
+    (:func:`~errscope._foreign_text.data_texts`: rmcp's ``internal_error(msg, Some(json!({"error": ...})))``).
     """
     failure_class = class_for_jsonrpc_code(code)
     if failure_class is FailureClass.UNKNOWN or code in (CONNECTION_CLOSED, REQUEST_TIMEOUT):
         from_text = classify_text(message)
+        if from_text is not FailureClass.UNKNOWN and not names_no_cause(message):
+            return from_text
+        for said in data_texts(data):
+            from_data = classify_text(json_error_message(said) or said)
+            if from_data is not FailureClass.UNKNOWN:
+                return from_data
         if from_text is not FailureClass.UNKNOWN:
             return from_text
     return failure_class
@@ -1129,11 +1144,25 @@ def _file_or_program(failure_class: FailureClass) -> Rule:
     missing_socket = failure_class is FailureClass.NOT_FOUND
 
     def rule(exc: BaseException) -> Classification:
-        if raised_in(exc, "subprocess") or (missing_socket and _raised_connecting(exc, anywhere=True)):
+        if raised_in(exc, "subprocess") or (missing_socket and (_raised_connecting(exc, anywhere=True) or _unix_socket_missing(exc))):
             return program
         return refused if getattr(exc, "errno", None) is not None else file
 
     return rule
+
+
+def _unix_socket_missing(exc: BaseException) -> bool:
+    """ENOENT with no path, raised where the tool holds a Unix socket: ``socket.connect`` (or ``bind``/``sendto``) on a
+    socket file that is not there, called by the tool itself, so no library's connect frame shows it. Every call that
+    opens, stats or runs a path names it (``filename``), and a library that maps a peer's status onto ENOENT
+    (paramiko's SFTP) raises it holding no Unix socket."""
+    if getattr(exc, "errno", None) != errno.ENOENT or getattr(exc, "filename", None) is not None:
+        return False
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    local_values = tb.tb_frame.f_locals.values() if tb is not None else ()
+    return any(isinstance(value, socket.socket) and value.family == socket.AF_UNIX for value in local_values)
 
 
 def _os_error(exc: BaseException) -> Classification | None:
@@ -1202,7 +1231,7 @@ def _first_exception_arg(exc: BaseException) -> BaseException | None:
 
 def _mcp_error(exc: BaseException) -> Classification:
     assert isinstance(exc, MCPError)
-    failure_class = class_for_jsonrpc_error(exc.code, exc.error.message)
+    failure_class = class_for_jsonrpc_error(exc.code, exc.error.message, exc.error.data)
     return Classification(failure_class, side_effect_possible=_JSONRPC_SENT.get(exc.code))
 
 
@@ -1755,29 +1784,6 @@ def _response_code(codes: Mapping[str, FailureClass], system: str) -> Rule:
     return rule
 
 
-# gRPC status codes -> (class, may it have run), after the HTTP mapping google/rpc/code.proto gives
-# each code: UNAVAILABLE is also what a dropped connection mid-call reports ("not always safe to
-# retry non-idempotent operations", grpc.io/docs/guides/status-codes), so it does not say.
-_GRPC_CODES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
-    "CANCELLED": (FailureClass.UPSTREAM_UNAVAILABLE, True),
-    "UNKNOWN": (FailureClass.UPSTREAM_UNAVAILABLE, True),  # the server's handler raised
-    "INVALID_ARGUMENT": (FailureClass.INVALID_INPUT, False),
-    "DEADLINE_EXCEEDED": (FailureClass.UPSTREAM_UNAVAILABLE, True),
-    "NOT_FOUND": (FailureClass.NOT_FOUND, False),
-    "ALREADY_EXISTS": (FailureClass.INVALID_INPUT, False),
-    "PERMISSION_DENIED": (FailureClass.PERMISSION_DENIED, False),
-    "UNAUTHENTICATED": (FailureClass.PERMISSION_DENIED, False),
-    "RESOURCE_EXHAUSTED": (FailureClass.RATE_LIMITED, False),
-    "FAILED_PRECONDITION": (FailureClass.INVALID_INPUT, False),
-    "ABORTED": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # a concurrency conflict, rolled back
-    "OUT_OF_RANGE": (FailureClass.INVALID_INPUT, False),
-    "UNIMPLEMENTED": (FailureClass.UNKNOWN, False),  # we called what the server lacks: our bug
-    "INTERNAL": (FailureClass.UPSTREAM_UNAVAILABLE, True),
-    "UNAVAILABLE": (FailureClass.UPSTREAM_UNAVAILABLE, None),
-    "DATA_LOSS": (FailureClass.UPSTREAM_UNAVAILABLE, True),
-}
-
-
 def _grpc_error(exc: BaseException) -> Classification:
     # grpc.RpcError raised by a call is also a grpc.Call: .code() is a grpc.StatusCode member.
     name = getattr(exc.code(), "name", None)  # type: ignore[attr-defined]
@@ -1881,6 +1887,14 @@ def _smtp_reply(reply: Callable[[Any], tuple[object, object]]) -> Rule:
         return Classification(_smtp_class(code, words), upstream=upstream, side_effect_possible=False)
 
     return rule
+
+
+def _smtp_connect(exc: BaseException) -> Classification:
+    reply = _smtp_reply(lambda error: (error.smtp_code, error.smtp_error))(exc)
+    if reply is not None and reply.failure_class is not FailureClass.UNKNOWN:
+        return reply
+    return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=reply.upstream if reply else Upstream("smtp", None),
+                          side_effect_possible=False)
 
 
 # The last resort for an exception no rule and no attribute shape explains: the words its type
@@ -2230,6 +2244,9 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "smtplib.SMTPResponseException": _smtp_reply(lambda exc: (exc.smtp_code, exc.smtp_error)),
     "smtplib.SMTPRecipientsRefused": _smtp_reply(lambda exc: next(iter(exc.recipients.values()), (None, ""))),
     "smtplib.SMTPServerDisconnected": _unavailable(None, "smtp"),
+    # The greeting was not a 220 (RFC 5321 §3.1: 554 "no SMTP service here", 421 closing), or was no SMTP reply at
+    # all (code -1: the port speaks another protocol): the server took no mail, whatever the code's own class.
+    "smtplib.SMTPConnectError": _smtp_connect,
     "aiosmtplib.errors.SMTPResponseException": _smtp_reply(lambda exc: (exc.code, exc.message)),
     "aiosmtplib.errors.SMTPRecipientsRefused": _smtp_reply(
         lambda exc: (exc.recipients[0].code, exc.recipients[0].message) if exc.recipients else (None, "")),
@@ -2438,7 +2455,7 @@ def walk(exc: BaseException) -> list[BaseException]:
     Follows what Python's own traceback printer follows (``traceback.TracebackException``): an
     exception group's members in order, then ``__cause__``, else ``__context__``, here even when
     ``raise ... from None`` suppressed it (the on-call engineer needs what the author hid from the
-    model).
+    model); with neither, the failure the raising frame still held (:func:`_held_failure`).
     """
     chain: list[BaseException] = []
     seen: set[int] = set()
@@ -2450,11 +2467,50 @@ def walk(exc: BaseException) -> list[BaseException]:
         seen.add(id(current))
         chain.append(current)
         following = current.__cause__ if current.__cause__ is not None else current.__context__
+        if following is None and not isinstance(current, BaseExceptionGroup):
+            following = _held_failure(current)
         if following is not None:
             pending.append(following)
         if isinstance(current, BaseExceptionGroup):
             pending.extend(reversed(current.exceptions))  # depth first, first member first
     return chain
+
+
+def _held_failure(exc: BaseException) -> BaseException | None:
+    """The exception the frame that raised ``exc`` still held, when ``exc`` has no chain: the implicit cause PEP 3134
+    would have recorded had ``exc`` been raised inside the ``except`` block that caught it.
+
+    A hand-written retry loop keeps the last failure (``except httpx.TransportError as exc: last = exc``) and raises
+    its own ``RuntimeError`` after the loop; a tool that awaited a background task reads ``task.exception()`` and
+    raises its own (it holds the task); one that gathered its jobs with ``return_exceptions=True`` holds them in a list.
+    Only an exception that was itself raised (it has a traceback) and is not ``exc``, held by a local of the raising
+    frame, as the failure of a future or task held there, or as an item of a list, tuple or set there (``asyncio.wait``'s
+    ``done``), counts; the last such local wins (the most recent failure in a loop), and in a collection its first
+    failure.
+    """
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return None
+    try:
+        values = list(tb.tb_frame.f_locals.values())
+    except Exception:  # a frame whose locals cannot be read says nothing
+        return None
+
+    def failure(value: object) -> BaseException | None:
+        if isinstance(value, asyncio.Future | concurrent.futures.Future):  # a task or job that ended in a failure
+            value = value.exception() if value.done() and not value.cancelled() else None
+        raised = isinstance(value, Exception) and value is not exc and value.__traceback__ is not None
+        return value if raised else None  # type: ignore[return-value]
+
+    for value in reversed(values):
+        held = failure(value)
+        if held is None and isinstance(value, list | tuple | set | frozenset):
+            held = next((found for item in list(value)[:64] if (found := failure(item)) is not None), None)
+        if held is not None:
+            return held
+    return None
 
 
 def classify(exc: BaseException) -> Classification:

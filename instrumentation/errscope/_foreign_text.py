@@ -21,13 +21,17 @@ from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 
 __all__ = [
+    "GRPC_CODES",
     "MESSAGE_KEYS",
     "SQLSTATE_CLASSES",
     "api_code_class",
     "classify_text",
+    "data_texts",
+    "grpc_status_in_text",
     "json_error_message",
     "json_error_parts",
     "named_code_class",
+    "names_no_cause",
     "printable",
     "reads_upstream_data",
     "retry_after_from_text",
@@ -147,6 +151,67 @@ def sqlstate_class(text: str) -> FailureClass | None:
     return None
 
 
+# gRPC status codes -> (class, may it have run), after the HTTP mapping google/rpc/code.proto gives
+# each code: UNAVAILABLE is also what a dropped connection mid-call reports ("not always safe to
+# retry non-idempotent operations", grpc.io/docs/guides/status-codes), so it does not say.
+GRPC_CODES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
+    "CANCELLED": (FailureClass.UPSTREAM_UNAVAILABLE, True),
+    "UNKNOWN": (FailureClass.UPSTREAM_UNAVAILABLE, True),  # the server's handler raised
+    "INVALID_ARGUMENT": (FailureClass.INVALID_INPUT, False),
+    "DEADLINE_EXCEEDED": (FailureClass.UPSTREAM_UNAVAILABLE, True),
+    "NOT_FOUND": (FailureClass.NOT_FOUND, False),
+    "ALREADY_EXISTS": (FailureClass.INVALID_INPUT, False),
+    "PERMISSION_DENIED": (FailureClass.PERMISSION_DENIED, False),
+    "UNAUTHENTICATED": (FailureClass.PERMISSION_DENIED, False),
+    "RESOURCE_EXHAUSTED": (FailureClass.RATE_LIMITED, False),
+    "FAILED_PRECONDITION": (FailureClass.INVALID_INPUT, False),
+    "ABORTED": (FailureClass.UPSTREAM_UNAVAILABLE, False),  # a concurrency conflict, rolled back
+    "OUT_OF_RANGE": (FailureClass.INVALID_INPUT, False),
+    "UNIMPLEMENTED": (FailureClass.UNKNOWN, False),  # we called what the server lacks: our bug
+    "INTERNAL": (FailureClass.UPSTREAM_UNAVAILABLE, True),
+    "UNAVAILABLE": (FailureClass.UPSTREAM_UNAVAILABLE, None),
+    "DATA_LOSS": (FailureClass.UPSTREAM_UNAVAILABLE, True),
+}
+
+_GRPC_NAMES: Final = ("OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS",
+                      "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
+                      "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED")
+"""google/rpc/code.proto's names, by number."""
+
+# A gRPC status printed into a text, in the form each runtime prints it: grpc-go's ``status.Error`` ("rpc error: code =
+# ResourceExhausted desc = ..."; codes.Code's String() is CamelCase and spells "Canceled"), grpc-java's
+# ``StatusRuntimeException``/``StatusException`` ("io.grpc.StatusRuntimeException: ABORTED: ..."), grpc-js ("8
+# RESOURCE_EXHAUSTED: ...", the number beside the name), grpc-dotnet's ``RpcException`` ('Status(StatusCode="Aborted",
+# Detail="...")'), tonic's ``Status`` as Debug prints it ("Status { code: AlreadyExists, message: ... }") and grpcio's
+# ``_InactiveRpcError`` ("status = StatusCode.UNAVAILABLE").
+_GRPC_IN_TEXT: Final = re.compile(
+    r"\brpc error: code = ([A-Za-z]+)"
+    r"|\bStatus(?:Runtime)?Exception: ([A-Z][A-Z_]+)\b"
+    r"|\bStatusCode(?:=\"|\.)([A-Za-z_]+)"
+    r"|\bStatus \{ code: ([A-Za-z]+)"
+    r"|(?:^|: )(\d{1,2}) ([A-Z][A-Z_]+): ",
+    re.M,
+)
+_CAMEL_WORDS: Final = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+def grpc_status_in_text(text: str) -> str | None:
+    """The gRPC status name (google/rpc/code.proto's spelling: ``RESOURCE_EXHAUSTED``) a text names in one of the
+    runtimes' forms (:data:`_GRPC_IN_TEXT`), or ``None``; grpc-js's number must agree with its name."""
+    for match in _GRPC_IN_TEXT.finditer(text):
+        if match.group(5) is not None:
+            number, name = int(match.group(5)), match.group(6)
+            if number < len(_GRPC_NAMES) and _GRPC_NAMES[number] == name:
+                return name
+            continue
+        raw = next(group for group in match.groups()[:4] if group is not None)
+        name = _CAMEL_WORDS.sub("_", raw).upper()
+        name = "CANCELLED" if name == "CANCELED" else name
+        if name in GRPC_CODES:
+            return name
+    return None
+
+
 # A token shaped like an API's error code inside prose. CamelCase of two words or more (AWS's ``InvalidClientTokenId``,
 # Azure's ``AuthorizationFailed``, ``ProvisionedThroughputExceededException``), dotted parts allowed (EC2's
 # ``InvalidInstanceID.NotFound``), anywhere. A snake-case code (Slack's ``invalid_auth``, ``not_in_channel``) only where
@@ -205,7 +270,13 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # "Jwt is missing"), Kong's key-auth and basic-auth ("No API key found in request", "Invalid authentication
             # credentials").
             r"\bjwt (?:is |verification |issuer |header )?(?:expired|fails|failed|invalid|missing|not (?:configured|allowed))\b|"
-            r"\bno api key (?:found|provided|given)\b|\binvalid (?:authentication|auth) (?:credentials|token|header)\b",
+            r"\bno api key (?:found|provided|given)\b|\binvalid (?:authentication|auth) (?:credentials|token|header)\b|"
+            # The peer's TLS alert refusing this side's client certificate (RFC 8446 §6.2: bad_certificate,
+            # certificate_required, unknown_ca, access_denied), as Go ("remote error: tls: bad certificate"), Java and
+            # rustls ("Received fatal alert: bad_certificate", "CertificateRequired") and OpenSSL ("tlsv13 alert
+            # certificate required") word it: the tool's credential refused, as the same alert on ssl.SSLError.
+            r"\b(?:remote error: tls:|alert[:\s]+|alert (?:number \d+ )?)\s*(?:bad ?certificate|certificate ?required|"
+            r"unknown ?(?:ca|certificate authority)|access ?denied)\b",
             re.I,
         ),
     ),
@@ -292,6 +363,20 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\b(?:cannot|can't|could not|unable to) reach (?:the )?(?:[\w-]+ )?(?:server|host|endpoint|database|service|api)\b|"
             r"\bconnection (?:was )?terminated\b|\bterminating (?:the )?connection\b|"
             r"\bcommunications link failure\b|"
+            # TLS spoken to a port that does not speak it, or a handshake the peer cut, in the runtimes' words (OpenSSL's
+            # WRONG_VERSION_NUMBER through Python, Node's EPROTO, Ruby and curl 35; Go's "first record does not look like a
+            # TLS handshake"; Java's "Unrecognized SSL message, plaintext connection?" and "Remote host terminated the
+            # handshake"); a connection that never formed (curl 7 through Guzzle: "Failed to connect", "Couldn't connect
+            # to server"; Java NIO's UnresolvedAddressException); an HTTP/2 stream reset or protocol error (OkHttp's
+            # StreamResetException, Chromium's ERR_HTTP2_PROTOCOL_ERROR, hyper's "h2 protocol error"); Java's
+            # EOFException (Okio reading a status line from a closed connection).
+            r"\bwrong version number\b|\bfirst record does not look like a tls handshake\b|\beproto\b|"
+            r"\bunrecognized ssl message\b|\bterminated the handshake\b|\b(?:failed to|couldn'?t) connect\b|"
+            r"\bunresolved ?address ?exception\b|\bstream (?:was )?reset\b|\b(?:http2|h2) protocol error\b|"
+            r"\beof ?exception\b|"
+            # A Unix socket that is not there (connect(2)'s ENOENT): Go's "dial unix /run/x.sock: connect: no such file
+            # or directory", Node's "connect ENOENT /run/x.sock": the service does not run, no missing record.
+            r"\bdial unix\b[^\n]{0,200}?\bno such file\b|\bconnect: no such file\b|\bconnect enoent\b|"
             # A database that cannot take the statement now, in its own words (the SQLSTATE classes 40 and 53 that
             # ``errscope._classify`` reads from a driver's exception: rolled back, nothing applied): PostgreSQL's
             # "deadlock detected" / "could not serialize access" / "sorry, too many clients already", MySQL's "Too many
@@ -384,7 +469,8 @@ _NEVER_REACHED: Final = re.compile(
     r"\benotfound\b|unknown ?host|unreachable|no route to host|\be(?:host|net)unreach\b|"
     r"\bconnect(?:ion)? ?(?:etimedout|timeout ?(?:error|exception)?\b)|\bconnect timed out\b|timeout (?:while )?connecting|"
     r"\b(?:cannot|can't|could not|unable to|failed to) (?:connect|establish|reach)|connection attempts? failed|"
-    r"certificate|\bx509\b|\bpkix\b|fatal alert|handshake",
+    r"certificate|\bx509\b|\bpkix\b|fatal alert|handshake|\bwrong version number\b|\bunrecognized ssl message\b|"
+    r"\beproto\b|\bcouldn'?t connect\b|\bunresolved ?address\b|\bconnect: no such file\b|\bconnect enoent\b",
     re.I,
 )
 # ... and one that may have ended after the upstream got the request (DESIGN.md, "the same holds one hop further down"):
@@ -400,6 +486,7 @@ _AFTER_SENDING: Final = re.compile(
     # socket, java.net.http, Go's http2) and a database connection ended under a statement (node-postgres, 57P01)
     r"\bunexpected end of (?:stream|file)\b|\bend of file reached\b|\bended prematurely\b|\bempty reply from server\b|"
     r"\bincomplete ?message\b|\bsocket (?:was )?disconnected\b|\breceived no (?:bytes|data)\b|\bstream error\b|"
+    r"\bstream (?:was )?reset\b|\b(?:http2|h2) protocol error\b|\beof ?exception\b|"
     r"\bconnection (?:was )?terminated\b|\bterminating (?:the )?connection\b|"
     # undici's "fetch failed" alone: no HTTP answer came, whether before or after the request was written
     r"\bfetch failed\b",
@@ -420,6 +507,9 @@ def says_maybe_acted(text: str) -> bool:
     """
     if _CRASH.search(text) or _NEVER_REACHED.search(text.replace("_", " ")):
         return False
+    grpc = grpc_status_in_text(text)
+    if grpc not in (None, "UNKNOWN") and GRPC_CODES[grpc][1] is not None:  # the gRPC table says (GRPC_CODES)
+        return GRPC_CODES[grpc][1]
     for match in _STATUS.finditer(text):
         status = int(match.group(1))
         if status not in _HTTP_STATUSES:  # a port (443) or another number, not a status
@@ -446,6 +536,11 @@ def classify_text(text: str) -> FailureClass:
     named = named_code_class(text) or sqlstate_class(text)
     if named is not None:
         return FailureClass.UNKNOWN if named is FailureClass.INVALID_INPUT and reads_upstream_data(text) else named
+    # A gRPC status the text prints decides as it does on a gRPC library's exception (GRPC_CODES), except UNKNOWN,
+    # which says only that the handler failed: its description is read by the rules below first.
+    grpc = grpc_status_in_text(text)
+    if grpc is not None and grpc != "UNKNOWN":
+        return GRPC_CODES[grpc][0]
     for match in _STATUS.finditer(text):
         status = int(match.group(1))
         if 400 <= status <= 599:
@@ -456,6 +551,8 @@ def classify_text(text: str) -> FailureClass:
     for cls, pattern in _PHRASES:
         if pattern.search(words):
             return FailureClass.UNKNOWN if cls is FailureClass.INVALID_INPUT and reads_upstream_data(text) else cls
+    if grpc is not None:  # UNKNOWN with a description no rule reads
+        return GRPC_CODES[grpc][0]
     # Debug-printed Rust errors name their kind in CamelCase (io::ErrorKind's ConnectionRefused, NotFound,
     # PermissionDenied; sqlx's RowNotFound): read as words only when the text said nothing else.
     camel = _CAMEL_BREAK.sub(" ", words)
@@ -524,6 +621,16 @@ _GENERIC_WORDS: Final = frozenset(
     "a an the error errors executing execution execute tool tools call calling failed failure internal occurred "
     "while unexpected unknown exception raised".split()
 )
+
+
+# ... and of a JSON-RPC error's generic message ("Internal error", "Server error", "Error handling request"): the cause,
+# if any, is in its ``data``.
+_GENERIC_ERROR_WORDS: Final = _GENERIC_WORDS | frozenset("server request handling processing mcp rpc json-rpc".split())
+
+
+def names_no_cause(message: str) -> bool:
+    """Whether a JSON-RPC error's ``message`` is only generic words (:data:`_GENERIC_ERROR_WORDS`)."""
+    return all(word in _GENERIC_ERROR_WORDS for word in re.findall(r"[\w.-]+", message.lower()))
 
 
 def says_nothing(excerpt: str, tool: str) -> bool:
@@ -683,3 +790,37 @@ def json_error_message(text: str) -> str | None:
         return None
     message, codes = parts
     return f"{message} ({', '.join(codes)})" if codes else message
+
+
+_DATA_TEXT_KEYS: Final = (*MESSAGE_KEYS, "error", "cause", "exception", "details")
+_DATA_STATUS_KEYS: Final = ("status", "statusCode", "status_code", "http_status", "httpStatus")
+_DATA_DEPTH: Final = 4
+
+
+def data_texts(data: Any, depth: int = 0) -> tuple[str, ...]:
+    """What a JSON-RPC error's ``data`` says in words, in order: the string it is, or the strings an object holds under
+    the keys errors are told with (:data:`MESSAGE_KEYS`, a bare ``error``, a ``cause``), nested objects and lists under
+    those keys included (at most :data:`_DATA_DEPTH` deep), and an HTTP status it names (``{"status": 503}``, as
+    ``"HTTP 503"``).
+
+    ``data`` is "additional information about the error" (JSON-RPC 2.0, section 5.1), and several SDKs keep the
+    cause only there behind a generic message: rmcp servers' ``McpError::internal_error("IO operation failed",
+    Some(json!({"error": e.to_string()})))``, a Java server's ``data`` holding the exception's text.
+    """
+    if depth > _DATA_DEPTH:
+        return ()
+    if isinstance(data, str):
+        return (data,) if data.strip() else ()
+    if isinstance(data, list):
+        return tuple(text for item in data[:8] for text in data_texts(item, depth + 1))
+    if not isinstance(data, dict):
+        return ()
+    texts: list[str] = []
+    for key in _DATA_TEXT_KEYS:
+        if key in data:
+            texts.extend(data_texts(data[key], depth + 1))
+    for key in _DATA_STATUS_KEYS:
+        status = data.get(key)
+        if type(status) is int and 400 <= status <= 599:
+            texts.append(f"HTTP {status}")
+    return tuple(texts)

@@ -498,7 +498,7 @@ class LogicalCall:
             )
             return shape.failure(self.tool, Channel.PROTOCOL, FailureClass.INVALID_INPUT, note, ref=ref, advice="",
                                  side_effect_possible=False)
-        return shape.other_protocol_error(self.tool, code, message, data, ref)
+        return shape.other_protocol_error(self.tool, code, message, data, ref, error.data)
 
     async def _unknown_tool(
         self, span: Span, *, ref: str | None, channel: Channel, result: CallToolResult | None = None

@@ -88,14 +88,18 @@ _DECODER_HEADER: Final = re.compile(
 )
 
 _UNKNOWN_TOOL: Final = (
-    # "Unknown tool: x" (mcp, FastMCP), "Tool x not found" (TS SDKs), "no such tool 'x'", "tool x does not exist"
+    # "Unknown tool: x" (mcp, FastMCP), "Tool x not found" (TS SDKs), "no such tool 'x'", "tool x does not exist";
+    # "Tool x disabled" (the TypeScript SDK's McpServer for a tool its author disabled: no longer listed, answered
+    # like an unknown one, -32602; typescript-sdk .changeset/fix-unknown-tool-protocol-error.md "Unknown or disabled")
     re.compile(r"\b(?:unknown|no such) tool(?: name)?\b[:\s]*[`'\"]?(?P<name>[\w./-]{1,128})?", re.I),
     re.compile(
         r"\btool[:\s]+[`'\"]?(?P<name>[\w./-]{1,128})[`'\"]?\s+(?:was\s+)?(?:not found|does not exist|is not available"
-        r"|is not registered|not registered|is unknown)",
+        r"|is not registered|not registered|is unknown|(?:is |has been )?disabled\b)",
         re.I,
     ),
-    re.compile(r"\btool not found\b[:\s]*[`'\"]?(?P<name>[\w./-]{1,128})?", re.I),
+    # ... "Tool not found for call: "x"." (the PHP SDK's ToolNotFoundException, -32602), "tool not found with name x"
+    re.compile(r"\btool not found\b(?:\s+(?:for (?:the )?call|with (?:the )?name))?[:\s]*[`'\"]?(?P<name>[\w./-]{1,128})?",
+               re.I),
 )
 
 

@@ -234,13 +234,16 @@ def elicitation_required(tool: str, error: ErrorData, ref: str | None) -> ToolCa
     return replace(shaped, elicitations=elicitations)
 
 
-def other_protocol_error(tool: str, code: int, message: str, data: dict[str, Any], ref: str | None) -> ToolCallResult:
-    """A JSON-RPC error that is neither an unknown tool nor invalid arguments."""
+def other_protocol_error(
+    tool: str, code: int, message: str, data: dict[str, Any], ref: str | None, detail: Any = None
+) -> ToolCallResult:
+    """A JSON-RPC error that is neither an unknown tool nor invalid arguments (``detail``: its ``data`` as sent, a
+    string or an object, read for the cause when the message names none)."""
     server_class = answer.declared_class(data)
     if server_class is not None:
         cls = server_class
     else:
-        cls = class_for_jsonrpc_error(code, message)
+        cls = class_for_jsonrpc_error(code, message, detail)
     retry_after = answer.retry_after(data) or (
         retry_after_from_text(message) if cls is FailureClass.RATE_LIMITED else None
     )

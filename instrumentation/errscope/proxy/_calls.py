@@ -47,7 +47,7 @@ from errscope._scrubbing import scrub_value, without_stack_traces
 from errscope._telemetry import ServerTelemetry
 from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.client import _answer as answer
-from errscope.client._invalid_params import declared_arguments, invalid_params_note
+from errscope.client._invalid_params import declared_arguments, invalid_params_note, unknown_tool_name
 from errscope.server._mcp import _request_id
 from errscope.server._seam import failure_meta
 
@@ -359,7 +359,7 @@ class Calls:
             shaped_text = safe_excerpt(text, limit=300) or "This tool runs only as a task"
         else:
             call.upstream_message = _said(text)
-            cls = class_for_jsonrpc_error(code, text)
+            cls = class_for_jsonrpc_error(code, text, data)
             if type(refused_with) is int and 300 <= refused_with <= 399:
                 # The SDK's -32600 stands in for a redirect it would not follow: no fault of the host's request.
                 cls = FailureClass.UPSTREAM_UNAVAILABLE
@@ -376,10 +376,12 @@ class Calls:
         return {**message, "error": shaped_error}
 
     def _read(self, call: ToolCall, text: str) -> answer.TextReading:
-        # A listed tool whose text mentions an unknown tool is a tool failing about another tool.
+        # A listed tool whose text mentions an unknown tool is a tool failing about another tool, unless the text names
+        # the tool itself ("Tool send_invoice disabled": the TypeScript SDK's answer for a tool taken off its list).
         listed = self.tools is not None and call.tool in self.tools
         declared = declared_arguments(self._schema(call.tool))
-        return answer.read_text(text, None if listed else call.tool, declared)
+        itself = call.tool is not None and unknown_tool_name(text) == call.tool
+        return answer.read_text(text, call.tool if itself or not listed else None, declared)
 
     def _unknown_tool(self, entry: _InFlight, message: Message, code: int) -> Message:
         call = entry.call

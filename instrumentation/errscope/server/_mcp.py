@@ -55,13 +55,55 @@ _OUTPUT_CHECK: Final = FuncMetadata.convert_result.__code__
 """MCPServer's check of a tool's return value against its output model."""
 
 
+@dataclasses.dataclass
+class _InFlight:
+    """A ``tools/call`` being served on a connection, and its outcome once it has one."""
+
+    done: anyio.Event = dataclasses.field(default_factory=anyio.Event)
+    result: HandlerResult = None
+    error: BaseException | None = None
+
+
 class ErrscopeMiddleware:
-    """Server middleware: one span, one metric point and, on failure, one log record per request."""
+    """Server middleware: one span, one metric point and, on failure, one log record per request.
+
+    A ``tools/call`` whose id is the id of one still running on the same connection is the same request sent again
+    (a host or an HTTP layer re-sending it after a reconnect or its own timeout; MCP 2025-11-25, Basic > Requests: an id
+    "MUST NOT have been previously used by the requestor within the same session"): it is answered with that
+    request's outcome once it has one, and the tool does not run twice. An id reused after its request ended is a new
+    request (hosts that number every request 1 exist).
+    """
 
     def __init__(self, telemetry: ServerTelemetry) -> None:
         self.telemetry = telemetry
+        self._in_flight: dict[tuple[int, type, Any], _InFlight] = {}
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        connection = getattr(ctx.session, "_connection", None)  # mcp 2.3 ServerSession: one per connection
+        if ctx.request_id is None or ctx.method != "tools/call" or connection is None:
+            return await self._serve(ctx, call_next)
+        # Keyed by the connection object's identity, alive while its request runs; "5" and 5 are two ids.
+        key = (id(connection), type(ctx.request_id), ctx.request_id)
+        first = self._in_flight.get(key)
+        if first is not None:
+            logging.getLogger(__name__).warning("tools/call id %s sent again while it runs: answered with its outcome",
+                           _request_id(ctx.request_id))
+            await first.done.wait()
+            if first.error is not None:
+                raise first.error
+            return first.result
+        entry = self._in_flight[key] = _InFlight()
+        try:
+            entry.result = await self._serve(ctx, call_next)
+            return entry.result
+        except BaseException as exc:
+            entry.error = exc
+            raise
+        finally:
+            del self._in_flight[key]
+            entry.done.set()
+
+    async def _serve(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if ctx.request_id is None:  # notifications carry no outcome of their own
             return await call_next(ctx)
         session = ctx.session
