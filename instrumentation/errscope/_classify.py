@@ -158,6 +158,7 @@ import math
 import re
 import socket
 import ssl
+import subprocess
 import urllib.error
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -188,7 +189,9 @@ from errscope._foreign_text import (
     json_error_message,
     json_error_parts,
     named_code_class,
+    never_reached,
     retry_after_from_text,
+    says_maybe_acted,
 )
 from errscope._http import (
     class_for_http_status,
@@ -1900,6 +1903,55 @@ _NAME_WORDS: Final = (
 )
 
 
+# libcurl's CURLE_HTTP_RETURNED_ERROR ("The requested URL returned error: 403"), in git's and curl's stderr; the URL a
+# program names in quotes ("unable to access 'https://host/repo.git/'", "repository 'https://...' not found").
+_CURL_STATUS: Final = re.compile(r"\breturned error: ([1-5]\d\d)\b")
+_QUOTED_URL: Final = re.compile(r"""['"](https?://[^'"\s]+)['"]""")
+
+
+def _program_output(exc: BaseException) -> list[str]:
+    texts = []
+    for name in ("stderr", "stdout", "output"):
+        value = _attribute(exc, name)
+        if isinstance(value, bytes):
+            value = value.decode("utf-8", "replace")
+        if isinstance(value, str) and value.strip() and value not in texts:
+            texts.append(value)
+    return texts
+
+
+def _program_failure(exc: BaseException) -> Classification | None:
+    """A program the tool ran that exited with an error status: ``subprocess.CalledProcessError`` (``check=True``
+    with the output captured), GitPython's ``GitCommandError`` (the git the official MCP git server drives).
+
+    The exit status says only that it failed; what failed is in the program's own words, on stderr (else stdout:
+    git's "nothing to commit"). Those are read with the foreign-text rules (``classify_text``: the same words a
+    foreign MCP server's text is read by), so one failure gets one class whether a tool raised it or relayed it.
+    An HTTP status the program reports in libcurl's words ("The requested URL returned error: 503": git, curl) is
+    the upstream's, with the URL's ``host[:port]``. Whether it acted: what the text says of an upstream it did not
+    reach or that dropped mid-answer, the status's fact; otherwise not known (a program may fail after doing part of
+    its work). ``None`` (its cause decides, else ``unknown``) when no output was captured or nothing in it is known.
+    """
+    for text in _program_output(exc):
+        failure_class = classify_text(text)
+        if failure_class is FailureClass.UNKNOWN:
+            continue
+        status_match = _CURL_STATUS.search(text)
+        status = int(status_match.group(1)) if status_match else None
+        url = _QUOTED_URL.search(text)
+        upstream = (Upstream("http", str(status), http_address(url.group(1)) if url else None)
+                    if status is not None else None)
+        if status is not None:
+            sent = side_effect_for_http_status(status)
+        elif failure_class is FailureClass.UPSTREAM_UNAVAILABLE:
+            sent = True if says_maybe_acted(text) else False if never_reached(text) else None
+        else:
+            sent = None
+        wait = retry_after_from_text(text) if failure_class is FailureClass.RATE_LIMITED else None
+        return Classification(failure_class, retry_after=wait, upstream=upstream, side_effect_possible=sent)
+    return None
+
+
 def _by_name(exc: BaseException) -> Classification | None:
     for klass in type(exc).__mro__:
         if klass.__module__ == "builtins":
@@ -2312,6 +2364,13 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "telegram.error.NetworkError": lambda exc: None if exc.__cause__ is not None else _unavailable(None, "telegram")(exc),
     "telegram.error.TelegramError": lambda exc: (_unavailable(None, "telegram")(exc)
                                                  if isinstance(exc.__cause__, ValueError) else None),
+    # GitPython (https://gitpython.readthedocs.io/en/stable/reference.html#module-git.exc): a git command's failure
+    # is in git's words (see _program_failure); a path that is no repository (its missing path is a
+    # FileNotFoundError-like NoSuchPathError), and gitdb's name or object that resolves to nothing, name what the
+    # call asked for: not there, nothing done
+    "git.exc.GitCommandError": _program_failure,
+    **dict.fromkeys(("git.exc.InvalidGitRepositoryError", "gitdb.exc.BadName", "gitdb.exc.BadObject"),
+                    _fixed(FailureClass.NOT_FOUND, False)),
     # hvac (HashiCorp Vault): one class per status (hvac.utils.raise_for_error), no status kept
     **{f"hvac.exceptions.{name}": _status_named(status, "vault") for name, status in (
         ("InvalidRequest", 400), ("Unauthorized", 401), ("Forbidden", 403), ("InvalidPath", 404),
@@ -2358,6 +2417,7 @@ _RULES: dict[type[BaseException], Rule] = {
     # Its reason is the socket error, or a text (ftp: URLError("ftp error: ...") raised over ftplib's reply).
     urllib.error.URLError: _never_sent(_wrapping(_reason_or_chain, _UNKNOWN_RULE)),
     EOFError: _eof,
+    subprocess.CalledProcessError: _program_failure,
     PermissionError: _file_or_program(FailureClass.PERMISSION_DENIED),
     FileNotFoundError: _file_or_program(FailureClass.NOT_FOUND),
     OSError: _os_error,

@@ -28,6 +28,7 @@ __all__ = [
     "json_error_message",
     "json_error_parts",
     "named_code_class",
+    "never_reached",
     "printable",
     "reads_upstream_data",
     "retry_after_from_text",
@@ -205,7 +206,11 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # "Jwt is missing"), Kong's key-auth and basic-auth ("No API key found in request", "Invalid authentication
             # credentials").
             r"\bjwt (?:is |verification |issuer |header )?(?:expired|fails|failed|invalid|missing|not (?:configured|allowed))\b|"
-            r"\bno api key (?:found|provided|given)\b|\binvalid (?:authentication|auth) (?:credentials|token|header)\b",
+            r"\bno api key (?:found|provided|given)\b|\binvalid (?:authentication|auth) (?:credentials|token|header)\b|"
+            # git's answer to an HTTP 401 when it may not prompt (GIT_TERMINAL_PROMPT=0, no tty): "could not read
+            # Username for 'https://host': terminal prompts disabled" (credential.c), and its SSH transport's
+            # "Permission denied (publickey)" (the words above).
+            r"\bcould not read (?:username|password) for\b|\bterminal prompts disabled\b",
             re.I,
         ),
     ),
@@ -234,8 +239,8 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"closed by the (?:remote|peer|server)|forcibly closed|actively refused|prematurely closed|remote end closed|"
             r"server closed (?:the )?(?:idle )?connection|connection aborted|connection attempts? failed|"
             r"failed to establish (?:a )?(?:new )?connection|connection could not be established|\bund err (?:socket|closed)\b|"
-            r"\berror (?:occurred )?(?:while )?sending (?:the )?request\b|\b(?:cannot|can't|could not|unable to) "
-            r"connect\b|network is unreachable|host is unreachable|no route to host|server disconnected|"
+            r"\berror (?:occurred )?(?:while )?sending (?:the )?request\b|\b(?:cannot|can't|could not|couldn't|unable to|"
+            r"failed to) connect\b|network is unreachable|host is unreachable|no route to host|server disconnected|"
             # A deadline that passed with no answer: Go's context, gRPC's DEADLINE_EXCEEDED (status 4), and Reactor's
             # timeout() ("Did not observe any item or terminal signal within 60000ms").
             # tokio's timeout(): "deadline has elapsed".
@@ -322,7 +327,14 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\b(?:could not|couldn't|cannot|can't|unable to) find\b|"
             # a lookup that matched no row: sqlx's RowNotFound ("no rows returned by a query that expected to return
             # at least one row"), Go's sql.ErrNoRows ("sql: no rows in result set")
-            r"\bno rows? (?:returned by a query that expected|in (?:the )?result set)",
+            r"\bno rows? (?:returned by a query that expected|in (?:the )?result set)|"
+            # a revision, path or ref git cannot resolve, in git's words (builtin/checkout.c "pathspec 'x' did not
+            # match any file(s) known to git", "src refspec x does not match any", revision.c "unknown revision",
+            # "bad revision", object-name.c "invalid object name" / "Not a valid object name", merge's "not something we can merge"; GitPython's
+            # "Ref 'x' did not resolve to an object"), and a directory that is no repository ("not a git repository")
+            r"\bdid not match any\b|\bdoes not match any\b|\bunknown revision\b|\bbad (?:revision|object)\b|"
+            r"\b(?:invalid|not a valid) object name\b|\bnot something we can merge\b|\bdid not resolve to an object\b|"
+            r"\bnot a git repository\b",
             re.I,
         ),
     ),
@@ -333,7 +345,14 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # An argument that was missing or empty, in other SDKs' words (the C# SDK's "missing a value for the
             # required parameter 'x'"; Go servers' "name cannot be empty").
             r"\brequired (?:parameter|argument|field|property)\b|"
-            r"\b(?:cannot|can't|can not|must not|may not) be (?:empty|blank|null|nil|none)\b",
+            r"\b(?:cannot|can't|can not|must not|may not) be (?:empty|blank|null|nil|none)\b|"
+            # a conflict with what is there (HTTP 409's class): "already exists" (APIs, git's "a branch named 'x'
+            # already exists"), git's refused push ("! [rejected] ... (fetch first)", "non-fast-forward", "Updates
+            # were rejected") and a commit with nothing staged ("nothing to commit")
+            r"\balready exists\b|\[rejected\]|\bnon-fast-forward\b|\bupdates were rejected\b|\bnothing to commit\b|"
+            # an option or subcommand the program does not know: the arguments it was given (git's "unrecognized
+            # argument", "unknown option", "'x' is not a git command"; getopt's "unrecognized option")
+            r"\bunrecogni[sz]ed (?:argument|option)\b|\bunknown (?:option|switch)\b|\bis not a git command\b",
             re.I,
         ),
     ),
@@ -383,7 +402,7 @@ _NEVER_REACHED: Final = re.compile(
     r"nodename nor servname|failure in name resolution|could not resolve|name not resolved|name resolution failed|"
     r"\benotfound\b|unknown ?host|unreachable|no route to host|\be(?:host|net)unreach\b|"
     r"\bconnect(?:ion)? ?(?:etimedout|timeout ?(?:error|exception)?\b)|\bconnect timed out\b|timeout (?:while )?connecting|"
-    r"\b(?:cannot|can't|could not|unable to|failed to) (?:connect|establish|reach)|connection attempts? failed|"
+    r"\b(?:cannot|can't|could not|couldn't|unable to|failed to) (?:connect|establish|reach)|connection attempts? failed|"
     r"certificate|\bx509\b|\bpkix\b|fatal alert|handshake",
     re.I,
 )
@@ -407,6 +426,12 @@ _AFTER_SENDING: Final = re.compile(
 )
 
 _HTTP_STATUSES: Final = frozenset(HTTPStatus)
+
+
+def never_reached(text: str) -> bool:
+    """Whether a failure text says the upstream was never reached (refused, not resolved, unreachable, a certificate
+    or handshake refused, a connect timeout: :data:`_NEVER_REACHED`); a crash report never says so."""
+    return _CRASH.search(text) is None and _NEVER_REACHED.search(text.replace("_", " ")) is not None
 
 
 def says_maybe_acted(text: str) -> bool:
