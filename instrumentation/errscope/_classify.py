@@ -1892,11 +1892,16 @@ def _smtp_reply(reply: Callable[[Any], tuple[object, object]]) -> Rule:
 _NOT_FOUND_WORDS: Final = re.compile(r"NotFound|NoSuch|DoesNotExist|NoResultFound")
 _NAME_WORDS: Final = (
     # ResourceExhausted: gRPC's name for a quota or rate limit (qdrant-client's 429)
-    (re.compile(r"RateLimit|Throttl|TooManyRequests|ResourceExhausted"), FailureClass.RATE_LIMITED, False),
-    (re.compile(r"PermissionDenied|AccessDenied|Forbidden|Unauthori[sz]ed|Unauthenticated|Authenticat"),
+    # UsageLimit, QuotaExceeded: a usage quota spent (Tavily's UsageLimitExceededError, its 429)
+    (re.compile(r"RateLimit|Throttl|TooManyRequests|ResourceExhausted|UsageLimit|Quota(?:Exceeded|Exhausted)"),
+     FailureClass.RATE_LIMITED, False),
+    # an API key refused or never given (Tavily's InvalidAPIKeyError, its 401; MissingAPIKeyError: nothing sent)
+    (re.compile(r"PermissionDenied|AccessDenied|Forbidden|Unauthori[sz]ed|Unauthenticated|Authenticat|"
+                r"(?:Invalid|Missing|Expired|Revoked)(?:Api|API)Key|(?:Api|API)Key(?:Invalid|Missing|Expired)"),
      FailureClass.PERMISSION_DENIED, False),
     (_NOT_FOUND_WORDS, FailureClass.NOT_FOUND, None),
-    (re.compile(r"Duplicate|AlreadyExists"), FailureClass.INVALID_INPUT, False),
+    # HTTP 400's and 422's names (Tavily's BadRequestError): the request's values, refused as a whole
+    (re.compile(r"Duplicate|AlreadyExists|BadRequest|UnprocessableEntity"), FailureClass.INVALID_INPUT, False),
     (re.compile(r"Connect(ion)?(Error|Refused|Timeout)|NameResolution|Unreachable"),
      FailureClass.UPSTREAM_UNAVAILABLE, None),
     (re.compile(r"Timeout|TimedOut|Unavailable|ConnectionClosed|Disconnect"), FailureClass.UPSTREAM_UNAVAILABLE, None),
@@ -1959,6 +1964,11 @@ def _by_name(exc: BaseException) -> Classification | None:
         for pattern, failure_class, side_effect in _NAME_WORDS:
             if pattern.search(klass.__name__):
                 sent = _sent_by_name(exc) if failure_class is FailureClass.UPSTREAM_UNAVAILABLE else side_effect
+                if failure_class is FailureClass.PERMISSION_DENIED and classify_text(
+                        _message_of(exc)) is FailureClass.RATE_LIMITED:
+                    # a refusal named Forbidden whose words say a usage quota or rate limit is spent (Tavily's 432
+                    # "exceeds your plan's set usage limit"), as a 403 that says when to come back: a rate limit
+                    failure_class = FailureClass.RATE_LIMITED
                 wait = _carried_delay(exc) if failure_class is FailureClass.RATE_LIMITED else None
                 return Classification(failure_class, retry_after=wait, side_effect_possible=sent)
     return None
@@ -2001,6 +2011,56 @@ _KAFKA_ERRORS: Final[dict[str, tuple[FailureClass, bool | None]]] = {
     **dict.fromkeys(("_INVALID_ARG", "_NO_OFFSET", "_STATE", "_NOT_IMPLEMENTED", "_UNSUPPORTED_FEATURE",
                      "_NOT_CONFIGURED"), (FailureClass.UNKNOWN, False)),
 }
+
+
+# Trino's error names (io.trino.spi.StandardErrorCode) whose class is not their errorType's, read as the SQLSTATE
+# table reads PostgreSQL's: a role refused (42501), a value the statement's data cannot take (class 22), a limit that
+# cancelled the statement (57014) or an operator's kill (57: what it had written may stay).
+_TRINO_NAMES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
+    "PERMISSION_DENIED": (FailureClass.PERMISSION_DENIED, False),
+    **dict.fromkeys(("DIVISION_BY_ZERO", "INVALID_CAST_ARGUMENT", "INVALID_FUNCTION_ARGUMENT",
+                     "NUMERIC_VALUE_OUT_OF_RANGE", "INVALID_LITERAL", "CONSTRAINT_VIOLATION"),
+                    (FailureClass.INVALID_INPUT, False)),
+    **dict.fromkeys(("EXCEEDED_TIME_LIMIT", "QUERY_REJECTED", "QUERY_HAS_TOO_MANY_STAGES"),
+                    (FailureClass.UPSTREAM_UNAVAILABLE, False)),
+    "ADMINISTRATIVELY_KILLED": (FailureClass.UPSTREAM_UNAVAILABLE, True),
+    # the coordinator could not start the query: no worker, starting up, shutting down
+    **dict.fromkeys(("NO_NODES_AVAILABLE", "SERVER_STARTING_UP", "SERVER_SHUTTING_DOWN"),
+                    (FailureClass.UPSTREAM_UNAVAILABLE, False)),
+}
+# ... else by its errorType (io.trino.spi.ErrorType): the statement as written (a missing table, a syntax error: the
+# SQLSTATE table's class 42, the tool's own query); the cluster out of memory or queue slots (class 53, nothing run);
+# the coordinator's own failure or a connector's source (a metastore, a JDBC database) failing under the query.
+_TRINO_TYPES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
+    "USER_ERROR": (FailureClass.UNKNOWN, False),
+    "INSUFFICIENT_RESOURCES": (FailureClass.UPSTREAM_UNAVAILABLE, False),
+    "INTERNAL_ERROR": (FailureClass.UPSTREAM_UNAVAILABLE, None),
+    "EXTERNAL": (FailureClass.UPSTREAM_UNAVAILABLE, None),
+}
+
+
+def _trino_error(exc: BaseException) -> Classification:
+    """trino-python-client's ``TrinoQueryError`` (``TrinoUserError``, ``TrinoExternalError``, ...): the failed
+    query's ``errorName`` (:data:`_TRINO_NAMES`), else its ``errorType`` (:data:`_TRINO_TYPES`); the name is the
+    upstream status, system ``trino``."""
+    name, error_type = _attribute(exc, "error_name"), _attribute(exc, "error_type")
+    found = (_TRINO_NAMES.get(name) if isinstance(name, str) else None) or _TRINO_TYPES.get(str(error_type))
+    if found is None:
+        found = (FailureClass.UNKNOWN, None)
+    return Classification(found[0], upstream=Upstream("trino", name) if isinstance(name, str) and name else None,
+                          side_effect_possible=found[1])
+
+
+# An HTTP status an SDK keeps only in its message ("error 503: service unavailable": trino's HttpError)
+_STATUS_IN_MESSAGE: Final = re.compile(r"^\s*(?:http )?error:? ([1-5]\d\d)\b", re.I)
+
+
+def _status_in_message(exc: BaseException) -> Classification | None:
+    match = _STATUS_IN_MESSAGE.match(_message_of(exc))
+    if match is None:
+        return None
+    status = int(match.group(1))
+    return replace(_status_named(status, "http")(exc), retry_after=None)
 
 
 def _kafka_error(exc: BaseException) -> Classification:
@@ -2364,6 +2424,10 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "telegram.error.NetworkError": lambda exc: None if exc.__cause__ is not None else _unavailable(None, "telegram")(exc),
     "telegram.error.TelegramError": lambda exc: (_unavailable(None, "telegram")(exc)
                                                  if isinstance(exc.__cause__, ValueError) else None),
+    # trino-python-client (https://github.com/trinodb/trino-python-client): a failed query by its error name and
+    # type, before the DB-API classes it also derives from; a refused HTTP answer keeps its status only in its text
+    "trino.exceptions.TrinoQueryError": _trino_error,
+    "trino.exceptions.HttpError": _status_in_message,
     # GitPython (https://gitpython.readthedocs.io/en/stable/reference.html#module-git.exc): a git command's failure
     # is in git's words (see _program_failure); a path that is no repository (its missing path is a
     # FileNotFoundError-like NoSuchPathError), and gitdb's name or object that resolves to nothing, name what the

@@ -179,7 +179,12 @@ def named_code_class(text: str) -> FailureClass | None:
 _STATUS: Final = re.compile(r"(?<![\w.-])([1-5]\d\d)(?![\w.-])")
 
 _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
-    (FailureClass.RATE_LIMITED, re.compile(r"rate.?limit|too many requests|quota exceeded|throttl|slow down", re.I)),
+    (FailureClass.RATE_LIMITED, re.compile(
+        r"rate.?limit|too many requests|quota exceeded|throttl|slow down|"
+        # a usage quota spent (Google's dailyLimitExceeded read as a rate limit): OpenAI's "You exceeded your current
+        # quota", Anthropic's "reached your specified API usage limits", Tavily's 432/433 "exceeds your plan's set
+        # usage limit" / "exceeds the pay-as-you-go limit"
+        r"\bexceeded your (?:current )?quota\b|\busage limits?\b|\bpay-as-you-go limit\b", re.I)),
     (
         FailureClass.PERMISSION_DENIED,
         re.compile(
