@@ -485,6 +485,9 @@ def _http_status(exc: BaseException) -> Classification | None:
         result = replace(result, failure_class=FailureClass.PERMISSION_DENIED)
     if result.retry_after is None and (result.failure_class is FailureClass.RATE_LIMITED or status == 503):
         result = replace(result, retry_after=_google_retry_delay(exc))
+    if result.retry_after is None and result.failure_class is FailureClass.RATE_LIMITED:
+        # the wait the SDK parsed off the answer and kept in place of its headers (Dropbox's RateLimitError.backoff)
+        result = replace(result, retry_after=_carried_delay(exc))
     return result
 
 
@@ -1976,8 +1979,8 @@ def _by_name(exc: BaseException) -> Classification | None:
 
 def _carried_delay(exc: BaseException) -> float | None:
     """The delay a rate-limit exception keeps as a number of seconds (``retry_after``: slack_sdk, pyrate;
-    ``retry_after_s``: qdrant-client), else its response's ``Retry-After``."""
-    for name in ("retry_after", "retry_after_s", "retry_after_seconds"):
+    ``retry_after_s``: qdrant-client; ``backoff``: Dropbox), else its response's ``Retry-After``."""
+    for name in ("retry_after", "retry_after_s", "retry_after_seconds", "backoff"):
         seconds = delay_seconds(_attribute(exc, name))
         if seconds is not None:
             return seconds
@@ -2061,6 +2064,49 @@ def _status_in_message(exc: BaseException) -> Classification | None:
         return None
     status = int(match.group(1))
     return replace(_status_named(status, "http")(exc), retry_after=None)
+
+
+# Dropbox's route errors (https://www.dropbox.com/developers/documentation/http/documentation, "Errors": 409
+# "Endpoint-specific error", its tags in each route's error union): the innermost tag a class is known for decides.
+_DROPBOX_TAGS: Final[dict[str, FailureClass]] = {
+    "not_found": FailureClass.NOT_FOUND,
+    # a path or name the call gave that cannot be used, or that collides with what is there (HTTP 409's class)
+    **dict.fromkeys(("malformed_path", "not_file", "not_folder", "conflict", "disallowed_name",
+                     "unsupported_content_type", "cant_copy_shared_folder", "cant_nest_shared_folder",
+                     "cant_move_folder_into_itself", "duplicated_or_nested_paths", "cant_transfer_ownership",
+                     "invalid_path_root", "invalid_cursor", "reset"), FailureClass.INVALID_INPUT),
+    # the account may not write there or read that (content restricted by policy, a team folder, a scope)
+    **dict.fromkeys(("no_write_permission", "no_permission", "restricted_content", "team_folder", "access_denied",
+                     "email_not_verified", "insufficient_permissions"), FailureClass.PERMISSION_DENIED),
+    "too_many_write_operations": FailureClass.RATE_LIMITED,  # the namespace's write lock contended: retry later
+}
+
+
+def _stone_tags(value: object, depth: int = 0) -> list[str]:
+    """The tags of a Stone union (Dropbox's SDKs: ``_tag``, its value in ``_value``) and of the unions its structs'
+    fields hold, outermost first (``path`` / ``not_found``, as Dropbox's ``error_summary`` reads)."""
+    if depth > 6 or value is None:
+        return []
+    tag = _attribute(value, "_tag")
+    if isinstance(tag, str):
+        return [tag, *_stone_tags(_attribute(value, "_value"), depth + 1)]
+    fields = _attribute(value, "_all_field_names_")
+    if isinstance(fields, (set, frozenset, list, tuple)):
+        return [tag for name in sorted(fields) for tag in _stone_tags(_attribute(value, name), depth + 1)]
+    return []
+
+
+def _dropbox_api_error(exc: BaseException) -> Classification:
+    """Dropbox's ``ApiError``: a route's own refusal (answered 409, or 403/404), with no status kept, only its
+    error union. The innermost tag :data:`_DROPBOX_TAGS` or an API code family knows decides; nothing was done (a
+    refusal of the request as a whole). The tags are the upstream status, system ``dropbox``."""
+    tags = _stone_tags(_attribute(exc, "error"))
+    upstream = Upstream("dropbox", "/".join(tags)) if tags else None
+    for tag in reversed(tags):
+        failure_class = _DROPBOX_TAGS.get(tag) or _code_family(tag)
+        if failure_class is not None and failure_class is not FailureClass.UNKNOWN:
+            return Classification(failure_class, upstream=upstream, side_effect_possible=False)
+    return Classification(FailureClass.UNKNOWN, upstream=upstream, side_effect_possible=False)
 
 
 def _kafka_error(exc: BaseException) -> Classification:
@@ -2424,6 +2470,7 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "telegram.error.NetworkError": lambda exc: None if exc.__cause__ is not None else _unavailable(None, "telegram")(exc),
     "telegram.error.TelegramError": lambda exc: (_unavailable(None, "telegram")(exc)
                                                  if isinstance(exc.__cause__, ValueError) else None),
+    "dropbox.exceptions.ApiError": _dropbox_api_error,
     # trino-python-client (https://github.com/trinodb/trino-python-client): a failed query by its error name and
     # type, before the DB-API classes it also derives from; a refused HTTP answer keeps its status only in its text
     "trino.exceptions.TrinoQueryError": _trino_error,
