@@ -1918,19 +1918,39 @@ _QUOTED_URL: Final = re.compile(r"""['"](https?://[^'"\s]+)['"]""")
 
 
 def _program_output(exc: BaseException) -> list[str]:
+    """What the failed program wrote, stderr first: on the exception, or on the result it carries (invoke)."""
     texts = []
-    for name in ("stderr", "stdout", "output"):
-        value = _attribute(exc, name)
-        if isinstance(value, bytes):
-            value = value.decode("utf-8", "replace")
-        if isinstance(value, str) and value.strip() and value not in texts:
-            texts.append(value)
+    for owner in (exc, _attribute(exc, "result")):
+        for name in ("stderr", "stdout", "output"):
+            value = _attribute(owner, name) if owner is not None else None
+            if isinstance(value, bytes):
+                value = value.decode("utf-8", "replace")
+            if isinstance(value, str) and value.strip() and value not in texts:
+                texts.append(value)
     return texts
+
+
+def _exit_status(exc: BaseException) -> int | None:
+    for owner, name in ((exc, "returncode"), (exc, "exit_code"), (exc, "retcode"), (exc, "status"),
+                        (_attribute(exc, "result"), "exited")):
+        value = _attribute(owner, name) if owner is not None else None
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
+# A shell's own statuses for a command it could not run (POSIX "Shell Command Language" §2.8.2: 127 not found,
+# 126 found but not executable): the program never started, as a FileNotFoundError out of subprocess.
+_SHELL_COULD_NOT_RUN: Final = frozenset({126, 127})
 
 
 def _program_failure(exc: BaseException) -> Classification | None:
     """A program the tool ran that exited with an error status: ``subprocess.CalledProcessError`` (``check=True``
-    with the output captured), GitPython's ``GitCommandError`` (the git the official MCP git server drives).
+    with the output captured), GitPython's ``GitCommandError`` (the git the official MCP git server drives), sh's
+    ``ErrorReturnCode``, plumbum's ``ProcessExecutionError``, invoke's (and so Fabric's) ``UnexpectedExit``.
+
+    A shell's 127 or 126 (the command not found, not executable) is a program that never started:
+    upstream_unavailable, nothing done, as a ``FileNotFoundError`` out of ``subprocess``.
 
     The exit status says only that it failed; what failed is in the program's own words, on stderr (else stdout:
     git's "nothing to commit"). Those are read with the foreign-text rules (``classify_text``: the same words a
@@ -1940,6 +1960,8 @@ def _program_failure(exc: BaseException) -> Classification | None:
     reach or that dropped mid-answer, the status's fact; otherwise not known (a program may fail after doing part of
     its work). ``None`` (its cause decides, else ``unknown``) when no output was captured or nothing in it is known.
     """
+    if _exit_status(exc) in _SHELL_COULD_NOT_RUN:
+        return Classification(FailureClass.UPSTREAM_UNAVAILABLE, side_effect_possible=False)
     for text in _program_output(exc):
         failure_class = classify_text(text)
         if failure_class is FailureClass.UNKNOWN:
@@ -2479,7 +2501,10 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # is in git's words (see _program_failure); a path that is no repository (its missing path is a
     # FileNotFoundError-like NoSuchPathError), and gitdb's name or object that resolves to nothing, name what the
     # call asked for: not there, nothing done
-    "git.exc.GitCommandError": _program_failure,
+    **dict.fromkeys(("git.exc.GitCommandError", "sh.ErrorReturnCode", "plumbum.commands.processes.ProcessExecutionError",
+                     "invoke.exceptions.UnexpectedExit"), _program_failure),
+    # sh's and plumbum's for a program not on the PATH: as subprocess's FileNotFoundError, a program that cannot start
+    **dict.fromkeys(("sh.CommandNotFound", "plumbum.commands.processes.CommandNotFound"), _unavailable(False)),
     **dict.fromkeys(("git.exc.InvalidGitRepositoryError", "gitdb.exc.BadName", "gitdb.exc.BadObject"),
                     _fixed(FailureClass.NOT_FOUND, False)),
     # hvac (HashiCorp Vault): one class per status (hvac.utils.raise_for_error), no status kept
