@@ -2493,6 +2493,22 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "telegram.error.TelegramError": lambda exc: (_unavailable(None, "telegram")(exc)
                                                  if isinstance(exc.__cause__, ValueError) else None),
     "dropbox.exceptions.ApiError": _dropbox_api_error,
+    # youtube-transcript-api (its _errors module): one class per cause, no status kept. A video that is not there is
+    # VideoUnavailable (not an outage, whatever the word says); no transcript, none in the languages asked, no such
+    # translation: not there; a URL given for the id; an account age check; YouTube blocking this IP (its bot
+    # detection, a 429, a reCAPTCHA page) as a rate limit; an answer it could not read (the upstream's, acted open).
+    # YouTubeRequestFailed has its own rule-free class: the requests HTTPError it was raised over decides.
+    **{f"youtube_transcript_api._errors.{name}": _fixed(failure_class, side_effect) for name, failure_class, side_effect in (
+        ("VideoUnavailable", FailureClass.NOT_FOUND, False),
+        ("TranscriptsDisabled", FailureClass.NOT_FOUND, False),
+        ("NoTranscriptFound", FailureClass.NOT_FOUND, False),
+        ("TranslationLanguageNotAvailable", FailureClass.NOT_FOUND, False),
+        ("InvalidVideoId", FailureClass.INVALID_INPUT, False),
+        ("NotTranslatable", FailureClass.INVALID_INPUT, False),
+        ("AgeRestricted", FailureClass.PERMISSION_DENIED, False),
+        ("RequestBlocked", FailureClass.RATE_LIMITED, False),
+        ("YouTubeDataUnparsable", FailureClass.UPSTREAM_UNAVAILABLE, None),
+    )},
     # trino-python-client (https://github.com/trinodb/trino-python-client): a failed query by its error name and
     # type, before the DB-API classes it also derives from; a refused HTTP answer keeps its status only in its text
     "trino.exceptions.TrinoQueryError": _trino_error,
