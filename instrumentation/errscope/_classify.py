@@ -389,14 +389,15 @@ def _error_status(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and 400 <= value <= 599 else None
 
 
-_STATUS_ATTRIBUTES: Final = ("status_code", "http_status", "status", "code", "errcode", "response_code")
+_STATUS_ATTRIBUTES: Final = ("status_code", "http_status", "status", "code", "errcode", "response_code",
+                              "response_status_code")
 
 
 def http_status_of(exc: BaseException) -> int | None:
     """The HTTP error status (400-599) an exception carries, in the attribute shapes HTTP clients
     and API SDKs use: ``status_code`` (OpenAI, Anthropic), ``http_status`` (Stripe), ``status``
     (aiohttp), ``code`` (urllib, google-api-core, tornado), ``errcode`` (xmlrpc.client), ``response_code``
-    (python-gitlab), or its ``response``'s ``status_code``/``status`` (httpx, requests, websockets); else an
+    (python-gitlab), ``response_status_code`` (Kiota's ``APIError``: msgraph-sdk), or its ``response``'s ``status_code``/``status`` (httpx, requests, websockets); else an
     ``OSError`` built as ``IOError(status, message)`` (typesense: its ``errno`` is the status, no errno any system
     defines). ``None`` when it carries none."""
     for owner in (exc, _attribute(exc, "response")):
@@ -413,10 +414,11 @@ def http_status_of(exc: BaseException) -> int | None:
 
 def _response_header(exc: BaseException, name: str) -> str | None:
     """A response header the exception carries: on itself (``headers``: PyGithub, kubernetes,
-    xmlrpc.client; ``resp_headers``: websocket-client), its ``response`` (httpx, requests, SDKs), its
+    xmlrpc.client; ``resp_headers``: websocket-client; ``response_headers``: Kiota's APIError), its ``response`` (httpx, requests, SDKs), its
     ``meta`` (elastic-transport) or its ``resp`` (googleapiclient: httplib2's response, a dict). A dict is
     searched without regard to case (lowercased keys; header names are case-insensitive, RFC 9110 §5.1)."""
-    for owner, attribute in ((exc, "headers"), (exc, "resp_headers"), (_attribute(exc, "response"), "headers"),
+    for owner, attribute in ((exc, "headers"), (exc, "resp_headers"), (exc, "response_headers"),
+                             (_attribute(exc, "response"), "headers"),
                              (_attribute(exc, "meta"), "headers"), (exc, "resp")):
         headers = _attribute(owner, attribute)
         if isinstance(headers, dict):  # incl. httplib2's Response (googleapiclient's HttpError.resp): lowercased keys
