@@ -2133,6 +2133,29 @@ def _dropbox_api_error(exc: BaseException) -> Classification:
     return Classification(FailureClass.UNKNOWN, upstream=upstream, side_effect_possible=False)
 
 
+def _upstream_words(attribute: str) -> Rule:
+    """For an SDK's catch-all error that keeps only the upstream API's own error text (``attribute``): that text,
+    read with the foreign-text rules (``classify_text``). An API's error answer refused the request as a whole
+    (nothing done) unless its words say it failed midway; ``None`` (the chain, then the type's name, decide) when
+    the words say nothing known."""
+
+    def rule(exc: BaseException) -> Classification | None:
+        text = _attribute(exc, attribute)
+        if not isinstance(text, str) or not text.strip():
+            return None
+        failure_class = classify_text(text)
+        if failure_class is FailureClass.UNKNOWN:
+            return None
+        if failure_class is FailureClass.UPSTREAM_UNAVAILABLE:
+            sent = True if says_maybe_acted(text) else False if never_reached(text) else None
+        else:
+            sent = False
+        wait = retry_after_from_text(text) if failure_class is FailureClass.RATE_LIMITED else None
+        return Classification(failure_class, retry_after=wait, side_effect_possible=sent)
+
+    return rule
+
+
 def _kafka_error(exc: BaseException) -> Classification:
     """confluent-kafka's ``KafkaException``: the ``KafkaError`` it holds (``args[0]``) by its name, else by whether
     librdkafka calls it retriable (a transient broker state: upstream_unavailable)."""
@@ -2495,6 +2518,11 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "telegram.error.TelegramError": lambda exc: (_unavailable(None, "telegram")(exc)
                                                  if isinstance(exc.__cause__, ValueError) else None),
     "dropbox.exceptions.ApiError": _dropbox_api_error,
+    # wikipedia (the MediaWiki API client): a title that names no page; one that names several (a disambiguation
+    # page: the caller picks one of its options); any other API error keeps only MediaWiki's ``info`` text
+    "wikipedia.exceptions.PageError": _fixed(FailureClass.NOT_FOUND, False),
+    "wikipedia.exceptions.DisambiguationError": _fixed(FailureClass.INVALID_INPUT, False),
+    "wikipedia.exceptions.WikipediaException": _upstream_words("error"),
     # youtube-transcript-api (its _errors module): one class per cause, no status kept. A video that is not there is
     # VideoUnavailable (not an outage, whatever the word says); no transcript, none in the languages asked, no such
     # translation: not there; a URL given for the id; an account age check; YouTube blocking this IP (its bot

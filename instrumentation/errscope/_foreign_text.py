@@ -308,6 +308,8 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # connections"; Oracle's ORA-12541 "TNS:no listener".
             r"\bdeadlock (?:detected|found)\b|\bcould not serialize access\b|\btoo many (?:clients|connections)\b|"
             r"\bno listener\b|"
+            # MediaWiki's maxlag refusal ("Waiting for 10.64.48.35: 7 seconds lagged"): its replicas are behind, retry
+            r"\bseconds? lagged\b|"
             # MySQL's client errors 2006 and 2013 (CR_SERVER_GONE_ERROR, CR_SERVER_LOST) and SQLite's SQLITE_BUSY, in
             # their messages: the codes errscope reads on a driver's exception.
             r"\bserver has gone away\b|\blost connection to (?:the )?(?:[\w-]+ )?server\b|\bdatabase is locked\b|"
