@@ -364,6 +364,11 @@ def _status_classification(status: int, header: Callable[[str], str | None], add
     # come back, or that no requests remain (X-RateLimit-Remaining: 0), is a rate limit: GitHub's
     # primary and secondary limits ("Rate limits for the REST API"), GitLab's and others' the same way.
     failure_class = class_for_http_status(status)
+    if status == 451:
+        # Unavailable For Legal Reasons (RFC 7725 §3): access to the resource denied by a legal demand, for this
+        # client or region; no retry changes it. Read so only on an HTTP answer's status (SMTP's and FTP's 451 is
+        # "local error in processing"): the shared table, which also reads numbers in prose, leaves it unknown.
+        failure_class = FailureClass.PERMISSION_DENIED
     if status == 403 and (header("Retry-After") is not None or no_requests_remain(header)):
         failure_class = FailureClass.RATE_LIMITED
     waits = failure_class is FailureClass.RATE_LIMITED or status == 503
@@ -2156,6 +2161,18 @@ def _upstream_words(attribute: str) -> Rule:
     return rule
 
 
+def _reddit_redirect(exc: BaseException) -> Classification:
+    """prawcore's ``Redirect`` (a 301/302 where an API answer was due): Reddit answers a subreddit that does not
+    exist by redirecting to its search (``/subreddits/search``), and a write from a read-only session by
+    redirecting to ``/login/``; any other redirect says no failure class."""
+    path = _attribute(exc, "path")
+    if isinstance(path, str) and path.startswith("/subreddits/search"):
+        return Classification(FailureClass.NOT_FOUND, side_effect_possible=False)
+    if isinstance(path, str) and path.startswith("/login"):
+        return Classification(FailureClass.PERMISSION_DENIED, side_effect_possible=False)
+    return _UNKNOWN
+
+
 def _kafka_error(exc: BaseException) -> Classification:
     """confluent-kafka's ``KafkaException``: the ``KafkaError`` it holds (``args[0]``) by its name, else by whether
     librdkafka calls it retriable (a transient broker state: upstream_unavailable)."""
@@ -2518,6 +2535,7 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "telegram.error.TelegramError": lambda exc: (_unavailable(None, "telegram")(exc)
                                                  if isinstance(exc.__cause__, ValueError) else None),
     "dropbox.exceptions.ApiError": _dropbox_api_error,
+    "prawcore.exceptions.Redirect": _reddit_redirect,
     # wikipedia (the MediaWiki API client): a title that names no page; one that names several (a disambiguation
     # page: the caller picks one of its options); any other API error keeps only MediaWiki's ``info`` text
     "wikipedia.exceptions.PageError": _fixed(FailureClass.NOT_FOUND, False),
