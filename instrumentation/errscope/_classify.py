@@ -806,6 +806,36 @@ def tool_error_text(exc: BaseException) -> Classification | None:
     return Classification(cls, retry_after=retry_after, public_message=said)
 
 
+# An HTTP error status named as one in prose: "status code 429", "status 503", "HTTP 404", "HTTP Error 500",
+# "status=502", "(status 401)". The word decides that the number is a status, never a bare number.
+_STATUS_PHRASE: Final = re.compile(r"\b(?:status(?:[ _]code)?|http(?: error| status)?)\s*[:=]?\s*([45]\d\d)\b", re.I)
+
+
+def _status_in_text(exc: BaseException) -> Classification | None:
+    """An exception of a type no rule knows whose message names an HTTP error status (:data:`_STATUS_PHRASE`): an
+    SDK that raises ``ValueError(f"Request failed with status code {status}: {body}")`` (exa-py), a tool's
+    ``raise Exception(f"API returned status {status}")``. Read as that status carried (RFC 9110's table, the status's
+    side-effect fact, the upstream ``http`` status), the wait its text gives on a 429/503; an API's JSON document
+    after it refines a 400/403 the way a carried status is refined (a refused credential, a usage limit).
+    ``None`` for a programming error's message (it names the tool's own code) or no such phrase."""
+    if isinstance(exc, _PROGRAMMING_ERRORS):
+        return None
+    text = _message_of(exc)
+    match = _STATUS_PHRASE.search(text)
+    if match is None:
+        return None
+    status = int(match.group(1))
+    result = _status_named(status, "http")(exc)
+    if status in (400, 403):
+        document = _error_document(exc)
+        if document is not None and document.failure_class in (FailureClass.PERMISSION_DENIED,
+                                                                FailureClass.RATE_LIMITED):
+            result = replace(result, failure_class=document.failure_class)
+    if result.failure_class is FailureClass.RATE_LIMITED or status == 503:
+        result = replace(result, retry_after=retry_after_from_text(text))
+    return result
+
+
 def _error_document(exc: BaseException) -> Classification | None:
     """An exception whose message is an upstream API's JSON error document (``raise RuntimeError(response.text)``):
     classed by that document's innermost codes (an API code family, an HTTP status) and message, read with the
@@ -2663,6 +2693,10 @@ def _lookup(exc: BaseException) -> Rule | None:
         return carried
     if _sqlstate(exc) is not None:
         return _DB_CODE
+    # An HTTP error status an SDK or a tool kept only in its message ("Request failed with status code 429: {...}":
+    # exa-py; "API request failed with status 404"): that status, as if carried.
+    if _status_in_text(exc) is not None:
+        return _status_in_text
     # Last, for a type no rule knows: an API's JSON error document as its message (``RuntimeError(response.text)``)
     # or an API error code named in it (``RuntimeError(f"Slack API error: {code}")``), else a 2xx status it carries (an SDK that got an answer it could not use).
     if _error_document(exc) is not None:
