@@ -806,9 +806,11 @@ def tool_error_text(exc: BaseException) -> Classification | None:
     return Classification(cls, retry_after=retry_after, public_message=said)
 
 
-# An HTTP error status named as one in prose: "status code 429", "status 503", "HTTP 404", "HTTP Error 500",
-# "status=502", "(status 401)". The word decides that the number is a status, never a bare number.
-_STATUS_PHRASE: Final = re.compile(r"\b(?:status(?:[ _]code)?|http(?: error| status)?)\s*[:=]?\s*([45]\d\d)\b", re.I)
+# An HTTP error status named as one in prose: "status code 429", "status 503", "statusCode: 404", "HTTP 404", "HTTP
+# Error 500", "HTTP/1.1 503", "status=502", "(status 401)". The word decides that the number is a status, never a
+# bare number.
+_STATUS_PHRASE: Final = re.compile(
+    r"\b(?:status(?:[ _]?code)?|http(?:/\d(?:\.\d)?| error| status)?)\s*[:=]?\s*([45]\d\d)\b", re.I)
 
 
 def _status_in_text(exc: BaseException) -> Classification | None:
