@@ -2226,6 +2226,7 @@ def _telegram_wait(exc: BaseException) -> float | None:
 
 
 _UNKNOWN_RULE: Final = _fixed(FailureClass.UNKNOWN)
+_NOT_THERE: Final = _fixed(FailureClass.NOT_FOUND, False)
 _DB_CODE: Final = _dbapi(FailureClass.UNKNOWN)
 _UNAVAILABLE_NOT_SENT: Final = _unavailable(False)
 _UNAVAILABLE_MAYBE_SENT: Final = _unavailable(True)
@@ -2695,6 +2696,10 @@ def _lookup(exc: BaseException) -> Rule | None:
         return carried
     if _sqlstate(exc) is not None:
         return _DB_CODE
+    # GitPython's lookups answer a missing path in a tree (KeyError), a head or tag (IndexError) with the builtin:
+    # raised in its own code, it is the repository's answer (not there, nothing done), not the tool's bug
+    if isinstance(exc, LookupError) and raised_in(exc, "git"):
+        return _NOT_THERE
     # An HTTP error status an SDK or a tool kept only in its message ("Request failed with status code 429: {...}":
     # exa-py; "API request failed with status 404"): that status, as if carried.
     if _status_in_text(exc) is not None:

@@ -159,3 +159,15 @@ def test_subprocess_without_captured_output(repo: Any) -> None:
     exc = raised(lambda: subprocess.run(["git", "show", "HEAD:missing.txt"], cwd=repo.working_dir, check=True,
                                         stderr=subprocess.DEVNULL))
     check(exc, C.UNKNOWN, None)
+
+
+@pytest.mark.parametrize("lookup", [
+    pytest.param(lambda r: r.head.commit.tree / "missing.txt", id="tree_path"),  # KeyError
+    pytest.param(lambda r: r.head.commit.tree["docs/missing.md"], id="tree_item"),  # KeyError
+    pytest.param(lambda r: r.heads["no-such-branch"], id="head"),  # IndexError
+    pytest.param(lambda r: r.tags["v9.9.9"], id="tag"),  # IndexError
+    pytest.param(lambda r: r.remote("no-such-remote"), id="remote"),  # ValueError("Remote named ... didn't exist")
+])
+def test_lookup_finds_nothing(repo: Any, lookup: Callable[[Any], Any]) -> None:
+    # GitPython's own lookups answer with the builtin errors, raised in its code
+    check(raised(lambda: lookup(repo)), C.NOT_FOUND, False)

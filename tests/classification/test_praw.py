@@ -127,3 +127,18 @@ def test_closed_after_the_request(token_url: str) -> None:
     assert isinstance(exc, prawcore.exceptions.RequestException)
     check(exc, C.UPSTREAM_UNAVAILABLE, True)
 
+
+
+def test_unauthorized_without_www_authenticate(token_url: str) -> None:
+    # Reddit's 401 body with no www-authenticate header: prawcore looks the status up in its OAuth error table
+    exc = raised(_hot_401(token_url))
+    assert type(exc) is KeyError
+    check(exc, C.PERMISSION_DENIED, False)
+
+
+def _hot_401(token_url: str) -> Callable[[], Any]:
+    def run() -> Any:
+        with answering(401, json.dumps({"message": "Unauthorized", "error": 401}), JSON) as port:
+            return _hot(f"http://127.0.0.1:{port}", token_url)()
+
+    return run
