@@ -63,6 +63,18 @@ IMAP/POP3 bracketed response codes     by the code             RFC 5530, RFC 244
 dnspython: no such name or record;     not_found; upstream_    RFC 1035 §4.1.1 RCODE
 no server answered, timeout            unavailable
 hvac (one class per status)            by the class's status   hvac.utils.raise_for_error
+a program that exited with an error:   by its own words on     git's and libcurl's messages; POSIX
+``CalledProcessError`` (captured),     stderr (else stdout),   Shell Command Language §2.8.2 (126,
+GitPython, sh, plumbum, invoke         read as foreign text;   127)
+                                       126/127 and not on the
+                                       PATH: never started
+Trino's failed query                   by ``errorName``, else  io.trino.spi.StandardErrorCode,
+(``TrinoQueryError``)                  ``errorType``           ErrorType
+Dropbox ``ApiError``                   by its route error      the Dropbox API's route errors
+                                       union's innermost tag
+an HTTP error status named in a        by that status          RFC 9110 §15
+rule-less exception's message
+("status code 429", "HTTP 503")
 transport errors: httpx/httpx2,        upstream_unavailable    the upstream did not answer
 httpcore/httpcore2, aiohttp,
 requests/urllib3, redis-py, websockets,
@@ -125,7 +137,7 @@ no rule anywhere in the chain          by the words of the     ``...Throttled...
 anything else                          unknown                 a gap in the mapping: it is alerted on
 =====================================  ======================  ========================================
 
-HTTP statuses: 400/409/412/413/416/422/428 invalid_input, 401/403/407 permission_denied, 404/410 not_found,
+HTTP statuses: 400/409/412/413/416/422/428 invalid_input, 401/403/407/451 permission_denied, 404/410 not_found,
 429 rate_limited, 408 and 5xx upstream_unavailable, others unknown; a 403 with ``Retry-After`` or
 ``X-RateLimit-Remaining: 0`` (GitHub's rate limits), or a Google usage-limit reason
 (``userRateLimitExceeded``, ``dailyLimitExceeded``, ErrorInfo's ``RATE_LIMIT_EXCEEDED``) is rate_limited; a 400 whose
@@ -402,7 +414,8 @@ def http_status_of(exc: BaseException) -> int | None:
     """The HTTP error status (400-599) an exception carries, in the attribute shapes HTTP clients
     and API SDKs use: ``status_code`` (OpenAI, Anthropic), ``http_status`` (Stripe), ``status``
     (aiohttp), ``code`` (urllib, google-api-core, tornado), ``errcode`` (xmlrpc.client), ``response_code``
-    (python-gitlab), ``response_status_code`` (Kiota's ``APIError``: msgraph-sdk), or its ``response``'s ``status_code``/``status`` (httpx, requests, websockets); else an
+    (python-gitlab), ``response_status_code`` (Kiota's ``APIError``: msgraph-sdk), or its ``response``'s
+    ``status_code``/``status`` (httpx, requests, websockets); else an
     ``OSError`` built as ``IOError(status, message)`` (typesense: its ``errno`` is the status, no errno any system
     defines). ``None`` when it carries none."""
     for owner in (exc, _attribute(exc, "response")):
@@ -419,8 +432,8 @@ def http_status_of(exc: BaseException) -> int | None:
 
 def _response_header(exc: BaseException, name: str) -> str | None:
     """A response header the exception carries: on itself (``headers``: PyGithub, kubernetes,
-    xmlrpc.client; ``resp_headers``: websocket-client; ``response_headers``: Kiota's APIError), its ``response`` (httpx, requests, SDKs), its
-    ``meta`` (elastic-transport) or its ``resp`` (googleapiclient: httplib2's response, a dict). A dict is
+    xmlrpc.client; ``resp_headers``: websocket-client; ``response_headers``: Kiota's APIError), its ``response``
+    (httpx, requests, SDKs), its ``meta`` (elastic-transport) or its ``resp`` (googleapiclient: httplib2's response, a dict). A dict is
     searched without regard to case (lowercased keys; header names are case-insensitive, RFC 9110 §5.1)."""
     for owner, attribute in ((exc, "headers"), (exc, "resp_headers"), (exc, "response_headers"),
                              (_attribute(exc, "response"), "headers"),
@@ -2579,7 +2592,8 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # translation: not there; a URL given for the id; an account age check; YouTube blocking this IP (its bot
     # detection, a 429, a reCAPTCHA page) as a rate limit; an answer it could not read (the upstream's, acted open).
     # YouTubeRequestFailed has its own rule-free class: the requests HTTPError it was raised over decides.
-    **{f"youtube_transcript_api._errors.{name}": _fixed(failure_class, side_effect) for name, failure_class, side_effect in (
+    **{f"youtube_transcript_api._errors.{name}": _fixed(failure_class, side_effect)
+       for name, failure_class, side_effect in (
         ("VideoUnavailable", FailureClass.NOT_FOUND, False),
         ("TranscriptsDisabled", FailureClass.NOT_FOUND, False),
         ("NoTranscriptFound", FailureClass.NOT_FOUND, False),

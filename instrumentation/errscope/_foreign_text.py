@@ -337,8 +337,9 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\bno rows? (?:returned by a query that expected|in (?:the )?result set)|"
             # a revision, path or ref git cannot resolve, in git's words (builtin/checkout.c "pathspec 'x' did not
             # match any file(s) known to git", "src refspec x does not match any", revision.c "unknown revision",
-            # "bad revision", object-name.c "invalid object name" / "Not a valid object name", merge's "not something we can merge"; GitPython's
-            # "Ref 'x' did not resolve to an object"), and a directory that is no repository ("not a git repository")
+            # "bad revision", object-name.c "invalid object name" / "Not a valid object name", merge's "not something
+            # we can merge"; GitPython's "Ref 'x' did not resolve to an object"), and a directory that is no
+            # repository ("not a git repository")
             r"\bdid not match any file|\bsrc refspec \S+ does not match any\b|\bunknown revision\b|\bbad revision\b|"
             r"\b(?:invalid|not a valid) object name\b|\bnot something we can merge\b|\bdid not resolve to an object\b|"
             r"\bnot a git repository\b",
