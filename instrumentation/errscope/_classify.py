@@ -433,8 +433,9 @@ def http_status_of(exc: BaseException) -> int | None:
 def _response_header(exc: BaseException, name: str) -> str | None:
     """A response header the exception carries: on itself (``headers``: PyGithub, kubernetes,
     xmlrpc.client; ``resp_headers``: websocket-client; ``response_headers``: Kiota's APIError), its ``response``
-    (httpx, requests, SDKs), its ``meta`` (elastic-transport) or its ``resp`` (googleapiclient: httplib2's response, a dict). A dict is
-    searched without regard to case (lowercased keys; header names are case-insensitive, RFC 9110 §5.1)."""
+    (httpx, requests, SDKs), its ``meta`` (elastic-transport) or its ``resp`` (googleapiclient: httplib2's
+    response, a dict). A dict is searched without regard to case (lowercased keys; header names are
+    case-insensitive, RFC 9110 §5.1)."""
     for owner, attribute in ((exc, "headers"), (exc, "resp_headers"), (exc, "response_headers"),
                              (_attribute(exc, "response"), "headers"),
                              (_attribute(exc, "meta"), "headers"), (exc, "resp")):
