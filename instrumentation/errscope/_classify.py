@@ -2615,6 +2615,9 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # call asked for: not there, nothing done
     **dict.fromkeys(("git.exc.GitCommandError", "sh.ErrorReturnCode", "plumbum.commands.processes.ProcessExecutionError",
                      "invoke.exceptions.UnexpectedExit"), _program_failure),
+    # the same timeout in sh, plumbum and invoke (Fabric): the program ran until it was killed
+    **dict.fromkeys(("sh.TimeoutException", "plumbum.commands.processes.ProcessTimedOut",
+                     "invoke.exceptions.CommandTimedOut"), _unavailable(True)),
     # sh's and plumbum's for a program not on the PATH: as subprocess's FileNotFoundError, a program that cannot start
     **dict.fromkeys(("sh.CommandNotFound", "plumbum.commands.processes.CommandNotFound"), _unavailable(False)),
     **dict.fromkeys(("git.exc.InvalidGitRepositoryError", "gitdb.exc.BadName", "gitdb.exc.BadObject"),
@@ -2666,6 +2669,8 @@ _RULES: dict[type[BaseException], Rule] = {
     urllib.error.URLError: _never_sent(_wrapping(_reason_or_chain, _UNKNOWN_RULE)),
     EOFError: _eof,
     subprocess.CalledProcessError: _program_failure,
+    # a program killed when its time ran out had started and was running: it may have acted (DESIGN: a timeout)
+    subprocess.TimeoutExpired: _UNAVAILABLE_MAYBE_SENT,
     PermissionError: _file_or_program(FailureClass.PERMISSION_DENIED),
     FileNotFoundError: _file_or_program(FailureClass.NOT_FOUND),
     OSError: _os_error,

@@ -111,3 +111,14 @@ def test_shell_cannot_find_the_command() -> None:
 ])
 def test_program_not_on_the_path(find: Callable[[], Any]) -> None:
     check(raised(find), C.UPSTREAM_UNAVAILABLE, False)
+
+
+@pytest.mark.parametrize("run_out_of_time", [
+    pytest.param(lambda: subprocess.run(["sleep", "5"], timeout=0.2), id="subprocess"),
+    pytest.param(lambda: sh.sleep("5", _timeout=0.2), id="sh"),
+    pytest.param(lambda: plumbum.local["sleep"].run("5", timeout=0.2), id="plumbum"),
+    pytest.param(lambda: invoke.run("sleep 5", timeout=0.2, hide=True, in_stream=False), id="invoke"),
+])
+def test_program_killed_when_its_time_ran_out(run_out_of_time: Callable[[], Any]) -> None:
+    # it had started and was running: whatever it does may have happened
+    check(raised(run_out_of_time), C.UPSTREAM_UNAVAILABLE, True)
