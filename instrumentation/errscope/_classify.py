@@ -66,6 +66,18 @@ IMAP/POP3 bracketed response codes     by the code             RFC 5530, RFC 244
 dnspython: no such name or record;     not_found; upstream_    RFC 1035 §4.1.1 RCODE
 no server answered, timeout            unavailable
 hvac (one class per status)            by the class's status   hvac.utils.raise_for_error
+a program that exited with an error:   by its own words on     git's and libcurl's messages; POSIX
+``CalledProcessError`` (captured),     stderr (else stdout),   Shell Command Language §2.8.2 (126,
+GitPython, sh, plumbum, invoke         read as foreign text;   127)
+                                       126/127 and not on the
+                                       PATH: never started
+Trino's failed query                   by ``errorName``, else  io.trino.spi.StandardErrorCode,
+(``TrinoQueryError``)                  ``errorType``           ErrorType
+Dropbox ``ApiError``                   by its route error      the Dropbox API's route errors
+                                       union's innermost tag
+an HTTP error status named in a        by that status          RFC 9110 §15
+rule-less exception's message
+("status code 429", "HTTP 503")
 transport errors: httpx/httpx2,        upstream_unavailable    the upstream did not answer
 httpcore/httpcore2, aiohttp,
 requests/urllib3, redis-py, websockets,
@@ -129,7 +141,7 @@ no rule anywhere in the chain          by the words of the     ``...Throttled...
 anything else                          unknown                 a gap in the mapping: it is alerted on
 =====================================  ======================  ========================================
 
-HTTP statuses: 400/409/412/413/416/422/428 invalid_input, 401/403/407 permission_denied, 404/410 not_found,
+HTTP statuses: 400/409/412/413/416/422/428 invalid_input, 401/403/407/451 permission_denied, 404/410 not_found,
 429 rate_limited, 408 and 5xx upstream_unavailable, others unknown; a 403 with ``Retry-After`` or
 ``X-RateLimit-Remaining: 0`` (GitHub's rate limits), or a Google usage-limit reason
 (``userRateLimitExceeded``, ``dailyLimitExceeded``, ErrorInfo's ``RATE_LIMIT_EXCEEDED``) is rate_limited; a 400 whose
@@ -162,6 +174,7 @@ import math
 import re
 import socket
 import ssl
+import subprocess
 import urllib.error
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -195,7 +208,9 @@ from errscope._foreign_text import (
     json_error_parts,
     named_code_class,
     names_no_cause,
+    never_reached,
     retry_after_from_text,
+    says_maybe_acted,
 )
 from errscope._http import (
     class_for_http_status,
@@ -376,6 +391,11 @@ def _status_classification(status: int, header: Callable[[str], str | None], add
     # come back, or that no requests remain (X-RateLimit-Remaining: 0), is a rate limit: GitHub's
     # primary and secondary limits ("Rate limits for the REST API"), GitLab's and others' the same way.
     failure_class = class_for_http_status(status)
+    if status == 451:
+        # Unavailable For Legal Reasons (RFC 7725 §3): access to the resource denied by a legal demand, for this
+        # client or region; no retry changes it. Read so only on an HTTP answer's status (SMTP's and FTP's 451 is
+        # "local error in processing"): the shared table, which also reads numbers in prose, leaves it unknown.
+        failure_class = FailureClass.PERMISSION_DENIED
     if status == 403 and (header("Retry-After") is not None or no_requests_remain(header)):
         failure_class = FailureClass.RATE_LIMITED
     waits = failure_class is FailureClass.RATE_LIMITED or status == 503
@@ -401,14 +421,16 @@ def _error_status(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and 400 <= value <= 599 else None
 
 
-_STATUS_ATTRIBUTES: Final = ("status_code", "http_status", "status", "code", "errcode", "response_code")
+_STATUS_ATTRIBUTES: Final = ("status_code", "http_status", "status", "code", "errcode", "response_code",
+                              "response_status_code")
 
 
 def http_status_of(exc: BaseException) -> int | None:
     """The HTTP error status (400-599) an exception carries, in the attribute shapes HTTP clients
     and API SDKs use: ``status_code`` (OpenAI, Anthropic), ``http_status`` (Stripe), ``status``
     (aiohttp), ``code`` (urllib, google-api-core, tornado), ``errcode`` (xmlrpc.client), ``response_code``
-    (python-gitlab), or its ``response``'s ``status_code``/``status`` (httpx, requests, websockets); else an
+    (python-gitlab), ``response_status_code`` (Kiota's ``APIError``: msgraph-sdk), or its ``response``'s
+    ``status_code``/``status`` (httpx, requests, websockets); else an
     ``OSError`` built as ``IOError(status, message)`` (typesense: its ``errno`` is the status, no errno any system
     defines). ``None`` when it carries none."""
     for owner in (exc, _attribute(exc, "response")):
@@ -425,10 +447,12 @@ def http_status_of(exc: BaseException) -> int | None:
 
 def _response_header(exc: BaseException, name: str) -> str | None:
     """A response header the exception carries: on itself (``headers``: PyGithub, kubernetes,
-    xmlrpc.client; ``resp_headers``: websocket-client), its ``response`` (httpx, requests, SDKs), its
-    ``meta`` (elastic-transport) or its ``resp`` (googleapiclient: httplib2's response, a dict). A dict is
-    searched without regard to case (lowercased keys; header names are case-insensitive, RFC 9110 §5.1)."""
-    for owner, attribute in ((exc, "headers"), (exc, "resp_headers"), (_attribute(exc, "response"), "headers"),
+    xmlrpc.client; ``resp_headers``: websocket-client; ``response_headers``: Kiota's APIError), its ``response``
+    (httpx, requests, SDKs), its ``meta`` (elastic-transport) or its ``resp`` (googleapiclient: httplib2's
+    response, a dict). A dict is searched without regard to case (lowercased keys; header names are
+    case-insensitive, RFC 9110 §5.1)."""
+    for owner, attribute in ((exc, "headers"), (exc, "resp_headers"), (exc, "response_headers"),
+                             (_attribute(exc, "response"), "headers"),
                              (_attribute(exc, "meta"), "headers"), (exc, "resp")):
         headers = _attribute(owner, attribute)
         if isinstance(headers, dict):  # incl. httplib2's Response (googleapiclient's HttpError.resp): lowercased keys
@@ -497,6 +521,9 @@ def _http_status(exc: BaseException) -> Classification | None:
         result = replace(result, failure_class=FailureClass.PERMISSION_DENIED)
     if result.retry_after is None and (result.failure_class is FailureClass.RATE_LIMITED or status == 503):
         result = replace(result, retry_after=_google_retry_delay(exc))
+    if result.retry_after is None and result.failure_class is FailureClass.RATE_LIMITED:
+        # the wait the SDK parsed off the answer and kept in place of its headers (Dropbox's RateLimitError.backoff)
+        result = replace(result, retry_after=_carried_delay(exc))
     return result
 
 
@@ -806,6 +833,38 @@ def tool_error_text(exc: BaseException) -> Classification | None:
     cls = classify_text(said)
     retry_after = retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None
     return Classification(cls, retry_after=retry_after, public_message=said)
+
+
+# An HTTP error status named as one in prose: "status code 429", "status 503", "statusCode: 404", "HTTP 404", "HTTP
+# Error 500", "HTTP/1.1 503", "status=502", "(status 401)". The word decides that the number is a status, never a
+# bare number.
+_STATUS_PHRASE: Final = re.compile(
+    r"\b(?:status(?:[ _]?code)?|http(?:/\d(?:\.\d)?| error| status)?)\s*[:=]?\s*([45]\d\d)\b", re.I)
+
+
+def _status_in_text(exc: BaseException) -> Classification | None:
+    """An exception of a type no rule knows whose message names an HTTP error status (:data:`_STATUS_PHRASE`): an
+    SDK that raises ``ValueError(f"Request failed with status code {status}: {body}")`` (exa-py), a tool's
+    ``raise Exception(f"API returned status {status}")``. Read as that status carried (RFC 9110's table, the status's
+    side-effect fact, the upstream ``http`` status), the wait its text gives on a 429/503; an API's JSON document
+    after it refines a 400/403 the way a carried status is refined (a refused credential, a usage limit).
+    ``None`` for a programming error's message (it names the tool's own code) or no such phrase."""
+    if isinstance(exc, _PROGRAMMING_ERRORS):
+        return None
+    text = _message_of(exc)
+    match = _STATUS_PHRASE.search(text)
+    if match is None:
+        return None
+    status = int(match.group(1))
+    result = _status_named(status, "http")(exc)
+    if status in (400, 403):
+        document = _error_document(exc)
+        if document is not None and document.failure_class in (FailureClass.PERMISSION_DENIED,
+                                                                FailureClass.RATE_LIMITED):
+            result = replace(result, failure_class=document.failure_class)
+    if result.failure_class is FailureClass.RATE_LIMITED or status == 503:
+        result = replace(result, retry_after=retry_after_from_text(text))
+    return result
 
 
 def _error_document(exc: BaseException) -> Classification | None:
@@ -1903,15 +1962,91 @@ def _smtp_connect(exc: BaseException) -> Classification:
 _NOT_FOUND_WORDS: Final = re.compile(r"NotFound|NoSuch|DoesNotExist|NoResultFound")
 _NAME_WORDS: Final = (
     # ResourceExhausted: gRPC's name for a quota or rate limit (qdrant-client's 429)
-    (re.compile(r"RateLimit|Throttl|TooManyRequests|ResourceExhausted"), FailureClass.RATE_LIMITED, False),
-    (re.compile(r"PermissionDenied|AccessDenied|Forbidden|Unauthori[sz]ed|Unauthenticated|Authenticat"),
+    # UsageLimit, QuotaExceeded: a usage quota spent (Tavily's UsageLimitExceededError, its 429)
+    (re.compile(r"RateLimit|Throttl|TooManyRequests|ResourceExhausted|UsageLimit|Quota(?:Exceeded|Exhausted)"),
+     FailureClass.RATE_LIMITED, False),
+    # an API key refused or never given (Tavily's InvalidAPIKeyError, its 401; MissingAPIKeyError: nothing sent)
+    (re.compile(r"PermissionDenied|AccessDenied|Forbidden|Unauthori[sz]ed|Unauthenticated|Authenticat|"
+                r"(?:Invalid|Missing|Expired|Revoked)(?:Api|API)Key|(?:Api|API)Key(?:Invalid|Missing|Expired)"),
      FailureClass.PERMISSION_DENIED, False),
     (_NOT_FOUND_WORDS, FailureClass.NOT_FOUND, None),
-    (re.compile(r"Duplicate|AlreadyExists"), FailureClass.INVALID_INPUT, False),
+    # HTTP 400's and 422's names (Tavily's BadRequestError): the request's values, refused as a whole
+    (re.compile(r"Duplicate|AlreadyExists|BadRequest|UnprocessableEntity"), FailureClass.INVALID_INPUT, False),
     (re.compile(r"Connect(ion)?(Error|Refused|Timeout)|NameResolution|Unreachable"),
      FailureClass.UPSTREAM_UNAVAILABLE, None),
     (re.compile(r"Timeout|TimedOut|Unavailable|ConnectionClosed|Disconnect"), FailureClass.UPSTREAM_UNAVAILABLE, None),
 )
+
+
+# libcurl's CURLE_HTTP_RETURNED_ERROR ("The requested URL returned error: 403"), in git's and curl's stderr; the URL a
+# program names in quotes ("unable to access 'https://host/repo.git/'", "repository 'https://...' not found").
+_CURL_STATUS: Final = re.compile(r"\breturned error: ([1-5]\d\d)\b")
+_QUOTED_URL: Final = re.compile(r"""['"](https?://[^'"\s]+)['"]""")
+
+
+def _program_output(exc: BaseException) -> list[str]:
+    """What the failed program wrote, stderr first: on the exception, or on the result it carries (invoke)."""
+    texts = []
+    for owner in (exc, _attribute(exc, "result")):
+        for name in ("stderr", "stdout", "output"):
+            value = _attribute(owner, name) if owner is not None else None
+            if isinstance(value, bytes):
+                value = value.decode("utf-8", "replace")
+            if isinstance(value, str) and value.strip() and value not in texts:
+                texts.append(value)
+    return texts
+
+
+def _exit_status(exc: BaseException) -> int | None:
+    for owner, name in ((exc, "returncode"), (exc, "exit_code"), (exc, "retcode"), (exc, "status"),
+                        (_attribute(exc, "result"), "exited")):
+        value = _attribute(owner, name) if owner is not None else None
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
+# A shell's own statuses for a command it could not run (POSIX "Shell Command Language" §2.8.2: 127 not found,
+# 126 found but not executable): the program never started, as a FileNotFoundError out of subprocess.
+_SHELL_COULD_NOT_RUN: Final = frozenset({126, 127})
+
+
+def _program_failure(exc: BaseException) -> Classification | None:
+    """A program the tool ran that exited with an error status: ``subprocess.CalledProcessError`` (``check=True``
+    with the output captured), GitPython's ``GitCommandError`` (the git the official MCP git server drives), sh's
+    ``ErrorReturnCode``, plumbum's ``ProcessExecutionError``, invoke's (and so Fabric's) ``UnexpectedExit``.
+
+    A shell's 127 or 126 (the command not found, not executable) is a program that never started:
+    upstream_unavailable, nothing done, as a ``FileNotFoundError`` out of ``subprocess``.
+
+    The exit status says only that it failed; what failed is in the program's own words, on stderr (else stdout:
+    git's "nothing to commit"). Those are read with the foreign-text rules (``classify_text``: the same words a
+    foreign MCP server's text is read by), so one failure gets one class whether a tool raised it or relayed it.
+    An HTTP status the program reports in libcurl's words ("The requested URL returned error: 503": git, curl) is
+    the upstream's, with the URL's ``host[:port]``. Whether it acted: what the text says of an upstream it did not
+    reach or that dropped mid-answer, the status's fact; otherwise not known (a program may fail after doing part of
+    its work). ``None`` (its cause decides, else ``unknown``) when no output was captured or nothing in it is known.
+    """
+    if _exit_status(exc) in _SHELL_COULD_NOT_RUN:
+        return Classification(FailureClass.UPSTREAM_UNAVAILABLE, side_effect_possible=False)
+    for text in _program_output(exc):
+        failure_class = classify_text(text)
+        if failure_class is FailureClass.UNKNOWN:
+            continue
+        status_match = _CURL_STATUS.search(text)
+        status = int(status_match.group(1)) if status_match else None
+        url = _QUOTED_URL.search(text)
+        upstream = (Upstream("http", str(status), http_address(url.group(1)) if url else None)
+                    if status is not None else None)
+        if status is not None:
+            sent = side_effect_for_http_status(status)
+        elif failure_class is FailureClass.UPSTREAM_UNAVAILABLE:
+            sent = True if says_maybe_acted(text) else False if never_reached(text) else None
+        else:
+            sent = None
+        wait = retry_after_from_text(text) if failure_class is FailureClass.RATE_LIMITED else None
+        return Classification(failure_class, retry_after=wait, upstream=upstream, side_effect_possible=sent)
+    return None
 
 
 def _by_name(exc: BaseException) -> Classification | None:
@@ -1921,6 +2056,11 @@ def _by_name(exc: BaseException) -> Classification | None:
         for pattern, failure_class, side_effect in _NAME_WORDS:
             if pattern.search(klass.__name__):
                 sent = _sent_by_name(exc) if failure_class is FailureClass.UPSTREAM_UNAVAILABLE else side_effect
+                if failure_class is FailureClass.PERMISSION_DENIED and classify_text(
+                        _message_of(exc)) is FailureClass.RATE_LIMITED:
+                    # a refusal named Forbidden whose words say a usage quota or rate limit is spent (Tavily's 432
+                    # "exceeds your plan's set usage limit"), as a 403 that says when to come back: a rate limit
+                    failure_class = FailureClass.RATE_LIMITED
                 wait = _carried_delay(exc) if failure_class is FailureClass.RATE_LIMITED else None
                 return Classification(failure_class, retry_after=wait, side_effect_possible=sent)
     return None
@@ -1928,8 +2068,8 @@ def _by_name(exc: BaseException) -> Classification | None:
 
 def _carried_delay(exc: BaseException) -> float | None:
     """The delay a rate-limit exception keeps as a number of seconds (``retry_after``: slack_sdk, pyrate;
-    ``retry_after_s``: qdrant-client), else its response's ``Retry-After``."""
-    for name in ("retry_after", "retry_after_s", "retry_after_seconds"):
+    ``retry_after_s``: qdrant-client; ``backoff``: Dropbox), else its response's ``Retry-After``."""
+    for name in ("retry_after", "retry_after_s", "retry_after_seconds", "backoff"):
         seconds = delay_seconds(_attribute(exc, name))
         if seconds is not None:
             return seconds
@@ -1965,6 +2105,134 @@ _KAFKA_ERRORS: Final[dict[str, tuple[FailureClass, bool | None]]] = {
 }
 
 
+# Trino's error names (io.trino.spi.StandardErrorCode) whose class is not their errorType's, read as the SQLSTATE
+# table reads PostgreSQL's: a role refused (42501), a value the statement's data cannot take (class 22), a limit that
+# cancelled the statement (57014) or an operator's kill (57: what it had written may stay).
+_TRINO_NAMES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
+    "PERMISSION_DENIED": (FailureClass.PERMISSION_DENIED, False),
+    **dict.fromkeys(("DIVISION_BY_ZERO", "INVALID_CAST_ARGUMENT", "INVALID_FUNCTION_ARGUMENT",
+                     "NUMERIC_VALUE_OUT_OF_RANGE", "INVALID_LITERAL", "CONSTRAINT_VIOLATION"),
+                    (FailureClass.INVALID_INPUT, False)),
+    **dict.fromkeys(("EXCEEDED_TIME_LIMIT", "QUERY_REJECTED", "QUERY_HAS_TOO_MANY_STAGES"),
+                    (FailureClass.UPSTREAM_UNAVAILABLE, False)),
+    "ADMINISTRATIVELY_KILLED": (FailureClass.UPSTREAM_UNAVAILABLE, True),
+    # the coordinator could not start the query: no worker, starting up, shutting down
+    **dict.fromkeys(("NO_NODES_AVAILABLE", "SERVER_STARTING_UP", "SERVER_SHUTTING_DOWN"),
+                    (FailureClass.UPSTREAM_UNAVAILABLE, False)),
+}
+# ... else by its errorType (io.trino.spi.ErrorType): the statement as written (a missing table, a syntax error: the
+# SQLSTATE table's class 42, the tool's own query); the cluster out of memory or queue slots (class 53, nothing run);
+# the coordinator's own failure or a connector's source (a metastore, a JDBC database) failing under the query.
+_TRINO_TYPES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
+    "USER_ERROR": (FailureClass.UNKNOWN, False),
+    "INSUFFICIENT_RESOURCES": (FailureClass.UPSTREAM_UNAVAILABLE, False),
+    "INTERNAL_ERROR": (FailureClass.UPSTREAM_UNAVAILABLE, None),
+    "EXTERNAL": (FailureClass.UPSTREAM_UNAVAILABLE, None),
+}
+
+
+def _trino_error(exc: BaseException) -> Classification:
+    """trino-python-client's ``TrinoQueryError`` (``TrinoUserError``, ``TrinoExternalError``, ...): the failed
+    query's ``errorName`` (:data:`_TRINO_NAMES`), else its ``errorType`` (:data:`_TRINO_TYPES`); the name is the
+    upstream status, system ``trino``."""
+    name, error_type = _attribute(exc, "error_name"), _attribute(exc, "error_type")
+    found = (_TRINO_NAMES.get(name) if isinstance(name, str) else None) or _TRINO_TYPES.get(str(error_type))
+    if found is None:
+        found = (FailureClass.UNKNOWN, None)
+    return Classification(found[0], upstream=Upstream("trino", name) if isinstance(name, str) and name else None,
+                          side_effect_possible=found[1])
+
+
+# An HTTP status an SDK keeps only in its message ("error 503: service unavailable": trino's HttpError)
+_STATUS_IN_MESSAGE: Final = re.compile(r"^\s*(?:http )?error:? ([1-5]\d\d)\b", re.I)
+
+
+def _status_in_message(exc: BaseException) -> Classification | None:
+    match = _STATUS_IN_MESSAGE.match(_message_of(exc))
+    if match is None:
+        return None
+    status = int(match.group(1))
+    return replace(_status_named(status, "http")(exc), retry_after=None)
+
+
+# Dropbox's route errors (https://www.dropbox.com/developers/documentation/http/documentation, "Errors": 409
+# "Endpoint-specific error", its tags in each route's error union): the innermost tag a class is known for decides.
+_DROPBOX_TAGS: Final[dict[str, FailureClass]] = {
+    "not_found": FailureClass.NOT_FOUND,
+    # a path or name the call gave that cannot be used, or that collides with what is there (HTTP 409's class)
+    **dict.fromkeys(("malformed_path", "not_file", "not_folder", "conflict", "disallowed_name",
+                     "unsupported_content_type", "cant_copy_shared_folder", "cant_nest_shared_folder",
+                     "cant_move_folder_into_itself", "duplicated_or_nested_paths", "cant_transfer_ownership",
+                     "invalid_path_root", "invalid_cursor", "reset"), FailureClass.INVALID_INPUT),
+    # the account may not write there or read that (content restricted by policy, a team folder, a scope)
+    **dict.fromkeys(("no_write_permission", "no_permission", "restricted_content", "team_folder", "access_denied",
+                     "email_not_verified", "insufficient_permissions"), FailureClass.PERMISSION_DENIED),
+    "too_many_write_operations": FailureClass.RATE_LIMITED,  # the namespace's write lock contended: retry later
+}
+
+
+def _stone_tags(value: object, depth: int = 0) -> list[str]:
+    """The tags of a Stone union (Dropbox's SDKs: ``_tag``, its value in ``_value``) and of the unions its structs'
+    fields hold, outermost first (``path`` / ``not_found``, as Dropbox's ``error_summary`` reads)."""
+    if depth > 6 or value is None:
+        return []
+    tag = _attribute(value, "_tag")
+    if isinstance(tag, str):
+        return [tag, *_stone_tags(_attribute(value, "_value"), depth + 1)]
+    fields = _attribute(value, "_all_field_names_")
+    if isinstance(fields, (set, frozenset, list, tuple)):
+        return [tag for name in sorted(fields) for tag in _stone_tags(_attribute(value, name), depth + 1)]
+    return []
+
+
+def _dropbox_api_error(exc: BaseException) -> Classification:
+    """Dropbox's ``ApiError``: a route's own refusal (answered 409, or 403/404), with no status kept, only its
+    error union. The innermost tag :data:`_DROPBOX_TAGS` or an API code family knows decides; nothing was done (a
+    refusal of the request as a whole). The tags are the upstream status, system ``dropbox``."""
+    tags = _stone_tags(_attribute(exc, "error"))
+    upstream = Upstream("dropbox", "/".join(tags)) if tags else None
+    for tag in reversed(tags):
+        failure_class = _DROPBOX_TAGS.get(tag) or _code_family(tag)
+        if failure_class is not None and failure_class is not FailureClass.UNKNOWN:
+            return Classification(failure_class, upstream=upstream, side_effect_possible=False)
+    return Classification(FailureClass.UNKNOWN, upstream=upstream, side_effect_possible=False)
+
+
+def _upstream_words(attribute: str) -> Rule:
+    """For an SDK's catch-all error that keeps only the upstream API's own error text (``attribute``): that text,
+    read with the foreign-text rules (``classify_text``). An API's error answer refused the request as a whole
+    (nothing done) unless its words say it failed midway; ``None`` (the chain, then the type's name, decide) when
+    the words say nothing known."""
+
+    def rule(exc: BaseException) -> Classification | None:
+        text = _attribute(exc, attribute)
+        if not isinstance(text, str) or not text.strip():
+            return None
+        failure_class = classify_text(text)
+        if failure_class is FailureClass.UNKNOWN:
+            return None
+        if failure_class is FailureClass.UPSTREAM_UNAVAILABLE:
+            sent = True if says_maybe_acted(text) else False if never_reached(text) else None
+        else:
+            sent = False
+        wait = retry_after_from_text(text) if failure_class is FailureClass.RATE_LIMITED else None
+        return Classification(failure_class, retry_after=wait, side_effect_possible=sent)
+
+    return rule
+
+
+def _reddit_redirect(exc: BaseException) -> Classification:
+    """prawcore's ``Redirect`` (a 301/302 where an API answer was due): Reddit answers a subreddit that does not
+    exist by redirecting to its search (``/subreddits/search``), and a write from a read-only session by
+    redirecting to ``/login/``; any other redirect says no failure class."""
+    path = _attribute(exc, "path")
+    if isinstance(path, str) and path.startswith("/subreddits/search"):
+        return Classification(FailureClass.NOT_FOUND, side_effect_possible=False)
+    if isinstance(path, str) and path.startswith("/login"):
+        return Classification(FailureClass.PERMISSION_DENIED, side_effect_possible=False)
+    return _UNKNOWN
+
+
 def _kafka_error(exc: BaseException) -> Classification:
     """confluent-kafka's ``KafkaException``: the ``KafkaError`` it holds (``args[0]``) by its name, else by whether
     librdkafka calls it retriable (a transient broker state: upstream_unavailable)."""
@@ -1986,6 +2254,7 @@ def _telegram_wait(exc: BaseException) -> float | None:
 
 
 _UNKNOWN_RULE: Final = _fixed(FailureClass.UNKNOWN)
+_NOT_THERE: Final = _fixed(FailureClass.NOT_FOUND, False)
 _DB_CODE: Final = _dbapi(FailureClass.UNKNOWN)
 _UNAVAILABLE_NOT_SENT: Final = _unavailable(False)
 _UNAVAILABLE_MAYBE_SENT: Final = _unavailable(True)
@@ -2329,6 +2598,47 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "telegram.error.NetworkError": lambda exc: None if exc.__cause__ is not None else _unavailable(None, "telegram")(exc),
     "telegram.error.TelegramError": lambda exc: (_unavailable(None, "telegram")(exc)
                                                  if isinstance(exc.__cause__, ValueError) else None),
+    "dropbox.exceptions.ApiError": _dropbox_api_error,
+    "prawcore.exceptions.Redirect": _reddit_redirect,
+    # wikipedia (the MediaWiki API client): a title that names no page; one that names several (a disambiguation
+    # page: the caller picks one of its options); any other API error keeps only MediaWiki's ``info`` text
+    "wikipedia.exceptions.PageError": _fixed(FailureClass.NOT_FOUND, False),
+    "wikipedia.exceptions.DisambiguationError": _fixed(FailureClass.INVALID_INPUT, False),
+    "wikipedia.exceptions.WikipediaException": _upstream_words("error"),
+    # youtube-transcript-api (its _errors module): one class per cause, no status kept. A video that is not there is
+    # VideoUnavailable (not an outage, whatever the word says); no transcript, none in the languages asked, no such
+    # translation: not there; a URL given for the id; an account age check; YouTube blocking this IP (its bot
+    # detection, a 429, a reCAPTCHA page) as a rate limit; an answer it could not read (the upstream's, acted open).
+    # YouTubeRequestFailed has its own rule-free class: the requests HTTPError it was raised over decides.
+    **{f"youtube_transcript_api._errors.{name}": _fixed(failure_class, side_effect)
+       for name, failure_class, side_effect in (
+        ("VideoUnavailable", FailureClass.NOT_FOUND, False),
+        ("TranscriptsDisabled", FailureClass.NOT_FOUND, False),
+        ("NoTranscriptFound", FailureClass.NOT_FOUND, False),
+        ("TranslationLanguageNotAvailable", FailureClass.NOT_FOUND, False),
+        ("InvalidVideoId", FailureClass.INVALID_INPUT, False),
+        ("NotTranslatable", FailureClass.INVALID_INPUT, False),
+        ("AgeRestricted", FailureClass.PERMISSION_DENIED, False),
+        ("RequestBlocked", FailureClass.RATE_LIMITED, False),
+        ("YouTubeDataUnparsable", FailureClass.UPSTREAM_UNAVAILABLE, None),
+    )},
+    # trino-python-client (https://github.com/trinodb/trino-python-client): a failed query by its error name and
+    # type, before the DB-API classes it also derives from; a refused HTTP answer keeps its status only in its text
+    "trino.exceptions.TrinoQueryError": _trino_error,
+    "trino.exceptions.HttpError": _status_in_message,
+    # GitPython (https://gitpython.readthedocs.io/en/stable/reference.html#module-git.exc): a git command's failure
+    # is in git's words (see _program_failure); a path that is no repository (its missing path is a
+    # FileNotFoundError-like NoSuchPathError), and gitdb's name or object that resolves to nothing, name what the
+    # call asked for: not there, nothing done
+    **dict.fromkeys(("git.exc.GitCommandError", "sh.ErrorReturnCode", "plumbum.commands.processes.ProcessExecutionError",
+                     "invoke.exceptions.UnexpectedExit"), _program_failure),
+    # the same timeout in sh, plumbum and invoke (Fabric): the program ran until it was killed
+    **dict.fromkeys(("sh.TimeoutException", "plumbum.commands.processes.ProcessTimedOut",
+                     "invoke.exceptions.CommandTimedOut"), _unavailable(True)),
+    # sh's and plumbum's for a program not on the PATH: as subprocess's FileNotFoundError, a program that cannot start
+    **dict.fromkeys(("sh.CommandNotFound", "plumbum.commands.processes.CommandNotFound"), _unavailable(False)),
+    **dict.fromkeys(("git.exc.InvalidGitRepositoryError", "gitdb.exc.BadName", "gitdb.exc.BadObject"),
+                    _fixed(FailureClass.NOT_FOUND, False)),
     # hvac (HashiCorp Vault): one class per status (hvac.utils.raise_for_error), no status kept
     **{f"hvac.exceptions.{name}": _status_named(status, "vault") for name, status in (
         ("InvalidRequest", 400), ("Unauthorized", 401), ("Forbidden", 403), ("InvalidPath", 404),
@@ -2375,6 +2685,9 @@ _RULES: dict[type[BaseException], Rule] = {
     # Its reason is the socket error, or a text (ftp: URLError("ftp error: ...") raised over ftplib's reply).
     urllib.error.URLError: _never_sent(_wrapping(_reason_or_chain, _UNKNOWN_RULE)),
     EOFError: _eof,
+    subprocess.CalledProcessError: _program_failure,
+    # a program killed when its time ran out had started and was running: it may have acted (DESIGN: a timeout)
+    subprocess.TimeoutExpired: _UNAVAILABLE_MAYBE_SENT,
     PermissionError: _file_or_program(FailureClass.PERMISSION_DENIED),
     FileNotFoundError: _file_or_program(FailureClass.NOT_FOUND),
     OSError: _os_error,
@@ -2420,6 +2733,14 @@ def _lookup(exc: BaseException) -> Rule | None:
         return carried
     if _sqlstate(exc) is not None:
         return _DB_CODE
+    # GitPython's lookups answer a missing path in a tree (KeyError), a head or tag (IndexError) with the builtin:
+    # raised in its own code, it is the repository's answer (not there, nothing done), not the tool's bug
+    if isinstance(exc, LookupError) and raised_in(exc, "git"):
+        return _NOT_THERE
+    # An HTTP error status an SDK or a tool kept only in its message ("Request failed with status code 429: {...}":
+    # exa-py; "API request failed with status 404"): that status, as if carried.
+    if _status_in_text(exc) is not None:
+        return _status_in_text
     # Last, for a type no rule knows: an API's JSON error document as its message (``RuntimeError(response.text)``)
     # or an API error code named in it (``RuntimeError(f"Slack API error: {code}")``), else a 2xx status it carries (an SDK that got an answer it could not use).
     if _error_document(exc) is not None:

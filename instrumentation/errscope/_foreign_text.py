@@ -32,6 +32,7 @@ __all__ = [
     "json_error_parts",
     "named_code_class",
     "names_no_cause",
+    "never_reached",
     "printable",
     "reads_upstream_data",
     "retry_after_from_text",
@@ -243,7 +244,12 @@ def named_code_class(text: str) -> FailureClass | None:
 _STATUS: Final = re.compile(r"(?<![\w.-])([1-5]\d\d)(?![\w.-])")
 
 _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
-    (FailureClass.RATE_LIMITED, re.compile(r"rate.?limit|too many requests|quota exceeded|throttl|slow down", re.I)),
+    (FailureClass.RATE_LIMITED, re.compile(
+        r"rate.?limit|too many requests|quota exceeded|throttl|slow down|"
+        # a usage quota spent (Google's dailyLimitExceeded read as a rate limit): OpenAI's "You exceeded your current
+        # quota", Anthropic's "reached your specified API usage limits", Tavily's 432/433 "exceeds your plan's set
+        # usage limit" / "exceeds the pay-as-you-go limit"
+        r"\bexceeded your (?:current )?quota\b|\busage limits?\b|\bpay-as-you-go limit\b", re.I)),
     (
         FailureClass.PERMISSION_DENIED,
         re.compile(
@@ -276,7 +282,11 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # rustls ("Received fatal alert: bad_certificate", "CertificateRequired") and OpenSSL ("tlsv13 alert
             # certificate required") word it: the tool's credential refused, as the same alert on ssl.SSLError.
             r"\b(?:remote error: tls:|alert[:\s]+|alert (?:number \d+ )?)\s*(?:bad ?certificate|certificate ?required|"
-            r"unknown ?(?:ca|certificate authority)|access ?denied)\b",
+            r"unknown ?(?:ca|certificate authority)|access ?denied)\b|"
+            # git's answer to an HTTP 401 when it may not prompt (GIT_TERMINAL_PROMPT=0, no tty): "could not read
+            # Username for 'https://host': terminal prompts disabled" (credential.c), and its SSH transport's
+            # "Permission denied (publickey)" (the words above).
+            r"\bcould not read (?:username|password) for\b|\bterminal prompts disabled\b",
             re.I,
         ),
     ),
@@ -305,8 +315,8 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"closed by the (?:remote|peer|server)|forcibly closed|actively refused|prematurely closed|remote end closed|"
             r"server closed (?:the )?(?:idle )?connection|connection aborted|connection attempts? failed|"
             r"failed to establish (?:a )?(?:new )?connection|connection could not be established|\bund err (?:socket|closed)\b|"
-            r"\berror (?:occurred )?(?:while )?sending (?:the )?request\b|\b(?:cannot|can't|could not|unable to) "
-            r"connect\b|network is unreachable|host is unreachable|no route to host|server disconnected|"
+            r"\berror (?:occurred )?(?:while )?sending (?:the )?request\b|\b(?:cannot|can't|could not|couldn't|unable to|"
+            r"failed to) connect\b|network is unreachable|host is unreachable|no route to host|server disconnected|"
             # A deadline that passed with no answer: Go's context, gRPC's DEADLINE_EXCEEDED (status 4), and Reactor's
             # timeout() ("Did not observe any item or terminal signal within 60000ms").
             # tokio's timeout(): "deadline has elapsed".
@@ -383,6 +393,8 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # connections"; Oracle's ORA-12541 "TNS:no listener".
             r"\bdeadlock (?:detected|found)\b|\bcould not serialize access\b|\btoo many (?:clients|connections)\b|"
             r"\bno listener\b|"
+            # MediaWiki's maxlag refusal ("Waiting for 10.64.48.35: 7 seconds lagged"): its replicas are behind, retry
+            r"\bseconds? lagged\b|"
             # MySQL's client errors 2006 and 2013 (CR_SERVER_GONE_ERROR, CR_SERVER_LOST) and SQLite's SQLITE_BUSY, in
             # their messages: the codes errscope reads on a driver's exception.
             r"\bserver has gone away\b|\blost connection to (?:the )?(?:[\w-]+ )?server\b|\bdatabase is locked\b|"
@@ -407,7 +419,15 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\b(?:could not|couldn't|cannot|can't|unable to) find\b|"
             # a lookup that matched no row: sqlx's RowNotFound ("no rows returned by a query that expected to return
             # at least one row"), Go's sql.ErrNoRows ("sql: no rows in result set")
-            r"\bno rows? (?:returned by a query that expected|in (?:the )?result set)",
+            r"\bno rows? (?:returned by a query that expected|in (?:the )?result set)|"
+            # a revision, path or ref git cannot resolve, in git's words (builtin/checkout.c "pathspec 'x' did not
+            # match any file(s) known to git", "src refspec x does not match any", revision.c "unknown revision",
+            # "bad revision", object-name.c "invalid object name" / "Not a valid object name", merge's "not something
+            # we can merge"; GitPython's "Ref 'x' did not resolve to an object"), and a directory that is no
+            # repository ("not a git repository")
+            r"\bdid not match any file|\bsrc refspec \S+ does not match any\b|\bunknown revision\b|\bbad revision\b|"
+            r"\b(?:invalid|not a valid) object name\b|\bnot something we can merge\b|\bdid not resolve to an object\b|"
+            r"\bnot a git repository\b",
             re.I,
         ),
     ),
@@ -418,7 +438,14 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # An argument that was missing or empty, in other SDKs' words (the C# SDK's "missing a value for the
             # required parameter 'x'"; Go servers' "name cannot be empty").
             r"\brequired (?:parameter|argument|field|property)\b|"
-            r"\b(?:cannot|can't|can not|must not|may not) be (?:empty|blank|null|nil|none)\b",
+            r"\b(?:cannot|can't|can not|must not|may not) be (?:empty|blank|null|nil|none)\b|"
+            # a conflict with what is there (HTTP 409's class): "already exists" (APIs, git's "a branch named 'x'
+            # already exists"), git's refused push ("! [rejected] ... (fetch first)", "non-fast-forward", "Updates
+            # were rejected") and a commit with nothing staged ("nothing to commit")
+            r"\balready exists\b|\[rejected\]|\bnon-fast-forward\b|\bupdates were rejected\b|\bnothing to commit\b|"
+            # an option or subcommand the program does not know: the arguments it was given (git's "unrecognized
+            # argument", "unknown option", "'x' is not a git command"; getopt's "unrecognized option")
+            r"\bunrecogni[sz]ed (?:argument|option)\b|\bunknown (?:option|switch)\b|\bis not a git command\b",
             re.I,
         ),
     ),
@@ -468,7 +495,7 @@ _NEVER_REACHED: Final = re.compile(
     r"nodename nor servname|failure in name resolution|could not resolve|name not resolved|name resolution failed|"
     r"\benotfound\b|unknown ?host|unreachable|no route to host|\be(?:host|net)unreach\b|"
     r"\bconnect(?:ion)? ?(?:etimedout|timeout ?(?:error|exception)?\b)|\bconnect timed out\b|timeout (?:while )?connecting|"
-    r"\b(?:cannot|can't|could not|unable to|failed to) (?:connect|establish|reach)|connection attempts? failed|"
+    r"\b(?:cannot|can't|could not|couldn't|unable to|failed to) (?:connect|establish|reach)|connection attempts? failed|"
     r"certificate|\bx509\b|\bpkix\b|fatal alert|handshake|\bwrong version number\b|\bunrecognized ssl message\b|"
     r"\beproto\b|\bcouldn'?t connect\b|\bunresolved ?address\b|\bconnect: no such file\b|\bconnect enoent\b",
     re.I,
@@ -494,6 +521,12 @@ _AFTER_SENDING: Final = re.compile(
 )
 
 _HTTP_STATUSES: Final = frozenset(HTTPStatus)
+
+
+def never_reached(text: str) -> bool:
+    """Whether a failure text says the upstream was never reached (refused, not resolved, unreachable, a certificate
+    or handshake refused, a connect timeout: :data:`_NEVER_REACHED`); a crash report never says so."""
+    return _CRASH.search(text) is None and _NEVER_REACHED.search(text.replace("_", " ")) is not None
 
 
 def says_maybe_acted(text: str) -> bool:

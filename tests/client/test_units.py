@@ -194,6 +194,20 @@ class TestClassifyText:
         ("start must be an ISO-8601 date-time", FailureClass.INVALID_INPUT),
         ("something odd happened", FailureClass.UNKNOWN),
         ("order 12345 failed", FailureClass.UNKNOWN),
+        # git's and curl's own words, as a git or shell tool relays its stderr
+        ("fatal: could not read Username for 'https://git.example.com': terminal prompts disabled",
+         FailureClass.PERMISSION_DENIED),
+        ("error: pathspec 'feature-x' did not match any file(s) known to git", FailureClass.NOT_FOUND),
+        ("fatal: ambiguous argument 'v9.9': unknown revision or path not in the working tree.", FailureClass.NOT_FOUND),
+        ("fatal: not a git repository (or any of the parent directories): .git", FailureClass.NOT_FOUND),
+        ("fatal: a branch named 'main' already exists", FailureClass.INVALID_INPUT),
+        (" ! [rejected]        main -> main (fetch first)\nerror: failed to push some refs", FailureClass.INVALID_INPUT),
+        ("curl: (7) Failed to connect to api.internal port 443 after 3 ms: Couldn't connect to server",
+         FailureClass.UPSTREAM_UNAVAILABLE),
+        # a usage quota spent, in OpenAI's and Tavily's words; MediaWiki's maxlag
+        ("You exceeded your current quota, please check your plan and billing details.", FailureClass.RATE_LIMITED),
+        ("This request exceeds your plan's set usage limit.", FailureClass.RATE_LIMITED),
+        ("Waiting for 10.64.48.35: 7 seconds lagged.", FailureClass.UPSTREAM_UNAVAILABLE),
     ]
 
     @pytest.mark.parametrize(("text", "expected"), TABLE)
