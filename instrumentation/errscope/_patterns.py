@@ -541,7 +541,8 @@ _HANDOFF_WORDS = (
     r"pass(?:word|wd|phrase|code)?|pwd?|psk|pin|secret|token|credentials?|creds"
     # ``key`` alone names too much that is no credential (``cache key``, ``primary key``, ``Idempotency-Key``)
     r"|(?:api|access|secret|private|license|product|wi-?fi|setup|ssh|deploy|sandbox|test|bot|admin|root|signing|encryption"
-    r"|master|vpn|staging|prod|live|new|old|current|the|this|my|your|our)[ _\-]?key"
+    r"|master|vpn|staging|prod|live|new|old|current|leaked|compromised|temp|temporary|the|this|my|your|our)[ _\-]?key"
+    r"|pre-?shared[ _\-]key|shared[ _\-]secret"
 )
 # Before the word: the start, a space or Markdown (``*Token:*``, ``__Secret__``, ``> password``), not ``-``, ``.`` or
 # ``:`` (``Idempotency-Key:``, ``arn:..:secret:name``, ``server.ssl.key-store-password``).
@@ -553,6 +554,7 @@ _HANDOFF_BEFORE = r"(?:^|[\s(>*_~\[|\"'`])"
 _HANDOFF_GAP = (
     r"(?:,?[ \t]+[(A-Za-z0-9_.'\-]+){0,4}?[ \t]+(?i:is|was|are)(?:[ \t]+(?i:now|still|just))?[ \t]*:?[ \t]+"
     r"|[*_]*[ \t]*(?::|->|=>|→|➡️?|—|–|[ \t]-)[ \t]*[*_]*[ \t]*"  # not ``=``: ``key=value`` is the keyword rules'"
+    r"|(?:[ \t]+[A-Za-z0-9_.'\-]+){1,4}?[ \t]+=[ \t]+"  # words between: a sentence, not ``key=value``
     r"|[ \t]+(?:(?i:set|changed|reset|rotated|updated)[ \t]+)?(?i:to)[ \t]+"
     r"|[ \t]*\([A-Za-z \t]{1,20}\)[ \t]*:[ \t]*"
     r"|[ \t]*\([ \t]*"
@@ -567,6 +569,18 @@ _SEED_CONTEXT = (
 _SEED_WORD = r"(?:[0-9]{1,2}[.)][ \t]*)?[a-z]{3,8}"
 _CODE_ITEM = r"[A-Za-z0-9]*[0-9][A-Za-z0-9]*(?:[ \-][A-Za-z0-9]*[0-9][A-Za-z0-9]*)?"
 
+
+# A Markdown table whose header names the secret's column: the header cell, the separator row, and the first data
+# row's cell in the same column (the column counted by the cells before it, up to three).
+_TABLE_WORD = r"`?(?i:[A-Za-z ]*(?:pass(?:word|wd|phrase)?|pwd|pw|secret|token|api[ _\-]?key|key|credentials?))`?"
+
+
+def _table_column(before: int) -> str:
+    cells = rf"(?:[^|\r\n]*\|){{{before}}}" if before else ""
+    return (
+        rf"((?m:^)[ \t]*\|?{cells}[ \t]*{_TABLE_WORD}[ \t]*(?:\|[^\r\n]*)?\r?\n"
+        rf"[ \t]*\|?[ \t]*:?-{{3,}}[^\r\n]*\r?\n[ \t]*\|?{cells}[ \t]*`?)"
+    )
 
 PATTERNS: Final[tuple[SecretPattern, ...]] = (
     # --- private keys ------------------------------------------------------------------------------
@@ -893,6 +907,21 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "which would take the first piece alone.",
         hints=("\"",),
         trigger=r"\"[ \t]*\+?[ \t]*\r?\n[ \t]*\+?[ \t]*\"",
+    ),
+    # a passphrase of words goes whole, before the password rule takes its first word (``passphrase: w1 w2 ..``)
+    SecretPattern(
+        "prose_seed_phrase",
+        "keyword",
+        rf"((?:{_SEED_CONTEXT})(?:[ \t]+[A-Za-z0-9()\-']+){{0,6}}?[ \t]*(?:[:=—–]|[ \t](?i:is|are))\s*)"
+        r"(?:['\"“‘][a-z]{3,12}(?:[ \t\-][a-z]{3,12}){3,}(?:[ \t][0-9]{1,4})?['\"”’]"
+        r"|[a-z]{3,12}(?:[ \t\-][a-z]{3,12}){3,}(?:[ \t][0-9]{1,4})?(?m:$)"
+        rf"|{_SEED_WORD}(?:\s+{_SEED_WORD}){{5,}})",
+        True,
+        "A seed phrase or a passphrase of words after its name: ``seed phrase: <12 words>``, ``Mnemonic (24 words): "
+        "..``, ``the vault passphrase is '<words>'``, a numbered list of words; four or more words quoted or to the "
+        "end of the line, six or more otherwise (``passphrase is required for this key`` stays).",
+        hints=("phrase", "words", "mnemonic", "bip"),
+        trigger=r"(?i:phrase|words?|mnemonic|bip-?39)",
     ),
     _kv(
         "password_value",
@@ -1486,7 +1515,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "prose_secret_handoff",
         "keyword",
-        rf"({_HANDOFF_BEFORE}(?:{_HANDOFF_LEAD}(?i:{_HANDOFF_WORDS})[ \t]*:?[ \t]+|(?i:{_HANDOFF_WORDS})(?:{_HANDOFF_GAP})"
+        rf"({_HANDOFF_BEFORE}(?:{_HANDOFF_LEAD}(?i:{_HANDOFF_WORDS})[ \t]*:?[ \t]+|(?:[A-Za-z0-9]+_)*(?i:{_HANDOFF_WORDS})`?(?:{_HANDOFF_GAP})"
         rf"|(?i:pwd?|pass|passwd|password|psk|pin)[ \t]+)|(?:🔑|🔐)[ \t]+)" + _HV_QUOTED + _HV_END,
         True,
         "A credential handed over in a sentence, as chat, tickets and mail write it: ``the password for x is ..``, "
@@ -1557,7 +1586,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "prose_key_random",
         "keyword",
-        r"(\b(?i:this|that|the|a|fresh|new)[ \t]+(?i:key|token|secret|code)(?:[ \t]+[A-Za-z']{2,10}){0,3}[ \t]*:?[ \t]*['\"`]?)"
+        r"(\b(?i:this|that|the|a|fresh|new)[ \t]+(?i:key|token|secret|code)(?:[ \t]+[A-Za-z']{2,10}){0,3}?[ \t]*:?[ \t]*['\"`]?)"
         r"[A-Za-z0-9+/=_~]{8}[A-Za-z0-9+/=_\-~]{8,}",
         True,
         "A random value a few words after ``this key``, ``a token``, ``the secret`` or ``this code``: ``a fresh key for you ..``, "
@@ -1593,18 +1622,17 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         trigger=r"[0-9][ \t]+(?i:is|was)[ \t]+(?i:your|the)[ \t]",
     ),
     SecretPattern(
-        "prose_seed_phrase",
+        "prose_table_column",
         "keyword",
-        rf"((?:{_SEED_CONTEXT})(?:[ \t]+[A-Za-z0-9()\-']+){{0,6}}?[ \t]*(?:[:=—–]|[ \t](?i:is|are))\s*)"
-        r"(?:['\"“‘][a-z]{3,12}(?:[ \t\-][a-z]{3,12}){3,}(?:[ \t][0-9]{1,4})?['\"”’]"
-        r"|[a-z]{3,12}(?:[ \t\-][a-z]{3,12}){3,}(?:[ \t][0-9]{1,4})?(?m:$)"
-        rf"|{_SEED_WORD}(?:\s+{_SEED_WORD}){{5,}})",
-        True,
-        "A seed phrase or a passphrase of words after its name: ``seed phrase: <12 words>``, ``Mnemonic (24 words): "
-        "..``, ``the vault passphrase is '<words>'``, a numbered list of words; four or more words quoted or to the "
-        "end of the line, six or more otherwise (``passphrase is required for this key`` stays).",
-        hints=("phrase", "words", "mnemonic", "bip"),
-        trigger=r"(?i:phrase|words?|mnemonic|bip-?39)",
+        "(?:" + "|".join(_table_column(n) for n in range(4)) + ")" + _HV + r"(`?[ \t]*(?:\||(?m:$)))",
+        4,
+        "A Markdown table whose header names a secret's column (``| env | user | password |``, ``Service | Token``): "
+        "the first data row's cell in that column (one of the first four). A letter and a digit, and Python a "
+        "password or random shape.",
+        keep_suffix=True,
+        hints=("---",),
+        verify="credential",
+        trigger=r"\n[ \t]*\|?[ \t]*:?---",
     ),
     SecretPattern(
         "prose_code_list",
