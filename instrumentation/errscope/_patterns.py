@@ -111,6 +111,10 @@ GUARD: Final = (
     r"|└[ \t]|&lt;[A-Za-z]|&#|\\x3[AaDd]|\\u003[AaDd]|\{[A-Z][A-Z0-9\-]*\}|-[-puaPwbSAXU]|(?i:auth|ticate|tication|credentials?|password|user|login|bind_s|pw_set)\(|UGFzc3dvcmQ6|(?i:add_user)[ \t]|(?i:credentials?)\.|(?i:net[ \t]+user|/rp)[ \t]"
     "|" + _FOREIGN_PHRASE_WORDS + "|" + _COPULA_PASSWORD_WORDS + "|密碼|口令"
     "|" + _PROSE_PASSWORD_WORDS + "|" + _OTHER_SCRIPT_PROSE_WORDS
+    # credentials in human-written text: a key emoji, short words people type, a word closed by a backtick, a
+    # question mark or a comma, a value named after it (``.. as the token``, ``.. is the API key``)
+    + "|🔑|🔐|(?i:pw|pwd|combo|combination|puk)[ \t]|(?i:token|key|password|passphrase|pw|secret)[`?,]"
+    r"|(?i:as|for|is)[ \t]+(?:[A-Za-z\-]+[ \t]+){0,3}(?i:pass|pw|token|key|secret|cred|psk|pin|code)"
 )
 """A cheap regex that every match of every pattern also matches (tests prove it on every example
 and corpus line): a separator (also full-width or URL-encoded), a PEM dash run, a run of 15 token characters, an SSN shape, or a
@@ -555,7 +559,7 @@ _HANDOFF_GAP = (
     r"(?:,?[ \t]+[(A-Za-z0-9_.'\-]+){0,4}?[ \t]+(?i:is|was|are)(?:[ \t]+(?i:now|still|just))?[ \t]*:?[ \t]+"
     r"|[*_]*[ \t]*(?::|->|=>|→|➡️?|—|–|[ \t]-)[ \t]*[*_]*[ \t]*"  # not ``=``: ``key=value`` is the keyword rules'"
     r"|(?:[ \t]+[A-Za-z0-9_.'\-]+){1,4}?[ \t]+=[ \t]+"  # words between: a sentence, not ``key=value``
-    r"|[ \t]+(?:(?i:set|changed|reset|rotated|updated)[ \t]+)?(?i:to)[ \t]+"
+    r"|(?:[ \t]+(?i:is|was|has[ \t]+been|got))?[ \t]+(?:(?i:set|changed|reset|rotated|updated)[ \t]+)?(?i:to)[ \t]+"
     r"|[ \t]*\([A-Za-z \t]{1,20}\)[ \t]*:[ \t]*"
     r"|[ \t]*\([ \t]*"
     r"|(?:,?[ \t]+[A-Za-z']+){0,3}?,?[ \t]+(?i:enter|type|paste)[ \t]+"
@@ -914,12 +918,13 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "keyword",
         rf"((?:{_SEED_CONTEXT})(?:[ \t]+[A-Za-z0-9()\-']+){{0,6}}?[ \t]*(?:[:=—–]|[ \t](?i:is|are))\s*)"
         r"(?:['\"“‘][a-z]{3,12}(?:[ \t\-][a-z]{3,12}){3,}(?:[ \t][0-9]{1,4})?['\"”’]"
-        r"|[a-z]{3,12}(?:[ \t\-][a-z]{3,12}){3,}(?:[ \t][0-9]{1,4})?(?m:$)"
-        rf"|{_SEED_WORD}(?:\s+{_SEED_WORD}){{5,}})",
+        r"|[a-z]{4,12}(?:[ \t\-][a-z]{4,12}){3,}(?:[ \t][0-9]{1,4})?(?m:$)"
+        rf"|{_SEED_WORD}(?:\s+{_SEED_WORD}){{11,}})",
         True,
         "A seed phrase or a passphrase of words after its name: ``seed phrase: <12 words>``, ``Mnemonic (24 words): "
-        "..``, ``the vault passphrase is '<words>'``, a numbered list of words; four or more words quoted or to the "
-        "end of the line, six or more otherwise (``passphrase is required for this key`` stays).",
+        "..``, ``the vault passphrase is '<words>'``, a numbered list of words: four or more words quoted, or of four "
+        "or more letters to the end of the line, else twelve or more, BIP-39's least (``passphrase is required for "
+        "this key`` stays).",
         hints=("phrase", "words", "mnemonic", "bip"),
         trigger=r"(?i:phrase|words?|mnemonic|bip-?39)",
     ),
