@@ -539,8 +539,9 @@ _HV_LAST = r"[^\s'\"`<>()\[\]{}|,;\\‘’“”.:!?]"
 _HV_END = r"(?:([ \t.,;:!?)\]}>'\"`’”*|])|(?m:$))"  # a line end is not consumed: the next line's rules may start there
 _HV = rf"(?:{_HV_FIRST}{_HV_CHAR}*)?(?:[A-Za-z]{_HV_CHAR}*[0-9]|[0-9]{_HV_CHAR}*[A-Za-z])(?:{_HV_CHAR}*{_HV_LAST})?"
 # What people call a credential in prose (``pw``, ``creds``, ``the sandbox key``, ``shared secret``).
-# ... or the same between a pair of quotes (the quotes go with it: a quote of the other kind inside is the keyword rules').
-_HV_QUOTED = rf"(?:\"{_HV}\"|'{_HV}'|‘{_HV}’|“{_HV}”|`{_HV}`|{_HV})"
+# ... or the same between a pair of quotes (the quotes go with it: a quote of the other kind inside is the keyword rules';
+# a backtick or a typographic quote may open it, its closer ends it).
+_HV_QUOTED = rf"(?:\"{_HV}\"|'{_HV}'|[`‘“]?{_HV})"
 _HANDOFF_WORDS = (
     r"pass(?:word|wd|phrase|code)?|pwd?|psk|pin|secret|token|credentials?|creds"
     # ``key`` alone names too much that is no credential (``cache key``, ``primary key``, ``Idempotency-Key``)
@@ -1564,7 +1565,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "prose_user_slash_password",
         "keyword",
         r"((?:\b(?i:creds?|credentials|logins?|user/pass(?:word)?|username/password|u/p)(?:[ \t]+(?i:are|is|for[ \t]+[^\s:]+))?"
-        r"[ \t]*[:=]?[ \t]*[a-z][a-z0-9_.\-]{0,31}[ \t]*/|(?:^|[ \t>(])[a-z][a-z0-9_.\-]{0,31}[ \t]+/[ \t])[ \t]*)" + _HV + _HV_END,
+        r"(?:[ \t]*[:=][ \t]*|[ \t]+)[a-z][a-z0-9_.\-]{0,31}[ \t]*/|(?:^|[ \t>(])[a-z][a-z0-9_.\-]{0,31}[ \t]+/[ \t])[ \t]*)" + _HV + _HV_END,
         True,
         "A user and a password joined by a slash, as people write a login: ``creds are deploy / ..``, ``login: "
         "backup / ..``, ``jenkins -> admin / ..`` (without a credential word the slash needs spaces around it, so "
@@ -1607,7 +1608,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"(\b(?i:pin|puk|passcode|combo|combination|otp"
         r"|(?:door|gate|alarm|garage|lockbox|entry|access|security|verification|login|sign-?in|one-time|confirmation|2fa|mfa"
         r"|auth|authentication|backup|recovery|dial-in|unlock|puk|pin)[ \t\-]?code|(?:use|enter)[ \t]+(?:the[ \t]+|this[ \t]+)?code)"
-        r"(?:[ \t]+(?i:code|number))?(?:[ \t]+(?i:is|was))?[ \t]*[:=]?[ \t]*)[0-9]{4,10}(?:([#\s.,;)])|$)",
+        r"(?:[ \t]+(?i:code|number))?(?:[ \t]+(?i:is|was))?(?:[ \t]*[:=][ \t]*|[ \t]+))[0-9]{4,10}(?:([#\s.,;)])|$)",
         True,
         "A numeric code in its context: ``alarm PIN: ..``, ``the gate code is ..``, ``lockbox combo ..``, ``PUK ..``, "
         "``Your one-time code: ..``, ``Use code .. to sign in`` (4-10 digits; ``exit code 137`` and ``PIN must be "
@@ -1654,7 +1655,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "prose_grouped_secret",
         "keyword",
         r"(\b(?i:secret|key|seed|totp|2fa|mfa|license|licence|serial|activation|registration|(?:activate|redeem|register|unlock)[ \t]+(?:with|using))"
-        r"(?:[ \t]+[A-Za-z']+){0,4}?[ \t]*(?:[:=—–]|[ \t](?i:is))?[ \t]*)"
+        r"(?:[ \t]+[A-Za-z']+){0,4}?(?:[ \t]*(?:[:=—–]|[ \t](?i:is))[ \t]*|[ \t]+))"
         r"(?:[A-Z2-7]{4}(?:[ ][A-Z2-7]{4}){3,}|[A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){2,7})\b",
         True,
         "A key written in groups after its name: a TOTP secret in base32 fours (``2FA secret for x: ABCD EFGH ..``), a "
