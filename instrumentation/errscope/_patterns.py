@@ -584,7 +584,7 @@ def _table_column(before: int) -> str:
     cells = rf"(?:[^|\r\n]*\|){{{before}}}" if before else ""
     return (
         rf"((?m:^)[ \t]*\|?{cells}[ \t]*{_TABLE_WORD}[ \t]*(?:\|[^\r\n]*)?\r?\n"
-        rf"[ \t]*\|?[ \t]*:?-{{3,}}[^\r\n]*\r?\n[ \t]*\|?{cells}[ \t]*`?)"
+        rf"[ \t]*\|?[ \t]*:?-{{3,}}:?[ \t]*\|[^\r\n]*\r?\n[ \t]*\|?{cells}[ \t]*`?)"
     )
 
 PATTERNS: Final[tuple[SecretPattern, ...]] = (
@@ -927,7 +927,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "or more letters to the end of the line, else twelve or more, BIP-39's least (``passphrase is required for "
         "this key`` stays).",
         hints=("phrase", "words", "mnemonic", "bip"),
-        trigger=r"(?i:phrase|words?|mnemonic|bip-?39)",
+        trigger=r"(?i:phrase|mnemonic|bip-?39)|[0-9][0-9][ \t\-](?i:words?)",
     ),
     _kv(
         "password_value",
@@ -1532,7 +1532,10 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         hints=("pass", "pw", "psk", "pin", "secret", "token", "cred", "key", "🔑", "🔐"),
         keep_suffix=True,
         verify="credential",
-        trigger=r"(?i:pass|pw|psk|pin|secret|token|cred|key)|🔑|🔐",
+        # the word and something of a gap after it (a separator, a bracket, an arrow, a value with a digit, a copula or
+        # ``to`` later on the line): a line that only mentions a token does not run the rule
+        trigger=r"(?i:pass|pw|psk|pin|secret|token|cred|key)[A-Za-z_\-`]*(?:[ \t]*[*_]*[ \t]*(?:[:(→➡—–]|[=\-]>)|[ \t]+[^\s]*[0-9]"
+        r"|[^\r\n]*[ \t](?i:is|was|are|to|enter|type|paste|=|-)[ \t])|🔑|🔐",
     ),
     SecretPattern(
         "prose_use_value_as",
@@ -1545,7 +1548,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         keep_suffix=True,
         hints=("pass", "pw", "psk", "pin", "secret", "token", "cred", "key"),
         verify="credential",
-        trigger=r"(?i:as|for)[ \t]+[^\r\n]*(?i:pass|pw|psk|pin|secret|token|cred|key)",
+        trigger=r"(?i:as|for)[ \t]+(?:[A-Za-z\-]+[ \t]+){0,3}(?i:pass|pw|psk|pin|secret|token|cred|key)",
     ),
     SecretPattern(
         "prose_value_is_the",
@@ -1559,7 +1562,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         keep_suffix=True,
         hints=("pass", "pw", "psk", "pin", "secret", "token", "cred", "key"),
         verify="credential",
-        trigger=r"(?i:is|was|s)[ \t]+(?i:the|your|my|our)[ \t]+[^\r\n]*(?i:pass|pw|psk|pin|secret|token|cred|key)",
+        trigger=r"(?i:is|was|s)[ \t]+(?i:the|your|my|our)[ \t]+(?:[A-Za-z\-]+[ \t]+){0,2}(?i:pass|pw|psk|pin|secret|token|cred|key)",
     ),
     SecretPattern(
         "prose_user_slash_password",
@@ -1638,7 +1641,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         keep_suffix=True,
         hints=("---",),
         verify="credential",
-        trigger=r"\n[ \t]*\|?[ \t]*:?---",
+        trigger=r"\n[ \t]*\|?[ \t]*:?---+:?[ \t]*\|",
     ),
     SecretPattern(
         "prose_code_list",
@@ -1661,6 +1664,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "A key written in groups after its name: a TOTP secret in base32 fours (``2FA secret for x: ABCD EFGH ..``), a "
         "license or product key in dashed groups (``Activate with XXXXX-XXXXX-..``).",
         hints=("secret", "key", "seed", "totp", "2fa", "mfa", "licen", "serial", "activat", "registration", "redeem", "register", "unlock"),
+        # the groups' shape, not the words (``key`` is everywhere): a dashed group between two, or three base32 fours
+        trigger=r"-[A-Z0-9]{4,6}-[A-Z0-9]{4}| [A-Z2-7]{4} [A-Z2-7]{4} [A-Z2-7]{4}",
     ),
     SecretPattern(
         "foreign_copula_password",
