@@ -561,7 +561,7 @@ _HANDOFF_GAP = (
     r"|[*_]*[ \t]*(?::|->|=>|→|➡️?|—|–|[ \t]-)[ \t]*[*_]*[ \t]*"  # not ``=``: ``key=value`` is the keyword rules'"
     r"|(?:[ \t]+[A-Za-z0-9_.'\-]+){1,4}?[ \t]+=[ \t]+"  # words between: a sentence, not ``key=value``
     r"|(?:[ \t]+(?i:is|was|has[ \t]+been|got))?[ \t]+(?:(?i:set|changed|reset|rotated|updated)[ \t]+)?(?i:to)[ \t]+"
-    r"|[ \t]*\([A-Za-z \t]{1,20}\)[ \t]*:[ \t]*"
+    r"|[ \t]*\([A-Za-z \t]+\)[ \t]*:[ \t]*"
     r"|[ \t]*\([ \t]*"
     r"|(?:,?[ \t]+[A-Za-z']+){0,3}?,?[ \t]+(?i:enter|type|paste)[ \t]+"
 )
@@ -1568,7 +1568,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "prose_user_slash_password",
         "keyword",
         r"((?:\b(?i:creds?|credentials|logins?|user/pass(?:word)?|username/password|u/p)(?:[ \t]+(?i:are|is|for[ \t]+[^\s:]+))?"
-        r"(?:[ \t]*[:=][ \t]*|[ \t]+)[a-z][a-z0-9_.\-]{0,31}[ \t]*/|(?:^|[ \t>(])[a-z][a-z0-9_.\-]{0,31}[ \t]+/[ \t])[ \t]*)" + _HV + _HV_END,
+        r"(?:[ \t]*[:=][ \t]*|[ \t]+)[a-z][a-z0-9_.\-]*[ \t]*/|(?:^|[ \t>(])[a-z][a-z0-9_.\-]*[ \t]+/[ \t])[ \t]*)" + _HV + _HV_END,
         True,
         "A user and a password joined by a slash, as people write a login: ``creds are deploy / ..``, ``login: "
         "backup / ..``, ``jenkins -> admin / ..`` (without a credential word the slash needs spaces around it, so "
@@ -1581,7 +1581,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "prose_chat_answer",
         "keyword",
-        rf"(\b(?i:{_HANDOFF_WORDS})(?:[ \t]+[A-Za-z']+){{0,4}}[ \t]*\?[ \t]*(?:\r?\n(?:[^\r\n]{{0,40}}?[ \t:>])?[ \t]*|(?i:it'?s)[ \t]+)?['\"`]?)"
+        rf"(\b(?i:{_HANDOFF_WORDS})(?:[ \t]+[A-Za-z']+){{0,4}}[ \t]*\?[ \t]*(?:\r?\n(?:[^\r\n]*?[ \t:>])?[ \t]*|(?i:it'?s)[ \t]+)?['\"`]?)"
         + _HV + r"([ \t]*(?:\r?\n|$))",
         True,
         "The answer to a question about a credential: ``what's the db password?`` and the next line (after a "
@@ -1646,7 +1646,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "prose_code_list",
         "keyword",
-        rf"((?i:recovery|backup|2fa|mfa|one-time|single-use)[ \t]+(?i:codes?)\b[^\r\n:]{{0,60}}?(?::|\r?\n)[\s`*•\-]*)"
+        rf"((?i:recovery|backup|2fa|mfa|one-time|single-use)[ \t]+(?i:codes?)\b[^\r\n:]*?(?::|\r?\n)[\s`*•\-]*)"
         rf"{_CODE_ITEM}(?:[\s,`*•\-]+{_CODE_ITEM})*",
         True,
         "A list of recovery or backup codes after its name (``Your recovery codes:`` and one a line, ``backup codes: "
