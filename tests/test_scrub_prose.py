@@ -86,6 +86,8 @@ def test_prose_about_credentials_stays() -> None:
         "PIN must be 4-6 digits", "exit code 137", "You have 8 backup codes left.",
         "passphrase is required for this key", "Never share your 12-word seed phrase.",
         "| Token type | Lifetime |\n| --- | --- |\n| access | 1h |",
+        "I set the password as instructed", "token is now expired", "read / write access to repo2",
+        "the token budget is 2000 tokens per request", "commit a1b2c3d4 is the one with the token fix",
     ):
         assert scrub(text) == text
 
@@ -99,5 +101,8 @@ def test_other_spellings_of_these_kinds() -> None:
         ("Try ", "Xk9vTq2mLp7wRz4a", " as the bearer token"),
         ("door PIN: ", "4829", " (changes monthly)"),
         ("| Name | Secret |\n|---|---|\n| webhook | ", "whsec9Qm2Xp7Lk4Tz", " |"),
+        ("The new password is: ", "Rk7#vQm2Xp9z", ""),
+        ("I set the password as ", "Rk7#vQm2Xp9z", " for now"),
+        ("new creds: deploy / ", "Rk7#vQm2Xp9z", ""),
     ):
         assert scrub(prefix + secret + suffix) == prefix + REDACTED + suffix

@@ -560,7 +560,7 @@ _HANDOFF_GAP = (
     r"(?:,?[ \t]+[(A-Za-z0-9_.'\-]+){0,4}?[ \t]+(?i:is|was|are)(?:[ \t]+(?i:now|still|just))?[ \t]*:?[ \t]+"
     r"|[*_]*[ \t]*(?::|->|=>|→|➡️?|—|–|[ \t]-)[ \t]*[*_]*[ \t]*"  # not ``=``: ``key=value`` is the keyword rules'"
     r"|(?:[ \t]+[A-Za-z0-9_.'\-]+){1,4}?[ \t]+=[ \t]+"  # words between: a sentence, not ``key=value``
-    r"|(?:[ \t]+(?i:is|was|has[ \t]+been|got))?[ \t]+(?:(?i:set|changed|reset|rotated|updated)[ \t]+)?(?i:to)[ \t]+"
+    r"|(?:[ \t]+(?i:is|was|has[ \t]+been|got))?[ \t]+(?:(?i:set|changed|reset|rotated|updated)[ \t]+)?(?i:to|as)[ \t]+"
     r"|[ \t]*\([A-Za-z \t]+\)[ \t]*:[ \t]*"
     r"|[ \t]*\([ \t]*"
     r"|(?:,?[ \t]+[A-Za-z']+){0,3}?,?[ \t]+(?i:enter|type|paste)[ \t]+"
@@ -1535,7 +1535,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         # the word and something of a gap after it (a separator, a bracket, an arrow, a value with a digit, a copula or
         # ``to`` later on the line): a line that only mentions a token does not run the rule
         trigger=r"(?i:pass|pw|psk|pin|secret|token|cred|key)[A-Za-z_\-`]*(?:[ \t]*[*_]*[ \t]*(?:[:(→➡—–]|[=\-]>)|[ \t]+[^\s]*[0-9]"
-        r"|[^\r\n]*[ \t](?i:is|was|are|to|enter|type|paste|=|-)[ \t])|🔑|🔐",
+        r"|[^\r\n]*[ \t](?i:is|was|are|to|as|enter|type|paste|=|-)[ \t:])|🔑|🔐",
     ),
     SecretPattern(
         "prose_use_value_as",
