@@ -1534,7 +1534,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         verify="credential",
         # the word and something of a gap after it (a separator, a bracket, an arrow, a value with a digit, a copula or
         # ``to`` later on the line): a line that only mentions a token does not run the rule
-        trigger=r"(?i:pass|pw|psk|pin|secret|token|cred|key)[A-Za-z_\-`]*(?:[ \t]*[*_]*[ \t]*(?:[:(→➡—–]|[=\-]>)|[ \t]+[^\s]*[0-9]"
+        trigger=r"(?i:pass(?:word|wd|phrase|code)?|pwd?|psk|pin|secret|token|cred(?:ential)?s?|key)`?(?:[ \t]*[*_]*[ \t]*(?:[:(→➡—–]|[=\-]>)|[ \t]+[^\s]*[0-9]"
         r"|[^\r\n]*[ \t](?i:is|was|are|to|as|enter|type|paste|=|-)[ \t:])|🔑|🔐",
     ),
     SecretPattern(
@@ -1576,7 +1576,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         hints=("/",),
         keep_suffix=True,
         verify="credential",
-        trigger=r"[ \t]/[ \t]|(?i:creds?|credentials|logins?|user/pass|username/password|u/p)[^\r\n/]*/",
+        trigger=r"[ \t]/[ \t]|(?i:creds?|credentials|logins?|user/pass(?:word)?|username/password|u/p)(?:[ \t]+(?i:are|is|for[ \t]+[^\s:]+))?"
+        r"[ \t]*[:=]?[ \t]*[a-z][a-z0-9_.\-]*[ \t]*/",
     ),
     SecretPattern(
         "prose_chat_answer",
@@ -1618,7 +1619,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "4-6 digits`` stay).",
         keep_suffix=True,
         hints=("pin", "puk", "code", "combo", "combination", "otp"),
-        trigger=r"(?i:pin|puk|code|combo|combination|otp)[^\r\n0-9]{0,12}[0-9]",
+        trigger=r"(?i:pin|puk|code|combo|combination|otp|number|is|was)[ \t]*[:=]?[ \t]*[0-9][0-9][0-9][0-9]",
     ),
     SecretPattern(
         "prose_code_is_your",
@@ -1664,8 +1665,9 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "A key written in groups after its name: a TOTP secret in base32 fours (``2FA secret for x: ABCD EFGH ..``), a "
         "license or product key in dashed groups (``Activate with XXXXX-XXXXX-..``).",
         hints=("secret", "key", "seed", "totp", "2fa", "mfa", "licen", "serial", "activat", "registration", "redeem", "register", "unlock"),
-        # the groups' shape, not the words (``key`` is everywhere): a dashed group between two, or three base32 fours
-        trigger=r"-[A-Z0-9]{4,6}-[A-Z0-9]{4}| [A-Z2-7]{4} [A-Z2-7]{4} [A-Z2-7]{4}",
+        # the groups' shape, not the words (``key`` is everywhere): a dashed group with a capital between two (not an
+        # id's digits), or three base32 fours
+        trigger=r"-[A-Z0-9]*[A-Z][A-Z0-9]*-[A-Z0-9]{4}| [A-Z2-7]{4} [A-Z2-7]{4} [A-Z2-7]{4}",
     ),
     SecretPattern(
         "foreign_copula_password",
