@@ -35,8 +35,6 @@ KNOWN_GAPS = {
     # PPP's chap-secrets is four positional columns (client, server, secret, addresses): nothing on the line
     # names the third column, and the heading comment is optional.
     "ppp_chap_secrets",
-    # a Markdown table whose header row names the password column: the value's row does not name it.
-    "markdown_table",
     # an access log's bare quoted ``"Basic <base64>"`` field with no header name before it (Basic is also a word).
     "forwarded_basic",
     # ``snyk config set api=<uuid>``: ``api`` names no credential, and a UUID alone is an id.
@@ -51,9 +49,9 @@ KNOWN_GAPS = {
     "share_link",
 }
 KNOWN_FALSE_POSITIVES: set[str] = set()
-# The Collector (one leftmost pass) reads SQL's ``PASSWORD '..'`` before the SCRAM hash inside it, and a token
-# option before Bitwarden's ``0.<uuid>.<secret>:<key>``; their values stop at ``$`` and ``:``.
-REGEX_ONLY_GAPS = KNOWN_GAPS | {"postgres_role_hash", "bitwarden_sm_token"}
+# The Collector (one leftmost pass) reads a token option before Bitwarden's ``0.<uuid>.<secret>:<key>``; its value
+# stops at ``:``. (SQL's ``PASSWORD '<SCRAM hash>'`` is read whole since the fourteenth set's quoted hand-over value.)
+REGEX_ONLY_GAPS = KNOWN_GAPS | {"bitwarden_sm_token"}
 # ... and alters what only Python's checks spare: a boolean under a password-named setting (``lock_passwd:
 # false``, ``<usernameSecret>false``), OpenVPN's ``auth SHA256`` (a digest's name), a date in a secret's table
 # row, LDAP's ``pwdChangedTime``.
@@ -74,14 +72,14 @@ def test_atrest_score() -> None:
     result = corpus.score(scrub, *_held_out())
     assert {line["format"] for line in result.missed} == KNOWN_GAPS
     assert {line["category"] for line, _ in result.altered} == KNOWN_FALSE_POSITIVES
-    assert len(result.missed) == 13 and len(result.altered) == 0  # recall 235/248, FP 0/150
+    assert len(result.missed) == 12 and len(result.altered) == 0  # recall 236/248, FP 0/150 (the table: the prose set's rule)
 
 
 def test_atrest_regex_only_is_what_the_collector_runs() -> None:
     result = corpus.score(corpus.regex_only, *_held_out())
     assert {line["format"] for line in result.missed} == REGEX_ONLY_GAPS
     assert {line["category"] for line, _ in result.altered} == REGEX_ONLY_ALTERED
-    assert len(result.missed) == 16 and len(result.altered) == 7  # 232/248, 7/150
+    assert len(result.missed) == 14 and len(result.altered) == 7  # 234/248, 7/150
 
 
 def test_triggers_and_guard_admit_every_match_here() -> None:

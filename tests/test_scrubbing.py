@@ -483,6 +483,28 @@ example(
     "Neues Passwort für ops: Fern-Stone77 (bitte ändern)",
     f"Neues Passwort für ops: {REDACTED} (bitte ändern)",
 )
+# the fourteenth set's kinds (tests/secret_corpus/prose.py): credentials in human-written text
+example(
+    "prose_secret_handoff",
+    "ok so the db password for staging is Fern-Stone77 until we move it to Vault.",
+    f"ok so the db password for staging is {REDACTED} until we move it to Vault.",
+)
+example("prose_use_value_as", "just use Fern-Stone77 for the password, I'll rotate it", f"just use {REDACTED} for the password, I'll rotate it")
+example("prose_value_is_the", "`Fern-Stone77` is the API key for the sandbox", f"`{REDACTED}` is the API key for the sandbox")
+example("prose_user_slash_password", "jenkins -> admin / Fern-Stone77", f"jenkins -> admin / {REDACTED}")
+example("prose_chat_answer", "dana: what's the db password?\npriya: Fern-Stone77\n", f"dana: what's the db password?\npriya: {REDACTED}\n")
+_fresh = t(40)
+example("prose_key_random", f"Generated a fresh key for you {_fresh} please don't commit it", f"Generated a fresh key for you {REDACTED} please don't commit it")
+example("prose_numeric_code", "the gate code is 480193, the key box is by the garage", f"the gate code is {REDACTED}, the key box is by the garage")
+example("prose_code_is_your", "Acme: 480193 is your login code. Don't share it.", f"Acme: {REDACTED} is your login code. Don't share it.")
+example("prose_seed_phrase", "seed phrase: canyon lizard orbit velvet harvest margin tribe oxygen shallow glimpse fossil jungle", f"seed phrase: {REDACTED}")
+example(
+    "prose_table_column",
+    "| env | user | password |\n|---|---|---|\n| staging | deploy | Fern-Stone77 |",
+    f"| env | user | password |\n|---|---|---|\n| staging | deploy | {REDACTED} |",
+)
+example("prose_code_list", "backup codes for the shared account: 4f8a-92kd, 7b3c-x1q9, 0d2e-5m7p", f"backup codes for the shared account: {REDACTED}")
+example("prose_grouped_secret", "Activate with V4Y8L-ZD0N9-1HR3G-VHF9C-M5P1R before Friday", f"Activate with {REDACTED} before Friday")
 _reset = t(40, URLSAFE)
 example(
     "capability_link_token",

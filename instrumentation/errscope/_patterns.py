@@ -111,6 +111,10 @@ GUARD: Final = (
     r"|└[ \t]|&lt;[A-Za-z]|&#|\\x3[AaDd]|\\u003[AaDd]|\{[A-Z][A-Z0-9\-]*\}|-[-puaPwbSAXU]|(?i:auth|ticate|tication|credentials?|password|user|login|bind_s|pw_set)\(|UGFzc3dvcmQ6|(?i:add_user)[ \t]|(?i:credentials?)\.|(?i:net[ \t]+user|/rp)[ \t]"
     "|" + _FOREIGN_PHRASE_WORDS + "|" + _COPULA_PASSWORD_WORDS + "|密碼|口令"
     "|" + _PROSE_PASSWORD_WORDS + "|" + _OTHER_SCRIPT_PROSE_WORDS
+    # credentials in human-written text: a key emoji, short words people type, a word closed by a backtick, a
+    # question mark or a comma, a value named after it (``.. as the token``, ``.. is the API key``)
+    + "|🔑|🔐|(?i:pw|pwd|combo|combination|puk)[ \t]|(?i:token|key|password|passphrase|pw|secret)[`?,]"
+    r"|(?i:as|for|is)[ \t]+(?:[A-Za-z\-]+[ \t]+){0,3}(?i:pass|pw|token|key|secret|cred|psk|pin|code)"
 )
 """A cheap regex that every match of every pattern also matches (tests prove it on every example
 and corpus line): a separator (also full-width or URL-encoded), a PEM dash run, a run of 15 token characters, an SSN shape, or a
@@ -524,6 +528,65 @@ def _kv(name: str, key: str, description: str) -> SecretPattern:
     return SecretPattern(name, "keyword", regex, 3, description, suffix, hints, trigger=trigger, parse=parse)
 
 
+# --- credentials in human-written text (the fourteenth set, ``prose``) ---------------------------
+# A value as people type it in chat, tickets and mail: no space, quote, bracket or list punctuation; not starting
+# like a placeholder or a mask; not ending in sentence punctuation (``Password is x.``); a letter and a digit.
+_HV_CHAR = r"[^\s'\"`<>()\[\]{}|,;\\‘’“”]"
+_HV_FIRST = r"[^\s'\"`<>()\[\]{}|,;\\‘’“”$%*]"
+_HV_LAST = r"[^\s'\"`<>()\[\]{}|,;\\‘’“”.:!?]"
+# What follows the value (kept): a space, sentence punctuation, a closing quote or bracket, Markdown, the end; not
+# ``\\`` (an escaped quote inside a quoted value, the keyword rules' to read whole).
+_HV_END = r"(?:([ \t.,;:!?)\]}>'\"`’”*|])|(?m:$))"  # a line end is not consumed: the next line's rules may start there
+_HV = rf"(?:{_HV_FIRST}{_HV_CHAR}*)?(?:[A-Za-z]{_HV_CHAR}*[0-9]|[0-9]{_HV_CHAR}*[A-Za-z])(?:{_HV_CHAR}*{_HV_LAST})?"
+# What people call a credential in prose (``pw``, ``creds``, ``the sandbox key``, ``shared secret``).
+# ... or the same between a pair of quotes (the quotes go with it: a quote of the other kind inside is the keyword rules';
+# a backtick or a typographic quote may open it, its closer ends it).
+_HV_QUOTED = rf"(?:\"{_HV}\"|'{_HV}'|[`‘“]?{_HV})"
+_HANDOFF_WORDS = (
+    r"pass(?:word|wd|phrase|code)?|pwd?|psk|pin|secret|token|credentials?|creds"
+    # ``key`` alone names too much that is no credential (``cache key``, ``primary key``, ``Idempotency-Key``)
+    r"|(?:api|access|secret|private|license|product|wi-?fi|setup|ssh|deploy|sandbox|test|bot|admin|root|signing|encryption"
+    r"|master|vpn|staging|prod|live|new|old|current|leaked|compromised|temp|temporary|the|this|my|your|our)[ _\-]?key"
+    r"|pre-?shared[ _\-]key|shared[ _\-]secret"
+)
+# Before the word: the start, a space or Markdown (``*Token:*``, ``__Secret__``, ``> password``), not ``-``, ``.`` or
+# ``:`` (``Idempotency-Key:``, ``arn:..:secret:name``, ``server.ssl.key-store-password``).
+_HANDOFF_BEFORE = r"(?:^|[\s(>*_~\[|\"'`])"
+# Between the word and the value: a copula after a few words (``Password for the staging box is``, ``token, new one
+# is``), a separator in Markdown emphasis or an arrow or dash (``*Token:*``, ``→``, ``➡️``, `` — ``), ``to`` after a
+# verb (``changed the root pw to``), a parenthesised qualifier and a colon, an opening parenthesis (``token (..)``),
+# a verb of typing (``password, enter ..``), a short word's bare space (``pw ..``, ``pass ..``).
+_HANDOFF_GAP = (
+    r"(?:,?[ \t]+[(A-Za-z0-9_.'\-]+){0,4}?[ \t]+(?i:is|was|are)(?:[ \t]+(?i:now|still|just))?[ \t]*:?[ \t]+"
+    r"|[*_]*[ \t]*(?::|->|=>|→|➡️?|—|–|[ \t]-)[ \t]*[*_]*[ \t]*"  # not ``=``: ``key=value`` is the keyword rules'"
+    r"|(?:[ \t]+[A-Za-z0-9_.'\-]+){1,4}?[ \t]+=[ \t]+"  # words between: a sentence, not ``key=value``
+    r"|(?:[ \t]+(?i:is|was|has[ \t]+been|got))?[ \t]+(?:(?i:set|changed|reset|rotated|updated)[ \t]+)?(?i:to|as)[ \t]+"
+    r"|[ \t]*\([A-Za-z \t]+\)[ \t]*:[ \t]*"
+    r"|[ \t]*\([ \t]*"
+    r"|(?:,?[ \t]+[A-Za-z']+){0,3}?,?[ \t]+(?i:enter|type|paste)[ \t]+"
+)
+_HANDOFF_SHORT = r"pwd?|pass|passwd|password|psk|pin|🔑|🔐"
+_HANDOFF_LEAD = r"(?i:here'?s|here[ \t]+is|new|old|current|temporary|temp)[ \t]+(?:(?i:the|your|my|our|a)[ \t]+)?(?:[A-Za-z\-]+[ \t]+)?"
+_SEED_CONTEXT = (
+    r"(?i:pass[ \-]?phrase|(?:seed|recovery|backup|secret|wallet|unlock)[ \t\-](?:phrase|words)|mnemonic|bip-?39)"
+    r"|[0-9]{2}[ \t\-](?i:words?)"
+)
+_SEED_WORD = r"(?:[0-9]{1,2}[.)][ \t]*)?[a-z]{3,8}"
+_CODE_ITEM = r"[A-Za-z0-9]*[0-9][A-Za-z0-9]*(?:[ \-][A-Za-z0-9]*[0-9][A-Za-z0-9]*)?"
+
+
+# A Markdown table whose header names the secret's column: the header cell, the separator row, and the first data
+# row's cell in the same column (the column counted by the cells before it, up to three).
+_TABLE_WORD = r"`?(?i:[A-Za-z ]*(?:pass(?:word|wd|phrase)?|pwd|pw|secret|token|api[ _\-]?key|key|credentials?))`?"
+
+
+def _table_column(before: int) -> str:
+    cells = rf"(?:[^|\r\n]*\|){{{before}}}" if before else ""
+    return (
+        rf"((?m:^)[ \t]*\|?{cells}[ \t]*{_TABLE_WORD}[ \t]*(?:\|[^\r\n]*)?\r?\n"
+        rf"[ \t]*\|?[ \t]*:?-{{3,}}:?[ \t]*\|[^\r\n]*\r?\n[ \t]*\|?{cells}[ \t]*`?)"
+    )
+
 PATTERNS: Final[tuple[SecretPattern, ...]] = (
     # --- private keys ------------------------------------------------------------------------------
     SecretPattern(
@@ -849,6 +912,22 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "which would take the first piece alone.",
         hints=("\"",),
         trigger=r"\"[ \t]*\+?[ \t]*\r?\n[ \t]*\+?[ \t]*\"",
+    ),
+    # a passphrase of words goes whole, before the password rule takes its first word (``passphrase: w1 w2 ..``)
+    SecretPattern(
+        "prose_seed_phrase",
+        "keyword",
+        rf"((?:{_SEED_CONTEXT})(?:[ \t]+[A-Za-z0-9()\-']+){{0,6}}?[ \t]*(?:[:=—–]|[ \t](?i:is|are))\s*)"
+        r"(?:['\"“‘][a-z]{3,12}(?:[ \t\-][a-z]{3,12}){3,}(?:[ \t][0-9]{1,4})?['\"”’]"
+        r"|[a-z]{4,12}(?:[ \t\-][a-z]{4,12}){3,}(?:[ \t][0-9]{1,4})?(?m:$)"
+        rf"|{_SEED_WORD}(?:\s+{_SEED_WORD}){{11,}})",
+        True,
+        "A seed phrase or a passphrase of words after its name: ``seed phrase: <12 words>``, ``Mnemonic (24 words): "
+        "..``, ``the vault passphrase is '<words>'``, a numbered list of words: four or more words quoted, or of four "
+        "or more letters to the end of the line, else twelve or more, BIP-39's least (``passphrase is required for "
+        "this key`` stays).",
+        hints=("phrase", "words", "mnemonic", "bip"),
+        trigger=r"(?i:phrase|mnemonic|bip-?39)|[0-9][0-9][ \t\-](?i:words?)",
     ),
     _kv(
         "password_value",
@@ -1437,6 +1516,158 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         hints=("pass", "secret", "token", "key"),
         verify="credential",
         trigger=r"(?i:password|passcode|passwort|secret|token|key)[ \t]*(?::?[ \t]*</|:[ \t]*<[A-Za-z])",
+    ),
+    # --- credentials in human-written text (the fourteenth set, ``prose``) -------------------------
+    SecretPattern(
+        "prose_secret_handoff",
+        "keyword",
+        rf"({_HANDOFF_BEFORE}(?:{_HANDOFF_LEAD}(?i:{_HANDOFF_WORDS})[ \t]*:?[ \t]+|(?:[A-Za-z0-9]+_)*(?i:{_HANDOFF_WORDS})`?(?:{_HANDOFF_GAP})"
+        rf"|(?i:pwd?|pass|passwd|password|psk|pin)[ \t]+)|(?:🔑|🔐)[ \t]+)" + _HV_QUOTED + _HV_END,
+        True,
+        "A credential handed over in a sentence, as chat, tickets and mail write it: ``the password for x is ..``, "
+        "``changed the root pw to ..``, ``new token → ..``, ``*Token:* ..``, ``- API key — ..``, ``token (..)``, "
+        "``password (temporary): ..``, ``if it asks for a password, enter ..``, ``here's the token ..``, ``pw ..``, "
+        "``🔑 ..``. A letter and a digit, and Python a password or random shape (``the token is only valid for 60 "
+        "minutes``, ``pass rate is 98%``, ``the key insight is ..`` stay).",
+        hints=("pass", "pw", "psk", "pin", "secret", "token", "cred", "key", "🔑", "🔐"),
+        keep_suffix=True,
+        verify="credential",
+        # the word and something of a gap after it (a separator, a bracket, an arrow, a value with a digit, a copula or
+        # ``to`` later on the line): a line that only mentions a token does not run the rule
+        trigger=r"(?i:pass(?:word|wd|phrase|code)?|pwd?|psk|pin|secret|token|cred(?:ential)?s?|key)`?(?:[ \t]*[*_]*[ \t]*(?:[:(→➡—–]|[=\-]>)|[ \t]+[^\s]*[0-9]"
+        r"|[^\r\n]*[ \t](?i:is|was|are|to|as|enter|type|paste|=|-)[ \t:])|🔑|🔐",
+    ),
+    SecretPattern(
+        "prose_use_value_as",
+        "keyword",
+        r"(\b(?i:use|paste|enter|type|try)[ \t]+['\"`‘“]?)" + _HV
+        + rf"(['\"`’”]?[ \t]+(?i:as|for)[ \t]+(?:(?i:the|a|an|your|my|our)[ \t]+)?(?:[A-Za-z\-]+[ \t]+){{0,2}}(?i:{_HANDOFF_WORDS})\b)",
+        True,
+        "A value and then what it is for: ``use .. as the token``, ``just use .. for the password``, ``paste .. as "
+        "the API key``. A letter and a digit, and Python a password or random shape.",
+        keep_suffix=True,
+        hints=("pass", "pw", "psk", "pin", "secret", "token", "cred", "key"),
+        verify="credential",
+        trigger=r"(?i:as|for)[ \t]+(?:[A-Za-z\-]+[ \t]+){0,3}(?i:pass|pw|psk|pin|secret|token|cred|key)",
+    ),
+    SecretPattern(
+        "prose_value_is_the",
+        "keyword",
+        r"((?:^|[\s(>])['\"`‘“]?)" + _HV
+        + rf"(['\"`’”]?[ \t]+(?:(?:-|—|–|←|<-)[ \t]+)?(?i:is|was|that'?s|this[ \t]+is|it'?s)[ \t]+(?i:the|your|my|our)[ \t]+"
+        rf"(?:[A-Za-z\-]+[ \t]+){{0,2}}(?i:{_HANDOFF_WORDS})\b)",
+        True,
+        "A value named after it: ``.. is the password``, ```..` is the API key for the sandbox``, ``.. ← that's the bot "
+        "token``. A letter and a digit, and Python a password or random shape.",
+        keep_suffix=True,
+        hints=("pass", "pw", "psk", "pin", "secret", "token", "cred", "key"),
+        verify="credential",
+        trigger=r"(?i:is|was|s)[ \t]+(?i:the|your|my|our)[ \t]+(?:[A-Za-z\-]+[ \t]+){0,2}(?i:pass|pw|psk|pin|secret|token|cred|key)",
+    ),
+    SecretPattern(
+        "prose_user_slash_password",
+        "keyword",
+        r"((?:\b(?i:creds?|credentials|logins?|user/pass(?:word)?|username/password|u/p)(?:[ \t]+(?i:are|is|for[ \t]+[^\s:]+))?"
+        r"(?:[ \t]*[:=][ \t]*|[ \t]+)[a-z][a-z0-9_.\-]*[ \t]*/|(?:^|[ \t>(])[a-z][a-z0-9_.\-]*[ \t]+/[ \t])[ \t]*)" + _HV + _HV_END,
+        True,
+        "A user and a password joined by a slash, as people write a login: ``creds are deploy / ..``, ``login: "
+        "backup / ..``, ``jenkins -> admin / ..`` (without a credential word the slash needs spaces around it, so "
+        "paths stay). A letter and a digit, and Python a password or random shape.",
+        hints=("/",),
+        keep_suffix=True,
+        verify="credential",
+        trigger=r"[ \t]/[ \t]|(?i:creds?|credentials|logins?|user/pass(?:word)?|username/password|u/p)(?:[ \t]+(?i:are|is|for[ \t]+[^\s:]+))?"
+        r"[ \t]*[:=]?[ \t]*[a-z][a-z0-9_.\-]*[ \t]*/",
+    ),
+    SecretPattern(
+        "prose_chat_answer",
+        "keyword",
+        rf"(\b(?i:{_HANDOFF_WORDS})(?:[ \t]+[A-Za-z']+){{0,4}}[ \t]*\?[ \t]*(?:\r?\n(?:[^\r\n]*?[ \t:>])?[ \t]*|(?i:it'?s)[ \t]+)?['\"`]?)"
+        + _HV + r"([ \t]*(?:\r?\n|$))",
+        True,
+        "The answer to a question about a credential: ``what's the db password?`` and the next line (after a "
+        "speaker's name or ``A:``), ``the token? ..``, ``password for the mailbox? it's ..``. The value alone on its "
+        "line, a letter and a digit, and Python a password or random shape.",
+        keep_suffix=True,
+        hints=("?",),
+        verify="credential",
+        trigger=r"(?i:pass|pw|psk|pin|secret|token|cred|key)[^\r\n?]*\?",
+    ),
+    SecretPattern(
+        "prose_key_random",
+        "keyword",
+        r"(\b(?i:this|that|the|a|fresh|new)[ \t]+(?i:key|token|secret|code)(?:[ \t]+[A-Za-z']{2,10}){0,3}?[ \t]*:?[ \t]*['\"`]?)"
+        r"[A-Za-z0-9+/=_~]{8}[A-Za-z0-9+/=_\-~]{8,}",
+        True,
+        "A random value a few words after ``this key``, ``a token``, ``the secret`` or ``this code``: ``a fresh key for you ..``, "
+        "``enter this key instead: ..``, ``try again with this code: ..``. Python: random, and not hex digits and "
+        "dashes alone (ids and digests).",
+        hints=("key", "token", "secret", "code"),
+        verify="unnamed",
+        trigger=r"(?i:this|that|the|a|fresh|new)[ \t]+(?i:key|token|secret|code)",
+    ),
+    SecretPattern(
+        "prose_numeric_code",
+        "keyword",
+        r"(\b(?i:pin|puk|passcode|combo|combination|otp"
+        r"|(?:door|gate|alarm|garage|lockbox|entry|access|security|verification|login|sign-?in|one-time|confirmation|2fa|mfa"
+        r"|auth|authentication|backup|recovery|dial-in|unlock|puk|pin)[ \t\-]?code|(?:use|enter)[ \t]+(?:the[ \t]+|this[ \t]+)?code)"
+        r"(?:[ \t]+(?i:code|number))?(?:[ \t]+(?i:is|was))?(?:[ \t]*[:=][ \t]*|[ \t]+))[0-9]{4,10}(?:([#\s.,;)])|$)",
+        True,
+        "A numeric code in its context: ``alarm PIN: ..``, ``the gate code is ..``, ``lockbox combo ..``, ``PUK ..``, "
+        "``Your one-time code: ..``, ``Use code .. to sign in`` (4-10 digits; ``exit code 137`` and ``PIN must be "
+        "4-6 digits`` stay).",
+        keep_suffix=True,
+        hints=("pin", "puk", "code", "combo", "combination", "otp"),
+        trigger=r"(?i:pin|puk|code|combo|combination|otp|number|is|was)[ \t]*[:=]?[ \t]*[0-9][0-9][0-9][0-9]",
+    ),
+    SecretPattern(
+        "prose_code_is_your",
+        "keyword",
+        r"((?:^|[\s(:]))[0-9]{4,10}([ \t]+(?i:is|was)[ \t]+(?i:your|the)[ \t]+(?:[A-Za-z\-]+[ \t]+){0,2}(?i:code|pin|passcode|otp|password)\b)",
+        True,
+        "A numeric code named after it, as SMS and mail send it: ``.. is your login code``.",
+        keep_suffix=True,
+        hints=("code", "pin", "otp", "pass"),
+        trigger=r"[0-9][ \t]+(?i:is|was)[ \t]+(?i:your|the)[ \t]",
+    ),
+    SecretPattern(
+        "prose_table_column",
+        "keyword",
+        "(?:" + "|".join(_table_column(n) for n in range(4)) + ")" + _HV + r"(`?[ \t]*(?:\||(?m:$)))",
+        4,
+        "A Markdown table whose header names a secret's column (``| env | user | password |``, ``Service | Token``): "
+        "the first data row's cell in that column (one of the first four). A letter and a digit, and Python a "
+        "password or random shape.",
+        keep_suffix=True,
+        hints=("---",),
+        verify="credential",
+        trigger=r"\n[ \t]*\|?[ \t]*:?---+:?[ \t]*\|",
+    ),
+    SecretPattern(
+        "prose_code_list",
+        "keyword",
+        rf"((?i:recovery|backup|2fa|mfa|one-time|single-use)[ \t]+(?i:codes?)\b[^\r\n:]*?(?::|\r?\n)[\s`*•\-]*)"
+        rf"{_CODE_ITEM}(?:[\s,`*•\-]+{_CODE_ITEM})*",
+        True,
+        "A list of recovery or backup codes after its name (``Your recovery codes:`` and one a line, ``backup codes: "
+        ".., ..``): each code has a digit.",
+        hints=("codes",),
+        trigger=r"(?i:recovery|backup|2fa|mfa|one-time|single-use)[ \t]+(?i:codes?)",
+    ),
+    SecretPattern(
+        "prose_grouped_secret",
+        "keyword",
+        r"(\b(?i:secret|key|seed|totp|2fa|mfa|license|licence|serial|activation|registration|(?:activate|redeem|register|unlock)[ \t]+(?:with|using))"
+        r"(?:[ \t]+[A-Za-z']+){0,4}?(?:[ \t]*(?:[:=—–]|[ \t](?i:is))[ \t]*|[ \t]+))"
+        r"(?:[A-Z2-7]{4}(?:[ ][A-Z2-7]{4}){3,}|[A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){2,7})\b",
+        True,
+        "A key written in groups after its name: a TOTP secret in base32 fours (``2FA secret for x: ABCD EFGH ..``), a "
+        "license or product key in dashed groups (``Activate with XXXXX-XXXXX-..``).",
+        hints=("secret", "key", "seed", "totp", "2fa", "mfa", "licen", "serial", "activat", "registration", "redeem", "register", "unlock"),
+        # the groups' shape, not the words (``key`` is everywhere): a dashed group with a capital between two (not an
+        # id's digits), or three base32 fours
+        trigger=r"-[A-Z0-9]*[A-Z][A-Z0-9]*-[A-Z0-9]{4}| [A-Z2-7]{4} [A-Z2-7]{4} [A-Z2-7]{4}",
     ),
     SecretPattern(
         "foreign_copula_password",
