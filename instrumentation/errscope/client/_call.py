@@ -174,10 +174,8 @@ class LogicalCall:
         )
         started = time.perf_counter()  # the span's and the metric's duration (LateWatch reads the same clock)
         wire = WireAttempt(trace_meta=trace_meta(span, caller_meta=self.caller_meta, baggage_allow=owner.baggage_allow))
-        late = LateWatch(span, owner.telemetry.late_responses, self.tool, started)
-        wire.on_late = late.arrived
         try:
-            result = await self._attempt_on_wire(span, wire, attributes)
+            result = await self._attempt_on_wire(span, wire, attributes, started)
         except BaseException:
             # The host cancelled us (or we are shutting down): record it and let it propagate.
             self._finish_span(span, attributes, outcome=Outcome.CANCELLED, seconds=time.perf_counter() - started)
@@ -187,7 +185,9 @@ class LogicalCall:
         failed = result.outcome is not Outcome.OK
         if failed:  # what a retry, a later retry with the key, and the log record link to
             self.links.append(Link(span.get_span_context(), {ERRSCOPE_ATTEMPT: number}))
-        late.request_id, late.ref, late.gave_up_at = wire.request_id, result.error_ref, ended
+        late = wire.late
+        if late is not None:  # only an attempt that ended without its answer can get a late one
+            late.request_id, late.ref, late.gave_up_at = wire.request_id, result.error_ref, ended
         self.held = wire.held
         self.undelivered = wire.undelivered
         rank = 2 if wire.written else 0 if wire.held else 1
@@ -225,7 +225,9 @@ class LogicalCall:
             end=end,
         )
 
-    async def _attempt_on_wire(self, span: Span, wire: WireAttempt, attributes: dict[str, Any]) -> ToolCallResult:
+    async def _attempt_on_wire(
+        self, span: Span, wire: WireAttempt, attributes: dict[str, Any], started: float
+    ) -> ToolCallResult:
         owner = self.owner
         connection = owner.connection
         unencodable = _unencodable_argument(self.arguments)
@@ -315,6 +317,11 @@ class LogicalCall:
             otel_context.detach(ctx_token)
             CURRENT_ATTEMPT.reset(token)
             conn.tap.forget(wire)
+            if wire.response_frames == 0 and wire.request_id is not None:
+                # Ended without its answer (the tap now remembers it as such): a late answer is recorded.
+                # Set before any other await, so none can arrive unwatched; an answered attempt needs no watch.
+                wire.late = LateWatch(span, owner.telemetry.late_responses, self.tool, started)
+                wire.on_late = wire.late.arrived
             if wire_events.append in conn.tap.listeners:
                 conn.tap.listeners.remove(wire_events.append)
             if wire.written:  # an id that never left names nothing the server could have logged

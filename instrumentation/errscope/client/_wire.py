@@ -131,6 +131,8 @@ class WireAttempt:
     late_frames: int = 0
     finished: bool = False
     on_late: Callable[[], None] | None = None
+    late: Any = None
+    """The attempt's :class:`~errscope.client._late.LateWatch`, made when it ended without its answer."""
 
 
 CURRENT_ATTEMPT: contextvars.ContextVar[WireAttempt | None] = contextvars.ContextVar(
