@@ -29,7 +29,7 @@ from opentelemetry.semconv.attributes.exception_attributes import (
 from errscope import _attributes as attr
 from errscope._call import ToolCall
 from errscope._messages import safe_name
-from errscope._root_cause import MAX_MESSAGE, RootCause, describe
+from errscope._root_cause import MAX_MESSAGE, RootCause, describe, upstream_said
 from errscope._scrubbing import scrub
 from errscope._tables import observe_table_sizes
 from errscope.processors import add_trace_context, scrub_values
@@ -295,6 +295,8 @@ def _log_failure(call: ToolCall, attributes: Mapping[str, Any], root: RootCause 
         fields[attr.ERRSCOPE_UPSTREAM_SYSTEM] = upstream.system
         fields[attr.ERRSCOPE_UPSTREAM_STATUS] = upstream.status
         fields[attr.ERRSCOPE_UPSTREAM_ADDRESS] = upstream.address
+    if not call.upstream_message and call.exception is not None:
+        call.upstream_message = upstream_said(call.exception)  # the upstream's error response, when one was read
     if call.upstream_message:
         # Scrubbed whole, then cut: a cut first could leave a secret too short for its pattern.
         fields[attr.ERRSCOPE_UPSTREAM_MESSAGE] = scrub(call.upstream_message)[:MAX_MESSAGE]
