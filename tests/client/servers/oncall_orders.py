@@ -1,0 +1,44 @@
+"""An errscope-instrumented ``MCPServer`` whose tools call a real HTTP upstream, for the on-call walk from the model's text.
+
+Run: ``oncall_orders.py UPSTREAM_URL OUT_DIR`` (stdio). Telemetry goes to OTLP-JSON files in ``OUT_DIR``.
+``send_email`` declares nothing; ``get_quote`` declares ``idempotentHint``. Both POST/GET the upstream and raise for
+its status (``httpx`` ``raise_for_status``).
+"""
+
+import sys
+
+import httpx
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+
+import errscope
+
+UPSTREAM, OUT = sys.argv[1], sys.argv[2]
+server = MCPServer("oncall-orders")
+
+
+@server.tool()
+async def send_email(to: str) -> str:
+    """Send an e-mail (each call sends one more)."""
+    async with httpx.AsyncClient(base_url=UPSTREAM) as http:
+        response = await http.post("/emails", json={"to": to})
+        response.raise_for_status()
+        return "sent"
+
+
+@server.tool(annotations=ToolAnnotations(idempotentHint=True))
+async def get_quote(sku: str) -> str:
+    """A price quote (repeats change nothing)."""
+    async with httpx.AsyncClient(base_url=UPSTREAM) as http:
+        response = await http.get(f"/quotes/{sku}")
+        response.raise_for_status()
+        return response.text
+
+
+if __name__ == "__main__":
+    telemetry = errscope.configure_telemetry("oncall-orders", output_dir=OUT)
+    errscope.instrument(server, **telemetry.providers)
+    try:
+        server.run("stdio")
+    finally:
+        telemetry.shutdown()

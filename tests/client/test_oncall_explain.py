@@ -1,0 +1,72 @@
+"""On call from the sentence the model was shown to why the client did or did not try again.
+
+A host that wraps no span of its own around a call (a bare ``ToolClient`` in an agent loop) starts each attempt as a
+new trace; the retries link to the attempts before them. ``errscope explain`` on the final ref must show every attempt
+of the logical call, not "1 attempt, 0 retries", and for a failure of a class the policy retries, say why no further
+attempt went (``errscope.retry.stop_reason`` on the client's record of what the model saw): the tool is not declared
+safe to repeat (DESIGN.md, "Idempotency keys"), or the attempts ran out.
+
+Real: an errscope-instrumented ``MCPServer`` on stdio (``tests/client/servers/oncall_orders.py``), httpx against a real
+HTTP upstream on 127.0.0.1 that answers 503, ``ToolClient`` exporting to files, ``errscope explain`` as a command.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from mcp.client.stdio import StdioServerParameters
+
+from errscope import FailureClass
+from errscope._setup import configure_telemetry
+from errscope.client import RetryPolicy, ToolClient
+from tests.classification.upstreams import HttpUpstream
+
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(90)]
+
+SERVER = Path(__file__).parent / "servers" / "oncall_orders.py"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def explain(query: str, folder: Path) -> str:
+    done = subprocess.run([sys.executable, "-m", "errscope.cli", "explain", query, "--from", str(folder)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+async def test_retries_and_a_refused_retry_read_from_the_models_text(tmp_path: Path) -> None:
+    """``get_quote`` (idempotentHint) fails 503 three times: explain on the sentence the model saw lists attempts 1-3
+    with their request ids and says the attempts ran out. ``send_email`` (no hint) fails 503 once: explain says it was
+    not retried because the tool is not declared safe to repeat."""
+    with HttpUpstream() as upstream:
+        base = upstream.scripted(503, b'{"error":"mail relay down"}', {"Content-Type": "application/json"})
+        host = configure_telemetry("oncall-host", output_dir=tmp_path / "host", set_global=False)
+        params = StdioServerParameters(command=sys.executable, args=[str(SERVER), base, str(tmp_path / "server")],
+                                       cwd=str(ROOT))
+        try:
+            async with ToolClient(params, timeout=10, retry=RetryPolicy(backoff_initial=0.05, jitter=0.05),
+                                  tracer_provider=host.tracer_provider, meter_provider=host.meter_provider) as tools:
+                quote = await tools.call_tool("get_quote", {"sku": "BOOT-42"})
+                email = await tools.call_tool("send_email", {"to": "ops@example.com"})
+        finally:
+            host.shutdown()
+    assert quote.failure_class is email.failure_class is FailureClass.UPSTREAM_UNAVAILABLE, (quote.text, email.text)
+    assert (quote.attempts, email.attempts) == (3, 1)
+
+    said = explain(quote.text, tmp_path)
+    attempts = re.findall(r"attempt (\d): tools/call get_quote", said)
+    assert attempts == ["1", "2", "3"], said
+    for request_id in quote.request_ids:
+        assert f"jsonrpc.request.id={request_id}" in said, said
+    assert "3 attempts, 2 retries" in said and "(attempts_exhausted)" in said, said
+
+    said = explain(email.text, tmp_path)
+    assert "1 attempt, 0 retries" in said, said
+    assert "not retried automatically: send_email is not declared safe to repeat" in said, said
+    assert "(not_safe_to_repeat)" in said, said
+    # The server's log record says what the upstream answered.
+    assert '{"error":"mail relay down"}' in said, said
