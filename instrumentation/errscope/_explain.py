@@ -225,8 +225,12 @@ def _pairs(span_or_record: Span | LogRecord, keys: Iterable[str]) -> str:
     return "  ".join(f"{k}={_fmt(span_or_record.get(k))}" for k in keys if span_or_record.get(k) not in (None, ""))
 
 
-def _no_answer(tool: Span | None) -> str:
-    # The tool span's side-effect fact says which side of "sent" the failure fell on.
+def _no_answer(tool: Span | None, upstream: Span) -> str:
+    # The tool span's side-effect fact says which side of "sent" the failure fell on; it is the failing request's
+    # (status ERROR). A sibling request that ended without an answer or an error was abandoned when the tool failed
+    # (a task group cancels the others): the failing one's fact says nothing of it.
+    if not upstream.failed:
+        return "no answer: abandoned (cancelled) before a response; it may have been sent"
     sent = tool.get(attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE) if tool is not None else None
     if sent is True:
         return "no answer after the request was sent: it may have been applied"
@@ -296,7 +300,7 @@ def render(chain: Chain) -> str:
             code = span.get(HTTP_RESPONSE_STATUS_CODE, span.get("http.status_code"))  # stable, then pre-1.21 name
             method = span.get(HTTP_REQUEST_METHOD, span.get("http.method", ""))
             url = span.get(URL_FULL, span.get("http.url", ""))
-            answer = f"status {code}" if code is not None else _no_answer(chain.tool)
+            answer = f"status {code}" if code is not None else _no_answer(chain.tool, span)
             lines.append(f"   {span.name}  [{span.kind_name}]  {method} {url}  {answer}  {span.duration_ms:.1f} ms  "
                          f"span status={_status(span)}")
     else:

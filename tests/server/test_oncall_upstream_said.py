@@ -90,3 +90,52 @@ async def test_what_the_upstream_answered_reaches_the_log_record(style: str, tel
     assert classes == {"profile": "permission_denied", "stock": "upstream_unavailable", "search": "rate_limited"}
     # The model is told the class's advice, never what the upstream said.
     assert "expired" not in texts["profile"] and "nginx" not in texts["stock"] and "quota" not in texts["search"]
+
+
+async def test_a_sibling_request_the_task_group_cancelled_is_not_said_to_have_never_been_sent(tmp_path) -> None:
+    """A tool fans out with ``asyncio.TaskGroup``: the ledger refuses the connection (the call's root cause, nothing
+    sent), and the group cancels the refund request already waiting on the payments API. ``errscope explain`` must not
+    carry the refused connection's "never reached it" over to the refund request, which was written and may have been
+    applied: only the failing request gets the tool span's side-effect verdict."""
+    import asyncio
+
+    from errscope._explain import find_chains, render
+    from errscope._otlp_json import load
+    from errscope._setup import configure_telemetry
+    from tests.classification.upstreams import closed_port
+
+    out = tmp_path / "telemetry"
+    exported = configure_telemetry("oncall-fanout", output_dir=out, set_global=False)
+    with HttpUpstream() as upstream:
+        stalled, refused = upstream.failing("stall"), f"http://127.0.0.1:{closed_port()}"
+        server = BUILDERS["mcpserver"]()
+
+        async def refund_and_record(order_id: str) -> str:
+            """Refund the order and write it to the ledger, concurrently."""
+            async with httpx.AsyncClient(timeout=30) as http:
+                async def refund() -> None:
+                    (await http.post(f"{stalled}/refunds", json={"order_id": order_id})).raise_for_status()
+
+                async def record() -> None:
+                    await asyncio.sleep(0.3)  # the refund request is on the wire first
+                    (await http.post(f"{refused}/ledger", json={"order_id": order_id})).raise_for_status()
+
+                async with asyncio.TaskGroup() as group:
+                    group.create_task(refund())
+                    group.create_task(record())
+            return "refunded"
+
+        server.add_tool(refund_and_record)
+        errscope.instrument(server, **exported.providers)
+        try:
+            async with Client(server, mode="legacy") as client:
+                text = text_of(await client.call_tool("refund_and_record", {"order_id": "ord_7"}))
+        finally:
+            exported.shutdown()
+    [chain] = find_chains(load(out), text)
+    rendered = render(chain)
+    assert chain.tool is not None and chain.tool.get("errscope.failure_class") == "upstream_unavailable", rendered
+    lines = {path: next(line for line in rendered.splitlines() if "[CLIENT]  POST" in line and f"/{path} " in line)
+             for path in ("refunds", "ledger")}
+    assert "the request never reached it" in lines["ledger"], rendered
+    assert "never reached" not in lines["refunds"] and "may have been sent" in lines["refunds"], rendered
