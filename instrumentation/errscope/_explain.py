@@ -289,6 +289,11 @@ def render(chain: Chain) -> str:
                 message = event.get(EXCEPTION_MESSAGE)
                 lines.append(f"   root cause {event.get(EXCEPTION_TYPE)}" + (f": {_fmt(message)}" if message else ""))
                 lines.append(f"   fingerprint {span.get(attr.ERRSCOPE_ERROR_FINGERPRINT, '-')}")
+            elif name == "errscope.finished_after_cancel":
+                ended = event.get(attr.ERRSCOPE_OUTCOME)
+                lines.append("   the tool ran to its end after the cancel" + (
+                    ": it returned, so its effect happened and the answer was dropped" if ended == "ok"
+                    else f" and ended {ended}"))
             else:
                 lines.append(f"   event {name} {_fmt(event) if event else ''}".rstrip())
     else:

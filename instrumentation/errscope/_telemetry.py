@@ -178,6 +178,9 @@ class ServerTelemetry:
             span.set_attributes(outcome_attributes)
         if call is not None and call.tool is not None and call.known:
             span.update_name(f"{attributes[attr.MCP_METHOD_NAME]} {call.tool}")
+        if call is not None and call.finished_after_cancel is not None:
+            # The cancel came first, but the handler ran to its end: with "ok" the effect happened (answer dropped).
+            span.add_event(FINISHED_AFTER_CANCEL, {attr.ERRSCOPE_OUTCOME: call.finished_after_cancel.value})
         if call is not None and call.channel is not None and call.classification is not None:
             caller_mistake = call.channel is Channel.PROTOCOL and call.error_code in CALLER_MISTAKES
             if not caller_mistake:
@@ -202,6 +205,10 @@ class ServerTelemetry:
             if logged:
                 with trace.use_span(span, end_on_exit=False):
                     _log_failure(call, attributes, root, level)
+
+
+FINISHED_AFTER_CANCEL: Final = "errscope.finished_after_cancel"
+"""Server span event: the request was cancelled, yet the tool ran to its end (``errscope.outcome`` says how)."""
 
 
 def content_attribute(value: Any) -> str:

@@ -70,3 +70,27 @@ async def test_retries_and_a_refused_retry_read_from_the_models_text(tmp_path: P
     assert "(not_safe_to_repeat)" in said, said
     # The server's log record says what the upstream answered.
     assert '{"error":"mail relay down"}' in said, said
+
+
+async def test_a_tool_that_finished_after_the_client_gave_up(tmp_path: Path) -> None:
+    """The client times out on ``build_report`` (a sync tool) and sends ``notifications/cancelled``; the worker thread
+    runs on, files the report with the upstream and returns; the answer is dropped. The model was told the work may
+    have been done; explain on its sentence says it was: the server span (outcome ``cancelled``) carries
+    ``errscope.finished_after_cancel`` with outcome ``ok``, and the upstream call made after the cancel is listed."""
+    with HttpUpstream() as upstream:
+        base = upstream.scripted(201, b'{"id":"rep_1"}', {"Content-Type": "application/json"})
+        host = configure_telemetry("oncall-host", output_dir=tmp_path / "host", set_global=False)
+        params = StdioServerParameters(command=sys.executable, args=[str(SERVER), base, str(tmp_path / "server")],
+                                       cwd=str(ROOT))
+        try:
+            async with ToolClient(params, timeout=1.0, tracer_provider=host.tracer_provider,
+                                  meter_provider=host.meter_provider) as tools:
+                report = await tools.call_tool("build_report", {"seconds": 2.0})
+                await tools.call_tool("get_quote", {"sku": "after"})  # the session lives on until the thread is done
+        finally:
+            host.shutdown()
+    assert report.outcome.value == "timeout" and report.side_effect_possible is True, report.text
+    said = explain(report.text, tmp_path)
+    assert "errscope.outcome=cancelled" in said, said
+    assert "the tool ran to its end after the cancel: it returned, so its effect happened" in said, said
+    assert re.search(r"POST http://127\.0\.0\.1:\d+/\S*/reports  status 201", said), said

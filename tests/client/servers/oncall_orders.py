@@ -2,10 +2,12 @@
 
 Run: ``oncall_orders.py UPSTREAM_URL OUT_DIR`` (stdio). Telemetry goes to OTLP-JSON files in ``OUT_DIR``.
 ``send_email`` declares nothing; ``get_quote`` declares ``idempotentHint``. Both POST/GET the upstream and raise for
-its status (``httpx`` ``raise_for_status``).
+its status (``httpx`` ``raise_for_status``). ``build_report`` is a sync tool (a worker thread): it works ``seconds``,
+then POSTs the report to the upstream, also after the call was cancelled.
 """
 
 import sys
+import time
 
 import httpx
 from mcp.server.mcpserver import MCPServer
@@ -33,6 +35,14 @@ async def get_quote(sku: str) -> str:
         response = await http.get(f"/quotes/{sku}")
         response.raise_for_status()
         return response.text
+
+
+@server.tool()
+def build_report(seconds: float) -> str:
+    """Build the monthly report and file it (slow)."""
+    time.sleep(seconds)
+    httpx.post(f"{UPSTREAM}/reports", json={"month": "2026-11"}, timeout=5).raise_for_status()
+    return "filed"
 
 
 if __name__ == "__main__":
