@@ -186,8 +186,8 @@ def _fingerprint(type_name: str, chain: list[BaseException]) -> str:
 
 def upstream_said(exc: BaseException) -> str | None:
     """What the upstream answered, for the failure's log record: the error response an exception of the chain
-    carries (``response``: httpx's and the SDK's ``httpx2`` ``HTTPStatusError``, requests' ``HTTPError``), its
-    status 400 or above, as its telling headers (:data:`_SAID_HEADERS`) and its body, an HTML page reduced to its
+    carries (``response``: httpx's and the SDK's ``httpx2`` ``HTTPStatusError``, requests' ``HTTPError``; aiohttp's
+    ``ClientResponseError`` holds status and headers itself, its body already released), its status 400 or above, as its telling headers (:data:`_SAID_HEADERS`) and its body, an HTML page reduced to its
     headline. Unscrubbed (the log record scrubs it whole, then cuts it); ``None`` when no exception carries a
     response whose body was already read (a streamed body is never read here). Never raises.
 
@@ -202,16 +202,20 @@ def upstream_said(exc: BaseException) -> str | None:
         for current in walk(exc):
             response = getattr(current, "response", None)
             status = getattr(response, "status_code", None)
-            if not isinstance(status, int) or status < 400:
+            if not isinstance(status, int):  # aiohttp's ClientResponseError is its own response (status, headers)
+                response, status = current, getattr(current, "status", None)
+            if not isinstance(status, int) or isinstance(status, bool) or status < 400:
                 continue
             # httpx sets _content once the body is read (absent before); requests keeps False until consumed.
             content = getattr(response, "_content", None)
             body = bytes(content[:_BODY_READ]).decode("utf-8", "replace") if isinstance(content, (bytes, bytearray)) else ""
-            headers = getattr(response, "headers", None) or {}
+            headers = getattr(response, "headers", None)
+            headers = headers if hasattr(headers, "get") else {}
             parts = [f"{name}: {value}" for name in _SAID_HEADERS if isinstance(value := headers.get(name), str)]
             if body.strip():
                 parts.append(" ".join(without_page(body).split()))
-            return "; ".join(parts) or None
+            if parts:
+                return "; ".join(parts)
     except Exception:  # a response object of another shape says nothing
         return None
     return None

@@ -6,12 +6,13 @@ was an expired token or a missing scope (RFC 6750 §3: ``WWW-Authenticate: Beare
 and the failure's log record (``errscope.upstream.message``, which ``errscope explain`` and the triage dashboard's
 "Root cause" panel show) keeps it, scrubbed. The model's text stays the class wording.
 
-Real ``MCPServer`` and FastMCP servers with ``errscope.instrument``, real httpx and requests against a real HTTP server
+Real ``MCPServer`` and FastMCP servers with ``errscope.instrument``, real httpx, aiohttp and requests against a real HTTP server
 on 127.0.0.1; the real SDK client in process.
 """
 
 from __future__ import annotations
 
+import aiohttp
 import httpx
 import pytest
 import requests
@@ -66,28 +67,36 @@ async def test_what_the_upstream_answered_reaches_the_log_record(style: str, tel
                 response.raise_for_status()
                 return response.text
 
+        async def settings() -> str:
+            """The user's settings (aiohttp, which raises with the status and headers, not the body)."""
+            async with aiohttp.ClientSession(raise_for_status=True) as session:
+                async with session.get(f"{expired}/settings", headers={"Authorization": f"Bearer {TOKEN}"}) as response:
+                    return await response.text()
+
         def search(query: str) -> str:
             """Search (requests, a sync tool)."""
             response = requests.get(f"{quota}/search", params={"q": query}, timeout=5)
             response.raise_for_status()
             return response.text
 
-        for tool in (profile, stock, search):
+        for tool in (profile, settings, stock, search):
             add(tool)
         errscope.instrument(server, **telemetry.providers)
         target = server._mcp_server if style == "fastmcp" else server
         async with Client(target, mode="legacy") as client:
             texts = {name: text_of(await client.call_tool(name, args))
-                     for name, args in (("profile", {}), ("stock", {}), ("search", {"query": "boots"}))}
+                     for name, args in (("profile", {}), ("settings", {}), ("stock", {}), ("search", {"query": "boots"}))}
     said = {name: getattr(record_for(telemetry, text), ERRSCOPE_UPSTREAM_MESSAGE, None) for name, text in texts.items()}
     assert said["profile"] is not None and 'WWW-Authenticate: Bearer realm="api", error="invalid_token", ' \
         'error_description="The access token expired"' in said["profile"], said
+    assert said["settings"] is not None and 'error_description="The access token expired"' in said["settings"], said
     assert said["stock"] is not None and "Server: nginx/1.25.3" in said["stock"], said
     assert said["stock"].endswith("503 Service Temporarily Unavailable") and "<" not in said["stock"], said
     assert said["search"] is not None and "quota exceeded: 500 searches/day" in said["search"], said
     assert TOKEN not in str(said) and all(TOKEN not in text for text in texts.values())
     classes = {name: getattr(record_for(telemetry, text), ERRSCOPE_FAILURE_CLASS) for name, text in texts.items()}
-    assert classes == {"profile": "permission_denied", "stock": "upstream_unavailable", "search": "rate_limited"}
+    assert classes == {"profile": "permission_denied", "settings": "permission_denied", "stock": "upstream_unavailable",
+                       "search": "rate_limited"}
     # The model is told the class's advice, never what the upstream said.
     assert "expired" not in texts["profile"] and "nginx" not in texts["stock"] and "quota" not in texts["search"]
 
