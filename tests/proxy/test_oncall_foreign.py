@@ -48,3 +48,20 @@ async def test_the_refused_upstreams_address_reaches_the_proxys_log_record(tmp_p
     assert "errscope.upstream.message=payments API refused the connection (ECONNREFUSED); request had Authorization:" \
         in said, said
     assert FAKE_SECRET not in said and FAKE_SECRET not in telemetry_text(tmp_path)
+
+
+async def test_a_missing_file_keeps_its_place_for_the_model_and_its_path_for_the_on_call_engineer(tmp_path: Path) -> None:
+    """A Python server's tool opens a file that is not there and passes the OS's words on: "cannot read note: [Errno 2]
+    No such file or directory: '/srv/errscope-notes/q3.txt'". The model's text says the path was withheld
+    (``'[path]'``, not ``''``, which reads as an empty name the model sent), and the proxy's log record keeps it."""
+    from tests.proxy.conftest import PLAIN
+
+    command = proxy_command(tmp_path, "--", *PLAIN, "stdio")
+    params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT))
+    async with ToolClient(params, timeout=10) as tools:
+        result = await tools.call_tool("read_note", {"name": "q3"})
+    assert result.failure_class is FailureClass.NOT_FOUND, result.text
+    assert "No such file or directory: '[path]'" in result.text and "/srv" not in result.text, result.text
+    said = explain(result.text, tmp_path)
+    assert re.search(r"errscope\.upstream\.message=[^\n]*cannot read note: \[Errno 2\] No such file or directory: "
+                     r"'/srv/errscope-notes/q3\.txt'", said), said

@@ -26,6 +26,7 @@ JSON-RPC code or ``isError``.
 from __future__ import annotations
 
 import asyncio
+import re
 import functools
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -92,7 +93,15 @@ def _said(text: str) -> str:
     file paths and further lines the server named: "connect ECONNREFUSED 10.0.0.5:5432" or "/etc/x not in /srv" is
     the upstream event an on-call engineer looks for, as an instrumented server's ``exception.message`` keeps it."""
     said = without_stack_traces(without_page(scrub_text(without_terminal_escapes(text)))).strip()
+    header = _TRACE_HEADER.search(said)  # "stack backtrace:" and the frames a runtime's own format put after it
+    if header is not None:
+        said = f"{said[: header.start()].rstrip()} [stack trace removed]".lstrip()
     return said if len(said) <= MAX_MESSAGE else said[: MAX_MESSAGE - 1].rstrip() + "…"
+
+
+_TRACE_HEADER: Final = re.compile(r"^[ \t]*(?:stack[ \t]+backtrace|stack[ \t]*trace|backtrace|traceback)\b.*", re.I | re.M | re.S)
+"""The line that opens a stack trace (Rust's ``stack backtrace:``, Node's and Java's ``Stack trace:``, Python's
+``Traceback (most recent call last):``): what follows it is frames, whatever their format."""
 
 
 def parse_error() -> Message:
