@@ -94,3 +94,36 @@ async def test_a_tool_that_finished_after_the_client_gave_up(tmp_path: Path) -> 
     assert "errscope.outcome=cancelled" in said, said
     assert "the tool ran to its end after the cancel: it returned, so its effect happened" in said, said
     assert re.search(r"POST http://127\.0\.0\.1:\d+/\S*/reports  status 201", said), said
+
+
+def _ended(outcome: str, failure_class: str | None = None, retry_after: float | None = None):
+    from errscope import Outcome
+    from errscope.client import ToolCallResult
+
+    return ToolCallResult(tool="t", text="", outcome=Outcome(outcome),
+                          failure_class=FailureClass(failure_class) if failure_class else None, retry_after=retry_after)
+
+
+@pytest.mark.parametrize(
+    ("ended", "policy", "facts", "reason"),
+    [
+        (("ok",), {}, {}, None),
+        (("error", "not_found"), {}, {}, None),  # never retried: the class says why
+        (("error", "upstream_unavailable"), {}, {"safe_to_repeat": False}, "not_safe_to_repeat"),
+        (("error", "upstream_unavailable"), {}, {"safe_to_repeat": False, "undelivered": True}, "attempts_exhausted"),
+        (("error", "rate_limited", 30.0), {}, {"safe_to_repeat": True}, "retry_after_too_long"),
+        (("error", "rate_limited", 2.0), {}, {"safe_to_repeat": True}, "attempts_exhausted"),
+        (("timeout", "upstream_unavailable"), {}, {"safe_to_repeat": False}, "not_safe_to_repeat"),
+        (("timeout", "upstream_unavailable"), {"retry_timeouts": False}, {"safe_to_repeat": True}, "retries_off"),
+        (("error", "upstream_unavailable"), {"max_attempts": 1}, {"safe_to_repeat": True}, "retries_off"),
+        (("error", "upstream_unavailable"), {}, {"safe_to_repeat": True, "held": True}, "circuit_open"),
+    ],
+)
+def test_stop_reason_follows_the_retry_table(ended: tuple, policy: dict, facts: dict, reason: str | None) -> None:
+    """Why no further attempt went, per the module table of :mod:`errscope.client._retry` (defaults: max_attempts 3,
+    max_rate_limit_wait 10 s)."""
+    from errscope.client._retry import STOP_REASONS
+
+    facts = {"safe_to_repeat": False, "undelivered": False, "held": False, **facts}
+    assert RetryPolicy(**policy).stop_reason(_ended(*ended), **facts) == reason
+    assert reason is None or reason in STOP_REASONS
