@@ -97,8 +97,12 @@ async def test_what_the_upstream_answered_reaches_the_log_record(style: str, tel
     classes = {name: getattr(record_for(telemetry, text), ERRSCOPE_FAILURE_CLASS) for name, text in texts.items()}
     assert classes == {"profile": "permission_denied", "settings": "permission_denied", "stock": "upstream_unavailable",
                        "search": "rate_limited"}
-    # The model is told the class's advice, never what the upstream said.
-    assert "expired" not in texts["profile"] and "nginx" not in texts["stock"] and "quota" not in texts["search"]
+    # The model is told the class's advice, never what the upstream said; for credentials the upstream rejected (401),
+    # that signing in again helps and granting access does not.
+    assert "access token" not in texts["profile"] and "nginx" not in texts["stock"] and "quota" not in texts["search"]
+    for name in ("profile", "settings"):
+        assert "rejected the credentials" in texts[name] and "sign in again" in texts[name], texts[name]
+        assert "grant access" not in texts[name], texts[name]
 
 
 async def test_a_sibling_request_the_task_group_cancelled_is_not_said_to_have_never_been_sent(tmp_path) -> None:
