@@ -158,10 +158,13 @@ def build() -> db.Dashboard:
         table_panel(
             "What the model saw for $ref",
             "The text the host handed the model for this call, from the host's log record (ToolClient writes one "
-            "for every call that did not succeed, under errscope.model_text), whichever service the host runs as. "
+            "for every call that did not succeed, under errscope.model_text), whichever service the host runs as, "
+            "and why the client sent no further attempt (errscope.retry.stop_reason: not_safe_to_repeat, "
+            "retry_after_too_long, attempts_exhausted, circuit_open, retries_off). "
             "Empty when the host logs nothing or exports no logs.",
             loki_table_query(
-                f"sum by ({LOKI_SERVICE_LABEL}, {loki_key(attrs.ERRSCOPE_MODEL_TEXT)}) (count_over_time("
+                f"sum by ({LOKI_SERVICE_LABEL}, {loki_key(attrs.ERRSCOPE_MODEL_TEXT)}, "
+                f"{loki_key(attrs.ERRSCOPE_RETRY_STOP_REASON)}) (count_over_time("
                 f'{{{LOKI_SERVICE_LABEL}=~".+"}} | {loki_key(attrs.ERRSCOPE_ERROR_REF)} = "$ref" '
                 f'| {loki_key(attrs.ERRSCOPE_MODEL_TEXT)} != "" [$__range]))'
             ),

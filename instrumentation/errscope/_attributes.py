@@ -52,6 +52,7 @@ __all__ = [
     "ERRSCOPE_PROGRESS_NOTIFICATIONS",
     "ERRSCOPE_RETRY",
     "ERRSCOPE_RETRY_AFTER",
+    "ERRSCOPE_RETRY_STOP_REASON",
     "ERRSCOPE_SIDE_EFFECT_POSSIBLE",
     "ERRSCOPE_TABLE",
     "ERRSCOPE_TABLE_ENTRIES",
@@ -135,6 +136,10 @@ ERRSCOPE_ATTEMPT: Final = "errscope.attempt"
 """1-based attempt number of one logical client call (span only)."""
 ERRSCOPE_RETRY: Final = "errscope.retry"
 """``True`` on attempts after the first (metric-safe form of the attempt number)."""
+ERRSCOPE_RETRY_STOP_REASON: Final = "errscope.retry.stop_reason"
+"""Client, on the ``errscope.client`` record of a failed call whose class the policy retries: why no further attempt
+went (a closed set, :data:`errscope.client._retry.STOP_REASONS`): ``not_safe_to_repeat``, ``retry_after_too_long``,
+``attempts_exhausted``, ``circuit_open``, ``retries_off``. Log record only."""
 ERRSCOPE_PROGRESS_NOTIFICATIONS: Final = "errscope.progress_notifications"
 """Client span: progress notifications for the attempt that restarted its idle timer (int)."""
 ERRSCOPE_LATE_RESPONSE_ELAPSED: Final = "errscope.late_response.elapsed"

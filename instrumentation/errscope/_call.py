@@ -42,6 +42,9 @@ class ToolCall:
     """The last exception the tool's code logged with its traceback at ERROR or above during the call
     (``logger.exception(...)`` after catching it): the root cause of an ``isError`` result whose text names
     none ("Failed to create the issue."). Set by :func:`note_logged`."""
+    finished_after_cancel: Outcome | None = None
+    """How the handler ended when it ran to its end after the request was cancelled (a sync tool runs on in its worker
+    thread): ``ok`` means it returned, so its effect happened and its answer was dropped. Set by :meth:`cancel`."""
     _error_ref: str | None = field(default=None, init=False, repr=False)
 
     @property
@@ -79,7 +82,10 @@ class ToolCall:
     def cancel(self) -> None:
         """End the call as cancelled, whatever its handler did after the cancel: the request gets no
         answer (MCP spec, Cancellation), so no failure or ref reaches anyone. A sync tool runs on in its
-        worker thread after ``notifications/cancelled`` and may fail there (tests/heldout_cases.md J94)."""
+        worker thread after ``notifications/cancelled`` and may fail there (tests/heldout_cases.md J94); how it
+        ended is kept in :attr:`finished_after_cancel`, for the on-call engineer asking whether it took effect."""
+        if self.outcome is not Outcome.CANCELLED:
+            self.finished_after_cancel = self.outcome
         self.outcome = Outcome.CANCELLED
         self.channel = self.classification = self.error_code = self.exception = None
         self.reason = self.detail = None

@@ -97,6 +97,7 @@ def _chain(telemetry: Telemetry, query: str, trace_id: str, tool: Span | None, r
         direct = [s for s in client if parent is not None and s.span_id == parent.span_id]
         tool_name = tool.get(attr.GEN_AI_TOOL_NAME)
         client = direct + [s for s in client if s not in direct and s.get(attr.GEN_AI_TOOL_NAME) == tool_name]
+    client += _linked_attempts(telemetry, client)
     chain.client = sorted(client, key=lambda s: s.start)
     refs = {r for r in (ref, *(s.get(attr.ERRSCOPE_ERROR_REF) for s in chain.client)) if r}
     if tool is not None and tool.get(attr.ERRSCOPE_ERROR_REF):
@@ -108,6 +109,31 @@ def _chain(telemetry: Telemetry, query: str, trace_id: str, tool: Span | None, r
                                                                  or (trace_id and r.trace_id == trace_id))]
     chain.model = sorted(model, key=lambda r: r.time)
     return chain
+
+
+def _linked_attempts(telemetry: Telemetry, attempts: list[Span]) -> list[Span]:
+    """The earlier attempts of the same logical call that ``attempts`` link to, transitively.
+
+    A host with no span of its own around the call (a bare ``ToolClient``) starts every attempt as a new trace; a
+    retry links to the attempts before it (OpenTelemetry span links), as a model-initiated retry that reuses the
+    key links to the first call. Only CLIENT ``tools/call`` spans of the same tool are followed.
+    """
+    tools = {s.get(attr.GEN_AI_TOOL_NAME) for s in attempts}
+    seen = {(s.trace_id, s.span_id) for s in attempts}
+    todo = [s for s in attempts if s.links]
+    if not todo:
+        return []
+    by_id = {(s.trace_id, s.span_id): s for s in telemetry.spans
+             if s.kind == SPAN_KIND_CLIENT and _is_tool_span(s) and s.get(attr.GEN_AI_TOOL_NAME) in tools}
+    found: list[Span] = []
+    while todo:
+        for trace_id, span_id, _ in todo.pop().links:
+            other = by_id.get((trace_id, span_id))
+            if other is not None and (trace_id, span_id) not in seen:
+                seen.add((trace_id, span_id))
+                found.append(other)
+                todo.append(other)
+    return found
 
 
 def _by_ref(telemetry: Telemetry, ref: str) -> list[Chain]:
@@ -199,8 +225,12 @@ def _pairs(span_or_record: Span | LogRecord, keys: Iterable[str]) -> str:
     return "  ".join(f"{k}={_fmt(span_or_record.get(k))}" for k in keys if span_or_record.get(k) not in (None, ""))
 
 
-def _no_answer(tool: Span | None) -> str:
-    # The tool span's side-effect fact says which side of "sent" the failure fell on.
+def _no_answer(tool: Span | None, upstream: Span) -> str:
+    # The tool span's side-effect fact says which side of "sent" the failure fell on; it is the failing request's
+    # (status ERROR). A sibling request that ended without an answer or an error was abandoned when the tool failed
+    # (a task group cancels the others): the failing one's fact says nothing of it.
+    if not upstream.failed:
+        return "no answer: abandoned (cancelled) before a response; it may have been sent"
     sent = tool.get(attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE) if tool is not None else None
     if sent is True:
         return "no answer after the request was sent: it may have been applied"
@@ -213,6 +243,16 @@ def _status(span: Span) -> str:
     if span.failed:
         return f"ERROR {span.status_message}".rstrip().removesuffix(":")  # "ReadTimeout: " of an empty message
     return "OK" if span.status_code == 1 else "unset"
+
+
+def _stop_reasons(chain: Chain, tool_name: str) -> list[str]:
+    """Why the client sent no further attempt, from its record of what the model saw (``errscope.retry.stop_reason``)."""
+    from errscope.client._retry import STOP_REASONS
+
+    reasons = dict.fromkeys(str(r.get(attr.ERRSCOPE_RETRY_STOP_REASON)) for r in chain.model
+                            if r.get(attr.ERRSCOPE_RETRY_STOP_REASON))
+    return [f"   not retried automatically: {STOP_REASONS.get(reason, reason).format(tool=tool_name)} ({reason})"
+            for reason in reasons]
 
 
 def render(chain: Chain) -> str:
@@ -249,6 +289,11 @@ def render(chain: Chain) -> str:
                 message = event.get(EXCEPTION_MESSAGE)
                 lines.append(f"   root cause {event.get(EXCEPTION_TYPE)}" + (f": {_fmt(message)}" if message else ""))
                 lines.append(f"   fingerprint {span.get(attr.ERRSCOPE_ERROR_FINGERPRINT, '-')}")
+            elif name == "errscope.finished_after_cancel":
+                ended = event.get(attr.ERRSCOPE_OUTCOME)
+                lines.append("   the tool ran to its end after the cancel" + (
+                    ": it returned, so its effect happened and the answer was dropped" if ended == "ok"
+                    else f" and ended {ended}"))
             else:
                 lines.append(f"   event {name} {_fmt(event) if event else ''}".rstrip())
     else:
@@ -260,7 +305,7 @@ def render(chain: Chain) -> str:
             code = span.get(HTTP_RESPONSE_STATUS_CODE, span.get("http.status_code"))  # stable, then pre-1.21 name
             method = span.get(HTTP_REQUEST_METHOD, span.get("http.method", ""))
             url = span.get(URL_FULL, span.get("http.url", ""))
-            answer = f"status {code}" if code is not None else _no_answer(chain.tool)
+            answer = f"status {code}" if code is not None else _no_answer(chain.tool, span)
             lines.append(f"   {span.name}  [{span.kind_name}]  {method} {url}  {answer}  {span.duration_ms:.1f} ms  "
                          f"span status={_status(span)}")
     else:
@@ -305,4 +350,5 @@ def render(chain: Chain) -> str:
                          f"status={_status(span)}")
     else:
         lines.append("   (no client span in this folder)")
+    lines.extend(_stop_reasons(chain, tool_name))
     return "\n".join(lines)

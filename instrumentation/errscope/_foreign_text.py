@@ -645,6 +645,9 @@ _NOISE: Final = (
 _ADDRESSES: Final = (
     (re.compile(r"(?i)(?<![\w+.-])[a-z][a-z0-9+.-]*://[^\s,;'\")]+"), "[url]"),  # a scheme starts a run
     (re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b"), "[ip]"),
+    # A file path standing in a sentence (no frame position after it: a frame is noise, below) keeps its place:
+    # "ENOENT: no such file or directory, open '[path]'", not "open ''", which reads as an empty path.
+    (re.compile(r"(?:[A-Za-z]:)?(?:/[\w.@~-]+){2,}(?![\w.@~/:-])"), "[path]"),
 )
 
 

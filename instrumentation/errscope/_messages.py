@@ -131,12 +131,28 @@ def model_message(tool: str, classification: Classification, error_ref: str, *, 
     elif cls is FailureClass.UPSTREAM_UNAVAILABLE and classification.retry_after is not None:
         # A 503's Retry-After says how long the service expects to be down (RFC 9110 §10.2.3): "later" made exact.
         advice = f"Try again in about {max(1, round(classification.retry_after))} s, or use another way to reach the goal."
+    elif cls is FailureClass.PERMISSION_DENIED and _credentials_rejected(classification):
+        # 401 is "lacks valid authentication credentials" (RFC 9110 §15.5.2: expired or revoked tokens, RFC 6750 §3.1),
+        # not a refusal of who the caller is (403): granting access does not help, signing in again does.
+        summary, advice = _CREDENTIALS_REJECTED, _CREDENTIALS_ADVICE
     if classification.public_message:
         what = _clip(scrub(classification.public_message), MAX_PUBLIC_MESSAGE).rstrip(".")
         return f"{tool} failed: {what}. {advice} Ref {error_ref}"
     if cls is FailureClass.INVALID_INPUT and classification.fields:
         return f"Invalid arguments for {tool}: {_fields_sentence(classification.fields)} {advice} Ref {error_ref}"
     return f"{tool} failed: {summary}. {advice} Ref {error_ref}"
+
+
+_CREDENTIALS_REJECTED: Final = "a backing service rejected the credentials (missing, invalid or expired)"
+_CREDENTIALS_ADVICE: Final = "Do not retry with the same credentials; the user must sign in again or renew them."
+_UNAUTHENTICATED: Final = frozenset({"401", "407", "UNAUTHENTICATED"})
+"""Upstream statuses that say the credentials were not valid (HTTP 401 and a proxy's 407, RFC 9110 §15.5.2 and
+§15.5.8; gRPC ``UNAUTHENTICATED``, google/rpc/code.proto), as opposed to a refusal of a valid caller (403)."""
+
+
+def _credentials_rejected(classification: Classification) -> bool:
+    upstream = classification.upstream
+    return upstream is not None and upstream.status in _UNAUTHENTICATED
 
 
 def unknown_tool_message(tool: str) -> str:

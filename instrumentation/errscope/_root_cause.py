@@ -23,7 +23,7 @@ from typing import Final
 from errscope._classify import explain, walk
 from errscope._scrubbing import scrub
 
-__all__ = ["RootCause", "describe", "stack_trace"]
+__all__ = ["RootCause", "describe", "stack_trace", "upstream_said"]
 
 MAX_MESSAGE: Final = 2048
 """Characters of the root exception's scrubbed message that are kept."""
@@ -31,6 +31,12 @@ MAX_STACKTRACE: Final = 8192
 """Characters of the scrubbed stack trace that are kept (root cause first: the head is kept)."""
 MAX_FRAMES: Final = 24
 """Frames kept per exception of the chain (the innermost ones: where it was raised)."""
+
+_BODY_READ: Final = 16384
+"""Bytes of an error response's body read (scrubbed whole, then cut to :data:`MAX_MESSAGE`)."""
+_SAID_HEADERS: Final = ("WWW-Authenticate", "Proxy-Authenticate", "Server", "Via")
+"""Response headers that say why (RFC 6750 §3's ``error="invalid_token"``, RFC 9110 §11.6.1, §11.7.1) or which hop
+answered (RFC 9110 §10.2.4 ``Server``, §7.6.3 ``Via``: the gateway's own 503 page, not the service behind it)."""
 
 _LIBRARY_PATHS: Final = tuple(
     sorted({sysconfig.get_paths()[name] for name in ("stdlib", "platstdlib", "purelib", "platlib")})
@@ -176,3 +182,40 @@ def _fingerprint(type_name: str, chain: list[BaseException]) -> str:
     frames = dict.fromkeys(own or others)  # ordered, each once: a retry loop is one path
     digest = hashlib.sha256("\n".join((type_name, *frames)).encode("utf-8", "replace"))
     return digest.hexdigest()[:16]
+
+
+def upstream_said(exc: BaseException) -> str | None:
+    """What the upstream answered, for the failure's log record: the error response an exception of the chain
+    carries (``response``: httpx's and the SDK's ``httpx2`` ``HTTPStatusError``, requests' ``HTTPError``; aiohttp's
+    ``ClientResponseError`` holds status and headers itself, its body already released), its status 400 or above, as its telling headers (:data:`_SAID_HEADERS`) and its body, an HTML page reduced to its
+    headline. Unscrubbed (the log record scrubs it whole, then cuts it); ``None`` when no exception carries a
+    response whose body was already read (a streamed body is never read here). Never raises.
+
+    ``str(exc)`` of these exceptions names only the status and the URL: whether a 401 was an expired token or a
+    missing scope (``WWW-Authenticate: Bearer error="invalid_token"``), or whether a 503 came from a gateway's page
+    or from the service, is only in the response.
+    """
+    from errscope._classify import walk
+    from errscope._foreign_text import without_page
+
+    try:
+        for current in walk(exc):
+            response = getattr(current, "response", None)
+            status = getattr(response, "status_code", None)
+            if not isinstance(status, int):  # aiohttp's ClientResponseError is its own response (status, headers)
+                response, status = current, getattr(current, "status", None)
+            if not isinstance(status, int) or isinstance(status, bool) or status < 400:
+                continue
+            # httpx sets _content once the body is read (absent before); requests keeps False until consumed.
+            content = getattr(response, "_content", None)
+            body = bytes(content[:_BODY_READ]).decode("utf-8", "replace") if isinstance(content, (bytes, bytearray)) else ""
+            headers = getattr(response, "headers", None)
+            headers = headers if hasattr(headers, "get") else {}
+            parts = [f"{name}: {value}" for name in _SAID_HEADERS if isinstance(value := headers.get(name), str)]
+            if body.strip():
+                parts.append(" ".join(without_page(body).split()))
+            if parts:
+                return "; ".join(parts)
+    except Exception:  # a response object of another shape says nothing
+        return None
+    return None

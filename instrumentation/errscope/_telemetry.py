@@ -29,7 +29,7 @@ from opentelemetry.semconv.attributes.exception_attributes import (
 from errscope import _attributes as attr
 from errscope._call import ToolCall
 from errscope._messages import safe_name
-from errscope._root_cause import MAX_MESSAGE, RootCause, describe
+from errscope._root_cause import MAX_MESSAGE, RootCause, describe, upstream_said
 from errscope._scrubbing import scrub
 from errscope._tables import observe_table_sizes
 from errscope.processors import add_trace_context, scrub_values
@@ -178,6 +178,9 @@ class ServerTelemetry:
             span.set_attributes(outcome_attributes)
         if call is not None and call.tool is not None and call.known:
             span.update_name(f"{attributes[attr.MCP_METHOD_NAME]} {call.tool}")
+        if call is not None and call.finished_after_cancel is not None:
+            # The cancel came first, but the handler ran to its end: with "ok" the effect happened (answer dropped).
+            span.add_event(FINISHED_AFTER_CANCEL, {attr.ERRSCOPE_OUTCOME: call.finished_after_cancel.value})
         if call is not None and call.channel is not None and call.classification is not None:
             caller_mistake = call.channel is Channel.PROTOCOL and call.error_code in CALLER_MISTAKES
             if not caller_mistake:
@@ -202,6 +205,10 @@ class ServerTelemetry:
             if logged:
                 with trace.use_span(span, end_on_exit=False):
                     _log_failure(call, attributes, root, level)
+
+
+FINISHED_AFTER_CANCEL: Final = "errscope.finished_after_cancel"
+"""Server span event: the request was cancelled, yet the tool ran to its end (``errscope.outcome`` says how)."""
 
 
 def content_attribute(value: Any) -> str:
@@ -295,6 +302,8 @@ def _log_failure(call: ToolCall, attributes: Mapping[str, Any], root: RootCause 
         fields[attr.ERRSCOPE_UPSTREAM_SYSTEM] = upstream.system
         fields[attr.ERRSCOPE_UPSTREAM_STATUS] = upstream.status
         fields[attr.ERRSCOPE_UPSTREAM_ADDRESS] = upstream.address
+    if not call.upstream_message and call.exception is not None:
+        call.upstream_message = upstream_said(call.exception)  # the upstream's error response, when one was read
     if call.upstream_message:
         # Scrubbed whole, then cut: a cut first could leave a secret too short for its pattern.
         fields[attr.ERRSCOPE_UPSTREAM_MESSAGE] = scrub(call.upstream_message)[:MAX_MESSAGE]

@@ -144,6 +144,15 @@ class TestTriageContent:
                     'errscope_error_ref = "$ref"'):
             assert key in target["expr"]
 
+    def test_what_the_model_saw_says_why_no_retry(self) -> None:
+        """The host's record of what the model saw is grouped by its text and by why the client sent no further
+        attempt (``errscope.retry.stop_reason``, as Loki names an OTLP log attribute), under $ref."""
+        model = _load(generate.GRAFANA_DIR / "dashboards" / "errscope-triage.json")
+        (panel,) = [p for p in model["panels"] if p["title"] == "What the model saw for $ref"]
+        (target,) = panel["targets"]
+        assert "errscope_model_text" in target["expr"] and "errscope_retry_stop_reason" in target["expr"]
+        assert 'errscope_error_ref = "$ref"' in target["expr"]
+
     def test_has_a_trace_view_and_logs_for_it(self) -> None:
         """A traces panel shows $trace_id and a logs panel queries Loki by that trace id."""
         model = _load(generate.GRAFANA_DIR / "dashboards" / "errscope-triage.json")

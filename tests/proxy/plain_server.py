@@ -44,6 +44,17 @@ def slow(seconds: float) -> str:
 
 
 @server.tool()
+def read_note(name: str) -> str:
+    """Read a note from the notes folder (none exists: the OS's FileNotFoundError names the path, and the tool passes
+    its words on, as a ``ToolError``: MCPServer masks any other exception)."""
+    try:
+        with open(f"/srv/errscope-notes/{name}.txt") as note:
+            return note.read()
+    except OSError as exc:
+        raise ToolError(f"cannot read note: {exc}") from exc
+
+
+@server.tool()
 def crash() -> str:
     """A bug: the SDK puts the exception text, secret and all, into an isError result."""
     raise RuntimeError(f"db connect failed for postgres://admin:{SECRET}@10.0.0.5:5432/orders\n  File \"/srv/app.py\", line 3")

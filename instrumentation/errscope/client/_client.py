@@ -303,5 +303,7 @@ class ToolClient:
         if result.outcome is not Outcome.OK:  # not the property: a Python call
             if key is not None:  # only a call that did not succeed is retried with its key
                 self._key_links[key] = call.links[-8:]
-            log_shown_to_model(result, call.links[-1].context if call.links else None)
+            stop = self.retry.stop_reason(result, safe_to_repeat=call.safe_to_repeat(), undelivered=call.undelivered,
+                                          held=call.held)
+            log_shown_to_model(result, call.links[-1].context if call.links else None, retry_stop_reason=stop)
         return result

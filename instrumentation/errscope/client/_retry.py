@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Final, Protocol
 
 import anyio
 from tenacity import AsyncRetrying, RetryCallState, retry_if_result, stop_after_attempt, stop_before_delay
@@ -57,10 +57,21 @@ from tenacity.wait import wait_exponential_jitter
 from errscope._vocabulary import FailureClass, Outcome
 from errscope.client._result import ToolCallResult
 
-__all__ = ["Repeatable", "RetryPolicy"]
+__all__ = ["STOP_REASONS", "Repeatable", "RetryPolicy"]
 
 
 _RETRYABLE = (FailureClass.RATE_LIMITED, FailureClass.UPSTREAM_UNAVAILABLE)
+
+STOP_REASONS: Final = {
+    "not_safe_to_repeat": "{tool} is not declared safe to repeat (annotations.idempotentHint or readOnlyHint, or a "
+                          "key the server honours), and the failed call reached it",
+    "retry_after_too_long": "the wait the upstream asked for is longer than max_rate_limit_wait",
+    "attempts_exhausted": "max_attempts or the retry budget was used up",
+    "circuit_open": "the circuit breaker was open",
+    "retries_off": "automatic retries are off (max_attempts 1, or retry_timeouts off for a timeout)",
+}
+"""Why a failure of a class the policy retries got no further attempt (``errscope.retry.stop_reason``), and how
+``errscope explain`` words it."""
 
 
 class Repeatable(Protocol):
@@ -124,6 +135,28 @@ class RetryPolicy:
         if result.failure_class is FailureClass.RATE_LIMITED and result.retry_after is not None:
             return result.retry_after <= self.max_rate_limit_wait
         return True
+
+    def stop_reason(self, result: ToolCallResult, *, safe_to_repeat: bool, undelivered: bool, held: bool) -> str | None:
+        """Why no further attempt followed ``result`` (a key of :data:`STOP_REASONS`), for the log record an on-call
+        engineer reads; ``None`` when the call succeeded or its class is never retried (the class says why)."""
+        retried_class = result.outcome is Outcome.TIMEOUT or (
+            result.outcome is Outcome.ERROR and result.failure_class in _RETRYABLE)
+        if not retried_class:
+            return None
+        if held:
+            return "circuit_open"
+        if self.max_attempts <= 1:
+            return "retries_off"
+        if result.outcome is Outcome.TIMEOUT:
+            if not safe_to_repeat:
+                return "not_safe_to_repeat"
+            return "attempts_exhausted" if self.retry_timeouts else "retries_off"
+        if not (undelivered or safe_to_repeat):
+            return "not_safe_to_repeat"
+        if (result.failure_class is FailureClass.RATE_LIMITED and result.retry_after is not None
+                and result.retry_after > self.max_rate_limit_wait):
+            return "retry_after_too_long"
+        return "attempts_exhausted"
 
     def wait_seconds(self, state: RetryCallState) -> float:
         """Seconds to wait before the next attempt (tenacity ``wait`` strategy)."""

@@ -42,6 +42,7 @@ from errscope._attributes import (
     ERRSCOPE_IDEMPOTENCY_KEY_HASH,
     ERRSCOPE_LATE_RESPONSES,
     ERRSCOPE_MODEL_TEXT,
+    ERRSCOPE_RETRY_STOP_REASON,
     ERRSCOPE_OUTCOME,
     ERRSCOPE_PROGRESS_NOTIFICATIONS,
     ERRSCOPE_RETRY_AFTER,
@@ -164,12 +165,15 @@ class ClientTelemetry:
             span.end()
 
 
-def log_shown_to_model(result: ToolCallResult, last_attempt: SpanContext | None) -> None:
+def log_shown_to_model(result: ToolCallResult, last_attempt: SpanContext | None, *,
+                       retry_stop_reason: str | None = None) -> None:
     """One INFO record on the ``errscope.client`` logger for a call that did not succeed.
 
     It carries the text the model gets (:data:`~errscope._attributes.ERRSCOPE_MODEL_TEXT`), the
     ref, class, outcome, request ids, attempts and the key's hash, in the trace of the last attempt
-    (``last_attempt``): ``errscope explain ERR-…`` starts from it ("what the model saw"), the link
+    (``last_attempt``), and for a failure of a class the policy retries why no further attempt went
+    (``retry_stop_reason``, :data:`~errscope._attributes.ERRSCOPE_RETRY_STOP_REASON`): ``errscope explain ERR-…``
+    starts from it ("what the model saw"), the link
     from the user's report to the server's span. A success writes nothing (its text is the tool's
     data, not errscope's to log).
     """
@@ -187,6 +191,7 @@ def log_shown_to_model(result: ToolCallResult, last_attempt: SpanContext | None)
         (ERRSCOPE_FAILURE_CLASS, result.failure_class.value if result.failure_class else None),
         (JSONRPC_REQUEST_ID, ",".join(str(i) for i in result.request_ids) or None),
         (ERRSCOPE_IDEMPOTENCY_KEY_HASH, key_hash(result.idempotency_key) if result.idempotency_key else None),
+        (ERRSCOPE_RETRY_STOP_REASON, retry_stop_reason),
     ):
         if value is not None:
             extra[key] = value

@@ -26,6 +26,7 @@ JSON-RPC code or ``isError``.
 from __future__ import annotations
 
 import asyncio
+import re
 import functools
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -40,7 +41,14 @@ from opentelemetry.trace import Span
 from errscope import _attributes as attr
 from errscope._call import ToolCall
 from errscope._classify import Classification, Upstream, class_for_jsonrpc_error
-from errscope._foreign_text import json_error_message, retry_after_from_text, safe_excerpt
+from errscope._foreign_text import (
+    json_error_message,
+    retry_after_from_text,
+    safe_excerpt,
+    scrub_text,
+    without_page,
+    without_terminal_escapes,
+)
 from errscope._messages import model_message, safe_name, unknown_tool_message
 from errscope._root_cause import MAX_MESSAGE
 from errscope._scrubbing import scrub_value, without_stack_traces
@@ -77,10 +85,23 @@ _LOST_SENT: Final = "the server stopped before it answered; the call may have ta
 
 
 def _said(text: str) -> str:
-    """What a failed call's server said, for the proxy's log record: its first line, scrubbed, without the stack
-    fragments and file paths a foreign server's text carries (internal state, CWE-209), at most
-    :data:`~errscope._root_cause.MAX_MESSAGE` characters (the model's excerpt stops at 300)."""
-    return safe_excerpt(text, limit=MAX_MESSAGE)
+    """What a failed call's server said, for the proxy's log record (an operator's, never the model's): scrubbed
+    whole, an HTML page reduced to its headline, terminal escapes dropped, cut at its first stack frame
+    (:func:`~errscope._scrubbing.without_stack_traces`), at most :data:`~errscope._root_cause.MAX_MESSAGE` characters.
+
+    Unlike the model's excerpt (:func:`~errscope._foreign_text.safe_excerpt`, 300 characters) it keeps the addresses,
+    file paths and further lines the server named: "connect ECONNREFUSED 10.0.0.5:5432" or "/etc/x not in /srv" is
+    the upstream event an on-call engineer looks for, as an instrumented server's ``exception.message`` keeps it."""
+    said = without_stack_traces(without_page(scrub_text(without_terminal_escapes(text)))).strip()
+    header = _TRACE_HEADER.search(said)  # "stack backtrace:" and the frames a runtime's own format put after it
+    if header is not None:
+        said = f"{said[: header.start()].rstrip()} [stack trace removed]".lstrip()
+    return said if len(said) <= MAX_MESSAGE else said[: MAX_MESSAGE - 1].rstrip() + "…"
+
+
+_TRACE_HEADER: Final = re.compile(r"^[ \t]*(?:stack[ \t]+backtrace|stack[ \t]*trace|backtrace|traceback)\b.*", re.I | re.M | re.S)
+"""The line that opens a stack trace (Rust's ``stack backtrace:``, Node's and Java's ``Stack trace:``, Python's
+``Traceback (most recent call last):``): what follows it is frames, whatever their format."""
 
 
 def parse_error() -> Message:
