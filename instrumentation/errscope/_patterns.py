@@ -280,8 +280,10 @@ _FIRST_WEAK = r"[^\s'\"`\[\]{}<>$%(),;&*?0-9A-Z+/=~!@#^:]"  # ``_FIRST`` but not
 _NOT_TAG = r"![A-Za-z_]*[^A-Za-z_\s'\"`\],;&}>]"
 
 
-_KEY_VERSION = r"(?i:[_.\-]v[0-9])?"
-"""A version after the key word is still the same key (``ses_smtp_password_v4``, ``api_key_v2``)."""
+_KEY_VERSION = r"(?i:[_.\-]v[0-9]|[_.\-]?string)?"
+"""A version after the key word is still the same key (``ses_smtp_password_v4``, ``api_key_v2``), and so is the
+value's type named after it: AWS Secrets Manager's ``SecretString`` (``get-secret-value`` output, CloudTrail's
+``PutSecretValue`` ``requestParameters``), code's ``tokenString``, ``passwordString``."""
 
 
 def _key(long_words: str, short_words: str, other_scripts: str) -> str:
@@ -486,9 +488,19 @@ _PAIR_STRONG = r"(?:[0-9+/=~!@#^:]|[A-Za-z][A-Z])"
 _PAIR_VALUE = rf"(?:{_PAIR_STRONG}|[^'\"\s\[*$<{{%][^'\"\r\n]*?{_PAIR_STRONG})[^'\"\r\n]*"
 # A (name, value) object's members as HAR, Postman, Insomnia, .NET configs, Kubernetes env lists and CLI JSON
 # write them: the member that names the field (``"name": "x-api-key"``, ``"key": "apiKey"``, 1Password's
-# ``"label": "credential"``), then its value member (``"value": "..."``, Android's ``android:value``).
-_FIELD_NAME = r"(?i:\b(?:name|key|field|param(?:eter)?|property|label))\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
-_FIELD_VALUE_INTRO = r"\\?[\"']?[ \t]*,?\s*\\?[\"']?(?:[A-Za-z]+:)?(?i:value)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+# ``"label": "credential"``, CloudFormation's ``"ParameterKey"``, Elastic Beanstalk's ``"OptionName"``), then its
+# value member (``"value": "..."``, Android's ``android:value``, ``"ParameterValue"``), whose value may be wrapped
+# in OTLP JSON's AnyValue (``"attributes": [{"key": "db.password", "value": {"stringValue": "..."}}]``).
+_FIELD_NAME = (
+    r"(?i:\b(?:name|key|field|param(?:eter)?|property|label|(?:parameter|option|attribute|variable)(?:name|key)))"
+    r"\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+)
+_FIELD_VALUE_INTRO = (
+    r"\\?[\"']?[ \t]*,?\s*\\?[\"']?(?:[A-Za-z]+:)?(?i:(?:parameter|option|attribute|variable)?value)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+)
+# OTLP JSON's AnyValue around a secret-named attribute's value; only there: under the names the random rule reads
+# (``session.id``, semconv's browser and mobile session) an OTLP attribute holds an id, which RE2 alone cannot tell.
+_OTLP_STRING_VALUE = r"(?:\{[ \t]*\\?\"stringValue\\?\"[ \t]*:[ \t]*\\?\")?"
 # A Secret's data block from its first value: the rest of that line and every indented line after it.
 _K8S_DATA_BLOCK = r"[^\s\[{<$*#][^\r\n]*(?:\r?\n[ \t]+[^\r\n]*)*"
 _TOKEN_HINTS = (
@@ -983,29 +995,32 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "xml_named_string",
         "keyword",
         r"((?:<(?i:key)>[^<\r\n]*(?i:pass(?:word|wd|phrase)?|secret|token|key|credentials?)</(?i:key)>\s*<(?:string|Value)\b[^>\r\n]*>"
-        r"|<string\b[^>\r\n]*\bname=\"[^\"\r\n]*(?i:pass(?:word|wd|phrase)?|secret|token|key|credentials?)\"[^>\r\n]*>))"
-        r"[^<\s\[][^<]*(</(?:string|Value)>)",
+        r"|<(?:string|Data|entry)\b[^>\r\n]*\b(?:[Nn]ame|key)=\"[^\"\r\n]*(?i:pass(?:word|wd|phrase)?|secret|token|key|credentials?)\"[^>\r\n]*>))"
+        r"[^<\s\[][^<]*(</(?:string|Value|Data|entry)>)",
         True,
         "A secret named by the element before or around it: a property list's ``<key>API_KEY</key><string>...</string>`` "
         "(GoogleService-Info.plist, Info.plist), a KeePass XML export's ``<Key>Password</Key><Value ProtectInMemory=\"True\">"
-        "...</Value>`` and Android resources' ``<string name=\"api_secret\">...</string>``; "
+        "...</Value>``, Android resources' ``<string name=\"api_secret\">...</string>``, a Windows event's "
+        "``<Data Name=\"Password\">...</Data>`` (the XML an event log renders or forwards) and Java's "
+        "``Properties.storeToXML`` ``<entry key=\"db.password\">...</entry>``; "
         "Python requires a password or random shape (``<key>GCM_SENDER_ID</key>`` and hints stay).",
         keep_suffix=True,
-        hints=("<key>", "<string"),
+        hints=("<key>", "<string", "<data", "<entry"),
         verify="credential",
-        trigger=r"</(?i:key)>\s*<(?:string|Value)\b|<string[ \t][^>\r\n]*name=\"",
+        trigger=r"</(?i:key)>\s*<(?:string|Value)\b|<(?:string|Data|entry)[ \t][^>\r\n]*(?:[Nn]ame|key)=\"",
     ),
     SecretPattern(
         "named_value_pair",
         "keyword",
         rf"({_FIELD_NAME}[A-Za-z0-9_.\- ]*(?i:pass(?:word|wd|phrase)|secret|token|api[_.\- ]?key|credentials?)"
-        rf"{_FIELD_VALUE_INTRO}|{_FIELD_NAME}(?:[A-Za-z0-9_.\- ]*[_.\- ])?(?i:pass|pwd|t?otp){_FIELD_VALUE_INTRO})"
+        rf"{_FIELD_VALUE_INTRO}{_OTLP_STRING_VALUE}|{_FIELD_NAME}(?:[A-Za-z0-9_.\- ]*[_.\- ])?(?i:pass|pwd|t?otp){_FIELD_VALUE_INTRO}{_OTLP_STRING_VALUE})"
         r"[^\s'\"`\\\[{<$%*][^\s'\"\\]*",
         True,
         "A value given as a name/value pair whose name is a secret's: .NET ``<add key=\"ClientSecret\" "
         "value=\"...\"/>``, Kubernetes ``- name: DB_PASSWORD`` / ``value: ...``, an error's ``{\"field\": "
-        "\"dbPassword\", \"value\": \"...\"}``, AndroidManifest ``<meta-data android:name=\"..API_KEY\" android:value=\"...\"/>`` "
-        "(placeholders, references and masks survive).",
+        "\"dbPassword\", \"value\": \"...\"}``, AndroidManifest ``<meta-data android:name=\"..API_KEY\" android:value=\"...\"/>``, "
+        "an OTLP JSON record's ``{\"key\": \"db.password\", \"value\": {\"stringValue\": \"...\"}}``, CloudFormation's "
+        "``{\"ParameterKey\": \"DBPassword\", \"ParameterValue\": \"...\"}`` (placeholders, references and masks survive).",
         hints=("value",),
         trigger=r"(?i:value)\\?[\"']?[ \t]*[:=]",
     ),
@@ -1040,7 +1055,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "keyword_phrase",
         "keyword",
-        r"(\b(?i:[a-z]*token|password|passwd|passcode|secret|(?:api|license|product|activation|access|secret|private|signing|encryption|master)[ _\-]?key|otp|pin"
+        # the word starts a word that is no URL path's segment (``"POST /oauth/token HTTP/1.1"``, ``/reset-password HTTP/1.1``)
+        r"((?:^|[^/A-Za-z0-9_\-])(?:[A-Za-z0-9_]+-)*(?i:[a-z]*token|password|passwd|passcode|secret|(?:api|license|product|activation|access|secret|private|signing|encryption|master)[ _\-]?key|otp|pin"
         r"|(?:verification|reset|login|security|confirmation|one-time|mfa|2fa)[ _\-]?code)[ \t]+(?i:(?:is|was)[ \t]+)?['\"`]?"
         # other scripts: the word, at most one more word (``токен доступа``), an opening quote of any language
         rf"|(?:{_FOREIGN_PHRASE_WORDS})(?:[ \t]+[^\s{_OPEN_QUOTES}]+)?[ \t]*[{_OPEN_QUOTES}])"
