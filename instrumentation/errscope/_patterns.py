@@ -197,7 +197,9 @@ class SecretPattern:
 _PASSWORD_WORDS = (
     # ``secret`` right after ``:`` is a resource type (``arn:aws:secretsmanager:..:secret:name``), not a key:
     # the character before is matched (and kept) instead, since RE2 cannot look behind
-    r"pass(?:word|wd|phrase)|(?:^|[^:])secret|credentials?|mnemonic|seed[_.\-]?phrase"
+    # ``SecretString``: AWS Secrets Manager's value member (``get-secret-value`` output, CloudTrail's ``PutSecretValue``);
+    # not after other key words, where it names code's string (Go's ``tokenString := jwt.SignedString(..)``)
+    r"pass(?:word|wd|phrase)|(?:^|[^:])secret(?:[_.\-]?string)?|credentials?|mnemonic|seed[_.\-]?phrase"
     r"|[a-xz0-9]pass"  # a word run into ``pass`` (dbpass, adminpass, ftppass), not ``bypass``
     # the password in other languages (de, es, fr, pt, nl, fi, pl, it, sv, da/no, tr, cs/sk, hu, vi) and
     # "secret" in the Romance languages and German
@@ -210,7 +212,7 @@ _PASSWORD_WORDS = (
 _PASSWORD_WORDS_OTHER_SCRIPTS = "[Пп]ароль|ПАРОЛЬ|密码|密碼|パスワード|비밀번호|κωδικός|ΚΩΔΙΚΟΣ|סיסמה|كلمة[_ ]?(?:المرور|السر)|पासवर्ड"
 _TOKEN_WORDS_OTHER_SCRIPTS = "[Тт]окен|ТОКЕН|[Кк]люч[_ ]?API|API[_ ]?[Кк]люч|令牌|密钥|秘钥|私钥|秘密鍵|トークン|APIキー|토큰|API[_ ]?키"
 _PASSWORD_TRIGGER_WORDS = (
-    "(?i:pass(?:word|wd|phrase|wort|ord|e)?|paßwort|pwd|pw|psk|secret|credentials?|mnemonic|phrase|kennwort|contrase(?:ña|na)"
+    "(?i:pass(?:word|wd|phrase|wort|ord|e)?|paßwort|pwd|pw|psk|secret(?:[_.\-]?string)?|credentials?|mnemonic|phrase|kennwort|contrase(?:ña|na)"
     "|senha|wachtwoord|salasana|has(?:ł|l)o|parola|senord|adgangskode|ifre|heslo|jelsz(?:ó|o)|kh(?:ẩ|a)u"
     "|secre(?:t[oa]|t(?:è|e))|segre(?:do|t[oa])|geheim(?:nis)?|mdp)"
     # outside (?i:): case folding of other scripts swells the trigger set's DFA (~5 % a line)
@@ -280,10 +282,8 @@ _FIRST_WEAK = r"[^\s'\"`\[\]{}<>$%(),;&*?0-9A-Z+/=~!@#^:]"  # ``_FIRST`` but not
 _NOT_TAG = r"![A-Za-z_]*[^A-Za-z_\s'\"`\],;&}>]"
 
 
-_KEY_VERSION = r"(?i:[_.\-]v[0-9]|[_.\-]?string)?"
-"""A version after the key word is still the same key (``ses_smtp_password_v4``, ``api_key_v2``), and so is the
-value's type named after it: AWS Secrets Manager's ``SecretString`` (``get-secret-value`` output, CloudTrail's
-``PutSecretValue`` ``requestParameters``), code's ``tokenString``, ``passwordString``."""
+_KEY_VERSION = r"(?i:[_.\-]v[0-9])?"
+"""A version after the key word is still the same key (``ses_smtp_password_v4``, ``api_key_v2``)."""
 
 
 def _key(long_words: str, short_words: str, other_scripts: str) -> str:
@@ -500,7 +500,7 @@ _FIELD_VALUE_INTRO = (
 )
 # OTLP JSON's AnyValue around a secret-named attribute's value; only there: under the names the random rule reads
 # (``session.id``, semconv's browser and mobile session) an OTLP attribute holds an id, which RE2 alone cannot tell.
-_OTLP_STRING_VALUE = r"(?:\{[ \t]*\\?\"stringValue\\?\"[ \t]*:[ \t]*\\?\")?"
+_OTLP_STRING_VALUE = r"(?:\{\s*\\?\"stringValue\\?\"[ \t]*:[ \t]*\\?\")?"
 # A Secret's data block from its first value: the rest of that line and every indented line after it.
 _K8S_DATA_BLOCK = r"[^\s\[{<$*#][^\r\n]*(?:\r?\n[ \t]+[^\r\n]*)*"
 _TOKEN_HINTS = (
@@ -717,6 +717,18 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         keep_suffix=True,
         hints=("bearer",),
         trigger=r"(?i:bearer)[ \t]+[A-Za-z0-9\-._~+/]{16}",
+    ),
+    SecretPattern(
+        "basic_credentials_bare",
+        "header",
+        r"(\b(?:Basic|BASIC)[ \t]+)" + _loose_with_digit("[A-Za-z0-9+/]", "[A-Za-z+/]") + "={0,2}",
+        True,
+        "HTTP Basic credentials without their header's name, as access logs write a logged request header (Apache's "
+        "``\"%{Authorization}i\"``, HAProxy's captured ``{Basic ..|..}``, IIS's ``cs(Authorization)``): base64 with a "
+        "digit; Python requires a random run of 16+ (``Basic authentication failed`` stays).",
+        hints=("basic",),
+        verify="random",
+        trigger=r"(?:Basic|BASIC)[ \t]+[A-Za-z0-9+/]{11}",
     ),
     # --- provider tokens that keyword shapes could split -------------------------------------------
     SecretPattern(
@@ -995,19 +1007,20 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "xml_named_string",
         "keyword",
         r"((?:<(?i:key)>[^<\r\n]*(?i:pass(?:word|wd|phrase)?|secret|token|key|credentials?)</(?i:key)>\s*<(?:string|Value)\b[^>\r\n]*>"
-        r"|<(?:string|Data|entry)\b[^>\r\n]*\b(?:[Nn]ame|key)=\"[^\"\r\n]*(?i:pass(?:word|wd|phrase)?|secret|token|key|credentials?)\"[^>\r\n]*>))"
-        r"[^<\s\[][^<]*(</(?:string|Value|Data|entry)>)",
+        r"|<(?:string|Data|entry)\b[^>\r\n]*\b(?:[Nn]ame|key)=[\"'][^\"'\r\n]*(?i:pass(?:word|wd|phrase)?|secret|token|key|credentials?)[\"'][^>\r\n]*>))"
+        r"(?:[^<\s\[\-]|-[^<\s])[^<]*(</(?:string|Value|Data|entry)>)",
         True,
         "A secret named by the element before or around it: a property list's ``<key>API_KEY</key><string>...</string>`` "
         "(GoogleService-Info.plist, Info.plist), a KeePass XML export's ``<Key>Password</Key><Value ProtectInMemory=\"True\">"
         "...</Value>``, Android resources' ``<string name=\"api_secret\">...</string>``, a Windows event's "
         "``<Data Name=\"Password\">...</Data>`` (the XML an event log renders or forwards) and Java's "
         "``Properties.storeToXML`` ``<entry key=\"db.password\">...</entry>``; "
+        "a lone ``-`` is no value (Windows' empty field); "
         "Python requires a password or random shape (``<key>GCM_SENDER_ID</key>`` and hints stay).",
         keep_suffix=True,
         hints=("<key>", "<string", "<data", "<entry"),
         verify="credential",
-        trigger=r"</(?i:key)>\s*<(?:string|Value)\b|<(?:string|Data|entry)[ \t][^>\r\n]*(?:[Nn]ame|key)=\"",
+        trigger=r"</(?i:key)>\s*<(?:string|Value)\b|<(?:string|Data|entry)[ \t][^>\r\n]*(?:[Nn]ame|key)=[\"']",
     ),
     SecretPattern(
         "named_value_pair",
