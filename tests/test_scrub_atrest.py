@@ -17,7 +17,8 @@ Measured once before any fix: recall 58/248 (0.234), 6/150 benign lines altered 
 alone (the Collector) 61/248, 8/150: the lowest first score of the ten sets (the rules knew none of these
 containers). The false positives were ``/etc/passwd`` and ``/etc/shadow`` lines read as ``.pgpass`` lines
 and booleans under password-named settings (``lock_passwd: false``). Fixed by kind (README, Scrubbing):
-235/248, 0/150; RE2 alone 232/248, 7/150. What is still missed or altered is pinned here.
+235/248, 0/150; RE2 alone 232/248, 7/150 (236 and 233 since the thirteenth set read an access log's bare
+``"Basic <base64>"``). What is still missed or altered is pinned here.
 """
 
 from __future__ import annotations
@@ -37,8 +38,6 @@ KNOWN_GAPS = {
     "ppp_chap_secrets",
     # a Markdown table whose header row names the password column: the value's row does not name it.
     "markdown_table",
-    # an access log's bare quoted ``"Basic <base64>"`` field with no header name before it (Basic is also a word).
-    "forwarded_basic",
     # ``snyk config set api=<uuid>``: ``api`` names no credential, and a UUID alone is an id.
     "uuid_credentials_under_keys",
     # a JAAS user entry whose ``LoginModule`` is elided from the line (``jaas.config=... user_broker="..."``).
@@ -74,14 +73,14 @@ def test_atrest_score() -> None:
     result = corpus.score(scrub, *_held_out())
     assert {line["format"] for line in result.missed} == KNOWN_GAPS
     assert {line["category"] for line, _ in result.altered} == KNOWN_FALSE_POSITIVES
-    assert len(result.missed) == 13 and len(result.altered) == 0  # recall 235/248, FP 0/150
+    assert len(result.missed) == 12 and len(result.altered) == 0  # recall 236/248, FP 0/150
 
 
 def test_atrest_regex_only_is_what_the_collector_runs() -> None:
     result = corpus.score(corpus.regex_only, *_held_out())
     assert {line["format"] for line in result.missed} == REGEX_ONLY_GAPS
     assert {line["category"] for line, _ in result.altered} == REGEX_ONLY_ALTERED
-    assert len(result.missed) == 16 and len(result.altered) == 7  # 232/248, 7/150
+    assert len(result.missed) == 15 and len(result.altered) == 7  # 233/248, 7/150
 
 
 def test_triggers_and_guard_admit_every_match_here() -> None:

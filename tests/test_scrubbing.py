@@ -100,6 +100,11 @@ example(
     f"retrying with bearer {REDACTED} after 401",
 )
 example(
+    "basic_credentials_bare",
+    '10.0.4.7 - - [02/Dec/2025:12:00:01 +0000] "GET /metrics HTTP/1.1" 200 512 "-" "Basic ZXRsOkZha2VRdTFjay1Ccm93bg=="',
+    f'10.0.4.7 - - [02/Dec/2025:12:00:01 +0000] "GET /metrics HTTP/1.1" 200 512 "-" "Basic {REDACTED}"',
+)
+example(
     "password_value",
     "host=db.example.test port=5432 user=etl password=Qu1ck-Brown dbname=sales",
     f"host=db.example.test port=5432 user=etl password={REDACTED} dbname=sales",

@@ -212,7 +212,7 @@ _PASSWORD_WORDS = (
 _PASSWORD_WORDS_OTHER_SCRIPTS = "[Пп]ароль|ПАРОЛЬ|密码|密碼|パスワード|비밀번호|κωδικός|ΚΩΔΙΚΟΣ|סיסמה|كلمة[_ ]?(?:المرور|السر)|पासवर्ड"
 _TOKEN_WORDS_OTHER_SCRIPTS = "[Тт]окен|ТОКЕН|[Кк]люч[_ ]?API|API[_ ]?[Кк]люч|令牌|密钥|秘钥|私钥|秘密鍵|トークン|APIキー|토큰|API[_ ]?키"
 _PASSWORD_TRIGGER_WORDS = (
-    "(?i:pass(?:word|wd|phrase|wort|ord|e)?|paßwort|pwd|pw|psk|secret(?:[_.\-]?string)?|credentials?|mnemonic|phrase|kennwort|contrase(?:ña|na)"
+    "(?i:pass(?:word|wd|phrase|wort|ord|e)?|paßwort|pwd|pw|psk|secret(?:[_.\\-]?string)?|credentials?|mnemonic|phrase|kennwort|contrase(?:ña|na)"
     "|senha|wachtwoord|salasana|has(?:ł|l)o|parola|senord|adgangskode|ifre|heslo|jelsz(?:ó|o)|kh(?:ẩ|a)u"
     "|secre(?:t[oa]|t(?:è|e))|segre(?:do|t[oa])|geheim(?:nis)?|mdp)"
     # outside (?i:): case folding of other scripts swells the trigger set's DFA (~5 % a line)
