@@ -492,11 +492,11 @@ _PAIR_VALUE = rf"(?:{_PAIR_STRONG}|[^'\"\s\[*$<{{%][^'\"\r\n]*?{_PAIR_STRONG})[^
 # value member (``"value": "..."``, Android's ``android:value``, ``"ParameterValue"``), whose value may be wrapped
 # in OTLP JSON's AnyValue (``"attributes": [{"key": "db.password", "value": {"stringValue": "..."}}]``).
 _FIELD_NAME = (
-    r"(?i:\b(?:name|key|field|param(?:eter)?|property|label|(?:parameter|option|attribute|variable)(?:name|key)))"
+    r"(?i:\b(?:name|key|field|param(?:eter)?|property|label|(?:parameter|option)(?:name|key)))"
     r"\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
 )
 _FIELD_VALUE_INTRO = (
-    r"\\?[\"']?[ \t]*,?\s*\\?[\"']?(?:[A-Za-z]+:)?(?i:(?:parameter|option|attribute|variable)?value)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+    r"\\?[\"']?[ \t]*,?\s*\\?[\"']?(?:[A-Za-z]+:)?(?i:(?:parameter|option)?value)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
 )
 # OTLP JSON's AnyValue around a secret-named attribute's value; only there: under the names the random rule reads
 # (``session.id``, semconv's browser and mobile session) an OTLP attribute holds an id, which RE2 alone cannot tell.
@@ -1025,8 +1025,10 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "named_value_pair",
         "keyword",
-        rf"({_FIELD_NAME}[A-Za-z0-9_.\- ]*(?i:pass(?:word|wd|phrase)|secret|token|api[_.\- ]?key|credentials?)"
-        rf"{_FIELD_VALUE_INTRO}{_OTLP_STRING_VALUE}|{_FIELD_NAME}(?:[A-Za-z0-9_.\- ]*[_.\- ])?(?i:pass|pwd|t?otp){_FIELD_VALUE_INTRO}{_OTLP_STRING_VALUE})"
+        # the name and the value member once, around the alternation of names (a smaller program: RE2 reads its
+        # groups with BitState only up to 512 instructions)
+        rf"({_FIELD_NAME}(?:[A-Za-z0-9_.\- ]*(?i:pass(?:word|wd|phrase)|secret|token|api[_.\- ]?key|credentials?)"
+        rf"|(?:[A-Za-z0-9_.\- ]*[_.\- ])?(?i:pass|pwd|t?otp)){_FIELD_VALUE_INTRO}{_OTLP_STRING_VALUE})"
         r"[^\s'\"`\\\[{<$%*][^\s'\"\\]*",
         True,
         "A value given as a name/value pair whose name is a secret's: .NET ``<add key=\"ClientSecret\" "
