@@ -175,6 +175,11 @@ example(
     f"GET https://tiles.example.test/v1/map.png?z=3&key={REDACTED}&fmt=png -> 403",
 )
 example(
+    "query_key_param_first",
+    f"2025-12-02 12:00:01 10.0.4.7 GET /v1/map.png key={_qk}&fmt=png 443 - 203.0.113.9 curl/8.5 - 403 0 0 4",
+    f"2025-12-02 12:00:01 10.0.4.7 GET /v1/map.png key={REDACTED}&fmt=png 443 - 203.0.113.9 curl/8.5 - 403 0 0 4",
+)
+example(
     "named_value_pair",
     '<add key="SmtpPassword" value="Quartz#7715meadow" />',
     f'<add key="SmtpPassword" value="{REDACTED}" />',

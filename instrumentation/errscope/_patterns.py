@@ -977,6 +977,24 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         trigger=r"[?&;](?i:key|code|auth)=",
     ),
     SecretPattern(
+        "query_key_param_first",
+        "keyword",
+        # a query string a log writes without its ``?``: W3C/IIS ``cs-uri-query``, ECS ``url.query``, Sentry's
+        # ``query_string``; the ``&`` of a next parameter says query string (``cache miss key=user:4711`` and an
+        # S3 object's ``key=uploads/2025/..`` stay)
+        r"((?:^|[\s\"'])(?i:key|code|auth)=)"
+        + _loose_with_digit(r"[^\s&#'\"\[\]<>{}$]", r"[^\s&#'\"\[\]<>{}$0-9]")
+        + r"(&)",
+        True,
+        "The same parameters first in a query string written without its ``?`` (IIS ``GET /callback code=..&state=..``, "
+        "``\"url.query\": \"key=..&alt=json\"``): 11+ characters with a digit before a next parameter; Python requires "
+        "a random shape.",
+        keep_suffix=True,
+        hints=("key=", "code=", "auth="),
+        verify="random",
+        trigger=r"(?:^|[\s\"'])(?i:key|code|auth)=",
+    ),
+    SecretPattern(
         "xml_secret_element",
         "keyword",
         r"(<(?i:[A-Za-z0-9_:\-]*(?:password|passwd|secret|token|api[_\-]?key|access[_\-]?key|secret[_\-]?key))>)"
