@@ -496,7 +496,10 @@ _FIELD_NAME = (
     r"\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
 )
 _FIELD_VALUE_INTRO = (
-    r"\\?[\"']?[ \t]*,?\s*\\?[\"']?(?:[A-Za-z]+:)?(?i:(?:parameter|option)?value)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+    # a type member may stand between name and value (``aws ssm get-parameter``'s ``"Name": "/prod/db/password",
+    # "Type": "SecureString", "Value": "..."``, a typed variable's ``"type": "string"``)
+    r"\\?[\"']?[ \t]*,?\s*(?:\\?\"(?i:type)\\?\"[ \t]*:[ \t]*\\?\"[A-Za-z]*\\?\"[ \t]*,\s*)?"
+    r"\\?[\"']?(?:[A-Za-z]+:)?(?i:(?:parameter|option)?value)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
 )
 # OTLP JSON's AnyValue around a secret-named attribute's value; only there: under the names the random rule reads
 # (``session.id``, semconv's browser and mobile session) an OTLP attribute holds an id, which RE2 alone cannot tell.
@@ -983,7 +986,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         # ``query_string``; the ``&`` of a next parameter says query string (``cache miss key=user:4711`` and an
         # S3 object's ``key=uploads/2025/..`` stay)
         r"((?:^|[\s\"'])(?i:key|code|auth)=)"
-        + _loose_with_digit(r"[^\s&#'\"\[\]<>{}$]", r"[^\s&#'\"\[\]<>{}$0-9]")
+        + _loose_with_digit(r"[A-Za-z0-9_\-.~+/%=:]", r"[A-Za-z_\-.~+/%=:]")
         + r"(&)",
         True,
         "The same parameters first in a query string written without its ``?`` (IIS ``GET /callback code=..&state=..``, "
@@ -1045,8 +1048,9 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "keyword",
         # the name and the value member once, around the alternation of names (a smaller program: RE2 reads its
         # groups with BitState only up to 512 instructions)
-        rf"({_FIELD_NAME}(?:[A-Za-z0-9_.\- ]*(?i:pass(?:word|wd|phrase)|secret|token|api[_.\- ]?key|credentials?)"
-        rf"|(?:[A-Za-z0-9_.\- ]*[_.\- ])?(?i:pass|pwd|t?otp)){_FIELD_VALUE_INTRO}{_OTLP_STRING_VALUE})"
+        # a parameter store's path is a name too (``/prod/db/password``)
+        rf"({_FIELD_NAME}(?:[A-Za-z0-9_.\-/ ]*(?i:pass(?:word|wd|phrase)|secret|token|api[_.\- ]?key|credentials?)"
+        rf"|(?:[A-Za-z0-9_.\-/ ]*[_.\-/ ])?(?i:pass|pwd|t?otp)){_FIELD_VALUE_INTRO}{_OTLP_STRING_VALUE})"
         r"[^\s'\"`\\\[{<$%*][^\s'\"\\]*",
         True,
         "A value given as a name/value pair whose name is a secret's: .NET ``<add key=\"ClientSecret\" "
