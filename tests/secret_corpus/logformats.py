@@ -497,7 +497,7 @@ LOGFORMATS_BENIGN: list[tuple[str, str, Callable[[], str]]] = [
         js({"event": "llm.usage", "input_tokens": _r.randint(10, 999), "output_tokens": _r.randint(10, 999), "total_tokens": 1234}),
         f"time={iso()} level=INFO msg=ratelimit tokens_remaining={_r.randint(0, 100)} token_bucket_size=100",
         f"{iso()}  INFO tokenizer{{vocab=50257}}: tokens=812",
-        f"level=debug msg=refresh max_tokens=4096 token_limit_exceeded=false")),
+        "level=debug msg=refresh max_tokens=4096 token_limit_exceeded=false")),
     ("auth_outcomes", "log", lambda: pick(
         f"time={iso()} level=info msg=login user={user()} auth=ok mfa=true",
         f"level=info msg=\"user updated\" password_changed=true user_id={_r.randint(1, 9999)}",
@@ -614,7 +614,7 @@ LOGFORMATS_BENIGN: list[tuple[str, str, Callable[[], str]]] = [
         js({"network": {"client": {"ip": ip()}}, "evt": {"name": "authentication", "outcome": "success"}}))),
     ("mdc_ordinary", "log", lambda: pick(
         f"2025-12-02 12:00:01.123 INFO  [main] c.a.Api {{requestId={uuid()}, traceId={trace()}, spanId={span()}}} - ok",
-        f"12:00:01.123 [main] INFO  com.acme.Sync - MDC={{tokenType=Bearer, authMethod=oauth2, userId=4711}} synced",
+        "12:00:01.123 [main] INFO  com.acme.Sync - MDC={tokenType=Bearer, authMethod=oauth2, userId=4711} synced",
         js({"level": "INFO", "contextMap": {"requestId": uuid(), "tenant": "acme"}, "message": "ok"}),
         f"2025-12-02 12:00:01,123 WARN  [pool-2-thread-1] [tenant=acme, jobId={_r.randint(1, 9999)}] c.a.Worker: retry",
         f"{iso()} INFO  c.a.Login {{username={user()}, passwordExpired=false}} - login ok")),
@@ -641,7 +641,7 @@ LOGFORMATS_BENIGN: list[tuple[str, str, Callable[[], str]]] = [
         js({"levelname": "INFO", "message": "token refreshed", "token_expires_at": iso(), "request_id": uuid()}),
         f"<LogRecord: app.auth, 20, /srv/app/auth.py, 41, \"login ok for %s\">, args=('{user()}',)",
         f"{iso()} WARNING [celery.worker] task retry: kwargs={{'order_id': 12, 'attempt': 2}}",
-        f"  Parameters: {{\"page\"=>\"2\", \"q\"=>\"password\"}}")),
+        "  Parameters: {\"page\"=>\"2\", \"q\"=>\"password\"}")),
     ("rubydebug_fluent_ordinary", "log", lambda: pick(
         f'{{\n       "message" => "ok",\n    "fingerprint" => "{sha(40)}",\n    "@version" => "1"\n}}',
         f'{{\n    "_id" => "{rnd(20, B64URL)}",\n    "host" => {{\n        "name" => "{host()}"\n    }}\n}}',
@@ -664,7 +664,7 @@ LOGFORMATS_BENIGN: list[tuple[str, str, Callable[[], str]]] = [
         f"{iso()} ERROR [worker] request failed\n  url: https://api.acme.dev/v1/orders\n  headers:\n    Accept: application/json\n    X-Request-Id: {uuid()}",
         f"{iso()} DEBUG effective configuration:\n  database.user     = app\n  database.password = ********\n  database.pool     = 10",
         f"[12:00:01.123] ERROR (4711): request errored\n    req: {{\n      \"id\": {_r.randint(1, 999)},\n      \"method\": \"GET\"\n    }}",
-        f"Traceback (most recent call last):\n  File \"/srv/app/auth.py\", line 41, in verify\n    raise InvalidToken(\"token expired\")\napp.errors.InvalidToken: token expired",
+        "Traceback (most recent call last):\n  File \"/srv/app/auth.py\", line 41, in verify\n    raise InvalidToken(\"token expired\")\napp.errors.InvalidToken: token expired",
         f"{iso()} WARN  retrying\n\tuser: {user()}\n\tattempt: 2\n\tbackoff: 1.5s")),
 ]
 
