@@ -100,6 +100,11 @@ example(
     f"retrying with bearer {REDACTED} after 401",
 )
 example(
+    "basic_credentials_bare",
+    '10.0.4.7 - - [02/Dec/2025:12:00:01 +0000] "GET /metrics HTTP/1.1" 200 512 "-" "Basic ZXRsOkZha2VRdTFjay1Ccm93bg=="',
+    f'10.0.4.7 - - [02/Dec/2025:12:00:01 +0000] "GET /metrics HTTP/1.1" 200 512 "-" "Basic {REDACTED}"',
+)
+example(
     "password_value",
     "host=db.example.test port=5432 user=etl password=Qu1ck-Brown dbname=sales",
     f"host=db.example.test port=5432 user=etl password={REDACTED} dbname=sales",
@@ -168,6 +173,11 @@ example(
     "query_key_param",
     f"GET https://tiles.example.test/v1/map.png?z=3&key={_qk}&fmt=png -> 403",
     f"GET https://tiles.example.test/v1/map.png?z=3&key={REDACTED}&fmt=png -> 403",
+)
+example(
+    "query_key_param_first",
+    f"2025-12-02 12:00:01 10.0.4.7 GET /v1/map.png key={_qk}&fmt=png 443 - 203.0.113.9 curl/8.5 - 403 0 0 4",
+    f"2025-12-02 12:00:01 10.0.4.7 GET /v1/map.png key={REDACTED}&fmt=png 443 - 203.0.113.9 curl/8.5 - 403 0 0 4",
 )
 example(
     "named_value_pair",

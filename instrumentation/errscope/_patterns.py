@@ -201,7 +201,9 @@ class SecretPattern:
 _PASSWORD_WORDS = (
     # ``secret`` right after ``:`` is a resource type (``arn:aws:secretsmanager:..:secret:name``), not a key:
     # the character before is matched (and kept) instead, since RE2 cannot look behind
-    r"pass(?:word|wd|phrase)|(?:^|[^:])secret|credentials?|mnemonic|seed[_.\-]?phrase"
+    # ``SecretString``: AWS Secrets Manager's value member (``get-secret-value`` output, CloudTrail's ``PutSecretValue``);
+    # not after other key words, where it names code's string (Go's ``tokenString := jwt.SignedString(..)``)
+    r"pass(?:word|wd|phrase)|(?:^|[^:])secret(?:[_.\-]?string)?|credentials?|mnemonic|seed[_.\-]?phrase"
     r"|[a-xz0-9]pass"  # a word run into ``pass`` (dbpass, adminpass, ftppass), not ``bypass``
     # the password in other languages (de, es, fr, pt, nl, fi, pl, it, sv, da/no, tr, cs/sk, hu, vi) and
     # "secret" in the Romance languages and German
@@ -214,7 +216,7 @@ _PASSWORD_WORDS = (
 _PASSWORD_WORDS_OTHER_SCRIPTS = "[Пп]ароль|ПАРОЛЬ|密码|密碼|パスワード|비밀번호|κωδικός|ΚΩΔΙΚΟΣ|סיסמה|كلمة[_ ]?(?:المرور|السر)|पासवर्ड"
 _TOKEN_WORDS_OTHER_SCRIPTS = "[Тт]окен|ТОКЕН|[Кк]люч[_ ]?API|API[_ ]?[Кк]люч|令牌|密钥|秘钥|私钥|秘密鍵|トークン|APIキー|토큰|API[_ ]?키"
 _PASSWORD_TRIGGER_WORDS = (
-    "(?i:pass(?:word|wd|phrase|wort|ord|e)?|paßwort|pwd|pw|psk|secret|credentials?|mnemonic|phrase|kennwort|contrase(?:ña|na)"
+    "(?i:pass(?:word|wd|phrase|wort|ord|e)?|paßwort|pwd|pw|psk|secret(?:[_.\\-]?string)?|credentials?|mnemonic|phrase|kennwort|contrase(?:ña|na)"
     "|senha|wachtwoord|salasana|has(?:ł|l)o|parola|senord|adgangskode|ifre|heslo|jelsz(?:ó|o)|kh(?:ẩ|a)u"
     "|secre(?:t[oa]|t(?:è|e))|segre(?:do|t[oa])|geheim(?:nis)?|mdp)"
     # outside (?i:): case folding of other scripts swells the trigger set's DFA (~5 % a line)
@@ -490,9 +492,22 @@ _PAIR_STRONG = r"(?:[0-9+/=~!@#^:]|[A-Za-z][A-Z])"
 _PAIR_VALUE = rf"(?:{_PAIR_STRONG}|[^'\"\s\[*$<{{%][^'\"\r\n]*?{_PAIR_STRONG})[^'\"\r\n]*"
 # A (name, value) object's members as HAR, Postman, Insomnia, .NET configs, Kubernetes env lists and CLI JSON
 # write them: the member that names the field (``"name": "x-api-key"``, ``"key": "apiKey"``, 1Password's
-# ``"label": "credential"``), then its value member (``"value": "..."``, Android's ``android:value``).
-_FIELD_NAME = r"(?i:\b(?:name|key|field|param(?:eter)?|property|label))\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
-_FIELD_VALUE_INTRO = r"\\?[\"']?[ \t]*,?\s*\\?[\"']?(?:[A-Za-z]+:)?(?i:value)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+# ``"label": "credential"``, CloudFormation's ``"ParameterKey"``, Elastic Beanstalk's ``"OptionName"``), then its
+# value member (``"value": "..."``, Android's ``android:value``, ``"ParameterValue"``), whose value may be wrapped
+# in OTLP JSON's AnyValue (``"attributes": [{"key": "db.password", "value": {"stringValue": "..."}}]``).
+_FIELD_NAME = (
+    r"(?i:\b(?:name|key|field|param(?:eter)?|property|label|(?:parameter|option)(?:name|key)))"
+    r"\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+)
+_FIELD_VALUE_INTRO = (
+    # a type member may stand between name and value (``aws ssm get-parameter``'s ``"Name": "/prod/db/password",
+    # "Type": "SecureString", "Value": "..."``, a typed variable's ``"type": "string"``)
+    r"\\?[\"']?[ \t]*,?\s*(?:\\?\"(?i:type)\\?\"[ \t]*:[ \t]*\\?\"[A-Za-z]*\\?\"[ \t]*,\s*)?"
+    r"\\?[\"']?(?:[A-Za-z]+:)?(?i:(?:parameter|option)?value)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+)
+# OTLP JSON's AnyValue around a secret-named attribute's value; only there: under the names the random rule reads
+# (``session.id``, semconv's browser and mobile session) an OTLP attribute holds an id, which RE2 alone cannot tell.
+_OTLP_STRING_VALUE = r"(?:\{\s*\\?\"stringValue\\?\"[ \t]*:[ \t]*\\?\")?"
 # A Secret's data block from its first value: the rest of that line and every indented line after it.
 _K8S_DATA_BLOCK = r"[^\s\[{<$*#][^\r\n]*(?:\r?\n[ \t]+[^\r\n]*)*"
 _TOKEN_HINTS = (
@@ -549,9 +564,10 @@ _HANDOFF_WORDS = (
     r"|master|vpn|staging|prod|live|new|old|current|leaked|compromised|temp|temporary|the|this|my|your|our)[ _\-]?key"
     r"|pre-?shared[ _\-]key|shared[ _\-]secret"
 )
-# Before the word: the start, a space or Markdown (``*Token:*``, ``__Secret__``, ``> password``), not ``-``, ``.`` or
-# ``:`` (``Idempotency-Key:``, ``arn:..:secret:name``, ``server.ssl.key-store-password``).
-_HANDOFF_BEFORE = r"(?:^|[\s(>*_~\[|\"'`])"
+# Before the word: the start, a space or Markdown (``*Token:*``, ``__Secret__``, ``> password``), not ``-``, ``.``,
+# ``:`` or a word's ``_`` (``Idempotency-Key:``, ``arn:..:secret:name``, ``server.ssl.key-store-password``,
+# ``reason=invalid_password attempts=4``): Markdown's ``_`` opens after a space or the start.
+_HANDOFF_BEFORE = r"(?:^|[\s(>*~\[|\"'`])_*"
 # Between the word and the value: a copula after a few words (``Password for the staging box is``, ``token, new one
 # is``), a separator in Markdown emphasis or an arrow or dash (``*Token:*``, ``→``, ``➡️``, `` — ``), ``to`` after a
 # verb (``changed the root pw to``), a parenthesised qualifier and a colon, an opening parenthesis (``token (..)``),
@@ -768,6 +784,18 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         keep_suffix=True,
         hints=("bearer",),
         trigger=r"(?i:bearer)[ \t]+[A-Za-z0-9\-._~+/]{16}",
+    ),
+    SecretPattern(
+        "basic_credentials_bare",
+        "header",
+        r"(\b(?:Basic|BASIC)[ \t]+)" + _loose_with_digit("[A-Za-z0-9+/]", "[A-Za-z+/]") + "={0,2}",
+        True,
+        "HTTP Basic credentials without their header's name, as access logs write a logged request header (Apache's "
+        "``\"%{Authorization}i\"``, HAProxy's captured ``{Basic ..|..}``, IIS's ``cs(Authorization)``): base64 with a "
+        "digit; Python requires a random run of 16+ (``Basic authentication failed`` stays).",
+        hints=("basic",),
+        verify="random",
+        trigger=r"(?:Basic|BASIC)[ \t]+[A-Za-z0-9+/]{11}",
     ),
     # --- provider tokens that keyword shapes could split -------------------------------------------
     SecretPattern(
@@ -1032,6 +1060,24 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         trigger=r"[?&;](?i:key|code|auth)=",
     ),
     SecretPattern(
+        "query_key_param_first",
+        "keyword",
+        # a query string a log writes without its ``?``: W3C/IIS ``cs-uri-query``, ECS ``url.query``, Sentry's
+        # ``query_string``; the ``&`` of a next parameter says query string (``cache miss key=user:4711`` and an
+        # S3 object's ``key=uploads/2025/..`` stay)
+        r"((?:^|[\s\"'])(?i:key|code|auth)=)"
+        + _loose_with_digit(r"[A-Za-z0-9_\-.~+/%=:]", r"[A-Za-z_\-.~+/%=:]")
+        + r"(&)",
+        True,
+        "The same parameters first in a query string written without its ``?`` (IIS ``GET /callback code=..&state=..``, "
+        "``\"url.query\": \"key=..&alt=json\"``): 11+ characters with a digit before a next parameter; Python requires "
+        "a random shape.",
+        keep_suffix=True,
+        hints=("key=", "code=", "auth="),
+        verify="random",
+        trigger=r"(?:^|[\s\"'])(?i:key|code|auth)=",
+    ),
+    SecretPattern(
         "xml_secret_element",
         "keyword",
         r"(<(?i:[A-Za-z0-9_:\-]*(?:password|passwd|secret|token|api[_\-]?key|access[_\-]?key|secret[_\-]?key))>)"
@@ -1062,29 +1108,36 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "xml_named_string",
         "keyword",
         r"((?:<(?i:key)>[^<\r\n]*(?i:pass(?:word|wd|phrase)?|secret|token|key|credentials?)</(?i:key)>\s*<(?:string|Value)\b[^>\r\n]*>"
-        r"|<string\b[^>\r\n]*\bname=\"[^\"\r\n]*(?i:pass(?:word|wd|phrase)?|secret|token|key|credentials?)\"[^>\r\n]*>))"
-        r"[^<\s\[][^<]*(</(?:string|Value)>)",
+        r"|<(?:string|Data|entry)\b[^>\r\n]*\b(?:[Nn]ame|key)=[\"'][^\"'\r\n]*(?i:pass(?:word|wd|phrase)?|secret|token|key|credentials?)[\"'][^>\r\n]*>))"
+        r"(?:[^<\s\[\-]|-[^<\s])[^<]*(</(?:string|Value|Data|entry)>)",
         True,
         "A secret named by the element before or around it: a property list's ``<key>API_KEY</key><string>...</string>`` "
         "(GoogleService-Info.plist, Info.plist), a KeePass XML export's ``<Key>Password</Key><Value ProtectInMemory=\"True\">"
-        "...</Value>`` and Android resources' ``<string name=\"api_secret\">...</string>``; "
+        "...</Value>``, Android resources' ``<string name=\"api_secret\">...</string>``, a Windows event's "
+        "``<Data Name=\"Password\">...</Data>`` (the XML an event log renders or forwards) and Java's "
+        "``Properties.storeToXML`` ``<entry key=\"db.password\">...</entry>``; "
+        "a lone ``-`` is no value (Windows' empty field); "
         "Python requires a password or random shape (``<key>GCM_SENDER_ID</key>`` and hints stay).",
         keep_suffix=True,
-        hints=("<key>", "<string"),
+        hints=("<key>", "<string", "<data", "<entry"),
         verify="credential",
-        trigger=r"</(?i:key)>\s*<(?:string|Value)\b|<string[ \t][^>\r\n]*name=\"",
+        trigger=r"</(?i:key)>\s*<(?:string|Value)\b|<(?:string|Data|entry)[ \t][^>\r\n]*(?:[Nn]ame|key)=[\"']",
     ),
     SecretPattern(
         "named_value_pair",
         "keyword",
-        rf"({_FIELD_NAME}[A-Za-z0-9_.\- ]*(?i:pass(?:word|wd|phrase)|secret|token|api[_.\- ]?key|credentials?)"
-        rf"{_FIELD_VALUE_INTRO}|{_FIELD_NAME}(?:[A-Za-z0-9_.\- ]*[_.\- ])?(?i:pass|pwd|t?otp){_FIELD_VALUE_INTRO})"
+        # the name and the value member once, around the alternation of names (a smaller program: RE2 reads its
+        # groups with BitState only up to 512 instructions)
+        # a parameter store's path is a name too (``/prod/db/password``)
+        rf"({_FIELD_NAME}(?:[A-Za-z0-9_.\-/ ]*(?i:pass(?:word|wd|phrase)|secret|token|api[_.\- ]?key|credentials?)"
+        rf"|(?:[A-Za-z0-9_.\-/ ]*[_.\-/ ])?(?i:pass|pwd|t?otp)){_FIELD_VALUE_INTRO}{_OTLP_STRING_VALUE})"
         r"[^\s'\"`\\\[{<$%*][^\s'\"\\]*",
         True,
         "A value given as a name/value pair whose name is a secret's: .NET ``<add key=\"ClientSecret\" "
         "value=\"...\"/>``, Kubernetes ``- name: DB_PASSWORD`` / ``value: ...``, an error's ``{\"field\": "
-        "\"dbPassword\", \"value\": \"...\"}``, AndroidManifest ``<meta-data android:name=\"..API_KEY\" android:value=\"...\"/>`` "
-        "(placeholders, references and masks survive).",
+        "\"dbPassword\", \"value\": \"...\"}``, AndroidManifest ``<meta-data android:name=\"..API_KEY\" android:value=\"...\"/>``, "
+        "an OTLP JSON record's ``{\"key\": \"db.password\", \"value\": {\"stringValue\": \"...\"}}``, CloudFormation's "
+        "``{\"ParameterKey\": \"DBPassword\", \"ParameterValue\": \"...\"}`` (placeholders, references and masks survive).",
         hints=("value",),
         trigger=r"(?i:value)\\?[\"']?[ \t]*[:=]",
     ),
@@ -1119,7 +1172,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "keyword_phrase",
         "keyword",
-        r"(\b(?i:[a-z]*token|password|passwd|passcode|secret|(?:api|license|product|activation|access|secret|private|signing|encryption|master)[ _\-]?key|otp|pin"
+        # the word starts a word that is no URL path's segment (``"POST /oauth/token HTTP/1.1"``, ``/reset-password HTTP/1.1``)
+        r"((?:^|[^/A-Za-z0-9_\-])(?:[A-Za-z0-9_]+-)*(?i:[a-z]*token|password|passwd|passcode|secret|(?:api|license|product|activation|access|secret|private|signing|encryption|master)[ _\-]?key|otp|pin"
         r"|(?:verification|reset|login|security|confirmation|one-time|mfa|2fa)[ _\-]?code)[ \t]+(?i:(?:is|was)[ \t]+)?['\"`]?"
         # other scripts: the word, at most one more word (``токен доступа``), an opening quote of any language
         rf"|(?:{_FOREIGN_PHRASE_WORDS})(?:[ \t]+[^\s{_OPEN_QUOTES}]+)?[ \t]*[{_OPEN_QUOTES}])"

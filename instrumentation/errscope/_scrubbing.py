@@ -412,6 +412,9 @@ _YAML_TAG: Final = re.compile(rb"![A-Za-z_][A-Za-z0-9_!]*")
 _NOT_A_VALUE: Final = re.compile(
     rb"(?i:vault:[A-Za-z0-9_\-]+/|ref\+[a-z0-9]+://|op://|(?:awssm|gcpsm|azkv|sops|ssm|secretsmanager)://"
     rb"|arn:aws[a-z\-]*:(?:secretsmanager|ssm|kms):|projects/[^/\s]+/secrets/)[^\s'\"]*"
+    # Vault's audit log writes every secret as its keyed HMAC (``"client_token": "hmac-sha256:<hex>"``): the audit
+    # device's own mask, from which the value cannot be recovered without Vault's salt
+    rb"|hmac-sha[0-9]+:[0-9a-fA-F]{16,}"
     # a file named by a relative or home path (``--from-file=password=./pw.txt``): the value is in the file
     rb"|(?:\.\.?|~)/[^\s'\"]*"
     rb"|[A-Za-z_][A-Za-z0-9_.]*\("

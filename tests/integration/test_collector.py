@@ -93,6 +93,11 @@ def _lines(source: str = "corpus") -> list[tuple[str, dict[str, str]]]:
 
         secrets = [line for line in corpus.held_out("localized_secrets.jsonl.gz") if line["format"] not in twelfth.REGEX_ONLY_GAPS]
         benign = [line for line in corpus.held_out("localized_benign.jsonl.gz") if line["category"] not in twelfth.REGEX_ONLY_ALTERED]
+    elif source == "logformats":  # the thirteenth (log records and event formats), the same way
+        from tests import test_scrub_logformats as thirteenth
+
+        secrets = [line for line in corpus.held_out("logformats_secrets.jsonl.gz") if line["format"] not in thirteenth.REGEX_ONLY_GAPS]
+        benign = [line for line in corpus.held_out("logformats_benign.jsonl.gz") if line["category"] not in thirteenth.REGEX_ONLY_ALTERED]
     else:
         require(corpus.corpus_dir() is not None, "shared corpus not found (../shared/corpus or ERRSCOPE_CORPUS_DIR)")
         secrets, benign = corpus.secrets(), corpus.benign()
@@ -291,7 +296,7 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-@pytest.mark.parametrize("source", ["corpus", "wrapped", "mcpstack", "infra", "polyglot", "dumped", "atrest", "quoted", "localized"])
+@pytest.mark.parametrize("source", ["corpus", "wrapped", "mcpstack", "infra", "polyglot", "dumped", "atrest", "quoted", "localized", "logformats"])
 def test_every_corpus_line_in_every_field(source: str) -> None:
     lines = _lines(source)
     by_id = dict(lines)

@@ -1,0 +1,145 @@
+"""errscope.scrub on a thirteenth held-out set (tests/secret_corpus/logformats.py): credentials as log pipelines
+and event formats carry them. logfmt, Go ``slog``/``zap``/``klog``, hclog, structlog, pino, bunyan, Monolog, Rails
+``Parameters:``, Python logging's ``extra=`` and ``LogRecord`` args, Elixir metadata, Rust ``tracing`` spans and
+JSON, logback/log4j2 MDC and ``contextMap``, Serilog's rendered and compact forms, .NET's JSON console; ECS, GCP
+``jsonPayload``/``httpRequest``, CloudTrail ``requestParameters``, CloudWatch Lambda lines, Azure activity
+``requestbody``, Datadog, Sentry ``extra``/``contexts``/breadcrumbs, Splunk HEC and Elasticsearch ``_source``;
+GELF, RFC 5424 structured data, RFC 3164, CEF, LEEF, Windows event XML; W3C/IIS, Apache, nginx (key=value, JSON,
+error log), HAProxy captured headers, ALB/CloudFront, Envoy; journald export/JSON/verbose, CRI and Docker json-file,
+Fluent Bit/Fluentd, Logstash rubydebug, Loki push, Kubernetes audit events, OTLP JSON attributes, the Collector's
+debug exporter; multi-line records. Benign: the same formats without a credential (trace, span and request ids,
+cursors, fingerprints, hashes, durations, ``token_count=``, ``auth=ok``, ``password_changed=true``, masks, base64
+payloads, ordinary access log lines, sshd's ``Failed password for``, Windows logon events).
+
+Measured once before any fix: recall 203/212 (0.958), 2/150 benign lines altered; the RE2 patterns alone 203/212,
+5/150. The misses were a name/value pair as OTLP JSON (``{"key": "db.password", "value": {"stringValue": ..}}``)
+and CloudFormation (``ParameterKey``/``ParameterValue``) write it, a Windows event's ``<Data Name="Password">``,
+CloudTrail's ``secretString`` and a ``LogRecord``'s positional ``args``; the false positives an access log's
+request line (``"POST /account/reset-password HTTP/1.1"`` read as prose giving the password ``HTTP/1.1``). Fixed by
+kind (README, Scrubbing): 211/212, 0/150; RE2 alone 211/212, 3/150. What is still missed or altered is pinned here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from errscope import scrub
+from tests import corpus
+from tests.secret_corpus import logformats
+
+KNOWN_GAPS = {
+    # ``<LogRecord: .., "login with token %s failed">, args=('<pw>',)``: the value is a positional argument of a
+    # message template; what names it is a word inside the message, ``%s`` placeholders away.
+    "python_logging_extra",
+}
+KNOWN_FALSE_POSITIVES: set[str] = set()
+REGEX_ONLY_GAPS = KNOWN_GAPS
+# ... and alters what only Python's checks spare: a UUID under a key-id name (Serilog's ``TokenId=<uuid>``).
+REGEX_ONLY_ALTERED = {"serilog_dotnet_ordinary"}
+
+
+def _held_out() -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    return corpus.held_out("logformats_secrets.jsonl.gz"), corpus.held_out("logformats_benign.jsonl.gz")
+
+
+def test_files_are_generated() -> None:
+    secrets, benign = logformats.logformats()
+    assert _held_out() == (secrets, benign)
+    assert len(secrets) == 212 and len(benign) == 150
+    assert len({line["format"] for line in secrets}) == 53 and len({line["category"] for line in benign}) == 30
+
+
+def test_logformats_score() -> None:
+    result = corpus.score(scrub, *_held_out())
+    assert {line["format"] for line in result.missed} == KNOWN_GAPS
+    assert {line["category"] for line, _ in result.altered} == KNOWN_FALSE_POSITIVES
+    assert len(result.missed) == 1 and len(result.altered) == 0  # recall 211/212, FP 0/150
+
+
+def test_logformats_regex_only_is_what_the_collector_runs() -> None:
+    result = corpus.score(corpus.regex_only, *_held_out())
+    assert {line["format"] for line in result.missed} == REGEX_ONLY_GAPS
+    assert {line["category"] for line, _ in result.altered} == REGEX_ONLY_ALTERED
+    assert len(result.missed) == 1 and len(result.altered) == 3  # 211/212, 3/150
+
+
+def test_triggers_and_guard_admit_every_match_here() -> None:
+    secrets, benign = _held_out()
+    corpus.assert_rules_admitted(line["text"] for line in secrets + benign)
+
+
+PASSWORD = "FakeMarble#4411tundra"
+TOKEN = "Xq7mB2vLp9Rz4KtW8nYc"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a probe of these kinds in spellings the set does not hold (fixed as rules, not kept as set lines)
+        '{\n    "Name": "prod/db",\n    "SecretString": "%s",\n    "VersionId": "v1"\n}' % PASSWORD,
+        '{"Namespace": "aws:elasticbeanstalk:application:environment", "OptionName": "DB_PASSWORD", "Value": "%s"}' % PASSWORD,
+        '{"ParameterKey": "ApiToken", "ParameterValue": "%s", "UsePreviousValue": false}' % TOKEN,
+        '{\n  "key": "db.password",\n  "value": {\n    "stringValue": "%s"\n  }\n}' % PASSWORD,
+        '{"key":"client_secret","value":{"stringValue":"%s"}}' % TOKEN,
+        "<Data Name='Password'>%s</Data>" % PASSWORD,
+        '{"requestParameters":{"name":"/prod/db/password","type":"SecureString","value":"%s"}}' % PASSWORD,
+        '{\n    "Parameter": {\n        "Name": "/prod/api/token",\n        "Type": "SecureString",\n        "Value": "%s",\n        "Version": 1' % TOKEN,
+        '<entry key="db.password">%s</entry>' % PASSWORD,
+        '10.0.0.1 - - [02/Dec/2025:12:00:01 +0000] "GET /x HTTP/1.1" 401 0 "-" "-" "Basic ZGVwbG95OkZha2VNYXJibGUjNDQxMXR1bmRyYQ=="',
+        '2025-12-02 12:00:01 10.0.0.1 GET /callback code=SplxlOBeZQQYbYS6WxSbIA&state=af0 443 - 203.0.113.9 Mozilla/5.0 - 302 0 0 5',
+        '{"url.query": "key=AIzaSyFakeKey4Xq7mB2vLp9Rz4KtW8nYcFAKE&alt=json"}',
+        'haproxy[9]: 10.0.0.1:51000 [02/Dec/2025:12:00:01 +0000] fe be/s2 1/0/1/9/11 200 301 - - --NI 3/3/0/0/0 0/0 {Basic ZGVwbG95OkZha2VNYXJibGUjNDQxMXR1bmRyYQ==} "GET / HTTP/1.1"',
+    ],
+)
+def test_other_spellings_of_these_kinds(text: str) -> None:
+    out = scrub(text)
+    assert not any(s in out for s in (PASSWORD, TOKEN, "ZGVwbG95", "SplxlOBe", "AIzaSy")), out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '203.0.113.9 - - [02/Dec/2025:12:00:01 +0000] "POST /oauth/token HTTP/1.1" 200 512 "-" "curl/8.5.0"',
+        '10.0.0.1 - - [02/Dec/2025:12:00:01 +0000] "GET /api/v1/token HTTP/2.0" 200 88 "-" "curl/8"',
+        '"POST /account/forgot-password HTTP/1.1" 302',
+        '[2025-12-02T12:00:01.123Z] "POST /v1/secret HTTP/1.1" 201 - 0 12',
+        '2025/12/02 12:00:01 [error] 31#31: *9 request: "POST /oauth2/token HTTP/1.1", host: "id.acme.dev"',
+        '{"ParameterKey": "DBPasswordLength", "ParameterValue": "32"}',
+        '{"OptionName": "PasswordPolicy", "Value": "strict"}',
+        '{"Name": "/prod/db/password_length", "Type": "String", "Value": "32"}',
+        '{"Name": "/prod/db/password", "Type": "SecureString", "Value": "[REDACTED]"}',
+        '{"key":"code.function","value":{"stringValue":"rotate_token"}}',
+        '<Data Name="Password">-</Data>',
+        '<Data Name="TokenElevationType">%%1936</Data>',
+        '<entry key="password.min.length">12</entry>',
+        "tokenString := jwt.SignedString(key)",
+        "Basic authentication failed for user deploy",
+        "level=debug msg=\"cache miss\" key=user:4711:profile ttl=30",
+        "2025-12-02 12:00:01 10.0.0.1 GET /search code=200 443",
+    ],
+)
+def test_look_alikes_of_these_kinds_stay(text: str) -> None:
+    """Request lines that name a token endpoint, settings and ids under these names, and Windows' empty field."""
+    assert scrub(text) == text
+    assert corpus.regex_only(text) == text
+
+
+def test_vault_audit_hmacs_stay() -> None:
+    """Vault's audit device writes every secret as its keyed HMAC: its own mask, kept (Python only: the Collector
+    cannot look at the value's shape under a token key)."""
+    text = ('{"type":"request","auth":{"client_token":"hmac-sha256:5e7f1c2a9b8d4e3f6a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f",'
+            '"accessor":"hmac-sha256:0a1b2c3d4e5f60718293a4b5c6d7e8f9"},"request":{"data":{"password":"hmac-sha256:9c8b7a6f5e4d3c2b1a0f"}}}')
+    assert scrub(text) == text
+
+
+@pytest.mark.xfail(strict=True, reason="a CEF custom string before its label; a Secret Manager payload's \"data\" names nothing")
+@pytest.mark.parametrize(
+    "text",
+    [
+        "CEF:0|Acme|Gw|1.0|100|Login|5|cs1=%s cs1Label=password" % PASSWORD,
+        '{"name": "projects/p/secrets/db/versions/1", "payload": {"data": "%s"}}' % TOKEN,
+    ],
+)
+def test_pinned_gaps_of_these_kinds(text: str) -> None:
+    out = scrub(text)
+    assert PASSWORD not in out and TOKEN not in out
