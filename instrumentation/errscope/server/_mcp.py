@@ -86,8 +86,8 @@ class ErrscopeMiddleware:
         key = (id(connection), type(ctx.request_id), ctx.request_id)
         first = self._in_flight.get(key)
         if first is not None:
-            logging.getLogger(__name__).warning("tools/call id %s sent again while it runs: answered with its outcome",
-                           _request_id(ctx.request_id))
+            logging.getLogger(__name__).warning(
+                "tools/call id %s sent again while it runs: answered with its outcome", _request_id(ctx.request_id))
             await first.done.wait()
             if first.error is not None:
                 raise first.error
