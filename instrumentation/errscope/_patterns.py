@@ -573,7 +573,8 @@ _HANDOFF_BEFORE = r"(?:^|[\s(>*~\[|\"'`])_*"
 # verb (``changed the root pw to``), a parenthesised qualifier and a colon, an opening parenthesis (``token (..)``),
 # a verb of typing (``password, enter ..``), a short word's bare space (``pw ..``, ``pass ..``).
 _HANDOFF_GAP = (
-    r"(?:,?[ \t]+[(A-Za-z0-9_.'\-]+){0,4}?[ \t]+(?i:is|was|are)(?:[ \t]+(?i:now|still|just))?[ \t]*:?[ \t]+"
+    r"(?:,?[ \t]+[(A-Za-z0-9_.'\-]+){0,4}?[ \t]+(?i:is|was|are|became|will[ \t]+be)(?:[ \t]+(?i:now|still|just))?[ \t]*:?[ \t]+"
+    r"|'s[ \t]+(?i:now)[ \t]+"
     r"|[*_]*[ \t]*(?::|->|=>|→|➡️?|—|–|[ \t]-)[ \t]*[*_]*[ \t]*"  # not ``=``: ``key=value`` is the keyword rules'"
     r"|(?:[ \t]+[A-Za-z0-9_.'\-]+){1,4}?[ \t]+=[ \t]+"  # words between: a sentence, not ``key=value``
     r"|(?:[ \t]+(?i:is|was|has[ \t]+been|got))?[ \t]+(?:(?i:set|changed|reset|rotated|updated)[ \t]+)?(?i:to|as)[ \t]+"
@@ -588,6 +589,11 @@ _SEED_CONTEXT = (
     r"|[0-9]{2}[ \t\-](?i:words?)"
 )
 _SEED_WORD = r"(?:[0-9]{1,2}[.)][ \t]*)?[a-z]{3,8}"
+# A dashed key's group (4-6 capitals or digits), one with a digit, one of capitals only: a license key has a digit in some
+# group (``XXXXX-XXXXX-..`` and ``ABCD-EFGH-IJKL`` are formats, not keys).
+_KEY_GROUP = r"[A-Z0-9]{4,6}"
+_KEY_GROUP_LETTERS = r"[A-Z]{4,6}"
+_KEY_GROUP_DIGIT = r"(?:[0-9][A-Z0-9]{3,5}|[A-Z][0-9][A-Z0-9]{2,4}|[A-Z]{2}[0-9][A-Z0-9]{1,3}|[A-Z]{3}[0-9][A-Z0-9]{0,2}|[A-Z]{4}[0-9][A-Z0-9]?|[A-Z]{5}[0-9])"
 _CODE_ITEM = r"[A-Za-z0-9]*[0-9][A-Za-z0-9]*(?:[ \-][A-Za-z0-9]*[0-9][A-Za-z0-9]*)?"
 
 
@@ -945,7 +951,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "prose_seed_phrase",
         "keyword",
-        rf"((?:{_SEED_CONTEXT})(?:[ \t]+[A-Za-z0-9()\-']+){{0,6}}?[ \t]*(?:[:=—–]|[ \t](?i:is|are))\s*)"
+        rf"((?:{_SEED_CONTEXT})(?:[ \t]+[A-Za-z0-9()\-']+){{0,6}}?[ \t]*(?:[:=—–]|[ \t](?i:is|are|was|were))\s*)"
         r"(?:['\"“‘][a-z]{3,12}(?:[ \t\-][a-z]{3,12}){3,}(?:[ \t][0-9]{1,4})?['\"”’]"
         r"|[a-z]{4,12}(?:[ \t\-][a-z]{4,12}){3,}(?:[ \t][0-9]{1,4})?(?m:$)"
         rf"|{_SEED_WORD}(?:\s+{_SEED_WORD}){{11,}})",
@@ -1589,13 +1595,13 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         # the word and something of a gap after it (a separator, a bracket, an arrow, a value with a digit, a copula or
         # ``to`` later on the line): a line that only mentions a token does not run the rule
         trigger=r"(?i:pass(?:word|wd|phrase|code)?|pwd?|psk|pin|secret|token|cred(?:ential)?s?|key)`?(?:[ \t]*[*_]*[ \t]*(?:[:(→➡—–]|[=\-]>)|[ \t]+[^\s]*[0-9]"
-        r"|[^\r\n]*[ \t](?i:is|was|are|to|as|enter|type|paste|=|-)[ \t:])|🔑|🔐",
+        r"|[^\r\n]*[ \t](?i:is|was|are|became|be|now|to|as|enter|type|paste|=|-)[ \t:])|🔑|🔐",
     ),
     SecretPattern(
         "prose_use_value_as",
         "keyword",
         r"(\b(?i:use|paste|enter|type|try)[ \t]+['\"`‘“]?)" + _HV
-        + rf"(['\"`’”]?[ \t]+(?i:as|for)[ \t]+(?:(?i:the|a|an|your|my|our)[ \t]+)?(?:[A-Za-z\-]+[ \t]+){{0,2}}(?i:{_HANDOFF_WORDS})\b)",
+        + rf"(['\"`’”]?[ \t]+(?i:as|for)[ \t]+(?:(?i:the|a|an|your|my|our)[ \t]+)?(?:[A-Za-z\-]+[ \t]+){{0,2}}(?i:{_HANDOFF_WORDS})(?:[ \t]*(?:[^\sA-Za-z0-9]|(?m:$))|[ \t]+(?i:for|to|of|on|in|at|from|with|and|here|now|until|you|we|i|that|which|so|but)\b))",
         True,
         "A value and then what it is for: ``use .. as the token``, ``just use .. for the password``, ``paste .. as "
         "the API key``. A letter and a digit, and Python a password or random shape.",
@@ -1608,15 +1614,15 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "prose_value_is_the",
         "keyword",
         r"((?:^|[\s(>])['\"`‘“]?)" + _HV
-        + rf"(['\"`’”]?[ \t]+(?:(?:-|—|–|←|<-)[ \t]+)?(?i:is|was|that'?s|this[ \t]+is|it'?s)[ \t]+(?i:the|your|my|our)[ \t]+"
-        rf"(?:[A-Za-z\-]+[ \t]+){{0,2}}(?i:{_HANDOFF_WORDS})\b)",
+        + rf"(['\"`’”]?[ \t]+(?:(?:-|—|–|←|<-)[ \t]+)?(?i:is|was|that'?s|this[ \t]+is|it'?s|(?:will|would)[ \t]+be|becomes)[ \t]+(?i:the|your|my|our)[ \t]+"
+        rf"(?:[A-Za-z\-]+[ \t]+){{0,2}}(?i:{_HANDOFF_WORDS})(?:[ \t]*(?:[^\sA-Za-z0-9]|(?m:$))|[ \t]+(?i:for|to|of|on|in|at|from|with|and|here|now|until|you|we|i|that|which|so|but)\b))",
         True,
         "A value named after it: ``.. is the password``, ```..` is the API key for the sandbox``, ``.. ← that's the bot "
         "token``. A letter and a digit, and Python a password or random shape.",
         keep_suffix=True,
         hints=("pass", "pw", "psk", "pin", "secret", "token", "cred", "key"),
         verify="credential",
-        trigger=r"(?i:is|was|s)[ \t]+(?i:the|your|my|our)[ \t]+(?:[A-Za-z\-]+[ \t]+){0,2}(?i:pass|pw|psk|pin|secret|token|cred|key)",
+        trigger=r"(?i:is|was|s|be|becomes)[ \t]+(?i:the|your|my|our)[ \t]+(?:[A-Za-z\-]+[ \t]+){0,2}(?i:pass|pw|psk|pin|secret|token|cred|key)",
     ),
     SecretPattern(
         "prose_user_slash_password",
@@ -1664,16 +1670,16 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "prose_numeric_code",
         "keyword",
         r"(\b(?i:pin|puk|passcode|combo|combination|otp"
-        r"|(?:door|gate|alarm|garage|lockbox|entry|access|security|verification|login|sign-?in|one-time|confirmation|2fa|mfa"
+        r"|(?:door|gate|alarm|garage|lockbox|keypad|safe|locker|entry|access|security|verification|login|sign-?in|one-time|confirmation|2fa|mfa"
         r"|auth|authentication|backup|recovery|dial-in|unlock|puk|pin)[ \t\-]?code|(?:use|enter)[ \t]+(?:the[ \t]+|this[ \t]+)?code)"
-        r"(?:[ \t]+(?i:code|number))?(?:[ \t]+(?i:is|was))?(?:[ \t]*[:=][ \t]*|[ \t]+))[0-9]{4,10}(?:([#\s.,;)])|$)",
+        r"(?:[ \t]+(?i:code|number))?(?:[ \t]+(?i:for[ \t]+(?:the|my|your|our)[ \t]+[A-Za-z\-]+))?(?:[ \t]+(?i:is|was)(?:[ \t]+(?i:now))?)?(?:[ \t]*[:=][ \t]*|[ \t]+))[0-9]{4,10}(?:([#\s.,;)])|$)",
         True,
         "A numeric code in its context: ``alarm PIN: ..``, ``the gate code is ..``, ``lockbox combo ..``, ``PUK ..``, "
         "``Your one-time code: ..``, ``Use code .. to sign in`` (4-10 digits; ``exit code 137`` and ``PIN must be "
         "4-6 digits`` stay).",
         keep_suffix=True,
         hints=("pin", "puk", "code", "combo", "combination", "otp"),
-        trigger=r"(?i:pin|puk|code|combo|combination|otp|number|is|was)[ \t]*[:=]?[ \t]*[0-9][0-9][0-9][0-9]",
+        trigger=r"(?i:pin|puk|code|combo|combination|otp|number|is|was|now)[ \t]*[:=]?[ \t]*[0-9][0-9][0-9][0-9]",
     ),
     SecretPattern(
         "prose_code_is_your",
@@ -1714,7 +1720,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "keyword",
         r"(\b(?i:secret|key|seed|totp|2fa|mfa|license|licence|serial|activation|registration|(?:activate|redeem|register|unlock)[ \t]+(?:with|using))"
         r"(?:[ \t]+[A-Za-z']+){0,4}?(?:[ \t]*(?:[:=—–]|[ \t](?i:is))[ \t]*|[ \t]+))"
-        r"(?:[A-Z2-7]{4}(?:[ ][A-Z2-7]{4}){3,}|[A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){2,7})\b",
+        rf"(?:[A-Z2-7]{{4}}(?:[ ][A-Z2-7]{{4}}){{3,}}|{_KEY_GROUP_DIGIT}(?:-{_KEY_GROUP}){{2,7}}|{_KEY_GROUP_LETTERS}-{_KEY_GROUP_DIGIT}(?:-{_KEY_GROUP}){{1,6}}"
+        rf"|{_KEY_GROUP_LETTERS}(?:-{_KEY_GROUP_LETTERS}){{1,6}}-{_KEY_GROUP_DIGIT}(?:-{_KEY_GROUP}){{0,5}})\b",
         True,
         "A key written in groups after its name: a TOTP secret in base32 fours (``2FA secret for x: ABCD EFGH ..``), a "
         "license or product key in dashed groups (``Activate with XXXXX-XXXXX-..``).",
