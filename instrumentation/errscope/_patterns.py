@@ -576,7 +576,7 @@ _HANDOFF_GAP = (
     r"(?:,?[ \t]+[(A-Za-z0-9_.'\-]+){0,4}?[ \t]+(?i:is|was|are|became|will[ \t]+be)(?:[ \t]+(?i:now|still|just))?[ \t]*:?[ \t]+"
     r"|'s[ \t]+(?i:now)[ \t]+"
     r"|[*_]*[ \t]*(?::|->|=>|→|➡️?|—|–|[ \t]-)[ \t]*[*_]*[ \t]*"  # not ``=``: ``key=value`` is the keyword rules'"
-    r"|(?:[ \t]+[A-Za-z0-9_.'\-]+){1,4}?[ \t]+=[ \t]+"  # words between: a sentence, not ``key=value``
+    r"|(?:[ \t]+[A-Za-z0-9_.'\-]+){1,4}?[ \t]+(?:=|->|=>|→|➡️?)[ \t]+"  # words between: a sentence, not ``key=value``
     r"|(?:[ \t]+(?i:is|was|has[ \t]+been|got))?[ \t]+(?:(?i:set|changed|reset|rotated|updated)[ \t]+)?(?i:to|as)[ \t]+"
     r"|[ \t]*\([A-Za-z \t]+\)[ \t]*:[ \t]*"
     r"|[ \t]*\([ \t]*"
@@ -1595,12 +1595,12 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         # the word and something of a gap after it (a separator, a bracket, an arrow, a value with a digit, a copula or
         # ``to`` later on the line): a line that only mentions a token does not run the rule
         trigger=r"(?i:pass(?:word|wd|phrase|code)?|pwd?|psk|pin|secret|token|cred(?:ential)?s?|key)`?(?:[ \t]*[*_]*[ \t]*(?:[:(→➡—–]|[=\-]>)|[ \t]+[^\s]*[0-9]"
-        r"|[^\r\n]*[ \t](?i:is|was|are|became|be|now|to|as|enter|type|paste|=|-)[ \t:])|🔑|🔐",
+        r"|[^\r\n]*[ \t](?i:is|was|are|became|be|now|to|as|enter|type|paste|=|-|->|=>|→|➡)[ \t:\x{FE0F}])|🔑|🔐",
     ),
     SecretPattern(
         "prose_use_value_as",
         "keyword",
-        r"(\b(?i:use|paste|enter|type|try)[ \t]+['\"`‘“]?)" + _HV
+        r"(\b(?i:use|paste|enter|type|try|with)[ \t]+['\"`‘“]?)" + _HV
         + rf"(['\"`’”]?[ \t]+(?i:as|for)[ \t]+(?:(?i:the|a|an|your|my|our)[ \t]+)?(?:[A-Za-z\-]+[ \t]+){{0,2}}(?i:{_HANDOFF_WORDS})(?:[ \t]*(?:[^\sA-Za-z0-9]|(?m:$))|[ \t]+(?i:for|to|of|on|in|at|from|with|and|here|now|until|you|we|i|that|which|so|but)\b))",
         True,
         "A value and then what it is for: ``use .. as the token``, ``just use .. for the password``, ``paste .. as "

@@ -424,7 +424,7 @@ _NOT_A_VALUE: Final = re.compile(
     rb"|[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][A-Za-z_$]*)+\[?"
 )
 # A constant's or a metavariable's name in capitals stands for the value (``"YOUR_API_KEY"``, ``--token TOKEN``).
-_CONSTANT_NAME: Final = re.compile(rb"[A-Z]+(?:_[A-Z]+)+|[A-Z]{2,10}")
+_CONSTANT_NAME: Final = re.compile(rb"[A-Z]+(?:_[A-Z]+)+|[A-Z]{1,10}")
 _WRAPPED_MASK: Final = re.compile(rb"[A-Za-z_][A-Za-z0-9_:]*(?:<[A-Za-z0-9_:, &']*>)?\([\[*<].*")
 _GENERIC_TYPE: Final = re.compile(rb"[A-Z][A-Za-z0-9_:]*<[A-Za-z0-9_:, &']*")
 _MACHINE_WORD: Final = re.compile(rb"0x[0-9a-fA-F]{1,16}")
@@ -447,7 +447,8 @@ def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
         return _SIZE_AFTER.match(data, secret_end) is not None
     if first == b"0" and _MACHINE_WORD.fullmatch(secret):
         return True
-    if secret.isupper() and _CONSTANT_NAME.fullmatch(secret):
+    # (in a usage line, also before the ``]`` closing an optional argument: ``[--token TOKEN]``, ``-p N``)
+    if secret.isupper() and _CONSTANT_NAME.fullmatch(secret.rstrip(b"]")):
         return True
     # the rest of a separator (Make's ``TOKEN := [REDACTED]``, scrubbed again) and a string literal's closer where a
     # value goes (``password = '''\n'''``)
