@@ -115,6 +115,11 @@ GUARD: Final = (
     # question mark or a comma, a value named after it (``.. as the token``, ``.. is the API key``)
     + "|🔑|🔐|(?i:pw|pwd|combo|combination|puk)[ \t]|(?i:token|key|password|passphrase|pw|secret)[`?,]"
     r"|(?i:as|for|is)[ \t]+(?:[A-Za-z\-]+[ \t]+){0,3}(?i:pass|pw|token|key|secret|cred|psk|pin|code)"
+    # a numeric code told what to do with (``use 480193 to verify``), a seed phrase's other names before a dash, a
+    # contracted copula (``password's now ..``)
+    r"|(?i:use|enter|type|input)[ \t]+[0-9]{4}|(?i:mnemonic|words)[ \t]|(?i:password|pw|token|key|secret)'s[ \t]"
+    r"|[ \t]/[ \t]"  # a user and a password joined by a spaced slash (prose_user_slash_password: ``u/p deploy / ..``)
+    r"|(?i:codes)\r?\n"  # a list of codes under its name on the lines after (``Backup codes`` and one a line)
 )
 """A cheap regex that every match of every pattern also matches (tests prove it on every example
 and corpus line): a separator (also full-width or URL-encoded), a PEM dash run, a run of 15 token characters, an SSN shape, or a
@@ -573,7 +578,7 @@ _HANDOFF_BEFORE = r"(?:^|[\s(>*~\[|\"'`])_*"
 # verb (``changed the root pw to``), a parenthesised qualifier and a colon, an opening parenthesis (``token (..)``),
 # a verb of typing (``password, enter ..``), a short word's bare space (``pw ..``, ``pass ..``).
 _HANDOFF_GAP = (
-    r"(?:,?[ \t]+[(A-Za-z0-9_.'\-]+){0,4}?[ \t]+(?i:is|was|are|became|will[ \t]+be)(?:[ \t]+(?i:now|still|just))?[ \t]*:?[ \t]+"
+    r"(?:,?[ \t]+[(A-Za-z0-9_.'\-]+){0,4}?,?[ \t]+(?i:is|was|are|became|will[ \t]+be|it'?s)(?:[ \t]+(?i:now|still|just))?[ \t]*:?[ \t]+"
     r"|'s[ \t]+(?i:now)[ \t]+"
     r"|[*_]*[ \t]*(?::|->|=>|→|➡️?|—|–|[ \t]-)[ \t]*[*_]*[ \t]*"  # not ``=``: ``key=value`` is the keyword rules'"
     r"|(?:[ \t]+[A-Za-z0-9_.'\-]+){1,4}?[ \t]+(?:=|->|=>|→|➡️?)[ \t]+"  # words between: a sentence, not ``key=value``
@@ -1595,7 +1600,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         # the word and something of a gap after it (a separator, a bracket, an arrow, a value with a digit, a copula or
         # ``to`` later on the line): a line that only mentions a token does not run the rule
         trigger=r"(?i:pass(?:word|wd|phrase|code)?|pwd?|psk|pin|secret|token|cred(?:ential)?s?|key)`?(?:[ \t]*[*_]*[ \t]*(?:[:(→➡—–]|[=\-]>)|[ \t]+[^\s]*[0-9]"
-        r"|[^\r\n]*[ \t](?i:is|was|are|became|be|now|to|as|enter|type|paste|=|-|->|=>|→|➡)[ \t:\x{FE0F}])|🔑|🔐",
+        r"|[^\r\n]*[ \t](?i:is|was|are|became|be|now|it'?s|to|as|enter|type|paste|=|-|->|=>|→|➡)[ \t:\x{FE0F}])|🔑|🔐",
     ),
     SecretPattern(
         "prose_use_value_as",
@@ -1672,14 +1677,14 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"(\b(?i:pin|puk|passcode|combo|combination|otp"
         r"|(?:door|gate|alarm|garage|lockbox|keypad|safe|locker|entry|access|security|verification|login|sign-?in|one-time|confirmation|2fa|mfa"
         r"|auth|authentication|backup|recovery|dial-in|unlock|puk|pin)[ \t\-]?code|(?:use|enter)[ \t]+(?:the[ \t]+|this[ \t]+)?code)"
-        r"(?:[ \t]+(?i:code|number))?(?:[ \t]+(?i:for[ \t]+(?:the|my|your|our)[ \t]+[A-Za-z\-]+))?(?:[ \t]+(?i:is|was)(?:[ \t]+(?i:now))?)?(?:[ \t]*[:=][ \t]*|[ \t]+))[0-9]{4,10}(?:([#\s.,;)])|$)",
+        r"(?:[ \t]+(?i:code|number))?(?:[ \t]+(?i:for[ \t]+(?:the|my|your|our)[ \t]+[A-Za-z\-]+))?(?:[ \t]+(?i:is|was|has[ \t]+been)(?:[ \t]+(?i:now))?)?(?:[ \t]+(?i:set|changed|reset)[ \t]+to)?(?:[ \t]*[:=][ \t]*|[ \t]+))[0-9]{4,10}(?:([#\s.,;)])|$)",
         True,
         "A numeric code in its context: ``alarm PIN: ..``, ``the gate code is ..``, ``lockbox combo ..``, ``PUK ..``, "
         "``Your one-time code: ..``, ``Use code .. to sign in`` (4-10 digits; ``exit code 137`` and ``PIN must be "
         "4-6 digits`` stay).",
         keep_suffix=True,
         hints=("pin", "puk", "code", "combo", "combination", "otp"),
-        trigger=r"(?i:pin|puk|code|combo|combination|otp|number|is|was|now)[ \t]*[:=]?[ \t]*[0-9][0-9][0-9][0-9]",
+        trigger=r"(?i:pin|puk|code|combo|combination|otp|number|is|was|now|to)[ \t]*[:=]?[ \t]*[0-9][0-9][0-9][0-9]",
     ),
     SecretPattern(
         "prose_code_is_your",
@@ -1690,6 +1695,18 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         keep_suffix=True,
         hints=("code", "pin", "otp", "pass"),
         trigger=r"[0-9][ \t]+(?i:is|was)[ \t]+(?i:your|the)[ \t]",
+    ),
+    SecretPattern(
+        "prose_use_code_to",
+        "keyword",
+        r"((?:^|[\s(:])(?i:use|enter|type|input)[ \t]+)[0-9]{4,10}([ \t]+(?i:to)[ \t]+"
+        r"(?i:verify|confirm|sign|log|complete|finish|continue|activate|unlock|authenticate|reset)\b)",
+        True,
+        "A numeric code told what to do with, as SMS and mail send it: ``Use .. to verify your account``, ``Enter .. to "
+        "finish signing in``.",
+        keep_suffix=True,
+        hints=("use", "enter", "type", "input"),
+        trigger=r"(?i:use|enter|type|input)[ \t]+[0-9]{4,10}[ \t]+(?i:to)[ \t]",
     ),
     SecretPattern(
         "prose_table_column",
