@@ -6,7 +6,7 @@ punctuation and word order than the sets hold (``became``, ``will be``, ``'s now
 ``with .. as the password``, ``Use 582913 to verify``, a gate PIN ``changed to``).
 
 Measured before the fixes (commit 73cb9ca): scrub altered 7/155 benign texts and missed 17/82 secrets; the RE2
-patterns alone 22/155 and 17/82. After: scrub 2/155 and 3/82; RE2 alone 8/155 and 3/82. What is still missed or
+patterns alone 22/155 and 17/82. After: scrub 2/155 and 3/82; RE2 alone 6/155 and 3/82. What is still missed or
 altered is pinned below.
 """
 
@@ -265,15 +265,13 @@ SECRETS = [
 # and ``pass token_v2 as ..`` (prose_secret_handoff's bare ``pass ..``: ``pass`` the verb, and RE2 has no lookahead to
 # see the ``as`` that says so).
 ALTERED = {"Use the --token flag to pass credentials to the CLI.", "Could we pass token_v2 as the second argument instead?"}
-# ... and by the RE2 patterns alone, what only Python's checks spare (a path, a capitals metavariable, ``HS256``-like
-# words a password shape check rejects): the Collector redacts these.
+# ... and by the RE2 patterns alone, what only Python's checks spare (a capitals metavariable, a one-letter one, ``RS256``
+# that a password shape check rejects): the Collector redacts these.
 REGEX_ONLY_ALTERED = ALTERED | {
-    "The secret is mounted at /var/run/secrets/app/token.",
     "Use RS256 for the JWT signing key.",
     "Usage: mytool login [--token TOKEN] [--password-stdin]",
     "  --api-key KEY       API key to use (default: $MYTOOL_API_KEY)",
     "  -p, --pass N        number of passes (default: 3)",
-    "The new token endpoint is /oauth2/token.",
 }
 # Missed: ``paste .. into the token field`` (the credential word qualifies another noun, the end of its phrase the
 # value-named-after rules now require), a bare ``Code:`` (error codes are written so), a combination after a joke.

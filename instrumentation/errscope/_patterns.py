@@ -552,7 +552,7 @@ def _kv(name: str, key: str, description: str) -> SecretPattern:
 # A value as people type it in chat, tickets and mail: no space, quote, bracket or list punctuation; not starting
 # like a placeholder or a mask; not ending in sentence punctuation (``Password is x.``); a letter and a digit.
 _HV_CHAR = r"[^\s'\"`<>()\[\]{}|,;\\‘’“”]"
-_HV_FIRST = r"[^\s'\"`<>()\[\]{}|,;\\‘’“”$%*]"
+_HV_FIRST = r"[^\s'\"`<>()\[\]{}|,;\\‘’“”$%*/]"  # not ``/``: a path (``the token endpoint is /oauth2/token``)
 _HV_LAST = r"[^\s'\"`<>()\[\]{}|,;\\‘’“”.:!?]"
 # What follows the value (kept): a space, sentence punctuation, a closing quote or bracket, Markdown, the end; not
 # ``\\`` (an escaped quote inside a quoted value, the keyword rules' to read whole).
@@ -799,14 +799,14 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "basic_credentials_bare",
         "header",
-        r"(\b(?:Basic|BASIC)[ \t]+)" + _loose_with_digit("[A-Za-z0-9+/]", "[A-Za-z+/]") + "={0,2}",
+        r"(\b(?:Basic|BASIC)(?:[ \t]+|\+))" + _loose_with_digit("[A-Za-z0-9+/]", "[A-Za-z+/]") + "={0,2}",
         True,
         "HTTP Basic credentials without their header's name, as access logs write a logged request header (Apache's "
         "``\"%{Authorization}i\"``, HAProxy's captured ``{Basic ..|..}``, IIS's ``cs(Authorization)``): base64 with a "
         "digit; Python requires a random run of 16+ (``Basic authentication failed`` stays).",
         hints=("basic",),
         verify="random",
-        trigger=r"(?:Basic|BASIC)[ \t]+[A-Za-z0-9+/]{11}",
+        trigger=r"(?:Basic|BASIC)(?:[ \t]+|\+)[A-Za-z0-9+/]{11}",
     ),
     # --- provider tokens that keyword shapes could split -------------------------------------------
     SecretPattern(
@@ -1077,7 +1077,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         # ``query_string``; the ``&`` of a next parameter says query string (``cache miss key=user:4711`` and an
         # S3 object's ``key=uploads/2025/..`` stay)
         r"((?:^|[\s\"'])(?i:key|code|auth)=)"
-        + _loose_with_digit(r"[A-Za-z0-9_\-.~+/%=:]", r"[A-Za-z_\-.~+/%=:]")
+        + _loose_with_digit(r"[A-Za-z0-9_\-.~+/%=]", r"[A-Za-z_\-.~+/%=]")  # not ``:``: a cache key (``key=sessions:2024:11&ttl=60``)
         + r"(&)",
         True,
         "The same parameters first in a query string written without its ``?`` (IIS ``GET /callback code=..&state=..``, "
@@ -1662,7 +1662,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "prose_key_random",
         "keyword",
         r"(\b(?i:this|that|the|a|fresh|new)[ \t]+(?i:key|token|secret|code)(?:[ \t]+[A-Za-z']{2,10}){0,3}?[ \t]*:?[ \t]*['\"`]?)"
-        r"[A-Za-z0-9+/=_~]{8}[A-Za-z0-9+/=_\-~]{8,}",
+        r"[A-Za-z0-9+=_~][A-Za-z0-9+/=_~]{7}[A-Za-z0-9+/=_\-~]{8,}",  # not ``/`` first: a path
         True,
         "A random value a few words after ``this key``, ``a token``, ``the secret`` or ``this code``: ``a fresh key for you ..``, "
         "``enter this key instead: ..``, ``try again with this code: ..``. Python: random, and not hex digits and "
