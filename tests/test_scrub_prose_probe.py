@@ -6,7 +6,7 @@ punctuation and word order than the sets hold (``became``, ``will be``, ``'s now
 ``with .. as the password``, ``Use 582913 to verify``, a gate PIN ``changed to``).
 
 Measured before the fixes (commit 73cb9ca): scrub altered 7/155 benign texts and missed 17/82 secrets; the RE2
-patterns alone 22/155 and 17/82. After: scrub 2/155 and 3/82; RE2 alone 6/155 and 3/82. What is still missed or
+patterns alone 22/155 and 17/82. After: scrub 2/155 and 2/82; RE2 alone 6/155 and 2/82. What is still missed or
 altered is pinned below.
 """
 
@@ -273,10 +273,8 @@ REGEX_ONLY_ALTERED = ALTERED | {
     "  --api-key KEY       API key to use (default: $MYTOOL_API_KEY)",
     "  -p, --pass N        number of passes (default: 3)",
 }
-# Missed: ``paste .. into the token field`` (the credential word qualifies another noun, the end of its phrase the
-# value-named-after rules now require), a bare ``Code:`` (error codes are written so), a combination after a joke.
+# Missed: a bare ``Code:`` (error codes are written so) and a combination after a joke.
 MISSED = {
-    "Go ahead and paste Ef7Lq3Vm9Tp2Wk8Rz4Nb6Hc into the token field.",
     "Code: 612094 (valid 5 min)",
     "Safe combination is 4-8-15 (just kidding) it's 31972",
 }

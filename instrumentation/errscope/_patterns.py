@@ -1606,24 +1606,26 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "prose_use_value_as",
         "keyword",
         r"(\b(?i:use|paste|enter|type|try|with)[ \t]+['\"`‘“]?)" + _HV
-        + rf"(['\"`’”]?[ \t]+(?i:as|for)[ \t]+(?:(?i:the|a|an|your|my|our)[ \t]+)?(?:[A-Za-z\-]+[ \t]+){{0,2}}(?i:{_HANDOFF_WORDS})(?:[ \t]*(?:[^\sA-Za-z0-9]|(?m:$))|[ \t]+(?i:for|to|of|on|in|at|from|with|and|here|now|until|you|we|i|that|which|so|but)\b))",
+        + rf"(['\"`’”]?[ \t]+(?i:as|for|into|in)[ \t]+(?:(?i:the|a|an|your|my|our)[ \t]+)?(?:[A-Za-z\-]+[ \t]+){{0,2}}(?i:{_HANDOFF_WORDS})(?:[ \t]*(?:[^\sA-Za-z0-9]|(?m:$))|[ \t]+(?i:for|to|of|on|in|at|from|with|and|here|now|until|you|we|i|that|which|so|but|field|box|input|prompt)\b))",
         True,
         "A value and then what it is for: ``use .. as the token``, ``just use .. for the password``, ``paste .. as "
-        "the API key``. A letter and a digit, and Python a password or random shape.",
+        "the API key``, ``paste .. into the token field``; the credential's word ends its noun phrase (``use HS256 as the token "
+        "signing algorithm`` stays). A letter and a digit, and Python a password or random shape.",
         keep_suffix=True,
         hints=("pass", "pw", "psk", "pin", "secret", "token", "cred", "key"),
         verify="credential",
-        trigger=r"(?i:as|for)[ \t]+(?:[A-Za-z\-]+[ \t]+){0,3}(?i:pass|pw|psk|pin|secret|token|cred|key)",
+        trigger=r"(?i:as|for|into|in)[ \t]+(?:[A-Za-z\-]+[ \t]+){0,3}(?i:pass|pw|psk|pin|secret|token|cred|key)",
     ),
     SecretPattern(
         "prose_value_is_the",
         "keyword",
         r"((?:^|[\s(>])['\"`‘“]?)" + _HV
         + rf"(['\"`’”]?[ \t]+(?:(?:-|—|–|←|<-)[ \t]+)?(?i:is|was|that'?s|this[ \t]+is|it'?s|(?:will|would)[ \t]+be|becomes)[ \t]+(?i:the|your|my|our)[ \t]+"
-        rf"(?:[A-Za-z\-]+[ \t]+){{0,2}}(?i:{_HANDOFF_WORDS})(?:[ \t]*(?:[^\sA-Za-z0-9]|(?m:$))|[ \t]+(?i:for|to|of|on|in|at|from|with|and|here|now|until|you|we|i|that|which|so|but)\b))",
+        rf"(?:[A-Za-z\-]+[ \t]+){{0,2}}(?i:{_HANDOFF_WORDS})(?:[ \t]*(?:[^\sA-Za-z0-9]|(?m:$))|[ \t]+(?i:for|to|of|on|in|at|from|with|and|here|now|until|you|we|i|that|which|so|but|field|box|input|prompt)\b))",
         True,
         "A value named after it: ``.. is the password``, ```..` is the API key for the sandbox``, ``.. ← that's the bot "
-        "token``. A letter and a digit, and Python a password or random shape.",
+        "token``; the credential's word ends its noun phrase (``Argon2id is the password hashing algorithm`` stays). A letter "
+        "and a digit, and Python a password or random shape.",
         keep_suffix=True,
         hints=("pass", "pw", "psk", "pin", "secret", "token", "cred", "key"),
         verify="credential",
