@@ -2011,6 +2011,12 @@ def _exit_status(exc: BaseException) -> int | None:
 _SHELL_COULD_NOT_RUN: Final = frozenset({126, 127})
 
 
+# A line a program wrote beside its failure that is no failure: a warning, a hint or a note (git's "warning:" and
+# "hint:", npm's "npm WARN", Python's "DeprecationWarning: ..."): the program went on after it, so it names nothing
+# that failed ("warning: could not connect to the cache" before an exit for another reason).
+_ADVICE_LINE: Final = re.compile(r"(?im)^[ \t]*(?:(?:warning|hint|note|[\w.]*warning):|npm warn\b)[^\n]*\n?")
+
+
 def _program_failure(exc: BaseException) -> Classification | None:
     """A program the tool ran that exited with an error status: ``subprocess.CalledProcessError`` (``check=True``
     with the output captured), GitPython's ``GitCommandError`` (the git the official MCP git server drives), sh's
@@ -2029,7 +2035,10 @@ def _program_failure(exc: BaseException) -> Classification | None:
     """
     if _exit_status(exc) in _SHELL_COULD_NOT_RUN:
         return Classification(FailureClass.UPSTREAM_UNAVAILABLE, side_effect_possible=False)
-    for text in _program_output(exc):
+    for output in _program_output(exc):
+        text = _ADVICE_LINE.sub("", output)
+        if not text.strip():
+            continue
         failure_class = classify_text(text)
         if failure_class is FailureClass.UNKNOWN:
             continue
@@ -2809,6 +2818,9 @@ def _held_failure(exc: BaseException) -> BaseException | None:
     ``done``), counts; the last such local wins (the most recent failure in a loop), and in a collection its first
     failure.
     """
+    if isinstance(exc, _PROGRAMMING_ERRORS):
+        # the tool's own bug (a typo, a wrong type) is no report of what it held: it stays unknown, its own gap
+        return None
     tb = exc.__traceback__
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
