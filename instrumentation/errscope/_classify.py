@@ -1985,13 +1985,18 @@ _QUOTED_URL: Final = re.compile(r"""['"](https?://[^'"\s]+)['"]""")
 
 
 def _program_output(exc: BaseException) -> list[str]:
-    """What the failed program wrote, stderr first: on the exception, or on the result it carries (invoke)."""
+    """What the failed program wrote, stderr first: on the exception, or on the result it carries (invoke). Of its
+    standard output only the last line: the rest is the program's data (a diff's lines, a test run's names and numbers,
+    POSIX keeps diagnostics for stderr), its last line the verdict some programs print there (git's "nothing to
+    commit, working tree clean")."""
     texts = []
     for owner in (exc, _attribute(exc, "result")):
         for name in ("stderr", "stdout", "output"):
             value = _attribute(owner, name) if owner is not None else None
             if isinstance(value, bytes):
                 value = value.decode("utf-8", "replace")
+            if isinstance(value, str) and name != "stderr":
+                value = next((line for line in reversed(value.splitlines()) if line.strip()), "")
             if isinstance(value, str) and value.strip() and value not in texts:
                 texts.append(value)
     return texts

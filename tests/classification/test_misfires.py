@@ -196,6 +196,31 @@ def test_a_programs_warnings_name_nothing(run: Callable[[list[str]], Any], scrip
     assert result.failure_class is failure_class, result
 
 
+@pytest.mark.parametrize("run", RUNNERS)
+@pytest.mark.parametrize(("script", "failure_class"), [
+    # a test run's output on stdout names tests and numbers, not what failed upstream
+    ("echo 'FAILED tests/test_api.py::test_rate_limit - AssertionError: assert 200 == 429'; "
+     "echo 'FAILED tests/test_api.py::test_missing_user - assert 404 == 200'; echo '2 failed, 20 passed in 0.51s'; exit 1",
+     C.UNKNOWN),
+    # a report the program prints before its verdict: only the verdict, its last line, is read
+    ("echo 'mirror-a: connection refused'; echo 'mirror-b: ok'; echo 'checksum mismatch in 1 file'; exit 1",
+     C.UNKNOWN),
+    ("echo 'On branch main'; echo 'nothing to commit, working tree clean'; exit 1", C.INVALID_INPUT),
+])
+def test_a_programs_stdout_is_its_data_but_its_last_line(run: Callable[[list[str]], Any], script: str,
+                                                          failure_class: C) -> None:
+    result = __import__("errscope").classify(raised(lambda: run(["sh", "-c", script])))
+    assert result.failure_class is failure_class, result
+
+
+@pytest.mark.xfail(strict=True, reason="diff's exit 1 means the files differ (POSIX), not a failure; its last line is "
+                                       "a changed line of the files, read as the program's verdict")
+def test_diff_that_found_differences(tmp_path: Path) -> None:
+    (tmp_path / "a.conf").write_text("timeout = 30\n")
+    (tmp_path / "b.conf").write_text("timeout = 60\n# hosts that are not found are skipped\n")
+    check(raised(lambda: _subprocess(["diff", str(tmp_path / "a.conf"), str(tmp_path / "b.conf")])), C.UNKNOWN, None)
+
+
 def _repo(tmp_path: Path) -> Path:
     subprocess.run(["git", "init", "-q", "-b", "main", str(tmp_path)], check=True, env=ENV)
     subprocess.run(["git", "-C", str(tmp_path), "-c", "user.name=a", "-c", "user.email=a@example.com", "commit",
