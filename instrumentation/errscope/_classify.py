@@ -2018,8 +2018,12 @@ _SHELL_COULD_NOT_RUN: Final = frozenset({126, 127})
 
 # A line a program wrote beside its failure that is no failure: a warning, a hint or a note (git's "warning:" and
 # "hint:", npm's "npm WARN", Python's "DeprecationWarning: ..."): the program went on after it, so it names nothing
-# that failed ("warning: could not connect to the cache" before an exit for another reason).
-_ADVICE_LINE: Final = re.compile(r"(?im)^[ \t]*(?:(?:warning|hint|note|[\w.]*warning):|npm warn\b)[^\n]*\n?")
+# that failed ("warning: could not connect to the cache" before an exit for another reason). Kept when it says the
+# program retried: that failure, repeated until the retries ran out, is what ended it (pip's "WARNING: Retrying (...)
+# after connection broken by ...: Connection refused" before "ERROR: Could not find a version", curl's "Warning:
+# Problem : timeout. Will retry in 1 seconds", npm's "npm WARN retry").
+_ADVICE_LINE: Final = re.compile(
+    r"(?im)^[ \t]*(?:(?:warning|hint|note|[\w.]*warning):|npm warn\b)(?![^\n]*\bretr(?:y|ying|ies|ied)\b)[^\n]*\n?")
 
 
 def _program_failure(exc: BaseException) -> Classification | None:

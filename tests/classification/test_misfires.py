@@ -221,6 +221,18 @@ def test_diff_that_found_differences(tmp_path: Path) -> None:
     check(raised(lambda: _subprocess(["diff", str(tmp_path / "a.conf"), str(tmp_path / "b.conf")])), C.UNKNOWN, None)
 
 
+def test_pip_retry_warnings_name_the_cause(tmp_path: Path) -> None:
+    """Guard: pip's "WARNING: Retrying (...) after connection broken by ...: Connection refused" before its "ERROR:
+    Could not find a version": the retried failure ended the program (an index not reached), so a warning that says
+    it retried is read."""
+    argv = [sys.executable, "-m", "pip", "download", "--no-cache-dir", "--isolated",
+            "-d", str(tmp_path), "--index-url", f"http://127.0.0.1:{closed_port()}/simple", "--retries", "1",
+            "--no-deps", "requests"]
+    exc = raised(lambda: subprocess.run(argv, check=True, capture_output=True, env={**ENV, "PIP_FIND_LINKS": ""}))
+    assert b"Retrying" in exc.stderr, exc.stderr
+    assert __import__("errscope").classify(exc).failure_class is C.UPSTREAM_UNAVAILABLE
+
+
 def _repo(tmp_path: Path) -> Path:
     subprocess.run(["git", "init", "-q", "-b", "main", str(tmp_path)], check=True, env=ENV)
     subprocess.run(["git", "-C", str(tmp_path), "-c", "user.name=a", "-c", "user.email=a@example.com", "commit",
