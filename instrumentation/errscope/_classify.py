@@ -1985,13 +1985,18 @@ _QUOTED_URL: Final = re.compile(r"""['"](https?://[^'"\s]+)['"]""")
 
 
 def _program_output(exc: BaseException) -> list[str]:
-    """What the failed program wrote, stderr first: on the exception, or on the result it carries (invoke)."""
+    """What the failed program wrote, stderr first: on the exception, or on the result it carries (invoke). Of its
+    standard output only the last line: the rest is the program's data (a diff's lines, a test run's names and numbers,
+    POSIX keeps diagnostics for stderr), its last line the verdict some programs print there (git's "nothing to
+    commit, working tree clean")."""
     texts = []
     for owner in (exc, _attribute(exc, "result")):
         for name in ("stderr", "stdout", "output"):
             value = _attribute(owner, name) if owner is not None else None
             if isinstance(value, bytes):
                 value = value.decode("utf-8", "replace")
+            if isinstance(value, str) and name != "stderr":
+                value = next((line for line in reversed(value.splitlines()) if line.strip()), "")
             if isinstance(value, str) and value.strip() and value not in texts:
                 texts.append(value)
     return texts
@@ -2009,6 +2014,16 @@ def _exit_status(exc: BaseException) -> int | None:
 # A shell's own statuses for a command it could not run (POSIX "Shell Command Language" §2.8.2: 127 not found,
 # 126 found but not executable): the program never started, as a FileNotFoundError out of subprocess.
 _SHELL_COULD_NOT_RUN: Final = frozenset({126, 127})
+
+
+# A line a program wrote beside its failure that is no failure: a warning, a hint or a note (git's "warning:" and
+# "hint:", npm's "npm WARN", Python's "DeprecationWarning: ..."): the program went on after it, so it names nothing
+# that failed ("warning: could not connect to the cache" before an exit for another reason). Kept when it says the
+# program retried: that failure, repeated until the retries ran out, is what ended it (pip's "WARNING: Retrying (...)
+# after connection broken by ...: Connection refused" before "ERROR: Could not find a version", curl's "Warning:
+# Problem : timeout. Will retry in 1 seconds", npm's "npm WARN retry").
+_ADVICE_LINE: Final = re.compile(
+    r"(?im)^[ \t]*(?:(?:warning|hint|note|[\w.]*warning):|npm warn\b)(?![^\n]*\bretr(?:y|ying|ies|ied)\b)[^\n]*\n?")
 
 
 def _program_failure(exc: BaseException) -> Classification | None:
@@ -2029,7 +2044,10 @@ def _program_failure(exc: BaseException) -> Classification | None:
     """
     if _exit_status(exc) in _SHELL_COULD_NOT_RUN:
         return Classification(FailureClass.UPSTREAM_UNAVAILABLE, side_effect_possible=False)
-    for text in _program_output(exc):
+    for output in _program_output(exc):
+        text = _ADVICE_LINE.sub("", output)
+        if not text.strip():
+            continue
         failure_class = classify_text(text)
         if failure_class is FailureClass.UNKNOWN:
             continue
@@ -2809,6 +2827,9 @@ def _held_failure(exc: BaseException) -> BaseException | None:
     ``done``), counts; the last such local wins (the most recent failure in a loop), and in a collection its first
     failure.
     """
+    if isinstance(exc, _PROGRAMMING_ERRORS):
+        # the tool's own bug (a typo, a wrong type) is no report of what it held: it stays unknown, its own gap
+        return None
     tb = exc.__traceback__
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next

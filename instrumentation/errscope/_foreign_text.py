@@ -249,7 +249,9 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
         # a usage quota spent (Google's dailyLimitExceeded read as a rate limit): OpenAI's "You exceeded your current
         # quota", Anthropic's "reached your specified API usage limits", Tavily's 432/433 "exceeds your plan's set
         # usage limit" / "exceeds the pay-as-you-go limit"
-        r"\bexceeded your (?:current )?quota\b|\busage limits?\b|\bpay-as-you-go limit\b", re.I)),
+        # (the limit reached or exceeded, not a usage limit named: "Quota usage: 12% of monthly usage limits")
+        r"\bexceeded your (?:current )?quota\b|\b(?:reached|exceed(?:ed|s|ing)?|hit) (?:[\w'-]+ ){0,4}usage limits?\b|"
+        r"\busage limits? (?:has been |have been |was |is )?(?:reached|exceeded|hit)\b|\bpay-as-you-go limit\b", re.I)),
     (
         FailureClass.PERMISSION_DENIED,
         re.compile(
