@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from errscope._classify import explain, walk
+from errscope._foreign_text import without_page
 from errscope._scrubbing import scrub
 
 __all__ = ["RootCause", "describe", "stack_trace", "upstream_said"]
@@ -187,17 +188,14 @@ def _fingerprint(type_name: str, chain: list[BaseException]) -> str:
 def upstream_said(exc: BaseException) -> str | None:
     """What the upstream answered, for the failure's log record: the error response an exception of the chain
     carries (``response``: httpx's and the SDK's ``httpx2`` ``HTTPStatusError``, requests' ``HTTPError``; aiohttp's
-    ``ClientResponseError`` holds status and headers itself, its body already released), its status 400 or above, as its telling headers (:data:`_SAID_HEADERS`) and its body, an HTML page reduced to its
-    headline. Unscrubbed (the log record scrubs it whole, then cuts it); ``None`` when no exception carries a
+    ``ClientResponseError`` holds status and headers itself, its body already released), its status 400 or above,
+    as its telling headers (:data:`_SAID_HEADERS`) and its body, an HTML page reduced to its headline. Unscrubbed (the log record scrubs it whole, then cuts it); ``None`` when no exception carries a
     response whose body was already read (a streamed body is never read here). Never raises.
 
     ``str(exc)`` of these exceptions names only the status and the URL: whether a 401 was an expired token or a
     missing scope (``WWW-Authenticate: Bearer error="invalid_token"``), or whether a 503 came from a gateway's page
     or from the service, is only in the response.
     """
-    from errscope._classify import walk
-    from errscope._foreign_text import without_page
-
     try:
         for current in walk(exc):
             response = getattr(current, "response", None)

@@ -26,8 +26,8 @@ JSON-RPC code or ``isError``.
 from __future__ import annotations
 
 import asyncio
-import re
 import functools
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
