@@ -57,9 +57,10 @@ _OUTPUT_CHECK: Final = FuncMetadata.convert_result.__code__
 
 @dataclasses.dataclass
 class _InFlight:
-    """A ``tools/call`` being served on a connection, and its outcome once it has one."""
+    """A ``tools/call`` being served on a connection, and its outcome once it has one; ``done`` is made only when
+    the same id arrives again (the success path of every call makes no event)."""
 
-    done: anyio.Event = dataclasses.field(default_factory=anyio.Event)
+    done: anyio.Event | None = None
     result: HandlerResult = None
     error: BaseException | None = None
 
@@ -88,6 +89,8 @@ class ErrscopeMiddleware:
         if first is not None:
             logging.getLogger(__name__).warning(
                 "tools/call id %s sent again while it runs: answered with its outcome", _request_id(ctx.request_id))
+            if first.done is None:
+                first.done = anyio.Event()
             await first.done.wait()
             if first.error is not None:
                 raise first.error
@@ -101,7 +104,8 @@ class ErrscopeMiddleware:
             raise
         finally:
             del self._in_flight[key]
-            entry.done.set()
+            if entry.done is not None:
+                entry.done.set()
 
     async def _serve(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if ctx.request_id is None:  # notifications carry no outcome of their own
