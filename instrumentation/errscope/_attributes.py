@@ -41,6 +41,7 @@ __all__ = [
     "ERRSCOPE_FAILURE_CLASS",
     "ERRSCOPE_FAILURE_DETAIL",
     "ERRSCOPE_FAILURE_REASON",
+    "ERRSCOPE_FINISHED_AFTER_CANCEL",
     "ERRSCOPE_IDEMPOTENCY_KEY_HASH",
     "ERRSCOPE_MODEL_TEXT",
     "ERRSCOPE_IDEMPOTENT_REPLAY",
@@ -140,6 +141,8 @@ ERRSCOPE_RETRY_STOP_REASON: Final = "errscope.retry.stop_reason"
 """Client, on the ``errscope.client`` record of a failed call whose class the policy retries: why no further attempt
 went (a closed set, :data:`errscope.client._retry.STOP_REASONS`): ``not_safe_to_repeat``, ``retry_after_too_long``,
 ``attempts_exhausted``, ``circuit_open``, ``retries_off``. Log record only."""
+ERRSCOPE_FINISHED_AFTER_CANCEL: Final = "errscope.finished_after_cancel"
+"""Server span event: the request was cancelled, yet the tool ran to its end (``errscope.outcome`` says how)."""
 ERRSCOPE_PROGRESS_NOTIFICATIONS: Final = "errscope.progress_notifications"
 """Client span: progress notifications for the attempt that restarted its idle timer (int)."""
 ERRSCOPE_LATE_RESPONSE_ELAPSED: Final = "errscope.late_response.elapsed"

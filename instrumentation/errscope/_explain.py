@@ -289,7 +289,7 @@ def render(chain: Chain) -> str:
                 message = event.get(EXCEPTION_MESSAGE)
                 lines.append(f"   root cause {event.get(EXCEPTION_TYPE)}" + (f": {_fmt(message)}" if message else ""))
                 lines.append(f"   fingerprint {span.get(attr.ERRSCOPE_ERROR_FINGERPRINT, '-')}")
-            elif name == "errscope.finished_after_cancel":
+            elif name == attr.ERRSCOPE_FINISHED_AFTER_CANCEL:
                 ended = event.get(attr.ERRSCOPE_OUTCOME)
                 lines.append("   the tool ran to its end after the cancel" + (
                     ": it returned, so its effect happened and the answer was dropped" if ended == "ok"

@@ -180,7 +180,8 @@ class ServerTelemetry:
             span.update_name(f"{attributes[attr.MCP_METHOD_NAME]} {call.tool}")
         if call is not None and call.finished_after_cancel is not None:
             # The cancel came first, but the handler ran to its end: with "ok" the effect happened (answer dropped).
-            span.add_event(FINISHED_AFTER_CANCEL, {attr.ERRSCOPE_OUTCOME: call.finished_after_cancel.value})
+            span.add_event(attr.ERRSCOPE_FINISHED_AFTER_CANCEL,
+                           {attr.ERRSCOPE_OUTCOME: call.finished_after_cancel.value})
         if call is not None and call.channel is not None and call.classification is not None:
             caller_mistake = call.channel is Channel.PROTOCOL and call.error_code in CALLER_MISTAKES
             if not caller_mistake:
@@ -207,8 +208,6 @@ class ServerTelemetry:
                     _log_failure(call, attributes, root, level)
 
 
-FINISHED_AFTER_CANCEL: Final = "errscope.finished_after_cancel"
-"""Server span event: the request was cancelled, yet the tool ran to its end (``errscope.outcome`` says how)."""
 
 
 def content_attribute(value: Any) -> str:
