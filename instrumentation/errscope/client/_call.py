@@ -20,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND, REQUEST_TIMEOUT, URL_ELICITATION_REQUIRED, CallToolResult
@@ -59,7 +59,10 @@ from errscope.client._telemetry import caller_parent, trace_meta
 from errscope.client._wire import CURRENT_ATTEMPT, WireAttempt
 
 if TYPE_CHECKING:
-    from errscope.client._client import ToolClient
+    from errscope.client._breaker import CircuitBreaker
+    from errscope.client._catalog import ToolCatalog
+    from errscope.client._connection import ServerConnection, Target
+    from errscope.client._telemetry import ClientTelemetry
 
 __all__ = ["LogicalCall", "ProgressFn"]
 
@@ -116,11 +119,26 @@ def _answer_that_stands(answer: dict[str, Any]) -> CallToolResult | None:
         return None
 
 
+class CallOwner(Protocol):
+    """What a call reads from the ``ToolClient`` that made it: its server's state and the client's settings."""
+
+    target: Target
+    connection: ServerConnection
+    catalog: ToolCatalog
+    breaker: CircuitBreaker
+    telemetry: ClientTelemetry
+    idempotency_meta_key: str
+    baggage_allow: frozenset[str]
+    late_response_grace: float
+    """Seconds a timed-out call's span stays open for a late answer."""
+    max_model_text: int
+
+
 @dataclass(slots=True, eq=False)
 class LogicalCall:
     """What every attempt of one ``call_tool`` shares: the tool, arguments, key, and the trail."""
 
-    owner: ToolClient
+    owner: CallOwner
     tool: str
     arguments: dict[str, Any]
     key: str | None
