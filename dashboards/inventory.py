@@ -113,7 +113,8 @@ def all_queries() -> list[Query]:
 
 
 def concrete(text: str, variables: Mapping[str, str]) -> str:
-    """Replace Grafana macros and ``$var`` / ``${var}`` dashboard variables with concrete values.
+    """Replace Grafana macros and ``$var`` / ``${var}`` / ``${var:regex}`` dashboard variables with concrete values
+    (``regex``: escaped as Grafana's regex format escapes a value).
 
     Args:
         text: a query as stored in a generated file.
@@ -123,5 +124,7 @@ def concrete(text: str, variables: Mapping[str, str]) -> str:
     for macro, value in GRAFANA_MACROS.items():
         text = text.replace(macro, value)
     for name in sorted(variables, key=len, reverse=True):
+        regex = re.sub(r"[\\^$*+?.()|[\]{}/]", lambda m: "\\" + m.group(), variables[name])
+        text = text.replace("${" + name + ":regex}", regex)
         text = text.replace("${" + name + "}", variables[name]).replace("$" + name, variables[name])
     return text

@@ -53,6 +53,12 @@ _TRACE_LINK = (
 )
 
 
+REF_MATCH = '=~ "(?i)^${ref:regex}$"'
+"""How every query matches the ref a user quoted: in any case (a ref read back or typed from a screenshot comes as
+"err-7k3m9qxz" as often as upper case), with what was pasted escaped by Grafana's ``regex`` variable format (Grafana
+docs, "Variable syntax", advanced formatting). TraceQL's and LogQL's ``=~`` are Go's RE2, where ``(?i)`` holds."""
+
+
 def span(attribute: str) -> str:
     """TraceQL span-scoped attribute reference (dots are kept)."""
     return f"span.{attribute}"
@@ -130,7 +136,7 @@ def build() -> db.Dashboard:
         span(attrs.ERRSCOPE_ERROR_FINGERPRINT),
         "span:statusMessage",
     )
-    by_ref = f'{{ {span(attrs.ERRSCOPE_ERROR_REF)} = "$ref" }}'
+    by_ref = f"{{ {span(attrs.ERRSCOPE_ERROR_REF)} {REF_MATCH} }}"
     service_filter = f'{resource(SERVICE_NAME)} =~ "$service"'
 
     panels = [
@@ -165,7 +171,7 @@ def build() -> db.Dashboard:
             loki_table_query(
                 f"sum by ({LOKI_SERVICE_LABEL}, {loki_key(attrs.ERRSCOPE_MODEL_TEXT)}, "
                 f"{loki_key(attrs.ERRSCOPE_RETRY_STOP_REASON)}) (count_over_time("
-                f'{{{LOKI_SERVICE_LABEL}=~".+"}} | {loki_key(attrs.ERRSCOPE_ERROR_REF)} = "$ref" '
+                f'{{{LOKI_SERVICE_LABEL}=~".+"}} | {loki_key(attrs.ERRSCOPE_ERROR_REF)} {REF_MATCH} '
                 f'| {loki_key(attrs.ERRSCOPE_MODEL_TEXT)} != "" [$__range]))'
             ),
             grid.place(24, 4),
@@ -222,7 +228,7 @@ def build() -> db.Dashboard:
                 f"sum by ({loki_key(EXCEPTION_TYPE)}, {loki_key(EXCEPTION_MESSAGE)}, "
                 f"{loki_key(attrs.ERRSCOPE_UPSTREAM_MESSAGE)}, "
                 f"{loki_key(attrs.ERRSCOPE_ERROR_FINGERPRINT)}) (count_over_time("
-                f'{{{LOKI_SERVICE_LABEL}=~"$service"}} | {loki_key(attrs.ERRSCOPE_ERROR_REF)} = "$ref" [$__range]))'
+                f'{{{LOKI_SERVICE_LABEL}=~"$service"}} | {loki_key(attrs.ERRSCOPE_ERROR_REF)} {REF_MATCH} [$__range]))'
             ),
             grid.place(24, 5),
             LOKI,
@@ -242,7 +248,7 @@ def build() -> db.Dashboard:
             [
                 loki_query(f'{{{LOKI_SERVICE_LABEL}=~"$service"}} | {LOKI_TRACE_ID} = "$trace_id"', ref="A"),
                 loki_query(
-                    f'{{{LOKI_SERVICE_LABEL}=~"$service"}} | {loki_key(attrs.ERRSCOPE_ERROR_REF)} = "$ref"', ref="B"
+                    f'{{{LOKI_SERVICE_LABEL}=~"$service"}} | {loki_key(attrs.ERRSCOPE_ERROR_REF)} {REF_MATCH}', ref="B"
                 ),
             ],
             grid.place(24, 10),

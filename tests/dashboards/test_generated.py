@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 from itertools import combinations
 from pathlib import Path
 
 import pytest
+import re2
 
 from dashboards import generate
+from dashboards.inventory import all_queries, concrete
 from dashboards.names import DS_LOKI, DS_PROMETHEUS, DS_TEMPO, FOLDER_UID, OVERVIEW_UID, TRIAGE_UID
 
 DASHBOARD_FILES = sorted((generate.GRAFANA_DIR / "dashboards").glob("*.json"))
@@ -141,7 +144,7 @@ class TestTriageContent:
         (target,) = panel["targets"]
         assert target["datasource"]["type"] == "loki"
         for key in ("exception_type", "exception_message", "errscope_upstream_message", "errscope_error_fingerprint",
-                    'errscope_error_ref = "$ref"'):
+                    'errscope_error_ref =~ "(?i)^${ref:regex}$"'):
             assert key in target["expr"]
 
     def test_what_the_model_saw_says_why_no_retry(self) -> None:
@@ -151,7 +154,7 @@ class TestTriageContent:
         (panel,) = [p for p in model["panels"] if p["title"] == "What the model saw for $ref"]
         (target,) = panel["targets"]
         assert "errscope_model_text" in target["expr"] and "errscope_retry_stop_reason" in target["expr"]
-        assert 'errscope_error_ref = "$ref"' in target["expr"]
+        assert 'errscope_error_ref =~ "(?i)^${ref:regex}$"' in target["expr"]
 
     def test_has_a_trace_view_and_logs_for_it(self) -> None:
         """A traces panel shows $trace_id and a logs panel queries Loki by that trace id."""
@@ -164,4 +167,16 @@ class TestTriageContent:
         """The failing-descendants panel finds upstream spans below the tool span with `>>`."""
         model = _load(generate.GRAFANA_DIR / "dashboards" / "errscope-triage.json")
         queries = [t["query"] for p in model["panels"] for t in p.get("targets", []) if "query" in t]
-        assert any('{ span.errscope.error_ref = "$ref" } >> {' in q for q in queries)
+        assert any('{ span.errscope.error_ref =~ "(?i)^${ref:regex}$" } >> {' in q for q in queries)
+
+    @pytest.mark.parametrize("typed", ["ERR-7K3M9QXZ", "err-7k3m9qxz", "Err-7k3M9qxz"])
+    def test_the_ref_matches_as_typed(self, typed: str) -> None:
+        """Every triage query that selects by the ref finds the span or record of ERR-7K3M9QXZ however its letters
+        were typed, and no other ref: the query's regex, with Grafana's regex escaping, run by RE2 (Tempo's and Loki's
+        engine)."""
+        queries = [q.text for q in all_queries() if "${ref:regex}" in q.text]
+        assert len(queries) == 5
+        for query in queries:
+            (pattern,) = re.findall(r'error_ref =~ "([^"]*)"', concrete(query, {"ref": typed}))
+            assert re2.fullmatch(pattern, "ERR-7K3M9QXZ"), query
+            assert not re2.fullmatch(pattern, "ERR-7K3M9QXZA") and not re2.fullmatch(pattern, "ERR-7K3M9QX"), query
