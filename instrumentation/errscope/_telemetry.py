@@ -208,8 +208,6 @@ class ServerTelemetry:
                     _log_failure(call, attributes, root, level)
 
 
-
-
 def content_attribute(value: Any) -> str:
     """Tool arguments or a result as a scrubbed, bounded JSON string for opt-in content capture.
 
