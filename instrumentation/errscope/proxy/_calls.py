@@ -35,7 +35,7 @@ from typing import Any, Final
 
 from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, PROTOCOL_VERSION_META_KEY
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from opentelemetry import propagate, trace
+from opentelemetry import context, propagate, trace
 from opentelemetry.trace import Span
 
 from errscope import _attributes as attr
@@ -120,6 +120,9 @@ class _InFlight:
     arguments: Mapping[str, Any] | None = None
     """What the host sent: cut out of any rejection note (:func:`without_sent_values`)."""
     span: Span | None = None
+    span_context: context.Context | None = None
+    """A context holding ``span``: built once for the trace context sent on, and read again for the duration
+    point's exemplar when the call is recorded."""
     attributes: dict[str, Any] = field(default_factory=dict)
     started: float = 0.0
 
@@ -220,7 +223,8 @@ class Calls:
         entry.arguments = arguments if isinstance(arguments, dict) else None
         # The server continues the proxy's trace: its spans become children of this one.
         carrier: dict[str, str] = {}
-        propagate.inject(carrier, context=trace.set_span_in_context(span))
+        entry.span_context = trace.set_span_in_context(span)
+        propagate.inject(carrier, context=entry.span_context)
         if not carrier:
             return message
         return {**message, "params": {**params, "_meta": {**(meta or {}), **carrier}}}
@@ -480,7 +484,7 @@ class Calls:
             span.set_attribute(attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE, entry.attributes[attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE])
         # The call ends now, when its answer is read; it is recorded after the answer is written.
         record = functools.partial(self.telemetry.finish, span, entry.call, entry.attributes,
-                                   time.perf_counter() - entry.started, end_time=time.time_ns())
+                                   time.perf_counter() - entry.started, entry.span_context, end_time=time.time_ns())
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # no loop running: record now
