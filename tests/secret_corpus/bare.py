@@ -315,11 +315,13 @@ def flask_cookie() -> str:
 
 
 def express_cookie() -> str:
-    return f"s%3A{rnd(32, B64URL)}.{rnd(43, ALNUM + '%2F')}"
+    sig = b64(32).rstrip("=").replace("+", "%2B").replace("/", "%2F")  # cookie-signature: base64 HMAC-SHA256, URL-encoded
+    return f"s%3A{rnd(32, B64URL)}.{sig}"
 
 
 def rails_cookie() -> str:
-    return f"{rnd(120, ALNUM + '%2F')}--{rnd(40, HEX)}"
+    data = b64(90).replace("+", "%2B").replace("/", "%2F").replace("=", "%3D")  # Rails: base64 data, "--", HMAC-SHA1 hex
+    return f"{data}--{rnd(40, HEX)}"
 
 
 def django_signed() -> str:
