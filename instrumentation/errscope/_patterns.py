@@ -2180,6 +2180,67 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "Databricks personal access tokens.",
         trigger=r"dapi[a-f0-9]{32}",
     ),
+    # --- value shapes with no key name (the ``bare`` set): documented fixed prefixes and structures -----
+    # Bodies are open runs with short minimums: counted runs grow the one combined program (past RE2's DFA
+    # memory at the default budget), and the prefix or signature already says what the value is.
+    _provider(
+        "fixed_prefix_token",
+        r"(?:\b(?:IQoJb3JpZ2luX2V|FwoGZXIvYXdzE|AQoDYXdzE)[A-Za-z0-9+/]{20,}={0,2}"
+        r"|\bEAA[A-Za-z0-9]{30,}|AAAAAAAAAAAAAAAAAAAAA[A-Za-z0-9%]{20,}"
+        r"|\bAAAA[A-Za-z0-9_\-]+:APA91b[A-Za-z0-9_\-]{20,}|\b00D[A-Za-z0-9]{12,15}![A-Za-z0-9._]{20,}"
+        r"|\bATBB[A-Za-z0-9]{20,}|\b(?:pat|sat)\.[A-Za-z0-9_\-]{16,}\.[a-f0-9]{16,}\.[A-Za-z0-9]{16,}"
+        r"|\bxapp-[0-9]-[A-Z0-9]+-[0-9]+-[a-f0-9]{20,}|\b(?:LTAI|AKID)[A-Za-z0-9]{12,}\b"
+        r"|\bFlyV1 fm[0-9][a-z]?_[A-Za-z0-9+/=,_\-]{20,}|\bA3(?:-[A-Z0-9]{5,6}){6,7}\b"
+        r"|\bsl\.(?:u\.)?[A-Za-z0-9_\-]{40,}|\by0_[A-Za-z0-9_\-]{20,}|\bdt0c01\.[A-Z0-9]{20,}\.[A-Z0-9]{20,}"
+        r"|\bCFPAT-[A-Za-z0-9_\-]{20,}|\bEZ[AT]K[A-Za-z0-9]{20,}|\bpk_[0-9]{6,10}_[A-Z0-9]{20,}"
+        r"|\b(?:rubygems_|rdme_|mlsn\.)[a-f0-9]{20,}|\baio_[A-Za-z0-9]{20,}"
+        r"|\b(?:sb_secret_|pscale_(?:pw|tkn|oauth)_)[A-Za-z0-9_\-=.]{20,}"
+        r"|\b[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}\b)",
+        ("iqojb3jpz2lux2v", "fwogzxivyxdze", "aqodyxdze", "eaa", "aaaa", "00d", "atbb", "at.", "xapp-", "ltai", "akid",
+         "flyv1 ", "a3-", "sl.", "y0_", "dt0c01.", "cfpat-", "ezak", "eztk", "pk_", "rubygems_", "rdme_", "mlsn.",
+         "aio_", "sb_secret_", "pscale_", "-"),
+        "Credentials known by a documented fixed prefix or structure alone (the ``bare`` set): AWS STS session "
+        "tokens (the base64 of their protobuf header), Meta ``EAA…``, X/Twitter app bearers (21 ``A``), FCM server "
+        "keys (``:APA91b``), Salesforce session ids (``00D<org>!``), Bitbucket ``ATBB``, Harness ``pat.``/``sat.``, "
+        "Slack app-level ``xapp-``, Alibaba ``LTAI``, Tencent ``AKID``, Fly.io ``FlyV1 fm2_``, the 1Password "
+        "Secret Key (``A3-`` and six dashed groups), Dropbox ``sl.``, Yandex ``y0_``, Dynatrace ``dt0c01.`` (id "
+        "and secret), Contentful ``CFPAT-``, EasyPost ``EZAK``/``EZTK``, ClickUp ``pk_<user>_<32>``, lower-case "
+        "hex bodies under a vendor's prefix (RubyGems, ReadMe, MailerSend, Adafruit), Supabase ``sb_secret_`` and "
+        "PlanetScale ``pscale_pw_`` bodies with ``-``/``_``, and Mailgun's ``<32 hex>-<8 hex>-<8 hex>`` keys.",
+        trigger=r"IQoJb3JpZ2luX2V|FwoGZXIvYXdzE|AQoDYXdzE|EAA[A-Za-z0-9]{30}|AAAAAAAAAAAAAAAAAAAAA|:APA91b|00D[A-Za-z0-9]{12}"
+        r"|ATBB|at\.[A-Za-z0-9_\-]{16}|xapp-|LTAI|AKID|FlyV1 fm|A3-[A-Z0-9]{5}|sl\.[A-Za-z0-9_\-u]|y0_|dt0c01\.|CFPAT-"
+        r"|EZ[AT]K|pk_[0-9]|rubygems_|rdme_|mlsn\.|aio_|sb_secret_|pscale_|-[0-9a-f]{8}-[0-9a-f]{8}",
+    ),
+    _provider(
+        "microsoft_identifiable_key",
+        r"(?:[A-Za-z0-9+/]{20,}(?:\+ASb|\+AEh|\+ARm)[A-Za-z0-9+/]{5}[AEIMQUYcgkosw048]="
+        r"|[A-Za-z0-9+/]{20,}(?:\+ASt|ACDb|APIM|\+ABa|AzCa|AzSe)[A-Za-z0-9+/]{5}[AQgw]=="
+        r"|[A-Za-z0-9_\-]{20,}AzFu[A-Za-z0-9_\-]{5}[AQgw]=="
+        r"|[A-Za-z0-9]{20,}JQQJ9[9DH][A-Za-z0-9]{20,}(?:==)?"
+        r"|\b[A-Za-z0-9]{40,}AZDO[A-Za-z0-9]{4}\b)",
+        ("+asb", "+aeh", "+arm", "+ast", "acdb", "apim", "+aba", "azca", "azse", "azfu", "jqqj9", "azdo"),
+        "Microsoft's identifiable keys: a fixed 4-character signature near the end of the random body "
+        "(``+ASt`` storage, ``ACDb`` Cosmos DB, ``+ASb`` Service Bus, ``+AEh`` Event Hubs, ``AzFu`` Functions, "
+        "``APIM`` API Management, ``JQQJ9`` the common annotated format, ``AZDO`` at characters 76-79 of an "
+        "Azure DevOps PAT), then 4-6 characters and the base64 padding.",
+        trigger=r"\+AS[bt]|\+AEh|\+ARm|ACDb|APIM|\+ABa|AzCa|AzSe|AzFu|JQQJ9|AZDO",
+    ),
+    SecretPattern(
+        "signed_cookie_value",
+        "provider",
+        r"(?:\b[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,}"
+        r"|\.?\b[A-Za-z0-9_\-]{16,}:[A-Za-z0-9]{6}:[A-Za-z0-9_\-]{27,}"
+        r"|\bs(?::|%3A)[A-Za-z0-9_\-+/]{16,}\.[A-Za-z0-9+/%]{27,}"
+        r"|[A-Za-z0-9+/=%]{16,}--[0-9a-f]{40}\b)",
+        False,
+        "HMAC-signed values by their structure alone: itsdangerous (Flask's session cookie) and Discord bot "
+        "tokens (``<base64>.<6-character timestamp>.<27+ signature>``), Django ``signing`` (``<value>:<timestamp>:"
+        "<43>``), Express ``cookie-signature`` (``s:<value>.<base64 HMAC>``, also URL-encoded) and Rails "
+        "(``<base64>--<40 hex HMAC>``). Python: random-looking.",
+        hints=(".", ":", "--"),
+        verify="random",
+        trigger=r"\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27}|:[A-Za-z0-9]{6}:[A-Za-z0-9_\-]{27}|s(?::|%3A)[A-Za-z0-9_\-+/]{16}|--[0-9a-f]{40}",
+    ),
     SecretPattern(
         "prefixed_token_secret_word",
         "provider",
@@ -2195,17 +2256,19 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "prefixed_token",
         "provider",
-        r"\b[a-z][a-z0-9]{1,11}(?:[_\-][a-z0-9]{1,10}){0,2}[_\-](?:[A-Za-z0-9]{30,}|[A-Za-z0-9]{12,}[_\-][A-Za-z0-9]{12,})"
+        r"\b[a-z][a-z0-9]{1,11}(?:[_\-][a-z0-9]{1,10}){0,2}[_\-](?:[A-Za-z0-9]{30,}|[A-Za-z0-9]{12,}[_\-][A-Za-z0-9]{12,}"
+        r"|[A-Za-z0-9]{4,11}[_\-][A-Za-z0-9]{20,})"
         r"(?:([^A-Za-z0-9+/=_\-])|$)",
         False,
         "Unknown providers' tokens of the common shape ``<lowercase prefix>_<30+ random characters>`` "
-        "(or two random runs of 12+: ``tskey-auth-k<...>-<...>``), ending where a token ends: a run "
+        "(or two random runs of 12+: ``tskey-auth-k<...>-<...>``; or a short id and 20+: Resend ``re_<8>_<24>``, "
+        "Pinecone ``pcsk_<5>_<64>``), ending where a token ends: a run "
         "that continues as base64 (``sha512-<digest>``) is data. Python also requires upper, lower and "
         "digits and entropy: ``trace_<hex>`` survives.",
         keep_suffix=True,
         hints=("_", "-"),
         verify="random",
-        trigger=r"[_\-][A-Za-z0-9]{30}|[_\-][A-Za-z0-9]{12}[A-Za-z0-9]*[_\-][A-Za-z0-9]{12}",
+        trigger=r"[_\-][A-Za-z0-9]{30}|[_\-][A-Za-z0-9]{12}[A-Za-z0-9]*[_\-][A-Za-z0-9]{12}|[_\-][A-Za-z0-9]{4}[A-Za-z0-9]*[_\-][A-Za-z0-9]{20}",
     ),
     SecretPattern(
         "uppercase_prefixed_token",
