@@ -583,7 +583,7 @@ BARE_BENIGN: list[tuple[str, str, Callable[[], str]]] = [
     # (docs.stripe.com/keys); Mapbox: public tokens (pk.) are for client-side use; Clerk: publishable key.
     ("publishable_keys", "log", lambda: place(f"pk_live_51{rnd(97, ALNUM)}", f"pk_test_51{rnd(97, ALNUM)}",
                                                 "pk.eyJ1IjoiYWNtZSIsImEiOiJj" + rnd(20, B64URL) + "." + rnd(22, B64URL),
-                                                "pk_live_" + b64u(f"clerk.acme.com$".encode()))),
+                                                "pk_live_" + b64u("clerk.acme.com$".encode()))),
     ("k8s_and_cloud_ids", "log", lambda: place(f"api-{rnd(10, 'bcdfghjklmnpqrstvwxz2456789')}-{rnd(5, 'bcdfghjklmnpqrstvwxz2456789')}",
                                                  f"/subscriptions/{uuid()}/resourceGroups/prod-rg", f"arn:aws:secretsmanager:eu-west-1:{digits(12)}:secret:prod/db-{rnd(6, ALNUM)}",
                                                  f"i-{rnd(17, HEX)}", f"S-1-5-21-{digits(10)}-{digits(10)}-{digits(10)}-{_r.randint(1000, 9999)}")),
