@@ -1,4 +1,4 @@
-"""errscope.scrub on a sixteenth held-out set (tests/secret_corpus/bare.py): secrets with no key name near them,
+"""errscope.scrub on a held-out set (tests/secret_corpus/bare.py): secrets with no key name near them,
 recognisable by the value's shape alone. Provider credentials of ~150 vendors in their published formats
 (checksummed GitHub/npm tokens, PyPI macaroons, Microsoft's identifiable keys, JWTs, PEM/OpenSSH/PuTTY keys,
 database and cache URIs, signed and webhook URLs, cloud keys, bot tokens, payment and mail keys, HMAC-signed cookies)

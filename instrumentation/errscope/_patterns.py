@@ -2041,9 +2041,9 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     ),
     _provider(
         "slack_token",
-        r"xox[abposre]-[A-Za-z0-9\-]{10,}",
+        r"(?:xoxe\.)?xox[abposre]-[A-Za-z0-9\-]{10,}",
         ("xox",),
-        "Slack bot, user, app and refresh tokens.",
+        "Slack bot, user, app and refresh tokens (a configuration token with its ``xoxe.`` prefix whole).",
     ),
     _provider(
         "openai_anthropic_style_key",
@@ -2213,7 +2213,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "Secret Key (``A3-`` and six dashed groups), Dropbox ``sl.``, Yandex ``y0_``, Dynatrace ``dt0c01.`` (id "
         "and secret), Contentful ``CFPAT-``, EasyPost ``EZAK``/``EZTK``, ClickUp ``pk_<user>_<32>``, lower-case "
         "hex bodies under a vendor's prefix (RubyGems, ReadMe, MailerSend, Adafruit), Supabase ``sb_secret_`` and "
-        "PlanetScale ``pscale_pw_`` bodies with ``-``/``_``, and Mailgun's ``<32 hex>-<8 hex>-<8 hex>`` keys.",
+        "PlanetScale ``pscale_pw_`` bodies with ``-``/``_``, Mailgun's ``<32 hex>-<8 hex>-<8 hex>`` keys and Asana's "
+        "``2/<user>/<app>:<32 hex>`` tokens.",
         (
             (r"\b(?:IQoJb3JpZ2luX2V|FwoGZXIvYXdzE|AQoDYXdzE)[A-Za-z0-9+/]{20,}={0,2}", ("iqojb3jpz2lux2v", "fwogzxivyxdze", "aqodyxdze"),
              r"IQoJb3JpZ2luX2V|FwoGZXIvYXdzE|AQoDYXdzE"),
@@ -2237,6 +2238,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
             (r"\baio_[A-Za-z0-9]{20,}", ("aio_",), r"aio_"),
             (r"\b(?:sb_secret_|pscale_(?:pw|tkn|oauth)_)[A-Za-z0-9_\-=.]{20,}", ("sb_secret_", "pscale_"), r"sb_secret_|pscale_"),
             (r"\b[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}\b", ("-",), r"-[0-9a-f]{8}-[0-9a-f]{8}"),
+            (r"\b[12]/[0-9]{10,20}(?:/[0-9]{10,20})?:[a-f0-9]{32}\b", ("/",), r"[12]/[0-9]{10}"),
         ),
     ),
     *_shape_rules(
@@ -2260,15 +2262,16 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"(?:\b[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,}"
         r"|\.?\b[A-Za-z0-9_\-]{16,}:[A-Za-z0-9]{6}:[A-Za-z0-9_\-]{27,}"
         r"|\bs(?::|%3A)[A-Za-z0-9_\-+/]{16,}\.[A-Za-z0-9+/%]{27,}"
-        r"|[A-Za-z0-9+/=%]{16,}--[0-9a-f]{40}\b)",
+        r"|[A-Za-z0-9+/=%]{16,}--(?:[0-9a-f]{40}\b|[A-Za-z0-9+/%]{16,}={0,2}--[A-Za-z0-9+/%]{16,}={0,2}))",
         False,
         "HMAC-signed values by their structure alone: itsdangerous (Flask's session cookie) and Discord bot "
         "tokens (``<base64>.<6-character timestamp>.<27+ signature>``), Django ``signing`` (``<value>:<timestamp>:"
         "<43>``), Express ``cookie-signature`` (``s:<value>.<base64 HMAC>``, also URL-encoded) and Rails "
-        "(``<base64>--<40 hex HMAC>``). Python: random-looking.",
+        "(``<base64>--<40 hex HMAC>``, and the encrypted ``<data>--<iv>--<auth tag>``). Python: random-looking.",
         hints=(".", ":", "--"),
         verify="random",
-        trigger=r"\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27}|:[A-Za-z0-9]{6}:[A-Za-z0-9_\-]{27}|s(?::|%3A)[A-Za-z0-9_\-+/]{16}|--[0-9a-f]{40}",
+        trigger=r"\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27}|:[A-Za-z0-9]{6}:[A-Za-z0-9_\-]{27}|s(?::|%3A)[A-Za-z0-9_\-+/]{16}|--[0-9a-f]{40}"
+        r"|--[A-Za-z0-9+/%]{16}[A-Za-z0-9+/%]*={0,2}--",
     ),
     SecretPattern(
         "prefixed_token_secret_word",

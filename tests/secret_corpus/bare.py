@@ -1,4 +1,4 @@
-"""A sixteenth held-out set: secrets with NO key name near them, recognisable by the value's shape alone.
+"""A held-out set: secrets with NO key name near them, recognisable by the value's shape alone.
 
     python -m tests.secret_corpus.bare   # rewrites bare_*.jsonl.gz here
 
