@@ -2218,7 +2218,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         (
             (r"\b(?:IQoJb3JpZ2luX2V|FwoGZXIvYXdzE|AQoDYXdzE)[A-Za-z0-9+/]{20,}={0,2}", ("iqojb3jpz2lux2v", "fwogzxivyxdze", "aqodyxdze"),
              r"IQoJb3JpZ2luX2V|FwoGZXIvYXdzE|AQoDYXdzE"),
-            (r"\bEAA[A-Za-z0-9]{30,}", ("eaa",), r"EAA[A-Za-z0-9]{30}"),
+            (r"\bEAA[A-Za-z0-9]{30,}", ("eaa",), r"\bEAA[A-Za-z0-9]{30}"),
             (r"AAAAAAAAAAAAAAAAAAAAA[A-Za-z0-9%]{20,}", ("aaaa",), r"AAAAAAAAAAAAAAAAAAAAA"),
             (r"\bAAAA[A-Za-z0-9_\-]+:APA91b[A-Za-z0-9_\-]{20,}", ("apa91b",), r":APA91b"),
             (r"\b00D[A-Za-z0-9]{12,15}![A-Za-z0-9._]{20,}", ("00d",), r"00D[A-Za-z0-9]{12}"),
@@ -2228,7 +2228,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
             (r"\b(?:LTAI|AKID)[A-Za-z0-9]{12,}\b", ("ltai", "akid"), r"LTAI|AKID"),
             (r"\bFlyV1 fm[0-9][a-z]?_[A-Za-z0-9+/=,_\-]{20,}", ("flyv1 ",), r"FlyV1 fm"),
             (r"\bA3(?:-[A-Z0-9]{5,6}){6,7}\b", ("a3-",), r"A3-[A-Z0-9]{5}"),
-            (r"\bsl\.(?:u\.)?[A-Za-z0-9_\-]{40,}", ("sl.",), r"sl\.[A-Za-z0-9_\-u]"),
+            (r"\bsl\.(?:u\.)?[A-Za-z0-9_\-]{40,}", ("sl.",), r"\bsl\.(?:u\.)?[A-Za-z0-9_\-]{40}"),
             (r"\by0_[A-Za-z0-9_\-]{20,}", ("y0_",), r"y0_"),
             (r"\bdt0c01\.[A-Z0-9]{20,}\.[A-Z0-9]{20,}", ("dt0c01.",), r"dt0c01\."),
             (r"\bCFPAT-[A-Za-z0-9_\-]{20,}", ("cfpat-",), r"CFPAT-"),
@@ -2237,7 +2237,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
             (r"\b(?:rubygems_|rdme_|mlsn\.)[a-f0-9]{20,}", ("rubygems_", "rdme_", "mlsn."), r"rubygems_|rdme_|mlsn\."),
             (r"\baio_[A-Za-z0-9]{20,}", ("aio_",), r"aio_"),
             (r"\b(?:sb_secret_|pscale_(?:pw|tkn|oauth)_)[A-Za-z0-9_\-=.]{20,}", ("sb_secret_", "pscale_"), r"sb_secret_|pscale_"),
-            (r"\b[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}\b", ("-",), r"-[0-9a-f]{8}-[0-9a-f]{8}"),
+            (r"\b[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}\b", ("-",), r"-[0-9a-f]{8}-[0-9a-f]{8}\b"),
             (r"\b[12]/[0-9]{10,20}(?:/[0-9]{10,20})?:[a-f0-9]{32}\b", ("/",), r"[12]/[0-9]{10}"),
         ),
     ),
@@ -2261,7 +2261,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "provider",
         r"(?:\b[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,}"
         r"|\.?\b[A-Za-z0-9_\-]{16,}:[A-Za-z0-9]{6}:[A-Za-z0-9_\-]{27,}"
-        r"|\bs(?::|%3A)[A-Za-z0-9_\-+/]{16,}\.[A-Za-z0-9+/%]{27,}"
+        r"|\bs(?::|%3A)[A-Za-z0-9_\-+]{16,}\.[A-Za-z0-9+/%]{27,}"
         r"|[A-Za-z0-9+/=%]{16,}--(?:[0-9a-f]{40}\b|[A-Za-z0-9+/%]{16,}={0,2}--[A-Za-z0-9+/%]{16,}={0,2}))",
         False,
         "HMAC-signed values by their structure alone: itsdangerous (Flask's session cookie) and Discord bot "
@@ -2270,7 +2270,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "(``<base64>--<40 hex HMAC>``, and the encrypted ``<data>--<iv>--<auth tag>``). Python: random-looking.",
         hints=(".", ":", "--"),
         verify="random",
-        trigger=r"\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27}|:[A-Za-z0-9]{6}:[A-Za-z0-9_\-]{27}|s(?::|%3A)[A-Za-z0-9_\-+/]{16}|--[0-9a-f]{40}"
+        trigger=r"\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27}|:[A-Za-z0-9]{6}:[A-Za-z0-9_\-]{27}|s(?::|%3A)[A-Za-z0-9_\-+]{16}|--[0-9a-f]{40}"
         r"|--[A-Za-z0-9+/%]{16}[A-Za-z0-9+/%]*={0,2}--",
     ),
     SecretPattern(
