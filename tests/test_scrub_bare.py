@@ -86,11 +86,15 @@ def test_checksummed_tokens_carry_a_valid_crc32() -> None:
         "deploy,Xq7mB2vLp9Rz4KtW8nYcAb3dEf5gHi7jK+AEhAb1CdA=,2025",
         "> MTIzNDU2Nzg5MDEyMzQ1Njc4OQ.GhJkLm.Xq7mB2vLp9Rz4KtW8nYcAb3dEf5gHi7jKl9",
         "$ pbpaste\ns:Xq7mB2vLp9Rz4KtW8nYcAb3d.Ef5gHi7jKl9mNo1pQr3sTu5vWx7yZa9bCd1eFg3hIj",
+        # a probe of other vendors' shapes (fixed as rules): Asana, Rails' encrypted cookie, Slack's ``xoxe.``
+        "- 2/1204567890123456/1208765432109876:9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+        "Xq7mB2vLp9Rz4KtW8nYcAb3dEf5gHi7jKl9mNo1p--Qr3sTu5vWx7yZa9b--Cd1eFg3hIj5kLm7nOp9qRs==",
+        "[09:14] tom: xoxe.xoxp-1-Mi0yLTEyMzQ1Njc4OTAxMi0xMjM0NTY3ODkwMTIt-Xq7mB2vLp9Rz4KtW8nYc",
     ],
 )
 def test_other_spellings_of_these_kinds(text: str) -> None:
     out = scrub(text)
-    assert not any(s in out for s in ("FwoGZXIv", "Xq7mB2vL", "AKIDz8kr")), out
+    assert not any(s in out for s in ("FwoGZXIv", "Xq7mB2vL", "AKIDz8kr", "xoxe.", "9f8e7d6c")), out
     assert corpus.regex_only(text) != text
 
 
