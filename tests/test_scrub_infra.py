@@ -34,8 +34,7 @@ KNOWN_GAPS = {
     # Terraform's ``random_password`` resource keeps its value under ``"result"``: the resource type,
     # not the key, says secret (two of four lines; the versioned ``..._password_v4`` key is read).
     "terraform_state_attrs",
-    # ``FlyV1 fm2_<base64>`` printed two lines after the command, behind a warning line.
-    "paas_cli_tokens",
+    # (``FlyV1 fm2_<base64>`` printed two lines after the command: read by its shape since the bare set.)
     # ``$pw = ConvertTo-SecureString '<pw>'``: ``$pw =`` takes the cmdlet's name as its value first.
     "powershell_4104",
     # ``az storage account keys list``: a 512-bit key (86 base64 characters and ``==``) under ``"value"`` beside
@@ -68,14 +67,14 @@ def test_infra_score() -> None:
     result = corpus.score(scrub, *_held_out())
     assert {line["format"] for line in result.missed} == KNOWN_GAPS
     assert {line["category"] for line, _ in result.altered} == KNOWN_FALSE_POSITIVES
-    assert len(result.missed) == 10 and len(result.altered) == 1  # recall 206/216, FP 1/150
+    assert len(result.missed) == 9 and len(result.altered) == 1  # recall 207/216, FP 1/150
 
 
 def test_infra_regex_only_is_what_the_collector_runs() -> None:
     result = corpus.score(corpus.regex_only, *_held_out())
     assert {line["format"] for line in result.missed} == REGEX_ONLY_GAPS
     assert {line["category"] for line, _ in result.altered} == REGEX_ONLY_ALTERED
-    assert len(result.missed) == 12 and len(result.altered) == 9  # 204/216, 9/150
+    assert len(result.missed) == 11 and len(result.altered) == 9  # 205/216, 9/150
 
 
 def test_triggers_and_guard_admit_every_match_here() -> None:

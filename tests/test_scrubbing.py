@@ -599,6 +599,14 @@ example(
     "<tls-crypt>\n-----BEGIN OpenVPN Static key V1-----\n" + "\n".join(t(32, HEX) for _ in range(4)) + "\n-----END OpenVPN Static key V1-----\n</tls-crypt>",
     f"<tls-crypt>\n{REDACTED}\n</tls-crypt>",
 )
+# the bare set's kinds (tests/secret_corpus/bare.py): value shapes with no key name
+leak("fixed_prefix_token", "IQoJb3JpZ2luX2Vj" + t(120, ALNUM + "+/") + "==")
+leak("fixed_prefix_token_2", "y0_AgAAAA" + t(50, URLSAFE))
+leak("fixed_prefix_token_3", "CFPAT-" + t(43, URLSAFE))
+leak("fixed_prefix_token_4", t(32, HEX) + "-" + t(8, HEX) + "-" + t(8, HEX))
+leak("microsoft_identifiable_key", t(76, ALNUM + "+/") + "+ASt" + t(5) + "A==")
+leak("microsoft_identifiable_key_2", t(76) + "AZDO" + t(4))
+leak("signed_cookie_value", "MTIzNDU2Nzg5MDEyMzQ1Njc4OQ." + t(6, URLSAFE) + "." + t(38, URLSAFE))
 
 
 @pytest.mark.parametrize(("text", "expected"), KEYWORD_SHAPES)

@@ -490,6 +490,29 @@ def _provider(
     return SecretPattern(name, "provider", regex, keep_prefix, description, hints=hints, trigger=trigger)
 
 
+def _shape_rules(
+    name: str, description: str, shapes: tuple[tuple[str, tuple[str, ...], str], ...], limit: int = 290
+) -> list[SecretPattern]:
+    """Provider rules of several documented value shapes ``(regex, hints, trigger)``, packed in order into
+    patterns of at most ``limit`` characters (``name``, ``name_2``, ...): a rule with no separator runs on every
+    plain value in the Collector (Go's NFA), so each stays short (``test_collector_guard``)."""
+    groups: list[list[tuple[str, tuple[str, ...], str]]] = [[]]
+    for shape in shapes:
+        if groups[-1] and len("(?:" + "|".join(r for r, _, _ in groups[-1] + [shape]) + ")") > limit:
+            groups.append([])
+        groups[-1].append(shape)
+    return [
+        _provider(
+            name if i == 0 else f"{name}_{i + 1}",
+            "(?:" + "|".join(r for r, _, _ in group) + ")",
+            tuple(h for _, hints, _ in group for h in hints),
+            description,
+            trigger="|".join(t for _, _, t in group),
+        )
+        for i, group in enumerate(groups)
+    ]
+
+
 _PASSWORD_HINTS = ("pass", "pw", "secret", "credential", "paß", "mdp")
 # The value of a (name, value) pair: one character a word or a sentence would not have (a digit, a symbol, a
 # capital inside a word), as a token value; "Expired" and "This password is too common." are a message's words.
@@ -2018,9 +2041,9 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     ),
     _provider(
         "slack_token",
-        r"xox[abposre]-[A-Za-z0-9\-]{10,}",
+        r"(?:xoxe\.)?xox[abposre]-[A-Za-z0-9\-]{10,}",
         ("xox",),
-        "Slack bot, user, app and refresh tokens.",
+        "Slack bot, user, app and refresh tokens (a configuration token with its ``xoxe.`` prefix whole).",
     ),
     _provider(
         "openai_anthropic_style_key",
@@ -2180,6 +2203,76 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "Databricks personal access tokens.",
         trigger=r"dapi[a-f0-9]{32}",
     ),
+    # --- value shapes with no key name (the ``bare`` set): documented fixed prefixes and structures -----
+    *_shape_rules(
+        "fixed_prefix_token",
+        "Credentials known by a documented fixed prefix or structure alone (the ``bare`` set): AWS STS session "
+        "tokens (the base64 of their protobuf header), Meta ``EAA…``, X/Twitter app bearers (21 ``A``), FCM server "
+        "keys (``:APA91b``), Salesforce session ids (``00D<org>!``), Bitbucket ``ATBB``, Harness ``pat.``/``sat.``, "
+        "Slack app-level ``xapp-``, Alibaba ``LTAI``, Tencent ``AKID``, Fly.io ``FlyV1 fm2_``, the 1Password "
+        "Secret Key (``A3-`` and six dashed groups), Dropbox ``sl.``, Yandex ``y0_``, Dynatrace ``dt0c01.`` (id "
+        "and secret), Contentful ``CFPAT-``, EasyPost ``EZAK``/``EZTK``, ClickUp ``pk_<user>_<32>``, lower-case "
+        "hex bodies under a vendor's prefix (RubyGems, ReadMe, MailerSend, Adafruit), Supabase ``sb_secret_`` and "
+        "PlanetScale ``pscale_pw_`` bodies with ``-``/``_``, Mailgun's ``<32 hex>-<8 hex>-<8 hex>`` keys and Asana's "
+        "``2/<user>/<app>:<32 hex>`` tokens.",
+        (
+            (r"\b(?:IQoJb3JpZ2luX2V|FwoGZXIvYXdzE|AQoDYXdzE)[A-Za-z0-9+/]{20,}={0,2}", ("iqojb3jpz2lux2v", "fwogzxivyxdze", "aqodyxdze"),
+             r"IQoJb3JpZ2luX2V|FwoGZXIvYXdzE|AQoDYXdzE"),
+            (r"\bEAA[A-Za-z0-9]{30,}", ("eaa",), r"\bEAA[A-Za-z0-9]{30}"),
+            (r"AAAAAAAAAAAAAAAAAAAAA[A-Za-z0-9%]{20,}", ("aaaa",), r"AAAAAAAAAAAAAAAAAAAAA"),
+            (r"\bAAAA[A-Za-z0-9_\-]+:APA91b[A-Za-z0-9_\-]{20,}", ("apa91b",), r":APA91b"),
+            (r"\b00D[A-Za-z0-9]{12,15}![A-Za-z0-9._]{20,}", ("00d",), r"00D[A-Za-z0-9]{12}"),
+            (r"\bATBB[A-Za-z0-9]{20,}", ("atbb",), r"ATBB"),
+            (r"\b(?:pat|sat)\.[A-Za-z0-9_\-]{16,}\.[a-f0-9]{16,}\.[A-Za-z0-9]{16,}", ("at.",), r"at\.[A-Za-z0-9_\-]{16}"),
+            (r"\bxapp-[0-9]-[A-Z0-9]+-[0-9]+-[a-f0-9]{20,}", ("xapp-",), r"xapp-"),
+            (r"\b(?:LTAI|AKID)[A-Za-z0-9]{12,}\b", ("ltai", "akid"), r"LTAI|AKID"),
+            (r"\bFlyV1 fm[0-9][a-z]?_[A-Za-z0-9+/=,_\-]{20,}", ("flyv1 ",), r"FlyV1 fm"),
+            (r"\bA3(?:-[A-Z0-9]{5,6}){6,7}\b", ("a3-",), r"A3-[A-Z0-9]{5}"),
+            (r"\bsl\.(?:u\.)?[A-Za-z0-9_\-]{40,}", ("sl.",), r"\bsl\.(?:u\.)?[A-Za-z0-9_\-]{40}"),
+            (r"\by0_[A-Za-z0-9_\-]{20,}", ("y0_",), r"y0_"),
+            (r"\bdt0c01\.[A-Z0-9]{20,}\.[A-Z0-9]{20,}", ("dt0c01.",), r"dt0c01\."),
+            (r"\bCFPAT-[A-Za-z0-9_\-]{20,}", ("cfpat-",), r"CFPAT-"),
+            (r"\bEZ[AT]K[A-Za-z0-9]{20,}", ("ezak", "eztk"), r"EZ[AT]K"),
+            (r"\bpk_[0-9]{6,10}_[A-Z0-9]{20,}", ("pk_",), r"pk_[0-9]"),
+            (r"\b(?:rubygems_|rdme_|mlsn\.)[a-f0-9]{20,}", ("rubygems_", "rdme_", "mlsn."), r"rubygems_|rdme_|mlsn\."),
+            (r"\baio_[A-Za-z0-9]{20,}", ("aio_",), r"aio_"),
+            (r"\b(?:sb_secret_|pscale_(?:pw|tkn|oauth)_)[A-Za-z0-9_\-=.]{20,}", ("sb_secret_", "pscale_"), r"sb_secret_|pscale_"),
+            (r"\b[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}\b", ("-",), r"-[0-9a-f]{8}-[0-9a-f]{8}\b"),
+            (r"\b[12]/[0-9]{10,20}(?:/[0-9]{10,20})?:[a-f0-9]{32}\b", ("/",), r"[12]/[0-9]{10}"),
+        ),
+    ),
+    *_shape_rules(
+        "microsoft_identifiable_key",
+        "Microsoft's identifiable keys: a fixed 4-character signature near the end of the random body "
+        "(``+ASt`` storage, ``ACDb`` Cosmos DB, ``+ASb`` Service Bus, ``+AEh`` Event Hubs, ``AzFu`` Functions, "
+        "``APIM`` API Management, ``JQQJ9`` the common annotated format, ``AZDO`` at characters 76-79 of an "
+        "Azure DevOps PAT), then 4-6 characters and the base64 padding.",
+        (
+            (r"[A-Za-z0-9+/]{20,}(?:\+ASb|\+AEh|\+ARm)[A-Za-z0-9+/]{5}[AEIMQUYcgkosw048]=", ("+asb", "+aeh", "+arm"), r"\+ASb|\+AEh|\+ARm"),
+            (r"[A-Za-z0-9+/]{20,}(?:\+ASt|ACDb|APIM|\+ABa|AzCa|AzSe)[A-Za-z0-9+/]{5}[AQgw]==",
+             ("+ast", "acdb", "apim", "+aba", "azca", "azse"), r"\+ASt|ACDb|APIM|\+ABa|AzCa|AzSe"),
+            (r"[A-Za-z0-9_\-]{20,}AzFu[A-Za-z0-9_\-]{5}[AQgw]==", ("azfu",), r"AzFu"),
+            (r"[A-Za-z0-9]{20,}JQQJ9[9DH][A-Za-z0-9]{20,}(?:==)?", ("jqqj9",), r"JQQJ9"),
+            (r"\b[A-Za-z0-9]{40,}AZDO[A-Za-z0-9]{4}\b", ("azdo",), r"AZDO"),
+        ),
+    ),
+    SecretPattern(
+        "signed_cookie_value",
+        "provider",
+        r"(?:\b[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,}"
+        r"|\.?\b[A-Za-z0-9_\-]{16,}:[A-Za-z0-9]{6}:[A-Za-z0-9_\-]{27,}"
+        r"|\bs(?::|%3A)[A-Za-z0-9_\-+]{16,}\.[A-Za-z0-9+/%]{27,}"
+        r"|[A-Za-z0-9+/=%]{16,}--(?:[0-9a-f]{40}\b|[A-Za-z0-9+/%]{16,}={0,2}--[A-Za-z0-9+/%]{16,}={0,2}))",
+        False,
+        "HMAC-signed values by their structure alone: itsdangerous (Flask's session cookie) and Discord bot "
+        "tokens (``<base64>.<6-character timestamp>.<27+ signature>``), Django ``signing`` (``<value>:<timestamp>:"
+        "<43>``), Express ``cookie-signature`` (``s:<value>.<base64 HMAC>``, also URL-encoded) and Rails "
+        "(``<base64>--<40 hex HMAC>``, and the encrypted ``<data>--<iv>--<auth tag>``). Python: random-looking.",
+        hints=(".", ":", "--"),
+        verify="random",
+        trigger=r"\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27}|:[A-Za-z0-9]{6}:[A-Za-z0-9_\-]{27}|s(?::|%3A)[A-Za-z0-9_\-+]{16}|--[0-9a-f]{40}"
+        r"|--[A-Za-z0-9+/%]{16}[A-Za-z0-9+/%]*={0,2}--",
+    ),
     SecretPattern(
         "prefixed_token_secret_word",
         "provider",
@@ -2195,17 +2288,19 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "prefixed_token",
         "provider",
-        r"\b[a-z][a-z0-9]{1,11}(?:[_\-][a-z0-9]{1,10}){0,2}[_\-](?:[A-Za-z0-9]{30,}|[A-Za-z0-9]{12,}[_\-][A-Za-z0-9]{12,})"
+        r"\b[a-z][a-z0-9]{1,11}(?:[_\-][a-z0-9]{1,10}){0,2}[_\-](?:[A-Za-z0-9]{30,}|[A-Za-z0-9]{12,}[_\-][A-Za-z0-9]{12,}"
+        r"|[A-Za-z0-9]{4,11}[_\-][A-Za-z0-9]{20,})"
         r"(?:([^A-Za-z0-9+/=_\-])|$)",
         False,
         "Unknown providers' tokens of the common shape ``<lowercase prefix>_<30+ random characters>`` "
-        "(or two random runs of 12+: ``tskey-auth-k<...>-<...>``), ending where a token ends: a run "
+        "(or two random runs of 12+: ``tskey-auth-k<...>-<...>``; or a short id and 20+: Resend ``re_<8>_<24>``, "
+        "Pinecone ``pcsk_<5>_<64>``), ending where a token ends: a run "
         "that continues as base64 (``sha512-<digest>``) is data. Python also requires upper, lower and "
         "digits and entropy: ``trace_<hex>`` survives.",
         keep_suffix=True,
         hints=("_", "-"),
         verify="random",
-        trigger=r"[_\-][A-Za-z0-9]{30}|[_\-][A-Za-z0-9]{12}[A-Za-z0-9]*[_\-][A-Za-z0-9]{12}",
+        trigger=r"[_\-][A-Za-z0-9]{30}|[_\-][A-Za-z0-9]{12}[A-Za-z0-9]*[_\-][A-Za-z0-9]{12}|[_\-][A-Za-z0-9]{4}[A-Za-z0-9]*[_\-][A-Za-z0-9]{20}",
     ),
     SecretPattern(
         "uppercase_prefixed_token",

@@ -224,6 +224,7 @@ _MASKED: Final = re2.compile(
     rb"""|\(?(?i:redacted|hidden|masked|removed|none|null)\)?)[\s"'\\]*"""
 )._regexp
 _MASK_START: Final = frozenset(bytes([c]) for c in b" \t\"'\\*xX#.<[(rRhHmMnN+-\xe2\xef")  # \xe2, \xef: ``●●●``, ``•••``, ``＊＊＊``
+_MASK_END: Final = frozenset(bytes([c]) for c in b"xX*#")
 _UUID: Final = re2.compile(rb"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")._regexp
 # ``=`` ends a run unless it is base64's padding: ``name=value`` pairs (a cookie string) are no random run
 _RUN: Final = re.compile(rb"[A-Za-z0-9+_\-~.]+=*")
@@ -481,6 +482,10 @@ def _is_masked(secret: bytes) -> bool:
         return True
     if secret[:1] in _MASK_START and _fullmatch(_MASKED, secret):
         return True
+    if secret[-1:] in _MASK_END:  # a vendor's prefix kept, its body masked: ``glpat-xxxxxxxx``, ``npm_XXXXXXXX``
+        tail = secret[max(secret.rfind(b"_"), secret.rfind(b"-")) + 1 :]
+        if 3 <= len(tail) < len(secret) and _fullmatch(_MASKED, tail):
+            return True
     if _COLON not in secret:
         return False
     _user, colon, password = secret.partition(b":")

@@ -98,6 +98,11 @@ def _lines(source: str = "corpus") -> list[tuple[str, dict[str, str]]]:
 
         secrets = [line for line in corpus.held_out("logformats_secrets.jsonl.gz") if line["format"] not in thirteenth.REGEX_ONLY_GAPS]
         benign = [line for line in corpus.held_out("logformats_benign.jsonl.gz") if line["category"] not in thirteenth.REGEX_ONLY_ALTERED]
+    elif source == "bare":  # secrets by value shape alone, the same way
+        from tests import test_scrub_bare as bare_set
+
+        secrets = [line for line in corpus.held_out("bare_secrets.jsonl.gz") if line["format"] not in bare_set.REGEX_ONLY_GAPS]
+        benign = [line for line in corpus.held_out("bare_benign.jsonl.gz") if line["category"] not in bare_set.REGEX_ONLY_ALTERED]
     else:
         require(corpus.corpus_dir() is not None, "shared corpus not found (../shared/corpus or ERRSCOPE_CORPUS_DIR)")
         secrets, benign = corpus.secrets(), corpus.benign()
@@ -296,7 +301,7 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-@pytest.mark.parametrize("source", ["corpus", "wrapped", "mcpstack", "infra", "polyglot", "dumped", "atrest", "quoted", "localized", "logformats"])
+@pytest.mark.parametrize("source", ["corpus", "wrapped", "mcpstack", "infra", "polyglot", "dumped", "atrest", "quoted", "localized", "logformats", "bare"])
 def test_every_corpus_line_in_every_field(source: str) -> None:
     lines = _lines(source)
     by_id = dict(lines)
