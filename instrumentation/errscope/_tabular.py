@@ -39,6 +39,7 @@ TRIGGER: Final = (
     rf"(?i){_WORD}[^\n]*\n"  # a credential word with a line after it: a header, a prompt, a name line, a section
     r"|(?i:\)\s*values\s*\(|\bset\s*\()"  # SQL's column list apart from its values
     rf"|(?i:\[\s*\"[^\"\n]*{_WORD}[^\"\n]*\"\s*,)"  # a ["NAME", "value"] pair on one line
+    r'|(?i:"(?:value|parametervalue)"\s*:\s*"[^"\n]*"\s*,\s*"(?:name|key|parameterkey)")'  # a value before its name
 )
 """What a text the pass can change holds (RE2, ASCII only; one entry of the patterns' trigger set)."""
 
@@ -83,7 +84,7 @@ def _column_secret(name: str) -> int:
 
 
 # --- splitting a line into cells, each with its span in the text
-_RULE_CHARS: Final = frozenset("-=+|:─━┼├┤┌┐└┘┬┴│╞╡╪═ \t\r")
+_RULE_CHARS: Final = frozenset("-=+|:─━┼├┤┌┐└┘┬┴│╞╡╪═║╔╗╚╝╤╧╟╢╠╣╬ \t\r")
 _GAP: Final = re2.compile(r"\S+(?: \S+)*")  # cells of an aligned table: runs with single spaces inside
 _LABEL: Final = re2.compile(r"[A-Za-z_][\w .\-/]{0,40}")
 Cell = tuple[str, int, int]
@@ -102,10 +103,10 @@ def _split(line: str, offset: int, sep: str) -> list[Cell]:
         return cells
     start = 0
     body = line
-    if sep in "|│":
+    if sep in "|│║":
         # the table's edges (``|``, ``||`` of aws, ``│`` of boxes) are no cells
-        lead = len(body) - len(body.lstrip(" |│"))
-        trail = len(body.rstrip(" |│\r"))
+        lead = len(body) - len(body.lstrip(" |│║"))
+        trail = len(body.rstrip(" |│║\r"))
         start, body = lead, body[lead:trail]
     pos = 0
     while pos <= len(body):
@@ -127,7 +128,7 @@ def _split(line: str, offset: int, sep: str) -> list[Cell]:
 
 
 def _separator(line: str) -> str:
-    for sep in ("│", "|", "\t", ",", ";"):
+    for sep in ("│", "|", "\t", ",", ";"):  # a double-ruled box (``║ a │ b ║``) splits on its inner ``│``
         if sep in line:
             return sep
     return " "
