@@ -24,126 +24,170 @@ already run); a flagged text is split into lines once and read with a few RE2 sc
 
 from __future__ import annotations
 
-import re
-from typing import Final
+from collections.abc import Iterator
+from typing import Any, Final
 
 import re2  # type: ignore[import-untyped]
 
-from errscope._patterns import REDACTED
 from errscope import _scrubbing  # imported while _scrubbing compiles its set: its functions are read at call time
+from errscope._patterns import REDACTED
 
 __all__ = ["TRIGGER", "is_value", "names_secret", "scrub_named_cells"]
 
 _WORD: Final = r"(?:pass|pwd|secret|token|key|credential|auth)"
+_W: Final = rf"(?i:{_WORD}|\bvalue\b)"
+# a cell separator (a comma or a semicolon without a space after it: a CSV's, not a sentence's or a call's), or two
+# spaces after a cell (not an indent)
+_CELL_GAP: Final = r"(?:[|\t]|[,;][^ \t\r\n]|│|┬|[^ \t\n]  )"
+_NAME_SHAPES: Final = (
+    rf"[^\n]*{_W}[^\n]*{_CELL_GAP}[^\n]*|[^\n]*(?:{_CELL_GAP}[^\n]*|[,;]){_W}[^\n]*"  # a header, a two-cell row
+    rf"|[^\n]*{_W}[^\n]*[:?>\]\"›][ \t\r]*"  # a prompt, a section, redis' and markup's name lines
+    rf"|[ \t]*[\w./-]*{_W}[\w./-]*[ \t\r]*|[ \t]*[?>][^\n]*{_W}\w*[ \t\r]*"  # a key alone, a prompt without its colon
+    rf"|[^\n]*[:=][ \t]*\"?[\w./-]*{_W}[\w./-]*\"?[ \t\r]*"  # ``key: db.password`` at the end
+)
 TRIGGER: Final = (
-    rf"(?i){_WORD}[^\n]*\n"  # a credential word with a line after it: a header, a prompt, a name line, a section
-    r"|(?i:\)\s*values\s*\(|\bset\s*\()"  # SQL's column list apart from its values
+    rf"(?:{_NAME_SHAPES})\n|\n[^\n]*(?:{_W}[^\n]*{_CELL_GAP}|{_CELL_GAP}[^\n]*{_W})"  # a naming line with a line after it, a last two-cell row
+    r"|(?i:\)\s*values\s*\(|\bset\s*\(|from\s+stdin)"  # SQL's column list apart from its values
     rf"|(?i:\[\s*\"[^\"\n]*{_WORD}[^\"\n]*\"\s*,)"  # a ["NAME", "value"] pair on one line
     r'|(?i:"(?:value|parametervalue)"\s*:\s*"[^"\n]*"\s*,\s*"(?:name|key|parameterkey)")'  # a value before its name
 )
 """What a text the pass can change holds (RE2, ASCII only; one entry of the patterns' trigger set)."""
 
-_PLACEHOLDER_START: Final = tuple("$%:?<{[(")
-_NOT_VALUES: Final = frozenset({"null", "none", "nil", "default", "\\n", "true", "false", "n/a", "na", "undefined", "empty"})
-_DATE: Final = re2.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9:.]+(?:Z|[+-][0-9:]+)?)?")
-_PLURAL: Final = re.compile(r"(?i)(?:e?s)$")
-_COMPACT_SECRET: Final = re2.compile(r"(?i)[a-z]*(?:pass|passwd|pwd|auth)")
+_UNANCHORED: Final = re2._Anchor.UNANCHORED
+_ANCHOR_BOTH: Final = re2._Anchor.ANCHOR_BOTH
+Spans = list[tuple[int, int]]
 
 
-def names_secret(name: str) -> bool:
-    """``name`` (a header cell, a key, a path, a section) names a credential: :func:`key_kind` says ``secret``, also
-    in the plural (``api_keys``, ``passwords``) or written together (``requirepass``, ``masterauth``)."""
+class _Rx:
+    """An RE2 program called through the binding on bytes (the ``re2`` module's wrappers encode the whole text and
+    convert offsets on every call: ~10 µs a call on a 64 KiB text)."""
+
+    __slots__ = ("match",)
+
+    def __init__(self, pattern: str) -> None:
+        self.match: Any = re2.compile(pattern.encode())._regexp.Match
+
+    def full(self, data: bytes, pos: int = 0, end: int = -1) -> Spans | None:
+        spans = self.match(_ANCHOR_BOTH, data, pos, len(data) if end < 0 else end)
+        return spans if spans[0][0] >= 0 else None
+
+    def search(self, data: bytes, pos: int = 0, end: int = -1) -> Spans | None:
+        spans = self.match(_UNANCHORED, data, pos, len(data) if end < 0 else end)
+        return spans if spans[0][0] >= 0 else None
+
+    def finditer(self, data: bytes) -> Iterator[Spans]:
+        pos, n = 0, len(data)
+        while pos <= n:
+            spans = self.match(_UNANCHORED, data, pos, n)
+            if spans[0][0] < 0:
+                return
+            yield spans
+            pos = spans[0][1] + (spans[0][1] == spans[0][0])
+
+
+def _g(data: bytes, spans: Spans, group: int) -> bytes:
+    return data[spans[group][0] : spans[group][1]]
+
+
+_PLACEHOLDER_START: Final = tuple(b"$%:?<{[(")
+_NOT_VALUES: Final = frozenset({b"null", b"none", b"nil", b"default", b"\\n", b"true", b"false", b"n/a", b"na", b"undefined", b"empty"})
+_DATE: Final = _Rx(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9:.]+(?:Z|[+-][0-9:]+)?)?")
+_COMPACT_SECRET: Final = _Rx(r"(?i)[a-z]*(?:pass|passwd|pwd|auth)")
+_REDACTED: Final = REDACTED.encode()
+_STRIP: Final = b" \t\r\"'`"
+
+
+def names_secret(name: str | bytes) -> bool:
+    """``name`` (a header cell, a key, a path, a section) names a credential: :func:`~errscope._scrubbing.key_kind`
+    says ``secret``, also in the plural (``api_keys``, ``passwords``) or written together (``requirepass``,
+    ``masterauth``)."""
+    if isinstance(name, bytes):
+        name = name.decode("utf-8", "replace")
     name = name.strip().strip("\"'`*:[]").strip()
     if not name or len(name) > 60:
         return False
     key = name.replace(" ", "_")
     if _scrubbing.key_kind(key) == "secret":
         return True
-    singular = _PLURAL.sub("", key) if key[-1:] in "sS" else ""
-    return bool(singular and _scrubbing.key_kind(singular) == "secret") or bool(_COMPACT_SECRET.fullmatch(key))
+    if key[-1:] in "sS":
+        singular = key[:-2] if key[-2:].lower() == "es" and _scrubbing.key_kind(key[:-2]) == "secret" else key[:-1]
+        if _scrubbing.key_kind(singular) == "secret":
+            return True
+    return _COMPACT_SECRET.full(key.encode()) is not None
 
 
-def is_value(cell: str, *, noun: bool = False) -> bool:
+def is_value(cell: str | bytes, *, noun: bool = False) -> bool:
     """``cell`` holds a credential's value: not empty, a mask, ``NULL``, a flag, a date, a placeholder (``$1``, ``?``,
-    ``%s``, ``:name``, ``<x>``, ``${X}``), and shaped like a password or a random token (``noun``: random only, for a
-    name that only mentions a credential, ``password_hash``)."""
-    value = cell.strip().strip("\"'`").strip()
-    if len(value) < 6 or " " in value or REDACTED in value or value.lower() in _NOT_VALUES or value.startswith(_PLACEHOLDER_START):
+    ``%s``, ``:name``, ``<x>``, ``${X}``), no words with spaces between, and shaped like a password or a random token
+    (``noun``: random only, for a name that only mentions a credential, ``password_hash``)."""
+    value = (cell.encode("utf-8", "surrogateescape") if isinstance(cell, str) else cell).strip(_STRIP)
+    if len(value) < 6 or 32 in value or value[0] in _PLACEHOLDER_START or _REDACTED in value:
         return False
-    data = value.encode("utf-8", "surrogateescape")
-    if _scrubbing._is_masked(data) or _DATE.fullmatch(value):
+    if value.lower() in _NOT_VALUES or _scrubbing._is_masked(value) or _DATE.full(value) is not None:
         return False
-    return _scrubbing.looks_random(data) or (not noun and _scrubbing.looks_like_password(data))
+    return _scrubbing.looks_random(value) or (not noun and _scrubbing.looks_like_password(value))
 
 
-def _column_secret(name: str) -> int:
+def _column_secret(name: bytes) -> int:
     """2: the column names a credential; 1: it mentions one (``password_hash``); 0: neither."""
     if names_secret(name):
         return 2
-    return 1 if _scrubbing.key_kind(name.strip().strip("\"'`").replace(" ", "_")) == "noun" else 0
+    text = name.decode("utf-8", "replace").strip().strip("\"'`").replace(" ", "_")
+    return 1 if _scrubbing.key_kind(text) == "noun" else 0
 
 
 # --- splitting a line into cells, each with its span in the text
-_RULE_CHARS: Final = frozenset("-=+|:─━┼├┤┌┐└┘┬┴│╞╡╪═║╔╗╚╝╤╧╟╢╠╣╬ \t\r")
-_GAP: Final = re2.compile(r"\S+(?: \S+)*")  # cells of an aligned table: runs with single spaces inside
-_LABEL: Final = re2.compile(r"[A-Za-z_][\w .\-/]{0,40}")
-Cell = tuple[str, int, int]
+_RULE_CHARS: Final = frozenset("-=+|:─━┼├┤┌┐└┘┬┴│╞╡╪═║╔╗╚╝╤╧╟╢╠╣╬ \t\r".encode())
+_GAP: Final = _Rx(r"\S+(?: \S+)*")  # cells of an aligned table: runs with single spaces inside
+_LABEL: Final = _Rx(r"[A-Za-z_][\w.\-/]*(?: [\w.\-/]+){0,3}")  # a column's name: up to four words (checked: 40 bytes)
+_BOX, _DOUBLE_BOX = "│".encode(), "║".encode()
+_SEPARATORS: Final = (_BOX, b"|", b"\t", b",", b";")  # a double-ruled box (``║ a │ b ║``) splits on its inner ``│``
+_EDGES: Final = b" |\t\r" + _BOX + _DOUBLE_BOX
+Cell = tuple[bytes, int, int]
 
 
-def _is_rule(line: str) -> bool:
+def _is_rule(line: bytes) -> bool:
     return bool(line.strip()) and set(line) <= _RULE_CHARS
 
 
-def _split(line: str, offset: int, sep: str) -> list[Cell]:
-    """Cells of ``line`` by ``sep`` (" " for an aligned table), stripped of blanks and a CSV cell's quotes."""
+def _split(line: bytes, offset: int, sep: bytes) -> list[Cell]:
+    """Cells of ``line`` by ``sep`` (b" " for an aligned table), stripped of blanks and a CSV cell's quotes."""
     cells: list[Cell] = []
-    if sep == " ":
+    if sep == b" ":
         for m in _GAP.finditer(line):
-            cells.append((m.group(0), offset + m.start(), offset + m.end()))
+            cells.append((line[m[0][0] : m[0][1]], offset + m[0][0], offset + m[0][1]))
         return cells
-    start = 0
-    body = line
-    if sep in "|│║":
-        # the table's edges (``|``, ``||`` of aws, ``│`` of boxes) are no cells
-        lead = len(body) - len(body.lstrip(" |│║"))
-        trail = len(body.rstrip(" |│║\r"))
-        start, body = lead, body[lead:trail]
-    pos = 0
-    while pos <= len(body):
+    start, body = 0, line
+    if sep in (b"|", _BOX):
+        # the table's edges (``|``, ``||`` of aws, ``│``/``║`` of boxes) are no cells
+        start = len(body) - len(body.lstrip(_EDGES))
+        body = body[start : len(body.rstrip(_EDGES))]
+    pos, n = 0, len(body)
+    while pos <= n:
         end = body.find(sep, pos)
         if end < 0:
-            end = len(body)
-        raw = body[pos:end]
+            end = n
         a, b = pos, end
-        while a < b and body[a] in " \t\r":
+        while a < b and body[a] in b" \t\r":
             a += 1
-        while b > a and body[b - 1] in " \t\r":
+        while b > a and body[b - 1] in b" \t\r":
             b -= 1
-        if b - a >= 2 and body[a] == body[b - 1] and body[a] in "\"'":
+        if b - a >= 2 and body[a] == body[b - 1] and body[a] in b"\"'":
             a, b = a + 1, b - 1
         cells.append((body[a:b], offset + start + a, offset + start + b))
-        del raw
-        pos = end + 1
+        pos = end + len(sep)
     return cells
 
 
-def _separator(line: str) -> str:
-    for sep in ("│", "|", "\t", ",", ";"):  # a double-ruled box (``║ a │ b ║``) splits on its inner ``│``
-        if sep in line:
-            return sep
-    return " "
-
-
-def _header_cells(line: str, offset: int) -> tuple[str, list[Cell]] | None:
+def _header_cells(line: bytes, offset: int) -> tuple[bytes, list[Cell]] | None:
     """The header's separator and cells when ``line`` reads as a header: 2+ cells, each a short label."""
-    if line.startswith("┌─") and line.rstrip().endswith("┐"):  # ClickHouse writes the names into the top border
-        names = line.replace("─", " ").replace("┌", " ").replace("┐", " ")
-        cells = _split(names.replace("┬", "│"), offset, "│")
-        sep = "│"
+    if line.startswith("┌─".encode()):  # ClickHouse writes the names into the top border
+        names = line.replace("─".encode(), b"   ").replace("┌".encode(), b"   ").replace("┐".encode(), b"   ")
+        cells, sep = _split(names.replace("┬".encode(), _BOX), offset, _BOX), _BOX
     else:
-        sep = _separator(line)
+        sep = next((s for s in _SEPARATORS if s in line), b" ")
         cells = _split(line, offset, sep)
-    if len(cells) < 2 or not all(_LABEL.fullmatch(c[0]) for c in cells if c[0]):
+    if len(cells) < 2 or not all(len(c[0]) <= 40 and _LABEL.full(c[0]) is not None for c in cells if c[0]):
         return None
     return sep, cells
 
@@ -152,277 +196,312 @@ def _overlap(a: tuple[int, int], b: tuple[int, int]) -> int:
     return min(a[1], b[1]) - max(a[0], b[0])
 
 
-_NAME_COLUMNS: Final = frozenset({"name", "key", "parameterkey", "variable", "field", "optionname", "setting"})
-_VALUE_COLUMNS: Final = frozenset({"value", "parametervalue", "data"})
+_NAME_COLUMNS: Final = frozenset({b"name", b"key", b"parameterkey", b"variable", b"field", b"optionname", b"setting"})
+_VALUE_COLUMNS: Final = frozenset({b"value", b"parametervalue", b"data"})
 
 
-def _table(lines: list[tuple[str, int]], i: int, spans: list[tuple[int, int]]) -> int:
-    """Read a table whose header may be ``lines[i]``; record the secret cells' spans; return the next line to read."""
-    line, offset = lines[i]
+def _table(line: bytes, offset: int, rows: Iterator[tuple[bytes, int]], spans: Spans) -> int:
+    """Read a table whose header may be ``line`` (at ``offset``), its ``rows`` after it; record the secret cells' spans;
+    return where the last row read ends (0: no table)."""
+    if b"  " not in line and not any(sep in line for sep in _SEPARATORS) and not line.startswith("┌─".encode()):
+        return 0
     header = _header_cells(line, offset)
     if header is None:
-        return i + 1
+        return 0
     sep, head = header
     kinds = [_column_secret(c[0]) for c in head]
-    lowered = [c[0].lower().replace(" ", "") for c in head]
+    lowered = [c[0].lower().replace(b" ", b"") for c in head]
     name_col = next((k for k, h in enumerate(lowered) if h in _NAME_COLUMNS), -1)
     value_col = next((k for k, h in enumerate(lowered) if h in _VALUE_COLUMNS), -1)
     pairs = name_col >= 0 and value_col >= 0
     if not any(kinds) and not pairs:
-        return i + 1
+        return 0
     # columns of an aligned table: from each name's start to the next one's
     bounds = [(head[k][1] - offset, head[k + 1][1] - offset if k + 1 < len(head) else 1 << 30) for k in range(len(head))]
-    j = i + 1
-    while j < len(lines):
-        row, row_offset = lines[j]
+    done = 0
+    for row, row_offset in rows:
         if not row.strip():
             break
+        done = row_offset + len(row)
         if _is_rule(row):
-            j += 1
             continue
         cells = _split(row, row_offset, sep)
-        if sep == " ":
-            placed: list[Cell | None] = [None] * len(head)
+        row_cells: list[Cell | None]
+        if sep == b" ":
+            row_cells = [None] * len(head)
             for cell in cells:
                 at = (cell[1] - row_offset, cell[2] - row_offset)
                 k = max(range(len(head)), key=lambda c: _overlap(bounds[c], at))
-                if _overlap(bounds[k], at) > 0 and placed[k] is None:
-                    placed[k] = cell
-            row_cells = placed
+                if _overlap(bounds[k], at) > 0 and row_cells[k] is None:
+                    row_cells[k] = cell
         elif len(cells) == len(head):
             row_cells = list(cells)
         else:
             break
         for k, cell in enumerate(row_cells):
-            if cell is None:
-                continue
-            if kinds[k] and is_value(cell[0], noun=kinds[k] == 1):
+            if cell is not None and kinds[k] and is_value(cell[0], noun=kinds[k] == 1):
                 spans.append((cell[1], cell[2]))
         if pairs:
             name, value = row_cells[name_col], row_cells[value_col]
             if name is not None and value is not None and names_secret(name[0]) and is_value(value[0]):
                 spans.append((value[1], value[2]))
-        j += 1
-    return j
+    return done
 
 
-def _pair_row(line: str, offset: int, spans: list[tuple[int, int]]) -> None:
+def _pair_row(line: bytes, offset: int, spans: Spans) -> None:
     """``password<TAB>value``, ``api_key | value``, ``DB_PASSWORD      value``: two cells, the first a credential's name."""
-    sep = next((s for s in ("\t", "|", "│") if s in line), " ")
-    if sep == " " and "  " not in line:
+    sep = next((s for s in (b"\t", b"|", _BOX) if s in line), b" ")
+    if sep == b" " and b"  " not in line:
         return
     cells = _split(line, offset, sep)
-    if len(cells) == 2 and names_secret(cells[0][0]) and _LABEL.fullmatch(cells[0][0]) and is_value(cells[1][0]):
+    if len(cells) == 2 and _LABEL.full(cells[0][0]) is not None and names_secret(cells[0][0]) and is_value(cells[1][0]):
         spans.append((cells[1][1], cells[1][2]))
 
 
 # --- a name on one line, the value on the next
-_REDIS: Final = re2.compile(r'\s*([0-9]+)\) "(.*)"\s*')
-_PROMPT: Final = re2.compile(
+_REDIS: Final = _Rx(r'\s*([0-9]+)\) "(.*)"\s*')
+_PROMPT: Final = _Rx(
     r"(?i)[?>\s]*(?:[a-z']+ ){0,4}(?:password|passphrase|passcode|pin|token|secret|api[ _-]?key|access key)\b[^\n]{0,80}?[:?›>]?\s*"
 )
-_BARE_KEY: Final = re2.compile(r"\s*([\w./-]+):?\s*")
-_MARKUP: Final = re2.compile(r"\s*<([A-Za-z][\w:-]*)[^<>]*>([^<>]{1,300})</([A-Za-z][\w:-]*)>\s*")
-_LOG_NAME: Final = re2.compile(r"(?i).*\b(?:key|field|name|setting|param(?:eter)?)\s*[:=]\s*\"?([\w./-]+)\"?\s*")
-_LOG_VALUE: Final = re2.compile(r"(?i)(.*\bvalue\s*[:=]\s*\"?)(\S+?)\"?\s*")
-_ANSWER: Final = re2.compile(r"\s*(?:[>?]\s+)?(\S+)\s*")
+_BARE_KEY: Final = _Rx(r"\s*([\w./-]+):?\s*")
+_MARKUP: Final = _Rx(r"\s*<([A-Za-z][\w:-]*)[^<>]*>([^<>]{1,300})</([A-Za-z][\w:-]*)>\s*")
+_LOG_NAME: Final = _Rx(r"(?i).*\b(?:key|field|name|setting|param(?:eter)?)\s*[:=]\s*\"?([\w./-]+)\"?\s*")
+_LOG_VALUE: Final = _Rx(r"(?i)(.*\bvalue\s*[:=]\s*\"?)(\S+?)\"?\s*")
+_ANSWER: Final = _Rx(r"\s*(?:[>?]\s+)?(\S+)\s*")
 
 
-def _next_line(name_line: str, value_line: str, value_offset: int, spans: list[tuple[int, int]]) -> None:
-    m = _REDIS.fullmatch(name_line)
-    if m is not None:
-        v = _REDIS.fullmatch(value_line)
-        if int(m.group(1)) % 2 and v is not None and names_secret(m.group(2)) and is_value(v.group(2)):
-            spans.append((value_offset + v.start(2), value_offset + v.end(2)))
+def _next_line(name_line: bytes, value_line: bytes, value_offset: int, spans: Spans) -> None:
+    head = name_line.lstrip()[:1]
+    if head.isdigit() and b') "' in name_line:
+        m, v = _REDIS.full(name_line), _REDIS.full(value_line)
+        if m is not None and v is not None and int(_g(name_line, m, 1)) % 2 and names_secret(_g(name_line, m, 2)) and is_value(_g(value_line, v, 2)):
+            spans.append((value_offset + v[2][0], value_offset + v[2][1]))
         return
-    m = _MARKUP.fullmatch(name_line)
-    if m is not None:
-        v = _MARKUP.fullmatch(value_line)
-        if m.group(1) == m.group(3) and v is not None and names_secret(m.group(2)) and is_value(v.group(2)):
-            spans.append((value_offset + v.start(2), value_offset + v.end(2)))
+    if head == b"<":
+        m, v = _MARKUP.full(name_line), _MARKUP.full(value_line)
+        if (m is not None and v is not None and _g(name_line, m, 1) == _g(name_line, m, 3)
+                and names_secret(_g(name_line, m, 2)) and is_value(_g(value_line, v, 2))):
+            spans.append((value_offset + v[2][0], value_offset + v[2][1]))
         return
-    m = _LOG_NAME.fullmatch(name_line)
-    if m is not None:
-        v = _LOG_VALUE.fullmatch(value_line)
-        if v is not None and names_secret(m.group(1)) and is_value(v.group(2)):
-            spans.append((value_offset + v.start(2), value_offset + v.end(2)))
-        return
-    if _BARE_KEY.fullmatch(name_line) or _PROMPT.fullmatch(name_line):
-        key = _BARE_KEY.fullmatch(name_line)
-        if key is not None and not names_secret(key.group(1).rsplit("/", 1)[-1]):
+    if b"value" in value_line.lower():
+        m = _LOG_NAME.full(name_line)
+        if m is not None:
+            v = _LOG_VALUE.full(value_line)
+            if v is not None and names_secret(_g(name_line, m, 1)) and is_value(_g(value_line, v, 2)):
+                spans.append((value_offset + v[2][0], value_offset + v[2][1]))
             return
-        v = _ANSWER.fullmatch(value_line)
-        if v is not None and is_value(v.group(1)):
-            spans.append((value_offset + v.start(1), value_offset + v.end(1)))
+    v = _ANSWER.full(value_line)  # the value alone on its line (after a ``>`` or ``?`` prompt mark)
+    if v is None or not is_value(_g(value_line, v, 1)):
+        return
+    key = _BARE_KEY.full(name_line)
+    if (key is not None and names_secret(_g(name_line, key, 1).rsplit(b"/", 1)[-1])) or (key is None and _PROMPT.full(name_line)):
+        spans.append((value_offset + v[1][0], value_offset + v[1][1]))
 
 
 # --- a section or a parent mapping named for credentials
-_SECTION: Final = re2.compile(r"\s*\[([\w .\-]+)\]\s*")
-_ENTRY: Final = re2.compile(r"\s*[\w.\-]+\s*[=:]\s*(\S+?)\s*")
-_PARENT: Final = re2.compile(r"([\w\-]+):\s*")
-_CHILD: Final = re2.compile(r"(\s+)(?:- |[\w.\-]+:\s+)(\S+?)\s*")
+_SECTION: Final = _Rx(r"\s*\[([\w .\-]+)\]\s*")
+_ENTRY: Final = _Rx(r"\s*[\w.\-]+\s*[=:]\s*(\S+?)\s*")
+_PARENT: Final = _Rx(r"([\w\-]+):\s*")
+_CHILD: Final = _Rx(r"(\s+)(?:- |[\w.\-]+:\s+)(\S+?)\s*")
 
 
-def _section(lines: list[tuple[str, int]], i: int, spans: list[tuple[int, int]]) -> None:
-    line = lines[i][0]
-    m = _SECTION.fullmatch(line)
-    if m is not None:
-        if not names_secret(m.group(1)):
+def _section(line: bytes, rows: Iterator[tuple[bytes, int]], spans: Spans) -> None:
+    if line.lstrip()[:1] == b"[":
+        m = _SECTION.full(line)
+        if m is None or not names_secret(_g(line, m, 1)):
             return
-        for row, offset in lines[i + 1 :]:
-            if _SECTION.fullmatch(row):
+        for row, offset in rows:
+            if _SECTION.full(row) is not None:
                 return
-            e = _ENTRY.fullmatch(row)
-            if e is not None and is_value(e.group(1)):
-                spans.append((offset + e.start(1), offset + e.end(1)))
+            e = _ENTRY.full(row)
+            if e is not None and is_value(_g(row, e, 1)):
+                spans.append((offset + e[1][0], offset + e[1][1]))
         return
-    m = _PARENT.fullmatch(line)
-    if m is None or not names_secret(m.group(1)):
+    if b":" not in line:
         return
-    for row, offset in lines[i + 1 :]:
-        c = _CHILD.fullmatch(row)
+    m = _PARENT.full(line)
+    if m is None or not names_secret(_g(line, m, 1)):
+        return
+    for row, offset in rows:
+        c = _CHILD.full(row)
         if c is None:
             return
-        if is_value(c.group(2)):
-            spans.append((offset + c.start(2), offset + c.end(2)))
+        if is_value(_g(row, c, 2)):
+            spans.append((offset + c[2][0], offset + c[2][1]))
 
 
 # --- markup, SQL and JSON across lines
-_TR: Final = re2.compile(r"(?is)<tr\b[^>]*>(.*?)</tr>")
-_TD: Final = re2.compile(r"(?is)<(t[hd])\b[^>]*>(.*?)</t[hd]>")
-_SQL_COLUMNS: Final = re2.compile(
+_TR: Final = _Rx(r"(?is)<tr\b[^>]*>(.*?)</tr>")
+_TD: Final = _Rx(r"(?is)<(t[hd])\b[^>]*>(.*?)</t[hd]>")
+_SQL_COLUMNS: Final = _Rx(
     r"(?i)\b(?:insert\s+into|copy)\s+[\w.\"`\[\]]+\s*\(([^()]*)\)\s*(values\s*|from\s+stdin;[ \t]*\r?\n)"
     r"|\bset\s*\(([^()]*)\)\s*=\s*"
 )
-_OBJECT: Final = re2.compile(r"\{[^{}]*\}")
-_NAME_MEMBER: Final = re2.compile(r'"(?:name|Name|key|Key|ParameterKey|OptionName)"\s*:\s*"([^"\\]*)"')
-_VALUE_MEMBER: Final = re2.compile(r'"(?:value|Value|ParameterValue)"\s*:\s*"((?:[^"\\]|\\.)*)"')
-_PARENT_OBJECT: Final = re2.compile(r'"([^"\\]{1,60})"\s*:\s*\{([^{}]*)\}')
-_PAIR: Final = re2.compile(r'\[\s*"([^"\\]{1,60})"\s*,\s*"((?:[^"\\]|\\.)*)"\s*\]')
+_NAMED_MEMBER: Final = _Rx(rf'"(?:name|Name|key|Key|ParameterKey|OptionName)"\s*:\s*"((?i:[^"\\]*{_WORD}[^"\\]*))"')
+_VALUE_MEMBER: Final = _Rx(r'"(?:value|Value|ParameterValue)"\s*:\s*"((?:[^"\\]|\\.)*)"')
+_PARENT_OBJECT: Final = _Rx(rf'"((?i:[^"\\]{{0,30}}{_WORD}[^"\\]{{0,30}}))"\s*:\s*\{{([^{{}}]*)\}}')
+_PAIR: Final = _Rx(rf'\[\s*"((?i:[^"\\]{{0,30}}{_WORD}[^"\\]{{0,30}}))"\s*,\s*"((?:[^"\\]|\\.)*)"\s*\]')
+_NAMING_LINE: Final = _Rx(rf"(?m:^)(?:{_NAME_SHAPES})(?m:$)")
+"""A line that can name a value: a credential word (or a ``value`` column) and the shape of a header (a separator
+of cells), a prompt or a section (its last character), or a name at its end."""
 
 
-def _html(text: str, spans: list[tuple[int, int]]) -> None:
+def _html(data: bytes, spans: Spans) -> None:
     head: list[int] = []
-    for row in _TR.finditer(text):
-        cells = list(_TD.finditer(text, row.start(1), row.end(1)))
-        if cells and all(c.group(1).lower() == "th" for c in cells):
-            head = [_column_secret(c.group(2)) for c in cells]
+    for row in _TR.finditer(data):
+        cells = []
+        pos, end = row[1]
+        while True:
+            cell = _TD.search(data, pos, end)
+            if cell is None:
+                break
+            cells.append(cell)
+            pos = cell[0][1]
+        if cells and all(_g(data, c, 1).lower() == b"th" for c in cells):
+            head = [_column_secret(_g(data, c, 2)) for c in cells]
             continue
         for k, cell in enumerate(cells):
-            if k < len(head) and head[k] and is_value(cell.group(2), noun=head[k] == 1):
-                spans.append((cell.start(2), cell.end(2)))
+            if k < len(head) and head[k] and is_value(_g(data, cell, 2), noun=head[k] == 1):
+                spans.append(cell[2])
 
 
-def _sql_tuples(text: str, pos: int, secret_cols: dict[int, int], spans: list[tuple[int, int]]) -> None:
+def _sql_tuples(data: bytes, pos: int, secret_cols: dict[int, int], spans: Spans) -> None:
     """Read ``(v, 'v', f(x)), (..)`` from ``pos``: the string literals in the secret columns."""
-    n = len(text)
-    while pos < n and text[pos] in " \t\r\n":
+    n = len(data)
+    while pos < n and data[pos] in b" \t\r\n":
         pos += 1
-    while pos < n and text[pos] == "(":
+    while pos < n and data[pos] == 40:  # (
         pos += 1
         col = depth = 0
         while pos < n:
-            ch = text[pos]
-            if ch == "'":
+            ch = data[pos]
+            if ch == 39:  # a string literal, '' inside it
                 end = pos + 1
                 while end < n:
-                    if text[end] == "'":
-                        if end + 1 < n and text[end + 1] == "'":
+                    if data[end] == 39:
+                        if end + 1 < n and data[end + 1] == 39:
                             end += 2
                             continue
                         break
                     end += 1
-                if depth == 0 and col in secret_cols and is_value(text[pos + 1 : end], noun=secret_cols[col] == 1):
+                if depth == 0 and col in secret_cols and is_value(data[pos + 1 : end], noun=secret_cols[col] == 1):
                     spans.append((pos + 1, end))
                 pos = end + 1
                 continue
-            if ch == "(":
+            if ch == 40:
                 depth += 1
-            elif ch == ")":
+            elif ch == 41:
                 if depth == 0:
                     pos += 1
                     break
                 depth -= 1
-            elif ch == "," and depth == 0:
+            elif ch == 44 and depth == 0:
                 col += 1
-            elif ch == ";":
+            elif ch == 59:  # ;
                 return
             pos += 1
-        while pos < n and text[pos] in " \t\r\n,":
+        while pos < n and data[pos] in b" \t\r\n,":
             pos += 1
 
 
-def _sql(text: str, spans: list[tuple[int, int]]) -> None:
-    for m in _SQL_COLUMNS.finditer(text):
-        columns = m.group(1) if m.group(1) is not None else m.group(3)
-        kinds = {k: kind for k, c in enumerate(columns.split(",")) if (kind := _column_secret(c.strip().strip("\"`[]")))}
+def _sql(data: bytes, spans: Spans) -> None:
+    for m in _SQL_COLUMNS.finditer(data):
+        columns = _g(data, m, 1) if m[1][0] >= 0 else _g(data, m, 3)
+        kinds = {k: kind for k, c in enumerate(columns.split(b",")) if (kind := _column_secret(c.strip().strip(b"\"`[]")))}
         if not kinds:
             continue
-        if m.group(2) is not None and m.group(2)[:1].lower() == "f":  # COPY .. FROM stdin: tab-separated rows to ``\.``
-            pos = m.end()
-            while pos < len(text) and not text.startswith("\\.", pos):
-                end = text.find("\n", pos)
-                end = len(text) if end < 0 else end
+        if m[2][0] >= 0 and data[m[2][0] : m[2][0] + 1].lower() == b"f":  # COPY .. FROM stdin: tab-separated rows to ``\.``
+            pos = m[0][1]
+            while pos < len(data) and not data.startswith(b"\\.", pos):
+                end = data.find(b"\n", pos)
+                end = len(data) if end < 0 else end
                 start = pos
-                for k, cell in enumerate(text[pos:end].rstrip("\r").split("\t")):
+                for k, cell in enumerate(data[pos:end].rstrip(b"\r").split(b"\t")):
                     if k in kinds and is_value(cell, noun=kinds[k] == 1):
                         spans.append((start, start + len(cell)))
                     start += len(cell) + 1
                 pos = end + 1
             continue
-        _sql_tuples(text, m.end(), kinds, spans)
+        _sql_tuples(data, m[0][1], kinds, spans)
 
 
-def _json(text: str, spans: list[tuple[int, int]]) -> None:
-    for obj in _OBJECT.finditer(text):
-        name = _NAME_MEMBER.search(text, obj.start(), obj.end())
-        value = _VALUE_MEMBER.search(text, obj.start(), obj.end())
-        if name is not None and value is not None and names_secret(name.group(1)) and is_value(value.group(1)):
-            spans.append((value.start(1), value.end(1)))
-    for parent in _PARENT_OBJECT.finditer(text):
-        if names_secret(parent.group(1)):
-            value = _VALUE_MEMBER.search(text, parent.start(2), parent.end(2))
-            if value is not None and is_value(value.group(1)):
-                spans.append((value.start(1), value.end(1)))
-    for pair in _PAIR.finditer(text):
-        if names_secret(pair.group(1)) and is_value(pair.group(2)):
-            spans.append((pair.start(2), pair.end(2)))
+_SQL_HINTS: Final = (b"alues", b"ALUES", b"stdin", b"ET (", b"et (", b"ET(", b"et(")  # VALUES, FROM stdin, SET (
+
+
+def _json(data: bytes, spans: Spans) -> None:
+    for name in _NAMED_MEMBER.finditer(data):  # a name member naming a credential: its object's value member
+        if not names_secret(_g(data, name, 1)):
+            continue
+        left, right = data.rfind(b"{", 0, name[0][0]), data.find(b"}", name[0][1])
+        if left < 0 or right < 0 or data.find(b"}", left, name[0][0]) >= 0 or data.find(b"{", name[0][1], right) >= 0:
+            continue
+        value = _VALUE_MEMBER.search(data, left, right)
+        if value is not None and is_value(_g(data, value, 1)):
+            spans.append(value[1])
+    for parent in _PARENT_OBJECT.finditer(data):
+        if names_secret(_g(data, parent, 1)):
+            value = _VALUE_MEMBER.search(data, parent[2][0], parent[2][1])
+            if value is not None and is_value(_g(data, value, 1)):
+                spans.append(value[1])
+    for pair in _PAIR.finditer(data):
+        if names_secret(_g(data, pair, 1)) and is_value(_g(data, pair, 2)):
+            spans.append(pair[2])
+
+
+def _lines_after(data: bytes, end: int) -> Iterator[tuple[bytes, int]]:
+    """The lines after the one ending at ``end`` (each without its ``\\r``), with their offsets."""
+    n = len(data)
+    start = end + 1
+    while start <= n and end < n:
+        end = data.find(b"\n", start)
+        if end < 0:
+            end = n
+        yield data[start:end].rstrip(b"\r"), start
+        start = end + 1
+
+
+_MAX_NAME_LINE: Final = 400
+"""A header, a prompt or a name line is short; a longer line is only read as a table's row."""
 
 
 def scrub_named_cells(text: str) -> str:
     """``text`` with the values named elsewhere (module docstring) replaced by ``[REDACTED]``; ``text`` itself when
-    there are none."""
-    spans: list[tuple[int, int]] = []
-    if "<" in text:
-        _html(text, spans)
-    if "(" in text:
-        _sql(text, spans)
-    if '"' in text:
-        _json(text, spans)
-    if "\n" in text:
-        lines: list[tuple[str, int]] = []
-        offset = 0
-        for line in text.split("\n"):
-            lines.append((line.rstrip("\r"), offset))
-            offset += len(line) + 1
-        i = 0
-        while i < len(lines):
-            line, off = lines[i]
-            _pair_row(line, off, spans)
-            if i + 1 < len(lines):
-                _next_line(line, lines[i + 1][0], lines[i + 1][1], spans)
-            _section(lines, i, spans)
-            nxt = _table(lines, i, spans)
-            i = nxt if nxt > i + 1 else i + 1
+    there are none. Only the lines holding a credential word (or a ``value`` column) are read as a header, a name
+    line or a section: one RE2 scan finds them."""
+    data = text.encode("utf-8", "surrogateescape")
+    spans: Spans = []
+    if b"<t" in data or b"<T" in data:
+        _html(data, spans)
+    # each reader only where its literal is (a memchr or a substring search: no binding call)
+    if 40 in data and any(word in data for word in _SQL_HINTS):
+        _sql(data, spans)
+    if 34 in data and (b'alue"' in data or b'["' in data or b'[ "' in data or b"[\n" in data):
+        _json(data, spans)
+    if 10 in data:  # \n
+        done = 0
+        for m in _NAMING_LINE.finditer(data):
+            start, end = m[0]
+            if start < done or end - start > _MAX_NAME_LINE:  # a table already read these rows; no name line
+                continue
+            line = data[start:end].rstrip(b"\r")
+            if end < len(data):
+                nl = data.find(b"\n", end + 1)
+                _next_line(line, data[end + 1 : len(data) if nl < 0 else nl].rstrip(b"\r"), end + 1, spans)
+            head = line.lstrip()[:1]
+            if head == b"[" or line.rstrip()[-1:] == b":":
+                _section(line, _lines_after(data, end), spans)
+            if b"  " in line or any(sep in line for sep in _SEPARATORS) or head == _BOX[:1]:
+                _pair_row(line, start, spans)
+                done = _table(line, start, _lines_after(data, end), spans)
     if not spans:
         return text
     spans.sort()
-    pieces: list[str] = []
+    pieces: list[bytes] = []
     last = 0
     for start, end in spans:
         if start < last:
             continue
-        pieces += (text[last:start], REDACTED)
+        pieces += (data[last:start], _REDACTED)
         last = end
-    pieces.append(text[last:])
-    return "".join(pieces)
+    pieces.append(data[last:])
+    return b"".join(pieces).decode("utf-8", "surrogateescape")
