@@ -18,8 +18,13 @@ credential and whose shape (:func:`is_value`) is a password's or a random token'
   over its ``"value"`` member (``terraform output -json``);
 * an INI section or a YAML mapping named for credentials (``[secrets]``, ``api_keys:``): the values under it.
 
-Cost: nothing for a text the trigger set did not flag (:data:`TRIGGER`, one more trigger in the set the patterns
-already run); a flagged text is split into lines once and read with a few RE2 scans, all linear.
+Cost: nothing for a text the trigger set did not flag (:data:`TRIGGER`, one more entry of the set the patterns already
+run). A flagged text is read as bytes through the binding (the ``re2`` module's wrappers encode the whole text and
+convert offsets on every call); one RE2 scan finds the lines shaped like a header, a prompt, a section or a name
+(:data:`_NAMING_LINE`) and only those are read; the SQL and JSON readers run only where their literals are. All
+linear: RE2 scans, and Python loops that visit each byte a bounded number of times (a table's rows are read once, the
+lines they cover are not read again as names). Python only: the Collector's RE2 patterns cannot relate a cell to
+its column (README, Scrubbing; ``tests/test_scrub_tabular.py`` pins the difference).
 """
 
 from __future__ import annotations
@@ -51,7 +56,7 @@ TRIGGER: Final = (
     rf"|(?i:\[\s*\"[^\"\n]*{_WORD}[^\"\n]*\"\s*,)"  # a ["NAME", "value"] pair on one line
     r'|(?i:"(?:value|parametervalue)"\s*:\s*"[^"\n]*"\s*,\s*"(?:name|key|parameterkey)")'  # a value before its name
 )
-"""What a text the pass can change holds (RE2, ASCII only; one entry of the patterns' trigger set)."""
+"""What a text the pass can change holds: one entry of the patterns' trigger set (``_scrubbing._pattern_set``)."""
 
 _UNANCHORED: Final = re2._Anchor.UNANCHORED
 _ANCHOR_BOTH: Final = re2._Anchor.ANCHOR_BOTH
@@ -137,7 +142,7 @@ def _column_secret(name: bytes) -> int:
 
 
 # --- splitting a line into cells, each with its span in the text
-_RULE_CHARS: Final = frozenset("-=+|:─━┼├┤┌┐└┘┬┴│╞╡╪═║╔╗╚╝╤╧╟╢╠╣╬ \t\r".encode())
+_RULE_BYTES: Final = bytes(sorted(set("-=+|:─━┼├┤┌┐└┘┬┴│╞╡╪═║╔╗╚╝╤╧╟╢╠╣╬ \t\r".encode())))  # (the box characters' UTF-8 bytes)
 _GAP: Final = _Rx(r"\S+(?: \S+)*")  # cells of an aligned table: runs with single spaces inside
 _LABEL: Final = _Rx(r"[A-Za-z_][\w.\-/]*(?: [\w.\-/]+){0,3}")  # a column's name: up to four words (checked: 40 bytes)
 _BOX, _DOUBLE_BOX = "│".encode(), "║".encode()
@@ -147,7 +152,8 @@ Cell = tuple[bytes, int, int]
 
 
 def _is_rule(line: bytes) -> bool:
-    return bool(line.strip()) and set(line) <= _RULE_CHARS
+    """A table's rule line (``---+---``, ``═══``): nothing but rule characters (a C-level strip, no Python loop)."""
+    return not line.strip(_RULE_BYTES) and bool(line.strip())
 
 
 def _split(line: bytes, offset: int, sep: bytes) -> list[Cell]:
@@ -196,6 +202,8 @@ def _overlap(a: tuple[int, int], b: tuple[int, int]) -> int:
     return min(a[1], b[1]) - max(a[0], b[0])
 
 
+_MAX_ROW: Final = 4096
+"""A table's row is a line of at most this many bytes (a longer line ends the table: the cost of a row stays bounded)."""
 _NAME_COLUMNS: Final = frozenset({b"name", b"key", b"parameterkey", b"variable", b"field", b"optionname", b"setting"})
 _VALUE_COLUMNS: Final = frozenset({b"value", b"parametervalue", b"data"})
 
@@ -220,7 +228,7 @@ def _table(line: bytes, offset: int, rows: Iterator[tuple[bytes, int]], spans: S
     bounds = [(head[k][1] - offset, head[k + 1][1] - offset if k + 1 < len(head) else 1 << 30) for k in range(len(head))]
     done = 0
     for row, row_offset in rows:
-        if not row.strip():
+        if not row.strip() or len(row) > _MAX_ROW:
             break
         done = row_offset + len(row)
         if _is_rule(row):
