@@ -43,6 +43,9 @@ def _plain_patterns(text: str) -> str:
         text = data.decode("utf-8")
     hits = sorted(_scrubbing._SET.Match(data))
     scrubbed = data
+    named_elsewhere = bool(hits) and hits[-1] == len(PATTERNS) + 1  # the pass over names in headers and lines before
+    if named_elsewhere:
+        hits.pop()
     if hits and hits[-1] == len(PATTERNS):
         scrubbed = _scrubbing._scrub_urls(scrubbed)
         hits.pop()
@@ -51,7 +54,8 @@ def _plain_patterns(text: str) -> str:
         spans = rule.find.Match(_scrubbing._UNANCHORED, scrubbed, 0, len(scrubbed))
         if spans[0][0] >= 0:
             scrubbed = _scrubbing._substitute(rule, scrubbed, spans)
-    return text if scrubbed is data else scrubbed.decode("utf-8", "replace")
+    text = text if scrubbed is data else scrubbed.decode("utf-8", "replace")
+    return _scrubbing.scrub_named_cells(text) if named_elsewhere else text
 
 
 def plain_scrub(text: str) -> str:

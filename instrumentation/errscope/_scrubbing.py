@@ -201,7 +201,8 @@ def _pattern_set(ascii_text: bool = False) -> Any:
     ``bench_scrubber``), a set of literals and short shapes stays a small DFA."""
     options = re2.Options()
     options.max_mem = _SET_MEMORY
-    triggers = [p.trigger_regex for p in PATTERNS] + [_URL_TRIGGER.decode()]  # the last: the structural URL pass
+    # the last two: the structural URL pass, and the pass over names in headers, columns and lines before (_tabular)
+    triggers = [p.trigger_regex for p in PATTERNS] + [_URL_TRIGGER.decode(), _TABULAR_TRIGGER]
     if ascii_text:  # for text of ASCII characters only (:func:`_ascii_program`)
         latin = [_ascii_program(trigger) for trigger in triggers]
         if None in latin:
@@ -593,6 +594,11 @@ def _apply_patterns(text: str) -> str:
     if not hits:
         return text
     hits.sort()
+    named_elsewhere = hits[-1] == len(rules) + 1  # a name in a header, a column, a line before: _tabular after the patterns
+    if named_elsewhere:
+        hits.pop()
+        if not hits:
+            return scrub_named_cells(text)
     scrubbed = data
     if hits[-1] == len(rules):  # URLs first: the real host is found even when a password holds '@' or '/'
         scrubbed = _scrub_urls(scrubbed)
@@ -606,7 +612,8 @@ def _apply_patterns(text: str) -> str:
             scrubbed = _substitute(rule, scrubbed, spans)
     # nothing replaced: the text as it came (no decoding); RE2 matches whole UTF-8 code points, so
     # a replacement never splits a character
-    return text if scrubbed is data else scrubbed.decode("utf-8", "replace")
+    text = text if scrubbed is data else scrubbed.decode("utf-8", "replace")
+    return scrub_named_cells(text) if named_elsewhere else text
 
 
 # Structural URL pass: scheme://userinfo@host... where the password contains '/' or '@', and query
@@ -687,6 +694,9 @@ def _scrub_url(url: str) -> str:
             rest = head + "".join(parts) + fragment
     return url[:scheme_end] + rest
 
+
+from errscope._tabular import TRIGGER as _TABULAR_TRIGGER  # noqa: E402 - it reads key_kind and the value checks above
+from errscope._tabular import scrub_named_cells  # noqa: E402
 
 _SET: Final = _pattern_set()._set  # the binding's own set: a list of the indices that matched
 _ASCII_SET: Final = getattr(_pattern_set(ascii_text=True), "_set", _SET)  # for ASCII text; the UTF-8 one if a trigger does not convert
