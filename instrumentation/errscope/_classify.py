@@ -1992,6 +1992,9 @@ _NAME_WORDS: Final = (
     (_NOT_FOUND_WORDS, FailureClass.NOT_FOUND, None),
     # HTTP 400's and 422's names (Tavily's BadRequestError): the request's values, refused as a whole
     (re.compile(r"Duplicate|AlreadyExists|BadRequest|UnprocessableEntity"), FailureClass.INVALID_INPUT, False),
+    # a connection that never opened, or none open when asked to send (stomp.py's ConnectFailedException,
+    # NotConnectedException): nothing went out
+    (re.compile(r"Connect(ion)?Failed|NotConnected"), FailureClass.UPSTREAM_UNAVAILABLE, False),
     (re.compile(r"Connect(ion)?(Error|Refused|Timeout)|NameResolution|Unreachable"),
      FailureClass.UPSTREAM_UNAVAILABLE, None),
     (re.compile(r"Timeout|TimedOut|Unavailable|ConnectionClosed|Disconnect"), FailureClass.UPSTREAM_UNAVAILABLE, None),
@@ -2093,7 +2096,8 @@ def _by_name(exc: BaseException) -> Classification | None:
             break
         for pattern, failure_class, side_effect in _NAME_WORDS:
             if pattern.search(klass.__name__):
-                sent = _sent_by_name(exc) if failure_class is FailureClass.UPSTREAM_UNAVAILABLE else side_effect
+                sent = _sent_by_name(exc) if failure_class is FailureClass.UPSTREAM_UNAVAILABLE and side_effect is None \
+                    else side_effect
                 if failure_class is FailureClass.PERMISSION_DENIED and classify_text(
                         _message_of(exc)) is FailureClass.RATE_LIMITED:
                     # a refusal named Forbidden whose words say a usage quota or rate limit is spent (Tavily's 432
