@@ -20,7 +20,7 @@ from zenpy.lib.api_objects import Ticket  # noqa: E402
 
 from errscope import FailureClass as C  # noqa: E402
 from tests.classification.conftest import check, raised  # noqa: E402
-from tests.classification.upstreams import closed_port, closing_listener, silent_listener  # noqa: E402
+from tests.classification.upstreams import answering, closed_port, closing_listener, silent_listener  # noqa: E402
 
 JSON = {"Content-Type": "application/json"}
 
@@ -65,7 +65,7 @@ CALLS = [pytest.param(_show, id="show"), pytest.param(_create, id="create")]
 ])
 def test_api_error(call: Callable[..., Callable[[], Any]], status: int, body: dict[str, Any], failure_class: C,
                    side_effect: bool) -> None:
-    with _answering(status, json.dumps(body), JSON) as port:
+    with answering(status, json.dumps(body), JSON) as port:
         exc = raised(call(port))
     assert isinstance(exc, zenpy.lib.exception.APIException)
     result = check(exc, failure_class, side_effect)
@@ -73,7 +73,7 @@ def test_api_error(call: Callable[..., Callable[[], Any]], status: int, body: di
 
 
 def test_not_json() -> None:
-    with _answering(502, "<html><body>Bad gateway</body></html>", {"Content-Type": "text/html"}) as port:
+    with answering(502, "<html><body>Bad gateway</body></html>", {"Content-Type": "text/html"}) as port:
         exc = raised(_show(port))
     assert type(exc).__name__ == "HTTPError"
     check(exc, C.UPSTREAM_UNAVAILABLE, True)
@@ -81,7 +81,7 @@ def test_not_json() -> None:
 
 def test_rate_limit_budget_spent() -> None:
     # a budget of one second: the first Retry-After wait spends it before Zenpy sleeps
-    with _answering(429, json.dumps({"error": "TooManyRequests"}), {**JSON, "Retry-After": "7"}) as port:
+    with answering(429, json.dumps({"error": "TooManyRequests"}), {**JSON, "Retry-After": "7"}) as port:
         exc = raised(_show(port, ratelimit_budget=1))
     assert type(exc).__name__ == "RatelimitBudgetExceeded"
     check(exc, C.RATE_LIMITED, False)
@@ -100,8 +100,3 @@ def test_transport(call: Callable[..., Callable[[], Any]], where: str, side_effe
             exc = raised(call(port))
     check(exc, C.UPSTREAM_UNAVAILABLE, side_effect)
 
-
-def _answering(status: int, body: str, headers: dict[str, str]) -> Any:
-    from tests.classification.upstreams import answering
-
-    return answering(status, body, headers)
