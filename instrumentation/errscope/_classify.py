@@ -75,6 +75,13 @@ Trino's failed query                   by ``errorName``, else  io.trino.spi.Stan
 (``TrinoQueryError``)                  ``errorType``           ErrorType
 Dropbox ``ApiError``                   by its route error      the Dropbox API's route errors
                                        union's innermost tag
+googlemaps ``ApiError``                by its ``status`` word  Google Maps Platform web services'
+                                                               "Status codes"
+kazoo's ``ZookeeperError``             by ZooKeeper's code     KeeperException.Code
+py-consul's exceptions                 by the status that      python-consul's callback (``f"{code}
+                                       starts the text         {body}"``)
+urllib3 ``ResponseError`` (retries     by the status in its    urllib3 ResponseError.SPECIFIC_ERROR
+spent on error statuses)               text
 an HTTP error status named in a        by that status          RFC 9110 §15
 rule-less exception's message
 ("status code 429", "HTTP 503")
