@@ -75,6 +75,13 @@ Trino's failed query                   by ``errorName``, else  io.trino.spi.Stan
 (``TrinoQueryError``)                  ``errorType``           ErrorType
 Dropbox ``ApiError``                   by its route error      the Dropbox API's route errors
                                        union's innermost tag
+googlemaps ``ApiError``                by its ``status`` word  Google Maps Platform web services'
+                                                               "Status codes"
+kazoo's ``ZookeeperError``             by ZooKeeper's code     KeeperException.Code
+py-consul's exceptions                 by the status that      python-consul's callback (``f"{code}
+                                       starts the text         {body}"``)
+urllib3 ``ResponseError`` (retries     by the status in its    urllib3 ResponseError.SPECIFIC_ERROR
+spent on error statuses)               text
 an HTTP error status named in a        by that status          RFC 9110 §15
 rule-less exception's message
 ("status code 429", "HTTP 503")
@@ -1402,9 +1409,28 @@ def _oauth_code(exc: BaseException) -> str | None:
     code = _attribute(exc, "error")
     if isinstance(code, str) and code and hasattr(exc, "description"):
         return code
+    code = _attribute(exc, "error_code")  # the token endpoint's error beside its status (auth0-python's Auth0Error)
+    if isinstance(code, str) and code in _OAUTH_CODES:
+        return code
     body = next((arg for arg in exc.args if isinstance(arg, Mapping)), None)
     code = body.get("error") if body is not None else None
-    return code if isinstance(code, str) and code in _OAUTH_CODES else None
+    if isinstance(code, str) and code in _OAUTH_CODES:
+        return code
+    # the error response (RFC 6749 §5.2: ``error`` beside ``error_description``) kept as the raw body the SDK read
+    # (python-keycloak's ``response_body``, bytes), or as its message
+    for raw in (_attribute(exc, "response_body"), *exc.args[:1]):
+        if isinstance(raw, bytes | str) and len(raw) <= _MAX_OAUTH_BODY and raw[:1] in ("{", b"{"):
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                continue
+            code = body.get("error") if isinstance(body, Mapping) and "error_description" in body else None
+            if isinstance(code, str) and code in _OAUTH_CODES:
+                return code
+    return None
+
+
+_MAX_OAUTH_BODY: Final = 8192
 
 
 def _oauth_error(exc: BaseException) -> Classification | None:
@@ -1961,9 +1987,10 @@ def _smtp_connect(exc: BaseException) -> Classification:
 # ``UpstreamTimeout``), first match in this order, leaf class first. Builtins never get here.
 _NOT_FOUND_WORDS: Final = re.compile(r"NotFound|NoSuch|DoesNotExist|NoResultFound")
 _NAME_WORDS: Final = (
-    # ResourceExhausted: gRPC's name for a quota or rate limit (qdrant-client's 429)
+    # ResourceExhausted: gRPC's name for a quota or rate limit (qdrant-client's 429); Ratelimit as one word (zenpy's
+    # RatelimitBudgetExceeded: the Retry-After waits it may spend are spent)
     # UsageLimit, QuotaExceeded: a usage quota spent (Tavily's UsageLimitExceededError, its 429)
-    (re.compile(r"RateLimit|Throttl|TooManyRequests|ResourceExhausted|UsageLimit|Quota(?:Exceeded|Exhausted)"),
+    (re.compile(r"Rate_?[Ll]imit|Throttl|TooManyRequests|ResourceExhausted|UsageLimit|Quota(?:Exceeded|Exhausted)"),
      FailureClass.RATE_LIMITED, False),
     # an API key refused or never given (Tavily's InvalidAPIKeyError, its 401; MissingAPIKeyError: nothing sent)
     (re.compile(r"PermissionDenied|AccessDenied|Forbidden|Unauthori[sz]ed|Unauthenticated|Authenticat|"
@@ -1972,6 +1999,9 @@ _NAME_WORDS: Final = (
     (_NOT_FOUND_WORDS, FailureClass.NOT_FOUND, None),
     # HTTP 400's and 422's names (Tavily's BadRequestError): the request's values, refused as a whole
     (re.compile(r"Duplicate|AlreadyExists|BadRequest|UnprocessableEntity"), FailureClass.INVALID_INPUT, False),
+    # a connection that never opened, or none open when asked to send (stomp.py's ConnectFailedException,
+    # NotConnectedException): nothing went out
+    (re.compile(r"Connect(ion)?Failed|NotConnected"), FailureClass.UPSTREAM_UNAVAILABLE, False),
     (re.compile(r"Connect(ion)?(Error|Refused|Timeout)|NameResolution|Unreachable"),
      FailureClass.UPSTREAM_UNAVAILABLE, None),
     (re.compile(r"Timeout|TimedOut|Unavailable|ConnectionClosed|Disconnect"), FailureClass.UPSTREAM_UNAVAILABLE, None),
@@ -2073,7 +2103,8 @@ def _by_name(exc: BaseException) -> Classification | None:
             break
         for pattern, failure_class, side_effect in _NAME_WORDS:
             if pattern.search(klass.__name__):
-                sent = _sent_by_name(exc) if failure_class is FailureClass.UPSTREAM_UNAVAILABLE else side_effect
+                sent = _sent_by_name(exc) if failure_class is FailureClass.UPSTREAM_UNAVAILABLE and side_effect is None \
+                    else side_effect
                 if failure_class is FailureClass.PERMISSION_DENIED and classify_text(
                         _message_of(exc)) is FailureClass.RATE_LIMITED:
                     # a refusal named Forbidden whose words say a usage quota or rate limit is spent (Tavily's 432
@@ -2332,7 +2363,124 @@ def _cut_off_while_connecting(exc: BaseException) -> bool:
     return False
 
 
+def _connection_error(exc: BaseException) -> Classification:
+    """A ``ConnectionError`` its errno does not place (one a library raised with a text only): the transport failure
+    it was raised over, even ``from None`` (ollama's "Failed to connect to Ollama" over httpx's ``ConnectError``),
+    says whether the request left, and where it went."""
+    result = _UNAVAILABLE(exc)
+    inner = exc.__cause__ or exc.__context__
+    if result.side_effect_possible is None and inner is not None:
+        found = classify(inner)
+        if found.failure_class is FailureClass.UPSTREAM_UNAVAILABLE and found.side_effect_possible is not None:
+            result = replace(result, side_effect_possible=found.side_effect_possible,
+                             upstream=result.upstream or found.upstream)
+    return result
+
+
+# urllib3's ResponseError.SPECIFIC_ERROR, "too many {status_code} error responses"
+_RETRIED_STATUS: Final = re.compile(r"\btoo many ([1-5]\d\d) error responses\b")
+
+
+def _retried_status(exc: BaseException) -> Classification:
+    """The status every retry was answered with (urllib3's ``ResponseError``), as that status carried, no wait: the
+    last answer's headers are gone with it. Without one (``GENERIC_ERROR``) an upstream that kept failing."""
+    match = _RETRIED_STATUS.search(_message_of(exc))
+    if match is None:
+        return _unavailable(None, "http")(exc)
+    return _status_named(int(match.group(1)), "http")(exc)
+
+
+# Google Maps Platform web services' ``status`` of a refused request (the Geocoding, Directions, Distance Matrix, Places
+# APIs' "Status codes" tables), which googlemaps' ApiError keeps as ``status`` over an HTTP 200. OVER_DAILY_LIMIT is,
+# by Google's list, a key missing or invalid, billing not enabled, a self-imposed cap or a payment method gone: the
+# account, not the rate; UNKNOWN_ERROR is the server's own failure ("may succeed if you try again").
+_MAPS_STATUSES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
+    **dict.fromkeys(("NOT_FOUND", "ZERO_RESULTS"), (FailureClass.NOT_FOUND, False)),
+    **dict.fromkeys(("INVALID_REQUEST", "MAX_ELEMENTS_EXCEEDED", "MAX_DIMENSIONS_EXCEEDED", "MAX_WAYPOINTS_EXCEEDED",
+                     "MAX_ROUTE_LENGTH_EXCEEDED"), (FailureClass.INVALID_INPUT, False)),
+    "OVER_QUERY_LIMIT": (FailureClass.RATE_LIMITED, False),
+    **dict.fromkeys(("REQUEST_DENIED", "OVER_DAILY_LIMIT"), (FailureClass.PERMISSION_DENIED, False)),
+    "UNKNOWN_ERROR": (FailureClass.UPSTREAM_UNAVAILABLE, True),
+}
+
+
+def _maps_status(exc: BaseException) -> Classification:
+    status = _attribute(exc, "status")
+    failure_class, sent = _MAPS_STATUSES.get(status, (FailureClass.UNKNOWN, None)) if isinstance(status, str) else (
+        FailureClass.UNKNOWN, None)
+    upstream = Upstream("google_maps", status) if isinstance(status, str) else None
+    return Classification(failure_class, upstream=upstream, side_effect_possible=sent)
+
+
+# python-consul (py-consul) raises BadRequest, ClientError and its base ConsulException as f"{code} {body}": the
+# status is the message's first word (its ACLDisabled, ACLPermissionDenied and NotFound stand for 401, 403, 404)
+_LEADING_STATUS: Final = re.compile(r"([1-5]\d\d) ")
+
+
+def _consul_status(exc: BaseException) -> Classification | None:
+    match = _LEADING_STATUS.match(_message_of(exc))
+    return _status_named(int(match.group(1)), "http")(exc) if match else None
+
+
+# ZooKeeper's error codes (KeeperException.Code; kazoo keeps each as its exception class's ``code``) -> (name, class,
+# may the operation have been applied). A code the server answered refused the operation; only a lost connection or
+# a timeout leaves it open.
+_ZOOKEEPER_CODES: Final[dict[int, tuple[str, FailureClass, bool | None]]] = {
+    -101: ("NONODE", FailureClass.NOT_FOUND, False),
+    -102: ("NOAUTH", FailureClass.PERMISSION_DENIED, False),
+    -115: ("AUTHFAILED", FailureClass.PERMISSION_DENIED, False),
+    -103: ("BADVERSION", FailureClass.INVALID_INPUT, False),  # the version the caller expected is stale
+    -108: ("NOCHILDRENFOREPHEMERALS", FailureClass.INVALID_INPUT, False),
+    -110: ("NODEEXISTS", FailureClass.INVALID_INPUT, False),
+    -111: ("NOTEMPTY", FailureClass.INVALID_INPUT, False),
+    -114: ("INVALIDACL", FailureClass.INVALID_INPUT, False),
+    -8: ("BADARGUMENTS", FailureClass.INVALID_INPUT, False),
+    -127: ("THROTTLEDOP", FailureClass.RATE_LIMITED, False),
+    -4: ("CONNECTIONLOSS", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    -7: ("OPERATIONTIMEOUT", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    -122: ("REQUESTTIMEOUT", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    -112: ("SESSIONEXPIRED", FailureClass.UPSTREAM_UNAVAILABLE, None),
+    -118: ("SESSIONMOVED", FailureClass.UPSTREAM_UNAVAILABLE, False),
+    -119: ("NOTREADONLY", FailureClass.UPSTREAM_UNAVAILABLE, False),  # a read-only server took the session
+    -13: ("NEWCONFIGNOQUORUM", FailureClass.UPSTREAM_UNAVAILABLE, False),
+    -14: ("RECONFIGINPROGRESS", FailureClass.UPSTREAM_UNAVAILABLE, False),
+    -1: ("SYSTEMERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    -2: ("RUNTIMEINCONSISTENCY", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    -3: ("DATAINCONSISTENCY", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    -5: ("MARSHALLINGERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    -6: ("UNIMPLEMENTED", FailureClass.UNKNOWN, False),
+    -123: ("RECONFIGDISABLED", FailureClass.UNKNOWN, False),
+}
+
+
+def _zookeeper_code(exc: BaseException) -> Classification:
+    code = _attribute(exc, "code")
+    found = _ZOOKEEPER_CODES.get(code) if isinstance(code, int) else None
+    if found is None:
+        return Classification(FailureClass.UNKNOWN, upstream=Upstream("zookeeper", str(code)))
+    name, failure_class, sent = found
+    return Classification(failure_class, upstream=Upstream("zookeeper", name), side_effect_possible=sent)
+
+
+def _kazoo_timeout(exc: BaseException) -> Classification:
+    # KazooClient.start() waited for a session that never opened (refused, unresolvable, no answer to the handshake):
+    # nothing was sent; elsewhere a request's answer did not come in time.
+    tb = exc.__traceback__
+    while tb is not None:
+        if _function_name(tb.tb_frame) == "start" and str(tb.tb_frame.f_globals.get("__name__")) == "kazoo.client":
+            return _unavailable(False, "zookeeper")(exc)
+        tb = tb.tb_next
+    return _unavailable(True, "zookeeper")(exc)
+
+
 def _cut_off(exc: BaseException) -> Classification:
+    # An SDK that files an answered status under its timeout class (geopy's GeocoderTimedOut for a 503, 504 or 408,
+    # raised ``from`` the adapter's error that keeps it): nothing ran out here, the status answered; it decides.
+    cause = exc.__cause__
+    if cause is not None and http_status_of(cause) is not None:
+        answered = _http_status(cause)
+        if answered is not None:
+            return answered
     return (_UNAVAILABLE_NOT_SENT if _cut_off_while_connecting(exc) else _UNAVAILABLE_MAYBE_SENT)(exc)
 
 
@@ -2383,6 +2531,18 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "requests.exceptions.ConnectionError": _wrapping(_first_exception_arg, _unavailable(None, "http")),
     # urllib3 (https://urllib3.readthedocs.io/en/stable/reference/urllib3.exceptions.html)
     "urllib3.exceptions.MaxRetryError": _wrapping(lambda exc: getattr(exc, "reason", None), _unavailable(None, "http")),
+    # the reason of a MaxRetryError whose Retry's status_forcelist was spent (OpenAPI-generated SDKs: asana's default
+    # Retry on 429 and 5xx): the status is only in urllib3's text (ResponseError.SPECIFIC_ERROR), the response gone
+    "urllib3.exceptions.ResponseError": lambda exc: _retried_status(exc),
+    "googlemaps.exceptions.ApiError": lambda exc: _maps_status(exc),
+    "consul.exceptions.ConsulException": lambda exc: _consul_status(exc),
+    "consul.exceptions.ACLDisabled": _status_named(401, "http"),
+    "consul.exceptions.ACLPermissionDenied": _status_named(403, "http"),
+    "consul.exceptions.NotFound": _status_named(404, "http"),
+    # kazoo (https://kazoo.readthedocs.io/en/latest/api/exceptions.html): one class per ZooKeeper error code
+    "kazoo.exceptions.ZookeeperError": lambda exc: _zookeeper_code(exc),
+    "kazoo.exceptions.ConnectionDropped": _unavailable(True, "zookeeper"),
+    "kazoo.handlers.threading.KazooTimeoutError": lambda exc: _kazoo_timeout(exc),
     "urllib3.exceptions.NewConnectionError": _unavailable(False, "http"),  # incl. NameResolutionError
     "urllib3.exceptions.ConnectTimeoutError": _unavailable(False, "http"),
     "urllib3.exceptions.EmptyPoolError": _unavailable(False, "http"),
@@ -2689,7 +2849,7 @@ _RULES: dict[type[BaseException], Rule] = {
     ConnectionResetError: _UNAVAILABLE_MAYBE_SENT,
     ConnectionAbortedError: _UNAVAILABLE_MAYBE_SENT,
     BrokenPipeError: _UNAVAILABLE_MAYBE_SENT,
-    ConnectionError: _UNAVAILABLE,
+    ConnectionError: _connection_error,
     socket.gaierror: _UNAVAILABLE_NOT_SENT,  # the name did not resolve
     ssl.SSLCertVerificationError: _UNAVAILABLE_NOT_SENT,
     ssl.SSLError: _UNAVAILABLE,

@@ -84,11 +84,12 @@ def test_urllib3_max_retry_over_dropped_connections(upstream: HttpUpstream) -> N
 
 
 def test_requests_retry_error_over_error_statuses(upstream: HttpUpstream) -> None:
-    # urllib3's ResponseError says "too many 503 error responses" in words only: the status that
-    # would tell a refusal (503) from a failure midway (500) is not carried, so the flag is open.
+    # urllib3's ResponseError carries the status in its own fixed words only ("too many 503 error
+    # responses", ResponseError.SPECIFIC_ERROR): read there, a 503 refused every try (nothing done).
     session = requests.Session()
     retries = urllib3.Retry(total=1, status_forcelist=[503], backoff_factor=0, respect_retry_after_header=False)
     session.mount("http://", HTTPAdapter(max_retries=retries))
     exc = raised(lambda: session.get(f"{upstream.url}/status/503", timeout=5))
     assert isinstance(exc, requests.exceptions.RetryError)
-    check(exc, C.UPSTREAM_UNAVAILABLE, None)
+    result = check(exc, C.UPSTREAM_UNAVAILABLE, False)
+    assert result.upstream is not None and result.upstream.status == "503"
