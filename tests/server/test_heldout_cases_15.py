@@ -6,6 +6,7 @@ HTTP sessions (httpx) that each number their requests from 1, as every SDK clien
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -79,3 +80,85 @@ async def test_j291_the_same_id_on_two_sessions_at_once(style: str, telemetry: C
         5: (7, "charged 5"), 9: (7, "charged 9")}, answers
     spans = [s for s in telemetry.spans() if s.attributes.get("gen_ai.tool.name") == "charge_card"]
     assert len(spans) == 2, [s.name for s in spans]
+
+
+_FLOAT_SERVER = '''
+import sys
+from tests.servers.catalogue import BUILDERS
+import errscope
+
+style, count = sys.argv[1], sys.argv[2]
+server = BUILDERS[style]()
+
+
+async def transfer(amount: float, fee: float = 0.0) -> str:
+    """Move money (a write; no annotations)."""
+    with open(count, "a") as runs:
+        runs.write("x")
+    return f"moved {amount}"
+
+
+(server.tool if style == "fastmcp" else server.add_tool)(transfer)
+errscope.instrument(server)
+if style == "fastmcp":
+    server.run(transport="stdio", show_banner=False)
+else:
+    server.run()
+'''
+
+
+@pytest.mark.parametrize("style", ["mcpserver", "fastmcp"])
+def test_j294_nan_and_infinity_on_the_wire_never_reach_a_tool(style: str, tmp_path: Any) -> None:
+    """J294 (J287 from the server's side: a host that writes its arguments with Python's ``json.dumps`` default
+    ``allow_nan=True`` sends the literals ``NaN`` and ``Infinity``, and "1e400" overflows to inf; RFC 8259 §6: no JSON
+    numbers; Python's json module and pydantic read them all the same, and both JSON Schema engines accept the float for
+    ``"type": "number"``). ``MCPServer`` ran ``transfer(amount=nan)``; FastMCP's own pydantic check refused it with its
+    raw validation text. The argument check errscope runs refuses a non-finite number as it refuses a wrong type: an
+    ``invalid_input`` note naming the field, the tool never runs; a finite amount then goes through."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    script, count = tmp_path / "server.py", tmp_path / "runs.txt"
+    script.write_text(_FLOAT_SERVER)
+    count.write_text("")
+    root = Path(__file__).resolve().parents[2]
+    process = subprocess.Popen([sys.executable, str(script), style, str(count)], cwd=root,
+                               env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                                   [*filter(None, [os.environ.get("PYTHONPATH")]), str(root / "instrumentation"),
+                                    str(root)])}, stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert process.stdin is not None and process.stdout is not None
+
+    def send(line: str) -> None:
+        process.stdin.write(line + "\n")
+        process.stdin.flush()
+
+    def answer() -> dict[str, Any]:
+        return json.loads(process.stdout.readline())
+
+    try:
+        send(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}))
+        assert answer()["id"] == 0
+        send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        texts = {}
+        for request_id, arguments in ((5, '{"amount": NaN}'), (6, '{"amount": 1e400}'),
+                                      (7, '{"amount": 10, "fee": -Infinity}')):
+            send(f'{{"jsonrpc": "2.0", "id": {request_id}, "method": "tools/call", '
+                 f'"params": {{"name": "transfer", "arguments": {arguments}}}}}')
+            got = answer()
+            assert got["id"] == request_id and got["result"]["isError"] is True, got
+            texts[request_id] = got["result"]["content"][0]["text"]
+            assert got["result"]["_meta"]["io.errscope/failure_class"] == "invalid_input", got
+        send(json.dumps({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+                         "params": {"name": "transfer", "arguments": {"amount": 12.5}}}))
+        assert answer()["result"]["content"][0]["text"] == "moved 12.5"
+    finally:
+        process.kill()
+        process.wait(timeout=10)
+    assert "`amount`" in texts[5] and "`amount`" in texts[6] and "`fee`" in texts[7], texts
+    for text in texts.values():
+        assert "finite number" in text and "Ref ERR-" in text and "input_value" not in text, text
+    assert count.read_text() == "x", "the tool ran with a number JSON cannot carry"
