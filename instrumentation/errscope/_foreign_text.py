@@ -266,7 +266,10 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # again, so checked before "invalid" reads them as the caller's arguments.
             r"\binvalid[ _](?:(?:access|bearer|auth|refresh|id)[ _])?token\b|\bexpired (?:(?:access|bearer|auth) )?token\b|"
             r"\b(?:token|credentials?) (?:has |have |is |are )?(?:expired|revoked)\b|\binvalid[ _](?:credentials|grant)\b|"
-            r"\binsufficient[ _]scope\b|\bunauthenticated\b|\bnot authenticated\b|\bauthentication (?:failed|required)\b|"
+            r"\binsufficient[ _]scope\b|\bunauthenticated\b|\bnot authenticated\b|"
+            # (not SslStream's "Authentication failed because the remote party has closed the transport stream": a TLS
+            # handshake the peer cut, no credential refused)
+            r"\bauthentication (?:failed|required)\b(?!,? because (?:the )?(?:remote|peer|connection|transport|stream))|"
             # A rejected API key (OpenAI's "Incorrect API key provided" / ``invalid_api_key``, "API key expired"):
             # the operator's credential, never the model's arguments.
             r"\b(?:invalid|incorrect|wrong|bad|expired|revoked|disabled)[ _](?:api[ _-]?key|secret[ _]key|access[ _]key)s?\b|"
@@ -416,6 +419,15 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\bfailed host lookup\b|\bno address associated with hostname\b|\bfailed_connect\b|\bnxdomain\b|"
             r"\bserver misbehaving\b|\bclient connection (?:lost|force closed)\b|\bclosed ?channel ?exception\b|"
             r"\bport ?unreachable\b|"
+            # .NET Framework's WebException statuses as PowerShell's Invoke-RestMethod and older .NET servers print them
+            # (NameResolutionFailure, TrustFailure, SecureChannelFailure, ServerProtocolViolation), SslStream's handshake
+            # words, and resolvers' other words: musl's "Name does not resolve" (Alpine images), Windows' WSANO_DATA and
+            # WSATRY_AGAIN sentences, Boost.Asio's "Host not found (authoritative)", ERROR_NETNAME_DELETED.
+            r"\bremote name could not be resolved\b|\bcould not establish trust relationship\b|"
+            r"\bcould not create ssl/tls secure channel\b|\bserver committed a protocol violation\b|"
+            r"\bhandshake failed\b|\bremote party has closed the transport stream\b|\bname does not resolve\b|"
+            r"\bno data of the requested type\b|\btemporary error during hostname resolution\b|"
+            r"\bhost not found \((?:non-)?authoritative\)|\bnetwork name is no longer available\b|"
             # MediaWiki's maxlag refusal ("Waiting for 10.64.48.35: 7 seconds lagged"): its replicas are behind, retry
             r"\bseconds? lagged\b|"
             # MySQL's client errors 2006 and 2013 (CR_SERVER_GONE_ERROR, CR_SERVER_LOST) and SQLite's SQLITE_BUSY, in
@@ -525,7 +537,10 @@ _NEVER_REACHED: Final = re.compile(
     # for a host not found, not connectable, offline or TLS refused, and the resolvers' words of J285
     + _WINSOCK_NAME + r"(?:1005[01]|1006[145]|1100[12])\b|\bgetaddrinfo failed\b|"
     r"\bnsurlerrordomain code=-1(?:00[3469]|200)\b|\bhostname could not be found\b|\bappears to be offline\b|"
-    r"\bfailed host lookup\b|\bno address associated\b|\bnxdomain\b|\bserver misbehaving\b",
+    r"\bfailed host lookup\b|\bno address associated\b|\bnxdomain\b|\bserver misbehaving\b|"
+    r"\bremote name could not be resolved\b|\btrust relationship\b|\bsecure channel\b|\bname does not resolve\b|"
+    r"\bno data of the requested type\b|\bduring hostname resolution\b|\bhost not found \((?:non-)?authoritative\)|"
+    r"\bremote party has closed the transport stream\b",
     re.I,
 )
 # ... and one that may have ended after the upstream got the request (DESIGN.md, "the same holds one hop further down"):
@@ -546,7 +561,7 @@ _AFTER_SENDING: Final = re.compile(
     # Windows Sockets' aborted and reset (10053, 10054), Apple's "network connection was lost" (-1005) and Go's
     # http2 "client connection lost"
     + _WINSOCK_NAME + r"1005[34]\b|\bnsurlerrordomain code=-1005\b|\bnetwork connection was lost\b|"
-    r"\bclient connection lost\b|"
+    r"\bclient connection lost\b|\bserver committed a protocol violation\b|\bnetwork name is no longer available\b|"
     # undici's "fetch failed" alone: no HTTP answer came, whether before or after the request was written
     r"\bfetch failed\b",
     re.I,

@@ -219,3 +219,58 @@ async def test_j290_tool_names_that_are_not_ascii(tmp_path: Path, telemetry: Any
     labels = {dict(p.attributes).get("gen_ai.tool.name")
               for p in telemetry.histogram_points("mcp.client.operation.duration")}
     assert {"获取天气", "查询订单"} <= labels, labels
+
+
+# --- J295-J296: .NET Framework's, PowerShell's and the resolvers' other words ----------------------------------------
+
+async def test_j295_dotnet_framework_and_sslstream_words(tmp_path: Path, telemetry: Any) -> None:
+    """J295 (PowerShell MCP servers and older .NET servers relaying ``WebException``: "The remote name could not be
+    resolved: 'x'" (NameResolutionFailure), "Could not establish trust relationship for the SSL/TLS secure channel."
+    (TrustFailure), "The request was aborted: Could not create SSL/TLS secure channel." (SecureChannelFailure), "The
+    server committed a protocol violation. Section=ResponseStatusLine"; ``SslStream``'s "The handshake failed due to an
+    unexpected packet format." (TLS to a plain port) and "Authentication failed because the remote party has closed the
+    transport stream." (dotnet/runtime #26189: a handshake the peer cut, read as a refused credential). All are a
+    connection that failed; only the protocol violation came after the request went out."""
+    results = await answered(tmp_path, telemetry, {
+        "resolve_ticket": "Invoke-RestMethod : The remote name could not be resolved: 'desk.example.test'",
+        "post_invoice": "Could not establish trust relationship for the SSL/TLS secure channel.",
+        "send_mail": "The request was aborted: Could not create SSL/TLS secure channel.",
+        "update_asset": "The server committed a protocol violation. Section=ResponseStatusLine",
+        "open_vault": "System.IO.IOException: The handshake failed due to an unexpected packet format.",
+        "sign_doc": "System.Security.Authentication.AuthenticationException: Authentication failed because the remote "
+                    "party has closed the transport stream.",
+    })
+    all_unavailable(results)
+    assert results["update_asset"].side_effect_possible is True, results["update_asset"]
+    for name in ("resolve_ticket", "post_invoice", "send_mail", "open_vault", "sign_doc"):
+        assert results[name].side_effect_possible is not True, results[name]
+
+
+async def test_j295_guard_a_refused_login_stays_a_refusal(tmp_path: Path, telemetry: Any) -> None:
+    """J295's guard: "Authentication failed" whose cause is the credential, and a host a tool looked up that is not in
+    its inventory, keep their classes."""
+    results = await answered(tmp_path, telemetry, {
+        "login": "Authentication failed for user 'svc-report'",
+        "restart_host": "Host not found: web-3",
+    })
+    assert results["login"].failure_class is FailureClass.PERMISSION_DENIED, results["login"]
+    assert results["restart_host"].failure_class is FailureClass.NOT_FOUND, results["restart_host"]
+
+
+async def test_j296_resolvers_other_words(tmp_path: Path, telemetry: Any) -> None:
+    """J296 (musl's resolver in Alpine images: "getaddrinfo: Name does not resolve", docker-library and gliderlabs/
+    docker-alpine reports; Windows' WSANO_DATA "The requested name is valid, but no data of the requested type was
+    found." and WSATRY_AGAIN "This is usually a temporary error during hostname resolution ..."; Boost.Asio's "Host not
+    found (authoritative)" from C++ servers, read as a missing record; ERROR_NETNAME_DELETED "The specified network name
+    is no longer available." mid-transfer). A name that does not resolve is an upstream out of reach; the dropped
+    network name may have let the upstream act."""
+    results = await answered(tmp_path, telemetry, {
+        "call_webhook": "getaddrinfo: Name does not resolve (hooks.example.test:443)",
+        "sync_mail": "The requested name is valid, but no data of the requested type was found.",
+        "pull_feed": "This is usually a temporary error during hostname resolution and means that the local server did "
+                     "not receive a response from an authoritative server.",
+        "fetch_quote": "resolve: Host not found (authoritative)",
+        "copy_share": "The specified network name is no longer available.",
+    })
+    all_unavailable(results)
+    assert results["copy_share"].side_effect_possible is True, results["copy_share"]
