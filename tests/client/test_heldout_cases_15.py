@@ -274,3 +274,30 @@ async def test_j296_resolvers_other_words(tmp_path: Path, telemetry: Any) -> Non
     })
     all_unavailable(results)
     assert results["copy_share"].side_effect_possible is True, results["copy_share"]
+
+
+# --- J297: the on-call path for a translated failure -----------------------------------------------------------------
+
+async def test_j297_explain_reads_a_translated_socket_error_as_its_class(tmp_path: Path) -> None:
+    """J297 (the on-call path, span -> log -> explain, for J283: a user on a German Windows quotes "sync_crm failed:
+    ... verweigerte ... Ref ERR-..."). ``errscope explain`` on the sentence the model was shown finds the call and names
+    its class, ``upstream_unavailable`` (the dashboard's outage panel, not the ``unknown`` alert), and does not claim the
+    upstream may have acted (a refusal never reached it)."""
+    from errscope._setup import configure_telemetry
+    from tests.client.test_oncall_explain import explain
+
+    text = ("System.Net.Sockets.SocketException (10061): Es konnte keine Verbindung hergestellt werden, da der "
+            "Zielcomputer die Verbindung verweigerte.")
+    params, log = peer(tmp_path, [tool("sync_crm")], {"sync_crm": failed(text)})
+    host = configure_telemetry("oncall-host", output_dir=tmp_path / "host", set_global=False)
+    try:
+        async with ToolClient(params, timeout=5, retry=RetryPolicy(backoff_initial=0.01, jitter=0),
+                              tracer_provider=host.tracer_provider, meter_provider=host.meter_provider) as tc:
+            result = await tc.call_tool("sync_crm", {"id": "C-1"})
+    finally:
+        host.shutdown()
+    assert result.failure_class is FailureClass.UPSTREAM_UNAVAILABLE, result
+    said = explain(result.text, tmp_path)
+    assert result.error_ref in said and "errscope.failure_class=upstream_unavailable" in said, said
+    assert "may have taken effect" not in said and "failure_class=unknown" not in said, said
+    assert len(log.received("tools/call")) == 1
