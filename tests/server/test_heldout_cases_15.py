@@ -162,3 +162,29 @@ def test_j294_nan_and_infinity_on_the_wire_never_reach_a_tool(style: str, tmp_pa
     for text in texts.values():
         assert "finite number" in text and "Ref ERR-" in text and "input_value" not in text, text
     assert count.read_text() == "x", "the tool ran with a number JSON cannot carry"
+
+
+@pytest.mark.parametrize("style", ["mcpserver", "fastmcp"])
+async def test_j298_a_result_holding_nan_is_the_tool_s_bug(style: str, telemetry: CapturedTelemetry) -> None:
+    """J298 (J294 for results: a tool computing a mean of no samples returns ``nan``; pydantic writes it as ``null``, so
+    the host's own output check fails ("Invalid structured content returned by tool mean_latency: None is not of type
+    'number'", the SDK client raises) while the server's span said success; FastMCP refuses such a result itself, "Tool
+    result contains a non-finite float"). As for any result that breaks the tool's declared output (J40): an ``isError``
+    answer with a ref, class ``unknown`` (the server's bug, never ``invalid_input``), span status ERROR; the host gets an
+    answer it can read."""
+    from opentelemetry.trace import StatusCode
+
+    from tests.server.test_heldout_cases import serving
+
+    async def mean_latency(service: str) -> float:
+        """Mean latency of a service in ms (NaN when it has no samples)."""
+        return float("nan")
+
+    async with serving(style, "legacy", telemetry, mean_latency) as served:
+        result = await served.call("mean_latency", {"service": "checkout"})
+    assert result.is_error is True, result
+    text = " ".join(block.text for block in result.content)
+    assert "Ref ERR-" in text and "argument" not in text.lower(), text
+    (span,) = [s for s in telemetry.spans() if s.attributes.get("gen_ai.tool.name") == "mean_latency"]
+    assert span.attributes.get("errscope.failure_class") == "unknown", dict(span.attributes)
+    assert span.status.status_code is StatusCode.ERROR
