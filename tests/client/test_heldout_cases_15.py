@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from errscope import Channel, FailureClass, Outcome
@@ -301,3 +302,38 @@ async def test_j297_explain_reads_a_translated_socket_error_as_its_class(tmp_pat
     assert result.error_ref in said and "errscope.failure_class=upstream_unavailable" in said, said
     assert "may have taken effect" not in said and "failure_class=unknown" not in said, said
     assert len(log.received("tools/call")) == 1
+
+
+# --- J299-J300: list_changed against a listing in flight, and a server that announces a change on every listing ----
+
+async def test_j299_a_list_changed_during_a_paginated_listing(tmp_path: Path, telemetry: Any) -> None:
+    """J299 (aaif-goose/goose #10433: "a notification received while [tools/list] is in flight must prevent an older
+    in-flight result from becoming the current cached result"; modelcontextprotocol/inspector PR #1443, the
+    clear-after-await race; typescript-sdk PR #2249's review, a refresh that keeps only page 1). The server's tools
+    change while the client walks its pages: page 1 is the old list, ``list_changed`` comes, page 2 is the new one.
+    The client's catalogue must end as the server's new list, not a mix of both ("a", "b" gone, "x", "y" missing), and
+    a tool of the new list is called."""
+    old = [tool("a"), tool("b"), tool("c"), tool("d")]
+    new = [tool("x"), tool("y"), tool("e"), tool("f")]
+    params, log = peer(tmp_path, old, {"e": ok("E"), "x": ok("X")}, page_size=2, relist_at="2", relist_tools=new)
+    async with ToolClient(params, timeout=3, **telemetry.providers) as tc:
+        listed = [t.name for t in await tc.list_tools()]
+        result = await tc.call_tool("x", {})
+    assert listed == ["x", "y", "e", "f"], listed
+    assert (result.outcome, result.text) == (Outcome.OK, "X"), result
+    assert len(log.received("tools/list")) <= 6, len(log.received("tools/list"))
+
+
+async def test_j300_a_server_that_announces_a_change_every_time_it_is_listed(tmp_path: Path, telemetry: Any) -> None:
+    """J300 (microsoft/aspire PR #14494: the server sent ``notifications/tools/list_changed`` as a side effect of every
+    ``tools/list``, and the client re-listed on each: ~1,742 listings in under three minutes until the client killed
+    the server; DeusData/codebase-memory-mcp #1247 for the cursor form of the same loop). Re-listing on a
+    notification backs off while the listing comes back unchanged; calls still work and a changed listing is still
+    seen before the next call."""
+    params, log = peer(tmp_path, [tool("search")], {"search": ok("3 hits")}, list_changed_on_list=True)
+    async with ToolClient(params, timeout=3, **telemetry.providers) as tc:
+        await anyio.sleep(2.0)
+        listed_while_idle = len(log.received("tools/list"))
+        result = await tc.call_tool("search", {"q": "x"})
+    assert listed_while_idle <= 6, listed_while_idle
+    assert (result.outcome, result.text) == (Outcome.OK, "3 hits"), result

@@ -11,6 +11,10 @@ frame received). Handshake era: 2025-11-25. The spec::
      "stuck_cursor": true,    # optional: every page is the first, always with the same nextCursor
      "empty_cursor": true,    # optional: the last page carries nextCursor "" and cursor "" is read as the start
                               # (a server whose struct always writes the field: ChesterRa/cccc PR #50)
+     "list_changed_on_list": true,  # optional: every tools/list answer is followed by list_changed (microsoft/aspire
+                              # PR #14494: a server that announces a change each time it is listed)
+     "relist_at": "2", "relist_tools": [...],  # optional: when the page at this cursor is asked for, the listing
+                              # becomes relist_tools and list_changed is sent before that page (aaif-goose/goose #10433)
      "notification_answers": [...],  # optional: frames sent back for every notification received (a server
                               # that answers notifications/initialized: sharplens-mcp #6, fast-mcp #39)
      "stdout_noise": ["..."], # optional: lines printed on stdout at start and before every answer (not JSON-RPC)
@@ -156,7 +160,13 @@ def main() -> None:
         elif method == "tools/list" and SPEC.get("list_hold"):
             continue
         elif method == "tools/list":
+            if "relist_at" in SPEC and params.get("cursor") == SPEC["relist_at"]:
+                SPEC["tools"] = SPEC.pop("relist_tools")
+                del SPEC["relist_at"]
+                send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
             answer(rid, {"error": SPEC["list_error"]} if "list_error" in SPEC else {"result": listing(params.get("cursor"))})
+            if SPEC.get("list_changed_on_list"):
+                send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
         elif method == "tools/call":
             how = SPEC["answers"].get(params.get("name"))
             if how is None:
