@@ -240,6 +240,11 @@ def named_code_class(text: str) -> FailureClass | None:
     return None
 
 
+# Windows Sockets error numbers of a connection that failed (Windows Sockets Error Codes; WSAENETDOWN 10050 ...
+# WSATRY_AGAIN 11002). Used by _PHRASES, _NEVER_REACHED and _AFTER_SENDING.
+_WINSOCK_NUMBER: Final = r"(?:100(?:5[0134]|6[014]|65)|1100[12])\b"
+_WINSOCK_NAME: Final = r"\b(?:winerror|errno|socket ?exception|socket ?error|win32 ?exception)\W{1,3}"
+
 # Status numbers standing as words ("403 Forbidden", "HTTP 503", "status=429").
 _STATUS: Final = re.compile(r"(?<![\w.-])([1-5]\d\d)(?![\w.-])")
 
@@ -261,7 +266,10 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # again, so checked before "invalid" reads them as the caller's arguments.
             r"\binvalid[ _](?:(?:access|bearer|auth|refresh|id)[ _])?token\b|\bexpired (?:(?:access|bearer|auth) )?token\b|"
             r"\b(?:token|credentials?) (?:has |have |is |are )?(?:expired|revoked)\b|\binvalid[ _](?:credentials|grant)\b|"
-            r"\binsufficient[ _]scope\b|\bunauthenticated\b|\bnot authenticated\b|\bauthentication (?:failed|required)\b|"
+            r"\binsufficient[ _]scope\b|\bunauthenticated\b|\bnot authenticated\b|"
+            # (not SslStream's "Authentication failed because the remote party has closed the transport stream": a TLS
+            # handshake the peer cut, no credential refused)
+            r"\bauthentication (?:failed|required)\b(?!,? because (?:the )?(?:remote|peer|connection|transport|stream))|"
             # A rejected API key (OpenAI's "Incorrect API key provided" / ``invalid_api_key``, "API key expired"):
             # the operator's credential, never the model's arguments.
             r"\b(?:invalid|incorrect|wrong|bad|expired|revoked|disabled)[ _](?:api[ _-]?key|secret[ _]key|access[ _]key)s?\b|"
@@ -298,9 +306,13 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"unavailable|timed? ?out|connection (?:was )?(?:refused|reset)|refused (?:the |our |a )?connection|"
             # errno names of a failed connection, as Node, Go and Python servers print them, and Windows Sockets' own
             # (WSAE...), with Windows' error numbers: its sentences are translated, its numbers are not (Windows
-            # Sockets Error Codes: 10053 aborted, 10054 reset, 10060 timed out, 10061 refused, 10064/10065 unreachable).
+            # Sockets Error Codes: 10053 aborted, 10054 reset, 10060 timed out, 10061 refused, 10064/10065 unreachable;
+            # 10050/10051 network down or unreachable, 11001/11002 host not found), after the name each runtime gives
+            # them: Python's "[WinError N]" and "[Errno N]", .NET's "SocketException (N)", Win32Exception.
             r"\b(?:wsa)?e(?:connrefused|connreset|connaborted|timedout|hostunreach|netunreach|hostdown|pipe|ai[ _]again)\b|"
-            r"\bwinerror 100(?:53|54|60|61|64|65)\b|"
+            + _WINSOCK_NAME + _WINSOCK_NUMBER + "|"
+            # ... and Python's socket.gaierror on Windows ("[Errno 11001] getaddrinfo failed")
+            r"\bgetaddrinfo failed\b|"
             # A name that does not resolve is an upstream out of reach, never a missing record (checked before
             # "no such"): Go's resolver, glibc's getaddrinfo, Node's ENOTFOUND, Java's UnknownHostException.
             r"no such host|name or service not known|nodename nor servname|failure in name resolution|"
@@ -395,6 +407,27 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # connections"; Oracle's ORA-12541 "TNS:no listener".
             r"\bdeadlock (?:detected|found)\b|\bcould not serialize access\b|\btoo many (?:clients|connections)\b|"
             r"\bno listener\b|"
+            # Other runtimes' words for a host not found, a connection lost or never formed: Apple's URLSession
+            # (NSURLErrorDomain -1003 "A server with the specified hostname could not be found", -1005 "The network
+            # connection was lost", -1009 "The Internet connection appears to be offline", -1200 "a secure connection to
+            # the server cannot be made"; its codes, not its translated sentences: -1001 timed out ... -1009 offline,
+            # -1200), Dart's "Failed host lookup", Erlang's httpc ("failed_connect", "nxdomain"), Go's resolver ("server
+            # misbehaving": the DNS server's SERVFAIL) and http2 ("http2: client connection lost"), Java NIO's
+            # ClosedChannelException and PortUnreachableException.
+            r"\bhostname could not be found\b|\bnetwork connection was lost\b|\bconnection appears to be offline\b|"
+            r"\bsecure connection to the server cannot be made\b|\bnsurlerrordomain code=-1(?:00[1-9]|200)\b|"
+            r"\bfailed host lookup\b|\bno address associated with hostname\b|\bfailed_connect\b|\bnxdomain\b|"
+            r"\bserver misbehaving\b|\bclient connection (?:lost|force closed)\b|\bclosed ?channel ?exception\b|"
+            r"\bport ?unreachable\b|"
+            # .NET Framework's WebException statuses as PowerShell's Invoke-RestMethod and older .NET servers print them
+            # (NameResolutionFailure, TrustFailure, SecureChannelFailure, ServerProtocolViolation), SslStream's handshake
+            # words, and resolvers' other words: musl's "Name does not resolve" (Alpine images), Windows' WSANO_DATA and
+            # WSATRY_AGAIN sentences, Boost.Asio's "Host not found (authoritative)", ERROR_NETNAME_DELETED.
+            r"\bremote name could not be resolved\b|\bcould not establish trust relationship\b|"
+            r"\bcould not create ssl/tls secure channel\b|\bserver committed a protocol violation\b|"
+            r"\bhandshake failed\b|\bremote party has closed the transport stream\b|\bname does not resolve\b|"
+            r"\bno data of the requested type\b|\btemporary error during hostname resolution\b|"
+            r"\bhost not found \((?:non-)?authoritative\)|\bnetwork name is no longer available\b|"
             # MediaWiki's maxlag refusal ("Waiting for 10.64.48.35: 7 seconds lagged"): its replicas are behind, retry
             r"\bseconds? lagged\b|"
             # MySQL's client errors 2006 and 2013 (CR_SERVER_GONE_ERROR, CR_SERVER_LOST) and SQLite's SQLITE_BUSY, in
@@ -499,7 +532,15 @@ _NEVER_REACHED: Final = re.compile(
     r"\bconnect(?:ion)? ?(?:etimedout|timeout ?(?:error|exception)?\b)|\bconnect timed out\b|timeout (?:while )?connecting|"
     r"\b(?:cannot|can't|could not|couldn't|unable to|failed to) (?:connect|establish|reach)|connection attempts? failed|"
     r"certificate|\bx509\b|\bpkix\b|fatal alert|handshake|\bwrong version number\b|\bunrecognized ssl message\b|"
-    r"\beproto\b|\bcouldn'?t connect\b|\bunresolved ?address\b|\bconnect: no such file\b|\bconnect enoent\b",
+    r"\beproto\b|\bcouldn'?t connect\b|\bunresolved ?address\b|\bconnect: no such file\b|\bconnect enoent\b|"
+    # Windows Sockets numbers for refused, unreachable and host not found (_WINSOCK_NUMBER), Apple's URLSession codes
+    # for a host not found, not connectable, offline or TLS refused, and the resolvers' words of J285
+    + _WINSOCK_NAME + r"(?:1005[01]|1006[145]|1100[12])\b|\bgetaddrinfo failed\b|"
+    r"\bnsurlerrordomain code=-1(?:00[3469]|200)\b|\bhostname could not be found\b|\bappears to be offline\b|"
+    r"\bfailed host lookup\b|\bno address associated\b|\bnxdomain\b|\bserver misbehaving\b|"
+    r"\bremote name could not be resolved\b|\btrust relationship\b|\bsecure channel\b|\bname does not resolve\b|"
+    r"\bno data of the requested type\b|\bduring hostname resolution\b|\bhost not found \((?:non-)?authoritative\)|"
+    r"\bremote party has closed the transport stream\b",
     re.I,
 )
 # ... and one that may have ended after the upstream got the request (DESIGN.md, "the same holds one hop further down"):
@@ -517,6 +558,10 @@ _AFTER_SENDING: Final = re.compile(
     r"\bincomplete ?message\b|\bsocket (?:was )?disconnected\b|\breceived no (?:bytes|data)\b|\bstream error\b|"
     r"\bstream (?:was )?reset\b|\b(?:http2|h2) protocol error\b|\beof ?exception\b|"
     r"\bconnection (?:was )?terminated\b|\bterminating (?:the )?connection\b|"
+    # Windows Sockets' aborted and reset (10053, 10054), Apple's "network connection was lost" (-1005) and Go's
+    # http2 "client connection lost"
+    + _WINSOCK_NAME + r"1005[34]\b|\bnsurlerrordomain code=-1005\b|\bnetwork connection was lost\b|"
+    r"\bclient connection lost\b|\bserver committed a protocol violation\b|\bnetwork name is no longer available\b|"
     # undici's "fetch failed" alone: no HTTP answer came, whether before or after the request was written
     r"\bfetch failed\b",
     re.I,

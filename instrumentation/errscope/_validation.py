@@ -13,6 +13,7 @@ arguments are valid; only when they are not does ``jsonschema`` walk the errors 
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Final
@@ -29,7 +30,7 @@ except ImportError:  # pragma: no cover
 from errscope._classify import FieldProblem
 from errscope._messages import describe_schema, expected_for_path
 
-__all__ = ["ArgumentValidator"]
+__all__ = ["FINITE", "ArgumentValidator", "non_finite_path"]
 
 _CACHE_LIMIT: Final = 1024
 
@@ -72,6 +73,12 @@ class ArgumentValidator:
         """
         if not schema:
             return ()
+        non_finite = non_finite_path(arguments, [])
+        if non_finite is not None:  # valid for both engines ("number"), yet no JSON number: refused before the tool
+            problem = FieldProblem(_dotted(non_finite) or "arguments", FINITE)
+            if root is not None:
+                problem = FieldProblem(root if problem.path == "arguments" else f"{root}.{problem.path}", FINITE)
+            return (problem,)
         cached = self._fast.get(id(schema))  # every call passes here: the lookup is inline
         is_valid = cached[1] if cached is not None and cached[0] is schema else self._compile_fast(schema)
         try:
@@ -92,6 +99,31 @@ class ArgumentValidator:
                     problem = FieldProblem(path, problem.expected)
                 problems.setdefault(problem.path, problem)
         return tuple(problems.values())
+
+
+# NaN and Infinity are no JSON numbers (RFC 8259 §6), so no JSON Schema "number" admits them; Python's json module
+# and pydantic read the literals ``NaN``/``Infinity`` (and 1e400 as inf) from a host that wrote them, and both schema
+# engines then accept the float. A tool would run with amount=nan.
+FINITE: Final = "a finite number (JSON has no NaN or Infinity)"
+
+
+def non_finite_path(value: Any, path: list[Any]) -> list[Any] | None:
+    """The path of the first NaN or infinite float in ``value`` (JSON-decoded: dicts, lists, scalars), or None."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else path
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, (float, dict, list)):
+                found = non_finite_path(item, [*path, key])
+                if found is not None:
+                    return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            if isinstance(item, (float, dict, list)):
+                found = non_finite_path(item, [*path, index])
+                if found is not None:
+                    return found
+    return None
 
 
 @functools.lru_cache(maxsize=256)

@@ -16,6 +16,7 @@ Whether another attempt goes out is the retry policy's decision (:mod:`errscope.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -78,30 +79,49 @@ ERROR_TYPE_UNREADABLE = "_OTHER"
 ERROR_TYPE_UNENCODABLE = "unencodable_arguments"
 
 
-def _unencodable_argument(arguments: Mapping[str, Any]) -> str | None:
-    """The name of the first argument whose value (or name) holds a string no UTF-8 encodes, a lone
-    UTF-16 surrogate such as ``"\\ud800"`` decoded from a model's JSON; None: every one can be sent.
-    MCP messages are UTF-8 JSON-RPC (MCP, Transports; RFC 8259 §8.1), so such a request cannot be written."""
+def _unencodable_argument(arguments: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The first argument JSON-RPC cannot carry as given, and why; None: every one can be sent.
+
+    Two kinds: a string no UTF-8 encodes (a lone UTF-16 surrogate such as ``"\\ud800"`` decoded from a model's
+    JSON; MCP messages are UTF-8 JSON-RPC: MCP, Transports; RFC 8259 §8.1), and a number JSON has no form for (NaN,
+    Infinity: RFC 8259 §6 "are not permitted"), which the SDK's serialiser would silently send as ``null``, so the
+    tool would run with a value nobody chose.
+    """
     for name, value in arguments.items():
-        if not _encodable(name) or not _encodable(value):
-            return name.encode("utf-8", "backslashreplace").decode() if isinstance(name, str) else repr(name)
+        reason = _unencodable(name) or _unencodable(value)
+        if reason is not None:
+            shown = name.encode("utf-8", "backslashreplace").decode() if isinstance(name, str) else repr(name)
+            return shown, reason
     return None
 
 
-def _encodable(value: Any) -> bool:
+_SURROGATE = "holds text that cannot be sent (a lone UTF-16 surrogate; MCP messages are UTF-8)"
+_NOT_A_NUMBER = "holds a number JSON cannot carry (NaN or Infinity; RFC 8259 §6); it would arrive as null"
+
+
+def _unencodable(value: Any) -> str | None:
     if isinstance(value, str):
         if value.isascii():
-            return True
+            return None
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
-            return False
-        return True
+            return _SURROGATE
+        return None
+    if isinstance(value, float):
+        return None if math.isfinite(value) else _NOT_A_NUMBER
     if isinstance(value, Mapping):
-        return all(_encodable(k) and _encodable(v) for k, v in value.items())
+        for k, v in value.items():
+            reason = _unencodable(k) or _unencodable(v)
+            if reason is not None:
+                return reason
+        return None
     if isinstance(value, (list, tuple)):
-        return all(map(_encodable, value))
-    return True
+        for item in value:
+            reason = _unencodable(item)
+            if reason is not None:
+                return reason
+    return None
 
 
 def _answer_that_stands(answer: dict[str, Any]) -> CallToolResult | None:
@@ -251,12 +271,12 @@ class LogicalCall:
         unencodable = _unencodable_argument(self.arguments)
         if unencodable is not None:  # the caller's mistake, found before anything is sent or counted
             attributes[ERROR_TYPE] = ERROR_TYPE_UNENCODABLE
+            argument, reason = unencodable
             return shape.failure(
                 self.tool,
                 None,
                 FailureClass.INVALID_INPUT,
-                f"{safe_name(self.tool)} was not called: argument '{safe_name(unencodable)}' holds text that cannot "
-                "be sent (a lone UTF-16 surrogate; MCP messages are UTF-8).",
+                f"{safe_name(self.tool)} was not called: argument '{safe_name(argument)}' {reason}.",
                 side_effect_possible=False,
             )
         if not owner.breaker.allow():

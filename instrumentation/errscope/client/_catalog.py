@@ -56,6 +56,10 @@ class ToolCatalog:
         self._lock = anyio.Lock()
         self._generation = 0
         self._dirty = False
+        self._changes = 0
+        """``list_changed`` notifications seen: one arriving during a fetch leaves the new listing stale."""
+        self._changed_delay = debounce
+        self._changed_next = float("-inf")
         self.refreshes = 0
         self.retired: set[str] = set()
         """Names listed once and gone since: "no longer available" rather than "does not exist"."""
@@ -108,6 +112,7 @@ class ToolCatalog:
     def mark_stale(self) -> None:
         """A ``list_changed`` arrived: the next :meth:`refresh_if_stale` re-lists."""
         self._dirty = True
+        self._changes += 1
 
     @property
     def stale(self) -> bool:
@@ -119,8 +124,11 @@ class ToolCatalog:
         async with self._lock:
             if self._generation != generation:
                 return  # someone refreshed while we waited for the lock
+            changes = self._changes
             tools = await fetch()
             self.replace(tools)
+            # A list_changed during the fetch: the pages may predate it (aaif-goose/goose #10433), so stay stale.
+            self._dirty = self._changes != changes
             self._generation += 1
             self.refreshes += 1
 
@@ -135,13 +143,29 @@ class ToolCatalog:
         self._unknown_next = self._clock() + self._unknown_delay
         return True
 
-    async def refresh_if_stale(self, fetch: Fetch) -> None:
-        """Debounced re-list after ``list_changed``."""
-        if not self._dirty:
+    async def refresh_if_stale(self, fetch: Fetch, *, notified: bool = False) -> None:
+        """Debounced re-list after ``list_changed``.
+
+        Args:
+            fetch: the ``tools/list`` walk.
+            notified: called for the notification itself (in the background), not for a call about to go out. Such
+                re-lists back off while they find the listing unchanged (the wait doubles from ``debounce`` up to
+                the unknown-tool backoff's longest; a changed listing resets it): a server that announces a change
+                every time it is listed would otherwise be listed in a loop (microsoft/aspire PR #14494). A call or
+                :meth:`~errscope.client.ToolClient.list_tools` still re-lists a stale catalogue first.
+        """
+        if not self._dirty or (notified and self._clock() < self._changed_next):
             return
         await anyio.sleep(self.debounce)
-        if self._dirty:
+        before = dict(self._tools)
+        for _ in range(2):  # a refresh already running may predate the change: then once more
+            if not self._dirty:
+                break
             await self.refresh(fetch)
+        if notified:
+            unchanged = self._tools == before
+            self._changed_delay = min(self._changed_delay * 2, self.unknown_backoff[1]) if unchanged else self.debounce
+            self._changed_next = self._clock() + self._changed_delay
 
 
 def usable_listing(item: SessionMessage, version: str) -> SessionMessage:

@@ -9,6 +9,7 @@ one (never two at once), and keeps the :class:`~errscope.client._catalog.ToolCat
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -478,16 +479,16 @@ class ServerConnection:
         if method == "notifications/tools/list_changed":
             self.catalog.mark_stale()
             if self.tg is not None:
-                self.tg.start_soon(self.refresh_stale)
+                self.tg.start_soon(functools.partial(self.refresh_stale, notified=True))
         await anyio.lowlevel.checkpoint()
 
-    async def refresh_stale(self) -> None:
+    async def refresh_stale(self, *, notified: bool = False) -> None:
         """Re-list after ``list_changed`` (debounced by the catalog); failures keep the old listing."""
         conn = self.current
         if conn is None or not conn.alive:
             return
         try:
-            await self.catalog.refresh_if_stale(lambda: self.traced_fetch(conn, links=()))
+            await self.catalog.refresh_if_stale(lambda: self.traced_fetch(conn, links=()), notified=notified)
         except Exception as exc:  # boundary: the next unknown-tool error re-lists again
             logger.debug("tools/list refresh after list_changed failed (%s)", type(exc).__qualname__)
 

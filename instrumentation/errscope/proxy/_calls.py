@@ -136,6 +136,10 @@ class Scope:
     in_flight: dict[str, _InFlight] = field(default_factory=dict)
     cancelled: dict[str, None] = field(default_factory=dict)
     """Tool calls the host cancelled (oldest first): a late answer to one is relayed scrubbed."""
+    answered: dict[str, None] = field(default_factory=dict)
+    """Requests already answered (oldest first, bounded): another answer with one of these ids answers nothing."""
+    unreadable: int = 0
+    """Host frames the server can only answer with a ``null`` id (JSON-RPC 2.0 §5: an id it could not read)."""
 
 
 def _is_request_id(value: Any) -> bool:
@@ -179,8 +183,12 @@ class Calls:
         if not isinstance(message, dict) or "method" not in message or not _is_request_id(message.get("id")):
             if isinstance(message, dict) and message.get("method") == "notifications/cancelled":
                 self._cancelled(scope, message.get("params"))
+            elif not isinstance(message, dict) or "id" in message or not (
+                    "method" in message or "result" in message or "error" in message):
+                scope.unreadable += 1  # a request with a null or odd id, or no message at all: answered with id null
             return message
         method = message["method"]
+        scope.answered.pop(request_key(message["id"]), None)  # the id used again: its answer is awaited again
         if len(scope.in_flight) >= _MAX_IN_FLIGHT:
             forgotten = scope.in_flight.pop(next(iter(scope.in_flight)))
             if forgotten.call is not None:
@@ -250,12 +258,33 @@ class Calls:
             scope.cancelled[key] = None
 
     # -- server -> host ---------------------------------------------------------------------------
+    def answers_nothing(self, scope: Scope, message: Any) -> bool:
+        """Whether ``message`` is an answer to no request the host made: one with a ``null`` or no id when the host
+        sent nothing the server could not read (the server answered a notification: JSON-RPC 2.0 §4.1 "The Server
+        MUST NOT reply to a Notification"), or a second answer to a request already answered. Hosts tear the
+        connection down on such a frame (Claude Code's "unknown message ID", a schema error on ``"id": null``), so
+        the relay drops it. A late answer to a cancelled call is not one of these (:attr:`Scope.cancelled`)."""
+        if not isinstance(message, dict) or "method" in message or not ("result" in message or "error" in message):
+            return False
+        request_id = message.get("id")
+        if not _is_request_id(request_id):
+            if scope.unreadable:
+                scope.unreadable -= 1
+                return False
+            return True
+        key = request_key(request_id)
+        return key in scope.answered and key not in scope.in_flight and key not in scope.cancelled
+
     def from_server(self, scope: Scope, message: Any) -> Any:
         """Note a message the server sends; returns what the host receives (a failed tool call shaped)."""
         if not isinstance(message, dict) or "method" in message or not _is_request_id(message.get("id")):
             return message  # server-to-client requests, notifications and id-less answers pass untouched
         key = request_key(message["id"])
         entry = scope.in_flight.pop(key, None)
+        if entry is not None:
+            if len(scope.answered) >= _MAX_IN_FLIGHT:
+                scope.answered.pop(next(iter(scope.answered)))
+            scope.answered[key] = None
         if entry is None:
             if scope.cancelled.pop(key, 0) is None:
                 # The host ignores it (MCP spec, Utilities > Cancellation) but may log it: no span, scrubbed.

@@ -456,6 +456,10 @@ async def serve_stdio(upstream: Upstream, calls: Calls) -> None:
     scope = Scope()
 
     def to_host(message: Any, frame: bytes | None) -> None:
+        if calls.answers_nothing(scope, message):
+            logger.warning("an answer to no request of the host (id %s) was dropped",
+                           "null" if not isinstance(message.get("id"), (str, int)) else "already answered")
+            return
         answer = calls.from_server(scope, message)
         out_transport.write(frame if answer is message and frame is not None else encode(answer))
 

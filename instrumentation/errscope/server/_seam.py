@@ -58,7 +58,7 @@ from errscope._messages import (
     unknown_tool_message,
 )
 from errscope._scrubbing import scrub, scrub_value, without_stack_traces
-from errscope._validation import ArgumentValidator
+from errscope._validation import FINITE, ArgumentValidator, non_finite_path
 from errscope._vocabulary import Channel, FailureClass
 
 __all__ = ["InvalidResult", "ToolInfo", "ToolSeam", "failure_meta", "idempotent_hint", "protocol_error"]
@@ -193,6 +193,14 @@ class ToolSeam:
             return self.fail(call, name, explain(exc)[0], exc, idempotent=info.idempotent)
         if getattr(result, "is_error", False) is True:  # CallToolResult, or a framework's equivalent
             return self.own_error_result(call, result)
+        structured = getattr(result, "structured_content", None)
+        if isinstance(structured, (dict, list)):
+            # NaN or Infinity in a result: no JSON number (RFC 8259 §6); serialised as null it breaks the declared
+            # type at the host ("Invalid structured content"), or the frame. The tool's bug, told as one (J298).
+            non_finite = non_finite_path(structured, [])
+            if non_finite is not None:
+                path = ".".join(map(str, ["structuredContent", *non_finite]))
+                return self.invalid_result(call, name, (FieldProblem(path, FINITE),))
         if info.output_schema is not None and self.validator is not None and hasattr(result, "structured_content"):
             structured = result.structured_content
             problems = (

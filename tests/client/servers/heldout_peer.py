@@ -9,6 +9,14 @@ frame received). Handshake era: 2025-11-25. The spec::
                           | {"result": {...}, "repeat": 2}},               # the same answer twice
      "page_size": 2,          # optional: tools/list pages of this size, the cursor being the next offset
      "stuck_cursor": true,    # optional: every page is the first, always with the same nextCursor
+     "empty_cursor": true,    # optional: the last page carries nextCursor "" and cursor "" is read as the start
+                              # (a server whose struct always writes the field: ChesterRa/cccc PR #50)
+     "list_changed_on_list": true,  # optional: every tools/list answer is followed by list_changed (microsoft/aspire
+                              # PR #14494: a server that announces a change each time it is listed)
+     "relist_at": "2", "relist_tools": [...],  # optional: when the page at this cursor is asked for, the listing
+                              # becomes relist_tools and list_changed is sent before that page (aaif-goose/goose #10433)
+     "notification_answers": [...],  # optional: frames sent back for every notification received (a server
+                              # that answers notifications/initialized: sharplens-mcp #6, fast-mcp #39)
      "stdout_noise": ["..."], # optional: lines printed on stdout at start and before every answer (not JSON-RPC)
      "stderr_bytes": 0,       # optional: bytes written to stderr before every tools/call answer
      "list_error": {...},     # optional: every tools/list is answered with this JSON-RPC error
@@ -104,13 +112,15 @@ def answer(rid: Any, how: dict[str, Any]) -> None:
 def listing(cursor: str | None) -> dict[str, Any]:
     tools, size = SPEC["tools"], SPEC.get("page_size")
     if size is None:
-        return {"tools": tools}
+        return {"tools": tools, **({"nextCursor": ""} if SPEC.get("empty_cursor") else {})}
     if SPEC.get("stuck_cursor"):
         return {"tools": tools[:size], "nextCursor": "stuck"}
     start = int(cursor or 0)
     page: dict[str, Any] = {"tools": tools[start:start + size]}
     if start + size < len(tools):
         page["nextCursor"] = str(start + size)
+    elif SPEC.get("empty_cursor"):
+        page["nextCursor"] = ""
     return page
 
 
@@ -133,6 +143,9 @@ def main() -> None:
             if held is not None and "on_cancel" in held:
                 answer(params["requestId"], held["on_cancel"])
             continue
+        if "id" not in msg and method is not None:
+            for frame in SPEC.get("notification_answers", ()):
+                send(frame)
         if rid is None or method is None:
             continue
         if method == "initialize":
@@ -147,7 +160,13 @@ def main() -> None:
         elif method == "tools/list" and SPEC.get("list_hold"):
             continue
         elif method == "tools/list":
+            if "relist_at" in SPEC and params.get("cursor") == SPEC["relist_at"]:
+                SPEC["tools"] = SPEC.pop("relist_tools")
+                del SPEC["relist_at"]
+                send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
             answer(rid, {"error": SPEC["list_error"]} if "list_error" in SPEC else {"result": listing(params.get("cursor"))})
+            if SPEC.get("list_changed_on_list"):
+                send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
         elif method == "tools/call":
             how = SPEC["answers"].get(params.get("name"))
             if how is None:
