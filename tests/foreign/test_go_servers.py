@@ -19,12 +19,19 @@ import pytest
 from errscope import FailureClass, Outcome
 from errscope.client import ToolCallResult, ToolClient
 from errscope.testing import CapturedTelemetry
-from tests.foreign.peers import FAKE_SECRET, GO_SDKS, REJECTED_ARGUMENTS, go_server_http, go_server_stdio
+from tests.foreign.peers import (
+    FAKE_SECRET,
+    GO_OLD_RELEASES,
+    GO_SDKS,
+    REJECTED_ARGUMENTS,
+    go_server_http,
+    go_server_stdio,
+)
 from tests.foreign.test_ts_server import telemetry_text
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stack]
 
-COMBOS = [(sdk, transport) for sdk in GO_SDKS for transport in ("stdio", "http")]
+COMBOS = [(sdk, transport) for sdk in (*GO_SDKS, *GO_OLD_RELEASES) for transport in ("stdio", "http")]
 STACK_FRAGMENTS = ("goroutine", "runtime/debug", ".go:", "+0x")
 
 
@@ -88,7 +95,7 @@ async def test_each_failure_gets_its_class_and_an_honest_note(sdk: str, transpor
     assert "hovercraft" not in results["enum"].text
     assert "`order_id`" in results["pattern"].text and "parcel-17" not in results["pattern"].text
     assert "`weight_kg`" in results["bound"].text and "7.25" not in results["bound"].text
-    if sdk == "gosdk":  # its reports name the failed keyword and the schema's value
+    if sdk.startswith("gosdk"):  # its reports name the failed keyword and the schema's value
         assert "`order_id` must be a string matching ^ORD-\\d{4}$" in results["pattern"].text
         assert "`weight_kg` must be greater than 0" in results["bound"].text
     else:  # its reports name the argument, not the rule: what it must be comes from the listed inputSchema

@@ -144,6 +144,8 @@ _TYPE_NOUNS: Final = {
     "undefined": "absent",
 }
 _COMPARISONS: Final = {">": "greater than", ">=": "at least", "<": "less than", "<=": "at most"}
+_NETWORKNT_BOUNDS: Final = {(False, "minimum"): "at least", (True, "minimum"): "greater than",
+                            (False, "maximum"): "at most", (True, "maximum"): "less than"}
 _WORDY_BOUNDS: Final = (
     (re.compile(r"\bgreater th[ae]n or equal to\b", re.I), "at least"),  # "then": Elixir's Peri (hermes-mcp)
     (re.compile(r"\bless th[ae]n or equal to\b", re.I), "at most"),
@@ -219,6 +221,20 @@ _PHRASES: Final[tuple[tuple[re.Pattern[str], Any], ...]] = (
     (re.compile(r"^Input should be ('[^']*'(?:, '[^']*')*,? or '[^']*')$", re.I), lambda m: _options(m[1])),
     (re.compile(r"^Input should be (.+?)(?:, (?:unable|got|invalid|input|received)\b.*)?$", re.I), lambda m: m[1]),
     (re.compile(r"^(?:Unexpected keyword argument|Extra inputs are not permitted)$", re.I), lambda m: _UNEXPECTED),
+    # networknt json-schema-validator (the Java SDK 2.x; its jsv-messages.properties, after "<location>: "):
+    # "string found, number expected", "must have an exclusive minimum value of 0", "does not have a value in the
+    # enumeration [...]", "does not match the regex pattern ^x$", "does not match the email pattern ...",
+    # "must be at most 5 characters long", "must have at least 1 items but found 0", "must be the constant value 'x'"
+    (re.compile(r"^\w+ found, \[?([\w, ]+?)\]? expected$", re.I),
+     lambda m: " or ".join(_noun(t) for t in re.findall(r"\w+", m[1]))),
+    (re.compile(r"^must have an? (exclusive )?(minimum|maximum) value of (-?[\d.]+(?:e[+-]?\d+)?)$", re.I),
+     lambda m: f"{_NETWORKNT_BOUNDS[(bool(m[1]), m[2].lower())]} {m[3]}"),
+    (re.compile(r"^does not have a value in the enumeration (.+)$", re.I), lambda m: _options(m[1])),
+    (re.compile(r"^does not match the regex pattern (.+)$", re.I), lambda m: f"a string matching {m[1]}"),
+    (re.compile(r"^does not match the ([\w-]+) pattern\b.*$", re.I), lambda m: f"a valid {m[1]}"),
+    (re.compile(r"^must be at (least|most) (\d+) characters long$", re.I), lambda m: f"at {m[1]} {m[2]} characters"),
+    (re.compile(r"^must have at (least|most) (\d+) items(?: but found \d+)?$", re.I), lambda m: f"at {m[1]} {m[2]} items"),
+    (re.compile(r"^must be the constant value '(.*)'$", re.I), lambda m: f"exactly {m[1]}"),
     (re.compile(r"^Invalid ((?!input\b)[\w -]{2,40}?)(?: address)?$", re.I),
      lambda m: f"a valid {m[1].lower()}{' address' if 'address' in m[0].lower() else ''}"),
 )
@@ -702,6 +718,18 @@ _LOCATION: Final = r"(?P<pointer>(?<![\w/~$.-])/[^\s:;]*|<root>|root)"
 _PATH_REPORT: Final = re.compile(
     r"(?:^|(?<=[\s;,]))(?P<path>\$(?:\.[\w$-]+|\[\d+\]|\['[^']+'\])*|#(?:/[^\s:;/]+)*)\s*:\s*(?P<msg>[^;\n]+)", re.M
 )
+# ... and networknt 2+ (the Java SDK 2.x) a bare JSON pointer into the arguments ("/a", "/items/0/qty"; "" for the root)
+# before its sentence, issues joined by ", " inside "[...]". Only a sentence the phrases read counts here: a path
+# before any other words ("open /srv/x: no such file") is no argument.
+_POINTER_REPORT: Final = re.compile(
+    r"(?:^|(?<=[\s\[,]))(?P<pointer>/[\w~$.-]+(?:/[\w~$.-]+)*)\s*:\s+"
+    r"(?P<msg>[^;\n]+?)(?=,\s*/[\w~$./-]*\s*:\s|,\s*:\s|\]?\s*(?:;|\n|$))",
+    re.M,
+)
+_NETWORKNT_NAMED: Final = re.compile(
+    r"^(?:required property '(?P<required>[^']+)' not found"
+    r"|property '(?P<extra>[^']+)' is not defined in the schema and the schema does not allow additional properties)$"
+)
 _KEYWORD_REPORT: Final = re.compile(
     rf"{_LOCATION}\s*:\s*(?P<keyword>type|required|enum|const|pattern|format|minimum|maximum|exclusiveMinimum"
     r"|exclusiveMaximum|minLength|maxLength|minItems|maxItems|multipleOf|additionalProperties)\s*:\s*"
@@ -781,6 +809,12 @@ def _keyword_reports(message: str) -> Iterator[tuple[str, str | None]]:
         field = _pointer_field(path) if path.startswith("/") else re.sub(r"\['([^']+)'\]", r".\1", path).strip(".")
         if not _REQUIRED_PROSE.search(match["msg"]):  # "$: required property 'b' not found" is read as prose
             yield field or "arguments", _expectation(match["msg"])
+    for match in _POINTER_REPORT.finditer(message):
+        field, text = _pointer_field(match["pointer"]), match["msg"].strip()
+        if named := _NETWORKNT_NAMED.match(text):  # the property named inside the object at the pointer
+            yield f"{field}.{named['required'] or named['extra']}", _REQUIRED if named["required"] else _UNEXPECTED
+        elif (expected := _expectation(text)) is not None:
+            yield field, expected
     for match in _STRUCT_REPORT.finditer(message):
         field = _pointer_field(match["pointer"])
         values = {m["key"]: m["value"] for m in _STRUCT_FIELD.finditer(match["fields"])}
