@@ -1,9 +1,11 @@
-"""Foreign clients calling an errscope-instrumented Python server: the TypeScript SDK's own ``Client``.
+"""Foreign clients calling an errscope-instrumented Python server: the TypeScript SDK's and the Go SDK's own clients.
 
 ``tests/npm/servers/ts_client.mjs`` lists the tools and calls them through the SDK's ``callTool`` (v2
 ``@modelcontextprotocol/client``, v1 ``@modelcontextprotocol/sdk`` 1.32 and 1.12.1), which parses every answer
 with the SDK's own schemas (v1 also checks a result's ``structuredContent`` against the tool's ``outputSchema``).
-The server is ``tests/servers/serve.py`` (the catalogue, instrumented) in each style. Every failure must reach the
+The Go client is ``tests/foreign/go/gosdkclient`` (go-sdk's ``ClientSession.CallTool``, which decodes each result
+into its ``CallToolResult`` and each content block by type; built by ``scripts/build-foreign-go.sh``). The server
+is ``tests/servers/serve.py`` (the catalogue, instrumented) in each style. Every failure must reach the
 foreign client as a spec-valid answer it parses without error (MCP 2025-11-25, Tools > Error Handling): a tool
 failure or rejected arguments as an ``isError`` result with text content carrying the error ref, which is also in
 ``_meta``; an unknown tool or a malformed call as JSON-RPC ``-32602``; no secret, path or oversized text; and a call
@@ -21,7 +23,7 @@ from typing import Any
 import pytest
 
 from errscope._attributes import META_CHANNEL, META_ERROR_REF, META_FAILURE_CLASS
-from tests.foreign.peers import FAKE_SECRET, NPM, REPO, _free_port, _wait_port, node, node_env
+from tests.foreign.peers import FAKE_SECRET, NPM, REPO, _free_port, _wait_port, go_server, node, node_env
 
 pytestmark = [pytest.mark.stack]
 
@@ -40,6 +42,7 @@ CALLS: list[tuple[str, str, Any, int | None]] = [
     ("oversized", "big_failure", {"size": 200_000}, None),
     ("upstream", "send_email", {"to": "fail@example.com", "body": "hi", "api_token": FAKE_SECRET}, None),
     ("timeout", "export_report", {"seconds": 5}, 1000),
+    ("after", "get_order", {"order_id": "A-1"}, None),  # the cancel is handled beside it: it may still be landing
     ("in_flight", "in_flight", {}, None),
 ]
 FAILED = ("not_found", "invalid", "leak", "explicit", "oversized", "upstream")
@@ -48,8 +51,11 @@ FAILED = ("not_found", "invalid", "leak", "explicit", "oversized", "upstream")
 def run_client(sdk: str, *, url: str | None = None, style: str = "mcpserver", tmp: Path) -> dict[str, dict[str, Any]]:
     """The TS client's verdict on each of :data:`CALLS`, by label."""
     calls = json.dumps([[tool, arguments, *([timeout] if timeout else [])] for _, tool, arguments, timeout in CALLS])
-    argv = [node(), str(CLIENT), "--sdk", sdk, "--calls", calls]
-    argv += ["--url", url] if url else ["--", PYTHON, "-m", "tests.servers.serve", style, "stdio"]
+    if sdk == "go":
+        argv = [go_server("gosdkclient"), "-calls", calls, *(["-url", url] if url else [])]
+    else:
+        argv = [node(), str(CLIENT), "--sdk", sdk, "--calls", calls, *(["--url", url] if url else [])]
+    argv += [] if url else ["--", PYTHON, "-m", "tests.servers.serve", style, "stdio"]
     env = {**node_env(), "PYTHONPATH": f"{REPO / 'instrumentation'}:{REPO}", "ERRSCOPE_OUT": str(tmp)}
     done = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=180, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -86,22 +92,23 @@ def check(answers: dict[str, dict[str, Any]], *, cancel_observed: bool) -> None:
     assert unknown["code"] == -32602 and "get_ordr" in unknown["message"]
     assert unknown["data"][META_FAILURE_CLASS] == "not_found" and REF.fullmatch(unknown["data"][META_ERROR_REF])
     assert answers["malformed"]["error"]["code"] == -32602
-    # the client's own timeout (it sends notifications/cancelled): v1's McpError -32001, v2's SdkError
-    assert answers["timeout"]["error"]["code"] in (-32001, "REQUEST_TIMEOUT")
+    # the client's own timeout (it sends notifications/cancelled): v1's McpError -32001, v2's SdkError, Go's deadline
+    assert answers["timeout"]["error"]["code"] in (-32001, "REQUEST_TIMEOUT", 0)
+    assert answers["after"]["result"]["content"][0]["text"] == "order A-1: 2 items, 40.00 EUR"
     if cancel_observed:  # the cancelled tool stopped: nothing holds the fake lock
         assert answers["in_flight"]["result"]["content"][0]["text"] == "0"
 
 
 @pytest.mark.parametrize(("sdk", "style"), [("v2", "mcpserver"), ("v2", "fastmcp"), ("v1", "lowlevel"),
-                                             ("sdk-1-12", "fastmcp")])
-def test_ts_client_over_stdio(sdk: str, style: str, tmp_path: Path) -> None:
-    """Each TS client release parses every answer of each server style over stdio."""
+                                             ("sdk-1-12", "fastmcp"), ("go", "mcpserver"), ("go", "lowlevel")])
+def test_foreign_client_over_stdio(sdk: str, style: str, tmp_path: Path) -> None:
+    """Each TS client release, and go-sdk's client (the 2026-07-28 era), parses every answer of a server style."""
     check(run_client(sdk, style=style, tmp=tmp_path), cancel_observed=True)
 
 
-@pytest.mark.parametrize("sdk", ["v2", "sdk-1-12"])
-def test_ts_client_over_streamable_http(sdk: str, tmp_path: Path) -> None:
-    """The newest and an old TS client over streamable HTTP (the server's 2025-era session)."""
+@pytest.mark.parametrize("sdk", ["v2", "sdk-1-12", "go"])
+def test_foreign_client_over_streamable_http(sdk: str, tmp_path: Path) -> None:
+    """The newest and an old TS client, and go-sdk's, over streamable HTTP."""
     port = _free_port()
     env = {"PYTHONPATH": f"{REPO / 'instrumentation'}:{REPO}", "ERRSCOPE_OUT": str(tmp_path),
            "PATH": node_env()["PATH"], "HOME": str(Path.home())}
