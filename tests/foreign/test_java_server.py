@@ -72,10 +72,11 @@ async def test_each_failure_gets_its_class_and_an_honest_note(telemetry: Any) ->
     assert FAKE_SECRET not in recorded and not any(fragment in recorded for fragment in STACK_FRAGMENTS[:2])
 
 
-async def test_a_stalled_tool_times_out_and_a_dead_jvm_is_restarted(telemetry: Any) -> None:
+@pytest.mark.parametrize("version", [None, JAVA_NEW_RELEASE])
+async def test_a_stalled_tool_times_out_and_a_dead_jvm_is_restarted(telemetry: Any, version: str | None) -> None:
     """A tool sleeping past the idle timeout is a timeout that may have happened; a tool halting the JVM is
     ``upstream_unavailable`` (may or may not have taken effect), and the next call starts the server again."""
-    async with ToolClient(java_server_stdio(), timeout=3, retry=None, late_response_grace=0.1,
+    async with ToolClient(java_server_stdio(version), timeout=3, retry=None, late_response_grace=0.1,
                           **telemetry.providers) as tc:
         await tc.list_tools()
         stalled = await tc.call_tool("sleep", {"seconds": 6})

@@ -722,7 +722,7 @@ _PATH_REPORT: Final = re.compile(
 # before its sentence, issues joined by ", " inside "[...]". Only a sentence the phrases read counts here: a path
 # before any other words ("open /srv/x: no such file") is no argument.
 _POINTER_REPORT: Final = re.compile(
-    r"(?:^|(?<=[\s\[,]))(?P<pointer>/[\w~$.-]+(?:/[\w~$.-]+)*)\s*:\s+"
+    r"(?:^|(?<=[\s\[,]))(?P<pointer>(?:/[\w~$.-]+)+|(?<=[\[,]))\s*:\s+"
     r"(?P<msg>[^;\n]+?)(?=,\s*/[\w~$./-]*\s*:\s|,\s*:\s|\]?\s*(?:;|\n|$))",
     re.M,
 )
@@ -812,7 +812,8 @@ def _keyword_reports(message: str) -> Iterator[tuple[str, str | None]]:
     for match in _POINTER_REPORT.finditer(message):
         field, text = _pointer_field(match["pointer"]), match["msg"].strip()
         if named := _NETWORKNT_NAMED.match(text):  # the property named inside the object at the pointer
-            yield f"{field}.{named['required'] or named['extra']}", _REQUIRED if named["required"] else _UNEXPECTED
+            name = named["required"] or named["extra"]
+            yield f"{field}.{name}" if field else name, _REQUIRED if named["required"] else _UNEXPECTED
         elif (expected := _expectation(text)) is not None:
             yield field, expected
     for match in _STRUCT_REPORT.finditer(message):
