@@ -184,3 +184,19 @@ async def test_mcp_go_argument_helpers(transport: str, telemetry: Any) -> None:
     assert "`customer` must be a string" in wrong.text and "4242" not in wrong.text
     assert "`limit` must be an integer" in decoded.text and "twenty" not in decoded.text
     assert (ok.outcome, ok.text) == (Outcome.OK, "3 orders of c-1")
+
+
+@pytest.mark.parametrize(("sdk", "transport"), [("gosdk", "stdio"), ("gosdk", "http"), ("gosdk@v1.2.0", "stdio")])
+async def test_an_oversized_error_answer(sdk: str, transport: str, telemetry: Any) -> None:
+    """A tool's Go error of 2 MiB (an upstream's HTML table, the key at its end) becomes a short note of its class in
+    bounded time (the argument parser reads at most MAX_PARSED characters): no key, nothing past the model text's
+    bound in the text or in telemetry; the session goes on."""
+    async with client(sdk, transport, telemetry, timeout=30, retry=None) as tc:
+        dumped = await tc.call_tool("dump", {})
+        after = await tc.call_tool("add", {"a": 1, "b": 1})
+    assert dumped.failure_class is FailureClass.UPSTREAM_UNAVAILABLE and dumped.retryable, dumped.text[:300]
+    assert len(dumped.text) <= 300 and FAKE_SECRET not in dumped.text  # (cells of the table may remain: a fragment
+    # of markup is no page errscope reduces to its headline)
+    recorded = telemetry_text(telemetry)
+    assert FAKE_SECRET not in recorded and len(recorded) < 200_000
+    assert (after.outcome, after.text) == (Outcome.OK, "2")

@@ -114,3 +114,18 @@ async def test_a_panic_that_kills_the_go_server(tmp_path: Path) -> None:
     assert not any(fragment in seen["explode"]["text"] for fragment in STACK_FRAGMENTS)
     assert (seen["after"]["channel"], seen["after"]["text"]) == (None, "5")
     assert not any(fragment in telemetry_text(tmp_path) for fragment in STACK_FRAGMENTS)
+
+
+@pytest.mark.parametrize("sdk", ["gosdk", *GO_OLD_RELEASES])
+async def test_an_oversized_error_answer_through_the_proxy(tmp_path: Path, sdk: str) -> None:
+    """go-sdk's 2 MiB error text (an HTML table, the key at its end) reaches the host classified, short and without
+    the key; the server's next answer still passes."""
+    server = go_server_stdio(sdk)
+    command = proxy_command(tmp_path, "--", server.command, *server.args)
+    proxied = await call_all(StdioServerParameters(command=command[0], args=command[1:]),
+                             {"dump": ("dump", {}), "add": ("add", {"a": 2, "b": 3})})
+    dump = proxied["dump"]
+    assert dump["meta"]["io.errscope/failure_class"] == "upstream_unavailable", dump
+    assert len(dump["text"]) <= 1000 and FAKE_SECRET not in json.dumps(proxied)
+    assert proxied["add"]["text"] == "5"
+    assert FAKE_SECRET not in telemetry_text(tmp_path)

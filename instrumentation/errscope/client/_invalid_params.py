@@ -59,6 +59,10 @@ MAX_NOTE: Final = 300
 MAX_EXPECTED: Final = 80
 """Characters of one parsed expectation ("a string matching ...") in the note."""
 MAX_PROBLEMS: Final = 4
+MAX_PARSED: Final = 8192
+"""Characters of a server's text read for argument problems. A validator's report of the few problems a note
+shows is far shorter; a longer text (a 2 MiB upstream page relayed as a tool's error) is read only this far, so
+no pattern's cost grows with what a server chose to send."""
 _FIELD: Final = r"[A-Za-z_$][\w$-]{0,63}(?:(?:\.|/)[\w$-]{1,64}|\[\d{1,6}\])*"  # a.b, a[0], a.0, a/b
 _REQUIRED: Final = "required"
 _UNEXPECTED: Final = "unexpected"
@@ -980,6 +984,7 @@ def parse_argument_problems(
     A field named twice keeps the most specific expectation. Values the caller sent never appear: pydantic's
     ``input_value``, zod's ``received`` and JSON Schema's echoed instance are dropped by construction.
     """
+    message = message[:MAX_PARSED]
     found: dict[str, str | None] = {}
     # A JSON issue list is the whole story (its "message" fields would read as prose); else text forms combine.
     pairs = [*_text_pairs(message, arguments, input_schema), *_data_pairs(data, arguments, input_schema)]
@@ -1087,6 +1092,7 @@ def is_argument_rejection(message: str, declared: Collection[str] | None = None)
     (:func:`errscope._foreign_text.reads_upstream_data`) never counts. An unknown-tool message is not a
     rejection of arguments (:func:`unknown_tool_name`).
     """
+    message = message[:MAX_PARSED]  # see MAX_PARSED: a report is short, a 2 MiB page is no report
     if unknown_tool_name(message) is not None:
         return False
     if _STRONG_MARKER.search(message):
