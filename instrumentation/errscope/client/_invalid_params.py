@@ -59,7 +59,7 @@ MAX_NOTE: Final = 300
 MAX_EXPECTED: Final = 80
 """Characters of one parsed expectation ("a string matching ...") in the note."""
 MAX_PROBLEMS: Final = 4
-MAX_PARSED: Final = 8192
+MAX_PARSED: Final = 65536
 """Characters of a server's text read for argument problems. A validator's report of the few problems a note
 shows is far shorter; a longer text (a 2 MiB upstream page relayed as a tool's error) is read only this far, so
 no pattern's cost grows with what a server chose to send."""
@@ -715,7 +715,9 @@ def _prose(message: str, input_schema: Mapping[str, Any] | None = None) -> Itera
 # as a Go struct (santhosh-tekuri/jsonschema, used by mcp-go: "/a: &{Got:string Want:[number]}"). What the
 # argument must be comes from the keyword and the schema's own value in that report, never from the sent value.
 # A pointer starts where no pointer runs already (a start inside "/a/b/c" scanned to its end at each "/": quadratic).
-_LOCATION: Final = r"(?P<pointer>(?<![\w/~$.-])/[^\s:;]*|<root>|root)"
+# Its characters are the ones that keep a start out (a "/" after "<" in "<td>x</td><td>..." started a run that
+# crossed every later "/": quadratic on an HTML table relayed as an error).
+_LOCATION: Final = r"(?P<pointer>(?<![\w/~$.-])/[\w/~$.-]*|<root>|root)"
 # Validators elsewhere (Java's networknt and everit, .NET's) put a JSONPath (``$.a.b``, ``$.items[0]``) or a URI
 # fragment pointer (``#/a/b``) before their own sentence: the location names the argument; the sentence is read
 # with the phrases above, and when none fits, the tool's listed schema says what the argument must be.
