@@ -101,12 +101,15 @@ async def test_each_failure_gets_its_class_and_an_honest_note(sdk: str, transpor
     else:  # its reports name the argument, not the rule: what it must be comes from the listed inputSchema
         assert re.search(r"`order_id` must be a string like ORD-\d{4}\b", results["pattern"].text)
         assert "`weight_kg` must be a number greater than 0 and at most 30" in results["bound"].text
-    assert after_rejections == listed  # a rejected argument is no reason to re-list
+    # go-sdk 1.2.0 sends a notifications/tools/list_changed of its own shortly after the session starts (its AddTool
+    # notice, debounced); the client re-lists once on it after the next failure, wherever that lands.
+    spurious = 1 if sdk in GO_OLD_RELEASES else 0
+    assert listed <= after_rejections <= listed + spurious  # a rejected argument is no reason to re-list
 
     unknown = results["unknown"]
     assert unknown.failure_class is FailureClass.NOT_FOUND
     assert unknown.text.startswith("Tool `add_numbers` does not exist. Available: add, ")
-    assert after_unknown == listed + 1  # the unknown tool, and only it, re-listed
+    assert listed + 1 <= after_unknown <= listed + 1 + spurious  # the unknown tool, and only it, re-listed
 
     assert results["not_found"].failure_class is FailureClass.NOT_FOUND
     assert "ORD-4242" in results["not_found"].text  # the tool's own words about the order, not a tool lookup
