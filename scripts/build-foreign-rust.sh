@@ -3,21 +3,26 @@
 # machine and print the binary's path. Cached by the hash of its sources, Cargo.toml/Cargo.lock and the toolchain:
 # a second call is instant and offline.
 #
-#   scripts/build-foreign-rust.sh
+#   scripts/build-foreign-rust.sh [VERSION]
 #   ERRSCOPE_CACHE_DIR   cache root (default: ${XDG_CACHE_HOME:-~/.cache}/errscope)
 #
 # A dev build (no optimisation; the tools do no heavy work) with rmcp's default features off, tokio's few and axum
 # for the HTTP transport: about 75 s of CPU when fresh (crates from crates.io included); 4.5 min of wall time
 # measured on a 2-core machine shared with other builds. A source edit rebuilds only this crate (~10 s).
+# VERSION (e.g. 3.0.0) builds the same server on another rmcp release: a copy of the crate pinned to it is resolved
+# (crates.io) and built in the cache, with its own target dir; the tree's Cargo.toml/Cargo.lock are not touched.
 # Build output goes to stderr; stdout carries only the path.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 src="$ROOT/tests/foreign/rust"
+version="${1:-}"
+case "$version" in ""|[0-9]*.[0-9]*.[0-9]*) ;; *) echo "build-foreign-rust: bad version $version" >&2; exit 2;; esac
 CACHE="${ERRSCOPE_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/errscope}"
 command -v cargo >/dev/null || { echo "build-foreign-rust: cargo not found on PATH" >&2; exit 2; }
 
-key="$( { cat "$src/Cargo.toml" "$src/Cargo.lock" "$src"/src/*.rs; cargo --version; rustc -vV; } | sha256sum | cut -c1-16)"
-out="$CACHE/foreign-rust/server-$key/rmcp-failing-server"
+key="$( { cat "$src/Cargo.toml" "$src/Cargo.lock" "$src"/src/*.rs; cargo --version; rustc -vV; [ -z "$version" ] || echo "$version"; } | sha256sum | cut -c1-16)"
+name="server${version:+@$version}"
+out="$CACHE/foreign-rust/$name-$key/rmcp-failing-server"
 if [ -x "$out" ]; then
   echo "$out"
   exit 0
@@ -29,11 +34,19 @@ if [ ! -x "$out" ]; then
   start=$SECONDS
   # --locked: the pins in Cargo.lock are the versions tested. The target dir is shared between source versions
   # (an edit rebuilds only this crate); the binary is copied out under the sources' hash.
-  CARGO_TARGET_DIR="$CACHE/foreign-rust/target" cargo build --locked --quiet --manifest-path "$src/Cargo.toml" >&2
   mkdir -p "$(dirname "$out")"
-  cp "$CACHE/foreign-rust/target/debug/rmcp-failing-server" "$out.tmp"
+  if [ -z "$version" ]; then
+    CARGO_TARGET_DIR="$CACHE/foreign-rust/target" cargo build --locked --quiet --manifest-path "$src/Cargo.toml" >&2
+    cp "$CACHE/foreign-rust/target/debug/rmcp-failing-server" "$out.tmp"
+  else
+    work="$(dirname "$out")/src"
+    rm -rf "$work" && mkdir -p "$work" && cp -r "$src/Cargo.toml" "$src/Cargo.lock" "$src/src" "$work"/
+    sed -i "s|^rmcp = { version = \"=[^\"]*\"|rmcp = { version = \"=$version\"|" "$work/Cargo.toml"
+    CARGO_TARGET_DIR="$CACHE/foreign-rust/target-$version" cargo build --quiet --manifest-path "$work/Cargo.toml" >&2
+    cp "$CACHE/foreign-rust/target-$version/debug/rmcp-failing-server" "$out.tmp"
+  fi
   mv -f "$out.tmp" "$out"
-  find "$CACHE/foreign-rust" -maxdepth 1 -name "server-*" ! -name "server-$key" -exec rm -rf {} +   # older builds
+  find "$CACHE/foreign-rust" -maxdepth 1 -name "$name-*" ! -name "$name-$key" -exec rm -rf {} +   # older builds
   echo "build-foreign-rust: built in $((SECONDS - start))s: $out" >&2
 fi
 echo "$out"

@@ -10,6 +10,9 @@ if command -v go >/dev/null; then
     scripts/build-collector.sh >/dev/null
     # MCP servers on the Go SDKs (go-sdk, mcp-go) for tests/foreign and tests/proxy; modules from the Go proxy.
     for sdk in gosdk mcpgo; do scripts/build-foreign-go.sh "$sdk" >/dev/null; done
+    # ... go-sdk 1.2.0 (its wording differs: -32602 "invalid params: ..."), and go-sdk's client (foreign-client tests)
+    scripts/build-foreign-go.sh gosdk v1.2.0 >/dev/null
+    scripts/build-foreign-go.sh gosdkclient >/dev/null
   ) &
   go_builds=$!
 else
@@ -19,6 +22,7 @@ fi
 if command -v mvn >/dev/null && command -v javac >/dev/null; then
   # An MCP server on the Java SDK (io.modelcontextprotocol.sdk:mcp) for tests/foreign; jars from Maven Central.
   scripts/build-foreign-java.sh >/dev/null
+  scripts/build-foreign-java.sh 2.1.0 >/dev/null   # 2.x validates arguments itself, in networknt's words
 else
   echo "tools: mvn/javac not found; the Java MCP server tests will skip (fail under ERRSCOPE_REQUIRE_STACK=1)" >&2
 fi

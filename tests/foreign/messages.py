@@ -111,18 +111,20 @@ def _python(name: str, python: Path, style: str, distribution: str) -> Peer:
     return Peer(name, argv, versions)
 
 
-def _go(sdk: str, module: str) -> Peer:
+def _go(sdk: str, module: str, release: str | None = None) -> Peer:
     def argv() -> list[str] | None:
-        build = subprocess.run([str(REPO / "scripts" / "build-foreign-go.sh"), sdk], capture_output=True, text=True,
-                               timeout=600, check=False)
+        build = subprocess.run([str(REPO / "scripts" / "build-foreign-go.sh"), sdk, *([release] if release else [])],
+                               capture_output=True, text=True, timeout=600, check=False)
         return [build.stdout.strip(), "--transport", "stdio"] if build.returncode == 0 else None
 
     def versions() -> dict[str, str]:
+        if release:
+            return {module: release}
         pins = (GO_SERVERS / sdk / "go.mod").read_text()
         pin = re.search(rf"^\s*(?:require\s+)?{re.escape(module)} (\S+)", pins, re.M)
         return {module: pin[1] if pin else "?"}
 
-    return Peer(f"go-{sdk}", argv, versions)
+    return Peer(f"go-{sdk}" + (f"-{release.lstrip('v')}" if release else ""), argv, versions)
 
 
 def _rust() -> Peer:
@@ -158,6 +160,9 @@ PEERS: Final = (
     # The Go SDKs' servers (tests/foreign/go), built by scripts/build-foreign-go.sh.
     _go("gosdk", "github.com/modelcontextprotocol/go-sdk"),
     _go("mcpgo", "github.com/mark3labs/mcp-go"),
+    # go-sdk 1.2.0 (scripts/build-foreign-go.sh gosdk v1.2.0): -32602 "invalid params: validating ...", where 1.8
+    # answers isError; mcp-go 0.56 words everything as 1.2.1 does, so no older mcp-go is captured.
+    _go("gosdk", "github.com/modelcontextprotocol/go-sdk", "v1.2.0"),
     # The official Rust SDK's server (tests/foreign/rust), built by scripts/build-foreign-rust.sh: serde's words.
     _rust(),
 )

@@ -75,16 +75,23 @@ def ts_server_stdio(sdk: str = "v2") -> StdioServerParameters:
 GO_SDKS = ("gosdk", "mcpgo")
 """The Go MCP servers in ``tests/foreign/go``: the official ``modelcontextprotocol/go-sdk`` and ``mark3labs/mcp-go``."""
 
+GO_OLD_RELEASES = ("gosdk@v1.2.0",)
+"""The same servers on an older SDK release whose wording differs: go-sdk 1.2.0 rejects arguments with a JSON-RPC
+``-32602 "invalid params: validating ..."`` (1.8 answers ``isError``) and reports ``exclusiveMinimum``/``minimum``
+where 1.8 reports the first failing keyword in another order. mcp-go 0.56 words everything as 1.2.1 does (checked
+with ``python -m tests.foreign.messages``), so it is not built."""
+
 
 def go_server(sdk: str) -> str:
-    """Path of the Go failing-tools server on ``sdk`` (one of :data:`GO_SDKS`), built once per machine.
+    """Path of the Go failing-tools server on ``sdk`` (one of :data:`GO_SDKS`, or ``sdk@version`` as in
+    :data:`GO_OLD_RELEASES`), built once per machine.
 
     ``scripts/build-foreign-go.sh`` builds it on first use (modules from the Go proxy) and answers from its cache
     after that; without Go the test skips, or fails under ``ERRSCOPE_REQUIRE_STACK=1``.
     """
     require(shutil.which("go") is not None, "go is not installed (the Go MCP servers are built with it)")
-    build = subprocess.run([str(REPO / "scripts" / "build-foreign-go.sh"), sdk], capture_output=True, text=True,
-                           timeout=600, check=False)
+    build = subprocess.run([str(REPO / "scripts" / "build-foreign-go.sh"), *sdk.split("@", 1)], capture_output=True,
+                           text=True, timeout=600, check=False)
     require(build.returncode == 0, f"the {sdk} MCP server did not build: {build.stderr[-2000:]}")
     return build.stdout.strip()
 
@@ -118,11 +125,19 @@ def py_failing_stdio(peer: str) -> StdioServerParameters:
     return StdioServerParameters(command=str(python), args=[str(PY_SERVERS / "py_failing_server.py"), style])
 
 
-def java_server_stdio() -> StdioServerParameters:
-    """The Java failing-tools server (``tests/foreign/java``, the Java MCP SDK) over stdio, built once per machine."""
+JAVA_NEW_RELEASE = "2.1.0"
+"""A later ``io.modelcontextprotocol.sdk:mcp`` than the pinned 1.1.5 whose wording differs: 2.x validates a call's
+arguments against the tool's input schema (networknt json-schema-validator 3) and answers an ``isError`` result
+``Tool (add) input validation failed: Validation failed: JSON schema validation errors: [/a: string found, number
+expected]``, where 1.x let the arguments into the tool. 2.0.x words it the same; 1.0.x-1.1.x as 1.1.5."""
+
+
+def java_server_stdio(version: str | None = None) -> StdioServerParameters:
+    """The Java failing-tools server (``tests/foreign/java``, the Java MCP SDK) over stdio, built once per machine;
+    ``version`` builds it on another release of the SDK (:data:`JAVA_NEW_RELEASE`)."""
     require(all(shutil.which(tool) for tool in ("java", "javac", "mvn")), "java, javac or mvn is not installed")
-    build = subprocess.run([str(REPO / "scripts" / "build-foreign-java.sh")], capture_output=True, text=True,
-                           timeout=600, check=False)
+    build = subprocess.run([str(REPO / "scripts" / "build-foreign-java.sh"), *([version] if version else [])],
+                           capture_output=True, text=True, timeout=600, check=False)
     require(build.returncode == 0, f"the Java MCP server did not build: {build.stderr[-2000:]}")
     return StdioServerParameters(command=build.stdout.strip(), args=[])
 

@@ -19,12 +19,19 @@ import pytest
 from errscope import FailureClass, Outcome
 from errscope.client import ToolCallResult, ToolClient
 from errscope.testing import CapturedTelemetry
-from tests.foreign.peers import FAKE_SECRET, GO_SDKS, REJECTED_ARGUMENTS, go_server_http, go_server_stdio
+from tests.foreign.peers import (
+    FAKE_SECRET,
+    GO_OLD_RELEASES,
+    GO_SDKS,
+    REJECTED_ARGUMENTS,
+    go_server_http,
+    go_server_stdio,
+)
 from tests.foreign.test_ts_server import telemetry_text
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stack]
 
-COMBOS = [(sdk, transport) for sdk in GO_SDKS for transport in ("stdio", "http")]
+COMBOS = [(sdk, transport) for sdk in (*GO_SDKS, *GO_OLD_RELEASES) for transport in ("stdio", "http")]
 STACK_FRAGMENTS = ("goroutine", "runtime/debug", ".go:", "+0x")
 
 
@@ -88,18 +95,21 @@ async def test_each_failure_gets_its_class_and_an_honest_note(sdk: str, transpor
     assert "hovercraft" not in results["enum"].text
     assert "`order_id`" in results["pattern"].text and "parcel-17" not in results["pattern"].text
     assert "`weight_kg`" in results["bound"].text and "7.25" not in results["bound"].text
-    if sdk == "gosdk":  # its reports name the failed keyword and the schema's value
+    if sdk.startswith("gosdk"):  # its reports name the failed keyword and the schema's value
         assert "`order_id` must be a string matching ^ORD-\\d{4}$" in results["pattern"].text
         assert "`weight_kg` must be greater than 0" in results["bound"].text
     else:  # its reports name the argument, not the rule: what it must be comes from the listed inputSchema
         assert re.search(r"`order_id` must be a string like ORD-\d{4}\b", results["pattern"].text)
         assert "`weight_kg` must be a number greater than 0 and at most 30" in results["bound"].text
-    assert after_rejections == listed  # a rejected argument is no reason to re-list
+    # go-sdk 1.2.0 sends a notifications/tools/list_changed of its own shortly after the session starts (its AddTool
+    # notice, debounced); the client re-lists once on it after the next failure, wherever that lands.
+    spurious = 1 if sdk in GO_OLD_RELEASES else 0
+    assert listed <= after_rejections <= listed + spurious  # a rejected argument is no reason to re-list
 
     unknown = results["unknown"]
     assert unknown.failure_class is FailureClass.NOT_FOUND
     assert unknown.text.startswith("Tool `add_numbers` does not exist. Available: add, ")
-    assert after_unknown == listed + 1  # the unknown tool, and only it, re-listed
+    assert listed + 1 <= after_unknown <= listed + 1 + spurious  # the unknown tool, and only it, re-listed
 
     assert results["not_found"].failure_class is FailureClass.NOT_FOUND
     assert "ORD-4242" in results["not_found"].text  # the tool's own words about the order, not a tool lookup
@@ -177,3 +187,19 @@ async def test_mcp_go_argument_helpers(transport: str, telemetry: Any) -> None:
     assert "`customer` must be a string" in wrong.text and "4242" not in wrong.text
     assert "`limit` must be an integer" in decoded.text and "twenty" not in decoded.text
     assert (ok.outcome, ok.text) == (Outcome.OK, "3 orders of c-1")
+
+
+@pytest.mark.parametrize(("sdk", "transport"), [("gosdk", "stdio"), ("gosdk", "http"), ("gosdk@v1.2.0", "stdio")])
+async def test_an_oversized_error_answer(sdk: str, transport: str, telemetry: Any) -> None:
+    """A tool's Go error of 2 MiB (an upstream's HTML table, the key at its end) becomes a short note of its class in
+    bounded time (the argument parser reads at most MAX_PARSED characters): no key, nothing past the model text's
+    bound in the text or in telemetry; the session goes on."""
+    async with client(sdk, transport, telemetry, timeout=30, retry=None) as tc:
+        dumped = await tc.call_tool("dump", {})
+        after = await tc.call_tool("add", {"a": 1, "b": 1})
+    assert dumped.failure_class is FailureClass.UPSTREAM_UNAVAILABLE and dumped.retryable, dumped.text[:300]
+    assert len(dumped.text) <= 300 and FAKE_SECRET not in dumped.text  # (cells of the table may remain: a fragment
+    # of markup is no page errscope reduces to its headline)
+    recorded = telemetry_text(telemetry)
+    assert FAKE_SECRET not in recorded and len(recorded) < 200_000
+    assert (after.outcome, after.text) == (Outcome.OK, "2")

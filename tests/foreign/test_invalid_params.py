@@ -45,11 +45,11 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 DECLARED = {tool: set(schema["properties"]) for tool, schema in SCHEMAS.items()}
 # jsonschema.validate raises only its best match, the Go SDK its first failed property, serde (rmcp) its first
 # error: one problem per message, however many arguments are wrong.
-FIRST_ERROR_ONLY = {"py-mcp1-lowlevel", "go-gosdk", "rust-rmcp"}
+FIRST_ERROR_ONLY = {"py-mcp1-lowlevel", "go-gosdk", "go-gosdk-1.2.0", "rust-rmcp"}
 # The Go SDKs visit a schema's properties in Go map order: which problems a message names first (or, for the Go
 # SDK, at all) changes from run to run, so the same release's words are compared as a set of issues (mcp-go) or
 # not at all (go-sdk); every live message is still read and checked.
-MAP_ORDER = {"go-gosdk", "go-mcpgo"}
+MAP_ORDER = {"go-gosdk", "go-gosdk-1.2.0", "go-mcpgo"}
 
 
 def _without_index(field: str) -> str:
@@ -107,7 +107,7 @@ def assert_complete(corpus: dict[str, Any]) -> None:
 
 
 def test_corpus_covers_every_sdk_and_case() -> None:
-    """The stored corpus has all fifteen SDK releases, and each rejected every bad call or said the tool is unknown."""
+    """The stored corpus has all sixteen SDK releases, and each rejected every bad call or said the tool is unknown."""
     assert_complete(CORPUS)
 
 
@@ -122,7 +122,7 @@ def test_completeness_check_sees_a_call_an_sdk_ran() -> None:
 def said_by(corpus: dict[str, Any], peer: str) -> list[tuple[Any, ...]]:
     """What ``peer`` answered to each case: its words, as a set of issues for SDKs that report in map order."""
     records = [r for r in corpus["messages"] if r["peer"] == peer]
-    if peer == "go-gosdk":
+    if peer.startswith("go-gosdk"):
         return [(r["case"], r["channel"], r["code"]) for r in records]
     if peer in MAP_ORDER:
         return [(r["case"], r["channel"], r["code"], sorted(re.split(r";\s+|:\s+(?=[/<])", r["message"])))
@@ -232,9 +232,22 @@ class TestShapesBeyondTheCorpus:
             "#/weight_kg: expected type: Number, found: String": ("weight_kg", "a number"),
             "#: required key [order_id] not found": ("order_id", "required"),
             "$.weight_kg: must have an exclusive minimum value of 0": ("weight_kg", "greater than 0"),
+            # networknt 2+/3 (the Java SDK 2.x): a bare JSON pointer, issues inside "[...]"
+            "JSON schema validation errors: [/weight_kg: string found, number expected]": ("weight_kg", "a number"),
+            "errors: [/weight_kg: must have a maximum value of 30]": ("weight_kg", "at most 30"),
+            "errors: [/service: does not have a value in the enumeration [\"ground\", \"express\"]]":
+                ("service", "one of ground, express"),
+            "errors: [/order_id: does not match the regex pattern ^ORD-\\d{4}$]":
+                ("order_id", "a string matching ^ORD-\\d{4}$"),
+            "errors: [/order_id: must be at most 8 characters long]": ("order_id", "at most 8 characters"),
+            "errors: [/email: does not match the email pattern ^\\S+@\\S+$]":
+                ("email", "a valid email"),
+            "errors: [: property 'colour' is not defined in the schema and the schema does not allow additional "
+            "properties]": ("colour", "unexpected"),
         }
         for message, (field, expected) in cases.items():
             problems = parse_argument_problems(f"Invalid arguments: {message}", {"weight_kg": "heavy"}, schema)
+            assert problems, message
             assert [p.field for p in problems] == [field], message
             assert expected in (problems[0].expected or ""), (message, problems[0].expected)
 

@@ -15,7 +15,7 @@ import pytest
 
 from errscope import FailureClass, Outcome
 from errscope.client import ToolCallResult, ToolClient
-from tests.foreign.peers import FAKE_SECRET, java_server_stdio
+from tests.foreign.peers import FAKE_SECRET, JAVA_NEW_RELEASE, REJECTED_ARGUMENTS, java_server_stdio
 from tests.foreign.test_ts_server import telemetry_text
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stack]
@@ -72,10 +72,11 @@ async def test_each_failure_gets_its_class_and_an_honest_note(telemetry: Any) ->
     assert FAKE_SECRET not in recorded and not any(fragment in recorded for fragment in STACK_FRAGMENTS[:2])
 
 
-async def test_a_stalled_tool_times_out_and_a_dead_jvm_is_restarted(telemetry: Any) -> None:
+@pytest.mark.parametrize("version", [None, JAVA_NEW_RELEASE])
+async def test_a_stalled_tool_times_out_and_a_dead_jvm_is_restarted(telemetry: Any, version: str | None) -> None:
     """A tool sleeping past the idle timeout is a timeout that may have happened; a tool halting the JVM is
     ``upstream_unavailable`` (may or may not have taken effect), and the next call starts the server again."""
-    async with ToolClient(java_server_stdio(), timeout=3, retry=None, late_response_grace=0.1,
+    async with ToolClient(java_server_stdio(version), timeout=3, retry=None, late_response_grace=0.1,
                           **telemetry.providers) as tc:
         await tc.list_tools()
         stalled = await tc.call_tool("sleep", {"seconds": 6})
@@ -85,3 +86,58 @@ async def test_a_stalled_tool_times_out_and_a_dead_jvm_is_restarted(telemetry: A
     assert crashed.failure_class is FailureClass.UPSTREAM_UNAVAILABLE, crashed.text
     assert "may or may not have taken effect" in crashed.text
     assert (after.outcome, after.text) == (Outcome.OK, "2")
+
+
+async def test_java_sdk_2_validates_arguments_in_its_validators_words(telemetry: Any) -> None:
+    """Java SDK 2.x (networknt json-schema-validator 3) rejects bad arguments itself, in an ``isError`` result:
+    ``[/a: string found, number expected]``, ``/weight_kg: must have an exclusive minimum value of 0``, ``/service:
+    does not have a value in the enumeration [...]``, ``/order_id: does not match the regex pattern ...``. Each is a
+    rejection (a note naming the argument and the rule, no sent value, no re-list); the rest reads as on 1.1.5."""
+    results: dict[str, ToolCallResult] = {}
+    async with ToolClient(java_server_stdio(JAVA_NEW_RELEASE), timeout=30, retry=None, **telemetry.providers) as tc:
+        await tc.list_tools()
+        listed = len(telemetry.spans("tools/list"))
+        for label, tool, arguments in [
+            *REJECTED_ARGUMENTS,
+            ("too_big", "create_label", {"order_id": "ORD-1234", "weight_kg": 31, "service": "ground"}),
+            ("several", "create_label", {"order_id": "x-17", "weight_kg": -1, "service": "airmail"}),
+        ]:
+            results[label] = await tc.call_tool(tool, arguments)
+        after_rejections = len(telemetry.spans("tools/list"))
+        results["unknown"] = await tc.call_tool("add_numbers", {"a": 1, "b": 2})
+        after_unknown = len(telemetry.spans("tools/list"))
+        for label, tool, arguments in [
+            ("not_found", "find_order", {"order_id": "ORD-4242"}),
+            ("refused", "charge_card", {"amount": 12}),
+            ("stack", "export_report", {"month": "2026-05"}),
+            ("ok", "add", {"a": 2, "b": 3}),
+        ]:
+            results[label] = await tc.call_tool(tool, arguments)
+
+    for label in ("wrong_type", "missing", "enum", "pattern", "bound", "too_big", "several"):
+        result = results[label]
+        assert result.failure_class is FailureClass.INVALID_INPUT, (label, result.text)
+        assert result.text.startswith(f"{'add' if label in ('wrong_type', 'missing') else 'create_label'} was "
+                                      "rejected: invalid arguments — `"), (label, result.text)
+        assert "Validation failed" not in result.text and "found" not in result.text, (label, result.text)
+    assert "`a` must be a number." in results["wrong_type"].text and "seven" not in results["wrong_type"].text
+    assert "`b` is required" in results["missing"].text
+    assert "`service` must be one of ground, express" in results["enum"].text
+    assert "hovercraft" not in results["enum"].text
+    assert "`order_id` must be a string matching ^ORD-\\d{4}$" in results["pattern"].text
+    assert "parcel-17" not in results["pattern"].text
+    assert "`weight_kg` must be greater than 0" in results["bound"].text and "7.25" not in results["bound"].text
+    assert "`weight_kg` must be at most 30" in results["too_big"].text
+    several = results["several"].text
+    assert all(f"`{name}`" in several for name in ("order_id", "weight_kg", "service")), several
+    assert "x-17" not in several and "airmail" not in several
+    assert after_rejections == listed  # a rejected argument is no reason to re-list
+    assert results["unknown"].failure_class is FailureClass.NOT_FOUND and after_unknown == listed + 1
+    assert results["not_found"].failure_class is FailureClass.NOT_FOUND
+    assert results["refused"].failure_class is FailureClass.UPSTREAM_UNAVAILABLE
+    assert results["stack"].failure_class is FailureClass.UNKNOWN
+    assert (results["ok"].outcome, results["ok"].text) == (Outcome.OK, "5")
+    for label, result in results.items():
+        assert FAKE_SECRET not in result.text, label
+        assert not any(fragment in result.text for fragment in STACK_FRAGMENTS), (label, result.text)
+    assert FAKE_SECRET not in telemetry_text(telemetry)

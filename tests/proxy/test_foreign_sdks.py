@@ -1,5 +1,5 @@
 """Servers on SDKs the proxy had not met, through ``errscope proxy`` on stdio: mcp 1.9's FastMCP, TypeScript SDK
-1.12.1 and 1.24.3, the Java SDK, the Rust SDK (rmcp). Their rejections, unknown tools and raised errors
+1.12.1 and 1.24.3, the Java SDK (1.1.5 and 2.1.0), go-sdk 1.2.0, the Rust SDK (rmcp). Their rejections, unknown tools and raised errors
 (``tests/foreign/test_py_servers``, ``test_ts_old_releases``, ``test_java_server``, ``test_rust_server`` read them
 with ToolClient) reach the host classified and scrubbed.
 """
@@ -17,6 +17,9 @@ from mcp.shared.exceptions import MCPError
 
 from tests.foreign.peers import (
     FAKE_SECRET,
+    GO_OLD_RELEASES,
+    JAVA_NEW_RELEASE,
+    go_server_stdio,
     java_server_stdio,
     node_env,
     py_failing_stdio,
@@ -38,6 +41,10 @@ SERVERS = {
     "ts-sdk-1.12": lambda: ts_server_stdio("sdk-1-12"),
     "ts-sdk-1.24": lambda: ts_server_stdio("sdk-1-24"),
     "java-sdk": java_server_stdio,
+    # releases whose wording differs from the pinned ones (Java 2.x validates in networknt's words; go-sdk 1.2
+    # rejects with -32602 "invalid params: validating ...")
+    f"java-sdk-{JAVA_NEW_RELEASE}": lambda: java_server_stdio(JAVA_NEW_RELEASE),
+    **{f"go-{release}": (lambda release=release: go_server_stdio(release)) for release in GO_OLD_RELEASES},
     "rust-rmcp": rust_server_stdio,
 }
 
@@ -62,8 +69,10 @@ async def test_foreign_server_over_stdio(tmp_path: Path, name: str) -> None:
     their class and lose the secret."""
     server = SERVERS[name]()
     command = proxy_command(tmp_path, "--", server.command, *server.args)
+    # The whole environment (Node first on PATH for the TS servers): the SDK's default keeps PYTHONPATH out, and the
+    # proxy would then run the installed errscope, not this tree's.
     proxied = await call_each(StdioServerParameters(command=command[0], args=command[1:], cwd=server.cwd,
-                                                    env=node_env() if name.startswith("ts") else None))
+                                                    env=node_env()))
     assert (proxied["ok"]["channel"], proxied["ok"]["text"]) == (None, "5")
     classes = {label: proxied[label]["meta"].get("io.errscope/failure_class") for label in CALLS if label != "ok"}
     # The Java SDK lets the string into the tool, whose cast fails (-32603): the server's failure, not a rejection.

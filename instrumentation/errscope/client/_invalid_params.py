@@ -59,6 +59,10 @@ MAX_NOTE: Final = 300
 MAX_EXPECTED: Final = 80
 """Characters of one parsed expectation ("a string matching ...") in the note."""
 MAX_PROBLEMS: Final = 4
+MAX_PARSED: Final = 65536
+"""Characters of a server's text read for argument problems. A validator's report of the few problems a note
+shows is far shorter; a longer text (a 2 MiB upstream page relayed as a tool's error) is read only this far, so
+no pattern's cost grows with what a server chose to send."""
 _FIELD: Final = r"[A-Za-z_$][\w$-]{0,63}(?:(?:\.|/)[\w$-]{1,64}|\[\d{1,6}\])*"  # a.b, a[0], a.0, a/b
 _REQUIRED: Final = "required"
 _UNEXPECTED: Final = "unexpected"
@@ -144,6 +148,8 @@ _TYPE_NOUNS: Final = {
     "undefined": "absent",
 }
 _COMPARISONS: Final = {">": "greater than", ">=": "at least", "<": "less than", "<=": "at most"}
+_NETWORKNT_BOUNDS: Final = {(False, "minimum"): "at least", (True, "minimum"): "greater than",
+                            (False, "maximum"): "at most", (True, "maximum"): "less than"}
 _WORDY_BOUNDS: Final = (
     (re.compile(r"\bgreater th[ae]n or equal to\b", re.I), "at least"),  # "then": Elixir's Peri (hermes-mcp)
     (re.compile(r"\bless th[ae]n or equal to\b", re.I), "at most"),
@@ -219,6 +225,20 @@ _PHRASES: Final[tuple[tuple[re.Pattern[str], Any], ...]] = (
     (re.compile(r"^Input should be ('[^']*'(?:, '[^']*')*,? or '[^']*')$", re.I), lambda m: _options(m[1])),
     (re.compile(r"^Input should be (.+?)(?:, (?:unable|got|invalid|input|received)\b.*)?$", re.I), lambda m: m[1]),
     (re.compile(r"^(?:Unexpected keyword argument|Extra inputs are not permitted)$", re.I), lambda m: _UNEXPECTED),
+    # networknt json-schema-validator (the Java SDK 2.x; its jsv-messages.properties, after "<location>: "):
+    # "string found, number expected", "must have an exclusive minimum value of 0", "does not have a value in the
+    # enumeration [...]", "does not match the regex pattern ^x$", "does not match the email pattern ...",
+    # "must be at most 5 characters long", "must have at least 1 items but found 0", "must be the constant value 'x'"
+    (re.compile(r"^\w+ found, \[?([\w, ]+?)\]? expected$", re.I),
+     lambda m: " or ".join(_noun(t) for t in re.findall(r"\w+", m[1]))),
+    (re.compile(r"^must have an? (exclusive )?(minimum|maximum) value of (-?[\d.]+(?:e[+-]?\d+)?)$", re.I),
+     lambda m: f"{_NETWORKNT_BOUNDS[(bool(m[1]), m[2].lower())]} {m[3]}"),
+    (re.compile(r"^does not have a value in the enumeration (.+)$", re.I), lambda m: _options(m[1])),
+    (re.compile(r"^does not match the regex pattern (.+)$", re.I), lambda m: f"a string matching {m[1]}"),
+    (re.compile(r"^does not match the ([\w-]+) pattern\b.*$", re.I), lambda m: f"a valid {m[1]}"),
+    (re.compile(r"^must be at (least|most) (\d+) characters long$", re.I), lambda m: f"at {m[1]} {m[2]} characters"),
+    (re.compile(r"^must have at (least|most) (\d+) items(?: but found \d+)?$", re.I), lambda m: f"at {m[1]} {m[2]} items"),
+    (re.compile(r"^must be the constant value '(.*)'$", re.I), lambda m: f"exactly {m[1]}"),
     (re.compile(r"^Invalid ((?!input\b)[\w -]{2,40}?)(?: address)?$", re.I),
      lambda m: f"a valid {m[1].lower()}{' address' if 'address' in m[0].lower() else ''}"),
 )
@@ -695,12 +715,26 @@ def _prose(message: str, input_schema: Mapping[str, Any] | None = None) -> Itera
 # as a Go struct (santhosh-tekuri/jsonschema, used by mcp-go: "/a: &{Got:string Want:[number]}"). What the
 # argument must be comes from the keyword and the schema's own value in that report, never from the sent value.
 # A pointer starts where no pointer runs already (a start inside "/a/b/c" scanned to its end at each "/": quadratic).
-_LOCATION: Final = r"(?P<pointer>(?<![\w/~$.-])/[^\s:;]*|<root>|root)"
+# Its characters are the ones that keep a start out (a "/" after "<" in "<td>x</td><td>..." started a run that
+# crossed every later "/": quadratic on an HTML table relayed as an error).
+_LOCATION: Final = r"(?P<pointer>(?<![\w/~$.-])/[\w/~$.-]*|<root>|root)"
 # Validators elsewhere (Java's networknt and everit, .NET's) put a JSONPath (``$.a.b``, ``$.items[0]``) or a URI
 # fragment pointer (``#/a/b``) before their own sentence: the location names the argument; the sentence is read
 # with the phrases above, and when none fits, the tool's listed schema says what the argument must be.
 _PATH_REPORT: Final = re.compile(
     r"(?:^|(?<=[\s;,]))(?P<path>\$(?:\.[\w$-]+|\[\d+\]|\['[^']+'\])*|#(?:/[^\s:;/]+)*)\s*:\s*(?P<msg>[^;\n]+)", re.M
+)
+# ... and networknt 2+ (the Java SDK 2.x) a bare JSON pointer into the arguments ("/a", "/items/0/qty"; "" for the root)
+# before its sentence, issues joined by ", " inside "[...]". Only a sentence the phrases read counts here: a path
+# before any other words ("open /srv/x: no such file") is no argument.
+_POINTER_REPORT: Final = re.compile(
+    r"(?:^|(?<=[\s\[,]))(?P<pointer>(?:/[\w~$.-]+)+|(?<=[\[,]))\s*:\s+"
+    r"(?P<msg>[^;\n]+?)(?=,\s*/[\w~$./-]*\s*:\s|,\s*:\s|\]?\s*(?:;|\n|$))",
+    re.M,
+)
+_NETWORKNT_NAMED: Final = re.compile(
+    r"^(?:required property '(?P<required>[^']+)' not found"
+    r"|property '(?P<extra>[^']+)' is not defined in the schema and the schema does not allow additional properties)$"
 )
 _KEYWORD_REPORT: Final = re.compile(
     rf"{_LOCATION}\s*:\s*(?P<keyword>type|required|enum|const|pattern|format|minimum|maximum|exclusiveMinimum"
@@ -781,6 +815,13 @@ def _keyword_reports(message: str) -> Iterator[tuple[str, str | None]]:
         field = _pointer_field(path) if path.startswith("/") else re.sub(r"\['([^']+)'\]", r".\1", path).strip(".")
         if not _REQUIRED_PROSE.search(match["msg"]):  # "$: required property 'b' not found" is read as prose
             yield field or "arguments", _expectation(match["msg"])
+    for match in _POINTER_REPORT.finditer(message):
+        field, text = _pointer_field(match["pointer"]), match["msg"].strip()
+        if named := _NETWORKNT_NAMED.match(text):  # the property named inside the object at the pointer
+            name = named["required"] or named["extra"]
+            yield f"{field}.{name}" if field else name, _REQUIRED if named["required"] else _UNEXPECTED
+        elif (expected := _expectation(text)) is not None:
+            yield field, expected
     for match in _STRUCT_REPORT.finditer(message):
         field = _pointer_field(match["pointer"])
         values = {m["key"]: m["value"] for m in _STRUCT_FIELD.finditer(match["fields"])}
@@ -945,6 +986,7 @@ def parse_argument_problems(
     A field named twice keeps the most specific expectation. Values the caller sent never appear: pydantic's
     ``input_value``, zod's ``received`` and JSON Schema's echoed instance are dropped by construction.
     """
+    message = message[:MAX_PARSED]
     found: dict[str, str | None] = {}
     # A JSON issue list is the whole story (its "message" fields would read as prose); else text forms combine.
     pairs = [*_text_pairs(message, arguments, input_schema), *_data_pairs(data, arguments, input_schema)]
@@ -1052,6 +1094,7 @@ def is_argument_rejection(message: str, declared: Collection[str] | None = None)
     (:func:`errscope._foreign_text.reads_upstream_data`) never counts. An unknown-tool message is not a
     rejection of arguments (:func:`unknown_tool_name`).
     """
+    message = message[:MAX_PARSED]  # see MAX_PARSED: a report is short, a 2 MiB page is no report
     if unknown_tool_name(message) is not None:
         return False
     if _STRONG_MARKER.search(message):

@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,7 +28,9 @@ const FakeSecret = "sk_live_51FAKEerrscopeTestKey0000000000000000"
 
 func text(t string) []mcp.Content { return []mcp.Content{&mcp.TextContent{Text: t}} }
 
-func failed(t string) *mcp.CallToolResult { return &mcp.CallToolResult{IsError: true, Content: text(t)} }
+func failed(t string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: text(t)}
+}
 
 type Args map[string]any
 
@@ -86,6 +89,11 @@ func build() *mcp.Server {
 	tool(s, "export_report", `{"type":"object","properties":{"month":{"type":"string"}}}`,
 		func(context.Context, *mcp.CallToolRequest, Args) (*mcp.CallToolResult, error) {
 			return failed(fmt.Sprintf("export failed: panic: runtime error: invalid memory address or nil pointer dereference (api_key=%s)\n\n%s", FakeSecret, debug.Stack())), nil
+		})
+	// An oversized answer: a Go error (the SDK puts its text into an isError result) of 2 MiB, the key at its end.
+	tool(s, "dump", `{"type":"object","properties":{}}`,
+		func(context.Context, *mcp.CallToolRequest, Args) (*mcp.CallToolResult, error) {
+			return nil, fmt.Errorf("upstream returned 502 Bad Gateway: %s (api_key=%s)", strings.Repeat("<td>row</td>", 2<<20/12), FakeSecret)
 		})
 	// The SDK does not recover handler panics.
 	tool(s, "explode", `{"type":"object","properties":{}}`,
