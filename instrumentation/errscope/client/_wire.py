@@ -575,8 +575,24 @@ class _TapRead(ReceiveStreamProxy):
         try:
             item = await self._inner.receive()
         except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
-            self._tap.closed = True
-            self._tap._emit("closed")
+            self._closed()
             raise
         received: SessionMessage | Exception = self._tap.on_receive(item)
         return received
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        # The SDK's reader iterates the stream: read here, not through receive(), one coroutine fewer a message.
+        try:
+            item = await self._inner.receive()
+        except anyio.EndOfStream:
+            self._closed()
+            raise StopAsyncIteration from None
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            self._closed()
+            raise
+        received: SessionMessage | Exception = self._tap.on_receive(item)
+        return received
+
+    def _closed(self) -> None:
+        self._tap.closed = True
+        self._tap._emit("closed")
