@@ -88,6 +88,8 @@ def _unencodable_argument(arguments: Mapping[str, Any]) -> tuple[str, str] | Non
     tool would run with a value nobody chose.
     """
     for name, value in arguments.items():
+        if type(value) is str and value.isascii() and type(name) is str and name.isascii():
+            continue  # the common argument, checked here without two calls of _unencodable
         reason = _unencodable(name) or _unencodable(value)
         if reason is not None:
             shown = name.encode("utf-8", "backslashreplace").decode() if isinstance(name, str) else repr(name)
@@ -233,7 +235,8 @@ class LogicalCall:
             self.standing, self._standing_rank = result, rank
         tg = owner.connection.tg
         keep_open = result.outcome is Outcome.TIMEOUT and owner.late_response_grace > 0 and tg is not None
-        self._finish_span(span, attributes, result=result, seconds=ended - started, end=not keep_open)
+        owner.telemetry.finish_attempt(span, attributes, seconds=ended - started, result=result,
+                                       tool_listed=self.tool in owner.catalog, end=not keep_open)
         if keep_open:
             assert tg is not None
             tg.start_soon(end_after, span, owner.late_response_grace)
@@ -331,7 +334,8 @@ class LogicalCall:
 
         token = CURRENT_ATTEMPT.set(wire)
         ctx_token = otel_context.attach(trace.set_span_in_context(span))
-        conn.tap.listeners.append(wire_events.append)
+        listener = wire_events.append
+        conn.tap.listeners.append(listener)
         raw: CallToolResult | None = None  # stays None when the deadline's scope cancels the call
         try:
             with deadline.scope:
@@ -360,8 +364,8 @@ class LogicalCall:
                 # Set before any other await, so none can arrive unwatched; an answered attempt needs no watch.
                 wire.late = LateWatch(span, owner.telemetry.late_responses, self.tool, started)
                 wire.on_late = wire.late.arrived
-            if wire_events.append in conn.tap.listeners:
-                conn.tap.listeners.remove(wire_events.append)
+            if listener in conn.tap.listeners:
+                conn.tap.listeners.remove(listener)
             if wire.written:  # an id that never left names nothing the server could have logged
                 self.request_ids.append(wire.request_id)
                 attributes[JSONRPC_REQUEST_ID] = str(wire.request_id)
@@ -374,8 +378,8 @@ class LogicalCall:
         if raw is None and wire.answer is not None and (deadline.fired is not None or isinstance(error, MCPError)):
             # The tool answered; what failed or stalled after it is the SDK's own follow-up request.
             raw = _answer_that_stands(wire.answer)
-        fired = deadline.fired
-        if fired is not None and raw is None:
+        fired = deadline.fired if raw is None else None  # an answer stands whatever the timers did
+        if fired is not None:
             attributes[ERROR_TYPE] = ERROR_TYPE_TIMEOUT
             if not wire.written:  # still queued behind earlier messages: nothing reached the server
                 owner.breaker.release()

@@ -269,17 +269,20 @@ class WireTap:
             attempt = self.outstanding.pop(key, None)  # the common case first: a plain dict, no lock
             if attempt is not None:
                 attempt.response_frames += 1
-                if isinstance(message, JSONRPCError) and (
-                    _stood_in(message.error) or (self.stand_ins_possible and not _read_off_the_wire(message.error))
+                # The answer first: its exact class is a C check, where the error model's is an ABC's
+                # __instancecheck__ (pydantic's metaclass), a Python call.
+                if isinstance(message, JSONRPCResponse):
+                    attempt.error_frame = False
+                    item = usable_result(item, self.protocol_version)
+                    attempt.answer = item.message.result  # type: ignore[union-attr]
+                elif _stood_in(message.error) or (
+                    self.stand_ins_possible and not _read_off_the_wire(message.error)
                 ):
                     attempt.stand_in_frame = True
                     self.stand_ins += 1
                     self._emit("unreadable_answer")
                 else:
-                    attempt.error_frame = isinstance(message, JSONRPCError)
-                    if isinstance(message, JSONRPCResponse):
-                        item = usable_result(item, self.protocol_version)
-                        attempt.answer = item.message.result  # type: ignore[union-attr]
+                    attempt.error_frame = True
                 if attempt.finished:
                     attempt.late_frames += 1
                     if attempt.on_late is not None:
@@ -434,9 +437,12 @@ def usable_result(item: SessionMessage, version: str) -> SessionMessage:
     content = message.result.get("content")
     if not isinstance(content, list):
         return item
-    unknown = {str(block.get("type"))[:64] for block in content if isinstance(block, dict) and block.get("type") not in _CONTENT_TYPES}
-    if not unknown:
+    for block in content:  # the common case: every block of a known type, no set built
+        if isinstance(block, dict) and block.get("type") not in _CONTENT_TYPES:
+            break
+    else:
         return item
+    unknown = {str(block.get("type"))[:64] for block in content if isinstance(block, dict) and block.get("type") not in _CONTENT_TYPES}
     kept = [block for block in content if not isinstance(block, dict) or block.get("type") in _CONTENT_TYPES]
     result = {**message.result, "content": kept}
     try:
@@ -575,8 +581,24 @@ class _TapRead(ReceiveStreamProxy):
         try:
             item = await self._inner.receive()
         except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
-            self._tap.closed = True
-            self._tap._emit("closed")
+            self._closed()
             raise
         received: SessionMessage | Exception = self._tap.on_receive(item)
         return received
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        # The SDK's reader iterates the stream: read here, not through receive(), one coroutine fewer a message.
+        try:
+            item = await self._inner.receive()
+        except anyio.EndOfStream:
+            self._closed()
+            raise StopAsyncIteration from None
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            self._closed()
+            raise
+        received: SessionMessage | Exception = self._tap.on_receive(item)
+        return received
+
+    def _closed(self) -> None:
+        self._tap.closed = True
+        self._tap._emit("closed")
