@@ -112,3 +112,18 @@ def test_host_side_redirected_to_files(tmp_path: Path) -> None:
     received = [json.loads(line) for line in answers.read_bytes().splitlines()]
     assert [m.get("id", m.get("method")) for m in received] == ["notifications/message", 1]
     assert received[1]["result"] == {"echo": "x/echo"}
+
+
+def test_host_side_is_dev_null(tmp_path: Path) -> None:
+    """``errscope proxy -- server < /dev/null`` (a service manager's default stdin) ends at once with status 0, and
+    ``> /dev/null`` relays as a pipe does: uvloop's pipe transports aborted the process (SIGABRT) on either."""
+    server = tmp_path / "raw_server.py"
+    server.write_text(RAW_SERVER)
+    command = proxy_command(tmp_path / "out", "--", sys.executable, str(server))
+    nothing = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, cwd=ROOT, timeout=30)
+    assert nothing.returncode == 0, nothing.stderr.decode()[-2000:]
+    frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t", "arguments": {}}})
+    dropped = subprocess.run(command, input=frame.encode() + b"\n", stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             cwd=ROOT, timeout=30)
+    assert dropped.returncode == 0, dropped.stderr.decode()[-2000:]
+    assert '"errscope.outcome"' in (tmp_path / "out" / "traces.jsonl").read_text()

@@ -413,9 +413,11 @@ def _decode(frame: bytes, side: str) -> tuple[Any | None, bytes | None]:
 
 
 def _is_file(fd: int) -> bool:
-    """``fd`` is a regular file (a shell redirection), which pipe transports refuse (asyncio raises, uvloop aborts the
-    process): they take only pipes, sockets and character devices."""
-    return stat.S_ISREG(os.fstat(fd).st_mode)
+    """``fd`` is a regular file (``< frames.jsonl``) or a character device other than a terminal (``/dev/null``: a
+    host or service manager that gives the proxy no stdin), read and written in a worker thread. Pipe transports
+    refuse a regular file (asyncio raises) and uvloop's abort the process on both (SIGABRT, nothing said)."""
+    mode = os.fstat(fd).st_mode
+    return stat.S_ISREG(mode) or (stat.S_ISCHR(mode) and not os.isatty(fd))
 
 
 async def _feed_from_file(fd: int, reader: asyncio.StreamReader) -> None:
@@ -443,13 +445,13 @@ async def serve_stdio(upstream: Upstream, calls: Calls) -> None:
     """Relay between this process's stdin/stdout and ``upstream`` until the host closes stdin."""
     loop = asyncio.get_running_loop()
     host_in = asyncio.StreamReader(limit=MAX_FRAME)
-    if _is_file(sys.stdin.fileno()):  # ``< frames.jsonl``: read in a worker thread, a file is never "ready" to poll
+    if _is_file(sys.stdin.fileno()):  # ``< frames.jsonl``, /dev/null: read in a worker thread, a file is never "ready" to poll
         reading = loop.create_task(_feed_from_file(sys.stdin.fileno(), host_in))
     else:
         reading = None
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(host_in), os.fdopen(sys.stdin.fileno(), "rb", 0, closefd=False))
     out_transport: Any
-    if _is_file(sys.stdout.fileno()):  # ``> out.jsonl``: written as it comes, a file write does not block
+    if _is_file(sys.stdout.fileno()):  # ``> out.jsonl``, /dev/null: written as it comes, a file write does not block
         out_transport = _FileWriter(sys.stdout.fileno())
     else:
         out_transport, _ = await loop.connect_write_pipe(asyncio.Protocol, os.fdopen(sys.stdout.fileno(), "wb", 0, closefd=False))
