@@ -82,3 +82,28 @@ async def test_http_server_killed_mid_call(tmp_path: Path) -> None:
             assert down.value.data["io.errscope/failure_class"] == "upstream_unavailable"
             with serving([*PLAIN, "http", str(upstream)], upstream):
                 assert (await client.call_tool("echo", {"text": "back"})).content[0].text == "back"
+
+
+async def test_stdio_host_http_server_down_and_killed(tmp_path: Path) -> None:
+    """``errscope proxy --upstream URL`` behind a stdio host: a server that is not listening, then one killed mid-call,
+    is answered per call (not sent: -32000, side effect false; in flight: may have taken effect) and the proxy stays
+    up for the server's return. The SDK's HTTP client raised the refused connection out of its task group: the proxy
+    died with a traceback and the host lost every call."""
+    upstream = free_port()
+    command = proxy_command(tmp_path, "--upstream", f"http://127.0.0.1:{upstream}/mcp")
+    started = tmp_path / "started"
+    with serving([*PLAIN, "http", str(upstream)], upstream, env={"PLAIN_SERVER_STARTED": str(started)}) as server:
+        async with Client(StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))) as client:  # type: ignore[arg-type]
+            assert (await client.call_tool("echo", {"text": "hi"})).content[0].text == "hi"
+            assert_unavailable(await slow_calls_while_killed(client, server.kill, started, count=2), 2)
+            with pytest.raises(MCPError) as down:  # nothing listens: the call provably did not happen
+                await client.call_tool("echo", {"text": "hi"})
+            assert down.value.code == CONNECTION_CLOSED
+            assert down.value.data["io.errscope/side_effect_possible"] is False
+            assert down.value.data["io.errscope/failure_class"] == "upstream_unavailable"
+            assert "was not sent" in down.value.message
+            with serving([*PLAIN, "http", str(upstream)], upstream):
+                # The restarted server forgot the session: refused, not run; a new one is opened (J178).
+                with pytest.raises(MCPError, match="no longer knows the session"):
+                    await client.call_tool("echo", {"text": "back"})
+                assert (await client.call_tool("echo", {"text": "back"})).content[0].text == "back"
