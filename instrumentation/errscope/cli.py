@@ -219,9 +219,35 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _parse(argv: list[str] | None) -> argparse.Namespace:
+    """``argv`` parsed; a mistyped command or option exits 2 with the usage of the command it was meant for and the
+    closest names (argparse alone reports an unknown option of ``explain`` with the top-level usage and no hint)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    if argv and not argv[0].startswith("-") and argv[0] not in commands:
+        parser.error(f"unknown command {argv[0]!r}{_did_you_mean(argv[0], commands)} (choose from {', '.join(commands)})")
+    if argv and argv[0].startswith("-") and argv[0].partition("=")[0] not in parser._option_string_actions:
+        parser.error(f"unrecognized arguments: {argv[0]}{_did_you_mean(argv[0], parser._option_string_actions)}")
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        command = commands[args.command]
+        hints = "".join(_did_you_mean(word.partition("=")[0], command._option_string_actions)
+                        for word in unknown if word.startswith("-"))
+        command.error(f"unrecognized arguments: {' '.join(unknown)}{hints}")
+    return args
+
+
+def _did_you_mean(word: str, names: Any) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(word, list(names), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}?" if close else ""
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``errscope`` command; returns the exit status."""
-    args = build_parser().parse_args(argv)
+    args = _parse(argv)
     try:
         return int(args.run(args))
     except KeyboardInterrupt:
