@@ -16,6 +16,7 @@ import asyncio
 import logging
 from collections.abc import Sequence
 
+from errscope._scrubbing import scrub
 from errscope._telemetry import ServerTelemetry
 from errscope.proxy._calls import Calls
 from errscope.proxy._http import HttpRelay
@@ -46,7 +47,8 @@ async def serve_http(
     relay = HttpRelay(upstream, calls)
     server = await relay.serve(host, port)
     bound = server.sockets[0].getsockname()
-    logging.getLogger("errscope.proxy").warning("listening on http://%s:%d, relaying to %s", bound[0], bound[1], upstream)
+    # The upstream's userinfo and secret query parameters stay out of the host's log.
+    logging.getLogger("errscope.proxy").warning("listening on http://%s:%d, relaying to %s", bound[0], bound[1], scrub(upstream))
     if ready is not None:
         ready.set()
     try:

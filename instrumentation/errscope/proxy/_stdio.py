@@ -22,6 +22,7 @@ import httpx2
 
 from errscope._attributes import META_FAILURE_CLASS, META_HTTP_STATUS, META_SIDE_EFFECT_POSSIBLE
 from errscope._http import class_for_mcp_endpoint_status, retry_after_from_headers, side_effect_for_http_status
+from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 from errscope.client._answer import names_the_session
 from errscope.proxy._calls import Calls, Message, Scope, parse_error, request_key
@@ -306,11 +307,11 @@ class HttpServer:
             # Once until the server answers again: every call fails the same way while it is down.
             if not self._unreachable_said:
                 logger.error("cannot reach the MCP server at %s (%s); requests are answered as not sent until it"
-                             " answers: check --upstream and that the server is running", _address(self.url), reason)
+                             " answers: check --upstream and that the server is running", scrub(self.url), reason)
             self._unreachable_said = True
         else:
             logger.warning("the MCP server at %s dropped a request before answering (%s); it may have acted on it",
-                           _address(self.url), reason)
+                           scrub(self.url), reason)
 
     async def start(self, on_message: OnMessage, on_lost: OnLost) -> None:
         self._on_message, self._on_lost = on_message, on_lost
@@ -437,12 +438,6 @@ class _BrokenOff(httpx2.AsyncByteStream):
 
     async def aclose(self) -> None:
         await self._stream.aclose()
-
-
-def _address(url: str) -> str:
-    """``url`` without userinfo, query or fragment: what a log line may name."""
-    parsed = httpx2.URL(url)
-    return str(parsed.copy_with(username=None, password=None, query=None, fragment=None))
 
 
 def _refused(error: Message, said: str | None, side_effect_possible: bool | None, cls: FailureClass | None,
