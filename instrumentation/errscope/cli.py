@@ -71,6 +71,10 @@ def _explain(args: argparse.Namespace) -> int:
         hint = _WHERE_FROM if not Path(args.source).exists() else ""
         print(f"errscope explain: {exc}{hint}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    for said in telemetry.skipped[:3]:
+        print(f"errscope explain: left out {said}", file=sys.stderr)
+    if len(telemetry.skipped) > 3:
+        print(f"errscope explain: left out {len(telemetry.skipped) - 3} more damaged lines", file=sys.stderr)
     try:
         chains = find_chains(telemetry, args.query)
     except ExplainError as exc:
