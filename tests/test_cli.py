@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from errscope.cli import main
@@ -37,3 +39,28 @@ def test_arguments_after_the_separator_are_the_servers(capsys: pytest.CaptureFix
     ``--listen`` with a server command is refused with what to do instead."""
     assert main(["proxy", "--listen", "127.0.0.1:8808", "--", "server", "--form", "x"]) == 2
     assert "a stdio server is run without it" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["proxy", "demo"])
+@pytest.mark.parametrize("where", ["a_file", "under_a_file"])
+def test_out_that_cannot_be_a_folder_is_one_line(
+    command: str, where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--out`` naming a file, or a folder under one: one line saying what to give, no traceback (``mkdir`` raised
+    FileExistsError/NotADirectoryError out of the proxy's telemetry set-up and the demo's preparation)."""
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    out = blocker if where == "a_file" else blocker / "out"
+    argv = ["proxy", "--out", str(out), "--", "cat"] if command == "proxy" else ["demo", "--out", str(out)]
+    assert main(argv) == (2 if command == "proxy" else 1)
+    err = capsys.readouterr().err
+    assert err.startswith(f"errscope {command}: ") and err.count("\n") == 1, err
+    assert str(out) in err and "folder" in err
+    assert blocker.read_text() == ""
+
+
+def test_rounds_that_is_not_a_number(capsys: pytest.CaptureFixture[str]) -> None:
+    """argparse named the private converter (``invalid _positive value``)."""
+    with pytest.raises(SystemExit):
+        main(["demo", "--rounds", "many"])
+    assert "argument --rounds: must be a whole number between 1 and 50, not 'many'" in capsys.readouterr().err

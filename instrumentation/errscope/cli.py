@@ -103,6 +103,11 @@ def _proxy(args: argparse.Namespace) -> int:
     if args.listen and command:
         print("errscope proxy: --listen serves an HTTP upstream; a stdio server is run without it", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if args.out is not None:
+        problem = _unwritable(args.out)
+        if problem:
+            print(f"errscope proxy: --out {args.out}: {problem}; give a folder you can write to", file=sys.stderr)
+            return EXIT_BAD_INPUT
     # stdout may be the protocol: what the proxy says goes to stderr (the failure records go to telemetry).
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("errscope proxy: %(message)s"))
@@ -138,6 +143,17 @@ def _proxy(args: argparse.Namespace) -> int:
         if telemetry is not None:
             telemetry.shutdown()
     return 0
+
+
+def _unwritable(folder: Path) -> str:
+    """Why OTLP-JSON files cannot go to ``folder`` (created when missing), or ``""``."""
+    if folder.exists() and not folder.is_dir():
+        return "exists and is not a folder"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+    return "" if os.access(folder, os.W_OK) else "not writable"
 
 
 def _event_loop_runner() -> Any:
@@ -182,7 +198,10 @@ def _http_url(text: str) -> str:
 
 
 def _positive(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number between 1 and 50, not {text!r}") from None
     if not 1 <= value <= 50:
         raise argparse.ArgumentTypeError("must be between 1 and 50")
     return value
