@@ -127,3 +127,40 @@ def test_host_side_is_dev_null(tmp_path: Path) -> None:
                              cwd=ROOT, timeout=30)
     assert dropped.returncode == 0, dropped.stderr.decode()[-2000:]
     assert '"errscope.outcome"' in (tmp_path / "out" / "traces.jsonl").read_text()
+
+
+# A server that prints a banner and logs to stdout (the MCP stream) before it answers.
+CHATTY_SERVER = r"""
+import json, sys
+print("Starting orders server with api_key=sk_live_51HrGq2eZvKYlo2C0123456789ab")
+for n in range(10):
+    print(f"INFO loaded plugin {n}")
+sys.stdout.flush()
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" in message:
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {"echo": message["method"]}}) + "\n")
+        sys.stdout.flush()
+"""
+
+
+def test_server_printing_to_stdout_is_said_once_with_the_cause(tmp_path: Path) -> None:
+    """Eleven text lines on the server's stdout: three log lines with each line's start (scrubbed), the cause said
+    once, then one line for the rest (one line each flooded the host's log); the answer still comes through."""
+    server = tmp_path / "chatty_server.py"
+    server.write_text(CHATTY_SERVER)
+    proxy = subprocess.run(
+        proxy_command(tmp_path / "out", "--", sys.executable, str(server)),
+        input=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "x/echo"}).encode() + b"\n",
+        capture_output=True, cwd=ROOT, timeout=30, check=True,
+    )
+    assert [json.loads(line) for line in proxy.stdout.splitlines()] == [
+        {"jsonrpc": "2.0", "id": 1, "result": {"echo": "x/echo"}}]
+    said = [line for line in proxy.stderr.decode().splitlines() if "malformed frames" in line or "malformed frame" in line]
+    assert len(said) == 4, said
+    assert said[0].startswith("errscope proxy: a malformed frame from the server was dropped (")
+    assert "'Starting orders server with api_key=[REDACTED]'" in said[0]
+    assert "must write only JSON-RPC messages to stdout" in said[0]
+    assert said[1].endswith("bytes: 'INFO loaded plugin 0')") and said[2].endswith("bytes: 'INFO loaded plugin 1')")
+    assert said[3] == "errscope proxy: further malformed frames from this server are dropped without a line each"
+    assert b"sk_live_51HrGq2eZvKYlo2C" not in proxy.stderr

@@ -144,10 +144,14 @@ class ChildServer:
 
     async def _read(self, process: asyncio.subprocess.Process) -> None:
         assert process.stdout is not None
+        malformed = 0
         try:
             while line := await _readline(process.stdout, "server"):
                 message, frame = _decode(line, "server")
                 if message is None:
+                    if line.strip():
+                        malformed += 1
+                        _say_malformed(line, malformed)
                     continue
                 if not self._handshake.answers_replay(message):
                     self._on_message(message, frame)
@@ -501,8 +505,24 @@ def _decode(frame: bytes, side: str) -> tuple[Any | None, bytes | None]:
             pass
     except (ValueError, RecursionError):  # nested deeper than the reader recurses: malformed too
         pass
-    logger.warning("a malformed frame from the %s was dropped (%d bytes)", side, len(frame))
     return None, None
+
+
+_MALFORMED_SAID: Final = 3
+"""Malformed frames from one server process that get a line of their own; the rest are dropped without one."""
+
+
+def _say_malformed(frame: bytes, count: int) -> None:
+    """Log the ``count``-th malformed frame of a server process: its start (scrubbed) and, the first time, the usual
+    cause (a server that prints a banner or logs to stdout, which is the MCP stream); a server that writes nothing but
+    text would otherwise flood the host's log with one line per line."""
+    if count <= _MALFORMED_SAID:
+        start = scrub(frame[:60].decode("utf-8", "replace").strip())
+        hint = ("; a stdio MCP server must write only JSON-RPC messages to stdout (its own output goes to stderr)"
+                if count == 1 else "")
+        logger.warning("a malformed frame from the server was dropped (%d bytes: %r)%s", len(frame), start, hint)
+    elif count == _MALFORMED_SAID + 1:
+        logger.warning("further malformed frames from this server are dropped without a line each")
 
 
 def _is_file(fd: int) -> bool:
