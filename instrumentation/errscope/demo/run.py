@@ -96,7 +96,7 @@ def _process(argv: list[str]) -> Iterator[subprocess.Popen[bytes]]:
 
 def _prepare(out: Path) -> None:
     if out.exists() and not out.is_dir():
-        raise DemoError(f"{out} exists and is not a folder; give --out a folder")
+        raise DemoError(f"{out} exists and is not a folder")
     try:
         out.mkdir(parents=True, exist_ok=True)
         for name in _OWN:
