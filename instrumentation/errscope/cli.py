@@ -92,7 +92,7 @@ def _proxy(args: argparse.Namespace) -> int:
 
     from opentelemetry import trace
 
-    from errscope._setup import configure_telemetry, otlp_configured
+    from errscope._setup import configure_telemetry, otlp_configured, write_copy
     from errscope._telemetry import ServerTelemetry
     from errscope.proxy import serve_http, serve_stdio_to_http, serve_stdio_to_stdio
 
@@ -114,6 +114,8 @@ def _proxy(args: argparse.Namespace) -> int:
     logging.getLogger("errscope.proxy").addHandler(handler)
     logging.getLogger("errscope.proxy").setLevel(logging.INFO)
     telemetry = configure_telemetry("errscope-proxy", output_dir=args.out) if otlp_configured() or args.out else None
+    if telemetry is not None and args.out and otlp_configured():
+        write_copy(telemetry, args.out)  # asked for by name: the files too, not OTLP alone
     if telemetry is None and isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
         logging.getLogger("errscope.proxy").warning(
             "no telemetry is exported (set OTEL_EXPORTER_OTLP_ENDPOINT or give --out DIR): errors are still shaped, "
@@ -235,7 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
     proxy.add_argument("--listen", type=_host_port, metavar="HOST:PORT",
                        help="serve streamable HTTP here (the same path as the upstream's); without it, stdio")
     proxy.add_argument("--out", type=Path, metavar="DIR",
-                       help="OTLP-JSON files here when no OTEL_EXPORTER_OTLP_ENDPOINT is set")
+                       help="OTLP-JSON files here (with OTEL_EXPORTER_OTLP_ENDPOINT set: spans and logs, besides OTLP)")
     proxy.add_argument("command_line", nargs=argparse.REMAINDER, metavar="-- COMMAND",
                        help="the stdio MCP server to run")
     proxy.set_defaults(run=_proxy)

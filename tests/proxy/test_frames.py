@@ -164,3 +164,28 @@ def test_server_printing_to_stdout_is_said_once_with_the_cause(tmp_path: Path) -
     assert said[1].endswith("bytes: 'INFO loaded plugin 0')") and said[2].endswith("bytes: 'INFO loaded plugin 1')")
     assert said[3] == "errscope proxy: further malformed frames from this server are dropped without a line each"
     assert b"sk_live_51HrGq2eZvKYlo2C" not in proxy.stderr
+
+
+def test_out_is_written_when_an_otlp_endpoint_is_set_too(tmp_path: Path) -> None:
+    """``--out DIR`` with ``OTEL_EXPORTER_OTLP_ENDPOINT`` in the environment: the call's span and failure record are in
+    DIR as well, so ``errscope explain --from DIR`` finds the ref (DIR was created and left empty: OTLP alone won).
+    The host closes stdin right after its call (a batch host): the answer that comes in the server's shutdown grace is
+    shaped with its ref like any other (it was relayed raw, without a span, the call abandoned first)."""
+    import os
+
+    from tests.proxy.conftest import free_port
+
+    server = tmp_path / "failing_server.py"
+    server.write_text(RAW_SERVER.replace('{"content": [{"type": "text", "text": "ok"}]}',
+                                         '{"isError": True, "content": [{"type": "text", "text": "order not found"}]}'))
+    out = tmp_path / "out"
+    call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "get_order", "arguments": {}}}
+    environment = {**os.environ, "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{free_port()}"}
+    proxy = subprocess.run(proxy_command(out, "--", sys.executable, str(server)), input=json.dumps(call).encode() + b"\n",
+                           capture_output=True, cwd=ROOT, timeout=90, check=True, env=environment)
+    answer = [json.loads(line) for line in proxy.stdout.splitlines()][-1]
+    assert "_meta" in answer.get("result", {}), (answer, proxy.stderr.decode()[-1500:])
+    ref = answer["result"]["_meta"]["io.errscope/error_ref"]
+    from errscope.cli import main
+
+    assert main(["explain", ref, "--from", str(out)]) == 0

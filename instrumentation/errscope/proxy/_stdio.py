@@ -597,9 +597,12 @@ async def serve_stdio(upstream: Upstream, calls: Calls) -> None:
                 for answer in calls.lost(scope, keys=[request_key(message["id"])]):
                     out_transport.write(encode(answer))
     finally:
+        # The host closed stdin (MCP, Transports > stdio: shutdown): the server gets its stdin closed and a grace period,
+        # and what it answers meanwhile (a batch host's ``< frames.jsonl``) is shaped and recorded as any answer; only
+        # what is still unanswered after that is abandoned (it was relayed raw, without a span, when abandoned first).
+        await upstream.stop()
         calls.abandon(scope)
         calls.flush()
-        await upstream.stop()
         out_transport.close()
         if reading is not None:
             reading.cancel()
