@@ -225,8 +225,9 @@ def build_parser() -> argparse.ArgumentParser:
     explain = commands.add_parser("explain", help="from an error ref to the upstream event")
     explain.add_argument("query", metavar="REF", help="error ref (ERR-XXXXXXXX), JSON-RPC request id or trace id")
     explain.add_argument("--from", dest="source", type=Path, default=Path("errscope-out"), metavar="DIR",
-                         help="the demo's output folder or a Collector file-exporter folder (default: ./errscope-out, "
-                              "where the demo and configure_telemetry write)")
+                         help="where the OTLP-JSON files are: the demo's --out, errscope proxy --out, "
+                              "configure_telemetry's output_dir or a Collector file-exporter folder (default: "
+                              "./errscope-out, where the demo and configure_telemetry write)")
     explain.set_defaults(run=_explain)
 
     proxy = commands.add_parser(
