@@ -83,6 +83,9 @@ def test_ref_only_in_a_log_record(telemetry: Telemetry) -> None:
     ("8", "JSON-RPC request id 8 not found"),
     ("ERR-UUUUUUUU", "ERR-UUUUUUUU is no error ref: ERR- and 8 characters"),  # not read as a request id
     ("", "give an error ref"),
+    # a sentence without its ref: not "JSON-RPC request id the bot said … not found"
+    ("the bot said it could not find my order", "no error ref (ERR-XXXXXXXX), trace id or JSON-RPC request id in"
+                                                " 'the bot said it could not find my order'; paste the whole message"),
 ])
 def test_nothing_found(telemetry: Telemetry, query: str, message: str) -> None:
     with pytest.raises(ExplainError) as caught:

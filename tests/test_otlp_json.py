@@ -146,10 +146,11 @@ class TestUnusable:
         (tmp_path / "traces.json").write_text("\n\n")
         assert "no spans and no log records" in self._error(tmp_path)
 
-    def test_truncated_line(self, tmp_path: Path) -> None:
-        good = _traces("s", _span("a" * 16, "", 1, "x"))
-        (tmp_path / "traces.json").write_text(good + "\n" + good[:40] + "\n")
-        assert self._error(tmp_path) == f"{tmp_path / 'traces.json'} line 2 is not JSON (a corrupt or truncated export)"
+    def test_only_torn_lines(self, tmp_path: Path) -> None:
+        (tmp_path / "traces.json").write_text(_traces("s", _span("a" * 16, "", 1, "x"))[:40] + "\n")
+        assert self._error(tmp_path) == (
+            f"{tmp_path} holds no spans and no log records (empty export files); 1 damaged lines left out, the first:"
+            f" {tmp_path / 'traces.json'} line 1 is not JSON (a corrupt or truncated export)")
 
     def test_wrong_signal_in_file(self, tmp_path: Path) -> None:
         (tmp_path / "logs.json").write_text(_traces("s", _span("a" * 16, "", 1, "x")) + "\n")
@@ -165,4 +166,15 @@ class TestUnusable:
 
     def test_undecodable_bytes(self, tmp_path: Path) -> None:
         (tmp_path / "logs.jsonl").write_bytes(b"\xff\xfe")
-        assert "cannot be read" in self._error(tmp_path)
+        assert "logs.jsonl line 1 is not JSON" in self._error(tmp_path)
+
+
+def test_torn_lines_are_left_out_and_named(tmp_path: Path) -> None:
+    """A line cut by a process killed mid-write, or bytes that are not UTF-8, cost that line only: the rest is read and
+    each damaged line is named in ``skipped`` (one torn line refused the whole folder)."""
+    good = _traces("s", _span("a" * 16, "", 1, "x"))
+    (tmp_path / "traces.json").write_bytes((good + "\n" + good[:40] + "\n").encode() + b"\xff\xfe\n" + good.encode())
+    telemetry = load(tmp_path)
+    assert [s.span_id for s in telemetry.spans] == ["a" * 16, "a" * 16]
+    assert telemetry.skipped == [
+        f"{tmp_path / 'traces.json'} line {n} is not JSON (a corrupt or truncated export)" for n in (2, 3)]

@@ -198,6 +198,10 @@ def find_chains(telemetry: Telemetry, query: str) -> list[Chain]:
         raise ExplainError("give an error ref (ERR-XXXXXXXX), a JSON-RPC request id or a 32-digit trace id")
     if not chains and text.upper().startswith("ERR-") and not ref:
         raise ExplainError(f"{text} is no error ref: ERR- and 8 characters of 0-9 and A-Z without U")
+    if not chains and kind == "JSON-RPC request id" and any(c.isspace() for c in text):
+        # A sentence pasted from the chat without its "Ref ERR-…" (request ids are numbers or tokens): say what to give.
+        raise ExplainError(f"no error ref (ERR-XXXXXXXX), trace id or JSON-RPC request id in {text!r}; paste the"
+                           " whole message the user saw, with its \"Ref ERR-…\", or the request id from the host's log")
     if not chains:
         raise ExplainError(
             f"{kind} {text} not found ({len(telemetry.spans)} spans and {len(telemetry.logs)} log records searched)"

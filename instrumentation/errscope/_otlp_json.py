@@ -131,6 +131,8 @@ class Telemetry:
     logs: list[LogRecord] = field(default_factory=list)
     metric_lines: int = 0
     files: list[Path] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    """One line per damaged line that was left out (``"<file> line 3 is not JSON …"``): the rest is read."""
 
     def trace(self, trace_id: str) -> list[Span]:
         """The spans of one trace, oldest first."""
@@ -174,18 +176,22 @@ def telemetry_files(folder: Path) -> list[Path]:
     return found
 
 
-def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def _lines(path: Path, into: Telemetry) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The export requests in ``path``, one a line. A damaged line (bytes that are not UTF-8 or JSON: a process killed
+    mid-write, an export still being written) is left out and named in ``into.skipped``: the telemetry of a crash is
+    what an on-call engineer reads, and one torn line must not hide the rest."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        data = path.read_bytes()
+    except OSError as exc:
         raise TelemetryError(f"{path}: cannot be read ({type(exc).__name__})") from None
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
+    for number, raw in enumerate(data.splitlines(), 1):
+        if not raw.strip():
             continue
         try:
-            document = json.loads(line)
-        except ValueError:
-            raise TelemetryError(f"{path} line {number} is not JSON (a corrupt or truncated export)") from None
+            document = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            into.skipped.append(f"{path} line {number} is not JSON (a corrupt or truncated export)")
+            continue
         if not isinstance(document, dict):
             raise TelemetryError(f"{path} line {number} is not an OTLP-JSON export request")
         yield number, document
@@ -196,7 +202,7 @@ def _resource_service(resource: Mapping[str, Any] | None) -> str:
 
 
 def _read_spans(path: Path, into: Telemetry) -> None:
-    for number, document in _lines(path):
+    for number, document in _lines(path, into):
         batches = document.get("resourceSpans")
         if not isinstance(batches, list):
             raise TelemetryError(f"{path} line {number} has no resourceSpans (not an OTLP-JSON trace export)")
@@ -236,7 +242,7 @@ def _read_spans(path: Path, into: Telemetry) -> None:
 
 
 def _read_logs(path: Path, into: Telemetry) -> None:
-    for number, document in _lines(path):
+    for number, document in _lines(path, into):
         batches = document.get("resourceLogs")
         if not isinstance(batches, list):
             raise TelemetryError(f"{path} line {number} has no resourceLogs (not an OTLP-JSON log export)")
@@ -263,7 +269,7 @@ def _read_logs(path: Path, into: Telemetry) -> None:
 
 
 def _count_metrics(path: Path, into: Telemetry) -> None:
-    for number, document in _lines(path):
+    for number, document in _lines(path, into):
         if not isinstance(document.get("resourceMetrics"), list):
             raise TelemetryError(f"{path} line {number} has no resourceMetrics (not an OTLP-JSON metric export)")
         into.metric_lines += 1
@@ -271,6 +277,8 @@ def _count_metrics(path: Path, into: Telemetry) -> None:
 
 def load(folder: str | Path) -> Telemetry:
     """Read every OTLP-JSON file under ``folder``.
+
+    Damaged lines (not UTF-8 or not JSON) are left out and listed in :attr:`Telemetry.skipped`.
 
     Raises:
         TelemetryError: the folder does not exist, holds no telemetry files, a file is not
@@ -289,5 +297,6 @@ def load(folder: str | Path) -> Telemetry:
     for path in files:
         readers[path.stem](path, result)
     if not result.spans and not result.logs:
-        raise TelemetryError(f"{root} holds no spans and no log records (empty export files)")
+        damaged = f"; {len(result.skipped)} damaged lines left out, the first: {result.skipped[0]}" if result.skipped else ""
+        raise TelemetryError(f"{root} holds no spans and no log records (empty export files){damaged}")
     return result

@@ -130,3 +130,21 @@ def configure_telemetry(
         metrics.set_meter_provider(meter_provider)
         set_logger_provider(logger_provider)
     return Telemetry(tracer_provider, meter_provider, logger_provider, destination, handler)
+
+
+def write_copy(telemetry: Telemetry, folder: str | os.PathLike[str]) -> None:
+    """Also write ``telemetry``'s spans and log records to OTLP-JSON files in ``folder`` (``traces.jsonl``,
+    ``logs.jsonl``), beside its OTLP export: what ``errscope explain --from folder`` reads without asking a backend.
+
+    Raises:
+        OSError: ``folder`` cannot be created.
+    """
+    from opentelemetry.exporter.otlp.json.file import FileSpanExporter
+    from opentelemetry.exporter.otlp.json.file._log_exporter import FileLogExporter
+    from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    directory = Path(folder)
+    directory.mkdir(parents=True, exist_ok=True)
+    telemetry.tracer_provider.add_span_processor(BatchSpanProcessor(FileSpanExporter(str(directory / "traces.jsonl"))))
+    telemetry.logger_provider.add_log_record_processor(BatchLogRecordProcessor(FileLogExporter(str(directory / "logs.jsonl"))))

@@ -71,6 +71,10 @@ def _explain(args: argparse.Namespace) -> int:
         hint = _WHERE_FROM if not Path(args.source).exists() else ""
         print(f"errscope explain: {exc}{hint}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    for said in telemetry.skipped[:3]:
+        print(f"errscope explain: left out {said}", file=sys.stderr)
+    if len(telemetry.skipped) > 3:
+        print(f"errscope explain: left out {len(telemetry.skipped) - 3} more damaged lines", file=sys.stderr)
     try:
         chains = find_chains(telemetry, args.query)
     except ExplainError as exc:
@@ -88,7 +92,7 @@ def _proxy(args: argparse.Namespace) -> int:
 
     from opentelemetry import trace
 
-    from errscope._setup import configure_telemetry, otlp_configured
+    from errscope._setup import configure_telemetry, otlp_configured, write_copy
     from errscope._telemetry import ServerTelemetry
     from errscope.proxy import serve_http, serve_stdio_to_http, serve_stdio_to_stdio
 
@@ -99,12 +103,19 @@ def _proxy(args: argparse.Namespace) -> int:
     if args.listen and command:
         print("errscope proxy: --listen serves an HTTP upstream; a stdio server is run without it", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if args.out is not None:
+        problem = _unwritable(args.out)
+        if problem:
+            print(f"errscope proxy: --out {args.out}: {problem}; give a folder you can write to", file=sys.stderr)
+            return EXIT_BAD_INPUT
     # stdout may be the protocol: what the proxy says goes to stderr (the failure records go to telemetry).
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("errscope proxy: %(message)s"))
     logging.getLogger("errscope.proxy").addHandler(handler)
     logging.getLogger("errscope.proxy").setLevel(logging.INFO)
     telemetry = configure_telemetry("errscope-proxy", output_dir=args.out) if otlp_configured() or args.out else None
+    if telemetry is not None and args.out and otlp_configured():
+        write_copy(telemetry, args.out)  # asked for by name: the files too, not OTLP alone
     if telemetry is None and isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
         logging.getLogger("errscope.proxy").warning(
             "no telemetry is exported (set OTEL_EXPORTER_OTLP_ENDPOINT or give --out DIR): errors are still shaped, "
@@ -134,6 +145,17 @@ def _proxy(args: argparse.Namespace) -> int:
         if telemetry is not None:
             telemetry.shutdown()
     return 0
+
+
+def _unwritable(folder: Path) -> str:
+    """Why OTLP-JSON files cannot go to ``folder`` (created when missing), or ``""``."""
+    if folder.exists() and not folder.is_dir():
+        return "exists and is not a folder"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+    return "" if os.access(folder, os.W_OK) else "not writable"
 
 
 def _event_loop_runner() -> Any:
@@ -178,7 +200,10 @@ def _http_url(text: str) -> str:
 
 
 def _positive(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number between 1 and 50, not {text!r}") from None
     if not 1 <= value <= 50:
         raise argparse.ArgumentTypeError("must be between 1 and 50")
     return value
@@ -200,8 +225,9 @@ def build_parser() -> argparse.ArgumentParser:
     explain = commands.add_parser("explain", help="from an error ref to the upstream event")
     explain.add_argument("query", metavar="REF", help="error ref (ERR-XXXXXXXX), JSON-RPC request id or trace id")
     explain.add_argument("--from", dest="source", type=Path, default=Path("errscope-out"), metavar="DIR",
-                         help="the demo's output folder or a Collector file-exporter folder (default: ./errscope-out, "
-                              "where the demo and configure_telemetry write)")
+                         help="where the OTLP-JSON files are: the demo's --out, errscope proxy --out, "
+                              "configure_telemetry's output_dir or a Collector file-exporter folder (default: "
+                              "./errscope-out, where the demo and configure_telemetry write)")
     explain.set_defaults(run=_explain)
 
     proxy = commands.add_parser(
@@ -212,16 +238,42 @@ def build_parser() -> argparse.ArgumentParser:
     proxy.add_argument("--listen", type=_host_port, metavar="HOST:PORT",
                        help="serve streamable HTTP here (the same path as the upstream's); without it, stdio")
     proxy.add_argument("--out", type=Path, metavar="DIR",
-                       help="OTLP-JSON files here when no OTEL_EXPORTER_OTLP_ENDPOINT is set")
+                       help="OTLP-JSON files here (with OTEL_EXPORTER_OTLP_ENDPOINT set: spans and logs, besides OTLP)")
     proxy.add_argument("command_line", nargs=argparse.REMAINDER, metavar="-- COMMAND",
                        help="the stdio MCP server to run")
     proxy.set_defaults(run=_proxy)
     return parser
 
 
+def _parse(argv: list[str] | None) -> argparse.Namespace:
+    """``argv`` parsed; a mistyped command or option exits 2 with the usage of the command it was meant for and the
+    closest names (argparse alone reports an unknown option of ``explain`` with the top-level usage and no hint)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    if argv and not argv[0].startswith("-") and argv[0] not in commands:
+        parser.error(f"unknown command {argv[0]!r}{_did_you_mean(argv[0], commands)} (choose from {', '.join(commands)})")
+    if argv and argv[0].startswith("-") and argv[0].partition("=")[0] not in parser._option_string_actions:
+        parser.error(f"unrecognized arguments: {argv[0]}{_did_you_mean(argv[0], parser._option_string_actions)}")
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        command = commands[args.command]
+        hints = "".join(_did_you_mean(word.partition("=")[0], command._option_string_actions)
+                        for word in unknown if word.startswith("-"))
+        command.error(f"unrecognized arguments: {' '.join(unknown)}{hints}")
+    return args
+
+
+def _did_you_mean(word: str, names: Any) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(word, list(names), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}?" if close else ""
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``errscope`` command; returns the exit status."""
-    args = build_parser().parse_args(argv)
+    args = _parse(argv)
     try:
         return int(args.run(args))
     except KeyboardInterrupt:

@@ -204,14 +204,21 @@ class TestBadInput:
             (tmp_path / name).write_text("")
         self._fails(explain("ERR-00000000", tmp_path), 2, "no spans and no log records")
 
-    def test_corrupt_file(self, demo: DemoRun, tmp_path: Path) -> None:
-        """A truncated line in a copy of the demo's output names the file and the line."""
+    def test_torn_lines_are_left_out_and_named(self, demo: DemoRun, tmp_path: Path) -> None:
+        """A process killed mid-write leaves a torn last line (and a disk, garbage bytes): the chain is still found
+        from the rest, and stderr names each line left out (the whole folder was refused for one torn line)."""
         copy = tmp_path / "copy"
         shutil.copytree(demo.out, copy)
-        traces = copy / "refund-server" / "traces.jsonl"
+        traces = copy / "agent" / "traces.jsonl"
         lines = traces.read_text().splitlines()
-        traces.write_text("\n".join([lines[0][: len(lines[0]) // 2], *lines[1:]]) + "\n")
-        self._fails(explain(rows(demo)["other_tenant"]["error_ref"], copy), 2, "traces.jsonl line 1 is not JSON")
+        traces.write_bytes("\n".join(lines).encode() + b"\n\xff\xfe garbage\n" + lines[-1][: len(lines[-1]) // 2].encode())
+        result = explain(rows(demo)["other_tenant"]["error_ref"], copy)
+        assert result.returncode == 0, result.stderr
+        assert "root cause errscope.NotFound" in sections(result.stdout)["tool span"]
+        assert result.stderr.splitlines() == [
+            f"errscope explain: left out {traces} line {len(lines) + 1} is not JSON (a corrupt or truncated export)",
+            f"errscope explain: left out {traces} line {len(lines) + 2} is not JSON (a corrupt or truncated export)",
+        ]
 
     def test_json_that_is_not_otlp(self, tmp_path: Path) -> None:
         (tmp_path / "logs.json").write_text('{"hello": "world"}\n')
@@ -219,7 +226,7 @@ class TestBadInput:
 
     def test_binary_garbage(self, tmp_path: Path) -> None:
         (tmp_path / "traces.jsonl").write_bytes(b"\xff\xfe\x00garbage")
-        self._fails(explain("ERR-00000000", tmp_path), 2, "traces.jsonl")
+        self._fails(explain("ERR-00000000", tmp_path), 2, "no spans and no log records", "traces.jsonl line 1 is not JSON")
 
     def test_unusable_query(self, demo: DemoRun) -> None:
         self._fails(explain("line\nbreak", demo.out), 1, "give an error ref")

@@ -112,3 +112,80 @@ def test_host_side_redirected_to_files(tmp_path: Path) -> None:
     received = [json.loads(line) for line in answers.read_bytes().splitlines()]
     assert [m.get("id", m.get("method")) for m in received] == ["notifications/message", 1]
     assert received[1]["result"] == {"echo": "x/echo"}
+
+
+def test_host_side_is_dev_null(tmp_path: Path) -> None:
+    """``errscope proxy -- server < /dev/null`` (a service manager's default stdin) ends at once with status 0, and
+    ``> /dev/null`` relays as a pipe does: uvloop's pipe transports aborted the process (SIGABRT) on either."""
+    server = tmp_path / "raw_server.py"
+    server.write_text(RAW_SERVER)
+    command = proxy_command(tmp_path / "out", "--", sys.executable, str(server))
+    nothing = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, cwd=ROOT, timeout=30)
+    assert nothing.returncode == 0, nothing.stderr.decode()[-2000:]
+    frame = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t", "arguments": {}}})
+    dropped = subprocess.run(command, input=frame.encode() + b"\n", stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             cwd=ROOT, timeout=30)
+    assert dropped.returncode == 0, dropped.stderr.decode()[-2000:]
+    assert '"errscope.outcome"' in (tmp_path / "out" / "traces.jsonl").read_text()
+
+
+# A server that prints a banner and logs to stdout (the MCP stream) before it answers.
+CHATTY_SERVER = r"""
+import json, sys
+print("Starting orders server with api_key=sk_live_51HrGq2eZvKYlo2C0123456789ab")
+for n in range(10):
+    print(f"INFO loaded plugin {n}")
+sys.stdout.flush()
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" in message:
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {"echo": message["method"]}}) + "\n")
+        sys.stdout.flush()
+"""
+
+
+def test_server_printing_to_stdout_is_said_once_with_the_cause(tmp_path: Path) -> None:
+    """Eleven text lines on the server's stdout: three log lines with each line's start (scrubbed), the cause said
+    once, then one line for the rest (one line each flooded the host's log); the answer still comes through."""
+    server = tmp_path / "chatty_server.py"
+    server.write_text(CHATTY_SERVER)
+    proxy = subprocess.run(
+        proxy_command(tmp_path / "out", "--", sys.executable, str(server)),
+        input=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "x/echo"}).encode() + b"\n",
+        capture_output=True, cwd=ROOT, timeout=30, check=True,
+    )
+    assert [json.loads(line) for line in proxy.stdout.splitlines()] == [
+        {"jsonrpc": "2.0", "id": 1, "result": {"echo": "x/echo"}}]
+    said = [line for line in proxy.stderr.decode().splitlines() if "malformed frames" in line or "malformed frame" in line]
+    assert len(said) == 4, said
+    assert said[0].startswith("errscope proxy: a malformed frame from the server was dropped (")
+    assert "'Starting orders server with api_key=[REDACTED]'" in said[0]
+    assert "must write only JSON-RPC messages to stdout" in said[0]
+    assert said[1].endswith("bytes: 'INFO loaded plugin 0')") and said[2].endswith("bytes: 'INFO loaded plugin 1')")
+    assert said[3] == "errscope proxy: further malformed frames from this server are dropped without a line each"
+    assert b"sk_live_51HrGq2eZvKYlo2C" not in proxy.stderr
+
+
+def test_out_is_written_when_an_otlp_endpoint_is_set_too(tmp_path: Path) -> None:
+    """``--out DIR`` with ``OTEL_EXPORTER_OTLP_ENDPOINT`` in the environment: the call's span and failure record are in
+    DIR as well, so ``errscope explain --from DIR`` finds the ref (DIR was created and left empty: OTLP alone won).
+    The host closes stdin right after its call (a batch host): the answer that comes in the server's shutdown grace is
+    shaped with its ref like any other (it was relayed raw, without a span, the call abandoned first)."""
+    import os
+
+    from tests.proxy.conftest import free_port
+
+    server = tmp_path / "failing_server.py"
+    server.write_text(RAW_SERVER.replace('{"content": [{"type": "text", "text": "ok"}]}',
+                                         '{"isError": True, "content": [{"type": "text", "text": "order not found"}]}'))
+    out = tmp_path / "out"
+    call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "get_order", "arguments": {}}}
+    environment = {**os.environ, "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{free_port()}"}
+    proxy = subprocess.run(proxy_command(out, "--", sys.executable, str(server)), input=json.dumps(call).encode() + b"\n",
+                           capture_output=True, cwd=ROOT, timeout=90, check=True, env=environment)
+    answer = [json.loads(line) for line in proxy.stdout.splitlines()][-1]
+    assert "_meta" in answer.get("result", {}), (answer, proxy.stderr.decode()[-1500:])
+    ref = answer["result"]["_meta"]["io.errscope/error_ref"]
+    from errscope.cli import main
+
+    assert main(["explain", ref, "--from", str(out)]) == 0

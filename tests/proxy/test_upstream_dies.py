@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, CallToolResult
 
-from tests.proxy.conftest import PLAIN, free_port, proxy_command, serving
+from tests.proxy.conftest import PLAIN, free_port, proxy_command, serving, telemetry_text
 
 pytestmark = pytest.mark.anyio
 
@@ -82,3 +84,54 @@ async def test_http_server_killed_mid_call(tmp_path: Path) -> None:
             assert down.value.data["io.errscope/failure_class"] == "upstream_unavailable"
             with serving([*PLAIN, "http", str(upstream)], upstream):
                 assert (await client.call_tool("echo", {"text": "back"})).content[0].text == "back"
+
+
+async def test_stdio_host_http_server_down_and_killed(tmp_path: Path) -> None:
+    """``errscope proxy --upstream URL`` behind a stdio host: a server that is not listening, then one killed mid-call,
+    is answered per call (not sent: -32000, side effect false; in flight: may have taken effect) and the proxy stays
+    up for the server's return. The SDK's HTTP client raised the refused connection out of its task group: the proxy
+    died with a traceback and the host lost every call."""
+    upstream = free_port()
+    command = proxy_command(tmp_path, "--upstream", f"http://127.0.0.1:{upstream}/mcp")
+    started = tmp_path / "started"
+    with serving([*PLAIN, "http", str(upstream)], upstream, env={"PLAIN_SERVER_STARTED": str(started)}) as server:
+        async with Client(StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))) as client:  # type: ignore[arg-type]
+            assert (await client.call_tool("echo", {"text": "hi"})).content[0].text == "hi"
+            assert_unavailable(await slow_calls_while_killed(client, server.kill, started, count=2), 2)
+            with pytest.raises(MCPError) as down:  # nothing listens: the call provably did not happen
+                await client.call_tool("echo", {"text": "hi"})
+            assert down.value.code == CONNECTION_CLOSED
+            assert down.value.data["io.errscope/side_effect_possible"] is False
+            assert down.value.data["io.errscope/failure_class"] == "upstream_unavailable"
+            assert "was not sent" in down.value.message
+            with serving([*PLAIN, "http", str(upstream)], upstream):
+                # The restarted server forgot the session: refused, not run; a new one is opened (J178).
+                with pytest.raises(MCPError, match="no longer knows the session"):
+                    await client.call_tool("echo", {"text": "back"})
+                assert (await client.call_tool("echo", {"text": "back"})).content[0].text == "back"
+
+
+def test_unreachable_upstream_is_said_once_without_its_credentials(tmp_path: Path) -> None:
+    """A wrong ``--upstream`` (nothing listens): the stdio host's ``initialize`` and call are answered as not sent, the
+    host's log (the proxy's stderr) says what to check, and the URL's password and API key stay out of it."""
+    url = f"http://admin:hunter2pass@127.0.0.1:{free_port()}/mcp?api_key=sk-live-0123456789abcdef"
+    frames = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}},
+    ]
+    host = subprocess.Popen(proxy_command(tmp_path, "--upstream", url), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert host.stdin is not None and host.stdout is not None
+    host.stdin.write(b"".join(json.dumps(frame).encode() + b"\n" for frame in frames))
+    host.stdin.flush()
+    answers = [json.loads(host.stdout.readline()) for _ in frames]  # both answered before stdin closes
+    host.stdin.close()
+    stderr = host.stderr.read().decode() if host.stderr else ""
+    assert host.wait(30) == 0, stderr
+    assert answers[0]["error"]["code"] == CONNECTION_CLOSED and "not sent" in answers[0]["error"]["message"]
+    assert answers[1]["error"]["data"]["io.errscope/side_effect_possible"] is False
+    assert stderr.count("cannot reach the MCP server at http://") == 1, stderr
+    assert "check --upstream" in stderr
+    assert "hunter2pass" not in stderr and "0123456789abcdef" not in stderr
+    assert "hunter2pass" not in telemetry_text(tmp_path) and "0123456789abcdef" not in telemetry_text(tmp_path)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from errscope._setup import Telemetry, configure_telemetry, otlp_configured
+from errscope._setup import Telemetry, configure_telemetry, otlp_configured, write_copy
 
 __all__ = ["demo_telemetry"]
 
@@ -18,14 +18,5 @@ def demo_telemetry(service_name: str, folder: Path, *, metric_interval: float = 
     """Configure the global providers for one demo process writing under ``folder``."""
     telemetry = configure_telemetry(service_name, output_dir=folder, metric_interval=metric_interval)
     if otlp_configured():
-        from opentelemetry.exporter.otlp.json.file import FileSpanExporter
-        from opentelemetry.exporter.otlp.json.file._log_exporter import FileLogExporter
-        from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
-        from opentelemetry.sdk.trace.export import BatchSpanProcessor
-
-        folder.mkdir(parents=True, exist_ok=True)
-        telemetry.tracer_provider.add_span_processor(BatchSpanProcessor(FileSpanExporter(str(folder / "traces.jsonl"))))
-        telemetry.logger_provider.add_log_record_processor(
-            BatchLogRecordProcessor(FileLogExporter(str(folder / "logs.jsonl")))
-        )
+        write_copy(telemetry, folder)
     return telemetry

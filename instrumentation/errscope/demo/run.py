@@ -97,13 +97,17 @@ def _process(argv: list[str]) -> Iterator[subprocess.Popen[bytes]]:
 def _prepare(out: Path) -> None:
     if out.exists() and not out.is_dir():
         raise DemoError(f"{out} exists and is not a folder")
-    out.mkdir(parents=True, exist_ok=True)
-    for name in _OWN:
-        path = out / name
-        if path.is_dir():
-            shutil.rmtree(path)
-        elif path.exists():
-            path.unlink()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for name in _OWN:
+            path = out / name
+            if path.is_dir():
+                shutil.rmtree(path)
+            elif path.exists():
+                path.unlink()
+    except OSError as exc:  # read-only, permission denied, a parent that cannot hold folders
+        raise DemoError(f"cannot write to {out} ({exc.strerror or type(exc).__name__}); give --out a folder you can"
+                        " write to") from None
 
 
 @dataclass

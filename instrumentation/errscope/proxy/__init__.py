@@ -15,7 +15,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
+from urllib.parse import urlsplit
 
+from errscope._scrubbing import scrub
 from errscope._telemetry import ServerTelemetry
 from errscope.proxy._calls import Calls
 from errscope.proxy._http import HttpRelay
@@ -46,7 +48,11 @@ async def serve_http(
     relay = HttpRelay(upstream, calls)
     server = await relay.serve(host, port)
     bound = server.sockets[0].getsockname()
-    logging.getLogger("errscope.proxy").warning("listening on http://%s:%d, relaying to %s", bound[0], bound[1], upstream)
+    # The upstream's userinfo and secret query parameters stay out of the host's log.
+    # The address a host connects to: the relay keeps each request's path, so the upstream's path is the endpoint.
+    path = urlsplit(upstream).path or "/"
+    host = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
+    logging.getLogger("errscope.proxy").warning("listening on http://%s:%d%s, relaying to %s", host, bound[1], path, scrub(upstream))
     if ready is not None:
         ready.set()
     try:

@@ -456,17 +456,20 @@ class Calls:
         return True
 
     # -- the upstream went away ------------------------------------------------------------------
-    def lost(self, scope: Scope, *, keys: Iterable[str] | None = None) -> list[Message]:
+    def lost(self, scope: Scope, *, keys: Iterable[str] | None = None, sent: bool | None = None) -> list[Message]:
         """Answer every request in flight in ``scope`` (or those of ``keys``): the server is gone.
 
         A tool call the server may have received is answered on the execution channel as
         ``upstream_unavailable`` with ``side_effect_possible`` true; a request never sent, and any
         other method, gets JSON-RPC -32000 (connection closed), which means it did not happen.
+        ``sent`` overrides what the relay knows (an HTTP upstream that could not be reached: ``False``).
         """
         answers = []
         for key in list(scope.in_flight if keys is None else keys):
             entry = scope.in_flight.pop(key, None)
             if entry is not None:
+                if sent is not None:
+                    entry.sent = sent
                 answers.append(self._lost_answer(entry, modern=scope.protocol_version in MODERN_PROTOCOL_VERSIONS))
         return answers
 
@@ -474,7 +477,8 @@ class Calls:
         call = entry.call
         reply: Message = {"jsonrpc": "2.0", "id": entry.id}
         if call is None:
-            reply["error"] = {"code": CONNECTION_CLOSED, "message": "Connection closed: the MCP server stopped"}
+            said = "the MCP server stopped" if entry.sent else "the MCP server could not be reached; the request was not sent"
+            reply["error"] = {"code": CONNECTION_CLOSED, "message": f"Connection closed: {said}"}
             return reply
         classification = Classification(
             FailureClass.UPSTREAM_UNAVAILABLE,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 
 from errscope._classify import http_address
+from errscope._scrubbing import scrub
 from errscope.proxy import _json
 from errscope.proxy._calls import Calls, Scope
 from errscope.proxy._relay import Exchange, Headers, HostConnection, Relay, Request, header
@@ -126,7 +127,12 @@ class McpExchange(Exchange):
         self.calls.abandon(self.scope)
 
     def lost(self, *, sent: bool) -> None:
-        logger.warning("the MCP server at %s did not answer", self.relay.upstream)
+        if sent:
+            logger.warning("the MCP server at %s closed the connection before it answered; it may have acted on the"
+                           " request", scrub(self.relay.upstream))
+        else:
+            logger.warning("cannot reach the MCP server at %s; the request was not sent: check --upstream and that the"
+                           " server is running", scrub(self.relay.upstream))
         if self.answered and self.mode == _SSE:
             for answer in self.calls.lost(self.scope):
                 self.write_body(b"event: message\ndata: " + _json.dumps(answer) + b"\n\n")

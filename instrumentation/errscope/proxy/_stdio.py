@@ -18,8 +18,11 @@ from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from typing import Any, Final, Protocol
 
+import httpx2
+
 from errscope._attributes import META_FAILURE_CLASS, META_HTTP_STATUS, META_SIDE_EFFECT_POSSIBLE
 from errscope._http import class_for_mcp_endpoint_status, retry_after_from_headers, side_effect_for_http_status
+from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 from errscope.client._answer import names_the_session
 from errscope.proxy._calls import Calls, Message, Scope, parse_error, request_key
@@ -38,6 +41,9 @@ _MAX_REFUSALS: Final = 1024
 
 OnMessage = Callable[[Any, bytes | None], None]
 """Called with each decoded server message and its original frame (``None`` when re-encoded)."""
+OnLost = Callable[..., None]
+"""Called when the server is gone: with no arguments for every request in flight, or with ``ids`` (the requests whose
+answer is lost) and ``sent`` (whether they reached the server: ``False`` when it could not be reached)."""
 
 
 def encode(message: Any) -> bytes:
@@ -51,7 +57,7 @@ def encode(message: Any) -> bytes:
 
 
 class Upstream(Protocol):
-    async def start(self, on_message: OnMessage, on_lost: Callable[[], None]) -> None: ...
+    async def start(self, on_message: OnMessage, on_lost: OnLost) -> None: ...
     async def send(self, message: Any, frame: bytes | None) -> bool: ...
     async def stop(self) -> None: ...
 
@@ -115,10 +121,10 @@ class ChildServer:
         self.process: asyncio.subprocess.Process | None = None
         self._handshake = _Handshake()
         self._on_message: OnMessage = lambda message, frame: None
-        self._on_lost: Callable[[], None] = lambda: None
+        self._on_lost: OnLost = lambda *args, **kwargs: None
         self._reader: asyncio.Task[None] | None = None
 
-    async def start(self, on_message: OnMessage, on_lost: Callable[[], None]) -> None:
+    async def start(self, on_message: OnMessage, on_lost: OnLost) -> None:
         self._on_message, self._on_lost = on_message, on_lost
         await self._spawn()
 
@@ -138,10 +144,14 @@ class ChildServer:
 
     async def _read(self, process: asyncio.subprocess.Process) -> None:
         assert process.stdout is not None
+        malformed = 0
         try:
             while line := await _readline(process.stdout, "server"):
                 message, frame = _decode(line, "server")
                 if message is None:
+                    if line.strip():
+                        malformed += 1
+                        _say_malformed(line, malformed)
                     continue
                 if not self._handshake.answers_replay(message):
                     self._on_message(message, frame)
@@ -225,8 +235,12 @@ class HttpServer:
         self._write: Any = None
         self._pump: asyncio.Task[None] | None = None
         self._on_message: OnMessage = lambda message, frame: None
-        self._on_lost: Callable[[], None] = lambda: None
+        self._on_lost: OnLost = lambda *args, **kwargs: None
         self._handshake = _Handshake()
+        self._unanswered: dict[str, bool] = {}
+        """Requests whose POST failed below HTTP (bounded), by id: whether the request may have reached the server.
+        The SDK's stand-in error for each is answered as the proxy answers a call to a server that stopped."""
+        self._unreachable_said = False
         self._session_gone = False
         """The server said it no longer knows the session: the next request opens a new one."""
         self._opening: asyncio.Lock = asyncio.Lock()
@@ -237,6 +251,7 @@ class HttpServer:
         refusal's class, and the HTTP status."""
 
     async def _note_refusal(self, response: Any) -> None:
+        self._unreachable_said = False  # it answers: the next failure to reach it is said again
         content_type = response.headers.get("content-type", "")
         redirect = 300 <= response.status_code <= 399  # followed within the origin, or left for the SDK to refuse
         refused = response.status_code >= 400 or redirect
@@ -277,15 +292,39 @@ class HttpServer:
         side_effect = False if redirect else side_effect_for_http_status(response.status_code)
         self._refusals[json.dumps(message["id"])] = (said, side_effect, refused_as, response.status_code)
 
-    async def start(self, on_message: OnMessage, on_lost: Callable[[], None]) -> None:
+    def _note_transport_failure(self, request: Any, exc: Exception, *, sent: bool) -> None:
+        """A POST failed below HTTP (refused, reset, timed out): remember its request for the SDK's stand-in answer.
+
+        ``sent``: whether the request may have reached the server (``False`` for a connection never made: nothing was
+        sent, RFC 9110 §9.2.2 does not apply)."""
+        try:
+            message = json.loads(request.content or b"null")
+        except (ValueError, RuntimeError):
+            return
+        if not isinstance(message, dict) or "method" not in message or "id" not in message:
+            return
+        if len(self._unanswered) >= _MAX_REFUSALS:
+            self._unanswered.pop(next(iter(self._unanswered)))
+        self._unanswered[json.dumps(message["id"])] = sent
+        reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        if not sent:
+            # Once until the server answers again: every call fails the same way while it is down.
+            if not self._unreachable_said:
+                logger.error("cannot reach the MCP server at %s (%s); requests are answered as not sent until it"
+                             " answers: check --upstream and that the server is running", scrub(self.url), reason)
+            self._unreachable_said = True
+        else:
+            logger.warning("the MCP server at %s dropped a request before answering (%s); it may have acted on it",
+                           scrub(self.url), reason)
+
+    async def start(self, on_message: OnMessage, on_lost: OnLost) -> None:
         self._on_message, self._on_lost = on_message, on_lost
         await self._open()
 
     async def _open(self) -> None:
         from mcp.client.streamable_http import streamable_http_client
-        from mcp.shared._httpx_utils import create_mcp_http_client
 
-        http = await self._stack.enter_async_context(create_mcp_http_client())
+        http = await self._stack.enter_async_context(_AnsweringClient(self._note_transport_failure))
         http.event_hooks["response"].append(self._note_refusal)
         read, self._write = await self._stack.enter_async_context(streamable_http_client(self.url, http_client=http))
 
@@ -296,6 +335,10 @@ class HttpServer:
                     continue
                 message = item.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
                 if self._handshake.answers_replay(message):
+                    continue
+                sent = self._unanswered.pop(json.dumps(message.get("id")), None) if "id" in message else None
+                if sent is not None and "error" in message:  # the SDK's stand-in for a POST that failed below HTTP
+                    self._on_lost(ids=[message["id"]], sent=sent)
                     continue
                 refusal = self._refusals.pop(json.dumps(message.get("id")), None) if "id" in message else None
                 if refusal is not None and isinstance(message.get("error"), dict):
@@ -345,6 +388,60 @@ class HttpServer:
 
     async def stop(self) -> None:
         await self._close()
+
+
+_NOT_SENT: Final = (httpx2.ConnectError, httpx2.ConnectTimeout, httpx2.PoolTimeout, httpx2.UnsupportedProtocol)
+"""Transport failures that leave the request unsent: no connection was made (``ProxyError`` may follow a sent one)."""
+
+
+class _AnsweringClient(httpx2.AsyncClient):
+    """The SDK's HTTP client, which answers a POST that fails below HTTP instead of raising.
+
+    The SDK's streamable HTTP client runs each POST in its transport's task group without catching transport errors:
+    one refused connection (the server down, a wrong ``--upstream`` port) or one connection reset mid-answer (the
+    server killed) ended the whole relay with a traceback, every other call in flight unanswered. Here such a POST
+    gets a stand-in 502 (the SDK then answers its request with a JSON-RPC error), a body that breaks off ends where it
+    broke, and ``on_failure(request, exc, sent=...)`` says which request it was, so :class:`HttpServer` answers it as
+    the proxy answers a call to a stopped server. Other methods (the SDK's GET stream, its DELETE) raise as before:
+    the SDK handles those.
+    """
+
+    def __init__(self, on_failure: Callable[..., None]) -> None:
+        from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
+
+        # The timeouts of the SDK's create_mcp_http_client().
+        super().__init__(timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT))
+        self._on_failure = on_failure
+
+    async def send(self, request: httpx2.Request, **kwargs: Any) -> httpx2.Response:  # type: ignore[override]
+        try:
+            response = await super().send(request, **kwargs)
+        except httpx2.TransportError as exc:
+            if request.method != "POST":
+                raise
+            self._on_failure(request, exc, sent=not isinstance(exc, _NOT_SENT))
+            return httpx2.Response(502, request=request)
+        if request.method == "POST" and isinstance(response.stream, httpx2.AsyncByteStream):
+            response.stream = _BrokenOff(response.stream, lambda exc: self._on_failure(request, exc, sent=True))
+        return response
+
+
+class _BrokenOff(httpx2.AsyncByteStream):
+    """A response body that ends where the connection broke, after telling ``on_failure``."""
+
+    def __init__(self, stream: httpx2.AsyncByteStream, on_failure: Callable[[Exception], None]) -> None:
+        self._stream = stream
+        self._on_failure = on_failure
+
+    async def __aiter__(self) -> Any:
+        try:
+            async for chunk in self._stream:
+                yield chunk
+        except httpx2.TransportError as exc:
+            self._on_failure(exc)
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
 
 
 def _refused(error: Message, said: str | None, side_effect_possible: bool | None, cls: FailureClass | None,
@@ -408,14 +505,32 @@ def _decode(frame: bytes, side: str) -> tuple[Any | None, bytes | None]:
             pass
     except (ValueError, RecursionError):  # nested deeper than the reader recurses: malformed too
         pass
-    logger.warning("a malformed frame from the %s was dropped (%d bytes)", side, len(frame))
     return None, None
 
 
+_MALFORMED_SAID: Final = 3
+"""Malformed frames from one server process that get a line of their own; the rest are dropped without one."""
+
+
+def _say_malformed(frame: bytes, count: int) -> None:
+    """Log the ``count``-th malformed frame of a server process: its start (scrubbed) and, the first time, the usual
+    cause (a server that prints a banner or logs to stdout, which is the MCP stream); a server that writes nothing but
+    text would otherwise flood the host's log with one line per line."""
+    if count <= _MALFORMED_SAID:
+        start = scrub(frame[:60].decode("utf-8", "replace").strip())
+        hint = ("; a stdio MCP server must write only JSON-RPC messages to stdout (its own output goes to stderr)"
+                if count == 1 else "")
+        logger.warning("a malformed frame from the server was dropped (%d bytes: %r)%s", len(frame), start, hint)
+    elif count == _MALFORMED_SAID + 1:
+        logger.warning("further malformed frames from this server are dropped without a line each")
+
+
 def _is_file(fd: int) -> bool:
-    """``fd`` is a regular file (a shell redirection), which pipe transports refuse (asyncio raises, uvloop aborts the
-    process): they take only pipes, sockets and character devices."""
-    return stat.S_ISREG(os.fstat(fd).st_mode)
+    """``fd`` is a regular file (``< frames.jsonl``) or a character device other than a terminal (``/dev/null``: a
+    host or service manager that gives the proxy no stdin), read and written in a worker thread. Pipe transports
+    refuse a regular file (asyncio raises) and uvloop's abort the process on both (SIGABRT, nothing said)."""
+    mode = os.fstat(fd).st_mode
+    return stat.S_ISREG(mode) or (stat.S_ISCHR(mode) and not os.isatty(fd))
 
 
 async def _feed_from_file(fd: int, reader: asyncio.StreamReader) -> None:
@@ -443,13 +558,13 @@ async def serve_stdio(upstream: Upstream, calls: Calls) -> None:
     """Relay between this process's stdin/stdout and ``upstream`` until the host closes stdin."""
     loop = asyncio.get_running_loop()
     host_in = asyncio.StreamReader(limit=MAX_FRAME)
-    if _is_file(sys.stdin.fileno()):  # ``< frames.jsonl``: read in a worker thread, a file is never "ready" to poll
+    if _is_file(sys.stdin.fileno()):  # ``< frames.jsonl``, /dev/null: read in a worker thread, a file is never "ready" to poll
         reading = loop.create_task(_feed_from_file(sys.stdin.fileno(), host_in))
     else:
         reading = None
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(host_in), os.fdopen(sys.stdin.fileno(), "rb", 0, closefd=False))
     out_transport: Any
-    if _is_file(sys.stdout.fileno()):  # ``> out.jsonl``: written as it comes, a file write does not block
+    if _is_file(sys.stdout.fileno()):  # ``> out.jsonl``, /dev/null: written as it comes, a file write does not block
         out_transport = _FileWriter(sys.stdout.fileno())
     else:
         out_transport, _ = await loop.connect_write_pipe(asyncio.Protocol, os.fdopen(sys.stdout.fileno(), "wb", 0, closefd=False))
@@ -463,8 +578,9 @@ async def serve_stdio(upstream: Upstream, calls: Calls) -> None:
         answer = calls.from_server(scope, message)
         out_transport.write(frame if answer is message and frame is not None else encode(answer))
 
-    def lost() -> None:
-        for answer in calls.lost(scope):
+    def lost(ids: list[Any] | None = None, sent: bool | None = None) -> None:
+        keys = None if ids is None else [request_key(i) for i in ids]
+        for answer in calls.lost(scope, keys=keys, sent=sent):
             out_transport.write(encode(answer))
 
     await upstream.start(to_host, lost)
@@ -485,9 +601,12 @@ async def serve_stdio(upstream: Upstream, calls: Calls) -> None:
                 for answer in calls.lost(scope, keys=[request_key(message["id"])]):
                     out_transport.write(encode(answer))
     finally:
+        # The host closed stdin (MCP, Transports > stdio: shutdown): the server gets its stdin closed and a grace period,
+        # and what it answers meanwhile (a batch host's ``< frames.jsonl``) is shaped and recorded as any answer; only
+        # what is still unanswered after that is abandoned (it was relayed raw, without a span, when abandoned first).
+        await upstream.stop()
         calls.abandon(scope)
         calls.flush()
-        await upstream.stop()
         out_transport.close()
         if reading is not None:
             reading.cancel()

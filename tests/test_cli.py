@@ -1,0 +1,66 @@
+"""The ``errscope`` command's answers to mistyped input: one usage line of the command meant, the closest name, exit 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from errscope.cli import main
+
+
+@pytest.mark.parametrize(
+    ("argv", "usage", "said"),
+    [
+        (["explian", "ERR-7K3M9QXZ"], "usage: errscope [", "unknown command 'explian'; did you mean explain?"),
+        (["--verison"], "usage: errscope [", "unrecognized arguments: --verison; did you mean --version?"),
+        (["explain", "ERR-7K3M9QXZ", "--form", "out"], "usage: errscope explain",
+         "errscope explain: error: unrecognized arguments: --form out; did you mean --from?"),
+        (["proxy", "--upsteam", "http://127.0.0.1:9000/mcp"], "usage: errscope proxy",
+         "errscope proxy: error: unrecognized arguments: --upsteam; did you mean --upstream?"),
+        (["demo", "--htp"], "usage: errscope demo", "errscope demo: error: unrecognized arguments: --htp; did you mean --http?"),
+        (["explain", "ERR-7K3M9QXZ", "extra"], "usage: errscope explain", "errscope explain: error: unrecognized arguments: extra"),
+    ],
+)
+def test_mistyped_input_names_the_command_and_the_closest_name(
+    argv: list[str], usage: str, said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The usage is the command's own (argparse gave the top-level usage for a subcommand's unknown option)."""
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(usage), err
+    assert said in err, err
+
+
+def test_arguments_after_the_separator_are_the_servers(capsys: pytest.CaptureFixture[str]) -> None:
+    """``errscope proxy -- server --form x``: what follows ``--`` is the server's command line, never checked here;
+    ``--listen`` with a server command is refused with what to do instead."""
+    assert main(["proxy", "--listen", "127.0.0.1:8808", "--", "server", "--form", "x"]) == 2
+    assert "a stdio server is run without it" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["proxy", "demo"])
+@pytest.mark.parametrize("where", ["a_file", "under_a_file"])
+def test_out_that_cannot_be_a_folder_is_one_line(
+    command: str, where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--out`` naming a file, or a folder under one: one line saying what to give, no traceback (``mkdir`` raised
+    FileExistsError/NotADirectoryError out of the proxy's telemetry set-up and the demo's preparation)."""
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    out = blocker if where == "a_file" else blocker / "out"
+    argv = ["proxy", "--out", str(out), "--", "cat"] if command == "proxy" else ["demo", "--out", str(out)]
+    assert main(argv) == (2 if command == "proxy" else 1)
+    err = capsys.readouterr().err
+    assert err.startswith(f"errscope {command}: ") and err.count("\n") == 1, err
+    assert str(out) in err and "folder" in err
+    assert blocker.read_text() == ""
+
+
+def test_rounds_that_is_not_a_number(capsys: pytest.CaptureFixture[str]) -> None:
+    """argparse named the private converter (``invalid _positive value``)."""
+    with pytest.raises(SystemExit):
+        main(["demo", "--rounds", "many"])
+    assert "argument --rounds: must be a whole number between 1 and 50, not 'many'" in capsys.readouterr().err
