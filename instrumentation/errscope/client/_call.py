@@ -209,7 +209,7 @@ class LogicalCall:
         span = owner.telemetry.start_span(
             f"tools/call {name}",
             attributes=attributes,
-            links=list(self.links),
+            links=list(self.links) if self.links else (),  # the common first attempt links nothing
             parent=caller_parent(self.caller_meta) if self.caller_meta else None,
         )
         started = time.perf_counter()  # the span's and the metric's duration (LateWatch reads the same clock)

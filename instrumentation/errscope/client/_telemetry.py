@@ -29,8 +29,7 @@ from typing import Any
 
 from opentelemetry import baggage, context, propagate, trace
 from opentelemetry.metrics import Counter, Histogram, MeterProvider, get_meter
-from opentelemetry.trace import Link, NonRecordingSpan, Span, SpanContext, SpanKind, StatusCode, Tracer, TracerProvider
-from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+from opentelemetry.trace import INVALID_SPAN_CONTEXT, Link, NonRecordingSpan, Span, SpanContext, SpanKind, StatusCode, Tracer, TracerProvider
 
 from errscope._attributes import (
     DURATION_BUCKETS,
@@ -75,9 +74,6 @@ _LEARNED_DURING_THE_CALL = (
     ERRSCOPE_PROGRESS_NOTIFICATIONS,
 )
 """Attributes known only once the attempt is under way, written to the span when it ends."""
-_W3C = TraceContextTextMapPropagator()
-"""``traceparent``/``tracestate`` are W3C Trace Context names whatever the global propagator is."""
-_EMPTY = context.Context()
 _log = logging.getLogger(_SCOPE)
 
 
@@ -218,7 +214,15 @@ def trace_meta(
         if isinstance(caller_meta.get("tracestate"), str):
             carrier["tracestate"] = caller_meta["tracestate"]
     else:
-        _W3C.inject(carrier, context=trace.set_span_in_context(span, _EMPTY))
+        # What TraceContextTextMapPropagator.inject writes for ``span``, formatted here without building a
+        # Context for it (W3C Trace Context §3.2 traceparent, §3.3 tracestate).
+        span_context = span.get_span_context()
+        if span_context != INVALID_SPAN_CONTEXT:
+            carrier["traceparent"] = (
+                f"00-{span_context.trace_id:032x}-{span_context.span_id:016x}-{span_context.trace_flags:02x}"
+            )
+            if span_context.trace_state:
+                carrier["tracestate"] = span_context.trace_state.to_header()
     if not baggage_allow:
         return carrier
     allowed = {k: v for k, v in baggage.get_all().items() if k in baggage_allow}
