@@ -187,7 +187,9 @@ def assert_instrumented(seen: dict[str, Shown]) -> None:
         "get_order failed: a backing service is unavailable. Try again later")
     clean(seen["raises"], CATALOGUE_SECRET)
     # MCP 2025-11-25: an unknown tool is a protocol error; MCPServer itself answers it with isError.
-    protocol_error(seen["unknown"], -32602, "Unknown tool: no_such_tool")
+    # errscope's ref for it travels in the error's `data`, which the Inspector does not print (README: the message
+    # is the spec's own "Unknown tool: <name>").
+    assert seen["unknown"].error.splitlines()[0] == "Failed to call tool no_such_tool: MCP error -32602: Unknown tool: no_such_tool"
 
 
 @pytest.mark.parametrize("style", ["mcpserver", "fastmcp"])
@@ -248,7 +250,10 @@ EVERYTHING_CASES: Final = {
     "not_a_number": Call("get-sum", {"a": "seven", "b": "2"}),
     "not_in_enum": Call("get-annotated-message", {"messageType": "loud"}),
     "unknown": Call("no_such_tool", {"x": "1"}),
+    "task_only": Call("simulate-research-query", {"topic": "error budgets"}),
 }
+EVERYTHING_DIRECT: Final = ("list", "echo", "sum", "structured", "not_a_number", "unknown")
+"""The cases also run against the server directly (the others assert only what the proxy answers)."""
 
 
 def test_proxy_in_front_of_server_everything(tmp_path: Path) -> None:
@@ -260,7 +265,7 @@ def test_proxy_in_front_of_server_everything(tmp_path: Path) -> None:
     server = [str(NODE), *LOOPBACK, str(EVERYTHING), "streamableHttp"]
     with _serving(server, upstream, cwd=REPO, env={**os.environ, "PORT": str(upstream)}):
         url = f"http://127.0.0.1:{upstream}/mcp"
-        direct = inspect_all([url, "--transport", "http"], EVERYTHING_CASES)
+        direct = inspect_all([url, "--transport", "http"], {label: EVERYTHING_CASES[label] for label in EVERYTHING_DIRECT})
         with _serving(proxy_command(tmp_path, "--upstream", url, "--listen", f"127.0.0.1:{listen}"), listen, cwd=REPO):
             proxied = inspect_all([f"http://127.0.0.1:{listen}/mcp", "--transport", "http"], EVERYTHING_CASES)
     assert proxied["list"] == direct["list"]
@@ -276,22 +281,32 @@ def test_proxy_in_front_of_server_everything(tmp_path: Path) -> None:
         "get-sum was rejected: invalid arguments — `a` must be a number. Fix the arguments and call again.")
     assert shaped(proxied["not_in_enum"], "invalid_input").startswith(
         "get-annotated-message was rejected: invalid arguments — `messageType` must be one of error, success, debug.")
-    assert direct["unknown"].result["isError"] is True  # type: ignore[index]
+    assert direct["unknown"].result == {  # type: ignore[comparison-overlap]
+        "content": [{"type": "text", "text": "MCP error -32602: Tool no_such_tool not found"}], "isError": True}
     protocol_error(proxied["unknown"], -32602, "Unknown tool: no_such_tool")
+    # The Inspector's own SDK client refuses a tool listed with taskSupport "required": the proxy never sees it.
+    protocol_error(proxied["task_only"], -32600, 'Tool "simulate-research-query" requires task-based execution.')
+    spans = telemetry_text(tmp_path)
+    assert '"tools/call echo"' in spans and "tools/call simulate-research-query" not in spans
 
 
-def test_proxy_over_stdio_in_front_of_server_everything(tmp_path: Path) -> None:
-    """The Inspector starting ``errscope proxy -- node server-everything stdio`` itself: the listing is the
-    server's own, an unknown tool becomes -32602."""
+def test_proxy_over_stdio(tmp_path: Path) -> None:
+    """The Inspector starting ``errscope proxy`` itself, in front of server-everything and of the plain
+    ``MCPServer`` on stdio: the listing is the server's own, an unknown tool becomes -32602, a crash is shaped."""
     require_everything()
-    server = [str(NODE), str(EVERYTHING), "stdio"]
-    cases = {"list": LIST, "unknown": Call("no_such_tool")}
-    direct = inspect_all(server, {"list": LIST})
+    everything = [str(NODE), str(EVERYTHING), "stdio"]
+    direct = inspect_all(everything, {"list": LIST})
     # No "--" before the server command: the Inspector CLI drops the first "--" it sees (argparse REMAINDER
     # takes the command without it).
-    proxied = inspect_all(proxy_command(tmp_path, *server), cases)
+    proxied = inspect_all(proxy_command(tmp_path / "everything", *everything),
+                          {"list": LIST, "unknown": Call("no_such_tool")})
+    plain = inspect_all(proxy_command(tmp_path / "plain", sys.executable, "-m", "tests.proxy.plain_server", "stdio"),
+                        {"crash": Call("crash")})
     assert proxied["list"] == direct["list"]
     protocol_error(proxied["unknown"], -32602, "Unknown tool: no_such_tool")
+    assert shaped(plain["crash"], "unknown").startswith("crash failed: Error executing tool crash.")
+    clean(plain["crash"], PLAIN_SECRET)
+    assert PLAIN_SECRET not in telemetry_text(tmp_path / "plain")
 
 
 PLAIN_CASES: Final = {
@@ -305,6 +320,7 @@ PLAIN_CASES: Final = {
     "not_a_number": Call("slow", {"seconds": "soon"}),
     "missing": Call("echo"),
 }
+PLAIN_DIRECT: Final = ("list", "echo", "forbidden", "unknown")
 
 
 def test_proxy_in_front_of_plain_mcpserver(tmp_path: Path) -> None:
@@ -315,7 +331,7 @@ def test_proxy_in_front_of_plain_mcpserver(tmp_path: Path) -> None:
     plain = [sys.executable, "-m", "tests.proxy.plain_server"]
     with _serving([*plain, "http", str(upstream)], upstream, cwd=REPO):
         url = f"http://127.0.0.1:{upstream}/mcp"
-        direct = inspect_all([url, "--transport", "http"], PLAIN_CASES)
+        direct = inspect_all([url, "--transport", "http"], {label: PLAIN_CASES[label] for label in PLAIN_DIRECT})
         with _serving(proxy_command(tmp_path, "--upstream", url, "--listen", f"127.0.0.1:{listen}"), listen, cwd=REPO):
             proxied = inspect_all([f"http://127.0.0.1:{listen}/mcp", "--transport", "http"], PLAIN_CASES)
     assert proxied["list"] == direct["list"]
