@@ -141,6 +141,12 @@ def shaped(shown: Shown, failure_class: str) -> str:
     return str(text)
 
 
+def ref_of(shown: Shown) -> str:
+    """The error ref an ``isError`` result carries in ``_meta``."""
+    assert shown.result is not None, shown
+    return str(shown.result["_meta"]["io.errscope/error_ref"])
+
+
 def protocol_error(shown: Shown, code: int, message: str) -> None:
     """Assert the Inspector got a JSON-RPC error: exit 1, nothing on stdout, its one line on stderr."""
     assert (shown.code, shown.result) == (1, None), shown
@@ -166,38 +172,42 @@ STDIO_CASES: Final = {
     "raises": Call("get_order", {"order_id": "A-100"}),
     "unknown": Call("no_such_tool", {"x": "1"}),
 }
+TRACE_ID: Final = "4bf92f3577b34da6a3ce929d0e0e4736"
+"""A W3C trace id the Inspector sends in the call's ``_meta.traceparent`` (``--tool-metadata``)."""
 HTTP_CASES: Final = {
     **STDIO_CASES,
     "traceback": Call("leak", {"text": LEAK}),
     "not_found": Call("get_order", {"order_id": "B-7"}),
     "bad_arguments": Call("schedule_meeting", {"start": "yesterday", "duration_min": "0"}),
     "missing_argument": Call("get_order"),
-    "ok": Call("get_order", {"order_id": "A-1"}, {"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}),
+    "ok": Call("get_order", {"order_id": "A-1"}, {"traceparent": f"00-{TRACE_ID}-00f067aa0ba902b7-01"}),
     "refund": Call("refund_order", {"order_id": "A-1", "amount": "5"}, {META_IDEMPOTENCY_KEY: "inspector-key-1"}),
     "refund_again": Call("refund_order", {"order_id": "A-1", "amount": "5"}, {META_IDEMPOTENCY_KEY: "inspector-key-1"}),
 }
 
 
-def assert_instrumented(seen: dict[str, Shown]) -> None:
-    """What every errscope-instrumented server shows the Inspector, whatever the style and transport."""
+def assert_instrumented(seen: dict[str, Shown], telemetry: str) -> None:
+    """What every errscope-instrumented server shows the Inspector, whatever the style and transport; the ref it
+    shows leads to the server's own telemetry (``telemetry``: everything the server exported)."""
     tools = tools_by_name(seen["list"])
     assert tools["refund_order"]["_meta"][META_IDEMPOTENCY_KEY_HONOURED] is True
     assert META_IDEMPOTENCY_KEY_HONOURED not in tools["get_order"].get("_meta", {})
     assert shaped(seen["raises"], "upstream_unavailable").startswith(
         "get_order failed: a backing service is unavailable. Try again later")
     clean(seen["raises"], CATALOGUE_SECRET)
-    # MCP 2025-11-25: an unknown tool is a protocol error; MCPServer itself answers it with isError.
+    assert ref_of(seen["raises"]) in telemetry and CATALOGUE_SECRET not in telemetry
+    # MCP 2025-11-25: an unknown tool is a protocol error (a plain MCPServer answers it with isError, see below).
     # errscope's ref for it travels in the error's `data`, which the Inspector does not print (README: the message
     # is the spec's own "Unknown tool: <name>").
-    assert seen["unknown"].error.splitlines()[0] == "Failed to call tool no_such_tool: MCP error -32602: Unknown tool: no_such_tool"
+    assert seen["unknown"].error.splitlines()[0] == (
+        "Failed to call tool no_such_tool: MCP error -32602: Unknown tool: no_such_tool")
 
 
 @pytest.mark.parametrize("style", ["mcpserver", "fastmcp"])
 def test_instrumented_server_over_stdio(style: str, tmp_path: Path) -> None:
     """The Inspector starts the server itself: declarations, a shaped failure and an unknown tool on stdio."""
     seen = inspect_all([sys.executable, str(SERVER), style, "stdio"], STDIO_CASES, ERRSCOPE_OUT=str(tmp_path))
-    assert_instrumented(seen)
-    assert CATALOGUE_SECRET not in telemetry_text(tmp_path)
+    assert_instrumented(seen, telemetry_text(tmp_path))
 
 
 @contextmanager
@@ -214,10 +224,11 @@ def test_instrumented_server_over_http(style: str, tmp_path: Path) -> None:
     and an idempotency key sent as ``--tool-metadata`` that makes a repeat replay instead of refunding twice."""
     with instrumented_http(style, tmp_path) as url:
         seen = inspect_all([url, "--transport", "http"], HTTP_CASES)
-    assert_instrumented(seen)
+    spans = telemetry_text(tmp_path)
+    assert_instrumented(seen, spans)
     assert shaped(seen["traceback"], "unknown") == (
         f"leak failed: an unexpected error occurred. Do not retry blindly; tell the user and quote the reference. "
-        f"Ref {seen['traceback'].result['_meta']['io.errscope/error_ref']}")  # type: ignore[index]
+        f"Ref {ref_of(seen['traceback'])}")
     clean(seen["traceback"], FAKE_SECRET)
     assert shaped(seen["not_found"], "not_found").startswith("get_order failed: the requested item was not found.")
     # SEP-1303: input validation is a tool execution error, worded from the schema.
@@ -234,8 +245,7 @@ def test_instrumented_server_over_http(style: str, tmp_path: Path) -> None:
     refunds = [seen[label].result for label in ("refund", "refund_again")]
     assert refunds[0] == refunds[1], refunds
     assert refunds[0] is not None and refunds[0]["content"][0]["text"] == "refunded 5 on A-1 (refund #1)"
-    spans = telemetry_text(tmp_path)
-    assert "4bf92f3577b34da6a3ce929d0e0e4736" in spans  # the Inspector's _meta traceparent parents the tool span
+    assert TRACE_ID in spans  # the Inspector's _meta traceparent parents the tool span
     for secret in (CATALOGUE_SECRET, FAKE_SECRET):
         assert secret not in spans
 
@@ -265,7 +275,7 @@ def test_proxy_in_front_of_server_everything(tmp_path: Path) -> None:
     server = [str(NODE), *LOOPBACK, str(EVERYTHING), "streamableHttp"]
     with _serving(server, upstream, cwd=REPO, env={**os.environ, "PORT": str(upstream)}):
         url = f"http://127.0.0.1:{upstream}/mcp"
-        direct = inspect_all([url, "--transport", "http"], {label: EVERYTHING_CASES[label] for label in EVERYTHING_DIRECT})
+        direct = inspect_all([url, "--transport", "http"], {key: EVERYTHING_CASES[key] for key in EVERYTHING_DIRECT})
         with _serving(proxy_command(tmp_path, "--upstream", url, "--listen", f"127.0.0.1:{listen}"), listen, cwd=REPO):
             proxied = inspect_all([f"http://127.0.0.1:{listen}/mcp", "--transport", "http"], EVERYTHING_CASES)
     assert proxied["list"] == direct["list"]
@@ -306,7 +316,8 @@ def test_proxy_over_stdio(tmp_path: Path) -> None:
     protocol_error(proxied["unknown"], -32602, "Unknown tool: no_such_tool")
     assert shaped(plain["crash"], "unknown").startswith("crash failed: Error executing tool crash.")
     clean(plain["crash"], PLAIN_SECRET)
-    assert PLAIN_SECRET not in telemetry_text(tmp_path / "plain")
+    proxy_telemetry = telemetry_text(tmp_path / "plain")
+    assert ref_of(plain["crash"]) in proxy_telemetry and PLAIN_SECRET not in proxy_telemetry
 
 
 PLAIN_CASES: Final = {
@@ -343,7 +354,8 @@ def test_proxy_in_front_of_plain_mcpserver(tmp_path: Path) -> None:
         "content": [{"type": "text", "text": "Unknown tool: no_such_tool"}], "isError": True}
     assert shaped(proxied["crash"], "unknown").startswith("crash failed: Error executing tool crash.")
     assert shaped(proxied["forbidden"], "permission_denied").startswith(
-        "forbidden failed: Error executing tool forbidden: GitHub API 403 Forbidden: token [REDACTED] lacks repo:write.")
+        "forbidden failed: Error executing tool forbidden: GitHub API 403 Forbidden: token [REDACTED] lacks "
+        "repo:write.")
     assert shaped(proxied["rate_limited"], "rate_limited").startswith(
         "rate_limited failed: 429 Too Many Requests, retry after 30s. Wait about 30 s before calling again.")
     assert proxied["rate_limited"].result["_meta"]["io.errscope/retry_after"] == 30  # type: ignore[index]
@@ -352,7 +364,11 @@ def test_proxy_in_front_of_plain_mcpserver(tmp_path: Path) -> None:
     protocol_error(proxied["unknown"], -32602, "Unknown tool: no_such_tool")
     assert shaped(proxied["not_a_number"], "invalid_input").startswith(
         "slow was rejected: invalid arguments — `seconds` must be a valid number. Fix the arguments and call again.")
-    assert shaped(proxied["missing"], "invalid_input").startswith("echo was rejected: invalid arguments — `text` is required.")
+    assert shaped(proxied["missing"], "invalid_input").startswith(
+        "echo was rejected: invalid arguments — `text` is required.")
+    spans = telemetry_text(tmp_path)
     for shown in proxied.values():
         clean(shown, PLAIN_SECRET)
-    assert PLAIN_SECRET not in telemetry_text(tmp_path)
+        if shown.result is not None and shown.result.get("isError"):
+            assert ref_of(shown) in spans
+    assert PLAIN_SECRET not in spans
