@@ -91,7 +91,7 @@ class Call(NamedTuple):
 
 
 LIST: Final = None
-"""A case that runs ``--method tools/list``."""
+"""A case that runs ``--method tools/list``; a tuple of strings is a case given as the Inspector's own options."""
 
 
 def _environment(extra: Mapping[str, str]) -> dict[str, str]:
@@ -102,15 +102,17 @@ def _environment(extra: Mapping[str, str]) -> dict[str, str]:
     return {**node_env(), "PYTHONPATH": path, **extra}
 
 
-def inspect(target: Sequence[str], case: Call | None, env: Mapping[str, str]) -> Shown:
+def inspect(target: Sequence[str], case: Call | tuple[str, ...] | None, env: Mapping[str, str]) -> Shown:
     """Run the Inspector CLI once against ``target`` (a command line, or a URL and ``--transport http``)."""
     options = ["--method", "tools/list"]
-    if case is not None:
+    if isinstance(case, Call):
         options = ["--method", "tools/call", "--tool-name", case.tool]
         for key, value in case.arguments.items():
             options += ["--tool-arg", f"{key}={value}"]
         for key, value in case.meta.items():
             options += ["--tool-metadata", f"{key}={value}"]
+    elif case is not None:
+        options = list(case)
     run = subprocess.run([str(INSPECTOR), "--cli", *target, *options], cwd=INSPECTOR_BUILD, env=dict(env),
                          capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
     error = re.sub(r"⚠️ +@modelcontextprotocol/inspector v1 is deprecated\.\n.*\n.*security fixes only\.\n", "",
@@ -118,7 +120,7 @@ def inspect(target: Sequence[str], case: Call | None, env: Mapping[str, str]) ->
     return Shown(run.returncode, json.loads(run.stdout) if run.stdout.strip() else None, error.strip())
 
 
-def inspect_all(target: Sequence[str], cases: Mapping[str, Call | None], **env: str) -> dict[str, Shown]:
+def inspect_all(target: Sequence[str], cases: Mapping[str, Call | tuple[str, ...] | None], **env: str) -> dict[str, Shown]:
     """Run every case (label -> :class:`Call` or :data:`LIST`) against ``target``, a few at a time."""
     environment = _environment(env)
     with ThreadPoolExecutor(max_workers=4) as pool:
@@ -330,8 +332,9 @@ PLAIN_CASES: Final = {
     "unknown": Call("no_such_tool", {"x": "1"}),
     "not_a_number": Call("slow", {"seconds": "soon"}),
     "missing": Call("echo"),
+    "resource": ("--method", "resources/read", "--uri", "notes://monday"),
 }
-PLAIN_DIRECT: Final = ("list", "echo", "forbidden", "unknown")
+PLAIN_DIRECT: Final = ("list", "echo", "forbidden", "unknown", "resource")
 
 
 def test_proxy_in_front_of_plain_mcpserver(tmp_path: Path) -> None:
@@ -366,6 +369,12 @@ def test_proxy_in_front_of_plain_mcpserver(tmp_path: Path) -> None:
         "slow was rejected: invalid arguments — `seconds` must be a valid number. Fix the arguments and call again.")
     assert shaped(proxied["missing"], "invalid_input").startswith(
         "echo was rejected: invalid arguments — `text` is required.")
+    # Not a tool call, so no span and no ref; but the ResourceError's words (which MCPServer sends as the message of
+    # a -32603) are scrubbed as a tool's would be, the code kept.
+    assert PLAIN_SECRET in direct["resource"].error
+    assert proxied["resource"].error.splitlines()[0] == (
+        "Failed to read resource notes://monday: MCP error -32603: cannot read note monday: connection to "
+        "postgres://[REDACTED]@10.0.0.7:5432/notes refused")
     spans = telemetry_text(tmp_path)
     for shown in proxied.values():
         clean(shown, PLAIN_SECRET)
