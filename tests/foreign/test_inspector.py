@@ -17,7 +17,9 @@ Every assertion reads the JSON the Inspector itself printed. What the Inspector 
   stdio batches are kept small; the long batches go to one HTTP server.
 - A JSON-RPC error reply is printed as one line on stderr, ``Failed to call tool X: MCP error <code>: <message>``,
   with exit status 1 and nothing on stdout: the error's ``data``, where errscope puts the class and the ref of a
-  protocol error, is never shown (``errscope proxy`` also writes the ref into the message, so it is seen there).
+  protocol error, is never shown. errscope also writes the ref into the message of other protocol errors, so the
+  Inspector shows it there, but not into -32602 ``Unknown tool: <name>`` (the spec's wording, README), whose ref the
+  Inspector's user never sees.
 - ``--tool-arg`` values are parsed as JSON, then strings are converted by the tool's input schema: ``a=seven`` for
   a ``number`` becomes ``Number("seven")``, NaN, which JSON sends as ``null``. The server is asked about ``null``.
 - The CLI finds its own ``package.json`` through ``../package.json`` relative to the *working directory*, and
