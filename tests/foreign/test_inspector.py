@@ -50,6 +50,7 @@ from typing import Any, Final, NamedTuple
 import pytest
 
 from errscope._attributes import META_IDEMPOTENCY_KEY, META_IDEMPOTENCY_KEY_HONOURED
+from errscope._refs import ERROR_REF_PATTERN
 from tests.conftest import require
 from tests.foreign.peers import FAKE_SECRET, NPM, NPM_BIN, REPO, _free_port, _serving, node_env
 from tests.proxy.conftest import EVERYTHING, LOOPBACK, NODE, proxy_command, require_everything, telemetry_text
@@ -62,7 +63,7 @@ INSPECTOR_BUILD: Final = NPM / "node_modules" / "@modelcontextprotocol" / "inspe
 SERVER: Final = Path(__file__).resolve().parent / "servers" / "inspector_server.py"
 CATALOGUE_SECRET: Final = "FAKE-PG-PASS-123"
 """The password in the catalogue's DSN (``tests/servers/catalogue.py``), which ``get_order A-100`` raises with."""
-REF: Final = r"ERR-[0-9A-HJKMNP-TV-Z]{8}"
+REF: Final = ERROR_REF_PATTERN.pattern
 TIMEOUT_S: Final = 120.0
 """Seconds one Inspector run may take: Node plus, on stdio, a Python server importing mcp and errscope, on a
 machine that may be loaded."""
