@@ -38,7 +38,7 @@ fi
 
 if command -v npm >/dev/null; then
   # tests/grammars: the query grammars; tests/npm: foreign MCP peers (TypeScript SDK, server-everything,
-  # the conformance suite) and Node 22 for the suite.
+  # the conformance suite, the MCP Inspector CLI) and Node 22 for the suite.
   for dir in tests/grammars tests/npm; do
     if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules" ]; then
       (cd "$dir" && npm ci --silent --no-audit --no-fund)

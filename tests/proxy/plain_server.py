@@ -11,7 +11,7 @@ import sys
 import time
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
 
@@ -76,6 +76,13 @@ def rate_limited() -> CallToolResult:
 def refused() -> str:
     """A protocol-channel error with the secret in its message and data."""
     raise MCPError(-32050, f"backend refused: api_key={SECRET}", data={"trace": f"at handler (/srv/x.js:1:2) {SECRET}"})
+
+
+@server.resource("notes://{name}")
+def note(name: str) -> str:
+    """A note from the notes database: its driver's words pass on as a ``ResourceError`` (MCPServer masks any other
+    exception), which MCPServer sends as the message of a JSON-RPC -32603."""
+    raise ResourceError(f"cannot read note {name}: connection to postgres://notes:{SECRET}@10.0.0.7:5432/notes refused")
 
 
 if __name__ == "__main__":

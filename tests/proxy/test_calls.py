@@ -90,3 +90,34 @@ class TestToolNames:
         shaped = calls.from_server(scope, {"jsonrpc": "2.0", "id": 1, **answer})
         text = shaped["error"]["message"] if "error" in shaped else shaped["result"]["content"][0]["text"]
         assert safe_name(name) in text and self.SECRET not in text and "r" * (MAX_NAME + 1) not in text, text
+
+
+class TestOtherRequestsErrors:
+    """A JSON-RPC error answering a request other than ``tools/call``: no span, but scrubbed as a tool's would be."""
+
+    SECRET = "sk_live_4eC39HqLyjWDarjtT1zdp7dc"
+
+    def _answer(self, calls: Calls, method: str, error: dict[str, Any]) -> dict[str, Any]:
+        scope = Scope()
+        calls.from_host(scope, {"jsonrpc": "2.0", "id": 7, "method": method, "params": {"uri": "notes://monday"}})
+        return calls.from_server(scope, {"jsonrpc": "2.0", "id": 7, "error": error})  # type: ignore[no-any-return]
+
+    def test_resource_error_scrubbed(self, calls: Calls) -> None:
+        """The message loses the credential and the stack; ``data`` loses its stack field; the code is kept."""
+        error = self._answer(calls, "resources/read", {
+            "code": -32603,
+            "message": f"cannot read note: postgres://notes:{self.SECRET}@10.0.0.7/notes refused\n"
+                       '  File "/srv/notes.py", line 9, in read',
+            "data": {"stack": "Error\n    at read (/srv/notes.js:9:3)", "token": self.SECRET, "uri": "notes://monday"},
+        })["error"]
+        assert error["code"] == -32603
+        assert self.SECRET not in str(error) and "/srv/" not in str(error)
+        assert error["message"].startswith("cannot read note: postgres://[REDACTED]@10.0.0.7/notes refused")
+        assert "stack" not in error["data"] and error["data"]["uri"] == "notes://monday"
+
+    def test_clean_error_relayed_as_it_came(self, calls: Calls) -> None:
+        """Nothing to remove: the very message object is relayed (the relay then writes the server's bytes)."""
+        scope = Scope()
+        calls.from_host(scope, {"jsonrpc": "2.0", "id": 7, "method": "prompts/get", "params": {"name": "nosuch"}})
+        answer = {"jsonrpc": "2.0", "id": 7, "error": {"code": -32602, "message": "Unknown prompt: nosuch"}}
+        assert calls.from_server(scope, answer) is answer

@@ -149,6 +149,25 @@ def _is_request_id(value: Any) -> bool:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
+def _scrubbed_error(message: Message) -> Message:
+    """A JSON-RPC error answering a request other than ``tools/call`` (``resources/read``, ``prompts/get``, ...),
+    as the host gets it: no span and no ref (the proxy records tool calls only), but nothing raw crosses either.
+    Its code is kept; its message is scrubbed and cut at its first stack frame; its ``data`` is scrubbed and loses
+    its stack traces (:func:`errscope._scrubbing.without_stack_traces`). A resource's or prompt's failure is
+    worded by the server's own code as freely as a tool's (``ResourceError(f"...{exc}")``, the raw ``str(e)`` the
+    ``mcp`` SDK sends as code 0 on the 2025-11-25 era), so it is scrubbed the same way. An error that holds
+    nothing to remove is returned as it came (the relay then writes the server's bytes)."""
+    error = message.get("error")
+    if not isinstance(error, dict):
+        return message
+    shaped = dict(error)
+    if isinstance(error.get("message"), str):
+        shaped["message"] = without_stack_traces(scrub_text(without_terminal_escapes(error["message"])))
+    if "data" in error:
+        shaped["data"] = scrub_value(without_stack_traces(error["data"]), trust_safe_keys=False)
+    return message if shaped == error else {**message, "error": shaped}
+
+
 def request_key(request_id: Any) -> str:
     """The in-flight key of a request id: 1 and "1" are different JSON-RPC ids (JSON-RPC 2.0 §4), and
     ``repr`` keeps them apart (a string's starts with a quote) for a fraction of what ``json.dumps`` costs."""
@@ -297,7 +316,7 @@ class Calls:
         elif entry.method == "tools/list" and isinstance(message.get("result"), dict):
             self._listed(message["result"])
         if entry.call is None:
-            return message
+            return _scrubbed_error(message) if "error" in message else message
         try:
             return self._answer(entry, message)
         finally:
