@@ -201,8 +201,9 @@ def _pattern_set(ascii_text: bool = False) -> Any:
     ``bench_scrubber``), a set of literals and short shapes stays a small DFA."""
     options = re2.Options()
     options.max_mem = _SET_MEMORY
-    # the last two: the structural URL pass, and the pass over names in headers, columns and lines before (_tabular)
-    triggers = [p.trigger_regex for p in PATTERNS] + [_URL_TRIGGER.decode(), _TABULAR_TRIGGER]
+    # then the structural URL pass, the pass over names in headers, columns and lines before (_tabular: its triggers,
+    # then the hints that say which of its readers a text needs)
+    triggers = [p.trigger_regex for p in PATTERNS] + [_URL_TRIGGER.decode(), *_TABULAR_TRIGGERS, *_TABULAR_HINTS]
     if ascii_text:  # for text of ASCII characters only (:func:`_ascii_program`)
         latin = [_ascii_program(trigger) for trigger in triggers]
         if None in latin:
@@ -594,11 +595,20 @@ def _apply_patterns(text: str) -> str:
     if not hits:
         return text
     hits.sort()
-    named_elsewhere = hits[-1] == len(rules) + 1  # a name in a header, a column, a line before: _tabular after the patterns
-    if named_elsewhere:
-        hits.pop()
-        if not hits:
-            return scrub_named_cells(text)
+    found: tuple[bool, bool, bool] | None = None
+    named_elsewhere = False
+    if hits[-1] > len(rules):  # a name in a header, a column, a line before: _tabular after the patterns
+        extra = set()
+        while hits and hits[-1] > len(rules):
+            extra.add(hits.pop() - len(rules) - 1)
+        named_elsewhere = not extra.isdisjoint(_TABULAR_RUNS)
+        if not named_elsewhere:
+            if not hits:
+                return text
+        else:
+            found = (_TABULAR_SQL in extra, _TABULAR_HTML in extra, _TABULAR_JSON in extra)
+            if not hits:
+                return scrub_named_cells(text, found)
     scrubbed = data
     if hits[-1] == len(rules):  # URLs first: the real host is found even when a password holds '@' or '/'
         scrubbed = _scrub_urls(scrubbed)
@@ -612,7 +622,10 @@ def _apply_patterns(text: str) -> str:
             scrubbed = _substitute(rule, scrubbed, spans)
     # nothing replaced: the text as it came (no decoding); RE2 matches whole UTF-8 code points, so
     # a replacement never splits a character
-    text = text if scrubbed is data else scrubbed.decode("utf-8", "replace")
+    if scrubbed is data:
+        return scrub_named_cells(text, found) if named_elsewhere else text
+    # the set read the text before the patterns changed it: _tabular looks for its readers' literals itself
+    text = scrubbed.decode("utf-8", "replace")
     return scrub_named_cells(text) if named_elsewhere else text
 
 
@@ -695,9 +708,15 @@ def _scrub_url(url: str) -> str:
     return url[:scheme_end] + rest
 
 
-from errscope._tabular import TRIGGER as _TABULAR_TRIGGER  # noqa: E402 - it reads key_kind and the value checks above
+from errscope._tabular import HINTS as _TABULAR_HINTS  # noqa: E402 - it reads key_kind and the value checks above
+from errscope._tabular import TRIGGERS as _TABULAR_TRIGGERS  # noqa: E402
 from errscope._tabular import scrub_named_cells  # noqa: E402
 
+# the set's entries after the patterns' and the URL pass's, numbered from 0: _tabular's triggers (the pass runs when one
+# matched; the second says SQL), then its hints (HTML's ``<t``, the JSON readers' literals)
+_TABULAR_RUNS: Final = frozenset(range(len(_TABULAR_TRIGGERS)))
+_TABULAR_SQL: Final = 1
+_TABULAR_HTML, _TABULAR_JSON = len(_TABULAR_TRIGGERS), len(_TABULAR_TRIGGERS) + 1
 _SET: Final = _pattern_set()._set  # the binding's own set: a list of the indices that matched
 _ASCII_SET: Final = getattr(_pattern_set(ascii_text=True), "_set", _SET)  # for ASCII text; the UTF-8 one if a trigger does not convert
 
