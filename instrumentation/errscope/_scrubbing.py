@@ -33,7 +33,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 import re2  # type: ignore[import-untyped]
@@ -122,6 +122,11 @@ class _Rule:
     check: Any = None  # (data, start, secret, secret_end) -> keep the match; None: always (:func:`_checker`)
     grouped: bool = False  # ``find`` reads the kept groups itself (``parse`` is None): see :func:`_rule`
     match: Any = None  # ``find.Match``, bound once (the binding's methods make a bound method on every lookup)
+    parsed: dict[bytes, tuple[int, int]] = field(default_factory=dict)  # :func:`_substitute`'s parses, by matched text
+
+
+_PARSED_MAX: Final = 512
+"""Matched texts whose parse one rule remembers (a repeated log line, a body of the same ``password=`` many times)."""
 
 
 def _rule(p: SecretPattern, ascii_text: bool = False) -> _Rule:
@@ -477,6 +482,7 @@ def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
     ) and _NOT_A_VALUE.fullmatch(secret) is not None
 
 
+@functools.lru_cache(maxsize=1024)  # a pure function of the value: the same value in every line of a repeated log
 def _is_masked(secret: bytes) -> bool:
     """``***``, ``[REDACTED]``, ... alone or as the password of ``user:***``, or a value partly
     masked by a run of four stars (``sk-proj-****...kR52``: what is left is no secret)."""
@@ -518,21 +524,35 @@ def _substitute(rule: _Rule, data: bytes, spans: list[tuple[int, int]]) -> bytes
     size = len(data)
     find, parse, prefix, suffix, check = rule.match, rule.parse, rule.prefix, rule.suffix, rule.check
     grouped = rule.grouped
+    parsed = rule.parsed
     start, end = spans[0]
     while True:
         secret_start, secret_end = start, end
         if parse is not None or grouped:
-            if not grouped:
-                spans = parse.Match(_ANCHOR_BOTH, data, start, end)
-                if spans[0][0] < 0:  # a key ``parse``'s shorter word list does not take (another script's word)
-                    spans = _groups(rule.regex).Match(_ANCHOR_BOTH, data, start, end)
-            for g in prefix:
-                if spans[g][0] >= 0:
-                    secret_start = spans[g][1]
-            for g in suffix:
-                if spans[g][0] >= 0:
-                    secret_end = spans[g][0]
-                    break
+            # the secret's offsets in the match, read once per matched text: an anchored match of [start, end) reads
+            # the text outside it only through the assertions, each one byte on each side (``\b``, ``(?m:^)``,
+            # ``(?m:$)``; ``^`` and ``$`` only at the text's ends, never cached), so they are a function of the
+            # match and the byte on either side
+            key = data[start - 1 : end + 1] if start and end < size and not grouped else None
+            offsets = parsed.get(key) if key is not None else None
+            if offsets is None:
+                if not grouped:
+                    spans = parse.Match(_ANCHOR_BOTH, data, start, end)
+                    if spans[0][0] < 0:  # a key ``parse``'s shorter word list does not take (another script's word)
+                        spans = _groups(rule.regex).Match(_ANCHOR_BOTH, data, start, end)
+                for g in prefix:
+                    if spans[g][0] >= 0:
+                        secret_start = spans[g][1]
+                for g in suffix:
+                    if spans[g][0] >= 0:
+                        secret_end = spans[g][0]
+                        break
+                if key is not None:
+                    if len(parsed) >= _PARSED_MAX:
+                        parsed.clear()
+                    parsed[key] = (secret_start - start, end - secret_end)
+            else:
+                secret_start, secret_end = start + offsets[0], end - offsets[1]
         secret = data[secret_start:secret_end]
         if (
             not _is_masked(secret)
