@@ -29,7 +29,7 @@ def _plain_rule(pattern: object) -> _scrubbing._Rule:
     options.never_capture = True
     find = re2.compile(pattern.regex.encode(), options)._regexp  # type: ignore[attr-defined]
     whole = re2.compile(pattern.regex.encode())._regexp  # type: ignore[attr-defined]
-    return dataclasses.replace(rule, find=find, parse=whole if pattern.groups else None, grouped=False, match=find.Match, parsed={})  # type: ignore[attr-defined]
+    return dataclasses.replace(rule, find=find, parse=whole if pattern.groups else None, grouped=False, match=find.Match)  # type: ignore[attr-defined]
 
 
 _PLAIN_RULES = tuple(_plain_rule(p) for p in PATTERNS)

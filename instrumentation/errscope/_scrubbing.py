@@ -33,7 +33,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
 import re2  # type: ignore[import-untyped]
@@ -122,11 +122,6 @@ class _Rule:
     check: Any = None  # (data, start, secret, secret_end) -> keep the match; None: always (:func:`_checker`)
     grouped: bool = False  # ``find`` reads the kept groups itself (``parse`` is None): see :func:`_rule`
     match: Any = None  # ``find.Match``, bound once (the binding's methods make a bound method on every lookup)
-    parsed: dict[bytes, tuple[int, int]] = field(default_factory=dict)  # :func:`_substitute`'s parses, by matched text
-
-
-_PARSED_MAX: Final = 512
-"""Matched texts whose parse one rule remembers (a repeated log line, a body of the same ``password=`` many times)."""
 
 
 def _rule(p: SecretPattern, ascii_text: bool = False) -> _Rule:
@@ -482,7 +477,6 @@ def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
     ) and _NOT_A_VALUE.fullmatch(secret) is not None
 
 
-@functools.lru_cache(maxsize=1024)  # a pure function of the value: the same value in every line of a repeated log
 def _is_masked(secret: bytes) -> bool:
     """``***``, ``[REDACTED]``, ... alone or as the password of ``user:***``, or a value partly
     masked by a run of four stars (``sk-proj-****...kR52``: what is left is no secret)."""
@@ -524,7 +518,10 @@ def _substitute(rule: _Rule, data: bytes, spans: list[tuple[int, int]]) -> bytes
     size = len(data)
     find, parse, prefix, suffix, check = rule.match, rule.parse, rule.prefix, rule.suffix, rule.check
     grouped = rule.grouped
-    parsed = rule.parsed
+    # per call, so no secret outlives it: a text that repeats a match (a body of the same ``password=`` many times, a
+    # repeated log line) reads its groups and checks its value once
+    parsed: dict[bytes, tuple[int, int]] = {}
+    masked: dict[bytes, bool] = {}
     start, end = spans[0]
     while True:
         secret_start, secret_end = start, end
@@ -548,14 +545,15 @@ def _substitute(rule: _Rule, data: bytes, spans: list[tuple[int, int]]) -> bytes
                         secret_end = spans[g][0]
                         break
                 if key is not None:
-                    if len(parsed) >= _PARSED_MAX:
-                        parsed.clear()
                     parsed[key] = (secret_start - start, end - secret_end)
             else:
                 secret_start, secret_end = start + offsets[0], end - offsets[1]
         secret = data[secret_start:secret_end]
+        is_masked = masked.get(secret)
+        if is_masked is None:
+            is_masked = masked[secret] = _is_masked(secret)
         if (
-            not _is_masked(secret)
+            not is_masked
             and not _not_a_value(data, secret, secret_end)
             and (check is None or check(data, start, secret, secret_end))
         ):
