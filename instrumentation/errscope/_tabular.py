@@ -18,8 +18,8 @@ credential and whose shape (:func:`is_value`) is a password's or a random token'
   over its ``"value"`` member (``terraform output -json``);
 * an INI section or a YAML mapping named for credentials (``[secrets]``, ``api_keys:``): the values under it.
 
-Cost: nothing for a text the trigger set did not flag (:data:`TRIGGER`, one more entry of the set the patterns already
-run). A flagged text is read as bytes through the binding (the ``re2`` module's wrappers encode the whole text and
+Cost: nothing for a text the trigger set did not flag (:data:`TRIGGERS`, entries of the set the patterns already run;
+:data:`HINTS`, two more, say which readers a flagged text needs, so its literals are not searched again). A flagged text is read as bytes through the binding (the ``re2`` module's wrappers encode the whole text and
 convert offsets on every call); one RE2 scan finds the lines shaped like a header, a prompt, a section or a name
 (:data:`_NAMING_LINE`) and only those are read; the SQL and JSON readers run only where their literals are. All
 linear: RE2 scans, and Python loops that visit each byte a bounded number of times (a table's rows are read once, the
