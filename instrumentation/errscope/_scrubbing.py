@@ -518,10 +518,10 @@ def _substitute(rule: _Rule, data: bytes, spans: list[tuple[int, int]]) -> bytes
     size = len(data)
     find, parse, prefix, suffix, check = rule.match, rule.parse, rule.prefix, rule.suffix, rule.check
     grouped = rule.grouped
-    # per call, so no secret outlives it: a text that repeats a match (a body of the same ``password=`` many times, a
-    # repeated log line) reads its groups and checks its value once
-    parsed: dict[bytes, tuple[int, int]] = {}
-    masked: dict[bytes, bool] = {}
+    # per call, so no secret outlives it, and from the second match on (most texts have one): a text that repeats a
+    # match (a body of the same ``password=`` many times, a repeated log line) reads its groups and checks its value once
+    parsed: dict[bytes, tuple[int, int]] | None = None
+    masked: dict[bytes, bool] | None = None
     start, end = spans[0]
     while True:
         secret_start, secret_end = start, end
@@ -530,8 +530,8 @@ def _substitute(rule: _Rule, data: bytes, spans: list[tuple[int, int]]) -> bytes
             # the text outside it only through the assertions, each one byte on each side (``\b``, ``(?m:^)``,
             # ``(?m:$)``; ``^`` and ``$`` only at the text's ends, never cached), so they are a function of the
             # match and the byte on either side
-            key = data[start - 1 : end + 1] if start and end < size and not grouped else None
-            offsets = parsed.get(key) if key is not None else None
+            key = data[start - 1 : end + 1] if parsed is not None and start and end < size and not grouped else None
+            offsets = parsed.get(key) if key is not None else None  # type: ignore[union-attr]
             if offsets is None:
                 if not grouped:
                     spans = parse.Match(_ANCHOR_BOTH, data, start, end)
@@ -545,13 +545,16 @@ def _substitute(rule: _Rule, data: bytes, spans: list[tuple[int, int]]) -> bytes
                         secret_end = spans[g][0]
                         break
                 if key is not None:
-                    parsed[key] = (secret_start - start, end - secret_end)
+                    parsed[key] = (secret_start - start, end - secret_end)  # type: ignore[index]
             else:
                 secret_start, secret_end = start + offsets[0], end - offsets[1]
         secret = data[secret_start:secret_end]
-        is_masked = masked.get(secret)
-        if is_masked is None:
-            is_masked = masked[secret] = _is_masked(secret)
+        if masked is None:
+            is_masked = _is_masked(secret)
+        else:
+            is_masked = masked.get(secret)
+            if is_masked is None:
+                is_masked = masked[secret] = _is_masked(secret)
         if (
             not is_masked
             and not _not_a_value(data, secret, secret_end)
@@ -566,6 +569,8 @@ def _substitute(rule: _Rule, data: bytes, spans: list[tuple[int, int]]) -> bytes
         start, end = spans[0]
         if start < 0:
             break
+        if masked is None:
+            parsed, masked = {}, {}
     if not pieces:
         return data
     pieces.append(data[last:])
