@@ -43,9 +43,10 @@ def _plain_patterns(text: str) -> str:
         text = data.decode("utf-8")
     hits = sorted(_scrubbing._SET.Match(data))
     scrubbed = data
-    named_elsewhere = bool(hits) and hits[-1] == len(PATTERNS) + 1  # the pass over names in headers and lines before
-    if named_elsewhere:
-        hits.pop()
+    # the pass over names in headers and lines before: when one of its triggers matched (its hints after them are
+    # no reason to run it); here with every reader, whatever the hints said
+    extra = [hits.pop() for _ in range(len(hits)) if hits[-1] > len(PATTERNS)]
+    named_elsewhere = any(index <= len(PATTERNS) + len(_scrubbing._TABULAR_TRIGGERS) for index in extra)
     if hits and hits[-1] == len(PATTERNS):
         scrubbed = _scrubbing._scrub_urls(scrubbed)
         hits.pop()

@@ -77,14 +77,20 @@ def test_triggers_and_guard_admit_every_match_here() -> None:
 
 
 def test_the_pass_runs_only_where_its_trigger_matched() -> None:
-    """One more entry in the set the patterns already run (index ``len(PATTERNS) + 1``): a line without a credential
-    word before a line break, a SQL column list or a name/value pair never reaches the pass."""
-    index = len(PATTERNS) + 1
-    for text in ("GET /health 200 3ms", "KeyError: 'token'", "password=hunter2x9", "| a | b |\n|---|---|\n| 1 | 2 |"):
-        assert index not in _scrubbing._ASCII_SET.Match(text.encode()), text
+    """Entries in the set the patterns already run (from index ``len(PATTERNS) + 1``, one per kind of layout, then the
+    hints that only pick readers): a line without a credential word before a line break, a SQL column list or a
+    name/value pair never reaches the pass."""
+    first = len(PATTERNS) + 1
+    runs = set(range(first, first + len(_scrubbing._TABULAR_TRIGGERS)))
+    hints = set(range(first + len(_scrubbing._TABULAR_TRIGGERS), first + len(_scrubbing._TABULAR_TRIGGERS) + 2))
+    for text in ("GET /health 200 3ms", "KeyError: 'token'", "password=hunter2x9", "| a | b |\n|---|---|\n| 1 | 2 |",
+                 '<td>a</td> {"value": 1}'):
+        assert runs.isdisjoint(_scrubbing._ASCII_SET.Match(text.encode())), text
     for text in ("user,password\nbob,x", "INSERT INTO t (a) VALUES (1)", '["API_KEY", "x"]', "Password:\nx"):
-        assert index in _scrubbing._ASCII_SET.Match(text.encode()), text
-        assert index in _scrubbing._SET.Match(text.encode()), text
+        assert not runs.isdisjoint(_scrubbing._ASCII_SET.Match(text.encode())), text
+        assert not runs.isdisjoint(_scrubbing._SET.Match(text.encode())), text
+    assert first + _scrubbing._TABULAR_SQL in _scrubbing._ASCII_SET.Match(b"INSERT INTO t (a) VALUES (1)")
+    assert hints == hints.intersection(_scrubbing._SET.Match('<td>a</td> {"value": 1}'.encode()))
 
 
 S = "Xq7mP2kLz9wR4tVb"

@@ -201,8 +201,9 @@ def _pattern_set(ascii_text: bool = False) -> Any:
     ``bench_scrubber``), a set of literals and short shapes stays a small DFA."""
     options = re2.Options()
     options.max_mem = _SET_MEMORY
-    # the last two: the structural URL pass, and the pass over names in headers, columns and lines before (_tabular)
-    triggers = [p.trigger_regex for p in PATTERNS] + [_URL_TRIGGER.decode(), _TABULAR_TRIGGER]
+    # then the structural URL pass, the pass over names in headers, columns and lines before (_tabular: its triggers,
+    # then the hints that say which of its readers a text needs)
+    triggers = [p.trigger_regex for p in PATTERNS] + [_URL_TRIGGER.decode(), *_TABULAR_TRIGGERS, *_TABULAR_HINTS]
     if ascii_text:  # for text of ASCII characters only (:func:`_ascii_program`)
         latin = [_ascii_program(trigger) for trigger in triggers]
         if None in latin:
@@ -517,24 +518,45 @@ def _substitute(rule: _Rule, data: bytes, spans: list[tuple[int, int]]) -> bytes
     size = len(data)
     find, parse, prefix, suffix, check = rule.match, rule.parse, rule.prefix, rule.suffix, rule.check
     grouped = rule.grouped
+    # per call, so no secret outlives it, and from the second match on (most texts have one): a text that repeats a
+    # match (a body of the same ``password=`` many times, a repeated log line) reads its groups and checks its value once
+    parsed: dict[bytes, tuple[int, int]] | None = None
+    masked: dict[bytes, bool] | None = None
     start, end = spans[0]
     while True:
         secret_start, secret_end = start, end
         if parse is not None or grouped:
-            if not grouped:
-                spans = parse.Match(_ANCHOR_BOTH, data, start, end)
-                if spans[0][0] < 0:  # a key ``parse``'s shorter word list does not take (another script's word)
-                    spans = _groups(rule.regex).Match(_ANCHOR_BOTH, data, start, end)
-            for g in prefix:
-                if spans[g][0] >= 0:
-                    secret_start = spans[g][1]
-            for g in suffix:
-                if spans[g][0] >= 0:
-                    secret_end = spans[g][0]
-                    break
+            # the secret's offsets in the match, read once per matched text: an anchored match of [start, end) reads
+            # the text outside it only through the assertions, each one byte on each side (``\b``, ``(?m:^)``,
+            # ``(?m:$)``; ``^`` and ``$`` only at the text's ends, never cached), so they are a function of the
+            # match and the byte on either side
+            key = data[start - 1 : end + 1] if parsed is not None and start and end < size and not grouped else None
+            offsets = parsed.get(key) if key is not None else None  # type: ignore[union-attr]
+            if offsets is None:
+                if not grouped:
+                    spans = parse.Match(_ANCHOR_BOTH, data, start, end)
+                    if spans[0][0] < 0:  # a key ``parse``'s shorter word list does not take (another script's word)
+                        spans = _groups(rule.regex).Match(_ANCHOR_BOTH, data, start, end)
+                for g in prefix:
+                    if spans[g][0] >= 0:
+                        secret_start = spans[g][1]
+                for g in suffix:
+                    if spans[g][0] >= 0:
+                        secret_end = spans[g][0]
+                        break
+                if key is not None:
+                    parsed[key] = (secret_start - start, end - secret_end)  # type: ignore[index]
+            else:
+                secret_start, secret_end = start + offsets[0], end - offsets[1]
         secret = data[secret_start:secret_end]
+        if masked is None:
+            is_masked = _is_masked(secret)
+        else:
+            is_masked = masked.get(secret)
+            if is_masked is None:
+                is_masked = masked[secret] = _is_masked(secret)
         if (
-            not _is_masked(secret)
+            not is_masked
             and not _not_a_value(data, secret, secret_end)
             and (check is None or check(data, start, secret, secret_end))
         ):
@@ -547,6 +569,8 @@ def _substitute(rule: _Rule, data: bytes, spans: list[tuple[int, int]]) -> bytes
         start, end = spans[0]
         if start < 0:
             break
+        if masked is None:
+            parsed, masked = {}, {}
     if not pieces:
         return data
     pieces.append(data[last:])
@@ -594,11 +618,20 @@ def _apply_patterns(text: str) -> str:
     if not hits:
         return text
     hits.sort()
-    named_elsewhere = hits[-1] == len(rules) + 1  # a name in a header, a column, a line before: _tabular after the patterns
-    if named_elsewhere:
-        hits.pop()
-        if not hits:
-            return scrub_named_cells(text)
+    found: tuple[bool, bool, bool] | None = None
+    named_elsewhere = False
+    if hits[-1] > len(rules):  # a name in a header, a column, a line before: _tabular after the patterns
+        extra = set()
+        while hits and hits[-1] > len(rules):
+            extra.add(hits.pop() - len(rules) - 1)
+        named_elsewhere = not extra.isdisjoint(_TABULAR_RUNS)
+        if not named_elsewhere:
+            if not hits:
+                return text
+        else:
+            found = (_TABULAR_SQL in extra, _TABULAR_HTML in extra, _TABULAR_JSON in extra)
+            if not hits:
+                return scrub_named_cells(text, found)
     scrubbed = data
     if hits[-1] == len(rules):  # URLs first: the real host is found even when a password holds '@' or '/'
         scrubbed = _scrub_urls(scrubbed)
@@ -612,7 +645,10 @@ def _apply_patterns(text: str) -> str:
             scrubbed = _substitute(rule, scrubbed, spans)
     # nothing replaced: the text as it came (no decoding); RE2 matches whole UTF-8 code points, so
     # a replacement never splits a character
-    text = text if scrubbed is data else scrubbed.decode("utf-8", "replace")
+    if scrubbed is data:
+        return scrub_named_cells(text, found) if named_elsewhere else text
+    # the set read the text before the patterns changed it: _tabular looks for its readers' literals itself
+    text = scrubbed.decode("utf-8", "replace")
     return scrub_named_cells(text) if named_elsewhere else text
 
 
@@ -695,9 +731,15 @@ def _scrub_url(url: str) -> str:
     return url[:scheme_end] + rest
 
 
-from errscope._tabular import TRIGGER as _TABULAR_TRIGGER  # noqa: E402 - it reads key_kind and the value checks above
+from errscope._tabular import HINTS as _TABULAR_HINTS  # noqa: E402 - it reads key_kind and the value checks above
+from errscope._tabular import TRIGGERS as _TABULAR_TRIGGERS  # noqa: E402
 from errscope._tabular import scrub_named_cells  # noqa: E402
 
+# the set's entries after the patterns' and the URL pass's, numbered from 0: _tabular's triggers (the pass runs when one
+# matched; the second says SQL), then its hints (HTML's ``<t``, the JSON readers' literals)
+_TABULAR_RUNS: Final = frozenset(range(len(_TABULAR_TRIGGERS)))
+_TABULAR_SQL: Final = 1
+_TABULAR_HTML, _TABULAR_JSON = len(_TABULAR_TRIGGERS), len(_TABULAR_TRIGGERS) + 1
 _SET: Final = _pattern_set()._set  # the binding's own set: a list of the indices that matched
 _ASCII_SET: Final = getattr(_pattern_set(ascii_text=True), "_set", _SET)  # for ASCII text; the UTF-8 one if a trigger does not convert
 
