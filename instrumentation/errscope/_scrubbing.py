@@ -370,8 +370,12 @@ def _check_credential(data: bytes, start: int, secret: bytes, secret_end: int) -
     return looks_like_password(secret) or looks_random(secret)
 
 
+_DOTTED_NAME: Final = re.compile(rb"[a-z0-9\-]+(?:\.[a-z0-9\-]+)+")
+"""A host, a module or a version in lower case (``db1.prod.internal``, ``app.settings``): no credential unnamed."""
+
+
 def _check_unnamed(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
-    if _HEX_ID.fullmatch(secret):
+    if _HEX_ID.fullmatch(secret) or _DOTTED_NAME.fullmatch(secret):
         return False
     return looks_random(secret) or (secret != secret.lower() and secret != secret.upper() and looks_like_password(secret))
 

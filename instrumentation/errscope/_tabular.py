@@ -438,7 +438,7 @@ def _sql(data: bytes, spans: Spans) -> None:
 # parameters: ``[SQL: INSERT INTO users (name, password) VALUES (?, ?)]`` then ``[parameters: ('bob', '..')]``.
 _BOUND_STATEMENT: Final = _Rx(r"\[SQL: ([^\x00]*?)\]\r?\n\[parameters: ")
 _PLACEHOLDER: Final = _Rx(r"\?|%s|\$[0-9]+|%\(\w+\)s|:[A-Za-z_]\w*")
-_COLUMN_BEFORE: Final = _Rx(r"(?s:.*?)([\w\"`\[\].]+)\s*(?:=|<>|!=|<=|>=|<|>|(?i:\s+(?:not\s+)?like|\s+in\s*\(\s*))\s*$")
+_COLUMN_BEFORE: Final = _Rx(r"(?s:.*?)([\w\"`\[\].]+)\s*(?:=|<>|!=|<=|>=|<|>|(?i:\s+(?:not\s+)?like|\s+in\s*\(\s*))\s*")  # anchored at both ends by full(): RE2 matches ``$`` only at the end of the whole text
 
 
 def _placeholder_columns(statement: bytes) -> list[int]:
