@@ -324,7 +324,7 @@ example(
 )
 example(
     "validator_instance_path_value",
-    "On instance['api_token']:\n    'hunter2hunter2'",
+    "On instance['api_token']:\n    'Fake-Kx81mQz4'",
     f"On instance['api_token']:\n    '{REDACTED}'",
 )
 example(

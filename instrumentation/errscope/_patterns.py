@@ -1110,14 +1110,16 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "validator_instance_path_value",
         "keyword",
-        rf"(\binstance\[['\"](?:{_PASSWORD_KEY}|{_TOKEN_KEY})['\"]\]:\r?\n[ \t]+['\"])[^'\"\r\n]+(['\"])",
+        rf"(\binstance\[['\"][A-Za-z0-9_.\-]*?(?:{_PASSWORD_KEY}|{_TOKEN_KEY})['\"]\]:\r?\n[ \t]+['\"])[^'\"\r\n\[][^'\"\r\n]*(['\"])",
         True,
         "jsonschema's ``On instance['token']:`` with the instance's value on the next, indented line: the path names "
-        "the field, so a secret-named field's value goes whatever its shape.",
+        "the field (also after a qualifier: ``api_token``); Python also requires a password's or a random shape "
+        "(``pageToken``'s cursor, a number, a word stay).",
         keep_suffix=True,
         hints=("instance[",),
+        verify="credential",
         trigger=r"instance\[['\"]",
-        parse=rf"(\binstance\[['\"]{_KEY_CHARS}['\"]\]:\r?\n[ \t]+['\"])[^'\"\r\n]+(['\"])",
+        parse=rf"(\binstance\[['\"]{_KEY_CHARS}['\"]\]:\r?\n[ \t]+['\"])[^'\"\r\n\[][^'\"\r\n]*(['\"])",
     ),
     SecretPattern(
         "cli_printed_secret",
