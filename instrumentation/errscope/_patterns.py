@@ -1072,7 +1072,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "rejected_input_echo",
         "keyword",
         r"((?:invalid literal for [a-z]+\(\) with base [0-9]+:|could not convert string to [a-z]+:|Invalid isoformat string:"
-        r"|\binput_value=|For input string:|strconv\.[A-Za-z]+: parsing|Unexpected token '[^'\r\n]{1,2}',|header value:?"
+        r"|\binput_value=|For input string:|strconv\.[A-Za-z]+: parsing|parsing time|cannot parse|invalid value for [A-Z][a-z]+\(\):"
+        r"|The input string|Unexpected token '[^'\r\n]{1,2}',|header value:?"
         r"|header value b)[ \t]?['\"][ \t]?)"
         rf"(?:{_ECHO_CHAR}*[G-Zg-z]{_ECHO_CHAR}*[0-9]|{_ECHO_CHAR}*[0-9]{_ECHO_CHAR}*[G-Zg-z]){_ECHO_CHAR}*"
         r"((?:\r?\n)?['\"\\])",
@@ -1080,7 +1081,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "The input a parser or validator rejected, quoted in its own error whatever field it came from (a secret in the "
         "wrong variable, a shifted column, a token where a port goes): Python's ``int()``/``float()``/``fromisoformat`` "
         "(``invalid literal for int() with base 10: '..'``), pydantic's ``input_value='..'``, Go's ``strconv.Atoi: "
-        "parsing \"..\"``, Java's ``NumberFormatException: For input string: \"..\"``, V8's ``JSON.parse`` "
+        "parsing \"..\"`` and ``parsing time \"..\"``, Java's ``NumberFormatException: For input string: \"..\"``, Ruby's "
+        "``invalid value for Integer(): \"..\"``, .NET's ``The input string '..' was not in a correct format``, V8's ``JSON.parse`` "
         "(``Unexpected token 'x', \"..\" is not valid JSON``), and a header's value rejected by requests or "
         "http.client (``Invalid header value b'..\\n'``): a digit and a letter past ``f`` (hex ids and digests stay, in RE2 too), "
         "without ``:``, ``/`` or ``@`` (URLs, "
@@ -1088,9 +1090,11 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "not hex digits and dashes alone (ids, digests and hex keys stay; the Collector, which cannot check shapes, "
         "redacts every such value).",
         keep_suffix=True,
-        hints=("with base", "convert string", "isoformat", "input_value=", "for input string", "parsing", "unexpected token", "header value"),
+        hints=("with base", "convert string", "isoformat", "input_value=", "for input string", "parsing", "unexpected token",
+               "header value", "invalid value for", "the input string", "cannot parse"),
         verify="unnamed",
-        trigger=r"(?:with base [0-9]+|string to [a-z]+|isoformat string|For input string|strconv\.[A-Za-z]+): |input_value=['\"]|: parsing \"|Unexpected token '|header value:? b?['\"]",
+        trigger=r"(?:with base [0-9]+|string to [a-z]+|isoformat string|For input string|strconv\.[A-Za-z]+|for [A-Z][a-z]+\(\)): "
+        r"|input_value=['\"]|: parsing \"|parsing time \"|cannot parse \"|The input string '|Unexpected token '|header value:? b?['\"]",
     ),
     SecretPattern(
         "rejected_input_before_verdict",

@@ -103,11 +103,6 @@ def _lines(source: str = "corpus") -> list[tuple[str, dict[str, str]]]:
 
         secrets = [line for line in corpus.held_out("bare_secrets.jsonl.gz") if line["format"] not in bare_set.REGEX_ONLY_GAPS]
         benign = [line for line in corpus.held_out("bare_benign.jsonl.gz") if line["category"] not in bare_set.REGEX_ONLY_ALTERED]
-    elif source == "raised":  # the eighteenth (errors as real software raised them), the same way
-        from tests import test_scrub_raised as raised_set
-
-        secrets = [line for line in corpus.held_out("raised_secrets.jsonl.gz") if line["format"] not in raised_set.REGEX_ONLY_GAPS]
-        benign = [line for line in corpus.held_out("raised_benign.jsonl.gz") if line["category"] not in raised_set.REGEX_ONLY_ALTERED]
     else:
         require(corpus.corpus_dir() is not None, "shared corpus not found (../shared/corpus or ERRSCOPE_CORPUS_DIR)")
         secrets, benign = corpus.secrets(), corpus.benign()
@@ -306,7 +301,7 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-@pytest.mark.parametrize("source", ["corpus", "wrapped", "mcpstack", "infra", "polyglot", "dumped", "atrest", "quoted", "localized", "logformats", "bare", "raised"])
+@pytest.mark.parametrize("source", ["corpus", "wrapped", "mcpstack", "infra", "polyglot", "dumped", "atrest", "quoted", "localized", "logformats", "bare"])
 def test_every_corpus_line_in_every_field(source: str) -> None:
     lines = _lines(source)
     by_id = dict(lines)
