@@ -312,6 +312,26 @@ example(
     "    api.login(user, secret)\n    │         │     └ 'Fake-Kx81mQz4'\n    │         └ 'svc-sync'",
     f"    api.login(user, secret)\n    │         │     └ '{REDACTED}'\n    │         └ 'svc-sync'",
 )
+example(
+    "rejected_input_echo",
+    "ValueError: invalid literal for int() with base 10: 'Fake-Kx81mQz4'",
+    f"ValueError: invalid literal for int() with base 10: '{REDACTED}'",
+)
+example(
+    "rejected_input_before_verdict",
+    "jsonschema.exceptions.ValidationError: 'Fake-Kx81mQz4' is too long",
+    f"jsonschema.exceptions.ValidationError: '{REDACTED}' is too long",
+)
+example(
+    "validator_instance_path_value",
+    "On instance['api_token']:\n    'Fake-Kx81mQz4'",
+    f"On instance['api_token']:\n    '{REDACTED}'",
+)
+example(
+    "schemeless_userinfo_password",
+    "<ProtocolError for bot:Fake-Kx81mQz4@rpc.internal:8080/RPC2: 401 Unauthorized>",
+    f"<ProtocolError for bot:{REDACTED}@rpc.internal:8080/RPC2: 401 Unauthorized>",
+)
 _compound = t(32)
 example(
     "keyword_compound_key",

@@ -120,6 +120,7 @@ GUARD: Final = (
     r"|(?i:use|enter|type|input)[ \t]+[0-9]{4}|(?i:mnemonic|words)[ \t]|(?i:password|pw|token|key|secret)'s[ \t]"
     r"|[ \t]/[ \t]"  # a user and a password joined by a spaced slash (prose_user_slash_password: ``u/p deploy / ..``)
     r"|(?i:codes)\r?\n"  # a list of codes under its name on the lines after (``Backup codes`` and one a line)
+    r"|['\"] (?:is|does) (?:too|not) |header value"  # a rejected input quoted before its verdict, a header's value
 )
 """A cheap regex that every match of every pattern also matches (tests prove it on every example
 and corpus line): a separator (also full-width or URL-encoded), a PEM dash run, a run of 15 token characters, an SSN shape, or a
@@ -462,6 +463,8 @@ _ESCAPED_SEP = r"(?:&#0*(?:61|58);|&#[xX]0*3[AaDd];|\\x3[AaDd]|\\u003[AaDd])"
 
 # Webhook URLs carry their secret in the path: after a hook-like segment, the first long
 # segment with a digit and everything after it in the path go.
+# A value a parser echoes in its error (``rejected_input_echo``): no quote, space, escape, ``:``, ``/``, ``@`` or ``<>``.
+_ECHO_CHAR = r"[^\s'\"\\:/@<>]"
 _HOOK_SEGMENT = r"hooks?|services|webhooks?|webhookb2|workflows|triggers?|catch|integrations?|incoming"
 _SEG = r"[A-Za-z0-9_\-]"
 
@@ -741,6 +744,21 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         hints=("://",),
         verify="random",
         trigger=r"://[A-Za-z0-9_\-.~%]{16,}@",
+    ),
+    SecretPattern(
+        "schemeless_userinfo_password",
+        "uri",
+        r"((?:^|[\s<(\[='\",])[A-Za-z0-9_.\-]{1,64}:)[^\s@/:'\"<>\[\]]{6,}"
+        r"(@(?:[A-Za-z0-9\-]+\.)*[A-Za-z0-9\-]+(?::[0-9]{1,5}(?:[/\s>'\",;)\]]|$)|/))",
+        True,
+        "``user:password@host:port/path`` printed without its scheme, as libraries that keep the authority apart "
+        "print it (xmlrpc's ``<ProtocolError for bot:pw@host:8080/RPC2: 401 ..>``, ``ServerProxy`` reprs): a port or "
+        "a path after the host says authority, so ``git@host:org/repo`` (no ``:`` before the ``@``) and "
+        "``image:tag@sha256:..`` stay; Python also needs a password's or a random shape.",
+        keep_suffix=True,
+        hints=("@",),
+        verify="credential",
+        trigger=r"[A-Za-z0-9_.\-]:[^\s@/:'\"<>\[\]]{6}[^\s@/:'\"<>\[\]]*@[A-Za-z0-9\-.]+(?::[0-9]|/)",
     ),
     SecretPattern(
         "webhook_path_secret",
@@ -1049,6 +1067,63 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         hints=("└",),
         verify="unnamed",
         trigger=r"└[ \t]+['\"]",
+    ),
+    SecretPattern(
+        "rejected_input_echo",
+        "keyword",
+        r"((?:invalid literal for [a-z]+\(\) with base [0-9]+:|could not convert string to [a-z]+:|Invalid isoformat string:"
+        r"|\binput_value=|For input string:|strconv\.[A-Za-z]+: parsing|parsing time|cannot parse|invalid value for [A-Z][a-z]+\(\):"
+        r"|The input string|Unexpected token '[^'\r\n]{1,2}',|header value:?"
+        r"|header value b)[ \t]?['\"][ \t]?)"
+        rf"(?:{_ECHO_CHAR}*[G-Zg-z]{_ECHO_CHAR}*[0-9]|{_ECHO_CHAR}*[0-9]{_ECHO_CHAR}*[G-Zg-z]){_ECHO_CHAR}*"
+        r"((?:\r?\n)?['\"\\])",
+        True,
+        "The input a parser or validator rejected, quoted in its own error whatever field it came from (a secret in the "
+        "wrong variable, a shifted column, a token where a port goes): Python's ``int()``/``float()``/``fromisoformat`` "
+        "(``invalid literal for int() with base 10: '..'``), pydantic's ``input_value='..'``, Go's ``strconv.Atoi: "
+        "parsing \"..\"`` and ``parsing time \"..\"``, Java's ``NumberFormatException: For input string: \"..\"``, Ruby's "
+        "``invalid value for Integer(): \"..\"``, .NET's ``The input string '..' was not in a correct format``, V8's ``JSON.parse`` "
+        "(``Unexpected token 'x', \"..\" is not valid JSON``), and a header's value rejected by requests or "
+        "http.client (``Invalid header value b'..\\n'``): a digit and a letter past ``f`` (hex ids and digests stay, in RE2 too), "
+        "without ``:``, ``/`` or ``@`` (URLs, "
+        "paths, hosts' ports stay), and Python requires a random shape, or a password's in both letter cases, that is "
+        "not hex digits and dashes alone (ids, digests and hex keys stay; the Collector, which cannot check shapes, "
+        "redacts every such value).",
+        keep_suffix=True,
+        hints=("with base", "convert string", "isoformat", "input_value=", "for input string", "parsing", "unexpected token",
+               "header value", "invalid value for", "the input string", "cannot parse"),
+        verify="unnamed",
+        trigger=r"(?:with base [0-9]+|string to [a-z]+|isoformat string|For input string|strconv\.[A-Za-z]+|for [A-Z][a-z]+\(\)): "
+        r"|input_value=['\"]|: parsing \"|parsing time \"|cannot parse \"|The input string '|Unexpected token '|header value:? b?['\"]",
+    ),
+    SecretPattern(
+        "rejected_input_before_verdict",
+        "keyword",
+        r"((?:^|[\s(:,\[])['\"])"
+        rf"(?:{_ECHO_CHAR}*[G-Zg-z]{_ECHO_CHAR}*[0-9]|{_ECHO_CHAR}*[0-9]{_ECHO_CHAR}*[G-Zg-z]){_ECHO_CHAR}*"
+        r"(['\"] (?:is too (?:long|short)|does not match '|is not (?:of type|one of|valid under|valid JSON)|does not appear to be an IPv))",
+        True,
+        "The rejected input quoted before the verdict (jsonschema's ``'..' is too long``, ``'..' does not match "
+        "'^..'``, ``is not of type``; ipaddress' ``'..' does not appear to be an IPv4 or IPv6 address``; V8's ``\"..\" "
+        "is not valid JSON``): the same value shapes and checks as ``rejected_input_echo``.",
+        keep_suffix=True,
+        hints=(" is too ", " does not ", " is not "),
+        verify="unnamed",
+        trigger=r"['\"] (?:is too (?:long|short)|does not match '|is not (?:of type|one of|valid under|valid JSON)|does not appear to be an IPv)",
+    ),
+    SecretPattern(
+        "validator_instance_path_value",
+        "keyword",
+        rf"(\binstance\[['\"][A-Za-z0-9_.\-]*?(?:{_PASSWORD_KEY}|{_TOKEN_KEY})['\"]\]:\r?\n[ \t]+['\"])[^'\"\r\n\[][^'\"\r\n]*(['\"])",
+        True,
+        "jsonschema's ``On instance['token']:`` with the instance's value on the next, indented line: the path names "
+        "the field (also after a qualifier: ``api_token``); Python also requires a password's or a random shape "
+        "(``pageToken``'s cursor, a number, a word stay).",
+        keep_suffix=True,
+        hints=("instance[",),
+        verify="credential",
+        trigger=r"instance\[['\"]",
+        parse=rf"(\binstance\[['\"]{_KEY_CHARS}['\"]\]:\r?\n[ \t]+['\"])[^'\"\r\n\[][^'\"\r\n]*(['\"])",
     ),
     SecretPattern(
         "cli_printed_secret",

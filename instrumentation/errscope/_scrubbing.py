@@ -342,8 +342,15 @@ def _check_provider_random(data: bytes, start: int, secret: bytes, secret_end: i
     return looks_random(secret) and not _ID_OR_DIGEST.fullmatch(secret) and not _PUBLISHABLE.match(secret)
 
 
+# An exception's name is no key (``KeyError: 'ord_1a2b..'`` echoes the missing dict key; the noun ``Key`` is its
+# first word): Python only, RE2 cannot look past the noun's word and back.
+_EXCEPTION_NAME: Final = re.compile(rb"[a-z](?:Error|Exception|Warning)\b")
+
+
 def _check_keyword_random(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
     if _NOT_A_CREDENTIAL_BEFORE.search(data, max(0, start - _QUALIFIER_WINDOW), start + 1) or _SESSION_ID_KEY.match(data, start):
+        return False
+    if _EXCEPTION_NAME.search(data, start, secret_end - len(secret)):
         return False
     return looks_random(secret)
 
@@ -364,8 +371,12 @@ def _check_credential(data: bytes, start: int, secret: bytes, secret_end: int) -
     return looks_like_password(secret) or looks_random(secret)
 
 
+_DOTTED_NAME: Final = re.compile(rb"[a-z0-9\-]+(?:\.[a-z0-9\-]+)+")
+"""A host, a module or a version in lower case (``db1.prod.internal``, ``app.settings``): no credential unnamed."""
+
+
 def _check_unnamed(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
-    if _HEX_ID.fullmatch(secret):
+    if _HEX_ID.fullmatch(secret) or _DOTTED_NAME.fullmatch(secret):
         return False
     return looks_random(secret) or (secret != secret.lower() and secret != secret.upper() and looks_like_password(secret))
 

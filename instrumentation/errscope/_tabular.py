@@ -53,7 +53,10 @@ _NAME_SHAPES: Final = (
 _NAMES_TRIGGER: Final = (
     rf"(?:{_NAME_SHAPES})\n|\n[^\n]*(?:{_W}[^\n]*{_CELL_GAP}|{_CELL_GAP}[^\n]*{_W})"  # a naming line with a line after it, a last two-cell row
 )
-_SQL_TRIGGER: Final = r"(?i:\)\s*values\s*\(|\bset\s*\(|from\s+stdin)"  # SQL's column list apart from its values
+_SQL_TRIGGER: Final = (
+    r"(?i:\)\s*values\s*\(|\bset\s*\(|from\s+stdin)"  # SQL's column list apart from its values
+    r"|\[parameters: [\[(]"  # SQLAlchemy's statement with its bound parameters printed apart
+)
 TRIGGERS: Final = (
     _NAMES_TRIGGER,
     _SQL_TRIGGER,
@@ -444,6 +447,73 @@ def _sql(data: bytes, spans: Spans) -> None:
         _sql_tuples(data, m[0][1], kinds, spans)
 
 
+# SQLAlchemy's ``StatementError`` (and its echo log) print a statement with placeholders and, apart from it, the bound
+# parameters: ``[SQL: INSERT INTO users (name, password) VALUES (?, ?)]`` then ``[parameters: ('bob', '..')]``.
+_BOUND_STATEMENT: Final = _Rx(r"\[SQL: ([^\x00]*?)\]\r?\n\[parameters: ")
+_PLACEHOLDER: Final = _Rx(r"\?|%s|\$[0-9]+|%\(\w+\)s|:[A-Za-z_]\w*")
+_COLUMN_BEFORE: Final = _Rx(r"(?s:.*?)([\w\"`\[\].]+)\s*(?:=|<>|!=|<=|>=|<|>|(?i:\s+(?:not\s+)?like|\s+in\s*\(\s*))\s*")  # anchored at both ends by full(): RE2 matches ``$`` only at the end of the whole text
+
+
+def _placeholder_columns(statement: bytes) -> list[int]:
+    """The secret kind (:func:`_column_secret`) of the column each positional placeholder binds, in order: a
+    ``VALUES`` tuple's position in the column list, else the column compared right before it (``WHERE a = ?``,
+    ``SET a = ?``)."""
+    m = _SQL_COLUMNS.search(statement)
+    columns = [c.strip().strip(b"\"`[]") for c in _g(statement, m, 1).split(b",")] if m is not None and m[1][0] >= 0 else []
+    values_at = m[0][1] if columns else -1
+    kinds: list[int] = []
+    pos = 0
+    while True:
+        ph = _PLACEHOLDER.search(statement, pos)
+        if ph is None:
+            return kinds
+        start, end = ph[0]
+        if values_at >= 0 and start >= values_at:
+            # the position in the VALUES tuple: commas at depth 0 since its last "("
+            opened = statement.rfind(b"(", values_at - 1, start)
+            k = statement.count(b",", opened, start)
+            kinds.append(_column_secret(columns[k]) if 0 <= k < len(columns) else 0)
+        else:
+            before = _COLUMN_BEFORE.full(statement, max(0, start - 80), start)
+            kinds.append(_column_secret(_g(statement, before, 1).rsplit(b".", 1)[-1]) if before is not None else 0)
+        pos = end
+
+
+def _python_tuples(data: bytes, pos: int, kinds: list[int], spans: Spans) -> None:
+    """Read the Python reprs ``(1, 'a', None)`` or ``[(..), (..)]`` at ``pos``: the string literals at the positions
+    ``kinds`` marks secret."""
+    n = len(data)
+    depth = col = 0
+    while pos < n:
+        ch = data[pos]
+        if ch in b"'\"":
+            end = pos + 1
+            while end < n and data[end] != ch and data[end] != 10:
+                end += 2 if data[end] == 92 else 1  # a backslash escape
+            if depth >= 1 and col < len(kinds) and kinds[col] and is_value(data[pos + 1 : end], noun=kinds[col] == 1):
+                spans.append((pos + 1, end))
+            pos = end + 1
+            continue
+        if ch == 40:  # ( a row
+            depth += 1
+            if depth == 1:
+                col = 0
+        elif ch == 41:
+            depth -= 1
+        elif ch == 44 and depth == 1:
+            col += 1
+        elif ch == 10 or (ch == 93 and depth <= 0):  # the parameters end with their line or the list's "]"
+            return
+        pos += 1
+
+
+def _bound_parameters(data: bytes, spans: Spans) -> None:
+    for m in _BOUND_STATEMENT.finditer(data):
+        kinds = _placeholder_columns(_g(data, m, 1))
+        if any(kinds):
+            _python_tuples(data, m[0][1] + (data[m[0][1] : m[0][1] + 1] == b"["), kinds, spans)
+
+
 _SQL_HINTS: Final = (b"alues", b"ALUES", b"stdin", b"ET (", b"et (", b"ET(", b"et(")  # VALUES, FROM stdin, SET (
 
 
@@ -504,6 +574,8 @@ def scrub_named_cells(text: str, found: tuple[bool, bool, bool] | None = None) -
     # each reader only where its literal is (a memchr or a substring search: no binding call)
     if sql and 40 in data and any(word in data for word in _SQL_HINTS):
         _sql(data, spans)
+    if sql and b"[parameters: " in data:
+        _bound_parameters(data, spans)
     if json and 34 in data:
         _json(data, spans)
     if 10 in data:  # \n
