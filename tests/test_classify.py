@@ -251,3 +251,91 @@ class TestRaisedIn:
     def test_no_traceback(self) -> None:
         """An exception never raised has no frame: raised nowhere."""
         assert not raised_in(ValueError("x"), "builtins")
+
+
+class TestWrappedRootCause:
+    """The rules that keep a wrapped failure's root cause: a status the tool kept only as the HTTP client's words, the
+    path to the deciding exception, a printed chain's innermost cause."""
+
+    @pytest.mark.parametrize(
+        ("said", "status", "address"),
+        [
+            # httpx's HTTPStatusError, whatever reason phrase the server sent
+            ("failed: Client error '404 Upstream' for url 'http://10.1.2.3:8080/v1/x'\nFor more information check: "
+             "https://developer.mozilla.org/en-US/docs/Web/HTTP/Status/404", 404, "10.1.2.3:8080"),
+            ("sync failed: Server error '503 Service Unavailable' for url 'https://api.example.test/v2/items'", 503,
+             "api.example.test"),
+            # requests' HTTPError, aiohttp's ClientResponseError
+            ("lookup failed: 429 Client Error: Too Many Requests for url: https://api.example.test/search?q=a", 429,
+             "api.example.test"),
+            ("could not refund: 403, message='Forbidden', url='http://127.0.0.1:9000/refunds'", 403, "127.0.0.1:9000"),
+            ("gateway said 502 Bad Gateway", 502, None),
+        ],
+    )
+    def test_http_clients_status_words_in_a_tools_own_error(self, said: str, status: int, address: str | None) -> None:
+        """``RuntimeError(f"failed: {e}")`` keeps the HTTP client's wording: its status is the upstream's, the URL after
+        it the upstream's address (never its path or query)."""
+        result = errscope.classify(RuntimeError(said))
+        assert result.failure_class is class_for_http_status(status), said
+        assert result.upstream == errscope.Upstream("http", str(status), address)
+
+    def test_a_bare_number_is_no_status(self) -> None:
+        """Only a client's wording or a reason phrase makes a number a status."""
+        assert errscope.classify(RuntimeError("processed 404 rows, 503 skipped")).failure_class is C.UNKNOWN
+
+    def test_path_to_skips_sibling_group_members(self) -> None:
+        """A group's other members are other requests: not on the path to the deciding member's root."""
+        from errscope._classify import path_to
+
+        sibling, failing = KeyError("sku"), ConnectionRefusedError(111, "Connection refused")
+        try:
+            try:
+                raise failing
+            except OSError as inner:
+                raise RuntimeError("ledger call failed") from inner
+        except RuntimeError as raised:
+            wrapper = raised
+        group = ExceptionGroup("batch", [sibling, wrapper])
+        assert path_to(group, failing) == [group, wrapper, failing]
+        assert path_to(group, ValueError("elsewhere")) == []
+
+    @pytest.mark.parametrize(
+        ("text", "expected"),
+        [
+            ("com.acme.Fail: Permission check failed\n\tat com.acme.A.b(A.java:1)\nCaused by: java.net.ConnectException:"
+             " Connection refused\n\tat java.base/sun.nio.ch.Net.connect0(Native Method)", C.UPSTREAM_UNAVAILABLE),
+            ("Not authorized to finish the refund (caused by: ReadTimeout: Read timed out)", C.UPSTREAM_UNAVAILABLE),
+            ("access denied\n\nCaused by:\n    0: error sending request for url (http://x/)\n    1: operation timed out",
+             C.UPSTREAM_UNAVAILABLE),
+            ('check permissions: Get "http://10.0.0.9:80/acl": dial tcp 10.0.0.9:80: connect: connection refused',
+             C.UPSTREAM_UNAVAILABLE),
+            # an HTTP status with the upstream's own words after it is one message, not a chain
+            ("HTTP 401: invalid token format", C.PERMISSION_DENIED),
+            ("Not authorized: caused by: nothing we know", C.PERMISSION_DENIED),
+        ],
+    )
+    def test_a_printed_chain_is_read_by_its_innermost_cause(self, text: str, expected: C) -> None:
+        """Java's "Caused by:", Python's "caused by:", anyhow's numbered causes, a Go ``%w`` chain's transport tail."""
+        from errscope._foreign_text import classify_text
+
+        assert classify_text(text) is expected
+
+    def test_cut_stack_trace_keeps_the_causes(self) -> None:
+        """Frames go, the chain's exception lines stay, nearest cause first (Java's order, Python's reversed)."""
+        import traceback
+
+        from errscope._scrubbing import without_stack_traces
+
+        java = ("a.B: outer\n\tat a.B.c(B.java:1)\nCaused by: c.D: middle\n\tat c.D.e(D.java:2)\n\t... 3 more\n"
+                "Caused by: java.net.ConnectException: Connection refused\n\tat x.Y.z(Native Method)")
+        assert without_stack_traces(java) == ("a.B: outer\nCaused by: c.D: middle\nCaused by: java.net.ConnectException:"
+                                              " Connection refused [stack trace removed]")
+        try:
+            try:
+                raise ConnectionRefusedError(111, "Connection refused")
+            except OSError as exc:
+                raise RuntimeError("refund failed") from exc
+        except RuntimeError:
+            printed = traceback.format_exc()
+        assert without_stack_traces(printed) == ("RuntimeError: refund failed\nCaused by: ConnectionRefusedError: [Errno 111]"
+                                                 " Connection refused [stack trace removed]")

@@ -99,14 +99,22 @@ class ToolCall:
         """The upstream that explains the call.
 
         What the tool's code recorded (hooks, :func:`record_upstream`) names the system and address
-        best; the status is the classified exception's, else the last failing record's.
+        best; the status is the classified exception's, else the last failing record's. The three
+        always describe one event: a record of another address than the classified exception's (a
+        sibling request of a task group, an earlier call that succeeded) is not merged into it, so a
+        refused connection to one host is never shown with the 404 another host answered.
         """
         explicit = self.classification.upstream if self.classification is not None else None
         if not self.upstreams:
             return explicit
+        candidates = self.upstreams
+        if explicit is not None and explicit.address is not None:
+            candidates = [u for u in self.upstreams if u.address in (None, explicit.address)]
+            if not candidates:
+                return explicit
         recorded = next(
-            (u for u in reversed(self.upstreams) if u.status and not u.status.startswith(("1", "2", "3"))),
-            self.upstreams[-1],
+            (u for u in reversed(candidates) if u.status and not u.status.startswith(("1", "2", "3"))),
+            candidates[-1],
         )
         if explicit is None:
             return recorded

@@ -237,6 +237,7 @@ __all__ = [
     "classify",
     "explain",
     "http_address",
+    "path_to",
     "raised_in",
     "register",
 ]
@@ -847,6 +848,16 @@ def tool_error_text(exc: BaseException) -> Classification | None:
 # bare number.
 _STATUS_PHRASE: Final = re.compile(
     r"\b(?:status(?:[ _]?code)?|http(?:/\d(?:\.\d)?| error| status)?)\s*[:=]?\s*([45]\d\d)\b", re.I)
+# The HTTP clients' own wordings, kept when a tool passes ``str(e)`` on (``RuntimeError(f"failed: {e}")``): httpx's
+# "Client error '404 Not Found' for url …" / "Server error '503 …'" (whatever reason the server sent), requests'
+# "404 Client Error: Not Found for url: …", aiohttp's "404, message='Not Found', url=…", or any status followed by
+# its RFC 9110 §15 reason phrase ("503 Service Unavailable"). The wording decides that the number is a status.
+_REASON_PHRASES: Final = "|".join(sorted((re.escape(s.phrase) for s in http.HTTPStatus if s >= 400), key=len,
+                                         reverse=True))
+_STATUS_WITH_PHRASE: Final = re.compile(
+    r"\b(?:client|server) error '([45]\d\d)\b"
+    r"|\b([45]\d\d)(?: (?:client|server) error\b|, message=)"
+    rf"|\b([45]\d\d) (?:{_REASON_PHRASES})\b", re.I)
 
 
 def _status_in_text(exc: BaseException) -> Classification | None:
@@ -859,11 +870,17 @@ def _status_in_text(exc: BaseException) -> Classification | None:
     if isinstance(exc, _PROGRAMMING_ERRORS):
         return None
     text = _message_of(exc)
-    match = _STATUS_PHRASE.search(text)
+    match = _STATUS_PHRASE.search(text) or _STATUS_WITH_PHRASE.search(text)
     if match is None:
         return None
-    status = int(match.group(1))
+    status = int(next(group for group in match.groups() if group))
     result = _status_named(status, "http")(exc)
+    if result.upstream is not None and result.upstream.address is None:
+        # the URL the client's wording names after the status ("… for url 'https://api.example/v1/x'")
+        url = _URL_AFTER.search(text, match.end())
+        address = http_address(url.group(0)) if url else None
+        if address:
+            result = replace(result, upstream=replace(result.upstream, address=address))
     if status in (400, 403):
         document = _error_document(exc)
         if document is not None and document.failure_class in (FailureClass.PERMISSION_DENIED,
@@ -897,6 +914,10 @@ def _error_document(exc: BaseException) -> Classification | None:
     upstream = Upstream("http", str(statuses[0])) if statuses else None
     wait = retry_after_from_text(message) if failure_class is FailureClass.RATE_LIMITED else None
     return Classification(failure_class, retry_after=wait, upstream=upstream)
+
+
+_URL_AFTER: Final = re.compile(r"\bhttps?://[^\s'\"<>]+")
+"""The first URL after a status phrase: the request's, in httpx's, requests' and aiohttp's wordings."""
 
 
 _PROGRAMMING_ERRORS: Final = (AttributeError, NameError, TypeError, LookupError, AssertionError, ImportError,
@@ -935,7 +956,7 @@ def _dbapi_integrity(exc: BaseException) -> Classification | None:
     # PostgreSQL's detail names the violated key's columns, never just the value: keep the columns only.
     match = _UNIQUE_KEY.search(str(exc))
     status = _db_status(exc)
-    upstream = Upstream("db", status) if status else None
+    upstream = Upstream(_db_system(exc), status, _db_address(exc)) if status else None
     if match and "already exists" in str(exc):
         column = match.group(1)
         return Classification(
@@ -1031,6 +1052,54 @@ _CLICKHOUSE_CODES: Final[dict[int, tuple[FailureClass, bool | None]]] = {
     # UNKNOWN_FUNCTION, UNKNOWN_IDENTIFIER, UNKNOWN_TABLE, SYNTAX_ERROR, UNKNOWN_DATABASE: the tool's query
 }
 _CLICKHOUSE_DRIVERS: Final = ("clickhouse_connect", "clickhouse_driver")
+
+
+# OpenTelemetry's ``db.system.name`` values (semantic conventions, database spans) by the driver's top-level package.
+_DB_SYSTEMS: Final = {
+    **dict.fromkeys(("psycopg", "psycopg2", "asyncpg", "pg8000", "psycopg2cffi"), "postgresql"),
+    **dict.fromkeys(("pymysql", "MySQLdb", "mysql", "aiomysql", "asyncmy"), "mysql"),
+    "mariadb": "mariadb",
+    **dict.fromkeys(("sqlite3", "aiosqlite", "apsw"), "sqlite"),
+    **dict.fromkeys(("oracledb", "cx_Oracle"), "oracle.db"),
+    **dict.fromkeys(("pymssql", "pytds"), "microsoft.sql_server"),
+    **dict.fromkeys(_CLICKHOUSE_DRIVERS, "clickhouse"),
+    "duckdb": "duckdb",
+    "trino": "trino",
+}
+
+
+def _db_system(exc: BaseException) -> str:
+    """The database the driver that raised ``exc`` speaks to (:data:`_DB_SYSTEMS`, OpenTelemetry's
+    ``db.system.name`` values), else ``db``: what the triage dashboard groups upstream failures by."""
+    return _DB_SYSTEMS.get(type(exc).__module__.partition(".")[0], "db")
+
+
+_DSN_PAIR: Final = re.compile(r"\b(host|port)='?([^\s']+)")
+
+
+def _db_address(exc: BaseException) -> str | None:
+    """``host:port`` of the connection a driver's error names: psycopg 3's ``Error.pgconn`` (libpq's ``PQhost``/
+    ``PQport``, set even when the login failed), psycopg2's ``Error.cursor.connection.info`` (psycopg2 >= 2.8).
+    A Unix socket directory is no address. ``None`` when the error names no connection."""
+    try:
+        pgconn = getattr(exc, "pgconn", None)
+        cursor = getattr(exc, "cursor", None)
+        info = getattr(getattr(cursor, "connection", None), "info", None)
+        # a closed psycopg2 connection refuses ``info`` but keeps its ``dsn`` (password masked): host and port from it
+        dsn = getattr(getattr(cursor, "connection", None), "dsn", None)
+        parsed = dict(_DSN_PAIR.findall(dsn)) if isinstance(dsn, str) else {}
+        for owner in (pgconn, info, type("Dsn", (), {"host": parsed.get("host"), "port": parsed.get("port")})):
+            try:
+                host, port = getattr(owner, "host", None), getattr(owner, "port", None)
+            except Exception:  # libpq's accessors on a closed connection
+                continue
+            host = host.decode("utf-8", "replace") if isinstance(host, bytes) else host
+            port = port.decode("ascii", "replace") if isinstance(port, bytes) else port
+            if isinstance(host, str) and host and not host.startswith("/"):
+                return f"[{host}]:{port}" if ":" in host and port else f"{host}:{port}" if port else host
+    except Exception:  # a closed connection object may refuse to answer
+        return None
+    return None
 
 
 def _db_status(exc: BaseException) -> str | None:
@@ -1130,7 +1199,7 @@ def _dbapi(failure_class: FailureClass, side_effect_possible: bool | None = None
             # a connection lost before it opened (mysql-connector's 2013 "reading initial communication packet"):
             # no statement of the caller's went out, whatever the code says of one lost mid-query
             side_effect = False
-        upstream = Upstream("db", status) if status else None
+        upstream = Upstream(_db_system(exc), status, _db_address(exc)) if status or _db_address(exc) else None
         return Classification(cls, upstream=upstream, side_effect_possible=side_effect)
 
     return rule
@@ -3069,7 +3138,53 @@ def explain(exc: BaseException) -> tuple[Classification, BaseException]:
     if isinstance(decided[1], ToolFailure):  # the author wrote down what happened: that is the root
         return decided
     # The root sits below the deciding exception, on its own chain (not in a sibling group member).
-    return decided[0], _root_below(decided[1])
+    return _with_address(decided[0], path_to(exc, decided[1])), _root_below(decided[1])
+
+
+def path_to(exc: BaseException, target: BaseException) -> list[BaseException]:
+    """The exceptions from ``exc`` down to ``target`` along :func:`walk`'s links, outermost first (``[exc]`` when
+    ``target`` is ``exc``; ``[]`` when ``target`` is not in the chain). An exception group's members other than the
+    one ``target`` is under are no part of it: a sibling's failure is another request's (PEP 654)."""
+    path: list[BaseException] = []
+    seen: set[int] = set()
+
+    def visit(current: BaseException) -> bool:
+        if id(current) in seen or len(seen) >= _MAX_CHAIN:
+            return False
+        seen.add(id(current))
+        path.append(current)
+        if current is target:
+            return True
+        following = current.__cause__ if current.__cause__ is not None else current.__context__
+        if following is None and not isinstance(current, BaseExceptionGroup):
+            following = _held_failure(current)
+        members = list(current.exceptions) if isinstance(current, BaseExceptionGroup) else []
+        if any(visit(inner) for inner in (*members, *([following] if following is not None else []))):
+            return True
+        path.pop()
+        return False
+
+    visit(exc)
+    return path
+
+
+def _with_address(result: Classification, path: list[BaseException]) -> Classification:
+    """``result`` with its upstream's address, when the deciding exception names none and an exception on the path to
+    it does: the request a wrapper holds (requests' ``ConnectionError.request`` over urllib3's ``NewConnectionError``,
+    which names only its pool) or the connection a driver's error names (:func:`_db_address`), nearest first. The
+    on-call engineer needs which host failed (DESIGN: upstream address on the tool span); a sibling group member's
+    request is never on the path (:func:`path_to`)."""
+    upstream = result.upstream
+    if upstream is None or upstream.address is not None:
+        return result
+    for current in reversed(path):
+        try:
+            address = _request_address(current) or _db_address(current)
+        except Exception:  # an attribute of a foreign shape says nothing
+            address = None
+        if address:
+            return replace(result, upstream=replace(upstream, address=address))
+    return result
 
 
 def _holds_another(exc: BaseException) -> bool:

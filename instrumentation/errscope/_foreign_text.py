@@ -27,6 +27,7 @@ __all__ = [
     "api_code_class",
     "classify_text",
     "data_texts",
+    "deciding_cause",
     "grpc_status_in_text",
     "json_error_message",
     "json_error_parts",
@@ -601,8 +602,62 @@ def says_maybe_acted(text: str) -> bool:
     return _AFTER_SENDING.search(text.replace("_", " ")) is not None
 
 
+# Where a printed error chain names the next cause inwards: Java's and anyhow's (``{:?}``) "Caused by:" lines, anyhow's
+# numbered causes under it ("    0: …"), Python's and logging libraries' "caused by: …" / "(caused by X)", Node's
+# "[cause]: …" (util.inspect of an Error with a cause) and "cause: …".
+_CAUSE_MARKER: Final = re.compile(r"\bcaused by\b:?|\[cause\]:|\bcause:", re.I)
+_NUMBERED_CAUSE: Final = re.compile(r"\bcaused by\b:?|\[cause\]:|\bcause:|(?<=\n)[ \t]+\d+: ", re.I)
+"""The same, with anyhow's numbered causes: read only in a text that says "Caused by" (a numbered list elsewhere is
+one message's items, not a chain)."""
+_MAX_CAUSES: Final = 16
+"""Causes of a printed chain read at most (Python's own chain printer stops at the same depth)."""
+_MAX_LINKS: Final = 8
+"""Innermost ``": "`` links of a Go/anyhow chain read at most."""
+_MAX_CHAIN_TEXT: Final = 2048
+"""Characters at a text's end a ``": "`` chain is looked for in: its innermost links are at the end."""
+_CAUSED_BY: Final = re.compile(r"\bcaused by\b", re.I)
+# A transport failure at the end of a Go ``%w`` / anyhow ``{:#}`` chain ("refund: charge: Post \"…\": dial tcp …:
+# connect: connection refused"): the chain's innermost part, after its last ": " context.
+_CHAIN_LINK: Final = ": "
+
+
+def deciding_cause(text: str) -> str:
+    """The part of a printed error chain that says what happened: the innermost cause a rule reads.
+
+    A wrapped error prints its outer contexts first and the root cause last (Java's ``Throwable.printStackTrace``
+    "Caused by:", anyhow's ``Debug``, Python's ``raise … from``, Go's ``fmt.Errorf("…: %w", err)``). The outer
+    parts name what was being attempted ("Permission check for refund failed", "invalid refund request"), which
+    the phrase rules would misread as the failure; the innermost cause any rule reads (not ``unknown``) decides.
+    With no cause marker, a Go/anyhow ``": "`` chain whose innermost links are a transport failure (the upstream not
+    reached, or reached and then lost: :func:`never_reached`, :func:`says_maybe_acted`) decides the same way. Else
+    the whole text. A crash report is always read whole (it is the tool's own failure).
+    """
+    if _CRASH.search(text):
+        return text
+    marker = _NUMBERED_CAUSE if _CAUSED_BY.search(text) else _CAUSE_MARKER
+    parts = [part for part in marker.split(text, maxsplit=_MAX_CAUSES) if part.strip()]
+    for part in reversed(parts[1:]):
+        if _classify_whole(part) is not FailureClass.UNKNOWN:
+            return part
+    # The innermost links only (a chain is a line: a dump of many lines is no chain), each tail read once.
+    links = text[-_MAX_CHAIN_TEXT:].split(_CHAIN_LINK)[-_MAX_LINKS - 1:]
+    for start in range(len(links) - 1, 0, -1):
+        tail = _CHAIN_LINK.join(links[start:])
+        if _classify_whole(tail) is FailureClass.UPSTREAM_UNAVAILABLE and (never_reached(tail) or says_maybe_acted(tail)):
+            return tail
+    return text
+
+
 def classify_text(text: str) -> FailureClass:
     """Classify a foreign server's error text onto the closed set; ``unknown`` when nothing matches.
+
+    A printed error chain is read by its innermost cause (:func:`deciding_cause`); the rules below apply to it.
+    """
+    return _classify_whole(deciding_cause(text))
+
+
+def _classify_whole(text: str) -> FailureClass:
+    """Classify ``text`` as one message (no cause chain read).
 
     A crash report (:data:`_CRASH`) is ``unknown`` before any other rule: the tool failed on its own. An API error
     code the text names (:func:`api_code_class`) comes next, then status numbers, then phrases. Words that

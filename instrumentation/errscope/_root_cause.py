@@ -20,7 +20,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Final
 
-from errscope._classify import explain, walk
+from errscope._classify import explain, path_to, walk
 from errscope._foreign_text import without_page
 from errscope._scrubbing import scrub
 
@@ -185,6 +185,14 @@ def _fingerprint(type_name: str, chain: list[BaseException]) -> str:
     return digest.hexdigest()[:16]
 
 
+def _towards_root(exc: BaseException) -> list[BaseException]:
+    """``exc``'s chain from ``exc`` to its root cause and below it, outermost first, without the exception group
+    members the root is not under (:func:`errscope._classify.path_to`); the whole chain when the root is off it."""
+    root = explain(exc)[1]
+    path = path_to(exc, root)
+    return [*path, *walk(root)[1:]] if path else walk(exc)
+
+
 def upstream_said(exc: BaseException) -> str | None:
     """What the upstream answered, for the failure's log record: the error response an exception of the chain
     carries (``response``: httpx's and the SDK's ``httpx2`` ``HTTPStatusError``, requests' ``HTTPError``; aiohttp's
@@ -195,9 +203,12 @@ def upstream_said(exc: BaseException) -> str | None:
     ``str(exc)`` of these exceptions names only the status and the URL: whether a 401 was an expired token or a
     missing scope (``WWW-Authenticate: Bearer error="invalid_token"``), or whether a 503 came from a gateway's page
     or from the service, is only in the response.
+
+    Only the exceptions on the way to the root cause are read (:func:`_towards_root`): in an exception group, a
+    sibling's response is another request's answer, not what the failing upstream said.
     """
     try:
-        for current in walk(exc):
+        for current in _towards_root(exc):
             response = getattr(current, "response", None)
             status = getattr(response, "status_code", None)
             if not isinstance(status, int):  # aiohttp's ClientResponseError is its own response (status, headers)

@@ -915,14 +915,34 @@ _MAX_TRACE_HEAD: Final = 2000
 """Characters kept before the first frame."""
 
 
+_CAUSE_LINE: Final = re.compile(r"^[ \t]*(?:Caused by:|\[cause\]:)[ \t]*(\S[^\n]*)$", re.MULTILINE)
+"""A chained exception's own line under the frames: Java's ``printStackTrace`` "Caused by: …" (also Kotlin, Scala),
+Node's ``util.inspect`` "[cause]: …"."""
+_PYTHON_CHAIN: Final = re.compile(r"^(?:The above exception was the direct cause of the following exception:"
+                                  r"|During handling of the above exception, another exception occurred:)$", re.MULTILINE)
+_MAX_CAUSE_LINES: Final = 8
+
+
 def _before_frames(text: str) -> str:
     """The exception's own words: the text before the first frame, or (Python writes them last) the last line that is
-    neither a frame nor indented."""
+    neither a frame nor indented; then the causes of a chained exception, nearest first, each as ``Caused by: …``
+    (Java's order): the frames go, the root cause stays (it is what an on-call engineer looks for; the frames are
+    the internal state CWE-209 is about)."""
     match = _FRAME_LINE.search(text)
     if match is None:
         return text
     head = text[: match.start()].rstrip()
+    causes: list[str] = []
     if not head:
         lines = [line for line in text[match.start():].splitlines()[-50:] if line.strip()]
         head = next((line for line in reversed(lines) if not line[:1].isspace() and not _FRAME_LINE.match(line)), "")
-    return f"{head[:_MAX_TRACE_HEAD]} [stack trace removed]".lstrip()
+        # Python prints the root cause first and each wrapper after it: its earlier exceptions' lines, nearest first.
+        for block in reversed(_PYTHON_CHAIN.split(text[match.start():])[:-1]):
+            said = [line for line in block.splitlines() if line.strip() and not line[:1].isspace()
+                    and not _FRAME_LINE.match(line)]
+            if said:
+                causes.append(said[-1].strip())
+    else:
+        causes = [found.group(1).strip() for found in _CAUSE_LINE.finditer(text, match.start())]
+    chain = "".join(f"\nCaused by: {cause[:_MAX_TRACE_HEAD]}" for cause in causes[:_MAX_CAUSE_LINES])
+    return f"{head[:_MAX_TRACE_HEAD]}{chain} [stack trace removed]".lstrip()

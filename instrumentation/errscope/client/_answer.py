@@ -23,7 +23,7 @@ from mcp_types import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_E
 
 from errscope._attributes import META_ERROR_REF, META_FAILURE_CLASS, META_RETRY_AFTER, META_SIDE_EFFECT_POSSIBLE
 from errscope._classify import delay_seconds
-from errscope._foreign_text import MESSAGE_KEYS, classify_text, json_error_message, says_maybe_acted
+from errscope._foreign_text import MESSAGE_KEYS, classify_text, deciding_cause, json_error_message, says_maybe_acted
 from errscope._refs import ERROR_REF_PATTERN
 from errscope._vocabulary import FailureClass
 from errscope.client._invalid_params import is_argument_rejection, names_this_tool_unknown
@@ -255,5 +255,6 @@ def read_text(text: str, tool: str | None, declared_arguments: Collection[str] |
     # (OpenAI's ``invalid_request_error`` type around an ``invalid_api_key`` code).
     said = json_error_message(text) or text
     failure_class = classify_text(said)
-    maybe_acted = failure_class is FailureClass.UPSTREAM_UNAVAILABLE and says_maybe_acted(said)
+    # whether it may have acted is the deciding cause's to say (a refused connection under a "timed out" context)
+    maybe_acted = failure_class is FailureClass.UPSTREAM_UNAVAILABLE and says_maybe_acted(deciding_cause(said))
     return TextReading(failure_class, side_effect_possible=True if maybe_acted else None)
