@@ -139,6 +139,14 @@ PEP 249 ``IntegrityError``,            invalid_input           duplicate key, ba
 PEP 249 ``ProgrammingError``,          unknown                 a bug on our side, not the caller's
 ``NotSupportedError``
 redis-py auth/ACL errors               permission_denied
+redis-py ``ResponseError``             upstream_unavailable    Redis's server-state reply codes (BUSY,
+                                       (not run) for a state   MISCONF, NOREPLICAS, ...); others: the
+                                       code, else unknown      tool's own command (WRONGTYPE)
+pymongo ``OperationFailure``           by the server's code    MongoDB error_codes.yml (13, 18, 16500,
+                                                               11000, 26, 50, 91, 10107, ...)
+botocore ``ProfileNotFound``,          permission_denied       no credential to present: as
+google-auth                            (not sent)              ``NoCredentialsError``
+``DefaultCredentialsError``
 ``mcp`` ``MCPError``                   by JSON-RPC code        JSON-RPC 2.0 §5.1, MCP spec error codes
 ``mcp`` ``ToolError`` / wrappers       their ``__cause__``
 (exception groups, SQLAlchemy's,
