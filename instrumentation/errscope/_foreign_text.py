@@ -841,19 +841,17 @@ _DOC_NESTING: Final = re.compile(r"error|fault|cause|inner|detail|metadata|raw|b
 _DOC_PREFIX: Final = re.compile(r"^[^{\n]{0,80}?(?=\{)")  # "Error: 400 ", "data: ", "upstream said: "
 
 
-_DOC_LIST_PREFIX: Final = re.compile(r"^[^\[{\n]{0,80}?(?=\[\s*\{)")
 
 
 def _doc(text: str) -> Any:
-    """The JSON object ``text`` is (after a short prefix), or ``None``. A JSON array of error objects (Salesforce's REST
-    API answers every error as ``[{"message": ..., "errorCode": ...}]``) is read as ``{"errors": [...]}``."""
+    """The JSON object ``text`` is (after a short prefix), or ``None``. A text that is a JSON array of error objects and
+    nothing else (Salesforce's REST API answers every error as ``[{"message": ..., "errorCode": ...}]``) is read as
+    ``{"errors": [...]}``; not one after words ("Invalid arguments for tool x: [{...zod issues}]": those words say
+    what happened, J214)."""
     stripped = text.strip()
-    if stripped.endswith("]"):
-        prefix = _DOC_LIST_PREFIX.match(stripped)
-        if prefix is None:
-            return None
+    if stripped.startswith("[") and stripped.endswith("]"):
         try:
-            items = json.loads(stripped[prefix.end():])
+            items = json.loads(stripped)
         except (ValueError, RecursionError):
             return None
         return {"errors": items} if isinstance(items, list) and all(isinstance(i, dict) for i in items) else None
