@@ -139,6 +139,14 @@ PEP 249 ``IntegrityError``,            invalid_input           duplicate key, ba
 PEP 249 ``ProgrammingError``,          unknown                 a bug on our side, not the caller's
 ``NotSupportedError``
 redis-py auth/ACL errors               permission_denied
+redis-py ``ResponseError``             upstream_unavailable    Redis's server-state reply codes (BUSY,
+                                       (not run) for a state   MISCONF, NOREPLICAS, ...); others: the
+                                       code, else unknown      tool's own command (WRONGTYPE)
+pymongo ``OperationFailure``           by the server's code    MongoDB error_codes.yml (13, 18, 16500,
+                                                               11000, 26, 50, 91, 10107, ...)
+botocore ``ProfileNotFound``,          permission_denied       no credential to present: as
+google-auth                            (not sent)              ``NoCredentialsError``
+``DefaultCredentialsError``
 ``mcp`` ``MCPError``                   by JSON-RPC code        JSON-RPC 2.0 §5.1, MCP spec error codes
 ``mcp`` ``ToolError`` / wrappers       their ``__cause__``
 (exception groups, SQLAlchemy's,
@@ -1255,6 +1263,63 @@ def _unavailable(side_effect_possible: bool | None, system: str | None = None) -
         return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=upstream, side_effect_possible=sent)
 
     return rule
+
+
+# Redis's reply codes for a command refused because of the server's own state, for now (Redis's error replies start
+# with their code, https://redis.io/docs/latest/develop/reference/protocol-spec/#simple-errors; redis-py raises a class
+# of its own for LOADING, READONLY, MASTERDOWN, TRYAGAIN, CLUSTERDOWN and OOM, and a bare ResponseError for BUSY (a
+# script or function running), MISCONF (it cannot persist its snapshot) and NOREPLICAS (not enough good replicas for
+# min-replicas-to-write)): the command did not run.
+_REDIS_STATE_CODES: Final = frozenset({"BUSY", "MISCONF", "NOREPLICAS", "MASTERDOWN", "LOADING", "TRYAGAIN",
+                                       "CLUSTERDOWN", "READONLY"})
+
+
+def _redis_reply(exc: BaseException) -> Classification:
+    """redis-py's ``ResponseError``: a server-state code (:data:`_REDIS_STATE_CODES`) is an upstream that cannot take
+    the command now; any other (WRONGTYPE, ERR wrong number of arguments) is the tool's own command: ``unknown``. The
+    server refused it either way: nothing applied."""
+    code = str(exc).split(None, 1)[:1]
+    if code and code[0] in _REDIS_STATE_CODES:
+        return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("redis", code[0]),
+                              side_effect_possible=False)
+    return Classification(FailureClass.UNKNOWN, side_effect_possible=False)
+
+
+# MongoDB's server error codes (https://github.com/mongodb/mongo/blob/master/src/mongo/base/error_codes.yml) on an
+# ``OperationFailure``: code -> (class, may the command have taken effect). 13 Unauthorized (a connection that never
+# logged in, or a user without the role) and 18 AuthenticationFailed; 16500 is Azure Cosmos DB's API for MongoDB's
+# TooManyRequests ("Request rate is large"); 11000 DuplicateKey a conflict with what is there (as SQLSTATE 23505);
+# 26 NamespaceNotFound; 50 MaxTimeMSExpired and 262 ExceededTimeLimit a command stopped at its time limit (it may have
+# applied part); 91 ShutdownInProgress, 189 PrimarySteppedDown, 10107 NotWritablePrimary, 13435
+# NotPrimaryNoSecondaryOk, 11600 InterruptedAtShutdown, 11602 InterruptedDueToReplStateChange: the node cannot take it
+# now (MongoDB's retryable errors).
+_MONGODB_CODES: Final[dict[int, tuple[FailureClass, bool | None]]] = {
+    13: (FailureClass.PERMISSION_DENIED, False),
+    18: (FailureClass.PERMISSION_DENIED, False),
+    16500: (FailureClass.RATE_LIMITED, False),
+    11000: (FailureClass.INVALID_INPUT, False),
+    26: (FailureClass.NOT_FOUND, False),
+    50: (FailureClass.UPSTREAM_UNAVAILABLE, True),
+    262: (FailureClass.UPSTREAM_UNAVAILABLE, True),
+    91: (FailureClass.UPSTREAM_UNAVAILABLE, False),
+    189: (FailureClass.UPSTREAM_UNAVAILABLE, False),
+    10107: (FailureClass.UPSTREAM_UNAVAILABLE, False),
+    13435: (FailureClass.UPSTREAM_UNAVAILABLE, False),
+    11600: (FailureClass.UPSTREAM_UNAVAILABLE, None),
+    11602: (FailureClass.UPSTREAM_UNAVAILABLE, None),
+}
+
+
+def _mongodb_code(exc: BaseException) -> Classification | None:
+    """pymongo's ``OperationFailure`` by the server's error code (:data:`_MONGODB_CODES`), with the code's name as the
+    upstream status; ``None`` (the rest of the rules decide) for a code not in the table."""
+    code = getattr(exc, "code", None)
+    if not isinstance(code, int) or code not in _MONGODB_CODES:
+        return None
+    failure_class, side_effect = _MONGODB_CODES[code]
+    details = getattr(exc, "details", None)
+    name = details.get("codeName") if isinstance(details, Mapping) else None
+    return Classification(failure_class, upstream=Upstream("mongodb", str(name or code)), side_effect_possible=side_effect)
 
 
 def raised_in(exc: BaseException, *modules: str) -> bool:
@@ -2680,8 +2745,14 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # botocore refusing before it signs or sends (https://docs.aws.amazon.com/boto3/latest/guide/error-handling.html):
     # no credential to present (as a 401 without one), parameters the service model rejects, no region (the tool's
     # own configuration or code)
-    **dict.fromkeys(("botocore.exceptions.NoCredentialsError", "botocore.exceptions.PartialCredentialsError"),
+    **dict.fromkeys(("botocore.exceptions.NoCredentialsError", "botocore.exceptions.PartialCredentialsError",
+                     # ... the named profile to take them from is not configured (boto3.Session(profile_name=...))
+                     "botocore.exceptions.ProfileNotFound"),
                     _fixed(FailureClass.PERMISSION_DENIED, False)),
+    # google-auth finding no credential at all (google.auth.default() without Application Default Credentials): as
+    # botocore's NoCredentialsError, nothing was sent (https://googleapis.dev/python/google-auth/latest/reference/
+    # google.auth.exceptions.html)
+    "google.auth.exceptions.DefaultCredentialsError": _fixed(FailureClass.PERMISSION_DENIED, False),
     **dict.fromkeys(("botocore.exceptions.ParamValidationError", "botocore.exceptions.NoRegionError"),
                     _fixed(FailureClass.UNKNOWN, False)),
     # the bulk helpers of Elasticsearch and OpenSearch: each failed item's own status (_bulk_item_refused)
@@ -2705,7 +2776,7 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
         ("ClusterDownError", _unavailable(False, "redis")),
         ("WatchError", _unavailable(False, "redis")),
         ("TimeoutError", _unavailable(True, "redis")),
-        ("ResponseError", _fixed(FailureClass.UNKNOWN, False)),  # WRONGTYPE, bad arguments: our bug
+        ("ResponseError", _redis_reply),  # WRONGTYPE, bad arguments: our bug; BUSY, MISCONF: the server's state
         # raised from the socket error it replaces: refused or unresolvable (not sent), reset (maybe sent)
         # raised by the pool itself, over no socket error (valkey's "Too many connections"): no connection to send on
         ("ConnectionError", _wrapping(lambda exc: exc.__context__, lambda exc: _unavailable(
@@ -2724,6 +2795,8 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "pymongo.errors.WaitQueueTimeoutError": _unavailable(False, "mongodb"),
     "pymongo.errors.NetworkTimeout": _unavailable(True, "mongodb"),
     "pymongo.errors.ConnectionFailure": _unavailable(None, "mongodb"),
+    # a command the server answered with an error document: its code says which (_MONGODB_CODES)
+    "pymongo.errors.OperationFailure": _mongodb_code,
     # pika (https://pika.readthedocs.io/en/stable/modules/exceptions.html): AMQPConnectionError is what
     # BlockingConnection raises when it cannot open the connection (its connector's errors likewise);
     # a connection closed once open leaves a publish's fate open; the broker refusing the login is a denial.

@@ -225,7 +225,10 @@ def grpc_status_in_text(text: str) -> str | None:
 _CAMEL_CODE: Final = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:\.[A-Z][A-Za-z0-9]*)*")
 _CAMEL_HUMP: Final = re.compile(r"[a-z0-9][A-Z]")
 _SNAKE_CODE: Final = re.compile(r"\(([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)\)"
-                                r"|(?:^|[:=]\s*)([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)[\s.!]*$")
+                                r"|(?:^|[:=]\s*)([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)[\s.!]*$"
+                                # an upper-case code heading its message ("INVALID_SESSION_ID: Session expired or
+                                # invalid", jsforce's ``errorCode: message``): argument names are not upper case
+                                r"|(?:^|:\s)([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+):\s")
 
 
 def named_code_class(text: str) -> FailureClass | None:
@@ -233,7 +236,7 @@ def named_code_class(text: str) -> FailureClass | None:
     stripped = text.strip()
     tokens = [m.group(0) for m in _CAMEL_CODE.finditer(stripped)
               if ("." in m.group(0) or _CAMEL_HUMP.search(m.group(0))) and stripped[m.end():m.end() + 1] != "("]
-    tokens += [m.group(1) or m.group(2) for m in _SNAKE_CODE.finditer(stripped)]
+    tokens += [m.group(1) or m.group(2) or m.group(3) for m in _SNAKE_CODE.finditer(stripped)]
     for token in tokens:
         cls = api_code_class(token)
         if cls is not None and cls is not FailureClass.UNKNOWN:
@@ -246,6 +249,15 @@ def named_code_class(text: str) -> FailureClass | None:
 _WINSOCK_NUMBER: Final = r"(?:100(?:5[0134]|6[014]|65)|1100[12])\b"
 _WINSOCK_NAME: Final = r"\b(?:winerror|errno|socket ?exception|socket ?error|win32 ?exception)\W{1,3}"
 
+# A program that could not be started, as runtimes and shells report it (see _PHRASES). Used by _PHRASES and
+# _NEVER_REACHED: the program never ran, so nothing reached what it would have called.
+_PROGRAM_MISSING: Final = (
+    r"\bspawn(?:sync)? \S+ (?:enoent|eacces)\b|"
+    r"(?<![\w.~/+-])(?!(?:error|err|fatal|warning)\b)[\w.~/+-]+: command not found\b|\bzsh: command not found\b|"
+    r"\bsh: \d+: \S+: not found\b|\bis not recognized as (?:an internal or external command|the name of a cmdlet)\b|"
+    r"\bexecutable file not found in\b"
+)
+
 # Status numbers standing as words ("403 Forbidden", "HTTP 503", "status=429").
 _STATUS: Final = re.compile(r"(?<![\w.-])([1-5]\d\d)(?![\w.-])")
 
@@ -257,7 +269,11 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
         # usage limit" / "exceeds the pay-as-you-go limit"
         # (the limit reached or exceeded, not a usage limit named: "Quota usage: 12% of monthly usage limits")
         r"\bexceeded your (?:current )?quota\b|\b(?:reached|exceed(?:ed|s|ing)?|hit) (?:[\w'-]+ ){0,4}usage limits?\b|"
-        r"\busage limits? (?:has been |have been |was |is )?(?:reached|exceeded|hit)\b|\bpay-as-you-go limit\b", re.I)),
+        r"\busage limits? (?:has been |have been |was |is )?(?:reached|exceeded|hit)\b|\bpay-as-you-go limit\b|"
+        # a request rate exceeded, in the API's own count (Shopify's REST Admin API: "Exceeded 2 calls per second for
+        # api client. Reduce request rates to resume uninterrupted service.")
+        r"\bexceed(?:ed|s|ing)?\b[^.\n]{0,30}?\b(?:calls|requests|queries)\s*(?:per|/|a|an)\s*(?:second|sec|minute|min|hour|day)\b",
+        re.I)),
     (
         FailureClass.PERMISSION_DENIED,
         re.compile(
@@ -267,7 +283,17 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # again, so checked before "invalid" reads them as the caller's arguments.
             r"\binvalid[ _](?:(?:access|bearer|auth|refresh|id)[ _])?token\b|\bexpired (?:(?:access|bearer|auth) )?token\b|"
             r"\b(?:token|credentials?) (?:has |have |is |are )?(?:expired|revoked)\b|\binvalid[ _](?:credentials|grant)\b|"
-            r"\binsufficient[ _]scope\b|\bunauthenticated\b|\bnot authenticated\b|"
+            r"\binsufficient[ _](?:authentication[ _])?scopes?\b|\bunauthenticated\b|\bnot authenticated\b|"
+            # ... and in the words of the services MCP servers wrap: Google's "Request had insufficient authentication
+            # scopes" (ACCESS_TOKEN_SCOPE_INSUFFICIENT), Microsoft Graph's "Insufficient privileges to complete the
+            # operation" (Authorization_RequestDenied), MongoDB's "command find requires authentication" (code 13
+            # Unauthorized), Redis's WRONGPASS reply code, and no credential to sign with at all (botocore's
+            # NoCredentialsError "Unable to locate credentials", a missing "config profile (x)")
+            r"\binsufficient (?:privileges?|permissions?)\b|\brequires authentication\b|\bwrongpass\b|"
+            r"\b(?:unable to locate|could not (?:find|locate|load)|no) (?:valid )?credentials\b|"
+            r"\b(?:config|credentials?) profile\b[^.\n]{0,60}?\b(?:could not be found|not found|does not exist)\b|"
+            # EPERM, the operating system refusing the operation (Python's PermissionError for errno 1 and 13 alike)
+            r"\beperm\b|\boperation not permitted\b|"
             # (not SslStream's "Authentication failed because the remote party has closed the transport stream": a TLS
             # handshake the peer cut, no credential refused)
             r"\bauthentication (?:failed|required)\b(?!,? because (?:the )?(?:remote|peer|connection|transport|stream))|"
@@ -402,6 +428,19 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # A Unix socket that is not there (connect(2)'s ENOENT): Go's "dial unix /run/x.sock: connect: no such file
             # or directory", Node's "connect ENOENT /run/x.sock": the service does not run, no missing record.
             r"\bdial unix\b[^\n]{0,200}?\bno such file\b|\bconnect: no such file\b|\bconnect enoent\b|"
+            # A program the tool runs that is not installed or not executable (the shell's 127/126 and a
+            # FileNotFoundError out of subprocess, in the words other runtimes relay): Node's "spawn npx ENOENT" and
+            # "spawnSync kubectl ENOENT", a shell's "kubectl: command not found" (bash; zsh's "command not found: x";
+            # dash's "sh: 1: x: not found"), cmd.exe's and PowerShell's "is not recognized as an internal or external
+            # command" / "as the name of a cmdlet", Go's os/exec "executable file not found in $PATH". Checked before
+            # "not found": no record the caller named is missing. (Not "Error: command not found: /x", a chat bot's.)
+            + _PROGRAM_MISSING + "|"
+            # A connection refused in kubectl's words ("The connection to the server localhost:8080 was refused")
+            r"\bconnection to (?:the )?(?:server |host )?\S+ (?:was )?refused\b|"
+            # Redis refusing a command for its own state, for now (its LOADING, BUSY, MISCONF, READONLY and
+            # MASTERDOWN replies; redis-py's BusyLoadingError, ReadOnlyError ...): nothing applied
+            r"\bloading the dataset\b|\bbusy running a script\b|\b(?:unable|not able) to persist (?:to|on) disk\b|"
+            r"\bread[ -]only replica\b|"
             # A database that cannot take the statement now, in its own words (the SQLSTATE classes 40 and 53 that
             # ``errscope._classify`` reads from a driver's exception: rolled back, nothing applied): PostgreSQL's
             # "deadlock detected" / "could not serialize access" / "sorry, too many clients already", MySQL's "Too many
@@ -541,7 +580,8 @@ _NEVER_REACHED: Final = re.compile(
     r"\bfailed host lookup\b|\bno address associated\b|\bnxdomain\b|\bserver misbehaving\b|"
     r"\bremote name could not be resolved\b|\btrust relationship\b|\bsecure channel\b|\bname does not resolve\b|"
     r"\bno data of the requested type\b|\bduring hostname resolution\b|\bhost not found \((?:non-)?authoritative\)|"
-    r"\bremote party has closed the transport stream\b",
+    r"\bremote party has closed the transport stream\b|"
+    + _PROGRAM_MISSING,
     re.I,
 )
 # ... and one that may have ended after the upstream got the request (DESIGN.md, "the same holds one hop further down"):
@@ -856,9 +896,20 @@ _DOC_NESTING: Final = re.compile(r"error|fault|cause|inner|detail|metadata|raw|b
 _DOC_PREFIX: Final = re.compile(r"^[^{\n]{0,80}?(?=\{)")  # "Error: 400 ", "data: ", "upstream said: "
 
 
+
+
 def _doc(text: str) -> Any:
-    """The JSON object ``text`` is (after a short prefix), or ``None``."""
+    """The JSON object ``text`` is (after a short prefix), or ``None``. A text that is a JSON array of error objects and
+    nothing else (Salesforce's REST API answers every error as ``[{"message": ..., "errorCode": ...}]``) is read as
+    ``{"errors": [...]}``; not one after words ("Invalid arguments for tool x: [{...zod issues}]": those words say
+    what happened, J214)."""
     stripped = text.strip()
+    if stripped.startswith("[") and stripped.endswith("]"):
+        try:
+            items = json.loads(stripped)
+        except (ValueError, RecursionError):
+            return None
+        return {"errors": items} if isinstance(items, list) and all(isinstance(i, dict) for i in items) else None
     prefix = _DOC_PREFIX.match(stripped)
     if prefix is None or not stripped.endswith("}"):
         return None
