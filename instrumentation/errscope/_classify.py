@@ -185,6 +185,7 @@ import subprocess
 import urllib.error
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from http import HTTPStatus
 from typing import Any, Final, TypeAlias
 from urllib.parse import urlsplit
 
@@ -501,10 +502,27 @@ def _is_http_parse_error(exc: BaseException | None) -> bool:
                                    for klass in type(exc).__mro__)
 
 
+def _no_answer_below(exc: BaseException) -> bool:
+    """Whether ``exc`` keeps a status no server answered: it holds no response (no response object, no or empty headers) and
+    was raised over a transport failure that got no status of its own (a refused connection, a name that does not
+    resolve, a reset, a timeout). An SDK's catch-all that files every client failure under a made-up status (resend's
+    ``ResendError(code=500, error_type="HttpClientError")`` over requests' ``ConnectionError``): the failure below
+    says what happened, and whether the request left."""
+    below = exc.__cause__ if exc.__cause__ is not None else exc.__context__
+    if below is None or _attribute(exc, "response") is not None or any(
+            _attribute(exc, name) for name in ("headers", "response_headers", "resp_headers")):  # a real answer has some
+        return False
+    inner = classify(below)
+    return (inner.failure_class is FailureClass.UPSTREAM_UNAVAILABLE and inner.side_effect_possible is not None
+            and not any(http_status_of(failure) is not None for failure in walk(below)))
+
+
 def _http_status(exc: BaseException) -> Classification | None:
     status = http_status_of(exc)
     if status is None or _is_http_parse_error(exc.__cause__):
         return None  # none, or the client parser's own: its cause decides
+    if status >= 500 and _no_answer_below(exc):
+        return None  # no server said so: the transport failure it was raised over decides
     result = _status_classification(status, lambda name: _response_header(exc, name), _request_address(exc))
     # An API that answers 401/403 for what does not exist (so as not to say whether it is private: the Hugging
     # Face Hub) names it in its own error code; the SDK's class says so (RepositoryNotFoundError).
@@ -843,10 +861,11 @@ def tool_error_text(exc: BaseException) -> Classification | None:
 
 
 # An HTTP error status named as one in prose: "status code 429", "status 503", "statusCode: 404", "HTTP 404", "HTTP
-# Error 500", "HTTP/1.1 503", "status=502", "(status 401)". The word decides that the number is a status, never a
+# Error 500", "HTTP/1.1 503", "status=502", "(status 401)", "HTTP_RESPONSE 502" (braintree), "response code 404". The word decides that the number is a status, never a
 # bare number.
 _STATUS_PHRASE: Final = re.compile(
-    r"\b(?:status(?:[ _]?code)?|http(?:/\d(?:\.\d)?| error| status)?)\s*[:=]?\s*([45]\d\d)\b", re.I)
+    r"\b(?:status(?:[ _]?code)?|http(?:/\d(?:\.\d)?| error| status|[ _]response)?|response[ _](?:code|status))"
+    r"\s*[:=]?\s*([45]\d\d)\b", re.I)
 
 
 def _status_in_text(exc: BaseException) -> Classification | None:
@@ -1993,7 +2012,9 @@ _NAME_WORDS: Final = (
     (re.compile(r"Rate_?[Ll]imit|Throttl|TooManyRequests|ResourceExhausted|UsageLimit|Quota(?:Exceeded|Exhausted)"),
      FailureClass.RATE_LIMITED, False),
     # an API key refused or never given (Tavily's InvalidAPIKeyError, its 401; MissingAPIKeyError: nothing sent)
+    # AuthorizationError: braintree's 403, redis-py's NOPERM (not OAuth's AuthorizationPending: a flow still waiting)
     (re.compile(r"PermissionDenied|AccessDenied|Forbidden|Unauthori[sz]ed|Unauthenticated|Authenticat|"
+                r"Authori[sz]ation(?:Error|Exception|Fail)|"
                 r"(?:Invalid|Missing|Expired|Revoked)(?:Api|API)Key|(?:Api|API)Key(?:Invalid|Missing|Expired)"),
      FailureClass.PERMISSION_DENIED, False),
     (_NOT_FOUND_WORDS, FailureClass.NOT_FOUND, None),
@@ -2097,10 +2118,41 @@ def _program_failure(exc: BaseException) -> Classification | None:
     return None
 
 
+# An SDK class named after one HTTP status's reason phrase (RFC 9110 §15, the IANA registry's names: braintree's
+# ``ServerError``/``ServiceUnavailableError``/``GatewayTimeoutError``, werkzeug's ``NotFound``, discord.py's
+# ``Forbidden``) stands for that status when it keeps none: the status's class and whether the request may have been
+# acted on (a 503 refused it whole, a 500 or 504 may come after it acted). The whole name must be the phrase (an
+# ``Http``/``HTTP`` prefix, an ``Error``/``Exception`` suffix aside): ``ObjectNotFound`` is read by its words below.
+_REASON_AFFIXES: Final = re.compile(r"^(?:http)?(.*?)(?:error|exception)?$")
+
+
+def _reason_key(name: str) -> str:
+    match = _REASON_AFFIXES.match(re.sub(r"[^a-z0-9]", "", name.lower()))
+    return match.group(1) if match else name
+
+
+_REASON_NAMES: Final[dict[str, int]] = {
+    # not 501: a library's ``NotImplementedException`` is a feature its client lacks, no server's answer
+    **{_reason_key(status.phrase): int(status) for status in HTTPStatus if status >= 400 and status != 501},
+    # older and shorter names: RFC 7231's 413, RFC 4918's 422, a 5xx as a server's error
+    "server": 500, "payloadtoolarge": 413, "requestentitytoolarge": 413, "unprocessablecontent": 422,
+}
+
+
+def _reason_named(klass: type[BaseException]) -> int | None:
+    return _REASON_NAMES.get(_reason_key(klass.__name__))
+
+
 def _by_name(exc: BaseException) -> Classification | None:
     for klass in type(exc).__mro__:
         if klass.__module__ == "builtins":
             break
+        status = _reason_named(klass)
+        if status is not None and class_for_http_status(status) is not FailureClass.UNKNOWN:
+            failure_class = class_for_http_status(status)
+            wait = _carried_delay(exc) if failure_class is FailureClass.RATE_LIMITED else None
+            return Classification(failure_class, retry_after=wait,
+                                  side_effect_possible=side_effect_for_http_status(status))
         for pattern, failure_class, side_effect in _NAME_WORDS:
             if pattern.search(klass.__name__):
                 sent = _sent_by_name(exc) if failure_class is FailureClass.UPSTREAM_UNAVAILABLE and side_effect is None \

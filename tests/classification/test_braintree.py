@@ -37,12 +37,12 @@ def _find(port: int, timeout: float = 5) -> Callable[[], Any]:
     (401, "AuthenticationError", C.PERMISSION_DENIED, False),
     (403, "AuthorizationError", C.PERMISSION_DENIED, False),
     (404, "NotFoundError", C.NOT_FOUND, False),
-    (426, "UpgradeRequiredError", C.UNKNOWN, False),  # the SDK's API version is retired: our dependency, not the call
+    (426, "UpgradeRequiredError", C.UNKNOWN, None),  # the SDK's API version is retired: our dependency, not the call
     (429, "TooManyRequestsError", C.RATE_LIMITED, False),
     (500, "ServerError", C.UPSTREAM_UNAVAILABLE, True),
     (503, "ServiceUnavailableError", C.UPSTREAM_UNAVAILABLE, False),
     (504, "GatewayTimeoutError", C.UPSTREAM_UNAVAILABLE, True),
-    (408, "RequestTimeoutError", C.UPSTREAM_UNAVAILABLE, True),
+    (408, "RequestTimeoutError", C.UPSTREAM_UNAVAILABLE, False),  # the server gave up waiting for the request
 ])
 def test_status(status: int, exc_name: str, failure_class: C, side_effect: bool) -> None:
     with answering(status, NOT_FOUND_XML, {"Content-Type": "application/xml"}) as port:
