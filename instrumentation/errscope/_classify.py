@@ -532,6 +532,10 @@ def _http_status(exc: BaseException) -> Classification | None:
         # A status outside HTTP's registry (Cohere's 498 for a key it refuses, nginx's 499): the SDK's class for it
         # names what it means, and the status stays the upstream's.
         named = _by_name(exc)
+        if named is not None and named.failure_class is FailureClass.UPSTREAM_UNAVAILABLE and status < 500:
+            # a 4xx is the server's answer: the connection worked, whatever a base class is named (pyactiveresource
+            # files every status error under its ConnectionError)
+            named = None
         if named is None and _CREDENTIAL_WORDS.search(type(exc).__name__):
             named = Classification(FailureClass.PERMISSION_DENIED)
         if named is not None:
