@@ -2151,23 +2151,30 @@ def _by_name(exc: BaseException) -> Classification | None:
     for klass in type(exc).__mro__:
         if klass.__module__ == "builtins":
             break
-        status = _reason_named(klass)
-        if status is not None and class_for_http_status(status) is not FailureClass.UNKNOWN:
-            failure_class = class_for_http_status(status)
-            wait = _carried_delay(exc) if failure_class is FailureClass.RATE_LIMITED else None
-            return Classification(failure_class, retry_after=wait,
-                                  side_effect_possible=side_effect_for_http_status(status))
-        for pattern, failure_class, side_effect in _NAME_WORDS:
-            if pattern.search(klass.__name__):
-                sent = _sent_by_name(exc) if failure_class is FailureClass.UPSTREAM_UNAVAILABLE and side_effect is None \
-                    else side_effect
-                if failure_class is FailureClass.PERMISSION_DENIED and classify_text(
-                        _message_of(exc)) is FailureClass.RATE_LIMITED:
-                    # a refusal named Forbidden whose words say a usage quota or rate limit is spent (Tavily's 432
-                    # "exceeds your plan's set usage limit"), as a 403 that says when to come back: a rate limit
-                    failure_class = FailureClass.RATE_LIMITED
-                wait = _carried_delay(exc) if failure_class is FailureClass.RATE_LIMITED else None
-                return Classification(failure_class, retry_after=wait, side_effect_possible=sent)
+        named = _named_class(exc, klass)
+        if named is None:
+            continue
+        failure_class, sent = named
+        if failure_class is FailureClass.PERMISSION_DENIED and classify_text(
+                _message_of(exc)) is FailureClass.RATE_LIMITED:
+            # a refusal named Forbidden whose words say a usage quota or rate limit is spent (Tavily's 432
+            # "exceeds your plan's set usage limit"), as a 403 that says when to come back: a rate limit
+            failure_class = FailureClass.RATE_LIMITED
+        wait = _carried_delay(exc) if failure_class is FailureClass.RATE_LIMITED else None
+        return Classification(failure_class, retry_after=wait, side_effect_possible=sent)
+    return None
+
+
+def _named_class(exc: BaseException, klass: type[BaseException]) -> tuple[FailureClass, bool | None] | None:
+    """What ``klass``'s name says: an HTTP status's reason phrase (that status's class and fact), else the words."""
+    status = _reason_named(klass)
+    if status is not None and class_for_http_status(status) is not FailureClass.UNKNOWN:
+        return class_for_http_status(status), side_effect_for_http_status(status)
+    for pattern, failure_class, side_effect in _NAME_WORDS:
+        if pattern.search(klass.__name__):
+            sent = _sent_by_name(exc) if failure_class is FailureClass.UPSTREAM_UNAVAILABLE and side_effect is None \
+                else side_effect
+            return failure_class, sent
     return None
 
 
