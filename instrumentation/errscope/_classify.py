@@ -508,13 +508,22 @@ def _no_answer_below(exc: BaseException) -> bool:
     resolve, a reset, a timeout). An SDK's catch-all that files every client failure under a made-up status (resend's
     ``ResendError(code=500, error_type="HttpClientError")`` over requests' ``ConnectionError``): the failure below
     says what happened, and whether the request left."""
-    below = exc.__cause__ if exc.__cause__ is not None else exc.__context__
-    if below is None or _attribute(exc, "response") is not None or any(
+    below = walk(exc)[1:]
+    if not below or id(exc) in _WEIGHING or _attribute(exc, "response") is not None or any(
             _attribute(exc, name) for name in ("headers", "response_headers", "resp_headers")):  # a real answer has some
         return False
-    inner = classify(below)
-    return (inner.failure_class is FailureClass.UPSTREAM_UNAVAILABLE and inner.side_effect_possible is not None
-            and not any(http_status_of(failure) is not None for failure in walk(below)))
+    if any(failure is exc or http_status_of(failure) is not None for failure in below):
+        return False  # a status below (the one this repeats), or a chain that loops back (``raise e from e``)
+    _WEIGHING.add(id(exc))
+    try:
+        inner = classify(below[0])
+    finally:
+        _WEIGHING.discard(id(exc))
+    return inner.failure_class is FailureClass.UPSTREAM_UNAVAILABLE and inner.side_effect_possible is not None
+
+
+_WEIGHING: set[int] = set()
+"""The exceptions :func:`_no_answer_below` is weighing now: a chain that leads back to one answers no."""
 
 
 def _http_status(exc: BaseException) -> Classification | None:
@@ -2536,6 +2545,45 @@ def _kazoo_timeout(exc: BaseException) -> Classification:
     return _unavailable(True, "zookeeper")(exc)
 
 
+# Milvus's own error codes (``merr``, pkg/util/merr/errors.go), kept by pymilvus as ``MilvusException.code``. Several
+# lie in 400-599 (400 replica not found, 503 channel not available): no HTTP statuses. A refusal of what the call named
+# (not there, a value it may not use, a state it must first change: a collection not loaded) did nothing; the
+# cluster's own state (not ready, recovering, a replica, channel or node it lacks) refused the call before acting.
+_MILVUS_CODES: Final[dict[int, tuple[FailureClass, bool | None]]] = {
+    **dict.fromkeys((100, 200, 300, 700, 800, 1200, 1600, 1603, 1700), (FailureClass.NOT_FOUND, False)),
+    **dict.fromkeys((101, 102, 104, 105, 107, 201, 301, 302, 303, 701, 702, 801, 802, 1100, 1101, 1102, 1601, 1602,
+                     1701, 1801, 1802, 1804, 1806), (FailureClass.INVALID_INPUT, False)),
+    **dict.fromkeys((1400, 1401, 1800), (FailureClass.PERMISSION_DENIED, False)),
+    **dict.fromkeys((4, 8, 9, 1807), (FailureClass.RATE_LIMITED, False)),  # request/rate limit, quota
+    **dict.fromkeys((1, 2, 3, 6, 7, 11, 12, 103, 106, 202, 305, 400, 401, 500, 501, 503, 504, 600, 601, 602, 901, 902,
+                     903, 905, 1303), (FailureClass.UPSTREAM_UNAVAILABLE, False)),
+    **dict.fromkeys((5, 1000, 1001, 1002, 1302, 2000, 65535), (FailureClass.UPSTREAM_UNAVAILABLE, None)),
+    10000: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # canceled inside the server, after it started
+    10001: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # timed out inside the server
+}
+
+
+def _milvus_error(exc: BaseException) -> Classification | None:
+    """pymilvus's ``MilvusException``: a gRPC status its retry gave up on (``code`` a ``grpc.StatusCode``), else
+    Milvus's own code (:data:`_MILVUS_CODES`), else the server's verdict it keeps (``is_input_error``: the request
+    was the caller's; ``retriable``: the cluster could not now). pymilvus's own default code 1 over another failure
+    (a timeout of its retry loop) is no answer: the failure below decides."""
+    if _grpc_status_name(exc) is not None:
+        return _grpc_status(exc)
+    code = _attribute(exc, "code")
+    if not isinstance(code, int) or isinstance(code, bool):
+        return None
+    if code == 1 and (exc.__cause__ is not None and exc.__cause__ is not exc):
+        return None
+    found = _MILVUS_CODES.get(code)
+    if found is None and _attribute(exc, "is_input_error") is True:
+        found = (FailureClass.INVALID_INPUT, False)
+    elif found is None and _attribute(exc, "retriable") is True:
+        found = (FailureClass.UPSTREAM_UNAVAILABLE, False)
+    failure_class, side_effect = found or (FailureClass.UNKNOWN, None)
+    return Classification(failure_class, upstream=Upstream("milvus", str(code)), side_effect_possible=side_effect)
+
+
 def _cut_off(exc: BaseException) -> Classification:
     # An SDK that files an answered status under its timeout class (geopy's GeocoderTimedOut for a 503, 504 or 408,
     # raised ``from`` the adapter's error that keeps it): nothing ran out here, the status answered; it decides.
@@ -2880,6 +2928,9 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     **dict.fromkeys(("sh.CommandNotFound", "plumbum.commands.processes.CommandNotFound"), _unavailable(False)),
     **dict.fromkeys(("git.exc.InvalidGitRepositoryError", "gitdb.exc.BadName", "gitdb.exc.BadObject"),
                     _fixed(FailureClass.NOT_FOUND, False)),
+    # pymilvus: Milvus's own error codes (_milvus_error); its check of the arguments before sending (our call)
+    "pymilvus.exceptions.MilvusException": _milvus_error,
+    "pymilvus.exceptions.ParamError": _fixed(FailureClass.UNKNOWN, False),
     # hvac (HashiCorp Vault): one class per status (hvac.utils.raise_for_error), no status kept
     **{f"hvac.exceptions.{name}": _status_named(status, "vault") for name, status in (
         ("InvalidRequest", 400), ("Unauthorized", 401), ("Forbidden", 403), ("InvalidPath", 404),
@@ -2889,6 +2940,7 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
 
 _OWN_CODE_RULES: Final = frozenset(
     _NAMED_RULES[name] for name in ("smtplib.SMTPResponseException", "aiosmtplib.errors.SMTPResponseException",
+                                    "pymilvus.exceptions.MilvusException",
                                     "aiohttp.client_exceptions.ClientHttpProxyError", *_HTTP_PARSE_ERRORS)
 )
 """Rules that read a protocol's own reply code, or know the status-shaped code is no server's (a client parser's):
