@@ -2584,6 +2584,43 @@ def _milvus_error(exc: BaseException) -> Classification | None:
     return Classification(failure_class, upstream=Upstream("milvus", str(code)), side_effect_possible=side_effect)
 
 
+# NTSTATUS error values (MS-ERREF §2.3.1; severity 3, the top two bits set) an SMB server answers a request with
+# (MS-SMB2 §2.2.2): a refused logon or access, a name that is not there, a name or state the request does not fit,
+# the server short of a resource. Each answers the request whole, nothing done; a connection or session dropped under
+# it may come after it acted.
+_NTSTATUS_CODES: Final[dict[int, tuple[FailureClass, bool | None]]] = {
+    **dict.fromkeys((0xC000006D, 0xC000006A, 0xC0000064, 0xC000006E, 0xC000006F, 0xC0000070, 0xC0000071, 0xC0000072,
+                     0xC0000193, 0xC0000224, 0xC0000234, 0xC000015B, 0xC0000022, 0xC00000CA, 0xC0000061, 0xC0000121,
+                     0xC00000A2), (FailureClass.PERMISSION_DENIED, False)),
+    **dict.fromkeys((0xC0000034, 0xC000003A, 0xC000000F, 0xC00000CC, 0xC00000BE, 0xC0000225),
+                    (FailureClass.NOT_FOUND, False)),
+    **dict.fromkeys((0xC0000035, 0xC0000101, 0xC00000BA, 0xC0000103, 0xC0000033, 0xC000000D, 0xC0000011),
+                    (FailureClass.INVALID_INPUT, False)),
+    # in use by another (a sharing violation, a lock), being deleted, the disk or quota full, the server short
+    **dict.fromkeys((0xC0000043, 0xC0000054, 0xC0000056, 0xC000007F, 0xC0000044, 0xC0000205, 0xC00000D0, 0xC000011F,
+                     0xC0000466, 0xC000035C), (FailureClass.UPSTREAM_UNAVAILABLE, False)),
+    **dict.fromkeys((0xC00000B5, 0xC000020C, 0xC000020D, 0xC00000C9, 0xC0000203, 0xC0000120),
+                    (FailureClass.UPSTREAM_UNAVAILABLE, True)),
+}
+
+
+def _ntstatus_of(exc: BaseException) -> int | None:
+    """The NTSTATUS error value an exception keeps: ``ntstatus`` (smbclient's ``SMBOSError``) or ``status``
+    (smbprotocol's ``SMBResponseException`` and its per-status classes), an int with the error severity bits set:
+    no HTTP status, errno or other code is that large."""
+    for name in ("ntstatus", "status"):
+        value = _attribute(exc, name)
+        if isinstance(value, int) and not isinstance(value, bool) and 0xC0000000 <= value <= 0xFFFFFFFF:
+            return value
+    return None
+
+
+def _ntstatus_error(exc: BaseException) -> Classification:
+    code = _ntstatus_of(exc) or 0
+    failure_class, side_effect = _NTSTATUS_CODES.get(code, (FailureClass.UNKNOWN, None))
+    return Classification(failure_class, upstream=Upstream("smb", f"0x{code:08X}"), side_effect_possible=side_effect)
+
+
 def _cut_off(exc: BaseException) -> Classification:
     # An SDK that files an answered status under its timeout class (geopy's GeocoderTimedOut for a 503, 504 or 408,
     # raised ``from`` the adapter's error that keeps it): nothing ran out here, the status answered; it decides.
@@ -3010,7 +3047,8 @@ def _lookup(exc: BaseException) -> Rule | None:
     carried = (_oauth_error if _oauth_code(exc) is not None else _api_error if _api_code(exc) is not None
                else _http_status if http_status_of(exc) is not None
                else _grpc_status if _grpc_status_name(exc) is not None
-               else _tls_refusal if _peer_tls_alert(exc) is not None else None)
+               else _tls_refusal if _peer_tls_alert(exc) is not None
+               else _ntstatus_error if _ntstatus_of(exc) is not None else None)
     for klass in type(exc).__mro__:
         rule = _REGISTERED.get(klass)
         if rule is not None:

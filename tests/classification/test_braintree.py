@@ -20,7 +20,7 @@ braintree = pytest.importorskip("braintree")
 from errscope import FailureClass as C  # noqa: E402
 from tests.classification.conftest import check, raised  # noqa: E402
 from tests.classification.upstreams import (  # noqa: E402
-    HOST, answering, closed_port, closing_listener, full_backlog, silent_listener)
+    HOST, answering, closed_port, closing_listener, silent_listener)
 
 NOT_FOUND_XML = '<?xml version="1.0" encoding="UTF-8"?>\n<api-error-response><message>Not Found</message></api-error-response>'
 
