@@ -1241,9 +1241,13 @@ def _file_or_program(failure_class: FailureClass) -> Rule:
     file = Classification(failure_class)
     missing_socket = failure_class is FailureClass.NOT_FOUND
 
-    def rule(exc: BaseException) -> Classification:
+    def rule(exc: BaseException) -> Classification | None:
         if raised_in(exc, "subprocess") or (missing_socket and (_raised_connecting(exc, anywhere=True) or _unix_socket_missing(exc))):
             return program
+        if getattr(exc, "errno", None) is None and not exc.args and exc.__cause__ is not None:
+            # raised bare over another failure (gspread's ``raise PermissionError from`` the 403's APIError): it names
+            # the class only; the failure it was raised from says whether anything was done
+            return None
         return refused if getattr(exc, "errno", None) is not None else file
 
     return rule
