@@ -2149,8 +2149,9 @@ def _reason_key(name: str) -> str:
 
 
 _REASON_NAMES: Final[dict[str, int]] = {
-    # not 501: a library's ``NotImplementedException`` is a feature its client lacks, no server's answer
-    **{_reason_key(status.phrase): int(status) for status in HTTPStatus if status >= 400 and status != 501},
+    # not 501: a library's ``NotImplementedException`` is a feature its client lacks, no server's answer; not 408: a
+    # ``RequestTimeout`` is as often the client's own wait for an answer (sent, maybe acted on) as the server's 408
+    **{_reason_key(status.phrase): int(status) for status in HTTPStatus if status >= 400 and status not in (408, 501)},
     # older and shorter names: RFC 7231's 413, RFC 4918's 422, a 5xx as a server's error
     "server": 500, "payloadtoolarge": 413, "requestentitytoolarge": 413, "unprocessablecontent": 422,
 }
