@@ -2029,9 +2029,11 @@ _NAME_WORDS: Final = (
     (re.compile(r"Rate_?[Ll]imit|Throttl|TooManyRequests|ResourceExhausted|UsageLimit|Quota(?:Exceeded|Exhausted)"),
      FailureClass.RATE_LIMITED, False),
     # an API key refused or never given (Tavily's InvalidAPIKeyError, its 401; MissingAPIKeyError: nothing sent)
-    # AuthorizationError: braintree's 403, redis-py's NOPERM (not OAuth's AuthorizationPending: a flow still waiting)
+    # AuthorizationError: braintree's 403, redis-py's NOPERM (not OAuth's AuthorizationPending: a flow still waiting);
+    # no credential to present (azure-identity's CredentialUnavailableError: "required data or state is unavailable",
+    # botocore's NoCredentialsError), as a 401 without one, before the "Unavailable" of an outage below
     (re.compile(r"PermissionDenied|AccessDenied|Forbidden|Unauthori[sz]ed|Unauthenticated|Authenticat|"
-                r"Authori[sz]ation(?:Error|Exception|Fail)|"
+                r"Authori[sz]ation(?:Error|Exception|Fail)|Credentials?Unavailable|(?:No|Missing|Partial)Credential|"
                 r"(?:Invalid|Missing|Expired|Revoked)(?:Api|API)Key|(?:Api|API)Key(?:Invalid|Missing|Expired)"),
      FailureClass.PERMISSION_DENIED, False),
     (_NOT_FOUND_WORDS, FailureClass.NOT_FOUND, None),
