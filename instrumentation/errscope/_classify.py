@@ -139,12 +139,22 @@ PEP 249 ``IntegrityError``,            invalid_input           duplicate key, ba
 PEP 249 ``ProgrammingError``,          unknown                 a bug on our side, not the caller's
 ``NotSupportedError``
 redis-py auth/ACL errors               permission_denied
+an NTSTATUS error value (``ntstatus``,  by the value; refused:  MS-ERREF §2.3.1, MS-SMB2 §2.2.2
+``status``: smbprotocol, smbclient)    not acted
+pymilvus ``MilvusException``           by Milvus's own code    Milvus ``merr`` codes (400-599 there are
+                                       (not an HTTP status)    no HTTP statuses)
+a 5xx an SDK made up over a transport  the transport failure   no response, no headers: no server
+failure (resend's ``code=500``)        decides                 answered it
 ``mcp`` ``MCPError``                   by JSON-RPC code        JSON-RPC 2.0 §5.1, MCP spec error codes
 ``mcp`` ``ToolError`` / wrappers       their ``__cause__``
 (exception groups, SQLAlchemy's,
 tenacity's ``RetryError``)
-no rule anywhere in the chain          by the words of the     ``...Throttled...``, ``...NotFound``,
-                                       types' names            ``...Timeout...``: a last resort
+no rule anywhere in the chain          a class named for an    RFC 9110 §15's reason phrases
+                                       HTTP status's phrase    (``ServiceUnavailableError``,
+                                       (not 408, 501): that    ``GatewayTimeout``: braintree), then
+                                       status; else by the     ``...Throttled...``, ``...NotFound``,
+                                       words of the types'     ``...Timeout...``: a last resort
+                                       names
 anything else                          unknown                 a gap in the mapping: it is alerted on
 =====================================  ======================  ========================================
 
