@@ -139,8 +139,9 @@ PEP 249 ``IntegrityError``,            invalid_input           duplicate key, ba
 PEP 249 ``ProgrammingError``,          unknown                 a bug on our side, not the caller's
 ``NotSupportedError``
 redis-py auth/ACL errors               permission_denied
-an NTSTATUS error value (``ntstatus``,  by the value; refused:  MS-ERREF §2.3.1, MS-SMB2 §2.2.2
-``status``: smbprotocol, smbclient)    not acted
+an NTSTATUS error value kept as        by the value; a         MS-ERREF §2.3.1, MS-SMB2 §2.2.2
+``ntstatus``/``status`` (smbclient,    refusal: not acted
+smbprotocol)
 pymilvus ``MilvusException``           by Milvus's own code    Milvus ``merr`` codes (400-599 there are
                                        (not an HTTP status)    no HTTP statuses)
 a 5xx an SDK made up over a transport  the transport failure   no response, no headers: no server
