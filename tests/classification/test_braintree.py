@@ -91,3 +91,4 @@ def test_closed_before_answering() -> None:
         exc = raised(_find(port))
     assert type(exc).__name__ == "ConnectionError"
     check(exc, C.UPSTREAM_UNAVAILABLE, True)
+

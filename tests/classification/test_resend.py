@@ -83,3 +83,10 @@ def test_transport(upstream: HttpUpstream, api: Callable[[str], Callable[[], Any
     exc = raised(api(upstream.failing(where)))
     assert type(exc) is resend.exceptions.ResendError and exc.code == 500 and exc.error_type == "HttpClientError"
     check(exc, C.UPSTREAM_UNAVAILABLE, side_effect)
+
+
+def test_tls_handshake_fails(upstream: HttpUpstream, api: Callable[[str], Callable[[], Any]]) -> None:
+    # https:// at a plain HTTP server: requests' SSLError under the made-up 500; nothing was sent
+    exc = raised(api(upstream.url.replace("http://", "https://")))
+    assert type(exc) is resend.exceptions.ResendError and exc.code == 500
+    check(exc, C.UPSTREAM_UNAVAILABLE, False)
