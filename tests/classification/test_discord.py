@@ -137,3 +137,12 @@ def test_answer_never_comes(monkeypatch: pytest.MonkeyPatch) -> None:
             return await asyncio.wait_for(_send(f"http://{HOST}:{port}/api/v10", monkeypatch), 0.5)
     exc = raised(run)
     check(exc, C.UPSTREAM_UNAVAILABLE, True)
+
+
+def test_tls_handshake_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    # https:// at a plain HTTP server: the handshake fails before the login request left
+    async def run() -> Any:
+        async with discord_api(200, {}) as base:
+            return await _send(base.replace("http://", "https://"), monkeypatch)
+    exc = raised(run)
+    check(exc, C.UPSTREAM_UNAVAILABLE, False)

@@ -99,3 +99,18 @@ def test_closed_before_answering() -> None:
     with closing_listener(read_first=True) as port:
         exc = raised(_find(HOST, port))
     check(exc, C.UPSTREAM_UNAVAILABLE, True)
+
+
+def test_tls_handshake_fails() -> None:
+    # https:// at a plain HTTP server: urllib's URLError over the SSLError, wrapped in pyactiveresource's Error
+    def run() -> Any:
+        with answering(200, "{}") as port:
+            shopify.ShopifyResource.set_site(f"https://{HOST}:{port}/admin/api/2024-01")
+            shopify.ShopifyResource.headers = {"X-Shopify-Access-Token": "shpat_0123456789abcdef"}
+            try:
+                return shopify.Product.find(632910392)
+            finally:
+                shopify.ShopifyResource.clear_session()
+    exc = raised(run)
+    assert type(exc) is ar.Error
+    check(exc, C.UPSTREAM_UNAVAILABLE, False)
