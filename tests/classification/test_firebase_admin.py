@@ -94,3 +94,12 @@ def test_answer_never_comes() -> None:
     # the database client's urllib3 Retry turns the read timeout into a MaxRetryError: requests' ConnectionError
     assert type(exc) in (exceptions.DeadlineExceededError, exceptions.UnavailableError)
     check(exc, C.UPSTREAM_UNAVAILABLE, True)
+
+
+def test_rate_limited_with_retry_after() -> None:
+    # urllib3's Retry honours a 429's Retry-After (4 tries) before firebase_admin raises: a short wait keeps it quick
+    with answering(429, json.dumps({"error": "Too Many Requests"}), {"Retry-After": "1"}) as port:
+        exc = raised(_get(port))
+    assert type(exc) is exceptions.ResourceExhaustedError
+    result = check(exc, C.RATE_LIMITED, False)
+    assert result.retry_after == 1.0
