@@ -1510,6 +1510,10 @@ _TLS_ALERT_CLASSES: Final = {
 }
 
 
+def _qualname(exc: BaseException) -> str:
+    return f"{type(exc).__module__}.{type(exc).__qualname__}"
+
+
 def _peer_tls_alert(exc: BaseException) -> str | None:
     """The TLS alert (``_TLS_ALERT_CLASSES``) of an ``ssl.SSLError`` in or under ``exc``: its chain, exceptions
     among its arguments, its ``reason`` (urllib) or ``os_error`` (aiohttp)."""
@@ -1521,6 +1525,14 @@ def _peer_tls_alert(exc: BaseException) -> str | None:
             match = _TLS_ALERT.fullmatch(str(getattr(current, "reason", None) or ""))
             if match and match.group(1) in _TLS_ALERT_CLASSES:
                 return match.group(1)
+        elif _qualname(current) == "OpenSSL.SSL.Error" and current.args and isinstance(current.args[0], list):
+            # pyOpenSSL's (urllib3 over it, once injected: py-trello does at import): OpenSSL's error queue as
+            # (library, function, reason) tuples, the reason in words ("tlsv13 alert certificate required")
+            for entry in current.args[0]:
+                reason = str(entry[-1]).upper().replace(" ", "_") if isinstance(entry, tuple) and entry else ""
+                match = _TLS_ALERT.fullmatch(reason)
+                if match and match.group(1) in _TLS_ALERT_CLASSES:
+                    return match.group(1)
         inner = [current.__cause__, current.__context__, _attribute(current, "reason"),
                  _attribute(current, "os_error"), *current.args]
         pending.extend(e for e in inner if isinstance(e, BaseException) and e is not current)

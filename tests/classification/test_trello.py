@@ -18,6 +18,15 @@ import requests
 
 trello = pytest.importorskip("trello")
 
+# py-trello injects pyOpenSSL into urllib3 at import when it is installed (impacket brings it): undone, so the rest of
+# the corpus keeps the standard library's ssl whatever order the modules run in
+try:
+    from urllib3.contrib import pyopenssl as _pyopenssl
+
+    _pyopenssl.extract_from_urllib3()
+except ImportError:  # no pyOpenSSL: nothing was injected
+    pass
+
 from errscope import FailureClass as C  # noqa: E402
 from tests.classification.conftest import check, raised  # noqa: E402
 from tests.classification.upstreams import HttpUpstream  # noqa: E402
