@@ -147,12 +147,23 @@ pymongo ``OperationFailure``           by the server's code    MongoDB error_cod
 botocore ``ProfileNotFound``,          permission_denied       no credential to present: as
 google-auth                            (not sent)              ``NoCredentialsError``
 ``DefaultCredentialsError``
+an NTSTATUS error value kept as        by the value; a         MS-ERREF §2.3.1, MS-SMB2 §2.2.2
+``ntstatus``/``status`` (smbclient,    refusal: not acted
+smbprotocol)
+pymilvus ``MilvusException``           by Milvus's own code    Milvus ``merr`` codes (400-599 there are
+                                       (not an HTTP status)    no HTTP statuses)
+a 5xx an SDK made up over a transport  the transport failure   no response, no headers: no server
+failure (resend's ``code=500``)        decides                 answered it
 ``mcp`` ``MCPError``                   by JSON-RPC code        JSON-RPC 2.0 §5.1, MCP spec error codes
 ``mcp`` ``ToolError`` / wrappers       their ``__cause__``
 (exception groups, SQLAlchemy's,
 tenacity's ``RetryError``)
-no rule anywhere in the chain          by the words of the     ``...Throttled...``, ``...NotFound``,
-                                       types' names            ``...Timeout...``: a last resort
+no rule anywhere in the chain          a class named for an    RFC 9110 §15's reason phrases
+                                       HTTP status's phrase    (``ServiceUnavailableError``,
+                                       (not 408, 501): that    ``GatewayTimeout``: braintree), then
+                                       status; else by the     ``...Throttled...``, ``...NotFound``,
+                                       words of the types'     ``...Timeout...``: a last resort
+                                       names
 anything else                          unknown                 a gap in the mapping: it is alerted on
 =====================================  ======================  ========================================
 
@@ -193,6 +204,7 @@ import subprocess
 import urllib.error
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from http import HTTPStatus
 from typing import Any, Final, TypeAlias
 from urllib.parse import urlsplit
 
@@ -510,10 +522,36 @@ def _is_http_parse_error(exc: BaseException | None) -> bool:
                                    for klass in type(exc).__mro__)
 
 
+def _no_answer_below(exc: BaseException) -> bool:
+    """Whether ``exc`` keeps a status no server answered: it holds no response (no response object, no or empty headers) and
+    was raised over a transport failure that got no status of its own (a refused connection, a name that does not
+    resolve, a reset, a timeout). An SDK's catch-all that files every client failure under a made-up status (resend's
+    ``ResendError(code=500, error_type="HttpClientError")`` over requests' ``ConnectionError``): the failure below
+    says what happened, and whether the request left."""
+    below = walk(exc)[1:]
+    if not below or id(exc) in _WEIGHING or _attribute(exc, "response") is not None or any(
+            _attribute(exc, name) for name in ("headers", "response_headers", "resp_headers")):  # a real answer has some
+        return False
+    if any(failure is exc or http_status_of(failure) is not None for failure in below):
+        return False  # a status below (the one this repeats), or a chain that loops back (``raise e from e``)
+    _WEIGHING.add(id(exc))
+    try:
+        inner = classify(below[0])
+    finally:
+        _WEIGHING.discard(id(exc))
+    return inner.failure_class is FailureClass.UPSTREAM_UNAVAILABLE and inner.side_effect_possible is not None
+
+
+_WEIGHING: set[int] = set()
+"""The exceptions :func:`_no_answer_below` is weighing now: a chain that leads back to one answers no."""
+
+
 def _http_status(exc: BaseException) -> Classification | None:
     status = http_status_of(exc)
     if status is None or _is_http_parse_error(exc.__cause__):
         return None  # none, or the client parser's own: its cause decides
+    if status >= 500 and _no_answer_below(exc):
+        return None  # no server said so: the transport failure it was raised over decides
     result = _status_classification(status, lambda name: _response_header(exc, name), _request_address(exc))
     # An API that answers 401/403 for what does not exist (so as not to say whether it is private: the Hugging
     # Face Hub) names it in its own error code; the SDK's class says so (RepositoryNotFoundError).
@@ -523,6 +561,10 @@ def _http_status(exc: BaseException) -> Classification | None:
         # A status outside HTTP's registry (Cohere's 498 for a key it refuses, nginx's 499): the SDK's class for it
         # names what it means, and the status stays the upstream's.
         named = _by_name(exc)
+        if named is not None and named.failure_class is FailureClass.UPSTREAM_UNAVAILABLE and status < 500:
+            # a 4xx is the server's answer: the connection worked, whatever a base class is named (pyactiveresource
+            # files every status error under its ConnectionError)
+            named = None
         if named is None and _CREDENTIAL_WORDS.search(type(exc).__name__):
             named = Classification(FailureClass.PERMISSION_DENIED)
         if named is not None:
@@ -852,10 +894,11 @@ def tool_error_text(exc: BaseException) -> Classification | None:
 
 
 # An HTTP error status named as one in prose: "status code 429", "status 503", "statusCode: 404", "HTTP 404", "HTTP
-# Error 500", "HTTP/1.1 503", "status=502", "(status 401)". The word decides that the number is a status, never a
-# bare number.
+# Error 500", "HTTP/1.1 503", "status=502", "(status 401)", "HTTP_RESPONSE 502" (braintree), "response code 404".
+# The word decides that the number is a status, never a bare number.
 _STATUS_PHRASE: Final = re.compile(
-    r"\b(?:status(?:[ _]?code)?|http(?:/\d(?:\.\d)?| error| status)?)\s*[:=]?\s*([45]\d\d)\b", re.I)
+    r"\b(?:status(?:[ _]?code)?|http(?:/\d(?:\.\d)?| error| status|[ _]response)?|response[ _](?:code|status))"
+    r"\s*[:=]?\s*([45]\d\d)\b", re.I)
 # The HTTP clients' own wordings, kept when a tool passes ``str(e)`` on (``RuntimeError(f"failed: {e}")``): httpx's
 # "Client error '404 Not Found' for url …" / "Server error '503 …'" (whatever reason the server sent), requests'
 # "404 Client Error: Not Found for url: …", aiohttp's "404, message='Not Found', url=…", or any status followed by
@@ -1343,9 +1386,13 @@ def _file_or_program(failure_class: FailureClass) -> Rule:
     file = Classification(failure_class)
     missing_socket = failure_class is FailureClass.NOT_FOUND
 
-    def rule(exc: BaseException) -> Classification:
+    def rule(exc: BaseException) -> Classification | None:
         if raised_in(exc, "subprocess") or (missing_socket and (_raised_connecting(exc, anywhere=True) or _unix_socket_missing(exc))):
             return program
+        if getattr(exc, "errno", None) is None and not exc.args and exc.__cause__ is not None:
+            # raised bare over another failure (gspread's ``raise PermissionError from`` the 403's APIError): it names
+            # the class only; the failure it was raised from says whether anything was done
+            return None
         return refused if getattr(exc, "errno", None) is not None else file
 
     return rule
@@ -1597,6 +1644,10 @@ _TLS_ALERT_CLASSES: Final = {
 }
 
 
+def _qualname(exc: BaseException) -> str:
+    return f"{type(exc).__module__}.{type(exc).__qualname__}"
+
+
 def _peer_tls_alert(exc: BaseException) -> str | None:
     """The TLS alert (``_TLS_ALERT_CLASSES``) of an ``ssl.SSLError`` in or under ``exc``: its chain, exceptions
     among its arguments, its ``reason`` (urllib) or ``os_error`` (aiohttp)."""
@@ -1608,6 +1659,14 @@ def _peer_tls_alert(exc: BaseException) -> str | None:
             match = _TLS_ALERT.fullmatch(str(getattr(current, "reason", None) or ""))
             if match and match.group(1) in _TLS_ALERT_CLASSES:
                 return match.group(1)
+        elif _qualname(current) == "OpenSSL.SSL.Error" and current.args and isinstance(current.args[0], list):
+            # pyOpenSSL's (urllib3 over it, once injected: py-trello does at import): OpenSSL's error queue as
+            # (library, function, reason) tuples, the reason in words ("tlsv13 alert certificate required")
+            for entry in current.args[0]:
+                reason = str(entry[-1]).upper().replace(" ", "_") if isinstance(entry, tuple) and entry else ""
+                match = _TLS_ALERT.fullmatch(reason)
+                if match and match.group(1) in _TLS_ALERT_CLASSES:
+                    return match.group(1)
         inner = [current.__cause__, current.__context__, _attribute(current, "reason"),
                  _attribute(current, "os_error"), *current.args]
         pending.extend(e for e in inner if isinstance(e, BaseException) and e is not current)
@@ -2127,7 +2186,11 @@ _NAME_WORDS: Final = (
     (re.compile(r"Rate_?[Ll]imit|Throttl|TooManyRequests|ResourceExhausted|UsageLimit|Quota(?:Exceeded|Exhausted)"),
      FailureClass.RATE_LIMITED, False),
     # an API key refused or never given (Tavily's InvalidAPIKeyError, its 401; MissingAPIKeyError: nothing sent)
+    # AuthorizationError: braintree's 403, redis-py's NOPERM (not OAuth's AuthorizationPending: a flow still waiting);
+    # no credential to present (azure-identity's CredentialUnavailableError: "required data or state is unavailable",
+    # botocore's NoCredentialsError), as a 401 without one, before the "Unavailable" of an outage below
     (re.compile(r"PermissionDenied|AccessDenied|Forbidden|Unauthori[sz]ed|Unauthenticated|Authenticat|"
+                r"Authori[sz]ation(?:Error|Exception|Fail)|Credentials?Unavailable|(?:No|Missing|Partial)Credential|"
                 r"(?:Invalid|Missing|Expired|Revoked)(?:Api|API)Key|(?:Api|API)Key(?:Invalid|Missing|Expired)"),
      FailureClass.PERMISSION_DENIED, False),
     (_NOT_FOUND_WORDS, FailureClass.NOT_FOUND, None),
@@ -2231,21 +2294,60 @@ def _program_failure(exc: BaseException) -> Classification | None:
     return None
 
 
+# An SDK class named after one HTTP status's reason phrase (RFC 9110 §15, the IANA registry's names: braintree's
+# ``ServerError``/``ServiceUnavailableError``/``GatewayTimeoutError``, werkzeug's ``NotFound``, discord.py's
+# ``Forbidden``) stands for that status when it keeps none: the status's class and whether the request may have been
+# acted on (a 503 refused it whole, a 500 or 504 may come after it acted). The whole name must be the phrase (an
+# ``Http``/``HTTP`` prefix, an ``Error``/``Exception`` suffix aside): ``ObjectNotFound`` is read by its words below.
+_REASON_AFFIXES: Final = re.compile(r"^(?:http)?(.*?)(?:error|exception)?$")
+
+
+def _reason_key(name: str) -> str:
+    match = _REASON_AFFIXES.match(re.sub(r"[^a-z0-9]", "", name.lower()))
+    return match.group(1) if match else name
+
+
+_REASON_NAMES: Final[dict[str, int]] = {
+    # not 501: a library's ``NotImplementedException`` is a feature its client lacks, no server's answer; not 408: a
+    # ``RequestTimeout`` is as often the client's own wait for an answer (sent, maybe acted on) as the server's 408
+    **{_reason_key(status.phrase): int(status) for status in HTTPStatus if status >= 400 and status not in (408, 501)},
+    # older and shorter names: RFC 7231's 413, RFC 4918's 422, a 5xx as a server's error
+    "server": 500, "payloadtoolarge": 413, "requestentitytoolarge": 413, "unprocessablecontent": 422,
+}
+
+
+def _reason_named(klass: type[BaseException]) -> int | None:
+    return _REASON_NAMES.get(_reason_key(klass.__name__))
+
+
 def _by_name(exc: BaseException) -> Classification | None:
     for klass in type(exc).__mro__:
         if klass.__module__ == "builtins":
             break
-        for pattern, failure_class, side_effect in _NAME_WORDS:
-            if pattern.search(klass.__name__):
-                sent = _sent_by_name(exc) if failure_class is FailureClass.UPSTREAM_UNAVAILABLE and side_effect is None \
-                    else side_effect
-                if failure_class is FailureClass.PERMISSION_DENIED and classify_text(
-                        _message_of(exc)) is FailureClass.RATE_LIMITED:
-                    # a refusal named Forbidden whose words say a usage quota or rate limit is spent (Tavily's 432
-                    # "exceeds your plan's set usage limit"), as a 403 that says when to come back: a rate limit
-                    failure_class = FailureClass.RATE_LIMITED
-                wait = _carried_delay(exc) if failure_class is FailureClass.RATE_LIMITED else None
-                return Classification(failure_class, retry_after=wait, side_effect_possible=sent)
+        named = _named_class(exc, klass)
+        if named is None:
+            continue
+        failure_class, sent = named
+        if failure_class is FailureClass.PERMISSION_DENIED and classify_text(
+                _message_of(exc)) is FailureClass.RATE_LIMITED:
+            # a refusal named Forbidden whose words say a usage quota or rate limit is spent (Tavily's 432
+            # "exceeds your plan's set usage limit"), as a 403 that says when to come back: a rate limit
+            failure_class = FailureClass.RATE_LIMITED
+        wait = _carried_delay(exc) if failure_class is FailureClass.RATE_LIMITED else None
+        return Classification(failure_class, retry_after=wait, side_effect_possible=sent)
+    return None
+
+
+def _named_class(exc: BaseException, klass: type[BaseException]) -> tuple[FailureClass, bool | None] | None:
+    """What ``klass``'s name says: an HTTP status's reason phrase (that status's class and fact), else the words."""
+    status = _reason_named(klass)
+    if status is not None and class_for_http_status(status) is not FailureClass.UNKNOWN:
+        return class_for_http_status(status), side_effect_for_http_status(status)
+    for pattern, failure_class, side_effect in _NAME_WORDS:
+        if pattern.search(klass.__name__):
+            sent = _sent_by_name(exc) if failure_class is FailureClass.UPSTREAM_UNAVAILABLE and side_effect is None \
+                else side_effect
+            return failure_class, sent
     return None
 
 
@@ -2607,6 +2709,82 @@ def _kazoo_timeout(exc: BaseException) -> Classification:
     return _unavailable(True, "zookeeper")(exc)
 
 
+# Milvus's own error codes (``merr``, pkg/util/merr/errors.go), kept by pymilvus as ``MilvusException.code``. Several
+# lie in 400-599 (400 replica not found, 503 channel not available): no HTTP statuses. A refusal of what the call named
+# (not there, a value it may not use, a state it must first change: a collection not loaded) did nothing; the
+# cluster's own state (not ready, recovering, a replica, channel or node it lacks) refused the call before acting.
+_MILVUS_CODES: Final[dict[int, tuple[FailureClass, bool | None]]] = {
+    **dict.fromkeys((100, 200, 300, 700, 800, 1200, 1600, 1603, 1700), (FailureClass.NOT_FOUND, False)),
+    **dict.fromkeys((101, 102, 104, 105, 107, 201, 301, 302, 303, 701, 702, 801, 802, 1100, 1101, 1102, 1601, 1602,
+                     1701, 1801, 1802, 1804, 1806), (FailureClass.INVALID_INPUT, False)),
+    **dict.fromkeys((1400, 1401, 1800), (FailureClass.PERMISSION_DENIED, False)),
+    **dict.fromkeys((4, 8, 9, 1807), (FailureClass.RATE_LIMITED, False)),  # request/rate limit, quota
+    **dict.fromkeys((1, 2, 3, 6, 7, 11, 12, 103, 106, 202, 305, 400, 401, 500, 501, 503, 504, 600, 601, 602, 901, 902,
+                     903, 905, 1303), (FailureClass.UPSTREAM_UNAVAILABLE, False)),
+    **dict.fromkeys((5, 1000, 1001, 1002, 1302, 2000, 65535), (FailureClass.UPSTREAM_UNAVAILABLE, None)),
+    10000: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # canceled inside the server, after it started
+    10001: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # timed out inside the server
+}
+
+
+def _milvus_error(exc: BaseException) -> Classification | None:
+    """pymilvus's ``MilvusException``: a gRPC status its retry gave up on (``code`` a ``grpc.StatusCode``), else
+    Milvus's own code (:data:`_MILVUS_CODES`), else the server's verdict it keeps (``is_input_error``: the request
+    was the caller's; ``retriable``: the cluster could not now). pymilvus's own default code 1 over another failure
+    (a timeout of its retry loop) is no answer: the failure below decides."""
+    if _grpc_status_name(exc) is not None:
+        return _grpc_status(exc)
+    code = _attribute(exc, "code")
+    if not isinstance(code, int) or isinstance(code, bool):
+        return None
+    if code == 1 and (exc.__cause__ is not None and exc.__cause__ is not exc):
+        return None
+    found = _MILVUS_CODES.get(code)
+    if found is None and _attribute(exc, "is_input_error") is True:
+        found = (FailureClass.INVALID_INPUT, False)
+    elif found is None and _attribute(exc, "retriable") is True:
+        found = (FailureClass.UPSTREAM_UNAVAILABLE, False)
+    failure_class, side_effect = found or (FailureClass.UNKNOWN, None)
+    return Classification(failure_class, upstream=Upstream("milvus", str(code)), side_effect_possible=side_effect)
+
+
+# NTSTATUS error values (MS-ERREF §2.3.1; severity 3, the top two bits set) an SMB server answers a request with
+# (MS-SMB2 §2.2.2): a refused logon or access, a name that is not there, a name or state the request does not fit,
+# the server short of a resource. Each answers the request whole, nothing done; a connection or session dropped under
+# it may come after it acted.
+_NTSTATUS_CODES: Final[dict[int, tuple[FailureClass, bool | None]]] = {
+    **dict.fromkeys((0xC000006D, 0xC000006A, 0xC0000064, 0xC000006E, 0xC000006F, 0xC0000070, 0xC0000071, 0xC0000072,
+                     0xC0000193, 0xC0000224, 0xC0000234, 0xC000015B, 0xC0000022, 0xC00000CA, 0xC0000061, 0xC0000121,
+                     0xC00000A2), (FailureClass.PERMISSION_DENIED, False)),
+    **dict.fromkeys((0xC0000034, 0xC000003A, 0xC000000F, 0xC00000CC, 0xC00000BE, 0xC0000225),
+                    (FailureClass.NOT_FOUND, False)),
+    **dict.fromkeys((0xC0000035, 0xC0000101, 0xC00000BA, 0xC0000103, 0xC0000033, 0xC000000D, 0xC0000011),
+                    (FailureClass.INVALID_INPUT, False)),
+    # in use by another (a sharing violation, a lock), being deleted, the disk or quota full, the server short
+    **dict.fromkeys((0xC0000043, 0xC0000054, 0xC0000056, 0xC000007F, 0xC0000044, 0xC0000205, 0xC00000D0, 0xC000011F,
+                     0xC0000466, 0xC000035C), (FailureClass.UPSTREAM_UNAVAILABLE, False)),
+    **dict.fromkeys((0xC00000B5, 0xC000020C, 0xC000020D, 0xC00000C9, 0xC0000203, 0xC0000120),
+                    (FailureClass.UPSTREAM_UNAVAILABLE, True)),
+}
+
+
+def _ntstatus_of(exc: BaseException) -> int | None:
+    """The NTSTATUS error value an exception keeps: ``ntstatus`` (smbclient's ``SMBOSError``) or ``status``
+    (smbprotocol's ``SMBResponseException`` and its per-status classes), an int with the error severity bits set:
+    no HTTP status, errno or other code is that large."""
+    for name in ("ntstatus", "status"):
+        value = _attribute(exc, name)
+        if isinstance(value, int) and not isinstance(value, bool) and 0xC0000000 <= value <= 0xFFFFFFFF:
+            return value
+    return None
+
+
+def _ntstatus_error(exc: BaseException) -> Classification:
+    code = _ntstatus_of(exc) or 0
+    failure_class, side_effect = _NTSTATUS_CODES.get(code, (FailureClass.UNKNOWN, None))
+    return Classification(failure_class, upstream=Upstream("smb", f"0x{code:08X}"), side_effect_possible=side_effect)
+
+
 def _cut_off(exc: BaseException) -> Classification:
     # An SDK that files an answered status under its timeout class (geopy's GeocoderTimedOut for a 503, 504 or 408,
     # raised ``from`` the adapter's error that keeps it): nothing ran out here, the status answered; it decides.
@@ -2959,6 +3137,9 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     **dict.fromkeys(("sh.CommandNotFound", "plumbum.commands.processes.CommandNotFound"), _unavailable(False)),
     **dict.fromkeys(("git.exc.InvalidGitRepositoryError", "gitdb.exc.BadName", "gitdb.exc.BadObject"),
                     _fixed(FailureClass.NOT_FOUND, False)),
+    # pymilvus: Milvus's own error codes (_milvus_error); its check of the arguments before sending (our call)
+    "pymilvus.exceptions.MilvusException": _milvus_error,
+    "pymilvus.exceptions.ParamError": _fixed(FailureClass.UNKNOWN, False),
     # hvac (HashiCorp Vault): one class per status (hvac.utils.raise_for_error), no status kept
     **{f"hvac.exceptions.{name}": _status_named(status, "vault") for name, status in (
         ("InvalidRequest", 400), ("Unauthorized", 401), ("Forbidden", 403), ("InvalidPath", 404),
@@ -2968,6 +3149,7 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
 
 _OWN_CODE_RULES: Final = frozenset(
     _NAMED_RULES[name] for name in ("smtplib.SMTPResponseException", "aiosmtplib.errors.SMTPResponseException",
+                                    "pymilvus.exceptions.MilvusException",
                                     "aiohttp.client_exceptions.ClientHttpProxyError", *_HTTP_PARSE_ERRORS)
 )
 """Rules that read a protocol's own reply code, or know the status-shaped code is no server's (a client parser's):
@@ -3037,7 +3219,8 @@ def _lookup(exc: BaseException) -> Rule | None:
     carried = (_oauth_error if _oauth_code(exc) is not None else _api_error if _api_code(exc) is not None
                else _http_status if http_status_of(exc) is not None
                else _grpc_status if _grpc_status_name(exc) is not None
-               else _tls_refusal if _peer_tls_alert(exc) is not None else None)
+               else _tls_refusal if _peer_tls_alert(exc) is not None
+               else _ntstatus_error if _ntstatus_of(exc) is not None else None)
     for klass in type(exc).__mro__:
         rule = _REGISTERED.get(klass)
         if rule is not None:

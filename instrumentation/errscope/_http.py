@@ -63,8 +63,15 @@ def side_effect_for_http_status(status: int) -> bool | None:
     return status >= 500 and status not in (501, 503, 505)
 
 
+_DECIMAL_SECONDS: Final = re.compile(r"\d{1,12}\.\d{1,9}")
+
+
 def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
     """Parse an HTTP ``Retry-After`` value (RFC 9110 §10.2.3): delay-seconds or an HTTP-date.
+
+    A decimal number of seconds is read as one too: RFC 9110 asks for whole seconds, but APIs send fractions
+    (Shopify's ``Retry-After: 2.0``, https://shopify.dev/docs/api/usage/limits); a client that ignored it would
+    retry at once.
 
     Returns seconds (>= 0), or ``None`` when absent or unparseable.
     """
@@ -72,6 +79,8 @@ def parse_retry_after(value: str | None, *, now: datetime | None = None) -> floa
         return None
     value = value.strip()
     if value.isdigit():
+        return float(value)
+    if _DECIMAL_SECONDS.fullmatch(value):
         return float(value)
     try:
         when = parsedate_to_datetime(value)
