@@ -38,7 +38,8 @@ def test_refused() -> None:
 
 
 def test_closed_before_connected() -> None:
-    with closing_listener() as port:
+    # the broker reads CONNECT first: a close before that races stomp.py's own send (EBADF from its closed socket)
+    with closing_listener(read_first=True) as port:
         exc = raised(_send(port))
     assert type(exc).__name__ in ("NotConnectedException", "ConnectFailedException")
     check(exc, C.UPSTREAM_UNAVAILABLE, False)
