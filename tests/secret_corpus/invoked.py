@@ -319,7 +319,7 @@ BENIGN: list[tuple[str, str, Callable[[], str]]] = [
         f"{prompt()}db2 \"select count(*) from syscat.tables using index\"")),
     ("wpa_passphrase_placeholder", "log", lambda: pick(
         f"{prompt()}wpa_passphrase HomeNet",
-        "network={\n\tssid=\"HomeNet\"\n\t#psk=\"...\"\n\tpsk=" + rnd(64, HEX) + "\n}",
+        "network={\n\tssid=\"HomeNet\"\n\tkey_mgmt=WPA-PSK\n\tpsk=\"...\"\n}",
         f"{prompt()}wpa_cli -i wlan0 status")),
     ("mosquitto_plain", "log", lambda: pick(
         f"{prompt()}mosquitto_passwd -D /etc/mosquitto/passwd {user()}",
