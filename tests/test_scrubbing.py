@@ -399,6 +399,16 @@ example(
     f".example.com\tTRUE\t/\tTRUE\t1767225600\tsessionid\t{REDACTED} (lang=en)",
 )
 example(
+    "quoted_argv_secret",
+    '1733212800.123456 [0 10.0.0.7:51234] "AUTH" "Fern#Stone77" (fields: ["password", "email"])',
+    f'1733212800.123456 [0 10.0.0.7:51234] "AUTH" "{REDACTED}" (fields: ["password", "email"])',
+)
+example(
+    "erlang_secret_term",
+    '{error,{auth_failure,[{username,<<"app">>},{password,<<"Fern#Stone77">>}]}} ({token_ttl,3600})',
+    f'{{error,{{auth_failure,[{{username,<<"app">>}},{{password,<<"{REDACTED}">>}}]}}}} ({{token_ttl,3600}})',
+)
+example(
     "chpasswd_pair",
     "+ echo 'deploy:Fern&Stone$77' | chpasswd",
     f"+ echo 'deploy:{REDACTED}' | chpasswd",

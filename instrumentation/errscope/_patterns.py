@@ -123,7 +123,9 @@ GUARD: Final = (
     r"|['\"] (?:is|does) (?:too|not) |header value"  # a rejected input quoted before its verdict, a header's value
     # a command handed a secret: echoed or here-stringed into it, a quoted key before its value, openssl's ``-k``,
     # db2's ``using``, NickServ's ``identify``, ``sp_addlogin``, a cookie-setting call
-    r"|(?i:echo|printf|yes)[ \t]|<<<|(?i:key|token|secret|pass|word)['\"][ \t]|-k[ \t]|(?i:using|identify)[ \t]|sp_addlogin|(?i:cookie)\("
+    r"|(?i:echo|printf|yes)[ \t]|<<<|(?i:key|token|secret|pass|word|auth|passwd)['\"][ \t,]|-k[ \t]|(?i:using|identify)[ \t]|sp_addlogin|(?i:cookie)\("
+    # a command's words (Redis ``AUTH`` on the wire), an Erlang tuple's secret-named atom before its value
+    r"|AUTH(?:\\r\\n|\r?\n)|(?i:word|pass|passwd|pwd|secret|token|key)(?:\">>)?[ \t]*,[ \t]*(?:<<)?\""
 )
 """A cheap regex that every match of every pattern also matches (tests prove it on every example
 and corpus line): a separator (also full-width or URL-encoded), a PEM dash run, a run of 15 token characters, an SSN shape, or a
@@ -460,8 +462,9 @@ _SHORT_KEY = (
     r"|(?:api|access|private|secret|signing|encryption|master|license|app|auth)[_\-]?key)"
 )
 # A quote and a separator as escapes write them: HTML's numeric and named entities (``&#34;``, ``&#x27;``, ``&#61;``),
-# JavaScript's ``\x22``/``\x3d`` and JSON's ``\u0022``/``\u003d``.
-_ESCAPED_QUOTE = r"(?:&#0*3[49];|&#[xX]0*2[27];|&quot;|&apos;|\\x2[27]|\\u002[27])"
+# JavaScript's ``\x22``/``\x3d``, JSON's ``\u0022``/``\u003d`` and a backslash before a single quote (a dict's repr
+# inside a single-quoted string: ``'{\'password\': \'..\'}'``).
+_ESCAPED_QUOTE = r"(?:&#0*3[49];|&#[xX]0*2[27];|&quot;|&apos;|\\x2[27]|\\u002[27]|\\')"
 _ESCAPED_SEP = r"(?:&#0*(?:61|58);|&#[xX]0*3[AaDd];|\\x3[AaDd]|\\u003[AaDd])"
 
 # Webhook URLs carry their secret in the path: after a hook-like segment, the first long
@@ -1613,6 +1616,40 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         trigger=r"\t(?:TRUE|FALSE)\t|(?i:cookie)|(?i:sess|sid)[A-Za-z0-9_.\-]*\t",
     ),
     SecretPattern(
+        "quoted_argv_secret",
+        "keyword",
+        # the value holds a digit in RE2 (a list of field names, ``['password', 'email']``, holds none)
+        r"([\"'](?:(?i:auth)[\"'](?:[ \t]*,[ \t]*|[ \t]+)(?:[\"'][A-Za-z0-9_.@\-]{1,64}[\"'](?:[ \t]*,[ \t]*|[ \t]+))?"
+        r"|(?i:requirepass|masterauth|pass(?:word|wd)?|secret|token|api[_\-]?key)[\"'](?:[ \t]*,[ \t]*|[ \t]+))[\"']"
+        r"|AUTH(?:\\r\\n|\r?\n)\$[0-9]{1,3}(?:\\r\\n|\r?\n)(?:[^\s\\$]{1,64}(?:\\r\\n|\r?\n)\$[0-9]{1,3}(?:\\r\\n|\r?\n))?)"
+        r"(?:[0-9]|[^\s'\"\\$<{%*\[(0-9][^\s'\"\\0-9]*[0-9])[^\s'\"\\]*",
+        True,
+        "A secret as the word after its name in a command's quoted word list: Redis' ``MONITOR`` lines (``\"AUTH\" "
+        "[\"<user>\"] \"<pw>\"``, ``\"CONFIG\" \"SET\" \"requirepass\" \"<pw>\"``, ``\"HSET\" \"user:1\" \"password\" \"<pw>\"``), "
+        "a client's argument tuple or list (``('AUTH', '<pw>')``, strace's ``[\"redis-cli\", .. \"masterauth\", \"<pw>\"]``) and "
+        "the RESP wire form (``*2\\r\\n$4\\r\\nAUTH\\r\\n$N\\r\\n<pw>``, escaped or not); a value with a digit, and in Python "
+        "a password's or a random value's shape (field-name lists, ``'(hidden)'`` and masks stay).",
+        hints=("auth", "pass", "secret", "token", "api"),
+        verify="credential",
+        trigger=r"[\"'](?i:auth|requirepass|masterauth|pass|password|passwd|secret|token|api[_\-]?key)[\"'][ \t,]|AUTH(?:\\r\\n|\r?\n)\$",
+    ),
+    SecretPattern(
+        "erlang_secret_term",
+        "keyword",
+        r"(\{[ \t]*(?:<<\")?[a-z_]*(?i:pass(?:word|wd)?|pwd|secret|token|(?:api|access|secret|private|auth|signing|encryption)_?key)"
+        r"(?:\">>)?[ \t]*,[ \t]*(?:<<)?\"|(?:<<\")?[a-z_]*(?i:pass(?:word|wd)?|pwd|secret|token|(?:api|access|secret|private|auth|signing|encryption)_?key)"
+        r"(?:\">>)?[ \t]*=>[ \t]*<<\")"
+        r"[^\"\\\r\n$<{%*\[][^\"\\\r\n]*",
+        True,
+        "A secret in an Erlang or Elixir term, as BEAM crash reports print them (RabbitMQ, ejabberd, EMQX): a "
+        "``{password, <<\"..\">>}`` or ``{password, \"..\"}`` tuple in a proplist and a map's ``password => <<\"..\">>`` "
+        "(the key an atom or a binary); Python also requires a password's or a random value's shape (``<<\"******\">>``, "
+        "``{token_ttl,3600}`` stay).",
+        hints=("pass", "pwd", "secret", "token", "key"),
+        verify="credential",
+        trigger=r"(?i:pass|password|passwd|pwd|secret|token|key)(?:\">>)?[ \t]*(?:,[ \t]*(?:<<)?\"|=>[ \t]*<<\")",
+    ),
+    SecretPattern(
         "name_value_tuple",
         "keyword",
         rf"((?:{_PASSWORD_KEY}|{_TOKEN_KEY})\\?[\"'][ \t]*,[ \t]*b?\\?[\"']){_PAIR_VALUE}(\\?[\"'][ \t]*\))",
@@ -2038,9 +2075,9 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "value (both go): the value up to the next entity, escape, quote or marker; placeholders (``$(..)``, "
         "``${..}``) and empty values stay.",
         keep_suffix=1,
-        hints=("&#", "&lt;", "\\x", "\\u00", "?=", "::=", "{+", "[-", "&quot;", "&apos;"),
+        hints=("&#", "&lt;", "\\x", "\\u00", "?=", "::=", "{+", "[-", "&quot;", "&apos;", "\\'"),
         trigger=r"&#0*(?:3[49]|61|58);|&#[xX]0*(?:2[27]|3[AaDd]);|\\x(?:2[27]|3[AaDd])|\\u00(?:2[27]|3[AaDd])|\?=|::="
-        r"|[:=][ \t]*(?:&(?:quot|apos);|\{\+|\[-)|&lt;[A-Za-z0-9_:.\-]*(?i:pass|pwd|secret|token|key|credential)",
+        r"|[:=][ \t]*(?:&(?:quot|apos);|\{\+|\[-|\\')|&lt;[A-Za-z0-9_:.\-]*(?i:pass|pwd|secret|token|key|credential)",
     ),
     SecretPattern(
         "scanner_finding_value",

@@ -208,6 +208,33 @@ SECRETS: list[tuple[str, str, Maker]] = [
     ("session_cookie_prose", "log", one(cookie_value,
         lambda s: f"{heldout.ts()} WARN auth: session cookie '{s}' expired, redirecting to /login",
         lambda s: f"{heldout.ts()} DEBUG replaying cookie \"{s}\" for user {user()}")),
+    # a command's words as a monitor, a driver or a trace prints them: a secret-named word, then the next
+    ("redis_monitor_auth", "log", one(pw,
+        lambda s: f'{_r.randint(1_700_000_000, 1_760_000_000)}.{_r.randint(100000, 999999)} [0 10.0.0.{_r.randint(2, 254)}:{_r.randint(30000, 60000)}] "AUTH" "{s}"',
+        lambda s: f'{_r.randint(1_700_000_000, 1_760_000_000)}.{_r.randint(100000, 999999)} [0 10.0.0.{_r.randint(2, 254)}:{_r.randint(30000, 60000)}] "AUTH" "{user()}" "{s}"')),
+    ("redis_monitor_config_set", "log", one(pw,
+        lambda s: f'{_r.randint(1_700_000_000, 1_760_000_000)}.{_r.randint(100000, 999999)} [0 127.0.0.1:{_r.randint(30000, 60000)}] "CONFIG" "SET" "requirepass" "{s}"',
+        lambda s: f'{_r.randint(1_700_000_000, 1_760_000_000)}.{_r.randint(100000, 999999)} [0 lua] "HSET" "user:{n()}" "password" "{s}"')),
+    ("argv_list_auth", "exception", one(pw,
+        lambda s: f"redis.exceptions.AuthenticationError: invalid username-password pair (command: ['AUTH', '{user()}', '{s}'])",
+        lambda s: f"DEBUG redis: send_command args=('AUTH', '{s}')",
+        lambda s: f'execve("/usr/bin/redis-cli", ["redis-cli", "CONFIG", "SET", "masterauth", "{s}"], 0x7ffd0 /* 24 vars */) = 0')),
+    ("resp_wire_auth", "log", one(pw,
+        lambda s: f"> *2\\r\\n$4\\r\\nAUTH\\r\\n${len(s)}\\r\\n{s}\\r\\n",
+        lambda s: f"write(3, \"*3\\r\\n$4\\r\\nAUTH\\r\\n$7\\r\\ndefault\\r\\n${len(s)}\\r\\n{s}\\r\\n\", {30 + len(s)}) = {30 + len(s)}")),
+    # Erlang and Elixir terms (RabbitMQ, ejabberd, EMQX crash reports)
+    ("erlang_tuple_binary", "exception", one(pw,
+        lambda s: f"{{error,{{auth_failure,[{{username,<<\"{user()}\">>}},{{password,<<\"{s}\">>}}]}}}}",
+        lambda s: f"** Reason for termination ==\n** {{badmatch,{{password,<<\"{s}\">>}}}}",
+        lambda s: f"[{{host,\"db.internal\"}},{{user,\"app\"}},{{password,\"{s}\"}},{{port,5432}}]")),
+    ("erlang_map_binary", "exception", one(pw,
+        lambda s: f"#{{password => <<\"{s}\">>,username => <<\"{user()}\">>}}",
+        lambda s: f"crasher: initial call: emqx_auth:init/1, reason: #{{<<\"token\">> => <<\"{s}\">>}}")),
+    # a secret-named pair whose quotes are backslash-escaped single quotes (a dict's repr inside a quoted string)
+    ("escaped_single_quotes", "exception", one(pw,
+        lambda s: f"ValueError('{{\\'user\\': \\'{user()}\\', \\'password\\': \\'{s}\\'}}')",
+        lambda s: f"'{{\\'token\\': \\'{s}\\'}}'",
+        lambda s: f"echo 'export DB_PASSWORD=\\'{s}\\'' >> .env")),
     # daemons' credential files: a host, then user:password
     ("postfix_sasl_passwd", "log", one(pw,
         lambda s: f"[smtp.{pick('example.com', 'sendgrid.net', 'mailgun.org')}]:587 {user()}:{s}",
@@ -225,7 +252,7 @@ BENIGN: list[tuple[str, str, Callable[[], str]]] = [
         f"{prompt()}npm config set registry https://registry.example.com/",
         f"{prompt()}yarn config set npmRegistryServer https://npm.example.com",
         f"{prompt()}kubectl config set-context prod --namespace=shop",
-        f"{prompt()}git config --global user.email {user()}@example.com",
+        f"{prompt()}git config --global user.name \"{user().capitalize()} Example\"",
         f"{prompt()}git config --global pull.rebase true")),
     ("config_set_placeholder", "log", lambda: pick(
         f"{prompt()}aws configure set aws_secret_access_key \"$AWS_SECRET_ACCESS_KEY\"",
@@ -340,6 +367,29 @@ BENIGN: list[tuple[str, str, Callable[[], str]]] = [
         "EXEC sp_droplogin 'etl';",
         f"EXEC sp_who2 {n()};",
         "EXEC sp_addlogin @loginame = N'etl', @passwd = NULL;")),
+    ("redis_monitor_plain", "log", lambda: f'{_r.randint(1_700_000_000, 1_760_000_000)}.{_r.randint(100000, 999999)} [0 127.0.0.1:{_r.randint(30000, 60000)}] ' + pick(
+        '"AUTH" "$REDIS_PASSWORD"', f'"GET" "session:{n()}"', '"CONFIG" "GET" "requirepass"', f'"HGET" "user:{n()}" "password_changed_at"',
+        '"PING"', f'"HSET" "user:{n()}" "password" "(hidden)"')),
+    ("argv_list_plain", "exception", lambda: pick(
+        "redis.exceptions.ConnectionError: Error 111 connecting to localhost:6379 (command: ['AUTH', '<redacted>'])",
+        "fields = ['username', 'password', 'email']",
+        "DEBUG redis: send_command args=('AUTH', '********')",
+        f"ValidationError: ('password', 'too short') at index {n()}",
+        "required: [\"token\", \"expires_in\"]")),
+    ("resp_plain", "log", lambda: pick(
+        f"> *2\\r\\n$3\\r\\nGET\\r\\n$10\\r\\nsession:{_r.randint(10, 99)}\\r\\n",
+        "< -NOAUTH Authentication required.\\r\\n",
+        "> *1\\r\\n$4\\r\\nPING\\r\\n")),
+    ("erlang_terms_plain", "exception", lambda: pick(
+        f"{{error,{{auth_failure,[{{username,<<\"{user()}\">>}},{{password,<<\"******\">>}}]}}}}",
+        f"[{{host,\"db.internal\"}},{{user,\"app\"}},{{port,5432}},{{pool_size,{_r.randint(5, 50)}}}]",
+        "#{password_policy => <<\"strict\">>,min_length => 12}",
+        "{token_ttl,3600}",
+        "** {badmatch,{error,invalid_password}}")),
+    ("escaped_quotes_plain", "exception", lambda: pick(
+        "ValueError('{\\'user\\': \\'alice\\', \\'role\\': \\'admin\\'}')",
+        "'{\\'password\\': \\'****\\'}'",
+        "echo 'export DB_PASSWORD=\\'$DB_PASSWORD\\'' >> .env")),
     ("cookie_jar_non_session", "log", lambda: "# Netscape HTTP Cookie File\n" + pick(
         f".example.com\tTRUE\t/\tFALSE\t{_r.randint(1_760_000_000, 1_800_000_000)}\tlang\ten-US",
         f".example.com\tTRUE\t/\tFALSE\t0\tcookie_consent\ttrue",
