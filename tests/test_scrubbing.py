@@ -409,6 +409,11 @@ example(
     f'{{error,{{auth_failure,[{{username,<<"app">>}},{{password,<<"{REDACTED}">>}}]}}}} ({{token_ttl,3600}})',
 )
 example(
+    "irc_identify",
+    "-> PRIVMSG NickServ :IDENTIFY deploy Fern#Stone77",
+    f"-> PRIVMSG NickServ :IDENTIFY deploy {REDACTED}",
+)
+example(
     "chpasswd_pair",
     "+ echo 'deploy:Fern&Stone$77' | chpasswd",
     f"+ echo 'deploy:{REDACTED}' | chpasswd",

@@ -1503,11 +1503,10 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"|\bipmitool\b[^\r\n|;&]*?[ \t]-P|\bracadm\b[^\r\n|;&]*?[ \t]-p|\b(?:x11vnc|vncviewer)\b[^\r\n|;&]*?[ \t]-passwd"
         r"|\bnuget[ \t]+push\b[^\r\n|;&]*?[ \t]-k|\bgh[ \t]+secret[ \t]+set\b[^\r\n|;&]*?[ \t](?:--body|-b)|\bredis-cli\",[^\r\n|;&]*?[ \t]\"-a\","
         # archivers' and PuTTY's password options, sshpass', openssl enc's -k, db2's USING, a Wi-Fi passphrase, an
-        # S3 client's secret after its access key, NickServ's IDENTIFY [account]
+        # S3 client's secret after its access key
         r"|\b(?:zip|unzip|zipcloak)\b[^\r\n|;&]*?[ \t]-P|\bsshpass\b[^\r\n|;&]*?[ \t]-p|\b(?:pscp|plink|psftp|putty)(?:\.exe)?\b[^\r\n|;&]*?[ \t]-pw"
         r"|\bopenssl\b[^\r\n|;&]*?[ \t]-k|\b(?i:db2)\b[^\r\n|;&]*?[ \t](?i:user)[ \t]+\S+[ \t]+(?i:using)"
         r"|\bwpa_passphrase[ \t]+(?:\"[^\"\r\n]*\"|'[^'\r\n]*'|\S+)|\bmc[ \t]+(?:alias[ \t]+set|config[ \t]+host[ \t]+add)(?:[ \t]+\S+){3}"
-        r"|(?i:nickserv)[ \t:]+(?i:identify)(?:[ \t]+\S+)?"
         r")[ \t]+['\"]?|\b(?:smbclient|rpcclient|smbmap|smbcacls)\b[^\r\n|;&]*?[ \t](?:-U|--user=?)[ \t]*[^\s%'\"]+%"
         r"|\b7z[az]?\b[^\r\n|;&]*?[ \t]-p|\blftp\b[^\r\n|&]*?[ \t]-u[ \t]+[^\s,'\"]+,['\"]?"
         r"|\bsp_addlogin[ \t]+(?:@loginame[ \t]*=[ \t]*)?N?'[^'\r\n]*'[ \t]*,[ \t]*(?:@passwd[ \t]*=[ \t]*)?N?'"
@@ -1525,11 +1524,11 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "<name> --body``, and ``redis-cli``'s ``-a`` as an argv list prints it (strace's ``[\"redis-cli\", \"-a\", \"..\"]``); "
         "archivers' ``zip -P``/``7z -p``, ``sshpass -p``, PuTTY's ``-pw``, ``openssl enc -k``, ``lftp -u user,<pw>``, "
         "``db2 connect .. user <name> using <pw>``, ``wpa_passphrase <ssid> <pw>``, ``mosquitto_passwd -b <file> <user> <pw>``, "
-        "``mc alias set <name> <url> <access> <secret>``, NickServ's ``IDENTIFY [account] <pw>`` and ``sp_addlogin '<name>', '<pw>'``; "
+        "``mc alias set <name> <url> <access> <secret>`` and ``sp_addlogin '<name>', '<pw>'``; "
         "``$VAR``, ``<pw>``, ``*`` (prompt) and options (``-x``, ``/add``) stay.",
         hints=("redis-cli", "sqlcmd", "bcp", "osql", "isql", "ldap", "net", "htpasswd", "securestring", "schtasks", "mosquitto_", "snmp", "-x", "rabbitmqctl", "smb", "rpcclient", "poetry", "cargo", "ipmitool", "racadm", "vnc", "freerdp", "nuget", "gh",
-               "zip", "7z", "sshpass", "pscp", "plink", "psftp", "putty", "openssl", "db2", "wpa_passphrase", "mc", "nickserv", "lftp", "sp_addlogin"),
-        trigger=r"zip|7z|sshpass|pscp|plink|psftp|putty|openssl|(?i:db2)|wpa_passphrase|mc[ \t]+(?:alias|config)|(?i:nickserv)|lftp|sp_addlogin|nuget[ \t]+push|gh[ \t]+secret[ \t]+set|ipmitool|racadm|x11vnc|vncviewer|freerdp|poetry[ \t]+config|cargo[ \t]+login|redis-cli|sqlcmd|bcp|osql|isql|ldap[a-z]+[ \t]|mosquitto_|snmp[a-z]+[ \t]|-x[ \t]+(?i:aes|des)|rabbitmqctl[ \t]|smbclient|rpcclient|smbmap|smbcacls|(?i:net[ \t]+use|net[ \t]+user|securestring|schtasks)|htpasswd[ \t]",
+               "zip", "7z", "sshpass", "pscp", "plink", "psftp", "putty", "openssl", "db2", "wpa_passphrase", "mc", "lftp", "sp_addlogin"),
+        trigger=r"zip|7z|sshpass|pscp|plink|psftp|putty|openssl|(?i:db2)|wpa_passphrase|mc[ \t]+(?:alias|config)|lftp|sp_addlogin|nuget[ \t]+push|gh[ \t]+secret[ \t]+set|ipmitool|racadm|x11vnc|vncviewer|freerdp|poetry[ \t]+config|cargo[ \t]+login|redis-cli|sqlcmd|bcp|osql|isql|ldap[a-z]+[ \t]|mosquitto_|snmp[a-z]+[ \t]|-x[ \t]+(?i:aes|des)|rabbitmqctl[ \t]|smbclient|rpcclient|smbmap|smbcacls|(?i:net[ \t]+use|net[ \t]+user|securestring|schtasks)|htpasswd[ \t]",
     ),
     SecretPattern(
         "chpasswd_pair",
@@ -1648,6 +1647,18 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         hints=("pass", "pwd", "secret", "token", "key"),
         verify="credential",
         trigger=r"(?i:pass|password|passwd|pwd|secret|token|key)(?:\">>)?[ \t]*(?:,[ \t]*(?:<<)?\"|=>[ \t]*<<\")",
+    ),
+    SecretPattern(
+        "irc_identify",
+        "keyword",
+        # the password is the command's last word: with ``[account]`` optional, only the line's end tells them apart
+        r"((?i:nickserv)[ \t:]+(?i:identify)[ \t]+(?:[^\s\[]\S*[ \t]+)?)[^\s'\"\[$<{%*][^\s]*([ \t]*(?:\r?\n|$))",
+        True,
+        "NickServ's ``IDENTIFY [account] <password>`` as an IRC client sends or logs it (``PRIVMSG NickServ :IDENTIFY ..``, "
+        "``/msg NickServ identify <account> ..``): the last word of the line.",
+        keep_suffix=True,
+        hints=("nickserv",),
+        trigger=r"(?i:nickserv)[ \t:]+(?i:identify)[ \t]",
     ),
     SecretPattern(
         "name_value_tuple",
