@@ -14,17 +14,22 @@ docker login --password-stdin``, ``| sudo -S``, ``| kinit``, ``| passwd``, ``| g
 ``podman login .. <<< ..``, ``echo .. > /run/secrets/db_password``); a password where one tool's syntax puts it
 (``sshpass -p '..'``, ``zip -P``, ``7z -p``, PuTTY's ``-pw``, ``openssl enc -k``, ``lftp -u user,pw``, ``db2 connect
 .. using``, ``wpa_passphrase <ssid> <psk>``, ``mosquitto_passwd -b``, ``mc alias set .. <access> <secret>``,
-NickServ's ``IDENTIFY``, ``sp_addlogin``); cookies outside a ``Cookie:`` header (Netscape cookie jars, the
+NickServ's ``IDENTIFY``, ``sp_addlogin``); a command's quoted word list as a monitor, a client or a trace prints it
+(Redis ``MONITOR``'s ``"AUTH" "<pw>"`` and ``"CONFIG" "SET" "requirepass" "<pw>"``, an argument tuple ``('AUTH', ..)``,
+strace's argv, the RESP wire form); Erlang and Elixir terms (``{password,<<"..">>}``, ``#{password => <<"..">>}``);
+a dict's repr inside a single-quoted string (``'{\\'password\\': \\'..\\'}'``); cookies outside a ``Cookie:`` header (Netscape cookie jars, the
 ``http.cookiejar`` repr ``<Cookie name=value for host/>``, ``set_cookie``/``setcookie``/``res.cookie`` calls, a
 ``cookies`` dict, DevTools' table rows); daemons' credential files with a host before ``user:password`` (Postfix
 ``sasl_passwd``, squid's ``login=user:pw``).
 
 Benign: the same commands and files without a secret (``$VAR``, ``$(cat file)``, ``--password-stdin < file``,
-``-p 8080:80``, ``zip -r``, ``echo "deb .." | sudo tee``, ``config set`` of a non-secret key, ``signingkey``,
+``-p 8080:80``, ``zip -r``, ``echo "deb .." | sudo tee``, ``config set`` of a non-secret key, ``signingkey``, field-name
+lists, masked Erlang binaries,
 cookies holding a language, a consent flag or a short id, ``sasl_passwd`` hashed lines and host maps).
 
 Same row format as ``../shared/corpus``; values are fake (random bodies from a fixed seed; human passwords marked
-``Fake``). 52 secret formats x 4 and 32 benign categories x 5. Scored with the others by ``score_all.py``.
+``Fake``). 50 secret formats x 5 and 38 benign categories x 5. ``tests/test_scrub_invoked.py`` scores ``errscope.scrub``
+on it; ``score_all.py`` with the others.
 """
 
 from __future__ import annotations
