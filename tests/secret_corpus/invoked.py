@@ -397,7 +397,7 @@ BENIGN: list[tuple[str, str, Callable[[], str]]] = [
         "echo 'export DB_PASSWORD=\\'$DB_PASSWORD\\'' >> .env")),
     ("cookie_jar_non_session", "log", lambda: "# Netscape HTTP Cookie File\n" + pick(
         f".example.com\tTRUE\t/\tFALSE\t{_r.randint(1_760_000_000, 1_800_000_000)}\tlang\ten-US",
-        f".example.com\tTRUE\t/\tFALSE\t0\tcookie_consent\ttrue",
+        ".example.com\tTRUE\t/\tFALSE\t0\tcookie_consent\ttrue",
         f".example.com\tTRUE\t/\tFALSE\t{_r.randint(1_760_000_000, 1_800_000_000)}\ttheme\tdark",
         f"app.example.com\tFALSE\t/\tFALSE\t0\tseen_banner\t{n()}")),
     ("cookiejar_repr_plain", "exception", lambda: pick(
@@ -415,8 +415,8 @@ BENIGN: list[tuple[str, str, Callable[[], str]]] = [
         "cookies={}",
         f"DEBUG response.cookies: {{\"cookie_consent\": \"true\", \"visits\": \"{n()}\"}}")),
     ("devtools_plain", "log", lambda: pick(
-        f"Name\tValue\tDomain\tPath\tExpires\nlang\ten-US\t.example.com\t/\t2026-01-01T00:00:00.000Z",
-        f"theme\tdark\tapp.example.com\t/\tSession\t10\t\t")),
+        "Name\tValue\tDomain\tPath\tExpires\nlang\ten-US\t.example.com\t/\t2026-01-01T00:00:00.000Z",
+        "theme\tdark\tapp.example.com\t/\tSession\t10\t\t")),
     ("cookie_prose_plain", "log", lambda: pick(
         f"{heldout.ts()} WARN auth: session cookie missing, redirecting to /login",
         f"{heldout.ts()} DEBUG cookie 'lang' not set, defaulting to en",
