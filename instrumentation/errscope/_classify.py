@@ -1437,14 +1437,18 @@ def _wrapping(inner: Callable[[BaseException], object], fallback: Rule) -> Rule:
     return rule
 
 
-def _delivery_from_cause(rule: Rule) -> Rule:
+def _delivery_from_cause(rule: Rule, *, open_only: bool = False) -> Rule:
     """``rule``, with the delivery fact of the transport failure the exception was raised ``from`` when that one
-    knows it (a wrapper whose class says less than its cause: azure-core's aiohttp transport)."""
+    knows it (a wrapper whose class says less than its cause: azure-core's aiohttp transport); with ``open_only``,
+    only where ``rule`` leaves it open, from the failure it was raised over (the neo4j driver's ServiceUnavailable
+    over a read that was reset or timed out on a connection in use: the request was sent; its WriteServiceUnavailable
+    raised while handling the server's NotALeader: refused, nothing written)."""
 
     def decide(exc: BaseException) -> Classification:
         result = rule(exc) or _UNKNOWN
-        if exc.__cause__ is not None:
-            inner = classify(exc.__cause__)
+        below = (exc.__cause__ or exc.__context__) if open_only else exc.__cause__
+        if below is not None and not (open_only and result.side_effect_possible is not None):
+            inner = classify(below)
             if inner.failure_class is FailureClass.UPSTREAM_UNAVAILABLE and inner.side_effect_possible is not None:
                 result = replace(result, side_effect_possible=inner.side_effect_possible)
         return result
@@ -2785,6 +2789,53 @@ def _ntstatus_error(exc: BaseException) -> Classification:
     return Classification(failure_class, upstream=Upstream("smb", f"0x{code:08X}"), side_effect_possible=side_effect)
 
 
+# A Bolt server's status code on its FAILURE message, ``<Vendor>.<classification>.<category>.<title>`` (Neo4j's table,
+# https://neo4j.com/docs/status-codes/current/errors/all-errors/; Memgraph answers in the same form): the classification
+# says whose fault it is. ClientError: the request as sent (do not send it again as it is), the category and title say
+# how; TransientError: the server's state for now, the transaction rolled back (nothing committed); DatabaseError: the
+# server failed under the statement. The neo4j driver keeps it as ``.code`` on its ``Neo4jError``.
+_BOLT_CODE: Final = re.compile(r"([A-Z][A-Za-z0-9]*)\.(ClientError|TransientError|DatabaseError)\.([A-Za-z]+)\.([A-Za-z]+)")
+
+
+def _bolt_code(exc: BaseException) -> re.Match[str] | None:
+    code = _attribute(exc, "code")
+    return _BOLT_CODE.fullmatch(code) if isinstance(code, str) else None
+
+
+def _bolt_failure(exc: BaseException) -> Classification | None:
+    """A Bolt FAILURE's status code (:data:`_BOLT_CODE`): the security category is a refused credential or privilege
+    (its rate limit of failed logins a rate limit), a title ending in ``NotFound`` a missing database, entity or
+    procedure, the cluster category a member that cannot take the request (a write sent to a follower), as a database
+    that is read-only (``ForbiddenOnReadOnlyDatabase``, ``ReadOnly``: a replica, not the caller's right), a terminated
+    transaction (``Terminated``, ``LockClientStopped``: an operator's kill, which the driver files as a ClientError)
+    the server's state; the request category is the driver's own protocol, no argument of the call; any other
+    client error the statement or its parameters (syntax, types, a constraint the data breaks). The upstream status
+    is the code's title (``SyntaxError``)."""
+    match = _bolt_code(exc)
+    if match is None:
+        return None
+    vendor, kind, category, title = match.groups()
+    failure_class, side_effect = FailureClass.UPSTREAM_UNAVAILABLE, False
+    if kind == "DatabaseError":
+        side_effect = None
+    elif "RateLimit" in title:
+        failure_class = FailureClass.RATE_LIMITED
+    elif (kind == "TransientError" or category == "Cluster" or "ReadOnly" in title
+          or title in ("Terminated", "LockClientStopped")):
+        pass
+    elif category == "Security":
+        failure_class = FailureClass.PERMISSION_DENIED
+    elif title.endswith("NotFound"):
+        failure_class = FailureClass.NOT_FOUND
+    elif category == "Request":
+        failure_class = FailureClass.UNKNOWN
+    else:
+        failure_class = FailureClass.INVALID_INPUT
+    # the title names the failure within its category (the whole code outgrows a label: 32 characters)
+    system = "neo4j" if vendor == "Neo" else vendor.lower()
+    return Classification(failure_class, upstream=Upstream(system, title), side_effect_possible=side_effect)
+
+
 def _cut_off(exc: BaseException) -> Classification:
     # An SDK that files an answered status under its timeout class (geopy's GeocoderTimedOut for a 503, 504 or 408,
     # raised ``from`` the adapter's error that keeps it): nothing ran out here, the status answered; it decides.
@@ -3001,7 +3052,7 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "cassandra.UnresolvableContactPoints": _unavailable(False, "cassandra"),
     # neo4j (https://neo4j.com/docs/api/python-driver/current/api.html#errors): no server could be reached or a
     # connection failed; raised inside the driver's connect, the Bolt handshake never completed: nothing sent
-    "neo4j.exceptions.ServiceUnavailable": _unavailable_unless_connecting("neo4j"),
+    "neo4j.exceptions.ServiceUnavailable": _delivery_from_cause(_unavailable_unless_connecting("neo4j"), open_only=True),
     # ldap3 (https://ldap3.readthedocs.io/en/latest/exceptions.html): the socket could not be opened
     # (refused, unresolvable): nothing sent; other communication errors leave it open.
     "ldap3.core.exceptions.LDAPSocketOpenError": _unavailable(False, "ldap"),
@@ -3220,14 +3271,17 @@ def _lookup(exc: BaseException) -> Rule | None:
                else _http_status if http_status_of(exc) is not None
                else _grpc_status if _grpc_status_name(exc) is not None
                else _tls_refusal if _peer_tls_alert(exc) is not None
-               else _ntstatus_error if _ntstatus_of(exc) is not None else None)
+               else _ntstatus_error if _ntstatus_of(exc) is not None
+               else _bolt_failure if _bolt_code(exc) is not None else None)
     for klass in type(exc).__mro__:
         rule = _REGISTERED.get(klass)
         if rule is not None:
             return rule
         rule = _RULES.get(klass)
         if rule is None and klass.__module__ != "builtins":
-            rule = _NAMED_RULES.get(f"{klass.__module__}.{klass.__qualname__}") or _DBAPI_RULES.get(klass.__name__)
+            rule = _NAMED_RULES.get(f"{klass.__module__}.{klass.__qualname__}")
+            if rule is None and carried is not _bolt_failure:  # neo4j's DatabaseError is a Bolt code's, no PEP 249's
+                rule = _DBAPI_RULES.get(klass.__name__)
         if rule is not None:
             # A driver's ``code`` is the database's (ClickHouse's 516 is no HTTP status); its own rule reads it.
             own_code = rule in _OWN_CODE_RULES or _DBAPI_RULES.get(klass.__name__) is rule
