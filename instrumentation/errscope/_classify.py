@@ -573,6 +573,10 @@ def _http_status(exc: BaseException) -> Classification | None:
     if status == 403 and any(_is_usage_limit(reason) for reason in reasons):
         result = replace(result, failure_class=FailureClass.RATE_LIMITED,
                          retry_after=retry_after_from_headers(lambda name: _response_header(exc, name)))
+    # ... and a request too large for it as a 403 too (BigQuery's responseTooLarge: the query's result is over the
+    # limit, https://cloud.google.com/bigquery/docs/error-messages): a smaller request fits, no permission is missing
+    elif status == 403 and any(_code_family(reason) is FailureClass.INVALID_INPUT for reason in reasons):
+        result = replace(result, failure_class=FailureClass.INVALID_INPUT)
     # Google answers a credential it cannot use (an API key not valid, expired) with 400 INVALID_ARGUMENT: ErrorInfo's
     # reason says the argument was the credential, not the model's input (the Gemini API, Maps, Cloud APIs).
     elif status == 400 and any(_code_family(reason) is FailureClass.PERMISSION_DENIED for reason in reasons):
@@ -2982,6 +2986,13 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # botocore's NoCredentialsError, nothing was sent (https://googleapis.dev/python/google-auth/latest/reference/
     # google.auth.exceptions.html)
     "google.auth.exceptions.DefaultCredentialsError": _fixed(FailureClass.PERMISSION_DENIED, False),
+    # ... or holding one it cannot renew: a RefreshError of its own words only (no token endpoint's answer among its
+    # arguments, no failure under it: an access token without a refresh token, "Reauthentication is needed"), raised
+    # when the upstream refused the token (401) or before sending with an expired one; an endpoint's answer decides
+    "google.auth.exceptions.RefreshError": lambda exc: (
+        Classification(FailureClass.PERMISSION_DENIED, side_effect_possible=False)
+        if len(exc.args) == 1 and isinstance(exc.args[0], str) and exc.__cause__ is None and exc.__context__ is None
+        else None),
     **dict.fromkeys(("botocore.exceptions.ParamValidationError", "botocore.exceptions.NoRegionError"),
                     _fixed(FailureClass.UNKNOWN, False)),
     # the bulk helpers of Elasticsearch and OpenSearch: each failed item's own status (_bulk_item_refused)

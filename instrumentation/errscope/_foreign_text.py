@@ -92,7 +92,7 @@ _API_CODE_FAMILIES: Final = (
      FailureClass.PERMISSION_DENIED),
     (re.compile(r"notfound|nosuch|nonexist|doesnotexist"), FailureClass.NOT_FOUND),  # SQS: "...NonExistentQueue"
     (re.compile(r"validation|invalidargument|invalidparameter|conditionalcheckfailed|malformedpolicy|toolong|"
-                r"baduserinput"),
+                r"toolarge|baduserinput"),  # S3's EntityTooLarge, BigQuery's responseTooLarge (a 403)
      FailureClass.INVALID_INPUT),
     (re.compile(r"internalerror|internalservererror|fatalerror|serviceunavailable"), FailureClass.UPSTREAM_UNAVAILABLE),
 )
