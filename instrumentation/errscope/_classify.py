@@ -2199,11 +2199,17 @@ _NAME_WORDS: Final = (
     # botocore's NoCredentialsError), as a 401 without one, before the "Unavailable" of an outage below
     (re.compile(r"PermissionDenied|AccessDenied|Forbidden|Unauthori[sz]ed|Unauthenticated|Authenticat|"
                 r"Authori[sz]ation(?:Error|Exception|Fail)|Credentials?Unavailable|(?:No|Missing|Partial)Credential|"
-                r"(?:Invalid|Missing|Expired|Revoked)(?:Api|API)Key|(?:Api|API)Key(?:Invalid|Missing|Expired)"),
+                r"(?:Invalid|Missing|Expired|Revoked)(?:Api|API)Key|(?:Api|API)Key(?:Invalid|Missing|Expired)|"
+                # AuthError as one word (Chroma's ChromaAuthError, its 403), not OAuth's (an OAuth flow's own errors)
+                r"(?<!O)Auth(?:Error|Exception)"),
      FailureClass.PERMISSION_DENIED, False),
     (_NOT_FOUND_WORDS, FailureClass.NOT_FOUND, None),
-    # HTTP 400's and 422's names (Tavily's BadRequestError): the request's values, refused as a whole
-    (re.compile(r"Duplicate|AlreadyExists|BadRequest|UnprocessableEntity"), FailureClass.INVALID_INPUT, False),
+    # HTTP 400's and 422's names (Tavily's BadRequestError): the request's values, refused as a whole; gRPC's
+    # INVALID_ARGUMENT and a unique constraint (as SQLSTATE 23505) by name (Chroma's InvalidArgumentError,
+    # UniqueConstraintError); a vector of the wrong length for its collection (Chroma's InvalidDimensionException); a
+    # request over a size limit (Chroma's BatchSizeExceededError: a smaller batch fits)
+    (re.compile(r"Duplicate|AlreadyExists|BadRequest|UnprocessableEntity|InvalidArgument|UniqueConstraint|"
+                r"InvalidDimension|DimensionMismatch|SizeExceeded|TooLarge"), FailureClass.INVALID_INPUT, False),
     # a connection that never opened, or none open when asked to send (stomp.py's ConnectFailedException,
     # NotConnectedException): nothing went out
     (re.compile(r"Connect(ion)?Failed|NotConnected"), FailureClass.UPSTREAM_UNAVAILABLE, False),
@@ -2986,6 +2992,10 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # botocore's NoCredentialsError, nothing was sent (https://googleapis.dev/python/google-auth/latest/reference/
     # google.auth.exceptions.html)
     "google.auth.exceptions.DefaultCredentialsError": _fixed(FailureClass.PERMISSION_DENIED, False),
+    # Chroma Cloud's quotas are limits on a request's size and a collection's (records per write, document bytes,
+    # embedding dimensions, https://docs.trychroma.com/cloud/quotas-limits), no usage spent over time: a smaller
+    # request fits, waiting does not help
+    "chromadb.errors.QuotaError": _fixed(FailureClass.INVALID_INPUT, False),
     # ... or holding one it cannot renew: a RefreshError of its own words only (no token endpoint's answer among its
     # arguments, no failure under it: an access token without a refresh token, "Reauthentication is needed"), raised
     # when the upstream refused the token (401) or before sending with an expired one; an endpoint's answer decides
