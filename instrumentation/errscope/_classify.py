@@ -238,6 +238,7 @@ from errscope._foreign_text import (
     never_reached,
     retry_after_from_text,
     says_maybe_acted,
+    sqlstate_in_text,
 )
 from errscope._http import (
     class_for_http_status,
@@ -458,7 +459,8 @@ def http_status_of(exc: BaseException) -> int | None:
     and API SDKs use: ``status_code`` (OpenAI, Anthropic), ``http_status`` (Stripe), ``status``
     (aiohttp), ``code`` (urllib, google-api-core, tornado), ``errcode`` (xmlrpc.client), ``response_code``
     (python-gitlab), ``response_status_code`` (Kiota's ``APIError``: msgraph-sdk), or its ``response``'s
-    ``status_code``/``status`` (httpx, requests, websockets); else an
+    ``status_code``/``status`` (httpx, requests, websockets), or its ``context``'s ``http-code``
+    (databricks-sql-connector); else an
     ``OSError`` built as ``IOError(status, message)`` (typesense: its ``errno`` is the status, no errno any system
     defines). ``None`` when it carries none."""
     for owner in (exc, _attribute(exc, "response")):
@@ -468,9 +470,19 @@ def http_status_of(exc: BaseException) -> int | None:
             status = _error_status(_attribute(owner, name))
             if status is not None:
                 return status
+    status = _context_status(exc)
+    if status is not None:
+        return status
     if isinstance(exc, OSError) and exc.errno not in errno.errorcode:  # errnos end near 140 (Linux), WSA's at 10000
         return _error_status(exc.errno)
     return None
+
+
+def _context_status(exc: BaseException) -> int | None:
+    """The HTTP status in an exception's ``context`` mapping (databricks-sql-connector's ``RequestError``: its
+    ``"http-code"``, a driver's PEP 249 error whose HTTP request the endpoint refused)."""
+    context = _attribute(exc, "context")
+    return _error_status(context.get("http-code")) if isinstance(context, Mapping) else None
 
 
 def _response_header(exc: BaseException, name: str) -> str | None:
@@ -1037,6 +1049,15 @@ def _sqlstate(exc: BaseException) -> str | None:
     return None
 
 
+def _printed_sqlstate(exc: BaseException) -> str | None:
+    """The SQLSTATE a PEP 249 driver's error keeps only in its message (databricks-sql-connector's
+    ``ServerOperationError``: Databricks' error conditions end in "SQLSTATE: 42P01",
+    https://docs.databricks.com/en/error-messages/index.html), when it has no attribute for one."""
+    if _sqlstate(exc) is not None or not any(klass.__name__ in _DBAPI_RULES for klass in type(exc).__mro__[:-2]):
+        return None
+    return sqlstate_in_text(_message_of(exc)[:2000])
+
+
 # SQLite primary result codes (https://sqlite.org/rescode.html), from ``sqlite3.Error.sqlite_errorname``.
 _SQLITE_CODES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
     "SQLITE_BUSY": (FailureClass.UPSTREAM_UNAVAILABLE, False),
@@ -1161,7 +1182,7 @@ def _db_status(exc: BaseException) -> str | None:
     """The database's own code for ``upstream.status``: a MySQL error number (finer than the
     SQLSTATE MySQL maps many numbers onto: 42000 is a syntax error and a denied access), else the SQLSTATE."""
     mysql = _mysql_code(exc)
-    return str(mysql) if mysql is not None else _sqlstate(exc)
+    return str(mysql) if mysql is not None else _sqlstate(exc) or _printed_sqlstate(exc)
 
 
 def _mysql_code(exc: BaseException) -> int | None:
@@ -1176,7 +1197,7 @@ def _db_code(exc: BaseException) -> tuple[FailureClass, bool | None] | None:
     mysql = _mysql_code(exc)
     if mysql is not None:
         return _MYSQL_CODES[mysql]
-    status = _sqlstate(exc)
+    status = _sqlstate(exc) or _printed_sqlstate(exc)
     if status is not None:
         return _SQLSTATES.get(status) or _SQLSTATES.get(status[:2])
     name = getattr(exc, "sqlite_errorname", None)
@@ -1242,6 +1263,10 @@ def _dbapi(failure_class: FailureClass, side_effect_possible: bool | None = None
     def rule(exc: BaseException) -> Classification | None:
         if _wraps_driver_error(exc):
             return None
+        if _context_status(exc) is not None:
+            # a driver over HTTP whose request the endpoint refused (databricks-sql-connector's RequestError, an
+            # OperationalError keeping ``context["http-code"]``): that status, as any HTTP client's
+            return _http_status(exc)
         status = _db_status(exc)
         code = _db_code(exc)
         # Without a code of its own, a driver's error raised over its transport's (clickhouse-connect over

@@ -142,6 +142,16 @@ SQLSTATE_CLASSES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
 _SQLSTATE_IN_TEXT: Final = re.compile(r"\bSQL ?STATE\b[\s:=\[(]*([0-9A-Z]{5})\b", re.I)
 
 
+def sqlstate_in_text(text: str) -> str | None:
+    """The first SQLSTATE ``text`` names that :data:`SQLSTATE_CLASSES` knows (the exact code, else its class), or
+    ``None``: a driver that keeps it only in its message (Databricks' error conditions end in "SQLSTATE: 42P01")."""
+    for match in _SQLSTATE_IN_TEXT.finditer(text):
+        code = match.group(1).upper()
+        if code in SQLSTATE_CLASSES or code[:2] in SQLSTATE_CLASSES:
+            return code
+    return None
+
+
 def sqlstate_class(text: str) -> FailureClass | None:
     """The class of the first SQLSTATE ``text`` names (:data:`SQLSTATE_CLASSES`: the exact code, else its class), or
     ``None``."""
