@@ -88,6 +88,11 @@ _API_CODE_FAMILIES: Final = (
                 r"signaturedoesnotmatch|expiredtoken|unrecognizedclient|authfailure|missingauthenticationtoken|"
                 r"notauthed|invalidauth|missingscope|nopermission|tokenrevoked|tokenexpired|accountinactive|"
                 r"invalidsession|sessionexpired|authori[sz]ationfailed|notinchannel|"
+                # Supabase Auth's (https://supabase.com/docs/guides/auth/debugging/error-codes): a wrong password and
+                # an unconfirmed email as a 400, the token's session or refresh token gone (not the caller's record),
+                # a sign-up or provider the project turned off
+                r"(?:invalid|bad|wrong)credential|(?:session|refreshtoken)notfound|(?:not|un)(?:confirmed|verified)|"
+                r"disabled|"
                 r"apikey"),  # Google's ErrorInfo reasons: API_KEY_INVALID, API_KEY_EXPIRED
      FailureClass.PERMISSION_DENIED),
     (re.compile(r"notfound|nosuch|nonexist|doesnotexist"), FailureClass.NOT_FOUND),  # SQS: "...NonExistentQueue"
