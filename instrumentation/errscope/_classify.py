@@ -2824,6 +2824,51 @@ def _ntstatus_error(exc: BaseException) -> Classification:
     return Classification(failure_class, upstream=Upstream("smb", f"0x{code:08X}"), side_effect_possible=side_effect)
 
 
+# The CQL native protocol's error codes (native_protocol_v4.spec §9, https://github.com/apache/cassandra/blob/trunk/doc/
+# native_protocol_v4.spec; ScyllaDB answers the same) -> (class, may the statement have taken effect). The coordinator
+# refused it before running it (unavailable: too few replicas alive; overloaded; bootstrapping; a refused login or
+# permission; a request it would not take), or ran it and could not say how it ended (a write timeout or failure: the
+# spec says some replicas may have applied it; a read timeout, as any timeout on a sent request); a syntax error or a
+# misconfigured keyspace is the tool's own statement (SQLSTATE class 42's kin).
+_CQL_CODES: Final[dict[int, tuple[FailureClass, bool | None]]] = {
+    0x0000: (FailureClass.UPSTREAM_UNAVAILABLE, None),  # server error
+    0x000A: (FailureClass.UNKNOWN, False),  # protocol error: the driver's
+    0x0100: (FailureClass.PERMISSION_DENIED, False),  # bad credentials
+    **dict.fromkeys((0x1000, 0x1001, 0x1002), (FailureClass.UPSTREAM_UNAVAILABLE, False)),
+    0x1003: (FailureClass.UPSTREAM_UNAVAILABLE, None),  # truncate error
+    **dict.fromkeys((0x1100, 0x1200, 0x1500, 0x1600), (FailureClass.UPSTREAM_UNAVAILABLE, True)),
+    0x1300: (FailureClass.UPSTREAM_UNAVAILABLE, None),  # read failure
+    0x1400: (FailureClass.INVALID_INPUT, False),  # a function failed on the statement's values
+    0x2000: (FailureClass.UNKNOWN, False),  # syntax error
+    0x2100: (FailureClass.PERMISSION_DENIED, False),  # unauthorized
+    0x2200: (FailureClass.INVALID_INPUT, False),  # invalid: the request's values refused
+    0x2300: (FailureClass.UNKNOWN, False),  # config error
+    0x2400: (FailureClass.INVALID_INPUT, False),  # already exists
+    0x2500: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # unprepared: the node forgot the prepared statement
+}
+# cassandra-driver's own classes for the error messages it converts (``ErrorMessage.to_exception``), which keep no code
+_CQL_CLASS_CODES: Final = {"Unavailable": 0x1000, "WriteTimeout": 0x1100, "ReadTimeout": 0x1200, "ReadFailure": 0x1300,
+                           "FunctionFailure": 0x1400, "WriteFailure": 0x1500, "CDCWriteFailure": 0x1600,
+                           "InvalidRequest": 0x2200, "Unauthorized": 0x2100, "ConfigurationException": 0x2300,
+                           "AlreadyExists": 0x2400, "AuthenticationFailed": 0x0100}
+
+
+def _cql_error(exc: BaseException) -> Classification | None:
+    """A CQL server's ERROR as cassandra-driver raises it (:data:`_CQL_CODES`): the error message itself (``.code``,
+    ``cassandra.protocol``) or the driver's class for it; its client-side ``OperationTimedOut`` on a sent statement
+    may have run (not sent when raised while connecting)."""
+    if type(exc).__name__ == "OperationTimedOut":
+        return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("cassandra", "OperationTimedOut"),
+                              side_effect_possible=not _raised_connecting(exc, "cassandra"))
+    code = _attribute(exc, "code")
+    if not isinstance(code, int) or isinstance(code, bool):
+        code = next((_CQL_CLASS_CODES[k.__name__] for k in type(exc).__mro__ if k.__name__ in _CQL_CLASS_CODES), None)
+    if code not in _CQL_CODES:
+        return None
+    failure_class, side_effect = _CQL_CODES[code]
+    return Classification(failure_class, upstream=Upstream("cassandra", f"{code:04x}"), side_effect_possible=side_effect)
+
+
 # A Bolt server's status code on its FAILURE message, ``<Vendor>.<classification>.<category>.<title>`` (Neo4j's table,
 # https://neo4j.com/docs/status-codes/current/errors/all-errors/; Memgraph answers in the same form): the classification
 # says whose fault it is. ClientError: the request as sent (do not send it again as it is), the category and title say
@@ -3096,6 +3141,8 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "cassandra.cluster.NoHostAvailable": _never_sent_when_connecting(
         _wrapping(_first_address_error, _unavailable(None, "cassandra")), "cassandra"),
     "cassandra.UnresolvableContactPoints": _unavailable(False, "cassandra"),
+    # the CQL server's ERROR frames and the driver's classes for them (_CQL_CODES)
+    **dict.fromkeys(("cassandra.protocol.ErrorMessage", "cassandra.DriverException"), _cql_error),
     # neo4j (https://neo4j.com/docs/api/python-driver/current/api.html#errors): no server could be reached or a
     # connection failed; raised inside the driver's connect, the Bolt handshake never completed: nothing sent
     "neo4j.exceptions.ServiceUnavailable": _delivery_from_cause(_unavailable_unless_connecting("neo4j"), open_only=True),
