@@ -3541,7 +3541,8 @@ def explain(exc: BaseException) -> tuple[Classification, BaseException]:
     if isinstance(decided[1], ToolFailure):  # the author wrote down what happened: that is the root
         return decided
     # The root sits below the deciding exception, on its own chain (not in a sibling group member).
-    return _with_address(decided[0], path_to(exc, decided[1])), _root_below(decided[1])
+    path = path_to(exc, decided[1])
+    return _with_wait(_with_address(decided[0], path), path), _root_below(decided[1])
 
 
 def path_to(exc: BaseException, target: BaseException) -> list[BaseException]:
@@ -3587,6 +3588,22 @@ def _with_address(result: Classification, path: list[BaseException]) -> Classifi
             address = None
         if address:
             return replace(result, upstream=replace(upstream, address=address))
+    return result
+
+
+def _with_wait(result: Classification, path: list[BaseException]) -> Classification:
+    """``result`` with the wait an SDK's exception on the path to the deciding one parsed off the answer and kept
+    (:func:`_carried_delay`), when the deciding one (the transport's, below it) has none: qdrant-client's
+    ResourceExhaustedResponse(retry_after_s) over grpcio's RESOURCE_EXHAUSTED, whose trailer it read."""
+    if result.failure_class is not FailureClass.RATE_LIMITED or result.retry_after is not None:
+        return result
+    for current in reversed(path[:-1]):
+        try:
+            wait = _carried_delay(current)
+        except Exception:  # an attribute of a foreign shape says nothing
+            wait = None
+        if wait is not None:
+            return replace(result, retry_after=wait)
     return result
 
 
