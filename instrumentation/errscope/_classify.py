@@ -2824,6 +2824,35 @@ def _ntstatus_error(exc: BaseException) -> Classification:
     return Classification(failure_class, upstream=Upstream("smb", f"0x{code:08X}"), side_effect_possible=side_effect)
 
 
+# ArangoDB's error numbers (``errorNum``, https://docs.arangodb.com/stable/develop/error-codes/) whose meaning its HTTP
+# status does not carry: an AQL query an operator killed comes as a 410 (it ran, what it wrote may stay: SQLSTATE
+# 57's kin), the tool's own query that does not parse or names a function, a variable or a bind parameter there is
+# none of as a 400 or a 404 (SQLSTATE class 42's kin: the tool's bug, not the caller's value or a missing record).
+_ARANGO_CODES: Final[dict[int, tuple[FailureClass, bool | None]]] = {
+    1500: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # QUERY_KILLED
+    **dict.fromkeys((1501, 1502, 1510, 1512, 1540, 1541, 1550, 1551, 1552),  # QUERY_PARSE, QUERY_EMPTY,
+                    # QUERY_VARIABLE_NAME_INVALID, QUERY_VARIABLE_NAME_UNKNOWN, QUERY_FUNCTION_NAME_UNKNOWN,
+                    # QUERY_FUNCTION_ARGUMENT_NUMBER_MISMATCH, QUERY_BIND_PARAMETERS_INVALID, _MISSING, _UNDECLARED
+                    (FailureClass.UNKNOWN, False)),
+}
+
+
+def _arango_error(exc: BaseException) -> Classification | None:
+    """python-arango's ``ArangoServerError``: the error number where :data:`_ARANGO_CODES` knows it better than the
+    status, else the HTTP status; the upstream status is the error number either way."""
+    number = _attribute(exc, "error_code")
+    if not isinstance(number, int) or isinstance(number, bool):
+        return _http_status(exc)
+    if number in _ARANGO_CODES:
+        failure_class, side_effect = _ARANGO_CODES[number]
+        return Classification(failure_class, upstream=Upstream("arangodb", str(number), _request_address(exc)),
+                              side_effect_possible=side_effect)
+    result = _http_status(exc)
+    if result is None or result.upstream is None:
+        return result
+    return replace(result, upstream=replace(result.upstream, system="arangodb", status=str(number)))
+
+
 # The CQL native protocol's error codes (native_protocol_v4.spec §9, https://github.com/apache/cassandra/blob/trunk/doc/
 # native_protocol_v4.spec; ScyllaDB answers the same) -> (class, may the statement have taken effect). The coordinator
 # refused it before running it (unavailable: too few replicas alive; overloaded; bootstrapping; a refused login or
@@ -3141,6 +3170,8 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "cassandra.cluster.NoHostAvailable": _never_sent_when_connecting(
         _wrapping(_first_address_error, _unavailable(None, "cassandra")), "cassandra"),
     "cassandra.UnresolvableContactPoints": _unavailable(False, "cassandra"),
+    # python-arango: ArangoDB's error number, then the status (_ARANGO_CODES)
+    "arango.exceptions.ArangoServerError": _arango_error,
     # the CQL server's ERROR frames and the driver's classes for them (_CQL_CODES)
     **dict.fromkeys(("cassandra.protocol.ErrorMessage", "cassandra.DriverException"), _cql_error),
     # neo4j (https://neo4j.com/docs/api/python-driver/current/api.html#errors): no server could be reached or a
@@ -3294,6 +3325,7 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
 _OWN_CODE_RULES: Final = frozenset(
     _NAMED_RULES[name] for name in ("smtplib.SMTPResponseException", "aiosmtplib.errors.SMTPResponseException",
                                     "pymilvus.exceptions.MilvusException",
+                                    "arango.exceptions.ArangoServerError",
                                     "aiohttp.client_exceptions.ClientHttpProxyError", *_HTTP_PARSE_ERRORS)
 )
 """Rules that read a protocol's own reply code, or know the status-shaped code is no server's (a client parser's):
