@@ -2235,6 +2235,11 @@ _NAME_WORDS: Final = (
     # request over a size limit (Chroma's BatchSizeExceededError: a smaller batch fits)
     (re.compile(r"Duplicate|AlreadyExists|BadRequest|UnprocessableEntity|InvalidArgument|UniqueConstraint|"
                 r"InvalidDimension|DimensionMismatch|SizeExceeded|TooLarge"), FailureClass.INVALID_INPUT, False),
+    # a timeout that says whether the operation took effect (Couchbase's SDKs: UnAmbiguousTimeoutException, "the
+    # operation was not performed", e.g. never connected; AmbiguousTimeoutException and DurabilityAmbiguousException,
+    # "it may have been", https://docs.couchbase.com/python-sdk/current/howtos/error-handling.html)
+    (re.compile(r"Un[Aa]mbiguousTimeout"), FailureClass.UPSTREAM_UNAVAILABLE, False),
+    (re.compile(r"AmbiguousTimeout|DurabilityAmbiguous"), FailureClass.UPSTREAM_UNAVAILABLE, True),
     # a connection that never opened, or none open when asked to send (stomp.py's ConnectFailedException,
     # NotConnectedException): nothing went out
     (re.compile(r"Connect(ion)?Failed|NotConnected"), FailureClass.UPSTREAM_UNAVAILABLE, False),
@@ -2824,6 +2829,37 @@ def _ntstatus_error(exc: BaseException) -> Classification:
     return Classification(failure_class, upstream=Upstream("smb", f"0x{code:08X}"), side_effect_possible=side_effect)
 
 
+# The Couchbase SDKs' error codes (couchbase-cxx-client's ``errc``, the Python SDK's ``couchbase.exceptions.ExceptionMap``:
+# 1-99 common, 101-199 key-value, 301-399 analytics, 501-599 views) -> (class, may it have taken effect). A code the
+# server answered refuses the operation whole (a KV operation is atomic); a timeout says in its code whether the
+# operation was performed (ambiguous 13: maybe; unambiguous 14: not); the SDK's own argument check and the tool's
+# query that does not parse are the tool's.
+_COUCHBASE_CODES: Final[dict[int, tuple[FailureClass, bool | None]]] = {
+    **dict.fromkeys((2, 5), (FailureClass.UPSTREAM_UNAVAILABLE, None)),  # request canceled, internal server failure
+    **dict.fromkeys((3, 8, 12, 15), (FailureClass.UNKNOWN, False)),  # invalid argument, parsing failure, unsupported
+    **dict.fromkeys((4, 7, 14, 103, 108, 110), (FailureClass.UPSTREAM_UNAVAILABLE, False)),  # service not available,
+    # temporary failure, unambiguous timeout, document locked, durability impossible, sync write in progress
+    **dict.fromkeys((13, 109), (FailureClass.UPSTREAM_UNAVAILABLE, True)),  # ambiguous timeout, sync write ambiguous
+    6: (FailureClass.PERMISSION_DENIED, False),  # authentication failure
+    **dict.fromkeys((21, 22), (FailureClass.RATE_LIMITED, False)),  # rate limited, quota limited
+    **dict.fromkeys((10, 11, 16, 101, 113, 303, 304, 502), (FailureClass.NOT_FOUND, False)),  # bucket, collection,
+    # scope, document, sub-document path, dataset, dataverse, design document not found
+    **dict.fromkeys((9, 18, 104, 105, 107, 114, 115, 116, 117, 118, 119, 120, 121, 122, 123, 131, 305, 306),
+                    (FailureClass.INVALID_INPUT, False)),  # CAS mismatch, exists already, value too large, a
+    # sub-document path or value that does not fit the document, a durability level the bucket cannot give
+}
+
+
+def _couchbase_error(exc: BaseException) -> Classification | None:
+    """A Couchbase SDK's ``CouchbaseException`` by its ``error_code`` (:data:`_COUCHBASE_CODES`); ``None`` (the class
+    name decides) for a code not in the table."""
+    code = _attribute(exc, "error_code")
+    if not isinstance(code, int) or isinstance(code, bool) or code not in _COUCHBASE_CODES:
+        return None
+    failure_class, side_effect = _COUCHBASE_CODES[code]
+    return Classification(failure_class, upstream=Upstream("couchbase", str(code)), side_effect_possible=side_effect)
+
+
 # ArangoDB's error numbers (``errorNum``, https://docs.arangodb.com/stable/develop/error-codes/) whose meaning its HTTP
 # status does not carry: an AQL query an operator killed comes as a 410 (it ran, what it wrote may stay: SQLSTATE
 # 57's kin), the tool's own query that does not parse or names a function, a variable or a bind parameter there is
@@ -3170,6 +3206,8 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "cassandra.cluster.NoHostAvailable": _never_sent_when_connecting(
         _wrapping(_first_address_error, _unavailable(None, "cassandra")), "cassandra"),
     "cassandra.UnresolvableContactPoints": _unavailable(False, "cassandra"),
+    # the Couchbase SDK's error codes (_COUCHBASE_CODES)
+    "couchbase.exceptions.CouchbaseException": _couchbase_error,
     # python-arango: ArangoDB's error number, then the status (_ARANGO_CODES)
     "arango.exceptions.ArangoServerError": _arango_error,
     # the CQL server's ERROR frames and the driver's classes for them (_CQL_CODES)
