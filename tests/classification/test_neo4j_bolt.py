@@ -251,3 +251,24 @@ def test_not_a_bolt_server() -> None:
         exc = raised(lambda: _run(port))
     assert isinstance(exc, neo4j.exceptions.ServiceUnavailable)
     check(exc, C.UPSTREAM_UNAVAILABLE, False)
+
+
+def test_tls_to_a_plain_listener() -> None:
+    # bolt+ssc:// (TLS, any certificate) to a server that speaks Bolt in the clear: the handshake never completes
+    with bolt_server() as port:
+        exc = raised(lambda: _run_at(f"bolt+ssc://{HOST}:{port}"))
+    assert isinstance(exc, neo4j.exceptions.ServiceUnavailable)
+    check(exc, C.UPSTREAM_UNAVAILABLE, False)
+
+
+def test_connect_times_out(backlog_port: int) -> None:
+    exc = raised(lambda: _run_at(f"bolt://{HOST}:{backlog_port}"))
+    assert isinstance(exc, neo4j.exceptions.ServiceUnavailable)
+    check(exc, C.UPSTREAM_UNAVAILABLE, False)
+
+
+def _run_at(uri: str) -> Any:
+    with neo4j.GraphDatabase.driver(uri, auth=("neo4j", "corpus-pw"), connection_timeout=1,
+                                    connection_acquisition_timeout=2) as driver:
+        with driver.session() as session:
+            return session.run("RETURN 1").data()
