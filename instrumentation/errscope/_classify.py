@@ -154,6 +154,23 @@ pymilvus ``MilvusException``           by Milvus's own code    Milvus ``merr`` c
                                        (not an HTTP status)    no HTTP statuses)
 a 5xx an SDK made up over a transport  the transport failure   no response, no headers: no server
 failure (resend's ``code=500``)        decides                 answered it
+a Bolt FAILURE's status code           by its classification,  Neo4j status codes
+``<Vendor>.<class>.<category>.<title>`` category and title      (ClientError, TransientError,
+(neo4j's ``Neo4jError.code``;                                  DatabaseError)
+Memgraph's)
+a CQL server's ERROR (cassandra-driver by the code             native_protocol_v4.spec §9
+``.code``, or its classes for them)
+Couchbase ``CouchbaseException``       by ``error_code``       couchbase-cxx-client errc (the SDK's
+                                                               ``ExceptionMap``)
+python-arango ``ArangoServerError``    by ``errorNum`` where   ArangoDB error codes (1500 killed,
+                                       the status misleads,    1501 parse, 1540 unknown function)
+                                       else the status
+a PEP 249 error whose SQLSTATE is only by the code             Databricks error conditions ("...
+in its text; ``context["http-code"]``  by the status           SQLSTATE: 42P01"); RequestError's
+(databricks-sql-connector)                                     context
+Chroma Cloud ``QuotaError``            invalid_input           a size limit, not usage over time
+google-auth ``RefreshError`` with only permission_denied       a credential it cannot renew
+its own words (no endpoint's answer)   (not acted)
 ``mcp`` ``MCPError``                   by JSON-RPC code        JSON-RPC 2.0 §5.1, MCP spec error codes
 ``mcp`` ``ToolError`` / wrappers       their ``__cause__``
 (exception groups, SQLAlchemy's,
@@ -168,7 +185,9 @@ anything else                          unknown                 a gap in the mapp
 =====================================  ======================  ========================================
 
 HTTP statuses: 400/409/412/413/416/422/428 invalid_input, 401/403/407/451 permission_denied, 404/410 not_found,
-429 rate_limited, 408 and 5xx upstream_unavailable, others unknown; a 403 with ``Retry-After`` or
+429 rate_limited, 408, 449 (Microsoft's Retry With: Cosmos DB) and 5xx upstream_unavailable, others unknown; a 403
+whose Google reason names a request too large (BigQuery's ``responseTooLarge``) is invalid_input; a 403 with
+``Retry-After`` or
 ``X-RateLimit-Remaining: 0`` (GitHub's rate limits), or a Google usage-limit reason
 (``userRateLimitExceeded``, ``dailyLimitExceeded``, ErrorInfo's ``RATE_LIMIT_EXCEEDED``) is rate_limited; a 400 whose
 ErrorInfo reason names the credential (``API_KEY_INVALID``) is permission_denied; the wait
