@@ -155,8 +155,8 @@ pymilvus ``MilvusException``           by Milvus's own code    Milvus ``merr`` c
 a 5xx an SDK made up over a transport  the transport failure   no response, no headers: no server
 failure (resend's ``code=500``)        decides                 answered it
 a Bolt FAILURE's status code           by its classification,  Neo4j status codes
-``<Vendor>.<class>.<category>.<title>`` category and title      (ClientError, TransientError,
-(neo4j's ``Neo4jError.code``;                                  DatabaseError)
+(``Neo.ClientError.Statement.``        category and title      (ClientError, TransientError,
+``SyntaxError``: neo4j's ``.code``;                            DatabaseError)
 Memgraph's)
 a CQL server's ERROR (cassandra-driver by the code             native_protocol_v4.spec §9
 ``.code``, or its classes for them)
