@@ -3153,10 +3153,11 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # ... or holding one it cannot renew: a RefreshError of its own words only (no token endpoint's answer among its
     # arguments, no failure under it: an access token without a refresh token, "Reauthentication is needed"), raised
     # when the upstream refused the token (401) or before sending with an expired one; an endpoint's answer decides
+    # (a status or an error document in its words, as for any rule-less type)
     "google.auth.exceptions.RefreshError": lambda exc: (
         Classification(FailureClass.PERMISSION_DENIED, side_effect_possible=False)
         if len(exc.args) == 1 and isinstance(exc.args[0], str) and exc.__cause__ is None and exc.__context__ is None
-        else None),
+        else _status_in_text(exc) or _error_document(exc)),
     **dict.fromkeys(("botocore.exceptions.ParamValidationError", "botocore.exceptions.NoRegionError"),
                     _fixed(FailureClass.UNKNOWN, False)),
     # the bulk helpers of Elasticsearch and OpenSearch: each failed item's own status (_bulk_item_refused)
