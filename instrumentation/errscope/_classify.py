@@ -154,6 +154,23 @@ pymilvus ``MilvusException``           by Milvus's own code    Milvus ``merr`` c
                                        (not an HTTP status)    no HTTP statuses)
 a 5xx an SDK made up over a transport  the transport failure   no response, no headers: no server
 failure (resend's ``code=500``)        decides                 answered it
+a Bolt FAILURE's status code           by its classification,  Neo4j status codes
+(``Neo.ClientError.Statement.``        category and title      (ClientError, TransientError,
+``SyntaxError``: neo4j's ``.code``;                            DatabaseError)
+Memgraph's)
+a CQL server's ERROR (cassandra-driver by the code             native_protocol_v4.spec §9
+``.code``, or its classes for them)
+Couchbase ``CouchbaseException``       by ``error_code``       couchbase-cxx-client errc (the SDK's
+                                                               ``ExceptionMap``)
+python-arango ``ArangoServerError``    by ``errorNum`` where   ArangoDB error codes (1500 killed,
+                                       the status misleads,    1501 parse, 1540 unknown function)
+                                       else the status
+a PEP 249 error whose SQLSTATE is only by the code             Databricks error conditions ("...
+in its text; ``context["http-code"]``  by the status           SQLSTATE: 42P01"); RequestError's
+(databricks-sql-connector)                                     context
+Chroma Cloud ``QuotaError``            invalid_input           a size limit, not usage over time
+google-auth ``RefreshError`` with only permission_denied       a credential it cannot renew
+its own words (no endpoint's answer)   (not acted)
 ``mcp`` ``MCPError``                   by JSON-RPC code        JSON-RPC 2.0 §5.1, MCP spec error codes
 ``mcp`` ``ToolError`` / wrappers       their ``__cause__``
 (exception groups, SQLAlchemy's,
@@ -168,7 +185,9 @@ anything else                          unknown                 a gap in the mapp
 =====================================  ======================  ========================================
 
 HTTP statuses: 400/409/412/413/416/422/428 invalid_input, 401/403/407/451 permission_denied, 404/410 not_found,
-429 rate_limited, 408 and 5xx upstream_unavailable, others unknown; a 403 with ``Retry-After`` or
+429 rate_limited, 408, 449 (Microsoft's Retry With: Cosmos DB) and 5xx upstream_unavailable, others unknown; a 403
+whose Google reason names a request too large (BigQuery's ``responseTooLarge``) is invalid_input; a 403 with
+``Retry-After`` or
 ``X-RateLimit-Remaining: 0`` (GitHub's rate limits), or a Google usage-limit reason
 (``userRateLimitExceeded``, ``dailyLimitExceeded``, ErrorInfo's ``RATE_LIMIT_EXCEEDED``) is rate_limited; a 400 whose
 ErrorInfo reason names the credential (``API_KEY_INVALID``) is permission_denied; the wait
@@ -238,6 +257,7 @@ from errscope._foreign_text import (
     never_reached,
     retry_after_from_text,
     says_maybe_acted,
+    sqlstate_in_text,
 )
 from errscope._http import (
     class_for_http_status,
@@ -458,7 +478,8 @@ def http_status_of(exc: BaseException) -> int | None:
     and API SDKs use: ``status_code`` (OpenAI, Anthropic), ``http_status`` (Stripe), ``status``
     (aiohttp), ``code`` (urllib, google-api-core, tornado), ``errcode`` (xmlrpc.client), ``response_code``
     (python-gitlab), ``response_status_code`` (Kiota's ``APIError``: msgraph-sdk), or its ``response``'s
-    ``status_code``/``status`` (httpx, requests, websockets); else an
+    ``status_code``/``status`` (httpx, requests, websockets), or its ``context``'s ``http-code``
+    (databricks-sql-connector); else an
     ``OSError`` built as ``IOError(status, message)`` (typesense: its ``errno`` is the status, no errno any system
     defines). ``None`` when it carries none."""
     for owner in (exc, _attribute(exc, "response")):
@@ -468,9 +489,19 @@ def http_status_of(exc: BaseException) -> int | None:
             status = _error_status(_attribute(owner, name))
             if status is not None:
                 return status
+    status = _context_status(exc)
+    if status is not None:
+        return status
     if isinstance(exc, OSError) and exc.errno not in errno.errorcode:  # errnos end near 140 (Linux), WSA's at 10000
         return _error_status(exc.errno)
     return None
+
+
+def _context_status(exc: BaseException) -> int | None:
+    """The HTTP status in an exception's ``context`` mapping (databricks-sql-connector's ``RequestError``: its
+    ``"http-code"``, a driver's PEP 249 error whose HTTP request the endpoint refused)."""
+    context = _attribute(exc, "context")
+    return _error_status(context.get("http-code")) if isinstance(context, Mapping) else None
 
 
 def _response_header(exc: BaseException, name: str) -> str | None:
@@ -573,6 +604,10 @@ def _http_status(exc: BaseException) -> Classification | None:
     if status == 403 and any(_is_usage_limit(reason) for reason in reasons):
         result = replace(result, failure_class=FailureClass.RATE_LIMITED,
                          retry_after=retry_after_from_headers(lambda name: _response_header(exc, name)))
+    # ... and a request too large for it as a 403 too (BigQuery's responseTooLarge: the query's result is over the
+    # limit, https://cloud.google.com/bigquery/docs/error-messages): a smaller request fits, no permission is missing
+    elif status == 403 and any(_code_family(reason) is FailureClass.INVALID_INPUT for reason in reasons):
+        result = replace(result, failure_class=FailureClass.INVALID_INPUT)
     # Google answers a credential it cannot use (an API key not valid, expired) with 400 INVALID_ARGUMENT: ErrorInfo's
     # reason says the argument was the credential, not the model's input (the Gemini API, Maps, Cloud APIs).
     elif status == 400 and any(_code_family(reason) is FailureClass.PERMISSION_DENIED for reason in reasons):
@@ -1033,6 +1068,15 @@ def _sqlstate(exc: BaseException) -> str | None:
     return None
 
 
+def _printed_sqlstate(exc: BaseException) -> str | None:
+    """The SQLSTATE a PEP 249 driver's error keeps only in its message (databricks-sql-connector's
+    ``ServerOperationError``: Databricks' error conditions end in "SQLSTATE: 42P01",
+    https://docs.databricks.com/en/error-messages/index.html), when it has no attribute for one."""
+    if _sqlstate(exc) is not None or not any(klass.__name__ in _DBAPI_RULES for klass in type(exc).__mro__[:-2]):
+        return None
+    return sqlstate_in_text(_message_of(exc)[:2000])
+
+
 # SQLite primary result codes (https://sqlite.org/rescode.html), from ``sqlite3.Error.sqlite_errorname``.
 _SQLITE_CODES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
     "SQLITE_BUSY": (FailureClass.UPSTREAM_UNAVAILABLE, False),
@@ -1157,7 +1201,7 @@ def _db_status(exc: BaseException) -> str | None:
     """The database's own code for ``upstream.status``: a MySQL error number (finer than the
     SQLSTATE MySQL maps many numbers onto: 42000 is a syntax error and a denied access), else the SQLSTATE."""
     mysql = _mysql_code(exc)
-    return str(mysql) if mysql is not None else _sqlstate(exc)
+    return str(mysql) if mysql is not None else _sqlstate(exc) or _printed_sqlstate(exc)
 
 
 def _mysql_code(exc: BaseException) -> int | None:
@@ -1172,7 +1216,7 @@ def _db_code(exc: BaseException) -> tuple[FailureClass, bool | None] | None:
     mysql = _mysql_code(exc)
     if mysql is not None:
         return _MYSQL_CODES[mysql]
-    status = _sqlstate(exc)
+    status = _sqlstate(exc) or _printed_sqlstate(exc)
     if status is not None:
         return _SQLSTATES.get(status) or _SQLSTATES.get(status[:2])
     name = getattr(exc, "sqlite_errorname", None)
@@ -1238,6 +1282,10 @@ def _dbapi(failure_class: FailureClass, side_effect_possible: bool | None = None
     def rule(exc: BaseException) -> Classification | None:
         if _wraps_driver_error(exc):
             return None
+        if _context_status(exc) is not None:
+            # a driver over HTTP whose request the endpoint refused (databricks-sql-connector's RequestError, an
+            # OperationalError keeping ``context["http-code"]``): that status, as any HTTP client's
+            return _http_status(exc)
         status = _db_status(exc)
         code = _db_code(exc)
         # Without a code of its own, a driver's error raised over its transport's (clickhouse-connect over
@@ -1437,14 +1485,18 @@ def _wrapping(inner: Callable[[BaseException], object], fallback: Rule) -> Rule:
     return rule
 
 
-def _delivery_from_cause(rule: Rule) -> Rule:
+def _delivery_from_cause(rule: Rule, *, open_only: bool = False) -> Rule:
     """``rule``, with the delivery fact of the transport failure the exception was raised ``from`` when that one
-    knows it (a wrapper whose class says less than its cause: azure-core's aiohttp transport)."""
+    knows it (a wrapper whose class says less than its cause: azure-core's aiohttp transport); with ``open_only``,
+    only where ``rule`` leaves it open, from the failure it was raised over (the neo4j driver's ServiceUnavailable
+    over a read that was reset or timed out on a connection in use: the request was sent; its WriteServiceUnavailable
+    raised while handling the server's NotALeader: refused, nothing written)."""
 
     def decide(exc: BaseException) -> Classification:
         result = rule(exc) or _UNKNOWN
-        if exc.__cause__ is not None:
-            inner = classify(exc.__cause__)
+        below = (exc.__cause__ or exc.__context__) if open_only else exc.__cause__
+        if below is not None and not (open_only and result.side_effect_possible is not None):
+            inner = classify(below)
             if inner.failure_class is FailureClass.UPSTREAM_UNAVAILABLE and inner.side_effect_possible is not None:
                 result = replace(result, side_effect_possible=inner.side_effect_possible)
         return result
@@ -2191,11 +2243,22 @@ _NAME_WORDS: Final = (
     # botocore's NoCredentialsError), as a 401 without one, before the "Unavailable" of an outage below
     (re.compile(r"PermissionDenied|AccessDenied|Forbidden|Unauthori[sz]ed|Unauthenticated|Authenticat|"
                 r"Authori[sz]ation(?:Error|Exception|Fail)|Credentials?Unavailable|(?:No|Missing|Partial)Credential|"
-                r"(?:Invalid|Missing|Expired|Revoked)(?:Api|API)Key|(?:Api|API)Key(?:Invalid|Missing|Expired)"),
+                r"(?:Invalid|Missing|Expired|Revoked)(?:Api|API)Key|(?:Api|API)Key(?:Invalid|Missing|Expired)|"
+                # AuthError as one word (Chroma's ChromaAuthError, its 403), not OAuth's (an OAuth flow's own errors)
+                r"(?<!O)Auth(?:Error|Exception)"),
      FailureClass.PERMISSION_DENIED, False),
     (_NOT_FOUND_WORDS, FailureClass.NOT_FOUND, None),
-    # HTTP 400's and 422's names (Tavily's BadRequestError): the request's values, refused as a whole
-    (re.compile(r"Duplicate|AlreadyExists|BadRequest|UnprocessableEntity"), FailureClass.INVALID_INPUT, False),
+    # HTTP 400's and 422's names (Tavily's BadRequestError): the request's values, refused as a whole; gRPC's
+    # INVALID_ARGUMENT and a unique constraint (as SQLSTATE 23505) by name (Chroma's InvalidArgumentError,
+    # UniqueConstraintError); a vector of the wrong length for its collection (Chroma's InvalidDimensionException); a
+    # request over a size limit (Chroma's BatchSizeExceededError: a smaller batch fits)
+    (re.compile(r"Duplicate|AlreadyExists|BadRequest|UnprocessableEntity|InvalidArgument|UniqueConstraint|"
+                r"InvalidDimension|DimensionMismatch|SizeExceeded|TooLarge"), FailureClass.INVALID_INPUT, False),
+    # a timeout that says whether the operation took effect (Couchbase's SDKs: UnAmbiguousTimeoutException, "the
+    # operation was not performed", e.g. never connected; AmbiguousTimeoutException and DurabilityAmbiguousException,
+    # "it may have been", https://docs.couchbase.com/python-sdk/current/howtos/error-handling.html)
+    (re.compile(r"Un[Aa]mbiguousTimeout"), FailureClass.UPSTREAM_UNAVAILABLE, False),
+    (re.compile(r"AmbiguousTimeout|DurabilityAmbiguous"), FailureClass.UPSTREAM_UNAVAILABLE, True),
     # a connection that never opened, or none open when asked to send (stomp.py's ConnectFailedException,
     # NotConnectedException): nothing went out
     (re.compile(r"Connect(ion)?Failed|NotConnected"), FailureClass.UPSTREAM_UNAVAILABLE, False),
@@ -2785,6 +2848,158 @@ def _ntstatus_error(exc: BaseException) -> Classification:
     return Classification(failure_class, upstream=Upstream("smb", f"0x{code:08X}"), side_effect_possible=side_effect)
 
 
+# The Couchbase SDKs' error codes (couchbase-cxx-client's ``errc``, the Python SDK's ``couchbase.exceptions.ExceptionMap``:
+# 1-99 common, 101-199 key-value, 301-399 analytics, 501-599 views) -> (class, may it have taken effect). A code the
+# server answered refuses the operation whole (a KV operation is atomic); a timeout says in its code whether the
+# operation was performed (ambiguous 13: maybe; unambiguous 14: not); the SDK's own argument check and the tool's
+# query that does not parse are the tool's.
+_COUCHBASE_CODES: Final[dict[int, tuple[FailureClass, bool | None]]] = {
+    **dict.fromkeys((2, 5), (FailureClass.UPSTREAM_UNAVAILABLE, None)),  # request canceled, internal server failure
+    **dict.fromkeys((3, 8, 12, 15), (FailureClass.UNKNOWN, False)),  # invalid argument, parsing failure, unsupported
+    **dict.fromkeys((4, 7, 14, 103, 108, 110), (FailureClass.UPSTREAM_UNAVAILABLE, False)),  # service not available,
+    # temporary failure, unambiguous timeout, document locked, durability impossible, sync write in progress
+    **dict.fromkeys((13, 109), (FailureClass.UPSTREAM_UNAVAILABLE, True)),  # ambiguous timeout, sync write ambiguous
+    6: (FailureClass.PERMISSION_DENIED, False),  # authentication failure
+    **dict.fromkeys((21, 22), (FailureClass.RATE_LIMITED, False)),  # rate limited, quota limited
+    **dict.fromkeys((10, 11, 16, 101, 113, 303, 304, 502), (FailureClass.NOT_FOUND, False)),  # bucket, collection,
+    # scope, document, sub-document path, dataset, dataverse, design document not found
+    **dict.fromkeys((9, 18, 104, 105, 107, 114, 115, 116, 117, 118, 119, 120, 121, 122, 123, 131, 305, 306),
+                    (FailureClass.INVALID_INPUT, False)),  # CAS mismatch, exists already, value too large, a
+    # sub-document path or value that does not fit the document, a durability level the bucket cannot give
+}
+
+
+def _couchbase_error(exc: BaseException) -> Classification | None:
+    """A Couchbase SDK's ``CouchbaseException`` by its ``error_code`` (:data:`_COUCHBASE_CODES`); ``None`` (the class
+    name decides) for a code not in the table."""
+    code = _attribute(exc, "error_code")
+    if not isinstance(code, int) or isinstance(code, bool) or code not in _COUCHBASE_CODES:
+        return None
+    failure_class, side_effect = _COUCHBASE_CODES[code]
+    return Classification(failure_class, upstream=Upstream("couchbase", str(code)), side_effect_possible=side_effect)
+
+
+# ArangoDB's error numbers (``errorNum``, https://docs.arangodb.com/stable/develop/error-codes/) whose meaning its HTTP
+# status does not carry: an AQL query an operator killed comes as a 410 (it ran, what it wrote may stay: SQLSTATE
+# 57's kin), the tool's own query that does not parse or names a function, a variable or a bind parameter there is
+# none of as a 400 or a 404 (SQLSTATE class 42's kin: the tool's bug, not the caller's value or a missing record).
+_ARANGO_CODES: Final[dict[int, tuple[FailureClass, bool | None]]] = {
+    1500: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # QUERY_KILLED
+    **dict.fromkeys((1501, 1502, 1510, 1512, 1540, 1541, 1550, 1551, 1552),  # QUERY_PARSE, QUERY_EMPTY,
+                    # QUERY_VARIABLE_NAME_INVALID, QUERY_VARIABLE_NAME_UNKNOWN, QUERY_FUNCTION_NAME_UNKNOWN,
+                    # QUERY_FUNCTION_ARGUMENT_NUMBER_MISMATCH, QUERY_BIND_PARAMETERS_INVALID, _MISSING, _UNDECLARED
+                    (FailureClass.UNKNOWN, False)),
+}
+
+
+def _arango_error(exc: BaseException) -> Classification | None:
+    """python-arango's ``ArangoServerError``: the error number where :data:`_ARANGO_CODES` knows it better than the
+    status, else the HTTP status; the upstream status is the error number either way."""
+    number = _attribute(exc, "error_code")
+    if not isinstance(number, int) or isinstance(number, bool):
+        return _http_status(exc)
+    if number in _ARANGO_CODES:
+        failure_class, side_effect = _ARANGO_CODES[number]
+        return Classification(failure_class, upstream=Upstream("arangodb", str(number), _request_address(exc)),
+                              side_effect_possible=side_effect)
+    result = _http_status(exc)
+    if result is None or result.upstream is None:
+        return result
+    return replace(result, upstream=replace(result.upstream, system="arangodb", status=str(number)))
+
+
+# The CQL native protocol's error codes (native_protocol_v4.spec §9, https://github.com/apache/cassandra/blob/trunk/doc/
+# native_protocol_v4.spec; ScyllaDB answers the same) -> (class, may the statement have taken effect). The coordinator
+# refused it before running it (unavailable: too few replicas alive; overloaded; bootstrapping; a refused login or
+# permission; a request it would not take), or ran it and could not say how it ended (a write timeout or failure: the
+# spec says some replicas may have applied it; a read timeout, as any timeout on a sent request); a syntax error or a
+# misconfigured keyspace is the tool's own statement (SQLSTATE class 42's kin).
+_CQL_CODES: Final[dict[int, tuple[FailureClass, bool | None]]] = {
+    0x0000: (FailureClass.UPSTREAM_UNAVAILABLE, None),  # server error
+    0x000A: (FailureClass.UNKNOWN, False),  # protocol error: the driver's
+    0x0100: (FailureClass.PERMISSION_DENIED, False),  # bad credentials
+    **dict.fromkeys((0x1000, 0x1001, 0x1002), (FailureClass.UPSTREAM_UNAVAILABLE, False)),
+    0x1003: (FailureClass.UPSTREAM_UNAVAILABLE, None),  # truncate error
+    **dict.fromkeys((0x1100, 0x1200, 0x1500, 0x1600), (FailureClass.UPSTREAM_UNAVAILABLE, True)),
+    0x1300: (FailureClass.UPSTREAM_UNAVAILABLE, None),  # read failure
+    0x1400: (FailureClass.INVALID_INPUT, False),  # a function failed on the statement's values
+    0x2000: (FailureClass.UNKNOWN, False),  # syntax error
+    0x2100: (FailureClass.PERMISSION_DENIED, False),  # unauthorized
+    0x2200: (FailureClass.INVALID_INPUT, False),  # invalid: the request's values refused
+    0x2300: (FailureClass.UNKNOWN, False),  # config error
+    0x2400: (FailureClass.INVALID_INPUT, False),  # already exists
+    0x2500: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # unprepared: the node forgot the prepared statement
+}
+# cassandra-driver's own classes for the error messages it converts (``ErrorMessage.to_exception``), which keep no code
+_CQL_CLASS_CODES: Final = {"Unavailable": 0x1000, "WriteTimeout": 0x1100, "ReadTimeout": 0x1200, "ReadFailure": 0x1300,
+                           "FunctionFailure": 0x1400, "WriteFailure": 0x1500, "CDCWriteFailure": 0x1600,
+                           "InvalidRequest": 0x2200, "Unauthorized": 0x2100, "ConfigurationException": 0x2300,
+                           "AlreadyExists": 0x2400, "AuthenticationFailed": 0x0100}
+
+
+def _cql_error(exc: BaseException) -> Classification | None:
+    """A CQL server's ERROR as cassandra-driver raises it (:data:`_CQL_CODES`): the error message itself (``.code``,
+    ``cassandra.protocol``) or the driver's class for it; its client-side ``OperationTimedOut`` on a sent statement
+    may have run (not sent when raised while connecting)."""
+    if type(exc).__name__ == "OperationTimedOut":
+        return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("cassandra", "OperationTimedOut"),
+                              side_effect_possible=not _raised_connecting(exc, "cassandra"))
+    code = _attribute(exc, "code")
+    if not isinstance(code, int) or isinstance(code, bool):
+        code = next((_CQL_CLASS_CODES[k.__name__] for k in type(exc).__mro__ if k.__name__ in _CQL_CLASS_CODES), None)
+    if code not in _CQL_CODES:
+        return None
+    failure_class, side_effect = _CQL_CODES[code]
+    return Classification(failure_class, upstream=Upstream("cassandra", f"{code:04x}"), side_effect_possible=side_effect)
+
+
+# A Bolt server's status code on its FAILURE message, ``<Vendor>.<classification>.<category>.<title>`` (Neo4j's table,
+# https://neo4j.com/docs/status-codes/current/errors/all-errors/; Memgraph answers in the same form): the classification
+# says whose fault it is. ClientError: the request as sent (do not send it again as it is), the category and title say
+# how; TransientError: the server's state for now, the transaction rolled back (nothing committed); DatabaseError: the
+# server failed under the statement. The neo4j driver keeps it as ``.code`` on its ``Neo4jError``.
+_BOLT_CODE: Final = re.compile(r"([A-Z][A-Za-z0-9]*)\.(ClientError|TransientError|DatabaseError)\.([A-Za-z]+)\.([A-Za-z]+)")
+
+
+def _bolt_code(exc: BaseException) -> re.Match[str] | None:
+    code = _attribute(exc, "code")
+    return _BOLT_CODE.fullmatch(code) if isinstance(code, str) else None
+
+
+def _bolt_failure(exc: BaseException) -> Classification | None:
+    """A Bolt FAILURE's status code (:data:`_BOLT_CODE`): the security category is a refused credential or privilege
+    (its rate limit of failed logins a rate limit), a title ending in ``NotFound`` a missing database, entity or
+    procedure, the cluster category a member that cannot take the request (a write sent to a follower), as a database
+    that is read-only (``ForbiddenOnReadOnlyDatabase``, ``ReadOnly``: a replica, not the caller's right), a terminated
+    transaction (``Terminated``, ``LockClientStopped``: an operator's kill, which the driver files as a ClientError)
+    the server's state; the request category is the driver's own protocol, no argument of the call; any other
+    client error the statement or its parameters (syntax, types, a constraint the data breaks). The upstream status
+    is the code's title (``SyntaxError``)."""
+    match = _bolt_code(exc)
+    if match is None:
+        return None
+    vendor, kind, category, title = match.groups()
+    failure_class, side_effect = FailureClass.UPSTREAM_UNAVAILABLE, False
+    if kind == "DatabaseError":
+        side_effect = None
+    elif "RateLimit" in title:
+        failure_class = FailureClass.RATE_LIMITED
+    elif (kind == "TransientError" or category == "Cluster" or "ReadOnly" in title
+          or title in ("Terminated", "LockClientStopped")):
+        pass
+    elif category == "Security":
+        failure_class = FailureClass.PERMISSION_DENIED
+    elif title.endswith("NotFound"):
+        failure_class = FailureClass.NOT_FOUND
+    elif category == "Request":
+        failure_class = FailureClass.UNKNOWN
+    else:
+        failure_class = FailureClass.INVALID_INPUT
+    # the title names the failure within its category (the whole code outgrows a label: 32 characters)
+    system = "neo4j" if vendor == "Neo" else vendor.lower()
+    return Classification(failure_class, upstream=Upstream(system, title), side_effect_possible=side_effect)
+
+
 def _cut_off(exc: BaseException) -> Classification:
     # An SDK that files an answered status under its timeout class (geopy's GeocoderTimedOut for a 503, 504 or 408,
     # raised ``from`` the adapter's error that keeps it): nothing ran out here, the status answered; it decides.
@@ -2931,6 +3146,18 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # botocore's NoCredentialsError, nothing was sent (https://googleapis.dev/python/google-auth/latest/reference/
     # google.auth.exceptions.html)
     "google.auth.exceptions.DefaultCredentialsError": _fixed(FailureClass.PERMISSION_DENIED, False),
+    # Chroma Cloud's quotas are limits on a request's size and a collection's (records per write, document bytes,
+    # embedding dimensions, https://docs.trychroma.com/cloud/quotas-limits), no usage spent over time: a smaller
+    # request fits, waiting does not help
+    "chromadb.errors.QuotaError": _fixed(FailureClass.INVALID_INPUT, False),
+    # ... or holding one it cannot renew: a RefreshError of its own words only (no token endpoint's answer among its
+    # arguments, no failure under it: an access token without a refresh token, "Reauthentication is needed"), raised
+    # when the upstream refused the token (401) or before sending with an expired one; an endpoint's answer decides
+    # (a status or an error document in its words, as for any rule-less type)
+    "google.auth.exceptions.RefreshError": lambda exc: (
+        Classification(FailureClass.PERMISSION_DENIED, side_effect_possible=False)
+        if len(exc.args) == 1 and isinstance(exc.args[0], str) and exc.__cause__ is None and exc.__context__ is None
+        else _status_in_text(exc) or _error_document(exc)),
     **dict.fromkeys(("botocore.exceptions.ParamValidationError", "botocore.exceptions.NoRegionError"),
                     _fixed(FailureClass.UNKNOWN, False)),
     # the bulk helpers of Elasticsearch and OpenSearch: each failed item's own status (_bulk_item_refused)
@@ -2999,9 +3226,15 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "cassandra.cluster.NoHostAvailable": _never_sent_when_connecting(
         _wrapping(_first_address_error, _unavailable(None, "cassandra")), "cassandra"),
     "cassandra.UnresolvableContactPoints": _unavailable(False, "cassandra"),
+    # the Couchbase SDK's error codes (_COUCHBASE_CODES)
+    "couchbase.exceptions.CouchbaseException": _couchbase_error,
+    # python-arango: ArangoDB's error number, then the status (_ARANGO_CODES)
+    "arango.exceptions.ArangoServerError": _arango_error,
+    # the CQL server's ERROR frames and the driver's classes for them (_CQL_CODES)
+    **dict.fromkeys(("cassandra.protocol.ErrorMessage", "cassandra.DriverException"), _cql_error),
     # neo4j (https://neo4j.com/docs/api/python-driver/current/api.html#errors): no server could be reached or a
     # connection failed; raised inside the driver's connect, the Bolt handshake never completed: nothing sent
-    "neo4j.exceptions.ServiceUnavailable": _unavailable_unless_connecting("neo4j"),
+    "neo4j.exceptions.ServiceUnavailable": _delivery_from_cause(_unavailable_unless_connecting("neo4j"), open_only=True),
     # ldap3 (https://ldap3.readthedocs.io/en/latest/exceptions.html): the socket could not be opened
     # (refused, unresolvable): nothing sent; other communication errors leave it open.
     "ldap3.core.exceptions.LDAPSocketOpenError": _unavailable(False, "ldap"),
@@ -3150,6 +3383,7 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
 _OWN_CODE_RULES: Final = frozenset(
     _NAMED_RULES[name] for name in ("smtplib.SMTPResponseException", "aiosmtplib.errors.SMTPResponseException",
                                     "pymilvus.exceptions.MilvusException",
+                                    "arango.exceptions.ArangoServerError",
                                     "aiohttp.client_exceptions.ClientHttpProxyError", *_HTTP_PARSE_ERRORS)
 )
 """Rules that read a protocol's own reply code, or know the status-shaped code is no server's (a client parser's):
@@ -3220,14 +3454,17 @@ def _lookup(exc: BaseException) -> Rule | None:
                else _http_status if http_status_of(exc) is not None
                else _grpc_status if _grpc_status_name(exc) is not None
                else _tls_refusal if _peer_tls_alert(exc) is not None
-               else _ntstatus_error if _ntstatus_of(exc) is not None else None)
+               else _ntstatus_error if _ntstatus_of(exc) is not None
+               else _bolt_failure if _bolt_code(exc) is not None else None)
     for klass in type(exc).__mro__:
         rule = _REGISTERED.get(klass)
         if rule is not None:
             return rule
         rule = _RULES.get(klass)
         if rule is None and klass.__module__ != "builtins":
-            rule = _NAMED_RULES.get(f"{klass.__module__}.{klass.__qualname__}") or _DBAPI_RULES.get(klass.__name__)
+            rule = _NAMED_RULES.get(f"{klass.__module__}.{klass.__qualname__}")
+            if rule is None and carried is not _bolt_failure:  # neo4j's DatabaseError is a Bolt code's, no PEP 249's
+                rule = _DBAPI_RULES.get(klass.__name__)
         if rule is not None:
             # A driver's ``code`` is the database's (ClickHouse's 516 is no HTTP status); its own rule reads it.
             own_code = rule in _OWN_CODE_RULES or _DBAPI_RULES.get(klass.__name__) is rule
@@ -3394,7 +3631,8 @@ def explain(exc: BaseException) -> tuple[Classification, BaseException]:
     if isinstance(decided[1], ToolFailure):  # the author wrote down what happened: that is the root
         return decided
     # The root sits below the deciding exception, on its own chain (not in a sibling group member).
-    return _with_address(decided[0], path_to(exc, decided[1])), _root_below(decided[1])
+    path = path_to(exc, decided[1])
+    return _with_wait(_with_address(decided[0], path), path), _root_below(decided[1])
 
 
 def path_to(exc: BaseException, target: BaseException) -> list[BaseException]:
@@ -3440,6 +3678,22 @@ def _with_address(result: Classification, path: list[BaseException]) -> Classifi
             address = None
         if address:
             return replace(result, upstream=replace(upstream, address=address))
+    return result
+
+
+def _with_wait(result: Classification, path: list[BaseException]) -> Classification:
+    """``result`` with the wait an SDK's exception on the path to the deciding one parsed off the answer and kept
+    (:func:`_carried_delay`), when the deciding one (the transport's, below it) has none: qdrant-client's
+    ResourceExhaustedResponse(retry_after_s) over grpcio's RESOURCE_EXHAUSTED, whose trailer it read."""
+    if result.failure_class is not FailureClass.RATE_LIMITED or result.retry_after is not None:
+        return result
+    for current in reversed(path[:-1]):
+        try:
+            wait = _carried_delay(current)
+        except Exception:  # an attribute of a foreign shape says nothing
+            wait = None
+        if wait is not None:
+            return replace(result, retry_after=wait)
     return result
 
 

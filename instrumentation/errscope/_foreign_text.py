@@ -88,11 +88,16 @@ _API_CODE_FAMILIES: Final = (
                 r"signaturedoesnotmatch|expiredtoken|unrecognizedclient|authfailure|missingauthenticationtoken|"
                 r"notauthed|invalidauth|missingscope|nopermission|tokenrevoked|tokenexpired|accountinactive|"
                 r"invalidsession|sessionexpired|authori[sz]ationfailed|notinchannel|"
+                # Supabase Auth's (https://supabase.com/docs/guides/auth/debugging/error-codes): a wrong password and
+                # an unconfirmed email as a 400, the token's session or refresh token gone (not the caller's record),
+                # a sign-up or provider the project turned off
+                r"(?:invalid|bad|wrong)credential|(?:session|refreshtoken)notfound|(?:not|un)(?:confirmed|verified)|"
+                r"disabled|"
                 r"apikey"),  # Google's ErrorInfo reasons: API_KEY_INVALID, API_KEY_EXPIRED
      FailureClass.PERMISSION_DENIED),
     (re.compile(r"notfound|nosuch|nonexist|doesnotexist"), FailureClass.NOT_FOUND),  # SQS: "...NonExistentQueue"
     (re.compile(r"validation|invalidargument|invalidparameter|conditionalcheckfailed|malformedpolicy|toolong|"
-                r"baduserinput"),
+                r"toolarge|baduserinput"),  # S3's EntityTooLarge, BigQuery's responseTooLarge (a 403)
      FailureClass.INVALID_INPUT),
     (re.compile(r"internalerror|internalservererror|fatalerror|serviceunavailable"), FailureClass.UPSTREAM_UNAVAILABLE),
 )
@@ -140,6 +145,16 @@ SQLSTATE_CLASSES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
 # A SQLSTATE a driver printed into the text (pgx's "(SQLSTATE 23505)", PDO's "SQLSTATE[23000]", JDBC's "SQL state:
 # 23505"): read with the same table as a driver's exception.
 _SQLSTATE_IN_TEXT: Final = re.compile(r"\bSQL ?STATE\b[\s:=\[(]*([0-9A-Z]{5})\b", re.I)
+
+
+def sqlstate_in_text(text: str) -> str | None:
+    """The first SQLSTATE ``text`` names that :data:`SQLSTATE_CLASSES` knows (the exact code, else its class), or
+    ``None``: a driver that keeps it only in its message (Databricks' error conditions end in "SQLSTATE: 42P01")."""
+    for match in _SQLSTATE_IN_TEXT.finditer(text):
+        code = match.group(1).upper()
+        if code in SQLSTATE_CLASSES or code[:2] in SQLSTATE_CLASSES:
+            return code
+    return None
 
 
 def sqlstate_class(text: str) -> FailureClass | None:

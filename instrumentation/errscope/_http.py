@@ -36,7 +36,9 @@ def class_for_http_status(status: int) -> FailureClass:
         return FailureClass.NOT_FOUND
     if status == 429:
         return FailureClass.RATE_LIMITED
-    if status == 408 or 500 <= status <= 599:
+    # 449 Retry With, Microsoft's extension: Azure Cosmos DB's transient conflict with a concurrent write, nothing
+    # applied, "safe to retry" (https://learn.microsoft.com/rest/api/cosmos-db/http-status-codes-for-cosmosdb)
+    if status in (408, 449) or 500 <= status <= 599:
         return FailureClass.UPSTREAM_UNAVAILABLE
     return FailureClass.UNKNOWN
 
