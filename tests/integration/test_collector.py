@@ -38,9 +38,12 @@ pytestmark = [
 ]  # the first test may build the collector
 
 
-@pytest.fixture(scope="module", autouse=True)
+@pytest.fixture(autouse=True)
 def _binary() -> None:
-    collector_binary()  # build (or find) once; skip/fail here with the reason
+    # build (or find: a cached build answers at once) before the test; skip/fail here with the reason. Function
+    # scope on purpose: a module-scoped fixture makes the module one xdist group (tests/conftest.py), and its
+    # corpus tests, minutes of Collector CPU each, then all ran on one worker while the other sat idle.
+    collector_binary()
 
 
 def trace_id() -> str:
