@@ -123,9 +123,13 @@ def iter_datapoints(
 
 
 def wait_for(predicate: Any, timeout_s: float, interval_s: float = 0.2) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
+    """Poll ``predicate`` until it is true (True) or the wait is over (False): ``timeout_s`` on an idle machine,
+    stretched by its load per CPU (:func:`scripts.stackrun.load_factor`), since the Collector's work is CPU-bound."""
+    start = time.monotonic()
+    factor = stackrun.load_factor()
+    while time.monotonic() < start + timeout_s * factor:
         if predicate():
             return True
         time.sleep(interval_s)
+        factor = max(factor, stackrun.load_factor())
     return bool(predicate())
