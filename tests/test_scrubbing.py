@@ -379,6 +379,41 @@ example(
     f"+ redis-cli -h cache -a {REDACTED} --no-auth-warning ping (redis-cli -a $REDIS_PW)",
 )
 example(
+    "piped_secret_stdin",
+    "+ echo 'Fern#Stone77' | docker login -u ci --password-stdin (echo \"$CR_PAT\" | docker login --password-stdin)",
+    f"+ echo '{REDACTED}' | docker login -u ci --password-stdin (echo \"$CR_PAT\" | docker login --password-stdin)",
+)
+example(
+    "herestring_secret",
+    "+ podman login -u ci --password-stdin quay.io <<< 'Fern#Stone77' (bc <<< '2^64')",
+    f"+ podman login -u ci --password-stdin quay.io <<< '{REDACTED}' (bc <<< '2^64')",
+)
+example(
+    "config_set_secret",
+    "+ aws configure set aws_secret_access_key Q7wv2LmX9zRt4KpY/x (aws configure set region eu-west-1)",
+    f"+ aws configure set aws_secret_access_key {REDACTED} (aws configure set region eu-west-1)",
+)
+example(
+    "cookie_outside_header",
+    ".example.com\tTRUE\t/\tTRUE\t1767225600\tsessionid\tQ7wv2LmX9zRt4KpYx8Nc (lang=en)",
+    f".example.com\tTRUE\t/\tTRUE\t1767225600\tsessionid\t{REDACTED} (lang=en)",
+)
+example(
+    "quoted_argv_secret",
+    '1733212800.123456 [0 10.0.0.7:51234] "AUTH" "Fern#Stone77" (fields: ["password", "email"])',
+    f'1733212800.123456 [0 10.0.0.7:51234] "AUTH" "{REDACTED}" (fields: ["password", "email"])',
+)
+example(
+    "erlang_secret_term",
+    '{error,{auth_failure,[{username,<<"app">>},{password,<<"Fern#Stone77">>}]}} ({token_ttl,3600})',
+    f'{{error,{{auth_failure,[{{username,<<"app">>}},{{password,<<"{REDACTED}">>}}]}}}} ({{token_ttl,3600}})',
+)
+example(
+    "irc_identify",
+    "-> PRIVMSG NickServ :IDENTIFY deploy Fern#Stone77",
+    f"-> PRIVMSG NickServ :IDENTIFY deploy {REDACTED}",
+)
+example(
     "chpasswd_pair",
     "+ echo 'deploy:Fern&Stone$77' | chpasswd",
     f"+ echo 'deploy:{REDACTED}' | chpasswd",

@@ -121,6 +121,11 @@ GUARD: Final = (
     r"|[ \t]/[ \t]"  # a user and a password joined by a spaced slash (prose_user_slash_password: ``u/p deploy / ..``)
     r"|(?i:codes)\r?\n"  # a list of codes under its name on the lines after (``Backup codes`` and one a line)
     r"|['\"] (?:is|does) (?:too|not) |header value"  # a rejected input quoted before its verdict, a header's value
+    # a command handed a secret: echoed or here-stringed into it, a quoted key before its value, openssl's ``-k``,
+    # db2's ``using``, NickServ's ``identify``, ``sp_addlogin``, a cookie-setting call
+    r"|(?i:echo|printf|yes)[ \t]|<<<|(?i:key|token|secret|pass|word|auth|passwd)['\"][ \t,]|-k[ \t]|(?i:using|identify)[ \t]|sp_addlogin|(?i:cookie)\("
+    # a command's words (Redis ``AUTH`` on the wire), an Erlang tuple's secret-named atom before its value
+    r"|AUTH(?:\\r\\n|\r?\n)|(?i:word|pass|passwd|pwd|secret|token|key)(?:\">>)?[ \t]*,[ \t]*(?:<<)?\""
 )
 """A cheap regex that every match of every pattern also matches (tests prove it on every example
 and corpus line): a separator (also full-width or URL-encoded), a PEM dash run, a run of 15 token characters, an SSN shape, or a
@@ -457,8 +462,9 @@ _SHORT_KEY = (
     r"|(?:api|access|private|secret|signing|encryption|master|license|app|auth)[_\-]?key)"
 )
 # A quote and a separator as escapes write them: HTML's numeric and named entities (``&#34;``, ``&#x27;``, ``&#61;``),
-# JavaScript's ``\x22``/``\x3d`` and JSON's ``\u0022``/``\u003d``.
-_ESCAPED_QUOTE = r"(?:&#0*3[49];|&#[xX]0*2[27];|&quot;|&apos;|\\x2[27]|\\u002[27])"
+# JavaScript's ``\x22``/``\x3d``, JSON's ``\u0022``/``\u003d`` and a backslash before a single quote (a dict's repr
+# inside a single-quoted string: ``'{\'password\': \'..\'}'``).
+_ESCAPED_QUOTE = r"(?:&#0*3[49];|&#[xX]0*2[27];|&quot;|&apos;|\\x2[27]|\\u002[27]|\\')"
 _ESCAPED_SEP = r"(?:&#0*(?:61|58);|&#[xX]0*3[AaDd];|\\x3[AaDd]|\\u003[AaDd])"
 
 # Webhook URLs carry their secret in the path: after a hook-like segment, the first long
@@ -1430,10 +1436,10 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "cli_short_password",
         "keyword",
-        r"((?:^|[\s'\"\[,])-p(?:[ \t]+|['\"][ \t]*,[ \t]*['\"]|['\"])?)"
+        r"((?:^|[\s'\"\[,])-p(?:[ \t]+['\"]?|['\"][ \t]*,[ \t]*['\"]|['\"])?)"
         r"[A-Za-z0-9!#%^*?@+_~](?:[^\s'\"]*[A-Za-z][^\s'\"]*[0-9]|[^\s'\"]*[0-9][^\s'\"]*[A-Za-z])[^\s'\"]*",
         True,
-        "``-p<password>`` / ``-p <password>`` / ``-p'<password>'`` (mysql, docker login, sshpass): "
+        "``-p<password>`` / ``-p <password>`` / ``-p'<password>'`` / ``-p '<password>'`` (mysql, docker login, sshpass): "
         "Python also requires a password shape (8+ characters, a letter and a digit, mixed case or a "
         "symbol), so ``-p 8080:80``, ``-p 2222`` and ``-p python3.11`` stay.",
         hints=("-p",),
@@ -1449,17 +1455,20 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         # a key that ends in ``auth``/``ident`` or names a host given ``user:password`` (haproxy ``stats auth``, Yarn's
         # ``npmAuthIdent``, Bundler's ``BUNDLE_GEMS__EXAMPLE__COM``: the host, dots written ``__``); Go's ``%+v`` of a
         # ``*url.URL`` prints its ``Userinfo`` as ``User:name:password``
-        r"|([A-Za-z0-9_.\-]*(?i:auth|ident|__(?:com|org|net|io|dev))[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?|\b(?i:user(?:info)?):)"
+        r"|([A-Za-z0-9_.\-]*(?i:auth|ident|login|__(?:com|org|net|io|dev))[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?|\b(?i:user(?:info)?):"
+        r"|(?m:^)\[[A-Za-z0-9.\-]+\](?::[0-9]+)?[ \t]+(?:[A-Za-z0-9_.+\-]+@)?)"
         r"[A-Za-z][A-Za-z0-9_.\-]*:[^\s'\"\[()$<{*][^\s'\"()]*[0-9][^\s'\"()]*",
         2,
         "``-u user:password`` (curl, wget; also as the next argv item: ``\"-u\", \"..\"``, auditd's ``a1=\"-u\" a2=\"..\"``): "
         "the part after the colon; ``-u 1000:1000`` (a uid:gid) stays. Also "
         "``user:password`` (both, as URL userinfo) given to a key ending in ``auth`` or ``ident`` or naming a host (haproxy ``stats "
         "auth admin:...``, Yarn ``npmAuthIdent: \"ci:...\"``, Bundler ``BUNDLE_GEMS__EXAMPLE__COM: \"u:...\"``, Go's "
-        "``&{Scheme:postgres User:app:...}``), with a digit.",
-        hints=("-u", "--user", "--proxy-user", "--http-user", "auth", "ident", "__", "user"),
+        "``&{Scheme:postgres User:app:...}``) or a login (squid's ``cache_peer .. login=user:...``), and Postfix' "
+        "``sasl_passwd`` line (``[relay]:587 user:...``), with a digit.",
+        hints=("-u", "--user", "--proxy-user", "--http-user", "auth", "ident", "__", "user", "login", "]"),
         trigger=r"(?:-u|--user|--proxy-user|--http-user)(?:=|[ \t]+|['\"](?:[ \t]*,[ \t]*|[ \t]+a[0-9]{1,3}=)|\x00)['\"]?[^\s:'\"$]+:"
-        r"|(?:(?i:auth|ident|__(?:com|org|net|io|dev))[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?|(?i:user(?:info)?):)[A-Za-z][A-Za-z0-9_.\-]*:[^\s'\"()]*[0-9]",
+        r"|(?:(?i:auth|ident|login|__(?:com|org|net|io|dev))[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?|(?i:user(?:info)?):)[A-Za-z][A-Za-z0-9_.\-]*:[^\s'\"()]*[0-9]"
+        r"|\](?::[0-9]+)?[ \t]+[A-Za-z0-9_.+\-]+[@:]",
     ),
     SecretPattern(
         "sql_password_clause",
@@ -1486,14 +1495,21 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"|\bldap(?:search|modify|add|delete|whoami|passwd|compare)\b[^\r\n|;&]*?[ \t]-w"
         r"|\b(?i:net)[ \t]+(?i:use)\b[^\r\n|;&]*?[ \t]/(?i:user|u):\S+"
         r"|\b(?i:net)[ \t]+(?i:user)[ \t]+[^\s/]+|\b(?i:schtasks)\b[^\r\n|;&]*?[ \t]/(?i:rp)"
-        r"|\bhtpasswd(?:[ \t]+-[A-Za-z]+)+(?:[ \t]+[^\s\-]\S*){2}"
+        r"|\b(?:htpasswd|mosquitto_passwd)(?:[ \t]+-[A-Za-z]+)+(?:[ \t]+[^\s\-]\S*){2}"
         r"|\b(?i:convertto-securestring)(?:[ \t]+-(?i:string))?"
         r"|\bmosquitto_(?:pub|sub|rr)\b[^\r\n|;&]*?[ \t]-P|\bsnmp[a-z]+\b[^\r\n|;&]*?[ \t]-[AX]|[ \t]-x[ \t]+(?i:aes|des)[A-Za-z0-9\-]*[ \t]+-X"
         r"|\brabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+[^\s'\"]+"
         r"|\bpoetry[ \t]+config[ \t]+http-basic\.\S+[ \t]+[^\s\-]\S*|\bcargo[ \t]+login"
         r"|\bipmitool\b[^\r\n|;&]*?[ \t]-P|\bracadm\b[^\r\n|;&]*?[ \t]-p|\b(?:x11vnc|vncviewer)\b[^\r\n|;&]*?[ \t]-passwd"
         r"|\bnuget[ \t]+push\b[^\r\n|;&]*?[ \t]-k|\bgh[ \t]+secret[ \t]+set\b[^\r\n|;&]*?[ \t](?:--body|-b)|\bredis-cli\",[^\r\n|;&]*?[ \t]\"-a\","
+        # archivers' and PuTTY's password options, sshpass', openssl enc's -k, db2's USING, a Wi-Fi passphrase, an
+        # S3 client's secret after its access key
+        r"|\b(?:zip|unzip|zipcloak)\b[^\r\n|;&]*?[ \t]-P|\bsshpass\b[^\r\n|;&]*?[ \t]-p|\b(?:pscp|plink|psftp|putty)(?:\.exe)?\b[^\r\n|;&]*?[ \t]-pw"
+        r"|\bopenssl\b[^\r\n|;&]*?[ \t]-k|\b(?i:db2)\b[^\r\n|;&]*?[ \t](?i:user)[ \t]+\S+[ \t]+(?i:using)"
+        r"|\bwpa_passphrase[ \t]+(?:\"[^\"\r\n]*\"|'[^'\r\n]*'|\S+)|\bmc[ \t]+(?:alias[ \t]+set|config[ \t]+host[ \t]+add)(?:[ \t]+\S+){3}"
         r")[ \t]+['\"]?|\b(?:smbclient|rpcclient|smbmap|smbcacls)\b[^\r\n|;&]*?[ \t](?:-U|--user=?)[ \t]*[^\s%'\"]+%"
+        r"|\b7z[az]?\b[^\r\n|;&]*?[ \t]-p|\blftp\b[^\r\n|&]*?[ \t]-u[ \t]+[^\s,'\"]+,['\"]?"
+        r"|\bsp_addlogin[ \t]+(?:@loginame[ \t]*=[ \t]*)?N?'[^'\r\n]*'[ \t]*,[ \t]*(?:@passwd[ \t]*=[ \t]*)?N?'"
         r"|\b[xw]freerdp3?\b[^\r\n|;&]*?[ \t]/p:)"
         r"[^\s'\"\-$<{%*\[(/][^\s'\"]*",
         True,
@@ -1506,9 +1522,13 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "``poetry config http-basic.<repo> <user> <pw>``, ``cargo login <token>``, IPMI/BMC and remote-desktop "
         "tools (``ipmitool -P``, ``racadm -p``, ``x11vnc -passwd``, ``xfreerdp /p:``), ``nuget push -k``, ``gh secret set "
         "<name> --body``, and ``redis-cli``'s ``-a`` as an argv list prints it (strace's ``[\"redis-cli\", \"-a\", \"..\"]``); "
+        "archivers' ``zip -P``/``7z -p``, ``sshpass -p``, PuTTY's ``-pw``, ``openssl enc -k``, ``lftp -u user,<pw>``, "
+        "``db2 connect .. user <name> using <pw>``, ``wpa_passphrase <ssid> <pw>``, ``mosquitto_passwd -b <file> <user> <pw>``, "
+        "``mc alias set <name> <url> <access> <secret>`` and ``sp_addlogin '<name>', '<pw>'``; "
         "``$VAR``, ``<pw>``, ``*`` (prompt) and options (``-x``, ``/add``) stay.",
-        hints=("redis-cli", "sqlcmd", "bcp", "osql", "isql", "ldap", "net", "htpasswd", "securestring", "schtasks", "mosquitto_", "snmp", "-x", "rabbitmqctl", "smb", "rpcclient", "poetry", "cargo", "ipmitool", "racadm", "vnc", "freerdp", "nuget", "gh"),
-        trigger=r"nuget[ \t]+push|gh[ \t]+secret[ \t]+set|ipmitool|racadm|x11vnc|vncviewer|freerdp|poetry[ \t]+config|cargo[ \t]+login|redis-cli|sqlcmd|bcp|osql|isql|ldap[a-z]+[ \t]|mosquitto_|snmp[a-z]+[ \t]|-x[ \t]+(?i:aes|des)|rabbitmqctl[ \t]|smbclient|rpcclient|smbmap|smbcacls|(?i:net[ \t]+use|net[ \t]+user|securestring|schtasks)|htpasswd[ \t]",
+        hints=("redis-cli", "sqlcmd", "bcp", "osql", "isql", "ldap", "net", "htpasswd", "securestring", "schtasks", "mosquitto_", "snmp", "-x", "rabbitmqctl", "smb", "rpcclient", "poetry", "cargo", "ipmitool", "racadm", "vnc", "freerdp", "nuget", "gh",
+               "zip", "7z", "sshpass", "pscp", "plink", "psftp", "putty", "openssl", "db2", "wpa_passphrase", "mc", "lftp", "sp_addlogin"),
+        trigger=r"zip|7z|sshpass|pscp|plink|psftp|putty|openssl|(?i:db2)|wpa_passphrase|mc[ \t]+(?:alias|config)|lftp|sp_addlogin|nuget[ \t]+push|gh[ \t]+secret[ \t]+set|ipmitool|racadm|x11vnc|vncviewer|freerdp|poetry[ \t]+config|cargo[ \t]+login|redis-cli|sqlcmd|bcp|osql|isql|ldap[a-z]+[ \t]|mosquitto_|snmp[a-z]+[ \t]|-x[ \t]+(?i:aes|des)|rabbitmqctl[ \t]|smbclient|rpcclient|smbmap|smbcacls|(?i:net[ \t]+use|net[ \t]+user|securestring|schtasks)|htpasswd[ \t]",
     ),
     SecretPattern(
         "chpasswd_pair",
@@ -1518,6 +1538,127 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "``echo 'user:<pw>' | chpasswd``: the password of a user:password pair piped to chpasswd.",
         keep_suffix=True,
         hints=("chpasswd",),
+    ),
+    SecretPattern(
+        "piped_secret_stdin",
+        "keyword",
+        # the value holds a digit (RE2 alone cannot tell ``echo ok | sudo -S true`` from a password otherwise)
+        r"(\b(?:echo|printf|yes)(?:[ \t]+-[neE]{1,3})*[ \t]+(?:['\"]%s(?:\\n)?['\"][ \t]+)?['\"]?)"
+        r"[^\s'\"|$<>{%*\[(\\;&][^\s'\"|<>;&0-9]*[0-9][^\s'\"|<>;&]*"
+        r"(['\"]?[ \t]*(?:\|[^|\r\n]*?(?i:--password-stdin|--stdin|-passin[ \t]+stdin|\bsudo(?:[ \t]+-[A-Za-z]+)*[ \t]+-[A-Za-z]*S\b"
+        r"|\bpasswd\b|\bkinit\b|\blogin\b|\bsecrets?[ \t]+(?:set|put|create|add)\b|--with-token|luks(?:open|format|addkey)|\bkeytool\b)"
+        r"|>{1,2}[ \t]*[^\s|;&<>]*(?i:secret|pass|token|key|cred|pwd)))",
+        True,
+        "A secret echoed into a command that reads a credential from its standard input (``echo '<pw>' | docker login "
+        "--password-stdin``, ``| sudo -S``, ``| kinit``, ``| passwd``, ``| gh auth login --with-token``, ``| vault login -``, "
+        "``| cryptsetup luksOpen``, ``| openssl .. -passin stdin``, ``| docker secret create``, ``yes '<pw>' | keytool``) "
+        "or into a file named for a secret (``echo .. > /run/secrets/db_password``); ``$VAR``, ``$(cat file)`` and words "
+        "without a digit stay, and Python also requires a password's or a random value's shape.",
+        keep_suffix=True,
+        hints=("echo", "printf", "yes"),
+        verify="credential",
+        trigger=r"(?:echo|printf|yes)[ \t]",
+    ),
+    SecretPattern(
+        "herestring_secret",
+        "keyword",
+        r"((?i:--password-stdin|--stdin|passwd|\blogin\b|secret|token|password)[^\r\n|;&<>]*<<<[ \t]*['\"]?)"
+        r"[^\s'\"|$<>{%*\[(\\;&][^\s'\"|<>;&0-9]*[0-9][^\s'\"|<>;&]*",
+        True,
+        "A secret given as a here-string to a command that reads a credential (``podman login .. --password-stdin <<< "
+        "'<pw>'``, ``smbpasswd -s -a <user> <<< '<pw>'``, ``vercel env add API_SECRET production <<< <value>``); "
+        "``<<< \"$line\"`` stays.",
+        hints=("<<<",),
+        verify="credential",
+        trigger=r"<<<",
+    ),
+    SecretPattern(
+        "config_set_secret",
+        "keyword",
+        # a configuration verb, up to 8 arguments (a profile, a domain, ``--global``), a key that ends in a secret's
+        # word (``aws_secret_access_key``, ``sendemail.smtppass``, ``users.ci.token``, ``npmAuthToken``), a type flag
+        # (``defaults write .. -string``), then the value after a space: no ``=`` to find it by
+        r"(\b(?i:config(?:ure)?|set|setenv|setx|fw_setenv|write|update|create)(?:[ \t]+[^\s|;&'\"<>=]+){0,8}?[ \t]+['\"]?"
+        r"[A-Za-z0-9_.:/@\-]*(?i:pass(?:word|wd|phrase)?|pwd|psk|secret|token|masterauth|credentials?|pypi-token\.[A-Za-z0-9_\-]+"
+        r"|(?:api|access|secret|private|auth|master|encryption|license|app)[_\-.]?key)"
+        r"['\"]?[ \t]+(?:-[A-Za-z]+[ \t]+)?['\"]?)"
+        r"[^\s'\"|$<>{%*\[(\\;&\-][^\s'\"|<>;&0-9]*[0-9][^\s'\"|<>;&]*",
+        True,
+        "A configuration command that sets a key named for a secret to a value given after a space (``aws configure set "
+        "aws_secret_access_key ..``, ``git config --global sendemail.smtppass ..``, ``yarn config set npmAuthToken ..``, "
+        "``kubectl config set users.ci.token ..``, ``launchctl setenv GITHUB_TOKEN ..``, ``setx API_TOKEN ..``, "
+        "``defaults write <domain> apiKey -string ..``, ``fw_setenv wifi_psk ..``, ``dotnet user-secrets set "
+        "\"Stripe:SecretKey\" ..``, redis' ``CONFIG SET requirepass ..``, ``poetry config pypi-token.<repo> ..``); a "
+        "placeholder, an option and a value without a digit stay (``config get``/``unset`` give none), and Python also "
+        "requires a password's or a random value's shape.",
+        hints=("pass", "pw", "psk", "secret", "token", "auth", "credential", "key"),
+        verify="credential",
+        trigger=r"(?i:pass(?:word|wd|phrase)?|pwd|psk|secret|token|auth|credentials?|key|pypi-token\.[A-Za-z0-9_\-]+)['\"]?[ \t]+",
+    ),
+    SecretPattern(
+        "cookie_outside_header",
+        "header",
+        r"(\t(?:TRUE|FALSE)\t[^\t\r\n]*\t(?:TRUE|FALSE)\t[0-9]+\t[^\t\r\n]+\t|<Cookie [^\s=<>]+="
+        r"|(?i:set_?cookie|\.cookie|add_cookie|new[ \t]+cookie)\([ \t]*['\"][^'\"\r\n]+['\"][ \t]*,[ \t]*['\"]"
+        r"|(?i:cookies)['\"]?[ \t]*[:=][ \t]*\{[ \t]*['\"][^'\"\r\n]+['\"][ \t]*:[ \t]*['\"]|(?i:cookie)[ \t]+['\"]"
+        r"|(?m:^)[A-Za-z0-9_.\-]*(?i:sess|sid)[A-Za-z0-9_.\-]*\t)"
+        r"(?:s%3[Aa])?[A-Za-z0-9_\-+/.~]{15}[^\s'\"<>,;]*",
+        True,
+        "A cookie's value outside a ``Cookie:`` header: a Netscape cookie jar's line (domain, flag, path, secure, "
+        "expiry, name, value), ``http.cookiejar``'s ``<Cookie name=value for host/>``, a call that sets one "
+        "(``res.cookie('sid', '..')``, ``setcookie(\"PHPSESSID\", \"..\")``, ``set_cookie``, ``new Cookie(..)``), the first "
+        "entry of a ``cookies`` mapping, a quoted value after the word cookie, DevTools' row of a session cookie "
+        "(name, tab, value); a value of 15+ token characters that, in Python, looks random (``lang=en``, consent flags and "
+        "counters stay).",
+        hints=("true\t", "false\t", "cookie", "sess", "sid"),
+        verify="random",
+        trigger=r"\t(?:TRUE|FALSE)\t|(?i:cookie)|(?i:sess|sid)[A-Za-z0-9_.\-]*\t",
+    ),
+    SecretPattern(
+        "quoted_argv_secret",
+        "keyword",
+        # the value holds a digit in RE2 (a list of field names, ``['password', 'email']``, holds none)
+        r"([\"'](?:(?i:auth)[\"'](?:[ \t]*,[ \t]*|[ \t]+)(?:[\"'][A-Za-z0-9_.@\-]{1,64}[\"'](?:[ \t]*,[ \t]*|[ \t]+))?"
+        r"|(?i:requirepass|masterauth|pass(?:word|wd)?|secret|token|api[_\-]?key)[\"'](?:[ \t]*,[ \t]*|[ \t]+))[\"']"
+        r"|AUTH(?:\\r\\n|\r?\n)\$[0-9]{1,3}(?:\\r\\n|\r?\n)(?:[^\s\\$]{1,64}(?:\\r\\n|\r?\n)\$[0-9]{1,3}(?:\\r\\n|\r?\n))?)"
+        r"(?:[0-9]|[^\s'\"\\$<{%*\[(0-9][^\s'\"\\0-9]*[0-9])[^\s'\"\\]*",
+        True,
+        "A secret as the word after its name in a command's quoted word list: Redis' ``MONITOR`` lines (``\"AUTH\" "
+        "[\"<user>\"] \"<pw>\"``, ``\"CONFIG\" \"SET\" \"requirepass\" \"<pw>\"``, ``\"HSET\" \"user:1\" \"password\" \"<pw>\"``), "
+        "a client's argument tuple or list (``('AUTH', '<pw>')``, strace's ``[\"redis-cli\", .. \"masterauth\", \"<pw>\"]``) and "
+        "the RESP wire form (``*2\\r\\n$4\\r\\nAUTH\\r\\n$N\\r\\n<pw>``, escaped or not); a value with a digit, and in Python "
+        "a password's or a random value's shape (field-name lists, ``'(hidden)'`` and masks stay).",
+        hints=("auth", "pass", "secret", "token", "api"),
+        verify="credential",
+        trigger=r"[\"'](?i:auth|requirepass|masterauth|pass|password|passwd|secret|token|api[_\-]?key)[\"'][ \t,]|AUTH(?:\\r\\n|\r?\n)\$",
+    ),
+    SecretPattern(
+        "erlang_secret_term",
+        "keyword",
+        r"(\{[ \t]*(?:<<\")?[a-z_]*(?i:pass(?:word|wd)?|pwd|secret|token|(?:api|access|secret|private|auth|signing|encryption)_?key)"
+        r"(?:\">>)?[ \t]*,[ \t]*(?:<<)?\"|(?:<<\")?[a-z_]*(?i:pass(?:word|wd)?|pwd|secret|token|(?:api|access|secret|private|auth|signing|encryption)_?key)"
+        r"(?:\">>)?[ \t]*=>[ \t]*<<\")"
+        r"[^\"\\\r\n$<{%*\[][^\"\\\r\n]*",
+        True,
+        "A secret in an Erlang or Elixir term, as BEAM crash reports print them (RabbitMQ, ejabberd, EMQX): a "
+        "``{password, <<\"..\">>}`` or ``{password, \"..\"}`` tuple in a proplist and a map's ``password => <<\"..\">>`` "
+        "(the key an atom or a binary); Python also requires a password's or a random value's shape (``<<\"******\">>``, "
+        "``{token_ttl,3600}`` stay).",
+        hints=("pass", "pwd", "secret", "token", "key"),
+        verify="credential",
+        trigger=r"(?i:pass|password|passwd|pwd|secret|token|key)(?:\">>)?[ \t]*(?:,[ \t]*(?:<<)?\"|=>[ \t]*<<\")",
+    ),
+    SecretPattern(
+        "irc_identify",
+        "keyword",
+        # the password is the command's last word: with ``[account]`` optional, only the line's end tells them apart
+        r"((?i:nickserv)[ \t:]+(?i:identify)[ \t]+(?:[^\s\[]\S*[ \t]+)?)[^\s'\"\[$<{%*][^\s]*([ \t]*(?:\r?\n|$))",
+        True,
+        "NickServ's ``IDENTIFY [account] <password>`` as an IRC client sends or logs it (``PRIVMSG NickServ :IDENTIFY ..``, "
+        "``/msg NickServ identify <account> ..``): the last word of the line.",
+        keep_suffix=True,
+        hints=("nickserv",),
+        trigger=r"(?i:nickserv)[ \t:]+(?i:identify)[ \t]",
     ),
     SecretPattern(
         "name_value_tuple",
@@ -1945,9 +2086,9 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "value (both go): the value up to the next entity, escape, quote or marker; placeholders (``$(..)``, "
         "``${..}``) and empty values stay.",
         keep_suffix=1,
-        hints=("&#", "&lt;", "\\x", "\\u00", "?=", "::=", "{+", "[-", "&quot;", "&apos;"),
+        hints=("&#", "&lt;", "\\x", "\\u00", "?=", "::=", "{+", "[-", "&quot;", "&apos;", "\\'"),
         trigger=r"&#0*(?:3[49]|61|58);|&#[xX]0*(?:2[27]|3[AaDd]);|\\x(?:2[27]|3[AaDd])|\\u00(?:2[27]|3[AaDd])|\?=|::="
-        r"|[:=][ \t]*(?:&(?:quot|apos);|\{\+|\[-)|&lt;[A-Za-z0-9_:.\-]*(?i:pass|pwd|secret|token|key|credential)",
+        r"|[:=][ \t]*(?:&(?:quot|apos);|\{\+|\[-|\\')|&lt;[A-Za-z0-9_:.\-]*(?i:pass|pwd|secret|token|key|credential)",
     ),
     SecretPattern(
         "scanner_finding_value",

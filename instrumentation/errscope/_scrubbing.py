@@ -334,8 +334,23 @@ _HEX_ID: Final = re.compile(rb"[0-9a-fA-F\-]+")
 
 # What a match must also satisfy to be masked, by the rule's family and ``verify`` (SecretPattern), chosen once per
 # rule (:func:`_checker`): a match pays for its own rule's checks only, not for the comparisons that pick them.
+# ``user@host`` after a remote-login command and its options is a login destination (``ssh -p 2222 deploy@db1``,
+# ``plink -ssh -P 22 ops@host``, ``sshpass -e ssh u@h``), not an e-mail; Python only (RE2 cannot look back).
+_LOGIN_COMMAND_BEFORE: Final = re.compile(
+    rb"\b(?:ssh|sshpass|autossh|mosh|plink|ssh-copy-id|sftp)(?:[ \t]+(?:-[A-Za-z0-9\-]+(?:[ \t]+[^\s\-@][^\s@]*)?|ssh))*[ \t]*$"
+)
+
+# An IRC message's prefix ``:nick!user@host`` names a client's host, not an e-mail.
+_IRC_PREFIX_BEFORE: Final = re.compile(rb"(?:^|[\s:])[A-Za-z0-9_\-\[\]\\`^{}|]+!$")
+
+
 def _check_pii(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
-    return not _SCP_PATH_AFTER.match(data, secret_end)
+    if _SCP_PATH_AFTER.match(data, secret_end):
+        return False
+    line = data.rfind(b"\n", max(0, start - 200), start) + 1
+    if _IRC_PREFIX_BEFORE.search(data, line, start + 1):
+        return False
+    return not (b"ssh" in data[line:start] or b"plink" in data[line:start] or b"mosh" in data[line:start]) or not _LOGIN_COMMAND_BEFORE.search(data, line, start)
 
 
 def _check_provider_random(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
@@ -432,6 +447,8 @@ _NOT_A_VALUE: Final = re.compile(
     rb"|hmac-sha[0-9]+:[0-9a-fA-F]{16,}"
     # a file named by a relative or home path (``--from-file=password=./pw.txt``): the value is in the file
     rb"|(?:\.\.?|~)/[^\s'\"]*"
+    # OpenSSL's pass-phrase sources (``-pass env:VAR``, ``file:/path``, ``fd:3``): where the value is read from
+    rb"|(?:env|file|fd):[^\s'\"]+"
     rb"|[A-Za-z_][A-Za-z0-9_.]*\("
     # code that reads the value from somewhere (``process.env.API_KEY``, ``var.db_password``,
     # ``ProcessInfo.processInfo.environment[``): a dotted path of identifiers without digits
