@@ -36,11 +36,12 @@ tools:
 # than cores pay. Tests sharing a module's or a directory's started component run on one worker (the xdist
 # groups of tests/conftest.py); TEST_WORKERS=0 runs them all in this process. Tests marked `alone` (timing-bound
 # under load: the scale-out's tail sampling) run afterwards with nothing beside them.
+# --durations: each run's log lists its slowest tests (setup, call and teardown apart), where CI's time goes.
 TEST_WORKERS ?= 2
 
 test: $(STAMP) tools
-	$(PYTHON) -m pytest -n $(TEST_WORKERS) --dist loadgroup -m "not alone"
-	$(PYTHON) -m pytest -m alone
+	$(PYTHON) -m pytest -n $(TEST_WORKERS) --dist loadgroup -m "not alone" --durations=40
+	$(PYTHON) -m pytest -m alone --durations=10
 
 bench: $(STAMP)
 	$(PYTHON) -m bench

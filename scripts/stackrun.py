@@ -89,11 +89,23 @@ class _Process:
             return ""
 
     def _spawn(self, argv: list[str], env: dict[str, str] | None, ready: Callable[[], bool], timeout_s: float) -> None:
+        """Start ``argv`` and poll ``ready`` every 0.1 s.
+
+        The wait is ``timeout_s`` on an idle machine, stretched by the load per CPU (:func:`load_factor`, at
+        most :data:`MAX_LOAD_FACTOR` times): a start that takes 9 s alone took over 60 s at load 17 on two
+        cores, and a wait that does not stretch fails the test for the machine's sake. A process that exits
+        fails at once, whatever the load.
+
+        Raises:
+            RuntimeError: the process exited, or was not ready in time (the message gives the wait, the load,
+                the CPU seconds the process used and its log's tail); a late process is stopped first.
+        """
         self.workdir.mkdir(parents=True, exist_ok=True)
         self._log = self.log_path.open("ab")
         self.proc = subprocess.Popen(argv, env=env, stdout=self._log, stderr=subprocess.STDOUT)  # noqa: S603
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
+        start = time.monotonic()
+        factor = load_factor()
+        while time.monotonic() < start + timeout_s * factor:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"{self.what} exited {self.proc.returncode}:\n{self.log()[-4000:]}")
             try:
@@ -102,8 +114,14 @@ class _Process:
             except OSError:  # not listening yet (urllib's errors are OSErrors too)
                 pass
             time.sleep(0.1)
+            factor = max(factor, load_factor())
+        cpu_s = _cpu_seconds(self.proc.pid)
+        elapsed = time.monotonic() - start
         self.stop()
-        raise RuntimeError(f"{self.what} not ready within {timeout_s}s:\n{self.log()[-4000:]}")
+        raise RuntimeError(
+            f"{self.what} not ready within {elapsed:.0f}s ({timeout_s:g}s stretched x{factor:.1f} for a load of "
+            f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; it used {cpu_s:.1f}s of CPU):\n{self.log()[-4000:]}"
+        )
 
     @property
     def running(self) -> bool:
@@ -140,6 +158,28 @@ class _Process:
             for line in status:
                 if line.startswith("VmRSS:"):
                     return int(line.split()[1]) / 1024
+        return 0.0
+
+
+MAX_LOAD_FACTOR = 10.0
+
+
+def load_factor() -> float:
+    """How much slower than on an idle machine a CPU-bound start is likely to be: the 1-minute load average per
+    CPU, at least 1 and at most :data:`MAX_LOAD_FACTOR`. Waits for a process to become ready are stretched by it."""
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # no load average (not Linux/BSD/macOS)
+        return 1.0
+    return min(MAX_LOAD_FACTOR, max(1.0, load / (os.cpu_count() or 1)))
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds process ``pid`` used so far (Linux /proc), 0 when unknown."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
         return 0.0
 
 

@@ -135,7 +135,12 @@ def tiers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tiers]:
     env = {"ERRSCOPE_SAMPLE_PERCENT": str(SAMPLE_PERCENT), "ERRSCOPE_DECISION_WAIT": f"{DECISION_WAIT_S}s"}
     gateways = [stackrun.gateway(workdir / f"gateway-{i}", binary=binary, env=dict(env)).remote_write(prometheus.url)
                 for i in range(GATEWAYS)]
-    agents = [stackrun.agent(workdir / f"agent-{i}", gateways, binary=binary) for i in range(2)]
+    # A gateway answers an export once it has scrubbed it: on a loaded machine that outlasts the agents' 30 s default,
+    # and the agent re-sends what the gateway kept (at-least-once), writing spans twice. The wait stretches with the
+    # load per CPU, as the readiness waits do; a gateway that is down still fails at once (connection refused).
+    export_timeout = {"ERRSCOPE_AGENT_EXPORT_TIMEOUT": f"{30 * stackrun.load_factor():.0f}s"}
+    agents = [stackrun.agent(workdir / f"agent-{i}", gateways, binary=binary, env=dict(export_timeout))
+              for i in range(2)]
     started: list[Prometheus | Collector] = []
     try:
         for process in (prometheus, *gateways, *agents):

@@ -27,6 +27,7 @@ from typing import Final, NamedTuple
 
 from mcp.client.stdio import StdioServerParameters
 
+from scripts.stackrun import load_factor
 from tests.conftest import require
 
 REPO = Path(__file__).resolve().parents[2]
@@ -173,15 +174,20 @@ def _free_port() -> int:
 
 
 def _wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    """Wait until something listens on ``port``: ``timeout`` seconds on an idle machine, stretched by its load per CPU
+    (:func:`scripts.stackrun.load_factor`); a server that exits fails at once."""
+    start = time.monotonic()
+    factor = load_factor()
+    while time.monotonic() < start + timeout * factor:
         if proc.poll() is not None:
             raise RuntimeError(f"server exited with {proc.returncode} before listening on 127.0.0.1:{port}")
         with socket.socket() as s:
             if s.connect_ex(("127.0.0.1", port)) == 0:
                 return
         time.sleep(0.05)
-    raise RuntimeError(f"nothing listening on 127.0.0.1:{port} after {timeout} s")
+        factor = max(factor, load_factor())
+    raise RuntimeError(f"nothing listening on 127.0.0.1:{port} after {time.monotonic() - start:.0f} s ({timeout:g} s "
+                       f"stretched x{factor:.1f} for a load of {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
 
 
 @contextmanager

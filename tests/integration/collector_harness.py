@@ -42,8 +42,12 @@ class Collector(stackrun.Collector):
     binary: str | None = field(default_factory=collector_binary)
 
     def post(self, signal: str, payload: dict[str, Any], timeout_s: float = 30) -> httpx.Response:
-        """POST an OTLP/JSON ``payload`` of ``signal`` (``traces``, ``logs``, ``metrics``); raises on a non-2xx."""
-        response = httpx.post(f"{self.otlp_http}/v1/{signal}", json=payload, timeout=timeout_s)
+        """POST an OTLP/JSON ``payload`` of ``signal`` (``traces``, ``logs``, ``metrics``); raises on a non-2xx.
+
+        The Collector answers once its processors have scrubbed the payload, CPU-bound: ``timeout_s`` is stretched by
+        the machine's load per CPU (:func:`scripts.stackrun.load_factor`)."""
+        timeout = timeout_s * stackrun.load_factor()
+        response = httpx.post(f"{self.otlp_http}/v1/{signal}", json=payload, timeout=timeout)
         response.raise_for_status()
         return response
 
@@ -123,9 +127,13 @@ def iter_datapoints(
 
 
 def wait_for(predicate: Any, timeout_s: float, interval_s: float = 0.2) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
+    """Poll ``predicate`` until it is true (True) or the wait is over (False): ``timeout_s`` on an idle machine,
+    stretched by its load per CPU (:func:`scripts.stackrun.load_factor`), since the Collector's work is CPU-bound."""
+    start = time.monotonic()
+    factor = stackrun.load_factor()
+    while time.monotonic() < start + timeout_s * factor:
         if predicate():
             return True
         time.sleep(interval_s)
+        factor = max(factor, stackrun.load_factor())
     return bool(predicate())

@@ -8,6 +8,7 @@ import json
 import secrets as pyrandom
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -38,9 +39,12 @@ pytestmark = [
 ]  # the first test may build the collector
 
 
-@pytest.fixture(scope="module", autouse=True)
+@pytest.fixture(autouse=True)
 def _binary() -> None:
-    collector_binary()  # build (or find) once; skip/fail here with the reason
+    # build (or find: a cached build answers at once) before the test; skip/fail here with the reason. Function
+    # scope on purpose: a module-scoped fixture makes the module one xdist group (tests/conftest.py), and its
+    # corpus tests, minutes of Collector CPU each, then all ran on one worker while the other sat idle.
+    collector_binary()
 
 
 def trace_id() -> str:
@@ -306,24 +310,42 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
+POST_TEXT_BUDGET = 20_000
+"""Characters of corpus text per post (each text goes into twelve fields): a hundred of the first corpus's lines."""
+
+
 @pytest.mark.parametrize("source", ["corpus", "wrapped", "mcpstack", "infra", "polyglot", "dumped", "atrest", "quoted", "localized", "logformats", "bare", "raised"])
 def test_every_corpus_line_in_every_field(source: str) -> None:
     lines = _lines(source)
     by_id = dict(lines)
     traces, logs, metrics = _corpus_payloads(lines)
     with Collector(env={"ERRSCOPE_SAMPLE_PERCENT": "100"}) as collector:
-        for signal, payload, chunk_key in (
-            ("traces", traces, "resourceSpans"),
-            ("logs", logs, "resourceLogs"),
-            ("metrics", metrics, "resourceMetrics"),
-        ):
-            items = payload[chunk_key]
-            # the eighteenth set's texts are multi-line tracebacks and dumps up to 5 KB, each in twelve fields: 100 of
-            # them in one post took the Collector past 120 s at load ~20 (Go's regexp has no DFA)
-            step = 10 if source == "raised" else 100
-            for start in range(0, len(items), step):
-                # the Collector answers after scrubbing every field of the 100 items with every pattern: seconds when busy
-                collector.post(signal, {chunk_key: items[start : start + step]}, timeout_s=300)
+        def post_all(signal: str, chunk_key: str, items: list[dict[str, Any]]) -> None:
+            # The Collector answers a post after scrubbing every field of its items with every pattern, CPU-bound:
+            # posts are cut by the corpus text they carry (the eighteenth set's multi-line tracebacks of up to 5 KB
+            # go a few dozen a post, short lines a hundred or more), and waited for as long as the load says.
+            chunk: list[dict[str, Any]] = []
+            size = 0
+            for item, (_, line) in zip(items, lines, strict=True):
+                chunk.append(item)
+                size += len(line["text"])
+                if size >= POST_TEXT_BUDGET:
+                    collector.post(signal, {chunk_key: chunk}, timeout_s=300)
+                    chunk, size = [], 0
+            if chunk:
+                collector.post(signal, {chunk_key: chunk}, timeout_s=300)
+
+        # one thread a signal: the Collector scrubs concurrent posts on separate cores
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            for done in [
+                pool.submit(post_all, signal, chunk_key, payload[chunk_key])
+                for signal, payload, chunk_key in (
+                    ("traces", traces, "resourceSpans"),
+                    ("logs", logs, "resourceLogs"),
+                    ("metrics", metrics, "resourceMetrics"),
+                )
+            ]:
+                done.result()
         ok = wait_for(
             lambda: (
                 len(list(iter_spans(collector.read("traces")))) >= len(lines)
