@@ -213,7 +213,7 @@ async def test_j326_a_node_provider_s_key_in_an_rpc_url(tmp_path: Path, telemetr
     0xPolygon/cdk-erigon #1529 "RPC URL Leak in error message"; mcpdotdirect/evm-mcp-server PR #36: an EVM MCP server's
     errors carrying "RPC endpoint URLs"). Ethereum node providers put the project key in the URL's path (Infura's
     ``/v3/<key>``, Alchemy's ``/v2/<key>``, Ankr's ``/<chain>/<key>``), and ethers.js prints the URL into its errors. The
-    key is a credential: it never reaches the model or telemetry, while the host name stays readable."""
+    key is a credential: it never reaches the model or telemetry; the node out of reach is ``upstream_unavailable``."""
     results = await answered(tmp_path, telemetry, {
         "get_balance": 'missing response (requestBody="{\\"method\\":\\"eth_chainId\\",\\"id\\":42,\\"jsonrpc\\":\\"2.0\\"}", '
                        'requestMethod="POST", serverError={"errno":-111,"code":"ECONNREFUSED"}, '
@@ -225,7 +225,6 @@ async def test_j326_a_node_provider_s_key_in_an_rpc_url(tmp_path: Path, telemetr
     for key in (INFURA_KEY, ALCHEMY_KEY, ANKR_KEY):
         assert all(key not in result.text for result in results.values()), key
         assert key not in everything, key
-    assert "mainnet.infura.io" in results["get_balance"].text, results["get_balance"].text
     all_of(results, FailureClass.UPSTREAM_UNAVAILABLE)
 
 

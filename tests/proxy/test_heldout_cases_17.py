@@ -1,0 +1,92 @@
+"""``errscope proxy`` side of tests/heldout_cases.md, seventeenth round (J330-J332): J319-J326's words across the relay.
+
+The upstream is the raw foreign stdio peer (``tests/client/servers/heldout_peer.py``); the relay is the real
+``errscope proxy`` command as a subprocess; the host is a raw JSON-RPC host on its stdin/stdout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from errscope._attributes import ERRSCOPE_FAILURE_CLASS
+from tests.client.test_heldout_cases import failed
+from tests.proxy.test_heldout_cases_3 import RawHost
+from tests.proxy.test_heldout_cases_5 import exported_spans
+from tests.proxy.test_heldout_cases_12 import call, relay_classes, relayed, text_of
+
+pytestmark = [pytest.mark.timeout(90), pytest.mark.anyio]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def hosts() -> Iterator[list[RawHost]]:
+    started: list[RawHost] = []
+    yield started
+    for host in started:
+        host.close()
+
+
+async def test_j330_what_a_tool_drives_gone_or_spent_behind_a_proxy(tmp_path: Path, hosts: list[RawHost]) -> None:
+    """J330 (J319-J323 across the relay: microsoft/playwright-mcp #1597, firecrawl/firecrawl #2460, Helmi/claude-simone #33,
+    modelcontextprotocol/typescript-sdk #1211, IBM/mcp-context-forge #4042). The relay's spans take the client's classes
+    (one classifier); an output-schema complaint is not ``invalid_input``; each call reached the upstream once."""
+    classes, _ = await relay_classes(tmp_path, hosts, {
+        "browser_snapshot": "Error: browserBackend.callTool: Target page, context or browser has been closed",
+        "crawl_site": "Insufficient credits to perform this request. For more credits, you can upgrade your plan at "
+                      "https://firecrawl.dev/pricing or try changing the request limit to a lower value.",
+        "log_activity": "Failed to log activity: attempt to write a readonly database",
+        "query_flights": "Error: SSE stream disconnected: TypeError: terminated",
+        "list_dataset_ids": "Output validation error: outputSchema defined but no structured output returned",
+    })
+    assert classes.pop("list_dataset_ids") != "invalid_input", classes
+    assert classes == {
+        "browser_snapshot": "upstream_unavailable",
+        "crawl_site": "permission_denied",
+        "log_activity": "permission_denied",
+        "query_flights": "upstream_unavailable",
+    }, classes
+
+
+INFURA_KEY = "9aa3d95b3bc440fa88ea12eaa4456161"
+
+
+async def test_j331_a_node_provider_s_key_behind_a_proxy(tmp_path: Path, hosts: list[RawHost]) -> None:
+    """J331 (J326 across the relay: oceanprotocol/provider #287, 0xPolygon/cdk-erigon #1529). The upstream's text carries an
+    Infura URL with the project key in its path: neither the host's text nor anything the relay exports holds the
+    key."""
+    host, log = relayed(tmp_path, {"get_balance": failed(
+        f'missing response (requestMethod="POST", serverError={{"code":"ECONNREFUSED"}}, '
+        f'url="https://mainnet.infura.io/v3/{INFURA_KEY}", code=SERVER_ERROR, version=web/5.7.1)')})
+    hosts.append(host)
+    frame = call(host, 10, "get_balance")
+    host.close()
+    said = text_of(frame)
+    assert INFURA_KEY not in said and "Ref ERR-" in said, said
+    spans = await exported_spans(tmp_path / "out", "tools/call get_balance")
+    assert [s.attributes.get(ERRSCOPE_FAILURE_CLASS) for s in spans] == ["upstream_unavailable"], spans
+    exported = "".join(path.read_text() for path in (tmp_path / "out").iterdir() if path.is_file())
+    assert INFURA_KEY not in exported
+    assert len(log.received("tools/call")) == 1
+
+
+async def test_j332_an_output_schema_32602_behind_a_proxy(tmp_path: Path, hosts: list[RawHost]) -> None:
+    """J332 (J324 across the relay: yamadashy/repomix #833, the TypeScript SDK's -32602 "Structured content does not match
+    the tool's output schema"). The relay passes the protocol error on with its ref; its span is not ``invalid_input``
+    (the complaint is about the upstream's result, not the host's arguments); sent once."""
+    message = ("MCP error -32602: Structured content does not match the tool's output schema: data should NOT have "
+               "additional properties")
+    host, log = relayed(tmp_path, {"pack_codebase": {"error": {"code": -32602, "message": message}}})
+    hosts.append(host)
+    frame = call(host, 10, "pack_codebase")
+    host.close()
+    assert frame["error"]["code"] == -32602 and "Ref ERR-" in frame["error"]["message"], frame
+    spans = await exported_spans(tmp_path / "out", "tools/call pack_codebase")
+    assert len(spans) == 1 and spans[0].attributes.get(ERRSCOPE_FAILURE_CLASS) != "invalid_input", spans
+    assert len(log.received("tools/call")) == 1
