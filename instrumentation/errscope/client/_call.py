@@ -47,6 +47,7 @@ from errscope._attributes import (
     SERVER_ADDRESS,
     SERVER_PORT,
 )
+from errscope._foreign_text import about_the_result
 from errscope._messages import safe_name
 from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.client import _answer as answer
@@ -540,6 +541,8 @@ class LogicalCall:
             return await self._unknown_tool(span, ref=ref, channel=Channel.PROTOCOL)
         if code == URL_ELICITATION_REQUIRED:
             return shape.elicitation_required(self.tool, error.error, ref)
+        if code == INVALID_PARAMS and any(about_the_result(text) for text in answer.error_texts(message, error.data)):
+            return shape.result_rejected(self.tool, message, ref)
         if code == INVALID_PARAMS:
             listed = catalog.get(self.tool)
             note = invalid_params_note(

@@ -36,6 +36,7 @@ __all__ = [
     "local_failure",
     "other_protocol_error",
     "refused_http_rate_limit",
+    "result_rejected",
     "timed_out",
     "timed_out_unsent",
     "unknown_tool_head",
@@ -267,6 +268,17 @@ def other_protocol_error(
         # the server's True, or what the note tells the model; a code that rejected the request ran nothing
         side_effect_possible=(True if answer.side_effect_possible(data) or maybe_done else None) if may_have_run else False,
     )
+
+
+def result_rejected(tool: str, message: str, ref: str | None) -> ToolCallResult:
+    """A -32602 whose words are about the tool's *result* (:func:`~errscope._foreign_text.about_the_result`: an SDK or
+    a gateway checking the output schema after the tool ran), not the call's arguments: the server's own fault
+    (``unknown``), no argument note, and the tool may have acted (as errscope's own output check says, J21)."""
+    excerpt = without_ref(safe_excerpt(message), ref)
+    shown = safe_name(tool)
+    head = f"{shown} ran, but its result was rejected: {excerpt}." if excerpt else f"{shown} ran, but its result was rejected."
+    return failure(tool, Channel.PROTOCOL, FailureClass.UNKNOWN, head, ref=ref, advice=_MAYBE_DONE,
+                   side_effect_possible=True)
 
 
 def runs_only_as_task(tool: Tool | None) -> bool:

@@ -42,6 +42,7 @@ from errscope import _attributes as attr
 from errscope._call import ToolCall
 from errscope._classify import Classification, Upstream, class_for_jsonrpc_error
 from errscope._foreign_text import (
+    about_the_result,
     json_error_message,
     retry_after_from_text,
     safe_excerpt,
@@ -421,7 +422,13 @@ class Calls:
         # Whether the call may have run: as the peer (or the proxy's HTTP client, J116) said, else from the code.
         declared = answer.side_effect_possible(data) if isinstance(data, dict) else None
         side_effect = True if ran else False if answer.not_run(code, data) else declared
-        if code == INVALID_PARAMS:
+        about_result = code == INVALID_PARAMS and any(about_the_result(said) for said in answer.error_texts(text, data))
+        if about_result:
+            # the upstream's check of its tool's *result* (after it ran), not the host's arguments (J332)
+            call.upstream_message = _said(text)
+            classification = Classification(FailureClass.UNKNOWN, upstream=upstream, side_effect_possible=True)
+            shaped_text = safe_excerpt(text, limit=300) or "Error"
+        elif code == INVALID_PARAMS:
             classification = Classification(FailureClass.INVALID_INPUT, upstream=upstream, side_effect_possible=False)
             shaped_text = invalid_params_note(
                 call.tool or "tool", text, entry.arguments, self._schema(call.tool), data=data
