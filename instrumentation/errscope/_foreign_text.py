@@ -622,6 +622,9 @@ _NEVER_REACHED: Final = re.compile(
     r"\bremote name could not be resolved\b|\btrust relationship\b|\bsecure channel\b|\bname does not resolve\b|"
     r"\bno data of the requested type\b|\bduring hostname resolution\b|\bhost not found \((?:non-)?authoritative\)|"
     r"\bremote party has closed the transport stream\b|"
+    # a gateway that gave up waiting for the server it starts to come up (obot-platform/obot #3557: "timed out waiting
+    # for MCP server to be ready"): the call was never forwarded
+    r"\btimed? ?out waiting for (?:the )?(?:[\w'-]+ ){0,4}to (?:be(?:come)? ready|start|come up)\b|"
     + _PROGRAM_MISSING,
     re.I,
 )

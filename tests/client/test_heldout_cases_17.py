@@ -263,3 +263,24 @@ async def test_j327_a_java_server_s_serialised_exception_in_a_401(telemetry: Any
     for fragment in ("McpError.java", "declaringClass", "stackTrace", "org.eclipse.jetty", "sendAuthErrorWithChallenge"):
         assert fragment not in result.text and fragment not in everything, fragment
     assert "Ref ERR-" in result.text and after.text == "up"
+
+
+# --- J333: a gateway that gave up waiting for its server to start ------------------------------------------------
+
+async def test_j333_a_gateway_waiting_for_its_server_to_be_ready(tmp_path: Path, telemetry: Any) -> None:
+    """J333 (obot-platform/obot #3557: ``/tools`` calls failing with "timed out waiting for MCP server to be ready" from a
+    gateway that starts the MCP server it fronts). The gateway never forwarded the call: ``upstream_unavailable``, and
+    nothing may have happened (unlike "timed out waiting for the response", which may have acted); sent once."""
+    results = await answered(tmp_path, telemetry, {
+        "list_repos": "timed out waiting for MCP server to be ready",
+        "search_code": "Error: timed out waiting for the server to start",
+    })
+    all_of(results, FailureClass.UPSTREAM_UNAVAILABLE)
+    for result in results.values():
+        assert result.side_effect_possible is not True and "may have taken effect" not in result.text, result
+
+
+async def test_j333_guard_waiting_for_the_answer_may_have_acted(tmp_path: Path, telemetry: Any) -> None:
+    """J333's guard: a timeout waiting for the *answer* came after the request was sent: it may have acted."""
+    results = await answered(tmp_path, telemetry, {"transfer": "timed out waiting for the response"})
+    assert results["transfer"].side_effect_possible is True, results
