@@ -532,7 +532,12 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\balready exists\b|\[rejected\]|\bnon-fast-forward\b|\bupdates were rejected\b|\bnothing to commit\b|"
             # an option or subcommand the program does not know: the arguments it was given (git's "unrecognized
             # argument", "unknown option", "'x' is not a git command"; getopt's "unrecognized option")
-            r"\bunrecogni[sz]ed (?:argument|option)\b|\bunknown (?:option|switch)\b|\bis not a git command\b",
+            r"\bunrecogni[sz]ed (?:argument|option)\b|\bunknown (?:option|switch)\b|\bis not a git command\b|"
+            # more input than the model a tool calls can take (OpenAI's ``context_length_exceeded`` "This model's maximum
+            # context length is N tokens", Anthropic's "prompt is too long: N tokens > M maximum"): as a 413, smaller
+            # arguments fit (RFC 9110 §15.5.14)
+            r"\bmaximum context length\b|\bcontext[ _]length[ _]exceeded\b|\bprompt is too long\b|"
+            r"\bexceeds? (?:the )?(?:model'?s? )?(?:maximum )?context (?:window|length)\b",
             re.I,
         ),
     ),
@@ -559,9 +564,16 @@ _CRASH: Final = re.compile(
 # Neither an argument nor waiting fixes it, the operator does: ``permission_denied`` ("ask the user"), read before the
 # API's generic code or status (a 400 would read as the caller's arguments). Not "insufficient funds": a transfer's
 # own amount, which the caller may change.
+# The same holds for an account the provider has shut or not yet cleared, which the same APIs also send as a 400
+# ``invalid_request_error`` or a FAILED_PRECONDITION: Anthropic's "This organization has been disabled.", OpenAI's "Your
+# organization must be verified to use the model" (sent as a 400 or a 404), Gemini's "User location is not supported for
+# the API use.".
 _ACCOUNT_UNPAID: Final = re.compile(
     r"\bcredit balance (?:is )?too low\b|\binsufficient (?:account )?(?:credits?|credit balance|balance)\b|"
-    r"\bout of credits\b|\b(?:purchase|buy|add) (?:more )?credits\b|\bpayment required\b",
+    r"\bout of credits\b|\b(?:purchase|buy|add) (?:more )?credits\b|\bpayment required\b|"
+    r"\b(?:organi[sz]ation|account|workspace|subscription) (?:has been|is|was) (?:disabled|suspended|deactivated|banned)\b|"
+    r"\b(?:organi[sz]ation|account) must be verified\b|\buser location is not supported\b|"
+    r"\bnot (?:available|supported) in your (?:country|region|location)\b",
     re.I,
 )
 

@@ -284,3 +284,44 @@ async def test_j333_guard_waiting_for_the_answer_may_have_acted(tmp_path: Path, 
     """J333's guard: a timeout waiting for the *answer* came after the request was sent: it may have acted."""
     results = await answered(tmp_path, telemetry, {"transfer": "timed out waiting for the response"})
     assert results["transfer"].side_effect_possible is True, results
+
+
+# --- J334-J335: an AI provider's refusals a tool relays ----------------------------------------------------------
+
+async def test_j334_the_operator_s_account_shut_or_not_cleared(tmp_path: Path, telemetry: Any) -> None:
+    """J334 (anthropics/claude-code #72457 and #19028, CherryHQ/cherry-studio #3340: "400 {"type":"error","error":{"type":
+    "invalid_request_error","message":"This organization has been disabled."}}"; danny-avila/LibreChat #7323 and
+    microsoft/vscode #260670: OpenAI's "Your organization must be verified to use the model `o3`", sent as a 404 or a 400;
+    google-gemini/gemini-cli #1993 and harry0703/MoneyPrinterTurbo #160: Gemini's 400 FAILED_PRECONDITION "User location
+    is not supported for the API use."). A tool that calls a model provider relays its refusal of the operator's
+    account: the user must act (``permission_denied``), though the envelope's 400, 404 or ``invalid_request_error`` would
+    read as the model's arguments or a missing record."""
+    results = await answered(tmp_path, telemetry, {
+        "second_opinion": 'Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"This organization '
+                          'has been disabled."},"request_id":"req_011FAKE"}',
+        "deep_think": "404 Your organization must be verified to use the model `o3`. Please go to: "
+                      "https://platform.openai.com/settings/organization/general and click on Verify Organization. If you "
+                      "just verified, it can take up to 15 minutes for access to propagate.",
+        "summarize": "400 FAILED_PRECONDITION. {'error': {'code': 400, 'message': 'User location is not supported for the "
+                     "API use.', 'status': 'FAILED_PRECONDITION'}}",
+    })
+    all_of(results, FailureClass.PERMISSION_DENIED)
+    no_argument_note(results)
+
+
+async def test_j335_more_input_than_the_model_a_tool_calls_can_take(tmp_path: Path, telemetry: Any) -> None:
+    """J335 (ThinkInAIXYZ/deepchat #245: "400 This model's maximum context length is 65536 tokens. However, you requested
+    329791 tokens"; nanbingxyz/5ire #268; anomalyco/opencode #1092: "AI_APICallError: prompt is too long: 210171 tokens >
+    200000 maximum"; OpenAI's ``context_length_exceeded``). A tool that hands the model's input to a language model was
+    refused for its size: as a 413, smaller input fits (``invalid_input``), not ``unknown``; nothing was generated."""
+    results = await answered(tmp_path, telemetry, {
+        "summarize_repo": "This model's maximum context length is 65536 tokens. However, you requested 329791 tokens "
+                          "(321599 in the messages, 8192 in the completion). Please reduce the length of the messages or "
+                          "completion.",
+        "review_files": "AI_APICallError: prompt is too long: 210171 tokens > 200000 maximum",
+        "translate": json.dumps({"error": {"message": "Input exceeds the model's maximum context length.",
+                                           "type": "invalid_request_error", "code": "context_length_exceeded"}}),
+    })
+    all_of(results, FailureClass.INVALID_INPUT)
+    for result in results.values():
+        assert result.side_effect_possible is not True, result

@@ -90,3 +90,19 @@ async def test_j332_an_output_schema_32602_behind_a_proxy(tmp_path: Path, hosts:
     spans = await exported_spans(tmp_path / "out", "tools/call pack_codebase")
     assert len(spans) == 1 and spans[0].attributes.get(ERRSCOPE_FAILURE_CLASS) != "invalid_input", spans
     assert len(log.received("tools/call")) == 1
+
+
+async def test_j336_provider_refusals_and_a_start_up_wait_behind_a_proxy(tmp_path: Path, hosts: list[RawHost]) -> None:
+    """J336 (J333-J335 across the relay: obot-platform/obot #3557, anthropics/claude-code #72457, anomalyco/opencode #1092).
+    The relay's spans take the client's classes; each call reached the upstream once."""
+    classes, _ = await relay_classes(tmp_path, hosts, {
+        "list_repos": "timed out waiting for MCP server to be ready",
+        "second_opinion": 'Error: 400 {"type":"error","error":{"type":"invalid_request_error","message":"This organization '
+                          'has been disabled."}}',
+        "review_files": "AI_APICallError: prompt is too long: 210171 tokens > 200000 maximum",
+    })
+    assert classes == {
+        "list_repos": "upstream_unavailable",
+        "second_opinion": "permission_denied",
+        "review_files": "invalid_input",
+    }, classes
