@@ -325,3 +325,40 @@ async def test_j335_more_input_than_the_model_a_tool_calls_can_take(tmp_path: Pa
     all_of(results, FailureClass.INVALID_INPUT)
     for result in results.values():
         assert result.side_effect_possible is not True, result
+
+
+# --- J337: a failure that names no cause, for a call missing a required argument ------------------------------------
+
+DIARY_SCHEMA = {"properties": {"agent_name": {"type": "string"}, "entry": {"type": "string"}},
+                "required": ["agent_name", "entry"]}
+
+
+@pytest.mark.parametrize("answer", [
+    pytest.param({"error": {"code": -32000, "message": "Internal tool error"}}, id="protocol-32000"),
+    pytest.param({"result": {"content": [{"type": "text", "text": "Internal tool error"}], "isError": True}},
+                 id="isError"),
+])
+async def test_j337_a_causeless_failure_for_a_call_missing_a_required_argument(
+        tmp_path: Path, telemetry: Any, answer: dict[str, Any]) -> None:
+    """J337 (MemPalace/mempalace #1574: ``mempalace_diary_write`` called without its required ``agent_name`` answered
+    "MCP error -32000: Internal tool error"; an agent "will go hunt for server-side bugs when the actual fix is a one-line
+    caller change"). The server says nothing of the cause, and the call lacked an argument the listed ``inputSchema``
+    requires: the model is told which one (``invalid_input``, the argument named), sent once, never retried."""
+    params, log = peer(tmp_path, [tool("mempalace_diary_write", **DIARY_SCHEMA)], {"mempalace_diary_write": answer})
+    async with ToolClient(params, timeout=3, retry=RetryPolicy(backoff_initial=0.01, jitter=0),
+                          **telemetry.providers) as tc:
+        result = await tc.call_tool("mempalace_diary_write", {"entry": "TEST entry without agent_name"})
+    assert (result.outcome, result.failure_class) == (Outcome.ERROR, FailureClass.INVALID_INPUT), result
+    assert "agent_name" in result.text and "Ref ERR-" in result.text, result.text
+    assert "TEST entry" not in result.text, result.text  # the model's own value is not echoed back
+    assert len(log.received("tools/call")) == 1
+
+
+async def test_j337_guard_a_complete_call_is_no_argument_problem(tmp_path: Path, telemetry: Any) -> None:
+    """J337's guard: the same answer to a call that sent every required argument says nothing the model can fix."""
+    params, _ = peer(tmp_path, [tool("mempalace_diary_write", **DIARY_SCHEMA)],
+                     {"mempalace_diary_write": {"error": {"code": -32000, "message": "Internal tool error"}}})
+    async with ToolClient(params, timeout=3, retry=None, **telemetry.providers) as tc:
+        result = await tc.call_tool("mempalace_diary_write", {"agent_name": "a", "entry": "e"})
+    assert result.failure_class is not FailureClass.INVALID_INPUT, result
+    assert "argument" not in result.text.lower(), result.text

@@ -1,4 +1,4 @@
-"""``errscope proxy`` side of tests/heldout_cases.md, seventeenth round (J330-J332): J319-J326's words across the relay.
+"""``errscope proxy`` side of tests/heldout_cases.md, seventeenth round (J330-J332, J336, J338): J319-J326's words across the relay.
 
 The upstream is the raw foreign stdio peer (``tests/client/servers/heldout_peer.py``); the relay is the real
 ``errscope proxy`` command as a subprocess; the host is a raw JSON-RPC host on its stdin/stdout.
@@ -6,14 +6,17 @@ The upstream is the raw foreign stdio peer (``tests/client/servers/heldout_peer.
 
 from __future__ import annotations
 
+import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from errscope._attributes import ERRSCOPE_FAILURE_CLASS
+from tests.client.conftest import SERVERS, ForeignLog
 from tests.client.test_heldout_cases import failed
-from tests.proxy.test_heldout_cases_3 import RawHost
+from tests.proxy.test_heldout_cases_3 import RawHost, proxy_command
 from tests.proxy.test_heldout_cases_5 import exported_spans
 from tests.proxy.test_heldout_cases_12 import call, relay_classes, relayed, text_of
 
@@ -106,3 +109,36 @@ async def test_j336_provider_refusals_and_a_start_up_wait_behind_a_proxy(tmp_pat
         "second_opinion": "permission_denied",
         "review_files": "invalid_input",
     }, classes
+
+
+async def test_j338_a_causeless_32000_for_a_call_missing_a_required_argument_behind_a_proxy(
+        tmp_path: Path, hosts: list[RawHost]) -> None:
+    """J338 (J337 across the relay: MemPalace/mempalace #1574, -32000 "Internal tool error" for a call without its required
+    ``agent_name``). The relay tells the host which required argument the call lacked, with a ref, and its span says
+    ``invalid_input``; sent once."""
+    spec = tmp_path / "peer.json"
+    spec.write_text(json.dumps({
+        "tools": [{"name": "mempalace_diary_write", "inputSchema": {
+            "type": "object", "properties": {"agent_name": {"type": "string"}, "entry": {"type": "string"}},
+            "required": ["agent_name", "entry"]}}],
+        "answers": {"mempalace_diary_write": {"error": {"code": -32000, "message": "Internal tool error"}}}}))
+    log = tmp_path / "peer.jsonl"
+    host = RawHost(proxy_command(tmp_path / "out", "--", "env", f"PEER_SPEC={spec}", f"PEER_LOG={log}", sys.executable,
+                                 str(SERVERS / "heldout_peer.py")))
+    hosts.append(host)
+    host.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}})
+    host.frames_until(lambda f: f.get("id") == 0, timeout=30)
+    host.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    host.send({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    host.frames_until(lambda f: f.get("id") == 1)
+    host.send({"jsonrpc": "2.0", "id": 10, "method": "tools/call",
+               "params": {"name": "mempalace_diary_write", "arguments": {"entry": "TEST entry"}}})
+    frame = host.frames_until(lambda f: f.get("id") == 10)[-1]
+    host.close()
+    assert frame["error"]["code"] == -32000, frame
+    said = frame["error"]["message"]
+    assert "agent_name" in said and "Ref ERR-" in said and "TEST entry" not in said, said
+    spans = await exported_spans(tmp_path / "out", "tools/call mempalace_diary_write")
+    assert [s.attributes.get(ERRSCOPE_FAILURE_CLASS) for s in spans] == ["invalid_input"], spans
+    assert len(ForeignLog(log).received("tools/call")) == 1
