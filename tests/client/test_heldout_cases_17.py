@@ -1,7 +1,8 @@
-"""Client side of tests/heldout_cases.md, seventeenth round (J319-J329): what MCP servers relay when the thing a tool
-drives went away or ran out (a browser, an account's credits, a database file that cannot be written, a stream the
-runtime cut), output-schema complaints a gateway passes on, another framework's ``-32001``, a Java server's
-serialised exception in a 401 and a node provider's key in its RPC URL.
+"""Client side of tests/heldout_cases.md, seventeenth round (J319-J327, J333-J335, J337): what MCP servers relay when
+the thing a tool drives went away or ran out (a browser, an account's credit or standing, a database file that cannot be
+written, a stream the runtime cut, a server a gateway waited for), output-schema complaints a gateway passes on, another
+framework's ``-32001``, a Java server's serialised exception in a 401, a node provider's key in its RPC URL, a model
+provider's size limit, and a failure that names no cause for a call missing a required argument.
 
 ``ToolClient`` drives the raw stdio peer (``servers/heldout_peer.py``); every tool is a write with no hints, so a
 repeat would re-run it (``answered`` checks each was sent once). J328 drives a real ``MCPServer`` over streamable HTTP
