@@ -272,6 +272,12 @@ example(
     f"McpError: Connection closed (url=https://mcp.zapier.com/api/mcp/s/{_mcp_path}/mcp)",
     f"McpError: Connection closed (url=https://mcp.zapier.com/api/mcp/s/{REDACTED}/mcp)",
 )
+_rpc_key = t(32, HEX)
+example(
+    "node_rpc_path_key",
+    f'missing response (url="https://mainnet.infura.io/v3/{_rpc_key}", code=SERVER_ERROR)',
+    f'missing response (url="https://mainnet.infura.io/v3/{REDACTED}", code=SERVER_ERROR)',
+)
 example(
     "connection_string_password",
     "pyodbc.Error: Driver={ODBC Driver 18};Server=sql-1;Uid=sa;Pwd=Fern&Stone$77;Encrypt=yes",

@@ -338,7 +338,11 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # git's answer to an HTTP 401 when it may not prompt (GIT_TERMINAL_PROMPT=0, no tty): "could not read
             # Username for 'https://host': terminal prompts disabled" (credential.c), and its SSH transport's
             # "Permission denied (publickey)" (the words above).
-            r"\bcould not read (?:username|password) for\b|\bterminal prompts disabled\b",
+            r"\bcould not read (?:username|password) for\b|\bterminal prompts disabled\b|"
+            # SQLite refusing a write to a database the server's user may only read (SQLITE_READONLY, code 8 and its
+            # extended 1032 SQLITE_READONLY_DBMOVED...: "attempt to write a readonly database"), as errscope reads the
+            # code on sqlite3's exception: the file's permissions or the way the operator opened it.
+            r"\battempt to write a read-?only database\b|\bsqlite[ _]readonly\b",
             re.I,
         ),
     ),
@@ -497,7 +501,15 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\bupstream connect error\b|\breset before headers\b|\bno healthy upstream\b|\bfailure to get a peer\b|"
             r"\b(?:invalid|bad) response (?:was )?(?:received )?from (?:the )?upstream\b|"
             r"\bupstream (?:server )?is timing out\b|\bname resolution failed\b|\bno server is available\b|"
-            r"\bcircuit ?breaker\b[^.\n]{0,40}\bis (?:half[ -])?open\b|\bshort-circuited and is open\b",
+            r"\bcircuit ?breaker\b[^.\n]{0,40}\bis (?:half[ -])?open\b|\bshort-circuited and is open\b|"
+            # The browser a tool drives gone: Playwright's TargetClosedError ("Target page, context or browser has been
+            # closed"), Puppeteer's "Protocol error (Runtime.callFunctionOn): Target closed." and "Browser has been
+            # closed."/"Browser disconnected": a process the tool needs is out of reach until it is started again.
+            r"\btarget (?:page, context or browser )?(?:has been |was |is )?closed\b|"
+            r"\bbrowser (?:has been |was |is )?(?:closed|disconnected)\b|"
+            # undici (Node's fetch) ending a body it was reading when the connection closed: "TypeError: terminated",
+            # which MCP hosts print as "SSE stream disconnected: TypeError: terminated" / "Error reading SSE stream".
+            r"\btypeerror: terminated\b|\b(?:sse |event )?stream disconnected\b|\berror reading sse stream\b",
             re.I,
         ),
     ),
@@ -535,7 +547,12 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\balready exists\b|\[rejected\]|\bnon-fast-forward\b|\bupdates were rejected\b|\bnothing to commit\b|"
             # an option or subcommand the program does not know: the arguments it was given (git's "unrecognized
             # argument", "unknown option", "'x' is not a git command"; getopt's "unrecognized option")
-            r"\bunrecogni[sz]ed (?:argument|option)\b|\bunknown (?:option|switch)\b|\bis not a git command\b",
+            r"\bunrecogni[sz]ed (?:argument|option)\b|\bunknown (?:option|switch)\b|\bis not a git command\b|"
+            # more input than the model a tool calls can take (OpenAI's ``context_length_exceeded`` "This model's maximum
+            # context length is N tokens", Anthropic's "prompt is too long: N tokens > M maximum"): as a 413, smaller
+            # arguments fit (RFC 9110 §15.5.14)
+            r"\bmaximum context length\b|\bcontext[ _]length[ _]exceeded\b|\bprompt is too long\b|"
+            r"\bexceeds? (?:the )?(?:model'?s? )?(?:maximum )?context (?:window|length)\b",
             re.I,
         ),
     ),
@@ -555,6 +572,42 @@ _CRASH: Final = re.compile(
     r" the remainder) (?:with (?:an )?overflow|by zero|with a divisor of zero)",
     re.I | re.M,
 )
+
+# An account that must be paid for before the upstream serves it: Anthropic's "Your credit balance is too low to
+# access the Anthropic API" (sent as a 400 ``invalid_request_error``), Firecrawl's 402 "Insufficient credits to perform
+# this request", DeepSeek's 402 "Insufficient Balance", HTTP 402's reason phrase "Payment Required" (RFC 9110 §15.5.3).
+# Neither an argument nor waiting fixes it, the operator does: ``permission_denied`` ("ask the user"), read before the
+# API's generic code or status (a 400 would read as the caller's arguments). Not "insufficient funds": a transfer's
+# own amount, which the caller may change.
+# The same holds for an account the provider has shut or not yet cleared, which the same APIs also send as a 400
+# ``invalid_request_error`` or a FAILED_PRECONDITION: Anthropic's "This organization has been disabled.", OpenAI's "Your
+# organization must be verified to use the model" (sent as a 400 or a 404), Gemini's "User location is not supported for
+# the API use.".
+_ACCOUNT_UNPAID: Final = re.compile(
+    r"\bcredit balance (?:is )?too low\b|\binsufficient (?:account )?(?:credits?|credit balance|balance)\b|"
+    r"\bout of credits\b|\b(?:purchase|buy|add) (?:more )?credits\b|\bpayment required\b|"
+    r"\b(?:organi[sz]ation|account|workspace|subscription) (?:has been|is|was) (?:disabled|suspended|deactivated|banned)\b|"
+    r"\b(?:organi[sz]ation|account) must be verified\b|\buser location is not supported\b|"
+    r"\bnot (?:available|supported) in your (?:country|region|location)\b",
+    re.I,
+)
+
+# A complaint about what a tool *returned* (its output schema, its structured content), as the SDKs word their
+# own checks of a result (the TypeScript SDK's "Structured content does not match the tool's output schema" -32602 and
+# "Tool x has an output schema but did not return structured content" -32600; a gateway's "Output validation error:
+# outputSchema defined but no structured output returned"): the tool ran and its server broke its own contract, never
+# the caller's arguments, whatever code or validation words carry it.
+_ABOUT_THE_RESULT: Final = re.compile(
+    r"\boutput ?schema\b|\bstructured (?:content|output)\b|\boutput validation\b|"
+    r"\b(?:result|response|return value) (?:does not|doesn't|did not) (?:match|conform to|validate against)\b",
+    re.I,
+)
+
+
+def about_the_result(text: str) -> bool:
+    """Whether ``text`` complains about a tool's result rather than its arguments (:data:`_ABOUT_THE_RESULT`)."""
+    return _ABOUT_THE_RESULT.search(text) is not None
+
 
 # A tool that could not read what its *upstream* answered ("error decoding response body: invalid type: null,
 # expected a string": reqwest's Display of a serde failure on the body) failed on the upstream's data, not on the
@@ -596,6 +649,9 @@ _NEVER_REACHED: Final = re.compile(
     r"\bremote name could not be resolved\b|\btrust relationship\b|\bsecure channel\b|\bname does not resolve\b|"
     r"\bno data of the requested type\b|\bduring hostname resolution\b|\bhost not found \((?:non-)?authoritative\)|"
     r"\bremote party has closed the transport stream\b|"
+    # a gateway that gave up waiting for the server it starts to come up (obot-platform/obot #3557: "timed out waiting
+    # for MCP server to be ready"): the call was never forwarded
+    r"\btimed? ?out waiting for (?:the )?(?:[\w'-]+ ){0,4}to (?:be(?:come)? ready|start|come up)\b|"
     + _PROGRAM_MISSING,
     re.I,
 )
@@ -618,8 +674,9 @@ _AFTER_SENDING: Final = re.compile(
     # http2 "client connection lost"
     + _WINSOCK_NAME + r"1005[34]\b|\bnsurlerrordomain code=-1005\b|\bnetwork connection was lost\b|"
     r"\bclient connection lost\b|\bserver committed a protocol violation\b|\bnetwork name is no longer available\b|"
-    # undici's "fetch failed" alone: no HTTP answer came, whether before or after the request was written
-    r"\bfetch failed\b",
+    # undici's "fetch failed" alone: no HTTP answer came, whether before or after the request was written; its
+    # "terminated": a body being read (the request was received) cut off
+    r"\bfetch failed\b|\btypeerror: terminated\b|\b(?:sse |event )?stream disconnected\b|\berror reading sse stream\b",
     re.I,
 )
 
@@ -721,6 +778,8 @@ def _classify_whole(text: str) -> FailureClass:
     """
     if _CRASH.search(text):
         return FailureClass.UNKNOWN
+    if _ACCOUNT_UNPAID.search(text):
+        return FailureClass.PERMISSION_DENIED
     # An API's own code decides before its HTTP status and its prose, as it does on an exception (DynamoDB throttles
     # with a 400; "The security token included in the request is invalid" is a refused credential).
     named = named_code_class(text) or sqlstate_class(text)

@@ -792,6 +792,24 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         hints=("/mcp", "/sse"),
         verify="random",
     ),
+    SecretPattern(
+        "node_rpc_path_key",
+        "uri",
+        # (an Ethereum node provider's JSON-RPC URL: oceanprotocol/provider #287, 0xPolygon/cdk-erigon #1529)
+        r"(://[A-Za-z0-9.\-]*(?i:rpc|node|infura|alchemy|quiknode|ankr)"
+        r"[A-Za-z0-9.\-]*(?::[0-9]+)?/(?:[A-Za-z0-9_.\-]{1,40}/){0,3}|(?:^|[\s'\"=(:])/v[0-9]{1,2}/)"
+        + _loose_with_digit(_SEG, r"[A-Za-z_\-]") + r"((?:[/?#\s'\"<>)\],]|$))",
+        True,
+        "A blockchain node provider's project key as a path segment of its JSON-RPC URL (Infura's "
+        "``https://mainnet.infura.io/v3/<key>``, Alchemy's ``/v2/<key>``, Ankr's ``/eth/<key>``, QuickNode's "
+        "``/<token>/``): on a host naming an RPC or node service, a random segment of 16+ characters with a digit "
+        "(Python: random-looking, not a UUID); the host and the segments before it stay. A path printed without its "
+        "host (urllib3's \"Max retries exceeded with url: /v3/<key>\") loses the random segment right after its "
+        "``/v<N>/``.",
+        keep_suffix=True,
+        hints=("rpc", "node", "infura", "alchemy", "quiknode", "ankr", "/v"),
+        verify="random",
+    ),
     # --- headers -------------------------------------------------------------------------------------
     SecretPattern(
         "authorization_header",

@@ -23,7 +23,14 @@ from mcp_types import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_E
 
 from errscope._attributes import META_ERROR_REF, META_FAILURE_CLASS, META_RETRY_AFTER, META_SIDE_EFFECT_POSSIBLE
 from errscope._classify import delay_seconds
-from errscope._foreign_text import MESSAGE_KEYS, classify_text, deciding_cause, json_error_message, says_maybe_acted
+from errscope._foreign_text import (
+    MESSAGE_KEYS,
+    about_the_result,
+    classify_text,
+    deciding_cause,
+    json_error_message,
+    says_maybe_acted,
+)
 from errscope._refs import ERROR_REF_PATTERN
 from errscope._vocabulary import FailureClass
 from errscope.client._invalid_params import is_argument_rejection, names_this_tool_unknown
@@ -249,6 +256,10 @@ def read_text(text: str, tool: str | None, declared_arguments: Collection[str] |
     """
     if tool is not None and names_this_tool_unknown(text, tool):
         return TextReading(FailureClass.NOT_FOUND, unknown_tool=True)
+    if about_the_result(text):
+        # a check of what the tool returned failed after it ran (its server's own bug): no argument to fix, and the
+        # tool may have acted (the reading errscope gives its own output-schema check, J21)
+        return TextReading(FailureClass.UNKNOWN, side_effect_possible=True)
     if is_argument_rejection(text, declared_arguments):
         return TextReading(FailureClass.INVALID_INPUT, arguments_rejected=True)
     # An upstream API's JSON error document: its innermost message and codes say what happened, not the envelope

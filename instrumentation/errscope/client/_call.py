@@ -47,12 +47,13 @@ from errscope._attributes import (
     SERVER_ADDRESS,
     SERVER_PORT,
 )
+from errscope._foreign_text import about_the_result, names_no_cause
 from errscope._messages import safe_name
 from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.client import _answer as answer
 from errscope.client import _shaping as shape
 from errscope.client._deadline import CallDeadline, TimeoutKind, TimeoutPolicy
-from errscope.client._invalid_params import invalid_params_note, names_this_tool_unknown
+from errscope.client._invalid_params import invalid_params_note, missing_required, names_this_tool_unknown
 from errscope.client._keys import key_hash
 from errscope.client._late import LateWatch, end_after
 from errscope.client._result import ToolCallResult
@@ -540,6 +541,8 @@ class LogicalCall:
             return await self._unknown_tool(span, ref=ref, channel=Channel.PROTOCOL)
         if code == URL_ELICITATION_REQUIRED:
             return shape.elicitation_required(self.tool, error.error, ref)
+        if code == INVALID_PARAMS and any(about_the_result(text) for text in answer.error_texts(message, error.data)):
+            return shape.result_rejected(self.tool, message, ref)
         if code == INVALID_PARAMS:
             listed = catalog.get(self.tool)
             note = invalid_params_note(
@@ -547,6 +550,12 @@ class LogicalCall:
             )
             return shape.failure(self.tool, Channel.PROTOCOL, FailureClass.INVALID_INPUT, note, ref=ref, advice="",
                                  side_effect_possible=False)
+        listed = catalog.get(self.tool)
+        missing = missing_required(listed.input_schema if listed else None, self.arguments)
+        # (the code of such an error names no cause either: -32603, or the -32000 band SDKs also use for their own
+        # transport faults, which an answer that arrived is not)
+        if missing and answer.declared_class(data) is None and names_no_cause(message):
+            return shape.required_missing(self.tool, missing, ref, may_have_run=not answer.not_run(code, data))
         return shape.other_protocol_error(self.tool, code, message, data, ref, error.data)
 
     async def _unknown_tool(

@@ -49,6 +49,8 @@ __all__ = [
     "declared_arguments",
     "invalid_params_note",
     "is_argument_rejection",
+    "missing_required",
+    "required_missing_note",
     "parse_argument_problems",
     "names_this_tool_unknown",
     "unknown_tool_name",
@@ -1077,6 +1079,25 @@ def declared_arguments(input_schema: Mapping[str, Any] | None) -> frozenset[str]
     if not isinstance(input_schema, Mapping) or not isinstance(input_schema.get("properties"), Mapping):
         return None
     return frozenset(str(name) for name in input_schema["properties"])
+
+
+def missing_required(input_schema: Mapping[str, Any] | None, arguments: Mapping[str, Any] | None) -> tuple[str, ...]:
+    """The top-level arguments the listed ``inputSchema`` requires (JSON Schema ``required``) that the call did not
+    send, in the schema's order (at most :data:`MAX_PROBLEMS`); empty when the schema is unknown or says nothing."""
+    if not isinstance(input_schema, Mapping) or not isinstance(input_schema.get("required"), list):
+        return ()
+    sent = arguments if isinstance(arguments, Mapping) else {}
+    names = [name for name in input_schema["required"] if isinstance(name, str) and name not in sent]
+    return tuple(names[:MAX_PROBLEMS])
+
+
+def required_missing_note(tool: str, missing: Collection[str]) -> str:
+    """The model's note for a failure that names no cause, sent without arguments the listed schema requires
+    (MemPalace/mempalace #1574: -32000 "Internal tool error" for a call missing ``agent_name``)."""
+    names = ", ".join(f"`{safe_name(name)}`" for name in missing)
+    noun = "argument" if len(missing) == 1 else "arguments"
+    return (f"{safe_name(tool)} failed without saying why; the call lacked the required {noun} {names}. "
+            "Fix the arguments and call again.")
 
 
 def is_argument_rejection(message: str, declared: Collection[str] | None = None) -> bool:

@@ -25,7 +25,12 @@ from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.client._catalog import ToolCatalog
 from errscope.client._deadline import TimeoutKind, TimeoutPolicy
 from errscope.client import _answer as answer
-from errscope.client._invalid_params import declared_arguments, invalid_params_note
+from errscope.client._invalid_params import (
+    declared_arguments,
+    invalid_params_note,
+    missing_required,
+    required_missing_note,
+)
 from errscope.client._result import ADVICE, ToolCallResult
 
 __all__ = [
@@ -36,6 +41,8 @@ __all__ = [
     "local_failure",
     "other_protocol_error",
     "refused_http_rate_limit",
+    "required_missing",
+    "result_rejected",
     "timed_out",
     "timed_out_unsent",
     "unknown_tool_head",
@@ -198,6 +205,12 @@ def from_result(
         side_effect = reading.side_effect_possible  # e.g. "The operation was aborted due to timeout"
     retry_after = retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None
     excerpt = safe_excerpt(said)
+    missing = missing_required(input_schema, arguments) if cls is FailureClass.UNKNOWN else ()
+    if missing and (not excerpt or says_nothing(excerpt, tool)):
+        # A failure that names no cause, for a call that lacked what the listed schema requires: the one thing the
+        # model can fix (MCP spec, Tools: servers MUST validate inputs; MemPalace/mempalace #1574 did not)
+        return failure(tool, Channel.EXECUTION, FailureClass.INVALID_INPUT, required_missing_note(tool, missing),
+                       advice="", result=raw, side_effect_possible=side_effect)
     head = f"{safe_name(tool)} failed: {excerpt}." if excerpt and not says_nothing(excerpt, tool) else f"{safe_name(tool)} failed."
     advice = _MAYBE_DONE if side_effect else None
     return failure(
@@ -267,6 +280,25 @@ def other_protocol_error(
         # the server's True, or what the note tells the model; a code that rejected the request ran nothing
         side_effect_possible=(True if answer.side_effect_possible(data) or maybe_done else None) if may_have_run else False,
     )
+
+
+def required_missing(tool: str, missing: tuple[str, ...], ref: str | None, *, may_have_run: bool) -> ToolCallResult:
+    """A protocol error that names no cause (:func:`~errscope._foreign_text.names_no_cause`) for a call that lacked
+    arguments the listed schema requires (:func:`~errscope.client._invalid_params.missing_required`): ``invalid_input``
+    with a note naming them (MemPalace/mempalace #1574: -32000 "Internal tool error")."""
+    return failure(tool, Channel.PROTOCOL, FailureClass.INVALID_INPUT, required_missing_note(tool, missing), ref=ref,
+                   advice="", side_effect_possible=None if may_have_run else False)
+
+
+def result_rejected(tool: str, message: str, ref: str | None) -> ToolCallResult:
+    """A -32602 whose words are about the tool's *result* (:func:`~errscope._foreign_text.about_the_result`: an SDK or
+    a gateway checking the output schema after the tool ran), not the call's arguments: the server's own fault
+    (``unknown``), no argument note, and the tool may have acted (as errscope's own output check says, J21)."""
+    excerpt = without_ref(safe_excerpt(message), ref)
+    shown = safe_name(tool)
+    head = f"{shown} ran, but its result was rejected: {excerpt}." if excerpt else f"{shown} ran, but its result was rejected."
+    return failure(tool, Channel.PROTOCOL, FailureClass.UNKNOWN, head, ref=ref, advice=_MAYBE_DONE,
+                   side_effect_possible=True)
 
 
 def runs_only_as_task(tool: Tool | None) -> bool:

@@ -42,7 +42,9 @@ from errscope import _attributes as attr
 from errscope._call import ToolCall
 from errscope._classify import Classification, Upstream, class_for_jsonrpc_error
 from errscope._foreign_text import (
+    about_the_result,
     json_error_message,
+    names_no_cause,
     retry_after_from_text,
     safe_excerpt,
     scrub_text,
@@ -55,7 +57,13 @@ from errscope._scrubbing import scrub_value, without_stack_traces
 from errscope._telemetry import ServerTelemetry
 from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.client import _answer as answer
-from errscope.client._invalid_params import declared_arguments, invalid_params_note, unknown_tool_name
+from errscope.client._invalid_params import (
+    declared_arguments,
+    invalid_params_note,
+    missing_required,
+    required_missing_note,
+    unknown_tool_name,
+)
 from errscope.server._mcp import _request_id
 from errscope.server._seam import failure_meta
 
@@ -378,6 +386,11 @@ class Calls:
             call.fail(Channel.EXECUTION, classification)
             note = invalid_params_note(call.tool or "tool", text, entry.arguments, self._schema(call.tool))
             model_text = f"{note} Ref {call.error_ref}"
+        elif reading.failure_class is FailureClass.UNKNOWN and names_no_cause(text) and (
+                missing := missing_required(self._schema(call.tool), entry.arguments)):
+            # a failure naming no cause for a call that lacked a required argument (J337, as the client reads it)
+            call.fail(Channel.EXECUTION, Classification(FailureClass.INVALID_INPUT, upstream=upstream))
+            model_text = f"{required_missing_note(call.tool or 'tool', missing)} Ref {call.error_ref}"
         else:
             # The server's own words for the log record (the model gets a shorter excerpt); never for rejected
             # arguments, whose reports echo what the host sent (arguments are recorded only on opt-in).
@@ -421,7 +434,13 @@ class Calls:
         # Whether the call may have run: as the peer (or the proxy's HTTP client, J116) said, else from the code.
         declared = answer.side_effect_possible(data) if isinstance(data, dict) else None
         side_effect = True if ran else False if answer.not_run(code, data) else declared
-        if code == INVALID_PARAMS:
+        about_result = code == INVALID_PARAMS and any(about_the_result(said) for said in answer.error_texts(text, data))
+        if about_result:
+            # the upstream's check of its tool's *result* (after it ran), not the host's arguments (J332)
+            call.upstream_message = _said(text)
+            classification = Classification(FailureClass.UNKNOWN, upstream=upstream, side_effect_possible=True)
+            shaped_text = safe_excerpt(text, limit=300) or "Error"
+        elif code == INVALID_PARAMS:
             classification = Classification(FailureClass.INVALID_INPUT, upstream=upstream, side_effect_possible=False)
             shaped_text = invalid_params_note(
                 call.tool or "tool", text, entry.arguments, self._schema(call.tool), data=data
@@ -430,6 +449,11 @@ class Calls:
             # The request lacked the task the tool requires (as bad arguments would): the tool exists and did not run.
             classification = Classification(FailureClass.INVALID_INPUT, upstream=upstream, side_effect_possible=False)
             shaped_text = safe_excerpt(text, limit=300) or "This tool runs only as a task"
+        elif names_no_cause(text) and (missing := missing_required(self._schema(call.tool), entry.arguments)):
+            # a protocol error naming no cause for a call that lacked a required argument (J337, as the client reads it)
+            classification = Classification(FailureClass.INVALID_INPUT, upstream=upstream,
+                                            side_effect_possible=side_effect)
+            shaped_text = required_missing_note(call.tool or "tool", missing)
         else:
             call.upstream_message = _said(text)
             cls = class_for_jsonrpc_error(code, text, data)
