@@ -909,6 +909,18 @@ _STATUS_WITH_PHRASE: Final = re.compile(
     r"\b(?:client|server) error '([45]\d\d)\b"
     r"|\b([45]\d\d)(?: (?:client|server) error\b|, message=)"
     rf"|\b([45]\d\d) (?:{_REASON_PHRASES})\b", re.I)
+_PHRASE_STATUS: Final = {s.phrase.lower(): int(s) for s in http.HTTPStatus if s >= 400}
+"""A reason phrase's own status: "503 Service Unavailable" is one, "Order 500 not found" (a record's number before
+another status's phrase) is none."""
+
+
+def _status_with_phrase(text: str) -> re.Match[str] | None:
+    """The first :data:`_STATUS_WITH_PHRASE` match whose number and reason phrase (if it is read by its phrase) name
+    the same status; ``None`` when there is none."""
+    for match in _STATUS_WITH_PHRASE.finditer(text):
+        if match.group(3) is None or _PHRASE_STATUS.get(text[match.end(3) + 1:match.end()].lower()) == int(match.group(3)):
+            return match
+    return None
 
 
 def _status_in_text(exc: BaseException) -> Classification | None:
@@ -921,7 +933,7 @@ def _status_in_text(exc: BaseException) -> Classification | None:
     if isinstance(exc, _PROGRAMMING_ERRORS):
         return None
     text = _message_of(exc)
-    match = _STATUS_PHRASE.search(text) or _STATUS_WITH_PHRASE.search(text)
+    match = _STATUS_PHRASE.search(text) or _status_with_phrase(text)
     if match is None:
         return None
     status = int(next(group for group in match.groups() if group))

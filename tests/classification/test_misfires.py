@@ -135,6 +135,11 @@ def test_the_report_of_a_held_failure_still_takes_its_class() -> None:
     ("Request failed with status code 429", C.RATE_LIMITED),
     ("expected status 200, got status 404", C.NOT_FOUND),
     ("API returned HTTP/1.1 503 Service Unavailable", C.UPSTREAM_UNAVAILABLE),
+    ("sync failed: 503 Service Unavailable", C.UPSTREAM_UNAVAILABLE),
+    # a record's number before another status's reason phrase is no status (only a status's own phrase makes one)
+    ("Order 500 not found", C.UNKNOWN),
+    ("Customer 403 not found", C.UNKNOWN),
+    ("Ticket 512 not found", C.UNKNOWN),
     ("upstream said statusCode: 401", C.PERMISSION_DENIED),
     pytest.param("Job status: 500 items remaining", C.UNKNOWN, marks=pytest.mark.xfail(
         strict=True, reason="a count after the status word reads as a status; no general word tells a count here")),
