@@ -24,7 +24,7 @@ convert offsets on every call); one RE2 scan finds the lines shaped like a heade
 (:data:`_NAMING_LINE`) and only those are read; the SQL and JSON readers run only where their literals are. All
 linear: RE2 scans, and Python loops that visit each byte a bounded number of times (a table's rows are read once, the
 lines they cover are not read again as names). Python only: the Collector's RE2 patterns cannot relate a cell to
-its column (README, Scrubbing; ``tests/test_scrub_tabular.py`` pins the difference).
+its column (docs/scrubbing.md, "What each side cannot do"; ``tests/test_scrub_tabular.py`` pins the difference).
 """
 
 from __future__ import annotations
