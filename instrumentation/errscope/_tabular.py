@@ -37,7 +37,7 @@ import re2  # type: ignore[import-untyped]
 from errscope import _scrubbing  # imported while _scrubbing compiles its set: its functions are read at call time
 from errscope._patterns import REDACTED
 
-__all__ = ["HINTS", "TRIGGER", "TRIGGERS", "is_value", "names_secret", "scrub_named_cells"]
+__all__ = ["HINTS", "TRIGGERS", "is_value", "names_secret", "scrub_named_cells"]
 
 _WORD: Final = r"(?:pass|pwd|secret|token|key|credential|auth)"
 _W: Final = rf"(?i:{_WORD}|\bvalue\b)"
@@ -65,8 +65,6 @@ TRIGGERS: Final = (
 )
 """What a text the pass can change holds: entries of the patterns' trigger set (``_scrubbing._pattern_set``); the pass
 runs when one of them matched."""
-TRIGGER: Final = "|".join(TRIGGERS)
-"""The same as one regex."""
 HINTS: Final = (r"<[tT]", r'alue"|\["|\[ "|\[\n')
 """Entries of the same set that only say which readers a flagged text needs (a ``<t`` of HTML, a literal the JSON
 readers start from): the substring searches they replace cost ~40 µs each on 64 KiB (CPython's search of a
