@@ -895,10 +895,11 @@ def tool_error_text(exc: BaseException) -> Classification | None:
 
 # An HTTP error status named as one in prose: "status code 429", "status 503", "statusCode: 404", "HTTP 404", "HTTP
 # Error 500", "HTTP/1.1 503", "status=502", "(status 401)", "HTTP_RESPONSE 502" (braintree), "response code 404".
-# The word decides that the number is a status, never a bare number.
+# The word decides that the number is a status, never a bare number. (The sign takes the spaces after it: two optional
+# runs of ``\s*`` side by side backtrack quadratically over a long run of blanks after the word.)
 _STATUS_PHRASE: Final = re.compile(
     r"\b(?:status(?:[ _]?code)?|http(?:/\d(?:\.\d)?| error| status|[ _]response)?|response[ _](?:code|status))"
-    r"\s*[:=]?\s*([45]\d\d)\b", re.I)
+    r"\s*(?:[:=]\s*)?([45]\d\d)\b", re.I)
 # The HTTP clients' own wordings, kept when a tool passes ``str(e)`` on (``RuntimeError(f"failed: {e}")``): httpx's
 # "Client error '404 Not Found' for url …" / "Server error '503 …'" (whatever reason the server sent), requests'
 # "404 Client Error: Not Found for url: …", aiohttp's "404, message='Not Found', url=…", or any status followed by

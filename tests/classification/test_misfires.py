@@ -12,6 +12,7 @@ from __future__ import annotations
 import shlex
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -149,6 +150,14 @@ def test_numbers_in_a_tools_message(message: str, failure_class: C) -> None:
         raise RuntimeError(message)
 
     assert __import__("errscope").classify(raised(tool)).failure_class is failure_class
+
+
+def test_a_status_word_before_a_long_run_of_blanks_is_read_fast() -> None:
+    """A padded column (``status`` and then blanks, no number) costs the status rule one pass, not one per blank."""
+    started = time.perf_counter()
+    result = __import__("errscope").classify(RuntimeError("status" + " " * 40_000 + "x"))
+    assert time.perf_counter() - started < 2.0  # ~10 ms here; the rule's backtracking took ~30 s
+    assert result.failure_class is C.UNKNOWN
 
 
 def test_a_programming_error_naming_a_status_stays_unknown() -> None:
