@@ -201,6 +201,7 @@ import re
 import socket
 import ssl
 import subprocess
+import threading
 import urllib.error
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -529,21 +530,31 @@ def _no_answer_below(exc: BaseException) -> bool:
     ``ResendError(code=500, error_type="HttpClientError")`` over requests' ``ConnectionError``): the failure below
     says what happened, and whether the request left."""
     below = walk(exc)[1:]
-    if not below or id(exc) in _WEIGHING or _attribute(exc, "response") is not None or any(
+    weighing = _weighing()
+    if not below or id(exc) in weighing or _attribute(exc, "response") is not None or any(
             _attribute(exc, name) for name in ("headers", "response_headers", "resp_headers")):  # a real answer has some
         return False
     if any(failure is exc or http_status_of(failure) is not None for failure in below):
         return False  # a status below (the one this repeats), or a chain that loops back (``raise e from e``)
-    _WEIGHING.add(id(exc))
+    weighing.add(id(exc))
     try:
         inner = classify(below[0])
     finally:
-        _WEIGHING.discard(id(exc))
+        weighing.discard(id(exc))
     return inner.failure_class is FailureClass.UPSTREAM_UNAVAILABLE and inner.side_effect_possible is not None
 
 
-_WEIGHING: set[int] = set()
-"""The exceptions :func:`_no_answer_below` is weighing now: a chain that leads back to one answers no."""
+_WEIGHING: Final = threading.local()
+
+
+def _weighing() -> set[int]:
+    """The ids of the exceptions :func:`_no_answer_below` is weighing now in this thread: a chain that leads back to
+    one answers no. Per thread: another thread classifying the same exception (a failure shared by the callers of one
+    future) is not weighing it."""
+    ids: set[int] | None = getattr(_WEIGHING, "ids", None)
+    if ids is None:
+        ids = _WEIGHING.ids = set()
+    return ids
 
 
 def _http_status(exc: BaseException) -> Classification | None:
