@@ -936,7 +936,8 @@ def _status_with_phrase(text: str) -> re.Match[str] | None:
 
 
 def _status_in_text(exc: BaseException) -> Classification | None:
-    """An exception of a type no rule knows whose message names an HTTP error status (:data:`_STATUS_PHRASE`): an
+    """An exception of a type no rule knows whose message names an HTTP error status (:data:`_STATUS_PHRASE`, else an
+    HTTP client's wording or a status with its own reason phrase: :func:`_status_with_phrase`): an
     SDK that raises ``ValueError(f"Request failed with status code {status}: {body}")`` (exa-py), a tool's
     ``raise Exception(f"API returned status {status}")``. Read as that status carried (RFC 9110's table, the status's
     side-effect fact, the upstream ``http`` status), the wait its text gives on a 429/503; an API's JSON document
