@@ -335,9 +335,11 @@ _HEX_ID: Final = re.compile(rb"[0-9a-fA-F\-]+")
 # What a match must also satisfy to be masked, by the rule's family and ``verify`` (SecretPattern), chosen once per
 # rule (:func:`_checker`): a match pays for its own rule's checks only, not for the comparisons that pick them.
 # ``user@host`` after a remote-login command and its options is a login destination (``ssh -p 2222 deploy@db1``,
-# ``plink -ssh -P 22 ops@host``, ``sshpass -e ssh u@h``), not an e-mail; Python only (RE2 cannot look back).
+# ``plink -ssh -P 22 ops@host``, ``sshpass -e ssh u@h``), not an e-mail; Python only (RE2 cannot look back). Each
+# word is read once (an atomic group): ``-o ssh`` is an option and its argument or an option and the word ``ssh``, and
+# trying both for each pair was exponential in the pairs.
 _LOGIN_COMMAND_BEFORE: Final = re.compile(
-    rb"\b(?:ssh|sshpass|autossh|mosh|plink|ssh-copy-id|sftp)(?:[ \t]+(?:-[A-Za-z0-9\-]+(?:[ \t]+[^\s\-@][^\s@]*)?|ssh))*[ \t]*$"
+    rb"\b(?:ssh|sshpass|autossh|mosh|plink|ssh-copy-id|sftp)(?>[ \t]+(?:-[A-Za-z0-9\-]+(?:[ \t]+[^\s\-@][^\s@]*)?|ssh))*[ \t]*$"
 )
 
 _LOGIN_WINDOW: Final = 200
