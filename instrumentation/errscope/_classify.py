@@ -1275,7 +1275,8 @@ def _dbapi(failure_class: FailureClass, side_effect_possible: bool | None = None
             # a connection lost before it opened (mysql-connector's 2013 "reading initial communication packet"):
             # no statement of the caller's went out, whatever the code says of one lost mid-query
             side_effect = False
-        upstream = Upstream(_db_system(exc), status, _db_address(exc)) if status or _db_address(exc) else None
+        address = _db_address(exc)  # (reads the driver's connection: once)
+        upstream = Upstream(_db_system(exc), status, address) if status or address else None
         return Classification(cls, upstream=upstream, side_effect_possible=side_effect)
 
     return rule
