@@ -339,3 +339,53 @@ class TestWrappedRootCause:
             printed = traceback.format_exc()
         assert without_stack_traces(printed) == ("RuntimeError: refund failed\nCaused by: ConnectionRefusedError: [Errno 111]"
                                                  " Connection refused [stack trace removed]")
+
+
+class TestConcurrentClassification:
+    """One exception object classified in two threads at once (a failure shared by the callers of one
+    ``concurrent.futures.Future``) gets the same answer in both."""
+
+    def test_a_made_up_status_over_a_refused_connection_while_another_thread_weighs_it(self) -> None:
+        """While one thread weighs whether a 5xx an SDK made up stands over a transport failure, another thread
+        classifying the same exception reads it the same way (the refused connection decides, not the 500)."""
+        import threading
+
+        class Waiting(Exception):
+            """The transport failure; its rule waits in the first thread until the second has classified."""
+
+        class ClientFailure(Exception):
+            """An SDK's catch-all that files a client failure under ``code=500`` (resend's ``ResendError``)."""
+
+            code = 500
+
+        first = threading.Thread(target=lambda: errscope.classify(failure), name="first")
+        inside, done = threading.Event(), threading.Event()
+
+        def rule(exc: BaseException) -> errscope.Classification:
+            if threading.current_thread() is first:
+                inside.set()
+                done.wait(10)
+            return errscope.classify(ConnectionRefusedError(111, "Connection refused"))
+
+        errscope.register(Waiting, rule)
+        try:
+            try:
+                raise Waiting("connect failed")
+            except Waiting as exc:
+                try:
+                    raise ClientFailure("Request failed") from exc
+                except ClientFailure as outer:
+                    failure = outer
+            alone = errscope.classify(failure)
+            first.start()
+            assert inside.wait(10)
+            meanwhile = errscope.classify(failure)
+            done.set()
+            first.join(10)
+        finally:
+            done.set()
+            from errscope._classify import _REGISTERED
+
+            _REGISTERED.pop(Waiting, None)
+        assert alone.upstream is None or alone.upstream.status != "500"
+        assert meanwhile == alone

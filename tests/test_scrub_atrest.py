@@ -16,7 +16,7 @@ tables, digests, nonces, cursors, prefixed ids, masks and placeholders).
 Measured once before any fix: recall 58/248 (0.234), 6/150 benign lines altered (4.0 %); the RE2 patterns
 alone (the Collector) 61/248, 8/150: the lowest first score of the ten sets (the rules knew none of these
 containers). The false positives were ``/etc/passwd`` and ``/etc/shadow`` lines read as ``.pgpass`` lines
-and booleans under password-named settings (``lock_passwd: false``). Fixed by kind (README, Scrubbing):
+and booleans under password-named settings (``lock_passwd: false``). Fixed by kind (docs/scrubbing.md):
 235/248, 0/150; RE2 alone 232/248, 7/150 (236 and 233 since the thirteenth set read an access log's bare
 ``"Basic <base64>"``). What is still missed or altered is pinned here.
 """

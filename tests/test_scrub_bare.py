@@ -12,7 +12,7 @@ Measured once before any fix: recall 176/224 (0.786), 1/150 benign lines altered
 Discord's and itsdangerous' three-part tokens, Express/Rails/Django signed cookies, Meta, X, FCM, Salesforce, Bitbucket,
 Harness, Slack ``xapp-``, Alibaba, Tencent, Fly.io, 1Password's Secret Key, Dropbox, Yandex, Contentful, EasyPost,
 ClickUp, Mailgun's new keys, lower-case hex under a vendor prefix, ``<prefix>_<short id>_<secret>``); the false
-positive a GitLab prefix over an ``x`` mask. Fixed by kind (README, Scrubbing): 224/224, 0/150; RE2 alone 224/224,
+positive a GitLab prefix over an ``x`` mask. Fixed by kind (docs/scrubbing.md): 224/224, 0/150; RE2 alone 224/224,
 6/150. What RE2 alone still alters is pinned here.
 """
 

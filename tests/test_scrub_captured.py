@@ -17,7 +17,7 @@ string in a HAR object or echoed by a console, a password manager's printed pass
 <uuid>``, ``poetry config http-basic``/``cargo login``, Swift's ``Optional("..")``, the OTLP exporter's
 header list; the false positives an Authorization pair whose value is ``Bearer {{var}}``, a consent
 cookie's ``name=value`` read as one random run, ``pk_`` publishable keys and ``git@host:path``
-remotes read as e-mail addresses. Fixed by kind (README, Scrubbing): 280/296, 5/155; RE2 alone 280/296,
+remotes read as e-mail addresses. Fixed by kind (docs/scrubbing.md): 280/296, 5/155; RE2 alone 280/296,
 14/155. What is still missed or altered is pinned here, so that a fix, or a regression, shows up.
 """
 

@@ -15,7 +15,7 @@ annotations, Go's ``User:name:password`` (``*url.URL`` under ``%+v``), Rust's ``
 the value on the next line, a Ruby hash's ``"authorization"=>["Basic .."]``, an Express
 ``connect.sid`` cookie; the false positives a masked value in a wrapper type (``Secret([REDACTED
 ..])``, ``SecretBox<str>(..)``), gdb's null pointer ``password = 0x0`` and the next field of a Go dump
-whose field was empty (``&{Password: Host:db}``). Fixed by kind (README, Scrubbing): 270/276, 0/150;
+whose field was empty (``&{Password: Host:db}``). Fixed by kind (docs/scrubbing.md): 270/276, 0/150;
 RE2 alone 272/276, 8/150. What is still missed or altered is pinned here.
 """
 

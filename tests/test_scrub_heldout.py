@@ -68,7 +68,7 @@ def test_fresh_set_known_score() -> None:
 
 
 # What the RE2 patterns alone (the Collector) alter on the held-out benign lines: values whose
-# Python-side check RE2 cannot express (README, "What each side cannot do").
+# Python-side check RE2 cannot express (docs/scrubbing.md, "What each side cannot do").
 REGEX_ONLY_ALTERED = {
     "idempotency_key_uuid",  # a UUID under a key-noun name: Python's looks_random excludes UUIDs
     "session_id_uuid",

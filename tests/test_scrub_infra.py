@@ -14,7 +14,7 @@ scripts, prose in them, Windows' own command lines (``net user``, ``schtasks /rp
 a password, a nested YAML mapping taken for a value, a secret a command prints on its own line,
 versioned key names (``password_v4``), prefixed tokens with an extra segment or tail; the false
 positives an ARN's ``:secret:`` resource type read as a key and a shell ``${X:?msg}``. Fixed by kind
-(README, Scrubbing): 206/216, 1/150; RE2 alone 204/216, 9/150. What is still missed or altered is
+(docs/scrubbing.md): 206/216, 1/150; RE2 alone 204/216, 9/150. What is still missed or altered is
 pinned here, so that a fix, or a regression, shows up.
 """
 

@@ -12,7 +12,7 @@ ticket titles, commit subjects, checksums and ids beside those words).
 Measured once before any fix: recall 109/152 (0.717), 7/100 benign lines altered; the RE2 patterns alone the
 same. The misses were noun-first compound keys, prose with words between the password word and the colon or a
 quote right after it, ``mdp``, ``clave``, ``Geheimnis``; the false positives translations of the key as its value
-(``login.password=Passwort``) and bullet masks (``●●●●``). Fixed by kind (README, Scrubbing): 151/152, 1/100; RE2
+(``login.password=Passwort``) and bullet masks (``●●●●``). Fixed by kind (docs/scrubbing.md): 151/152, 1/100; RE2
 alone 151/152, 7/100. What is still missed or altered is pinned here.
 """
 

@@ -16,7 +16,7 @@ Measured once before any fix: recall 203/212 (0.958), 2/150 benign lines altered
 and CloudFormation (``ParameterKey``/``ParameterValue``) write it, a Windows event's ``<Data Name="Password">``,
 CloudTrail's ``secretString`` and a ``LogRecord``'s positional ``args``; the false positives an access log's
 request line (``"POST /account/reset-password HTTP/1.1"`` read as prose giving the password ``HTTP/1.1``). Fixed by
-kind (README, Scrubbing): 211/212, 0/150; RE2 alone 211/212, 3/150. What is still missed or altered is pinned here.
+kind (docs/scrubbing.md): 211/212, 0/150; RE2 alone 211/212, 3/150. What is still missed or altered is pinned here.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ values, token counts, ids, digests, base64 payloads, URLs, JWT headers, public k
 masks and references; secrets in MCP tool arguments, LLM and bot keys, XML, TOML, HCL, JAAS.
 
 Measured once before any fix: Python recall 105/120, 9/120 benign lines altered; the RE2 patterns
-alone (the Collector) recall 105/120, 13/120 altered. Fixed by kind (README, Scrubbing): Python
+alone (the Collector) recall 105/120, 13/120 altered. Fixed by kind (docs/scrubbing.md): Python
 114/120, 5/120; RE2 alone 114/120, 7/120; after the fifth set (mcpstack) Python 114/120, 3/120
 (a ``session_id=`` is an identifier); after the tenth (atrest) 117/120 in both (Oracle's ``sqlplus
 user/pw@//host``). What is still missed or altered is pinned
@@ -35,8 +35,8 @@ KNOWN_FALSE_POSITIVES = {
     # ``api_key=sk-...PaR5``: a masked key (Python spares ``****``, not an ellipsis in the middle).
     "masked_secrets",
 }
-# The RE2 patterns alone also alter what only the Python-side checks spare (README, "What each side
-# cannot do"): ``"publicKey": "<base64>"`` (the word before the camelCase noun), and
+# The RE2 patterns alone also alter what only the Python-side checks spare (docs/scrubbing.md, "What each
+# side cannot do"): ``"publicKey": "<base64>"`` (the word before the camelCase noun), and
 # A ``session_id=`` outside a cookie (the fifth set's MCP session ids): an identifier on the Python side.
 REGEX_ONLY_ALTERED = KNOWN_FALSE_POSITIVES | {"public_keys", "session_and_object_ids"}
 

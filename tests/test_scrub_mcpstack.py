@@ -9,7 +9,7 @@ patterns alone (the Collector) 207/213, 17/112. The misses were one kind (a secr
 segment in front of a remote MCP endpoint) and one line shape (a key as a constructor's positional
 argument); the false positives were MCP's own ids: progress tokens, session ids, lowercase-hex object
 ids and digests under a prefix, placeholders after ``Bearer``, a challenge's auth-param. Fixed by kind
-(README, Scrubbing): 210/213, 0/112; RE2 alone 210/213, 16/112 (what only the Python-side checks
+(docs/scrubbing.md): 210/213, 0/112; RE2 alone 210/213, 16/112 (what only the Python-side checks
 spare, pinned below). What is still missed or altered is pinned here, so that a fix, or a
 regression, shows up.
 """
@@ -31,7 +31,7 @@ KNOWN_FALSE_POSITIVES: set[str] = set()
 # What the RE2 patterns alone (the Collector) also alter: the Python-side checks that spare them
 # look behind the match (``progressToken``, ``session_id``), read the value's alphabet (lowercase
 # hex under ``resp_``, ``sha256-`` digests, ``Bearer YOUR_API_KEY``, ``resource_metadata=``) or its
-# mask (``gsk_****abcd``), which RE2 cannot (README, "What each side cannot do").
+# mask (``gsk_****abcd``), which RE2 cannot (docs/scrubbing.md, "What each side cannot do").
 REGEX_ONLY_ALTERED = {
     "sse_endpoint_and_ping",
     "progress_tokens",

@@ -4,7 +4,7 @@ CLI lines, credential files, service configs, keys, OAuth/SAML, signed URLs, coo
 non-English key names; benign public keys, digests, ids, YAML tags, vault and env references.
 
 Measured once before any fix: recall 155/189 (0.820), 24/100 benign lines altered. The rules were
-then fixed by kind (README, Scrubbing): 183/189, 4/100; 186/189 after the fourth set's fixes. What is still missed or altered is pinned
+then fixed by kind (docs/scrubbing.md): 183/189, 4/100; 186/189 after the fourth set's fixes. What is still missed or altered is pinned
 here, so that a fix, or a regression, shows up.
 """
 
@@ -47,7 +47,7 @@ def test_oncall_score() -> None:
 
 
 # What the RE2 patterns alone (the Collector) alter on this set's benign lines: Python-side checks
-# RE2 cannot express (README, "What each side cannot do"): a reference under a token key
+# RE2 cannot express (docs/scrubbing.md, "What each side cannot do"): a reference under a token key
 # (``api_token: ref+vault://...``), sizes where a value goes, a public key's name before the match.
 # (YAML tags, constructor calls ``SecretStr('***')``, capitals-only placeholders ``REDACTED`` and
 # references under password keys ``vault:secret/...`` are now read as such by the value shapes

@@ -17,7 +17,7 @@ HCL variable defaults, REPL echoes, colour codes inside a traceback's source lin
 (``mosquitto_pub -P``, ``snmpget -A/-X``, ``rabbitmqctl add_user``, ``smbclient -U u%pw``); the false
 positives colon-hex dumps read as ``.pgpass`` lines, code that reads a value (``process.env.X``,
 ``var.x``), constant names (``"YOUR_API_KEY"``, ``--token TOKEN``) and ``Sec-WebSocket-Key``. Fixed
-by kind (README, Scrubbing): 257/272, 2/155; RE2 alone 253/272, 14/155. What is still missed or
+by kind (docs/scrubbing.md): 257/272, 2/155; RE2 alone 253/272, 14/155. What is still missed or
 altered is pinned here, so that a fix, or a regression, shows up.
 """
 

@@ -13,7 +13,7 @@ Measured once before any fix: recall 92/208 (0.442), 3/150 benign lines altered;
 box is ..``), ``to``, arrows, dashes, parentheses and Markdown emphasis between the word and the value, the value
 before its name (``.. is the password``, ``use .. as the token``), ``user / password``, a question answered on the
 next line, numeric codes and PINs, seed phrases, passphrases of words, code lists, grouped TOTP and license keys,
-table columns. Fixed by kind (README, Scrubbing): 201/208, 3/150; RE2 alone 201/208, 6/150. What is still missed or
+table columns. Fixed by kind (docs/scrubbing.md): 201/208, 3/150; RE2 alone 201/208, 6/150. What is still missed or
 altered is pinned here.
 """
 

@@ -20,7 +20,7 @@ the next YAML list item or ``describe`` line, a continuation), escaped separator
 ``\\u003d``, ``&lt;Password&gt;``), Make's ``?=``, word-diff brackets, escaped quotes inside a password,
 concatenated literals, a backtick literal on its own line, scanners' finding fields (TruffleHog's ``Raw
 result:``); the false positives helm-diff's masks and a
-relative file path under ``--from-file=password=``. Fixed by kind (README, Scrubbing): 198/200, 0/150; RE2
+relative file path under ``--from-file=password=``. Fixed by kind (docs/scrubbing.md): 198/200, 0/150; RE2
 alone 197/200, 13/150. What is still missed or altered is pinned here.
 """
 

@@ -5,7 +5,7 @@ SQLAlchemy, psycopg/libpq, pydantic, jsonschema, PyYAML, configparser, subproces
 pymongo; Node 20, Go 1.26, Java 17).
 
 Measured once before any fix: recall 201/232 (0.866), 2/160 benign texts altered; the RE2 patterns alone 201/232,
-3/160. Fixed by kind (README, Scrubbing; tests/secret_corpus/README.md, the eighteenth set): a parser's or validator's
+3/160. Fixed by kind (docs/scrubbing.md; tests/secret_corpus/README.md, the eighteenth set): a parser's or validator's
 echo of the input it rejected (``rejected_input_echo``, ``rejected_input_before_verdict``), jsonschema's instance path
 (``validator_instance_path_value``), ``user:password@host:port/`` without a scheme (``schemeless_userinfo_password``),
 SQLAlchemy's bound parameters printed apart from their statement (Python only: ``_tabular``), an exception's name is

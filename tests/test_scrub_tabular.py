@@ -7,7 +7,7 @@ JSON name/value lists in either order and ``[name, value]`` pairs, terraform's p
 replies, prompt-then-answer transcripts, INI sections and YAML parents named for credentials.
 
 Measured once before any fix: recall 113/236 (0.479), 2/160 benign texts altered; the RE2 patterns alone 113/236,
-8/160. Fixed by kind in Python (``errscope._tabular``, one more trigger in the set; README, Scrubbing): 236/236,
+8/160. Fixed by kind in Python (``errscope._tabular``, one more trigger in the set; docs/scrubbing.md): 236/236,
 2/160. The RE2 patterns alone (the Collector) are unchanged: relating a cell to its column's header, a tuple's
 position to its column list or an entry to its section is no regular expression; that difference is pinned here.
 """
@@ -171,7 +171,8 @@ def test_names_and_values() -> None:
 
 
 def test_python_and_the_collector_differ_here() -> None:
-    """The documented difference (README, Scrubbing): the Collector keeps a value named only by its header."""
+    """The documented difference (docs/scrubbing.md, "What each side cannot do"): the Collector keeps a value named
+    only by its header."""
     text = f"id,username,password\n1,bob,{S}"
     assert scrub(text) == f"id,username,password\n1,bob,{REDACTED}"
     assert corpus.regex_only(text) == text

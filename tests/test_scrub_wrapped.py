@@ -5,7 +5,7 @@ process listings, logfmt/CEF/syslog, HTTP/2 and gRPC metadata, GraphQL variables
 Go, C#, PHP and Perl, tokens split by a line wrap, non-ASCII separators, unusual alphabets).
 
 Measured once before any fix: recall 108/204 (0.529), 0/104 benign lines altered, the same with the
-RE2 patterns alone (the Collector). Fixed by kind (README, Scrubbing): 201/204, 0/104, the same with
+RE2 patterns alone (the Collector). Fixed by kind (docs/scrubbing.md): 201/204, 0/104, the same with
 RE2 alone. What is still missed is pinned here, so that a fix, or a regression, shows up.
 """
 

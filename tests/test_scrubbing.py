@@ -948,6 +948,11 @@ def test_100kb_message_gives_bounded_output_fast() -> None:
         '"password": "' + "\\" * 100_000,
         "=" * 100_000,
         "pass " * 20_000,
+        # one line of many e-mail addresses: each match's login-command check reads a bounded window before it, not
+        # the whole line (it read from the line's start: ~3 s on 64 KiB)
+        " ".join(f"to a{i}@b{i}.io" for i in range(6000)),
+        # an address after a remote-login command whose ``-o ssh`` pairs read two ways each (exponential in the pairs)
+        "ssh" + " -o ssh" * 26 + " foo bar ops@example.com",
     ],
     ids=lambda s: s[:12],
 )

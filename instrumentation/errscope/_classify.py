@@ -220,6 +220,7 @@ import re
 import socket
 import ssl
 import subprocess
+import threading
 import urllib.error
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -560,21 +561,31 @@ def _no_answer_below(exc: BaseException) -> bool:
     ``ResendError(code=500, error_type="HttpClientError")`` over requests' ``ConnectionError``): the failure below
     says what happened, and whether the request left."""
     below = walk(exc)[1:]
-    if not below or id(exc) in _WEIGHING or _attribute(exc, "response") is not None or any(
+    weighing = _weighing()
+    if not below or id(exc) in weighing or _attribute(exc, "response") is not None or any(
             _attribute(exc, name) for name in ("headers", "response_headers", "resp_headers")):  # a real answer has some
         return False
     if any(failure is exc or http_status_of(failure) is not None for failure in below):
         return False  # a status below (the one this repeats), or a chain that loops back (``raise e from e``)
-    _WEIGHING.add(id(exc))
+    weighing.add(id(exc))
     try:
         inner = classify(below[0])
     finally:
-        _WEIGHING.discard(id(exc))
+        weighing.discard(id(exc))
     return inner.failure_class is FailureClass.UPSTREAM_UNAVAILABLE and inner.side_effect_possible is not None
 
 
-_WEIGHING: set[int] = set()
-"""The exceptions :func:`_no_answer_below` is weighing now: a chain that leads back to one answers no."""
+_WEIGHING: Final = threading.local()
+
+
+def _weighing() -> set[int]:
+    """The ids of the exceptions :func:`_no_answer_below` is weighing now in this thread: a chain that leads back to
+    one answers no. Per thread: another thread classifying the same exception (a failure shared by the callers of one
+    future) is not weighing it."""
+    ids: set[int] | None = getattr(_WEIGHING, "ids", None)
+    if ids is None:
+        ids = _WEIGHING.ids = set()
+    return ids
 
 
 def _http_status(exc: BaseException) -> Classification | None:
@@ -930,10 +941,11 @@ def tool_error_text(exc: BaseException) -> Classification | None:
 
 # An HTTP error status named as one in prose: "status code 429", "status 503", "statusCode: 404", "HTTP 404", "HTTP
 # Error 500", "HTTP/1.1 503", "status=502", "(status 401)", "HTTP_RESPONSE 502" (braintree), "response code 404".
-# The word decides that the number is a status, never a bare number.
+# The word decides that the number is a status, never a bare number. (The sign takes the spaces after it: two optional
+# runs of ``\s*`` side by side backtrack quadratically over a long run of blanks after the word.)
 _STATUS_PHRASE: Final = re.compile(
     r"\b(?:status(?:[ _]?code)?|http(?:/\d(?:\.\d)?| error| status|[ _]response)?|response[ _](?:code|status))"
-    r"\s*[:=]?\s*([45]\d\d)\b", re.I)
+    r"\s*(?:[:=]\s*)?([45]\d\d)\b", re.I)
 # The HTTP clients' own wordings, kept when a tool passes ``str(e)`` on (``RuntimeError(f"failed: {e}")``): httpx's
 # "Client error '404 Not Found' for url …" / "Server error '503 …'" (whatever reason the server sent), requests'
 # "404 Client Error: Not Found for url: …", aiohttp's "404, message='Not Found', url=…", or any status followed by
@@ -944,10 +956,23 @@ _STATUS_WITH_PHRASE: Final = re.compile(
     r"\b(?:client|server) error '([45]\d\d)\b"
     r"|\b([45]\d\d)(?: (?:client|server) error\b|, message=)"
     rf"|\b([45]\d\d) (?:{_REASON_PHRASES})\b", re.I)
+_PHRASE_STATUS: Final = {s.phrase.lower(): int(s) for s in http.HTTPStatus if s >= 400}
+"""A reason phrase's own status: "503 Service Unavailable" is one, "Order 500 not found" (a record's number before
+another status's phrase) is none."""
+
+
+def _status_with_phrase(text: str) -> re.Match[str] | None:
+    """The first :data:`_STATUS_WITH_PHRASE` match whose number and reason phrase (if it is read by its phrase) name
+    the same status; ``None`` when there is none."""
+    for match in _STATUS_WITH_PHRASE.finditer(text):
+        if match.group(3) is None or _PHRASE_STATUS.get(text[match.end(3) + 1:match.end()].lower()) == int(match.group(3)):
+            return match
+    return None
 
 
 def _status_in_text(exc: BaseException) -> Classification | None:
-    """An exception of a type no rule knows whose message names an HTTP error status (:data:`_STATUS_PHRASE`): an
+    """An exception of a type no rule knows whose message names an HTTP error status (:data:`_STATUS_PHRASE`, else an
+    HTTP client's wording or a status with its own reason phrase: :func:`_status_with_phrase`): an
     SDK that raises ``ValueError(f"Request failed with status code {status}: {body}")`` (exa-py), a tool's
     ``raise Exception(f"API returned status {status}")``. Read as that status carried (RFC 9110's table, the status's
     side-effect fact, the upstream ``http`` status), the wait its text gives on a 429/503; an API's JSON document
@@ -956,7 +981,7 @@ def _status_in_text(exc: BaseException) -> Classification | None:
     if isinstance(exc, _PROGRAMMING_ERRORS):
         return None
     text = _message_of(exc)
-    match = _STATUS_PHRASE.search(text) or _STATUS_WITH_PHRASE.search(text)
+    match = _STATUS_PHRASE.search(text) or _status_with_phrase(text)
     if match is None:
         return None
     status = int(next(group for group in match.groups() if group))
@@ -1298,7 +1323,8 @@ def _dbapi(failure_class: FailureClass, side_effect_possible: bool | None = None
             # a connection lost before it opened (mysql-connector's 2013 "reading initial communication packet"):
             # no statement of the caller's went out, whatever the code says of one lost mid-query
             side_effect = False
-        upstream = Upstream(_db_system(exc), status, _db_address(exc)) if status or _db_address(exc) else None
+        address = _db_address(exc)  # (reads the driver's connection: once)
+        upstream = Upstream(_db_system(exc), status, address) if status or address else None
         return Classification(cls, upstream=upstream, side_effect_possible=side_effect)
 
     return rule

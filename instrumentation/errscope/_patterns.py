@@ -160,7 +160,7 @@ class SecretPattern:
             only: results are identical). Tests check every example against them.
         verify: ``"random"``: the Python side keeps a match whose secret part does not look random
             (fewer than two of lower/upper/digit, low entropy, a UUID). RE2 cannot count, so the
-            Collector applies the regex alone and may redact a little more (README, Scrubbing).
+            Collector applies the regex alone and may redact a little more (docs/scrubbing.md).
             ``"password"``: the Python side keeps a match that does not look like a password (8+
             characters, a letter and a digit, and mixed case or a symbol). ``"credential"``: either.
             ``"unnamed"``: for a value no name qualifies: random, or a password in both letter cases, and not hex
@@ -886,7 +886,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "later on the same line without a key name between (CLI text output, positional arguments): "
         "the key id, what stands between and the secret go together. Before the keyword shapes, so Python reads "
         "the pair before a column name (``ACCESSKEY``) takes the key id as its value (the Collector, one leftmost "
-        "pass, cannot: README).",
+        "pass, cannot: docs/scrubbing.md).",
         keep_suffix=True,
         hints=("akia", "asia", "abia", "acca"),
     ),

@@ -335,10 +335,15 @@ _HEX_ID: Final = re.compile(rb"[0-9a-fA-F\-]+")
 # What a match must also satisfy to be masked, by the rule's family and ``verify`` (SecretPattern), chosen once per
 # rule (:func:`_checker`): a match pays for its own rule's checks only, not for the comparisons that pick them.
 # ``user@host`` after a remote-login command and its options is a login destination (``ssh -p 2222 deploy@db1``,
-# ``plink -ssh -P 22 ops@host``, ``sshpass -e ssh u@h``), not an e-mail; Python only (RE2 cannot look back).
+# ``plink -ssh -P 22 ops@host``, ``sshpass -e ssh u@h``), not an e-mail; Python only (RE2 cannot look back). Each
+# word is read once (an atomic group): ``-o ssh`` is an option and its argument or an option and the word ``ssh``, and
+# trying both for each pair was exponential in the pairs.
 _LOGIN_COMMAND_BEFORE: Final = re.compile(
-    rb"\b(?:ssh|sshpass|autossh|mosh|plink|ssh-copy-id|sftp)(?:[ \t]+(?:-[A-Za-z0-9\-]+(?:[ \t]+[^\s\-@][^\s@]*)?|ssh))*[ \t]*$"
+    rb"\b(?:ssh|sshpass|autossh|mosh|plink|ssh-copy-id|sftp)(?>[ \t]+(?:-[A-Za-z0-9\-]+(?:[ \t]+[^\s\-@][^\s@]*)?|ssh))*[ \t]*$"
 )
+
+_LOGIN_WINDOW: Final = 200
+"""Bytes before a ``user@host`` match the login-command and IRC-prefix checks read."""
 
 # An IRC message's prefix ``:nick!user@host`` names a client's host, not an e-mail.
 _IRC_PREFIX_BEFORE: Final = re.compile(rb"(?:^|[\s:])[A-Za-z0-9_\-\[\]\\`^{}|]+!$")
@@ -347,10 +352,14 @@ _IRC_PREFIX_BEFORE: Final = re.compile(rb"(?:^|[\s:])[A-Za-z0-9_\-\[\]\\`^{}|]+!
 def _check_pii(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
     if _SCP_PATH_AFTER.match(data, secret_end):
         return False
-    line = data.rfind(b"\n", max(0, start - 200), start) + 1
+    # the line before the match, at most _LOGIN_WINDOW bytes of it: a long line of many addresses reads each window
+    # once (from the text's start, each match re-read all before it: quadratic)
+    window = max(0, start - _LOGIN_WINDOW)
+    line = max(window, data.rfind(b"\n", window, start) + 1)
     if _IRC_PREFIX_BEFORE.search(data, line, start + 1):
         return False
-    return not (b"ssh" in data[line:start] or b"plink" in data[line:start] or b"mosh" in data[line:start]) or not _LOGIN_COMMAND_BEFORE.search(data, line, start)
+    before = data[line:start]
+    return not (b"ssh" in before or b"plink" in before or b"mosh" in before) or not _LOGIN_COMMAND_BEFORE.search(data, line, start)
 
 
 def _check_provider_random(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:

@@ -24,7 +24,7 @@ convert offsets on every call); one RE2 scan finds the lines shaped like a heade
 (:data:`_NAMING_LINE`) and only those are read; the SQL and JSON readers run only where their literals are. All
 linear: RE2 scans, and Python loops that visit each byte a bounded number of times (a table's rows are read once, the
 lines they cover are not read again as names). Python only: the Collector's RE2 patterns cannot relate a cell to
-its column (README, Scrubbing; ``tests/test_scrub_tabular.py`` pins the difference).
+its column (docs/scrubbing.md, "What each side cannot do"; ``tests/test_scrub_tabular.py`` pins the difference).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ import re2  # type: ignore[import-untyped]
 from errscope import _scrubbing  # imported while _scrubbing compiles its set: its functions are read at call time
 from errscope._patterns import REDACTED
 
-__all__ = ["HINTS", "TRIGGER", "TRIGGERS", "is_value", "names_secret", "scrub_named_cells"]
+__all__ = ["HINTS", "TRIGGERS", "is_value", "names_secret", "scrub_named_cells"]
 
 _WORD: Final = r"(?:pass|pwd|secret|token|key|credential|auth)"
 _W: Final = rf"(?i:{_WORD}|\bvalue\b)"
@@ -65,8 +65,6 @@ TRIGGERS: Final = (
 )
 """What a text the pass can change holds: entries of the patterns' trigger set (``_scrubbing._pattern_set``); the pass
 runs when one of them matched."""
-TRIGGER: Final = "|".join(TRIGGERS)
-"""The same as one regex."""
 HINTS: Final = (r"<[tT]", r'alue"|\["|\[ "|\[\n')
 """Entries of the same set that only say which readers a flagged text needs (a ``<t`` of HTML, a literal the JSON
 readers start from): the substring searches they replace cost ~40 µs each on 64 KiB (CPython's search of a

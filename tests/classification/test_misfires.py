@@ -12,6 +12,7 @@ from __future__ import annotations
 import shlex
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -135,6 +136,11 @@ def test_the_report_of_a_held_failure_still_takes_its_class() -> None:
     ("Request failed with status code 429", C.RATE_LIMITED),
     ("expected status 200, got status 404", C.NOT_FOUND),
     ("API returned HTTP/1.1 503 Service Unavailable", C.UPSTREAM_UNAVAILABLE),
+    ("sync failed: 503 Service Unavailable", C.UPSTREAM_UNAVAILABLE),
+    # a record's number before another status's reason phrase is no status (only a status's own phrase makes one)
+    ("Order 500 not found", C.UNKNOWN),
+    ("Customer 403 not found", C.UNKNOWN),
+    ("Ticket 512 not found", C.UNKNOWN),
     ("upstream said statusCode: 401", C.PERMISSION_DENIED),
     pytest.param("Job status: 500 items remaining", C.UNKNOWN, marks=pytest.mark.xfail(
         strict=True, reason="a count after the status word reads as a status; no general word tells a count here")),
@@ -144,6 +150,14 @@ def test_numbers_in_a_tools_message(message: str, failure_class: C) -> None:
         raise RuntimeError(message)
 
     assert __import__("errscope").classify(raised(tool)).failure_class is failure_class
+
+
+def test_a_status_word_before_a_long_run_of_blanks_is_read_fast() -> None:
+    """A padded column (``status`` and then blanks, no number) costs the status rule one pass, not one per blank."""
+    started = time.perf_counter()
+    result = __import__("errscope").classify(RuntimeError("status" + " " * 40_000 + "x"))
+    assert time.perf_counter() - started < 2.0  # ~10 ms here; the rule's backtracking took ~30 s
+    assert result.failure_class is C.UNKNOWN
 
 
 def test_a_programming_error_naming_a_status_stays_unknown() -> None:

@@ -3,10 +3,10 @@
     python -m tests.secret_corpus.atrest   # rewrites atrest_*.jsonl.gz here
 
 Kinds the nine earlier sets do not hold, written before reading the scrubber's patterns (listed against the
-other sets' module docstrings and README's "Kinds covered"): password hashes as stores keep them (``/etc/shadow``
-crypt strings, htpasswd/htdigest, bcrypt in a row, Django's ``pbkdf2_sha256$``, PostgreSQL ``SCRAM-SHA-256$`` and
-``md5<hex>``, LDAP ``{SSHA}`` and LDIF ``userPassword::``, pwdump/secretsdump NT hashes, MySQL's ``*<HEX>``,
-Kerberos roast hashes); OS provisioning files (cloud-init ``chpasswd`` lists and ``passwd``/``plain_text_passwd``,
+other sets' module docstrings and docs/scrubbing.md's "Kinds covered"): password hashes as stores keep them
+(``/etc/shadow`` crypt strings, htpasswd/htdigest, bcrypt in a row, Django's ``pbkdf2_sha256$``, PostgreSQL
+``SCRAM-SHA-256$`` and ``md5<hex>``, LDAP ``{SSHA}`` and LDIF ``userPassword::``, pwdump/secretsdump NT hashes,
+MySQL's ``*<HEX>``, Kerberos roast hashes); OS provisioning files (cloud-init ``chpasswd`` lists and ``passwd``/``plain_text_passwd``,
 kickstart ``rootpw``, Debian preseed, Windows ``Unattend.xml`` ``<Value>``, Ignition/Butane hashes); client and
 daemon files the other sets skipped (FileZilla's base64 ``<Pass>``, mbsync ``Pass``, PPP ``chap-secrets``,
 OpenVPN static keys, BIND TSIG ``secret``, ``nsupdate -y``, DNSSEC ``PrivateKey:``, ``wpa_passphrase`` output, Redis

@@ -3,7 +3,7 @@
     python -m tests.secret_corpus.quoted   # rewrites quoted_*.jsonl.gz here
 
 Kinds the ten earlier sets do not hold, written before reading the scrubber's patterns (listed against the
-other sets' module docstrings, their format names and README's "Kinds covered" first): a line of source or
+other sets' module docstrings, their format names and docs/scrubbing.md's "Kinds covered" first): a line of source or
 config as a tool quotes it, with the tool's own decoration glued in front or around it. Changes: unified diffs
 (``+``/``-`` glued to the key, hunks inside a JSON ``"patch"`` string after an escaped ``\\n``), ``diff``'s normal
 (``<``/``>``), context (``!``) and side-by-side forms, ``--word-diff`` brackets (``{+…+}``), Terraform plan

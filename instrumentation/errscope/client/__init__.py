@@ -1,7 +1,8 @@
 """errscope client hooks: call MCP tools through ``mcp.Client`` and get back, for every call, what
 to hand the model plus the structured facts.
 
-Public names are re-exported by :mod:`errscope` as well; see the README section "Client".
+Public names are re-exported by :mod:`errscope` as well; see the README section "Client: calling tools through
+errscope" and docs/client.md.
 """
 
 from __future__ import annotations

@@ -744,7 +744,8 @@ _KEYWORD_REPORT: Final = re.compile(
     r"(?P<detail>[^;\n]*)"
 )
 _STRUCT_REPORT: Final = re.compile(rf"{_LOCATION}\s*:\s*&?\{{(?P<fields>[^\n]*?)\}}(?=\s*(?:;|$))", re.M)
-_STRUCT_FIELD: Final = re.compile(r"(?P<key>[A-Z]\w*):(?P<value>\[[^\]]*\]|\S+)")
+# a field's name starts a word (also what keeps a long run of word characters from being tried at each of its letters)
+_STRUCT_FIELD: Final = re.compile(r"(?<!\w)(?P<key>[A-Z]\w*):(?P<value>\[[^\]]*\]|\S+)")
 _JSON_TYPES: Final = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
 _BOUND_WORDS: Final = {"minimum": "at least", "exclusiveMinimum": "greater than", "maximum": "at most",
                        "exclusiveMaximum": "less than"}
