@@ -600,6 +600,7 @@ def _substitute(rule: _Rule, data: bytes, spans: list[tuple[int, int]]) -> bytes
 
 _LARGE: Final = 8 * 1024
 """Bytes above which the triggered patterns are first checked together in one scan."""
+_NO_READERS: Final = (False, False, False)  # the set found none of the SQL, HTML and JSON readers' triggers
 
 
 @functools.lru_cache(maxsize=128)
@@ -641,16 +642,17 @@ def _apply_patterns(text: str) -> str:
     # a large text with lines: the tabular pass runs, its own scan for naming lines deciding (the large set has no
     # trigger for them; every name line the trigger admits has a newline after or before it)
     named_elsewhere = large and 10 in data
-    if not hits and not named_elsewhere:
-        return text
+    if not hits:
+        return scrub_named_cells(text, _NO_READERS) if named_elsewhere else text
     hits.sort()
-    found: tuple[bool, bool, bool] | None = None
-    extra = set()
-    while hits and hits[-1] > len(rules):  # a name in a header, a column, a line before: _tabular after the patterns
-        extra.add(hits.pop() - len(rules) - 1)
-    named_elsewhere = named_elsewhere or not extra.isdisjoint(_TABULAR_RUNS)
-    if named_elsewhere:
-        found = (_TABULAR_SQL in extra, _TABULAR_HTML in extra, _TABULAR_JSON in extra)
+    found: tuple[bool, bool, bool] | None = _NO_READERS if named_elsewhere else None
+    if hits[-1] > len(rules):  # a name in a header, a column, a line before: _tabular after the patterns
+        extra = set()
+        while hits and hits[-1] > len(rules):
+            extra.add(hits.pop() - len(rules) - 1)
+        if named_elsewhere or not extra.isdisjoint(_TABULAR_RUNS):
+            named_elsewhere = True
+            found = (_TABULAR_SQL in extra, _TABULAR_HTML in extra, _TABULAR_JSON in extra)
     if not hits:
         return scrub_named_cells(text, found) if named_elsewhere else text
     scrubbed = data
