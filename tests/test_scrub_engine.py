@@ -158,3 +158,20 @@ def test_naming_lines_change_nothing_where_their_trigger_does_not_match() -> Non
             if _scrubbing.scrub_named_cells(text, _scrubbing._NO_READERS) != text:
                 differ.append(text)
     assert checked > 3000 and not differ, differ[:5]
+
+
+def test_large_texts_run_no_reader_the_pass_triggers_did_not_admit() -> None:
+    """A line the tabular pass's readers would change (a JSON ``{"name": "auth", "value": ..}``) but none of its
+    triggers admits, in a text above ``_LARGE`` with newlines: the readers other than the naming lines' stay off, as on
+    the line alone."""
+    if corpus.corpus_dir() is None:
+        pytest.skip("shared corpus not found (../shared/corpus or ERRSCOPE_CORPUS_DIR)")
+    runs = {len(PATTERNS) + 1 + index for index in _scrubbing._TABULAR_RUNS}
+    filler = "GET /healthz 200 in 3 ms\n" * 400  # lines no trigger of the pass admits
+    found = [text for text in _lines() if runs.isdisjoint(_scrubbing._SET.Match(text.encode("utf-8", "replace")))
+             and _scrubbing.scrub_named_cells(text) != text]
+    assert found  # (the HAR lines of the shared corpus, at the time of writing)
+    for text in found[:20]:
+        large = f"{text}\n{filler}"
+        assert runs.isdisjoint(_scrubbing._SET.Match(large.encode("utf-8", "replace")))
+        assert len(large.encode()) > _scrubbing._LARGE and scrub(large) == plain_scrub(large)

@@ -640,7 +640,8 @@ def _apply_patterns(text: str) -> str:
         large = len(data) > _LARGE
         hits, rules = (_LARGE_SET if large else _SET).Match(data), _RULES
     # a large text with lines: the tabular pass runs, its own scan for naming lines deciding (the large set has no
-    # trigger for them; every name line the trigger admits has a newline after or before it)
+    # trigger for them; every name line the trigger admits has a newline after or before it); with no other reader
+    # unless one of the pass's other triggers matched, as on a small text
     named_elsewhere = large and 10 in data
     if not hits:
         return scrub_named_cells(text, _NO_READERS) if named_elsewhere else text
@@ -650,7 +651,7 @@ def _apply_patterns(text: str) -> str:
         extra = set()
         while hits and hits[-1] > len(rules):
             extra.add(hits.pop() - len(rules) - 1)
-        if named_elsewhere or not extra.isdisjoint(_TABULAR_RUNS):
+        if not extra.isdisjoint(_TABULAR_RUNS):  # (a large text's newline alone runs the naming lines' reader only)
             named_elsewhere = True
             found = (_TABULAR_SQL in extra, _TABULAR_HTML in extra, _TABULAR_JSON in extra)
     if not hits:
@@ -670,6 +671,8 @@ def _apply_patterns(text: str) -> str:
     # a replacement never splits a character
     if scrubbed is data:
         return scrub_named_cells(text, found) if named_elsewhere else text
+    if found is _NO_READERS:  # a large text no trigger of the pass admitted but for its naming lines: ask theirs
+        named_elsewhere = _NAMES_TRIGGER.Match(_UNANCHORED, data, 0, len(data))[0][0] >= 0
     # the set read the text before the patterns changed it: _tabular looks for its readers' literals itself
     text = scrubbed.decode("utf-8", "replace")
     return scrub_named_cells(text) if named_elsewhere else text
@@ -762,6 +765,7 @@ from errscope._tabular import scrub_named_cells  # noqa: E402
 # matched; the second says SQL), then its hints (HTML's ``<t``, the JSON readers' literals)
 _TABULAR_RUNS: Final = frozenset(range(len(_TABULAR_TRIGGERS)))
 _TABULAR_NAMES, _TABULAR_SQL = 0, 1
+_NAMES_TRIGGER: Final = _program(_TABULAR_TRIGGERS[_TABULAR_NAMES], False, capture=False)  # what the large set leaves out
 _TABULAR_HTML, _TABULAR_JSON = len(_TABULAR_TRIGGERS), len(_TABULAR_TRIGGERS) + 1
 _SET: Final = _pattern_set()._set  # the binding's own set: a list of the indices that matched
 _ASCII_SET: Final = getattr(_pattern_set(ascii_text=True), "_set", _SET)  # for ASCII text; the UTF-8 one if a trigger does not convert
