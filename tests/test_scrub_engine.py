@@ -140,3 +140,37 @@ def test_ascii_program_conversion() -> None:
     assert _scrubbing._ascii_program("pa(?:ß|ss)wort[:=：]") == rb"pa(?:\x{ff}|ss)wort[:=\x{ff}]"
     assert _scrubbing._ascii_program(r"[A-Z\x{80}-\x{10FFFF}]+\x{41}") == rb"[A-Z\x{ff}-\x{ff}]+\x{41}"
     assert _scrubbing._ascii_program(r"\ß") is None
+
+
+def test_naming_lines_change_nothing_where_their_trigger_does_not_match() -> None:
+    """A text above ``_LARGE`` with a newline runs the tabular pass's naming-line reader whatever the set says (its set
+    has no naming-line trigger; the SQL, HTML and JSON readers still run only where the pass's other triggers
+    matched): exact only if that reader changes no text the naming-line trigger does not admit. Every corpus line,
+    and runs of three lines joined by newlines (a name line, then its value line)."""
+    if corpus.corpus_dir() is None:
+        pytest.skip("shared corpus not found (../shared/corpus or ERRSCOPE_CORPUS_DIR)")
+    lines = _lines()
+    names = len(PATTERNS) + 1 + _scrubbing._TABULAR_NAMES
+    checked, differ = 0, []
+    for text in lines + ["\n".join(lines[i : i + 3]) for i in range(len(lines))]:
+        if names not in _scrubbing._SET.Match(text.encode("utf-8", "replace")):
+            checked += 1
+            if _scrubbing.scrub_named_cells(text, _scrubbing._NO_READERS) != text:
+                differ.append(text)
+    assert checked > 3000 and not differ, differ[:5]
+
+
+def test_large_texts_run_no_reader_the_pass_triggers_did_not_admit() -> None:
+    """A line the tabular pass's readers would change (a JSON ``{"name": "auth", "value": ..}``) but none of its
+    triggers admits, in a text above ``_LARGE`` with newlines: the readers other than the naming lines' stay off, as on
+    the line alone."""
+    if corpus.corpus_dir() is None:
+        pytest.skip("shared corpus not found (../shared/corpus or ERRSCOPE_CORPUS_DIR)")
+    runs = {len(PATTERNS) + 1 + index for index in _scrubbing._TABULAR_RUNS}
+    filler = "GET /healthz 200 in 3 ms\n" * 400  # lines no trigger of the pass admits (the line before may)
+    found = [text for text in _lines() if runs.isdisjoint(_scrubbing._SET.Match(text.encode("utf-8", "replace")))
+             and _scrubbing.scrub_named_cells(text) != text]
+    assert found  # (the HAR lines of the shared corpus, at the time of writing)
+    for text in found[:20]:
+        for large in (f"{text}\n{filler}", f"{filler}{text}"):
+            assert len(large.encode()) > _scrubbing._LARGE and scrub(large) == plain_scrub(large)

@@ -193,17 +193,27 @@ _SET_MEMORY: Final = 64 << 20
 line costs ~100 µs instead of ~5 µs (measured)."""
 
 
-def _pattern_set(ascii_text: bool = False) -> Any:
+_NEVER: Final = r"\b\B"
+"""A set entry that matches nothing (it keeps the other entries' numbers)."""
+
+
+def _pattern_set(ascii_text: bool = False, large: bool = False) -> Any:
     """One RE2 set of every pattern's trigger: a single DFA pass says which patterns can match.
 
     The triggers, not the full patterns: a set of the 60 full patterns has too many states for
     RE2's DFA cache and falls back to the NFA (hundreds of µs per line; measured in
-    ``bench_scrubber``), a set of literals and short shapes stays a small DFA."""
+    ``bench_scrubber``), a set of literals and short shapes stays a small DFA.
+
+    ``large``: the set for texts above :data:`_LARGE` bytes, without the tabular pass's naming-line trigger (the
+    pass's own scan for naming lines decides there, :func:`_apply_patterns`): that trigger's ``[^\n]*`` runs
+    multiply the set's DFA states, ~70 µs more on a 64 KiB text whose DFA states the other scans evicted from the
+    CPU caches (callgrind and bench_scrubber's order), where most large texts with newlines run the pass anyway."""
     options = re2.Options()
     options.max_mem = _SET_MEMORY
     # then the structural URL pass, the pass over names in headers, columns and lines before (_tabular: its triggers,
     # then the hints that say which of its readers a text needs)
-    triggers = [p.trigger_regex for p in PATTERNS] + [_URL_TRIGGER.decode(), *_TABULAR_TRIGGERS, *_TABULAR_HINTS]
+    tabular = [_NEVER if large and i == _TABULAR_NAMES else trigger for i, trigger in enumerate(_TABULAR_TRIGGERS)]
+    triggers = [p.trigger_regex for p in PATTERNS] + [_URL_TRIGGER.decode(), *tabular, *_TABULAR_HINTS]
     if ascii_text:  # for text of ASCII characters only (:func:`_ascii_program`)
         latin = [_ascii_program(trigger) for trigger in triggers]
         if None in latin:
@@ -616,6 +626,7 @@ def _substitute(rule: _Rule, data: bytes, spans: list[tuple[int, int]]) -> bytes
 
 _LARGE: Final = 8 * 1024
 """Bytes above which the triggered patterns are first checked together in one scan."""
+_NO_READERS: Final = (False, False, False)  # the set found none of the SQL, HTML and JSON readers' triggers
 
 
 @functools.lru_cache(maxsize=128)
@@ -644,31 +655,33 @@ def _apply_patterns(text: str) -> str:
     """One RE2 set pass finds the patterns that match; only those run, in PATTERNS order."""
     if text.isascii():  # most texts (a flag of the str, no scan): the smaller Latin-1 programs (:func:`_ascii_program`)
         data = text.encode()
-        hits, rules = _ASCII_SET.Match(data), _ASCII_RULES
+        large = len(data) > _LARGE
+        hits, rules = (_LARGE_ASCII_SET if large else _ASCII_SET).Match(data), _ASCII_RULES
     else:
         try:
             data = text.encode("utf-8")
         except UnicodeEncodeError:  # lone surrogates (RE2 takes UTF-8 only): each becomes "?", in C, linear
             data = text.encode("utf-8", "replace")
             text = data.decode("utf-8")
-        hits, rules = _SET.Match(data), _RULES
+        large = len(data) > _LARGE
+        hits, rules = (_LARGE_SET if large else _SET).Match(data), _RULES
+    # a large text with lines: the tabular pass runs, its own scan for naming lines deciding (the large set has no
+    # trigger for them; every name line the trigger admits has a newline after or before it); with no other reader
+    # unless one of the pass's other triggers matched, as on a small text
+    named_elsewhere = large and 10 in data
     if not hits:
-        return text
+        return scrub_named_cells(text, _NO_READERS) if named_elsewhere else text
     hits.sort()
-    found: tuple[bool, bool, bool] | None = None
-    named_elsewhere = False
+    found: tuple[bool, bool, bool] | None = _NO_READERS if named_elsewhere else None
     if hits[-1] > len(rules):  # a name in a header, a column, a line before: _tabular after the patterns
         extra = set()
         while hits and hits[-1] > len(rules):
             extra.add(hits.pop() - len(rules) - 1)
-        named_elsewhere = not extra.isdisjoint(_TABULAR_RUNS)
-        if not named_elsewhere:
-            if not hits:
-                return text
-        else:
+        if not extra.isdisjoint(_TABULAR_RUNS):  # (a large text's newline alone runs the naming lines' reader only)
+            named_elsewhere = True
             found = (_TABULAR_SQL in extra, _TABULAR_HTML in extra, _TABULAR_JSON in extra)
-            if not hits:
-                return scrub_named_cells(text, found)
+    if not hits:
+        return scrub_named_cells(text, found) if named_elsewhere else text
     scrubbed = data
     if hits[-1] == len(rules):  # URLs first: the real host is found even when a password holds '@' or '/'
         scrubbed = _scrub_urls(scrubbed)
@@ -684,6 +697,8 @@ def _apply_patterns(text: str) -> str:
     # a replacement never splits a character
     if scrubbed is data:
         return scrub_named_cells(text, found) if named_elsewhere else text
+    if found is _NO_READERS:  # a large text no trigger of the pass admitted but for its naming lines: ask theirs
+        named_elsewhere = _NAMES_TRIGGER.Match(_UNANCHORED, data, 0, len(data))[0][0] >= 0
     # the set read the text before the patterns changed it: _tabular looks for its readers' literals itself
     text = scrubbed.decode("utf-8", "replace")
     return scrub_named_cells(text) if named_elsewhere else text
@@ -775,10 +790,13 @@ from errscope._tabular import scrub_named_cells  # noqa: E402
 # the set's entries after the patterns' and the URL pass's, numbered from 0: _tabular's triggers (the pass runs when one
 # matched; the second says SQL), then its hints (HTML's ``<t``, the JSON readers' literals)
 _TABULAR_RUNS: Final = frozenset(range(len(_TABULAR_TRIGGERS)))
-_TABULAR_SQL: Final = 1
+_TABULAR_NAMES, _TABULAR_SQL = 0, 1
+_NAMES_TRIGGER: Final = _program(_TABULAR_TRIGGERS[_TABULAR_NAMES], False, capture=False)  # what the large set leaves out
 _TABULAR_HTML, _TABULAR_JSON = len(_TABULAR_TRIGGERS), len(_TABULAR_TRIGGERS) + 1
 _SET: Final = _pattern_set()._set  # the binding's own set: a list of the indices that matched
 _ASCII_SET: Final = getattr(_pattern_set(ascii_text=True), "_set", _SET)  # for ASCII text; the UTF-8 one if a trigger does not convert
+_LARGE_SET: Final = _pattern_set(large=True)._set  # for texts above _LARGE bytes: without the naming-line trigger
+_LARGE_ASCII_SET: Final = getattr(_pattern_set(ascii_text=True, large=True), "_set", _LARGE_SET)
 
 
 # Terminal colours (ECMA-48 SGR, ``ESC [ ... m``) between a key, its ``=`` and its quotes hide the shape every rule

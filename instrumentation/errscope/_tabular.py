@@ -290,6 +290,17 @@ _LOG_VALUE: Final = _Rx(r"(?i)(.*\bvalue\s*[:=]\s*\"?)(\S+?)\"?\s*")
 _ANSWER: Final = _Rx(r"\s*(?:[>?]\s+)?(\S+)\s*")
 
 
+_RE2_SPACE: Final = b" \t\n\f\r"  # RE2's ``\s`` (no ``\v``)
+
+
+def _one_word(line: bytes) -> bool:
+    """Necessary for :data:`_ANSWER` to match ``line``: no space inside it but after a leading ``>`` or ``?``."""
+    body = line.strip(_RE2_SPACE)
+    if body[:1] in (b">", b"?"):
+        body = body[1:].lstrip(_RE2_SPACE)
+    return 32 not in body and 9 not in body and 10 not in body and 12 not in body and 13 not in body
+
+
 def _next_line(name_line: bytes, value_line: bytes, value_offset: int, spans: Spans) -> None:
     head = name_line.lstrip()[:1]
     if head.isdigit() and b') "' in name_line:
@@ -310,6 +321,8 @@ def _next_line(name_line: bytes, value_line: bytes, value_offset: int, spans: Sp
             if v is not None and names_secret(_g(name_line, m, 1)) and is_value(_g(value_line, v, 2)):
                 spans.append((value_offset + v[2][0], value_offset + v[2][1]))
             return
+    if not _one_word(value_line):  # no binding call for a line of words (most lines)
+        return
     v = _ANSWER.full(value_line)  # the value alone on its line (after a ``>`` or ``?`` prompt mark)
     if v is None or not is_value(_g(value_line, v, 1)):
         return
