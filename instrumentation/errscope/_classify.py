@@ -1412,12 +1412,38 @@ def _unix_socket_missing(exc: BaseException) -> bool:
     return any(isinstance(value, socket.socket) and value.family == socket.AF_UNIX for value in local_values)
 
 
+# The kernel refusing a call on a local path or resource, by errno (POSIX <errno.h>, Linux errno(3)): the syscall was
+# refused whole, nothing done. A path that resolves to no file (a component that is a file, symbolic links that lead to
+# each other) is not there, as ENOENT; a path of the wrong kind for the call (a directory where a file is needed, a
+# name already taken, a directory not empty: HTTP 409's conflicts; a name over NAME_MAX) is the call's to change; a
+# read-only filesystem refuses every write, as a read-only share; a file or device another process holds (a running
+# program's text, a mounted device, a lock taken: EAGAIN out of flock's LOCK_NB) is busy for now, as SQLite's
+# SQLITE_BUSY; the process's own limits and a rename across filesystems are the tool's (its descriptors, shutil.move
+# copies where os.rename cannot). A full disk (ENOSPC, EDQUOT) and a file over RLIMIT_FSIZE (EFBIG) keep no rule:
+# the machine's, neither the caller's nor an upstream's (tests/heldout_cases.md J189), and a write may have put part
+# of its data down first.
+_LOCAL_ERRNOS: Final[dict[int, tuple[FailureClass, bool | None]]] = {
+    **dict.fromkeys((errno.ENOTDIR, errno.ELOOP), (FailureClass.NOT_FOUND, False)),
+    **dict.fromkeys((errno.EISDIR, errno.EEXIST, errno.ENOTEMPTY, errno.ENAMETOOLONG),
+                    (FailureClass.INVALID_INPUT, False)),
+    errno.EROFS: (FailureClass.PERMISSION_DENIED, False),
+    **dict.fromkeys((errno.ETXTBSY, errno.EBUSY, errno.EAGAIN, errno.EWOULDBLOCK),
+                    (FailureClass.UPSTREAM_UNAVAILABLE, False)),
+    **dict.fromkeys((errno.EMFILE, errno.ENFILE, errno.EXDEV), (FailureClass.UNKNOWN, False)),
+}
+
+
 def _os_error(exc: BaseException) -> Classification | None:
     # A plain OSError is a network failure only when its errno says so (ENETUNREACH has no subclass), or when, with
     # none, a connecting function raised it: http.client's proxy tunnel refused ("Tunnel connection failed"),
     # socket.create_connection with no address to try. The connection never opened: nothing was sent.
     if getattr(exc, "errno", None) in _NETWORK_ERRNOS:
         return _UNAVAILABLE(exc)
+    local = _LOCAL_ERRNOS.get(getattr(exc, "errno", None))  # type: ignore[arg-type]
+    if local is not None:
+        if raised_in(exc, "subprocess"):  # starting a program (a path component that is a file, its text busy)
+            return _UNAVAILABLE_NOT_SENT(exc)
+        return Classification(local[0], side_effect_possible=local[1])
     if getattr(exc, "errno", None) is None and _raised_connecting(exc, anywhere=True):
         return _proxy_refusal(exc) or _UNAVAILABLE_NOT_SENT(exc)
     return None
@@ -2179,6 +2205,29 @@ def _smtp_connect(exc: BaseException) -> Classification:
 # and base classes are named with (``QuotaThrottledError``, ``ObjectDoesNotExist``,
 # ``UpstreamTimeout``), first match in this order, leaf class first. Builtins never get here.
 _NOT_FOUND_WORDS: Final = re.compile(r"NotFound|NoSuch|DoesNotExist|NoResultFound")
+# A file format's reader refusing the bytes it was given, by the words its exception is named with: a document that
+# is not its format or is cut short (pypdf's PdfReadError/PdfStreamError, Pillow's UnidentifiedImageError and
+# DecompressionBombError, openpyxl's InvalidFileException, pandas' EmptyDataError), a syntax error of a text format
+# (lxml's XMLSyntaxError, PyYAML's MarkedYAMLError family, tomllib's TOMLDecodeError, ElementTree's and pandas'
+# ParseError/ParserError), an archive or compressed stream that is not one (zipfile's BadZipFile, tarfile's TarError
+# family, gzip's BadGzipFile, LZMAError, zstandard's ZstdError; a codec module's bare ``error`` class is read by its
+# module's name: zlib.error, brotli.error). What the tool read was the file or the data the call named (a document
+# tool's whole subject): a call naming another would succeed. Not JSON's decoder (json.JSONDecodeError: a tool decodes
+# any text with it, an upstream's answer as often: J186), not a builtin, not a name that says it read an answer
+# (botocore's ResponseParserError): those say nothing of whose bytes they were.
+_FORMAT_WORDS: Final = re.compile(
+    r"BadZip|BadGzip|NotAZip|Unidentified|DecompressionBomb|InvalidFile|EmptyData|Corrupt|Malformed|"
+    r"(?:Pdf|PDF|Xml|XML|Yaml|YAML|Toml|TOML|Csv|CSV|Tar|Zip|Archive)\w*Error|"
+    r"^(?:Parse|Parser|Scanner|Syntax)Error$|(?i:^(?:zlib|brotli|bz2|lzma|zstd|lz4|snappy)\w*error$)")
+_ANSWER_WORDS: Final = re.compile(r"Response|Reply|Answer|Message|Frame|Packet|Protocol|JSON|Json")
+
+
+def _class_words(klass: type[BaseException]) -> str:
+    """The name ``klass``'s words are read from: its own, or for a C extension's module-level ``error``/``Error``
+    class (zlib's, brotli's, binascii's: named for nothing but where it lives) its module's last part with it."""
+    if klass.__name__.lower() != "error":
+        return klass.__name__
+    return klass.__module__.rpartition(".")[2].lstrip("_") + "Error"
 _NAME_WORDS: Final = (
     # ResourceExhausted: gRPC's name for a quota or rate limit (qdrant-client's 429); Ratelimit as one word (zenpy's
     # RatelimitBudgetExceeded: the Retry-After waits it may spend are spent)
@@ -2191,11 +2240,17 @@ _NAME_WORDS: Final = (
     # botocore's NoCredentialsError), as a 401 without one, before the "Unavailable" of an outage below
     (re.compile(r"PermissionDenied|AccessDenied|Forbidden|Unauthori[sz]ed|Unauthenticated|Authenticat|"
                 r"Authori[sz]ation(?:Error|Exception|Fail)|Credentials?Unavailable|(?:No|Missing|Partial)Credential|"
-                r"(?:Invalid|Missing|Expired|Revoked)(?:Api|API)Key|(?:Api|API)Key(?:Invalid|Missing|Expired)"),
+                r"(?:Invalid|Missing|Expired|Revoked)(?:Api|API)Key|(?:Api|API)Key(?:Invalid|Missing|Expired)|"
+                # a document locked by a password the tool lacks or got wrong (pypdf's FileNotDecryptedError): the
+                # credential that opens it, as a 401 without one
+                r"NotDecrypted|(?:Wrong|Bad|Incorrect|Invalid|Missing)Password|Password(?:Required|Needed)"),
      FailureClass.PERMISSION_DENIED, False),
     (_NOT_FOUND_WORDS, FailureClass.NOT_FOUND, None),
     # HTTP 400's and 422's names (Tavily's BadRequestError): the request's values, refused as a whole
     (re.compile(r"Duplicate|AlreadyExists|BadRequest|UnprocessableEntity"), FailureClass.INVALID_INPUT, False),
+    # a document, archive or compressed stream its format's reader refuses (_FORMAT_WORDS), as a body that does not
+    # parse: another file would be read; nothing done
+    (_FORMAT_WORDS, FailureClass.INVALID_INPUT, False),
     # a connection that never opened, or none open when asked to send (stomp.py's ConnectFailedException,
     # NotConnectedException): nothing went out
     (re.compile(r"Connect(ion)?Failed|NotConnected"), FailureClass.UPSTREAM_UNAVAILABLE, False),
@@ -2343,8 +2398,11 @@ def _named_class(exc: BaseException, klass: type[BaseException]) -> tuple[Failur
     status = _reason_named(klass)
     if status is not None and class_for_http_status(status) is not FailureClass.UNKNOWN:
         return class_for_http_status(status), side_effect_for_http_status(status)
+    name = _class_words(klass)
     for pattern, failure_class, side_effect in _NAME_WORDS:
-        if pattern.search(klass.__name__):
+        if pattern is _FORMAT_WORDS and _ANSWER_WORDS.search(name):
+            continue  # a reader of a protocol's answer: the upstream's bytes, not a file the call named
+        if pattern.search(name):
             sent = _sent_by_name(exc) if failure_class is FailureClass.UPSTREAM_UNAVAILABLE and side_effect is None \
                 else side_effect
             return failure_class, sent
@@ -2550,6 +2608,9 @@ _UNAVAILABLE: Final = _unavailable(None)
 # connection (_CONNECTING_FUNCTIONS) or waiting for a pool's connection (a method of a *Pool* object). Then the
 # request had not left. Anywhere else (waiting for the answer) it may have been acted on.
 _POOL_WAITS: Final = frozenset({"acquire", "_acquire", "getconn", "get_connection", "wait_for_connection"})
+# ... what such a wait is for: a pool's connection, or a lock another holds (filelock's FileLock, asyncio's and
+# threading's locks and semaphores): the work it guards never began, as a connection never handed out
+_WAITED_ON: Final = re.compile(r"Pool|Lock(?![a-z])|Semaphore|Mutex")
 
 
 def _modules(exc: BaseException) -> set[object]:
@@ -2593,7 +2654,7 @@ def _cut_off_while_connecting(exc: BaseException) -> bool:
         while tb is not None:
             name = _function_name(tb.tb_frame)
             if name in _CONNECTING_FUNCTIONS or (
-                    name in _POOL_WAITS and "Pool" in type(tb.tb_frame.f_locals.get("self")).__name__):
+                    name in _POOL_WAITS and _WAITED_ON.search(type(tb.tb_frame.f_locals.get("self")).__name__)):
                 return True
             tb = tb.tb_next
     return False

@@ -1,5 +1,5 @@
 """pandas (the table reader of data-analysis MCP servers) on real CSV and Excel files the call names: an empty file,
-rows with more fields than the header, a Latin-1 file read as UTF-8, a text file given to ``read_excel``, no file.
+rows with more fields than the header, a quote never closed, a Latin-1 file read as UTF-8, a text file given to ``read_excel``, no file.
 
 ``EmptyDataError`` ("No columns to parse from file") and ``ParserError`` ("Error tokenizing data") are
 ``pandas.errors``' own: the file the call pointed at is not the table the format requires, and another would parse:
@@ -28,6 +28,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("tables")
     (root / "empty.csv").write_text("")
     (root / "ragged.csv").write_text("id,amount\n17,20.00\n18,5.00,EUR,late\n")
+    (root / "unclosed.csv").write_text('id,amount\n17,"20.00\n18,5.00\n')  # a quote never closed
     (root / "customers.csv").write_bytes("id,name\n17,Müller\n".encode("latin-1"))
     (root / "report.xlsx.txt").write_text("id,amount\n")
     return root
@@ -36,7 +37,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
 CALLS: dict[str, Callable[[Path], Any]] = {
     "empty": lambda root: pd.read_csv(root / "empty.csv"),
     "ragged": lambda root: pd.read_csv(root / "ragged.csv"),
-    "ragged_python_engine": lambda root: pd.read_csv(root / "ragged.csv", engine="python"),
+    "unclosed_quote_python_engine": lambda root: pd.read_csv(root / "unclosed.csv", engine="python"),
     "missing": lambda root: pd.read_csv(root / "orders.csv"),
     "latin1_as_utf8": lambda root: pd.read_csv(root / "customers.csv"),
     "excel_of_text": lambda root: pd.read_excel(root / "report.xlsx.txt"),
@@ -46,7 +47,7 @@ CALLS: dict[str, Callable[[Path], Any]] = {
 @pytest.mark.parametrize(("call", "exc_name", "failure_class", "side_effect"), [
     ("empty", "EmptyDataError", C.INVALID_INPUT, False),
     ("ragged", "ParserError", C.INVALID_INPUT, False),
-    ("ragged_python_engine", "ParserError", C.INVALID_INPUT, False),
+    ("unclosed_quote_python_engine", "ParserError", C.INVALID_INPUT, False),
     ("missing", "FileNotFoundError", C.NOT_FOUND, False),
     ("latin1_as_utf8", "UnicodeDecodeError", C.UNKNOWN, None),
     ("excel_of_text", "ValueError", C.UNKNOWN, None),
