@@ -101,6 +101,22 @@ network errno, ``CancelledError``
 ``PermissionError``                    permission_denied       (a program that cannot be started, a
 ``FileNotFoundError``                  not_found               Unix socket that is not there:
                                                                upstream_unavailable)
+an ``OSError`` on a local path or      ENOTDIR, ELOOP:         POSIX <errno.h>; the syscall refused
+resource by its errno                  not_found; EISDIR,      it whole: not sent (ENOSPC, EDQUOT,
+                                       EEXIST, ENOTEMPTY,      EFBIG keep no rule: the machine's,
+                                       ENAMETOOLONG: invalid_  heldout J189)
+                                       input; EROFS: permis-
+                                       sion_denied; ETXTBSY,
+                                       EBUSY, EAGAIN: upstream_
+                                       unavailable; EMFILE,
+                                       ENFILE, EXDEV: unknown
+a file format's reader refusing the    invalid_input, not      the file the call named is not its
+bytes, by its class words (pypdf,      sent; a password the    format; not over an upstream's answer
+Pillow, openpyxl, pandas, lxml, PyYAML, tool lacks (``File-     on the stack (zeep), not JSON's
+tomllib, zipfile, tarfile, gzip,       NotDecrypted``): per-   decoder, not a builtin
+zstandard, zlib, brotli)               mission_denied
+a ``TimeoutError`` cut off waiting     upstream_unavailable,   another holds it: busy, as SQLite's
+for a lock (filelock)                  not sent                SQLITE_BUSY
 pydantic, jsonschema                   unknown                 raised in the tool: upstream or output data
 ``ValidationError``
 a JSON decode error out of an HTTP     its error status, else  the upstream answered what is not its
@@ -2222,6 +2238,23 @@ _FORMAT_WORDS: Final = re.compile(
 _ANSWER_WORDS: Final = re.compile(r"Response|Reply|Answer|Message|Frame|Packet|Protocol|JSON|Json")
 
 
+def _answer_on_stack(exc: BaseException) -> bool:
+    """Whether a frame ``exc`` was raised through holds an HTTP response (an integer ``status_code``/``status`` and
+    ``headers``): the bytes a format reader refused were an upstream's answer (zeep's XMLSyntaxError over a 200 that
+    is an HTML page), not a file the call named."""
+    tb = exc.__traceback__
+    while tb is not None:
+        for value in tb.tb_frame.f_locals.values():
+            if isinstance(value, (str, bytes, int, float, type(None), Mapping, list, tuple)):
+                continue
+            status = next((_attribute(value, name) for name in ("status_code", "status")
+                           if isinstance(_attribute(value, name), int)), None)
+            if status is not None and not isinstance(status, bool) and _attribute(value, "headers") is not None:
+                return True
+        tb = tb.tb_next
+    return False
+
+
 def _class_words(klass: type[BaseException]) -> str:
     """The name ``klass``'s words are read from: its own, or for a C extension's module-level ``error``/``Error``
     class (zlib's, brotli's, binascii's: named for nothing but where it lives) its module's last part with it."""
@@ -2400,12 +2433,13 @@ def _named_class(exc: BaseException, klass: type[BaseException]) -> tuple[Failur
         return class_for_http_status(status), side_effect_for_http_status(status)
     name = _class_words(klass)
     for pattern, failure_class, side_effect in _NAME_WORDS:
-        if pattern is _FORMAT_WORDS and _ANSWER_WORDS.search(name):
+        if not pattern.search(name):
+            continue
+        if pattern is _FORMAT_WORDS and (_ANSWER_WORDS.search(name) or _answer_on_stack(exc)):
             continue  # a reader of a protocol's answer: the upstream's bytes, not a file the call named
-        if pattern.search(name):
-            sent = _sent_by_name(exc) if failure_class is FailureClass.UPSTREAM_UNAVAILABLE and side_effect is None \
-                else side_effect
-            return failure_class, sent
+        sent = _sent_by_name(exc) if failure_class is FailureClass.UPSTREAM_UNAVAILABLE and side_effect is None \
+            else side_effect
+        return failure_class, sent
     return None
 
 

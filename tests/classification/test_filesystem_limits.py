@@ -26,7 +26,7 @@ import resource
 import shutil
 import signal
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
