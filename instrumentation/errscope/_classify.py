@@ -247,6 +247,7 @@ from errscope._foreign_text import api_code_class as _code_family
 from errscope._foreign_text import (
     classify_text,
     data_texts,
+    is_crash_report,
     json_error_message,
     json_error_parts,
     named_code_class,
@@ -261,7 +262,7 @@ from errscope._http import (
     retry_after_from_headers,
     side_effect_for_http_status,
 )
-from errscope._scrubbing import scrub
+from errscope._scrubbing import scrub, without_stack_traces
 from errscope._vocabulary import FailureClass
 
 __all__ = [
@@ -2341,6 +2342,23 @@ _ADVICE_LINE: Final = re.compile(
     r"(?im)^[ \t]*(?:(?:warning|hint|note|[\w.]*warning):|npm warn\b)(?![^\n]*\bretr(?:y|ying|ies|ied)\b)[^\n]*\n?")
 
 
+# A runtime's excerpt of the source line an uncaught error was thrown at, above the error's own line: its position
+# ("node:fs:573", "/srv/app.js:12"), the line, a caret under it (V8's and Deno's uncaught-exception print). Its
+# numbers are line numbers, no status.
+_SOURCE_EXCERPT: Final = re.compile(r"(?m)^[^\s:]+(?::[^\s:]+)*:\d+[ \t]*\n[^\n]*\n[ \t]*\^+[ \t]*$")
+
+
+def _program_words(output: str) -> str:
+    """What a failed program said of its failure: its output without advice lines (:data:`_ADVICE_LINE`), the source
+    excerpt of an uncaught error (:data:`_SOURCE_EXCERPT`) and the stack frames under it (Node's, Java's:
+    ``without_stack_traces``), whose positions are line numbers and whose names are the program's code. A crash
+    report is kept whole."""
+    text = _ADVICE_LINE.sub("", output)
+    if is_crash_report(text):
+        return text  # a crash is read whole: the program's own bug, whatever its frames' words (classify_text)
+    return without_stack_traces(_SOURCE_EXCERPT.sub("", text))
+
+
 def _program_failure(exc: BaseException) -> Classification | None:
     """A program the tool ran that exited with an error status: ``subprocess.CalledProcessError`` (``check=True``
     with the output captured), GitPython's ``GitCommandError`` (the git the official MCP git server drives), sh's
@@ -2360,7 +2378,7 @@ def _program_failure(exc: BaseException) -> Classification | None:
     if _exit_status(exc) in _SHELL_COULD_NOT_RUN:
         return Classification(FailureClass.UPSTREAM_UNAVAILABLE, side_effect_possible=False)
     for output in _program_output(exc):
-        text = _ADVICE_LINE.sub("", output)
+        text = _program_words(output)
         if not text.strip():
             continue
         failure_class = classify_text(text)

@@ -29,6 +29,7 @@ __all__ = [
     "data_texts",
     "deciding_cause",
     "grpc_status_in_text",
+    "is_crash_report",
     "json_error_message",
     "json_error_parts",
     "named_code_class",
@@ -443,7 +444,7 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # Redis refusing a command for its own state, for now (its LOADING, BUSY, MISCONF, READONLY and
             # MASTERDOWN replies; redis-py's BusyLoadingError, ReadOnlyError ...): nothing applied
             # a file or device another process holds for now (ETXTBSY, EBUSY), as Python's OSError with those errnos
-            r"\btext file busy\b|\betxtbsy\b|\bdevice or resource busy\b|\bebusy\b|"
+            r"\btext file (?:is )?busy\b|\betxtbsy\b|\bdevice or resource busy\b|\bebusy\b|"
             r"\bloading the dataset\b|\bbusy running a script\b|\b(?:unable|not able) to persist (?:to|on) disk\b|"
             r"\bread[ -]only replica\b|"
             # A database that cannot take the statement now, in its own words (the SQLSTATE classes 40 and 53 that
@@ -584,6 +585,11 @@ _UPSTREAM_DATA: Final = re.compile(
     r"|\binvalid character '<' looking for beginning of value\b|\bunexpected token '?<",
     re.I,
 )
+
+
+def is_crash_report(text: str) -> bool:
+    """Whether ``text`` reports a program's own crash (:data:`_CRASH`: a panic, a Python traceback, a segfault)."""
+    return _CRASH.search(text) is not None
 
 
 def reads_upstream_data(text: str) -> bool:

@@ -120,3 +120,52 @@ def test_program_killed_at_its_timeout(tmp_path: Path) -> None:
     exc = raised(lambda: subprocess.run(["sleep", "10"], check=True, capture_output=True, timeout=0.3))
     assert type(exc) is subprocess.TimeoutExpired
     check(exc, C.UPSTREAM_UNAVAILABLE, True)
+
+
+@pytest.fixture(scope="module")
+def node_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("node-fs")
+    (root / "exports").mkdir()
+    (root / "exports" / "2026-01.csv").write_text("id,amount\n")
+    (root / "report.txt").write_text("refund 17\n")
+    (root / "loop-a").symlink_to(root / "loop-b")
+    (root / "loop-b").symlink_to(root / "loop-a")
+    (root / "private.txt").write_text("salary data\n")
+    (root / "private.txt").chmod(0o600)
+    root.chmod(0o755)
+    return root
+
+
+# Node's fs (the runtime of the reference filesystem MCP server, @modelcontextprotocol/server-filesystem): an uncaught
+# fs error prints "Error: <CODE>: <strerror>, <syscall> '<path>'" and its stack on stderr, and node exits 1. Each is
+# read by its errno's words as Python's own OSError with that errno is classified (test_filesystem_paths).
+NODE_CALLS: dict[str, str] = {
+    "read_missing": "fs.readFileSync('report-2025.txt')",
+    "read_below_a_file": "fs.readFileSync('report.txt/summary')",
+    "read_symlink_loop": "fs.readFileSync('loop-a')",
+    "read_a_directory": "fs.readFileSync('exports')",
+    "mkdir_existing": "fs.mkdirSync('exports')",
+    "rmdir_not_empty": "fs.rmdirSync('exports')",
+    "name_too_long": "fs.writeFileSync('x'.repeat(300), '')",
+    "read_private": "fs.readFileSync('private.txt')",
+    "write_full_device": "fs.writeFileSync('/dev/full', 'id,amount')",
+}
+
+
+@pytest.mark.parametrize(("call", "failure_class"), [
+    ("read_missing", C.NOT_FOUND),
+    ("read_below_a_file", C.NOT_FOUND),
+    ("read_symlink_loop", C.NOT_FOUND),
+    ("read_a_directory", C.INVALID_INPUT),
+    ("mkdir_existing", C.INVALID_INPUT),
+    ("rmdir_not_empty", C.INVALID_INPUT),
+    ("name_too_long", C.INVALID_INPUT),
+    ("read_private", C.PERMISSION_DENIED),
+    ("write_full_device", C.UNKNOWN),
+])
+def test_node_fs_error(node_tree: Path, call: str, failure_class: C) -> None:
+    _needs("node")
+    options = _as_nobody() if call == "read_private" else {}
+    exc = raised(lambda: _run("node", "-e", f"const fs = require('fs'); {NODE_CALLS[call]}", cwd=node_tree, **options))
+    assert isinstance(exc, subprocess.CalledProcessError) and "Error: E" in exc.stderr, repr(exc)
+    check(exc, failure_class, None)
