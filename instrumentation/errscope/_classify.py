@@ -2226,16 +2226,19 @@ _NOT_FOUND_WORDS: Final = re.compile(r"NotFound|NoSuch|DoesNotExist|NoResultFoun
 # is not its format or is cut short (pypdf's PdfReadError/PdfStreamError, Pillow's UnidentifiedImageError and
 # DecompressionBombError, openpyxl's InvalidFileException, pandas' EmptyDataError), a syntax error of a text format
 # (lxml's XMLSyntaxError, PyYAML's MarkedYAMLError family, tomllib's TOMLDecodeError, ElementTree's and pandas'
-# ParseError/ParserError), an archive or compressed stream that is not one (zipfile's BadZipFile, tarfile's TarError
-# family, gzip's BadGzipFile, LZMAError, zstandard's ZstdError; a codec module's bare ``error`` class is read by its
-# module's name: zlib.error, brotli.error). What the tool read was the file or the data the call named (a document
+# ParseError/ParserError, configparser's ParsingError, expat's ExpatError), an archive or compressed stream that is
+# not one (zipfile's BadZipFile, py7zr's Bad7zFile, tarfile's TarError family, gzip's BadGzipFile, LZMAError,
+# zstandard's ZstdError; a format module's bare ``error``/``Error`` class is read by its module's name: zlib.error,
+# brotli.error, csv.Error, wave.Error), PyMuPDF's FileDataError/EmptyFileError. What the tool read was the file or the data the call named (a document
 # tool's whole subject): a call naming another would succeed. Not JSON's decoder (json.JSONDecodeError: a tool decodes
 # any text with it, an upstream's answer as often: J186), not a builtin, not a name that says it read an answer
 # (botocore's ResponseParserError): those say nothing of whose bytes they were.
 _FORMAT_WORDS: Final = re.compile(
-    r"BadZip|BadGzip|NotAZip|Unidentified|DecompressionBomb|InvalidFile|EmptyData|Corrupt|Malformed|"
-    r"(?:Pdf|PDF|Xml|XML|Yaml|YAML|Toml|TOML|Csv|CSV|Tar|Zip|Archive)\w*Error|"
-    r"^(?:Parse|Parser|Scanner|Syntax)Error$|(?i:^(?:zlib|brotli|bz2|lzma|zstd|lz4|snappy)\w*error$)")
+    r"Bad[A-Z0-9]\w*File\b|Not[A-Z0-9]\w*File\b|Unidentified|DecompressionBomb|InvalidFile|Corrupt|Malformed|"
+    r"(?:Empty|Broken|Damaged|Truncated)(?:Data|File|Document|Image|Archive|Stream)|FileData|"
+    r"(?:Pdf|PDF|Xml|XML|Yaml|YAML|Toml|TOML|Csv|CSV|Tar|Zip|Archive)(?=[A-Z])\w*Error|"  # not Target..., Zipcode...
+    r"(?:Parse|Parser|Parsing|Scanner|Syntax|Expat)(?:Error|Exception)$|"
+    r"(?i:^(?:zlib|brotli|bz2|lzma|zstd|lz4|snappy|csv|wave|aifc|sunau)\w*error$)")
 _ANSWER_WORDS: Final = re.compile(r"Response|Reply|Answer|Message|Frame|Packet|Protocol|JSON|Json")
 
 
@@ -2277,7 +2280,7 @@ _NAME_WORDS: Final = (
                 r"(?:Invalid|Missing|Expired|Revoked)(?:Api|API)Key|(?:Api|API)Key(?:Invalid|Missing|Expired)|"
                 # a document locked by a password the tool lacks or got wrong (pypdf's FileNotDecryptedError): the
                 # credential that opens it, as a 401 without one
-                r"NotDecrypted|(?:Wrong|Bad|Incorrect|Invalid|Missing)Password|Password(?:Required|Needed)"),
+                r"NotDecrypted|(?:Wrong|Bad|Incorrect|Invalid|Missing)Password|Password(?:Required|Needed|Incorrect|Invalid)"),
      FailureClass.PERMISSION_DENIED, False),
     (_NOT_FOUND_WORDS, FailureClass.NOT_FOUND, None),
     # HTTP 400's and 422's names (Tavily's BadRequestError): the request's values, refused as a whole
