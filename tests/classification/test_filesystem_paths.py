@@ -9,12 +9,15 @@ errno says what was wrong with the path the call named, and that nothing was don
 - ``EACCES``, ``EPERM`` (the process may not): ``permission_denied``.
 
 The tests run as root on the build machines, where the kernel skips permission checks (``CAP_DAC_OVERRIDE``): the
-refusals are raised with the effective uid switched to ``nobody`` for the one call (``os.seteuid``; the saved uid
-stays 0, so it switches back), a real kernel refusal all the same.
+refusals are raised with the calling thread's filesystem uid switched to ``nobody`` for the one call (``setfsuid(2)``:
+per thread, and the kernel drops the filesystem capabilities with it), a real kernel refusal all the same. Not
+``os.seteuid``: glibc applies it to every thread of the process and waits for each, and a library thread that blocks
+signals (grpc's) leaves it waiting for ever.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -43,16 +46,19 @@ def tree(tmp_path: Path) -> Path:
     return tmp_path
 
 
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
 @contextmanager
 def as_nobody() -> Iterator[None]:
     if os.geteuid() != 0:
         yield  # an ordinary user: the kernel checks its permissions anyway
         return
-    os.seteuid(NOBODY)
+    _libc.setfsuid(NOBODY)  # this thread only (setfsuid(2)); seteuid would stop every thread of the process
     try:
         yield
     finally:
-        os.seteuid(0)
+        _libc.setfsuid(0)
 
 
 def _as_nobody(action: Callable[[], Any]) -> Callable[[], Any]:
