@@ -11,8 +11,8 @@ errno says what was wrong with the path the call named, and that nothing was don
 The tests run as root on the build machines, where the kernel skips permission checks (``CAP_DAC_OVERRIDE``): the
 refusals are raised with the calling thread's filesystem uid switched to ``nobody`` for the one call (``setfsuid(2)``:
 per thread, and the kernel drops the filesystem capabilities with it), a real kernel refusal all the same. Not
-``os.seteuid``: glibc applies it to every thread of the process and waits for each, and a library thread that blocks
-signals (grpc's) leaves it waiting for ever.
+``os.seteuid``: glibc applies it to every thread of the test process (a signal to each, then it waits for each), so
+the other tests' server threads would run as ``nobody`` too.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def as_nobody() -> Iterator[None]:
     if os.geteuid() != 0:
         yield  # an ordinary user: the kernel checks its permissions anyway
         return
-    _libc.setfsuid(NOBODY)  # this thread only (setfsuid(2)); seteuid would stop every thread of the process
+    _libc.setfsuid(NOBODY)  # this thread only (setfsuid(2)); seteuid would change every thread of the process
     try:
         yield
     finally:
