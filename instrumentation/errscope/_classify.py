@@ -101,6 +101,22 @@ network errno, ``CancelledError``
 ``PermissionError``                    permission_denied       (a program that cannot be started, a
 ``FileNotFoundError``                  not_found               Unix socket that is not there:
                                                                upstream_unavailable)
+an ``OSError`` on a local path or      ENOTDIR, ELOOP:         POSIX <errno.h>; the syscall refused
+resource by its errno                  not_found; EISDIR,      it whole: not sent (ENOSPC, EDQUOT,
+                                       EEXIST, ENOTEMPTY,      EFBIG keep no rule: the machine's,
+                                       ENAMETOOLONG: invalid_  heldout J189)
+                                       input; EROFS: permis-
+                                       sion_denied; ETXTBSY,
+                                       EBUSY, EAGAIN: upstream_
+                                       unavailable; EMFILE,
+                                       ENFILE, EXDEV: unknown
+a file format's reader refusing the    invalid_input, not      the file the call named is not its
+bytes, by its class words (pypdf,      sent; a password the    format; not over an upstream's answer
+Pillow, openpyxl, pandas, lxml, PyYAML, tool lacks (``File-     on the stack (zeep), not JSON's
+tomllib, zipfile, tarfile, gzip,       NotDecrypted``): per-   decoder, not a builtin
+zstandard, zlib, brotli)               mission_denied
+a ``TimeoutError`` cut off waiting     upstream_unavailable,   another holds it: busy, as SQLite's
+for a lock (filelock)                  not sent                SQLITE_BUSY
 pydantic, jsonschema                   unknown                 raised in the tool: upstream or output data
 ``ValidationError``
 a JSON decode error out of an HTTP     its error status, else  the upstream answered what is not its
@@ -251,6 +267,7 @@ from errscope._foreign_text import api_code_class as _code_family
 from errscope._foreign_text import (
     classify_text,
     data_texts,
+    is_crash_report,
     json_error_message,
     json_error_parts,
     named_code_class,
@@ -266,7 +283,7 @@ from errscope._http import (
     retry_after_from_headers,
     side_effect_for_http_status,
 )
-from errscope._scrubbing import scrub
+from errscope._scrubbing import scrub, without_stack_traces
 from errscope._vocabulary import FailureClass
 
 __all__ = [
@@ -1486,12 +1503,38 @@ def _unix_socket_missing(exc: BaseException) -> bool:
     return any(isinstance(value, socket.socket) and value.family == socket.AF_UNIX for value in local_values)
 
 
+# The kernel refusing a call on a local path or resource, by errno (POSIX <errno.h>, Linux errno(3)): the syscall was
+# refused whole, nothing done. A path that resolves to no file (a component that is a file, symbolic links that lead to
+# each other) is not there, as ENOENT; a path of the wrong kind for the call (a directory where a file is needed, a
+# name already taken, a directory not empty: HTTP 409's conflicts; a name over NAME_MAX) is the call's to change; a
+# read-only filesystem refuses every write, as a read-only share; a file or device another process holds (a running
+# program's text, a mounted device, a lock taken: EAGAIN out of flock's LOCK_NB) is busy for now, as SQLite's
+# SQLITE_BUSY; the process's own limits and a rename across filesystems are the tool's (its descriptors, shutil.move
+# copies where os.rename cannot). A full disk (ENOSPC, EDQUOT) and a file over RLIMIT_FSIZE (EFBIG) keep no rule:
+# the machine's, neither the caller's nor an upstream's (tests/heldout_cases.md J189), and a write may have put part
+# of its data down first.
+_LOCAL_ERRNOS: Final[dict[int, tuple[FailureClass, bool | None]]] = {
+    **dict.fromkeys((errno.ENOTDIR, errno.ELOOP), (FailureClass.NOT_FOUND, False)),
+    **dict.fromkeys((errno.EISDIR, errno.EEXIST, errno.ENOTEMPTY, errno.ENAMETOOLONG),
+                    (FailureClass.INVALID_INPUT, False)),
+    errno.EROFS: (FailureClass.PERMISSION_DENIED, False),
+    **dict.fromkeys((errno.ETXTBSY, errno.EBUSY, errno.EAGAIN, errno.EWOULDBLOCK),
+                    (FailureClass.UPSTREAM_UNAVAILABLE, False)),
+    **dict.fromkeys((errno.EMFILE, errno.ENFILE, errno.EXDEV), (FailureClass.UNKNOWN, False)),
+}
+
+
 def _os_error(exc: BaseException) -> Classification | None:
     # A plain OSError is a network failure only when its errno says so (ENETUNREACH has no subclass), or when, with
     # none, a connecting function raised it: http.client's proxy tunnel refused ("Tunnel connection failed"),
     # socket.create_connection with no address to try. The connection never opened: nothing was sent.
     if getattr(exc, "errno", None) in _NETWORK_ERRNOS:
         return _UNAVAILABLE(exc)
+    local = _LOCAL_ERRNOS.get(getattr(exc, "errno", None))  # type: ignore[arg-type]
+    if local is not None:
+        if raised_in(exc, "subprocess"):  # starting a program (a path component that is a file, its text busy)
+            return _UNAVAILABLE_NOT_SENT(exc)
+        return Classification(local[0], side_effect_possible=local[1])
     if getattr(exc, "errno", None) is None and _raised_connecting(exc, anywhere=True):
         return _proxy_refusal(exc) or _UNAVAILABLE_NOT_SENT(exc)
     return None
@@ -2257,6 +2300,49 @@ def _smtp_connect(exc: BaseException) -> Classification:
 # and base classes are named with (``QuotaThrottledError``, ``ObjectDoesNotExist``,
 # ``UpstreamTimeout``), first match in this order, leaf class first. Builtins never get here.
 _NOT_FOUND_WORDS: Final = re.compile(r"NotFound|NoSuch|DoesNotExist|NoResultFound")
+# A file format's reader refusing the bytes it was given, by the words its exception is named with: a document that
+# is not its format or is cut short (pypdf's PdfReadError/PdfStreamError, Pillow's UnidentifiedImageError and
+# DecompressionBombError, openpyxl's InvalidFileException, pandas' EmptyDataError), a syntax error of a text format
+# (lxml's XMLSyntaxError, PyYAML's MarkedYAMLError family, tomllib's TOMLDecodeError, ElementTree's and pandas'
+# ParseError/ParserError, configparser's ParsingError, expat's ExpatError), an archive or compressed stream that is
+# not one (zipfile's BadZipFile, py7zr's Bad7zFile, tarfile's TarError family, gzip's BadGzipFile, LZMAError,
+# zstandard's ZstdError; a format module's bare ``error``/``Error`` class is read by its module's name: zlib.error,
+# brotli.error, csv.Error, wave.Error), PyMuPDF's FileDataError/EmptyFileError. What the tool read was the file or the data the call named (a document
+# tool's whole subject): a call naming another would succeed. Not JSON's decoder (json.JSONDecodeError: a tool decodes
+# any text with it, an upstream's answer as often: J186), not a builtin, not a name that says it read an answer
+# (botocore's ResponseParserError): those say nothing of whose bytes they were.
+_FORMAT_WORDS: Final = re.compile(
+    r"Bad[A-Z0-9]\w*File\b|Not[A-Z0-9]\w*File\b|Unidentified|DecompressionBomb|InvalidFile|Corrupt|Malformed|"
+    r"(?:Empty|Broken|Damaged|Truncated)(?:Data|File|Document|Image|Archive|Stream)|FileData|"
+    r"(?:Pdf|PDF|Xml|XML|Yaml|YAML|Toml|TOML|Csv|CSV|Tar|Zip|Archive)(?=[A-Z])\w*Error|"  # not Target..., Zipcode...
+    r"(?:Parse|Parser|Parsing|Scanner|Syntax|Expat)(?:Error|Exception)$|"
+    r"(?i:^(?:zlib|brotli|bz2|lzma|zstd|lz4|snappy|csv|wave|aifc|sunau)\w*error$)")
+_ANSWER_WORDS: Final = re.compile(r"Response|Reply|Answer|Message|Frame|Packet|Protocol|JSON|Json")
+
+
+def _answer_on_stack(exc: BaseException) -> bool:
+    """Whether a frame ``exc`` was raised through holds an HTTP response (an integer ``status_code``/``status`` and
+    ``headers``): the bytes a format reader refused were an upstream's answer (zeep's XMLSyntaxError over a 200 that
+    is an HTML page), not a file the call named."""
+    tb = exc.__traceback__
+    while tb is not None:
+        for value in tb.tb_frame.f_locals.values():
+            if isinstance(value, (str, bytes, int, float, type(None), Mapping, list, tuple)):
+                continue
+            status = next((_attribute(value, name) for name in ("status_code", "status")
+                           if isinstance(_attribute(value, name), int)), None)
+            if status is not None and not isinstance(status, bool) and _attribute(value, "headers") is not None:
+                return True
+        tb = tb.tb_next
+    return False
+
+
+def _class_words(klass: type[BaseException]) -> str:
+    """The name ``klass``'s words are read from: its own, or for a C extension's module-level ``error``/``Error``
+    class (zlib's, brotli's, binascii's: named for nothing but where it lives) its module's last part with it."""
+    if klass.__name__.lower() != "error":
+        return klass.__name__
+    return klass.__module__.rpartition(".")[2].lstrip("_") + "Error"
 _NAME_WORDS: Final = (
     # ResourceExhausted: gRPC's name for a quota or rate limit (qdrant-client's 429); Ratelimit as one word (zenpy's
     # RatelimitBudgetExceeded: the Retry-After waits it may spend are spent)
@@ -2271,7 +2357,10 @@ _NAME_WORDS: Final = (
                 r"Authori[sz]ation(?:Error|Exception|Fail)|Credentials?Unavailable|(?:No|Missing|Partial)Credential|"
                 r"(?:Invalid|Missing|Expired|Revoked)(?:Api|API)Key|(?:Api|API)Key(?:Invalid|Missing|Expired)|"
                 # AuthError as one word (Chroma's ChromaAuthError, its 403), not OAuth's (an OAuth flow's own errors)
-                r"(?<!O)Auth(?:Error|Exception)"),
+                r"(?<!O)Auth(?:Error|Exception)|"
+                # a document locked by a password the tool lacks or got wrong (pypdf's FileNotDecryptedError): the
+                # credential that opens it, as a 401 without one
+                r"NotDecrypted|(?:Wrong|Bad|Incorrect|Invalid|Missing)Password|Password(?:Required|Needed|Incorrect|Invalid)"),
      FailureClass.PERMISSION_DENIED, False),
     (_NOT_FOUND_WORDS, FailureClass.NOT_FOUND, None),
     # HTTP 400's and 422's names (Tavily's BadRequestError): the request's values, refused as a whole; gRPC's
@@ -2280,6 +2369,9 @@ _NAME_WORDS: Final = (
     # request over a size limit (Chroma's BatchSizeExceededError: a smaller batch fits)
     (re.compile(r"Duplicate|AlreadyExists|BadRequest|UnprocessableEntity|InvalidArgument|UniqueConstraint|"
                 r"InvalidDimension|DimensionMismatch|SizeExceeded|TooLarge"), FailureClass.INVALID_INPUT, False),
+    # a document, archive or compressed stream its format's reader refuses (_FORMAT_WORDS), as a body that does not
+    # parse: another file would be read; nothing done
+    (_FORMAT_WORDS, FailureClass.INVALID_INPUT, False),
     # a timeout that says whether the operation took effect (Couchbase's SDKs: UnAmbiguousTimeoutException, "the
     # operation was not performed", e.g. never connected; AmbiguousTimeoutException and DurabilityAmbiguousException,
     # "it may have been", https://docs.couchbase.com/python-sdk/current/howtos/error-handling.html)
@@ -2342,6 +2434,23 @@ _ADVICE_LINE: Final = re.compile(
     r"(?im)^[ \t]*(?:(?:warning|hint|note|[\w.]*warning):|npm warn\b)(?![^\n]*\bretr(?:y|ying|ies|ied)\b)[^\n]*\n?")
 
 
+# A runtime's excerpt of the source line an uncaught error was thrown at, above the error's own line: its position
+# ("node:fs:573", "/srv/app.js:12"), the line, a caret under it (V8's and Deno's uncaught-exception print). Its
+# numbers are line numbers, no status.
+_SOURCE_EXCERPT: Final = re.compile(r"(?m)^[^\s:]+(?::[^\s:]+)*:\d+[ \t]*\n[^\n]*\n[ \t]*\^+[ \t]*$")
+
+
+def _program_words(output: str) -> str:
+    """What a failed program said of its failure: its output without advice lines (:data:`_ADVICE_LINE`), the source
+    excerpt of an uncaught error (:data:`_SOURCE_EXCERPT`) and the stack frames under it (Node's, Java's:
+    ``without_stack_traces``), whose positions are line numbers and whose names are the program's code. A crash
+    report is kept whole."""
+    text = _ADVICE_LINE.sub("", output)
+    if is_crash_report(text):
+        return text  # a crash is read whole: the program's own bug, whatever its frames' words (classify_text)
+    return without_stack_traces(_SOURCE_EXCERPT.sub("", text))
+
+
 def _program_failure(exc: BaseException) -> Classification | None:
     """A program the tool ran that exited with an error status: ``subprocess.CalledProcessError`` (``check=True``
     with the output captured), GitPython's ``GitCommandError`` (the git the official MCP git server drives), sh's
@@ -2361,7 +2470,7 @@ def _program_failure(exc: BaseException) -> Classification | None:
     if _exit_status(exc) in _SHELL_COULD_NOT_RUN:
         return Classification(FailureClass.UPSTREAM_UNAVAILABLE, side_effect_possible=False)
     for output in _program_output(exc):
-        text = _ADVICE_LINE.sub("", output)
+        text = _program_words(output)
         if not text.strip():
             continue
         failure_class = classify_text(text)
@@ -2432,11 +2541,15 @@ def _named_class(exc: BaseException, klass: type[BaseException]) -> tuple[Failur
     status = _reason_named(klass)
     if status is not None and class_for_http_status(status) is not FailureClass.UNKNOWN:
         return class_for_http_status(status), side_effect_for_http_status(status)
+    name = _class_words(klass)
     for pattern, failure_class, side_effect in _NAME_WORDS:
-        if pattern.search(klass.__name__):
-            sent = _sent_by_name(exc) if failure_class is FailureClass.UPSTREAM_UNAVAILABLE and side_effect is None \
-                else side_effect
-            return failure_class, sent
+        if not pattern.search(name):
+            continue
+        if pattern is _FORMAT_WORDS and (_ANSWER_WORDS.search(name) or _answer_on_stack(exc)):
+            continue  # a reader of a protocol's answer: the upstream's bytes, not a file the call named
+        sent = _sent_by_name(exc) if failure_class is FailureClass.UPSTREAM_UNAVAILABLE and side_effect is None \
+            else side_effect
+        return failure_class, sent
     return None
 
 
@@ -2639,6 +2752,9 @@ _UNAVAILABLE: Final = _unavailable(None)
 # connection (_CONNECTING_FUNCTIONS) or waiting for a pool's connection (a method of a *Pool* object). Then the
 # request had not left. Anywhere else (waiting for the answer) it may have been acted on.
 _POOL_WAITS: Final = frozenset({"acquire", "_acquire", "getconn", "get_connection", "wait_for_connection"})
+# ... what such a wait is for: a pool's connection, or a lock another holds (filelock's FileLock, asyncio's and
+# threading's locks and semaphores): the work it guards never began, as a connection never handed out
+_WAITED_ON: Final = re.compile(r"Pool|Lock(?![a-z])|Semaphore|Mutex")
 
 
 def _modules(exc: BaseException) -> set[object]:
@@ -2682,7 +2798,7 @@ def _cut_off_while_connecting(exc: BaseException) -> bool:
         while tb is not None:
             name = _function_name(tb.tb_frame)
             if name in _CONNECTING_FUNCTIONS or (
-                    name in _POOL_WAITS and "Pool" in type(tb.tb_frame.f_locals.get("self")).__name__):
+                    name in _POOL_WAITS and _WAITED_ON.search(type(tb.tb_frame.f_locals.get("self")).__name__)):
                 return True
             tb = tb.tb_next
     return False

@@ -29,6 +29,7 @@ __all__ = [
     "data_texts",
     "deciding_cause",
     "grpc_status_in_text",
+    "is_crash_report",
     "json_error_message",
     "json_error_parts",
     "named_code_class",
@@ -309,6 +310,9 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\b(?:config|credentials?) profile\b[^.\n]{0,60}?\b(?:could not be found|not found|does not exist)\b|"
             # EPERM, the operating system refusing the operation (Python's PermissionError for errno 1 and 13 alike)
             r"\beperm\b|\boperation not permitted\b|"
+            # EROFS, a filesystem that refuses every write ("cp: cannot create regular file 'x': Read-only file
+            # system"; Node's "EROFS: read-only file system, open 'x'"), as Python's OSError(EROFS)
+            r"\bread-only file ?system\b|\berofs\b|"
             # (not SslStream's "Authentication failed because the remote party has closed the transport stream": a TLS
             # handshake the peer cut, no credential refused)
             r"\bauthentication (?:failed|required)\b(?!,? because (?:the )?(?:remote|peer|connection|transport|stream))|"
@@ -458,6 +462,8 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\bconnection to (?:the )?(?:server |host )?\S+ (?:was )?refused\b|"
             # Redis refusing a command for its own state, for now (its LOADING, BUSY, MISCONF, READONLY and
             # MASTERDOWN replies; redis-py's BusyLoadingError, ReadOnlyError ...): nothing applied
+            # a file or device another process holds for now (ETXTBSY, EBUSY), as Python's OSError with those errnos
+            r"\btext file (?:is )?busy\b|\betxtbsy\b|\bdevice or resource busy\b|\bebusy\b|"
             r"\bloading the dataset\b|\bbusy running a script\b|\b(?:unable|not able) to persist (?:to|on) disk\b|"
             r"\bread[ -]only replica\b|"
             # A database that cannot take the statement now, in its own words (the SQLSTATE classes 40 and 53 that
@@ -514,9 +520,30 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
         ),
     ),
     (
+        # A file a program was pointed at that is not its format, or a directory where it needs a file, in the words
+        # of the programs file tools run (tar's "This does not look like a tar archive", gzip's "not in gzip format",
+        # unzip's "this file is not a zipfile", sqlite3's "file is not a database", jq's "parse error: ...",
+        # ImageMagick's "improper image header" / "no decode delegate for this image format", file(1)'s and
+        # binutils' "file format not recognized"; strerror's EISDIR "Is a directory"): the file the call named is the
+        # one to change, as Python's format readers say (errscope._classify._FORMAT_WORDS). Checked before "not
+        # found": unzip's text also says its signature was "not found".
+        FailureClass.INVALID_INPUT,
+        re.compile(
+            r"\bnot in (?:\w+ )?format\b|\bdoes not look like an? (?:\w+ )?(?:archive|file)\b|"
+            r"\bis not\s+an?\s+(?:valid\s+)?(?:\w+\s+)?(?:archive|zip ?file|gzip(?:ped)? file|database|pdf|image)\b|"
+            r"\bfile format not recognized\b|\bunsupported (?:file |image |archive )?format\b|\bno decode delegate\b|"
+            r"\bparse error: |\b(?:improper|corrupt(?:ed)?|damaged|truncated) (?:\w+ ){0,2}(?:header|file|data|archive|image)\b|"
+            r"\bis a directory\b|\beisdir\b",
+            re.I,
+        ),
+    ),
+    (
         FailureClass.NOT_FOUND,
         re.compile(
             r"not found|no such|does not exist|doesn't exist|unknown (id|identifier)|"
+            # a path that resolves to no file: a component that is a file (ENOTDIR), symbolic links that lead to each
+            # other (ELOOP), in strerror's and Node's words
+            r"\bnot a directory\b|\benotdir\b|\btoo many levels of symbolic links\b|\beloop\b|"
             # Notion's "Could not find database with ID: …", "Cannot find the object"
             r"\b(?:could not|couldn't|cannot|can't|unable to) find\b|"
             # a lookup that matched no row: sqlx's RowNotFound ("no rows returned by a query that expected to return
@@ -552,7 +579,10 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # context length is N tokens", Anthropic's "prompt is too long: N tokens > M maximum"): as a 413, smaller
             # arguments fit (RFC 9110 §15.5.14)
             r"\bmaximum context length\b|\bcontext[ _]length[ _]exceeded\b|\bprompt is too long\b|"
-            r"\bexceeds? (?:the )?(?:model'?s? )?(?:maximum )?context (?:window|length)\b",
+            r"\bexceeds? (?:the )?(?:model'?s? )?(?:maximum )?context (?:window|length)\b|"
+            # a path the call names that conflicts with what is there or is too long (EEXIST, ENOTEMPTY,
+            # ENAMETOOLONG in strerror's and Node's words), as Python's OSError with those errnos
+            r"\bfile exists\b|\beexist\b|\bdirectory not empty\b|\benotempty\b|\bfile name too long\b|\benametoolong\b",
             re.I,
         ),
     ),
@@ -623,6 +653,11 @@ _UPSTREAM_DATA: Final = re.compile(
     r"|\binvalid character '<' looking for beginning of value\b|\bunexpected token '?<",
     re.I,
 )
+
+
+def is_crash_report(text: str) -> bool:
+    """Whether ``text`` reports a program's own crash (:data:`_CRASH`: a panic, a Python traceback, a segfault)."""
+    return _CRASH.search(text) is not None
 
 
 def reads_upstream_data(text: str) -> bool:

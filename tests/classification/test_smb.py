@@ -43,6 +43,7 @@ def smb_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     threading.Thread(target=server.start, daemon=True).start()
     time.sleep(0.2)
     yield port
+    smbclient.reset_connection_cache()  # an open client session keeps its server thread, which stop() joins
     server.stop()
 
 
