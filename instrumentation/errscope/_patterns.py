@@ -313,14 +313,18 @@ def _password_value(quote: str) -> str:
     # ``REDACTED``, ``xxxxxxxx``): another character at index 0, 1, 2 or later. Nor, starting in
     # lower case, a reference: a URI scheme and ``:`` (``vault:secret/db``, ``op://Prod/db/pw``).
     # Nor a YAML tag.
+    # A word without a digit holds no ``.`` (a reference in code: ``var.db_password``, ``settings.API_KEY``, a file:
+    # ``./pw.txt``), and in lower case alone it has 6+ letters (``null``, ``true``, ``none``, ``false``, and a word
+    # of prose, ``siehe``, are no passwords).
     first = _FIRST.replace("[^", "[^!", 1)
-    other, first_other = _BARE_NB.replace("[^", "[^A-Z_x", 1), first.replace("[^", "[^A-Za-z_", 1)
+    nb = _BARE_NB.replace("[^", "[^.", 1)
+    other, first_other = nb.replace("[^", "[^A-Z_x", 1), first.replace("[^", "[^.A-Za-z_", 1)
     up = "[A-Z_x]"
-    lo, not_scheme = "[a-z+]", _BARE_NB.replace("[^", "[^a-z+:", 1)
+    lo, not_scheme = "[a-z+]", nb.replace("[^", "[^a-z+:", 1)
     word = (
-        rf"{first_other}{_BARE_NB}{{3,}}"
-        rf"|{up}(?:{other}{_BARE_NB}{{2,}}|{up}{other}{_BARE_NB}+|{up}{{2,}}{other}{_BARE_NB}*)"
-        rf"|[a-wyz](?:{lo}{{3,}}|{not_scheme}{_BARE_NB}{{2,}}|{lo}{not_scheme}{_BARE_NB}+|{lo}{{2,}}{not_scheme}{_BARE_NB}*)"
+        rf"{first_other}{nb}{{3,}}"
+        rf"|{up}(?:{other}{nb}{{2,}}|{up}{other}{nb}+|{up}{{2,}}{other}{nb}*)"
+        rf"|[a-wyz](?:{lo}{{5,}}|{not_scheme}{nb}{{2,}}|{lo}{not_scheme}{nb}+|{lo}{{2,}}{not_scheme}{nb}*)"
     )
     return rf"(?:{first}{_BARE}*?[0-9]{_BARE}*|{word}|{_NOT_TAG}{_BARE}*)(?:{_PASSWORD_TAIL}|{_SHELL_QUOTE_TAIL})*{_END}"
 
@@ -332,12 +336,16 @@ def _token_value(quote: str) -> str:
         # symbol; a capital or a weak start and a strong character later. Nor a YAML tag, nor a
         # constructor call: it holds no ``(`` (``SecretStr('***')``, ``Secret([REDACTED ..])``: a wrapper printed
         # around a masked value; API keys and tokens hold no parentheses).
+        # Nor, without a digit, a dotted reference in code (``process.env.API_TOKEN``, ``settings.API_KEY``).
         bare = _BARE.replace("[^", "[^(", 1)
+        bare_nodot = _BARE.replace("[^", "[^(.", 1)
+        first_weak_nodot = _FIRST_WEAK.replace("[^", "[^.", 1)
         strong = (
-            rf"[0-9]+(?:{_STRONG_NON_DIGIT}|[a-z_])|[+/=~@#^:]|{_NOT_TAG}"
-            rf"|(?:[A-Z]|{_FIRST_WEAK}){bare}*?{_STRONG}"
+            rf"[0-9]+(?:{_STRONG_NON_DIGIT}|[a-z_])(?:{bare}*)?|(?:[+/=~@#^:]|{_NOT_TAG})(?:{bare}*)?"
+            rf"|(?:[A-Z]|{_FIRST_WEAK}){bare}*?[0-9](?:{bare}*)?"
+            rf"|(?:[A-Z]|{first_weak_nodot}){bare_nodot}*?{_STRONG_NON_DIGIT}(?:{bare_nodot}*)?"
         )
-        return rf"(?:{strong})(?:{bare}*)?(?:{_WRAPPED}|{_END})"
+        return rf"(?:{strong})(?:{_WRAPPED}|{_END})"
     rest = _DQ if quote == '"' else _SQ
     return rf"{quote}(?:{_STRONG}|{_QFIRST}{rest}*?{_STRONG}){rest}*"
 
@@ -350,8 +358,9 @@ _TOK = r"[A-Za-z0-9+/=_\-.~]"
 # A token that runs to the end of its line and goes on, after a line break and indentation, with a
 # line of nothing but 8+ token characters: a terminal's or a log's wrap (``kubectl logs | cut``,
 # fixed-width log columns). The line's end after it is a kept group; a next line with anything else
-# (``Content-Type: ...``, ``  at Foo.bar(...)``) is not a continuation.
-_WRAPPED = r"\r?\n[ \t]*[A-Za-z0-9+/=_\-.~]{8,}(\r?\n|$)"
+# (``Content-Type: ...``, ``  at Foo.bar(...)``, a setting ``commit.gpgsign=true``: ``=`` is only base64's padding
+# at the end) is not a continuation.
+_WRAPPED = r"\r?\n[ \t]*[A-Za-z0-9+/_\-.~]{8,}={0,2}(\r?\n|$)"
 
 
 # Key-name semantics by token split: a key is secret-bearing when one of its tokens (split on
@@ -369,11 +378,20 @@ KEY_NOUNS: Final = (
 _NOUN_ANY = "|".join(sorted(KEY_NOUNS, key=len, reverse=True))
 _NOUN_CAMEL = "|".join(w.capitalize() for w in sorted(KEY_NOUNS, key=len, reverse=True))
 _NOUN_ANY_BUT_SECRET = "|".join(w for w in sorted(KEY_NOUNS, key=len, reverse=True) if w not in ("secret", "secrets"))
+# The rest of the key after its noun: the token ends (separator, digit or a new camelCase word), then any key characters.
+_KEY_REST = r"[_.\-0-9A-Z][A-Za-z0-9_.\-]*"
+# ... but not ending in ``id``: a key's, a token's or a session's identifier (``KeyId``, ``api_key_id``, ``TokenId``,
+# ``session_id``, ``Mcp-Session-Id``, which MCP forbids using as a credential) names the secret or the session and is
+# no credential. RE2 has no lookahead, so the complement is spelled out: one character, or a last character other
+# than ``d``, or ``d`` after a character other than ``i``. ``secret_id`` keeps any rest (Vault AppRole's SecretID).
+_KEY_REST_NOT_ID = (
+    r"(?:[_.\-0-9A-Z](?:[A-Za-z0-9_.\-]*[A-CE-Za-ce-z0-9_.\-]|[A-Za-z0-9_.\-]*[A-HJ-Za-hj-z0-9_.\-][dD])?|[_.\-0-9A-HJ-Z][dD])"
+)
 _NOUN_KEY = (
     # ``secret`` after ``:`` is a resource type (``arn:aws:secretsmanager:..:secret:prod/db-AbC123``), as in
     # ``_PASSWORD_WORDS``: the character in front is matched instead of ``\b``
-    rf"(?:(?:\b|[_.\-])(?i:{_NOUN_ANY_BUT_SECRET})|(?:^|[^:A-Za-z0-9]|[_.\-])(?i:secrets?)|[a-z0-9](?:{_NOUN_CAMEL})|\.(?i:sid))"
-    r"(?:[_.\-0-9A-Z][A-Za-z0-9_.\-]*)?"  # the token ends: separator, digit or a new camelCase word
+    rf"(?:(?:(?:\b|[_.\-])(?i:{_NOUN_ANY_BUT_SECRET})|[a-z0-9](?:{_NOUN_CAMEL})|\.(?i:sid))(?:{_KEY_REST_NOT_ID})?"
+    rf"|(?:^|[^:A-Za-z0-9]|[_.\-])(?i:secrets?)(?:{_KEY_REST})?)"
 )
 _KEY_CHARS = r"[A-Za-z0-9_.\-\x{80}-\x{10FFFF}]+"
 """Every character a key name above can hold (any non-ASCII character: ``hasło``, ``пароль``, the
