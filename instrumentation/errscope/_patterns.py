@@ -121,6 +121,7 @@ GUARD: Final = (
     r"|[ \t]/[ \t]"  # a user and a password joined by a spaced slash (prose_user_slash_password: ``u/p deploy / ..``)
     r"|(?i:codes)\r?\n"  # a list of codes under its name on the lines after (``Backup codes`` and one a line)
     r"|['\"] (?:is|does) (?:too|not) |header value"  # a rejected input quoted before its verdict, a header's value
+    r"|\b(?:echo|printf)[ \t]"  # a value echoed into a command that stores it (``piped_into_secret_store``)
 )
 """A cheap regex that every match of every pattern also matches (tests prove it on every example
 and corpus line): a separator (also full-width or URL-encoded), a PEM dash run, a run of 15 token characters, an SSN shape, or a
@@ -466,7 +467,7 @@ _PHRASE_VALUE_NO_DIGIT = r"[A-Za-z+/_\-~!#%^?@&$.]"
 # The next argv item as each trace prints the list: ``', '`` (reprs, JSON, strace), auditd's ``" a2="`` fields and
 # ``/proc/PID/cmdline``'s NUL; and a command line continued with ``\`` between option and value.
 _ARG_GAP = r"(?:=|[ \t]+|['\"](?:[ \t]*,[ \t]*|[ \t]+a[0-9]{1,3}=)['\"]|\x00|[ \t]+\\\r?\n[ \t]*['\"]?)"
-_OPTION_WORDS = r"pass(?:word|wd|phrase)?|pwd|secret|token|api-?key|access-key|secret-key|auth-key|credentials?"
+_OPTION_WORDS = r"pass(?:word|wd|phrase)?|pwd|secret(?:-string)?|token|api-?key|access-key|secret-key|auth-key|credentials?"
 
 # The secret words of the small rules for separators other syntaxes write (each its own rule: widening ``_SEP``
 # pushes the keyword rules' ``parse`` programs past RE2's 512-instruction BitState limit).
@@ -1144,6 +1145,22 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         parse=rf"(\binstance\[['\"]{_KEY_CHARS}['\"]\]:\r?\n[ \t]+['\"])[^'\"\r\n\[][^'\"\r\n]*(['\"])",
     ),
     SecretPattern(
+        "piped_into_secret_store",
+        "keyword",
+        r"(\b(?:echo|printf)[ \t]+(?:-[A-Za-z]+[ \t]+|'[^'\r\n]*%s[^'\r\n]*'[ \t]+)*['\"]?)"
+        r"[^\s'\"\\|$<{*\[%\-][^\s'\"\\|]*"
+        r"(['\"]?[ \t]*\|[^\r\n|]*(?i:secret|token|credential|password-stdin)[^\r\n|]*)",
+        True,
+        "A value echoed into a command that stores or uses it as a secret: ``printf '..' | docker secret create x -``, "
+        "``echo -n '..' | gcloud secrets create x --data-file=-``, ``echo '..' | docker login --password-stdin``, "
+        "``| kubectl create secret ..``: the command's name says so, not the value's (``piped_password`` reads ``sudo -S`` "
+        "and ``passwd``). ``echo $TOKEN | ..`` stays (a variable). Python: password- or random-shaped.",
+        keep_suffix=True,
+        hints=("echo", "printf"),
+        verify="credential",
+        trigger=r"\b(?:echo|printf)[ \t]",
+    ),
+    SecretPattern(
         "cli_printed_secret",
         "keyword",
         rf"((?m:^)(?:[$>+]|>>>|In[ \t]*\[[0-9]+\]:|irb\([^)\r\n]*\)[0-9:]*>)[ \t]+[^\r\n]*(?:{_PRINTS_SECRET})[^\r\n]*\r?\n"
@@ -1417,7 +1434,9 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "cli_secret_option",
         "keyword",
-        rf"((?:^|[\s'\"\[,\x00])(?:--?(?:[A-Za-z0-9]+[\-.])*[A-Za-z0-9]*(?i:{_OPTION_WORDS}){_ARG_GAP}|/(?i:{_OPTION_WORDS})[:=]))"
+        # the value may be quoted after a space as a shell quotes it (``--secret-string '..'``): the quote is kept, the value
+        # stops at its closer (after ``=``, the password rule reads a shell's quoting, ``'it'"'"'s'``, whole)
+        rf"((?:^|[\s'\"\[,\x00])(?:--?(?:[A-Za-z0-9]+[\-.])*[A-Za-z0-9]*(?i:{_OPTION_WORDS})(?:{_ARG_GAP}|[ \t]+['\"])|/(?i:{_OPTION_WORDS})[:=]))"
         r"[^\s'\"\-/~.$<{%*\[(\\][^\s'\"\x00]*",
         True,
         "A command-line option whose name ends in a secret word and its value, spaced, ``=`` or the "

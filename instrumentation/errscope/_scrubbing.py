@@ -328,9 +328,9 @@ _HEADER_NOT_A_CREDENTIAL: Final = re.compile(rb"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a
 # version in the prefix and still go (``sbp_<hex>``, ``fc-<hex>``, ``e2b_<hex>``, ``dop_v1_<hex>``):
 # a leaked token costs more than an id of a 3-letter object masked.
 # A SHA-256 or SHA-512 digest in hex after a tool's name and ``-`` is a content address (``pip-<64 hex>``, a CI
-# cache key); vendors' hex tokens are 32 or 40 digits, or use ``_`` (``sntryu_<64 hex>``, ``glptt-<40 hex>``).
+# cache key: ``Linux-pip-<64 hex>``, ``node-modules-<64 hex>``); vendors' hex tokens are 32 or 40 digits, or use ``_`` (``sntryu_<64 hex>``, ``glptt-<40 hex>``).
 _ID_OR_DIGEST: Final = re.compile(
-    rb"[a-z]{4,}[_\-][0-9a-f]+|(?i:sha[0-9]*|md5|blake[0-9a-z]*)-.*|[a-z][a-z0-9]*-(?:[0-9a-f]{64}){1,2}"
+    rb"[a-z]{4,}[_\-][0-9a-f]+|(?i:sha[0-9]*|md5|blake[0-9a-z]*)-.*|[A-Za-z][A-Za-z0-9_\-]*-(?:[0-9a-f]{64}){1,2}"
 )
 # ``pk`` is the public half's prefix where vendors pair keys (Stripe and Clerk ``pk_live_``/``sk_live_``, Mapbox
 # ``pk.``/``sk.``, Paystack): a publishable key is meant for browsers and apps, not a credential.
@@ -363,7 +363,15 @@ def _check_uri_random(data: bytes, start: int, secret: bytes, secret_end: int) -
     return looks_random(secret) and not _PUBLIC_VARIABLE_BEFORE.search(data, max(0, start - 64), start)
 
 
+# The key a bare value is assigned to, right before it (``kms_key_id=``, ``"request_id": "``).
+_ASSIGNED_TO: Final = re.compile(rb"([A-Za-z0-9_.\-]+)[\"']?[ \t]*[=:][ \t]*[\"']?$")
+
+
 def _check_provider_random(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
+    # an unknown vendor's shape under a key that names an id (``kms_key_id=mrk-<hex>``) is that id
+    key = _ASSIGNED_TO.search(data, max(0, start - 64), start)
+    if key is not None and _KEY_TOKENS.findall(key.group(1).decode("ascii", "replace"))[-1:] in (["id"], ["Id"], ["ID"]):
+        return False
     return (
         looks_random(secret)
         and not _ID_OR_DIGEST.fullmatch(secret)
@@ -490,6 +498,8 @@ _NOT_A_VALUE: Final = re.compile(
     # Vault's audit log writes every secret as its keyed HMAC (``"client_token": "hmac-sha256:<hex>"``): the audit
     # device's own mask, from which the value cannot be recovered without Vault's salt
     rb"|hmac-sha[0-9]+:[0-9a-fA-F]{16,}"
+    # a Vault KV path (``secret=secret/data/prod/db:password`` in Ansible's ``hashi_vault`` lookup, ``kv/app/db``)
+    rb"|(?:secret|kv)/(?:data/)?[A-Za-z0-9_.\-/]+(?::[A-Za-z0-9_.\-]+)?"
     # a file named by a relative or home path (``--from-file=password=./pw.txt``): the value is in the file
     rb"|(?:\.\.?|~)/[^\s'\"]*"
     # ... or by an absolute path of lower-case names, after a credential's id (systemd's ``LoadCredential=id:/path``,
@@ -511,7 +521,7 @@ _SIZE_AFTER: Final = re.compile(rb"[ \t]+(?i:bytes?|B|KiB|chars|characters)\b")
 # A secret's NAME where its value would go (``rotated secret: db-password``, ``secret_name: db-creds``,
 # ``token: api-token``): lower-case words joined by ``-``/``_``, one of them a credential noun. Words of letters only:
 # Mailgun's ``key-<hex>`` is a key.
-_CREDENTIAL_NOUN: Final = rb"(?:password|passwd|secret|secrets|token|tokens|creds|credentials?|key|keys|apikey|pass)"
+_CREDENTIAL_NOUN: Final = rb"(?:password|passwd|secret|secrets|token|tokens|creds|credentials?|key|keys|apikey|pass|auth|pwd|jwt)"
 _SECRET_NAME: Final = re.compile(
     rb"(?:[a-z]{2,}[\-_])+" + _CREDENTIAL_NOUN + rb"(?:[\-_][a-z]{2,})*|" + _CREDENTIAL_NOUN + rb"(?:[\-_][a-z]{2,})+"
 )
@@ -525,6 +535,9 @@ _PROSE_AFTER: Final = re.compile(rb"[ \t]+[A-Za-z(]")
 # A value cut short for display (``sk-...PaR5``, ``2c2a…``): a few characters kept around an ellipsis.
 _TRUNCATED: Final = re.compile(rb"[A-Za-z0-9_\-]{0,16}(?:\.{3}|\xe2\x80\xa6)[A-Za-z0-9_\-]{0,8}")
 _ELLIPSIS_AFTER: Final = re.compile(rb"\.{3}|\xe2\x80\xa6")
+# The words documentation and defaults put where a password goes (Spring's ``${DB_PASSWORD:changeme}``, a sample
+# config's ``password: example``): a placeholder, not a value.
+_PLACEHOLDER_WORD: Final = re.compile(rb"(?i:change[_\-]?me|changeit|example|dummy|placeholder|your[_\-]?(?:password|token|secret|key)|redacted|secret|password|todo|tbd|none|null|empty|unset)")
 # A word followed by `` = `` is a declaration's type (``clientSecret: String = "..."``), and one or two
 # characters right before a quote a string's prefix (Objective-C ``@"..."``, ``b'..'``, ``r"..."``): the
 # value, if any, is the quoted string after them (read when it was scrubbed already: ``"[REDACTED]"``).
@@ -556,6 +569,8 @@ def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
         return True
     if len(secret) <= 8 and _ELLIPSIS_AFTER.match(data, secret_end):  # the first characters of a value cut for display
         return True
+    if len(secret) <= 12 and _PLACEHOLDER_WORD.fullmatch(secret):  # ``${DB_PASSWORD:changeme}``
+        return True
     after = data[secret_end : secret_end + 1]
     if (after in (b'"', b"'") and len(secret) <= 2) or (after in (b" ", b"\t") and _ASSIGNED_AFTER.match(data, secret_end)):
         return True
@@ -580,6 +595,8 @@ def _is_masked(secret: bytes) -> bool:
     if _STAR in secret and secret.find(b"****") >= 0:  # a memchr first: ``find`` parses its arguments slowly
         return True
     if (_DOT in secret or b"\xe2" in secret) and _TRUNCATED.fullmatch(secret):  # ``sk-...PaR5``: the rest cut away
+        return True
+    if secret[:4] == b"ENC[":  # SOPS' ciphertext (``ENC[AES256_GCM,data:..,iv:..,tag:..,type:str]``), encrypted to be committed
         return True
     if secret[:1] in _MASK_START and _fullmatch(_MASKED, secret):
         return True
