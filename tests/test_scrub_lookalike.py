@@ -33,7 +33,7 @@ KNOWN_FALSE_POSITIVES: set[str] = set()
 # (the key's last token ``header``, a header's name), ``cache key: pip-<sha256>`` (the word before the noun, a digest's
 # alphabet) and ``api_key=sk-...PaR5`` (an ellipsis keeps the ends of a masked key). (``session_id=`` left this list when
 # a key ending in ``id`` stopped being a credential's name in RE2 too.)
-REGEX_ONLY_ALTERED = {"public_keys", "api_key_header_names", "hash_ids", "masked_secrets"}
+REGEX_ONLY_ALTERED = {"api_key_header_names", "hash_ids", "masked_secrets"}  # ``publicKey`` left: RE2 reads the word now
 
 
 
@@ -61,7 +61,7 @@ def test_lookalike_regex_only_is_what_the_collector_runs() -> None:
     )
     assert {line["format"] for line in result.missed} == KNOWN_GAPS
     assert {line["category"] for line, _ in result.altered} == REGEX_ONLY_ALTERED
-    assert len(result.altered) == 5
+    assert len(result.altered) == 3
 
 
 def test_numbers_masks_tags_and_references_are_not_values() -> None:

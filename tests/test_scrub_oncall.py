@@ -52,7 +52,7 @@ def test_oncall_score() -> None:
 REGEX_ONLY_ALTERED = {
     "describe_secret_sizes",
     "vault_references",
-    "wireguard_public_key",
+    # (WireGuard's ``PublicKey = ..`` left when the RE2 rule took the camelCase word before ``Key`` to see ``public``)
 }
 
 
@@ -66,7 +66,7 @@ def test_oncall_regex_only_is_what_the_collector_runs() -> None:
     )
     assert {line["format"] for line in result.missed} == KNOWN_GAPS
     assert {line["category"] for line, _ in result.altered} == REGEX_ONLY_ALTERED
-    assert len(result.altered) == 9
+    assert len(result.altered) == 5
 
 
 def test_password_in_other_languages_keeps_the_key() -> None:

@@ -63,7 +63,7 @@ REGEX_ONLY_GAPS = KNOWN_GAPS | {"jupyter_ansi_traceback"}
 # (``"YOUR_API_KEY"``, ``--token TOKEN``), a setting's value (``password_encryption = scram-sha-256``: not
 # password-shaped), the WebSocket nonce, a Kerberos principal. (Code that reads the value, ``process.env.API_KEY``,
 # ``var.db_password``, left when a value without a digit stopped holding ``.`` in RE2 too.)
-REGEX_ONLY_ALTERED = {"public_keys", "placeholders_in_code", "shell_benign", "sql_benign", "base64_nonsecret", "kerberos_benign"}
+REGEX_ONLY_ALTERED = {"placeholders_in_code", "shell_benign", "sql_benign", "base64_nonsecret", "kerberos_benign"}  # ``PublicKey`` left
 
 
 def _held_out() -> tuple[list[dict[str, str]], list[dict[str, str]]]:
@@ -87,7 +87,7 @@ def test_polyglot_regex_only_is_what_the_collector_runs() -> None:
     result = corpus.score(corpus.regex_only, *_held_out())
     assert {line["format"] for line in result.missed} == REGEX_ONLY_GAPS
     assert {line["category"] for line, _ in result.altered} == REGEX_ONLY_ALTERED
-    assert len(result.missed) == 16 and len(result.altered) == 10  # 256/272, 10/155
+    assert len(result.missed) == 16 and len(result.altered) == 8  # 256/272, 8/155
 
 
 def test_triggers_and_guard_admit_every_match_here() -> None:

@@ -388,10 +388,75 @@ _KEY_REST = r"[_.\-0-9A-Z][A-Za-z0-9_.\-]*"
 _KEY_REST_NOT_ID = (
     r"(?:[_.\-0-9A-Z](?:[A-Za-z0-9_.\-]*[A-CE-Za-ce-z0-9_.\-]|[A-Za-z0-9_.\-]*[A-HJ-Za-hj-z0-9_.\-][dD])?|[_.\-0-9A-HJ-Z][dD])"
 )
+# Qualifiers that make a key noun no credential's name: a public key (``public_key``, ``PublicKey``, ``pubkey``), a
+# token that is a position (MCP's ``progressToken``, ``pageToken``, ``continuation_token``), RFC 6455's
+# ``Sec-WebSocket-Key`` (a handshake nonce), a key that finds a record (``idempotency_key``, ``cache key``,
+# ``partition_key``, ``dedup_key``, ``object_key``). The Python side checks the same words (``_scrubbing``).
+NOT_A_CREDENTIAL_QUALIFIERS: Final = (
+    "public", "publishable", "pub", "progress", "page", "continuation", "websocket", "idempotency", "cache",
+    "partition", "sort", "primary", "foreign", "object", "dedup", "deduplication", "lookup",
+)
+
+
+_WORD_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
+
+
+def _not_after(words: Sequence[str], last: str, start: bool) -> str:
+    """The characters right before a key noun, consumed (RE2 has no lookbehind): the last one in the class ``last``
+    (or the text's start when ``start``), and the identifier they end not ending in one of ``words`` and a
+    separator (``_`` or none), case-insensitively. Read backwards over a trie of the reversed words: at each node the
+    identifier starts there, or the next character back is a word character and no child, or a child and the same
+    again.
+    At most the longest word and its separator are consumed; they are kept in the key's group."""
+    forbidden = {w + sep for w in words for sep in ("_", "")}
+    trie: dict[str, Any] = {}
+    for word in forbidden:
+        node = trie
+        for char in reversed(word):
+            node = node.setdefault(char, {})
+        node[""] = {}  # a whole forbidden string read
+
+    def cls(chars: set[str], negate: bool, within: str = "") -> str:
+        both = sorted({c for ch in chars for c in (ch.lower(), ch.upper())})
+        body = "".join("\\" + c if c in "\\]^-[" else (r"\ " if c == " " else c) for c in both)
+        if within:  # ``within`` minus these characters: RE2 has no class subtraction, so list it out
+            allowed = [c for c in within if c not in both]
+            return "[" + "".join("\\" + c if c in "\\]^-[" else c for c in allowed) + "]" if allowed else ""
+        return ("[^" if negate else "[") + body + "]"
+
+    def back(node: dict[str, Any]) -> str:
+        # the identifier starts here (``\\b``: nothing taken, so the match starts at a key character and ``parse``
+        # reads it), or a word character that is no child is taken
+        children = {c for c in node if c}
+        alternatives = [r"\b", cls(children, negate=False, within=_WORD_CHARS)]
+        for char in sorted(children):
+            if "" not in node[char]:
+                alternatives.append(back(node[char]) + cls({char}, negate=False))
+        return "(?:" + "|".join(alternatives) + ")"
+
+    root_children = set(trie)
+    alternatives = ["^"] if start else []
+    rest = cls(root_children, negate=False, within=last)
+    if rest:
+        alternatives.append(rest)
+    for char in sorted(root_children):
+        if char.lower() in last or char.upper() in last:
+            if "" not in trie[char]:
+                alternatives.append(back(trie[char]) + cls({char}, negate=False))
+    return "(?:" + "|".join(alternatives) + ")"
+
+
+_LOWER_OR_DIGIT = "abcdefghijklmnopqrstuvwxyz0123456789"
 _NOUN_KEY = (
     # ``secret`` after ``:`` is a resource type (``arn:aws:secretsmanager:..:secret:prod/db-AbC123``), as in
-    # ``_PASSWORD_WORDS``: the character in front is matched instead of ``\b``
-    rf"(?:(?:(?:\b|[_.\-])(?i:{_NOUN_ANY_BUT_SECRET})|[a-z0-9](?:{_NOUN_CAMEL})|\.(?i:sid))(?:{_KEY_REST_NOT_ID})?"
+    # ``_PASSWORD_WORDS``: the character in front is matched instead of ``\b``. Before the other nouns, where the
+    # match already took the character in front (``_`` of ``public_key``, the ``c`` of camelCase ``publicKey``), the
+    # characters before it are taken too, to see the identifier does not end in a qualifier of
+    # :data:`NOT_A_CREDENTIAL_QUALIFIERS` (``public_key``, ``progressToken``, ``idempotency_key``). Not after ``-``, ``.``
+    # or a space (``Idempotency-Key``, ``cache key``: Python only): a match starting earlier than the noun there would
+    # win the Collector's leftmost pass over the password rule's match at the noun (``'password': '..'``).
+    rf"(?:(?:(?:\b|[.\-]|{_not_after(NOT_A_CREDENTIAL_QUALIFIERS, '_', start=False)})(?i:{_NOUN_ANY_BUT_SECRET})"
+    rf"|{_not_after(NOT_A_CREDENTIAL_QUALIFIERS, _LOWER_OR_DIGIT, start=False)}(?:{_NOUN_CAMEL})|\.(?i:sid))(?:{_KEY_REST_NOT_ID})?"
     rf"|(?:^|[^:A-Za-z0-9]|[_.\-])(?i:secrets?)(?:{_KEY_REST})?)"
 )
 _KEY_CHARS = r"[A-Za-z0-9_.\-\x{80}-\x{10FFFF}]+"
