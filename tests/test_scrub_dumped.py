@@ -43,8 +43,8 @@ KNOWN_FALSE_POSITIVES: set[str] = set()
 # The RE2 patterns redact the hex key and the one-case password under ``└`` (they cannot check shapes).
 REGEX_ONLY_GAPS = KNOWN_GAPS - {"better_exceptions"}
 # ... and alter what only Python's checks spare: JSON ``null`` and Go's empty field under a secret key, gdb's
-# ``0x0``, a generic wrapper type (``SecretBox<str>``), a public key's qualifier, a key id.
-REGEX_ONLY_ALTERED = {"empty_secret_fields", "gdb_benign", "rust_secrecy_sensitive", "public_keys", "java_benign"}
+# ``0x0``, a generic wrapper type (``SecretBox<str>``).
+REGEX_ONLY_ALTERED = {"empty_secret_fields", "gdb_benign", "rust_secrecy_sensitive"}  # ``PublicKey:`` left: RE2 reads it now
 
 
 def _held_out() -> tuple[list[dict[str, str]], list[dict[str, str]]]:
@@ -68,7 +68,7 @@ def test_dumped_regex_only_is_what_the_collector_runs() -> None:
     result = corpus.score(corpus.regex_only, *_held_out())
     assert {line["format"] for line in result.missed} == REGEX_ONLY_GAPS
     assert {line["category"] for line, _ in result.altered} == REGEX_ONLY_ALTERED
-    assert len(result.missed) == 4 and len(result.altered) == 8  # 272/276, 8/150
+    assert len(result.missed) == 4 and len(result.altered) == 3  # 272/276, 3/150
 
 
 def test_triggers_and_guard_admit_every_match_here() -> None:

@@ -261,13 +261,14 @@ SECRETS = [
     ("Password reset for bob, it's Qz7Lm3Vx8Kt2 now", 'Qz7Lm3Vx8Kt2'),
 ]
 
-# Still altered by scrub: ``--token flag`` (cli_secret_option: a word after a secret-named option may be a password)
-# and ``pass token_v2 as ..`` (prose_secret_handoff's bare ``pass ..``: ``pass`` the verb, and RE2 has no lookahead to
-# see the ``as`` that says so).
-ALTERED = {"Use the --token flag to pass credentials to the CLI.", "Could we pass token_v2 as the second argument instead?"}
+# Still altered by scrub: ``pass token_v2 as ..`` (prose_secret_handoff's bare ``pass ..``: ``pass`` the verb, and RE2
+# has no lookahead to see the ``as`` that says so).
+ALTERED = {"Could we pass token_v2 as the second argument instead?"}
 # ... and by the RE2 patterns alone, what only Python's checks spare (a capitals metavariable, a one-letter one, ``RS256``
-# that a password shape check rejects): the Collector redacts these.
+# that a password shape check rejects, ``--token flag to ..``: a lower-case word with prose after it): the Collector
+# redacts these.
 REGEX_ONLY_ALTERED = ALTERED | {
+    "Use the --token flag to pass credentials to the CLI.",
     "Use RS256 for the JWT signing key.",
     "Usage: mytool login [--token TOKEN] [--password-stdin]",
     "  --api-key KEY       API key to use (default: $MYTOOL_API_KEY)",

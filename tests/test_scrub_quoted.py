@@ -42,10 +42,10 @@ KNOWN_FALSE_POSITIVES: set[str] = set()
 # The Collector (one leftmost pass) takes ``authToken := "..."`` from ``auth`` as a compound key's first literal
 # before the concatenated pieces' rule can read them all.
 REGEX_ONLY_GAPS = KNOWN_GAPS | {"concatenated_string_literals"}
-# ... and alters what only Python's checks spare: helm-diff's masks (``'++++++++ # (16 bytes)'``), code that reads
-# the environment (``token: process.env.API_TOKEN``), a relative file path, a masked scanner finding
-# (``"REDACTED"``, ``"AKIA**********"``), a Secret's name in a kubelet event.
-REGEX_ONLY_ALTERED = {"helm_diff_masked", "blame_no_secret", "continuation_benign", "scanner_reports_masked", "kubectl_describe_benign"}
+# ... and alters what only Python's checks spare: helm-diff's masks (``'++++++++ # (16 bytes)'``), a masked scanner
+# finding (``"REDACTED"``, ``"AKIA**********"``), a Secret's name in a kubelet event. (Code that reads the environment,
+# ``token: process.env.API_TOKEN``, and a relative file path left when a value without a digit stopped holding ``.``.)
+REGEX_ONLY_ALTERED = {"helm_diff_masked", "scanner_reports_masked", "kubectl_describe_benign"}
 
 
 def _held_out() -> tuple[list[dict[str, str]], list[dict[str, str]]]:
@@ -70,7 +70,7 @@ def test_quoted_regex_only_is_what_the_collector_runs() -> None:
     result = corpus.score(corpus.regex_only, *_held_out())
     assert {line["format"] for line in result.missed} == REGEX_ONLY_GAPS
     assert {line["category"] for line, _ in result.altered} == REGEX_ONLY_ALTERED
-    assert len(result.missed) == 3 and len(result.altered) == 13  # 197/200, 13/150
+    assert len(result.missed) == 3 and len(result.altered) == 7  # 197/200, 7/150
 
 
 def test_triggers_and_guard_admit_every_match_here() -> None:

@@ -295,6 +295,11 @@ example(
     f"apiVersion: v1\ndata:\n  config.json: {_k8s_value}\n  extra: {t(24, B64)}\nkind: Secret\nmetadata:\n  name: app",
     f"apiVersion: v1\ndata:\n  config.json: {REDACTED}\nkind: Secret\nmetadata:\n  name: app",
 )
+example(
+    "piped_into_secret_store",
+    "+ printf '%s' 'Fern&Stone$77' | docker secret create db_password - (echo $TOKEN | docker login --password-stdin)",
+    f"+ printf '%s' '{REDACTED}' | docker secret create db_password - (echo $TOKEN | docker login --password-stdin)",
+)
 _printed = t(32)
 example(
     "cli_printed_secret",

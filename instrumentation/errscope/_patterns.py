@@ -318,14 +318,18 @@ def _password_value(quote: str) -> str:
     # ``REDACTED``, ``xxxxxxxx``): another character at index 0, 1, 2 or later. Nor, starting in
     # lower case, a reference: a URI scheme and ``:`` (``vault:secret/db``, ``op://Prod/db/pw``).
     # Nor a YAML tag.
+    # A word without a digit holds no ``.`` (a reference in code: ``var.db_password``, ``settings.API_KEY``, a file:
+    # ``./pw.txt``), and in lower case alone it has 6+ letters (``null``, ``true``, ``none``, ``false``, and a word
+    # of prose, ``siehe``, are no passwords).
     first = _FIRST.replace("[^", "[^!", 1)
-    other, first_other = _BARE_NB.replace("[^", "[^A-Z_x", 1), first.replace("[^", "[^A-Za-z_", 1)
+    nb = _BARE_NB.replace("[^", "[^.", 1)
+    other, first_other = nb.replace("[^", "[^A-Z_x", 1), first.replace("[^", "[^.A-Za-z_", 1)
     up = "[A-Z_x]"
-    lo, not_scheme = "[a-z+]", _BARE_NB.replace("[^", "[^a-z+:", 1)
+    lo, not_scheme = "[a-z+]", nb.replace("[^", "[^a-z+:", 1)
     word = (
-        rf"{first_other}{_BARE_NB}{{3,}}"
-        rf"|{up}(?:{other}{_BARE_NB}{{2,}}|{up}{other}{_BARE_NB}+|{up}{{2,}}{other}{_BARE_NB}*)"
-        rf"|[a-wyz](?:{lo}{{3,}}|{not_scheme}{_BARE_NB}{{2,}}|{lo}{not_scheme}{_BARE_NB}+|{lo}{{2,}}{not_scheme}{_BARE_NB}*)"
+        rf"{first_other}{nb}{{3,}}"
+        rf"|{up}(?:{other}{nb}{{2,}}|{up}{other}{nb}+|{up}{{2,}}{other}{nb}*)"
+        rf"|[a-wyz](?:{lo}{{5,}}|{not_scheme}{nb}{{2,}}|{lo}{not_scheme}{nb}+|{lo}{{2,}}{not_scheme}{nb}*)"
     )
     return rf"(?:{first}{_BARE}*?[0-9]{_BARE}*|{word}|{_NOT_TAG}{_BARE}*)(?:{_PASSWORD_TAIL}|{_SHELL_QUOTE_TAIL})*{_END}"
 
@@ -337,12 +341,16 @@ def _token_value(quote: str) -> str:
         # symbol; a capital or a weak start and a strong character later. Nor a YAML tag, nor a
         # constructor call: it holds no ``(`` (``SecretStr('***')``, ``Secret([REDACTED ..])``: a wrapper printed
         # around a masked value; API keys and tokens hold no parentheses).
+        # Nor, without a digit, a dotted reference in code (``process.env.API_TOKEN``, ``settings.API_KEY``).
         bare = _BARE.replace("[^", "[^(", 1)
+        bare_nodot = _BARE.replace("[^", "[^(.", 1)
+        first_weak_nodot = _FIRST_WEAK.replace("[^", "[^.", 1)
         strong = (
-            rf"[0-9]+(?:{_STRONG_NON_DIGIT}|[a-z_])|[+/=~@#^:]|{_NOT_TAG}"
-            rf"|(?:[A-Z]|{_FIRST_WEAK}){bare}*?{_STRONG}"
+            rf"[0-9]+(?:{_STRONG_NON_DIGIT}|[a-z_])(?:{bare}*)?|(?:[+/=~@#^:]|{_NOT_TAG})(?:{bare}*)?"
+            rf"|(?:[A-Z]|{_FIRST_WEAK}){bare}*?[0-9](?:{bare}*)?"
+            rf"|(?:[A-Z]|{first_weak_nodot}){bare_nodot}*?{_STRONG_NON_DIGIT}(?:{bare_nodot}*)?"
         )
-        return rf"(?:{strong})(?:{bare}*)?(?:{_WRAPPED}|{_END})"
+        return rf"(?:{strong})(?:{_WRAPPED}|{_END})"
     rest = _DQ if quote == '"' else _SQ
     return rf"{quote}(?:{_STRONG}|{_QFIRST}{rest}*?{_STRONG}){rest}*"
 
@@ -355,8 +363,9 @@ _TOK = r"[A-Za-z0-9+/=_\-.~]"
 # A token that runs to the end of its line and goes on, after a line break and indentation, with a
 # line of nothing but 8+ token characters: a terminal's or a log's wrap (``kubectl logs | cut``,
 # fixed-width log columns). The line's end after it is a kept group; a next line with anything else
-# (``Content-Type: ...``, ``  at Foo.bar(...)``) is not a continuation.
-_WRAPPED = r"\r?\n[ \t]*[A-Za-z0-9+/=_\-.~]{8,}(\r?\n|$)"
+# (``Content-Type: ...``, ``  at Foo.bar(...)``, a setting ``commit.gpgsign=true``: ``=`` is only base64's padding
+# at the end) is not a continuation.
+_WRAPPED = r"\r?\n[ \t]*[A-Za-z0-9+/_\-.~]{8,}={0,2}(\r?\n|$)"
 
 
 # Key-name semantics by token split: a key is secret-bearing when one of its tokens (split on
@@ -374,11 +383,83 @@ KEY_NOUNS: Final = (
 _NOUN_ANY = "|".join(sorted(KEY_NOUNS, key=len, reverse=True))
 _NOUN_CAMEL = "|".join(w.capitalize() for w in sorted(KEY_NOUNS, key=len, reverse=True))
 _NOUN_ANY_BUT_SECRET = "|".join(w for w in sorted(KEY_NOUNS, key=len, reverse=True) if w not in ("secret", "secrets"))
+# The rest of the key after its noun: the token ends (separator, digit or a new camelCase word), then any key characters.
+_KEY_REST = r"[_.\-0-9A-Z][A-Za-z0-9_.\-]*"
+# ... but not ending in ``id``: a key's, a token's or a session's identifier (``KeyId``, ``api_key_id``, ``TokenId``,
+# ``session_id``, ``Mcp-Session-Id``, which MCP forbids using as a credential) names the secret or the session and is
+# no credential. RE2 has no lookahead, so the complement is spelled out: one character, or a last character other
+# than ``d``, or ``d`` after a character other than ``i``. ``secret_id`` keeps any rest (Vault AppRole's SecretID).
+_KEY_REST_NOT_ID = (
+    r"(?:[_.\-0-9A-Z](?:[A-Za-z0-9_.\-]*[A-CE-Za-ce-z0-9_.\-]|[A-Za-z0-9_.\-]*[A-HJ-Za-hj-z0-9_.\-][dD])?|[_.\-0-9A-HJ-Z][dD])"
+)
+# Qualifiers that make a key noun no credential's name, as the RE2 rule reads them: a public key (``public_key``,
+# ``PublicKey``, ``pubkey``), a token that is a position (``pageToken``, ``progress_token``), a key that finds a
+# record (``idempotency_key``, ``dedup_key``, ``partition_key``). The Python side checks more (``_scrubbing``:
+# ``publishable``, ``continuation``, ``websocket``, ``cache``, ``sort``, ``object``, ..): each word here costs the
+# rule's DFA states (the whole list of the Python side: ~15 % more time a corpus text, measured; these seven ~5 %).
+NOT_A_CREDENTIAL_QUALIFIERS: Final = ("public", "pub", "progress", "page", "idempotency", "dedup", "partition")
+
+
+_WORD_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
+
+
+def _not_after(words: Sequence[str], last: str, start: bool) -> str:
+    """The characters right before a key noun, consumed (RE2 has no lookbehind): the last one in the class ``last``
+    (or the text's start when ``start``), and the identifier they end not ending in one of ``words`` and a
+    separator (``_`` or none), case-insensitively. Read backwards over a trie of the reversed words: at each node the
+    identifier starts there, or the next character back is a word character and no child, or a child and the same
+    again.
+    At most the longest word and its separator are consumed; they are kept in the key's group."""
+    forbidden = {w + sep for w in words for sep in ("_", "")}
+    trie: dict[str, Any] = {}
+    for word in forbidden:
+        node = trie
+        for char in reversed(word):
+            node = node.setdefault(char, {})
+        node[""] = {}  # a whole forbidden string read
+
+    def cls(chars: set[str], negate: bool, within: str = "") -> str:
+        both = sorted({c for ch in chars for c in (ch.lower(), ch.upper())})
+        body = "".join("\\" + c if c in "\\]^-[" else (r"\ " if c == " " else c) for c in both)
+        if within:  # ``within`` minus these characters: RE2 has no class subtraction, so list it out
+            allowed = [c for c in within if c not in both]
+            return "[" + "".join("\\" + c if c in "\\]^-[" else c for c in allowed) + "]" if allowed else ""
+        return ("[^" if negate else "[") + body + "]"
+
+    def back(node: dict[str, Any]) -> str:
+        # the identifier starts here (``\\b``: nothing taken, so the match starts at a key character and ``parse``
+        # reads it), or a word character that is no child is taken
+        children = {c for c in node if c}
+        alternatives = [r"\b", cls(children, negate=False, within=_WORD_CHARS)]
+        for char in sorted(children):
+            if "" not in node[char]:
+                alternatives.append(back(node[char]) + cls({char}, negate=False))
+        return "(?:" + "|".join(alternatives) + ")"
+
+    root_children = set(trie)
+    alternatives = ["^"] if start else []
+    rest = cls(root_children, negate=False, within=last)
+    if rest:
+        alternatives.append(rest)
+    for char in sorted(root_children):
+        if char.lower() in last or char.upper() in last:
+            if "" not in trie[char]:
+                alternatives.append(back(trie[char]) + cls({char}, negate=False))
+    return "(?:" + "|".join(alternatives) + ")"
+
+
+_LOWER_OR_DIGIT = "abcdefghijklmnopqrstuvwxyz0123456789"
 _NOUN_KEY = (
     # ``secret`` after ``:`` is a resource type (``arn:aws:secretsmanager:..:secret:prod/db-AbC123``), as in
-    # ``_PASSWORD_WORDS``: the character in front is matched instead of ``\b``
-    rf"(?:(?:\b|[_.\-])(?i:{_NOUN_ANY_BUT_SECRET})|(?:^|[^:A-Za-z0-9]|[_.\-])(?i:secrets?)|[a-z0-9](?:{_NOUN_CAMEL})|\.(?i:sid))"
-    r"(?:[_.\-0-9A-Z][A-Za-z0-9_.\-]*)?"  # the token ends: separator, digit or a new camelCase word
+    # ``_PASSWORD_WORDS``: the character in front is matched instead of ``\b``. Before the other nouns, where the
+    # match already took the character in front (``_`` of ``public_key``, the ``c`` of camelCase ``publicKey``), the
+    # characters before it are taken too, to see the identifier does not end in a qualifier of
+    # :data:`NOT_A_CREDENTIAL_QUALIFIERS` (``public_key``, ``progressToken``, ``idempotency_key``). Not after ``-``, ``.``
+    # or a space (``Idempotency-Key``, ``cache key``: Python only): a match starting earlier than the noun there would
+    # win the Collector's leftmost pass over the password rule's match at the noun (``'password': '..'``).
+    rf"(?:(?:(?:\b|[.\-]|{_not_after(NOT_A_CREDENTIAL_QUALIFIERS, '_', start=False)})(?i:{_NOUN_ANY_BUT_SECRET})"
+    rf"|{_not_after(NOT_A_CREDENTIAL_QUALIFIERS, _LOWER_OR_DIGIT, start=False)}(?:{_NOUN_CAMEL})|\.(?i:sid))(?:{_KEY_REST_NOT_ID})?"
+    rf"|(?:^|[^:A-Za-z0-9]|[_.\-])(?i:secrets?)(?:{_KEY_REST})?)"
 )
 _KEY_CHARS = r"[A-Za-z0-9_.\-\x{80}-\x{10FFFF}]+"
 """Every character a key name above can hold (any non-ASCII character: ``hasło``, ``пароль``, the
@@ -453,7 +534,7 @@ _PHRASE_VALUE_NO_DIGIT = r"[A-Za-z+/_\-~!#%^?@&$.]"
 # The next argv item as each trace prints the list: ``', '`` (reprs, JSON, strace), auditd's ``" a2="`` fields and
 # ``/proc/PID/cmdline``'s NUL; and a command line continued with ``\`` between option and value.
 _ARG_GAP = r"(?:=|[ \t]+|['\"](?:[ \t]*,[ \t]*|[ \t]+a[0-9]{1,3}=)['\"]|\x00|[ \t]+\\\r?\n[ \t]*['\"]?)"
-_OPTION_WORDS = r"pass(?:word|wd|phrase)?|pwd|secret|token|api-?key|access-key|secret-key|auth-key|credentials?"
+_OPTION_WORDS = r"pass(?:word|wd|phrase)?|pwd|secret(?:-string)?|token|api-?key|access-key|secret-key|auth-key|credentials?"
 
 # The secret words of the small rules for separators other syntaxes write (each its own rule: widening ``_SEP``
 # pushes the keyword rules' ``parse`` programs past RE2's 512-instruction BitState limit).
@@ -1150,6 +1231,22 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         parse=rf"(\binstance\[['\"]{_KEY_CHARS}['\"]\]:\r?\n[ \t]+['\"])[^'\"\r\n\[][^'\"\r\n]*(['\"])",
     ),
     SecretPattern(
+        "piped_into_secret_store",
+        "keyword",
+        r"(\b(?:echo|printf)[ \t]+(?:-[A-Za-z]+[ \t]+|'[^'\r\n]*%s[^'\r\n]*'[ \t]+)*['\"]?)"
+        r"[^\s'\"\\|$<{*\[%\-][^\s'\"\\|]*"
+        r"(['\"]?[ \t]*\|[^\r\n|]*(?i:secret|token|credential|password-stdin)[^\r\n|]*)",
+        True,
+        "A value echoed into a command that stores or uses it as a secret: ``printf '..' | docker secret create x -``, "
+        "``echo -n '..' | gcloud secrets create x --data-file=-``, ``echo '..' | docker login --password-stdin``, "
+        "``| kubectl create secret ..``: the command's name says so, not the value's (``piped_password`` reads ``sudo -S`` "
+        "and ``passwd``). ``echo $TOKEN | ..`` stays (a variable). Python: password- or random-shaped.",
+        keep_suffix=True,
+        hints=("echo", "printf"),
+        verify="credential",
+        trigger=r"\b(?:echo|printf)[ \t]",
+    ),
+    SecretPattern(
         "cli_printed_secret",
         "keyword",
         rf"((?m:^)(?:[$>+]|>>>|In[ \t]*\[[0-9]+\]:|irb\([^)\r\n]*\)[0-9:]*>)[ \t]+[^\r\n]*(?:{_PRINTS_SECRET})[^\r\n]*\r?\n"
@@ -1423,7 +1520,9 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "cli_secret_option",
         "keyword",
-        rf"((?:^|[\s'\"\[,\x00])(?:--?(?:[A-Za-z0-9]+[\-.])*[A-Za-z0-9]*(?i:{_OPTION_WORDS}){_ARG_GAP}|/(?i:{_OPTION_WORDS})[:=]))"
+        # the value may be quoted after a space as a shell quotes it (``--secret-string '..'``): the quote is kept, the value
+        # stops at its closer (after ``=``, the password rule reads a shell's quoting, ``'it'"'"'s'``, whole)
+        rf"((?:^|[\s'\"\[,\x00])(?:--?(?:[A-Za-z0-9]+[\-.])*[A-Za-z0-9]*(?i:{_OPTION_WORDS})(?:{_ARG_GAP}|[ \t]+['\"])|/(?i:{_OPTION_WORDS})[:=]))"
         r"[^\s'\"\-/~.$<{%*\[(\\][^\s'\"\x00]*",
         True,
         "A command-line option whose name ends in a secret word and its value, spaced, ``=`` or the "

@@ -315,7 +315,11 @@ _PUBLIC: Final = frozenset({"public", "publishable", "pub"})
 _POSITION: Final = frozenset({"progress", "page", "continuation"})  # a token that is a position, not a permission
 # ... and RFC 6455's ``Sec-WebSocket-Key``: a nonce of the opening handshake, not a key to anything
 _NONCE: Final = frozenset({"websocket"})
-_QUALIFIERS: Final = sorted(_PUBLIC | _POSITION | _NONCE, key=len, reverse=True)
+# ... and a key that finds a record, not one that opens it: a cache key (``cache key: pip-<sha256>``), an idempotency
+# key (IETF draft-ietf-httpapi-idempotency-key-header: a client-chosen id), a partition/sort/primary/foreign key, an
+# object's key in a bucket, a deduplication key
+_LOOKUP: Final = frozenset({"cache", "idempotency", "partition", "sort", "primary", "foreign", "object", "dedup", "deduplication", "lookup"})
+_QUALIFIERS: Final = sorted(_PUBLIC | _POSITION | _NONCE | _LOOKUP, key=len, reverse=True)
 _NOT_A_CREDENTIAL_BEFORE: Final = re.compile(rb"(?i)(?:" + "|".join(_QUALIFIERS).encode() + rb")[_.\-]?[A-Za-z]?$")
 _QUALIFIER_WINDOW: Final = len(_QUALIFIERS[0]) + 1  # bytes before the match the qualifier and its separator take
 # The identifier of a session (MCP's ``Mcp-Session-Id`` header, spec "Session Management", the SSE
@@ -333,10 +337,17 @@ _HEADER_NOT_A_CREDENTIAL: Final = re.compile(rb"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a
 # names its hash algorithm (``sha256-<base64url>``). Vendors' hex tokens carry an abbreviation or a
 # version in the prefix and still go (``sbp_<hex>``, ``fc-<hex>``, ``e2b_<hex>``, ``dop_v1_<hex>``):
 # a leaked token costs more than an id of a 3-letter object masked.
-_ID_OR_DIGEST: Final = re.compile(rb"[a-z]{4,}[_\-][0-9a-f]+|(?i:sha[0-9]*|md5|blake[0-9a-z]*)-.*")
+# A SHA-256 or SHA-512 digest in hex after a tool's name and ``-`` is a content address (``pip-<64 hex>``, a CI
+# cache key: ``Linux-pip-<64 hex>``, ``node-modules-<64 hex>``); vendors' hex tokens are 32 or 40 digits, or use ``_`` (``sntryu_<64 hex>``, ``glptt-<40 hex>``).
+_ID_OR_DIGEST: Final = re.compile(
+    rb"[a-z]{4,}[_\-][0-9a-f]+|(?i:sha[0-9]*|md5|blake[0-9a-z]*)-.*|[A-Za-z][A-Za-z0-9_\-]*-(?:[0-9a-f]{64}){1,2}"
+)
 # ``pk`` is the public half's prefix where vendors pair keys (Stripe and Clerk ``pk_live_``/``sk_live_``, Mapbox
 # ``pk.``/``sk.``, Paystack): a publishable key is meant for browsers and apps, not a credential.
 _PUBLISHABLE: Final = re.compile(rb"pk[_.\-]")
+# Keys vendors issue for browser code, public by design: PostHog's project key (``phc_``), Datadog's RUM/browser-logs
+# client token (``pub`` and 32 hex digits), Stripe's and Clerk's publishable keys (``pk_live_``/``pk_test_``).
+_PUBLIC_CLIENT_KEY: Final = re.compile(rb"(?:phc_|pk_(?:live|test)_)[A-Za-z0-9]+|pub[0-9a-f]{32}")
 # ``user@host:path`` is an SCP-style address (``git@github.com:acme/app.git`` in ``git remote -v``), not an e-mail.
 _SCP_PATH_AFTER: Final = re.compile(rb":[A-Za-z0-9_.~\-]*/")
 _HEX_ID: Final = re.compile(rb"[0-9a-fA-F\-]+")
@@ -344,6 +355,11 @@ _HEX_ID: Final = re.compile(rb"[0-9a-fA-F\-]+")
 
 # What a match must also satisfy to be masked, by the rule's family and ``verify`` (SecretPattern), chosen once per
 # rule (:func:`_checker`): a match pays for its own rule's checks only, not for the comparisons that pick them.
+# A Kerberos principal (``svc@EXAMPLE.COM``, ``alice@CORP.EXAMPLE.ORG``): the realm is written in capitals by
+# convention (RFC 4120 section 6.1), the name in lower case; a person's address is not written that way.
+_KERBEROS_PRINCIPAL: Final = re.compile(rb"[a-z0-9._%+\-/]+@[A-Z0-9\-]+(?:\.[A-Z0-9\-]+)*\.[A-Z]{2,}")
+
+
 # ``user@host`` after a remote-login command and its options is a login destination (``ssh -p 2222 deploy@db1``,
 # ``plink -ssh -P 22 ops@host``, ``sshpass -e ssh u@h``), not an e-mail; Python only (RE2 cannot look back). Each
 # word is read once (an atomic group): ``-o ssh`` is an option and its argument or an option and the word ``ssh``, and
@@ -360,7 +376,7 @@ _IRC_PREFIX_BEFORE: Final = re.compile(rb"(?:^|[\s:])[A-Za-z0-9_\-\[\]\\`^{}|]+!
 
 
 def _check_pii(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
-    if _SCP_PATH_AFTER.match(data, secret_end):
+    if _SCP_PATH_AFTER.match(data, secret_end) or _KERBEROS_PRINCIPAL.fullmatch(secret):
         return False
     # the line before the match, at most _LOGIN_WINDOW bytes of it: a long line of many addresses reads each window
     # once (from the text's start, each match re-read all before it: quadratic)
@@ -372,8 +388,30 @@ def _check_pii(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
     return not (b"ssh" in before or b"plink" in before or b"mosh" in before) or not _LOGIN_COMMAND_BEFORE.search(data, line, start)
 
 
+# A variable the build inlines into browser code (Next.js ``NEXT_PUBLIC_``, Vite's and Expo's ``VITE_PUBLIC_``,
+# ``EXPO_PUBLIC_``, SvelteKit's ``PUBLIC_``): its value ships to every visitor, public by design.
+_PUBLIC_VARIABLE_BEFORE: Final = re.compile(rb"(?:^|[^A-Za-z0-9_])(?:[A-Z0-9]+_)*PUBLIC_[A-Z0-9_]*[\"']?[ \t]*[=:][ \t]*[\"']?$")
+
+
+def _check_uri_random(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
+    return looks_random(secret) and not _PUBLIC_VARIABLE_BEFORE.search(data, max(0, start - 64), start)
+
+
+# The key a bare value is assigned to, right before it (``kms_key_id=``, ``"request_id": "``).
+_ASSIGNED_TO: Final = re.compile(rb"([A-Za-z0-9_.\-]+)[\"']?[ \t]*[=:][ \t]*[\"']?$")
+
+
 def _check_provider_random(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
-    return looks_random(secret) and not _ID_OR_DIGEST.fullmatch(secret) and not _PUBLISHABLE.match(secret)
+    # an unknown vendor's shape under a key that names an id (``kms_key_id=mrk-<hex>``) is that id
+    key = _ASSIGNED_TO.search(data, max(0, start - 64), start)
+    if key is not None and _KEY_TOKENS.findall(key.group(1).decode("ascii", "replace"))[-1:] in (["id"], ["Id"], ["ID"]):
+        return False
+    return (
+        looks_random(secret)
+        and not _ID_OR_DIGEST.fullmatch(secret)
+        and not _PUBLISHABLE.match(secret)
+        and not _PUBLIC_CLIENT_KEY.fullmatch(secret)
+    )
 
 
 # An exception's name is no key (``KeyError: 'ord_1a2b..'`` echoes the missing dict key; the noun ``Key`` is its
@@ -381,12 +419,40 @@ def _check_provider_random(data: bytes, start: int, secret: bytes, secret_end: i
 _EXCEPTION_NAME: Final = re.compile(rb"[a-z](?:Error|Exception|Warning)\b")
 
 
+# A key whose last token says what it holds is about a secret, not the secret (Python only: RE2 cannot look back at
+# the key from its value): its id (``KeyId``, ``api_key_id``, ``TokenId``), its name or where it is kept
+# (``secret_name``, ``secret_header``, ``token_path``, ``key_arn``, ``key_alias``), a property (``token_type``,
+# ``tokenExpiresAt``, ``pwdChangedTime``, ``password_encryption``, ``token_ttl``, ``key_version``). ``secret_id``
+# stays a credential (Vault AppRole's SecretID).
+_ABOUT_THE_SECRET: Final = frozenset({
+    "id", "ids", "name", "names", "header", "ref", "reference", "arn", "alias", "path", "file", "type", "kind", "label",
+    "hint", "policy", "length", "count", "ttl", "at", "time", "expiry", "expires", "expiration", "encryption", "format",
+    "algorithm", "alg", "url", "uri", "endpoint", "location", "source", "prefix", "suffix", "fingerprint",
+    "rotation", "days", "age", "status", "scope", "scopes", "size", "bits",
+})
+_KEY_BEFORE_VALUE: Final = re.compile(rb"([A-Za-z0-9_.\-]+)[^A-Za-z0-9_.\-]*$")
+
+
+def _about_the_secret(data: bytes, start: int, secret_start: int) -> bool:
+    """The key matched in ``data[start:secret_start]`` ends in a token of :data:`_ABOUT_THE_SECRET`."""
+    found = _KEY_BEFORE_VALUE.search(data, start, secret_start)
+    if found is None:
+        return False
+    tokens = [t.lower() for t in _KEY_TOKENS.findall(found.group(1).decode("ascii", "replace"))]
+    while len(tokens) > 1 and _VERSION_TOKEN.fullmatch(tokens[-1]):
+        tokens.pop()
+    if len(tokens) < 2 or tokens[-1] not in _ABOUT_THE_SECRET:
+        return False
+    return not (tokens[-1] == "id" and tokens[-2] in ("secret", "secrets"))
+
+
 def _check_keyword_random(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
     if _NOT_A_CREDENTIAL_BEFORE.search(data, max(0, start - _QUALIFIER_WINDOW), start + 1) or _SESSION_ID_KEY.match(data, start):
         return False
-    if _EXCEPTION_NAME.search(data, start, secret_end - len(secret)):
+    secret_start = secret_end - len(secret)
+    if _EXCEPTION_NAME.search(data, start, secret_start) or _about_the_secret(data, start, secret_start):
         return False
-    return looks_random(secret)
+    return looks_random(secret) and not _ID_OR_DIGEST.fullmatch(secret) and not _NAME_OF_HEADER.fullmatch(secret)
 
 
 def _check_random(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
@@ -405,6 +471,8 @@ def _check_credential(data: bytes, start: int, secret: bytes, secret_end: int) -
     return looks_like_password(secret) or looks_random(secret)
 
 
+# An HTTP header's name is capitalised words joined by ``-`` (``X-Hub-Signature-256``): a name, not a value.
+_NAME_OF_HEADER: Final = re.compile(rb"(?:[A-Z][a-z]*|[0-9]{1,4})(?:-(?:[A-Z][a-z]+|[0-9]{1,4}))+")
 _DOTTED_NAME: Final = re.compile(rb"[a-z0-9\-]+(?:\.[a-z0-9\-]+)+")
 """A host, a module or a version in lower case (``db1.prod.internal``, ``app.settings``): no credential unnamed."""
 
@@ -435,7 +503,7 @@ def _checker(family: str, verify: str) -> Any:
     if family == "pii":
         return _check_pii
     if verify == "random":
-        return {"provider": _check_provider_random, "keyword": _check_keyword_random}.get(family, _check_random)
+        return {"provider": _check_provider_random, "keyword": _check_keyword_random, "uri": _check_uri_random}.get(family, _check_random)
     if family == "header":
         return _check_header
     then = _BY_VERIFY.get(verify)
@@ -464,10 +532,15 @@ _NOT_A_VALUE: Final = re.compile(
     # Vault's audit log writes every secret as its keyed HMAC (``"client_token": "hmac-sha256:<hex>"``): the audit
     # device's own mask, from which the value cannot be recovered without Vault's salt
     rb"|hmac-sha[0-9]+:[0-9a-fA-F]{16,}"
+    # a Vault KV path (``secret=secret/data/prod/db:password`` in Ansible's ``hashi_vault`` lookup, ``kv/app/db``)
+    rb"|(?:secret|kv)/(?:data/)?[A-Za-z0-9_.\-/]+(?::[A-Za-z0-9_.\-]+)?"
     # a file named by a relative or home path (``--from-file=password=./pw.txt``): the value is in the file
     rb"|(?:\.\.?|~)/[^\s'\"]*"
     # OpenSSL's pass-phrase sources (``-pass env:VAR``, ``file:/path``, ``fd:3``): where the value is read from
     rb"|(?:env|file|fd):[^\s'\"]+"
+    # ... or by an absolute path of lower-case names, after a credential's id (systemd's ``LoadCredential=id:/path``,
+    # Docker's ``/run/secrets/db``)
+    rb"|(?:[A-Za-z0-9_.\-]+:)?/[a-z0-9_.\-]+(?:/[a-z0-9_.\-]+)+"
     rb"|[A-Za-z_][A-Za-z0-9_.]*\("
     # code that reads the value from somewhere (``process.env.API_KEY``, ``var.db_password``,
     # ``ProcessInfo.processInfo.environment[``): a dotted path of identifiers without digits
@@ -481,6 +554,26 @@ _MACHINE_WORD: Final = re.compile(rb"0x[0-9a-fA-F]{1,16}")
 _GO_FIELD: Final = re.compile(rb"[A-Z][A-Za-z0-9]*:")
 _GO_EMPTY_FIELD_BEFORE: Final = re.compile(rb"[{ ][A-Z][A-Za-z0-9]*: $")
 _SIZE_AFTER: Final = re.compile(rb"[ \t]+(?i:bytes?|B|KiB|chars|characters)\b")
+# A secret's NAME where its value would go (``rotated secret: db-password``, ``secret_name: db-creds``,
+# ``token: api-token``): lower-case words joined by ``-``/``_``, one of them a credential noun. Words of letters only:
+# Mailgun's ``key-<hex>`` is a key.
+_CREDENTIAL_NOUN: Final = rb"(?:password|passwd|secret|secrets|token|tokens|creds|credentials?|key|keys|apikey|pass|auth|pwd|jwt)"
+_SECRET_NAME: Final = re.compile(
+    rb"(?:[a-z]{2,}[\-_])+" + _CREDENTIAL_NOUN + rb"(?:[\-_][a-z]{2,})*|" + _CREDENTIAL_NOUN + rb"(?:[\-_][a-z]{2,})+"
+)
+# An OpenPGP long key id as GnuPG prints it (16 upper-case hex digits: ``user.signingkey=
+# C7E933C6D9C9EFCA``): public, it names the key.
+_PGP_KEY_ID: Final = re.compile(rb"(?=[0-9A-F]*[A-F])[0-9A-F]{16}")
+# A word of prose where a value goes, with more prose after it (``Secret: managed by External Secrets``,
+# ``Passwort: siehe Tresor``): lower-case letters only, then a space and a word. No secret in any set is such a word.
+_PROSE_WORD: Final = re.compile(rb"[a-z]{2,14}")
+_PROSE_AFTER: Final = re.compile(rb"[ \t]+[A-Za-z(]")
+# A value cut short for display (``sk-...PaR5``, ``2c2a…``): a few characters kept around an ellipsis.
+_TRUNCATED: Final = re.compile(rb"[A-Za-z0-9_\-]{0,16}(?:\.{3}|\xe2\x80\xa6)[A-Za-z0-9_\-]{0,8}")
+_ELLIPSIS_AFTER: Final = re.compile(rb"\.{3}|\xe2\x80\xa6")
+# The words documentation and defaults put where a password goes (Spring's ``${DB_PASSWORD:changeme}``, a sample
+# config's ``password: example``): a placeholder, not a value.
+_PLACEHOLDER_WORD: Final = re.compile(rb"(?i:change[_\-]?me|changeit|example|dummy|placeholder|your[_\-]?(?:password|token|secret|key)|redacted|secret|password|todo|tbd|none|null|empty|unset)")
 # A word followed by `` = `` is a declaration's type (``clientSecret: String = "..."``), and one or two
 # characters right before a quote a string's prefix (Objective-C ``@"..."``, ``b'..'``, ``r"..."``): the
 # value, if any, is the quoted string after them (read when it was scrubbed already: ``"[REDACTED]"``).
@@ -506,6 +599,14 @@ def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
         return True
     if len(secret) <= 16 and _LABEL.fullmatch(secret):  # a translation of the key's name (``"password": "Passwort"``)
         return True
+    if _SECRET_NAME.fullmatch(secret) or _PUBLIC_CLIENT_KEY.fullmatch(secret) or _PGP_KEY_ID.fullmatch(secret):
+        return True
+    if _PROSE_WORD.fullmatch(secret) and _PROSE_AFTER.match(data, secret_end):
+        return True
+    if len(secret) <= 8 and _ELLIPSIS_AFTER.match(data, secret_end):  # the first characters of a value cut for display
+        return True
+    if len(secret) <= 12 and _PLACEHOLDER_WORD.fullmatch(secret):  # ``${DB_PASSWORD:changeme}``
+        return True
     after = data[secret_end : secret_end + 1]
     if (after in (b'"', b"'") and len(secret) <= 2) or (after in (b" ", b"\t") and _ASSIGNED_AFTER.match(data, secret_end)):
         return True
@@ -528,6 +629,10 @@ def _is_masked(secret: bytes) -> bool:
     """``***``, ``[REDACTED]``, ... alone or as the password of ``user:***``, or a value partly
     masked by a run of four stars (``sk-proj-****...kR52``: what is left is no secret)."""
     if _STAR in secret and secret.find(b"****") >= 0:  # a memchr first: ``find`` parses its arguments slowly
+        return True
+    if (_DOT in secret or b"\xe2" in secret) and _TRUNCATED.fullmatch(secret):  # ``sk-...PaR5``: the rest cut away
+        return True
+    if secret[:4] == b"ENC[":  # SOPS' ciphertext (``ENC[AES256_GCM,data:..,iv:..,tag:..,type:str]``), encrypted to be committed
         return True
     if secret[:1] in _MASK_START and _fullmatch(_MASKED, secret):
         return True
