@@ -41,6 +41,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
+@pytest.fixture
+def anyio_backend() -> str:
+    """The async tests run on asyncio only (the SDK's own backend), not on anyio's default asyncio + trio."""
+    return "asyncio"
+
+
 @pytest.fixture(autouse=True)
 def _process_directory_kept() -> Iterator[None]:
     """Fail the test that leaves the process in another directory, and put the directory back.

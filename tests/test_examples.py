@@ -19,11 +19,6 @@ CASES = [
 ]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.parametrize(("script", "tool", "arguments", "failure_class", "text"), CASES)
 async def test_example_serves(tmp_path: Path, script: str, tool: str, arguments: dict, failure_class: str, text: str) -> None:
     """Each example is a working stdio server whose failures carry a class, a ref and model text."""

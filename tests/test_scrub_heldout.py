@@ -28,7 +28,6 @@ KNOWN_GAPS = {
 }
 
 
-
 def test_files_are_generated() -> None:
     secrets, benign = heldout.heldout()
     assert corpus.held_out("heldout_secrets.jsonl.gz") == secrets

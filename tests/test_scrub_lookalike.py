@@ -36,7 +36,6 @@ KNOWN_FALSE_POSITIVES: set[str] = set()
 REGEX_ONLY_ALTERED = {"api_key_header_names", "hash_ids", "masked_secrets"}  # ``publicKey`` left: RE2 reads the word now
 
 
-
 def test_files_are_generated() -> None:
     secrets, benign = lookalike.lookalike()
     assert corpus.held_out("lookalike_secrets.jsonl.gz") == secrets

@@ -44,8 +44,6 @@ REGEX_ONLY_ALTERED = {
 }
 
 
-
-
 def test_files_are_generated() -> None:
     secrets, benign = mcpstack.mcpstack()
     assert corpus.held_out("mcpstack_secrets.jsonl.gz") == secrets

@@ -28,7 +28,6 @@ KNOWN_GAPS = {
 KNOWN_FALSE_POSITIVES: set[str] = set()
 
 
-
 def test_files_are_generated() -> None:
     secrets, benign = oncall.oncall()
     assert corpus.held_out("oncall_secrets.jsonl.gz") == secrets

@@ -26,8 +26,6 @@ KNOWN_GAPS = {
 KNOWN_FALSE_POSITIVES: set[str] = set()
 
 
-
-
 def test_files_are_generated() -> None:
     secrets, benign = wrapped.wrapped()
     assert corpus.held_out("wrapped_secrets.jsonl.gz") == secrets

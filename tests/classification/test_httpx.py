@@ -92,8 +92,6 @@ class TestTransport:
         check(exc, C.UPSTREAM_UNAVAILABLE, True)
 
 
-
-
 @pytest.mark.parametrize("lib", LIBS)
 @pytest.mark.parametrize(("status", "retry_after", "failure_class", "side_effect", "wait"), HTTP_STATUSES)
 def test_status(lib: ModuleType, upstream: HttpUpstream, status: int, retry_after: str | None,

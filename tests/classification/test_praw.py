@@ -128,7 +128,6 @@ def test_closed_after_the_request(token_url: str) -> None:
     check(exc, C.UPSTREAM_UNAVAILABLE, True)
 
 
-
 def test_unauthorized_without_www_authenticate(token_url: str) -> None:
     # Reddit's 401 body with no www-authenticate header: prawcore looks the status up in its OAuth error table
     exc = raised(_hot_401(token_url))

@@ -23,11 +23,6 @@ from tests.classification.upstreams import HttpUpstream
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 async def client(upstream: HttpUpstream) -> AsyncIterator[Client]:
     server = MCPServer("retry-after")
 

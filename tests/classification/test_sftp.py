@@ -166,7 +166,6 @@ class TestAsyncssh:
         check(exc, C.INVALID_INPUT, False)
 
 
-
     @pytest.mark.parametrize("operation", [
         pytest.param(lambda sftp: sftp.open("/inbox"), id="open_a_directory"),
         pytest.param(lambda sftp: sftp.listdir(f"{READ_ONLY}/2025.csv"), id="list_a_file"),

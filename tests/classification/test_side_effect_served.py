@@ -65,11 +65,6 @@ def _fastmcp(upstream: HttpUpstream) -> Any:
     return app
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(params=["mcpserver", "fastmcp"])
 async def served(request: pytest.FixtureRequest, upstream: HttpUpstream) -> AsyncIterator[tuple[Client, CapturedTelemetry]]:
     with CapturedTelemetry.installed() as telemetry:

@@ -13,11 +13,6 @@ from tests.client.helpers import scripted_server
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class TestGarbage:
     """Frames that are not JSON-RPC are counted and skipped."""
 

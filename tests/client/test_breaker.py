@@ -16,11 +16,6 @@ from tests.client.helpers import scripted_server
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def test_refused_connections_open_the_breaker(telemetry: Any) -> None:
     """A refused connect was never sent, so it is sent again (transport layer) until the breaker opens
     at two failures; the held attempt ends the retries, and the next call fails fast."""

@@ -42,11 +42,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 REF = re.compile(r"Ref ERR-[0-9A-HJKMNP-TV-Z]{8}\.$")
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def span_attrs(telemetry: Any, name: str) -> list[dict[str, Any]]:
     return [dict(s.attributes or {}) for s in telemetry.spans(name)]
 

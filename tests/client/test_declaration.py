@@ -18,11 +18,6 @@ pytestmark = pytest.mark.anyio
 HONOURED = META_IDEMPOTENCY_KEY_HONOURED
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class Payments:
     """A service object holding its Idempotency as an attribute (``self.idempotency.run``)."""
 

@@ -32,11 +32,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.timeout(90)]
 FAST = RetryPolicy(backoff_initial=0.2, backoff_max=0.4, jitter=0.05)
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @dataclass
 class MailUpstream:
     """Answers each POST /mail with the next armed fault, else applies it (deduplicated by key)."""

@@ -43,11 +43,6 @@ GATED = "gated-"
 """Calls whose id starts with this pass the gateway's marker check."""
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @dataclass
 class Counted:
     """A server under test, and its own count of tool invocations."""

@@ -25,11 +25,6 @@ from tests.client.servers.app import serve
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 ELICITATION = {
     "mode": "url",
     "elicitationId": "el-FAKE-1",

@@ -25,11 +25,6 @@ from tests.client.conftest import SERVERS, ForeignLog, free_port, wait_port
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def peer(
     tmp_path: Path, tools: list[dict[str, Any]], answers: dict[str, Any], **listing: Any
 ) -> tuple[StdioServerParameters, ForeignLog]:

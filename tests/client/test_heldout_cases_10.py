@@ -31,11 +31,6 @@ from tests.client.test_heldout_cases_3 import MemoryEventStore, answer, gated, i
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def posts_calling(seen: list[bytes], tool_name: str) -> int:
     return sum(1 for body in seen if f'"{tool_name}"'.encode() in body)
 

@@ -26,11 +26,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 SECRET = "sk-proj-FAKEc0ffee1234567890abcdefFAKE0987654321"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def rejected(data: Any, message: str = "Invalid params") -> dict[str, Any]:
     return {"error": {"code": -32602, "message": message, "data": data}}
 

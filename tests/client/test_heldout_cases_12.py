@@ -26,11 +26,6 @@ from tests.client.test_heldout_cases import failed, peer, recorded, tool
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def answered(tmp_path: Path, telemetry: Any, texts: dict[str, str]) -> dict[str, Any]:
     """Call each tool once through a peer answering ``isError`` with its text; the results by tool, each checked to
     have been sent exactly once (no automatic repeat of a tool that is not safe to repeat)."""

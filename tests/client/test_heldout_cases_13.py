@@ -23,11 +23,6 @@ from tests.client.test_heldout_cases_12 import answered
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def assert_unavailable(results: dict[str, Any]) -> None:
     got = {name: (result.channel, result.failure_class) for name, result in results.items()}
     assert got == dict.fromkeys(results, (Channel.EXECUTION, FailureClass.UPSTREAM_UNAVAILABLE)), got

@@ -26,11 +26,6 @@ from tests.client.test_heldout_cases_12 import answered
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def classes_of(results: dict[str, Any]) -> dict[str, tuple[Channel | None, FailureClass | None]]:
     return {name: (result.channel, result.failure_class) for name, result in results.items()}
 

@@ -24,11 +24,6 @@ from tests.proxy.conftest import ROOT, proxy_command
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def proxied(out: Path) -> StdioServerParameters:
     command = proxy_command(out, "--", sys.executable, "-m", "tests.proxy.plain_server", "stdio")
     return StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT))

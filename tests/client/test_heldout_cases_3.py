@@ -25,11 +25,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 Gate = Callable[[dict[str, Any], Any, Any, Any], Awaitable[bool]]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def gated(app: Any, gate: Gate) -> Any:
     """An ASGI app that lets ``gate(scope, body, send, method)`` answer a request itself (it returns True) or
     hands it, body replayed, to ``app``."""

@@ -36,11 +36,6 @@ CLOUDFLARE_524 = (b'<!DOCTYPE html>\n<html class="no-js" lang="en-US"><head><tit
 HTML = (b"content-type", b"text/html; charset=UTF-8")
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def pages_server() -> MCPServer:
     """Tools with and without the spec's repeat-safety hints; each run is noted in ``server.ran``."""
     server = MCPServer("pages")

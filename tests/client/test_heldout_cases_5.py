@@ -35,11 +35,6 @@ SESSION_NOT_FOUND = b'{"jsonrpc":"2.0","id":"","error":{"code":-32001,"message":
 """The 404 body a gateway sends for an expired session (metatool-ai/metamcp #166): -32001 is also the SDK's own timeout code."""
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def refused_after(tool_name: str, passed: int, status: int, body: bytes, seen: list[bytes], *headers: tuple[bytes, bytes]) -> Gate:
     """A gate letting the first ``passed`` POSTs calling ``tool_name`` through and answering the later ones itself
     (each of those request bodies appended to ``seen``): a token that expires mid-session."""

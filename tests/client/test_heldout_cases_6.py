@@ -22,11 +22,6 @@ from tests.client.test_heldout_cases import failed, peer, tool
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def rpc_error(code: int, message: str) -> dict[str, Any]:
     return {"error": {"code": code, "message": message}}
 

@@ -28,11 +28,6 @@ from tests.proxy.conftest import EVERYTHING, NODE, require_everything
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def error_result(*content: dict[str, Any]) -> dict[str, Any]:
     return {"result": {"content": list(content), "isError": True}}
 

@@ -29,11 +29,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 SECRET = "sk_live_FAKE0000000000000000000042"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def client_spans(telemetry: Any) -> list[Any]:
     return [s for s in telemetry.spans() if s.attributes.get("mcp.method.name") == "tools/call"]
 

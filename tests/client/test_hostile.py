@@ -28,11 +28,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 HONEST_UNREADABLE = "could not be read. The call may have run; check before calling again."
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def hostile_stdio() -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable, args=[str(SERVERS / "hostile.py"), "stdio"])
 

@@ -19,11 +19,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 SECRETS = ("FAKE-PG-PASS-123", "tok-FAKE-77", "sk-FAKEFAKEFAKEFAKE1234", "svc:")
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.parametrize(
     "response",
     [

@@ -24,11 +24,6 @@ from tests.client.servers.app import ToolServer, Upstream, serve
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class TestIdempotencyUnit:
     """The helper on its own: replay, conflict, concurrency, failure, TTL."""
 

@@ -14,11 +14,6 @@ from tests.client.conftest import stdio
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(params=["stdio", "http"])
 def target(request: Any, http_server: Any) -> Any:
     if request.param == "stdio":

@@ -36,11 +36,6 @@ CALLS = 500
 CALIBRATION = 100
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(params=["http", "stdio"])
 def load_server(tmp_path: Path, request: pytest.FixtureRequest) -> Any:
     """(ToolClient target, server spans file); on stdio the client spawns the server itself."""

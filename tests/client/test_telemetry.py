@@ -36,10 +36,6 @@ from tests.client.servers.app import ToolServer, serve
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
 
 @pytest.fixture
 def sdk_spans(telemetry: Any, monkeypatch: pytest.MonkeyPatch) -> Any:

@@ -26,11 +26,6 @@ MARKER = b"CUT-THIS-CONNECTION"
 _GONE = (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream, OSError)
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class Relay:
     """Forwards TCP to the server; closes a connection whose request carries MARKER, unforwarded;
     can stop and start listening (the server "going away" for new connections)."""

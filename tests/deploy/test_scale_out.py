@@ -310,8 +310,6 @@ def test_agent_validates_with_a_dns_resolver(tmp_path: Path) -> None:
     assert 0 == result.returncode, result.stdout + result.stderr
 
 
-
-
 def test_a_gateway_down_longer_than_the_retry_window_loses_only_its_share_and_counts_it(
     tiers: Tiers, tmp_path: Path,
 ) -> None:

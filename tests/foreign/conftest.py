@@ -10,11 +10,6 @@ from errscope.testing import CapturedTelemetry
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def telemetry() -> Iterator[CapturedTelemetry]:
     with CapturedTelemetry.installed() as captured:
         yield captured

@@ -36,11 +36,6 @@ STACK_FRAGMENTS = ("goroutine", "runtime/debug", ".go:", "+0x")
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def telemetry() -> Any:
     with CapturedTelemetry.installed() as captured:
         yield captured

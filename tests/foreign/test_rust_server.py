@@ -30,11 +30,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.stack]
 STACK_FRAGMENTS = ("stack backtrace", ".rs:", "rmcp_failing_server::", "/rustc/", "core::ops::function")
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @asynccontextmanager
 async def client(
     transport: str, telemetry: CapturedTelemetry, *flags: str, **options: Any

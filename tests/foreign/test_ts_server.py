@@ -24,11 +24,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.stack]
 COMBOS = [(sdk, transport) for sdk in ("v2", "v1") for transport in ("stdio", "http")]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @asynccontextmanager
 async def client(sdk: str, transport: str, telemetry: CapturedTelemetry, **options: Any) -> AsyncIterator[ToolClient]:
     if transport == "stdio":

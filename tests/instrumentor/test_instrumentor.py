@@ -27,11 +27,6 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def captured() -> Iterator[CapturedTelemetry]:
     telemetry = CapturedTelemetry()
     instrumentor = MCPInstrumentor()

@@ -9,13 +9,18 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import pytest
 
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from tests.conftest import require
 from tests.foreign.peers import _wait_port as wait_port
+
+if TYPE_CHECKING:
+    from tests.proxy.test_heldout_cases_3 import RawHost
 
 ROOT = Path(__file__).resolve().parents[2]
 NPM = ROOT / "tests" / "npm" / "node_modules"
@@ -24,6 +29,15 @@ EVERYTHING = NPM / "@modelcontextprotocol" / "server-everything" / "dist" / "ind
 LOOPBACK = ["--require", str(ROOT / "tests" / "npm" / "servers" / "loopback.cjs")]
 """Node options that keep server-everything's HTTP server on 127.0.0.1 (it names no host)."""
 PLAIN = [sys.executable, "-m", "tests.proxy.plain_server"]
+
+
+@pytest.fixture
+def hosts() -> Iterator[list[RawHost]]:
+    """The raw hosts a test starts (it appends them); each is closed when the test ends."""
+    started: list[RawHost] = []
+    yield started
+    for host in started:
+        host.close()
 
 
 def require_everything() -> None:

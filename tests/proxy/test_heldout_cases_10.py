@@ -25,11 +25,6 @@ from tests.proxy.conftest import ROOT, free_port, proxy_command, serving, teleme
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(90)]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _http_date(seconds: int) -> bytes:
     return format_datetime(datetime.now(UTC) + timedelta(seconds=seconds), usegmt=True).encode()
 

@@ -11,7 +11,6 @@ The upstream is the raw foreign stdio peer (``tests/client/servers/heldout_peer.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,19 +25,7 @@ from tests.proxy.test_heldout_cases_8 import raw_host
 pytestmark = [pytest.mark.timeout(60)]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
 SECRET = "sk-proj-FAKEbead1234567890abcdefFAKE0987654321"
-
-
-@pytest.fixture
-def hosts() -> Iterator[list[RawHost]]:
-    started: list[RawHost] = []
-    yield started
-    for host in started:
-        host.close()
 
 
 def call(host: RawHost, request_id: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:

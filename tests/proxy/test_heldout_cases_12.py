@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,19 +22,6 @@ from tests.proxy.test_heldout_cases_3 import RawHost, proxy_command
 from tests.proxy.test_heldout_cases_5 import exported_spans
 
 pytestmark = [pytest.mark.timeout(90), pytest.mark.anyio]
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def hosts() -> Iterator[list[RawHost]]:
-    started: list[RawHost] = []
-    yield started
-    for host in started:
-        host.close()
 
 
 def relayed(tmp_path: Path, answers: dict[str, Any]) -> tuple[RawHost, ForeignLog]:

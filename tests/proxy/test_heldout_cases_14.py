@@ -6,7 +6,6 @@ the relay is the real ``errscope proxy`` command as a subprocess; the host is a 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,19 +16,6 @@ from tests.proxy.test_heldout_cases_5 import exported_spans
 from tests.proxy.test_heldout_cases_12 import call, relay_classes, relayed
 
 pytestmark = [pytest.mark.timeout(90), pytest.mark.anyio]
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def hosts() -> Iterator[list[RawHost]]:
-    started: list[RawHost] = []
-    yield started
-    for host in started:
-        host.close()
 
 
 async def test_j274_grpc_statuses_behind_a_proxy(tmp_path: Path, hosts: list[RawHost]) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,19 +20,6 @@ from tests.proxy.test_heldout_cases_3 import RawHost, proxy_command
 from tests.proxy.test_heldout_cases_12 import relay_classes
 
 pytestmark = [pytest.mark.timeout(90), pytest.mark.anyio]
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def hosts() -> Iterator[list[RawHost]]:
-    started: list[RawHost] = []
-    yield started
-    for host in started:
-        host.close()
 
 
 @pytest.mark.parametrize("answer", [

@@ -7,7 +7,6 @@ The upstream is the raw foreign stdio peer (``tests/client/servers/heldout_peer.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,19 +17,6 @@ from tests.proxy.test_heldout_cases_5 import exported_spans
 from tests.proxy.test_heldout_cases_12 import call, relay_classes, relayed
 
 pytestmark = [pytest.mark.timeout(90), pytest.mark.anyio]
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def hosts() -> Iterator[list[RawHost]]:
-    started: list[RawHost] = []
-    yield started
-    for host in started:
-        host.close()
 
 
 async def test_j317_tools_words_behind_a_proxy(tmp_path: Path, hosts: list[RawHost]) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,19 +20,6 @@ from tests.proxy.test_heldout_cases_5 import exported_spans
 from tests.proxy.test_heldout_cases_12 import call, relay_classes, relayed, text_of
 
 pytestmark = [pytest.mark.timeout(90), pytest.mark.anyio]
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def hosts() -> Iterator[list[RawHost]]:
-    started: list[RawHost] = []
-    yield started
-    for host in started:
-        host.close()
 
 
 async def test_j330_what_a_tool_drives_gone_or_spent_behind_a_proxy(tmp_path: Path, hosts: list[RawHost]) -> None:

@@ -37,11 +37,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 PEER_SCRIPT = str(ROOT / "tests" / "client" / "servers" / "heldout_peer.py")
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def through_proxy(tmp_path: Path, tools: list[dict[str, Any]], answers: dict[str, Any], **listing: Any) -> StdioServerParameters:
     """``errscope proxy`` over stdio in front of the raw foreign peer answering as ``answers`` says."""
     spec = tmp_path / "peer.json"

@@ -23,11 +23,6 @@ from tests.proxy.conftest import ROOT, proxy_command
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def through(tmp_path: Path, url: str) -> StdioServerParameters:
     command = proxy_command(tmp_path, "--upstream", url)
     return StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT))

@@ -29,11 +29,6 @@ from tests.proxy.test_heldout_cases_4 import through
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def either(*gates: Gate) -> Gate:
     """A gate answering a request by the first of ``gates`` that does."""
 

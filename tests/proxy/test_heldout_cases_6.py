@@ -21,11 +21,6 @@ from tests.proxy.test_heldout_cases_5 import exported_spans
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def test_j137_nodes_fetch_failure_behind_a_stdio_proxy(tmp_path: Path) -> None:
     """J137 (J120 one hop further; TheLunarCompany/lunar #28: a gateway's tools failing with "TypeError: fetch failed …
     SocketError: other side closed"). The upstream's ``isError`` text in Node's words reaches the host as

@@ -32,11 +32,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 CONSENT_URL = "https://auth.example.test/consent?state=FAKE-STATE-1&scope=repo"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def test_j153_a_url_elicitation_behind_a_stdio_proxy(tmp_path: Path) -> None:
     """J153 (J59 one hop further; modelcontextprotocol/python-sdk #1768 and PR #1780: the consent URL of a -32042 lost on
     the way to the host; MCP 2025-11-25, Elicitation > URL mode: the error's ``data.elicitations`` are what the host

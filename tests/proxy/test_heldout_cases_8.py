@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,11 +34,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 SECRET = "sk_live_FAKE0000000000000000000042"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def raw_host(tmp_path: Path, answers: dict[str, Any]) -> RawHost:
     """A raw host, initialised, talking to ``errscope proxy`` in front of the foreign peer answering as ``answers``."""
     spec = tmp_path / "peer.json"
@@ -52,14 +46,6 @@ def raw_host(tmp_path: Path, answers: dict[str, Any]) -> RawHost:
     host.send({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     host.frames_until(lambda f: f.get("id") == 1)
     return host
-
-
-@pytest.fixture
-def hosts() -> Iterator[list[RawHost]]:
-    started: list[RawHost] = []
-    yield started
-    for host in started:
-        host.close()
 
 
 def call(host: RawHost, request_id: int, name: str) -> dict[str, Any]:

@@ -38,11 +38,6 @@ ANSWERS = {
 }
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class _Upstream(asyncio.Protocol):
     """Answers each request with ``ANSWERS[path]``; closes the connection after an HTTP/1.0 answer."""
 

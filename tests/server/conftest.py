@@ -19,11 +19,6 @@ STYLES = ["lowlevel", "mcpserver", "fastmcp"]
 ERAS = ["legacy", "2026-07-28"]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @dataclass
 class Served:
     """An instrumented server, its captured telemetry, and a connected SDK client."""

@@ -231,7 +231,6 @@ class TestCancellation:
         assert "errscope.failure_class" not in span.attributes
 
 
-
 def _sleep_sync(seconds: float) -> str:
     """A sync tool: MCPServer and FastMCP run it in a worker thread that a cancel cannot stop."""
     time.sleep(seconds)

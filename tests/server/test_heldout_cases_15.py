@@ -22,11 +22,6 @@ from tests.servers.catalogue import BUILDERS
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _answer(response: httpx.Response) -> dict[str, Any]:
     """The JSON-RPC answer of a POST, whether sent as JSON or as one SSE event."""
     if response.headers.get("content-type", "").startswith("application/json"):

@@ -30,11 +30,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 STYLES = ["mcpserver", "fastmcp"]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _read_exact(conn: socket.socket, size: int) -> bytes:
     data = b""
     while len(data) < size:

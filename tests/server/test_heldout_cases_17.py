@@ -25,11 +25,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 STYLES = ["mcpserver", "fastmcp"]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 # --- J328: SQLite's read-only database ----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("opened", ["read-only-uri", "query-only"])
