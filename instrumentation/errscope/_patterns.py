@@ -700,7 +700,6 @@ _HANDOFF_GAP = (
     r"|[ \t]*\([ \t]*"
     r"|(?:,?[ \t]+[A-Za-z']+){0,3}?,?[ \t]+(?i:enter|type|paste)[ \t]+"
 )
-_HANDOFF_SHORT = r"pwd?|pass|passwd|password|psk|pin|🔑|🔐"
 _HANDOFF_LEAD = r"(?i:here'?s|here[ \t]+is|new|old|current|temporary|temp)[ \t]+(?:(?i:the|your|my|our|a)[ \t]+)?(?:[A-Za-z\-]+[ \t]+)?"
 _SEED_CONTEXT = (
     r"(?i:pass[ \-]?phrase|(?:seed|recovery|backup|secret|wallet|unlock)[ \t\-](?:phrase|words)|mnemonic|bip-?39)"
