@@ -273,9 +273,15 @@ def _did_you_mean(word: str, names: Any) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``errscope`` command; returns the exit status."""
+    from errscope._extras import MissingExtra, needs_extra
+
     args = _parse(argv)
     try:
-        return int(args.run(args))
+        with needs_extra("this command"):
+            return int(args.run(args))
+    except MissingExtra as exc:  # the base install has the library only: say which extra, not a traceback
+        print(f"errscope {args.command}: {exc}", file=sys.stderr)
+        return EXIT_FAILED
     except KeyboardInterrupt:
         print(f"errscope {args.command}: interrupted", file=sys.stderr)
         return 130
