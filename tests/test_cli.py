@@ -64,3 +64,11 @@ def test_rounds_that_is_not_a_number(capsys: pytest.CaptureFixture[str]) -> None
     with pytest.raises(SystemExit):
         main(["demo", "--rounds", "many"])
     assert "argument --rounds: must be a whole number between 1 and 50, not 'many'" in capsys.readouterr().err
+
+
+def test_every_folder_option_is_spelled_dir(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--out`` of demo and proxy and ``--from`` of explain all show ``DIR`` in their usage (demo said ``OUT``)."""
+    for command, option in (("demo", "--out"), ("proxy", "--out"), ("explain", "--from")):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        assert f"[{option} DIR]" in capsys.readouterr().out, command

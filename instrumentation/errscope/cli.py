@@ -1,10 +1,10 @@
 """The ``errscope`` command.
 
-``errscope demo [--out DIR] [--http]``
+``errscope demo [--out DIR] [--http] [--rounds N]``
     run the refund scenario end to end on 127.0.0.1 and print the triage table.
-``errscope explain QUERY [--from DIR]``
+``errscope explain REF [--from DIR]``
     print the chain for one error ref, JSON-RPC request id or trace id, from OTLP-JSON files.
-``errscope proxy [--upstream URL] [--listen HOST:PORT] [--out DIR] [-- COMMAND ...]``
+``errscope proxy [--out DIR] (-- COMMAND ... | --upstream URL [--listen HOST:PORT])``
     put the error architecture in front of an MCP server errscope cannot instrument (stdio to
     stdio, streamable HTTP to streamable HTTP, stdio to streamable HTTP).
 
@@ -215,7 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = commands.add_parser("demo", help="run the refund scenario end to end and print the triage table")
-    demo.add_argument("--out", type=Path, default=Path("errscope-out"),
+    demo.add_argument("--out", type=Path, default=Path("errscope-out"), metavar="DIR",
                       help="folder for OTLP-JSON files and triage.json (default: ./errscope-out)")
     demo.add_argument("--http", action="store_true", help="serve the MCP server over streamable HTTP instead of stdio")
     demo.add_argument("--rounds", type=_positive, default=1, metavar="N",
