@@ -46,12 +46,26 @@ def _demo(args: argparse.Namespace) -> int:
     if console.is_terminal:
         style = "bold green" if result.exactly_once else "bold red"
         example = next((r.error_ref for r in result.rows if r.upstream_status.isdigit() and r.error_ref != "-"), "ERR-…")
-        console.print(f"Telemetry and triage.json in {args.out}; try: errscope explain {example} --from {args.out}",
-                      highlight=False)
+        console.print(f"Telemetry and triage.json in {args.out}; try: {_as_typed(sys.argv[0])} explain {example} "
+                      f"--from {args.out}", highlight=False)
         console.print(result.summary, style=style, highlight=False)
     else:
         print(result.summary)
     return 0 if result.exactly_once else EXIT_FAILED
+
+
+def _as_typed(argv0: str) -> str:
+    """How to run this same ``errscope`` again: ``errscope`` when the shell finds this one by that name, else the path
+    it was started by (``make demo`` runs ``.venv/bin/errscope``, which is not on PATH until the venv is activated)."""
+    import shlex
+    import shutil
+
+    found = shutil.which("errscope")
+    here = Path(argv0)
+    if here.name != "errscope" or (found is not None and Path(found).resolve() == here.resolve()):
+        return "errscope"  # `python -m errscope.cli` and the like: the name the README uses
+    typed = os.path.relpath(here) if here.resolve().is_relative_to(Path.cwd().resolve()) else str(here.absolute())
+    return shlex.quote(typed if os.sep in typed else os.path.join(os.curdir, typed))
 
 
 _WHERE_FROM = (
