@@ -63,9 +63,14 @@ def outputs() -> dict[Path, str]:
 def main(argv: list[str] | None = None) -> int:
     """Write every output; print what changed."""
     del argv
-    for path, content in outputs().items():
+    written = outputs()
+    changed = 0
+    for path, content in written.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         if not path.exists() or path.read_text() != content:
             path.write_text(content)
+            changed += 1
             print(f"dashboards: wrote {path.relative_to(ROOT)}", file=sys.stderr)
+    if not changed:  # say so: a silent `make dashboards` reads as if nothing ran
+        print(f"dashboards: all {len(written)} files under deploy/ are up to date", file=sys.stderr)
     return 0

@@ -1,6 +1,7 @@
 """A FastMCP 4 app with errscope, served over stdio: ``python examples/fastmcp_stdio.py``.
 
-Needs the extra: ``pip install 'mcp-errscope[fastmcp]'``.
+Needs the extras ``fastmcp`` and ``cli`` (``configure_telemetry``):
+``pip install '/path/to/mcp-errscope[cli,fastmcp]'``.
 """
 
 from fastmcp import FastMCP

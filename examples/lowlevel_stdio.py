@@ -1,4 +1,7 @@
-"""A low-level mcp Server with errscope, served over stdio: ``python examples/lowlevel_stdio.py``."""
+"""A low-level mcp Server with errscope, served over stdio: ``python examples/lowlevel_stdio.py``.
+
+Telemetry as in ``mcpserver_stdio.py`` (``configure_telemetry``: the ``cli`` extra).
+"""
 
 import anyio
 from mcp.server.lowlevel.server import Server

@@ -1,6 +1,7 @@
 """An MCPServer with errscope, served over stdio: ``python examples/mcpserver_stdio.py``.
 
-Telemetry goes to OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set, else to ./errscope-out/*.jsonl.
+Telemetry goes to OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set, else to ./errscope-out/*.jsonl
+(``configure_telemetry``: the ``cli`` extra, which ``make demo`` installs).
 """
 
 import httpx

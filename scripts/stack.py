@@ -229,10 +229,19 @@ class Stack:
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="make stack", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="make stack", description=__doc__.splitlines()[0].replace("``", ""),
+        # make takes no options of ours: they go through its STACK_ARGS variable
+        usage='make stack STACK_ARGS="[options]"  (or: .venv/bin/python scripts/stack.py [options])',
+        epilog='e.g. make stack STACK_ARGS="--free-ports --traffic-every 0"',
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     parser.add_argument("--state", type=Path, default=ROOT / ".errscope-stack", help="state folder")
+    said = {"otlp_grpc": "the Collector's OTLP gRPC receiver", "otlp_http": "the Collector's OTLP HTTP receiver",
+            "prometheus": "Prometheus", "collector_health": "the Collector's health_check",
+            "collector_metrics": "the Collector's own metrics"}
     for name, flag in FLAGS.items():
-        parser.add_argument(flag, type=int, default=DEFAULT_PORTS[name], dest=name, metavar="PORT")
+        parser.add_argument(flag, type=int, default=DEFAULT_PORTS[name], dest=name, metavar="PORT", help=said[name])
     parser.add_argument("--free-ports", action="store_true", help="pick free ports instead of the defaults")
     parser.add_argument("--traffic-every", type=float, default=60.0, metavar="SECONDS",
                         help="run the demo again every SECONDS (0: once)")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from errscope.cli import main
+from errscope.cli import _as_typed, main
 
 
 @pytest.mark.parametrize(
@@ -64,3 +64,33 @@ def test_rounds_that_is_not_a_number(capsys: pytest.CaptureFixture[str]) -> None
     with pytest.raises(SystemExit):
         main(["demo", "--rounds", "many"])
     assert "argument --rounds: must be a whole number between 1 and 50, not 'many'" in capsys.readouterr().err
+
+
+def test_every_folder_option_is_spelled_dir(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--out`` of demo and proxy and ``--from`` of explain all show ``DIR`` in their usage (demo said ``OUT``)."""
+    for command, option in (("demo", "--out"), ("proxy", "--out"), ("explain", "--from")):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        assert f"[{option} DIR]" in capsys.readouterr().out, command
+
+
+def test_the_demos_hint_names_the_command_as_it_can_be_typed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo's "try: … explain" line names ``errscope`` when the shell finds this one by that name, else the path it
+    was started by (``make demo`` runs ``.venv/bin/errscope``, not on PATH until the venv is activated)."""
+    venv_bin = tmp_path / ".venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    command = venv_bin / "errscope"
+    command.write_text("#!/bin/sh\n")
+    command.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert _as_typed(".venv/bin/errscope") == ".venv/bin/errscope"
+    assert _as_typed(str(command)) == ".venv/bin/errscope"
+    monkeypatch.chdir(venv_bin)
+    assert _as_typed("errscope") == "./errscope"
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert _as_typed(str(command)) == str(command)
+    monkeypatch.setenv("PATH", str(venv_bin))
+    assert _as_typed(str(command)) == "errscope"
+    assert _as_typed("/usr/lib/python3.11/site-packages/errscope/cli.py") == "errscope"

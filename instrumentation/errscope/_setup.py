@@ -82,29 +82,35 @@ def configure_telemetry(
 
     Raises:
         ValueError: neither an OTLP endpoint nor ``output_dir`` is available.
-        ImportError: the OpenTelemetry SDK is not installed (``pip install 'mcp-errscope[cli]'``).
+        errscope._extras.MissingExtra: the OpenTelemetry SDK or its exporters are not installed (an
+            ``ImportError`` whose message gives the command that installs the ``cli`` extra).
     """
-    from opentelemetry.sdk._logs import LoggerProvider, LoggingHandler
-    from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
-    from opentelemetry.sdk.metrics import MeterProvider
-    from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
-    from opentelemetry.sdk.resources import SERVICE_NAME, Resource
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+    from errscope._extras import needs_extra
+
+    with needs_extra("errscope.configure_telemetry()"):
+        from opentelemetry.sdk._logs import LoggerProvider, LoggingHandler
+        from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
+        from opentelemetry.sdk.metrics import MeterProvider
+        from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+        from opentelemetry.sdk.resources import SERVICE_NAME, Resource
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
     resource = Resource.create({SERVICE_NAME: os.environ.get("OTEL_SERVICE_NAME") or service_name})
     if otlp_configured():
-        from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
-        from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
-        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        with needs_extra("errscope.configure_telemetry() with OTEL_EXPORTER_OTLP_ENDPOINT set"):
+            from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
+            from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
+            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
         span_exporter: Any = OTLPSpanExporter(timeout=EXPORT_TIMEOUT)
         metric_exporter: Any = OTLPMetricExporter(timeout=EXPORT_TIMEOUT)
         log_exporter: Any = OTLPLogExporter(timeout=EXPORT_TIMEOUT)
         destination = "otlp"
     elif output_dir is not None:
-        from opentelemetry.exporter.otlp.json.file import FileMetricExporter, FileSpanExporter
-        from opentelemetry.exporter.otlp.json.file._log_exporter import FileLogExporter
+        with needs_extra("errscope.configure_telemetry(output_dir=...)"):
+            from opentelemetry.exporter.otlp.json.file import FileMetricExporter, FileSpanExporter
+            from opentelemetry.exporter.otlp.json.file._log_exporter import FileLogExporter
 
         directory = Path(output_dir)
         directory.mkdir(parents=True, exist_ok=True)

@@ -1,10 +1,10 @@
 """The ``errscope`` command.
 
-``errscope demo [--out DIR] [--http]``
+``errscope demo [--out DIR] [--http] [--rounds N]``
     run the refund scenario end to end on 127.0.0.1 and print the triage table.
-``errscope explain QUERY [--from DIR]``
+``errscope explain REF [--from DIR]``
     print the chain for one error ref, JSON-RPC request id or trace id, from OTLP-JSON files.
-``errscope proxy [--upstream URL] [--listen HOST:PORT] [--out DIR] [-- COMMAND ...]``
+``errscope proxy [--out DIR] (-- COMMAND ... | --upstream URL [--listen HOST:PORT])``
     put the error architecture in front of an MCP server errscope cannot instrument (stdio to
     stdio, streamable HTTP to streamable HTTP, stdio to streamable HTTP).
 
@@ -46,12 +46,26 @@ def _demo(args: argparse.Namespace) -> int:
     if console.is_terminal:
         style = "bold green" if result.exactly_once else "bold red"
         example = next((r.error_ref for r in result.rows if r.upstream_status.isdigit() and r.error_ref != "-"), "ERR-…")
-        console.print(f"Telemetry and triage.json in {args.out}; try: errscope explain {example} --from {args.out}",
-                      highlight=False)
+        console.print(f"Telemetry and triage.json in {args.out}; try: {_as_typed(sys.argv[0])} explain {example} "
+                      f"--from {args.out}", highlight=False)
         console.print(result.summary, style=style, highlight=False)
     else:
         print(result.summary)
     return 0 if result.exactly_once else EXIT_FAILED
+
+
+def _as_typed(argv0: str) -> str:
+    """How to run this same ``errscope`` again: ``errscope`` when the shell finds this one by that name, else the path
+    it was started by (``make demo`` runs ``.venv/bin/errscope``, which is not on PATH until the venv is activated)."""
+    import shlex
+    import shutil
+
+    found = shutil.which("errscope")
+    here = Path(argv0)
+    if here.name != "errscope" or (found is not None and Path(found).resolve() == here.resolve()):
+        return "errscope"  # `python -m errscope.cli` and the like: the name the README uses
+    typed = os.path.relpath(here) if here.resolve().is_relative_to(Path.cwd().resolve()) else str(here.absolute())
+    return shlex.quote(typed if os.sep in typed else os.path.join(os.curdir, typed))
 
 
 _WHERE_FROM = (
@@ -215,7 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = commands.add_parser("demo", help="run the refund scenario end to end and print the triage table")
-    demo.add_argument("--out", type=Path, default=Path("errscope-out"),
+    demo.add_argument("--out", type=Path, default=Path("errscope-out"), metavar="DIR",
                       help="folder for OTLP-JSON files and triage.json (default: ./errscope-out)")
     demo.add_argument("--http", action="store_true", help="serve the MCP server over streamable HTTP instead of stdio")
     demo.add_argument("--rounds", type=_positive, default=1, metavar="N",
@@ -273,9 +287,15 @@ def _did_you_mean(word: str, names: Any) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``errscope`` command; returns the exit status."""
+    from errscope._extras import MissingExtra, needs_extra
+
     args = _parse(argv)
     try:
-        return int(args.run(args))
+        with needs_extra("this command"):
+            return int(args.run(args))
+    except MissingExtra as exc:  # the base install has the library only: say which extra, not a traceback
+        print(f"errscope {args.command}: {exc}", file=sys.stderr)
+        return EXIT_FAILED
     except KeyboardInterrupt:
         print(f"errscope {args.command}: interrupted", file=sys.stderr)
         return 130

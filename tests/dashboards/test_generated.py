@@ -32,6 +32,17 @@ class TestGeneration:
         """Two generator runs give the same bytes."""
         assert generate.outputs() == generate.outputs()
 
+    def test_make_dashboards_says_what_it_did(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+        """Each file written is named; a run that changed nothing says all are up to date (it was silent)."""
+        files = {tmp_path / "deploy" / "a.json": "{}\n", tmp_path / "deploy" / "b.yaml": "b: 1\n"}
+        monkeypatch.setattr(generate, "ROOT", tmp_path)
+        monkeypatch.setattr(generate, "outputs", lambda: files)
+        assert generate.main([]) == 0
+        assert capsys.readouterr().err == "dashboards: wrote deploy/a.json\ndashboards: wrote deploy/b.yaml\n"
+        assert generate.main([]) == 0
+        assert capsys.readouterr().err == "dashboards: all 2 files under deploy/ are up to date\n"
+
     def test_every_dashboard_file_is_generated(self) -> None:
         """No hand-written or stale dashboard JSON sits next to the generated ones."""
         expected = {generate.GRAFANA_DIR / "dashboards" / name for name in generate.DASHBOARDS}
