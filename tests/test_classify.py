@@ -384,7 +384,7 @@ class TestConcurrentClassification:
             first.join(10)
         finally:
             done.set()
-            from errscope._classify import _REGISTERED
+            from errscope._classify._table import _REGISTERED
 
             _REGISTERED.pop(Waiting, None)
         assert alone.upstream is None or alone.upstream.status != "500"

@@ -525,7 +525,7 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
         # unzip's "this file is not a zipfile", sqlite3's "file is not a database", jq's "parse error: ...",
         # ImageMagick's "improper image header" / "no decode delegate for this image format", file(1)'s and
         # binutils' "file format not recognized"; strerror's EISDIR "Is a directory"): the file the call named is the
-        # one to change, as Python's format readers say (errscope._classify._FORMAT_WORDS). Checked before "not
+        # one to change, as Python's format readers say (errscope._classify._names._FORMAT_WORDS). Checked before "not
         # found": unzip's text also says its signature was "not found".
         FailureClass.INVALID_INPUT,
         re.compile(

@@ -34,8 +34,8 @@ from typing import Any, Final
 
 import re2  # type: ignore[import-untyped]
 
-from errscope import _scrubbing  # imported while _scrubbing compiles its set: its functions are read at call time
 from errscope._patterns import REDACTED
+from errscope._secret_shapes import _is_masked, key_kind, looks_like_password, looks_random
 
 __all__ = ["HINTS", "TRIGGERS", "is_value", "names_secret", "scrub_named_cells"]
 
@@ -115,7 +115,7 @@ _STRIP: Final = b" \t\r\"'`"
 
 
 def names_secret(name: str | bytes) -> bool:
-    """``name`` (a header cell, a key, a path, a section) names a credential: :func:`~errscope._scrubbing.key_kind`
+    """``name`` (a header cell, a key, a path, a section) names a credential: :func:`~errscope._secret_shapes.key_kind`
     says ``secret``, also in the plural (``api_keys``, ``passwords``) or written together (``requirepass``,
     ``masterauth``)."""
     if isinstance(name, bytes):
@@ -124,11 +124,11 @@ def names_secret(name: str | bytes) -> bool:
     if not name or len(name) > 60:
         return False
     key = name.replace(" ", "_")
-    if _scrubbing.key_kind(key) == "secret":
+    if key_kind(key) == "secret":
         return True
     if key[-1:] in "sS":
-        singular = key[:-2] if key[-2:].lower() == "es" and _scrubbing.key_kind(key[:-2]) == "secret" else key[:-1]
-        if _scrubbing.key_kind(singular) == "secret":
+        singular = key[:-2] if key[-2:].lower() == "es" and key_kind(key[:-2]) == "secret" else key[:-1]
+        if key_kind(singular) == "secret":
             return True
     return _COMPACT_SECRET.full(key.encode()) is not None
 
@@ -140,9 +140,9 @@ def is_value(cell: str | bytes, *, noun: bool = False) -> bool:
     value = (cell.encode("utf-8", "surrogateescape") if isinstance(cell, str) else cell).strip(_STRIP)
     if len(value) < 6 or 32 in value or value[0] in _PLACEHOLDER_START or _REDACTED in value:
         return False
-    if value.lower() in _NOT_VALUES or _scrubbing._is_masked(value) or _DATE.full(value) is not None:
+    if value.lower() in _NOT_VALUES or _is_masked(value) or _DATE.full(value) is not None:
         return False
-    return _scrubbing.looks_random(value) or (not noun and _scrubbing.looks_like_password(value))
+    return looks_random(value) or (not noun and looks_like_password(value))
 
 
 def _column_secret(name: bytes) -> int:
@@ -150,7 +150,7 @@ def _column_secret(name: bytes) -> int:
     if names_secret(name):
         return 2
     text = name.decode("utf-8", "replace").strip().strip("\"'`").replace(" ", "_")
-    return 1 if _scrubbing.key_kind(text) == "noun" else 0
+    return 1 if key_kind(text) == "noun" else 0
 
 
 # --- splitting a line into cells, each with its span in the text

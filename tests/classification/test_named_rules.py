@@ -10,7 +10,7 @@ import importlib
 
 import pytest
 
-from errscope._classify import _NAMED_RULES
+from errscope._classify._table import _NAMED_RULES
 
 _EXTENSION_MODULES = {"cimpl": "confluent_kafka.cimpl"}
 """A C extension that names its module apart from where it is imported from: confluent-kafka's librdkafka binding."""

@@ -1,0 +1,105 @@
+"""The chain of an exception (:func:`walk`, :func:`path_to`): causes, contexts, group members, and the failure
+a raising frame still held (PEP 3134's implicit cause restored).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+
+from errscope._classify._core import _MAX_CHAIN
+from errscope._classify._facts import _PROGRAMMING_ERRORS
+
+
+def walk(exc: BaseException) -> list[BaseException]:
+    """The exception chain of ``exc``, outermost first, at most 16 exceptions, each once.
+
+    Follows what Python's own traceback printer follows (``traceback.TracebackException``): an
+    exception group's members in order, then ``__cause__``, else ``__context__``, here even when
+    ``raise ... from None`` suppressed it (the on-call engineer needs what the author hid from the
+    model); with neither, the failure the raising frame still held (:func:`_held_failure`).
+    """
+    chain: list[BaseException] = []
+    seen: set[int] = set()
+    pending = [exc]
+    while pending and len(chain) < _MAX_CHAIN:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        chain.append(current)
+        following = current.__cause__ if current.__cause__ is not None else current.__context__
+        if following is None and not isinstance(current, BaseExceptionGroup):
+            following = _held_failure(current)
+        if following is not None:
+            pending.append(following)
+        if isinstance(current, BaseExceptionGroup):
+            pending.extend(reversed(current.exceptions))  # depth first, first member first
+    return chain
+
+
+def _held_failure(exc: BaseException) -> BaseException | None:
+    """The exception the frame that raised ``exc`` still held, when ``exc`` has no chain: the implicit cause PEP 3134
+    would have recorded had ``exc`` been raised inside the ``except`` block that caught it.
+
+    A hand-written retry loop keeps the last failure (``except httpx.TransportError as exc: last = exc``) and raises
+    its own ``RuntimeError`` after the loop; a tool that awaited a background task reads ``task.exception()`` and
+    raises its own (it holds the task); one that gathered its jobs with ``return_exceptions=True`` holds them in a list.
+    Only an exception that was itself raised (it has a traceback) and is not ``exc``, held by a local of the raising
+    frame, as the failure of a future or task held there, or as an item of a list, tuple or set there (``asyncio.wait``'s
+    ``done``), counts; the last such local wins (the most recent failure in a loop), and in a collection its first
+    failure.
+    """
+    if isinstance(exc, _PROGRAMMING_ERRORS):
+        # the tool's own bug (a typo, a wrong type) is no report of what it held: it stays unknown, its own gap
+        return None
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return None
+    try:
+        values = list(tb.tb_frame.f_locals.values())
+    except Exception:  # a frame whose locals cannot be read says nothing
+        return None
+
+    def failure(value: object) -> BaseException | None:
+        if isinstance(value, asyncio.Future | concurrent.futures.Future):  # a task or job that ended in a failure
+            value = value.exception() if value.done() and not value.cancelled() else None
+        raised = isinstance(value, Exception) and value is not exc and value.__traceback__ is not None
+        return value if raised else None  # type: ignore[return-value]
+
+    for value in reversed(values):
+        held = failure(value)
+        if held is None and isinstance(value, list | tuple | set | frozenset):
+            held = next((found for item in list(value)[:64] if (found := failure(item)) is not None), None)
+        if held is not None:
+            return held
+    return None
+
+
+def path_to(exc: BaseException, target: BaseException) -> list[BaseException]:
+    """The exceptions from ``exc`` down to ``target`` along :func:`walk`'s links, outermost first (``[exc]`` when
+    ``target`` is ``exc``; ``[]`` when ``target`` is not in the chain). An exception group's members other than the
+    one ``target`` is under are no part of it: a sibling's failure is another request's (PEP 654)."""
+    path: list[BaseException] = []
+    seen: set[int] = set()
+
+    def visit(current: BaseException) -> bool:
+        if id(current) in seen or len(seen) >= _MAX_CHAIN:
+            return False
+        seen.add(id(current))
+        path.append(current)
+        if current is target:
+            return True
+        following = current.__cause__ if current.__cause__ is not None else current.__context__
+        if following is None and not isinstance(current, BaseExceptionGroup):
+            following = _held_failure(current)
+        members = list(current.exceptions) if isinstance(current, BaseExceptionGroup) else []
+        if any(visit(inner) for inner in (*members, *([following] if following is not None else []))):
+            return True
+        path.pop()
+        return False
+
+    visit(exc)
+    return path

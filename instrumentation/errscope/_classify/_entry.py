@@ -1,0 +1,144 @@
+""":func:`explain`, the entry point: the first rule along the chain that answers decides; the root cause is
+the innermost meaningful exception.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Final
+
+from errscope._classify import _core
+from errscope._classify._chain import path_to, walk
+from errscope._classify._core import Classification, _UNKNOWN
+from errscope._classify._databases import _db_address
+from errscope._classify._facts import _request_address
+from errscope._classify._names import _by_name, _carried_delay
+from errscope._classify._table import _lookup
+from errscope._exceptions import ToolFailure
+from errscope._vocabulary import FailureClass
+
+
+def explain(exc: BaseException) -> tuple[Classification, BaseException]:
+    """Like :func:`classify`, also returning the root cause: the innermost meaningful exception.
+
+    The class is decided by the first exception along :func:`walk` whose rule answers; wrappers
+    (rules that return ``None``: ``UnexpectedToolError``, FastMCP's ``ToolError``, exception
+    groups, SQLAlchemy's over the driver's error) defer inwards. When no rule answers anywhere,
+    the words the chain's exception types are named with decide (``_by_name``), else ``unknown``.
+
+    The root cause is the innermost meaningful exception below the decision, whether or not a rule
+    matched it: ``UnexpectedToolError("Error executing tool x")`` says nothing, the
+    ``RuntimeError`` it wraps does. A library's own exception that a rule knows is a root of its
+    own: ``httpx.ReadTimeout`` names the library and the phase, the bare ``TimeoutError`` it was
+    raised over does not. Cancellation (``CancelledError``) is never the root. Python's own PEP 479
+    ``RuntimeError("coroutine raised StopIteration")`` is a wrapper: the ``StopIteration`` is the
+    root. An author's own failure (the ``errscope`` family) is its own root: its message is what
+    the author chose to record (the upstream's body, say), its cause is in the stack trace.
+    """
+    decided: tuple[Classification, BaseException] | None = None
+    root = exc
+    escaped: BaseException | None = None
+    for current in walk(exc):
+        if _pep479_wrapper(current):
+            escaped = current.__cause__  # Python's wrapper says nothing; the StopIteration it wraps is the bug
+            continue
+        rule = _lookup(current)
+        result: Classification | None = _UNKNOWN
+        if rule is not None:
+            try:
+                result = rule(current)
+            except Exception:  # a broken user rule must not break the failure path
+                result = _UNKNOWN
+        if result is None:
+            if _holds_another(current):
+                continue  # a wrapper: neither the decision nor the root
+            rule = None  # nothing inside: a leaf its rule has no answer for (an EOFError, an OSError), still the root
+        if _meaningful(current) or current is escaped:
+            root = current
+        if rule is not None:
+            decided = result, current
+            break
+    if decided is None:  # nothing matched: the innermost of the whole chain explains it
+        named = next((found for found in map(_by_name, walk(exc)) if found is not None), _UNKNOWN)
+        return named, root
+    if isinstance(decided[1], ToolFailure):  # the author wrote down what happened: that is the root
+        return decided
+    # The root sits below the deciding exception, on its own chain (not in a sibling group member).
+    path = path_to(exc, decided[1])
+    return _with_wait(_with_address(decided[0], path), path), _root_below(decided[1])
+
+
+def _with_address(result: Classification, path: list[BaseException]) -> Classification:
+    """``result`` with its upstream's address, when the deciding exception names none and an exception on the path to
+    it does: the request a wrapper holds (requests' ``ConnectionError.request`` over urllib3's ``NewConnectionError``,
+    which names only its pool) or the connection a driver's error names (:func:`_db_address`), nearest first. The
+    on-call engineer needs which host failed (DESIGN: upstream address on the tool span); a sibling group member's
+    request is never on the path (:func:`path_to`)."""
+    upstream = result.upstream
+    if upstream is None or upstream.address is not None:
+        return result
+    for current in reversed(path):
+        try:
+            address = _request_address(current) or _db_address(current)
+        except Exception:  # an attribute of a foreign shape says nothing
+            address = None
+        if address:
+            return replace(result, upstream=replace(upstream, address=address))
+    return result
+
+
+def _with_wait(result: Classification, path: list[BaseException]) -> Classification:
+    """``result`` with the wait an SDK's exception on the path to the deciding one parsed off the answer and kept
+    (:func:`_carried_delay`), when the deciding one (the transport's, below it) has none: qdrant-client's
+    ResourceExhaustedResponse(retry_after_s) over grpcio's RESOURCE_EXHAUSTED, whose trailer it read."""
+    if result.failure_class is not FailureClass.RATE_LIMITED or result.retry_after is not None:
+        return result
+    for current in reversed(path[:-1]):
+        try:
+            wait = _carried_delay(current)
+        except Exception:  # an attribute of a foreign shape says nothing
+            wait = None
+        if wait is not None:
+            return replace(result, retry_after=wait)
+    return result
+
+
+def _holds_another(exc: BaseException) -> bool:
+    return exc.__cause__ is not None or exc.__context__ is not None or isinstance(exc, BaseExceptionGroup)
+
+
+def _pep479_wrapper(exc: BaseException) -> bool:
+    """Python's own ``RuntimeError("coroutine raised StopIteration")`` (PEP 479; also "generator", "async
+    generator ... StopAsyncIteration"): raised ``from`` a ``StopIteration`` that escaped a generator or a
+    coroutine, e.g. a sync tool's ``next()`` on an empty iterator called from an async wrapper."""
+    return type(exc) is RuntimeError and isinstance(exc.__cause__, (StopIteration, StopAsyncIteration))
+
+
+_CONTROL_FLOW: Final = (StopIteration, StopAsyncIteration, BaseExceptionGroup)
+
+
+def _meaningful(exc: BaseException) -> bool:
+    # Cancellation (asyncio.CancelledError, GeneratorExit) is the mechanics of a timeout or a
+    # teardown under the real failure, and a StopIteration under a library's `raise ... from None`
+    # (json's decoder) the mechanics of a loop: never the cause.
+    return isinstance(exc, Exception) and not isinstance(exc, _CONTROL_FLOW)
+
+
+def _root_below(decider: BaseException) -> BaseException:
+    """The first library exception a rule knows from ``decider`` inwards, else the innermost
+    meaningful one. A wrapper always has something inside it (that is what it defers to), so
+    the innermost meaningful exception of a chain is never one."""
+    chain = [e for e in walk(decider) if _meaningful(e)]
+    return next((e for e in chain if type(e).__module__ != "builtins" and _answers(e)), chain[-1] if chain else decider)
+
+
+def _answers(exc: BaseException) -> bool:
+    rule = _lookup(exc)
+    try:
+        return rule is not None and rule(exc) is not None
+    except Exception:
+        return False
+
+
+# errscope._classify._core.classify, which the families call on a cause, delegates to this.
+_core._explain = explain

@@ -1,0 +1,199 @@
+"""What an exception carries, read without importing its library: an HTTP status, a response header, the
+upstream's address, its message, the module and functions it was raised in.
+"""
+
+from __future__ import annotations
+
+import errno
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+from errscope._classify._core import Classification, Upstream
+from errscope._http import (
+    class_for_http_status,
+    no_requests_remain,
+    retry_after_from_headers,
+    side_effect_for_http_status,
+)
+from errscope._vocabulary import FailureClass
+
+
+def http_address(url: Any) -> str | None:
+    """``host[:port]`` of ``url`` (a string, or an httpx/httpx2/yarl URL): never userinfo, path or query. An IPv6
+    literal keeps its brackets (``[::1]:8080``)."""
+    if isinstance(url, str):
+        try:
+            parts = urlsplit(url)
+            host, port = parts.hostname, parts.port
+        except ValueError:
+            return None
+    else:
+        host, port = getattr(url, "host", None), getattr(url, "port", None)
+    if not host:
+        return None
+    host = str(host)
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"  # an IPv6 literal: bracketed as in a URL (RFC 3986 §3.2.2), so the port stays apart
+    return f"{host}:{port}" if port else host
+
+
+def _status_classification(status: int, header: Callable[[str], str | None], address: str | None) -> Classification:
+    # Retry-After accompanies 429 (RFC 6585 §4) and 503 (RFC 9110 §10.2.3). A 403 that says when to
+    # come back, or that no requests remain (X-RateLimit-Remaining: 0), is a rate limit: GitHub's
+    # primary and secondary limits ("Rate limits for the REST API"), GitLab's and others' the same way.
+    failure_class = class_for_http_status(status)
+    if status == 451:
+        # Unavailable For Legal Reasons (RFC 7725 §3): access to the resource denied by a legal demand, for this
+        # client or region; no retry changes it. Read so only on an HTTP answer's status (SMTP's and FTP's 451 is
+        # "local error in processing"): the shared table, which also reads numbers in prose, leaves it unknown.
+        failure_class = FailureClass.PERMISSION_DENIED
+    if status == 403 and (header("Retry-After") is not None or no_requests_remain(header)):
+        failure_class = FailureClass.RATE_LIMITED
+    waits = failure_class is FailureClass.RATE_LIMITED or status == 503
+    return Classification(
+        failure_class,
+        retry_after=retry_after_from_headers(header) if waits else None,
+        upstream=Upstream("http", str(status), address),
+        side_effect_possible=side_effect_for_http_status(status),
+    )
+
+
+def _attribute(obj: object, name: str) -> Any:
+    try:
+        return getattr(obj, name, None)
+    except Exception:  # a property that raises (httpx's .request when none is attached)
+        return None
+
+
+def _error_status(value: object) -> int | None:
+    # An SDK that keeps the status as text ("503": postgrest-py's code for a non-PostgREST error page)
+    if isinstance(value, str) and len(value) == 3 and value.isdigit():
+        value = int(value)
+    return value if isinstance(value, int) and not isinstance(value, bool) and 400 <= value <= 599 else None
+
+
+_STATUS_ATTRIBUTES: Final = ("status_code", "http_status", "status", "code", "errcode", "response_code",
+                              "response_status_code")
+
+
+def http_status_of(exc: BaseException) -> int | None:
+    """The HTTP error status (400-599) an exception carries, in the attribute shapes HTTP clients
+    and API SDKs use: ``status_code`` (OpenAI, Anthropic), ``http_status`` (Stripe), ``status``
+    (aiohttp), ``code`` (urllib, google-api-core, tornado), ``errcode`` (xmlrpc.client), ``response_code``
+    (python-gitlab), ``response_status_code`` (Kiota's ``APIError``: msgraph-sdk), or its ``response``'s
+    ``status_code``/``status`` (httpx, requests, websockets), or its ``context``'s ``http-code``
+    (databricks-sql-connector); else an
+    ``OSError`` built as ``IOError(status, message)`` (typesense: its ``errno`` is the status, no errno any system
+    defines). ``None`` when it carries none."""
+    for owner in (exc, _attribute(exc, "response")):
+        if owner is None or isinstance(owner, Mapping):  # botocore's response is a dict: see _api_error
+            continue
+        for name in _STATUS_ATTRIBUTES if owner is exc else ("status_code", "status"):
+            status = _error_status(_attribute(owner, name))
+            if status is not None:
+                return status
+    status = _context_status(exc)
+    if status is not None:
+        return status
+    if isinstance(exc, OSError) and exc.errno not in errno.errorcode:  # errnos end near 140 (Linux), WSA's at 10000
+        return _error_status(exc.errno)
+    return None
+
+
+def _context_status(exc: BaseException) -> int | None:
+    """The HTTP status in an exception's ``context`` mapping (databricks-sql-connector's ``RequestError``: its
+    ``"http-code"``, a driver's PEP 249 error whose HTTP request the endpoint refused)."""
+    context = _attribute(exc, "context")
+    return _error_status(context.get("http-code")) if isinstance(context, Mapping) else None
+
+
+def _response_header(exc: BaseException, name: str) -> str | None:
+    """A response header the exception carries: on itself (``headers``: PyGithub, kubernetes,
+    xmlrpc.client; ``resp_headers``: websocket-client; ``response_headers``: Kiota's APIError), its ``response``
+    (httpx, requests, SDKs), its ``meta`` (elastic-transport) or its ``resp`` (googleapiclient: httplib2's
+    response, a dict). A dict is searched without regard to case (lowercased keys; header names are
+    case-insensitive, RFC 9110 §5.1)."""
+    for owner, attribute in ((exc, "headers"), (exc, "resp_headers"), (exc, "response_headers"),
+                             (_attribute(exc, "response"), "headers"),
+                             (_attribute(exc, "meta"), "headers"), (exc, "resp")):
+        headers = _attribute(owner, attribute)
+        if isinstance(headers, dict):  # incl. httplib2's Response (googleapiclient's HttpError.resp): lowercased keys
+            value = next((v for k, v in headers.items() if isinstance(k, str) and k.lower() == name.lower()), None)
+        else:
+            get = _attribute(headers, "get")
+            if not callable(get):
+                continue
+            try:
+                value = get(name)
+            except Exception:
+                continue
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def _request_address(exc: BaseException) -> str | None:
+    # httpx/openai: .request.url; aiohttp: .request_info.url; requests: .response.url; urllib: .url;
+    # googleapiclient: .uri
+    for owner, name in ((exc, "request"), (exc, "request_info"), (exc, None), (_attribute(exc, "response"), None)):
+        target = _attribute(owner, name) if name else owner
+        for url in (_attribute(target, "url"), _attribute(target, "uri")):
+            if url is not None and not callable(url):
+                address = http_address(url)
+                if address:
+                    return address
+    return None
+
+
+_PROGRAMMING_ERRORS: Final = (AttributeError, NameError, TypeError, LookupError, AssertionError, ImportError,
+                              SyntaxError, NotImplementedError)
+
+
+def _message_of(exc: BaseException) -> str:
+    """``str(exc)``, or ``""`` when its ``__str__`` raises (J170)."""
+    try:
+        text = str(exc)
+    except Exception:
+        return ""
+    return text if isinstance(text, str) else ""
+
+
+# Functions that open a connection (a driver's connect, the socket's, asyncio's and anyio's): an error raised
+# while one of them ran came before any request of the caller's was sent.
+_CONNECTING_FUNCTIONS: Final = frozenset({"connect", "_connect", "connect_tcp", "connect_unix", "sock_connect",
+                                          "create_connection", "open_connection", "start_connection"})
+
+
+def _function_name(frame: Any) -> str:
+    # Cython-compiled modules (cassandra-driver's) name their code objects "package.module.Class.method"
+    return str(frame.f_code.co_name).rpartition(".")[2]
+
+
+def _raised_connecting(exc: BaseException, package: str | None = None, *, anywhere: bool = False) -> bool:
+    """Whether ``exc`` came out of a connecting function (``_CONNECTING_FUNCTIONS``) of ``package`` (default:
+    the exception's own library; PEP 249's ``connect()``, ``Connection.connect``; ``anywhere``: of any
+    module): no connection existed, so no statement was sent."""
+    package = package or type(exc).__module__.partition(".")[0]
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if (_function_name(frame) in _CONNECTING_FUNCTIONS
+                and (anywhere or str(frame.f_globals.get("__name__", "")).partition(".")[0] == package)):
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def raised_in(exc: BaseException, *modules: str) -> bool:
+    """Whether the innermost frame of ``exc``'s traceback runs code of one of ``modules`` (a module, or any
+    module of a package: ``"mcp.client"`` covers ``mcp.client.session``)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    name = tb.tb_frame.f_globals.get("__name__") if tb is not None else None
+    return isinstance(name, str) and any(name == module or name.startswith(module + ".") for module in modules)
+
+
+def _qualname(exc: BaseException) -> str:
+    return f"{type(exc).__module__}.{type(exc).__qualname__}"
