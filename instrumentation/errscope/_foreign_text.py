@@ -83,7 +83,9 @@ def printable(text: str) -> str:
 # "some aspect of the operation may have succeeded") may have. Azure Resource Manager's ``AuthorizationFailed``
 # and Slack's ``not_in_channel`` are refusals of the caller's identity like the others.
 _API_CODE_FAMILIES: Final = (
-    (re.compile(r"throttl|toomanyrequests|slowdown|requestlimitexceeded|throughputexceeded|rateexceeded|ratelimit"),
+    # Elasticsearch's 429 types (a full thread pool queue, a memory circuit breaker: "retry later")
+    (re.compile(r"throttl|toomanyrequests|slowdown|requestlimitexceeded|throughputexceeded|rateexceeded|ratelimit|"
+                r"rejectedexecution|circuitbreaking"),
      FailureClass.RATE_LIMITED),
     (re.compile(r"accessdenied|unauthori[sz]ed|unauthenticated|notauthorized|forbidden|invalidaccesskeyid|invalidclienttokenid|"
                 r"signaturedoesnotmatch|expiredtoken|unrecognizedclient|authfailure|missingauthenticationtoken|"
@@ -94,6 +96,7 @@ _API_CODE_FAMILIES: Final = (
                 # a sign-up or provider the project turned off
                 r"(?:invalid|bad|wrong)credential|(?:session|refreshtoken)notfound|(?:not|un)(?:confirmed|verified)|"
                 r"disabled|"
+                r"securityexception|"  # Elasticsearch's security_exception (401/403: a missing or refused credential)
                 r"apikey"),  # Google's ErrorInfo reasons: API_KEY_INVALID, API_KEY_EXPIRED
      FailureClass.PERMISSION_DENIED),
     (re.compile(r"notfound|nosuch|nonexist|doesnotexist"), FailureClass.NOT_FOUND),  # SQS: "...NonExistentQueue"
@@ -117,6 +120,49 @@ def api_code_class(code: str) -> FailureClass | None:
     if words in _QUERY_DOCUMENT_CODES:
         return FailureClass.UNKNOWN
     return next((failure_class for pattern, failure_class in _API_CODE_FAMILIES if pattern.search(words)), None)
+
+
+# An SMTP reply (RFC 5321 §4.2) with its enhanced status code (RFC 3463 §2: class.subject.detail) as mail libraries
+# print it: "550 5.1.1 ...", Gmail's continued "535-5.7.8 ...", smtplib's "(550, b'5.1.1 ...')". The reply's first
+# digit and the enhanced code's class agree, which no HTTP status or version number does.
+_SMTP_REPLY: Final = re.compile(r"(?<![\w.])([245])(\d\d)(?:[ -]|,\s*b?['\"])\1\.(\d{1,3})\.\d{1,3}(?![\w.])")
+_SMTP_ENHANCED: Final = re.compile(r"\s*[245]\.(\d{1,3})\.(\d{1,3})\b")
+# A mail server limiting the sender: too many logins, connections or recipients, a daily sending limit or quota spent
+# (Gmail's "550 5.4.5 Daily user sending limit exceeded", Exchange's "SubmissionQuotaExceededException").
+_SMTP_SLOW_DOWN: Final = re.compile(r"too many|rate.?limit|sending (?:limit|quota)|(?:limit|quota) ?exceeded", re.I)
+
+
+def smtp_reply_class(code: int, text: str) -> FailureClass:
+    """The class of an SMTP reply by its code (RFC 5321 §4.2.1) and its text (which starts with the enhanced status
+    code, RFC 3463, when the server sends one).
+
+    A sender limited (:data:`_SMTP_SLOW_DOWN`, or X.4.5 "mail system congestion") is ``rate_limited`` whatever the
+    code; then 4yz is transient (``upstream_unavailable``), 530/534/535/538 and X.7.x (security or policy) refuse the
+    credential or the sender (``permission_denied``), 550/551 name a mailbox that is not there (``not_found``),
+    501/552/553 parameters, size or a mailbox name the server will not take (``invalid_input``); else ``unknown``.
+    """
+    enhanced = _SMTP_ENHANCED.match(text)
+    subject = enhanced.groups() if enhanced else (None, None)
+    if _SMTP_SLOW_DOWN.search(text) or subject == ("4", "5"):
+        return FailureClass.RATE_LIMITED
+    if 400 <= code < 500:
+        return FailureClass.UPSTREAM_UNAVAILABLE  # 421 closing, 450 mailbox busy, 451 local error, 452 storage
+    if code in (530, 534, 535, 538) or subject[0] == "7":
+        return FailureClass.PERMISSION_DENIED
+    if code in (550, 551):
+        return FailureClass.NOT_FOUND
+    if code in (501, 552, 553):
+        return FailureClass.INVALID_INPUT
+    return FailureClass.UNKNOWN
+
+
+def smtp_reply_in_text(text: str) -> FailureClass | None:
+    """The class of the first SMTP reply with an enhanced status code ``text`` prints (:data:`_SMTP_REPLY`, read by
+    :func:`smtp_reply_class`: an email server relaying nodemailer's or smtplib's error), or ``None``."""
+    match = _SMTP_REPLY.search(text)
+    if match is None:
+        return None
+    return smtp_reply_class(int(match.group(1) + match.group(2)), text[match.end(2):].lstrip(" -,b'\""))
 
 
 # PostgreSQL SQLSTATE (https://www.postgresql.org/docs/current/errcodes-appendix.html): the exact
@@ -244,7 +290,10 @@ _SNAKE_CODE: Final = re.compile(r"\(([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)\)"
                                 r"|(?:^|[:=]\s*)([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)[\s.!]*$"
                                 # an upper-case code heading its message ("INVALID_SESSION_ID: Session expired or
                                 # invalid", jsforce's ``errorCode: message``): argument names are not upper case
-                                r"|(?:^|:\s)([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+):\s")
+                                r"|(?:^|:\s)([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+):\s"
+                                # an error's type as a key names it (Elasticsearch's Java client: "[Elasticsearch
+                                # exception [type=security_exception, reason=...]]")
+                                r"|\btype=([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b")
 
 
 def named_code_class(text: str) -> FailureClass | None:
@@ -252,7 +301,7 @@ def named_code_class(text: str) -> FailureClass | None:
     stripped = text.strip()
     tokens = [m.group(0) for m in _CAMEL_CODE.finditer(stripped)
               if ("." in m.group(0) or _CAMEL_HUMP.search(m.group(0))) and stripped[m.end():m.end() + 1] != "("]
-    tokens += [m.group(1) or m.group(2) or m.group(3) for m in _SNAKE_CODE.finditer(stripped)]
+    tokens += [m.group(1) or m.group(2) or m.group(3) or m.group(4) for m in _SNAKE_CODE.finditer(stripped)]
     for token in tokens:
         cls = api_code_class(token)
         if cls is not None and cls is not FailureClass.UNKNOWN:
@@ -354,6 +403,8 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
         FailureClass.UPSTREAM_UNAVAILABLE,
         re.compile(
             r"unavailable|timed? ?out|connection (?:was )?(?:refused|reset)|refused (?:the |our |a )?connection|"
+            # a database out of connections for this role (PostgreSQL 53300, as psycopg's SQLSTATE is read)
+            r"\bremaining connection slots are reserved\b|"
             # errno names of a failed connection, as Node, Go and Python servers print them, and Windows Sockets' own
             # (WSAE...), with Windows' error numbers: its sentences are translated, its numbers are not (Windows
             # Sockets Error Codes: 10053 aborted, 10054 reset, 10060 timed out, 10061 refused, 10064/10065 unreachable;
@@ -556,7 +607,10 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # repository ("not a git repository")
             r"\bdid not match any file|\bsrc refspec \S+ does not match any\b|\bunknown revision\b|\bbad revision\b|"
             r"\b(?:invalid|not a valid) object name\b|\bnot something we can merge\b|\bdid not resolve to an object\b|"
-            r"\bnot a git repository\b",
+            r"\bnot a git repository\b|"
+            # GitHub's GraphQL API for a record the query named that is not there (its NOT_FOUND error type): "Could
+            # not resolve to a Repository with the name 'x'", "... an Issue with the number of N"
+            r"\bcould not resolve to an? \w+ with the\b",
             re.I,
         ),
     ),
@@ -684,6 +738,14 @@ _NEVER_REACHED: Final = re.compile(
     r"\bremote name could not be resolved\b|\btrust relationship\b|\bsecure channel\b|\bname does not resolve\b|"
     r"\bno data of the requested type\b|\bduring hostname resolution\b|\bhost not found \((?:non-)?authoritative\)|"
     r"\bremote party has closed the transport stream\b|"
+    # PostgreSQL refusing a new connection (53300 too_many_connections: "remaining connection slots are reserved for
+    # non-replication superuser connections" / "... for roles with the SUPERUSER attribute"): no statement ran
+    r"\bremaining connection slots are reserved\b|"
+    # Go's net.OpError for a connect ("dial tcp 10.0.0.1:6443: i/o timeout"): the timeout came before a connection
+    r"\bdial (?:tcp|udp|unix)[46]? \S+: i/o timeout\b|"
+    # Envoy's 503 whose reset reason says the request was never forwarded (a connect that failed, a circuit breaker's
+    # overflow: envoy/stream_info ResetReason); "connection termination" or "remote reset" may have come after
+    r"\breset reason: (?:(?:local |remote )?connection failure|overflow)\b|"
     # a gateway that gave up waiting for the server it starts to come up (obot-platform/obot #3557: "timed out waiting
     # for MCP server to be ready"): the call was never forwarded
     r"\btimed? ?out waiting for (?:the )?(?:[\w'-]+ ){0,4}to (?:be(?:come)? ready|start|come up)\b|"
@@ -791,7 +853,10 @@ def deciding_cause(text: str) -> str:
     for start in range(len(links) - 1, 0, -1):
         tail = _CHAIN_LINK.join(links[start:])
         if _classify_whole(tail) is FailureClass.UPSTREAM_UNAVAILABLE and (never_reached(tail) or says_maybe_acted(tail)):
-            return tail
+            # the link before names the operation that failed (Go's net.OpError "dial tcp 10.0.0.1:6443: i/o timeout"):
+            # a connect that timed out never sent the request, which the bare "i/o timeout" does not say
+            operation = _CHAIN_LINK.join(links[start - 1:])
+            return operation if not never_reached(tail) and never_reached(operation) else tail
     return text
 
 
@@ -815,6 +880,9 @@ def _classify_whole(text: str) -> FailureClass:
         return FailureClass.UNKNOWN
     if _ACCOUNT_UNPAID.search(text):
         return FailureClass.PERMISSION_DENIED
+    smtp = smtp_reply_in_text(text)  # a mail server's reply code: read as smtplib's exception is
+    if smtp is not None and smtp is not FailureClass.UNKNOWN:
+        return smtp
     # An API's own code decides before its HTTP status and its prose, as it does on an exception (DynamoDB throttles
     # with a 400; "The security token included in the request is invalid" is a refused credential).
     named = named_code_class(text) or sqlstate_class(text)
@@ -1051,6 +1119,7 @@ def _doc_findings(value: Any, depth: int) -> list[tuple[int, str, list[str]]]:
     if message is not None:
         codes = [str(value[key]) for key in _DOC_CODE_KEYS
                  if isinstance(value.get(key), str | int) and not isinstance(value.get(key), bool)]
+        codes = _postgrest_codes(value) or codes
         if not codes and isinstance(value.get("type"), str):  # the category only when no code says more
             codes = [value["type"]]
         found.append((depth, message.strip(), codes))
@@ -1058,6 +1127,29 @@ def _doc_findings(value: Any, depth: int) -> list[tuple[int, str, list[str]]]:
         if _DOC_NESTING.search(str(key)):  # only where an error nests, never a record's own "description"
             found.extend(_doc_findings(item, depth + 1))
     return found
+
+
+# PostgREST's error object (https://docs.postgrest.org/en/stable/references/errors.html): ``code``, ``details``,
+# ``hint`` and ``message``, always all four. Its ``code`` is the database's SQLSTATE or PostgREST's own PGRST code,
+# whose group the documentation gives one HTTP status: 0xx the database out of reach (503), 3xx the JWT (401).
+_POSTGREST_KEYS: Final = frozenset({"code", "details", "hint", "message"})
+_PGRST_STATUS: Final = {"0": "503", "3": "401"}
+_NO_ROWS: Final = re.compile(r"\bcontains 0 rows\b")
+
+
+def _postgrest_codes(value: dict[str, Any]) -> list[str]:
+    """The codes of a PostgREST error object as the rules read them: a SQLSTATE as "SQLSTATE x" (read as a driver's,
+    :data:`SQLSTATE_CLASSES`), a PGRST code with its documented status, PGRST116 for a single row asked for and none
+    there as a 404; ``[]`` for any other object."""
+    code = value.get("code")
+    if not isinstance(code, str) or not _POSTGREST_KEYS <= value.keys():
+        return []
+    if len(code) == 5 and code.isalnum() and code[:2].isdigit():
+        return [f"SQLSTATE {code}"]
+    if code == "PGRST116" and _NO_ROWS.search(str(value.get("details") or "")):
+        return [code, "404"]
+    status = _PGRST_STATUS.get(code[5:6]) if code.startswith("PGRST") and code[5:].isdigit() else None
+    return [code, status] if status and code != "PGRST300" else [code]
 
 
 def json_error_parts(text: str) -> tuple[str, list[str]] | None:

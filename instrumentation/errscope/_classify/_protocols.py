@@ -20,7 +20,7 @@ from errscope._classify._builders import (
 from errscope._classify._core import Classification, Rule, Upstream, _MAX_CHAIN, _UNKNOWN
 from errscope._classify._facts import _attribute, _function_name, _qualname, _raised_connecting, raised_in
 from errscope._classify._mcp import _JSONRPC_SENT, class_for_jsonrpc_code
-from errscope._foreign_text import GRPC_CODES as _GRPC_CODES, api_code_class as _code_family
+from errscope._foreign_text import GRPC_CODES as _GRPC_CODES, api_code_class as _code_family, smtp_reply_class
 from errscope._http import class_for_http_status, side_effect_for_http_status
 from errscope._vocabulary import FailureClass
 
@@ -425,19 +425,11 @@ def _ssh_disconnect(exc: BaseException) -> Classification:
 # SMTP reply codes (RFC 5321 §4.2.2-4.2.3; AUTH: RFC 4954 §6; the enhanced code's class 7, security
 # or policy: RFC 3463 §3.8). A 4yz reply is transient ("the action was not taken"), a 5yz one
 # permanent; every negative reply refused the command, so nothing was sent on.
-_SMTP_ENHANCED_POLICY: Final = re.compile(r"\s*5\.7\.\d")
 
 
 def _smtp_class(code: int, text: str) -> FailureClass:
-    if 400 <= code < 500:
-        return FailureClass.UPSTREAM_UNAVAILABLE  # 421 closing, 450 mailbox busy, 451 local error, 452 storage
-    if code in (530, 534, 535, 538) or _SMTP_ENHANCED_POLICY.match(text):
-        return FailureClass.PERMISSION_DENIED  # authentication required or failed, refused by policy
-    if code in (550, 551):
-        return FailureClass.NOT_FOUND  # mailbox unavailable, user not local
-    if code in (501, 552, 553):
-        return FailureClass.INVALID_INPUT  # bad parameters, message too large, mailbox name not allowed
-    return FailureClass.UNKNOWN
+    # one reading of a reply for the exception and for its text relayed by another server (J339, J346)
+    return smtp_reply_class(code, text)
 
 
 def _smtp_reply(reply: Callable[[Any], tuple[object, object]]) -> Rule:
