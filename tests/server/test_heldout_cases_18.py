@@ -18,8 +18,8 @@ from aiosmtpd.controller import Controller
 
 from errscope._attributes import ERRSCOPE_FAILURE_CLASS, ERRSCOPE_SIDE_EFFECT_POSSIBLE
 from errscope.testing import CapturedTelemetry
-from tests.classification.upstreams import HOST
-from tests.server.test_heldout_cases import serving
+from tests.classification.upstreams import HOST, answering
+from tests.server.test_heldout_cases import everything_recorded, serving
 from tests.server.test_heldout_cases_6 import failed_text
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
@@ -80,3 +80,41 @@ async def test_j346_a_mail_server_limiting_the_sender(style: str, limit: str, sm
     span = served.span()
     assert span.attributes[ERRSCOPE_FAILURE_CLASS] == "rate_limited", dict(span.attributes)
     assert span.attributes.get(ERRSCOPE_SIDE_EFFECT_POSSIBLE) is False, dict(span.attributes)
+
+
+# --- J349: OpenWeatherMap's key in the URL requests prints ----------------------------------------------------------
+
+APPID = "9f1c2e8a7b6d5c4e3f2a1b0c9d8e7f6a"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "errscope._patterns (scrubber patterns, another helper's area this round): 'appid' is no key noun, so "
+    "OpenWeatherMap's ?appid=<32 hex> survives in the span's exception text and the log record; a key noun "
+    "'appid' also redacts Facebook/WeChat app ids when credential-shaped (over-redaction to weigh), and the "
+    "collector patterns must be regenerated with it"))
+@pytest.mark.parametrize("style", STYLES)
+async def test_j349_openweathermap_s_appid_in_the_url_requests_prints(style: str, telemetry: CapturedTelemetry) -> None:
+    """J349 (UFAL-DSG/alex PR #179: OpenWeatherMap's key "added into the requests" and kept out of the logs;
+    nomadcoders/fokin-weather #4 and HaringeyMobile/World-Weather #10: the key is the ``appid``/``APPID`` query parameter).
+    A weather tool's ``requests.get(...).raise_for_status()`` on a 401 raises ``HTTPError("401 Client Error: Unauthorized
+    for url: http://…/data/2.5/weather?q=Paris&appid=<key>")``. The key never reaches the model, a span or a log record;
+    the class is ``permission_denied`` (the operator's key)."""
+    import requests
+
+    with answering(401, b'{"cod":401, "message": "Invalid API key. Please see https://openweathermap.org/faq#error401 '
+                        b'for more info."}', {"content-type": "application/json"}) as port:
+
+        async def current_weather(city: str) -> str:
+            """The current weather in a city."""
+            answer = requests.get(f"http://{HOST}:{port}/data/2.5/weather",
+                                  params={"q": city, "units": "metric", "appid": APPID}, timeout=5)
+            answer.raise_for_status()
+            return str(answer.json()["main"]["temp"])
+
+        async with serving(style, "legacy", telemetry, current_weather) as served:
+            result = await served.call("current_weather", {"city": "Paris"})
+    text = failed_text(result)
+    assert "ERR-" in text and APPID not in text, text
+    span = served.span()
+    assert span.attributes[ERRSCOPE_FAILURE_CLASS] == "permission_denied", dict(span.attributes)
+    assert APPID not in everything_recorded(telemetry)
