@@ -746,6 +746,16 @@ _NEVER_REACHED: Final = re.compile(
     # Envoy's 503 whose reset reason says the request was never forwarded (a connect that failed, a circuit breaker's
     # overflow: envoy/stream_info ResetReason); "connection termination" or "remote reset" may have come after
     r"\breset reason: (?:(?:local |remote )?connection failure|overflow)\b|"
+    # a driver that never had a connection or a server to send on: a pool that gave none in time (Prisma's P2024 "Timed
+    # out fetching a new connection from the connection pool", Knex's "Timeout acquiring a connection", MariaDB's "pool
+    # timeout: failed to retrieve a connection from pool", .NET's "… prior to obtaining a connection from the pool",
+    # HikariCP's "Connection is not available, request timed out"), MongoDB's server selection, as SQLAlchemy's
+    # QueuePool ``TimeoutError`` and pymongo's ``ServerSelectionTimeoutError`` are read
+    r"\bacquisition timed? ?out\b|\btimed? ?out (?:fetching|acquiring|obtaining|getting|waiting for) (?:a |an )?"
+    r"(?:new |idle |free )?connection\b|\btimeout acquiring a connection\b|"
+    r"\b(?:failed to retrieve|could(?: not|n't) get|unable to (?:get|acquire|obtain)) a connection from (?:the )?pool\b|"
+    r"\bprior to obtaining a connection\b|\bconnection is not available, request timed out\b|"
+    r"\bserver selection timed? ?out\b|\btime ?out occurr?ed after \d+ ?ms selecting a server\b|"
     # a gateway that gave up waiting for the server it starts to come up (obot-platform/obot #3557: "timed out waiting
     # for MCP server to be ready"): the call was never forwarded
     r"\btimed? ?out waiting for (?:the )?(?:[\w'-]+ ){0,4}to (?:be(?:come)? ready|start|come up)\b|"

@@ -249,3 +249,41 @@ async def test_j348_an_envoy_503_after_forwarding_is_not_repeated(telemetry: Any
     assert result.failure_class is FailureClass.UPSTREAM_UNAVAILABLE, result
     assert result.side_effect_possible is True, result
     assert posts_calling(seen, "search_issues") == 1
+
+
+# --- J350: no connection or server to send on -------------------------------------------------------------------------
+
+async def test_j350_a_pool_or_server_selection_timeout_sent_nothing(tmp_path: Path, telemetry: Any) -> None:
+    """J350 (apache/doris-mcp-server #31 and #74: "Connection acquisition timed out for session mcp_session" from a
+    database MCP server; Prisma's P2024 "Timed out fetching a new connection from the connection pool"; Knex's "Timeout
+    acquiring a connection. The pool is probably full."; dbcodeio/public #1088: MariaDB's "pool timeout: failed to retrieve
+    a connection from pool after 31979ms"; fuel9/DisplayMonkey #131: .NET's "The timeout period elapsed prior to obtaining
+    a connection from the pool"; Automattic/mongoose #8263 and #8670: "Server selection timed out after 30000 ms";
+    socioboard/Socioboard-5.0 #4: the .NET driver's "A timeout occured after 30000ms selecting a server"). The driver
+    timed out before it had a connection or a server to send on: the database is out of reach for now
+    (``upstream_unavailable``) and no statement was sent, as SQLAlchemy's QueuePool ``TimeoutError`` and pymongo's
+    ``ServerSelectionTimeoutError`` say (side effect false): never "may have taken effect"."""
+    results = await answered(tmp_path, telemetry, {
+        "exec_query": "Connection acquisition timed out for session mcp_session",
+        "update_order": "Invalid `prisma.order.update()` invocation:\n\nTimed out fetching a new connection from the "
+                        "connection pool. More info: http://pris.ly/d/connection-pool (Current connection pool timeout: "
+                        "10, connection limit: 5)",
+        "insert_row": "KnexTimeoutError: Knex: Timeout acquiring a connection. The pool is probably full. Are you "
+                      "missing a .transacting(trx) call?",
+        "run_sql": "(conn:-1, no: 45028, SQLState: HY000) pool timeout: failed to retrieve a connection from pool after "
+                   "31979ms\n    (pool connections: active=10 idle=0 limit=10)",
+        "save_display": "The timeout period elapsed prior to obtaining a connection from the pool. This may have occurred "
+                        "because all pooled connections were in use and max pool size was reached.",
+        "add_note": "MongoServerSelectionError: Server selection timed out after 30000 ms",
+        "log_event": "A timeout occured after 30000ms selecting a server using CompositeServerSelector{ Selectors = "
+                     "ReadPreferenceServerSelector{ ReadPreference = { Mode = Primary, TagSets = [] } } }.",
+    })
+    all_of(results, FailureClass.UPSTREAM_UNAVAILABLE)
+    for name, result in results.items():
+        assert result.side_effect_possible is not True and "may have taken effect" not in result.text, (name, result)
+
+
+async def test_j350_guard_a_connection_lost_under_a_statement_may_have_acted(tmp_path: Path, telemetry: Any) -> None:
+    """J350's guard: node-postgres' "Connection terminated unexpectedly" ended a connection a statement was on."""
+    results = await answered(tmp_path, telemetry, {"update_order": "Error: Connection terminated unexpectedly"})
+    assert results["update_order"].side_effect_possible is True, results
