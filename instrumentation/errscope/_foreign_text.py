@@ -127,9 +127,12 @@ def api_code_class(code: str) -> FailureClass | None:
 # digit and the enhanced code's class agree, which no HTTP status or version number does.
 _SMTP_REPLY: Final = re.compile(r"(?<![\w.])([245])(\d\d)(?:[ -]|,\s*b?['\"])\1\.(\d{1,3})\.\d{1,3}(?![\w.])")
 _SMTP_ENHANCED: Final = re.compile(r"\s*[245]\.(\d{1,3})\.(\d{1,3})\b")
-# A mail server limiting the sender: too many logins, connections or recipients, a daily sending limit or quota spent
+# A mail server limiting the sender: too many logins, connections or messages, a daily sending limit or quota spent
 # (Gmail's "550 5.4.5 Daily user sending limit exceeded", Exchange's "SubmissionQuotaExceededException").
-_SMTP_SLOW_DOWN: Final = re.compile(r"too many|rate.?limit|sending (?:limit|quota)|(?:limit|quota) ?exceeded", re.I)
+# Not "too many recipients" (452/552 4.5.3: fewer recipients fit, the message's own size).
+_SMTP_SLOW_DOWN: Final = re.compile(
+    r"\btoo many (?:\w+ ){0,2}(?:log ?ins?|attempts|connections|messages|e?mails?|requests|sessions|commands)\b|"
+    r"rate.?limit|sending (?:limit|quota)|(?:limit|quota) ?exceeded", re.I)
 
 
 def smtp_reply_class(code: int, text: str) -> FailureClass:

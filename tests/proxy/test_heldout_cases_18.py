@@ -1,4 +1,4 @@
-"""``errscope proxy`` side of tests/heldout_cases.md, eighteenth round (J347): J339-J345's words across the relay.
+"""``errscope proxy`` side of tests/heldout_cases.md, eighteenth round (J347): J339-J345's and J350's words across the relay.
 
 The upstream is the raw foreign stdio peer (``tests/client/servers/heldout_peer.py``); the relay is the real
 ``errscope proxy`` command as a subprocess; the host is a raw JSON-RPC host on its stdin/stdout.
@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.timeout(90), pytest.mark.anyio]
 
 
 async def test_j347_service_refusals_behind_a_proxy(tmp_path: Path, hosts: list[RawHost]) -> None:
-    """J347 (J339-J345 across the relay: nodemailer/nodemailer #1167, supabase/supabase #50124, porsager/postgres #241,
+    """J347 (J339-J345 and J350 across the relay: apache/doris-mcp-server #31, nodemailer/nodemailer #1167, supabase/supabase #50124, porsager/postgres #241,
     kubernetes/minikube #1224, istio/istio #22482, cli/cli #436, NLPchina/elasticsearch-sql #441). The relay's spans take
     the client's classes (one classifier); each call reached the upstream once."""
     classes, _ = await relay_classes(tmp_path, hosts, {
@@ -33,6 +33,7 @@ async def test_j347_service_refusals_behind_a_proxy(tmp_path: Path, hosts: list[
         "get_repo": "GraphQL: Could not resolve to a Repository with the name 'acme/nope'.",
         "index_doc": json.dumps({"error": {"type": "es_rejected_execution_exception",
                                            "reason": "rejected execution of coordinating operation"}, "status": 429}),
+        "exec_query": "Connection acquisition timed out for session mcp_session",
     })
     assert classes == {
         "send_mail": "permission_denied",
@@ -42,4 +43,5 @@ async def test_j347_service_refusals_behind_a_proxy(tmp_path: Path, hosts: list[
         "record_sale": "upstream_unavailable",
         "get_repo": "not_found",
         "index_doc": "rate_limited",
+        "exec_query": "upstream_unavailable",
     }, classes
