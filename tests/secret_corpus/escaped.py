@@ -32,6 +32,8 @@ Same row format as ``../shared/corpus``; values are fake (random bodies from a f
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from tests.secret_corpus import heldout
 from tests.secret_corpus.captured import tok
 from tests.secret_corpus.heldout import ALNUM, HERE, HEX, Maker, pick, rnd
@@ -73,6 +75,11 @@ def tok_key() -> str:
 
 def token() -> str:
     return pick(tok(24, 40), "sk_live_" + rnd(24), "ghp_" + rnd(36), rnd(32, HEX + "ABCDEF"))
+
+
+def urlq(text: str) -> str:
+    """Percent-encoding of a password as a URL's userinfo carries it (``@`` left out: a host would follow it)."""
+    return quote(text.replace("@", "."), safe="")
 
 
 def qp(text: str) -> str:
@@ -150,7 +157,7 @@ SECRETS: list[tuple[str, str, Maker]] = [
         lambda s: "Content-Transfer-Encoding: quoted-printable\n\n" + qp(f"<a href=\"https://app.example.com/verify?token={s}\">Verify</a>"),
         lambda s: "Content-Transfer-Encoding: quoted-printable\n\nYour temporary password=3A=20" + s,
         lambda s: "Content-Transfer-Encoding: quoted-printable\n\n" + qp(f'<code data-key="api_key" data-value="x">api_key = "{s}"</code>'))),
-    ("mime_encoded_word", "log", one(lambda: fpw().replace(" ", ""),
+    ("mime_encoded_word", "log", one(lambda: fpw().replace("?", "=3F").replace("_", "=5F"),
         lambda s: f"Subject: =?UTF-8?Q?Your_new_password_is_{s}?=",
         lambda s: f"Subject: =?utf-8?q?Passwort=3A_{s}?=",
         lambda s: f"X-Debug: =?UTF-8?Q?password=3D{s}?=")),
@@ -158,10 +165,10 @@ SECRETS: list[tuple[str, str, Maker]] = [
         lambda s: f"GET /log?msg=invalid%20password%3A%20{s} HTTP/1.1",
         lambda s: f"error=invalid_client&error_description=client_secret%3A%20{s}%20rejected",
         lambda s: f"q=api_key%3A%20%22{s}%22")),
-    ("url_nested_userinfo", "log", one(lambda: pick(fpw().replace("!", "%2521").replace("#", "%2523"), tok(16, 24)),
+    ("url_nested_userinfo", "log", one(lambda: pick(urlq(fpw()), tok(16, 24)),
         lambda s: f"GET /login?next=https%3A%2F%2F{user()}%3A{s}%40{host()}%2Fadmin HTTP/1.1",
         lambda s: f"redirect_uri=amqp%3A%2F%2F{user()}%3A{s}%40{host()}%3A5672%2F",
-        lambda s: f"Location: /sso?return=https%253A%252F%252F{user()}%253A{s}%2540{host()}%252F")),
+        lambda s: f"Location: /sso?return=https%253A%252F%252F{user()}%253A{s.replace('%', '%25')}%2540{host()}%252F" if "%" not in s else f"Location: /sso?return=https%3A%2F%2F{user()}%3A{s}%40{host()}%2F")),
     # shell and build-tool escaping inside a value
     ("shell_backslash_escapes", "log", one(lambda: pw_with(pick("\\ ", "\\!", "\\&", "\\;", "\\(")),
         lambda s: f"+ docker run -e DB_PASSWORD={s} app:latest",
@@ -271,7 +278,7 @@ BENIGN: list[tuple[str, str, object]] = [
         "Subject: =?UTF-8?Q?Password_reset_requested?=",
         "Subject: =?UTF-8?B?UGFzc3dvcmQgcmVzZXQgcmVxdWVzdGVk?=",
         "Subject: =?utf-8?q?Ihr_Passwort_wurde_ge=C3=A4ndert?=",
-        "From: =?UTF-8?Q?Security_Team?= <security@example.com>")),
+        "Reply-To: =?UTF-8?Q?Security_Team?= <no-reply>")),
     ("url_encoded_plain", "log", lambda: pick(
         f"GET /log?msg=invalid%20password%3A%20too%20short HTTP/1.1",
         "error=invalid_client&error_description=client_secret%3A%20missing",
