@@ -1175,7 +1175,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "ansi_c_quoted_value",
         "keyword",
-        rf"([A-Za-z0-9_.\-]*{_ESC_KEY}[ \t]*=[ \t]*\$')(?:[^'\\\r\n$]|\\[^\r\n])(?:[^'\\\r\n]|\\[^\r\n])*(')",
+        rf"([A-Za-z0-9_.\-]*{_ESC_KEY}[ \t]*=[ \t]*\$')(?:[^'\\\r\n$\[]|\\[^\r\n])(?:[^'\\\r\n]|\\[^\r\n])*(')",
         1,
         "A value in a shell's ANSI-C quotes, ``$'..'``, which may hold ``\\'``, ``\\x21``, ``\\t`` "
         "(``DB_PASSWORD=$'ab\\'cd'``, ``--password=$'..'``, bash's ``declare -x``); a ``$'$VAR'`` stays.",
@@ -1197,11 +1197,12 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "quoted_printable_value",
         "keyword",
-        rf"({_ESC_KEY}(?:[ \t]*=3D[ \t]*(?:=22|\"|')|=3A(?:=20)+))"
+        rf"({_ESC_KEY}[ \t]*=)(?:3D[ \t]*(?:=22|\"|')|3A(?:=20)+)"
         r"(?:[^=\s\"'<>]|=(?:[013-9A-F][0-9A-F]|2[013-9A-F]))*[0-9](?:[^=\s\"'<>]|=(?:[013-9A-F][0-9A-F]|2[013-9A-F]))*",
         1,
         "A value in a quoted-printable mail body (RFC 2045): ``password=3D=22..=22``, ``api_key =3D \"..\"``, "
-        "``password=3A=20..``; the value ends at a space, a quote or ``=22`` and has a digit.",
+        "``password=3A=20..``; the value ends at a space, a quote or ``=22`` and has a digit. The encoded separator goes "
+        "with it (``password=[REDACTED]=22``), as the keyword rules take ``=3D..``: no rule reads the rest as a value.",
         hints=("=3d", "=3a"),
         trigger=r"=3D[ \t]*(?:=22|\"|')|=3A=20",
     ),
