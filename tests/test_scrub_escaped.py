@@ -8,7 +8,7 @@ secret as benign.
 
 Measured once before any fix (the final set, the tree before these rules): recall 121/225, 2/150 benign texts
 altered; the RE2 patterns alone 115/225, 5/150. Fixed by kind (tests/secret_corpus/README.md, "Twenty-second set"):
-211/225, 2/150; RE2 alone 204/225, 5/150. What is still missed or altered is pinned here, so that a fix, or a
+211/225, 0/150; RE2 alone 204/225, 5/150. What is still missed or altered is pinned here, so that a fix, or a
 regression, shows up.
 """
 
@@ -37,14 +37,13 @@ KNOWN_GAPS = {
     # ``setx API_TOKEN ab^<cd``: cmd's caret before ``<``, ``>`` ends the bare value.
     "cmd_caret_escapes",
 }
-# ``"\u002a\u002a\u002a\u002a"`` (a mask, JSON-escaped) read as a value; ``api_key=3D<set in dashboard>`` (``3D<set``
-# read as a token: ``=3D`` is quoted-printable's ``=``).
-KNOWN_FALSE_POSITIVES = {"json_masked_escaped", "qp_headers_plain"}
+KNOWN_FALSE_POSITIVES: set[str] = set()
 # RE2 alone also misses ``password: 'a''b'`` in a YAML flow mapping (the first quote ends it there) and
 # ``--password=a\ b`` (the option rule starts at ``--`` and wins the leftmost pass);
 REGEX_ONLY_GAPS = KNOWN_GAPS | {"yaml_single_quoted_doubled", "shell_backslash_escapes"}
-# and alters ADO's empty ``Password="";`` and ``\u0022changeme\u0022`` (Python's checks spare them).
-REGEX_ONLY_ALTERED = KNOWN_FALSE_POSITIVES | {"ado_plain", "escaped_json_placeholders"}
+# and alters what Python's checks spare: ADO's empty ``Password="";``, ``\u0022changeme\u0022``, a JSON-escaped mask
+# (``"\u002a\u002a\u002a\u002a"``) and quoted-printable's ``=3D`` before a placeholder (``api_key=3D<set in dashboard>``).
+REGEX_ONLY_ALTERED = {"ado_plain", "escaped_json_placeholders", "json_masked_escaped", "qp_headers_plain"}
 
 
 def _held_out() -> tuple[list[dict[str, str]], list[dict[str, str]]]:
@@ -61,7 +60,7 @@ def test_escaped_score() -> None:
     result = corpus.score(scrub, *_held_out())
     assert {line["format"] for line in result.missed} == KNOWN_GAPS
     assert {line["category"] for line, _ in result.altered} == KNOWN_FALSE_POSITIVES
-    assert len(result.missed) == 14 and len(result.altered) == 2  # recall 211/225, FP 2/150
+    assert len(result.missed) == 14 and len(result.altered) == 0  # recall 211/225, FP 0/150
 
 
 def test_escaped_regex_only_is_what_the_collector_runs() -> None:
@@ -120,6 +119,8 @@ def test_other_spellings_of_these_kinds(text: str, secret: str) -> None:
         "?next=https%3A%2F%2Fapp.example.com%3A8443%2Forders",
         'description = """Rotate the token every 90 days."""',
         '<input type="password" name="password" value="">',
+        '{"password":"\\u2022\\u2022\\u2022\\u2022"}',
+        "token=3D<paste your token here>",
     ],
 )
 def test_look_alikes_of_these_kinds_stay(text: str) -> None:

@@ -593,6 +593,9 @@ def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
     # (in a usage line, also before the ``]`` closing an optional argument: ``[--token TOKEN]``, ``-p N``)
     if secret.isupper() and _CONSTANT_NAME.fullmatch(secret.rstrip(b"]")):
         return True
+    # quoted-printable's ``=3D`` (an encoded ``=``) before a placeholder or a mask (``api_key=3D<set in dashboard>``)
+    if first == b"3" and secret[1:2] in (b"D", b"d") and secret[2:3] in (b"<", b"$", b"{", b"*", b"[") and data[secret_end - len(secret) - 1 : secret_end - len(secret)] == b"=":
+        return True
     # the rest of a separator (Make's ``TOKEN := [REDACTED]``, scrubbed again) and a string literal's closer where a
     # value goes (``password = '''\n'''``)
     if secret in (b"=", b":") or (first in (b'"', b"'", b"`") and not secret.strip(b"\"'`")):
@@ -625,12 +628,18 @@ def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
     ) and _NOT_A_VALUE.fullmatch(secret) is not None
 
 
+# Stars and bullets as JSON and JavaScript escape them (``"\\u002a\\u002a\\u002a"``, ``\\u2022``, ``\\u25cf``).
+_ESCAPED_MASK: Final = re.compile(rb"(?:\\u(?:002[aA]|2022|25[cC][fF]|00[bB]7))+")
+
+
 def _is_masked(secret: bytes) -> bool:
     """``***``, ``[REDACTED]``, ... alone or as the password of ``user:***``, or a value partly
     masked by a run of four stars (``sk-proj-****...kR52``: what is left is no secret)."""
     if _STAR in secret and secret.find(b"****") >= 0:  # a memchr first: ``find`` parses its arguments slowly
         return True
     if (_DOT in secret or b"\xe2" in secret) and _TRUNCATED.fullmatch(secret):  # ``sk-...PaR5``: the rest cut away
+        return True
+    if secret[:2] == b"\\u" and _ESCAPED_MASK.fullmatch(secret):  # a mask JSON-escaped: ``\\u002a\\u002a..``
         return True
     if secret[:4] == b"ENC[":  # SOPS' ciphertext (``ENC[AES256_GCM,data:..,iv:..,tag:..,type:str]``), encrypted to be committed
         return True
