@@ -431,6 +431,16 @@ example(
     f'{{"user":"app","password":"{REDACTED}"}}',
 )
 example(
+    "escaped_quote_in_nested_json",
+    '"{\\"password\\": \\"Fern\\\\\\"Stone77\\"}"',
+    f'"{{\\"password\\": \\"{REDACTED}\\"}}"',
+)
+example(
+    "escaped_single_quote_in_value",
+    "$password = 'Fern\\'Stone77';",
+    f"$password = '{REDACTED}';",
+)
+example(
     "doubled_quote_value",
     '7,"{""user"": ""app"", ""password"": ""Fern#Stone77""}"',
     f'7,"{{""user"": ""app"", ""password"": ""{REDACTED}""}}"',

@@ -1124,16 +1124,41 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "escaped_quote_in_value",
         "keyword",
-        rf"(\"?[A-Za-z0-9_.\-]*{_ESC_KEY}\"?[ \t]*[:=][ \t]*\")"
-        r"(?:[^\"\\\r\n\[$<*{]|\\[^\"\r\n])(?:[^\"\\\r\n]|\\[^\r\n])*?\\[\"$`](?:[^\"\\\r\n]|\\[^\r\n])*(\")",
+        rf"([\"']?[A-Za-z0-9_.\-]*{_ESC_KEY}[\"']?[ \t]*(?:=>|:=|[:=])[ \t]*\")"
+        r"(?:[^\"\\`\r\n\[$<*{]|[\\`][^\"\r\n])(?:[^\"\\`\r\n]|[\\`][^\r\n])*?[\\`][\"$`](?:[^\"\\`\r\n]|[\\`][^\r\n])*(\")",
         1,
-        "A double-quoted value opened by an unescaped quote that holds an escaped one: JSON's ``\\\"``, a shell's "
-        "``\\\"``, ``\\$``, ``\\``` inside double quotes (``\"password\":\"ab\\\"cd\"``, ``DB_PASSWORD=\"ab\\$cd\"``): "
-        "the value ends at the unescaped quote, not at the escaped one. A value opened by an escaped quote (JSON in "
-        "JSON) is the keyword rules'.",
+        "A double-quoted value opened by an unescaped quote that holds an escaped one: JSON's, YAML's, TOML's and a "
+        "shell's ``\\\"``, ``\\$``, ``\\``` and PowerShell's backtick (``\"password\":\"ab\\\"cd\"``, "
+        "``DB_PASSWORD=\"ab\\$cd\"``, ``password => \"ab\\\"cd\"``, ``$env:TOKEN = \"ab`\"cd\"``): the value ends at the "
+        "unescaped quote, not at the escaped one. A value opened by an escaped quote (JSON in JSON) is the keyword rules'.",
         1,
-        hints=('\\"', "\\$", "\\`"),
-        trigger=r"\\[\"$`]",
+        hints=('\\"', "\\$", "\\`", '`"', "`$", "``"),
+        trigger=r"[\\`][\"$`]",
+    ),
+    SecretPattern(
+        "escaped_quote_in_nested_json",
+        "keyword",
+        rf"(\\\"[A-Za-z0-9_.\-]*{_ESC_KEY}\\\"[ \t]*:[ \t]*\\\")"
+        r"(?:[^\"\\\r\n\[$<*{]|\\\\\\\")(?:[^\"\\\r\n]|\\\\\\\"|\\\\\\\\|\\[^\"\\\r\n])*?\\\\\\\"(?:[^\"\\\r\n]|\\\\\\\"|\\\\\\\\|\\[^\"\\\r\n])*(\\\")",
+        1,
+        "JSON inside a JSON string whose value holds a quote: the inner ``\\\"`` is written ``\\\\\\\"`` there and the "
+        "value's closing quote ``\\\"`` (``\"{\\\"password\\\": \\\"ab\\\\\\\"cd\\\"}\"``): the value ends at the closing one.",
+        1,
+        hints=('\\\\\\"',),
+        trigger=r'\\\\\\"',
+    ),
+    SecretPattern(
+        "escaped_single_quote_in_value",
+        "keyword",
+        rf"([\"']?[A-Za-z0-9_.\-]*{_ESC_KEY}[\"']?[ \t]*(?:=>|:=|[:=])[ \t]*')"
+        r"(?:[^'\\\r\n\[$<*{]|\\[^'\r\n])(?:[^'\\\r\n]|\\[^\r\n])*?\\'(?:[^'\\\r\n]|\\[^\r\n])*(')",
+        1,
+        "A single-quoted value that holds a backslash-escaped quote (PHP, Perl, JavaScript, a Python repr of a value "
+        "with both quotes: ``$password = 'ab\\'cd'``, ``{'password': 'ab\\'c\"d'}``): the value ends at the unescaped "
+        "quote.",
+        1,
+        hints=("\\'",),
+        trigger=r"\\'",
     ),
     SecretPattern(
         "doubled_quote_value",
