@@ -153,7 +153,7 @@ SECRETS: list[tuple[str, str, Maker]] = [
         lambda s: f"<input name='{tok_key()}' type='hidden' value='{s}'/>",
         lambda s: f"&lt;input name=&quot;password&quot; value=&quot;{s}&quot;&gt;")),
     ("quoted_printable_mail", "log", one(lambda: pick(fpw(), token()),
-        lambda s: f"Content-Transfer-Encoding: quoted-printable\n\n" + qp(f'{pw_key()}="{s}"'),
+        lambda s: "Content-Transfer-Encoding: quoted-printable\n\n" + qp(f'{pw_key()}="{s}"'),
         lambda s: "Content-Transfer-Encoding: quoted-printable\n\n" + qp(f"<a href=\"https://app.example.com/verify?token={s}\">Verify</a>"),
         lambda s: "Content-Transfer-Encoding: quoted-printable\n\nYour temporary password=3A=20" + s,
         lambda s: "Content-Transfer-Encoding: quoted-printable\n\n" + qp(f'<code data-key="api_key" data-value="x">api_key = "{s}"</code>'))),
@@ -211,8 +211,8 @@ SECRETS: list[tuple[str, str, Maker]] = [
 
 BENIGN: list[tuple[str, str, object]] = [
     ("json_escaped_quotes_messages", "log", lambda: pick(
-        f'{{"level":"error","msg":"expected \\"password\\" to be a string","field":"password"}}',
-        f'{{"error":"unknown option \\"--token\\"","hint":"see \\"app --help\\""}}',
+        '{"level":"error","msg":"expected \\"password\\" to be a string","field":"password"}',
+        '{"error":"unknown option \\"--token\\"","hint":"see \\"app --help\\""}',
         f'{ts()} ERROR parse: {{"query":"SELECT \\"user\\" FROM \\"accounts\\" WHERE id = {n()}"}}',
         '{"title":"Reset your \\"password\\"","lang":"en"}')),
     ("json_etag_escaped", "log", lambda: pick(
@@ -255,7 +255,7 @@ BENIGN: list[tuple[str, str, object]] = [
     ("nginx_x22_plain", "log", lambda: pick(
         f'10.0.{n()}.7 - - [03/Dec/2026:07:01:02 +0000] "POST /api/login HTTP/1.1" 401 17 "-" "curl/8.5.0" "{{\\x22username\\x22:\\x22{user()}\\x22}}"',
         'request_body="{\\x22password\\x22: \\x22\\x22}" status=400',
-        f'body:{{\\x22grant_type\\x22:\\x22client_credentials\\x22,\\x22scope\\x22:\\x22orders:read\\x22}}',
+        'body:{\\x22grant_type\\x22:\\x22client_credentials\\x22,\\x22scope\\x22:\\x22orders:read\\x22}',
         'request_body="{\\x22token\\x22: \\x22[FILTERED]\\x22}" status=403')),
     ("js_unicode_plain", "log", lambda: pick(
         'payload: "{\\u0022user\\u0022:\\u0022alice\\u0022,\\u0022remember\\u0022:true}"',
@@ -280,7 +280,7 @@ BENIGN: list[tuple[str, str, object]] = [
         "Subject: =?utf-8?q?Ihr_Passwort_wurde_ge=C3=A4ndert?=",
         "Reply-To: =?UTF-8?Q?Security_Team?= <no-reply>")),
     ("url_encoded_plain", "log", lambda: pick(
-        f"GET /log?msg=invalid%20password%3A%20too%20short HTTP/1.1",
+        "GET /log?msg=invalid%20password%3A%20too%20short HTTP/1.1",
         "error=invalid_client&error_description=client_secret%3A%20missing",
         f"GET /login?next=https%3A%2F%2Fapp.example.com%2Forders%2F{n()} HTTP/1.1",
         "redirect_uri=amqp%3A%2F%2Fguest%40mq.example.com%3A5672%2F")),
@@ -309,7 +309,7 @@ BENIGN: list[tuple[str, str, object]] = [
         "regex = '''[A-Za-z0-9]{32}'''",
         'password_policy = """\nmin_length = 12\n"""')),
     ("cmdline_plain", "log", lambda: pick(
-        f"cmdline='nginx\\x00-g\\x00daemon off;\\x00'",
+        "cmdline='nginx\\x00-g\\x00daemon off;\\x00'",
         f"/proc/{n()}/cmdline: postgres\\0-D\\0/var/lib/postgresql/data",
         "mysqld^@--user=mysql^@--password-file=/run/secrets/pw^@--port=3306",
         '"cmdline": "java\\u0000-Dapi.timeout=30\\u0000-jar\\u0000app.jar"',
