@@ -8,7 +8,7 @@ secret as benign.
 
 Measured once before any fix (the final set, the tree before these rules): recall 121/225, 2/150 benign texts
 altered; the RE2 patterns alone 115/225, 5/150. Fixed by kind (tests/secret_corpus/README.md, "Twenty-second set"):
-211/225, 0/150; RE2 alone 204/225, 5/150. What is still missed or altered is pinned here, so that a fix, or a
+211/225, 0/150; RE2 alone 205/225, 5/150. What is still missed or altered is pinned here, so that a fix, or a
 regression, shows up.
 """
 
@@ -38,9 +38,9 @@ KNOWN_GAPS = {
     "cmd_caret_escapes",
 }
 KNOWN_FALSE_POSITIVES: set[str] = set()
-# RE2 alone also misses ``password: 'a''b'`` in a YAML flow mapping (the first quote ends it there) and
-# ``--password=a\ b`` (the option rule starts at ``--`` and wins the leftmost pass);
-REGEX_ONLY_GAPS = KNOWN_GAPS | {"yaml_single_quoted_doubled", "shell_backslash_escapes"}
+# RE2 alone also misses ``password: 'a''b'`` in a YAML flow mapping (a rule starting at the space before the key takes
+# the value to its first quote and wins the leftmost pass);
+REGEX_ONLY_GAPS = KNOWN_GAPS | {"yaml_single_quoted_doubled"}
 # and alters what Python's checks spare: ADO's empty ``Password="";``, ``\u0022changeme\u0022``, a JSON-escaped mask
 # (``"\u002a\u002a\u002a\u002a"``) and quoted-printable's ``=3D`` before a placeholder (``api_key=3D<set in dashboard>``).
 REGEX_ONLY_ALTERED = {"ado_plain", "escaped_json_placeholders", "json_masked_escaped", "qp_headers_plain"}
@@ -67,7 +67,7 @@ def test_escaped_regex_only_is_what_the_collector_runs() -> None:
     result = corpus.score(corpus.regex_only, *_held_out())
     assert {line["format"] for line in result.missed} == REGEX_ONLY_GAPS
     assert {line["category"] for line, _ in result.altered} == REGEX_ONLY_ALTERED
-    assert len(result.missed) == 21 and len(result.altered) == 5  # 204/225, 5/150
+    assert len(result.missed) == 20 and len(result.altered) == 5  # 205/225, 5/150
 
 
 def test_triggers_and_guard_admit_every_match_here() -> None:

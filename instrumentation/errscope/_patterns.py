@@ -1211,11 +1211,12 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "backslash_escaped_value",
         "keyword",
-        rf"([A-Za-z0-9_.\-]*{_ESC_KEY}[ \t]*=)"
+        rf"([ \t]?[A-Za-z0-9_.\-]*{_ESC_KEY}[ \t]*=)"
         r"(?:[^\s'\"\\\[$<*{]|\\[^\r\n'\"])(?:[^\s'\"\\]|\\[^\r\n])*?\\[ !&;()|<>'\"`$](?:[^\s'\"\\]|\\[^\r\n])*",
         1,
         "A bare shell value that escapes a space or a special with a backslash (``DB_PASSWORD=ab\\ cd``, "
-        "``--password=ab\\!cd``): the value goes on past the escaped character.",
+        "``--password=ab\\!cd``): the value goes on past the escaped character. It may start at the space before the "
+        "key, so that the Collector's leftmost pass prefers it to the option rule, which starts there too.",
         hints=("\\",),
         trigger=r"=[^\s'\"]*\\[ !&;()|<>'\"`$]",
     ),
