@@ -93,6 +93,11 @@ def test_triggers_and_guard_admit_every_match_here() -> None:
         ("?u=postgres%3A%2F%2Fapp%3AFern-Stone77%40db%3A5432%2Fx", "Fern-Stone77"),
         ('api_token = """Q7wv2LmX9zRt4KpYx8N"""', "Q7wv2LmX9zRt4KpYx8N"),
         ("<input id='k' name='api_key' value='Q7wv2LmX9zRt4KpYx8N'>", "Q7wv2LmX9zRt4KpYx8N"),
+        ("$db_password = 'Fern\\'Stone77';", "Stone77"),
+        ("{'password': 'Fern\\'Stone\"77'}", "Stone"),
+        ('password => "Fern\\"Stone77"', "Stone77"),
+        ('$env:API_TOKEN = "Q7wv2Lm`"X9zRt4KpYx8N"', "X9zRt4KpYx8N"),
+        ('"{\\"password\\": \\"Fern\\\\\\"Stone77\\"}"', "Stone77"),
     ],
 )
 def test_other_spellings_of_these_kinds(text: str, secret: str) -> None:
