@@ -531,6 +531,9 @@ def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
     # (in a usage line, also before the ``]`` closing an optional argument: ``[--token TOKEN]``, ``-p N``)
     if secret.isupper() and _CONSTANT_NAME.fullmatch(secret.rstrip(b"]")):
         return True
+    # quoted-printable's ``=3D`` (an encoded ``=``) before a placeholder or a mask (``api_key=3D<set in dashboard>``)
+    if first == b"3" and secret[1:2] in (b"D", b"d") and secret[2:3] in (b"<", b"$", b"{", b"*", b"[") and data[secret_end - len(secret) - 1 : secret_end - len(secret)] == b"=":
+        return True
     # the rest of a separator (Make's ``TOKEN := [REDACTED]``, scrubbed again) and a string literal's closer where a
     # value goes (``password = '''\n'''``)
     if secret in (b"=", b":") or (first in (b'"', b"'", b"`") and not secret.strip(b"\"'`")):
