@@ -96,9 +96,23 @@ def http_status_of(exc: BaseException) -> int | None:
     status = _context_status(exc)
     if status is not None:
         return status
+    status = _args_status(exc)
+    if status is not None:
+        return status
     if isinstance(exc, OSError) and exc.errno not in errno.errorcode:  # errnos end near 140 (Linux), WSA's at 10000
         return _error_status(exc.errno)
     return None
+
+
+def _args_status(exc: BaseException) -> int | None:
+    """The status an SDK passes positionally between its message and the answer's reason phrase, as it raises
+    ``Error(message, response.status_code, response.reason, detail)`` (Mastodon.py's ``MastodonAPIError`` family):
+    a text, an integer status, then a text (the reason may be ``None`` over HTTP/2, which has none). Not an
+    ``OSError``: its ``(errno, strerror)`` is read as an errno."""
+    args = exc.args if isinstance(exc.args, tuple) else ()
+    if len(args) < 3 or isinstance(exc, OSError) or not isinstance(args[0], str) or type(args[1]) is not int:
+        return None
+    return _error_status(args[1]) if isinstance(args[2], (str, type(None))) else None
 
 
 def _context_status(exc: BaseException) -> int | None:
