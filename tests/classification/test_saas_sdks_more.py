@@ -1,5 +1,7 @@
 """More SDKs an MCP server's tools call, against a real HTTP server on 127.0.0.1 speaking each API's error document,
-with the SDK's own retries off: Groq (a Stainless SDK over httpx), LangSmith (requests, its own ``LangSmith*Error``
+with the SDK's own retries off: Groq (a Stainless SDK over httpx), LiteLLM (its own classes over the provider SDK's;
+it files a dead endpoint under a made-up ``InternalServerError(500)`` and a read timeout under ``Timeout(408)``, with
+no real answer: the transport failure below decides), LangSmith (requests, its own ``LangSmith*Error``
 per status), Firecrawl (requests, its own class per status), Mastodon.py (the status passed positionally:
 ``MastodonAPIError(message, status, reason, detail)``) and pdpyras, PagerDuty's REST session (``PDHTTPError`` with
 the response; ``PDClientError`` raised over the requests error).
@@ -18,6 +20,7 @@ from typing import Any
 
 import groq
 import langsmith
+import litellm
 import pdpyras
 import pytest
 import requests
@@ -93,6 +96,41 @@ def test_groq_connection(upstream: HttpUpstream, where: str, kind: type, side_ef
     exc = raised(_groq(upstream.failing(where), SHORT))
     assert type(exc) is kind
     check(exc, C.UPSTREAM_UNAVAILABLE, side_effect)
+
+
+# --- LiteLLM ------------------------------------------------------------------------------------------------------
+
+def _litellm(base: str, timeout: float = 5) -> Call:
+    litellm.suppress_debug_info = True
+    return lambda: litellm.completion(model="openai/gpt-4o-mini", api_base=base, api_key="sk-errscope", timeout=timeout,
+                                      messages=[{"role": "user", "content": "hi"}], num_retries=0, max_retries=0)
+
+
+@pytest.mark.parametrize(("status", "retry_after", "failure_class", "side_effect", "wait"), STATUSES)
+def test_litellm_status(upstream: HttpUpstream, status: int, retry_after: str | None, failure_class: C,
+                        side_effect: bool, wait: float | None) -> None:
+    headers = {"Retry-After": retry_after} if retry_after else {}
+    exc = raised(_litellm(upstream.scripted(status, _GROQ_BODY, headers)))
+    assert exc.llm_provider == "openai" and exc.status_code == status
+    result = check(exc, failure_class, side_effect)
+    assert result.retry_after == wait
+    assert result.upstream is not None
+    # the address of the answer, not the placeholder request LiteLLM keeps on its APIError (api.openai.com)
+    assert (result.upstream.system, result.upstream.status, result.upstream.address) == (
+        "http", str(status), f"{HOST}:{upstream.port}")
+
+
+@pytest.mark.parametrize(("where", "kind", "side_effect", "status"), [
+    ("refused", litellm.exceptions.InternalServerError, False, "ConnectError"),
+    ("unresolvable", litellm.exceptions.InternalServerError, False, "ConnectError"),
+    ("drop", litellm.exceptions.InternalServerError, True, "ReadError"),
+    ("stall", litellm.exceptions.Timeout, True, "ReadTimeout"),
+])
+def test_litellm_connection(upstream: HttpUpstream, where: str, kind: type, side_effect: bool, status: str) -> None:
+    exc = raised(_litellm(upstream.failing(where), SHORT))
+    assert type(exc) is kind and exc.status_code in (500, 408)  # a status no server answered
+    result = check(exc, C.UPSTREAM_UNAVAILABLE, side_effect)
+    assert result.upstream is not None and result.upstream.status == status
 
 
 # --- LangSmith ----------------------------------------------------------------------------------------------------

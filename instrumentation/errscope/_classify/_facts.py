@@ -149,8 +149,9 @@ def _response_header(exc: BaseException, name: str) -> str | None:
 
 def _request_address(exc: BaseException) -> str | None:
     # httpx/openai: .request.url; aiohttp: .request_info.url; requests: .response.url; urllib: .url;
-    # googleapiclient: .uri
-    for owner, name in ((exc, "request"), (exc, "request_info"), (exc, None), (_attribute(exc, "response"), None)):
+    # googleapiclient: .uri. The response's URL first: it names the request that was answered, where an SDK may keep
+    # a placeholder request of its own (LiteLLM's APIError: ``httpx.Request("POST", "https://api.openai.com/v1")``)
+    for owner, name in ((_attribute(exc, "response"), None), (exc, "request"), (exc, "request_info"), (exc, None)):
         target = _attribute(owner, name) if name else owner
         for url in (_attribute(target, "url"), _attribute(target, "uri")):
             if url is not None and not callable(url):
