@@ -83,7 +83,7 @@ def http_status_of(exc: BaseException) -> int | None:
     (aiohttp), ``code`` (urllib, google-api-core, tornado), ``errcode`` (xmlrpc.client), ``response_code``
     (python-gitlab), ``response_status_code`` (Kiota's ``APIError``: msgraph-sdk), or its ``response``'s
     ``status_code``/``status`` (httpx, requests, websockets), or its ``context``'s ``http-code``
-    (databricks-sql-connector); else an
+    (databricks-sql-connector), or its ``args`` as ``(message, status, reason, ...)`` (Mastodon.py); else an
     ``OSError`` built as ``IOError(status, message)`` (typesense: its ``errno`` is the status, no errno any system
     defines). ``None`` when it carries none."""
     for owner in (exc, _attribute(exc, "response")):
