@@ -14,6 +14,7 @@ provably never reached the upstream (refused, not resolved, TLS handshake failed
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -83,7 +84,8 @@ def _peer(folder: Path, answers: dict[str, str]) -> tuple[list[str], dict[str, s
     spec = folder / "peer.json"
     spec.write_text(json.dumps({"tools": [tool(tool_name(case)) for case in answers],
                                 "answers": {tool_name(case): failed(text) for case, text in answers.items()}}))
-    return [sys.executable, str(SERVERS / "heldout_peer.py")], {"PEER_SPEC": str(spec)}
+    # the whole environment: the proxy must import this checkout's errscope (PYTHONPATH), as the client does
+    return [sys.executable, str(SERVERS / "heldout_peer.py")], {**os.environ, "PEER_SPEC": str(spec)}
 
 
 def _call_all(server: StdioServerParameters, cases: list[str]) -> dict[str, ToolCallResult]:
