@@ -165,6 +165,7 @@ def build() -> db.Dashboard:
             "What the model saw for $ref",
             "The text the host handed the model for this call, from the host's log record (ToolClient writes one "
             "for every call that did not succeed, under errscope.model_text), whichever service the host runs as, "
+            "or the failure record of the server or errscope proxy that shaped it (an execution failure's text), "
             "and why the client sent no further attempt (errscope.retry.stop_reason: not_safe_to_repeat, "
             "retry_after_too_long, attempts_exhausted, circuit_open, retries_off). "
             "Empty when the host logs nothing or exports no logs.",

@@ -424,6 +424,77 @@ example(
     "-> PRIVMSG NickServ :IDENTIFY deploy Fern#Stone77",
     f"-> PRIVMSG NickServ :IDENTIFY deploy {REDACTED}",
 )
+# values that carry their container's escapes (the escaped set)
+example(
+    "escaped_quote_in_value",
+    '{"user":"app","password":"Fern\\"Stone77"}',
+    f'{{"user":"app","password":"{REDACTED}"}}',
+)
+example(
+    "escaped_quote_in_nested_json",
+    '"{\\"password\\": \\"Fern\\\\\\"Stone77\\"}"',
+    f'"{{\\"password\\": \\"{REDACTED}\\"}}"',
+)
+example(
+    "escaped_single_quote_in_value",
+    "$password = 'Fern\\'Stone77';",
+    f"$password = '{REDACTED}';",
+)
+example(
+    "doubled_quote_value",
+    '7,"{""user"": ""app"", ""password"": ""Fern#Stone77""}"',
+    f'7,"{{""user"": ""app"", ""password"": ""{REDACTED}""}}"',
+)
+example(
+    "cdata_secret_value",
+    "<password><![CDATA[Fern&Stone77]]></password>",
+    f"<password><![CDATA[{REDACTED}]]></password>",
+)
+example(
+    "escaped_nul_argv",
+    "cmdline='pg_dump\\x00--password\\x00Fern#Stone77\\x00app'",
+    f"cmdline='pg_dump\\x00--password\\x00{REDACTED}\\x00app'",
+)
+example(
+    "ansi_c_quoted_value",
+    "+ export DB_PASSWORD=$'Fern\\'Stone77'",
+    f"+ export DB_PASSWORD=$'{REDACTED}'",
+)
+example(
+    "backslash_escaped_value",
+    "+ docker run -e DB_PASSWORD=Fern\\ Stone77 app",
+    f"+ docker run -e DB_PASSWORD={REDACTED} app",
+)
+example(
+    "quoted_printable_value",
+    "password=3D=22Fern-Stone77=22",
+    f"password={REDACTED}=22",
+)
+example(
+    "encoded_word_value",
+    "Subject: =?UTF-8?Q?Your_new_password_is_Fern-Stone77?=",
+    f"Subject: =?UTF-8?Q?Your_new_password_is_{REDACTED}?=",
+)
+example(
+    "url_encoded_separator_value",
+    "error_description=client_secret%3A%20Fern-Stone77%20rejected",
+    f"error_description=client_secret%3A%20{REDACTED}%20rejected",
+)
+example(
+    "encoded_url_userinfo",
+    "GET /login?next=https%3A%2F%2Fapp%3AFern-Stone77%40db.internal%2F HTTP/1.1",
+    f"GET /login?next=https%3A%2F%2F{REDACTED}%40db.internal%2F HTTP/1.1",
+)
+example(
+    "toml_multiline_string_value",
+    "token = \'\'\'Q7wv2LmX9zRt4KpYx8Nc\'\'\'",
+    f"token = \'\'\'{REDACTED}\'\'\'",
+)
+example(
+    "html_input_value",
+    '<input type="password" name="password" value="Fern#Stone77">',
+    f'<input type="password" name="password" value="{REDACTED}">',
+)
 example(
     "chpasswd_pair",
     "+ echo 'deploy:Fern&Stone$77' | chpasswd",

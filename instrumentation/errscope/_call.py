@@ -36,6 +36,10 @@ class ToolCall:
     upstream_message: str | None = None
     """What the upstream said (the proxy's relayed server): log record only
     (:data:`errscope._attributes.ERRSCOPE_UPSTREAM_MESSAGE`), scrubbed again and cut where it is written."""
+    model_text: str | None = None
+    """The ``isError`` text this side shaped for the model, ref included: the failure log record carries it
+    (:data:`errscope._attributes.ERRSCOPE_MODEL_TEXT`), so ``errscope explain`` shows what the model saw even when
+    the host logged nothing."""
     idempotency_key_hash: str | None = None
     replayed: bool = False
     logged: BaseException | None = None

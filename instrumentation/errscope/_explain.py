@@ -3,7 +3,8 @@
 Reads a folder of OTLP-JSON files (the demo's output, or a Collector ``file`` exporter folder) and
 prints the chain for one failed or successful tool call:
 
-1. what the model was shown (the host's log record, when the host logged it);
+1. what the model was shown (the host's log record, when the host logged it; the text the server or
+   ``errscope proxy`` shaped for it, from their failure record);
 2. the tool's SERVER span (``tools/call <tool>``: channel, class, outcome, upstream);
 3. the upstream child CLIENT span(s) and their HTTP status;
 4. the server's log record for the failure (scrubbed detail: what the upstream said);
@@ -30,7 +31,9 @@ __all__ = ["MODEL_TEXT", "Chain", "ExplainError", "find_chains", "render"]
 
 MODEL_TEXT: Final = attr.ERRSCOPE_MODEL_TEXT
 """Log attribute of the text a host showed the model (``ToolClient`` writes it for every call that did
-not succeed; a host may write it too): section 1."""
+not succeed; a host may write it too), or that a server or ``errscope proxy`` shaped for it: section 1."""
+FAILURE_LOGGER: Final = "errscope"
+"""The logger (the records' instrumentation scope) of every failed call's one record (:mod:`errscope._telemetry`)."""
 # A trace id inside what was pasted: a W3C ``traceparent`` ("00-<trace id>-<span id>-01", Trace Context §3.2) or a log
 # line's ``trace_id=…``. 32 hex digits standing alone; the all-zero id is invalid (§3.2.2.3).
 _TRACE_ID_IN: Final = re.compile(r"(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])")
@@ -103,12 +106,18 @@ def _chain(telemetry: Telemetry, query: str, trace_id: str, tool: Span | None, r
     if tool is not None and tool.get(attr.ERRSCOPE_ERROR_REF):
         refs.add(tool.get(attr.ERRSCOPE_ERROR_REF))
     chain.host = [s for s in trace if s.kind == SPAN_KIND_INTERNAL and s.get(attr.ERRSCOPE_ERROR_REF) in refs]
-    chain.logs = sorted((r for r in telemetry.logs if r.get(attr.ERRSCOPE_ERROR_REF) in refs and not r.get(MODEL_TEXT)),
+    chain.logs = sorted((r for r in telemetry.logs if r.get(attr.ERRSCOPE_ERROR_REF) in refs and not _host_record(r)),
                         key=lambda r: r.time)
     model = [r for r in telemetry.logs if r.get(MODEL_TEXT) and (r.get(attr.ERRSCOPE_ERROR_REF) in refs
                                                                  or (trace_id and r.trace_id == trace_id))]
     chain.model = sorted(model, key=lambda r: r.time)
     return chain
+
+
+def _host_record(record: LogRecord) -> bool:
+    """A host's record of what it showed the model (section 1 only); the failure record of a server or of
+    ``errscope proxy`` carries the text it shaped too, and stays a log record (section 4)."""
+    return bool(record.get(MODEL_TEXT)) and record.scope != FAILURE_LOGGER
 
 
 def _linked_attempts(telemetry: Telemetry, attempts: list[Span]) -> list[Span]:
@@ -271,7 +280,8 @@ def render(chain: Chain) -> str:
     if chain.model:
         for record in chain.model:
             lines.append(f"   {record.get(MODEL_TEXT)}")
-            lines.append(f"   ({_pairs(record, (attr.ERRSCOPE_OUTCOME, attr.JSONRPC_REQUEST_ID))}  service={record.service})")
+            who = "shaped by " if record.scope == FAILURE_LOGGER else "service="
+            lines.append(f"   ({_pairs(record, (attr.ERRSCOPE_OUTCOME, attr.JSONRPC_REQUEST_ID))}  {who}{record.service})")
     else:
         lines.append("   (not recorded: the host did not log the text it showed the model)")
 

@@ -326,6 +326,16 @@ _PROGRAM_MISSING: Final = (
     r"\bexecutable file not found in\b"
 )
 
+# An answer whose body ended before the length its headers declared, in the clients' words: node:http's bare "aborted"
+# (IncomingMessage's error, the whole text, lower case as Node spells it: "Aborted" alone is a shell's SIGABRT),
+# java.net.http's "fixed content-length: 1000, bytes received: 11", curl 18's "transfer closed with N bytes remaining
+# to read", hyper's "end of file before message length reached". The request was read: it may have been processed.
+# Used by _PHRASES and _AFTER_SENDING.
+_BODY_CUT: Final = (
+    r"\A\s*(?:error:\s*)?(?-i:aborted)\s*\Z|\bcontent-length: \d+, bytes received: \d+|"
+    r"\btransfer closed with \d+ bytes remaining\b|\bend of file before message length reached\b"
+)
+
 # Status numbers standing as words ("403 Forbidden", "HTTP 503", "status=429").
 _STATUS: Final = re.compile(r"(?<![\w.-])([1-5]\d\d)(?![\w.-])")
 
@@ -569,7 +579,14 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\bbrowser (?:has been |was |is )?(?:closed|disconnected)\b|"
             # undici (Node's fetch) ending a body it was reading when the connection closed: "TypeError: terminated",
             # which MCP hosts print as "SSE stream disconnected: TypeError: terminated" / "Error reading SSE stream".
-            r"\btypeerror: terminated\b|\b(?:sse |event )?stream disconnected\b|\berror reading sse stream\b",
+            r"\btypeerror: terminated\b|\b(?:sse |event )?stream disconnected\b|\berror reading sse stream\b|"
+            # A request its client gave up on or lost, in the runtimes' own words where they name no cause: Java's
+            # java.net.ConnectException and HttpConnectTimeoutException (java.net.http prints a refused connect and an
+            # unresolvable name as the bare class name, its message null); an AbortSignal ending a Node request
+            # (node:http's "AbortError: The operation was aborted", the DOM's "This operation was aborted"); and
+            # :data:`_BODY_CUT`.
+            r"\b(?:http)?connect ?(?:timeout ?)?exception\b|\b(?:the|this) operation was aborted\b|\baborterror\b|"
+            + _BODY_CUT,
             re.I,
         ),
     ),
@@ -731,7 +748,8 @@ _NEVER_REACHED: Final = re.compile(
     r"\benotfound\b|unknown ?host|unreachable|no route to host|\be(?:host|net)unreach\b|"
     r"\bconnect(?:ion)? ?(?:etimedout|timeout ?(?:error|exception)?\b)|\bconnect timed out\b|timeout (?:while )?connecting|"
     r"\b(?:cannot|can't|could not|couldn't|unable to|failed to) (?:connect|establish|reach)|connection attempts? failed|"
-    r"certificate|\bx509\b|\bpkix\b|fatal alert|handshake|\bwrong version number\b|\bunrecognized ssl message\b|"
+    r"certificat(?:e|ion)|\bx509\b|\bpkix\b|fatal alert|handshake|\b(?:http)?connect ?(?:timeout ?)?exception\b|"
+    r"\bwrong version number\b|\bunrecognized ssl message\b|"
     r"\beproto\b|\bcouldn'?t connect\b|\bunresolved ?address\b|\bconnect: no such file\b|\bconnect enoent\b|"
     # Windows Sockets numbers for refused, unreachable and host not found (_WINSOCK_NUMBER), Apple's URLSession codes
     # for a host not found, not connectable, offline or TLS refused, and the resolvers' words of J285
@@ -786,7 +804,9 @@ _AFTER_SENDING: Final = re.compile(
     r"\bclient connection lost\b|\bserver committed a protocol violation\b|\bnetwork name is no longer available\b|"
     # undici's "fetch failed" alone: no HTTP answer came, whether before or after the request was written; its
     # "terminated": a body being read (the request was received) cut off
-    r"\bfetch failed\b|\btypeerror: terminated\b|\b(?:sse |event )?stream disconnected\b|\berror reading sse stream\b",
+    r"\bfetch failed\b|\btypeerror: terminated\b|\b(?:sse |event )?stream disconnected\b|\berror reading sse stream\b|"
+    # an AbortSignal that ended a Node request (a timeout's, or the caller's cancel) and a body cut off (_BODY_CUT)
+    r"\b(?:the|this) operation was aborted\b|\baborterror\b|" + _BODY_CUT,
     re.I,
 )
 

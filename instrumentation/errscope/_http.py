@@ -30,7 +30,10 @@ def class_for_http_status(status: int) -> FailureClass:
     # (RFC 9110 §15.5.17: a download's offset past the end of the object, Azure Blob's InvalidRange, S3's)
     if status in (400, 409, 412, 413, 416, 422, 428):
         return FailureClass.INVALID_INPUT
-    if status in (401, 403, 407):  # 407: the proxy refused the tool's credential, as a 401 (RFC 9110 §15.5.8)
+    # 402 Payment Required (RFC 9110 §15.5.3): what APIs answer when the account must be paid for first (Firecrawl's
+    # "insufficient credits", DeepSeek's "Insufficient Balance", LangSmith's plan limits); no argument and no wait
+    # fixes it, the operator does, as a refused credential (and as _foreign_text reads "payment required").
+    if status in (401, 402, 403, 407):  # 407: the proxy refused the tool's credential, as a 401 (RFC 9110 §15.5.8)
         return FailureClass.PERMISSION_DENIED
     if status in (404, 410):
         return FailureClass.NOT_FOUND

@@ -644,6 +644,10 @@ _TOKEN_TRIGGER_WORDS = f"(?i:token|key|signature|pat|sig|bearer|verifier|respons
 _VALUE_MEMBER = r"(?:\{[ \t]*\\*[\"'](?:value|[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+(?::[0-9]+)?)\\*[\"'][ \t]*:[ \t]*|[A-Z][A-Za-z]+\((?:[ \t]*\r?\n[ \t]*)?|0x[0-9a-fA-F]+[ \t]+)?"
 
 
+_ESC_KEY = r"(?i:pass(?:word|wort|wd|phrase)?|pwd|secret|token|api[_\-]?key|apikey|(?:access|secret|private|auth|signing|client)[_\-]?key|credentials?)"
+"""The secret words the ``escaped`` set's rules read (the last word of a key, before the escaped separator or quote)."""
+
+
 def _kv(name: str, key: str, description: str) -> SecretPattern:
     """``key<sep>value`` with a double-quoted, single-quoted or bare value, in one regex (the key
     alternation is the costly part, so it is evaluated once). Groups: key+separator, the opening
@@ -1112,6 +1116,176 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "this key`` stays).",
         hints=("phrase", "words", "mnemonic", "bip"),
         trigger=r"(?i:phrase|mnemonic|bip-?39)|[0-9][0-9][ \t\-](?i:words?)",
+    ),
+    # --- values that carry their container's escapes (the twenty-second set, ``escaped``) ---------------------
+    # Before the keyword rules, which stop at the first quote or space: each of these reads the value to its real end
+    # by the container's own escaping rule, and each needs that escape (the plain shapes stay with the keyword rules).
+    SecretPattern(
+        "escaped_quote_in_value",
+        "keyword",
+        rf"([\"']?[A-Za-z0-9_.\-]*{_ESC_KEY}[\"']?[ \t]*(?:=>|:=|[:=])[ \t]*\")"
+        r"(?:[^\"\\`\r\n\[$<*{]|[\\`][^\"\r\n])(?:[^\"\\`\r\n]|[\\`][^\r\n])*?[\\`][\"$`](?:[^\"\\`\r\n]|[\\`][^\r\n])*(\")",
+        1,
+        "A double-quoted value opened by an unescaped quote that holds an escaped one: JSON's, YAML's, TOML's and a "
+        "shell's ``\\\"``, ``\\$``, ``\\``` and PowerShell's backtick (``\"password\":\"ab\\\"cd\"``, "
+        "``DB_PASSWORD=\"ab\\$cd\"``, ``password => \"ab\\\"cd\"``, ``$env:TOKEN = \"ab`\"cd\"``): the value ends at the "
+        "unescaped quote, not at the escaped one. A value opened by an escaped quote (JSON in JSON) is the keyword rules'.",
+        1,
+        hints=('\\"', "\\$", "\\`", '`"', "`$", "``"),
+        trigger=r"[\\`][\"$`]",
+    ),
+    SecretPattern(
+        "escaped_quote_in_nested_json",
+        "keyword",
+        rf"(\\\"[A-Za-z0-9_.\-]*{_ESC_KEY}\\\"[ \t]*:[ \t]*\\\")"
+        r"(?:[^\"\\\r\n\[$<*{]|\\\\\\\")(?:[^\"\\\r\n]|\\\\\\\"|\\\\\\\\|\\[^\"\\\r\n])*?\\\\\\\"(?:[^\"\\\r\n]|\\\\\\\"|\\\\\\\\|\\[^\"\\\r\n])*(\\\")",
+        1,
+        "JSON inside a JSON string whose value holds a quote: the inner ``\\\"`` is written ``\\\\\\\"`` there and the "
+        "value's closing quote ``\\\"`` (``\"{\\\"password\\\": \\\"ab\\\\\\\"cd\\\"}\"``): the value ends at the closing one.",
+        1,
+        hints=('\\\\\\"',),
+        trigger=r'\\\\\\"',
+    ),
+    SecretPattern(
+        "escaped_single_quote_in_value",
+        "keyword",
+        rf"([\"']?[A-Za-z0-9_.\-]*{_ESC_KEY}[\"']?[ \t]*(?:=>|:=|[:=])[ \t]*')"
+        r"(?:[^'\\\r\n\[$<*{]|\\[^'\r\n])(?:[^'\\\r\n]|\\[^\r\n])*?\\'(?:[^'\\\r\n]|\\[^\r\n])*(')",
+        1,
+        "A single-quoted value that holds a backslash-escaped quote (PHP, Perl, JavaScript, a Python repr of a value "
+        "with both quotes: ``$password = 'ab\\'cd'``, ``{'password': 'ab\\'c\"d'}``): the value ends at the unescaped "
+        "quote.",
+        1,
+        hints=("\\'",),
+        trigger=r"\\'",
+    ),
+    SecretPattern(
+        "doubled_quote_value",
+        "keyword",
+        rf"({_ESC_KEY}(?:\"\"[ \t]*[:=][ \t]*\"\"|''[ \t]*[:=][ \t]*''|[ \t]*=[ \t]*\"\")|--?[A-Za-z\-]*{_ESC_KEY}[ \t]+\"\")"
+        r"[^\"'\s\[$<*{;,&][^\"'\r\n]*(?:\"\"[^\"'\s;,}\]][^\"'\r\n]*)*",
+        1,
+        "A container quoted again by doubling its quotes: JSON or ``key=\"value\"`` inside a CSV cell (``\"\"password\"\": "
+        "\"\"..\"\"``, ``password=\"\"..\"\"``, ``--token \"\"..\"\"``), a dict or JSON inside an SQL string literal "
+        "(``''password'': ''..''``); empty, masked and placeholder values stay.",
+        hints=('""', "''"),
+        trigger=r"(?:\"\"|'')[ \t]*[:=][ \t]*(?:\"\"|'')|=[ \t]*\"\"|[ \t]\"\"",
+    ),
+    SecretPattern(
+        "cdata_secret_value",
+        "keyword",
+        rf"({_ESC_KEY}[\"']?(?:[ \t][^<>\r\n]*)?>(?:[ \t]*<[A-Za-z:]+>)?[ \t]*<!\[CDATA\[)"
+        r"(?:[^\]\s\[$<*{]|\][^\]\r\n])(?:[^\]\r\n]|\][^\]\r\n])*(\]\]>)",
+        1,
+        "An XML value in a CDATA section under a secret-named element, a ``key`` attribute naming one, or its "
+        "``<value>`` child (``<password><![CDATA[..]]>``, ``<entry key=\"api.token\"><![CDATA[..]]>``); empty and "
+        "placeholder sections stay.",
+        1,
+        hints=("cdata",),
+        trigger=r"<!\[CDATA\[",
+    ),
+    SecretPattern(
+        "escaped_nul_argv",
+        "keyword",
+        rf"(--?[A-Za-z0-9_.\-]*{_ESC_KEY}(?:\\x00|\\0|\\u0000|\^@))"
+        r"[^\\\s'\"^\[$<*{]?[^\\\s'\"^]*[0-9][^\\\s'\"^]*",
+        1,
+        "An option and its value in an argv dumped with its NULs escaped (``/proc/<pid>/cmdline`` as ``\\x00``, "
+        "``\\0``, ``\\u0000`` or ``cat -v``'s ``^@``): ``--password\\x00<value>``; the value has a digit "
+        "(``--no-password\\x00app`` is a flag and the next argument).",
+        hints=("\\x00", "\\0", "\\u0000", "^@"),
+        trigger=r"[A-Za-z](?:\\x00|\\0|\\u0000|\^@)",
+    ),
+    SecretPattern(
+        "ansi_c_quoted_value",
+        "keyword",
+        rf"([A-Za-z0-9_.\-]*{_ESC_KEY}[ \t]*=[ \t]*\$')(?:[^'\\\r\n$\[]|\\[^\r\n])(?:[^'\\\r\n]|\\[^\r\n])*(')",
+        1,
+        "A value in a shell's ANSI-C quotes, ``$'..'``, which may hold ``\\'``, ``\\x21``, ``\\t`` "
+        "(``DB_PASSWORD=$'ab\\'cd'``, ``--password=$'..'``, bash's ``declare -x``); a ``$'$VAR'`` stays.",
+        1,
+        hints=("$'",),
+        trigger=r"=[ \t]*\$'",
+    ),
+    SecretPattern(
+        "backslash_escaped_value",
+        "keyword",
+        rf"([ \t]?[A-Za-z0-9_.\-]*{_ESC_KEY}[ \t]*=)"
+        r"(?:[^\s'\"\\\[$<*{]|\\[^\r\n'\"])(?:[^\s'\"\\]|\\[^\r\n])*?\\[ !&;()|<>'\"`$](?:[^\s'\"\\]|\\[^\r\n])*",
+        1,
+        "A bare shell value that escapes a space or a special with a backslash (``DB_PASSWORD=ab\\ cd``, "
+        "``--password=ab\\!cd``): the value goes on past the escaped character. It may start at the space before the "
+        "key, so that the Collector's leftmost pass prefers it to the option rule, which starts there too.",
+        hints=("\\",),
+        trigger=r"=[^\s'\"]*\\[ !&;()|<>'\"`$]",
+    ),
+    SecretPattern(
+        "quoted_printable_value",
+        "keyword",
+        rf"({_ESC_KEY}[ \t]*=)(?:3D[ \t]*(?:=22|\"|')|3A(?:=20)+)"
+        r"(?:[^=\s\"'<>]|=(?:[013-9A-F][0-9A-F]|2[013-9A-F]))*[0-9](?:[^=\s\"'<>]|=(?:[013-9A-F][0-9A-F]|2[013-9A-F]))*",
+        1,
+        "A value in a quoted-printable mail body (RFC 2045): ``password=3D=22..=22``, ``api_key =3D \"..\"``, "
+        "``password=3A=20..``; the value ends at a space, a quote or ``=22`` and has a digit. The encoded separator goes "
+        "with it (``password=[REDACTED]=22``), as the keyword rules take ``=3D..``: no rule reads the rest as a value.",
+        hints=("=3d", "=3a"),
+        trigger=r"=3D[ \t]*(?:=22|\"|')|=3A=20",
+    ),
+    SecretPattern(
+        "encoded_word_value",
+        "keyword",
+        rf"(=\?[A-Za-z0-9\-]+\?[Qq]\?(?:[^?\s]*?_)?{_ESC_KEY}(?:_is_|=3A_?|=3D))"
+        r"(?:[^=\s?_]|=[0-9A-F]{2})*[0-9](?:[^=\s?_]|=[0-9A-F]{2})*",
+        1,
+        "A secret in an RFC 2047 encoded word (a mail header: ``=?UTF-8?Q?Your_password_is_..?=``, "
+        "``Passwort=3A_..``); the value ends at ``_`` (a space) or ``?=`` and has a digit.",
+        hints=("?q?",),
+        trigger=r"\?[Qq]\?",
+    ),
+    SecretPattern(
+        "url_encoded_separator_value",
+        "keyword",
+        rf"({_ESC_KEY}(?:%3[Aa]|%253[Aa])(?:%20|%2520|\+)+(?:%22|%2522)?)"
+        r"(?:[A-Za-z0-9_.~!*@^#\-]|%(?:[013-9A-Fa-f][0-9A-Fa-f]|2[13-57-9A-Fa-f]))*[0-9]"
+        r"(?:[A-Za-z0-9_.~!*@^#\-]|%(?:[013-9A-Fa-f][0-9A-Fa-f]|2[13-57-9A-Fa-f]))*",
+        1,
+        "A value after its name and an URL-encoded ``: `` (``password%3A%20..``, ``client_secret%3A%20..%20rejected``, "
+        "``api_key%3A%20%22..%22``), as a message or a JSON body travels in a query string; the value has a digit.",
+        hints=("%3a",),
+        trigger=r"%(?:25)?3[Aa](?:%20|%2520|\+)",
+    ),
+    SecretPattern(
+        "encoded_url_userinfo",
+        "uri",
+        r"((?i:%3A%2F%2F|%253A%252F%252F))"
+        r"[A-Za-z0-9._~\-]+(?i:%3A|%253A)(?:[^\s&\"'%@/?#]|%[013-9A-Fa-f][0-9A-Fa-f]|%2[0-9A-Ea-e]|%25[0-9A-Fa-f]{2})+?"
+        r"((?i:%40|%2540))",
+        1,
+        "A URL with a password nested, URL-encoded once or twice, in another URL's parameter "
+        "(``?next=https%3A%2F%2Fuser%3A<pw>%40host``): user and password go, as in a plain URL.",
+        1,
+        hints=("%3a%2f%2f", "%253a%252f%252f"),
+    ),
+    SecretPattern(
+        "toml_multiline_string_value",
+        "keyword",
+        rf"({_ESC_KEY}[ \t]*=[ \t]*(?:'''|\"\"\"))[^'\"\s\[$<*{{][^'\"\s]*",
+        1,
+        "A TOML multi-line string that opens and holds the value on the key's line (``token = '''..'''``, "
+        "``password = \"\"\"..``); placeholders stay.",
+        hints=("'''", '"""'),
+    ),
+    SecretPattern(
+        "html_input_value",
+        "keyword",
+        rf"(name=(?:\"|'|&quot;|&#34;|&#x22;)[A-Za-z0-9_.\-]*{_ESC_KEY}(?:\"|'|&quot;|&#34;|&#x22;)[^<>\r\n]*?[ \t]value="
+        r"(?:\"|'|&quot;|&#34;|&#x22;))[^\"'&<>\s\[$*{][^\"'&<>\r\n]*",
+        1,
+        "An HTML form field named for a secret with its value (``<input name=\"password\" value=\"..\">``, also "
+        "entity-escaped): attributes may stand between; an empty value stays.",
+        hints=("value=",),
+        trigger=r"[ \t](?i:value)=",
+        verify="credential",
     ),
     _kv(
         "password_value",

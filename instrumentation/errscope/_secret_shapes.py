@@ -103,12 +103,18 @@ def looks_like_password(secret: bytes) -> bool:
     return digits and (lower or upper) and ((lower and upper) or symbol)
 
 
+# Stars and bullets as JSON and JavaScript escape them (``"\\u002a\\u002a\\u002a"``, ``\\u2022``, ``\\u25cf``).
+_ESCAPED_MASK: Final = re.compile(rb"(?:\\u(?:002[aA]|2022|25[cC][fF]|00[bB]7))+")
+
+
 def _is_masked(secret: bytes) -> bool:
     """``***``, ``[REDACTED]``, ... alone or as the password of ``user:***``, or a value partly
     masked by a run of four stars (``sk-proj-****...kR52``: what is left is no secret)."""
     if _STAR in secret and secret.find(b"****") >= 0:  # a memchr first: ``find`` parses its arguments slowly
         return True
     if (_DOT in secret or b"\xe2" in secret) and _TRUNCATED.fullmatch(secret):  # ``sk-...PaR5``: the rest cut away
+        return True
+    if secret[:2] == b"\\u" and _ESCAPED_MASK.fullmatch(secret):  # a mask JSON-escaped: ``\\u002a\\u002a..``
         return True
     if secret[:4] == b"ENC[":  # SOPS' ciphertext (``ENC[AES256_GCM,data:..,iv:..,tag:..,type:str]``), encrypted to be committed
         return True

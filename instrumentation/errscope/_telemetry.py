@@ -68,7 +68,7 @@ def _expand_root_cause(logger: Any, method_name: str, event_dict: Any) -> Any:
     return event_dict
 
 
-_failure_logger = logging.getLogger("errscope")
+_failure_logger = logging.getLogger("errscope")  # errscope._explain.FAILURE_LOGGER
 _failure_log = structlog.wrap_logger(
     _failure_logger,
     processors=[scrub_values, _expand_root_cause, add_trace_context, structlog.stdlib.render_to_log_kwargs],
@@ -291,6 +291,8 @@ def _log_failure(call: ToolCall, attributes: Mapping[str, Any], root: RootCause 
         fields[attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE] = call.classification.side_effect_possible
     if root is not None:
         fields[_ROOT_CAUSE] = root
+    if call.model_text is not None:
+        fields[attr.ERRSCOPE_MODEL_TEXT] = call.model_text
     if call.reason is not None:
         fields[attr.ERRSCOPE_FAILURE_REASON] = call.reason
         fields[attr.ERRSCOPE_FAILURE_DETAIL] = call.detail

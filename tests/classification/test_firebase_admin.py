@@ -68,11 +68,12 @@ def test_status(status: int, error: str, exc_class: type[BaseException], failure
 
 
 def test_status_it_does_not_map() -> None:
-    # 402 maps to no platform code: UnknownError, with the response kept
+    # 402 maps to no platform code: UnknownError, with the response kept; the status says the plan must be paid for
+    # (RFC 9110 §15.5.3): the operator's to fix, as a refused credential
     with answering(402, json.dumps({"error": "Payment required: the project's plan is over its limits"})) as port:
         exc = raised(_get(port))
     assert type(exc) is exceptions.UnknownError and exc.http_response.status_code == 402
-    check(exc, C.UNKNOWN, False)
+    check(exc, C.PERMISSION_DENIED, False)
 
 
 def test_refused() -> None:

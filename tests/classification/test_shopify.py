@@ -45,7 +45,8 @@ def _find(host: str, port: int, timeout: float = 5) -> Callable[[], Any]:
     (400, {"errors": {"product": "Required parameter missing or invalid"}}, ar.BadRequest, C.INVALID_INPUT, False),
     (401, {"errors": "[API] Invalid API key or access token (unrecognized login or wrong password)"},
      ar.UnauthorizedAccess, C.PERMISSION_DENIED, False),
-    (402, {"errors": "Unavailable Shop"}, ar.ClientError, C.UNKNOWN, False),  # the shop's plan lapsed: frozen
+    # the shop's plan lapsed (frozen): 402 Payment Required, the operator must pay, as a refused credential
+    (402, {"errors": "Unavailable Shop"}, ar.ClientError, C.PERMISSION_DENIED, False),
     (403, {"errors": "[API] This action requires merchant approval for read_products scope."}, ar.ForbiddenAccess,
      C.PERMISSION_DENIED, False),
     (404, {"errors": "Not Found"}, ar.ResourceNotFound, C.NOT_FOUND, False),

@@ -38,9 +38,11 @@ def explain(ref: str, folder: Path) -> str:
 async def test_explain_shows_what_the_server_said_from_the_proxys_telemetry_alone(tmp_path: Path) -> None:
     command = proxy_command(tmp_path, "--", *PLAIN, "stdio")
     refs: dict[str, str] = {}
+    shown: dict[str, str] = {}
     async with Client(StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT))) as client:
         for tool in ("forbidden", "crash"):
-            refs[tool] = REF.search((await client.call_tool(tool, {})).content[0].text).group(0)
+            shown[tool] = (await client.call_tool(tool, {})).content[0].text
+            refs[tool] = REF.search(shown[tool]).group(0)
         with pytest.raises(MCPError) as refused:
             await client.call_tool("refused", {})
         refs["refused"] = REF.search(refused.value.message).group(0)
@@ -48,6 +50,10 @@ async def test_explain_shows_what_the_server_said_from_the_proxys_telemetry_alon
         refs["rejected"] = REF.search(rejected.content[0].text).group(0)
     # The proxy exits with the host: its exporters have flushed.
     said = {tool: explain(ref, tmp_path) for tool, ref in refs.items()}
+    # What the model saw, from the proxy's own record: this host logged nothing.
+    for tool, text in shown.items():
+        assert f"1. what the model saw\n   {text}\n" in said[tool], said[tool]
+        assert "shaped by " in said[tool].split("2. tool span")[0], said[tool]
     # MCPServer's isError text: "Error executing tool forbidden: GitHub API 403 ...", the server's words as they came.
     assert re.search(r"errscope\.upstream\.message=[^\n]*GitHub API 403 Forbidden: token \[REDACTED\] lacks repo:write",
                      said["forbidden"]), said["forbidden"]

@@ -83,7 +83,7 @@ def http_status_of(exc: BaseException) -> int | None:
     (aiohttp), ``code`` (urllib, google-api-core, tornado), ``errcode`` (xmlrpc.client), ``response_code``
     (python-gitlab), ``response_status_code`` (Kiota's ``APIError``: msgraph-sdk), or its ``response``'s
     ``status_code``/``status`` (httpx, requests, websockets), or its ``context``'s ``http-code``
-    (databricks-sql-connector); else an
+    (databricks-sql-connector), or its ``args`` as ``(message, status, reason, ...)`` (Mastodon.py); else an
     ``OSError`` built as ``IOError(status, message)`` (typesense: its ``errno`` is the status, no errno any system
     defines). ``None`` when it carries none."""
     for owner in (exc, _attribute(exc, "response")):
@@ -96,9 +96,23 @@ def http_status_of(exc: BaseException) -> int | None:
     status = _context_status(exc)
     if status is not None:
         return status
+    status = _args_status(exc)
+    if status is not None:
+        return status
     if isinstance(exc, OSError) and exc.errno not in errno.errorcode:  # errnos end near 140 (Linux), WSA's at 10000
         return _error_status(exc.errno)
     return None
+
+
+def _args_status(exc: BaseException) -> int | None:
+    """The status an SDK passes positionally between its message and the answer's reason phrase, as it raises
+    ``Error(message, response.status_code, response.reason, detail)`` (Mastodon.py's ``MastodonAPIError`` family):
+    a text, an integer status, then a text (the reason may be ``None`` over HTTP/2, which has none). Not an
+    ``OSError``: its ``(errno, strerror)`` is read as an errno."""
+    args = exc.args if isinstance(exc.args, tuple) else ()
+    if len(args) < 3 or isinstance(exc, OSError) or not isinstance(args[0], str) or type(args[1]) is not int:
+        return None
+    return _error_status(args[1]) if isinstance(args[2], (str, type(None))) else None
 
 
 def _context_status(exc: BaseException) -> int | None:
@@ -135,8 +149,9 @@ def _response_header(exc: BaseException, name: str) -> str | None:
 
 def _request_address(exc: BaseException) -> str | None:
     # httpx/openai: .request.url; aiohttp: .request_info.url; requests: .response.url; urllib: .url;
-    # googleapiclient: .uri
-    for owner, name in ((exc, "request"), (exc, "request_info"), (exc, None), (_attribute(exc, "response"), None)):
+    # googleapiclient: .uri. The response's URL first: it names the request that was answered, where an SDK may keep
+    # a placeholder request of its own (LiteLLM's APIError: ``httpx.Request("POST", "https://api.openai.com/v1")``)
+    for owner, name in ((_attribute(exc, "response"), None), (exc, "request"), (exc, "request_info"), (exc, None)):
         target = _attribute(owner, name) if name else owner
         for url in (_attribute(target, "url"), _attribute(target, "uri")):
             if url is not None and not callable(url):

@@ -56,17 +56,34 @@ def _no_answer_below(exc: BaseException) -> bool:
     says what happened, and whether the request left."""
     below = walk(exc)[1:]
     weighing = _weighing()
-    if not below or id(exc) in weighing or _attribute(exc, "response") is not None or any(
+    if not below or id(exc) in weighing or _real_response(_attribute(exc, "response")) or any(
             _attribute(exc, name) for name in ("headers", "response_headers", "resp_headers")):  # a real answer has some
         return False
-    if any(failure is exc or http_status_of(failure) is not None for failure in below):
-        return False  # a status below (the one this repeats), or a chain that loops back (``raise e from e``)
     weighing.add(id(exc))
     try:
+        # a status below (the one this repeats) that a server answered, or a chain that loops back (``raise e from
+        # e``); a status below made up the same way (LiteLLM's OpenAIError(500) over openai's APIConnectionError) is
+        # no answer either
+        if any(failure is exc or (http_status_of(failure) is not None and not _no_answer_below(failure))
+               for failure in below):
+            return False
         inner = classify(below[0])
     finally:
         weighing.discard(id(exc))
     return inner.failure_class is FailureClass.UPSTREAM_UNAVAILABLE and inner.side_effect_possible is not None
+
+
+def _real_response(response: object) -> bool:
+    """Whether ``response`` may be a server's answer: any object but one the SDK made up with no header at all (LiteLLM
+    files a refused connection under ``InternalServerError`` holding ``httpx.Response(500)`` with empty headers and a
+    placeholder request): a real HTTP answer carries some (``Date``, ``Content-Length``, RFC 9110 §6.6.1)."""
+    if response is None:
+        return False
+    headers = _attribute(response, "headers")
+    try:
+        return headers is None or len(headers) > 0
+    except TypeError:
+        return True
 
 
 _WEIGHING: Final = threading.local()
@@ -86,7 +103,8 @@ def _http_status(exc: BaseException) -> Classification | None:
     status = http_status_of(exc)
     if status is None or _is_http_parse_error(exc.__cause__):
         return None  # none, or the client parser's own: its cause decides
-    if status >= 500 and _no_answer_below(exc):
+    # (and a 408 an SDK files its own read timeout under: LiteLLM's ``Timeout``, no response held)
+    if (status >= 500 or status == 408) and _no_answer_below(exc):
         return None  # no server said so: the transport failure it was raised over decides
     result = _status_classification(status, lambda name: _response_header(exc, name), _request_address(exc))
     # An API that answers 401/403 for what does not exist (so as not to say whether it is private: the Hugging

@@ -452,3 +452,46 @@ def _smtp_connect(exc: BaseException) -> Classification:
         return reply
     return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=reply.upstream if reply else Upstream("smtp", None),
                           side_effect_possible=False)
+
+
+# W3C WebDriver's error codes (https://www.w3.org/TR/webdriver2/#errors: the remote end's JSON ``value.error``), by
+# what each failure is. A WebDriver client keeps the code only as its exception class, named after it (Selenium's
+# ``SessionNotCreatedException`` for "session not created", ``StaleElementReferenceException``; Appium's Python client
+# reuses them), with no status and no response. Not "timeout", "unknown error" and "invalid argument": other libraries
+# name classes so too, and their generic words read them already.
+# - session not created: the remote end (a driver, a Grid with no free node) could not start a browser: nothing done.
+# - invalid session id: the session the call names ended (closed, its browser crashed, the Grid timed it out): 404.
+# - an element, window or frame gone from the page (stale, detached): not there any more, as a 404.
+# - an element the page will not let the action reach, a selector or coordinates that are not valid: the call's own.
+# - insecure certificate: the page's TLS certificate not trusted, as certificate verification failing.
+_WEBDRIVER_CODES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
+    "session not created": (FailureClass.UPSTREAM_UNAVAILABLE, False),
+    "invalid session id": (FailureClass.NOT_FOUND, False),
+    **dict.fromkeys(("no such element", "stale element reference", "detached shadow root", "no such window", "no such frame",
+                     "no such alert", "no such shadow root", "no such cookie"), (FailureClass.NOT_FOUND, False)),
+    **dict.fromkeys(("element not interactable", "element click intercepted", "invalid element state",
+                     "invalid selector", "move target out of bounds", "invalid coordinates"),
+                    (FailureClass.INVALID_INPUT, False)),
+    "insecure certificate": (FailureClass.UPSTREAM_UNAVAILABLE, False),
+}
+_CAMEL_WORD: Final = re.compile(r"[A-Z]+(?![a-z])|[A-Z][a-z0-9]*|[a-z0-9]+")
+
+
+def _webdriver_code(exc: BaseException) -> str | None:
+    """The W3C WebDriver error code ``exc``'s class (or a base class) is named after (:data:`_WEBDRIVER_CODES`)."""
+    for klass in type(exc).__mro__:
+        if klass.__module__ == "builtins":
+            return None
+        name = re.sub(r"(?:Error|Exception)$", "", klass.__name__)
+        code = " ".join(word.lower() for word in _CAMEL_WORD.findall(name))
+        if code in _WEBDRIVER_CODES:
+            return code
+    return None
+
+
+def _webdriver_error(exc: BaseException) -> Classification | None:
+    code = _webdriver_code(exc)
+    if code is None:
+        return None
+    failure_class, sent = _WEBDRIVER_CODES[code]
+    return Classification(failure_class, upstream=Upstream("webdriver", code), side_effect_possible=sent)

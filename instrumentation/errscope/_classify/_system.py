@@ -240,3 +240,46 @@ def _ntstatus_error(exc: BaseException) -> Classification:
     code = _ntstatus_of(exc) or 0
     failure_class, side_effect = _NTSTATUS_CODES.get(code, (FailureClass.UNKNOWN, None))
     return Classification(failure_class, upstream=Upstream("smb", f"0x{code:08X}"), side_effect_possible=side_effect)
+
+
+# A system error as Node.js (libuv) words it, ``${syscall} ${code} ${address}[:${port}]`` (Node's
+# ``errnoException``/``exceptionWithHostPort``, lib/internal/errors.js): "connect ECONNREFUSED 127.0.0.1:9222",
+# "getaddrinfo ENOTFOUND api.example.com", "read ECONNRESET". A Python library that drives a Node process (Playwright's
+# driver, which raises its ``Error`` with the driver's text) keeps only this line. The syscall says when it failed:
+# resolving a name or opening the connection sent nothing; a read or write broke a connection that carried the
+# request. Only errno names of the network (``E...`` and getaddrinfo's ``EAI_...``), never a file's ENOENT.
+_NODE_SYSTEM_ERROR: Final = re.compile(
+    r"\b(?P<syscall>connect|getaddrinfo|getnameinfo|query[A-Za-z]*|read|write|writev|recv|send|shutdown|socket)"
+    r" (?P<code>ECONNREFUSED|ECONNRESET|ECONNABORTED|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EHOSTDOWN|ENETDOWN|EPIPE|"
+    r"EADDRNOTAVAIL|ENOTFOUND|EAI_AGAIN|EAI_FAIL|EAI_NONAME|ESERVFAIL|ENODATA|ECONNREFUSED)"
+    r"(?: (?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.:-]+?)(?::(?P<port>\d{1,5}))?)?(?=$|[\s,;)'\"])",
+    re.M,
+)
+_NODE_NOT_SENT_SYSCALLS: Final = re.compile(r"connect|getaddrinfo|getnameinfo|query[A-Za-z]*|socket")
+
+
+def _node_system_error_of(exc: BaseException) -> re.Match[str] | None:
+    try:
+        text = str(exc)
+    except Exception:
+        return None
+    return _NODE_SYSTEM_ERROR.search(text[:2000])
+
+
+def _node_system_error(exc: BaseException) -> Classification | None:
+    """upstream_unavailable for a Node system error line (:data:`_NODE_SYSTEM_ERROR`): not sent when the syscall
+    opened the connection or resolved its name, else as the errno says (a reset read: maybe acted); the errno name as
+    the status, the host and port it names as the address."""
+    match = _node_system_error_of(exc)
+    if match is None:
+        return None
+    syscall, code, host, port = match.group("syscall", "code", "host", "port")
+    if _NODE_NOT_SENT_SYSCALLS.fullmatch(syscall):
+        sent: bool | None = False
+    else:
+        sent = _NETWORK_ERRNOS.get(getattr(errno, code, -1), True)
+    address = None
+    if host:
+        address = f"{host}:{port}" if port else host
+    return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream(None, code, address),
+                          side_effect_possible=sent)

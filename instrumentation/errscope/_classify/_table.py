@@ -308,11 +308,21 @@ from errscope._classify._protocols import (
     _socket_stream_end,
     _ssh_disconnect,
     _tls_refusal,
+    _webdriver_code,
+    _webdriver_error,
     _websocket_closed,
     _xmlrpc_fault,
     _zmq_error,
 )
-from errscope._classify._system import _file_or_program, _ntstatus_error, _ntstatus_of, _os_error, _program_failure
+from errscope._classify._system import (
+    _file_or_program,
+    _node_system_error,
+    _node_system_error_of,
+    _ntstatus_error,
+    _ntstatus_of,
+    _os_error,
+    _program_failure,
+)
 from errscope._classify._vendors import (
     _api_code,
     _api_error,
@@ -800,6 +810,13 @@ def _lookup(exc: BaseException) -> Rule | None:
     # exa-py; "API request failed with status 404"): that status, as if carried.
     if _status_in_text(exc) is not None:
         return _status_in_text
+    # A Node.js system error line a library kept as its only text ("connect ECONNREFUSED 127.0.0.1:9222": Playwright's
+    # driver): the connection failed, and the syscall says whether the request had gone out.
+    if _node_system_error_of(exc) is not None:
+        return _node_system_error
+    # A W3C WebDriver error code a client kept only as its exception class's name (Selenium's)
+    if _webdriver_code(exc) is not None:
+        return _webdriver_error
     # Last, for a type no rule knows: an API's JSON error document as its message (``RuntimeError(response.text)``)
     # or an API error code named in it (``RuntimeError(f"Slack API error: {code}")``), else a 2xx status it carries (an SDK that got an answer it could not use).
     if _error_document(exc) is not None:

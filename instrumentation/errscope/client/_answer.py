@@ -29,6 +29,7 @@ from errscope._foreign_text import (
     classify_text,
     deciding_cause,
     json_error_message,
+    never_reached,
     says_maybe_acted,
 )
 from errscope._refs import ERROR_REF_PATTERN
@@ -266,6 +267,10 @@ def read_text(text: str, tool: str | None, declared_arguments: Collection[str] |
     # (OpenAI's ``invalid_request_error`` type around an ``invalid_api_key`` code).
     said = json_error_message(text) or text
     failure_class = classify_text(said)
-    # whether it may have acted is the deciding cause's to say (a refused connection under a "timed out" context)
-    maybe_acted = failure_class is FailureClass.UPSTREAM_UNAVAILABLE and says_maybe_acted(deciding_cause(said))
+    # whether it may have acted is the deciding cause's to say (a refused connection under a "timed out" context); a
+    # cause that says neither (java.net.http's "request timed out" over its own "connection closed locally") leaves it
+    # to the whole text, which never says so where any part says the upstream was not reached
+    cause = deciding_cause(said)
+    maybe_acted = failure_class is FailureClass.UPSTREAM_UNAVAILABLE and (
+        says_maybe_acted(cause) or (not never_reached(cause) and says_maybe_acted(said)))
     return TextReading(failure_class, side_effect_possible=True if maybe_acted else None)

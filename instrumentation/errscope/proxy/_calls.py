@@ -410,6 +410,7 @@ class Calls:
             model_text = model_message(call.tool or "tool", classification, call.error_ref)
         shaped = {key: value for key, value in result.items() if key not in ("content", "structuredContent", "_meta")}
         shaped["content"] = [{"type": "text", "text": model_text}]
+        call.model_text = model_text
         shaped["_meta"] = {**scrub_value(meta), **failure_meta(call)}
         return {**message, "result": shaped}
 
@@ -531,7 +532,7 @@ class Calls:
         entry.attributes[attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE] = entry.sent
         if entry.sent:
             call.fail(Channel.EXECUTION, classification)
-            text = model_message(call.tool or "tool", classification, call.error_ref)
+            text = call.model_text = model_message(call.tool or "tool", classification, call.error_ref)
             meta = {**failure_meta(call), attr.META_SIDE_EFFECT_POSSIBLE: True}
             reply["result"] = {"content": [{"type": "text", "text": text}], "isError": True, "_meta": meta}
             if modern:  # 2026-07-28 results carry their type (reference/mcp-sdk-2.3.md, pitfall 6)

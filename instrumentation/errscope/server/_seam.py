@@ -231,7 +231,7 @@ class ToolSeam:
     ) -> CallToolResult:
         """Record an execution failure on ``call`` and build the ``isError`` result the model reads."""
         call.fail(Channel.EXECUTION, classification, exception=exception)
-        text = model_message(name, classification, call.error_ref, idempotent=idempotent)
+        text = call.model_text = model_message(name, classification, call.error_ref, idempotent=idempotent)
         return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True, _meta=failure_meta(call))
 
     def own_error_result(self, call: ToolCall, result: Any) -> CallToolResult:

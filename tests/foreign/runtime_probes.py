@@ -1,0 +1,72 @@
+"""Run the runtime probes of ``tests/foreign/probes`` against :mod:`tests.foreign.faulty_upstream` and collect the
+failure texts they print: real Node, Go and Java HTTP clients failing on real faults, no text written by hand.
+
+Each probe is one process per runtime that makes every request at once and prints one JSON object
+``{"<client>/<fault>": text}``, so a session pays each runtime's start-up once:
+
+- ``node`` (Node 22 from ``tests/npm``, the one CI installs): ``fetch/`` (undici, ``String(err)``), ``fetch_cause/``
+  (``err.message`` plus its ``cause``'s message, as servers add it), ``http/`` (``node:http``/``node:https``);
+- ``go`` (``net/http``, ``err.Error()``), built once into the Go build cache and ``~/.cache/errscope/probes``;
+- ``java`` (``java.net.http.HttpClient`` by single-file source launch, no Maven): ``java/`` (``e.toString()``) and
+  ``java_chain/`` (with each cause on a "Caused by: " line).
+
+Rust is left out: its std has no HTTP client, and a reqwest/hyper probe is a crates.io build of minutes, not seconds.
+Without a runtime the caller's test skips (fails under ``ERRSCOPE_REQUIRE_STACK=1``: :func:`tests.conftest.require`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Final
+
+from tests.conftest import require
+from tests.foreign.faulty_upstream import FAULTS
+from tests.foreign.peers import node
+
+PROBES: Final = Path(__file__).resolve().parent / "probes"
+CACHE: Final = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "errscope" / "probes"
+TIMEOUT_MS: Final = 1500
+"""Each client's own timeout: the ``stall`` upstream holds the request past it; every other fault ends far sooner."""
+
+CLIENTS: Final = {"node": ("fetch", "fetch_cause", "http"), "go": ("go",), "java": ("java", "java_chain")}
+"""Runtime -> the prefixes of the texts its probe prints."""
+CASES: Final = tuple(f"{client}/{fault}" for clients in CLIENTS.values() for client in clients for fault in FAULTS)
+
+
+def _go_probe() -> list[str]:
+    require(shutil.which("go") is not None, "go is not installed (the Go runtime probe is built with it)")
+    source = PROBES / "probe.go"
+    binary = CACHE / f"go-{hashlib.sha256(source.read_bytes()).hexdigest()[:16]}" / "probe"
+    if not binary.exists():
+        binary.parent.mkdir(parents=True, exist_ok=True)
+        built = subprocess.run(["go", "build", "-o", str(binary), str(source)], capture_output=True, text=True,
+                               timeout=300, check=False)
+        require(built.returncode == 0, f"the Go probe did not build: {built.stderr[-2000:]}")
+    return [str(binary)]
+
+
+def _java_probe() -> list[str]:
+    require(shutil.which("java") is not None, "java is not installed (the Java runtime probe runs on it)")
+    return ["java", str(PROBES / "Probe.java")]
+
+
+def probe_command(runtime: str) -> list[str]:
+    """The argv that runs ``runtime``'s probe (skips, or fails under ``ERRSCOPE_REQUIRE_STACK=1``, without it)."""
+    if runtime == "node":
+        return [node(), str(PROBES / "probe.mjs")]
+    return _go_probe() if runtime == "go" else _java_probe()
+
+
+def run_probe(runtime: str, urls: dict[str, str]) -> dict[str, str | None]:
+    """``runtime``'s probe run once against ``urls`` (``{fault: url}``): ``{"<client>/<fault>": text}``, ``None``
+    for a request that did not fail."""
+    argv = [*probe_command(runtime), str(TIMEOUT_MS), *(f"{fault}={url}" for fault, url in urls.items())]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=180, check=False)
+    assert done.returncode == 0, f"the {runtime} probe failed: {done.stderr[-2000:]}"
+    texts: dict[str, str | None] = json.loads(done.stdout)
+    return texts
