@@ -12,13 +12,13 @@ from errscope._otlp_json import SPAN_KIND_CLIENT, SPAN_KIND_SERVER, Telemetry, l
 from tests.test_otlp_json import TRACE, _kv, _span, _traces
 
 
-def _log(ref: str, *, trace: str = "", body: str = "tool call failed", **extra: str) -> str:
+def _log(ref: str, *, trace: str = "", body: str = "tool call failed", scope: str = "errscope", **extra: str) -> str:
     attributes = [_kv("errscope.error_ref", {"stringValue": ref})]
     attributes += [_kv(k, {"stringValue": v}) for k, v in extra.items()]
     record = {"timeUnixNano": "5", "severityText": "WARN", "body": {"stringValue": body}, "attributes": attributes}
     if trace:
         record["traceId"] = trace
-    return json.dumps({"resourceLogs": [{"resource": {}, "scopeLogs": [{"scope": {"name": "errscope"},
+    return json.dumps({"resourceLogs": [{"resource": {}, "scopeLogs": [{"scope": {"name": scope},
                                                                          "logRecords": [record]}]}]})
 
 
@@ -39,7 +39,8 @@ def telemetry(tmp_path: Path) -> Telemetry:
     (tmp_path / "traces.json").write_text("\n".join([_traces("refunds", failed, upstream, ok), _traces("agent", client)]))
     (tmp_path / "logs.json").write_text("\n".join([
         _log("ERR-AAAAAAAA", trace=TRACE, **{"exception.type": "NotFound", "exception.message": "order not found"}),
-        _log("ERR-AAAAAAAA", trace=TRACE, body="tool result shown to the model", **{MODEL_TEXT: "refund_order failed."}),
+        _log("ERR-AAAAAAAA", trace=TRACE, body="tool result shown to the model", scope="errscope.client",
+             **{MODEL_TEXT: "refund_order failed."}),
         _log("ERR-BBBBBBBB", body="malformed frame answered", **{"rpc.response.status_code": "-32700"}),
     ]))
     return load(tmp_path)
@@ -55,6 +56,18 @@ def test_ref_gives_the_whole_chain(telemetry: Telemetry) -> None:
     text = render(chain)
     assert text.startswith(f"ERR-AAAAAAAA  tool=refund_order  trace={TRACE}")
     assert "refund_order failed." in text and "status 404" in text and "exception.message=order not found" in text
+
+
+def test_the_text_a_server_shaped_is_what_the_model_saw_and_stays_its_log_record(tmp_path: Path) -> None:
+    """A server's (or ``errscope proxy``'s) failure record carries the text it shaped: section 1 shows it, marked as
+    shaped by that service, when no host logged one; it is still the log record of section 4."""
+    (tmp_path / "logs.json").write_text(_log("ERR-EEEEEEEE", trace=TRACE, **{
+        MODEL_TEXT: "refund_order failed: the order was not found. Ref ERR-EEEEEEEE", "exception.type": "NotFound"}))
+    [chain] = find_chains(load(tmp_path), "ERR-EEEEEEEE")
+    assert [r.get(MODEL_TEXT) for r in chain.model] == ["refund_order failed: the order was not found. Ref ERR-EEEEEEEE"]
+    assert [r.body for r in chain.logs] == ["tool call failed"]
+    seen = render(chain).split("2. tool span")[0]
+    assert "the order was not found" in seen and "shaped by " in seen and "not recorded" not in seen
 
 
 def test_request_id_used_by_two_sessions_gives_both_chains(telemetry: Telemetry) -> None:
