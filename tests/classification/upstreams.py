@@ -76,10 +76,25 @@ def closing_listener(greeting: bytes = b"", *, read_first: bool = False) -> Iter
                     if read_first:
                         conn.recv(65536)
                     conn.sendall(greeting)
+                    if read_first:
+                        _half_close_and_drain(conn)
 
         threading.Thread(target=serve, daemon=True).start()
         yield int(sock.getsockname()[1])
         sock.shutdown(socket.SHUT_RDWR)  # wakes the accept() before the descriptor is freed
+
+
+def _half_close_and_drain(conn: socket.socket) -> None:
+    """Ends our side (FIN) and reads what is still on its way until the client closes: a request body
+    written after its headers then never meets a closed socket, which the kernel would answer with a
+    reset (the client would see a read error instead of an end of stream, depending on timing)."""
+    conn.shutdown(socket.SHUT_WR)
+    conn.settimeout(5)
+    try:
+        while conn.recv(65536):
+            pass
+    except OSError:
+        pass
 
 
 @contextmanager
