@@ -338,6 +338,52 @@ _BODY_CUT: Final = (
 
 # Status numbers standing as words ("403 Forbidden", "HTTP 503", "status=429").
 _STATUS: Final = re.compile(r"(?<![\w.-])([1-5]\d\d)(?![\w.-])")
+# ... except one a client made up for its own failure, which no upstream sent: HTTP::Tiny's "599 Internal Exception"
+# (its documented status for an exception it caught: no connection, a timeout, a TLS refusal), whose exception text
+# after it decides.
+_CLIENT_MADE_STATUS: Final = re.compile(r"599 Internal Exception\b")
+
+
+def _upstream_statuses(text: str) -> list[int]:
+    """The status numbers :data:`_STATUS` finds in ``text``, without one a client made up (:data:`_CLIENT_MADE_STATUS`)."""
+    return [int(m.group(1)) for m in _STATUS.finditer(text) if not _CLIENT_MADE_STATUS.match(text, m.start())]
+
+
+# curl's exit code (curl(1) "EXIT CODES", libcurl-errors(3)), in its own error line ("curl: (7) Failed to connect to
+# ...") or in a failed command whose program is curl, as Python's CalledProcessError ("Command '['curl', ...]' returned
+# non-zero exit status 7.") and execa ("Command failed with exit code 7: curl ...") print it without curl's stderr.
+# The code says what happened where its words may not (only the code is left when stderr was not kept; a port number in
+# its line is no status): -> (class, whether the request may have been processed: False never reached, True may have).
+# 22 (an HTTP status >= 400) is left to the status curl prints beside it.
+_CURL_EXIT: Final = re.compile(
+    r"\bcurl: \((\d{1,2})\) "
+    r"|\bcommand '\[['\"](?:[^'\"\s]*/)?curl['\"][^\n]*?\]' returned non-zero exit status (\d{1,2})\b"
+    r"|\bcommand failed with exit code (\d{1,2}): (?:\S*/)?curl\b",
+    re.I,
+)
+CURL_EXIT_CODES: Final[dict[int, tuple[FailureClass, bool]]] = {
+    5: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # couldn't resolve proxy
+    6: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # couldn't resolve host
+    7: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # failed to connect
+    35: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # TLS handshake failed
+    60: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # the peer's certificate not verified
+    83: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # issuer check failed
+    90: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # pinned public key did not match
+    91: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # invalid certificate status (OCSP)
+    18: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # partial file: the body cut short
+    28: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # operation timeout (the code alone does not say it was the connect)
+    52: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # empty reply: the request was sent
+    55: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # failed sending: part of the request may have gone
+    56: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # failed receiving (a reset after the request)
+    92: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # HTTP/2 stream error
+}
+
+
+def curl_exit_in_text(text: str) -> tuple[FailureClass, bool] | None:
+    """What curl's exit code in ``text`` says (:data:`CURL_EXIT_CODES`, read where :data:`_CURL_EXIT` finds it), or
+    ``None``."""
+    match = _CURL_EXIT.search(text)
+    return None if match is None else CURL_EXIT_CODES.get(int(next(g for g in match.groups() if g is not None)))
 
 _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
     (FailureClass.RATE_LIMITED, re.compile(
@@ -469,8 +515,10 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\binvalid peer certificate\b|\bpkix path (?:building|validation) failed\b|"
             r"\bunable to find valid certification path\b|\bssl certificate problem\b|"
             r"\bssl connection could not be established\b|"
-            # rustls's other refusals (Rust's reqwest, hyper, tonic): "received fatal alert: HandshakeFailure".
-            r"received fatal alert|"
+            # rustls's other refusals (Rust's reqwest, hyper, tonic): "received fatal alert: HandshakeFailure", a record
+            # that is not TLS ("received corrupt message of type InvalidContentType": TLS spoken to a plaintext port),
+            # no version or cipher suite in common ("peer is incompatible: ...").
+            r"received fatal alert|\breceived corrupt message\b|\bpeer is incompatible\b|"
             # A 5xx told in words (OpenAI's ``server_error``, "Internal Server Error" without its number): the HTTP
             # table's class for 500 (RFC 9110 §15.6.1).
             r"\b(?:internal )?server[ _]error\b|"
@@ -483,12 +531,13 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # SSLEOFError ("EOF occurred in violation of protocol"), ECONNABORTED's "Software caused connection abort".
             r"\bgoaway\b|\bpeer closed (?:the )?connection\b|\bincomplete ?(?:chunked )?read\b|\bconnection broken\b|"
             r"\beof occurred in violation of protocol\b|\bconnection abort\b|"
-            # ... and in other runtimes' words: OkHttp ("unexpected end of stream on ..."), HttpURLConnection ("Unexpected
+            # ... and in other runtimes' words: OkHttp ("unexpected end of stream on ..."; HTTP::Tiny's "Unexpected end of
+            # stream" for a body shorter than its Content-Length), HttpURLConnection ("Unexpected
             # end of file from server"), Ruby's EOFError ("end of file reached"), .NET ("The response ended
             # prematurely"), curl 52 ("Empty reply from server"), hyper ("IncompleteMessage"), Node's TLS socket ("Client
             # network socket disconnected"), java.net.http ("header parser received no bytes"), Go's http2 ("stream error:
             # stream ID 3; INTERNAL_ERROR").
-            r"\bunexpected end of (?:stream on|file from server)\b|\bend of file reached\b|"
+            r"\bunexpected end of (?:stream|file from server)\b|\bend of file reached\b|"
             r"\bended prematurely\b|\bempty reply from server\b|\bincomplete ?message\b|\bsocket (?:was )?disconnected\b|"
             r"\breceived no (?:bytes|data)\b|\bstream error: stream id \d|\benotconn\b|"
             # A peer not connected: ENOTCONN ("Transport endpoint is not connected"), the TypeScript SDK's bare "Not
@@ -749,7 +798,10 @@ _NEVER_REACHED: Final = re.compile(
     r"\bconnect(?:ion)? ?(?:etimedout|timeout ?(?:error|exception)?\b)|\bconnect timed out\b|timeout (?:while )?connecting|"
     r"\b(?:cannot|can't|could not|couldn't|unable to|failed to) (?:connect|establish|reach)|connection attempts? failed|"
     r"certificat(?:e|ion)|\bx509\b|\bpkix\b|fatal alert|handshake|\b(?:http)?connect ?(?:timeout ?)?exception\b|"
-    r"\bwrong version number\b|\bunrecognized ssl message\b|"
+    r"\bwrong version number\b|\bunrecognized ssl message\b|\breceived corrupt message\b|\bpeer is incompatible\b|"
+    # hyper-util's client (reqwest, under its "error sending request"): its Connect kind is a connection that never
+    # formed ("client error (Connect): ..."), whatever its source says
+    r"\bclient error \(connect\)|"
     r"\beproto\b|\bcouldn'?t connect\b|\bunresolved ?address\b|\bconnect: no such file\b|\bconnect enoent\b|"
     # Windows Sockets numbers for refused, unreachable and host not found (_WINSOCK_NUMBER), Apple's URLSession codes
     # for a host not found, not connectable, offline or TLS refused, and the resolvers' words of J285
@@ -792,6 +844,11 @@ _AFTER_SENDING: Final = re.compile(
     r"closed by the (?:remote|peer|server)|peer closed|remote end closed|server disconnected|connection (?:abort|broken)|"
     r"\bgoaway\b|incomplete ?(?:chunked )?read|lost connection|\": eof\b|"  # Go's net/http: Post "url": EOF
     r"\bclosed before (?:the )?(?:message|response|headers)|"  # hyper: "connection closed before message completed"
+    # hyper-util's SendRequest kind (the connection failed while the request was written or its answer awaited), and a
+    # client's generic words for a failure anywhere in the exchange when it names no cause (reqwest's Display "error
+    # sending request for url (...)" prints no source; .NET's "An error occurred while sending the request"): no
+    # answer came, before or after the request was written, as undici's "fetch failed"
+    r"\bclient error \(sendrequest\)|\berror (?:occurred )?(?:while )?sending (?:the )?request\b|"
     # an answer cut short in other runtimes' words (OkHttp, HttpURLConnection, Ruby, .NET, curl 52, hyper, Node's TLS
     # socket, java.net.http, Go's http2) and a database connection ended under a statement (node-postgres, 57P01)
     r"\bunexpected end of (?:stream|file)\b|\bend of file reached\b|\bended prematurely\b|\bempty reply from server\b|"
@@ -816,7 +873,10 @@ _HTTP_STATUSES: Final = frozenset(HTTPStatus)
 def never_reached(text: str) -> bool:
     """Whether a failure text says the upstream was never reached (refused, not resolved, unreachable, a certificate
     or handshake refused, a connect timeout: :data:`_NEVER_REACHED`); a crash report never says so."""
-    return _CRASH.search(text) is None and _NEVER_REACHED.search(text.replace("_", " ")) is not None
+    if _CRASH.search(text):
+        return False
+    curl = curl_exit_in_text(text)
+    return (curl is not None and curl[1] is False) or _NEVER_REACHED.search(text.replace("_", " ")) is not None
 
 
 def says_maybe_acted(text: str) -> bool:
@@ -828,13 +888,15 @@ def says_maybe_acted(text: str) -> bool:
     upstream was reached (refused, unresolved, unreachable, a certificate, a connect timeout) or a crash report. A
     text that says nothing of the kind is ``False``: the caller keeps what it knew (``None``, not known).
     """
-    if _CRASH.search(text) or _NEVER_REACHED.search(text.replace("_", " ")):
+    if _CRASH.search(text) or never_reached(text):
         return False
+    curl = curl_exit_in_text(text)
+    if curl is not None:
+        return curl[1]
     grpc = grpc_status_in_text(text)
     if grpc not in (None, "UNKNOWN") and GRPC_CODES[grpc][1] is not None:  # the gRPC table says (GRPC_CODES)
         return GRPC_CODES[grpc][1]
-    for match in _STATUS.finditer(text):
-        status = int(match.group(1))
+    for status in _upstream_statuses(text):
         if status not in _HTTP_STATUSES:  # a port (443) or another number, not a status
             continue
         if 400 <= status <= 499:
@@ -918,6 +980,9 @@ def _classify_whole(text: str) -> FailureClass:
         return smtp
     # An API's own code decides before its HTTP status and its prose, as it does on an exception (DynamoDB throttles
     # with a 400; "The security token included in the request is invalid" is a refused credential).
+    curl = curl_exit_in_text(text)  # curl's exit code, before any number in its line reads as a status
+    if curl is not None:
+        return curl[0]
     named = named_code_class(text) or sqlstate_class(text)
     if named is not None:
         return FailureClass.UNKNOWN if named is FailureClass.INVALID_INPUT and reads_upstream_data(text) else named
@@ -926,8 +991,7 @@ def _classify_whole(text: str) -> FailureClass:
     grpc = grpc_status_in_text(text)
     if grpc is not None and grpc != "UNKNOWN":
         return GRPC_CODES[grpc][0]
-    for match in _STATUS.finditer(text):
-        status = int(match.group(1))
+    for status in _upstream_statuses(text):
         if 400 <= status <= 599:
             cls = class_for_http_status(status)  # the server-side table (RFC 9110 §15)
             if cls is not FailureClass.UNKNOWN:
