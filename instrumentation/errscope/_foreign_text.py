@@ -352,12 +352,13 @@ def _upstream_statuses(text: str) -> list[int]:
 # curl's exit code (curl(1) "EXIT CODES", libcurl-errors(3)), in its own error line ("curl: (7) Failed to connect to
 # ...") or in a failed command whose program is curl, as Python's CalledProcessError ("Command '['curl', ...]' returned
 # non-zero exit status 7.") and execa ("Command failed with exit code 7: curl ...") print it without curl's stderr.
-# The code says what happened where its words may not (only the code is left when stderr was not kept; a port number in
-# its line is no status): -> (class, whether the request may have been processed: False never reached, True may have).
-# 22 (an HTTP status >= 400) is left to the status curl prints beside it.
-_CURL_EXIT: Final = re.compile(
-    r"\bcurl: \((\d{1,2})\) "
-    r"|\bcommand '\[['\"](?:[^'\"\s]*/)?curl['\"][^\n]*?\]' returned non-zero exit status (\d{1,2})\b"
+# The code says what happened where no words do (only the code is left when stderr was not kept), and whether the
+# request went out where curl's words do not: -> (class, whether the request may have been processed: False never
+# reached, True may have). curl's words, when there, decide the class (35 for a client certificate the server refused
+# is ``permission_denied``); 22 (an HTTP status >= 400) is left to the status curl prints beside it.
+_CURL_LINE: Final = re.compile(r"\bcurl: \((\d{1,2})\) ")
+_CURL_COMMAND: Final = re.compile(
+    r"\bcommand '\[['\"](?:[^'\"\s]*/)?curl['\"][^\n]*?\]' returned non-zero exit status (\d{1,2})\b"
     r"|\bcommand failed with exit code (\d{1,2}): (?:\S*/)?curl\b",
     re.I,
 )
@@ -379,10 +380,11 @@ CURL_EXIT_CODES: Final[dict[int, tuple[FailureClass, bool]]] = {
 }
 
 
-def curl_exit_in_text(text: str) -> tuple[FailureClass, bool] | None:
-    """What curl's exit code in ``text`` says (:data:`CURL_EXIT_CODES`, read where :data:`_CURL_EXIT` finds it), or
-    ``None``."""
-    match = _CURL_EXIT.search(text)
+def curl_exit_in_text(text: str, *, command_only: bool = False) -> tuple[FailureClass, bool] | None:
+    """What curl's exit code in ``text`` says (:data:`CURL_EXIT_CODES`), read from a failed curl command
+    (:data:`_CURL_COMMAND`) or, unless ``command_only``, curl's own line (:data:`_CURL_LINE`); ``None`` for none or a
+    code not in the table."""
+    match = _CURL_COMMAND.search(text) or (None if command_only else _CURL_LINE.search(text))
     return None if match is None else CURL_EXIT_CODES.get(int(next(g for g in match.groups() if g is not None)))
 
 _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
@@ -980,7 +982,8 @@ def _classify_whole(text: str) -> FailureClass:
         return smtp
     # An API's own code decides before its HTTP status and its prose, as it does on an exception (DynamoDB throttles
     # with a 400; "The security token included in the request is invalid" is a refused credential).
-    curl = curl_exit_in_text(text)  # curl's exit code, before any number in its line reads as a status
+    # A failed curl command's text is its argv and its exit code: the code decides, not words in its URL
+    curl = curl_exit_in_text(text, command_only=True)
     if curl is not None:
         return curl[0]
     named = named_code_class(text) or sqlstate_class(text)
@@ -1002,6 +1005,9 @@ def _classify_whole(text: str) -> FailureClass:
             return FailureClass.UNKNOWN if cls is FailureClass.INVALID_INPUT and reads_upstream_data(text) else cls
     if grpc is not None:  # UNKNOWN with a description no rule reads
         return GRPC_CODES[grpc][0]
+    curl = curl_exit_in_text(text)  # curl's line in words no rule reads
+    if curl is not None:
+        return curl[0]
     # Debug-printed Rust errors name their kind in CamelCase (io::ErrorKind's ConnectionRefused, NotFound,
     # PermissionDenied; sqlx's RowNotFound): read as words only when the text said nothing else.
     camel = _CAMEL_BREAK.sub(" ", words)
