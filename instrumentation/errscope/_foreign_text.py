@@ -362,7 +362,7 @@ _CURL_COMMAND: Final = re.compile(
     r"|\bcommand failed with exit code (\d{1,2}): (?:\S*/)?curl\b",
     re.I,
 )
-CURL_EXIT_CODES: Final[dict[int, tuple[FailureClass, bool]]] = {
+_CURL_EXIT_CODES: Final[dict[int, tuple[FailureClass, bool]]] = {
     5: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # couldn't resolve proxy
     6: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # couldn't resolve host
     7: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # failed to connect
@@ -381,11 +381,11 @@ CURL_EXIT_CODES: Final[dict[int, tuple[FailureClass, bool]]] = {
 
 
 def curl_exit_in_text(text: str, *, command_only: bool = False) -> tuple[FailureClass, bool] | None:
-    """What curl's exit code in ``text`` says (:data:`CURL_EXIT_CODES`), read from a failed curl command
+    """What curl's exit code in ``text`` says (:data:`_CURL_EXIT_CODES`), read from a failed curl command
     (:data:`_CURL_COMMAND`) or, unless ``command_only``, curl's own line (:data:`_CURL_LINE`); ``None`` for none or a
     code not in the table."""
     match = _CURL_COMMAND.search(text) or (None if command_only else _CURL_LINE.search(text))
-    return None if match is None else CURL_EXIT_CODES.get(int(next(g for g in match.groups() if g is not None)))
+    return None if match is None else _CURL_EXIT_CODES.get(int(next(g for g in match.groups() if g is not None)))
 
 _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
     (FailureClass.RATE_LIMITED, re.compile(
