@@ -338,15 +338,6 @@ _BODY_CUT: Final = (
 
 # Status numbers standing as words ("403 Forbidden", "HTTP 503", "status=429").
 _STATUS: Final = re.compile(r"(?<![\w.-])([1-5]\d\d)(?![\w.-])")
-# ... except one a client made up for its own failure, which no upstream sent: HTTP::Tiny's "599 Internal Exception"
-# (its documented status for an exception it caught: no connection, a timeout, a TLS refusal), whose exception text
-# after it decides.
-_CLIENT_MADE_STATUS: Final = re.compile(r"599 Internal Exception\b")
-
-
-def _upstream_statuses(text: str) -> list[int]:
-    """The status numbers :data:`_STATUS` finds in ``text``, without one a client made up (:data:`_CLIENT_MADE_STATUS`)."""
-    return [int(m.group(1)) for m in _STATUS.finditer(text) if not _CLIENT_MADE_STATUS.match(text, m.start())]
 
 
 # curl's exit code (curl(1) "EXIT CODES", libcurl-errors(3)), in its own error line ("curl: (7) Failed to connect to
@@ -386,6 +377,7 @@ def curl_exit_in_text(text: str, *, command_only: bool = False) -> tuple[Failure
     code not in the table."""
     match = _CURL_COMMAND.search(text) or (None if command_only else _CURL_LINE.search(text))
     return None if match is None else _CURL_EXIT_CODES.get(int(next(g for g in match.groups() if g is not None)))
+
 
 _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
     (FailureClass.RATE_LIMITED, re.compile(
@@ -533,13 +525,12 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # SSLEOFError ("EOF occurred in violation of protocol"), ECONNABORTED's "Software caused connection abort".
             r"\bgoaway\b|\bpeer closed (?:the )?connection\b|\bincomplete ?(?:chunked )?read\b|\bconnection broken\b|"
             r"\beof occurred in violation of protocol\b|\bconnection abort\b|"
-            # ... and in other runtimes' words: OkHttp ("unexpected end of stream on ..."; HTTP::Tiny's "Unexpected end of
-            # stream" for a body shorter than its Content-Length), HttpURLConnection ("Unexpected
+            # ... and in other runtimes' words: OkHttp ("unexpected end of stream on ..."), HttpURLConnection ("Unexpected
             # end of file from server"), Ruby's EOFError ("end of file reached"), .NET ("The response ended
             # prematurely"), curl 52 ("Empty reply from server"), hyper ("IncompleteMessage"), Node's TLS socket ("Client
             # network socket disconnected"), java.net.http ("header parser received no bytes"), Go's http2 ("stream error:
             # stream ID 3; INTERNAL_ERROR").
-            r"\bunexpected end of (?:stream|file from server)\b|\bend of file reached\b|"
+            r"\bunexpected end of (?:stream on|file from server)\b|\bend of file reached\b|"
             r"\bended prematurely\b|\bempty reply from server\b|\bincomplete ?message\b|\bsocket (?:was )?disconnected\b|"
             r"\breceived no (?:bytes|data)\b|\bstream error: stream id \d|\benotconn\b|"
             # A peer not connected: ENOTCONN ("Transport endpoint is not connected"), the TypeScript SDK's bare "Not
@@ -874,7 +865,8 @@ _HTTP_STATUSES: Final = frozenset(HTTPStatus)
 
 def never_reached(text: str) -> bool:
     """Whether a failure text says the upstream was never reached (refused, not resolved, unreachable, a certificate
-    or handshake refused, a connect timeout: :data:`_NEVER_REACHED`); a crash report never says so."""
+    or handshake refused, a connect timeout: :data:`_NEVER_REACHED`, or curl's exit code for one); a crash report never
+    says so."""
     if _CRASH.search(text):
         return False
     curl = curl_exit_in_text(text)
@@ -898,7 +890,8 @@ def says_maybe_acted(text: str) -> bool:
     grpc = grpc_status_in_text(text)
     if grpc not in (None, "UNKNOWN") and GRPC_CODES[grpc][1] is not None:  # the gRPC table says (GRPC_CODES)
         return GRPC_CODES[grpc][1]
-    for status in _upstream_statuses(text):
+    for match in _STATUS.finditer(text):
+        status = int(match.group(1))
         if status not in _HTTP_STATUSES:  # a port (443) or another number, not a status
             continue
         if 400 <= status <= 499:
@@ -980,12 +973,12 @@ def _classify_whole(text: str) -> FailureClass:
     smtp = smtp_reply_in_text(text)  # a mail server's reply code: read as smtplib's exception is
     if smtp is not None and smtp is not FailureClass.UNKNOWN:
         return smtp
-    # An API's own code decides before its HTTP status and its prose, as it does on an exception (DynamoDB throttles
-    # with a 400; "The security token included in the request is invalid" is a refused credential).
-    # A failed curl command's text is its argv and its exit code: the code decides, not words in its URL
+    # A failed curl command's text is its argv and its exit code: the code decides, not words in its URL.
     curl = curl_exit_in_text(text, command_only=True)
     if curl is not None:
         return curl[0]
+    # An API's own code decides before its HTTP status and its prose, as it does on an exception (DynamoDB throttles
+    # with a 400; "The security token included in the request is invalid" is a refused credential).
     named = named_code_class(text) or sqlstate_class(text)
     if named is not None:
         return FailureClass.UNKNOWN if named is FailureClass.INVALID_INPUT and reads_upstream_data(text) else named
@@ -994,7 +987,8 @@ def _classify_whole(text: str) -> FailureClass:
     grpc = grpc_status_in_text(text)
     if grpc is not None and grpc != "UNKNOWN":
         return GRPC_CODES[grpc][0]
-    for status in _upstream_statuses(text):
+    for match in _STATUS.finditer(text):
+        status = int(match.group(1))
         if 400 <= status <= 599:
             cls = class_for_http_status(status)  # the server-side table (RFC 9110 §15)
             if cls is not FailureClass.UNKNOWN:
