@@ -348,11 +348,11 @@ _STATUS: Final = re.compile(r"(?<![\w.-])([1-5]\d\d)(?![\w.-])")
 # reached, True may have). curl's words, when there, decide the class (35 for a client certificate the server refused
 # is ``permission_denied``); 22 (an HTTP status >= 400) is left to the status curl prints beside it.
 _CURL_LINE: Final = re.compile(r"\bcurl: \((\d{1,2})\) ")
-_CURL_COMMAND: Final = re.compile(
-    r"\bcommand '\[['\"](?:[^'\"\s]*/)?curl['\"][^\n]*?\]' returned non-zero exit status (\d{1,2})\b"
-    r"|\bcommand failed with exit code (\d{1,2}): (?:\S*/)?curl\b",
-    re.I,
-)
+_EXECA_CURL: Final = re.compile(r"\bcommand failed with exit code (\d{1,2}): (?:\S*/)?curl\b", re.I)
+# CalledProcessError's "Command '<argv repr>' returned non-zero exit status N.": its end found first, then the one
+# "Command '[" before it checked for curl as the program (a lazy scan from each "Command" to its end was quadratic).
+_CALLED_PROCESS_END: Final = re.compile(r"\]' returned non-zero exit status (\d{1,2})\b")
+_CALLED_PROCESS_CURL: Final = re.compile(r"Command '\[['\"](?:[^'\"\s]*/)?curl['\"]")
 _CURL_EXIT_CODES: Final[dict[int, tuple[FailureClass, bool]]] = {
     5: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # couldn't resolve proxy
     6: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # couldn't resolve host
@@ -372,11 +372,16 @@ _CURL_EXIT_CODES: Final[dict[int, tuple[FailureClass, bool]]] = {
 
 
 def curl_exit_in_text(text: str, *, command_only: bool = False) -> tuple[FailureClass, bool] | None:
-    """What curl's exit code in ``text`` says (:data:`_CURL_EXIT_CODES`), read from a failed curl command
-    (:data:`_CURL_COMMAND`) or, unless ``command_only``, curl's own line (:data:`_CURL_LINE`); ``None`` for none or a
+    """What curl's exit code in ``text`` says (:data:`_CURL_EXIT_CODES`), read from a failed curl command (execa's,
+    CalledProcessError's) or, unless ``command_only``, curl's own line (:data:`_CURL_LINE`); ``None`` for none or a
     code not in the table."""
-    match = _CURL_COMMAND.search(text) or (None if command_only else _CURL_LINE.search(text))
-    return None if match is None else _CURL_EXIT_CODES.get(int(next(g for g in match.groups() if g is not None)))
+    match = _EXECA_CURL.search(text)
+    end = _CALLED_PROCESS_END.search(text) if match is None else None
+    if end is not None and _CALLED_PROCESS_CURL.match(text, max(text.rfind("Command '[", 0, end.start()), 0)):
+        match = end
+    if match is None and not command_only:
+        match = _CURL_LINE.search(text)
+    return None if match is None else _CURL_EXIT_CODES.get(int(match.group(1)))
 
 
 _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
