@@ -28,7 +28,8 @@ else
 fi
 
 if command -v cargo >/dev/null; then
-  # An MCP server on the official Rust SDK (rmcp) for tests/foreign; crates from crates.io (~2 min when fresh).
+  # An MCP server on the official Rust SDK (rmcp) for tests/foreign, and beside it the reqwest runtime probe
+  # (tests/foreign/probes/probe.rs, one package and target dir); crates from crates.io (~3 min when fresh).
   # In the background, beside the npm and pip installs below (mostly downloads).
   scripts/build-foreign-rust.sh >/dev/null &
   rust_build=$!

@@ -339,6 +339,51 @@ _BODY_CUT: Final = (
 # Status numbers standing as words ("403 Forbidden", "HTTP 503", "status=429").
 _STATUS: Final = re.compile(r"(?<![\w.-])([1-5]\d\d)(?![\w.-])")
 
+
+# curl's exit code (curl(1) "EXIT CODES", libcurl-errors(3)), in its own error line ("curl: (7) Failed to connect to
+# ...") or in a failed command whose program is curl, as Python's CalledProcessError ("Command '['curl', ...]' returned
+# non-zero exit status 7.") and execa ("Command failed with exit code 7: curl ...") print it without curl's stderr.
+# The code says what happened where no words do (only the code is left when stderr was not kept), and whether the
+# request went out where curl's words do not: -> (class, whether the request may have been processed: False never
+# reached, True may have). curl's words, when there, decide the class (35 for a client certificate the server refused
+# is ``permission_denied``); 22 (an HTTP status >= 400) is left to the status curl prints beside it.
+_CURL_LINE: Final = re.compile(r"\bcurl: \((\d{1,2})\) ")
+_EXECA_CURL: Final = re.compile(r"\bcommand failed with exit code (\d{1,2}): (?:\S*/)?curl\b", re.I)
+# CalledProcessError's "Command '<argv repr>' returned non-zero exit status N.": its end found first, then the one
+# "Command '[" before it checked for curl as the program (a lazy scan from each "Command" to its end was quadratic).
+_CALLED_PROCESS_END: Final = re.compile(r"\]' returned non-zero exit status (\d{1,2})\b")
+_CALLED_PROCESS_CURL: Final = re.compile(r"Command '\[['\"](?:[^'\"\s]*/)?curl['\"]")
+_CURL_EXIT_CODES: Final[dict[int, tuple[FailureClass, bool]]] = {
+    5: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # couldn't resolve proxy
+    6: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # couldn't resolve host
+    7: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # failed to connect
+    35: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # TLS handshake failed
+    60: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # the peer's certificate not verified
+    83: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # issuer check failed
+    90: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # pinned public key did not match
+    91: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # invalid certificate status (OCSP)
+    18: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # partial file: the body cut short
+    28: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # operation timeout (the code alone does not say it was the connect)
+    52: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # empty reply: the request was sent
+    55: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # failed sending: part of the request may have gone
+    56: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # failed receiving (a reset after the request)
+    92: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # HTTP/2 stream error
+}
+
+
+def curl_exit_in_text(text: str, *, command_only: bool = False) -> tuple[FailureClass, bool] | None:
+    """What curl's exit code in ``text`` says (:data:`_CURL_EXIT_CODES`), read from a failed curl command (execa's,
+    CalledProcessError's) or, unless ``command_only``, curl's own line (:data:`_CURL_LINE`); ``None`` for none or a
+    code not in the table."""
+    match = _EXECA_CURL.search(text)
+    end = _CALLED_PROCESS_END.search(text) if match is None else None
+    if end is not None and _CALLED_PROCESS_CURL.match(text, max(text.rfind("Command '[", 0, end.start()), 0)):
+        match = end
+    if match is None and not command_only:
+        match = _CURL_LINE.search(text)
+    return None if match is None else _CURL_EXIT_CODES.get(int(match.group(1)))
+
+
 _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
     (FailureClass.RATE_LIMITED, re.compile(
         r"rate.?limit|too many requests|quota exceeded|throttl|slow down|"
@@ -469,8 +514,10 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\binvalid peer certificate\b|\bpkix path (?:building|validation) failed\b|"
             r"\bunable to find valid certification path\b|\bssl certificate problem\b|"
             r"\bssl connection could not be established\b|"
-            # rustls's other refusals (Rust's reqwest, hyper, tonic): "received fatal alert: HandshakeFailure".
-            r"received fatal alert|"
+            # rustls's other refusals (Rust's reqwest, hyper, tonic): "received fatal alert: HandshakeFailure", a record
+            # that is not TLS ("received corrupt message of type InvalidContentType": TLS spoken to a plaintext port),
+            # no version or cipher suite in common ("peer is incompatible: ...").
+            r"received fatal alert|\breceived corrupt message\b|\bpeer is incompatible\b|"
             # A 5xx told in words (OpenAI's ``server_error``, "Internal Server Error" without its number): the HTTP
             # table's class for 500 (RFC 9110 §15.6.1).
             r"\b(?:internal )?server[ _]error\b|"
@@ -749,7 +796,10 @@ _NEVER_REACHED: Final = re.compile(
     r"\bconnect(?:ion)? ?(?:etimedout|timeout ?(?:error|exception)?\b)|\bconnect timed out\b|timeout (?:while )?connecting|"
     r"\b(?:cannot|can't|could not|couldn't|unable to|failed to) (?:connect|establish|reach)|connection attempts? failed|"
     r"certificat(?:e|ion)|\bx509\b|\bpkix\b|fatal alert|handshake|\b(?:http)?connect ?(?:timeout ?)?exception\b|"
-    r"\bwrong version number\b|\bunrecognized ssl message\b|"
+    r"\bwrong version number\b|\bunrecognized ssl message\b|\breceived corrupt message\b|\bpeer is incompatible\b|"
+    # hyper-util's client (reqwest, under its "error sending request"): its Connect kind is a connection that never
+    # formed ("client error (Connect): ..."), whatever its source says
+    r"\bclient error \(connect\)|"
     r"\beproto\b|\bcouldn'?t connect\b|\bunresolved ?address\b|\bconnect: no such file\b|\bconnect enoent\b|"
     # Windows Sockets numbers for refused, unreachable and host not found (_WINSOCK_NUMBER), Apple's URLSession codes
     # for a host not found, not connectable, offline or TLS refused, and the resolvers' words of J285
@@ -792,6 +842,11 @@ _AFTER_SENDING: Final = re.compile(
     r"closed by the (?:remote|peer|server)|peer closed|remote end closed|server disconnected|connection (?:abort|broken)|"
     r"\bgoaway\b|incomplete ?(?:chunked )?read|lost connection|\": eof\b|"  # Go's net/http: Post "url": EOF
     r"\bclosed before (?:the )?(?:message|response|headers)|"  # hyper: "connection closed before message completed"
+    # hyper-util's SendRequest kind (the connection failed while the request was written or its answer awaited), and a
+    # client's generic words for a failure anywhere in the exchange when it names no cause (reqwest's Display "error
+    # sending request for url (...)" prints no source; .NET's "An error occurred while sending the request"): no
+    # answer came, before or after the request was written, as undici's "fetch failed"
+    r"\bclient error \(sendrequest\)|\berror (?:occurred )?(?:while )?sending (?:the )?request\b|"
     # an answer cut short in other runtimes' words (OkHttp, HttpURLConnection, Ruby, .NET, curl 52, hyper, Node's TLS
     # socket, java.net.http, Go's http2) and a database connection ended under a statement (node-postgres, 57P01)
     r"\bunexpected end of (?:stream|file)\b|\bend of file reached\b|\bended prematurely\b|\bempty reply from server\b|"
@@ -815,8 +870,12 @@ _HTTP_STATUSES: Final = frozenset(HTTPStatus)
 
 def never_reached(text: str) -> bool:
     """Whether a failure text says the upstream was never reached (refused, not resolved, unreachable, a certificate
-    or handshake refused, a connect timeout: :data:`_NEVER_REACHED`); a crash report never says so."""
-    return _CRASH.search(text) is None and _NEVER_REACHED.search(text.replace("_", " ")) is not None
+    or handshake refused, a connect timeout: :data:`_NEVER_REACHED`, or curl's exit code for one); a crash report never
+    says so."""
+    if _CRASH.search(text):
+        return False
+    curl = curl_exit_in_text(text)
+    return (curl is not None and curl[1] is False) or _NEVER_REACHED.search(text.replace("_", " ")) is not None
 
 
 def says_maybe_acted(text: str) -> bool:
@@ -828,8 +887,11 @@ def says_maybe_acted(text: str) -> bool:
     upstream was reached (refused, unresolved, unreachable, a certificate, a connect timeout) or a crash report. A
     text that says nothing of the kind is ``False``: the caller keeps what it knew (``None``, not known).
     """
-    if _CRASH.search(text) or _NEVER_REACHED.search(text.replace("_", " ")):
+    if _CRASH.search(text) or never_reached(text):
         return False
+    curl = curl_exit_in_text(text)
+    if curl is not None:
+        return curl[1]
     grpc = grpc_status_in_text(text)
     if grpc not in (None, "UNKNOWN") and GRPC_CODES[grpc][1] is not None:  # the gRPC table says (GRPC_CODES)
         return GRPC_CODES[grpc][1]
@@ -916,6 +978,10 @@ def _classify_whole(text: str) -> FailureClass:
     smtp = smtp_reply_in_text(text)  # a mail server's reply code: read as smtplib's exception is
     if smtp is not None and smtp is not FailureClass.UNKNOWN:
         return smtp
+    # A failed curl command's text is its argv and its exit code: the code decides, not words in its URL.
+    curl = curl_exit_in_text(text, command_only=True)
+    if curl is not None:
+        return curl[0]
     # An API's own code decides before its HTTP status and its prose, as it does on an exception (DynamoDB throttles
     # with a 400; "The security token included in the request is invalid" is a refused credential).
     named = named_code_class(text) or sqlstate_class(text)
@@ -938,6 +1004,9 @@ def _classify_whole(text: str) -> FailureClass:
             return FailureClass.UNKNOWN if cls is FailureClass.INVALID_INPUT and reads_upstream_data(text) else cls
     if grpc is not None:  # UNKNOWN with a description no rule reads
         return GRPC_CODES[grpc][0]
+    curl = curl_exit_in_text(text)  # curl's line in words no rule reads
+    if curl is not None:
+        return curl[0]
     # Debug-printed Rust errors name their kind in CamelCase (io::ErrorKind's ConnectionRefused, NotFound,
     # PermissionDenied; sqlx's RowNotFound): read as words only when the text said nothing else.
     camel = _CAMEL_BREAK.sub(" ", words)

@@ -54,10 +54,12 @@ STATUSES: Final = ("404", "401", "403", "429", "503")
 
 
 class _Statuses(BaseHTTPRequestHandler):
-    """Answers ``/<status>`` with that status (429 and 503 with ``Retry-After: 7``)."""
+    """Answers ``/status-<status>`` with that status (429 and 503 with ``Retry-After: 7``). Not ``/<status>``: texts
+    that quote the URL (reqwest's, a failed curl command's) would carry the status in its path, which no real
+    upstream's URL does."""
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-        status = int(self.path.strip("/") or 200)
+        status = int(self.path.rpartition("-")[2] or 200)
         body = f'{{"error": "status {status}"}}'.encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -150,9 +152,9 @@ def faulty_upstreams(folder: Path) -> Iterator[dict[str, str]]:
         urls = {
             "refused": f"http://127.0.0.1:{refused}/orders",
             **{behave: f"http://127.0.0.1:{server.port}/orders" for behave, server in raw.items()},
-            "tls_plain": f"https://127.0.0.1:{p}/200",
-            "self_signed": f"https://127.0.0.1:{secure.server_address[1]}/200",
+            "tls_plain": f"https://127.0.0.1:{p}/status-200",
+            "self_signed": f"https://127.0.0.1:{secure.server_address[1]}/status-200",
             "dns": "http://upstream.invalid/orders",
-            **{status: f"http://127.0.0.1:{p}/{status}" for status in STATUSES},
+            **{status: f"http://127.0.0.1:{p}/status-{status}" for status in STATUSES},
         }
         yield urls

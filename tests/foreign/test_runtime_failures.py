@@ -1,9 +1,10 @@
 """Real runtime failure texts, read by the one classifier the client and the proxy share.
 
-Node's ``fetch`` and ``node:http``, Go's ``net/http`` and Java's ``java.net.http.HttpClient`` each make a request to an
-upstream on 127.0.0.1 that fails for real (:mod:`tests.foreign.faulty_upstream`: a closed port, a reset, a body cut
-off, a stall past the client's own timeout, TLS to a plaintext port, a self-signed certificate, a name that cannot
-resolve, HTTP 404/401/403/429/503), and print the failure the way an MCP server in that language puts it into its
+Node's ``fetch`` and ``node:http``, Go's ``net/http``, Java's ``java.net.http.HttpClient``, Rust's ``reqwest``, Perl's
+``HTTP::Tiny``, Python's ``urllib.request`` and the ``curl`` CLI each make a request to an upstream on 127.0.0.1 that
+fails for real (:mod:`tests.foreign.faulty_upstream`: a closed port, a reset, a body cut off, a stall past the
+client's own timeout, TLS to a plaintext port, a self-signed certificate, a name that cannot resolve, HTTP
+404/401/403/429/503), and print the failure the way an MCP server in that language puts it into its
 tool error (:mod:`tests.foreign.runtime_probes`). Each text is then answered as an ``isError`` result by a foreign stdio
 peer (``tests/client/servers/heldout_peer.py``) and read (a) by ``errscope.client.ToolClient`` and (b) by ``errscope
 proxy`` in front of the same peer. Expected values come from what each fault is (:data:`FAULTS`): its class, and
@@ -29,7 +30,7 @@ from errscope._attributes import META_FAILURE_CLASS, META_SIDE_EFFECT_POSSIBLE
 from errscope._foreign_text import classify_text, never_reached, says_maybe_acted
 from errscope.client import ToolCallResult, ToolClient
 from tests.client.test_heldout_cases import SERVERS, failed, tool
-from tests.foreign.faulty_upstream import FAULTS, faulty_upstreams
+from tests.foreign.faulty_upstream import FAULTS, STATUSES, faulty_upstreams
 from tests.foreign.runtime_probes import CASES, CLIENTS, run_probe
 from tests.proxy.conftest import proxy_command
 
@@ -39,7 +40,25 @@ UNDICI_BARE: Final = pytest.mark.xfail(strict=True, reason=(
     "undici's bare String(err) is 'TypeError: fetch failed' for a refused connect, a failed name lookup and a TLS "
     "handshake alike, and for a reset after the request was sent: only its cause (fetch_cause/) says which, so the "
     "bare text is read as 'may have been processed' (the class is right)"))
-AMBIGUOUS: Final = {f"fetch/{fault}": UNDICI_BARE for fault in ("refused", "dns", "tls_plain", "self_signed")}
+REQWEST_BARE: Final = pytest.mark.xfail(strict=True, reason=(
+    "reqwest's Display prints no source: 'error sending request for url (…)' for a refused connect, a failed name "
+    "lookup and a TLS handshake alike, and for a reset after the request was sent or a timeout: only its source chain "
+    "(reqwest_alt/, reqwest_debug/) says which, so the bare text is read as 'may have been processed' (the class is "
+    "right)"))
+REQWEST_BODY: Final = pytest.mark.xfail(strict=True, reason=(
+    "reqwest's Display is 'error decoding response body for url (…)' for a body cut off and for a body that is not what "
+    "the caller expected (a serde failure, the tool's own problem with the upstream's data) alike: only its source "
+    "chain says the connection ended (reqwest_alt/cut, reqwest_debug/cut)"))
+CURL_STATUS: Final = pytest.mark.xfail(strict=True, reason=(
+    "curl's exit code 22 is any HTTP status >= 400 (curl(1) EXIT CODES): a failed command that keeps only the code and "
+    "not curl's line (curl/: 'The requested URL returned error: 404') cannot tell a 404 from a 401, a 429 or a 503"))
+NEVER_SENT: Final = ("refused", "dns", "tls_plain", "self_signed")
+AMBIGUOUS: Final = {
+    **{f"fetch/{fault}": UNDICI_BARE for fault in NEVER_SENT},
+    **{f"reqwest/{fault}": REQWEST_BARE for fault in NEVER_SENT},
+    "reqwest/cut": REQWEST_BODY,
+    **{f"curl_exit/{status}": CURL_STATUS for status in STATUSES},
+}
 
 
 def params() -> list[Any]:
