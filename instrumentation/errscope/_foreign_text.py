@@ -101,9 +101,13 @@ _API_CODE_FAMILIES: Final = (
      FailureClass.PERMISSION_DENIED),
     (re.compile(r"notfound|nosuch|nonexist|doesnotexist"), FailureClass.NOT_FOUND),  # SQS: "...NonExistentQueue"
     (re.compile(r"validation|invalidargument|invalidparameter|conditionalcheckfailed|malformedpolicy|toolong|"
-                r"toolarge|baduserinput"),  # S3's EntityTooLarge, BigQuery's responseTooLarge (a 403)
+                r"toolarge|baduserinput|"  # S3's EntityTooLarge, BigQuery's responseTooLarge (a 403)
+                # Hetzner Cloud's invalid_input (400) and uniqueness_error (409: a name already taken)
+                r"invalidinput|uniquenesserror"),
      FailureClass.INVALID_INPUT),
-    (re.compile(r"internalerror|internalservererror|fatalerror|serviceunavailable"), FailureClass.UPSTREAM_UNAVAILABLE),
+    # Hetzner Cloud's server_error and service_error, its maintenance, a bare unavailable (503) and timeout
+    (re.compile(r"internalerror|internalservererror|fatalerror|serviceunavailable|servererror|serviceerror|"
+                r"maintenance|^unavailable$|^timeout$"), FailureClass.UPSTREAM_UNAVAILABLE),
 )
 
 # GraphQL servers' codes for a query document that does not parse or fit the schema (Apollo Server's built-in

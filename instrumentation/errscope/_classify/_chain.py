@@ -45,7 +45,8 @@ def _held_failure(exc: BaseException) -> BaseException | None:
     A hand-written retry loop keeps the last failure (``except httpx.TransportError as exc: last = exc``) and raises
     its own ``RuntimeError`` after the loop; a tool that awaited a background task reads ``task.exception()`` and
     raises its own (it holds the task); one that gathered its jobs with ``return_exceptions=True`` holds them in a list.
-    Only an exception that was itself raised (it has a traceback) and is not ``exc``, held by a local of the raising
+    First the failure ``exc`` itself keeps (:func:`_kept_failure`). Then only an exception that was itself raised (it
+    has a traceback) and is not ``exc``, held by a local of the raising
     frame, as the failure of a future or task held there, or as an item of a list, tuple or set there (``asyncio.wait``'s
     ``done``), counts; the last such local wins (the most recent failure in a loop), and in a collection its first
     failure.
@@ -53,6 +54,9 @@ def _held_failure(exc: BaseException) -> BaseException | None:
     if isinstance(exc, _PROGRAMMING_ERRORS):
         # the tool's own bug (a typo, a wrong type) is no report of what it held: it stays unknown, its own gap
         return None
+    kept = _kept_failure(exc)
+    if kept is not None:
+        return kept
     tb = exc.__traceback__
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
@@ -76,6 +80,18 @@ def _held_failure(exc: BaseException) -> BaseException | None:
         if held is not None:
             return held
     return None
+
+
+def _kept_failure(exc: BaseException) -> BaseException | None:
+    """The raised exception ``exc`` keeps as an attribute of its own, its first such: an SDK that catches the
+    transport's failure and raises its own error holding it, not chained (the Box SDK's ``BoxSDKError.error``, raised
+    after the ``except`` block that caught the requests exception has ended)."""
+    try:
+        values = list(vars(exc).values())
+    except TypeError:  # no __dict__ (a C type's exception)
+        return None
+    return next((value for value in values
+                 if isinstance(value, Exception) and value is not exc and value.__traceback__ is not None), None)
 
 
 def path_to(exc: BaseException, target: BaseException) -> list[BaseException]:

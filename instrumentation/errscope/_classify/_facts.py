@@ -76,19 +76,30 @@ def _error_status(value: object) -> int | None:
 _STATUS_ATTRIBUTES: Final = ("status_code", "http_status", "status", "code", "errcode", "response_code",
                               "response_status_code")
 
+_RESPONSE_ATTRIBUTES: Final = ("response", "req", "response_info")
+"""Where an SDK's error keeps the HTTP answer it was raised for: ``response`` (httpx, requests and most SDKs), ``req``
+(pynetbox's ``RequestError``: the requests ``Response``, despite the name), ``response_info`` (the Box SDK's
+``BoxAPIError``: status, headers and body)."""
+
+
+def _responses(exc: BaseException) -> list[Any]:
+    """The answer objects ``exc`` keeps (:data:`_RESPONSE_ATTRIBUTES`), in that order; a mapping is no answer object
+    (botocore's ``response`` dict: see ``_api_error``)."""
+    found = (_attribute(exc, name) for name in _RESPONSE_ATTRIBUTES)
+    return [owner for owner in found if owner is not None and not isinstance(owner, Mapping)]
+
 
 def http_status_of(exc: BaseException) -> int | None:
     """The HTTP error status (400-599) an exception carries, in the attribute shapes HTTP clients
     and API SDKs use: ``status_code`` (OpenAI, Anthropic), ``http_status`` (Stripe), ``status``
     (aiohttp), ``code`` (urllib, google-api-core, tornado), ``errcode`` (xmlrpc.client), ``response_code``
-    (python-gitlab), ``response_status_code`` (Kiota's ``APIError``: msgraph-sdk), or its ``response``'s
-    ``status_code``/``status`` (httpx, requests, websockets), or its ``context``'s ``http-code``
+    (python-gitlab), ``response_status_code`` (Kiota's ``APIError``: msgraph-sdk), or its answer's (``response``,
+    ``req``, ``response_info``: :data:`_RESPONSE_ATTRIBUTES`) ``status_code``/``status`` (httpx, requests,
+    websockets, pynetbox, the Box SDK), or its ``context``'s ``http-code``
     (databricks-sql-connector), or its ``args`` as ``(message, status, reason, ...)`` (Mastodon.py); else an
     ``OSError`` built as ``IOError(status, message)`` (typesense: its ``errno`` is the status, no errno any system
     defines). ``None`` when it carries none."""
-    for owner in (exc, _attribute(exc, "response")):
-        if owner is None or isinstance(owner, Mapping):  # botocore's response is a dict: see _api_error
-            continue
+    for owner in (exc, *_responses(exc)):
         for name in _STATUS_ATTRIBUTES if owner is exc else ("status_code", "status"):
             status = _error_status(_attribute(owner, name))
             if status is not None:
@@ -124,12 +135,12 @@ def _context_status(exc: BaseException) -> int | None:
 
 def _response_header(exc: BaseException, name: str) -> str | None:
     """A response header the exception carries: on itself (``headers``: PyGithub, kubernetes,
-    xmlrpc.client; ``resp_headers``: websocket-client; ``response_headers``: Kiota's APIError), its ``response``
-    (httpx, requests, SDKs), its ``meta`` (elastic-transport) or its ``resp`` (googleapiclient: httplib2's
+    xmlrpc.client; ``resp_headers``: websocket-client; ``response_headers``: Kiota's APIError), its answer's
+    (:data:`_RESPONSE_ATTRIBUTES`: httpx, requests, SDKs), its ``meta`` (elastic-transport) or its ``resp`` (googleapiclient: httplib2's
     response, a dict). A dict is searched without regard to case (lowercased keys; header names are
     case-insensitive, RFC 9110 §5.1)."""
     for owner, attribute in ((exc, "headers"), (exc, "resp_headers"), (exc, "response_headers"),
-                             (_attribute(exc, "response"), "headers"),
+                             *((owner, "headers") for owner in _responses(exc)),
                              (_attribute(exc, "meta"), "headers"), (exc, "resp")):
         headers = _attribute(owner, attribute)
         if isinstance(headers, dict):  # incl. httplib2's Response (googleapiclient's HttpError.resp): lowercased keys
@@ -149,9 +160,10 @@ def _response_header(exc: BaseException, name: str) -> str | None:
 
 def _request_address(exc: BaseException) -> str | None:
     # httpx/openai: .request.url; aiohttp: .request_info.url; requests: .response.url; urllib: .url;
-    # googleapiclient: .uri. The response's URL first: it names the request that was answered, where an SDK may keep
+    # googleapiclient: .uri; pynetbox: .req.url. The response's URL first: it names the request that was answered, where an SDK may keep
     # a placeholder request of its own (LiteLLM's APIError: ``httpx.Request("POST", "https://api.openai.com/v1")``)
-    for owner, name in ((_attribute(exc, "response"), None), (exc, "request"), (exc, "request_info"), (exc, None)):
+    for owner, name in ((_attribute(exc, "response"), None), (exc, "request"), (exc, "request_info"),
+                        (_attribute(exc, "req"), None), (exc, None)):
         target = _attribute(owner, name) if name else owner
         for url in (_attribute(target, "url"), _attribute(target, "uri")):
             if url is not None and not callable(url):

@@ -188,8 +188,12 @@ def _named_class(exc: BaseException, klass: type[BaseException]) -> tuple[Failur
 def _carried_delay(exc: BaseException) -> float | None:
     """The delay a rate-limit exception keeps as a number of seconds (``retry_after``: slack_sdk, pyrate;
     ``retry_after_s``: qdrant-client; ``backoff``: Dropbox), else its response's ``Retry-After``."""
+    header = retry_after_from_headers(lambda name: _response_header(exc, name))
     for name in ("retry_after", "retry_after_s", "retry_after_seconds", "backoff"):
         seconds = delay_seconds(_attribute(exc, name))
+        if seconds == 0 and header is None and _attribute(exc, "response") is not None:
+            # the SDK's default where the answer it keeps said nothing (keystoneauth1's HttpError.retry_after=0)
+            continue
         if seconds is not None:
             return seconds
-    return retry_after_from_headers(lambda name: _response_header(exc, name))
+    return header

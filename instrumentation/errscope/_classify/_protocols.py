@@ -127,7 +127,7 @@ def _ftp_reply(reply: Callable[[Any], object]) -> Rule:
 
 
 # libcurl's error numbers (https://curl.se/libcurl/c/libcurl-errors.html), what pycurl.error
-# carries as args[0] -> (class, may the request have been acted on). CURLE_OPERATION_TIMEDOUT
+# carries as args[0] and curl_cffi's CurlError as .code -> (class, may the request have been acted on). CURLE_OPERATION_TIMEDOUT
 # covers the whole transfer, connect included: like a bare socket timeout, it may have been sent.
 _CURL_CODES: Final[dict[int, tuple[FailureClass, bool | None]]] = {
     5: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # COULDNT_RESOLVE_PROXY
@@ -148,11 +148,13 @@ _CURL_CODES: Final[dict[int, tuple[FailureClass, bool | None]]] = {
 
 
 def _curl_error(exc: BaseException) -> Classification:
-    code = exc.args[0] if exc.args else None
+    code = getattr(exc, "code", None)  # curl_cffi: a CurlECode (an IntEnum); pycurl: the first argument
+    if not isinstance(code, int) or not code:
+        code = exc.args[0] if exc.args else None
     if not isinstance(code, int) or code not in _CURL_CODES:
         return _UNKNOWN  # e.g. HTTP_RETURNED_ERROR: the status stays on the handle
     failure_class, sent = _CURL_CODES[code]
-    return Classification(failure_class, upstream=Upstream("curl", str(code)), side_effect_possible=sent)
+    return Classification(failure_class, upstream=Upstream("curl", str(int(code))), side_effect_possible=sent)
 
 
 # SOAP fault codes. The code names the side at fault (SOAP 1.1 §4.4.1, SOAP 1.2 Part 1 §5.4.6): the message as sent

@@ -55,10 +55,13 @@ IMAP/POP3 bracketed response codes     by the code             RFC 5530, RFC 244
 (imaplib, poplib)
 ``xmlrpc.client.Fault``                by its fault code       XML-RPC fault code interoperability
                                        (JSON-RPC's numbers)    (its ``ProtocolError``: ``errcode``)
-``pycurl.error``                       by libcurl's number     libcurl-errors
+``pycurl.error``, curl_cffi's          by libcurl's number     libcurl-errors
+``CurlError``
 dnspython: no such name or record;     not_found; upstream_    RFC 1035 §4.1.1 RCODE
 no server answered, timeout            unavailable
-hvac (one class per status)            by the class's status   hvac.utils.raise_for_error
+hvac, python-redmine (one class per    by the class's status   hvac.utils.raise_for_error, redminelib
+status); pyzotero's TooManyRetries-     (429)                   BaseEngine.process_response
+Error
 a program that exited with an error:   by its own words on     git's and libcurl's messages; POSIX
 ``CalledProcessError`` (captured),     stderr (else stdout),   Shell Command Language §2.8.2 (126,
 GitPython, sh, plumbum, invoke         read as foreign text;   127)
@@ -335,6 +338,8 @@ from errscope._classify._vendors import (
     _reddit_redirect,
     _telegram_wait,
     _trino_error,
+    _word_code,
+    _word_code_error,
 )
 from errscope._exceptions import ToolFailure
 from errscope._vocabulary import FailureClass
@@ -602,8 +607,9 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "aiomqtt.exceptions.MqttCodeError": _mqtt_code,
     # pyzmq (https://pyzmq.readthedocs.io/en/latest/api/zmq.html#exceptions): a POSIX errno on a non-OSError
     "zmq.error.ZMQError": _zmq_error,
-    # pycurl: libcurl's error number (args[0])
+    # pycurl, curl_cffi (its requests-like exceptions derive from CurlError): libcurl's error number (args[0], .code)
     "pycurl.error": _curl_error,
+    "curl_cffi.curl.CurlError": _curl_error,
     # dnspython (https://dnspython.readthedocs.io/en/stable/exceptions.html): the name or the record
     # does not exist (an authoritative answer: a tool looking a name up found none); no server answered
     # usefully (SERVFAIL, REFUSED: the exception holds several servers' answers); a query sent, unanswered.
@@ -707,6 +713,15 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
         ("InvalidRequest", 400), ("Unauthorized", 401), ("Forbidden", 403), ("InvalidPath", 404),
         ("PreconditionFailed", 412), ("RateLimitExceeded", 429), ("InternalServerError", 500),
         ("VaultNotInitialized", 501), ("BadGateway", 502), ("VaultDown", 503))},
+    # python-redmine: one class per status too (redminelib.engines.base.BaseEngine.process_response), none kept; a
+    # 412 is an impersonated login that does not exist or is locked (the X-Redmine-Switch-User header). UnknownError
+    # keeps its status in its text.
+    **{f"redminelib.exceptions.{name}": _status_named(status, "http") for name, status in (
+        ("AuthError", 401), ("ForbiddenError", 403), ("ResourceNotFoundError", 404), ("ConflictError", 409),
+        ("ImpersonateError", 412), ("RequestEntityTooLargeError", 413), ("ValidationError", 422),
+        ("ServerError", 500))},
+    # pyzotero: the Zotero API kept answering 429 through its own retries (each Backoff or Retry-After waited out)
+    "pyzotero.errors.TooManyRetriesError": _status_named(429, "http"),
 }
 
 _OWN_CODE_RULES: Final = frozenset(
@@ -814,6 +829,9 @@ def _lookup(exc: BaseException) -> Rule | None:
     # driver): the connection failed, and the syscall says whether the request had gone out.
     if _node_system_error_of(exc) is not None:
         return _node_system_error
+    # An API's own error code kept as ``code`` beside its ``message``, no status (hcloud's APIException)
+    if _word_code(exc) is not None:
+        return _word_code_error
     # A W3C WebDriver error code a client kept only as its exception class's name (Selenium's)
     if _webdriver_code(exc) is not None:
         return _webdriver_error

@@ -13,7 +13,7 @@ from errscope._classify._builders import _status_named
 from errscope._classify._core import Classification, Upstream, _UNKNOWN, delay_seconds
 from errscope._classify._databases import _sqlstate
 from errscope._classify._facts import _attribute, _error_status, _message_of, _response_header, http_status_of
-from errscope._classify._names import _carried_delay
+from errscope._classify._names import _REASON_NAMES, _carried_delay, _reason_key
 from errscope._foreign_text import api_code_class as _code_family
 from errscope._http import class_for_http_status, retry_after_from_headers, side_effect_for_http_status
 from errscope._vocabulary import FailureClass
@@ -69,11 +69,15 @@ def _api_error(exc: BaseException) -> Classification | None:
     found = _api_code(exc)
     if found is None:
         return None
-    system, code, status = found
+    return _api_error_of(exc, *found)
+
+
+def _api_error_of(exc: BaseException, system: str, code: str, status: int | None) -> Classification:
+    """An API's error ``code`` of ``system`` by its family, else by the HTTP ``status`` beside it."""
     upstream = Upstream(system, code)
     failure_class = _code_family(code)
     if failure_class is FailureClass.UPSTREAM_UNAVAILABLE:
-        sent = side_effect_for_http_status(status) if status is not None else True
+        sent = side_effect_for_http_status(status) if status is not None else not _REFUSING_CODE.search(code.lower())
         return Classification(failure_class, upstream=upstream, side_effect_possible=sent)
     if failure_class is not None:
         wait = None
@@ -84,6 +88,40 @@ def _api_error(exc: BaseException) -> Classification | None:
         return Classification(FailureClass.UNKNOWN, upstream=upstream)
     return Classification(class_for_http_status(status), upstream=upstream,
                           side_effect_possible=side_effect_for_http_status(status))
+
+
+# A server-side code that says the service refused the request before acting (Slack's ``service_unavailable``,
+# Hetzner Cloud's ``unavailable`` and ``maintenance``): as a 503, nothing done. Other server-side codes (an internal
+# error, a timeout) may come after it acted.
+_REFUSING_CODE: Final = re.compile(r"unavailable|maintenance")
+
+# An API's error code as REST APIs spell theirs in an error body: lower-case words joined by ``_`` (Hetzner Cloud's
+# ``{"error": {"code": "uniqueness_error", "message": ...}}``, Box's ``item_name_in_use``, Stripe's and Slack's).
+_WORD_CODE: Final = re.compile(r"[a-z]+(?:_[a-z]+)*")
+
+
+def _word_code(exc: BaseException) -> str | None:
+    """The API error code an exception of no rule keeps as its ``code`` beside its ``message``, with no HTTP status
+    (hcloud's ``APIException``, raised from the body ``{"error": {"code", "message", "details"}}``,
+    https://docs.hetzner.cloud/#errors), when a code family knows it or it is an HTTP status's reason phrase
+    (``bad_gateway``, ``conflict``: RFC 9110 §15); ``None`` otherwise."""
+    code = None if isinstance(getattr(type(exc), "code", None), property) else _attribute(exc, "code")
+    if not isinstance(code, str) or not _WORD_CODE.fullmatch(code) or _attribute(exc, "message") is None:
+        return None
+    known = _code_family(code) is not None or _REASON_NAMES.get(_reason_key(code)) is not None
+    return code if known and http_status_of(exc) is None else None
+
+
+def _word_code_error(exc: BaseException) -> Classification | None:
+    """:func:`_word_code` by its family (:func:`_api_error`), else as the status its reason phrase names."""
+    code = _word_code(exc)
+    if code is None:
+        return None
+    status = _REASON_NAMES.get(_reason_key(code))
+    if _code_family(code) is None and status is not None:
+        return Classification(class_for_http_status(status), upstream=Upstream("http", code),
+                              side_effect_possible=side_effect_for_http_status(status))
+    return _api_error_of(exc, "http", code, status)
 
 
 # OAuth 2.0 error codes (the IANA "OAuth Extensions Error Registry": RFC 6749 §4.1.2.1 and §5.2, RFC 6750 §3.1,
