@@ -1,9 +1,10 @@
-"""Client side of tests/heldout_cases.md, nineteenth round (J351, J352, J357, J358): the pages a CDN or a load balancer in
-front of an MCP server answers when it could not reach it (Cloudflare's 52x, HAProxy's, Envoy's and Kong's 503s), a
-password's tail a foreign server relays as a host name, and a database that chose the call as a deadlock victim.
+"""Client side of tests/heldout_cases.md, nineteenth round (J351, J352, J357-J359, J361): the pages a CDN, a load balancer
+or the Kubernetes API server's service proxy in front of an MCP server answers when it could not reach it (Cloudflare's
+52x, HAProxy's, Envoy's and Kong's 503s), a password's tail a foreign server relays as a host name, a database that chose
+the call as a deadlock victim, other runtimes refusing to send a credential header.
 
-J351/J352: ``ToolClient`` drives a real ``MCPServer`` over streamable HTTP on 127.0.0.1 behind an ASGI gate that answers
-as the gateway does (``tests/client/test_heldout_cases_3.py``). J357/J358: the raw stdio peer
+J351/J352/J359: ``ToolClient`` drives a real ``MCPServer`` over streamable HTTP on 127.0.0.1 behind an ASGI gate that answers
+as the gateway does (``tests/client/test_heldout_cases_3.py``). J357/J358/J361: the raw stdio peer
 (``servers/heldout_peer.py``); every tool is a write with no hints, so a repeat would re-run it (``answered`` checks each
 was sent once).
 """
@@ -148,3 +149,40 @@ async def test_j357_a_password_s_tail_relayed_as_a_host_name(tmp_path: Path, tel
     for name, tail in (("run_query", "u1tpwdFAKE9x"), ("sync_tables", "W0rd01FAKEz"), ("route_call", "sipFAKE42")):
         assert tail not in results[name].text and tail not in recorded_text, (name, results[name].text)
         assert results[name].side_effect_possible is not True, (name, results[name])
+
+
+# --- J359: the Kubernetes API server's service proxy --------------------------------------------------------------------
+
+async def test_j359_a_service_proxy_that_could_not_dial_the_server(telemetry: Any) -> None:
+    """J359 (kubernetes/kubernetes and kubernetes/dashboard reports of the API server's service proxy answering 503 "Error
+    trying to reach service: 'dial tcp 10.244.1.7:8080: connect: connection refused'"; Go's reverse proxies print the
+    same ``dial tcp … connect: connection refused``). An MCP server reached through ``kubectl proxy``'s
+    ``/api/v1/namespaces/…/services/…/proxy/mcp`` path: the proxy never connected to the pod, so the tool never ran (not
+    "may have"), and the next call works."""
+    result, after, _, _, server = await refused_once(
+        telemetry, "search_issues", 503,
+        b"Error trying to reach service: 'dial tcp 10.244.1.7:8080: connect: connection refused'",
+        (b"content-type", b"text/plain; charset=utf-8"))
+    assert result.failure_class is FailureClass.UPSTREAM_UNAVAILABLE, result
+    assert result.side_effect_possible is False and server.ran == [], result
+    assert "may have" not in result.text, result.text
+    assert after.text == "up"
+
+
+# --- J361: other runtimes refusing to send a credential header -------------------------------------------------------
+
+async def test_j361_a_credential_header_other_runtimes_refused(tmp_path: Path, telemetry: Any) -> None:
+    """J361 (J353 in other runtimes' words, relayed by foreign MCP servers: Node's ``TypeError [ERR_INVALID_CHAR]: Invalid
+    character in header content ["Authorization"]`` for a key read with its newline; Go's ``net/http: invalid header field
+    value for "Authorization"``; h11's ``Illegal header value b'Bearer '`` for an empty key). The operator's credential
+    is broken and nothing was sent: ``permission_denied``, not ``unknown``, with no advice to fix the arguments."""
+    results = await answered(tmp_path, telemetry, {
+        "create_issue": 'TypeError [ERR_INVALID_CHAR]: Invalid character in header content ["Authorization"]',
+        "post_update": 'Post "https://api.example.test/v1/updates": net/http: invalid header field value for '
+                       '"Authorization"',
+        "ask_model": "Error while sending message: Illegal header value b'Bearer '",
+    })
+    all_of(results, FailureClass.PERMISSION_DENIED)
+    for name, result in results.items():
+        assert result.side_effect_possible is not True, (name, result)
+        assert "argument" not in result.text.lower(), (name, result.text)

@@ -1,7 +1,8 @@
-"""Server side of tests/heldout_cases.md, nineteenth round (J353-J357): credentials in the places an HTTP library's own
+"""Server side of tests/heldout_cases.md, nineteenth round (J353-J356): credentials in the places an HTTP library's own
 exception prints them: an API key with a stray newline in an ``Authorization`` header httpx and requests refuse to send,
 a Telegram bot token in a URL's path, a key in a query parameter whose name does not say "key" the usual way (the
-BLS's ``registrationkey``, Plex's ``X-Plex-Token``), an S3 presigned URL's credential, signature and session token.
+BLS's ``registrationkey``, Plex's ``X-Plex-Token``), an S3 presigned URL's credential, signature and session token, a
+password's tail a driver prints as the host name it could not resolve.
 
 Real ``MCPServer`` and FastMCP servers with ``errscope.instrument``, the real SDK client in process; the tools call
 real libraries against sockets on 127.0.0.1 (a closed port, or a server answering).
@@ -106,7 +107,7 @@ async def test_j354_a_bot_token_in_the_url_path(style: str, library: str, teleme
     assert span.attributes.get(ERRSCOPE_SIDE_EFFECT_POSSIBLE) is False, dict(span.attributes)
 
 
-# --- J355-J357: keys in query parameters ------------------------------------------------------------------------------
+# --- J355: keys in query parameters ------------------------------------------------------------------------------------
 
 REGISTRATION_KEY = "FAKE7c1e9d2b4a6f8e0c3b5d7a9f1e2c4b"
 PLEX_TOKEN = "FAKEa1B2c3D4e5F6g7H8"
@@ -115,12 +116,12 @@ AMZ_SIGNATURE = "5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924aFAKE00
 AMZ_TOKEN = "IQoJb3JpZ2luX2VjEFAKEaCXVzLWVhc3QtMSJHMEUCIQDfake1234567890abcdefXYZ"
 
 QUERIES = {
-    # J355 (OpenBB-finance/OpenBB #6662: the BLS API key, its ``registrationkey`` parameter, in the error shown)
+    # OpenBB-finance/OpenBB #6662: the BLS API key, its ``registrationkey`` parameter, in the error shown
     "bls": ({"registrationkey": REGISTRATION_KEY, "catalog": "true"}, [REGISTRATION_KEY], 401),
-    # J356 (Kometa-Team/Kometa #3472: a Plex request URL with ``X-Plex-Token`` in a 500's error, sent to Discord)
+    # Kometa-Team/Kometa #3472: a Plex request URL with ``X-Plex-Token`` in a 500's error, sent to Discord
     "plex": ({"X-Plex-Token": PLEX_TOKEN}, [PLEX_TOKEN], 401),
-    # J357 (open-telemetry/opentelemetry-java-instrumentation PR #19422, aws-observability PRs #514/#840: an S3
-    # presigned URL's X-Amz-Credential, X-Amz-Signature and X-Amz-Security-Token)
+    # open-telemetry/opentelemetry-java-instrumentation PR #19422, aws-observability PRs #514/#840: an S3 presigned
+    # URL's X-Amz-Credential, X-Amz-Signature and X-Amz-Security-Token
     "s3": ({"X-Amz-Algorithm": "AWS4-HMAC-SHA256",
             "X-Amz-Credential": f"{AMZ_CREDENTIAL}/20250101/us-east-1/s3/aws4_request",
             "X-Amz-Date": "20250101T000000Z", "X-Amz-Expires": "3600", "X-Amz-SignedHeaders": "host",
@@ -131,8 +132,8 @@ QUERIES = {
 
 @pytest.mark.parametrize("service", sorted(QUERIES))
 @pytest.mark.parametrize("style", STYLES)
-async def test_j355_j357_keys_in_query_parameters(style: str, service: str, telemetry: CapturedTelemetry) -> None:
-    """J355-J357. ``requests``' ``raise_for_status()`` prints the whole URL ("401 Client Error: Unauthorized for url:
+async def test_j355_keys_in_query_parameters(style: str, service: str, telemetry: CapturedTelemetry) -> None:
+    """J355. ``requests``' ``raise_for_status()`` prints the whole URL ("401 Client Error: Unauthorized for url:
     http://…?registrationkey=…"). A query parameter named for a credential (``…key``, ``…Token``, AWS SigV4's
     credential, signature and session token) keeps its name and loses its value, everywhere; the refusal is
     ``permission_denied``."""
