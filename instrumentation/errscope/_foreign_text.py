@@ -534,8 +534,8 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # A database that cannot take the statement now, in its own words (the SQLSTATE classes 40 and 53 that
             # ``errscope._classify`` reads from a driver's exception: rolled back, nothing applied): PostgreSQL's
             # "deadlock detected" / "could not serialize access" / "sorry, too many clients already", MySQL's "Too many
-            # connections"; SQL Server's 1205 "… was deadlocked on lock resources with another process and has been chosen as
-            # the deadlock victim. Rerun the transaction."; Oracle's ORA-12541 "TNS:no listener".
+            # connections"; SQL Server's 1205 "… was deadlocked on lock resources with another process and has been
+            # chosen as the deadlock victim. Rerun the transaction."; Oracle's ORA-12541 "TNS:no listener".
             r"\bdeadlock (?:detected|found)\b|\bdeadlock victim\b|\bdeadlocked on\b|\bcould not serialize access\b|"
             r"\btoo many (?:clients|connections)\b|\bno listener\b|"
             # MySQL's client error 2005 (CR_UNKNOWN_HOST): the server's name did not resolve
@@ -700,12 +700,12 @@ _ACCOUNT_UNPAID: Final = re.compile(
     re.I,
 )
 
-# An HTTP client refusing to send a credential header it was given (a key read from a file or a secret with its trailing
-# newline, or an empty one): h11's and httpx's "Illegal header value b'Bearer …\\n'", requests' "Invalid leading whitespace,
-# reserved character(s), or return character(s) in header value: 'Bearer …'", Node's "Invalid character in header content
-# [\"Authorization\"]", Go's "invalid header field value for \"Authorization\"". Nothing was sent, and the operator's
-# credential, which the model cannot fix, is broken: a refused credential (openai/openai-python #961,
-# langchain-ai/langchain #21261).
+# An HTTP client refusing to send a credential header it was given (a key read from a file or a secret with its
+# trailing newline, or an empty one): h11's and httpx's "Illegal header value b'Bearer …\\n'", requests' "Invalid
+# leading whitespace, reserved character(s), or return character(s) in header value: 'Bearer …'", Node's "Invalid
+# character in header content ["Authorization"]", Go's "invalid header field value for "Authorization"". Nothing was
+# sent, and the operator's credential, which the model cannot fix, is broken: a refused credential
+# (openai/openai-python #961, langchain-ai/langchain #21261).
 _CREDENTIAL_HEADER_REFUSED: Final = re.compile(
     r"\b(?:illegal|invalid)\b[^\n]{0,80}?\bheader(?: field)? (?:value|content)\b[^\n]{0,24}?"
     r"\b(?:bearer|basic|token|authorization|proxy-authorization|api[-_ ]?key|x-api-key)\b",
@@ -714,8 +714,8 @@ _CREDENTIAL_HEADER_REFUSED: Final = re.compile(
 
 
 def refuses_credential_header(text: str) -> bool:
-    """Whether ``text`` is an HTTP client refusing to send a credential header's value (:data:`_CREDENTIAL_HEADER_REFUSED`):
-    nothing was sent, and the credential is the operator's to fix."""
+    """Whether ``text`` is an HTTP client refusing to send a credential header's value
+    (:data:`_CREDENTIAL_HEADER_REFUSED`): nothing was sent, and the credential is the operator's to fix."""
     return _CREDENTIAL_HEADER_REFUSED.search(text) is not None
 
 

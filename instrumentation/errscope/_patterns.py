@@ -1501,15 +1501,16 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "query_glued_key_param",
         "keyword",
         # A query parameter whose lowercase name ends in ``key`` with no separator (the BLS's ``registrationkey``,
-        # ``subscriptionkey``, ``licensekey``): no token of it is the noun ``key`` (keyword_compound_key), and the
-        # name alone is not enough (``sortkey``, ``partitionkey``): the value must look random too.
-        r"([?&;][A-Za-z]{2,40}(?i:key)=)" + _loose_with_digit(r"[A-Za-z0-9_\-~]", r"[A-Za-z_\-~]"),
+        # ``subscriptionkey``, ``licensekey``): no token of it is the noun ``key`` (keyword_compound_key reads
+        # ``registrationKey`` and ``AccountKey``), and the name alone is not enough (``sortkey``, ``partitionkey``):
+        # the value must look random too.
+        r"([?&][a-z]{2,40}key=)" + _RANDOM + r"[^\s&#'\"]*",  # to the value's end (a JWT's dots too)
         True,
         "An API key in a query parameter whose name ends in ``key`` glued on (``?registrationkey=..``): 16+ token "
         "characters with a digit; Python requires a random shape.",
         hints=("key=",),
         verify="random",
-        trigger=r"[A-Za-z](?i:key)=",
+        trigger=r"[a-z]key=",
     ),
     SecretPattern(
         "query_appid_param",
@@ -1517,13 +1518,13 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         # OpenWeatherMap's key is its ``appid`` query parameter (32 hex digits; Yahoo's and Bing's older APIs named
         # theirs the same). Only in a query string and only 20+ characters: the public app ids of the same name are
         # shorter (WeChat's ``wx`` + 16 hex digits, Facebook's 15-16 digits under ``app_id``) and stay.
-        r"([?&;](?i:appid)=)[A-Za-z0-9_\-]{20,}",
+        r"([?&](?i:appid)=)[A-Za-z0-9_\-]{20,}[^\s&#'\"]*",
         True,
         "An API key passed as the ``appid`` query parameter (OpenWeatherMap's ``?q=Paris&appid=<32 hex>``): 20+ "
         "token characters; Python requires a random shape.",
         hints=("appid=",),
         verify="random",
-        trigger=r"[?&;](?i:appid)=",
+        trigger=r"[?&](?i:appid)=",
     ),
     SecretPattern(
         "xml_secret_element",
