@@ -36,7 +36,7 @@ def cloudflare_page(status: int, title: str) -> bytes:
             f"information.</p><p>Cloudflare Ray ID: 8f1c2e8a7b6d5c4e</p></body></html>").encode()
 
 
-# --- J351: Cloudflare's pages for an origin it could not connect to -------------------------------------------------
+# --- J351: Cloudflare's pages for an origin it could not connect to ---------------------------------------------------
 
 @pytest.mark.parametrize(("status", "title"), [
     (521, "Web server is down"),
@@ -71,7 +71,7 @@ async def test_j351_guard_a_524_came_after_the_server_took_the_call(telemetry: A
     assert posts_calling(seen, "search_issues") == 1
 
 
-# --- J352: a load balancer with no server to send to -----------------------------------------------------------------
+# --- J352: a load balancer with no server to send to ------------------------------------------------------------------
 
 @pytest.mark.parametrize(("status", "body", "server"), [
     (503, b"no healthy upstream", b"envoy"),
@@ -128,7 +128,7 @@ async def test_j358_a_deadlock_victim_was_rolled_back(tmp_path: Path, telemetry:
         assert result.side_effect_possible is not True and "may have taken effect" not in result.text, (name, result)
 
 
-# --- J357: a password's tail in a relayed host name ------------------------------------------------------------------
+# --- J357: a password's tail in a relayed host name -------------------------------------------------------------------
 
 async def test_j357_a_password_s_tail_relayed_as_a_host_name(tmp_path: Path, telemetry: Any) -> None:
     """J357 (J356 relayed by a foreign server: hjlarry/dify-plugin-database #4, a Dify database plugin's ``PluginInvokeError:
@@ -151,7 +151,7 @@ async def test_j357_a_password_s_tail_relayed_as_a_host_name(tmp_path: Path, tel
         assert results[name].side_effect_possible is not True, (name, results[name])
 
 
-# --- J359: the Kubernetes API server's service proxy --------------------------------------------------------------------
+# --- J359: the Kubernetes API server's service proxy ------------------------------------------------------------------
 
 async def test_j359_a_service_proxy_that_could_not_dial_the_server(telemetry: Any) -> None:
     """J359 (kubernetes/kubernetes and kubernetes/dashboard reports of the API server's service proxy answering 503 "Error
@@ -169,7 +169,7 @@ async def test_j359_a_service_proxy_that_could_not_dial_the_server(telemetry: An
     assert after.text == "up"
 
 
-# --- J361: other runtimes refusing to send a credential header -------------------------------------------------------
+# --- J361: other runtimes refusing to send a credential header --------------------------------------------------------
 
 async def test_j361_a_credential_header_other_runtimes_refused(tmp_path: Path, telemetry: Any) -> None:
     """J361 (J353 in other runtimes' words, relayed by foreign MCP servers: Node's ``TypeError [ERR_INVALID_CHAR]: Invalid

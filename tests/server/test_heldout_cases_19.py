@@ -107,7 +107,7 @@ async def test_j354_a_bot_token_in_the_url_path(style: str, library: str, teleme
     assert span.attributes.get(ERRSCOPE_SIDE_EFFECT_POSSIBLE) is False, dict(span.attributes)
 
 
-# --- J355: keys in query parameters ------------------------------------------------------------------------------------
+# --- J355: keys in query parameters -----------------------------------------------------------------------------------
 
 REGISTRATION_KEY = "FAKE7c1e9d2b4a6f8e0c3b5d7a9f1e2c4b"
 PLEX_TOKEN = "FAKEa1B2c3D4e5F6g7H8"
@@ -154,7 +154,7 @@ async def test_j355_keys_in_query_parameters(style: str, service: str, telemetry
     assert span.attributes[ERRSCOPE_FAILURE_CLASS] == "permission_denied", dict(span.attributes)
 
 
-# --- J356: a password's tail printed as the host name ----------------------------------------------------------------
+# --- J356: a password's tail printed as the host name -----------------------------------------------------------------
 
 PASSWORD_TAIL = "Tail9FAKEx7q"
 DB_URL = f"postgresql://app:Sup3rFAKE@{PASSWORD_TAIL}@{HOST}:5432/orders"
