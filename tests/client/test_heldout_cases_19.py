@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from errscope import FailureClass
 from errscope.client import RetryPolicy
+
 from tests.client.test_heldout_cases_10 import posts_calling, refused_once
 from tests.client.test_heldout_cases_12 import answered
 from tests.client.test_heldout_cases_17 import all_of
@@ -51,7 +51,7 @@ async def test_j351_cloudflare_never_reached_the_mcp_server(telemetry: Any, stat
     connection, 523 no route to it, 525 the TLS handshake with it failed). A remote MCP server behind Cloudflare: the
     edge answers the ``tools/call`` POST with its own page. The request never reached the server: not run
     (``upstream_unavailable``, side effect false, no "may have"), and the next call works."""
-    result, after, seen, _, server = await refused_once(
+    result, after, _, _, server = await refused_once(
         telemetry, "search_issues", status, cloudflare_page(status, title), HTML, CLOUDFLARE)
     assert result.failure_class is FailureClass.UPSTREAM_UNAVAILABLE, result
     assert result.side_effect_possible is False and server.ran == [], result
@@ -75,8 +75,8 @@ async def test_j351_guard_a_524_came_after_the_server_took_the_call(telemetry: A
 
 @pytest.mark.parametrize(("status", "body", "server"), [
     (503, b"no healthy upstream", b"envoy"),
-    (503, b"<html><body><h1>503 Service Unavailable</h1>\nNo server is available to handle this request.\n"
-          b"</body></html>\n", b"haproxy"),
+    (503, (b"<html><body><h1>503 Service Unavailable</h1>\nNo server is available to handle this request.\n"
+           b"</body></html>\n"), b"haproxy"),
     (503, b'{\n  "message":"failure to get a peer from the ring-balancer"\n}', b"kong/3.4.2"),
 ])
 async def test_j352_a_load_balancer_with_no_server_to_send_to(telemetry: Any, status: int, body: bytes,

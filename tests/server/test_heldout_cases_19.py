@@ -15,9 +15,9 @@ from typing import Any
 import httpx
 import pytest
 import requests
-
 from errscope._attributes import ERRSCOPE_FAILURE_CLASS, ERRSCOPE_SIDE_EFFECT_POSSIBLE
 from errscope.testing import CapturedTelemetry
+
 from tests.classification.upstreams import HOST, answering, closed_port
 from tests.server.test_heldout_cases import everything_recorded, serving
 from tests.server.test_heldout_cases_6 import failed_text
