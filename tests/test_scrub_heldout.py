@@ -20,9 +20,6 @@ from tests import corpus
 from tests.secret_corpus import heldout
 
 KNOWN_GAPS = {
-    # A vendor query parameter named like an id (``appid=``) that carries a key: no key-name or
-    # value-shape rule tells it from ``?commit=<hex>`` or ``?session=<hex>``.
-    "url_query_apikey",
     # A bare hex key in prose with no secret word before it ("..., yours was <40 hex>").
     "vendor_wandb_key",
 }

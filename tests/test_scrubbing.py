@@ -175,6 +175,17 @@ example(
     f"GET https://tiles.example.test/v1/map.png?z=3&key={REDACTED}&fmt=png -> 403",
 )
 example(
+    "query_glued_key_param",
+    f"400 Client Error: Bad Request for url: https://api.bls.example.test/v2/data/?registrationkey={_qk}&catalog=true",
+    f"400 Client Error: Bad Request for url: https://api.bls.example.test/v2/data/?registrationkey={REDACTED}&catalog=true",
+)
+example(
+    "query_appid_param",
+    "401 Client Error: Unauthorized for url: http://api.weather.example.test/data/2.5/weather?q=Paris&appid="
+    "9f1c2e8a7b6d5c4e3f2a1b0c9d8e7FAKE",
+    f"401 Client Error: Unauthorized for url: http://api.weather.example.test/data/2.5/weather?q=Paris&appid={REDACTED}",
+)
+example(
     "query_key_param_first",
     f"2025-12-02 12:00:01 10.0.4.7 GET /v1/map.png key={_qk}&fmt=png 443 - 203.0.113.9 curl/8.5 - 403 0 0 4",
     f"2025-12-02 12:00:01 10.0.4.7 GET /v1/map.png key={REDACTED}&fmt=png 443 - 203.0.113.9 curl/8.5 - 403 0 0 4",
@@ -337,6 +348,11 @@ example(
     "validator_instance_path_value",
     "On instance['api_token']:\n    'Fake-Kx81mQz4'",
     f"On instance['api_token']:\n    '{REDACTED}'",
+)
+example(
+    "password_tail_as_host",
+    'could not translate host name "ssw0rdFAKE@db.internal.example" to address: Name or service not known',
+    f'could not translate host name "{REDACTED}@db.internal.example" to address: Name or service not known',
 )
 example(
     "schemeless_userinfo_password",

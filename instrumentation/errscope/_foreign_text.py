@@ -37,6 +37,7 @@ __all__ = [
     "never_reached",
     "printable",
     "reads_upstream_data",
+    "refuses_credential_header",
     "retry_after_from_text",
     "safe_excerpt",
     "says_maybe_acted",
@@ -584,9 +585,12 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # A database that cannot take the statement now, in its own words (the SQLSTATE classes 40 and 53 that
             # ``errscope._classify`` reads from a driver's exception: rolled back, nothing applied): PostgreSQL's
             # "deadlock detected" / "could not serialize access" / "sorry, too many clients already", MySQL's "Too many
-            # connections"; Oracle's ORA-12541 "TNS:no listener".
-            r"\bdeadlock (?:detected|found)\b|\bcould not serialize access\b|\btoo many (?:clients|connections)\b|"
-            r"\bno listener\b|"
+            # connections"; SQL Server's 1205 "… was deadlocked on lock resources with another process and has been
+            # chosen as the deadlock victim. Rerun the transaction."; Oracle's ORA-12541 "TNS:no listener".
+            r"\bdeadlock (?:detected|found)\b|\bdeadlock victim\b|\bdeadlocked on\b|\bcould not serialize access\b|"
+            r"\btoo many (?:clients|connections)\b|\bno listener\b|"
+            # MySQL's client error 2005 (CR_UNKNOWN_HOST): the server's name did not resolve
+            r"\bunknown mysql server host\b|"
             # Other runtimes' words for a host not found, a connection lost or never formed: Apple's URLSession
             # (NSURLErrorDomain -1003 "A server with the specified hostname could not be found", -1005 "The network
             # connection was lost", -1009 "The Internet connection appears to be offline", -1200 "a secure connection to
@@ -747,6 +751,25 @@ _ACCOUNT_UNPAID: Final = re.compile(
     re.I,
 )
 
+# An HTTP client refusing to send a credential header it was given (a key read from a file or a secret with its
+# trailing newline, or an empty one): h11's and httpx's "Illegal header value b'Bearer …\\n'", requests' "Invalid
+# leading whitespace, reserved character(s), or return character(s) in header value: 'Bearer …'", Node's "Invalid
+# character in header content ["Authorization"]", Go's "invalid header field value for "Authorization"". Nothing was
+# sent, and the operator's credential, which the model cannot fix, is broken: a refused credential
+# (openai/openai-python #961, langchain-ai/langchain #21261).
+_CREDENTIAL_HEADER_REFUSED: Final = re.compile(
+    r"\b(?:illegal|invalid)\b[^\n]{0,80}?\bheader(?: field)? (?:value|content)\b[^\n]{0,24}?"
+    r"\b(?:bearer|basic|token|authorization|proxy-authorization|api[-_ ]?key|x-api-key)\b",
+    re.I,
+)
+
+
+def refuses_credential_header(text: str) -> bool:
+    """Whether ``text`` is an HTTP client refusing to send a credential header's value
+    (:data:`_CREDENTIAL_HEADER_REFUSED`): nothing was sent, and the credential is the operator's to fix."""
+    return _CREDENTIAL_HEADER_REFUSED.search(text) is not None
+
+
 # A complaint about what a tool *returned* (its output schema, its structured content), as the SDKs word their
 # own checks of a result (the TypeScript SDK's "Structured content does not match the tool's output schema" -32602 and
 # "Tool x has an output schema but did not return structured content" -32600; a gateway's "Output validation error:
@@ -796,7 +819,7 @@ def reads_upstream_data(text: str) -> bool:
 _NEVER_REACHED: Final = re.compile(
     r"\b(?:connection |connect )?refused\b|\beconnrefused\b|\bno such host\b|name or service not known|"
     r"nodename nor servname|failure in name resolution|could not resolve|name not resolved|name resolution failed|"
-    r"\benotfound\b|unknown ?host|unreachable|no route to host|\be(?:host|net)unreach\b|"
+    r"\benotfound\b|unknown ?host|\bunknown mysql server host\b|unreachable|no route to host|\be(?:host|net)unreach\b|"
     r"\bconnect(?:ion)? ?(?:etimedout|timeout ?(?:error|exception)?\b)|\bconnect timed out\b|timeout (?:while )?connecting|"
     r"\b(?:cannot|can't|could not|couldn't|unable to|failed to) (?:connect|establish|reach)|connection attempts? failed|"
     r"certificat(?:e|ion)|\bx509\b|\bpkix\b|fatal alert|handshake|\b(?:http)?connect ?(?:timeout ?)?exception\b|"
@@ -821,6 +844,9 @@ _NEVER_REACHED: Final = re.compile(
     # Envoy's 503 whose reset reason says the request was never forwarded (a connect that failed, a circuit breaker's
     # overflow: envoy/stream_info ResetReason); "connection termination" or "remote reset" may have come after
     r"\breset reason: (?:(?:local |remote )?connection failure|overflow)\b|"
+    # a proxy with no server to send to: Envoy's "no healthy upstream" (response flag UH), HAProxy's 503 page "No server
+    # is available to handle this request.", Kong's "failure to get a peer from the ring-balancer"
+    r"\bno healthy upstream\b|\bno server is available to handle this request\b|\bfailure to get a peer\b|"
     # a driver that never had a connection or a server to send on: a pool that gave none in time (Prisma's P2024 "Timed
     # out fetching a new connection from the connection pool", Knex's "Timeout acquiring a connection", MariaDB's "pool
     # timeout: failed to retrieve a connection from pool", .NET's "… prior to obtaining a connection from the pool",
@@ -874,12 +900,16 @@ _HTTP_STATUSES: Final = frozenset(HTTPStatus)
 
 def never_reached(text: str) -> bool:
     """Whether a failure text says the upstream was never reached (refused, not resolved, unreachable, a certificate
-    or handshake refused, a connect timeout: :data:`_NEVER_REACHED`, or curl's exit code for one); a crash report never
-    says so."""
+    or handshake refused, a connect timeout: :data:`_NEVER_REACHED`; a credential header the library refused to
+    send; or curl's exit code for one); a crash report never says so."""
     if _CRASH.search(text):
         return False
     curl = curl_exit_in_text(text)
-    return (curl is not None and curl[1] is False) or _NEVER_REACHED.search(text.replace("_", " ")) is not None
+    return (
+        (curl is not None and curl[1] is False)
+        or _NEVER_REACHED.search(text.replace("_", " ")) is not None
+        or _CREDENTIAL_HEADER_REFUSED.search(text) is not None
+    )
 
 
 def says_maybe_acted(text: str) -> bool:
@@ -977,7 +1007,7 @@ def _classify_whole(text: str) -> FailureClass:
     """
     if _CRASH.search(text):
         return FailureClass.UNKNOWN
-    if _ACCOUNT_UNPAID.search(text):
+    if _ACCOUNT_UNPAID.search(text) or _CREDENTIAL_HEADER_REFUSED.search(text):
         return FailureClass.PERMISSION_DENIED
     smtp = smtp_reply_in_text(text)  # a mail server's reply code: read as smtplib's exception is
     if smtp is not None and smtp is not FailureClass.UNKNOWN:

@@ -851,6 +851,23 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         trigger=r"[A-Za-z0-9_.\-]:[^\s@/:'\"<>\[\]]{6}[^\s@/:'\"<>\[\]]*@[A-Za-z0-9\-.]+(?::[0-9]|/)",
     ),
     SecretPattern(
+        "password_tail_as_host",
+        "uri",
+        # A URL whose password holds an unencoded ``@`` is split at the first one (libpq, PyMySQL, Prisma, pgbouncer):
+        # the password's rest becomes the host name the driver quotes ("could not translate host name
+        # \"ssword@db.internal\"", "failed to resolve host 'r1@localhost'", "Can't connect to MySQL server on
+        # '#sip@localhost'"). No host name holds an ``@``: what precedes the host's in such a quoted name goes.
+        r"((?i:\bhost(?: ?name)?|\bserver(?: host| on| at)?)[ \t]+[\"'`])[^\"'`\s]{0,256}?[^\"'`\s@]"
+        r"(@[A-Za-z0-9_.\-\[\]:%]+[\"'`])",
+        True,
+        "The tail of a password with an unencoded ``@`` that a driver printed as the host name it could not resolve "
+        "(``could not translate host name \"<tail>@db\"``, ``Can't connect to MySQL server on '<tail>@host'``): the "
+        "quote's text before its last ``@`` goes, the host stays.",
+        keep_suffix=True,
+        hints=("host", "server"),
+        trigger=r"(?i:host|server)[^\"'`\n]{0,12}[\"'`][^\"'`\s]*@",
+    ),
+    SecretPattern(
         "webhook_path_secret",
         "uri",
         rf"(/(?i:{_HOOK_SEGMENT})/(?:[^/\s?#'\"<>]*/)*?)"
@@ -1479,6 +1496,35 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         hints=("key=", "code=", "auth="),
         verify="random",
         trigger=r"(?:^|[\s\"'])(?i:key|code|auth)=",
+    ),
+    SecretPattern(
+        "query_glued_key_param",
+        "keyword",
+        # A query parameter whose lowercase name ends in ``key`` with no separator (the BLS's ``registrationkey``,
+        # ``subscriptionkey``, ``licensekey``): no token of it is the noun ``key`` (keyword_compound_key reads
+        # ``registrationKey`` and ``AccountKey``), and the name alone is not enough (``sortkey``, ``partitionkey``):
+        # the value must look random too.
+        r"([?&][a-z]{2,40}key=)" + _RANDOM + r"[^\s&#'\"]*",  # to the value's end (a JWT's dots too)
+        True,
+        "An API key in a query parameter whose name ends in ``key`` glued on (``?registrationkey=..``): 16+ token "
+        "characters with a digit; Python requires a random shape.",
+        hints=("key=",),
+        verify="random",
+        trigger=r"[a-z]key=",
+    ),
+    SecretPattern(
+        "query_appid_param",
+        "keyword",
+        # OpenWeatherMap's key is its ``appid`` query parameter (32 hex digits; Yahoo's and Bing's older APIs named
+        # theirs the same). Only in a query string and only 20+ characters: the public app ids of the same name are
+        # shorter (WeChat's ``wx`` + 16 hex digits, Facebook's 15-16 digits under ``app_id``) and stay.
+        r"([?&](?i:appid)=)[A-Za-z0-9_\-]{20,}[^\s&#'\"]*",
+        True,
+        "An API key passed as the ``appid`` query parameter (OpenWeatherMap's ``?q=Paris&appid=<32 hex>``): 20+ "
+        "token characters; Python requires a random shape.",
+        hints=("appid=",),
+        verify="random",
+        trigger=r"[?&](?i:appid)=",
     ),
     SecretPattern(
         "xml_secret_element",

@@ -15,7 +15,7 @@ from opentelemetry.metrics import MeterProvider
 from opentelemetry.semconv.attributes.http_attributes import HTTP_RESPONSE_STATUS_CODE
 from opentelemetry.semconv.attributes.server_attributes import SERVER_ADDRESS, SERVER_PORT
 from opentelemetry.semconv.attributes.url_attributes import URL_FULL
-from opentelemetry.trace import Span, TracerProvider
+from opentelemetry.trace import Span, Status, TracerProvider
 
 from errscope._call import current_call, record_upstream
 from errscope._classify import http_address
@@ -34,15 +34,38 @@ def _url(request: Any) -> httpx.URL | None:
     return None
 
 
+def _scrubbing_failure_records(span: Span) -> None:
+    """Scrub what the SDK records on ``span`` when the request raises: the ``exception`` event (its message and stack
+    trace) and the status description ``"{type}: {exception}"`` (``use_span``). An HTTP library's exception can quote
+    what it refused to send: h11's "Illegal header value b'Bearer <key>\\n'" for a key read with its newline (J353).
+    DESIGN: status descriptions and exception records carry only scrubbed text."""
+    add_event, set_status = span.add_event, span.set_status
+
+    def scrubbed_event(name: str, attributes: Any = None, timestamp: int | None = None) -> None:
+        if attributes:
+            attributes = {key: scrub(value) if isinstance(value, str) else value for key, value in attributes.items()}
+        add_event(name, attributes, timestamp)
+
+    def scrubbed_status(status: Any, description: str | None = None) -> None:
+        if isinstance(status, Status) and status.description:
+            status = Status(status.status_code, scrub(status.description))
+        set_status(status, scrub(description) if description else description)
+
+    span.add_event = scrubbed_event  # type: ignore[method-assign]
+    span.set_status = scrubbed_status  # type: ignore[method-assign]
+
+
 def request_hook(span: Span, request: Any) -> None:
     """Keep ``url.full`` and every other URL-carrying attribute (``http.url``) free of credentials
-    (query values too) and set ``server.address``/``server.port``.
+    (query values too), set ``server.address``/``server.port``, and scrub the exception the request may raise
+    as the span records it (:func:`_scrubbing_failure_records`).
 
     The stable HTTP attribute names are set whatever ``OTEL_SEMCONV_STABILITY_OPT_IN`` says: the
     triage dashboard queries them.
     """
     if not span.is_recording():
         return
+    _scrubbing_failure_records(span)
     # Any attribute that carries a URL (old ``http.url``, ``url.full``, whatever the semconv mode)
     for key, value in list((getattr(span, "attributes", None) or {}).items()):
         if isinstance(value, str) and "://" in value:

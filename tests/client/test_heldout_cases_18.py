@@ -219,10 +219,6 @@ ENVOY_NOT_FORWARDED = b"upstream connect error or disconnect/reset before header
 ENVOY_CUT_AFTER = b"upstream connect error or disconnect/reset before headers. reset reason: connection termination"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "errscope/client: an HTTP 5xx without a JSON-RPC body is kept as 'may have run' whatever it says (J77: a gateway's "
-    "502/503 can come after forwarding); telling Envoy's 'reset reason: connection failure' apart needs the body of "
-    "the refused POST captured in client._connection and read with _foreign_text.never_reached"))
 async def test_j348_an_envoy_503_that_never_forwarded_the_call(telemetry: Any) -> None:
     """J348 (istio/istio #22482, envoyproxy/envoy #18511: Envoy's own 503 body "upstream connect error or disconnect/reset
     before headers. reset reason: connection failure" from a mesh in front of an MCP server over streamable HTTP). The

@@ -87,11 +87,6 @@ async def test_j346_a_mail_server_limiting_the_sender(style: str, limit: str, sm
 APPID = "9f1c2e8a7b6d5c4e3f2a1b0c9d8e7f6a"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "errscope._patterns (scrubber patterns, another helper's area this round): 'appid' is no key noun, so "
-    "OpenWeatherMap's ?appid=<32 hex> survives in the span's exception text and the log record; a key noun "
-    "'appid' also redacts Facebook/WeChat app ids when credential-shaped (over-redaction to weigh), and the "
-    "collector patterns must be regenerated with it"))
 @pytest.mark.parametrize("style", STYLES)
 async def test_j349_openweathermap_s_appid_in_the_url_requests_prints(style: str, telemetry: CapturedTelemetry) -> None:
     """J349 (UFAL-DSG/alex PR #179: OpenWeatherMap's key "added into the requests" and kept out of the logs;

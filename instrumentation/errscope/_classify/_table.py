@@ -272,7 +272,7 @@ from errscope._classify._databases import (
     _sqlstate,
     _zookeeper_code,
 )
-from errscope._classify._facts import http_status_of, raised_in
+from errscope._classify._facts import _message_of, http_status_of, raised_in
 from errscope._classify._http_errors import (
     _HTTP_PARSE_ERRORS,
     _bulk_item_refused,
@@ -342,7 +342,19 @@ from errscope._classify._vendors import (
     _word_code_error,
 )
 from errscope._exceptions import ToolFailure
+from errscope._foreign_text import refuses_credential_header
 from errscope._vocabulary import FailureClass
+
+
+def _credential_header_refused(otherwise: Rule) -> Rule:
+    """permission_denied, not sent, for a client's refusal of a credential header's value; else ``otherwise``."""
+
+    def rule(exc: BaseException) -> Classification | None:
+        if refuses_credential_header(_message_of(exc)):
+            return Classification(FailureClass.PERMISSION_DENIED, side_effect_possible=False)
+        return otherwise(exc)
+
+    return rule
 
 
 # Exceptions of optional libraries, matched by "module.qualname" so they are never imported here.
@@ -363,6 +375,13 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "aiohttp.client_exceptions.ClientConnectorError": _unavailable(False, "http"),  # DNS, refused, TLS
     "aiohttp.client_exceptions.TooManyRedirects": _redirect_loop,  # before its status (a 3xx) is read as one
     "requests.exceptions.TooManyRedirects": _redirect_loop,
+    # an HTTP client refusing to send a header before any connection (h11's check, which httpcore and httpx re-raise;
+    # requests' own): a credential header's value (a key with its trailing newline, an empty one) is the operator's
+    # credential broken, nothing sent (_foreign_text.refuses_credential_header); any other header, the rules below
+    **dict.fromkeys(("httpx.LocalProtocolError", "httpx2.LocalProtocolError", "httpcore.LocalProtocolError",
+                     "httpcore2.LocalProtocolError"), _credential_header_refused(_http_transport_error)),
+    **dict.fromkeys(("h11._util.LocalProtocolError", "requests.exceptions.InvalidHeader"),
+                    _credential_header_refused(_defer)),
     # a URL the client cannot use (no scheme, one it does not speak, no host, control characters): refused before
     # any connection, and no upstream failed; whose URL it was (configuration, an argument) the type does not say
     **dict.fromkeys(("requests.exceptions.MissingSchema", "requests.exceptions.InvalidSchema",

@@ -165,6 +165,29 @@ def names_the_session(body: bytes) -> bool:
     return isinstance(said, str) and _SESSION.search(said) is not None
 
 
+_ORIGIN_NOT_CONNECTED: Final = frozenset({521, 522, 523, 525, 526})
+"""Cloudflare's statuses for an origin its edge never had a connection to hand the request to: 521 the origin refused
+the connection, 522 the connection (or the origin's acknowledgement of the request) timed out, 523 no route to the
+origin, 525 the TLS handshake failed, 526 the origin's certificate was refused
+(https://developers.cloudflare.com/support/troubleshooting/http-status-codes/cloudflare-5xx-errors/). 520 (an empty or
+unreadable answer) and 524 (the origin took the request and did not answer in time) are not among them."""
+
+
+def gateway_never_forwarded(status: int, page: str) -> bool:
+    """Whether a gateway's 5xx answer without a JSON-RPC body says the request never reached the server behind it.
+
+    ``status`` is the HTTP status, ``page`` the start of its body as text. True for Cloudflare's origin-connection
+    statuses (:data:`_ORIGIN_NOT_CONNECTED`) and for a 502 or 503 whose page says the gateway could not connect to or
+    find the server (:func:`~errscope._foreign_text.never_reached`: Envoy's "reset reason: connection failure" and
+    "no healthy upstream", HAProxy's "No server is available to handle this request", a refused or unresolved
+    upstream). A 504 (RFC 9110 §15.6.5: the upstream did not answer in time) and a page that says nothing of the kind
+    stay "may have run" (J77): nginx's bare "502 Bad Gateway" is also its answer to an upstream that died mid-request.
+    """
+    if status in _ORIGIN_NOT_CONNECTED:
+        return True
+    return status in (502, 503) and bool(page) and never_reached(page)
+
+
 def _integral(value: Any) -> int | None:
     """An integral float or a decimal-integer string as an int; ``None`` for anything else (booleans included)."""
     if isinstance(value, float) and value.is_integer():

@@ -462,6 +462,17 @@ class LogicalCall:
                 wire.undelivered = True
                 return self._not_sent()
             return self._lost_while_running()
+        if isinstance(error, MCPError) and wire.stand_in_frame and wire.gateway_not_forwarded:
+            # A gateway answered for the server and said it never reached it (J348): nothing ran.
+            owner.breaker.record_failure()
+            wire.undelivered = True
+            attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
+            return shape.local_failure(
+                self.tool,
+                f"A gateway in front of tool server {self.owner.target.display} could not reach it "
+                f"(HTTP {wire.http_status}); {safe_name(self.tool)} was not run.",
+                side_effect_possible=False,
+            )
         if isinstance(error, MCPError) and wire.stand_in_frame:
             # The SDK could not read the answer and stood in for it (issue #16): the request was
             # written, so the tool may have run. Not the server refusing; a transport fault.

@@ -176,6 +176,31 @@ async def _refuses_the_session(response: Any) -> bool:
         return False
 
 
+async def _gateway_page(response: Any) -> str:
+    """The start of a 5xx answer's body (a gateway's error page: Envoy's, Cloudflare's, HAProxy's, Kong's JSON), at most
+    :data:`~errscope.client._answer.MAX_REFUSAL_BODY` bytes; empty for an event stream or a body that cannot be read.
+
+    A body of known length is read whole and kept by httpx for the SDK, which reads a JSON one for its JSON-RPC error;
+    one of unknown length only when it is no JSON (the SDK never reads it), and only its start."""
+    kind = response.headers.get("content-type", "").lower()
+    length = response.headers.get("content-length", "").strip()
+    try:
+        if length.isdigit():
+            return "" if int(length) > answer.MAX_REFUSAL_BODY else (await response.aread()).decode("utf-8", "replace")
+        if kind.startswith(("application/json", "text/event-stream")):
+            return ""
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            chunks.append(chunk)
+            size += len(chunk)
+            if size >= answer.MAX_REFUSAL_BODY:
+                break
+    except httpx2.HTTPError:
+        return ""
+    return b"".join(chunks)[: answer.MAX_REFUSAL_BODY].decode("utf-8", "replace")
+
+
 def _http_client_with_trace_headers(max_connections: int, session: dict[str, str], tap: WireTap) -> Any:
     """An httpx2 client (the SDK's timeouts) that mirrors ``_meta`` trace keys into W3C headers,
     records the HTTP status and ``Retry-After`` of each attempt's POST on the attempt (the SDK keeps
@@ -205,6 +230,9 @@ def _http_client_with_trace_headers(max_connections: int, session: dict[str, str
         if attempt is not None and attempt.http_status is None and response.request.method == "POST":
             attempt.http_status = response.status_code
             attempt.http_retry_after = retry_after_from_headers(response.headers.get)
+            if response.status_code >= 500:
+                page = await _gateway_page(response) if response.status_code in (502, 503) else ""
+                attempt.gateway_not_forwarded = answer.gateway_never_forwarded(response.status_code, page)
         elif attempt is None and response.status_code >= 400 and response.request.method == "POST":
             tap.handshake_status = tap.handshake_status or response.status_code
         if "mcp-session-id" in response.request.headers and (

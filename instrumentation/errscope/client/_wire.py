@@ -120,6 +120,9 @@ class WireAttempt:
     """The HTTP status of the POST carrying the attempt (streamable HTTP)."""
     http_retry_after: float | None = None
     """Its ``Retry-After`` header in seconds (RFC 9110 §10.2.3: delay-seconds or an HTTP-date)."""
+    gateway_not_forwarded: bool = False
+    """The POST's 5xx answer (no JSON-RPC body) was a gateway's saying it never reached the server behind it
+    (:func:`errscope.client._answer.gateway_never_forwarded`)."""
     http_redirect: int | None = None
     """The status of the last answer to the attempt's POST when it was a redirect (3xx): the SDK follows a POST's
     307/308 within the origin up to its budget, so a redirect that is the last answer was not followed (another origin,
