@@ -276,6 +276,7 @@ from errscope._classify._http_errors import (
     _error_document,
     _http_status,
     _http_transport_error,
+    _new_connection_error,
     _proxy_error,
     _proxy_error_code,
     _proxy_status,
@@ -399,7 +400,7 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "kazoo.exceptions.ZookeeperError": lambda exc: _zookeeper_code(exc),
     "kazoo.exceptions.ConnectionDropped": _unavailable(True, "zookeeper"),
     "kazoo.handlers.threading.KazooTimeoutError": lambda exc: _kazoo_timeout(exc),
-    "urllib3.exceptions.NewConnectionError": _unavailable(False, "http"),  # incl. NameResolutionError
+    "urllib3.exceptions.NewConnectionError": _new_connection_error,  # incl. NameResolutionError; a SOCKS login refused
     "urllib3.exceptions.ConnectTimeoutError": _unavailable(False, "http"),
     "urllib3.exceptions.EmptyPoolError": _unavailable(False, "http"),
     "urllib3.exceptions.SSLError": _unavailable(False, "http"),
