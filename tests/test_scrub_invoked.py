@@ -127,7 +127,6 @@ def test_here_string_piped_to_a_reader() -> None:
     assert "Fern#Stone77" not in scrub("cat <<< 'Fern#Stone77' | docker login --password-stdin")
 
 
-@pytest.mark.xfail(strict=True, reason="the word after 'cookie' in prose is taken when it looks random, a cookie's name can")
 def test_a_cookie_name_in_prose_stays() -> None:
     text = "cookie 'consent_given_2024' set"
     assert scrub(text) == text

@@ -395,8 +395,13 @@ def _check_keyword_random(data: bytes, start: int, secret: bytes, secret_end: in
     return looks_random(secret) and not _ID_OR_DIGEST.fullmatch(secret) and not _NAME_OF_HEADER.fullmatch(secret)
 
 
+# Lower-case words joined by ``_`` or ``-``, a number after them: a name (a cookie's ``consent_given_2024``, a flag's),
+# no random value, whose runs hold both cases or digits throughout.
+_WORDS_NAME: Final = re.compile(rb"[a-z]{2,}(?:[_\-][a-z]{2,})+(?:[_\-]?[0-9]{1,8})?")
+
+
 def _check_random(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
-    return looks_random(secret)
+    return looks_random(secret) and not _WORDS_NAME.fullmatch(secret)
 
 
 def _check_header(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:

@@ -100,10 +100,25 @@ def _weighing() -> set[int]:
     return ids
 
 
+def _retries_spent_on(exc: BaseException) -> int | None:
+    """The status urllib3's ``Retry`` gave up on (its ``ResponseError``, "too many 500 error responses"), when ``exc``
+    was raised over that (its chain, or a ``reason`` it kept): spotipy raises ``SpotifyException(429)`` for any status
+    its session retried until the retries ran out, the real one only in urllib3's words."""
+    texts = [_message_of(failure) for failure in walk(exc)[1:]]
+    reason = _attribute(exc, "reason")
+    if isinstance(reason, BaseException):
+        texts.append(_message_of(reason))
+    match = next((m for m in map(_RETRIED_STATUS.search, texts) if m), None)
+    return int(match.group(1)) if match else None
+
+
 def _http_status(exc: BaseException) -> Classification | None:
     status = http_status_of(exc)
     if status is None or _is_http_parse_error(exc.__cause__):
         return None  # none, or the client parser's own: its cause decides
+    retried = _retries_spent_on(exc)
+    if retried is not None and retried != status:
+        return _status_named(retried, "http")(exc)  # the status the server answered, not the one the SDK filed it under
     # (and a 408 an SDK files its own read timeout under: LiteLLM's ``Timeout``, no response held)
     if (status >= 500 or status == 408) and _no_answer_below(exc):
         return None  # no server said so: the transport failure it was raised over decides
