@@ -190,6 +190,9 @@ no rule anywhere in the chain          a class named for an    RFC 9110 §15's r
                                        status; else by the     ``...Throttled...``, ``...NotFound``,
                                        words of the types'     ``...Timeout...``: a last resort
                                        names
+... and none named so, raised in a     by its words, as a      the library kept only a text
+library's own code (a builtin, not a   foreign server's text   (``_library_words``)
+programming error, or its own class)   is read
 anything else                          unknown                 a gap in the mapping: it is alerted on
 =====================================  ======================  ========================================
 
