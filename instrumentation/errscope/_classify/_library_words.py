@@ -18,9 +18,10 @@ from errscope._vocabulary import FailureClass
 
 
 # The builtins a library raises to report what it found (zipfile's ``KeyError("There is no item named 'x' in the
-# archive")``, bz2's ``OSError("Invalid data stream")``, PyMuPDF's ``ValueError("document closed or encrypted")``, lz4's
-# ``RuntimeError``): not the programming errors (``TypeError``, ``AttributeError``, ``NameError`` ...), which name the
-# tool's own misuse of the library whatever their words.
+# archive")``, bz2's ``OSError("Invalid data stream")``, PyMuPDF's ``ValueError("document closed or encrypted")``,
+# GitPython's ``ValueError("Remote named 'x' didn't exist")``): not the programming errors (``TypeError``,
+# ``AttributeError``, ``NameError`` ...), which name the tool's own misuse of the library whatever their words. (A C
+# function the tool calls directly, lz4's ``decompress``, leaves no library frame: its raise looks like the tool's.)
 _REPORTING_BUILTINS: Final = (OSError, ValueError, LookupError, RuntimeError)
 
 
@@ -45,6 +46,13 @@ def _library_module(name: object) -> bool:
     file = getattr(module, "__file__", None)
     if not isinstance(file, str):
         return name in sys.builtin_module_names or name in getattr(sys, "stdlib_module_names", ())
+    return _library_file(file)
+
+
+@lru_cache(maxsize=1024)
+def _library_file(file: str) -> bool:
+    """Whether ``file`` lies under :func:`_library_roots` (resolved once a file: a path resolves through the
+    filesystem)."""
     try:
         resolved = str(Path(file).resolve())
     except (OSError, RuntimeError):
