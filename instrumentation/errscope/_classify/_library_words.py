@@ -66,8 +66,8 @@ def _raised_by_a_library(exc: BaseException) -> bool:
     raised with a text only: xlrd's ``XLRDError``, nats-py's ``Error``, smbprotocol's ``SMBException``) that no rule
     knows. One the tool's code raised is the author's, whatever class it is."""
     if type(exc).__module__ == "builtins":
-        if not isinstance(exc, _REPORTING_BUILTINS):
-            return False
+        if not isinstance(exc, _REPORTING_BUILTINS) or isinstance(exc, UnicodeError):
+            return False  # a codec's error names the encoding the tool chose, whoever's bytes they were
     elif _lookup(exc) is not None:
         return False  # a rule knows the class and found nothing to say (a program's exit: its command line is no report)
     tb = exc.__traceback__

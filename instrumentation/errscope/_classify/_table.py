@@ -355,6 +355,9 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # not have, a database alias not in the settings (a missing row is the model's DoesNotExist)
     **dict.fromkeys(("django.core.exceptions.FieldDoesNotExist", "django.utils.connection.ConnectionDoesNotExist"),
                     _fixed(FailureClass.UNKNOWN, False)),
+    # ... and a query naming a field the model does not have ("Cannot resolve keyword 'x' into field. Choices are:
+    # ..."): the tool's own query, whose list of fields is no failure's words
+    "django.core.exceptions.FieldError": _fixed(FailureClass.UNKNOWN),
     # python-gitlab's for an answer that is not the API's JSON (a 2xx login page a proxy served): raised over no
     # decoder error, with no status; as _unusable_success, the upstream's fault, and whether it acted is open
     "gitlab.exceptions.GitlabParsingError": _fixed(FailureClass.UPSTREAM_UNAVAILABLE),
