@@ -396,7 +396,7 @@ def _check_keyword_random(data: bytes, start: int, secret: bytes, secret_end: in
 
 
 # Lower-case words joined by ``_`` or ``-``, a number after them: a name (a cookie's ``consent_given_2024``, a flag's),
-# no random value, whose runs hold both cases or digits throughout.
+# not a random value (one mixes cases or digits all through).
 _WORDS_NAME: Final = re.compile(rb"[a-z]{2,}(?:[_\-][a-z]{2,})+(?:[_\-]?[0-9]{1,8})?")
 
 
