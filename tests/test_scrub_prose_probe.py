@@ -6,8 +6,9 @@ punctuation and word order than the sets hold (``became``, ``will be``, ``'s now
 ``with .. as the password``, ``Use 582913 to verify``, a gate PIN ``changed to``).
 
 Measured before the fixes (commit 73cb9ca): scrub altered 7/155 benign texts and missed 17/82 secrets; the RE2
-patterns alone 22/155 and 17/82. After: scrub 2/155 and 2/82; RE2 alone 6/155 and 2/82. What is still missed or
-altered is pinned below.
+patterns alone 22/155 and 17/82. After: scrub 2/155 and 2/82; RE2 alone 6/155 and 2/82. Then (the verb ``pass ..
+as``, a code's validity, a corrected code): scrub 0/155 and 0/82; RE2 alone 6/155 and 0/82. What is still altered is
+pinned below.
 """
 
 from __future__ import annotations
@@ -261,24 +262,22 @@ SECRETS = [
     ("Password reset for bob, it's Qz7Lm3Vx8Kt2 now", 'Qz7Lm3Vx8Kt2'),
 ]
 
-# Still altered by scrub: ``pass token_v2 as ..`` (prose_secret_handoff's bare ``pass ..``: ``pass`` the verb, and RE2
-# has no lookahead to see the ``as`` that says so).
-ALTERED = {"Could we pass token_v2 as the second argument instead?"}
-# ... and by the RE2 patterns alone, what only Python's checks spare (a capitals metavariable, a one-letter one, ``RS256``
-# that a password shape check rejects, ``--token flag to ..``: a lower-case word with prose after it): the Collector
-# redacts these.
-REGEX_ONLY_ALTERED = ALTERED | {
+# Still altered by the RE2 patterns alone, what only Python's checks spare (a capitals metavariable, a one-letter one,
+# ``RS256`` that a password shape check rejects, ``--token flag to ..``: a lower-case word with prose after it, ``pass
+# token_v2 as ..``: prose_secret_handoff's bare ``pass ..`` is the verb, and RE2 has no lookahead to see the ``as`` that
+# says so): the Collector redacts these. Nothing is altered by scrub, nothing missed.
+ALTERED: set[str] = set()
+REGEX_ONLY_ALTERED = {
+    "Could we pass token_v2 as the second argument instead?",
     "Use the --token flag to pass credentials to the CLI.",
     "Use RS256 for the JWT signing key.",
     "Usage: mytool login [--token TOKEN] [--password-stdin]",
     "  --api-key KEY       API key to use (default: $MYTOOL_API_KEY)",
     "  -p, --pass N        number of passes (default: 3)",
 }
-# Missed: a bare ``Code:`` (error codes are written so) and a combination after a joke.
-MISSED = {
-    "Code: 612094 (valid 5 min)",
-    "Safe combination is 4-8-15 (just kidding) it's 31972",
-}
+# Missed once: a bare ``Code:`` (error codes are written so) before how long it is valid (prose_code_valid_for), and a
+# combination given again after a joke (prose_code_corrected).
+MISSED: set[str] = set()
 
 
 def _params(items, pinned, reason):  # type: ignore[no-untyped-def]

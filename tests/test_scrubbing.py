@@ -661,6 +661,8 @@ example("prose_key_random", f"Generated a fresh key for you {_fresh} please don'
 example("prose_numeric_code", "the gate code is 480193, the key box is by the garage", f"the gate code is {REDACTED}, the key box is by the garage")
 example("prose_code_is_your", "Acme: 480193 is your login code. Don't share it.", f"Acme: {REDACTED} is your login code. Don't share it.")
 example("prose_use_code_to", "Acme: use 480193 to verify your e-mail address.", f"Acme: use {REDACTED} to verify your e-mail address.")
+example("prose_code_valid_for", "Acme code: 480193 (valid 10 min). Never share it.", f"Acme code: {REDACTED} (valid 10 min). Never share it.")
+example("prose_code_corrected", "the safe combo is 12-34 (kidding) it's 480193.", f"the safe combo is 12-34 (kidding) it's {REDACTED}.")
 example("prose_seed_phrase", "seed phrase: canyon lizard orbit velvet harvest margin tribe oxygen shallow glimpse fossil jungle", f"seed phrase: {REDACTED}")
 example(
     "prose_table_column",

@@ -26,6 +26,7 @@ __all__ = [
     "SQLSTATE_CLASSES",
     "api_code_class",
     "classify_text",
+    "counts_things",
     "data_texts",
     "deciding_cause",
     "grpc_status_in_text",
@@ -343,6 +344,18 @@ _BODY_CUT: Final = (
 
 # Status numbers standing as words ("403 Forbidden", "HTTP 503", "status=429").
 _STATUS: Final = re.compile(r"(?<![\w.-])([1-5]\d\d)(?![\w.-])")
+# A number followed by a plural noun in lower case counts things ("processed 404 records", "Job status: 500 items
+# remaining"): no status. Reason phrases are capitalised or singular ("404 Not Found", "503 service unavailable"); a
+# status's own plurals ("500 errors", "503 responses") and the verbs after a status ("404 means") are not counts.
+_COUNTED: Final = re.compile(
+    r"[ \t]+(?!(?:does|means|says|returns|indicates|status|statuses|errors|responses|codes|replies|answers)\b)"
+    r"[a-z]{3,}s\b")
+
+
+def counts_things(text: str, end: int) -> bool:
+    """Whether the number that ends at ``end`` in ``text`` is followed by a counted noun (:data:`_COUNTED`)."""
+    return _COUNTED.match(text, end) is not None
+
 
 
 # curl's exit code (curl(1) "EXIT CODES", libcurl-errors(3)), in its own error line ("curl: (7) Failed to connect to
@@ -427,7 +440,10 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\bread-only file ?system\b|\berofs\b|"
             # (not SslStream's "Authentication failed because the remote party has closed the transport stream": a TLS
             # handshake the peer cut, no credential refused)
-            r"\bauthentication (?:failed|required)\b(?!,? because (?:the )?(?:remote|peer|connection|transport|stream))|"
+            r"\bauthentication (?:failed|failure|required)\b(?!,? because (?:the )?(?:remote|peer|connection|transport|stream))|"
+            # NATS's -ERR for a login or a subject the account may not use ("Authorization Violation", "Permissions
+            # Violation for Publish to x")
+            r"\b(?:authori[sz]ation|permissions?) violation\b|"
             # A rejected API key (OpenAI's "Incorrect API key provided" / ``invalid_api_key``, "API key expired"):
             # the operator's credential, never the model's arguments.
             r"\b(?:invalid|incorrect|wrong|bad|expired|revoked|disabled)[ _](?:api[ _-]?key|secret[ _]key|access[ _]key)s?\b|"
@@ -458,7 +474,10 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # SQLite refusing a write to a database the server's user may only read (SQLITE_READONLY, code 8 and its
             # extended 1032 SQLITE_READONLY_DBMOVED...: "attempt to write a readonly database"), as errscope reads the
             # code on sqlite3's exception: the file's permissions or the way the operator opened it.
-            r"\battempt to write a read-?only database\b|\bsqlite[ _]readonly\b",
+            r"\battempt to write a read-?only database\b|\bsqlite[ _]readonly\b|"
+            # a document locked by a password the tool lacks (PyMuPDF's "document closed or encrypted", "file is
+            # encrypted"): as pypdf's FileNotDecryptedError, the credential that opens it
+            r"\b(?:document|file|pdf|archive) (?:is )?(?:closed or )?encrypted\b",
             re.I,
         ),
     ),
@@ -617,6 +636,8 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # MySQL's client errors 2006 and 2013 (CR_SERVER_GONE_ERROR, CR_SERVER_LOST) and SQLite's SQLITE_BUSY, in
             # their messages: the codes errscope reads on a driver's exception.
             r"\bserver has gone away\b|\blost connection to (?:the )?(?:[\w-]+ )?server\b|\bdatabase is locked\b|"
+            # a peer that closed before its greeting (nats-py's "empty response from server when expecting INFO message")
+            r"\bempty (?:response|reply|answer) from (?:the )?(?:server|peer|host)\b|"
             # A gateway's own body for an upstream it could not reach or read, without its status line: Envoy/Istio
             # ("upstream connect error or disconnect/reset before headers", "no healthy upstream"), Kong ("failure to
             # get a peer from the ring-balancer", "An invalid response was received from the upstream server", "The
@@ -659,14 +680,23 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\bis not\s+an?\s+(?:valid\s+)?(?:\w+\s+)?(?:archive|zip ?file|gzip(?:ped)? file|database|pdf|image)\b|"
             r"\bfile format not recognized\b|\bunsupported (?:file |image |archive )?format\b|\bno decode delegate\b|"
             r"\bparse error: |\b(?:improper|corrupt(?:ed)?|damaged|truncated) (?:\w+ ){0,2}(?:header|file|data|archive|image)\b|"
-            r"\bis a directory\b|\beisdir\b",
+            r"\bis a directory\b|\beisdir\b|"
+            # ... and in the words the format libraries raise with: Pillow's "image file is truncated", lz4's frame
+            # API's ERROR_frameType_unknown, a magic number that is not the format's ("bad magic number")
+            r"\b(?:file|data|image|archive|stream|document) (?:is |was )?(?:truncated|corrupt(?:ed)?|damaged)\b|"
+            r"\bframe ?type unknown\b|\b(?:bad|wrong|invalid|unknown) magic\b",
             re.I,
         ),
     ),
     (
         FailureClass.NOT_FOUND,
         re.compile(
-            r"not found|no such|does not exist|doesn't exist|unknown (id|identifier)|"
+            r"not found|no such|does not exist|doesn't exist|did(?: not|n't) exist|unknown (id|identifier)|"
+            # a lookup a library answers in a sentence: zipfile's "There is no item named 'x' in the archive"
+            r"\bthere (?:is|are) no (?:\w+ ){1,2}(?:named|called|with (?:the )?(?:name|id|key))\b|"
+            # libxml2's XML_IO_LOAD_ERROR for a document it could not open (lxml's "Error reading file 'x': failed to
+            # load external entity"): the path or URL the call named
+            r"\bfailed to load external entity\b|"
             # a path that resolves to no file: a component that is a file (ENOTDIR), symbolic links that lead to each
             # other (ELOOP), in strerror's and Node's words
             r"\bnot a directory\b|\benotdir\b|\btoo many levels of symbolic links\b|\beloop\b|"
@@ -1028,7 +1058,7 @@ def _classify_whole(text: str) -> FailureClass:
         return GRPC_CODES[grpc][0]
     for match in _STATUS.finditer(text):
         status = int(match.group(1))
-        if 400 <= status <= 599:
+        if 400 <= status <= 599 and not counts_things(text, match.end()):
             cls = class_for_http_status(status)  # the server-side table (RFC 9110 §15)
             if cls is not FailureClass.UNKNOWN:
                 return cls

@@ -1891,7 +1891,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "piped_secret_stdin",
         "keyword",
         # the value holds a digit (RE2 alone cannot tell ``echo ok | sudo -S true`` from a password otherwise)
-        r"(\b(?:echo|printf|yes)(?:[ \t]+-[neE]{1,3})*[ \t]+(?:['\"]%s(?:\\n)?['\"][ \t]+)?['\"]?)"
+        r"(\b(?:echo|printf|yes)(?:[ \t]+-[neE]{1,3})*[ \t]+(?:['\"]%s(?:\\n)?['\"][ \t]+)?['\"]?|<<<[ \t]*['\"]?)"
         r"[^\s'\"|$<>{%*\[(\\;&][^\s'\"|<>;&0-9]*[0-9][^\s'\"|<>;&]*"
         r"(['\"]?[ \t]*(?:\|[^|\r\n]*?(?i:--password-stdin|--stdin|-passin[ \t]+stdin|\bsudo(?:[ \t]+-[A-Za-z]+)*[ \t]+-[A-Za-z]*S\b"
         r"|\bpasswd\b|\bkinit\b|\blogin\b|\bsecrets?[ \t]+(?:set|put|create|add)\b|--with-token|luks(?:open|format|addkey)|\bkeytool\b)"
@@ -1901,11 +1901,12 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "--password-stdin``, ``| sudo -S``, ``| kinit``, ``| passwd``, ``| gh auth login --with-token``, ``| vault login -``, "
         "``| cryptsetup luksOpen``, ``| openssl .. -passin stdin``, ``| docker secret create``, ``yes '<pw>' | keytool``) "
         "or into a file named for a secret (``echo .. > /run/secrets/db_password``); ``$VAR``, ``$(cat file)`` and words "
-        "without a digit stay, and Python also requires a password's or a random value's shape.",
+        "without a digit stay, and Python also requires a password's or a random value's shape. A here-string piped on "
+        "(``cat <<< '<pw>' | docker login --password-stdin``) the same.",
         keep_suffix=True,
-        hints=("echo", "printf", "yes"),
+        hints=("echo", "printf", "yes", "<<<"),
         verify="credential",
-        trigger=r"(?:echo|printf|yes)[ \t]",
+        trigger=r"(?:echo|printf|yes)[ \t]|<<<",
     ),
     SecretPattern(
         "herestring_secret",
@@ -2299,6 +2300,31 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         keep_suffix=True,
         hints=("use", "enter", "type", "input"),
         trigger=r"(?i:use|enter|type|input)[ \t]+[0-9]{4,10}[ \t]+(?i:to)[ \t]",
+    ),
+    SecretPattern(
+        "prose_code_valid_for",
+        "keyword",
+        r"(\b(?i:code)[ \t]*[:=]?[ \t]*)[0-9]{4,10}([ \t]*[(,;\-–—][ \t]*(?i:valid|expires|expiring|good)[ \t]+(?i:for|in|until)?)",
+        True,
+        "A numeric code told how long it lasts, as SMS and mail send a one-time code: ``Code: .. (valid 5 min)``, "
+        "``code .., expires in 10 minutes`` (a bare ``Code: 404`` stays: error codes are written so).",
+        keep_suffix=True,
+        hints=("code",),
+        trigger=r"(?i:code)[ \t]*[:=]?[ \t]*[0-9][0-9][0-9][0-9]",
+    ),
+    SecretPattern(
+        "prose_code_corrected",
+        "keyword",
+        r"(\b(?i:pin|puk|passcode|combo|combination|(?:door|gate|alarm|garage|lockbox|keypad|safe|locker)[ \t]?code)\b"
+        r"[^\r\n0-9\[]{0,12}(?:[0-9][0-9\-]*|\[REDACTED\])[^\r\n0-9]{0,24}?[ \t](?i:it'?s|it[ \t]+is|actually|really)[ \t]+)"
+        r"[0-9]{4,10}"
+        r"(?:([#\s.,;)!])|$)",
+        True,
+        "A numeric code given again after a joke or a slip, on the same line: ``Safe combination is 4-8-15 (just "
+        "kidding) it's ..``, ``gate code 1234, no wait, it's ..``.",
+        keep_suffix=True,
+        hints=("pin", "puk", "code", "combo", "combination"),
+        trigger=r"(?i:it'?s|it[ \t]+is|actually|really)[ \t]+[0-9][0-9][0-9][0-9]",
     ),
     SecretPattern(
         "prose_table_column",

@@ -395,8 +395,13 @@ def _check_keyword_random(data: bytes, start: int, secret: bytes, secret_end: in
     return looks_random(secret) and not _ID_OR_DIGEST.fullmatch(secret) and not _NAME_OF_HEADER.fullmatch(secret)
 
 
+# Lower-case words joined by ``_`` or ``-``, a number after them: a name (a cookie's ``consent_given_2024``, a flag's),
+# not a random value (one mixes cases or digits all through).
+_WORDS_NAME: Final = re.compile(rb"[a-z]{2,}(?:[_\-][a-z]{2,})+(?:[_\-]?[0-9]{1,8})?")
+
+
 def _check_random(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
-    return looks_random(secret)
+    return looks_random(secret) and not _WORDS_NAME.fullmatch(secret)
 
 
 def _check_header(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
@@ -407,7 +412,24 @@ def _check_password(data: bytes, start: int, secret: bytes, secret_end: int) -> 
     return looks_like_password(secret)
 
 
+# ``pass`` the verb, not the short word for a password: ``pass <value> as`` and then what it is passed as, a noun phrase
+# that names no credential (``pass token_v2 as the second argument``). Python only: RE2 cannot look past the value.
+_PASS_VERB_BEFORE: Final = re.compile(rb"(?:^|[^A-Za-z0-9_\-])(?i:pass)[ \t]+['\"`]?$")
+_PASSED_AS_AFTER: Final = re.compile(rb"['\"`]?[ \t]+(?i:as)[ \t]+((?:[A-Za-z\-]+[ \t]*){1,4})")
+_CREDENTIAL_WORD: Final = re.compile(rb"(?i:pass|pw|psk|pin|secret|token|cred|key)")
+
+
+def _passed_as(data: bytes, start: int, secret_start: int, secret_end: int) -> bool:
+    """``data`` has ``pass`` right before the value and ``as`` and a noun phrase without a credential's word after it."""
+    if not _PASS_VERB_BEFORE.search(data, max(start, secret_start - 16), secret_start):
+        return False
+    after = _PASSED_AS_AFTER.match(data, secret_end)
+    return after is not None and not _CREDENTIAL_WORD.search(after.group(1))
+
+
 def _check_credential(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
+    if _passed_as(data, start, secret_end - len(secret), secret_end):
+        return False
     return looks_like_password(secret) or looks_random(secret)
 
 

@@ -88,13 +88,9 @@ CALLS: dict[str, Callable[[Path], Any]] = {
     ("mupdf_text_named_pdf", "FileDataError", C.INVALID_INPUT, False),
     ("mupdf_empty_file", "EmptyFileError", C.INVALID_INPUT, False),
     ("mupdf_missing", "FileNotFoundError", C.NOT_FOUND, None),
-    pytest.param("mupdf_locked_page", "ValueError", C.PERMISSION_DENIED, False, marks=pytest.mark.xfail(
-        strict=True, reason="PyMuPDF raises a builtin ValueError('document closed or encrypted') for a page of a "
-                            "locked PDF: a builtin with a text only")),
+    ("mupdf_locked_page", "ValueError", C.PERMISSION_DENIED, False),  # PyMuPDF's ValueError('document closed or encrypted')
     ("py7zr_text_named_7z", "Bad7zFile", C.INVALID_INPUT, False),
-    pytest.param("xlrd_text_named_xls", "XLRDError", C.INVALID_INPUT, False, marks=pytest.mark.xfail(
-        strict=True, reason="xlrd raises its one XLRDError for every failure; only its text ('Unsupported format, or "
-                            "corrupt file') says the file is not a workbook")),
+    ("xlrd_text_named_xls", "XLRDError", C.INVALID_INPUT, False),  # its one class; its words: 'Unsupported format, ..'
     ("csv_unclosed_quote", "Error", C.INVALID_INPUT, False),
     ("configparser_no_section", "MissingSectionHeaderError", C.INVALID_INPUT, False),
     ("wave_not_riff", "Error", C.INVALID_INPUT, False),

@@ -157,7 +157,10 @@ SOCKS_CLIENTS: dict[str, Callable[[str], Callable[[], object]]] = {
     "aiohttp-socks": _aiohttp_socks,
     "httpx-socks": _httpx_socks,
     "python-socks": _python_socks,
-    "requests": lambda proxy: lambda: requests.get(TARGET, proxies={"https": proxy}, timeout=5),
+    # socks5h: the proxy resolves the name, as the others do by default (socks5:// makes PySocks resolve it here first,
+    # and the target's made-up name fails before the proxy answers)
+    "requests": lambda proxy: lambda: requests.get(TARGET, proxies={"https": proxy.replace("socks5://", "socks5h://", 1)},
+                                                   timeout=5),
 }
 
 

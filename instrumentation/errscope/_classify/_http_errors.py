@@ -29,6 +29,7 @@ from errscope._classify._names import _NOT_FOUND_WORDS, _by_name, _carried_delay
 from errscope._foreign_text import (
     api_code_class as _code_family,
     classify_text,
+    counts_things,
     json_error_parts,
     named_code_class,
     retry_after_from_text,
@@ -99,10 +100,25 @@ def _weighing() -> set[int]:
     return ids
 
 
+def _retries_spent_on(exc: BaseException) -> int | None:
+    """The status urllib3's ``Retry`` gave up on (its ``ResponseError``, "too many 500 error responses"), when ``exc``
+    was raised over that (its chain, or a ``reason`` it kept): spotipy raises ``SpotifyException(429)`` for any status
+    its session retried until the retries ran out, the real one only in urllib3's words."""
+    texts = [_message_of(failure) for failure in walk(exc)[1:]]
+    reason = _attribute(exc, "reason")
+    if isinstance(reason, BaseException):
+        texts.append(_message_of(reason))
+    match = next((m for m in map(_RETRIED_STATUS.search, texts) if m), None)
+    return int(match.group(1)) if match else None
+
+
 def _http_status(exc: BaseException) -> Classification | None:
     status = http_status_of(exc)
     if status is None or _is_http_parse_error(exc.__cause__):
         return None  # none, or the client parser's own: its cause decides
+    retried = _retries_spent_on(exc)
+    if retried is not None and retried != status:
+        return _status_named(retried, "http")(exc)  # the status the server answered, not the one the SDK filed it under
     # (and a 408 an SDK files its own read timeout under: LiteLLM's ``Timeout``, no response held)
     if (status >= 500 or status == 408) and _no_answer_below(exc):
         return None  # no server said so: the transport failure it was raised over decides
@@ -390,7 +406,8 @@ def _status_in_text(exc: BaseException) -> Classification | None:
     if isinstance(exc, _PROGRAMMING_ERRORS):
         return None
     text = _message_of(exc)
-    match = _STATUS_PHRASE.search(text) or _status_with_phrase(text)
+    match = next((m for m in _STATUS_PHRASE.finditer(text) if not counts_things(text, m.end())), None)
+    match = match or _status_with_phrase(text)
     if match is None:
         return None
     status = int(next(group for group in match.groups() if group))
@@ -521,12 +538,46 @@ _SOCKS_REPLIES: Final[dict[int, FailureClass]] = {
 }
 
 
+# A SOCKS5 proxy refusing the login (RFC 1929 §2: a status other than 0 closes the connection, with no reply code),
+# in python-socks' words ("Username and password authentication failure") and urllib3's SOCKS support's ("SOCKS5
+# authentication failed"): the proxy's credentials, not its reach.
+_SOCKS_LOGIN_REFUSED: Final = re.compile(r"\bauthentication fail(?:ed|ure)\b", re.I)
+
+
+def _socks_login_refused(exc: BaseException) -> Classification | None:
+    if not _SOCKS_LOGIN_REFUSED.search(_message_of(exc)):
+        return None
+    return Classification(FailureClass.PERMISSION_DENIED, upstream=Upstream("socks"), side_effect_possible=False)
+
+
+# PySocks' text of a SOCKS5 reply (RFC 1928 §6): "0x02: Connection not allowed by ruleset"
+_SOCKS_REPLY_TEXT: Final = re.compile(r"\b0x0([1-8]): ")
+
+
+def _new_connection_error(exc: BaseException) -> Classification:
+    """urllib3's ``NewConnectionError``: no connection, nothing sent. Through a SOCKS proxy (urllib3.contrib.socks
+    re-raises PySocks' ``SOCKS5Error`` and ``SOCKS5AuthError`` as one, with their text only) the proxy's reply code in
+    that text decides (:data:`_SOCKS_REPLIES`), and a login it refused is its credentials'."""
+    text = _message_of(exc)
+    if "socks" in text.lower():
+        reply = _SOCKS_REPLY_TEXT.search(text)
+        if reply is not None:
+            code = int(reply.group(1))
+            return Classification(_SOCKS_REPLIES[code], upstream=Upstream("socks", str(code)), side_effect_possible=False)
+        refused = _socks_login_refused(exc)
+        if refused is not None:
+            return refused
+    return _unavailable(False, "http")(exc)
+
+
 def _proxy_error_code(exc: BaseException) -> Classification:
     """A forward proxy refused the tunnel (python-socks' and aiohttp-socks' ``ProxyError``): its ``error_code`` is
-    the HTTP proxy's status (>= 100) or the SOCKS reply code. Never sent: the upstream was not reached."""
+    the HTTP proxy's status (>= 100) or the SOCKS reply code; without one, a login refused in its words
+    (RFC 1929: no reply code) is ``permission_denied``. Never sent: the upstream was not reached."""
     code = _attribute(exc, "error_code")
     if not isinstance(code, int) or isinstance(code, bool):
-        return _unavailable(False, "socks")(exc)  # the proxy's protocol failed, or a refusal without its code
+        # the proxy's protocol failed, or a refusal without its code
+        return _socks_login_refused(exc) or _unavailable(False, "socks")(exc)
     if code >= 100:
         return Classification(class_for_http_status(code), upstream=Upstream("http", str(code)),
                               side_effect_possible=False)

@@ -164,13 +164,35 @@ def _program_words(output: str) -> str:
     return without_stack_traces(_SOURCE_EXCERPT.sub("", text))
 
 
+# POSIX utilities whose exit status 1 is an answer, not a failure (POSIX.1-2017, each one's "EXIT STATUS"): diff and cmp
+# found the files differ, grep selected no lines. Their output is the data they compared or searched, no verdict.
+_ANSWERS_WITH_ONE: Final = frozenset({"diff", "cmp", "grep", "egrep", "fgrep"})
+
+
+def _program_name(exc: BaseException) -> str | None:
+    """The name of the program a failed run started: the first word of ``cmd`` (subprocess), ``argv`` (plumbum),
+    ``full_cmd`` (sh) or its result's ``command`` (invoke), without its directory."""
+    for owner, name in ((exc, "cmd"), (exc, "argv"), (exc, "full_cmd"), (_attribute(exc, "result"), "command")):
+        value = _attribute(owner, name) if owner is not None else None
+        if isinstance(value, (list, tuple)) and value:
+            value = value[0]
+        elif isinstance(value, str):
+            value = value.split()[0] if value.split() else None
+        if isinstance(value, bytes):
+            value = value.decode("utf-8", "replace")
+        if isinstance(value, str) or hasattr(value, "__fspath__"):
+            return str(value).replace("\\", "/").rpartition("/")[2]
+    return None
+
+
 def _program_failure(exc: BaseException) -> Classification | None:
     """A program the tool ran that exited with an error status: ``subprocess.CalledProcessError`` (``check=True``
     with the output captured), GitPython's ``GitCommandError`` (the git the official MCP git server drives), sh's
     ``ErrorReturnCode``, plumbum's ``ProcessExecutionError``, invoke's (and so Fabric's) ``UnexpectedExit``.
 
     A shell's 127 or 126 (the command not found, not executable) is a program that never started:
-    upstream_unavailable, nothing done, as a ``FileNotFoundError`` out of ``subprocess``.
+    upstream_unavailable, nothing done, as a ``FileNotFoundError`` out of ``subprocess``. The 1 of ``diff``, ``cmp``
+    and ``grep`` is their answer (:data:`_ANSWERS_WITH_ONE`): unknown, whatever their output holds.
 
     The exit status says only that it failed; what failed is in the program's own words, on stderr (else stdout:
     git's "nothing to commit"). Those are read with the foreign-text rules (``classify_text``: the same words a
@@ -182,6 +204,8 @@ def _program_failure(exc: BaseException) -> Classification | None:
     """
     if _exit_status(exc) in _SHELL_COULD_NOT_RUN:
         return Classification(FailureClass.UPSTREAM_UNAVAILABLE, side_effect_possible=False)
+    if _exit_status(exc) == 1 and _program_name(exc) in _ANSWERS_WITH_ONE:
+        return Classification(FailureClass.UNKNOWN)  # its answer ("they differ", "none matched"), taken for a failure
     for output in _program_output(exc):
         text = _program_words(output)
         if not text.strip():

@@ -193,6 +193,9 @@ no rule anywhere in the chain          a class named for an    RFC 9110 §15's r
                                        status; else by the     ``...Throttled...``, ``...NotFound``,
                                        words of the types'     ``...Timeout...``: a last resort
                                        names
+... and none named so, raised in a     by its words, as a      the library kept only a text
+library's own code (a builtin, not a   foreign server's text   (``_library_words``)
+programming error, or its own class)   is read
 anything else                          unknown                 a gap in the mapping: it is alerted on
 =====================================  ======================  ========================================
 
@@ -279,6 +282,7 @@ from errscope._classify._http_errors import (
     _error_document,
     _http_status,
     _http_transport_error,
+    _new_connection_error,
     _proxy_error,
     _proxy_error_code,
     _proxy_status,
@@ -368,6 +372,9 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # not have, a database alias not in the settings (a missing row is the model's DoesNotExist)
     **dict.fromkeys(("django.core.exceptions.FieldDoesNotExist", "django.utils.connection.ConnectionDoesNotExist"),
                     _fixed(FailureClass.UNKNOWN, False)),
+    # ... and a query naming a field the model does not have ("Cannot resolve keyword 'x' into field. Choices are:
+    # ..."): the tool's own query, whose list of fields is no failure's words
+    "django.core.exceptions.FieldError": _fixed(FailureClass.UNKNOWN),
     # python-gitlab's for an answer that is not the API's JSON (a 2xx login page a proxy served): raised over no
     # decoder error, with no status; as _unusable_success, the upstream's fault, and whether it acted is open
     "gitlab.exceptions.GitlabParsingError": _fixed(FailureClass.UPSTREAM_UNAVAILABLE),
@@ -423,7 +430,7 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "kazoo.exceptions.ZookeeperError": lambda exc: _zookeeper_code(exc),
     "kazoo.exceptions.ConnectionDropped": _unavailable(True, "zookeeper"),
     "kazoo.handlers.threading.KazooTimeoutError": lambda exc: _kazoo_timeout(exc),
-    "urllib3.exceptions.NewConnectionError": _unavailable(False, "http"),  # incl. NameResolutionError
+    "urllib3.exceptions.NewConnectionError": _new_connection_error,  # incl. NameResolutionError; a SOCKS login refused
     "urllib3.exceptions.ConnectTimeoutError": _unavailable(False, "http"),
     "urllib3.exceptions.EmptyPoolError": _unavailable(False, "http"),
     "urllib3.exceptions.SSLError": _unavailable(False, "http"),
