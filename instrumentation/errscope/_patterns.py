@@ -857,7 +857,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         # the password's rest becomes the host name the driver quotes ("could not translate host name
         # \"ssword@db.internal\"", "failed to resolve host 'r1@localhost'", "Can't connect to MySQL server on
         # '#sip@localhost'"). No host name holds an ``@``: what precedes the host's in such a quoted name goes.
-        r"((?i:\bhost(?: ?name)?|\bserver(?: host| on| at)?)[ \t]+[\"'`])[^\"'`\s]{0,256}?[^\"'`\s@]"
+        # (a tail opening with ``[`` is a mask already: ``"[REDACTED]@db"``)
+        r"((?i:\bhost(?: ?name)?|\bserver(?: host| on| at)?)[ \t]+[\"'`])(?:[^\"'`\s\[][^\"'`\s]{0,256}?)?[^\"'`\s@\[]"
         r"(@[A-Za-z0-9_.\-\[\]:%]+[\"'`])",
         True,
         "The tail of a password with an unencoded ``@`` that a driver printed as the host name it could not resolve "
