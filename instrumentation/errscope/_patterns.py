@@ -1117,6 +1117,44 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         hints=("phrase", "words", "mnemonic", "bip"),
         trigger=r"(?i:phrase|mnemonic|bip-?39)|[0-9][0-9][ \t\-](?i:words?)",
     ),
+    # --- what developer tools print (the twenty-third set, ``toolout``) ------------------------------------------
+    SecretPattern(
+        "plan_change_secret",
+        "keyword",
+        r"(~[ \t]+\"?[A-Za-z0-9_\-]*(?i:pass(?:word|wd)?|secret|token|key|credentials?|auth)\"?[ \t]*=[ \t]*\"[^\"\r\n]*\"[ \t]*->[ \t]*\")"
+        r"[^\"\s]+(\")",
+        1,
+        "A plan's update of a secret-named attribute, ``~ password = \"<old>\" -> \"<new>\"`` (Terraform and OpenTofu "
+        "``plan``, also inside a changed map: ``~ \"token\" = ..``): the new value after ``->`` (the old one is the "
+        "keyword rules'). It starts at the update marker ``~``, before the key, so the Collector's leftmost pass takes "
+        "it before the keyword rules that would stop at the first value. Python: a password's or a random shape.",
+        1,
+        hints=("->",),
+        verify="credential",
+        trigger=r"\"[ \t]*->[ \t]*\"",
+    ),
+    SecretPattern(
+        "bracketed_dotted_key",
+        "keyword",
+        r"(\[[A-Za-z0-9_\-]+(?:\.[A-Za-z0-9_\-]+)*\.(?i:password|passwd|pwd|token|secret|api-?key)\][ \t]+)[^\s'\"]+",
+        1,
+        "A config listing that prints each setting as ``[dotted.key] value`` (``composer config --list``: "
+        "``[http-basic.repo.example.com.password] ..``): the value after a bracketed dotted key whose last segment "
+        "names a secret. Python: a password's or a random shape.",
+        hints=("password]", "passwd]", "pwd]", "token]", "secret]", "key]"),
+        verify="credential",
+        trigger=r"\.(?i:password|passwd|pwd|token|secret|api-?key)\][ \t]",
+    ),
+    SecretPattern(
+        "anaconda_channel_token",
+        "uri",
+        r"((?i:anaconda\.(?:org|cloud|com))/t/)[A-Za-z0-9_\-]{20,}",
+        1,
+        "A conda channel URL with its access token as the path segment after ``/t/`` (``https://conda.anaconda.org/"
+        "t/<token>/<channel>``, ``repo.anaconda.cloud/t/<token>``, as ``conda config --show`` prints them; "
+        "Anaconda's documented token URL form).",
+        hints=("anaconda",),
+    ),
     # --- values that carry their container's escapes (the twenty-second set, ``escaped``) ---------------------
     # Before the keyword rules, which stop at the first quote or space: each of these reads the value to its real end
     # by the container's own escaping rule, and each needs that escape (the plain shapes stay with the keyword rules).
