@@ -108,6 +108,7 @@ _LETTER_AND_DIGIT = (
 GUARD: Final = (
     r"[:=>@：＝]|%3[AaDd]|%25(?:3[AaDd]|2[27])|-----|[A-Za-z0-9_\-+/.~]{15}|[0-9]{3}-[0-9]{2}-[0-9]{4}"
     r"|(?i:token|pass|passwd|secret|key|code|otp|pin|word|by|login|auth|authenticate|priv|psk|phrase|credentials?|community(?:-name)?|bindpw|rootpw|key-string)[ \t]"
+    r"|(?i:pwd|token|secret|key|passwd|password)\][ \t]"
     r"|└[ \t]|&lt;[A-Za-z]|&#|\\x3[AaDd]|\\u003[AaDd]|\{[A-Z][A-Z0-9\-]*\}|-[-puaPwbSAXU]|(?i:auth|ticate|tication|credentials?|password|user|login|bind_s|pw_set)\(|UGFzc3dvcmQ6|(?i:add_user)[ \t]|(?i:credentials?)\.|(?i:net[ \t]+user|/rp)[ \t]"
     "|" + _FOREIGN_PHRASE_WORDS + "|" + _COPULA_PASSWORD_WORDS + "|密碼|口令"
     "|" + _PROSE_PASSWORD_WORDS + "|" + _OTHER_SCRIPT_PROSE_WORDS
