@@ -28,7 +28,7 @@ reading the patterns). Kinds (each a family of formats):
   ``PRIVATE-TOKEN``, ``X-Shopify-Access-Token``, ..);
 - ORM and driver debug logs: HikariCP's config dump (``jdbcUrl....`` with a password parameter), Sequelize and
   TypeORM with their bound parameters after the statement, ActiveRecord's ``[["col", ".."]]``, Ecto, knex's
-  ``toSQL`` object, GORM, Mongoose, Django's ``django.db.backends``, Hibernate's ``binding parameter [2]``.
+  ``toSQL`` object, Mongoose, Django's ``django.db.backends``, Hibernate's ``binding parameter [2]``.
 
 Benign: the same tools' output with no secret (plain environments, image digests and ids, commit SHAs, GPG key
 fingerprints under ``GPG_KEY``, ``PYTHON_SHA256``), the tools' own masks (``(sensitive value)``, ``<sensitive>``,
@@ -47,8 +47,8 @@ from __future__ import annotations
 
 from tests.secret_corpus import heldout
 from tests.secret_corpus.captured import jwt
-from tests.secret_corpus.heldout import ALNUM, B64URL, HERE, HEX, Maker, pick, rnd, uuid
-from tests.secret_corpus.infra import b64s, fpw, one
+from tests.secret_corpus.heldout import ALNUM, HERE, HEX, Maker, pick, rnd, uuid
+from tests.secret_corpus.infra import fpw, one
 
 _r = heldout._rng  # the helpers above draw from it: toolout() seeds it
 
