@@ -498,7 +498,7 @@ example(
 example(
     "plan_change_secret",
     '      ~ master_password = "Fern#Stone66" -> "Fern#Stone77"',
-    f'      ~ master_password = "{REDACTED}" -> "{REDACTED}"',
+    f'      ~ master_password = "{REDACTED}"',
 )
 example(
     "bracketed_dotted_key",

@@ -1122,16 +1122,16 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "plan_change_secret",
         "keyword",
-        r"(~[ \t]+\"?[A-Za-z0-9_\-]*(?i:pass(?:word|wd)?|secret|token|key|credentials?|auth)\"?[ \t]*=[ \t]*\"[^\"\r\n]*\"[ \t]*->[ \t]*\")"
-        r"[^\"\s]+(\")",
+        r"(~[ \t]+\"?[A-Za-z0-9_\-]*(?i:pass(?:word|wd)?|secret|token|key|credentials?|auth)\"?[ \t]*=[ \t]*\")"
+        r"[^\"\s]+\"[ \t]*->[ \t]*\"[^\"\s]+(\")",
         1,
         "A plan's update of a secret-named attribute, ``~ password = \"<old>\" -> \"<new>\"`` (Terraform and OpenTofu "
-        "``plan``, also inside a changed map: ``~ \"token\" = ..``): the new value after ``->`` (the old one is the "
-        "keyword rules'). It starts at the update marker ``~``, before the key, so the Collector's leftmost pass takes "
-        "it before the keyword rules that would stop at the first value. Python: a password's or a random shape.",
+        "``plan``, also inside a changed map: ``~ \"token\" = ..``): both values and the arrow between them become one "
+        "marker (``~ password = \"[REDACTED]\"``), so that the Collector's one leftmost pass, which replaces one span a "
+        "match, leaves nothing it would match again. It starts at the update marker ``~``, before the key, so that pass "
+        "takes it before the keyword rules that would stop at the first value. Values with a space (a public key) stay.",
         1,
         hints=("->",),
-        verify="credential",
         trigger=r"\"[ \t]*->[ \t]*\"",
     ),
     SecretPattern(
