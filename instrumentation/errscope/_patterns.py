@@ -1137,11 +1137,12 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "bracketed_dotted_key",
         "keyword",
-        r"(\[[A-Za-z0-9_\-]+(?:\.[A-Za-z0-9_\-]+)*\.(?i:password|passwd|pwd|token|secret|api-?key)\][ \t]+)[^\s'\"]+",
+        r"(\[[A-Za-z0-9_\-]+(?:\.[A-Za-z0-9_\-]+)*\.(?i:password|passwd|pwd|token|secret|api-?key)\][ \t]+)[^\s'\"\[<*$][^\s'\"]*",
         1,
         "A config listing that prints each setting as ``[dotted.key] value`` (``composer config --list``: "
         "``[http-basic.repo.example.com.password] ..``): the value after a bracketed dotted key whose last segment "
-        "names a secret. Python: a password's or a random shape.",
+        "names a secret, unless it opens like a mask or a placeholder (``[``, ``<``, ``*``, ``$``: the marker itself "
+        "too, so the Collector's pass is final). Python: a password's or a random shape.",
         hints=("password]", "passwd]", "pwd]", "token]", "secret]", "key]"),
         verify="credential",
         trigger=r"\.(?i:password|passwd|pwd|token|secret|api-?key)\][ \t]",
