@@ -50,11 +50,14 @@ def _plain_patterns(text: str) -> str:
     if hits and hits[-1] == len(PATTERNS):
         scrubbed = _scrubbing._scrub_urls(scrubbed)
         hits.pop()
+    redacted: list[bytes] = []
     for index in hits:
         rule = _PLAIN_RULES[index]
         spans = rule.find.Match(_scrubbing._UNANCHORED, scrubbed, 0, len(scrubbed))
         if spans[0][0] >= 0:
-            scrubbed = _scrubbing._substitute(rule, scrubbed, spans)
+            scrubbed = _scrubbing._substitute(rule, scrubbed, spans, redacted)
+    if redacted:
+        scrubbed = _scrubbing._without_echoes(scrubbed, redacted)
     text = text if scrubbed is data else scrubbed.decode("utf-8", "replace")
     return _scrubbing.scrub_named_cells(text) if named_elsewhere else text
 

@@ -512,6 +512,21 @@ example(
     f'<input type="password" name="password" value="{REDACTED}">',
 )
 example(
+    "plan_change_secret",
+    '      ~ master_password = "Fern#Stone66" -> "Fern#Stone77"',
+    f'      ~ master_password = "{REDACTED}"',
+)
+example(
+    "bracketed_dotted_key",
+    "[http-basic.repo.example.com.password] Fern#Stone77",
+    f"[http-basic.repo.example.com.password] {REDACTED}",
+)
+example(
+    "anaconda_channel_token",
+    "  - https://conda.anaconda.org/t/it-Q7wv2LmX9zRt4KpYx8Nc/corp",
+    f"  - https://conda.anaconda.org/t/{REDACTED}/corp",
+)
+example(
     "chpasswd_pair",
     "+ echo 'deploy:Fern&Stone$77' | chpasswd",
     f"+ echo 'deploy:{REDACTED}' | chpasswd",

@@ -108,6 +108,7 @@ _LETTER_AND_DIGIT = (
 GUARD: Final = (
     r"[:=>@：＝]|%3[AaDd]|%25(?:3[AaDd]|2[27])|-----|[A-Za-z0-9_\-+/.~]{15}|[0-9]{3}-[0-9]{2}-[0-9]{4}"
     r"|(?i:token|pass|passwd|secret|key|code|otp|pin|word|by|login|auth|authenticate|priv|psk|phrase|credentials?|community(?:-name)?|bindpw|rootpw|key-string)[ \t]"
+    r"|(?i:pwd|token|secret|key|passwd|password)\][ \t]"
     r"|└[ \t]|&lt;[A-Za-z]|&#|\\x3[AaDd]|\\u003[AaDd]|\{[A-Z][A-Z0-9\-]*\}|-[-puaPwbSAXU]|(?i:auth|ticate|tication|credentials?|password|user|login|bind_s|pw_set)\(|UGFzc3dvcmQ6|(?i:add_user)[ \t]|(?i:credentials?)\.|(?i:net[ \t]+user|/rp)[ \t]"
     "|" + _FOREIGN_PHRASE_WORDS + "|" + _COPULA_PASSWORD_WORDS + "|密碼|口令"
     "|" + _PROSE_PASSWORD_WORDS + "|" + _OTHER_SCRIPT_PROSE_WORDS
@@ -1137,6 +1138,45 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "this key`` stays).",
         hints=("phrase", "words", "mnemonic", "bip"),
         trigger=r"(?i:phrase|mnemonic|bip-?39)|[0-9][0-9][ \t\-](?i:words?)",
+    ),
+    # --- what developer tools print (the twenty-third set, ``toolout``) ------------------------------------------
+    SecretPattern(
+        "plan_change_secret",
+        "keyword",
+        r"(~[ \t]+\"?[A-Za-z0-9_\-]*(?i:pass(?:word|wd)?|secret|token|key|credentials?|auth)\"?[ \t]*=[ \t]*\")"
+        r"[^\"\s]+\"[ \t]*->[ \t]*\"[^\"\s]+(\")",
+        1,
+        "A plan's update of a secret-named attribute, ``~ password = \"<old>\" -> \"<new>\"`` (Terraform and OpenTofu "
+        "``plan``, also inside a changed map: ``~ \"token\" = ..``): both values and the arrow between them become one "
+        "marker (``~ password = \"[REDACTED]\"``), so that the Collector's one leftmost pass, which replaces one span a "
+        "match, leaves nothing it would match again. It starts at the update marker ``~``, before the key, so that pass "
+        "takes it before the keyword rules that would stop at the first value. Values with a space (a public key) stay.",
+        1,
+        hints=("->",),
+        trigger=r"\"[ \t]*->[ \t]*\"",
+    ),
+    SecretPattern(
+        "bracketed_dotted_key",
+        "keyword",
+        r"(\[[A-Za-z0-9_\-]+(?:\.[A-Za-z0-9_\-]+)*\.(?i:password|passwd|pwd|token|secret|api-?key)\][ \t]+)[^\s'\"\[<*$][^\s'\"]*",
+        1,
+        "A config listing that prints each setting as ``[dotted.key] value`` (``composer config --list``: "
+        "``[http-basic.repo.example.com.password] ..``): the value after a bracketed dotted key whose last segment "
+        "names a secret, unless it opens like a mask or a placeholder (``[``, ``<``, ``*``, ``$``: the marker itself "
+        "too, so the Collector's pass is final). Python: a password's or a random shape.",
+        hints=("password]", "passwd]", "pwd]", "token]", "secret]", "key]"),
+        verify="credential",
+        trigger=r"\.(?i:password|passwd|pwd|token|secret|api-?key)\][ \t]",
+    ),
+    SecretPattern(
+        "anaconda_channel_token",
+        "uri",
+        r"((?i:anaconda\.(?:org|cloud|com))/t/)[A-Za-z0-9_\-]{20,}",
+        1,
+        "A conda channel URL with its access token as the path segment after ``/t/`` (``https://conda.anaconda.org/"
+        "t/<token>/<channel>``, ``repo.anaconda.cloud/t/<token>``, as ``conda config --show`` prints them; "
+        "Anaconda's documented token URL form).",
+        hints=("anaconda",),
     ),
     # --- values that carry their container's escapes (the twenty-second set, ``escaped``) ---------------------
     # Before the keyword rules, which stop at the first quote or space: each of these reads the value to its real end

@@ -526,6 +526,10 @@ _SECRET_NAME: Final = re.compile(
 # An OpenPGP long key id as GnuPG prints it (16 upper-case hex digits: ``user.signingkey=
 # C7E933C6D9C9EFCA``): public, it names the key.
 _PGP_KEY_ID: Final = re.compile(rb"(?=[0-9A-F]*[A-F])[0-9A-F]{16}")
+# An OpenPGP v4 fingerprint as GnuPG prints it (40 upper-case hex digits) under a name that says GPG or PGP (the
+# official images' ``ENV GPG_KEY=<fingerprint>``, ``gpg.fingerprint=``): public, it names the key.
+_PGP_FINGERPRINT: Final = re.compile(rb"[0-9A-F]{40}")
+_PGP_NAMED: Final = re.compile(rb"(?i:gpg|pgp)[A-Za-z0-9_.\-]*[\"']?[ \t]*[:=][ \t]*[\"']?$")
 _NAME_BYTES: Final = b"abcdefghijklmnopqrstuvwxyz-_"  # every byte :data:`_SECRET_NAME` matches
 # A word of prose where a value goes, with more prose after it (``Secret: managed by External Secrets``,
 # ``Passwort: siehe Tresor``): lower-case letters only, then a space and a word. No secret in any set is such a word.
@@ -539,6 +543,11 @@ _PLACEHOLDER_WORD: Final = re.compile(rb"(?i:change[_\-]?me|changeit|example|dum
 # characters right before a quote a string's prefix (Objective-C ``@"..."``, ``b'..'``, ``r"..."``): the
 # value, if any, is the quoted string after them (read when it was scrubbed already: ``"[REDACTED]"``).
 _ASSIGNED_AFTER: Final = re.compile(rb"[ \t]+=[ \t]")
+
+
+def _pgp_named(data: bytes, secret_start: int) -> bool:
+    """The name right before ``data[secret_start:]`` says GPG or PGP (``GPG_KEY=``, ``"pgp_fingerprint": "``)."""
+    return _PGP_NAMED.search(data, max(0, secret_start - 40), secret_start) is not None
 
 
 def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
@@ -571,6 +580,7 @@ def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
         (first.islower() and (45 in secret or 95 in secret) and not secret.translate(None, _NAME_BYTES) and _SECRET_NAME.fullmatch(secret))
         or (first == b"p" and _PUBLIC_CLIENT_KEY.fullmatch(secret))
         or (len(secret) == 16 and _PGP_KEY_ID.fullmatch(secret))
+        or (len(secret) == 40 and _PGP_FINGERPRINT.fullmatch(secret) and _pgp_named(data, secret_end - 40))
     ):
         return True
     if 2 <= len(secret) <= 14 and _PROSE_WORD.fullmatch(secret) and _PROSE_AFTER.match(data, secret_end):
@@ -614,9 +624,9 @@ def _groups(regex: bytes) -> Any:
     return re2.compile(regex)._regexp
 
 
-def _substitute(rule: _Rule, data: bytes, spans: list[tuple[int, int]]) -> bytes:
+def _substitute(rule: _Rule, data: bytes, spans: list[tuple[int, int]], redacted: list[bytes] | None = None) -> bytes:
     """Every match of ``rule`` in ``data``, the first ``spans`` (``rule.find``'s result, the match
-    first): kept groups stay, the secret between them is masked."""
+    first): kept groups stay, the secret between them is masked (and appended to ``redacted``)."""
     pieces: list[bytes] = []
     last = 0
     size = len(data)
@@ -666,6 +676,8 @@ def _substitute(rule: _Rule, data: bytes, spans: list[tuple[int, int]]) -> bytes
         ):
             pieces += (data[last:secret_start], _REDACTED_BYTES)
             last = secret_end
+            if redacted is not None:
+                redacted.append(secret)
         pos = end if end > start else start + 1
         if pos >= size:
             break
@@ -679,6 +691,22 @@ def _substitute(rule: _Rule, data: bytes, spans: list[tuple[int, int]]) -> bytes
         return data
     pieces.append(data[last:])
     return b"".join(pieces)
+
+
+_ECHO_MIN: Final = 10
+"""Bytes a redacted value needs before its other copies in the same text go too."""
+
+
+def _without_echoes(data: bytes, redacted: list[bytes]) -> bytes:
+    """``data`` without the other copies of a value a rule redacted in it: a tool that prints a secret under its
+    name often prints it again where nothing names it (Django's ``.. "secret" = '<v>' ..; args=('<v>',)``, a
+    statement's value echoed in its parameter list, a token in a header and again in a URL). Python only: the
+    Collector's RE2 patterns have no backreferences. Values under :data:`_ECHO_MIN` bytes stay (a short value
+    may be a common word elsewhere in the text)."""
+    for secret in set(redacted):
+        if len(secret) >= _ECHO_MIN and secret in data:
+            data = data.replace(secret, _REDACTED_BYTES)
+    return data
 
 
 _LARGE: Final = 8 * 1024
@@ -745,11 +773,14 @@ def _apply_patterns(text: str) -> str:
         hits.pop()
     if len(hits) > 2 and len(data) > _LARGE and _any_match(tuple(hits), rules is _ASCII_RULES).Match(_UNANCHORED, scrubbed, 0, len(scrubbed))[0][0] < 0:
         hits = []  # a large benign text: one scan instead of one per pattern
+    redacted: list[bytes] = []
     for index in hits:
         rule = rules[index]
         spans = rule.match(_UNANCHORED, scrubbed, 0, len(scrubbed))
         if spans[0][0] >= 0:  # most triggered patterns do not match: no call for them
-            scrubbed = _substitute(rule, scrubbed, spans)
+            scrubbed = _substitute(rule, scrubbed, spans, redacted)
+    if redacted:
+        scrubbed = _without_echoes(scrubbed, redacted)
     # nothing replaced: the text as it came (no decoding); RE2 matches whole UTF-8 code points, so
     # a replacement never splits a character
     if scrubbed is data:
