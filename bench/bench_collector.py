@@ -17,7 +17,8 @@ Corpus CPU (:func:`corpus_cpu`): CPU seconds (user + system, from ``/proc/<pid>/
 scrubbing every line of the shared corpus in every field the integration test puts it in (span name, status,
 span/event/resource attributes, string and nested log bodies, log and data point attributes), per MB of corpus text
 (each line counted once). CPU seconds, not wall time: they hardly move with the machine's load. Pass an earlier
-config's path to compare both in one run (``python bench/bench_collector.py corpus OLD_CONFIG.yaml``).
+config's path to compare both in one run (``python bench/bench_collector.py corpus OLD_CONFIG.yaml``;
+``ERRSCOPE_BENCH_EVERY=5``: every fifth line).
 """
 
 from __future__ import annotations
@@ -124,15 +125,16 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
 
 
-def corpus_cpu(config: Path | None = None, post_chars: int = 20_000) -> dict[str, float]:
-    """Collector CPU seconds per MB of shared-corpus text, every line in every field (the integration test's
-    payloads), posted ``post_chars`` characters of text at a time, one signal after another."""
+def corpus_cpu(config: Path | None = None, every: int = 1, post_chars: int = 20_000) -> dict[str, float]:
+    """Collector CPU seconds per MB of shared-corpus text (every ``every``-th line), each line in every field (the
+    integration test's payloads), posted ``post_chars`` characters of text at a time, one signal after another."""
     from tests import corpus
     from tests.integration.collector_harness import Collector as PostingCollector
     from tests.integration.test_collector import _corpus_payloads
 
     lines = [(f"s{i}", line) for i, line in enumerate(corpus.secrets())]
     lines += [(f"b{i}", line) for i, line in enumerate(corpus.benign())]
+    lines = lines[::every]
     text_mb = sum(len(line["text"].encode()) for _, line in lines) / 1e6
     payloads = dict(zip(("resourceSpans", "resourceLogs", "resourceMetrics"), _corpus_payloads(lines), strict=True))
     kwargs = {"config": config} if config else {}
@@ -200,9 +202,10 @@ if __name__ == "__main__":
     import json
 
     if sys.argv[1:2] == ["corpus"]:
-        result = {"this config": corpus_cpu()}
+        every = int(os.environ.get("ERRSCOPE_BENCH_EVERY", "1"))
+        result = {"this config": corpus_cpu(every=every)}
         for other in sys.argv[2:]:
-            result[other] = corpus_cpu(Path(other))
+            result[other] = corpus_cpu(Path(other), every=every)
         print(json.dumps(result, indent=2))
     else:
         print(json.dumps(run(), indent=2))
