@@ -1,6 +1,6 @@
 """The real collector (built from collector/builder-config.yaml) on 127.0.0.1: validate, scrub every
-corpus line in every field a secret can hide in, tail sampling, a backend that restarts, bounded
-memory. Skips without Go; fails instead under ERRSCOPE_REQUIRE_STACK=1 (CI)."""
+corpus line in every field a secret can hide in (a held-out set's once per way a value is scrubbed), tail
+sampling, a backend that restarts, bounded memory. Skips without Go; fails instead under ERRSCOPE_REQUIRE_STACK=1 (CI)."""
 
 from __future__ import annotations
 
@@ -60,7 +60,6 @@ HELD_OUT_SETS = (
     "heldout", "lookalike", "oncall", "prose", "captured", "tabular", "invoked", "decoys", "escaped",
 )
 """Our own secret sets (tests/secret_corpus), each run through the real Collector beside the shared corpus."""
-
 
 
 def _lines(source: str = "corpus") -> list[tuple[str, dict[str, str]]]:
@@ -314,7 +313,8 @@ def _strings(value: Any) -> list[str]:
 
 
 POST_TEXT_BUDGET = 20_000
-"""Characters of corpus text per post (each text goes into twelve fields): a hundred of the first corpus's lines."""
+"""Characters of corpus text per post (each text goes into twelve fields, or five): a hundred of the first corpus's
+lines."""
 
 
 def _through_collector(
@@ -416,7 +416,8 @@ def _through_collector(
 def test_every_corpus_line_in_every_field(source: str) -> None:
     """The shared corpus in every field; each held-out set once per way a value is scrubbed (:data:`EVERY_PATH`):
     the fields of one path run the same statement or processor on it, and the CPU is the Collector's regexes."""
-    leaks, altered, missing = _through_collector(_lines(source), EVERY_FIELD if source == "corpus" else EVERY_PATH)
+    fields = EVERY_FIELD if source == "corpus" else EVERY_PATH
+    leaks, altered, missing = _through_collector(_lines(source), fields)
     assert missing == []
     assert leaks == [], f"{len(leaks)} secrets survived ({sorted({f for f, _, _ in leaks})}), e.g. {leaks[:5]}"
     assert altered == [], f"{len(altered)} benign values altered ({sorted({c for c, _, _ in altered})}), e.g. {altered[:5]}"
