@@ -1,6 +1,7 @@
 """The real collector (built from collector/builder-config.yaml) on 127.0.0.1: validate, scrub every
 corpus line in every field a secret can hide in (a held-out set's once per way a value is scrubbed), tail
-sampling, a backend that restarts, bounded memory. Skips without Go; fails instead under ERRSCOPE_REQUIRE_STACK=1 (CI)."""
+sampling, a backend that restarts, bounded memory. Skips without Go; fails instead under
+ERRSCOPE_REQUIRE_STACK=1 (CI)."""
 
 from __future__ import annotations
 
