@@ -12,6 +12,13 @@ deploy/scale-out/gateway.yaml, sink profile); loss = spans the agent accepted th
 
     python -m bench bench_collector          # or: python bench/bench_collector.py
     ERRSCOPE_BENCH_SECONDS=20 python -m bench bench_collector
+
+Corpus CPU (:func:`corpus_cpu`): CPU seconds (user + system, from ``/proc/<pid>/stat``) the Collector process spends
+scrubbing every line of the shared corpus in every field the integration test puts it in (span name, status,
+span/event/resource attributes, string and nested log bodies, log and data point attributes), per MB of corpus text
+(each line counted once). CPU seconds, not wall time: they hardly move with the machine's load. Pass an earlier
+config's path to compare both in one run (``python bench/bench_collector.py corpus OLD_CONFIG.yaml``;
+``ERRSCOPE_BENCH_EVERY=5``: every fifth line).
 """
 
 from __future__ import annotations
@@ -113,6 +120,42 @@ def run() -> dict[str, object]:
     }
 
 
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def corpus_cpu(config: Path | None = None, every: int = 1, post_chars: int = 20_000) -> dict[str, float]:
+    """Collector CPU seconds per MB of shared-corpus text (every ``every``-th line), each line in every field (the
+    integration test's payloads), posted ``post_chars`` characters of text at a time, one signal after another."""
+    from tests import corpus
+    from tests.integration.collector_harness import Collector as PostingCollector
+    from tests.integration.test_collector import _corpus_payloads
+
+    lines = [(f"s{i}", line) for i, line in enumerate(corpus.secrets())]
+    lines += [(f"b{i}", line) for i, line in enumerate(corpus.benign())]
+    lines = lines[::every]
+    text_mb = sum(len(line["text"].encode()) for _, line in lines) / 1e6
+    payloads = dict(zip(("resourceSpans", "resourceLogs", "resourceMetrics"), _corpus_payloads(lines), strict=True))
+    kwargs = {"config": config} if config else {}
+    with PostingCollector(env={"ERRSCOPE_SAMPLE_PERCENT": "100"}, **kwargs) as collector:
+        assert collector.proc is not None
+        idle = _cpu_seconds(collector.proc.pid)
+        for signal, key in (("traces", "resourceSpans"), ("logs", "resourceLogs"), ("metrics", "resourceMetrics")):
+            items, chunk, size = payloads[key][key], [], 0
+            for item, (_, line) in zip(items, lines, strict=True):
+                chunk.append(item)
+                size += len(line["text"])
+                if size >= post_chars:
+                    collector.post(signal, {key: chunk}, timeout_s=600)
+                    chunk, size = [], 0
+            if chunk:
+                collector.post(signal, {key: chunk}, timeout_s=600)
+        time.sleep(3)  # batch and tail-sampling flushes
+        used = _cpu_seconds(collector.proc.pid) - idle
+    return {"cpu_s": round(used, 2), "text_mb": round(text_mb, 3), "cpu_s_per_mb": round(used / text_mb, 1)}
+
+
 def _measure_tiers(gateways: int) -> dict[str, float]:
     """One agent routing telemetrygen's traces by trace id to ``gateways`` gateways."""
     telemetrygen = built("telemetrygen")
@@ -158,4 +201,11 @@ def run_tiers() -> dict[str, object]:
 if __name__ == "__main__":
     import json
 
-    print(json.dumps(run(), indent=2))
+    if sys.argv[1:2] == ["corpus"]:
+        every = int(os.environ.get("ERRSCOPE_BENCH_EVERY", "1"))
+        result = {"this config": corpus_cpu(every=every)}
+        for other in sys.argv[2:]:
+            result[other] = corpus_cpu(Path(other), every=every)
+        print(json.dumps(result, indent=2))
+    else:
+        print(json.dumps(run(), indent=2))

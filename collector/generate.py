@@ -11,13 +11,16 @@ The block holds the scrubbing processors and the tail-sampling policies:
   and scope attributes; the key name is kept (``api_key=[REDACTED]``). Span, span-event, resource
   and scope statements are separate groups, so each runs in its own context. Free-text fields are
   guarded by :data:`errscope._patterns.GUARD`.
-- ``redaction/scrub`` and ``redaction/scrub_plain``: the same patterns as ``blocked_values`` with
-  ``allow_all_keys: true`` on every attribute value (span, event, log, datapoint, resource) and nested
-  map/slice log bodies, which OTTL cannot walk; a match is masked whole (``****``). Closed-vocabulary
-  keys are skipped. Span and datapoint attributes are left to them alone (one regex pass per value,
-  not two). ``allowed_values`` splits the values between them: one holding a separator some pattern
-  needs meets every pattern in redaction/scrub, one holding none (most: addresses, names, ids) only
-  the token shapes in redaction/scrub_plain (:func:`errscope._patterns.collector_blocked_values`).
+- ``redaction/scrub`` and ``redaction/scrub_plain``: the same combined pattern as their one
+  ``blocked_values`` entry, with ``allow_all_keys: true``, on every attribute value (span, event, log,
+  datapoint, resource) and nested map/slice log bodies, which OTTL cannot walk; a match is masked whole
+  (``****``). One entry, not one per pattern: the processor applies its entries one after another on the
+  text the previous ones masked, so an earlier entry's mask could cut the context a later entry needed
+  (:func:`errscope._patterns.collector_blocked_values`); one alternation is the transform's one
+  leftmost-first pass. Closed-vocabulary keys are skipped. Span and datapoint attributes are left to
+  them alone (one regex pass per value, not two). ``allowed_values`` splits the values between them: one
+  holding a separator some pattern needs meets every pattern in redaction/scrub, one holding none (most:
+  addresses, names, ids) only the token shapes' alternation in redaction/scrub_plain.
 - ``tail_sampling``: keep every trace with an ERROR span or an ``errscope.failure_class``
   attribute, plus ``ERRSCOPE_SAMPLE_PERCENT`` (default 10) percent of the rest.
 
@@ -78,7 +81,7 @@ def _redaction(name: str, comment: str, blocked: list[str], skip: str) -> list[s
         "    # closed-vocabulary attributes (bounded values, never secrets; errscope._attributes)",
         "    ignored_keys: [" + ", ".join(sorted({*METRIC_ATTRIBUTES, ERRSCOPE_ERROR_REF})) + "]",
         "    allowed_values: [" + _yaml_single(skip) + "]  # an allowed value skips every entry below",
-        f"    # one entry per pattern: {comment}",
+        f"    # one alternation, one leftmost-first pass (entries run one after another): {comment}",
         "    blocked_values:",
         *("      - " + _yaml_single(value) for value in blocked),
         "",
@@ -141,8 +144,7 @@ def render_block() -> str:
         ),
         *_redaction(
             "redaction/scrub_plain",
-            "the token shapes, for the values redaction/scrub skipped (most start with a literal Go's"
-            " regexp finds with strings.Index)",
+            "the token shapes, for the values redaction/scrub skipped",
             collector_blocked_values(plain=True),
             collector_separated_value(),
         ),
