@@ -107,8 +107,9 @@ _API_CODE_FAMILIES: Final = (
                 # Hetzner Cloud's invalid_input (400) and uniqueness_error (409: a name already taken)
                 r"invalidinput|uniquenesserror"),
      FailureClass.INVALID_INPUT),
-    # Hetzner Cloud's server_error and service_error, its maintenance, a bare unavailable (503) and timeout
-    (re.compile(r"internalerror|internalservererror|fatalerror|serviceunavailable|servererror|serviceerror|"
+    # Hetzner Cloud's server_error and service_error (whole codes: MongoServerError is a class, and says nothing of
+    # the server's state), its maintenance, a bare unavailable (503) and timeout
+    (re.compile(r"internalerror|internalservererror|fatalerror|serviceunavailable|^servererror$|^serviceerror$|"
                 r"maintenance|^unavailable$|^timeout$"), FailureClass.UPSTREAM_UNAVAILABLE),
 )
 
