@@ -357,7 +357,7 @@ BENIGN: list[tuple[str, str, object]] = [
         "VAULT_ADDR=https://vault.internal:8200", "PASSWORD_MIN_LENGTH=12", "TOKEN_TTL_SECONDS=3600",
         "SECRET_KEY_BASE_DUMMY=1", "AWS_SHARED_CREDENTIALS_FILE=/root/.aws/credentials"), env_noise())),
     ("docker_inspect_plain", "json", lambda: pick(
-        f'"Env": [\n    "PATH=/usr/local/bin:/usr/bin:/bin",\n    "NODE_VERSION=20.11.1",\n    "YARN_VERSION=1.22.19"\n],',
+        '"Env": [\n    "PATH=/usr/local/bin:/usr/bin:/bin",\n    "NODE_VERSION=20.11.1",\n    "YARN_VERSION=1.22.19"\n],',
         f'"Id": "{rnd(64, LOWER_HEX)}",\n"Image": "sha256:{rnd(64, LOWER_HEX)}",',
         f'"RepoDigests": [\n    "registry.corp.example/api@sha256:{rnd(64, LOWER_HEX)}"\n],',
         f'"Labels": {{"org.opencontainers.image.revision": "{sha40()}", "org.opencontainers.image.version": "1.4.2"}}')),
@@ -468,7 +468,7 @@ BENIGN: list[tuple[str, str, object]] = [
         f'Executing (default): SELECT "id", "email" FROM "users" AS "User" WHERE "User"."id" = $1; {n()}',
         f'query: SELECT "user"."id" FROM "user" WHERE "user"."login" = $1 -- PARAMETERS: ["{user()}"]',
         f'  User Load (0.3ms)  SELECT "users".* FROM "users" WHERE "users"."id" = $1 LIMIT $2  [["id", {n()}], ["LIMIT", 1]]',
-        f'[debug] QUERY OK source="orders" db=0.4ms\nSELECT o0."id" FROM "orders" AS o0 WHERE (o0."state" = $1) ["pending"]',
+        '[debug] QUERY OK source="orders" db=0.4ms\nSELECT o0."id" FROM "orders" AS o0 WHERE (o0."state" = $1) ["pending"]',
         f"Mongoose: sessions.find({{ userId: ObjectId(\"{rnd(24, LOWER_HEX)}\") }}, {{ projection: {{ token: 0 }} }})",
         f"TRACE o.h.type.descriptor.sql.BasicBinder - binding parameter [1] as [BIGINT] - [{n()}]")),
     ("orm_filtered_params", "log", lambda: pick(
@@ -490,7 +490,7 @@ BENIGN: list[tuple[str, str, object]] = [
     ("getter_output_not_secret", "log", lambda: pick(
         "$ gcloud config get-value project\nacme-prod-4821",
         f"$ kubectl get secret db -o jsonpath='{{.metadata.resourceVersion}}'\n{n(10000, 99999)}",
-        f"$ gh auth status --hostname github.com\ngithub.com\n  ✓ Logged in to github.com account octocat (keyring)",
+        "$ gh auth status --hostname github.com\ngithub.com\n  ✓ Logged in to github.com account octocat (keyring)",
         f"$ git rev-parse HEAD\n{sha40()}",
         f"$ aws sts get-caller-identity --query Account --output text\n{n(100000000000, 999999999999)}")),
     ("docker_compose_plain", "log", lambda: pick(
