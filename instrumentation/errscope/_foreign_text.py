@@ -939,7 +939,7 @@ def never_reached(text: str) -> bool:
     return (
         (curl is not None and curl[1] is False)
         or _NEVER_REACHED.search(text.replace("_", " ")) is not None
-        or _CREDENTIAL_HEADER_REFUSED.search(text) is not None
+        or refuses_credential_header(text)
     )
 
 
@@ -1038,7 +1038,7 @@ def _classify_whole(text: str) -> FailureClass:
     """
     if _CRASH.search(text):
         return FailureClass.UNKNOWN
-    if _ACCOUNT_UNPAID.search(text) or _CREDENTIAL_HEADER_REFUSED.search(text):
+    if _ACCOUNT_UNPAID.search(text) or refuses_credential_header(text):
         return FailureClass.PERMISSION_DENIED
     smtp = smtp_reply_in_text(text)  # a mail server's reply code: read as smtplib's exception is
     if smtp is not None and smtp is not FailureClass.UNKNOWN:
