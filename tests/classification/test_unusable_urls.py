@@ -11,6 +11,7 @@ standard library's ``http.client`` an ``InvalidURL``.
 from __future__ import annotations
 
 import http.client
+import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -67,4 +68,13 @@ def test_http_client_control_characters() -> None:
     conn = http.client.HTTPConnection(HOST, closed_port(), timeout=2)
     exc = raised(lambda: conn.request("GET", "/v1/orders?id=ord 1"))
     assert isinstance(exc, http.client.InvalidURL)
+    check(exc, C.UNKNOWN, False)
+
+
+def test_no_host_after_a_library_patched_the_url_checks() -> None:
+    """pyzotero's import replaces ``httpx2.URL.is_relative_url`` for the whole process; httpx2 then takes
+    ``http:///v1/orders`` to a connection and resolves the empty name. The URL is still what is wrong."""
+    importlib.import_module("pyzotero.zotero")
+    exc = raised(CLIENTS["httpx2"](URLS["no-host"]))
+    assert isinstance(exc, httpx2.ConnectError)
     check(exc, C.UNKNOWN, False)

@@ -289,9 +289,15 @@ def _http_transport_error(exc: BaseException) -> Classification:
         return _UNUSABLE_URL  # a URL without http(s):// (httpx checks it before any connection): no upstream failed
     address = None
     try:
-        address = http_address(exc.request.url)  # type: ignore[attr-defined]
+        url = exc.request.url  # type: ignore[attr-defined]
     except (AttributeError, RuntimeError):  # raised without a request attached (or by httpcore)
         pass
+    else:
+        if not url.host:
+            # A URL without a host (``http:///v1``) names no upstream: whatever the client then tried (a library
+            # that patches httpx2's URL checks, as pyzotero does, has it resolve the empty name), none failed.
+            return _UNUSABLE_URL
+        address = http_address(url)
     http2 = _http2_error(exc)
     if http2 is not None:
         return replace(http2, upstream=replace(http2.upstream or Upstream("http2"), address=address))
