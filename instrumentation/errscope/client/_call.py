@@ -432,27 +432,20 @@ class LogicalCall:
             # The POST's last answer was a redirect the SDK did not follow (python-sdk PR #3397: only 307/308 within
             # the origin, at most max_redirects times): the request reached no tool (RFC 9110 §15.4). Not re-sent:
             # the same URL would be redirected again.
-            owner.breaker.record_failure()
-            wire.undelivered = True
-            attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
-            return shape.local_failure(
-                self.tool,
+            return self._never_reached(
+                wire,
+                attributes,
                 f"Tool server {self.owner.target.display} answered with a redirect (HTTP {wire.http_redirect}) "
                 f"that was not followed (another origin, a method change, or a loop); {safe_name(self.tool)} was "
-                "not run. "
-                "The server's URL may have changed.",
-                side_effect_possible=False,
+                "not run. The server's URL may have changed.",
             )
         if isinstance(error, MCPError) and wire.session_ended:
             # HTTP 404 to our session, with or without a JSON-RPC body (mcp's server sends -32600
             # "Session not found"): the server no longer knows it, so it processed nothing.
-            owner.breaker.record_failure()
-            wire.undelivered = True
-            attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
-            return shape.local_failure(
-                self.tool,
+            return self._never_reached(
+                wire,
+                attributes,
                 f"The tool server had ended the session; {safe_name(self.tool)} was not run. A new session is opened on the next call.",
-                side_effect_possible=False,
             )
         if isinstance(error, MCPError) and wire.transport_failure is not None:
             # The HTTP request failed in transport; the SDK stood in for its answer.
@@ -464,14 +457,11 @@ class LogicalCall:
             return self._lost_while_running()
         if isinstance(error, MCPError) and wire.stand_in_frame and wire.gateway_not_forwarded:
             # A gateway answered for the server and said it never reached it (J348): nothing ran.
-            owner.breaker.record_failure()
-            wire.undelivered = True
-            attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
-            return shape.local_failure(
-                self.tool,
+            return self._never_reached(
+                wire,
+                attributes,
                 f"A gateway in front of tool server {self.owner.target.display} could not reach it "
                 f"(HTTP {wire.http_status}); {safe_name(self.tool)} was not run.",
-                side_effect_possible=False,
             )
         if isinstance(error, MCPError) and wire.stand_in_frame:
             # The SDK could not read the answer and stood in for it (issue #16): the request was
@@ -512,6 +502,14 @@ class LogicalCall:
             f"{safe_name(self.tool)} returned a reply the client could not read.",
             side_effect_possible=True,  # something answered: the tool may have run
         )
+
+    def _never_reached(self, wire: WireAttempt, attributes: dict[str, Any], why: str) -> ToolCallResult:
+        """A fault between host and tool that the server's answer proves ran nothing: the breaker counts it, the
+        attempt is marked undelivered (so the transport layer may re-send it), and the model reads ``why``."""
+        self.owner.breaker.record_failure()
+        wire.undelivered = True
+        attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
+        return shape.local_failure(self.tool, why, side_effect_possible=False)
 
     def _not_sent(self) -> ToolCallResult:
         return shape.local_failure(
