@@ -153,6 +153,8 @@ class Relay:
         self.authority = url.netloc.rpartition("@")[2].encode("ascii")
         self.ssl = ssl.create_default_context() if url.scheme == "https" else None
         self._idle: list[UpstreamConnection] = []
+        self.connect_error: Exception | None = None
+        """Why the last connection to the upstream could not be made (read by :meth:`Exchange.lost`)."""
 
     def exchange(self, host: HostConnection, request: Request) -> Exchange:
         return Exchange(host, request)
@@ -189,7 +191,8 @@ class Relay:
             _, connection = await asyncio.wait_for(
                 loop.create_connection(lambda: UpstreamConnection(self), *self.address, ssl=self.ssl), CONNECT_SECONDS
             )
-        except (OSError, asyncio.TimeoutError):
+        except (OSError, asyncio.TimeoutError) as exc:
+            self.connect_error = exc
             exchange.lost(sent=False)
             exchange.host.flush()
             return
