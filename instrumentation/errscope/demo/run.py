@@ -40,7 +40,9 @@ __all__ = ["AGENT_SERVICE", "DemoError", "run_demo"]
 AGENT_SERVICE: Final = "errscope-demo-agent"
 _OWN: Final = ("agent", "refund-server", "triage.json")
 """What the demo writes in the output folder (and clears at the start of a run)."""
-_STARTUP_TIMEOUT: Final = 20.0
+_STARTUP_TIMEOUT: Final = 60.0
+"""Seconds the payments API and the HTTP refund server have to listen: the agent's ``connect_timeout`` for the stdio
+server, since on a loaded machine a Python server's imports alone took over 20 s (``errscope demo --http`` failed)."""
 
 
 class DemoError(Exception):
