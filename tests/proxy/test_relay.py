@@ -21,9 +21,9 @@ import httptools
 import pytest
 
 from errscope._telemetry import ServerTelemetry
+from errscope.proxy import _relay
 from errscope.proxy._calls import Calls
 from errscope.proxy._http import HttpRelay
-from errscope.proxy import _relay
 from errscope.proxy._relay import Relay
 from tests.proxy.conftest import free_port, proxy_command
 
@@ -163,6 +163,7 @@ async def test_a_body_over_the_bound_gets_413_and_never_reaches_the_upstream(fra
 
 
 async def test_a_body_at_the_bound_is_relayed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bound is inclusive: a body of exactly ``MAX_BODY`` bytes goes through."""
     monkeypatch.setattr(_relay, "MAX_BODY", 1024)
     async with relaying() as (reader, writer):
         writer.write(b"POST /length HTTP/1.1\r\nhost: x\r\ncontent-length: 1024\r\n\r\n" + b"x" * 1024)
