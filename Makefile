@@ -59,10 +59,11 @@ check-generated: $(STAMP)
 	$(PYTHON) -m collector.generate
 	git diff --exit-code -- deploy/ collector/
 
-collector: $(STAMP)
+# The Collector build needs Go alone; the stack runs it, Prometheus and `errscope demo`, which needs the `cli` extra only.
+collector:
 	@scripts/build-collector.sh
 
-stack: collector
+stack: $(DEMO_STAMP) collector
 	$(PYTHON) scripts/stack.py $(STACK_ARGS)
 
 clean:

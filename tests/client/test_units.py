@@ -10,6 +10,7 @@ import secrets
 import time
 import uuid
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -28,6 +29,7 @@ from errscope.client import (
     TimeoutPolicy,
     ToolCallResult,
     ToolCatalog,
+    ToolClient,
     classify_text,
     invalid_params_note,
     key_hash,
@@ -696,3 +698,20 @@ def test_strict_response_returns_an_unchanged_answer_itself() -> None:
 
     frame = {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "ü" * 10}], "isError": False}}
     assert strict_response(frame)[0] is frame
+
+
+@pytest.mark.parametrize("server", ["127.0.0.1:8000/mcp", "ftp://127.0.0.1/mcp", "http:///mcp", "",
+                                    "admin:hunter2pass@db.internal:8000/mcp"])
+def test_a_server_url_no_connection_can_reach_is_refused_where_it_is_written(server: str) -> None:
+    """A URL without http(s) or a host raises ``ValueError`` naming the form wanted, never the string: it was accepted and each
+    call told the model "Tool server ://127.0.0.1:8000/mcp is unavailable", the host's code never told why."""
+    with pytest.raises(ValueError, match=r"http://127\.0\.0\.1:8000/mcp") as refused:
+        ToolClient(server)
+    assert "hunter2pass" not in str(refused.value)
+
+
+def test_a_server_of_no_known_kind_is_a_type_error() -> None:
+    """Anything but a URL, ``StdioServerParameters`` or a transport factory (a ``Path`` to a server script, say) raises
+    ``TypeError`` at construction rather than failing each call."""
+    with pytest.raises(TypeError, match="StdioServerParameters"):
+        ToolClient(Path("server.py"))  # type: ignore[arg-type]

@@ -307,3 +307,12 @@ def test_otlp_to_a_dead_collector_still_gives_the_whole_table(tmp_path: Path) ->
     assert run.report["otlp"] is True
     _check_table(run, late_answer=True)
     assert not (run.out / "agent" / "metrics.jsonl").exists()  # metrics went (tried) to OTLP only
+
+
+def test_the_payments_api_gone_before_its_counters_are_read_is_one_clear_error() -> None:
+    """The exactly-once proof reads the payments API's counters last; an API gone by then (a Ctrl-C reaches it with
+    the demo) is one line naming what could not be read, where it was an httpx traceback."""
+    from errscope.demo.run import DemoError, read_stats
+
+    with pytest.raises(DemoError, match=r"^the payments API's counters could not be read \(ConnectError\)"):
+        read_stats("http://127.0.0.1:9")

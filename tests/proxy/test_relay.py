@@ -21,6 +21,7 @@ import httptools
 import pytest
 
 from errscope._telemetry import ServerTelemetry
+from errscope.proxy import _relay
 from errscope.proxy._calls import Calls
 from errscope.proxy._http import HttpRelay
 from errscope.proxy._relay import Relay
@@ -143,6 +144,31 @@ async def test_bytes_that_are_not_http_get_400_and_the_connection_closes() -> No
         raw = await asyncio.wait_for(reader.read(), 10)
     assert raw.startswith(b"HTTP/1.1 400 Bad Request\r\n")
     assert _Upstream.connections == 0
+
+
+@pytest.mark.parametrize("framing", ["content-length", "chunked"])
+async def test_a_body_over_the_bound_gets_413_and_never_reaches_the_upstream(framing: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A request body is read whole into memory: one over ``MAX_BODY`` (declared, or chunked and counted as it comes)
+    is answered 413 and its connection closed; unbounded, one 400 MiB POST grew the proxy by 1.1 GiB."""
+    monkeypatch.setattr(_relay, "MAX_BODY", 1024)
+    async with relaying() as (reader, writer):
+        if framing == "chunked":
+            writer.write(b"POST /mcp HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n"
+                         + b"400\r\n" + b"x" * 1024 + b"\r\n" + b"1\r\nx\r\n")
+        else:
+            writer.write(b"POST /mcp HTTP/1.1\r\nhost: x\r\ncontent-length: 1025\r\n\r\n")
+        raw = await asyncio.wait_for(reader.read(), 10)
+    assert raw == b"HTTP/1.1 413 Content Too Large\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+    assert _Upstream.connections == 0
+
+
+async def test_a_body_at_the_bound_is_relayed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bound is inclusive: a body of exactly ``MAX_BODY`` bytes goes through."""
+    monkeypatch.setattr(_relay, "MAX_BODY", 1024)
+    async with relaying() as (reader, writer):
+        writer.write(b"POST /length HTTP/1.1\r\nhost: x\r\ncontent-length: 1024\r\n\r\n" + b"x" * 1024)
+        [(status, _, body)] = await _Answers().read(reader, 1)
+    assert (status, body) == (201, b"hello")
 
 
 async def test_an_upstream_nobody_listens_on_is_502() -> None:

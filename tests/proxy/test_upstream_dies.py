@@ -10,13 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, CallToolResult
 
-from tests.proxy.conftest import PLAIN, free_port, proxy_command, serving, telemetry_text
+from tests.proxy.conftest import PLAIN, free_port, proxy_command, serving, telemetry_text, wait_port
 
 pytestmark = pytest.mark.anyio
 
@@ -135,3 +136,30 @@ def test_unreachable_upstream_is_said_once_without_its_credentials(tmp_path: Pat
     assert "check --upstream" in stderr
     assert "hunter2pass" not in stderr and "0123456789abcdef" not in stderr
     assert "hunter2pass" not in telemetry_text(tmp_path) and "0123456789abcdef" not in telemetry_text(tmp_path)
+
+
+def test_http_relay_says_an_unreachable_upstream_once_until_it_answers(tmp_path: Path) -> None:
+    """``errscope proxy --listen`` with nothing on ``--upstream``: every POST is answered as not sent, and the host's log
+    (the proxy's stderr) says so once, with the OS's reason, until the server has answered again; it said one line per
+    POST (a host retrying every second filled its log) and gave no reason."""
+    upstream, listen = free_port(), free_port()
+    url = f"http://127.0.0.1:{listen}/mcp"
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                  "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    headers = {"accept": "application/json, text/event-stream"}
+    proxy = subprocess.Popen(proxy_command(tmp_path, "--upstream", f"http://127.0.0.1:{upstream}/mcp", "--listen",
+                                           f"127.0.0.1:{listen}"), stdin=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_port(listen, proxy)
+        with httpx.Client(timeout=30) as http:
+            down = [http.post(url, json=initialize, headers=headers).json() for _ in range(3)]
+            with serving([*PLAIN, "http", str(upstream)], upstream):
+                assert http.post(url, json=initialize, headers=headers).status_code == 200
+            down.append(http.post(url, json=initialize, headers=headers).json())
+    finally:
+        proxy.terminate()
+        stderr = proxy.communicate(timeout=30)[1].decode()
+    assert [answer["error"]["code"] for answer in down] == [CONNECTION_CLOSED] * 4
+    assert all("not sent" in answer["error"]["message"] for answer in down)
+    assert stderr.count("cannot reach the MCP server at http://") == 2, stderr  # 3 refused, answered, refused again
+    assert "(ConnectionRefusedError: " in stderr and "check --upstream" in stderr

@@ -86,7 +86,8 @@ class ToolClient:
     Args:
         server: a streamable HTTP URL, ``StdioServerParameters``, or any ``mcp`` ``Transport``
             factory (a zero-argument callable returning a fresh transport, so sessions can be
-            re-opened).
+            re-opened). A string that is not an ``http(s)://`` URL with a host raises ``ValueError``,
+            anything else ``TypeError``, here rather than on every call.
         timeout: idle timeout in seconds (default 30), or a :class:`TimeoutPolicy` (idle + hard ceiling).
         retry: the :class:`RetryPolicy`; ``None`` disables automatic retries.
         breaker: the server's :class:`CircuitBreaker` (a fresh one by default).

@@ -135,9 +135,20 @@ def _negotiated_version(client: Client) -> str | None:
 
 
 def describe(server: object) -> Target:
+    """How spans and notes name ``server``.
+
+    Raises:
+        ValueError: a string that is not an ``http://`` or ``https://`` URL with a host, and
+        TypeError: anything but a string, ``StdioServerParameters`` or a callable: no connection can ever be made, so
+            the host's code is told where it names the server, not the model "unavailable, try again later" on each call.
+    """
     if isinstance(server, str):
         parts = urlsplit(server)
-        host = parts.hostname or ""
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            # The string itself is not repeated: without a scheme the scrubber cannot tell userinfo from a path.
+            raise ValueError("ToolClient needs the server's streamable HTTP URL, http:// or https:// and a host, such as"
+                             " http://127.0.0.1:8000/mcp")
+        host = parts.hostname
         port = parts.port
         netloc = f"[{host}]" if ":" in host else host
         if port is not None:
@@ -145,6 +156,9 @@ def describe(server: object) -> Target:
         return Target(f"{parts.scheme}://{netloc}{parts.path}", "tcp", host or None, port)
     if isinstance(server, StdioServerParameters):
         return Target(os.path.basename(server.command), "pipe", None, None)
+    if not callable(server):
+        raise TypeError(f"ToolClient needs a streamable HTTP URL, StdioServerParameters or a function returning an mcp"
+                        f" transport, not {type(server).__name__}")
     return Target("the tool server", None, None, None)
 
 

@@ -40,7 +40,9 @@ __all__ = ["AGENT_SERVICE", "DemoError", "run_demo"]
 AGENT_SERVICE: Final = "errscope-demo-agent"
 _OWN: Final = ("agent", "refund-server", "triage.json")
 """What the demo writes in the output folder (and clears at the start of a run)."""
-_STARTUP_TIMEOUT: Final = 20.0
+_STARTUP_TIMEOUT: Final = 60.0
+"""Seconds the payments API and the HTTP refund server have to listen: the agent's ``connect_timeout`` for the stdio
+server, since on a loaded machine a Python server's imports alone took over 20 s (``errscope demo --http`` failed)."""
 
 
 class DemoError(Exception):
@@ -61,6 +63,25 @@ def _child_env() -> dict[str, str]:
     env.setdefault("OTEL_SEMCONV_STABILITY_OPT_IN", "http")
     env["PYTHONUNBUFFERED"] = "1"
     return env
+
+
+def read_stats(payments_url: str) -> dict[str, Any]:
+    """The payments API's counters (``GET /_admin/stats``).
+
+    Raises:
+        DemoError: the API is gone or answered no JSON object: one line, not a traceback (a Ctrl-C reaches the API
+            with the demo; once, the demo's own KeyboardInterrupt was not raised before this read).
+    """
+    try:
+        response = httpx.get(f"{payments_url}/_admin/stats", timeout=10)
+        response.raise_for_status()
+        stats = response.json()
+    except (httpx.HTTPError, ValueError) as exc:
+        raise DemoError(f"the payments API's counters could not be read ({type(exc).__name__}); it stopped before the"
+                        " run's end") from None
+    if not isinstance(stats, dict):
+        raise DemoError("the payments API's counters could not be read (not a JSON object)")
+    return stats
 
 
 def _wait_http(url: str, process: subprocess.Popen[bytes], what: str) -> None:
@@ -176,7 +197,7 @@ def run_demo(out: Path, *, http: bool = False, rounds: int = 1, console: Console
                         _wait_http(f"{payments_url}/healthz", payments_process, "the payments API")
                         _wait_http(url, server_process, "the refund server")
                         notes = anyio.run(_agent, agent.Target(url=url), payments_url, progress, None, rounds)
-                        stats = httpx.get(f"{payments_url}/_admin/stats", timeout=10).json()
+                        stats = read_stats(payments_url)
                 else:
                     params = StdioServerParameters(command=server_argv[0], args=server_argv[1:], env=_child_env())
 
@@ -187,7 +208,7 @@ def run_demo(out: Path, *, http: bool = False, rounds: int = 1, console: Console
                             raise agent.AgentError(str(exc)) from None
 
                     notes = anyio.run(_agent, agent.Target(stdio=params), payments_url, progress, ready, rounds)
-                    stats = httpx.get(f"{payments_url}/_admin/stats", timeout=10).json()
+                    stats = read_stats(payments_url)
             except agent.AgentError as exc:
                 raise DemoError(str(exc)) from None
             finally:

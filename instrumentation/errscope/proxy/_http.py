@@ -44,6 +44,8 @@ class HttpRelay(Relay):
         super().__init__(upstream)
         self.upstream = upstream
         self.calls = calls
+        self.unreachable_said = False
+        """The host's log was told the upstream cannot be reached; said again once it has answered."""
 
     @staticmethod
     def address(upstream: str) -> str | None:
@@ -85,6 +87,7 @@ class McpExchange(Exchange):
 
     # -- the answer ------------------------------------------------------------------------------
     def begin(self, status: int, reason: bytes, headers: Headers) -> None:
+        self.relay.unreachable_said = False
         for entry in self.scope.in_flight.values():
             entry.sent = True
         content_type = (header(headers, b"content-type") or b"").lower()
@@ -130,9 +133,13 @@ class McpExchange(Exchange):
         if sent:
             logger.warning("the MCP server at %s closed the connection before it answered; it may have acted on the"
                            " request", scrub(self.relay.upstream))
-        else:
-            logger.warning("cannot reach the MCP server at %s; the request was not sent: check --upstream and that the"
-                           " server is running", scrub(self.relay.upstream))
+        elif not self.relay.unreachable_said:
+            # Once until a connection is made again: every request fails the same way while the server is down.
+            exc = self.relay.connect_error
+            reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            logger.warning("cannot reach the MCP server at %s (%s); requests are answered as not sent until it answers:"
+                           " check --upstream and that the server is running", scrub(self.relay.upstream), reason)
+            self.relay.unreachable_said = True
         if self.answered and self.mode == _SSE:
             for answer in self.calls.lost(self.scope):
                 self.write_body(b"event: message\ndata: " + _json.dumps(answer) + b"\n\n")

@@ -42,6 +42,15 @@ KEEPALIVE_SECONDS: Final = 4.0
 CONNECT_SECONDS: Final = 10.0
 _NO_BODY: Final = frozenset({204, 304})
 _BAD_REQUEST: Final = b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+MAX_BODY: Final = 64 * 1024 * 1024
+"""Bytes of one request body (read whole, in memory): a longer one is answered 413 and its connection closed, as a
+stdio frame longer than this is dropped. The MCP SDK's servers refuse bodies over 4 MiB themselves; unbounded, one
+400 MiB POST grew the proxy by 1.1 GiB."""
+_TOO_LARGE: Final = b"HTTP/1.1 413 Content Too Large\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+
+
+class _TooLarge(Exception):
+    """Raised from a parser callback to stop reading a body over :data:`MAX_BODY`."""
 
 
 def header(headers: Headers, name: bytes) -> bytes | None:
@@ -153,6 +162,8 @@ class Relay:
         self.authority = url.netloc.rpartition("@")[2].encode("ascii")
         self.ssl = ssl.create_default_context() if url.scheme == "https" else None
         self._idle: list[UpstreamConnection] = []
+        self.connect_error: Exception | None = None
+        """Why the last connection to the upstream could not be made (read by :meth:`Exchange.lost`)."""
 
     def exchange(self, host: HostConnection, request: Request) -> Exchange:
         return Exchange(host, request)
@@ -189,7 +200,8 @@ class Relay:
             _, connection = await asyncio.wait_for(
                 loop.create_connection(lambda: UpstreamConnection(self), *self.address, ssl=self.ssl), CONNECT_SECONDS
             )
-        except (OSError, asyncio.TimeoutError):
+        except (OSError, asyncio.TimeoutError) as exc:
+            self.connect_error = exc
             exchange.lost(sent=False)
             exchange.host.flush()
             return
@@ -221,6 +233,8 @@ class HostConnection(asyncio.Protocol):
         self._target = b""
         self._headers: Headers = []
         self._body: list[bytes] = []
+        self._body_size = 0
+        self._too_large = False
 
     # -- asyncio ---------------------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -231,9 +245,9 @@ class HostConnection(asyncio.Protocol):
             self.parser.feed_data(data)
         except httptools.HttpParserUpgrade:
             pass  # the request went on without its Upgrade (hop-by-hop): its answer is HTTP; what follows is not read
-        except httptools.HttpParserError:  # not HTTP
+        except httptools.HttpParserError:  # not HTTP, or a body over MAX_BODY
             if self.exchange is None:
-                self._out.append(_BAD_REQUEST)
+                self._out.append(_TOO_LARGE if self._too_large else _BAD_REQUEST)
             self.flush()
             self.abort(graceful=True)
             return
@@ -256,7 +270,7 @@ class HostConnection(asyncio.Protocol):
 
     # -- httptools callbacks ---------------------------------------------------------------------
     def on_message_begin(self) -> None:
-        self._target, self._headers, self._body = b"", [], []
+        self._target, self._headers, self._body, self._body_size = b"", [], [], 0
 
     def on_url(self, url: bytes) -> None:
         self._target += url
@@ -265,10 +279,18 @@ class HostConnection(asyncio.Protocol):
         self._headers.append((name.lower(), value))
 
     def on_headers_complete(self) -> None:
+        length = header(self._headers, b"content-length") or b"0"
+        if length.strip().isdigit() and int(length) > MAX_BODY:  # refused before its body is read
+            self._too_large = True
+            raise _TooLarge
         if (header(self._headers, b"expect") or b"").lower() == b"100-continue":
             self._out.append(b"HTTP/1.1 100 Continue\r\n\r\n")  # the body is read at once (RFC 9110 §10.1.1)
 
     def on_body(self, body: bytes) -> None:
+        self._body_size += len(body)
+        if self._body_size > MAX_BODY:  # a chunked body, whose length is known only as it comes
+            self._too_large = True
+            raise _TooLarge
         self._body.append(body)
 
     def on_message_complete(self) -> None:
