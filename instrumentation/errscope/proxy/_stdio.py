@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import contextlib
 import json
 import logging
 import os
@@ -111,7 +112,7 @@ class _Handshake:
 class ChildServer:
     """An MCP server the proxy runs as a child process, speaking stdio.
 
-    The child's stderr is the proxy's (the host's log). When the child exits, :meth:`send` starts a
+    The child's stderr reaches the proxy's (the host's log) a line at a time, scrubbed. When the child exits, :meth:`send` starts a
     new one and replays the host's ``initialize`` and ``notifications/initialized`` first, so the
     host's session goes on (2025-11-25 era; the 2026-07-28 era has no handshake to replay).
     """
@@ -123,6 +124,7 @@ class ChildServer:
         self._on_message: OnMessage = lambda message, frame: None
         self._on_lost: OnLost = lambda *args, **kwargs: None
         self._reader: asyncio.Task[None] | None = None
+        self._log_relay: asyncio.Task[None] | None = None
 
     async def start(self, on_message: OnMessage, on_lost: OnLost) -> None:
         self._on_message, self._on_lost = on_message, on_lost
@@ -131,7 +133,11 @@ class ChildServer:
     async def _spawn(self) -> bool:
         try:
             self.process = await asyncio.create_subprocess_exec(
-                *self.command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, limit=MAX_FRAME
+                *self.command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                limit=MAX_FRAME,
             )
         except OSError as exc:
             # The OS's words (not found, permission denied) say what to fix; the arguments may hold secrets.
@@ -140,6 +146,8 @@ class ChildServer:
             self.process = None
             return False
         self._reader = asyncio.create_task(self._read(self.process))
+        assert self.process.stderr is not None
+        self._log_relay = asyncio.create_task(_relay_log(self.process.stderr))
         return True
 
     async def _read(self, process: asyncio.subprocess.Process) -> None:
@@ -204,6 +212,9 @@ class ChildServer:
             await process.wait()
         if self._reader is not None:
             self._reader.cancel()
+        if self._log_relay is not None:  # the child's last lines, then the pipe's end
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._log_relay, _STOP_GRACE)
 
 
 _REPLAY_ID: Final = "io.errscope/proxy-replayed-initialize"
@@ -468,6 +479,34 @@ def _is_jsonrpc(body: bytes) -> bool:
     except (ValueError, RecursionError):
         return False
     return isinstance(message, dict) and message.get("jsonrpc") == "2.0"
+
+
+_LOG_LINE: Final = 64 * 1024
+"""Bytes of a child's stderr line relayed as one piece; a longer line is scrubbed and relayed in pieces this long."""
+
+
+async def _relay_log(stream: asyncio.StreamReader) -> None:
+    """Copy a child server's stderr to the proxy's, each line through :func:`~errscope._scrubbing.scrub`: a server
+    logs the same secrets its error texts carry (a crash's environment dump, a connection string), and the host
+    keeps its servers' stderr in its own log (MCP spec, Transports > stdio: the server MAY write UTF-8 log lines
+    to stderr, the client MAY capture them). Bytes that are not UTF-8 become U+FFFD."""
+    pending = b""
+    while chunk := await stream.read(_LOG_LINE):
+        *lines, pending = (pending + chunk).split(b"\n")
+        if len(pending) >= _LOG_LINE:
+            lines.append(pending)
+            pending = b""
+        _write_log(lines)
+    if pending:
+        _write_log([pending])
+
+
+def _write_log(lines: list[bytes]) -> None:
+    try:
+        sys.stderr.write("".join(scrub(line.decode("utf-8", "replace")) + "\n" for line in lines))
+        sys.stderr.flush()
+    except (OSError, ValueError):  # the host closed our stderr: its log is gone, the relay goes on
+        pass
 
 
 async def _readline(stream: asyncio.StreamReader, side: str) -> bytes:
