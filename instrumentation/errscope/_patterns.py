@@ -1107,7 +1107,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "connection_string_spaced_password",
         "keyword",
-        r"(;[ \t]*(?i:pwd|password|passwd)[ \t]*=[ \t]*)[^\s;'\"{\[<*(=][^;\r\n\"'=]*?[ \t][^;\r\n\"'=]*?(;|[\"'\r\n]|$)",
+        r"(;[ \t]*(?i:pwd|password|passwd)[ \t]*=[ \t]*)[^\s;'\"{\[<*(=$%][^;\r\n\"'=]*?[ \t][^;\r\n\"'=]*?(;|[\"'\r\n]|$)",
         True,
         "A keyword connection string's password with spaces in it (ADO.NET, Npgsql and ODBC read an unquoted value to "
         "the ``;``: ``Host=db;Username=app;Password=correct horse battery;Database=shop``): the value runs to the "
