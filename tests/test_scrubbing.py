@@ -290,6 +290,16 @@ example(
     f'missing response (url="https://mainnet.infura.io/v3/{REDACTED}", code=SERVER_ERROR)',
 )
 example(
+    "connection_string_spaced_password",
+    "Npgsql: Host=pg-1;Username=app;Password=Fern Stone 77;Database=shop",
+    f"Npgsql: Host=pg-1;Username=app;Password={REDACTED};Database=shop",
+)
+example(
+    "libpq_unparsed_dsn_word",
+    'psycopg2.ProgrammingError: invalid dsn: missing "=" after "Stone77x" in connection info string',
+    f'psycopg2.ProgrammingError: invalid dsn: missing "=" after "{REDACTED}" in connection info string',
+)
+example(
     "connection_string_password",
     "pyodbc.Error: Driver={ODBC Driver 18};Server=sql-1;Uid=sa;Pwd=Fern&Stone$77;Encrypt=yes",
     f"pyodbc.Error: Driver={{ODBC Driver 18}};Server=sql-1;Uid=sa;Pwd={REDACTED};Encrypt=yes",

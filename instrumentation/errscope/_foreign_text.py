@@ -29,6 +29,7 @@ __all__ = [
     "counts_things",
     "data_texts",
     "deciding_cause",
+    "grpc_code_reading",
     "grpc_status_in_text",
     "is_crash_report",
     "json_error_message",
@@ -247,6 +248,37 @@ GRPC_CODES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
     "DATA_LOSS": (FailureClass.UPSTREAM_UNAVAILABLE, True),
 }
 
+_GRPC_TOO_LARGE: Final = re.compile(
+    r"\b(?:(?P<side>server|client): )?(?:(?P<sent>sent|sending|trying to send)|received|receiving|grpc) message "
+    r"(?:larger than max|exceeds (?:the )?max)",
+    re.I,
+)
+"""A message over a gRPC size limit, in the runtimes' words: grpc core's (grpcio, grpc-js, Ruby) "Received message
+larger than max (5242880 vs. 4194304)" and "Sent message larger than max", grpc-go's "grpc: received message larger than
+max" and "grpc: trying to send message larger than max", grpc-dotnet's "Received message exceeds the maximum configured
+message size" / "Sending message exceeds …", grpc-java's "gRPC message exceeds maximum size". ``sent``: the sender's
+own message, refused before it went out; ``side``: grpcio says which end refused it ("SERVER: Received …": the request,
+on arrival; "CLIENT: Received …": the answer, so the handler ran)."""
+
+
+def grpc_code_reading(name: str, details: str) -> tuple[FailureClass, bool | None]:
+    """The class of gRPC status ``name`` (google/rpc/code.proto's spelling) and whether the call may have run
+    (:data:`GRPC_CODES`), read with its ``details``.
+
+    RESOURCE_EXHAUSTED is also each runtime's status for a message over its size limit (:data:`_GRPC_TOO_LARGE`), not
+    only a quota: waiting never makes the same message fit, a smaller request or answer does (as HTTP 413 is read):
+    ``invalid_input``. A message its sender refused, or a request the server refused on arrival, never ran; an answer
+    the client refused means the handler ran; a refusal on receipt that does not say whose says nothing.
+    """
+    if name == "RESOURCE_EXHAUSTED":
+        too_large = _GRPC_TOO_LARGE.search(details)
+        if too_large is not None:
+            side = (too_large.group("side") or "").lower()
+            ran = False if too_large.group("sent") or side == "server" else True if side == "client" else None
+            return FailureClass.INVALID_INPUT, ran
+    return GRPC_CODES.get(name, (FailureClass.UNKNOWN, None))
+
+
 _GRPC_NAMES: Final = ("OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND", "ALREADY_EXISTS",
                       "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
                       "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED")
@@ -402,6 +434,17 @@ def curl_exit_in_text(text: str, *, command_only: bool = False) -> tuple[Failure
         match = _CURL_LINE.search(text)
     return None if match is None else _CURL_EXIT_CODES.get(int(match.group(1)))
 
+
+_NO_BACKEND: Final = (
+    r"\bno (?:available|healthy|ready|running) (?:server|instance|backend|upstream|endpoint|pod|replica|target)s?\b|"
+    r"\ball (?:pods|servers|backends|instances|replicas|targets|endpoints|upstreams) are (?:down|unhealthy|unavailable)\b|"
+    r"\bnot serving requests at this endpoint\b"
+)
+"""A router or platform with no backend to hand the request to, in its own page's words: Traefik's 503 "no available
+server" (a router matched, no server ready: traefik/traefik PR #8170), OpenShift's router page "Application is not
+available … Route and path matches, but all pods are down" / "not serving requests at this endpoint", Cloud Run's "The
+request was aborted because there was no available instance". Nothing was forwarded (:data:`_NEVER_REACHED`), and
+the service behind is out of reach for now (``upstream_unavailable``)."""
 
 _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
     (FailureClass.RATE_LIMITED, re.compile(
@@ -648,6 +691,7 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\bupstream connect error\b|\breset before headers\b|\bno healthy upstream\b|\bfailure to get a peer\b|"
             r"\b(?:invalid|bad) response (?:was )?(?:received )?from (?:the )?upstream\b|"
             r"\bupstream (?:server )?is timing out\b|\bname resolution failed\b|\bno server is available\b|"
+            + _NO_BACKEND + r"|"
             r"\bcircuit ?breaker\b[^.\n]{0,40}\bis (?:half[ -])?open\b|\bshort-circuited and is open\b|"
             # The browser a tool drives gone: Playwright's TargetClosedError ("Target page, context or browser has been
             # closed"), Puppeteer's "Protocol error (Runtime.callFunctionOn): Target closed." and "Browser has been
@@ -872,12 +916,22 @@ _NEVER_REACHED: Final = re.compile(
     r"\bremaining connection slots are reserved\b|"
     # Go's net.OpError for a connect ("dial tcp 10.0.0.1:6443: i/o timeout"): the timeout came before a connection
     r"\bdial (?:tcp|udp|unix)[46]? \S+: i/o timeout\b|"
+    # ... and its resolver's (net.DNSError: "lookup api.example on 10.0.0.2:53: read udp …: i/o timeout", "dial tcp: lookup
+    # x: i/o timeout"): the name never resolved, so nothing was dialled; Node's getaddrinfo EAI_AGAIN (a resolver's
+    # temporary failure) likewise; net/http's errRequestCanceledConn ("net/http: request canceled while waiting for
+    # connection"): the client gave up before it had a connection to write the request on
+    r"\blookup [\w.-]+(?: on \S+)?: (?:(?:read|write|dial) (?:udp|tcp)[46]? \S+: )?i/o timeout\b|\beai[ _]again\b|"
+    r"\brequest canceled while waiting for connection\b|"
+    # a client that refused to send because it knows the limit has not reset (go-github's RateLimitError: "… still
+    # exceeded until …, not making remote request")
+    r"\bnot making (?:the |a )?remote request\b|"
     # Envoy's 503 whose reset reason says the request was never forwarded (a connect that failed, a circuit breaker's
     # overflow: envoy/stream_info ResetReason); "connection termination" or "remote reset" may have come after
     r"\breset reason: (?:(?:local |remote )?connection failure|overflow)\b|"
     # a proxy with no server to send to: Envoy's "no healthy upstream" (response flag UH), HAProxy's 503 page "No server
     # is available to handle this request.", Kong's "failure to get a peer from the ring-balancer"
     r"\bno healthy upstream\b|\bno server is available to handle this request\b|\bfailure to get a peer\b|"
+    + _NO_BACKEND + r"|"
     # a driver that never had a connection or a server to send on: a pool that gave none in time (Prisma's P2024 "Timed
     # out fetching a new connection from the connection pool", Knex's "Timeout acquiring a connection", MariaDB's "pool
     # timeout: failed to retrieve a connection from pool", .NET's "… prior to obtaining a connection from the pool",
@@ -958,8 +1012,10 @@ def says_maybe_acted(text: str) -> bool:
     if curl is not None:
         return curl[1]
     grpc = grpc_status_in_text(text)
-    if grpc not in (None, "UNKNOWN") and GRPC_CODES[grpc][1] is not None:  # the gRPC table says (GRPC_CODES)
-        return GRPC_CODES[grpc][1]
+    if grpc not in (None, "UNKNOWN"):
+        side_effect = grpc_code_reading(grpc, text)[1]
+        if side_effect is not None:  # the gRPC table says (GRPC_CODES)
+            return side_effect
     for match in _STATUS.finditer(text):
         status = int(match.group(1))
         if status not in _HTTP_STATUSES:  # a port (443) or another number, not a status
@@ -1014,10 +1070,21 @@ def deciding_cause(text: str) -> str:
         tail = _CHAIN_LINK.join(links[start:])
         if _classify_whole(tail) is FailureClass.UPSTREAM_UNAVAILABLE and (never_reached(tail) or says_maybe_acted(tail)):
             # the link before names the operation that failed (Go's net.OpError "dial tcp 10.0.0.1:6443: i/o timeout"):
-            # a connect that timed out never sent the request, which the bare "i/o timeout" does not say
-            operation = _CHAIN_LINK.join(links[start - 1:])
-            return operation if not never_reached(tail) and never_reached(operation) else tail
+            # a connect that timed out never sent the request, which the bare "i/o timeout" does not say; a resolver's
+            # operation stands further out ("lookup x on 10.0.0.2:53: read udp …: i/o timeout"), read through the
+            # socket operations between
+            for before in range(start - 1, -1, -1) if not never_reached(tail) else ():
+                operation = _CHAIN_LINK.join(links[before:])
+                if never_reached(operation):
+                    return operation
+                if not _NET_OPERATION.fullmatch(links[before].strip()):
+                    break
+            return tail
     return text
+
+
+_NET_OPERATION: Final = re.compile(r"(?:read|write|dial) (?:tcp|udp|unix)[46]?(?: \S+)?")
+"""A socket operation as Go's net.OpError prints it before its cause ("read udp 10.0.0.9:43426->10.0.0.2:53")."""
 
 
 def classify_text(text: str) -> FailureClass:
@@ -1056,14 +1123,19 @@ def _classify_whole(text: str) -> FailureClass:
     # which says only that the handler failed: its description is read by the rules below first.
     grpc = grpc_status_in_text(text)
     if grpc is not None and grpc != "UNKNOWN":
-        return GRPC_CODES[grpc][0]
+        return grpc_code_reading(grpc, text)[0]
+    words = text.replace("_", " ")  # codes name their words in snake case: DEADLINE_EXCEEDED, ERR_NAME_NOT_RESOLVED
     for match in _STATUS.finditer(text):
         status = int(match.group(1))
         if 400 <= status <= 599 and not counts_things(text, match.end()):
             cls = class_for_http_status(status)  # the server-side table (RFC 9110 §15)
+            # A 403 that says it is a rate limit is one: GitHub's REST API answers its primary and secondary limits with
+            # 403 or 429 ("API rate limit of 5000 still exceeded", "You have exceeded a secondary rate limit"), Google's
+            # APIs their rateLimitExceeded with 403; as a 403 with Retry-After or no requests remaining is read
+            if status == 403 and _RATE_LIMIT_WORDS.search(words):
+                return FailureClass.RATE_LIMITED
             if cls is not FailureClass.UNKNOWN:
                 return cls
-    words = text.replace("_", " ")  # codes name their words in snake case: DEADLINE_EXCEEDED, ERR_NAME_NOT_RESOLVED
     for cls, pattern in _PHRASES:
         if pattern.search(words):
             return FailureClass.UNKNOWN if cls is FailureClass.INVALID_INPUT and reads_upstream_data(text) else cls
@@ -1081,6 +1153,9 @@ def _classify_whole(text: str) -> FailureClass:
                 return cls
     return FailureClass.UNKNOWN
 
+
+_RATE_LIMIT_WORDS: Final = _PHRASES[0][1]
+"""The ``rate_limited`` phrases (the first of :data:`_PHRASES`)."""
 
 _CAMEL_BREAK: Final = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])")
 

@@ -41,7 +41,10 @@ def class_for_http_status(status: int) -> FailureClass:
         return FailureClass.RATE_LIMITED
     # 449 Retry With, Microsoft's extension: Azure Cosmos DB's transient conflict with a concurrent write, nothing
     # applied, "safe to retry" (https://learn.microsoft.com/rest/api/cosmos-db/http-status-codes-for-cosmosdb)
-    if status in (408, 449) or 500 <= status <= 599:
+    # 424 Failed Dependency (RFC 4918 §11.4): the method could not be performed because an action it depended on
+    # failed; OpenAI's Responses API answers so when the MCP server it was to call failed ("Error retrieving tool list
+    # from MCP server: … Http status code: 424"): a service behind the one asked is out of reach, nothing performed
+    if status in (408, 424, 449) or 500 <= status <= 599:
         return FailureClass.UPSTREAM_UNAVAILABLE
     return FailureClass.UNKNOWN
 

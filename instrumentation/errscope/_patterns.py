@@ -870,6 +870,17 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         trigger=r"(?i:host|server)[^\"'`\n]{0,12}[\"'`][^\"'`\s]*@",
     ),
     SecretPattern(
+        "libpq_unparsed_dsn_word",
+        "keyword",
+        r"(missing \"=\" after \")[^\"\r\n\[][^\"\r\n]{0,255}(\" in connection info string)",
+        True,
+        "The word libpq could not parse in a keyword DSN, which it quotes back (``missing \"=\" after \"<word>\" in "
+        "connection info string``, psycopg2's ``invalid dsn: …``): in practice the tail of a password with a space in "
+        "it (psycopg/psycopg2 #87).",
+        keep_suffix=True,
+        hints=("connection info string",),
+    ),
+    SecretPattern(
         "webhook_path_secret",
         "uri",
         rf"(/(?i:{_HOOK_SEGMENT})/(?:[^/\s?#'\"<>]*/)*?)"
@@ -1092,6 +1103,18 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         keep_suffix=True,
         hints=("secret", "value:"),
         trigger=r"kind:[ \t]*Secret|\]:[ \t]*(?:Invalid|Unsupported|Duplicate)[ \t]+value:",
+    ),
+    SecretPattern(
+        "connection_string_spaced_password",
+        "keyword",
+        r"(;[ \t]*(?i:pwd|password|passwd)[ \t]*=[ \t]*)[^\s;'\"{\[<*(=$%][^;\r\n\"'=]*?[ \t][^;\r\n\"'=]*?(;|[\"'\r\n]|$)",
+        True,
+        "A keyword connection string's password with spaces in it (ADO.NET, Npgsql and ODBC read an unquoted value to "
+        "the ``;``: ``Host=db;Username=app;Password=correct horse battery;Database=shop``): the value runs to the "
+        "``;``, a closing quote or the line's end, never over a following ``key=``.",
+        keep_suffix=True,
+        hints=("pwd", "pass"),
+        trigger=r";[ \t]*(?i:pwd|password|passwd)[ \t]*=[^;\r\n]*[ \t]",
     ),
     _connection_string(
         "connection_string_password",

@@ -56,7 +56,8 @@ async def test_j262_grpc_statuses_in_each_runtime_s_words(tmp_path: Path, teleme
     'Status(StatusCode="ResourceExhausted", Detail="...")'; tonic's "Status { code: Internal, ... }"; relayed by Go, Java,
     Node, .NET and Rust MCP servers whose tools call a gRPC backend). errscope reads the same statuses on a Python gRPC
     library's exception with google/rpc/code.proto's table (ALREADY_EXISTS and FAILED_PRECONDITION: the request as
-    made cannot apply; RESOURCE_EXHAUSTED: a quota; ABORTED: a conflict, rolled back; INTERNAL: the backend failed);
+    made cannot apply; RESOURCE_EXHAUSTED: a quota, or, as here, a message over its size limit, which no wait fixes
+    (J367); ABORTED: a conflict, rolled back; INTERNAL: the backend failed);
     the text form was ``unknown`` unless its description happened to say "quota" or "unavailable"."""
     results = await answered(tmp_path, telemetry, {
         "create_order": "rpc error: code = AlreadyExists desc = order ORD-7 already exists",
@@ -69,7 +70,7 @@ async def test_j262_grpc_statuses_in_each_runtime_s_words(tmp_path: Path, teleme
     assert classes_of(results) == {
         "create_order": (Channel.EXECUTION, FailureClass.INVALID_INPUT),
         "close_ticket": (Channel.EXECUTION, FailureClass.INVALID_INPUT),
-        "render_report": (Channel.EXECUTION, FailureClass.RATE_LIMITED),
+        "render_report": (Channel.EXECUTION, FailureClass.INVALID_INPUT),  # a message over its size limit (J367)
         "reserve_seat": (Channel.EXECUTION, FailureClass.UPSTREAM_UNAVAILABLE),
         "sync_ledger": (Channel.EXECUTION, FailureClass.UPSTREAM_UNAVAILABLE),
     }

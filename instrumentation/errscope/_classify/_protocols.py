@@ -21,6 +21,7 @@ from errscope._classify._core import Classification, Rule, Upstream, _MAX_CHAIN,
 from errscope._classify._facts import _attribute, _function_name, _qualname, _raised_connecting, raised_in
 from errscope._classify._mcp import _JSONRPC_SENT, class_for_jsonrpc_code
 from errscope._foreign_text import GRPC_CODES as _GRPC_CODES, api_code_class as _code_family, smtp_reply_class
+from errscope._foreign_text import grpc_code_reading as _grpc_code_reading
 from errscope._http import class_for_http_status, side_effect_for_http_status
 from errscope._vocabulary import FailureClass
 
@@ -352,9 +353,10 @@ def _response_code(codes: Mapping[str, FailureClass], system: str) -> Rule:
 
 
 def _grpc_error(exc: BaseException) -> Classification:
-    # grpc.RpcError raised by a call is also a grpc.Call: .code() is a grpc.StatusCode member.
+    # grpc.RpcError raised by a call is also a grpc.Call: .code() is a grpc.StatusCode member, .details() its text.
     name = getattr(exc.code(), "name", None)  # type: ignore[attr-defined]
-    failure_class, side_effect = _GRPC_CODES.get(name, (FailureClass.UNKNOWN, None))  # type: ignore[arg-type]
+    details = exc.details() if callable(getattr(exc, "details", None)) else None  # type: ignore[attr-defined]
+    failure_class, side_effect = _grpc_code_reading(str(name), details if isinstance(details, str) else "")
     return Classification(failure_class, upstream=Upstream("grpc", name), side_effect_possible=side_effect)
 
 
@@ -374,7 +376,8 @@ def _grpc_status_name(exc: BaseException) -> str | None:
 
 def _grpc_status(exc: BaseException) -> Classification:
     name = _grpc_status_name(exc)
-    failure_class, side_effect = _GRPC_CODES.get(name or "", (FailureClass.UNKNOWN, None))
+    message = _attribute(exc, "message")  # grpclib's GRPCError.message: the status's details
+    failure_class, side_effect = _grpc_code_reading(name or "", message if isinstance(message, str) else str(exc))
     return Classification(failure_class, upstream=Upstream("grpc", name), side_effect_possible=side_effect)
 
 
