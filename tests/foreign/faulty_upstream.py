@@ -29,11 +29,11 @@ class Fault(NamedTuple):
 
     failure_class: str
     sent: bool
-    """Whether the request reached the upstream: ``False`` for a refused connect, a name that does not resolve and a
-    TLS handshake that failed (nothing was written to the upstream)."""
+    """Whether the request reached the upstream: ``False`` for a refused connect, a connect that timed out, a name that
+    does not resolve and a TLS handshake that failed (nothing was written to the upstream)."""
     may_have_acted: bool
-    """Whether the upstream may have processed it: a reset after it read the request, a body cut off, a read timeout.
-    A 4xx or a 503 refuses the request as a whole (RFC 9110 §15.5, §15.6.4): not acted on."""
+    """Whether the upstream may have processed it: a reset or a close after it read the request, a body cut off, a read
+    timeout. A 4xx or a 503 refuses the request as a whole (RFC 9110 §15.5, §15.6.4): not acted on."""
 
 
 FAULTS: Final = {

@@ -45,10 +45,11 @@ REPO: Final = Path(__file__).resolve().parents[2]
 PROBES: Final = Path(__file__).resolve().parent / "probes"
 CACHE: Final = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "errscope" / "probes"
 TIMEOUT_MS: Final = 1500
-"""Each client's own timeout: the ``stall`` upstream holds the request past it; every other fault ends far sooner."""
+"""Each client's own timeout: the ``stall`` upstream holds the request past it and ``connect_timeout`` the connect;
+every other fault ends far sooner."""
 
 CLIENTS: Final = {"node": ("fetch", "fetch_cause", "http"), "go": ("go",), "java": ("java", "java_chain"),
-           "jvm": ("okhttp", "okhttp_chain", "okhttp_msg", "apache", "apache_chain", "apache_msg"),
+                  "jvm": ("okhttp", "okhttp_chain", "okhttp_msg", "apache", "apache_chain", "apache_msg"),
                   "rust": ("reqwest", "reqwest_alt", "reqwest_debug"), "perl": ("tiny",),
                   "python": ("urllib", "urllib_line"), "curl": ("curl", "curl_exit")}
 """Runtime -> the prefixes of the texts its probe prints."""
