@@ -1,15 +1,16 @@
 """Real runtime failure texts, read by the one classifier the client and the proxy share.
 
 Node's ``fetch`` and ``node:http``, Go's ``net/http``, Java's ``java.net.http.HttpClient``, OkHttp and Apache HttpClient
-5, Rust's ``reqwest``, Perl's ``HTTP::Tiny``, Python's ``urllib.request`` and the ``curl`` CLI each make a request to an upstream on 127.0.0.1 that
-fails for real (:mod:`tests.foreign.faulty_upstream`: a closed port, a connect that times out, a reset or a close
-after the request was read, a body cut off, a stall past the client's own timeout, TLS to a plaintext port, a self-signed certificate, a name that cannot resolve, HTTP
-404/401/403/429/503), and print the failure the way an MCP server in that language puts it into its
-tool error (:mod:`tests.foreign.runtime_probes`). Each text is then answered as an ``isError`` result by a foreign stdio
-peer (``tests/client/servers/heldout_peer.py``) and read (a) by ``errscope.client.ToolClient`` and (b) by ``errscope
-proxy`` in front of the same peer. Expected values come from what each fault is (:data:`FAULTS`): its class, and
-whether the request may have been processed (a reset after the request was read, a body cut off, a read timeout) or
-provably never reached the upstream (refused, a connect timeout, not resolved, TLS handshake failed).
+5, Rust's ``reqwest``, Perl's ``HTTP::Tiny``, Python's ``urllib.request`` and the ``curl`` CLI each make a request to an
+upstream on 127.0.0.1 that fails for real (:mod:`tests.foreign.faulty_upstream`: a closed port, a connect that times
+out, a reset or a close after the request was read, a body cut off, a stall past the client's own timeout, TLS to a
+plaintext port, a self-signed certificate, a name that cannot resolve, HTTP 404/401/403/429/503), and print the failure
+the way an MCP server in that language puts it into its tool error (:mod:`tests.foreign.runtime_probes`). Each text is
+then answered as an ``isError`` result by a foreign stdio peer (``tests/client/servers/heldout_peer.py``) and read (a)
+by ``errscope.client.ToolClient`` and (b) by ``errscope proxy`` in front of the same peer. Expected values come from
+what each fault is (:data:`FAULTS`): its class, and whether the request may have been processed (a reset or a close
+after the request was read, a body cut off, a read timeout) or provably never reached the upstream (refused, a connect
+timeout, not resolved, TLS handshake failed).
 """
 
 from __future__ import annotations
