@@ -273,14 +273,15 @@ class TestClassifyText:
     @pytest.mark.parametrize(
         ("text", "reached"),
         [
-            # JSSE's and OkHttp's SSLPeerUnverifiedException, Java's HostnameChecker: the certificate, before the request
+            # JSSE's and OkHttp's SSLPeerUnverifiedException, Java's HostnameChecker: the certificate, before the
+            # request
             ("javax.net.ssl.SSLPeerUnverifiedException: peer not authenticated", False),
             ("javax.net.ssl.SSLPeerUnverifiedException: Hostname api.example.com not verified:\n    certificate: "
              "sha256/AAAA=", False),
             ("No subject alternative names matching IP address 10.0.0.5 found", False),
             # a pool that gave no connection in time: Apache HttpClient 5, Reactor Netty
-            ("org.apache.hc.client5.http.impl.ConnectionRequestTimeoutException: Deadline: 2026-05-01T10:00:00.000+0000, "
-             "3 MILLISECONDS overdue", False),
+            ("org.apache.hc.client5.http.impl.ConnectionRequestTimeoutException: "
+             "Deadline: 2026-05-01T10:00:00.000+0000, 3 MILLISECONDS overdue", False),
             ("reactor.netty.internal.shaded.reactor.pool.PoolAcquireTimeoutException: Pool#acquire(Pool) has been "
              "pending for more than the configured timeout of 45000ms", False),
             # Apache HttpCore reading an answer the peer ended
@@ -291,9 +292,9 @@ class TestClassifyText:
         ],
     )
     def test_jvm_client_words(self, text: str, reached: bool) -> None:
-        """JVM HTTP clients' messages the runtime probes cannot provoke on 127.0.0.1 (a trusted certificate for another
-        name, an exhausted pool; tests/foreign/test_runtime_failures.py has the rest), quoted from the libraries' sources:
-        an upstream out of reach, never reached or maybe acted on as the text says."""
+        """JVM HTTP clients' messages the runtime probes cannot provoke on 127.0.0.1 (a trusted certificate for
+        another name, an exhausted pool; tests/foreign/test_runtime_failures.py has the rest), quoted from the
+        libraries' sources: an upstream out of reach, never reached or maybe acted on as the text says."""
         assert classify_text(text) is FailureClass.UPSTREAM_UNAVAILABLE
         assert (never_reached(text), says_maybe_acted(text)) == (not reached, reached)
 
