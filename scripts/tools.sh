@@ -23,6 +23,7 @@ if command -v mvn >/dev/null && command -v javac >/dev/null; then
   # An MCP server on the Java SDK (io.modelcontextprotocol.sdk:mcp) for tests/foreign; jars from Maven Central.
   scripts/build-foreign-java.sh >/dev/null
   scripts/build-foreign-java.sh 2.1.0 >/dev/null   # 2.x validates arguments itself, in networknt's words
+  scripts/build-foreign-java-probe.sh >/dev/null    # the JVM runtime probes (java.net.http, OkHttp, Apache HttpClient 5)
 else
   echo "tools: mvn/javac not found; the Java MCP server tests will skip (fail under ERRSCOPE_REQUIRE_STACK=1)" >&2
 fi

@@ -97,7 +97,8 @@ _API_CODE_FAMILIES: Final = (
                 # Supabase Auth's (https://supabase.com/docs/guides/auth/debugging/error-codes): a wrong password and
                 # an unconfirmed email as a 400, the token's session or refresh token gone (not the caller's record),
                 # a sign-up or provider the project turned off
-                r"(?:invalid|bad|wrong)credential|(?:session|refreshtoken)notfound|(?:not|un)(?:confirmed|verified)|"
+                # (not Java's SSLPeerUnverifiedException: the upstream's certificate, no account of the caller's)
+                r"(?:invalid|bad|wrong)credential|(?:session|refreshtoken)notfound|(?<!peer)(?:not|un)(?:confirmed|verified)|"
                 r"disabled|"
                 r"securityexception|"  # Elasticsearch's security_exception (401/403: a missing or refused credential)
                 r"apikey"),  # Google's ErrorInfo reasons: API_KEY_INVALID, API_KEY_EXPIRED
@@ -368,11 +369,15 @@ _PROGRAM_MISSING: Final = (
 # An answer whose body ended before the length its headers declared, in the clients' words: node:http's bare "aborted"
 # (IncomingMessage's error, the whole text, lower case as Node spells it: "Aborted" alone is a shell's SIGABRT),
 # java.net.http's "fixed content-length: 1000, bytes received: 11", curl 18's "transfer closed with N bytes remaining
-# to read", hyper's "end of file before message length reached". The request was read: it may have been processed.
+# to read", hyper's "end of file before message length reached", Apache HttpCore's ConnectionClosedException "Premature
+# end of Content-Length delimited message body (expected: 1000; received: 11)" (and "... of chunk coded message body"),
+# OkHttp's ProtocolException "unexpected end of stream" (its fixed-length and chunked body sources). The request was
+# read: it may have been processed.
 # Used by _PHRASES and _AFTER_SENDING.
 _BODY_CUT: Final = (
     r"\A\s*(?:error:\s*)?(?-i:aborted)\s*\Z|\bcontent-length: \d+, bytes received: \d+|"
-    r"\btransfer closed with \d+ bytes remaining\b|\bend of file before message length reached\b"
+    r"\btransfer closed with \d+ bytes remaining\b|\bend of file before message length reached\b|"
+    r"\bpremature end of (?:content-length delimited |chunk coded )?message body\b|\bunexpected end of stream\b"
 )
 
 # Status numbers standing as words ("403 Forbidden", "HTTP 503", "status=429").
@@ -468,7 +473,7 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # again, so checked before "invalid" reads them as the caller's arguments.
             r"\binvalid[ _](?:(?:access|bearer|auth|refresh|id)[ _])?token\b|\bexpired (?:(?:access|bearer|auth) )?token\b|"
             r"\b(?:token|credentials?) (?:has |have |is |are )?(?:expired|revoked)\b|\binvalid[ _](?:credentials|grant)\b|"
-            r"\binsufficient[ _](?:authentication[ _])?scopes?\b|\bunauthenticated\b|\bnot authenticated\b|"
+            r"\binsufficient[ _](?:authentication[ _])?scopes?\b|\bunauthenticated\b|(?<!\bpeer )\bnot authenticated\b|"
             # ... and in the words of the services MCP servers wrap: Google's "Request had insufficient authentication
             # scopes" (ACCESS_TOKEN_SCOPE_INSUFFICIENT), Microsoft Graph's "Insufficient privileges to complete the
             # operation" (Authorization_RequestDenied), MongoDB's "command find requires authentication" (code 13
@@ -553,7 +558,7 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\bfetch failed\b|other side closed|socket hang up|premature close|\bunexpected eof\b|broken pipe|"
             r"\b(?:get|post|put|patch|delete|head) \"[a-z][a-z0-9+.-]*://[^\"]*\": |"
             r"\b(?:connection|transport|socket|stream|channel) (?:was |has been |is )?closed\b|"
-            r"closed by the (?:remote|peer|server)|forcibly closed|actively refused|prematurely closed|remote end closed|"
+            r"closed by (?:the )?(?:remote|peer|server)|forcibly closed|actively refused|prematurely closed|remote end closed|"
             r"server closed (?:the )?(?:idle )?connection|connection aborted|connection attempts? failed|"
             r"failed to establish (?:a )?(?:new )?connection|connection could not be established|\bund err (?:socket|closed)\b|"
             r"\berror (?:occurred )?(?:while )?sending (?:the )?request\b|\b(?:cannot|can't|could not|couldn't|unable to|"
@@ -577,7 +582,11 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\bcertificate ?(?:expired|not ?yet ?valid) ?exception\b|"
             r"\bdoes(?: not|n't) match (?:the )?certificate'?s? (?:alt ?names|list)\b|\bcert altname invalid\b|"
             r"\bhostname mismatch\b|\bno alternative certificate subject name\b|"
-            r"\bno subject alternative (?:dns |ip )?name\b|"
+            r"\bno subject alternative (?:dns |ip )?names?\b|"
+            # JSSE's and OkHttp's SSLPeerUnverifiedException (never_reached), Apache HttpClient's NoHttpResponseException
+            # ("... failed to respond"), its and Reactor Netty's pool that gave no connection in time
+            r"\bssl ?peer ?unverified\b|\bpeer not authenticated\b|\bhostname \S+ not verified\b|\bfailed to respond\b|"
+            r"\bconnection ?request ?timeout ?exception\b|\bpool ?acquire ?timeout\b|"
             r"\bremote ?certificate ?(?:name ?mismatch|chain ?errors|is invalid)\b|\bnot ?time ?valid\b|"
             r"\binvalid peer certificate\b|\bpkix path (?:building|validation) failed\b|"
             r"\bunable to find valid certification path\b|\bssl certificate problem\b|"
@@ -911,6 +920,16 @@ _NEVER_REACHED: Final = re.compile(
     r"\bremote name could not be resolved\b|\btrust relationship\b|\bsecure channel\b|\bname does not resolve\b|"
     r"\bno data of the requested type\b|\bduring hostname resolution\b|\bhost not found \((?:non-)?authoritative\)|"
     r"\bremote party has closed the transport stream\b|"
+    # JSSE's and OkHttp's SSLPeerUnverifiedException ("peer not authenticated", "Hostname x not verified"): the
+    # upstream's certificate refused before the request was written, as Java's "No subject alternative names matching
+    # IP address x found" (HostnameChecker, without "certificate")
+    r"\bssl ?peer ?unverified\b|\bpeer not authenticated\b|\bhostname \S+ not verified\b|\bno subject alternative\b|"
+    # a timeout while the connection was being made, in the words only that phase prints: curl's "Connection timed out
+    # after 1500 milliseconds" (lib/multi.c, MSTATE_CONNECTING; a transfer's is "Operation timed out after ..."), and
+    # urllib's URLError, which wraps only what failed while connecting and writing the request, never the wait for the
+    # answer (urllib.request.AbstractHTTPHandler.do_open: "<urlopen error timed out>"; a read timeout is the bare
+    # "timed out")
+    r"\bconnection timed out after \d+ milliseconds\b|<urlopen error (?:\[errno \d+\] )?timed out>|"
     # PostgreSQL refusing a new connection (53300 too_many_connections: "remaining connection slots are reserved for
     # non-replication superuser connections" / "... for roles with the SUPERUSER attribute"): no statement ran
     r"\bremaining connection slots are reserved\b|"
@@ -942,6 +961,11 @@ _NEVER_REACHED: Final = re.compile(
     r"\b(?:failed to retrieve|could(?: not|n't) get|unable to (?:get|acquire|obtain)) a connection from (?:the )?pool\b|"
     r"\bprior to obtaining a connection\b|\bconnection is not available, request timed out\b|"
     r"\bserver selection timed? ?out\b|\btime ?out occurr?ed after \d+ ?ms selecting a server\b|"
+    # ... and the JVM clients' pools: Apache HttpClient 5's ConnectionRequestTimeoutException (a lease that timed out),
+    # Reactor Netty's PoolAcquireTimeoutException ("Pool#acquire(Duration) has been pending for more than the configured
+    # timeout of 45000ms")
+    r"\bconnection ?request ?timeout ?exception\b|\bpool ?acquire ?timeout\b|"
+    r"\bhas been pending for more than the configured timeout\b|"
     # a gateway that gave up waiting for the server it starts to come up (obot-platform/obot #3557: "timed out waiting
     # for MCP server to be ready"): the call was never forwarded
     r"\btimed? ?out waiting for (?:the )?(?:[\w'-]+ ){0,4}to (?:be(?:come)? ready|start|come up)\b|"
@@ -954,7 +978,10 @@ _AFTER_SENDING: Final = re.compile(
     r"timed? ?out|timeout|deadline (?:has )?(?:exceeded|elapsed)|\b(?:did not|didn't)\b[^.\n]{0,60}?\bwithin\b|"
     r"socket hang ?up|other side closed|premature(?:ly)? close|\bunexpected eof\b|\beof occurred\b|"
     r"connection (?:was )?reset|\beconnreset\b|reset by peer|reset before headers|broken pipe|\bepipe\b|"
-    r"closed by the (?:remote|peer|server)|peer closed|remote end closed|server disconnected|connection (?:abort|broken)|"
+    r"closed by (?:the )?(?:remote|peer|server)|peer closed|remote end closed|server disconnected|connection (?:abort|broken)|"
+    # Apache HttpClient's NoHttpResponseException ("127.0.0.1:8080 failed to respond"): the request written, no status
+    # line came back
+    r"\bfailed to respond\b|"
     r"\bgoaway\b|incomplete ?(?:chunked )?read|lost connection|\": eof\b|"  # Go's net/http: Post "url": EOF
     r"\bclosed before (?:the )?(?:message|response|headers)|"  # hyper: "connection closed before message completed"
     # hyper-util's SendRequest kind (the connection failed while the request was written or its answer awaited), and a

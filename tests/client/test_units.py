@@ -38,7 +38,7 @@ from errscope.client import (
 from errscope.client._deadline import CallDeadline
 from errscope.client._invalid_params import parse_argument_problems, unknown_tool_name
 from errscope.client._answer import error_ref as _ref_of
-from errscope._foreign_text import retry_after_from_text, safe_excerpt, says_maybe_acted
+from errscope._foreign_text import never_reached, retry_after_from_text, safe_excerpt, says_maybe_acted
 from errscope.client._wire import CURRENT_ATTEMPT, WireAttempt, WireTap
 
 
@@ -271,6 +271,34 @@ class TestClassifyText:
     def test_says_maybe_acted(self, text: str, maybe: bool) -> None:
         """Whether a foreign text says the upstream may have acted before the failure (DESIGN: one hop further down)."""
         assert says_maybe_acted(text) is maybe
+
+    @pytest.mark.parametrize(
+        ("text", "reached"),
+        [
+            # JSSE's and OkHttp's SSLPeerUnverifiedException, Java's HostnameChecker: the certificate, before the
+            # request
+            ("javax.net.ssl.SSLPeerUnverifiedException: peer not authenticated", False),
+            ("javax.net.ssl.SSLPeerUnverifiedException: Hostname api.example.com not verified:\n    certificate: "
+             "sha256/AAAA=", False),
+            ("No subject alternative names matching IP address 10.0.0.5 found", False),
+            # a pool that gave no connection in time: Apache HttpClient 5, Reactor Netty
+            ("org.apache.hc.client5.http.impl.ConnectionRequestTimeoutException: "
+             "Deadline: 2026-05-01T10:00:00.000+0000, 3 MILLISECONDS overdue", False),
+            ("reactor.netty.internal.shaded.reactor.pool.PoolAcquireTimeoutException: Pool#acquire(Pool) has been "
+             "pending for more than the configured timeout of 45000ms", False),
+            # Apache HttpCore reading an answer the peer ended
+            ("org.apache.hc.core5.http.ConnectionClosedException: Premature end of chunk coded message body: closing "
+             "chunk expected", True),
+            ("org.apache.hc.core5.http.ConnectionClosedException: Connection closed by peer", True),
+            ("org.apache.hc.core5.http.NoHttpResponseException: api.example.com:443 failed to respond", True),
+        ],
+    )
+    def test_jvm_client_words(self, text: str, reached: bool) -> None:
+        """JVM HTTP clients' messages the runtime probes cannot provoke on 127.0.0.1 (a trusted certificate for
+        another name, an exhausted pool; tests/foreign/test_runtime_failures.py has the rest), quoted from the
+        libraries' sources: an upstream out of reach, never reached or maybe acted on as the text says."""
+        assert classify_text(text) is FailureClass.UPSTREAM_UNAVAILABLE
+        assert (never_reached(text), says_maybe_acted(text)) == (not reached, reached)
 
     def test_excerpt_is_scrubbed_short_and_path_free(self) -> None:
         """Credentials, paths and stack fragments never survive into the model's excerpt."""

@@ -29,18 +29,21 @@ class Fault(NamedTuple):
 
     failure_class: str
     sent: bool
-    """Whether the request reached the upstream: ``False`` for a refused connect, a name that does not resolve and a
-    TLS handshake that failed (nothing was written to the upstream)."""
+    """Whether the request reached the upstream: ``False`` for a refused connect, a connect that timed out, a name that
+    does not resolve and a TLS handshake that failed (nothing was written to the upstream)."""
     may_have_acted: bool
-    """Whether the upstream may have processed it: a reset after it read the request, a body cut off, a read timeout.
-    A 4xx or a 503 refuses the request as a whole (RFC 9110 §15.5, §15.6.4): not acted on."""
+    """Whether the upstream may have processed it: a reset or a close after it read the request, a body cut off, a read
+    timeout. A 4xx or a 503 refuses the request as a whole (RFC 9110 §15.5, §15.6.4): not acted on."""
 
 
 FAULTS: Final = {
     "refused": Fault("upstream_unavailable", False, False),  # a port nothing listens on
     "reset": Fault("upstream_unavailable", True, True),  # reads the request, then RST (SO_LINGER 0), no answer
+    "hangup": Fault("upstream_unavailable", True, True),  # reads the request, then closes (FIN), no answer
     "cut": Fault("upstream_unavailable", True, True),  # 200 with Content-Length 1000, 11 bytes sent, then closed
     "stall": Fault("upstream_unavailable", True, True),  # reads the request, never answers (past the client's timeout)
+    # a listener whose accept queue is full (backlog 0, one connection held): Linux drops the SYN, the connect times out
+    "connect_timeout": Fault("upstream_unavailable", False, False),
     "tls_plain": Fault("upstream_unavailable", False, False),  # https:// to a plaintext HTTP server
     "self_signed": Fault("upstream_unavailable", False, False),  # https:// to a server whose certificate signed itself
     "dns": Fault("upstream_unavailable", False, False),  # upstream.invalid (RFC 6761: never resolves)
@@ -118,6 +121,9 @@ class _Raw:
         if self.behave == "reset":
             conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close sends RST
             conn.close()
+        elif self.behave == "hangup":
+            conn.shutdown(socket.SHUT_RDWR)  # FIN: the request read, the answer never written
+            conn.close()
         elif self.behave == "cut":
             conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\npartial bod")
             conn.close()
@@ -132,6 +138,16 @@ class _Raw:
 
 
 @contextmanager
+def _full_backlog() -> Iterator[int]:
+    """A port whose listener never accepts and whose accept queue is full: a new connect's SYN is dropped (Linux's
+    tcp_conn_request drops it while the queue is full), so a client's connect times out as to a host that does not
+    answer, with nothing written. Yields the port."""
+    with socket.create_server(("127.0.0.1", 0), backlog=0) as listener, socket.socket() as filler:
+        filler.connect(listener.getsockname())  # the one queued connection the backlog holds
+        yield listener.getsockname()[1]
+
+
+@contextmanager
 def faulty_upstreams(folder: Path) -> Iterator[dict[str, str]]:
     """Start every fault's upstream on 127.0.0.1; yield ``{fault: url}`` (the keys of :data:`FAULTS`)."""
     with ExitStack() as stack:
@@ -142,9 +158,10 @@ def faulty_upstreams(folder: Path) -> Iterator[dict[str, str]]:
             threading.Thread(target=server.serve_forever, daemon=True).start()
             stack.callback(server.server_close)
             stack.callback(server.shutdown)
-        raw = {behave: _Raw(behave) for behave in ("reset", "cut", "stall")}
+        raw = {behave: _Raw(behave) for behave in ("reset", "hangup", "cut", "stall")}
         for server in raw.values():
             stack.callback(server.close)
+        full = stack.enter_context(_full_backlog())
         with socket.socket() as closed:  # a port that was free a moment ago: nothing listens on it
             closed.bind(("127.0.0.1", 0))
             refused = closed.getsockname()[1]
@@ -152,6 +169,7 @@ def faulty_upstreams(folder: Path) -> Iterator[dict[str, str]]:
         urls = {
             "refused": f"http://127.0.0.1:{refused}/orders",
             **{behave: f"http://127.0.0.1:{server.port}/orders" for behave, server in raw.items()},
+            "connect_timeout": f"http://127.0.0.1:{full}/orders",
             "tls_plain": f"https://127.0.0.1:{p}/status-200",
             "self_signed": f"https://127.0.0.1:{secure.server_address[1]}/status-200",
             "dns": "http://upstream.invalid/orders",

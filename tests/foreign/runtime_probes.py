@@ -7,8 +7,12 @@ Each probe is one process per runtime that makes every request and prints one JS
 - ``node`` (Node 22 from ``tests/npm``, the one CI installs): ``fetch/`` (undici, ``String(err)``), ``fetch_cause/``
   (``err.message`` plus its ``cause``'s message, as servers add it), ``http/`` (``node:http``/``node:https``);
 - ``go`` (``net/http``, ``err.Error()``), built once into the Go build cache and ``~/.cache/errscope/probes``;
-- ``java`` (``java.net.http.HttpClient`` by single-file source launch, no Maven): ``java/`` (``e.toString()``) and
-  ``java_chain/`` (with each cause on a "Caused by: " line);
+- ``java`` (``java.net.http.HttpClient``): ``java/`` (``e.toString()``) and ``java_chain/`` (with each cause on a
+  "Caused by: " line);
+- ``jvm`` (OkHttp 5 and Apache HttpClient 5 from Maven Central): ``okhttp/``, ``apache/`` (``e.toString()``),
+  ``okhttp_chain/``, ``apache_chain/`` (with the causes) and ``okhttp_msg/``, ``apache_msg/`` (``e.getMessage()``
+  alone, as Spring AI's tool exception processor hands it to the model); both JVM probes are compiled once by
+  ``scripts/build-foreign-java-probe.sh``;
 - ``rust`` (``reqwest`` on rustls): ``reqwest/`` (its ``Display``, which prints no source), ``reqwest_alt/`` and
   ``reqwest_debug/`` (``anyhow``'s ``{:#}`` and ``{:?}``: the source chain on one line, or under "Caused by:"), built
   with the Rust MCP test server by ``scripts/build-foreign-rust.sh`` (one package, one target dir);
@@ -37,12 +41,15 @@ from tests.conftest import require
 from tests.foreign.faulty_upstream import FAULTS
 from tests.foreign.peers import node, rust_server
 
+REPO: Final = Path(__file__).resolve().parents[2]
 PROBES: Final = Path(__file__).resolve().parent / "probes"
 CACHE: Final = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "errscope" / "probes"
 TIMEOUT_MS: Final = 1500
-"""Each client's own timeout: the ``stall`` upstream holds the request past it; every other fault ends far sooner."""
+"""Each client's own timeout: the ``stall`` upstream holds the request past it and ``connect_timeout`` the connect;
+every other fault ends far sooner."""
 
 CLIENTS: Final = {"node": ("fetch", "fetch_cause", "http"), "go": ("go",), "java": ("java", "java_chain"),
+                  "jvm": ("okhttp", "okhttp_chain", "okhttp_msg", "apache", "apache_chain", "apache_msg"),
                   "rust": ("reqwest", "reqwest_alt", "reqwest_debug"), "perl": ("tiny",),
                   "python": ("urllib", "urllib_line"), "curl": ("curl", "curl_exit")}
 """Runtime -> the prefixes of the texts its probe prints."""
@@ -61,9 +68,13 @@ def _go_probe() -> list[str]:
     return [str(binary)]
 
 
-def _java_probe() -> list[str]:
-    require(shutil.which("java") is not None, "java is not installed (the Java runtime probe runs on it)")
-    return ["java", str(PROBES / "Probe.java")]
+def _jvm_probe(main: str) -> list[str]:
+    require(all(shutil.which(tool) for tool in ("java", "javac", "mvn")),
+            "java, javac or mvn is not installed (the JVM runtime probes are built with them)")
+    build = subprocess.run([str(REPO / "scripts" / "build-foreign-java-probe.sh")], capture_output=True, text=True,
+                           timeout=600, check=False)
+    require(build.returncode == 0, f"the JVM probes did not build: {build.stderr[-2000:]}")
+    return [build.stdout.strip(), main]
 
 
 def _rust_probe() -> list[str]:
@@ -86,7 +97,8 @@ def _curl_probe() -> list[str]:
 
 def probe_command(runtime: str) -> list[str]:
     """The argv that runs ``runtime``'s probe (skips, or fails under ``ERRSCOPE_REQUIRE_STACK=1``, without it)."""
-    commands = {"node": lambda: [node(), str(PROBES / "probe.mjs")], "go": _go_probe, "java": _java_probe,
+    commands = {"node": lambda: [node(), str(PROBES / "probe.mjs")], "go": _go_probe,
+                "java": lambda: _jvm_probe("Probe"), "jvm": lambda: _jvm_probe("LibraryProbe"),
                 "rust": _rust_probe, "perl": _perl_probe, "curl": _curl_probe,
                 "python": lambda: [sys.executable, str(PROBES / "probe_urllib.py")]}
     return commands[runtime]()

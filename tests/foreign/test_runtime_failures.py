@@ -1,15 +1,16 @@
 """Real runtime failure texts, read by the one classifier the client and the proxy share.
 
-Node's ``fetch`` and ``node:http``, Go's ``net/http``, Java's ``java.net.http.HttpClient``, Rust's ``reqwest``, Perl's
-``HTTP::Tiny``, Python's ``urllib.request`` and the ``curl`` CLI each make a request to an upstream on 127.0.0.1 that
-fails for real (:mod:`tests.foreign.faulty_upstream`: a closed port, a reset, a body cut off, a stall past the
-client's own timeout, TLS to a plaintext port, a self-signed certificate, a name that cannot resolve, HTTP
-404/401/403/429/503), and print the failure the way an MCP server in that language puts it into its
-tool error (:mod:`tests.foreign.runtime_probes`). Each text is then answered as an ``isError`` result by a foreign stdio
-peer (``tests/client/servers/heldout_peer.py``) and read (a) by ``errscope.client.ToolClient`` and (b) by ``errscope
-proxy`` in front of the same peer. Expected values come from what each fault is (:data:`FAULTS`): its class, and
-whether the request may have been processed (a reset after the request was read, a body cut off, a read timeout) or
-provably never reached the upstream (refused, not resolved, TLS handshake failed).
+Node's ``fetch`` and ``node:http``, Go's ``net/http``, Java's ``java.net.http.HttpClient``, OkHttp and Apache HttpClient
+5, Rust's ``reqwest``, Perl's ``HTTP::Tiny``, Python's ``urllib.request`` and the ``curl`` CLI each make a request to an
+upstream on 127.0.0.1 that fails for real (:mod:`tests.foreign.faulty_upstream`: a closed port, a connect that times
+out, a reset or a close after the request was read, a body cut off, a stall past the client's own timeout, TLS to a
+plaintext port, a self-signed certificate, a name that cannot resolve, HTTP 404/401/403/429/503), and print the failure
+the way an MCP server in that language puts it into its tool error (:mod:`tests.foreign.runtime_probes`). Each text is
+then answered as an ``isError`` result by a foreign stdio peer (``tests/client/servers/heldout_peer.py``) and read (a)
+by ``errscope.client.ToolClient`` and (b) by ``errscope proxy`` in front of the same peer. Expected values come from
+what each fault is (:data:`FAULTS`): its class, and whether the request may have been processed (a reset or a close
+after the request was read, a body cut off, a read timeout) or provably never reached the upstream (refused, a connect
+timeout, not resolved, TLS handshake failed).
 """
 
 from __future__ import annotations
@@ -52,11 +53,23 @@ REQWEST_BODY: Final = pytest.mark.xfail(strict=True, reason=(
 CURL_STATUS: Final = pytest.mark.xfail(strict=True, reason=(
     "curl's exit code 22 is any HTTP status >= 400 (curl(1) EXIT CODES): a failed command that keeps only the code and "
     "not curl's line (curl/: 'The requested URL returned error: 404') cannot tell a 404 from a 401, a 429 or a 503"))
+OKHTTP_HOST_ONLY: Final = pytest.mark.xfail(strict=True, reason=(
+    "OkHttp's UnknownHostException carries the bare host name as its message ('upstream.invalid'): getMessage() alone "
+    "(okhttp_msg/, as Spring AI hands a tool's exception to the model) names no failure at all; its toString() "
+    "(okhttp/dns) keeps the class name that says it"))
+TOTAL_TIMEOUT: Final = pytest.mark.xfail(strict=True, reason=(
+    "a client whose one timeout covers the whole exchange words its expiry the same in the connect as in the wait for "
+    "the answer (Node's AbortSignal.timeout 'The operation was aborted due to timeout', Go's 'context deadline exceeded "
+    "(Client.Timeout exceeded while awaiting headers)', reqwest's 'operation timed out', curl's bare exit code 28): the "
+    "text cannot say the connect never completed, so it is read as 'may have been processed' (the class is right)"))
 NEVER_SENT: Final = ("refused", "dns", "tls_plain", "self_signed")
 AMBIGUOUS: Final = {
     **{f"fetch/{fault}": UNDICI_BARE for fault in NEVER_SENT},
     **{f"reqwest/{fault}": REQWEST_BARE for fault in NEVER_SENT},
     "reqwest/cut": REQWEST_BODY,
+    "okhttp_msg/dns": OKHTTP_HOST_ONLY,
+    **{f"{client}/connect_timeout": TOTAL_TIMEOUT
+       for client in ("fetch", "fetch_cause", "http", "go", "reqwest", "reqwest_alt", "reqwest_debug", "curl_exit")},
     **{f"curl_exit/{status}": CURL_STATUS for status in STATUSES},
 }
 
