@@ -49,8 +49,10 @@ SSH disconnect reasons (asyncssh)      by the code             RFC 4253 §11.1
 a TLS alert the peer sent, under any   by the alert; a client  RFC 8446 §6.2, RFC 5246 §7.2
 client's wrapper (its ``reason``)      certificate refused:
                                        permission_denied
-memcached ``SERVER_ERROR``,            upstream_unavailable;   memcached protocol.txt
-``CLIENT_ERROR`` (pymemcache)          unknown (our command)
+memcached ``SERVER_ERROR``,            upstream_unavailable,   memcached protocol.txt,
+``CLIENT_ERROR`` (pymemcache)          an item too large:      proto_text.c
+                                       invalid_input;
+                                       unknown (our command)
 IMAP/POP3 bracketed response codes     by the code             RFC 5530, RFC 2449 §8, RFC 3206
 (imaplib, poplib)
 ``xmlrpc.client.Fault``                by its fault code       XML-RPC fault code interoperability
@@ -298,6 +300,7 @@ from errscope._classify._interrupted import _connection_error, _cut_off, _raised
 from errscope._classify._mcp import _mcp_error, _mcp_tool_error, _pydantic_validation, _tool_failure
 from errscope._classify._protocols import (
     _IMAP_CODES,
+    _memcached_server_error,
     _POP_CODES,
     _curl_error,
     _eof,
@@ -647,7 +650,7 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # SERVER_ERROR ("prevents the server from carrying out the command", memcached's protocol.txt) and
     # CLIENT_ERROR (a command that does not conform: our bug, like the library's own key checks) did nothing
     "pymemcache.exceptions.MemcacheUnexpectedCloseError": _unavailable(True, "memcached"),
-    "pymemcache.exceptions.MemcacheServerError": _unavailable(False, "memcached"),
+    "pymemcache.exceptions.MemcacheServerError": _memcached_server_error,
     "pymemcache.exceptions.MemcacheClientError": _fixed(FailureClass.UNKNOWN, False),
     # aiormq (aio-pika's transport): failing to open the connection sent nothing; once open, a lost one does not say
     "aiormq.exceptions.AMQPConnectionError": _unavailable_unless_connecting("amqp"),
