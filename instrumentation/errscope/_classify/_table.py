@@ -183,8 +183,10 @@ a PEP 249 error whose SQLSTATE is only by the code             Databricks error 
 in its text; ``context["http-code"]``  by the status           SQLSTATE: 42P01"); RequestError's
 (databricks-sql-connector)                                     context
 Chroma Cloud ``QuotaError``            invalid_input           a size limit, not usage over time
-google-auth ``RefreshError`` with only permission_denied       a credential it cannot renew
-its own words (no endpoint's answer)   (not acted)
+google-auth ``RefreshError`` with only permission_denied       a credential it cannot renew;
+its own words (no endpoint's answer)   (not acted); an HTML    RFC 6749 §5.2 (answers are JSON)
+                                       or XML page kept as its
+                                       text: read as the page's
 ``mcp`` ``MCPError``                   by JSON-RPC code        JSON-RPC 2.0 §5.1, MCP spec error codes
 ``mcp`` ``ToolError`` / wrappers       their ``__cause__``
 (exception groups, SQLAlchemy's,
@@ -335,6 +337,7 @@ from errscope._classify._system import (
 )
 from errscope._classify._vendors import (
     _api_code,
+    _google_refresh_error,
     _api_error,
     _consul_status,
     _dropbox_api_error,
@@ -513,14 +516,8 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # embedding dimensions, https://docs.trychroma.com/cloud/quotas-limits), no usage spent over time: a smaller
     # request fits, waiting does not help
     "chromadb.errors.QuotaError": _fixed(FailureClass.INVALID_INPUT, False),
-    # ... or holding one it cannot renew: a RefreshError of its own words only (no token endpoint's answer among its
-    # arguments, no failure under it: an access token without a refresh token, "Reauthentication is needed"), raised
-    # when the upstream refused the token (401) or before sending with an expired one; an endpoint's answer decides
-    # (a status or an error document in its words, as for any rule-less type)
-    "google.auth.exceptions.RefreshError": lambda exc: (
-        Classification(FailureClass.PERMISSION_DENIED, side_effect_possible=False)
-        if len(exc.args) == 1 and isinstance(exc.args[0], str) and exc.__cause__ is None and exc.__context__ is None
-        else _status_in_text(exc) or _error_document(exc)),
+    # ... or holding one it cannot renew: a RefreshError of its own words only; the token endpoint's answer decides
+    "google.auth.exceptions.RefreshError": _google_refresh_error,
     **dict.fromkeys(("botocore.exceptions.ParamValidationError", "botocore.exceptions.NoRegionError"),
                     _fixed(FailureClass.UNKNOWN, False)),
     # the bulk helpers of Elasticsearch and OpenSearch: each failed item's own status (_bulk_item_refused)
