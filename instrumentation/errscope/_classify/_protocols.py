@@ -252,6 +252,20 @@ def _mqtt_code(exc: BaseException) -> Classification:
     return Classification(failure_class, upstream=Upstream("mqtt", str(value)), side_effect_possible=sent)
 
 
+def _mqtt_error(exc: BaseException) -> Classification | None:
+    """aiomqtt's base ``MqttError`` (a timeout, a connection lost, over paho's failure): raised while entering the
+    client (``async with Client(...)``: ``Client.__aenter__`` sends CONNECT and waits for the CONNACK), the session
+    never opened and nothing of the tool's was sent: its messages go out only in the ``async with`` body, after
+    ``__aenter__`` returned (aiomqtt docs, "Connecting to the broker"). Elsewhere its cause decides (``None``)."""
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if _function_name(frame) == "__aenter__" and str(frame.f_globals.get("__name__", "")).startswith("aiomqtt."):
+            return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("mqtt"), side_effect_possible=False)
+        tb = tb.tb_next
+    return None
+
+
 # ZeroMQ's own errnos beyond POSIX's (zmq.h: ZMQ_HAUSNUMERO + 51...): EFSM, a socket used out of its pattern's order
 # (a REQ sending twice), is the tool's bug; nothing was sent.
 _ZMQ_EFSM: Final = 156384712 + 51

@@ -40,6 +40,8 @@ a proxy refusing the tunnel            by its status (407:     RFC 9110 §15.5.8
 aiohttp's ``ClientHttpProxyError``)    SOCKS reply; not sent
 MQTT reason codes (aiomqtt ``rc``),    by the code             MQTT 5.0 §2.4
 paho's own error codes
+aiomqtt ``MqttError`` out of           upstream_unavailable,   aiomqtt: messages go out
+``Client.__aenter__``                  not sent                after the CONNACK
 pyzmq ``ZMQError``                     by errno; ``EAGAIN``    zmq_errno(3), POSIX
                                        sent unless a send
                                        raised it
@@ -303,6 +305,7 @@ from errscope._classify._mcp import _mcp_error, _mcp_tool_error, _pydantic_valid
 from errscope._classify._protocols import (
     _IMAP_CODES,
     _memcached_server_error,
+    _mqtt_error,
     _POP_CODES,
     _curl_error,
     _eof,
@@ -631,6 +634,8 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "aiohttp.client_exceptions.ClientHttpProxyError": _proxy_status,
     # aiomqtt (over paho-mqtt): the broker's reason code or paho's own error code, kept as .rc
     "aiomqtt.exceptions.MqttCodeError": _mqtt_code,
+    # ... and its base MqttError out of entering the client: the session never opened (else its cause decides)
+    "aiomqtt.exceptions.MqttError": _mqtt_error,
     # pyzmq (https://pyzmq.readthedocs.io/en/latest/api/zmq.html#exceptions): a POSIX errno on a non-OSError
     "zmq.error.ZMQError": _zmq_error,
     # pycurl, curl_cffi (its requests-like exceptions derive from CurlError): libcurl's error number (args[0], .code)
