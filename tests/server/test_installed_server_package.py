@@ -5,6 +5,8 @@ Two real wheels (the server ``ledger_mcp`` and the library it calls, ``ledger_cl
 ``--target`` into one directory, as a deployment (a Lambda layer, a vendored dir) does, and imported from there. Both
 raise the same builtin in the same words, zipfile's ``KeyError("There is no item named 'x' in the archive")``: the
 library's is read (``not_found``), the server's own stays the author's (``unknown``, as any tool's own builtin).
+Through each adapter (MCPServer and FastMCP tools, a low-level server's handler) the package that defines the tool is the
+tool's own code.
 """
 
 from __future__ import annotations
@@ -48,6 +50,24 @@ def read_statement(month: str) -> str:
 def close_month(month: str) -> str:
     """Close a month's books."""
     raise KeyError(f"There is no item named {month + '.csv'!r} in the archive")
+
+
+def build_lowlevel():
+    """The same tools on a low-level server, whose one handler (this package's) runs them all."""
+    from mcp.server.lowlevel.server import Server
+    from mcp_types import CallToolResult, ListToolsResult, TextContent, Tool
+
+    tools = {"read_statement": read_statement, "close_month": close_month}
+    schema = {"type": "object", "properties": {"month": {"type": "string"}}, "required": ["month"]}
+
+    async def list_tools(ctx, params):
+        return ListToolsResult(tools=[Tool(name=name, input_schema=schema) for name in tools])
+
+    async def call_tool(ctx, params):
+        text = tools[params.name](**(params.arguments or {}))
+        return CallToolResult(content=[TextContent(type="text", text=text)])
+
+    return Server("ledger", on_list_tools=list_tools, on_call_tool=call_tool)
 '''
 
 
@@ -110,11 +130,14 @@ def test_the_server_package_is_its_own_code_the_library_is_not(ledger: ModuleTyp
         assert errscope.classify(library).failure_class is C.NOT_FOUND
 
 
-@pytest.mark.parametrize("style", ["mcpserver", "fastmcp"])
+@pytest.mark.parametrize("style", ["mcpserver", "fastmcp", "lowlevel"])
 async def test_an_installed_server_through_errscope(ledger: ModuleType, style: str) -> None:
-    server = BUILDERS[style]()
-    server.tool()(ledger.read_statement)
-    server.tool()(ledger.close_month)
+    if style == "lowlevel":
+        server = ledger.build_lowlevel()
+    else:
+        server = BUILDERS[style]()
+        server.tool()(ledger.read_statement)
+        server.tool()(ledger.close_month)
     with CapturedTelemetry.installed() as telemetry:
         errscope.instrument(server, **telemetry.providers)
         target = server._mcp_server if style == "fastmcp" else server
