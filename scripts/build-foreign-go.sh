@@ -13,6 +13,7 @@
 # Build output goes to stderr; stdout carries only the path.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+. "$ROOT/scripts/own-builds.sh"
 sdk="${1:?usage: build-foreign-go.sh gosdk|mcpgo [VERSION]}"
 version="${2:-}"
 src="$ROOT/tests/foreign/go/$sdk"
@@ -43,7 +44,8 @@ if [ ! -x "$out" ]; then
     (cd "$work" && go get "$module@$version" && go mod tidy && go build -trimpath -ldflags="-s -w" -o "$out.tmp" .) >&2
   fi
   mv -f "$out.tmp" "$out"
-  find "$CACHE/foreign-go" -maxdepth 1 -name "$name-*" ! -name "$name-$key" -exec rm -rf {} +   # older sources' builds
+  claim_build "$(dirname "$out")" "$ROOT"
+  prune_own_builds "$CACHE/foreign-go" "$name" "$name-$key" "$ROOT"   # this checkout's older sources' builds only
   echo "build-foreign-go: built $name in $((SECONDS - start))s: $out" >&2
 fi
 echo "$out"

@@ -12,6 +12,7 @@
 # Build output goes to stderr; stdout carries only the path.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+. "$ROOT/scripts/own-builds.sh"
 src="$ROOT/tests/foreign/java"
 version="${1:-}"
 case "$version" in ""|[0-9]*.[0-9]*.[0-9]*) ;; *) echo "build-foreign-java: bad version $version" >&2; exit 2;; esac
@@ -48,7 +49,8 @@ exec java -XX:TieredStopAtLevel=1 -Xshare:auto -cp "$out/classes:\$(cat "$out/cl
 LAUNCH
   chmod +x "$out.tmp/server"
   rm -rf "$out" && mv "$out.tmp" "$out"
-  find "$CACHE/foreign-java" -maxdepth 1 -name "$name-*" ! -name "$name-$key" -exec rm -rf {} +   # older builds
+  claim_build "$out" "$ROOT"
+  prune_own_builds "$CACHE/foreign-java" "$name" "$name-$key" "$ROOT"   # this checkout's older builds only
   echo "build-foreign-java: built in $((SECONDS - start))s: $out" >&2
 fi
 echo "$out/server"

@@ -18,6 +18,7 @@
 # Build output goes to stderr; stdout carries only the path.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+. "$ROOT/scripts/own-builds.sh"
 src="$ROOT/tests/foreign/rust"
 version="${1:-}"
 case "$version" in ""|[0-9]*.[0-9]*.[0-9]*) ;; *) echo "build-foreign-rust: bad version $version" >&2; exit 2;; esac
@@ -53,7 +54,8 @@ if [ ! -x "$out" ]; then
     cp "$CACHE/foreign-rust/target-$version/debug/rmcp-failing-server" "$out.tmp"
   fi
   mv -f "$out.tmp" "$out"
-  find "$CACHE/foreign-rust" -maxdepth 1 -name "$name-*" ! -name "$name-$key" -exec rm -rf {} +   # older builds
+  claim_build "$(dirname "$out")" "$ROOT"
+  prune_own_builds "$CACHE/foreign-rust" "$name" "$name-$key" "$ROOT"   # this checkout's older builds only
   echo "build-foreign-rust: built in $((SECONDS - start))s: $out" >&2
 fi
 echo "$out"

@@ -165,7 +165,8 @@ class SecretPattern:
             ``"password"``: the Python side keeps a match that does not look like a password (8+
             characters, a letter and a digit, and mixed case or a symbol). ``"credential"``: either.
             ``"unnamed"``: for a value no name qualifies: random, or a password in both letter cases, and not hex
-            digits and dashes alone (an id or a digest).
+            digits and dashes alone (an id or a digest). ``"not_a_name"``: the Python side keeps a match whose secret
+            part is lower-case words joined by ``_`` or ``-`` with a number after them (``cache_users_2024``): a name.
         trigger: a cheap RE2 regex that every match also matches, for patterns whose hints are
             too common words to prefilter well (``_``, ``api``); empty: the hints. Counted repetitions
             (``{16}``) only right after a literal (``bearer`` + 16 token characters): in the one set
@@ -188,7 +189,7 @@ class SecretPattern:
     description: str
     keep_suffix: int = 0
     hints: tuple[str, ...] = ()
-    verify: Literal["", "random", "password", "credential", "unnamed"] = ""
+    verify: Literal["", "random", "password", "credential", "unnamed", "not_a_name"] = ""
     trigger: str = ""
     parse: str = ""
 
@@ -1529,7 +1530,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         True,
         "A key with a credential noun among its tokens (``client_secret_v2``, ``my_client_secret_value``, "
         "``token_value``, ``authToken2``, ``x-vendor-key``) and a value shaped like a credential "
-        "(16+ token characters with a digit; Python also requires entropy); also an XML element's "
+        "(16+ token characters with a digit; Python also requires entropy and no name in lower-case words such as "
+        "``cache_users_2024``); also an XML element's "
         "(``<SignatureProvided>``), Go's ``map[X-Auth-Token:[...]]``, a bytes repr ``b'...'``.",
         keep_suffix=2,
         hints=(*KEY_NOUNS, ".sid"),
@@ -1545,8 +1547,10 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "keyword",
         r"([?&;](?i:key|code|auth)=)[^\s&#'\"\[\]<>{}$]" + r"[^\s&#'\"]*",
         True,
-        "Short credential-named query parameters: ?key=..., &code=..., &auth=...",
+        "Short credential-named query parameters: ?key=..., &code=..., &auth=...; Python spares a value that is a name "
+        "in lower-case words (``&key=cache_users_2024``).",
         hints=("key=", "code=", "auth="),
+        verify="not_a_name",
         trigger=r"[?&;](?i:key|code|auth)=",
     ),
     SecretPattern(

@@ -392,7 +392,8 @@ def _check_keyword_random(data: bytes, start: int, secret: bytes, secret_end: in
     secret_start = secret_end - len(secret)
     if _EXCEPTION_NAME.search(data, start, secret_start) or _about_the_secret(data, start, secret_start):
         return False
-    return looks_random(secret) and not _ID_OR_DIGEST.fullmatch(secret) and not _NAME_OF_HEADER.fullmatch(secret)
+    return (looks_random(secret) and not _ID_OR_DIGEST.fullmatch(secret) and not _NAME_OF_HEADER.fullmatch(secret)
+            and not _WORDS_NAME.fullmatch(secret))
 
 
 # Lower-case words joined by ``_`` or ``-``, a number after them: a name (a cookie's ``consent_given_2024``, a flag's),
@@ -402,6 +403,10 @@ _WORDS_NAME: Final = re.compile(rb"[a-z]{2,}(?:[_\-][a-z]{2,})+(?:[_\-]?[0-9]{1,
 
 def _check_random(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
     return looks_random(secret) and not _WORDS_NAME.fullmatch(secret)
+
+
+def _check_not_a_name(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
+    return not _WORDS_NAME.fullmatch(secret)
 
 
 def _check_header(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
@@ -445,7 +450,8 @@ def _check_unnamed(data: bytes, start: int, secret: bytes, secret_end: int) -> b
     return looks_random(secret) or (secret != secret.lower() and secret != secret.upper() and looks_like_password(secret))
 
 
-_BY_VERIFY: Final = {"password": _check_password, "credential": _check_credential, "unnamed": _check_unnamed}
+_BY_VERIFY: Final = {"password": _check_password, "credential": _check_credential, "unnamed": _check_unnamed,
+                     "not_a_name": _check_not_a_name}
 
 
 def _keyword_check(then: Any) -> Any:

@@ -31,6 +31,7 @@ def pg() -> Iterator[Postgres]:
             conn.execute("INSERT INTO orders VALUES ('ord_1', 10, NULL, NULL)")
             conn.execute("CREATE ROLE reader LOGIN PASSWORD 'corpus-pw'")
             conn.execute("GRANT SELECT ON orders TO reader")
+            conn.execute("CREATE ROLE archived NOLOGIN PASSWORD 'corpus-pw'")
         yield server
 
 
@@ -52,12 +53,33 @@ class TestConnecting:
         assert isinstance(exc, psycopg.OperationalError) and exc.pgconn is None and exc.__cause__ is None
         check(exc, C.UPSTREAM_UNAVAILABLE, False)
 
-    # libpq gives no SQLSTATE for a refused login (the 28P01 stays in its message text, which
-    # errscope never parses): the connection was not established, and nothing ran.
+    # libpq keeps no SQLSTATE for a refused login: the server's 28P01 (invalid_password, class 28 invalid
+    # authorization specification) reaches only libpq's text of the failed connection. The credential was
+    # refused, nothing ran, and trying again with the same one cannot succeed.
     def test_wrong_password(self, pg: Postgres) -> None:
         exc = raised(lambda: psycopg.connect(pg.dsn(password="wrong")))
         assert isinstance(exc, psycopg.OperationalError) and exc.sqlstate is None
-        check(exc, C.UPSTREAM_UNAVAILABLE, False)
+        result = check(exc, C.PERMISSION_DENIED, False)
+        assert result.upstream is not None and result.upstream.status == "28P01"
+
+    def test_role_not_permitted_to_log_in(self, pg: Postgres) -> None:
+        # the password is right, the role may not log in: 28000 (miscinit.c InitializeSessionUserId)
+        exc = raised(lambda: psycopg.connect(pg.dsn(user="archived", password="corpus-pw")))
+        assert isinstance(exc, psycopg.OperationalError) and exc.sqlstate is None
+        result = check(exc, C.PERMISSION_DENIED, False)
+        assert result.upstream is not None and result.upstream.status == "28000"
+
+    def test_the_same_words_raised_by_a_tool_name_no_server(self, pg: Postgres) -> None:
+        # Only a connection the driver failed to open carries the server's answer: the libpq text of the wrong
+        # password, raised again by the tool's own code, is the tool's words (public case D06: upstream_unavailable).
+        text = str(raised(lambda: psycopg.connect(pg.dsn(password="wrong"))))
+        assert "FATAL:  password authentication failed" in text
+
+        def tool() -> None:
+            raise psycopg.OperationalError(text)
+
+        result = check(raised(tool), C.UPSTREAM_UNAVAILABLE, None)
+        assert result.upstream is None or result.upstream.status != "28P01"
 
     def test_unknown_database(self, pg: Postgres) -> None:
         exc = raised(lambda: psycopg.connect(pg.dsn(dbname="no_such_db")))

@@ -127,10 +127,12 @@ class TestPsycopg2:
         check(exc, C.UPSTREAM_UNAVAILABLE, False)
 
     def test_wrong_password(self, pg: Postgres) -> None:
-        # libpq keeps no SQLSTATE for a refused login (as with psycopg 3): the connection was not made.
+        # libpq keeps no SQLSTATE for a refused login (as with psycopg 3): its text of the failed connection
+        # carries the server's 28P01, the credential refused.
         exc = raised(_psycopg2(pg, "SELECT 1", password="wrong"))
         assert isinstance(exc, psycopg2.OperationalError) and exc.pgcode is None
-        check(exc, C.UPSTREAM_UNAVAILABLE, False)
+        result = check(exc, C.PERMISSION_DENIED, False)
+        assert result.upstream is not None and result.upstream.status == "28P01"
 
     def test_terminated_mid_statement(self, pg: Postgres) -> None:
         victim = psycopg2.connect(pg.dsn())

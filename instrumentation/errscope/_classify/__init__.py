@@ -18,6 +18,7 @@ from errscope._classify._chain import path_to, walk
 from errscope._classify._core import Classification, FieldProblem, Upstream, classify, delay_seconds
 from errscope._classify._entry import explain
 from errscope._classify._facts import http_address, raised_in
+from errscope._classify._library_words import own_code, package_of
 from errscope._classify._mcp import argument_problems, class_for_jsonrpc_code, class_for_jsonrpc_error, tool_error_text
 from errscope._classify._table import register
 
@@ -32,6 +33,8 @@ __all__ = [
     "delay_seconds",
     "explain",
     "http_address",
+    "own_code",
+    "package_of",
     "path_to",
     "raised_in",
     "register",

@@ -66,7 +66,33 @@ def _printed_sqlstate(exc: BaseException) -> str | None:
     https://docs.databricks.com/en/error-messages/index.html), when it has no attribute for one."""
     if _sqlstate(exc) is not None or not any(klass.__name__ in _DBAPI_RULES for klass in type(exc).__mro__[:-2]):
         return None
-    return sqlstate_in_text(_message_of(exc)[:2000])
+    message = _message_of(exc)[:2000]
+    return sqlstate_in_text(message) or _refused_login(exc, message)
+
+
+# The PostgreSQL server's FATAL answers to a login it refuses (src/backend/libpq/auth.c ``auth_failed``,
+# ``check_hba``; utils/init/miscinit.c ``InitializeSessionUserId``), which libpq reports as text only, with no
+# SQLSTATE kept: "password authentication failed" is 28P01 invalid_password, every other method's failure, a
+# pg_hba.conf refusal and an unknown or non-login role 28000 invalid_authorization_specification (PostgreSQL
+# docs, Appendix A, class 28).
+_LOGIN_REFUSED: Final = re.compile(
+    r"\bFATAL:\s+(?:(password) authentication failed for user"
+    r"|(?:[\w-]+ )?authentication failed for user"
+    r"|no pg_hba\.conf entry for|pg_hba\.conf rejects connection"
+    r'|role "[^"\n]*" (?:does not exist|is not permitted to log in))'
+)
+
+
+def _refused_login(exc: BaseException, message: str) -> str | None:
+    """28P01 or 28000 for libpq's report of a login the server refused (:data:`_LOGIN_REFUSED`), read only off an
+    error the driver raised while connecting (psycopg's ``pgconn`` that never had a server process, or a
+    connecting function on the stack): a tool's own error in the same words names no server's answer."""
+    match = _LOGIN_REFUSED.search(message)
+    if match is None:
+        return None
+    if getattr(getattr(exc, "pgconn", None), "backend_pid", None) != 0 and not _raised_connecting(exc):
+        return None
+    return "28P01" if match.group(1) else "28000"
 
 
 # SQLite primary result codes (https://sqlite.org/rescode.html), from ``sqlite3.Error.sqlite_errorname``.

@@ -4,11 +4,15 @@ exception came out of a library's own code (:func:`_library_words`).
 
 from __future__ import annotations
 
+import site
 import sys
 import sysconfig
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from errscope._classify._core import Classification
 from errscope._classify._facts import _message_of, _raised_connecting
@@ -25,20 +29,81 @@ from errscope._vocabulary import FailureClass
 _REPORTING_BUILTINS: Final = (OSError, ValueError, LookupError, RuntimeError)
 
 
-@lru_cache(maxsize=1)
+_FRAMEWORKS: Final = frozenset({"mcp", "fastmcp", "errscope"})
+"""Packages that run tools rather than define them."""
+
+_OWN_PACKAGES: ContextVar[frozenset[str]] = ContextVar("errscope_own_packages", default=frozenset())
+"""Top-level packages of the tool being run (:func:`own_code`): installed or not, their code is the tool's."""
+
+
+def package_of(code: Any) -> str | None:
+    """The top-level package that defines ``code`` (a function, a method, a ``functools.partial`` of one, or a module
+    name), or ``None``. The standard library's and the MCP frameworks' are nobody's own (:data:`_FRAMEWORKS`): a tool
+    registered as ``json.loads`` is still json, the handler MCPServer defines runs every tool."""
+    while hasattr(code, "func") and not isinstance(code, str):  # functools.partial
+        code = code.func
+    name = code if isinstance(code, str) else getattr(getattr(code, "__wrapped__", code), "__module__", None)
+    if not isinstance(name, str) or not name or name == "__main__":
+        return None
+    package = name.partition(".")[0]
+    return None if package in _FRAMEWORKS or package in getattr(sys, "stdlib_module_names", ()) else package
+
+
+@contextmanager
+def own_code(*code: Any) -> Iterator[None]:
+    """While inside, the packages that define ``code`` (the tool's function, the server's handler: see
+    :func:`package_of`) are the tool's own, wherever they are installed: an MCP server installed with pip lives
+    in site-packages beside the libraries it calls, but the words its own code raises are the author's, not a
+    library's report (:func:`_raised_by_a_library`)."""
+    packages = frozenset(filter(None, map(package_of, code)))
+    token = _OWN_PACKAGES.set(_OWN_PACKAGES.get() | packages)
+    try:
+        yield
+    finally:
+        _OWN_PACKAGES.reset(token)
+
+
 def _library_roots() -> tuple[str, ...]:
-    """Where the standard library and installed distributions live (``sysconfig``'s stdlib, platstdlib, purelib and
-    platlib paths, resolved): code under them is a library's, code elsewhere the tool's."""
+    """Where the standard library and installed distributions live: ``sysconfig``'s stdlib, platstdlib, purelib and
+    platlib paths, ``site``'s site-packages (the user's too), and any ``sys.path`` directory that holds an installed
+    distribution's ``*.dist-info`` (``pip install --target``, a Lambda layer), resolved: code under them is a
+    library's, code elsewhere the tool's."""
+    return _roots_for(tuple(sys.path))
+
+
+@lru_cache(maxsize=4)
+def _roots_for(path: tuple[str, ...]) -> tuple[str, ...]:
     paths = sysconfig.get_paths()
-    roots = {str(Path(paths[name]).resolve()) for name in ("stdlib", "platstdlib", "purelib", "platlib") if name in paths}
-    return tuple(sorted(root.rstrip("/") + "/" for root in roots))
+    found = [paths[name] for name in ("stdlib", "platstdlib", "purelib", "platlib") if name in paths]
+    try:
+        found += [*site.getsitepackages(), site.getusersitepackages()]
+    except AttributeError:  # an embedded interpreter's site without them
+        pass
+    found += [entry for entry in path if entry and _holds_distributions(entry)]
+    roots = set()
+    for root in found:
+        try:
+            roots.add(str(Path(root).resolve()).rstrip("/") + "/")
+        except (OSError, RuntimeError):
+            continue
+    return tuple(sorted(roots))
+
+
+def _holds_distributions(directory: str) -> bool:
+    try:
+        return any(Path(directory).glob("*.dist-info"))
+    except OSError:
+        return False
 
 
 def _library_module(name: object) -> bool:
     """Whether the module named ``name`` is a library's: a builtin or frozen module, or one whose file lies under
-    :func:`_library_roots`. Read from the module (``sys.modules``), not a frame's file name: Cython-compiled modules
-    (lxml's) name their ``.pxi`` sources relative to nothing."""
+    :func:`_library_roots`, unless its package is the running tool's own (:func:`own_code`). Read from the module
+    (``sys.modules``), not a frame's file name: Cython-compiled modules (lxml's) name their ``.pxi`` sources relative
+    to nothing."""
     if not isinstance(name, str) or name == "__main__":
+        return False
+    if name.partition(".")[0] in _OWN_PACKAGES.get():
         return False
     module = sys.modules.get(name)
     if module is None:
@@ -46,18 +111,17 @@ def _library_module(name: object) -> bool:
     file = getattr(module, "__file__", None)
     if not isinstance(file, str):
         return name in sys.builtin_module_names or name in getattr(sys, "stdlib_module_names", ())
-    return _library_file(file)
+    return _library_file(file, _library_roots())
 
 
 @lru_cache(maxsize=1024)
-def _library_file(file: str) -> bool:
-    """Whether ``file`` lies under :func:`_library_roots` (resolved once a file: a path resolves through the
-    filesystem)."""
+def _library_file(file: str, roots: tuple[str, ...]) -> bool:
+    """Whether ``file`` lies under one of ``roots`` (resolved once a file: a path resolves through the filesystem)."""
     try:
         resolved = str(Path(file).resolve())
     except (OSError, RuntimeError):
         return False
-    return resolved.startswith(_library_roots())
+    return resolved.startswith(roots)
 
 
 def _raised_by_a_library(exc: BaseException) -> bool:

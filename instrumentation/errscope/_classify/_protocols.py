@@ -1,5 +1,5 @@
 """Other wire protocols by their own reply codes: TLS alerts, FTP, SMTP, IMAP/POP, SSH/SFTP, MQTT, ZeroMQ, gRPC,
-WebSocket close codes, XML-RPC and SOAP faults, curl.
+WebSocket close codes, XML-RPC and SOAP faults, curl, memcached's SERVER_ERROR.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from errscope._classify._builders import (
     _unavailable_unless_connecting,
 )
 from errscope._classify._core import Classification, Rule, Upstream, _MAX_CHAIN, _UNKNOWN
-from errscope._classify._facts import _attribute, _function_name, _qualname, _raised_connecting, raised_in
+from errscope._classify._facts import _attribute, _function_name, _message_of, _qualname, _raised_connecting, raised_in
 from errscope._classify._mcp import _JSONRPC_SENT, class_for_jsonrpc_code
 from errscope._foreign_text import GRPC_CODES as _GRPC_CODES, api_code_class as _code_family, smtp_reply_class
 from errscope._foreign_text import grpc_code_reading as _grpc_code_reading
@@ -251,6 +251,20 @@ def _mqtt_code(exc: BaseException) -> Classification:
     failure_class = _MQTT_REASONS.get(value, FailureClass.UNKNOWN)
     sent = None if packet_type != _MQTT_CONNACK and failure_class is FailureClass.UPSTREAM_UNAVAILABLE else False
     return Classification(failure_class, upstream=Upstream("mqtt", str(value)), side_effect_possible=sent)
+
+
+def _mqtt_error(exc: BaseException) -> Classification | None:
+    """aiomqtt's base ``MqttError`` (a timeout, a connection lost, over paho's failure): raised while entering the
+    client (``async with Client(...)``: ``Client.__aenter__`` sends CONNECT and waits for the CONNACK), the session
+    never opened and nothing of the tool's was sent: its messages go out only in the ``async with`` body, after
+    ``__aenter__`` returned (aiomqtt docs, "Connecting to the broker"). Elsewhere its cause decides (``None``)."""
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if _function_name(frame) == "__aenter__" and str(frame.f_globals.get("__name__", "")).startswith("aiomqtt."):
+            return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("mqtt"), side_effect_possible=False)
+        tb = tb.tb_next
+    return None
 
 
 # ZeroMQ's own errnos beyond POSIX's (zmq.h: ZMQ_HAUSNUMERO + 51...): EFSM, a socket used out of its pattern's order
@@ -500,3 +514,15 @@ def _webdriver_error(exc: BaseException) -> Classification | None:
         return None
     failure_class, sent = _WEBDRIVER_CODES[code]
     return Classification(failure_class, upstream=Upstream("webdriver", code), side_effect_possible=sent)
+
+
+# memcached's SERVER_ERROR ("some sort of server error prevents the server from carrying out the command",
+# protocol.txt): nothing was stored. Its text is the server's own and tells an item over the item size limit
+# (``-I``; "object too large for cache", proto_text.c) from a server out of memory ("out of memory storing object")
+# or of connections: the first is the call's value, as HTTP 413 (a smaller one fits), the others the server's state.
+_TOO_LARGE: Final = re.compile(r"\btoo (?:large|big)\b", re.I)
+
+
+def _memcached_server_error(exc: BaseException) -> Classification:
+    cls = FailureClass.INVALID_INPUT if _TOO_LARGE.search(_message_of(exc)) else FailureClass.UPSTREAM_UNAVAILABLE
+    return Classification(cls, upstream=Upstream("memcached", type(exc).__name__), side_effect_possible=False)

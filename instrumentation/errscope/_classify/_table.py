@@ -40,6 +40,8 @@ a proxy refusing the tunnel            by its status (407:     RFC 9110 §15.5.8
 aiohttp's ``ClientHttpProxyError``)    SOCKS reply; not sent
 MQTT reason codes (aiomqtt ``rc``),    by the code             MQTT 5.0 §2.4
 paho's own error codes
+aiomqtt ``MqttError`` out of           upstream_unavailable,   aiomqtt: messages go out
+``Client.__aenter__``                  not sent                after the CONNACK
 pyzmq ``ZMQError``                     by errno; ``EAGAIN``    zmq_errno(3), POSIX
                                        sent unless a send
                                        raised it
@@ -49,8 +51,10 @@ SSH disconnect reasons (asyncssh)      by the code             RFC 4253 §11.1
 a TLS alert the peer sent, under any   by the alert; a client  RFC 8446 §6.2, RFC 5246 §7.2
 client's wrapper (its ``reason``)      certificate refused:
                                        permission_denied
-memcached ``SERVER_ERROR``,            upstream_unavailable;   memcached protocol.txt
-``CLIENT_ERROR`` (pymemcache)          unknown (our command)
+memcached ``SERVER_ERROR``,            upstream_unavailable,   memcached protocol.txt,
+``CLIENT_ERROR`` (pymemcache)          an item too large:      proto_text.c
+                                       invalid_input;
+                                       unknown (our command)
 IMAP/POP3 bracketed response codes     by the code             RFC 5530, RFC 2449 §8, RFC 3206
 (imaplib, poplib)
 ``xmlrpc.client.Fault``                by its fault code       XML-RPC fault code interoperability
@@ -181,8 +185,10 @@ a PEP 249 error whose SQLSTATE is only by the code             Databricks error 
 in its text; ``context["http-code"]``  by the status           SQLSTATE: 42P01"); RequestError's
 (databricks-sql-connector)                                     context
 Chroma Cloud ``QuotaError``            invalid_input           a size limit, not usage over time
-google-auth ``RefreshError`` with only permission_denied       a credential it cannot renew
-its own words (no endpoint's answer)   (not acted)
+google-auth ``RefreshError`` with only permission_denied       a credential it cannot renew;
+its own words (no endpoint's answer)   (not acted); an HTML    RFC 6749 §5.2 (answers are JSON)
+                                       or XML page kept as its
+                                       text: read as the page's
 ``mcp`` ``MCPError``                   by JSON-RPC code        JSON-RPC 2.0 §5.1, MCP spec error codes
 ``mcp`` ``ToolError`` / wrappers       their ``__cause__``
 (exception groups, SQLAlchemy's,
@@ -298,6 +304,8 @@ from errscope._classify._interrupted import _connection_error, _cut_off, _raised
 from errscope._classify._mcp import _mcp_error, _mcp_tool_error, _pydantic_validation, _tool_failure
 from errscope._classify._protocols import (
     _IMAP_CODES,
+    _memcached_server_error,
+    _mqtt_error,
     _POP_CODES,
     _curl_error,
     _eof,
@@ -332,6 +340,7 @@ from errscope._classify._system import (
 )
 from errscope._classify._vendors import (
     _api_code,
+    _google_refresh_error,
     _api_error,
     _consul_status,
     _dropbox_api_error,
@@ -510,14 +519,8 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # embedding dimensions, https://docs.trychroma.com/cloud/quotas-limits), no usage spent over time: a smaller
     # request fits, waiting does not help
     "chromadb.errors.QuotaError": _fixed(FailureClass.INVALID_INPUT, False),
-    # ... or holding one it cannot renew: a RefreshError of its own words only (no token endpoint's answer among its
-    # arguments, no failure under it: an access token without a refresh token, "Reauthentication is needed"), raised
-    # when the upstream refused the token (401) or before sending with an expired one; an endpoint's answer decides
-    # (a status or an error document in its words, as for any rule-less type)
-    "google.auth.exceptions.RefreshError": lambda exc: (
-        Classification(FailureClass.PERMISSION_DENIED, side_effect_possible=False)
-        if len(exc.args) == 1 and isinstance(exc.args[0], str) and exc.__cause__ is None and exc.__context__ is None
-        else _status_in_text(exc) or _error_document(exc)),
+    # ... or holding one it cannot renew: a RefreshError of its own words only; the token endpoint's answer decides
+    "google.auth.exceptions.RefreshError": _google_refresh_error,
     **dict.fromkeys(("botocore.exceptions.ParamValidationError", "botocore.exceptions.NoRegionError"),
                     _fixed(FailureClass.UNKNOWN, False)),
     # the bulk helpers of Elasticsearch and OpenSearch: each failed item's own status (_bulk_item_refused)
@@ -631,6 +634,8 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "aiohttp.client_exceptions.ClientHttpProxyError": _proxy_status,
     # aiomqtt (over paho-mqtt): the broker's reason code or paho's own error code, kept as .rc
     "aiomqtt.exceptions.MqttCodeError": _mqtt_code,
+    # ... and its base MqttError out of entering the client: the session never opened (else its cause decides)
+    "aiomqtt.exceptions.MqttError": _mqtt_error,
     # pyzmq (https://pyzmq.readthedocs.io/en/latest/api/zmq.html#exceptions): a POSIX errno on a non-OSError
     "zmq.error.ZMQError": _zmq_error,
     # pycurl, curl_cffi (its requests-like exceptions derive from CurlError): libcurl's error number (args[0], .code)
@@ -647,7 +652,7 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # SERVER_ERROR ("prevents the server from carrying out the command", memcached's protocol.txt) and
     # CLIENT_ERROR (a command that does not conform: our bug, like the library's own key checks) did nothing
     "pymemcache.exceptions.MemcacheUnexpectedCloseError": _unavailable(True, "memcached"),
-    "pymemcache.exceptions.MemcacheServerError": _unavailable(False, "memcached"),
+    "pymemcache.exceptions.MemcacheServerError": _memcached_server_error,
     "pymemcache.exceptions.MemcacheClientError": _fixed(FailureClass.UNKNOWN, False),
     # aiormq (aio-pika's transport): failing to open the connection sent nothing; once open, a lost one does not say
     "aiormq.exceptions.AMQPConnectionError": _unavailable_unless_connecting("amqp"),

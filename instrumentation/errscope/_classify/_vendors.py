@@ -12,9 +12,16 @@ from typing import Final
 from errscope._classify._builders import _status_named
 from errscope._classify._core import Classification, Upstream, _UNKNOWN, delay_seconds
 from errscope._classify._databases import _sqlstate
-from errscope._classify._facts import _attribute, _error_status, _message_of, _response_header, http_status_of
+from errscope._classify._facts import (
+    _attribute,
+    _error_status,
+    _message_of,
+    _response_header,
+    http_status_of,
+)
+from errscope._classify._http_errors import _error_document, _status_in_text
 from errscope._classify._names import _REASON_NAMES, _carried_delay, _reason_key
-from errscope._foreign_text import api_code_class as _code_family
+from errscope._foreign_text import api_code_class as _code_family, classify_text, never_reached, says_maybe_acted
 from errscope._http import class_for_http_status, retry_after_from_headers, side_effect_for_http_status
 from errscope._vocabulary import FailureClass
 
@@ -356,3 +363,30 @@ _LEADING_STATUS: Final = re.compile(r"([1-5]\d\d) ")
 def _consul_status(exc: BaseException) -> Classification | None:
     match = _LEADING_STATUS.match(_message_of(exc))
     return _status_named(int(match.group(1)), "http")(exc) if match else None
+
+
+_MARKUP_DOCUMENT: Final = re.compile(r"\s*<(?:!doctype\s|\?xml\s|[a-z][\w:-]*[\s>/])", re.I)
+"""The start of an HTML or XML document (a doctype, an XML declaration or an element's tag)."""
+
+
+def _google_refresh_error(exc: BaseException) -> Classification | None:
+    """google-auth's ``RefreshError``: the token endpoint's answer decides (a status or an error document in its
+    words, as for any rule-less type). One text and nothing under it is google-auth's own words (an access token
+    without a refresh token, "Reauthentication is needed"), raised when the upstream refused the token (401) or before
+    sending with an expired one: a credential it cannot renew. Unless that text is a markup document: google-auth
+    keeps an answer that is no JSON as its one text (``_handle_error_response``, ``reauth.refresh_grant``), and an
+    HTML or XML page is a gateway's or the server's error page (RFC 6749 §5.2 error responses are JSON), never the
+    library's own sentence: it is read as a foreign server's text."""
+    one_text = len(exc.args) == 1 and isinstance(exc.args[0], str) and exc.__cause__ is None and exc.__context__ is None
+    if one_text and not _MARKUP_DOCUMENT.match(exc.args[0]):
+        return Classification(FailureClass.PERMISSION_DENIED, side_effect_possible=False)
+    found = _status_in_text(exc) or _error_document(exc)
+    if found is not None or not one_text:
+        return found
+    text = exc.args[0]
+    failure_class = classify_text(text)
+    if failure_class is FailureClass.UNKNOWN:
+        return None
+    sent = False if never_reached(text) else True if says_maybe_acted(text) else None
+    return Classification(failure_class, side_effect_possible=sent)
+

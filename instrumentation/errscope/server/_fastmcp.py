@@ -31,7 +31,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult
 
 from errscope._call import ToolCall, current_call
-from errscope._classify import Classification, argument_problems, raised_in, register, tool_error_text
+from errscope._classify import Classification, argument_problems, package_of, raised_in, register, tool_error_text
 from errscope._tables import Table, expiring_table
 from errscope._telemetry import ServerTelemetry
 from errscope._vocabulary import FailureClass
@@ -97,7 +97,8 @@ class ErrscopeToolMiddleware(Middleware):
             # Not cached: FastMCP answers per session and per user (visibility, auth), so one
             # caller's "no such tool" is not another's. A found tool is re-resolved by FastMCP.
             return None
-        info = ToolInfo(name, tool.parameters, idempotent_hint(tool.annotations), tool.output_schema)
+        info = ToolInfo(name, tool.parameters, idempotent_hint(tool.annotations), tool.output_schema,
+                        package_of(getattr(tool, "fn", None)))
         self._schemas[name] = info
         return info
 

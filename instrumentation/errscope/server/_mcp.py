@@ -32,7 +32,7 @@ from opentelemetry import context, trace
 
 from errscope import _attributes as attr
 from errscope._call import ToolCall, bind_call, current_call, unbind_call
-from errscope._classify import Classification, FieldProblem, argument_problems, classify
+from errscope._classify import Classification, FieldProblem, argument_problems, classify, package_of
 from errscope._messages import safe_name
 from errscope._scrubbing import scrub, scrub_value
 from errscope._telemetry import OTHER, ServerTelemetry, content_attribute
@@ -298,8 +298,9 @@ class _LowLevelRegistry:
     find no registry and serve the call unchecked.
     """
 
-    def __init__(self, server: Server[Any]) -> None:
+    def __init__(self, server: Server[Any], package: str | None = None) -> None:
         self.server = server
+        self.package = package  # the handler's: one function runs every tool
         self.tools: dict[str, ToolInfo] | None = None
         self.refreshed_at = float("-inf")
         self._refreshing = anyio.Lock()
@@ -311,7 +312,7 @@ class _LowLevelRegistry:
             if time.monotonic() - self.refreshed_at >= _REFRESH_INTERVAL:
                 await self._refresh(ctx)
         if self.tools is None:  # no tools/list handler: nothing to check against
-            return ToolInfo(name)
+            return ToolInfo(name, package=self.package)
         return self.tools.get(name)
 
     async def _refresh(self, ctx: ServerRequestContext[Any, Any]) -> None:
@@ -327,7 +328,8 @@ class _LowLevelRegistry:
                 if not isinstance(listed, ListToolsResult):
                     return
                 tools.update(
-                    (tool.name, ToolInfo(tool.name, tool.input_schema, idempotent_hint(tool.annotations), tool.output_schema))
+                    (tool.name, ToolInfo(tool.name, tool.input_schema, idempotent_hint(tool.annotations), tool.output_schema,
+                                         self.package))
                     for tool in listed.tools
                 )
                 cursor = listed.next_cursor
@@ -344,7 +346,7 @@ def _instrument_lowlevel_handler(server: Server[Any], seam: ToolSeam) -> None:
     if entry is None or getattr(entry.handler, "__errscope__", False):
         return
     original = entry.handler
-    registry = _LowLevelRegistry(server)
+    registry = _LowLevelRegistry(server, package_of(original))
 
     async def call_tool(ctx: ServerRequestContext[Any, Any], params: CallToolRequestParams) -> Any:
         # Without the middleware (someone removed it) the seam still shapes errors; nothing is recorded.
@@ -377,7 +379,7 @@ def _instrument_mcpserver_call_tool(server: MCPServer, seam: ToolSeam) -> None:
                 info = cached[1]
             else:
                 # No output_schema for the seam: MCPServer checks results against it itself (below).
-                info = ToolInfo(name, tool.parameters, idempotent_hint(tool.annotations))
+                info = ToolInfo(name, tool.parameters, idempotent_hint(tool.annotations), package=package_of(tool.fn))
                 infos[name] = tool, info
         call.known = info is not None
 

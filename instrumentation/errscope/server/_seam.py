@@ -47,7 +47,7 @@ from mcp_types import (
 
 from errscope import _attributes as attr
 from errscope._call import ToolCall
-from errscope._classify import Classification, FieldProblem, classify, explain, raised_in
+from errscope._classify import Classification, FieldProblem, classify, explain, own_code, raised_in
 from errscope._foreign_text import classify_text
 from errscope._http import class_for_http_status
 from errscope._messages import (
@@ -82,13 +82,16 @@ class ToolInfo:
     whether repeating it is safe (``annotations.idempotentHint``).
 
     ``output_schema`` is checked by the seam; ``None`` when undeclared, or when the framework
-    checks it itself and reports a failure as :class:`InvalidResult`.
+    checks it itself and reports a failure as :class:`InvalidResult`. ``package`` is the top-level package that
+    defines the tool's function (or the low-level server's handler): its code is the tool's own, not a library's,
+    even when the server is installed in site-packages beside them (``errscope._classify.own_code``).
     """
 
     name: str
     input_schema: Mapping[str, Any] | None = None
     idempotent: bool = False
     output_schema: Mapping[str, Any] | None = None
+    package: str | None = None
 
 
 def idempotent_hint(annotations: Any) -> bool:
@@ -154,6 +157,17 @@ class ToolSeam:
         """
         if info is None:
             raise self.unknown_tool(call, name)
+        with own_code(info.package):  # what the tool's own code raised is read as the author's, not a library's
+            return await self._run(call, name, info, arguments, invoke)
+
+    async def _run(
+        self,
+        call: ToolCall,
+        name: str,
+        info: ToolInfo,
+        arguments: Any,
+        invoke: Callable[[], Awaitable[Any]],
+    ) -> Any:
         if self.validator is not None:
             problems = self.validator.problems(info.input_schema, arguments if arguments is not None else {})
             if problems:
