@@ -971,6 +971,25 @@ def says_maybe_acted(text: str) -> bool:
     return _AFTER_SENDING.search(text.replace("_", " ")) is not None
 
 
+
+def acted_per_text(text: str) -> bool | None:
+    """Whether a foreign failure text says the upstream may have acted (``True``: :func:`says_maybe_acted`), says it
+    did not (``False``: never reached, :func:`never_reached`; or an HTTP status that refuses a request as a whole, a
+    4xx, 501, 503 or 505: RFC 9110 §15.5-15.6, :func:`~errscope._http.side_effect_for_http_status`), or says
+    neither (``None``). A library that kept only a text (python-engineio's ``ConnectionError`` over the requests
+    failure it printed, pusher's ``"503: ..."``) is read by it."""
+    if says_maybe_acted(text):
+        return True
+    if never_reached(text):
+        return False
+    if _CRASH.search(text):
+        return None
+    for match in _STATUS.finditer(text):
+        status = int(match.group(1))
+        if status in _HTTP_STATUSES and status >= 400 and not counts_things(text, match.end()):
+            return side_effect_for_http_status(status)
+    return None
+
 # Where a printed error chain names the next cause inwards: Java's and anyhow's (``{:?}``) "Caused by:" lines, anyhow's
 # numbered causes under it ("    0: …"), Python's and logging libraries' "caused by: …" / "(caused by X)", Node's
 # "[cause]: …" (util.inspect of an Error with a cause) and "cause: …".
