@@ -10,7 +10,7 @@ from http import HTTPStatus
 from typing import Final
 
 from errscope._classify._core import Classification, delay_seconds
-from errscope._classify._facts import _attribute, _message_of, _response_header
+from errscope._classify._facts import _attribute, _message_of, _raised_connecting, _response_header
 from errscope._foreign_text import acted_per_text, classify_text
 from errscope._http import class_for_http_status, retry_after_from_headers, side_effect_for_http_status
 from errscope._vocabulary import FailureClass
@@ -124,7 +124,7 @@ _NAME_WORDS: Final = (
     # a connection that never opened, or none open when asked to send (stomp.py's ConnectFailedException,
     # NotConnectedException): nothing went out
     (re.compile(r"Connect(ion)?Failed|NotConnected"), FailureClass.UPSTREAM_UNAVAILABLE, False),
-    (re.compile(r"Connect(ion)?(Error|Refused|Timeout)|NameResolution|Unreachable"),
+    (re.compile(r"Connect(ion)?(Error|Exception|Refused|Timeout)|NameResolution|Unreachable"),
      FailureClass.UPSTREAM_UNAVAILABLE, None),
     (re.compile(r"Timeout|TimedOut|Unavailable|ConnectionClosed|Disconnect"), FailureClass.UPSTREAM_UNAVAILABLE, None),
 )
@@ -210,9 +210,10 @@ def _named(exc: BaseException, class_name: str, name: str) -> tuple[FailureClass
         sent = _sent_by_name(exc) if failure_class is FailureClass.UPSTREAM_UNAVAILABLE and side_effect is None \
             else side_effect
         if sent is None and failure_class is FailureClass.UPSTREAM_UNAVAILABLE:
-            # a generic name (``ConnectionError``) over a text that says where it broke: python-engineio keeps only the
-            # requests failure's text ("... [Errno 111] Connection refused", "Read timed out")
-            sent = acted_per_text(_message_of(exc))
+            # a generic name (``ConnectionError``, ``SocketTimeoutError``) raised while connecting (clickhouse-driver's
+            # timeout waiting for the server's hello) sent nothing; else the text may say where it broke:
+            # python-engineio keeps only the requests failure's text ("... [Errno 111] Connection refused")
+            sent = False if _raised_connecting(exc, anywhere=True) else acted_per_text(_message_of(exc))
         return failure_class, sent
     return None
 

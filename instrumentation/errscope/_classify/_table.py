@@ -314,6 +314,7 @@ from errscope._classify._protocols import (
     _soap_fault,
     _socket_stream_end,
     _ssh_disconnect,
+    _thrift_transport,
     _tls_refusal,
     _webdriver_code,
     _webdriver_error,
@@ -409,6 +410,7 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "aiohttp.client_exceptions.ClientPayloadError": _unavailable(True, "http"),
     "aiohttp.http_exceptions.HttpProcessingError": _unavailable(True, "http"),  # the answer did not parse
     "aiohttp.client_exceptions.ClientConnectionError": _unavailable(None, "http"),
+    "thrift.transport.TTransport.TTransportException": _thrift_transport,
     # Twisted (treq, Scrapy, any Agent): its own errors, no OSError. A connection never made (ConnectError's family:
     # refused, no route, a connect timeout, a TLS handshake refused; the name not resolved; the connect cancelled by
     # the caller's timeout) sent nothing; the HTTP client's ResponseNeverReceived/ResponseFailed hold the Failures of a
