@@ -514,7 +514,8 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"server closed (?:the )?(?:idle )?connection|connection aborted|connection attempts? failed|"
             r"failed to establish (?:a )?(?:new )?connection|connection could not be established|\bund err (?:socket|closed)\b|"
             r"\berror (?:occurred )?(?:while )?sending (?:the )?request\b|\b(?:cannot|can't|could not|couldn't|unable to|"
-            r"failed to) connect\b|network is unreachable|host is unreachable|no route to host|server disconnected|"
+            r"failed to) (?:connect\b|open (?:a )?socket to\b)|network is unreachable|host is unreachable|no route to host|"
+            r"server disconnected|"
             # A deadline that passed with no answer: Go's context, gRPC's DEADLINE_EXCEEDED (status 4), and Reactor's
             # timeout() ("Did not observe any item or terminal signal within 60000ms").
             # tokio's timeout(): "deadline has elapsed".
@@ -854,7 +855,8 @@ _NEVER_REACHED: Final = re.compile(
     r"nodename nor servname|failure in name resolution|could not resolve|name not resolved|name resolution failed|"
     r"\benotfound\b|unknown ?host|\bunknown mysql server host\b|unreachable|no route to host|\be(?:host|net)unreach\b|"
     r"\bconnect(?:ion)? ?(?:etimedout|timeout ?(?:error|exception)?\b)|\bconnect timed out\b|timeout (?:while )?connecting|"
-    r"\b(?:cannot|can't|could not|couldn't|unable to|failed to) (?:connect|establish|reach)|connection attempts? failed|"
+    r"\b(?:cannot|can't|could not|couldn't|unable to|failed to) (?:connect|establish|reach|open (?:a )?socket to\b)|"
+    r"connection attempts? failed|"  # ncclient: "Could not open socket to host:830"
     r"certificat(?:e|ion)|\bx509\b|\bpkix\b|fatal alert|handshake|\b(?:http)?connect ?(?:timeout ?)?exception\b|"
     r"\bwrong version number\b|\bunrecognized ssl message\b|\breceived corrupt message\b|\bpeer is incompatible\b|"
     # hyper-util's client (reqwest, under its "error sending request"): its Connect kind is a connection that never

@@ -3,7 +3,8 @@
 
 - clickhouse-driver wraps a socket error as ``NetworkError``/``SocketTimeoutError`` (codes 210/209 in the text), and
   lets its Cython reader's bare ``EOFError`` out when the server closes the stream; all here happen on its hello,
-  before the query is sent.
+  before the query is sent. A server's Exception packet is ``ServerException`` with ClickHouse's code (read here as
+  the driver reads the one a server sends in answer to its hello).
 - pymodbus raises ``ConnectionException`` (refused; the stream closed mid-read) and ``ModbusIOException`` ("No response
   received") with the fault in words only.
 - Thrift's ``TTransportException`` keeps its kind as ``type`` (NOT_OPEN, TIMED_OUT, END_OF_FILE, UNKNOWN over a
@@ -12,6 +13,7 @@
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 from typing import Any
 
@@ -99,3 +101,35 @@ def test_thrift_kinds() -> None:
     with silent_listener() as port:
         assert raised(_thrift(port)).type == 3  # type: ignore[attr-defined]  # TIMED_OUT
     assert raised(_thrift(closed_port())).type == 1  # type: ignore[attr-defined]  # NOT_OPEN
+
+
+def _clickhouse_exception(code: int, message: str) -> bytes:
+    """The native protocol's Exception packet (type 2): code (Int32), name, message, stack trace (varint-prefixed
+    strings), no nested exception (src/Server/TCPHandler.cpp, clickhouse-driver's readhelpers.read_exception)."""
+    def text(value: str) -> bytes:
+        data = value.encode()
+        return bytes([len(data)]) + data
+    return b"\x02" + struct.pack("<i", code) + text("DB::Exception") + text(message) + text("") + b"\x00"
+
+
+CLICKHOUSE_EXCEPTIONS = [
+    (516, "default: Authentication failed: password is incorrect, or there is no user with such name.",
+     C.PERMISSION_DENIED),
+    (497, "default: Not enough privileges. To execute this query, it's necessary to have the grant INSERT ON "
+     "default.refunds", C.PERMISSION_DENIED),
+    (60, "Table default.refunds does not exist", C.UNKNOWN),  # the tool's own query names it
+    (53, "Type mismatch in IN or VALUES section. Expected: UInt32. Got: String", C.INVALID_INPUT),
+    (241, "Memory limit (total) exceeded: would use 9.31 GiB (attempt to allocate chunk of 4194304 bytes), maximum: "
+     "9.30 GiB", C.UPSTREAM_UNAVAILABLE),
+    (202, "Too many simultaneous queries. Maximum: 100", C.UPSTREAM_UNAVAILABLE),
+    (159, "Timeout exceeded: elapsed 5.000 seconds, maximum: 5", C.UPSTREAM_UNAVAILABLE),
+    (252, "Too many parts (300). Merges are processing significantly slower than inserts", C.UPSTREAM_UNAVAILABLE),
+]
+
+
+@pytest.mark.parametrize(("code", "message", "failure_class"), CLICKHOUSE_EXCEPTIONS)
+def test_clickhouse_server_exception(code: int, message: str, failure_class: C) -> None:
+    with closing_listener(_clickhouse_exception(code, message), read_first=True) as port:
+        exc = raised(_clickhouse(port))
+    assert (type(exc).__name__, exc.code) == ("ServerException", code)  # type: ignore[attr-defined]
+    check(exc, failure_class, False)

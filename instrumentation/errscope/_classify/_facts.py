@@ -190,7 +190,8 @@ def _message_of(exc: BaseException) -> str:
 # Functions that open a connection (a driver's connect, the socket's, asyncio's and anyio's): an error raised
 # while one of them ran came before any request of the caller's was sent.
 _CONNECTING_FUNCTIONS: Final = frozenset({"connect", "_connect", "connect_tcp", "connect_unix", "sock_connect",
-                                          "create_connection", "open_connection", "start_connection"})
+                                          "create_connection", "open_connection", "start_connection",
+                                          "establish_connection"})  # netmiko's session set-up
 
 
 def _function_name(frame: Any) -> str:

@@ -410,6 +410,10 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "aiohttp.client_exceptions.ClientPayloadError": _unavailable(True, "http"),
     "aiohttp.http_exceptions.HttpProcessingError": _unavailable(True, "http"),  # the answer did not parse
     "aiohttp.client_exceptions.ClientConnectionError": _unavailable(None, "http"),
+    # clickhouse-driver's native Client raises its own errors, no PEP 249 names: a server's Exception packet is
+    # ServerException with ClickHouse's code (_CLICKHOUSE_CODES; 497 ACCESS_DENIED is no HTTP status), an unknown
+    # code says nothing known (not "Server": a 500)
+    "clickhouse_driver.errors.ServerException": _DB_CODE,
     "thrift.transport.TTransport.TTransportException": _thrift_transport,
     # Twisted (treq, Scrapy, any Agent): its own errors, no OSError. A connection never made (ConnectError's family:
     # refused, no route, a connect timeout, a TLS handshake refused; the name not resolved; the connect cancelled by
@@ -764,7 +768,7 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
 
 _OWN_CODE_RULES: Final = frozenset(
     _NAMED_RULES[name] for name in ("smtplib.SMTPResponseException", "aiosmtplib.errors.SMTPResponseException",
-                                    "pymilvus.exceptions.MilvusException",
+                                    "pymilvus.exceptions.MilvusException", "clickhouse_driver.errors.ServerException",
                                     "arango.exceptions.ArangoServerError",
                                     "aiohttp.client_exceptions.ClientHttpProxyError", *_HTTP_PARSE_ERRORS)
 )
