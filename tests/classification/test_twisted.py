@@ -26,8 +26,8 @@ defer = pytest.importorskip("twisted.internet.defer")
 
 @pytest.fixture(scope="module")
 def reactor() -> Iterator[Any]:
-    """Twisted's global reactor, running in a thread of its own: it cannot be restarted, so it runs once for the
-    module (and stays, stopped, for the process)."""
+    """Twisted's global reactor, running in a daemon thread of its own: it cannot be restarted after a stop, so it is
+    started once and left running for the process."""
     from twisted.internet import reactor as running
 
     if not running.running:
