@@ -56,6 +56,7 @@ def _winrm(port: int) -> Callable[[], Any]:
 
 CALLS = {"telebot": _telebot, "pusher": _pusher, "socketio": _socketio, "winrm": _winrm}
 KEEPS_HEADERS = {"telebot"}
+CONNECTING = {"socketio"}  # its connect() is the handshake: a failure there comes before any event the tool emits
 
 
 def _body(api: str, status: int) -> str:
@@ -84,14 +85,14 @@ def test_refused(api: str) -> None:
 def test_closed_after_the_request(api: str) -> None:
     with closing_listener(read_first=True) as port:
         exc = raised(CALLS[api](port))
-    check(exc, C.UPSTREAM_UNAVAILABLE, True)
+    check(exc, C.UPSTREAM_UNAVAILABLE, api not in CONNECTING)
 
 
 @pytest.mark.parametrize("api", list(CALLS))
 def test_no_answer(api: str) -> None:
     with silent_listener() as port:
         exc = raised(CALLS[api](port))
-    check(exc, C.UPSTREAM_UNAVAILABLE, True)
+    check(exc, C.UPSTREAM_UNAVAILABLE, api not in CONNECTING)
 
 
 def test_engineio_keeps_only_the_text() -> None:
