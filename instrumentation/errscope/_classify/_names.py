@@ -213,7 +213,9 @@ def _named(exc: BaseException, class_name: str, name: str) -> tuple[FailureClass
             # a generic name (``ConnectionError``, ``SocketTimeoutError``) raised while connecting (clickhouse-driver's
             # timeout waiting for the server's hello) sent nothing; else the text may say where it broke:
             # python-engineio keeps only the requests failure's text ("... [Errno 111] Connection refused")
-            sent = False if _raised_connecting(exc, anywhere=True) else acted_per_text(_message_of(exc))
+            # (not its own class name, which kafka-python's str() begins with: "KafkaTimeoutError: ...")
+            text = _message_of(exc).removeprefix(f"{type(exc).__name__}:").strip()
+            sent = False if _raised_connecting(exc, anywhere=True) else acted_per_text(text)
         return failure_class, sent
     return None
 
