@@ -562,7 +562,8 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"server closed (?:the )?(?:idle )?connection|connection aborted|connection attempts? failed|"
             r"failed to establish (?:a )?(?:new )?connection|connection could not be established|\bund err (?:socket|closed)\b|"
             r"\berror (?:occurred )?(?:while )?sending (?:the )?request\b|\b(?:cannot|can't|could not|couldn't|unable to|"
-            r"failed to) connect\b|network is unreachable|host is unreachable|no route to host|server disconnected|"
+            r"failed to) (?:connect\b|open (?:a )?socket to\b)|network is unreachable|host is unreachable|no route to host|"
+            r"server disconnected|"
             # A deadline that passed with no answer: Go's context, gRPC's DEADLINE_EXCEEDED (status 4), and Reactor's
             # timeout() ("Did not observe any item or terminal signal within 60000ms").
             # tokio's timeout(): "deadline has elapsed".
@@ -615,6 +616,8 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\bunexpected end of (?:stream on|file from server)\b|\bend of file reached\b|"
             r"\bended prematurely\b|\bempty reply from server\b|\bincomplete ?message\b|\bsocket (?:was )?disconnected\b|"
             r"\breceived no (?:bytes|data)\b|\bstream error: stream id \d|\benotconn\b|"
+            # pymodbus ("No response received after 0 retries", "Connection unexpectedly closed 0.000 seconds into read")
+            r"\bno response (?:was )?received\b|\bunexpectedly closed\b|"
             # A peer not connected: ENOTCONN ("Transport endpoint is not connected"), the TypeScript SDK's bare "Not
             # connected", a host's "MCP server 'x' is not connected" (an account "not connected" is setup, not an outage).
             r"\b(?:server|client|transport|session|socket|endpoint|connection)\b[^.\n]{0,40}?\bis not connected\b|"
@@ -905,7 +908,8 @@ _NEVER_REACHED: Final = re.compile(
     r"nodename nor servname|failure in name resolution|could not resolve|name not resolved|name resolution failed|"
     r"\benotfound\b|unknown ?host|\bunknown mysql server host\b|unreachable|no route to host|\be(?:host|net)unreach\b|"
     r"\bconnect(?:ion)? ?(?:etimedout|timeout ?(?:error|exception)?\b)|\bconnect timed out\b|timeout (?:while )?connecting|"
-    r"\b(?:cannot|can't|could not|couldn't|unable to|failed to) (?:connect|establish|reach)|connection attempts? failed|"
+    r"\b(?:cannot|can't|could not|couldn't|unable to|failed to) (?:connect|establish|reach|open (?:a )?socket to\b)|"
+    r"connection attempts? failed|"  # ncclient: "Could not open socket to host:830"
     r"certificat(?:e|ion)|\bx509\b|\bpkix\b|fatal alert|handshake|\b(?:http)?connect ?(?:timeout ?)?exception\b|"
     r"\bwrong version number\b|\bunrecognized ssl message\b|\breceived corrupt message\b|\bpeer is incompatible\b|"
     # hyper-util's client (reqwest, under its "error sending request"): its Connect kind is a connection that never
@@ -993,6 +997,7 @@ _AFTER_SENDING: Final = re.compile(
     # socket, java.net.http, Go's http2) and a database connection ended under a statement (node-postgres, 57P01)
     r"\bunexpected end of (?:stream|file)\b|\bend of file reached\b|\bended prematurely\b|\bempty reply from server\b|"
     r"\bincomplete ?message\b|\bsocket (?:was )?disconnected\b|\breceived no (?:bytes|data)\b|\bstream error\b|"
+    r"\bno response (?:was )?received\b|\bunexpectedly closed\b|"  # pymodbus: its request written, no answer
     r"\bstream (?:was )?reset\b|\b(?:http2|h2) protocol error\b|\beof ?exception\b|"
     r"\bconnection (?:was )?terminated\b|\bterminating (?:the )?connection\b|"
     # Windows Sockets' aborted and reset (10053, 10054), Apple's "network connection was lost" (-1005) and Go's
@@ -1053,6 +1058,25 @@ def says_maybe_acted(text: str) -> bool:
             return True
     return _AFTER_SENDING.search(text.replace("_", " ")) is not None
 
+
+
+def acted_per_text(text: str) -> bool | None:
+    """Whether a foreign failure text says the upstream may have acted (``True``: :func:`says_maybe_acted`), says it
+    did not (``False``: never reached, :func:`never_reached`; or an HTTP status that refuses a request as a whole, a
+    4xx, 501, 503 or 505: RFC 9110 §15.5-15.6, :func:`~errscope._http.side_effect_for_http_status`), or says
+    neither (``None``). A library that kept only a text (python-engineio's ``ConnectionError`` over the requests
+    failure it printed, pusher's ``"503: ..."``) is read by it."""
+    if says_maybe_acted(text):
+        return True
+    if never_reached(text):
+        return False
+    if _CRASH.search(text):
+        return None
+    for match in _STATUS.finditer(text):
+        status = int(match.group(1))
+        if status in _HTTP_STATUSES and status >= 400 and not counts_things(text, match.end()):
+            return side_effect_for_http_status(status)
+    return None
 
 # Where a printed error chain names the next cause inwards: Java's and anyhow's (``{:?}``) "Caused by:" lines, anyhow's
 # numbered causes under it ("    0: …"), Python's and logging libraries' "caused by: …" / "(caused by X)", Node's

@@ -99,7 +99,7 @@ def test_negotiate_never_answered() -> None:
 def test_closed_before_negotiating() -> None:
     with closing_listener(read_first=True) as port:
         exc = raised(lambda: _session(port, timeout=1))
-    assert type(exc) is smb_errors.SMBConnectionClosed
-    check(exc, C.UPSTREAM_UNAVAILABLE, None)
+    assert type(exc) is smb_errors.SMBConnectionClosed  # raised in Connection.connect: no file operation was sent
+    check(exc, C.UPSTREAM_UNAVAILABLE, False)
 
 

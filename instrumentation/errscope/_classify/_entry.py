@@ -11,7 +11,7 @@ from errscope._classify import _core
 from errscope._classify._chain import path_to, walk
 from errscope._classify._core import Classification, _UNKNOWN
 from errscope._classify._databases import _db_address
-from errscope._classify._facts import _request_address
+from errscope._classify._facts import _raised_connecting, _request_address
 from errscope._classify._library_words import _library_words
 from errscope._classify._names import _by_name, _carried_delay
 from errscope._classify._table import _lookup
@@ -70,7 +70,7 @@ def explain(exc: BaseException) -> tuple[Classification, BaseException]:
         return decided
     # The root sits below the deciding exception, on its own chain (not in a sibling group member).
     path = path_to(exc, decided[1])
-    return _with_wait(_with_address(decided[0], path), path), _root_below(decided[1])
+    return _with_wait(_with_address(_while_connecting(decided[0], path), path), path), _root_below(decided[1])
 
 
 def _with_address(result: Classification, path: list[BaseException]) -> Classification:
@@ -91,6 +91,20 @@ def _with_address(result: Classification, path: list[BaseException]) -> Classifi
             return replace(result, upstream=replace(upstream, address=address))
     return result
 
+
+def _while_connecting(result: Classification, path: list[BaseException]) -> Classification:
+    """``result`` as not sent, when it leaves open whether the request went out and an exception on the path to it (it
+    included) was raised under a connecting function (:func:`_raised_connecting`, of any module): it, or the failure
+    it wraps, happened while the connection was being made (ncclient's ``SSHError`` raised in its ``connect`` over
+    paramiko's banner error; paramiko's ``ChannelException`` out of the NETCONF subsystem's opening in ncclient's
+    ``connect``), before any request of the caller's."""
+    if result.failure_class is not FailureClass.UPSTREAM_UNAVAILABLE or result.side_effect_possible is not None:
+        return result
+    try:
+        connecting = any(_raised_connecting(current, anywhere=True) for current in path)
+    except Exception:  # a frame of a foreign shape says nothing
+        connecting = False
+    return replace(result, side_effect_possible=False) if connecting else result
 
 def _with_wait(result: Classification, path: list[BaseException]) -> Classification:
     """``result`` with the wait an SDK's exception on the path to the deciding one parsed off the answer and kept

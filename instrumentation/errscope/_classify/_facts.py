@@ -76,10 +76,11 @@ def _error_status(value: object) -> int | None:
 _STATUS_ATTRIBUTES: Final = ("status_code", "http_status", "status", "code", "errcode", "response_code",
                               "response_status_code")
 
-_RESPONSE_ATTRIBUTES: Final = ("response", "req", "response_info")
+_RESPONSE_ATTRIBUTES: Final = ("response", "req", "response_info", "result")
 """Where an SDK's error keeps the HTTP answer it was raised for: ``response`` (httpx, requests and most SDKs), ``req``
 (pynetbox's ``RequestError``: the requests ``Response``, despite the name), ``response_info`` (the Box SDK's
-``BoxAPIError``: status, headers and body)."""
+``BoxAPIError``: status, headers and body), ``result`` (pyTelegramBotAPI's ``ApiTelegramException``: the requests
+``Response``). Only an object with an error status counts as one."""
 
 
 def _responses(exc: BaseException) -> list[Any]:
@@ -189,7 +190,8 @@ def _message_of(exc: BaseException) -> str:
 # Functions that open a connection (a driver's connect, the socket's, asyncio's and anyio's): an error raised
 # while one of them ran came before any request of the caller's was sent.
 _CONNECTING_FUNCTIONS: Final = frozenset({"connect", "_connect", "connect_tcp", "connect_unix", "sock_connect",
-                                          "create_connection", "open_connection", "start_connection"})
+                                          "create_connection", "open_connection", "start_connection",
+                                          "establish_connection"})  # netmiko's session set-up
 
 
 def _function_name(frame: Any) -> str:

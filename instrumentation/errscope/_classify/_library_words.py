@@ -17,7 +17,7 @@ from typing import Any, Final
 from errscope._classify._core import Classification
 from errscope._classify._facts import _message_of, _raised_connecting
 from errscope._classify._table import _lookup
-from errscope._foreign_text import classify_text, never_reached, says_maybe_acted
+from errscope._foreign_text import acted_per_text, classify_text
 from errscope._vocabulary import FailureClass
 
 
@@ -153,8 +153,9 @@ def _library_words(exc: BaseException) -> Classification | None:
     file not there, bytes that are not its format, a document locked, a login refused, no answer in time.
 
     Whether it acted: a refusal (not there, not its format, locked, refused, limited) did nothing; a connection that
-    failed did nothing when it was never made (its words, or a connecting function on the stack), was perhaps acted on
-    when the text says it broke after sending, else not known. ``None`` when the words say nothing known.
+    failed did nothing when it was never made (its words, or a connecting function on the stack) or when the status it
+    names refused the request whole (a 503), was perhaps acted on when the text says it broke after sending, else not
+    known (:func:`~errscope._foreign_text.acted_per_text`). ``None`` when the words say nothing known.
     """
     try:
         if not _raised_by_a_library(exc):
@@ -169,6 +170,6 @@ def _library_words(exc: BaseException) -> Classification | None:
         return None
     if failure_class is not FailureClass.UPSTREAM_UNAVAILABLE:
         return Classification(failure_class, side_effect_possible=False)
-    if never_reached(text) or _raised_connecting(exc, anywhere=True):
+    if _raised_connecting(exc, anywhere=True):
         return Classification(failure_class, side_effect_possible=False)
-    return Classification(failure_class, side_effect_possible=True if says_maybe_acted(text) else None)
+    return Classification(failure_class, side_effect_possible=acted_per_text(text))

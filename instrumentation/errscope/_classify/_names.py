@@ -10,8 +10,8 @@ from http import HTTPStatus
 from typing import Final
 
 from errscope._classify._core import Classification, delay_seconds
-from errscope._classify._facts import _attribute, _message_of, _response_header
-from errscope._foreign_text import classify_text
+from errscope._classify._facts import _attribute, _message_of, _raised_connecting, _response_header
+from errscope._foreign_text import acted_per_text, classify_text
 from errscope._http import class_for_http_status, retry_after_from_headers, side_effect_for_http_status
 from errscope._vocabulary import FailureClass
 
@@ -94,8 +94,9 @@ _NAME_WORDS: Final = (
     (re.compile(r"PermissionDenied|AccessDenied|Forbidden|Unauthori[sz]ed|Unauthenticated|Authenticat|"
                 r"Authori[sz]ation(?:Error|Exception|Fail)|Credentials?Unavailable|(?:No|Missing|Partial)Credential|"
                 r"(?:Invalid|Missing|Expired|Revoked)(?:Api|API)Key|(?:Api|API)Key(?:Invalid|Missing|Expired)|"
-                # AuthError as one word (Chroma's ChromaAuthError, its 403), not OAuth's (an OAuth flow's own errors)
-                r"(?<!O)Auth(?:Error|Exception)|"
+                # AuthError as one word (Chroma's ChromaAuthError, its 403), not OAuth's (an OAuth flow's own errors);
+                # BadAuth (pusher's PusherBadAuth, its 401)
+                r"(?<!O)Auth(?:Error|Exception)|BadAuth|"
                 # a document locked by a password the tool lacks or got wrong (pypdf's FileNotDecryptedError): the
                 # credential that opens it, as a 401 without one
                 r"NotDecrypted|(?:Wrong|Bad|Incorrect|Invalid|Missing)Password|Password(?:Required|Needed|Incorrect|Invalid)"),
@@ -105,7 +106,8 @@ _NAME_WORDS: Final = (
     # INVALID_ARGUMENT and a unique constraint (as SQLSTATE 23505) by name (Chroma's InvalidArgumentError,
     # UniqueConstraintError); a vector of the wrong length for its collection (Chroma's InvalidDimensionException); a
     # request over a size limit (Chroma's BatchSizeExceededError: a smaller batch fits)
-    (re.compile(r"Duplicate|AlreadyExists|BadRequest|UnprocessableEntity|InvalidArgument|UniqueConstraint|"
+    # (Java's IllegalArgumentException, a server's own: WebHDFS's answer to a parameter out of its domain)
+    (re.compile(r"Duplicate|AlreadyExists|BadRequest|UnprocessableEntity|(?:Invalid|Illegal)Argument|UniqueConstraint|"
                 r"InvalidDimension|DimensionMismatch|SizeExceeded|TooLarge"), FailureClass.INVALID_INPUT, False),
     # a document, archive or compressed stream its format's reader refuses (_FORMAT_WORDS), as a body that does not
     # parse: another file would be read; nothing done
@@ -114,11 +116,15 @@ _NAME_WORDS: Final = (
     # operation was not performed", e.g. never connected; AmbiguousTimeoutException and DurabilityAmbiguousException,
     # "it may have been", https://docs.couchbase.com/python-sdk/current/howtos/error-handling.html)
     (re.compile(r"Un[Aa]mbiguousTimeout"), FailureClass.UPSTREAM_UNAVAILABLE, False),
+    # a server that refuses every change in its present state and will take them later: Hadoop's NameNode in safe mode
+    # (SafeModeException, while it starts or under maintenance) or the standby of an HA pair (StandbyException: the
+    # client's failover finds the active one); nothing done
+    (re.compile(r"SafeMode|Standby"), FailureClass.UPSTREAM_UNAVAILABLE, False),
     (re.compile(r"AmbiguousTimeout|DurabilityAmbiguous"), FailureClass.UPSTREAM_UNAVAILABLE, True),
     # a connection that never opened, or none open when asked to send (stomp.py's ConnectFailedException,
     # NotConnectedException): nothing went out
     (re.compile(r"Connect(ion)?Failed|NotConnected"), FailureClass.UPSTREAM_UNAVAILABLE, False),
-    (re.compile(r"Connect(ion)?(Error|Refused|Timeout)|NameResolution|Unreachable"),
+    (re.compile(r"Connect(ion)?(Error|Exception|Refused|Timeout)|NameResolution|Unreachable"),
      FailureClass.UPSTREAM_UNAVAILABLE, None),
     (re.compile(r"Timeout|TimedOut|Unavailable|ConnectionClosed|Disconnect"), FailureClass.UPSTREAM_UNAVAILABLE, None),
 )
@@ -146,18 +152,40 @@ _REASON_NAMES: Final[dict[str, int]] = {
 }
 
 
-def _reason_named(klass: type[BaseException]) -> int | None:
-    return _REASON_NAMES.get(_reason_key(klass.__name__))
+# Where a library's error keeps the class name of the server's own exception (HdfsCLI's ``HdfsError.exception``: the
+# WebHDFS answer's ``RemoteException.exception``, a Java class such as ``FileNotFoundException``), and the shape of
+# such a name (a class, dotted or not, ending in Exception or Error)
+_REMOTE_CLASS_ATTRIBUTES: Final = ("exception", "exception_name", "exception_class", "java_class_name")
+_REMOTE_CLASS: Final = re.compile(r"(?:[A-Za-z_$][\w$]*\.)*([A-Z][\w$]*(?:Exception|Error))")
+
+
+def _remote_class_name(exc: BaseException) -> str | None:
+    """The server's own exception class ``exc`` names (:data:`_REMOTE_CLASS_ATTRIBUTES`), its last dotted part."""
+    for attribute in _REMOTE_CLASS_ATTRIBUTES:
+        value = _attribute(exc, attribute)
+        match = _REMOTE_CLASS.fullmatch(value) if isinstance(value, str) else None
+        if match:
+            return match.group(1)
+    return None
 
 
 def _by_name(exc: BaseException) -> Classification | None:
+    """What the names say: the server's own exception class ``exc`` names (:func:`_remote_class_name`: it says what
+    the server found, where the library's class says only that the server refused), else ``exc``'s classes, leaf
+    first (:func:`_named`)."""
+    remote = _remote_class_name(exc)
+    names = [(remote, remote)] if remote else []
     for klass in type(exc).__mro__:
         if klass.__module__ == "builtins":
             break
-        named = _named_class(exc, klass)
+        names.append((klass.__name__, _class_words(klass)))
+    for name, words in names:
+        named = _named(exc, name, words)
         if named is None:
             continue
         failure_class, sent = named
+        if name is remote and sent is None and failure_class is not FailureClass.UPSTREAM_UNAVAILABLE:
+            sent = False  # the server answered with its refusal: it did nothing
         if failure_class is FailureClass.PERMISSION_DENIED and classify_text(
                 _message_of(exc)) is FailureClass.RATE_LIMITED:
             # a refusal named Forbidden whose words say a usage quota or rate limit is spent (Tavily's 432
@@ -168,12 +196,12 @@ def _by_name(exc: BaseException) -> Classification | None:
     return None
 
 
-def _named_class(exc: BaseException, klass: type[BaseException]) -> tuple[FailureClass, bool | None] | None:
-    """What ``klass``'s name says: an HTTP status's reason phrase (that status's class and fact), else the words."""
-    status = _reason_named(klass)
+def _named(exc: BaseException, class_name: str, name: str) -> tuple[FailureClass, bool | None] | None:
+    """What a class named ``class_name`` (its words read from ``name``) says: an HTTP status's reason phrase (that
+    status's class and fact), else the words."""
+    status = _REASON_NAMES.get(_reason_key(class_name))
     if status is not None and class_for_http_status(status) is not FailureClass.UNKNOWN:
         return class_for_http_status(status), side_effect_for_http_status(status)
-    name = _class_words(klass)
     for pattern, failure_class, side_effect in _NAME_WORDS:
         if not pattern.search(name):
             continue
@@ -181,6 +209,13 @@ def _named_class(exc: BaseException, klass: type[BaseException]) -> tuple[Failur
             continue  # a reader of a protocol's answer: the upstream's bytes, not a file the call named
         sent = _sent_by_name(exc) if failure_class is FailureClass.UPSTREAM_UNAVAILABLE and side_effect is None \
             else side_effect
+        if sent is None and failure_class is FailureClass.UPSTREAM_UNAVAILABLE:
+            # a generic name (``ConnectionError``, ``SocketTimeoutError``) raised while connecting (clickhouse-driver's
+            # timeout waiting for the server's hello) sent nothing; else the text may say where it broke:
+            # python-engineio keeps only the requests failure's text ("... [Errno 111] Connection refused")
+            # (not its own class name, which kafka-python's str() begins with: "KafkaTimeoutError: ...")
+            text = _message_of(exc).removeprefix(f"{type(exc).__name__}:").strip()
+            sent = False if _raised_connecting(exc, anywhere=True) else acted_per_text(text)
         return failure_class, sent
     return None
 

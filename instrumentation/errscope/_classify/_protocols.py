@@ -78,7 +78,9 @@ def _tls_refusal(exc: BaseException) -> Classification | None:
 # Where the standard library's line-protocol clients raise a bare EOFError for a server that
 # closed the connection (ftplib's getline, multiprocessing's Connection.recv): elsewhere an
 # EOFError is no network failure (input(), a truncated pickle).
-_EOF_CLIENTS: Final = ("ftplib", "multiprocessing.connection")
+# Clients whose reader raises the bare EOFError when the server closed the stream: ftplib, multiprocessing's
+# connections, clickhouse-driver's native-protocol reader ("Unexpected EOF while reading bytes", from its Cython buffer)
+_EOF_CLIENTS: Final = ("ftplib", "multiprocessing.connection", "clickhouse_driver")
 
 
 def _eof(exc: BaseException) -> Classification | None:
@@ -88,6 +90,22 @@ def _eof(exc: BaseException) -> Classification | None:
     package = module.partition(".")[0]
     return _unavailable_unless_connecting(package, package)(exc)
 
+
+
+# Apache Thrift's TTransportException.type (thrift/transport/TTransport.py, the same numbers in every language's
+# library): NOT_OPEN (1) no connection made, or none open ("Could not connect to any of [...]"), nothing sent;
+# TIMED_OUT (3) no answer in time to a message written; END_OF_FILE (4) the server closed the stream while the client
+# read its answer ("TSocket read 0 bytes"). UNKNOWN (0) wraps a socket error as ``inner`` (the chain's cause decides).
+_THRIFT_TRANSPORT: Final = {1: False, 3: True, 4: True}
+
+
+def _thrift_transport(exc: BaseException) -> Classification | None:
+    kind = _attribute(exc, "type")
+    if kind not in _THRIFT_TRANSPORT:
+        return None
+    sent = False if _raised_connecting(exc) else _THRIFT_TRANSPORT[kind]
+    return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("thrift", type(exc).__name__),
+                          side_effect_possible=sent)
 
 def _xmlrpc_fault(exc: BaseException) -> Classification:
     # XML-RPC faults share JSON-RPC's reserved codes ("Specification for Fault Code Interoperability",

@@ -322,6 +322,7 @@ from errscope._classify._protocols import (
     _soap_fault,
     _socket_stream_end,
     _ssh_disconnect,
+    _thrift_transport,
     _tls_refusal,
     _webdriver_code,
     _webdriver_error,
@@ -418,6 +419,21 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "aiohttp.client_exceptions.ClientPayloadError": _unavailable(True, "http"),
     "aiohttp.http_exceptions.HttpProcessingError": _unavailable(True, "http"),  # the answer did not parse
     "aiohttp.client_exceptions.ClientConnectionError": _unavailable(None, "http"),
+    # clickhouse-driver's native Client raises its own errors, no PEP 249 names: a server's Exception packet is
+    # ServerException with ClickHouse's code (_CLICKHOUSE_CODES; 497 ACCESS_DENIED is no HTTP status), an unknown
+    # code says nothing known (not "Server": a 500)
+    "clickhouse_driver.errors.ServerException": _DB_CODE,
+    "thrift.transport.TTransport.TTransportException": _thrift_transport,
+    # Twisted (treq, Scrapy, any Agent): its own errors, no OSError. A connection never made (ConnectError's family:
+    # refused, no route, a connect timeout, a TLS handshake refused; the name not resolved; the connect cancelled by
+    # the caller's timeout) sent nothing; the HTTP client's ResponseNeverReceived/ResponseFailed hold the Failures of a
+    # request written, or being written, whose answer never came or broke off (a lost connection, a cancel by treq's
+    # timeout), RequestTransmissionFailed one that could not be written whole, which no server acts on
+    # (https://docs.twisted.org/en/stable/api/twisted.web._newclient.html)
+    **dict.fromkeys(("twisted.internet.error.ConnectError", "twisted.internet.error.DNSLookupError",
+                     "twisted.internet.error.ConnectingCancelledError"), _unavailable(False)),
+    "twisted.web._newclient.RequestTransmissionFailed": _unavailable(False, "http"),
+    "twisted.web._newclient.ResponseFailed": _unavailable(True, "http"),  # ResponseNeverReceived too
     # requests (https://requests.readthedocs.io/en/latest/api/#exceptions) wraps urllib3's error in args[0]
     "requests.exceptions.ConnectTimeout": _unavailable(False, "http"),
     "requests.exceptions.SSLError": _unavailable(False, "http"),
@@ -757,7 +773,7 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
 
 _OWN_CODE_RULES: Final = frozenset(
     _NAMED_RULES[name] for name in ("smtplib.SMTPResponseException", "aiosmtplib.errors.SMTPResponseException",
-                                    "pymilvus.exceptions.MilvusException",
+                                    "pymilvus.exceptions.MilvusException", "clickhouse_driver.errors.ServerException",
                                     "arango.exceptions.ArangoServerError",
                                     "aiohttp.client_exceptions.ClientHttpProxyError", *_HTTP_PARSE_ERRORS)
 )
