@@ -40,7 +40,11 @@ from errscope._attributes import (
 )
 from errscope._patterns import (
     GUARD,
+    NEVER,
+    PATTERNS,
     collector_blocked_values,
+    collector_named_replacement,
+    collector_pieces,
     collector_plain_value,
     collector_regex,
     collector_replacement,
@@ -94,12 +98,26 @@ def render_block() -> str:
 
     guard = _ottl_string(GUARD.replace("$", "$$"))
 
-    def one(path: str, where: str = "") -> str:
-        # Free-text fields are guarded by a cheap regex every secret match satisfies (a ':', '=',
-        # '>' or a 15-character token run): most span names never reach the full pattern.
-        condition = f"IsMatch({path}, {guard})"
-        where = f"{where} and {condition}" if where else f" where {condition}"
-        return f"replace_pattern({path}, {regex}, {repl}){where}"
+    pieces = [_ottl_string(piece.replace("$", "$$")) for piece in collector_pieces()]
+    triggers = [_ottl_string(p.trigger_regex.replace("$", "$$")) for p in PATTERNS]
+    named = _ottl_string(collector_named_replacement())
+
+    def one(path: str, where: str = "") -> list[str]:
+        # Free text: the alternation of the patterns whose trigger matches this value (collector_pieces), built in
+        # the context's cache and compiled per value; a value the cheap GUARD rejects (every match satisfies it)
+        # skips the triggers too. The cache lives for one item's statements; each field has its own keys.
+        context, key = path.split(".")[0], path.replace(".", "_")
+        cache = f'{context}.cache["{key}'
+        guarded = f'{cache}"] == true'
+        statements = [f"set({cache}\"], IsMatch({path}, {guard})){where}"]
+        statements += [f'set({cache}{i}"], "")' for i in range(len(pieces))]
+        statements += [
+            f'set({cache}{i}"], {piece}) where {guarded} and IsMatch({path}, {trigger})'
+            for i, (piece, trigger) in enumerate(zip(pieces, triggers, strict=True))
+        ]
+        regex = "Concat([" + ", ".join([_ottl_string(NEVER), *(f'{cache}{i}"]' for i in range(len(pieces)))]) + '], "")'
+        statements.append(f"replace_pattern({path}, {regex}, {named}) where {guarded}")
+        return statements
 
     def every(path: str, where: str = "") -> str:
         return f'replace_all_patterns({path}, "value", {regex}, {repl}){where}'
@@ -116,8 +134,8 @@ def render_block() -> str:
             [
                 resource,
                 scope,
-                [one("span.name"), one("span.status.message")],
-                [one("spanevent.name"), every("spanevent.attributes")],
+                [*one("span.name"), *one("span.status.message")],
+                [*one("spanevent.name"), every("spanevent.attributes")],
             ]
         ),
         "    log_statements:",
@@ -126,7 +144,7 @@ def render_block() -> str:
                 resource,
                 scope,
                 [
-                    one("log.body", " where IsString(log.body)"),
+                    *one("log.body", " where IsString(log.body)"),
                     every("log.body", " where IsMap(log.body)"),
                     every("log.attributes"),
                 ],
