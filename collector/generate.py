@@ -10,12 +10,7 @@ The block holds the scrubbing processors and the tail-sampling policies:
   name, status message, event names) and on event attributes, log bodies and attributes, resource
   and scope attributes; the key name is kept (``api_key=[REDACTED]``). Span, span-event, resource
   and scope statements are separate groups, so each runs in its own context. Free-text fields are
-  guarded by :data:`errscope._patterns.GUARD` and run, instead of the combined pattern, the alternation of
-  the patterns whose trigger matches the value (:func:`errscope._patterns.collector_pieces`: each pattern's
-  piece is set in the context's cache under its trigger, ``Concat`` joins them and OTTL compiles the result
-  per value; the same matches and the same replacement, at about a seventh of the Go CPU on the shared
-  corpus). Maps keep the combined pattern: ``IsMatch`` reads a map as its JSON, where only the hints are
-  sound triggers, and that looser selection measured no gain.
+  guarded by :data:`errscope._patterns.GUARD`.
 - ``redaction/scrub`` and ``redaction/scrub_plain``: the same combined pattern as their one
   ``blocked_values`` entry, with ``allow_all_keys: true``, on every attribute value (span, event, log,
   datapoint, resource) and nested map/slice log bodies, which OTTL cannot walk; a match is masked whole
@@ -45,11 +40,7 @@ from errscope._attributes import (
 )
 from errscope._patterns import (
     GUARD,
-    NEVER,
-    PATTERNS,
     collector_blocked_values,
-    collector_named_replacement,
-    collector_pieces,
     collector_plain_value,
     collector_regex,
     collector_replacement,
@@ -103,26 +94,12 @@ def render_block() -> str:
 
     guard = _ottl_string(GUARD.replace("$", "$$"))
 
-    pieces = [_ottl_string(piece.replace("$", "$$")) for piece in collector_pieces()]
-    triggers = [_ottl_string(p.trigger_regex.replace("$", "$$")) for p in PATTERNS]
-    named = _ottl_string(collector_named_replacement())
-
-    def one(path: str, where: str = "") -> list[str]:
-        # Free text: the alternation of the patterns whose trigger matches this value (collector_pieces), built in
-        # the context's cache and compiled per value; a value the cheap GUARD rejects (every match satisfies it)
-        # skips the triggers too. The cache lives for one item's statements; each field has its own keys.
-        context, key = path.split(".")[0], path.replace(".", "_")
-        cache = f'{context}.cache["{key}'
-        guarded = f'{cache}"] == true'
-        statements = [f"set({cache}\"], IsMatch({path}, {guard})){where}"]
-        statements += [f'set({cache}{i}"], "")' for i in range(len(pieces))]
-        statements += [
-            f'set({cache}{i}"], {piece}) where {guarded} and IsMatch({path}, {trigger})'
-            for i, (piece, trigger) in enumerate(zip(pieces, triggers, strict=True))
-        ]
-        regex = "Concat([" + ", ".join([_ottl_string(NEVER), *(f'{cache}{i}"]' for i in range(len(pieces)))]) + '], "")'
-        statements.append(f"replace_pattern({path}, {regex}, {named}) where {guarded}")
-        return statements
+    def one(path: str, where: str = "") -> str:
+        # Free-text fields are guarded by a cheap regex every secret match satisfies (a ':', '=',
+        # '>' or a 15-character token run): most span names never reach the full pattern.
+        condition = f"IsMatch({path}, {guard})"
+        where = f"{where} and {condition}" if where else f" where {condition}"
+        return f"replace_pattern({path}, {regex}, {repl}){where}"
 
     def every(path: str, where: str = "") -> str:
         return f'replace_all_patterns({path}, "value", {regex}, {repl}){where}'
@@ -139,8 +116,8 @@ def render_block() -> str:
             [
                 resource,
                 scope,
-                [*one("span.name"), *one("span.status.message")],
-                [*one("spanevent.name"), every("spanevent.attributes")],
+                [one("span.name"), one("span.status.message")],
+                [one("spanevent.name"), every("spanevent.attributes")],
             ]
         ),
         "    log_statements:",
@@ -149,7 +126,7 @@ def render_block() -> str:
                 resource,
                 scope,
                 [
-                    *one("log.body", " where IsString(log.body)"),
+                    one("log.body", " where IsString(log.body)"),
                     every("log.body", " where IsMap(log.body)"),
                     every("log.attributes"),
                 ],

@@ -10,8 +10,6 @@ import yaml
 from errscope._attributes import ERRSCOPE_FAILURE_CLASS
 from errscope._patterns import (
     collector_blocked_values,
-    collector_named_replacement,
-    collector_pieces,
     collector_plain_value,
     collector_regex,
     collector_replacement,
@@ -43,19 +41,9 @@ def test_scrubbing_processors_use_the_pattern_source() -> None:
     statements += [
         s for group in transform["log_statements"] for s in group["statements"]
     ]
-    # YAML gives the text confmap sees; confmap turns $$ into $. Maps: the combined pattern. Free text: the alternation
-    # of the patterns whose trigger matches the value, every pattern's piece set under its trigger, in order
-    replaces = [s for s in statements if s.startswith(("replace_pattern", "replace_all_patterns"))]
-    maps = [s for s in replaces if s.startswith("replace_all_patterns")]
-    texts = [s for s in replaces if s.startswith("replace_pattern")]
-    assert len(maps) == 7 and len(texts) == 4
-    assert all(generate._ottl_string(collector_regex()) in s and collector_replacement() in s for s in maps)
-    assert all(collector_named_replacement() in s and "Concat([" in s for s in texts)
-    pieces = [generate._ottl_string(piece.replace("$", "$$")) for piece in collector_pieces()]
-    sets = [s for s in statements if s.startswith("set(") and " where " in s and "IsMatch(" in s]
-    for path in ("span.name", "span.status.message", "spanevent.name", "log.body"):
-        mine = [s for s in sets if f"IsMatch({path}, " in s and s.count(", ") >= 2]
-        assert [piece for s in mine for piece in pieces if f"], {piece}) where" in s] == pieces, path
+    # YAML gives the text confmap sees; confmap turns $$ into $
+    assert all(generate._ottl_string(collector_regex()) in s for s in statements)
+    assert all(collector_replacement() in s for s in statements)
     targets = " ".join(statements)
     for field in ("span.name", "span.status.message", "spanevent.name", "spanevent.attributes", "log.body",
                   "log.attributes", "resource.attributes"):  # fmt: skip

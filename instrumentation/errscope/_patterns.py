@@ -60,13 +60,10 @@ from typing import Any, Final, Literal
 
 __all__ = [
     "GUARD",
-    "NEVER",
     "PATTERNS",
     "REDACTED",
     "SecretPattern",
     "collector_blocked_values",
-    "collector_named_replacement",
-    "collector_pieces",
     "collector_plain_value",
     "collector_regex",
     "collector_replacement",
@@ -3009,66 +3006,6 @@ def collector_regex() -> str:
 def collector_replacement() -> str:
     """:func:`combined_replacement` for OTTL in Collector YAML (``$${1}`` for Go's ``${1}``)."""
     return combined_replacement("go").replace("$", "$$")
-
-
-# --- the Collector's trigger-selected alternation -----------------------------------------------
-
-NEVER: Final = r"[^\x00-\x{10FFFF}]"
-"""A regex no text matches: the first alternative of :func:`collector_pieces`' alternation, so that the pieces, each
-``|(?:...)``, can be joined with nothing between them whichever of them are present."""
-
-def _named_groups(regex: str, index: int) -> tuple[str, int]:
-    """``regex`` with its capturing groups named ``g<index>_<n>`` (n from 1, in order); and how many there were."""
-    out: list[str] = []
-    n, i, in_class = 0, 0, False
-    while i < len(regex):
-        char = regex[i]
-        if char == "\\":
-            out.append(regex[i : i + 2])
-            i += 2
-            continue
-        if in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-            lead = "^]" if regex.startswith("^]", i + 1) else "^" if regex.startswith("^", i + 1) else "]" if regex.startswith("]", i + 1) else ""
-            out.append("[" + lead)
-            i += 1 + len(lead)
-            continue
-        elif char == "(" and not regex.startswith("?", i + 1):
-            n += 1
-            out.append(f"(?P<g{index}_{n}>")
-            i += 1
-            continue
-        out.append(char)
-        i += 1
-    return "".join(out), n
-
-
-def collector_pieces(patterns: Sequence[SecretPattern] = PATTERNS) -> list[str]:
-    """Each pattern as one piece of the Collector's alternation: ``|(?:regex)``, its groups named ``g<i>_<n>``.
-
-    The Collector joins, after :data:`NEVER`, the pieces of the patterns whose trigger matches a value (OTTL
-    ``Concat`` of cache entries, empty for the others). Every match of a pattern satisfies its trigger, so a pattern
-    left out cannot match anywhere in that value: the shorter alternation finds, leftmost-first, the same matches with
-    the same groups as :func:`combined_regex`, and :func:`collector_named_replacement` expands them to the same text
-    (a name absent from the regex expands to nothing, as an unmatched group does). Go's regexp runs the whole
-    alternation in its NFA, at a cost that grows with the alternatives and the capture groups it carries.
-    """
-    pieces = []
-    for i, p in enumerate(patterns):
-        regex, groups = _named_groups(p.regex, i)
-        if groups != p.groups:
-            raise ValueError(f"{p.name}: {groups} capturing groups, {p.groups} declared")
-        pieces.append("|(?:" + regex + ")")
-    return pieces
-
-
-def collector_named_replacement(patterns: Sequence[SecretPattern] = PATTERNS) -> str:
-    """:func:`combined_replacement` for :func:`collector_pieces` (``${g<i>_<n>}``; ``$`` is written ``$$``)."""
-    prefixes = [f"${{g{i}_{n}}}" for i, p in enumerate(patterns) for n in range(1, int(p.keep_prefix) + 1)]
-    suffixes = [f"${{g{i}_{n}}}" for i, p in enumerate(patterns) for n in range(int(p.keep_prefix) + 1, p.groups + 1)]
-    return ("".join(prefixes) + REDACTED + "".join(suffixes)).replace("$", "$$")
 
 
 # --- the Collector's value guard --------------------------------------------------------------------
