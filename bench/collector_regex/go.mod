@@ -1,0 +1,3 @@
+module errscope.bench/collectorregex
+
+go 1.22
