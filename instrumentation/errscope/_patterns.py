@@ -1375,7 +1375,9 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "secret_value_list",
         "keyword",
-        rf"({_LIST_KEY}['\"]?[ \t]*(?:=>|[:=])[ \t]*(?:[\[({{]?[ \t]*(?:\r?\n[ \t]*)?|\r?\n[ \t]*-[ \t]+)['\"]?)"
+        # up to two characters before the key, kept: the Collector's leftmost pass must start here, not at the
+        # compound-key rule's match one character earlier, which takes the first item alone
+        rf"([^\r\n]{{0,2}}{_LIST_KEY}['\"]?[ \t]*(?:=>|[:=])[ \t]*(?:[\[({{]?[ \t]*(?:\r?\n[ \t]*)?|\r?\n[ \t]*-[ \t]+)['\"]?)"
         rf"{_LIST_ITEM}(?:{_LIST_SEP}{_LIST_ITEM})+",
         1,
         "A list of values under a secret-named key, all of them (TOML/JSON/YAML flow arrays, Python lists, sets and "
