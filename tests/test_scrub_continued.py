@@ -8,7 +8,7 @@ public keys, masked items) as benign.
 
 Measured once before any fix (the final set, the tree at c9d1a90): recall 76/216, 0/150 benign texts altered; RE2
 alone 74/216, 2/150. Fixed by kind (``yaml_multiline_value``'s continued-value openers, ``secret_value_list``):
-201/216, 0/150; RE2 alone 200/216, 2/150. What is still missed or altered is pinned here, so that a fix, or a
+198/216, 0/150; RE2 alone 197/216, 2/150. What is still missed or altered is pinned here, so that a fix, or a
 regression, shows up.
 """
 
@@ -30,6 +30,9 @@ KNOWN_GAPS = {
     "space_list",
     # ``<add key="api_keys" value="a;b" />``: the name and the list are two attributes; the pair rule reads one value.
     "semicolon_list",
+    # Dockerfile's ``ENV KEY \`` (a space, not ``=``, before the backslash): an option's ``--password \`` has the same
+    # layout and its value is one word (``cli_option_next_line``), so a bare backslash opens no value line.
+    "dockerfile_continuation",
 }
 KNOWN_FALSE_POSITIVES: set[str] = set()
 # RE2 alone also misses make's ``KEY := \`` where the token rule reads ``:`` as the separator and wins the leftmost pass;
@@ -52,14 +55,14 @@ def test_continued_score() -> None:
     result = corpus.score(scrub, *_held_out())
     assert {line["format"] for line in result.missed} == KNOWN_GAPS
     assert {line["category"] for line, _ in result.altered} == KNOWN_FALSE_POSITIVES
-    assert len(result.missed) == 15 and len(result.altered) == 0  # recall 201/216, FP 0/150
+    assert len(result.missed) == 18 and len(result.altered) == 0  # recall 198/216, FP 0/150
 
 
 def test_continued_regex_only_is_what_the_collector_runs() -> None:
     result = corpus.score(corpus.regex_only, *_held_out())
     assert {line["format"] for line in result.missed} == REGEX_ONLY_GAPS
     assert {line["category"] for line, _ in result.altered} == REGEX_ONLY_ALTERED
-    assert len(result.missed) == 16 and len(result.altered) == 2  # 200/216, 2/150
+    assert len(result.missed) == 19 and len(result.altered) == 2  # 197/216, 2/150
 
 
 def test_triggers_and_guard_admit_every_match_here() -> None:
@@ -72,7 +75,7 @@ def test_triggers_and_guard_admit_every_match_here() -> None:
     [
         ("[smtp]\npassword =\n    Fq8!zT2kLw9x\nport = 25", "Fq8!zT2kLw9x"),
         ("app.api_key=\\\n    c2VjcmV0LXZhbHVlLTEyMzQ1Njc4", "c2VjcmV0LXZhbHVlLTEyMzQ1Njc4"),
-        ("ENV GITHUB_TOKEN \\\n    Zk3pQ9vW2xR7tY5uI8oP1aS4dF6gH0jK", "Zk3pQ9vW2xR7tY5uI8oP1aS4dF6gH0jK"),
+        ("ENV GITHUB_TOKEN=\\\n    Zk3pQ9vW2xR7tY5uI8oP1aS4dF6gH0jK", "Zk3pQ9vW2xR7tY5uI8oP1aS4dF6gH0jK"),
         ("token = <<-EOT\n    Mn4Bv7Cx1Za9Lk2Jh5Gf8Ds3\n  EOT", "Mn4Bv7Cx1Za9Lk2Jh5Gf8Ds3"),
         ('webhook_secrets = ["Qa1Ws2Ed3Rf4Tg5Yh6", "Uj7Ik8Ol9Pq0Aw1Se2"]', "Uj7Ik8Ol9Pq0Aw1Se2"),
         ("refresh_tokens:\n  - Xc3Vb6Nm9Qw2Er5Ty8\n  - Ui1Op4As7Df0Gh3Jk6", "Ui1Op4As7Df0Gh3Jk6"),

@@ -371,15 +371,15 @@ _WRAPPED = r"\r?\n[ \t]*[A-Za-z0-9+/_\-.~]{8,}={0,2}(\r?\n|$)"
 
 # What puts a key's value on the next line (the value line itself is ``yaml_multiline_value``'s): after ``=`` (make's
 # ``:=``, ``?=``, ``+=``) or ``:``, a string opener (JavaScript's template, TOML's triple quotes), a backslash before
-# the line break (Java ``.properties``, POSIX shells, Dockerfile, make; a Dockerfile's ``ENV KEY \`` too) or a
-# here-document's opener (HCL ``<<EOT``/``<<-EOT``, Ruby ``<<~KEY``/``<<-KEY.strip``, PHP ``<<<'EOT'``, a shell's
+# the line break (Java ``.properties``, POSIX shells, Dockerfile ``ENV``/``ARG``, make; not an option's ``--password \``,
+# whose value is one word: ``cli_option_next_line``) or a here-document's opener (HCL ``<<EOT``/``<<-EOT``, Ruby ``<<~KEY``/``<<-KEY.strip``, PHP ``<<<'EOT'``, a shell's
 # ``password=- <<EOF``: ``-`` names standard input); or an empty ``key =`` and an indented line, configparser's
 # continuation (Python ``configparser``, git config, systemd units read it; an unindented line is the next key).
 _CONTINUED_AFTER = (
     r"(?:(?:[:?+]?=|:)[ \t]*(?:`|\"\"\"|'''|[\"']?\\|-?[ \t]*<<[-~<]?[ \t]*['\"]?[A-Za-z_][A-Za-z0-9_]*['\"]?(?:\.[a-z_]+)?)"
-    r"|\\)[ \t]*\r?\n[ \t]*|[:?+]?=[ \t]*\r?\n[ \t]+"
+    r")[ \t]*\r?\n[ \t]*|[:?+]?=[ \t]*\r?\n[ \t]+"
 )
-_CONTINUED_AFTER_TRIGGER = r"(?:[:?+]?=|:)[ \t]*(?:`|\"\"\"|'''|[\"']?\\|-?[ \t]*<<)|\\[ \t]*\r?\n|[:?+]?=[ \t]*\r?\n[ \t]"
+_CONTINUED_AFTER_TRIGGER = r"(?:[:?+]?=|:)[ \t]*(?:`|\"\"\"|'''|[\"']?\\|-?[ \t]*<<)|[:?+]?=[ \t]*\r?\n[ \t]"
 # Several values under one secret-named key (``api_keys = ["..", ".."]``, ``API_KEYS=a,b``, ``tokens: [a, b]``):
 # items of 8+ characters that open no placeholder or mask, separated by ``,`` or ``;`` (quotes and line breaks
 # around them), inside an optional bracket. A rule that ends the value at its first separator leaks every later one.
@@ -1413,7 +1413,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         # value unless a placeholder follows it (``"$(cat /run/secrets/x)"``); a run of key characters and a space is a
         # value and what follows it (``TOKEN=\\\n  <value> ./deploy.sh``)
         r"(?:(?:[^A-Za-z0-9_.\-\s:\[{<$*#%\"']|[\"'][^\s\[{<$*#%\"']|[A-Za-z0-9_.\-]+[^A-Za-z0-9_.\-\s:\[])[^\r\n]*"
-        r"|[A-Za-z0-9_.\-]+(?::[^\s][^\r\n]*|[ \t]+[^\s:#][^\r\n]*)?)(\r?\n|$)",
+        r"|[A-Za-z0-9_.\-]+(?::[^\s][^\r\n]*|[ \t]+[^\s:#\[][^\r\n]*)?)(\r?\n|$)",
         True,
         "YAML (and printed config) whose secret value sits on the next, indented line "
         "(``password:\\n    s3cr3t``, block scalars ``token: |``), or is its one list item (vcrpy and Ruby VCR cassettes "
