@@ -328,6 +328,11 @@ example(
     f"$ heroku config:get SESSION_SECRET -a acme\n{REDACTED}\n$ echo done",
 )
 example(
+    "secret_value_list",
+    'allowed_api_keys = [\n  "Qa1Ws2Ed3Rf4Tg5Yh6",\n  "Uj7Ik8Ol9Pq0Aw1Se2",\n]',
+    f'allowed_api_keys = [\n  "{REDACTED}",\n]',
+)
+example(
     "yaml_multiline_value",
     f"invalid config:\ndb:\n  password:\n    {_yaml}\n  host: db",
     f"invalid config:\ndb:\n  password:\n    {REDACTED}\n  host: db",

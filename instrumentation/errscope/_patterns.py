@@ -167,6 +167,7 @@ class SecretPattern:
             ``"unnamed"``: for a value no name qualifies: random, or a password in both letter cases, and not hex
             digits and dashes alone (an id or a digest). ``"not_a_name"``: the Python side keeps a match whose secret
             part is lower-case words joined by ``_`` or ``-`` with a number after them (``cache_users_2024``): a name.
+            ``"items"``: a list of values, kept unless one of its items passes ``"unnamed"``.
         trigger: a cheap RE2 regex that every match also matches, for patterns whose hints are
             too common words to prefilter well (``_``, ``api``); empty: the hints. Counted repetitions
             (``{16}``) only right after a literal (``bearer`` + 16 token characters): in the one set
@@ -189,7 +190,7 @@ class SecretPattern:
     description: str
     keep_suffix: int = 0
     hints: tuple[str, ...] = ()
-    verify: Literal["", "random", "password", "credential", "unnamed", "not_a_name"] = ""
+    verify: Literal["", "random", "password", "credential", "unnamed", "not_a_name", "items"] = ""
     trigger: str = ""
     parse: str = ""
 
@@ -368,6 +369,29 @@ _TOK = r"[A-Za-z0-9+/=_\-.~]"
 # (``Content-Type: ...``, ``  at Foo.bar(...)``, a setting ``commit.gpgsign=true``: ``=`` is only base64's padding
 # at the end) is not a continuation.
 _WRAPPED = r"\r?\n[ \t]*[A-Za-z0-9+/_\-.~]{8,}={0,2}(\r?\n|$)"
+
+# What puts a key's value on the next line (the value line itself is ``yaml_multiline_value``'s): after ``=`` (make's
+# ``:=``, ``?=``, ``+=``) or ``:``, a string opener (JavaScript's template, TOML's triple quotes), a backslash before
+# the line break (Java ``.properties``, POSIX shells, Dockerfile ``ENV``/``ARG``, make; not an option's ``--password \``,
+# whose value is one word: ``cli_option_next_line``) or a here-document's opener (HCL ``<<EOT``/``<<-EOT``, Ruby ``<<~KEY``/``<<-KEY.strip``, PHP ``<<<'EOT'``, a shell's
+# ``password=- <<EOF``: ``-`` names standard input); or an empty ``key =`` and an indented line, configparser's
+# continuation (Python ``configparser``, git config, systemd units read it; an unindented line is the next key).
+_CONTINUED_AFTER = (
+    r"(?:(?:[:?+]?=|:)[ \t]*(?:`|\"\"\"|'''|[\"']?\\|-?[ \t]*<<[-~<]?[ \t]*['\"]?[A-Za-z_][A-Za-z0-9_]*['\"]?(?:\.[a-z_]+)?)"
+    r")[ \t]*\r?\n[ \t]*|[:?+]?=[ \t]*\r?\n[ \t]+"
+)
+_CONTINUED_AFTER_TRIGGER = r"(?:[:?+]?=|:)[ \t]*(?:`|\"\"\"|'''|[\"']?\\|-?[ \t]*<<)|[:?+]?=[ \t]*\r?\n[ \t]"
+# Several values under one secret-named key (``api_keys = ["..", ".."]``, ``API_KEYS=a,b``, ``tokens: [a, b]``):
+# items of 8+ characters that open no placeholder or mask, separated by ``,`` or ``;`` (quotes and line breaks
+# around them), inside an optional bracket. A rule that ends the value at its first separator leaks every later one.
+_LIST_KEY = (
+    r"(?i:(?:api|access|auth|client|secret|webhook|private|signing|master|app|bearer|session|refresh|deploy|service)"
+    r"[_.\-]?(?:keys|tokens|secrets|passwords)|tokens|passwords|(?:password|passwd|secret|token|api[_.\-]?key)[_.\-]?list)"
+)
+"""A key naming several credentials: a plural credential noun (``keys`` and ``secrets`` only qualified: ``sort_keys``,
+``secrets = ["prod/db"]`` name things), or a credential noun and ``list``."""
+_LIST_ITEM = r"[^\s'\"`\[\]{}()<>$%*,;:#=][^\s'\"`\[\]{}()<>,;:=]{7,}={0,2}"
+_LIST_SEP = r"['\"]?(?:[ \t]*[,;][ \t]*(?:\r?\n[ \t]*)?|\r?\n[ \t]*-[ \t]+)['\"]?"  # and YAML's block list: ``\n  - ``
 
 
 # Key-name semantics by token split: a key is secret-bearing when one of its tokens (split on
@@ -1372,6 +1396,21 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         trigger=r"[ \t](?i:value)=",
         verify="credential",
     ),
+    SecretPattern(
+        "secret_value_list",
+        "keyword",
+        # up to two characters before the key, kept: the Collector's leftmost pass must start here, not at the
+        # compound-key rule's match one character earlier, which takes the first item alone
+        rf"([^\r\n]{{0,2}}{_LIST_KEY}['\"]?[ \t]*(?:=>|[:=])[ \t]*(?:[\[({{]?[ \t]*(?:\r?\n[ \t]*)?|\r?\n[ \t]*-[ \t]+)['\"]?)"
+        rf"{_LIST_ITEM}(?:{_LIST_SEP}{_LIST_ITEM})+",
+        1,
+        "A list of values under a secret-named key, all of them (TOML/JSON/YAML flow arrays, Python lists, sets and "
+        "tuples, YAML block lists, comma- or semicolon-separated environment and ``.properties`` values); Python keeps a list none of "
+        "whose items has a credential's shape (key ids, UUIDs, digests, fingerprints, names).",
+        hints=(",", ";"),
+        trigger=r"(?i:keys|tokens|secrets|passwords|list)['\"]?[ \t]*[:=]",
+        verify="items",
+    ),
     _kv(
         "password_value",
         _PASSWORD_KEY,
@@ -1389,10 +1428,16 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "yaml_multiline_value",
         "keyword",
         rf"((?:{_PASSWORD_KEY}|{_TOKEN_KEY})[\"']?[ \t]*(?::[ \t]*(?:[|>][+\-]?[0-9]?)?[ \t]*\r?\n[ \t]+(?:-[ \t]+)?"
-        r"|=[ \t]*(?:`|\"\"\"|''')[ \t]*\r?\n[ \t]*))"
+        # a value continued on the next line: a string opener, a backslash before the line break (.properties,
+        # shells, Dockerfile, make), a here-document (HCL ``<<EOT``/``<<-EOT``, Ruby ``<<~``, PHP ``<<<'EOT'``, a
+        # shell's ``=- <<EOF``), or an empty ``key =`` and an indented line (configparser's continuation)
+        rf"|{_CONTINUED_AFTER}))"
         # the line, unless it is a nested mapping's key (``secret:\n  name: db``, ``generic_secret:\n  secret:``):
-        # a run of key characters, then ``:`` and a space or the line's end, is a key, not a value
-        r"(?:[A-Za-z0-9_.\-]*[^A-Za-z0-9_.\-\s:\[{<$*#][^\r\n]*|[A-Za-z0-9_.\-]+(?::[^\s][^\r\n]*)?)(\r?\n|$)",
+        # a run of key characters, then ``:`` and a space or the line's end, is a key, not a value; a quote opens a
+        # value unless a placeholder follows it (``"$(cat /run/secrets/x)"``); a run of key characters and a space is a
+        # value and what follows it (``TOKEN=\\\n  <value> ./deploy.sh``)
+        r"(?:(?:[^A-Za-z0-9_.\-\s:\[{<$*#%\"']|[\"'][^\s\[{<$*#%\"']|[A-Za-z0-9_.\-]+[^A-Za-z0-9_.\-\s:\[])[^\r\n]*"
+        r"|[A-Za-z0-9_.\-]+(?::[^\s][^\r\n]*|[ \t]+[^\s:#\[][^\r\n]*)?)(\r?\n|$)",
         True,
         "YAML (and printed config) whose secret value sits on the next, indented line "
         "(``password:\\n    s3cr3t``, block scalars ``token: |``), or is its one list item (vcrpy and Ruby VCR cassettes "
@@ -1400,7 +1445,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         keep_suffix=True,
         hints=(*_PASSWORD_HINTS, *_TOKEN_HINTS),
         trigger=rf"(?:{_PASSWORD_TRIGGER_WORDS}|{_TOKEN_TRIGGER_WORDS}){_KEY_VERSION}[\"']?[ \t]*"
-        r"(?::[ \t]*[|>]?[+\-]?[0-9]?[ \t]*\r?\n[ \t]+(?:-[ \t]+)?[^\s]|=[ \t]*(?:`|\"\"\"|''')[ \t]*\r?\n)",
+        r"(?::[ \t]*[|>]?[+\-]?[0-9]?[ \t]*\r?\n[ \t]+(?:-[ \t]+)?[^\s]|" + _CONTINUED_AFTER_TRIGGER + ")",
     ),
     SecretPattern(
         "validation_error_input",

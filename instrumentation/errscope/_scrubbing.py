@@ -450,8 +450,16 @@ def _check_unnamed(data: bytes, start: int, secret: bytes, secret_end: int) -> b
     return looks_random(secret) or (secret != secret.lower() and secret != secret.upper() and looks_like_password(secret))
 
 
+# A list's items: what stands between them (separators, quotes, line breaks and indentation).
+_ITEM_SPLIT: Final = re.compile(rb"[\s,;'\"]+")
+
+
+def _check_items(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
+    return any(item and _check_unnamed(data, start, item, secret_end) for item in _ITEM_SPLIT.split(secret))
+
+
 _BY_VERIFY: Final = {"password": _check_password, "credential": _check_credential, "unnamed": _check_unnamed,
-                     "not_a_name": _check_not_a_name}
+                     "not_a_name": _check_not_a_name, "items": _check_items}
 
 
 def _keyword_check(then: Any) -> Any:
