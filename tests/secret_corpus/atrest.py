@@ -700,7 +700,7 @@ ATREST_BENIGN: list[tuple[str, str, Callable[[], str]]] = [
     # links to the pages themselves, status pages and ids of ordinary objects.
     ("links_without_tokens", "log", lambda: pick(
         f"https://{host()}/reset-password",
-        f"\"GET /verify-email/sent HTTP/1.1\" 200 1024",
+        "\"GET /verify-email/sent HTTP/1.1\" 200 1024",
         f"https://{host()}/invite",
         f"https://{host()}/share/quarterly-report-2025",
         f"https://{host()}/docs/auth/magic-links",

@@ -227,7 +227,7 @@ BENIGN: list[tuple[str, str, Callable[[], str]]] = [
         'policy = <<EOT\n{\n  "Version": "2012-10-17",\n  "Statement": []\n}\nEOT',
         f"description = <<-{end()}\n    Managed by Terraform. Do not edit.\n  {end()}",
         'user_data = <<EOF\n#!/bin/bash\napt-get update\nEOF',
-        f"token_policies = <<EOT\nread-only\nEOT")),
+        "token_policies = <<EOT\nread-only\nEOT")),
     ("hcl_heredoc_reference", "config", lambda: pick(
         f"{pw_key()} = <<EOT\n${{var.db_password}}\nEOT",
         f"{tok_key()} = <<-EOT\n    ${{data.vault_generic_secret.api.data[\"token\"]}}\n  EOT",

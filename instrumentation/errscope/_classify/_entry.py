@@ -106,6 +106,7 @@ def _while_connecting(result: Classification, path: list[BaseException]) -> Clas
         connecting = False
     return replace(result, side_effect_possible=False) if connecting else result
 
+
 def _with_wait(result: Classification, path: list[BaseException]) -> Classification:
     """``result`` with the wait an SDK's exception on the path to the deciding one parsed off the answer and kept
     (:func:`_carried_delay`), when the deciding one (the transport's, below it) has none: qdrant-client's
