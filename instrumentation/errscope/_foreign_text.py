@@ -1059,7 +1059,6 @@ def says_maybe_acted(text: str) -> bool:
     return _AFTER_SENDING.search(text.replace("_", " ")) is not None
 
 
-
 def acted_per_text(text: str) -> bool | None:
     """Whether a foreign failure text says the upstream may have acted (``True``: :func:`says_maybe_acted`), says it
     did not (``False``: never reached, :func:`never_reached`; or an HTTP status that refuses a request as a whole, a
@@ -1077,6 +1076,7 @@ def acted_per_text(text: str) -> bool | None:
         if status in _HTTP_STATUSES and status >= 400 and not counts_things(text, match.end()):
             return side_effect_for_http_status(status)
     return None
+
 
 # Where a printed error chain names the next cause inwards: Java's and anyhow's (``{:?}``) "Caused by:" lines, anyhow's
 # numbered causes under it ("    0: …"), Python's and logging libraries' "caused by: …" / "(caused by X)", Node's
