@@ -81,6 +81,8 @@ def _class_words(klass: type[BaseException]) -> str:
     if klass.__name__.lower() != "error":
         return klass.__name__
     return klass.__module__.rpartition(".")[2].lstrip("_") + "Error"
+
+
 _NAME_WORDS: Final = (
     # ResourceExhausted: gRPC's name for a quota or rate limit (qdrant-client's 429); Ratelimit as one word (zenpy's
     # RatelimitBudgetExceeded: the Retry-After waits it may spend are spent)
@@ -203,7 +205,8 @@ def _named(exc: BaseException, class_name: str, name: str) -> tuple[FailureClass
     if status is not None and class_for_http_status(status) is not FailureClass.UNKNOWN:
         return class_for_http_status(status), side_effect_for_http_status(status)
     for pattern, failure_class, side_effect in _NAME_WORDS:
-        if not pattern.search(name):
+        matched = pattern.search(name)
+        if matched is None:
             continue
         if pattern is _FORMAT_WORDS and (_ANSWER_WORDS.search(name) or _answer_on_stack(exc)):
             continue  # a reader of a protocol's answer: the upstream's bytes, not a file the call named
@@ -215,9 +218,24 @@ def _named(exc: BaseException, class_name: str, name: str) -> tuple[FailureClass
             # python-engineio keeps only the requests failure's text ("... [Errno 111] Connection refused")
             # (not its own class name, which kafka-python's str() begins with: "KafkaTimeoutError: ...")
             text = _message_of(exc).removeprefix(f"{type(exc).__name__}:").strip()
-            sent = False if _raised_connecting(exc, anywhere=True) else acted_per_text(text)
+            if _raised_connecting(exc, anywhere=True):
+                sent = False
+            elif (sent := acted_per_text(text)) is False and acted_per_text(_without_words(text, matched.group())) is not False:
+                # "not sent" only from the words the name already said, which the name's rule reads as not known
+                # (algoliasearch's AlgoliaUnreachableHostException, "Unreachable hosts", after every host answered 500)
+                sent = None
         return failure_class, sent
     return None
+
+
+_CAMEL_WORD: Final = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+
+
+def _without_words(text: str, name: str) -> str:
+    """``text`` without the words of ``name`` (a class name's part, ``Unreachable``, ``ConnectionError``), in any case
+    and spelled apart, together or with ``_``/``-``."""
+    words = _CAMEL_WORD.findall(name)
+    return re.sub(r"[\s_-]*".join(map(re.escape, words)), " ", text, flags=re.I) if words else text
 
 
 def _carried_delay(exc: BaseException) -> float | None:
