@@ -151,6 +151,10 @@ def render_block() -> str:
         "  tail_sampling:",
         "    decision_wait: ${env:ERRSCOPE_DECISION_WAIT:-10s}",
         "    num_traces: 50000",
+        # a sampled trace's late spans are kept too: a timed-out call's server span ends when the tool it left
+        # running finishes, after the decision its client's error span made
+        "    decision_cache:",
+        "      sampled_cache_size: 100000",
         "    policies:",
         "      - name: errors",
         "        type: status_code",

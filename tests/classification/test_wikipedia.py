@@ -60,7 +60,8 @@ def test_disambiguation(upstream: HttpUpstream) -> None:
     ("ratelimited", "You've exceeded your rate limit. Please wait some time and try again.", C.RATE_LIMITED, False),
     ("readapidenied", "You need read permission to use this module.", C.PERMISSION_DENIED, False),
     ("maxlag", "Waiting for 10.64.48.35: 7 seconds lagged.", C.UPSTREAM_UNAVAILABLE, None),  # replicas behind
-    ("srsearch-text-disabled", "HTTP request timed out.", C.UPSTREAM_UNAVAILABLE, None),  # HTTPTimeoutError
+    # HTTPTimeoutError: the API took the request and its search backend timed out behind it: it may have acted
+    ("srsearch-text-disabled", "HTTP request timed out.", C.UPSTREAM_UNAVAILABLE, True),
 ])
 def test_api_error(upstream: HttpUpstream, code: str, info: str, failure_class: C, side_effect: bool | None) -> None:
     _serve(upstream, 200, {"error": {"code": code, "info": info}})

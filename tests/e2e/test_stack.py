@@ -108,16 +108,17 @@ def _wait(predicate: Any, what: str, stack: RunningStack, timeout: float) -> Non
     pytest.fail(f"timed out waiting for {what}:\n{stack.output.read_text()[-4000:]}")
 
 
-def _all_exported(telemetry: Telemetry, failures: list[dict[str, Any]]) -> bool:
-    """Every failure's ref is on an exported span and, for a call that reached the server, so is the server's
-    ``tools/call`` span: a timed-out call's server span ends (and is exported) after the client's, when the tool
-    it left running finishes."""
-    if not {r["error_ref"] for r in failures} <= {s.get("errscope.error_ref") for s in telemetry.spans}:
-        return False
-    return all(
-        any(s.kind == SPAN_KIND_SERVER and s.get("mcp.method.name") == "tools/call" for s in telemetry.trace(r["trace_id"]))
-        for r in failures if r["step"] in UPSTREAM_ROWS
-    )
+def _not_exported(telemetry: Telemetry, failures: list[dict[str, Any]]) -> list[str]:
+    """The failures' refs on no exported span, and the steps of calls that reached the server whose server
+    ``tools/call`` span is not exported: a timed-out call's server span ends (and is exported) after the client's,
+    when the tool it left running finishes."""
+    refs = {s.get("errscope.error_ref") for s in telemetry.spans}
+    missing = [f"ref {r['error_ref']} ({r['step']})" for r in failures if r["error_ref"] not in refs]
+    return missing + [
+        f"server span of {r['step']} (trace {r['trace_id']})" for r in failures if r["step"] in UPSTREAM_ROWS
+        and not any(s.kind == SPAN_KIND_SERVER and s.get("mcp.method.name") == "tools/call"
+                    for s in telemetry.trace(r["trace_id"]))
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -137,8 +138,11 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
         _wait(lambda: running.info["status"] == "ready", "the stack to be ready", running, 120)
         _wait(lambda: len(running.info["demo_runs"]) == 1, "the demo traffic to finish", running, 240)
         failures = [r for r in running.rows() if r["error_ref"] != "-"]
-        _wait(lambda: _all_exported(running.collector(), failures),
-              "every ref and its server's tool span in the Collector's exported traces", running, 60)
+        try:
+            _wait(lambda: not _not_exported(running.collector(), failures),
+                  "every ref and its server's tool span in the Collector's exported traces", running, 60)
+        except pytest.fail.Exception as exc:
+            raise AssertionError(f"not exported: {_not_exported(running.collector(), failures)}") from exc
         time.sleep(1.0)  # the file exporters' last flush of the same batches
         yield running
     finally:

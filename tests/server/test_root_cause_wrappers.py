@@ -280,8 +280,9 @@ EXPECTED: dict[str, Expect] = {
     "futures_pool": Expect("not_found", "404", "http", "http", False, "requests.exceptions.HTTPError"),
     "gathered": Expect("permission_denied", "403", "http", "http", False, "httpx.HTTPStatusError"),
     "executor_refused": Expect("upstream_unavailable", "NewConnectionError", "http", "refused", False, "requests.exceptions.ConnectionError"),
-    # libpq keeps no SQLSTATE for a refused login (tests/classification/test_postgres.py): not connected, nothing ran
-    "to_thread_postgres": Expect("upstream_unavailable", None, "postgresql", "pg", False, "psycopg.OperationalError"),
+    # libpq keeps no SQLSTATE for a refused login; its text carries the server's 28P01 (tests/classification/
+    # test_postgres.py): the credential refused, nothing ran
+    "to_thread_postgres": Expect("permission_denied", "28P01", "postgresql", "pg", False, "psycopg.OperationalError"),
     "sqlalchemy_wrapped": Expect("unknown", "42P01", "postgresql", "pg", False, "psycopg2.errors.UndefinedTable"),
     "hidden_from_none": Expect("permission_denied", "403", "http", "http", False, "httpx.HTTPStatusError"),
     "library_generic_error": Expect("rate_limited", "429", "http", "http", False, "httpx.HTTPStatusError", 12.0),
