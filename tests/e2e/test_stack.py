@@ -140,7 +140,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
         failures = [r for r in running.rows() if r["error_ref"] != "-"]
         try:
             _wait(lambda: not _not_exported(running.collector(), failures),
-                  "every ref and its server's tool span in the Collector's exported traces", running, 60)
+                  "every ref and its server's tool span in the Collector's exported traces", running, 120)
         except pytest.fail.Exception as exc:
             raise AssertionError(f"not exported: {_not_exported(running.collector(), failures)}") from exc
         time.sleep(1.0)  # the file exporters' last flush of the same batches
