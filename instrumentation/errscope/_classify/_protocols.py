@@ -91,7 +91,6 @@ def _eof(exc: BaseException) -> Classification | None:
     return _unavailable_unless_connecting(package, package)(exc)
 
 
-
 # Apache Thrift's TTransportException.type (thrift/transport/TTransport.py, the same numbers in every language's
 # library): NOT_OPEN (1) no connection made, or none open ("Could not connect to any of [...]"), nothing sent;
 # TIMED_OUT (3) no answer in time to a message written; END_OF_FILE (4) the server closed the stream while the client
@@ -106,6 +105,7 @@ def _thrift_transport(exc: BaseException) -> Classification | None:
     sent = False if _raised_connecting(exc) else _THRIFT_TRANSPORT[kind]
     return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("thrift", type(exc).__name__),
                           side_effect_possible=sent)
+
 
 def _xmlrpc_fault(exc: BaseException) -> Classification:
     # XML-RPC faults share JSON-RPC's reserved codes ("Specification for Fault Code Interoperability",

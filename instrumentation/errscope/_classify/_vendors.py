@@ -21,7 +21,7 @@ from errscope._classify._facts import (
 )
 from errscope._classify._http_errors import _error_document, _status_in_text
 from errscope._classify._names import _REASON_NAMES, _carried_delay, _reason_key
-from errscope._foreign_text import api_code_class as _code_family, classify_text, never_reached, says_maybe_acted
+from errscope._foreign_text import acted_per_text, api_code_class as _code_family, classify_text
 from errscope._http import class_for_http_status, retry_after_from_headers, side_effect_for_http_status
 from errscope._vocabulary import FailureClass
 
@@ -387,6 +387,5 @@ def _google_refresh_error(exc: BaseException) -> Classification | None:
     failure_class = classify_text(text)
     if failure_class is FailureClass.UNKNOWN:
         return None
-    sent = False if never_reached(text) else True if says_maybe_acted(text) else None
-    return Classification(failure_class, side_effect_possible=sent)
+    return Classification(failure_class, side_effect_possible=acted_per_text(text))
 
