@@ -21,7 +21,7 @@ import httptools
 import pytest
 
 from errscope._telemetry import ServerTelemetry
-from errscope.proxy import _relay
+from errscope.proxy import _http, _relay
 from errscope.proxy._calls import Calls
 from errscope.proxy._http import HttpRelay
 from errscope.proxy._relay import Relay
@@ -36,6 +36,15 @@ ANSWERS = {
     b"/tool-failed": b"HTTP/1.0 200 OK\r\ncontent-type: application/json\r\n\r\n" + json.dumps(
         {"jsonrpc": "2.0", "id": 3, "result": {"isError": True, "content": [{"type": "text", "text": "HTTP 429 Too Many Requests: rate limit exceeded, retry after 30 seconds"}]}}
     ).encode(),
+    # over a 1 KiB bound: a JSON answer, and an SSE stream whose first event is (the answer is the second)
+    b"/too-large": b"HTTP/1.0 200 OK\r\ncontent-type: application/json\r\n\r\n" + json.dumps(
+        {"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "x" * 4096}]}}
+    ).encode(),
+    b"/large-event": b"HTTP/1.0 200 OK\r\ncontent-type: text/event-stream\r\n\r\n"
+    + b"event: message\r\ndata: " + json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
+                                                "params": {"level": "info", "data": "y" * 4096}}).encode()
+    + b"\r\n\r\nevent: message\r\ndata: " + json.dumps({"jsonrpc": "2.0", "id": 3, "result": {
+        "content": [{"type": "text", "text": "done"}]}}).encode() + b"\r\n\r\n",
 }
 
 
@@ -55,8 +64,17 @@ class _Upstream(asyncio.Protocol):
         self.path = url
 
     def on_message_complete(self) -> None:
-        self.transport.write(ANSWERS[self.path])
-        if ANSWERS[self.path].startswith(b"HTTP/1.0"):
+        path, _, pieces = self.path.partition(b"?pieces=")
+        answer = ANSWERS[path]
+        if pieces:  # written a piece at a time, so that the relay reads it in several chunks
+            size = int(pieces)
+            loop = asyncio.get_running_loop()
+            for i, start in enumerate(range(0, len(answer), size)):
+                loop.call_later(0.005 * i, self.transport.write, answer[start:start + size])
+            loop.call_later(0.005 * (i + 1), self.transport.close)
+            return
+        self.transport.write(answer)
+        if answer.startswith(b"HTTP/1.0"):
             self.transport.close()
 
 
@@ -191,6 +209,42 @@ async def test_a_tool_failure_in_an_answer_ended_by_the_connection_is_shaped() -
     # The server's failure, read and shaped (a lost answer would be upstream_unavailable).
     assert result["_meta"]["io.errscope/failure_class"] == "rate_limited"
     assert result["content"][0]["text"].endswith(f"Ref {result['_meta']['io.errscope/error_ref']}")
+
+
+async def test_an_answer_over_the_bound_is_dropped_and_its_call_answered_as_lost(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A JSON answer is held whole to be read: one over ``MAX_BODY`` is dropped (unbounded, a runaway server grew the
+    proxy without limit) and its call answered as the server's lost answer: it was sent, so it may have run."""
+    monkeypatch.setattr(_http, "MAX_BODY", 1024)
+    body = json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "export", "arguments": {}}}).encode()
+    async with relaying(mcp=True) as (reader, writer):
+        writer.write(b"POST /too-large?pieces=300 HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+                     b"content-length: %d\r\n\r\n%s" % (len(body), body))
+        [(status, _, raw)] = await _Answers().read(reader, 1)
+    answer = json.loads(raw)
+    assert (status, answer["id"], answer["result"]["isError"]) == (200, 3, True)
+    assert answer["result"]["_meta"]["io.errscope/failure_class"] == "upstream_unavailable"
+    assert answer["result"]["_meta"]["io.errscope/side_effect_possible"] is True
+    assert "an answer from the MCP server longer than 1024 bytes was dropped" in caplog.text
+
+
+@pytest.mark.parametrize("pieces", ["", "?pieces=300"], ids=["whole", "in-pieces"])
+async def test_an_event_over_the_bound_is_dropped_and_the_stream_goes_on(
+    pieces: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An SSE event is held until its blank line: one over ``MAX_BODY`` is dropped up to that line (CRLF endings),
+    whether it came whole or still open across reads, and the events after it reach the host as they would have."""
+    monkeypatch.setattr(_http, "MAX_BODY", 1024)
+    body = json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "export", "arguments": {}}}).encode()
+    async with relaying(mcp=True) as (reader, writer):
+        writer.write(b"POST /large-event%s HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+                     b"content-length: %d\r\n\r\n%s" % (pieces.encode(), len(body), body))
+        [(status, _, raw)] = await _Answers().read(reader, 1)
+    assert status == 200 and b"y" * 1024 not in raw
+    [data] = [line[len(b"data: "):] for line in raw.split(b"\n") if line.startswith(b"data:")]
+    assert json.loads(data) == {"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "done"}]}}
+    assert "an event from the MCP server longer than 1024 bytes was dropped" in caplog.text
 
 
 def test_a_listen_address_in_use_is_one_line_and_exit_status_1(tmp_path: Path) -> None:

@@ -17,14 +17,15 @@ from errscope._classify import http_address
 from errscope._scrubbing import scrub
 from errscope.proxy import _json
 from errscope.proxy._calls import Calls, Scope
-from errscope.proxy._relay import Exchange, Headers, HostConnection, Relay, Request, header
+from errscope.proxy._relay import MAX_BODY, Exchange, Headers, HostConnection, Relay, Request, header
 
 __all__ = ["HttpRelay", "McpExchange"]
 
 logger = logging.getLogger("errscope.proxy")
 
-_PASS, _JSON, _SSE = range(3)
-"""How an answer is relayed: as bytes, read whole (a JSON body), or event by event (an SSE stream)."""
+_PASS, _JSON, _SSE, _TOO_LARGE = range(4)
+"""How an answer is relayed: as bytes, read whole (a JSON body), event by event (an SSE stream), or not at all (a JSON
+body over :data:`~errscope.proxy._relay.MAX_BODY`: read and dropped, its calls answered as lost)."""
 
 
 def _text(value: bytes | None) -> str | None:
@@ -68,8 +69,11 @@ class McpExchange(Exchange):
                            protocol_version=_text(header(request.headers, b"mcp-protocol-version")))
         self.mode = _PASS
         self._pending = b""
+        self._skipping = False
+        """Inside an SSE event over MAX_BODY: dropped up to the blank line that ends it."""
         self._held: tuple[int, bytes, Headers] | None = None
         self._chunks: list[bytes] = []
+        self._held_size = 0
 
     def body(self) -> bytes:
         body = self.request.body
@@ -102,29 +106,53 @@ class McpExchange(Exchange):
             super().begin(status, reason, headers)
 
     def data(self, chunk: bytes) -> None:
+        if self.mode == _TOO_LARGE:
+            return
         if self.mode == _JSON:
+            self._held_size += len(chunk)
             self._chunks.append(chunk)
+            if self._held_size > MAX_BODY:  # held whole to be read: bounded, as a request body is
+                logger.warning("an answer from the MCP server longer than %d bytes was dropped; its calls are answered"
+                               " as lost", MAX_BODY)
+                self.mode, self._chunks = _TOO_LARGE, []
         elif self.mode == _SSE:
             # An event ends at a blank line; lines end in LF or CRLF (WHATWG HTML, Server-sent events).
             pending = (self._pending + chunk).replace(b"\r\n", b"\n")
+            if self._skipping:
+                end = pending.find(b"\n\n")
+                if end < 0:
+                    self._pending = pending[-1:]  # half of a CRLF or of the blank line
+                    return
+                self._skipping, pending = False, pending[end + 2:]
             *events, self._pending = pending.split(b"\n\n")
-            if events:
-                changed = [self._event(event) for event in events]
-                if any(changed):
-                    self.write_body(b"".join(new or event + b"\n\n" for new, event in zip(changed, events)))
+            if len(self._pending) > MAX_BODY:  # still open past the bound: dropped up to its blank line
+                self._skipping, self._pending = True, self._pending[-1:]
+            kept = [event for event in events if len(event) <= MAX_BODY]
+            dropped = self._skipping or len(kept) < len(events)
+            if dropped:
+                logger.warning("an event from the MCP server longer than %d bytes was dropped", MAX_BODY)
+            if kept:
+                changed = [self._event(event) for event in kept]
+                if any(changed) or dropped:
+                    self.write_body(b"".join(new or event + b"\n\n" for new, event in zip(changed, kept)))
                 else:  # the events as they came
                     self.write_body(pending[: len(pending) - len(self._pending)])
         else:
             super().data(chunk)
 
     def end(self) -> None:
+        if self.mode == _TOO_LARGE:
+            if not self._answer_lost(sent=True):
+                super().lost(sent=True)
+            self.calls.abandon(self.scope)
+            return
         if self.mode == _JSON:
             assert self._held is not None
             raw = self._from_server(b"".join(self._chunks))
             status, reason, headers = self._held
             self.write_head(status, reason, headers, len(raw))
             self.write_body(raw)
-        elif self.mode == _SSE and self._pending.strip():  # the stream ended inside an event
+        elif self.mode == _SSE and self._pending.strip() and not self._skipping:  # the stream ended inside an event
             self.write_body(self._event(self._pending) or self._pending + b"\n\n")
         self.finish()
         self.calls.abandon(self.scope)
@@ -146,18 +174,23 @@ class McpExchange(Exchange):
             self.finish()
         elif self.answered:
             super().lost(sent=sent)
-        else:
-            for entry in self.scope.in_flight.values():
-                entry.sent = sent
-            answers = self.calls.lost(self.scope)
-            if answers:
-                body = _json.dumps(answers if len(answers) > 1 else answers[0])
-                self.write_head(200, b"OK", [(b"content-type", b"application/json")], len(body))
-                self.write_body(body)
-                self.finish()
-            else:
-                super().lost(sent=sent)
+        elif not self._answer_lost(sent=sent):
+            super().lost(sent=sent)
         self.calls.abandon(self.scope)
+
+    def _answer_lost(self, *, sent: bool) -> bool:
+        """Answer the POST with one lost-call answer per request in flight (``sent``: whether they reached the server);
+        ``False`` when none was in flight."""
+        for entry in self.scope.in_flight.values():
+            entry.sent = sent
+        answers = self.calls.lost(self.scope)
+        if not answers:
+            return False
+        body = _json.dumps(answers if len(answers) > 1 else answers[0])
+        self.write_head(200, b"OK", [(b"content-type", b"application/json")], len(body))
+        self.write_body(body)
+        self.finish()
+        return True
 
     def host_gone(self) -> None:
         super().host_gone()
