@@ -57,7 +57,19 @@ def _sqlstate(exc: BaseException) -> str | None:
         value = getattr(exc, attribute, None)
         if isinstance(value, str) and _SQLSTATE_SHAPE.fullmatch(value):
             return value
-    return None
+    fields = _error_fields(exc)
+    return fields["C"] if fields is not None else None
+
+
+def _error_fields(exc: BaseException) -> Mapping[str, object] | None:
+    """The fields of a PostgreSQL ``ErrorResponse`` a driver passes on as its error's one argument, keyed by their
+    one-letter codes (``C`` the SQLSTATE, ``S`` the severity, ``M`` the message: PostgreSQL docs, 55.8 "Error and
+    Notice Message Fields"): pg8000's ``DatabaseError``."""
+    fields = exc.args[0] if len(exc.args) == 1 else None
+    if not isinstance(fields, Mapping) or not isinstance(fields.get("M"), str) or "S" not in fields:
+        return None
+    code = fields.get("C")
+    return fields if isinstance(code, str) and _SQLSTATE_SHAPE.fullmatch(code) else None
 
 
 def _printed_sqlstate(exc: BaseException) -> str | None:
