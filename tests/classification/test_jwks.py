@@ -65,3 +65,10 @@ def test_tls_to_a_plain_server(upstream: HttpUpstream) -> None:
     exc = raised(_signing_key(f"https://{HOST}:{upstream.port}/jwks.json"))
     assert isinstance(exc, jwt.PyJWKClientConnectionError) and "SSL" in str(exc)
     check(exc, C.UPSTREAM_UNAVAILABLE, False)
+
+
+def test_answer_that_is_no_json(upstream: HttpUpstream) -> None:
+    # json.load(response) inside the client: the JWKS endpoint's own answer, a page that is no JWK Set
+    exc = raised(_signing_key(upstream.scripted(200, "<html>sign in</html>", {"Content-Type": "text/html"})))
+    assert type(exc).__name__ == "JSONDecodeError"
+    check(exc, C.UPSTREAM_UNAVAILABLE, None)
