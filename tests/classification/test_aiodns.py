@@ -7,6 +7,7 @@ NXDOMAIN answer, ``ARES_ESERVFAIL`` 3, ``ARES_ETIMEOUT`` 12, ``ARES_ECONNREFUSED
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import threading
 from collections.abc import Iterator
@@ -63,7 +64,6 @@ async def _query(port: int, name: str) -> object:
 
 
 def test_answers(dns_port: int) -> None:
-    import asyncio
     assert asyncio.run(_query(dns_port, "api")) is not None  # the responder itself works
 
 
@@ -78,7 +78,14 @@ def test_answers(dns_port: int) -> None:
 def test_answer(dns_port: int, name: str, code: int, failure_class: C, side_effect: bool | None) -> None:
     exc = raised(lambda: _query(dns_port, name))
     assert type(exc) is aiodns.error.DNSError and exc.args[0] == code
-    check(exc, failure_class, side_effect)
+    result = check(exc, failure_class, side_effect)
+    assert result.upstream is not None and result.upstream.system == "dns" and result.upstream.status.startswith("ARES_E")
+
+
+def test_name_that_is_no_domain_name(dns_port: int) -> None:
+    exc = raised(lambda: _query(dns_port, "a..b"))  # an empty label: c-ares refuses it before sending
+    assert type(exc) is aiodns.error.DNSError and exc.args[0] == 8  # ARES_EBADNAME
+    check(exc, C.INVALID_INPUT, False)
 
 
 def test_nobody_listening() -> None:

@@ -194,8 +194,8 @@ def _by_name(exc: BaseException) -> Classification | None:
             # a refusal named Forbidden whose words say a usage quota or rate limit is spent (Tavily's 432
             # "exceeds your plan's set usage limit"), as a 403 that says when to come back: a rate limit
             failure_class = FailureClass.RATE_LIMITED
-        elif _REASON_NAMES.get(_reason_key(name)) == HTTPStatus.BAD_REQUEST and (
-                said := classify_text(_message_of(exc))) in (FailureClass.PERMISSION_DENIED, FailureClass.RATE_LIMITED):
+        elif _REASON_NAMES.get(_reason_key(name)) == HTTPStatus.BAD_REQUEST and (said := classify_text(
+                _message_of(exc))) in (FailureClass.PERMISSION_DENIED, FailureClass.RATE_LIMITED):
             # a class named Bad Request that keeps no status, whose words say the credentials were refused or a rate
             # limit reached: an API that files every 4xx answer under one code (Razorpay's BAD_REQUEST_ERROR, for its
             # 401 "Authentication failed" and its 429, https://razorpay.com/docs/errors/): the words are the finer

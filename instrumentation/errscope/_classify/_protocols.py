@@ -180,19 +180,19 @@ def _curl_error(exc: BaseException) -> Classification:
 # (pycares' ``errno`` values) -> (class, may it have been acted on), read as dnspython's exceptions are: the name or
 # the record does not exist (an answer); the servers failed or refused (an answer, of several servers perhaps);
 # no server reached; a query sent and not answered, or answered with bytes that are no DNS reply.
-_ARES_CODES: Final[dict[int, tuple[FailureClass, bool | None]]] = {
-    1: (FailureClass.NOT_FOUND, False),  # ARES_ENODATA: no record of that type
-    4: (FailureClass.NOT_FOUND, False),  # ARES_ENOTFOUND: NXDOMAIN
-    2: (FailureClass.UPSTREAM_UNAVAILABLE, None),  # ARES_EFORMERR: the server says the query was misformatted
-    3: (FailureClass.UPSTREAM_UNAVAILABLE, None),  # ARES_ESERVFAIL
-    5: (FailureClass.UPSTREAM_UNAVAILABLE, None),  # ARES_ENOTIMP
-    6: (FailureClass.UPSTREAM_UNAVAILABLE, None),  # ARES_EREFUSED
-    8: (FailureClass.INVALID_INPUT, False),  # ARES_EBADNAME: the name asked for is no domain name
-    10: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # ARES_EBADRESP: a reply that is no DNS message
-    11: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # ARES_ECONNREFUSED: no server could be contacted
-    12: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # ARES_ETIMEOUT: sent, not answered
-    13: (FailureClass.UPSTREAM_UNAVAILABLE, True),  # ARES_EOF: the server closed the connection
-    26: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # ARES_ENOSERVER: no DNS server configured
+_ARES_CODES: Final[dict[int, tuple[str, FailureClass, bool | None]]] = {
+    1: ("ARES_ENODATA", FailureClass.NOT_FOUND, False),  # no record of that type
+    2: ("ARES_EFORMERR", FailureClass.UPSTREAM_UNAVAILABLE, None),  # the server says the query was misformatted
+    3: ("ARES_ESERVFAIL", FailureClass.UPSTREAM_UNAVAILABLE, None),
+    4: ("ARES_ENOTFOUND", FailureClass.NOT_FOUND, False),  # NXDOMAIN
+    5: ("ARES_ENOTIMP", FailureClass.UPSTREAM_UNAVAILABLE, None),
+    6: ("ARES_EREFUSED", FailureClass.UPSTREAM_UNAVAILABLE, None),
+    8: ("ARES_EBADNAME", FailureClass.INVALID_INPUT, False),  # the name asked for is no domain name
+    10: ("ARES_EBADRESP", FailureClass.UPSTREAM_UNAVAILABLE, True),  # a reply that is no DNS message
+    11: ("ARES_ECONNREFUSED", FailureClass.UPSTREAM_UNAVAILABLE, False),  # no server could be contacted
+    12: ("ARES_ETIMEOUT", FailureClass.UPSTREAM_UNAVAILABLE, True),  # sent, not answered
+    13: ("ARES_EOF", FailureClass.UPSTREAM_UNAVAILABLE, True),  # the server closed the connection
+    26: ("ARES_ENOSERVER", FailureClass.UPSTREAM_UNAVAILABLE, False),  # no DNS server configured
 }
 
 
@@ -200,8 +200,8 @@ def _ares_error(exc: BaseException) -> Classification:
     code = exc.args[0] if exc.args else None
     if not isinstance(code, int) or isinstance(code, bool) or code not in _ARES_CODES:
         return _UNKNOWN  # the resolver's own misuse (bad flags, family, hints), out of memory, cancelled
-    failure_class, sent = _ARES_CODES[code]
-    return Classification(failure_class, upstream=Upstream("dns", str(code)), side_effect_possible=sent)
+    name, failure_class, sent = _ARES_CODES[code]
+    return Classification(failure_class, upstream=Upstream("dns", name), side_effect_possible=sent)
 
 
 # SOAP fault codes. The code names the side at fault (SOAP 1.1 §4.4.1, SOAP 1.2 Part 1 §5.4.6): the message as sent
