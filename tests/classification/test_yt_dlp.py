@@ -11,8 +11,15 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+import requests.adapters
 
+_REQUESTS_SOCKS = requests.adapters.SOCKSProxyManager
 yt_dlp = pytest.importorskip("yt_dlp")
+import yt_dlp.networking  # noqa: E402  (its requests handler, imported now: what it replaces is put back below)
+
+# yt-dlp replaces requests' SOCKS proxy manager with its own on import (yt_dlp/networking/_requests.py): every other
+# test of this process would go through it (test_proxies' requests cases)
+requests.adapters.SOCKSProxyManager = _REQUESTS_SOCKS
 
 from errscope import FailureClass as C  # noqa: E402
 from tests.classification.conftest import check, raised  # noqa: E402
