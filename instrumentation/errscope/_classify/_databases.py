@@ -17,6 +17,7 @@ from errscope._classify._facts import (
     _function_name,
     _message_of,
     _raised_connecting,
+    _raised_reading,
     _request_address,
 )
 from errscope._classify._http_errors import _http_status
@@ -57,7 +58,19 @@ def _sqlstate(exc: BaseException) -> str | None:
         value = getattr(exc, attribute, None)
         if isinstance(value, str) and _SQLSTATE_SHAPE.fullmatch(value):
             return value
-    return None
+    fields = _error_fields(exc)
+    return fields["C"] if fields is not None else None
+
+
+def _error_fields(exc: BaseException) -> Mapping[str, object] | None:
+    """The fields of a PostgreSQL ``ErrorResponse`` a driver passes on as its error's one argument, keyed by their
+    one-letter codes (``C`` the SQLSTATE, ``S`` the severity, ``M`` the message: PostgreSQL docs, 55.8 "Error and
+    Notice Message Fields"): pg8000's ``DatabaseError``."""
+    fields = exc.args[0] if len(exc.args) == 1 else None
+    if not isinstance(fields, Mapping) or not isinstance(fields.get("M"), str) or "S" not in fields:
+        return None
+    code = fields.get("C")
+    return fields if isinstance(code, str) and _SQLSTATE_SHAPE.fullmatch(code) else None
 
 
 def _printed_sqlstate(exc: BaseException) -> str | None:
@@ -290,6 +303,10 @@ def _dbapi(failure_class: FailureClass, side_effect_possible: bool | None = None
             # a connection lost before it opened (mysql-connector's 2013 "reading initial communication packet"):
             # no statement of the caller's went out, whatever the code says of one lost mid-query
             side_effect = False
+        elif side_effect is None and code is None and _raised_reading(exc):
+            # the server's end of stream met while reading the answer to a statement written (pg8000's "network
+            # error" after its backend was terminated): it may have run
+            side_effect = True
         address = _db_address(exc)  # (reads the driver's connection: once)
         upstream = Upstream(_db_system(exc), status, address) if status or address else None
         return Classification(cls, upstream=upstream, side_effect_possible=side_effect)

@@ -5,6 +5,7 @@ upstream's address, its message, the module and functions it was raised in.
 from __future__ import annotations
 
 import errno
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -212,6 +213,25 @@ def _raised_connecting(exc: BaseException, package: str | None = None, *, anywhe
             return True
         tb = tb.tb_next
     return False
+
+
+# The names of a driver's function that reads the server's bytes off its socket (pg8000's ``_read``, a
+# ``read_exactly``, ``recv_packet``): an error it raised itself on an end of stream, outside a connect, came while
+# the statement it had written waited for its answer.
+_READING_FUNCTION: Final = re.compile(r"_*(?:read|recv)(?:_?(?:exactly|bytes|packet|message|response|into))?")
+
+
+def _raised_reading(exc: BaseException) -> bool:
+    """Whether the innermost frame of ``exc``'s traceback is a reading function (:data:`_READING_FUNCTION`) of the
+    exception's own library."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return False
+    package = type(exc).__module__.partition(".")[0]
+    return (_READING_FUNCTION.fullmatch(_function_name(tb.tb_frame)) is not None
+            and str(tb.tb_frame.f_globals.get("__name__", "")).partition(".")[0] == package)
 
 
 def raised_in(exc: BaseException, *modules: str) -> bool:

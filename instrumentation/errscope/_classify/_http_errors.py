@@ -479,12 +479,14 @@ def _named_api_code(message: str) -> Classification | None:
 
 def _decoding_response(exc: BaseException) -> object | None:
     """The HTTP response whose own ``json()`` raised ``exc`` (requests', httpx's, aiohttp's ``Response.json``):
-    the frame of a method named ``json`` on an object with an integer ``status_code``/``status`` and ``headers``."""
+    the frame of a method named ``json`` on an object with an integer ``status_code``/``status`` and ``headers``;
+    or the response itself handed to ``json.load`` as its file (PyJWT's ``PyJWKClient`` over urllib's answer)."""
     tb = exc.__traceback__
     while tb is not None:
         frame = tb.tb_frame
-        if frame.f_code.co_name == "json":
-            owner = frame.f_locals.get("self")
+        name = frame.f_code.co_name
+        if name == "json" or (name == "load" and frame.f_globals.get("__name__") == "json"):
+            owner = frame.f_locals.get("self" if name == "json" else "fp")
             status = next((_attribute(owner, name) for name in ("status_code", "status")
                            if isinstance(_attribute(owner, name), int)), None)
             if status is not None and _attribute(owner, "headers") is not None:

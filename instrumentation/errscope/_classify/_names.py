@@ -120,8 +120,9 @@ _NAME_WORDS: Final = (
     (re.compile(r"Un[Aa]mbiguousTimeout"), FailureClass.UPSTREAM_UNAVAILABLE, False),
     # a server that refuses every change in its present state and will take them later: Hadoop's NameNode in safe mode
     # (SafeModeException, while it starts or under maintenance) or the standby of an HA pair (StandbyException: the
-    # client's failover finds the active one); nothing done
-    (re.compile(r"SafeMode|Standby"), FailureClass.UPSTREAM_UNAVAILABLE, False),
+    # client's failover finds the active one); a server that says it is too busy to take the request now (Exchange Web
+    # Services' ErrorServerBusy, "the server is busy" and the client is to back off, as a 503); nothing done
+    (re.compile(r"SafeMode|Standby|Server_?Busy|Too_?Busy"), FailureClass.UPSTREAM_UNAVAILABLE, False),
     (re.compile(r"AmbiguousTimeout|DurabilityAmbiguous"), FailureClass.UPSTREAM_UNAVAILABLE, True),
     # a connection that never opened, or none open when asked to send (stomp.py's ConnectFailedException,
     # NotConnectedException): nothing went out
@@ -149,8 +150,8 @@ _REASON_NAMES: Final[dict[str, int]] = {
     # not 501: a library's ``NotImplementedException`` is a feature its client lacks, no server's answer; not 408: a
     # ``RequestTimeout`` is as often the client's own wait for an answer (sent, maybe acted on) as the server's 408
     **{_reason_key(status.phrase): int(status) for status in HTTPStatus if status >= 400 and status not in (408, 501)},
-    # older and shorter names: RFC 7231's 413, RFC 4918's 422, a 5xx as a server's error
-    "server": 500, "payloadtoolarge": 413, "requestentitytoolarge": 413, "unprocessablecontent": 422,
+    # older and shorter names: RFC 7231's 413, RFC 4918's 422, a 5xx as a server's error, a gateway's as 502's
+    "server": 500, "gateway": 502, "payloadtoolarge": 413, "requestentitytoolarge": 413, "unprocessablecontent": 422,
 }
 
 
@@ -193,6 +194,12 @@ def _by_name(exc: BaseException) -> Classification | None:
             # a refusal named Forbidden whose words say a usage quota or rate limit is spent (Tavily's 432
             # "exceeds your plan's set usage limit"), as a 403 that says when to come back: a rate limit
             failure_class = FailureClass.RATE_LIMITED
+        elif _REASON_NAMES.get(_reason_key(name)) == HTTPStatus.BAD_REQUEST and (said := classify_text(
+                _message_of(exc))) in (FailureClass.PERMISSION_DENIED, FailureClass.RATE_LIMITED):
+            # a class named Bad Request that keeps no status, whose words say the credentials were refused or a rate
+            # limit reached: an API that files every 4xx answer under one code (Razorpay's BAD_REQUEST_ERROR, for its
+            # 401 "Authentication failed" and its 429, https://razorpay.com/docs/errors/): the words are the finer
+            failure_class = said
         wait = _carried_delay(exc) if failure_class is FailureClass.RATE_LIMITED else None
         return Classification(failure_class, retry_after=wait, side_effect_possible=sent)
     return None

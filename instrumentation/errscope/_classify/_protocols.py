@@ -176,6 +176,34 @@ def _curl_error(exc: BaseException) -> Classification:
     return Classification(failure_class, upstream=Upstream("curl", str(int(code))), side_effect_possible=sent)
 
 
+# c-ares' status codes (ares.h; https://c-ares.org/docs/ares_query.html), what aiodns' DNSError carries as args[0]
+# (pycares' ``errno`` values) -> (class, may it have been acted on), read as dnspython's exceptions are: the name or
+# the record does not exist (an answer); the servers failed or refused (an answer, of several servers perhaps);
+# no server reached; a query sent and not answered, or answered with bytes that are no DNS reply.
+_ARES_CODES: Final[dict[int, tuple[str, FailureClass, bool | None]]] = {
+    1: ("ARES_ENODATA", FailureClass.NOT_FOUND, False),  # no record of that type
+    2: ("ARES_EFORMERR", FailureClass.UPSTREAM_UNAVAILABLE, None),  # the server says the query was misformatted
+    3: ("ARES_ESERVFAIL", FailureClass.UPSTREAM_UNAVAILABLE, None),
+    4: ("ARES_ENOTFOUND", FailureClass.NOT_FOUND, False),  # NXDOMAIN
+    5: ("ARES_ENOTIMP", FailureClass.UPSTREAM_UNAVAILABLE, None),
+    6: ("ARES_EREFUSED", FailureClass.UPSTREAM_UNAVAILABLE, None),
+    8: ("ARES_EBADNAME", FailureClass.INVALID_INPUT, False),  # the name asked for is no domain name
+    10: ("ARES_EBADRESP", FailureClass.UPSTREAM_UNAVAILABLE, True),  # a reply that is no DNS message
+    11: ("ARES_ECONNREFUSED", FailureClass.UPSTREAM_UNAVAILABLE, False),  # no server could be contacted
+    12: ("ARES_ETIMEOUT", FailureClass.UPSTREAM_UNAVAILABLE, True),  # sent, not answered
+    13: ("ARES_EOF", FailureClass.UPSTREAM_UNAVAILABLE, True),  # the server closed the connection
+    26: ("ARES_ENOSERVER", FailureClass.UPSTREAM_UNAVAILABLE, False),  # no DNS server configured
+}
+
+
+def _ares_error(exc: BaseException) -> Classification:
+    code = exc.args[0] if exc.args else None
+    if not isinstance(code, int) or isinstance(code, bool) or code not in _ARES_CODES:
+        return _UNKNOWN  # the resolver's own misuse (bad flags, family, hints), out of memory, cancelled
+    name, failure_class, sent = _ARES_CODES[code]
+    return Classification(failure_class, upstream=Upstream("dns", name), side_effect_possible=sent)
+
+
 # SOAP fault codes. The code names the side at fault (SOAP 1.1 §4.4.1, SOAP 1.2 Part 1 §5.4.6): the message as sent
 # (Client/Sender: a value the service refused, like a 400), the service while processing it (Server/Receiver: it
 # may have acted), or the envelope the tool built (VersionMismatch, MustUnderstand, DataEncodingUnknown: a bug).

@@ -307,6 +307,7 @@ from errscope._classify._protocols import (
     _memcached_server_error,
     _mqtt_error,
     _POP_CODES,
+    _ares_error,
     _curl_error,
     _eof,
     _ftp_reply,
@@ -664,6 +665,8 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "dns.resolver.NoAnswer": _fixed(FailureClass.NOT_FOUND, False),
     "dns.resolver.NoNameservers": _unavailable(None, "dns"),
     "dns.exception.Timeout": _unavailable(True, "dns"),
+    # aiodns (c-ares, aiohttp's AsyncResolver): c-ares' status code, args[0]
+    "aiodns.error.DNSError": _ares_error,
     # pymemcache: the server closed the connection before answering the command it was sent; the server's
     # SERVER_ERROR ("prevents the server from carrying out the command", memcached's protocol.txt) and
     # CLIENT_ERROR (a command that does not conform: our bug, like the library's own key checks) did nothing
