@@ -451,6 +451,22 @@ available … Route and path matches, but all pods are down" / "not serving requ
 request was aborted because there was no available instance". Nothing was forwarded (:data:`_NEVER_REACHED`), and
 the service behind is out of reach for now (``upstream_unavailable``)."""
 
+_POOL_TIMEOUT: Final = (
+    r"(?:\b(?<!thread )(?<!worker )(?<!process )|queue|connection ?)pool\b(?!\()[^.\n;]{0,60}?\b(?:timed? ?out|timeout)\b|"
+    r"\bpool ?timeout|\b(?:could(?: not|n't)|unable to) get a connection after \d|connection ?acquire ?timeout|"
+    r"\btimeout exceeded (?:when|while) trying to connect\b"
+)
+"""A connection pool that gave no connection in time, in the words of pools that name themselves beside the timeout
+(:data:`_NEVER_REACHED`): nothing was sent on a connection the caller never had."""
+
+_NO_CONNECTION: Final = (
+    r"server ?selection ?error\b|\bno suitable servers? found\b|\bno connection (?:was |could be )?established\b|"
+    r"\b(?:while|when) establishing (?:a |the )?connection\b|"
+    r"\bbefore (?:a |the )?secure (?:tls|ssl) connection was established\b|\b(?:ssl|tls) connection could not be established\b"
+)
+"""A driver or client that had no connection or server to send on, or lost it before the session was set up
+(:data:`_NEVER_REACHED`, and ``upstream_unavailable`` by its words)."""
+
 _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
     (FailureClass.RATE_LIMITED, re.compile(
         r"rate.?limit|too many requests|quota exceeded|throttl|slow down|"
@@ -592,6 +608,10 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\binvalid peer certificate\b|\bpkix path (?:building|validation) failed\b|"
             r"\bunable to find valid certification path\b|\bssl certificate problem\b|"
             r"\bssl connection could not be established\b|"
+            # a driver with no server or connection to send on (_NO_CONNECTION): MongoDB's server selection, grpc-js's
+            # "No connection established", SQL Server's "… while establishing a connection" (its "The server was not
+            # found" is no missing record)
+            + _NO_CONNECTION + r"|"
             # rustls's other refusals (Rust's reqwest, hyper, tonic): "received fatal alert: HandshakeFailure", a record
             # that is not TLS ("received corrupt message of type InvalidContentType": TLS spoken to a plaintext port),
             # no version or cipher suite in common ("peer is incompatible: ...").
@@ -788,6 +808,13 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # already exists"), git's refused push ("! [rejected] ... (fetch first)", "non-fast-forward", "Updates
             # were rejected") and a commit with nothing staged ("nothing to commit")
             r"\balready exists\b|\[rejected\]|\bnon-fast-forward\b|\bupdates were rejected\b|\bnothing to commit\b|"
+            # an integrity constraint the statement broke (SQLSTATE class 23, read so on a driver's exception), in the
+            # databases' words: PostgreSQL's "duplicate key value violates unique constraint" and "violates foreign key
+            # (not-null, check) constraint", MySQL's 1062 "Duplicate entry 'x' for key 'y'", SQLite's "UNIQUE constraint
+            # failed", MongoDB's E11000 "duplicate key error": the values the call gave conflict with what is there
+            r"\bviolates (?:the )?(?:unique|foreign key|not-null|check|exclusion) constraint\b|"
+            r"\b(?:unique|not null|foreign key|check|primary key) constraint failed\b|"
+            r"\bduplicate entry\b[^\n]{0,200}?\bfor key\b|\bduplicate key (?:value|error)\b|\be11000\b|"
             # an option or subcommand the program does not know: the arguments it was given (git's "unrecognized
             # argument", "unknown option", "'x' is not a git command"; getopt's "unrecognized option")
             r"\bunrecogni[sz]ed (?:argument|option)\b|\bunknown (?:option|switch)\b|\bis not a git command\b|"
@@ -965,6 +992,20 @@ _NEVER_REACHED: Final = re.compile(
     r"\b(?:failed to retrieve|could(?: not|n't) get|unable to (?:get|acquire|obtain)) a connection from (?:the )?pool\b|"
     r"\bprior to obtaining a connection\b|\bconnection is not available, request timed out\b|"
     r"\bserver selection timed? ?out\b|\btime ?out occurr?ed after \d+ ?ms selecting a server\b|"
+    # ... and in more pools' words: a pool named beside its timeout (SQLAlchemy's "QueuePool limit of size 5 overflow 10
+    # reached, connection timed out", go-redis's "redis: connection pool timeout", sqlx's "pool timed out while waiting
+    # for an open connection", MariaDB's "retrieve connection from pool timeout", httpx's and psycopg_pool's
+    # ``PoolTimeout``; not urllib3's "HTTPConnectionPool(host=…): Read timed out", a request's, nor a worker pool's),
+    # psycopg_pool's "couldn't get a connection after 30.00 sec", Sequelize's ConnectionAcquireTimeoutError, pg-pool's
+    # "timeout exceeded when trying to connect"
+    + _POOL_TIMEOUT + r"|"
+    # a driver that selected no server to send to (MongoDB's server selection: Node's MongoServerSelectionError "connection
+    # <monitor> to 10.0.0.5:27017 closed", Go's "server selection error: …", the PHP driver's "No suitable servers found"),
+    # a channel with no connection (grpc-js's "14 UNAVAILABLE: No connection established"), a failure while the
+    # connection was being made (SQL Server's "A network-related or instance-specific error occurred while establishing a
+    # connection to SQL Server"), a TLS session never set up (Node's "Client network socket disconnected before secure
+    # TLS connection was established", .NET's "The SSL connection could not be established"): nothing was written
+    + _NO_CONNECTION + r"|"
     # ... and the JVM clients' pools: Apache HttpClient 5's ConnectionRequestTimeoutException (a lease that timed out),
     # Reactor Netty's PoolAcquireTimeoutException ("Pool#acquire(Duration) has been pending for more than the configured
     # timeout of 45000ms")

@@ -1,0 +1,148 @@
+"""Client side of tests/heldout_cases.md, twenty-first round (J375-J379): what foreign MCP servers relay when the
+database or service behind them was never sent the request in its driver's own words (connection pools that name
+themselves beside their timeout, MongoDB's server selection, a channel or a TLS session never set up, SQL Server's
+"network-related" error), and a statement an integrity constraint refused.
+
+J375-J378: the raw stdio peer (``servers/heldout_peer.py``); every tool is a write with no hints, so a repeat would
+re-run it (``answered`` checks each was sent once). J379: a real TypeScript SDK server
+(``tests/npm/servers/ts_failing_server.mjs``) whose tool's own ``fetch`` meets a port on 127.0.0.1 that closes every
+connection before the TLS handshake.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from errscope import FailureClass
+
+from tests.client.test_heldout_cases_12 import answered
+from tests.client.test_heldout_cases_17 import all_of
+from tests.client.test_heldout_cases_20 import not_sent
+from tests.foreign.test_ts_server import client
+
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
+
+
+# --- J375: a connection pool that gave no connection, in its own words -----------------------------------------------
+
+async def test_j375_pools_that_gave_no_connection(tmp_path: Path, telemetry: Any) -> None:
+    """J375 (langgenius/dify #21437, numerique-gouv/ami-notifications-api #375, langflow-ai/langflow #6866: SQLAlchemy's
+    "QueuePool limit of size 5 overflow 10 reached, connection timed out, timeout 30.00"; transact-rs/sqlx #2345 and
+    #3241, postgresml/postgresml #1279: "pool timed out while waiting for an open connection"; go-redis's "redis:
+    connection pool timeout"; psycopg_pool's "couldn't get a connection after 30.00 sec"; MariaDB Connector/Node's
+    "retrieve connection from pool timeout"; pg-pool's "timeout exceeded when trying to connect"; Sequelize's
+    ConnectionAcquireTimeoutError). A tool relays its pool's refusal. The pool never handed over a connection, so no
+    statement was sent: ``upstream_unavailable`` and not "may have taken effect", as SQLAlchemy's ``TimeoutError`` and
+    httpx's ``PoolTimeout`` are read on the exception (J350 read only the pools that say "acquiring"/"obtaining")."""
+    results = await answered(tmp_path, telemetry, {
+        "save_run": "sqlalchemy.exc.TimeoutError: QueuePool limit of size 5 overflow 10 reached, connection timed out, "
+                    "timeout 30.00 (Background on this error at: https://sqlalche.me/e/20/3o7r)",
+        "store_vectors": "error returned from database: pool timed out while waiting for an open connection",
+        "set_session": "redis: connection pool timeout",
+        "insert_event": "psycopg_pool.PoolTimeout: couldn't get a connection after 30.00 sec",
+        "update_stock": "SqlError: (conn=-1, no: 45028, SQLState: HY000) retrieve connection from pool timeout after "
+                        "10001ms",
+        "create_user": "Error: timeout exceeded when trying to connect",
+        "add_tag": "SequelizeConnectionAcquireTimeoutError: Operation timeout",
+    })
+    all_of(results, FailureClass.UPSTREAM_UNAVAILABLE)
+    not_sent(results)
+
+
+async def test_j375_guard_a_request_on_a_pooled_connection_may_have_acted(tmp_path: Path, telemetry: Any) -> None:
+    """J375's guard: urllib3 names its pool before every failure ("HTTPSConnectionPool(host=…): Read timed out"): a read
+    timeout on a connection the request was written to, and a worker pool's task that timed out, may have acted."""
+    results = await answered(tmp_path, telemetry, {
+        "post_charge": "HTTPSConnectionPool(host='pay.example.test', port=443): Read timed out. (read timeout=10)",
+        "run_export": "thread pool task timed out after 30s",
+    })
+    all_of(results, FailureClass.UPSTREAM_UNAVAILABLE)
+    for name, result in results.items():
+        assert result.side_effect_possible is True, (name, result)
+
+
+# --- J376: a connection, a channel or a TLS session never set up ----------------------------------------------------
+
+async def test_j376_connections_never_established(tmp_path: Path, telemetry: Any) -> None:
+    """J376 (dotnet/SqlClient #1871, microsoft/mssql-docker #296, microsoft/azuredatastudio #24683: "A network-related or
+    instance-specific error occurred while establishing a connection to SQL Server. The server was not found or was not
+    accessible."; grpc/grpc-node #1754 and #1064, wechaty/wechaty #2258: "14 UNAVAILABLE: No connection established";
+    GetStream/stream-js #526, ethers-io/ethers.js #4884, websockets/ws #1529: Node's "Client network socket disconnected
+    before secure TLS connection was established"; .NET's "The SSL connection could not be established"). A .NET, a
+    Node and a gRPC server relay them. None had a connection to write the request on: ``upstream_unavailable``, not
+    "may have taken effect". SQL Server's "The server was not found" is no missing record (it was ``not_found``, and
+    the model was told to check the identifier it passed)."""
+    results = await answered(tmp_path, telemetry, {
+        "query_sales": "Microsoft.Data.SqlClient.SqlException (0x80131904): A network-related or instance-specific error "
+                       "occurred while establishing a connection to SQL Server. The server was not found or was not "
+                       "accessible. Verify that the instance name is correct and that SQL Server is configured to allow "
+                       "remote connections. (provider: TCP Provider, error: 40 - Could not open a connection to SQL "
+                       "Server)",
+        "start_session": "Error: 14 UNAVAILABLE: No connection established",
+        "post_feed": "Error: Client network socket disconnected before secure TLS connection was established",
+        "sync_invoice": "System.Net.Http.HttpRequestException: The SSL connection could not be established, see inner "
+                        "exception.",
+    })
+    all_of(results, FailureClass.UPSTREAM_UNAVAILABLE)
+    not_sent(results)
+
+
+# --- J377: MongoDB's server selection in other drivers' words -------------------------------------------------------
+
+async def test_j377_mongodb_server_selection_in_other_drivers_words(tmp_path: Path, telemetry: Any) -> None:
+    """J377 (Automattic/mongoose #11783: "MongoServerSelectionError: connection <monitor> to 127.0.0.1:27017 closed";
+    mongodb/mongo-php-driver #501 and #532: "No suitable servers found (`serverSelectionTryOnce` set): [Server closed
+    connection. calling ismaster on '…']"; mongodb-js/mongodb-mcp-server's Node driver). The driver picked no server to
+    send the operation to: ``upstream_unavailable`` (the Node form was ``unknown``, the mapping-gap alert) and not "may
+    have taken effect" (J350 read only the selection's timeout)."""
+    results = await answered(tmp_path, telemetry, {
+        "insert_doc": "MongoServerSelectionError: connection <monitor> to 127.0.0.1:27017 closed",
+        "update_doc": "No suitable servers found (`serverSelectionTryOnce` set): [Server closed connection. calling "
+                      "ismaster on 'mongodb.example.test:40000']",
+        "delete_doc": "server selection error: context deadline exceeded, current topology: { Type: ReplicaSetNoPrimary, "
+                      "Servers: [{ Addr: mongo-0:27017, Type: Unknown, Last error: connection() error occurred during "
+                      "connection handshake: EOF }, ] }",
+    })
+    all_of(results, FailureClass.UPSTREAM_UNAVAILABLE)
+    not_sent(results)
+
+
+# --- J378: a statement an integrity constraint refused ----------------------------------------------------------------
+
+async def test_j378_integrity_constraints_relayed(tmp_path: Path, telemetry: Any) -> None:
+    """J378 (casdoor/casdoor #4466: 'pq: duplicate key value violates unique constraint "user_pkey"'; twentyhq/twenty
+    #14275; yugabyte/yugabyte-db #2082; MySQL's 1062 "Duplicate entry … for key …", SQLite's "UNIQUE constraint failed",
+    MongoDB's E11000, PostgreSQL's foreign-key and not-null violations). A Go, Node or Java server relays the database's
+    refusal. SQLSTATE class 23 is ``invalid_input`` on a driver's exception (the values conflict with what is there; the
+    statement was rolled back); the same words relayed were ``unknown`` (and MongoDB's "MongoServerError" read as a
+    server error, ``upstream_unavailable``). Nothing was applied: not "may have"."""
+    results = await answered(tmp_path, telemetry, {
+        "import_users": 'pq: duplicate key value violates unique constraint "user_pkey"',
+        "add_member": "Error: Duplicate entry 'a@example.test' for key 'users.email'",
+        "save_note": "SqliteError: UNIQUE constraint failed: notes.slug",
+        "register": 'MongoServerError: E11000 duplicate key error collection: app.users index: email_1 dup key: { email: '
+                    '"a@example.test" }',
+        "place_order": 'ERROR: insert or update on table "orders" violates foreign key constraint "orders_user_id_fkey"',
+        "rename": 'ERROR: null value in column "name" of relation "users" violates not-null constraint',
+    })
+    all_of(results, FailureClass.INVALID_INPUT)
+    not_sent(results)
+
+
+# --- J379: a real TypeScript SDK server whose fetch never got its TLS session -----------------------------------------
+
+@pytest.mark.stack
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_j379_a_tls_session_never_set_up_in_a_typescript_server(transport: str, telemetry: Any) -> None:
+    """J379 (GetStream/stream-js #526, nextauthjs/next-auth #4503, Nerixyz/instagram_mqtt #10: Node's "Client network
+    socket disconnected before secure TLS connection was established", undici's cause under "fetch failed"). The real
+    TypeScript SDK server's tool calls Node's ``fetch`` for an https URL on 127.0.0.1 whose port closes every connection
+    before the handshake, and relays undici's message with its cause. No TLS session, so no request was written: not
+    "may have taken effect" (undici's bare "fetch failed" may have acted: it does not say where it failed)."""
+    async with client("v2", transport, telemetry, timeout=10, retry=None) as tc:
+        result = await tc.call_tool("refund_via_api", {"api": "tls_dropped", "with_cause": True})
+    assert "before secure TLS connection was established" in result.text, result.text
+    assert result.failure_class is FailureClass.UPSTREAM_UNAVAILABLE, result
+    not_sent({"refund_via_api": result})
