@@ -461,6 +461,16 @@ _POOL_TIMEOUT: Final = (
 
 _NO_CONNECTION: Final = (
     r"server ?selection ?error\b|\bno suitable servers? found\b|\bno connection (?:was |could be )?established\b|"
+    # a Kafka client with no broker to send to (sarama's "client has run out of available brokers to talk to",
+    # aiokafka's "Unable to bootstrap from", kafka-python's NoBrokersAvailable, librdkafka's "1/1 brokers are down"),
+    # NATS with no subscriber for the subject ("nats: no responders available for request": the request reached no
+    # service), a gRPC call whose deadline passed while it waited for a connection (grpc-java's
+    # "[buffered_nanos=…, waiting_for_connection]", grpc-js's "Deadline exceeded after 30.001s,Waiting for LB pick"),
+    # hyper's connector ("error trying to connect: …", reqwest's Display before hyper-util), Go's TLS alert from the
+    # peer in the handshake ("remote error: tls: handshake failure", "… protocol version not supported"; the
+    # credential alerts are read as permission_denied first)
+    r"\bremote error: tls:|\brun out of available brokers\b|\bunable to bootstrap\b|\bno ?brokers ?available\b|\b\d+/\d+ brokers are down\b|"
+    r"\bno responders (?:are )?available\b|\bwaiting[ _]for[ _](?:connection|lb pick)\b|\berror trying to connect\b|"
     r"\b(?:while|when) establishing (?:a |the )?connection\b|"
     r"\bbefore (?:a |the )?secure (?:tls|ssl) connection was established\b|\b(?:ssl|tls) connection could not be established\b"
 )
@@ -642,6 +652,9 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # connected", a host's "MCP server 'x' is not connected" (an account "not connected" is setup, not an outage).
             r"\b(?:server|client|transport|session|socket|endpoint|connection)\b[^.\n]{0,40}?\bis not connected\b|"
             r"^\W*(?:error:?\s*)?not connected\W*$|"
+            # ... and a client's bare "Connection error." (the OpenAI and Anthropic SDKs' APIConnectionError: no answer
+            # came, before or after the request was written), librdkafka's "Local: Broker transport failure"
+            r"^\W*(?:[\w.]*error:\s*)?connection error\W*$|\bbroker transport failure\b|"
             # A database gone or never reached, in drivers' and ORMs' words: Prisma's P1001 "Can't reach database server",
             # node-postgres's "Connection terminated unexpectedly", PostgreSQL's 57P01 "terminating connection due to
             # administrator command", MySQL Connector/J's "Communications link failure".

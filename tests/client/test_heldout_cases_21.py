@@ -1,4 +1,4 @@
-"""Client side of tests/heldout_cases.md, twenty-first round (J375-J379): what foreign MCP servers relay when the
+"""Client side of tests/heldout_cases.md, twenty-first round (J375-J379, J381-J384): what foreign MCP servers relay when the
 database or service behind them was never sent the request in its driver's own words (connection pools that name
 themselves beside their timeout, MongoDB's server selection, a channel or a TLS session never set up, SQL Server's
 "network-related" error), and a statement an integrity constraint refused.
@@ -146,3 +146,84 @@ async def test_j379_a_tls_session_never_set_up_in_a_typescript_server(transport:
     assert "before secure TLS connection was established" in result.text, result.text
     assert result.failure_class is FailureClass.UPSTREAM_UNAVAILABLE, result
     not_sent({"refund_via_api": result})
+
+
+# --- J381: a gRPC deadline that passed before the call had a connection ----------------------------------------------
+
+async def test_j381_grpc_deadlines_waiting_for_a_connection(tmp_path: Path, telemetry: Any) -> None:
+    """J381 (grpc/grpc-java #11364: "DEADLINE_EXCEEDED: deadline exceeded after 0.399783897s. [closed=[],
+    open=[[buffered_nanos=2271463709, waiting_for_connection]]]", which a maintainer explains as the timeout passing
+    "before a stream could be established with the server over which a rpc request could be sent"; grpc-js's "Deadline
+    exceeded after 30.001s,…,Waiting for LB pick", as Milvus and Firestore clients relay it). DEADLINE_EXCEEDED alone
+    may have acted; these say where the call was when it ran out: never sent. Guard: the same deadline with a
+    ``remote_addr`` (the stream was open, the request written) may have acted."""
+    results = await answered(tmp_path, telemetry, {
+        "charge": "io.grpc.StatusRuntimeException: DEADLINE_EXCEEDED: deadline exceeded after 0.399783897s. [closed=[], "
+                  "open=[[buffered_nanos=2271463709, waiting_for_connection]]]",
+        "load_collection": "Error: 4 DEADLINE_EXCEEDED: Deadline exceeded after 30.001s,name resolution: 0.054s,metadata "
+                           "filters: 0.001s,time to current attempt start: 0.001s,Waiting for LB pick",
+    })
+    all_of(results, FailureClass.UPSTREAM_UNAVAILABLE)
+    not_sent(results)
+    (tmp_path / "guard").mkdir()
+    guard = await answered(tmp_path / "guard", telemetry, {
+        "refund": "io.grpc.StatusRuntimeException: DEADLINE_EXCEEDED: deadline exceeded after 0.399980582s. [closed=[], "
+                  "open=[[remote_addr=localhost/127.0.0.1:10016]]]",
+    })
+    assert guard["refund"].side_effect_possible is True, guard["refund"]
+
+
+# --- J382: an LLM SDK's bare "Connection error." -----------------------------------------------------------------------
+
+async def test_j382_an_llm_sdk_s_bare_connection_error(tmp_path: Path, telemetry: Any) -> None:
+    """J382 (mem0ai/mem0 #2759: an MCP memory server's "openai.APIConnectionError: Connection error."; mcp-use/mcp-use #241:
+    "Agent stopped due to an error: Connection error"). The OpenAI and Anthropic SDKs (Python and TypeScript) say only
+    "Connection error." when no answer came. A server that calls a model relays it: ``upstream_unavailable``, not the
+    ``unknown`` mapping-gap alert (the SDKs' exception is already read so on our side). Whether the request was written
+    is not said, so it is not "never sent" either."""
+    results = await answered(tmp_path, telemetry, {
+        "add_memory": "openai.APIConnectionError: Connection error.",
+        "summarise": "Error: Connection error.",
+        "ask_model": "Connection error.",
+    })
+    all_of(results, FailureClass.UPSTREAM_UNAVAILABLE)
+
+
+# --- J383: a TLS alert in Go's words, hyper's connector ---------------------------------------------------------------
+
+async def test_j383_a_handshake_the_peer_refused_and_hyper_s_connector(tmp_path: Path, telemetry: Any) -> None:
+    """J383 (golang/go #46270 and #34197, sashabaranov/go-openai #185, domainr/epp #37: Go's "remote error: tls: handshake
+    failure" (the peer's alert: no cipher suite or version in common); reqwest before hyper-util, "error sending request
+    for url (…): error trying to connect: …"). A Go server relays the first (``unknown`` until now), a Rust server the
+    second, whose cause "invalid HTTP version parsed" read as an invalid argument the model should fix. Neither got past
+    the connection: ``upstream_unavailable``, not "may have"; no argument advice."""
+    results = await answered(tmp_path, telemetry, {
+        "create_completion": 'Post "https://api.example.test/v1/chat/completions": remote error: tls: handshake failure',
+        "fetch_price": "error sending request for url (https://api.example.test/v1/price): error trying to connect: "
+                       "invalid HTTP version parsed",
+    })
+    all_of(results, FailureClass.UPSTREAM_UNAVAILABLE)
+    not_sent(results)
+    for result in results.values():
+        assert "argument" not in result.text.lower(), result.text
+
+
+# --- J384: no broker, no responder -----------------------------------------------------------------------------------
+
+async def test_j384_no_kafka_broker_no_nats_responder(tmp_path: Path, telemetry: Any) -> None:
+    """J384 (IBM/sarama #731, #1568, #2891, ricardo-ch/go-kafka #38: "kafka: client has run out of available brokers to
+    talk to"; aiokafka's "Unable to bootstrap from"; kafka-python's NoBrokersAvailable; fystack/mpcium #11 and
+    micro/go-micro #2741: "nats: no responders available for request"; dotnetcore/CAP #1364: NATS.Client's "No
+    responders are available for the request."). Servers that publish relay them. No broker took the message and no
+    service subscribed to the subject received the request: ``upstream_unavailable`` (all were ``unknown`` but the
+    .NET one), not "may have"."""
+    results = await answered(tmp_path, telemetry, {
+        "publish_order": "could not initialise producer: kafka: client has run out of available brokers to talk to (Is "
+                         "your cluster reachable?)",
+        "emit_event": "KafkaConnectionError: Unable to bootstrap from [('10.0.0.7', 9092, <AddressFamily.AF_UNSPEC: 0>)]",
+        "send_audit": "kafka.errors.NoBrokersAvailable: NoBrokersAvailable",
+        "sign_tx": "Failed to send direct message to sign:direct:8c6f: nats: no responders available for request",
+        "notify": "NATS.Client.NATSNoRespondersException: No responders are available for the request.",
+    })
+    all_of(results, FailureClass.UPSTREAM_UNAVAILABLE)
+    not_sent(results)
