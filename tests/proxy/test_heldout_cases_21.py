@@ -1,4 +1,4 @@
-"""``errscope proxy`` side of tests/heldout_cases.md, twenty-first round (J380): J375's, J376's, J377's and J378's words
+"""``errscope proxy`` side of tests/heldout_cases.md, twenty-first round (J380, J386): J375-J378's and J381-J384's words
 across the relay.
 
 The upstream is the raw foreign stdio peer (``tests/client/servers/heldout_peer.py``); the relay is the real
@@ -46,5 +46,25 @@ async def test_j380_pools_selection_connections_and_constraints_behind_a_proxy(
         "import_users": "invalid_input",
     }, classes
     for name in ("save_run", "store_vectors", "query_sales", "start_session", "insert_doc"):
+        span = (await exported_spans(tmp_path / "out", f"tools/call {name}"))[0]
+        assert span.attributes.get(ERRSCOPE_SIDE_EFFECT_POSSIBLE) is not True, (name, dict(span.attributes))
+
+
+async def test_j386_grpc_waits_llm_sdks_tls_alerts_and_brokers_behind_a_proxy(
+        tmp_path: Path, hosts: list[RawHost]) -> None:
+    """J386 (J381-J384 across the relay: grpc/grpc-java #11364, mem0ai/mem0 #2759, golang/go #46270, IBM/sarama #731,
+    fystack/mpcium #11). The relay's spans take the client's classes (the bare "Connection error.", Go's TLS alert, the
+    broker and the responder were ``unknown``), and none that waited for a connection, a handshake, a broker or a
+    responder is "may have taken effect" on the relay's span; each call reached the upstream once."""
+    classes, _ = await relay_classes(tmp_path, hosts, {
+        "charge": "io.grpc.StatusRuntimeException: DEADLINE_EXCEEDED: deadline exceeded after 0.399783897s. [closed=[], "
+                  "open=[[buffered_nanos=2271463709, waiting_for_connection]]]",
+        "add_memory": "openai.APIConnectionError: Connection error.",
+        "create_completion": 'Post "https://api.example.test/v1/chat/completions": remote error: tls: handshake failure',
+        "publish_order": "kafka: client has run out of available brokers to talk to (Is your cluster reachable?)",
+        "sign_tx": "nats: no responders available for request",
+    })
+    assert classes == dict.fromkeys(classes, "upstream_unavailable"), classes
+    for name in ("charge", "create_completion", "publish_order", "sign_tx"):
         span = (await exported_spans(tmp_path / "out", f"tools/call {name}"))[0]
         assert span.attributes.get(ERRSCOPE_SIDE_EFFECT_POSSIBLE) is not True, (name, dict(span.attributes))
