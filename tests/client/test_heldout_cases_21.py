@@ -192,15 +192,17 @@ async def test_j382_an_llm_sdk_s_bare_connection_error(tmp_path: Path, telemetry
 # --- J383: a TLS alert in Go's words, hyper's connector ---------------------------------------------------------------
 
 async def test_j383_a_handshake_the_peer_refused_and_hyper_s_connector(tmp_path: Path, telemetry: Any) -> None:
-    """J383 (golang/go #46270 and #34197, sashabaranov/go-openai #185, domainr/epp #37: Go's "remote error: tls: handshake
-    failure" (the peer's alert: no cipher suite or version in common); reqwest before hyper-util, "error sending request
-    for url (…): error trying to connect: …"). A Go server relays the first (``unknown`` until now), a Rust server the
-    second, whose cause "invalid HTTP version parsed" read as an invalid argument the model should fix. Neither got past
-    the connection: ``upstream_unavailable``, not "may have"; no argument advice."""
+    """J383 (golang/go #46270 and #34197 "client: dial: remote error: tls: handshake failure", sashabaranov/go-openai #185,
+    domainr/epp #37: Go's words for the peer's TLS alert, no cipher suite or version in common; reqwest before hyper-util,
+    "error sending request for url (…): error trying to connect: …", and hyper's connector alone). A Go server relays the
+    first (``unknown`` until now), Rust servers the others: read as "may have taken effect" by reqwest's generic words,
+    and as an invalid argument the model should fix ("invalid HTTP version parsed") without them. None got past the
+    connection: ``upstream_unavailable``, not "may have"; no argument advice."""
     results = await answered(tmp_path, telemetry, {
-        "create_completion": 'Post "https://api.example.test/v1/chat/completions": remote error: tls: handshake failure',
+        "create_completion": "client: dial: remote error: tls: handshake failure",
         "fetch_price": "error sending request for url (https://api.example.test/v1/price): error trying to connect: "
                        "invalid HTTP version parsed",
+        "fetch_rate": "error trying to connect: invalid HTTP version parsed",
     })
     all_of(results, FailureClass.UPSTREAM_UNAVAILABLE)
     not_sent(results)
