@@ -452,7 +452,8 @@ request was aborted because there was no available instance". Nothing was forwar
 the service behind is out of reach for now (``upstream_unavailable``)."""
 
 _POOL_TIMEOUT: Final = (
-    r"(?:\b(?<!thread )(?<!worker )(?<!process )|queue|connection ?)pool\b(?!\()[^.\n;]{0,60}?\b(?:timed? ?out|timeout)\b|"
+    r"(?:\b(?<!thread )(?<!worker )(?<!process )|queue|connection ?)pool\b(?!\()[^.\n;]{0,60}?"
+    r"\b(?:timed? ?out|timeout)\b|"
     r"\bpool ?timeout|\b(?:could(?: not|n't)|unable to) get a connection after \d|connection ?acquire ?timeout|"
     r"\btimeout exceeded (?:when|while) trying to connect\b"
 )
@@ -469,10 +470,12 @@ _NO_CONNECTION: Final = (
     # hyper's connector ("error trying to connect: …", reqwest's Display before hyper-util), Go's TLS alert from the
     # peer in the handshake ("remote error: tls: handshake failure", "… protocol version not supported"; the
     # credential alerts are read as permission_denied first)
-    r"\bremote error: tls:|\brun out of available brokers\b|\bunable to bootstrap\b|\bno ?brokers ?available\b|\b\d+/\d+ brokers are down\b|"
+    r"\bremote error: tls:|\brun out of available brokers\b|\bunable to bootstrap\b|\bno ?brokers ?available\b|"
+    r"\b\d+/\d+ brokers are down\b|"
     r"\bno responders (?:are )?available\b|\bwaiting[ _]for[ _](?:connection|lb pick)\b|\berror trying to connect\b|"
     r"\b(?:while|when) establishing (?:a |the )?connection\b|"
-    r"\bbefore (?:a |the )?secure (?:tls|ssl) connection was established\b|\b(?:ssl|tls) connection could not be established\b"
+    r"\bbefore (?:a |the )?secure (?:tls|ssl) connection was established\b|"
+    r"\b(?:ssl|tls) connection could not be established\b"
 )
 """A driver or client that had no connection or server to send on, or lost it before the session was set up
 (:data:`_NEVER_REACHED`, and ``upstream_unavailable`` by its words)."""
@@ -1012,12 +1015,13 @@ _NEVER_REACHED: Final = re.compile(
     # psycopg_pool's "couldn't get a connection after 30.00 sec", Sequelize's ConnectionAcquireTimeoutError, pg-pool's
     # "timeout exceeded when trying to connect"
     + _POOL_TIMEOUT + r"|"
-    # a driver that selected no server to send to (MongoDB's server selection: Node's MongoServerSelectionError "connection
-    # <monitor> to 10.0.0.5:27017 closed", Go's "server selection error: …", the PHP driver's "No suitable servers found"),
-    # a channel with no connection (grpc-js's "14 UNAVAILABLE: No connection established"), a failure while the
-    # connection was being made (SQL Server's "A network-related or instance-specific error occurred while establishing a
-    # connection to SQL Server"), a TLS session never set up (Node's "Client network socket disconnected before secure
-    # TLS connection was established", .NET's "The SSL connection could not be established"): nothing was written
+    # a driver that selected no server to send to (MongoDB's server selection: Node's MongoServerSelectionError
+    # "connection <monitor> to 10.0.0.5:27017 closed", Go's "server selection error: …", the PHP driver's "No suitable
+    # servers found"), a channel with no connection (grpc-js's "14 UNAVAILABLE: No connection established"), a failure
+    # while the connection was being made (SQL Server's "A network-related or instance-specific error occurred while
+    # establishing a connection to SQL Server"), a TLS session never set up (Node's "Client network socket disconnected
+    # before secure TLS connection was established", .NET's "The SSL connection could not be established"): nothing
+    # was written
     + _NO_CONNECTION + r"|"
     # ... and the JVM clients' pools: Apache HttpClient 5's ConnectionRequestTimeoutException (a lease that timed out),
     # Reactor Netty's PoolAcquireTimeoutException ("Pool#acquire(Duration) has been pending for more than the configured
