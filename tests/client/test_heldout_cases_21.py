@@ -1,4 +1,4 @@
-"""Client side of tests/heldout_cases.md, twenty-first round (J375-J379, J381-J384): what foreign MCP servers relay when the
+"""Client side of tests/heldout_cases.md, twenty-first round (J375-J379, J381-J384, J387): what foreign MCP servers relay when the
 database or service behind them was never sent the request in its driver's own words (connection pools that name
 themselves beside their timeout, MongoDB's server selection, a channel or a TLS session never set up, SQL Server's
 "network-related" error), and a statement an integrity constraint refused.
@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from errscope import FailureClass
+from errscope.client import RetryPolicy, ToolClient
 
 from tests.client.test_heldout_cases_12 import answered
 from tests.client.test_heldout_cases_17 import all_of
@@ -229,3 +230,33 @@ async def test_j384_no_kafka_broker_no_nats_responder(tmp_path: Path, telemetry:
     })
     all_of(results, FailureClass.UPSTREAM_UNAVAILABLE)
     not_sent(results)
+
+
+# --- J387: the on-call path for SQL Server's "network-related" error --------------------------------------------------
+
+async def test_j387_explain_names_sql_server_out_of_reach_not_a_missing_record(tmp_path: Path) -> None:
+    """J387 (J376 on the on-call path: dotnet/SqlClient #1871, a user quoting "query_sales failed … Ref ERR-…" while the
+    database was out of reach). ``errscope explain`` on the sentence the model was shown finds the call and names
+    ``upstream_unavailable`` (the outage panel), not ``not_found`` ("The server was not found" read as a missing record:
+    on-call would have looked for a wrong identifier)."""
+    from errscope._setup import configure_telemetry
+
+    from tests.client.test_heldout_cases import failed, peer, tool
+    from tests.client.test_oncall_explain import explain
+
+    text = ("Microsoft.Data.SqlClient.SqlException (0x80131904): A network-related or instance-specific error occurred "
+            "while establishing a connection to SQL Server. The server was not found or was not accessible. (provider: "
+            "TCP Provider, error: 40 - Could not open a connection to SQL Server)")
+    params, log = peer(tmp_path, [tool("query_sales")], {"query_sales": failed(text)})
+    host = configure_telemetry("oncall-host", output_dir=tmp_path / "host", set_global=False)
+    try:
+        async with ToolClient(params, timeout=5, retry=RetryPolicy(backoff_initial=0.01, jitter=0),
+                              tracer_provider=host.tracer_provider, meter_provider=host.meter_provider) as tc:
+            result = await tc.call_tool("query_sales", {"region": "EU"})
+    finally:
+        host.shutdown()
+    assert result.failure_class is FailureClass.UPSTREAM_UNAVAILABLE, result
+    said = explain(result.text, tmp_path)
+    assert result.error_ref in said and "errscope.failure_class=upstream_unavailable" in said, said
+    assert "not_found" not in said, said
+    assert len(log.received("tools/call")) == 1
