@@ -658,6 +658,10 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # ... and a client's bare "Connection error." (the OpenAI and Anthropic SDKs' APIConnectionError: no answer
             # came, before or after the request was written), librdkafka's "Local: Broker transport failure"
             r"^\W*(?:[\w.]*error:\s*)?connection error\W*$|\bbroker transport failure\b|"
+            # Npgsql's NpgsqlException over the socket's failure ("Exception while reading from stream", "… writing to
+            # stream") and .NET's EndOfStreamException under it ("Attempted to read past the end of the stream": the
+            # connection ended while an answer was read)
+            r"\bexception while (?:reading from|writing to) (?:the )?stream\b|\bread past the end of the stream\b|"
             # A database gone or never reached, in drivers' and ORMs' words: Prisma's P1001 "Can't reach database server",
             # node-postgres's "Connection terminated unexpectedly", PostgreSQL's 57P01 "terminating connection due to
             # administrator command", MySQL Connector/J's "Communications link failure".
@@ -1054,6 +1058,7 @@ _AFTER_SENDING: Final = re.compile(
     # an answer cut short in other runtimes' words (OkHttp, HttpURLConnection, Ruby, .NET, curl 52, hyper, Node's TLS
     # socket, java.net.http, Go's http2) and a database connection ended under a statement (node-postgres, 57P01)
     r"\bunexpected end of (?:stream|file)\b|\bend of file reached\b|\bended prematurely\b|\bempty reply from server\b|"
+    r"\bread past the end of the stream\b|"  # .NET's EndOfStreamException under Npgsql's read of an answer
     r"\bincomplete ?message\b|\bsocket (?:was )?disconnected\b|\breceived no (?:bytes|data)\b|\bstream error\b|"
     r"\bno response (?:was )?received\b|\bunexpectedly closed\b|"  # pymodbus: its request written, no answer
     r"\bstream (?:was )?reset\b|\b(?:http2|h2) protocol error\b|\beof ?exception\b|"

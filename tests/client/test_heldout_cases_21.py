@@ -1,4 +1,4 @@
-"""Client side of tests/heldout_cases.md, twenty-first round (J375-J379, J381-J384, J387): what foreign MCP servers relay when the
+"""Client side of tests/heldout_cases.md, twenty-first round (J375-J379, J381-J384, J387, J388): what foreign MCP servers relay when the
 database or service behind them was never sent the request in its driver's own words (connection pools that name
 themselves beside their timeout, MongoDB's server selection, a channel or a TLS session never set up, SQL Server's
 "network-related" error), and a statement an integrity constraint refused.
@@ -230,6 +230,25 @@ async def test_j384_no_kafka_broker_no_nats_responder(tmp_path: Path, telemetry:
     })
     all_of(results, FailureClass.UPSTREAM_UNAVAILABLE)
     not_sent(results)
+
+
+
+# --- J388: Npgsql's connection lost under a statement ----------------------------------------------------------------
+
+async def test_j388_npgsql_s_stream_failures(tmp_path: Path, telemetry: Any) -> None:
+    """J388 (npgsql/npgsql #1192, #1354, #2337, #3955, #5154: "Npgsql.NpgsqlException (0x80004005): Exception while reading
+    from stream ---> System.IO.EndOfStreamException: Attempted to read past the end of the stream."). A .NET server over
+    PostgreSQL relays Npgsql's failure. It was ``unknown`` (the mapping-gap alert): the connection to the database
+    failed, ``upstream_unavailable``. With .NET's end-of-stream cause the answer was being read when the connection
+    ended: the UPDATE may have been applied (as Go's ``": EOF"``); without a cause, whether it was sent is not said."""
+    results = await answered(tmp_path, telemetry, {
+        "update_status": "Npgsql.NpgsqlException (0x80004005): Exception while reading from stream ---> "
+                         "System.IO.EndOfStreamException: Attempted to read past the end of the stream.",
+        "run_report": "Npgsql.NpgsqlException (0x80004005): Exception while reading from stream",
+    })
+    all_of(results, FailureClass.UPSTREAM_UNAVAILABLE)
+    assert results["update_status"].side_effect_possible is True, results["update_status"]
+    assert "may have taken effect" in results["update_status"].text, results["update_status"].text
 
 
 # --- J387: the on-call path for SQL Server's "network-related" error --------------------------------------------------
