@@ -461,6 +461,9 @@ _POOL_TIMEOUT: Final = (
 (:data:`_NEVER_REACHED`): nothing was sent on a connection the caller never had."""
 
 _NO_CONNECTION: Final = (
+    # a driver that selected no server to send to (MongoDB's server selection: Node's MongoServerSelectionError
+    # "connection <monitor> to 10.0.0.5:27017 closed", Go's "server selection error: …", the PHP driver's "No suitable
+    # servers found"), a channel with no connection (grpc-js's "14 UNAVAILABLE: No connection established")
     r"server ?selection ?error\b|\bno suitable servers? found\b|\bno connection (?:was |could be )?established\b|"
     # a Kafka client with no broker to send to (sarama's "client has run out of available brokers to talk to",
     # aiokafka's "Unable to bootstrap from", kafka-python's NoBrokersAvailable, librdkafka's "1/1 brokers are down"),
@@ -473,6 +476,9 @@ _NO_CONNECTION: Final = (
     r"\bremote error: tls:|\brun out of available brokers\b|\bunable to bootstrap\b|\bno ?brokers ?available\b|"
     r"\b\d+/\d+ brokers are down\b|"
     r"\bno responders (?:are )?available\b|\bwaiting[ _]for[ _](?:connection|lb pick)\b|\berror trying to connect\b|"
+    # a failure while the connection was being made (SQL Server's "A network-related or instance-specific error occurred
+    # while establishing a connection to SQL Server"), a TLS session never set up (Node's "Client network socket
+    # disconnected before secure TLS connection was established", .NET's "The SSL connection could not be established")
     r"\b(?:while|when) establishing (?:a |the )?connection\b|"
     r"\bbefore (?:a |the )?secure (?:tls|ssl) connection was established\b|"
     r"\b(?:ssl|tls) connection could not be established\b"
@@ -1019,13 +1025,7 @@ _NEVER_REACHED: Final = re.compile(
     # psycopg_pool's "couldn't get a connection after 30.00 sec", Sequelize's ConnectionAcquireTimeoutError, pg-pool's
     # "timeout exceeded when trying to connect"
     + _POOL_TIMEOUT + r"|"
-    # a driver that selected no server to send to (MongoDB's server selection: Node's MongoServerSelectionError
-    # "connection <monitor> to 10.0.0.5:27017 closed", Go's "server selection error: …", the PHP driver's "No suitable
-    # servers found"), a channel with no connection (grpc-js's "14 UNAVAILABLE: No connection established"), a failure
-    # while the connection was being made (SQL Server's "A network-related or instance-specific error occurred while
-    # establishing a connection to SQL Server"), a TLS session never set up (Node's "Client network socket disconnected
-    # before secure TLS connection was established", .NET's "The SSL connection could not be established"): nothing
-    # was written
+    # a driver or client with no server, broker, responder or connection to send on, or no TLS session (_NO_CONNECTION)
     + _NO_CONNECTION + r"|"
     # ... and the JVM clients' pools: Apache HttpClient 5's ConnectionRequestTimeoutException (a lease that timed out),
     # Reactor Netty's PoolAcquireTimeoutException ("Pool#acquire(Duration) has been pending for more than the configured
