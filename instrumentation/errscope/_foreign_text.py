@@ -840,7 +840,7 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # failed", MongoDB's E11000 "duplicate key error": the values the call gave conflict with what is there
             r"\bviolates (?:the )?(?:unique|foreign key|not-null|check|exclusion) constraint\b|"
             r"\b(?:unique|not null|foreign key|check|primary key) constraint failed\b|"
-            r"\bduplicate entry\b[^\n]{0,200}?\bfor key\b|\bduplicate key (?:value|error)\b|\be11000\b|"
+            r"\bduplicate entry\b[^\n]{0,100}?\bfor key\b|\bduplicate key (?:value|error)\b|\be11000\b|"
             # an option or subcommand the program does not know: the arguments it was given (git's "unrecognized
             # argument", "unknown option", "'x' is not a git command"; getopt's "unrecognized option")
             r"\bunrecogni[sz]ed (?:argument|option)\b|\bunknown (?:option|switch)\b|\bis not a git command\b|"
