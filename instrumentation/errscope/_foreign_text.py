@@ -451,6 +451,41 @@ available … Route and path matches, but all pods are down" / "not serving requ
 request was aborted because there was no available instance". Nothing was forwarded (:data:`_NEVER_REACHED`), and
 the service behind is out of reach for now (``upstream_unavailable``)."""
 
+_POOL_TIMEOUT: Final = (
+    r"(?:\b(?<!thread )(?<!worker )(?<!process )|queue|connection ?)pool\b(?!\()[^.\n;]{0,60}?"
+    r"\b(?:timed? ?out|timeout)\b|"
+    r"\bpool ?timeout|\b(?:could(?: not|n't)|unable to) get a connection after \d|connection ?acquire ?timeout|"
+    r"\btimeout exceeded (?:when|while) trying to connect\b"
+)
+"""A connection pool that gave no connection in time, in the words of pools that name themselves beside the timeout
+(:data:`_NEVER_REACHED`): nothing was sent on a connection the caller never had."""
+
+_NO_CONNECTION: Final = (
+    # a driver that selected no server to send to (MongoDB's server selection: Node's MongoServerSelectionError
+    # "connection <monitor> to 10.0.0.5:27017 closed", Go's "server selection error: …", the PHP driver's "No suitable
+    # servers found"), a channel with no connection (grpc-js's "14 UNAVAILABLE: No connection established")
+    r"server ?selection ?error\b|\bno suitable servers? found\b|\bno connection (?:was |could be )?established\b|"
+    # a Kafka client with no broker to send to (sarama's "client has run out of available brokers to talk to",
+    # aiokafka's "Unable to bootstrap from", kafka-python's NoBrokersAvailable, librdkafka's "1/1 brokers are down"),
+    # NATS with no subscriber for the subject ("nats: no responders available for request": the request reached no
+    # service), a gRPC call whose deadline passed while it waited for a connection (grpc-java's
+    # "[buffered_nanos=…, waiting_for_connection]", grpc-js's "Deadline exceeded after 30.001s,Waiting for LB pick"),
+    # hyper's connector ("error trying to connect: …", reqwest's Display before hyper-util), Go's TLS alert from the
+    # peer in the handshake ("remote error: tls: handshake failure", "… protocol version not supported"; the
+    # credential alerts are read as permission_denied first)
+    r"\bremote error: tls:|\brun out of available brokers\b|\bunable to bootstrap\b|\bno ?brokers ?available\b|"
+    r"\b\d+/\d+ brokers are down\b|"
+    r"\bno responders (?:are )?available\b|\bwaiting[ _]for[ _](?:connection|lb pick)\b|\berror trying to connect\b|"
+    # a failure while the connection was being made (SQL Server's "A network-related or instance-specific error occurred
+    # while establishing a connection to SQL Server"), a TLS session never set up (Node's "Client network socket
+    # disconnected before secure TLS connection was established", .NET's "The SSL connection could not be established")
+    r"\b(?:while|when) establishing (?:a |the )?connection\b|"
+    r"\bbefore (?:a |the )?secure (?:tls|ssl) connection was established\b|"
+    r"\b(?:ssl|tls) connection could not be established\b"
+)
+"""A driver or client that had no connection or server to send on, or lost it before the session was set up
+(:data:`_NEVER_REACHED`, and ``upstream_unavailable`` by its words)."""
+
 _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
     (FailureClass.RATE_LIMITED, re.compile(
         r"rate.?limit|too many requests|quota exceeded|throttl|slow down|"
@@ -592,6 +627,10 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\binvalid peer certificate\b|\bpkix path (?:building|validation) failed\b|"
             r"\bunable to find valid certification path\b|\bssl certificate problem\b|"
             r"\bssl connection could not be established\b|"
+            # a driver with no server or connection to send on (_NO_CONNECTION): MongoDB's server selection, grpc-js's
+            # "No connection established", SQL Server's "… while establishing a connection" (its "The server was not
+            # found" is no missing record)
+            + _NO_CONNECTION + r"|"
             # rustls's other refusals (Rust's reqwest, hyper, tonic): "received fatal alert: HandshakeFailure", a record
             # that is not TLS ("received corrupt message of type InvalidContentType": TLS spoken to a plaintext port),
             # no version or cipher suite in common ("peer is incompatible: ...").
@@ -622,6 +661,13 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # connected", a host's "MCP server 'x' is not connected" (an account "not connected" is setup, not an outage).
             r"\b(?:server|client|transport|session|socket|endpoint|connection)\b[^.\n]{0,40}?\bis not connected\b|"
             r"^\W*(?:error:?\s*)?not connected\W*$|"
+            # ... and a client's bare "Connection error." (the OpenAI and Anthropic SDKs' APIConnectionError: no answer
+            # came, before or after the request was written), librdkafka's "Local: Broker transport failure"
+            r"^\W*(?:[\w.]*error:\s*)?connection error\W*$|\bbroker transport failure\b|"
+            # Npgsql's NpgsqlException over the socket's failure ("Exception while reading from stream", "… writing to
+            # stream") and .NET's EndOfStreamException under it ("Attempted to read past the end of the stream": the
+            # connection ended while an answer was read)
+            r"\bexception while (?:reading from|writing to) (?:the )?stream\b|\bread past the end of the stream\b|"
             # A database gone or never reached, in drivers' and ORMs' words: Prisma's P1001 "Can't reach database server",
             # node-postgres's "Connection terminated unexpectedly", PostgreSQL's 57P01 "terminating connection due to
             # administrator command", MySQL Connector/J's "Communications link failure".
@@ -788,6 +834,13 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # already exists"), git's refused push ("! [rejected] ... (fetch first)", "non-fast-forward", "Updates
             # were rejected") and a commit with nothing staged ("nothing to commit")
             r"\balready exists\b|\[rejected\]|\bnon-fast-forward\b|\bupdates were rejected\b|\bnothing to commit\b|"
+            # an integrity constraint the statement broke (SQLSTATE class 23, read so on a driver's exception), in the
+            # databases' words: PostgreSQL's "duplicate key value violates unique constraint" and "violates foreign key
+            # (not-null, check) constraint", MySQL's 1062 "Duplicate entry 'x' for key 'y'", SQLite's "UNIQUE constraint
+            # failed", MongoDB's E11000 "duplicate key error": the values the call gave conflict with what is there
+            r"\bviolates (?:the )?(?:unique|foreign key|not-null|check|exclusion) constraint\b|"
+            r"\b(?:unique|not null|foreign key|check|primary key) constraint failed\b|"
+            r"\bduplicate entry\b[^\n]{0,100}?\bfor key\b|\bduplicate key (?:value|error)\b|\be11000\b|"
             # an option or subcommand the program does not know: the arguments it was given (git's "unrecognized
             # argument", "unknown option", "'x' is not a git command"; getopt's "unrecognized option")
             r"\bunrecogni[sz]ed (?:argument|option)\b|\bunknown (?:option|switch)\b|\bis not a git command\b|"
@@ -965,6 +1018,15 @@ _NEVER_REACHED: Final = re.compile(
     r"\b(?:failed to retrieve|could(?: not|n't) get|unable to (?:get|acquire|obtain)) a connection from (?:the )?pool\b|"
     r"\bprior to obtaining a connection\b|\bconnection is not available, request timed out\b|"
     r"\bserver selection timed? ?out\b|\btime ?out occurr?ed after \d+ ?ms selecting a server\b|"
+    # ... and in more pools' words: a pool named beside its timeout (SQLAlchemy's "QueuePool limit of size 5 overflow 10
+    # reached, connection timed out", go-redis's "redis: connection pool timeout", sqlx's "pool timed out while waiting
+    # for an open connection", MariaDB's "retrieve connection from pool timeout", httpx's and psycopg_pool's
+    # ``PoolTimeout``; not urllib3's "HTTPConnectionPool(host=…): Read timed out", a request's, nor a worker pool's),
+    # psycopg_pool's "couldn't get a connection after 30.00 sec", Sequelize's ConnectionAcquireTimeoutError, pg-pool's
+    # "timeout exceeded when trying to connect"
+    + _POOL_TIMEOUT + r"|"
+    # a driver or client with no server, broker, responder or connection to send on, or no TLS session (_NO_CONNECTION)
+    + _NO_CONNECTION + r"|"
     # ... and the JVM clients' pools: Apache HttpClient 5's ConnectionRequestTimeoutException (a lease that timed out),
     # Reactor Netty's PoolAcquireTimeoutException ("Pool#acquire(Duration) has been pending for more than the configured
     # timeout of 45000ms")
@@ -996,6 +1058,7 @@ _AFTER_SENDING: Final = re.compile(
     # an answer cut short in other runtimes' words (OkHttp, HttpURLConnection, Ruby, .NET, curl 52, hyper, Node's TLS
     # socket, java.net.http, Go's http2) and a database connection ended under a statement (node-postgres, 57P01)
     r"\bunexpected end of (?:stream|file)\b|\bend of file reached\b|\bended prematurely\b|\bempty reply from server\b|"
+    r"\bread past the end of the stream\b|"  # .NET's EndOfStreamException under Npgsql's read of an answer
     r"\bincomplete ?message\b|\bsocket (?:was )?disconnected\b|\breceived no (?:bytes|data)\b|\bstream error\b|"
     r"\bno response (?:was )?received\b|\bunexpectedly closed\b|"  # pymodbus: its request written, no answer
     r"\bstream (?:was )?reset\b|\b(?:http2|h2) protocol error\b|\beof ?exception\b|"

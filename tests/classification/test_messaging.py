@@ -71,4 +71,5 @@ class TestAiokafka:
             port = {"refused": closed_port(), "closing": closing, "silent": silent}[where]
             exc = raised(lambda: start(port))
         assert type(exc) is aiokafka.errors.KafkaConnectionError
-        check(exc, C.UPSTREAM_UNAVAILABLE, None)
+        # "Unable to bootstrap from [...]": no broker's metadata was had, so nothing was produced (J384/J385)
+        check(exc, C.UPSTREAM_UNAVAILABLE, False)

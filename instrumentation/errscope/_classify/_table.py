@@ -510,6 +510,9 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "sqlalchemy.orm.exc.StaleDataError": _fixed(FailureClass.INVALID_INPUT, False),
     "sqlalchemy.orm.exc.ObjectDeletedError": _fixed(FailureClass.NOT_FOUND, False),
     "sqlalchemy.orm.exc.DetachedInstanceError": _fixed(FailureClass.UNKNOWN, False),
+    # A session used again after its flush failed and was not rolled back (the tool's own bug): its text quotes the
+    # flush's exception ("Original exception was: … UNIQUE constraint failed"), which is not this failure's cause.
+    "sqlalchemy.exc.PendingRollbackError": _fixed(FailureClass.UNKNOWN, None),
     # ... and its schema errors: a table, column or referenced table the tool's code names is not there (PostgreSQL's
     # 42P01/42703, our bug), for all that their names say "NoSuch"; a lookup of the model's key is NoResultFound
     **dict.fromkeys((f"sqlalchemy.exc.{name}" for name in (

@@ -9,6 +9,7 @@
 // wire. On HTTP it prints `listening <port>` once it accepts.
 // FAKE_SECRET is not a credential: tests assert it never reaches the model text or telemetry.
 import http from "node:http";
+import net from "node:net";
 import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
 
@@ -65,6 +66,17 @@ async function paymentsApi(behaviour) {
     paymentsApis[behaviour] = `http://127.0.0.1:${api.address().port}`;
   }
   return paymentsApis[behaviour];
+}
+
+// A port on 127.0.0.1 that accepts and closes every connection at once: a TLS client there never gets its handshake.
+let tlsDropper;
+async function tlsDroppedPort() {
+  if (!tlsDropper) {
+    tlsDropper = net.createServer((socket) => socket.destroy());
+    await new Promise((resolve) => tlsDropper.listen(0, "127.0.0.1", resolve));
+    tlsDropper.unref();
+  }
+  return tlsDropper.address().port;
 }
 
 async function closedPort() {
@@ -134,12 +146,13 @@ function build() {
     "refund_via_api",
     {
       description: "Refund through the payments API (a local one that stalls, or hangs up once it has the request)",
-      inputSchema: schema({ api: z.enum(["stall", "hang_up", "refused"]), with_cause: z.boolean().optional() }),
+      inputSchema: schema({ api: z.enum(["stall", "hang_up", "refused", "tls_dropped"]), with_cause: z.boolean().optional() }),
     },
     async ({ api, with_cause }) => {
       // Node's own fetch (undici) against a real socket: the error texts are the runtime's, not ours. undici says
       // only "fetch failed"; a careful tool adds its cause ("other side closed", "connect ECONNREFUSED …").
-      const url = api === "refused" ? `http://127.0.0.1:${await closedPort()}/refunds` : `${await paymentsApi(api)}/refunds`;
+      const url = api === "refused" ? `http://127.0.0.1:${await closedPort()}/refunds`
+        : api === "tls_dropped" ? `https://127.0.0.1:${await tlsDroppedPort()}/refunds` : `${await paymentsApi(api)}/refunds`;
       try {
         await fetch(url, { method: "POST", body: "{}", signal: AbortSignal.timeout(300) });
       } catch (e) {
