@@ -1464,11 +1464,12 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "length_prefixed_value",
         "keyword",
         rf"({_TYPED_KEY}(?:\\?\";|\|)s:[0-9]+:\\?\"){_TYPED_VALUE_DQ}"
-        rf"|([0-9]+:{_TYPED_KEY}[0-9]+:)[^\s:'\"]*?{_TYPED_STRONG}[^\s:'\"]*",
+        rf"|([0-9]+:{_TYPED_KEY}[1-9][0-9]*:)[^\s:'\"*\[<$%{{][^\s:'\"]*?[0-9+/=~!@#^%?][^\s:'\"]*",
         2,
         "A value after its length in a serialization that counts bytes: PHP ``serialize()`` (``s:8:\"password\";"
         "s:14:\"...\";``, also JSON-escaped in a Laravel job's payload), PHP session data (``api_token|s:40:\"...\";``), "
-        "bencode (``8:password16:...``). RE2 cannot count: a bencoded value ends at the next ``:``.",
+        "bencode (``8:password16:...``; ``0:`` is an empty value). RE2 cannot count: a bencoded value ends at the next "
+        "``:``.",
         hints=("s:", ":"),
         trigger=rf"{_TYPED_WORD}(?:[_.\-]?[vV]?[0-9]+)?(?:\\?\";|\|)s:[0-9]|{_TYPED_WORD}[0-9]+:",
         verify="credential",
