@@ -36,8 +36,9 @@ REGEX_ONLY_GAPS = {
     "mysql_table", "org_table", "pandas_repr", "powershell_format_table", "prompt_then_answer", "psql_aligned",
     "psql_password_hash_col", "redis_config_get", "redis_hgetall", "rst_simple_table", "spreadsheet_paste",
     "sql_insert_columns", "sql_insert_multirow", "sql_update_tuple", "sqlcmd_result", "sqlite_column_mode",
-    "sqlite_list_headers", "sqlplus_result", "terraform_output_json", "tsv_header", "xml_name_value",
+    "sqlite_list_headers", "sqlplus_result", "terraform_output_json", "tsv_header",
 }
+# (XML's ``<Name>``/``<Value>`` siblings are RE2's too since the ``typed`` set: ``xml_name_value_elements``.)
 # ... and alters what only Python's checks spare: ``password min length | 12``'s neighbour cells, a number or a
 # duration on the line after an etcd key naming a password or a token.
 REGEX_ONLY_ALTERED = {"log_kv_non_secret", "etcd_non_secret", "markdown_password_policy"}
@@ -66,7 +67,7 @@ def test_tabular_regex_only_is_what_the_collector_runs() -> None:
     result = corpus.score(corpus.regex_only, *_held_out())
     assert {line["format"] for line in result.missed} == REGEX_ONLY_GAPS
     assert {line["category"] for line, _ in result.altered} == REGEX_ONLY_ALTERED
-    assert len(result.missed) == 121 and len(result.altered) == 8  # 115/236, 8/160 (a YAML list under ``api_keys:``: continued's list rule)
+    assert len(result.missed) == 117 and len(result.altered) == 8  # 119/236, 8/160 (a YAML list under ``api_keys:``: continued's list rule)
 
 
 def test_triggers_and_guard_admit_every_match_here() -> None:

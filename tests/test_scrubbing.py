@@ -527,6 +527,46 @@ example(
     f'<input type="password" name="password" value="{REDACTED}">',
 )
 example(
+    "typed_wrapper_value",
+    '{"Item": {"pk": {"S": "TENANT#42"}, "dbPassword": {"S": "Fern#Stone77"}}}',
+    f'{{"Item": {{"pk": {{"S": "TENANT#42"}}, "dbPassword": {{"S": "{REDACTED}"}}}}}}',
+)
+example(
+    "struct_field_value",
+    'fields { key: "client_secret" value { string_value: "Q7wv2LmX9zRt4KpYx8Nc" } }',
+    f'fields {{ key: "client_secret" value {{ string_value: "{REDACTED}" }} }}',
+)
+example(
+    "xml_name_value_elements",
+    "<member><name>password</name><value><string>Fern#Stone77</string></value></member>",
+    f"<member><name>password</name><value><string>{REDACTED}</string></value></member>",
+)
+example(
+    "length_prefixed_value",
+    'a:2:{s:4:"user";s:3:"app";s:8:"password";s:12:"Fern#Stone77";}',
+    f'a:2:{{s:4:"user";s:3:"app";s:8:"password";s:12:"{REDACTED}";}}',
+)
+example(
+    "escaped_binary_value",
+    "b'\\x82\\xa4user\\xa3app\\xa8password\\xacFern#Stone77'",
+    f"b'\\x82\\xa4user\\xa3app\\xa8password\\xac{REDACTED}'",
+)
+example(
+    "lisp_keyword_value",
+    'clojure.lang.ExceptionInfo: refused {:db/user "app", :db/password "Fern#Stone77"}',
+    f'clojure.lang.ExceptionInfo: refused {{:db/user "app", :db/password "{REDACTED}"}}',
+)
+example(
+    "multipart_field_value",
+    '--b0\r\nContent-Disposition: form-data; name="client_secret"\r\n\r\nQ7wv2LmX9zRt4KpYx8Nc\r\n--b0--',
+    f'--b0\r\nContent-Disposition: form-data; name="client_secret"\r\n\r\n{REDACTED}\r\n--b0--',
+)
+example(
+    "yaml_typed_scalar",
+    "db:\n  password: !!str Fern#Stone77\n  port: 5432",
+    f"db:\n  password: {REDACTED}\n  port: 5432",
+)
+example(
     "plan_change_secret",
     '      ~ master_password = "Fern#Stone66" -> "Fern#Stone77"',
     f'      ~ master_password = "{REDACTED}"',

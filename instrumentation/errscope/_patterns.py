@@ -127,6 +127,9 @@ GUARD: Final = (
     r"|(?i:echo|printf|yes)[ \t]|<<<|(?i:key|token|secret|pass|word|auth|passwd)['\"][ \t,]|-k[ \t]|(?i:using|identify)[ \t]|sp_addlogin|(?i:cookie)\("
     # a command's words (Redis ``AUTH`` on the wire), an Erlang tuple's secret-named atom before its value
     r"|AUTH(?:\\r\\n|\r?\n)|(?i:word|pass|passwd|pwd|secret|token|key)(?:\">>)?[ \t]*,[ \t]*(?:<<)?\""
+    # a secret-named key in binary data printed as text before its type or length escape (``\xa8password\xac..``),
+    # a Lisp association list's dotted pair (``(password . "..")``)
+    r"|(?i:word|pass|wd|pwd|secret|token|key|credentials?)[A-Za-z0-9]{0,2}\\[x0]|[ \t]\.[ \t]\""
 )
 """A cheap regex that every match of every pattern also matches (tests prove it on every example
 and corpus line): a separator (also full-width or URL-encoded), a PEM dash run, a run of 15 token characters, an SSN shape, or a
@@ -668,6 +671,26 @@ _TOKEN_TRIGGER_WORDS = f"(?i:token|key|signature|pat|sig|bearer|verifier|respons
 # before a C string (``password = 0x5555555592c0 "..."``). Or a member named by the host the credential is for: Composer's ``auth.json`` (``"bearer": {"repo.example.org":
 # "..."}``, ``"github-oauth": {"github.com": "..."}``), registries' credential maps.
 _VALUE_MEMBER = r"(?:\{[ \t]*\\*[\"'](?:value|[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+(?::[0-9]+)?)\\*[\"'][ \t]*:[ \t]*|[A-Z][A-Za-z]+\((?:[ \t]*\r?\n[ \t]*)?|0x[0-9a-fA-F]+[ \t]+)?"
+
+
+# --- values inside a serializer's type and length marks (the twenty-fifth set, ``typed``) ---------------------------
+# A key in serialized data whose last word names a credential (``dbPassword``, ``rpc-password``, ``db/password``,
+# ``ClientSecret``, ``StorageAccountKey``, ``api_key_v2``); nothing after that word but a version, so a setting
+# about the secret (``password_min_length``, ``token_ttl``, ``apiKeyId``, ``ClientSecretExpiry``) is no such key.
+_TYPED_WORD = (
+    r"(?i:pass(?:word|wd|phrase)?|pwd|secret|token|credentials?|apikey"
+    r"|(?:api|access|secret|private|auth|signing|client|account|shared[_\-]?access|master|encryption)[_\-]?key)"
+)
+_TYPED_KEY = rf"[A-Za-z0-9_.\-/]*{_TYPED_WORD}(?:[_.\-]?[vV]?[0-9]+)?"
+# A value there: not a mask, a placeholder or a reference at its start (``*``, ``[``, ``<``, ``$``, ``%``, ``{``),
+# and one character a word would not have (a digit or a symbol), so ``Bearer``, ``xxxxxxxx`` and a type's name stay.
+_TYPED_STRONG = r"[0-9+/=~!@#^:%?*]"
+_TYPED_VALUE_DQ = rf"[^\"'\\\s*\[<$%{{][^\"'\\\r\n]*?{_TYPED_STRONG}[^\"'\\\r\n]*"
+_TYPED_VALUE_XML = rf"[^<\s*\[$%{{][^<\r\n]*?{_TYPED_STRONG}[^<\r\n]*"
+# One escape of a byte as a bytes repr or ``redis-cli`` prints binary data (``\x8c``, ``\x00``, ``\0``, ``\n``, and
+# a length byte that is a quote or a backslash: ``\"``). Only a byte that does not print: a printable one is
+# printed as itself there, and ``\x22`` is a text's escape of its quote (nginx's ``escape=default``).
+_BYTE_ESC = r"\\(?:x(?:[01][0-9a-fA-F]|7[fF]|[89a-fA-F][0-9a-fA-F])|[0nrt\"'\\])"
 
 
 _ESC_KEY = r"(?i:pass(?:word|wort|wd|phrase)?|pwd|secret|token|api[_\-]?key|apikey|(?:access|secret|private|auth|signing|client)[_\-]?key|credentials?)"
@@ -1395,6 +1418,114 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         hints=("value=",),
         trigger=r"[ \t](?i:value)=",
         verify="credential",
+    ),
+    # --- values inside a serializer's type and length marks (the twenty-fifth set, ``typed``) -----------------------
+    SecretPattern(
+        "typed_wrapper_value",
+        "keyword",
+        rf"(\\?[\"']{_TYPED_KEY}\\?[\"'][ \t]*:[ \t]*\{{\s*\\?[\"'](?:[SB]|str|string|bytes|(?i:string|bytes)_?[Vv]alue)"
+        rf"\\?[\"'][ \t]*:[ \t]*\\?[\"']){_TYPED_VALUE_DQ}",
+        1,
+        "A secret-named member whose value is wrapped in its serializer's type tag one object below: DynamoDB's "
+        "attribute values (``\"password\": {\"S\": \"...\"}``), Firestore's REST documents and protobuf's ``Struct`` "
+        "in JSON (``{\"stringValue\": ...}``), Avro's JSON unions (``{\"string\": ...}``).",
+        hints=("value", "\"s\"", "string", "bytes", "\"b\"", "str"),
+        trigger=r"\{\s*\\?[\"'](?:[SB]|str|string|bytes|(?i:string|bytes)_?[Vv]alue)\\?[\"'][ \t]*:",
+        verify="credential",
+    ),
+    SecretPattern(
+        "struct_field_value",
+        "keyword",
+        rf"(\bkey:[ \t]*\"{_TYPED_KEY}\"\s*value[ \t]*:?[ \t]*\{{\s*(?:string|bytes)_value:[ \t]*\"){_TYPED_VALUE_DQ}",
+        1,
+        "A protobuf ``Struct`` field in the text format and as Go's ``%v`` prints it (``fields { key: \"password\" "
+        "value { string_value: \"...\" } }``, ``fields:{key:\"token\" value:{string_value:\"...\"}}``): the value "
+        "under a secret-named key.",
+        hints=("_value:",),
+        trigger=r"(?:string|bytes)_value:",
+        verify="credential",
+    ),
+    SecretPattern(
+        "xml_name_value_elements",
+        "keyword",
+        rf"((?:<(?:[A-Za-z]+:)?(?i:name|key)>[ \t]*{_TYPED_KEY}[ \t]*</(?:[A-Za-z]+:)?(?i:name|key)>\s*"
+        rf"<(?:[A-Za-z]+:)?(?i:value)\b[^<>]*>\s*(?:<(?:string|base64)>)?"
+        rf"|<[A-Za-z][A-Za-z0-9]{{0,7}}[ \t]+N=\"{_TYPED_KEY}\"[^<>]*>)){_TYPED_VALUE_XML}",
+        1,
+        "A value in XML that names it in a sibling element or a name attribute: an XML-RPC struct's "
+        "``<member><name>password</name><value><string>...</string></value></member>`` (also untyped), a .NET "
+        "DataContract dictionary's ``<a:Key>ClientSecret</a:Key><a:Value>...</a:Value>``, PowerShell CLIXML's "
+        "``<S N=\"Password\">...</S>`` (``Export-Clixml``, remoting errors).",
+        hints=("value", " n="),
+        trigger=r"</(?:[A-Za-z]+:)?(?i:name|key)>\s*<(?:[A-Za-z]+:)?(?i:value)\b|<[A-Za-z][A-Za-z0-9]{0,7}[ \t]+N=\"",
+        verify="credential",
+    ),
+    SecretPattern(
+        "length_prefixed_value",
+        "keyword",
+        rf"({_TYPED_KEY}(?:\\?\";|\|)s:[0-9]+:\\?\"){_TYPED_VALUE_DQ}"
+        rf"|([0-9]+:{_TYPED_KEY}[1-9][0-9]*:)[^\s:'\"*\[<$%{{][^\s:'\"]*?[0-9+/=~!@#^%?][^\s:'\"]*",
+        2,
+        "A value after its length in a serialization that counts bytes: PHP ``serialize()`` (``s:8:\"password\";"
+        "s:14:\"...\";``, also JSON-escaped in a Laravel job's payload), PHP session data (``api_token|s:40:\"...\";``), "
+        "bencode (``8:password16:...``; ``0:`` is an empty value). RE2 cannot count: a bencoded value ends at the next "
+        "``:``.",
+        hints=("s:", ":"),
+        trigger=rf"{_TYPED_WORD}(?:[_.\-]?[vV]?[0-9]+)?(?:\\?\";|\|)s:[0-9]|{_TYPED_WORD}[0-9]+:",
+        verify="credential",
+    ),
+    SecretPattern(
+        "escaped_binary_value",
+        "keyword",
+        rf"({_BYTE_ESC}[A-Za-z0-9_.\-]*{_TYPED_WORD}[A-Za-z0-9]{{0,2}}\\(?:x(?:[01][0-9a-fA-F]|7[fF]|[89a-fA-F][0-9a-fA-F])|0)[^\\\s\[<*]{{0,2}}?"
+        rf"(?:{_BYTE_ESC}[^\\\s\[<*]{{0,2}}?){{0,7}}?)[^\\\s'\"*\[<$%{{][^\\\s'\"]{{7,}}",
+        1,
+        "A value beside its key in a binary serialization printed as text (a Python ``bytes`` repr, ``redis-cli``'s "
+        "quoted reply): MessagePack (``\\xa8password\\xb0...``), BSON (``\\x02token\\x00)\\x00\\x00\\x00...``), pickle "
+        "(``\\x8c\\x08password\\x94\\x8c\\x10...``), Java serialization (``t\\x00\\x08passwordt\\x00\\x10...``): the "
+        "type and length bytes between them are escapes or at most two printable bytes each, so a following field's "
+        "name (three or more letters) is never crossed, nor a mask's opening ``[``, ``<`` or ``*``.",
+        hints=("\\x", "\\0"),
+        trigger=rf"{_TYPED_WORD}[A-Za-z0-9]{{0,2}}\\(?:x[0-189a-fA-F7]|0)",
+        verify="credential",
+    ),
+    SecretPattern(
+        "lisp_keyword_value",
+        "keyword",
+        rf"((?:(?:^|[\s(\[{{,]):(?:[A-Za-z0-9_.\-]+/)?{_TYPED_KEY}[ \t]+|\(\"?{_TYPED_KEY}\"?[ \t]+\.[ \t]+)\")"
+        rf"{_TYPED_VALUE_DQ}",
+        1,
+        "A string after a keyword in the Lisp family's data: EDN and Clojure's ``ex-info`` data (``{:db/password "
+        "\"...\"}``, ``:client-secret``), Lisp property lists (Emacs ``auth-source``'s ``(:host .. :secret \"...\")``) "
+        "and association lists (``(password . \"...\")``, ``(\"api_key\" . \"...\")``).",
+        hints=(":", " . "),
+        trigger=rf"{_TYPED_WORD}(?:[_.\-]?[vV]?[0-9]+)?\"?[ \t]+(?:\.[ \t]+)?\"",
+        verify="credential",
+    ),
+    SecretPattern(
+        "multipart_field_value",
+        "keyword",
+        rf"((?i:content-disposition):[ \t]*form-data;[ \t]*name=\\?\"{_TYPED_KEY}\\?\"[^\r\n\\]*"
+        r"(?:\r?\n|\\r\\n|\\n)(?:\r?\n|\\r\\n|\\n))[^\s\\*\[<$%{][^\r\n\\]*",
+        1,
+        "A ``multipart/form-data`` part named for a credential (RFC 7578): the value is the part's body, after its "
+        "headers and a blank line (``Content-Disposition: form-data; name=\"client_secret\"``), also as an HTTP "
+        "client's debug output escapes it (``\\r\\n``).",
+        hints=("form-data",),
+        trigger=r"(?i:form-data);[ \t]*name=",
+        verify="credential",
+    ),
+    SecretPattern(
+        "yaml_typed_scalar",
+        "keyword",
+        rf"({_TYPED_KEY}[\"']?[ \t]*:[ \t]*)!!(?:str|binary)[ \t]+"
+        r"(?:\"[^\"\r\n*\[<$%{][^\"\r\n]*\"|'[^'\r\n*\[<$%{][^'\r\n]*'|[^\s\"'#*\[<$%{][^\s\"']*)",
+        1,
+        "A YAML value after the core schema's explicit type tag (``password: !!str ...``, ``token: !!binary ...``): "
+        "the tag is not the value; tag and value become one marker (``password: [REDACTED]``), so that no rule "
+        "reads the tag left alone as a value.",
+        hints=("!!",),
+        trigger=r":[ \t]*!!(?:str|binary)[ \t]",
     ),
     SecretPattern(
         "secret_value_list",

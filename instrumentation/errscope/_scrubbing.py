@@ -501,7 +501,7 @@ _ASCII_RULES: Final = tuple(_rule(p, ascii_text=True) for p in PATTERNS)
 # ``Secret([REDACTED ..])``, ``SecretBox<str>([REDACTED])``: a name, type arguments, and ``(`` opening a mask),
 # a machine word in hex (gdb's ``password = 0x0``, a pointer or a flag: 16 hex digits at most, where a key in hex
 # has 32 or more), and the next field of a Go ``%+v`` dump whose field was empty (``&{Password: Host:db}``).
-_YAML_TAG: Final = re.compile(rb"![A-Za-z_][A-Za-z0-9_!]*")
+_YAML_TAG: Final = re.compile(rb"!!?[A-Za-z_][A-Za-z0-9_!]*")  # ``!!``: the core schema's own tags (``!!null``)
 _NOT_A_VALUE: Final = re.compile(
     rb"(?i:vault:[A-Za-z0-9_\-]+/|ref\+[a-z0-9]+://|op://|(?:awssm|gcpsm|azkv|sops|ssm|secretsmanager)://"
     rb"|arn:aws[a-z\-]*:(?:secretsmanager|ssm|kms):|projects/[^/\s]+/secrets/)[^\s'\"]*"
