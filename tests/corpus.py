@@ -66,7 +66,9 @@ def regex_only(text: str) -> str:
 
 def assert_rules_admitted(texts: Iterable[str]) -> None:
     """Every match of every pattern on ``texts`` satisfies its trigger and the Collector's GUARD (a
-    trigger that missed one would skip the pattern silently), and scrubbing them again changes nothing."""
+    trigger that missed one would skip the pattern silently), so does the whole text (the scrubber runs the
+    triggers on it, and a trigger's ``\\b``, ``^`` or ``$`` reads the text around the match), and scrubbing
+    them again changes nothing."""
     import re2  # type: ignore[import-untyped]
 
     from errscope import scrub
@@ -77,9 +79,12 @@ def assert_rules_admitted(texts: Iterable[str]) -> None:
     for pattern in PATTERNS:
         rx, trigger = re2.compile(pattern.regex), re2.compile(pattern.trigger_regex)
         for text in texts:
+            matched = False
             for match in rx.finditer(text):
+                matched = True
                 assert trigger.search(match.group(0)), (pattern.name, match.group(0))
                 assert guard.search(match.group(0)), (pattern.name, match.group(0))
+            assert not matched or trigger.search(text), (pattern.name, text)
     for text in texts:
         assert scrub(scrub(text)) == scrub(text)
 
