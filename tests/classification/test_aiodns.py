@@ -8,54 +8,21 @@ NXDOMAIN answer, ``ARES_ESERVFAIL`` 3, ``ARES_ETIMEOUT`` 12, ``ARES_ECONNREFUSED
 from __future__ import annotations
 
 import asyncio
-import socket
-import threading
 from collections.abc import Iterator
 
 import pytest
 
 aiodns = pytest.importorskip("aiodns")
-dns_message = pytest.importorskip("dns.message")
-
-import dns.rcode  # noqa: E402
-import dns.rrset  # noqa: E402
 
 from errscope import FailureClass as C  # noqa: E402
 from tests.classification.conftest import check, raised  # noqa: E402
-from tests.classification.upstreams import HOST, closed_port  # noqa: E402
+from tests.classification.upstreams import HOST, closed_port, dns_responder  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def dns_port() -> Iterator[int]:
-    """``missing.`` answers NXDOMAIN, ``broken.`` SERVFAIL, ``refusing.`` REFUSED, ``empty.`` no records,
-    ``garbage.`` bytes that are no DNS message, ``silent.`` nothing; any other name one A record."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    sock.bind((HOST, 0))
-    codes = {"missing": dns.rcode.NXDOMAIN, "broken": dns.rcode.SERVFAIL, "refusing": dns.rcode.REFUSED,
-             "empty": dns.rcode.NOERROR}
-
-    def serve() -> None:
-        while True:
-            try:
-                data, peer = sock.recvfrom(4096)
-            except OSError:
-                return
-            query = dns_message.from_wire(data)
-            label = query.question[0].name.labels[0].decode()
-            if label == "silent":
-                continue
-            if label == "garbage":
-                sock.sendto(data[:2] + b"\x81", peer)
-                continue
-            response = dns_message.make_response(query)
-            response.set_rcode(codes.get(label, dns.rcode.NOERROR))
-            if label not in codes:
-                response.answer.append(dns.rrset.from_text(query.question[0].name, 60, "IN", "A", "127.0.0.1"))
-            sock.sendto(response.to_wire(), peer)
-
-    threading.Thread(target=serve, daemon=True).start()
-    yield int(sock.getsockname()[1])
-    sock.close()
+    with dns_responder() as port:
+        yield port
 
 
 async def _query(port: int, name: str) -> object:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import errno
 import ftplib
 import os
-import socket
 import tempfile
 import threading
 import urllib.error
@@ -33,7 +32,7 @@ from pyftpdlib.servers import FTPServer
 
 from errscope import FailureClass as C
 from tests.classification.conftest import check, raised
-from tests.classification.upstreams import HOST, HttpUpstream, closed_port, closing_listener
+from tests.classification.upstreams import HOST, HttpUpstream, closed_port, closing_listener, dns_responder
 
 SHORT = 0.3
 
@@ -234,31 +233,8 @@ ZONE = "corp.test."
 
 @pytest.fixture(scope="module")
 def dns_port() -> Iterator[int]:
-    """A UDP responder: ``missing.`` answers NXDOMAIN, ``broken.`` SERVFAIL, ``empty.`` no records,
-    ``silent.`` nothing at all; any other name one A record."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    sock.bind((HOST, 0))
-    codes = {"missing": dns.rcode.NXDOMAIN, "broken": dns.rcode.SERVFAIL, "empty": dns.rcode.NOERROR}
-
-    def serve() -> None:
-        while True:
-            try:
-                data, peer = sock.recvfrom(4096)
-            except OSError:
-                return
-            query = dns.message.from_wire(data)
-            label = query.question[0].name.labels[0].decode()
-            if label == "silent":
-                continue
-            response = dns.message.make_response(query)
-            response.set_rcode(codes.get(label, dns.rcode.NOERROR))
-            if label not in codes:
-                response.answer.append(dns.rrset.from_text(query.question[0].name, 60, "IN", "A", "127.0.0.1"))
-            sock.sendto(response.to_wire(), peer)
-
-    threading.Thread(target=serve, daemon=True).start()
-    yield int(sock.getsockname()[1])
-    sock.close()
+    with dns_responder() as port:
+        yield port
 
 
 def _resolve(port: int, name: str) -> object:

@@ -3,7 +3,8 @@
 Each one is what a tool's upstream really does when it fails: a port nobody listens on, a listener
 whose accept queue is full (the handshake never completes), a listener that accepts and never reads,
 and a small HTTP server whose paths answer a status (with or without ``Retry-After``), stall after
-reading the request, drop the connection after reading it, or answer a TLS ClientHello or HTTP/2's preface with a 400.
+reading the request, drop the connection after reading it, or answer a TLS ClientHello or HTTP/2's preface with a 400;
+and a UDP DNS responder whose names pick its answer.
 """
 
 from __future__ import annotations
@@ -17,8 +18,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from urllib.parse import parse_qs, urlsplit
 
-__all__ = ["HOST", "UNRESOLVABLE", "HttpUpstream", "answering", "closed_port", "closing_listener", "full_backlog",
-           "silent_listener", "wait_ready"]
+import dns.message
+import dns.rcode
+import dns.rrset
+
+__all__ = ["HOST", "UNRESOLVABLE", "HttpUpstream", "answering", "closed_port", "closing_listener", "dns_responder",
+           "full_backlog", "silent_listener", "wait_ready"]
 
 HOST = "127.0.0.1"
 UNRESOLVABLE = "upstream.errscope.invalid"
@@ -32,6 +37,42 @@ def closed_port() -> int:
     with socket.socket() as sock:
         sock.bind((HOST, 0))
         return int(sock.getsockname()[1])
+
+
+@contextmanager
+def dns_responder() -> Iterator[int]:
+    """A UDP DNS responder on 127.0.0.1 (RFC 1035 response codes), by the query's first label: ``missing.`` answers
+    NXDOMAIN, ``broken.`` SERVFAIL, ``refusing.`` REFUSED, ``empty.`` no records, ``garbage.`` bytes that are no DNS
+    message, ``silent.`` nothing; any other name one A record. Yields its port."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.bind((HOST, 0))
+    codes = {"missing": dns.rcode.NXDOMAIN, "broken": dns.rcode.SERVFAIL, "refusing": dns.rcode.REFUSED,
+             "empty": dns.rcode.NOERROR}
+
+    def serve() -> None:
+        while True:
+            try:
+                data, peer = sock.recvfrom(4096)
+            except OSError:
+                return
+            query = dns.message.from_wire(data)
+            label = query.question[0].name.labels[0].decode()
+            if label == "silent":
+                continue
+            if label == "garbage":
+                sock.sendto(data[:2] + b"\x81", peer)
+                continue
+            response = dns.message.make_response(query)
+            response.set_rcode(codes.get(label, dns.rcode.NOERROR))
+            if label not in codes:
+                response.answer.append(dns.rrset.from_text(query.question[0].name, 60, "IN", "A", "127.0.0.1"))
+            sock.sendto(response.to_wire(), peer)
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield int(sock.getsockname()[1])
+    finally:
+        sock.close()
 
 
 def wait_ready(probe: Callable[[], object], process: subprocess.Popen[bytes], *, seconds: float = 30) -> None:
