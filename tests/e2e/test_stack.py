@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from dashboards.inventory import all_queries, concrete
-from errscope._otlp_json import SPAN_KIND_CLIENT, SPAN_KIND_SERVER, Telemetry, load
+from errscope._otlp_json import SPAN_KIND_CLIENT, SPAN_KIND_SERVER, Telemetry, TelemetryError, load
 from errscope.demo.payments import PLANTED_SECRETS
 from tests.conftest import require_executable
 from tests.integration.collector_harness import collector_binary
@@ -102,7 +102,7 @@ def _wait(predicate: Any, what: str, stack: RunningStack, timeout: float) -> Non
         try:
             if predicate():
                 return
-        except (OSError, ValueError, KeyError, IndexError):
+        except (OSError, ValueError, KeyError, IndexError, TelemetryError):  # not written yet
             pass
         time.sleep(0.5)
     pytest.fail(f"timed out waiting for {what}:\n{stack.output.read_text()[-4000:]}")
