@@ -58,6 +58,10 @@ def free_port() -> int:
 def _child_env() -> dict[str, str]:
     env = dict(os.environ)
     env.setdefault("OTEL_METRIC_EXPORT_INTERVAL", "2000")
+    # Spans leave within 0.5 s of ending (the SDK's default waits 5 s): a stdio server is stopped by its client (the
+    # MCP SDK's stdio_client closes its stdin and kills it 2 s later), and under load its flush at exit lost the last
+    # spans.
+    env.setdefault("OTEL_BSP_SCHEDULE_DELAY", "500")
     # Stable HTTP conventions on the upstream spans (http.response.status_code, url.full), as the
     # triage dashboard queries them.
     env.setdefault("OTEL_SEMCONV_STABILITY_OPT_IN", "http")
@@ -97,9 +101,14 @@ def _wait_http(url: str, process: subprocess.Popen[bytes], what: str) -> None:
     raise DemoError(f"{what} did not answer on {url} within {_STARTUP_TIMEOUT:.0f} s")
 
 
+_FLUSH_SECONDS: Final = 30.0
+"""Seconds a terminated server has to flush its telemetry (its OTLP exports, each bounded by the exporter's timeout)."""
+
+
 @contextmanager
 def _process(argv: list[str]) -> Iterator[subprocess.Popen[bytes]]:
-    """Start ``argv``; terminate it (then kill) when the block ends."""
+    """Start ``argv``; terminate it when the block ends, and kill it only after :data:`_FLUSH_SECONDS` (it flushes
+    its telemetry as it exits: on a loaded machine a 5 s limit lost the last spans a server had not yet exported)."""
     process = subprocess.Popen(  # noqa: S603 - our own module, fixed argv
         argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_child_env()
     )
@@ -109,7 +118,7 @@ def _process(argv: list[str]) -> Iterator[subprocess.Popen[bytes]]:
         if process.poll() is None:
             process.terminate()
             try:
-                process.wait(5)
+                process.wait(_FLUSH_SECONDS)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(5)
