@@ -21,8 +21,9 @@ The block holds the scrubbing processors and the tail-sampling policies:
   them alone (one regex pass per value, not two). ``allowed_values`` splits the values between them: one
   holding a separator some pattern needs meets every pattern in redaction/scrub, one holding none (most:
   addresses, names, ids) only the token shapes' alternation in redaction/scrub_plain.
-- ``tail_sampling``: keep every trace with an ERROR span or an ``errscope.failure_class``
-  attribute, plus ``ERRSCOPE_SAMPLE_PERCENT`` (default 10) percent of the rest.
+- ``tail_sampling``: keep every trace with an ERROR span, an ``errscope.failure_class`` attribute or an
+  ``errscope.outcome`` of ``cancelled`` or ``timeout``, plus ``ERRSCOPE_SAMPLE_PERCENT`` (default 10) percent of the
+  rest.
 
 Rendering rules: a regex goes into an OTTL string literal (``\\`` and ``"`` escaped), the statement
 into a YAML single-quoted scalar (``'`` doubled), and every ``$`` is written ``$$`` (confmap).
@@ -36,6 +37,7 @@ from pathlib import Path
 from errscope._attributes import (
     ERRSCOPE_ERROR_REF,
     ERRSCOPE_FAILURE_CLASS,
+    ERRSCOPE_OUTCOME,
     METRIC_ATTRIBUTES,
 )
 from errscope._patterns import (
@@ -166,6 +168,13 @@ def render_block() -> str:
         f"          key: {ERRSCOPE_FAILURE_CLASS}",
         '          values: [".+"]',
         "          enabled_regex_matching: true",
+        # A server's span of a call its client gave up on ends cancelled, with no error of its own, and may reach the
+        # Collector a decision wait before the client's error span: kept by itself, so the trace is whole.
+        "      - name: unfinished-calls",
+        "        type: string_attribute",
+        "        string_attribute:",
+        f"          key: {ERRSCOPE_OUTCOME}",
+        "          values: [cancelled, timeout]",
         "      - name: baseline-share",
         "        type: probabilistic",
         "        probabilistic:",
