@@ -825,7 +825,9 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
     (
         FailureClass.INVALID_INPUT,
         re.compile(
-            r"invalid|validation|must be|expected .* received|malformed|bad request|missing required|"
+            # "invalid" as a label of a host name is no word of the message (RFC 6761's reserved ``.invalid`` TLD:
+            # "api.invalid", the JDK's cached UnknownHostException whose message is the host alone)
+            r"(?<!\w\.)invalid(?!\.\w)|(?<=\w\.)invalid(?=\w)|validation|must be|expected .* received|malformed|bad request|missing required|"
             # An argument that was missing or empty, in other SDKs' words (the C# SDK's "missing a value for the
             # required parameter 'x'"; Go servers' "name cannot be empty").
             r"\brequired (?:parameter|argument|field|property)\b|"

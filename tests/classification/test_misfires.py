@@ -152,6 +152,21 @@ def test_numbers_in_a_tools_message(message: str, failure_class: C) -> None:
     assert __import__("errscope").classify(raised(tool)).failure_class is failure_class
 
 
+@pytest.mark.parametrize(("text", "failure_class"), [
+    # the JDK's UnknownHostException for a lookup its negative cache answered: the host alone, no failure named
+    ("upstream.invalid", C.UNKNOWN),
+    ("GET https://payments.invalid/v1/orders failed", C.UNKNOWN),
+    ("HTTPSConnectionPool(host='api.invalid', port=443): Max retries exceeded", C.UNKNOWN),
+    ("upstream.invalid: Name or service not known", C.UPSTREAM_UNAVAILABLE),
+    ("The amount is invalid.", C.INVALID_INPUT),
+    ("errors.invalidAmount", C.INVALID_INPUT),
+])
+def test_a_host_names_label_is_no_word_of_the_message(text: str, failure_class: C) -> None:
+    """RFC 6761 reserves ``.invalid`` for names that never resolve: as a host's label it says nothing of the call's
+    arguments."""
+    assert classify_text(text) is failure_class
+
+
 @pytest.mark.parametrize("error", [
     KeyError("There is no item named 'summary.csv' in the archive"),
     ValueError("document closed or encrypted"),

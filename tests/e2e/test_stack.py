@@ -121,6 +121,22 @@ def _not_exported(telemetry: Telemetry, failures: list[dict[str, Any]]) -> list[
     ]
 
 
+def _why_not_exported(stack: RunningStack, failures: list[dict[str, Any]]) -> str:
+    """What is missing, and where it was lost: the demo's processes also write their spans to the demo's own folder,
+    so a span there and not in the Collector's output was lost after it left the process."""
+    collector = stack.collector()
+    own = load(Path(stack.info["demo_runs"][0]["out"]))
+    lines = [f"not exported: {_not_exported(collector, failures)}"]
+    for row in failures:
+        if not _not_exported(collector, [row]):
+            continue
+        def names(telemetry: Telemetry) -> list[str]:
+            return sorted(f"{s.name} [{s.get('errscope.outcome')}]" for s in telemetry.trace(row["trace_id"]))
+        lines.append(f"{row['step']} (round {row.get('round')}, trace {row['trace_id']}):\n"
+                     f"  the Collector exported {names(collector)}\n  the demo's own copy has {names(own)}")
+    return "\n".join(lines)
+
+
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
     require_executable("prometheus")
@@ -142,7 +158,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
             _wait(lambda: not _not_exported(running.collector(), failures),
                   "every ref and its server's tool span in the Collector's exported traces", running, 120)
         except pytest.fail.Exception as exc:
-            raise AssertionError(f"not exported: {_not_exported(running.collector(), failures)}") from exc
+            raise AssertionError(_why_not_exported(running, failures)) from exc
         time.sleep(1.0)  # the file exporters' last flush of the same batches
         yield running
     finally:

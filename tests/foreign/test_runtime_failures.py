@@ -53,10 +53,6 @@ REQWEST_BODY: Final = pytest.mark.xfail(strict=True, reason=(
 CURL_STATUS: Final = pytest.mark.xfail(strict=True, reason=(
     "curl's exit code 22 is any HTTP status >= 400 (curl(1) EXIT CODES): a failed command that keeps only the code and "
     "not curl's line (curl/: 'The requested URL returned error: 404') cannot tell a 404 from a 401, a 429 or a 503"))
-OKHTTP_HOST_ONLY: Final = pytest.mark.xfail(strict=True, reason=(
-    "OkHttp's UnknownHostException carries the bare host name as its message ('upstream.invalid'): getMessage() alone "
-    "(okhttp_msg/, as Spring AI hands a tool's exception to the model) names no failure at all; its toString() "
-    "(okhttp/dns) keeps the class name that says it"))
 TOTAL_TIMEOUT: Final = pytest.mark.xfail(strict=True, reason=(
     "a client whose one timeout covers the whole exchange words its expiry the same in the connect as in the wait for "
     "the answer (Node's AbortSignal.timeout 'The operation was aborted due to timeout', Go's 'context deadline exceeded "
@@ -67,7 +63,6 @@ AMBIGUOUS: Final = {
     **{f"fetch/{fault}": UNDICI_BARE for fault in NEVER_SENT},
     **{f"reqwest/{fault}": REQWEST_BARE for fault in NEVER_SENT},
     "reqwest/cut": REQWEST_BODY,
-    "okhttp_msg/dns": OKHTTP_HOST_ONLY,
     **{f"{client}/connect_timeout": TOTAL_TIMEOUT
        for client in ("fetch", "fetch_cause", "http", "go", "reqwest", "reqwest_alt", "reqwest_debug", "curl_exit")},
     **{f"curl_exit/{status}": CURL_STATUS for status in STATUSES},

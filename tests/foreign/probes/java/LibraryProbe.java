@@ -45,6 +45,10 @@ public class LibraryProbe {
     }
 
     public static void main(String[] args) throws Exception {
+        // Both clients look the same name up at once, and the JDK's cached failure (InetAddress's negative cache,
+        // 10 s) is an UnknownHostException whose message is the host alone: which client got the resolver's own
+        // text ("upstream.invalid: Name or service not known") was a race. Each lookup goes to the resolver.
+        java.security.Security.setProperty("networkaddress.cache.negative.ttl", "0");
         long ms = Long.parseLong(args[0]);
         OkHttpClient okhttp = new OkHttpClient.Builder().connectTimeout(ms, TimeUnit.MILLISECONDS)
                 .readTimeout(ms, TimeUnit.MILLISECONDS).build();
