@@ -32,7 +32,15 @@ _OTLP_VARIABLES: Final = (
     "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT",
 )
 EXPORT_TIMEOUT: Final = 5.0
-"""Seconds an export may take before it is abandoned: a dead collector must not hold a process."""
+"""Seconds an export may take before it is abandoned, unless ``OTEL_EXPORTER_OTLP_TIMEOUT`` (or the signal's own
+``OTEL_EXPORTER_OTLP_<SIGNAL>_TIMEOUT``, seconds in the Python SDK) says otherwise: a dead collector must not hold a
+process."""
+
+
+def _export_timeout(signal: str) -> float | None:
+    """:data:`EXPORT_TIMEOUT`, or None (the exporter reads the OpenTelemetry variables) when one is set."""
+    variables = ("OTEL_EXPORTER_OTLP_TIMEOUT", f"OTEL_EXPORTER_OTLP_{signal}_TIMEOUT")
+    return None if any(os.environ.get(name) for name in variables) else EXPORT_TIMEOUT
 
 
 @dataclass
@@ -74,6 +82,9 @@ def configure_telemetry(
 ) -> Telemetry:
     """Configure tracer, meter and logger providers and route errscope's log records to OTLP logs.
 
+    With an OTLP endpoint (the standard ``OTEL_EXPORTER_OTLP_*`` variables, OTLP/HTTP), each export may take
+    :data:`EXPORT_TIMEOUT` seconds, or what ``OTEL_EXPORTER_OTLP_TIMEOUT`` says.
+
     Args:
         service_name: ``service.name`` of the resource (``OTEL_SERVICE_NAME`` wins when set).
         output_dir: where OTLP-JSON files go when no OTLP endpoint is configured.
@@ -103,9 +114,9 @@ def configure_telemetry(
             from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
             from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-        span_exporter: Any = OTLPSpanExporter(timeout=EXPORT_TIMEOUT)
-        metric_exporter: Any = OTLPMetricExporter(timeout=EXPORT_TIMEOUT)
-        log_exporter: Any = OTLPLogExporter(timeout=EXPORT_TIMEOUT)
+        span_exporter: Any = OTLPSpanExporter(timeout=_export_timeout("TRACES"))
+        metric_exporter: Any = OTLPMetricExporter(timeout=_export_timeout("METRICS"))
+        log_exporter: Any = OTLPLogExporter(timeout=_export_timeout("LOGS"))
         destination = "otlp"
     elif output_dir is not None:
         with needs_extra("errscope.configure_telemetry(output_dir=...)"):

@@ -160,6 +160,13 @@ def _exit_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, stop)
 
 
+def _flush_through_sigterm() -> None:
+    """From here on a SIGTERM does not cut the flush short. A stdio host closes our stdin, waits, then sends SIGTERM
+    and later SIGKILL (MCP, Lifecycle > Shutdown > stdio); SIGTERM raising here would drop the spans of the last calls,
+    which are exactly the ones being flushed."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
 def main(argv: list[str] | None = None) -> None:
     from errscope.demo._telemetry import demo_telemetry
 
@@ -183,6 +190,7 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         pass
     finally:
+        _flush_through_sigterm()
         telemetry.shutdown()
         sys.stdout.flush()
 

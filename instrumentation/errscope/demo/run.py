@@ -62,6 +62,9 @@ def _child_env() -> dict[str, str]:
     # MCP SDK's stdio_client closes its stdin and kills it 2 s later), and under load its flush at exit lost the last
     # spans.
     env.setdefault("OTEL_BSP_SCHEDULE_DELAY", "500")
+    # A batch waits for a slow Collector instead of being dropped: make stack's scrubs a demo round's batches at a
+    # few seconds each on a loaded 2-core machine, past the library's 5 s (the exporter does not send a batch twice).
+    env.setdefault("OTEL_EXPORTER_OTLP_TIMEOUT", "30")
     # Stable HTTP conventions on the upstream spans (http.response.status_code, url.full), as the
     # triage dashboard queries them.
     env.setdefault("OTEL_SEMCONV_STABILITY_OPT_IN", "http")
