@@ -158,8 +158,12 @@ def render_block() -> str:
     marker = _ottl_string(re.escape(REDACTED))
 
     def copy_keys(context: str) -> list[str]:
-        # TRANSFORM_KEYS of one map to the context's cache (an absent key is not copied: set() of nil does nothing)
-        return [f'set({context}.cache["{key}"], {context}.attributes["{key}"])' for key in TRANSFORM_KEYS]
+        # TRANSFORM_KEYS of one map to the context's cache; an absent key is not copied (set() would write an empty
+        # value, which stringify_all makes "" and merge_maps would add)
+        return [
+            f'set({context}.cache["{key}"], {context}.attributes["{key}"]) where {context}.attributes["{key}"] != nil'
+            for key in TRANSFORM_KEYS
+        ]
 
     def merge_back(context: str, where: str = "") -> str:
         return f'merge_maps({context}.attributes, {context}.cache, "upsert"){where}'

@@ -90,7 +90,8 @@ def test_the_transform_scrubs_the_keys_redaction_skips_in_every_map() -> None:
         assert len(mine) == (2 if context in ("resource", "scope") else 1), context
         for group in mine:
             for key in generate.TRANSFORM_KEYS:
-                assert f'set({context}.cache["{key}"], {context}.attributes["{key}"])' in group
+                copy = f'set({context}.cache["{key}"], {context}.attributes["{key}"])'
+                assert f'{copy} where {context}.attributes["{key}"] != nil' in group
             passes = [s for s in group if s.startswith("replace_all_patterns(") and regex in s]
             masked = f'replace_all_patterns({context}.cache, "value", {regex}, "****")'
             if context in ("span", "datapoint"):

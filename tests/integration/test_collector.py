@@ -829,6 +829,7 @@ def test_exception_attributes_of_any_type_in_every_map() -> None:
     # on a span the whole match masked, as the redaction processor did; on an event the transform's context kept
     assert attributes_of(span_out)["exception.message"] == "connect failed: ****db.example.test/app"
     event, second = span_out["events"]
+    assert set(attributes_of(second)) == {"exception.message"}  # no key it did not have
     assert attributes_of(event)["exception.message"].startswith("connect failed: postgresql://")
     # the key id the first pass kept as context, masked by the redaction processor's pass on what that pass changed
     assert attributes_of(second)["exception.message"] == "mc config host add s3 https://s3.amazonaws.com **** [REDACTED]"
