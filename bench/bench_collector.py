@@ -19,6 +19,13 @@ span/event/resource attributes, string and nested log bodies, log and data point
 (each line counted once). CPU seconds, not wall time: they hardly move with the machine's load. Pass an earlier
 config's path to compare both in one run (``python bench/bench_collector.py corpus OLD_CONFIG.yaml``;
 ``ERRSCOPE_BENCH_EVERY=5``: every fifth line).
+
+Stack-trace CPU (:func:`stacktrace_cpu`): Collector CPU seconds per 1,000 failed-call traces shaped as errscope
+records them (a SERVER span with the ``exception`` event: ``exception.type``, ``exception.message`` and
+``exception.stacktrace`` of a real ``json.JSONDecodeError`` a tool wrapped, as :func:`errscope._root_cause.describe`
+renders it, ~1.6 KB), this config against an earlier one and against no
+scrubbing, in one run (``python bench/bench_collector.py stacktraces [OLD_CONFIG.yaml]``;
+``ERRSCOPE_BENCH_TRACES``, default 150).
 """
 
 from __future__ import annotations
@@ -156,6 +163,87 @@ def corpus_cpu(config: Path | None = None, every: int = 1, post_chars: int = 20_
     return {"cpu_s": round(used, 2), "text_mb": round(text_mb, 3), "cpu_s_per_mb": round(used / text_mb, 1)}
 
 
+def _failed_call(n: int) -> dict[str, str]:
+    """The exception attributes of one real failure, as errscope records them: a tool whose upstream answered a
+    truncated JSON body (``json.JSONDecodeError`` from the standard library's decoder, wrapped by the tool)."""
+    import json
+
+    from errscope._root_cause import describe
+
+    def parse_order(body: str) -> dict[str, object]:
+        return json.loads(body)
+
+    def fetch_order(order_id: int, attempt: int = 0) -> dict[str, object]:
+        body = f'{{"order_id": {order_id}, "status": "shipped", "items": [{{"sku": "A-{order_id % 97}"'
+        return parse_order(body)
+
+    def lookup_order(order_id: int) -> dict[str, object]:
+        try:
+            return fetch_order(order_id)
+        except ValueError as exc:
+            raise RuntimeError(f"order {order_id}: the order service answered malformed JSON") from exc
+
+    def run_tool(name: str, arguments: dict[str, int]) -> dict[str, object]:
+        return {"lookup_order": lookup_order}[name](**arguments)
+
+    def call_tool(name: str, arguments: dict[str, int]) -> dict[str, object]:
+        return run_tool(name, arguments)
+
+    def handle_request(method: str, params: dict[str, object]) -> dict[str, object]:
+        return call_tool(str(params["name"]), dict(params["arguments"]))  # type: ignore[call-overload]
+
+    try:
+        handle_request("tools/call", {"name": "lookup_order", "arguments": {"order_id": 10_000 + n}})
+    except RuntimeError as exc:
+        root = describe(exc)
+    return {"exception.type": root.type, "exception.message": root.message, "exception.stacktrace": root.stacktrace}
+
+
+def _failed_call_traces(n_traces: int) -> list[dict[str, object]]:
+    """OTLP/JSON resourceSpans: ``n_traces`` traces of one SERVER span with ERROR status and its exception event."""
+    from tests.integration.collector_harness import attr
+
+    now = time.time_ns()
+    resource = {"attributes": [attr("service.name", "orders-mcp")]}
+    traces = []
+    for n in range(n_traces):
+        event = _failed_call(n)
+        traces.append({"resource": resource, "scopeSpans": [{"scope": {"name": "errscope"}, "spans": [{
+            "traceId": os.urandom(16).hex(), "spanId": os.urandom(8).hex(), "name": "tools/call lookup_order",
+            "kind": 2, "startTimeUnixNano": str(now), "endTimeUnixNano": str(now + 1_000_000),
+            "status": {"code": 2, "message": "upstream_unavailable"},
+            "attributes": [attr(k, v) for k, v in {**SPAN_ATTRIBUTES, "errscope.outcome": "error"}.items()]
+            + [attr("errscope.failure_class", "upstream_unavailable"), attr("errscope.error_ref", f"ERR-{n:08d}")],
+            "events": [{"name": "exception", "timeUnixNano": str(now), "attributes": [
+                attr(k, v) for k, v in event.items()]}],
+        }]}]})  # fmt: skip
+    return traces
+
+
+def stacktrace_cpu(configs: list[Path | None], n_traces: int = 150, per_post: int = 10) -> dict[str, object]:
+    """Collector CPU seconds per 1,000 failed-call traces (:func:`_failed_call_traces`) for each config (``None``: this
+    one) and for this one without its scrubbing processors, one Collector after another on the same traces."""
+    from tests.integration.collector_harness import Collector as PostingCollector
+
+    traces = _failed_call_traces(n_traces)
+    sizes = [len(a["value"]["stringValue"]) for t in traces for a in t["scopeSpans"][0]["spans"][0]["events"][0]
+             ["attributes"] if a["key"] == "exception.stacktrace"]  # fmt: skip
+    runs: list[tuple[str, Path | None, list[str]]] = [("no scrubbing", None, ["bench-sink.yaml", "bench-noscrub.yaml"])]
+    runs += [(str(config or "this config"), config, ["bench-sink.yaml"]) for config in configs]
+    result: dict[str, object] = {"traces": n_traces, "stacktrace_bytes_median": sorted(sizes)[len(sizes) // 2]}
+    for name, config, overlays in runs:
+        kwargs = {"config": config} if config else {}
+        with PostingCollector(env={"ERRSCOPE_SAMPLE_PERCENT": "100"}, overlays=overlays, **kwargs) as collector:
+            assert collector.proc is not None
+            idle = _cpu_seconds(collector.proc.pid)
+            for i in range(0, n_traces, per_post):
+                collector.post("traces", {"resourceSpans": traces[i : i + per_post]}, timeout_s=600)
+            time.sleep(2)  # tail sampling's decision wait (1 s) and the batch flush
+            used = _cpu_seconds(collector.proc.pid) - idle
+        result[name] = {"cpu_s": round(used, 2), "cpu_s_per_1000_traces": round(used / n_traces * 1000, 1)}
+    return result
+
+
 def _measure_tiers(gateways: int) -> dict[str, float]:
     """One agent routing telemetrygen's traces by trace id to ``gateways`` gateways."""
     telemetrygen = built("telemetrygen")
@@ -201,7 +289,10 @@ def run_tiers() -> dict[str, object]:
 if __name__ == "__main__":
     import json
 
-    if sys.argv[1:2] == ["corpus"]:
+    if sys.argv[1:2] == ["stacktraces"]:
+        n = int(os.environ.get("ERRSCOPE_BENCH_TRACES", "150"))
+        print(json.dumps(stacktrace_cpu([None, *(Path(p) for p in sys.argv[2:])], n_traces=n), indent=2))
+    elif sys.argv[1:2] == ["corpus"]:
         every = int(os.environ.get("ERRSCOPE_BENCH_EVERY", "1"))
         result = {"this config": corpus_cpu(every=every)}
         for other in sys.argv[2:]:

@@ -3,24 +3,38 @@
     python -m collector.generate          # rewrite the block in place
     python -m collector.generate --check  # exit 1 when the committed block has drifted
 
-The block holds the scrubbing processors and the tail-sampling policies:
+The block holds the scrubbing processors and the tail-sampling policies. The conventions' exception attributes of
+traces and metrics (a span event's stack trace: the bulk of the bytes) meet the combined pattern of
+:mod:`errscope._patterns` once, and a second time only where the first pass changed them (the one kind of value where
+a second pass can still mask something: on 34 of 9,008 lines of the shared corpus and the held-out sets, a match the
+first pass kept as another match's context, such as an AWS key id before its secret); other attribute values the
+transform scrubs still meet the redaction processors after it, as before:
 
-- ``transform/scrub``: OTTL ``replace_pattern`` / ``replace_all_patterns`` with the combined
-  pattern of :mod:`errscope._patterns` on the fields the redaction processor cannot reach (span
-  name, status message, event names) and on event attributes, log bodies and attributes, resource
-  and scope attributes; the key name is kept (``api_key=[REDACTED]``). Span, span-event, resource
-  and scope statements are separate groups, so each runs in its own context. Free-text fields are
-  guarded by :data:`errscope._patterns.GUARD`.
-- ``redaction/scrub`` and ``redaction/scrub_plain``: the same combined pattern as their one
-  ``blocked_values`` entry, with ``allow_all_keys: true``, on every attribute value (span, event, log,
-  datapoint, resource) and nested map/slice log bodies, which OTTL cannot walk; a match is masked whole
-  (``****``). One entry, not one per pattern: the processor applies its entries one after another on the
+- ``transform/scrub``: OTTL ``replace_pattern`` / ``replace_all_patterns`` with the combined pattern on the fields
+  the redaction processor cannot reach (span name, status message, event names), on event attributes, log bodies and
+  attributes, resource and scope attributes; the key name is kept (``api_key=[REDACTED]``). And the conventions'
+  exception attributes (:data:`TRANSFORM_KEYS`: ``exception.message``, ``exception.stacktrace``,
+  ``exception.type``) in every map of traces and metrics, which the redaction processors of those pipelines skip:
+  made strings first in the context's cache, as the redaction processor's ``redact_all_types`` would (a list or
+  map as JSON); on span and data point attributes, which no ``replace_all_patterns`` covers whole, masked whole
+  there (``****``) as the redaction processor did; on resource, scope and event attributes the map's own pass, then
+  the redaction processor's ``****`` pass on the values it changed (every replacement writes
+  :data:`errscope._patterns.REDACTED`). Span, span-event, data-point, resource and scope statements are separate
+  groups, so each runs in its own context. Free-text fields are guarded by :data:`errscope._patterns.GUARD`.
+- ``redaction/scrub`` and ``redaction/scrub_plain`` (traces, metrics), ``redaction/scrub_logs`` and
+  ``redaction/scrub_logs_plain`` (logs; the same lists, YAML aliases): the same combined pattern as their one
+  ``blocked_values`` entry, with ``allow_all_keys: true``, on every attribute value (span, event, log, datapoint,
+  resource; string arrays and maps too) and nested map/slice log bodies, which OTTL cannot walk; a match is masked
+  whole (``****``). One entry, not one per pattern: the processor applies its entries one after another on the
   text the previous ones masked, so an earlier entry's mask could cut the context a later entry needed
   (:func:`errscope._patterns.collector_blocked_values`); one alternation is the transform's one
-  leftmost-first pass. Closed-vocabulary keys are skipped. Span and datapoint attributes are left to
-  them alone (one regex pass per value, not two). ``allowed_values`` splits the values between them: one
-  holding a separator some pattern needs meets every pattern in redaction/scrub, one holding none (most:
-  addresses, names, ids) only the token shapes' alternation in redaction/scrub_plain.
+  leftmost-first pass. Closed-vocabulary keys are skipped (``ignored_keys``), and in traces and metrics the
+  exception keys too, which the transform scrubs: a span event's 1.6 KB stack trace was scanned twice, the transform's
+  pass and then this one on the same unchanged value (~80 % of a scale-out gateway's CPU). Logs keep them:
+  ``ignored_keys`` also skips a key nested at any depth of a map log body, which OTTL cannot reach. Span and datapoint
+  attributes other than the exception keys are left to them alone. ``allowed_values`` splits the values between
+  the two of a pipeline: one holding a separator some pattern needs meets every pattern in redaction/scrub, one
+  holding none (most: addresses, names, ids) only the token shapes' alternation in redaction/scrub_plain.
 - ``tail_sampling``: keep every trace with an ERROR span, an ``errscope.failure_class`` attribute or an
   ``errscope.outcome`` of ``cancelled`` or ``timeout``, plus ``ERRSCOPE_SAMPLE_PERCENT`` (default 10) percent of the
   rest.
@@ -31,8 +45,16 @@ into a YAML single-quoted scalar (``'`` doubled), and every ``$`` is written ``$
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
+from typing import Final
+
+from opentelemetry.semconv.attributes.exception_attributes import (
+    EXCEPTION_MESSAGE,
+    EXCEPTION_STACKTRACE,
+    EXCEPTION_TYPE,
+)
 
 from errscope._attributes import (
     ERRSCOPE_ERROR_REF,
@@ -42,6 +64,7 @@ from errscope._attributes import (
 )
 from errscope._patterns import (
     GUARD,
+    REDACTED,
     collector_blocked_values,
     collector_plain_value,
     collector_regex,
@@ -50,6 +73,17 @@ from errscope._patterns import (
 )
 
 CONFIG = Path(__file__).resolve().parent / "config.yaml"
+
+TRANSFORM_KEYS: Final = (EXCEPTION_MESSAGE, EXCEPTION_STACKTRACE, EXCEPTION_TYPE)
+"""Attribute keys the transform scrubs in every map of traces and metrics (resource, scope, span, span event, data
+point), which the redaction processors of those pipelines skip (``ignored_keys``): the conventions' exception
+attributes, free text that carries whole stack traces, scanned by the combined pattern once, not twice."""
+
+REDACTION_MASK: Final = "****"
+"""What the redaction processor writes for a match (``hash_function`` unset)."""
+
+CLOSED_VOCABULARY: Final = sorted({*METRIC_ATTRIBUTES, ERRSCOPE_ERROR_REF})
+"""Closed-vocabulary attributes (bounded values, never secrets; :mod:`errscope._attributes`): no processor scans them."""
 BEGIN = "  # BEGIN GENERATED by `python -m collector.generate` - do not edit by hand"
 END = "  # END GENERATED"
 
@@ -74,17 +108,31 @@ def _groups(groups: list[list[str]]) -> list[str]:
     return lines
 
 
-def _redaction(name: str, comment: str, blocked: list[str], skip: str) -> list[str]:
-    return [
+def _redaction(
+    name: str, comment: str, blocked: list[str], skip: str, ignored: list[str], anchor: str = "", alias: str = ""
+) -> list[str]:
+    """One redaction processor; ``anchor`` names its value lists as YAML anchors, ``alias`` reuses another's."""
+    lines = [
         f"  {name}:",
         "    allow_all_keys: true",
         "    redact_all_types: true  # string arrays (HTTP header attributes) and maps too",
         "    summary: silent",
-        "    # closed-vocabulary attributes (bounded values, never secrets; errscope._attributes)",
-        "    ignored_keys: [" + ", ".join(sorted({*METRIC_ATTRIBUTES, ERRSCOPE_ERROR_REF})) + "]",
-        "    allowed_values: [" + _yaml_single(skip) + "]  # an allowed value skips every entry below",
-        f"    # one alternation, one leftmost-first pass (entries run one after another): {comment}",
-        "    blocked_values:",
+        f"    # {comment}",
+        "    ignored_keys: [" + ", ".join(ignored) + "]",
+    ]
+    if alias:
+        return [
+            *lines,
+            f"    allowed_values: *{alias}_allowed",
+            f"    blocked_values: *{alias}_blocked",
+            "",
+        ]
+    allowed_mark, blocked_mark = (f" &{anchor}_allowed", f" &{anchor}_blocked") if anchor else ("", "")
+    return [
+        *lines,
+        f"    allowed_values:{allowed_mark} [{_yaml_single(skip)}]  # an allowed value skips every entry below",
+        "    # one alternation, one leftmost-first pass (entries run one after another)",
+        f"    blocked_values:{blocked_mark}",
         *("      - " + _yaml_single(value) for value in blocked),
         "",
     ]
@@ -106,6 +154,49 @@ def render_block() -> str:
     def every(path: str, where: str = "") -> str:
         return f'replace_all_patterns({path}, "value", {regex}, {repl}){where}'
 
+    mask = _ottl_string(REDACTION_MASK)
+    marker = _ottl_string(re.escape(REDACTED))
+
+    def copy_keys(context: str) -> list[str]:
+        # TRANSFORM_KEYS of one map to the context's cache; an absent key is not copied (set() would write an empty
+        # value, which stringify_all makes "" and merge_maps would add)
+        return [
+            f'set({context}.cache["{key}"], {context}.attributes["{key}"]) where {context}.attributes["{key}"] != nil'
+            for key in TRANSFORM_KEYS
+        ]
+
+    def merge_back(context: str, where: str = "") -> str:
+        return f'merge_maps({context}.attributes, {context}.cache, "upsert"){where}'
+
+    def masked_keys(context: str) -> list[str]:
+        # Span and data point attributes, which no replace_all_patterns covers whole: what the redaction processors
+        # did to TRANSFORM_KEYS there, in the cache (made strings as redact_all_types would: a map or list as JSON,
+        # bytes as base64; every match masked whole). The combined pattern on a value without a separator matches
+        # what redaction/scrub_plain's token shapes do (tests/test_collector_guard.py).
+        return [
+            *copy_keys(context),
+            f"stringify_all({context}.cache)",
+            f'replace_all_patterns({context}.cache, "value", {regex}, {mask})',
+            merge_back(context),
+        ]
+
+    def covered_keys(context: str) -> list[str]:
+        # Resource, scope and span event attributes, which replace_all_patterns covers whole: TRANSFORM_KEYS made
+        # strings first (it touches strings only), then, after it, the redaction processors' pass on them again,
+        # where it can still mask something: only a value the first pass changed holds a match (every replacement
+        # writes the marker; a value that held the marker before costs one more pass, no more).
+        attributes = f"{context}.attributes"
+        changed = " or ".join(f'IsMatch({context}.cache["{key}"], {marker})' for key in TRANSFORM_KEYS)
+        return [
+            *copy_keys(context),
+            f"stringify_all({context}.cache)",
+            merge_back(context),
+            every(attributes),
+            *copy_keys(context),
+            f'replace_all_patterns({context}.cache, "value", {regex}, {mask}) where {changed}',
+            merge_back(context, f" where {changed}"),
+        ]
+
     resource = [every("resource.attributes")]
     scope = [every("scope.attributes")]
     lines = [
@@ -116,10 +207,10 @@ def render_block() -> str:
         "    trace_statements:",
         *_groups(
             [
-                resource,
-                scope,
-                [one("span.name"), one("span.status.message")],
-                [one("spanevent.name"), every("spanevent.attributes")],
+                covered_keys("resource"),
+                covered_keys("scope"),
+                [one("span.name"), one("span.status.message"), *masked_keys("span")],
+                [one("spanevent.name"), *covered_keys("spanevent")],
             ]
         ),
         "    log_statements:",
@@ -135,20 +226,41 @@ def render_block() -> str:
             ]
         ),
         "    metric_statements:",
-        *_groups([resource, scope]),
+        *_groups([covered_keys("resource"), covered_keys("scope"), masked_keys("datapoint")]),
         "",
         *_redaction(
             "redaction/scrub",
-            "every pattern; skips a value holding no separator (an address, a service name, an id, a"
-            " route), which only the token shapes can match",
+            "traces, metrics: every pattern, on a value with a separator; not on the exception keys (transform/scrub's)",
             collector_blocked_values(),
             collector_plain_value(),
+            [*CLOSED_VOCABULARY, *TRANSFORM_KEYS],
+            anchor="scrub",
         ),
         *_redaction(
             "redaction/scrub_plain",
-            "the token shapes, for the values redaction/scrub skipped",
+            "traces, metrics: the token shapes, on the values redaction/scrub skipped; not on the exception keys",
             collector_blocked_values(plain=True),
             collector_separated_value(),
+            [*CLOSED_VOCABULARY, *TRANSFORM_KEYS],
+            anchor="scrub_plain",
+        ),
+        # Logs keep the exception keys: the processor skips an ignored key at any depth of a map log body too, where
+        # OTTL cannot reach it.
+        *_redaction(
+            "redaction/scrub_logs",
+            "logs: redaction/scrub's lists, on the exception keys too (nested in a map body, only redaction reaches one)",
+            [],
+            "",
+            CLOSED_VOCABULARY,
+            alias="scrub",
+        ),
+        *_redaction(
+            "redaction/scrub_logs_plain",
+            "logs: redaction/scrub_plain's lists, on the exception keys too",
+            [],
+            "",
+            CLOSED_VOCABULARY,
+            alias="scrub_plain",
         ),
         "  tail_sampling:",
         "    decision_wait: ${env:ERRSCOPE_DECISION_WAIT:-10s}",

@@ -42,8 +42,10 @@ def test_scrubbing_processors_use_the_pattern_source() -> None:
         s for group in transform["log_statements"] for s in group["statements"]
     ]
     # YAML gives the text confmap sees; confmap turns $$ into $
-    assert all(generate._ottl_string(collector_regex()) in s for s in statements)
-    assert all(collector_replacement() in s for s in statements)
+    # the exception keys' masking statements write the redaction processor's mask instead
+    scrubbing = [s for s in statements if s.startswith("replace_") and ', "****")' not in s]
+    assert all(generate._ottl_string(collector_regex()) in s for s in scrubbing)
+    assert all(collector_replacement() in s for s in scrubbing)
     targets = " ".join(statements)
     for field in ("span.name", "span.status.message", "spanevent.name", "spanevent.attributes", "log.body",
                   "log.attributes", "resource.attributes"):  # fmt: skip
@@ -54,16 +56,51 @@ def test_scrubbing_processors_use_the_pattern_source() -> None:
         assert not (
             "span." in joined.replace("spanevent.", "") and "spanevent." in joined
         )
-    every, plain = (config["processors"][name] for name in ("redaction/scrub", "redaction/scrub_plain"))
-    assert every["allow_all_keys"] is True and plain["allow_all_keys"] is True
-    # one entry each, the transform's combined pattern: the processor runs its entries one after another on the text
-    # the earlier ones masked, so only one alternation scrubs as the transform's one leftmost-first pass does
-    assert every["blocked_values"] == collector_blocked_values() == [collector_regex()]
-    assert plain["blocked_values"] == collector_blocked_values(plain=True)
-    assert len(plain["blocked_values"]) == 1
-    # an allowed value skips every blocked entry: the two guards split the values between the processors
-    assert every["allowed_values"] == [collector_plain_value()]
-    assert plain["allowed_values"] == [collector_separated_value()]
+    for every_name, plain_name in (("redaction/scrub", "redaction/scrub_plain"),
+                                   ("redaction/scrub_logs", "redaction/scrub_logs_plain")):  # fmt: skip
+        every, plain = config["processors"][every_name], config["processors"][plain_name]
+        assert every["allow_all_keys"] is True and plain["allow_all_keys"] is True
+        # one entry each, the transform's combined pattern: the processor runs its entries one after another on the
+        # text the earlier ones masked, so only one alternation scrubs as the transform's one leftmost-first pass does
+        assert every["blocked_values"] == collector_blocked_values() == [collector_regex()]
+        assert plain["blocked_values"] == collector_blocked_values(plain=True)
+        assert len(plain["blocked_values"]) == 1
+        # an allowed value skips every blocked entry: the two guards split the values between the processors
+        assert every["allowed_values"] == [collector_plain_value()]
+        assert plain["allowed_values"] == [collector_separated_value()]
+        assert every["ignored_keys"] == plain["ignored_keys"]
+    # traces and metrics: the exception keys are the transform's alone; logs: also the redaction processors' (they
+    # reach one nested in a map body, which OTTL cannot)
+    assert config["processors"]["redaction/scrub"]["ignored_keys"] == [*generate.CLOSED_VOCABULARY,
+                                                                       *generate.TRANSFORM_KEYS]  # fmt: skip
+    assert config["processors"]["redaction/scrub_logs"]["ignored_keys"] == generate.CLOSED_VOCABULARY
+
+
+def test_the_transform_scrubs_the_keys_redaction_skips_in_every_map() -> None:
+    """Each map of traces and metrics the redaction processors reach (resource, scope, span, span event, data point)
+    has its exception keys made strings and scrubbed by the transform: where no replace_all_patterns covers the whole
+    map (span, data point), masked whole in the cache as the redaction processor did; elsewhere the map's pass, then
+    the redaction processor's pass again on a value that pass changed."""
+    transform = load()["processors"]["transform/scrub"]
+    regex = generate._ottl_string(collector_regex())
+    groups = [g["statements"] for kind in ("trace_statements", "metric_statements") for g in transform[kind]]
+    for context in ("resource", "scope", "span", "spanevent", "datapoint"):
+        mine = [g for g in groups if f"stringify_all({context}.cache)" in g]
+        # resource and scope: one group in each signal
+        assert len(mine) == (2 if context in ("resource", "scope") else 1), context
+        for group in mine:
+            for key in generate.TRANSFORM_KEYS:
+                copy = f'set({context}.cache["{key}"], {context}.attributes["{key}"])'
+                assert f'{copy} where {context}.attributes["{key}"] != nil' in group
+            passes = [s for s in group if s.startswith("replace_all_patterns(") and regex in s]
+            masked = f'replace_all_patterns({context}.cache, "value", {regex}, "****")'
+            if context in ("span", "datapoint"):
+                assert passes == [masked], context
+            else:
+                assert passes[0].startswith(f"replace_all_patterns({context}.attributes,"), context
+                assert passes[1].startswith(masked + " where IsMatch("), context
+                assert len(passes) == 2, context
+            assert group[-1].startswith(f'merge_maps({context}.attributes, {context}.cache, "upsert")'), context
 
 
 def test_pipelines_order_and_sampling() -> None:
@@ -72,11 +109,9 @@ def test_pipelines_order_and_sampling() -> None:
     for name, pipeline in pipelines.items():
         processors = pipeline["processors"]
         assert processors[0] == "memory_limiter", name
-        assert (
-            processors.index("transform/scrub")
-            < processors.index("redaction/scrub")
-            < processors.index("redaction/scrub_plain")
-        )
+        redaction = ("redaction/scrub_logs", "redaction/scrub_logs_plain") if name == "logs" else (
+            "redaction/scrub", "redaction/scrub_plain")  # fmt: skip
+        assert processors.index("transform/scrub") < processors.index(redaction[0]) < processors.index(redaction[1])
     traces = pipelines["traces"]["processors"]
     assert (
         traces.index("redaction/scrub_plain")

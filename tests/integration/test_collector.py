@@ -23,6 +23,7 @@ from tests.integration.collector_harness import (
     CONFIG,
     OVERLAYS,
     Collector,
+    any_value,
     attr,
     attributes_of,
     collector_binary,
@@ -138,19 +139,22 @@ def test_components_are_exactly_the_manifest() -> None:
 EVERY_FIELD = frozenset({
     "span.name", "span.status.message", "span.attributes", "resource.attributes", "event.name",
     "event.attributes", "log.body(string)", "log.attributes", "log.body(map)", "log.body(nested map/list)",
-    "log resource.attributes", "datapoint.attributes",
+    "log resource.attributes", "datapoint.attributes", "span.attributes(exception)", "datapoint.attributes(exception)",
 })  # fmt: skip
 """Every field a secret can hide in, each line's text in all of them (the shared corpus)."""
 
 EVERY_PATH = frozenset({
     "span.name", "span.attributes", "log.attributes", "log.body(nested map/list)", "datapoint.attributes",
+    "event.attributes", "span.attributes(exception)",
 })
 """One field per way the config scrubs a value (the held-out sets): free text by the transform's guarded
 ``replace_pattern`` (span name; status message, event names and string log bodies run the same statement), a
-top-level attribute by its ``replace_all_patterns`` and then the redaction processors (log attributes; resource, scope
-and event attributes and map log bodies go the same way), an attribute by the redaction processors alone, in the
-traces pipeline (span attributes) and in the metrics pipeline (data point attributes), and a value nested in a log
-body's maps and lists, which only the redaction processors walk."""
+top-level attribute by its ``replace_all_patterns`` and then the redaction processors (log attributes; map log bodies
+go the same way), an exception attribute by the transform alone (``exception.stacktrace`` on a span event:
+``replace_all_patterns``; resource and scope attributes go the same way; ``exception.message`` on a span: the
+transform's cache pass, as on data points), an attribute by the redaction processors alone, in the traces pipeline
+(span attributes) and in the metrics pipeline (data point attributes), and a value nested in a log body's maps and
+lists, which only the redaction processors walk."""
 
 
 def _corpus_payloads(
@@ -192,6 +196,7 @@ def _corpus_payloads(
                                 "attributes": [
                                     attr("corpus.id", cid),
                                     attr("detail", text),
+                                    attr("exception.message", text),
                                 ],
                                 "events": [
                                     {
@@ -268,6 +273,7 @@ def _corpus_payloads(
                                             "attributes": [
                                                 attr("corpus.id", cid),
                                                 attr("detail", text),
+                                                attr("exception.message", text),
                                             ],
                                         }
                                     ]
@@ -291,7 +297,8 @@ def _path_payloads(cid: str, text: str, now: int, traces: list[Any], logs: list[
     traces.append({"resource": resource, "scopeSpans": [{"scope": {"name": "corpus"}, "spans": [{
         "traceId": trace_id(), "spanId": span_id(), "name": text, "kind": 2, "startTimeUnixNano": str(now),
         "endTimeUnixNano": str(now + 1000), "status": {"code": 2},
-        "attributes": [attr("corpus.id", cid), attr("detail", text)],
+        "attributes": [attr("corpus.id", cid), attr("detail", text), attr("exception.message", text)],
+        "events": [{"name": "exception", "timeUnixNano": str(now), "attributes": [attr("exception.stacktrace", text)]}],
     }]}]})  # fmt: skip
     logs.append({"resource": resource, "scopeLogs": [{"scope": {"name": "corpus"}, "logRecords": [{
         "timeUnixNano": str(now), "body": {"kvlistValue": {"values": [attr("nested", {"list": [{"deep": text}]})]}},
@@ -378,6 +385,7 @@ def _through_collector(
         put(cid, "span.name", [span.get("name", "")])
         put(cid, "span.status.message", [span.get("status", {}).get("message", "")])
         put(cid, "span.attributes", [attributes_of(span)["detail"]])
+        put(cid, "span.attributes(exception)", [attributes_of(span)["exception.message"]])
         if "detail" in attributes_of(resource):
             put(cid, "resource.attributes", [attributes_of(resource)["detail"]])
         for event in span.get("events", []):
@@ -400,6 +408,8 @@ def _through_collector(
     for resource, point in points:
         a = attributes_of(point)
         put(a["corpus.id"], "datapoint.attributes", [a["detail"]])
+        if "exception.message" in a:
+            put(a["corpus.id"], "datapoint.attributes(exception)", [a["exception.message"]])
 
     leaks, altered, missing = [], [], []
     for cid, line in by_id.items():
@@ -774,3 +784,54 @@ def test_arrays_and_maps_in_span_attributes() -> None:
         }
     }
     assert values["retry.count"] == {"intValue": "3"}
+
+
+MINIO = "mc config host add s3 https://s3.amazonaws.com AKIAIOSFODNN7EXAMPLE Ky329BYAj0ckDboTd7A0jmand1MbFgOcPQXJeSIj"
+"""A line the combined pattern's one pass leaves a match in (the AWS key id, kept as the matched rule's context)."""
+
+
+def test_exception_attributes_of_any_type_in_every_map() -> None:
+    """The redaction processors of traces and metrics skip the conventions' exception attributes, which the transform
+    scrubs instead (collector.generate.TRANSFORM_KEYS): in every map of those signals, as a string, a list or a map
+    (made a string first, as redact_all_types would); logs keep them in the redaction processors, which also reach
+    one nested in a map body, where OTTL cannot."""
+    dsn = "postgresql://svc:Hunter22x@db.example.test/app"
+    token = "Bearer Q7abcdefghijklmnop1234"
+    values = {"exception.message": f"connect failed: {dsn}", "exception.stacktrace": [token, "line 2"],
+              "exception.type": {"detail": dsn}}  # fmt: skip
+    attributes = [attr(k, v) for k, v in values.items()]
+    resource = {"attributes": [attr("service.name", "svc"), *attributes]}
+    span = {
+        "traceId": trace_id(), "spanId": span_id(), "name": "tools/call lookup_order", "kind": 2,
+        "startTimeUnixNano": "1", "endTimeUnixNano": "2", "status": {"code": 2}, "attributes": attributes,
+        "events": [{"name": "exception", "timeUnixNano": "1", "attributes": attributes},
+                   {"name": "exception", "timeUnixNano": "1", "attributes": [attr("exception.message", MINIO)]}],
+    }  # fmt: skip
+    point = {"timeUnixNano": "1", "asInt": "1", "attributes": attributes}
+    record = {"timeUnixNano": "1", "attributes": attributes,
+              "body": any_value({"error": {"exception.message": f"connect failed: {dsn}"}, "list": [{"exception.type": token}]})}  # fmt: skip
+    with Collector(env={"ERRSCOPE_SAMPLE_PERCENT": "100"}) as collector:
+        scope = {"scope": {"name": "s", "attributes": attributes}}
+        collector.post("traces", {"resourceSpans": [{"resource": resource, "scopeSpans": [{**scope, "spans": [span]}]}]})
+        collector.post("metrics", {"resourceMetrics": [{"resource": resource, "scopeMetrics": [
+            {**scope, "metrics": [{"name": "g", "gauge": {"dataPoints": [point]}}]}]}]})  # fmt: skip
+        collector.post("logs", {"resourceLogs": [{"resource": resource, "scopeLogs": [{**scope, "logRecords": [record]}]}]})
+        assert wait_for(
+            lambda: list(iter_spans(collector.read("traces")))
+            and list(iter_datapoints(collector.read("metrics")))
+            and list(iter_logs(collector.read("logs"))),
+            timeout_s=30,
+        ), collector.log()[-3000:]
+        out = [collector.read(signal) for signal in ("traces", "metrics", "logs")]
+        ((_, span_out),) = list(iter_spans(out[0]))
+    text = json.dumps(out)
+    assert "Hunter22x" not in text and "Q7abcdefghijklmnop1234" not in text, text[:2000]
+    # on a span the whole match masked, as the redaction processor did; on an event the transform's context kept
+    assert attributes_of(span_out)["exception.message"] == "connect failed: ****db.example.test/app"
+    event, second = span_out["events"]
+    assert set(attributes_of(second)) == {"exception.message"}  # no key it did not have
+    assert attributes_of(event)["exception.message"].startswith("connect failed: postgresql://")
+    # the key id the first pass kept as context, masked by the redaction processor's pass on what that pass changed
+    assert attributes_of(second)["exception.message"] == "mc config host add s3 https://s3.amazonaws.com **** [REDACTED]"
+    # resource and scope in each signal, span, event, data point, log attributes, nested body
+    assert text.count("connect failed") == 11
