@@ -572,9 +572,9 @@ _NO_CONNECTION: Final = (
     # was never reached, whatever the status), in the clients' words: .NET's "The proxy tunnel request to proxy '…'
     # failed with status code '502'." (HttpRequestError.ProxyTunnelError), undici's ProxyAgent "Proxy response (407)
     # !== 200 when HTTP Tunneling", curl's "CONNECT tunnel failed, response 403" / "Received HTTP code 407 from proxy
-    # after CONNECT", HttpURLConnection's "Unable to tunnel through proxy", request's "tunneling socket could not be
-    # established", reqwest's "unsuccessful tunnel"; the status read first decides the class (407: permission_denied)
-    + _TUNNEL_REFUSED + r""
+    # after CONNECT", HttpURLConnection's "Unable to tunnel through proxy", Node request's "tunneling socket could not
+    # be established", reqwest's "unsuccessful tunnel"; the status read first decides the class (407: permission_denied)
+    + _TUNNEL_REFUSED
 )
 """A driver or client that had no connection or server to send on, or lost it before the session was set up
 (:data:`_NEVER_REACHED`, and ``upstream_unavailable`` by its words)."""
@@ -756,9 +756,6 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\breceived no (?:bytes|data)\b|\bstream error: stream id \d|\benotconn\b|"
             # pymodbus ("No response received after 0 retries", "Connection unexpectedly closed 0.000 seconds into read")
             r"\bno response (?:was )?received\b|\bunexpectedly closed\b|"
-    # libpq's own words when the server closed the connection under a statement: "This probably means the server
-    # terminated abnormally before or while processing the request" (psycopg2, psycopg, asyncpg's relays)
-    r"\bbefore or while processing the request\b|"
             # A peer not connected: ENOTCONN ("Transport endpoint is not connected"), the TypeScript SDK's bare "Not
             # connected", a host's "MCP server 'x' is not connected" (an account "not connected" is setup, not an outage).
             r"\b(?:server|client|transport|session|socket|endpoint|connection)\b[^.\n]{0,40}?\bis not connected\b|"
@@ -1162,10 +1159,10 @@ _AFTER_SENDING: Final = re.compile(
     r"\bunexpected end of (?:stream|file)\b|\bend of file reached\b|\bended prematurely\b|\bempty reply from server\b|"
     r"\bread past the end of the stream\b|"  # .NET's EndOfStreamException under Npgsql's read of an answer
     r"\bincomplete ?message\b|\bsocket (?:was )?disconnected\b|\breceived no (?:bytes|data)\b|\bstream error\b|"
-    r"\bno response (?:was )?received\b|\bunexpectedly closed\b|"
+    r"\bno response (?:was )?received\b|\bunexpectedly closed\b|"  # pymodbus: its request written, no answer
     # libpq's own words when the server closed the connection under a statement: "This probably means the server
     # terminated abnormally before or while processing the request" (psycopg2, psycopg, asyncpg's relays)
-    r"\bbefore or while processing the request\b|"  # pymodbus: its request written, no answer
+    r"\bbefore or while processing the request\b|"
     r"\bstream (?:was )?reset\b|\b(?:http2|h2) protocol error\b|\beof ?exception\b|"
     r"\bconnection (?:was )?terminated\b|\bterminating (?:the )?connection\b|"
     # Windows Sockets' aborted and reset (10053, 10054), Apple's "network connection was lost" (-1005) and Go's

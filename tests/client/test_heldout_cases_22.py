@@ -110,8 +110,9 @@ async def test_j392_grpc_streams_a_server_never_took(tmp_path: Path, telemetry: 
     """J392 (grpc-go's ``statusGoAway``, "rpc error: code = Unavailable desc = the stream is rejected because server is
     draining the connection": a stream above the GOAWAY's last stream id, which grpc-go marks unprocessed and retries
     transparently; RFC 9113 §6.8; grpc-java's NettyClientHandler "Abrupt GOAWAY closed unsent stream", and
-    stargate/stargate #2209 for its "sent stream" form). Go and Java servers relay them after their own retries. grpc-java's was read "may have taken effect" (by
-    "GOAWAY"): its stream was never written. Guard: "… closed sent stream" may have been processed."""
+    stargate/stargate #2209 for its "sent stream" form). Go and Java servers relay them after their own retries.
+    grpc-java's was read "may have taken effect" (by "GOAWAY"): its stream was never written. Guard: "… closed sent
+    stream" may have been processed."""
     results = await answered(tmp_path, telemetry, {
         "transfer": "rpc error: code = Unavailable desc = the stream is rejected because server is draining the "
                     "connection",
