@@ -16,7 +16,7 @@ from http import HTTPStatus
 from html.parser import HTMLParser
 from typing import Any, Final
 
-from errscope._http import class_for_http_status, side_effect_for_http_status
+from errscope._http import HTTP2_ERROR_CODES, class_for_http_status, side_effect_for_http_status
 from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 
@@ -460,6 +460,85 @@ _POOL_TIMEOUT: Final = (
 """A connection pool that gave no connection in time, in the words of pools that name themselves beside the timeout
 (:data:`_NEVER_REACHED`): nothing was sent on a connection the caller never had."""
 
+_H2_CRATE_REASONS: Final = {
+    "not a result of an error": "NO_ERROR",
+    "unspecific protocol error detected": "PROTOCOL_ERROR",
+    "unexpected internal error encountered": "INTERNAL_ERROR",
+    "flow-control protocol violated": "FLOW_CONTROL_ERROR",
+    "settings ack not received in timely manner": "SETTINGS_TIMEOUT",
+    "received frame when stream half-closed": "STREAM_CLOSED",
+    "frame with invalid size": "FRAME_SIZE_ERROR",
+    "refused stream before processing any application logic": "REFUSED_STREAM",
+    "stream no longer needed": "CANCEL",
+    "unable to maintain the header compression context": "COMPRESSION_ERROR",
+    "detected excessive load generating behavior": "ENHANCE_YOUR_CALM",
+    "security properties do not meet minimum requirements": "INADEQUATE_SECURITY",
+    "endpoint requires http/1.1": "HTTP_1_1_REQUIRED",
+}
+"""The Rust ``h2`` crate's descriptions of the HTTP/2 error codes (``h2::Reason``'s Display), which hyper and reqwest
+print in place of the code's name ("http2 error: stream error received: refused stream before processing any
+application logic")."""
+
+_H2_REASONS: Final = (
+    r"\b(?:stream|connection) error (?:received|detected|sent(?: by user)?): (?:"
+    + "|".join(re.escape(description) for description in _H2_CRATE_REASONS) + ")"
+)
+_H2_REASON: Final = re.compile(_H2_REASONS, re.I)
+_H2_CODE_NAMES: Final = {name: code for code, (name, _, _) in HTTP2_ERROR_CODES.items()}
+_H2_CODE: Final = re.compile(
+    r"(?<![A-Za-z0-9])(?:NGHTTP2_|ErrorCodes\.)?(" + "|".join(_H2_CODE_NAMES) + r")(?![A-Za-z0-9_])")
+_H2_CONTEXT: Final = re.compile(r"http/?2|\bh2\b|rst_stream|stream|goaway|nghttp2|\breset\b|errorcodes\.", re.I)
+_H2_NOTHING_PROCESSED: Final = re.compile(r"\blast[ _]?stream[ _]?id\W{1,3}0\b", re.I)
+
+
+def http2_code_in_text(text: str) -> tuple[FailureClass, bool | None] | None:
+    """The class and the side effect an HTTP/2 error code named in a foreign text says, read with the table an ``h2``
+    event is read with (:data:`errscope._http.HTTP2_ERROR_CODES`, RFC 9113 §7); ``None`` when no code is named.
+
+    The code as the runtimes print it beside a stream reset or a GOAWAY: .NET's HttpProtocolException ("The HTTP/2
+    server reset the stream. HTTP/2 error code 'REFUSED_STREAM' (0x7)."), Node's ("Stream closed with error code
+    NGHTTP2_CANCEL"), Go's ("stream error: stream ID 3; INTERNAL_ERROR"), OkHttp's ("stream was reset: CANCEL"),
+    hyper's Debug ("Reset(StreamId(1), REFUSED_STREAM, Remote)") and the ``h2`` crate's descriptions, h2's own events
+    printed by httpx ("<StreamReset stream_id:1, error_code:ErrorCodes.INTERNAL_ERROR, …>"). REFUSED_STREAM was
+    closed before any processing (§8.7); a GOAWAY whose last stream id is 0 processed none (§6.8); any other code on
+    a request the server had may have come after it acted.
+    """
+    described = _H2_REASON.search(text)
+    if described is not None:
+        name = _H2_CRATE_REASONS[described.group(0).split(": ", 1)[1].lower()]
+    else:
+        code = _H2_CODE.search(text)
+        if code is None or not _H2_CONTEXT.search(text):
+            return None
+        name = code.group(1)
+    _, failure_class, side_effect = HTTP2_ERROR_CODES[_H2_CODE_NAMES[name]]
+    if _H2_NOTHING_PROCESSED.search(text):
+        side_effect = False
+    return failure_class, side_effect
+
+
+_PROXY_REASON_PHRASES: Final = {status.phrase.lower(): int(status) for status in HTTPStatus if status >= 400}
+_GO_URL_ERROR: Final = re.compile(
+    r"(?:^|: )(?:Get|Head|Post|Put|Patch|Delete|Options|Connect|Trace) \"[^\"\s]+\": ([A-Za-z][A-Za-z' -]*?)\.?\s*$")
+
+
+def go_proxy_refusal(text: str) -> int | None:
+    """The status a forward proxy refused Go's ``CONNECT`` with, when a text is net/http's ``url.Error`` over that
+    refusal: ``Post "https://…": Proxy Authentication Required``. Go's transport returns an origin's answer as a
+    response, never an error, but a proxy's non-200 answer to ``CONNECT`` as an error of its reason phrase alone
+    (net/http ``Transport.dialConn``: ``errors.New(text)`` of ``resp.Status``); the origin was never reached (RFC 9110
+    §9.3.6). Only a registered reason phrase of a 4xx or 5xx status is read."""
+    match = _GO_URL_ERROR.search(text)
+    return None if match is None else _PROXY_REASON_PHRASES.get(match.group(1).strip().lower())
+
+
+_TUNNEL_REFUSED: Final = (
+    r"\bproxy tunnel request to proxy\b[^\n]{0,200}?\bfailed\b|\bproxy response \(\d{3}\) !== 200\b|"
+    r"\bconnect tunnel failed\b|\bfrom proxy after connect\b|\bunable to tunnel through proxy\b|"
+    r"\btunneling socket could not be established\b|\bunsuccessful tunnel\b|\btunnel connection failed\b"
+)
+"""A forward proxy's refusal of the ``CONNECT`` tunnel, in the HTTP clients' words (:data:`_NO_CONNECTION`)."""
+
 _NO_CONNECTION: Final = (
     # a driver that selected no server to send to (MongoDB's server selection: Node's MongoServerSelectionError
     # "connection <monitor> to 10.0.0.5:27017 closed", Go's "server selection error: …", the PHP driver's "No suitable
@@ -481,7 +560,21 @@ _NO_CONNECTION: Final = (
     # disconnected before secure TLS connection was established", .NET's "The SSL connection could not be established")
     r"\b(?:while|when) establishing (?:a |the )?connection\b|"
     r"\bbefore (?:a |the )?secure (?:tls|ssl) connection was established\b|"
-    r"\b(?:ssl|tls) connection could not be established\b"
+    r"\b(?:ssl|tls) connection could not be established\b|"
+    # a gRPC stream a draining server refused (grpc-go's statusGoAway "the stream is rejected because server is
+    # draining the connection": a stream above the GOAWAY's last stream id, unprocessed, so grpc-go retries it
+    # transparently; RFC 9113 §6.8)
+    r"\bstream is rejected because (?:the )?server is draining\b|"
+    # ... and grpc-java's (NettyClientHandler: "Abrupt GOAWAY closed unsent stream", a stream whose headers were never
+    # written; its "… closed sent stream" may have been processed)
+    r"\bclosed unsent stream\b|"
+    # a forward proxy that refused the CONNECT tunnel (RFC 9110 §9.3.6: any answer but a 2xx refuses it; the origin
+    # was never reached, whatever the status), in the clients' words: .NET's "The proxy tunnel request to proxy '…'
+    # failed with status code '502'." (HttpRequestError.ProxyTunnelError), undici's ProxyAgent "Proxy response (407)
+    # !== 200 when HTTP Tunneling", curl's "CONNECT tunnel failed, response 403" / "Received HTTP code 407 from proxy
+    # after CONNECT", HttpURLConnection's "Unable to tunnel through proxy", Node request's "tunneling socket could not
+    # be established", reqwest's "unsuccessful tunnel"; the status read first decides the class (407: permission_denied)
+    + _TUNNEL_REFUSED
 )
 """A driver or client that had no connection or server to send on, or lost it before the session was set up
 (:data:`_NEVER_REACHED`, and ``upstream_unavailable`` by its words)."""
@@ -631,6 +724,12 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # "No connection established", SQL Server's "… while establishing a connection" (its "The server was not
             # found" is no missing record)
             + _NO_CONNECTION + r"|"
+            # a DNS server that failed to answer (RFC 1035 §4.1.1 RCODE 2, SERVFAIL): dnspython's NoNameservers "All
+            # nameservers failed to answer the query …: Server … answered SERVFAIL", c-ares' ESERVFAIL through Node's
+            # dns ("queryA ESERVFAIL api.example.test") and aiodns; as those exceptions are read (side effect not known)
+            r"\ball nameservers failed to answer\b|\b(?:ares[ _])?eservfail\b|\banswered servfail\b|"
+            # an HTTP/2 stream reset or GOAWAY in the h2 crate's words for its codes (http2_code_in_text)
+            + _H2_REASONS + r"|"
             # rustls's other refusals (Rust's reqwest, hyper, tonic): "received fatal alert: HandshakeFailure", a record
             # that is not TLS ("received corrupt message of type InvalidContentType": TLS spoken to a plaintext port),
             # no version or cipher suite in common ("peer is incompatible: ...").
@@ -1063,6 +1162,9 @@ _AFTER_SENDING: Final = re.compile(
     r"\bread past the end of the stream\b|"  # .NET's EndOfStreamException under Npgsql's read of an answer
     r"\bincomplete ?message\b|\bsocket (?:was )?disconnected\b|\breceived no (?:bytes|data)\b|\bstream error\b|"
     r"\bno response (?:was )?received\b|\bunexpectedly closed\b|"  # pymodbus: its request written, no answer
+    # libpq's own words when the server closed the connection under a statement: "This probably means the server
+    # terminated abnormally before or while processing the request" (psycopg2, psycopg, asyncpg's relays)
+    r"\bbefore or while processing the request\b|"
     r"\bstream (?:was )?reset\b|\b(?:http2|h2) protocol error\b|\beof ?exception\b|"
     r"\bconnection (?:was )?terminated\b|\bterminating (?:the )?connection\b|"
     # Windows Sockets' aborted and reset (10053, 10054), Apple's "network connection was lost" (-1005) and Go's
@@ -1087,10 +1189,13 @@ def never_reached(text: str) -> bool:
     if _CRASH.search(text):
         return False
     curl = curl_exit_in_text(text)
+    h2 = http2_code_in_text(text)
     return (
         (curl is not None and curl[1] is False)
         or _NEVER_REACHED.search(text.replace("_", " ")) is not None
         or refuses_credential_header(text)
+        or (h2 is not None and h2[1] is False)
+        or go_proxy_refusal(text) is not None
     )
 
 
@@ -1113,6 +1218,9 @@ def says_maybe_acted(text: str) -> bool:
         side_effect = grpc_code_reading(grpc, text)[1]
         if side_effect is not None:  # the gRPC table says (GRPC_CODES)
             return side_effect
+    h2 = http2_code_in_text(text)
+    if h2 is not None and h2[1] is not None:  # an HTTP/2 error code says (RFC 9113 §7)
+        return h2[1]
     for match in _STATUS.finditer(text):
         status = int(match.group(1))
         if status not in _HTTP_STATUSES:  # a port (443) or another number, not a status
@@ -1240,6 +1348,14 @@ def _classify_whole(text: str) -> FailureClass:
     grpc = grpc_status_in_text(text)
     if grpc is not None and grpc != "UNKNOWN":
         return grpc_code_reading(grpc, text)[0]
+    # An HTTP/2 error code a stream reset or GOAWAY carried, read as on an h2 event (.NET's "HTTP/2 error code
+    # 'PROTOCOL_ERROR'" is no invalid argument); a proxy's refusal of Go's CONNECT, by its reason phrase's status.
+    h2 = http2_code_in_text(text)
+    if h2 is not None:
+        return h2[0]
+    proxy_status = go_proxy_refusal(text)
+    if proxy_status is not None:
+        return class_for_http_status(proxy_status)
     words = text.replace("_", " ")  # codes name their words in snake case: DEADLINE_EXCEEDED, ERR_NAME_NOT_RESOLVED
     for match in _STATUS.finditer(text):
         status = int(match.group(1))

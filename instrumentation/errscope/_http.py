@@ -15,6 +15,7 @@ from typing import Final
 from errscope._vocabulary import FailureClass
 
 __all__ = [
+    "HTTP2_ERROR_CODES",
     "class_for_http_status",
     "class_for_mcp_endpoint_status",
     "no_requests_remain",
@@ -22,6 +23,29 @@ __all__ = [
     "retry_after_from_headers",
     "side_effect_for_http_status",
 ]
+
+
+# HTTP/2 error codes (RFC 9113 §7, the IANA "HTTP/2 Error Code" registry) a stream reset (RST_STREAM) or a
+# connection shutdown (GOAWAY) carries -> (name, class, may the request have been acted on). REFUSED_STREAM is the
+# server's word that the stream was closed before any processing (§8.7: "can be safely retried"); HTTP_1_1_REQUIRED
+# refuses the request for its protocol; ENHANCE_YOUR_CALM says the client generates excessive load. Any other code on
+# a request the server had may come after it acted.
+HTTP2_ERROR_CODES: Final[dict[int, tuple[str, FailureClass, bool | None]]] = {
+    0x0: ("NO_ERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0x1: ("PROTOCOL_ERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0x2: ("INTERNAL_ERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0x3: ("FLOW_CONTROL_ERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0x4: ("SETTINGS_TIMEOUT", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0x5: ("STREAM_CLOSED", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0x6: ("FRAME_SIZE_ERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0x7: ("REFUSED_STREAM", FailureClass.UPSTREAM_UNAVAILABLE, False),
+    0x8: ("CANCEL", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0x9: ("COMPRESSION_ERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0xA: ("CONNECT_ERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
+    0xB: ("ENHANCE_YOUR_CALM", FailureClass.RATE_LIMITED, False),
+    0xC: ("INADEQUATE_SECURITY", FailureClass.UPSTREAM_UNAVAILABLE, False),
+    0xD: ("HTTP_1_1_REQUIRED", FailureClass.UPSTREAM_UNAVAILABLE, False),
+}
 
 
 def class_for_http_status(status: int) -> FailureClass:

@@ -8,7 +8,20 @@ import asyncio
 import concurrent.futures
 
 from errscope._classify._core import _MAX_CHAIN
-from errscope._classify._facts import _PROGRAMMING_ERRORS
+from errscope._classify._facts import _PROGRAMMING_ERRORS, raised_in
+
+_IN_PROCESS_CHANNELS = ("anyio.streams.memory", "trio._channel", "asyncio.queues")
+"""Modules of in-process channels between tasks (anyio's memory object streams, trio's memory channels, asyncio's
+``Queue``): what they raise (anyio's ``BrokenResourceError``/``ClosedResourceError``/``EndOfStream``, trio's,
+``asyncio.QueueShutDown``) says only that the task at the other end went away."""
+
+
+def _sibling_consequence(exc: BaseException) -> bool:
+    """Whether a group member only says that a sibling task ended: raised by an in-process channel whose other end a
+    failing sibling closed on its way out (matthewhand/mcp-openapi-proxy #5: the stdio reader's ``BrokenResourceError``
+    out of ``anyio/streams/memory.py``). A socket stream's ``BrokenResourceError`` is raised elsewhere and is a failure of
+    its own."""
+    return raised_in(exc, *_IN_PROCESS_CHANNELS)
 
 
 def walk(exc: BaseException) -> list[BaseException]:
@@ -34,7 +47,9 @@ def walk(exc: BaseException) -> list[BaseException]:
         if following is not None:
             pending.append(following)
         if isinstance(current, BaseExceptionGroup):
-            pending.extend(reversed(current.exceptions))  # depth first, first member first
+            # depth first, first member first; a member that only says a sibling ended is read after the others
+            # (PEP 654 keeps members in the order they were raised, not the order that explains the failure)
+            pending.extend(reversed(sorted(current.exceptions, key=_sibling_consequence)))
     return chain
 
 

@@ -34,7 +34,7 @@ from errscope._foreign_text import (
     named_code_class,
     retry_after_from_text,
 )
-from errscope._http import class_for_http_status, retry_after_from_headers
+from errscope._http import HTTP2_ERROR_CODES, class_for_http_status, retry_after_from_headers
 from errscope._vocabulary import FailureClass
 
 
@@ -241,27 +241,8 @@ def _error_reasons(exc: BaseException) -> list[str]:
     return [reason for reason in reasons if isinstance(reason, str) and reason]
 
 
-# HTTP/2 error codes (RFC 9113 §7, the IANA "HTTP/2 Error Code" registry) a stream reset (RST_STREAM) or a
-# connection shutdown (GOAWAY) carries -> (class, may the request have been acted on). REFUSED_STREAM is the
-# server's word that the stream was closed before any processing (§8.7); HTTP_1_1_REQUIRED refuses the request
-# for its protocol; ENHANCE_YOUR_CALM says the client generates excessive load. Any other code on a request the
-# server had may come after it acted.
-_HTTP2_ERROR_CODES: Final[dict[int, tuple[str, FailureClass, bool | None]]] = {
-    0x0: ("NO_ERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
-    0x1: ("PROTOCOL_ERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
-    0x2: ("INTERNAL_ERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
-    0x3: ("FLOW_CONTROL_ERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
-    0x4: ("SETTINGS_TIMEOUT", FailureClass.UPSTREAM_UNAVAILABLE, True),
-    0x5: ("STREAM_CLOSED", FailureClass.UPSTREAM_UNAVAILABLE, True),
-    0x6: ("FRAME_SIZE_ERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
-    0x7: ("REFUSED_STREAM", FailureClass.UPSTREAM_UNAVAILABLE, False),
-    0x8: ("CANCEL", FailureClass.UPSTREAM_UNAVAILABLE, True),
-    0x9: ("COMPRESSION_ERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
-    0xA: ("CONNECT_ERROR", FailureClass.UPSTREAM_UNAVAILABLE, True),
-    0xB: ("ENHANCE_YOUR_CALM", FailureClass.RATE_LIMITED, False),
-    0xC: ("INADEQUATE_SECURITY", FailureClass.UPSTREAM_UNAVAILABLE, False),
-    0xD: ("HTTP_1_1_REQUIRED", FailureClass.UPSTREAM_UNAVAILABLE, False),
-}
+_HTTP2_ERROR_CODES: Final = HTTP2_ERROR_CODES
+"""The HTTP/2 error codes table (:data:`errscope._http.HTTP2_ERROR_CODES`), read on an exception's ``h2`` event."""
 
 
 def _http2_error(exc: BaseException) -> Classification | None:
