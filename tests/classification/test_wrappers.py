@@ -103,8 +103,10 @@ class TestGroups:
 class TestDeadlines:
     def test_anyio_fail_after(self, upstream: HttpUpstream) -> None:
         async def call() -> None:
-            with anyio.fail_after(0.3):
-                async with httpx.AsyncClient(timeout=5) as client:
+            async with httpx.AsyncClient(timeout=5) as client:
+                # connected first: on a loaded machine a 0.3 s deadline could end the connect itself (never sent)
+                await client.get(f"{upstream.url}/ok")
+                with anyio.fail_after(0.3):
                     await client.post(f"{upstream.url}/stall", json={})
 
         exc = raised(lambda: anyio.run(call))
@@ -114,6 +116,7 @@ class TestDeadlines:
     def test_asyncio_wait_for(self, upstream: HttpUpstream) -> None:
         async def call() -> None:
             async with httpx.AsyncClient(timeout=5) as client:
+                await client.get(f"{upstream.url}/ok")  # connected first, as above
                 await asyncio.wait_for(client.post(f"{upstream.url}/stall", json={}), 0.3)
 
         exc = raised(call)
