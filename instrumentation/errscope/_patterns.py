@@ -132,7 +132,7 @@ GUARD: Final = (
     r"|(?i:word|pass|wd|pwd|secret|token|key|credentials?)[A-Za-z0-9]{0,2}\\[x0]|[ \t]\.[ \t]\""
     # a label's last word closed by an editor's markup or followed by a typographic space (``**Token**``,
     # ``<b>Password</b>``, ``| Password | ..``), or ``password`` with an invisible character inside
-    "|(?i:word|wd|passe|secret|token|key|credentials?)(?:[*_`|}<\\\\\r\n\u00a0\u202f\u2009\u2007\u200b\u2060\u00ad\ufeff]|&nbsp;|[ \t]+[|`{<*\\\\])"
+    "|(?i:word|wd|passe|secret|token|key|credentials?)(?:[*_`|}<\\\\\\r\\n\u00a0\u202f\u2009\u2007\u200b\u2060\u00ad\ufeff]|&nbsp;|[ \t]+[|`{<*\\\\])"
     "|(?i:pass|api)[ _\\-]?[\u00ad\u200b\u2060]"
 )
 """A cheap regex that every match of every pattern also matches (tests prove it on every example
@@ -733,9 +733,9 @@ _MARKUP_TAG = (
 # ``{color:..}``, a JSON tree's vocabulary, typography. Braces, brackets and a single ``|`` are plain (JSON's and a
 # template's punctuation, a scheme's ``{SSHA}``, an INI section's ``[``).
 _MARKUP = (
-    rf"\\(?:b|i|ul|f|fs|cf|par|pard|tab|line|plain|highlight)[0-9]{{0,4}} ?|\\?[`~]|\\?_+[:=`|]|`{{3}}[A-Za-z0-9_+\-]*"
+    rf"\\(?:b|i|ul|f|fs|cf|par|pard|tab|line|plain|highlight)[0-9]{{0,4}} ?|\\?`|\\?_+[:=`|]|`{{3}}[A-Za-z0-9_+\-]*"
     rf"|[ \t]::[ \t]|\|\||\|[ \t]*=|\r?\n[ \t]*[|!]|\}}|\{{\{{|{_MARKUP_TAG}|<!\[CDATA\[|&(?:nbsp|#160|#[xX][aA]0|ensp|emsp|thinsp|#8203);"
-    rf"|\{{(?:color(?::[#0-9A-Za-z]+)?|noformat|code(?::[A-Za-z]+)?)\}}|\"(?:{_MARKUP_JSON_WORDS})\"|true|false|null|{_MARKUP_TYPO}"
+    rf"|\{{(?:color(?::[#0-9A-Za-z]+)?|noformat|code(?::[A-Za-z]+)?)\}}|\"(?:{_MARKUP_JSON_WORDS})\"|:[ \t]*(?:true|false|null)|{_MARKUP_TYPO}"
 )
 # Emphasis: one or two stars (also escaped), never three (``***``, ``****..X9SM``: a mask) and never right before the
 # value (the value follows a star only as a mask's tail).
