@@ -31,14 +31,15 @@ REGEX_ONLY_GAPS = {
     "ascii_grid_table", "aws_ecs_environment_table", "aws_ssm_parameters_table", "clickhouse_pretty_compact",
     "column_t_output", "copy_from_stdin", "cqlsh_result", "csv_crlf_export", "csv_header_api_key_middle",
     "csv_header_password", "csv_quoted_cells", "csv_secret_first_column", "csv_semicolon_excel", "duckdb_box",
-    "ecs_value_before_name", "etcdctl_get", "fixed_width_report", "html_definition_list", "html_table",
+    "ecs_value_before_name", "etcdctl_get", "fixed_width_report", "html_table",
     "ini_section_names_secret", "json_pair_arrays", "markdown_table_later_row", "markdown_table_token_col",
     "mysql_table", "org_table", "pandas_repr", "powershell_format_table", "prompt_then_answer", "psql_aligned",
     "psql_password_hash_col", "redis_config_get", "redis_hgetall", "rst_simple_table", "spreadsheet_paste",
     "sql_insert_columns", "sql_insert_multirow", "sql_update_tuple", "sqlcmd_result", "sqlite_column_mode",
     "sqlite_list_headers", "sqlplus_result", "terraform_output_json", "tsv_header",
 }
-# (XML's ``<Name>``/``<Value>`` siblings are RE2's too since the ``typed`` set: ``xml_name_value_elements``.)
+# (XML's ``<Name>``/``<Value>`` siblings are RE2's too since the ``typed`` set: ``xml_name_value_elements``; HTML's
+# ``<dt>Password</dt><dd>..</dd>`` since the ``richtext`` set: ``markup_gap_value``.)
 # ... and alters what only Python's checks spare: ``password min length | 12``'s neighbour cells, a number or a
 # duration on the line after an etcd key naming a password or a token.
 REGEX_ONLY_ALTERED = {"log_kv_non_secret", "etcd_non_secret", "markdown_password_policy"}
@@ -67,7 +68,7 @@ def test_tabular_regex_only_is_what_the_collector_runs() -> None:
     result = corpus.score(corpus.regex_only, *_held_out())
     assert {line["format"] for line in result.missed} == REGEX_ONLY_GAPS
     assert {line["category"] for line, _ in result.altered} == REGEX_ONLY_ALTERED
-    assert len(result.missed) == 117 and len(result.altered) == 8  # 119/236, 8/160 (a YAML list under ``api_keys:``: continued's list rule)
+    assert len(result.missed) == 113 and len(result.altered) == 8  # 123/236, 8/160 (a YAML list under ``api_keys:``: continued's list rule)
 
 
 def test_triggers_and_guard_admit_every_match_here() -> None:

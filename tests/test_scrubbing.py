@@ -327,6 +327,12 @@ example(
     f"$ heroku config:get SESSION_SECRET -a acme\n{_printed}\n$ echo done",
     f"$ heroku config:get SESSION_SECRET -a acme\n{REDACTED}\n$ echo done",
 )
+# what editors put between a label and its value (the richtext set)
+example(
+    "markup_gap_value",
+    "<p><b>API key</b>: <code>Q7wv2LmX9zRt4KpYx8Nc</code> (rotated)</p>",
+    f"<p><b>API key</b>: <code>{REDACTED}</code> (rotated)</p>",
+)
 example(
     "secret_value_list",
     'allowed_api_keys = [\n  "Qa1Ws2Ed3Rf4Tg5Yh6",\n  "Uj7Ik8Ol9Pq0Aw1Se2",\n]',

@@ -130,6 +130,10 @@ GUARD: Final = (
     # a secret-named key in binary data printed as text before its type or length escape (``\xa8password\xac..``),
     # a Lisp association list's dotted pair (``(password . "..")``)
     r"|(?i:word|pass|wd|pwd|secret|token|key|credentials?)[A-Za-z0-9]{0,2}\\[x0]|[ \t]\.[ \t]\""
+    # a label's last word closed by an editor's markup or followed by a typographic space (``**Token**``,
+    # ``<b>Password</b>``, ``| Password | ..``), or ``password`` with an invisible character inside
+    "|(?i:word|wd|passe|secret|token|key|credentials?)(?:[*_`|}<\\\\\\r\\n\u00a0\u202f\u2009\u2007\u200b\u2060\u00ad\ufeff]|&nbsp;|[ \t]+[|`{<*\\\\])"
+    "|(?i:pass|api)[ _\\-]?[\u00ad\u200b\u2060]"
 )
 """A cheap regex that every match of every pattern also matches (tests prove it on every example
 and corpus line): a separator (also full-width or URL-encoded), a PEM dash run, a run of 15 token characters, an SSN shape, or a
@@ -696,6 +700,61 @@ _BYTE_ESC = r"\\(?:x(?:[01][0-9a-fA-F]|7[fF]|[89a-fA-F][0-9a-fA-F])|[0nrt\"'\\])
 _ESC_KEY = r"(?i:pass(?:word|wort|wd|phrase)?|pwd|secret|token|api[_\-]?key|apikey|(?:access|secret|private|auth|signing|client)[_\-]?key|credentials?)"
 """The secret words the ``escaped`` set's rules read (the last word of a key, before the escaped separator or quote)."""
 
+
+# What editors put between a credential's label and its value (the twenty-sixth set, ``richtext``): markup closing the
+# label and opening the value, and the typography keyboards and editors insert. The key: a label's last word (``API
+# key``, ``Client secret``, ``DB_PASSWORD``, French ``mot de passe``), also with an invisible character inside it.
+_MARKUP_KEY = (
+    "(?i:pass(?:word|wort|wd|phrase)|mot[ \u00a0]de[ \u00a0]passe|secret|token"
+    r"|api[ _\-]?key|(?:access|secret|private|signing|client|license)[ _\-]?key|credentials?)"
+)
+# Typographic spaces and invisible characters (no-break, narrow no-break, thin, figure, zero-width, word joiner, soft
+# hyphen, BOM): what an editor leaves where a person typed a space, or inside a word.
+_MARKUP_TYPO = "[\u00a0\u202f\u2009\u2007\u200b\u2060\u00ad\ufeff]"  # the characters themselves: Python's parser reads no ``\x{..}``
+# The document-tree vocabulary of rich-text JSON (Atlassian Document Format, Notion's rich text, Slack's Block Kit):
+# the member names and values between one text node and the next; any other member name ends the gap.
+_MARKUP_JSON_WORDS = (
+    r"type|text|marks|strong|code|style|bold|italic|em|content|annotations|link|href|plain_text|color|default"
+    r"|underline|strikethrough|elements|rich_text_section|attrs"
+)
+# ``password`` or ``api key`` with an invisible character inside (a soft hyphen from a word processor's hyphenation, a zero-width
+# space or word joiner a chat client inserts): itself the markup, so plain separators may follow.
+_MARKUP_SPLIT_KEY = "(?i:pass[\u00ad\u200b\u2060]word|api[ _\\-]?[\u00ad\u200b\u2060][ _\\-]?key)"
+# HTML's element names (inline, block, list and table elements) and namespaced XML elements (Word's ``w:t``, Outlook's
+# ``o:p``, Confluence's ``ac:parameter``): a closed set, so ``<redacted>``, ``<hidden>`` or ``<your-key>`` after a key
+# are a mask or a placeholder, not a tag.
+_MARKUP_TAG = (
+    r"</?(?:[A-Za-z]+:[A-Za-z\-]+|(?i:p|b|i|u|s|em|strong|code|tt|kbd|samp|var|mark|span|div|font|small|big|sup|sub|a"
+    r"|br|pre|blockquote|td|th|tr|table|tbody|thead|dl|dt|dd|li|ul|ol|h[1-6]|label))(?:[ \t][^<>\r\n]*)?/?>"
+)
+# One piece of markup other than emphasis stars: Markdown's code marks, strikethrough and escapes, a code fence with
+# its info string, a description list's ``::``, a table's ``||`` and a cell marker at a line's start, HTML/XML tags
+# and CDATA's opening, the no-break entities, RTF's formatting control words and a group's end, Jira's ``{{``/
+# ``{color:..}``, a JSON tree's vocabulary, typography. Braces, brackets and a single ``|`` are plain (JSON's and a
+# template's punctuation, a scheme's ``{SSHA}``, an INI section's ``[``).
+_MARKUP = (
+    rf"\\(?:b|i|ul|f|fs|cf|par|pard|tab|line|plain|highlight)[0-9]{{0,4}} ?|\\?`|\\?_+[:=`|]|`{{3}}[A-Za-z0-9_+\-]*"
+    rf"|[ \t]::[ \t]|\|\||\|[ \t]*=|\r?\n[ \t]*[|!]|\}}|\{{\{{|{_MARKUP_TAG}|<!\[CDATA\[|&(?:nbsp|#160|#[xX][aA]0|ensp|emsp|thinsp|#8203);"
+    rf"|\{{(?:color(?::[#0-9A-Za-z]+)?|noformat|code(?::[A-Za-z]+)?)\}}|\"(?:{_MARKUP_JSON_WORDS})\"|:[ \t]*(?:true|false|null)|{_MARKUP_TYPO}"
+)
+# Emphasis: one or two stars (also escaped), never three (``***``, ``****..X9SM``: a mask) and never right before the
+# value (the value follows a star only as a mask's tail).
+_MARKUP_STARS = r"(?:\\?\*){1,2}"
+# What may stand between the pieces: spaces, a separator, JSON's quotes, commas, braces and brackets, a single ``|``,
+# an arrow, a line break.
+_MARKUP_PLAIN = r"[ \t:=,\"\-→{\[\]|]|\r?\n"
+_MARKUP_NOT_STAR = rf"{_MARKUP_PLAIN}|{_MARKUP}"
+# The gap: plain pieces, then one piece of markup, then any pieces; stars only between other pieces.
+_MARKUP_GAP = (
+    rf"(?:{_MARKUP_PLAIN})*(?:{_MARKUP}|{_MARKUP_STARS}(?:{_MARKUP_NOT_STAR}))(?:{_MARKUP_NOT_STAR}|{_MARKUP_STARS}(?:{_MARKUP_NOT_STAR}))*"
+)
+_MARKUP_BODY = r"[A-Za-z0-9+/=_\-.~!#%^*?@]"
+_MARKUP_FIRST_SYM = r"[+/_\-.~!#%^?@]"
+# The value: a letter and a digit (not a count, a word or a placeholder), no mask's or reference's opening.
+_MARKUP_VALUE = (
+    rf"(?:[A-Za-z]{_MARKUP_BODY}*?[0-9]|[0-9]{_MARKUP_BODY}*?[A-Za-z]"
+    rf"|{_MARKUP_FIRST_SYM}{_MARKUP_BODY}*?(?:[A-Za-z]{_MARKUP_BODY}*?[0-9]|[0-9]{_MARKUP_BODY}*?[A-Za-z])){_MARKUP_BODY}*"
+)
 
 def _kv(name: str, key: str, description: str) -> SecretPattern:
     """``key<sep>value`` with a double-quoted, single-quoted or bare value, in one regex (the key
@@ -1526,6 +1585,23 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "reads the tag left alone as a value.",
         hints=("!!",),
         trigger=r":[ \t]*!!(?:str|binary)[ \t]",
+    ),
+    SecretPattern(
+        "markup_gap_value",
+        "keyword",
+        # up to two characters before the key, kept: the Collector's leftmost pass must start here, not at a keyword
+        # rule's match one character earlier that takes the label's closing quote as the value
+        rf"([^\r\n]{{0,2}}(?:{_MARKUP_KEY}{_MARKUP_GAP}|{_MARKUP_SPLIT_KEY}(?:{_MARKUP_NOT_STAR}|{_MARKUP_STARS}(?:{_MARKUP_NOT_STAR}))*)){_MARKUP_VALUE}",
+        1,
+        "A credential's label and its value with an editor's markup between them, as chat, wiki, mail and document "
+        "editors store it: Markdown code spans, emphasis, escapes and fences (``\\`DB_PASSWORD\\` = \\`..\\```, "
+        "``| **Password** | ..``), HTML and XML tags and ``&nbsp;`` (``<b>API key</b>: <code>..</code>``, Word's "
+        "``<w:t>`` runs, Outlook's paragraphs), RTF control words, Jira's ``{{..}}``, rich-text JSON trees (the label "
+        "and the value in two text nodes), and typographic spaces or invisible characters around the separator or "
+        "inside the key. Plain ``key: value`` is left to the keyword rules: at least one piece of markup stands between.",
+        hints=("word", "wd", "passe", "secret", "token", "key", "credential"),
+        trigger=rf"{_MARKUP_KEY}(?:{_MARKUP_PLAIN})*(?:[*`~\\{{}}|<&_\r\n]|{_MARKUP_TYPO}|\"(?:{_MARKUP_JSON_WORDS})\"|true|false|null|[ \t]::)|{_MARKUP_SPLIT_KEY}",
+        verify="credential",
     ),
     SecretPattern(
         "secret_value_list",
