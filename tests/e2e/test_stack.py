@@ -129,14 +129,16 @@ def _why_not_exported(stack: RunningStack, failures: list[dict[str, Any]]) -> st
     so a span there and not in the Collector's output was lost after it left the process."""
     collector = stack.collector()
     own = load(Path(stack.info["demo_runs"][0]["out"]))
+
+    def names(telemetry: Telemetry, trace_id: str) -> list[str]:
+        return sorted(f"{s.name} [{s.get('errscope.outcome')}]" for s in telemetry.trace(trace_id))
+
     lines = [f"not exported: {_not_exported(collector, failures)}"]
     for row in failures:
-        if not _not_exported(collector, [row]):
-            continue
-        def names(telemetry: Telemetry) -> list[str]:
-            return sorted(f"{s.name} [{s.get('errscope.outcome')}]" for s in telemetry.trace(row["trace_id"]))
-        lines.append(f"{row['step']} (round {row.get('round')}, trace {row['trace_id']}):\n"
-                     f"  the Collector exported {names(collector)}\n  the demo's own copy has {names(own)}")
+        if _not_exported(collector, [row]):
+            lines.append(f"{row['step']} (round {row.get('round')}, trace {row['trace_id']}):\n"
+                         f"  the Collector exported {names(collector, row['trace_id'])}\n"
+                         f"  the demo's own copy has {names(own, row['trace_id'])}")
     return "\n".join(lines)
 
 
