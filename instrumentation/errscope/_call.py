@@ -29,6 +29,10 @@ class ToolCall:
     classification: Classification | None = None
     error_code: int | None = None
     exception: BaseException | None = None
+    root: BaseException | None = None
+    """The root cause of :attr:`exception` as the classification decided it (:func:`errscope._classify.explain`,
+    under the tool's own-code context), when the seam explained it: the span and the log record read this one rather
+    than explain the exception again (three walks of its chain a failure, each a pass of the text rules)."""
     reason: str | None = None
     """A sub-reason errscope decided (``invalid_result``), with ``detail`` for the log record only."""
     detail: str | None = None
@@ -73,6 +77,7 @@ class ToolCall:
         *,
         code: int | None = None,
         exception: BaseException | None = None,
+        root: BaseException | None = None,
     ) -> None:
         """Record the failure; the first one recorded wins (an outer layer never overwrites it)."""
         if self.channel is not None:
@@ -82,6 +87,7 @@ class ToolCall:
         self.classification = classification
         self.error_code = code
         self.exception = exception
+        self.root = root
 
     def cancel(self) -> None:
         """End the call as cancelled, whatever its handler did after the cancel: the request gets no
@@ -91,7 +97,7 @@ class ToolCall:
         if self.outcome is not Outcome.CANCELLED:
             self.finished_after_cancel = self.outcome
         self.outcome = Outcome.CANCELLED
-        self.channel = self.classification = self.error_code = self.exception = None
+        self.channel = self.classification = self.error_code = self.exception = self.root = None
         self.reason = self.detail = None
 
     @property

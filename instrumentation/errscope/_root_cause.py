@@ -67,9 +67,10 @@ class RootCause:
     fingerprint: str
 
 
-def describe(exc: BaseException) -> RootCause:
-    """Describe the root cause of ``exc`` (the exception the seam or middleware caught). Never raises."""
-    root = explain(exc)[1]
+def describe(exc: BaseException, root: BaseException | None = None) -> RootCause:
+    """Describe the root cause of ``exc`` (the exception the seam or middleware caught): ``root``, when the caller
+    has it from :func:`errscope._classify.explain`, else explained here. Never raises."""
+    root = explain(exc)[1] if root is None else root
     type_name = _qualified_name(type(root))
     chain = walk(exc)  # once for both the stack trace and the fingerprint
     return RootCause(type_name, _message(root), stack_trace(exc, chain), _fingerprint(type_name, chain))
@@ -185,15 +186,16 @@ def _fingerprint(type_name: str, chain: list[BaseException]) -> str:
     return digest.hexdigest()[:16]
 
 
-def _towards_root(exc: BaseException) -> list[BaseException]:
-    """``exc``'s chain from ``exc`` to its root cause and below it, outermost first, without the exception group
-    members the root is not under (:func:`errscope._classify.path_to`); the whole chain when the root is off it."""
-    root = explain(exc)[1]
+def _towards_root(exc: BaseException, root: BaseException | None) -> list[BaseException]:
+    """``exc``'s chain from ``exc`` to its root cause (``root``, else explained here) and below it, outermost first,
+    without the exception group members the root is not under (:func:`errscope._classify.path_to`); the whole chain
+    when the root is off it."""
+    root = explain(exc)[1] if root is None else root
     path = path_to(exc, root)
     return [*path, *walk(root)[1:]] if path else walk(exc)
 
 
-def upstream_said(exc: BaseException) -> str | None:
+def upstream_said(exc: BaseException, root: BaseException | None = None) -> str | None:
     """What the upstream answered, for the failure's log record: the error response an exception of the chain
     carries (``response``: httpx's and the SDK's ``httpx2`` ``HTTPStatusError``, requests' ``HTTPError``; aiohttp's
     ``ClientResponseError`` holds status and headers itself, its body already released), its status 400 or above,
@@ -204,11 +206,12 @@ def upstream_said(exc: BaseException) -> str | None:
     missing scope (``WWW-Authenticate: Bearer error="invalid_token"``), or whether a 503 came from a gateway's page
     or from the service, is only in the response.
 
-    Only the exceptions on the way to the root cause are read (:func:`_towards_root`): in an exception group, a
-    sibling's response is another request's answer, not what the failing upstream said.
+    Only the exceptions on the way to the root cause (``root``, when the caller has it) are read
+    (:func:`_towards_root`): in an exception group, a sibling's response is another request's answer, not what the
+    failing upstream said.
     """
     try:
-        for current in _towards_root(exc):
+        for current in _towards_root(exc, root):
             response = getattr(current, "response", None)
             status = getattr(response, "status_code", None)
             if not isinstance(status, int):  # aiohttp's ClientResponseError is its own response (status, headers)

@@ -197,7 +197,7 @@ class ServerTelemetry:
             level = logging.WARNING if call.error_code in CALLER_MISTAKES else logging.ERROR
             recording, logged = span.is_recording(), _failure_logger.isEnabledFor(level)
             # The root cause (a stack trace, scrubbed) only when a sampled span or the log keeps it.
-            root = describe(call.exception) if call.exception is not None and (recording or logged) else None
+            root = describe(call.exception, call.root) if call.exception is not None and (recording or logged) else None
             if root is not None and recording:
                 # The standard exception event (semconv "Exceptions"), built here rather than by
                 # span.record_exception, which would record str(exc) and an unscrubbed traceback.
@@ -302,7 +302,7 @@ def _log_failure(call: ToolCall, attributes: Mapping[str, Any], root: RootCause 
         fields[attr.ERRSCOPE_UPSTREAM_STATUS] = upstream.status
         fields[attr.ERRSCOPE_UPSTREAM_ADDRESS] = upstream.address
     if not call.upstream_message and call.exception is not None:
-        call.upstream_message = upstream_said(call.exception)  # the upstream's error response, when one was read
+        call.upstream_message = upstream_said(call.exception, call.root)  # the upstream's error response, when one was read
     if call.upstream_message:
         # Scrubbed whole, then cut: a cut first could leave a secret too short for its pattern.
         fields[attr.ERRSCOPE_UPSTREAM_MESSAGE] = scrub(call.upstream_message)[:MAX_MESSAGE]

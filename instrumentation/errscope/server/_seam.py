@@ -191,7 +191,8 @@ class ToolSeam:
             # Nobody cancelled this request: an operation inside the tool was (anyio's cancel scopes leak
             # CancelledError out of a failed connection, e.g. the tool's own MCP client). That is the tool's
             # failure; left to propagate, it ends the whole session (HKUDS/nanobot PR #1728, python-sdk #1830).
-            return self.fail(call, name, explain(exc)[0], exc, idempotent=info.idempotent)
+            classification, root = explain(exc)
+            return self.fail(call, name, classification, exc, root=root, idempotent=info.idempotent)
         except BaseException as exc:
             if _from_outside(exc):
                 raise
@@ -204,7 +205,8 @@ class ToolSeam:
             # not the end of the server and of every session on it (python-sdk #396), and so is a timeout
             # library's BaseException (gevent's Timeout, func_timeout's) or a task group's
             # BaseExceptionGroup holding one: none is an Exception, each passes `except Exception`.
-            return self.fail(call, name, explain(exc)[0], exc, idempotent=info.idempotent)
+            classification, root = explain(exc)
+            return self.fail(call, name, classification, exc, root=root, idempotent=info.idempotent)
         if getattr(result, "is_error", False) is True:  # CallToolResult, or a framework's equivalent
             return self.own_error_result(call, result)
         structured = getattr(result, "structured_content", None)
@@ -241,10 +243,12 @@ class ToolSeam:
         classification: Classification,
         exception: BaseException | None = None,
         *,
+        root: BaseException | None = None,
         idempotent: bool = False,
     ) -> CallToolResult:
-        """Record an execution failure on ``call`` and build the ``isError`` result the model reads."""
-        call.fail(Channel.EXECUTION, classification, exception=exception)
+        """Record an execution failure on ``call`` (``root``: ``exception``'s root cause, when explained) and build the
+        ``isError`` result the model reads."""
+        call.fail(Channel.EXECUTION, classification, exception=exception, root=root)
         text = call.model_text = model_message(name, classification, call.error_ref, idempotent=idempotent)
         return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True, _meta=failure_meta(call))
 
