@@ -78,3 +78,23 @@ def test_loads_refuses_what_json_refuses(data: bytes) -> None:
 def test_dumps_writes_what_json_reads_back(value: object) -> None:
     """What is written reads back (with json) as what json.dumps would have written: NaN stays NaN, not null."""
     assert repr(json.loads(_json.dumps(value))) == repr(json.loads(json.dumps(value)))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"_meta": {"traceparent": "00-ab-cd-01"}}},
+        {"x": "h\u00e9 \u2028", "f": [0.1, 1e-7, -0.0, 2**63 - 1]},
+        {"id": 2**70},
+        {"x": math.nan},
+        {"x": None},
+        {"x": "\ud800"},
+    ],
+)
+def test_dumps_same_is_what_json_reads_back_or_none(value: object) -> None:
+    """orjson's text where it holds the value json.dumps writes; None where json must write it (the stdio frames)."""
+    data = _json.dumps_same(value)
+    if data is not None:
+        assert repr(json.loads(data)) == repr(json.loads(json.dumps(value)))
+    else:
+        assert repr(value) in (repr({"id": 2**70}), repr({"x": math.nan}), repr({"x": None}), repr({"x": "\ud800"}))

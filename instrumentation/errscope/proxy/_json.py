@@ -26,7 +26,7 @@ try:
 except ImportError:  # pragma: no cover - the cli extra installs it
     orjson = None  # type: ignore[assignment]
 
-__all__ = ["dumps", "loads"]
+__all__ = ["dumps", "dumps_same", "loads"]
 
 _DIGITS: Final = b"0123456789"
 _LONG_NUMBER: Final = re.compile(rb"[0-9]{19}")
@@ -53,14 +53,20 @@ def loads(data: bytes, *, surrogateescape: bool = False) -> Any:
     return json.loads(data.decode("utf-8", "surrogateescape") if surrogateescape else data)
 
 
-def dumps(value: Any) -> bytes:
-    """``value`` as JSON text in UTF-8 (what :func:`json.dumps` writes, in fewer bytes when orjson is there)."""
+def dumps_same(value: Any) -> bytes | None:
+    """``value`` as orjson writes it (UTF-8, no spaces) when that is the value :func:`json.dumps` writes; else ``None``
+    (no orjson, or a value orjson refuses or would change: the caller writes it with :mod:`json` its own way)."""
     if orjson is not None:
         try:
             data = orjson.dumps(value)
         except orjson.JSONEncodeError:
-            pass
-        else:
-            if b"null" not in data:  # a NaN or infinity orjson turned into null: json writes it as it was read
-                return data
-    return json.dumps(value).encode()
+            return None
+        if b"null" not in data:  # a NaN or infinity orjson turned into null: json writes it as it was read
+            return data
+    return None
+
+
+def dumps(value: Any) -> bytes:
+    """``value`` as JSON text in UTF-8 (what :func:`json.dumps` writes, in fewer bytes when orjson is there)."""
+    data = dumps_same(value)
+    return data if data is not None else json.dumps(value).encode()

@@ -26,6 +26,7 @@ from errscope._http import class_for_mcp_endpoint_status, retry_after_from_heade
 from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 from errscope.client._answer import names_the_session
+from errscope.proxy import _json
 from errscope.proxy._calls import Calls, Message, Scope, parse_error, request_key
 
 __all__ = ["ChildServer", "HttpServer", "serve_stdio"]
@@ -49,7 +50,12 @@ answer is lost) and ``sent`` (whether they reached the server: ``False`` when it
 
 def encode(message: Any) -> bytes:
     """One stdio frame for ``message``: UTF-8 JSON, or ASCII JSON when it holds a lone surrogate (``"\\ud800"``
-    is valid JSON, RFC 8259 §8.2, but encodes to no UTF-8): the escape goes on as an escape."""
+    is valid JSON, RFC 8259 §8.2, but encodes to no UTF-8): the escape goes on as an escape. Written by orjson where
+    it writes the same value (:func:`errscope.proxy._json.dumps_same`: a tool call's trace context is added on the
+    request's path), else by :mod:`json`."""
+    data = _json.dumps_same(message)
+    if data is not None:
+        return data + b"\n"
     text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
     try:
         return text.encode() + b"\n"
@@ -535,7 +541,7 @@ def _decode(frame: bytes, side: str) -> tuple[Any | None, bytes | None]:
     if frame.endswith(b"\r\n"):
         frame = frame[:-2] + b"\n"
     try:
-        return json.loads(frame), frame
+        return _json.loads(frame), frame  # orjson where it reads the same value: every answer is read
     except UnicodeDecodeError:
         logger.warning("a frame from the %s held bytes that are not UTF-8; replaced with U+FFFD", side)
         try:
@@ -628,7 +634,7 @@ async def serve_stdio(upstream: Upstream, calls: Calls) -> None:
             if not frame.strip():
                 continue
             try:
-                message = json.loads(frame)
+                message = _json.loads(frame)
             except (ValueError, RecursionError):
                 logger.warning("a malformed frame from the host was answered with -32700 (%d bytes)", len(frame))
                 out_transport.write(encode(parse_error()))
