@@ -344,7 +344,8 @@ def named_code_class(text: str) -> FailureClass | None:
     stripped = text.strip()
     tokens = [m.group(0) for m in _CAMEL_CODE.finditer(stripped)
               if ("." in m.group(0) or _CAMEL_HUMP.search(m.group(0))) and stripped[m.end():m.end() + 1] != "("]
-    tokens += [m.group(1) or m.group(2) or m.group(3) or m.group(4) for m in _SNAKE_CODE.finditer(stripped)]
+    if "_" in stripped:  # every snake-case code holds one; the scan costs ~0.25 ms on a 1 KB message without
+        tokens += [m.group(1) or m.group(2) or m.group(3) or m.group(4) for m in _SNAKE_CODE.finditer(stripped)]
     for token in tokens:
         cls = api_code_class(token)
         if cls is not None and cls is not FailureClass.UNKNOWN:
