@@ -593,7 +593,8 @@ _NO_CONNECTION: Final = (
 _BREAKER_OPEN: Final = (
     r"\bcircuit ?breaker\b[^.\n]{0,40}\bis (?:half[ -])?open\b|\bshort-circuited and is open\b|"
     r"\b(?:circuit ?breaker|circuit|breaker) (?:is )?(?:now |still )?open\b|\bnot allowing calls\b|"
-    r"\bdoes not permit further calls\b|\beopenbreaker\b|\bbroken ?circuit ?exception\b|\bcall ?not ?permitted ?exception\b"
+    r"\bdoes not permit further calls\b|\beopenbreaker\b|\bbroken ?circuit ?exception\b|"
+    r"\bcall ?not ?permitted ?exception\b"
 )
 
 # A client refusing its own configuration: a setting it does not know or a value it cannot take, named by its key
@@ -1243,8 +1244,9 @@ relay: "API Error: 522")."""
 
 def never_reached(text: str) -> bool:
     """Whether a failure text says the upstream was never reached (refused, not resolved, unreachable, a certificate
-    or handshake refused, a connect timeout: :data:`_NEVER_REACHED`; a credential header the library refused to
-    send; or curl's exit code for one); a crash report never says so."""
+    or handshake refused, a connect timeout, a circuit breaker open: :data:`_NEVER_REACHED`; a credential header the
+    library refused to send; a setting the client refused (:func:`refuses_a_setting`); or curl's exit code for one); a
+    crash report never says so."""
     if _CRASH.search(text):
         return False
     curl = curl_exit_in_text(text)

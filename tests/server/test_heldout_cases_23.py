@@ -71,12 +71,13 @@ async def consume_events(topic: str) -> str:
 @pytest.mark.parametrize("tool", [publish_event, consume_events])
 async def test_j401_kafka_python_refuses_a_setting_named_timeout(style: str, tool: Any,
                                                                   telemetry: CapturedTelemetry) -> None:
-    """J401 (HariSekhon/Nagios-Plugins #157: "kafkaProducer() Unrecognized configs: session_timeout_ms"; kafka-python 3.x
-    raises ``ValueError``/``KafkaConfigurationError("Unrecognized configs: {…}")`` for a setting its client lacks). A tool passes its client a setting the
-    client does not have. The text names the setting, and the setting's name holds "timeout": it was read as an
-    upstream timeout that may have taken effect (the outage panel, a "may have" note). Rule: a text that says a
-    setting (config, option, property, keyword argument) is unrecognised, unknown, unexpected or not a known one names
-    the setting, not an event: the tool's own configuration mistake, ``unknown``, nothing sent."""
+    """J401 (HariSekhon/Nagios-Plugins #157: "kafkaProducer() Unrecognized configs: session_timeout_ms"; kafka-python
+    3.x raises ``ValueError``/``KafkaConfigurationError("Unrecognized configs: {…}")`` for a setting its client lacks).
+    A tool passes its client a setting the client does not have. The text names the setting, and the setting's name
+    holds "timeout": it was read as an upstream timeout that may have taken effect (the outage panel, a "may have"
+    note). Rule: a text that says a configuration setting is unrecognised, unknown, unsupported, unexpected,
+    not a known config or given a value it cannot take names the setting, not an event: the tool's own configuration
+    mistake, ``unknown``, nothing sent."""
     TARGET["port"] = closed_port()
     span = await failed_call(style, telemetry, tool, {"topic": "orders"})
     assert facts(span) == ("unknown", False), dict(span.attributes)
@@ -100,11 +101,12 @@ async def apply_discount(order_id: str) -> str:
 @pytest.mark.parametrize("read_first", [True, False], ids=["after-startup-message", "before-startup-message"])
 async def test_j403_pg8000_dropped_during_startup(style: str, read_first: bool, telemetry: CapturedTelemetry) -> None:
     """J403 (tlocke/pg8000 #105 and #102: pg8000 failing while it connects, through the Cloud SQL connector and to a
-    database still initialising; pg8000's ``_read``/``_flush`` raise "network error" when the socket ends). A server that closes the connection during
-    the startup exchange (after reading the startup message, or before). pg8000 connects in its ``Connection``
-    constructor, not in a function named ``connect``, and its ``_read`` raised "network error": read as a statement
-    whose answer was lost, "may have taken effect". Rule: a driver's connection object's constructor is a connecting
-    call (as PEP 249's ``connect()``): no statement of the caller's existed yet, nothing sent."""
+    database still initialising; pg8000's ``_read``/``_flush`` raise "network error" when the socket ends). A server
+    that closes the connection during the startup exchange (after reading the startup message, or before). pg8000
+    connects in its ``Connection`` constructor, not in a function named ``connect``, and its ``_read`` raised "network
+    error": read as a statement whose answer was lost, "may have taken effect". Rule: a driver's connection object's
+    constructor is a connecting call (as PEP 249's ``connect()``): no statement of the caller's existed yet, nothing
+    sent."""
     with closing_listener(read_first=read_first) as port:
         TARGET["port"] = port
         span = await failed_call(style, telemetry, apply_discount, {"order_id": "A-1"})
@@ -134,11 +136,12 @@ async def replace_with_requests(item: str) -> str:
 @pytest.mark.parametrize("tool", [replace_with_httpx, replace_with_requests])
 async def test_j404_a_locked_resource(style: str, tool: Any, telemetry: CapturedTelemetry) -> None:
     """J404 (dotCMS/core #14784: a WebDAV upload answered 423 when another user locked the file; owncloud/core #31843:
-    '423 … "video.mp4" is locked'; owncloud/android #4282: a 423 shown as "Unknown error"; OneDrive's "resourceLocked"). A document another user holds open. 423 was ``unknown``: the mapping-gap
-    alert for an answer the RFC defines. RFC 4918 §11.3: "the source or destination resource of a method is locked";
-    the request is refused whole (nothing applied, §7) until the holder releases the lock, which neither the caller's
-    arguments nor its credential fix: a resource busy for now, ``upstream_unavailable`` (as PostgreSQL's 55P03
-    lock_not_available and SQLite's SQLITE_BUSY are read), not sent."""
+    '423 … "video.mp4" is locked'; owncloud/android #4282: a 423 shown as "Unknown error"; OneDrive's "resourceLocked").
+    A document another user holds open. 423 was ``unknown``: the mapping-gap alert for an answer the RFC defines. RFC
+    4918 §11.3: "the source or destination resource of a method is locked"; the request is refused whole (nothing
+    applied, §7) until the holder releases the lock, which neither the caller's arguments nor its credential fix: a
+    resource busy for now, ``upstream_unavailable`` (as PostgreSQL's 55P03 lock_not_available and SQLite's SQLITE_BUSY
+    are read), not sent."""
     with HttpUpstream() as upstream:
         TARGET["url"] = upstream.scripted(423, '{"error":{"code":"resourceLocked","message":"The resource you are '
                                                'attempting to access is locked"}}', {"Content-Type": "application/json"})
@@ -178,12 +181,13 @@ async def upsert_record(name: str) -> str:
 ])
 async def test_j407_route53_busy_with_a_prior_request(style: str, code: str, message: str,
                                                        telemetry: CapturedTelemetry) -> None:
-    """J407 (hashicorp/terraform #1194, rancher/rancher #2529, aws/aws-sdk-js #1166 and boto/botocore PR #682: Route 53's
-    "PriorRequestNotComplete" sent with HTTP 400; botocore's ``retries/standard.py`` lists it among the throttling codes its retry backs off on, with
-    ``BandwidthLimitExceeded``, ``TransactionInProgressException``, ``EC2ThrottledException``,
-    ``LimitExceededException``). The tool's change was refused because Route 53 still applied an earlier one: it read
-    as ``invalid_input`` (the 400), telling the model to fix a record that was right. Rule: the AWS SDKs' table of
-    throttling codes decides before the status: ``rate_limited``, nothing applied. Guard: ``Throttling`` as before."""
+    """J407 (hashicorp/terraform #1194, rancher/rancher #2529, aws/aws-sdk-js #1166 and boto/botocore PR #682: Route
+    53's "PriorRequestNotComplete" sent with HTTP 400; botocore's ``retries/standard.py`` lists it among the throttling
+    codes its retry backs off on, with ``BandwidthLimitExceeded``, ``TransactionInProgressException``,
+    ``EC2ThrottledException``, ``LimitExceededException``). The tool's change was refused because Route 53 still applied
+    an earlier one: it read as ``invalid_input`` (the 400), telling the model to fix a record that was right. Rule: the
+    AWS SDKs' table of throttling codes decides before the status: ``rate_limited``, nothing applied. Guard:
+    ``Throttling`` as before."""
     with HttpUpstream() as upstream:
         TARGET["url"] = upstream.scripted(400, ROUTE53_BUSY.format(code=code, message=message),
                                           {"Content-Type": "text/xml"})
@@ -209,11 +213,12 @@ async def charge_card(amount: int) -> str:
 @pytest.mark.parametrize("style", STYLES)
 async def test_j409_pybreaker_refuses_while_open(style: str, telemetry: CapturedTelemetry) -> None:
     """J409 (danielfm/pybreaker #82, about its ``CircuitBreakerError("Timeout not elapsed yet, circuit breaker still
-    open")``; resilience4j/resilience4j-spring-boot2-demo #9: "CircuitBreaker 'backendA' is OPEN …"). A tool's breaker opened on the payment API's earlier failures; the next call is refused by the breaker
-    itself, before any request. Its text holds "Timeout": read as a request that timed out and "may have taken
-    effect", where nothing left the process. Rule: a circuit breaker's refusal while open (its words: a breaker or
-    circuit "open", "not allowing/permitting calls") is ``upstream_unavailable`` and never sent, whatever else the text
-    says (a timeout there is the breaker's reset timer)."""
+    open")``; resilience4j/resilience4j-spring-boot2-demo #9: "CircuitBreaker 'backendA' is OPEN …"). A tool's breaker
+    opened on the payment API's earlier failures; the next call is refused by the breaker itself, before any request.
+    Its text holds "Timeout": read as a request that timed out and "may have taken effect", where nothing left the
+    process. Rule: a circuit breaker's refusal while open (its words: a breaker or circuit "open", "not
+    allowing/permitting calls") is ``upstream_unavailable`` and never sent, whatever else the text says (a timeout there
+    is the breaker's reset timer)."""
     import pybreaker
 
     BREAKER["breaker"] = pybreaker.CircuitBreaker(fail_max=1, reset_timeout=60)
@@ -243,12 +248,11 @@ async def test_j411_cdn_statuses_for_an_origin_never_reached(style: str, status:
                                                               telemetry: CapturedTelemetry) -> None:
     """J411 (Cloudflare's "Cloudflare 5xx errors" support pages; anthropics/claude-code #67341 "API Error: 522",
     Helicone/helicone #798 and supabase/auth-helpers #777: 522 pages from APIs behind Cloudflare; acheong08/ChatGPT
-    #1485: 524 "A timeout occurred"). An API behind a CDN
-    whose edge could not reach the origin: 521 (the origin refused the connection), 522 (the TCP handshake or its ACK
-    timed out), 523 (origin unreachable), 525 (TLS handshake failed), 526 (invalid origin certificate). Every 5xx
-    outside 501/503/505 was read "may have taken effect": the order was never forwarded. Rule: these CDN statuses say
-    the origin was never reached: ``upstream_unavailable``, not sent. Guard: 520 (the origin answered something
-    unreadable) and 524 (connected, no answer within 100 s) may have acted."""
+    #1485: 524 "A timeout occurred"). An API behind a CDN whose edge could not reach the origin: 521 (the origin refused
+    the connection), 522 (the TCP handshake or its ACK timed out), 523 (origin unreachable), 525 (TLS handshake failed),
+    526 (invalid origin certificate). Every 5xx outside 501/503/505 was read "may have taken effect": the order was
+    never forwarded. Rule: these CDN statuses say the origin was never reached: ``upstream_unavailable``, not sent.
+    Guard: 520 (the origin answered something unreadable) and 524 (connected, no answer within 100 s) may have acted."""
     with HttpUpstream() as upstream:
         TARGET["url"] = upstream.scripted(status, f"error code: {status}", {"Content-Type": "text/plain",
                                                                              "Server": "cloudflare"})
