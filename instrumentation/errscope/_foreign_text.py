@@ -16,7 +16,7 @@ from http import HTTPStatus
 from html.parser import HTMLParser
 from typing import Any, Final
 
-from errscope._http import HTTP2_ERROR_CODES, class_for_http_status, side_effect_for_http_status
+from errscope._http import CDN_ORIGIN_NOT_REACHED, HTTP2_ERROR_CODES, class_for_http_status, side_effect_for_http_status
 from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 
@@ -86,9 +86,13 @@ def printable(text: str) -> str:
 # "some aspect of the operation may have succeeded") may have. Azure Resource Manager's ``AuthorizationFailed``
 # and Slack's ``not_in_channel`` are refusals of the caller's identity like the others.
 _API_CODE_FAMILIES: Final = (
-    # Elasticsearch's 429 types (a full thread pool queue, a memory circuit breaker: "retry later")
+    # Elasticsearch's 429 types (a full thread pool queue, a memory circuit breaker: "retry later"); the rest of the
+    # AWS SDKs' throttling table (botocore retries/standard.py ``_THROTTLED_ERROR_CODES``, which the SDK backs off on
+    # whatever the status: Route 53's PriorRequestNotComplete comes with a 400, S3's BandwidthLimitExceeded, DynamoDB's
+    # TransactionInProgressException, LimitExceededException as a whole code)
     (re.compile(r"throttl|toomanyrequests|slowdown|requestlimitexceeded|throughputexceeded|rateexceeded|ratelimit|"
-                r"rejectedexecution|circuitbreaking"),
+                r"rejectedexecution|circuitbreaking|"
+                r"priorrequestnotcomplete|bandwidthlimitexceeded|transactioninprogress|^limitexceeded(?:exception)?$"),
      FailureClass.RATE_LIMITED),
     (re.compile(r"accessdenied|unauthori[sz]ed|unauthenticated|notauthorized|forbidden|invalidaccesskeyid|invalidclienttokenid|"
                 r"signaturedoesnotmatch|expiredtoken|unrecognizedclient|authfailure|missingauthenticationtoken|"
@@ -111,8 +115,9 @@ _API_CODE_FAMILIES: Final = (
      FailureClass.INVALID_INPUT),
     # Hetzner Cloud's server_error and service_error (whole codes: MongoServerError is a class, and says nothing of
     # the server's state), its maintenance, a bare unavailable (503) and timeout
+    # ... and a resource another holds locked (OneDrive's and Graph's resourceLocked, sent with 423: RFC 4918 §11.3)
     (re.compile(r"internalerror|internalservererror|fatalerror|serviceunavailable|^servererror$|^serviceerror$|"
-                r"maintenance|^unavailable$|^timeout$"), FailureClass.UPSTREAM_UNAVAILABLE),
+                r"maintenance|^unavailable$|^timeout$|^(?:resource|file|item)?locked$"), FailureClass.UPSTREAM_UNAVAILABLE),
 )
 
 # GraphQL servers' codes for a query document that does not parse or fit the schema (Apollo Server's built-in
@@ -580,6 +585,49 @@ _NO_CONNECTION: Final = (
 """A driver or client that had no connection or server to send on, or lost it before the session was set up
 (:data:`_NEVER_REACHED`, and ``upstream_unavailable`` by its words)."""
 
+# A client-side circuit breaker refusing a call while it is open, in the breakers' own words: resilience4j's "CircuitBreaker
+# 'x' is OPEN and does not permit further calls" (CallNotPermittedException), Hystrix's "short-circuited and is OPEN",
+# Polly's BrokenCircuitException "The circuit is now open and is not allowing calls.", opossum's "Breaker is open"
+# (EOPENBREAKER), pybreaker's "Timeout not elapsed yet, circuit breaker still open" (the timeout there is the breaker's
+# reset timer). The breaker refused before any request: never reached (_NEVER_REACHED). Not "circuit breaker opened":
+# the call that tripped it was sent and failed on its own.
+_BREAKER_OPEN: Final = (
+    r"\bcircuit ?breaker\b[^.\n]{0,40}\bis (?:half[ -])?open\b|\bshort-circuited and is open\b|"
+    r"\b(?:circuit ?breaker|circuit|breaker) (?:is )?(?:now |still )?open\b|\bnot allowing calls\b|"
+    r"\bdoes not permit further calls\b|\beopenbreaker\b|\bbroken ?circuit ?exception\b|"
+    r"\bcall ?not ?permitted ?exception\b"
+)
+
+# A client refusing its own configuration: a setting it does not know or a value it cannot take, named by its key
+# (kafka-python's "Unrecognized configs: {'timeout_ms'}", librdkafka's "No such configuration property: "request.timeout"",
+# Kafka's Java ConfigException "Invalid value 10s for configuration request.timeout.ms: …" and its "… was supplied but
+# isn't a known config"). The key's words ("timeout", "retries", "rate_limit") name a setting, not an event: the tool's
+# own mistake (``unknown``), and nothing was sent (the client was never built). Only configuration words: "invalid
+# parameter" and "unexpected keyword argument" are a caller's arguments as often as a setting.
+_SETTING_REFUSED: Final = re.compile(
+    r"\b(?:unrecogni[sz]ed|unknown|unsupported|unexpected|no such) config(?:uration)?s?\b"
+    r"(?: (?:propert(?:y|ies)|keys?|options?|settings?|names?|parameters?))?\s*[:'\"{]|"
+    r"\binvalid value \S+ for configuration\b|\b(?:is not|isn't) a known config(?:uration)?\b",
+    re.I,
+)
+
+
+def refuses_a_setting(text: str) -> bool:
+    """Whether ``text`` is a client refusing a setting of its own configuration (:data:`_SETTING_REFUSED`)."""
+    return _SETTING_REFUSED.search(text) is not None
+
+
+# A resource another holder keeps (Windows' ERROR_SHARING_VIOLATION, 32, as .NET and Python print it: "The process
+# cannot access the file … because it is being used by another process"; a WebDAV or drive item "is locked"): busy
+# for now, as errscope reads NTSTATUS 0xC0000043 and SQLite's SQLITE_BUSY on an exception. Read before the permission
+# phrases: Python raises it as a PermissionError. Not a document locked by a password (the tool's credential).
+_HELD_ELSEWHERE: Final = re.compile(
+    r"\bbeing used by another process\b|\blocked by another (?:user|process|session|transaction|client)\b|"
+    r"\b(?:resource|file|item|document|record|object|entity|blob)\b[^.\n]{0,60}?\bis (?:currently )?locked\b"
+    r"(?! (?:with|by) (?:a )?password)",
+    re.I,
+)
+
 _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
     (FailureClass.RATE_LIMITED, re.compile(
         r"rate.?limit|too many requests|quota exceeded|throttl|slow down|"
@@ -591,7 +639,10 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
         r"\busage limits? (?:has been |have been |was |is )?(?:reached|exceeded|hit)\b|\bpay-as-you-go limit\b|"
         # a request rate exceeded, in the API's own count (Shopify's REST Admin API: "Exceeded 2 calls per second for
         # api client. Reduce request rates to resume uninterrupted service.")
-        r"\bexceed(?:ed|s|ing)?\b[^.\n]{0,30}?\b(?:calls|requests|queries)\s*(?:per|/|a|an)\s*(?:second|sec|minute|min|hour|day)\b",
+        r"\bexceed(?:ed|s|ing)?\b[^.\n]{0,30}?\b(?:calls|requests|queries)\s*(?:per|/|a|an)\s*(?:second|sec|minute|min|hour|day)\b|"
+        # Azure Cosmos DB's 429 sentence ("Request rate is large. More Request Units may be needed, so no changes were
+        # made.") as its .NET, Java and Node SDKs print it
+        r"\brequest rate is (?:too )?large\b",
         re.I)),
     (
         FailureClass.PERMISSION_DENIED,
@@ -850,7 +901,7 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\b(?:invalid|bad) response (?:was )?(?:received )?from (?:the )?upstream\b|"
             r"\bupstream (?:server )?is timing out\b|\bname resolution failed\b|\bno server is available\b|"
             + _NO_BACKEND + r"|"
-            r"\bcircuit ?breaker\b[^.\n]{0,40}\bis (?:half[ -])?open\b|\bshort-circuited and is open\b|"
+            + _BREAKER_OPEN + r"|"
             # The browser a tool drives gone: Playwright's TargetClosedError ("Target page, context or browser has been
             # closed"), Puppeteer's "Protocol error (Runtime.callFunctionOn): Target closed." and "Browser has been
             # closed."/"Browser disconnected": a process the tool needs is out of reach until it is started again.
@@ -1100,6 +1151,13 @@ _NEVER_REACHED: Final = re.compile(
     # connection"): the client gave up before it had a connection to write the request on
     r"\blookup [\w.-]+(?: on \S+)?: (?:(?:read|write|dial) (?:udp|tcp)[46]? \S+: )?i/o timeout\b|\beai[ _]again\b|"
     r"\brequest canceled while waiting for connection\b|"
+    # net/http's errServerClosedIdle ("http: server closed idle connection"): its read loop saw the server's FIN (or a
+    # 408) on the connection while no response was expected, so the server closed it before reading the request the
+    # transport then put on it (transport.go: shouldRetryRequest retries it for any replayable request; a POST without
+    # GetBody surfaces it)
+    r"\bserver closed (?:the |an )?idle connection\b|"
+    # a circuit breaker refusing while open (_BREAKER_OPEN)
+    + _BREAKER_OPEN + r"|"
     # a client that refused to send because it knows the limit has not reset (go-github's RateLimitError: "… still
     # exceeded until …, not making remote request")
     r"\bnot making (?:the |a )?remote request\b|"
@@ -1180,13 +1238,16 @@ _AFTER_SENDING: Final = re.compile(
     re.I,
 )
 
-_HTTP_STATUSES: Final = frozenset(HTTPStatus)
+_HTTP_STATUSES: Final = frozenset(HTTPStatus) | {520, 524} | CDN_ORIGIN_NOT_REACHED
+"""Statuses a text's number is read as: the registry's, and the CDN statuses of 52x (Cloudflare's, which APIs behind it
+relay: "API Error: 522")."""
 
 
 def never_reached(text: str) -> bool:
     """Whether a failure text says the upstream was never reached (refused, not resolved, unreachable, a certificate
-    or handshake refused, a connect timeout: :data:`_NEVER_REACHED`; a credential header the library refused to
-    send; or curl's exit code for one); a crash report never says so."""
+    or handshake refused, a connect timeout, a circuit breaker open: :data:`_NEVER_REACHED`; a credential header the
+    library refused to send; a setting the client refused (:func:`refuses_a_setting`); or curl's exit code for one); a
+    crash report never says so."""
     if _CRASH.search(text):
         return False
     curl = curl_exit_in_text(text)
@@ -1195,6 +1256,7 @@ def never_reached(text: str) -> bool:
         (curl is not None and curl[1] is False)
         or _NEVER_REACHED.search(text.replace("_", " ")) is not None
         or refuses_credential_header(text)
+        or refuses_a_setting(text)
         or (h2 is not None and h2[1] is False)
         or go_proxy_refusal(text) is not None
     )
@@ -1226,8 +1288,8 @@ def says_maybe_acted(text: str) -> bool:
         status = int(match.group(1))
         if status not in _HTTP_STATUSES:  # a port (443) or another number, not a status
             continue
-        if 400 <= status <= 499:
-            return False  # the request refused as a whole (RFC 9110 §15.5)
+        if 400 <= status <= 499 or status in CDN_ORIGIN_NOT_REACHED:
+            return False  # the request refused as a whole (RFC 9110 §15.5), or never handed to the origin
         if side_effect_for_http_status(status):
             return True
     return _AFTER_SENDING.search(text.replace("_", " ")) is not None
@@ -1328,10 +1390,12 @@ def _classify_whole(text: str) -> FailureClass:
     would read as invalid input are ``unknown`` in a text about an upstream's answer the tool could not decode
     (:func:`reads_upstream_data`). CamelCase kinds (``ConnectionRefused``) are read as words last.
     """
-    if _CRASH.search(text):
+    if _CRASH.search(text) or refuses_a_setting(text):
         return FailureClass.UNKNOWN
     if _ACCOUNT_UNPAID.search(text) or refuses_credential_header(text):
         return FailureClass.PERMISSION_DENIED
+    if _HELD_ELSEWHERE.search(text):
+        return FailureClass.UPSTREAM_UNAVAILABLE
     smtp = smtp_reply_in_text(text)  # a mail server's reply code: read as smtplib's exception is
     if smtp is not None and smtp is not FailureClass.UNKNOWN:
         return smtp

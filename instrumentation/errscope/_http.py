@@ -15,6 +15,7 @@ from typing import Final
 from errscope._vocabulary import FailureClass
 
 __all__ = [
+    "CDN_ORIGIN_NOT_REACHED",
     "HTTP2_ERROR_CODES",
     "class_for_http_status",
     "class_for_mcp_endpoint_status",
@@ -68,7 +69,10 @@ def class_for_http_status(status: int) -> FailureClass:
     # 424 Failed Dependency (RFC 4918 §11.4): the method could not be performed because an action it depended on
     # failed; OpenAI's Responses API answers so when the MCP server it was to call failed ("Error retrieving tool list
     # from MCP server: … Http status code: 424"): a service behind the one asked is out of reach, nothing performed
-    if status in (408, 424, 449) or 500 <= status <= 599:
+    # 423 Locked (RFC 4918 §11.3): the resource is locked by another holder (a WebDAV lock, a drive item open in an
+    # editor); the request is refused whole until the lock is released, which neither the caller's arguments nor its
+    # credential change: busy for now, as PostgreSQL's 55P03 lock_not_available and SQLite's SQLITE_BUSY
+    if status in (408, 423, 424, 449) or 500 <= status <= 599:
         return FailureClass.UPSTREAM_UNAVAILABLE
     return FailureClass.UNKNOWN
 
@@ -84,15 +88,23 @@ def class_for_mcp_endpoint_status(status: int) -> FailureClass:
     return FailureClass.PERMISSION_DENIED if status == 421 else class_for_http_status(status)
 
 
+CDN_ORIGIN_NOT_REACHED: Final = frozenset({521, 522, 523, 525, 526})
+"""A CDN edge's statuses for an origin it never handed the request to (Cloudflare's "Cloudflare 5xx errors": 521 the
+origin refused the connection, 522 the TCP handshake, or the ACK of the request's bytes, timed out, 523 the origin
+unreachable, 525 the TLS handshake failed, 526 the origin's certificate invalid). Not 520 (the origin answered
+something the edge could not read) nor 524 (connected, no answer within 100 s): those had the request."""
+
+
 def side_effect_for_http_status(status: int) -> bool | None:
     """Whether the request behind an error status may have been acted on (RFC 9110 §15).
 
-    A 4xx, 501, 503 and 505 refuse the request as a whole; any other 5xx says the server (or a
-    gateway's upstream: 502, 504) failed while handling it. ``None`` below 400.
+    A 4xx, 501, 503 and 505 refuse the request as a whole, and a CDN's statuses for an origin it never reached
+    (:data:`CDN_ORIGIN_NOT_REACHED`) say no origin had it; any other 5xx says the server (or a gateway's upstream: 502,
+    504) failed while handling it. ``None`` below 400.
     """
     if status < 400:
         return None
-    return status >= 500 and status not in (501, 503, 505)
+    return status >= 500 and status not in (501, 503, 505) and status not in CDN_ORIGIN_NOT_REACHED
 
 
 _DECIMAL_SECONDS: Final = re.compile(r"\d{1,12}\.\d{1,9}")

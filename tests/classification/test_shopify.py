@@ -53,7 +53,9 @@ def _find(host: str, port: int, timeout: float = 5) -> Callable[[], Any]:
     (406, {"errors": "Not Acceptable"}, ar.ClientError, C.UNKNOWN, False),
     (409, {"errors": "Conflict"}, ar.ResourceConflict, C.INVALID_INPUT, False),
     (422, {"errors": {"title": ["can't be blank"]}}, ar.ResourceInvalid, C.INVALID_INPUT, False),
-    (423, {"errors": "This shop is locked"}, ar.ClientError, C.UNKNOWN, False),
+    # 423 Locked (RFC 4918 §11.3, J404): refused whole while the lock holds; Shopify locks a shop after repeated
+    # over-limit use or for an account review, which no argument of the model's fixes: upstream_unavailable, as any 423
+    (423, {"errors": "This shop is locked"}, ar.ClientError, C.UPSTREAM_UNAVAILABLE, False),
     (500, {"errors": "Internal Server Error"}, ar.ServerError, C.UPSTREAM_UNAVAILABLE, True),
     (503, {"errors": "Unavailable Shop"}, ar.ServerError, C.UPSTREAM_UNAVAILABLE, False),
     (504, {"errors": "Gateway Timeout"}, ar.ServerError, C.UPSTREAM_UNAVAILABLE, True),

@@ -201,18 +201,33 @@ def _function_name(frame: Any) -> str:
 
 
 def _raised_connecting(exc: BaseException, package: str | None = None, *, anywhere: bool = False) -> bool:
-    """Whether ``exc`` came out of a connecting function (``_CONNECTING_FUNCTIONS``) of ``package`` (default:
-    the exception's own library; PEP 249's ``connect()``, ``Connection.connect``; ``anywhere``: of any
-    module): no connection existed, so no statement was sent."""
+    """Whether ``exc`` came out of a connecting function (``_CONNECTING_FUNCTIONS``, or a connection object's
+    constructor: :func:`_constructs_a_connection`) of ``package`` (default: the exception's own library; PEP 249's
+    ``connect()``, ``Connection.connect``, pg8000's ``Connection(...)``; ``anywhere``: of any module): no connection
+    existed, so no statement was sent."""
     package = package or type(exc).__module__.partition(".")[0]
     tb = exc.__traceback__
     while tb is not None:
         frame = tb.tb_frame
-        if (_function_name(frame) in _CONNECTING_FUNCTIONS
+        if ((_function_name(frame) in _CONNECTING_FUNCTIONS or _constructs_a_connection(frame))
                 and (anywhere or str(frame.f_globals.get("__name__", "")).partition(".")[0] == package)):
             return True
         tb = tb.tb_next
     return False
+
+
+def _constructs_a_connection(frame: Any) -> bool:
+    """Whether ``frame`` runs the constructor of a connection object (``__init__`` of a class whose name, or a base's,
+    ends in ``Connection``): drivers that open their connection there (pg8000's ``CoreConnection.__init__`` writes
+    the startup message and reads the server's answer, pika's ``BlockingConnection``) have no connection to send a
+    statement on until it returns; the object is not there for the caller to use before."""
+    if _function_name(frame) != "__init__":
+        return False
+    try:
+        owner = frame.f_locals.get("self")
+    except Exception:  # a frame whose locals cannot be read says nothing
+        return False
+    return owner is not None and any(klass.__name__.endswith("Connection") for klass in type(owner).__mro__)
 
 
 # The names of a driver's function that reads the server's bytes off its socket (pg8000's ``_read``, a

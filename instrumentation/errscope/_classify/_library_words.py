@@ -17,7 +17,7 @@ from typing import Any, Final
 from errscope._classify._core import Classification
 from errscope._classify._facts import _message_of, _raised_connecting
 from errscope._classify._table import _lookup
-from errscope._foreign_text import acted_per_text, classify_text
+from errscope._foreign_text import acted_per_text, classify_text, refuses_a_setting
 from errscope._vocabulary import FailureClass
 
 
@@ -167,7 +167,9 @@ def _library_words(exc: BaseException) -> Classification | None:
         return None
     failure_class = classify_text(text)
     if failure_class is FailureClass.UNKNOWN:
-        return None
+        # a client refusing a setting of its own (kafka-python's "Unrecognized configs: {…}"): the tool's mistake, and
+        # the client was never built, so nothing was sent
+        return Classification(failure_class, side_effect_possible=False) if refuses_a_setting(text) else None
     if failure_class is not FailureClass.UPSTREAM_UNAVAILABLE:
         return Classification(failure_class, side_effect_possible=False)
     if _raised_connecting(exc, anywhere=True):
