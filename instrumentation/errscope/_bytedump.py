@@ -52,7 +52,6 @@ _AS_TEXT: Final = bytes(b if b in (0x09, 0x0A, 0x0D) or 0x20 <= b < 0x7F else 0 
 byte (a length, a frame header, binary data, a byte of a non-ASCII character) as NUL, a field separator to the
 rules (``/proc/PID/environ``'s), and the text stays ASCII (the rules' smaller programs; Latin-1 text of random
 bytes sent RE2's DFAs out of memory)."""
-_HEX_DIGITS: Final = frozenset(b"0123456789abcdefABCDEF")
 _ALNUM: Final = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
@@ -68,7 +67,7 @@ def _hex_bytes(rest: str, base: int) -> list[tuple[int, int, int]]:
     area = _HEX_AREA.match(rest)
     if area is None:
         return []
-    out = []
+    out: list[tuple[int, int, int]] = []
     for byte in _BYTE.finditer(rest, 0, area.end()):
         pair = byte.group()
         out.append((0x2A if pair == "**" else int(pair, 16), base + byte.start(), base + byte.end()))
