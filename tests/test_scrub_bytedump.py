@@ -128,3 +128,15 @@ def test_the_gate_needs_an_offset_and_hex() -> None:
     assert might_hold_dumps("x\n\t0x0000:  4500 003c")
     assert not might_hold_dumps("a line\nanother line 58 2d 41 70")
     assert not might_hold_dumps("ts=2026-12-04 id=ab cd ef\nnext")
+
+
+def test_a_lone_surrogate_beside_a_dump() -> None:
+    """A text the rules read with ``?`` for a lone surrogate: the gate reads it the same way, and the dump is still
+    read (a first version's gate raised on it, and ``scrub`` then returned the marker alone)."""
+    text = (
+        "00000000  70 61 73 73 77 6f 72 64  3d 46 61 6b 65 23 6d 61  |password=Fake#ma|\n"
+        "00000010  72 62 6c 65 39 39 31 32  0a                       |rble9912.|\n"
+        "\ud800 end"
+    )
+    out = scrub(text)
+    assert "|password=*******|" in out and "|********.|" in out and out.endswith("? end")

@@ -39,10 +39,10 @@ from errscope._patterns import REDACTED
 __all__ = ["keep_rows", "mask_dumps", "might_hold_dumps"]
 
 _OFFSET: Final = r"[ \t]*(?:[|│])?(?:0x)?[0-9A-Fa-f]{4,16}(?:`[0-9A-Fa-f]{8})?(?:[:|│]|[ \t]-)?[ \t]+"
-_GATE: Final = re2.compile(
+_GATE: Final = re2.compile((
     r"(?m)^" + _OFFSET + r"(?:(?:[0-9A-Fa-f]{2}|\*\*){1,2}(?:[ \-]|[ \t]┊[ \t]))+(?:[0-9A-Fa-f]{2}|\*\*)"
     r"|(?m)^[ \t]*[0-9a-f]{4}: [^\n]{64}\n[ \t]*[0-9a-f]{4}: "
-)
+).encode())
 """A text holds a dump row (an offset, then two hex bytes) or a trace row cut at 64 characters."""
 # a row's parts, on one line already found by the gate's scan (``re``: anchored, bounded, no nested repetition)
 _HEX_ROW: Final = re.compile("(" + _OFFSET + ")(.*)")
@@ -57,7 +57,7 @@ _ALNUM: Final = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ
 
 def might_hold_dumps(text: str) -> bool:
     """Whether ``text`` may hold a dump's rows (one RE2 scan; called on texts with a line break)."""
-    return _GATE.search(text) is not None
+    return _GATE.search(text.encode("utf-8", "replace")) is not None  # a lone surrogate: "?", as the rules read it
 
 
 def _hex_bytes(rest: str, base: int) -> list[tuple[int, int, int]]:
