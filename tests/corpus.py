@@ -130,6 +130,10 @@ def leaked(secret: str, scrubbed: str, text: str, run: int = 5) -> bool:
     """
     if not leaked_literal(secret, scrubbed, run):
         return False
+    if secret not in text:
+        # the text holds the secret cut into pieces (a byte dump's rows: ``bytedump``), so no copy of it can be cut
+        # out of the context: every surviving run counts, the literal rule
+        return True
     context = text.split(secret)
     if len(secret) < run:
         return scrubbed.count(secret) > sum(part.count(secret) for part in context)

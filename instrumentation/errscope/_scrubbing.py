@@ -50,6 +50,7 @@ from errscope._attributes import (
     META_ERROR_REF,
     META_FAILURE_CLASS,
 )
+from errscope import _bytedump
 from errscope._patterns import PATTERNS, REDACTED, SecretPattern
 from errscope._secret_shapes import (
     _ANCHOR_BOTH,
@@ -925,7 +926,12 @@ def scrub(text: str) -> str:
         if len(text) > MAX_SCRUB_CHARS:
             tail = TRUNCATED_MARKER.format(n=len(text) - MAX_SCRUB_CHARS)
             text = text[:MAX_SCRUB_CHARS]
+        kept = None
+        if "\n" in text and _bytedump.might_hold_dumps(text):  # a dump's rows: its bytes read back (_bytedump)
+            text, kept = _bytedump.mask_dumps(text, _apply_patterns)
         scrubbed = _apply_patterns(text)
+        if kept:
+            scrubbed = _bytedump.keep_rows(scrubbed, kept, text.count("\n") + 1)
         if "\x1b" in scrubbed:  # one character: a memchr (a two-character needle is a slower search, every line)
             scrubbed = _without_hidden_secrets(scrubbed)
         return scrubbed + tail
