@@ -14,6 +14,7 @@ repeat would re-run it.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +27,13 @@ from tests.client.test_heldout_cases import failed, peer, recorded, tool
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
 
-async def answered(tmp_path: Path, telemetry: Any, texts: dict[str, str]) -> dict[str, Any]:
-    """Call each tool once through a peer answering ``isError`` with its text; the results by tool, each checked to
-    have been sent exactly once (no automatic repeat of a tool that is not safe to repeat)."""
-    params, log = peer(tmp_path, [tool(name) for name in texts], {name: failed(text) for name, text in texts.items()})
+async def answered(
+    tmp_path: Path, telemetry: Any, texts: dict[str, str], answer: Callable[[str], dict[str, Any]] = failed
+) -> dict[str, Any]:
+    """Call each tool once through a peer answering with its text (``answer``: an ``isError`` result, by default); the
+    results by tool, each checked to have been sent exactly once (no automatic repeat of a tool that is not safe to
+    repeat)."""
+    params, log = peer(tmp_path, [tool(name) for name in texts], {name: answer(text) for name, text in texts.items()})
     results = {}
     async with ToolClient(params, timeout=3, retry=RetryPolicy(backoff_initial=0.01, jitter=0),
                           **telemetry.providers) as tc:

@@ -15,9 +15,7 @@ from typing import Any
 
 import pytest
 from errscope import Channel, FailureClass
-from errscope.client import RetryPolicy, ToolClient
 
-from tests.client.test_heldout_cases import peer, tool
 from tests.client.test_heldout_cases_12 import answered
 from tests.client.test_heldout_cases_17 import all_of
 from tests.client.test_heldout_cases_20 import not_sent
@@ -25,19 +23,10 @@ from tests.client.test_heldout_cases_20 import not_sent
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
 
-async def raised_as_errors(tmp_path: Path, telemetry: Any, texts: dict[str, str]) -> dict[str, Any]:
-    """Call each tool once through a peer answering a JSON-RPC -32603 error whose message is its text, as mcp-go
-    relays a tool handler's returned ``error`` (and many gateways an upstream's); the results by tool, each sent once."""
-    params, log = peer(tmp_path, [tool(name) for name in texts],
-                       {name: {"error": {"code": -32603, "message": text}} for name, text in texts.items()})
-    results = {}
-    async with ToolClient(params, timeout=3, retry=RetryPolicy(backoff_initial=0.01, jitter=0),
-                          **telemetry.providers) as tc:
-        for name in texts:
-            results[name] = await tc.call_tool(name, {"id": "X-1"})
-    sent = [frame["params"]["name"] for frame in log.received("tools/call")]
-    assert sorted(sent) == sorted(texts), sent
-    return results
+def json_rpc_error(text: str) -> dict[str, Any]:
+    """A JSON-RPC -32603 error whose message is ``text``, as mcp-go relays a tool handler's returned ``error`` (and many
+    gateways an upstream's)."""
+    return {"error": {"code": -32603, "message": text}}
 
 
 def protocol_not_sent(results: dict[str, Any], failure_class: FailureClass) -> None:
@@ -103,7 +92,7 @@ async def test_j406_go_server_closed_idle_connection(tmp_path: Path, telemetry: 
     all_of(results, FailureClass.UPSTREAM_UNAVAILABLE)
     not_sent(results)
     (tmp_path / "protocol").mkdir()
-    protocol_not_sent(await raised_as_errors(tmp_path / "protocol", telemetry, {
+    protocol_not_sent(await answered(tmp_path / "protocol", telemetry, answer=json_rpc_error, texts={
         "create_charge": 'Post "https://api.example.test/v1/charges": http: server closed idle connection',
     }), FailureClass.UPSTREAM_UNAVAILABLE)
 
@@ -149,7 +138,7 @@ async def test_j410_open_breakers_relayed(tmp_path: Path, telemetry: Any) -> Non
     all_of(results, FailureClass.UPSTREAM_UNAVAILABLE)
     not_sent(results)
     (tmp_path / "protocol").mkdir()
-    protocol_not_sent(await raised_as_errors(tmp_path / "protocol", telemetry, {
+    protocol_not_sent(await answered(tmp_path / "protocol", telemetry, answer=json_rpc_error, texts={
         "book_slot": "io.github.resilience4j.circuitbreaker.CallNotPermittedException: CircuitBreaker 'payments' is "
                      "OPEN and does not permit further calls",
         "send_sms": "Error: Breaker is open",
