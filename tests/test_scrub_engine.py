@@ -122,25 +122,31 @@ def test_large_texts_scrub_as_the_plain_engine_does() -> None:
 
 def test_ascii_programs_match_as_the_utf8_ones_on_ascii_text() -> None:
     """Every pattern's Latin-1 program (what ``scrub`` runs on ASCII text) finds the same spans and groups as its
-    UTF-8 program on every ASCII line of every corpus set, twice on one line, and the trigger sets agree."""
+    UTF-8 program on every ASCII line of every corpus set its trigger admits (the lines ``scrub`` runs it on), twice on
+    one line, and the trigger sets agree. Each pattern meets the lines of its kind: the programs of all 190 on every
+    line cost the suite 90 s."""
     if corpus.corpus_dir() is None:
         pytest.skip("shared corpus not found (../shared/corpus or ERRSCOPE_CORPUS_DIR)")
     texts = [text.encode() for text in _lines() if text.isascii()]
     assert len(texts) > 3000
     latin1 = sum(rule.find.options().encoding == _scrubbing._LATIN1 for rule in _scrubbing._ASCII_RULES)
     assert latin1 >= len(PATTERNS) - 5  # a pattern that does not convert keeps its UTF-8 program: a few at most
-    differ = []
+    differ, matched = [], set()
     for data in texts + [t + b" | " + t for t in texts[::7]]:
-        assert sorted(_scrubbing._SET.Match(data)) == sorted(_scrubbing._ASCII_SET.Match(data))
-        for pattern, utf8, latin in zip(PATTERNS, _scrubbing._RULES, _scrubbing._ASCII_RULES):
+        admitted = sorted(_scrubbing._SET.Match(data))
+        assert admitted == sorted(_scrubbing._ASCII_SET.Match(data))
+        for index in (index for index in admitted if index < len(PATTERNS)):
+            pattern, utf8, latin = PATTERNS[index], _scrubbing._RULES[index], _scrubbing._ASCII_RULES[index]
             found = utf8.match(_scrubbing._UNANCHORED, data, 0, len(data))
             if found != latin.match(_scrubbing._UNANCHORED, data, 0, len(data)):
                 differ.append((pattern.name, data))
-            elif found[0][0] >= 0 and utf8.parse is not None:
+            elif found[0][0] >= 0:
+                matched.add(pattern.name)
                 start, end = found[0]
-                if utf8.parse.Match(_scrubbing._ANCHOR_BOTH, data, start, end) != latin.parse.Match(_scrubbing._ANCHOR_BOTH, data, start, end):
+                if utf8.parse is not None and utf8.parse.Match(_scrubbing._ANCHOR_BOTH, data, start, end) != latin.parse.Match(_scrubbing._ANCHOR_BOTH, data, start, end):
                     differ.append((pattern.name, data))
     assert not differ, differ[:5]
+    assert len(matched) > 0.9 * len(PATTERNS)  # 184 of 193 when written: the others match non-ASCII lines only
 
 
 def test_ascii_program_conversion() -> None:

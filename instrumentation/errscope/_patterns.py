@@ -51,6 +51,7 @@ Collector checks before running the full pattern on free text.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -3347,6 +3348,34 @@ def separators(regex: str) -> frozenset[str]:
     if re.search(r"\[:\^?[a-z]+:\]", regex):
         raise ValueError(f"POSIX character class in {regex!r}: write the class out")
     return _needs_in_sequence(_sre_parse(regex)) or frozenset()
+
+
+def _repeats_a_class(items: Any) -> bool:
+    for op, arg in items:
+        if op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT, _sre.POSSESSIVE_REPEAT):
+            _, most, body = arg
+            if (most > 3 and any(kind is not _sre.LITERAL for kind, _ in body)) or _repeats_a_class(body):
+                return True
+        elif op is _sre.SUBPATTERN and _repeats_a_class(arg[3]):
+            return True
+        elif op is _sre.BRANCH and any(map(_repeats_a_class, arg[1])):
+            return True
+    return False
+
+
+@functools.cache  # the scrubber's four trigger sets ask for the same triggers
+def repeats_a_class(regex: str) -> bool:
+    """Whether a match of ``regex`` can hold more than three characters of one class, ``.`` or group in a row
+    (``[A-Za-z0-9]{16}``, ``[^\\n]*``, ``[ \\t]+``); literals, alternations of words and short runs do not.
+
+    A lazy DFA's states (RE2's, a set's) are the combinations of where each entry can be in the text: an entry
+    that counts characters of a class adds a state per count, and entries counting different classes multiply them.
+    Read from Python's parse tree, as :func:`separators`; RE2 syntax Python cannot read counts as repeating.
+    """
+    try:
+        return _repeats_a_class(_sre_parse(regex))
+    except re.error:
+        return True
 
 
 def collector_blocked_values(plain: bool = False) -> list[str]:

@@ -51,7 +51,7 @@ from errscope._attributes import (
     META_FAILURE_CLASS,
 )
 from errscope import _bytedump
-from errscope._patterns import PATTERNS, REDACTED, SecretPattern
+from errscope._patterns import PATTERNS, REDACTED, SecretPattern, repeats_a_class
 from errscope._secret_shapes import (
     _ANCHOR_BOTH,
     _COLON,
@@ -204,41 +204,65 @@ def _program(regex: str, ascii_text: bool, *, capture: bool = True) -> Any:
 
 
 _SET_MEMORY: Final = 64 << 20
-"""Bytes RE2 may use for the set's DFA: with the default 8 MiB the cache thrashes and every
-line costs ~100 µs instead of ~5 µs (measured)."""
+"""Bytes RE2 may use for one set's DFA."""
+
+_SET_RUNS: Final = 12
+"""Triggers that repeat a class (:func:`errscope._patterns.repeats_a_class`) per set, in pattern order: one set of
+every trigger made more DFA states than its cache holds, and RE2 built them again for every new text (1.1 ms a corpus
+line, cold or warm; ten sets of at most twelve: 0.1 ms cold, 27 µs warm, eleven ``Match`` calls included)."""
 
 
 _NEVER: Final = r"\b\B"
 """A set entry that matches nothing (it keeps the other entries' numbers)."""
 
 
-def _pattern_set(ascii_text: bool = False, large: bool = False) -> Any:
-    """One RE2 set of every pattern's trigger: a single DFA pass says which patterns can match.
+class _TriggerSets:
+    """RE2 sets whose ``Match(data)`` lists the numbers of the entries that match anywhere in ``data``, in no order, as
+    one set of all of them would: the entries without runs in one set, the others :data:`_SET_RUNS` a set."""
+
+    __slots__ = ("_parts",)
+
+    def __init__(self, parts: list[tuple[Any, tuple[int, ...]]]) -> None:
+        self._parts = parts  # (the binding's own set, the numbers of its entries)
+
+    def Match(self, data: bytes) -> list[int]:  # noqa: N802 (re2.Set's name)
+        return [numbers[i] for found, numbers in self._parts for i in found.Match(data)]
+
+
+def _pattern_set(ascii_text: bool = False, large: bool = False) -> _TriggerSets | None:
+    """Every pattern's trigger in RE2 sets (:class:`_TriggerSets`): one DFA pass each says which patterns can match.
 
     The triggers, not the full patterns: a set of the 60 full patterns has too many states for
     RE2's DFA cache and falls back to the NFA (hundreds of µs per line; measured in
-    ``bench_scrubber``), a set of literals and short shapes stays a small DFA.
+    ``bench_scrubber``), sets of literals and short shapes stay small DFAs.
 
-    ``large``: the set for texts above :data:`_LARGE` bytes, without the tabular pass's naming-line trigger (the
+    ``large``: the sets for texts above :data:`_LARGE` bytes, without the tabular pass's naming-line trigger (the
     pass's own scan for naming lines decides there, :func:`_apply_patterns`): that trigger's ``[^\n]*`` runs
     multiply the set's DFA states, ~70 µs more on a 64 KiB text whose DFA states the other scans evicted from the
-    CPU caches (callgrind and bench_scrubber's order), where most large texts with newlines run the pass anyway."""
-    options = re2.Options()
-    options.max_mem = _SET_MEMORY
+    CPU caches (callgrind and bench_scrubber's order), where most large texts with newlines run the pass anyway.
+    ``ascii_text``: for text of ASCII characters only (:func:`_ascii_program`); None when a trigger does not convert."""
     # then the structural URL pass, the pass over names in headers, columns and lines before (_tabular: its triggers,
     # then the hints that say which of its readers a text needs)
     tabular = [_NEVER if large and i == _TABULAR_NAMES else trigger for i, trigger in enumerate(_TABULAR_TRIGGERS)]
     triggers = [p.trigger_regex for p in PATTERNS] + [_URL_TRIGGER.decode(), *tabular, *_TABULAR_HINTS]
-    if ascii_text:  # for text of ASCII characters only (:func:`_ascii_program`)
-        latin = [_ascii_program(trigger) for trigger in triggers]
-        if None in latin:
-            return None
+    programs = [_ascii_program(trigger) for trigger in triggers] if ascii_text else [t.encode() for t in triggers]
+    if None in programs:
+        return None
+    runs = [i for i, trigger in enumerate(triggers) if repeats_a_class(trigger)]
+    groups = [[i for i, trigger in enumerate(triggers) if i not in runs]]
+    groups += [runs[start : start + _SET_RUNS] for start in range(0, len(runs), _SET_RUNS)]
+    options = re2.Options()
+    options.max_mem = _SET_MEMORY
+    if ascii_text:
         options.encoding = _LATIN1
-    patterns = re2.Set.SearchSet(options)
-    for trigger in latin if ascii_text else triggers:
-        patterns.Add(trigger if ascii_text else trigger.encode())
-    patterns.Compile()
-    return patterns
+    parts = []
+    for numbers in groups:
+        found = re2.Set.SearchSet(options)
+        for i in numbers:
+            found.Add(programs[i])
+        found.Compile()
+        parts.append((found._set, tuple(numbers)))  # the binding's own set: a list of the indices that matched
+    return _TriggerSets(parts)
 
 
 # one-byte needles compared as a tuple: see _secret_shapes on ``bytes in bytes``
@@ -892,10 +916,10 @@ _TABULAR_RUNS: Final = frozenset(range(len(_TABULAR_TRIGGERS)))
 _TABULAR_NAMES, _TABULAR_SQL = 0, 1
 _NAMES_TRIGGER: Final = _program(_TABULAR_TRIGGERS[_TABULAR_NAMES], False, capture=False)  # what the large set leaves out
 _TABULAR_HTML, _TABULAR_JSON = len(_TABULAR_TRIGGERS), len(_TABULAR_TRIGGERS) + 1
-_SET: Final = _pattern_set()._set  # the binding's own set: a list of the indices that matched
-_ASCII_SET: Final = getattr(_pattern_set(ascii_text=True), "_set", _SET)  # for ASCII text; the UTF-8 one if a trigger does not convert
-_LARGE_SET: Final = _pattern_set(large=True)._set  # for texts above _LARGE bytes: without the naming-line trigger
-_LARGE_ASCII_SET: Final = getattr(_pattern_set(ascii_text=True, large=True), "_set", _LARGE_SET)
+_SET: Final = _pattern_set()
+_ASCII_SET: Final = _pattern_set(ascii_text=True) or _SET  # for ASCII text; the UTF-8 one if a trigger does not convert
+_LARGE_SET: Final = _pattern_set(large=True)  # for texts above _LARGE bytes: without the naming-line trigger
+_LARGE_ASCII_SET: Final = _pattern_set(ascii_text=True, large=True) or _LARGE_SET
 
 
 # Terminal colours (ECMA-48 SGR, ``ESC [ ... m``) between a key, its ``=`` and its quotes hide the shape every rule
