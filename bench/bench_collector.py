@@ -137,13 +137,13 @@ def corpus_cpu(config: Path | None = None, every: int = 1, post_chars: int = 20_
     integration test's payloads), posted ``post_chars`` characters of text at a time, one signal after another."""
     from tests import corpus
     from tests.integration.collector_harness import Collector as PostingCollector
-    from tests.integration.test_collector import _corpus_payloads
+    from tests.integration.test_collector import EVERY_FIELD, _corpus_payloads
 
     lines = [(f"s{i}", line) for i, line in enumerate(corpus.secrets())]
     lines += [(f"b{i}", line) for i, line in enumerate(corpus.benign())]
     lines = lines[::every]
     text_mb = sum(len(line["text"].encode()) for _, line in lines) / 1e6
-    payloads = dict(zip(("resourceSpans", "resourceLogs", "resourceMetrics"), _corpus_payloads(lines), strict=True))
+    payloads = dict(zip(("resourceSpans", "resourceLogs", "resourceMetrics"), _corpus_payloads(lines, [EVERY_FIELD] * len(lines)), strict=True))
     kwargs = {"config": config} if config else {}
     with PostingCollector(env={"ERRSCOPE_SAMPLE_PERCENT": "100"}, **kwargs) as collector:
         assert collector.proc is not None

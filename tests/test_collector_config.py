@@ -9,7 +9,13 @@ from pathlib import Path
 import yaml
 from errscope._attributes import ERRSCOPE_FAILURE_CLASS
 from errscope._patterns import (
+    COLLECTOR_MARKING,
+    MARKED_LEFT,
+    MARKS,
     collector_blocked_values,
+    collector_marked_regex,
+    collector_marked_replacement,
+    collector_marking_regex,
     collector_plain_value,
     collector_regex,
     collector_replacement,
@@ -44,8 +50,15 @@ def test_scrubbing_processors_use_the_pattern_source() -> None:
     # YAML gives the text confmap sees; confmap turns $$ into $
     # the exception keys' masking statements write the redaction processor's mask instead
     scrubbing = [s for s in statements if s.startswith("replace_") and ', "****")' not in s]
-    assert all(generate._ottl_string(collector_regex()) in s for s in scrubbing)
-    assert all(collector_replacement() in s for s in scrubbing)
+    # four passes a field: each match of the combined pattern marked (no groups), each marked match's groups read
+    # and replaced, a marked match left masked whole, a mark left removed
+    marking = [s for s in scrubbing if generate._ottl_string(collector_marking_regex()) in s]
+    marked = [s for s in scrubbing if generate._ottl_string(collector_marked_regex()) in s]
+    left = [s for s in scrubbing if generate._ottl_string(MARKED_LEFT) in s]
+    marks = [s for s in scrubbing if f'{generate._ottl_string(MARKS)}, "")' in s]
+    assert len(marking) == len(marked) == len(left) == len(marks) > 0 and 4 * len(marking) == len(scrubbing)
+    assert all(generate._ottl_string(COLLECTOR_MARKING) in s for s in marking)
+    assert all(collector_marked_replacement() in s for s in marked)
     targets = " ".join(statements)
     for field in ("span.name", "span.status.message", "spanevent.name", "spanevent.attributes", "log.body",
                   "log.attributes", "resource.attributes"):  # fmt: skip
@@ -82,7 +95,7 @@ def test_the_transform_scrubs_the_keys_redaction_skips_in_every_map() -> None:
     map (span, data point), masked whole in the cache as the redaction processor did; elsewhere the map's pass, then
     the redaction processor's pass again on a value that pass changed."""
     transform = load()["processors"]["transform/scrub"]
-    regex = generate._ottl_string(collector_regex())
+    regex, marking = generate._ottl_string(collector_regex()), generate._ottl_string(collector_marking_regex())
     groups = [g["statements"] for kind in ("trace_statements", "metric_statements") for g in transform[kind]]
     for context in ("resource", "scope", "span", "spanevent", "datapoint"):
         mine = [g for g in groups if f"stringify_all({context}.cache)" in g]
@@ -92,12 +105,12 @@ def test_the_transform_scrubs_the_keys_redaction_skips_in_every_map() -> None:
             for key in generate.TRANSFORM_KEYS:
                 copy = f'set({context}.cache["{key}"], {context}.attributes["{key}"])'
                 assert f'{copy} where {context}.attributes["{key}"] != nil' in group
-            passes = [s for s in group if s.startswith("replace_all_patterns(") and regex in s]
+            passes = [s for s in group if s.startswith("replace_all_patterns(") and (regex in s or marking in s)]
             masked = f'replace_all_patterns({context}.cache, "value", {regex}, "****")'
             if context in ("span", "datapoint"):
                 assert passes == [masked], context
             else:
-                assert passes[0].startswith(f"replace_all_patterns({context}.attributes,"), context
+                assert passes[0].startswith(f'replace_all_patterns({context}.attributes, "value", {marking},'), context
                 assert passes[1].startswith(masked + " where IsMatch("), context
                 assert len(passes) == 2, context
             assert group[-1].startswith(f'merge_maps({context}.attributes, {context}.cache, "upsert")'), context

@@ -892,6 +892,43 @@ def test_combined_regex_is_re2_and_final() -> None:
         )
 
 
+def test_the_collectors_marked_passes_scrub_as_its_one_pass() -> None:
+    """The Collector's transform marks each match of the combined pattern found without its groups, then reads the
+    groups of each marked match (``errscope._patterns.marked_regex``: Go copies every group into each NFA thread, so
+    over the marked bytes alone), then masks a marked match left: the one pass's text on every example and shared
+    corpus line (the held-out sets run through the real Collector in tests/integration/test_collector.py), with the
+    marks removed last."""
+    from errscope._patterns import MARK_END, MARK_START, MARKED_LEFT, MARKS, marked_regex, marked_replacement, marking_regex
+
+    one, marking = re2.compile(combined_regex()), re2.compile(marking_regex())
+    marked, left = re2.compile(marked_regex()), re2.compile(MARKED_LEFT)
+    assert marking.groups == 0 and marked.groups == one.groups + 1
+    replacement = combined_replacement("python")
+    texts = [text for text, _ in EXAMPLES.values()]
+    if corpus.corpus_dir() is not None:
+        texts += [line["text"] for line in corpus.secrets() + corpus.benign()]
+    differ = []
+    for text in texts:
+        passes = marking.sub(lambda found: MARK_START + found.group(0) + MARK_END, text)
+        passes = re2.sub(MARKS, "", left.sub(REDACTED, marked.sub(marked_replacement("python"), passes)))
+        if passes != one.sub(replacement, text):
+            differ.append((text, passes))
+    assert differ == []
+
+
+def test_marking_rewrites_only_capture_groups_and_anchors() -> None:
+    from errscope._patterns import _rewritten
+
+    regex = r"^(a)(?:b)(?i:c)\((?P<n>d)[(^$\]][^]$]\x{28}(e|$)\A\z\b.\S"
+    assert _rewritten(regex, groups=True) == r"^(?:a)(?:b)(?i:c)\((?P<n>d)[(^$\]][^]$]\x{28}(?:e|$)\A\z\b.\S"
+    assert _rewritten(regex, marked=True) == (
+        r"(a)(?:b)(?i:c)\((?P<n>d)[(^$\]][^]$\x{fdd0}\x{fdd1}]\x{28}(e|(?:$|\x{fdd1}$))(?:\z|\x{fdd1}\z)\b"
+        r"[^\n\x{fdd0}\x{fdd1}][^\s\x{fdd0}\x{fdd1}]"
+    )
+    with pytest.raises(ValueError):
+        _rewritten(r"[\S\n]", marked=True)
+
+
 def test_guard_admits_every_match() -> None:
     """The Collector skips the full pattern on free text where GUARD does not match: sound only if
     every match of every pattern satisfies GUARD (checked on every example and corpus line)."""

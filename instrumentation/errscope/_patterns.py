@@ -3278,6 +3278,101 @@ def combined_replacement(
     return "".join(map(ref, prefixes)) + REDACTED + "".join(map(ref, suffixes))
 
 
+MARK_START: Final = "\ufdd0"
+MARK_END: Final = "\ufdd1"
+"""What the Collector's transform writes around each match before it reads the match's groups (:func:`marking_regex`):
+Unicode noncharacters, which the standard reserves for a process's internal use and no text interchanges (The Unicode
+Standard, 23.7 "Noncharacters")."""
+
+
+_NOT_A_MARK: Final = {".": r"[^\n\x{fdd0}\x{fdd1}]", "S": r"[^\s\x{fdd0}\x{fdd1}]", "W": r"[^\w\x{fdd0}\x{fdd1}]",
+                      "D": r"[^\d\x{fdd0}\x{fdd1}]"}
+
+
+def _rewritten(regex: str, *, groups: bool = False, marked: bool = False) -> str:
+    """``regex`` (RE2 syntax, no ``(?s)``) with each capture group made non-capturing (``groups``), or read between the
+    marks (``marked``): ``^`` and ``\\A`` dropped, ``$`` and ``\\z`` also true at the end mark followed by the end or a
+    line's end (the mark read), and no class, ``.``, ``\\S``, ``\\W`` or ``\\D`` matching a mark. Escapes, classes and
+    ``(?...)`` groups are read, never rewritten otherwise.
+
+    Raises:
+        ValueError: a class holds ``\\S``, ``\\W``, ``\\D`` or ``\\P``, which would match a mark.
+    """
+    out: list[str] = []
+    i, negated = 0, None  # negated: None outside a class, else whether the class is [^...]
+    while i < len(regex):
+        c = regex[i]
+        if c == "\\":
+            end = regex.index("}", i) + 1 if regex[i + 1] in "xpP" and regex[i + 2 : i + 3] == "{" else i + 2
+            escape = regex[i:end]
+            if marked and negated is not None and regex[i + 1] in "SWDP":
+                raise ValueError(f"{escape} in a class would match a mark: {regex[max(0, i - 20) : end + 20]!r}")
+            if not marked or negated is not None:
+                out.append(escape)
+            elif regex[i + 1] in _NOT_A_MARK:
+                out.append(_NOT_A_MARK[regex[i + 1]])
+            elif regex[i + 1] == "z":
+                out.append(r"(?:\z|\x{fdd1}\z)")
+            elif regex[i + 1] != "A":
+                out.append(escape)
+            i = end
+        elif negated is not None:
+            if c == "]":
+                out.append(r"\x{fdd0}\x{fdd1}]" if marked and negated else "]")
+                negated = None
+            else:
+                out.append(c)
+            i += 1
+        elif c == "[":  # a class; a "]" right after "[" or "[^" is one of its members
+            negated = regex[i + 1] == "^"
+            end = i + 1 + negated
+            end += regex[end] == "]"
+            out.append(regex[i:end])
+            i = end
+        else:
+            if groups and c == "(" and regex[i + 1] != "?":
+                out.append("(?:")
+            elif marked and c in "$.":
+                out.append(r"(?:$|\x{fdd1}$)" if c == "$" else _NOT_A_MARK["."])
+            elif not (marked and c == "^"):
+                out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def marking_regex(patterns: Sequence[SecretPattern] = PATTERNS) -> str:
+    """:func:`combined_regex` without capture groups: the same leftmost-first matches, for the Collector's first pass
+    (``replace_pattern`` with :data:`MARK_START` ``${0}`` :data:`MARK_END`). Go's regexp copies every capture group of a
+    regex into each NFA thread when a ``$`` replacement needs them (215 groups: 432 integers a thread and a byte); a
+    regex with none, only its bounds."""
+    return _rewritten(combined_regex(patterns), groups=True)
+
+
+def marked_regex(patterns: Sequence[SecretPattern] = PATTERNS) -> str:
+    """A marked match (:func:`marking_regex`) read again with :func:`combined_regex`'s groups, for
+    :func:`combined_replacement`: Go finds the literal :data:`MARK_START` before starting its NFA, so the groups cost
+    only the match's own bytes. The alternative that matched the text is the first one that can match between the
+    marks again (an earlier one that could would have matched first), unless an anchor says otherwise: ``$`` still
+    means the end of the text or line (the end mark, then the end or a newline, which a last group keeps: see
+    :func:`marked_replacement`), but ``^`` is dropped (the start mark hides what came before). No class crosses a
+    mark, so a match ends at its end mark or where a ``$`` read it."""
+    return r"\x{fdd0}(?:" + _rewritten(combined_regex(patterns), marked=True) + r")(?:\x{fdd1}|\z|(\n))"
+
+
+def marked_replacement(style: Literal["python", "go"] = "python", patterns: Sequence[SecretPattern] = PATTERNS) -> str:
+    """:func:`combined_replacement` for :func:`marked_regex`: the newline its last group took back."""
+    last = sum(int(p.keep_prefix) + int(p.keep_suffix) for p in patterns) + 1
+    return combined_replacement(style, patterns) + (rf"\g<{last}>" if style == "python" else f"${{{last}}}")
+
+
+MARKED_LEFT: Final = r"\x{fdd0}[^\x{fdd1}]*\x{fdd1}"
+"""A marked match :func:`marked_regex` did not read (none on the corpus): masked whole, never left with its secret."""
+
+MARKS: Final = r"[\x{fdd0}\x{fdd1}]"
+"""A mark left after :data:`MARKED_LEFT`: an end mark a kept group took (``(\\r?\\n|$)`` at the end of the text reads
+it), removed."""
+
+
 def collector_regex() -> str:
     """:func:`combined_regex` for Collector YAML: ``$`` is written ``$$`` (confmap escaping)."""
     return combined_regex().replace("$", "$$")
@@ -3286,6 +3381,25 @@ def collector_regex() -> str:
 def collector_replacement() -> str:
     """:func:`combined_replacement` for OTTL in Collector YAML (``$${1}`` for Go's ``${1}``)."""
     return combined_replacement("go").replace("$", "$$")
+
+
+def collector_marking_regex() -> str:
+    """:func:`marking_regex` for Collector YAML (``$`` -> ``$$``)."""
+    return marking_regex().replace("$", "$$")
+
+
+def collector_marked_regex() -> str:
+    """:func:`marked_regex` for Collector YAML (``$`` -> ``$$``)."""
+    return marked_regex().replace("$", "$$")
+
+
+def collector_marked_replacement() -> str:
+    """:func:`marked_replacement` for OTTL in Collector YAML."""
+    return marked_replacement("go").replace("$", "$$")
+
+
+COLLECTOR_MARKING: Final = MARK_START + "$${0}" + MARK_END
+"""The first pass's replacement in Collector YAML: the match between the marks."""
 
 
 # --- the Collector's value guard --------------------------------------------------------------------
