@@ -208,8 +208,9 @@ _SET_MEMORY: Final = 64 << 20
 
 _SET_RUNS: Final = 12
 """Triggers that repeat a class (:func:`errscope._patterns.repeats_a_class`) per set, in pattern order: one set of
-every trigger made more DFA states than its cache holds, and RE2 built them again for every new text (1.1 ms a corpus
-line, cold or warm; ten sets of at most twelve: 0.1 ms cold, 27 µs warm, eleven ``Match`` calls included)."""
+every trigger made more DFA states than its cache holds, and RE2 built them again for every new text (1.1 ms a line of
+every corpus set, on the first pass and every one after); ten sets of at most twelve and one of the rest: 0.1 ms on the
+first pass, 27 µs after (bench/README.md, bench_scrubber)."""
 
 
 _NEVER: Final = r"\b\B"
@@ -248,8 +249,9 @@ def _pattern_set(ascii_text: bool = False, large: bool = False) -> _TriggerSets 
     programs = [_ascii_program(trigger) for trigger in triggers] if ascii_text else [t.encode() for t in triggers]
     if None in programs:
         return None
-    runs = [i for i, trigger in enumerate(triggers) if repeats_a_class(trigger)]
-    groups = [[i for i, trigger in enumerate(triggers) if i not in runs]]
+    repeating = [repeats_a_class(trigger) for trigger in triggers]
+    runs = [i for i, repeats in enumerate(repeating) if repeats]
+    groups = [[i for i, repeats in enumerate(repeating) if not repeats]]
     groups += [runs[start : start + _SET_RUNS] for start in range(0, len(runs), _SET_RUNS)]
     options = re2.Options()
     options.max_mem = _SET_MEMORY

@@ -476,6 +476,48 @@ def test_every_corpus_line_in_every_field(source: str) -> None:
     assert altered == [], f"{len(altered)} benign values altered ({sorted({c for c, _, _ in altered})}), e.g. {altered[:5]}"
 
 
+MARKED_PASS_LINES = [
+    # `$` at the end of the text: the suffix reads the end mark, then the end
+    "2024-06-09T09:48:19.577Z ERROR [tool-executor] pid=21644 request failed; PASSWORD=Indigo2317*dune attempt=4",
+    "retrying; password=6*-rgWO6C-f3Ybc!4Kgm.z",
+    # `(?m:$)` before a newline: the newline after the end mark kept
+    "upstream rejected request (401):\nContent-Type: application/json\nApi-Key: iJdUCnP38XAIOmCAo9q3VLNjk9N0KhOxoNWMOM\nX-Request-ID: 2ac1f037",
+    # a kept suffix that reads the end mark at the end of the text (a wrapped token's rest)
+    "kubectl logs api-7 | cut -c1-80\nenv: GITHUB_TOKEN=ghp_WLsECkr3CYvMSIAabjnVbs\nevb0p73VIS8TdG",
+    # negated classes that would run through the end mark to the end of the text
+    "$password = 'e2d78e604a58b57b6534b50364e8fc69ee8ec361';",
+    "GET https://api.example.test/v1?api_key=Q7xY2mK9pL4vN8rT3wZ6&page=2 -> 403",
+]
+"""Lines whose match ends where the transform's marks change what the pattern reads (``errscope._patterns.marked_regex``)."""
+
+
+def test_the_marked_passes_write_the_one_pass_text() -> None:
+    """The transform finds each match without its groups, marks it, then reads its groups between the marks: in a free
+    text field (span name) and a map (log attributes) the Collector writes exactly the one pass's text
+    (:func:`tests.corpus.regex_only`), every kept key name and quote in place, no mark left."""
+    now = str(time.time_ns())
+    spans = [{"traceId": trace_id(), "spanId": span_id(), "name": text, "kind": 2, "startTimeUnixNano": now,
+              "endTimeUnixNano": now, "status": {"code": 2}, "attributes": [attr("line", str(i))]}
+             for i, text in enumerate(MARKED_PASS_LINES)]  # fmt: skip
+    records = [{"timeUnixNano": now, "attributes": [attr("line", str(i)), attr("detail", text)]}
+               for i, text in enumerate(MARKED_PASS_LINES)]  # fmt: skip
+    resource = {"attributes": [attr("service.name", "marked")]}
+    with Collector(env={"ERRSCOPE_SAMPLE_PERCENT": "100"}) as collector:
+        collector.post("traces", {"resourceSpans": [{"resource": resource, "scopeSpans": [{"spans": spans}]}]})
+        collector.post("logs", {"resourceLogs": [{"resource": resource, "scopeLogs": [{"logRecords": records}]}]})
+        assert wait_for(
+            lambda: len(list(iter_spans(collector.read("traces")))) == len(spans)
+            and len(list(iter_logs(collector.read("logs")))) == len(records),
+            timeout_s=60,
+        ), collector.log()[-3000:]
+        names = {attributes_of(span)["line"]: span["name"] for _, span in iter_spans(collector.read("traces"))}
+        details = {attributes_of(r)["line"]: attributes_of(r)["detail"] for _, r in iter_logs(collector.read("logs"))}
+    expected = {str(i): corpus.regex_only(text) for i, text in enumerate(MARKED_PASS_LINES)}
+    assert all(expected[str(i)] != text for i, text in enumerate(MARKED_PASS_LINES))  # each holds a secret
+    assert names == expected
+    assert details == expected
+
+
 OVERLAPPING = [
     # cli_tool_password matches from ``mosquitto_passwd``; keyword_phrase, listed earlier, from `` passwd gateway-31``
     {"format": "mosquitto_passwd_b", "secret": "Qm4vR8xTz2LpW6nYc9Hd",
