@@ -36,7 +36,8 @@ async def publish_with_aiokafka(event: str) -> str:
 async def publish_with_kafka_python(event: str) -> str:
     """Publish an order event (kafka-python, in a worker thread)."""
     def produce() -> None:
-        producer = kafka.KafkaProducer(bootstrap_servers=f"{HOST}:{closed_port()}", request_timeout_ms=1000)
+        # the same KafkaTimeoutError("Unable to bootstrap from ...") as the default 30 s gives
+        producer = kafka.KafkaProducer(bootstrap_servers=f"{HOST}:{closed_port()}", request_timeout_ms=1000, bootstrap_timeout_ms=2000)
         producer.send("orders", event.encode()).get(timeout=2)
 
     await anyio.to_thread.run_sync(produce)
