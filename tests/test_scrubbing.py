@@ -920,7 +920,7 @@ def test_marking_rewrites_only_capture_groups_and_anchors() -> None:
     from errscope._patterns import _rewritten
 
     regex = r"^(a)(?:b)(?i:c)\((?P<n>d)[(^$\]][^]$]\x{28}(e|$)\A\z\b.\S"
-    assert _rewritten(regex, groups=True) == r"^(?:a)(?:b)(?i:c)\((?P<n>d)[(^$\]][^]$]\x{28}(?:e|$)\A\z\b.\S"
+    assert _rewritten(regex, groups=True) == r"^(?:a)(?:b)(?i:c)\((?:d)[(^$\]][^]$]\x{28}(?:e|$)\A\z\b.\S"
     assert _rewritten(regex, marked=True) == (
         r"(a)(?:b)(?i:c)\((?P<n>d)[(^$\]][^]$\x{fdd0}\x{fdd1}]\x{28}(e|(?:$|\x{fdd1}$))(?:\z|\x{fdd1}\z)\b"
         r"[^\n\x{fdd0}\x{fdd1}][^\s\x{fdd0}\x{fdd1}]"

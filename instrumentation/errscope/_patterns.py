@@ -3330,8 +3330,10 @@ def _rewritten(regex: str, *, groups: bool = False, marked: bool = False) -> str
             out.append(regex[i:end])
             i = end
         else:
-            if groups and c == "(" and regex[i + 1] != "?":
+            named = re.match(r"\(\?P?<\w+>", regex[i:]) if groups and c == "(" else None
+            if named or (groups and c == "(" and regex[i + 1] != "?"):
                 out.append("(?:")
+                i += len(named.group(0)) - 1 if named else 0
             elif marked and c in "$.":
                 out.append(r"(?:$|\x{fdd1}$)" if c == "$" else _NOT_A_MARK["."])
             elif not (marked and c == "^"):
