@@ -18,7 +18,6 @@ from errscope._patterns import (
     collector_marking_regex,
     collector_plain_value,
     collector_regex,
-    collector_replacement,
     collector_separated_value,
 )
 

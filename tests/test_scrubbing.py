@@ -916,7 +916,9 @@ def test_the_collectors_marked_passes_scrub_as_its_one_pass() -> None:
     assert differ == []
 
 
-def test_marking_rewrites_only_capture_groups_and_anchors() -> None:
+def test_the_marking_and_marked_rewrites() -> None:
+    """Marking: every capture group made non-capturing, nothing else. Marked: anchors read around the marks, no class,
+    ``.`` or ``\\S`` matching a mark; classes, escapes and ``(?...)`` groups left alone."""
     from errscope._patterns import _rewritten
 
     regex = r"^(a)(?:b)(?i:c)\((?P<n>d)[(^$\]][^]$]\x{28}(e|$)\A\z\b.\S"
