@@ -17,6 +17,7 @@ from html.parser import HTMLParser
 from typing import Any, Final
 
 from errscope._http import CDN_ORIGIN_NOT_REACHED, HTTP2_ERROR_CODES, class_for_http_status, side_effect_for_http_status
+from errscope._prefilter import Prefiltered, prefiltered
 from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 
@@ -139,14 +140,14 @@ def api_code_class(code: str) -> FailureClass | None:
 # An SMTP reply (RFC 5321 §4.2) with its enhanced status code (RFC 3463 §2: class.subject.detail) as mail libraries
 # print it: "550 5.1.1 ...", Gmail's continued "535-5.7.8 ...", smtplib's "(550, b'5.1.1 ...')". The reply's first
 # digit and the enhanced code's class agree, which no HTTP status or version number does.
-_SMTP_REPLY: Final = re.compile(r"(?<![\w.])([245])(\d\d)(?:[ -]|,\s*b?['\"])\1\.(\d{1,3})\.\d{1,3}(?![\w.])")
+_SMTP_REPLY: Final = prefiltered(re.compile(r"(?<![\w.])([245])(\d\d)(?:[ -]|,\s*b?['\"])\1\.(\d{1,3})\.\d{1,3}(?![\w.])"))
 _SMTP_ENHANCED: Final = re.compile(r"\s*[245]\.(\d{1,3})\.(\d{1,3})\b")
 # A mail server limiting the sender: too many logins, connections or messages, a daily sending limit or quota spent
 # (Gmail's "550 5.4.5 Daily user sending limit exceeded", Exchange's "SubmissionQuotaExceededException").
 # Not "too many recipients" (452/552 4.5.3: fewer recipients fit, the message's own size).
-_SMTP_SLOW_DOWN: Final = re.compile(
+_SMTP_SLOW_DOWN: Final = prefiltered(re.compile(
     r"\btoo many (?:\w+ ){0,2}(?:log ?ins?|attempts|connections|messages|e?mails?|requests|sessions|commands)\b|"
-    r"rate.?limit|sending (?:limit|quota)|(?:limit|quota) ?exceeded", re.I)
+    r"rate.?limit|sending (?:limit|quota)|(?:limit|quota) ?exceeded", re.I))
 
 
 def smtp_reply_class(code: int, text: str) -> FailureClass:
@@ -208,7 +209,7 @@ SQLSTATE_CLASSES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
 
 # A SQLSTATE a driver printed into the text (pgx's "(SQLSTATE 23505)", PDO's "SQLSTATE[23000]", JDBC's "SQL state:
 # 23505"): read with the same table as a driver's exception.
-_SQLSTATE_IN_TEXT: Final = re.compile(r"\bSQL ?STATE\b[\s:=\[(]*([0-9A-Z]{5})\b", re.I)
+_SQLSTATE_IN_TEXT: Final = prefiltered(re.compile(r"\bSQL ?STATE\b[\s:=\[(]*([0-9A-Z]{5})\b", re.I))
 
 
 def sqlstate_in_text(text: str) -> str | None:
@@ -254,11 +255,11 @@ GRPC_CODES: Final[dict[str, tuple[FailureClass, bool | None]]] = {
     "DATA_LOSS": (FailureClass.UPSTREAM_UNAVAILABLE, True),
 }
 
-_GRPC_TOO_LARGE: Final = re.compile(
+_GRPC_TOO_LARGE: Final = prefiltered(re.compile(
     r"\b(?:(?P<side>server|client): )?(?:(?P<sent>sent|sending|trying to send)|received|receiving|grpc) message "
     r"(?:larger than max|exceeds (?:the )?max)",
     re.I,
-)
+))
 """A message over a gRPC size limit, in the runtimes' words: grpc core's (grpcio, grpc-js, Ruby) "Received message
 larger than max (5242880 vs. 4194304)" and "Sent message larger than max", grpc-go's "grpc: received message larger than
 max" and "grpc: trying to send message larger than max", grpc-dotnet's "Received message exceeds the maximum configured
@@ -296,14 +297,14 @@ _GRPC_NAMES: Final = ("OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLIN
 # RESOURCE_EXHAUSTED: ...", the number beside the name), grpc-dotnet's ``RpcException`` ('Status(StatusCode="Aborted",
 # Detail="...")'), tonic's ``Status`` as Debug prints it ("Status { code: AlreadyExists, message: ... }") and grpcio's
 # ``_InactiveRpcError`` ("status = StatusCode.UNAVAILABLE").
-_GRPC_IN_TEXT: Final = re.compile(
+_GRPC_IN_TEXT: Final = prefiltered(re.compile(
     r"\brpc error: code = ([A-Za-z]+)"
     r"|\bStatus(?:Runtime)?Exception: ([A-Z][A-Z_]+)\b"
     r"|\bStatusCode(?:=\"|\.)([A-Za-z_]+)"
     r"|\bStatus \{ code: ([A-Za-z]+)"
     r"|(?:^|: )(\d{1,2}) ([A-Z][A-Z_]+): ",
     re.M,
-)
+))
 _CAMEL_WORDS: Final = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 
@@ -332,16 +333,16 @@ def grpc_status_in_text(text: str) -> str | None:
 # Each part is matched whole (no nested quantifier to backtrack through); :func:`named_code_class` keeps a name with a
 # lower-to-upper hump or a dotted part, and drops one followed by "(": a call or an exception's repr
 # ("FileNotFoundError(2, ...)" nested in a message), not a code.
-_CAMEL_CODE: Final = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:\.[A-Z][A-Za-z0-9]*)*")
+_CAMEL_CODE: Final = prefiltered(re.compile(r"\b[A-Z][A-Za-z0-9]*(?:\.[A-Z][A-Za-z0-9]*)*"))
 _CAMEL_HUMP: Final = re.compile(r"[a-z0-9][A-Z]")
-_SNAKE_CODE: Final = re.compile(r"\(([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)\)"
+_SNAKE_CODE: Final = prefiltered(re.compile(r"\(([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)\)"
                                 r"|(?:^|[:=]\s*)([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)[\s.!]*$"
                                 # an upper-case code heading its message ("INVALID_SESSION_ID: Session expired or
                                 # invalid", jsforce's ``errorCode: message``): argument names are not upper case
                                 r"|(?:^|:\s)([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+):\s"
                                 # an error's type as a key names it (Elasticsearch's Java client: "[Elasticsearch
                                 # exception [type=security_exception, reason=...]]")
-                                r"|\btype=([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b")
+                                r"|\btype=([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b"))
 
 
 def named_code_class(text: str) -> FailureClass | None:
@@ -387,7 +388,7 @@ _BODY_CUT: Final = (
 )
 
 # Status numbers standing as words ("403 Forbidden", "HTTP 503", "status=429").
-_STATUS: Final = re.compile(r"(?<![\w.-])([1-5]\d\d)(?![\w.-])")
+_STATUS: Final = prefiltered(re.compile(r"(?<![\w.-])([1-5]\d\d)(?![\w.-])"))
 # A number followed by a plural noun in lower case counts things ("processed 404 records", "Job status: 500 items
 # remaining"): no status. Reason phrases are capitalised or singular ("404 Not Found", "503 service unavailable"); a
 # status's own plurals ("500 errors", "503 responses") and the verbs after a status ("404 means") are not counts.
@@ -409,11 +410,11 @@ def counts_things(text: str, end: int) -> bool:
 # request went out where curl's words do not: -> (class, whether the request may have been processed: False never
 # reached, True may have). curl's words, when there, decide the class (35 for a client certificate the server refused
 # is ``permission_denied``); 22 (an HTTP status >= 400) is left to the status curl prints beside it.
-_CURL_LINE: Final = re.compile(r"\bcurl: \((\d{1,2})\) ")
-_EXECA_CURL: Final = re.compile(r"\bcommand failed with exit code (\d{1,2}): (?:\S*/)?curl\b", re.I)
+_CURL_LINE: Final = prefiltered(re.compile(r"\bcurl: \((\d{1,2})\) "))
+_EXECA_CURL: Final = prefiltered(re.compile(r"\bcommand failed with exit code (\d{1,2}): (?:\S*/)?curl\b", re.I))
 # CalledProcessError's "Command '<argv repr>' returned non-zero exit status N.": its end found first, then the one
 # "Command '[" before it checked for curl as the program (a lazy scan from each "Command" to its end was quadratic).
-_CALLED_PROCESS_END: Final = re.compile(r"\]' returned non-zero exit status (\d{1,2})\b")
+_CALLED_PROCESS_END: Final = prefiltered(re.compile(r"\]' returned non-zero exit status (\d{1,2})\b"))
 _CALLED_PROCESS_CURL: Final = re.compile(r"Command '\[['\"](?:[^'\"\s]*/)?curl['\"]")
 _CURL_EXIT_CODES: Final[dict[int, tuple[FailureClass, bool]]] = {
     5: (FailureClass.UPSTREAM_UNAVAILABLE, False),  # couldn't resolve proxy
@@ -489,12 +490,12 @@ _H2_REASONS: Final = (
     r"\b(?:stream|connection) error (?:received|detected|sent(?: by user)?): (?:"
     + "|".join(re.escape(description) for description in _H2_CRATE_REASONS) + ")"
 )
-_H2_REASON: Final = re.compile(_H2_REASONS, re.I)
+_H2_REASON: Final = prefiltered(re.compile(_H2_REASONS, re.I))
 _H2_CODE_NAMES: Final = {name: code for code, (name, _, _) in HTTP2_ERROR_CODES.items()}
-_H2_CODE: Final = re.compile(
-    r"(?<![A-Za-z0-9])(?:NGHTTP2_|ErrorCodes\.)?(" + "|".join(_H2_CODE_NAMES) + r")(?![A-Za-z0-9_])")
-_H2_CONTEXT: Final = re.compile(r"http/?2|\bh2\b|rst_stream|stream|goaway|nghttp2|\breset\b|errorcodes\.", re.I)
-_H2_NOTHING_PROCESSED: Final = re.compile(r"\blast[ _]?stream[ _]?id\W{1,3}0\b", re.I)
+_H2_CODE: Final = prefiltered(re.compile(
+    r"(?<![A-Za-z0-9])(?:NGHTTP2_|ErrorCodes\.)?(" + "|".join(_H2_CODE_NAMES) + r")(?![A-Za-z0-9_])"))
+_H2_CONTEXT: Final = prefiltered(re.compile(r"http/?2|\bh2\b|rst_stream|stream|goaway|nghttp2|\breset\b|errorcodes\.", re.I))
+_H2_NOTHING_PROCESSED: Final = prefiltered(re.compile(r"\blast[ _]?stream[ _]?id\W{1,3}0\b", re.I))
 
 
 def http2_code_in_text(text: str) -> tuple[FailureClass, bool | None] | None:
@@ -524,8 +525,8 @@ def http2_code_in_text(text: str) -> tuple[FailureClass, bool | None] | None:
 
 
 _PROXY_REASON_PHRASES: Final = {status.phrase.lower(): int(status) for status in HTTPStatus if status >= 400}
-_GO_URL_ERROR: Final = re.compile(
-    r"(?:^|: )(?:Get|Head|Post|Put|Patch|Delete|Options|Connect|Trace) \"[^\"\s]+\": ([A-Za-z][A-Za-z' -]*?)\.?\s*$")
+_GO_URL_ERROR: Final = prefiltered(re.compile(
+    r"(?:^|: )(?:Get|Head|Post|Put|Patch|Delete|Options|Connect|Trace) \"[^\"\s]+\": ([A-Za-z][A-Za-z' -]*?)\.?\s*$"))
 
 
 def go_proxy_refusal(text: str) -> int | None:
@@ -604,12 +605,12 @@ _BREAKER_OPEN: Final = (
 # isn't a known config"). The key's words ("timeout", "retries", "rate_limit") name a setting, not an event: the tool's
 # own mistake (``unknown``), and nothing was sent (the client was never built). Only configuration words: "invalid
 # parameter" and "unexpected keyword argument" are a caller's arguments as often as a setting.
-_SETTING_REFUSED: Final = re.compile(
+_SETTING_REFUSED: Final = prefiltered(re.compile(
     r"\b(?:unrecogni[sz]ed|unknown|unsupported|unexpected|no such) config(?:uration)?s?\b"
     r"(?: (?:propert(?:y|ies)|keys?|options?|settings?|names?|parameters?))?\s*[:'\"{]|"
     r"\binvalid value \S+ for configuration\b|\b(?:is not|isn't) a known config(?:uration)?\b",
     re.I,
-)
+))
 
 
 def refuses_a_setting(text: str) -> bool:
@@ -621,15 +622,15 @@ def refuses_a_setting(text: str) -> bool:
 # cannot access the file … because it is being used by another process"; a WebDAV or drive item "is locked"): busy
 # for now, as errscope reads NTSTATUS 0xC0000043 and SQLite's SQLITE_BUSY on an exception. Read before the permission
 # phrases: Python raises it as a PermissionError. Not a document locked by a password (the tool's credential).
-_HELD_ELSEWHERE: Final = re.compile(
+_HELD_ELSEWHERE: Final = prefiltered(re.compile(
     r"\bbeing used by another process\b|\blocked by another (?:user|process|session|transaction|client)\b|"
     r"\b(?:resource|file|item|document|record|object|entity|blob)\b[^.\n]{0,60}?\bis (?:currently )?locked\b"
     r"(?! (?:with|by) (?:a )?password)",
     re.I,
-)
+))
 
-_PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
-    (FailureClass.RATE_LIMITED, re.compile(
+_PHRASES: Final[tuple[tuple[FailureClass, Prefiltered], ...]] = (
+    (FailureClass.RATE_LIMITED, prefiltered(re.compile(
         r"rate.?limit|too many requests|quota exceeded|throttl|slow down|"
         # a usage quota spent (Google's dailyLimitExceeded read as a rate limit): OpenAI's "You exceeded your current
         # quota", Anthropic's "reached your specified API usage limits", Tavily's 432/433 "exceeds your plan's set
@@ -643,10 +644,10 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
         # Azure Cosmos DB's 429 sentence ("Request rate is large. More Request Units may be needed, so no changes were
         # made.") as its .NET, Java and Node SDKs print it
         r"\brequest rate is (?:too )?large\b",
-        re.I)),
+        re.I))),
     (
         FailureClass.PERMISSION_DENIED,
-        re.compile(
+        prefiltered(re.compile(
             r"forbidden|permission|access (is )?denied|not authori[sz]ed|unauthori[sz]ed|lacks? .*scope|"
             # Credentials the upstream rejected, in OAuth's words (RFC 6750 §3.1 ``invalid_token``,
             # ``insufficient_scope``; RFC 6749 §5.2 ``invalid_grant``) and in prose: fixed by signing in
@@ -708,11 +709,11 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # encrypted"): as pypdf's FileNotDecryptedError, the credential that opens it
             r"\b(?:document|file|pdf|archive) (?:is )?(?:closed or )?encrypted\b",
             re.I,
-        ),
+        )),
     ),
     (
         FailureClass.UPSTREAM_UNAVAILABLE,
-        re.compile(
+        prefiltered(re.compile(
             r"unavailable|timed? ?out|connection (?:was )?(?:refused|reset)|refused (?:the |our |a )?connection|"
             # a database out of connections for this role (PostgreSQL 53300, as psycopg's SQLSTATE is read)
             r"\bremaining connection slots are reserved\b|"
@@ -918,7 +919,7 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\b(?:http)?connect ?(?:timeout ?)?exception\b|\b(?:the|this) operation was aborted\b|\baborterror\b|"
             + _BODY_CUT,
             re.I,
-        ),
+        )),
     ),
     (
         # A file a program was pointed at that is not its format, or a directory where it needs a file, in the words
@@ -929,7 +930,7 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
         # one to change, as Python's format readers say (errscope._classify._names._FORMAT_WORDS). Checked before "not
         # found": unzip's text also says its signature was "not found".
         FailureClass.INVALID_INPUT,
-        re.compile(
+        prefiltered(re.compile(
             r"\bnot in (?:\w+ )?format\b|\bdoes not look like an? (?:\w+ )?(?:archive|file)\b|"
             r"\bis not\s+an?\s+(?:valid\s+)?(?:\w+\s+)?(?:archive|zip ?file|gzip(?:ped)? file|database|pdf|image)\b|"
             r"\bfile format not recognized\b|\bunsupported (?:file |image |archive )?format\b|\bno decode delegate\b|"
@@ -940,11 +941,11 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\b(?:file|data|image|archive|stream|document) (?:is |was )?(?:truncated|corrupt(?:ed)?|damaged)\b|"
             r"\bframe ?type unknown\b|\b(?:bad|wrong|invalid|unknown) magic\b",
             re.I,
-        ),
+        )),
     ),
     (
         FailureClass.NOT_FOUND,
-        re.compile(
+        prefiltered(re.compile(
             r"not found|no such|does not exist|doesn't exist|did(?: not|n't) exist|unknown (id|identifier)|"
             # a lookup a library answers in a sentence: zipfile's "There is no item named 'x' in the archive"
             r"\bthere (?:is|are) no (?:\w+ ){1,2}(?:named|called|with (?:the )?(?:name|id|key))\b|"
@@ -971,11 +972,11 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # not resolve to a Repository with the name 'x'", "... an Issue with the number of N"
             r"\bcould not resolve to an? \w+ with the\b",
             re.I,
-        ),
+        )),
     ),
     (
         FailureClass.INVALID_INPUT,
-        re.compile(
+        prefiltered(re.compile(
             # "invalid" as a label of a host name is no word of the message (RFC 6761's reserved ``.invalid`` TLD:
             # "api.invalid", the JDK's cached UnknownHostException whose message is the host alone)
             r"(?<!\w\.)invalid(?!\.\w)|(?<=\w\.)invalid(?=\w)|validation|must be|expected .* received|malformed|bad request|missing required|"
@@ -1006,7 +1007,7 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # ENAMETOOLONG in strerror's and Node's words), as Python's OSError with those errnos
             r"\bfile exists\b|\beexist\b|\bdirectory not empty\b|\benotempty\b|\bfile name too long\b|\benametoolong\b",
             re.I,
-        ),
+        )),
     ),
 )
 
@@ -1014,7 +1015,7 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
 # A report of the tool's own crash is a bug in the tool whatever words its dump holds ("invalid memory address"
 # is not invalid input, a frame's ":503" no status): a Go panic or runtime error, a nil/null dereference, a
 # goroutine or Python traceback dump, a segmentation fault.
-_CRASH: Final = re.compile(
+_CRASH: Final = prefiltered(re.compile(
     r"\bpanic(?:ked)?\b|\bruntime error\b|\bnil pointer\b|\bnull ?pointer|\bsegmentation fault\b"
     r"|^goroutine \d+ \[|Traceback \(most recent call last\)"
     # Rust's panic messages, as a tool that caught one (catch_unwind, a JoinError) reports them without "panicked":
@@ -1023,7 +1024,7 @@ _CRASH: Final = re.compile(
     r"|\bindex out of bounds: the len is \d+|\battempt to (?:add|subtract|multiply|divide|negate|shift \w+|calculate"
     r" the remainder) (?:with (?:an )?overflow|by zero|with a divisor of zero)",
     re.I | re.M,
-)
+))
 
 # An account that must be paid for before the upstream serves it: Anthropic's "Your credit balance is too low to
 # access the Anthropic API" (sent as a 400 ``invalid_request_error``), Firecrawl's 402 "Insufficient credits to perform
@@ -1035,14 +1036,14 @@ _CRASH: Final = re.compile(
 # ``invalid_request_error`` or a FAILED_PRECONDITION: Anthropic's "This organization has been disabled.", OpenAI's "Your
 # organization must be verified to use the model" (sent as a 400 or a 404), Gemini's "User location is not supported for
 # the API use.".
-_ACCOUNT_UNPAID: Final = re.compile(
+_ACCOUNT_UNPAID: Final = prefiltered(re.compile(
     r"\bcredit balance (?:is )?too low\b|\binsufficient (?:account )?(?:credits?|credit balance|balance)\b|"
     r"\bout of credits\b|\b(?:purchase|buy|add) (?:more )?credits\b|\bpayment required\b|"
     r"\b(?:organi[sz]ation|account|workspace|subscription) (?:has been|is|was) (?:disabled|suspended|deactivated|banned)\b|"
     r"\b(?:organi[sz]ation|account) must be verified\b|\buser location is not supported\b|"
     r"\bnot (?:available|supported) in your (?:country|region|location)\b",
     re.I,
-)
+))
 
 # An HTTP client refusing to send a credential header it was given (a key read from a file or a secret with its
 # trailing newline, or an empty one): h11's and httpx's "Illegal header value b'Bearer …\\n'", requests' "Invalid
@@ -1050,11 +1051,11 @@ _ACCOUNT_UNPAID: Final = re.compile(
 # character in header content ["Authorization"]", Go's "invalid header field value for "Authorization"". Nothing was
 # sent, and the operator's credential, which the model cannot fix, is broken: a refused credential
 # (openai/openai-python #961, langchain-ai/langchain #21261).
-_CREDENTIAL_HEADER_REFUSED: Final = re.compile(
+_CREDENTIAL_HEADER_REFUSED: Final = prefiltered(re.compile(
     r"\b(?:illegal|invalid)\b[^\n]{0,80}?\bheader(?: field)? (?:value|content)\b[^\n]{0,24}?"
     r"\b(?:bearer|basic|token|authorization|proxy-authorization|api[-_ ]?key|x-api-key)\b",
     re.I,
-)
+))
 
 
 def refuses_credential_header(text: str) -> bool:
@@ -1068,11 +1069,11 @@ def refuses_credential_header(text: str) -> bool:
 # "Tool x has an output schema but did not return structured content" -32600; a gateway's "Output validation error:
 # outputSchema defined but no structured output returned"): the tool ran and its server broke its own contract, never
 # the caller's arguments, whatever code or validation words carry it.
-_ABOUT_THE_RESULT: Final = re.compile(
+_ABOUT_THE_RESULT: Final = prefiltered(re.compile(
     r"\boutput ?schema\b|\bstructured (?:content|output)\b|\boutput validation\b|"
     r"\b(?:result|response|return value) (?:does not|doesn't|did not) (?:match|conform to|validate against)\b",
     re.I,
-)
+))
 
 
 def about_the_result(text: str) -> bool:
@@ -1083,7 +1084,7 @@ def about_the_result(text: str) -> bool:
 # A tool that could not read what its *upstream* answered ("error decoding response body: invalid type: null,
 # expected a string": reqwest's Display of a serde failure on the body) failed on the upstream's data, not on the
 # caller's arguments, whatever validation words the decoder used.
-_UPSTREAM_DATA: Final = re.compile(
+_UPSTREAM_DATA: Final = prefiltered(re.compile(
     r"\berror decoding response body\b"
     r"|\b(?:failed|unable|could not|couldn't|cannot|can't) (?:to )?(?:decode|parse|deserialize|unmarshal|read)"
     r" (?:the )?(?:[\w-]+ ){0,2}(?:response|reply|answer)\b"
@@ -1093,7 +1094,7 @@ _UPSTREAM_DATA: Final = re.compile(
     # encoding/json "invalid character '<' looking for beginning of value", JavaScript's "Unexpected token '<'".
     r"|\binvalid character '<' looking for beginning of value\b|\bunexpected token '?<",
     re.I,
-)
+))
 
 
 def is_crash_report(text: str) -> bool:
@@ -1109,7 +1110,7 @@ def reads_upstream_data(text: str) -> bool:
 # A failure that ended before anything reached the upstream: a refused connect, a name that does not resolve, an
 # unreachable network, a certificate refused in the handshake, a connect (not a read) timeout. Checked first: these
 # words also hold "timed out" or a number.
-_NEVER_REACHED: Final = re.compile(
+_NEVER_REACHED: Final = prefiltered(re.compile(
     r"\b(?:connection |connect )?refused\b|\beconnrefused\b|\bno such host\b|name or service not known|"
     r"nodename nor servname|failure in name resolution|could not resolve|name not resolved|name resolution failed|"
     r"\benotfound\b|unknown ?host|\bunknown mysql server host\b|unreachable|no route to host|\be(?:host|net)unreach\b|"
@@ -1197,10 +1198,10 @@ _NEVER_REACHED: Final = re.compile(
     r"\btimed? ?out waiting for (?:the )?(?:[\w'-]+ ){0,4}to (?:be(?:come)? ready|start|come up)\b|"
     + _PROGRAM_MISSING,
     re.I,
-)
+))
 # ... and one that may have ended after the upstream got the request (DESIGN.md, "the same holds one hop further down"):
 # the answer did not come in time, or the connection dropped before it was whole.
-_AFTER_SENDING: Final = re.compile(
+_AFTER_SENDING: Final = prefiltered(re.compile(
     r"timed? ?out|timeout|deadline (?:has )?(?:exceeded|elapsed)|\b(?:did not|didn't)\b[^.\n]{0,60}?\bwithin\b|"
     r"socket hang ?up|other side closed|premature(?:ly)? close|\bunexpected eof\b|\beof occurred\b|"
     r"connection (?:was )?reset|\beconnreset\b|reset by peer|reset before headers|broken pipe|\bepipe\b|"
@@ -1236,7 +1237,7 @@ _AFTER_SENDING: Final = re.compile(
     # an AbortSignal that ended a Node request (a timeout's, or the caller's cancel) and a body cut off (_BODY_CUT)
     r"\b(?:the|this) operation was aborted\b|\baborterror\b|" + _BODY_CUT,
     re.I,
-)
+))
 
 _HTTP_STATUSES: Final = frozenset(HTTPStatus) | {520, 524} | CDN_ORIGIN_NOT_REACHED
 """Statuses a text's number is read as: the registry's, and the CDN statuses of 52x (Cloudflare's, which APIs behind it
@@ -1317,7 +1318,7 @@ def acted_per_text(text: str) -> bool | None:
 # Where a printed error chain names the next cause inwards: Java's and anyhow's (``{:?}``) "Caused by:" lines, anyhow's
 # numbered causes under it ("    0: …"), Python's and logging libraries' "caused by: …" / "(caused by X)", Node's
 # "[cause]: …" (util.inspect of an Error with a cause) and "cause: …".
-_CAUSE_MARKER: Final = re.compile(r"\bcaused by\b:?|\[cause\]:|\bcause:", re.I)
+_CAUSE_MARKER: Final = prefiltered(re.compile(r"\bcaused by\b:?|\[cause\]:|\bcause:", re.I))
 _NUMBERED_CAUSE: Final = re.compile(r"\bcaused by\b:?|\[cause\]:|\bcause:|(?<=\n)[ \t]+\d+: ", re.I)
 """The same, with anyhow's numbered causes: read only in a text that says "Caused by" (a numbered list elsewhere is
 one message's items, not a chain)."""
@@ -1327,7 +1328,7 @@ _MAX_LINKS: Final = 8
 """Innermost ``": "`` links of a Go/anyhow chain read at most."""
 _MAX_CHAIN_TEXT: Final = 2048
 """Characters at a text's end a ``": "`` chain is looked for in: its innermost links are at the end."""
-_CAUSED_BY: Final = re.compile(r"\bcaused by\b", re.I)
+_CAUSED_BY: Final = prefiltered(re.compile(r"\bcaused by\b", re.I))
 # A transport failure at the end of a Go ``%w`` / anyhow ``{:#}`` chain ("refund: charge: Post \"…\": dial tcp …:
 # connect: connection refused"): the chain's innermost part, after its last ": " context.
 _CHAIN_LINK: Final = ": "
@@ -1346,8 +1347,11 @@ def deciding_cause(text: str) -> str:
     """
     if _CRASH.search(text):
         return text
-    marker = _NUMBERED_CAUSE if _CAUSED_BY.search(text) else _CAUSE_MARKER
-    parts = [part for part in marker.split(text, maxsplit=_MAX_CAUSES) if part.strip()]
+    if _CAUSED_BY.search(text):
+        parts = _NUMBERED_CAUSE.split(text, maxsplit=_MAX_CAUSES)
+    else:  # RE2 first: most texts have no marker, and a split is Python's scan of the whole text
+        parts = _CAUSE_MARKER.pattern.split(text, maxsplit=_MAX_CAUSES) if _CAUSE_MARKER.search(text) else [text]
+    parts = [part for part in parts if part.strip()]
     for part in reversed(parts[1:]):
         if _classify_whole(part) is not FailureClass.UNKNOWN:
             return part
@@ -1457,11 +1461,11 @@ _RATE_LIMIT_WORDS: Final = _PHRASES[0][1]
 _CAMEL_BREAK: Final = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])")
 
 
-_RETRY_AFTER: Final = re.compile(
+_RETRY_AFTER: Final = prefiltered(re.compile(
     r"retry[ -_]?after[\s:=]*(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|sec|secs|seconds?|m|min|minutes?)?"
     r"|(?:try again|retry) in (\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|sec|secs|seconds?|m|min|minutes?)",
     re.I,
-)
+))
 
 
 def retry_after_from_text(text: str) -> float | None:
@@ -1535,7 +1539,7 @@ def says_nothing(excerpt: str, tool: str) -> bool:
 
 # The start of an HTML page quoted inside an error text: a gateway's or CDN's error page ("HTTP error 502: <html>…",
 # "Error POSTing to endpoint (HTTP 524): <!DOCTYPE html>…"; pgEdge/pgedge-postgres-mcp PR #47, obot-platform/obot #3266).
-_PAGE: Final = re.compile(r"<(?:!doctype\s+html|html|head|body)\b", re.I)
+_PAGE: Final = prefiltered(re.compile(r"<(?:!doctype\s+html|html|head|body)\b", re.I))
 
 
 class _Headline(HTMLParser):
@@ -1608,7 +1612,7 @@ _DOC_CODE_KEYS: Final = ("code", "status", "error_code", "errorCode")
 _DOC_DEPTH: Final = 8
 # The keys an error nests under: ``error``/``errors``, Azure's ``innererror``, a ``cause``, RFC 9457's ``detail``s, a
 # gateway's ``metadata.raw`` or the upstream ``body``/``response`` it relays.
-_DOC_NESTING: Final = re.compile(r"error|fault|cause|inner|detail|metadata|raw|body|response|upstream|provider", re.I)
+_DOC_NESTING: Final = prefiltered(re.compile(r"error|fault|cause|inner|detail|metadata|raw|body|response|upstream|provider", re.I))
 _DOC_PREFIX: Final = re.compile(r"^[^{\n]{0,80}?(?=\{)")  # "Error: 400 ", "data: ", "upstream said: "
 
 
@@ -1673,7 +1677,7 @@ def _doc_findings(value: Any, depth: int) -> list[tuple[int, str, list[str]]]:
 # whose group the documentation gives one HTTP status: 0xx the database out of reach (503), 3xx the JWT (401).
 _POSTGREST_KEYS: Final = frozenset({"code", "details", "hint", "message"})
 _PGRST_STATUS: Final = {"0": "503", "3": "401"}
-_NO_ROWS: Final = re.compile(r"\bcontains 0 rows\b")
+_NO_ROWS: Final = prefiltered(re.compile(r"\bcontains 0 rows\b"))
 
 
 def _postgrest_codes(value: dict[str, Any]) -> list[str]:

@@ -13,6 +13,7 @@ from errscope._classify._core import Classification, delay_seconds
 from errscope._classify._facts import _attribute, _message_of, _raised_connecting, _response_header
 from errscope._foreign_text import acted_per_text, classify_text
 from errscope._http import class_for_http_status, retry_after_from_headers, side_effect_for_http_status
+from errscope._prefilter import prefiltered
 from errscope._vocabulary import FailureClass
 
 
@@ -49,12 +50,12 @@ _NOT_FOUND_WORDS: Final = re.compile(r"NotFound|NoSuch|DoesNotExist|NoResultFoun
 # tool's whole subject): a call naming another would succeed. Not JSON's decoder (json.JSONDecodeError: a tool decodes
 # any text with it, an upstream's answer as often: J186), not a builtin, not a name that says it read an answer
 # (botocore's ResponseParserError): those say nothing of whose bytes they were.
-_FORMAT_WORDS: Final = re.compile(
+_FORMAT_WORDS: Final = prefiltered(re.compile(
     r"Bad[A-Z0-9]\w*File\b|Not[A-Z0-9]\w*File\b|Unidentified|DecompressionBomb|InvalidFile|Corrupt|Malformed|"
     r"(?:Empty|Broken|Damaged|Truncated)(?:Data|File|Document|Image|Archive|Stream)|FileData|"
     r"(?:Pdf|PDF|Xml|XML|Yaml|YAML|Toml|TOML|Csv|CSV|Tar|Zip|Archive)(?=[A-Z])\w*Error|"  # not Target..., Zipcode...
     r"(?:Parse|Parser|Parsing|Scanner|Syntax|Expat)(?:Error|Exception)$|"
-    r"(?i:^(?:zlib|brotli|bz2|lzma|zstd|lz4|snappy|csv|wave|aifc|sunau)\w*error$)")
+    r"(?i:^(?:zlib|brotli|bz2|lzma|zstd|lz4|snappy|csv|wave|aifc|sunau)\w*error$)"))
 _ANSWER_WORDS: Final = re.compile(r"Response|Reply|Answer|Message|Frame|Packet|Protocol|JSON|Json")
 
 

@@ -42,6 +42,7 @@ from typing import Any, Final
 
 from errscope._foreign_text import reads_upstream_data, safe_excerpt, scrub_text
 from errscope._messages import _resolve, expected_for_path, safe_name
+from errscope._prefilter import prefiltered
 
 __all__ = [
     "MAX_NOTE",
@@ -73,7 +74,7 @@ _SOME_FORMAT: Final = "a string in the required format"  # a pattern rule the va
 # Markers an SDK puts on an argument rejection, whatever the channel: the JSON-RPC code in text, the TS SDKs'
 # "Input validation error" / "Invalid arguments for tool", "invalid params". pydantic's header is weaker (a tool
 # may validate upstream data with pydantic too): it counts only for fields the tool declares.
-_STRONG_MARKER: Final = re.compile(
+_STRONG_MARKER: Final = prefiltered(re.compile(
     r"-32602|\binput validation error\b|\binvalid (?:request )?(?:arguments|params|parameters)\b"
     r"|\bunexpected keyword argument|\bmissing required arguments?\s*:"  # Ruby SDK: "Missing required arguments: a, b"
     # "validating \"arguments\"" (Go SDK), "input schema validation failed" (mcp-go), "validation of the arguments"
@@ -82,30 +83,31 @@ _STRONG_MARKER: Final = re.compile(
     # a decoder binding the arguments: "failed to deserialize parameters" (rmcp), "unmarshaling arguments" (Go)
     r"|\b(?:deserializ|unmarshal|decod|pars|bind)\w*\s+(?:the\s+)?(?:tool\s+)?(?:arguments?|params|parameters)\b",
     re.I,
-)
+))
 _PYDANTIC_HEADER: Final = re.compile(r"\b\d+ validation errors? for \S+", re.I)
 # A decoder's report (Go encoding/json, Rust's serde) or an argument helper's ("required argument \"x\" not found",
 # mcp-go) is as weak: a tool decodes upstream data with them too, and an upstream may miss a parameter.
-_DECODER_HEADER: Final = re.compile(
+_DECODER_HEADER: Final = prefiltered(re.compile(
     r"cannot unmarshal .{1,80}? into Go |\binvalid (?:type|value): .{1,120}?, expected |\b(?:missing|unknown) field `"
     r"|\bunknown variant `|\brequired argument [`'\"]|\bUnexpected JSON token at offset .{1,200}? at path: \$"
     r"|\bEncountered an unknown key '"
     r"|\bargument [`'\"][\w.-]+[`'\"] (?:is not an?|cannot be converted to)\b"
-)
+))
 
+_ARGUMENTS_REJECTED: Final = prefiltered(re.compile(r"\binvalid arguments\b|\bvalidation error", re.I))
 _UNKNOWN_TOOL: Final = (
     # "Unknown tool: x" (mcp, FastMCP), "Tool x not found" (TS SDKs), "no such tool 'x'", "tool x does not exist";
     # "Tool x disabled" (the TypeScript SDK's McpServer for a tool its author disabled: no longer listed, answered
     # like an unknown one, -32602; typescript-sdk .changeset/fix-unknown-tool-protocol-error.md "Unknown or disabled")
-    re.compile(r"\b(?:unknown|no such) tool(?: name)?\b[:\s]*[`'\"]?(?P<name>[\w./-]{1,128})?", re.I),
-    re.compile(
+    prefiltered(re.compile(r"\b(?:unknown|no such) tool(?: name)?\b[:\s]*[`'\"]?(?P<name>[\w./-]{1,128})?", re.I)),
+    prefiltered(re.compile(
         r"\btool[:\s]+[`'\"]?(?P<name>[\w./-]{1,128})[`'\"]?\s+(?:was\s+)?(?:not found|does not exist|is not available"
         r"|is not registered|not registered|is unknown|(?:is |has been )?disabled\b)",
         re.I,
-    ),
+    )),
     # ... "Tool not found for call: "x"." (the PHP SDK's ToolNotFoundException, -32602), "tool not found with name x"
-    re.compile(r"\btool not found\b(?:\s+(?:for (?:the )?call|with (?:the )?name))?[:\s]*[`'\"]?(?P<name>[\w./-]{1,128})?",
-               re.I),
+    prefiltered(re.compile(
+        r"\btool not found\b(?:\s+(?:for (?:the )?call|with (?:the )?name))?[:\s]*[`'\"]?(?P<name>[\w./-]{1,128})?", re.I)),
 )
 
 
@@ -458,12 +460,12 @@ def _zod_lines(message: str) -> Iterator[tuple[str, str | None]]:
 
 # jsonschema's ValidationError.message: "<repr of the value> <rule> <schema value>" (the mcp 1.x low-level Server
 # sends it as "Input validation error: 'seven' is not of type 'number'"). It names the value, not the argument.
-_JSONSCHEMA: Final = re.compile(
+_JSONSCHEMA: Final = prefiltered(re.compile(
     # the prefix atomic: the first "error:" or none (each further one re-read the line: quadratic on many)
     r"^(?>.*?error:\s*)?(?P<value>.+?) (?P<rule>is not of type|is not one of|does not match"
     r"|is (?:less|greater) than(?: or equal to)? the (?:minimum|maximum) of|is not a) (?P<arg>.+)$",
     re.I | re.M,
-)
+))
 _JSONSCHEMA_RULES: Final = {
     "is less than the minimum of": "at least",
     "is less than or equal to the minimum of": "greater than",
@@ -1142,7 +1144,7 @@ def unknown_tool_name(message: str) -> str | None:
 
     A message that rejects arguments ("Invalid arguments for tool x: ...") is never an unknown tool.
     """
-    if re.search(r"\binvalid arguments\b|\bvalidation error", message, re.I):
+    if _ARGUMENTS_REJECTED.search(message):
         return None
     for pattern in _UNKNOWN_TOOL:
         match = pattern.search(message)
