@@ -1630,7 +1630,9 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         # up to two characters before the key, kept: the Collector's leftmost pass must start here, not at the
         # compound-key rule's match one character earlier (``-Signature``), which takes the first item alone
         rf"([^\r\n]{{0,2}}(?:\b|[_\-~&?])(?i:signature|h?mac|sig)(?i:[_\-](?:[0-9]{{1,4}}|v[0-9]|sha[0-9]{{0,3}}))*"
-        rf"\\*[\"']?[ \t]*(?:=>|[:=])[ \t]*\\*[\"']?)"
+        # a key not closed by a quote takes ``:`` only with a space after it: ``"hmac-sha256:<hex>"`` is one value (Vault's
+        # audit HMAC), ``X-Shopify-Hmac-Sha256: <base64>`` a header
+        rf"(?:\\*[\"'][ \t]*(?:=>|[:=])|[ \t]*(?:=>|=)|[ \t]*:[ \t])[ \t]*\\*[\"']?)"
         rf"(?:{_SIG_SHORT}[,;][ \t]?)*{_SIG_LONG}(?:(?:[,;][ \t]?)(?:{_SIG_LONG}|{_SIG_SHORT})|[ \t]+{_SIG_LONG_NAMED})*"
         # where a value ends (kept): a signature cut short is no match (the rest would stay)
         r"(?:([\s'\"`,;&)}\]>\\]|$))",
