@@ -100,6 +100,11 @@ example(
     f"retrying with bearer {REDACTED} after 401",
 )
 example(
+    "negotiate_token_bare",
+    "authenticate_user(): Authorization header: Negotiate YIIBmwYGKwYBBQUCoIIBjzCCAYugMDAuBgkqhkiG9xIBAgIGCSqGSIb3EgECAg",
+    f"authenticate_user(): Authorization header: Negotiate {REDACTED}",
+)
+example(
     "basic_credentials_bare",
     '10.0.4.7 - - [02/Dec/2025:12:00:01 +0000] "GET /metrics HTTP/1.1" 200 512 "-" "Basic ZXRsOkZha2VRdTFjay1Ccm93bg=="',
     f'10.0.4.7 - - [02/Dec/2025:12:00:01 +0000] "GET /metrics HTTP/1.1" 200 512 "-" "Basic {REDACTED}"',
@@ -334,6 +339,11 @@ example(
     f"<p><b>API key</b>: <code>{REDACTED}</code> (rotated)</p>",
 )
 example(
+    "signature_items",
+    "webhook rejected: Stripe-Signature: t=1790000000,v1=5e7f1c2a9b8d4e3f6a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f (tolerance 300s)",
+    f"webhook rejected: Stripe-Signature: {REDACTED} (tolerance 300s)",
+)
+example(
     "secret_value_list",
     'allowed_api_keys = [\n  "Qa1Ws2Ed3Rf4Tg5Yh6",\n  "Uj7Ik8Ol9Pq0Aw1Se2",\n]',
     f'allowed_api_keys = [\n  "{REDACTED}",\n]',
@@ -390,6 +400,21 @@ example(
     "keyword_space_password",
     'haproxy: userlist ops\n  user admin insecure-password Wren#4471gale\nredis: requirepass q8Wv2LmX9zRt4KpY\nlog: password authentication failed',
     f'haproxy: userlist ops\n  user admin insecure-password {REDACTED}\nredis: requirepass {REDACTED}\nlog: password authentication failed',
+)
+example(
+    "tls_key_log",
+    "CLIENT_RANDOM 4ebda1461819403e1e85c48a57302031bebe7dd789fe3b5ec4eae0e794fc5215 a6713977ad6c40c4410a7b9775e823b97be97e45bb26c11a3d63588947ca278c77c8969a677794ef01a79dafc434f6a2",
+    f"CLIENT_RANDOM 4ebda1461819403e1e85c48a57302031bebe7dd789fe3b5ec4eae0e794fc5215 {REDACTED}",
+)
+example(
+    "jwk_symmetric_key_first",
+    'loaded {"k":"a_WlsbWec6XWvVGiZDXJYlYrNibv7lAPNNeFbbdnlnY","kty":"oct"} for issuer',
+    f'loaded {{"k":"{REDACTED}","kty":"oct"}} for issuer',
+)
+example(
+    "macaroon_v1",
+    "store rejected macaroon MDAyNWxvY2F0aW9uIGh0dHBzOi8vYXBpLmV4YW1wbGUuY29tCjAwMzBpZGVudGlmaWVyIDg4NmIwNTI5YWMwNzczYTcw (retrying)",
+    f"store rejected macaroon {REDACTED} (retrying)",
 )
 example(
     "jwk_private_member",

@@ -175,7 +175,9 @@ class SecretPattern:
             ``"unnamed"``: for a value no name qualifies: random, or a password in both letter cases, and not hex
             digits and dashes alone (an id or a digest). ``"not_a_name"``: the Python side keeps a match whose secret
             part is lower-case words joined by ``_`` or ``-`` with a number after them (``cache_users_2024``): a name.
-            ``"items"``: a list of values, kept unless one of its items passes ``"unnamed"``.
+            ``"items"``: a list of values, kept unless one of its items passes ``"unnamed"``. ``"cookies"``: a
+            cookie string, kept unless one of its values (not its names or attributes) is random-looking and not
+            dotted numbers (``_ga=GA1.2.<n>.<n>``).
         trigger: a cheap RE2 regex that every match also matches, for patterns whose hints are
             too common words to prefilter well (``_``, ``api``); empty: the hints. Counted repetitions
             (``{16}``) only right after a literal (``bearer`` + 16 token characters): in the one set
@@ -198,7 +200,7 @@ class SecretPattern:
     description: str
     keep_suffix: int = 0
     hints: tuple[str, ...] = ()
-    verify: Literal["", "random", "password", "credential", "unnamed", "not_a_name", "items"] = ""
+    verify: Literal["", "random", "password", "credential", "unnamed", "not_a_name", "items", "cookies"] = ""
     trigger: str = ""
     parse: str = ""
 
@@ -225,7 +227,7 @@ _PASSWORD_WORDS = (
     # the character before is matched (and kept) instead, since RE2 cannot look behind
     # ``SecretString``: AWS Secrets Manager's value member (``get-secret-value`` output, CloudTrail's ``PutSecretValue``);
     # not after other key words, where it names code's string (Go's ``tokenString := jwt.SignedString(..)``)
-    r"pass(?:word|wd|phrase)|(?:^|[^:])secret(?:[_.\-]?string)?|credentials?|mnemonic|seed[_.\-]?phrase"
+    r"pass(?:word|wd|phrase|code)|(?:^|[^:])secret(?:[_.\-]?string)?|credentials?|mnemonic|seed[_.\-]?phrase"
     r"|[a-xz0-9]pass"  # a word run into ``pass`` (dbpass, adminpass, ftppass), not ``bypass``
     # the password in other languages (de, es, fr, pt, nl, fi, pl, it, sv, da/no, tr, cs/sk, hu, vi) and
     # "secret" in the Romance languages and German
@@ -238,7 +240,7 @@ _PASSWORD_WORDS = (
 _PASSWORD_WORDS_OTHER_SCRIPTS = "[Пп]ароль|ПАРОЛЬ|密码|密碼|パスワード|비밀번호|κωδικός|ΚΩΔΙΚΟΣ|סיסמה|كلمة[_ ]?(?:المرور|السر)|पासवर्ड"
 _TOKEN_WORDS_OTHER_SCRIPTS = "[Тт]окен|ТОКЕН|[Кк]люч[_ ]?API|API[_ ]?[Кк]люч|令牌|密钥|秘钥|私钥|秘密鍵|トークン|APIキー|토큰|API[_ ]?키"
 _PASSWORD_TRIGGER_WORDS = (
-    "(?i:pass(?:word|wd|phrase|wort|ord|e)?|paßwort|pwd|pw|psk|secret(?:[_.\\-]?string)?|credentials?|mnemonic|phrase|kennwort|contrase(?:ña|na)"
+    "(?i:pass(?:word|wd|phrase|wort|ord|code|e)?|paßwort|pwd|pw|psk|secret(?:[_.\\-]?string)?|credentials?|mnemonic|phrase|kennwort|contrase(?:ña|na)"
     "|senha|wachtwoord|salasana|has(?:ł|l)o|parola|senord|adgangskode|ifre|heslo|jelsz(?:ó|o)|kh(?:ẩ|a)u"
     "|secre(?:t[oa]|t(?:è|e))|segre(?:do|t[oa])|geheim(?:nis)?|mdp)"
     # outside (?i:): case folding of other scripts swells the trigger set's DFA (~5 % a line)
@@ -637,6 +639,12 @@ def _shape_rules(
     ]
 
 
+# A signature header's items (``signature_items``): a timestamp (``t=<epoch>``), a versioned or algorithm-named
+# signature (``v1=<hex>``, ``sha256=<hex>``, ``v1,<base64>``) or a bare one; after a space only a named one (Standard
+# Webhooks' ``v1,<a> v1,<b>``), so the words after a bare signature are not taken.
+_SIG_SHORT = r"[A-Za-z][A-Za-z0-9]{0,7}=[0-9]{1,13}"
+_SIG_LONG = r"(?:[A-Za-z][A-Za-z0-9]{0,7}[=,])?[A-Za-z0-9+/_\-%~]{20,}={0,2}"
+_SIG_LONG_NAMED = r"[A-Za-z][A-Za-z0-9]{0,7}[=,][A-Za-z0-9+/_\-%~]{20,}={0,2}"
 _PASSWORD_HINTS = ("pass", "pw", "secret", "credential", "paß", "mdp")
 # The value of a (name, value) pair: one character a word or a sentence would not have (a digit, a symbol, a
 # capital inside a word), as a token value; "Expired" and "This password is too common." are a message's words.
@@ -1085,6 +1093,18 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         keep_suffix=True,
         hints=("bearer",),
         trigger=r"(?i:bearer)[ \t]+[A-Za-z0-9\-._~+/]{16}",
+    ),
+    SecretPattern(
+        "negotiate_token_bare",
+        "header",
+        r"(\b(?i:negotiate)[ \t]+)" + _loose_with_digit("[A-Za-z0-9+/]", "[A-Za-z+/]") + "={0,2}",
+        True,
+        "A SPNEGO (Kerberos or NTLM) token after the ``Negotiate`` scheme without its header's name (requests-kerberos' "
+        "``Authorization header: Negotiate ..``, a proxy's log of it): base64 with a digit; Python requires a random run "
+        "of 16+ (``Negotiate authentication failed`` stays).",
+        hints=("negotiate",),
+        verify="random",
+        trigger=r"(?i:negotiate)[ \t]+[A-Za-z0-9+/]{11}",
     ),
     SecretPattern(
         "basic_credentials_bare",
@@ -1605,6 +1625,31 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         verify="credential",
     ),
     SecretPattern(
+        "signature_items",
+        "header",
+        # up to two characters before the key, kept: the Collector's leftmost pass must start here, not at the
+        # compound-key rule's match one character earlier (``-Signature``), which takes the first item alone
+        rf"([^\r\n]{{0,2}}(?:\b|[_\-~&?])(?i:signature|h?mac|sig)(?i:[_\-](?:[0-9]{{1,4}}|v[0-9]|sha[0-9]{{0,3}}))*"
+        # a key not closed by a quote takes ``:`` only with a space after it: ``"hmac-sha256:<hex>"`` is one value (Vault's
+        # audit HMAC), ``X-Shopify-Hmac-Sha256: <base64>`` a header
+        rf"(?:\\*[\"'][ \t]*(?:=>|[:=])|[ \t]*(?:=>|=)|[ \t]*:[ \t])[ \t]*\\*[\"']?)"
+        rf"(?:{_SIG_SHORT}[,;][ \t]?)*{_SIG_LONG}(?:(?:[,;][ \t]?)(?:{_SIG_LONG}|{_SIG_SHORT})|[ \t]+{_SIG_LONG_NAMED})*"
+        # where a value ends (kept): a signature cut short is no match (the rest would stay)
+        r"(?:([\s'\"`,;&)}\]>\\]|$))",
+        True,
+        "A signature's or MAC's value under its name (a webhook's ``X-Hub-Signature-256``, ``Stripe-Signature``, "
+        "``webhook-signature``, ``X-Shopify-Hmac-Sha256``, Hawk's ``mac=``, an edge token's ``~hmac=``, a JSON "
+        "``\"hmac\"``), all of its items: a scheme's list of a timestamp and one or more versioned signatures "
+        "(``t=<ts>,v1=<hex>,v0=<hex>``, ``ts=<ts>;h1=<hex>``, ``v1,<base64> v1,<base64>``) goes whole, where the "
+        "token rules stop at the first ``,``. An item needs 20+ base64/hex characters: a MAC address (``mac: "
+        "00:1a:..``), ``signature_version: s3v4`` and a mail's public DKIM/ARC tag list (``v=1; a=rsa-sha256; ..``) "
+        "stay. Python: random-looking.",
+        keep_suffix=True,
+        hints=("sig", "mac"),
+        verify="random",
+        trigger=r"(?i:signature|mac|sig)(?i:[_\-](?:[0-9]{1,4}|v[0-9]|sha[0-9]{0,3}))*\\*[\"']?[ \t]*[:=]",
+    ),
+    SecretPattern(
         "secret_value_list",
         "keyword",
         # up to two characters before the key, kept: the Collector's leftmost pass must start here, not at the
@@ -2018,6 +2063,37 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         rf"[ \t]*(?:{_DEVICE_TYPE_WORD}[ \t]+){{0,2}}\"?(?:\$[9M]\$|[^\s'\";]*[0-9])",
     ),
     SecretPattern(
+        "tls_key_log",
+        "private_key",
+        r"(\b(?:CLIENT_RANDOM|(?:CLIENT|SERVER)_(?:EARLY_|HANDSHAKE_)?TRAFFIC_SECRET(?:_[0-9]+)?|(?:EARLY_)?EXPORTER_SECRET|RSA)"
+        r"[ \t]+[0-9a-fA-F]{16,64}[ \t]+)[0-9a-fA-F]{32,}",
+        True,
+        "A line of a TLS key log (NSS's ``SSLKEYLOGFILE`` format, what browsers, curl, Go's ``KeyLogWriter`` and "
+        "Python's ``ssl`` write): a label, the client random (kept: public, in the handshake) and the session's secret "
+        "in hex, which decrypts the recorded traffic.",
+        hints=("client_random", "_secret", "rsa"),
+        trigger=r"(?:CLIENT_RANDOM|TRAFFIC_SECRET(?:_[0-9]+)?|EXPORTER_SECRET|RSA)[ \t]+[0-9a-fA-F]{16}",
+    ),
+    SecretPattern(
+        "jwk_symmetric_key_first",
+        "private_key",
+        r"(\"k\"[ \t]*:[ \t]*\")[A-Za-z0-9_\-]{16,}(\"[^{}]*?\"kty\"[ \t]*:[ \t]*\"oct\")",
+        True,
+        "A symmetric JSON Web Key's ``k`` written before its ``\"kty\": \"oct\"`` (RFC 7518 section 6.4; a serializer's "
+        "member order), which the rule that reads members after ``kty`` cannot see.",
+        keep_suffix=True,
+        hints=("\"oct\"",),
+        trigger=r"\"kty\"[ \t]*:[ \t]*\"oct\"",
+    ),
+    _provider(
+        "macaroon_v1",
+        r"\bMD[AB][A-Za-z0-9]{5}Y2F0aW9u[A-Za-z0-9+/_\-]{40,}={0,2}",
+        ("y2f0aw9u",),
+        "A version-1 macaroon (snapd, LXD, Juju, Candid's bakery), known by its first packet: base64 of a 4-hex-digit "
+        "length and ``location `` (``MDAx..Y2F0aW9u``); it carries its own HMAC chain and is a bearer credential.",
+        trigger=r"MD[AB][A-Za-z0-9]{5}Y2F0aW9u",
+    ),
+    SecretPattern(
         "jwk_private_member",
         "private_key",
         r"(\"kty\"[ \t]*:[ \t]*\"[A-Za-z\-]+\"[^{}]*?\"(?:d|p|q|dp|dq|qi|k)\"[ \t]*:[ \t]*\")[A-Za-z0-9_\-]{16,}",
@@ -2358,7 +2434,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "(name, value) object's cookie header (HAR ``{\"name\": \"cookie\", \"value\": \"...\"}``) and a console's "
         "echo of ``document.cookie`` on the next line.",
         hints=("cookie",),
-        verify="random",
+        verify="cookies",
         trigger=rf"(?i:cookie)(?:[\"']?[ \t]*[:=]|{_COOKIE_ECHO})",
     ),
     SecretPattern(

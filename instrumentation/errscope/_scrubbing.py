@@ -287,7 +287,7 @@ _NONCE: Final = frozenset({"websocket"})
 # object's key in a bucket, a deduplication key
 _LOOKUP: Final = frozenset({"cache", "idempotency", "partition", "sort", "primary", "foreign", "object", "dedup", "deduplication", "lookup"})
 _QUALIFIERS: Final = sorted(_PUBLIC | _POSITION | _NONCE | _LOOKUP, key=len, reverse=True)
-_NOT_A_CREDENTIAL_BEFORE: Final = re.compile(rb"(?i)(?:" + "|".join(_QUALIFIERS).encode() + rb")[_.\-]?[A-Za-z]?$")
+_NOT_A_CREDENTIAL_BEFORE: Final = re.compile(rb"(?i)(?:" + "|".join(_QUALIFIERS).encode() + rb")[_.\- ]?[A-Za-z]?$")
 _QUALIFIER_WINDOW: Final = len(_QUALIFIERS[0]) + 1  # bytes before the match the qualifier and its separator take
 # The identifier of a session (MCP's ``Mcp-Session-Id`` header, spec "Session Management", the SSE
 # transport's ``?session_id=``): an id of a conversation, never an authentication (the spec forbids
@@ -306,8 +306,11 @@ _HEADER_NOT_A_CREDENTIAL: Final = re.compile(rb"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a
 # a leaked token costs more than an id of a 3-letter object masked.
 # A SHA-256 or SHA-512 digest in hex after a tool's name and ``-`` is a content address (``pip-<64 hex>``, a CI
 # cache key: ``Linux-pip-<64 hex>``, ``node-modules-<64 hex>``); vendors' hex tokens are 32 or 40 digits, or use ``_`` (``sntryu_<64 hex>``, ``glptt-<40 hex>``).
+# A fingerprint of truncated hashes (JA4's ``t13d1516h2_<12 hex>_<12 hex>``: a lower-case prefix and two or more groups
+# of at most 12 hex digits) names a client, where a vendor's hex token is one run of 32 or more.
 _ID_OR_DIGEST: Final = re.compile(
     rb"[a-z]{4,}[_\-][0-9a-f]+|(?i:sha[0-9]*|md5|blake[0-9a-z]*)-.*|[A-Za-z][A-Za-z0-9_\-]*-(?:[0-9a-f]{64}){1,2}"
+    rb"|[a-z0-9]{2,16}(?:_[0-9a-f]{4,12}){2,3}"
 )
 # ``pk`` is the public half's prefix where vendors pair keys (Stripe and Clerk ``pk_live_``/``sk_live_``, Mapbox
 # ``pk.``/``sk.``, Paystack): a publishable key is meant for browsers and apps, not a credential.
@@ -342,8 +345,17 @@ _LOGIN_WINDOW: Final = 200
 _IRC_PREFIX_BEFORE: Final = re.compile(rb"(?:^|[\s:])[A-Za-z0-9_\-\[\]\\`^{}|]+!$")
 
 
+# A SIP URI's user part of digits is an extension or a number on a PBX (``sip:1001@pbx.example.net``, RFC 3261), not
+# a mailbox; a named SIP address (``sip:alice@..``) is one and goes.
+_SIP_BEFORE: Final = (b"sip:", b"sips:", b"<sip:", b"<sips:")
+_EXTENSION: Final = re.compile(rb"\+?[0-9*#]{2,15}@")
+
+
 def _check_pii(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
     if _SCP_PATH_AFTER.match(data, secret_end) or _KERBEROS_PRINCIPAL.fullmatch(secret):
+        return False
+    secret_start = secret_end - len(secret)
+    if data[max(0, secret_start - 6) : secret_start].endswith(_SIP_BEFORE) and _EXTENSION.match(secret):
         return False
     # the line before the match, at most _LOGIN_WINDOW bytes of it: a long line of many addresses reads each window
     # once (from the text's start, each match re-read all before it: quadratic)
@@ -419,8 +431,18 @@ def _check_keyword_random(data: bytes, start: int, secret: bytes, secret_end: in
     secret_start = secret_end - len(secret)
     if _EXCEPTION_NAME.search(data, start, secret_start) or _about_the_secret(data, start, secret_start):
         return False
+    if data[secret_start - 1 : secret_start] == b">" and _XMLDSIG_VALUE.search(data, start, secret_start):
+        return False
+    if _COOKIE_KEY.search(data, start, secret_start):  # a cookie header's value: its values judged, not its names
+        return _check_cookies(data, start, secret, secret_end)
     return (looks_random(secret) and not _ID_OR_DIGEST.fullmatch(secret) and not _NAME_OF_HEADER.fullmatch(secret)
             and not _WORDS_NAME.fullmatch(secret))
+
+
+# XML Signature's value elements (W3C xmldsig-core: ``<ds:SignatureValue>``, ``<ds:DigestValue>``): a public-key
+# signature and a digest of the signed content, which every verifier reads (SAML metadata, WS-Security headers).
+_XMLDSIG_VALUE: Final = re.compile(rb"(?:SignatureValue|DigestValue)>$")
+_COOKIE_KEY: Final = re.compile(rb"(?i:cookie)[\"']?[ \t]*[:=][ \t]*[\"']?$")
 
 
 # Lower-case words joined by ``_`` or ``-``, a number after them: a name (a cookie's ``consent_given_2024``, a flag's),
@@ -436,8 +458,29 @@ def _check_not_a_name(data: bytes, start: int, secret: bytes, secret_end: int) -
     return not _WORDS_NAME.fullmatch(secret)
 
 
+# An auth-param of a list (``Hawk id="..", mac="***"``, ``Digest .., response="<redacted>"``) whose value is masked: the
+# printer masked the list's credential, and what is left (an id, a nonce, a realm) is none.
+_MASKED_AUTH_PARAM: Final = re.compile(rb"(?:^|[ \t,])[A-Za-z0-9_\-]+=\"((?:[*xX#.]{3,}|<[^>\"]*>|\[[^\]\"]*\]|\(?(?i:redacted|hidden|masked))\)?)\"")
+
+
 def _check_header(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
+    if b'="' in secret and _MASKED_AUTH_PARAM.search(secret):
+        return False
     return not _HEADER_NOT_A_CREDENTIAL.fullmatch(secret)
+
+
+# A cookie string's ``name=value`` pairs and attributes (``; Path=/``): only the values are judged, not the names
+# (``CloudFront-Key-Pair-Id`` is a name of mixed case, no random value), and a value of dotted numbers is a version or
+# an analytics client id (``_ga=GA1.2.<n>.<n>``), not a session.
+_COOKIE_PAIR: Final = re.compile(rb"[^=;,\s]+=([^;,\s]*)")
+_DOTTED_NUMBERS: Final = re.compile(rb"[A-Za-z]{0,3}[0-9]{0,3}(?:\.[0-9]+)+")
+
+
+def _check_cookies(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
+    values = _COOKIE_PAIR.findall(secret)
+    if not values:
+        return _check_random(data, start, secret, secret_end)
+    return any(_check_random(data, start, v, secret_end) and not _DOTTED_NUMBERS.fullmatch(v) for v in values)
 
 
 def _check_password(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
@@ -486,7 +529,7 @@ def _check_items(data: bytes, start: int, secret: bytes, secret_end: int) -> boo
 
 
 _BY_VERIFY: Final = {"password": _check_password, "credential": _check_credential, "unnamed": _check_unnamed,
-                     "not_a_name": _check_not_a_name, "items": _check_items}
+                     "not_a_name": _check_not_a_name, "items": _check_items, "cookies": _check_cookies}
 
 
 def _keyword_check(then: Any) -> Any:
@@ -505,6 +548,8 @@ def _checker(family: str, verify: str) -> Any:
     """The check of a rule's matches, ``(data, start, secret, secret_end) -> keep``; None: keep every match."""
     if family == "pii":
         return _check_pii
+    if verify == "cookies":
+        return _check_cookies
     if verify == "random":
         return {"provider": _check_provider_random, "keyword": _check_keyword_random, "uri": _check_uri_random}.get(family, _check_random)
     if family == "header":
@@ -591,8 +636,20 @@ def _pgp_named(data: bytes, secret_start: int) -> bool:
     return _PGP_NAMED.search(data, max(0, secret_start - 40), secret_start) is not None
 
 
+# A tag and a small number (a mail signature's ``v=1;``, ARC's ``i=1;``): a parameter, not a credential.
+_TAG_NUMBER: Final = re.compile(rb"[a-z]{1,2}=[0-9]{1,3}")
+# A DER-encoded ECDSA signature in base64 (a SEQUENCE of two INTEGERs: ``MEUCI..``, ``MEQCI..``, P-384's ``MGUCM..``):
+# made with a private key and checked with the public one (npm's registry signatures, Sigstore), so it proves
+# nothing to whoever reads it.
+_ECDSA_SIGNATURE: Final = re.compile(rb"M(?:E[QUY]CI|G[QUY]CM)[A-Za-z0-9+/]{60,}={0,2}")
+
+
 def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
     first = secret[:1]
+    if len(secret) <= 6 and 61 in secret and _TAG_NUMBER.fullmatch(secret):
+        return True
+    if first == b"M" and len(secret) >= 64 and _ECDSA_SIGNATURE.fullmatch(secret):
+        return True
     if first in _T_OR_F and secret.lower() in (b"true", b"false"):  # a setting's flag under a password-named key (``lock_passwd: false``)
         return True
     if first == b"!":
