@@ -569,6 +569,16 @@ _NO_CONNECTION: Final = (
     # while establishing a connection to SQL Server"), a TLS session never set up (Node's "Client network socket
     # disconnected before secure TLS connection was established", .NET's "The SSL connection could not be established")
     r"\b(?:while|when) establishing (?:a |the )?connection\b|"
+    # ... and the clients that found no connection, node or endpoint to send on, in their own words: StackExchange.Redis
+    # ("No connection is active/available to service this operation: SET …", "It was not possible to connect to the
+    # redis server(s)"), the MongoDB .NET driver's MongoConnectionException ("An exception occurred while opening a
+    # connection to the server."), RabbitMQ's .NET BrokerUnreachableException ("None of the specified endpoints were
+    # reachable"), the Elasticsearch JavaScript client's NoLivingConnectionsError ("There are no living connections"),
+    # the Neo4j drivers' "No routing servers available"
+    r"\bno connection is (?:active|available)\b|\bnot possible to connect\b|"
+    r"\b(?:while|when) opening (?:a |the )?connection\b|"
+    r"\bnone of the (?:specified |configured |given )?(?:endpoints|hosts|servers|nodes|brokers|addresses) "
+    r"(?:were|was|are|is) reachable\b|\bno living connections\b|\bno routing servers? (?:are )?available\b|"
     r"\bbefore (?:a |the )?secure (?:tls|ssl) connection was established\b|"
     r"\b(?:ssl|tls) connection could not be established\b|"
     # a gRPC stream a draining server refused (grpc-go's statusGoAway "the stream is rejected because server is
@@ -795,6 +805,9 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             r"\b(?:unable to acquire|failed to obtain|could not (?:get|open|obtain|acquire)|cannot (?:get|acquire)) "
             r"(?:a )?jdbc connection\b|\bhas not received any packets from the server\b|"
             r"\bi/o error occurred while sending to the backend\b|\bserver has closed (?:the )?connection\b|"
+            # AMQP 0-9-1's reply 320 CONNECTION_FORCED ("broker forced connection closure with reason 'shutdown'"): the
+            # broker closed the connection, an operator's or a node's going down (not known what it took before)
+            r"\bconnection forced\b|\bforced connection closure\b|"
             # a driver with no server or connection to send on (_NO_CONNECTION): MongoDB's server selection, grpc-js's
             # "No connection established", SQL Server's "… while establishing a connection" (its "The server was not
             # found" is no missing record)

@@ -207,3 +207,65 @@ async def test_j420_client_not_connected_relayed(tmp_path: Path, telemetry: Any)
     (tmp_path / "guard").mkdir()
     guard = await answered(tmp_path / "guard", telemetry, {"set_limit": "'amount' must be at most 100"})
     all_of(guard, FailureClass.INVALID_INPUT)
+
+
+# --- J421: .NET clients that never had a connection, relayed ------------------------------------------------------------------
+
+async def test_j421_dotnet_clients_never_connected_relayed(tmp_path: Path, telemetry: Any) -> None:
+    """J421 (StackExchange/StackExchange.Redis #1583 and #1955: "No connection is active/available to service this
+    operation: EXEC; UnableToConnect on …" and "… SET keyName ; It was not possible to connect to the redis
+    server(s). ConnectTimeout"; openchain/mongodb-storage #3: the MongoDB .NET driver's "MongoConnectionException: An
+    exception occurred while opening a connection to the server."; rabbitmq/rabbitmq-dotnet-client #416 and #1054,
+    dotnet-architecture/eShopOnContainers #638: "BrokerUnreachableException: None of the specified endpoints were
+    reachable"). .NET services relay their client's refusal to send: the multiplexer had no connected endpoint, the
+    driver failed while opening its connection, the factory reached no broker. StackExchange.Redis's were "not known"
+    whether they acted, the MongoDB and RabbitMQ ones ``unknown``. None had a connection to write the command on:
+    ``upstream_unavailable``, nothing sent."""
+    results = await answered(tmp_path, telemetry, {
+        "cache_order": "StackExchange.Redis.RedisConnectionException: No connection is active/available to service "
+                       "this operation: SET order:A-1; UnableToConnect on cache.example.test:6380/Interactive, "
+                       "Initializing/NotStarted, last: NONE, origin: BeginConnectAsync",
+        "lock_order": "StackExchange.Redis.RedisConnectionException: It was not possible to connect to the redis "
+                      "server(s). ConnectTimeout",
+        "save_profile": "MongoDB.Driver.MongoConnectionException: An exception occurred while opening a connection to "
+                        "the server. ---> System.Net.Sockets.SocketException (111): Connection refused",
+        "publish_event": "RabbitMQ.Client.Exceptions.BrokerUnreachableException: None of the specified endpoints were "
+                         "reachable",
+    })
+    all_of(results, FailureClass.UPSTREAM_UNAVAILABLE)
+    not_sent(results)
+
+
+# --- J422: a cluster client with no node to send to, and a broker that forced the connection closed, relayed ---------------------
+
+async def test_j422_no_node_to_send_to_relayed(tmp_path: Path, telemetry: Any) -> None:
+    """J422 (elastic/elasticsearch-js #196 and #775: "Error: No Living connections", the client's connection pool with no
+    node alive; neo4j/neo4j-javascript-driver #516 and neo4j-contrib/neodash #128: "Neo4jError: Could not perform
+    discovery. No routing servers available. Known routing table: …"). Node servers relay a cluster client that had
+    no node to send the request to: each was ``unknown`` (the mapping-gap alert). Nothing was sent:
+    ``upstream_unavailable``, not "may have taken effect"."""
+    results = await answered(tmp_path, telemetry, {
+        "search_docs": "NoLivingConnectionsError: There are no living connections",
+        "index_doc": "Error: No Living connections",
+        "link_nodes": "Neo4jError: Could not perform discovery. No routing servers available. Known routing table: "
+                      "RoutingTable[database=default database, expirationTime=0, currentTime=1577163952726, routers=[], "
+                      "readers=[], writers=[]]",
+    })
+    all_of(results, FailureClass.UPSTREAM_UNAVAILABLE)
+    not_sent(results)
+
+
+async def test_j422_broker_forced_the_connection_closed_relayed(tmp_path: Path, telemetry: Any) -> None:
+    """J422, a broker ending the connection (Cloud-CV/EvalAI #1113: pika's "ConnectionClosed: (320, "CONNECTION_FORCED -
+    broker forced connection closure with reason 'shutdown'")"; storj-archived/complex #63: amqplib's "Connection
+    closed: 320 (CONNECTION-FORCED) …"; jxsl13/amqpx #55: Go's "Exception (320) Reason: …"). AMQP 0-9-1's reply code
+    320 connection-forced: an operator or a node shutting down closed the connection. py-amqp's ``ConnectionForced``
+    text was ``unknown``. The broker is out of reach for now: ``upstream_unavailable`` (whether the publish it cut off
+    was taken is not known, as pika's exception is read)."""
+    results = await answered(tmp_path, telemetry, {
+        "publish_event": "amqp.exceptions.ConnectionForced: (0, 0): (320) CONNECTION_FORCED - broker forced connection "
+                         "closure with reason 'shutdown'",
+        "enqueue_job": "Exception (320) Reason: \"CONNECTION_FORCED - broker forced connection closure with reason "
+                       "'shutdown'\"",
+    })
+    all_of(results, FailureClass.UPSTREAM_UNAVAILABLE)
