@@ -801,7 +801,7 @@ _PHRASES: Final[tuple[tuple[FailureClass, re.Pattern[str]], ...]] = (
             # "Communications link failure … The driver has not received any packets from the server", PgJDBC's "An
             # I/O error occurred while sending to the backend", Prisma's P1017 "Server has closed the connection"
             r"\bdriver: bad connection\b|"
-            r"\binvalid connection\b(?![ _-]?(?:string|uri|url|param|option|setting|config|name|id\b|type|key|info))|"
+            r"\binvalid connection\b(?![ _-]?(?:string|uri|url|param|option|setting|config|name|id\b|type|key|info|cred|format|scheme))|"
             r"\b(?:unable to acquire|failed to obtain|could not (?:get|open|obtain|acquire)|cannot (?:get|acquire)) "
             r"(?:a )?jdbc connection\b|\bhas not received any packets from the server\b|"
             r"\bi/o error occurred while sending to the backend\b|\bserver has closed (?:the )?connection\b|"
@@ -1276,7 +1276,7 @@ _AFTER_SENDING: Final = re.compile(
     # answer's read included), go-sql-driver/mysql's ErrInvalidConn "invalid connection" (returned when part of the
     # packet was written or the answer's read failed; nothing written is driver.ErrBadConn), Prisma's P1017
     r"\bi/o error occurred while sending to the backend\b|\bserver has closed (?:the )?connection\b|"
-    r"\binvalid connection\b(?![ _-]?(?:string|uri|url|param|option|setting|config|name|id\b|type|key|info))|"
+    r"\binvalid connection\b(?![ _-]?(?:string|uri|url|param|option|setting|config|name|id\b|type|key|info|cred|format|scheme))|"
     r"\bstream (?:was )?reset\b|\b(?:http2|h2) protocol error\b|\beof ?exception\b|"
     r"\bconnection (?:was )?terminated\b|\bterminating (?:the )?connection\b|"
     # Windows Sockets' aborted and reset (10053, 10054), Apple's "network connection was lost" (-1005) and Go's
@@ -1510,10 +1510,10 @@ _RATE_LIMIT_WORDS: Final = _PHRASES[0][1]
 _CAMEL_BREAK: Final = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])")
 
 
-_RETRY_AFTER: Final = re.compile(r"retry[ -_]?after[\s:=]*(?=\d)|(?:try again|retry) in (?=\d)", re.I)
-"""Where a text states its wait: "retry after …" / "Retry-After: …" (a bare number is seconds, as the header's
-delay-seconds), "try again in …" / "retry in …" (a unit is required). The wait itself is read by
-:data:`_WAIT_PART`."""
+_RETRY_AFTER: Final = re.compile(r"retry[ -_]?after[\s:=]*\d|(?:try again|retry) in \d", re.I)
+"""Where a text states its wait, up to the wait's first digit: "retry after …" / "Retry-After: …" (a bare number is
+seconds, as the header's delay-seconds), "try again in …" / "retry in …" (a unit is required). The wait itself is read
+by :data:`_WAIT_PART`."""
 
 _WAIT_PART: Final = re.compile(
     r"(\d+(?:\.\d+)?)\s*(ms|milliseconds?|h|hrs?|hours?|m|mins?|minutes?|s|secs?|seconds?)?(?![a-z])", re.I)
@@ -1522,7 +1522,7 @@ _WAIT_PART: Final = re.compile(
 or spaced ("1h 5m", "1 minute 30 seconds"); an hour is a unit (Telegram's "retry after 24 hour")."""
 
 _WAIT_JOIN: Final = re.compile(r"(?:\s*,)?\s*(?:and\s+)?")
-_UNIT_SECONDS: Final = {"ms": 0.001, "mi": 0.001, "h": 3600.0, "m": 60.0, "s": 1.0}
+_UNIT_SECONDS: Final = {"ms": 0.001, "h": 3600.0, "m": 60.0, "s": 1.0}
 
 
 def retry_after_from_text(text: str) -> float | None:
@@ -1531,9 +1531,9 @@ def retry_after_from_text(text: str) -> float | None:
     match = _RETRY_AFTER.search(text)
     if match is None:
         return None
-    bare_number_allowed = match.group(0).lower().startswith("retry") and "after" in match.group(0).lower()
+    bare_number_allowed = "after" in match.group(0).lower()
     total: float | None = None
-    position = match.end()
+    position = match.end() - 1  # the wait's first digit
     while (part := _WAIT_PART.match(text, position)) is not None:
         value, unit = float(part.group(1)), part.group(2)
         if unit is None:  # a number with no unit: seconds, only as the whole of "retry after N"
@@ -1541,7 +1541,8 @@ def retry_after_from_text(text: str) -> float | None:
         unit = unit.lower()
         factor = _UNIT_SECONDS["ms" if unit.startswith(("ms", "milli")) else unit[0]]
         total = (total or 0.0) + value * factor
-        position = _WAIT_JOIN.match(text, part.end()).end()  # type: ignore[union-attr]  # matches the empty string
+        joined = _WAIT_JOIN.match(text, part.end())
+        position = joined.end() if joined else part.end()
     return total
 
 
