@@ -335,6 +335,9 @@ def grpc_status_in_text(text: str) -> str | None:
 # ("FileNotFoundError(2, ...)" nested in a message), not a code.
 _CAMEL_CODE: Final = prefiltered(re.compile(r"\b[A-Z][A-Za-z0-9]*(?:\.[A-Z][A-Za-z0-9]*)*"))
 _CAMEL_HUMP: Final = re.compile(r"[a-z0-9][A-Z]")
+_CALLABLE_TYPE: Final = re.compile(r"(?:Callback|Handler|Delegate|Listener)$")
+"""A CamelCase name that is a callable's type, not an error code: .NET's "rejected by the provided
+RemoteCertificateValidationCallback" names who refused the certificate, no argument's "validation"."""
 _SNAKE_CODE: Final = prefiltered(re.compile(r"\(([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)\)"
                                 r"|(?:^|[:=]\s*)([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)[\s.!]*$"
                                 # an upper-case code heading its message ("INVALID_SESSION_ID: Session expired or
@@ -349,7 +352,8 @@ def named_code_class(text: str) -> FailureClass | None:
     """The class of the first API error code ``text`` names that a family knows (:func:`api_code_class`)."""
     stripped = text.strip()
     tokens = [m.group(0) for m in _CAMEL_CODE.finditer(stripped)
-              if ("." in m.group(0) or _CAMEL_HUMP.search(m.group(0))) and stripped[m.end():m.end() + 1] != "("]
+              if ("." in m.group(0) or _CAMEL_HUMP.search(m.group(0))) and stripped[m.end():m.end() + 1] != "("
+              and not _CALLABLE_TYPE.search(m.group(0))]
     if "_" in stripped:  # every snake-case code holds one; the scan costs ~0.25 ms on a 1 KB message without
         tokens += [m.group(1) or m.group(2) or m.group(3) or m.group(4) for m in _SNAKE_CODE.finditer(stripped)]
     for token in tokens:
@@ -566,6 +570,16 @@ _NO_CONNECTION: Final = (
     # while establishing a connection to SQL Server"), a TLS session never set up (Node's "Client network socket
     # disconnected before secure TLS connection was established", .NET's "The SSL connection could not be established")
     r"\b(?:while|when) establishing (?:a |the )?connection\b|"
+    # ... and the clients that found no connection, node or endpoint to send on, in their own words: StackExchange.Redis
+    # ("No connection is active/available to service this operation: SET …", "It was not possible to connect to the
+    # redis server(s)"), the MongoDB .NET driver's MongoConnectionException ("An exception occurred while opening a
+    # connection to the server."), RabbitMQ's .NET BrokerUnreachableException ("None of the specified endpoints were
+    # reachable"), the Elasticsearch JavaScript client's NoLivingConnectionsError ("There are no living connections"),
+    # the Neo4j drivers' "No routing servers available"
+    r"\bno connection is (?:active|available)\b|\bnot possible to connect\b|"
+    r"\b(?:while|when) opening (?:a |the )?connection\b|"
+    r"\bnone of the (?:specified |configured |given )?(?:endpoints|hosts|servers|nodes|brokers|addresses) "
+    r"(?:were|was|are|is) reachable\b|\bno living connections\b|\bno routing servers? (?:are )?available\b|"
     r"\bbefore (?:a |the )?secure (?:tls|ssl) connection was established\b|"
     r"\b(?:ssl|tls) connection could not be established\b|"
     # a gRPC stream a draining server refused (grpc-go's statusGoAway "the stream is rejected because server is
@@ -773,6 +787,28 @@ _PHRASES: Final[tuple[tuple[FailureClass, Prefiltered], ...]] = (
             r"\binvalid peer certificate\b|\bpkix path (?:building|validation) failed\b|"
             r"\bunable to find valid certification path\b|\bssl certificate problem\b|"
             r"\bssl connection could not be established\b|"
+            # ... and .NET's SslStream when the application's RemoteCertificateValidationCallback (Npgsql's, MailKit's,
+            # an HttpClientHandler's ServerCertificateCustomValidationCallback) returned false: "The remote certificate
+            # was rejected by the provided RemoteCertificateValidationCallback." (not the "validation" of an argument)
+            r"\bremote certificate was rejected\b|\bcertificate ?validation ?callback\b|"
+            # ... and MailKit's SslHandshakeException ("An error occurred while attempting to establish an SSL or TLS
+            # connection.": a certificate refused, or no protocol in common)
+            r"\b(?:attempting|trying|unable|failed) to establish an? (?:ssl or tls|ssl|tls|secure) connection\b|"
+            # A database connection the driver never had or lost, in the words of the runtimes' database layers (read
+            # as the codes on a Python driver's exception): Go's database/sql ErrBadConn "driver: bad connection" and
+            # go-sql-driver/mysql's ErrInvalidConn "invalid connection" (not a connection string or setting that is
+            # invalid: the tool's own configuration), Hibernate's and Spring's "Unable to acquire JDBC Connection",
+            # "Failed to obtain JDBC Connection", "Could not open JDBC Connection for transaction", MySQL Connector/J's
+            # "Communications link failure … The driver has not received any packets from the server", PgJDBC's "An
+            # I/O error occurred while sending to the backend", Prisma's P1017 "Server has closed the connection"
+            r"\bdriver: bad connection\b|"
+            r"\binvalid connection\b(?![ _-]?(?:string|uri|url|param|option|setting|config|name|id\b|type|key|info|cred|format|scheme))|"
+            r"\b(?:unable to acquire|failed to obtain|could not (?:get|open|obtain|acquire)|cannot (?:get|acquire)) "
+            r"(?:a )?jdbc connection\b|\bhas not received any packets from the server\b|"
+            r"\bi/o error occurred while sending to the backend\b|\bserver has closed (?:the )?connection\b|"
+            # AMQP 0-9-1's reply 320 CONNECTION_FORCED ("broker forced connection closure with reason 'shutdown'"): the
+            # broker closed the connection, an operator's or a node's going down (not known what it took before)
+            r"\bconnection forced\b|\bforced connection closure\b|"
             # a driver with no server or connection to send on (_NO_CONNECTION): MongoDB's server selection, grpc-js's
             # "No connection established", SQL Server's "… while establishing a connection" (its "The server was not
             # found" is no missing record)
@@ -979,7 +1015,10 @@ _PHRASES: Final[tuple[tuple[FailureClass, Prefiltered], ...]] = (
         prefiltered(re.compile(
             # "invalid" as a label of a host name is no word of the message (RFC 6761's reserved ``.invalid`` TLD:
             # "api.invalid", the JDK's cached UnknownHostException whose message is the host alone)
-            r"(?<!\w\.)invalid(?!\.\w)|(?<=\w\.)invalid(?=\w)|validation|must be|expected .* received|malformed|bad request|missing required|"
+            # (not a client that "must be connected" or opened before use: the tool's own state, MongoDB's Node driver's
+            # MongoNotConnectedError "Client must be connected before running operations", no argument of the call's)
+            r"(?<!\w\.)invalid(?!\.\w)|(?<=\w\.)invalid(?=\w)|validation|"
+            r"must be(?! (?:connected|opened|open|initiali[sz]ed|started|running)\b)|expected .* received|malformed|bad request|missing required|"
             # An argument that was missing or empty, in other SDKs' words (the C# SDK's "missing a value for the
             # required parameter 'x'"; Go servers' "name cannot be empty").
             r"\brequired (?:parameter|argument|field|property)\b|"
@@ -1152,6 +1191,14 @@ _NEVER_REACHED: Final = prefiltered(re.compile(
     # connection"): the client gave up before it had a connection to write the request on
     r"\blookup [\w.-]+(?: on \S+)?: (?:(?:read|write|dial) (?:udp|tcp)[46]? \S+: )?i/o timeout\b|\beai[ _]again\b|"
     r"\brequest canceled while waiting for connection\b|"
+    # Go's database/sql ErrBadConn ("driver: bad connection"): "ErrBadConn should NOT be returned if there's a
+    # possibility that the database server might have performed the operation" (database/sql/driver); the pool retried
+    # it on fresh connections before it surfaced. Hibernate's and Spring's words for a connection the pool or the
+    # DriverManager never gave, and MySQL Connector/J's for a connection whose server greeting never came (the server
+    # speaks first in MySQL's protocol, so no statement was written)
+    r"\bdriver: bad connection\b|"
+    r"\b(?:unable to acquire|failed to obtain|could not (?:get|open|obtain|acquire)|cannot (?:get|acquire)) "
+    r"(?:a )?jdbc connection\b|\bhas not received any packets from the server\b|"
     # net/http's errServerClosedIdle ("http: server closed idle connection"): its read loop saw the server's FIN (or a
     # 408) on the connection while no response was expected, so the server closed it before reading the request the
     # transport then put on it (transport.go: shouldRetryRequest retries it for any replayable request; a POST without
@@ -1225,6 +1272,12 @@ _AFTER_SENDING: Final = prefiltered(re.compile(
     # libpq's own words when the server closed the connection under a statement: "This probably means the server
     # terminated abnormally before or while processing the request" (psycopg2, psycopg, asyncpg's relays)
     r"\bbefore or while processing the request\b|"
+    # ... and in the JVM's, Go's and Prisma's words for a connection that failed under a statement: PgJDBC's "An I/O
+    # error occurred while sending to the backend" (QueryExecutorImpl wraps the IOException of the whole exchange, the
+    # answer's read included), go-sql-driver/mysql's ErrInvalidConn "invalid connection" (returned when part of the
+    # packet was written or the answer's read failed; nothing written is driver.ErrBadConn), Prisma's P1017
+    r"\bi/o error occurred while sending to the backend\b|\bserver has closed (?:the )?connection\b|"
+    r"\binvalid connection\b(?![ _-]?(?:string|uri|url|param|option|setting|config|name|id\b|type|key|info|cred|format|scheme))|"
     r"\bstream (?:was )?reset\b|\b(?:http2|h2) protocol error\b|\beof ?exception\b|"
     r"\bconnection (?:was )?terminated\b|\bterminating (?:the )?connection\b|"
     # Windows Sockets' aborted and reset (10053, 10054), Apple's "network connection was lost" (-1005) and Go's
@@ -1461,26 +1514,40 @@ _RATE_LIMIT_WORDS: Final = _PHRASES[0][1]
 _CAMEL_BREAK: Final = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])")
 
 
-_RETRY_AFTER: Final = prefiltered(re.compile(
-    r"retry[ -_]?after[\s:=]*(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|sec|secs|seconds?|m|min|minutes?)?"
-    r"|(?:try again|retry) in (\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|sec|secs|seconds?|m|min|minutes?)",
-    re.I,
-))
+_RETRY_AFTER: Final = prefiltered(re.compile(r"retry[ -_]?after[\s:=]*\d|(?:try again|retry) in \d", re.I))
+"""Where a text states its wait, up to the wait's first digit: "retry after …" / "Retry-After: …" (a bare number is
+seconds, as the header's delay-seconds), "try again in …" / "retry in …" (a unit is required). The wait itself is read
+by :data:`_WAIT_PART`."""
+
+_WAIT_PART: Final = re.compile(
+    r"(\d+(?:\.\d+)?)\s*(ms|milliseconds?|h|hrs?|hours?|m|mins?|minutes?|s|secs?|seconds?)?(?![a-z])", re.I)
+"""One part of a stated wait: a number and its unit, whole (not the "h" of "hello"). Parts follow each other as Go's
+``time.Duration`` prints them ("1h2m3.4s", "2m52.8s": Groq's and OpenAI's "Please try again in …" on a per-day limit)
+or spaced ("1h 5m", "1 minute 30 seconds"); an hour is a unit (Telegram's "retry after 24 hour")."""
+
+_WAIT_JOIN: Final = re.compile(r"(?:\s*,)?\s*(?:and\s+)?")
+_UNIT_SECONDS: Final = {"ms": 0.001, "h": 3600.0, "m": 60.0, "s": 1.0}
 
 
 def retry_after_from_text(text: str) -> float | None:
-    """Find "retry after 30s" / "Retry-After: 30" / "try again in 2 minutes" in text; seconds or ``None``."""
+    """The wait a text asks for, in seconds: "retry after 30s" / "Retry-After: 30" / "try again in 2 minutes" / "Please
+    try again in 1h2m3.4s" (every part of a composite duration summed); ``None`` when it states none."""
     match = _RETRY_AFTER.search(text)
     if match is None:
         return None
-    number = match.group(1) or match.group(3)
-    unit = (match.group(2) or match.group(4) or "s").lower()
-    value = float(number)
-    if unit.startswith("ms") or unit.startswith("milli"):
-        return value / 1000
-    if unit.startswith("m"):
-        return value * 60
-    return value
+    bare_number_allowed = "after" in match.group(0).lower()
+    total: float | None = None
+    position = match.end() - 1  # the wait's first digit
+    while (part := _WAIT_PART.match(text, position)) is not None:
+        value, unit = float(part.group(1)), part.group(2)
+        if unit is None:  # a number with no unit: seconds, only as the whole of "retry after N"
+            return value if total is None and bare_number_allowed else total
+        unit = unit.lower()
+        factor = _UNIT_SECONDS["ms" if unit.startswith(("ms", "milli")) else unit[0]]
+        total = (total or 0.0) + value * factor
+        joined = _WAIT_JOIN.match(text, part.end())
+        position = joined.end() if joined else part.end()
+    return total
 
 
 def scrub_text(text: str) -> str:

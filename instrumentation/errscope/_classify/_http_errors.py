@@ -156,6 +156,10 @@ def _http_status(exc: BaseException) -> Classification | None:
     if result.retry_after is None and result.failure_class is FailureClass.RATE_LIMITED:
         # the wait the SDK parsed off the answer and kept in place of its headers (Dropbox's RateLimitError.backoff)
         result = replace(result, retry_after=_carried_delay(exc))
+    if result.retry_after is None and result.failure_class is FailureClass.RATE_LIMITED:
+        # ... else the wait the answer's body states in words, which the SDK's message quotes: OpenAI's and Groq's
+        # 429 "… Please try again in 1h2m3.4s." (no Retry-After header on a per-day limit), Telegram's "retry after N"
+        result = replace(result, retry_after=retry_after_from_text(_message_of(exc)))
     return result
 
 

@@ -551,7 +551,9 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
                     _unavailable(False, "elasticsearch")),
     # redis-py (https://redis.readthedocs.io/en/stable/exceptions.html) and its fork valkey-py (the same classes under
     # valkey.exceptions): errors the server replied are refusals (the command did not run); a timeout may have left
-    # it applied.
+    # it applied, except one raised in the connection's ``connect``: the TCP connect ("Timeout connecting to server")
+    # and the handshake it runs before any command (``on_connect``: HELLO, AUTH, CLIENT SETINFO, SELECT), which
+    # every command waits for.
     **{f"{library}.exceptions.{name}": rule for library in ("redis", "valkey") for name, rule in (
         ("AuthenticationError", _fixed(FailureClass.PERMISSION_DENIED, False)),
         ("AuthorizationError", _fixed(FailureClass.PERMISSION_DENIED, False)),
@@ -563,7 +565,7 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
         ("TryAgainError", _unavailable(False, "redis")),
         ("ClusterDownError", _unavailable(False, "redis")),
         ("WatchError", _unavailable(False, "redis")),
-        ("TimeoutError", _unavailable(True, "redis")),
+        ("TimeoutError", _never_sent_when_connecting(_unavailable(True, "redis"), library)),
         ("ResponseError", _redis_reply),  # WRONGTYPE, bad arguments: our bug; BUSY, MISCONF: the server's state
         # raised from the socket error it replaces: refused or unresolvable (not sent), reset (maybe sent)
         # raised by the pool itself, over no socket error (valkey's "Too many connections"): no connection to send on

@@ -21,7 +21,7 @@ from errscope._classify._facts import (
 )
 from errscope._classify._http_errors import _error_document, _status_in_text
 from errscope._classify._names import _REASON_NAMES, _carried_delay, _reason_key
-from errscope._foreign_text import acted_per_text, api_code_class as _code_family, classify_text
+from errscope._foreign_text import acted_per_text, api_code_class as _code_family, classify_text, retry_after_from_text
 from errscope._http import class_for_http_status, retry_after_from_headers, side_effect_for_http_status
 from errscope._vocabulary import FailureClass
 
@@ -89,7 +89,11 @@ def _api_error_of(exc: BaseException, system: str, code: str, status: int | None
     if failure_class is not None:
         wait = None
         if failure_class is FailureClass.RATE_LIMITED:
+            # the header's wait, else the one the answer's message states (OpenAI's ``rate_limit_exceeded`` "… Please
+            # try again in 1h2m3.4s.": no Retry-After on a per-day limit)
             wait = retry_after_from_headers(lambda name: _response_header(exc, name))
+            if wait is None:
+                wait = retry_after_from_text(_message_of(exc))
         return Classification(failure_class, retry_after=wait, upstream=upstream, side_effect_possible=False)
     if status is None:
         return Classification(FailureClass.UNKNOWN, upstream=upstream)
