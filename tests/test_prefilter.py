@@ -118,6 +118,13 @@ def test_every_prefiltered_pattern_finds_what_re_finds() -> None:
         (r"\d[^?]x", 0, "1\udc80x 1yx"),
         (r"\bab\b", 0, "xab " * (_CANDIDATES + 5) + "ab"),  # more loose candidates than are tried one by one
         (r"", 0, ""),
+        (r"refused$\n", 0, "refused\n"),  # $ before the final newline, which the pattern then reads
+        (r"i", re.I, "\u0130 \u0131"),  # re equates i with İ and ı; RE2's case folding does not
+        (r"\u0130", re.I, "xi"),
+        (r"[a-z]+", re.I, "\u0131\u0130k"),
+        (r"[^\s]", re.A, "\x85"),  # ASCII \s: NEL is not a space
+        (r"[^k]", re.A | re.I, "k\u212a"),  # ASCII case folding: the Kelvin sign is not k
+        (r"x(?-i:[^k])", re.I, "xK"),
     ],
 )
 def test_constructs_the_loose_form_widens_keep_re_s_answer(regex: str, flags: int, text: str) -> None:
@@ -168,3 +175,10 @@ def test_the_loose_classes_widen_python_s(negated: bool) -> None:
         else:  # every character of Python's class is in the RE2 form
             assert re2.fullmatch(f"[{form}]*", "".join(re.findall(python, text))), python
     assert set(re2.findall(f"[{_SPACE}]", text)) == {c for c in text if c.isspace()}
+
+
+def test_no_cased_character_lies_above_plane_1() -> None:
+    """The reversed lower-case table of the loose form's case folding scans planes 0 and 1 only."""
+    import _sre
+
+    assert all(_sre.unicode_tolower(c) == c for c in range(0x20000, 0x110000))

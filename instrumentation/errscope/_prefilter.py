@@ -12,12 +12,17 @@ starts RE2 gives, anchored: the result is the one ``pattern.search`` returns, fo
 
 from __future__ import annotations
 
+import itertools
+import operator
 import re
+from functools import cache
 from re import _constants as sre
+from re._casefix import _EXTRA_CASES
 from re._parser import parse as _sre_parse
 from collections.abc import Iterator
 from typing import Any, Final
 
+import _sre
 import re2
 
 __all__ = ["Prefiltered", "prefiltered"]
@@ -129,12 +134,13 @@ def loose_regex(regex: str, flags: int = 0) -> str:
     """An RE2 regex matching at every start position ``re.compile(regex, flags)`` matches at (str patterns).
 
     Lookarounds and ``\\b``/``\\B`` are dropped, ``\\d \\s \\w`` and their negations widened to hold Python's Unicode
-    classes, case-insensitivity kept where ``(?-i)`` removes it, counts above 16 opened, a backreference
-    read as any text. Raises ``_Unsupported`` for ``\\D``, ``\\S`` or ``\\W`` inside a negated class.
+    classes, counts above 16 opened, a backreference read as any text. Case-insensitivity is ``re``'s own, written
+    out: a literal or class under ``re.I`` becomes the class of every character ``re`` equates with it (RE2's case
+    folding differs: ``re`` equates ``i`` with ``İ`` and ``ı``, and under ``re.A`` nothing outside ASCII).
+    Raises ``_Unsupported`` for ``\\D``, ``\\S`` or ``\\W`` inside a negated class.
     """
     tree = _sre_parse(regex, flags)
-    body = _sequence(tree, tree.state.flags)
-    return "(?i)" + body if tree.state.flags & re.IGNORECASE else body
+    return _sequence(tree, tree.state.flags)
 
 
 def _sequence(items: Any, flags: int) -> str:
@@ -146,10 +152,51 @@ def _char(code: int) -> str:
     return char if char.isascii() and char.isalnum() else f"\\x{{{code:x}}}"
 
 
-def _class(items: Any) -> str:
+@cache
+def _lowered_from() -> dict[int, tuple[int, ...]]:
+    """Python's simple lower-case mapping reversed: a lower-case code point -> the others lowering to it (no cased
+    character lies above plane 1; a test holds this over every code point)."""
+    codes = range(0x20000)
+    table: dict[int, tuple[int, ...]] = {}
+    for code in itertools.compress(codes, map(operator.ne, codes, map(_sre.unicode_tolower, codes))):
+        table[_sre.unicode_tolower(code)] = (*table.get(_sre.unicode_tolower(code), ()), code)
+    return table
+
+
+def _equated(code: int) -> set[int]:
+    """The code points ``re`` equates with ``code`` under ``re.I`` (Unicode): those whose lower case is
+    ``code``'s, or one of ``re``'s extra cases for it (``i``/``ı``, ``s``/``ſ``, ``µ``/``μ``, ...)."""
+    lower = _sre.unicode_tolower(code)
+    equated = {code}
+    for low in (lower, *_EXTRA_CASES.get(lower, ())):
+        equated.add(low)
+        equated.update(_lowered_from().get(low, ()))
+    return equated
+
+
+def _case_closure(items: Any, flags: int) -> set[int]:
+    """The code points outside ``items``' literals and ranges that ``re`` also matches under ``re.I`` (``flags``)."""
+    codes: set[int] = set()
+    ranges = [arg if op is sre.RANGE else (arg, arg) for op, arg in items if op in (sre.LITERAL, sre.RANGE)]
+    if flags & re.ASCII:  # ASCII letters only
+        for low, high in ranges:
+            codes.update(ord(c.swapcase()) for c in map(chr, range(max(low, 65), min(high, 122) + 1)) if c.isalpha())
+        return codes
+    for low, high in ranges:
+        if high - low < 256:
+            for code in range(low, high + 1):
+                codes |= _equated(code)
+        else:  # only cased code points add any
+            cased = {*_lowered_from(), *itertools.chain(*_lowered_from().values()), *_EXTRA_CASES}
+            codes.update(c for c in cased if any(low <= e <= high for e in _equated(c)))
+    return codes
+
+
+def _class(items: Any, flags: int) -> str:
     negated = bool(items) and items[0][0] is sre.NEGATE
+    items = items[1:] if negated else items
     parts = []
-    for op, arg in items[1:] if negated else items:
+    for op, arg in items:
         if op is sre.LITERAL:
             parts.append(_char(arg))
         elif op is sre.RANGE:
@@ -158,9 +205,11 @@ def _class(items: Any) -> str:
             table = _NEGATED if negated else _POSITIVE
             if arg not in table:
                 raise _Unsupported(arg)
-            parts.append(table[arg])
+            parts.append(r"\t-\r\x{20}" if negated and arg is sre.CATEGORY_SPACE and flags & re.ASCII else table[arg])
         else:
             raise _Unsupported(op)
+    if flags & re.IGNORECASE:
+        parts.extend(map(_char, sorted(_case_closure(items, flags))))
     if not parts:
         return r"[^\x00-\x{10ffff}]" if not negated else r"(?s:.)"
     return f"[{'^' if negated else ''}{''.join(parts)}]"
@@ -168,20 +217,20 @@ def _class(items: Any) -> str:
 
 def _node(op: Any, arg: Any, flags: int) -> str:
     if op is sre.LITERAL:
-        return _char(arg)
+        return _class([(op, arg)], flags) if flags & re.IGNORECASE else _char(arg)
     if op is sre.NOT_LITERAL:
-        return f"[^{_char(arg)}]"
+        return _class([(sre.NEGATE, None), (sre.LITERAL, arg)], flags)
     if op is sre.ANY:
         return "(?s:.)" if flags & re.DOTALL else "[^\\n]"
     if op is sre.IN:
-        return _class(arg)
+        return _class(arg, flags)
     if op is sre.CATEGORY:
         return f"[{_POSITIVE[arg]}]"
     if op is sre.BRANCH:
         return "(?:" + "|".join(_sequence(branch, flags) for branch in arg[1]) + ")"
     if op is sre.SUBPATTERN:
-        _group, add, remove, items = arg  # case-insensitivity is never removed: a superset
-        return ("(?i:" if add & re.IGNORECASE else "(?:") + _sequence(items, (flags | add) & ~remove) + ")"
+        _group, add, remove, items = arg
+        return "(?:" + _sequence(items, (flags | add) & ~remove) + ")"
     if op is sre.ATOMIC_GROUP:
         return "(?:" + _sequence(arg, flags) + ")"
     if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
@@ -206,7 +255,7 @@ def _at(where: Any, flags: int) -> str:
     if where is sre.AT_BEGINNING_STRING:
         return r"\A"
     if where is sre.AT_END:
-        return "(?m:$)" if flags & re.MULTILINE else r"(?:\n?\z)"
+        return "(?m:$)"  # without re.M, before a final newline: before every newline is wider
     if where is sre.AT_END_STRING:
         return r"\z"
     return ""  # \b, \B: Python's are Unicode, RE2's ASCII; dropped
