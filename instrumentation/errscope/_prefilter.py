@@ -12,17 +12,17 @@ starts RE2 gives, anchored: the result is the one ``pattern.search`` returns, fo
 
 from __future__ import annotations
 
+import _sre
 import itertools
 import operator
 import re
+from collections.abc import Iterator
 from functools import cache
 from re import _constants as sre
 from re._casefix import _EXTRA_CASES
 from re._parser import parse as _sre_parse
-from collections.abc import Iterator
 from typing import Any, Final
 
-import _sre
 import re2
 
 __all__ = ["Prefiltered", "prefiltered"]
