@@ -8,6 +8,7 @@ token-shaped literals for secret scanners to flag; they are fresh (not corpus li
 from __future__ import annotations
 
 import base64
+import functools
 import random
 import re
 import string
@@ -892,31 +893,31 @@ def test_combined_regex_is_re2_and_final() -> None:
         )
 
 
-def _collector_passes(text: str, patterns=PATTERNS) -> str:
-    """What the Collector's transform writes for one string field (``collector/generate.py``'s ``one()``), in RE2: a
-    value that holds a mark before gets the one pass; else each match marked (found without its groups), each marked
-    match's groups read and replaced, what that left of a marked match masked whole, the marks removed."""
-    from errscope._patterns import (
-        MARK_END,
-        MARK_READ,
-        MARK_START,
-        MARKED_LEFT,
-        MARKS,
-        marked_regex,
-        marked_replacement,
-        marking_regex,
-    )
+@functools.cache
+def _collector_programs(patterns=PATTERNS) -> tuple:
+    """The transform's regexes and replacements for one string field (``collector/generate.py``'s ``one()``), in RE2."""
+    from errscope._patterns import MARK_READ, MARKED_LEFT, MARKS, marked_regex, marked_replacement, marking_regex
 
-    if re2.search(MARKS, text):
-        return re2.sub(combined_regex(patterns), combined_replacement("python", patterns), text)
-    passes = re2.sub(marking_regex(patterns), lambda found: MARK_START + found.group(0) + MARK_END, text)
     # the read mark added after expanding: the binding copies a replacement's non-ASCII bytes one by one as characters
     # (and so does expand when a group did not match)
-    replacement = marked_replacement("python", patterns)
-    assert replacement.endswith(MARK_READ)
-    expand = replacement.removesuffix(MARK_READ)
-    passes = re2.sub(marked_regex(patterns), lambda found: found.expand(expand) + MARK_READ, passes)
-    return re2.sub(MARKS, "", re2.sub(MARKED_LEFT, REDACTED, passes))
+    marked = marked_replacement("python", patterns)
+    assert marked.endswith(MARK_READ)
+    one = (re2.compile(combined_regex(patterns)), combined_replacement("python", patterns))
+    return one, re2.compile(marking_regex(patterns)), re2.compile(marked_regex(patterns)), marked.removesuffix(MARK_READ), re2.compile(MARKED_LEFT), re2.compile(MARKS)
+
+
+def _collector_passes(text: str, patterns=PATTERNS) -> str:
+    """What the Collector's transform writes for one string field, in RE2: a value that holds a mark before gets the one
+    pass; else each match marked (found without its groups), each marked match's groups read and replaced, what that
+    left of a marked match masked whole, the marks removed."""
+    from errscope._patterns import MARK_END, MARK_READ, MARK_START
+
+    (one, replacement), marking, marked, expand, left, marks = _collector_programs(patterns)
+    if marks.search(text):
+        return one.sub(replacement, text)
+    passes = marking.sub(lambda found: MARK_START + found.group(0) + MARK_END, text)
+    passes = marked.sub(lambda found: found.expand(expand) + MARK_READ, passes)
+    return marks.sub("", left.sub(REDACTED, passes))
 
 
 def test_the_collectors_marked_passes_scrub_as_its_one_pass() -> None:
