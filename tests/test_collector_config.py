@@ -18,6 +18,7 @@ from errscope._patterns import (
     collector_marking_regex,
     collector_plain_value,
     collector_regex,
+    collector_replacement,
     collector_separated_value,
 )
 
@@ -50,14 +51,22 @@ def test_scrubbing_processors_use_the_pattern_source() -> None:
     # the exception keys' masking statements write the redaction processor's mask instead
     scrubbing = [s for s in statements if s.startswith("replace_") and ', "****")' not in s]
     # four passes a field: each match of the combined pattern marked (no groups), each marked match's groups read
-    # and replaced, a marked match left masked whole, a mark left removed
+    # and replaced, a marked match left masked whole, a mark left removed; a field that held a mark before: the one
+    # pass instead (set in the context's cache, the four passes skip it, deleted after)
     marking = [s for s in scrubbing if generate._ottl_string(collector_marking_regex()) in s]
     marked = [s for s in scrubbing if generate._ottl_string(collector_marked_regex()) in s]
     left = [s for s in scrubbing if generate._ottl_string(MARKED_LEFT) in s]
     marks = [s for s in scrubbing if f'{generate._ottl_string(MARKS)}, "")' in s]
-    assert len(marking) == len(marked) == len(left) == len(marks) > 0 and 4 * len(marking) == len(scrubbing)
+    one_pass = [s for s in scrubbing if f"{generate._ottl_string(collector_regex())}, {generate._ottl_string(collector_replacement())})" in s]
+    assert len(marking) == len(marked) == len(left) == len(marks) == len(one_pass) > 0
+    assert 5 * len(marking) == len(scrubbing)
     assert all(generate._ottl_string(COLLECTOR_MARKING) in s for s in marking)
-    assert all(collector_marked_replacement() in s for s in marked)
+    assert all(generate._ottl_string(collector_marked_replacement()) in s for s in marked)
+    held = f'.cache[{generate._ottl_string(generate.HELD_MARKS)}]'
+    assert all(s.endswith(f"{held} != nil") for s in one_pass)
+    assert all(f"{held} == nil" in s for s in marking + marked + left + marks)
+    assert sum(s.startswith("set(") and held in s for s in statements) == len(marking)
+    assert sum(s.startswith("delete_key(") and generate.HELD_MARKS in s for s in statements) == len(marking)
     targets = " ".join(statements)
     for field in ("span.name", "span.status.message", "spanevent.name", "spanevent.attributes", "log.body",
                   "log.attributes", "resource.attributes"):  # fmt: skip
@@ -109,9 +118,12 @@ def test_the_transform_scrubs_the_keys_redaction_skips_in_every_map() -> None:
             if context in ("span", "datapoint"):
                 assert passes == [masked], context
             else:
-                assert passes[0].startswith(f'replace_all_patterns({context}.attributes, "value", {marking},'), context
-                assert passes[1].startswith(masked + " where IsMatch("), context
-                assert len(passes) == 2, context
+                # the one pass where the map held a mark, the marking pass elsewhere, then the redaction's pass again
+                one_pass = f'replace_all_patterns({context}.attributes, "value", {regex},'
+                assert passes[0].startswith(one_pass) and passes[0].endswith(" != nil"), context
+                assert passes[1].startswith(f'replace_all_patterns({context}.attributes, "value", {marking},'), context
+                assert passes[2].startswith(masked + " where IsMatch("), context
+                assert len(passes) == 3, context
             assert group[-1].startswith(f'merge_maps({context}.attributes, {context}.cache, "upsert")'), context
 
 

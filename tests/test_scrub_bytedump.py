@@ -131,7 +131,7 @@ def test_the_gate_needs_an_offset_and_hex() -> None:
 
 
 def test_a_lone_surrogate_beside_a_dump() -> None:
-    """A text the rules read with ``?`` for a lone surrogate: the gate reads it the same way, and the dump is still
+    """A text the rules read with U+FFFD for a lone surrogate: the gate reads it the same way, and the dump is still
     read (a first version's gate raised on it, and ``scrub`` then returned the marker alone)."""
     text = (
         "00000000  70 61 73 73 77 6f 72 64  3d 46 61 6b 65 23 6d 61  |password=Fake#ma|\n"
@@ -139,4 +139,4 @@ def test_a_lone_surrogate_beside_a_dump() -> None:
         "\ud800 end"
     )
     out = scrub(text)
-    assert "|password=*******|" in out and "|********.|" in out and out.endswith("? end")
+    assert "|password=*******|" in out and "|********.|" in out and out.endswith("\ufffd end")

@@ -14,6 +14,8 @@ from __future__ import annotations
 import dataclasses
 import gzip
 import json
+import random
+import string
 from pathlib import Path
 
 import pytest
@@ -40,8 +42,8 @@ def _plain_patterns(text: str) -> str:
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError:
-        data = text.encode("utf-8", "replace")
-        text = data.decode("utf-8")
+        text = _scrubbing.without_surrogates(text)
+        data = text.encode("utf-8")
     hits = sorted(_scrubbing._SET.Match(data))
     scrubbed = data
     # the pass over names in headers and lines before: when one of its triggers matched (its hints after them are
@@ -189,3 +191,52 @@ def test_large_texts_run_no_reader_the_pass_triggers_did_not_admit() -> None:
     for text in found[:20]:
         for large in (f"{text}\n{filler}", f"{filler}{text}"):
             assert len(large.encode()) > _scrubbing._LARGE and scrub(large) == plain_scrub(large)
+
+
+def _each_trigger_alone(data: bytes, large: bool) -> list[int]:
+    """The entries of the trigger sets that match ``data``, each trigger run by itself (RE2, UTF-8)."""
+    triggers = [p.trigger_regex for p in PATTERNS] + [_scrubbing._URL_TRIGGER.decode(), *_scrubbing._TABULAR_TRIGGERS]
+    triggers += list(_scrubbing._TABULAR_HINTS)
+    skipped = len(PATTERNS) + 1 + _scrubbing._TABULAR_NAMES if large else -1  # the large sets leave it out
+    options = re2.Options()
+    options.max_mem = 256 << 20
+    text = data.decode()
+    return [i for i, trigger in enumerate(triggers) if i != skipped and re2.compile(trigger, options).search(text)]
+
+
+def test_the_split_trigger_sets_answer_as_each_trigger_alone_on_a_mebibyte() -> None:
+    """The trigger sets are split so their DFAs fit (``_SET_RUNS`` repeating triggers a set): on 1 MiB texts that make
+    a DFA build the most states (random printable bytes, base64-like runs, every trigger's shape thousands of times,
+    non-ASCII), and on a line with lone surrogates, the sets (UTF-8 and Latin-1, small and large) list exactly the
+    entries whose trigger matches by itself: none read as "no match". (RE2 sets never give up for slowness, unlike a
+    single regex's DFA; a set too large for ``_SET_MEMORY`` fails to compile, at import, not at a match.)"""
+    rng = random.Random(11)
+    printable = string.printable[:94] + " \n\t"
+    shapes = ["ghp_", "sk_live_", "AKIA", "xoxb-", "password=", "token: ", "-----BEGIN ", "eyJ", "Bearer ", "api_key=",
+              "https://u:p@", "\n| password | ", "INSERT INTO t (a) VALUES ("]  # fmt: skip
+    texts = [
+        "".join(rng.choice(printable) for _ in range(1 << 20)),
+        "".join(rng.choice(string.ascii_letters + string.digits + "+/=_-.") for _ in range(1 << 20)),
+        " ".join(rng.choice(shapes) + "".join(rng.choice(printable) for _ in range(rng.randrange(5, 60)))
+                 for _ in range(30_000)),  # fmt: skip
+        "".join(chr(rng.randrange(32, 0x3000)) for _ in range(1 << 19)) + " api_key=Q7xY2mK9pL4vN8rT3wZ6",
+    ]
+    for text in texts:
+        data = text.encode()
+        large = len(data) > _scrubbing._LARGE
+        want = _each_trigger_alone(data, large)
+        assert sorted((_scrubbing._LARGE_SET if large else _scrubbing._SET).Match(data)) == want
+        if text.isascii():
+            assert sorted((_scrubbing._LARGE_ASCII_SET if large else _scrubbing._ASCII_SET).Match(data)) == want
+    surrogates = "api_key=\ud800Q7xY2mK9pL4vN8rT3wZ6 password=\udcffFern!Stone77"
+    data = _scrubbing.without_surrogates(surrogates).encode()  # what scrub gives RE2
+    assert sorted(_scrubbing._SET.Match(data)) == _each_trigger_alone(data, large=False) != []
+
+
+def test_a_lone_surrogate_reads_as_a_character_not_as_syntax() -> None:
+    """A lone surrogate (no UTF-8 for RE2) becomes U+FFFD, a character as the one it replaces was: as ``?`` it read as
+    punctuation, and ``api_key=<surrogate>Q7xY...`` kept its key (``?`` starts no value). A pair, decoded one half at a
+    time, is the character it encodes."""
+    assert scrub("api_key=\ud800Q7xY2mK9pL4vN8rT3wZ6") == "api_key=[REDACTED]"
+    assert scrub("password=\udcffFern!Stone77 next") == "password=[REDACTED] next"
+    assert scrub("ok \ud83d\ude00 \ud800") == "ok \U0001f600 \ufffd"

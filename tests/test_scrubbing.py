@@ -8,6 +8,7 @@ token-shaped literals for secret scanners to flag; they are fresh (not corpus li
 from __future__ import annotations
 
 import base64
+import functools
 import random
 import re
 import string
@@ -917,28 +918,74 @@ def test_combined_regex_is_re2_and_final() -> None:
         )
 
 
+@functools.cache
+def _collector_programs(patterns=PATTERNS) -> tuple:
+    """The transform's regexes and replacements for one string field (``collector/generate.py``'s ``one()``), in RE2."""
+    from errscope._patterns import MARK_READ, MARKED_LEFT, MARKS, marked_regex, marked_replacement, marking_regex
+
+    # the read mark added after expanding: the binding copies a replacement's non-ASCII bytes one by one as characters
+    # (and so does expand when a group did not match)
+    marked = marked_replacement("python", patterns)
+    assert marked.endswith(MARK_READ)
+    one = (re2.compile(combined_regex(patterns)), combined_replacement("python", patterns))
+    return one, re2.compile(marking_regex(patterns)), re2.compile(marked_regex(patterns)), marked.removesuffix(MARK_READ), re2.compile(MARKED_LEFT), re2.compile(MARKS)
+
+
+def _collector_passes(text: str, patterns=PATTERNS) -> str:
+    """What the Collector's transform writes for one string field, in RE2: a value that holds a mark before gets the one
+    pass; else each match marked (found without its groups), each marked match's groups read and replaced, what that
+    left of a marked match masked whole, the marks removed."""
+    from errscope._patterns import MARK_END, MARK_READ, MARK_START
+
+    (one, replacement), marking, marked, expand, left, marks = _collector_programs(patterns)
+    if marks.search(text):
+        return one.sub(replacement, text)
+    passes = marking.sub(lambda found: MARK_START + found.group(0) + MARK_END, text)
+    passes = marked.sub(lambda found: found.expand(expand) + MARK_READ, passes)
+    return marks.sub("", left.sub(REDACTED, passes))
+
+
 def test_the_collectors_marked_passes_scrub_as_its_one_pass() -> None:
     """The Collector's transform marks each match of the combined pattern found without its groups, then reads the
     groups of each marked match (``errscope._patterns.marked_regex``: Go copies every group into each NFA thread, so
     over the marked bytes alone), then masks a marked match left: the one pass's text on every example and shared
     corpus line (the held-out sets run through the real Collector in tests/integration/test_collector.py), with the
-    marks removed last."""
-    from errscope._patterns import MARK_END, MARK_START, MARKED_LEFT, MARKS, marked_regex, marked_replacement, marking_regex
+    marks removed last. Each line again with a mark inside, before and after its first match: the one pass too."""
+    from errscope._patterns import MARK_END, MARK_READ, MARK_START, marked_regex, marking_regex
 
-    one, marking = re2.compile(combined_regex()), re2.compile(marking_regex())
-    marked, left = re2.compile(marked_regex()), re2.compile(MARKED_LEFT)
-    assert marking.groups == 0 and marked.groups == one.groups + 1
+    one = re2.compile(combined_regex())
+    assert re2.compile(marking_regex()).groups == 0 and re2.compile(marked_regex()).groups == one.groups + 1
     replacement = combined_replacement("python")
     texts = [text for text, _ in EXAMPLES.values()]
     if corpus.corpus_dir() is not None:
         texts += [line["text"] for line in corpus.secrets() + corpus.benign()]
     differ = []
     for text in texts:
-        passes = marking.sub(lambda found: MARK_START + found.group(0) + MARK_END, text)
-        passes = re2.sub(MARKS, "", left.sub(REDACTED, marked.sub(marked_replacement("python"), passes)))
-        if passes != one.sub(replacement, text):
-            differ.append((text, passes))
+        if _collector_passes(text) != one.sub(replacement, text):
+            differ.append(text)
     assert differ == []
+    held = []
+    for (text, _), mark in zip(EXAMPLES.values(), [MARK_START, MARK_END, MARK_READ] * len(EXAMPLES), strict=False):
+        start, end = one.search(text).span()
+        for cut in (start, (start + end) // 2, end):
+            held.append(text[:cut] + mark + text[cut:])
+    assert [text for text in held if _collector_passes(text) != one.sub(replacement, text)] == []
+
+
+def test_a_marked_match_read_in_part_is_masked() -> None:
+    """The marked regex reads a match without what stood before its start mark (``^`` and ``\\b`` see a mark), so an
+    earlier alternative can end inside the marks, before a newline (the ``(\\n)`` after a ``$``): what it did not read
+    is masked (``MARK_READ`` to the end mark), never left as text. Two patterns where the one pass, at ``xkey=`` (no
+    word boundary), takes the second whole."""
+    from errscope._patterns import SecretPattern
+
+    patterns = (
+        SecretPattern("word_key", "keyword", r"\bkey=[a-z]+", 0, "a key at a word's start"),
+        SecretPattern("key_lines", "keyword", r"key=[a-z]+\n[a-z0-9]+", 0, "a key over two lines"),
+    )
+    text = "xkey=abc\nq7secretvalue9 end"
+    assert re2.sub(combined_regex(patterns), REDACTED, text) == f"x{REDACTED} end"
+    assert _collector_passes(text, patterns) == f"x{REDACTED}\n{REDACTED} end"
 
 
 def test_the_marking_and_marked_rewrites() -> None:

@@ -57,7 +57,8 @@ _ALNUM: Final = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ
 
 def might_hold_dumps(text: str) -> bool:
     """Whether ``text`` may hold a dump's rows (one RE2 scan; called on texts with a line break)."""
-    return _GATE.search(text.encode("utf-8", "replace")) is not None  # a lone surrogate: "?", as the rules read it
+    # a lone surrogate: U+FFFD, as the rules read it (errscope._scrubbing.without_surrogates)
+    return _GATE.search(text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")) is not None
 
 
 def _hex_bytes(rest: str, base: int) -> list[tuple[int, int, int]]:

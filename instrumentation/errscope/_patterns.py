@@ -3358,7 +3358,12 @@ MARK_START: Final = "\ufdd0"
 MARK_END: Final = "\ufdd1"
 """What the Collector's transform writes around each match before it reads the match's groups (:func:`marking_regex`):
 Unicode noncharacters, which the standard reserves for a process's internal use and no text interchanges (The Unicode
-Standard, 23.7 "Noncharacters")."""
+Standard, 23.7 "Noncharacters"). Reserved is not absent: a value that holds one (:data:`MARKS`) before the transform
+marks it gets the one pass (:func:`combined_regex`) instead, as a mark of its own would cut a match or be removed."""
+
+MARK_READ: Final = "\ufdd2"
+"""What :func:`marked_replacement` writes after each marked match it read: the text from it to an end mark, with no
+start mark between, is the rest of a match read only in part (:data:`MARKED_LEFT` masks it)."""
 
 
 _NOT_A_MARK: Final = {".": r"[^\n\x{fdd0}\x{fdd1}]", "S": r"[^\s\x{fdd0}\x{fdd1}]", "W": r"[^\w\x{fdd0}\x{fdd1}]",
@@ -3438,17 +3443,22 @@ def marked_regex(patterns: Sequence[SecretPattern] = PATTERNS) -> str:
 
 
 def marked_replacement(style: Literal["python", "go"] = "python", patterns: Sequence[SecretPattern] = PATTERNS) -> str:
-    """:func:`combined_replacement` for :func:`marked_regex`: the newline its last group took back."""
+    """:func:`combined_replacement` for :func:`marked_regex`: the newline its last group took back, then
+    :data:`MARK_READ`."""
     last = sum(int(p.keep_prefix) + int(p.keep_suffix) for p in patterns) + 1
-    return combined_replacement(style, patterns) + (rf"\g<{last}>" if style == "python" else f"${{{last}}}")
+    return combined_replacement(style, patterns) + (rf"\g<{last}>" if style == "python" else f"${{{last}}}") + MARK_READ
 
 
-MARKED_LEFT: Final = r"\x{fdd0}[^\x{fdd1}]*\x{fdd1}"
-"""A marked match :func:`marked_regex` did not read (none on the corpus): masked whole, never left with its secret."""
+MARKED_LEFT: Final = r"\x{fdd0}[^\x{fdd1}]*\x{fdd1}|\x{fdd2}[^\x{fdd0}-\x{fdd2}]*\x{fdd1}"
+"""What :func:`marked_regex` left of a marked match, masked whole, never left with its secret: a match it did not read
+(a start mark to its end mark), or the rest of one it read only in part (:data:`MARK_READ` to an end mark with no start
+mark between: a match ended before a newline inside the marks, where the ``(\\n)`` after a ``$`` took it for the
+end)."""
 
-MARKS: Final = r"[\x{fdd0}\x{fdd1}]"
-"""A mark left after :data:`MARKED_LEFT`: an end mark a kept group took (``(\\r?\\n|$)`` at the end of the text reads
-it), removed."""
+MARKS: Final = r"[\x{fdd0}-\x{fdd2}]"
+"""Any mark: in a value before the transform marks it (that value gets the one pass), and left after
+:data:`MARKED_LEFT` (an end mark a kept group took: ``(\\r?\\n|$)`` at the end of the text reads it; each
+:data:`MARK_READ`), removed."""
 
 
 def collector_regex() -> str:

@@ -834,6 +834,14 @@ def _any_match(indices: tuple[int, ...], ascii_text: bool = False) -> Any:
     return re2.compile(regex.encode(), options)._regexp
 
 
+def without_surrogates(text: str) -> str:
+    """``text`` with each pair of surrogates (a JSON ``\\ud83d\\ude00`` decoded one half at a time) made the character it
+    encodes and each lone surrogate U+FFFD, the character a decoder writes for one it cannot read: a character still,
+    as the one it replaces was, where ``?`` (``encode(errors="replace")``) is syntax to the patterns
+    (``api_key=<lone surrogate>Q7xY...`` read ``api_key=?Q7xY...``, no value, and kept the key)."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
 def _apply_patterns(text: str) -> str:
     """One RE2 set pass finds the patterns that match; only those run, in PATTERNS order."""
     if text.isascii():  # most texts (a flag of the str, no scan): the smaller Latin-1 programs (:func:`_ascii_program`)
@@ -843,9 +851,9 @@ def _apply_patterns(text: str) -> str:
     else:
         try:
             data = text.encode("utf-8")
-        except UnicodeEncodeError:  # lone surrogates (RE2 takes UTF-8 only): each becomes "?", in C, linear
-            data = text.encode("utf-8", "replace")
-            text = data.decode("utf-8")
+        except UnicodeEncodeError:  # surrogates (RE2 takes UTF-8 only), in C, linear
+            text = without_surrogates(text)
+            data = text.encode("utf-8")
         large = len(data) > _LARGE
         hits, rules = (_LARGE_SET if large else _SET).Match(data), _RULES
     # a large text with lines: the tabular pass runs, its own scan for naming lines deciding (the large set has no

@@ -490,17 +490,31 @@ MARKED_PASS_LINES = [
 ]
 """Lines whose match ends where the transform's marks change what the pattern reads (``errscope._patterns.marked_regex``)."""
 
+HELD_MARK_LINES = [
+    # a value that holds the transform's marks itself: a secret cut by an end mark, by both marks, after both marks
+    "GET /v1?api_key=Q7xY2mK9\ufdd1pL4vN8rT3wZ6&page=2 -> 403",
+    "authorization: Basic YWRtaW46Q2Z\ufdd0\ufdd1OTUlkaTFqdVhuMmg3ODhXcEZ4WVBNUXY=",
+    "\ufdd0\ufdd1Secret: Otter*62",
+    "db password: Fern\ufdd0Stone#77 rejected",
+    "note \ufdd0 then\ufdd1 api_key=Q7xY2mK9pL4vN8rT3wZ6",
+    "token ghp_Q7xY2mK9pL4vN8rT3wZ6\ufdd2aaaaaaaaaaaaaaaaa done",
+]
+"""Lines that hold a Unicode noncharacter the transform uses as a mark (``errscope._patterns.MARKS``), inside,
+around or beside a secret: such a value gets the one pass itself."""
 
-def test_the_marked_passes_write_the_one_pass_text() -> None:
+
+@pytest.mark.parametrize("lines", [MARKED_PASS_LINES, HELD_MARK_LINES], ids=["marks-read", "marks-held"])
+def test_the_marked_passes_write_the_one_pass_text(lines: list[str]) -> None:
     """The transform finds each match without its groups, marks it, then reads its groups between the marks: in a free
     text field (span name) and a map (log attributes) the Collector writes exactly the one pass's text
-    (:func:`tests.corpus.regex_only`), every kept key name and quote in place, no mark left."""
+    (:func:`tests.corpus.regex_only`), every kept key name and quote in place, no mark left; a value that held a mark
+    before (``HELD_MARK_LINES``: the marks cut a secret, and a mark left would be removed) gets the one pass."""
     now = str(time.time_ns())
     spans = [{"traceId": trace_id(), "spanId": span_id(), "name": text, "kind": 2, "startTimeUnixNano": now,
               "endTimeUnixNano": now, "status": {"code": 2}, "attributes": [attr("line", str(i))]}
-             for i, text in enumerate(MARKED_PASS_LINES)]  # fmt: skip
+             for i, text in enumerate(lines)]  # fmt: skip
     records = [{"timeUnixNano": now, "attributes": [attr("line", str(i)), attr("detail", text)]}
-               for i, text in enumerate(MARKED_PASS_LINES)]  # fmt: skip
+               for i, text in enumerate(lines)]  # fmt: skip
     resource = {"attributes": [attr("service.name", "marked")]}
     with Collector(env={"ERRSCOPE_SAMPLE_PERCENT": "100"}) as collector:
         collector.post("traces", {"resourceSpans": [{"resource": resource, "scopeSpans": [{"spans": spans}]}]})
@@ -512,8 +526,8 @@ def test_the_marked_passes_write_the_one_pass_text() -> None:
         ), collector.log()[-3000:]
         names = {attributes_of(span)["line"]: span["name"] for _, span in iter_spans(collector.read("traces"))}
         details = {attributes_of(r)["line"]: attributes_of(r)["detail"] for _, r in iter_logs(collector.read("logs"))}
-    expected = {str(i): corpus.regex_only(text) for i, text in enumerate(MARKED_PASS_LINES)}
-    assert all(expected[str(i)] != text for i, text in enumerate(MARKED_PASS_LINES))  # each holds a secret
+    expected = {str(i): corpus.regex_only(text) for i, text in enumerate(lines)}
+    assert all(expected[str(i)] != text for i, text in enumerate(lines))  # each holds a secret
     assert names == expected
     assert details == expected
 
