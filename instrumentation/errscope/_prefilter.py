@@ -76,8 +76,8 @@ class Prefiltered:
     def search(self, text: str) -> re.Match[str] | None:
         """``self.pattern.search(text)``, the same match, in time linear in ``len(text)``.
 
-        A lone surrogate, which RE2 cannot read, is read as ``?`` (the same length, so positions hold), as the
-        scrubber does.
+        A lone surrogate, which RE2 cannot read, is read as ``?``: one character for one, so positions hold (the
+        match is of that text).
         """
         loose = self._loose if self._loose is not None else self._compile()
         if loose is False:
