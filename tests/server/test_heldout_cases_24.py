@@ -89,10 +89,18 @@ async def test_j413_per_day_limit_wait_in_the_message(style: str, tool: Any, tel
 
 # --- J415: redis-py timing out while its connection is made --------------------------------------------------------------
 
+def _hello_reply(data: bytes) -> bytes:
+    """Redis 7's answer to ``HELLO <protover>``: its server, version and protocol, a RESP3 map for 3 (redis-py 8.2's
+    default), a flat RESP2 array for 2."""
+    resp3 = re.search(rb"HELLO\r\n\$1\r\n3", data, re.I) is not None
+    fields = b"$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$5\r\n7.2.4\r\n$5\r\nproto\r\n:" + (b"3" if resp3 else b"2")
+    return (b"%3\r\n" if resp3 else b"*6\r\n") + fields + b"\r\n"
+
+
 @contextmanager
 def redis_stalling_on(command: bytes) -> Iterator[int]:
-    """A RESP listener that answers ``+OK`` to every command (the connection's handshake: CLIENT SETINFO, AUTH) until
-    ``command``, which it reads and never answers."""
+    """A RESP listener that answers the connection's handshake (HELLO as Redis 7 answers it in RESP2, ``+OK`` to CLIENT
+    SETINFO, AUTH, ...) until ``command``, which it reads and never answers."""
     with socket.socket() as sock:
         sock.bind((HOST, 0))
         sock.listen(8)
@@ -112,7 +120,7 @@ def redis_stalling_on(command: bytes) -> Iterator[int]:
                     if command in (name.upper() for name in names):
                         conn.recv(65536)  # the command is never answered
                         return
-                    conn.sendall(b"+OK\r\n" * len(names))
+                    conn.sendall(b"".join(_hello_reply(data) if name.upper() == b"HELLO" else b"+OK\r\n" for name in names))
 
         threading.Thread(target=serve, daemon=True).start()
         yield int(sock.getsockname()[1])
