@@ -305,9 +305,11 @@ _PASSWORD_TAIL = r"[&;,][A-Za-z]*[^\s'\"`\],;&}>=A-Za-z][^\s'\"`\],;&}>=]*"
 _STRONG = r"[A-Z0-9+/=~!@#^:]"
 _STRONG_NON_DIGIT = r"[A-Z+/=~!@#^:]"
 _FIRST_WEAK = r"[^\s'\"`\[\]{}<>$%(),;&*?0-9A-Z+/=~!@#^:]"  # ``_FIRST`` but not ``_STRONG``
-# A bare value that starts with ``!`` and a name, then ends, is a YAML tag (``!Ref Param``,
-# ``!env_var NAME``, ``!vault |``); ``!`` and a name go on to something else in a secret (``!x9``).
-_NOT_TAG = r"![A-Za-z_]*[^A-Za-z_\s'\"`\],;&}>]"
+# A bare value that starts with ``!`` or ``!!`` and a name, then ends, is a YAML tag (``!Ref Param``,
+# ``!env_var NAME``, ``!vault |``, the core schema's ``!!null``, ``!!int 5``: YAML 1.2.2, 6.9.1 Node Tags); ``!`` and a
+# name go on to something else in a secret (``!x9``, ``!abc!``, ``!!!``).
+_NOT_TAG_END = r"[^A-Za-z_\s'\"`\],;&}>]"
+_NOT_TAG = rf"!(?:[A-Za-z_]*{_NOT_TAG_END.replace('[^', '[^!', 1)}|[A-Za-z_]+!|![A-Za-z_]*{_NOT_TAG_END})"
 
 
 _KEY_VERSION = r"(?i:[_.\-]v[0-9])?"
