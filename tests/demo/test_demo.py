@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +13,7 @@ import pytest
 from errscope._otlp_json import SPAN_KIND_CLIENT, SPAN_KIND_SERVER, load
 from errscope.demo.agent import CLIENT_TIMEOUT, RECEIPT_STALL, STEPS
 from errscope.demo.payments import PLANTED_SECRETS
+from errscope.demo.run import DemoError, _wait_http, read_stats
 from tests.demo.conftest import DemoRun
 
 pytestmark = pytest.mark.timeout(240)
@@ -312,7 +316,18 @@ def test_otlp_to_a_dead_collector_still_gives_the_whole_table(tmp_path: Path) ->
 def test_the_payments_api_gone_before_its_counters_are_read_is_one_clear_error() -> None:
     """The exactly-once proof reads the payments API's counters last; an API gone by then (a Ctrl-C reaches it with
     the demo) is one line naming what could not be read, where it was an httpx traceback."""
-    from errscope.demo.run import DemoError, read_stats
-
     with pytest.raises(DemoError, match=r"^the payments API's counters could not be read \(ConnectError\)"):
         read_stats("http://127.0.0.1:9")
+
+
+@pytest.mark.parametrize(("sent", "raised"), [(signal.SIGINT, KeyboardInterrupt), (signal.SIGTERM, DemoError)])
+def test_a_process_ended_by_a_signal_before_it_was_ready_says_so(sent: signal.Signals, raised: type) -> None:
+    """A Ctrl-C during start-up ends the payments API with the demo (one foreground process group): that is the user's
+    interrupt (``errscope demo: interrupted``, 130), not the API's failure; another signal is named."""
+    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    process.send_signal(sent)
+    process.wait(10)
+    with pytest.raises(raised) as caught:
+        _wait_http("http://127.0.0.1:9", process, "the payments API")
+    if raised is DemoError:
+        assert str(caught.value) == "the payments API was ended by SIGTERM before it was ready"

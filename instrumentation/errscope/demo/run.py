@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -92,10 +93,23 @@ def read_stats(payments_url: str) -> dict[str, Any]:
 
 
 def _wait_http(url: str, process: subprocess.Popen[bytes], what: str) -> None:
+    """Wait until ``url`` answers (any status), at most :data:`_STARTUP_TIMEOUT` seconds.
+
+    Raises:
+        KeyboardInterrupt: ``process`` ended on SIGINT: a Ctrl-C, which reaches the whole foreground process group
+            and can end the child before the demo's own interrupt is raised.
+        DemoError: ``process`` exited, or was ended by another signal, or ``url`` never answered.
+    """
     deadline = time.monotonic() + _STARTUP_TIMEOUT
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise DemoError(f"{what} exited with status {process.returncode} before it was ready")
+            if process.returncode == -signal.SIGINT:
+                raise KeyboardInterrupt
+            if process.returncode < 0:
+                ended = f"was ended by {signal.Signals(-process.returncode).name}"
+            else:
+                ended = f"exited with status {process.returncode}"
+            raise DemoError(f"{what} {ended} before it was ready")
         try:
             httpx.get(url, timeout=0.5)
             return
