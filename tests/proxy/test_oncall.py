@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from mcp.shared.exceptions import MCPError
 
 from errscope import FailureClass
 from errscope.client import ToolClient
-from tests.proxy.conftest import PLAIN, ROOT, proxy_command, telemetry_text
+from tests.proxy.conftest import PLAIN, ROOT, free_port, proxy_command, telemetry_text, wait_port
 from tests.proxy.plain_server import SECRET
 
 pytestmark = pytest.mark.anyio
@@ -100,3 +101,59 @@ async def test_a_gateways_503_with_retry_after_keeps_the_wait(tmp_path: Path) ->
     assert "errscope.upstream.message=The MCP server answered HTTP 503 Service Unavailable; retry after 20 s" in said, said
     assert "errscope.retry_after=20" in said, said
     assert token not in said and token not in telemetry_text(tmp_path) and token not in result.text
+
+
+def _proxy_with_silence(tmp_path: Path, seconds: float, *server: str) -> subprocess.Popen[str]:
+    """``errscope proxy -- SERVER`` with :data:`~errscope.proxy._stdio.INIT_SILENCE` set to ``seconds`` (10 s as
+    shipped), host frames on its stdin."""
+    argv = proxy_command(tmp_path, "--", *server)[3:]
+    code = (f"import sys, errscope.proxy._stdio as s; s.INIT_SILENCE = {seconds}; from errscope.cli import main; "
+            f"sys.exit(main({argv!r}))")
+    return subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+
+
+INITIALIZE = ('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
+              '"capabilities":{},"clientInfo":{"name":"host","version":"1"}}}\n')
+
+
+def test_a_server_that_leaves_initialize_unanswered_is_said_in_the_hosts_log(tmp_path: Path) -> None:
+    """The second thing a new user gets wrong: a server that serves only streamable HTTP, given after ``--``. It
+    starts, listens on its port and never reads stdin; the host waits for ``initialize`` until its own timeout. The
+    proxy's stderr (the host's log) says what it waits for and what to check."""
+    port = free_port()
+    proxy = _proxy_with_silence(tmp_path, 0.5, *PLAIN, "http", str(port))
+    try:
+        wait_port(port, proxy)  # the HTTP-only server is up: it will never answer on stdout
+        assert proxy.stdin is not None
+        proxy.stdin.write(INITIALIZE)
+        proxy.stdin.flush()
+        time.sleep(2)
+    finally:
+        _, stderr = proxy.communicate(timeout=60)
+    assert stderr.count("the MCP server has not answered initialize in 0.5 s") == 1, stderr
+    assert "serves MCP over stdio (a server that serves only streamable HTTP is proxied with --upstream URL)" in stderr
+
+
+# A stdio server that answers initialize at once and then waits: this test times the proxy's timer, not a server's
+# start-up (MCPServer's imports take seconds on a loaded machine).
+PROMPT_SERVER = ("import json, sys; request = json.loads(sys.stdin.readline()); print(json.dumps({'jsonrpc': '2.0', "
+                 "'id': request['id'], 'result': {'protocolVersion': '2025-11-25', 'capabilities': {}, "
+                 "'serverInfo': {'name': 'prompt', 'version': '1'}}}), flush=True); sys.stdin.read()")
+
+
+def test_an_answered_initialize_is_not_said_unanswered(tmp_path: Path) -> None:
+    proxy = _proxy_with_silence(tmp_path, 4, sys.executable, "-c", PROMPT_SERVER)
+    assert proxy.stdin is not None and proxy.stdout is not None
+    proxy.stdin.write("not JSON\n")  # answered by the proxy itself (-32700) once it is up: its start is not timed
+    proxy.stdin.flush()
+    assert '"code":-32700' in proxy.stdout.readline().replace(" ", "")
+    proxy.stdin.write(INITIALIZE)
+    proxy.stdin.flush()
+    sent = time.monotonic()
+    assert '"id":1,"result"' in proxy.stdout.readline().replace(" ", "")
+    answered_after = time.monotonic() - sent
+    time.sleep(5)  # past the 4 s from the request: its timer was cancelled by the answer
+    _, stderr = proxy.communicate(timeout=60)
+    assert answered_after < 4, f"the answer itself took {answered_after:.1f} s"
+    assert "has not answered initialize" not in stderr, stderr

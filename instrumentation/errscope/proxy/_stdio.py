@@ -37,6 +37,8 @@ MAX_FRAME: Final = 64 * 1024 * 1024
 """Bytes of one stdio frame; a longer line is dropped with a log record, never a crash."""
 _INIT_TIMEOUT: Final = 30.0
 """Seconds a restarted server has to answer the replayed ``initialize``."""
+INIT_SILENCE: Final = 10.0
+"""Seconds after which the host's ``initialize``, still unanswered, is said in the host's log (once per request)."""
 _STOP_GRACE: Final = 2.0
 _MAX_REFUSALS: Final = 1024
 """HTTP refusals remembered until the SDK's stand-in answer for them arrives."""
@@ -64,6 +66,9 @@ def encode(message: Any) -> bytes:
 
 
 class Upstream(Protocol):
+    silent_init_hint: str
+    """What to check when the server leaves the host's ``initialize`` unanswered."""
+
     async def start(self, on_message: OnMessage, on_lost: OnLost) -> None: ...
     async def send(self, message: Any, frame: bytes | None) -> bool: ...
     async def stop(self) -> None: ...
@@ -122,6 +127,10 @@ class ChildServer:
     new one and replays the host's ``initialize`` and ``notifications/initialized`` first, so the
     host's session goes on (2025-11-25 era; the 2026-07-28 era has no handshake to replay).
     """
+
+    # A server that serves only streamable HTTP starts, logs its URL on stderr and never reads stdin.
+    silent_init_hint = ("check that the command after -- serves MCP over stdio (a server that serves only streamable"
+                        " HTTP is proxied with --upstream URL)")
 
     def __init__(self, command: list[str]) -> None:
         self.command = command
@@ -245,6 +254,8 @@ class HttpServer:
     ("MUST start a new session", MCP, Transports > Session Management). The refused call is answered
     ``upstream_unavailable``, not run, so the host may send it again (J178).
     """
+
+    silent_init_hint = "check that --upstream is the server's MCP endpoint and that the server is not stuck"
 
     def __init__(self, url: str) -> None:
         self.url = url
@@ -614,8 +625,20 @@ async def serve_stdio(upstream: Upstream, calls: Calls) -> None:
     else:
         out_transport, _ = await loop.connect_write_pipe(asyncio.Protocol, os.fdopen(sys.stdout.fileno(), "wb", 0, closefd=False))
     scope = Scope()
+    # The host's initialize by its id, with the timer that says it is still unanswered: a server that never answers
+    # leaves the host waiting in silence, its own timeout the only word (MCP, Lifecycle > Timeouts).
+    unanswered: dict[str, asyncio.TimerHandle] = {}
+
+    def say_unanswered() -> None:
+        logger.warning("the MCP server has not answered initialize in %g s; %s", INIT_SILENCE, upstream.silent_init_hint)
+
+    def answered(key: str) -> None:
+        if timer := unanswered.pop(key, None):
+            timer.cancel()
 
     def to_host(message: Any, frame: bytes | None) -> None:
+        if unanswered and "id" in message and "method" not in message:
+            answered(request_key(message["id"]))
         if calls.answers_nothing(scope, message):
             logger.warning("an answer to no request of the host (id %s) was dropped",
                            "null" if not isinstance(message.get("id"), (str, int)) else "already answered")
@@ -625,6 +648,8 @@ async def serve_stdio(upstream: Upstream, calls: Calls) -> None:
 
     def lost(ids: list[Any] | None = None, sent: bool | None = None) -> None:
         keys = None if ids is None else [request_key(i) for i in ids]
+        for key in list(unanswered) if keys is None else keys:
+            answered(key)
         for answer in calls.lost(scope, keys=keys, sent=sent):
             out_transport.write(encode(answer))
 
@@ -642,6 +667,8 @@ async def serve_stdio(upstream: Upstream, calls: Calls) -> None:
             forwarded = calls.from_host(scope, message)
             if await upstream.send(forwarded, frame if forwarded is message else None):
                 calls.sent(scope, forwarded)
+                if isinstance(message, dict) and message.get("method") == "initialize" and "id" in message:
+                    unanswered[request_key(message["id"])] = loop.call_later(INIT_SILENCE, say_unanswered)
             elif isinstance(message, dict) and "id" in message and "method" in message:
                 for answer in calls.lost(scope, keys=[request_key(message["id"])]):
                     out_transport.write(encode(answer))
@@ -649,6 +676,8 @@ async def serve_stdio(upstream: Upstream, calls: Calls) -> None:
         # The host closed stdin (MCP, Transports > stdio: shutdown): the server gets its stdin closed and a grace period,
         # and what it answers meanwhile (a batch host's ``< frames.jsonl``) is shaped and recorded as any answer; only
         # what is still unanswered after that is abandoned (it was relayed raw, without a span, when abandoned first).
+        for key in list(unanswered):
+            answered(key)
         await upstream.stop()
         calls.abandon(scope)
         calls.flush()
