@@ -440,9 +440,14 @@ def _grpc_status_beside_http(exc: BaseException) -> bool:
     exceptions raised over a gRPC error (``from_grpc_error``) keep the code in ``grpc_status_code`` and put in ``code``
     the HTTP status google/rpc/code.proto maps it to, which several codes share (409: ABORTED and ALREADY_EXISTS; 400:
     INVALID_ARGUMENT, FAILED_PRECONDITION, OUT_OF_RANGE; 500: INTERNAL, UNKNOWN, DATA_LOSS). The gRPC code says more and
-    decides. Its exceptions made from an HTTP answer (``from_http_response``) carry none."""
+    decides. Only one raised over a gRPC error (its ``response`` is grpcio's call): one made from an HTTP answer
+    (``from_http_response``: its ``response`` is the HTTP client's) also names a gRPC code, derived from the HTTP
+    status (its class's), and its status decides."""
     value = _attribute(exc, "grpc_status_code")
-    return isinstance(value, enum.Enum) and value.name in _GRPC_CODES and value.name != "OK"
+    if not (isinstance(value, enum.Enum) and value.name in _GRPC_CODES and value.name != "OK"):
+        return False
+    response = _attribute(exc, "response")
+    return response is not None and type(response).__module__.split(".", 1)[0] == "grpc"
 
 
 def _grpc_status(exc: BaseException) -> Classification:
