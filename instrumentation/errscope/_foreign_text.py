@@ -594,8 +594,8 @@ _NO_CONNECTION: Final = (
     # ("NoNodeAvailableException[None of the configured nodes are available: …]", its ensureNodesAreAvailable with no
     # connected node; not "… were available", its retry listener's after nodes it tried failed), the DataStax Java
     # driver's "No node was available to execute the query" (an empty query plan), gocql's "no hosts available in the
-    # pool"
-    r"\bno (?:nodes?|hosts?) (?:was |were |is |are )?available (?:to execute|in the pool)\b|"
+    # pool": no node to send to, whatever follows
+    r"\bno (?:nodes?|hosts?) (?:was |were |is |are )?available\b|"
     r"\bbefore (?:a |the )?secure (?:tls|ssl) connection was established\b|"
     r"\b(?:ssl|tls) connection could not be established\b|"
     # a gRPC stream a draining server refused (grpc-go's statusGoAway "the stream is rejected because server is
@@ -662,12 +662,13 @@ _HELD_ELSEWHERE: Final = prefiltered(re.compile(
 # A write the database aborted because another touched the same data at the same time, asking for it to be tried again:
 # MongoDB's code 112 ("WriteConflict error: this operation conflicted with another operation. Please retry your operation
 # or multi-document transaction.", labelled TransientTransactionError), Firestore's and Datastore's ABORTED ("Too much
-# contention on these documents/entities"), DynamoDB's TransactionConflict cancellation reason. Nothing was applied and
-# the same write may succeed later, as PostgreSQL's 40001/40P01 and gRPC's ABORTED are read: busy for now. Read before an
-# HTTP status (google-api-core prints ABORTED as "409", which alone reads as the caller's conflict).
+# contention on these documents/entities"), DynamoDB's TransactionConflict (its exception, its cancellation reason).
+# Nothing was applied and the same write may succeed later, as PostgreSQL's 40001/40P01 and gRPC's ABORTED are read: busy
+# for now. Read before an HTTP status (google-api-core prints ABORTED as "409", which alone reads as the caller's
+# conflict).
 _CONFLICTED_WRITE: Final = prefiltered(re.compile(
-    r"\bwrite ?conflict\b|\bconflicted with another (?:operation|transaction|write)\b|\btoo much contention\b|"
-    r"\btransaction ?conflict\b",
+    r"\b(?:write|transaction) ?conflict(?:exception|error)?\b|\bconflicted with another (?:operation|transaction|write)\b|"
+    r"\btoo much contention\b",
     re.I,
 ))
 
