@@ -1246,8 +1246,11 @@ _NEVER_REACHED: Final = prefiltered(re.compile(
     r"\bserver closed (?:the |an )?idle connection\b|"
     # a Kafka producer that gave up waiting for the topic's metadata (its partitions and their leaders) before the
     # record was queued (max.block.ms: Java's "Topic x not present in metadata after 60000 ms." and its older "Failed to
-    # update metadata after 60000 ms.", kafka-python's KafkaTimeoutError): no broker was sent the record
+    # update metadata after 60000 ms.", kafka-python's KafkaTimeoutError): no broker was sent the record; and its
+    # AdminClient's call that no broker was assigned or sent ("Timed out waiting for a node assignment", "Timed out
+    # waiting to send the call")
     r"\bfailed to update metadata after\b|\bnot present in metadata after\b|"
+    r"\btimed out waiting (?:for a node assignment|to send the call)\b|"
     # an AWS API's RequestTimeout code (S3's 400 "Your socket connection to the server was not read from or written to
     # within the timeout period", botocore's transient codes RequestTimeout and RequestTimeoutException): the service
     # stopped waiting for the request, HTTP 408's meaning (RFC 9110 §15.5.9), and applied nothing. The code as AWS

@@ -31,7 +31,8 @@ async def test_j424_kafka_metadata_never_had_relayed(tmp_path: Path, telemetry: 
     raised by ``KafkaProducer.send`` from ``_wait_on_metadata``; danielwegener/logback-kafka-appender #114: Java's
     "TimeoutException: Topic logs not present in metadata after 60000 ms."; spring-attic/spring-integration-kafka #169
     and zendesk/maxwell #495: the older Java wording "Failed to update metadata after 60000 ms." under Spring's
-    ``KafkaProducerException``; apache/kafka PR #20533). A producer blocks in ``send`` until it knows the topic's
+    ``KafkaProducerException``; apache/kafka PR #20533; odpi/egeria #5066: the AdminClient's "Timed out waiting to send
+    the call", a call no broker was sent). A producer blocks in ``send`` until it knows the topic's
     partitions and their leaders, and gives up after ``max.block.ms`` before the record is even queued: nothing reached a
     broker. Each was read "may have taken effect" (the word "timeout"), so a model was told an event it must not publish
     twice might be out. They are the brokers out of reach, ``upstream_unavailable``, nothing sent. Guard: Java's
@@ -42,6 +43,10 @@ async def test_j424_kafka_metadata_never_had_relayed(tmp_path: Path, telemetry: 
                           "60000 ms.",
         "publish_invoice": "org.springframework.kafka.core.KafkaProducerException: Failed to send; nested exception is "
                            "org.apache.kafka.common.errors.TimeoutException: Failed to update metadata after 60000 ms.",
+        "create_topic": "org.apache.kafka.common.errors.TimeoutException: Call(callName=createTopics, deadlineMs="
+                        "1618841235545, tries=1, nextAllowedTryMs=1618841237639) timed out at 1618841237539 after 1 "
+                        "attempt(s)\nCaused by: org.apache.kafka.common.errors.TimeoutException: Timed out waiting to send "
+                        "the call. Call: createTopics",
     })
     all_of(results, FailureClass.UPSTREAM_UNAVAILABLE)
     not_sent(results)
