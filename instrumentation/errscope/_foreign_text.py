@@ -118,7 +118,10 @@ _API_CODE_FAMILIES: Final = (
     # the server's state), its maintenance, a bare unavailable (503) and timeout
     # ... and a resource another holds locked (OneDrive's and Graph's resourceLocked, sent with 423: RFC 4918 §11.3)
     (re.compile(r"internalerror|internalservererror|fatalerror|serviceunavailable|^servererror$|^serviceerror$|"
-                r"maintenance|^unavailable$|^timeout$|^(?:resource|file|item)?locked$"), FailureClass.UPSTREAM_UNAVAILABLE),
+                r"maintenance|^unavailable$|^timeout$|^(?:resource|file|item)?locked$|"
+                # the AWS SDKs' transient codes (botocore retries/standard.py ``_TRANSIENT_ERROR_CODES``): S3's 400
+                # RequestTimeout, a service that timed out waiting for the request
+                r"^requesttimeout(?:exception)?$"), FailureClass.UPSTREAM_UNAVAILABLE),
 )
 
 # GraphQL servers' codes for a query document that does not parse or fit the schema (Apollo Server's built-in
@@ -466,7 +469,13 @@ _POOL_TIMEOUT: Final = (
     r"(?:\b(?<!thread )(?<!worker )(?<!process )|queue|connection ?)pool\b(?!\()[^.\n;]{0,60}?"
     r"\b(?:timed? ?out|timeout)\b|"
     r"\bpool ?timeout|\b(?:could(?: not|n't)|unable to) get a connection after \d|connection ?acquire ?timeout|"
-    r"\btimeout exceeded (?:when|while) trying to connect\b"
+    r"\btimeout exceeded (?:when|while) trying to connect\b|"
+    # ... and a checkout that waited for a pooled connection or resource and got none: the MongoDB drivers'
+    # WaitQueueTimeoutError ("Timed out while checking out a connection from connection pool"), generic-pool's
+    # "ResourceRequest timed out" (Sequelize 4, node-pool), Rails' ConnectionTimeoutError ("could not obtain a connection
+    # from the pool within 5.000 seconds")
+    r"\btimed? ?out while checking out (?:a |an )?(?:\w+ )?connection\b|\bresource ?request timed? ?out\b|"
+    r"\b(?:could(?: not|n't)|unable to) obtain (?:a |an )?(?:\w+ )?connection from (?:the |its )?(?:connection )?pool\b"
 )
 """A connection pool that gave no connection in time, in the words of pools that name themselves beside the timeout
 (:data:`_NEVER_REACHED`): nothing was sent on a connection the caller never had."""
@@ -579,7 +588,14 @@ _NO_CONNECTION: Final = (
     r"\bno connection is (?:active|available)\b|\bnot possible to connect\b|"
     r"\b(?:while|when) opening (?:a |the )?connection\b|"
     r"\bnone of the (?:specified |configured |given )?(?:endpoints|hosts|servers|nodes|brokers|addresses) "
-    r"(?:were|was|are|is) reachable\b|\bno living connections\b|\bno routing servers? (?:are )?available\b|"
+    r"(?:(?:were|was|are|is) reachable|(?:are|is) available)\b|\bno living connections\b|"
+    r"\bno routing servers? (?:are )?available\b|"
+    # ... and cluster drivers with no node to write the request to: Elasticsearch's Java TransportClient
+    # ("NoNodeAvailableException[None of the configured nodes are available: …]", its ensureNodesAreAvailable with no
+    # connected node; not "… were available", its retry listener's after nodes it tried failed), the DataStax Java
+    # driver's "No node was available to execute the query" (an empty query plan), gocql's "no hosts available in the
+    # pool": no node to send to, whatever follows
+    r"\bno (?:nodes?|hosts?) (?:was |were |is |are )?available\b|"
     r"\bbefore (?:a |the )?secure (?:tls|ssl) connection was established\b|"
     r"\b(?:ssl|tls) connection could not be established\b|"
     # a gRPC stream a draining server refused (grpc-go's statusGoAway "the stream is rejected because server is
@@ -640,6 +656,19 @@ _HELD_ELSEWHERE: Final = prefiltered(re.compile(
     r"\bbeing used by another process\b|\blocked by another (?:user|process|session|transaction|client)\b|"
     r"\b(?:resource|file|item|document|record|object|entity|blob)\b[^.\n]{0,60}?\bis (?:currently )?locked\b"
     r"(?! (?:with|by) (?:a )?password)",
+    re.I,
+))
+
+# A write the database aborted because another touched the same data at the same time, asking for it to be tried again:
+# MongoDB's code 112 ("WriteConflict error: this operation conflicted with another operation. Please retry your operation
+# or multi-document transaction.", labelled TransientTransactionError), Firestore's and Datastore's ABORTED ("Too much
+# contention on these documents/entities"), DynamoDB's TransactionConflict (its exception, its cancellation reason).
+# Nothing was applied and the same write may succeed later, as PostgreSQL's 40001/40P01 and gRPC's ABORTED are read: busy
+# for now. Read before an HTTP status (google-api-core prints ABORTED as "409", which alone reads as the caller's
+# conflict).
+_CONFLICTED_WRITE: Final = prefiltered(re.compile(
+    r"\b(?:write|transaction) ?conflict(?:exception|error)?\b|\bconflicted with another (?:operation|transaction|write)\b|"
+    r"\btoo much contention\b",
     re.I,
 ))
 
@@ -813,6 +842,8 @@ _PHRASES: Final[tuple[tuple[FailureClass, Prefiltered], ...]] = (
             # "No connection established", SQL Server's "… while establishing a connection" (its "The server was not
             # found" is no missing record)
             + _NO_CONNECTION + r"|"
+            # a pool that gave no connection in time (_POOL_TIMEOUT), whether or not its words say "timed out"
+            + _POOL_TIMEOUT + r"|"
             # a DNS server that failed to answer (RFC 1035 §4.1.1 RCODE 2, SERVFAIL): dnspython's NoNameservers "All
             # nameservers failed to answer the query …: Server … answered SERVFAIL", c-ares' ESERVFAIL through Node's
             # dns ("queryA ESERVFAIL api.example.test") and aiodns; as those exceptions are read (side effect not known)
@@ -1034,6 +1065,15 @@ _PHRASES: Final[tuple[tuple[FailureClass, Prefiltered], ...]] = (
             r"\bviolates (?:the )?(?:unique|foreign key|not-null|check|exclusion) constraint\b|"
             r"\b(?:unique|not null|foreign key|check|primary key) constraint failed\b|"
             r"\bduplicate entry\b[^\n]{0,100}?\bfor key\b|\bduplicate key (?:value|error)\b|\be11000\b|"
+            # an optimistic-concurrency check that matched no row: another writer changed or removed the row since it
+            # was read, nothing written (as SQLAlchemy's StaleDataError is read: a conflict with the row's current
+            # state, HTTP 409/412), in the ORMs' words: EF Core's DbUpdateConcurrencyException ("… expected to affect 1
+            # row(s), but actually affected 0 row(s)"), Hibernate's StaleObjectStateException ("Row was updated or deleted
+            # by another transaction"), JPA's OptimisticLockException, Spring's "optimistic locking failed", Rails'
+            # StaleObjectError ("Attempted to update a stale object")
+            r"\bexpected to affect \d+ rows?(?:\(s\))?,? but (?:actually )?affected \d+\b|"
+            r"\b(?:updated|modified) or deleted by another transaction\b|\boptimistic ?lock(?:ing)? ?(?:failed|failure|exception)\b|"
+            r"\battempted to (?:update|destroy|touch|delete) a stale object\b|"
             # an option or subcommand the program does not know: the arguments it was given (git's "unrecognized
             # argument", "unknown option", "'x' is not a git command"; getopt's "unrecognized option")
             r"\bunrecogni[sz]ed (?:argument|option)\b|\bunknown (?:option|switch)\b|\bis not a git command\b|"
@@ -1204,6 +1244,19 @@ _NEVER_REACHED: Final = prefiltered(re.compile(
     # transport then put on it (transport.go: shouldRetryRequest retries it for any replayable request; a POST without
     # GetBody surfaces it)
     r"\bserver closed (?:the |an )?idle connection\b|"
+    # a Kafka producer that gave up waiting for the topic's metadata (its partitions and their leaders) before the
+    # record was queued (max.block.ms: Java's "Topic x not present in metadata after 60000 ms." and its older "Failed to
+    # update metadata after 60000 ms.", kafka-python's KafkaTimeoutError): no broker was sent the record; and its
+    # AdminClient's call that no broker was assigned or sent ("Timed out waiting for a node assignment", "Timed out
+    # waiting to send the call")
+    r"\bfailed to update metadata after\b|\bnot present in metadata after\b|"
+    r"\btimed out waiting (?:for a node assignment|to send the call)\b|"
+    # an AWS API's RequestTimeout code (S3's 400 "Your socket connection to the server was not read from or written to
+    # within the timeout period", botocore's transient codes RequestTimeout and RequestTimeoutException): the service
+    # stopped waiting for the request, HTTP 408's meaning (RFC 9110 §15.5.9), and applied nothing. The code as AWS
+    # spells it, whole (not a client's own "request timeout" nor HttpRequestTimeoutException), or S3's sentence for it
+    # alone (the S3 protocol's, which MinIO and other S3-compatible stores answer with too)
+    r"(?-i:(?<![\w.])RequestTimeout(?:Exception)?(?![\w.]))|\bnot read from or written to within the timeout period\b|"
     # a circuit breaker refusing while open (_BREAKER_OPEN)
     + _BREAKER_OPEN + r"|"
     # a client that refused to send because it knows the limit has not reset (go-github's RateLimitError: "… still
@@ -1451,7 +1504,7 @@ def _classify_whole(text: str) -> FailureClass:
         return FailureClass.UNKNOWN
     if _ACCOUNT_UNPAID.search(text) or refuses_credential_header(text):
         return FailureClass.PERMISSION_DENIED
-    if _HELD_ELSEWHERE.search(text):
+    if _HELD_ELSEWHERE.search(text) or _CONFLICTED_WRITE.search(text):
         return FailureClass.UPSTREAM_UNAVAILABLE
     smtp = smtp_reply_in_text(text)  # a mail server's reply code: read as smtplib's exception is
     if smtp is not None and smtp is not FailureClass.UNKNOWN:

@@ -53,7 +53,9 @@ class TestKafka:
             finally:
                 producer.close(timeout=0)
         assert isinstance(exc, kafka.errors.KafkaTimeoutError)
-        check(exc, C.UPSTREAM_UNAVAILABLE, None)
+        # "Failed to update metadata after 0.5 secs." out of send()'s wait for the topic's metadata: the record was never
+        # queued, so nothing was produced (heldout J423; as aiokafka's "Unable to bootstrap from" below)
+        check(exc, C.UPSTREAM_UNAVAILABLE, False)
 
 
 class TestAiokafka:

@@ -422,16 +422,32 @@ def _grpc_error(exc: BaseException) -> Classification:
 
 def _grpc_status_name(exc: BaseException) -> str | None:
     """The gRPC status an exception keeps as an enum member named as google/rpc/code.proto names the codes, in its
-    ``status`` or ``code`` (grpclib's ``GRPCError.status``, a ``grpclib.const.Status``): read by the name, so every
-    gRPC library's enum lands where grpcio's ``StatusCode`` does. ``OK`` is no error. Only an enum named for a
-    status or code (``Status``, ``StatusCode``): a job's ``State.UNKNOWN`` is none."""
-    for attribute in ("status", "code"):
+    ``status`` or ``code`` (grpclib's ``GRPCError.status``, a ``grpclib.const.Status``) or its ``grpc_status_code``
+    (google-api-core's ``GoogleAPICallError``): read by the name, so every gRPC library's enum lands where grpcio's
+    ``StatusCode`` does. ``OK`` is no error. Only an enum named for a status or code (``Status``, ``StatusCode``): a
+    job's ``State.UNKNOWN`` is none."""
+    for attribute in ("status", "code", "grpc_status_code"):
         value = _attribute(exc, attribute)
         is_status = isinstance(value, enum.Enum) and re.search(r"Status|Code", type(value).__name__) is not None
         name = value.name if is_status else None
         if name in _GRPC_CODES:
             return name
     return None
+
+
+def _grpc_status_beside_http(exc: BaseException) -> bool:
+    """Whether ``exc`` carries a gRPC status of its own beside the HTTP status derived from it: google-api-core's
+    exceptions raised over a gRPC error (``from_grpc_error``) keep the code in ``grpc_status_code`` and put in ``code``
+    the HTTP status google/rpc/code.proto maps it to, which several codes share (409: ABORTED and ALREADY_EXISTS; 400:
+    INVALID_ARGUMENT, FAILED_PRECONDITION, OUT_OF_RANGE; 500: INTERNAL, UNKNOWN, DATA_LOSS). The gRPC code says more and
+    decides. Only one raised over a gRPC error (its ``response`` is grpcio's call): one made from an HTTP answer
+    (``from_http_response``: its ``response`` is the HTTP client's) also names a gRPC code, derived from the HTTP
+    status (its class's), and its status decides."""
+    value = _attribute(exc, "grpc_status_code")
+    if not (isinstance(value, enum.Enum) and value.name in _GRPC_CODES and value.name != "OK"):
+        return False
+    response = _attribute(exc, "response")
+    return response is not None and type(response).__module__.split(".", 1)[0] == "grpc"
 
 
 def _grpc_status(exc: BaseException) -> Classification:

@@ -26,8 +26,9 @@ SMTP reply codes (smtplib, aiosmtplib) by the code; a refused  RFC 5321 §4.2, �
                                        greeting
                                        upstream_unavailable
 ``grpc.RpcError``; any error whose     by status code          google/rpc/code.proto's HTTP mapping
-``status``/``code`` is an enum member
-named as a gRPC code (grpclib)
+``status``/``code`` is an enum member   (google-api-core's:
+named as a gRPC code (grpclib), or      before the HTTP status
+``grpc_status_code`` (google-api-core)  it derived from it)
 HTTP/2 RST_STREAM / GOAWAY under       by the error code; a    RFC 9113 §7, §8.7, §6.8
 httpx/httpcore (the h2 event)          GOAWAY before any
                                        stream: not sent
@@ -313,6 +314,7 @@ from errscope._classify._protocols import (
     _ftp_reply,
     _grpc_error,
     _grpc_status,
+    _grpc_status_beside_http,
     _grpc_status_name,
     _mqtt_code,
     _peer_tls_alert,
@@ -850,6 +852,7 @@ def _lookup(exc: BaseException) -> Rule | None:
     Without any class rule: that carried status, else a database's SQLSTATE on a type outside PEP
     249's names (asyncpg)."""
     carried = (_oauth_error if _oauth_code(exc) is not None else _api_error if _api_code(exc) is not None
+               else _grpc_status if _grpc_status_beside_http(exc)
                else _http_status if http_status_of(exc) is not None
                else _grpc_status if _grpc_status_name(exc) is not None
                else _tls_refusal if _peer_tls_alert(exc) is not None
