@@ -76,7 +76,7 @@ _WHERE_FROM = (
 
 
 def _explain(args: argparse.Namespace) -> int:
-    from errscope._explain import ExplainError, find_chains, render
+    from errscope._explain import ExplainError, QueryError, find_chains, render
     from errscope._otlp_json import TelemetryError, load
 
     try:
@@ -93,7 +93,7 @@ def _explain(args: argparse.Namespace) -> int:
         chains = find_chains(telemetry, args.query)
     except ExplainError as exc:
         print(f"errscope explain: {exc}", file=sys.stderr)
-        return EXIT_FAILED
+        return EXIT_BAD_INPUT if isinstance(exc, QueryError) else EXIT_FAILED
     if len(chains) > 1:  # request ids repeat across sessions and runs: say so rather than pick one
         print(f"{len(chains)} calls match {args.query.strip()}; each is below.\n")
     print("\n\n".join(render(chain) for chain in chains))
