@@ -216,7 +216,7 @@ def find_chains(telemetry: Telemetry, query: str) -> list[Chain]:
     if not chains and kind == "JSON-RPC request id" and any(c.isspace() for c in text):
         # A sentence pasted from the chat without its "Ref ERR-…" (request ids are numbers or tokens): say what to give.
         raise QueryError(f"no error ref (ERR-XXXXXXXX), trace id or JSON-RPC request id in {text!r}; paste the"
-                           " whole message the user saw, with its \"Ref ERR-…\", or the request id from the host's log")
+                          " whole message the user saw, with its \"Ref ERR-…\", or the request id from the host's log")
     if not chains:
         raise ExplainError(
             f"{kind} {text} not found ({len(telemetry.spans)} spans and {len(telemetry.logs)} log records searched)"
