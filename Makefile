@@ -20,7 +20,8 @@ DEMO_STAMP := $(VENV)/.installed-runtime
 
 $(DEMO_STAMP): pyproject.toml
 	@if [ -f $(STAMP) ] && [ $(STAMP) -nt pyproject.toml ]; then :; else \
-	  set -e; $(PY) -m venv $(VENV); $(PYTHON) -m pip install -q -e '.[cli]'; fi
+	  set -e; echo "make demo: installing errscope[cli] into $(VENV) (once; 1-2 min, quiet)"; \
+	  $(PY) -m venv $(VENV); $(PYTHON) -m pip install -q -e '.[cli]'; fi
 	@touch $@
 
 demo: $(DEMO_STAMP)

@@ -42,21 +42,32 @@ def test_arguments_after_the_separator_are_the_servers(capsys: pytest.CaptureFix
 
 
 @pytest.mark.parametrize("command", ["proxy", "demo"])
-@pytest.mark.parametrize("where", ["a_file", "under_a_file"])
+@pytest.mark.parametrize("where", ["a_file", "under_a_file", "name_too_long"])
 def test_out_that_cannot_be_a_folder_is_one_line(
     command: str, where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``--out`` naming a file, or a folder under one: one line saying what to give, no traceback (``mkdir`` raised
-    FileExistsError/NotADirectoryError out of the proxy's telemetry set-up and the demo's preparation)."""
+    FileExistsError/NotADirectoryError out of the proxy's telemetry set-up and the demo's preparation; a name longer
+    than NAME_MAX made the ``exists()`` before it raise ENAMETOOLONG)."""
     blocker = tmp_path / "file"
     blocker.write_text("")
-    out = blocker if where == "a_file" else blocker / "out"
+    out = {"a_file": blocker, "under_a_file": blocker / "out", "name_too_long": tmp_path / ("o" * 300)}[where]
     argv = ["proxy", "--out", str(out), "--", "cat"] if command == "proxy" else ["demo", "--out", str(out)]
     assert main(argv) == (2 if command == "proxy" else 1)
     err = capsys.readouterr().err
     assert err.startswith(f"errscope {command}: ") and err.count("\n") == 1, err
     assert str(out) in err and "folder" in err
     assert blocker.read_text() == ""
+
+
+def test_from_that_cannot_be_read_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``explain --from`` a path whose stat fails (a name longer than NAME_MAX; EACCES alike): one line with the OS's
+    reason and where ``--from`` should point, exit 2 (``Path.exists()`` raised ENAMETOOLONG as a traceback)."""
+    source = tmp_path / ("o" * 300)
+    assert main(["explain", "ERR-7K3M9QXZ", "--from", str(source)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert err.startswith(f"errscope explain: {source} cannot be read (File name too long); --from takes the folder"), err
 
 
 def test_rounds_that_is_not_a_number(capsys: pytest.CaptureFixture[str]) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from errscope._explain import MODEL_TEXT, ExplainError, find_chains, render
+from errscope._explain import MODEL_TEXT, ExplainError, QueryError, find_chains, render
 from errscope._otlp_json import SPAN_KIND_CLIENT, SPAN_KIND_SERVER, Telemetry, load
 from tests.test_otlp_json import TRACE, _kv, _span, _traces
 
@@ -104,6 +104,25 @@ def test_nothing_found(telemetry: Telemetry, query: str, message: str) -> None:
     with pytest.raises(ExplainError) as caught:
         find_chains(telemetry, query)
     assert str(caught.value).startswith(message)
+
+
+@pytest.mark.parametrize(("query", "bad_input"), [
+    ("ERR-ZZZZZZZZ", False), ("8", False), ("ERR-UUUUUUUU", True), ("", True), ("ERR-TRAP99", True),
+    ("the bot said it could not find my order", True),
+])
+def test_a_query_that_is_no_id_is_bad_input(
+    telemetry: Telemetry, tmp_path: Path, query: str, bad_input: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A query no ref, trace id or request id can be read from is bad input (exit 2, as ``errscope.cli`` documents);
+    a well-formed one that matches nothing is "not found" (exit 1). Both exited 1."""
+    from errscope.cli import main
+
+    with pytest.raises(ExplainError) as caught:
+        find_chains(telemetry, query)
+    assert isinstance(caught.value, QueryError) is bad_input
+    assert main(["explain", query, "--from", str(tmp_path)]) == (2 if bad_input else 1)
+    err = capsys.readouterr().err
+    assert err == f"errscope explain: {caught.value}\n"
 
 
 def test_a_ref_retyped_with_letters_for_digits_is_found(tmp_path: Path) -> None:

@@ -139,6 +139,11 @@ class TestUnusable:
         (tmp_path / "f").write_text("")
         assert self._error(tmp_path / "f").endswith("is not a folder")
 
+    def test_cannot_stat(self, tmp_path: Path) -> None:
+        """A stat that fails for a reason other than absence (ENAMETOOLONG here, EACCES alike) is named, not raised."""
+        folder = tmp_path / ("o" * 300)
+        assert self._error(folder) == f"{folder} cannot be read (File name too long)"
+
     def test_no_files(self, tmp_path: Path) -> None:
         assert "holds no telemetry" in self._error(tmp_path)
 

@@ -27,7 +27,7 @@ from errscope import _attributes as attr
 from errscope._otlp_json import SPAN_KIND_CLIENT, SPAN_KIND_INTERNAL, SPAN_KIND_SERVER, LogRecord, Span, Telemetry
 from errscope._refs import read_error_ref
 
-__all__ = ["MODEL_TEXT", "Chain", "ExplainError", "find_chains", "render"]
+__all__ = ["MODEL_TEXT", "Chain", "ExplainError", "QueryError", "find_chains", "render"]
 
 MODEL_TEXT: Final = attr.ERRSCOPE_MODEL_TEXT
 """Log attribute of the text a host showed the model (``ToolClient`` writes it for every call that did
@@ -61,6 +61,11 @@ _SPAN_ATTRIBUTES: Final = (
 
 class ExplainError(Exception):
     """Nothing matches, or the query is not a ref, request id or trace id; ``str()`` is one line."""
+
+
+class QueryError(ExplainError):
+    """The query is no ref, request id or trace id at all (empty, a malformed ``ERR-``, a sentence without its ref):
+    bad input, which ``errscope explain`` exits 2 for, where "not found" exits 1."""
 
 
 @dataclass
@@ -188,6 +193,7 @@ def find_chains(telemetry: Telemetry, query: str) -> list[Chain]:
     """Chains for an error ref (``ERR-…``), a trace id (32 hex digits) or a JSON-RPC request id.
 
     Raises:
+        QueryError: ``query`` holds no ref, trace id or request id that could match.
         ExplainError: nothing in the telemetry matches.
     """
     text = query.strip()
@@ -204,13 +210,13 @@ def find_chains(telemetry: Telemetry, query: str) -> list[Chain]:
         chains = _by_request_id(telemetry, text)
         kind = "JSON-RPC request id"
     else:
-        raise ExplainError("give an error ref (ERR-XXXXXXXX), a JSON-RPC request id or a 32-digit trace id")
+        raise QueryError("give an error ref (ERR-XXXXXXXX), a JSON-RPC request id or a 32-digit trace id")
     if not chains and text.upper().startswith("ERR-") and not ref:
-        raise ExplainError(f"{text} is no error ref: ERR- and 8 characters of 0-9 and A-Z without U")
+        raise QueryError(f"{text} is no error ref: ERR- and 8 characters of 0-9 and A-Z without U")
     if not chains and kind == "JSON-RPC request id" and any(c.isspace() for c in text):
         # A sentence pasted from the chat without its "Ref ERR-…" (request ids are numbers or tokens): say what to give.
-        raise ExplainError(f"no error ref (ERR-XXXXXXXX), trace id or JSON-RPC request id in {text!r}; paste the"
-                           " whole message the user saw, with its \"Ref ERR-…\", or the request id from the host's log")
+        raise QueryError(f"no error ref (ERR-XXXXXXXX), trace id or JSON-RPC request id in {text!r}; paste the"
+                          " whole message the user saw, with its \"Ref ERR-…\", or the request id from the host's log")
     if not chains:
         raise ExplainError(
             f"{kind} {text} not found ({len(telemetry.spans)} spans and {len(telemetry.logs)} log records searched)"

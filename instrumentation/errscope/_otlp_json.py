@@ -15,6 +15,7 @@ Spans and log records come out flattened, with attributes decoded to plain Pytho
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -281,14 +282,18 @@ def load(folder: str | Path) -> Telemetry:
     Damaged lines (not UTF-8 or not JSON) are left out and listed in :attr:`Telemetry.skipped`.
 
     Raises:
-        TelemetryError: the folder does not exist, holds no telemetry files, a file is not
+        TelemetryError: the folder does not exist or cannot be read, holds no telemetry files, a file is not
             OTLP-JSON, or the files hold no spans and no log records at all.
     """
     root = Path(folder)
-    if not root.exists():
-        raise TelemetryError(f"{root} does not exist")
-    if not root.is_dir():
-        raise TelemetryError(f"{root} is not a folder")
+    try:  # stat and list it here: an unreadable folder is not a missing or an empty one
+        if not root.exists():
+            raise TelemetryError(f"{root} does not exist")
+        if not root.is_dir():
+            raise TelemetryError(f"{root} is not a folder")
+        os.scandir(root).close()
+    except OSError as exc:  # EACCES, ENAMETOOLONG, EIO: pathlib's exists() lets all but four errnos through
+        raise TelemetryError(f"{root} cannot be read ({exc.strerror or type(exc).__name__})") from None
     files = telemetry_files(root)
     if not files:
         raise TelemetryError(f"{root} holds no telemetry (no traces/logs/metrics .json or .jsonl files)")

@@ -76,13 +76,13 @@ _WHERE_FROM = (
 
 
 def _explain(args: argparse.Namespace) -> int:
-    from errscope._explain import ExplainError, find_chains, render
+    from errscope._explain import ExplainError, QueryError, find_chains, render
     from errscope._otlp_json import TelemetryError, load
 
     try:
         telemetry = load(args.source)
     except TelemetryError as exc:
-        hint = _WHERE_FROM if not Path(args.source).exists() else ""
+        hint = _WHERE_FROM if not os.path.exists(args.source) else ""  # False, not OSError, for a path it cannot stat
         print(f"errscope explain: {exc}{hint}", file=sys.stderr)
         return EXIT_BAD_INPUT
     for said in telemetry.skipped[:3]:
@@ -93,7 +93,7 @@ def _explain(args: argparse.Namespace) -> int:
         chains = find_chains(telemetry, args.query)
     except ExplainError as exc:
         print(f"errscope explain: {exc}", file=sys.stderr)
-        return EXIT_FAILED
+        return EXIT_BAD_INPUT if isinstance(exc, QueryError) else EXIT_FAILED
     if len(chains) > 1:  # request ids repeat across sessions and runs: say so rather than pick one
         print(f"{len(chains)} calls match {args.query.strip()}; each is below.\n")
     print("\n\n".join(render(chain) for chain in chains))
@@ -163,9 +163,9 @@ def _proxy(args: argparse.Namespace) -> int:
 
 def _unwritable(folder: Path) -> str:
     """Why OTLP-JSON files cannot go to ``folder`` (created when missing), or ``""``."""
-    if folder.exists() and not folder.is_dir():
-        return "exists and is not a folder"
-    try:
+    try:  # exists() too raises for a name too long or a parent it may not search
+        if folder.exists() and not folder.is_dir():
+            return "exists and is not a folder"
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         return exc.strerror or type(exc).__name__

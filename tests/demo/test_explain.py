@@ -229,7 +229,7 @@ class TestBadInput:
         self._fails(explain("ERR-00000000", tmp_path), 2, "no spans and no log records", "traces.jsonl line 1 is not JSON")
 
     def test_unusable_query(self, demo: DemoRun) -> None:
-        self._fails(explain("line\nbreak", demo.out), 1, "give an error ref")
+        self._fails(explain("line\nbreak", demo.out), 2, "give an error ref")
 
 
 class TestRealCommand:

@@ -142,9 +142,9 @@ def _process(argv: list[str]) -> Iterator[subprocess.Popen[bytes]]:
 
 
 def _prepare(out: Path) -> None:
-    if out.exists() and not out.is_dir():
-        raise DemoError(f"{out} exists and is not a folder")
-    try:
+    try:  # exists() too raises for a name too long or a parent it may not search
+        if out.exists() and not out.is_dir():
+            raise DemoError(f"{out} exists and is not a folder")
         out.mkdir(parents=True, exist_ok=True)
         for name in _OWN:
             path = out / name
