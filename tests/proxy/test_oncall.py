@@ -157,3 +157,22 @@ def test_an_answered_initialize_is_not_said_unanswered(tmp_path: Path) -> None:
     _, stderr = proxy.communicate(timeout=60)
     assert answered_after < 4, f"the answer itself took {answered_after:.1f} s"
     assert "has not answered initialize" not in stderr, stderr
+
+
+async def test_a_server_that_refuses_the_handshake_is_not_said_to_have_exited(tmp_path: Path) -> None:
+    """``errscope proxy`` whose ``--upstream`` cannot be reached stays up and answers the host's ``initialize`` with an
+    error; ``ToolClient`` in front of it tells the model what that answer said, not that the server exited."""
+    command = proxy_command(tmp_path, "--upstream", f"http://127.0.0.1:{free_port()}/mcp")
+    async with ToolClient(StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT)), timeout=30) as tc:
+        result = await tc.call_tool("search", {})
+    assert result.failure_class is FailureClass.UPSTREAM_UNAVAILABLE and result.side_effect_possible is False
+    assert "answered initialize with an error (Connection closed: the MCP server could not be reached" in result.text
+    assert "exited" not in result.text, result.text
+
+
+async def test_a_server_that_exits_while_starting_is_said_to_have_exited(tmp_path: Path) -> None:
+    params = StdioServerParameters(command=sys.executable, args=["-c", "import sys; sys.exit(3)"])
+    async with ToolClient(params, timeout=30) as tc:
+        result = await tc.call_tool("search", {})
+    assert result.failure_class is FailureClass.UPSTREAM_UNAVAILABLE and result.side_effect_possible is False
+    assert f"Tool server {Path(sys.executable).name} exited while starting; no request was sent." in result.text

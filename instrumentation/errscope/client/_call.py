@@ -303,10 +303,11 @@ class LogicalCall:
                                      side_effect_possible=False)
             owner.breaker.record_failure()
             if connection.exited_at_start:  # it would exit again: not re-sent at the transport layer
+                said = connection.start_answer
+                ended = "exited while starting" if said is None else f"answered initialize with an error ({said})"
                 return shape.local_failure(
                     self.tool,
-                    f"Tool server {owner.target.display} exited while starting; no request was sent. "
-                    "Its own log (stderr) says why.",
+                    f"Tool server {owner.target.display} {ended}; no request was sent. Its own log (stderr) says why.",
                     side_effect_possible=False,
                 )
             wire.undelivered = True

@@ -361,6 +361,9 @@ class ServerConnection:
         self._lock = anyio.Lock()
         self.exited_at_start = False
         """The last start of a stdio server ended with the process gone before the handshake finished."""
+        self.start_answer: str | None = None
+        """The server's own error answer to ``initialize`` in the last failed start (scrubbed, one line), if it gave
+        one: then it did not exit on its own, it refused (``errscope proxy`` whose upstream cannot be reached)."""
         self.refused: Refusal | None = None
         """The last start was refused by the server (:func:`refusal`)."""
         self._restart_after = 0.0
@@ -478,6 +481,8 @@ class ServerConnection:
         # exit again at once: it is started again only after a backoff of 1 s, doubling up to 60 s, so
         # calls meanwhile are answered at once instead of each starting a process that dies.
         self.exited_at_start = isinstance(self.server, StdioServerParameters) and conn.done.is_set()
+        error = conn.tap.handshake_error
+        self.start_answer = None if error is None else safe_excerpt(error.message, limit=160)
         if self.exited_at_start:
             self._restart_backoff = min(60.0, max(1.0, 2 * self._restart_backoff))
             self._restart_after = time.monotonic() + self._restart_backoff
