@@ -27,6 +27,8 @@ from tests.proxy.plain_server import SECRET
 pytestmark = pytest.mark.anyio
 
 REF = re.compile(r"ERR-[0-9A-Z]{8}")
+INITIALIZE = ('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
+              '"capabilities":{},"clientInfo":{"name":"host","version":"1"}}}\n')
 
 
 def explain(ref: str, folder: Path) -> str:
@@ -71,9 +73,11 @@ async def test_explain_shows_what_the_server_said_from_the_proxys_telemetry_alon
 def test_a_server_command_that_cannot_start_says_why(tmp_path: Path) -> None:
     """The first thing a new user gets wrong is the command after ``--``: the proxy's stderr (the host's log) says
     the OS's reason and what to check, not only an exception class name."""
-    done = subprocess.run(proxy_command(tmp_path, "--", str(tmp_path / "no-such-mcp-server")), input="",
+    requests = "".join(INITIALIZE.replace('"id":1', f'"id":{n}') for n in (1, 2, 3))  # each tries to start it
+    done = subprocess.run(proxy_command(tmp_path, "--", str(tmp_path / "no-such-mcp-server")), input=requests,
                           capture_output=True, text=True, cwd=ROOT, timeout=60)
-    assert "cannot start the MCP server" in done.stderr, done.stderr
+    assert done.stdout.count("the request was not sent") == 3, done.stdout  # each answered
+    assert done.stderr.count("cannot start the MCP server") == 1, done.stderr  # said once, not per request
     assert "No such file or directory" in done.stderr and "check the command after --" in done.stderr, done.stderr
 
 
@@ -112,9 +116,6 @@ def _proxy_with_silence(tmp_path: Path, seconds: float, *server: str) -> subproc
     return subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=ROOT)
 
-
-INITIALIZE = ('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
-              '"capabilities":{},"clientInfo":{"name":"host","version":"1"}}}\n')
 
 
 def test_a_server_that_leaves_initialize_unanswered_is_said_in_the_hosts_log(tmp_path: Path) -> None:

@@ -140,6 +140,8 @@ class ChildServer:
         self._on_lost: OnLost = lambda *args, **kwargs: None
         self._reader: asyncio.Task[None] | None = None
         self._log_relay: asyncio.Task[None] | None = None
+        self._cannot_start_said = False
+        """The host's log was told the command cannot start; said again once it has started."""
 
     async def start(self, on_message: OnMessage, on_lost: OnLost) -> None:
         self._on_message, self._on_lost = on_message, on_lost
@@ -155,11 +157,15 @@ class ChildServer:
                 limit=MAX_FRAME,
             )
         except OSError as exc:
-            # The OS's words (not found, permission denied) say what to fix; the arguments may hold secrets.
-            logger.error("cannot start the MCP server %s: %s (%s); check the command after --, its PATH and"
-                         " permissions", self.command[0], type(exc).__name__, exc.strerror or "no reason given")
+            # The OS's words (not found, permission denied) say what to fix; the arguments may hold secrets. Once
+            # until it starts: every request tries again and fails the same way.
+            if not self._cannot_start_said:
+                logger.error("cannot start the MCP server %s: %s (%s); check the command after --, its PATH and"
+                             " permissions", self.command[0], type(exc).__name__, exc.strerror or "no reason given")
+            self._cannot_start_said = True
             self.process = None
             return False
+        self._cannot_start_said = False
         self._reader = asyncio.create_task(self._read(self.process))
         assert self.process.stderr is not None
         self._log_relay = asyncio.create_task(_relay_log(self.process.stderr))
