@@ -106,6 +106,18 @@ def test_nothing_found(telemetry: Telemetry, query: str, message: str) -> None:
     assert str(caught.value).startswith(message)
 
 
+def test_a_ref_not_found_points_at_the_request_id(telemetry: Telemetry) -> None:
+    """A ref a host made for its own timeout is not in a server's or a proxy's telemetry, which did record the call:
+    the message says where else to look."""
+    with pytest.raises(ExplainError) as caught:
+        find_chains(telemetry, "ERR-ZZZZZZZZ")
+    assert str(caught.value).endswith("is only in the host's telemetry: find the server's record of that call by its"
+                                      " JSON-RPC request id")
+    with pytest.raises(ExplainError) as caught:
+        find_chains(telemetry, "8")
+    assert "host made" not in str(caught.value)
+
+
 @pytest.mark.parametrize(("query", "bad_input"), [
     ("ERR-ZZZZZZZZ", False), ("8", False), ("ERR-UUUUUUUU", True), ("", True), ("ERR-TRAP99", True),
     ("the bot said it could not find my order", True),

@@ -223,6 +223,10 @@ def find_chains(telemetry: Telemetry, query: str) -> list[Chain]:
             f" in {', '.join(sorted({str(path.parent) for path in telemetry.files})) or '-'}; a call made seconds"
             " ago may not be written yet (exporters write in batches and at exit), else --from is not the folder"
             " its server and host export to"
+            # A host's own refs (its timeout, its -32602 note) are recorded by the host alone; behind a host that
+            # exports nothing, the server's or errscope proxy's record of that call is found by its request id.
+            + ("; a ref the host made (a timeout, a rejected-arguments note) is only in the host's telemetry: find the"
+               " server's record of that call by its JSON-RPC request id" if kind == "error ref" else "")
         )
     return chains
 
