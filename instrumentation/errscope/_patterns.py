@@ -120,7 +120,8 @@ GUARD: Final = (
     # a numeric code told what to do with (``use 480193 to verify``), a seed phrase's other names before a dash, a
     # contracted copula (``password's now ..``)
     # a call named for a credential handed a string (``.apiKey("..")``), a raw string after a key (KDL's ``token r#".."#``)
-    r"|(?i:word|wd|phrase|pwd|pass|secret|token|key|credentials?)\((?:r#*)?[\"']|(?i:word|wd|secret|token|key)[ \t]+r#*\""
+    r"|(?i:word|wd|phrase|pwd|pass|secret|tokens?|key|credentials?)\((?:[a-z][A-Za-z0-9_]*[ \t]*,[ \t]*)?(?:r#*)?[\"']"
+    r"|(?i:word|wd|secret|token|key)[ \t]+r#*\"|(?i:word|wd|phrase|pwd|pass|secret|token|key|credentials?)(?:[_.\-]?[vV]?[0-9]+)?(?:[ \t]+(?:REG_|(?i:pic))|\)[ \t])"
     r"|(?i:use|enter|type|input)[ \t]+[0-9]{4}|(?i:mnemonic|words)[ \t]|(?i:password|pw|token|key|secret)'s[ \t]"
     r"|[ \t]/[ \t]"  # a user and a password joined by a spaced slash (prose_user_slash_password: ``u/p deploy / ..``)
     r"|(?i:codes)\r?\n"  # a list of codes under its name on the lines after (``Backup codes`` and one a line)
@@ -1605,13 +1606,14 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "call_argument_value",
         "keyword",
-        rf"([A-Za-z0-9_]*{_TYPED_WORD}\((?:r#{{0,3}})?[\"'])[^\"'\\\s*\[<$%{{(][^\"'\\\s]*?{_TYPED_STRONG}[^\"'\\\s]*",
+        rf"([A-Za-z0-9_]*{_TYPED_WORD}s?\((?:[a-z][A-Za-z0-9_]*[ \t]*,[ \t]*)?(?:r#{{0,3}})?[\"'])[^\"'\\\s*\[<$%{{(][^\"'\\\s]*?{_TYPED_STRONG}[^\"'\\\s]*",
         1,
         "A string literal handed to a call named for a credential: builders and setters (``.apiKey(\"...\")``, "
-        "``.password(\"...\")``, ``setClientSecret(\"...\")``), a Prolog fact or a DSL function (``api_key(\"...\")``). "
+        "``.password(\"...\")``, ``setClientSecret(\"...\")``, Ktor's ``BearerTokens(\"...\", ..)``), a Prolog fact or "
+        "a DSL function after at most one atom (``api_key(\"...\")``, ``password(db, '...')``). "
         "One word without a blank, so a prompt (``getpass(\"Password: \")``) is none.",
         hints=("(",),
-        trigger=rf"{_TYPED_WORD}\((?:r#*)?[\"']",
+        trigger=rf"{_TYPED_WORD}s?\((?:[a-z][A-Za-z0-9_]*[ \t]*,[ \t]*)?(?:r#*)?[\"']",
         verify="credential",
     ),
     SecretPattern(
@@ -1630,14 +1632,29 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "notation_separator_value",
         "keyword",
-        rf"({_TYPED_KEY}[ \t]*(?:\+:|:::|<<-|<-|:[ \t]*(?:&(?:'static[ \t]+)?|(?i:constant|aliased)[ \t]+)[A-Za-z][A-Za-z0-9_]*[ \t]*:?=)"
-        rf"[ \t]*[\"']){_TYPED_VALUE_DQ}",
+        rf"({_TYPED_KEY}[ \t]*(?:\+:|:::|<<-|<-|:[ \t]*(?:&(?:'static[ \t]+)?|(?i:constant|aliased)[ \t]+)[A-Za-z][A-Za-z0-9_]*[ \t]*:?="
+        rf"|[:=][ \t]*(?:Some|Just)\(?)[ \t]*[\"']){_TYPED_VALUE_DQ}",
         1,
         "A secret-named key's quoted value after a separator other notations use: Jsonnet's merged and visible "
         "fields (``password+: '...'``, ``secretKey::: \"...\"``), R's ``<-``, typed constants whose type carries a "
-        "word or a sigil (Ada's ``Password : constant String := \"...\"``, Rust's ``DB_PASSWORD: &str = \"...\"``).",
+        "word or a sigil (Ada's ``Password : constant String := \"...\"``, Rust's ``DB_PASSWORD: &str = \"...\"``), an "
+        "optional's constructor (Dhall's ``password = Some \"...\"``, Haskell's ``Just``; RE2 alone: ``password_value`` "
+        "takes the constructor's name first, Python's check reads it as no value).",
         hints=("+:", ":::", "<-", "="),
-        trigger=rf"{_TYPED_WORD}(?:[_.\-]?[vV]?[0-9]+)?[ \t]*(?:\+:|:::|<-|:[ \t]*(?:&|(?i:constant|aliased)[ \t]))",
+        trigger=rf"{_TYPED_WORD}(?:[_.\-]?[vV]?[0-9]+)?[ \t]*(?:\+:|:::|<-|:[ \t]*(?:&|(?i:constant|aliased)[ \t])|[:=][ \t]*(?:Some|Just))",
+        verify="credential",
+    ),
+    SecretPattern(
+        "declared_type_word_value",
+        "keyword",
+        rf"((?:{_TYPED_KEY}[ \t]+(?:REG_(?:SZ|EXPAND_SZ)|(?i:pic(?:ture)?)[ \t]+[XA9()0-9]+[ \t]+(?i:value))"
+        rf"|(?i:set)[ \t]+(?:::)?[A-Za-z0-9_:]*\({_TYPED_KEY}\))[ \t]+[\"']?)[^\s\"'*\[<$%{{][^\s\"']*?{_TYPED_STRONG}[^\s\"']*",
+        1,
+        "A secret-named name's value after a word that says its type or its storage: ``reg query``'s "
+        "``ClientSecret    REG_SZ    ...``, COBOL's ``05 WS-PASSWORD PIC X(24) VALUE '...'``, Tcl's "
+        "``set ::env(API_TOKEN) ...`` (an array element named for a credential).",
+        hints=("reg_", "pic", "set"),
+        trigger=rf"{_TYPED_WORD}(?:[_.\-]?[vV]?[0-9]+)?(?:[ \t]+(?:REG_|(?i:pic))|\)[ \t])",
         verify="credential",
     ),
     SecretPattern(
