@@ -1620,19 +1620,19 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "lisp_form_binding",
         "keyword",
         rf"([(\[](?:[A-Za-z][A-Za-z0-9\-*!?]*[ \t]+(?:\^:?[A-Za-z\-]+[ \t]+)?)?['\[]?[A-Za-z0-9\-*/]*?{_TYPED_WORD}"
-        rf"[ \t]+\"){_TYPED_VALUE_DQ}",
+        rf"\*?[ \t]+\"){_TYPED_VALUE_DQ}",
         1,
         "A string bound to a secret-named symbol in a Lisp form: Clojure's ``(def ^:private api-token \"...\")``, "
         "``(defonce secret-key ..)``, a ``let`` vector (``[client-secret \"...\"]``), Emacs Lisp's "
-        "``(customize-set-variable 'x-token \"...\")``, Scheme's ``define``.",
+        "``(customize-set-variable 'x-token \"...\")``, Scheme's ``define``, Common Lisp's ``(defvar *db-password* ..)``.",
         hints=(' "',),
-        trigger=rf"{_TYPED_WORD}[ \t]+\"",
+        trigger=rf"{_TYPED_WORD}\*?[ \t]+\"",
         verify="credential",
     ),
     SecretPattern(
         "notation_separator_value",
         "keyword",
-        rf"({_TYPED_KEY}[ \t]*(?:\+:|:::|<<-|<-|:[ \t]*(?:&(?:'static[ \t]+)?|(?i:constant|aliased)[ \t]+)[A-Za-z][A-Za-z0-9_]*[ \t]*:?="
+        rf"({_TYPED_KEY}[ \t]*(?:\+:|:::|<<-|<-|:[ \t]*(?:&(?:'static[ \t]+)?|(?:(?i:constant|aliased)[ \t]+){{1,2}})[A-Za-z][A-Za-z0-9_]*[ \t]*:?="
         rf"|[:=][ \t]*(?:Some|Just)\(?)[ \t]*[\"']){_TYPED_VALUE_DQ}",
         1,
         "A secret-named key's quoted value after a separator other notations use: Jsonnet's merged and visible "
