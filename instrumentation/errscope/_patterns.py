@@ -1638,8 +1638,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "A secret-named key's quoted value after a separator other notations use: Jsonnet's merged and visible "
         "fields (``password+: '...'``, ``secretKey::: \"...\"``), R's ``<-``, typed constants whose type carries a "
         "word or a sigil (Ada's ``Password : constant String := \"...\"``, Rust's ``DB_PASSWORD: &str = \"...\"``), an "
-        "optional's constructor (Dhall's ``password = Some \"...\"``, Haskell's ``Just``; RE2 alone: ``password_value`` "
-        "takes the constructor's name first, Python's check reads it as no value).",
+        "optional's constructor (Dhall's ``password = Some \"...\"``, Haskell's ``Just``; this rule stands before "
+        "``password_value``, which would take the constructor's name for the value).",
         hints=("+:", ":::", "<-", "="),
         trigger=rf"{_TYPED_WORD}(?:[_.\-]?[vV]?[0-9]+)?[ \t]*(?:\+:|:::|<-|:[ \t]*(?:&|(?i:constant|aliased)[ \t])|[:=][ \t]*(?:Some|Just))",
         verify="credential",
