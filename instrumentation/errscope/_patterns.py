@@ -1619,12 +1619,13 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "lisp_form_binding",
         "keyword",
-        rf"([(\[](?:[A-Za-z][A-Za-z0-9\-*!?]*[ \t]+(?:\^:?[A-Za-z\-]+[ \t]+)?)?['\[]?[A-Za-z0-9\-*/]*?{_TYPED_WORD}"
+        rf"((?:\([A-Za-z][A-Za-z0-9\-*!?]*[ \t]+(?:\^:?[A-Za-z\-]+[ \t]+)?['\[]?|\[)[A-Za-z0-9\-*/]*?{_TYPED_WORD}"
         rf"\*?[ \t]+\"){_TYPED_VALUE_DQ}",
         1,
         "A string bound to a secret-named symbol in a Lisp form: Clojure's ``(def ^:private api-token \"...\")``, "
         "``(defonce secret-key ..)``, a ``let`` vector (``[client-secret \"...\"]``), Emacs Lisp's "
-        "``(customize-set-variable 'x-token \"...\")``, Scheme's ``define``, Common Lisp's ``(defvar *db-password* ..)``.",
+        "``(customize-set-variable 'x-token \"...\")``, Scheme's ``define``, Common Lisp's ``(defvar *db-password* ..)``. "
+        "The symbol is not the form's head: ``(get-password \"db1\")`` is a call with a name.",
         hints=(' "',),
         trigger=rf"{_TYPED_WORD}\*?[ \t]+\"",
         verify="credential",
