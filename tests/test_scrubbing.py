@@ -584,6 +584,36 @@ example(
     f"b'\\x82\\xa4user\\xa3app\\xa8password\\xac{REDACTED}'",
 )
 example(
+    "alt_delimited_value",
+    "local cfg = { api_token = [==[Qm7vT2xKp9Lw4Rz8Nc3B]==] }",
+    f"local cfg = {{ api_token = [==[{REDACTED}]==] }}",
+)
+example(
+    "call_argument_value",
+    'Client.builder().region("eu").apiKey("Zt4Kq9Wm2Lx7Vb3Nc8Rp").build()',
+    f'Client.builder().region("eu").apiKey("{REDACTED}").build()',
+)
+example(
+    "lisp_form_binding",
+    '(defvar *mail-password* "Slate#River42")',
+    f'(defvar *mail-password* "{REDACTED}")',
+)
+example(
+    "notation_separator_value",
+    "{ secretKey+: 'Hq2Lz9Xv4Nw7Pr3Ks6Tm' }",
+    f"{{ secretKey+: '{REDACTED}' }}",
+)
+example(
+    "declared_type_word_value",
+    "HKEY_CURRENT_USER\\Software\\Sync\n    Password    REG_EXPAND_SZ    Marble!7731quartz",
+    f"HKEY_CURRENT_USER\\Software\\Sync\n    Password    REG_EXPAND_SZ    {REDACTED}",
+)
+example(
+    "xml_name_attribute_content",
+    '<add-on><param name="client_secret">Vw8Rk2Jx5Qn9Lt3Hm6Pz</param></add-on>',
+    f'<add-on><param name="client_secret">{REDACTED}</param></add-on>',
+)
+example(
     "lisp_keyword_value",
     'clojure.lang.ExceptionInfo: refused {:db/user "app", :db/password "Fern#Stone77"}',
     f'clojure.lang.ExceptionInfo: refused {{:db/user "app", :db/password "{REDACTED}"}}',

@@ -119,6 +119,9 @@ GUARD: Final = (
     r"|(?i:as|for|is)[ \t]+(?:[A-Za-z\-]+[ \t]+){0,3}(?i:pass|pw|token|key|secret|cred|psk|pin|code)"
     # a numeric code told what to do with (``use 480193 to verify``), a seed phrase's other names before a dash, a
     # contracted copula (``password's now ..``)
+    # a call named for a credential handed a string (``.apiKey("..")``), a raw string after a key (KDL's ``token r#".."#``)
+    r"|(?i:word|wd|phrase|pwd|pass|secret|tokens?|key|credentials?)\((?:[a-z][A-Za-z0-9_]*[ \t]*,[ \t]*)?(?:r#*)?[\"']"
+    r"|(?i:word|wd|secret|token|key)[ \t]+r#*\"|(?i:word|wd|phrase|pwd|pass|secret|token|key|credentials?)(?:[_.\-]?[vV]?[0-9]+)?(?:[ \t]+(?:REG_|(?i:pic))|\)[ \t])"
     r"|(?i:use|enter|type|input)[ \t]+[0-9]{4}|(?i:mnemonic|words)[ \t]|(?i:password|pw|token|key|secret)'s[ \t]"
     r"|[ \t]/[ \t]"  # a user and a password joined by a spaced slash (prose_user_slash_password: ``u/p deploy / ..``)
     r"|(?i:codes)\r?\n"  # a list of codes under its name on the lines after (``Backup codes`` and one a line)
@@ -701,6 +704,9 @@ _TYPED_KEY = rf"[A-Za-z0-9_.\-/]*{_TYPED_WORD}(?:[_.\-]?[vV]?[0-9]+)?"
 # and one character a word would not have (a digit or a symbol), so ``Bearer``, ``xxxxxxxx`` and a type's name stay.
 _TYPED_STRONG = r"[0-9+/=~!@#^:%?*]"
 _TYPED_VALUE_DQ = rf"[^\"'\\\s*\[<$%{{][^\"'\\\r\n]*?{_TYPED_STRONG}[^\"'\\\r\n]*"
+# A value inside another language's string delimiters (long brackets, triple quotes, raw strings): as above, and no
+# ``]`` (a long bracket's close).
+_NOTATION_VALUE = rf"[^\]\"'\\\s*\[<$%{{][^\]\"'\\\r\n]*?{_TYPED_STRONG}[^\]\"'\\\r\n]*"
 _TYPED_VALUE_XML = rf"[^<\s*\[$%{{][^<\r\n]*?{_TYPED_STRONG}[^<\r\n]*"
 # One escape of a byte as a bytes repr or ``redis-cli`` prints binary data (``\x8c``, ``\x00``, ``\0``, ``\n``, and
 # a length byte that is a quote or a backslash: ``\"``). Only a byte that does not print: a printable one is
@@ -1582,6 +1588,88 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "and association lists (``(password . \"...\")``, ``(\"api_key\" . \"...\")``).",
         hints=(":", " . "),
         trigger=rf"{_TYPED_WORD}(?:[_.\-]?[vV]?[0-9]+)?\"?[ \t]+(?:\.[ \t]+)?\"",
+        verify="credential",
+    ),
+    # --- values in the notations of less common languages and config systems (the twenty-ninth set, ``notations``) ---
+    SecretPattern(
+        "alt_delimited_value",
+        "keyword",
+        rf"({_TYPED_KEY}(?:[ \t]*(?:[:=]{{1,3}}|\+[:=]|<-)[ \t]*|[ \t]+)(?:\[={{0,3}}\[|\"\"\"|'''|r#{{0,3}}\"))"
+        rf"{_NOTATION_VALUE}(\]={{0,3}}\]|\"\"\"|'''|\"#{{0,3}})",
+        1,
+        "A secret-named key's value in a string literal that other languages delimit: Lua's long brackets "
+        "(``token = [[...]]``, ``[==[...]==]``), triple quotes (HOCON's and Hjson's ``\"\"\"...\"\"\"``, ``'''...'''``), "
+        "raw strings (KDL's ``r#\"...\"#``, Rust's and RON's ``r\"...\"``).",
+        keep_suffix=1,
+        hints=("[[", "[=", '"""', "'''", 'r"', "r#"),
+        trigger=rf"{_TYPED_WORD}(?:[_.\-]?[vV]?[0-9]+)?[ \t:=+<\-]*(?:\[=*\[|\"\"\"|'''|r#*\")",
+        verify="credential",
+    ),
+    SecretPattern(
+        "call_argument_value",
+        "keyword",
+        rf"([A-Za-z0-9_]*{_TYPED_WORD}s?\((?:[a-z][A-Za-z0-9_]*[ \t]*,[ \t]*)?(?:r#{{0,3}})?[\"'])[^\"'\\\s*\[<$%{{(][^\"'\\\s]*?{_TYPED_STRONG}[^\"'\\\s]*",
+        1,
+        "A string literal handed to a call named for a credential: builders and setters (``.apiKey(\"...\")``, "
+        "``.password(\"...\")``, ``setClientSecret(\"...\")``, Ktor's ``BearerTokens(\"...\", ..)``), a Prolog fact or "
+        "a DSL function after at most one atom (``api_key(\"...\")``, ``password(db, '...')``). "
+        "One word without a blank, so a prompt (``getpass(\"Password: \")``) is none.",
+        hints=("(",),
+        trigger=rf"{_TYPED_WORD}s?\((?:[a-z][A-Za-z0-9_]*[ \t]*,[ \t]*)?(?:r#*)?[\"']",
+        verify="credential",
+    ),
+    SecretPattern(
+        "lisp_form_binding",
+        "keyword",
+        rf"((?:\([A-Za-z][A-Za-z0-9\-*!?]*[ \t]+(?:\^:?[A-Za-z\-]+[ \t]+)?['\[]?|\[)[A-Za-z0-9\-*/]*?{_TYPED_WORD}"
+        rf"\*?[ \t]+\"){_TYPED_VALUE_DQ}",
+        1,
+        "A string bound to a secret-named symbol in a Lisp form: Clojure's ``(def ^:private api-token \"...\")``, "
+        "``(defonce secret-key ..)``, a ``let`` vector (``[client-secret \"...\"]``), Emacs Lisp's "
+        "``(customize-set-variable 'x-token \"...\")``, Scheme's ``define``, Common Lisp's ``(defvar *db-password* ..)``. "
+        "The symbol is not the form's head: ``(get-password \"db1\")`` is a call with a name.",
+        hints=(' "',),
+        trigger=rf"{_TYPED_WORD}\*?[ \t]+\"",
+        verify="credential",
+    ),
+    SecretPattern(
+        "notation_separator_value",
+        "keyword",
+        rf"({_TYPED_KEY}[ \t]*(?:\+:|:::|<<-|<-|:[ \t]*(?:&(?:'static[ \t]+)?|(?:(?i:constant|aliased)[ \t]+){{1,2}})[A-Za-z][A-Za-z0-9_]*[ \t]*:?="
+        rf"|[:=][ \t]*(?:Some|Just)\(?)[ \t]*[\"']){_TYPED_VALUE_DQ}",
+        1,
+        "A secret-named key's quoted value after a separator other notations use: Jsonnet's merged and visible "
+        "fields (``password+: '...'``, ``secretKey::: \"...\"``), R's ``<-``, typed constants whose type carries a "
+        "word or a sigil (Ada's ``Password : constant String := \"...\"``, Rust's ``DB_PASSWORD: &str = \"...\"``), an "
+        "optional's constructor (Dhall's ``password = Some \"...\"``, Haskell's ``Just``; this rule stands before "
+        "``password_value``, which would take the constructor's name for the value).",
+        hints=("+:", ":::", "<-", "="),
+        trigger=rf"{_TYPED_WORD}(?:[_.\-]?[vV]?[0-9]+)?[ \t]*(?:\+:|:::|<-|:[ \t]*(?:&|(?i:constant|aliased)[ \t])|[:=][ \t]*(?:Some|Just))",
+        verify="credential",
+    ),
+    SecretPattern(
+        "declared_type_word_value",
+        "keyword",
+        rf"((?:{_TYPED_KEY}[ \t]+(?:REG_(?:SZ|EXPAND_SZ)|(?i:pic(?:ture)?)[ \t]+[XA9()0-9]+[ \t]+(?i:value))"
+        rf"|(?i:set)[ \t]+(?:::)?[A-Za-z0-9_:]*\({_TYPED_KEY}\))[ \t]+[\"']?)[^\s\"'*\[<$%{{][^\s\"']*?{_TYPED_STRONG}[^\s\"']*",
+        1,
+        "A secret-named name's value after a word that says its type or its storage: ``reg query``'s "
+        "``ClientSecret    REG_SZ    ...``, COBOL's ``05 WS-PASSWORD PIC X(24) VALUE '...'``, Tcl's "
+        "``set ::env(API_TOKEN) ...`` (an array element named for a credential).",
+        hints=("reg_", "pic", "set"),
+        trigger=rf"{_TYPED_WORD}(?:[_.\-]?[vV]?[0-9]+)?(?:[ \t]+(?:REG_|(?i:pic))|\)[ \t])",
+        verify="credential",
+    ),
+    SecretPattern(
+        "xml_name_attribute_content",
+        "keyword",
+        rf"(<[A-Za-z][A-Za-z0-9:_\-]*[ \t]+(?:[A-Za-z:_\-]+=\"[^\"<>]*\"[ \t]+)*(?i:name)=\"{_TYPED_KEY}\"[^<>]*>"
+        rf"\s*(?:<(?i:value)>)?)[^<\s*\[$%{{][^<\s]*?[0-9+/=~!@#^%?*][^<\s]*",
+        1,
+        "An XML element named for a credential by its ``name`` attribute, the value its content: ``<param "
+        "name=\"token\">...</param>``, .NET settings' ``<setting name=\"ApiToken\"><value>...</value></setting>``.",
+        hints=("name=",),
+        trigger=rf"(?i:name)=\"{_TYPED_KEY}\"",
         verify="credential",
     ),
     SecretPattern(

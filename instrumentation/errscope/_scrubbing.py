@@ -629,6 +629,11 @@ _PLACEHOLDER_WORD: Final = re.compile(rb"(?i:change[_\-]?me|changeit|example|dum
 # characters right before a quote a string's prefix (Objective-C ``@"..."``, ``b'..'``, ``r"..."``): the
 # value, if any, is the quoted string after them (read when it was scrubbed already: ``"[REDACTED]"``).
 _ASSIGNED_AFTER: Final = re.compile(rb"[ \t]+=[ \t]")
+# The string and byte types of Kotlin, Scala, Swift, TypeScript, Python annotations, Rust, Haskell, Dhall, Go
+# (a declaration without a value: ``clientSecret: String``), with an optional marker and the closers after it.
+_DECLARED_TYPE: Final = re.compile(
+    rb"(?:String|Text|string|str|Str|ByteArray|CharArray|Bytes|bytes|SecureString|SecretStr|Boolean|bool)[?!]?[),;:]*"
+)
 
 
 def _pgp_named(data: bytes, secret_start: int) -> bool:
@@ -668,6 +673,16 @@ def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
     # value goes (``password = '''\n'''``)
     if secret in (b"=", b":") or (first in (b'"', b"'", b"`") and not secret.strip(b"\"'`")):
         return True
+    # a call's or a list's closer where a value goes (``password <- readline(prompt = "Password: ")``: the quote
+    # after ``Password:`` opens nothing)
+    if len(secret) <= 2 and not secret.strip(b")]};,"):
+        return True
+    # a declaration's type where a value goes (``private val clientSecret: String``, ``password : Text``,
+    # ``fun verifyToken(token: String): Boolean``): a type of the languages' standard libraries after ``:``
+    if first.isalpha() and len(secret) <= 16 and _DECLARED_TYPE.fullmatch(secret):
+        secret_start = secret_end - len(secret)
+        if data[max(0, secret_start - 3) : secret_start].rstrip(b" \t")[-1:] == b":":
+            return True
     if len(secret) <= 16 and _LABEL.fullmatch(secret):  # a translation of the key's name (``"password": "Passwort"``)
         return True
     # each regex only where a necessary condition holds, checked in C (these ran on every match: ~2k instructions a
