@@ -1526,7 +1526,9 @@ _NET_OPERATION: Final = re.compile(r"(?:read|write|dial) (?:tcp|udp|unix)[46]?(?
 def classify_text(text: str) -> FailureClass:
     """Classify a foreign server's error text onto the closed set; ``unknown`` when nothing matches.
 
-    A printed error chain is read by its innermost cause (:func:`deciding_cause`); the rules below apply to it.
+    A printed error chain is read by its innermost cause (:func:`deciding_cause`); the rules below apply to it. A text
+    relaying an MCP session the server behind no longer knows (:func:`relays_ended_session`) is read whole first:
+    ``upstream_unavailable`` (MCP 2025-11-25, Transports > Session Management).
     """
     if relays_ended_session(text):  # read on the whole text: the words that say it is MCP's may be in the envelope
         return FailureClass.UPSTREAM_UNAVAILABLE
