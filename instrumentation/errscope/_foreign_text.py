@@ -672,6 +672,43 @@ _CONFLICTED_WRITE: Final = prefiltered(re.compile(
     re.I,
 ))
 
+# An MCP session the server no longer knows, or never set up, in the SDKs' and gateways' words: the streamable HTTP
+# transport's 404 "Session not found" (MCP 2025-11-25, Transports > Session Management: a server that ended a session
+# answers every request in it with 404; the Python SDK's -32600, the TypeScript SDK's -32001, the Java SDK's "Session
+# not found: <id>"), the Python client's own "Session terminated" for a 404 without a body, the TypeScript SDK's
+# examples' "No transport found for sessionId" and "Bad Request: No valid session ID provided" (their 400 for an id
+# they do not know), a gateway's "Invalid session ID", and a single-session server refusing another handshake ("Invalid Request: Server already
+# initialized") or a request before one ("Bad Request: Server not initialized"). The server processed nothing: the
+# session is the transport's state between two hops, no argument or record the model named, so a relay of it is the
+# MCP server behind out of reach until a new session is set up (``upstream_unavailable``, never reached), not the
+# 404's ``not_found`` nor the 400's ``invalid_input``. The words alone are also a tool's own records ("Session not
+# found" for a session id the model passed): read only where the text is about MCP or JSON-RPC (:data:`_MCP_CONTEXT`:
+# the envelope, the transport's words, a method's name), or is a JSON-RPC error's message (:func:`names_ended_session`).
+# Not "session expired": a web login's and Salesforce's INVALID_SESSION_ID are credentials.
+_SESSION_ENDED: Final = prefiltered(re.compile(
+    r"\bsession(?: ?id)? (?:was )?(?:not found|terminated|unknown|no longer (?:exists|valid))\b|"
+    r"\bno transport found for session ?id\b|\b(?:no valid|invalid) session ?id\b|\bserver (?:already|not) initiali[sz]ed\b",
+    re.I,
+))
+_MCP_CONTEXT: Final = prefiltered(re.compile(
+    r"\"jsonrpc\"|\bjson-?rpc\b|\bmcp\b|\bmcp ?error\b|\bmcp[-_ ]session|\bsessionid\b|\berror posting to endpoint\b|"
+    r"\bsending message\b|\bstreamable ?http\b|\b(?:tools|resources|prompts)/(?:list|call|read|get)\b",
+    re.I,
+))
+
+
+def names_ended_session(message: str) -> bool:
+    """Whether a JSON-RPC error's ``message`` says the MCP session it was sent in is gone or was never set up
+    (:data:`_SESSION_ENDED`)."""
+    return _SESSION_ENDED.search(message) is not None
+
+
+def relays_ended_session(text: str) -> bool:
+    """Whether a failure text relays an MCP session the server behind no longer knows (:data:`_SESSION_ENDED`, in a
+    text about MCP or JSON-RPC: :data:`_MCP_CONTEXT`)."""
+    return _SESSION_ENDED.search(text) is not None and _MCP_CONTEXT.search(text) is not None
+
+
 _PHRASES: Final[tuple[tuple[FailureClass, Prefiltered], ...]] = (
     (FailureClass.RATE_LIMITED, prefiltered(re.compile(
         r"rate.?limit|too many requests|quota exceeded|throttl|slow down|"
@@ -696,7 +733,8 @@ _PHRASES: Final[tuple[tuple[FailureClass, Prefiltered], ...]] = (
             # ``insufficient_scope``; RFC 6749 §5.2 ``invalid_grant``) and in prose: fixed by signing in
             # again, so checked before "invalid" reads them as the caller's arguments.
             r"\binvalid[ _](?:(?:access|bearer|auth|refresh|id)[ _])?token\b|\bexpired (?:(?:access|bearer|auth) )?token\b|"
-            r"\b(?:token|credentials?) (?:has |have |is |are )?(?:expired|revoked)\b|\binvalid[ _](?:credentials|grant)\b|"
+            r"\b(?:tokens?|credentials?) (?:has |have |is |are )?(?:expired|revoked|no longer valid)\b|"
+            r"\binvalid[ _](?:credentials|grant)\b|"
             r"\binsufficient[ _](?:authentication[ _])?scopes?\b|\bunauthenticated\b|(?<!\bpeer )\bnot authenticated\b|"
             # ... and in the words of the services MCP servers wrap: Google's "Request had insufficient authentication
             # scopes" (ACCESS_TOKEN_SCOPE_INSUFFICIENT), Microsoft Graph's "Insufficient privileges to complete the
@@ -1366,6 +1404,7 @@ def never_reached(text: str) -> bool:
         or refuses_a_setting(text)
         or (h2 is not None and h2[1] is False)
         or go_proxy_refusal(text) is not None
+        or relays_ended_session(text)
     )
 
 
@@ -1487,8 +1526,12 @@ _NET_OPERATION: Final = re.compile(r"(?:read|write|dial) (?:tcp|udp|unix)[46]?(?
 def classify_text(text: str) -> FailureClass:
     """Classify a foreign server's error text onto the closed set; ``unknown`` when nothing matches.
 
-    A printed error chain is read by its innermost cause (:func:`deciding_cause`); the rules below apply to it.
+    A printed error chain is read by its innermost cause (:func:`deciding_cause`); the rules below apply to it. A text
+    relaying an MCP session the server behind no longer knows (:func:`relays_ended_session`) is read whole first:
+    ``upstream_unavailable`` (MCP 2025-11-25, Transports > Session Management).
     """
+    if relays_ended_session(text):  # read on the whole text: the words that say it is MCP's may be in the envelope
+        return FailureClass.UPSTREAM_UNAVAILABLE
     return _classify_whole(deciding_cause(text))
 
 

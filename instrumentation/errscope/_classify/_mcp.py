@@ -22,7 +22,14 @@ from mcp_types import (
 
 from errscope._classify._core import Classification, FieldProblem, RESOURCE_NOT_FOUND, Upstream, _UNKNOWN, classify
 from errscope._exceptions import InvalidInput, RateLimited, ToolFailure
-from errscope._foreign_text import classify_text, data_texts, json_error_message, names_no_cause, retry_after_from_text
+from errscope._foreign_text import (
+    classify_text,
+    data_texts,
+    json_error_message,
+    names_ended_session,
+    names_no_cause,
+    retry_after_from_text,
+)
 from errscope._vocabulary import FailureClass
 
 
@@ -62,6 +69,11 @@ def class_for_jsonrpc_error(code: int, message: str, data: Any = None) -> Failur
     (:func:`~errscope._foreign_text.data_texts`: rmcp's ``internal_error(msg, Some(json!({"error": ...})))``).
     """
     failure_class = class_for_jsonrpc_code(code)
+    if code not in (INVALID_PARAMS, METHOD_NOT_FOUND) and names_ended_session(message):
+        # the session the request was sent in is gone (mcp's -32600 "Session not found" with its 404, the client's own
+        # "Session terminated"; :data:`~errscope._foreign_text._SESSION_ENDED`): the server behind is out of reach
+        # until a new session is set up, not the caller's invalid request
+        return FailureClass.UPSTREAM_UNAVAILABLE
     if failure_class is FailureClass.UNKNOWN or code in (CONNECTION_CLOSED, REQUEST_TIMEOUT):
         from_text = classify_text(message)
         if from_text is not FailureClass.UNKNOWN and not names_no_cause(message):
@@ -163,6 +175,8 @@ def tool_error_text(exc: BaseException) -> Classification | None:
 def _mcp_error(exc: BaseException) -> Classification:
     assert isinstance(exc, MCPError)
     failure_class = class_for_jsonrpc_error(exc.code, exc.error.message, exc.error.data)
+    if exc.code not in (INVALID_PARAMS, METHOD_NOT_FOUND) and names_ended_session(exc.error.message):
+        return Classification(failure_class, side_effect_possible=False)  # refused for its session: nothing ran
     return Classification(failure_class, side_effect_possible=_JSONRPC_SENT.get(exc.code))
 
 

@@ -30,6 +30,7 @@ from errscope._foreign_text import (
     deciding_cause,
     json_error_message,
     never_reached,
+    relays_ended_session,
     says_maybe_acted,
 )
 from errscope._refs import ERROR_REF_PATTERN
@@ -288,7 +289,8 @@ def read_text(text: str, tool: str | None, declared_arguments: Collection[str] |
         return TextReading(FailureClass.INVALID_INPUT, arguments_rejected=True)
     # An upstream API's JSON error document: its innermost message and codes say what happened, not the envelope
     # (OpenAI's ``invalid_request_error`` type around an ``invalid_api_key`` code).
-    said = json_error_message(text) or text
+    # ... except where the envelope is what says the text is about an MCP session (relays_ended_session)
+    said = text if relays_ended_session(text) else (json_error_message(text) or text)
     failure_class = classify_text(said)
     # whether it may have acted is the deciding cause's to say (a refused connection under a "timed out" context); a
     # cause that says neither (java.net.http's "request timed out" over its own "connection closed locally") leaves it

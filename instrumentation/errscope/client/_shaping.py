@@ -18,7 +18,14 @@ from pydantic import ValidationError
 
 from errscope._attributes import ERROR_TYPE, TOOL_ERROR
 from errscope._classify import class_for_jsonrpc_error
-from errscope._foreign_text import json_error_message, never_reached, retry_after_from_text, safe_excerpt, says_nothing
+from errscope._foreign_text import (
+    json_error_message,
+    never_reached,
+    relays_ended_session,
+    retry_after_from_text,
+    safe_excerpt,
+    says_nothing,
+)
 from errscope._messages import safe_name
 from errscope._refs import new_error_ref
 from errscope._vocabulary import Channel, FailureClass, Outcome
@@ -192,8 +199,9 @@ def from_result(
             side_effect_possible=side_effect,
         )
     # An upstream API's JSON error document relayed as the text: read (and shown) by its innermost message and codes.
+    # Read whole when the envelope is what says it is about an MCP session (J432: a 404 "Session not found" relayed).
     said = json_error_message(text) or text
-    reading = answer.read_text(said, tool, declared_arguments(input_schema))
+    reading = answer.read_text(text if relays_ended_session(text) else said, tool, declared_arguments(input_schema))
     if reading.unknown_tool:
         return None
     if reading.arguments_rejected:
