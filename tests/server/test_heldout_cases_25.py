@@ -15,29 +15,16 @@ from typing import Any
 
 import anyio
 import pytest
-from errscope._attributes import ERRSCOPE_FAILURE_CLASS, ERRSCOPE_SIDE_EFFECT_POSSIBLE, ERRSCOPE_UPSTREAM_STATUS
+from errscope._attributes import ERRSCOPE_UPSTREAM_STATUS
 from errscope.testing import CapturedTelemetry
 
 from tests.classification.upstreams import HOST, HttpUpstream, closed_port
-from tests.server.test_heldout_cases import serving
+from tests.server.test_heldout_cases_24 import facts, failed_call
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
 STYLES = ["mcpserver", "fastmcp"]
 TARGET: dict[str, Any] = {}
-
-
-async def failed_call(style: str, telemetry: CapturedTelemetry, tool: Any, arguments: dict[str, Any]) -> tuple[Any, str]:
-    """Call ``tool`` once on a served ``style`` server; the call's span and the text the model read, checked to be an
-    ``isError`` result."""
-    async with serving(style, "legacy", telemetry, tool) as served:
-        result = await served.call(tool.__name__, arguments)
-    assert not isinstance(result, Exception) and result.is_error, result
-    return served.span(), " ".join(getattr(part, "text", "") for part in result.content)
-
-
-def facts(span: Any) -> tuple[Any, Any]:
-    return span.attributes.get(ERRSCOPE_FAILURE_CLASS), span.attributes.get(ERRSCOPE_SIDE_EFFECT_POSSIBLE)
 
 
 # --- J423: kafka-python giving up before it had the topic's metadata -----------------------------------------------------

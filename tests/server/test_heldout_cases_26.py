@@ -18,11 +18,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-from errscope._attributes import ERRSCOPE_FAILURE_CLASS, ERRSCOPE_SIDE_EFFECT_POSSIBLE
 from errscope.testing import CapturedTelemetry
 
 from tests.classification.upstreams import HOST
 from tests.server.test_heldout_cases import serving
+from tests.server.test_heldout_cases_24 import facts
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
@@ -111,10 +111,6 @@ async def refund(style: str, telemetry: CapturedTelemetry, status: int, body: di
             result = await served.call("refund_via_payments", {"order_id": "A-1"})
         assert not isinstance(result, Exception) and result.is_error, result
         return served.span(), " ".join(getattr(part, "text", "") for part in result.content), upstream.calls
-
-
-def facts(span: Any) -> tuple[Any, Any]:
-    return span.attributes.get(ERRSCOPE_FAILURE_CLASS), span.attributes.get(ERRSCOPE_SIDE_EFFECT_POSSIBLE)
 
 
 def nothing_for_the_model_to_fix(text: str) -> None:
