@@ -89,6 +89,26 @@ def wait_ready(probe: Callable[[], object], process: subprocess.Popen[bytes], *,
 
 
 @contextmanager
+def per_connection(handle: Callable[[socket.socket], object]) -> Iterator[int]:
+    """A listener on 127.0.0.1 running ``handle(conn)`` in a thread for each connection; yields its port."""
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        sock.listen(16)
+
+        def serve() -> None:
+            while True:
+                try:
+                    conn, _ = sock.accept()
+                except OSError:
+                    return
+                threading.Thread(target=handle, args=(conn,), daemon=True).start()
+
+        threading.Thread(target=serve, daemon=True).start()
+        yield int(sock.getsockname()[1])
+        sock.shutdown(socket.SHUT_RDWR)
+
+
+@contextmanager
 def silent_listener() -> Iterator[int]:
     """A listener that completes the TCP handshake (kernel backlog) and never reads or answers."""
     with socket.socket() as sock:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import socket
 import struct
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -21,7 +20,7 @@ import pytest
 
 from errscope._attributes import ERRSCOPE_FAILURE_CLASS, ERRSCOPE_SIDE_EFFECT_POSSIBLE
 from errscope.testing import CapturedTelemetry
-from tests.classification.upstreams import HOST, closed_port
+from tests.classification.upstreams import HOST, closed_port, per_connection
 from tests.server.test_heldout_cases import serving
 from tests.server.test_heldout_cases_6 import failed_text
 
@@ -41,26 +40,6 @@ def _read_exact(conn: socket.socket, size: int) -> bytes:
 
 
 @contextmanager
-def _listener(handle: Any) -> Iterator[int]:
-    """A listener on 127.0.0.1 running ``handle(conn)`` in a thread for each connection."""
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        sock.listen(16)
-
-        def serve() -> None:
-            while True:
-                try:
-                    conn, _ = sock.accept()
-                except OSError:
-                    return
-                threading.Thread(target=handle, args=(conn,), daemon=True).start()
-
-        threading.Thread(target=serve, daemon=True).start()
-        yield int(sock.getsockname()[1])
-        sock.shutdown(socket.SHUT_RDWR)
-
-
-@contextmanager
 def redis_replying(error: bytes) -> Iterator[int]:
     """A Redis speaker answering every command with the RESP error reply ``-{error}``."""
 
@@ -69,7 +48,7 @@ def redis_replying(error: bytes) -> Iterator[int]:
             while conn.recv(65536):
                 conn.sendall(b"-" + error + b"\r\n")
 
-    with _listener(handle) as port:
+    with per_connection(handle) as port:
         yield port
 
 
@@ -103,7 +82,7 @@ def mongod_replying(reply: dict[str, Any]) -> Iterator[int]:
             except (EOFError, OSError):
                 return
 
-    with _listener(handle) as port:
+    with per_connection(handle) as port:
         yield port
 
 

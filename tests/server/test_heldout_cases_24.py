@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import re
 import socket
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -20,7 +19,7 @@ import pytest
 from errscope._attributes import ERRSCOPE_FAILURE_CLASS, ERRSCOPE_RETRY_AFTER, ERRSCOPE_SIDE_EFFECT_POSSIBLE
 from errscope.testing import CapturedTelemetry
 
-from tests.classification.upstreams import HOST, HttpUpstream, full_backlog, silent_listener
+from tests.classification.upstreams import HOST, HttpUpstream, full_backlog, per_connection, silent_listener
 from tests.server.test_heldout_cases import serving
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
@@ -101,30 +100,18 @@ def _hello_reply(data: bytes) -> bytes:
 def redis_stalling_on(command: bytes) -> Iterator[int]:
     """A RESP listener that answers the connection's handshake (HELLO as Redis 7 answers it in RESP2, ``+OK`` to CLIENT
     SETINFO, AUTH, ...) until ``command``, which it reads and never answers."""
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        sock.listen(8)
 
-        def serve() -> None:
-            while True:
-                try:
-                    conn, _ = sock.accept()
-                except OSError:
+    def answer(conn: socket.socket) -> None:
+        with conn:
+            while data := conn.recv(65536):
+                names = re.findall(rb"\*\d+\r\n\$\d+\r\n([A-Za-z]+)\r\n", data)
+                if command in (name.upper() for name in names):
+                    conn.recv(65536)  # the command is never answered
                     return
-                threading.Thread(target=answer, args=(conn,), daemon=True).start()
+                conn.sendall(b"".join(_hello_reply(data) if name.upper() == b"HELLO" else b"+OK\r\n" for name in names))
 
-        def answer(conn: socket.socket) -> None:
-            with conn:
-                while data := conn.recv(65536):
-                    names = re.findall(rb"\*\d+\r\n\$\d+\r\n([A-Za-z]+)\r\n", data)
-                    if command in (name.upper() for name in names):
-                        conn.recv(65536)  # the command is never answered
-                        return
-                    conn.sendall(b"".join(_hello_reply(data) if name.upper() == b"HELLO" else b"+OK\r\n" for name in names))
-
-        threading.Thread(target=serve, daemon=True).start()
-        yield int(sock.getsockname()[1])
-        sock.shutdown(socket.SHUT_RDWR)
+    with per_connection(answer) as port:
+        yield port
 
 
 async def reserve_stock(sku: str) -> str:
