@@ -11,12 +11,13 @@ import httpx
 import jsonschema
 import pydantic
 import pytest
+import yarl
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.shared.exceptions import MCPError
 
 import errscope
 from errscope import FailureClass as C
-from errscope._classify import argument_problems, raised_in
+from errscope._classify import argument_problems, http_address, raised_in
 from errscope._http import class_for_http_status, parse_retry_after, retry_after_from_headers
 
 
@@ -235,6 +236,22 @@ class TestUpstreamBounds:
         assert upstream.system == "postgres ql"
         assert upstream.status is not None and len(upstream.status) <= 32 and "FAKE-UPSTREAM-PW" not in upstream.status
         assert upstream.address == "db:5432"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://api.example.com/v1",
+        "https://api.example.com:443/v1",
+        httpx.URL("https://api.example.com:443/v1"),
+        yarl.URL("https://api.example.com/v1"),  # yarl reports the default port, httpx leaves it out
+    ],
+)
+def test_one_upstream_one_address_whichever_client_saw_it(url: object) -> None:
+    """The scheme's default port is left out: one upstream is one address (one metric label) whichever client saw it."""
+    assert http_address(url) == "api.example.com"
+    assert http_address("http://api.example.com:443/") == "api.example.com:443"  # not this scheme's default
+    assert http_address("wss://[::1]:443/mcp") == "[::1]"
 
 
 class TestRaisedIn:

@@ -20,22 +20,28 @@ from errscope._http import (
 from errscope._vocabulary import FailureClass
 
 
+_DEFAULT_PORTS: Final = {"http": 80, "https": 443, "ws": 80, "wss": 443}
+
+
 def http_address(url: Any) -> str | None:
     """``host[:port]`` of ``url`` (a string, or an httpx/httpx2/yarl URL): never userinfo, path or query. An IPv6
-    literal keeps its brackets (``[::1]:8080``)."""
+    literal keeps its brackets (``[::1]:8080``). The scheme's default port is left out (``https://a:443/`` is ``a``),
+    as the WHATWG URL Standard's serializer and httpx do, so one upstream has one address whichever client saw it."""
     if isinstance(url, str):
         try:
             parts = urlsplit(url)
-            host, port = parts.hostname, parts.port
+            host, port, scheme = parts.hostname, parts.port, parts.scheme
         except ValueError:
             return None
     else:
-        host, port = getattr(url, "host", None), getattr(url, "port", None)
+        host, port, scheme = getattr(url, "host", None), getattr(url, "port", None), getattr(url, "scheme", None)
     if not host:
         return None
     host = str(host)
     if ":" in host and not host.startswith("["):
         host = f"[{host}]"  # an IPv6 literal: bracketed as in a URL (RFC 3986 §3.2.2), so the port stays apart
+    if port and _DEFAULT_PORTS.get(str(scheme).lower()) == port:
+        port = None
     return f"{host}:{port}" if port else host
 
 
