@@ -169,15 +169,17 @@ class RetryPolicy:
 
     async def run(self, call: Repeatable) -> tuple[ToolCallResult, int]:
         """Run ``call.attempt(n)`` (n = 1, 2, ...) until the policy stops; return the last result and the count."""
+        first = await call.attempt(1)
+        if self.max_attempts <= 1 or first.outcome is Outcome.OK:
+            return first, 1  # the common case: no retry machinery (nor catalog lookup) on the hot path
 
         def again(result: ToolCallResult) -> bool:
             return not call.held and self.should_retry(
                 result, safe_to_repeat=call.safe_to_repeat(), undelivered=call.undelivered
             )
 
-        first = await call.attempt(1)
-        if self.max_attempts <= 1 or first.outcome is Outcome.OK or not again(first):
-            return first, 1  # the common case: no retry machinery (nor catalog lookup) on the hot path
+        if not again(first):
+            return first, 1
         count = 0
 
         async def one() -> ToolCallResult:
