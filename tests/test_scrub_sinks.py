@@ -96,6 +96,30 @@ def test_seam_payloads_by_key() -> None:
     assert scrub_value({"request_id": f"password={KEY}"}, trust_safe_keys=False) == {"request_id": f"password={REDACTED}"}
 
 
+def test_a_pair_that_names_its_value_is_read_by_that_name() -> None:
+    """Settings as a list of name/value pairs (a container's ``env``, CloudFormation's parameters, AWS tags, a HAR's
+    headers) are redacted as the same pairs are in text; the names stay readable, other pairs stay whole."""
+    error = MCPError(-32000, "deploy failed", data={
+        "env": [{"name": "DB_PASSWORD", "value": "FAKE-PW-31"}, {"name": "LOG_LEVEL", "value": "debug"}],
+        "Parameters": [{"ParameterKey": "MasterUserPassword", "ParameterValue": "FAKE-PW-32"}, {"ParameterKey": "Env", "ParameterValue": "prod"}],
+        "headers": [{"name": "Authorization", "value": "Token FAKEtoken33abcdef"}, {"name": "Accept", "value": "text/html"}],
+        "Tags": [{"Key": "api_token", "Value": 4242}, {"Key": "team", "Value": "payments"}],
+        "api": {"key": "a1b2c3d4e5f6a7b8c9d0e1f2", "value": "prod"},  # a key kept in the name slot is still a key
+    })
+    call = ToolCall(tool="deploy")
+    call.fail(Channel.PROTOCOL, Classification(FailureClass.UNKNOWN), code=-32000)
+    data = protocol_error(error, call).data
+    assert data["env"] == [{"name": "DB_PASSWORD", "value": REDACTED}, {"name": "LOG_LEVEL", "value": "debug"}]
+    assert data["Parameters"] == [
+        {"ParameterKey": "MasterUserPassword", "ParameterValue": REDACTED}, {"ParameterKey": "Env", "ParameterValue": "prod"}
+    ]
+    assert data["headers"] == [{"name": "Authorization", "value": REDACTED}, {"name": "Accept", "value": "text/html"}]
+    assert data["Tags"] == [{"Key": "api_token", "Value": REDACTED}, {"Key": "team", "Value": "payments"}]
+    assert data["api"] == {"key": REDACTED, "value": "prod"}
+    printed = scrub(json.dumps(error.data))  # the same pairs as text, by the text rules
+    assert not any(f"FAKE-PW-3{n}" in printed for n in (1, 2)) and "FAKEtoken33" not in printed
+
+
 @pytest.mark.parametrize(
     ("key", "kind"),
     [

@@ -1060,13 +1060,43 @@ def _redact_by_key(key: Any, value: Any) -> bool:
     return kind == "secret" or looks_random(data)
 
 
+_NAME_SLOT: Final = frozenset({"name", "key"})
+_VALUE_SLOT: Final = frozenset({"value", "val"})
+
+
+def _slot(key: Any) -> str:
+    """``"name"`` or ``"value"`` for a key that is one slot of a pair (``name``, ``Key``, ``ParameterKey``,
+    ``headerName``; ``value``, ``Value``, ``ParameterValue``), ``""`` otherwise."""
+    if not isinstance(key, str):
+        return ""
+    tokens = _KEY_TOKENS.findall(key)
+    last = tokens[-1].lower() if tokens else ""
+    return "name" if last in _NAME_SLOT else "value" if last in _VALUE_SLOT else ""
+
+
+def _named_pair(obj: Mapping[Any, Any]) -> tuple[Any, Any] | None:
+    """``(name_key, value_key)`` when ``obj`` is a pair that names its own value, ``None`` otherwise.
+
+    Settings, headers and parameters are as often a list of ``{name, value}`` pairs as a mapping: a Kubernetes
+    container's ``env`` (``{"name": "DB_PASSWORD", "value": …}``), a HAR's headers, AWS's tags and SSM
+    parameters (``{"Key"/"Name": …, "Value": …}``), CloudFormation's ``{"ParameterKey", "ParameterValue"}``,
+    Postman's variables. The name slot holds a key name, not a secret; the value slot is read under that name.
+    """
+    if len(obj) > 8:
+        return None
+    names = [k for k in obj if _slot(k) == "name" and isinstance(obj[k], str)]
+    values = [k for k in obj if _slot(k) == "value"]
+    return (names[0], values[0]) if len(names) == 1 and len(values) == 1 else None
+
+
 def scrub_value(obj: Any, *, trust_safe_keys: bool = True, _depth: int = 0) -> Any:
     """Scrub every string inside ``obj`` (str, list, tuple, dict; other values pass through).
 
     A value under a secret-bearing key (:func:`key_kind`: ``password``, ``db_password``,
     ``apiKey``, ``client_secret_v2``; or a credential noun anywhere in the key and a random-looking
-    value) is replaced by ``[REDACTED]`` whatever it looks like, numbers included. Values under keys
-    in :data:`SAFE_KEYS` are kept as they are unless ``trust_safe_keys`` is false (a peer's payload,
+    value) is replaced by ``[REDACTED]`` whatever it looks like, numbers included; so is the value of a
+    name/value pair whose name is such a key (``{"name": "DB_PASSWORD", "value": …}``, :func:`_named_pair`),
+    as the text rules read the same pair printed. Values under keys in :data:`SAFE_KEYS` are kept as they are unless ``trust_safe_keys`` is false (a peer's payload,
     where those names are just names the tool chose). Containers deeper than 32 levels or wider
     than 10,000 items are cut (the excess is replaced by ``[REDACTED]``), so a hostile structure
     cannot make scrubbing unbounded.
@@ -1077,14 +1107,17 @@ def scrub_value(obj: Any, *, trust_safe_keys: bool = True, _depth: int = 0) -> A
         return REDACTED
     if isinstance(obj, Mapping):
         out: dict[Any, Any] = {}
+        pair = _named_pair(obj)
         for i, (key, value) in enumerate(obj.items()):
             if i >= _MAX_ITEMS:
                 out[REDACTED] = REDACTED
                 break
             if trust_safe_keys and isinstance(key, str) and key in SAFE_KEYS:
                 out[key] = value
-            elif _redact_by_key(key, value):
-                out[key] = REDACTED
+            elif pair is not None and key == pair[1] and _redact_by_key(obj[pair[0]], value):
+                out[key] = REDACTED  # a name/value pair: the value is read under the name it holds
+            elif not (pair is not None and key == pair[0] and key_kind(value)) and _redact_by_key(key, value):
+                out[key] = REDACTED  # (a pair's name slot holding a credential's name holds no credential)
             else:
                 out[key] = scrub_value(value, trust_safe_keys=trust_safe_keys, _depth=_depth + 1)
         return out
