@@ -116,6 +116,23 @@ bytes, by its class words (pypdf,      sent; a password the    format; not over 
 Pillow, openpyxl, pandas, lxml, PyYAML, tool lacks (``File-     on the stack (zeep), not JSON's
 tomllib, zipfile, tarfile, gzip,       NotDecrypted``): per-   decoder, not a builtin
 zstandard, zlib, brotli)               mission_denied
+a format reader's error raised by a    upstream_unavailable,   the peer's greeting did not parse,
+library under its own connecting       not sent                before any request (heldout J448)
+function (pamqp's
+``AMQPSyntaxError`` in aiormq's
+``connect``)
+an HTTP client's decoding error        upstream_unavailable,   the answer's body did not decode by
+(httpx/httpx2 ``DecodingError``,       acted                   its Content-Encoding (J441)
+urllib3 ``DecodeError``)
+http.client's ``HTTPException`` in an  upstream_unavailable,   an answer to a written request the
+``HTTPResponse`` (``LineTooLong``,     acted                   client cannot read (J445)
+"got more than 100 headers")
+an error raised while a TLS handshake  upstream_unavailable,   RFC 8446 §2: no application data
+ran (``do_handshake``)                 not sent                before the handshake (J446)
+an SDK's error keeping the API's       by the object's type    the type decides, the stream's 200
+error object as ``body``, no error     family; server-side:    says nothing (J443, J444)
+status (an SSE ``error`` event in a    acted
+200 stream: OpenAI, Anthropic)
 a ``TimeoutError`` cut off waiting     upstream_unavailable,   another holds it: busy, as SQLite's
 for a lock (filelock)                  not sent                SQLITE_BUSY
 pydantic, jsonschema                   unknown                 raised in the tool: upstream or output data
