@@ -120,16 +120,11 @@ def _stream_error_code(exc: BaseException) -> str | None:
 
 
 def _stream_error(exc: BaseException) -> Classification | None:
-    """:func:`_stream_error_code` by its family (:func:`_api_error_of`). A server-side type came after the upstream
-    had accepted the request and begun to answer: it may have acted (``side_effect_possible``), as any failure
-    after the request reached the upstream."""
+    """:func:`_stream_error_code` by its family (:func:`_api_error_of`): a server-side type came after the upstream
+    had accepted the request and begun to answer, so it may have acted (``side_effect_possible``), unless the type
+    says the service refused it before acting (``_REFUSING_CODE``: ``service_unavailable``)."""
     code = _stream_error_code(exc)
-    if code is None:
-        return None
-    result = _api_error_of(exc, "http", code, None)
-    if result.failure_class is FailureClass.UPSTREAM_UNAVAILABLE:
-        return Classification(result.failure_class, upstream=result.upstream, side_effect_possible=True)
-    return result
+    return None if code is None else _api_error_of(exc, "http", code, None)
 
 
 # A server-side code that says the service refused the request before acting (Slack's ``service_unavailable``,
