@@ -406,3 +406,24 @@ class TestConcurrentClassification:
             _REGISTERED.pop(Waiting, None)
         assert alone.upstream is None or alone.upstream.status != "500"
         assert meanwhile == alone
+
+
+class TestLibpqServerAddress:
+    """The server libpq names in a connection failure is the upstream's address (heldout J449)."""
+
+    # Constructed by hand: the pre-14 wording needs a libpq older than PostgreSQL 14, which is not installed here;
+    # tests/server/test_heldout_cases_27.py raises the 14+ wording for real.
+    @pytest.mark.parametrize(("message", "address"), [
+        ('connection to server at "db.internal" (10.0.0.5), port 5433 failed: Connection refused',
+         "db.internal:5433"),
+        ('could not connect to server: Connection refused\n\tIs the server running on host "db.internal" (10.0.0.5) '
+         "and accepting\n\tTCP/IP connections on port 5433?", "db.internal:5433"),
+        ('connection to server on socket "/run/postgresql/.s.PGSQL.5432" failed: No such file or directory', None),
+    ], ids=["libpq_14", "libpq_before_14", "unix_socket"])
+    def test_address_from_the_message(self, message: str, address: str | None) -> None:
+        """A TCP server's host and port are read; a Unix socket is no address."""
+        import psycopg2
+
+        result = errscope.classify(psycopg2.OperationalError(message))
+        assert result.failure_class is C.UPSTREAM_UNAVAILABLE
+        assert (result.upstream.address if result.upstream else None) == address

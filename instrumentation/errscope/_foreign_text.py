@@ -119,6 +119,8 @@ _API_CODE_FAMILIES: Final = (
     # ... and a resource another holds locked (OneDrive's and Graph's resourceLocked, sent with 423: RFC 4918 §11.3)
     (re.compile(r"internalerror|internalservererror|fatalerror|serviceunavailable|^servererror$|^serviceerror$|"
                 r"maintenance|^unavailable$|^timeout$|^(?:resource|file|item)?locked$|"
+                # Anthropic's overloaded_error (its 529, also sent as an error event inside a 200 stream)
+                r"^overloaded(?:error)?$|"
                 # the AWS SDKs' transient codes (botocore retries/standard.py ``_TRANSIENT_ERROR_CODES``): S3's 400
                 # RequestTimeout, a service that timed out waiting for the request
                 r"^requesttimeout(?:exception)?$"), FailureClass.UPSTREAM_UNAVAILABLE),

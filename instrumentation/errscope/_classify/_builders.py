@@ -54,13 +54,20 @@ def _unavailable(side_effect_possible: bool | None, system: str | None = None) -
 
 def _wrapping(inner: Callable[[BaseException], object], fallback: Rule) -> Rule:
     """A library wrapper that carries the real failure as an attribute (``reason``, ``args[0]``, its
-    context): that one decides the class and the side-effect fact, else ``fallback`` does."""
+    context): that one decides the class and the side-effect fact, else ``fallback`` does. When the wrapped failure
+    names no upstream (a builtin ``ConnectionResetError``, http.client's ``RemoteDisconnected`` inside urllib3's
+    ``ProtocolError``), the wrapper's own (``fallback``'s system, its type as the status) is the upstream: the on-call
+    engineer still learns which protocol failed (DESIGN: ``errscope.upstream.*`` on the tool span)."""
 
     def rule(exc: BaseException) -> Classification:
         wrapped = inner(exc)
         result = classify(wrapped) if isinstance(wrapped, BaseException) and wrapped is not exc else None
         if result is None or result.failure_class is FailureClass.UNKNOWN:
-            result = fallback(exc) or _UNKNOWN
+            return fallback(exc) or _UNKNOWN
+        if result.upstream is None:
+            own = fallback(exc)
+            if own is not None and own.upstream is not None:
+                result = replace(result, upstream=own.upstream)
         return result
 
     return rule

@@ -202,11 +202,33 @@ def _db_system(exc: BaseException) -> str:
 
 _DSN_PAIR: Final = re.compile(r"\b(host|port)='?([^\s']+)")
 
+# libpq's own words for the server a connection attempt failed at, which every libpq client (psycopg2, psycopg 3,
+# SQLAlchemy's copy of either) prints as given: PostgreSQL 14+ ``connection to server at "H" (IP), port P failed:``
+# (fe-connect.c, emitHostIdentityInfo), before 14 ``Is the server running on host "H" (IP) and accepting TCP/IP
+# connections on port P?``. A Unix socket (``on socket "/run/..."``) is no address.
+_LIBPQ_SERVER: Final = re.compile(r'connection to server at "([^"/][^"]*)"(?: \([^)]*\))?, port (\d+) failed'
+                                  r'|running on host "([^"/][^"]*)"(?: \([^)]*\))? and accepting\s+TCP/IP '
+                                  r'connections on port (\d+)')
+
+
+def _libpq_server(exc: BaseException) -> str | None:
+    """``host:port`` libpq named in ``exc``'s message (:data:`_LIBPQ_SERVER`), for a connection that never opened:
+    psycopg2's ``OperationalError`` from ``connect()`` keeps no connection object to ask."""
+    try:
+        found = _LIBPQ_SERVER.search(str(exc))
+    except Exception:  # a message that cannot be rendered says nothing
+        return None
+    if found is None:
+        return None
+    host, port = (found.group(1), found.group(2)) if found.group(1) else (found.group(3), found.group(4))
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
 
 def _db_address(exc: BaseException) -> str | None:
     """``host:port`` of the connection a driver's error names: psycopg 3's ``Error.pgconn`` (libpq's ``PQhost``/
-    ``PQport``, set even when the login failed), psycopg2's ``Error.cursor.connection.info`` (psycopg2 >= 2.8).
-    A Unix socket directory is no address. ``None`` when the error names no connection."""
+    ``PQport``, set even when the login failed), psycopg2's ``Error.cursor.connection.info`` (psycopg2 >= 2.8),
+    else the server libpq's message names (:func:`_libpq_server`: a connection that never opened). A Unix socket
+    directory is no address. ``None`` when the error names no connection."""
     try:
         pgconn = getattr(exc, "pgconn", None)
         cursor = getattr(exc, "cursor", None)
@@ -225,7 +247,7 @@ def _db_address(exc: BaseException) -> str | None:
                 return f"[{host}]:{port}" if ":" in host and port else f"{host}:{port}" if port else host
     except Exception:  # a closed connection object may refuse to answer
         return None
-    return None
+    return _libpq_server(exc)
 
 
 def _db_status(exc: BaseException) -> str | None:

@@ -195,10 +195,13 @@ def _message_of(exc: BaseException) -> str:
 
 
 # Functions that open a connection (a driver's connect, the socket's, asyncio's and anyio's): an error raised
-# while one of them ran came before any request of the caller's was sent.
+# while one of them ran came before any request of the caller's was sent. A TLS handshake is part of opening one:
+# no application data crosses before it completes (RFC 8446 §2; the ssl module's ``SSLSocket.do_handshake``, which
+# ``SSLContext.wrap_socket`` runs, asyncio's ``SSLProtocol._do_handshake``).
 _CONNECTING_FUNCTIONS: Final = frozenset({"connect", "_connect", "connect_tcp", "connect_unix", "sock_connect",
                                           "create_connection", "open_connection", "start_connection",
-                                          "establish_connection"})  # netmiko's session set-up
+                                          "establish_connection",  # netmiko's session set-up
+                                          "do_handshake", "_do_handshake"})
 
 
 def _function_name(frame: Any) -> str:

@@ -76,6 +76,20 @@ def _answer_on_stack(exc: BaseException) -> bool:
     return False
 
 
+def _parsed_while_connecting(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised by a library's code running under a connecting function of the same library
+    (:func:`_raised_connecting` with the package of the innermost frame): a client reading its peer's greeting or
+    handshake, which is no file of the call's. A tool's own function named ``connect`` reading its settings is the
+    tool's package, not a library's."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return False
+    package = str(tb.tb_frame.f_globals.get("__name__", "")).partition(".")[0]
+    return bool(package) and package not in ("__main__", "builtins") and _raised_connecting(exc, package)
+
+
 def _class_words(klass: type[BaseException]) -> str:
     """The name ``klass``'s words are read from: its own, or for a C extension's module-level ``error``/``Error``
     class (zlib's, brotli's, binascii's: named for nothing but where it lives) its module's last part with it."""
@@ -216,6 +230,11 @@ def _named(exc: BaseException, class_name: str, name: str) -> tuple[FailureClass
         matched = pattern.search(name)
         if matched is None:
             continue
+        if pattern is _FORMAT_WORDS and _parsed_while_connecting(exc):
+            # a protocol's frame parser refusing what a peer sent while the connection was being set up (pamqp's
+            # AMQPSyntaxError under aiormq's connect, for a broker that answered another protocol's header): the
+            # peer's bytes, before any request of the caller's
+            return FailureClass.UPSTREAM_UNAVAILABLE, False
         if pattern is _FORMAT_WORDS and (_ANSWER_WORDS.search(name) or _answer_on_stack(exc)):
             continue  # a reader of a protocol's answer: the upstream's bytes, not a file the call named
         sent = _sent_by_name(exc) if failure_class is FailureClass.UPSTREAM_UNAVAILABLE and side_effect is None \

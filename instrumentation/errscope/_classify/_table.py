@@ -116,6 +116,23 @@ bytes, by its class words (pypdf,      sent; a password the    format; not over 
 Pillow, openpyxl, pandas, lxml, PyYAML, tool lacks (``File-     on the stack (zeep), not JSON's
 tomllib, zipfile, tarfile, gzip,       NotDecrypted``): per-   decoder, not a builtin
 zstandard, zlib, brotli)               mission_denied
+a format reader's error raised by a    upstream_unavailable,   the peer's greeting did not parse,
+library under its own connecting       not sent                before any request (heldout J448)
+function (pamqp's
+``AMQPSyntaxError`` in aiormq's
+``connect``)
+an HTTP client's decoding error        upstream_unavailable,   the answer's body did not decode by
+(httpx/httpx2 ``DecodingError``,       acted                   its Content-Encoding (J441)
+urllib3 ``DecodeError``)
+http.client's ``HTTPException`` in an  upstream_unavailable,   an answer to a written request the
+``HTTPResponse`` (``LineTooLong``,     acted                   client cannot read (J445)
+"got more than 100 headers")
+an error raised while a TLS handshake  upstream_unavailable,   RFC 8446 §2: no application data
+ran (``do_handshake``)                 not sent                before the handshake (J446)
+an SDK's error keeping the API's       by the object's type    the type decides, the stream's 200
+error object as ``body``, no error     family; server-side:    says nothing (J443, J444)
+status (an SSE ``error`` event in a    acted
+200 stream: OpenAI, Anthropic)
 a ``TimeoutError`` cut off waiting     upstream_unavailable,   another holds it: busy, as SQLite's
 for a lock (filelock)                  not sent                SQLITE_BUSY
 pydantic, jsonschema                   unknown                 raised in the tool: upstream or output data
@@ -266,7 +283,7 @@ from errscope._classify._builders import (
     _upstream_words,
     _wrapping,
 )
-from errscope._classify._core import Classification, Rule, _UNKNOWN, _UNUSABLE_URL
+from errscope._classify._core import Classification, Rule, Upstream, _UNKNOWN, _UNUSABLE_URL
 from errscope._classify._databases import (
     _DBAPI_RULES,
     _DB_CODE,
@@ -344,6 +361,8 @@ from errscope._classify._system import (
 )
 from errscope._classify._vendors import (
     _api_code,
+    _stream_error,
+    _stream_error_code,
     _google_refresh_error,
     _api_error,
     _consul_status,
@@ -467,6 +486,10 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # the connection dropped mid-answer, unless the error it wraps says it never opened (a Unix socket not there)
     "urllib3.exceptions.ProtocolError": _wrapping(_first_exception_arg, _unavailable(True, "http")),
     "urllib3.exceptions.DecodeError": _unavailable(True, "http"),
+    # httpx's for an answer whose body did not decode by its Content-Encoding (gzip, deflate, br, zstd): the server
+    # answered, so it had the request (as urllib3's DecodeError and requests' ContentDecodingError); the zlib or
+    # brotli error it is raised from is the answer's bytes, never the tool's own data (a file it decompresses)
+    **dict.fromkeys(("httpx.DecodingError", "httpx2.DecodingError"), _unavailable(True, "http")),
     # httpcore / httpcore2, should one escape the client that wraps them
     **{f"{lib}.{name}": _http_transport_error for lib in ("httpcore", "httpcore2") for name in (
         "ConnectionNotAvailable", "ProxyError", "UnsupportedProtocol", "ProtocolError", "TimeoutException",
@@ -790,6 +813,36 @@ _OWN_CODE_RULES: Final = frozenset(
 """Rules that read a protocol's own reply code, or know the status-shaped code is no server's (a client parser's):
 an attribute shaped like an HTTP status is not one there."""
 
+def _reading_http_answer(exc: BaseException) -> Classification | None:
+    """http.client's ``HTTPException`` raised while it read an answer: a status or header line longer than its
+    65536-byte limit (``LineTooLong``), more than its 100 header fields ("got more than 100 headers", the bare
+    class), a version it does not speak (``UnknownProtocol``), all out of ``HTTPResponse.begin`` after the request
+    was written. The upstream had the request and answered what the client cannot read: it may have acted, as
+    for ``BadStatusLine``. Outside a response (``ImproperConnectionState``: the tool's own use of a connection,
+    ``CannotSendRequest``, ``ResponseNotReady``) ``None``: nothing of the upstream's."""
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if frame.f_globals.get("__name__") == "http.client" and isinstance(frame.f_locals.get("self"),
+                                                                          http.client.HTTPResponse):
+            return _HTTP_ANSWER_UNREADABLE(exc)
+        tb = tb.tb_next
+    return None
+
+
+_HTTP_ANSWER_UNREADABLE: Final = _unavailable(True, "http")
+
+
+def _tls_error(exc: BaseException) -> Classification:
+    """The ssl module's error with no peer alert (those are :func:`_tls_refusal`'s): a record that is not TLS (a plain
+    HTTP port's answer, ``WRONG_VERSION_NUMBER``), the peer gone mid-record (``SSLEOFError``,
+    ``UNEXPECTED_EOF_WHILE_READING``). ``upstream.status`` is OpenSSL's reason code (``SSLError.reason``), system
+    ``tls``; whether the request went out is open, unless it was raised during the handshake (then not sent: see
+    ``_entry._while_connecting``)."""
+    reason = getattr(exc, "reason", None)
+    status = reason if isinstance(reason, str) and reason else type(exc).__name__
+    return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("tls", status))
+
 _REGISTERED: dict[type[BaseException], Rule] = {ToolFailure: _tool_failure}
 """What an author said: the errscope family and :func:`register`'s types. They win over everything."""
 
@@ -811,12 +864,13 @@ _RULES: dict[type[BaseException], Rule] = {
     ConnectionError: _connection_error,
     socket.gaierror: _UNAVAILABLE_NOT_SENT,  # the name did not resolve
     ssl.SSLCertVerificationError: _UNAVAILABLE_NOT_SENT,
-    ssl.SSLError: _UNAVAILABLE,
+    ssl.SSLError: _tls_error,
     asyncio.CancelledError: _cut_off,  # the awaited work was cut off midway
     concurrent.futures.CancelledError: _UNAVAILABLE_NOT_SENT,  # Future.cancel() succeeds only before it runs
     asyncio.IncompleteReadError: _UNAVAILABLE_MAYBE_SENT,  # the peer closed mid-answer
     http.client.IncompleteRead: _UNAVAILABLE_MAYBE_SENT,
     http.client.BadStatusLine: _UNAVAILABLE_MAYBE_SENT,  # incl. RemoteDisconnected
+    http.client.HTTPException: _reading_http_answer,  # LineTooLong, "got more than 100 headers", UnknownProtocol
     # urllib wraps only what fails while connecting and sending (AbstractHTTPHandler.do_open); a
     # failure while waiting for the answer is raised bare.
     # Its reason is the socket error, or a text (ftp: URLError("ftp error: ...") raised over ftplib's reply).
@@ -853,6 +907,7 @@ def _lookup(exc: BaseException) -> Rule | None:
     249's names (asyncpg)."""
     carried = (_oauth_error if _oauth_code(exc) is not None else _api_error if _api_code(exc) is not None
                else _grpc_status if _grpc_status_beside_http(exc)
+               else _stream_error if _stream_error_code(exc) is not None
                else _http_status if http_status_of(exc) is not None
                else _grpc_status if _grpc_status_name(exc) is not None
                else _tls_refusal if _peer_tls_alert(exc) is not None

@@ -19,7 +19,7 @@ from errscope._classify._facts import (
     _response_header,
     http_status_of,
 )
-from errscope._classify._http_errors import _error_document, _status_in_text
+from errscope._classify._http_errors import _error_document, _status_in_text, _success_status_of
 from errscope._classify._names import _REASON_NAMES, _carried_delay, _reason_key
 from errscope._foreign_text import acted_per_text, api_code_class as _code_family, classify_text, retry_after_from_text
 from errscope._http import class_for_http_status, retry_after_from_headers, side_effect_for_http_status
@@ -99,6 +99,32 @@ def _api_error_of(exc: BaseException, system: str, code: str, status: int | None
         return Classification(FailureClass.UNKNOWN, upstream=upstream)
     return Classification(class_for_http_status(status), upstream=upstream,
                           side_effect_possible=side_effect_for_http_status(status))
+
+
+def _stream_error_code(exc: BaseException) -> str | None:
+    """The error type an SDK raised an error event of a streamed answer with: the API's error object kept as
+    ``body`` (the OpenAI SDK's ``APIError.body``, ``{"message", "type": "server_error"}``; the Anthropic SDK's
+    ``APIStatusError.body``, ``{"type": "error", "error": {"type": "overloaded_error", ...}}``) on an exception with
+    no error status: a 2xx one (the stream's, Anthropic's) or none (OpenAI's). Those APIs send a failure that comes
+    after the answer began as an SSE ``error`` event in the 200 stream (https://docs.anthropic.com/en/api/messages-
+    streaming, "Error events": an ``overloaded_error`` "would normally correspond to an HTTP 529"), so the status
+    says nothing and the type is the only fact. ``None`` when the body names no type a code family knows."""
+    body = _attribute(exc, "body")
+    if not isinstance(body, Mapping):
+        return None
+    error = body.get("error") if isinstance(body.get("error"), Mapping) else body
+    code = error.get("type") if isinstance(error.get("type"), str) else error.get("code")
+    if not isinstance(code, str) or not _WORD_CODE.fullmatch(code) or _code_family(code) is None:
+        return None
+    return code if http_status_of(exc) is None or _success_status_of(exc) is not None else None
+
+
+def _stream_error(exc: BaseException) -> Classification | None:
+    """:func:`_stream_error_code` by its family (:func:`_api_error_of`): a server-side type came after the upstream
+    had accepted the request and begun to answer, so it may have acted (``side_effect_possible``), unless the type
+    says the service refused it before acting (``_REFUSING_CODE``: ``service_unavailable``)."""
+    code = _stream_error_code(exc)
+    return None if code is None else _api_error_of(exc, "http", code, None)
 
 
 # A server-side code that says the service refused the request before acting (Slack's ``service_unavailable``,
