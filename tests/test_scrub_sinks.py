@@ -116,6 +116,9 @@ def test_a_pair_that_names_its_value_is_read_by_that_name() -> None:
     assert data["headers"] == [{"name": "Authorization", "value": REDACTED}, {"name": "Accept", "value": "text/html"}]
     assert data["Tags"] == [{"Key": "api_token", "Value": REDACTED}, {"Key": "team", "Value": "payments"}]
     assert data["api"] == {"key": REDACTED, "value": "prod"}
+    # (name, value) items, as HTTP clients keep headers and query parameters; a list of names is no pair
+    listed = scrub_value({"headers": [("X-Api-Key", "FAKEkey34Qz8vLm2"), ("Accept", "text/html")], "params": [["password", "FAKE-PW-35"]], "missing": ["password", "email"]})
+    assert listed == {"headers": [("X-Api-Key", REDACTED), ("Accept", "text/html")], "params": [["password", REDACTED]], "missing": ["password", "email"]}
     printed = scrub(json.dumps(error.data))  # the same pairs as text, by the text rules
     assert not any(f"FAKE-PW-3{n}" in printed for n in (1, 2)) and "FAKEtoken33" not in printed
 

@@ -1096,7 +1096,8 @@ def scrub_value(obj: Any, *, trust_safe_keys: bool = True, _depth: int = 0) -> A
     ``apiKey``, ``client_secret_v2``; or a credential noun anywhere in the key and a random-looking
     value) is replaced by ``[REDACTED]`` whatever it looks like, numbers included; so is the value of a
     name/value pair whose name is such a key (``{"name": "DB_PASSWORD", "value": …}``, :func:`_named_pair`),
-    as the text rules read the same pair printed. Values under keys in :data:`SAFE_KEYS` are kept as they are unless ``trust_safe_keys`` is false (a peer's payload,
+    as the text rules read the same pair printed, and of each ``(name, value)`` item of a list of such pairs
+    (headers and query parameters as HTTP clients keep them). Values under keys in :data:`SAFE_KEYS` are kept as they are unless ``trust_safe_keys`` is false (a peer's payload,
     where those names are just names the tool chose). Containers deeper than 32 levels or wider
     than 10,000 items are cut (the excess is replaced by ``[REDACTED]``), so a hostile structure
     cannot make scrubbing unbounded.
@@ -1122,7 +1123,12 @@ def scrub_value(obj: Any, *, trust_safe_keys: bool = True, _depth: int = 0) -> A
                 out[key] = scrub_value(value, trust_safe_keys=trust_safe_keys, _depth=_depth + 1)
         return out
     if isinstance(obj, (list, tuple)):
-        items = [scrub_value(v, trust_safe_keys=trust_safe_keys, _depth=_depth + 1) for v in obj[:_MAX_ITEMS]]
+        if obj and all(isinstance(v, (list, tuple)) and len(v) == 2 and isinstance(v[0], str) for v in obj[:_MAX_ITEMS]):
+            # a list of (name, value) pairs: headers and query parameters as httpx, urllib and aiohttp keep them
+            items = [scrub_value(dict([pair]), trust_safe_keys=trust_safe_keys, _depth=_depth + 1).popitem() for pair in obj[:_MAX_ITEMS]]
+            items = [type(pair)(item) for pair, item in zip(obj, items)]
+        else:
+            items = [scrub_value(v, trust_safe_keys=trust_safe_keys, _depth=_depth + 1) for v in obj[:_MAX_ITEMS]]
         if len(obj) > _MAX_ITEMS:
             items.append(REDACTED)
         return items if isinstance(obj, list) else tuple(items)
