@@ -927,9 +927,9 @@ _PHRASES: Final[tuple[tuple[FailureClass, Prefiltered], ...]] = (
             r"\breceived no (?:bytes|data)\b|\bstream error: stream id \d|\benotconn\b|"
             # pymodbus ("No response received after 0 retries", "Connection unexpectedly closed 0.000 seconds into read")
             r"\bno response (?:was )?received\b|\bunexpectedly closed\b|"
-            # A peer process or server that ended while the caller waited, in the MCP SDKs' and hosts' words: the C# SDK's
-            # "The server shut down unexpectedly." (its stdio transport, the server process gone), "… exited / terminated
-            # / crashed unexpectedly" (not known what it did before)
+            # A peer process or server that ended while the caller waited, in the MCP SDKs' and hosts' words: the C#
+            # SDK's "The server shut down unexpectedly." (its stdio transport, the server process gone), "… exited /
+            # terminated / crashed unexpectedly" (not known what it did before)
             r"\b(?:server|process|service|host|peer|subprocess|child)\b[^.\n]{0,20}?\b(?:shut ?down|exited|terminated|"
             r"crashed|died|quit) unexpectedly\b|"
             # The MCP Python SDK's session with its write stream closed (the transport under it ended earlier): anyio's
@@ -1577,8 +1577,11 @@ def deciding_cause(text: str) -> str:
     parts name what was being attempted ("Permission check for refund failed", "invalid refund request"), which
     the phrase rules would misread as the failure; the innermost cause any rule reads (not ``unknown``) decides.
     With no cause marker, a Go/anyhow ``": "`` chain whose innermost links are a transport failure (the upstream not
-    reached, or reached and then lost: :func:`never_reached`, :func:`says_maybe_acted`) decides the same way. Else
-    the whole text. A crash report is always read whole (it is the tool's own failure).
+    reached, or reached and then lost: :func:`never_reached`, :func:`says_maybe_acted`) decides the same way; a
+    timeout's outer links, read through socket operations and mere labels (:data:`_ERROR_LABEL`), may say it was the
+    connect that failed (nothing sent). Else the whole text. A crash report is always read whole (it is the tool's own
+    failure); a printed Python traceback of a failure outside the program is its deciding exception line
+    (:func:`_traceback_cause`).
     """
     readable = _readable(text)
     if readable is None:
@@ -1606,7 +1609,8 @@ def deciding_cause(text: str) -> str:
                 operation = _CHAIN_LINK.join(links[before:])
                 if never_reached(operation):
                     return operation
-                if not (_NET_OPERATION.fullmatch(links[before].strip()) or _ERROR_LABEL.fullmatch(links[before].strip())):
+                link = links[before].strip()
+                if not (_NET_OPERATION.fullmatch(link) or _ERROR_LABEL.fullmatch(link)):
                     break
             return tail
     return text
