@@ -31,6 +31,7 @@ __all__ = [
     "counts_things",
     "data_texts",
     "deciding_cause",
+    "failure_lines",
     "grpc_code_reading",
     "grpc_status_in_text",
     "is_crash_report",
@@ -1290,6 +1291,13 @@ def _traceback_cause(text: str) -> str | None:
         if _classify_whole(raised) not in (FailureClass.UNKNOWN, FailureClass.INVALID_INPUT):
             return raised
     return None
+
+
+def failure_lines(text: str) -> list[str]:
+    """The parts of ``text`` that say what failed, innermost first: a printed Python traceback's exception lines (never
+    its frames or their source lines, whose words and URLs are the program's code), else ``text`` itself."""
+    raised = _raised_lines(text) if _PY_TRACEBACK.search(text) else []
+    return raised or [text]
 
 
 def _readable(text: str) -> str | None:

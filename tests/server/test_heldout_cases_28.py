@@ -84,13 +84,15 @@ def test_j455_a_worker_programs_refused_request(style: str, tmp_path: Path) -> N
 @pytest.mark.parametrize("style", STYLES)
 def test_j456_explain_reaches_the_workers_cause(style: str, tmp_path: Path) -> None:
     """J456 (J455 on the on-call path). ``errscope explain REF`` finds the call; its span says ``upstream_unavailable``
-    and that nothing was done upstream (``errscope.side_effect_possible`` false), and its one log record names the root
-    cause ``subprocess.CalledProcessError`` whose scrubbed stack trace is there to open: not the ``unknown`` of a
+    and that nothing was done upstream (``errscope.side_effect_possible`` false), the upstream's system and address
+    are the ones the worker's words name (``errscope.upstream.*``: none was set), and its one log record names the
+    root cause ``subprocess.CalledProcessError`` whose scrubbed stack trace is there to open: not the ``unknown`` of a
     crash, which would have sent on-call to the tool's code."""
     from errscope._explain import find_chains, render
     from errscope._otlp_json import load
 
-    TARGET["url"] = f"http://127.0.0.1:{closed_port()}/refunds"
+    port = closed_port()
+    TARGET["url"] = f"http://127.0.0.1:{port}/refunds"
     _, meta = run(style, tmp_path)
     ref = meta.get("io.errscope/error_ref")
     [chain] = find_chains(load(tmp_path), ref)
@@ -98,6 +100,11 @@ def test_j456_explain_reaches_the_workers_cause(style: str, tmp_path: Path) -> N
     assert chain.tool is not None, said
     assert chain.tool.get("errscope.failure_class") == "upstream_unavailable", said
     assert chain.tool.get("errscope.side_effect_possible") is False, said
+    # the worker's words name the service it could not reach (urllib3's pool): the upstream on-call opens next
+    assert (chain.tool.get("errscope.upstream.system"), chain.tool.get("errscope.upstream.address")) == (
+        "http", f"127.0.0.1:{port}"), said
+    assert [(r.get("errscope.upstream.address"), r.get("errscope.failure_class")) for r in chain.logs] == [
+        (f"127.0.0.1:{port}", "upstream_unavailable")], said
     assert "errscope.failure_class=upstream_unavailable" in said and "unknown" not in said, said
     assert [r.get("exception.type") for r in chain.logs] == ["subprocess.CalledProcessError"], said
     assert "root cause subprocess.CalledProcessError" in said, said
