@@ -1238,7 +1238,8 @@ _UPSTREAM_DATA: Final = prefiltered(re.compile(
 
 
 def is_crash_report(text: str) -> bool:
-    """Whether ``text`` reports a program's own crash (:data:`_CRASH`: a panic, a Python traceback, a segfault)."""
+    """Whether ``text`` reports a program's own crash (:data:`_CRASH`: a panic, a segfault, a Python traceback that
+    names no failure outside the program: :func:`_readable`)."""
     return _readable(text) is None
 
 

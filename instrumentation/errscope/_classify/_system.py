@@ -191,7 +191,8 @@ def _program_name(exc: BaseException) -> str | None:
 # retries exceeded …"), libcurl's "Failed to connect to pay.internal port 8080 …".
 _URL_IN_WORDS: Final = re.compile(r"""\b(https?)://[^\s'"<>()\[\]]+""", re.I)
 _URLLIB3_POOL: Final = re.compile(r"\bHTTPS?ConnectionPool\(host='([^'\s]+)', port=(\d{1,5})\)")
-_CURL_CONNECT: Final = re.compile(r"\b(?:connect to|resolve host:?) ([A-Za-z0-9_.:\[\]-]+?)(?: port (\d{1,5}))?(?=[\s:,]|$)")
+_CURL_CONNECT: Final = re.compile(
+    r"\b(?:connect to|resolve host:?) ([A-Za-z0-9_.:\[\]-]+?)(?: port (\d{1,5}))?(?=[\s:,]|$)")
 
 
 def _upstream_in_words(text: str) -> Upstream | None:
