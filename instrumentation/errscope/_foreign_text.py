@@ -10,6 +10,7 @@ reliable signal), then well-known phrases. Anything unrecognised is ``unknown``,
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from http import HTTPStatus
@@ -30,6 +31,7 @@ __all__ = [
     "counts_things",
     "data_texts",
     "deciding_cause",
+    "failure_lines",
     "grpc_code_reading",
     "grpc_status_in_text",
     "is_crash_report",
@@ -687,14 +689,26 @@ _CONFLICTED_WRITE: Final = prefiltered(re.compile(
 # found" for a session id the model passed): read only where the text is about MCP or JSON-RPC (:data:`_MCP_CONTEXT`:
 # the envelope, the transport's words, a method's name), or is a JSON-RPC error's message (:func:`names_ended_session`).
 # Not "session expired": a web login's and Salesforce's INVALID_SESSION_ID are credentials.
+# ... and a session that was never set up because the handshake one hop further failed, in the SDKs' and hosts' words
+# (MCP 2025-11-25, Lifecycle > Initialization: no request but pings before ``initialize`` was answered): the Java SDK's
+# ``McpError`` "Client failed to initialize by explicit API call" (any failure of ``initialize``, its cause dropped), a
+# host's "Failed to initialize MCP client: x", "Error initializing MCP server: …", a server's -32600 "Client not
+# initialized" (the PHP SDK's, to a request before the handshake), VS Code's "Server exited before responding to
+# `initialize` request.". Nothing was sent but the handshake. A client's "must be initialized before listing tools" is
+# the tool's own order of calls (J420's reading), not a handshake that failed.
 _SESSION_ENDED: Final = prefiltered(re.compile(
     r"\bsession(?: ?id)? (?:was )?(?:not found|terminated|unknown|no longer (?:exists|valid))\b|"
-    r"\bno transport found for session ?id\b|\b(?:no valid|invalid) session ?id\b|\bserver (?:already|not) initiali[sz]ed\b",
+    r"\bno transport found for session ?id\b|\b(?:no valid|invalid) session ?id\b|"
+    r"\b(?:server|client) (?:already|not) initiali[sz]ed\b|"
+    r"\b(?:client|server|session|connection) failed to initiali[sz]e\b|"
+    r"\b(?:failed to|could not|unable to) initiali[sz]e (?:the )?mcp\b|\berror initiali[sz]ing (?:the )?mcp\b|"
+    r"\bexited before responding to\b[^\n]{0,20}\binitiali[sz]e\b",
     re.I,
 ))
 _MCP_CONTEXT: Final = prefiltered(re.compile(
     r"\"jsonrpc\"|\bjson-?rpc\b|\bmcp\b|\bmcp ?error\b|\bmcp[-_ ]session|\bsessionid\b|\berror posting to endpoint\b|"
-    r"\bsending message\b|\bstreamable ?http\b|\b(?:tools|resources|prompts)/(?:list|call|read|get)\b",
+    r"\bsending message\b|\bstreamable ?http\b|\b(?:tools|resources|prompts)/(?:list|call|read|get)\b|"
+    r"`initialize` request\b",
     re.I,
 ))
 
@@ -916,6 +930,15 @@ _PHRASES: Final[tuple[tuple[FailureClass, Prefiltered], ...]] = (
             r"\breceived no (?:bytes|data)\b|\bstream error: stream id \d|\benotconn\b|"
             # pymodbus ("No response received after 0 retries", "Connection unexpectedly closed 0.000 seconds into read")
             r"\bno response (?:was )?received\b|\bunexpectedly closed\b|"
+            # A peer process or server that ended while the caller waited, in the MCP SDKs' and hosts' words: the C#
+            # SDK's "The server shut down unexpectedly." (its stdio transport, the server process gone), "… exited /
+            # terminated / crashed unexpectedly" (not known what it did before)
+            r"\b(?:server|process|service|host|peer|subprocess|child)\b[^.\n]{0,20}?\b(?:shut ?down|exited|terminated|"
+            r"crashed|died|quit) unexpectedly\b|"
+            # The MCP Python SDK's session with its write stream closed (the transport under it ended earlier): anyio's
+            # ClosedResourceError out of ``send`` and trio's ClosedResourceError, relayed by name (LangChain's "Error:
+            # ClosedResourceError()"): the request was never written (_NEVER_REACHED)
+            r"\bclosed ?resource ?error\b|"
             # A peer not connected: ENOTCONN ("Transport endpoint is not connected"), the TypeScript SDK's bare "Not
             # connected", a host's "MCP server 'x' is not connected" (an account "not connected" is setup, not an outage).
             r"\b(?:server|client|transport|session|socket|endpoint|connection)\b[^.\n]{0,40}?\bis not connected\b|"
@@ -1217,8 +1240,77 @@ _UPSTREAM_DATA: Final = prefiltered(re.compile(
 
 
 def is_crash_report(text: str) -> bool:
-    """Whether ``text`` reports a program's own crash (:data:`_CRASH`: a panic, a Python traceback, a segfault)."""
-    return _CRASH.search(text) is not None
+    """Whether ``text`` reports a program's own crash (:data:`_CRASH`: a panic, a segfault, a Python traceback that
+    names no failure outside the program: :func:`_readable`)."""
+    return _readable(text) is None
+
+
+# A Python traceback as Python prints it (``traceback.print_exception``): one block per exception of the chain, the
+# innermost cause first, each "Traceback (most recent call last):", its indented frames, then the exception's own
+# line(s) "module.Type: message", blocks joined by "The above exception was the direct cause of the following
+# exception:" or "During handling of the above exception, another exception occurred:".
+_PY_TRACEBACK: Final = re.compile(r"Traceback \(most recent call last\):[ \t]*\n")
+_PY_CHAIN_LINE: Final = re.compile(r"^(?:The above exception was|During handling of the above exception)", re.I)
+_PY_OWN_BUG: Final = re.compile(
+    r"(?:builtins\.)?(?:AttributeError|NameError|UnboundLocalError|TypeError|LookupError|KeyError|IndexError|"
+    r"AssertionError|ImportError|ModuleNotFoundError|SyntaxError|IndentationError|NotImplementedError|"
+    r"ZeroDivisionError|RecursionError|UnicodeDecodeError|UnicodeEncodeError)\b")
+"""Python's own exceptions for a program's bug (errscope's ``_PROGRAMMING_ERRORS`` and their subclasses, by name): what
+their line quotes is the program's key, name or value ("KeyError: 'NO_SUCH_VARIABLE'"), never an upstream's words."""
+_MAX_TRACEBACK_BLOCKS: Final = 16
+"""Blocks of a printed Python chain read at most (Python's own printer stops at the same depth)."""
+
+
+def _raised_lines(text: str) -> list[str]:
+    """The exception lines of each block of the Python tracebacks ``text`` prints, innermost first (at most
+    :data:`_MAX_TRACEBACK_BLOCKS`); the frames and the source lines under them are never read."""
+    raised = []
+    for block in _PY_TRACEBACK.split(text)[1:_MAX_TRACEBACK_BLOCKS + 1]:
+        lines: list[str] = []
+        for line in block.splitlines():
+            if not lines and (not line.strip() or line[:1] in " \t"):
+                continue  # a frame ("  File …") or its source line
+            if not line.strip() or _PY_CHAIN_LINE.match(line):
+                break
+            lines.append(line)
+        if lines:
+            raised.append("\n".join(lines))
+    return raised
+
+
+@functools.lru_cache(maxsize=256)
+def _traceback_cause(text: str) -> str | None:
+    """The exception line of a printed Python traceback that says what failed outside the program: the innermost of
+    the chain's exceptions whose own words a rule reads as an upstream's refusal or state (any class but ``unknown``
+    and ``invalid_input``). ``None`` when none does: the program's own failure (a ``KeyError``, a ``TypeError``, a
+    ``ValueError`` on a value it parsed), a crash report.
+
+    Python prints every uncaught exception so, an upstream's refused connection or 503 as much as a bug; its last lines
+    say which. A Go panic or a segfault is always a crash. (Not an "Exception Group Traceback": its members are printed
+    behind "| " and are not read.)"""
+    for raised in _raised_lines(text):
+        if _PY_TRACEBACK.search(raised) or _PY_OWN_BUG.match(raised):
+            continue
+        if _classify_whole(raised) not in (FailureClass.UNKNOWN, FailureClass.INVALID_INPUT):
+            return raised
+    return None
+
+
+def failure_lines(text: str) -> list[str]:
+    """The parts of ``text`` that say what failed, innermost first: a printed Python traceback's exception lines (never
+    its frames or their source lines, whose words and URLs are the program's code), else ``text`` itself."""
+    raised = _raised_lines(text) if _PY_TRACEBACK.search(text) else []
+    return raised or [text]
+
+
+def _readable(text: str) -> str | None:
+    """``text`` as the rules read it: ``None`` for a crash report (:data:`_CRASH`), the deciding exception line for a
+    Python traceback of a failure outside the program (:func:`_traceback_cause`), else ``text`` itself."""
+    if _CRASH.search(text) is None:
+        return text
+    if _PY_TRACEBACK.search(text) is None or _CRASH.search(_PY_TRACEBACK.sub("", text)) is not None:
+        return None  # a panic, a segfault, a nil pointer: a crash whatever else it prints
+    return _traceback_cause(text)
 
 
 def reads_upstream_data(text: str) -> bool:
@@ -1230,6 +1322,7 @@ def reads_upstream_data(text: str) -> bool:
 # unreachable network, a certificate refused in the handshake, a connect (not a read) timeout. Checked first: these
 # words also hold "timed out" or a number.
 _NEVER_REACHED: Final = prefiltered(re.compile(
+    r"\bclosed ?resource ?error\b|"
     r"\b(?:connection |connect )?refused\b|\beconnrefused\b|\bno such host\b|name or service not known|"
     r"nodename nor servname|failure in name resolution|could not resolve|name not resolved|name resolution failed|"
     r"\benotfound\b|unknown ?host|\bunknown mysql server host\b|unreachable|no route to host|\be(?:host|net)unreach\b|"
@@ -1394,9 +1487,11 @@ def never_reached(text: str) -> bool:
     """Whether a failure text says the upstream was never reached (refused, not resolved, unreachable, a certificate
     or handshake refused, a connect timeout, a circuit breaker open: :data:`_NEVER_REACHED`; a credential header the
     library refused to send; a setting the client refused (:func:`refuses_a_setting`); or curl's exit code for one); a
-    crash report never says so."""
-    if _CRASH.search(text):
+    crash report never says so (a Python traceback is read by its deciding exception line: :func:`_readable`)."""
+    readable = _readable(text)
+    if readable is None:
         return False
+    text = readable
     curl = curl_exit_in_text(text)
     h2 = http2_code_in_text(text)
     return (
@@ -1419,8 +1514,10 @@ def says_maybe_acted(text: str) -> bool:
     upstream was reached (refused, unresolved, unreachable, a certificate, a connect timeout) or a crash report. A
     text that says nothing of the kind is ``False``: the caller keeps what it knew (``None``, not known).
     """
-    if _CRASH.search(text) or never_reached(text):
+    readable = _readable(text)
+    if readable is None or never_reached(readable):
         return False
+    text = readable
     curl = curl_exit_in_text(text)
     if curl is not None:
         return curl[1]
@@ -1453,8 +1550,10 @@ def acted_per_text(text: str) -> bool | None:
         return True
     if never_reached(text):
         return False
-    if _CRASH.search(text):
+    readable = _readable(text)
+    if readable is None:
         return None
+    text = readable
     for match in _STATUS.finditer(text):
         status = int(match.group(1))
         if status in _HTTP_STATUSES and status >= 400 and not counts_things(text, match.end()):
@@ -1489,11 +1588,17 @@ def deciding_cause(text: str) -> str:
     parts name what was being attempted ("Permission check for refund failed", "invalid refund request"), which
     the phrase rules would misread as the failure; the innermost cause any rule reads (not ``unknown``) decides.
     With no cause marker, a Go/anyhow ``": "`` chain whose innermost links are a transport failure (the upstream not
-    reached, or reached and then lost: :func:`never_reached`, :func:`says_maybe_acted`) decides the same way. Else
-    the whole text. A crash report is always read whole (it is the tool's own failure).
+    reached, or reached and then lost: :func:`never_reached`, :func:`says_maybe_acted`) decides the same way; a
+    timeout's outer links, read through socket operations and mere labels (:data:`_ERROR_LABEL`), may say it was the
+    connect that failed (nothing sent). Else the whole text. A crash report is always read whole (it is the tool's own
+    failure); a printed Python traceback of a failure outside the program is its deciding exception line
+    (:func:`_traceback_cause`).
     """
-    if _CRASH.search(text):
+    readable = _readable(text)
+    if readable is None:
         return text
+    if readable is not text:  # a Python traceback: its deciding exception line
+        return readable
     if _CAUSED_BY.search(text):
         parts = _NUMBERED_CAUSE.split(text, maxsplit=_MAX_CAUSES)
     else:  # RE2 first: most texts have no marker, and a split is Python's scan of the whole text
@@ -1515,7 +1620,8 @@ def deciding_cause(text: str) -> str:
                 operation = _CHAIN_LINK.join(links[before:])
                 if never_reached(operation):
                     return operation
-                if not _NET_OPERATION.fullmatch(links[before].strip()):
+                link = links[before].strip()
+                if not (_NET_OPERATION.fullmatch(link) or _ERROR_LABEL.fullmatch(link)):
                     break
             return tail
     return text
@@ -1523,6 +1629,10 @@ def deciding_cause(text: str) -> str:
 
 _NET_OPERATION: Final = re.compile(r"(?:read|write|dial) (?:tcp|udp|unix)[46]?(?: \S+)?")
 """A socket operation as Go's net.OpError prints it before its cause ("read udp 10.0.0.9:43426->10.0.0.2:53")."""
+_ERROR_LABEL: Final = re.compile(r"(?:(?:mcp|json-?rpc) )?error(?: -?\d+)?|[a-z_][\w.$]*(?:error|exception)", re.I)
+"""A link that only labels the cause under it, read through to the operation further out: a JSON-RPC error's code as
+the TypeScript SDK prints it ("MCP error -32001: Request timed out" under a host's "Failed to connect to MCP server"),
+an exception's type name ("TimeoutError: timed out"). A timeout while the connection was being opened sent nothing."""
 
 
 def classify_text(text: str) -> FailureClass:
@@ -1545,8 +1655,10 @@ def _classify_whole(text: str) -> FailureClass:
     would read as invalid input are ``unknown`` in a text about an upstream's answer the tool could not decode
     (:func:`reads_upstream_data`). CamelCase kinds (``ConnectionRefused``) are read as words last.
     """
-    if _CRASH.search(text) or refuses_a_setting(text):
+    readable = _readable(text)
+    if readable is None or refuses_a_setting(text):
         return FailureClass.UNKNOWN
+    text = readable
     if _ACCOUNT_UNPAID.search(text) or refuses_credential_header(text):
         return FailureClass.PERMISSION_DENIED
     if _HELD_ELSEWHERE.search(text) or _CONFLICTED_WRITE.search(text):

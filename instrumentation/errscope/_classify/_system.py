@@ -15,6 +15,7 @@ from errscope._classify._facts import _attribute, _raised_connecting, http_addre
 from errscope._classify._http_errors import _proxy_refusal
 from errscope._foreign_text import (
     classify_text,
+    failure_lines,
     is_crash_report,
     never_reached,
     retry_after_from_text,
@@ -185,6 +186,34 @@ def _program_name(exc: BaseException) -> str | None:
     return None
 
 
+# Where a program's words name the service it could not use: a URL (``http_address``: host[:port], never userinfo,
+# path or query), urllib3's pool as requests prints it ("HTTPConnectionPool(host='pay.internal', port=8080): Max
+# retries exceeded …"), libcurl's "Failed to connect to pay.internal port 8080 …".
+_URL_IN_WORDS: Final = re.compile(r"""\b(https?)://[^\s'"<>()\[\]]+""", re.I)
+_URLLIB3_POOL: Final = re.compile(r"\bHTTPS?ConnectionPool\(host='([^'\s]+)', port=(\d{1,5})\)")
+_CURL_CONNECT: Final = re.compile(
+    r"\b(?:connect to|resolve host:?) ([A-Za-z0-9_.:\[\]-]+?)(?: port (\d{1,5}))?(?=[\s:,]|$)")
+
+
+def _upstream_in_words(text: str) -> Upstream | None:
+    """The upstream a failed program's words name (:data:`_URL_IN_WORDS`, :data:`_URLLIB3_POOL`, :data:`_CURL_CONNECT`),
+    from the line that says what failed first (``failure_lines``: a Python traceback's exception lines, innermost
+    first, never its frames); ``None`` when none is named. The on-call engineer needs which host failed (DESIGN:
+    upstream address on the tool span), as on the same failure raised in process."""
+    for line in failure_lines(text):
+        pool = _URLLIB3_POOL.search(line)
+        if pool:
+            return Upstream("http", None, f"{pool.group(1)}:{pool.group(2)}")
+        url = _URL_IN_WORDS.search(line)
+        address = http_address(url.group(0)) if url else None
+        if address:
+            return Upstream("http", None, address)
+        curl = _CURL_CONNECT.search(line)
+        if curl:
+            return Upstream(None, None, f"{curl.group(1)}:{curl.group(2)}" if curl.group(2) else curl.group(1))
+    return None
+
+
 def _program_failure(exc: BaseException) -> Classification | None:
     """A program the tool ran that exited with an error status: ``subprocess.CalledProcessError`` (``check=True``
     with the output captured), GitPython's ``GitCommandError`` (the git the official MCP git server drives), sh's
@@ -218,6 +247,8 @@ def _program_failure(exc: BaseException) -> Classification | None:
         url = _QUOTED_URL.search(text)
         upstream = (Upstream("http", str(status), http_address(url.group(1)) if url else None)
                     if status is not None else None)
+        if upstream is None and failure_class is FailureClass.UPSTREAM_UNAVAILABLE:
+            upstream = _upstream_in_words(text)
         if status is not None:
             sent = side_effect_for_http_status(status)
         elif failure_class is FailureClass.UPSTREAM_UNAVAILABLE:
