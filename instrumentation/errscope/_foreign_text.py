@@ -1261,9 +1261,19 @@ _MAX_TRACEBACK_BLOCKS: Final = 16
 """Blocks of a printed Python chain read at most (Python's own printer stops at the same depth)."""
 
 
+# An exception group as Python 3.11+ prints it (PEP 654: "  + Exception Group Traceback (most recent call last):", the
+# group's frames and line behind a "| " margin, then each member's traceback under a "+-+---- 1 ----" rule, nested groups
+# indented further). anyio's and asyncio's TaskGroups raise one, so an MCP Python server's failure is often printed so
+# ("ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)"): its members are the causes.
+_GROUP_MARGIN: Final = re.compile(r"^[ \t]*(?:\+-[-+]*(?: \d+ -+| \.\.\.[^\n]*)?[ \t]*$|[|+] ?)", re.M)
+
+
 def _raised_lines(text: str) -> list[str]:
     """The exception lines of each block of the Python tracebacks ``text`` prints, innermost first (at most
-    :data:`_MAX_TRACEBACK_BLOCKS`); the frames and the source lines under them are never read."""
+    :data:`_MAX_TRACEBACK_BLOCKS`); the frames and the source lines under them are never read. An exception group's
+    members are read as blocks of their own after the group's line (:data:`_GROUP_MARGIN`)."""
+    if "Exception Group Traceback" in text:
+        text = _GROUP_MARGIN.sub("", text)
     raised = []
     for block in _PY_TRACEBACK.split(text)[1:_MAX_TRACEBACK_BLOCKS + 1]:
         lines: list[str] = []
@@ -1286,8 +1296,8 @@ def _traceback_cause(text: str) -> str | None:
     ``ValueError`` on a value it parsed), a crash report.
 
     Python prints every uncaught exception so, an upstream's refused connection or 503 as much as a bug; its last lines
-    say which. A Go panic or a segfault is always a crash. (Not an "Exception Group Traceback": its members are printed
-    behind "| " and are not read.)"""
+    say which; an exception group's members are read after the group's own line. A Go panic or a segfault is always a
+    crash."""
     for raised in _raised_lines(text):
         if _PY_TRACEBACK.search(raised) or _PY_OWN_BUG.match(raised):
             continue

@@ -16,6 +16,7 @@ import pytest
 from errscope import FailureClass
 from errscope.client import RetryPolicy, ToolClient
 
+from tests.client.conftest import free_port
 from tests.client.test_heldout_cases import failed, peer, tool
 from tests.client.test_heldout_cases_12 import answered
 from tests.client.test_heldout_cases_17 import all_of, no_argument_note
@@ -160,6 +161,50 @@ async def test_j454_guard_a_traceback_of_the_programs_own_bug(tmp_path: Path, te
         "transfer": "Traceback (most recent call last):\n  File \"/srv/app/tools.py\", line 30, in transfer\n    amount = "
                     "int(raw)\nValueError: invalid literal for int() with base 10: 'ten'",
     })
+    all_of(results, FailureClass.UNKNOWN)
+    no_argument_note(results)
+
+
+def _printed_task_group_failure(coroutine: Any) -> str:
+    """What a Python MCP server prints for a tool whose TaskGroup member failed (PEP 654's format, real asyncio)."""
+    import asyncio
+    import traceback
+
+    async def run() -> str:
+        try:
+            async with asyncio.TaskGroup() as group:
+                group.create_task(coroutine())
+        except BaseException as exc:  # noqa: BLE001 (printed, as the server printed it)
+            return "".join(traceback.format_exception(exc))
+        raise AssertionError("the member did not fail")
+
+    return asyncio.run(run())
+
+
+async def test_j454_an_exception_group_is_read_by_its_members(tmp_path: Path, telemetry: Any) -> None:
+    """J454, the same server on Python 3.11+ with its upstream call inside a TaskGroup (the MCP Python SDK's and anyio's
+    "unhandled errors in a TaskGroup (1 sub-exception)"): the members' tracebacks are printed behind a "| " margin and
+    were not read, ``unknown``. The refused connect (real httpx against a closed port on 127.0.0.1) decides; a member's
+    own ``KeyError`` keeps the group the server's own failure."""
+    import anyio
+    import httpx
+
+    port = free_port()
+
+    async def fetch() -> None:
+        async with httpx.AsyncClient() as client:
+            await client.get(f"http://127.0.0.1:{port}/orders")
+
+    async def lookup() -> None:
+        raise KeyError("ORDERS_NOT_FOUND_URL")
+
+    refused = await anyio.to_thread.run_sync(_printed_task_group_failure, fetch)
+    own_bug = await anyio.to_thread.run_sync(_printed_task_group_failure, lookup)
+    assert "Exception Group Traceback" in refused and "| httpx.ConnectError" in refused
+    results = await answered(tmp_path, telemetry, {"fetch_orders": refused, "lookup_orders": own_bug})
+    refusal = {"fetch_orders": results.pop("fetch_orders")}
+    all_of(refusal, FailureClass.UPSTREAM_UNAVAILABLE)
+    not_sent(refusal)
     all_of(results, FailureClass.UNKNOWN)
     no_argument_note(results)
 
