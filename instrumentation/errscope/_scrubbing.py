@@ -469,18 +469,21 @@ _MASKED_AUTH_PARAM: Final = re.compile(rb"(?:^|[ \t,])[A-Za-z0-9_\-]+=\"((?:[*xX
 
 
 # RFC 7235 section 2.1: ``credentials = auth-scheme [ 1*SP ( token68 / #auth-param ) ]``. A run right after the header's
-# name, followed by a space and an auth-param (``AWS4-HMAC-SHA256 Credential=*****/..``, as Terraform's trace prints a
-# masked SigV4 header), is the scheme, not a scheme-less token: the params are judged by the rule that reads them (a
-# credential after a scheme, ``SharedKey <account>:<sig> x-ms-request-id=..``, is still judged as one). Python only: RE2
-# cannot look past the run.
+# name that is a signing scheme's name (capitals and digits joined by ``-``: ``AWS4-HMAC-SHA256``, ``GOOG4-RSA-SHA256``,
+# ``TC3-HMAC-SHA256``) followed by a space and an auth-param (``Credential=*****/..``, as Terraform's trace prints a
+# masked SigV4 header) is the scheme, not a scheme-less token: the params are judged by the rule that reads them. A
+# random run before a log line's next field (``authorization=<token> method=GET``) and a credential after a scheme
+# (``SharedKey <account>:<sig> x-ms-request-id=..``) are still judged as tokens. Python only: RE2 cannot look past the run.
 _AUTH_PARAM_AFTER: Final = re.compile(rb"[ \t]+[A-Za-z0-9_\-]+=")
 _AUTH_NAME_ONLY: Final = re.compile(rb"(?i:(?:proxy[_\-]?)?authorization)[^A-Za-z0-9]*")
+_SIGNING_SCHEME: Final = re.compile(rb"[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+")
 
 
 def _check_header(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
     if b'="' in secret and _MASKED_AUTH_PARAM.search(secret):
         return False
-    if _AUTH_PARAM_AFTER.match(data, secret_end) and _AUTH_NAME_ONLY.fullmatch(data, start, secret_end - len(secret)):
+    if (_SIGNING_SCHEME.fullmatch(secret) and _AUTH_PARAM_AFTER.match(data, secret_end)
+            and _AUTH_NAME_ONLY.fullmatch(data, start, secret_end - len(secret))):
         return False
     return not _HEADER_NOT_A_CREDENTIAL.fullmatch(secret)
 
