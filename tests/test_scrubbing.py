@@ -226,6 +226,11 @@ example(
     f"bad config line 7: aws_secret_access_key   {REDACTED}",
 )
 example(
+    "credential_set_to_value",
+    "Setting --http-password (httppassword) to Qu1ck-Brown-77fox",
+    f"Setting --http-password (httppassword) to {REDACTED}",
+)
+example(
     "keyword_phrase",
     "smtp relay refused token tok-Q7x-77; your reset code is 913-K4Z",
     f"smtp relay refused token {REDACTED}; your reset code is {REDACTED}",
@@ -338,6 +343,11 @@ example(
     "markup_gap_value",
     "<p><b>API key</b>: <code>Q7wv2LmX9zRt4KpYx8Nc</code> (rotated)</p>",
     f"<p><b>API key</b>: <code>{REDACTED}</code> (rotated)</p>",
+)
+example(
+    "signature_next_line",
+    "botocore.auth [DEBUG] Signature:\n9c1f4e7a2b8d3c6f0a5e1d9b7c4a2f8e6d3b0c91a7f5e2d8b4c6a9f1e3d7b5c2\nbotocore.endpoint [DEBUG] Sending",
+    f"botocore.auth [DEBUG] Signature:\n{REDACTED}\nbotocore.endpoint [DEBUG] Sending",
 )
 example(
     "signature_items",

@@ -1740,6 +1740,23 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         trigger=r"(?i:signature|mac|sig)(?i:[_\-](?:[0-9]{1,4}|v[0-9]|sha[0-9]{0,3}))*\\*[\"']?[ \t]*[:=]",
     ),
     SecretPattern(
+        "signature_next_line",
+        "header",
+        # the label alone at its line's end, the value alone on the next line (a debug log's multi-line record)
+        r"(\b(?i:signature|h?mac|sig)(?i:[_\-](?:[0-9]{1,4}|v[0-9]|sha[0-9]{0,3}))*\\*[\"']?[ \t]*[:=][ \t]*\r?\n[ \t]*)"
+        r"(?:[A-Za-z][A-Za-z0-9]{0,7}=)?[A-Za-z0-9+/_\-]{20,}={0,2}"
+        r"([ \t]*(?:\r?\n|$))",
+        True,
+        "A signature or MAC printed on the line after its label, the value alone on that line: botocore's debug log "
+        "(``botocore.auth [DEBUG] Signature:`` then the SigV4 signature in hex), a YAML ``signature:`` whose value "
+        "the printer moved to the next line, also with its algorithm's name (``sha256=<hex>``). 20+ base64/hex characters; Python: random-looking (a label followed by "
+        "prose or a PGP block stays).",
+        keep_suffix=True,
+        hints=("sig", "mac"),
+        verify="random",
+        trigger=r"(?i:signature|mac|sig)(?i:[_\-](?:[0-9]{1,4}|v[0-9]|sha[0-9]{0,3}))*\\*[\"']?[ \t]*[:=][ \t]*\r?\n",
+    ),
+    SecretPattern(
         "secret_value_list",
         "keyword",
         # up to two characters before the key, kept: the Collector's leftmost pass must start here, not at the
@@ -2072,13 +2089,15 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "keyword_space_separated",
         "keyword",
         r"((?i:(?:secret[_\-]?access[_\-]?key|api[_\-]?key|client[_\-]?secret|access[_\-]?token"
-        r"|[a-z]+[_\-]?token|password|passwd|[a-z]+(?:pass|auth)))[ \t]+)"
+        r"|[a-z]+[_\-]?token|password|passwd|[a-z]+(?:pass|auth)))(?:[ \t]+|['\"][ \t]*,[ \t]*['\"]))"
         + _with_digit(_TOK, r"[A-Za-z+/=_\-.~]"),
         True,
-        "Config-file lines without a separator (aws_secret_access_key AbC...); the value must be "
-        "16+ token characters with a digit, so prose such as 'password authentication failed' survives.",
+        "Config-file lines without a separator (aws_secret_access_key AbC...), and the same key and value as the "
+        "next items of a printed argv list (``aws --debug``'s ``Arguments entered to CLI: ['configure', 'set', "
+        "'aws_secret_access_key', '...']``); the value must be 16+ token characters with a digit, so prose such as "
+        "'password authentication failed' survives.",
         hints=("key", "secret", "token", "pass", "auth"),
-        trigger=r"(?i:key|secret|token|pass(?:word|wd)?|auth)[ \t]+[A-Za-z0-9+/=_\-.~]{16}",
+        trigger=r"(?i:key|secret|token|pass(?:word|wd)?|auth)(?:[ \t]+|['\"][ \t]*,[ \t]*['\"])[A-Za-z0-9+/=_\-.~]{16}",
     ),
     SecretPattern(
         "keyword_phrase",
@@ -2098,6 +2117,28 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         hints=("token", "pass", "secret", "key", "code", "otp", "pin", "токен", "пароль", "ключ", "令牌", "密", "トークン", "パスワード", "キー", "토큰", "비밀번호", "키"),
         trigger=r"(?i:token|password|passwd|passcode|secret|key|otp|pin|code)[ \t]+(?i:(?:is|was)[ \t]+)?['\"`]?[A-Za-z0-9_\-.~+/=]*[0-9]"
         rf"|(?:{_FOREIGN_PHRASE_WORDS})[^\r\n{_OPEN_QUOTES}]*[{_OPEN_QUOTES}][A-Za-z0-9_\-.~+/=]*[0-9]",
+    ),
+    SecretPattern(
+        "credential_set_to_value",
+        "keyword",
+        # the word, then at most a parenthesised option name (wget's ``--password (password)``), a reference's closer
+        # (a Go template's ``<.Values.db.password>:``) or what it is for (``password for ftp.example.org``), then
+        # ``to`` / ``set to`` / ``value``
+        # (the word starts a word: ``jsonwebtoken to 9.0.1`` is a package's version)
+        r"((?:^|[^A-Za-z])(?i:pass(?:word|wd|phrase)|secret|token|api[_\-]?key|credentials?)"
+        r"(?:[ \t]*\([A-Za-z0-9_.\-]{1,40}\)|[>\])\"'`]{1,2}:?|[ \t]+(?i:for)[ \t]+[^\s]{1,60})?"
+        r"[ \t]+(?i:(?:set[ \t]+)?to|value)[ \t]+[\"'`]?)"
+        # the first character no mask's or reference's (``****``, ``$VAR``, ``%s``), a digit somewhere
+        r"(?:[0-9]|[^\s'\"`<>\[\]{}$%*(),;][^\s'\"`<>\[\]{},;]*[0-9])[^\s'\"`<>\[\]{},;]*",
+        True,
+        "A credential named, then the value a tool says it set it to or an error echoes for it: wget's debug "
+        "``Setting --http-password (httppassword) to ...``, ``password set to ...``, a Go template's ``at "
+        "<.Values.smtp.password>: value ... is not a map``. The value has a digit; Python: a password's or a random "
+        "shape (``token to 3600s``, ``password to 2026-01-01`` stay).",
+        hints=("pass", "secret", "token", "key", "credential"),
+        verify="credential",
+        trigger=r"(?i:pass(?:word|wd|phrase)|secret|token|api[_\-]?key|credentials?)"
+        r"(?:[ \t]*\([A-Za-z0-9_.\-]+\)|[>\])\"'`]{1,2}:?|[ \t]+(?i:for)[ \t]+[^\s]+)?[ \t]+(?i:(?:set[ \t]+)?to|value)[ \t]",
     ),
     SecretPattern(
         "keyword_space_password",

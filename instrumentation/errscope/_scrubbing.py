@@ -435,6 +435,9 @@ def _check_keyword_random(data: bytes, start: int, secret: bytes, secret_end: in
         return False
     if _COOKIE_KEY.search(data, start, secret_start):  # a cookie header's value: its values judged, not its names
         return _check_cookies(data, start, secret, secret_end)
+    named = _PAIR_NAME.match(data, start, secret_start)  # a (name, value) object naming a session cookie (HAR)
+    if named is not None and _session_value(named.group(1), secret):
+        return True
     return (looks_random(secret) and not _ID_OR_DIGEST.fullmatch(secret) and not _NAME_OF_HEADER.fullmatch(secret)
             and not _WORDS_NAME.fullmatch(secret))
 
@@ -443,6 +446,8 @@ def _check_keyword_random(data: bytes, start: int, secret: bytes, secret_end: in
 # signature and a digest of the signed content, which every verifier reads (SAML metadata, WS-Security headers).
 _XMLDSIG_VALUE: Final = re.compile(rb"(?:SignatureValue|DigestValue)>$")
 _COOKIE_KEY: Final = re.compile(rb"(?i:cookie)[\"']?[ \t]*[:=][ \t]*[\"']?$")
+# The name member of a (name, value) object at a match's start (``"name": "session"``): the name the value is judged by.
+_PAIR_NAME: Final = re.compile(rb"(?i:name|key)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?([^\"'\\\s,]+)")
 
 
 # Lower-case words joined by ``_`` or ``-``, a number after them: a name (a cookie's ``consent_given_2024``, a flag's),
@@ -463,8 +468,22 @@ def _check_not_a_name(data: bytes, start: int, secret: bytes, secret_end: int) -
 _MASKED_AUTH_PARAM: Final = re.compile(rb"(?:^|[ \t,])[A-Za-z0-9_\-]+=\"((?:[*xX#.]{3,}|<[^>\"]*>|\[[^\]\"]*\]|\(?(?i:redacted|hidden|masked))\)?)\"")
 
 
+# RFC 7235 section 2.1: ``credentials = auth-scheme [ 1*SP ( token68 / #auth-param ) ]``. A run right after the header's
+# name that is a signing scheme's name (capitals and digits joined by ``-``: ``AWS4-HMAC-SHA256``, ``GOOG4-RSA-SHA256``,
+# ``TC3-HMAC-SHA256``) followed by a space and an auth-param (``Credential=*****/..``, as Terraform's trace prints a
+# masked SigV4 header) is the scheme, not a scheme-less token: the params are judged by the rule that reads them. A
+# random run before a log line's next field (``authorization=<token> method=GET``) and a credential after a scheme
+# (``SharedKey <account>:<sig> x-ms-request-id=..``) are still judged as tokens. Python only: RE2 cannot look past the run.
+_AUTH_PARAM_AFTER: Final = re.compile(rb"[ \t]+[A-Za-z0-9_\-]+=")
+_AUTH_NAME_ONLY: Final = re.compile(rb"(?i:(?:proxy[_\-]?)?authorization)[^A-Za-z0-9]*")
+_SIGNING_SCHEME: Final = re.compile(rb"[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+")
+
+
 def _check_header(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
     if b'="' in secret and _MASKED_AUTH_PARAM.search(secret):
+        return False
+    if (_SIGNING_SCHEME.fullmatch(secret) and _AUTH_PARAM_AFTER.match(data, secret_end)
+            and _AUTH_NAME_ONLY.fullmatch(data, start, secret_end - len(secret))):
         return False
     return not _HEADER_NOT_A_CREDENTIAL.fullmatch(secret)
 
@@ -472,15 +491,27 @@ def _check_header(data: bytes, start: int, secret: bytes, secret_end: int) -> bo
 # A cookie string's ``name=value`` pairs and attributes (``; Path=/``): only the values are judged, not the names
 # (``CloudFront-Key-Pair-Id`` is a name of mixed case, no random value), and a value of dotted numbers is a version or
 # an analytics client id (``_ga=GA1.2.<n>.<n>``), not a session.
-_COOKIE_PAIR: Final = re.compile(rb"[^=;,\s]+=([^;,\s]*)")
+_COOKIE_PAIR: Final = re.compile(rb"([^=;,\s]+)=([^;,\s]*)")
 _DOTTED_NUMBERS: Final = re.compile(rb"[A-Za-z]{0,3}[0-9]{0,3}(?:\.[0-9]+)+")
+# A session cookie's name (``JSESSIONID``, ``PHPSESSID``, ``connect.sid``, ``session``, ``__Host-sid``,
+# ``_app_session``, ``.AspNetCore.Session``; RFC 6265 section 8.4: the cookie is the session's bearer credential). Its
+# value goes in a password's shape too, not only a random one: what a server issues as a session id is the
+# credential whatever it looks like. An id or digest shape (a UUID, hex digits and dashes) is judged as before.
+_SESSION_NAME: Final = re.compile(rb"(?i).*(?:session(?:[_\-]?id)?|sess(?:ion)?id)|(?:.*[^a-z])?sid")
+
+
+def _session_value(name: bytes, value: bytes) -> bool:
+    """``value`` is a credential's shape under the session cookie's ``name`` (:data:`_SESSION_NAME`)."""
+    return (bool(_SESSION_NAME.fullmatch(name)) and looks_like_password(value) and not _ID_OR_DIGEST.fullmatch(value)
+            and not _HEX_ID.fullmatch(value))
 
 
 def _check_cookies(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
-    values = _COOKIE_PAIR.findall(secret)
-    if not values:
+    pairs = _COOKIE_PAIR.findall(secret)
+    if not pairs:
         return _check_random(data, start, secret, secret_end)
-    return any(_check_random(data, start, v, secret_end) and not _DOTTED_NUMBERS.fullmatch(v) for v in values)
+    return any((_check_random(data, start, v, secret_end) and not _DOTTED_NUMBERS.fullmatch(v)) or _session_value(n, v)
+               for n, v in pairs)
 
 
 def _check_password(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
