@@ -1211,6 +1211,12 @@ def test_extension_is_generated_and_covers_the_kinds() -> None:
             "Server=tcp:sql.example.test,1433;User ID=etl;Password=Winter#2026;Encrypt=True",
             f"Server=tcp:sql.example.test,1433;User ID=etl;Password={REDACTED};Encrypt=True",
         ),
+        # a '#' right after a credential's value is the password's symbol, not a fragment; after anything else it is one
+        (
+            "jdbc:postgresql://db.example.test:5432/app?user=ci&password=Harbor#432quokka&ssl=true",
+            f"jdbc:postgresql://db.example.test:5432/app?user=ci&password={REDACTED}&ssl=true",
+        ),
+        ("https://docs.example.test/guide?page=2#password-rules", "https://docs.example.test/guide?page=2#password-rules"),
     ],
 )
 def test_urls_and_dsns(text: str, expected: str) -> None:

@@ -1008,7 +1008,9 @@ def _scrub_url(url: str) -> str:
         head, query = rest[: q + 1], rest[q + 1 :]
         fragment = ""
         h = query.find("#")
-        if h >= 0:
+        name, eq, _value = re.split(r"[&;]", query[:h])[-1].partition("=") if h >= 0 else ("", "", "")
+        if h >= 0 and not (eq and _SENSITIVE_PARAM.match(name)):
+            # (a '#' right after a credential's value is the password's own symbol, not a fragment: it is redacted with it)
             query, fragment = query[:h], query[h:]
         parts = re.split(r"([&;])", query)
         changed = False
