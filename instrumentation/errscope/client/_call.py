@@ -183,6 +183,9 @@ class LogicalCall:
     """The latest attempt certainly never reached the tool: it may be sent again at the transport layer."""
     held: bool = False
     """The latest attempt was held back by the open circuit breaker."""
+    repeated_on: str | None = None
+    """The server's declaration an attempt was repeated on after one that may have run (``readOnlyHint``,
+    ``idempotentHint``, the honoured key), ``None`` while every repeat was of an attempt that never reached the tool."""
 
     def safe_to_repeat(self) -> bool:
         """The server's latest declaration (re-read before every retry: ``list_changed`` may withdraw it)."""
@@ -191,6 +194,9 @@ class LogicalCall:
     # -- one attempt ---------------------------------------------------------------------------------
     async def attempt(self, number: int) -> ToolCallResult:
         owner = self.owner
+        if number > 1 and not self.undelivered and not self.held:
+            # The attempt before may have run: this one rests on the server's word that a repeat is harmless.
+            self.repeated_on = owner.catalog.repeat_basis(self.tool, keyed=self.key is not None) or self.repeated_on
         name = safe_name(self.tool)  # the model's words, echoed into telemetry: scrubbed, bounded (cached)
         attributes: dict[str, Any] = {
             MCP_METHOD_NAME: "tools/call",

@@ -92,13 +92,23 @@ class ToolCatalog:
         ``io.errscope/idempotency_key_honoured: true`` (the server deduplicates on the key).
         A tool not in the listing is not safe to repeat.
         """
+        return self.repeat_basis(name, keyed=keyed) is not None
+
+    def repeat_basis(self, name: str, *, keyed: bool) -> str | None:
+        """The declaration that makes a repeat of the call harmless, as last listed (see :meth:`is_safe_to_repeat`),
+        named as the server wrote it: ``"readOnlyHint"``, ``"idempotentHint"`` or the ``_meta`` key; ``None`` when
+        the server declares nothing that allows one."""
         tool = self._tools.get(name)
         if tool is None:
-            return False
+            return None
         hints = tool.annotations
-        if hints is not None and (hints.read_only_hint is True or hints.idempotent_hint is True):
-            return True
-        return keyed and tool.meta is not None and tool.meta.get(META_IDEMPOTENCY_KEY_HONOURED) is True
+        if hints is not None and hints.read_only_hint is True:
+            return "readOnlyHint"
+        if hints is not None and hints.idempotent_hint is True:
+            return "idempotentHint"
+        if keyed and tool.meta is not None and tool.meta.get(META_IDEMPOTENCY_KEY_HONOURED) is True:
+            return META_IDEMPOTENCY_KEY_HONOURED
+        return None
 
     def replace(self, tools: Sequence[Tool]) -> None:
         """Install a fresh listing."""

@@ -42,6 +42,7 @@ from errscope.client._connection import ServerConnection, describe
 from errscope.client._deadline import TimeoutPolicy
 from errscope.client._keys import new_idempotency_key
 from errscope.client._result import ToolCallResult
+from errscope.client._shaping import sent_again_on_declaration
 from errscope.client._retry import RetryPolicy
 from errscope.client._telemetry import ClientTelemetry, install_sdk_span_suppression, log_shown_to_model
 from errscope.client._wire import WireTap
@@ -301,6 +302,11 @@ class ToolClient:
         if (result.attempts, result.idempotency_key, result.request_ids) != (count, key, request_ids):
             # A frozen result is rebuilt whole: only when a retry, a failure or a re-list changed the facts.
             result = replace(result, attempts=count, idempotency_key=key, request_ids=request_ids)
+        if call.repeated_on is not None and result.outcome is not Outcome.OK and count > 1:
+            # Repeated on the server's word alone (a hint is a claim, not a guarantee): the model is told how often it
+            # went out, since each attempt may have acted (PrimeIntellect-ai/verifiers PR #2154: mis-declared tools).
+            result = replace(result, text=sent_again_on_declaration(result.text, result.error_ref, name, count,
+                                                                    call.repeated_on))
         if result.outcome is not Outcome.OK:  # not the property: a Python call
             if key is not None:  # only a call that did not succeed is retried with its key
                 self._key_links[key] = call.links[-8:]

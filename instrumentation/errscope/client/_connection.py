@@ -252,7 +252,10 @@ def _http_client_with_trace_headers(max_connections: int, session: dict[str, str
         if "mcp-session-id" in response.request.headers and (
             response.status_code == 404 or (response.status_code == 400 and await _refuses_the_session(response))
         ):
-            tap.session_ended()
+            # Not run only when this 404 answered the call's own POST: one to the GET resuming its stream (the POST
+            # was taken, the tool may have run; typescript-sdk #2499, a restart or a balancer between) says nothing of it.
+            taken = attempt is not None and attempt.http_status is not None and 200 <= attempt.http_status <= 299
+            tap.session_ended(refused_the_call=response.request.method == "POST" and not taken)
             return
         value = response.headers.get("mcp-session-id")
         if value:

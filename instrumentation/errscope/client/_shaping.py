@@ -227,6 +227,17 @@ def from_result(
     )
 
 
+def sent_again_on_declaration(text: str, ref: str | None, tool: str, attempts: int, basis: str) -> str:
+    """``text`` of a call that failed after errscope repeated an attempt that may have run, saying so before the ref:
+    the repeat rested only on the server's declaration (MCP, Tools > ToolAnnotations: hints are the author's claim,
+    not a guarantee), so each attempt may have taken effect. ``basis`` is the declaration's name as listed."""
+    note = f"It was sent {attempts} times, as the server declares {safe_name(tool)} safe to repeat ({basis})."
+    tail = f"Ref {ref}."
+    if ref and text.endswith(tail):
+        return f"{text[: -len(tail)].rstrip()} {note} {tail}"
+    return f"{text} {note}"
+
+
 def without_ref(text: str, ref: str | None) -> str:
     """``text`` without the call's own ref (``Ref ERR-…``, in parentheses or not): the note ends with it, and the
     model reads it once (an errscope server or proxy appends it to its messages too)."""

@@ -316,14 +316,16 @@ class WireTap:
         """Whether a request of ``method`` other than ``tools/call`` went out and got no answer (yet)."""
         return method in self.other_requests.values()
 
-    def session_ended(self) -> None:
+    def session_ended(self, *, refused_the_call: bool) -> None:
         """The server has ended the session (HTTP 404 to it): the connection is lost, the next call re-opens one.
 
         Runs in the sending task (the SDK's HTTP transport posts in its sender's context), so the
-        attempt that met it is :data:`CURRENT_ATTEMPT`.
+        attempt that met it is :data:`CURRENT_ATTEMPT`. Only when the 404 answered the POST that carried that
+        attempt (``refused_the_call``) was the call not processed; a 404 to a later request of the attempt (the
+        ``Last-Event-ID`` GET resuming its stream, SEP-1699) comes after the server took the call, which may have run.
         """
         attempt = CURRENT_ATTEMPT.get()
-        if attempt is not None:
+        if attempt is not None and refused_the_call:
             attempt.session_ended = True
         if not self.closed:
             self.closed = True

@@ -20,6 +20,7 @@ from contextlib import AsyncExitStack
 from typing import Any, Final, Protocol
 
 import httpx2
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from errscope._attributes import META_FAILURE_CLASS, META_HTTP_STATUS, META_SIDE_EFFECT_POSSIBLE
 from errscope._http import class_for_mcp_endpoint_status, retry_after_from_headers, side_effect_for_http_status
@@ -275,6 +276,10 @@ class HttpServer:
         """Requests whose POST failed below HTTP (bounded), by id: whether the request may have reached the server.
         The SDK's stand-in error for each is answered as the proxy answers a call to a server that stopped."""
         self._unreachable_said = False
+        self._version: str | None = None
+        """The protocol version the server answered ``initialize`` with: stamped as ``MCP-Protocol-Version`` on every
+        later request (MCP 2025-06-18 and later, Transports > Protocol Version Header: the client MUST send it; a server
+        without it assumes 2025-03-26, with no resumable streams)."""
         self._session_gone = False
         """The server said it no longer knows the session: the next request opens a new one."""
         self._opening: asyncio.Lock = asyncio.Lock()
@@ -368,6 +373,7 @@ class HttpServer:
                     logger.warning("streamable HTTP transport: %s", type(item).__name__)
                     continue
                 message = item.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+                self._note_version(message)
                 if self._handshake.answers_replay(message):
                     continue
                 sent = self._unanswered.pop(json.dumps(message.get("id")), None) if "id" in message else None
@@ -390,8 +396,19 @@ class HttpServer:
                     return False
         return await self._send(message)
 
+    def _note_version(self, message: Any) -> None:
+        """Remember the version of the server's answer to ``initialize`` (the host's or the replayed one)."""
+        initialize = self._handshake.initialize
+        if not isinstance(message, dict) or initialize is None or message.get("id") not in (initialize.get("id"), _REPLAY_ID):
+            return
+        result = message.get("result")
+        version = result.get("protocolVersion") if isinstance(result, dict) else None
+        if isinstance(version, str) and version not in MODERN_PROTOCOL_VERSIONS and "serverInfo" in result:
+            self._version = version
+
     async def _send(self, message: Any) -> bool:
-        from mcp.shared.message import SessionMessage
+        from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
+        from mcp.shared.message import ClientMessageMetadata, SessionMessage
         from mcp_types import jsonrpc_message_adapter
         from pydantic import ValidationError
 
@@ -400,12 +417,19 @@ class HttpServer:
         except ValidationError:
             logger.warning("not a JSON-RPC message; dropped")
             return False
-        await self._write.send(SessionMessage(parsed))
+        initializing = isinstance(message, dict) and message.get("method") == "initialize"
+        if self._version is not None and not initializing:
+            # The SDK's transport sends the header only as its ClientSession stamps it; the proxy's messages are raw.
+            stamp = ClientMessageMetadata(headers={MCP_PROTOCOL_VERSION_HEADER: self._version})
+            await self._write.send(SessionMessage(parsed, metadata=stamp))
+        else:
+            await self._write.send(SessionMessage(parsed))
         return True
 
     async def _new_session(self) -> bool:
         """A new transport (no session id) and the host's handshake replayed into it; its answer is not relayed."""
         self._session_gone = False
+        self._version = None  # the replayed initialize's answer names the new session's
         await self._close()
         await self._open()
         if not await self._handshake.replay(self._send):
