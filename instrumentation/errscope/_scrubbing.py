@@ -1078,9 +1078,19 @@ def _redact_by_key(key: Any, value: Any) -> bool:
     else:
         text = value if isinstance(value, str) else str(value)
     data = text.encode("utf-8", "surrogatepass")
-    if not text or _is_masked(data) or text[:1] in "${<%":  # empty, masked, a placeholder
+    if not text or _is_masked(data) or text[:1] in "${<%" or text[:2] == "{{":  # empty, masked, a placeholder
+        return False
+    if _not_a_value(data, data, len(data)):  # what the text rules read as no value there: a label, a flag, a reference
+        return False
+    scheme = _SCHEME_THEN.fullmatch(text)  # ``Bearer ${input:github_token}``, ``Bearer {{accessToken}}``, ``Bearer YOUR_API_KEY``
+    if scheme is not None and (scheme.group(1)[:1] in "${<%" or scheme.group(1)[:2] == "{{" or _is_masked(scheme.group(1).encode())
+                               or _not_a_value(data, scheme.group(1).encode(), len(data))):
         return False
     return kind == "secret" or looks_random(data)
+
+
+_SCHEME_THEN: Final = re.compile(r"[A-Za-z][A-Za-z0-9\-]{1,30}[ \t]+(\S+)")
+"""An auth scheme and what follows it (RFC 9110 section 11.4: ``<scheme> <credentials>``)."""
 
 
 # A key naming several credentials (``api_keys``, ``accessTokens``, ``passwords``, ``token_list``): the text rule
@@ -1094,6 +1104,15 @@ def _names_several(name: str) -> bool:
         return False
     start = found.start()
     return start == 0 or not name[start - 1].isalpha() or (name[start].isupper() and name[start - 1].islower())
+
+
+_PLURAL: Final = re.compile(r"(.*[a-z])s((?:[_.\-]?(?:v?[0-9]+|b64|base64|raw|enc|encoded|hex))*)", re.IGNORECASE)
+
+
+def _singular(name: str) -> str | None:
+    """``name`` with its last word in the singular (``unseal_keys_b64`` → ``unseal_key_b64``), ``None`` if no plural."""
+    found = _PLURAL.fullmatch(name) if len(name) <= 64 else None
+    return found.group(1) + found.group(2) if found is not None else None
 
 
 def _list_item(value: Any) -> bool:
@@ -1213,6 +1232,47 @@ def _after_option(previous: Any, item: Any) -> bool:
     return option is not None and key_kind(option.group(1)) == "secret" and _redact_by_key(option.group(1), item)
 
 
+def _run_text(item: Any) -> str | None:
+    """The text of a rich-text run: ``{"type": "text", "text": "…"}`` (ProseMirror, Atlassian's ADF, Slack's
+    ``rich_text`` elements), ``{"text": {"content": "…"}, "plain_text": "…"}`` (Notion); ``None`` for anything else."""
+    if not isinstance(item, Mapping):
+        return None
+    text = item.get("text")
+    if isinstance(text, Mapping):
+        text = text.get("content")
+    if not isinstance(text, str):
+        text = item.get("plain_text")
+    return text if isinstance(text, str) else None
+
+
+_LABEL_END: Final = re.compile(r"([A-Za-z][A-Za-z0-9_.\-]*(?:[ \t]+[A-Za-z][A-Za-z0-9_.\-]*){0,2})[ \t]*[:：=]?[ \t]*")
+
+
+def _runs_read_together(window: Any, items: list[Any]) -> list[Any]:
+    """Rich text splits a line into runs by their marks (``**API key:** `…` ``): a run that ends in a credential's
+    name (``Password``, ``API key:``, ``Bot token``) names the next run's text when it has a credential's shape, as the
+    text rules read the line joined (``Bot token: `changeme-in-vault` `` is a note)."""
+    for i in range(1, len(items)):
+        label, text = _run_text(window[i - 1]), _run_text(window[i])
+        if label is None or text is None or len(label) > 200 or not isinstance(items[i], dict):
+            continue
+        words = label.rstrip()
+        found = _LABEL_END.search(words[-60:]) if words else None
+        name = found.group(1).replace(" ", "_").replace("\t", "_") if found is not None and found.end() == len(words[-60:]) else ""
+        value = text.strip()
+        shaped = value.encode("utf-8", "surrogatepass")  # prose after a label is no value: a credential's shape is
+        if name and key_kind(name) == "secret" and _redact_by_key(name, value) and (looks_random(shaped) or looks_like_password(shaped)):
+            run = dict(items[i])
+            if isinstance(run.get("text"), str):
+                run["text"] = REDACTED
+            elif isinstance(run.get("text"), Mapping):
+                run["text"] = {**run["text"], "content": REDACTED}
+            if isinstance(run.get("plain_text"), str):
+                run["plain_text"] = REDACTED
+            items[i] = run
+    return items
+
+
 def _scrub_member(key: Any, value: Any, trust_safe_keys: bool, depth: int) -> Any:
     """``value`` as it stands under ``key``: redacted when the key names a credential; a list, tuple or set under
     such a key has each of its values read under it (``{"password": ["…"]}``, as ``"password": ["…"]`` printed),
@@ -1231,6 +1291,12 @@ def _scrub_member(key: Any, value: Any, trust_safe_keys: bool, depth: int) -> An
         if any(_list_item(v) and _check_unnamed(b"", 0, v.encode("utf-8", "surrogatepass"), 0) for v in window):
             return _same_kind(value, [REDACTED if _list_item(v) else scrub_value(v, trust_safe_keys=trust_safe_keys, _depth=depth + 1)
                                       for v in window])
+    singular = _singular(name) if name is not None and isinstance(value, (list, tuple, set, frozenset)) else None
+    if singular is not None and key_kind(singular) and not hasattr(value, "_fields"):
+        # a plural of a credential noun (``unseal_keys_b64``, ``session_keys``): each item with a credential's shape
+        window = list(value)[:_MAX_ITEMS]
+        return _same_kind(value, [REDACTED if _list_item(v) and looks_random(v.encode("utf-8", "surrogatepass"))
+                                  else scrub_value(v, trust_safe_keys=trust_safe_keys, _depth=depth + 1) for v in window])
     return scrub_value(value, trust_safe_keys=trust_safe_keys, _depth=depth + 1)
 
 
@@ -1248,9 +1314,24 @@ def _same_kind(obj: Any, items: list[Any]) -> Any:
     return tuple(items)
 
 
+# A JSON Web Key's private members (RFC 7518 section 6.2.2: EC ``d``; 6.3.2: RSA ``d``, ``p``, ``q``, ``dp``, ``dq``,
+# ``qi``; 6.4.1: a symmetric key's ``k``; RFC 8037: OKP ``d``), known by the ``kty`` member every JWK has.
+_JWK_PRIVATE: Final = frozenset({"d", "p", "q", "dp", "dq", "qi", "k"})
+# A pair's ``type`` that says its value is hidden: Postman's and Insomnia's ``secret`` variables, an HTML form's
+# ``password`` input, 1Password's ``CONCEALED`` field, a ``hidden`` one.
+_HIDDEN_TYPES: Final = frozenset({"secret", "password", "concealed", "hidden", "secure", "securestring"})
+
+
+def _typed_hidden(obj: Mapping[Any, Any]) -> bool:
+    kind = obj.get("type")
+    return isinstance(kind, str) and kind.lower() in _HIDDEN_TYPES
+
+
 def _scrub_mapping(obj: Mapping[Any, Any], trust_safe_keys: bool, depth: int, under: str | None = None) -> dict[Any, Any]:
     out: dict[Any, Any] = {}
     pair = _named_pair(obj)
+    jwk = isinstance(obj.get("kty"), str)
+    hidden = pair is not None and _typed_hidden(obj)
     for i, (key, value) in enumerate(obj.items()):
         if i >= _MAX_ITEMS:
             out[REDACTED] = REDACTED
@@ -1260,6 +1341,8 @@ def _scrub_mapping(obj: Mapping[Any, Any], trust_safe_keys: bool, depth: int, un
             new_key = f"{new_key}#{i}"
         if trust_safe_keys and isinstance(key, str) and key in SAFE_KEYS:
             out[new_key] = value
+        elif (hidden and key in pair[1] or jwk and key in _JWK_PRIVATE) and _redact_by_key("secret", value):
+            out[new_key] = REDACTED  # a value its pair's type hides, a JWK's private member
         elif pair is not None and key in pair[1]:
             out[new_key] = _scrub_member(obj[pair[0]], value, trust_safe_keys, depth)  # read under the name it holds
         elif under is not None and _wraps_value(key) and _redact_by_key(under, value):
@@ -1320,6 +1403,8 @@ def scrub_value(obj: Any, *, trust_safe_keys: bool = True, _depth: int = 0) -> A
             window = obj[:_MAX_ITEMS]
             items = [REDACTED if i and _after_option(window[i - 1], v) else scrub_value(v, trust_safe_keys=trust_safe_keys, _depth=_depth + 1)
                      for i, v in enumerate(window)]
+            if sum(1 for v in window[:64] if _run_text(v) is not None) >= 2:
+                items = _runs_read_together(window, items)
         return _same_kind(obj, items)
     if isinstance(obj, (set, frozenset)):
         return _same_kind(obj, [scrub_value(v, trust_safe_keys=trust_safe_keys, _depth=_depth + 1) for v in list(obj)[:_MAX_ITEMS]])

@@ -147,6 +147,7 @@ _SECRET_LAST: Final = frozenset(
         "password", "passwd", "passphrase", "pwd", "pass", "secret", "secrets", "credential", "credentials",
         "token", "apikey", "signature", "cookie", "jwt", "bearer", "otp", "totp", "authorization", "passcode", "pin",
         "pw", "psk",  # the text rules' short password words (``_patterns._PASSWORD_SHORT``)
+        "hmac",  # a message's MAC is its signature (a replayable proof)
         "cvv", "cvc", "cvn",  # a payment card's verification value (PCI DSS: never stored after authorisation)
     }
 )
@@ -193,7 +194,7 @@ def key_kind(key: str) -> str:
         return "secret"
     if tokens[-1] == "code" and len(tokens) > 1 and tokens[-2] in _SECRET_CODE_QUALIFIERS:
         return "secret"
-    if _names_in_text(key[: found[-1].end()]):
+    if _names_in_text(key[: found[-1].end()] if len(found) < len(_KEY_TOKENS.findall(key)) else key):  # (a suffix cut: ``_v2``)
         return "secret"
     return "noun" if _NOUNS.intersection(tokens) else ""
 
