@@ -4,7 +4,8 @@
 Collector runs) plus a structural pass over URLs that regexes alone get wrong (a password that
 contains ``/``, password-like query parameters in any order). One RE2 set pass over the patterns'
 triggers picks the patterns that can match; only those run, on UTF-8 bytes. ``scrub_value(obj)``
-walks str/list/tuple/dict and redacts by key as well as by value (:func:`key_kind`).
+walks containers and record objects and redacts by key as well as by value (:func:`key_kind`), at least what
+the text rules redact in the same payload printed.
 
 Where the time goes, and why it is spent this way (issue #13, measured per corpus line with
 ``bench_scrubber`` and cProfile): each call into the RE2 binding costs about 1 µs before it reads a
@@ -1178,8 +1179,13 @@ def _named_pair(obj: Mapping[Any, Any]) -> tuple[Any, list[Any]] | None:
     """
     if len(obj) > 8:
         return None
-    names = [k for k in obj if _slot(k) == "name" and isinstance(obj[k], str)]
-    values = [k for k in obj if _slot(k) == "value"]
+    names, values = [], []
+    for k in obj:  # each key's slot once (every mapping of every record passes here)
+        slot = _slot(k)
+        if slot == "name" and isinstance(obj[k], str):
+            names.append(k)
+        elif slot == "value":
+            values.append(k)
     if not names or not values:
         return None
     kinds = [key_kind(obj[k]) for k in names]
