@@ -374,3 +374,25 @@ def test_structured_benign_payloads_stay_whole() -> None:
     }
     assert scrub_value(benign, trust_safe_keys=False) == benign
     assert _protocol_data(benign) == benign
+
+
+def test_log_extras_and_structlog_values_read_containers_under_their_key() -> None:
+    """A log record's ``extra=`` and a structlog event (errscope's processor) read a list or a wrapper under a
+    secret key as the payload path does."""
+    import logging
+
+    from errscope._logfilter import scrub_record
+
+    record = logging.LogRecord("app", logging.INFO, __file__, 1, "login", None, None)
+    record.passwords = ["FAKE-pw-81", "FAKEkey82Qz8vLm2Xw"]
+    record.db = {"password": {"S": "FAKE-pw-83"}}
+    record.tags = {"blue"}
+    scrub_record(record)
+    assert (record.passwords, record.db, record.tags) == ([REDACTED, REDACTED], {"password": {"S": REDACTED}}, {"blue"})
+    lines: list[str] = []
+    structlog.configure(processors=[ScrubValues(), structlog.processors.JSONRenderer()], logger_factory=structlog.ReturnLoggerFactory())
+    try:
+        lines.append(structlog.get_logger().info("deploy", env=[{"name": "DB_PASSWORD", "value": "FAKE-pw-84"}], password=["FAKE-pw-85"]))
+    finally:
+        structlog.reset_defaults()
+    assert json.loads(lines[0]) == {"event": "deploy", "env": [{"name": "DB_PASSWORD", "value": REDACTED}], "password": [REDACTED]}

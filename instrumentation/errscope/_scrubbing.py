@@ -1188,7 +1188,7 @@ def _named_pair(obj: Mapping[Any, Any]) -> tuple[Any, list[Any]] | None:
             values.append(k)
     if not names or not values:
         return None
-    kinds = [key_kind(obj[k]) for k in names]
+    kinds = [key_kind(obj[k]) if len(obj[k]) <= 256 else "" for k in names]  # (a name, not a text: bounded for the cache)
     best = "secret" if "secret" in kinds else "noun" if "noun" in kinds else ""
     return (names[kinds.index(best)], values) if best or len(names) == 1 else None
 
