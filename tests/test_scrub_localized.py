@@ -23,13 +23,12 @@ from tests.secret_corpus import localized
 from errscope import scrub
 from errscope._patterns import REDACTED
 
-KNOWN_GAPS = {
-    # a Markdown table whose header names the password column (as in the tenth set): the value is a row below.
-    "localized_table_rows",
-}
+KNOWN_GAPS: set[str] = set()
+# (``localized_table_rows``, a Markdown table whose header names the password column in another language, is read
+# since ``key_kind`` knows the text rules' key words: the table reader asks it what a header names.)
 # (``Passwort: siehe Tresor (...)`` left when a word of prose where a value goes stopped being one.)
 KNOWN_FALSE_POSITIVES: set[str] = set()
-REGEX_ONLY_GAPS = KNOWN_GAPS
+REGEX_ONLY_GAPS = {"localized_table_rows"}  # a cell's position is no regular expression (_tabular)
 # ... and alters what only Python's checks spare: the key's translation as its value (``label.senha=Senha``,
 # ``"password": "密码"``) and bullet masks (``パスワード：●●●●●●●●``).
 REGEX_ONLY_ALTERED = {"i18n_json", "resource_bundles", "localized_masks"}
@@ -50,7 +49,7 @@ def test_localized_score() -> None:
     result = corpus.score(scrub, *_held_out())
     assert {line["format"] for line in result.missed} == KNOWN_GAPS
     assert {line["category"] for line, _ in result.altered} == KNOWN_FALSE_POSITIVES
-    assert len(result.missed) == 1 and len(result.altered) == 0  # recall 151/152, FP 0/100
+    assert len(result.missed) == 0 and len(result.altered) == 0  # recall 152/152, FP 0/100
 
 
 def test_localized_regex_only_is_what_the_collector_runs() -> None:

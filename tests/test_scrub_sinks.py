@@ -241,3 +241,158 @@ def test_text_and_structured_sinks_agree_on_qualified_key_names() -> None:
         key = f"{qualifier}_key"
         assert value not in scrub(f"{key}={value}"), key
         assert value not in str(scrub_value({key: value})), key
+
+
+def _protocol_data(data: object) -> object:
+    """``data`` as the seam hands it to the client in an ``MCPError`` (errscope's own ``_meta`` members left out)."""
+    call = ToolCall(tool="probe")
+    call.fail(Channel.PROTOCOL, Classification(FailureClass.UNKNOWN), code=-32000)
+    scrubbed = protocol_error(MCPError(-32000, "failed", data=data), call).data
+    return {k: v for k, v in scrubbed.items() if not str(k).startswith("io.errscope/")}
+
+
+def _wire(value: object) -> str:
+    """What the SDK writes for a value inside a message (``model_dump_json``: dataclasses, models, sets as JSON)."""
+    import pydantic_core
+
+    return pydantic_core.to_json(value).decode()
+
+
+def test_record_objects_in_error_data_are_scrubbed_by_their_fields() -> None:
+    """A dataclass, a pydantic model, an attrs-less SimpleNamespace, a named tuple and a set in ``MCPError.data`` reach
+    the wire as JSON (pydantic serialises them); each is scrubbed by its fields as the same fields printed are, and
+    keeps its type (a frozen dataclass too)."""
+    import dataclasses
+    import types
+    from collections import namedtuple
+
+    import pydantic
+
+    @dataclasses.dataclass(frozen=True)
+    class Creds:
+        user: str
+        password: str
+
+    class Settings(pydantic.BaseModel):
+        region: str
+        api_key: str
+
+    Login = namedtuple("Login", "user password")
+    data = _protocol_data({
+        "creds": Creds("app", "FAKE-pw-41"), "settings": Settings(region="eu", api_key="FAKEkey42Qz8vLm2Xw"),
+        "ns": types.SimpleNamespace(user="app", token="FAKE-tok-43x"), "login": Login("app", "FAKE-pw-44"),
+        "tokens": {"ghp_FAKE45a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6"}, "blob": memoryview(b"api_key=FAKEkey46Qz8vLm2Xw"),
+    })
+    assert isinstance(data["creds"], Creds) and data["creds"] == Creds("app", REDACTED)
+    assert isinstance(data["settings"], Settings) and data["settings"].api_key == REDACTED and data["settings"].region == "eu"
+    assert vars(data["ns"]) == {"user": "app", "token": REDACTED}
+    assert data["login"] == Login("app", REDACTED) and type(data["login"]) is Login
+    assert data["tokens"] == {REDACTED} and data["blob"] == f"api_key={REDACTED}"
+    assert "FAKE" not in _wire({k: v for k, v in data.items() if k != "ns"})  # (the SDK cannot serialise a namespace)
+    # a dataclass handed as the whole data keeps its place under "detail"
+    call = ToolCall(tool="probe")
+    call.fail(Channel.PROTOCOL, Classification(FailureClass.UNKNOWN), code=-32000)
+    assert protocol_error(MCPError(-32000, "x", data=Creds("app", "FAKE-pw-47")), call).data["detail"] == Creds("app", REDACTED)
+
+
+def test_keys_are_read_as_the_text_rules_read_them() -> None:
+    """A key can hold the secret (a token keying a cache, a ``password=…`` or ``Bearer …`` used as a name) or name it
+    in another spelling: an Enum member, a tuple path, another language, a run-together word, a one-time code."""
+    import enum
+
+    class Field(enum.Enum):
+        PASSWORD = "password"
+
+    data = _protocol_data({
+        "ghp_FAKE51a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6": "octocat", f"Bearer {TOKEN}": 1, "password=FAKE-pw-52": True,
+        Field.PASSWORD: "FAKE-pw-53", ("db", "password"): "FAKE-pw-54",
+        "Passwort": "FAKE-pw-55", "contraseña": "FAKE-pw-56", "密码": "FAKE-pw-57", "PGPASSWORD": "FAKE-pw-58",
+        "mnemonic": "FAKE abandon ability able about", "SecretString": "FAKE-pw-59", "API密钥": "FAKEkey60Qz8vLm2Xw",
+        "otp_code": 482913, "cvv": 123, "mfa_code": "482913", "hmac": "e80a1593d4d0ebc85a451162221a1f1b",
+    })
+    assert "FAKE" not in json.dumps({str(k): v for k, v in data.items()}) and TOKEN not in json.dumps({str(k): v for k, v in data.items()})
+    assert data[REDACTED] == "octocat" and data[f"Bearer {REDACTED}"] == 1 and data[f"password={REDACTED}"] is True
+    assert data[Field.PASSWORD] == REDACTED and data[("db", "password")] == REDACTED
+    assert all(data[k] == REDACTED for k in ("Passwort", "contraseña", "密码", "otp_code", "cvv", "mfa_code", "hmac"))
+
+
+def test_values_under_a_secret_key_in_containers_wrappers_lists_and_argv() -> None:
+    """``{"password": ["…"]}``, ``{"password": {"S": "…"}}``, several keys under a plural name, a form's
+    ``{"field": "password", "value": …}``, a header table, a Postman variable typed ``secret``, a JWK's private member,
+    and ``["psql", "--password", "…"]``: each redacted as the same payload printed is."""
+    data = _protocol_data({
+        "password": ["FAKE-pw-61"], "db_password": ("FAKE-pw-62",), "secret": {"FAKE-pw-63"},
+        "api_key": {"S": "FAKEkey64Qz8vLm2Xw"}, "token": {"value": "FAKE-tok-65x"},
+        "api_keys": ["FAKEkey66Qz8vLm2Xw", "FAKEkey67Qz8vLm2Xw"], "unseal_keys_b64": ["rUJ0MeAenTWtCL43ogWNXLWFPALkQRw1HCxFgtpzVuA="],
+        "form": [{"field": "password", "value": "FAKE-pw-68"}, {"header": "X-Api-Key", "value": "FAKE-pw-69"},
+                 {"variable": "DB_PASSWORD", "value": "FAKE-pw-70"}, {"key": "stripe_sk", "value": "faketundra-7399pylon", "type": "secret"}],
+        "jwk": {"kty": "EC", "crv": "P-256", "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU", "d": "uOxfZZEbn6CmYoifnvP56t06gbqmOUfaIACMoOW0nwv"},
+        "argv": ["psql", "--password", "FAKE-pw-71", "-h", "db"], "args": ["--token", TOKEN],
+    })
+    assert "FAKE" not in _wire(data) and TOKEN not in _wire(data) and "uOxfZZ" not in _wire(data)
+    assert data["password"] == [REDACTED] and data["db_password"] == (REDACTED,) and data["secret"] == {REDACTED}
+    assert data["api_key"] == {"S": REDACTED} and data["form"][0] == {"field": "password", "value": REDACTED}
+    assert data["jwk"]["x"] == "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU"  # the public coordinate stays
+    assert data["argv"] == ["psql", "--password", REDACTED, "-h", "db"]
+    printed = scrub(json.dumps({k: v for k, v in {"password": ["FAKE-pw-61"], "api_key": {"S": "FAKEkey64Qz8vLm2Xw"}}.items()}))
+    assert "FAKE" not in printed  # (what the text rules do with the same payload printed)
+
+
+def test_rich_text_runs_are_read_as_one_line() -> None:
+    """A label run and a value run (Atlassian ADF / ProseMirror, Notion, Slack): the value goes when it has a
+    credential's shape; a note after the label stays."""
+    adf = {"type": "paragraph", "content": [
+        {"type": "text", "text": "API key: ", "marks": [{"type": "strong"}]},
+        {"type": "text", "text": "FAKE8F83ioKrjzQRn9rW8JhmnIMRqyqd", "marks": [{"type": "code"}]},
+    ]}
+    notion = {"rich_text": [
+        {"type": "text", "text": {"content": "Admin password ", "link": None}, "plain_text": "Admin password "},
+        {"type": "text", "text": {"content": "fakezephyr+1934saffron", "link": None}, "plain_text": "fakezephyr+1934saffron"},
+    ]}
+    data = _protocol_data({"adf": adf, "notion": notion})
+    assert data["adf"]["content"][1]["text"] == REDACTED and data["adf"]["content"][0]["text"] == "API key: "
+    assert data["notion"]["rich_text"][1]["text"]["content"] == REDACTED and data["notion"]["rich_text"][1]["plain_text"] == REDACTED
+    note = {"content": [{"type": "text", "text": "Bot token: "}, {"type": "text", "text": "changeme-in-vault"}]}
+    assert scrub_value(note) == note
+
+
+def test_structured_benign_payloads_stay_whole() -> None:
+    """Ids, hashes, MCP's progress and pagination tokens, token counts, public keys, a ``{"key": "color"}`` pair, a
+    form error naming the password field, a JSON schema, a key's translation, placeholders after a scheme, counts
+    under plural names, a tokenizer's output, a ``--token-file`` path, a booking's ``confirmation_code``: unchanged."""
+    benign = {
+        "id": "ord_2002", "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+        "progressToken": "abc123XYZ789defGHI", "nextCursor": "eyJvZmZzZXQiOjEwMH0=", "pageToken": "CAoQAA",
+        "max_tokens": 4096, "token_count": 812, "input_tokens": [101, 2023, 318], "tokens": ["the", "cat"],
+        "public_key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFAKE", "pair": {"key": "color", "value": "blue"},
+        "error": {"field": "password", "message": "too short"}, "schema": {"password": {"type": "string", "minLength": 8}},
+        "i18n": {"label.senha": "Senha", "login.password": "Passwort"}, "signingkey": "3AA5C34371567BD2",
+        "headers": {"Authorization": "Bearer ${input:github_token}"}, "postman": {"key": "Authorization", "value": "Bearer {{accessToken}}", "type": "text"},
+        "argv": ["gh", "--token-file", "/run/secrets/gh", "-p", "8080"], "compass": "NNE", "confirmation_code": "K7XQ2M",
+        "otp_enabled": True, "pin_count": 3, "sort_keys": ["created_at", "id"], "jwk": {"kty": "EC", "crv": "P-256", "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU"},
+        "rows": {1: "a", 2: "b"}, "tags": frozenset({"a"}),
+    }
+    assert scrub_value(benign, trust_safe_keys=False) == benign
+    assert _protocol_data(benign) == benign
+
+
+def test_log_extras_and_structlog_values_read_containers_under_their_key() -> None:
+    """A log record's ``extra=`` and a structlog event (errscope's processor) read a list or a wrapper under a
+    secret key as the payload path does."""
+    import logging
+
+    from errscope._logfilter import scrub_record
+
+    record = logging.LogRecord("app", logging.INFO, __file__, 1, "login", None, None)
+    record.passwords = ["FAKE-pw-81", "FAKEkey82Qz8vLm2Xw"]
+    record.db = {"password": {"S": "FAKE-pw-83"}}
+    record.tags = {"blue"}
+    scrub_record(record)
+    assert (record.passwords, record.db, record.tags) == ([REDACTED, REDACTED], {"password": {"S": REDACTED}}, {"blue"})
+    lines: list[str] = []
+    structlog.configure(processors=[ScrubValues(), structlog.processors.JSONRenderer()], logger_factory=structlog.ReturnLoggerFactory())
+    try:
+        lines.append(structlog.get_logger().info("deploy", env=[{"name": "DB_PASSWORD", "value": "FAKE-pw-84"}], password=["FAKE-pw-85"]))
+    finally:
+        structlog.reset_defaults()
+    assert json.loads(lines[0]) == {"event": "deploy", "env": [{"name": "DB_PASSWORD", "value": REDACTED}], "password": [REDACTED]}

@@ -58,7 +58,7 @@ from opentelemetry import metrics
 from errscope._attributes import ERRSCOPE_LOG_SCRUB_FAILURES
 from errscope._call import note_logged
 from errscope._patterns import REDACTED
-from errscope._scrubbing import SAFE_KEYS, _redact_by_key, scrub, scrub_value
+from errscope._scrubbing import SAFE_KEYS, _redact_by_key, _scrub_member, scrub, scrub_value
 
 __all__ = ["OPT_OUT_VARIABLE", "ScrubbingFilter", "scrub_logs", "scrub_record"]
 
@@ -170,7 +170,9 @@ def _extra(key: str, value: Any) -> Any:
         return _scrubbed(value)
     if isinstance(value, int | float | bool):
         return value
-    if isinstance(value, Mapping | list | tuple | bytes | bytearray):
+    if isinstance(value, Mapping | list | tuple | set | frozenset):
+        return _scrub_member(key, value, True, 0)  # under its key: ``extra={"passwords": [...]}``
+    if isinstance(value, bytes | bytearray):
         return scrub_value(value)
     return _object(value, _scrubbed)
 

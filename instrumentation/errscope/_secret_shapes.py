@@ -15,6 +15,7 @@ from typing import Any, Final
 
 import re2  # type: ignore[import-untyped]
 
+from errscope._patterns import _PASSWORD_KEY, _TOKEN_KEY
 from errscope._patterns import KEY_NOUNS as PATTERN_KEY_NOUNS
 from errscope._patterns import KEY_QUALIFIERS as PATTERN_KEY_QUALIFIERS
 
@@ -145,8 +146,27 @@ _SECRET_LAST: Final = frozenset(
     {
         "password", "passwd", "passphrase", "pwd", "pass", "secret", "secrets", "credential", "credentials",
         "token", "apikey", "signature", "cookie", "jwt", "bearer", "otp", "totp", "authorization", "passcode", "pin",
+        "pw", "psk",  # the text rules' short password words (``_patterns._PASSWORD_SHORT``)
+        "hmac",  # a message's MAC is its signature (a replayable proof)
+        "cvv", "cvc", "cvn",  # a payment card's verification value (PCI DSS: never stored after authorisation)
     }
 )
+# ``<what>_code`` that is a one-time or secret code (``otp_code``, ``mfa_code``, ``2fa_code``, ``verification_code``,
+# ``security_code``, ``pin_code``, ``recovery_code``): a code that proves who you are, digits or not. Other codes
+# (``error_code``, ``status_code``, ``country_code``, ``confirmation_code``: a booking reference) are data.
+_SECRET_CODE_QUALIFIERS: Final = frozenset(
+    {
+        "otp", "totp", "hotp", "mfa", "fa", "tfa", "verification", "verify", "security", "sms", "pin", "auth",
+        "authorization", "recovery", "backup", "reset", "login", "access", "unlock", "passcode",
+    }
+)
+# The text rules' key words (``_patterns._PASSWORD_KEY``/``_TOKEN_KEY``: the password in two dozen languages and
+# scripts, ``PGPASSWORD``, ``mnemonic``, ``seed_phrase``, AWS's ``SecretString``, ``jeton``, ``clave_api``, ``токен``)
+# at the end of a key name: what a key names in text it names in a structure. Their tokens are not split as
+# :data:`_KEY_TOKENS` splits (``contraseña``, ``密码``, ``PGPASSWORD`` are one word there), hence the regex.
+_TEXT_KEY_WORD: Final = re2.compile(f"(?:{_PASSWORD_KEY}|{_TOKEN_KEY})$")
+# English words that end in ``pass`` are no password run into a name (``dbpass``, ``storepass`` are).
+_NOT_A_RUN_PASS: Final = ("compass", "overpass", "underpass", "surpass", "trespass")
 _KEY_QUALIFIERS: Final = frozenset(PATTERN_KEY_QUALIFIERS) | {"api"}
 _NOUNS: Final = frozenset(PATTERN_KEY_NOUNS)
 _VERSION_TOKEN: Final = re.compile(r"v?[0-9]+|value|prod|production|dev|staging|test|live|old|new|current|primary|secondary|b64|base64|enc|encoded|raw")
@@ -159,13 +179,28 @@ def key_kind(key: str) -> str:
     """``"secret"`` when ``key`` names a credential, ``"noun"`` when one of its tokens is a
     credential noun but not in that position, ``""`` otherwise. ``client_secret_v2`` and
     ``apiKeyProd`` are secrets (a version or stage suffix does not change what a key holds)."""
-    tokens = [t.lower() for t in _KEY_TOKENS.findall(key)]
+    found = list(_KEY_TOKENS.finditer(key))
+    tokens = [t.group().lower() for t in found]
     while len(tokens) > 1 and _VERSION_TOKEN.fullmatch(tokens[-1]):
         tokens.pop()
-    if not tokens or tokens[-1] == "pubkey" or (tokens[-1] == "key" and len(tokens) > 1 and tokens[-2] in _PUBLIC):
+        found.pop()
+    if not tokens:
+        return "secret" if _names_in_text(key) else ""
+    if tokens[-1] == "pubkey" or (tokens[-1] == "key" and len(tokens) > 1 and tokens[-2] in _PUBLIC):
         return ""  # a public key is no secret
     if len(tokens) > 1 and ((tokens[-1] == "token" and tokens[-2] in _POSITION) or tokens[-2:] == ["session", "id"]):
         return ""  # MCP's progressToken, a page token, Mcp-Session-Id: ids (the text rules spare them too)
     if tokens[-1] in _SECRET_LAST or (tokens[-1] == "key" and len(tokens) > 1 and tokens[-2] in _KEY_QUALIFIERS):
         return "secret"
+    if tokens[-1] == "code" and len(tokens) > 1 and tokens[-2] in _SECRET_CODE_QUALIFIERS:
+        return "secret"
+    if _names_in_text(key[: found[-1].end()] if len(found) < len(_KEY_TOKENS.findall(key)) else key):  # (a suffix cut: ``_v2``)
+        return "secret"
     return "noun" if _NOUNS.intersection(tokens) else ""
+
+
+def _names_in_text(key: str) -> bool:
+    """``key`` ends in a key word of the text rules (:data:`_TEXT_KEY_WORD`), not in an English word ending in ``pass``."""
+    if _TEXT_KEY_WORD.search(key) is None:
+        return False
+    return not key.lower().endswith(_NOT_A_RUN_PASS)
