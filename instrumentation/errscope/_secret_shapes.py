@@ -145,11 +145,12 @@ _SECRET_LAST: Final = frozenset(
     {
         "password", "passwd", "passphrase", "pwd", "pass", "secret", "secrets", "credential", "credentials",
         "token", "apikey", "signature", "cookie", "jwt", "bearer", "otp", "totp", "authorization", "passcode", "pin",
+        "salt",  # an application's salt is key material (WordPress ``AUTH_SALT``, Phoenix ``signing_salt``)
     }
 )
 _KEY_QUALIFIERS: Final = frozenset(PATTERN_KEY_QUALIFIERS) | {"api"}
 _NOUNS: Final = frozenset(PATTERN_KEY_NOUNS)
-_VERSION_TOKEN: Final = re.compile(r"v?[0-9]+|value|prod|production|dev|staging|test|live|old|new|current|primary|secondary|b64|base64|enc|encoded|raw")
+_VERSION_TOKEN: Final = re.compile(r"v?[0-9]+|value|prod|production|dev|staging|test|live|old|new|current|primary|secondary|b64|base64|enc|encoded|raw|base")
 
 
 
