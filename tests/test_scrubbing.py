@@ -763,6 +763,11 @@ example(
     'variable "admin_password" {\n  type    = string\n  default = "Fern&Stone77"\n}\nvariable "region" {\n  default = "eu-west-1"\n}',
     f'variable "admin_password" {{\n  type    = string\n  default = "{REDACTED}"\n}}\nvariable "region" {{\n  default = "eu-west-1"\n}}',
 )
+example(
+    "env_lookup_fallback",
+    '  password: <%= ENV.fetch("DATABASE_PASSWORD") { "Fern&Stone77" } %>\n  pool: <%= ENV.fetch("RAILS_MAX_THREADS") { 5 } %>',
+    f'  password: <%= ENV.fetch("DATABASE_PASSWORD") {{ "{REDACTED}" }} %>\n  pool: <%= ENV.fetch("RAILS_MAX_THREADS") {{ 5 }} %>',
+)
 leak("uppercase_prefixed_token", "NRAK-" + t(27, string.ascii_uppercase + string.digits))
 leak("id_dot_secret", "pat" + t(14) + "." + t(64, HEX))
 leak("prefixed_token_secret_word", "zvx_live_" + t(24))

@@ -128,7 +128,7 @@ GUARD: Final = (
     r"|['\"] (?:is|does) (?:too|not) |header value"  # a rejected input quoted before its verdict, a header's value
     # a command handed a secret: echoed or here-stringed into it, a quoted key before its value, openssl's ``-k``,
     # db2's ``using``, NickServ's ``identify``, ``sp_addlogin``, a cookie-setting call
-    r"|(?i:echo|printf|yes)[ \t]|<<<|(?i:key|token|secret|pass|word|auth|passwd)['\"][ \t,]|-k[ \t]|(?i:using|identify)[ \t]|sp_addlogin|(?i:cookie)\("
+    r"|(?i:echo|printf|yes)[ \t]|<<<|(?i:key|token|secret|pass|word|auth|passwd|salt)['\"][ \t,]|-k[ \t]|(?i:using|identify)[ \t]|sp_addlogin|(?i:cookie)\("
     # a command's words (Redis ``AUTH`` on the wire), an Erlang tuple's secret-named atom before its value
     r"|AUTH(?:\\r\\n|\r?\n)|(?i:word|pass|passwd|pwd|secret|token|key)(?:\">>)?[ \t]*,[ \t]*(?:<<)?\""
     # a secret-named key in binary data printed as text before its type or length escape (``\xa8password\xac..``),
@@ -256,6 +256,7 @@ KEY_QUALIFIERS: Final = (
     "access", "secret", "private", "auth", "app", "application", "account", "master", "signing", "encryption",
     "client", "subscription", "license", "service", "restricted", "session", "webhook", "deploy", "storage",
     "sas", "hmac", "consumer", "admin", "shared", "routing", "integration", "write", "sdk", "server", "mobile",
+    "nonce",
 )
 """Words that make ``<word>_key`` a credential's name (``routing_key``, ``write_key``): the one list the
 regexes and the Python key-name check (``_scrubbing.key_kind``) both use."""
@@ -266,6 +267,9 @@ _FOREIGN_TOKEN_TRIGGER = f"(?i:{_FOREIGN_TOKEN_WORDS})|{_TOKEN_WORDS_OTHER_SCRIP
 _TOKEN_WORDS = (
     r"token|api[_.\-]?key|(?:" + "|".join(KEY_QUALIFIERS) + r"|sharedaccess|shared[_.\-]access)[_.\-]?key|signature"
     r"|(?:code[_.\-]?)verifier|saml[_.\-]?response"  # OAuth PKCE's verifier (RFC 7636), a SAML bearer assertion
+    # a salt an application keeps in its config is key material mixed into its signatures and hashes (WordPress's
+    # ``AUTH_SALT``/``NONCE_SALT``, Phoenix's ``signing_salt``, Nextcloud's ``passwordsalt``, Rails' ``*_salt``)
+    r"|salt"
     + "|" + _FOREIGN_TOKEN_WORDS
 )
 _TOKEN_SHORT = (
@@ -315,8 +319,9 @@ _NOT_TAG_END = r"[^A-Za-z_\s'\"`\],;&}>]"
 _NOT_TAG = rf"!(?:[A-Za-z_]*{_NOT_TAG_END.replace('[^', '[^!', 1)}|[A-Za-z_]+!|![A-Za-z_]*{_NOT_TAG_END})"
 
 
-_KEY_VERSION = r"(?i:[_.\-]v[0-9])?"
-"""A version after the key word is still the same key (``ses_smtp_password_v4``, ``api_key_v2``)."""
+_KEY_VERSION = r"(?i:[_.\-]v[0-9]|[_.\-]base)?"
+"""A version after the key word is still the same key (``ses_smtp_password_v4``, ``api_key_v2``), and so is the
+base keys are derived from (Rails' and Phoenix's ``secret_key_base``: the root of their key generators)."""
 
 
 def _key(long_words: str, short_words: str, other_scripts: str) -> str:
@@ -676,10 +681,10 @@ _OTLP_STRING_VALUE = r"(?:\{\s*\\?\"stringValue\\?\"[ \t]*:[ \t]*\\?\")?"
 # A Secret's data block from its first value: the rest of that line and every indented line after it.
 _K8S_DATA_BLOCK = r"[^\s\[{<$*#][^\r\n]*(?:\r?\n[ \t]+[^\r\n]*)*"
 _TOKEN_HINTS = (
-    "token", "key", "signature", "pat", "sig", "bearer",
+    "token", "key", "signature", "pat", "sig", "bearer", "salt",
     "jeton", "clé", "cle", "clave", "chave", "schlüssel", "schluessel", "токен", "ключ", "令牌", "密钥", "トークン", "キー", "토큰", "키",
 )
-_TOKEN_TRIGGER_WORDS = f"(?i:token|key|signature|pat|sig|bearer|verifier|response)|{_FOREIGN_TOKEN_TRIGGER}"
+_TOKEN_TRIGGER_WORDS = f"(?i:token|key|signature|pat|sig|bearer|verifier|response|salt)|{_FOREIGN_TOKEN_TRIGGER}"
 
 
 # A secret named by its object and held in the object's ``value`` member: ``"client_secret": {"value":
@@ -937,11 +942,14 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "uri_userinfo_password",
         "uri",
-        r"(\b[A-Za-z][A-Za-z0-9+.\-]{0,30}:/{1,2})[^\s/:@'\"\[]*:[^\s/'\"\[*][^\s/'\"]*(@)",
+        # the password does not open a template's placeholder (``{FRIGATE_RTSP_PASSWORD}``, ``${DB_PASSWORD}``,
+        # ``<password>``): a config that fills it in at run time holds no value
+        r"(\b[A-Za-z][A-Za-z0-9+.\-]{0,30}:/{1,2})[^\s/:@'\"\[]*:(?:[^\s/'\"\[*{<$]|\$[^\s/'\"\[*{<@])[^\s/'\"]*(@)",
         True,
         "URL/DSN userinfo with a password (postgresql://user:PASS@host, redis://:PASS@host, "
         "scheme:/user:PASS@host): user and password both go (public case D06: no ``svc:``); the "
-        "scheme, host, port, path and query stay.",
+        "scheme, host, port, path and query stay. A password that opens a placeholder (``{NAME}``, ``${NAME}``, "
+        "``<password>``) is a template's, filled in at run time.",
         keep_suffix=True,
         hints=(":/",),
         trigger=r":/{1,2}[^\s/:@'\"\[]*:[^\s/'\"\[][^\s/'\"]*@",
@@ -2618,6 +2626,24 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "A Terraform/HCL variable named like a secret and its ``default`` (``variable \"db_password\" { default = \"...\" }``).",
         hints=("variable",),
         trigger=r"variable[ \t]+\"",
+    ),
+    SecretPattern(
+        "env_lookup_fallback",
+        "keyword",
+        # an environment lookup by a credential's name (``ENV.fetch("X")``, ``ENV["X"]``, ``System.get_env("X")``,
+        # ``os.getenv("X")``, ``process.env.X``), then the literal used when the variable is unset: Ruby's block
+        # (``{ "x" }``), ``||``, ``??``, Python's ``or``, PHP's ``?:``
+        r"((?i:env)[A-Za-z_.!]*(?:[\[(][ \t]*[\"'][A-Za-z0-9_]*(?i:pass|secret|token|key|credential|salt)[A-Za-z0-9_]*[\"'][ \t]*[\])]"
+        r"|\.[A-Za-z0-9_]*(?i:pass|secret|token|key|credential|salt)[A-Za-z0-9_]*)"
+        r"[ \t]*(?:\{|\|\||\?\?|\?:|[ \t]or)[ \t]*[\"'])[^\"'\r\n$<{*\[][^\"'\r\n]*",
+        True,
+        "The literal an environment lookup falls back to when a credential's variable is unset (Rails' "
+        "``ENV.fetch(\"DATABASE_PASSWORD\") { \"...\" }``, Elixir's ``System.get_env(\"SECRET\") || \"...\"``, "
+        "``process.env.API_KEY ?? '...'``, Python's ``os.getenv('TOKEN') or '...'``): the default is the secret when "
+        "the variable is missing (the call forms with the default as an argument are argument pairs, caught elsewhere).",
+        hints=("env",),
+        verify="password",
+        trigger=r"(?i:env)[A-Za-z_.!]*(?:[\[(][ \t]*[\"'][A-Za-z0-9_]*[\"'][ \t]*[\])]|\.[A-Za-z0-9_]+)[ \t]*(?:\{|\|\||\?\?|\?:|[ \t]or)",
     ),
     SecretPattern(
         "dsn_user_password_at",

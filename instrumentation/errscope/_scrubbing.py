@@ -610,6 +610,9 @@ _ASCII_RULES: Final = tuple(_rule(p, ascii_text=True) for p in PATTERNS)
 # a machine word in hex (gdb's ``password = 0x0``, a pointer or a flag: 16 hex digits at most, where a key in hex
 # has 32 or more), and the next field of a Go ``%+v`` dump whose field was empty (``&{Password: Host:db}``).
 _YAML_TAG: Final = re.compile(rb"!!?[A-Za-z_][A-Za-z0-9_!]*")  # ``!!``: the core schema's own tags (``!!null``)
+# A tag and the name it takes, quoted (zigbee2mqtt's ``password: '!secret mqtt_password'``, ESPHome's and Home
+# Assistant's ``'!secret x'``, ``"!env_var NAME"``): a reference resolved when the file is loaded, not a value.
+_YAML_TAG_REFERENCE: Final = re.compile(rb"!!?[A-Za-z_]{3,} [A-Za-z_][A-Za-z0-9_.\-/]*")
 _NOT_A_VALUE: Final = re.compile(
     rb"(?i:vault:[A-Za-z0-9_\-]+/|ref\+[a-z0-9]+://|op://|(?:awssm|gcpsm|azkv|sops|ssm|secretsmanager)://"
     rb"|arn:aws[a-z\-]*:(?:secretsmanager|ssm|kms):|projects/[^/\s]+/secrets/)[^\s'\"]*"
@@ -694,6 +697,8 @@ def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
     if first in _T_OR_F and secret.lower() in (b"true", b"false"):  # a setting's flag under a password-named key (``lock_passwd: false``)
         return True
     if first == b"!":
+        if data[secret_end : secret_end + 1] in (b"'", b'"') and _YAML_TAG_REFERENCE.fullmatch(secret):
+            return True
         return _YAML_TAG.fullmatch(secret) is not None and data[secret_end : secret_end + 1] in (b" ", b"\n", b"\r", b"")
     if first.isdigit() and secret.isdigit():
         return _SIZE_AFTER.match(data, secret_end) is not None
@@ -1004,7 +1009,11 @@ def _scrub_url(url: str) -> str:
             userinfo = rest[:at]
             # user and password both go (public case D06); a user alone (no ':') stays
             masked = _is_masked(userinfo.encode("utf-8", "surrogateescape"))
-            if userinfo != REDACTED and not masked and (":" in userinfo or REDACTED in userinfo):
+            # a password that opens a template's placeholder (``{FRIGATE_RTSP_PASSWORD}``, ``${DB_PASSWORD}``,
+            # ``<password>``) is filled in at run time: the same rule as the ``uri_userinfo_password`` pattern
+            password = userinfo.partition(":")[2]
+            placeholder = password[:1] in ("{", "<") or password[:2] == "${"
+            if userinfo != REDACTED and not masked and not placeholder and (":" in userinfo or REDACTED in userinfo):
                 rest = REDACTED + rest[at:]
             break
         at = rest.rfind("@", 0, at)

@@ -149,6 +149,7 @@ _SECRET_LAST: Final = frozenset(
         "pw", "psk",  # the text rules' short password words (``_patterns._PASSWORD_SHORT``)
         "hmac",  # a message's MAC is its signature (a replayable proof)
         "cvv", "cvc", "cvn",  # a payment card's verification value (PCI DSS: never stored after authorisation)
+        "salt",  # an application's salt is key material (WordPress ``AUTH_SALT``, Phoenix ``signing_salt``)
     }
 )
 # ``<what>_code`` that is a one-time or secret code (``otp_code``, ``mfa_code``, ``2fa_code``, ``verification_code``,
@@ -169,7 +170,7 @@ _TEXT_KEY_WORD: Final = re2.compile(f"(?:{_PASSWORD_KEY}|{_TOKEN_KEY})$")
 _NOT_A_RUN_PASS: Final = ("compass", "overpass", "underpass", "surpass", "trespass")
 _KEY_QUALIFIERS: Final = frozenset(PATTERN_KEY_QUALIFIERS) | {"api"}
 _NOUNS: Final = frozenset(PATTERN_KEY_NOUNS)
-_VERSION_TOKEN: Final = re.compile(r"v?[0-9]+|value|prod|production|dev|staging|test|live|old|new|current|primary|secondary|b64|base64|enc|encoded|raw")
+_VERSION_TOKEN: Final = re.compile(r"v?[0-9]+|value|prod|production|dev|staging|test|live|old|new|current|primary|secondary|b64|base64|enc|encoded|raw|base")
 
 
 
