@@ -15,7 +15,7 @@ import re2  # type: ignore[import-untyped]
 
 from errscope import scrub
 from errscope._patterns import REDACTED, combined_regex, combined_replacement
-from errscope._scrubbing import scrub_value
+from errscope._scrub_values import scrub_value
 from tests import corpus
 from tests.secret_corpus import heldout
 

@@ -121,7 +121,7 @@ def test_an_endpoint_path_keeps_its_names() -> None:
 def test_structured_sinks_keep_mcp_ids_by_key_too() -> None:
     """Keys as well as values (``_meta`` of an error result, ``MCPError.data``, log extras): the same
     ids stay, and the credential keys beside them still go whatever their value."""
-    from errscope._scrubbing import scrub_value
+    from errscope._scrub_values import scrub_value
 
     meta = {
         "progressToken": "545d1f57-8d1a-4f29-bebc-dcd89a8ee511",

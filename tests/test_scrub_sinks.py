@@ -17,7 +17,9 @@ from errscope import scrub
 from errscope._call import ToolCall
 from errscope._classify import Classification
 from errscope._patterns import PATTERNS
-from errscope._scrubbing import REDACTED, key_kind, scrub_value
+from errscope._scrub_values import scrub_value
+from errscope._scrubbing import REDACTED
+from errscope._secret_shapes import key_kind
 from errscope._upstream import instrument_httpx
 from errscope._vocabulary import Channel, FailureClass
 from errscope.processors import ScrubValues

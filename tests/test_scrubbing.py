@@ -18,7 +18,8 @@ import errscope
 import pytest
 import re2
 from errscope._patterns import PATTERNS, REDACTED, combined_regex, combined_replacement
-from errscope._scrubbing import MAX_SCRUB_CHARS, SAFE_KEYS, scrub, scrub_value
+from errscope._scrub_values import scrub_value
+from errscope._scrubbing import MAX_SCRUB_CHARS, SAFE_KEYS, scrub
 
 from tests import corpus
 from tests.conftest import require

@@ -33,7 +33,7 @@ still work): a record whose rendered message carries no secret is not touched; o
 argument is scrubbed on its own, so ``msg`` stays the template and ``args`` keep their shape
 (uvicorn's access formatter unpacks them), unless the secret only shows in the whole
 (``"password=%s"``), then ``msg`` becomes the scrubbed line and ``args`` empty. Extras are scrubbed
-by key and value (:func:`errscope._scrubbing.scrub_value`). A traceback is rendered as the standard
+by key and value (:func:`errscope._scrub_values.scrub_value`). A traceback is rendered as the standard
 ``Formatter`` renders it and kept as scrubbed ``exc_text``; when it held a secret, ``exc_info`` is
 dropped so no handler renders the raw exception again (so it is when the text was cut, or when the
 cause chain loops, on which rich's traceback renderer spins forever). What a handler renders from
@@ -58,7 +58,8 @@ from opentelemetry import metrics
 from errscope._attributes import ERRSCOPE_LOG_SCRUB_FAILURES
 from errscope._call import note_logged
 from errscope._patterns import REDACTED
-from errscope._scrubbing import SAFE_KEYS, _redact_by_key, _scrub_member, scrub, scrub_value
+from errscope._scrub_values import _redact_by_key, _scrub_member, scrub_value
+from errscope._scrubbing import SAFE_KEYS, scrub
 
 __all__ = ["OPT_OUT_VARIABLE", "ScrubbingFilter", "scrub_logs", "scrub_record"]
 

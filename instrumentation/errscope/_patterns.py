@@ -259,7 +259,7 @@ KEY_QUALIFIERS: Final = (
     "nonce",
 )
 """Words that make ``<word>_key`` a credential's name (``routing_key``, ``write_key``): the one list the
-regexes and the Python key-name check (``_scrubbing.key_kind``) both use."""
+regexes and the Python key-name check (``_secret_shapes.key_kind``) both use."""
 _FOREIGN_TOKEN_WORDS = (  # fr, es, pt, de: token, API key, access token
     r"jeton(?:[_.\-]?d[_.\-]?acc(?:è|e)s)?|cl(?:é|e)[_.\-]?(?:api|secr(?:è|e)te)|(?:clave|chave)(?:[_.\-]?api)?|(?:api|zugriffs)[_.\-]?schl(?:ü|ue)ssel"
 )

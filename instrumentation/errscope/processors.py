@@ -20,7 +20,7 @@ from structlog.typing import EventDict, WrappedLogger
 
 from errscope import _attributes as attr
 from errscope._call import current_call
-from errscope._scrubbing import scrub_value
+from errscope._scrub_values import scrub_value
 
 __all__ = [
     "AddErrorRef",

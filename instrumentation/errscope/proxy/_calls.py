@@ -53,7 +53,8 @@ from errscope._foreign_text import (
 )
 from errscope._messages import model_message, safe_name, unknown_tool_message
 from errscope._root_cause import MAX_MESSAGE
-from errscope._scrubbing import scrub_value, without_stack_traces
+from errscope._scrub_values import scrub_value
+from errscope._scrubbing import without_stack_traces
 from errscope._telemetry import ServerTelemetry
 from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.client import _answer as answer

@@ -34,7 +34,8 @@ from errscope import _attributes as attr
 from errscope._call import ToolCall, bind_call, current_call, unbind_call
 from errscope._classify import Classification, FieldProblem, argument_problems, classify, package_of
 from errscope._messages import safe_name
-from errscope._scrubbing import scrub, scrub_value
+from errscope._scrub_values import scrub_value
+from errscope._scrubbing import scrub
 from errscope._telemetry import OTHER, ServerTelemetry, content_attribute
 from errscope._vocabulary import Channel, FailureClass, Outcome
 from errscope.server._declare import declare_honoured_keys, undeclare_honoured_keys
@@ -262,7 +263,7 @@ class _LogsScrubbed:
     MCP 2025-11-25, Logging > Security: log messages MUST NOT contain credentials or secrets. A tool that logs
     its connection string before failing (``ctx.info(f"connecting to {dsn}")``) sends it to the host, which
     shows it to the user and often to the model (CherryHQ/cherry-studio PR #18670; tests/heldout_cases.md
-    J111). The data is scrubbed as :func:`~errscope._scrubbing.scrub_value` does, and a dataclass such as
+    J111). The data is scrubbed as :func:`~errscope._scrub_values.scrub_value` does, and a dataclass such as
     FastMCP's ``LogData`` field by field. Everything else is the session's own.
     """
 

@@ -57,7 +57,8 @@ from errscope._messages import (
     model_message,
     unknown_tool_message,
 )
-from errscope._scrubbing import scrub, scrub_value, without_stack_traces
+from errscope._scrub_values import scrub_value
+from errscope._scrubbing import scrub, without_stack_traces
 from errscope._validation import FINITE, ArgumentValidator, non_finite_path
 from errscope._vocabulary import Channel, FailureClass
 
