@@ -813,6 +813,7 @@ _OWN_CODE_RULES: Final = frozenset(
 """Rules that read a protocol's own reply code, or know the status-shaped code is no server's (a client parser's):
 an attribute shaped like an HTTP status is not one there."""
 
+
 def _reading_http_answer(exc: BaseException) -> Classification | None:
     """http.client's ``HTTPException`` raised while it read an answer: a status or header line longer than its
     65536-byte limit (``LineTooLong``), more than its 100 header fields ("got more than 100 headers", the bare
@@ -842,6 +843,7 @@ def _tls_error(exc: BaseException) -> Classification:
     reason = getattr(exc, "reason", None)
     status = reason if isinstance(reason, str) and reason else type(exc).__name__
     return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("tls", status))
+
 
 _REGISTERED: dict[type[BaseException], Rule] = {ToolFailure: _tool_failure}
 """What an author said: the errscope family and :func:`register`'s types. They win over everything."""
