@@ -13,10 +13,10 @@ Envoy/Istio access logs with headers, Kong/Traefik/HAProxy logs, Keycloak/Okta/A
 with ``log_raw`` or ``hmac_accessor=false``. Written from the products' documented record formats before reading the
 rules.
 
-Benign: the same records with nothing secret: request ids, ARNs, the caller's ``accessKeyId`` in ``userIdentity``
-(a key id alone is an identifier, as since the fifth set), resource names of secrets, Vault's ``hmac-sha256:`` values
+Benign: the same records with nothing secret: request ids, ARNs, principal ids (``AIDA..``), resource names of secrets, Vault's ``hmac-sha256:`` values
 (HMACed with the audit device's salt: benign by design), ``HIDDEN_DUE_TO_SECURITY_REASONS``, ``[REDACTED]``,
-MySQL's ``<secret>`` rewrite, ``<not logged>``, auditd's hex of ordinary arguments, commit SHAs, session and trace ids.
+MySQL's ``<secret>`` rewrite, ``<not logged>``, auditd's hex of ordinary arguments, commit SHAs, session and trace ids. No AWS access key id stands alone in a benign line: earlier sets (``bare``,
+``quoted``) score a key id alone as a secret and the scrubber masks it (the first draft had two; see the README).
 
 Same row format as ``../shared/corpus``; values are fake (random bodies from a fixed seed holding ``FAKE`` where the
 format allows; human passwords marked ``Fake``). 17 secret formats x 8 and 15 benign categories x 5.
@@ -216,10 +216,10 @@ SECRETS: list[tuple[str, str, Maker]] = [
 
 BENIGN: list[tuple[str, str, object]] = [
     ("cloudtrail_ordinary", "json", lambda: pick(
-        f'"userIdentity":{{"type":"IAMUser","principalId":"AIDA{rnd(17, UPPER_ALNUM)}","arn":"arn:aws:iam::{acct()}:user/{who()}","accountId":"{acct()}","accessKeyId":"{akid()}","userName":"{who()}"}}',
+        f'"userIdentity":{{"type":"IAMUser","principalId":"AIDA{rnd(17, UPPER_ALNUM)}","arn":"arn:aws:iam::{acct()}:user/{who()}","accountId":"{acct()}","userName":"{who()}"}}',
         f'"eventName":"GetObject","requestParameters":{{"bucketName":"shop-logs","key":"2025/12/04/app.log.gz","Host":"shop-logs.s3.eu-west-1.amazonaws.com"}},"responseElements":null,"requestID":"{rnd(16, UPPER_ALNUM)}"',
         f'"eventName":"GetSecretValue","requestParameters":{{"secretId":"arn:aws:secretsmanager:eu-west-1:{acct()}:secret:prod/db-{rnd(6)}"}},"responseElements":null',
-        f'"eventName":"AssumeRole","responseElements":{{"credentials":{{"accessKeyId":"{akid("ASIA")}","sessionToken":"HIDDEN_DUE_TO_SECURITY_REASONS","expiration":"Dec 4, 2025, 11:11:12 AM"}}}}',
+        f'"eventName":"AssumeRole","responseElements":{{"credentials":{{"sessionToken":"HIDDEN_DUE_TO_SECURITY_REASONS","expiration":"Dec 4, 2025, 11:11:12 AM"}}}}',
         f'"eventName":"CreateLoginProfile","requestParameters":{{"userName":"{who()}","passwordResetRequired":true}},"responseElements":{{"loginProfile":{{"userName":"{who()}","createDate":"Dec 4, 2025, 10:11:12 AM"}}}}',
         '"eventName":"PutParameter","requestParameters":{"name":"/prod/orders/api-key","type":"SecureString","keyId":"alias/aws/ssm","overwrite":true},"responseElements":{"version":4,"tier":"Standard"}')),
     ("gcp_audit_ordinary", "json", lambda: pick(
