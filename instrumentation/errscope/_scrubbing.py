@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -575,7 +575,8 @@ def _keyword_check(then: Any) -> Any:
         # a key-word match starts at the word: only ``token`` can be qualified away
         if data[start : start + 5].lower() == b"token":
             return not _NOT_A_CREDENTIAL_BEFORE.search(data, max(0, start - _QUALIFIER_WINDOW), start + 1)
-        if secret[:1] == b"/" and _WORKING_DIRECTORY.search(data, max(0, secret_end - len(secret) - 12), secret_end - len(secret)):
+        at = secret_end - len(secret)
+        if secret[:1] == b"/" and _WORKING_DIRECTORY.search(data, max(0, at - 12), at):
             return False
         return then is None or then(data, start, secret, secret_end)
 
@@ -1078,8 +1079,9 @@ _HEX_LOOK: Final = re.compile(r"[0-9A-Fa-f]{24}")
 _SPELLED_TEXT: Final = re.compile(rb"[\x20-\x7e\t\n\r]+(?:\x00[\x20-\x7e\t\n\r]+)*\x00?")
 
 
-def _without_hex_spelled_secrets(text: str) -> str:
-    """``text`` with each run of hex that spells printable text holding a secret replaced by ``[REDACTED]``."""
+def _without_hex_spelled_secrets(text: str, apply: Callable[[str], str]) -> str:
+    """``text`` with each run of hex that spells printable text that ``apply`` (the patterns) changes replaced by
+    ``[REDACTED]``."""
     pieces: list[str] = []
     last = 0
     for run in _HEX_RUN.finditer(text):
@@ -1087,7 +1089,7 @@ def _without_hex_spelled_secrets(text: str) -> str:
         if not _SPELLED_TEXT.fullmatch(raw):
             continue
         spelled = raw.replace(b"\x00", b" ").decode("ascii")
-        if _apply_patterns(spelled) != spelled:
+        if apply(spelled) != spelled:
             pieces += (text[last : run.start()], REDACTED)
             last = run.end()
     return "".join(pieces) + text[last:] if pieces else text
@@ -1110,7 +1112,7 @@ def scrub(text: str) -> str:
         if "\n" in text and _bytedump.might_hold_dumps(text):  # a dump's rows: its bytes read back (_bytedump)
             text, kept = _bytedump.mask_dumps(text, _apply_patterns)
         if _HEX_LOOK.search(text):  # text spelled in hex (auditd's arguments): read back, scrubbed as text
-            text = _without_hex_spelled_secrets(text)
+            text = _without_hex_spelled_secrets(text, _apply_patterns)
         scrubbed = _apply_patterns(text)
         if kept:
             scrubbed = _bytedump.keep_rows(scrubbed, kept, text.count("\n") + 1)
