@@ -6,7 +6,8 @@ whole pattern (no ``parse`` program, no check of large texts that skips patterns
 must give the same text on every line of every corpus set (the shared corpus, its extension and
 the held-out sets), also twice on one line, with colour codes and with a lone surrogate, and on
 large texts made of all lines (issue #13: any speed change gives identical output). The byte-dump pass
-(``errscope._bytedump``) is no speed path: both run it around the patterns, as ``scrub`` does.
+(``errscope._bytedump``) and the hex-spelled text pass are no speed path: both run them around the patterns, as
+``scrub`` does.
 """
 
 from __future__ import annotations
@@ -73,6 +74,8 @@ def plain_scrub(text: str) -> str:
     kept = None
     if "\n" in text and _bytedump.might_hold_dumps(text):  # a dump's rows, read back as scrub reads them
         text, kept = _bytedump.mask_dumps(text, _plain_patterns)
+    if _scrubbing._HEX_LOOK.search(text):  # text spelled in hex, read back as scrub reads it
+        text = _scrubbing._without_hex_spelled_secrets(text, _plain_patterns)
     scrubbed = _plain_patterns(text)
     if kept:
         scrubbed = _bytedump.keep_rows(scrubbed, kept, text.count("\n") + 1)

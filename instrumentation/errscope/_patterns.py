@@ -662,11 +662,12 @@ _PAIR_STRONG = r"(?:[0-9+/=~!@#^:]|[A-Za-z][A-Z])"
 _PAIR_VALUE = rf"(?:{_PAIR_STRONG}|[^'\"\s\[*$<{{%][^'\"\r\n]*?{_PAIR_STRONG})[^'\"\r\n]*"
 # A (name, value) object's members as HAR, Postman, Insomnia, .NET configs, Kubernetes env lists and CLI JSON
 # write them: the member that names the field (``"name": "x-api-key"``, ``"key": "apiKey"``, 1Password's
-# ``"label": "credential"``, CloudFormation's ``"ParameterKey"``, Elastic Beanstalk's ``"OptionName"``), then its
+# ``"label": "credential"``, CloudFormation's ``"ParameterKey"``, Elastic Beanstalk's ``"OptionName"``, a credential's
+# declared type: Keycloak's ``{"type": "password", "value": ..}`` in an admin event, HTML's ``type="password"``), then its
 # value member (``"value": "..."``, Android's ``android:value``, ``"ParameterValue"``), whose value may be wrapped
 # in OTLP JSON's AnyValue (``"attributes": [{"key": "db.password", "value": {"stringValue": "..."}}]``).
 _FIELD_NAME = (
-    r"(?i:\b(?:name|key|field|param(?:eter)?|property|label|(?:parameter|option)(?:name|key)))"
+    r"(?i:\b(?:name|key|field|param(?:eter)?|property|label|type|(?:parameter|option)(?:name|key)))"
     r"\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
 )
 _FIELD_VALUE_INTRO = (
@@ -2351,7 +2352,10 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "sql_password_clause",
         "keyword",
-        r"(\b(?i:identified[ \t]+(?:with[ \t]+[A-Za-z0-9_]+[ \t]+)?by[ \t]*|password(?:[ \t]+for[ \t]+\S+)?(?:[ \t]*=[ \t]*|[ \t]+))N?['\"])"
+        # MySQL's ``PASSWORD('..')`` function (5.x's ``SET PASSWORD = PASSWORD('..')``), and a quote escaped with ``\``
+        # as an audit log writes the statement inside its own quotes (MariaDB's ``server_audit``)
+        r"(\b(?i:identified[ \t]+(?:with[ \t]+[A-Za-z0-9_]+[ \t]+)?by[ \t]*|password(?:[ \t]+for[ \t]+\S+)?(?:[ \t]*=[ \t]*"
+        r"(?:(?i:(?:old_)?password)\([ \t]*)?|[ \t]+))N?\\?['\"])"
         r"(?:[^'\"\s\[*$<{%A-Z_x]|[A-Z_x]+[^'\"\r\nA-Z_x])(?:[^'\"\r\n]|''|\"\")*"
         # unquoted (Oracle): after the user it sets (``USER scott``, ``CONNECT TO app``) and with a digit, since
         # "the record identified by ord_2002" is prose
@@ -2360,10 +2364,11 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "SQL that sets a password: ``CREATE USER .. IDENTIFIED BY '..'`` (MySQL, Oracle; unquoted: after "
         "``USER name``/``TO name`` and with a digit), "
         "``ALTER ROLE .. PASSWORD '..'`` (PostgreSQL), ``SET PASSWORD FOR 'u'@'h' = '..'``, ``CREATE LOGIN .. "
-        "WITH PASSWORD = N'..'`` (SQL Server), MySQL's ``IDENTIFIED WITH <plugin> BY '..'``, as drivers echo the statement; a value of capitals, ``_`` and "
+        "WITH PASSWORD = N'..'`` (SQL Server), MySQL's ``IDENTIFIED WITH <plugin> BY '..'`` and ``= PASSWORD('..')``, as drivers "
+        "and database audit logs echo the statement (a quote escaped as ``\\'`` inside the log's own); a value of capitals, ``_`` and "
         "``x`` only (``'REDACTED'``, ``BY VALUES``) and a masked one (``'****'``) stay.",
         hints=("identified", "password"),
-        trigger=r"(?i:identified[ \t]+(?:with[ \t]+[A-Za-z0-9_]+[ \t]+)?by|password[ \t]*=?[ \t]*N?['\"]|password[ \t]+for[ \t])",
+        trigger=r"(?i:identified[ \t]+(?:with[ \t]+[A-Za-z0-9_]+[ \t]+)?by|password[ \t]*=?[ \t]*N?\\?['\"]|password[ \t]+for[ \t]|password[ \t]*=[ \t]*(?:old_)?password\()",
     ),
     SecretPattern(
         "cli_tool_password",

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -562,6 +562,12 @@ _BY_VERIFY: Final = {"password": _check_password, "credential": _check_credentia
                      "not_a_name": _check_not_a_name, "items": _check_items, "cookies": _check_cookies}
 
 
+# The working directory, not a password: POSIX's ``PWD``/``OLDPWD`` variables (in capitals) hold an absolute path, and
+# sudo's log line, ``env`` and ``/proc/<pid>/environ`` dumps print them (``TTY=pts/0 ; PWD=/srv ; USER=root``); ODBC's
+# ``PWD=`` is a password, whose value does not start with ``/`` there (Python only: the Collector masks the path).
+_WORKING_DIRECTORY: Final = re.compile(rb"(?<![A-Za-z0-9_])(?:OLD)?PWD[ \t]*=[ \t]*$")
+
+
 def _keyword_check(then: Any) -> Any:
     """A key-word rule's check: ``token`` qualified as a position (``pageToken``) is none, else ``then``."""
 
@@ -569,6 +575,9 @@ def _keyword_check(then: Any) -> Any:
         # a key-word match starts at the word: only ``token`` can be qualified away
         if data[start : start + 5].lower() == b"token":
             return not _NOT_A_CREDENTIAL_BEFORE.search(data, max(0, start - _QUALIFIER_WINDOW), start + 1)
+        at = secret_end - len(secret)
+        if secret[:1] == b"/" and _WORKING_DIRECTORY.search(data, max(0, at - 12), at):
+            return False
         return then is None or then(data, start, secret, secret_end)
 
     return check
@@ -1060,6 +1069,32 @@ def _without_hidden_secrets(scrubbed: str) -> str:
     return scrubbed if cleaned == plain else cleaned
 
 
+# Text spelled in hex, one byte as two digits of one case: Linux auditd writes an argument (``a1=``) or a command line
+# (``proctitle=``, arguments split by NUL) this way when it holds a space, a quote or a control character, and so do
+# ``xxd -p``, PostgreSQL's ``bytea`` output and registry exports. A run of 12+ bytes that reads back as printable text
+# is scrubbed as that text, and goes whole when the text holds a secret; a key or digest in hex reads back as random
+# bytes and is left to the rules (Python only: the Collector's RE2 cannot decode, docs/scrubbing.md).
+_HEX_RUN: Final = re.compile(r"(?<![0-9A-Za-z])(?:(?:[0-9A-F]{2}){12,}|(?:[0-9a-f]{2}){12,})(?![0-9A-Za-z])")
+_HEX_LOOK: Final = re.compile(r"[0-9A-Fa-f]{24}")
+_SPELLED_TEXT: Final = re.compile(rb"[\x20-\x7e\t\n\r]+(?:\x00[\x20-\x7e\t\n\r]+)*\x00?")
+
+
+def _without_hex_spelled_secrets(text: str, apply: Callable[[str], str]) -> str:
+    """``text`` with each run of hex that spells printable text that ``apply`` (the patterns) changes replaced by
+    ``[REDACTED]``."""
+    pieces: list[str] = []
+    last = 0
+    for run in _HEX_RUN.finditer(text):
+        raw = bytes.fromhex(run.group())
+        if not _SPELLED_TEXT.fullmatch(raw):
+            continue
+        spelled = raw.replace(b"\x00", b" ").decode("ascii")
+        if apply(spelled) != spelled:
+            pieces += (text[last : run.start()], REDACTED)
+            last = run.end()
+    return "".join(pieces) + text[last:] if pieces else text
+
+
 def scrub(text: str) -> str:
     """Return ``text`` with every secret replaced by ``[REDACTED]`` (key names and hosts are kept).
 
@@ -1076,6 +1111,8 @@ def scrub(text: str) -> str:
         kept = None
         if "\n" in text and _bytedump.might_hold_dumps(text):  # a dump's rows: its bytes read back (_bytedump)
             text, kept = _bytedump.mask_dumps(text, _apply_patterns)
+        if _HEX_LOOK.search(text):  # text spelled in hex (auditd's arguments): read back, scrubbed as text
+            text = _without_hex_spelled_secrets(text, _apply_patterns)
         scrubbed = _apply_patterns(text)
         if kept:
             scrubbed = _bytedump.keep_rows(scrubbed, kept, text.count("\n") + 1)
