@@ -13,6 +13,7 @@ or nothing of the kind), and ``errscope.upstream.*`` on the tool span. Real ``MC
 
 from __future__ import annotations
 
+import http.client
 import json
 import socket
 import ssl
@@ -282,13 +283,16 @@ async def file_ticket(title: str) -> str:
 @pytest.mark.parametrize(("reply", "status"), [(MANY_HEADERS, "HTTPException"), (LONG_HEADER, "LineTooLong")],
                          ids=["more_than_100_headers", "line_too_long"])
 async def test_j445_answer_head_http_client_cannot_read(style: str, reply: bytes, status: str,
-                                                        telemetry: CapturedTelemetry) -> None:
+                                                        telemetry: CapturedTelemetry,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """J445 (python/cpython #131724: outlook.office365.com answering more than 100 header fields; ansible/ansible
     #82780, instaloader/instaloader #156, httpie/cli #802: ``http.client.HTTPException: got more than 100 headers``;
     a header line past 65536 bytes raises ``LineTooLong``). urllib.request raises both bare, out of
     ``HTTPResponse.begin`` after the POST was written; errscope read them ``unknown``. Rule: http.client's
     ``HTTPException`` raised inside an ``HTTPResponse`` is an answer the client cannot read: ``upstream_unavailable``,
     may have acted, system ``http``."""
+    # the standard library's limit: clickhouse_connect, imported by other tests, raises it process-wide to 10,000
+    monkeypatch.setattr(http.client, "_MAXHEADERS", 100)
     with answering(reply) as port:
         TARGET["port"] = port
         span, text = await failed_call(style, telemetry, file_ticket, {"title": "printer on fire"})
