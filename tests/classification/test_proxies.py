@@ -18,7 +18,6 @@ httpx/httpcore and the standard library keep the proxy's status only in a text; 
 from __future__ import annotations
 
 import socket
-import threading
 import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -37,7 +36,7 @@ import urllib3
 
 from errscope import FailureClass as C
 from tests.classification.conftest import check, raised
-from tests.classification.upstreams import HOST, closed_port, closing_listener
+from tests.classification.upstreams import HOST, closed_port, closing_listener, per_connection
 
 TARGET = "https://api.orders.example/v1/orders"
 """Never reached: the proxy refuses the tunnel before any byte goes to it."""
@@ -58,33 +57,24 @@ def http_proxy(status: int) -> Iterator[str]:
 def socks5_proxy(reply: int | None = None, *, refuse_login: bool = False) -> Iterator[str]:
     """A SOCKS5 proxy (RFC 1928) that answers a CONNECT request with ``reply``; with ``refuse_login`` it asks for
     a username and password (RFC 1929) and refuses them."""
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        sock.listen(16)
 
-        def serve() -> None:
-            while True:
-                try:
-                    conn, _ = sock.accept()
-                except OSError:
+    def handle(conn: socket.socket) -> None:
+        with conn:
+            try:
+                conn.recv(512)  # version, methods
+                if refuse_login:
+                    conn.sendall(b"\x05\x02")
+                    conn.recv(512)
+                    conn.sendall(b"\x01\x01")  # RFC 1929 §2: a status other than 0 is a failure
                     return
-                with conn:
-                    try:
-                        conn.recv(512)  # version, methods
-                        if refuse_login:
-                            conn.sendall(b"\x05\x02")
-                            conn.recv(512)
-                            conn.sendall(b"\x01\x01")  # RFC 1929 §2: a status other than 0 is a failure
-                            continue
-                        conn.sendall(b"\x05\x00")
-                        conn.recv(512)  # the CONNECT request
-                        conn.sendall(b"\x05" + bytes([reply or 1]) + b"\x00\x01" + b"\x00" * 6)
-                    except OSError:
-                        continue
+                conn.sendall(b"\x05\x00")
+                conn.recv(512)  # the CONNECT request
+                conn.sendall(b"\x05" + bytes([reply or 1]) + b"\x00\x01" + b"\x00" * 6)
+            except OSError:
+                return
 
-        threading.Thread(target=serve, daemon=True).start()
-        yield f"{HOST}:{sock.getsockname()[1]}"
-        sock.shutdown(socket.SHUT_RDWR)
+    with per_connection(handle) as port:
+        yield f"{HOST}:{port}"
 
 
 def _httpx(lib: Any) -> Callable[[str], Callable[[], object]]:
