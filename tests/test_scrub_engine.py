@@ -74,7 +74,7 @@ def plain_scrub(text: str) -> str:
     kept = None
     if "\n" in text and _bytedump.might_hold_dumps(text):  # a dump's rows, read back as scrub reads them
         text, kept = _bytedump.mask_dumps(text, _plain_patterns)
-    if _scrubbing._HEX_LOOK.search(text.encode("utf-8", "surrogatepass")):  # text spelled in hex, as scrub reads it
+    if _scrubbing._may_spell_hex(text):  # text spelled in hex, read back as scrub reads it
         text = _scrubbing._without_hex_spelled_secrets(text, _plain_patterns)
     scrubbed = _plain_patterns(text)
     if kept:

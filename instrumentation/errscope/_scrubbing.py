@@ -1076,6 +1076,11 @@ def _without_hidden_secrets(scrubbed: str) -> str:
 # bytes and is left to the rules (Python only: the Collector's RE2 cannot decode, docs/scrubbing.md).
 _HEX_RUN: Final = re.compile(r"(?<![0-9A-Za-z])(?:(?:[0-9A-F]{2}){12,}|(?:[0-9a-f]{2}){12,})(?![0-9A-Za-z])")
 _HEX_LOOK: Final = re2.compile(rb"[0-9A-F]{24}|[0-9a-f]{24}")  # RE2: one linear scan of every text (re: 6x slower)
+
+
+def _may_spell_hex(text: str) -> bool:
+    """Whether ``text`` holds a run of hex long enough to spell 12 bytes (no RE2 call for a shorter text)."""
+    return len(text) >= 24 and _HEX_LOOK.search(text.encode("utf-8", "surrogatepass")) is not None
 _SPELLED_TEXT: Final = re.compile(rb"[\x20-\x7e\t\n\r]+(?:\x00[\x20-\x7e\t\n\r]+)*\x00?")
 
 
@@ -1111,7 +1116,7 @@ def scrub(text: str) -> str:
         kept = None
         if "\n" in text and _bytedump.might_hold_dumps(text):  # a dump's rows: its bytes read back (_bytedump)
             text, kept = _bytedump.mask_dumps(text, _apply_patterns)
-        if _HEX_LOOK.search(text.encode("utf-8", "surrogatepass")):  # text spelled in hex (auditd's arguments): read back, scrubbed as text
+        if _may_spell_hex(text):  # text spelled in hex (auditd's arguments): read back, scrubbed as text
             text = _without_hex_spelled_secrets(text, _apply_patterns)
         scrubbed = _apply_patterns(text)
         if kept:
