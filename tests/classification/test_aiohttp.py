@@ -24,14 +24,17 @@ async def _request(url: str, method: str = "GET", **timeouts: float) -> None:
 
 class TestTransport:
     def test_connection_refused(self) -> None:
-        exc = raised(lambda: _request(f"http://{HOST}:{closed_port()}/"))
+        port = closed_port()
+        exc = raised(lambda: _request(f"http://{HOST}:{port}/"))
         assert isinstance(exc, aiohttp.ClientConnectorError)
-        check(exc, C.UPSTREAM_UNAVAILABLE, False)
+        result = check(exc, C.UPSTREAM_UNAVAILABLE, False)
+        assert result.upstream is not None and result.upstream.address == f"{HOST}:{port}"  # the host and port it keeps
 
     def test_name_does_not_resolve(self) -> None:
-        exc = raised(lambda: _request(f"http://{UNRESOLVABLE}/"))
+        exc = raised(lambda: _request(f"https://{UNRESOLVABLE}/"))
         assert isinstance(exc, aiohttp.ClientConnectorError)
-        check(exc, C.UPSTREAM_UNAVAILABLE, False)
+        result = check(exc, C.UPSTREAM_UNAVAILABLE, False)
+        assert result.upstream is not None and result.upstream.address == UNRESOLVABLE  # HTTPS's own port left out
 
     def test_connect_timeout(self, backlog_port: int) -> None:
         exc = raised(lambda: _request(f"http://{HOST}:{backlog_port}/", sock_connect=SHORT))
@@ -41,7 +44,9 @@ class TestTransport:
     def test_read_timeout_listener_never_answers(self, silent_port: int) -> None:
         exc = raised(lambda: _request(f"http://{HOST}:{silent_port}/", "POST", sock_read=SHORT))
         assert isinstance(exc, aiohttp.SocketTimeoutError)
-        check(exc, C.UPSTREAM_UNAVAILABLE, True)
+        result = check(exc, C.UPSTREAM_UNAVAILABLE, True)
+        # it keeps no request: the response it was raised through names the host
+        assert result.upstream is not None and result.upstream.address == f"{HOST}:{silent_port}"
 
     def test_total_timeout_after_request_read(self, upstream: HttpUpstream) -> None:
         async def stalled() -> None:
@@ -56,7 +61,8 @@ class TestTransport:
     def test_connection_dropped_after_request(self, upstream: HttpUpstream) -> None:
         exc = raised(lambda: _request(f"{upstream.url}/drop", "POST"))
         assert isinstance(exc, aiohttp.ClientConnectionError)
-        check(exc, C.UPSTREAM_UNAVAILABLE, True)
+        result = check(exc, C.UPSTREAM_UNAVAILABLE, True)
+        assert result.upstream is not None and result.upstream.address == f"{HOST}:{upstream.port}"
 
     def test_tls_to_plain_socket(self, upstream: HttpUpstream) -> None:
         exc = raised(lambda: _request(f"https://{HOST}:{upstream.port}/"))

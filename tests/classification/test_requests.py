@@ -75,28 +75,34 @@ class TestRequests:
 class TestUrllib3:
     def test_connection_refused_without_retries(self) -> None:
         http = urllib3.PoolManager(retries=False)
-        exc = raised(lambda: http.request("GET", f"http://{HOST}:{closed_port()}/", timeout=5))
+        port = closed_port()
+        exc = raised(lambda: http.request("GET", f"http://{HOST}:{port}/", timeout=5))
         assert isinstance(exc, urllib3.exceptions.NewConnectionError)
-        check(exc, C.UPSTREAM_UNAVAILABLE, False)
+        result = check(exc, C.UPSTREAM_UNAVAILABLE, False)
+        assert result.upstream is not None and result.upstream.address == f"{HOST}:{port}"  # the connection it keeps
 
     def test_name_does_not_resolve_after_retries(self) -> None:
         http = urllib3.PoolManager(retries=urllib3.Retry(total=1, backoff_factor=0))
         exc = raised(lambda: http.request("GET", f"http://{UNRESOLVABLE}/", timeout=5))
         assert isinstance(exc, urllib3.exceptions.MaxRetryError)
-        check(exc, C.UPSTREAM_UNAVAILABLE, False)
+        result = check(exc, C.UPSTREAM_UNAVAILABLE, False)
+        assert result.upstream is not None and result.upstream.address == UNRESOLVABLE  # HTTP's own port left out
 
     def test_read_timeout(self, upstream: HttpUpstream) -> None:
         http = urllib3.PoolManager(retries=False)
         exc = raised(lambda: http.request("POST", f"{upstream.url}/stall", body=b"{}",
                                           timeout=urllib3.Timeout(connect=5, read=SHORT)))
         assert isinstance(exc, urllib3.exceptions.ReadTimeoutError)
-        check(exc, C.UPSTREAM_UNAVAILABLE, True)
+        result = check(exc, C.UPSTREAM_UNAVAILABLE, True)
+        assert result.upstream is not None and result.upstream.address == f"{HOST}:{upstream.port}"  # its pool's
 
     def test_connection_dropped_after_request(self, upstream: HttpUpstream) -> None:
         http = urllib3.PoolManager(retries=False)
         exc = raised(lambda: http.request("POST", f"{upstream.url}/drop", body=b"{}", timeout=5))
         assert isinstance(exc, urllib3.exceptions.ProtocolError)
-        check(exc, C.UPSTREAM_UNAVAILABLE, True)
+        result = check(exc, C.UPSTREAM_UNAVAILABLE, True)
+        # it keeps neither a request nor a pool: the pool whose urlopen it was raised through names the host
+        assert result.upstream is not None and result.upstream.address == f"{HOST}:{upstream.port}"
 
     def test_pool_exhausted(self, upstream: HttpUpstream) -> None:
         pool = urllib3.HTTPConnectionPool(HOST, upstream.port, maxsize=1, block=True, timeout=5, retries=False)

@@ -11,7 +11,7 @@ from errscope._classify import _core
 from errscope._classify._chain import path_to, walk
 from errscope._classify._core import Classification, _UNKNOWN
 from errscope._classify._databases import _db_address
-from errscope._classify._facts import _raised_connecting, _request_address
+from errscope._classify._facts import _frame_address, _raised_connecting, _request_address
 from errscope._classify._library_words import _library_words
 from errscope._classify._names import _by_name, _carried_delay
 from errscope._classify._table import _lookup
@@ -86,6 +86,13 @@ def _with_address(result: Classification, path: list[BaseException]) -> Classifi
         try:
             address = _request_address(current) or _db_address(current)
         except Exception:  # an attribute of a foreign shape says nothing
+            address = None
+        if address:
+            return replace(result, upstream=replace(upstream, address=address))
+    for current in reversed(path):
+        try:
+            address = _frame_address(current)
+        except Exception:  # a frame of a foreign shape says nothing
             address = None
         if address:
             return replace(result, upstream=replace(upstream, address=address))

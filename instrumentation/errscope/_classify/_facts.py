@@ -7,7 +7,7 @@ from __future__ import annotations
 import errno
 import re
 from collections.abc import Callable, Mapping
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 from urllib.parse import urlsplit
 
 from errscope._classify._core import Classification, Upstream
@@ -178,7 +178,79 @@ def _request_address(exc: BaseException) -> str | None:
                 address = http_address(url)
                 if address:
                     return address
+    return _connection_address(exc)
+
+
+def _connection_address(exc: BaseException) -> str | None:
+    """``host[:port]`` of the connection or pool an exception keeps when it keeps no URL: urllib3's ``conn``
+    (``NewConnectionError``) and ``pool`` (``MaxRetryError``, ``ReadTimeoutError``: the URL it keeps is a path), the
+    connection a ``ConnectTimeoutError`` is raised with, aiohttp's ``ClientConnectorError`` itself (``host``,
+    ``port``)."""
+    first = exc.args[0] if exc.args else None
+    for owner, name in ((exc, "conn"), (exc, "pool"), (first, None), (exc, None)):
+        address = _endpoint_address(_attribute(owner, name) if name else owner)  # one at a time: urllib3 2 warns
+        if address:                                                              # on a deprecated ``pool``
+            return address
     return None
+
+
+def _frame_address(exc: BaseException) -> str | None:
+    """``host[:port]`` of the connection a frame ``exc`` was raised through was using, innermost frame first (the
+    library's before the caller's): the frame's ``self`` (http.client's ``HTTPConnection``, urllib3's pool in
+    ``urlopen``, aiohttp's ``ClientResponse`` by its ``url``), else its local ``url`` when that names a host (aiohttp's
+    ``ClientSession._request`` under a total timeout). For the failures that keep neither a request nor a connection:
+    a connection reset, a socket read timeout, a dropped keep-alive."""
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    for frame in reversed(frames):
+        try:
+            local = frame.f_locals
+        except Exception:  # a frame whose locals cannot be read says nothing
+            continue
+        owner = local.get("self")
+        address = _endpoint_address(owner) or _url_address(_attribute(owner, "url")) or _url_address(local.get("url"))
+        if address:
+            return address
+    return None
+
+
+def _url_address(url: object) -> str | None:
+    """:func:`http_address` of an absolute URL (a string or a URL object); ``None`` for a path or anything else."""
+    if isinstance(url, str):
+        return http_address(url) if "://" in url else None
+    return http_address(url) if url is not None and not callable(url) and _attribute(url, "scheme") else None
+
+
+def _endpoint_address(owner: object) -> str | None:
+    """``host[:port]`` of an object with a ``host`` (text) and a ``port`` (an integer): a connection or a pool. The
+    port of its scheme (its ``scheme``, else its ``default_port``), or with neither HTTP's and HTTPS's own ports (80,
+    443), is left out as :func:`http_address` leaves it out of a URL."""
+    host, port = _attribute(owner, "host"), _attribute(owner, "port")
+    if not (isinstance(host, str) and isinstance(port, int) and not isinstance(port, bool)):
+        return None
+    # a host a URL helper cut at a password's unencoded "@" keeps the password's tail (J356): never userinfo
+    host = host.rpartition("@")[2]
+    if not _HOST.fullmatch(host):
+        return None
+    scheme = _attribute(owner, "scheme")
+    if not isinstance(scheme, str):
+        known = _attribute(owner, "default_port")
+        known = known if isinstance(known, int) else port
+        scheme = next((name for name, port_of in _DEFAULT_PORTS.items() if port_of == known), None)
+    return http_address(_Endpoint(host, port, scheme))
+
+
+_HOST: Final = re.compile(r"[\w.-]+|\[?[0-9A-Fa-f:.]+(?:%\w+)?\]?")
+"""A host name (RFC 1123 labels; underscores as found in practice) or an IP literal: nothing else is an address."""
+
+
+class _Endpoint(NamedTuple):
+    host: str
+    port: int
+    scheme: str | None
 
 
 _PROGRAMMING_ERRORS: Final = (AttributeError, NameError, TypeError, LookupError, AssertionError, ImportError,

@@ -399,7 +399,7 @@ def _status_in_text(exc: BaseException) -> Classification | None:
     text = _message_of(exc)
     match = next((m for m in _STATUS_PHRASE.finditer(text) if not counts_things(text, m.end())), None)
     match = match or _status_with_phrase(text)
-    if match is None:
+    if match is None or _repeats_its_cause(exc, text, match.start(), match.end()):
         return None
     status = int(next(group for group in match.groups() if group))
     result = _status_named(status, "http")(exc)
@@ -417,6 +417,22 @@ def _status_in_text(exc: BaseException) -> Classification | None:
     if result.failure_class is FailureClass.RATE_LIMITED or status == 503:
         result = replace(result, retry_after=retry_after_from_text(text))
     return result
+
+
+def _repeats_its_cause(exc: BaseException, text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` (``exc``'s message) lies in the words of the exception it wraps (its cause, else
+    its context, as :func:`walk` follows them): a wrapper that repeats its cause's message, opensearch-py's
+    ``ConnectionError("N/A", str(e), e)`` over aiohttp's ``ClientResponseError`` for a garbled status line, says
+    nothing the cause does not, and the cause, read by its own rules, keeps more than its words (the 400 there is
+    aiohttp's parser's, not the peer's)."""
+    inner = exc.__cause__ if exc.__cause__ is not None else exc.__context__
+    said = _message_of(inner) if inner is not None else ""
+    index = text.find(said) if said else -1
+    while index != -1:
+        if index <= start and end <= index + len(said):
+            return True
+        index = text.find(said, index + 1)
+    return False
 
 
 def _error_document(exc: BaseException) -> Classification | None:
