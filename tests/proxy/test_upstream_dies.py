@@ -163,3 +163,27 @@ def test_http_relay_says_an_unreachable_upstream_once_until_it_answers(tmp_path:
     assert all("not sent" in answer["error"]["message"] for answer in down)
     assert stderr.count("cannot reach the MCP server at http://") == 2, stderr  # 3 refused, answered, refused again
     assert "(ConnectionRefusedError: " in stderr and "check --upstream" in stderr
+
+
+@pytest.mark.parametrize("runner", ["asyncio", "uvloop"])
+def test_write_to_a_server_whose_stdin_closed_is_a_lost_server_not_a_crash(runner: str) -> None:
+    """A stdio server that exits at once closes its stdin before the proxy's first write: ``send`` answers False
+    (the call is answered upstream_unavailable) on uvloop too, whose closed transport raises RuntimeError."""
+    import asyncio
+    import sys
+
+    from errscope.proxy._stdio import ChildServer
+
+    run = asyncio.run if runner == "asyncio" else pytest.importorskip("uvloop").run
+
+    async def send_after_close() -> bool:
+        child = ChildServer([sys.executable, "-c", "import time; time.sleep(10)"])
+        assert await child._spawn()
+        assert child.process is not None and child.process.stdin is not None
+        child.process.stdin.close()
+        try:
+            return await child.send({"jsonrpc": "2.0", "id": 1, "method": "ping"}, None)
+        finally:
+            await child.stop()
+
+    assert run(send_after_close()) is False

@@ -199,7 +199,7 @@ class ChildServer:
                 return False
         try:
             assert self.process is not None and self.process.stdin is not None
-            self.process.stdin.write(frame if frame is not None else encode(message))
+            _write_pipe(self.process.stdin, frame if frame is not None else encode(message))
             await self.process.stdin.drain()
         except (OSError, AssertionError):  # the pipe broke: the reader will see EOF and report the loss
             return False
@@ -219,7 +219,7 @@ class ChildServer:
     async def _write(self, message: Message) -> None:
         if self.process is None or self.process.stdin is None:
             raise BrokenPipeError("the MCP server exited")
-        self.process.stdin.write(encode(message))
+        _write_pipe(self.process.stdin, encode(message))
 
     async def stop(self) -> None:
         process, self.process = self.process, None
@@ -237,6 +237,21 @@ class ChildServer:
         if self._log_relay is not None:  # the child's last lines, then the pipe's end
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._log_relay, _STOP_GRACE)
+
+
+def _write_pipe(stdin: asyncio.StreamWriter, data: bytes) -> None:
+    """Write ``data`` to a child's stdin; :class:`BrokenPipeError` when its pipe is already closed.
+
+    A child that exits at once closes the pipe before the first write: asyncio's transport drops the bytes (and
+    ``drain`` raises ``ConnectionResetError``), uvloop's raises ``RuntimeError`` ("the handler is closed"), which
+    crashed the proxy with a traceback instead of answering the call ``upstream_unavailable``.
+    """
+    if stdin.is_closing():
+        raise BrokenPipeError("the MCP server's stdin is closed")
+    try:
+        stdin.write(data)
+    except RuntimeError as exc:  # uvloop: the transport closed between the check and the write
+        raise BrokenPipeError("the MCP server's stdin is closed") from exc
 
 
 _REPLAY_ID: Final = "io.errscope/proxy-replayed-initialize"
