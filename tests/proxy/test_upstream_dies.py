@@ -187,3 +187,26 @@ def test_write_to_a_server_whose_stdin_closed_is_a_lost_server_not_a_crash(runne
             await child.stop()
 
     assert run(send_after_close()) is False
+
+
+def test_upstream_at_a_wrong_path_is_said_with_what_to_check(tmp_path: Path) -> None:
+    """``--upstream`` names the right server but not its MCP endpoint (HTTP 404 to ``initialize``): the stdio host's
+    ``initialize`` is answered as an error, and the host's log (the proxy's stderr) names the status and says to check
+    the endpoint's path; it said nothing while the host was told "its own log (stderr) says why"."""
+    port = free_port()
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                  "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    with serving([*PLAIN, "http", str(port)], port):
+        host = subprocess.Popen(proxy_command(tmp_path, "--upstream", f"http://127.0.0.1:{port}/not-mcp"),
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert host.stdin is not None and host.stdout is not None
+        host.stdin.write(json.dumps(initialize).encode() + b"\n")
+        host.stdin.flush()
+        answer = json.loads(host.stdout.readline())
+        host.stdin.close()
+        stderr = host.stderr.read().decode() if host.stderr else ""
+        assert host.wait(30) == 0, stderr
+    assert "error" in answer, answer
+    line = f"the MCP server at http://127.0.0.1:{port}/not-mcp refused initialize with HTTP 404 Not Found"
+    assert stderr.count(line) == 1, stderr
+    assert "check that --upstream is the server's MCP endpoint, path included" in stderr

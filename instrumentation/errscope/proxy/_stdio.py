@@ -341,6 +341,10 @@ class HttpServer:
                 # No call span covers the handshake: its class goes to the host, which says why no session opened
                 # (421 from the SDKs' DNS-rebinding protection reads as no class from the words alone).
                 refused_as = class_for_mcp_endpoint_status(response.status_code)
+        if message["method"] == "initialize" and not self._session_gone:
+            # The host only learns that no session opened; what to fix belongs in the proxy's log (the host's).
+            logger.error("the MCP server at %s refused initialize with HTTP %d %s; %s", scrub(self.url),
+                         response.status_code, response.reason_phrase, _refused_initialize_hint(response.status_code))
         if len(self._refusals) >= _MAX_REFUSALS:
             self._refusals.pop(next(iter(self._refusals)))
         side_effect = False if redirect else side_effect_for_http_status(response.status_code)
@@ -515,6 +519,18 @@ class _BrokenOff(httpx2.AsyncByteStream):
 
     async def aclose(self) -> None:
         await self._stream.aclose()
+
+
+def _refused_initialize_hint(status: int) -> str:
+    """What to check when the server behind ``--upstream`` refuses the host's ``initialize`` with HTTP ``status``."""
+    if status in (404, 405) or 300 <= status <= 399:
+        return ("check that --upstream is the server's MCP endpoint, path included (streamable HTTP servers commonly"
+                " serve /mcp; a redirect is not followed)")
+    if status in (401, 403):
+        return "the server wants credentials the proxy does not send: check its access settings"
+    if status == 421:
+        return "the server's DNS-rebinding protection refused the Host header: allow the host --upstream names"
+    return "check the server's own log"
 
 
 def _refused(error: Message, said: str | None, side_effect_possible: bool | None, cls: FailureClass | None,
