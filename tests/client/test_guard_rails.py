@@ -95,6 +95,20 @@ async def test_short_timeout_warns_once_per_client(tmp_path: Any, caplog: pytest
     assert len(warnings) == 1 and "idle timeout 0.001 s" in warnings[0].getMessage()
 
 
+async def test_url_that_is_not_the_mcp_endpoint_is_said_once(http_server: Any, caplog: pytest.LogCaptureFixture) -> None:
+    """A URL missing the endpoint's path (HTTP 404 to the handshake): the model is told no request was sent, and the
+    host's log says, once per client, to check the path; the host's developer only read "unavailable" before."""
+    url = http_server("plain_server.py").removesuffix("/mcp")
+    with caplog.at_level(logging.WARNING, logger="errscope.client"):
+        async with ToolClient(url, timeout=5, retry=RetryPolicy(max_attempts=1)) as tc:
+            first = await tc.call_tool("echo", {"text": "x"})
+            await tc.call_tool("echo", {"text": "x"})
+    assert (first.outcome, first.side_effect_possible) == (Outcome.ERROR, False)
+    said = [r.getMessage() for r in caplog.records if "check that the URL is its MCP endpoint" in r.getMessage()]
+    assert said == [f"errscope ToolClient for {url}: the server answered the handshake with HTTP 404; check that the URL"
+                    " is its MCP endpoint, path included (streamable HTTP servers commonly serve /mcp)"]
+
+
 async def test_vanished_tool_relists_with_backoff(foreign: Any) -> None:
     """Three calls to a tool that is not there cost one tools/list after the first, not three."""
     params, log = foreign("d22")

@@ -18,7 +18,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field, replace
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 from urllib.parse import urlsplit
 
 import anyio
@@ -77,6 +77,11 @@ class Connection:
     @property
     def alive(self) -> bool:
         return self.client is not None and not self.ending and not self.done.is_set() and not self.tap.closed
+
+
+_NOT_AN_ENDPOINT: Final = frozenset({404, 405})
+"""HTTP statuses to the handshake's POST that say the URL is no MCP endpoint (Not Found, Method Not Allowed: a GET-only
+page): a wrong path, said once on the ``errscope.client`` logger."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -371,6 +376,7 @@ class ServerConnection:
         """The last start was refused by the server (:func:`refusal`)."""
         self._restart_after = 0.0
         self._restart_backoff = 0.0
+        self._not_an_endpoint_said = False
 
     @property
     def alive(self) -> bool:
@@ -486,6 +492,13 @@ class ServerConnection:
         self.exited_at_start = isinstance(self.server, StdioServerParameters) and conn.done.is_set()
         error = conn.tap.handshake_error
         self.start_answer = None if error is None else safe_excerpt(error.message, limit=160)
+        status = conn.tap.handshake_status
+        if isinstance(self.server, str) and status in _NOT_AN_ENDPOINT and not self._not_an_endpoint_said:
+            # The model reads "unavailable"; the host's developer needs to know the server answered, at another path.
+            self._not_an_endpoint_said = True
+            logger.warning("errscope ToolClient for %s: the server answered the handshake with HTTP %d; check that the"
+                           " URL is its MCP endpoint, path included (streamable HTTP servers commonly serve /mcp)",
+                           describe(self.server).display, status)
         if self.exited_at_start:
             self._restart_backoff = min(60.0, max(1.0, 2 * self._restart_backoff))
             self._restart_after = time.monotonic() + self._restart_backoff
