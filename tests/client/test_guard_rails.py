@@ -109,6 +109,30 @@ async def test_url_that_is_not_the_mcp_endpoint_is_said_once(http_server: Any, c
                     " is its MCP endpoint, path included (streamable HTTP servers commonly serve /mcp)"]
 
 
+async def test_a_command_that_cannot_run_is_said_once_not_blamed_on_its_log(
+    tmp_path: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A stdio command the OS cannot run (not found, not executable) has no log of its own: the model reads that the
+    server could not be started, and the host's log gets the OS's reason once; before, both read "exited while
+    starting … Its own log (stderr) says why", with nothing on stderr."""
+    missing = str(tmp_path / "no-such-server")
+    not_executable = tmp_path / "server.txt"
+    not_executable.write_text("not a program")
+    for command, reason in ((missing, "No such file or directory"), (str(not_executable), "Permission denied")):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="errscope.client"):
+            async with ToolClient(StdioServerParameters(command=command), retry=None) as tc:
+                first = await tc.call_tool("echo", {})
+                await anyio.sleep(1.1)  # past the restart backoff: the second start fails the same way, unsaid
+                await tc.call_tool("echo", {})
+        name = command.rsplit("/", 1)[1]
+        assert (first.outcome, first.side_effect_possible) == (Outcome.ERROR, False)
+        assert first.text.startswith(f"Tool server {name} could not be started; no request was sent. Ref ERR-")
+        said = [r.getMessage() for r in caplog.records if "cannot start the tool server" in r.getMessage()]
+        assert said == [f"errscope ToolClient: cannot start the tool server {command}: {reason}; check the command,"
+                        " its PATH and permissions"]
+
+
 async def test_vanished_tool_relists_with_backoff(foreign: Any) -> None:
     """Three calls to a tool that is not there cost one tools/list after the first, not three."""
     params, log = foreign("d22")

@@ -39,6 +39,7 @@ from errscope._classify import classify
 from errscope._foreign_text import safe_excerpt
 from errscope._http import class_for_mcp_endpoint_status, retry_after_from_headers
 from errscope._messages import safe_name
+from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 from errscope.client import _answer as answer
 from errscope.client._catalog import ToolCatalog
@@ -77,6 +78,16 @@ class Connection:
     @property
     def alive(self) -> bool:
         return self.client is not None and not self.ending and not self.done.is_set() and not self.tap.closed
+
+
+def _exec_refusal(error: BaseException | None) -> str | None:
+    """The OS's reason when ``error`` (or one exception of its group) says a stdio server's command could not be run
+    at all: not found, not executable, not a directory on its path (``execve(2)``'s ENOENT, EACCES, ENOTDIR)."""
+    if isinstance(error, BaseExceptionGroup):
+        return next((said for inner in error.exceptions if (said := _exec_refusal(inner)) is not None), None)
+    if isinstance(error, (FileNotFoundError, PermissionError, NotADirectoryError)):
+        return error.strerror or type(error).__name__
+    return None
 
 
 _NOT_AN_ENDPOINT: Final = frozenset({404, 405})
@@ -370,6 +381,9 @@ class ServerConnection:
         self.exited_at_start = False
         """The last start of a stdio server ended with the process gone before the handshake finished."""
         self.start_answer: str | None = None
+        self.not_started: str | None = None
+        """Why the OS refused to run a stdio server's command in the last failed start (``No such file or
+        directory``, ``Permission denied``): then it has no log of its own to read."""
         """The server's own error answer to ``initialize`` in the last failed start (scrubbed, one line), if it gave
         one: then it did not exit on its own, it refused (``errscope proxy`` whose upstream cannot be reached)."""
         self.refused: Refusal | None = None
@@ -481,7 +495,7 @@ class ServerConnection:
                 self.refused = refusal(conn.tap)
                 self._failed_start(conn)
                 return None
-            self.exited_at_start, self._restart_backoff, self.refused = False, 0.0, None
+            self.exited_at_start, self._restart_backoff, self.refused, self.not_started = False, 0.0, None, None
             await self._initial_listing(conn)
             return conn
 
@@ -492,6 +506,12 @@ class ServerConnection:
         self.exited_at_start = isinstance(self.server, StdioServerParameters) and conn.done.is_set()
         error = conn.tap.handshake_error
         self.start_answer = None if error is None else safe_excerpt(error.message, limit=160)
+        refused = _exec_refusal(conn.error) if isinstance(self.server, StdioServerParameters) else None
+        if refused is not None and self.not_started is None:
+            # Said once until it starts: the model reads "could not be started", the host's developer what to fix.
+            logger.warning("errscope ToolClient: cannot start the tool server %s: %s; check the command, its PATH and"
+                           " permissions", scrub(self.server.command), refused)
+        self.not_started = refused
         status = conn.tap.handshake_status
         if isinstance(self.server, str) and status in _NOT_AN_ENDPOINT and not self._not_an_endpoint_said:
             # The model reads "unavailable"; the host's developer needs to know the server answered, at another path.
