@@ -210,3 +210,19 @@ def test_upstream_at_a_wrong_path_is_said_with_what_to_check(tmp_path: Path) -> 
     line = f"the MCP server at http://127.0.0.1:{port}/not-mcp refused initialize with HTTP 404 Not Found"
     assert stderr.count(line) == 1, stderr
     assert "check that --upstream is the server's MCP endpoint, path included" in stderr
+
+
+@pytest.mark.parametrize(("status", "says"), [
+    (404, "check that --upstream is the server's MCP endpoint, path included"),
+    (405, "check that --upstream is the server's MCP endpoint, path included"),
+    (308, "a redirect is not followed"),
+    (401, "run errscope proxy with --listen behind an HTTP host"),
+    (403, "run errscope proxy with --listen behind an HTTP host"),
+    (421, "DNS-rebinding protection"),
+    (500, "check the server's own log"),
+])
+def test_a_refused_initialize_says_what_to_check(status: int, says: str) -> None:
+    """Each HTTP refusal of the host's ``initialize`` names the check that fits it (a path, credentials, the Host)."""
+    from errscope.proxy._stdio import _refused_initialize_hint
+
+    assert says in _refused_initialize_hint(status)

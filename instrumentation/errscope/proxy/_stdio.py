@@ -527,7 +527,8 @@ def _refused_initialize_hint(status: int) -> str:
         return ("check that --upstream is the server's MCP endpoint, path included (streamable HTTP servers commonly"
                 " serve /mcp; a redirect is not followed)")
     if status in (401, 403):
-        return "the server wants credentials the proxy does not send: check its access settings"
+        return ("the server wants credentials, and a stdio host's proxy sends none: run errscope proxy with --listen"
+                " behind an HTTP host, which passes the host's Authorization header on")
     if status == 421:
         return "the server's DNS-rebinding protection refused the Host header: allow the host --upstream names"
     return "check the server's own log"
