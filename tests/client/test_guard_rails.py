@@ -133,6 +133,20 @@ async def test_a_command_that_cannot_run_is_said_once_not_blamed_on_its_log(
                         " its PATH and permissions"]
 
 
+async def test_a_stdio_server_silent_at_the_handshake_is_said_once(caplog: pytest.LogCaptureFixture) -> None:
+    """A stdio command that runs but never answers ``initialize`` (an HTTP-only server, a banner and a wait): each
+    attempt waits ``connect_timeout``; the host's log says once what to check instead of nothing."""
+    silent = StdioServerParameters(command=sys.executable, args=["-c", "print('listening on :3000'); import time; time.sleep(60)"])
+    with caplog.at_level(logging.WARNING, logger="errscope.client"):
+        async with ToolClient(silent, connect_timeout=1.5, retry=RetryPolicy(max_attempts=2)) as tc:
+            result = await tc.call_tool("echo", {})
+    assert (result.outcome, result.side_effect_possible) == (Outcome.ERROR, False)
+    said = [r.getMessage() for r in caplog.records if "gave no answer to the handshake" in r.getMessage()]
+    assert said == [f"errscope ToolClient: the tool server {sys.executable} gave no answer to the handshake in 1.5 s;"
+                    " check that it serves MCP over stdio (nothing but JSON-RPC on stdout; a server that serves only"
+                    " streamable HTTP is reached by its URL), or raise connect_timeout for one that starts slowly"]
+
+
 async def test_vanished_tool_relists_with_backoff(foreign: Any) -> None:
     """Three calls to a tool that is not there cost one tools/list after the first, not three."""
     params, log = foreign("d22")

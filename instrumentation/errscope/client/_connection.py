@@ -391,6 +391,7 @@ class ServerConnection:
         self._restart_after = 0.0
         self._restart_backoff = 0.0
         self._not_an_endpoint_said = False
+        self._silent_said = False
 
     @property
     def alive(self) -> bool:
@@ -512,6 +513,13 @@ class ServerConnection:
             logger.warning("errscope ToolClient: cannot start the tool server %s: %s; check the command, its PATH and"
                            " permissions", scrub(self.server.command), refused)
         self.not_started = refused
+        if isinstance(self.server, StdioServerParameters) and not self.exited_at_start and not self._silent_said:
+            # Running, yet no answer to the handshake within connect_timeout: every attempt of the call waits as long.
+            self._silent_said = True
+            logger.warning("errscope ToolClient: the tool server %s gave no answer to the handshake in %g s; check"
+                           " that it serves MCP over stdio (nothing but JSON-RPC on stdout; a server that serves only"
+                           " streamable HTTP is reached by its URL), or raise connect_timeout for one that starts slowly",
+                           scrub(self.server.command), self.connect_timeout)
         status = conn.tap.handshake_status
         if isinstance(self.server, str) and status in _NOT_AN_ENDPOINT and not self._not_an_endpoint_said:
             # The model reads "unavailable"; the host's developer needs to know the server answered, at another path.
