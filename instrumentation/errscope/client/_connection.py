@@ -381,11 +381,11 @@ class ServerConnection:
         self.exited_at_start = False
         """The last start of a stdio server ended with the process gone before the handshake finished."""
         self.start_answer: str | None = None
+        """The server's own error answer to ``initialize`` in the last failed start (scrubbed, one line), if it gave
+        one: then it did not exit on its own, it refused (``errscope proxy`` whose upstream cannot be reached)."""
         self.not_started: str | None = None
         """Why the OS refused to run a stdio server's command in the last failed start (``No such file or
         directory``, ``Permission denied``): then it has no log of its own to read."""
-        """The server's own error answer to ``initialize`` in the last failed start (scrubbed, one line), if it gave
-        one: then it did not exit on its own, it refused (``errscope proxy`` whose upstream cannot be reached)."""
         self.refused: Refusal | None = None
         """The last start was refused by the server (:func:`refusal`)."""
         self._restart_after = 0.0
@@ -513,7 +513,8 @@ class ServerConnection:
             logger.warning("errscope ToolClient: cannot start the tool server %s: %s; check the command, its PATH and"
                            " permissions", scrub(self.server.command), refused)
         self.not_started = refused
-        if isinstance(self.server, StdioServerParameters) and not self.exited_at_start and not self._silent_said:
+        silent = error is None and refused is None and self.refused is None and not self.exited_at_start
+        if isinstance(self.server, StdioServerParameters) and silent and not self._silent_said:
             # Running, yet no answer to the handshake within connect_timeout: every attempt of the call waits as long.
             self._silent_said = True
             logger.warning("errscope ToolClient: the tool server %s gave no answer to the handshake in %g s; check"
