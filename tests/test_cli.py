@@ -105,3 +105,16 @@ def test_the_demos_hint_names_the_command_as_it_can_be_typed(tmp_path: Path, mon
     monkeypatch.setenv("PATH", str(venv_bin))
     assert _as_typed(str(command)) == "errscope"
     assert _as_typed("/usr/lib/python3.11/site-packages/errscope/cli.py") == "errscope"
+
+
+def test_proxy_and_explain_help_describe_the_command_with_examples(capsys: pytest.CaptureFixture[str]) -> None:
+    """``errscope proxy --help`` and ``errscope explain --help`` say what the command does and show a command line to
+    start from (proxy's help had the options alone)."""
+    for command, example in (("proxy", "errscope proxy --upstream http://127.0.0.1:9000/mcp --listen 127.0.0.1:8808"),
+                             ("explain", "errscope explain 'Ref ERR-6QGQMHE5' --from errscope-out")):
+        with pytest.raises(SystemExit) as exited:
+            main([command, "--help"])
+        assert exited.value.code == 0
+        said = " ".join(capsys.readouterr().out.split())
+        assert example in said
+        assert said.count(f"errscope {command} ") >= 2  # the usage line and the example

@@ -106,6 +106,14 @@ def test_nothing_found(telemetry: Telemetry, query: str, message: str) -> None:
     assert str(caught.value).startswith(message)
 
 
+def test_not_found_names_the_collectors_decision_wait(telemetry: Telemetry) -> None:
+    """Read from a Collector's file exporter (``make stack``), a trace appears only after tail sampling's decision
+    wait: the message says so, as it says exporters write in batches."""
+    with pytest.raises(ExplainError) as caught:
+        find_chains(telemetry, "8")
+    assert "a Collector's tail sampling holds a trace for its decision wait, 10 s by default" in str(caught.value)
+
+
 def test_a_ref_not_found_points_at_the_request_id(telemetry: Telemetry) -> None:
     """A ref a host made for its own timeout is not in a server's or a proxy's telemetry, which did record the call:
     the message says where else to look."""

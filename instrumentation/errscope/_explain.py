@@ -221,7 +221,8 @@ def find_chains(telemetry: Telemetry, query: str) -> list[Chain]:
         raise ExplainError(
             f"{kind} {text} not found ({len(telemetry.spans)} spans and {len(telemetry.logs)} log records searched)"
             f" in {', '.join(sorted({str(path.parent) for path in telemetry.files})) or '-'}; a call made seconds"
-            " ago may not be written yet (exporters write in batches and at exit), else --from is not the folder"
+            " ago may not be written yet (exporters write in batches and at exit; a Collector's tail sampling holds a trace"
+            " for its decision wait, 10 s by default), else --from is not the folder"
             " its server and host export to"
             # A host's own refs (its timeout, its -32602 note) are recorded by the host alone; behind a host that
             # exports nothing, the server's or errscope proxy's record of that call is found by its request id.

@@ -236,7 +236,13 @@ def build_parser() -> argparse.ArgumentParser:
                       help="walk the script N times on the same processes (steady traffic for a stack)")
     demo.set_defaults(run=_demo)
 
-    explain = commands.add_parser("explain", help="from an error ref to the upstream event")
+    explain = commands.add_parser(
+        "explain", help="from an error ref to the upstream event",
+        description="Print what the model saw, the tool span, its upstream calls, the log record and the client's "
+                    "attempts for one call, from OTLP-JSON files.",
+        epilog="example: errscope explain 'Ref ERR-6QGQMHE5' --from errscope-out  (a ref is found inside a pasted "
+               "sentence, in any case)",
+    )
     explain.add_argument("query", metavar="REF", help="error ref (ERR-XXXXXXXX), JSON-RPC request id or trace id")
     explain.add_argument("--from", dest="source", type=Path, default=Path("errscope-out"), metavar="DIR",
                          help="where the OTLP-JSON files are: the demo's --out, errscope proxy --out, "
@@ -247,6 +253,16 @@ def build_parser() -> argparse.ArgumentParser:
     proxy = commands.add_parser(
         "proxy", help="put errscope in front of an MCP server you don't own",
         usage="errscope proxy [--out DIR] (-- COMMAND ... | --upstream URL [--listen HOST:PORT])",
+        description="Put errscope in front of an MCP server you don't own. Every message is relayed as it is;\n"
+                    "each tools/call is recorded (span, metric, log record) and a failure reaches the model\n"
+                    "classified, scrubbed and with a ref. Without --listen the proxy is the host's stdio server.\n"
+                    "Telemetry: OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set, OTLP-JSON files with --out.",
+        epilog="examples:\n"
+               "  errscope proxy --out errscope-out -- npx -y @modelcontextprotocol/server-everything\n"
+               "  errscope proxy --upstream http://127.0.0.1:9000/mcp --listen 127.0.0.1:8808\n"
+               "  errscope proxy --upstream https://mcp.example.com/mcp\n"
+               "then: errscope explain ERR-XXXXXXXX --from errscope-out",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     proxy.add_argument("--upstream", type=_http_url, metavar="URL", help="the streamable HTTP MCP endpoint to relay to")
     proxy.add_argument("--listen", type=_host_port, metavar="HOST:PORT",

@@ -95,6 +95,58 @@ async def test_short_timeout_warns_once_per_client(tmp_path: Any, caplog: pytest
     assert len(warnings) == 1 and "idle timeout 0.001 s" in warnings[0].getMessage()
 
 
+async def test_url_that_is_not_the_mcp_endpoint_is_said_once(http_server: Any, caplog: pytest.LogCaptureFixture) -> None:
+    """A URL missing the endpoint's path (HTTP 404 to the handshake): the model is told no request was sent, and the
+    host's log says, once per client, to check the path; the host's developer only read "unavailable" before."""
+    url = http_server("plain_server.py").removesuffix("/mcp")
+    with caplog.at_level(logging.WARNING, logger="errscope.client"):
+        async with ToolClient(url, timeout=5, retry=RetryPolicy(max_attempts=1)) as tc:
+            first = await tc.call_tool("echo", {"text": "x"})
+            await tc.call_tool("echo", {"text": "x"})
+    assert (first.outcome, first.side_effect_possible) == (Outcome.ERROR, False)
+    said = [r.getMessage() for r in caplog.records if "check that the URL is its MCP endpoint" in r.getMessage()]
+    assert said == [f"errscope ToolClient for {url}: the server answered the handshake with HTTP 404; check that the URL"
+                    " is its MCP endpoint, path included (streamable HTTP servers commonly serve /mcp)"]
+
+
+async def test_a_command_that_cannot_run_is_said_once_not_blamed_on_its_log(
+    tmp_path: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A stdio command the OS cannot run (not found, not executable) has no log of its own: the model reads that the
+    server could not be started, and the host's log gets the OS's reason once; before, both read "exited while
+    starting … Its own log (stderr) says why", with nothing on stderr."""
+    missing = str(tmp_path / "no-such-server")
+    not_executable = tmp_path / "server.txt"
+    not_executable.write_text("not a program")
+    for command, reason in ((missing, "No such file or directory"), (str(not_executable), "Permission denied")):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="errscope.client"):
+            async with ToolClient(StdioServerParameters(command=command), retry=None) as tc:
+                first = await tc.call_tool("echo", {})
+                await anyio.sleep(1.1)  # past the restart backoff: the second start fails the same way, unsaid
+                await tc.call_tool("echo", {})
+        name = command.rsplit("/", 1)[1]
+        assert (first.outcome, first.side_effect_possible) == (Outcome.ERROR, False)
+        assert first.text.startswith(f"Tool server {name} could not be started; no request was sent. Ref ERR-")
+        said = [r.getMessage() for r in caplog.records if "cannot start the tool server" in r.getMessage()]
+        assert said == [f"errscope ToolClient: cannot start the tool server {command}: {reason}; check the command,"
+                        " its PATH and permissions"]
+
+
+async def test_a_stdio_server_silent_at_the_handshake_is_said_once(caplog: pytest.LogCaptureFixture) -> None:
+    """A stdio command that runs but never answers ``initialize`` (an HTTP-only server, a banner and a wait): each
+    attempt waits ``connect_timeout``; the host's log says once what to check instead of nothing."""
+    silent = StdioServerParameters(command=sys.executable, args=["-c", "print('listening on :3000'); import time; time.sleep(60)"])
+    with caplog.at_level(logging.WARNING, logger="errscope.client"):
+        async with ToolClient(silent, connect_timeout=1.5, retry=RetryPolicy(max_attempts=2)) as tc:
+            result = await tc.call_tool("echo", {})
+    assert (result.outcome, result.side_effect_possible) == (Outcome.ERROR, False)
+    said = [r.getMessage() for r in caplog.records if "gave no answer to the handshake" in r.getMessage()]
+    assert said == [f"errscope ToolClient: the tool server {sys.executable} gave no answer to the handshake in 1.5 s;"
+                    " check that it serves MCP over stdio (nothing but JSON-RPC on stdout; a server that serves only"
+                    " streamable HTTP is reached by its URL), or raise connect_timeout for one that starts slowly"]
+
+
 async def test_vanished_tool_relists_with_backoff(foreign: Any) -> None:
     """Three calls to a tool that is not there cost one tools/list after the first, not three."""
     params, log = foreign("d22")

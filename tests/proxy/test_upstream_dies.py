@@ -163,3 +163,66 @@ def test_http_relay_says_an_unreachable_upstream_once_until_it_answers(tmp_path:
     assert all("not sent" in answer["error"]["message"] for answer in down)
     assert stderr.count("cannot reach the MCP server at http://") == 2, stderr  # 3 refused, answered, refused again
     assert "(ConnectionRefusedError: " in stderr and "check --upstream" in stderr
+
+
+@pytest.mark.parametrize("runner", ["asyncio", "uvloop"])
+def test_write_to_a_server_whose_stdin_closed_is_a_lost_server_not_a_crash(runner: str) -> None:
+    """A stdio server that exits at once closes its stdin before the proxy's first write: ``send`` answers False
+    (the call is answered upstream_unavailable) on uvloop too, whose closed transport raises RuntimeError."""
+    import asyncio
+    import sys
+
+    from errscope.proxy._stdio import ChildServer
+
+    run = asyncio.run if runner == "asyncio" else pytest.importorskip("uvloop").run
+
+    async def send_after_close() -> bool:
+        child = ChildServer([sys.executable, "-c", "import time; time.sleep(10)"])
+        assert await child._spawn()
+        assert child.process is not None and child.process.stdin is not None
+        child.process.stdin.close()
+        try:
+            return await child.send({"jsonrpc": "2.0", "id": 1, "method": "ping"}, None)
+        finally:
+            await child.stop()
+
+    assert run(send_after_close()) is False
+
+
+def test_upstream_at_a_wrong_path_is_said_with_what_to_check(tmp_path: Path) -> None:
+    """``--upstream`` names the right server but not its MCP endpoint (HTTP 404 to ``initialize``): the stdio host's
+    ``initialize`` is answered as an error, and the host's log (the proxy's stderr) names the status and says to check
+    the endpoint's path; it said nothing while the host was told "its own log (stderr) says why"."""
+    port = free_port()
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                  "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    with serving([*PLAIN, "http", str(port)], port):
+        host = subprocess.Popen(proxy_command(tmp_path, "--upstream", f"http://127.0.0.1:{port}/not-mcp"),
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert host.stdin is not None and host.stdout is not None
+        host.stdin.write(json.dumps(initialize).encode() + b"\n")
+        host.stdin.flush()
+        answer = json.loads(host.stdout.readline())
+        host.stdin.close()
+        stderr = host.stderr.read().decode() if host.stderr else ""
+        assert host.wait(30) == 0, stderr
+    assert "error" in answer, answer
+    line = f"the MCP server at http://127.0.0.1:{port}/not-mcp refused initialize with HTTP 404 Not Found"
+    assert stderr.count(line) == 1, stderr
+    assert "check that --upstream is the server's MCP endpoint, path included" in stderr
+
+
+@pytest.mark.parametrize(("status", "says"), [
+    (404, "check that --upstream is the server's MCP endpoint, path included"),
+    (405, "check that --upstream is the server's MCP endpoint, path included"),
+    (308, "a redirect is not followed"),
+    (401, "run errscope proxy with --listen behind an HTTP host"),
+    (403, "run errscope proxy with --listen behind an HTTP host"),
+    (421, "DNS-rebinding protection"),
+    (500, "check the server's own log"),
+])
+def test_a_refused_initialize_says_what_to_check(status: int, says: str) -> None:
+    """Each HTTP refusal of the host's ``initialize`` names the check that fits it (a path, credentials, the Host)."""
+    from errscope.proxy._stdio import _refused_initialize_hint
+
+    assert says in _refused_initialize_hint(status)

@@ -310,12 +310,12 @@ class LogicalCall:
             owner.breaker.record_failure()
             if connection.exited_at_start:  # it would exit again: not re-sent at the transport layer
                 said = connection.start_answer
-                ended = "exited while starting" if said is None else f"answered initialize with an error ({said})"
-                return shape.local_failure(
-                    self.tool,
-                    f"Tool server {owner.target.display} {ended}; no request was sent. Its own log (stderr) says why.",
-                    side_effect_possible=False,
-                )
+                if connection.not_started is not None:  # never ran: no log of its own; the host's log says why
+                    note = f"Tool server {owner.target.display} could not be started; no request was sent."
+                else:
+                    ended = "exited while starting" if said is None else f"answered initialize with an error ({said})"
+                    note = f"Tool server {owner.target.display} {ended}; no request was sent. Its own log (stderr) says why."
+                return shape.local_failure(self.tool, note, side_effect_possible=False)
             wire.undelivered = True
             return self._not_sent()
         if owner.catalog.stale:

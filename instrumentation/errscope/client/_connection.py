@@ -18,7 +18,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field, replace
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 from urllib.parse import urlsplit
 
 import anyio
@@ -39,6 +39,7 @@ from errscope._classify import classify
 from errscope._foreign_text import safe_excerpt
 from errscope._http import class_for_mcp_endpoint_status, retry_after_from_headers
 from errscope._messages import safe_name
+from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 from errscope.client import _answer as answer
 from errscope.client._catalog import ToolCatalog
@@ -77,6 +78,21 @@ class Connection:
     @property
     def alive(self) -> bool:
         return self.client is not None and not self.ending and not self.done.is_set() and not self.tap.closed
+
+
+def _exec_refusal(error: BaseException | None) -> str | None:
+    """The OS's reason when ``error`` (or one exception of its group) says a stdio server's command could not be run
+    at all: not found, not executable, not a directory on its path (``execve(2)``'s ENOENT, EACCES, ENOTDIR)."""
+    if isinstance(error, BaseExceptionGroup):
+        return next((said for inner in error.exceptions if (said := _exec_refusal(inner)) is not None), None)
+    if isinstance(error, (FileNotFoundError, PermissionError, NotADirectoryError)):
+        return error.strerror or type(error).__name__
+    return None
+
+
+_NOT_AN_ENDPOINT: Final = frozenset({404, 405})
+"""HTTP statuses to the handshake's POST that say the URL is no MCP endpoint (Not Found, Method Not Allowed: a GET-only
+page): a wrong path, said once on the ``errscope.client`` logger."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -367,10 +383,15 @@ class ServerConnection:
         self.start_answer: str | None = None
         """The server's own error answer to ``initialize`` in the last failed start (scrubbed, one line), if it gave
         one: then it did not exit on its own, it refused (``errscope proxy`` whose upstream cannot be reached)."""
+        self.not_started: str | None = None
+        """Why the OS refused to run a stdio server's command in the last failed start (``No such file or
+        directory``, ``Permission denied``): then it has no log of its own to read."""
         self.refused: Refusal | None = None
         """The last start was refused by the server (:func:`refusal`)."""
         self._restart_after = 0.0
         self._restart_backoff = 0.0
+        self._not_an_endpoint_said = False
+        self._silent_said = False
 
     @property
     def alive(self) -> bool:
@@ -475,7 +496,7 @@ class ServerConnection:
                 self.refused = refusal(conn.tap)
                 self._failed_start(conn)
                 return None
-            self.exited_at_start, self._restart_backoff, self.refused = False, 0.0, None
+            self.exited_at_start, self._restart_backoff, self.refused, self.not_started = False, 0.0, None, None
             await self._initial_listing(conn)
             return conn
 
@@ -486,6 +507,27 @@ class ServerConnection:
         self.exited_at_start = isinstance(self.server, StdioServerParameters) and conn.done.is_set()
         error = conn.tap.handshake_error
         self.start_answer = None if error is None else safe_excerpt(error.message, limit=160)
+        refused = _exec_refusal(conn.error) if isinstance(self.server, StdioServerParameters) else None
+        if refused is not None and self.not_started is None:
+            # Said once until it starts: the model reads "could not be started", the host's developer what to fix.
+            logger.warning("errscope ToolClient: cannot start the tool server %s: %s; check the command, its PATH and"
+                           " permissions", scrub(self.server.command), refused)
+        self.not_started = refused
+        silent = error is None and refused is None and self.refused is None and not self.exited_at_start
+        if isinstance(self.server, StdioServerParameters) and silent and not self._silent_said:
+            # Running, yet no answer to the handshake within connect_timeout: every attempt of the call waits as long.
+            self._silent_said = True
+            logger.warning("errscope ToolClient: the tool server %s gave no answer to the handshake in %g s; check"
+                           " that it serves MCP over stdio (nothing but JSON-RPC on stdout; a server that serves only"
+                           " streamable HTTP is reached by its URL), or raise connect_timeout for one that starts slowly",
+                           scrub(self.server.command), self.connect_timeout)
+        status = conn.tap.handshake_status
+        if isinstance(self.server, str) and status in _NOT_AN_ENDPOINT and not self._not_an_endpoint_said:
+            # The model reads "unavailable"; the host's developer needs to know the server answered, at another path.
+            self._not_an_endpoint_said = True
+            logger.warning("errscope ToolClient for %s: the server answered the handshake with HTTP %d; check that the"
+                           " URL is its MCP endpoint, path included (streamable HTTP servers commonly serve /mcp)",
+                           describe(self.server).display, status)
         if self.exited_at_start:
             self._restart_backoff = min(60.0, max(1.0, 2 * self._restart_backoff))
             self._restart_after = time.monotonic() + self._restart_backoff

@@ -199,7 +199,7 @@ class ChildServer:
                 return False
         try:
             assert self.process is not None and self.process.stdin is not None
-            self.process.stdin.write(frame if frame is not None else encode(message))
+            _write_pipe(self.process.stdin, frame if frame is not None else encode(message))
             await self.process.stdin.drain()
         except (OSError, AssertionError):  # the pipe broke: the reader will see EOF and report the loss
             return False
@@ -219,7 +219,7 @@ class ChildServer:
     async def _write(self, message: Message) -> None:
         if self.process is None or self.process.stdin is None:
             raise BrokenPipeError("the MCP server exited")
-        self.process.stdin.write(encode(message))
+        _write_pipe(self.process.stdin, encode(message))
 
     async def stop(self) -> None:
         process, self.process = self.process, None
@@ -237,6 +237,21 @@ class ChildServer:
         if self._log_relay is not None:  # the child's last lines, then the pipe's end
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._log_relay, _STOP_GRACE)
+
+
+def _write_pipe(stdin: asyncio.StreamWriter, data: bytes) -> None:
+    """Write ``data`` to a child's stdin; :class:`BrokenPipeError` when its pipe is already closed.
+
+    A child that exits at once closes the pipe before the first write: asyncio's transport drops the bytes (and
+    ``drain`` raises ``ConnectionResetError``), uvloop's raises ``RuntimeError`` ("the handler is closed"), which
+    crashed the proxy with a traceback instead of answering the call ``upstream_unavailable``.
+    """
+    if stdin.is_closing():
+        raise BrokenPipeError("the MCP server's stdin is closed")
+    try:
+        stdin.write(data)
+    except RuntimeError as exc:  # uvloop: the transport closed between the check and the write
+        raise BrokenPipeError("the MCP server's stdin is closed") from exc
 
 
 _REPLAY_ID: Final = "io.errscope/proxy-replayed-initialize"
@@ -326,6 +341,10 @@ class HttpServer:
                 # No call span covers the handshake: its class goes to the host, which says why no session opened
                 # (421 from the SDKs' DNS-rebinding protection reads as no class from the words alone).
                 refused_as = class_for_mcp_endpoint_status(response.status_code)
+        if message["method"] == "initialize" and not self._session_gone:
+            # The host only learns that no session opened; what to fix belongs in the proxy's log (the host's).
+            logger.error("the MCP server at %s refused initialize with HTTP %d %s; %s", scrub(self.url),
+                         response.status_code, response.reason_phrase, _refused_initialize_hint(response.status_code))
         if len(self._refusals) >= _MAX_REFUSALS:
             self._refusals.pop(next(iter(self._refusals)))
         side_effect = False if redirect else side_effect_for_http_status(response.status_code)
@@ -500,6 +519,19 @@ class _BrokenOff(httpx2.AsyncByteStream):
 
     async def aclose(self) -> None:
         await self._stream.aclose()
+
+
+def _refused_initialize_hint(status: int) -> str:
+    """What to check when the server behind ``--upstream`` refuses the host's ``initialize`` with HTTP ``status``."""
+    if status in (404, 405) or 300 <= status <= 399:
+        return ("check that --upstream is the server's MCP endpoint, path included (streamable HTTP servers commonly"
+                " serve /mcp; a redirect is not followed)")
+    if status in (401, 403):
+        return ("the server wants credentials, and a stdio host's proxy sends none: run errscope proxy with --listen"
+                " behind an HTTP host, which passes the host's Authorization header on")
+    if status == 421:
+        return "the server's DNS-rebinding protection refused the Host header: allow the host --upstream names"
+    return "check the server's own log"
 
 
 def _refused(error: Message, said: str | None, side_effect_possible: bool | None, cls: FailureClass | None,
