@@ -12,6 +12,7 @@ from errscope._classify._chain import path_to, walk
 from errscope._classify._core import Classification, _UNKNOWN
 from errscope._classify._databases import _db_address
 from errscope._classify._facts import _raised_connecting, _request_address
+from errscope._classify._http_errors import _held_answer
 from errscope._classify._library_words import _library_words
 from errscope._classify._names import _by_name, _carried_delay
 from errscope._classify._table import _lookup
@@ -25,8 +26,10 @@ def explain(exc: BaseException) -> tuple[Classification, BaseException]:
     The class is decided by the first exception along :func:`walk` whose rule answers; wrappers
     (rules that return ``None``: ``UnexpectedToolError``, FastMCP's ``ToolError``, exception
     groups, SQLAlchemy's over the driver's error) defer inwards. When no rule answers anywhere,
-    the words the chain's exception types are named with decide (``_by_name``), else the words a library raised one
-    with (``_library_words``), else ``unknown``.
+    an HTTP answer of an error status the chain held out of sight decides (``_held_answer``: a tool's own error raised
+    beside the response it checked, tenacity's ``RetryError`` over a result), then the words the chain's exception
+    types are named with (``_by_name``), else the words a library raised one with (``_library_words``), else
+    ``unknown``.
 
     The root cause is the innermost meaningful exception below the decision, whether or not a rule
     matched it: ``UnexpectedToolError("Error executing tool x")`` says nothing, the
@@ -60,7 +63,11 @@ def explain(exc: BaseException) -> tuple[Classification, BaseException]:
         if rule is not None:
             decided = result, current
             break
-    if decided is None:  # nothing matched: the names of the chain's types, else a library's own words, explain it
+    if decided is None:  # nothing matched: an HTTP answer the chain held out of sight, the names of the chain's
+        # types, else a library's own words, explain it
+        held = _held_answer(exc)
+        if held is not None:
+            return held, root
         chain = walk(exc)
         named = next((found for found in map(_by_name, chain) if found is not None), None)
         if named is None:
