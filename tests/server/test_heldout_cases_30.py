@@ -1,4 +1,4 @@
-"""Server side of tests/heldout_cases.md, thirtieth round (J465-J468): the root cause lost on the path on-call needs
+"""Server side of tests/heldout_cases.md, thirtieth round (J465-J468, J471): the root cause lost on the path on-call needs
 most.
 
 Each tool fails for real against a peer on 127.0.0.1, and the failure that explains it is out of the exception chain's
@@ -135,6 +135,45 @@ async def test_j465_guard_what_the_tool_itself_refused(style: str, upstream: Htt
     TARGET["url"] = upstream.scripted(401, '{"error": "unauthorized"}', {"Content-Type": "application/json"})
     span, _ = await failed_call(style, telemetry, template_title, {"template_id": "T-1"})
     assert (facts(span)[0], upstream_of(span)) == ("unknown", (None, None, None)), dict(span.attributes)
+
+
+# --- J471: the SDK's ToolError raised beside the answer the tool checked ---------------------------------------------
+
+def _tool_error(style: str) -> type[Exception]:
+    if style == "fastmcp":
+        from fastmcp.exceptions import ToolError
+    else:
+        from mcp.server.mcpserver.exceptions import ToolError
+    return ToolError
+
+
+async def export_sales_report(report_id: str) -> str:
+    """Export a report; the tool checks the status and raises the SDK's ``ToolError`` with a message of its own."""
+    async with httpx.AsyncClient(timeout=5) as http:
+        response = await http.post(f"{TARGET['url']}/reports/{report_id}/export")
+    if response.status_code != 200:
+        raise TARGET["tool_error"](TARGET["message"].format(status=response.status_code))
+    return response.text
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("style", STYLES)
+@pytest.mark.parametrize("message", ["Could not export the report.", "Reporting API answered {status}."],
+                         ids=["own-words", "status-in-words"])
+async def test_j471_tool_error_beside_the_answer_it_checked(style: str, message: str, upstream: HttpUpstream,
+                                                            telemetry: CapturedTelemetry) -> None:
+    """J471 (modelcontextprotocol/python-sdk PR #1119: tool authors catch or check the HTTP status to word their own
+    error for the model; accordproject/apap #152). The SDK's ``ToolError`` (MCPServer's, FastMCP's) is the sanctioned
+    way to say a tool failed, and its words are read: "Could not export the report." read ``unknown``, and
+    "Reporting API answered 503." ``upstream_unavailable`` with no upstream and "not known" whether it ran. The answer
+    the tool held decides what the words leave open (never a class the words decided otherwise): the 503's status and
+    address on the span, nothing done upstream."""
+    TARGET.update(url=upstream.scripted(503, MAINTENANCE, {"Content-Type": "application/json"}),
+                  tool_error=_tool_error(style), message=message)
+    span, text = await failed_call(style, telemetry, export_sales_report, {"report_id": "R-1"})
+    assert facts(span) == ("upstream_unavailable", False), dict(span.attributes)
+    assert upstream_of(span) == ("http", "503", f"{HOST}:{upstream.port}"), dict(span.attributes)
+    assert MAYBE_DONE not in text, text
 
 
 # --- J466: tenacity giving up on a result -----------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import concurrent.futures
 import http.client
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, Final
 
@@ -659,13 +659,14 @@ def _error_answer(value: object) -> object | None:
     return value if status is not None and _attribute(value, "headers") is not None else None
 
 
-def _held_answer(exc: BaseException) -> Classification | None:
+def _held_answer(exc: BaseException, own_frame: Callable[[BaseException], bool]) -> Classification | None:
     """What the upstream answered, for a failure no rule reads whose chain kept the answer only out of sight: a tool
     that checked the status itself and raised its own error (``if not response.ok: raise RuntimeError("Failed to load
     template")``: the status is only in the raising frame's ``response``), or a retry library that gave up on a
     result (tenacity's ``RetryError`` after ``retry_if_result``: no exception anywhere, the last answer in its
     ``last_attempt`` future). The first exception along the chain (outermost first) that keeps such an answer, as an
-    attribute or in a local of the frame that raised it, decides: its status is read as any error's status is (RFC
+    attribute, or in a local of the frame that raised it when ``own_frame`` says that frame is the tool's own code (a
+    library that held an answer and raised its own error chose its class; its rules read it), decides: its status is read as any error's status is (RFC
     9110 §15; ``errscope.upstream.*`` with the answer's address; a 5xx or 429 with ``Retry-After`` as such). Only an
     error status counts (a 2xx the tool then refused is its own judgement), and never for the tool's own bug (a
     ``KeyError`` on the answer's body, a ``TypeError``: ``_PROGRAMMING_ERRORS``, which stay unknown)."""
@@ -676,7 +677,8 @@ def _held_answer(exc: BaseException) -> Classification | None:
             own = list(vars(current).values())
         except TypeError:  # no __dict__ (a C type's exception)
             own = []
-        for values in (own, *(list(reversed(frame)) for frame in raising_locals(current))):
+        frames = raising_locals(current) if own_frame(current) else []
+        for values in (own, *(list(reversed(frame)) for frame in frames)):
             answer = next((found for value in values if (found := _error_answer(value)) is not None), None)
             if answer is not None:
                 return _http_status(_HeldAnswer(answer))

@@ -211,10 +211,12 @@ its own words (no endpoint's answer)   (not acted); an HTML    RFC 6749 §5.2 (a
 ``mcp`` ``ToolError`` / wrappers       their ``__cause__``
 (exception groups, SQLAlchemy's,
 tenacity's ``RetryError``)
-no rule anywhere in the chain, an      by that status, as any  the answer's status line (RFC 9110 §15);
-HTTP answer of an error status held    error's answer          tenacity's ``RetryError.last_attempt``
-as an attribute or a local of the                              (``retry_if_result``); a tool's own
-raising frame (``_held_answer``)                               ``raise`` after its own status check
+no rule anywhere in the chain (or      by that status, as any  the answer's status line (RFC 9110 §15);
+one read only unknown, or a class      error's answer          tenacity's ``RetryError.last_attempt``
+with no upstream), an HTTP answer of                           (``retry_if_result``); a tool's own
+an error status held as an attribute                           ``raise`` (a ``ToolError`` too) after
+or a local of the tool's own raising                           its own status check
+frame (``_held_answer``)
 no rule anywhere in the chain          a class named for an    RFC 9110 §15's reason phrases
                                        HTTP status's phrase    (``ServiceUnavailableError``,
                                        (not 408, 501): that    ``GatewayTimeout``: braintree), then
