@@ -27,8 +27,8 @@ def explain(exc: BaseException) -> tuple[Classification, BaseException]:
     (rules that return ``None``: ``UnexpectedToolError``, FastMCP's ``ToolError``, exception
     groups, SQLAlchemy's over the driver's error) defer inwards. When no rule answers anywhere,
     an HTTP answer of an error status the chain held out of sight decides (``_held_answer``: a tool's own error raised
-    beside the response it checked, tenacity's ``RetryError`` over a result; also when the deciding rule read only
-    ``unknown``, or the same class with no upstream, as a ``ToolError``'s words may), then the words the chain's exception
+    beside the response it checked, tenacity's ``RetryError`` over a result; also when the deciding rule named no
+    upstream and read ``unknown`` or the same class, as a ``ToolError``'s words may), then the words the chain's exception
     types are named with (``_by_name``), else the words a library raised one with (``_library_words``), else
     ``unknown``.
 
@@ -76,9 +76,10 @@ def explain(exc: BaseException) -> tuple[Classification, BaseException]:
         return named, root
     if isinstance(decided[1], ToolFailure):  # the author wrote down what happened: that is the root
         return decided
-    if decided[0].failure_class is FailureClass.UNKNOWN or decided[0].upstream is None:
-        # a rule that read nothing (a ToolError's own words, "could not load the report"), or only a class (its
-        # "service answered 503"): an answer held out of sight says more, and names the upstream
+    if decided[0].upstream is None:
+        # a rule that read no upstream: nothing (a ToolError's own words, "could not load the report"), or only a
+        # class (its "service answered 503"): an answer held out of sight says more, and names the upstream (a rule
+        # that read an upstream's own code, ArangoDB's 1501 under its 400, stands)
         held = _held_answer(exc, _raised_in_own_code)
         if held is not None and decided[0].failure_class in (FailureClass.UNKNOWN, held.failure_class):
             return held, _root_below(decided[1])

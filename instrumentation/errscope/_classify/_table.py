@@ -212,8 +212,8 @@ its own words (no endpoint's answer)   (not acted); an HTML    RFC 6749 §5.2 (a
 (exception groups, SQLAlchemy's,
 tenacity's ``RetryError``)
 no rule anywhere in the chain (or      by that status, as any  the answer's status line (RFC 9110 §15);
-one read only unknown, or a class      error's answer          tenacity's ``RetryError.last_attempt``
-with no upstream), an HTTP answer of                           (``retry_if_result``); a tool's own
+one that named no upstream and read    error's answer          tenacity's ``RetryError.last_attempt``
+unknown or that class), an HTTP answer                         (``retry_if_result``); a tool's own
 an error status held as an attribute                           ``raise`` (a ``ToolError`` too) after
 or a local of the tool's own raising                           its own status check
 frame (``_held_answer``)
