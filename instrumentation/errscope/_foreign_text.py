@@ -944,8 +944,10 @@ _PHRASES: Final[tuple[tuple[FailureClass, Prefiltered], ...]] = (
             r"\b(?:server|client|transport|session|socket|endpoint|connection)\b[^.\n]{0,40}?\bis not connected\b|"
             r"^\W*(?:error:?\s*)?not connected\W*$|"
             # ... and a client's bare "Connection error." (the OpenAI and Anthropic SDKs' APIConnectionError: no answer
-            # came, before or after the request was written), librdkafka's "Local: Broker transport failure"
-            r"^\W*(?:[\w.]*error:\s*)?connection error\W*$|\bbroker transport failure\b|"
+            # came, before or after the request was written), behind nothing but exception-type labels (a gateway's
+            # over the provider SDK's: LiteLLM's "litellm.APIError: APIError: OpenAIException - Connection error."),
+            # librdkafka's "Local: Broker transport failure"
+            r"^\W*(?:[\w.]*(?:error|exception)\s*(?::|\s-)\s*)*connection error\W*$|\bbroker transport failure\b|"
             # Npgsql's NpgsqlException over the socket's failure ("Exception while reading from stream", "… writing to
             # stream") and .NET's EndOfStreamException under it ("Attempted to read past the end of the stream": the
             # connection ended while an answer was read)

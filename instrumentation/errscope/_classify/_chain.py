@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+from typing import Final
 
 from errscope._classify._core import _MAX_CHAIN
 from errscope._classify._facts import _PROGRAMMING_ERRORS, raised_in
@@ -64,7 +65,9 @@ def _held_failure(exc: BaseException) -> BaseException | None:
     has a traceback) and is not ``exc``, held by a local of the raising
     frame, as the failure of a future or task held there, or as an item of a list, tuple or set there (``asyncio.wait``'s
     ``done``), counts; the last such local wins (the most recent failure in a loop), and in a collection its first
-    failure.
+    failure. A cancellation that cut off a sleep (:func:`cut_off_sleeping`: a deadline that fired while a retry loop
+    waited between attempts) reads every frame it passed through, innermost first: a hand-written loop that sleeps
+    after its ``except`` block keeps its last attempt's failure in a local (PEP 3134 records nothing there).
     """
     if isinstance(exc, _PROGRAMMING_ERRORS):
         # the tool's own bug (a typo, a wrong type) is no report of what it held: it stays unknown, its own gap
@@ -72,29 +75,78 @@ def _held_failure(exc: BaseException) -> BaseException | None:
     kept = _kept_failure(exc)
     if kept is not None:
         return kept
+    sleeping = cut_off_sleeping(exc)
+    for values in (raising_locals(exc) if not sleeping else _locals_outwards(exc)):
+        for value in reversed(values):
+            held = _failure_in(value, exc)
+            if held is None and isinstance(value, list | tuple | set | frozenset):
+                held = next((found for item in list(value)[:64] if (found := _failure_in(item, exc)) is not None), None)
+            if held is not None:
+                return held
+    return None
+
+
+def _failure_in(value: object, exc: BaseException) -> BaseException | None:
+    """``value`` as a failure that was raised (it has a traceback) and is not ``exc``: itself, or a task's or job's
+    (an ``asyncio``/``concurrent.futures`` future that ended in one)."""
+    if isinstance(value, asyncio.Future | concurrent.futures.Future):  # a task or job that ended in a failure
+        value = value.exception() if value.done() and not value.cancelled() else None
+    raised = isinstance(value, Exception) and value is not exc and value.__traceback__ is not None
+    return value if raised else None  # type: ignore[return-value]
+
+
+def raising_locals(exc: BaseException) -> list[list[object]]:
+    """The local values of the frame that raised ``exc`` (its traceback's innermost frame), as one list; none when it
+    has no traceback or its locals cannot be read."""
     tb = exc.__traceback__
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
     if tb is None:
-        return None
+        return []
     try:
-        values = list(tb.tb_frame.f_locals.values())
+        return [list(tb.tb_frame.f_locals.values())]
     except Exception:  # a frame whose locals cannot be read says nothing
-        return None
+        return []
 
-    def failure(value: object) -> BaseException | None:
-        if isinstance(value, asyncio.Future | concurrent.futures.Future):  # a task or job that ended in a failure
-            value = value.exception() if value.done() and not value.cancelled() else None
-        raised = isinstance(value, Exception) and value is not exc and value.__traceback__ is not None
-        return value if raised else None  # type: ignore[return-value]
 
-    for value in reversed(values):
-        held = failure(value)
-        if held is None and isinstance(value, list | tuple | set | frozenset):
-            held = next((found for item in list(value)[:64] if (found := failure(item)) is not None), None)
-        if held is not None:
-            return held
-    return None
+def _locals_outwards(exc: BaseException) -> list[list[object]]:
+    """The local values of every frame ``exc`` passed through, innermost first (the sleep, then the retry loop
+    around it, then the tool)."""
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    found = []
+    for frame in reversed(frames):
+        try:
+            found.append(list(frame.f_locals.values()))
+        except Exception:  # a frame whose locals cannot be read says nothing
+            continue
+    return found
+
+
+_EVENT_LOOPS: Final = frozenset({"asyncio", "anyio", "trio"})
+_SLEEPS: Final = frozenset({"sleep", "sleep_until", "sleep_forever"})
+
+
+def cut_off_sleeping(exc: BaseException) -> bool:
+    """Whether ``exc`` (a cancellation, or a timeout raised where it landed) was raised while its task slept: a
+    frame among the innermost three is an event loop's ``sleep`` (``asyncio.sleep``, which anyio's and tenacity's
+    sleeps await; trio's ``sleep``/``sleep_until``/``sleep_forever``). A sleeping task had no request in flight: a
+    retry loop waiting between attempts, whose last attempt's failure is what the deadline cut short."""
+    if isinstance(exc, Exception) and not isinstance(exc, TimeoutError):
+        return False
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    for frame in frames[-3:]:
+        module = str(frame.f_globals.get("__name__", ""))
+        if frame.f_code.co_name in _SLEEPS and module.split(".", 1)[0] in _EVENT_LOOPS:
+            return True
+    return False
 
 
 def _kept_failure(exc: BaseException) -> BaseException | None:

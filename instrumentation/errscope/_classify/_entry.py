@@ -12,7 +12,8 @@ from errscope._classify._chain import path_to, walk
 from errscope._classify._core import Classification, _UNKNOWN
 from errscope._classify._databases import _db_address
 from errscope._classify._facts import _frame_address, _raised_connecting, _request_address
-from errscope._classify._library_words import _library_words
+from errscope._classify._http_errors import _held_answer
+from errscope._classify._library_words import _library_module, _library_words
 from errscope._classify._names import _by_name, _carried_delay
 from errscope._classify._table import _lookup
 from errscope._exceptions import ToolFailure
@@ -25,8 +26,11 @@ def explain(exc: BaseException) -> tuple[Classification, BaseException]:
     The class is decided by the first exception along :func:`walk` whose rule answers; wrappers
     (rules that return ``None``: ``UnexpectedToolError``, FastMCP's ``ToolError``, exception
     groups, SQLAlchemy's over the driver's error) defer inwards. When no rule answers anywhere,
-    the words the chain's exception types are named with decide (``_by_name``), else the words a library raised one
-    with (``_library_words``), else ``unknown``.
+    an HTTP answer of an error status the chain held out of sight decides (``_held_answer``: a tool's own error raised
+    beside the response it checked, tenacity's ``RetryError`` over a result; also when the deciding rule named no
+    upstream and read ``unknown`` or the same class, as a ``ToolError``'s words may), then the words the chain's exception
+    types are named with (``_by_name``), else the words a library raised one with (``_library_words``), else
+    ``unknown``.
 
     The root cause is the innermost meaningful exception below the decision, whether or not a rule
     matched it: ``UnexpectedToolError("Error executing tool x")`` says nothing, the
@@ -60,7 +64,11 @@ def explain(exc: BaseException) -> tuple[Classification, BaseException]:
         if rule is not None:
             decided = result, current
             break
-    if decided is None:  # nothing matched: the names of the chain's types, else a library's own words, explain it
+    if decided is None:  # nothing matched: an HTTP answer the chain held out of sight, the names of the chain's
+        # types, else a library's own words, explain it
+        held = _held_answer(exc, _raised_in_own_code)
+        if held is not None:
+            return held, root
         chain = walk(exc)
         named = next((found for found in map(_by_name, chain) if found is not None), None)
         if named is None:
@@ -68,6 +76,13 @@ def explain(exc: BaseException) -> tuple[Classification, BaseException]:
         return named, root
     if isinstance(decided[1], ToolFailure):  # the author wrote down what happened: that is the root
         return decided
+    if decided[0].upstream is None:
+        # a rule that read no upstream: nothing (a ToolError's own words, "could not load the report"), or only a
+        # class (its "service answered 503"): an answer held out of sight says more, and names the upstream (a rule
+        # that read an upstream's own code, ArangoDB's 1501 under its 400, stands)
+        held = _held_answer(exc, _raised_in_own_code)
+        if held is not None and decided[0].failure_class in (FailureClass.UNKNOWN, held.failure_class):
+            return held, _root_below(decided[1])
     # The root sits below the deciding exception, on its own chain (not in a sibling group member).
     path = path_to(exc, decided[1])
     return _with_wait(_with_address(_while_connecting(decided[0], path), path), path), _root_below(decided[1])
@@ -165,6 +180,14 @@ def _answers(exc: BaseException) -> bool:
         return rule is not None and rule(exc) is not None
     except Exception:
         return False
+
+
+def _raised_in_own_code(exc: BaseException) -> bool:
+    """Whether the frame that raised ``exc`` runs the tool's own code, not a library's (:func:`_library_module`)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and not _library_module(tb.tb_frame.f_globals.get("__name__"))
 
 
 # errscope._classify._core.classify, which the families call on a cause, delegates to this.

@@ -4,15 +4,16 @@ redirect loops, HTTP/2 error codes (RFC 9113 §7), statuses and error documents 
 
 from __future__ import annotations
 
+import concurrent.futures
 import http.client
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, Final
 
 from errscope._classify._builders import _status_named, _unavailable
-from errscope._classify._chain import walk
+from errscope._classify._chain import raising_locals, walk
 from errscope._classify._core import Classification, Upstream, _UNUSABLE_URL, classify, delay_seconds
 from errscope._classify._facts import (
     _PROGRAMMING_ERRORS,
@@ -646,3 +647,55 @@ def _unusable_success(exc: BaseException) -> Classification:
     status = _success_status_of(exc)
     return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("http", str(status),
                                                                              _request_address(exc)))
+
+
+class _HeldAnswer(Exception):
+    """An HTTP answer a failure held without keeping it, carried as an error's ``response`` so that :func:`_http_status`
+    reads it as it reads any error's answer. Never raised, never in a chain."""
+
+    def __init__(self, response: object) -> None:
+        super().__init__()
+        self.response = response
+
+
+def _error_answer(value: object) -> object | None:
+    """``value`` as an HTTP answer of an error status (400-599): a response object of httpx, httpx2, requests,
+    aiohttp or urllib3 (``status_code`` or ``status``, and ``headers``), or what a finished future returned (tenacity's
+    ``RetryError.last_attempt`` after retrying on a result). ``None`` for anything else: a 2xx, an exception, a mapping,
+    a class."""
+    if isinstance(value, concurrent.futures.Future):
+        try:
+            value = value.result(timeout=0) if value.done() and not value.cancelled() and value.exception(0) is None \
+                else None
+        except Exception:  # a future of a foreign shape says nothing
+            return None
+    if value is None or isinstance(value, type | BaseException | Mapping | str | bytes | int):
+        return None
+    status = _error_status(_attribute(value, "status_code")) or _error_status(_attribute(value, "status"))
+    return value if status is not None and _attribute(value, "headers") is not None else None
+
+
+def _held_answer(exc: BaseException, own_frame: Callable[[BaseException], bool]) -> Classification | None:
+    """What the upstream answered, for a failure no rule reads whose chain kept the answer only out of sight: a tool
+    that checked the status itself and raised its own error (``if not response.ok: raise RuntimeError("Failed to load
+    template")``: the status is only in the raising frame's ``response``), or a retry library that gave up on a
+    result (tenacity's ``RetryError`` after ``retry_if_result``: no exception anywhere, the last answer in its
+    ``last_attempt`` future). The first exception along the chain (outermost first) that keeps such an answer, as an
+    attribute, or in a local of the frame that raised it when ``own_frame`` says that frame is the tool's own code (a
+    library that held an answer and raised its own error chose its class; its rules read it), decides: its status is read as any error's status is (RFC
+    9110 §15; ``errscope.upstream.*`` with the answer's address; a 5xx or 429 with ``Retry-After`` as such). Only an
+    error status counts (a 2xx the tool then refused is its own judgement), and never for the tool's own bug (a
+    ``KeyError`` on the answer's body, a ``TypeError``: ``_PROGRAMMING_ERRORS``, which stay unknown)."""
+    for current in walk(exc):
+        if isinstance(current, _PROGRAMMING_ERRORS) or not isinstance(current, Exception):
+            continue
+        try:
+            own = list(vars(current).values())
+        except TypeError:  # no __dict__ (a C type's exception)
+            own = []
+        frames = raising_locals(current) if own_frame(current) else []
+        for values in (own, *(list(reversed(frame)) for frame in frames)):
+            answer = next((found for value in values if (found := _error_answer(value)) is not None), None)
+            if answer is not None:
+                return _http_status(_HeldAnswer(answer))
+    return None

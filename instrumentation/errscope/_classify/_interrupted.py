@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import Final
 
 from errscope._classify._builders import _UNAVAILABLE, _UNAVAILABLE_MAYBE_SENT, _UNAVAILABLE_NOT_SENT
+from errscope._classify._chain import cut_off_sleeping, walk
 from errscope._classify._core import Classification, _MAX_CHAIN, classify
 from errscope._classify._facts import _CONNECTING_FUNCTIONS, _function_name, http_status_of
 from errscope._classify._http_errors import _http_status
@@ -95,4 +96,26 @@ def _cut_off(exc: BaseException) -> Classification:
         answered = _http_status(cause)
         if answered is not None:
             return answered
+    before = _failure_before_the_sleep(exc)
+    if before is not None:
+        return before
     return (_UNAVAILABLE_NOT_SENT if _cut_off_while_connecting(exc) else _UNAVAILABLE_MAYBE_SENT)(exc)
+
+
+def _failure_before_the_sleep(exc: BaseException) -> Classification | None:
+    """What the attempt before the sleep a deadline cut off said (:func:`cut_off_sleeping`): a retry loop waiting
+    between attempts had no request in flight, so the timeout itself tells nothing of the upstream; the last
+    attempt's failure (the cancellation's implicit cause when the loop slept inside its ``except`` block, as backoff
+    does, else the failure its frames held: a hand-written loop's ``last``; tenacity, and stamina over it, clear their
+    last outcome before sleeping) decides the class, the upstream and whether anything may have been acted on (as the
+    last attempt decides under a retry library that gave up). ``None`` when the deadline cut off anything but a sleep,
+    or the attempt's failure is ``unknown``."""
+    for current in _cut_off_stacks(exc):
+        if not cut_off_sleeping(current):
+            continue
+        below = next((failure for failure in walk(current)[1:] if isinstance(failure, Exception)), None)
+        if below is None:
+            return None
+        found = classify(below)
+        return None if found.failure_class is FailureClass.UNKNOWN else found
+    return None

@@ -211,6 +211,12 @@ its own words (no endpoint's answer)   (not acted); an HTML    RFC 6749 §5.2 (a
 ``mcp`` ``ToolError`` / wrappers       their ``__cause__``
 (exception groups, SQLAlchemy's,
 tenacity's ``RetryError``)
+no rule anywhere in the chain (or      by that status, as any  the answer's status line (RFC 9110 §15);
+one that named no upstream and read    error's answer          tenacity's ``RetryError.last_attempt``
+unknown or that class), an HTTP answer                         (``retry_if_result``); a tool's own
+an error status held as an attribute                           ``raise`` (a ``ToolError`` too) after
+or a local of the tool's own raising                           its own status check
+frame (``_held_answer``)
 no rule anywhere in the chain          a class named for an    RFC 9110 §15's reason phrases
                                        HTTP status's phrase    (``ServiceUnavailableError``,
                                        (not 408, 501): that    ``GatewayTimeout``: braintree), then
@@ -240,7 +246,10 @@ refused as a whole (connect, DNS, TLS handshake, pool, 4xx, 501/503/505, a state
 rejected), ``True`` when it was sent and then the answer failed (read or write timeout, connection
 dropped, other 5xx, the SDK's -32001/-32000), ``None`` when the exception does not tell. A bare
 ``TimeoutError`` or ``CancelledError`` (a socket timeout, a tool's own deadline) tells by the stack it cut
-off: opening a connection or waiting for a pool's is not sent. An ``OSError`` refusal with an errno
+off: opening a connection or waiting for a pool's is not sent; a sleep (a retry loop waiting between attempts)
+says nothing itself, and the last attempt's failure decides when the loop kept it (its implicit cause: backoff's
+``except`` block, or a local of a frame it cut off: ``_failure_before_the_sleep``; tenacity, and stamina over it,
+clears its last outcome before it sleeps, so there the timeout stays "may have"). An ``OSError`` refusal with an errno
 (``ENOENT``, ``EACCES``) did nothing. Optional
 libraries are matched by ``module.qualname`` (``_NAMED_RULES``), so none of them is imported.
 """
