@@ -798,6 +798,17 @@ _PHRASES: Final[tuple[tuple[FailureClass, Prefiltered], ...]] = (
             # Username for 'https://host': terminal prompts disabled" (credential.c), and its SSH transport's
             # "Permission denied (publickey)" (the words above).
             r"\bcould not read (?:username|password) for\b|\bterminal prompts disabled\b|"
+            # A destination the server's own policy refuses (protection against server-side request forgery, an
+            # allow-list): the reference fetch server's "Refused to fetch …: x resolves to y, which is not a public
+            # address", "Access to private IP addresses is not allowed", "Host not in allowlist". No retry changes it;
+            # the operator's setting does.
+            r"\bnot a public (?:ip )?address\b|\bssrf (?:protection|guard|filter|policy)\b|"
+            r"\bnot (?:in|on) (?:the )?(?:\w+ )?(?:allow|white) ?list(?:ed)?\b|"
+            r"\b(?:private|internal|loopback|link-local)(?: network)?(?: ip)? (?:addresse?s?|hosts?|networks?|ips?)\b"
+            r"[^.\n]{0,20}?\b(?:not allowed|not permitted|blocked|forbidden|refused)\b|"
+            r"\b(?:access|requests?|connections?|fetch(?:ing|es)?) to (?:private|internal|loopback|link-local)\b[^.\n]{0,40}?"
+            r"\b(?:not allowed|not permitted|blocked)\b|"
+            r"\b(?:domain|host|url|destination)\b[^\n]{0,80}?\bis not allowed by (?:the )?(?:\w+ )?polic(?:y|ies)\b|"
             # SQLite refusing a write to a database the server's user may only read (SQLITE_READONLY, code 8 and its
             # extended 1032 SQLITE_READONLY_DBMOVED...: "attempt to write a readonly database"), as errscope reads the
             # code on sqlite3's exception: the file's permissions or the way the operator opened it.
@@ -946,8 +957,10 @@ _PHRASES: Final[tuple[tuple[FailureClass, Prefiltered], ...]] = (
             # ... and a client's bare "Connection error." (the OpenAI and Anthropic SDKs' APIConnectionError: no answer
             # came, before or after the request was written), behind nothing but exception-type labels (a gateway's
             # over the provider SDK's: LiteLLM's "litellm.APIError: APIError: OpenAIException - Connection error."),
-            # librdkafka's "Local: Broker transport failure"
+            # librdkafka's "Local: Broker transport failure", a connection problem named as the reason (the reference
+            # fetch server's "Failed to fetch robots.txt … due to a connection issue")
             r"^\W*(?:[\w.]*(?:error|exception)\s*(?::|\s-)\s*)*connection error\W*$|\bbroker transport failure\b|"
+            r"\b(?:due to|because of|caused by) (?:an? )?(?:network|connection|connectivity) (?:issue|problem|error|failure)\b|"
             # Npgsql's NpgsqlException over the socket's failure ("Exception while reading from stream", "… writing to
             # stream") and .NET's EndOfStreamException under it ("Attempted to read past the end of the stream": the
             # connection ended while an answer was read)

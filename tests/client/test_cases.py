@@ -70,7 +70,7 @@ class TestD04RetryByClass:
         ("delete_branch", FailureClass.PERMISSION_DENIED, "Don't retry; ask the user for access."),
         ("get_issue", FailureClass.NOT_FOUND, "Check the identifier"),
         ("search_code", FailureClass.RATE_LIMITED, "Wait about 30 s"),
-        ("create_issue", FailureClass.UPSTREAM_UNAVAILABLE, "The service is down; you may try again later."),
+        ("create_issue", FailureClass.UPSTREAM_UNAVAILABLE, "The service could not be reached; you may try again later."),
     ]
 
     @pytest.mark.parametrize("scenario", ["d04", "d04_hinted"])

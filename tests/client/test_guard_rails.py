@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import time
 from typing import Any
 
 import anyio
@@ -134,13 +135,21 @@ async def test_a_command_that_cannot_run_is_said_once_not_blamed_on_its_log(
 
 
 async def test_a_stdio_server_silent_at_the_handshake_is_said_once(caplog: pytest.LogCaptureFixture) -> None:
-    """A stdio command that runs but never answers ``initialize`` (an HTTP-only server, a banner and a wait): each
-    attempt waits ``connect_timeout``; the host's log says once what to check instead of nothing."""
+    """A stdio command that runs but never answers ``initialize`` (an HTTP-only server, a banner and a wait): the call
+    waits ``connect_timeout`` once, not once per attempt (it is started again only after a backoff, as one that exits
+    at start), the model reads why, and the host's log says once what to check instead of nothing."""
     silent = StdioServerParameters(command=sys.executable, args=["-c", "print('listening on :3000'); import time; time.sleep(60)"])
     with caplog.at_level(logging.WARNING, logger="errscope.client"):
-        async with ToolClient(silent, connect_timeout=1.5, retry=RetryPolicy(max_attempts=2)) as tc:
+        async with ToolClient(silent, connect_timeout=1.5, retry=RetryPolicy(max_attempts=3, budget=30)) as tc:
+            started = time.monotonic()
             result = await tc.call_tool("echo", {})
+            waited = time.monotonic() - started
+            again = await tc.call_tool("echo", {})  # within the backoff: answered at once, nothing started
     assert (result.outcome, result.side_effect_possible) == (Outcome.ERROR, False)
+    assert waited < 2 * 1.5, waited  # three attempts each waiting 1.5 s took 4.5 s and more
+    assert result.text.startswith(f"Tool server {sys.executable.rsplit('/', 1)[1]} did not answer its start-up handshake in"
+                                  " 1.5 s; no request was sent."), result.text
+    assert again.text == result.text.replace(result.error_ref or "", again.error_ref or "")
     said = [r.getMessage() for r in caplog.records if "gave no answer to the handshake" in r.getMessage()]
     assert said == [f"errscope ToolClient: the tool server {sys.executable} gave no answer to the handshake in 1.5 s;"
                     " check that it serves MCP over stdio (nothing but JSON-RPC on stdout; a server that serves only"

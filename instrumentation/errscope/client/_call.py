@@ -308,10 +308,13 @@ class LogicalCall:
                 return shape.failure(self.tool, None, refused.failure_class, head, advice=refused.advice,
                                      side_effect_possible=False)
             owner.breaker.record_failure()
-            if connection.exited_at_start:  # it would exit again: not re-sent at the transport layer
+            if connection.exited_at_start or connection.silent_at_start:  # it would again: not re-sent at once
                 said = connection.start_answer
                 if connection.not_started is not None:  # never ran: no log of its own; the host's log says why
                     note = f"Tool server {owner.target.display} could not be started; no request was sent."
+                elif connection.silent_at_start:
+                    note = (f"Tool server {owner.target.display} did not answer its start-up handshake in"
+                            f" {connection.connect_timeout:g} s; no request was sent.")
                 else:
                     ended = "exited while starting" if said is None else f"answered initialize with an error ({said})"
                     note = f"Tool server {owner.target.display} {ended}; no request was sent. Its own log (stderr) says why."

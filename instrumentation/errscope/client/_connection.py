@@ -380,6 +380,8 @@ class ServerConnection:
         self._lock = anyio.Lock()
         self.exited_at_start = False
         """The last start of a stdio server ended with the process gone before the handshake finished."""
+        self.silent_at_start = False
+        """The last start of a stdio server ran ``connect_timeout`` seconds without an answer to the handshake."""
         self.start_answer: str | None = None
         """The server's own error answer to ``initialize`` in the last failed start (scrubbed, one line), if it gave
         one: then it did not exit on its own, it refused (``errscope proxy`` whose upstream cannot be reached)."""
@@ -496,14 +498,16 @@ class ServerConnection:
                 self.refused = refusal(conn.tap)
                 self._failed_start(conn)
                 return None
-            self.exited_at_start, self._restart_backoff, self.refused, self.not_started = False, 0.0, None, None
+            self.exited_at_start = self.silent_at_start = False
+            self._restart_backoff, self.refused, self.not_started = 0.0, None, None
             await self._initial_listing(conn)
             return conn
 
     def _failed_start(self, conn: Connection) -> None:
         # A stdio server that exits before the handshake ends (a failing lifespan, a missing module) would
-        # exit again at once: it is started again only after a backoff of 1 s, doubling up to 60 s, so
-        # calls meanwhile are answered at once instead of each starting a process that dies.
+        # exit again at once, and one that never answers it would keep each attempt waiting connect_timeout: either
+        # is started again only after a backoff of 1 s, doubling up to 60 s, so calls meanwhile are answered at
+        # once instead of each starting a process that dies or stays silent.
         self.exited_at_start = isinstance(self.server, StdioServerParameters) and conn.done.is_set()
         error = conn.tap.handshake_error
         self.start_answer = None if error is None else safe_excerpt(error.message, limit=160)
@@ -513,8 +517,9 @@ class ServerConnection:
             logger.warning("errscope ToolClient: cannot start the tool server %s: %s; check the command, its PATH and"
                            " permissions", scrub(self.server.command), refused)
         self.not_started = refused
-        silent = error is None and refused is None and self.refused is None and not self.exited_at_start
-        if isinstance(self.server, StdioServerParameters) and silent and not self._silent_said:
+        self.silent_at_start = (isinstance(self.server, StdioServerParameters) and error is None and refused is None
+                                and self.refused is None and not self.exited_at_start)
+        if self.silent_at_start and not self._silent_said:
             # Running, yet no answer to the handshake within connect_timeout: every attempt of the call waits as long.
             self._silent_said = True
             logger.warning("errscope ToolClient: the tool server %s gave no answer to the handshake in %g s; check"
@@ -528,7 +533,7 @@ class ServerConnection:
             logger.warning("errscope ToolClient for %s: the server answered the handshake with HTTP %d; check that the"
                            " URL is its MCP endpoint, path included (streamable HTTP servers commonly serve /mcp)",
                            describe(self.server).display, status)
-        if self.exited_at_start:
+        if self.exited_at_start or self.silent_at_start:  # a silent one would make each attempt wait connect_timeout
             self._restart_backoff = min(60.0, max(1.0, 2 * self._restart_backoff))
             self._restart_after = time.monotonic() + self._restart_backoff
 

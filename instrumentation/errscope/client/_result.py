@@ -15,7 +15,7 @@ ADVICE: Final[dict[FailureClass, str]] = {
     FailureClass.PERMISSION_DENIED: "Don't retry; ask the user for access.",
     FailureClass.NOT_FOUND: "Check the identifier before calling again.",
     FailureClass.RATE_LIMITED: "Wait before calling again.",
-    FailureClass.UPSTREAM_UNAVAILABLE: "The service is down; you may try again later.",
+    FailureClass.UPSTREAM_UNAVAILABLE: "The service could not be reached; you may try again later.",
     FailureClass.INVALID_INPUT: "Fix the arguments and call again.",
     FailureClass.UNKNOWN: "Don't retry right away; quote the ref if you report it.",
 }
