@@ -2152,7 +2152,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "keyword_space_password",
         "keyword",
-        r"((?:^|[\s:])(?:(?i:[a-z]+[_\-]pass(?:word|wd|phrase)|requirepass|masterauth)[ \t]+\"?"
+        r"((?:^|[\s:])(?:(?:(?i:[a-z]+[_\-]pass(?:word|wd|phrase)|requirepass|masterauth)|[A-Za-z][a-z0-9]*Pass(?:word|wd|phrase))[ \t]+\"?"
         r"|(?i:pass(?:word|wd|phrase)|psk)[ \t]+\""
         r"|(?i:[a-z0-9_\-]*pass(?:word|wd|phrase)?)(?:[ \t]+REG_[A-Z_]+[ \t]+|[ \t]{2,}))"
         # a config line that starts with the word (mbsync ``Pass x``, msmtp ``password x``)
@@ -2160,7 +2160,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"[^\s'\"\[<{$*%](?:[^\s'\"]*[A-Za-z][^\s'\"]*[0-9]|[^\s'\"]*[0-9][^\s'\"]*[A-Za-z])[^\s'\"]*",
         True,
         "A password after its key word and spaces, as config files write it: a compound key with a bare or "
-        "quoted value (haproxy ``insecure-password x``, redis ``requirepass x``), a plain word with a quoted one "
+        "quoted value (haproxy ``insecure-password x``, redis ``requirepass x``, a camel-case compound as device "
+        "commands and Java properties write it: Tasmota's ``MqttPassword x``, ``keystorePassword x``), a plain word with a quoted one "
         "(strongSwan ``: PSK \"x\"``, ``password \"x\"``), a column-aligned row of a CLI's key/value table (vault's "
         "``password    x``), a registry listing (``DefaultPassword    REG_SZ    x``) or a line of a mail client's "
         "file (mbsync ``Pass x``, msmtp ``password x``). A letter and a digit, and "
@@ -3227,6 +3228,18 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"hv[sbr]\.[A-Za-z0-9_\-]{20,}",
         ("hvs.", "hvb.", "hvr."),
         "HashiCorp Vault service, batch and recovery tokens.",
+    ),
+    SecretPattern(
+        "hashicorp_vault_legacy_token",
+        "provider",
+        r"\bs\.[A-Za-z0-9]{24}\b",
+        0,
+        "HashiCorp Vault's service tokens before 1.10 (``s.`` and 24 base62 characters, Vault's token format docs), "
+        "under any key or none (``vault login``'s ``id  s.<24>``): the prefix alone is too short to trust, so the "
+        "Python side keeps a value that is not random-looking or a mixed-case password shape (``s.getAbsoluteFilePath``).",
+        hints=("s.",),
+        verify="unnamed",
+        trigger=r"\bs\.[A-Za-z0-9]{24}\b",
     ),
     _provider(
         "terraform_cloud_token",

@@ -56,12 +56,15 @@ _NAMES_TRIGGER: Final = (
 _SQL_TRIGGER: Final = (
     r"(?i:\)\s*values\s*\(|\bset\s*\(|from\s+stdin)"  # SQL's column list apart from its values
     r"|\[parameters: [\[(]"  # SQLAlchemy's statement with its bound parameters printed apart
+    r"|[=(,][ \t]*(?:\$[1-9]|\?[ \t]*[,)';\]])"  # a positional placeholder: an ORM's statement, its parameters apart
 )
 TRIGGERS: Final = (
     _NAMES_TRIGGER,
     _SQL_TRIGGER,
     rf"(?i:\[\s*\"[^\"\n]*{_WORD}[^\"\n]*\"\s*,)",  # a ["NAME", "value"] pair on one line
     r'(?i:"(?:value|parametervalue)"\s*:\s*"[^"\n]*"\s*,\s*"(?:name|key|parameterkey)")',  # a value before its name
+    rf'(?i:{_WORD}[\w.\-]*"[ \t]*:[ \t]*\{{)',  # a parent's name one object above its "value" (compact JSON, one line)
+    rf"\n[ \t]+[\w\-]*{_W}[\w\-]*:[ \t]+[^\s]",  # an indented child, its parent's name above it (``encryption:`` / ``key:``)
 )
 """What a text the pass can change holds: entries of the patterns' trigger set (``_scrubbing._pattern_set``); the pass
 runs when one of them matched."""
@@ -378,6 +381,31 @@ def _section(line: bytes, rows: Iterator[tuple[bytes, int]], spans: Spans) -> No
             spans.append((offset + c[2][0], offset + c[2][1]))
 
 
+# A child whose name alone only mentions a credential (``key:``), qualified by its parent mapping's name: ESPHome's
+# ``encryption:`` / ``key: ..``, ``signing:`` / ``key: ..``. The two names read as one key (``encryption_key``).
+_NOUN_CHILD: Final = _Rx(r"([ \t]+)([\w\-]+):[ \t]+([\"']?)(\S+?)([\"']?)[ \t\r]*")
+_INDENTED_PARENT: Final = _Rx(r"([ \t]*)([\w\-]+):[ \t\r]*")
+_INDENTED_CHILD: Final = _Rx(rf"\n[ \t]+[\w\-]*{_W}[\w\-]*:[ \t]+[^\s][^\n]*")
+
+
+def _qualified_child(line: bytes, data: bytes, start: int, spans: Spans) -> None:
+    c = _NOUN_CHILD.full(line)
+    if c is None or _g(line, c, 3) != _g(line, c, 5) or key_kind(_g(line, c, 2).decode("utf-8", "replace")) != "noun":
+        return
+    indent = c[1][1] - c[1][0]
+    end = start - 1
+    while end > 0:  # the lines before, up to the first one indented less: the parent
+        begin = data.rfind(b"\n", 0, end) + 1
+        above = data[begin:end]
+        if above.strip():
+            p = _INDENTED_PARENT.full(above)
+            if len(above) - len(above.lstrip(b" \t")) < indent:
+                if p is not None and names_secret(_g(above, p, 2) + b"_" + _g(line, c, 2)) and is_value(_g(line, c, 4)):
+                    spans.append((start + c[4][0], start + c[4][1]))
+                return
+        end = begin - 1
+
+
 # --- markup, SQL and JSON across lines
 _TR: Final = _Rx(r"(?is)<tr\b[^>]*>(.*?)</tr>")
 _TD: Final = _Rx(r"(?is)<(t[hd])\b[^>]*>(.*?)</t[hd]>")
@@ -498,10 +526,14 @@ def _placeholder_columns(statement: bytes) -> list[int]:
             # the position in the VALUES tuple: commas at depth 0 since its last "("
             opened = statement.rfind(b"(", values_at - 1, start)
             k = statement.count(b",", opened, start)
-            kinds.append(_column_secret(columns[k]) if 0 <= k < len(columns) else 0)
+            kind = _column_secret(columns[k]) if 0 <= k < len(columns) else 0
         else:
             before = _COLUMN_BEFORE.full(statement, max(0, start - 80), start)
-            kinds.append(_column_secret(_g(statement, before, 1).rsplit(b".", 1)[-1]) if before is not None else 0)
+            kind = _column_secret(_g(statement, before, 1).rsplit(b".", 1)[-1]) if before is not None else 0
+        # ``$n`` (PostgreSQL's numbered parameters) binds the n-th parameter wherever it stands; others bind in order
+        number = int(statement[start + 1 : end]) - 1 if statement[start] == 36 and end - start < 5 else len(kinds)
+        kinds.extend([0] * (number + 1 - len(kinds)))
+        kinds[number] = max(kinds[number], kind)
         pos = end
 
 
@@ -538,6 +570,66 @@ def _bound_parameters(data: bytes, spans: Spans) -> None:
         kinds = _placeholder_columns(_g(data, m, 1))
         if any(kinds):
             _python_tuples(data, m[0][1] + (data[m[0][1] : m[0][1] + 1] == b"["), kinds, spans)
+
+
+# ORMs' and drivers' debug logs print a statement with positional placeholders and its bound parameters apart on the
+# same line: after the statement (Sequelize's ``..; "a", "b"``, TypeORM's ``-- PARAMETERS: [..]``, Ecto's ``[..]``)
+# or in a member before or after it (knex's ``bindings: [..], sql: '..'``, ``params=[..]``, ``args=(..)``). The n-th
+# parameter holds the value of the column the n-th placeholder binds (``$n``: the n-th).
+_STATEMENT_LINE: Final = _Rx(r"(?i:\b(?:insert\s+into|update|delete\s+from|select|replace\s+into|merge\s+into)\s)[^\n]*")
+_NAMED_LIST: Final = _Rx(r"(?i:\b(?:parameters|params|bindings|binds|args)\b)[\"']?[ \t]*[:=][ \t]*[\[(]")
+_LIST_AFTER: Final = _Rx(r"[^\[;\n]*?(?:;[ \t]+|[ \t]\[)")  # from the last placeholder: a ``; `` or the first `` [``
+_QUOTES: Final = b"'\""
+
+
+def _list_items(data: bytes, pos: int, end: int, kinds: list[int], spans: Spans, *, depth: int = 0) -> None:
+    """Read a list of literals from ``pos`` (inside its bracket when ``depth`` is 0 and ``data[pos]`` opens one, else a
+    bare comma-separated run to ``end``): the quoted literals at the positions ``kinds`` marks secret."""
+    if data[pos : pos + 1] in (b"[", b"("):
+        pos += 1
+    col = 0
+    while pos < end:
+        ch = data[pos]
+        if ch in _QUOTES:
+            close = pos + 1
+            while close < end and data[close] != ch:
+                close += 2 if data[close] == 92 else 1  # a backslash escape
+            if depth == 0 and col < len(kinds) and kinds[col] and is_value(data[pos + 1 : close], noun=kinds[col] == 1):
+                spans.append((pos + 1, min(close, end)))
+            pos = close + 1
+            continue
+        if ch in b"([{":
+            depth += 1
+        elif ch in b")]}":
+            if depth == 0:
+                return
+            depth -= 1
+        elif ch == 44 and depth == 0:
+            col += 1
+        pos += 1
+
+
+def _statement_lines(data: bytes, spans: Spans) -> None:
+    for m in _STATEMENT_LINE.finditer(data):
+        start, end = m[0]
+        named = _NAMED_LIST.search(data, start - 200 if start > 200 else 0, end)
+        if named is not None and data.rfind(b"\n", named[0][0], start) < 0:  # a named list on the statement's line
+            items = named[0][1] - 1
+            statement = data[start : items if items > start else end]
+        else:
+            last = None
+            for ph in _PLACEHOLDER.finditer(data[start:end]):
+                last = ph
+            if last is None:
+                continue
+            after = _LIST_AFTER.search(data, start + last[0][1], end)
+            if after is None:
+                continue
+            items = after[0][1] - (data[after[0][1] - 1] == 91)
+            statement = data[start:items]
+        kinds = _placeholder_columns(statement)
+        if any(kinds):
+            _list_items(data, items, end, kinds, spans)
 
 
 _SQL_HINTS: Final = (b"alues", b"ALUES", b"stdin", b"ET (", b"et (", b"ET(", b"et(")  # VALUES, FROM stdin, SET (
@@ -602,9 +694,14 @@ def scrub_named_cells(text: str, found: tuple[bool, bool, bool] | None = None) -
         _sql(data, spans)
     if sql and b"[parameters: " in data:
         _bound_parameters(data, spans)
+    if sql and (36 in data or 63 in data):  # $ or ?: a placeholder
+        _statement_lines(data, spans)
     if json and 34 in data:
         _json(data, spans)
     if 10 in data:  # \n
+        for m in _INDENTED_CHILD.finditer(data):
+            if m[0][1] - m[0][0] <= _MAX_NAME_LINE:
+                _qualified_child(data[m[0][0] + 1 : m[0][1]].rstrip(b"\r"), data, m[0][0] + 1, spans)
         done = 0
         for m in _NAMING_LINE.finditer(data):
             start, end = m[0]
