@@ -56,7 +56,7 @@ _NAMES_TRIGGER: Final = (
 _SQL_TRIGGER: Final = (
     r"(?i:\)\s*values\s*\(|\bset\s*\(|from\s+stdin)"  # SQL's column list apart from its values
     r"|\[parameters: [\[(]"  # SQLAlchemy's statement with its bound parameters printed apart
-    r"|[=(,][ \t]*(?:\$[1-9]|\?[ \t]*[,)';\]])"  # a positional placeholder: an ORM's statement, its parameters apart
+    r"|[=(,][ \t]*(?:\$[1-9]|\?(?:[ \t,)';\]]|$))"  # a positional placeholder: an ORM's statement, its parameters apart
 )
 TRIGGERS: Final = (
     _NAMES_TRIGGER,
