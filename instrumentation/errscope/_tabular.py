@@ -52,6 +52,7 @@ _NAME_SHAPES: Final = (
 )
 _NAMES_TRIGGER: Final = (
     rf"(?:{_NAME_SHAPES})\n|\n[^\n]*(?:{_W}[^\n]*{_CELL_GAP}|{_CELL_GAP}[^\n]*{_W})"  # a naming line with a line after it, a last two-cell row
+    rf"|\n[ \t]+[\w\-]*(?i:{_WORD})[\w\-]*:[ \t]+[^\s]"  # an indented child, its parent's name above it (``encryption:`` / ``key:``)
 )
 _SQL_TRIGGER: Final = (
     r"(?i:\)\s*values\s*\(|\bset\s*\(|from\s+stdin)"  # SQL's column list apart from its values
@@ -64,7 +65,6 @@ TRIGGERS: Final = (
     rf"(?i:\[\s*\"[^\"\n]*{_WORD}[^\"\n]*\"\s*,)",  # a ["NAME", "value"] pair on one line
     r'(?i:"(?:value|parametervalue)"\s*:\s*"[^"\n]*"\s*,\s*"(?:name|key|parameterkey)")',  # a value before its name
     rf'(?i:{_WORD}[\w.\-]*"[ \t]*:[ \t]*\{{)',  # a parent's name one object above its "value" (compact JSON, one line)
-    rf"\n[ \t]+[\w\-]*{_W}[\w\-]*:[ \t]+[^\s]",  # an indented child, its parent's name above it (``encryption:`` / ``key:``)
 )
 """What a text the pass can change holds: entries of the patterns' trigger set (``_scrubbing._pattern_set``); the pass
 runs when one of them matched."""
@@ -385,7 +385,7 @@ def _section(line: bytes, rows: Iterator[tuple[bytes, int]], spans: Spans) -> No
 # ``encryption:`` / ``key: ..``, ``signing:`` / ``key: ..``. The two names read as one key (``encryption_key``).
 _NOUN_CHILD: Final = _Rx(r"([ \t]+)([\w\-]+):[ \t]+([\"']?)(\S+?)([\"']?)[ \t\r]*")
 _INDENTED_PARENT: Final = _Rx(r"([ \t]*)([\w\-]+):[ \t\r]*")
-_INDENTED_CHILD: Final = _Rx(rf"\n[ \t]+[\w\-]*{_W}[\w\-]*:[ \t]+[^\s][^\n]*")
+_INDENTED_CHILD: Final = _Rx(rf"\n[ \t]+[\w\-]*(?i:{_WORD})[\w\-]*:[ \t]+[^\s][^\n]*")
 
 
 def _qualified_child(line: bytes, data: bytes, start: int, spans: Spans) -> None:
