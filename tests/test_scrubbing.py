@@ -362,6 +362,16 @@ example(
     f'allowed_api_keys = [\n  "{REDACTED}",\n]',
 )
 example(
+    "secret_value_list_quoted",
+    'AUTH_TOKENS="Qa1Ws2Ed3Rf4Tg5Yh6 Uj7Ik8Ol9Pq0Aw1Se2" ./serve',
+    f'AUTH_TOKENS="{REDACTED}" ./serve',
+)
+example(
+    "key_list_entry_value",
+    '[{"keyName": "primary", "permissions": "FULL", "value": "Qa1Ws2Ed3Rf4Tg5Yh6Uj7Ik8Ol9Pq0Aw1Se2=="}]',
+    f'[{{"keyName": "primary", "permissions": "FULL", "value": "{REDACTED}"}}]',
+)
+example(
     "yaml_multiline_value",
     f"invalid config:\ndb:\n  password:\n    {_yaml}\n  host: db",
     f"invalid config:\ndb:\n  password:\n    {REDACTED}\n  host: db",

@@ -1780,6 +1780,35 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         trigger=r"(?i:keys|tokens|secrets|passwords|list)['\"]?[ \t]*[:=]",
         verify="items",
     ),
+    SecretPattern(
+        "key_list_entry_value",
+        "keyword",
+        r"((?:\\?\"(?:keyName|KeyName|key_name)\\?\"\s*:\s*\\?\"[^\"\\\r\n]{1,64}\\?\""
+        r"(?:\s*,\s*\\?\"\w{1,32}\\?\"\s*:\s*(?:\\?\"[^\"\\\r\n]{0,64}\\?\"|[0-9a-z.]{1,20})){0,4}"
+        r"\s*,\s*\\?\"(?:value|Value)\\?\"\s*:\s*\\?\"))[A-Za-z0-9+/=_~.\-]{16,}",
+        1,
+        "An entry of a list of keys: an object whose name member is ``keyName`` (the entry is a key, whatever it is "
+        "called: ``key1``, ``primary``) and its ``value`` member, pretty-printed, compact or escaped inside a string "
+        "(Azure's ``listKeys``: ``az storage account keys list``, an activity log's ``responseBody``); Python keeps a "
+        "value that is neither random-looking nor a password's shape.",
+        hints=("keyname", "key_name"),
+        trigger=r"(?i:key_?name)\\?\"\s*:",
+        verify="credential",
+    ),
+    SecretPattern(
+        "secret_value_list_quoted",
+        "keyword",
+        rf"([^\r\n]{{0,2}}{_LIST_KEY}(?:['\"]?[ \t]*[:=][ \t]*|['\"][ \t]+(?i:value)[ \t]*=[ \t]*)['\"])"
+        rf"{_LIST_ITEM}(?:(?:[ \t]+|[ \t]*[,;][ \t]*){_LIST_ITEM})+",
+        1,
+        "A quoted list under a secret-named key whose items a space separates (``API_KEYS=\"<a> <b>\"``: inside quotes a "
+        "space ends no command's value), or the list in the ``value`` attribute after a ``key`` attribute naming it "
+        "(.NET ``<add key=\"auth_tokens\" value=\"<a>;<b>\" />``): all of them; Python keeps a list none of whose "
+        "items has a credential's shape.",
+        hints=("keys", "tokens", "secrets", "passwords", "list"),
+        trigger=r"(?i:keys|tokens|secrets|passwords|list)(?:['\"]?[ \t]*[:=][ \t]*|['\"][ \t]+(?i:value)[ \t]*=[ \t]*)['\"]",
+        verify="items",
+    ),
     _kv(
         "password_value",
         _PASSWORD_KEY,

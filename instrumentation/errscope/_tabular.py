@@ -236,6 +236,7 @@ _MAX_ROW: Final = 4096
 """A table's row is a line of at most this many bytes (a longer line ends the table: the cost of a row stays bounded)."""
 _NAME_COLUMNS: Final = frozenset({b"name", b"key", b"parameterkey", b"variable", b"field", b"optionname", b"setting"})
 _VALUE_COLUMNS: Final = frozenset({b"value", b"parametervalue", b"data"})
+_KEY_NAME_COLUMNS: Final = frozenset({b"keyname", b"key_name"})
 
 
 def _table(line: bytes, offset: int, rows: Iterator[tuple[bytes, int]], spans: Spans) -> int:
@@ -251,6 +252,10 @@ def _table(line: bytes, offset: int, rows: Iterator[tuple[bytes, int]], spans: S
     lowered = [c[0].lower().replace(b" ", b"") for c in head]
     name_col = next((k for k, h in enumerate(lowered) if h in _NAME_COLUMNS), -1)
     value_col = next((k for k, h in enumerate(lowered) if h in _VALUE_COLUMNS), -1)
+    # a list of keys (``KeyName``/``Value``: Azure's ``listKeys``): each row is a key, whatever its name (``key1``)
+    keys_listed = name_col < 0 and value_col >= 0 and any(h in _KEY_NAME_COLUMNS for h in lowered)
+    if keys_listed:
+        name_col = next(k for k, h in enumerate(lowered) if h in _KEY_NAME_COLUMNS)
     pairs = name_col >= 0 and value_col >= 0
     if not any(kinds) and not pairs:
         return 0
@@ -281,7 +286,7 @@ def _table(line: bytes, offset: int, rows: Iterator[tuple[bytes, int]], spans: S
                 spans.append((cell[1], cell[2]))
         if pairs:
             name, value = row_cells[name_col], row_cells[value_col]
-            if name is not None and value is not None and names_secret(name[0]) and is_value(value[0]):
+            if name is not None and value is not None and (keys_listed or names_secret(name[0])) and is_value(value[0]):
                 spans.append((value[1], value[2]))
     return done
 
