@@ -367,6 +367,11 @@ example(
     f'AUTH_TOKENS="{REDACTED}" ./serve',
 )
 example(
+    "parent_named_value_member",
+    '{"db_password":{"sensitive":true,"value":"Qa1Ws2Ed3Rf4Tg5Yh6"},"region":{"value":"eu-west-1"}}',
+    f'{{"db_password":{{"sensitive":true,"value":"{REDACTED}"}},"region":{{"value":"eu-west-1"}}}}',
+)
+example(
     "key_list_entry_value",
     '[{"keyName": "primary", "permissions": "FULL", "value": "Qa1Ws2Ed3Rf4Tg5Yh6Uj7Ik8Ol9Pq0Aw1Se2=="}]',
     f'[{{"keyName": "primary", "permissions": "FULL", "value": "{REDACTED}"}}]',

@@ -1781,6 +1781,20 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         verify="items",
     ),
     SecretPattern(
+        "parent_named_value_member",
+        "keyword",
+        r"(\"[A-Za-z0-9_.\-]*(?i:pass(?:word|wd|phrase)?|pwd|secret|token|api[_.\-]?key|private[_.\-]?key|credentials?)\"\s*:\s*\{"
+        r"(?:\s*\"\w{1,32}\"\s*:\s*(?:\"[^\"\\\r\n]{0,64}\"|true|false|null|[0-9.]{1,20})\s*,){0,4}"
+        r"\s*\"(?:value|Value)\"\s*:\s*\")[^\"\\\s\[<$*%{][^\"\\\s]{7,}",
+        1,
+        "A value one object below its name (``{\"api_token\": {\"sensitive\": true, \"value\": \"..\"}}``: ``terraform "
+        "output -json``, typed settings): the parent's key names a credential, the child's ``value`` member holds it. "
+        "Python keeps a value that is neither random-looking nor a password's shape.",
+        hints=("value",),
+        trigger=r"(?i:pass|pwd|secret|token|key|credential)[A-Za-z0-9_.\-]*\"\s*:\s*\{",
+        verify="credential",
+    ),
+    SecretPattern(
         "key_list_entry_value",
         "keyword",
         r"((?:\\?\"(?:keyName|KeyName|key_name)\\?\"\s*:\s*\\?\"[^\"\\\r\n]{1,64}\\?\""
