@@ -390,25 +390,38 @@ def _section(line: bytes, rows: Iterator[tuple[bytes, int]], spans: Spans) -> No
 # ``encryption:`` / ``key: ..``, ``signing:`` / ``key: ..``. The two names read as one key (``encryption_key``).
 _NOUN_CHILD: Final = _Rx(r"([ \t]+)([\w\-]+):[ \t]+([\"']?)(\S+?)([\"']?)[ \t\r]*")
 _INDENTED_PARENT: Final = _Rx(r"([ \t]*)([\w\-]+):[ \t\r]*")
+_PARENT_LINES: Final = 32
+"""How far above a child its parent is looked for (a bound: each child line costs at most this many lines)."""
 _INDENTED_CHILD: Final = _Rx(rf"\n[ \t]+[\w\-]*(?i:{_WORD})[\w\-]*:[ \t]+[^\s][^\n]*")
 
 
-def _qualified_child(line: bytes, data: bytes, start: int, spans: Spans) -> None:
+def _qualified_child(line: bytes, data: bytes, start: int, spans: Spans, seen: dict[int, tuple[int, bytes]]) -> None:
+    """``seen``: per indentation, the last child's line start and its parent's name (``b""``: none), so siblings
+    reuse it: each line above is read once however many siblings share the parent."""
     c = _NOUN_CHILD.full(line)
     if c is None or _g(line, c, 3) != _g(line, c, 5) or key_kind(_g(line, c, 2).decode("utf-8", "replace")) != "noun":
         return
     indent = c[1][1] - c[1][0]
+    sibling_at, parent = seen.get(indent, (-1, b""))
     end = start - 1
-    while end > 0:  # the lines before, up to the first one indented less: the parent
+    for _ in range(_PARENT_LINES):  # the lines before, up to the first one indented less: the parent
+        if end <= 0:
+            parent = b""
+            break
         begin = data.rfind(b"\n", 0, end) + 1
+        if begin == sibling_at:  # a sibling's line: its parent is this one's
+            break
         above = data[begin:end]
-        if above.strip():
+        if above.strip() and len(above) - len(above.lstrip(b" \t")) < indent:
             p = _INDENTED_PARENT.full(above)
-            if len(above) - len(above.lstrip(b" \t")) < indent:
-                if p is not None and names_secret(_g(above, p, 2) + b"_" + _g(line, c, 2)) and is_value(_g(line, c, 4)):
-                    spans.append((start + c[4][0], start + c[4][1]))
-                return
+            parent = _g(above, p, 2) if p is not None else b""
+            break
         end = begin - 1
+    else:
+        parent = b""
+    seen[indent] = (start, parent)
+    if parent and names_secret(parent + b"_" + _g(line, c, 2)) and is_value(_g(line, c, 4)):
+        spans.append((start + c[4][0], start + c[4][1]))
 
 
 # --- markup, SQL and JSON across lines
@@ -585,6 +598,7 @@ _STATEMENT_LINE: Final = _Rx(r"(?i:\b(?:insert\s+into|update|delete\s+from|selec
 _NAMED_LIST: Final = _Rx(r"(?i:\b(?:parameters|params|bindings|binds|args)\b)[\"']?[ \t]*[:=][ \t]*[\[(]")
 _LIST_AFTER: Final = _Rx(r"[^\[;\n]*?(?:;[ \t]+|[ \t]\[)")  # from the last placeholder: a ``; `` or the first `` [``
 _QUOTES: Final = b"'\""
+_CREDENTIAL_WORD: Final = _Rx(rf"(?i:{_WORD})")
 
 
 def _list_items(data: bytes, pos: int, end: int, kinds: list[int], spans: Spans, *, depth: int = 0) -> None:
@@ -632,6 +646,8 @@ def _statement_lines(data: bytes, spans: Spans) -> None:
                 continue
             items = after[0][1] - (data[after[0][1] - 1] == 91)
             statement = data[start:items]
+        if _CREDENTIAL_WORD.search(statement) is None:  # no column can name a credential: no parse
+            continue
         kinds = _placeholder_columns(statement)
         if any(kinds):
             _list_items(data, items, end, kinds, spans)
@@ -704,9 +720,10 @@ def scrub_named_cells(text: str, found: tuple[bool, bool, bool] | None = None) -
     if json and 34 in data:
         _json(data, spans)
     if 10 in data:  # \n
+        seen: dict[int, tuple[int, bytes]] = {}
         for m in _INDENTED_CHILD.finditer(data):
             if m[0][1] - m[0][0] <= _MAX_NAME_LINE:
-                _qualified_child(data[m[0][0] + 1 : m[0][1]].rstrip(b"\r"), data, m[0][0] + 1, spans)
+                _qualified_child(data[m[0][0] + 1 : m[0][1]].rstrip(b"\r"), data, m[0][0] + 1, spans, seen)
         done = 0
         for m in _NAMING_LINE.finditer(data):
             start, end = m[0]
