@@ -14,7 +14,9 @@ Fixed by kind: ``type`` is a name/value pair's name slot (a credential's declare
 ``PASSWORD('..')`` function, and with quotes escaped as ``\\'`` inside an audit log's quotes; Python only: text
 spelled in hex is read back and scrubbed as text (auditd's ``a1=``/``proctitle=``), and ``PWD=``/``OLDPWD=`` in
 capitals before an absolute path is the working directory (sudo's log line). After: 127/136, 0/75; RE2 alone
-119/136, 7/75.
+119/136, 7/75. Closed since (hgaps, by kind): an entry of a list of keys, its name member named ``keyName``, also
+escaped inside a string (``key_list_entry_value``: an activity log's ``responseBody``): 130/136, 0/75; RE2 alone
+122/136, 7/75.
 """
 
 from __future__ import annotations
@@ -30,12 +32,10 @@ from tests.secret_corpus import audited
 # - gcp_audit_payload: Secret Manager's ``payload:`` / ``data: <base64>`` (``data`` names no secret without its
 #   parent, as ESPHome's ``key:`` in the apps set), and ``privateKeyData`` holding a password's shape (the key rules
 #   expect a key's shape under it);
-# - azure_activity_body: ``listKeys``' ``{"keyName":"key1","value":".."}`` (``key1`` names no credential: the pair rules
-#   need the name to say one);
 # - auditd_execve: ``vault login <token>`` in argv slots (a positional token, a password's shape: a word in an argv
 #   slot reads like any argument);
 # - sudo_journald: restic's ``--password-command "echo <pw>"`` (the value is a command whose argument is the password).
-KNOWN_GAPS = {"gcp_audit_payload", "azure_activity_body", "auditd_execve", "sudo_journald"}
+KNOWN_GAPS = {"gcp_audit_payload", "auditd_execve", "sudo_journald"}
 KNOWN_FALSE_POSITIVES: set[str] = set()
 # RE2 alone cannot read hex back (auditd's hex arguments).
 REGEX_ONLY_GAPS = KNOWN_GAPS | {"auditd_hex_arguments"}
@@ -58,14 +58,14 @@ def test_audited_score() -> None:
     result = corpus.score(scrub, *_held_out())
     assert {line["format"] for line in result.missed} == KNOWN_GAPS
     assert {line["category"] for line, _ in result.altered} == KNOWN_FALSE_POSITIVES
-    assert len(result.missed) == 9 and len(result.altered) == 0  # recall 127/136, FP 0/75
+    assert len(result.missed) == 6 and len(result.altered) == 0  # recall 130/136, FP 0/75
 
 
 def test_audited_regex_only_is_what_the_collector_runs() -> None:
     result = corpus.score(corpus.regex_only, *_held_out())
     assert {line["format"] for line in result.missed} == REGEX_ONLY_GAPS
     assert {line["category"] for line, _ in result.altered} == REGEX_ONLY_ALTERED
-    assert len(result.missed) == 17 and len(result.altered) == 7  # 119/136, 7/75
+    assert len(result.missed) == 14 and len(result.altered) == 7  # 122/136, 7/75
 
 
 def test_triggers_and_guard_admit_every_match_here() -> None:

@@ -10,6 +10,7 @@ Measured once before any fix: recall 113/236 (0.479), 2/160 benign texts altered
 8/160. Fixed by kind in Python (``errscope._tabular``, one more trigger in the set; docs/scrubbing.md): 236/236,
 2/160. The RE2 patterns alone (the Collector) are unchanged: relating a cell to its column's header, a tuple's
 position to its column list or an entry to its section is no regular expression; that difference is pinned here.
+Since hgaps RE2 reads a parent's name over its child ``value`` member (``parent_named_value_member``): 126/236.
 """
 
 from __future__ import annotations
@@ -36,9 +37,9 @@ REGEX_ONLY_GAPS = {
     "mysql_table", "org_table", "pandas_repr", "powershell_format_table", "prompt_then_answer", "psql_aligned",
     "psql_password_hash_col", "redis_config_get", "redis_hgetall", "rst_simple_table", "spreadsheet_paste",
     "sql_insert_columns", "sql_insert_multirow", "sql_update_tuple", "sqlcmd_result", "sqlite_column_mode",
-    "sqlite_list_headers", "sqlplus_result", "terraform_output_json", "tsv_header",
+    "sqlite_list_headers", "sqlplus_result", "tsv_header",
 }
-# (XML's ``<Name>``/``<Value>`` siblings are RE2's too since the ``typed`` set: ``xml_name_value_elements``; HTML's
+# (terraform's ``{"api_token": {.., "value": ".."}}`` is RE2's too since hgaps: ``parent_named_value_member``; XML's ``<Name>``/``<Value>`` siblings are RE2's too since the ``typed`` set: ``xml_name_value_elements``; HTML's
 # ``<dt>Password</dt><dd>..</dd>`` since the ``richtext`` set: ``markup_gap_value``.)
 # ... and alters what only Python's checks spare: ``password min length | 12``'s neighbour cells, a number or a
 # duration on the line after an etcd key naming a password or a token.
@@ -68,7 +69,7 @@ def test_tabular_regex_only_is_what_the_collector_runs() -> None:
     result = corpus.score(corpus.regex_only, *_held_out())
     assert {line["format"] for line in result.missed} == REGEX_ONLY_GAPS
     assert {line["category"] for line, _ in result.altered} == REGEX_ONLY_ALTERED
-    assert len(result.missed) == 112 and len(result.altered) == 8  # 124/236, 8/160 (a YAML list under ``api_keys:``: continued's list rule;
+    assert len(result.missed) == 110 and len(result.altered) == 8  # 126/236, 8/160 (a YAML list under ``api_keys:``: continued's list rule;
     # a JSON pair array's ``["DB_PASSWORD", "<value>"]``: traced's list-item separator for a key item and its value item)
 
 

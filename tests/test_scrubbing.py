@@ -261,6 +261,7 @@ leak("stripe_key", "rk_test_" + t(40))
 leak("stripe_webhook_secret", "whsec_" + t(32))
 leak("digitalocean_token", "dor_v1_" + t(64, HEX))
 leak("hashicorp_vault_token", "hvb." + t(90, URLSAFE))
+leak("hashicorp_vault_legacy_token", "s." + t(24))
 leak("terraform_cloud_token", t(14) + ".atlasv1." + t(60, URLSAFE))
 leak("heroku_api_key", "HRKU-" + t(60, URLSAFE))
 leak("docker_hub_pat", "dckr_oat_" + t(32, URLSAFE))
@@ -359,6 +360,21 @@ example(
     "secret_value_list",
     'allowed_api_keys = [\n  "Qa1Ws2Ed3Rf4Tg5Yh6",\n  "Uj7Ik8Ol9Pq0Aw1Se2",\n]',
     f'allowed_api_keys = [\n  "{REDACTED}",\n]',
+)
+example(
+    "secret_value_list_quoted",
+    'AUTH_TOKENS="Qa1Ws2Ed3Rf4Tg5Yh6 Uj7Ik8Ol9Pq0Aw1Se2" ./serve',
+    f'AUTH_TOKENS="{REDACTED}" ./serve',
+)
+example(
+    "parent_named_value_member",
+    '{"db_password":{"sensitive":true,"value":"Qa1Ws2Ed3Rf4Tg5Yh6"},"region":{"value":"eu-west-1"}}',
+    f'{{"db_password":{{"sensitive":true,"value":"{REDACTED}"}},"region":{{"value":"eu-west-1"}}}}',
+)
+example(
+    "key_list_entry_value",
+    '[{"keyName": "primary", "permissions": "FULL", "value": "Qa1Ws2Ed3Rf4Tg5Yh6Uj7Ik8Ol9Pq0Aw1Se2=="}]',
+    f'[{{"keyName": "primary", "permissions": "FULL", "value": "{REDACTED}"}}]',
 )
 example(
     "yaml_multiline_value",

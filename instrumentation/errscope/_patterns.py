@@ -1780,6 +1780,49 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         trigger=r"(?i:keys|tokens|secrets|passwords|list)['\"]?[ \t]*[:=]",
         verify="items",
     ),
+    SecretPattern(
+        "parent_named_value_member",
+        "keyword",
+        r"(\"[A-Za-z0-9_.\-]*(?i:pass(?:word|wd|phrase)?|pwd|secret|token|api[_.\-]?key|private[_.\-]?key|credentials?)\"\s*:\s*\{"
+        r"(?:\s*\"\w{1,32}\"\s*:\s*(?:\"[^\"\\\r\n]{0,64}\"|true|false|null|[0-9.]{1,20})\s*,){0,4}"
+        r"\s*\"(?:value|Value)\"\s*:\s*\")[^\"\\\s\[<$*%{][^\"\\\s]{7,}",
+        1,
+        "A value one object below its name (``{\"api_token\": {\"sensitive\": true, \"value\": \"..\"}}``: ``terraform "
+        "output -json``, typed settings): the parent's key names a credential, the child's ``value`` member holds it. "
+        "Python keeps a value that is neither random-looking nor a password's shape.",
+        hints=("value",),
+        trigger=r"(?i:pass|pwd|secret|token|key|credential)[A-Za-z0-9_.\-]*\"\s*:\s*\{",
+        verify="credential",
+    ),
+    SecretPattern(
+        "key_list_entry_value",
+        "keyword",
+        r"((?:\\?\"(?:keyName|KeyName|key_name)\\?\"\s*:\s*\\?\"[^\"\\\r\n]{1,64}\\?\""
+        r"(?:\s*,\s*\\?\"\w{1,32}\\?\"\s*:\s*(?:\\?\"[^\"\\\r\n]{0,64}\\?\"|[0-9a-z.]{1,20})){0,4}"
+        r"\s*,\s*\\?\"(?:value|Value)\\?\"\s*:\s*\\?\"))[A-Za-z0-9+/=_~.\-]{16,}",
+        1,
+        "An entry of a list of keys: an object whose name member is ``keyName`` (the entry is a key, whatever it is "
+        "called: ``key1``, ``primary``) and its ``value`` member, pretty-printed, compact or escaped inside a string "
+        "(Azure's ``listKeys``: ``az storage account keys list``, an activity log's ``responseBody``); Python keeps a "
+        "value that is neither random-looking nor a password's shape.",
+        hints=("keyname", "key_name"),
+        trigger=r"(?i:key_?name)\\?\"\s*:",
+        verify="credential",
+    ),
+    SecretPattern(
+        "secret_value_list_quoted",
+        "keyword",
+        rf"([^\r\n]{{0,2}}{_LIST_KEY}(?:['\"]?[ \t]*[:=][ \t]*|['\"][ \t]+(?i:value)[ \t]*=[ \t]*)['\"])"
+        rf"{_LIST_ITEM}(?:(?:[ \t]+|[ \t]*[,;][ \t]*){_LIST_ITEM})+",
+        1,
+        "A quoted list under a secret-named key whose items a space separates (``API_KEYS=\"<a> <b>\"``: inside quotes a "
+        "space ends no command's value), or the list in the ``value`` attribute after a ``key`` attribute naming it "
+        "(.NET ``<add key=\"auth_tokens\" value=\"<a>;<b>\" />``): all of them; Python keeps a list none of whose "
+        "items has a credential's shape.",
+        hints=("keys", "tokens", "secrets", "passwords", "list"),
+        trigger=r"(?i:keys|tokens|secrets|passwords|list)(?:['\"]?[ \t]*[:=][ \t]*|['\"][ \t]+(?i:value)[ \t]*=[ \t]*)['\"]",
+        verify="items",
+    ),
     _kv(
         "password_value",
         _PASSWORD_KEY,
@@ -2152,7 +2195,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "keyword_space_password",
         "keyword",
-        r"((?:^|[\s:])(?:(?i:[a-z]+[_\-]pass(?:word|wd|phrase)|requirepass|masterauth)[ \t]+\"?"
+        r"((?:^|[\s:])(?:(?:(?i:[a-z]+[_\-]pass(?:word|wd|phrase)|requirepass|masterauth)|[A-Za-z][a-z0-9]*Pass(?:word|wd|phrase))[ \t]+\"?"
         r"|(?i:pass(?:word|wd|phrase)|psk)[ \t]+\""
         r"|(?i:[a-z0-9_\-]*pass(?:word|wd|phrase)?)(?:[ \t]+REG_[A-Z_]+[ \t]+|[ \t]{2,}))"
         # a config line that starts with the word (mbsync ``Pass x``, msmtp ``password x``)
@@ -2160,7 +2203,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"[^\s'\"\[<{$*%](?:[^\s'\"]*[A-Za-z][^\s'\"]*[0-9]|[^\s'\"]*[0-9][^\s'\"]*[A-Za-z])[^\s'\"]*",
         True,
         "A password after its key word and spaces, as config files write it: a compound key with a bare or "
-        "quoted value (haproxy ``insecure-password x``, redis ``requirepass x``), a plain word with a quoted one "
+        "quoted value (haproxy ``insecure-password x``, redis ``requirepass x``, a camel-case compound as device "
+        "commands and Java properties write it: Tasmota's ``MqttPassword x``, ``keystorePassword x``), a plain word with a quoted one "
         "(strongSwan ``: PSK \"x\"``, ``password \"x\"``), a column-aligned row of a CLI's key/value table (vault's "
         "``password    x``), a registry listing (``DefaultPassword    REG_SZ    x``) or a line of a mail client's "
         "file (mbsync ``Pass x``, msmtp ``password x``). A letter and a digit, and "
@@ -3227,6 +3271,18 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"hv[sbr]\.[A-Za-z0-9_\-]{20,}",
         ("hvs.", "hvb.", "hvr."),
         "HashiCorp Vault service, batch and recovery tokens.",
+    ),
+    SecretPattern(
+        "hashicorp_vault_legacy_token",
+        "provider",
+        r"\bs\.[A-Za-z0-9]{24}\b",
+        0,
+        "HashiCorp Vault's service tokens before 1.10 (``s.`` and 24 base62 characters, Vault's token format docs), "
+        "under any key or none (``vault login``'s ``id  s.<24>``): the prefix alone is too short to trust, so the "
+        "Python side keeps a value that is not random-looking or a mixed-case password shape (``s.getAbsoluteFilePath``).",
+        hints=("s.",),
+        verify="unnamed",
+        trigger=r"\bs\.[A-Za-z0-9]{24}\b",
     ),
     _provider(
         "terraform_cloud_token",

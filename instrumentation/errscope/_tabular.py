@@ -52,16 +52,19 @@ _NAME_SHAPES: Final = (
 )
 _NAMES_TRIGGER: Final = (
     rf"(?:{_NAME_SHAPES})\n|\n[^\n]*(?:{_W}[^\n]*{_CELL_GAP}|{_CELL_GAP}[^\n]*{_W})"  # a naming line with a line after it, a last two-cell row
+    rf"|\n[ \t]+[\w\-]*(?i:{_WORD})[\w\-]*:[ \t]+[^\s]"  # an indented child, its parent's name above it (``encryption:`` / ``key:``)
 )
 _SQL_TRIGGER: Final = (
     r"(?i:\)\s*values\s*\(|\bset\s*\(|from\s+stdin)"  # SQL's column list apart from its values
     r"|\[parameters: [\[(]"  # SQLAlchemy's statement with its bound parameters printed apart
+    r"|[=(,][ \t]*(?:\$[1-9]|\?(?:[ \t,)';\]]|$))"  # a positional placeholder: an ORM's statement, its parameters apart
 )
 TRIGGERS: Final = (
     _NAMES_TRIGGER,
     _SQL_TRIGGER,
     rf"(?i:\[\s*\"[^\"\n]*{_WORD}[^\"\n]*\"\s*,)",  # a ["NAME", "value"] pair on one line
     r'(?i:"(?:value|parametervalue)"\s*:\s*"[^"\n]*"\s*,\s*"(?:name|key|parameterkey)")',  # a value before its name
+    rf'(?i:{_WORD}[\w.\-]*"[ \t]*:[ \t]*\{{)',  # a parent's name one object above its "value" (compact JSON, one line)
 )
 """What a text the pass can change holds: entries of the patterns' trigger set (``_scrubbing._pattern_set``); the pass
 runs when one of them matched."""
@@ -233,6 +236,7 @@ _MAX_ROW: Final = 4096
 """A table's row is a line of at most this many bytes (a longer line ends the table: the cost of a row stays bounded)."""
 _NAME_COLUMNS: Final = frozenset({b"name", b"key", b"parameterkey", b"variable", b"field", b"optionname", b"setting"})
 _VALUE_COLUMNS: Final = frozenset({b"value", b"parametervalue", b"data"})
+_KEY_NAME_COLUMNS: Final = frozenset({b"keyname", b"key_name"})
 
 
 def _table(line: bytes, offset: int, rows: Iterator[tuple[bytes, int]], spans: Spans) -> int:
@@ -248,6 +252,10 @@ def _table(line: bytes, offset: int, rows: Iterator[tuple[bytes, int]], spans: S
     lowered = [c[0].lower().replace(b" ", b"") for c in head]
     name_col = next((k for k, h in enumerate(lowered) if h in _NAME_COLUMNS), -1)
     value_col = next((k for k, h in enumerate(lowered) if h in _VALUE_COLUMNS), -1)
+    # a list of keys (``KeyName``/``Value``: Azure's ``listKeys``): each row is a key, whatever its name (``key1``)
+    keys_listed = name_col < 0 and value_col >= 0 and any(h in _KEY_NAME_COLUMNS for h in lowered)
+    if keys_listed:
+        name_col = next(k for k, h in enumerate(lowered) if h in _KEY_NAME_COLUMNS)
     pairs = name_col >= 0 and value_col >= 0
     if not any(kinds) and not pairs:
         return 0
@@ -278,7 +286,7 @@ def _table(line: bytes, offset: int, rows: Iterator[tuple[bytes, int]], spans: S
                 spans.append((cell[1], cell[2]))
         if pairs:
             name, value = row_cells[name_col], row_cells[value_col]
-            if name is not None and value is not None and names_secret(name[0]) and is_value(value[0]):
+            if name is not None and value is not None and (keys_listed or names_secret(name[0])) and is_value(value[0]):
                 spans.append((value[1], value[2]))
     return done
 
@@ -376,6 +384,44 @@ def _section(line: bytes, rows: Iterator[tuple[bytes, int]], spans: Spans) -> No
             return
         if is_value(_g(row, c, 2)):
             spans.append((offset + c[2][0], offset + c[2][1]))
+
+
+# A child whose name alone only mentions a credential (``key:``), qualified by its parent mapping's name: ESPHome's
+# ``encryption:`` / ``key: ..``, ``signing:`` / ``key: ..``. The two names read as one key (``encryption_key``).
+_NOUN_CHILD: Final = _Rx(r"([ \t]+)([\w\-]+):[ \t]+([\"']?)(\S+?)([\"']?)[ \t\r]*")
+_INDENTED_PARENT: Final = _Rx(r"([ \t]*)([\w\-]+):[ \t\r]*")
+_PARENT_LINES: Final = 32
+"""How far above a child its parent is looked for (a bound: each child line costs at most this many lines)."""
+_INDENTED_CHILD: Final = _Rx(rf"\n[ \t]+[\w\-]*(?i:{_WORD})[\w\-]*:[ \t]+[^\s][^\n]*")
+
+
+def _qualified_child(line: bytes, data: bytes, start: int, spans: Spans, seen: dict[int, tuple[int, bytes]]) -> None:
+    """``seen``: per indentation, the last child's line start and its parent's name (``b""``: none), so siblings
+    reuse it: each line above is read once however many siblings share the parent."""
+    c = _NOUN_CHILD.full(line)
+    if c is None or _g(line, c, 3) != _g(line, c, 5) or key_kind(_g(line, c, 2).decode("utf-8", "replace")) != "noun":
+        return
+    indent = c[1][1] - c[1][0]
+    sibling_at, parent = seen.get(indent, (-1, b""))
+    end = start - 1
+    for _ in range(_PARENT_LINES):  # the lines before, up to the first one indented less: the parent
+        if end <= 0:
+            parent = b""
+            break
+        begin = data.rfind(b"\n", 0, end) + 1
+        if begin == sibling_at:  # a sibling's line: its parent is this one's
+            break
+        above = data[begin:end]
+        if above.strip() and len(above) - len(above.lstrip(b" \t")) < indent:
+            p = _INDENTED_PARENT.full(above)
+            parent = _g(above, p, 2) if p is not None else b""
+            break
+        end = begin - 1
+    else:
+        parent = b""
+    seen[indent] = (start, parent)
+    if parent and names_secret(parent + b"_" + _g(line, c, 2)) and is_value(_g(line, c, 4)):
+        spans.append((start + c[4][0], start + c[4][1]))
 
 
 # --- markup, SQL and JSON across lines
@@ -498,10 +544,14 @@ def _placeholder_columns(statement: bytes) -> list[int]:
             # the position in the VALUES tuple: commas at depth 0 since its last "("
             opened = statement.rfind(b"(", values_at - 1, start)
             k = statement.count(b",", opened, start)
-            kinds.append(_column_secret(columns[k]) if 0 <= k < len(columns) else 0)
+            kind = _column_secret(columns[k]) if 0 <= k < len(columns) else 0
         else:
             before = _COLUMN_BEFORE.full(statement, max(0, start - 80), start)
-            kinds.append(_column_secret(_g(statement, before, 1).rsplit(b".", 1)[-1]) if before is not None else 0)
+            kind = _column_secret(_g(statement, before, 1).rsplit(b".", 1)[-1]) if before is not None else 0
+        # ``$n`` (PostgreSQL's numbered parameters) binds the n-th parameter wherever it stands; others bind in order
+        number = int(statement[start + 1 : end]) - 1 if statement[start] == 36 and end - start < 5 else len(kinds)
+        kinds.extend([0] * (number + 1 - len(kinds)))
+        kinds[number] = max(kinds[number], kind)
         pos = end
 
 
@@ -538,6 +588,69 @@ def _bound_parameters(data: bytes, spans: Spans) -> None:
         kinds = _placeholder_columns(_g(data, m, 1))
         if any(kinds):
             _python_tuples(data, m[0][1] + (data[m[0][1] : m[0][1] + 1] == b"["), kinds, spans)
+
+
+# ORMs' and drivers' debug logs print a statement with positional placeholders and its bound parameters apart on the
+# same line: after the statement (Sequelize's ``..; "a", "b"``, TypeORM's ``-- PARAMETERS: [..]``, Ecto's ``[..]``)
+# or in a member before or after it (knex's ``bindings: [..], sql: '..'``, ``params=[..]``, ``args=(..)``). The n-th
+# parameter holds the value of the column the n-th placeholder binds (``$n``: the n-th).
+_STATEMENT_LINE: Final = _Rx(r"(?i:\b(?:insert\s+into|update|delete\s+from|select|replace\s+into|merge\s+into)\s)[^\n]*")
+_NAMED_LIST: Final = _Rx(r"(?i:\b(?:parameters|params|bindings|binds|args)\b)[\"']?[ \t]*[:=][ \t]*[\[(]")
+_LIST_AFTER: Final = _Rx(r"[^\[;\n]*?(?:;[ \t]+|[ \t]\[)")  # from the last placeholder: a ``; `` or the first `` [``
+_QUOTES: Final = b"'\""
+_CREDENTIAL_WORD: Final = _Rx(rf"(?i:{_WORD})")
+
+
+def _list_items(data: bytes, pos: int, end: int, kinds: list[int], spans: Spans, *, depth: int = 0) -> None:
+    """Read a list of literals from ``pos`` (inside its bracket when ``depth`` is 0 and ``data[pos]`` opens one, else a
+    bare comma-separated run to ``end``): the quoted literals at the positions ``kinds`` marks secret."""
+    if data[pos : pos + 1] in (b"[", b"("):
+        pos += 1
+    col = 0
+    while pos < end:
+        ch = data[pos]
+        if ch in _QUOTES:
+            close = pos + 1
+            while close < end and data[close] != ch:
+                close += 2 if data[close] == 92 else 1  # a backslash escape
+            if depth == 0 and col < len(kinds) and kinds[col] and is_value(data[pos + 1 : close], noun=kinds[col] == 1):
+                spans.append((pos + 1, min(close, end)))
+            pos = close + 1
+            continue
+        if ch in b"([{":
+            depth += 1
+        elif ch in b")]}":
+            if depth == 0:
+                return
+            depth -= 1
+        elif ch == 44 and depth == 0:
+            col += 1
+        pos += 1
+
+
+def _statement_lines(data: bytes, spans: Spans) -> None:
+    for m in _STATEMENT_LINE.finditer(data):
+        start, end = m[0]
+        named = _NAMED_LIST.search(data, start - 200 if start > 200 else 0, end)
+        if named is not None and data.rfind(b"\n", named[0][0], start) < 0:  # a named list on the statement's line
+            items = named[0][1] - 1
+            statement = data[start : items if items > start else end]
+        else:
+            last = None
+            for ph in _PLACEHOLDER.finditer(data[start:end]):
+                last = ph
+            if last is None:
+                continue
+            after = _LIST_AFTER.search(data, start + last[0][1], end)
+            if after is None:
+                continue
+            items = after[0][1] - (data[after[0][1] - 1] == 91)
+            statement = data[start:items]
+        if _CREDENTIAL_WORD.search(statement) is None:  # no column can name a credential: no parse
+            continue
+        kinds = _placeholder_columns(statement)
+        if any(kinds):
+            _list_items(data, items, end, kinds, spans)
 
 
 _SQL_HINTS: Final = (b"alues", b"ALUES", b"stdin", b"ET (", b"et (", b"ET(", b"et(")  # VALUES, FROM stdin, SET (
@@ -602,9 +715,15 @@ def scrub_named_cells(text: str, found: tuple[bool, bool, bool] | None = None) -
         _sql(data, spans)
     if sql and b"[parameters: " in data:
         _bound_parameters(data, spans)
+    if sql and (36 in data or 63 in data):  # $ or ?: a placeholder
+        _statement_lines(data, spans)
     if json and 34 in data:
         _json(data, spans)
     if 10 in data:  # \n
+        seen: dict[int, tuple[int, bytes]] = {}
+        for m in _INDENTED_CHILD.finditer(data):
+            if m[0][1] - m[0][0] <= _MAX_NAME_LINE:
+                _qualified_child(data[m[0][0] + 1 : m[0][1]].rstrip(b"\r"), data, m[0][0] + 1, spans, seen)
         done = 0
         for m in _NAMING_LINE.finditer(data):
             start, end = m[0]
