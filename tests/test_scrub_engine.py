@@ -79,7 +79,7 @@ def plain_scrub(text: str) -> str:
     scrubbed = _plain_patterns(text)
     if kept:
         scrubbed = _bytedump.keep_rows(scrubbed, kept, text.count("\n") + 1)
-    if "\x1b[" in scrubbed:
+    if "\x1b[" in scrubbed or _scrubbing._holds_escaped_sgr(scrubbed):  # raw colours, or spelled (``\\u001b[``)
         plain = _scrubbing._SGR.sub("", scrubbed)
         cleaned = _plain_patterns(plain)
         scrubbed = scrubbed if cleaned == plain else cleaned

@@ -430,6 +430,31 @@ example(
     f'haproxy: userlist ops\n  user admin insecure-password {REDACTED}\nredis: requirepass {REDACTED}\nlog: password authentication failed',
 )
 example(
+    "column_aligned_secret",
+    "key            value\n0   db_host    db.internal\n1   secret_key   Wren#4471gale\nmax_tokens     4096",
+    f"key            value\n0   db_host    db.internal\n1   secret_key   {REDACTED}\nmax_tokens     4096",
+)
+example(
+    "qualified_property_secret",
+    'spark.conf.set("fs.azure.account.key.shopdata.dfs.core.windows.net", "q8Wv2LmX9zRt4KpYb7Nc3Hs5")',
+    f'spark.conf.set("fs.azure.account.key.shopdata.dfs.core.windows.net", "{REDACTED}")',
+)
+example(
+    "credential_widget_value",
+    "pw = widgets.Password(value='Wren#4471gale', layout=box)",
+    f"pw = widgets.Password(value='{REDACTED}', layout=box)",
+)
+example(
+    "labelled_input_value",
+    'key = st.text_input("API key", value="q8Wv2LmX9zRt4KpYb7Nc3Hs5")',
+    f'key = st.text_input("API key", value="{REDACTED}")',
+)
+example(
+    "input_value_then_label",
+    "box = widgets.Text(value='q8Wv2LmX9zRt4KpYb7Nc3Hs5', description='HF token:')",
+    f"box = widgets.Text(value='{REDACTED}', description='HF token:')",
+)
+example(
     "tls_key_log",
     "CLIENT_RANDOM 4ebda1461819403e1e85c48a57302031bebe7dd789fe3b5ec4eae0e794fc5215 a6713977ad6c40c4410a7b9775e823b97be97e45bb26c11a3d63588947ca278c77c8969a677794ef01a79dafc434f6a2",
     f"CLIENT_RANDOM 4ebda1461819403e1e85c48a57302031bebe7dd789fe3b5ec4eae0e794fc5215 {REDACTED}",

@@ -560,6 +560,9 @@ _AUTH_SEP = (
 # (DevTools ``> document.cookie`` / ``< '...'``, Node's REPL).
 _COOKIE_ECHO = r"[\"'][ \t]*,[ \t]*[\"'](?i:value)[\"'][ \t]*:|\r?\n(?:<|=>|Out\[[0-9]+\]:)"
 
+# A form input's label that names a credential (``description='HF token:'``, ``type="password"``).
+_INPUT_LABEL_WORDS = r"(?i:pass(?:word|phrase|code)|token|api[ _\-]?key|secret|credentials?)"
+
 # A command whose output is a secret: it names one, or it is a password manager's read (pass, gopass, 1Password's
 # ``op read``/``op item get``, Bitwarden's ``bw get``, ``keyring get``).
 _PRINTS_SECRET = (
@@ -1964,21 +1967,23 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "cli_printed_secret",
         "keyword",
-        rf"((?m:^)(?:[$>+]|>>>|In[ \t]*\[[0-9]+\]:|irb\([^)\r\n]*\)[0-9:]*>)[ \t]+[^\r\n]*(?:{_PRINTS_SECRET})[^\r\n]*\r?\n"
-        r"(?:\[[0-9]+\][ \t]+|=>[ \t]+|Out\[[0-9]+\]:[ \t]*)?['\"]?)"
+        rf"((?m:^)(?:[$>+]|>>>|In[ \t]*\[[0-9]+\]:|[a-z][a-z0-9_\-]*(?:\([^)\r\n]*\)[0-9:]*)?>)[ \t]+[^\r\n]*(?:{_PRINTS_SECRET})[^\r\n]*\r?\n"
+        r"(?:\[[0-9]+\][ \t]+|=>[ \t]+|Out\[[0-9]+\]:[ \t]*|res[0-9]+:[ \t]*[A-Za-z.]+[ \t]*=[ \t]*)?['\"]?)"
         r"(?:[A-Za-z0-9+/=_\-.~]{16,}|[A-Za-z0-9+=_\-.~!#%^*?@]{8,})(['\"]?(?:\r?\n|$))",
         True,
         "A secret a command prints on its own line, as a terminal or a CI log (``set -x``) shows it: the command "
         "after a prompt (``$``, ``>``, ``+``) names a secret (``heroku config:get API_SECRET``, ``vault kv get "
         "-field=password``, ``kubectl get secret -o jsonpath=..``) and the next line is one random-looking token "
-        "(Python checks it); a REPL's echo too (``>>> os.environ[\"API_SECRET\"]``, IPython ``In [3]:``, irb, R's ``[1] \"..\"``); "
+        "(Python checks it); a REPL's echo too (``>>> os.environ[\"API_SECRET\"]``, IPython ``In [3]:``, R's ``[1] \"..\"``, "
+        "a prompt that is a word and ``>``: irb's ``irb(main):001>``, ``julia>``, ``scala>`` with its ``res0: String = ..``, "
+        "``iex(1)>``); "
         "and what password managers' CLIs print (``pass show x``, ``gopass show -o x``, ``op read``, ``bw get``, ``security "
         "find-generic-password -w``): a password-shaped line of 8+ characters too (Python: a password or random shape).",
         keep_suffix=True,
         hints=("secret", "token", "passw", "key", "credential", "pass", "op", "bw"),
         verify="credential",
         trigger=rf"(?:[$>+]|\]:)[ \t][^\r\n]*(?:{_PRINTS_SECRET})[^\r\n]*\r?\n"
-        r"(?:\[[0-9]+\][ \t]+|=>[ \t]+|Out\[[0-9]+\]:[ \t]*)?['\"]?[A-Za-z0-9+/=_\-.~!#%^*?@]{8}",
+        r"(?:\[[0-9]+\][ \t]+|=>[ \t]+|Out\[[0-9]+\]:[ \t]*|res[0-9]+:[ \t]*[A-Za-z.]+[ \t]*=[ \t]*)?['\"]?[A-Za-z0-9+/=_\-.~!#%^*?@]{8}",
     ),
     SecretPattern(
         "keyword_compound_key",
@@ -2191,6 +2196,44 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         verify="credential",
         trigger=r"(?i:pass(?:word|wd|phrase)|secret|token|api[_\-]?key|credentials?)"
         r"(?:[ \t]*\([A-Za-z0-9_.\-]+\)|[>\])\"'`]{1,2}:?|[ \t]+(?i:for)[ \t]+[^\s]+)?[ \t]+(?i:(?:set[ \t]+)?to|value)[ \t]",
+    ),
+    SecretPattern(
+        "column_aligned_secret",
+        "keyword",
+        # the name starts its line (after a row number), ends in a credential's word, then 2+ spaces or a tab, and the
+        # value ends the line: a two-column print, not prose or a wider table's row
+        r"((?m:^)[ \t]*(?:[0-9]+[ \t]+)?[A-Za-z0-9_.\-]*(?i:pass(?:word|wd|phrase)?|pwd|secret|token|api[_.\-]?key"
+        r"|(?:access|secret|private|client|signing|master|account|storage|session|auth|encryption)[_.\-]?key"
+        r"|credentials?|[_\-]pat)(?:[ \t][ \t]+|\t[ \t]*))"
+        r"(?:[0-9]|[^\s'\"\[<{$*%][^\s'\"0-9]*[0-9])[^\s'\"]*([ \t]*(?:\r?\n|$))",
+        True,
+        "A name and its value in two aligned columns, the value ending the line: a pandas DataFrame's or Series' print "
+        "of config rows (``2   secret_key   ..``, ``password    ..``), R's ``Sys.getenv()``, ``spark-defaults.conf``, "
+        "a CLI's key/value listing. The name ends in a credential's word; the value needs a digit, and Python a "
+        "password's or a random shape (``token_limit   8192``, ``max_tokens  4096``, ``keyring  24.3.0`` stay).",
+        keep_suffix=True,
+        hints=("pass", "pwd", "secret", "token", "key", "credential", "pat"),
+        verify="credential",
+        trigger=r"(?i:pass|pwd|secret|token|key|credential|pat)[A-Za-z]*(?:[ \t][ \t]|\t)",
+    ),
+    SecretPattern(
+        "qualified_property_secret",
+        "keyword",
+        # a credential's segment, then the account or host it is for (2+ more segments, the last a top-level domain's
+        # letters), then a separator: quoted pair, ``=``/``:``, XML's ``</name><value>``, or spaces
+        r"((?i:(?:account|access|secret|client|private|storage|shared)[_.\-](?:key|secret)|[_.\-](?:password|secret|sas|token))"
+        r"(?:\.[A-Za-z0-9_\-]+){2,}\.[A-Za-z]{2,6}"
+        r"(?:\\?[\"'][ \t]*[,:=][ \t]*\\?[\"']|[\"']?[ \t]*[=:][ \t]*[\"']?|</name>[ \t\r\n]*<value>|[ \t]+))"
+        r"[A-Za-z0-9+/=_\-.~!#%^*?@]{8,}",
+        True,
+        "A property whose name puts the account or host it is for after the credential's word, as Hadoop's and "
+        "Spark's per-account settings do (``fs.azure.account.key.<account>.dfs.core.windows.net``, "
+        "``fs.azure.account.oauth2.client.secret.<account>.dfs.core.windows.net``, ``fs.azure.sas.<container>.<account>"
+        ".blob.core.windows.net``), then its value: in ``spark.conf.set(\"..\", \"..\")``, ``--conf k=v``, "
+        "``core-site.xml``'s ``<name>``/``<value>``. Python requires a password's or a random shape (a client id's UUID stays).",
+        hints=("key", "secret", "password", "sas", "token"),
+        verify="credential",
+        trigger=r"(?i:key|secret|password|sas|token)\.[A-Za-z0-9_\-]+\.",
     ),
     SecretPattern(
         "keyword_space_password",
@@ -2512,7 +2555,9 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         # a configuration verb, up to 8 arguments (a profile, a domain, ``--global``), a key that ends in a secret's
         # word (``aws_secret_access_key``, ``sendemail.smtppass``, ``users.ci.token``, ``npmAuthToken``), a type flag
         # (``defaults write .. -string``), then the value after a space: no ``=`` to find it by
-        r"(\b(?i:config(?:ure)?|set|setenv|setx|fw_setenv|write|update|create)(?:[ \t]+[^\s|;&'\"<>=]+){0,8}?[ \t]+['\"]?"
+        r"((?:\b(?i:config(?:ure)?|set|setenv|setx|fw_setenv|write|update|create)(?:[ \t]+[^\s|;&'\"<>=]+){0,8}?"
+        # or an option that takes a parameter's name and value (papermill's ``-p name value``, ``--parameter name value``)
+        r"|(?:^|[ \t])(?:-p|--param(?:eter)?s?))[ \t]+['\"]?"
         r"[A-Za-z0-9_.:/@\-]*(?i:pass(?:word|wd|phrase)?|pwd|psk|secret|token|masterauth|credentials?|pypi-token\.[A-Za-z0-9_\-]+"
         r"|(?:api|access|secret|private|auth|master|encryption|license|app)[_\-.]?key)"
         r"['\"]?[ \t]+(?:-[A-Za-z]+[ \t]+)?['\"]?)"
@@ -2522,7 +2567,8 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "aws_secret_access_key ..``, ``git config --global sendemail.smtppass ..``, ``yarn config set npmAuthToken ..``, "
         "``kubectl config set users.ci.token ..``, ``launchctl setenv GITHUB_TOKEN ..``, ``setx API_TOKEN ..``, "
         "``defaults write <domain> apiKey -string ..``, ``fw_setenv wifi_psk ..``, ``dotnet user-secrets set "
-        "\"Stripe:SecretKey\" ..``, redis' ``CONFIG SET requirepass ..``, ``poetry config pypi-token.<repo> ..``); a "
+        "\"Stripe:SecretKey\" ..``, redis' ``CONFIG SET requirepass ..``, ``poetry config pypi-token.<repo> ..``), and an "
+        "option that takes a parameter's name and value (papermill's ``-p api_key ..``, ``--parameter db_password ..``); a "
         "placeholder, an option and a value without a digit stay (``config get``/``unset`` give none), and Python also "
         "requires a password's or a random value's shape.",
         hints=("pass", "pw", "psk", "secret", "token", "auth", "credential", "key"),
@@ -2629,16 +2675,63 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "auth_tuple",
         "keyword",
         r"((?i:auth(?:enticat(?:e|ion))?|api[_\-]?key|credentials?|password|createuser|adduser|login|bind_s|pw_set)(?:[\"']?[ \t]*(?:=>|[=:])[ \t]*[A-Za-z_.]*|\.[A-Za-z_]+)?[(\[][ \t]*(?:[a-z_]+=)?(?:'[^'\r\n]*'|\"[^\"\r\n]*\")"
-        r"[ \t]*,[ \t]*(?:[a-z_]+=)?['\"])[^'\"\r\n$<{*\[][^'\"\r\n]*",
+        r"[ \t]*,[ \t]*(?:[a-z_]*(?:pass|pw|secret|key|token|credential)[a-z_]*=)?['\"])[^'\"\r\n$<{*\[][^'\"\r\n]*",
         True,
         "The password of an auth pair: ``auth=('user', 'pw')`` (requests, httpx; also printed in a dict, ``'auth': "
         "('user', 'pw')``, or a list), ``BasicAuth('user', 'pw')``, "
         "``HTTPBasicAuth(username='u', password='pw')``, Elasticsearch's ``api_key=('id', 'key')``, .NET's "
         "``NetworkCredential(\"u\", \"pw\")``, OkHttp's ``Credentials.basic(\"u\", \"pw\")``, Django's ``authenticate(username=.., password=..)``, "
         "calls that set a user's password (MongoDB ``db.changeUserPassword(\"u\", \"pw\")``, Neo4j ``createUser('u', 'pw', ..)``), "
-        "and logins and binds (``smtp.login(\"u\", \"pw\")``, ``simple_bind_s(dn, \"pw\")``, Paho's ``username_pw_set``).",
+        "and logins and binds (``smtp.login(\"u\", \"pw\")``, ``simple_bind_s(dn, \"pw\")``, Paho's ``username_pw_set``). "
+        "A second argument given by name is a credential's (``password=``): a widget's ``Password(value='', "
+        "description='Password:')`` holds no pair.",
         hints=("auth", "key", "credential", "password", "createuser", "adduser", "login", "bind_s", "pw_set"),
         trigger=r"(?i:auth(?:enticat(?:e|ion))?|api[_\-]?key|credentials?|password|createuser|adduser|login|bind_s|pw_set)(?:[\"']?[ \t]*(?:=>|[=:])[ \t]*[A-Za-z_.]*|\.[A-Za-z_]+)?[(\[]",
+    ),
+    SecretPattern(
+        "credential_widget_value",
+        "keyword",
+        # a call whose name ends in a credential's word (and an input's kind), then its value argument by name
+        r"(\b[A-Za-z_.]*(?:Password|Passphrase|Passcode|Secret|Token|ApiKey|APIKey|Credential)(?:Input|Field|Widget|Box|Entry|Str|String|Text)?"
+        r"\((?:[^()\r\n]*?,)?[ \t]*(?:value|default|initial(?:_value)?)[ \t]*=[ \t]*['\"])[^'\"\r\n$<{*\[][^'\"\r\n]*",
+        True,
+        "The value of an input or a holder named for a credential, given by name: ipywidgets' ``Password(value=..)``, "
+        "Panel's ``PasswordInput(name=.., value=..)``, ``SecretStr(value=..)``, a form field's ``ApiKeyField(default=..)``"
+        " (Python: a password's or a random shape; ``value=''`` and placeholders stay).",
+        hints=("password", "passphrase", "passcode", "secret", "token", "apikey", "credential"),
+        verify="credential",
+        trigger=r"(?:Password|Passphrase|Passcode|Secret|Token|ApiKey|APIKey|Credential)[A-Za-z]*\(",
+    ),
+    SecretPattern(
+        "labelled_input_value",
+        "keyword",
+        # a call, a string argument that names a credential (the input's label), then the value argument by name
+        r"(\((?:[^()\r\n]*?,[ \t]*)?(?:[a-z_]+[ \t]*=[ \t]*)?['\"][^'\"\r\n]*" + _INPUT_LABEL_WORDS + r"[^'\"\r\n]*['\"]"
+        r"(?:[ \t]*,[^()\r\n]*?)?[ \t]*,[ \t]*(?:value|default|initial(?:_value)?)[ \t]*=[ \t]*['\"])[^'\"\r\n$<{*\[][^'\"\r\n]*",
+        True,
+        "The value of a form input whose label names a credential, the label first: Streamlit's "
+        "``st.text_input(\"API key\", value=..)``, Panel's ``TextInput(name=\"Warehouse password\", value=..)``, "
+        "Gradio's ``Textbox(label=\"HF token\", value=..)`` (Python: a password's or a random shape).",
+        hints=("pass", "token", "key", "secret", "credential"),
+        verify="credential",
+        trigger=_INPUT_LABEL_WORDS + r"[^\r\n]*(?:value|default|initial)[ \t]*=",
+    ),
+    SecretPattern(
+        "input_value_then_label",
+        "keyword",
+        # the value argument by name, then, later in the same call, a label argument that names a credential
+        r"(\((?:[^()\r\n]*?,)?[ \t]*(?:value|default|initial(?:_value)?)[ \t]*=[ \t]*['\"])[^'\"\r\n$<{*\[][^'\"\r\n]*"
+        r"(['\"][^()\r\n]*?,[ \t]*(?:description|label|name|title|placeholder|type|help|prompt)[ \t]*=[ \t]*['\"][^'\"\r\n]*"
+        + _INPUT_LABEL_WORDS + ")",
+        True,
+        "The value of a form input whose label, given after it, names a credential: ipywidgets' "
+        "``Text(value=.., description='HF token:')``, ``text_input(.., value=.., type=\"password\")`` "
+        "(Python: a password's or a random shape).",
+        keep_suffix=True,
+        hints=("value", "default", "initial"),
+        verify="credential",
+        trigger=r"(?:value|default|initial)[ \t]*=[^\r\n]*(?:description|label|name|title|placeholder|type|help|prompt)[ \t]*=[^\r\n]*"
+        + _INPUT_LABEL_WORDS,
     ),
     SecretPattern(
         "identifier_quoted_value",
@@ -2749,13 +2842,14 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "table_row_secret",
         "keyword",
-        r"(?m:^)([ \t]*[|│┃]?[ \t]*`?(?i:[A-Za-z0-9_.\- ]*?(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_.\- ]?key"
+        r"(?m:^)([ \t]*[|│┃]?[ \t]*(?:[0-9]+[ \t]*[|│┃][ \t]*)?`?(?i:[A-Za-z0-9_.\- ]*?(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_.\- ]?key"
         r"|(?:access|secret|private|client|signing|master|account|storage|session)[_.\- ]?key|credentials?))`?[ \t]*[|│┃][ \t]*`?)"
         r"[^\s|│┃`'\"*\[<$%{][^\s|│┃`'\"0-9]*[0-9][^\s|│┃`'\"]*",
         True,
         "A key/value table's row whose first cell names a secret: Markdown (``| DB_PASSWORD | .. |``), psql's "
         "expanded display (``api_key    | ..``), box-drawn CLI tables (``│ api_token │ .. │``) and ``aws --output "
-        "table`` (``| SecretAccessKey | .. |``). The value needs a digit, and Python a password or random shape "
+        "table`` (``| SecretAccessKey | .. |``), after a row-number cell too (pandas' ``df.to_markdown()``: ``|  1 | "
+        "password | .. |``). The value needs a digit, and Python a password or random shape "
         "(``| password_min_length | 12 |``, ``token_type | bearer`` and dates stay).",
         hints=("|", "│", "┃"),
         verify="credential",

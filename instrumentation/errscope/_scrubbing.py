@@ -379,6 +379,11 @@ def _check_uri_random(data: bytes, start: int, secret: bytes, secret_end: int) -
 _ASSIGNED_TO: Final = re.compile(rb"([A-Za-z0-9_.\-]+)[\"']?[ \t]*[=:][ \t]*[\"']?$")
 
 
+# An object's reference: a capitals prefix whose last word names the kind of object, then a UUID's 32 hex digits
+# (ipywidgets' ``IPY_MODEL_<uuid4().hex>`` in a notebook's widget state, ``..._ID_<hex>``, ``..._REF_<hex>``).
+_OBJECT_REFERENCE: Final = re.compile(rb"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:MODEL|ID|REF|OBJ|OBJECT|NODE|UUID|GUID)_[0-9a-f]{32}")
+
+
 def _check_provider_random(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
     # an unknown vendor's shape under a key that names an id (``kms_key_id=mrk-<hex>``) is that id
     key = _ASSIGNED_TO.search(data, max(0, start - 64), start)
@@ -387,6 +392,7 @@ def _check_provider_random(data: bytes, start: int, secret: bytes, secret_end: i
     return (
         looks_random(secret)
         and not _ID_OR_DIGEST.fullmatch(secret)
+        and not (secret[-33:-32] == b"_" and _OBJECT_REFERENCE.fullmatch(secret))
         and not _PUBLISHABLE.match(secret)
         and not (secret[:1] == b"p" and _PUBLIC_CLIENT_KEY.fullmatch(secret))
     )
@@ -635,7 +641,10 @@ _NOT_A_VALUE: Final = re.compile(
     # code that reads the value from somewhere (``process.env.API_KEY``, ``var.db_password``,
     # ``ProcessInfo.processInfo.environment[``): a dotted path of identifiers without digits
     rb"|[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][A-Za-z_$]*)+\[?"
+    # ... or a mapping of them by name (Julia's and Ruby's ``ENV["HF_TOKEN"]``, ``environ[``): an identifier's subscript
+    rb"|[A-Za-z_$][A-Za-z_$]*\["
 )
+_BETWEEN_ARGUMENTS: Final = re.compile(rb",[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*[=:]")
 # A constant's or a metavariable's name in capitals stands for the value (``"YOUR_API_KEY"``, ``--token TOKEN``).
 _CONSTANT_NAME: Final = re.compile(rb"[A-Z]+(?:_[A-Z]+)+|[A-Z]{1,10}")
 _WRAPPED_MASK: Final = re.compile(rb"[A-Za-z_][A-Za-z0-9_:]*(?:<[A-Za-z0-9_:, &']*>)?\([\[*<].*")
@@ -720,6 +729,10 @@ def _not_a_value(data: bytes, secret: bytes, secret_end: int) -> bool:
     # a call's or a list's closer where a value goes (``password <- readline(prompt = "Password: ")``: the quote
     # after ``Password:`` opens nothing)
     if len(secret) <= 2 and not secret.strip(b")]};,"):
+        return True
+    # the code between two string literals, where a label's closing quote was read as a value's opening one
+    # (``description='Password:', placeholder='..'``: ``, placeholder=``)
+    if first == b"," and _BETWEEN_ARGUMENTS.fullmatch(secret):
         return True
     # a declaration's type where a value goes (``private val clientSecret: String``, ``password : Text``,
     # ``fun verifyToken(token: String): Boolean``): a type of the languages' standard libraries after ``:``
@@ -1055,14 +1068,23 @@ _LARGE_ASCII_SET: Final = _pattern_set(ascii_text=True, large=True) or _LARGE_SE
 
 
 # Terminal colours (ECMA-48 SGR, ``ESC [ ... m``) between a key, its ``=`` and its quotes hide the shape every rule
-# reads (IPython's and Rich's tracebacks colour each token of a source line).
-_SGR: Final = re2.compile(r"\x1b\[[0-9;]*m")
+# reads (IPython's and Rich's tracebacks colour each token of a source line). Also the escape as a string literal
+# spells it: JSON's ``\u001b`` (a notebook's ``error`` output keeps IPython's coloured traceback so, nbformat 4), C's
+# and Python's ``\x1b``, the shell's ``\033`` and ``\e``.
+_SGR: Final = re2.compile(r"(?:\x1b|\\u001[bB]|\\x1[bB]|\\033|\\e)\[[0-9;]*m")
+# RE2: one linear scan (six substring searches took ~0.4 ms on a 64 KiB text, this ~3 µs)
+_ESCAPED_ESC: Final = re2.compile(rb"\\(?:u001[bB]|x1[bB]|033|e)\[")
+
+
+def _holds_escaped_sgr(text: str) -> bool:
+    """Whether ``text`` spells an SGR escape as a literal (``\\u001b[``; only asked of a text holding a backslash)."""
+    return _ESCAPED_ESC.search(text.encode("utf-8", "surrogatepass")) is not None
 
 
 def _without_hidden_secrets(scrubbed: str) -> str:
-    """``scrubbed``, or, when colour codes hid a secret from the rules, the text without the colours and
-    without that secret (Python only: the Collector's rules read the coloured text)."""
-    if "\x1b[" not in scrubbed:
+    """``scrubbed``, or, when colour codes (raw or spelled as an escape) hid a secret from the rules, the text without
+    the colours and without that secret (Python only: the Collector's rules read the coloured text)."""
+    if "\x1b[" not in scrubbed and not _holds_escaped_sgr(scrubbed):
         return scrubbed
     plain = _SGR.sub("", scrubbed)
     cleaned = _apply_patterns(plain)
@@ -1121,7 +1143,8 @@ def scrub(text: str) -> str:
         scrubbed = _apply_patterns(text)
         if kept:
             scrubbed = _bytedump.keep_rows(scrubbed, kept, text.count("\n") + 1)
-        if "\x1b" in scrubbed:  # one character: a memchr (a two-character needle is a slower search, every line)
+        # one character each: a memchr (a longer needle is a slower search, every line); a backslash for the escape spelled
+        if "\x1b" in scrubbed or "\\" in scrubbed:
             scrubbed = _without_hidden_secrets(scrubbed)
         return scrubbed + tail
     except Exception:  # noqa: BLE001 - a scrubber must never break the error path it protects
