@@ -205,11 +205,14 @@ def _program(regex: str, ascii_text: bool, *, capture: bool = True) -> Any:
 _SET_MEMORY: Final = 64 << 20
 """Bytes RE2 may use for one set's DFA."""
 
-_SET_RUNS: Final = 12
+_SET_RUNS: Final = 24
 """Triggers that repeat a class (:func:`errscope._patterns.repeats_a_class`) per set, in pattern order: one set of
 every trigger made more DFA states than its cache holds, and RE2 built them again for every new text (1.1 ms a line of
 every corpus set, on the first pass and every one after); ten sets of at most twelve and one of the rest: 0.1 ms on the
-first pass, 27 µs after (bench/README.md, bench_scrubber)."""
+first pass, 27 µs after (bench/README.md, bench_scrubber). Twenty-four since: each set is one more binding call and
+DFA pass over every text (12 sets were ~60 % of a corpus line's instructions); on the 11,531 ASCII lines of every corpus
+set, the sets' steady count a line was 97k instructions with twelve a set and 58k with twenty-four (callgrind: no DFA
+rebuilt per text), and the answers are the same (``test_the_split_trigger_sets_answer_as_each_trigger_alone_on_a_mebibyte``)."""
 
 
 _NEVER: Final = r"\b\B"
