@@ -205,11 +205,14 @@ def _program(regex: str, ascii_text: bool, *, capture: bool = True) -> Any:
 _SET_MEMORY: Final = 64 << 20
 """Bytes RE2 may use for one set's DFA."""
 
-_SET_RUNS: Final = 12
+_SET_RUNS: Final = 24
 """Triggers that repeat a class (:func:`errscope._patterns.repeats_a_class`) per set, in pattern order: one set of
 every trigger made more DFA states than its cache holds, and RE2 built them again for every new text (1.1 ms a line of
 every corpus set, on the first pass and every one after); ten sets of at most twelve and one of the rest: 0.1 ms on the
-first pass, 27 µs after (bench/README.md, bench_scrubber)."""
+first pass, 27 µs after (bench/README.md, bench_scrubber). Twenty-four since: each set is one more binding call and
+DFA pass over every text (12 sets were ~60 % of a corpus line's instructions); on the 11,531 ASCII lines of every corpus
+set, the sets' steady count a line was 97k instructions with twelve a set and 58k with twenty-four (callgrind: no DFA
+rebuilt per text), and the answers are the same (``test_the_split_trigger_sets_answer_as_each_trigger_alone_on_a_mebibyte``)."""
 
 
 _NEVER: Final = r"\b\B"
@@ -1097,12 +1100,22 @@ def _without_hidden_secrets(scrubbed: str) -> str:
 # is scrubbed as that text, and goes whole when the text holds a secret; a key or digest in hex reads back as random
 # bytes and is left to the rules (Python only: the Collector's RE2 cannot decode, docs/scrubbing.md).
 _HEX_RUN: Final = re.compile(r"(?<![0-9A-Za-z])(?:(?:[0-9A-F]{2}){12,}|(?:[0-9a-f]{2}){12,})(?![0-9A-Za-z])")
-_HEX_LOOK: Final = re2.compile(rb"[0-9A-F]{24}|[0-9a-f]{24}")  # RE2: one linear scan of every text (re: 6x slower)
+_HEX_ALONE: Final = rb"(?:^|[^0-9A-Za-z])(?:(?:%s){12,}|(?:%s){12,})(?:[^0-9A-Za-z]|$)"
+_HEX_LOOK: Final = _program(
+    (_HEX_ALONE % (rb"[2-6][0-9A-F]|7[0-9A-E]|0[09AD]", rb"[2-6][0-9a-f]|7[0-9a-e]|0[09ad]")).decode(), True, capture=False
+)
+"""A necessary condition for a :data:`_HEX_RUN` match that :data:`_SPELLED_TEXT` reads back as text, as one RE2 scan
+(Latin-1: a byte of a non-ASCII character is no letter or digit, as the character is not): a run of 12+ pairs each of
+which spells a printable byte, a tab, a line end or NUL, with no letter or digit on either side. A trace id or a digest
+in hex (~30 % of the bench's corpus lines) fails it at once: 12 random bytes are all printable once in ~10^5."""
 
 
 def _may_spell_hex(text: str) -> bool:
-    """Whether ``text`` holds a run of hex long enough to spell 12 bytes (no RE2 call for a shorter text)."""
-    return len(text) >= 24 and _HEX_LOOK.search(text.encode("utf-8", "surrogatepass")) is not None
+    """Whether ``text`` may hold a run of hex that spells text (no RE2 call for a text shorter than one run)."""
+    if len(text) < 24:
+        return False
+    data = text.encode("utf-8", "surrogatepass")
+    return _HEX_LOOK.Match(_UNANCHORED, data, 0, len(data))[0][0] >= 0
 _SPELLED_TEXT: Final = re.compile(rb"[\x20-\x7e\t\n\r]+(?:\x00[\x20-\x7e\t\n\r]+)*\x00?")
 
 
