@@ -28,7 +28,7 @@ def not_a_missing_record(results: dict[str, Any]) -> None:
     """No "does not exist" reading: the session, not the tool or a record the model named, is gone (the excerpt may
     quote "Session not found")."""
     for name, result in results.items():
-        assert "does not exist" not in result.text and "service is down" in result.text, (name, result.text)
+        assert "does not exist" not in result.text and "service could not be reached" in result.text, (name, result.text)
 
 
 # --- J432: the 404 of a session an MCP server forgot, relayed ---------------------------------------------------------------
