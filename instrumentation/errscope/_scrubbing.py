@@ -1116,6 +1116,8 @@ def _may_spell_hex(text: str) -> bool:
         return False
     data = text.encode("utf-8", "surrogatepass")
     return _HEX_LOOK.Match(_UNANCHORED, data, 0, len(data))[0][0] >= 0
+
+
 _SPELLED_TEXT: Final = re.compile(rb"[\x20-\x7e\t\n\r]+(?:\x00[\x20-\x7e\t\n\r]+)*\x00?")
 
 
