@@ -17,7 +17,7 @@ from mcp_types import URL_ELICITATION_REQUIRED
 
 from errscope import Channel, FailureClass, Outcome
 from errscope._attributes import ERRSCOPE_SIDE_EFFECT_POSSIBLE
-from errscope.client import CircuitBreaker, RetryPolicy, ToolClient
+from errscope.client import CircuitBreaker, RetryPolicy, TimeoutPolicy, ToolClient
 from tests.client.conftest import SERVERS
 from tests.client.helpers import scripted_server
 from tests.client.test_exactly_once import MailUpstream
@@ -94,6 +94,23 @@ async def test_short_timeout_warns_once_per_client(tmp_path: Any, caplog: pytest
             await tc.call_tool("scripted", {}, timeout=0.002)
     warnings = [r for r in caplog.records if "is below 1 s" in r.getMessage()]
     assert len(warnings) == 1 and "idle timeout 0.001 s" in warnings[0].getMessage()
+
+
+@pytest.mark.parametrize(("idle", "ceiling"), [(0, None), (-1, None), (float("nan"), None), (5, 0)])
+async def test_a_timeout_that_is_no_positive_number_is_refused(tmp_path: Any, idle: float, ceiling: float | None) -> None:
+    """A timer of zero or less would abandon every call before it is sent: the host's mistake, raised where it is
+    made (the policy, the client or the call), not a warning and a stream of timed-out calls."""
+    with pytest.raises(ValueError, match="must be a positive number of seconds"):
+        TimeoutPolicy(idle=idle, ceiling=ceiling)
+    params = scripted_server(tmp_path, [{"text": "ok"}, {"text": "ok"}])
+    if ceiling is None:
+        with pytest.raises(ValueError, match="must be a positive number of seconds"):
+            ToolClient(params, timeout=idle)
+    async with ToolClient(params, timeout=5) as tc:
+        if ceiling is None:
+            with pytest.raises(ValueError, match="must be a positive number of seconds"):
+                await tc.call_tool("scripted", {}, timeout=idle)
+        assert (await tc.call_tool("scripted", {})).text == "ok"
 
 
 async def test_url_that_is_not_the_mcp_endpoint_is_said_once(http_server: Any, caplog: pytest.LogCaptureFixture) -> None:

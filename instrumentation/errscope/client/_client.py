@@ -106,6 +106,9 @@ class ToolClient:
         min_timeout: seconds; an idle timeout below it logs one warning per client.
         max_model_text: characters of a successful result's text handed to the model; longer text
             is cut with a note (the whole result stays in :attr:`ToolCallResult.result`).
+
+    Raises:
+        ValueError: a timeout (here or :meth:`call_tool`'s) that is not a positive number of seconds.
     """
 
     def __init__(

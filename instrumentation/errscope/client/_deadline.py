@@ -37,10 +37,20 @@ class TimeoutPolicy:
         idle: seconds without a response or progress before the call is abandoned.
         ceiling: seconds after which the call is abandoned whatever progress says; ``None`` means
             ``10 * idle``.
+
+    Raises:
+        ValueError: ``idle`` or ``ceiling`` is not a positive number of seconds (``inf``: no timer).
     """
 
     idle: float = 30.0
     ceiling: float | None = None
+
+    def __post_init__(self) -> None:
+        # a timer of zero or less (or NaN) would abandon every call before it is sent: the caller's mistake, said now
+        if not self.idle > 0:
+            raise ValueError(f"TimeoutPolicy.idle must be a positive number of seconds, not {self.idle!r}")
+        if self.ceiling is not None and not self.ceiling > 0:
+            raise ValueError(f"TimeoutPolicy.ceiling must be a positive number of seconds or None, not {self.ceiling!r}")
 
     @property
     def hard_ceiling(self) -> float:
