@@ -520,7 +520,7 @@ class ServerConnection:
         self.silent_at_start = (isinstance(self.server, StdioServerParameters) and error is None and refused is None
                                 and self.refused is None and not self.exited_at_start)
         if self.silent_at_start and not self._silent_said:
-            # Running, yet no answer to the handshake within connect_timeout: the model reads that; the host's log what to check.
+            # Running, yet no answer to the handshake within connect_timeout: the host's log says what to check.
             self._silent_said = True
             logger.warning("errscope ToolClient: the tool server %s gave no answer to the handshake in %g s; check"
                            " that it serves MCP over stdio (nothing but JSON-RPC on stdout; a server that serves only"
