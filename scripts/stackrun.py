@@ -261,9 +261,22 @@ class Collector(_Process):
         )
 
     def start(self, timeout_s: float = 60) -> Self:
-        """Start and wait until the health_check extension answers 200."""
-        self._spawn(self.command(), self.environment(), lambda: _http_ok(f"http://127.0.0.1:{self.health_port}/"),
-                    timeout_s)
+        """Start and wait until the health_check extension answers 200.
+
+        A port another process took between :func:`free_port` and the Collector's bind (it exits with "address
+        already in use": tests on other workers pick ports too) is picked again, at most twice.
+        """
+        for tries_left in (2, 1, 0):
+            try:
+                self._spawn(self.command(), self.environment(),
+                            lambda: _http_ok(f"http://127.0.0.1:{self.health_port}/"), timeout_s)
+                return self
+            except RuntimeError as exc:
+                if tries_left == 0 or "address already in use" not in str(exc):
+                    raise
+                self._close_log()
+                self.log_path.unlink(missing_ok=True)  # the next try's message is its own
+                self.grpc_port, self.http_port, self.health_port, self.telemetry_port = (free_port() for _ in range(4))
         return self
 
     def __enter__(self) -> Self:

@@ -924,3 +924,17 @@ def test_exception_attributes_of_any_type_in_every_map() -> None:
     assert attributes_of(second)["exception.message"] == "mc config host add s3 https://s3.amazonaws.com **** [REDACTED]"
     # resource and scope in each signal, span, event, data point, log attributes, nested body
     assert text.count("connect failed") == 11
+
+
+def test_a_port_taken_before_the_bind_is_picked_again() -> None:
+    """Ports are picked free, then bound by the Collector a moment later: a test on another worker may take one in
+    between (a CI run once failed so: "bind: address already in use"). The start picks new ports and tries again."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        with Collector(http_port=port) as collector:  # entered: its health check answered 200
+            assert collector.running and collector.http_port != port
+            assert "address already in use" not in collector.log()  # the failed try's log went with it
