@@ -9,7 +9,7 @@ import concurrent.futures
 from typing import Final
 
 from errscope._classify._core import _MAX_CHAIN
-from errscope._classify._facts import _PROGRAMMING_ERRORS, raised_in
+from errscope._classify._facts import _PROGRAMMING_ERRORS, raised_in, raised_through
 
 _IN_PROCESS_CHANNELS = ("anyio.streams.memory", "trio._channel", "asyncio.queues")
 """Modules of in-process channels between tasks (anyio's memory object streams, trio's memory channels, asyncio's
@@ -112,13 +112,8 @@ def raising_locals(exc: BaseException) -> list[list[object]]:
 def _locals_outwards(exc: BaseException) -> list[list[object]]:
     """The local values of every frame ``exc`` passed through, innermost first (the sleep, then the retry loop
     around it, then the tool)."""
-    frames = []
-    tb = exc.__traceback__
-    while tb is not None:
-        frames.append(tb.tb_frame)
-        tb = tb.tb_next
     found = []
-    for frame in reversed(frames):
+    for frame in reversed(raised_through(exc)):
         try:
             found.append(list(frame.f_locals.values()))
         except Exception:  # a frame whose locals cannot be read says nothing
@@ -137,12 +132,7 @@ def cut_off_sleeping(exc: BaseException) -> bool:
     retry loop waiting between attempts, whose last attempt's failure is what the deadline cut short."""
     if isinstance(exc, Exception) and not isinstance(exc, TimeoutError):
         return False
-    frames = []
-    tb = exc.__traceback__
-    while tb is not None:
-        frames.append(tb.tb_frame)
-        tb = tb.tb_next
-    for frame in frames[-3:]:
+    for frame in raised_through(exc)[-3:]:
         module = str(frame.f_globals.get("__name__", ""))
         if frame.f_code.co_name in _SLEEPS and module.split(".", 1)[0] in _EVENT_LOOPS:
             return True

@@ -200,12 +200,7 @@ def _frame_address(exc: BaseException) -> str | None:
     ``urlopen``, aiohttp's ``ClientResponse`` by its ``url``), else its local ``url`` when that names a host (aiohttp's
     ``ClientSession._request`` under a total timeout). For the failures that keep neither a request nor a connection:
     a connection reset, a socket read timeout, a dropped keep-alive."""
-    frames = []
-    tb = exc.__traceback__
-    while tb is not None:
-        frames.append(tb.tb_frame)
-        tb = tb.tb_next
-    for frame in reversed(frames):
+    for frame in reversed(raised_through(exc)):
         try:
             local = frame.f_locals
         except Exception:  # a frame whose locals cannot be read says nothing
@@ -215,6 +210,16 @@ def _frame_address(exc: BaseException) -> str | None:
         if address:
             return address
     return None
+
+
+def raised_through(exc: BaseException) -> list[Any]:
+    """The frames of ``exc``'s traceback, outermost first (the tool's, then the libraries' it called)."""
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    return frames
 
 
 def _url_address(url: object) -> str | None:

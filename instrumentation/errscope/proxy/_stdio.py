@@ -344,7 +344,7 @@ class HttpServer:
         if message["method"] == "initialize" and not self._session_gone:
             # The host only learns that no session opened; what to fix belongs in the proxy's log (the host's).
             logger.error("the MCP server at %s refused initialize with HTTP %d %s; %s", scrub(self.url),
-                         response.status_code, response.reason_phrase, _refused_initialize_hint(response.status_code))
+                         response.status_code, scrub(response.reason_phrase), _refused_initialize_hint(response.status_code))
         if len(self._refusals) >= _MAX_REFUSALS:
             self._refusals.pop(next(iter(self._refusals)))
         side_effect = False if redirect else side_effect_for_http_status(response.status_code)
