@@ -188,7 +188,11 @@ def _event_loop_runner() -> Any:
 
 
 async def _until_terminated(serve: Any) -> None:
-    """Run ``serve``; SIGTERM (how hosts stop a stdio server) cancels it so the child stops and telemetry flushes."""
+    """Run ``serve``; SIGTERM (how hosts stop a stdio server) cancels it so the child stops and telemetry flushes.
+
+    Ctrl-C cancels this task itself (``asyncio.run`` does, and ``uvloop.run``): that cancellation goes on, so the
+    runner raises ``KeyboardInterrupt`` and the command exits 130 as the demo does, not 0 as if the relay had ended.
+    """
     import asyncio
     import signal
 
@@ -197,7 +201,9 @@ async def _until_terminated(serve: Any) -> None:
     try:
         await task
     except asyncio.CancelledError:
-        pass
+        current = asyncio.current_task()
+        if current is not None and current.cancelling():
+            raise
 
 
 def _host_port(text: str) -> tuple[str, int]:

@@ -165,6 +165,36 @@ def test_http_relay_says_an_unreachable_upstream_once_until_it_answers(tmp_path:
     assert "(ConnectionRefusedError: " in stderr and "check --upstream" in stderr
 
 
+@pytest.mark.parametrize(("sent", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 0)])
+def test_a_stopped_proxy_exits_as_it_was_stopped_and_keeps_its_telemetry(tmp_path: Path, sent: signal.Signals,
+                                                                          status: int) -> None:
+    """Ctrl-C is the user's interrupt: ``errscope proxy: interrupted`` and 130, as the demo says it (it exited 0, as if
+    the relay had ended); SIGTERM is how hosts stop a stdio server, right after closing its stdin (MCP, Transports >
+    stdio: shutdown): 0. Either way the call already answered is exported (a SIGTERM landing while the relay stopped
+    on the EOF cut the stop short and lost it, about one run in two)."""
+    host = subprocess.Popen(proxy_command(tmp_path, "--", *PLAIN, "stdio"), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert host.stdin is not None and host.stdout is not None
+    frames = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}},
+    ]
+    host.stdin.write(b"".join(json.dumps(frame).encode() + b"\n" for frame in frames))
+    host.stdin.flush()
+    answers = [json.loads(host.stdout.readline()) for _ in range(2)]
+    if sent == signal.SIGTERM:
+        host.stdin.close()
+    host.send_signal(sent)
+    stderr = host.stderr.read().decode() if host.stderr else ""
+    host.wait(30)
+    assert answers[1]["result"]["content"][0]["text"] == "x"
+    assert host.returncode == status, stderr
+    assert ("errscope proxy: interrupted" in stderr) is (sent == signal.SIGINT)
+    assert '"tools/call echo"' in telemetry_text(tmp_path)
+
+
 @pytest.mark.parametrize("runner", ["asyncio", "uvloop"])
 def test_write_to_a_server_whose_stdin_closed_is_a_lost_server_not_a_crash(runner: str) -> None:
     """A stdio server that exits at once closes its stdin before the proxy's first write: ``send`` answers False

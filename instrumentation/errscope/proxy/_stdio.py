@@ -121,6 +121,32 @@ class _Handshake:
         return True
 
 
+async def _exit_or_kill(process: asyncio.subprocess.Process) -> None:
+    """Wait ``_STOP_GRACE`` seconds for a child whose stdin is closed to exit, then kill it (MCP, Transports >
+    stdio: shutdown)."""
+    try:
+        await asyncio.wait_for(process.wait(), _STOP_GRACE)
+    except TimeoutError:
+        process.kill()
+        await process.wait()
+
+
+async def _uncancelled(step: Awaitable[None]) -> None:
+    """Await ``step`` (bounded in time, asyncio alone: it runs as its own task) to its end even when this task is
+    cancelled meanwhile, then go on being cancelled.
+
+    A host stops a stdio server by closing stdin and then sending SIGTERM (MCP, Transports > stdio: shutdown): the
+    signal's cancellation can land while the relay is already stopping on the EOF, and would cut the child's grace
+    period short.
+    """
+    running = asyncio.ensure_future(step)
+    try:
+        await asyncio.shield(running)
+    except asyncio.CancelledError:
+        await running
+        raise
+
+
 class ChildServer:
     """An MCP server the proxy runs as a child process, speaking stdio.
 
@@ -227,11 +253,7 @@ class ChildServer:
             return
         if process.stdin is not None:
             process.stdin.close()
-        try:
-            await asyncio.wait_for(process.wait(), _STOP_GRACE)
-        except TimeoutError:
-            process.kill()
-            await process.wait()
+        await _uncancelled(_exit_or_kill(process))
         if self._reader is not None:
             self._reader.cancel()
         if self._log_relay is not None:  # the child's last lines, then the pipe's end
@@ -740,10 +762,12 @@ async def serve_stdio(upstream: Upstream, calls: Calls) -> None:
         # what is still unanswered after that is abandoned (it was relayed raw, without a span, when abandoned first).
         for key in list(unanswered):
             answered(key)
-        await upstream.stop()
-        calls.abandon(scope)
-        calls.flush()
-        out_transport.close()
-        if reading is not None:
-            reading.cancel()
+        try:
+            await upstream.stop()
+        finally:  # a stop signal landing in the stop still loses no answered call's telemetry
+            calls.abandon(scope)
+            calls.flush()
+            out_transport.close()
+            if reading is not None:
+                reading.cancel()
 
