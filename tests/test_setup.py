@@ -1,13 +1,15 @@
-"""``configure_telemetry``'s OTLP exporters against a Collector that never answers: how long the flush may take."""
+"""``configure_telemetry``'s OTLP exporters against a Collector that never answers, is not there or refuses: how long
+the flush may take, and what the process's log says."""
 
 from __future__ import annotations
 
+import logging
 import time
 
 import pytest
 
 from errscope._setup import EXPORT_TIMEOUT, configure_telemetry
-from tests.classification.upstreams import silent_listener
+from tests.classification.upstreams import answering, closed_port, silent_listener
 
 
 def _flush_one_span(monkeypatch: pytest.MonkeyPatch) -> float:
@@ -33,3 +35,49 @@ def test_without_it_an_export_is_abandoned_after_the_default(monkeypatch: pytest
     for name in ("OTEL_EXPORTER_OTLP_TIMEOUT", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT"):
         monkeypatch.delenv(name, raising=False)
     assert EXPORT_TIMEOUT - 0.5 <= _flush_one_span(monkeypatch) < 3 * EXPORT_TIMEOUT + 5
+
+
+def _exporter_lines(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, endpoint: str) -> list[str]:
+    """What the OTLP exporters log while two rounds of a span, a metric point and a log record fail to reach
+    ``endpoint`` (one export each, then the flush at shutdown)."""
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "1.5")  # room for two retries a batch
+    caplog.set_level(logging.WARNING, logger="opentelemetry")
+    telemetry = configure_telemetry("setup-test", set_global=False)
+    for _ in range(2):
+        with telemetry.tracer_provider.get_tracer(__name__).start_as_current_span("one"):
+            telemetry.meter_provider.get_meter(__name__).create_counter("calls").add(1)
+        telemetry.tracer_provider.force_flush()
+        telemetry.meter_provider.force_flush()
+    telemetry.shutdown()
+    return [record.getMessage() for record in caplog.records if record.name.startswith("opentelemetry.exporter")]
+
+
+def test_a_collector_that_is_not_there_is_said_once_with_what_to_check(monkeypatch: pytest.MonkeyPatch,
+                                                                       caplog: pytest.LogCaptureFixture) -> None:
+    """A wrong or dead ``OTEL_EXPORTER_OTLP_ENDPOINT``: one line naming the endpoint (its password scrubbed), the cause
+    and what to check, where the SDK wrote one per retry, batch and signal (~30 beside the demo's table)."""
+    lines = _exporter_lines(monkeypatch, caplog, f"http://otel:FAKE-pw-4471@127.0.0.1:{closed_port()}")
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("errscope: telemetry cannot be exported to http://[REDACTED]@127.0.0.1:")
+    assert "(ConnectionError)" in lines[0] and "check OTEL_EXPORTER_OTLP_ENDPOINT" in lines[0]
+
+
+def test_a_collector_that_refuses_is_said_with_its_status(monkeypatch: pytest.MonkeyPatch,
+                                                          caplog: pytest.LogCaptureFixture) -> None:
+    """A Collector that answers 401 (the headers lack its token) is named by the status it gave."""
+    with answering(401, "missing credentials") as port:
+        lines = _exporter_lines(monkeypatch, caplog, f"http://127.0.0.1:{port}")
+    assert len(lines) == 1, lines
+    assert f"to http://127.0.0.1:{port} (HTTP 401)" in lines[0] and "OTEL_EXPORTER_OTLP_HEADERS" in lines[0]
+
+
+def test_other_exporter_records_pass_and_the_filter_leaves_with_the_telemetry(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", f"http://127.0.0.1:{closed_port()}")
+    telemetry = configure_telemetry("setup-test", set_global=False)
+    logger = logging.getLogger("opentelemetry.exporter.otlp.proto.http.trace_exporter")
+    record = logger.makeRecord(logger.name, logging.WARNING, __file__, 1, "Exporter already shutdown, ignoring batch",
+                               (), None)
+    assert logger.filter(record) and record.getMessage() == "Exporter already shutdown, ignoring batch"
+    telemetry.shutdown()
+    assert logger.filters == []

@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from opentelemetry import metrics, trace
 from opentelemetry._logs import set_logger_provider
+
+from errscope._scrubbing import scrub
 
 if TYPE_CHECKING:  # the SDK is the `cli` extra: imported when configure_telemetry() runs, not with errscope
     from opentelemetry.sdk._logs import LoggerProvider
@@ -43,6 +47,56 @@ def _export_timeout(signal: str) -> float | None:
     return None if any(os.environ.get(name) for name in variables) else EXPORT_TIMEOUT
 
 
+_EXPORTER_LOGGERS: Final = {
+    "TRACES": "opentelemetry.exporter.otlp.proto.http.trace_exporter",
+    "METRICS": "opentelemetry.exporter.otlp.proto.http.metric_exporter",
+    "LOGS": "opentelemetry.exporter.otlp.proto.http._log_exporter",
+}
+EXPORT_TROUBLE_INTERVAL: Final = 60.0
+"""Seconds between two lines saying that telemetry cannot be exported."""
+
+
+class _ExportTrouble(logging.Filter):
+    """The OTLP/HTTP exporters' records of failed exports, said as one line per :data:`EXPORT_TROUBLE_INTERVAL`
+    with what to check, where the SDK wrote one per retry and per signal (a dead collector put ~30 lines beside the
+    demo's table). Other records of those loggers pass as they are."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._lock = threading.Lock()
+        self._said_at: float | None = None
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not isinstance(record.msg, str) or not record.msg.startswith(("Transient error", "Failed to export")):
+            return True
+        with self._lock:
+            now = time.monotonic()
+            if self._said_at is not None and now - self._said_at < EXPORT_TROUBLE_INTERVAL:
+                return False
+            self._said_at = now
+        signal = next((name for name, logger in _EXPORTER_LOGGERS.items() if record.name == logger), "TRACES")
+        endpoint = os.environ.get(f"OTEL_EXPORTER_OTLP_{signal}_ENDPOINT") or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
+        why = _why(record)
+        record.msg = ("errscope: telemetry cannot be exported to %s (%s); spans, metrics and log records are dropped "
+                      "until it can: check OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_HEADERS and that the "
+                      "collector is running (said at most once a minute)")
+        record.args = (scrub(endpoint or "the default endpoint"), why)
+        record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+def _why(record: logging.LogRecord) -> str:
+    """What an exporter's record says went wrong: the exception's type, the collector's status, or no answer."""
+    args = record.args if isinstance(record.args, tuple) else ()
+    if cause := next((arg for arg in args if isinstance(arg, BaseException)), None):
+        return type(cause).__qualname__
+    if status := next((arg for arg in args if type(arg) is int), None):
+        return f"HTTP {status}"
+    if record.msg.startswith("Transient error") and args and isinstance(args[0], str):
+        return args[0]  # the collector's reason phrase
+    return "no answer within the export timeout"
+
+
 @dataclass
 class Telemetry:
     """The configured providers; :meth:`shutdown` flushes and stops them (bounded in time)."""
@@ -52,6 +106,7 @@ class Telemetry:
     logger_provider: LoggerProvider
     destination: str
     _handler: logging.Handler | None = field(default=None, repr=False)
+    _export_trouble: logging.Filter | None = field(default=None, repr=False)
 
     @property
     def providers(self) -> dict[str, Any]:
@@ -66,6 +121,9 @@ class Telemetry:
             except Exception as exc:  # telemetry never breaks the process it observes
                 # the type only: errscope's own records are not scrubbed after they are built
                 logging.getLogger(__name__).debug("telemetry shutdown failed (%s)", type(exc).__qualname__)
+        if self._export_trouble is not None:  # after the last flush, whose failures it says too
+            for name in _EXPORTER_LOGGERS.values():
+                logging.getLogger(name).removeFilter(self._export_trouble)
 
 
 def otlp_configured() -> bool:
@@ -83,7 +141,8 @@ def configure_telemetry(
     """Configure tracer, meter and logger providers and route errscope's log records to OTLP logs.
 
     With an OTLP endpoint (the standard ``OTEL_EXPORTER_OTLP_*`` variables, OTLP/HTTP), each export may take
-    :data:`EXPORT_TIMEOUT` seconds, or what ``OTEL_EXPORTER_OTLP_TIMEOUT`` says.
+    :data:`EXPORT_TIMEOUT` seconds, or what ``OTEL_EXPORTER_OTLP_TIMEOUT`` says, and exports that fail are said in one
+    line a minute with what to check, not the exporters' line per retry.
 
     Args:
         service_name: ``service.name`` of the resource (``OTEL_SERVICE_NAME`` wins when set).
@@ -118,6 +177,9 @@ def configure_telemetry(
         metric_exporter: Any = OTLPMetricExporter(timeout=_export_timeout("METRICS"))
         log_exporter: Any = OTLPLogExporter(timeout=_export_timeout("LOGS"))
         destination = "otlp"
+        export_trouble: logging.Filter | None = _ExportTrouble()
+        for name in _EXPORTER_LOGGERS.values():
+            logging.getLogger(name).addFilter(export_trouble)
     elif output_dir is not None:
         with needs_extra("errscope.configure_telemetry(output_dir=...)"):
             from opentelemetry.exporter.otlp.json.file import FileMetricExporter, FileSpanExporter
@@ -129,6 +191,7 @@ def configure_telemetry(
         metric_exporter = FileMetricExporter(str(directory / "metrics.jsonl"))
         log_exporter = FileLogExporter(str(directory / "logs.jsonl"))
         destination = str(directory)
+        export_trouble = None
     else:
         raise ValueError("no telemetry destination: set OTEL_EXPORTER_OTLP_ENDPOINT or pass output_dir")
 
@@ -146,7 +209,7 @@ def configure_telemetry(
         trace.set_tracer_provider(tracer_provider)
         metrics.set_meter_provider(meter_provider)
         set_logger_provider(logger_provider)
-    return Telemetry(tracer_provider, meter_provider, logger_provider, destination, handler)
+    return Telemetry(tracer_provider, meter_provider, logger_provider, destination, handler, export_trouble)
 
 
 def write_copy(telemetry: Telemetry, folder: str | os.PathLike[str]) -> None:
