@@ -9,7 +9,10 @@ alternates too, so load drift and cache warmth hit both sides alike; :data:`ROUN
 the client's own CPU time per call on each side (``time.thread_time``, which a loaded machine
 distorts far less than wall time), and the load average.
 
-Issue #11's goal, a ratio of at most 1.10, is not shown met. Latest (hclientratio): the idempotency key without a
+Issue #11's goal, a ratio of at most 1.10, is not met: 1.254 by instructions. Latest (hclient, December 5): the
+attempt's timer is an ``asyncio.Timeout`` on asyncio instead of an anyio cancel scope, a success skips the retry
+policy's coroutine: 1.691-1.696 M -> 1.662 M instructions a call (bare 1.325 M); wall ratios 0.99-1.14 at load
+average 15-19 (noise). Before (hclientratio): the idempotency key without a
 ``UUID`` object, ``traceparent`` formatted from the span context without a ``Context``, no links list for a first
 attempt: 1.728-1.732 M -> 1.689-1.690 M instructions a call (two runs each side, same time; bare 1.317 M); client
 CPU overhead +106-129 us after, +135-148 us before in four alternating pairs at load average 5.7-9.7 (wall ratios

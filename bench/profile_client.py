@@ -3,6 +3,7 @@
 Usage (from a checkout, ``PYTHONPATH=instrumentation:.``)::
 
     python -m bench.profile_client calls     # Python calls per logical call, errscope and the bare client
+    python -m bench.profile_client lines     # Python lines executed per logical call, by function, both sides
     python -m bench.profile_client parts     # errscope's own CPU per call, part by part
     python -m bench.profile_client cprofile  # cProfile of errscope's own path, top functions by own time
 
@@ -22,6 +23,7 @@ the differences are the parts' costs. A measuring tool, not a test: the patches 
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import contextlib
 import cProfile
@@ -57,10 +59,11 @@ _RESULT = CallToolResult(content=[TextContent(type="text", text="x")])
 
 
 class _NoScope(CallDeadline):
-    """No cancel scope and no timer at all."""
+    """No timer at all (neither asyncio's nor anyio's)."""
 
     def __init__(self, policy: TimeoutPolicy) -> None:
-        self.policy, self.ceiling_at, self.progress_events, self._done = policy, float("inf"), 0, False
+        self.policy, self.ceiling_at, self.progress_events, self._done, self._caught = policy, float("inf"), 0, False, False
+        self.timer = None
         self.scope = contextlib.nullcontext()  # type: ignore[assignment]
 
     @property
@@ -69,22 +72,22 @@ class _NoScope(CallDeadline):
 
 
 class _NoTimer(_NoScope):
-    """The cancel scope without a deadline: no timer handle, no clock read."""
+    """The asyncio timer entered and left, with no deadline: no timer handle, no clock read."""
 
     def __init__(self, policy: TimeoutPolicy) -> None:
         super().__init__(policy)
-        self.scope = anyio.CancelScope()
+        self.timer = asyncio.timeout_at(None)
 
 
 _PARTS: dict[str, list[tuple[Any, str, Any]]] = {
     "all": [],
     "no span": [(ClientTelemetry, "start_span", lambda self, name, **kw: NonRecordingSpan(INVALID_SPAN_CONTEXT))],
     "no duration point": [(ClientTelemetry, "record_duration", lambda self, seconds, attributes: None)],
-    "no deadline timer": [(call_module, "CallDeadline", _NoTimer)],
-    "no cancel scope": [(call_module, "CallDeadline", _NoScope)],
+    "no timer handle": [(call_module, "CallDeadline", _NoTimer)],
+    "no timer": [(call_module, "CallDeadline", _NoScope)],
     "no idempotency key": [(client_module, "new_idempotency_key", lambda: None)],
 }
-_PARTS["bookkeeping only"] = [p for name in ("no span", "no duration point", "no cancel scope", "no idempotency key")
+_PARTS["bookkeeping only"] = [p for name in ("no span", "no duration point", "no timer", "no idempotency key")
                               for p in _PARTS[name]]
 
 
@@ -118,10 +121,11 @@ async def _main(mode: str) -> None:
             for side in sides.values():
                 await side()
         exporter.clear()
-        if mode == "calls":
-            counts = {side: await _count_calls(call, 200) for side, call in sides.items()}
+        if mode in ("calls", "lines"):
+            count = _count_calls if mode == "calls" else _count_lines
+            counts = {side: await count(call, 200) for side, call in sides.items()}
             for side, counter in counts.items():
-                print(f"{side}: {sum(counter.values()) / 200:.1f} Python calls a call")
+                print(f"{side}: {sum(counter.values()) / 200:.1f} Python {mode} a call")
             keys = set(counts["bare"]) | set(counts["errscope"])
             diff = sorted(((counts["errscope"][k] - counts["bare"][k]) / 200, k) for k in keys)
             for delta, name in sorted(diff, key=lambda d: -abs(d[0])):
@@ -176,6 +180,28 @@ async def _count_calls(call: Callable[[], Awaitable[Any]], n: int) -> collection
             await call()
     finally:
         sys.setprofile(None)
+    return counter
+
+
+async def _count_lines(call: Callable[[], Awaitable[Any]], n: int) -> collections.Counter[str]:
+    """Python lines executed per function (``sys.settrace`` line events) during ``n`` calls."""
+    counter: collections.Counter[str] = collections.Counter()
+
+    def local(frame: Any, event: str, arg: Any) -> Any:
+        if event == "line":
+            code = frame.f_code
+            counter[f"{code.co_filename.rsplit('site-packages/', 1)[-1]}:{code.co_name}"] += 1
+        return local
+
+    def tracer(frame: Any, event: str, arg: Any) -> Any:
+        return local
+
+    sys.settrace(tracer)
+    try:
+        for _ in range(n):
+            await call()
+    finally:
+        sys.settrace(None)
     return counter
 
 

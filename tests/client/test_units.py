@@ -3,6 +3,7 @@ note, keys, deadline, catalog."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import reprlib
@@ -11,6 +12,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
@@ -35,7 +37,7 @@ from errscope.client import (
     key_hash,
     new_idempotency_key,
 )
-from errscope.client._deadline import CallDeadline
+from errscope.client._deadline import CallDeadline, TimeoutKind
 from errscope.client._invalid_params import parse_argument_problems, unknown_tool_name
 from errscope.client._answer import error_ref as _ref_of
 from errscope._foreign_text import never_reached, retry_after_from_text, safe_excerpt, says_maybe_acted
@@ -450,25 +452,80 @@ class TestKeys:
         assert key_hash(a) == key_hash(a) and re.fullmatch(r"[0-9a-f]{16}", key_hash(a)) and a not in key_hash(a)
 
 
+@contextlib.asynccontextmanager
+async def _running(deadline: CallDeadline) -> AsyncIterator[None]:
+    """Run the body under ``deadline`` as an attempt does: the asyncio timer's own ``TimeoutError`` is caught."""
+    try:
+        if deadline.timer is not None:
+            async with deadline.timer:
+                yield
+        else:
+            assert deadline.scope is not None
+            with deadline.scope:
+                yield
+    except TimeoutError as exc:
+        if not deadline.caught(exc):
+            raise
+
+
 class TestDeadline:
     """Idle timer and hard ceiling."""
 
     @pytest.mark.anyio
-    @pytest.mark.parametrize("anyio_backend", ["asyncio"])
+    @pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
     async def test_touch_extends_idle_but_not_past_ceiling(self, anyio_backend: str) -> None:
         """Progress moves the deadline forward, capped by the ceiling; after finish it does nothing."""
         deadline = CallDeadline(TimeoutPolicy(idle=1.0, ceiling=1.5))
-        first = deadline.scope.deadline
-        await anyio.sleep(0.1)
-        deadline.touch()
-        assert deadline.scope.deadline > first
-        await anyio.sleep(0.6)
-        deadline.touch()
-        assert deadline.scope.deadline == pytest.approx(deadline.ceiling_at)
-        deadline.finish()
-        before = deadline.scope.deadline
-        deadline.touch()
-        assert deadline.scope.deadline == before and deadline.progress_events == 2
+        assert (deadline.timer is not None) == (anyio_backend == "asyncio")
+        async with _running(deadline):
+            first = deadline.deadline
+            await anyio.sleep(0.1)
+            deadline.touch()
+            assert deadline.deadline > first
+            await anyio.sleep(0.6)
+            deadline.touch()
+            assert deadline.deadline == pytest.approx(deadline.ceiling_at)
+            deadline.finish()
+            before = deadline.deadline
+            deadline.touch()
+            assert deadline.deadline == before and deadline.progress_events == 2
+        assert deadline.fired is None
+
+    @pytest.mark.anyio
+    @pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
+    async def test_idle_timer_fires_and_says_which(self, anyio_backend: str) -> None:
+        """A call that outlives the idle timer is cancelled and the deadline names the idle timer; one that outlives
+        the ceiling names the ceiling."""
+        for policy, expected in ((TimeoutPolicy(idle=0.05, ceiling=5.0), TimeoutKind.IDLE),
+                                 (TimeoutPolicy(idle=0.05, ceiling=0.05), TimeoutKind.CEILING)):
+            deadline = CallDeadline(policy)
+            async with _running(deadline):
+                await anyio.sleep(5)
+            deadline.finish()
+            assert deadline.fired is expected
+            assert deadline.cancel_reason() == (
+                "timeout after 0.05s (hard limit)" if expected is TimeoutKind.CEILING else "timeout after 0.05s")
+
+    @pytest.mark.anyio
+    @pytest.mark.parametrize("anyio_backend", ["asyncio"])
+    async def test_a_timeout_error_of_the_call_is_not_the_timer(self, anyio_backend: str) -> None:
+        """A ``TimeoutError`` the call raises itself (a transport's bounded write) is not the timer firing."""
+        deadline = CallDeadline(TimeoutPolicy(idle=5.0))
+        assert deadline.timer is not None
+        with pytest.raises(TimeoutError) as raised:
+            async with deadline.timer:
+                raise TimeoutError("write timed out")
+        assert deadline.caught(raised.value) is False and deadline.fired is None
+
+    @pytest.mark.anyio
+    @pytest.mark.parametrize("anyio_backend", ["asyncio"])
+    async def test_the_host_cancelling_is_not_the_timer(self, anyio_backend: str) -> None:
+        """The host's own cancellation while the timer runs propagates and is not counted as a timeout."""
+        deadline = CallDeadline(TimeoutPolicy(idle=5.0))
+        with anyio.move_on_after(0.05) as outer:
+            async with _running(deadline):
+                await anyio.sleep(5)
+        assert outer.cancelled_caught and deadline.fired is None
 
     def test_default_ceiling_is_ten_idles(self) -> None:
         """Without an explicit ceiling the hard limit is ten idle periods."""

@@ -297,7 +297,9 @@ class LogicalCall:
                 f"Tool server {owner.target.display} is unreachable (too many recent failures); no request was sent.",
                 side_effect_possible=False,
             )
-        conn = await connection.ensure()
+        conn = connection.current
+        if conn is None or not conn.alive:  # the live session is taken as is: no coroutine for it
+            conn = await connection.ensure()
         if conn is None or conn.client is None:
             attributes[ERROR_TYPE] = ERROR_TYPE_CONNECTION
             refused = connection.refused
@@ -347,21 +349,30 @@ class LogicalCall:
         ctx_token = otel_context.attach(trace.set_span_in_context(span))
         listener = wire_events.append
         conn.tap.listeners.append(listener)
-        raw: CallToolResult | None = None  # stays None when the deadline's scope cancels the call
+        raw: CallToolResult | None = None  # stays None when the deadline's timer cancels the call
         try:
-            with deadline.scope:
-                raw = await conn.client.call_tool(
-                    self.tool,
-                    self.arguments,
-                    read_timeout_seconds=None,
-                    progress_callback=on_progress,
-                    meta=meta or None,  # type: ignore[arg-type]
-                )
+            sending = conn.client.call_tool(
+                self.tool,
+                self.arguments,
+                read_timeout_seconds=None,
+                progress_callback=on_progress,
+                meta=meta or None,  # type: ignore[arg-type]
+            )
+            if deadline.timer is not None:  # asyncio
+                async with deadline.timer:
+                    raw = await sending
+            else:
+                assert deadline.scope is not None
+                with deadline.scope:
+                    raw = await sending
             deadline.finish()
             error: BaseException | None = None
         except MCPError as exc:
             deadline.finish()
             raw, error = None, exc
+        except TimeoutError as exc:
+            deadline.finish()
+            raw, error = None, (None if deadline.caught(exc) else exc)  # the timer's own: no answer, it fired
         except Exception as exc:  # boundary: a malformed or unexpected reply must not crash the host
             deadline.finish()
             raw, error = None, exc

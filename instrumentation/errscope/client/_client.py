@@ -295,7 +295,9 @@ class ToolClient:
         )
         if key is not None and idempotency_key is not None:
             call.links.extend(self._key_links.get(key, ()))  # a model-initiated retry links to the first call
-        result, count = await self.retry.run(call)
+        first = await call.attempt(1)
+        # A success ends the call here: the retry policy (a coroutine more) is entered only after a failure.
+        result, count = (first, 1) if first.outcome is Outcome.OK else await self.retry.run(call, first=first)
         result = call.standing or result  # a retry that never left does not hide what the sent one said
         if call.appeared:
             # The tool appeared after re-listing: one more attempt, never a loop.

@@ -167,9 +167,14 @@ class RetryPolicy:
                 return result.retry_after + random.uniform(0, self.jitter)
         return wait_exponential_jitter(multiplier=self.backoff_initial, max=self.backoff_max, jitter=self.jitter)(state)
 
-    async def run(self, call: Repeatable) -> tuple[ToolCallResult, int]:
-        """Run ``call.attempt(n)`` (n = 1, 2, ...) until the policy stops; return the last result and the count."""
-        first = await call.attempt(1)
+    async def run(self, call: Repeatable, *, first: ToolCallResult | None = None) -> tuple[ToolCallResult, int]:
+        """Run ``call.attempt(n)`` (n = 1, 2, ...) until the policy stops; return the last result and the count.
+
+        ``first``: the first attempt's result when the caller has already made it (``ToolClient`` makes it itself
+        and comes here only when it did not succeed: one coroutine fewer on every successful call).
+        """
+        if first is None:
+            first = await call.attempt(1)
         if self.max_attempts <= 1 or first.outcome is Outcome.OK:
             return first, 1  # the common case: no retry machinery (nor catalog lookup) on the hot path
 

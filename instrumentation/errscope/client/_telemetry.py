@@ -29,7 +29,7 @@ from typing import Any
 
 from opentelemetry import baggage, context, propagate, trace
 from opentelemetry.metrics import Counter, Histogram, MeterProvider, get_meter
-from opentelemetry.trace import INVALID_SPAN_CONTEXT, Link, NonRecordingSpan, Span, SpanContext, SpanKind, StatusCode, Tracer, TracerProvider
+from opentelemetry.trace import INVALID_SPAN, INVALID_SPAN_CONTEXT, Link, NonRecordingSpan, Span, SpanContext, SpanKind, StatusCode, Tracer, TracerProvider
 
 from errscope._attributes import (
     DURATION_BUCKETS,
@@ -255,7 +255,7 @@ class _SuppressingTracer:
 
     def start_as_current_span(self, name: str, *args: Any, **kwargs: Any) -> Any:
         if CURRENT_ATTEMPT.get() is not None and kwargs.get("kind") is SpanKind.CLIENT:
-            return _Borrowed(NonRecordingSpan(trace.get_current_span().get_span_context()))
+            return _BORROWED
         return self._errscope_inner.start_as_current_span(name, *args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
@@ -263,19 +263,21 @@ class _SuppressingTracer:
 
 
 class _Borrowed:
-    """Yields a non-recording stand-in for errscope's span (already current: nothing to attach), so the
-    SDK's status and attributes (with the server's message) go nowhere."""
+    """Yields a non-recording span in place of the SDK's own, so the SDK's status and attributes (with the
+    server's message) go nowhere. Nothing is attached: errscope's span stays the current one, the parent of
+    whatever the SDK's call starts (the SDK only writes to the span it is given, never reads its context), so
+    one stateless instance serves every attempt."""
 
-    __slots__ = ("span",)
-
-    def __init__(self, span: Span) -> None:
-        self.span = span
+    __slots__ = ()
 
     def __enter__(self) -> Span:
-        return self.span
+        return INVALID_SPAN
 
     def __exit__(self, *exc_info: object) -> None:
         return None
+
+
+_BORROWED = _Borrowed()
 
 
 def _inject_unless_tapped(inject: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:

@@ -345,11 +345,10 @@ class WireTap:
         only such an attempt goes into :attr:`recent`; an answered one costs no table write.
         """
         attempt.finished = True
-        if attempt.request_id is not None:
+        if attempt.request_id is not None and attempt.response_frames == 0:  # an answer took it out already
             key = coerce_request_id(attempt.request_id)
             self.outstanding.pop(key, None)
-            if attempt.response_frames == 0:
-                self.recent[key] = attempt
+            self.recent[key] = attempt
 
     def wrap(self, transport: Transport) -> Transport:
         """Return a transport whose streams pass through this tap."""
