@@ -302,6 +302,37 @@ def _raised_connecting(exc: BaseException, package: str | None = None, *, anywhe
     return False
 
 
+# Functions that run while a connection is still being opened, whatever a library files the failure under: a TLS
+# handshake (RFC 8446 §2: no application data crosses before it completes; ``SSLSocket.do_handshake``, asyncio's
+# ``SSLProtocol._do_handshake``), a proxy tunnel's ``CONNECT`` exchange (RFC 9110 §9.3.6: the request to the upstream
+# is written only into the tunnel, after a 2xx; http.client's ``HTTPConnection._tunnel``, urllib3's override). urllib3
+# files a handshake or a tunnel that timed out under ``ReadTimeoutError`` (its ``_raise_timeout`` knows only the
+# connection's read timeout), requests under ``ReadTimeout``; httpcore files a ``CONNECT`` left unanswered under its
+# ``ReadTimeout``.
+_OPENING_FUNCTIONS: Final = frozenset({"do_handshake", "_do_handshake", "_tunnel"})
+
+
+def raised_opening(exc: BaseException) -> bool:
+    """Whether ``exc`` came out of opening a connection that no request of the caller's had crossed yet: a TLS
+    handshake or a proxy tunnel's set-up (:data:`_OPENING_FUNCTIONS`), or a frame handling a ``CONNECT`` request
+    (its local ``request``, as httpcore's ``HTTP11Connection.handle_request`` for the tunnel its
+    ``TunnelHTTPConnection`` opens). Only these frames, never a function merely named ``connect``: a timeout raised
+    through a tool's own ``connect()`` that then sends its request says nothing of the phase."""
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if _function_name(frame) in _OPENING_FUNCTIONS:
+            return True
+        try:
+            method = _attribute(frame.f_locals.get("request"), "method")
+        except Exception:  # a frame whose locals cannot be read says nothing
+            method = None
+        if method in (b"CONNECT", "CONNECT"):
+            return True
+        tb = tb.tb_next
+    return False
+
+
 def _constructs_a_connection(frame: Any) -> bool:
     """Whether ``frame`` runs the constructor of a connection object (``__init__`` of a class whose name, or a base's,
     ends in ``Connection``): drivers that open their connection there (pg8000's ``CoreConnection.__init__`` writes

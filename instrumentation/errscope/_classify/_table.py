@@ -886,6 +886,11 @@ _RULES: dict[type[BaseException], Rule] = {
     # failure while waiting for the answer is raised bare.
     # Its reason is the socket error, or a text (ftp: URLError("ftp error: ...") raised over ftplib's reply).
     urllib.error.URLError: _never_sent(_wrapping(_reason_or_chain, _UNKNOWN_RULE)),
+    # urllib's HTTPError whose status is no error status (400-599 are read as carried, before this rule): a 3xx is the
+    # redirect HTTPRedirectHandler would not follow (a loop it saw repeat, more than its max_redirections, a Location of
+    # another scheme or none), raised with that status: the upstream's routing, as TooManyRedirects (RFC 9110 §15.4)
+    urllib.error.HTTPError: lambda exc: (_redirect_loop(exc) if _redirect_status(exc)
+                                         else _never_sent(_wrapping(_reason_or_chain, _UNKNOWN_RULE))(exc)),
     EOFError: _eof,
     subprocess.CalledProcessError: _program_failure,
     # a program killed when its time ran out had started and was running: it may have acted (DESIGN: a timeout)
@@ -906,6 +911,12 @@ def register(exc_type: type[BaseException], rule: FailureClass | Rule) -> None:
             ``None`` defers to the exception's ``__cause__``.
     """
     _REGISTERED[exc_type] = _fixed(rule) if isinstance(rule, FailureClass) else rule
+
+
+def _redirect_status(exc: BaseException) -> bool:
+    """Whether ``exc`` carries a 3xx status in its ``code`` (urllib's ``HTTPError``)."""
+    code = getattr(exc, "code", None)
+    return isinstance(code, int) and not isinstance(code, bool) and 300 <= code <= 399
 
 
 def _lookup(exc: BaseException) -> Rule | None:
