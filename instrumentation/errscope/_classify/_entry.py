@@ -85,7 +85,7 @@ def explain(exc: BaseException) -> tuple[Classification, BaseException]:
             return held, _root_below(decided[1])
     # The root sits below the deciding exception, on its own chain (not in a sibling group member).
     path = path_to(exc, decided[1])
-    result = _while_opening(_while_connecting(decided[0], path), decided[1])
+    result = _while_opening(_while_connecting(decided[0], path), path)
     return _with_wait(_with_address(result, path), path), _root_below(decided[1])
 
 
@@ -130,18 +130,19 @@ def _while_connecting(result: Classification, path: list[BaseException]) -> Clas
     return replace(result, side_effect_possible=False) if connecting else result
 
 
-def _while_opening(result: Classification, decider: BaseException) -> Classification:
+def _while_opening(result: Classification, path: list[BaseException]) -> Classification:
     """``result`` as not sent, when it says the request may have been acted on (a read timeout, a connection lost)
     but the failure it was raised over happened while the connection was still being opened (:func:`raised_opening`:
     a TLS handshake, a proxy tunnel's ``CONNECT``): urllib3 files a TLS handshake that timed out under
     ``ReadTimeoutError``, requests under ``ReadTimeout``; httpcore a ``CONNECT`` the proxy left unanswered under
-    ``ReadTimeout``. No byte of the request had crossed (RFC 8446 §2, RFC 9110 §9.3.6). The chain is read from the
-    deciding exception down to the first builtin one (the socket's own error): what lies below that is an older
-    failure the library handled (a retry's first attempt), not this one's phase."""
+    ``ReadTimeout``; websocket-client's ``WebSocketTimeoutException`` over the socket's timeout, the server's 101 left
+    unread. No byte of the request had crossed (RFC 8446 §2, RFC 9110 §9.3.6, RFC 6455 §4.1). The chain is read along
+    the path to the deciding exception, then down from it to the first builtin one (the socket's own error): what lies
+    below that is an older failure the library handled (a retry's first attempt), not this one's phase."""
     if result.failure_class is not FailureClass.UPSTREAM_UNAVAILABLE or result.side_effect_possible is not True:
         return result
     try:
-        for current in walk(decider):
+        for current in path[:-1] + walk(path[-1]):
             if raised_opening(current):
                 return replace(result, side_effect_possible=False)
             if type(current).__module__ == "builtins":

@@ -308,13 +308,15 @@ def _raised_connecting(exc: BaseException, package: str | None = None, *, anywhe
 # is written only into the tunnel, after a 2xx; http.client's ``HTTPConnection._tunnel``, urllib3's override). urllib3
 # files a handshake or a tunnel that timed out under ``ReadTimeoutError`` (its ``_raise_timeout`` knows only the
 # connection's read timeout), requests under ``ReadTimeout``; httpcore files a ``CONNECT`` left unanswered under its
-# ``ReadTimeout``.
-_OPENING_FUNCTIONS: Final = frozenset({"do_handshake", "_do_handshake", "_tunnel"})
+# ``ReadTimeout``. A WebSocket's opening handshake likewise (RFC 6455 §4.1: the client sends no data frame before the
+# server's 101 is read; websocket-client's ``_handshake.handshake`` files the 101 left unread under its
+# ``WebSocketTimeoutException``).
+_OPENING_FUNCTIONS: Final = frozenset({"do_handshake", "_do_handshake", "handshake", "_tunnel"})
 
 
 def raised_opening(exc: BaseException) -> bool:
-    """Whether ``exc`` came out of opening a connection that no request of the caller's had crossed yet: a TLS
-    handshake or a proxy tunnel's set-up (:data:`_OPENING_FUNCTIONS`), or a frame handling a ``CONNECT`` request
+    """Whether ``exc`` came out of opening a connection that no request of the caller's had crossed yet: a TLS or
+    WebSocket opening handshake or a proxy tunnel's set-up (:data:`_OPENING_FUNCTIONS`), or a frame handling a ``CONNECT`` request
     (its local ``request``, as httpcore's ``HTTP11Connection.handle_request`` for the tunnel its
     ``TunnelHTTPConnection`` opens). Only these frames, never a function merely named ``connect``: a timeout raised
     through a tool's own ``connect()`` that then sends its request says nothing of the phase."""
