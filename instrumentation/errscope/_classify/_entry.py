@@ -10,7 +10,7 @@ from typing import Final
 from errscope._classify import _core
 from errscope._classify._chain import path_to, walk
 from errscope._classify._core import Classification, _UNKNOWN
-from errscope._classify._databases import _db_address
+from errscope._classify._databases import _db_address, leading_server
 from errscope._classify._facts import _frame_address, _raised_connecting, _request_address, raised_opening
 from errscope._classify._http_errors import _held_answer
 from errscope._classify._library_words import _library_module, _library_words
@@ -92,7 +92,9 @@ def explain(exc: BaseException) -> tuple[Classification, BaseException]:
 def _with_address(result: Classification, path: list[BaseException]) -> Classification:
     """``result`` with its upstream's address, when the deciding exception names none and an exception on the path to
     it does: the request a wrapper holds (requests' ``ConnectionError.request`` over urllib3's ``NewConnectionError``,
-    which names only its pool) or the connection a driver's error names (:func:`_db_address`), nearest first. The
+    which names only its pool) or the connection a driver's error names (:func:`_db_address`), nearest first, else
+    the frames' connection, else the server a network failure's message starts with (:func:`leading_server`:
+    pymongo's ``host:port: ...``, its ``ServerSelectionTimeoutError`` naming no server otherwise). The
     on-call engineer needs which host failed (DESIGN: upstream address on the tool span); a sibling group member's
     request is never on the path (:func:`path_to`)."""
     upstream = result.upstream
@@ -112,6 +114,11 @@ def _with_address(result: Classification, path: list[BaseException]) -> Classifi
             address = None
         if address:
             return replace(result, upstream=replace(upstream, address=address))
+    if result.failure_class is FailureClass.UPSTREAM_UNAVAILABLE:
+        for current in reversed(path):
+            address = leading_server(current)
+            if address:
+                return replace(result, upstream=replace(upstream, address=address))
     return result
 
 

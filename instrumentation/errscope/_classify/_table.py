@@ -505,6 +505,9 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
         "NetworkError")},
     # grpcio (https://grpc.github.io/grpc/python/grpc.html#grpc.RpcError): by its status code
     "grpc.RpcError": _grpc_error,
+    # grpc's FutureTimeoutError: a future's result() waited out its timeout. channel_ready_future's (_ChannelReadyFuture)
+    # waited for the channel to connect, no RPC on it yet; an RPC's future (call.future()) may have reached the server
+    "grpc.FutureTimeoutError": lambda exc: _unavailable(not _waited_for_a_ready_channel(exc), "grpc")(exc),
     # websockets (https://websockets.readthedocs.io/en/stable/reference/exceptions.html): a failed
     # opening handshake sent nothing; a connection closed under a call leaves the message's fate open
     # (the type does not say whether it was a send or a receive: assume it may have been acted on).
@@ -911,6 +914,21 @@ def register(exc_type: type[BaseException], rule: FailureClass | Rule) -> None:
             ``None`` defers to the exception's ``__cause__``.
     """
     _REGISTERED[exc_type] = _fixed(rule) if isinstance(rule, FailureClass) else rule
+
+
+def _waited_for_a_ready_channel(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised through a method of a future that waits for a channel to be ready (grpc's
+    ``_ChannelReadyFuture``: https://grpc.github.io/grpc/python/grpc.html#grpc.channel_ready_future)."""
+    tb = exc.__traceback__
+    while tb is not None:
+        try:
+            owner = tb.tb_frame.f_locals.get("self")
+        except Exception:  # a frame whose locals cannot be read says nothing
+            owner = None
+        if "ChannelReady" in type(owner).__name__:
+            return True
+        tb = tb.tb_next
+    return False
 
 
 def _redirect_status(exc: BaseException) -> bool:
