@@ -178,6 +178,11 @@ def _request_address(exc: BaseException) -> str | None:
                 address = http_address(url)
                 if address:
                     return address
+    # elastic-transport's ApiError (elasticsearch 8+): its response ``meta`` names the ``node`` (NodeConfig: scheme,
+    # host, port) that answered, and keeps no URL
+    address = _endpoint_address(_attribute(_attribute(exc, "meta"), "node"))
+    if address:
+        return address
     return _connection_address(exc)
 
 

@@ -267,6 +267,7 @@ import socket
 import ssl
 import subprocess
 import urllib.error
+from collections.abc import Mapping
 from typing import Final
 
 from mcp.server.mcpserver.exceptions import ToolError
@@ -308,7 +309,7 @@ from errscope._classify._databases import (
     _sqlstate,
     _zookeeper_code,
 )
-from errscope._classify._facts import _message_of, http_status_of, raised_in
+from errscope._classify._facts import _message_of, http_status_of, raised_in, raised_through
 from errscope._classify._http_errors import (
     _HTTP_PARSE_ERRORS,
     _bulk_item_refused,
@@ -389,6 +390,28 @@ from errscope._classify._vendors import (
 from errscope._exceptions import ToolFailure
 from errscope._foreign_text import refuses_credential_header
 from errscope._vocabulary import FailureClass
+
+
+def _no_master_named(exc: BaseException) -> Classification:
+    """A Sentinel client that found no master or replica for its service (redis-py's and valkey-py's
+    ``MasterNotFoundError``/``SlaveNotFoundError``, https://redis.io/docs/latest/operate/oss_and_stack/management/sentinel/):
+    nothing was sent to one; the address is the first sentinel's, from the ``Sentinel`` whose ``discover_master`` (or
+    ``discover_slaves``) raised it (its ``sentinels``: clients whose pool keeps ``host`` and ``port``)."""
+    address = None
+    for frame in reversed(raised_through(exc)):
+        try:
+            sentinels = getattr(frame.f_locals.get("self"), "sentinels", None)
+        except Exception:  # a frame whose locals cannot be read says nothing
+            continue
+        if isinstance(sentinels, list) and sentinels:
+            kwargs = getattr(getattr(sentinels[0], "connection_pool", None), "connection_kwargs", None)
+            if isinstance(kwargs, Mapping):
+                host, port = kwargs.get("host"), kwargs.get("port")
+                if isinstance(host, str) and host and isinstance(port, int) and not isinstance(port, bool):
+                    address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+            break
+    return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("redis", type(exc).__name__, address),
+                          side_effect_possible=False)
 
 
 def _credential_header_refused(otherwise: Rule) -> Rule:
@@ -604,10 +627,16 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
         ("WatchError", _unavailable(False, "redis")),
         ("TimeoutError", _never_sent_when_connecting(_unavailable(True, "redis"), library)),
         ("ResponseError", _redis_reply),  # WRONGTYPE, bad arguments: our bug; BUSY, MISCONF: the server's state
-        # raised from the socket error it replaces: refused or unresolvable (not sent), reset (maybe sent)
+        # raised from the socket error it replaces: refused or unresolvable (not sent), reset (maybe sent), except in
+        # the connection's ``connect`` (a reset or an end of stream answering its handshake: no command sent yet)
         # raised by the pool itself, over no socket error (valkey's "Too many connections"): no connection to send on
-        ("ConnectionError", _wrapping(lambda exc: exc.__context__, lambda exc: _unavailable(
-            False if _raised_by_pool(exc) else None, "redis")(exc))))},
+        ("ConnectionError", _never_sent_when_connecting(_wrapping(lambda exc: exc.__context__, lambda exc: _unavailable(
+            False if _raised_by_pool(exc) else None, "redis")(exc)), library)))},
+    # redis-py's and valkey-py's Sentinel client: no sentinel named a master (or a replica) for the service, so no
+    # command was sent to any; the sentinels are the upstream that failed, not the placeholder (localhost:6379) the
+    # managed connection holds until a master is found
+    **{f"{library}.sentinel.{name}": _no_master_named for library in ("redis", "valkey")
+       for name in ("MasterNotFoundError", "SlaveNotFoundError")},
     # azure-core (https://learn.microsoft.com/python/api/azure-core/azure.core.exceptions): its requests transport
     # raises outside the except block (no chain), where the class is what tells "no request was sent" from "the
     # request was sent, but the client failed to understand the response"; its aiohttp transport raises ``from`` the
