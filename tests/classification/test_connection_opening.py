@@ -55,7 +55,8 @@ HANDSHAKES: dict[str, tuple[Callable[[int], object], type[BaseException], bool]]
                  requests.ReadTimeout, True),
     "urllib3": (lambda port: urllib3.request("POST", f"https://{HOST}:{port}/orders", json={}, retries=False,
                                              timeout=SHORT), urllib3.exceptions.ReadTimeoutError, True),
-    "httpx": (lambda port: httpx.post(f"https://{HOST}:{port}/orders", json={}, timeout=SHORT), httpx.ConnectTimeout, True),
+    "httpx": (lambda port: httpx.post(f"https://{HOST}:{port}/orders", json={}, timeout=SHORT),
+              httpx.ConnectTimeout, True),
     "aiohttp": (lambda port: _aiohttp(f"https://{HOST}:{port}/orders"), aiohttp.ConnectionTimeoutError, True),
     "urllib": (lambda port: urllib.request.urlopen(f"https://{HOST}:{port}/orders", data=b"{}", timeout=SHORT),
                urllib.error.URLError, False),
@@ -75,7 +76,7 @@ def silent_port() -> Iterator[int]:
 
 @pytest.mark.parametrize("client", list(HANDSHAKES))
 def test_tls_handshake_never_answered(silent_port: int, client: str) -> None:
-    """A TLS handshake the peer never answers timed out before any request byte: not sent, whatever it is filed under."""
+    """A TLS handshake the peer never answers timed out before any request byte: not sent, whatever its class."""
     call, exc_type, addressed = HANDSHAKES[client]
     exc = raised(lambda: call(silent_port))
     assert isinstance(exc, exc_type)

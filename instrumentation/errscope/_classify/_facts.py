@@ -321,8 +321,8 @@ _OPENING_FUNCTIONS: Final = frozenset({"do_handshake", "_do_handshake", "handsha
 
 def raised_opening(exc: BaseException) -> bool:
     """Whether ``exc`` came out of opening a connection that no request of the caller's had crossed yet: a TLS or
-    WebSocket opening handshake or a proxy tunnel's set-up (:data:`_OPENING_FUNCTIONS`), or a frame handling a ``CONNECT`` request
-    (its local ``request``, as httpcore's ``HTTP11Connection.handle_request`` for the tunnel its
+    WebSocket opening handshake or a proxy tunnel's set-up (:data:`_OPENING_FUNCTIONS`), or a frame handling a
+    ``CONNECT`` request (its local ``request``, as httpcore's ``HTTP11Connection.handle_request`` for the tunnel its
     ``TunnelHTTPConnection`` opens). Only these frames, never a function merely named ``connect``: a timeout raised
     through a tool's own ``connect()`` that then sends its request says nothing of the phase."""
     tb = exc.__traceback__

@@ -394,7 +394,8 @@ from errscope._vocabulary import FailureClass
 
 def _no_master_named(exc: BaseException) -> Classification:
     """A Sentinel client that found no master or replica for its service (redis-py's and valkey-py's
-    ``MasterNotFoundError``/``SlaveNotFoundError``, https://redis.io/docs/latest/operate/oss_and_stack/management/sentinel/):
+    ``MasterNotFoundError``/``SlaveNotFoundError``,
+    https://redis.io/docs/latest/operate/oss_and_stack/management/sentinel/):
     nothing was sent to one; the address is the first sentinel's, from the ``Sentinel`` whose ``discover_master`` (or
     ``discover_slaves``) raised it (its ``sentinels``: clients whose pool keeps ``host`` and ``port``)."""
     address = None
@@ -528,8 +529,9 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
         "NetworkError")},
     # grpcio (https://grpc.github.io/grpc/python/grpc.html#grpc.RpcError): by its status code
     "grpc.RpcError": _grpc_error,
-    # grpc's FutureTimeoutError: a future's result() waited out its timeout. channel_ready_future's (_ChannelReadyFuture)
-    # waited for the channel to connect, no RPC on it yet; an RPC's future (call.future()) may have reached the server
+    # grpc's FutureTimeoutError: a future's result() waited out its timeout. channel_ready_future's
+    # (_ChannelReadyFuture) waited for the channel to connect, no RPC on it yet; an RPC's future (call.future()) may
+    # have reached the server
     "grpc.FutureTimeoutError": lambda exc: _unavailable(not _waited_for_a_ready_channel(exc), "grpc")(exc),
     # websockets (https://websockets.readthedocs.io/en/stable/reference/exceptions.html): a failed
     # opening handshake sent nothing; a connection closed under a call leaves the message's fate open
