@@ -17,7 +17,7 @@ import pytest
 from errscope import FailureClass as C
 from errscope._classify import explain
 from tests.classification.conftest import check, raised
-from tests.classification.upstreams import HOST, UNRESOLVABLE, closed_port
+from tests.classification.upstreams import HOST, UNRESOLVABLE, closed_port, silent_listener
 
 METHOD = "/corpus.Upstream/Call"
 SHORT = 0.3
@@ -90,6 +90,32 @@ def test_name_does_not_resolve() -> None:
     exc = raised(lambda: _call(f"{UNRESOLVABLE}:50051", b"OK"))
     assert isinstance(exc, grpc.RpcError) and exc.code() is grpc.StatusCode.UNAVAILABLE
     check(exc, C.UPSTREAM_UNAVAILABLE, None)
+
+
+def test_channel_never_ready() -> None:
+    """``channel_ready_future(...).result(timeout)`` on a listener that never speaks HTTP/2: the wait for the channel
+    to connect ran out (grpc's ``FutureTimeoutError``), no RPC was started on it."""
+    with silent_listener() as port:
+        channel = grpc.insecure_channel(f"{HOST}:{port}")
+        try:
+            exc = raised(lambda: grpc.channel_ready_future(channel).result(timeout=SHORT))
+        finally:
+            channel.close()
+    assert isinstance(exc, grpc.FutureTimeoutError)
+    result = check(exc, C.UPSTREAM_UNAVAILABLE, False)
+    assert result.upstream is not None and result.upstream.system == "grpc"
+
+
+def test_rpc_future_waited_out(target: str) -> None:
+    """The control: the same ``FutureTimeoutError`` from an RPC's own future, which the server was handling."""
+    with grpc.insecure_channel(target) as channel:
+        future = channel.unary_unary(METHOD).future(b"STALL")
+        try:
+            exc = raised(lambda: future.result(timeout=SHORT))
+        finally:
+            future.cancel()
+    assert isinstance(exc, grpc.FutureTimeoutError)
+    check(exc, C.UPSTREAM_UNAVAILABLE, True)
 
 
 class TestAio:

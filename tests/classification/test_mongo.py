@@ -3,7 +3,8 @@ before a server is selected, which is what a tool sees when its database is down
 
 pymongo raises ServerSelectionTimeoutError when no server could be selected within
 ``serverSelectionTimeoutMS``, whatever the reason (refused, unresolvable, a listener that never
-answers the hello, one that closes at once): no operation was sent.
+answers the hello, one that closes at once): no operation was sent. It keeps no server object: the address is the
+``host:port`` its message starts with (pymongo's ``_raise_connection_failure`` prefix, one per server it tried).
 """
 
 from __future__ import annotations
@@ -33,3 +34,4 @@ def test_no_server_selected(where: str) -> None:
     assert type(exc) is ServerSelectionTimeoutError
     result = check(exc, C.UPSTREAM_UNAVAILABLE, False)
     assert result.upstream is not None and result.upstream.system == "mongodb"
+    assert result.upstream.address == f"{host}:{port}"

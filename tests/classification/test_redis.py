@@ -8,13 +8,14 @@ from collections.abc import Iterator
 
 import pytest
 import redis
+import redis.sentinel
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from errscope import FailureClass as C
 from tests.classification.conftest import check, raised
 from tests.classification.databases import redis_server
-from tests.classification.upstreams import HOST, UNRESOLVABLE, closed_port
+from tests.classification.upstreams import HOST, UNRESOLVABLE, closed_port, closing_listener, silent_listener
 
 SHORT = 0.3
 NO_RETRY = Retry(NoBackoff(), 0)
@@ -131,3 +132,29 @@ class TestCommands:
             admin.config_set("maxmemory", "0")
         assert isinstance(exc, redis.exceptions.OutOfMemoryError)
         check(exc, C.UPSTREAM_UNAVAILABLE, False)
+
+
+class TestSentinel:
+    """A Sentinel client whose sentinel is not there or never answers: no master was named, no command sent to one;
+    the sentinel is the upstream named (not the placeholder localhost:6379 its managed connection holds until then)."""
+
+    @pytest.mark.parametrize("where", ["refused", "silent"])
+    def test_no_master_found(self, where: str) -> None:
+        with silent_listener() as silent:
+            port = closed_port() if where == "refused" else silent
+            sentinel = redis.sentinel.Sentinel([(HOST, port)], socket_timeout=SHORT, socket_connect_timeout=SHORT)
+            exc = raised(lambda: sentinel.master_for("orders").set("order:1", "paid"))
+        assert isinstance(exc, redis.sentinel.MasterNotFoundError)
+        result = check(exc, C.UPSTREAM_UNAVAILABLE, False)
+        assert result.upstream is not None
+        assert (result.upstream.system, result.upstream.address) == ("redis", f"{HOST}:{port}")
+
+
+def test_dropped_while_the_connection_opens() -> None:
+    """A peer that closes each connection at once: redis-py reads the end of stream (or the reset) answering the
+    handshake its ``connect`` runs before any command (``on_connect``), so nothing was sent, either way it is read."""
+    with closing_listener() as port:
+        for _ in range(4):  # end of stream or reset, by timing: both are the same failure
+            exc = raised(lambda: _client(port).set("order:1", "paid"))
+            assert isinstance(exc, redis.ConnectionError)
+            check(exc, C.UPSTREAM_UNAVAILABLE, False)

@@ -43,7 +43,10 @@ def test_elasticsearch_status(upstream: HttpUpstream, status: int, retry_after: 
     body = json.dumps({"error": {"type": "x", "reason": "upstream said no"}, "status": status})
     exc = raised(_get(upstream.scripted(status, body, headers)))
     assert type(exc) is kind and exc.status_code == status
-    assert check(exc, failure_class, side_effect).retry_after == wait
+    result = check(exc, failure_class, side_effect)
+    assert result.retry_after == wait
+    # the node that answered, from the response meta (elastic-transport keeps no URL on an ApiError)
+    assert result.upstream is not None and result.upstream.address == f"{HOST}:{upstream.port}"
 
 
 @pytest.mark.parametrize(("where", "kind", "side_effect"), [

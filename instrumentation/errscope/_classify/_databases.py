@@ -224,6 +224,26 @@ def _libpq_server(exc: BaseException) -> str | None:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
+# A driver that prefixes its network failure with the server it was talking to: pymongo's ``host:port: error``
+# (pool_shared.py ``_raise_connection_failure``, which ``NetworkTimeout``, ``AutoReconnect`` and the
+# ``ServerSelectionTimeoutError`` listing each server's failure start with). Names and IPv4 literals only (an IPv6
+# host printed bare is ambiguous with its port), a port 1-65535.
+_LEADING_SERVER: Final = re.compile(r"(?:[a-zA-Z0-9_-]+\.)*[a-zA-Z0-9_-]+:(\d{1,5}): ")
+
+
+def leading_server(exc: BaseException) -> str | None:
+    """``host:port`` a network failure's message starts with (:data:`_LEADING_SERVER`); ``None`` when it starts
+    otherwise. Only for a failure already read as the upstream unavailable: ``config.yaml:42: bad`` is a parser's."""
+    try:
+        text = str(exc)
+    except Exception:  # a message that cannot be rendered says nothing
+        return None
+    found = _LEADING_SERVER.match(text)
+    if found is None or not 0 < int(found.group(1)) < 65536:
+        return None
+    return found.group(0)[:-2]
+
+
 def _db_address(exc: BaseException) -> str | None:
     """``host:port`` of the connection a driver's error names: psycopg 3's ``Error.pgconn`` (libpq's ``PQhost``/
     ``PQport``, set even when the login failed), psycopg2's ``Error.cursor.connection.info`` (psycopg2 >= 2.8),

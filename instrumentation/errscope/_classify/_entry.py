@@ -10,8 +10,8 @@ from typing import Final
 from errscope._classify import _core
 from errscope._classify._chain import path_to, walk
 from errscope._classify._core import Classification, _UNKNOWN
-from errscope._classify._databases import _db_address
-from errscope._classify._facts import _frame_address, _raised_connecting, _request_address
+from errscope._classify._databases import _db_address, leading_server
+from errscope._classify._facts import _frame_address, _raised_connecting, _request_address, raised_opening
 from errscope._classify._http_errors import _held_answer
 from errscope._classify._library_words import _library_module, _library_words
 from errscope._classify._names import _by_name, _carried_delay
@@ -85,13 +85,16 @@ def explain(exc: BaseException) -> tuple[Classification, BaseException]:
             return held, _root_below(decided[1])
     # The root sits below the deciding exception, on its own chain (not in a sibling group member).
     path = path_to(exc, decided[1])
-    return _with_wait(_with_address(_while_connecting(decided[0], path), path), path), _root_below(decided[1])
+    result = _while_opening(_while_connecting(decided[0], path), path)
+    return _with_wait(_with_address(result, path), path), _root_below(decided[1])
 
 
 def _with_address(result: Classification, path: list[BaseException]) -> Classification:
     """``result`` with its upstream's address, when the deciding exception names none and an exception on the path to
     it does: the request a wrapper holds (requests' ``ConnectionError.request`` over urllib3's ``NewConnectionError``,
-    which names only its pool) or the connection a driver's error names (:func:`_db_address`), nearest first. The
+    which names only its pool) or the connection a driver's error names (:func:`_db_address`), nearest first, else
+    the frames' connection, else the server a network failure's message starts with (:func:`leading_server`:
+    pymongo's ``host:port: ...``, its ``ServerSelectionTimeoutError`` naming no server otherwise). The
     on-call engineer needs which host failed (DESIGN: upstream address on the tool span); a sibling group member's
     request is never on the path (:func:`path_to`)."""
     upstream = result.upstream
@@ -111,6 +114,11 @@ def _with_address(result: Classification, path: list[BaseException]) -> Classifi
             address = None
         if address:
             return replace(result, upstream=replace(upstream, address=address))
+    if result.failure_class is FailureClass.UPSTREAM_UNAVAILABLE:
+        for current in reversed(path):
+            address = leading_server(current)
+            if address:
+                return replace(result, upstream=replace(upstream, address=address))
     return result
 
 
@@ -127,6 +135,28 @@ def _while_connecting(result: Classification, path: list[BaseException]) -> Clas
     except Exception:  # a frame of a foreign shape says nothing
         connecting = False
     return replace(result, side_effect_possible=False) if connecting else result
+
+
+def _while_opening(result: Classification, path: list[BaseException]) -> Classification:
+    """``result`` as not sent, when it says the request may have been acted on (a read timeout, a connection lost)
+    but the failure it was raised over happened while the connection was still being opened (:func:`raised_opening`:
+    a TLS handshake, a proxy tunnel's ``CONNECT``): urllib3 files a TLS handshake that timed out under
+    ``ReadTimeoutError``, requests under ``ReadTimeout``; httpcore a ``CONNECT`` the proxy left unanswered under
+    ``ReadTimeout``; websocket-client's ``WebSocketTimeoutException`` over the socket's timeout, the server's 101 left
+    unread. No byte of the request had crossed (RFC 8446 §2, RFC 9110 §9.3.6, RFC 6455 §4.1). The chain is read along
+    the path to the deciding exception, then down from it to the first builtin one (the socket's own error): what lies
+    below that is an older failure the library handled (a retry's first attempt), not this one's phase."""
+    if result.failure_class is not FailureClass.UPSTREAM_UNAVAILABLE or result.side_effect_possible is not True:
+        return result
+    try:
+        for current in path[:-1] + walk(path[-1]):
+            if raised_opening(current):
+                return replace(result, side_effect_possible=False)
+            if type(current).__module__ == "builtins":
+                break
+    except Exception:  # a frame of a foreign shape says nothing
+        pass
+    return result
 
 
 def _with_wait(result: Classification, path: list[BaseException]) -> Classification:

@@ -178,6 +178,11 @@ def _request_address(exc: BaseException) -> str | None:
                 address = http_address(url)
                 if address:
                     return address
+    # elastic-transport's ApiError (elasticsearch 8+): its response ``meta`` names the ``node`` (NodeConfig: scheme,
+    # host, port) that answered, and keeps no URL
+    address = _endpoint_address(_attribute(_attribute(exc, "meta"), "node"))
+    if address:
+        return address
     return _connection_address(exc)
 
 
@@ -297,6 +302,39 @@ def _raised_connecting(exc: BaseException, package: str | None = None, *, anywhe
         frame = tb.tb_frame
         if ((_function_name(frame) in _CONNECTING_FUNCTIONS or _constructs_a_connection(frame))
                 and (anywhere or str(frame.f_globals.get("__name__", "")).partition(".")[0] == package)):
+            return True
+        tb = tb.tb_next
+    return False
+
+
+# Functions that run while a connection is still being opened, whatever a library files the failure under: a TLS
+# handshake (RFC 8446 §2: no application data crosses before it completes; ``SSLSocket.do_handshake``, asyncio's
+# ``SSLProtocol._do_handshake``), a proxy tunnel's ``CONNECT`` exchange (RFC 9110 §9.3.6: the request to the upstream
+# is written only into the tunnel, after a 2xx; http.client's ``HTTPConnection._tunnel``, urllib3's override). urllib3
+# files a handshake or a tunnel that timed out under ``ReadTimeoutError`` (its ``_raise_timeout`` knows only the
+# connection's read timeout), requests under ``ReadTimeout``; httpcore files a ``CONNECT`` left unanswered under its
+# ``ReadTimeout``. A WebSocket's opening handshake likewise (RFC 6455 §4.1: the client sends no data frame before the
+# server's 101 is read; websocket-client's ``_handshake.handshake`` files the 101 left unread under its
+# ``WebSocketTimeoutException``).
+_OPENING_FUNCTIONS: Final = frozenset({"do_handshake", "_do_handshake", "handshake", "_tunnel"})
+
+
+def raised_opening(exc: BaseException) -> bool:
+    """Whether ``exc`` came out of opening a connection that no request of the caller's had crossed yet: a TLS or
+    WebSocket opening handshake or a proxy tunnel's set-up (:data:`_OPENING_FUNCTIONS`), or a frame handling a
+    ``CONNECT`` request (its local ``request``, as httpcore's ``HTTP11Connection.handle_request`` for the tunnel its
+    ``TunnelHTTPConnection`` opens). Only these frames, never a function merely named ``connect``: a timeout raised
+    through a tool's own ``connect()`` that then sends its request says nothing of the phase."""
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if _function_name(frame) in _OPENING_FUNCTIONS:
+            return True
+        try:
+            method = _attribute(frame.f_locals.get("request"), "method")
+        except Exception:  # a frame whose locals cannot be read says nothing
+            method = None
+        if method in (b"CONNECT", "CONNECT"):
             return True
         tb = tb.tb_next
     return False

@@ -338,7 +338,8 @@ def _redirect_loop(exc: BaseException) -> Classification:
     target asks for another request, it did not act), so nothing was applied; the URL or the upstream's routing must
     change: ``upstream_unavailable``, not sent, the last status as the upstream's when the client kept it."""
     response = _attribute(exc, "response")
-    status = http_status_of(exc) or _attribute(response, "status_code")
+    status = (http_status_of(exc) or _attribute(response, "status_code") or _attribute(exc, "status")
+              or _attribute(exc, "code"))
     address = _request_address(exc)
     if address is None:
         try:

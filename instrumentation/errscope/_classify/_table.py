@@ -267,6 +267,7 @@ import socket
 import ssl
 import subprocess
 import urllib.error
+from collections.abc import Mapping
 from typing import Final
 
 from mcp.server.mcpserver.exceptions import ToolError
@@ -308,7 +309,7 @@ from errscope._classify._databases import (
     _sqlstate,
     _zookeeper_code,
 )
-from errscope._classify._facts import _message_of, http_status_of, raised_in
+from errscope._classify._facts import _message_of, http_status_of, raised_in, raised_through
 from errscope._classify._http_errors import (
     _HTTP_PARSE_ERRORS,
     _bulk_item_refused,
@@ -389,6 +390,29 @@ from errscope._classify._vendors import (
 from errscope._exceptions import ToolFailure
 from errscope._foreign_text import refuses_credential_header
 from errscope._vocabulary import FailureClass
+
+
+def _no_master_named(exc: BaseException) -> Classification:
+    """A Sentinel client that found no master or replica for its service (redis-py's and valkey-py's
+    ``MasterNotFoundError``/``SlaveNotFoundError``,
+    https://redis.io/docs/latest/operate/oss_and_stack/management/sentinel/):
+    nothing was sent to one; the address is the first sentinel's, from the ``Sentinel`` whose ``discover_master`` (or
+    ``discover_slaves``) raised it (its ``sentinels``: clients whose pool keeps ``host`` and ``port``)."""
+    address = None
+    for frame in reversed(raised_through(exc)):
+        try:
+            sentinels = getattr(frame.f_locals.get("self"), "sentinels", None)
+        except Exception:  # a frame whose locals cannot be read says nothing
+            continue
+        if isinstance(sentinels, list) and sentinels:
+            kwargs = getattr(getattr(sentinels[0], "connection_pool", None), "connection_kwargs", None)
+            if isinstance(kwargs, Mapping):
+                host, port = kwargs.get("host"), kwargs.get("port")
+                if isinstance(host, str) and host and isinstance(port, int) and not isinstance(port, bool):
+                    address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+            break
+    return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("redis", type(exc).__name__, address),
+                          side_effect_possible=False)
 
 
 def _credential_header_refused(otherwise: Rule) -> Rule:
@@ -505,6 +529,10 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
         "NetworkError")},
     # grpcio (https://grpc.github.io/grpc/python/grpc.html#grpc.RpcError): by its status code
     "grpc.RpcError": _grpc_error,
+    # grpc's FutureTimeoutError: a future's result() waited out its timeout. channel_ready_future's
+    # (_ChannelReadyFuture) waited for the channel to connect, no RPC on it yet; an RPC's future (call.future()) may
+    # have reached the server
+    "grpc.FutureTimeoutError": lambda exc: _unavailable(not _waited_for_a_ready_channel(exc), "grpc")(exc),
     # websockets (https://websockets.readthedocs.io/en/stable/reference/exceptions.html): a failed
     # opening handshake sent nothing; a connection closed under a call leaves the message's fate open
     # (the type does not say whether it was a send or a receive: assume it may have been acted on).
@@ -601,10 +629,16 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
         ("WatchError", _unavailable(False, "redis")),
         ("TimeoutError", _never_sent_when_connecting(_unavailable(True, "redis"), library)),
         ("ResponseError", _redis_reply),  # WRONGTYPE, bad arguments: our bug; BUSY, MISCONF: the server's state
-        # raised from the socket error it replaces: refused or unresolvable (not sent), reset (maybe sent)
+        # raised from the socket error it replaces: refused or unresolvable (not sent), reset (maybe sent), except in
+        # the connection's ``connect`` (a reset or an end of stream answering its handshake: no command sent yet)
         # raised by the pool itself, over no socket error (valkey's "Too many connections"): no connection to send on
-        ("ConnectionError", _wrapping(lambda exc: exc.__context__, lambda exc: _unavailable(
-            False if _raised_by_pool(exc) else None, "redis")(exc))))},
+        ("ConnectionError", _never_sent_when_connecting(_wrapping(lambda exc: exc.__context__, lambda exc: _unavailable(
+            False if _raised_by_pool(exc) else None, "redis")(exc)), library)))},
+    # redis-py's and valkey-py's Sentinel client: no sentinel named a master (or a replica) for the service, so no
+    # command was sent to any; the sentinels are the upstream that failed, not the placeholder (localhost:6379) the
+    # managed connection holds until a master is found
+    **{f"{library}.sentinel.{name}": _no_master_named for library in ("redis", "valkey")
+       for name in ("MasterNotFoundError", "SlaveNotFoundError")},
     # azure-core (https://learn.microsoft.com/python/api/azure-core/azure.core.exceptions): its requests transport
     # raises outside the except block (no chain), where the class is what tells "no request was sent" from "the
     # request was sent, but the client failed to understand the response"; its aiohttp transport raises ``from`` the
@@ -886,6 +920,11 @@ _RULES: dict[type[BaseException], Rule] = {
     # failure while waiting for the answer is raised bare.
     # Its reason is the socket error, or a text (ftp: URLError("ftp error: ...") raised over ftplib's reply).
     urllib.error.URLError: _never_sent(_wrapping(_reason_or_chain, _UNKNOWN_RULE)),
+    # urllib's HTTPError whose status is no error status (400-599 are read as carried, before this rule): a 3xx is the
+    # redirect HTTPRedirectHandler would not follow (a loop it saw repeat, more than its max_redirections, a Location of
+    # another scheme or none), raised with that status: the upstream's routing, as TooManyRedirects (RFC 9110 §15.4)
+    urllib.error.HTTPError: lambda exc: (_redirect_loop(exc) if _redirect_status(exc)
+                                         else _never_sent(_wrapping(_reason_or_chain, _UNKNOWN_RULE))(exc)),
     EOFError: _eof,
     subprocess.CalledProcessError: _program_failure,
     # a program killed when its time ran out had started and was running: it may have acted (DESIGN: a timeout)
@@ -906,6 +945,27 @@ def register(exc_type: type[BaseException], rule: FailureClass | Rule) -> None:
             ``None`` defers to the exception's ``__cause__``.
     """
     _REGISTERED[exc_type] = _fixed(rule) if isinstance(rule, FailureClass) else rule
+
+
+def _waited_for_a_ready_channel(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised through a method of a future that waits for a channel to be ready (grpc's
+    ``_ChannelReadyFuture``: https://grpc.github.io/grpc/python/grpc.html#grpc.channel_ready_future)."""
+    tb = exc.__traceback__
+    while tb is not None:
+        try:
+            owner = tb.tb_frame.f_locals.get("self")
+        except Exception:  # a frame whose locals cannot be read says nothing
+            owner = None
+        if "ChannelReady" in type(owner).__name__:
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def _redirect_status(exc: BaseException) -> bool:
+    """Whether ``exc`` carries a 3xx status in its ``code`` (urllib's ``HTTPError``)."""
+    code = getattr(exc, "code", None)
+    return isinstance(code, int) and not isinstance(code, bool) and 300 <= code <= 399
 
 
 def _lookup(exc: BaseException) -> Rule | None:
