@@ -843,8 +843,13 @@ _PHRASES: Final[tuple[tuple[FailureClass, Prefiltered], ...]] = (
             # ("Post \"url\": EOF", "broken pipe"), Rust's reqwest and .NET ("error sending request"), aiohttp
             # ("Cannot connect to host"), httpx ("All connection attempts failed"), Java's reactor-netty ("Connection
             # prematurely closed BEFORE response"), Windows ("forcibly closed", "actively refused"), MCP SDKs
-            # ("Connection closed", "Transport closed"), Chromium (net::ERR_CONNECTION_CLOSED, "_" read as a space).
+            # ("Connection closed", "Transport closed"), Chromium (net::ERR_CONNECTION_CLOSED, "_" read as a space);
+            # a write to a pipe or socket whose reader is gone in Node's words (libuv's UV_EOF on a write, Windows'
+            # broken pipe: "Error: write EOF" {code: 'EOF', syscall: 'write'}; net.Socket's EPIPE "This socket has been
+            # ended by the other party"); the Go SDK's jsonrpc2 ErrClientClosing with the read's cause ("client is
+            # closing: EOF": the server's end of the connection ended while a call was out).
             r"\bfetch failed\b|other side closed|socket hang up|premature close|\bunexpected eof\b|broken pipe|"
+            r"\bwrite eof\b|\bended by the other party\b|\bclient is closing\b|"
             r"\b(?:get|post|put|patch|delete|head) \"[a-z][a-z0-9+.-]*://[^\"]*\": |"
             r"\b(?:connection|transport|socket|stream|channel) (?:was |has been |is )?closed\b|"
             r"closed by (?:the )?(?:remote|peer|server)|forcibly closed|actively refused|prematurely closed|remote end closed|"
@@ -1463,6 +1468,7 @@ _AFTER_SENDING: Final = prefiltered(re.compile(
     r"timed? ?out|timeout|deadline (?:has )?(?:exceeded|elapsed)|\b(?:did not|didn't)\b[^.\n]{0,60}?\bwithin\b|"
     r"socket hang ?up|other side closed|premature(?:ly)? close|\bunexpected eof\b|\beof occurred\b|"
     r"connection (?:was )?reset|\beconnreset\b|reset by peer|reset before headers|broken pipe|\bepipe\b|"
+    r"\bwrite eof\b|\bended by the other party\b|\bclient is closing: eof\b|"  # Node's and the Go SDK's, as EPIPE
     r"closed by (?:the )?(?:remote|peer|server)|peer closed|remote end closed|server disconnected|connection (?:abort|broken)|"
     # Apache HttpClient's NoHttpResponseException ("127.0.0.1:8080 failed to respond"): the request written, no status
     # line came back

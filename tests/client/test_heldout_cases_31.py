@@ -138,3 +138,26 @@ async def test_j475_guard_a_lead_over_the_tools_own_words(tmp_path: Path, teleme
     got = {name: result.failure_class for name, result in results.items()}
     assert got == {"post_message": FailureClass.PERMISSION_DENIED, "get_order": FailureClass.NOT_FOUND,
                    "list_429_events": FailureClass.UNKNOWN, "retry_timeouts": FailureClass.UNKNOWN}, got
+
+
+PEER_GONE = {
+    "save_note": "Error: write EOF",
+    "list_notebooks": 'Failure in MCP tool execution: connection closed: calling "tools/call": client is closing: EOF',
+    "open_browser": "connection closed: client is closing: EOF",
+    "push_metrics": "Error: This socket has been ended by the other party",
+}
+
+
+async def test_j478_a_pipe_or_socket_the_peer_ended(tmp_path: Path, telemetry: Any) -> None:
+    """J478 (CommandCodeAI/command-code #792: "Uncaught Exception - write EOF when calling MCP tool", Node on Windows
+    writing to a stdio server that had gone, ``{code: 'EOF', syscall: 'write'}``, libuv's word for EPIPE there;
+    jacob-bd/gemini-notebook-mcp-cli #171 and hosts on the Go SDK: "connection closed: calling "tools/call": client is
+    closing: EOF", and the same without the method; Node's net.Socket ``writeAfterFIN``: "This socket has been ended by
+    the other party", code EPIPE). "write EOF", the bare "client is closing: EOF" and Node's sentence were ``unknown``.
+    Each is a peer that ended while the call was out, read as EPIPE is: ``upstream_unavailable``, it may have taken
+    effect, and none is sent again (each a write with no hints)."""
+    results = await answered(tmp_path, telemetry, PEER_GONE)
+    all_of(results, FailureClass.UPSTREAM_UNAVAILABLE)
+    no_argument_note(results)
+    for name, result in results.items():
+        assert result.side_effect_possible is True and "may have" in result.text, (name, result)
