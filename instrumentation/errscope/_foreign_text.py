@@ -1614,7 +1614,8 @@ _CHAIN_LINK: Final = ": "
 # The lead an SDK, a host or an agent framework puts before whatever a tool raised, naming only the tool and that it
 # failed: the Python SDK's MCPServer ("Error executing tool {name}: {exc}", and the bare "Error executing tool {name}"
 # for a crash), FastMCP ("Error calling tool {name!r}: {exc}"), Cline ("Error executing MCP tool: {message}"), the OpenAI
-# Agents SDK and Codex ("Error invoking MCP tool {name}: {exc}"), and the "Tool execution failed: …" / "Failed to call
+# Agents SDK and Codex ("Error invoking MCP tool {name}: {exc}"), the C# SDK ("An error occurred invoking '{name}'." for
+# any exception but McpException, "…: {message}" for some), and the "Tool execution failed: …" / "Failed to call
 # tool x: …" of hand-written hosts; exception-type labels before it ("ToolException: ", "AgentsException: ") read
 # through. The name is the tool's, not a failure: words in it ("get_rate_limit", "crawl_404_pages") decide nothing.
 _TOOL_NAME: Final = r"(?:\s+['\"`]?[\w.\-/]+['\"`]?)?"
@@ -1622,9 +1623,11 @@ _TOOL_WRAPPER: Final = re.compile(
     r"\s*(?:[a-z_][\w.$]*(?:error|exception)\s*:\s*)*"
     r"(?:(?:unexpected\s+)?(?:error|failure)\s+(?:while\s+|when\s+)?(?:executing|invoking|calling|running)\s+(?:the\s+)?"
     r"(?:mcp\s+)?tool" + _TOOL_NAME +
+    r"|an?\s+(?:unexpected\s+)?error\s+occurred\s+(?:while\s+|when\s+)?(?:executing|invoking|calling|running)"
+    r"(?:\s+(?:the\s+)?(?:mcp\s+)?tool)?" + _TOOL_NAME +
     r"|(?:mcp\s+)?tool" + _TOOL_NAME + r"\s+(?:(?:execution|call|invocation)\s+)?failed"
     r"|failed\s+to\s+(?:execute|invoke|call|run)\s+(?:the\s+)?(?:mcp\s+)?tool" + _TOOL_NAME + r")"
-    r"(?:\s*:\s*|\s*$)",
+    r"(?:\s*[:.]\s*|\s*$)",
     re.I,
 )
 
@@ -1633,7 +1636,7 @@ def without_tool_wrapper(text: str) -> str:
     """``text`` without the lead a tool-calling SDK or host put before the tool's own failure (:data:`_TOOL_WRAPPER`),
     possibly empty (MCPServer's bare "Error executing tool x" for a crash); ``text`` itself (the same object) when it
     has none. The source of each lead: the SDKs' own code (mcp ``tools/base.py``, fastmcp ``server.py``) and the hosts'
-    reports (tests/heldout_cases.md J472-J474)."""
+    reports (tests/heldout_cases.md J472-J479)."""
     match = _TOOL_WRAPPER.match(text)
     return text[match.end():] if match else text
 

@@ -161,3 +161,24 @@ async def test_j478_a_pipe_or_socket_the_peer_ended(tmp_path: Path, telemetry: A
     no_argument_note(results)
     for name, result in results.items():
         assert result.side_effect_possible is True and "may have" in result.text, (name, result)
+
+
+async def test_j479_the_csharp_sdks_masked_failure(tmp_path: Path, telemetry: Any) -> None:
+    """J479 (modelcontextprotocol/csharp-sdk: a tool's exception other than ``McpException`` reaches the client as "An
+    error occurred invoking 'x'." — servers' own notes call it "the SDK's bare … string" with no actionable detail;
+    "…: message" for the failures it passes on). The bare text named only the tool, and its name was read:
+    ``get_rate_limit`` and ``retry_throttled_jobs`` as rate limits (the model told to wait). The SDK said nothing of
+    the failure: ``unknown``, no wait; the message after the lead still decides (a refused connection: no "may have
+    taken effect")."""
+    results = await answered(tmp_path, telemetry, {
+        "get_rate_limit": "An error occurred invoking 'get_rate_limit'.",
+        "retry_throttled_jobs": "An error occurred invoking 'retry_throttled_jobs'.",
+        "sync_orders": "An error occurred invoking 'sync_orders': Connection refused (db.example-corp.test:5432)",
+    })
+    got = {name: (result.failure_class, result.retry_after, result.side_effect_possible)
+           for name, result in results.items()}
+    assert got == {"get_rate_limit": (FailureClass.UNKNOWN, None, None),
+                   "retry_throttled_jobs": (FailureClass.UNKNOWN, None, None),
+                   "sync_orders": (FailureClass.UPSTREAM_UNAVAILABLE, None, None)}, got
+    assert "Wait" not in results["get_rate_limit"].text, results["get_rate_limit"].text
+    assert "may have" not in results["sync_orders"].text, results["sync_orders"].text
