@@ -1,9 +1,11 @@
-"""``errscope proxy`` side of tests/heldout_cases.md, thirty-first round (J477): a Python server's failures in its SDK's
-words, across the relay.
+"""``errscope proxy`` side of tests/heldout_cases.md, thirty-first round (J477, J480): a server's failures under its SDK's
+or host's lead, across the relay.
 
 The upstream is a real FastMCP and a real MCPServer without errscope (``tests/client/servers/wrapping_sdks.py``) whose
 tools fail for real on 127.0.0.1 (the OpenAI SDK against a closed port, the tools' own bugs); the relay is the real
-``errscope proxy`` command as a subprocess; the host is a raw JSON-RPC host on its stdin/stdout.
+``errscope proxy`` command as a subprocess; the host is a raw JSON-RPC host on its stdin/stdout. J480's upstream is the
+raw foreign stdio peer (``tests/client/servers/heldout_peer.py``) standing for servers on the C# and Go SDKs and Node
+hosts, which do not run here.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from errscope._attributes import ERRSCOPE_FAILURE_CLASS
 from tests.classification.upstreams import closed_port
 from tests.proxy.test_heldout_cases_3 import RawHost, proxy_command
 from tests.proxy.test_heldout_cases_5 import exported_spans
-from tests.proxy.test_heldout_cases_12 import text_of
+from tests.client.test_heldout_cases_31 import HOSTS_LEADS, PEER_GONE
+from tests.proxy.test_heldout_cases_12 import relay_classes, text_of
 
 pytestmark = [pytest.mark.timeout(90), pytest.mark.anyio]
 
@@ -57,3 +60,15 @@ async def test_j477_an_sdks_lead_behind_a_proxy(style: str, tmp_path: Path, host
                        "crawl_404_pages": "unknown"}, (classes, said)
     assert "Wait" not in said["get_rate_limit"], said["get_rate_limit"]
     assert sorted(runs.read_text().split()) == sorted(CALLS), runs.read_text()
+
+
+async def test_j480_leads_and_ended_peers_behind_a_proxy(tmp_path: Path, hosts: list[RawHost]) -> None:
+    """J480 (J475, J478 and J479 across the relay: Cline's, the Agents SDK's and the C# SDK's leads, Node's "write EOF",
+    the Go SDK's "client is closing: EOF"). The relay's spans were ``unknown`` for each lead over a lost connection and
+    ``rate_limited`` for the C# SDK's bare text about ``get_rate_limit``; now ``upstream_unavailable`` and ``unknown``.
+    Each call reached the upstream once."""
+    texts = {**HOSTS_LEADS, **PEER_GONE, "get_rate_limit": "An error occurred invoking 'get_rate_limit'."}
+    classes, said = await relay_classes(tmp_path, hosts, texts)
+    expected = {**dict.fromkeys(texts, "upstream_unavailable"), "get_rate_limit": "unknown"}
+    assert classes == expected, classes
+    assert "Wait" not in said["get_rate_limit"], said["get_rate_limit"]
