@@ -843,8 +843,13 @@ _PHRASES: Final[tuple[tuple[FailureClass, Prefiltered], ...]] = (
             # ("Post \"url\": EOF", "broken pipe"), Rust's reqwest and .NET ("error sending request"), aiohttp
             # ("Cannot connect to host"), httpx ("All connection attempts failed"), Java's reactor-netty ("Connection
             # prematurely closed BEFORE response"), Windows ("forcibly closed", "actively refused"), MCP SDKs
-            # ("Connection closed", "Transport closed"), Chromium (net::ERR_CONNECTION_CLOSED, "_" read as a space).
+            # ("Connection closed", "Transport closed"), Chromium (net::ERR_CONNECTION_CLOSED, "_" read as a space);
+            # a write to a pipe or socket whose reader is gone in Node's words (libuv's UV_EOF on a write, Windows'
+            # broken pipe: "Error: write EOF" {code: 'EOF', syscall: 'write'}; net.Socket's EPIPE "This socket has been
+            # ended by the other party"); the Go SDK's jsonrpc2 ErrClientClosing with the read's cause ("client is
+            # closing: EOF": the server's end of the connection ended while a call was out).
             r"\bfetch failed\b|other side closed|socket hang up|premature close|\bunexpected eof\b|broken pipe|"
+            r"\bwrite eof\b|\bended by the other party\b|\bclient is closing\b|"
             r"\b(?:get|post|put|patch|delete|head) \"[a-z][a-z0-9+.-]*://[^\"]*\": |"
             r"\b(?:connection|transport|socket|stream|channel) (?:was |has been |is )?closed\b|"
             r"closed by (?:the )?(?:remote|peer|server)|forcibly closed|actively refused|prematurely closed|remote end closed|"
@@ -1463,6 +1468,7 @@ _AFTER_SENDING: Final = prefiltered(re.compile(
     r"timed? ?out|timeout|deadline (?:has )?(?:exceeded|elapsed)|\b(?:did not|didn't)\b[^.\n]{0,60}?\bwithin\b|"
     r"socket hang ?up|other side closed|premature(?:ly)? close|\bunexpected eof\b|\beof occurred\b|"
     r"connection (?:was )?reset|\beconnreset\b|reset by peer|reset before headers|broken pipe|\bepipe\b|"
+    r"\bwrite eof\b|\bended by the other party\b|\bclient is closing: eof\b|"  # Node's and the Go SDK's, as EPIPE
     r"closed by (?:the )?(?:remote|peer|server)|peer closed|remote end closed|server disconnected|connection (?:abort|broken)|"
     # Apache HttpClient's NoHttpResponseException ("127.0.0.1:8080 failed to respond"): the request written, no status
     # line came back
@@ -1605,6 +1611,36 @@ _CAUSED_BY: Final = prefiltered(re.compile(r"\bcaused by\b", re.I))
 _CHAIN_LINK: Final = ": "
 
 
+# The lead an SDK, a host or an agent framework puts before whatever a tool raised, naming only the tool and that it
+# failed: the Python SDK's MCPServer ("Error executing tool {name}: {exc}", and the bare "Error executing tool {name}"
+# for a crash), FastMCP ("Error calling tool {name!r}: {exc}"), Cline ("Error executing MCP tool: {message}"), the OpenAI
+# Agents SDK and Codex ("Error invoking MCP tool {name}: {exc}"), the C# SDK ("An error occurred invoking '{name}'." for
+# any exception but McpException, "…: {message}" for some), and the "Tool execution failed: …" / "Failed to call
+# tool x: …" of hand-written hosts; exception-type labels before it ("ToolException: ", "AgentsException: ") read
+# through. The name is the tool's, not a failure: words in it ("get_rate_limit", "crawl_404_pages") decide nothing.
+_TOOL_NAME: Final = r"(?:\s+['\"`]?[\w.\-/]+['\"`]?)?"
+_TOOL_WRAPPER: Final = re.compile(
+    r"\s*(?:[a-z_][\w.$]*(?:error|exception)\s*:\s*)*"
+    r"(?:(?:unexpected\s+)?(?:error|failure)\s+(?:while\s+|when\s+)?(?:executing|invoking|calling|running)\s+(?:the\s+)?"
+    r"(?:mcp\s+)?tool" + _TOOL_NAME +
+    r"|an?\s+(?:unexpected\s+)?error\s+occurred\s+(?:while\s+|when\s+)?(?:executing|invoking|calling|running)"
+    r"(?:\s+(?:the\s+)?(?:mcp\s+)?tool)?" + _TOOL_NAME +
+    r"|(?:mcp\s+)?tool" + _TOOL_NAME + r"\s+(?:(?:execution|call|invocation)\s+)?failed"
+    r"|failed\s+to\s+(?:execute|invoke|call|run)\s+(?:the\s+)?(?:mcp\s+)?tool" + _TOOL_NAME + r")"
+    r"(?:\s*[:.]\s*|\s*$)",
+    re.I,
+)
+
+
+def without_tool_wrapper(text: str) -> str:
+    """``text`` without the lead a tool-calling SDK or host put before the tool's own failure (:data:`_TOOL_WRAPPER`),
+    possibly empty (MCPServer's bare "Error executing tool x" for a crash); ``text`` itself (the same object) when it
+    has none. The source of each lead: the SDKs' own code (mcp ``tools/base.py``, fastmcp ``server.py``) and the hosts'
+    reports (tests/heldout_cases.md J472-J479)."""
+    match = _TOOL_WRAPPER.match(text)
+    return text[match.end():] if match else text
+
+
 def deciding_cause(text: str) -> str:
     """The part of a printed error chain that says what happened: the innermost cause a rule reads.
 
@@ -1615,7 +1651,8 @@ def deciding_cause(text: str) -> str:
     With no cause marker, a Go/anyhow ``": "`` chain whose innermost links are a transport failure (the upstream not
     reached, or reached and then lost: :func:`never_reached`, :func:`says_maybe_acted`) decides the same way; a
     timeout's outer links, read through socket operations and mere labels (:data:`_ERROR_LABEL`), may say it was the
-    connect that failed (nothing sent). Else the whole text. A crash report is always read whole (it is the tool's own
+    connect that failed (nothing sent). Else the whole text. A tool-calling SDK's or host's lead naming the tool
+    (:func:`without_tool_wrapper`) is read through first. A crash report is always read whole (it is the tool's own
     failure); a printed Python traceback of a failure outside the program is its deciding exception line
     (:func:`_traceback_cause`).
     """
@@ -1624,6 +1661,9 @@ def deciding_cause(text: str) -> str:
         return text
     if readable is not text:  # a Python traceback: its deciding exception line
         return readable
+    inner = without_tool_wrapper(text)
+    if inner is not text:
+        return deciding_cause(inner) if inner.strip() else inner
     if _CAUSED_BY.search(text):
         parts = _NUMBERED_CAUSE.split(text, maxsplit=_MAX_CAUSES)
     else:  # RE2 first: most texts have no marker, and a split is Python's scan of the whole text
