@@ -82,7 +82,9 @@ from errscope._patterns import (
     collector_plain_value,
     collector_regex,
     collector_replacement,
+    collector_length_outside,
     collector_separated_value,
+    collector_short_plain_blocked_values,
 )
 
 CONFIG = Path(__file__).resolve().parent / "config.yaml"
@@ -105,6 +107,37 @@ HELD_MARKS: Final = "errscope.held_marks"
 """The context's cache key the transform sets while a field it scrubs held a mark before it marked anything
 (:data:`errscope._patterns.MARKS`): that field gets the one pass, the marked passes skip it; deleted after the field,
 before any ``merge_maps`` of the cache."""
+
+
+PLAIN_TIERS: Final = (12, 20, 28)
+"""The longest value (characters) of each length tier of the token shapes' processors but the last: a plain value of
+at most 12 characters meets the shapes that fit in 12 (:func:`errscope._patterns.plain_min_length`), one of 13 to 20
+those that fit in 20, and so on; a longer one all of them (``redaction/scrub_plain``). Addresses, host and service
+names, ids and numbers are mostly short, and few shapes fit in them (3 and 14 of 66 at 12 and 20 characters when
+this was written; bench/README.md, bench_collector)."""
+
+
+def plain_tiers() -> list[tuple[str, int, int | None]]:
+    """``(name, shortest, longest)`` of each token-shape processor of traces and metrics, in pipeline order
+    (``longest`` ``None``: no bound); the logs pipeline's are named ``scrub_logs_plain…``."""
+    tiers: list[tuple[str, int, int | None]] = []
+    shortest = 0
+    for longest in PLAIN_TIERS:
+        tiers.append((f"scrub_plain_{longest}", shortest, longest))
+        shortest = longest + 1
+    return [*tiers, ("scrub_plain", shortest, None)]
+
+
+PLAIN_PROCESSORS: Final = tuple(f"redaction/{name}" for name, _, _ in plain_tiers())
+"""The token shapes' processors of the traces and metrics pipelines, in order."""
+PLAIN_LOG_PROCESSORS: Final = tuple(p.replace("scrub", "scrub_logs", 1) for p in PLAIN_PROCESSORS)
+"""The same for the logs pipeline (their lists are the traces ones', YAML aliases)."""
+
+
+def _tier_words(shortest: int, longest: int | None) -> str:
+    if longest is None:
+        return f"(all), on plain values of {shortest} or more characters"
+    return f"that fit in {longest} characters, on plain values of {shortest} to {longest}"
 
 
 def _context(path: str) -> str:
@@ -140,7 +173,7 @@ def _groups(groups: list[list[str]]) -> list[str]:
 
 
 def _redaction(
-    name: str, comment: str, blocked: list[str], skip: str, ignored: list[str], anchor: str = "", alias: str = ""
+    name: str, comment: str, blocked: list[str], skip: list[str], ignored: list[str], anchor: str = "", alias: str = ""
 ) -> list[str]:
     """One redaction processor; ``anchor`` names its value lists as YAML anchors, ``alias`` reuses another's."""
     lines = [
@@ -161,7 +194,7 @@ def _redaction(
     allowed_mark, blocked_mark = (f" &{anchor}_allowed", f" &{anchor}_blocked") if anchor else ("", "")
     return [
         *lines,
-        f"    allowed_values:{allowed_mark} [{_yaml_single(skip)}]  # an allowed value skips every entry below",
+        f"    allowed_values:{allowed_mark} [{', '.join(map(_yaml_single, skip))}]  # an allowed value skips every entry below",
         "    # one alternation, one leftmost-first pass (entries run one after another)",
         f"    blocked_values:{blocked_mark}",
         *("      - " + _yaml_single(value) for value in blocked),
@@ -288,17 +321,22 @@ def render_block() -> str:
             "redaction/scrub",
             "traces, metrics: every pattern, on a value with a separator; not on the exception keys (transform/scrub's)",
             collector_blocked_values(),
-            collector_plain_value(),
+            [collector_plain_value()],
             [*CLOSED_VOCABULARY, *TRANSFORM_KEYS],
             anchor="scrub",
         ),
-        *_redaction(
-            "redaction/scrub_plain",
-            "traces, metrics: the token shapes, on the values redaction/scrub skipped; not on the exception keys",
-            collector_blocked_values(plain=True),
-            collector_separated_value(),
-            [*CLOSED_VOCABULARY, *TRANSFORM_KEYS],
-            anchor="scrub_plain",
+        *(
+            line
+            for name, shortest, longest in plain_tiers()
+            for line in _redaction(
+                f"redaction/{name}",
+                f"traces, metrics: the token shapes {_tier_words(shortest, longest)}, on the values redaction/scrub "
+                "skipped; not on the exception keys",
+                collector_short_plain_blocked_values(longest) if longest else collector_blocked_values(plain=True),
+                [*collector_length_outside(shortest, longest), collector_separated_value()],
+                [*CLOSED_VOCABULARY, *TRANSFORM_KEYS],
+                anchor=name,
+            )
         ),
         # Logs keep the exception keys: the processor skips an ignored key at any depth of a map log body too, where
         # OTTL cannot reach it.
@@ -306,17 +344,21 @@ def render_block() -> str:
             "redaction/scrub_logs",
             "logs: redaction/scrub's lists, on the exception keys too (nested in a map body, only redaction reaches one)",
             [],
-            "",
+            [],
             CLOSED_VOCABULARY,
             alias="scrub",
         ),
-        *_redaction(
-            "redaction/scrub_logs_plain",
-            "logs: redaction/scrub_plain's lists, on the exception keys too",
-            [],
-            "",
-            CLOSED_VOCABULARY,
-            alias="scrub_plain",
+        *(
+            line
+            for name, _, _ in plain_tiers()
+            for line in _redaction(
+                f"redaction/{name.replace('scrub', 'scrub_logs', 1)}",
+                f"logs: redaction/{name}'s lists, on the exception keys too",
+                [],
+                [],
+                CLOSED_VOCABULARY,
+                alias=name,
+            )
         ),
         "  tail_sampling:",
         "    decision_wait: ${env:ERRSCOPE_DECISION_WAIT:-10s}",
