@@ -72,6 +72,7 @@ from errscope._attributes import (
 from errscope._patterns import (
     COLLECTOR_MARKING,
     GUARD,
+    collector_guard,
     MARKED_LEFT,
     MARKS,
     REDACTED,
@@ -210,7 +211,7 @@ def render_block() -> str:
     start, end, redacted = _ottl_string(r"\x{fdd0}"), _ottl_string(r"\x{fdd1}"), _ottl_string(REDACTED)
     replacement = _ottl_string(collector_replacement())
 
-    guard = _ottl_string(GUARD.replace("$", "$$"))
+    guard = _ottl_string(collector_guard())
 
     def one(path: str, where: str = "") -> list[str]:
         # Free-text fields are guarded by a cheap regex every secret match satisfies (a ':', '=',
