@@ -86,6 +86,7 @@ from errscope._patterns import (
     collector_length_outside,
     collector_separated_value,
     collector_short_plain_blocked_values,
+    collector_short_plain_value,
 )
 
 CONFIG = Path(__file__).resolve().parent / "config.yaml"
@@ -213,6 +214,18 @@ def render_block() -> str:
 
     guard = _ottl_string(collector_guard())
 
+    tiers = [(low, high) for _, low, high in plain_tiers() if high is not None]
+    short_plain = {high: _ottl_string(collector_short_plain_value(low, high)) for low, high in tiers}
+    short_shapes = {high: _ottl_string(collector_short_plain_blocked_values(high)[0]) for _, high in tiers}
+    any_short_plain = _ottl_string(collector_short_plain_value(0, tiers[-1][1]))
+
+    def admits(path: str) -> str:
+        # A value without a separator of at most PLAIN_TIERS[-1] characters can hold only the token shapes that fit
+        # in it (as in the redaction processors' tiers): those instead of GUARD. Anything else meets GUARD.
+        short = [f"(IsMatch({path}, {short_plain[high]}) and IsMatch({path}, {short_shapes[high]}))" for _, high in tiers]
+        rest = f"(not IsMatch({path}, {any_short_plain}) and IsMatch({path}, {guard}))"
+        return "(" + " or ".join([*short, rest]) + ")"
+
     def one(path: str, where: str = "") -> list[str]:
         # Free-text fields are guarded by a cheap regex every secret match satisfies (a ':', '=',
         # '>' or a 15-character token run): most span names never reach the full pattern.
@@ -223,7 +236,7 @@ def render_block() -> str:
         return [
             f"set({held}, true){when(f'IsMatch({path}, {marks})')}",
             f"replace_pattern({path}, {regex}, {replacement}) where {held} != nil",
-            f"replace_pattern({path}, {marking}, {mark}){when(f'{fresh} and IsMatch({path}, {guard})')}",
+            f"replace_pattern({path}, {marking}, {mark}){when(f'{fresh} and {admits(path)}')}",
             f"replace_pattern({path}, {marked_regex}, {marked_repl}){when(f'{fresh} and IsMatch({path}, {start})')}",
             f"replace_pattern({path}, {left}, {redacted}){when(f'{fresh} and IsMatch({path}, {end})')}",
             f'replace_pattern({path}, {marks}, ""){when(f"{fresh} and IsMatch({path}, {marks})")}',

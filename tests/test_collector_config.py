@@ -13,6 +13,7 @@ from errscope._patterns import (
     MARKED_LEFT,
     MARKS,
     collector_blocked_values,
+    collector_guard,
     collector_length_outside,
     collector_marked_regex,
     collector_marked_replacement,
@@ -22,6 +23,7 @@ from errscope._patterns import (
     collector_replacement,
     collector_separated_value,
     collector_short_plain_blocked_values,
+    collector_short_plain_value,
 )
 
 from collector import generate
@@ -68,6 +70,19 @@ def test_scrubbing_processors_use_the_pattern_source() -> None:
     assert all(s.endswith(f"{held} != nil") for s in one_pass)
     assert all(f"{held} == nil" in s for s in marking + marked + left + marks)
     assert sum(s.startswith("set(") and held in s for s in statements) == len(marking)
+    # a free-text field's marking pass: a short value without a separator where the token shapes that fit in it
+    # match, anything else where GUARD does
+    guard = generate._ottl_string(collector_guard())
+    free_text = [s for s in marking if s.startswith("replace_pattern(")]
+    assert len(free_text) == 4  # span name, status message, event name, string log body
+    for statement in free_text:
+        path = statement.removeprefix("replace_pattern(").split(",", 1)[0]
+        tiers = [(low, high) for _, low, high in generate.plain_tiers() if high]
+        short = [f"(IsMatch({path}, {generate._ottl_string(collector_short_plain_value(low, high))}) and "
+                 f"IsMatch({path}, {generate._ottl_string(collector_short_plain_blocked_values(high)[0])}))"
+                 for low, high in tiers]  # fmt: skip
+        rest = f"(not IsMatch({path}, {generate._ottl_string(collector_short_plain_value(0, tiers[-1][1]))}) and "
+        assert statement.endswith(f" and ({' or '.join(short)} or {rest}IsMatch({path}, {guard})))"), path
     assert sum(s.startswith("delete_key(") and generate.HELD_MARKS in s for s in statements) == len(marking)
     targets = " ".join(statements)
     for field in ("span.name", "span.status.message", "spanevent.name", "spanevent.attributes", "log.body",

@@ -17,6 +17,7 @@ from errscope._patterns import (
     collector_guard,
     collector_length_outside,
     collector_short_plain_blocked_values,
+    collector_short_plain_value,
     combined_regex,
     collector_plain_value,
     collector_separated_value,
@@ -180,3 +181,27 @@ def test_the_factored_guard_is_guard_for_a_yes_or_no() -> None:
     differ = [t for t in texts if bool(guard.search(t)) != bool(fast.search(t))]
     assert differ == []
     assert sum(bool(guard.search(t)) for t in texts) > 1000
+
+
+def test_a_short_plain_match_meets_its_tiers_shapes() -> None:
+    """The transform checks a free-text value of at most ``PLAIN_TIERS[-1]`` characters without a separator for the
+    token shapes that fit in its tier instead of GUARD: every token shape's match that holds no separator, read as
+    such a value, is admitted by its tier's value regex and matched by its tier's shapes (RE2, Go's semantics)."""
+    tiers = [(low, high) for _, low, high in generate.plain_tiers() if high]
+    shapes = {high: _go(collector_short_plain_blocked_values(high)[0]) for _, high in tiers}
+    values = {high: _go(collector_short_plain_value(low, high)) for low, high in tiers}
+    texts = _texts()
+    checked = 0
+    for pattern in (p for p in PATTERNS if not separators(p.regex)):
+        rx = re2.compile(pattern.regex)
+        for text in texts:
+            for match in rx.finditer(text):
+                found = match.group(0)
+                if PLAIN.search(found) and len(found) <= tiers[-1][1]:
+                    high = next(h for low, h in tiers if low <= len(found) <= h)
+                    assert values[high].search(found) and shapes[high].search(found), (pattern.name, found)
+                    checked += 1
+    assert checked > 50
+    for low, high in tiers:  # the value regexes count characters and refuse a separator
+        assert values[high].search("é" * high) and not values[high].search("é" * (high + 1))
+        assert not values[high].search("a=b") and (low == 0 or not values[high].search("x" * (low - 1)))

@@ -4074,6 +4074,13 @@ def collector_plain_value() -> str:
     return f"^{_separator_class(negated=True)}*$".replace("$", "$$")
 
 
+def collector_short_plain_value(shortest: int, longest: int) -> str:
+    """A value of ``shortest`` to ``longest`` characters that holds no separator (``$`` -> ``$$``; anchored, Go runs
+    it at one position): in free text, such a value can only hold the token shapes that fit in ``longest``
+    (:func:`collector_short_plain_blocked_values`), so the transform checks for those instead of :data:`GUARD`."""
+    return f"^{_separator_class(negated=True)}{{{shortest},{longest}}}$".replace("$", "$$")
+
+
 def collector_separated_value() -> str:
     """A value that holds one: ``allowed_values`` (skipped) of the processor that runs the token shapes
     alone. The two guards split every value between the two processors."""
