@@ -27,7 +27,10 @@ transform scrubs still meet the redaction processors after it, as before:
   there (``****``) as the redaction processor did; on resource, scope and event attributes the map's own pass, then
   the redaction processor's ``****`` pass on the values it changed (every replacement writes
   :data:`errscope._patterns.REDACTED`). Span, span-event, data-point, resource and scope statements are separate
-  groups, so each runs in its own context. Free-text fields are guarded by :data:`errscope._patterns.GUARD`.
+  groups, so each runs in its own context. Free-text fields are guarded: a value of at most 28 characters
+  (:data:`PLAIN_TIERS`) without a separator meets the marking pass only where the token shapes that fit in it match
+  (the redaction processors' tiers below), any other only where :data:`errscope._patterns.GUARD` matches (run as
+  :func:`errscope._patterns.collector_guard`, the same texts at about a quarter of Go's CPU).
 - ``redaction/scrub`` and ``redaction/scrub_plain`` (traces, metrics), ``redaction/scrub_logs`` and
   ``redaction/scrub_logs_plain`` (logs; the same lists, YAML aliases): the same combined pattern as their one
   ``blocked_values`` entry, with ``allow_all_keys: true``, on every attribute value (span, event, log, datapoint,
@@ -41,7 +44,11 @@ transform scrubs still meet the redaction processors after it, as before:
   ``ignored_keys`` also skips a key nested at any depth of a map log body, which OTTL cannot reach. Span and datapoint
   attributes other than the exception keys are left to them alone. ``allowed_values`` splits the values between
   the two of a pipeline: one holding a separator some pattern needs meets every pattern in redaction/scrub, one
-  holding none (most: addresses, names, ids) only the token shapes' alternation in redaction/scrub_plain.
+  holding none (most: addresses, names, ids) only the token shapes' alternation, split again by length
+  (:data:`PLAIN_TIERS`): ``redaction/scrub_plain_12``, ``_20`` and ``_28`` hold only the shapes that fit in a value
+  of at most that many characters (:func:`errscope._patterns.plain_min_length`), ``redaction/scrub_plain`` all of
+  them for a longer value; their ``allowed_values`` skip the values of the other lengths. Go's regexp visits the
+  first instructions of every alternative at every byte: a service name paid for all the shapes (bench/README.md).
 - ``tail_sampling``: keep every trace with an ERROR span, an ``errscope.failure_class`` attribute or an
   ``errscope.outcome`` of ``cancelled`` or ``timeout``, plus ``ERRSCOPE_SAMPLE_PERCENT`` (default 10) percent of the
   rest.

@@ -3931,7 +3931,7 @@ def factored_alternation(regex: str) -> str:
     alternative per word (``(?i:token)[ \\t]|(?i:pass)[ \\t]``); then the alternatives are sorted, case-folded
     words first by their lower-case text, so Go's parser merges their common leading letters (its alternation
     factoring merges adjacent alternatives only). Go's NFA visits the first instruction of every alternative at every
-    byte: :data:`GUARD` started 355 of them, this form ~110, and ``IsMatch`` takes a third to a quarter of the time
+    byte: :data:`GUARD` started 355 of them, this form ~110, and ``IsMatch`` takes about a quarter of the time
     (bench/README.md, bench_collector). Only for a match's existence: the order of the alternatives decides which
     match a replacement sees, never whether one exists.
     """
