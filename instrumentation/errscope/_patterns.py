@@ -45,8 +45,9 @@ marker; groups of the alternatives that did not match expand to nothing in both 
 ``collector_regex()`` / ``collector_replacement()`` render them for Collector YAML (``$`` -> ``$$``,
 OTTL ``replace_pattern``), ``collector_blocked_values()`` as the redaction processors' one entry, split
 by ``collector_plain_value()`` / ``collector_separated_value()`` (:func:`separators`: a value without a
-separator any pattern needs meets the token shapes alone), and :data:`GUARD` is the cheap regex the
-Collector checks before running the full pattern on free text.
+separator any pattern needs meets the token shapes alone; by length, :func:`plain_min_length`, only those that
+fit), and :data:`GUARD` is the cheap regex the Collector checks before running the full pattern on free text
+(:func:`collector_guard`: the same texts, in the form Go's regexp runs fastest).
 """
 
 from __future__ import annotations
