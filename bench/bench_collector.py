@@ -2,10 +2,11 @@
 through the scale-out tiers (one agent routing by trace id to one or to three gateways).
 
 One run each, same binary, same pipelines (memory_limiter -> [transform/scrub -> redaction/scrub ->
-redaction/scrub_plain] -> tail_sampling -> batch -> file exporter to /dev/null), load from telemetrygen
-(OTLP/gRPC, unthrottled) on 127.0.0.1. Goal: the scrubbing pipeline keeps at least 0.6 of the throughput
-(issue #13). telemetrygen's attribute values (``1.2.3.4``, ``telemetrygen-server``) hold no separator, so
-redaction/scrub skips them and only the token shapes of redaction/scrub_plain run on them.
+redaction/scrub_plain_12, _20, _28 -> redaction/scrub_plain] -> tail_sampling -> batch -> file exporter to /dev/null),
+load from telemetrygen (OTLP/gRPC, unthrottled) on 127.0.0.1. Goal: the scrubbing pipeline keeps at least 0.6 of the
+throughput (issue #13). telemetrygen's attribute values (``1.2.3.4``, ``telemetrygen-server``) hold no separator, so
+redaction/scrub skips them and only the token shapes that fit in their length run on them (redaction/scrub_plain_12,
+_20); its span names (``okey-dokey-0``, ``lets-go``) likewise meet those shapes instead of GUARD.
 Scale-out: telemetrygen -> agent (deploy/scale-out/agent.yaml) -> gateways (collector/config.yaml +
 deploy/scale-out/gateway.yaml, sink profile); loss = spans the agent accepted that no gateway received
 (goal: 0). All processes share this machine's cores, so three gateways measure routing, not more CPU.

@@ -26,6 +26,7 @@ from errscope._patterns import (
     GUARD,
     PATTERNS,
     collector_blocked_values,
+    collector_guard,
     collector_plain_value,
     collector_regex,
     collector_replacement,
@@ -45,7 +46,8 @@ def run() -> dict[str, object]:
     texts = [line["text"] for line in corpus.secrets()] + [line["text"] for line in corpus.benign()]
     entries = [
         {"name": "transform replace_pattern", "regex": _go(collector_regex()), "replacement": _go(collector_replacement())},
-        {"name": "transform GUARD (IsMatch)", "regex": GUARD, "match_only": True},
+        {"name": "transform GUARD as written", "regex": GUARD, "match_only": True},
+        {"name": "transform GUARD as run (IsMatch, factored)", "regex": _go(collector_guard()), "match_only": True},
         {"name": "redaction/scrub blocked_values", "regex": _go(collector_blocked_values()[0])},
         {"name": "redaction/scrub allowed_values", "regex": _go(collector_plain_value()), "match_only": True},
         {"name": "redaction/scrub_plain blocked_values", "regex": _go(collector_blocked_values(plain=True)[0])},

@@ -27,7 +27,10 @@ transform scrubs still meet the redaction processors after it, as before:
   there (``****``) as the redaction processor did; on resource, scope and event attributes the map's own pass, then
   the redaction processor's ``****`` pass on the values it changed (every replacement writes
   :data:`errscope._patterns.REDACTED`). Span, span-event, data-point, resource and scope statements are separate
-  groups, so each runs in its own context. Free-text fields are guarded by :data:`errscope._patterns.GUARD`.
+  groups, so each runs in its own context. Free-text fields are guarded: a value of at most 28 characters
+  (:data:`PLAIN_TIERS`) without a separator meets the marking pass only where the token shapes that fit in it match
+  (the redaction processors' tiers below), any other only where :data:`errscope._patterns.GUARD` matches (run as
+  :func:`errscope._patterns.collector_guard`, the same texts at about a quarter of Go's CPU).
 - ``redaction/scrub`` and ``redaction/scrub_plain`` (traces, metrics), ``redaction/scrub_logs`` and
   ``redaction/scrub_logs_plain`` (logs; the same lists, YAML aliases): the same combined pattern as their one
   ``blocked_values`` entry, with ``allow_all_keys: true``, on every attribute value (span, event, log, datapoint,
@@ -41,7 +44,11 @@ transform scrubs still meet the redaction processors after it, as before:
   ``ignored_keys`` also skips a key nested at any depth of a map log body, which OTTL cannot reach. Span and datapoint
   attributes other than the exception keys are left to them alone. ``allowed_values`` splits the values between
   the two of a pipeline: one holding a separator some pattern needs meets every pattern in redaction/scrub, one
-  holding none (most: addresses, names, ids) only the token shapes' alternation in redaction/scrub_plain.
+  holding none (most: addresses, names, ids) only the token shapes' alternation, split again by length
+  (:data:`PLAIN_TIERS`): ``redaction/scrub_plain_12``, ``_20`` and ``_28`` hold only the shapes that fit in a value
+  of at most that many characters (:func:`errscope._patterns.plain_min_length`), ``redaction/scrub_plain`` all of
+  them for a longer value; their ``allowed_values`` skip the values of the other lengths. Go's regexp visits the
+  first instructions of every alternative at every byte: a service name paid for all the shapes (bench/README.md).
 - ``tail_sampling``: keep every trace with an ERROR span, an ``errscope.failure_class`` attribute or an
   ``errscope.outcome`` of ``cancelled`` or ``timeout``, plus ``ERRSCOPE_SAMPLE_PERCENT`` (default 10) percent of the
   rest.
@@ -72,6 +79,7 @@ from errscope._attributes import (
 from errscope._patterns import (
     COLLECTOR_MARKING,
     GUARD,
+    collector_guard,
     MARKED_LEFT,
     MARKS,
     REDACTED,
@@ -82,7 +90,10 @@ from errscope._patterns import (
     collector_plain_value,
     collector_regex,
     collector_replacement,
+    collector_length_outside,
     collector_separated_value,
+    collector_short_plain_blocked_values,
+    collector_short_plain_value,
 )
 
 CONFIG = Path(__file__).resolve().parent / "config.yaml"
@@ -105,6 +116,37 @@ HELD_MARKS: Final = "errscope.held_marks"
 """The context's cache key the transform sets while a field it scrubs held a mark before it marked anything
 (:data:`errscope._patterns.MARKS`): that field gets the one pass, the marked passes skip it; deleted after the field,
 before any ``merge_maps`` of the cache."""
+
+
+PLAIN_TIERS: Final = (12, 20, 28)
+"""The longest value (characters) of each length tier of the token shapes' processors but the last: a plain value of
+at most 12 characters meets the shapes that fit in 12 (:func:`errscope._patterns.plain_min_length`), one of 13 to 20
+those that fit in 20, and so on; a longer one all of them (``redaction/scrub_plain``). Addresses, host and service
+names, ids and numbers are mostly short, and few shapes fit in them (3 and 14 of 66 at 12 and 20 characters when
+this was written; bench/README.md, bench_collector)."""
+
+
+def plain_tiers() -> list[tuple[str, int, int | None]]:
+    """``(name, shortest, longest)`` of each token-shape processor of traces and metrics, in pipeline order
+    (``longest`` ``None``: no bound); the logs pipeline's are named ``scrub_logs_plain…``."""
+    tiers: list[tuple[str, int, int | None]] = []
+    shortest = 0
+    for longest in PLAIN_TIERS:
+        tiers.append((f"scrub_plain_{longest}", shortest, longest))
+        shortest = longest + 1
+    return [*tiers, ("scrub_plain", shortest, None)]
+
+
+PLAIN_PROCESSORS: Final = tuple(f"redaction/{name}" for name, _, _ in plain_tiers())
+"""The token shapes' processors of the traces and metrics pipelines, in order."""
+PLAIN_LOG_PROCESSORS: Final = tuple(p.replace("scrub", "scrub_logs", 1) for p in PLAIN_PROCESSORS)
+"""The same for the logs pipeline (their lists are the traces ones', YAML aliases)."""
+
+
+def _tier_words(shortest: int, longest: int | None) -> str:
+    if longest is None:
+        return f"(all), on plain values of {shortest} or more characters"
+    return f"that fit in {longest} characters, on plain values of {shortest} to {longest}"
 
 
 def _context(path: str) -> str:
@@ -140,7 +182,7 @@ def _groups(groups: list[list[str]]) -> list[str]:
 
 
 def _redaction(
-    name: str, comment: str, blocked: list[str], skip: str, ignored: list[str], anchor: str = "", alias: str = ""
+    name: str, comment: str, blocked: list[str], skip: list[str], ignored: list[str], anchor: str = "", alias: str = ""
 ) -> list[str]:
     """One redaction processor; ``anchor`` names its value lists as YAML anchors, ``alias`` reuses another's."""
     lines = [
@@ -161,7 +203,7 @@ def _redaction(
     allowed_mark, blocked_mark = (f" &{anchor}_allowed", f" &{anchor}_blocked") if anchor else ("", "")
     return [
         *lines,
-        f"    allowed_values:{allowed_mark} [{_yaml_single(skip)}]  # an allowed value skips every entry below",
+        f"    allowed_values:{allowed_mark} [{', '.join(map(_yaml_single, skip))}]  # an allowed value skips every entry below",
         "    # one alternation, one leftmost-first pass (entries run one after another)",
         f"    blocked_values:{blocked_mark}",
         *("      - " + _yaml_single(value) for value in blocked),
@@ -177,7 +219,19 @@ def render_block() -> str:
     start, end, redacted = _ottl_string(r"\x{fdd0}"), _ottl_string(r"\x{fdd1}"), _ottl_string(REDACTED)
     replacement = _ottl_string(collector_replacement())
 
-    guard = _ottl_string(GUARD.replace("$", "$$"))
+    guard = _ottl_string(collector_guard())
+
+    tiers = [(low, high) for _, low, high in plain_tiers() if high is not None]
+    short_plain = {high: _ottl_string(collector_short_plain_value(low, high)) for low, high in tiers}
+    short_shapes = {high: _ottl_string(collector_short_plain_blocked_values(high)[0]) for _, high in tiers}
+    any_short_plain = _ottl_string(collector_short_plain_value(0, tiers[-1][1]))
+
+    def admits(path: str) -> str:
+        # A value without a separator of at most PLAIN_TIERS[-1] characters can hold only the token shapes that fit
+        # in it (as in the redaction processors' tiers): those instead of GUARD. Anything else meets GUARD.
+        short = [f"(IsMatch({path}, {short_plain[high]}) and IsMatch({path}, {short_shapes[high]}))" for _, high in tiers]
+        rest = f"(not IsMatch({path}, {any_short_plain}) and IsMatch({path}, {guard}))"
+        return "(" + " or ".join([*short, rest]) + ")"
 
     def one(path: str, where: str = "") -> list[str]:
         # Free-text fields are guarded by a cheap regex every secret match satisfies (a ':', '=',
@@ -189,7 +243,7 @@ def render_block() -> str:
         return [
             f"set({held}, true){when(f'IsMatch({path}, {marks})')}",
             f"replace_pattern({path}, {regex}, {replacement}) where {held} != nil",
-            f"replace_pattern({path}, {marking}, {mark}){when(f'{fresh} and IsMatch({path}, {guard})')}",
+            f"replace_pattern({path}, {marking}, {mark}){when(f'{fresh} and {admits(path)}')}",
             f"replace_pattern({path}, {marked_regex}, {marked_repl}){when(f'{fresh} and IsMatch({path}, {start})')}",
             f"replace_pattern({path}, {left}, {redacted}){when(f'{fresh} and IsMatch({path}, {end})')}",
             f'replace_pattern({path}, {marks}, ""){when(f"{fresh} and IsMatch({path}, {marks})")}',
@@ -288,17 +342,22 @@ def render_block() -> str:
             "redaction/scrub",
             "traces, metrics: every pattern, on a value with a separator; not on the exception keys (transform/scrub's)",
             collector_blocked_values(),
-            collector_plain_value(),
+            [collector_plain_value()],
             [*CLOSED_VOCABULARY, *TRANSFORM_KEYS],
             anchor="scrub",
         ),
-        *_redaction(
-            "redaction/scrub_plain",
-            "traces, metrics: the token shapes, on the values redaction/scrub skipped; not on the exception keys",
-            collector_blocked_values(plain=True),
-            collector_separated_value(),
-            [*CLOSED_VOCABULARY, *TRANSFORM_KEYS],
-            anchor="scrub_plain",
+        *(
+            line
+            for name, shortest, longest in plain_tiers()
+            for line in _redaction(
+                f"redaction/{name}",
+                f"traces, metrics: the token shapes {_tier_words(shortest, longest)}, on the values redaction/scrub "
+                "skipped; not on the exception keys",
+                collector_short_plain_blocked_values(longest) if longest else collector_blocked_values(plain=True),
+                [*collector_length_outside(shortest, longest), collector_separated_value()],
+                [*CLOSED_VOCABULARY, *TRANSFORM_KEYS],
+                anchor=name,
+            )
         ),
         # Logs keep the exception keys: the processor skips an ignored key at any depth of a map log body too, where
         # OTTL cannot reach it.
@@ -306,17 +365,21 @@ def render_block() -> str:
             "redaction/scrub_logs",
             "logs: redaction/scrub's lists, on the exception keys too (nested in a map body, only redaction reaches one)",
             [],
-            "",
+            [],
             CLOSED_VOCABULARY,
             alias="scrub",
         ),
-        *_redaction(
-            "redaction/scrub_logs_plain",
-            "logs: redaction/scrub_plain's lists, on the exception keys too",
-            [],
-            "",
-            CLOSED_VOCABULARY,
-            alias="scrub_plain",
+        *(
+            line
+            for name, _, _ in plain_tiers()
+            for line in _redaction(
+                f"redaction/{name.replace('scrub', 'scrub_logs', 1)}",
+                f"logs: redaction/{name}'s lists, on the exception keys too",
+                [],
+                [],
+                CLOSED_VOCABULARY,
+                alias=name,
+            )
         ),
         "  tail_sampling:",
         "    decision_wait: ${env:ERRSCOPE_DECISION_WAIT:-10s}",

@@ -13,6 +13,8 @@ from errscope._patterns import (
     MARKED_LEFT,
     MARKS,
     collector_blocked_values,
+    collector_guard,
+    collector_length_outside,
     collector_marked_regex,
     collector_marked_replacement,
     collector_marking_regex,
@@ -20,6 +22,8 @@ from errscope._patterns import (
     collector_regex,
     collector_replacement,
     collector_separated_value,
+    collector_short_plain_blocked_values,
+    collector_short_plain_value,
 )
 
 from collector import generate
@@ -66,6 +70,19 @@ def test_scrubbing_processors_use_the_pattern_source() -> None:
     assert all(s.endswith(f"{held} != nil") for s in one_pass)
     assert all(f"{held} == nil" in s for s in marking + marked + left + marks)
     assert sum(s.startswith("set(") and held in s for s in statements) == len(marking)
+    # a free-text field's marking pass: a short value without a separator where the token shapes that fit in it
+    # match, anything else where GUARD does
+    guard = generate._ottl_string(collector_guard())
+    free_text = [s for s in marking if s.startswith("replace_pattern(")]
+    assert len(free_text) == 4  # span name, status message, event name, string log body
+    for statement in free_text:
+        path = statement.removeprefix("replace_pattern(").split(",", 1)[0]
+        tiers = [(low, high) for _, low, high in generate.plain_tiers() if high]
+        short = [f"(IsMatch({path}, {generate._ottl_string(collector_short_plain_value(low, high))}) and "
+                 f"IsMatch({path}, {generate._ottl_string(collector_short_plain_blocked_values(high)[0])}))"
+                 for low, high in tiers]  # fmt: skip
+        rest = f"(not IsMatch({path}, {generate._ottl_string(collector_short_plain_value(0, tiers[-1][1]))}) and "
+        assert statement.endswith(f" and ({' or '.join(short)} or {rest}IsMatch({path}, {guard})))"), path
     assert sum(s.startswith("delete_key(") and generate.HELD_MARKS in s for s in statements) == len(marking)
     targets = " ".join(statements)
     for field in ("span.name", "span.status.message", "spanevent.name", "spanevent.attributes", "log.body",
@@ -77,19 +94,28 @@ def test_scrubbing_processors_use_the_pattern_source() -> None:
         assert not (
             "span." in joined.replace("spanevent.", "") and "spanevent." in joined
         )
-    for every_name, plain_name in (("redaction/scrub", "redaction/scrub_plain"),
-                                   ("redaction/scrub_logs", "redaction/scrub_logs_plain")):  # fmt: skip
-        every, plain = config["processors"][every_name], config["processors"][plain_name]
-        assert every["allow_all_keys"] is True and plain["allow_all_keys"] is True
+    for every_name, plain_names in (("redaction/scrub", generate.PLAIN_PROCESSORS),
+                                    ("redaction/scrub_logs", generate.PLAIN_LOG_PROCESSORS)):  # fmt: skip
+        every = config["processors"][every_name]
+        assert every["allow_all_keys"] is True
         # one entry each, the transform's combined pattern: the processor runs its entries one after another on the
         # text the earlier ones masked, so only one alternation scrubs as the transform's one leftmost-first pass does
         assert every["blocked_values"] == collector_blocked_values() == [collector_regex()]
-        assert plain["blocked_values"] == collector_blocked_values(plain=True)
-        assert len(plain["blocked_values"]) == 1
-        # an allowed value skips every blocked entry: the two guards split the values between the processors
+        # an allowed value skips every blocked entry: the guards split the values between the processors
         assert every["allowed_values"] == [collector_plain_value()]
-        assert plain["allowed_values"] == [collector_separated_value()]
-        assert every["ignored_keys"] == plain["ignored_keys"]
+        # the token shapes' length tiers: the shapes that fit, on the plain values of the tier's lengths
+        assert [n for n, _, _ in generate.plain_tiers()] == ["scrub_plain_12", "scrub_plain_20", "scrub_plain_28",
+                                                             "scrub_plain"]  # fmt: skip
+        for plain_name, (_, shortest, longest) in zip(plain_names, generate.plain_tiers(), strict=True):
+            plain = config["processors"][plain_name]
+            assert plain["allow_all_keys"] is True
+            assert plain["blocked_values"] == (
+                collector_short_plain_blocked_values(longest) if longest else collector_blocked_values(plain=True)
+            )
+            assert len(plain["blocked_values"]) == 1
+            assert plain["allowed_values"] == [*collector_length_outside(shortest, longest), collector_separated_value()]
+            assert every["ignored_keys"] == plain["ignored_keys"]
+        assert config["processors"][plain_names[-1]]["blocked_values"] == collector_blocked_values(plain=True)
     # traces and metrics: the exception keys are the transform's alone; logs: also the redaction processors' (they
     # reach one nested in a map body, which OTTL cannot)
     assert config["processors"]["redaction/scrub"]["ignored_keys"] == [*generate.CLOSED_VOCABULARY,
@@ -133,9 +159,10 @@ def test_pipelines_order_and_sampling() -> None:
     for name, pipeline in pipelines.items():
         processors = pipeline["processors"]
         assert processors[0] == "memory_limiter", name
-        redaction = ("redaction/scrub_logs", "redaction/scrub_logs_plain") if name == "logs" else (
-            "redaction/scrub", "redaction/scrub_plain")  # fmt: skip
-        assert processors.index("transform/scrub") < processors.index(redaction[0]) < processors.index(redaction[1])
+        redaction = ("redaction/scrub_logs", *generate.PLAIN_LOG_PROCESSORS) if name == "logs" else (
+            "redaction/scrub", *generate.PLAIN_PROCESSORS)  # fmt: skip
+        start = processors.index("transform/scrub") + 1
+        assert processors[start : start + len(redaction)] == list(redaction), name
     traces = pipelines["traces"]["processors"]
     assert (
         traces.index("redaction/scrub_plain")

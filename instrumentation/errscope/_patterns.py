@@ -45,13 +45,15 @@ marker; groups of the alternatives that did not match expand to nothing in both 
 ``collector_regex()`` / ``collector_replacement()`` render them for Collector YAML (``$`` -> ``$$``,
 OTTL ``replace_pattern``), ``collector_blocked_values()`` as the redaction processors' one entry, split
 by ``collector_plain_value()`` / ``collector_separated_value()`` (:func:`separators`: a value without a
-separator any pattern needs meets the token shapes alone), and :data:`GUARD` is the cheap regex the
-Collector checks before running the full pattern on free text.
+separator any pattern needs meets the token shapes alone; by length, :func:`plain_min_length`, only those that
+fit), and :data:`GUARD` is the cheap regex the Collector checks before running the full pattern on free text
+(:func:`collector_guard`: the same texts, in the form Go's regexp runs fastest).
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -71,6 +73,7 @@ __all__ = [
     "collector_separated_value",
     "combined_regex",
     "combined_replacement",
+    "plain_min_length",
     "separators",
 ]
 
@@ -3892,6 +3895,69 @@ def repeats_a_class(regex: str) -> bool:
         return True
 
 
+def _top_level(regex: str, start: int = 0) -> tuple[list[str], int]:
+    """The alternatives of ``regex`` from ``start`` up to the ``)`` that closes the group ``start`` is in (or the end),
+    and that ``)``'s index (``len(regex)`` at the end): text only, escapes and classes skipped whole."""
+    parts, depth, in_class, i, begin = [], 0, False, start, start
+    while i < len(regex):
+        char = regex[i]
+        if char == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            i += 1 + (regex[i + 1 : i + 2] == "^")
+            i += regex[i : i + 1] == "]"  # a leading ] is a member
+            continue
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            if depth == 0:
+                break
+            depth -= 1
+        elif char == "|" and depth == 0:
+            parts.append(regex[begin:i])
+            begin = i + 1
+        i += 1
+    parts.append(regex[begin:i])
+    return parts, i
+
+
+def factored_alternation(regex: str) -> str:
+    """``regex`` (an alternation) rewritten for a yes/no match in Go's regexp: the same language, alternatives reordered.
+
+    A top-level alternative that starts with a case-folded word list (``(?i:token|pass)[ \\t]``) becomes one
+    alternative per word (``(?i:token)[ \\t]|(?i:pass)[ \\t]``); then the alternatives are sorted, case-folded
+    words first by their lower-case text, so Go's parser merges their common leading letters (its alternation
+    factoring merges adjacent alternatives only). Go's NFA visits the first instruction of every alternative at every
+    byte: :data:`GUARD` started 355 of them, this form ~110, and ``IsMatch`` takes about a quarter of the time
+    (bench/README.md, bench_collector). Only for a match's existence: the order of the alternatives decides which
+    match a replacement sees, never whether one exists.
+    """
+    branches: list[str] = []
+    for alternative in _top_level(regex)[0]:
+        if alternative.startswith("(?i:"):
+            words, end = _top_level(alternative, 4)
+            suffix = alternative[end + 1 :]
+            if suffix[:1] not in ("?", "*", "+", "{"):  # a repeated group is not distributed
+                branches += [f"(?i:{word}){suffix}" for word in words]
+                continue
+        branches.append(alternative)
+
+    def order(branch: str) -> tuple[int, str]:
+        folded = re.match(r"\(\?i:([A-Za-z]+)", branch)
+        return (0, folded.group(1).lower()) if folded else (1, branch)
+
+    return "|".join(sorted(branches, key=order))
+
+
+def collector_guard() -> str:
+    """:data:`GUARD` for OTTL ``IsMatch`` (:func:`factored_alternation`; ``$`` -> ``$$``)."""
+    return factored_alternation(GUARD).replace("$", "$$")
+
+
 def collector_blocked_values(plain: bool = False) -> list[str]:
     """The redaction processors' ``blocked_values``: one entry, :func:`combined_regex` (``$`` -> ``$$``).
 
@@ -3913,8 +3979,90 @@ def collector_blocked_values(plain: bool = False) -> list[str]:
     return [combined_regex(patterns).replace("$", "$$")]
 
 
+def collector_short_plain_blocked_values(longest: int) -> list[str]:
+    """:func:`collector_blocked_values` (``plain=True``) for the values of at most ``longest`` characters: only the
+    token shapes a value that short can hold (:func:`plain_min_length` at most ``longest``).
+
+    Leaving out alternatives that cannot match a value changes no match on it (the same argument as the ``plain``
+    split). Go's regexp has no prefilter: its NFA visits the first instructions of every alternative at every byte,
+    so an address or a service name paid for all the token shapes (~50 µs for ``telemetrygen-client``); the few that
+    fit in 20 characters cost a seventh of that (bench/README.md, bench_collector).
+    """
+    patterns = [p for p in PATTERNS if not separators(p.regex) and plain_min_length(p.regex) <= longest]
+    return [combined_regex(patterns).replace("$", "$$")]
+
+
+def collector_length_outside(shortest: int, longest: int | None) -> list[str]:
+    """``allowed_values`` entries (``$`` -> ``$$``) that match a value shorter than ``shortest`` characters or longer
+    than ``longest`` (``None``: no bound), so a redaction processor skips every value outside that range.
+
+    Characters are what Go's regexp counts (``(?s:.)``: one UTF-8 encoded code point, one byte of invalid UTF-8),
+    as :func:`plain_min_length` does. Anchored and a dozen instructions: Go runs them with its backtracker, at one
+    position (hundreds of nanoseconds on a short value).
+    """
+    entries = []
+    if shortest > 0:
+        entries.append(f"^(?s:.){{0,{shortest - 1}}}$")
+    if longest is not None:
+        entries.append(f"^(?s:.){{{longest + 1}}}")
+    return [entry.replace("$", "$$") for entry in entries]
+
+
+@functools.cache
+def _separator_chars() -> frozenset[str]:
+    return frozenset().union(*(separators(p.regex) for p in PATTERNS))
+
+
+def _plain_length(items: Any) -> float:
+    # the fewest characters of a match of a sequence that holds no separator: the sum of its items'
+    return sum(_plain_node_length(op, arg) for op, arg in items)
+
+
+def _plain_node_length(op: Any, arg: Any) -> float:
+    held = _separator_chars()
+    if op is _sre.LITERAL:  # a separator cannot occur in the value: nothing matches
+        return math.inf if chr(arg) in held else 1
+    if op is _sre.IN:  # a class of separators alone matches nothing there; any other member, one character
+        for member, value in arg:
+            if member is _sre.LITERAL and chr(value) in held:
+                continue
+            if member is _sre.CATEGORY and value is _sre.CATEGORY_SPACE and _RE2_SPACE <= held:
+                continue
+            return 1
+        return math.inf
+    if op in (_sre.NOT_LITERAL, _sre.ANY):
+        return 1
+    if op is _sre.BRANCH:
+        return min(_plain_length(branch) for branch in arg[1])
+    if op is _sre.SUBPATTERN:
+        return _plain_length(arg[3])
+    if op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT, _sre.POSSESSIVE_REPEAT):
+        low, _, body = arg
+        return low * _plain_length(body) if low else 0
+    if op is _sre.AT:  # anchors and \b are no character
+        return 0
+    return 0  # anything else: no bound (a shorter bound only lets a pattern run on more values)
+
+
+@functools.cache
+def plain_min_length(regex: str) -> float:
+    """The fewest characters of a match of ``regex`` that holds no separator (the characters of
+    :func:`collector_separated_value`); ``math.inf`` when no such match exists.
+
+    Derived from the parse tree as :func:`separators`: a literal separator, or a class of separators alone, matches
+    nothing in such a value; a sequence needs the sum of its items, an alternation its shortest branch, a repetition
+    its minimum count times its body; anchors and ``\\b`` are no character. A value holding fewer characters cannot
+    hold a match (the Collector's length tiers of the token shapes). Regex syntax Python's parser cannot read gives
+    0 (no bound).
+    """
+    try:
+        return _plain_length(_sre_parse(regex))
+    except re.error:
+        return 0
+
+
 def _separator_class(negated: bool) -> str:
-    chars = sorted(frozenset().union(*(separators(p.regex) for p in PATTERNS)))
+    chars = sorted(_separator_chars())
     body = "".join(
         ("\\" + c if c in "\\]^-[" else c) if c.isprintable() else f"\\x{{{ord(c):x}}}" for c in chars
     )
@@ -3925,6 +4073,13 @@ def collector_plain_value() -> str:
     """A value that holds no separator any pattern needs (``$`` -> ``$$``): ``allowed_values`` (skipped) of
     the processor that runs every pattern."""
     return f"^{_separator_class(negated=True)}*$".replace("$", "$$")
+
+
+def collector_short_plain_value(shortest: int, longest: int) -> str:
+    """A value of ``shortest`` to ``longest`` characters that holds no separator (``$`` -> ``$$``; anchored, Go runs
+    it at one position): in free text, such a value can only hold the token shapes that fit in ``longest``
+    (:func:`collector_short_plain_blocked_values`), so the transform checks for those instead of :data:`GUARD`."""
+    return f"^{_separator_class(negated=True)}{{{shortest},{longest}}}$".replace("$", "$$")
 
 
 def collector_separated_value() -> str:
