@@ -670,6 +670,8 @@ _PAIR_STRONG = r"(?:[0-9+/=~!@#^:]|[A-Za-z][A-Z])"
 _PAIR_VALUE = rf"(?:{_PAIR_STRONG}|[^'\"\s\[*$<{{%][^'\"\r\n]*?{_PAIR_STRONG})[^'\"\r\n]*"
 # A pair's value opens with a quote, or with a quote and a second one inside it (a string literal whose text is
 # itself a literal: generated source); it closes with the same and a ``)``, or, opened by two, at the end of its line.
+# Between two members of a record: one a line (``\n`` also written as an escape inside a string), or a comma.
+_COOKIE_MEMBER_GAP = r"(?:[ \t]*,[ \t]*|[ \t]*(?:\r?\n|\\n)[ \t]*(?:-[ \t]+)?)"
 _PAIR_OPEN = r"(?:b?\\?[\"']|[\"']\\?[\"'])"
 _PAIR_CLOSE = r"\\?[\"'](?:\\?[\"'])?[ \t]*\)|\\?[\"']\\?[\"'][ \t]*(?:\r?\n|$)"
 # A (name, value) object's members as HAR, Postman, Insomnia, .NET configs, Kubernetes env lists and CLI JSON
@@ -1688,10 +1690,11 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         rf"\s*(?:<(?i:value)>)?)[^<\s*\[$%{{][^<\s]*?[0-9+/=~!@#^%?*][^<\s]*",
         1,
         "An XML element named for a credential by its ``name`` attribute, the value its content: ``<param "
-        "name=\"token\">...</param>``, .NET settings' ``<setting name=\"ApiToken\"><value>...</value></setting>``.",
+        "name=\"token\">...</param>``, .NET settings' ``<setting name=\"ApiToken\"><value>...</value></setting>``; Python: a password's or a "
+        "random shape, and not a public key's name (``name=\"public_signing_key\"``).",
         hints=("name=",),
         trigger=rf"(?i:name)=\"{_TYPED_KEY}\"",
-        verify="credential",
+        verify="named",
     ),
     SecretPattern(
         "multipart_field_value",
@@ -2152,6 +2155,42 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         hints=("value",),
         verify="random",
         trigger=r"(?i:value)\\?[\"']?[ \t]*[:=]",
+    ),
+    SecretPattern(
+        "cookie_record_value",
+        "keyword",
+        # a cookie object's name, its value, then one of its attributes: one member a line (YAML, also with its line
+        # breaks written ``\\n`` inside a string) or members of one object (JSON, a Ruby or Python dict)
+        rf"((?i:\bname)\\?[\"']?[ \t]*(?:[:=]>?)[ \t]*\\?[\"']?[^\s'\"\\,{{}}]+\\?[\"']?{_COOKIE_MEMBER_GAP}"
+        rf"\\?[\"']?:?(?i:value)\\?[\"']?[ \t]*(?:[:=]>?)[ \t]*\\?[\"']?)"
+        r"(?:[A-Za-z0-9+/_\-.~%!*]*[0-9][A-Za-z0-9+/_\-.~%!*]*[A-Za-z]|[A-Za-z0-9+/_\-.~%!*]*[A-Za-z][A-Za-z0-9+/_\-.~%!*]*[0-9])[A-Za-z0-9+/_\-.~%!*]*={0,2}"
+        rf"(\\?[\"']?{_COOKIE_MEMBER_GAP}\\?[\"']?:?(?i:domain|for_domain|path|expires|expiry|max[_\-]?age|secure|http_?only|same_?site)\\?[\"']?[ \t]*[:=])",
+        True,
+        "The value of a stored cookie, whatever its name, in a record that also holds the cookie's attributes: "
+        "fastlane's ``FASTLANE_SESSION`` (``HTTP::Cookie`` YAML: ``name: myacinfo`` / ``value: ..`` / ``domain: ..``), "
+        "Playwright's ``storageState`` and Puppeteer's ``page.cookies()`` (``{\"name\": .., \"value\": .., \"domain\": ..}``), "
+        "a cookie jar's dump; a session is what a stored cookie is. A letter and a digit, and Python requires a random "
+        "shape (``theme``/``dark`` stays).",
+        keep_suffix=True,
+        hints=("value",),
+        verify="random",
+        trigger=r"(?i:value)\\?[\"']?[ \t]*[:=]",
+    ),
+    SecretPattern(
+        "credentials_call_last_argument",
+        "keyword",
+        # sbt/Ivy's (realm, host, user, password), Maven resolvers' (id, user, password): the password comes last
+        r"(\b(?:[A-Za-z_.]+\.)?[Cc]redentials[ \t]*\([ \t]*\\?\"[^\"\\\r\n]*\\?\"[ \t]*,[ \t]*\\?\")"
+        r"(?:[^\"\\\r\n]*\\?\"[ \t]*,[ \t]*\\?\"){1,2}[^\"\\\r\n$<{*\[][^\"\\\r\n]*(\\?\"[ \t]*\))",
+        True,
+        "A call named ``Credentials`` given three or four strings, the password last: sbt's and Ivy's "
+        "``Credentials(realm, host, user, password)``, ``credentials(id, user, password)``. What follows the first "
+        "(a realm or an id: a name) goes whole, user included, as in a URL's userinfo: the pair rule "
+        "(``auth_tuple``) would take the second argument alone and leave the password. A placeholder or a reference "
+        "last (``\"<password>\"``, ``\"${PASS}\"``) is no value.",
+        keep_suffix=True,
+        hints=("credentials",),
+        trigger=r"[Cc]redentials[ \t]*\(",
     ),
     SecretPattern(
         "keyword_space_separated",
