@@ -208,6 +208,17 @@ example(
     f'"headers": [{{"name": "x-functions-key", "value": "{_har_key}"}}, {{"name": "key", "value": "X-API-Key"}}]',
     f'"headers": [{{"name": "x-functions-key", "value": "{REDACTED}"}}, {{"name": "key", "value": "X-API-Key"}}]',
 )
+_cookie = t(40)
+example(
+    "cookie_record_value",
+    f"---\n- !ruby/object:HTTP::Cookie\n  name: myacinfo\n  value: {_cookie}\n  domain: apple.com\n  path: /",
+    f"---\n- !ruby/object:HTTP::Cookie\n  name: myacinfo\n  value: {REDACTED}\n  domain: apple.com\n  path: /",
+)
+example(
+    "credentials_call_last_argument",
+    'credentials += Credentials("Sonatype Nexus Repository Manager", "s01.oss.sonatype.org", "ci", "Quartz#7715meadow")',
+    f'credentials += Credentials("Sonatype Nexus Repository Manager", "{REDACTED}")',
+)
 _otlp = t(22)
 example(
     "otlp_exporter_headers",

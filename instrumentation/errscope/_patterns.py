@@ -103,6 +103,9 @@ _PROSE_PASSWORD_WORDS = (
 )
 _OTHER_SCRIPT_PROSE_WORDS = "[Пп]арол|ПАРОЛ|[Тт]окен|密码|密碼|口令|パスワード|비밀번호|令牌|トークン|토큰"
 # A value with a letter and a digit (not a date, a count or a word).
+# An app password: four groups of four lower-case letters (Apple's app-specific passwords ``abcd-efgh-ijkl-mnop``,
+# Google's app passwords as its page prints them, ``abcd efgh ijkl mnop``): no digit, so no password rule's shape.
+_APP_PASSWORD = r"[a-z]{4}(?:-[a-z]{4}){3}"
 _PW_CHAR = r"[A-Za-z0-9_\-.~+/!#%^*?@$&]"
 _PW_SYM = r"[_\-.~+/!#%^?@$&]"
 _LETTER_AND_DIGIT = (
@@ -183,7 +186,9 @@ class SecretPattern:
             part is lower-case words joined by ``_`` or ``-`` with a number after them (``cache_users_2024``): a name.
             ``"items"``: a list of values, kept unless one of its items passes ``"unnamed"``. ``"cookies"``: a
             cookie string, kept unless one of its values (not its names or attributes) is random-looking and not
-            dotted numbers (``_ga=GA1.2.<n>.<n>``).
+            dotted numbers (``_ga=GA1.2.<n>.<n>``). ``"short_option"``:
+            ``"credential"`` or an app password's shape (an ambiguous short option's value). ``"named"``:
+            ``"credential"``, and the name the match holds does not qualify a key as public (``SUPublicEDKey``).
         trigger: a cheap RE2 regex that every match also matches, for patterns whose hints are
             too common words to prefilter well (``_``, ``api``); empty: the hints. Counted repetitions
             (``{16}``) only right after a literal (``bearer`` + 16 token characters): in the one set
@@ -206,7 +211,7 @@ class SecretPattern:
     description: str
     keep_suffix: int = 0
     hints: tuple[str, ...] = ()
-    verify: Literal["", "random", "password", "credential", "unnamed", "not_a_name", "items", "cookies"] = ""
+    verify: Literal["", "random", "password", "credential", "unnamed", "not_a_name", "items", "cookies", "short_option", "named"] = ""
     trigger: str = ""
     parse: str = ""
 
@@ -666,6 +671,12 @@ _PASSWORD_HINTS = ("pass", "pw", "secret", "credential", "paß", "mdp")
 # capital inside a word), as a token value; "Expired" and "This password is too common." are a message's words.
 _PAIR_STRONG = r"(?:[0-9+/=~!@#^:]|[A-Za-z][A-Z])"
 _PAIR_VALUE = rf"(?:{_PAIR_STRONG}|[^'\"\s\[*$<{{%][^'\"\r\n]*?{_PAIR_STRONG})[^'\"\r\n]*"
+# A pair's value opens with a quote, or with a quote and a second one inside it (a string literal whose text is
+# itself a literal: generated source); it closes with the same and a ``)``, or, opened by two, at the end of its line.
+# Between two members of a record: one a line (``\n`` also written as an escape inside a string), or a comma.
+_COOKIE_MEMBER_GAP = r"(?:[ \t]*,[ \t]*|[ \t]*(?:\r?\n|\\n)[ \t]*(?:-[ \t]+)?)"
+_PAIR_OPEN = r"(?:b?\\?[\"']|[\"']\\?[\"'])"
+_PAIR_CLOSE = r"\\?[\"'](?:\\?[\"'])?[ \t]*\)|\\?[\"']\\?[\"'][ \t]*(?:\r?\n|$)"
 # A (name, value) object's members as HAR, Postman, Insomnia, .NET configs, Kubernetes env lists and CLI JSON
 # write them: the member that names the field (``"name": "x-api-key"``, ``"key": "apiKey"``, 1Password's
 # ``"label": "credential"``, CloudFormation's ``"ParameterKey"``, Elastic Beanstalk's ``"OptionName"``, a credential's
@@ -1682,10 +1693,11 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         rf"\s*(?:<(?i:value)>)?)[^<\s*\[$%{{][^<\s]*?[0-9+/=~!@#^%?*][^<\s]*",
         1,
         "An XML element named for a credential by its ``name`` attribute, the value its content: ``<param "
-        "name=\"token\">...</param>``, .NET settings' ``<setting name=\"ApiToken\"><value>...</value></setting>``.",
+        "name=\"token\">...</param>``, .NET settings' ``<setting name=\"ApiToken\"><value>...</value></setting>``; Python: a password's or a "
+        "random shape, and not a public key's name (``name=\"public_signing_key\"``).",
         hints=("name=",),
         trigger=rf"(?i:name)=\"{_TYPED_KEY}\"",
-        verify="credential",
+        verify="named",
     ),
     SecretPattern(
         "multipart_field_value",
@@ -2069,10 +2081,11 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "xml_secret_element",
         "keyword",
         r"(<(?i:[A-Za-z0-9_:\-]*(?:password|passwd|secret|token|api[_\-]?key|access[_\-]?key|secret[_\-]?key))>)"
-        r"[^<\s\[][^<]*(</)",
+        r"(?:[^<\s\[$]|\$[^{(<\s])[^<]*(</)",
         True,
         "XML elements named like secrets: <Password>...</Password>, <SecretAccessKey>...; the value ends at "
-        "its closing tag (a placeholder in angle brackets, ``\"<YOUR_TOKEN>\"``, opens no element).",
+        "its closing tag (a placeholder in angle brackets, ``\"<YOUR_TOKEN>\"``, opens no element; a reference, "
+        "Maven's ``${env.X}``, MSBuild's ``$(X)``, is no value).",
         keep_suffix=True,
         hints=("pass", "secret", "token", "key"),
         trigger=r"(?i:password|passwd|secret|token|key)>",
@@ -2105,10 +2118,11 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "``<Data Name=\"Password\">...</Data>`` (the XML an event log renders or forwards) and Java's "
         "``Properties.storeToXML`` ``<entry key=\"db.password\">...</entry>``; "
         "a lone ``-`` is no value (Windows' empty field); "
-        "Python requires a password or random shape (``<key>GCM_SENDER_ID</key>`` and hints stay).",
+        "Python requires a password or random shape (``<key>GCM_SENDER_ID</key>`` and hints stay) and a name that is "
+        "not a public key's (Sparkle's ``<key>SUPublicEDKey</key>``).",
         keep_suffix=True,
         hints=("<key>", "<string", "<data", "<entry"),
-        verify="credential",
+        verify="named",
         trigger=r"</(?i:key)>\s*<(?:string|Value)\b|<(?:string|Data|entry)[ \t][^>\r\n]*(?:[Nn]ame|key)=[\"']",
     ),
     SecretPattern(
@@ -2144,6 +2158,42 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         hints=("value",),
         verify="random",
         trigger=r"(?i:value)\\?[\"']?[ \t]*[:=]",
+    ),
+    SecretPattern(
+        "cookie_record_value",
+        "keyword",
+        # a cookie object's name, its value, then one of its attributes: one member a line (YAML, also with its line
+        # breaks written ``\\n`` inside a string) or members of one object (JSON, a Ruby or Python dict)
+        rf"((?i:\bname)\\?[\"']?[ \t]*(?:[:=]>?)[ \t]*\\?[\"']?[^\s'\"\\,{{}}]+\\?[\"']?{_COOKIE_MEMBER_GAP}"
+        rf"\\?[\"']?:?(?i:value)\\?[\"']?[ \t]*(?:[:=]>?)[ \t]*\\?[\"']?)"
+        r"(?:[A-Za-z0-9+/_\-.~%!*]*[0-9][A-Za-z0-9+/_\-.~%!*]*[A-Za-z]|[A-Za-z0-9+/_\-.~%!*]*[A-Za-z][A-Za-z0-9+/_\-.~%!*]*[0-9])[A-Za-z0-9+/_\-.~%!*]*={0,2}"
+        rf"(\\?[\"']?{_COOKIE_MEMBER_GAP}\\?[\"']?:?(?i:domain|for_domain|path|expires|expiry|max[_\-]?age|secure|http_?only|same_?site)\\?[\"']?[ \t]*[:=])",
+        True,
+        "The value of a stored cookie, whatever its name, in a record that also holds the cookie's attributes: "
+        "fastlane's ``FASTLANE_SESSION`` (``HTTP::Cookie`` YAML: ``name: myacinfo`` / ``value: ..`` / ``domain: ..``), "
+        "Playwright's ``storageState`` and Puppeteer's ``page.cookies()`` (``{\"name\": .., \"value\": .., \"domain\": ..}``), "
+        "a cookie jar's dump; a session is what a stored cookie is. A letter and a digit, and Python requires a random "
+        "shape (``theme``/``dark`` stays).",
+        keep_suffix=True,
+        hints=("value",),
+        verify="random",
+        trigger=r"(?i:value)\\?[\"']?[ \t]*[:=]",
+    ),
+    SecretPattern(
+        "credentials_call_last_argument",
+        "keyword",
+        # sbt/Ivy's (realm, host, user, password), Maven resolvers' (id, user, password): the password comes last
+        r"(\b(?:[A-Za-z_.]+\.)?[Cc]redentials[ \t]*\([ \t]*\\?\"[^\"\\\r\n]*\\?\"[ \t]*,[ \t]*\\?\")"
+        r"(?:[^\"\\\r\n]*\\?\"[ \t]*,[ \t]*\\?\"){1,2}[^\"\\\r\n$<{*\[][^\"\\\r\n]*(\\?\"[ \t]*\))",
+        True,
+        "A call named ``Credentials`` given three or four strings, the password last: sbt's and Ivy's "
+        "``Credentials(realm, host, user, password)``, ``credentials(id, user, password)``. What follows the first "
+        "(a realm or an id: a name) goes whole, user included, as in a URL's userinfo: the pair rule "
+        "(``auth_tuple``) would take the second argument alone and leave the password. A placeholder or a reference "
+        "last (``\"<password>\"``, ``\"${PASS}\"``) is no value.",
+        keep_suffix=True,
+        hints=("credentials",),
+        trigger=r"[Cc]redentials[ \t]*\(",
     ),
     SecretPattern(
         "keyword_space_separated",
@@ -2406,13 +2456,15 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         "cli_short_password",
         "keyword",
         r"((?:^|[\s'\"\[,])-p(?:[ \t]+['\"]?|['\"][ \t]*,[ \t]*['\"]|['\"])?)"
-        r"[A-Za-z0-9!#%^*?@+_~](?:[^\s'\"]*[A-Za-z][^\s'\"]*[0-9]|[^\s'\"]*[0-9][^\s'\"]*[A-Za-z])[^\s'\"]*",
+        r"(?:[A-Za-z0-9!#%^*?@+_~](?:[^\s'\"]*[A-Za-z][^\s'\"]*[0-9]|[^\s'\"]*[0-9][^\s'\"]*[A-Za-z])[^\s'\"]*"
+        rf"|{_APP_PASSWORD}\b)",
         True,
-        "``-p<password>`` / ``-p <password>`` / ``-p'<password>'`` / ``-p '<password>'`` (mysql, docker login, sshpass): "
-        "Python also requires a password shape (8+ characters, a letter and a digit, mixed case or a "
-        "symbol), so ``-p 8080:80``, ``-p 2222`` and ``-p python3.11`` stay.",
+        "``-p<password>`` / ``-p <password>`` / ``-p'<password>'`` / ``-p '<password>'`` (mysql, docker login, sshpass, "
+        "altool, vsce): Python also requires a password shape (8+ characters, a letter and a digit, mixed case or a "
+        "symbol), a random one (a token: ``vsce -p <PAT>``) or an app password's (four groups of four lower-case "
+        "letters: Apple's app-specific passwords), so ``-p 8080:80``, ``-p 2222`` and ``-p python3.11`` stay.",
         hints=("-p",),
-        verify="password",
+        verify="short_option",
         trigger=r"(?:^|[\s'\"\[,])-p[ \t'\",]*[A-Za-z0-9!#%^*?@+_~][^\s'\"]",
     ),
     SecretPattern(
@@ -2649,17 +2701,20 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "name_value_tuple",
         "keyword",
-        rf"((?:{_PASSWORD_KEY}|{_TOKEN_KEY})\\?[\"'][ \t]*,[ \t]*b?\\?[\"']){_PAIR_VALUE}(\\?[\"'][ \t]*\))",
+        rf"((?:{_PASSWORD_KEY}|{_TOKEN_KEY})\\?[\"'][ \t]*,[ \t]*{_PAIR_OPEN}){_PAIR_VALUE}({_PAIR_CLOSE})",
         True,
         "A (name, value) pair whose name is a secret's, as Python prints header lists and metadata: "
         "``('X-Api-Token', '...')`` (werkzeug, requests), ``(b'x-api-key', b'...')`` (ASGI), gRPC metadata; "
         "the closing ``)`` tells a pair from a list of field names (``[\"password\", \"email\"]``), and the value "
         "has a digit, a symbol or a capital inside a word (an exception's args ``('token', 'Expired')`` and a form's "
-        "``('password', 'This password is too common.')`` are words).",
+        "``('password', 'This password is too common.')`` are words). The value may be source text, a string "
+        "literal inside the string (code generation: Gradle's ``buildConfigField \"String\", \"API_KEY\", \"\\\"..\\\"\"`` "
+        "and ``resValue .., '\"..\"'``, a ``-D`` define's ``\"\\\"..\\\"\"``); such a value also ends its line "
+        "without a ``)`` (Groovy's command syntax).",
         keep_suffix=True,
         hints=(*_PASSWORD_HINTS, *_TOKEN_HINTS),
         trigger=rf"(?:{_PASSWORD_TRIGGER_WORDS}|{_TOKEN_TRIGGER_WORDS}){_KEY_VERSION}\\?[\"'][ \t]*,",
-        parse=rf"({_KEY_START}{_KEY_CHARS}\\?[\"'][ \t]*,[ \t]*b?\\?[\"']){_PAIR_VALUE}(\\?[\"'][ \t]*\))",
+        parse=rf"({_KEY_START}{_KEY_CHARS}\\?[\"'][ \t]*,[ \t]*{_PAIR_OPEN}){_PAIR_VALUE}({_PAIR_CLOSE})",
     ),
     SecretPattern(
         "cookie_header",

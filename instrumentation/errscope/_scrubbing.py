@@ -66,6 +66,7 @@ from errscope._secret_shapes import (
     _VERSION_TOKEN,
     _is_masked,
     looks_like_password,
+    names_public_key,
     looks_random,
 )
 from errscope._tabular import HINTS as _TABULAR_HINTS
@@ -547,6 +548,29 @@ def _check_credential(data: bytes, start: int, secret: bytes, secret_end: int) -
     return looks_like_password(secret) or looks_random(secret)
 
 
+# Four groups of four lower-case letters: an app password (Apple's app-specific ones, Google's; ``_patterns._APP_PASSWORD``).
+_APP_PASSWORD_SHAPE: Final = re.compile(rb"[a-z]{4}(?:-[a-z]{4}){3}")
+
+
+# The name in a match of a rule that names its value by an element or attribute (``<key>NAME</key>``, ``name="NAME"``).
+_ELEMENT_NAME: Final = re.compile(rb"(?:<(?i:key)>|\b(?:[Nn]ame|key)=[\"'])([^<\"'\r\n]{1,128})")
+
+
+def _check_named(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
+    """``"credential"``, and the name the match holds is not a public key's (:func:`names_public_key`)."""
+    name = _ELEMENT_NAME.search(data, start, secret_end - len(secret))
+    if name is not None:
+        words = [t.lower() for t in _KEY_TOKENS.findall(name.group(1).decode("utf-8", "replace"))]
+        if names_public_key(words):
+            return False
+    return _check_credential(data, start, secret, secret_end)
+
+
+def _check_short_option(data: bytes, start: int, secret: bytes, secret_end: int) -> bool:
+    """The value of an ambiguous short option (``-p``): a password's, a random token's or an app password's shape."""
+    return looks_like_password(secret) or looks_random(secret) or _APP_PASSWORD_SHAPE.fullmatch(secret) is not None
+
+
 # An HTTP header's name is capitalised words joined by ``-`` (``X-Hub-Signature-256``): a name, not a value.
 _NAME_OF_HEADER: Final = re.compile(rb"(?:[A-Z][a-z]*|[0-9]{1,4})(?:-(?:[A-Z][a-z]+|[0-9]{1,4}))+")
 _DOTTED_NAME: Final = re.compile(rb"[a-z0-9\-]+(?:\.[a-z0-9\-]+)+")
@@ -568,7 +592,8 @@ def _check_items(data: bytes, start: int, secret: bytes, secret_end: int) -> boo
 
 
 _BY_VERIFY: Final = {"password": _check_password, "credential": _check_credential, "unnamed": _check_unnamed,
-                     "not_a_name": _check_not_a_name, "items": _check_items, "cookies": _check_cookies}
+                     "not_a_name": _check_not_a_name, "items": _check_items, "cookies": _check_cookies,
+                     "short_option": _check_short_option, "named": _check_named}
 
 
 # The working directory, not a password: POSIX's ``PWD``/``OLDPWD`` variables (in capitals) hold an absolute path, and

@@ -175,6 +175,13 @@ _VERSION_TOKEN: Final = re.compile(r"v?[0-9]+|value|prod|production|dev|staging|
 
 
 
+def names_public_key(tokens: list[str]) -> bool:
+    """``tokens`` (a key's lower-case words, :data:`_KEY_TOKENS`) name a public key: ``pubkey``, or ``key`` with
+    ``public``/``publishable``/``pub`` among the words before it (``public_key``, Sparkle's ``SUPublicEDKey``,
+    ``public_signing_key``)."""
+    return bool(tokens) and (tokens[-1] == "pubkey" or (tokens[-1] == "key" and not _PUBLIC.isdisjoint(tokens[:-1])))
+
+
 @functools.lru_cache(maxsize=4096)  # the same few keys on every record: tokenise each once
 def key_kind(key: str) -> str:
     """``"secret"`` when ``key`` names a credential, ``"noun"`` when one of its tokens is a
@@ -187,7 +194,7 @@ def key_kind(key: str) -> str:
         found.pop()
     if not tokens:
         return "secret" if _names_in_text(key) else ""
-    if tokens[-1] == "pubkey" or (tokens[-1] == "key" and len(tokens) > 1 and tokens[-2] in _PUBLIC):
+    if names_public_key(tokens):
         return ""  # a public key is no secret
     if len(tokens) > 1 and ((tokens[-1] == "token" and tokens[-2] in _POSITION) or tokens[-2:] == ["session", "id"]):
         return ""  # MCP's progressToken, a page token, Mcp-Session-Id: ids (the text rules spare them too)
