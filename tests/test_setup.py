@@ -72,6 +72,18 @@ def test_a_collector_that_refuses_is_said_with_its_status(monkeypatch: pytest.Mo
     assert f"to http://127.0.0.1:{port} (HTTP 401)" in lines[0] and "OTEL_EXPORTER_OTLP_HEADERS" in lines[0]
 
 
+def test_a_collector_that_asks_to_retry_later_is_not_said_to_be_silent(monkeypatch: pytest.MonkeyPatch,
+                                                                       caplog: pytest.LogCaptureFixture) -> None:
+    """A Collector that answers 503 with a ``Retry-After`` past the export timeout (RFC 9110 §10.2.3) makes the SDK
+    give up at once with "due to timeout, max retries or shutdown", which names no status: the line must not say the
+    Collector gave no answer, as it did ("no answer within the export timeout")."""
+    with answering(503, "busy", headers={"Retry-After": "30"}) as port:
+        lines = _exporter_lines(monkeypatch, caplog, f"http://127.0.0.1:{port}")
+    assert len(lines) == 1, lines
+    assert f"to http://127.0.0.1:{port} (not accepted within the export timeout: no answer, or only answers asking to " \
+           "retry later)" in lines[0], lines[0]
+
+
 def test_other_exporter_records_pass_and_the_filter_leaves_with_the_telemetry(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", f"http://127.0.0.1:{closed_port()}")
     telemetry = configure_telemetry("setup-test", set_global=False)

@@ -86,7 +86,10 @@ class _ExportTrouble(logging.Filter):
 
 
 def _why(record: logging.LogRecord) -> str:
-    """What an exporter's record says went wrong: the exception's type, the collector's status, or no answer."""
+    """What an exporter's record says went wrong: the exception's type, the collector's status, its reason phrase,
+    or, for the SDK's "due to timeout, max retries or shutdown" (which names no status), that the export was not
+    accepted in time: that record also ends a batch a collector answered 429/503 with a ``Retry-After`` past the
+    export timeout (RFC 9110 §10.2.3; the OTLP/HTTP exporter gives up at once then), so it is not said to be silent."""
     args = record.args if isinstance(record.args, tuple) else ()
     if cause := next((arg for arg in args if isinstance(arg, BaseException)), None):
         return type(cause).__qualname__
@@ -94,7 +97,7 @@ def _why(record: logging.LogRecord) -> str:
         return f"HTTP {status}"
     if record.msg.startswith("Transient error") and args and isinstance(args[0], str):
         return args[0]  # the collector's reason phrase
-    return "no answer within the export timeout"
+    return "not accepted within the export timeout: no answer, or only answers asking to retry later"
 
 
 @dataclass

@@ -527,6 +527,22 @@ class TestDeadline:
                 await anyio.sleep(5)
         assert outer.cancelled_caught and deadline.fired is None
 
+    @pytest.mark.anyio
+    @pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
+    async def test_progress_after_the_host_cancelled_touches_nothing(self, anyio_backend: str) -> None:
+        """The SDK runs each progress callback in a task of its own, so one can run after the host's cancellation
+        ended the attempt (``finish`` is never reached on that path): it must change nothing and raise nothing."""
+        deadline = CallDeadline(TimeoutPolicy(idle=5.0))
+        with anyio.move_on_after(0.05) as outer:
+            async with _running(deadline):
+                await anyio.sleep(5)
+        assert outer.cancelled_caught
+        before = deadline.deadline
+        deadline.touch()  # asyncio.Timeout.reschedule on an exited timer raises RuntimeError
+        assert deadline.fired is None
+        if anyio_backend == "asyncio":
+            assert deadline.deadline == before
+
     def test_default_ceiling_is_ten_idles(self) -> None:
         """Without an explicit ceiling the hard limit is ten idle periods."""
         assert TimeoutPolicy(idle=3).hard_ceiling == 30

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -192,6 +194,45 @@ def test_a_stopped_proxy_exits_as_it_was_stopped_and_keeps_its_telemetry(tmp_pat
     assert answers[1]["result"]["content"][0]["text"] == "x"
     assert host.returncode == status, stderr
     assert ("errscope proxy: interrupted" in stderr) is (sent == signal.SIGINT)
+    assert '"tools/call echo"' in telemetry_text(tmp_path)
+
+
+@pytest.mark.parametrize(("sent", "status"), [(signal.SIGTERM, 0), (signal.SIGINT, 130)])
+def test_a_second_stop_signal_in_the_childs_grace_period_leaves_no_child_running(tmp_path: Path, sent: signal.Signals,
+                                                                                  status: int) -> None:
+    """A host that closes stdin and signals twice (an impatient SIGTERM, a second Ctrl-C) while a child is slow to
+    exit on EOF cuts the grace period short: the child is killed then, never left running after the proxy (MCP,
+    Transports > stdio: shutdown ends in SIGKILL), and the answered call's telemetry is still written."""
+    pid_file = tmp_path / "child.pid"
+    slow_to_exit = ["sh", "-c", 'echo $$ > "$0"; "$@"; exec sleep 30', str(pid_file), *PLAIN, "stdio"]
+    host = subprocess.Popen(proxy_command(tmp_path, "--", *slow_to_exit), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert host.stdin is not None and host.stdout is not None
+    frames = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}},
+    ]
+    host.stdin.write(b"".join(json.dumps(frame).encode() + b"\n" for frame in frames))
+    host.stdin.flush()
+    answers = [json.loads(host.stdout.readline()) for _ in range(2)]
+    child = int(pid_file.read_text())
+    try:
+        host.stdin.close()
+        host.send_signal(sent)
+        time.sleep(0.5)  # the relay is in the child's grace period (2 s) now
+        host.send_signal(sent)
+        stderr = host.stderr.read().decode() if host.stderr else ""
+        host.wait(30)
+        time.sleep(0.2)
+        state = Path(f"/proc/{child}/stat").read_text().split()[2] if Path(f"/proc/{child}").exists() else "gone"
+        assert state in ("Z", "gone"), f"child {child} still running ({state}) after the proxy exited"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child, signal.SIGKILL)
+    assert answers[1]["result"]["content"][0]["text"] == "x"
+    assert host.returncode == status, stderr
     assert '"tools/call echo"' in telemetry_text(tmp_path)
 
 

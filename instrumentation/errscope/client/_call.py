@@ -378,6 +378,7 @@ class LogicalCall:
             raw, error = None, exc
         finally:
             # Also on the host's own cancellation: the SDK has written its cancel by now.
+            deadline.finish()  # every way out, the host's cancellation too: late progress touches nothing
             otel_context.detach(ctx_token)
             CURRENT_ATTEMPT.reset(token)
             conn.tap.forget(wire)

@@ -108,7 +108,15 @@ class CallDeadline:
         self.progress_events += 1
         if self.timer is not None:
             if not self.timer.expired():  # a timer that has fired is not re-armed (nor can it be)
-                self.timer.reschedule(self._next_deadline())
+                try:
+                    self.timer.reschedule(self._next_deadline())
+                except RuntimeError:
+                    # The timer has exited without :meth:`finish` (the host's cancellation ended the call) and
+                    # the SDK ran this progress callback in a task of its own afterwards (mcp's dispatcher spawns
+                    # one per notification): asyncio.Timeout.reschedule refuses an exited timer. Late progress
+                    # touches nothing (module docstring; MCP spec, Utilities > Progress: progress belongs to a request
+                    # in flight and stops when it completes).
+                    self._done = True
         else:
             assert self.scope is not None
             self.scope.deadline = self._next_deadline()

@@ -123,12 +123,21 @@ class _Handshake:
 
 async def _exit_or_kill(process: asyncio.subprocess.Process) -> None:
     """Wait ``_STOP_GRACE`` seconds for a child whose stdin is closed to exit, then kill it (MCP, Transports >
-    stdio: shutdown)."""
+    stdio: shutdown, which ends in SIGKILL).
+
+    Cancelled during the grace period (a second SIGTERM or Ctrl-C; the runner cancelling every task as it closes),
+    the child is killed at once and the cancellation goes on: a child is never left running after the proxy.
+    """
     try:
         await asyncio.wait_for(process.wait(), _STOP_GRACE)
     except TimeoutError:
         process.kill()
         await process.wait()
+    except BaseException:
+        if process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+        raise
 
 
 async def _uncancelled(step: Awaitable[None]) -> None:
