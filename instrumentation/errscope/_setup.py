@@ -96,7 +96,7 @@ def _why(record: logging.LogRecord) -> str:
     if status := next((arg for arg in args if type(arg) is int), None):
         return f"HTTP {status}"
     if record.msg.startswith("Transient error") and args and isinstance(args[0], str):
-        return args[0]  # the collector's reason phrase
+        return scrub(args[0][:120])  # the collector's reason phrase: foreign text, as any upstream's
     return "not accepted within the export timeout: no answer, or only answers asking to retry later"
 
 
