@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import contextlib
 import json
 import os
 import signal
@@ -87,6 +88,43 @@ async def test_http_server_killed_mid_call(tmp_path: Path) -> None:
             assert down.value.data["io.errscope/failure_class"] == "upstream_unavailable"
             with serving([*PLAIN, "http", str(upstream)], upstream):
                 assert (await client.call_tool("echo", {"text": "back"})).content[0].text == "back"
+
+
+async def test_calls_in_flight_when_the_http_relay_stops_are_recorded(tmp_path: Path) -> None:
+    """``errscope proxy --listen`` stopped (SIGTERM) while a call runs in the server: its span is exported, cancelled
+    (the relay keeps no list of its exchanges: the span was never ended, and lost)."""
+    upstream, listen = free_port(), free_port()
+    started = tmp_path / "started"
+    with serving([*PLAIN, "http", str(upstream)], upstream, env={"PLAIN_SERVER_STARTED": str(started)}):
+        proxy = subprocess.Popen(proxy_command(tmp_path, "--upstream", f"http://127.0.0.1:{upstream}/mcp", "--listen",
+                                               f"127.0.0.1:{listen}"), stdin=subprocess.DEVNULL)
+        try:
+            wait_port(listen, proxy)
+
+            async def call() -> None:
+                with contextlib.suppress(Exception):  # the relay goes away under the call and the client
+                    async with Client(f"http://127.0.0.1:{listen}/mcp", mode="2026-07-28") as client:
+                        await client.call_tool("slow", {"seconds": 60})
+
+            with anyio.fail_after(40):
+                async with anyio.create_task_group() as group:
+                    group.start_soon(call)
+                    while not started.exists():
+                        await anyio.sleep(0.05)
+                    proxy.terminate()
+                    await anyio.to_thread.run_sync(proxy.wait, 30)
+                    group.cancel_scope.cancel()
+        finally:
+            proxy.kill()
+    (span,) = [s for s in _spans(tmp_path) if s["name"] == "tools/call slow"]
+    attributes = {a["key"]: next(iter(a["value"].values())) for a in span["attributes"]}
+    assert attributes["errscope.outcome"] == "cancelled"
+
+
+def _spans(out: Path) -> list[dict[str, Any]]:
+    return [span for line in (out / "traces.jsonl").read_text().splitlines()
+            for resource in json.loads(line)["resourceSpans"] for scope in resource["scopeSpans"]
+            for span in scope["spans"]]
 
 
 async def test_stdio_host_http_server_down_and_killed(tmp_path: Path) -> None:

@@ -60,4 +60,5 @@ async def serve_http(
     finally:
         server.close()
         relay.close()
+        calls.abandon_all()  # calls in flight when the proxy stops are recorded, not lost
         calls.flush()  # the telemetry of the calls answered last

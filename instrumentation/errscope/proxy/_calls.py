@@ -204,6 +204,8 @@ class Calls:
         self._unrecorded: list[Callable[[], None]] = []
         """Ended calls whose telemetry waits for :data:`RECORD_DELAY` (recorded in order by :meth:`flush`)."""
         self._flush_loop: asyncio.AbstractEventLoop | None = None
+        self._open: dict[int, _InFlight] = {}
+        """Tool calls whose span is open, in any scope (by the entry's identity): ended by :meth:`abandon_all`."""
 
     # -- host -> server ---------------------------------------------------------------------------
     def from_host(self, scope: Scope, message: Any) -> Any:
@@ -255,6 +257,7 @@ class Calls:
         call.upstreams.append(self.upstream)
         span = self.telemetry.start("tools/call", attributes, self.telemetry.parent_context(meta, None))
         entry.call, entry.span, entry.attributes, entry.started = call, span, attributes, time.perf_counter()
+        self._open[id(entry)] = entry
         arguments = params.get("arguments")
         entry.arguments = arguments if isinstance(arguments, dict) else None
         # The server continues the proxy's trace: its spans become children of this one.
@@ -554,10 +557,19 @@ class Calls:
                 self._finish(entry)
         scope.in_flight.clear()
 
+    def abandon_all(self) -> None:
+        """End the spans of the calls still open in every scope, as :meth:`abandon` does for one (the proxy stops: an
+        HTTP relay keeps no list of its exchanges, and their answers will not come through it)."""
+        for entry in list(self._open.values()):
+            if entry.call is not None:
+                entry.call.outcome = Outcome.CANCELLED
+            self._finish(entry)
+
     def _finish(self, entry: _InFlight) -> None:
         if entry.span is None:
             return
         span, entry.span = entry.span, None
+        self._open.pop(id(entry), None)
         if attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE in entry.attributes:
             span.set_attribute(attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE, entry.attributes[attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE])
         # The call ends now, when its answer is read; it is recorded after the answer is written.
