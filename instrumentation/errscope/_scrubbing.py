@@ -191,9 +191,11 @@ _RULE_MEMORY: Final = 32 << 20
 time). RE2's default, 8 MiB, gives a rule's unanchored search ~5 MiB of forward DFA and ~2.7 MiB of reverse DFA (the
 one that finds where the match starts); the states of the rules with large key alternations
 (``keyword_compound_key``: 1,292 instructions, each state a list of them) fill that within a few dozen different lines,
-and RE2 then throws the cache away and builds the same states again for the next line: on the bench's 257 lines
-that trigger it, interleaved, 1,118 µs a scan with 8 MiB and 4.2 µs with 32 MiB (``authorization_header`` 50 -> 3.6,
-``id_dot_secret`` 105 -> 1.3). The budget changes which engine RE2 runs, never what it matches."""
+and RE2 then throws the cache away and builds the same states again for the next line: scanning the 257 bench lines
+its trigger admits, one after another, 1,118 µs a scan with 8 MiB and 4.2 µs with 32 MiB (``authorization_header``
+50 -> 3.6, ``id_dot_secret`` 105 -> 1.3). In ``scrub`` the rule mostly reads lines whose tokens earlier rules already
+masked, fewer new states: there the gain is a few per cent (bench/README.md, bench_scrubber). The budget changes
+which engine RE2 runs, never what it matches."""
 
 
 def _program(regex: str, ascii_text: bool, *, capture: bool = True) -> Any:
@@ -231,11 +233,6 @@ rebuilt per text), and the answers are the same (``test_the_split_trigger_sets_a
 _NEVER: Final = r"\b\B"
 """A set entry that matches nothing (it keeps the other entries' numbers)."""
 
-_HEX_ALONE: Final = rb"(?:^|[^0-9A-Za-z])(?:(?:%s){12,}|(?:%s){12,})(?:[^0-9A-Za-z]|$)"
-_HEX_TRIGGER: Final = (_HEX_ALONE % (rb"[2-6][0-9A-F]|7[0-9A-E]|0[09AD]", rb"[2-6][0-9a-f]|7[0-9a-e]|0[09ad]")).decode()
-"""The sets' last entry: :data:`_HEX_LOOK` (text spelled in hex), answered in the same pass as the triggers; a text is
-ASCII in a run of hex and around it, so the UTF-8 sets' entry answers as the Latin-1 program on the same text."""
-
 
 class _TriggerSets:
     """RE2 sets whose ``Match(data)`` lists the numbers of the entries that match anywhere in ``data``, in no order, as
@@ -265,7 +262,7 @@ def _pattern_set(ascii_text: bool = False, large: bool = False) -> _TriggerSets 
     # then the structural URL pass, the pass over names in headers, columns and lines before (_tabular: its triggers,
     # then the hints that say which of its readers a text needs)
     tabular = [_NEVER if large and i == _TABULAR_NAMES else trigger for i, trigger in enumerate(_TABULAR_TRIGGERS)]
-    triggers = [p.trigger_regex for p in PATTERNS] + [_URL_TRIGGER.decode(), *tabular, *_TABULAR_HINTS, _HEX_TRIGGER]
+    triggers = [p.trigger_regex for p in PATTERNS] + [_URL_TRIGGER.decode(), *tabular, *_TABULAR_HINTS]
     programs = [_ascii_program(trigger) for trigger in triggers] if ascii_text else [t.encode() for t in triggers]
     if None in programs:
         return None
@@ -939,12 +936,6 @@ def without_surrogates(text: str) -> str:
 
 def _apply_patterns(text: str) -> str:
     """One RE2 set pass finds the patterns that match; only those run, in PATTERNS order."""
-    return _patterns_applied(text, False)  # type: ignore[return-value]  (None only when asked to look for hex)
-
-
-def _patterns_applied(text: str, hex_first: bool) -> str | None:
-    """:func:`_apply_patterns`; with ``hex_first``, None when the text may hold a run of hex that spells text
-    (:func:`_may_spell_hex`, the sets' last entry: the same pass answers it), for :func:`scrub` to read it back first."""
     if text.isascii():  # most texts (a flag of the str, no scan): the smaller Latin-1 programs (:func:`_ascii_program`)
         data = text.encode()
         large = len(data) > _LARGE
@@ -964,12 +955,6 @@ def _patterns_applied(text: str, hex_first: bool) -> str | None:
     if not hits:
         return scrub_named_cells(text, _NO_READERS) if named_elsewhere else text
     hits.sort()
-    if hits[-1] == _HEX_ENTRY:
-        if hex_first:
-            return None
-        hits.pop()
-        if not hits:
-            return scrub_named_cells(text, _NO_READERS) if named_elsewhere else text
     found: tuple[bool, bool, bool] | None = _NO_READERS if named_elsewhere else None
     if hits[-1] > len(rules):  # a name in a header, a column, a line before: _tabular after the patterns
         extra = set()
@@ -1096,7 +1081,6 @@ _TABULAR_RUNS: Final = frozenset(range(len(_TABULAR_TRIGGERS)))
 _TABULAR_NAMES, _TABULAR_SQL = 0, 1
 _NAMES_TRIGGER: Final = _program(_TABULAR_TRIGGERS[_TABULAR_NAMES], False, capture=False)  # what the large set leaves out
 _TABULAR_HTML, _TABULAR_JSON = len(_TABULAR_TRIGGERS), len(_TABULAR_TRIGGERS) + 1
-_HEX_ENTRY: Final = len(PATTERNS) + 1 + len(_TABULAR_TRIGGERS) + len(_TABULAR_HINTS)  # the sets' :data:`_HEX_TRIGGER`
 _SET: Final = _pattern_set()
 _ASCII_SET: Final = _pattern_set(ascii_text=True) or _SET  # for ASCII text; the UTF-8 one if a trigger does not convert
 _LARGE_SET: Final = _pattern_set(large=True)  # for texts above _LARGE bytes: without the naming-line trigger
@@ -1136,7 +1120,10 @@ def _without_hidden_secrets(scrubbed: str) -> str:
 # is scrubbed as that text, and goes whole when the text holds a secret; a key or digest in hex reads back as random
 # bytes and is left to the rules (Python only: the Collector's RE2 cannot decode, docs/scrubbing.md).
 _HEX_RUN: Final = re.compile(r"(?<![0-9A-Za-z])(?:(?:[0-9A-F]{2}){12,}|(?:[0-9a-f]{2}){12,})(?![0-9A-Za-z])")
-_HEX_LOOK: Final = _program(_HEX_TRIGGER, True, capture=False)
+_HEX_ALONE: Final = rb"(?:^|[^0-9A-Za-z])(?:(?:%s){12,}|(?:%s){12,})(?:[^0-9A-Za-z]|$)"
+_HEX_LOOK: Final = _program(
+    (_HEX_ALONE % (rb"[2-6][0-9A-F]|7[0-9A-E]|0[09AD]", rb"[2-6][0-9a-f]|7[0-9a-e]|0[09ad]")).decode(), True, capture=False
+)
 """A necessary condition for a :data:`_HEX_RUN` match that :data:`_SPELLED_TEXT` reads back as text, as one RE2 scan
 (Latin-1: a byte of a non-ASCII character is no letter or digit, as the character is not): a run of 12+ pairs each of
 which spells a printable byte, a tab, a line end or NUL, with no letter or digit on either side. A trace id or a digest
@@ -1186,12 +1173,9 @@ def scrub(text: str) -> str:
         kept = None
         if "\n" in text and _bytedump.might_hold_dumps(text):  # a dump's rows: its bytes read back (_bytedump)
             text, kept = _bytedump.mask_dumps(text, _apply_patterns)
-        # the sets' pass also says whether the text may be spelled in hex (_may_spell_hex: one binding call and DFA pass
-        # fewer a text); when it may (auditd's arguments): read back, scrubbed as text, then the whole as before
-        scrubbed = _patterns_applied(text, True)
-        if scrubbed is None:
+        if _may_spell_hex(text):  # text spelled in hex (auditd's arguments): read back, scrubbed as text
             text = _without_hex_spelled_secrets(text, _apply_patterns)
-            scrubbed = _apply_patterns(text)
+        scrubbed = _apply_patterns(text)
         if kept:
             scrubbed = _bytedump.keep_rows(scrubbed, kept, text.count("\n") + 1)
         # one character each: a memchr (a longer needle is a slower search, every line); a backslash for the escape spelled
