@@ -187,10 +187,24 @@ def _ascii_program(regex: str) -> bytes | None:
     return "".join(c if c < "\x80" else r"\x{ff}" for c in regex).encode()
 
 
+_RULE_MEMORY: Final = 32 << 20
+"""Bytes RE2 may use for one rule's programs (its DFAs' state caches take them as texts need states, not at compile
+time). RE2's default, 8 MiB, gives a rule's unanchored search ~5 MiB of forward DFA and ~2.7 MiB of reverse DFA (the
+one that finds where the match starts); the states of the rules with large key alternations
+(``keyword_compound_key``: 1,292 instructions, each state a list of them) fill that within a few dozen different lines,
+and RE2 then throws the cache away and builds the same states again for the next line: scanning the 257 bench lines
+its trigger admits, one after another, 1,118 µs a scan with 8 MiB and 4.2 µs with 32 MiB (``authorization_header``
+50 -> 3.6, ``id_dot_secret`` 105 -> 1.3). In ``scrub`` the rule mostly reads lines whose tokens earlier rules already
+masked, fewer new states: there the gain is a few per cent (bench/README.md, bench_scrubber). The budget changes
+which engine RE2 runs, never what it matches."""
+
+
 def _program(regex: str, ascii_text: bool, *, capture: bool = True) -> Any:
-    """The binding's compiled ``regex`` (UTF-8, or for ASCII text Latin-1 where it converts: :func:`_ascii_program`)."""
+    """The binding's compiled ``regex`` (UTF-8, or for ASCII text Latin-1 where it converts: :func:`_ascii_program`),
+    with :data:`_RULE_MEMORY` for its DFAs."""
     options = re2.Options()
     options.never_capture = not capture
+    options.max_mem = _RULE_MEMORY
     if ascii_text:
         latin = _ascii_program(regex)
         if latin is not None:
@@ -200,6 +214,7 @@ def _program(regex: str, ascii_text: bool, *, capture: bool = True) -> Any:
             except re2.error:
                 options = re2.Options()
                 options.never_capture = not capture
+                options.max_mem = _RULE_MEMORY
     return re2.compile(regex.encode(), options)._regexp
 
 
@@ -819,7 +834,9 @@ _LABEL: Final = re.compile(
 @functools.lru_cache(maxsize=32)
 def _groups(regex: bytes) -> Any:
     """The whole pattern with its groups, compiled on first use: reads them where ``parse`` cannot (rare)."""
-    return re2.compile(regex)._regexp
+    options = re2.Options()
+    options.max_mem = _RULE_MEMORY
+    return re2.compile(regex, options)._regexp
 
 
 def _substitute(rule: _Rule, data: bytes, spans: list[tuple[int, int]], redacted: list[bytes] | None = None) -> bytes:
@@ -1106,7 +1123,10 @@ _ESCAPED_ESC: Final = re2.compile(rb"\\(?:u001[bB]|x1[bB]|033|e)\[")
 
 def _holds_escaped_sgr(text: str) -> bool:
     """Whether ``text`` spells an SGR escape as a literal (``\\u001b[``; only asked of a text holding a backslash)."""
-    return _ESCAPED_ESC.search(text.encode("utf-8", "surrogatepass")) is not None
+    data = text.encode("utf-8", "surrogatepass")
+    # the binding's own call, as ``search`` makes it, without the wrapper's Python around it (a quarter of the corpus
+    # lines hold a backslash)
+    return _ESCAPED_ESC._regexp.Match(_UNANCHORED, data, 0, len(data))[0][0] >= 0
 
 
 def _without_hidden_secrets(scrubbed: str) -> str:
