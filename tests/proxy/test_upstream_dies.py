@@ -205,15 +205,9 @@ def test_http_relay_says_an_unreachable_upstream_once_until_it_answers(tmp_path:
     assert "(ConnectionRefusedError: " in stderr and "check --upstream" in stderr
 
 
-@pytest.mark.parametrize(("sent", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 0)])
-def test_a_stopped_proxy_exits_as_it_was_stopped_and_keeps_its_telemetry(tmp_path: Path, sent: signal.Signals,
-                                                                          status: int) -> None:
-    """Ctrl-C is the user's interrupt: ``errscope proxy: interrupted`` and 130, as the demo says it (it exited 0, as if
-    the relay had ended); SIGTERM is how hosts stop a stdio server, right after closing its stdin (MCP, Transports >
-    stdio: shutdown): 0. Either way the call already answered is exported (a SIGTERM landing while the relay stopped
-    on the EOF cut the stop short and lost it, about one run in two)."""
-    host = subprocess.Popen(proxy_command(tmp_path, "--", *PLAIN, "stdio"), stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+def _one_call_answered(command: list[str]) -> tuple[subprocess.Popen[bytes], list[dict[str, Any]]]:
+    """Start the stdio proxy ``command`` and have it answer ``initialize`` and one ``echo`` call; stdin stays open."""
+    host = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert host.stdin is not None and host.stdout is not None
     frames = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -223,7 +217,17 @@ def test_a_stopped_proxy_exits_as_it_was_stopped_and_keeps_its_telemetry(tmp_pat
     ]
     host.stdin.write(b"".join(json.dumps(frame).encode() + b"\n" for frame in frames))
     host.stdin.flush()
-    answers = [json.loads(host.stdout.readline()) for _ in range(2)]
+    return host, [json.loads(host.stdout.readline()) for _ in range(2)]
+
+
+@pytest.mark.parametrize(("sent", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 0)])
+def test_a_stopped_proxy_exits_as_it_was_stopped_and_keeps_its_telemetry(tmp_path: Path, sent: signal.Signals,
+                                                                          status: int) -> None:
+    """Ctrl-C is the user's interrupt: ``errscope proxy: interrupted`` and 130, as the demo says it (it exited 0, as if
+    the relay had ended); SIGTERM is how hosts stop a stdio server, right after closing its stdin (MCP, Transports >
+    stdio: shutdown): 0. Either way the call already answered is exported (a SIGTERM landing while the relay stopped
+    on the EOF cut the stop short and lost it, about one run in two)."""
+    host, answers = _one_call_answered(proxy_command(tmp_path, "--", *PLAIN, "stdio"))
     if sent == signal.SIGTERM:
         host.stdin.close()
     host.send_signal(sent)
@@ -243,18 +247,7 @@ def test_a_second_stop_signal_in_the_childs_grace_period_leaves_no_child_running
     Transports > stdio: shutdown ends in SIGKILL), and the answered call's telemetry is still written."""
     pid_file = tmp_path / "child.pid"
     slow_to_exit = ["sh", "-c", 'echo $$ > "$0"; "$@"; exec sleep 30', str(pid_file), *PLAIN, "stdio"]
-    host = subprocess.Popen(proxy_command(tmp_path, "--", *slow_to_exit), stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    assert host.stdin is not None and host.stdout is not None
-    frames = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}},
-    ]
-    host.stdin.write(b"".join(json.dumps(frame).encode() + b"\n" for frame in frames))
-    host.stdin.flush()
-    answers = [json.loads(host.stdout.readline()) for _ in range(2)]
+    host, answers = _one_call_answered(proxy_command(tmp_path, "--", *slow_to_exit))
     child = int(pid_file.read_text())
     try:
         host.stdin.close()
