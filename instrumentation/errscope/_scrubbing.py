@@ -66,8 +66,8 @@ from errscope._secret_shapes import (
     _VERSION_TOKEN,
     _is_masked,
     looks_like_password,
-    names_public_key,
     looks_random,
+    names_public_key,
 )
 from errscope._tabular import HINTS as _TABULAR_HINTS
 from errscope._tabular import TRIGGERS as _TABULAR_TRIGGERS

@@ -173,8 +173,6 @@ _NOUNS: Final = frozenset(PATTERN_KEY_NOUNS)
 _VERSION_TOKEN: Final = re.compile(r"v?[0-9]+|value|prod|production|dev|staging|test|live|old|new|current|primary|secondary|b64|base64|enc|encoded|raw|base")
 
 
-
-
 def names_public_key(tokens: list[str]) -> bool:
     """``tokens`` (a key's lower-case words, :data:`_KEY_TOKENS`) name a public key: ``pubkey``, or ``key`` with
     ``public``/``publishable``/``pub`` among the words before it (``public_key``, Sparkle's ``SUPublicEDKey``,
