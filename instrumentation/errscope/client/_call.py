@@ -365,16 +365,12 @@ class LogicalCall:
                 assert deadline.scope is not None
                 with deadline.scope:
                     raw = await sending
-            deadline.finish()
             error: BaseException | None = None
         except MCPError as exc:
-            deadline.finish()
             raw, error = None, exc
         except TimeoutError as exc:
-            deadline.finish()
             raw, error = None, (None if deadline.caught(exc) else exc)  # the timer's own: no answer, it fired
         except Exception as exc:  # boundary: a malformed or unexpected reply must not crash the host
-            deadline.finish()
             raw, error = None, exc
         finally:
             # Also on the host's own cancellation: the SDK has written its cancel by now.
