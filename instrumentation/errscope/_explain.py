@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any, Final
 
 from opentelemetry.semconv.attributes.exception_attributes import EXCEPTION_MESSAGE, EXCEPTION_TYPE
@@ -25,7 +26,7 @@ from opentelemetry.semconv.attributes.url_attributes import URL_FULL
 
 from errscope import _attributes as attr
 from errscope._otlp_json import SPAN_KIND_CLIENT, SPAN_KIND_INTERNAL, SPAN_KIND_SERVER, LogRecord, Span, Telemetry
-from errscope._refs import read_error_ref
+from errscope._refs import read_error_ref, read_partial_ref
 
 __all__ = ["MODEL_TEXT", "Chain", "ExplainError", "QueryError", "find_chains", "render"]
 
@@ -82,6 +83,8 @@ class Chain:
     client: list[Span] = field(default_factory=list)
     host: list[Span] = field(default_factory=list)
     """Other spans carrying the ref (a host's own span for a failure no tool call recorded)."""
+    cut_short: str | None = None
+    """The start of the ref the query held, when it was cut short (``ERR-7K3M9``) and completed from the telemetry."""
 
 
 def _is_tool_span(span: Span) -> bool:
@@ -189,11 +192,41 @@ def _by_trace_id(telemetry: Telemetry, trace_id: str) -> list[Chain]:
     return [_chain(telemetry, trace_id, trace_id, None, ref)]
 
 
+def _by_partial_ref(telemetry: Telemetry, partial: str) -> list[Chain]:
+    """The chains of every ref in the telemetry that starts with ``partial``, each marked as completed from it."""
+    refs = {r for item in (*telemetry.spans, *telemetry.logs)
+            if isinstance(r := item.get(attr.ERRSCOPE_ERROR_REF), str) and r.startswith(partial)}
+    chains = [chain for ref in sorted(refs) for chain in _by_ref(telemetry, ref)]
+    for chain in chains:
+        chain.cut_short = partial
+    return chains
+
+
+def _extent(telemetry: Telemetry) -> str:
+    """Whose telemetry the files hold and from when to when (``" of host, payments, <first> to <last> UTC,"``): a "not
+    found" then shows whether the call is older than the files, or another service's."""
+    items = (*telemetry.spans, *telemetry.logs)
+    services = sorted({item.service for item in items if item.service})
+    times = sorted(t for t in (*(s.start for s in telemetry.spans), *(r.time for r in telemetry.logs)) if t)
+    said = f" of {', '.join(services)}" if services else ""
+    if times:
+        first, last = (datetime.fromtimestamp(t / 1e9, timezone.utc) for t in (times[0], times[-1]))
+        said += f", {first:%Y-%m-%d %H:%M:%S} to {last:%Y-%m-%d %H:%M:%S} UTC,"
+    return said
+
+
+def _searched(telemetry: Telemetry) -> str:
+    return ", ".join(sorted({str(path.parent) for path in telemetry.files})) or "-"
+
+
 def find_chains(telemetry: Telemetry, query: str) -> list[Chain]:
-    """Chains for an error ref (``ERR-…``), a trace id (32 hex digits) or a JSON-RPC request id.
+    """Chains for an error ref (``ERR-…``), a trace id (32 hex digits) or a JSON-RPC request id, in that order; a ref
+    cut short (``ERR-7K3M9…``, :func:`errscope._refs.read_partial_ref`) gives the chains of every ref here that starts
+    with it.
 
     Raises:
-        QueryError: ``query`` holds no ref, trace id or request id that could match.
+        QueryError: ``query`` holds no ref, trace id or request id that could match, or a ref cut short that no ref
+            here starts with.
         ExplainError: nothing in the telemetry matches.
     """
     text = query.strip()
@@ -206,6 +239,13 @@ def find_chains(telemetry: Telemetry, query: str) -> list[Chain]:
         chains = _by_trace_id(telemetry, trace_id)
         kind = "trace id"
         text = trace_id
+    elif partial := read_partial_ref(text):
+        chains = _by_partial_ref(telemetry, partial)
+        kind = "error ref"
+        if not chains:
+            raise QueryError(f"{partial} is cut short ({len(partial) - 4} of a ref's 8 characters: a host, a preview or"
+                             f" a screenshot cut it) and no ref in {_searched(telemetry)} starts with it; paste the"
+                             " whole ref, or the JSON-RPC request id from the host's log")
     elif text and len(text) <= 128 and text.isprintable():
         chains = _by_request_id(telemetry, text)
         kind = "JSON-RPC request id"
@@ -219,8 +259,9 @@ def find_chains(telemetry: Telemetry, query: str) -> list[Chain]:
                           " whole message the user saw, with its \"Ref ERR-…\", or the request id from the host's log")
     if not chains:
         raise ExplainError(
-            f"{kind} {text} not found ({len(telemetry.spans)} spans and {len(telemetry.logs)} log records searched)"
-            f" in {', '.join(sorted({str(path.parent) for path in telemetry.files})) or '-'}; a call made seconds"
+            f"{kind} {text} not found ({len(telemetry.spans)} spans and {len(telemetry.logs)} log records"
+            f"{_extent(telemetry)} searched) in {_searched(telemetry)}; a call older than these records is not in"
+            " these files (rotated, or exported elsewhere); a call made seconds"
             " ago may not be written yet (exporters write in batches and at exit; a Collector's tail sampling holds a trace"
             " for its decision wait, 10 s by default), else --from is not the folder"
             " its server and host export to"
@@ -286,6 +327,8 @@ def render(chain: Chain) -> str:
         (r.get(attr.GEN_AI_TOOL_NAME) for r in chain.model), None) or "-"
     head = chain.error_ref or "(no error ref: the call succeeded or was not answered)"
     lines = [f"{head}  tool={tool_name}  trace={chain.trace_id or '-'}", ""]
+    if chain.cut_short and chain.error_ref:
+        lines.insert(1, f"(the query held {chain.cut_short}…, cut short: {chain.error_ref} is a ref here that starts so)")
 
     lines.append("1. what the model saw")
     if chain.model:
