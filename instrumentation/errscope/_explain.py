@@ -83,6 +83,8 @@ class Chain:
     client: list[Span] = field(default_factory=list)
     host: list[Span] = field(default_factory=list)
     """Other spans carrying the ref (a host's own span for a failure no tool call recorded)."""
+    relays: list[Span] = field(default_factory=list)
+    """The SERVER spans of the hops the call passed through before the tool span (``errscope proxy``), outermost first."""
     cut_short: str | None = None
     """The start of the ref the query held, when it was cut short (``ERR-7K3M9``) and completed from the telemetry."""
 
@@ -95,16 +97,43 @@ def _server_spans(telemetry: Telemetry, spans: Iterable[Span]) -> list[Span]:
     return [s for s in spans if s.kind == SPAN_KIND_SERVER and _is_tool_span(s)]
 
 
+def _innermost(telemetry: Telemetry, span: Span) -> Span:
+    """The server that ran the call ``span`` served: down through the SERVER ``tools/call`` spans that are its
+    direct children (a relay's hop: ``errscope proxy`` continues its trace into the server behind it, which adopts
+    no new request of its own), the last one started. A gateway's tool that calls another server is another call:
+    its CLIENT span stands between."""
+    while hops := [s for s in telemetry.children(span) if s.kind == SPAN_KIND_SERVER and _is_tool_span(s)]:
+        span = hops[-1]
+    return span
+
+
+def _relays(telemetry: Telemetry, tool: Span) -> list[Span]:
+    """The SERVER ``tools/call`` spans the call passed through before ``tool`` (its direct ancestors), outermost first."""
+    hops: list[Span] = []
+    parent = telemetry.parent(tool)
+    while parent is not None and parent.kind == SPAN_KIND_SERVER and _is_tool_span(parent):
+        hops.insert(0, parent)
+        parent = telemetry.parent(parent)
+    return hops
+
+
+def _calls(telemetry: Telemetry, servers: Iterable[Span]) -> list[Span]:
+    """One tool span per call among ``servers``: each relay's hop and the server behind it are one call."""
+    return list({(s.trace_id, s.span_id): s for s in (_innermost(telemetry, span) for span in servers)}.values())
+
+
 def _chain(telemetry: Telemetry, query: str, trace_id: str, tool: Span | None, ref: str | None) -> Chain:
+    tool = None if tool is None else _innermost(telemetry, tool)
     chain = Chain(query=query, error_ref=ref, trace_id=trace_id, tool=tool)
     if tool is not None:
         ref = ref or tool.get(attr.ERRSCOPE_ERROR_REF)
         chain.error_ref = ref
         chain.upstream = [s for s in telemetry.children(tool) if s.kind == SPAN_KIND_CLIENT]
+        chain.relays = _relays(telemetry, tool)
     trace = telemetry.trace(trace_id) if trace_id else []
     client = [s for s in trace if s.kind == SPAN_KIND_CLIENT and _is_tool_span(s)]
     if tool is not None and client:
-        parent = telemetry.parent(tool)
+        parent = telemetry.parent(chain.relays[0] if chain.relays else tool)
         direct = [s for s in client if parent is not None and s.span_id == parent.span_id]
         tool_name = tool.get(attr.GEN_AI_TOOL_NAME)
         client = direct + [s for s in client if s not in direct and s.get(attr.GEN_AI_TOOL_NAME) == tool_name]
@@ -155,7 +184,7 @@ def _linked_attempts(telemetry: Telemetry, attempts: list[Span]) -> list[Span]:
 
 def _by_ref(telemetry: Telemetry, ref: str) -> list[Chain]:
     spans = telemetry.spans_where(attr.ERRSCOPE_ERROR_REF, ref)
-    servers = _server_spans(telemetry, spans)
+    servers = _calls(telemetry, _server_spans(telemetry, spans))
     if servers:
         return [_chain(telemetry, ref, s.trace_id, s, ref) for s in servers]
     for span in spans:  # a ref the client minted (timeout, lost session) or a host's step span
@@ -174,7 +203,7 @@ def _by_ref(telemetry: Telemetry, ref: str) -> list[Chain]:
 
 def _by_request_id(telemetry: Telemetry, request_id: str) -> list[Chain]:
     spans = [s for s in telemetry.spans if _is_tool_span(s) and str(s.get(attr.JSONRPC_REQUEST_ID)) == request_id]
-    servers = _server_spans(telemetry, spans)
+    servers = _calls(telemetry, _server_spans(telemetry, spans))
     if servers:
         return [_chain(telemetry, request_id, s.trace_id, s, None) for s in servers]
     return [_chain(telemetry, request_id, s.trace_id, None, s.get(attr.ERRSCOPE_ERROR_REF)) for s in spans]
@@ -348,7 +377,11 @@ def render(chain: Chain) -> str:
                                  attr.ERRSCOPE_UPSTREAM_ADDRESS, attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE))
         lines.append(f"   {upstream or 'no upstream recorded'}")
         own = span.get(attr.ERRSCOPE_ERROR_REF)
-        if own and chain.error_ref and own != chain.error_ref:
+        relay = next((r for r in chain.relays if r.get(attr.ERRSCOPE_ERROR_REF) == chain.error_ref), None)
+        if own and chain.error_ref and own != chain.error_ref and relay is not None:
+            lines.append(f"   the server's own ref for this call: {own} ({chain.error_ref} is {relay.service}'s, which"
+                         " relayed the call)")
+        elif own and chain.error_ref and own != chain.error_ref:
             # The client minted its ref (a timeout, a lost session) and the server then failed under its own.
             lines.append(f"   the server's own ref for this call: {own} (the host's {chain.error_ref} is the client's: "
                          "it gave up or lost the answer first)")
@@ -364,6 +397,9 @@ def render(chain: Chain) -> str:
                     else f" and ended {ended}"))
             else:
                 lines.append(f"   event {name} {_fmt(event) if event else ''}".rstrip())
+        for hop in chain.relays:  # one call, not several: the server above is the one that ran it
+            lines.append(f"   relayed by {hop.service}: {hop.name}  [{hop.kind_name}]  {hop.duration_ms:.1f} ms  "
+                         f"status={_status(hop)}  {_pairs(hop, (attr.ERRSCOPE_UPSTREAM_SYSTEM, attr.ERRSCOPE_UPSTREAM_STATUS, attr.ERRSCOPE_UPSTREAM_ADDRESS))}".rstrip())
     else:
         lines.append("   (none: the server never started a tool call for this; see the log record)")
 
@@ -386,7 +422,8 @@ def render(chain: Chain) -> str:
             lines.append(f"   {record.severity} {record.body}  ref={ref}  [{record.scope}, {record.service}]")
             detail = _pairs(record, (EXCEPTION_TYPE, EXCEPTION_MESSAGE, attr.ERRSCOPE_ERROR_FINGERPRINT,
                                      attr.ERRSCOPE_FAILURE_REASON, attr.ERRSCOPE_FAILURE_DETAIL,
-                                     attr.RPC_RESPONSE_STATUS_CODE, attr.ERRSCOPE_UPSTREAM_STATUS,
+                                     attr.RPC_RESPONSE_STATUS_CODE, attr.ERRSCOPE_UPSTREAM_SYSTEM,
+                                     attr.ERRSCOPE_UPSTREAM_STATUS, attr.ERRSCOPE_UPSTREAM_ADDRESS,
                                      attr.ERRSCOPE_UPSTREAM_MESSAGE))
             if detail:
                 lines.append(f"   {detail}")
