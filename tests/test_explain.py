@@ -132,11 +132,16 @@ def test_a_ref_not_found_points_at_the_request_id(telemetry: Telemetry) -> None:
     ("the bot said it could not find my order", True),
 ])
 def test_a_query_that_is_no_id_is_bad_input(
-    telemetry: Telemetry, tmp_path: Path, query: str, bad_input: bool, capsys: pytest.CaptureFixture[str]
+    telemetry: Telemetry, tmp_path: Path, query: str, bad_input: bool, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A query no ref, trace id or request id can be read from is bad input (exit 2, as ``errscope.cli`` documents);
     a well-formed one that matches nothing is "not found" (exit 1). Both exited 1."""
+    from errscope._setup import OTLP_VARIABLES
     from errscope.cli import main
+
+    for name in OTLP_VARIABLES:  # an endpoint in this shell adds where the telemetry went instead
+        monkeypatch.delenv(name, raising=False)
 
     with pytest.raises(ExplainError) as caught:
         find_chains(telemetry, query)
@@ -235,3 +240,22 @@ def test_a_ref_cut_short_that_matches_nothing_says_so(tmp_path: Path) -> None:
         find_chains(_one_failure(tmp_path, "ERR-AAAAAAAA"), "Ref ERR-7K3M9…")
     assert str(caught.value).startswith(f"ERR-7K3M9 is cut short (5 of a ref's 8 characters: a host, a preview or a"
                                         f" screenshot cut it) and no ref in {tmp_path} starts with it")
+
+
+def test_not_found_says_when_this_shell_exports_to_an_otlp_endpoint(
+    telemetry: Telemetry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The services started from this shell sent their telemetry to the endpoint (``configure_telemetry`` prefers it
+    to files): "not found" in a folder, or a folder that does not exist, says where it went instead."""
+    from errscope.cli import main
+
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318")
+    hint = ("; OTEL_EXPORTER_OTLP_ENDPOINT is set here (http://collector:4318): processes that see it export there, not"
+            " to files, so look the ref up where that endpoint leads (the triage dashboard), or give --from its"
+            " Collector's file exporter folder\n")
+    assert main(["explain", "ERR-ZZZZZZZZ", "--from", str(tmp_path)]) == 1
+    assert capsys.readouterr().err.endswith(hint)
+    assert main(["explain", "ERR-ZZZZZZZZ", "--from", str(tmp_path / "missing")]) == 2
+    assert capsys.readouterr().err.endswith(hint)
+    assert main(["explain", "", "--from", str(tmp_path)]) == 2  # bad input: no hint about where telemetry went
+    assert "OTEL_EXPORTER_OTLP_ENDPOINT" not in capsys.readouterr().err

@@ -30,12 +30,13 @@ if TYPE_CHECKING:  # the SDK is the `cli` extra: imported when configure_telemet
 
 __all__ = ["Telemetry", "configure_telemetry"]
 
-_OTLP_VARIABLES: Final = (
+OTLP_VARIABLES: Final = (
     "OTEL_EXPORTER_OTLP_ENDPOINT",
     "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
     "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
     "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT",
 )
+"""The standard variables (OpenTelemetry SDK environment variables) that send telemetry to an OTLP endpoint."""
 EXPORT_TIMEOUT: Final = 5.0
 """Seconds an export may take before it is abandoned, unless ``OTEL_EXPORTER_OTLP_TIMEOUT`` (or the signal's own
 ``OTEL_EXPORTER_OTLP_<SIGNAL>_TIMEOUT``, seconds in the Python SDK) says otherwise: a dead collector must not hold a
@@ -136,7 +137,7 @@ class Telemetry:
 
 def otlp_configured() -> bool:
     """True when a standard OTLP endpoint variable is set."""
-    return any(os.environ.get(name) for name in _OTLP_VARIABLES)
+    return any(os.environ.get(name) for name in OTLP_VARIABLES)
 
 
 def configure_telemetry(
