@@ -259,3 +259,29 @@ def test_not_found_says_when_this_shell_exports_to_an_otlp_endpoint(
     assert capsys.readouterr().err.endswith(hint)
     assert main(["explain", "", "--from", str(tmp_path)]) == 2  # bad input: no hint about where telemetry went
     assert "OTEL_EXPORTER_OTLP_ENDPOINT" not in capsys.readouterr().err
+
+
+def test_a_call_relayed_to_an_errscope_server_is_one_chain(tmp_path: Path) -> None:
+    """``errscope proxy`` adopts the ref of the errscope server behind it and continues its trace: the host's CLIENT
+    span, the relay's SERVER span and the server's SERVER span carry one ref. By ref and by request id that is one call:
+    the server's span is the tool span (its upstream), the relay's is its hop."""
+    common = {"mcp.method.name": "tools/call", "gen_ai.tool.name": "refund_order", "jsonrpc.request.id": "7",
+              "errscope.error_ref": "ERR-AAAAAAAA"}
+    host = _span("a" * 16, "", SPAN_KIND_CLIENT, "tools/call refund_order", **common)
+    relay = _span("b" * 16, "a" * 16, SPAN_KIND_SERVER, "tools/call refund_order", **common, **{
+        "errscope.upstream.system": "mcp", "errscope.upstream.status": "isError"})
+    server = _span("c" * 16, "b" * 16, SPAN_KIND_SERVER, "tools/call refund_order", **common, **{
+        "errscope.upstream.system": "http", "errscope.upstream.status": "404", "errscope.upstream.address": "db:80"})
+    upstream = _span("d" * 16, "c" * 16, SPAN_KIND_CLIENT, "GET", **{"http.response.status_code": 404})
+    (tmp_path / "traces.json").write_text("\n".join([_traces("agent", host), _traces("errscope-proxy", relay),
+                                                     _traces("refunds", server, upstream)]))
+    telemetry = load(tmp_path)
+    for query in ("ERR-AAAAAAAA", "7", TRACE):
+        [chain] = find_chains(telemetry, query)
+        assert chain.tool is not None and chain.tool.span_id == "c" * 16, query
+        assert [s.span_id for s in chain.relays] == ["b" * 16] and [s.span_id for s in chain.client] == ["a" * 16]
+        assert [s.span_id for s in chain.upstream] == ["d" * 16]
+    text = render(chain)
+    assert "errscope.upstream.system=http  errscope.upstream.status=404  errscope.upstream.address=db:80" in text
+    assert ("   relayed by errscope-proxy: tools/call refund_order  [SERVER]  3.0 ms  status=ERROR not_found  "
+            "errscope.upstream.system=mcp  errscope.upstream.status=isError\n") in text, text

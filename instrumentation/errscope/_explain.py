@@ -398,8 +398,9 @@ def render(chain: Chain) -> str:
             else:
                 lines.append(f"   event {name} {_fmt(event) if event else ''}".rstrip())
         for hop in chain.relays:  # one call, not several: the server above is the one that ran it
+            seen = _pairs(hop, (attr.ERRSCOPE_UPSTREAM_SYSTEM, attr.ERRSCOPE_UPSTREAM_STATUS, attr.ERRSCOPE_UPSTREAM_ADDRESS))
             lines.append(f"   relayed by {hop.service}: {hop.name}  [{hop.kind_name}]  {hop.duration_ms:.1f} ms  "
-                         f"status={_status(hop)}  {_pairs(hop, (attr.ERRSCOPE_UPSTREAM_SYSTEM, attr.ERRSCOPE_UPSTREAM_STATUS, attr.ERRSCOPE_UPSTREAM_ADDRESS))}".rstrip())
+                         f"status={_status(hop)}  {seen}".rstrip())
     else:
         lines.append("   (none: the server never started a tool call for this; see the log record)")
 

@@ -107,6 +107,7 @@ def _unescape_one(match: re.Match[str]) -> str:
         return chr(int(escaped[1:], 16))
     return " " if escaped in "nrtbf" else escaped
 
+
 # Zero-width characters a chat client or a copy from a web page leaves inside a word.
 _INVISIBLE: Final = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
 
