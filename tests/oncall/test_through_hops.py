@@ -35,7 +35,7 @@ from tests.classification.upstreams import HttpUpstream
 from tests.oncall.deep_server import SECRET
 from tests.proxy.conftest import ROOT, free_port, serving
 
-pytestmark = [pytest.mark.anyio, pytest.mark.timeout(180)]
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(300)]
 
 CALLS = {"sync_ledger": {}, "get_rates": {}, "charge": {"order_id": "ord_1"}}
 # tool -> (class, upstream status, root cause type)
