@@ -190,10 +190,12 @@ def build() -> db.Dashboard:
         ).id(3),
         table_panel(
             "Failing descendants of $ref (the upstream call)",
-            "Spans below the tool span that failed (`>>` = descendant): usually the upstream HTTP CLIENT span, "
-            "with its status code and host. This is the upstream event behind the message the user saw.",
+            "CLIENT spans below the spans of the ref that failed (`>>` = descendant): usually the upstream HTTP call, "
+            "with its status code and host. This is the upstream event behind the message the user saw. Only CLIENT "
+            "spans: the host's span carries the ref too, and the SERVER spans below it (errscope proxy's hop, the "
+            "server behind it) are the call itself, not its upstream.",
             tempo_query(
-                f"{by_ref} >> {{ status = error || {span(HTTP_RESPONSE_STATUS_CODE)} >= 400 }}"
+                f"{by_ref} >> {{ span:kind = client && (status = error || {span(HTTP_RESPONSE_STATUS_CODE)} >= 400) }}"
                 + _select(span(HTTP_RESPONSE_STATUS_CODE), span(attrs.SERVER_ADDRESS), "span:statusMessage")
             ),
             grid.place(12, 7),

@@ -91,7 +91,8 @@ def test_ref_only_in_a_log_record(telemetry: Telemetry) -> None:
 
 
 @pytest.mark.parametrize(("query", "message"), [
-    ("ERR-ZZZZZZZZ", "error ref ERR-ZZZZZZZZ not found (4 spans and 3 log records searched)"),
+    ("ERR-ZZZZZZZZ", "error ref ERR-ZZZZZZZZ not found (4 spans and 3 log records of agent, refunds, 1970-01-01 00:00:00"
+                     " to 1970-01-01 00:00:00 UTC, searched)"),
     ("f" * 32, f"trace id {'f' * 32} not found"),
     ("8", "JSON-RPC request id 8 not found"),
     ("ERR-UUUUUUUU", "ERR-UUUUUUUU is no error ref: ERR- and 8 characters"),  # not read as a request id
@@ -131,11 +132,16 @@ def test_a_ref_not_found_points_at_the_request_id(telemetry: Telemetry) -> None:
     ("the bot said it could not find my order", True),
 ])
 def test_a_query_that_is_no_id_is_bad_input(
-    telemetry: Telemetry, tmp_path: Path, query: str, bad_input: bool, capsys: pytest.CaptureFixture[str]
+    telemetry: Telemetry, tmp_path: Path, query: str, bad_input: bool, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A query no ref, trace id or request id can be read from is bad input (exit 2, as ``errscope.cli`` documents);
     a well-formed one that matches nothing is "not found" (exit 1). Both exited 1."""
+    from errscope._setup import OTLP_VARIABLES
     from errscope.cli import main
+
+    for name in OTLP_VARIABLES:  # an endpoint in this shell adds where the telemetry went instead
+        monkeypatch.delenv(name, raising=False)
 
     with pytest.raises(ExplainError) as caught:
         find_chains(telemetry, query)
@@ -189,3 +195,93 @@ def test_a_server_ref_after_the_client_gave_up_is_named(tmp_path: Path) -> None:
     text = render(chain)
     assert "the server's own ref for this call: ERR-DDDDDDDD (the host's ERR-CCCCCCCC is the client's" in text, text
     assert "ref=ERR-DDDDDDDD" in text and "\n      For more information" in text, text
+
+
+def _one_failure(tmp_path: Path, *refs: str) -> Telemetry:
+    spans = [_span(f"{n:016x}", "", SPAN_KIND_SERVER, "tools/call refund_order", **{
+        "mcp.method.name": "tools/call", "gen_ai.tool.name": "refund_order", "errscope.error_ref": ref})
+        for n, ref in enumerate(refs, 1)]
+    (tmp_path / "traces.json").write_text(_traces("refunds", *spans))
+    return load(tmp_path)
+
+
+@pytest.mark.parametrize("pasted", [
+    # a host's JSON log line: the ref on a line of its own, the escape glued to it
+    r'{"level":"info","tool_result":"refund_order failed: order ord_2 was not found.\nERR-7K3M9QXZ"}',
+    r'{"msg":"Ref ERR\u20117K3M9QXZ"}',  # a non-breaking hyphen the model wrote, ASCII-escaped by json.dumps
+    r'{"event":"{\"text\": \"Ref\\u00a0ERR\\u20117K3M9QXZ\"}"}',  # a JSON string inside a JSON log line
+    "https://support.example.com/search?q=%22ERR-7K3M9QXZ%22",  # a link someone shared
+    "<p>refund_order failed. Ref&nbsp;ERR&#8209;7K3M9QXZ</p>",  # the chat's HTML
+    r"refund\_order failed\. Ref ERR\-7K3M9QXZ\.",  # Markdown escaped for a Telegram bot (MarkdownV2)
+])
+def test_a_ref_escaped_by_the_formats_a_message_passed_through_is_found(tmp_path: Path, pasted: str) -> None:
+    """The message reaches on-call through JSON logs, URLs, HTML and Markdown: each escape undone, the ref is read."""
+    [chain] = find_chains(_one_failure(tmp_path, "ERR-7K3M9QXZ"), pasted)
+    assert chain.error_ref == "ERR-7K3M9QXZ" and chain.tool is not None
+
+
+@pytest.mark.parametrize("pasted", ["Ref ERR-7K3M9…", "refund_order failed … Ref err-7k3m9q", '"Ref ERR-7K3M..."'])
+def test_a_ref_cut_short_is_completed_from_the_telemetry(tmp_path: Path, pasted: str) -> None:
+    """A host's preview, a notification or a screenshot cut the ref: the refs here that start so are explained, and
+    the output says the ref was completed."""
+    [chain] = find_chains(_one_failure(tmp_path, "ERR-7K3M9QXZ", "ERR-AAAAAAAA"), pasted)
+    assert chain.error_ref == "ERR-7K3M9QXZ" and chain.tool is not None
+    assert "cut short: ERR-7K3M9QXZ is a ref here that starts so" in render(chain).splitlines()[1]
+
+
+def test_a_ref_cut_short_that_two_refs_start_with_gives_both(tmp_path: Path) -> None:
+    telemetry = _one_failure(tmp_path, "ERR-7K3M9QXZ", "ERR-7K3MAAAA", "ERR-AAAAAAAA")
+    assert [c.error_ref for c in find_chains(telemetry, "ERR-7K3M…")] == ["ERR-7K3M9QXZ", "ERR-7K3MAAAA"]
+
+
+def test_a_ref_cut_short_that_matches_nothing_says_so(tmp_path: Path) -> None:
+    """Not "no error ref" (it is the start of one) and not "not found" (no whole ref was given)."""
+    with pytest.raises(QueryError) as caught:
+        find_chains(_one_failure(tmp_path, "ERR-AAAAAAAA"), "Ref ERR-7K3M9…")
+    assert str(caught.value).startswith(f"ERR-7K3M9 is cut short (5 of a ref's 8 characters: a host, a preview or a"
+                                        f" screenshot cut it) and no ref in {tmp_path} starts with it")
+
+
+def test_not_found_says_when_this_shell_exports_to_an_otlp_endpoint(
+    telemetry: Telemetry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The services started from this shell sent their telemetry to the endpoint (``configure_telemetry`` prefers it
+    to files): "not found" in a folder, or a folder that does not exist, says where it went instead."""
+    from errscope.cli import main
+
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318")
+    hint = ("; OTEL_EXPORTER_OTLP_ENDPOINT is set here (http://collector:4318): processes that see it export there, not"
+            " to files, so look the ref up where that endpoint leads (the triage dashboard), or give --from its"
+            " Collector's file exporter folder\n")
+    assert main(["explain", "ERR-ZZZZZZZZ", "--from", str(tmp_path)]) == 1
+    assert capsys.readouterr().err.endswith(hint)
+    assert main(["explain", "ERR-ZZZZZZZZ", "--from", str(tmp_path / "missing")]) == 2
+    assert capsys.readouterr().err.endswith(hint)
+    assert main(["explain", "", "--from", str(tmp_path)]) == 2  # bad input: no hint about where telemetry went
+    assert "OTEL_EXPORTER_OTLP_ENDPOINT" not in capsys.readouterr().err
+
+
+def test_a_call_relayed_to_an_errscope_server_is_one_chain(tmp_path: Path) -> None:
+    """``errscope proxy`` adopts the ref of the errscope server behind it and continues its trace: the host's CLIENT
+    span, the relay's SERVER span and the server's SERVER span carry one ref. By ref and by request id that is one call:
+    the server's span is the tool span (its upstream), the relay's is its hop."""
+    common = {"mcp.method.name": "tools/call", "gen_ai.tool.name": "refund_order", "jsonrpc.request.id": "7",
+              "errscope.error_ref": "ERR-AAAAAAAA"}
+    host = _span("a" * 16, "", SPAN_KIND_CLIENT, "tools/call refund_order", **common)
+    relay = _span("b" * 16, "a" * 16, SPAN_KIND_SERVER, "tools/call refund_order", **common, **{
+        "errscope.upstream.system": "mcp", "errscope.upstream.status": "isError"})
+    server = _span("c" * 16, "b" * 16, SPAN_KIND_SERVER, "tools/call refund_order", **common, **{
+        "errscope.upstream.system": "http", "errscope.upstream.status": "404", "errscope.upstream.address": "db:80"})
+    upstream = _span("d" * 16, "c" * 16, SPAN_KIND_CLIENT, "GET", **{"http.response.status_code": 404})
+    (tmp_path / "traces.json").write_text("\n".join([_traces("agent", host), _traces("errscope-proxy", relay),
+                                                     _traces("refunds", server, upstream)]))
+    telemetry = load(tmp_path)
+    for query in ("ERR-AAAAAAAA", "7", TRACE):
+        [chain] = find_chains(telemetry, query)
+        assert chain.tool is not None and chain.tool.span_id == "c" * 16, query
+        assert [s.span_id for s in chain.relays] == ["b" * 16] and [s.span_id for s in chain.client] == ["a" * 16]
+        assert [s.span_id for s in chain.upstream] == ["d" * 16]
+    text = render(chain)
+    assert "errscope.upstream.system=http  errscope.upstream.status=404  errscope.upstream.address=db:80" in text
+    assert ("   relayed by errscope-proxy: tools/call refund_order  [SERVER]  3.0 ms  status=ERROR not_found  "
+            "errscope.upstream.system=mcp  errscope.upstream.status=isError\n") in text, text

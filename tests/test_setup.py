@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import time
+from pathlib import Path
 
 import pytest
 
@@ -93,3 +94,33 @@ def test_other_exporter_records_pass_and_the_filter_leaves_with_the_telemetry(mo
     assert logger.filter(record) and record.getMessage() == "Exporter already shutdown, ignoring batch"
     telemetry.shutdown()
     assert logger.filters == []
+
+
+_ENDED_BY_SIGTERM = """
+import os, signal, sys, time
+from errscope._setup import configure_telemetry
+telemetry = configure_telemetry("sigterm-test", output_dir=sys.argv[1])
+telemetry.tracer_provider.get_tracer("t").start_span("tools/call refund_order").end()
+if sys.argv[2] == "handled":  # an application's own handler is left alone
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(3))
+    telemetry = configure_telemetry("sigterm-test", output_dir=sys.argv[1] + "-second")
+os.kill(os.getpid(), signal.SIGTERM)
+time.sleep(30)
+"""
+
+
+@pytest.mark.parametrize(("mode", "returncode"), [("default", -15), ("handled", 3)])
+def test_sigterm_flushes_the_spans_then_ends_the_process_as_sigterm_would(
+    tmp_path: Path, mode: str, returncode: int
+) -> None:
+    """A process ended by SIGTERM (Kubernetes, systemd, uvicorn re-raising it after its shutdown) keeps the spans still
+    in the batch processor, and still ends by SIGTERM (they were lost); a handler the application installed is not
+    replaced by a later ``configure_telemetry`` (its exit runs the SDK's ``atexit`` flush)."""
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _ENDED_BY_SIGTERM, str(tmp_path / "out"), mode], timeout=60,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}, capture_output=True, text=True)
+    assert done.returncode == returncode, done.stderr
+    assert "tools/call refund_order" in (tmp_path / "out" / "traces.jsonl").read_text()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any, Final
 
 from opentelemetry.semconv.attributes.exception_attributes import EXCEPTION_MESSAGE, EXCEPTION_TYPE
@@ -25,7 +26,7 @@ from opentelemetry.semconv.attributes.url_attributes import URL_FULL
 
 from errscope import _attributes as attr
 from errscope._otlp_json import SPAN_KIND_CLIENT, SPAN_KIND_INTERNAL, SPAN_KIND_SERVER, LogRecord, Span, Telemetry
-from errscope._refs import read_error_ref
+from errscope._refs import read_error_ref, read_partial_ref
 
 __all__ = ["MODEL_TEXT", "Chain", "ExplainError", "QueryError", "find_chains", "render"]
 
@@ -82,6 +83,10 @@ class Chain:
     client: list[Span] = field(default_factory=list)
     host: list[Span] = field(default_factory=list)
     """Other spans carrying the ref (a host's own span for a failure no tool call recorded)."""
+    relays: list[Span] = field(default_factory=list)
+    """The SERVER spans of the hops the call passed through before the tool span (``errscope proxy``), outermost first."""
+    cut_short: str | None = None
+    """The start of the ref the query held, when it was cut short (``ERR-7K3M9``) and completed from the telemetry."""
 
 
 def _is_tool_span(span: Span) -> bool:
@@ -92,16 +97,43 @@ def _server_spans(telemetry: Telemetry, spans: Iterable[Span]) -> list[Span]:
     return [s for s in spans if s.kind == SPAN_KIND_SERVER and _is_tool_span(s)]
 
 
+def _innermost(telemetry: Telemetry, span: Span) -> Span:
+    """The server that ran the call ``span`` served: down through the SERVER ``tools/call`` spans that are its
+    direct children (a relay's hop: ``errscope proxy`` continues its trace into the server behind it, which adopts
+    no new request of its own), the last one started. A gateway's tool that calls another server is another call:
+    its CLIENT span stands between."""
+    while hops := [s for s in telemetry.children(span) if s.kind == SPAN_KIND_SERVER and _is_tool_span(s)]:
+        span = hops[-1]
+    return span
+
+
+def _relays(telemetry: Telemetry, tool: Span) -> list[Span]:
+    """The SERVER ``tools/call`` spans the call passed through before ``tool`` (its direct ancestors), outermost first."""
+    hops: list[Span] = []
+    parent = telemetry.parent(tool)
+    while parent is not None and parent.kind == SPAN_KIND_SERVER and _is_tool_span(parent):
+        hops.insert(0, parent)
+        parent = telemetry.parent(parent)
+    return hops
+
+
+def _calls(telemetry: Telemetry, servers: Iterable[Span]) -> list[Span]:
+    """One tool span per call among ``servers``: each relay's hop and the server behind it are one call."""
+    return list({(s.trace_id, s.span_id): s for s in (_innermost(telemetry, span) for span in servers)}.values())
+
+
 def _chain(telemetry: Telemetry, query: str, trace_id: str, tool: Span | None, ref: str | None) -> Chain:
+    tool = None if tool is None else _innermost(telemetry, tool)
     chain = Chain(query=query, error_ref=ref, trace_id=trace_id, tool=tool)
     if tool is not None:
         ref = ref or tool.get(attr.ERRSCOPE_ERROR_REF)
         chain.error_ref = ref
         chain.upstream = [s for s in telemetry.children(tool) if s.kind == SPAN_KIND_CLIENT]
+        chain.relays = _relays(telemetry, tool)
     trace = telemetry.trace(trace_id) if trace_id else []
     client = [s for s in trace if s.kind == SPAN_KIND_CLIENT and _is_tool_span(s)]
     if tool is not None and client:
-        parent = telemetry.parent(tool)
+        parent = telemetry.parent(chain.relays[0] if chain.relays else tool)
         direct = [s for s in client if parent is not None and s.span_id == parent.span_id]
         tool_name = tool.get(attr.GEN_AI_TOOL_NAME)
         client = direct + [s for s in client if s not in direct and s.get(attr.GEN_AI_TOOL_NAME) == tool_name]
@@ -152,7 +184,7 @@ def _linked_attempts(telemetry: Telemetry, attempts: list[Span]) -> list[Span]:
 
 def _by_ref(telemetry: Telemetry, ref: str) -> list[Chain]:
     spans = telemetry.spans_where(attr.ERRSCOPE_ERROR_REF, ref)
-    servers = _server_spans(telemetry, spans)
+    servers = _calls(telemetry, _server_spans(telemetry, spans))
     if servers:
         return [_chain(telemetry, ref, s.trace_id, s, ref) for s in servers]
     for span in spans:  # a ref the client minted (timeout, lost session) or a host's step span
@@ -171,7 +203,7 @@ def _by_ref(telemetry: Telemetry, ref: str) -> list[Chain]:
 
 def _by_request_id(telemetry: Telemetry, request_id: str) -> list[Chain]:
     spans = [s for s in telemetry.spans if _is_tool_span(s) and str(s.get(attr.JSONRPC_REQUEST_ID)) == request_id]
-    servers = _server_spans(telemetry, spans)
+    servers = _calls(telemetry, _server_spans(telemetry, spans))
     if servers:
         return [_chain(telemetry, request_id, s.trace_id, s, None) for s in servers]
     return [_chain(telemetry, request_id, s.trace_id, None, s.get(attr.ERRSCOPE_ERROR_REF)) for s in spans]
@@ -189,11 +221,41 @@ def _by_trace_id(telemetry: Telemetry, trace_id: str) -> list[Chain]:
     return [_chain(telemetry, trace_id, trace_id, None, ref)]
 
 
+def _by_partial_ref(telemetry: Telemetry, partial: str) -> list[Chain]:
+    """The chains of every ref in the telemetry that starts with ``partial``, each marked as completed from it."""
+    refs = {r for item in (*telemetry.spans, *telemetry.logs)
+            if isinstance(r := item.get(attr.ERRSCOPE_ERROR_REF), str) and r.startswith(partial)}
+    chains = [chain for ref in sorted(refs) for chain in _by_ref(telemetry, ref)]
+    for chain in chains:
+        chain.cut_short = partial
+    return chains
+
+
+def _extent(telemetry: Telemetry) -> str:
+    """Whose telemetry the files hold and from when to when (``" of host, payments, <first> to <last> UTC,"``): a "not
+    found" then shows whether the call is older than the files, or another service's."""
+    items = (*telemetry.spans, *telemetry.logs)
+    services = sorted({item.service for item in items if item.service})
+    times = sorted(t for t in (*(s.start for s in telemetry.spans), *(r.time for r in telemetry.logs)) if t)
+    said = f" of {', '.join(services)}" if services else ""
+    if times:
+        first, last = (datetime.fromtimestamp(t / 1e9, timezone.utc) for t in (times[0], times[-1]))
+        said += f", {first:%Y-%m-%d %H:%M:%S} to {last:%Y-%m-%d %H:%M:%S} UTC,"
+    return said
+
+
+def _searched(telemetry: Telemetry) -> str:
+    return ", ".join(sorted({str(path.parent) for path in telemetry.files})) or "-"
+
+
 def find_chains(telemetry: Telemetry, query: str) -> list[Chain]:
-    """Chains for an error ref (``ERR-…``), a trace id (32 hex digits) or a JSON-RPC request id.
+    """Chains for an error ref (``ERR-…``), a trace id (32 hex digits) or a JSON-RPC request id, in that order; a ref
+    cut short (``ERR-7K3M9…``, :func:`errscope._refs.read_partial_ref`) gives the chains of every ref here that starts
+    with it.
 
     Raises:
-        QueryError: ``query`` holds no ref, trace id or request id that could match.
+        QueryError: ``query`` holds no ref, trace id or request id that could match, or a ref cut short that no ref
+            here starts with.
         ExplainError: nothing in the telemetry matches.
     """
     text = query.strip()
@@ -206,6 +268,13 @@ def find_chains(telemetry: Telemetry, query: str) -> list[Chain]:
         chains = _by_trace_id(telemetry, trace_id)
         kind = "trace id"
         text = trace_id
+    elif partial := read_partial_ref(text):
+        chains = _by_partial_ref(telemetry, partial)
+        kind = "error ref"
+        if not chains:
+            raise QueryError(f"{partial} is cut short ({len(partial) - 4} of a ref's 8 characters: a host, a preview or"
+                             f" a screenshot cut it) and no ref in {_searched(telemetry)} starts with it; paste the"
+                             " whole ref, or the JSON-RPC request id from the host's log")
     elif text and len(text) <= 128 and text.isprintable():
         chains = _by_request_id(telemetry, text)
         kind = "JSON-RPC request id"
@@ -219,8 +288,9 @@ def find_chains(telemetry: Telemetry, query: str) -> list[Chain]:
                           " whole message the user saw, with its \"Ref ERR-…\", or the request id from the host's log")
     if not chains:
         raise ExplainError(
-            f"{kind} {text} not found ({len(telemetry.spans)} spans and {len(telemetry.logs)} log records searched)"
-            f" in {', '.join(sorted({str(path.parent) for path in telemetry.files})) or '-'}; a call made seconds"
+            f"{kind} {text} not found ({len(telemetry.spans)} spans and {len(telemetry.logs)} log records"
+            f"{_extent(telemetry)} searched) in {_searched(telemetry)}; a call older than these records is not in"
+            " these files (rotated, or exported elsewhere); a call made seconds"
             " ago may not be written yet (exporters write in batches and at exit; a Collector's tail sampling holds a trace"
             " for its decision wait, 10 s by default), else --from is not the folder"
             " its server and host export to"
@@ -286,6 +356,8 @@ def render(chain: Chain) -> str:
         (r.get(attr.GEN_AI_TOOL_NAME) for r in chain.model), None) or "-"
     head = chain.error_ref or "(no error ref: the call succeeded or was not answered)"
     lines = [f"{head}  tool={tool_name}  trace={chain.trace_id or '-'}", ""]
+    if chain.cut_short and chain.error_ref:
+        lines.insert(1, f"(the query held {chain.cut_short}…, cut short: {chain.error_ref} is a ref here that starts so)")
 
     lines.append("1. what the model saw")
     if chain.model:
@@ -305,7 +377,11 @@ def render(chain: Chain) -> str:
                                  attr.ERRSCOPE_UPSTREAM_ADDRESS, attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE))
         lines.append(f"   {upstream or 'no upstream recorded'}")
         own = span.get(attr.ERRSCOPE_ERROR_REF)
-        if own and chain.error_ref and own != chain.error_ref:
+        relay = next((r for r in chain.relays if r.get(attr.ERRSCOPE_ERROR_REF) == chain.error_ref), None)
+        if own and chain.error_ref and own != chain.error_ref and relay is not None:
+            lines.append(f"   the server's own ref for this call: {own} ({chain.error_ref} is {relay.service}'s, which"
+                         " relayed the call)")
+        elif own and chain.error_ref and own != chain.error_ref:
             # The client minted its ref (a timeout, a lost session) and the server then failed under its own.
             lines.append(f"   the server's own ref for this call: {own} (the host's {chain.error_ref} is the client's: "
                          "it gave up or lost the answer first)")
@@ -321,6 +397,10 @@ def render(chain: Chain) -> str:
                     else f" and ended {ended}"))
             else:
                 lines.append(f"   event {name} {_fmt(event) if event else ''}".rstrip())
+        for hop in chain.relays:  # one call, not several: the server above is the one that ran it
+            seen = _pairs(hop, (attr.ERRSCOPE_UPSTREAM_SYSTEM, attr.ERRSCOPE_UPSTREAM_STATUS, attr.ERRSCOPE_UPSTREAM_ADDRESS))
+            lines.append(f"   relayed by {hop.service}: {hop.name}  [{hop.kind_name}]  {hop.duration_ms:.1f} ms  "
+                         f"status={_status(hop)}  {seen}".rstrip())
     else:
         lines.append("   (none: the server never started a tool call for this; see the log record)")
 
@@ -343,7 +423,8 @@ def render(chain: Chain) -> str:
             lines.append(f"   {record.severity} {record.body}  ref={ref}  [{record.scope}, {record.service}]")
             detail = _pairs(record, (EXCEPTION_TYPE, EXCEPTION_MESSAGE, attr.ERRSCOPE_ERROR_FINGERPRINT,
                                      attr.ERRSCOPE_FAILURE_REASON, attr.ERRSCOPE_FAILURE_DETAIL,
-                                     attr.RPC_RESPONSE_STATUS_CODE, attr.ERRSCOPE_UPSTREAM_STATUS,
+                                     attr.RPC_RESPONSE_STATUS_CODE, attr.ERRSCOPE_UPSTREAM_SYSTEM,
+                                     attr.ERRSCOPE_UPSTREAM_STATUS, attr.ERRSCOPE_UPSTREAM_ADDRESS,
                                      attr.ERRSCOPE_UPSTREAM_MESSAGE))
             if detail:
                 lines.append(f"   {detail}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import threading
 import time
 from dataclasses import dataclass, field
@@ -29,12 +30,13 @@ if TYPE_CHECKING:  # the SDK is the `cli` extra: imported when configure_telemet
 
 __all__ = ["Telemetry", "configure_telemetry"]
 
-_OTLP_VARIABLES: Final = (
+OTLP_VARIABLES: Final = (
     "OTEL_EXPORTER_OTLP_ENDPOINT",
     "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
     "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
     "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT",
 )
+"""The standard variables (OpenTelemetry SDK environment variables) that send telemetry to an OTLP endpoint."""
 EXPORT_TIMEOUT: Final = 5.0
 """Seconds an export may take before it is abandoned, unless ``OTEL_EXPORTER_OTLP_TIMEOUT`` (or the signal's own
 ``OTEL_EXPORTER_OTLP_<SIGNAL>_TIMEOUT``, seconds in the Python SDK) says otherwise: a dead collector must not hold a
@@ -110,12 +112,16 @@ class Telemetry:
     destination: str
     _handler: logging.Handler | None = field(default=None, repr=False)
     _export_trouble: logging.Filter | None = field(default=None, repr=False)
+    _on_sigterm: Any = field(default=None, repr=False)
 
     @property
     def providers(self) -> dict[str, Any]:
         return {"tracer_provider": self.tracer_provider, "meter_provider": self.meter_provider}
 
     def shutdown(self) -> None:
+        if self._on_sigterm is not None and threading.current_thread() is threading.main_thread() \
+                and signal.getsignal(signal.SIGTERM) is self._on_sigterm:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
         if self._handler is not None:
             logging.getLogger("errscope").removeHandler(self._handler)
         for provider in (self.tracer_provider, self.meter_provider, self.logger_provider):
@@ -131,7 +137,7 @@ class Telemetry:
 
 def otlp_configured() -> bool:
     """True when a standard OTLP endpoint variable is set."""
-    return any(os.environ.get(name) for name in _OTLP_VARIABLES)
+    return any(os.environ.get(name) for name in OTLP_VARIABLES)
 
 
 def configure_telemetry(
@@ -212,7 +218,33 @@ def configure_telemetry(
         trace.set_tracer_provider(tracer_provider)
         metrics.set_meter_provider(meter_provider)
         set_logger_provider(logger_provider)
-    return Telemetry(tracer_provider, meter_provider, logger_provider, destination, handler, export_trouble)
+    telemetry = Telemetry(tracer_provider, meter_provider, logger_provider, destination, handler, export_trouble)
+    _flush_on_sigterm(telemetry)
+    return telemetry
+
+
+def _flush_on_sigterm(telemetry: Telemetry) -> None:
+    """Flush ``telemetry`` when SIGTERM ends the process, then end it as SIGTERM would have.
+
+    SIGTERM is how process managers and orchestrators stop a server (Kubernetes, systemd, docker stop; an MCP host
+    stops a stdio server with it after closing stdin). Its default action ends the process at once: no ``finally``,
+    no ``atexit``, so the spans still in the batch processor (5 s of them, the failures of the last calls among
+    them) are lost, while their log records, exported every second, arrive: a ref whose tool span is missing. uvicorn
+    handles SIGTERM, shuts down, restores the handler it found and raises the signal again, which then lands here.
+
+    Only when SIGTERM has its default action and this is the main thread (a handler the application installed is
+    left alone); :meth:`Telemetry.shutdown` takes it back.
+    """
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return
+
+    def flush_then_end(signum: int, frame: Any) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        telemetry.shutdown()  # bounded: each export gives up after its timeout
+        signal.raise_signal(signum)
+
+    signal.signal(signal.SIGTERM, flush_then_end)
+    telemetry._on_sigterm = flush_then_end
 
 
 def write_copy(telemetry: Telemetry, folder: str | os.PathLike[str]) -> None:

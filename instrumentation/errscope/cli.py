@@ -83,7 +83,7 @@ def _explain(args: argparse.Namespace) -> int:
         telemetry = load(args.source)
     except TelemetryError as exc:
         hint = _WHERE_FROM if not os.path.exists(args.source) else ""  # False, not OSError, for a path it cannot stat
-        print(f"errscope explain: {exc}{hint}", file=sys.stderr)
+        print(f"errscope explain: {exc}{hint}{_sent_elsewhere()}", file=sys.stderr)
         return EXIT_BAD_INPUT
     for said in telemetry.skipped[:3]:
         print(f"errscope explain: left out {said}", file=sys.stderr)
@@ -92,12 +92,24 @@ def _explain(args: argparse.Namespace) -> int:
     try:
         chains = find_chains(telemetry, args.query)
     except ExplainError as exc:
-        print(f"errscope explain: {exc}", file=sys.stderr)
+        print(f"errscope explain: {exc}{'' if isinstance(exc, QueryError) else _sent_elsewhere()}", file=sys.stderr)
         return EXIT_BAD_INPUT if isinstance(exc, QueryError) else EXIT_FAILED
     if len(chains) > 1:  # request ids repeat across sessions and runs: say so rather than pick one
         print(f"{len(chains)} calls match {args.query.strip()}; each is below.\n")
     print("\n\n".join(render(chain) for chain in chains))
     return 0
+
+
+def _sent_elsewhere() -> str:
+    """What to say when this shell exports to an OTLP endpoint: processes started from it sent their telemetry there
+    (``configure_telemetry`` prefers the endpoint to files), not to the folder searched."""
+    from errscope._setup import OTLP_VARIABLES
+
+    name = next((name for name in OTLP_VARIABLES if os.environ.get(name)), None)
+    if name is None:
+        return ""
+    return (f"; {name} is set here ({os.environ[name]}): processes that see it export there, not to files, so look the"
+            " ref up where that endpoint leads (the triage dashboard), or give --from its Collector's file exporter folder")
 
 
 def _proxy(args: argparse.Namespace) -> int:
