@@ -113,7 +113,7 @@ class Stack:
             raise StackError(f"prometheus did not start: {str(exc).splitlines()[0]} "
                              f"(log: {self.prometheus.log_path})") from None
         try:
-            binary = built()
+            binary = built(progress=True)  # once per machine, minutes: after the options and ports were checked
         except RuntimeError as exc:  # ToolMissing (no go), or the build failed
             raise StackError(str(exc).splitlines()[0]) from None
         self.collector = Collector(

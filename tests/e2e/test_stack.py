@@ -332,3 +332,22 @@ def test_missing_prometheus_is_one_clear_line(tmp_path: Path) -> None:
         assert result.stderr.strip().splitlines() == [
             "errscope stack: prometheus is not installed (Debian: apt-get install prometheus)"]
     assert json.loads((tmp_path / "stack.json").read_text())["status"] == "stopped"
+
+
+@pytest.mark.parametrize(("args", "code", "says"), [
+    ("--help", 0, 'usage: make stack STACK_ARGS="[options]"'),
+    ("--traffic-evry 0", 2, "unrecognized arguments: --traffic-evry"),
+])
+def test_options_are_read_before_the_collector_is_built(tmp_path: Path, args: str, code: int, says: str) -> None:
+    """``make stack STACK_ARGS=--help`` (as the README says to run it) and a mistyped option answer at once: the
+    Makefile built the Collector first, minutes on a fresh machine, before the options were read."""
+    require_executable("make")
+    cache = tmp_path / "cache"
+    result = subprocess.run(  # noqa: S603 - fixed argv
+        ["make", "-s", "-o", ".venv/.installed-runtime", "stack", f"PYTHON={sys.executable}", f"STACK_ARGS={args}"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+        env={**_clean_env(), "ERRSCOPE_CACHE_DIR": str(cache)},
+    )
+    assert result.returncode == code, result.stderr  # make exits 2 for a recipe that failed
+    assert says in result.stdout + result.stderr
+    assert not cache.exists()  # no build started
