@@ -77,12 +77,15 @@ _WHERE_FROM = (
 
 def _explain(args: argparse.Namespace) -> int:
     from errscope._explain import ExplainError, QueryError, find_chains, render
-    from errscope._otlp_json import TelemetryError, load
+    from errscope._otlp_json import TelemetryError, load, telemetry_files
 
     try:
         telemetry = load(args.source)
     except TelemetryError as exc:
-        hint = _WHERE_FROM if not os.path.exists(args.source) else ""  # False, not OSError, for a path it cannot stat
+        # a folder that is not there, or holds no telemetry at all, is likely not the one its processes export to
+        # (exists() is False, not OSError, for a path it cannot stat)
+        elsewhere = not os.path.exists(args.source) or (os.path.isdir(args.source) and not telemetry_files(args.source))
+        hint = _WHERE_FROM if elsewhere else ""
         print(f"errscope explain: {exc}{hint}", file=sys.stderr)
         return EXIT_BAD_INPUT
     for said in telemetry.skipped[:3]:
