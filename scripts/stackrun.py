@@ -65,7 +65,8 @@ def built(tool: str = "", *, progress: bool = False) -> str:
     )
     path = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
     if result.returncode != 0 or not os.access(path, os.X_OK):
-        raise RuntimeError(f"scripts/build-collector.sh {tool} failed ({result.returncode}):\n{(result.stderr or '')[-4000:]}")
+        said = (result.stderr or "")[-4000:]  # with progress, the build's lines are on stderr already
+        raise RuntimeError(f"scripts/build-collector.sh {tool} failed ({result.returncode}):\n{said}")
     return path
 
 

@@ -239,7 +239,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="run the refund scenario end to end and print the triage table")
     demo.add_argument("--out", type=Path, default=Path("errscope-out"), metavar="DIR",
-                      help="folder for OTLP-JSON files and triage.json, which each run replaces (default: ./errscope-out)")
+                      help="folder for OTLP-JSON files and triage.json, which each run replaces"
+                           " (default: ./errscope-out)")
     demo.add_argument("--http", action="store_true", help="serve the MCP server over streamable HTTP instead of stdio")
     demo.add_argument("--rounds", type=_positive, default=1, metavar="N",
                       help="walk the script N times on the same processes (steady traffic for a stack)")

@@ -221,7 +221,8 @@ def test_http_relay_says_an_upstream_at_a_wrong_path_once(tmp_path: Path) -> Non
             refused = [http.post(f"http://127.0.0.1:{listen}/not-mcp", json=initialize, headers=headers).status_code
                        for _ in range(3)]
             assert http.post(f"http://127.0.0.1:{listen}/mcp", json=initialize, headers=headers).status_code == 200
-            refused.append(http.post(f"http://127.0.0.1:{listen}/not-mcp?k=1", json=initialize, headers=headers).status_code)
+            again = http.post(f"http://127.0.0.1:{listen}/not-mcp?k=1", json=initialize, headers=headers)
+            refused.append(again.status_code)
     finally:
         proxy.terminate()
         stderr = proxy.communicate(timeout=30)[1].decode()

@@ -177,8 +177,8 @@ def plain_table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
-# What a terminal too narrow for the whole table gives up first: the trace ids' tails, then whole columns, the first
-# named first (the ref, which `errscope explain` takes, and what happened stay; triage.json keeps every column).
+# What a terminal too narrow for the whole table gives up: the trace ids' tails, then these columns in this order (the
+# ref, which `errscope explain` takes, and what happened stay; triage.json keeps every column).
 _DROPPED_FIRST: Final = ("upstream_said", "request_id", "trace_id", "channel", "upstream_status")
 _NO_WRAP: Final = ("error_ref", "tool", "failure_class", "trace_id")
 SHORT_TRACE_ID: Final = 8
@@ -192,7 +192,7 @@ def rich_table(rows: list[Row], title: str, width: int | None = None) -> Table |
     the nine) or folded their words a letter a line; ``None`` when even the ref, tool, class and outcome do not fit."""
     names = [name for name, _ in COLUMNS]
     columns = _columns(rows, names, short_trace=False)
-    if width is None or _widths(columns, width, natural=True) is not None:
+    if width is None or _room(columns, width) >= sum(c.most for c in columns):
         return _rich_table(title, columns, None)
     for dropped in range(len(_DROPPED_FIRST) + 1):
         kept = [name for name in names if name not in _DROPPED_FIRST[:dropped]]
@@ -235,20 +235,20 @@ def _columns(rows: list[Row], names: list[str], *, short_trace: bool) -> list[_C
     return columns
 
 
-def _widths(columns: list[_Column], width: int, *, natural: bool = False) -> list[int] | None:
-    """Each column's width in a table ``width`` wide (``natural``: whether all fit at their widest, ``[]``), or
-    ``None`` when their narrowest do not fit: padding 2 and a border 1 each, and the last border."""
-    room = width - 3 * len(columns) - 1
-    if natural:
-        return [] if sum(c.most for c in columns) <= room else None
-    spare = room - sum(c.least for c in columns)
+def _room(columns: list[_Column], width: int) -> int:
+    """What a table ``width`` wide leaves for the cells: padding 2 and a border 1 a column, and the last border."""
+    return width - 3 * len(columns) - 1
+
+
+def _widths(columns: list[_Column], width: int) -> list[int] | None:
+    """Each column's width in a table ``width`` wide, or ``None`` when their narrowest do not fit."""
+    spare = _room(columns, width) - sum(c.least for c in columns)
     if spare < 0:
         return None
     # what is left goes to the columns that wrap, by how much more they would take
     wants = [c.most - c.least for c in columns]
     total = sum(wants) or 1
-    widths = [c.least + min(want, spare * want // total) for c, want in zip(columns, wants, strict=True)]
-    return widths
+    return [c.least + min(want, spare * want // total) for c, want in zip(columns, wants, strict=True)]
 
 
 def _rich_table(title: str, columns: list[_Column], widths: list[int] | None) -> Table:

@@ -52,7 +52,7 @@ class HttpRelay(Relay):
         self.unreachable_said = False
         """The host's log was told the upstream cannot be reached; said again once it has answered."""
         self.wrong_endpoint_said = False
-        """The host's log was told ``initialize`` went to no MCP endpoint; said again once one was answered otherwise."""
+        """The host's log was told ``initialize`` reached no MCP endpoint; said again after one that did."""
 
     @staticmethod
     def address(upstream: str) -> str | None:
@@ -112,8 +112,8 @@ class McpExchange(Exchange):
             path = self.request.target.decode("latin-1").split("?", 1)[0]
             logger.error("the MCP server at %s answered initialize with HTTP %d %s; check that --upstream is the"
                          " server's MCP endpoint, path included (streamable HTTP servers commonly serve /mcp), and"
-                         " that the host calls the proxy at that same path", scrub(f"{url.scheme}://{url.netloc}{path}"),
-                         status, scrub(reason.decode("latin-1")))
+                         " that the host calls the proxy at that same path",
+                         scrub(f"{url.scheme}://{url.netloc}{path}"), status, scrub(reason.decode("latin-1")))
         for entry in self.scope.in_flight.values():
             entry.sent = True
         content_type = (header(headers, b"content-type") or b"").lower()
