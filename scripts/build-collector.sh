@@ -34,7 +34,11 @@ go_tool() {
 }
 
 exec 9>"$CACHE/.lock"
-flock 9   # one build at a time per machine (tools.sh, tests and bench may race)
+# one build at a time per machine (tools.sh, tests and bench may race); a wait of minutes is said, not silent
+if ! flock -n 9; then
+  echo "build-collector: waiting for another build to finish (lock $CACHE/.lock)" >&2
+  flock 9
+fi
 
 if [ "${1:-}" = "telemetrygen" ]; then
   go_tool github.com/open-telemetry/opentelemetry-collector-contrib/cmd/telemetrygen telemetrygen

@@ -100,7 +100,8 @@ class Stack:
             ) from None
         taken = [f"127.0.0.1:{port} ({name}, {FLAGS[name]})" for name, port in self.ports.items() if not port_free(port)]
         if taken:
-            raise StackError(f"port already in use: {', '.join(taken)}; stop what holds it or choose another port")
+            raise StackError(f"port already in use: {', '.join(taken)}; stop what holds it, or choose another port"
+                             " (--free-ports picks free ones)")
 
     # -- starting ---------------------------------------------------------------------------------
     def start(self) -> None:
@@ -113,7 +114,7 @@ class Stack:
             raise StackError(f"prometheus did not start: {str(exc).splitlines()[0]} "
                              f"(log: {self.prometheus.log_path})") from None
         try:
-            binary = built()
+            binary = built(progress=True)  # once per machine, minutes: after the options and ports were checked
         except RuntimeError as exc:  # ToolMissing (no go), or the build failed
             raise StackError(str(exc).splitlines()[0]) from None
         self.collector = Collector(
@@ -276,9 +277,12 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     finally:
         if stack.lock is not None and not stack.lock.closed:
-            print("errscope stack: stopping", flush=True)
+            started = stack.prometheus is not None  # a refused start (a port in use) stops nothing: said as nothing
+            if started:
+                print("errscope stack: stopping", flush=True)
             stack.stop()
-            print("errscope stack: stopped", flush=True)
+            if started:
+                print("errscope stack: stopped", flush=True)
     return 0
 
 

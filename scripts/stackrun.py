@@ -48,23 +48,25 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def built(tool: str = "") -> str:
+def built(tool: str = "", *, progress: bool = False) -> str:
     """Path of the Collector (or, with ``tool="telemetrygen"``, of that load generator), built and cached
-    per machine by ``scripts/build-collector.sh``.
+    per machine by ``scripts/build-collector.sh``; ``progress``: its lines (building, waiting for another build) go
+    to this process's stderr, for a person waiting minutes.
 
     Raises:
         ToolMissing: ``go`` is not on PATH.
-        RuntimeError: the build failed (the message ends with the build log's tail).
+        RuntimeError: the build failed (the message ends with the build log's tail, unless ``progress`` showed it).
     """
     if shutil.which("go") is None:
         raise ToolMissing("go is not installed, so the Collector cannot be built (scripts/build-collector.sh)")
     result = subprocess.run(  # noqa: S603 - fixed argv
-        [str(BUILD_SCRIPT), *([tool] if tool else [])],
-        capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, cwd=ROOT, check=False,
+        [str(BUILD_SCRIPT), *([tool] if tool else [])], stdout=subprocess.PIPE,
+        stderr=None if progress else subprocess.PIPE, text=True, timeout=BUILD_TIMEOUT_S, cwd=ROOT, check=False,
     )
     path = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
     if result.returncode != 0 or not os.access(path, os.X_OK):
-        raise RuntimeError(f"scripts/build-collector.sh {tool} failed ({result.returncode}):\n{result.stderr[-4000:]}")
+        said = (result.stderr or "")[-4000:]  # with progress, the build's lines are on stderr already
+        raise RuntimeError(f"scripts/build-collector.sh {tool} failed ({result.returncode}):\n{said}")
     return path
 
 

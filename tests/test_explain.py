@@ -163,6 +163,44 @@ def test_a_ref_retyped_with_letters_for_digits_is_found(tmp_path: Path) -> None:
         assert chain.error_ref == "ERR-A0A1AAAA" and chain.tool is not None, typed
 
 
+@pytest.mark.parametrize(("typed", "bad_input"), [
+    ("ERR-AAAAAAAB", False),  # one character changed
+    ("ERR-ABBBBBBB", False),  # ERR-BBBBBBBB, its first character changed (the log-only ref)
+    ("Ref ERR-AAAAABAA.", False),
+    ("ERR-AAAAAAAAA", True),  # one added
+])
+def test_a_ref_one_keystroke_off_names_the_ref_it_may_be(
+    telemetry: Telemetry, tmp_path: Path, typed: str, bad_input: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A ref retyped from a screenshot with one character wrong, swapped, left out or added: "not found" (or "no
+    error ref") names the refs in the folder one keystroke away, where it gave the generic reasons alone."""
+    from errscope.cli import main
+
+    with pytest.raises(ExplainError) as caught:
+        find_chains(telemetry, typed)
+    near = "ERR-BBBBBBBB" if "ABBB" in typed else "ERR-AAAAAAAA"
+    assert str(caught.value).endswith(f"; did you mean {near}?")
+    assert isinstance(caught.value, QueryError) is bad_input
+    assert main(["explain", typed, "--from", str(tmp_path)]) == (2 if bad_input else 1)
+    assert capsys.readouterr().err == f"errscope explain: {caught.value}\n"
+
+
+def test_a_ref_missing_its_last_character_is_completed_not_guessed(telemetry: Telemetry) -> None:
+    """One character left out reads as a ref cut short (7 of its 8 characters), completed from the refs here: the
+    rule for a preview's cut, which also answers the keystroke left out."""
+    [chain] = find_chains(telemetry, "ERR-AAAAAAA")
+    assert (chain.error_ref, chain.cut_short) == ("ERR-AAAAAAAA", "ERR-AAAAAAA")
+
+
+def test_a_swapped_pair_is_one_keystroke(tmp_path: Path) -> None:
+    """Two neighbours swapped is one slip of the fingers; two characters changed apart is not, nor is the same ref."""
+    from errscope._explain import _one_keystroke
+
+    assert _one_keystroke("7K3M9QXZ", "7K3M9QZX") and _one_keystroke("K73M9QXZ", "7K3M9QXZ")
+    assert not _one_keystroke("7K3M9QXZ", "7K3M9QXZ")
+    assert not _one_keystroke("XK3M9QX7", "7K3M9QXZ") and not _one_keystroke("7K3M9", "7K3M9QXZ")
+
+
 def test_explain_reads_the_demo_folder_by_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     """``errscope explain ERR-…`` right after ``make demo``: ``--from`` defaults to ./errscope-out."""

@@ -26,7 +26,7 @@ from opentelemetry.semconv.attributes.url_attributes import URL_FULL
 
 from errscope import _attributes as attr
 from errscope._otlp_json import SPAN_KIND_CLIENT, SPAN_KIND_INTERNAL, SPAN_KIND_SERVER, LogRecord, Span, Telemetry
-from errscope._refs import read_error_ref, read_partial_ref
+from errscope._refs import _MISREAD, read_error_ref, read_partial_ref
 
 __all__ = ["MODEL_TEXT", "Chain", "ExplainError", "QueryError", "find_chains", "render"]
 
@@ -281,11 +281,14 @@ def find_chains(telemetry: Telemetry, query: str) -> list[Chain]:
     else:
         raise QueryError("give an error ref (ERR-XXXXXXXX), a JSON-RPC request id or a 32-digit trace id")
     if not chains and text.upper().startswith("ERR-") and not ref:
-        raise QueryError(f"{text} is no error ref: ERR- and 8 characters of 0-9 and A-Z without U")
+        raise QueryError(f"{text} is no error ref: ERR- and 8 characters of 0-9 and A-Z without U"
+                         + _did_you_mean(telemetry, text[4:]))
     if not chains and kind == "JSON-RPC request id" and any(c.isspace() for c in text):
         # A sentence pasted from the chat without its "Ref ERR-…" (request ids are numbers or tokens): say what to give.
         raise QueryError(f"no error ref (ERR-XXXXXXXX), trace id or JSON-RPC request id in {text!r}; paste the"
                           " whole message the user saw, with its \"Ref ERR-…\", or the request id from the host's log")
+    if not chains and kind == "error ref" and (near := _did_you_mean(telemetry, text[4:])):
+        raise ExplainError(f"error ref {text} not found{near}")
     if not chains:
         raise ExplainError(
             f"{kind} {text} not found ({len(telemetry.spans)} spans and {len(telemetry.logs)} log records"
@@ -300,6 +303,29 @@ def find_chains(telemetry: Telemetry, query: str) -> list[Chain]:
                " server's record of that call by its JSON-RPC request id" if kind == "error ref" else "")
         )
     return chains
+
+
+def _did_you_mean(telemetry: Telemetry, typed: str) -> str:
+    """``"; did you mean ERR-…?"`` naming the refs in ``telemetry`` one keystroke from ``typed`` (the characters after
+    ``ERR-``: one changed, swapped with its neighbour, left out or added), as a ref retyped from a screenshot is;
+    ``""`` when none is."""
+    typed = typed.replace("-", "").upper().translate(_MISREAD)
+    known = {str(r) for r in (*(s.get(attr.ERRSCOPE_ERROR_REF) for s in telemetry.spans),
+                              *(r.get(attr.ERRSCOPE_ERROR_REF) for r in telemetry.logs)) if r}
+    near = sorted(ref for ref in known if _one_keystroke(typed, ref[4:]))
+    return f"; did you mean {' or '.join(near)}?" if near else ""
+
+
+def _one_keystroke(a: str, b: str) -> bool:
+    """Whether ``b`` is ``a`` with one character changed, two neighbours swapped, or one left out or added."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) == len(b):
+        diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                  and a[diff[1]] == b[diff[0]])
+    short, long = sorted((a, b), key=len)
+    return any(long[:i] + long[i + 1:] == short for i in range(len(long)))
 
 
 _CONTINUED: Final = "\n      "

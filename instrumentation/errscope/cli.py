@@ -77,12 +77,15 @@ _WHERE_FROM = (
 
 def _explain(args: argparse.Namespace) -> int:
     from errscope._explain import ExplainError, QueryError, find_chains, render
-    from errscope._otlp_json import TelemetryError, load
+    from errscope._otlp_json import TelemetryError, load, telemetry_files
 
     try:
         telemetry = load(args.source)
     except TelemetryError as exc:
-        hint = _WHERE_FROM if not os.path.exists(args.source) else ""  # False, not OSError, for a path it cannot stat
+        # a folder that is not there, or holds no telemetry at all, is likely not the one its processes export to
+        # (exists() is False, not OSError, for a path it cannot stat)
+        elsewhere = not os.path.exists(args.source) or (os.path.isdir(args.source) and not telemetry_files(args.source))
+        hint = _WHERE_FROM if elsewhere else ""
         print(f"errscope explain: {exc}{hint}{_sent_elsewhere()}", file=sys.stderr)
         return EXIT_BAD_INPUT
     for said in telemetry.skipped[:3]:
@@ -248,7 +251,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="run the refund scenario end to end and print the triage table")
     demo.add_argument("--out", type=Path, default=Path("errscope-out"), metavar="DIR",
-                      help="folder for OTLP-JSON files and triage.json (default: ./errscope-out)")
+                      help="folder for OTLP-JSON files and triage.json, which each run replaces"
+                           " (default: ./errscope-out)")
     demo.add_argument("--http", action="store_true", help="serve the MCP server over streamable HTTP instead of stdio")
     demo.add_argument("--rounds", type=_positive, default=1, metavar="N",
                       help="walk the script N times on the same processes (steady traffic for a stack)")

@@ -197,7 +197,9 @@ class TestBadInput:
         self._fails(explain("ERR-00000000", tmp_path / "file"), 2, "is not a folder")
 
     def test_empty_folder(self, tmp_path: Path) -> None:
-        self._fails(explain("ERR-00000000", tmp_path), 2, "holds no telemetry")
+        """A folder with no telemetry is likely the wrong one: the line says what --from takes, as for a missing one."""
+        self._fails(explain("ERR-00000000", tmp_path), 2, "holds no telemetry",
+                    "; --from takes the folder the server (or errscope proxy) and the host export OTLP-JSON files to")
 
     def test_empty_files(self, tmp_path: Path) -> None:
         for name in ("traces.jsonl", "logs.jsonl", "metrics.jsonl"):

@@ -282,8 +282,9 @@ class TestStack:
         assert taken.returncode == 1
         assert taken.stderr.strip().splitlines() == [
             f"errscope stack: port already in use: 127.0.0.1:{port} (prometheus, --prometheus-port); "
-            "stop what holds it or choose another port"
+            "stop what holds it, or choose another port (--free-ports picks free ones)"
         ]
+        assert taken.stdout == ""  # not "stopping", "stopped": it started nothing
         assert stack.info["status"] == "ready"  # the refusals did not touch the running stack
 
     def test_stop_leaves_nothing_behind(self, stack: RunningStack) -> None:
@@ -332,3 +333,44 @@ def test_missing_prometheus_is_one_clear_line(tmp_path: Path) -> None:
         assert result.stderr.strip().splitlines() == [
             "errscope stack: prometheus is not installed (Debian: apt-get install prometheus)"]
     assert json.loads((tmp_path / "stack.json").read_text())["status"] == "stopped"
+
+
+@pytest.mark.parametrize(("args", "code", "says"), [
+    ("--help", 0, 'usage: make stack STACK_ARGS="[options]"'),
+    ("--traffic-evry 0", 2, "unrecognized arguments: --traffic-evry"),
+])
+def test_options_are_read_before_the_collector_is_built(tmp_path: Path, args: str, code: int, says: str) -> None:
+    """``make stack STACK_ARGS=--help`` (as the README says to run it) and a mistyped option answer at once: the
+    Makefile built the Collector first, minutes on a fresh machine, before the options were read."""
+    require_executable("make")
+    cache = tmp_path / "cache"
+    result = subprocess.run(  # noqa: S603 - fixed argv
+        ["make", "-s", "-o", ".venv/.installed-runtime", "stack", f"PYTHON={sys.executable}", f"STACK_ARGS={args}"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+        env={**_clean_env(), "ERRSCOPE_CACHE_DIR": str(cache)},
+    )
+    assert result.returncode == code, result.stderr  # make exits 2 for a recipe that failed
+    assert says in result.stdout + result.stderr
+    assert not cache.exists()  # no build started
+
+
+def test_a_port_in_use_is_one_line_that_names_free_ports(tmp_path: Path) -> None:
+    """A port in use refuses the start in one line that names ``--free-ports``; nothing was started, so nothing is said
+    to stop (it printed "stopping" and "stopped" after the refusal)."""
+    import socket
+
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        result = subprocess.run(  # noqa: S603 - fixed argv
+            [sys.executable, str(ROOT / "scripts" / "stack.py"), "--state", str(tmp_path), "--prometheus-port",
+             str(port), "--otlp-http-port", "0", "--otlp-grpc-port", "0", "--collector-health-port", "0",
+             "--collector-metrics-port", "0"],
+            cwd=ROOT, capture_output=True, text=True, timeout=60, check=False, env=_clean_env(),
+        )
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        f"errscope stack: port already in use: 127.0.0.1:{port} (prometheus, --prometheus-port); "
+        "stop what holds it, or choose another port (--free-ports picks free ones)"]
+    assert result.stdout == ""

@@ -205,6 +205,34 @@ def test_http_relay_says_an_unreachable_upstream_once_until_it_answers(tmp_path:
     assert "(ConnectionRefusedError: " in stderr and "check --upstream" in stderr
 
 
+def test_http_relay_says_an_upstream_at_a_wrong_path_once(tmp_path: Path) -> None:
+    """``errscope proxy --listen`` in front of a server at a path that is not its MCP endpoint: the host gets the
+    upstream's 404, and the proxy's log says once (a host retries ``initialize``) which URL refused it and what to
+    check, until an ``initialize`` is answered; it said nothing, where the stdio proxy named the status and the check."""
+    upstream, listen = free_port(), free_port()
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                  "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    headers = {"accept": "application/json, text/event-stream"}
+    proxy = subprocess.Popen(proxy_command(tmp_path, "--upstream", f"http://127.0.0.1:{upstream}/not-mcp", "--listen",
+                                           f"127.0.0.1:{listen}"), stdin=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_port(listen, proxy)
+        with serving([*PLAIN, "http", str(upstream)], upstream), httpx.Client(timeout=30) as http:
+            refused = [http.post(f"http://127.0.0.1:{listen}/not-mcp", json=initialize, headers=headers).status_code
+                       for _ in range(3)]
+            assert http.post(f"http://127.0.0.1:{listen}/mcp", json=initialize, headers=headers).status_code == 200
+            again = http.post(f"http://127.0.0.1:{listen}/not-mcp?k=1", json=initialize, headers=headers)
+            refused.append(again.status_code)
+    finally:
+        proxy.terminate()
+        stderr = proxy.communicate(timeout=30)[1].decode()
+    assert refused == [404] * 4
+    line = (f"errscope proxy: the MCP server at http://127.0.0.1:{upstream}/not-mcp answered initialize with HTTP 404"
+            " Not Found; check that --upstream is the server's MCP endpoint, path included (streamable HTTP servers"
+            " commonly serve /mcp), and that the host calls the proxy at that same path")
+    assert stderr.splitlines().count(line) == 2, stderr  # 3 refused, one answered, refused again
+
+
 def _one_call_answered(command: list[str]) -> tuple[subprocess.Popen[bytes], list[dict[str, Any]]]:
     """Start the stdio proxy ``command`` and have it answer ``initialize`` and one ``echo`` call; stdin stays open."""
     host = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

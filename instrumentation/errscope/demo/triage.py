@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from opentelemetry.semconv.attributes.exception_attributes import EXCEPTION_MESSAGE
 from opentelemetry.semconv.attributes.http_attributes import HTTP_RESPONSE_STATUS_CODE
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 
@@ -176,16 +177,96 @@ def plain_table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
-def rich_table(rows: list[Row], title: str) -> Table:
+# What a terminal too narrow for the whole table gives up: the trace ids' tails, then these columns in this order (the
+# ref, which `errscope explain` takes, and what happened stay; triage.json keeps every column).
+_DROPPED_FIRST: Final = ("upstream_said", "request_id", "trace_id", "channel", "upstream_status")
+_NO_WRAP: Final = ("error_ref", "tool", "failure_class", "trace_id")
+SHORT_TRACE_ID: Final = 8
+"""Hex digits of a trace id a narrow terminal shows (``eeed0fd6…``)."""
+
+
+def rich_table(rows: list[Row], title: str, width: int | None = None) -> Table | None:
+    """The rows as a rich table. ``width`` (a terminal's columns): a table wider than it gets each column at least
+    its longest word (a name, a ref, a class whole), the trace ids cut, and then leaves out the least useful columns
+    (``_DROPPED_FIRST``), named in the caption, where rich alone squeezed columns to nothing (at 80 columns, six of
+    the nine) or folded their words a letter a line; ``None`` when even the ref, tool, class and outcome do not fit."""
+    names = [name for name, _ in COLUMNS]
+    columns = _columns(rows, names, short_trace=False)
+    if width is None or _room(columns, width) >= sum(c.most for c in columns):
+        return _rich_table(title, columns, None)
+    for dropped in range(len(_DROPPED_FIRST) + 1):
+        kept = [name for name in names if name not in _DROPPED_FIRST[:dropped]]
+        columns = _columns(rows, kept, short_trace=True)
+        widths = _widths(columns, width)
+        if widths is not None:
+            break
+    else:
+        return None
+    table = _rich_table(title, columns, widths)
+    said = ["trace ids cut"] if "trace_id" in kept else []
+    left_out = [header for name, header in COLUMNS if name not in kept]
+    if left_out:
+        said.append(f"left out: {', '.join(left_out)}")
+    table.caption = f"At this width {'; '.join(said)}: every column is in triage.json."
+    return table
+
+
+@dataclass(frozen=True)
+class _Column:
+    name: str
+    cells: list[str]
+    least: int
+    """Its longest word (a cell that must not wrap: the whole cell); a header may wrap at its spaces."""
+    most: int
+
+
+def _columns(rows: list[Row], names: list[str], *, short_trace: bool) -> list[_Column]:
+    columns = []
+    for name in names:
+        cells = [_cell(row, name) for row in rows]
+        if name == "trace_id" and short_trace:
+            cells = [cell[:SHORT_TRACE_ID] + "…" if len(cell) > SHORT_TRACE_ID else cell for cell in cells]
+        words = cells if name in _NO_WRAP else [word for cell in cells for word in cell.split()]
+        header = dict(COLUMNS)[name]
+        least = max(map(cell_len, [*words, *header.split()]))
+        if name == "upstream_said":  # a JSON body is one long word: folded, in a quarter of its cut width
+            least = min(least, SAID_WIDTH // 4)
+        columns.append(_Column(name, cells, least, max(map(cell_len, [*cells, header]))))
+    return columns
+
+
+def _room(columns: list[_Column], width: int) -> int:
+    """What a table ``width`` wide leaves for the cells: padding 2 and a border 1 a column, and the last border."""
+    return width - 3 * len(columns) - 1
+
+
+def _widths(columns: list[_Column], width: int) -> list[int] | None:
+    """Each column's width in a table ``width`` wide, or ``None`` when their narrowest do not fit."""
+    spare = _room(columns, width) - sum(c.least for c in columns)
+    if spare < 0:
+        return None
+    # what is left goes to the columns that wrap, by how much more they would take
+    wants = [c.most - c.least for c in columns]
+    total = sum(wants) or 1
+    return [c.least + min(want, spare * want // total) for c, want in zip(columns, wants, strict=True)]
+
+
+def _rich_table(title: str, columns: list[_Column], widths: list[int] | None) -> Table:
     table = Table(title=title, show_lines=False, header_style="bold", expand=False)
     styles = {"error_ref": "bold", "failure_class": "magenta", "outcome": "", "trace_id": "dim"}
-    for name, header in COLUMNS:
-        table.add_column(header, style=styles.get(name, ""), overflow="fold",
-                         no_wrap=name in ("error_ref", "trace_id", "failure_class"))
-    for row in rows:
-        outcome = row.outcome
-        outcome_text = f"[green]{outcome}[/]" if outcome == "ok" else f"[red]{outcome}[/]"
-        table.add_row(*[outcome_text if name == "outcome" else _escape(_cell(row, name)) for name, _ in COLUMNS])
+    headers = dict(COLUMNS)
+    for i, column in enumerate(columns):
+        table.add_column(headers[column.name], style=styles.get(column.name, ""), overflow="fold",
+                         no_wrap=column.name in _NO_WRAP, width=widths[i] if widths else None)
+    for i in range(len(columns[0].cells) if columns else 0):
+        cells = []
+        for column in columns:
+            cell = column.cells[i]
+            if column.name == "outcome":
+                cells.append(f"[green]{cell}[/]" if cell == "ok" else f"[red]{_escape(cell)}[/]")
+            else:
+                cells.append(_escape(cell))
+        table.add_row(*cells)
     return table
 
 
@@ -196,9 +277,10 @@ def _escape(text: str) -> str:
 
 
 def print_rows(console: Console, rows: list[Row], title: str) -> None:
-    """Rich table on a terminal, plain text otherwise."""
-    if console.is_terminal:
-        console.print(rich_table(rows, title))
+    """Rich table on a terminal (as wide as it is), plain text otherwise."""
+    table = rich_table(rows, title, console.width) if console.is_terminal else None
+    if table is not None:
+        console.print(table)
     else:
         print(title)
         print(plain_table(rows))

@@ -12,6 +12,7 @@ answers come back. Everything else (GET streams, DELETE, a POST of notifications
 from __future__ import annotations
 
 import logging
+from urllib.parse import urlsplit
 
 from errscope._classify import http_address
 from errscope._scrubbing import scrub
@@ -22,6 +23,9 @@ from errscope.proxy._relay import MAX_BODY, Exchange, Headers, HostConnection, R
 __all__ = ["HttpRelay", "McpExchange"]
 
 logger = logging.getLogger("errscope.proxy")
+
+_WRONG_ENDPOINT = (404, 405)
+"""HTTP statuses of an ``initialize`` sent to a path that is not the server's MCP endpoint."""
 
 _PASS, _JSON, _SSE, _TOO_LARGE = range(4)
 """How an answer is relayed: as bytes, read whole (a JSON body), event by event (an SSE stream), or not at all (a JSON
@@ -47,6 +51,8 @@ class HttpRelay(Relay):
         self.calls = calls
         self.unreachable_said = False
         """The host's log was told the upstream cannot be reached; said again once it has answered."""
+        self.wrong_endpoint_said = False
+        """The host's log was told ``initialize`` reached no MCP endpoint; said again after one that did."""
 
     @staticmethod
     def address(upstream: str) -> str | None:
@@ -74,6 +80,8 @@ class McpExchange(Exchange):
         self._held: tuple[int, bytes, Headers] | None = None
         self._chunks: list[bytes] = []
         self._held_size = 0
+        self._initialize = False
+        """The POST holds the host's ``initialize``: a refusal of it is said on the proxy's log."""
 
     def body(self) -> bytes:
         body = self.request.body
@@ -82,6 +90,7 @@ class McpExchange(Exchange):
         except (ValueError, RecursionError):
             return body  # the server answers -32700 itself, over HTTP
         if not isinstance(decoded, list):  # one message (always, since 2025-06-18)
+            self._initialize = isinstance(decoded, dict) and decoded.get("method") == "initialize"
             forwarded = self.calls.from_host(self.scope, decoded)
             return body if forwarded is decoded else _json.dumps(forwarded)
         batch = [self.calls.from_host(self.scope, message) for message in decoded]
@@ -92,6 +101,19 @@ class McpExchange(Exchange):
     # -- the answer ------------------------------------------------------------------------------
     def begin(self, status: int, reason: bytes, headers: Headers) -> None:
         self.relay.unreachable_said = False
+        if self._initialize and status not in _WRONG_ENDPOINT:
+            self.relay.wrong_endpoint_said = False
+        elif self._initialize and not self.relay.wrong_endpoint_said:
+            # The host sees the status and that no session opened; what to fix belongs in the proxy's log, once until
+            # an initialize is answered otherwise (a host retries it). A path goes to the same path on the upstream,
+            # so either --upstream or the host's URL names the wrong one.
+            self.relay.wrong_endpoint_said = True
+            url = urlsplit(self.relay.upstream)
+            path = self.request.target.decode("latin-1").split("?", 1)[0]
+            logger.error("the MCP server at %s answered initialize with HTTP %d %s; check that --upstream is the"
+                         " server's MCP endpoint, path included (streamable HTTP servers commonly serve /mcp), and"
+                         " that the host calls the proxy at that same path",
+                         scrub(f"{url.scheme}://{url.netloc}{path}"), status, scrub(reason.decode("latin-1")))
         for entry in self.scope.in_flight.values():
             entry.sent = True
         content_type = (header(headers, b"content-type") or b"").lower()
