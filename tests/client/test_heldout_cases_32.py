@@ -5,7 +5,8 @@ A host or gateway that stops waiting for a tool (Zed's 60 s "Context server requ
 tools/call after 120s", OpenHands', mcphost's Go deadline) did not stop the tool: it may have acted. A TypeScript gateway
 that wraps its downstream's -32001 timeout in its own -32603 says the same on the protocol channel. Goose's and rmcp's
 words for a transport that closed, a gateway's 502 body relayed without its status, CrewAI's adapter that never
-connected, and the refusals of an upstream API that honours idempotency keys.
+connected; and a session the server behind names by its id, or by its header, read as a record "not found" or a bad
+request.
 
 ``ToolClient`` drives the raw stdio peer (``servers/heldout_peer.py``); every tool is a write with no hints, so a
 repeat would re-run it.
@@ -132,3 +133,34 @@ async def test_j485_an_adapter_that_never_connected(tmp_path: Path, telemetry: A
     })
     all_of(results, FailureClass.UPSTREAM_UNAVAILABLE)
     nothing_said_of_acting(results)
+
+
+SESSIONS_NAMED = {
+    "post_journal": ('Error 404 status sending message to https://erp.example-corp.test/mcp/server: {"jsonrpc":"2.0",'
+                     '"id":94,"error":{"code":-32001,"message":"MCP session with ID '
+                     '\'df859b7e-77dc-40a0-98df-3b42450a93f3\' could not be found."}}'),
+    "route_prompt": ('Streamable HTTP error: Error POSTing to endpoint: {"jsonrpc":"2.0","error":{"code":-32000,'
+                     '"message":"Bad Request: Unknown Mcp-Session-Id header"},"id":null}'),
+}
+
+
+async def test_j486_a_session_the_server_names_or_its_header(tmp_path: Path, telemetry: Any) -> None:
+    """J486 (microsoft/vscode #301591: VS Code's "Error 404 status sending message to …: {… -32001 "MCP session with ID
+    '…' could not be found."}" from a Dynamics 365 MCP server whose 30-minute session ended; diegosouzapw/OmniRoute #5169:
+    a 400 -32000 "Bad Request: Unknown Mcp-Session-Id header" for an idled-out session; relayed by a gateway). The
+    session words were read only without an id between them and only as "invalid session ID": the first was
+    ``not_found`` by its 404 (the model told to check an identifier it never gave), the second ``invalid_input`` by its
+    400. The MCP server behind forgot the session and processed nothing: ``upstream_unavailable``, nothing said of its
+    having acted, each sent once."""
+    results = await answered(tmp_path, telemetry, SESSIONS_NAMED)
+    all_of(results, FailureClass.UPSTREAM_UNAVAILABLE)
+    nothing_said_of_acting(results)
+    no_argument_note(results)
+
+
+async def test_j486_guard_a_session_that_is_the_tools_own_record(tmp_path: Path, telemetry: Any) -> None:
+    """J486's guard: a record the tool keeps, named with an id, with no word of MCP around it, is still the tool's own
+    ``not_found``."""
+    results = await answered(tmp_path, telemetry, {
+        "get_training": "Training session with ID 'TS-2024-05' could not be found."})
+    all_of(results, FailureClass.NOT_FOUND)

@@ -1,11 +1,13 @@
-"""Server side of tests/heldout_cases.md, thirty-second round (J488, J489): a gateway's tool whose MCP server behind
-gave up on the call it forwarded further, in that server's own words.
+"""Server side of tests/heldout_cases.md, thirty-second round (J488-J490, J492): a gateway's tool whose MCP server
+behind gave up on the call it forwarded further, in that server's own words, or forgot its session; and a tool whose
+payments API refuses a request while another with its idempotency key is still being processed.
 
 The server behind is a raw streamable HTTP server on 127.0.0.1 (:class:`AnsweringServer`) standing for a TypeScript
 gateway (mcp-router) and for hosts that relay (Zed, Codex), which do not run here: it sets up a session and answers
 ``tools/call`` as it is told, a JSON-RPC error or an ``isError`` result. The tool uses the real ``mcp.Client`` (J488)
-or ``fastmcp.Client`` (J489); real ``MCPServer`` and FastMCP servers with ``errscope.instrument``, the real SDK client
-in process.
+or ``fastmcp.Client`` (J489); J490 reuses round 26's ``ForgetfulServer``; J492 the real Stripe SDK against a
+listener answering as Stripe does. Real ``MCPServer`` and FastMCP servers with ``errscope.instrument``, the real SDK
+client in process.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from errscope.testing import CapturedTelemetry
 from tests.classification.upstreams import HOST
 from tests.server.test_heldout_cases import serving
 from tests.server.test_heldout_cases_24 import facts
+from tests.server.test_heldout_cases_26 import nothing_for_the_model_to_fix, refund
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
@@ -138,3 +141,69 @@ async def test_j489_a_hosts_timeout_through_fastmcps_client(style: str, telemetr
     assert calls == 1
     assert facts(span) == ("upstream_unavailable", True), dict(span.attributes)
     assert "may have" in text, text
+
+
+@pytest.mark.parametrize("style", STYLES)
+@pytest.mark.parametrize(("status", "code", "message"), [
+    (404, -32001, "MCP session with ID 'df859b7e-77dc-40a0-98df-3b42450a93f3' could not be found."),
+    (400, -32000, "Bad Request: Unknown Mcp-Session-Id header"),
+])
+async def test_j490_a_session_the_server_names_or_its_header(style: str, status: int, code: int, message: str,
+                                                           telemetry: CapturedTelemetry) -> None:
+    """J490 (microsoft/vscode #301591: a Dynamics 365 MCP server's 404 -32001 "MCP session with ID '…' could not be
+    found." once its session ended; diegosouzapw/OmniRoute #5169: a 400 -32000 "Bad Request: Unknown Mcp-Session-Id
+    header" for an idled-out session). The tool's ``mcp.Client`` raises the body as ``MCPError``: the first read "may
+    have taken effect" by its -32001 (the SDKs' own request timeout), the second ``unknown``. The server behind forgot
+    the session and processed nothing: ``upstream_unavailable``, side effect false, one refused call."""
+    span, text, calls = await refund(style, telemetry, status, {"jsonrpc": "2.0", "id": None, "error": {
+        "code": code, "message": message}})
+    assert calls == 1
+    assert facts(span) == ("upstream_unavailable", False), dict(span.attributes)
+    nothing_for_the_model_to_fix(text)
+
+
+STRIPE_IN_FLIGHT = {"error": {"type": "api_error", "message": (
+    "There is currently another in-progress request using this Stripe-Idempotency-Key (that probably means you "
+    "submitted twice, and the other request is still going through): FAKE-refund-17. Please try again later.")}}
+STRIPE_KEY_REUSED = {"error": {"type": "idempotency_error", "message": (
+    "Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a "
+    "key other than 'FAKE-refund-17' if you meant to execute a different request.")}}
+
+
+async def refund_charge(invoice_id: str) -> str:
+    """Refund the charge of an invoice (the Stripe SDK, its idempotency key the invoice's, no retries of its own)."""
+    import stripe
+
+    client = stripe.StripeClient("sk_test_FAKE", base_addresses={"api": TARGET["url"]}, max_network_retries=0)
+    refund = await client.v1.refunds.create_async(params={"charge": f"ch_{invoice_id}"},
+                                                  options={"idempotency_key": f"FAKE-refund-{invoice_id}"})
+    return refund.id
+
+
+@pytest.mark.parametrize("style", STYLES)
+@pytest.mark.parametrize(("status", "body", "expected"), [
+    (409, STRIPE_IN_FLIGHT, ("upstream_unavailable", True)),
+    (400, STRIPE_KEY_REUSED, ("invalid_input", False)),
+])
+async def test_j492_an_idempotency_key_still_in_flight(style: str, status: int, body: dict[str, Any],
+                                                       expected: tuple[str, bool], telemetry: CapturedTelemetry) -> None:
+    """J492 (agentmail-to/agentmail-mcp #49 and codefuturist/email-mcp #62: a host retrying a timed-out send delivers it
+    twice unless the key is kept; Stripe answers a request whose key another in-progress request holds 409 "There is
+    currently another in-progress request using this Stripe-Idempotency-Key … Please try again later."; the IETF
+    idempotency-key draft's 409 "A request is outstanding for this Idempotency-Key"). The Stripe SDK raises ``APIError``
+    with its 409, read ``invalid_input``, not applied: the model told to fix arguments it got right, and a call with
+    changed arguments gets a new key and refunds twice. The first request may still take effect and the same key later
+    gets its outcome: ``upstream_unavailable``, may have taken effect. Guard: the key used before with other parameters
+    (Stripe's 400 ``idempotency_error``) stays ``invalid_input``, not applied."""
+    from tests.classification.upstreams import answering
+
+    with answering(status, json.dumps(body), {"Content-Type": "application/json"}) as port:
+        TARGET["url"] = f"http://{HOST}:{port}"
+        async with serving(style, "legacy", telemetry, refund_charge) as served:
+            result = await served.call("refund_charge", {"invoice_id": "17"})
+    assert not isinstance(result, Exception) and result.is_error, result
+    span = served.span()
+    assert facts(span) == expected, dict(span.attributes)
+    assert span.attributes.get("errscope.upstream.status") == str(status), dict(span.attributes)
+    text = " ".join(getattr(part, "text", "") for part in result.content)
+    assert ("may have" in text) is expected[1], text
