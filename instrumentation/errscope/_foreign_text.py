@@ -685,7 +685,9 @@ _CONFLICTED_WRITE: Final = prefiltered(re.compile(
 # later gets its outcome: busy for now and may have acted, never the caller's bad request its 409 reads as (a model
 # told to fix its arguments changes them, and a new key sends the write twice: tests/heldout_cases.md J492). The key
 # used before with other parameters (Stripe's ``idempotency_error``, a 422) is the caller's request: ``invalid_input``.
-_IDEMPOTENCY_KEY: Final = prefiltered(re.compile(r"\bidempoten(?:cy|t)\b", re.I))
+_IDEMPOTENCY_KEY: Final = prefiltered(re.compile(
+    r"\bidempotency[- ]?keys?\b|\b(?:keys? for|concurrent) idempotent requests?\b", re.I))
+"""An idempotency key named (not "non-idempotent request", a retry policy's words)."""
 _KEY_IN_FLIGHT: Final = re.compile(
     r"\bin[- ]progress\b|\boutstanding\b|\bconcurrent\b|\bstill (?:being processed|processing|going through)\b", re.I)
 _KEY_REUSED: Final = re.compile(
@@ -714,10 +716,10 @@ def _key_reused(text: str) -> bool:
 # examples' "No transport found for sessionId" and "Bad Request: No valid session ID provided" (their 400 for an id
 # they do not know), a gateway's "Invalid session ID" or "Unknown Mcp-Session-Id header", a server naming the id ("MCP
 # session with ID '…' could not be found.", tests/heldout_cases.md J486), and a single-session server refusing another
-# handshake ("Invalid Request: Server already initialized") or a request before one ("Bad Request: Server not initialized"). The server processed nothing: the
-# session is the transport's state between two hops, no argument or record the model named, so a relay of it is the
-# MCP server behind out of reach until a new session is set up (``upstream_unavailable``, never reached), not the
-# 404's ``not_found`` nor the 400's ``invalid_input``. The words alone are also a tool's own records ("Session not
+# handshake ("Invalid Request: Server already initialized") or a request before one ("Bad Request: Server not
+# initialized"). The server processed nothing: the session is the transport's state between two hops, no argument or
+# record the model named, so a relay of it is the MCP server behind out of reach until a new session is set up
+# (``upstream_unavailable``, never reached), not the 404's ``not_found`` nor the 400's ``invalid_input``. The words alone are also a tool's own records ("Session not
 # found" for a session id the model passed): read only where the text is about MCP or JSON-RPC (:data:`_MCP_CONTEXT`:
 # the envelope, the transport's words, a method's name), or is a JSON-RPC error's message (:func:`names_ended_session`).
 # Not "session expired": a web login's and Salesforce's INVALID_SESSION_ID are credentials.
