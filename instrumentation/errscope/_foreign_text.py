@@ -31,12 +31,14 @@ __all__ = [
     "counts_things",
     "data_texts",
     "deciding_cause",
+    "failed_after_sending",
     "failure_lines",
     "grpc_code_reading",
     "grpc_status_in_text",
     "is_crash_report",
     "json_error_message",
     "json_error_parts",
+    "key_in_flight",
     "named_code_class",
     "names_no_cause",
     "never_reached",
@@ -676,16 +678,48 @@ _CONFLICTED_WRITE: Final = prefiltered(re.compile(
     re.I,
 ))
 
+# An upstream that honours idempotency keys refusing a request for its key (IETF draft-ietf-httpapi-idempotency-key-header
+# §2.7; Stripe, Resend): another request with the key is still being processed (409 "A request is outstanding for this
+# Idempotency-Key", Stripe's "another in-progress request using this Stripe-Idempotency-Key", Resend's
+# ``concurrent_idempotent_requests``), so this one did nothing but the first may still take effect, and the same key
+# later gets its outcome: busy for now and may have acted, never the caller's bad request its 409 reads as (a model
+# told to fix its arguments changes them, and a new key sends the write twice: tests/heldout_cases.md J492). The key
+# used before with other parameters (Stripe's ``idempotency_error``, a 422) is the caller's request: ``invalid_input``.
+_IDEMPOTENCY_KEY: Final = prefiltered(re.compile(
+    r"\bidempotency[- ]?keys?\b|\b(?:keys? for|concurrent) idempotent requests?\b", re.I))
+"""An idempotency key named (not "non-idempotent request", a retry policy's words)."""
+_KEY_IN_FLIGHT: Final = re.compile(
+    r"\bin[- ]progress\b|\boutstanding\b|\bconcurrent\b|\bstill (?:being processed|processing|going through)\b", re.I)
+_KEY_REUSED: Final = re.compile(
+    r"\bsame (?:parameters|arguments|request body|payload)\b|\bdifferent (?:request|parameters|arguments|payload|body)\b|"
+    r"\b(?:already (?:been )?used|reused) with\b",
+    re.I,
+)
+
+
+def key_in_flight(text: str) -> bool:
+    """Whether an upstream refused a request because another with its idempotency key is still being processed
+    (:data:`_KEY_IN_FLIGHT`): busy for now, and the first request may still take effect."""
+    text = text.replace("_", " ")
+    return _IDEMPOTENCY_KEY.search(text) is not None and _KEY_IN_FLIGHT.search(text) is not None
+
+
+def _key_reused(text: str) -> bool:
+    text = text.replace("_", " ")
+    return _IDEMPOTENCY_KEY.search(text) is not None and _KEY_REUSED.search(text) is not None
+
+
 # An MCP session the server no longer knows, or never set up, in the SDKs' and gateways' words: the streamable HTTP
 # transport's 404 "Session not found" (MCP 2025-11-25, Transports > Session Management: a server that ended a session
 # answers every request in it with 404; the Python SDK's -32600, the TypeScript SDK's -32001, the Java SDK's "Session
 # not found: <id>"), the Python client's own "Session terminated" for a 404 without a body, the TypeScript SDK's
 # examples' "No transport found for sessionId" and "Bad Request: No valid session ID provided" (their 400 for an id
-# they do not know), a gateway's "Invalid session ID", and a single-session server refusing another handshake ("Invalid Request: Server already
-# initialized") or a request before one ("Bad Request: Server not initialized"). The server processed nothing: the
-# session is the transport's state between two hops, no argument or record the model named, so a relay of it is the
-# MCP server behind out of reach until a new session is set up (``upstream_unavailable``, never reached), not the
-# 404's ``not_found`` nor the 400's ``invalid_input``. The words alone are also a tool's own records ("Session not
+# they do not know), a gateway's "Invalid session ID" or "Unknown Mcp-Session-Id header", a server naming the id ("MCP
+# session with ID '…' could not be found.", tests/heldout_cases.md J486), and a single-session server refusing another
+# handshake ("Invalid Request: Server already initialized") or a request before one ("Bad Request: Server not
+# initialized"). The server processed nothing: the session is the transport's state between two hops, no argument or
+# record the model named, so a relay of it is the MCP server behind out of reach until a new session is set up
+# (``upstream_unavailable``, never reached), not the 404's ``not_found`` nor the 400's ``invalid_input``. The words alone are also a tool's own records ("Session not
 # found" for a session id the model passed): read only where the text is about MCP or JSON-RPC (:data:`_MCP_CONTEXT`:
 # the envelope, the transport's words, a method's name), or is a JSON-RPC error's message (:func:`names_ended_session`).
 # Not "session expired": a web login's and Salesforce's INVALID_SESSION_ID are credentials.
@@ -697,8 +731,9 @@ _CONFLICTED_WRITE: Final = prefiltered(re.compile(
 # `initialize` request.". Nothing was sent but the handshake. A client's "must be initialized before listing tools" is
 # the tool's own order of calls (J420's reading), not a handshake that failed.
 _SESSION_ENDED: Final = prefiltered(re.compile(
-    r"\bsession(?: ?id)? (?:was )?(?:not found|terminated|unknown|no longer (?:exists|valid))\b|"
-    r"\bno transport found for session ?id\b|\b(?:no valid|invalid) session ?id\b|"
+    r"\bsession(?:(?: with)? ?id)?(?: ['\"`\u2018]?[\w-]*\d[\w-]*['\"`\u2019]?)? (?:was |could )?"
+    r"(?:not (?:be )?found|terminated|unknown|no longer (?:exists|valid))\b|"
+    r"\bno transport found for session ?id\b|\b(?:no valid|invalid|unknown) (?:mcp-)?session[- ]?id\b|"
     r"\b(?:server|client) (?:already|not) initiali[sz]ed\b|"
     r"\b(?:client|server|session|connection) failed to initiali[sz]e\b|"
     r"\b(?:failed to|could not|unable to) initiali[sz]e (?:the )?mcp\b|\berror initiali[sz]ing (?:the )?mcp\b|"
@@ -1105,8 +1140,9 @@ _PHRASES: Final[tuple[tuple[FailureClass, Prefiltered], ...]] = (
             # a path that resolves to no file: a component that is a file (ENOTDIR), symbolic links that lead to each
             # other (ELOOP), in strerror's and Node's words
             r"\bnot a directory\b|\benotdir\b|\btoo many levels of symbolic links\b|\beloop\b|"
-            # Notion's "Could not find database with ID: …", "Cannot find the object"
-            r"\b(?:could not|couldn't|cannot|can't|unable to) find\b|"
+            # Notion's "Could not find database with ID: …", "Cannot find the object"; the passive "Order with ID 'x'
+            # could not be found." (.NET's and PHP frameworks' wording; tests/heldout_cases.md J486)
+            r"\b(?:could not|couldn't|cannot|can't|unable to) find\b|\b(?:could ?n[o']t|can ?n[o']t) be found\b|"
             # a lookup that matched no row: sqlx's RowNotFound ("no rows returned by a query that expected to return
             # at least one row"), Go's sql.ErrNoRows ("sql: no rows in result set")
             r"\bno rows? (?:returned by a query that expected|in (?:the )?result set)|"
@@ -1552,6 +1588,8 @@ def says_maybe_acted(text: str) -> bool:
     curl = curl_exit_in_text(text)
     if curl is not None:
         return curl[1]
+    if key_in_flight(text):
+        return True  # the first request with the key may still take effect
     grpc = grpc_status_in_text(text)
     if grpc not in (None, "UNKNOWN"):
         side_effect = grpc_code_reading(grpc, text)[1]
@@ -1590,6 +1628,16 @@ def acted_per_text(text: str) -> bool | None:
         if status in _HTTP_STATUSES and status >= 400 and not counts_things(text, match.end()):
             return side_effect_for_http_status(status)
     return None
+
+
+def failed_after_sending(text: str) -> bool:
+    """Whether a failure text read ``upstream_unavailable`` says the upstream may have acted: its deciding cause says so
+    (:func:`says_maybe_acted` of :func:`deciding_cause`: a refused connection under a "timed out" context does not), or,
+    where the cause says neither, the whole text does unless the cause says the upstream was never reached
+    (java.net.http's "request timed out" over its own "connection closed locally"). The client, ``errscope proxy`` and
+    a server reading a tool's ``ToolError`` read a text this one way (tests/heldout_cases.md J489)."""
+    cause = deciding_cause(text)
+    return says_maybe_acted(cause) or (not never_reached(cause) and says_maybe_acted(text))
 
 
 # Where a printed error chain names the next cause inwards: Java's and anyhow's (``{:?}``) "Caused by:" lines, anyhow's
@@ -1726,8 +1774,10 @@ def _classify_whole(text: str) -> FailureClass:
     text = readable
     if _ACCOUNT_UNPAID.search(text) or refuses_credential_header(text):
         return FailureClass.PERMISSION_DENIED
-    if _HELD_ELSEWHERE.search(text) or _CONFLICTED_WRITE.search(text):
+    if _HELD_ELSEWHERE.search(text) or _CONFLICTED_WRITE.search(text) or key_in_flight(text):
         return FailureClass.UPSTREAM_UNAVAILABLE
+    if _key_reused(text):
+        return FailureClass.INVALID_INPUT
     smtp = smtp_reply_in_text(text)  # a mail server's reply code: read as smtplib's exception is
     if smtp is not None and smtp is not FailureClass.UNKNOWN:
         return smtp

@@ -22,6 +22,7 @@ from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
 
 __all__ = [
+    "MAYBE_DONE_ADVICE",
     "describe_schema",
     "expected_for_path",
     "field_sentence",
@@ -66,7 +67,9 @@ _SUMMARY: Final = {
 # dropped after sending, a 500/502/504, a downstream MCP timeout): it may have acted, so the model
 # must not hear "try again later" (issue #11: the refund was applied every time).
 _MAYBE_DONE: Final = "a backing service failed after it received the request"
-_MAYBE_DONE_ADVICE: Final = "The action may have happened: check whether it took effect before calling again."
+MAYBE_DONE_ADVICE: Final = "The action may have happened: check whether it took effect before calling again."
+"""What the model is told to do when a call may have taken effect (``errscope proxy`` adds it to a relayed protocol
+error's message)."""
 _MAYBE_DONE_IDEMPOTENT: Final = "The action may have happened; calling again is safe, repeats have no further effect."
 
 
@@ -127,7 +130,7 @@ def model_message(tool: str, classification: Classification, error_ref: str, *, 
     advice = _rate_advice(classification.retry_after) if cls is FailureClass.RATE_LIMITED else _ADVICE[cls]
     if cls is FailureClass.UPSTREAM_UNAVAILABLE and classification.side_effect_possible:
         summary = _MAYBE_DONE
-        advice = _MAYBE_DONE_IDEMPOTENT if idempotent else _MAYBE_DONE_ADVICE
+        advice = _MAYBE_DONE_IDEMPOTENT if idempotent else MAYBE_DONE_ADVICE
     elif cls is FailureClass.UPSTREAM_UNAVAILABLE and classification.retry_after is not None:
         # A 503's Retry-After says how long the service expects to be down (RFC 9110 §10.2.3): "later" made exact.
         advice = f"Try again in about {max(1, round(classification.retry_after))} s, or use another way to reach the goal."

@@ -32,6 +32,7 @@ from errscope._foreign_text import (
     classify_text,
     counts_things,
     json_error_parts,
+    key_in_flight,
     named_code_class,
     retry_after_from_text,
 )
@@ -141,6 +142,9 @@ def _http_status(exc: BaseException) -> Classification | None:
         if named is not None:
             result = replace(result, failure_class=named.failure_class)
     reasons = _error_reasons(exc) + _body_codes(exc)
+    # another request with the same idempotency key still being processed: busy, and that one may yet act (J492)
+    if status == 409 and key_in_flight(" ".join([_message_of(exc), _attribute(exc, "error_type") or "", *reasons])):
+        return replace(result, failure_class=FailureClass.UPSTREAM_UNAVAILABLE, side_effect_possible=True)
     if status == 403 and any(_is_usage_limit(reason) for reason in reasons):
         result = replace(result, failure_class=FailureClass.RATE_LIMITED,
                          retry_after=retry_after_from_headers(lambda name: _response_header(exc, name)))

@@ -25,6 +25,7 @@ from errscope._exceptions import InvalidInput, RateLimited, ToolFailure
 from errscope._foreign_text import (
     classify_text,
     data_texts,
+    failed_after_sending,
     json_error_message,
     names_ended_session,
     names_no_cause,
@@ -157,8 +158,9 @@ def tool_error_text(exc: BaseException) -> Classification | None:
     """A ``ToolError`` (MCPServer's or FastMCP's): its cause says what happened; a bare one is only text.
 
     That text is what the tool's author wrote for the model, and it reaches a client (or ``errscope
-    proxy``) as the ``isError`` text: it is read with the client's rules (``classify_text``), so one
-    failure gets one class wherever errscope sits.
+    proxy``) as the ``isError`` text: it is read with the client's rules (``classify_text``, and
+    ``failed_after_sending`` for whether the upstream may have acted), so one failure gets one reading wherever
+    errscope sits.
     """
     if exc.__cause__ is not None:
         return None
@@ -169,7 +171,8 @@ def tool_error_text(exc: BaseException) -> Classification | None:
     said = json_error_message(text) or text
     cls = classify_text(said)
     retry_after = retry_after_from_text(text) if cls is FailureClass.RATE_LIMITED else None
-    return Classification(cls, retry_after=retry_after, public_message=said)
+    acted = True if cls is FailureClass.UPSTREAM_UNAVAILABLE and failed_after_sending(said) else None
+    return Classification(cls, retry_after=retry_after, side_effect_possible=acted, public_message=said)
 
 
 def _mcp_error(exc: BaseException) -> Classification:

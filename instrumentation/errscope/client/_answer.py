@@ -27,11 +27,10 @@ from errscope._foreign_text import (
     MESSAGE_KEYS,
     about_the_result,
     classify_text,
-    deciding_cause,
+    failed_after_sending,
     json_error_message,
     never_reached,
     relays_ended_session,
-    says_maybe_acted,
 )
 from errscope._refs import ERROR_REF_PATTERN
 from errscope._vocabulary import FailureClass
@@ -45,6 +44,7 @@ __all__ = [
     "error_texts",
     "names_the_session",
     "not_run",
+    "reached_and_failed",
     "read_text",
     "retry_after",
     "side_effect_possible",
@@ -89,6 +89,15 @@ def not_run(code: int, data: Any) -> bool:
     if declared is not None:
         return not declared
     return code in _REJECTED_BEFORE_DISPATCH
+
+
+def reached_and_failed(code: int, data: Any, failure_class: FailureClass, message: str) -> bool:
+    """Whether a peer's JSON-RPC error of class ``failure_class`` leaves the call's effect open: it is
+    ``upstream_unavailable``, its code or the peer's word does not prove the tool did not run (:func:`not_run`), and its
+    ``message`` does not say the upstream was never reached (a gateway's -32603 over its downstream's -32001 timeout
+    may have acted, tests/heldout_cases.md J481; a -32603 for "spawnSync kubectl ENOENT" did not, J302). The client
+    and ``errscope proxy`` tell the model so."""
+    return failure_class is FailureClass.UPSTREAM_UNAVAILABLE and not not_run(code, data) and not never_reached(message)
 
 
 def retry_after(fields: Mapping[str, Any]) -> float | None:
@@ -267,7 +276,8 @@ class TextReading:
     arguments_rejected: bool = False
     """The text rejects the call's arguments (the one sanctioned crossing: :func:`invalid_params_note`)."""
     side_effect_possible: bool | None = None
-    """``True`` when the text says an upstream may have acted before the failure (:func:`says_maybe_acted`);
+    """``True`` when the text says an upstream may have acted before the failure
+    (:func:`~errscope._foreign_text.failed_after_sending`);
     ``None``: it does not say."""
 
 
@@ -292,10 +302,5 @@ def read_text(text: str, tool: str | None, declared_arguments: Collection[str] |
     # ... except where the envelope is what says the text is about an MCP session (relays_ended_session)
     said = text if relays_ended_session(text) else (json_error_message(text) or text)
     failure_class = classify_text(said)
-    # whether it may have acted is the deciding cause's to say (a refused connection under a "timed out" context); a
-    # cause that says neither (java.net.http's "request timed out" over its own "connection closed locally") leaves it
-    # to the whole text, which never says so where any part says the upstream was not reached
-    cause = deciding_cause(said)
-    maybe_acted = failure_class is FailureClass.UPSTREAM_UNAVAILABLE and (
-        says_maybe_acted(cause) or (not never_reached(cause) and says_maybe_acted(said)))
+    maybe_acted = failure_class is FailureClass.UPSTREAM_UNAVAILABLE and failed_after_sending(said)
     return TextReading(failure_class, side_effect_possible=True if maybe_acted else None)

@@ -20,7 +20,6 @@ from errscope._attributes import ERROR_TYPE, TOOL_ERROR
 from errscope._classify import class_for_jsonrpc_error
 from errscope._foreign_text import (
     json_error_message,
-    never_reached,
     relays_ended_session,
     retry_after_from_text,
     safe_excerpt,
@@ -285,9 +284,9 @@ def other_protocol_error(
     may_have_run = not answer.not_run(code, data)
     verb = "failed on the server" if may_have_run else "was refused by the server"
     head = f"{shown} {verb}: {excerpt}." if excerpt else f"{shown} {verb}."
-    # ... unless its words say the upstream was never reached (a refused connect, a program that is not installed):
-    # the same reading an execution error's text gets (answer.read_text)
-    maybe_done = may_have_run and cls is FailureClass.UPSTREAM_UNAVAILABLE and not never_reached(message)
+    # ... and may have acted, unless its words say the upstream was never reached (a refused connect, a program that
+    # is not installed)
+    maybe_done = answer.reached_and_failed(code, data, cls, message)
     return failure(
         tool,
         Channel.PROTOCOL,

@@ -51,7 +51,7 @@ from errscope._foreign_text import (
     without_page,
     without_terminal_escapes,
 )
-from errscope._messages import model_message, safe_name, unknown_tool_message
+from errscope._messages import MAYBE_DONE_ADVICE, model_message, safe_name, unknown_tool_message
 from errscope._root_cause import MAX_MESSAGE
 from errscope._scrub_values import scrub_value
 from errscope._scrubbing import without_stack_traces
@@ -466,8 +466,12 @@ class Calls:
                 # The SDK's -32600 stands in for a redirect it would not follow: no fault of the host's request.
                 cls = FailureClass.UPSTREAM_UNAVAILABLE
             retry_after = retry_after_from_text(text) if cls in _WAIT_SAID else None
+            maybe_done = side_effect is not True and answer.reached_and_failed(code, data, cls, text)
+            side_effect = True if maybe_done else side_effect
             classification = Classification(cls, retry_after=retry_after, upstream=upstream, side_effect_possible=side_effect)
             shaped_text = safe_excerpt(text, limit=300) or "Error"
+            if maybe_done:  # as the client tells its model (J481): a host reads only this message
+                shaped_text = f"{shaped_text.rstrip('. ')}. {MAYBE_DONE_ADVICE}"
         call.fail(Channel.PROTOCOL, classification, code=code)
         shaped_error: Message = {"code": code, "message": f"{shaped_text.rstrip('. ')} (Ref {call.error_ref})"}
         if isinstance(data, dict):
