@@ -7,6 +7,11 @@ own per invocation: every count here is that file's. Between the client and the 
 forwards the marked request whole (so the tool runs) and then spoils its answer the way gateways and networks do: a
 bare 5xx of its own (with and without ``Retry-After``), a connection closed or reset after the request was written,
 half an answer. The same tool declared safe to repeat (``idempotentHint``) is sent again.
+
+Further down, failures the server gives itself after acting (a JSON-RPC -32001 or -32603, a stall past the client's
+timeout, the host's cancel, a process that dies mid-call, progress that kept a call alive until the hard ceiling), over
+stdio and streamable HTTP, directly and through ``errscope proxy`` (a stdio child, stdio or ``--listen`` to HTTP); and
+concurrent calls carrying one key on a tool that runs its side effect through ``errscope.Idempotency``.
 """
 
 from __future__ import annotations
@@ -294,3 +299,46 @@ async def test_a_server_that_dies_mid_call_runs_it_once(kind: str, tmp_path: Pat
     assert "may" in died.text and "check" in died.text, died.text
     assert (hinted.outcome, hinted.attempts, count(counter, "died-hinted")) == (Outcome.OK, 2, 2), hinted.text
     assert (after.outcome, count(counter, "after")) == (Outcome.OK, 1)
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_concurrent_calls_with_one_key_reach_the_upstream_once(transport: str, http_server: Any) -> None:
+    """Two logical calls at once with the caller's same key, on a tool running its side effect through
+    ``errscope.Idempotency``, while the upstream is slow: the second waits for the first run and gets its answer; the
+    upstream (which counts every request it received) is reached once."""
+    from tests.client.test_exactly_once import MailUpstream
+    from tests.client.servers.app import serve
+
+    mail = MailUpstream(faults=["stall:0.8"])
+    async with serve(mail.app()) as url:
+        if transport == "http":
+            target: Any = http_server("side_effects.py", url)
+        else:
+            target = StdioServerParameters(command=sys.executable, args=[str(SERVERS / "side_effects.py"), "stdio", url])
+        async with ToolClient(target, timeout=10, retry=FAST) as tc:
+            results: list[Any] = []
+
+            async def call() -> None:
+                results.append(await tc.call_tool("send_mail_keyed", {"to": "a@example.test"}, idempotency_key="same"))
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(call)
+                await anyio.sleep(0.2)
+                tg.start_soon(call)
+    assert [r.text for r in results] == ["m-1", "m-1"] and all(r.ok for r in results), results
+    assert (len(mail.received), mail.effects) == (1, 1)
+
+
+async def test_progress_that_kept_a_call_alive_then_stopped_sends_it_once(foreign: Any) -> None:
+    """Progress resets the idle timer for a while, then the hard ceiling ends the call: the tool worked for two
+    seconds, so a tool that declares nothing is not sent again, and the model reads that it may have been done."""
+    from errscope.client import TimeoutPolicy
+
+    params, log = foreign("slow")
+    async with ToolClient(params, retry=FAST) as tc:
+        capped = await tc.call_tool("export_report", {"seconds": 30, "progress_every": 0.1},
+                                    timeout=TimeoutPolicy(idle=1, ceiling=2))
+        await log.wait("end", 1)
+    assert (capped.outcome, capped.attempts, capped.side_effect_possible) == (Outcome.TIMEOUT, 1, True)
+    assert "may" in capped.text and "check" in capped.text, capped.text
+    assert len(log.received("tools/call")) == 1

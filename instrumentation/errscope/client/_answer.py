@@ -23,7 +23,6 @@ from mcp_types import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_E
 
 from errscope._attributes import META_ERROR_REF, META_FAILURE_CLASS, META_RETRY_AFTER, META_SIDE_EFFECT_POSSIBLE
 from errscope._classify import delay_seconds
-from errscope._http import CDN_ORIGIN_NOT_REACHED
 from errscope._foreign_text import (
     MESSAGE_KEYS,
     about_the_result,
@@ -34,6 +33,7 @@ from errscope._foreign_text import (
     relays_ended_session,
     says_maybe_acted,
 )
+from errscope._http import CDN_ORIGIN_NOT_REACHED
 from errscope._refs import ERROR_REF_PATTERN
 from errscope._vocabulary import FailureClass
 from errscope.client._invalid_params import is_argument_rejection, names_this_tool_unknown
