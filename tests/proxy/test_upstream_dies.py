@@ -49,7 +49,7 @@ def assert_unavailable(answers: list[CallToolResult], count: int) -> None:
         meta = answer.meta or {}
         assert meta["io.errscope/failure_class"] == "upstream_unavailable"
         assert meta["io.errscope/side_effect_possible"] is True
-        assert "may have taken effect" in answer.content[0].text
+        assert "The action may have happened: check whether it took effect before calling again." in answer.content[0].text
 
 
 @pytest.mark.parametrize("era", ["legacy", "2026-07-28"])

@@ -348,13 +348,15 @@ class TestJ24ServerSideRetryMiddleware:
     a retry layer that re-runs a tool whose call may already have acted duplicates its side effect."""
 
     @staticmethod
-    def _app(telemetry: CapturedTelemetry) -> tuple[Any, list[str]]:
+    def _app(telemetry: CapturedTelemetry, *, added_after: bool = False) -> tuple[Any, list[str]]:
         from fastmcp import FastMCP
         from fastmcp.server.middleware.error_handling import RetryMiddleware
 
         sent: list[str] = []
         app = FastMCP("mailer")
-        app.add_middleware(RetryMiddleware(max_retries=2, base_delay=0.01, max_delay=0.02))
+        retry = RetryMiddleware(max_retries=2, base_delay=0.01, max_delay=0.02)
+        if not added_after:
+            app.add_middleware(retry)
 
         @app.tool
         async def send_invoice(invoice_id: str) -> str:
@@ -363,17 +365,24 @@ class TestJ24ServerSideRetryMiddleware:
             raise ConnectionResetError("mail relay reset the connection after DATA")
 
         errscope.instrument(app, **telemetry.providers)
+        if added_after:
+            app.add_middleware(retry)
         return app, sent
 
-    async def test_instrument_says_what_the_middleware_breaks(self, telemetry: CapturedTelemetry, caplog: Any) -> None:
+    @pytest.mark.parametrize("added_after", [False, True])
+    async def test_instrument_says_what_the_middleware_breaks(
+        self, telemetry: CapturedTelemetry, caplog: Any, added_after: bool
+    ) -> None:
         with caplog.at_level("WARNING", logger="errscope"):
-            self._app(telemetry)
+            self._app(telemetry, added_after=added_after)
         assert any("RetryMiddleware" in r.getMessage() and "idempotentHint" in r.getMessage() for r in caplog.records)
 
-    async def test_non_idempotent_tool_runs_once(self, telemetry: CapturedTelemetry) -> None:
+    @pytest.mark.parametrize("added_after", [False, True])
+    async def test_non_idempotent_tool_runs_once(self, telemetry: CapturedTelemetry, added_after: bool) -> None:
         """The tool's failure is the call's answer: errscope's seam turns it into the ``isError`` result before the
-        retry layer sees an exception, so the e-mail is sent once."""
-        app, sent = self._app(telemetry)
+        retry layer sees an exception, so the e-mail is sent once; also when the retry layer was added after
+        ``errscope.instrument()`` (it goes outside errscope's seam, which stays next to the tool)."""
+        app, sent = self._app(telemetry, added_after=added_after)
         async with Client(app._mcp_server, mode="legacy") as client:
             result = await client.call_tool("send_invoice", {"invoice_id": "INV-1"})
         assert result.is_error

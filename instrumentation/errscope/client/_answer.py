@@ -32,6 +32,7 @@ from errscope._foreign_text import (
     never_reached,
     relays_ended_session,
 )
+from errscope._http import CDN_ORIGIN_NOT_REACHED
 from errscope._refs import ERROR_REF_PATTERN
 from errscope._vocabulary import FailureClass
 from errscope.client._invalid_params import is_argument_rejection, names_this_tool_unknown
@@ -46,6 +47,7 @@ __all__ = [
     "not_run",
     "reached_and_failed",
     "read_text",
+    "refusal_may_have_run",
     "retry_after",
     "side_effect_possible",
     "strict_response",
@@ -175,27 +177,31 @@ def names_the_session(body: bytes) -> bool:
     return isinstance(said, str) and _SESSION.search(said) is not None
 
 
-_ORIGIN_NOT_CONNECTED: Final = frozenset({521, 522, 523, 525, 526})
-"""Cloudflare's statuses for an origin its edge never had a connection to hand the request to: 521 the origin refused
-the connection, 522 the connection (or the origin's acknowledgement of the request) timed out, 523 no route to the
-origin, 525 the TLS handshake failed, 526 the origin's certificate was refused
-(https://developers.cloudflare.com/support/troubleshooting/http-status-codes/cloudflare-5xx-errors/). 520 (an empty or
-unreadable answer) and 524 (the origin took the request and did not answer in time) are not among them."""
-
-
 def gateway_never_forwarded(status: int, page: str) -> bool:
     """Whether a gateway's 5xx answer without a JSON-RPC body says the request never reached the server behind it.
 
-    ``status`` is the HTTP status, ``page`` the start of its body as text. True for Cloudflare's origin-connection
-    statuses (:data:`_ORIGIN_NOT_CONNECTED`) and for a 502 or 503 whose page says the gateway could not connect to or
-    find the server (:func:`~errscope._foreign_text.never_reached`: Envoy's "reset reason: connection failure" and
+    ``status`` is the HTTP status, ``page`` the start of its body as text. True for a CDN's origin-connection statuses
+    (:data:`errscope._http.CDN_ORIGIN_NOT_REACHED`) and for a 502 or 503 whose page says the gateway could not connect
+    to or find the server (:func:`~errscope._foreign_text.never_reached`: Envoy's "reset reason: connection failure" and
     "no healthy upstream", HAProxy's "No server is available to handle this request", a refused or unresolved
     upstream). A 504 (RFC 9110 §15.6.5: the upstream did not answer in time) and a page that says nothing of the kind
     stay "may have run" (J77): nginx's bare "502 Bad Gateway" is also its answer to an upstream that died mid-request.
     """
-    if status in _ORIGIN_NOT_CONNECTED:
+    if status in CDN_ORIGIN_NOT_REACHED:
         return True
     return status in (502, 503) and bool(page) and never_reached(page)
+
+
+def refusal_may_have_run(status: int, page: str) -> bool:
+    """Whether a request the MCP endpoint answered with the HTTP error ``status`` may have been acted on: the one rule
+    for ``ToolClient`` and ``errscope proxy`` (``page``: the start of the answer's body, read for a 502 or 503).
+
+    A 4xx refuses the request as a whole (RFC 9110 §15.5: a dead session's 404, a 401, a 429; nothing ran). A 5xx,
+    503 included, may come after the request was forwarded and acted on (J77: a gateway's 503 or 502 once its upstream
+    reset mid-request, Envoy's "reset reason: connection termination"), unless the gateway says it never reached the
+    server (:func:`gateway_never_forwarded`). Not retried on a 5xx alone, a tool that declares nothing runs once.
+    """
+    return status >= 500 and not gateway_never_forwarded(status, page)
 
 
 def _integral(value: Any) -> int | None:

@@ -53,7 +53,7 @@ from errscope.client._wire import (
     observe_stdio_parsing,
 )
 
-__all__ = ["Connection", "ServerConnection", "Target", "describe"]
+__all__ = ["Connection", "ServerConnection", "Target", "describe", "gateway_page"]
 
 logger = logging.getLogger("errscope.client")
 
@@ -206,7 +206,7 @@ async def _refuses_the_session(response: Any) -> bool:
         return False
 
 
-async def _gateway_page(response: Any) -> str:
+async def gateway_page(response: Any) -> str:
     """The start of a 5xx answer's body (a gateway's error page: Envoy's, Cloudflare's, HAProxy's, Kong's JSON), at most
     :data:`~errscope.client._answer.MAX_REFUSAL_BODY` bytes; empty for an event stream or a body that cannot be read.
 
@@ -261,8 +261,8 @@ def _http_client_with_trace_headers(max_connections: int, session: dict[str, str
             attempt.http_status = response.status_code
             attempt.http_retry_after = retry_after_from_headers(response.headers.get)
             if response.status_code >= 500:
-                page = await _gateway_page(response) if response.status_code in (502, 503) else ""
-                attempt.gateway_not_forwarded = answer.gateway_never_forwarded(response.status_code, page)
+                page = await gateway_page(response) if response.status_code in (502, 503) else ""
+                attempt.gateway_not_forwarded = not answer.refusal_may_have_run(response.status_code, page)
         elif attempt is None and response.status_code >= 400 and response.request.method == "POST":
             tap.handshake_status = tap.handshake_status or response.status_code
         if "mcp-session-id" in response.request.headers and (

@@ -90,7 +90,8 @@ answer is read. Calls ended within the delay are recorded together; :meth:`Calls
 _WAIT_SAID: Final = frozenset({FailureClass.RATE_LIMITED, FailureClass.UPSTREAM_UNAVAILABLE})
 """Classes whose text's "retry after N s" is kept: a 429's and a 503's ``Retry-After`` (RFC 9110 §10.2.3)."""
 _LOST_NOT_SENT: Final = "the server is not running and the call was not sent"
-_LOST_SENT: Final = "the server stopped before it answered; the call may have taken effect, check before retrying"
+_LOST_SENT: Final = "the server stopped before it answered"
+"""Said with the advice for a call that may have acted (:func:`errscope._messages.model_message`)."""
 
 
 def _said(text: str) -> str:
@@ -536,6 +537,7 @@ class Calls:
             FailureClass.UPSTREAM_UNAVAILABLE,
             upstream=Upstream(SYSTEM, "unavailable", self.upstream.address),
             public_message=_LOST_SENT if entry.sent else _LOST_NOT_SENT,
+            side_effect_possible=entry.sent,
         )
         entry.attributes[attr.ERRSCOPE_SIDE_EFFECT_POSSIBLE] = entry.sent
         if entry.sent:

@@ -23,10 +23,11 @@ import httpx2
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from errscope._attributes import META_FAILURE_CLASS, META_HTTP_STATUS, META_SIDE_EFFECT_POSSIBLE
-from errscope._http import class_for_mcp_endpoint_status, retry_after_from_headers, side_effect_for_http_status
+from errscope._http import class_for_mcp_endpoint_status, retry_after_from_headers
 from errscope._scrubbing import scrub
 from errscope._vocabulary import FailureClass
-from errscope.client._answer import names_the_session
+from errscope.client._answer import names_the_session, refusal_may_have_run
+from errscope.client._connection import gateway_page
 from errscope.proxy import _json
 from errscope.proxy._calls import Calls, Message, Scope, parse_error, request_key
 
@@ -78,17 +79,25 @@ class Upstream(Protocol):
 class _Handshake:
     """The host's ``initialize`` and ``notifications/initialized``, kept to replay into a new upstream session (a
     restarted child, a session the HTTP server forgot: MCP, Lifecycle > Initialization). The server's answer to the
-    replayed ``initialize`` is the proxy's own, never relayed to the host."""
+    replayed ``initialize`` is the proxy's own, never relayed to the host.
+
+    Replayed only when the server accepted the host's ``initialize``: a host that probes both eras (the SDK's
+    ``server/discover``, then ``initialize``) on a server that took the 2026-07-28 era (no handshake) had its
+    ``initialize`` refused, and replaying it would open the new connection in the handshake era (mcp 2.3 decides a
+    connection's era by its first request, ``serve_dual_era_loop``), which refuses every later request with -32600."""
 
     def __init__(self) -> None:
         self.initialize: Message | None = None
         self.initialized: Message | None = None
+        self.accepted = False
+        """The server answered the host's ``initialize`` with a result."""
+        self._unanswered = False
         self._answer: asyncio.Future[None] | None = None
 
     def remember(self, message: Any) -> bool:
         """Keep ``message`` when it is part of the host's handshake; ``True`` when it was."""
         if isinstance(message, dict) and message.get("method") == "initialize" and "id" in message:
-            self.initialize = message
+            self.initialize, self.accepted, self._unanswered = message, False, True
         elif isinstance(message, dict) and message.get("method") == "notifications/initialized":
             self.initialized = message
         else:
@@ -96,7 +105,11 @@ class _Handshake:
         return True
 
     def answers_replay(self, message: Any) -> bool:
-        """``True`` when ``message`` is the server's answer to the replayed ``initialize`` (the replay then goes on)."""
+        """``True`` when ``message`` is the server's answer to the replayed ``initialize`` (the replay then goes on).
+        Every server message passes here: the answer to the host's own ``initialize`` is noted."""
+        if self._unanswered and isinstance(message, dict) and "method" not in message \
+                and self.initialize is not None and message.get("id") == self.initialize.get("id"):
+            self.accepted, self._unanswered = "result" in message, False
         if self._answer is None or not isinstance(message, dict) or message.get("id") != _REPLAY_ID:
             return False
         if not self._answer.done():
@@ -106,7 +119,7 @@ class _Handshake:
     async def replay(self, send: Callable[[Message], Awaitable[object]]) -> bool:
         """Send the handshake through ``send``; ``False`` when the server gave no answer within ``_INIT_TIMEOUT``
         seconds or ``send`` failed (``OSError``). Nothing to replay (the 2026-07-28 era has no handshake) is ``True``."""
-        if self.initialize is None:
+        if self.initialize is None or not self.accepted:
             return True
         self._answer = asyncio.get_running_loop().create_future()
         try:
@@ -296,10 +309,11 @@ class HttpServer:
     stands in an error frame whose message ("Server returned an error response") has lost the status
     and ``Retry-After``; the proxy puts them back into that frame's message, so the call is classified
     by what the server said (429: rate limited, with its wait; 401/403: access) and a stdio host learns
-    it (smart-mcp-proxy/mcpproxy-go PR #1042, modelcontextprotocol/typescript-sdk #1892). A status that
-    refuses the request as a whole (a 4xx, 501, 503, 505: RFC 9110 §15; a 404 to a dead session, MCP,
-    Transports > Session Management) also says the call did not run, whatever the body: the frame's
-    ``data`` carries ``side_effect_possible: false`` (tests/heldout_cases.md J116, J117).
+    it (smart-mcp-proxy/mcpproxy-go PR #1042, modelcontextprotocol/typescript-sdk #1892). Whether the call may
+    have run is the client's rule (:func:`errscope.client._answer.refusal_may_have_run`), in the frame's ``data``
+    (``side_effect_possible``): a 4xx refuses the request as a whole, whatever the body (a 404 to a dead session,
+    MCP, Transports > Session Management; tests/heldout_cases.md J116, J117); a 5xx, 503 included, may come after
+    the call ran, unless a gateway's page says it never reached the server (J77, J348).
 
     A server that no longer knows the session (HTTP 404 to a request carrying ``Mcp-Session-Id``, or the 400 whose
     JSON-RPC error names the session, as servers built from the TypeScript SDK's examples answer) gets a new one
@@ -378,7 +392,10 @@ class HttpServer:
                          response.status_code, scrub(response.reason_phrase), _refused_initialize_hint(response.status_code))
         if len(self._refusals) >= _MAX_REFUSALS:
             self._refusals.pop(next(iter(self._refusals)))
-        side_effect = False if redirect else side_effect_for_http_status(response.status_code)
+        # The client's rule (J77): a 5xx may come after the call ran, unless a gateway says it never reached the server.
+        status = response.status_code
+        page = await gateway_page(response) if status in (502, 503) else ""
+        side_effect = not redirect and refusal_may_have_run(status, page)
         self._refusals[json.dumps(message["id"])] = (said, side_effect, refused_as, response.status_code)
 
     def _note_transport_failure(self, request: Any, exc: Exception, *, sent: bool) -> None:

@@ -166,22 +166,37 @@ def instrument_fastmcp(app: Any, telemetry: ServerTelemetry, seam: ToolSeam) -> 
     chain.insert(0, ErrscopeMiddleware(telemetry))
     _answer_malformed_frames(lowlevel)
     app.middleware[:] = [m for m in app.middleware if not isinstance(m, ErrscopeToolMiddleware)]
-    app.add_middleware(ErrscopeToolMiddleware(seam))
+    app.middleware.append(ErrscopeToolMiddleware(seam))
     for middleware in app.middleware:
-        if type(middleware).__name__ in _CHANNEL_CROSSING:
-            _log.warning(
-                "FastMCP %s undoes errscope's guarantees (it %s); remove it from %r",
-                type(middleware).__name__,
-                "turns tool errors into JSON-RPC errors carrying str(e)"
-                if type(middleware).__name__ == "ErrorHandlingMiddleware"
-                else "re-runs tools server-side regardless of idempotentHint",
-                app.name,
-            )
+        _warn_if_crossing(app, middleware)
+
+    def add_middleware(middleware: Any) -> None:
+        # errscope's seam stays the innermost middleware: one added after instrument() would otherwise sit between it
+        # and the tool, and see (and re-run, or rewrite) the tool's own exception (RetryMiddleware ran a tool that
+        # declares nothing once per retry).
+        seams = [i for i, m in enumerate(app.middleware) if isinstance(m, ErrscopeToolMiddleware)]
+        app.middleware.insert(seams[0] if seams else len(app.middleware), middleware)
+        _warn_if_crossing(app, middleware)
+
+    app.add_middleware = add_middleware
+
+
+def _warn_if_crossing(app: Any, middleware: Any) -> None:
+    if type(middleware).__name__ in _CHANNEL_CROSSING:
+        _log.warning(
+            "FastMCP %s undoes errscope's guarantees (it %s); remove it from %r",
+            type(middleware).__name__,
+            "turns tool errors into JSON-RPC errors carrying str(e)"
+            if type(middleware).__name__ == "ErrorHandlingMiddleware"
+            else "re-runs tools server-side regardless of idempotentHint",
+            app.name,
+        )
 
 
 def uninstrument_fastmcp(app: Any) -> None:
     """Remove errscope from a FastMCP app; FastMCP's own telemetry mode returns with the last app."""
     app.middleware[:] = [m for m in app.middleware if not isinstance(m, ErrscopeToolMiddleware)]
+    app.__dict__.pop("add_middleware", None)
     lowlevel = app._mcp_server
     lowlevel.middleware[:] = [m for m in lowlevel.middleware if not isinstance(m, ErrscopeMiddleware)]
     lowlevel.__dict__.pop("run", None)
