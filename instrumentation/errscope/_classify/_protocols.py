@@ -18,7 +18,15 @@ from errscope._classify._builders import (
     _unavailable_unless_connecting,
 )
 from errscope._classify._core import Classification, Rule, Upstream, _MAX_CHAIN, _UNKNOWN
-from errscope._classify._facts import _attribute, _function_name, _message_of, _qualname, _raised_connecting, raised_in
+from errscope._classify._facts import (
+    _attribute,
+    _function_name,
+    _message_of,
+    _qualname,
+    _raised_connecting,
+    raised_in,
+    raised_through,
+)
 from errscope._classify._mcp import _JSONRPC_SENT, class_for_jsonrpc_code
 from errscope._foreign_text import GRPC_CODES as _GRPC_CODES, api_code_class as _code_family, smtp_reply_class
 from errscope._foreign_text import grpc_code_reading as _grpc_code_reading
@@ -533,6 +541,17 @@ def _smtp_connect(exc: BaseException) -> Classification:
         return reply
     return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=reply.upstream if reply else Upstream("smtp", None),
                           side_effect_possible=False)
+
+
+def _smtp_lost(exc: BaseException) -> Classification:
+    """An SMTP session the server ended with no reply (smtplib's and aiosmtplib's ``SMTPServerDisconnected``): raised
+    while the message data went out or its reply was awaited (the client's ``data``) the server may have taken the
+    mail, as RFC 1047 describes (a reply lost after the final dot: the message is delivered, and a resend duplicates
+    it); while connecting, nothing was sent (see ``_entry._while_connecting``); elsewhere (an envelope command: no mail
+    is taken before the data's reply, RFC 5321 §4.1.1.4) open."""
+    sent = True if any(_function_name(frame) == "data" for frame in raised_through(exc)) else None
+    return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("smtp", type(exc).__name__),
+                          side_effect_possible=sent)
 
 
 # W3C WebDriver's error codes (https://www.w3.org/TR/webdriver2/#errors: the remote end's JSON ``value.error``), by

@@ -348,6 +348,7 @@ from errscope._classify._protocols import (
     _response_code,
     _sftp_status,
     _smtp_connect,
+    _smtp_lost,
     _smtp_reply,
     _soap_fault,
     _socket_stream_end,
@@ -696,7 +697,7 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # aiosmtplib's. aiosmtplib calls it .code: the rule reads it as SMTP, not as an HTTP status.
     "smtplib.SMTPResponseException": _smtp_reply(lambda exc: (exc.smtp_code, exc.smtp_error)),
     "smtplib.SMTPRecipientsRefused": _smtp_reply(lambda exc: next(iter(exc.recipients.values()), (None, ""))),
-    "smtplib.SMTPServerDisconnected": _unavailable(None, "smtp"),
+    **dict.fromkeys(("smtplib.SMTPServerDisconnected", "aiosmtplib.errors.SMTPServerDisconnected"), _smtp_lost),
     # The greeting was not a 220 (RFC 5321 §3.1: 554 "no SMTP service here", 421 closing), or was no SMTP reply at
     # all (code -1: the port speaks another protocol): the server took no mail, whatever the code's own class.
     "smtplib.SMTPConnectError": _smtp_connect,
