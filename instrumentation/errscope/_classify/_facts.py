@@ -212,16 +212,17 @@ def frame_endpoint(exc: BaseException) -> tuple[str, str | None] | None:
     reset, a socket read timeout, a dropped keep-alive, an API error an SDK parsed off the answer). Per frame, its
     ``self``: a connection or pool (http.client's ``HTTPConnection``, urllib3's pool in ``urlopen``), the pool an
     answer came from (urllib3's ``HTTPResponse._pool``, which botocore's ``StreamingBody`` reads), a ``(host, port)``
-    pair as sockets name a peer (asyncpg's ``Connection._addr``), an absolute ``url`` (aiohttp's ``ClientResponse``),
-    an SDK client's endpoint (``base_url``: OpenAI's, Anthropic's; ``endpoint_url``, boto3's ``meta.endpoint_url``);
-    else its local ``url`` when that names a host (aiohttp's ``ClientSession._request`` under a total timeout). The
-    scheme is ``None`` where the frame does not say."""
+    pair as sockets name a peer (asyncpg's ``Connection._addr``), a connection's ``info`` (psycopg's), an absolute
+    ``url`` (aiohttp's ``ClientResponse``), an SDK client's endpoint (``base_url``: OpenAI's, Anthropic's;
+    ``endpoint_url``, boto3's ``meta.endpoint_url``); else its locals (:func:`_local_endpoints`: aiohttp's
+    ``ClientSession._request`` under a total timeout, a connect). The scheme is ``None`` where the frame does not
+    say."""
     for frame in reversed(raised_through(exc)):
         try:
             local = frame.f_locals
         except Exception:  # a frame whose locals cannot be read says nothing
             continue
-        for endpoint in chain(_owner_endpoints(local.get("self")), (_url_endpoint(local.get("url")),)):
+        for endpoint in chain(_owner_endpoints(local.get("self")), _local_endpoints(local)):
             address = http_address(endpoint) if endpoint is not None else None
             if address:
                 return address, endpoint.scheme
@@ -234,10 +235,19 @@ def _owner_endpoints(owner: object) -> Iterator[_Endpoint | None]:
         return
     yield _endpoint_of(owner)
     yield _endpoint_of(_attribute(owner, "_pool"))
+    yield _endpoint_of(_attribute(owner, "info"))
     yield _pair_endpoint(_attribute(owner, "_addr"))
     for name in ("url", "base_url", "endpoint_url"):
         yield _url_endpoint(_attribute(owner, name))
     yield _url_endpoint(_attribute(_attribute(owner, "meta"), "endpoint_url"))
+
+
+def _local_endpoints(local: Mapping[str, object]) -> Iterator[_Endpoint | None]:
+    """The endpoints a frame's locals name: its ``url``, or the ``(host, port)`` it connects to (``address`` of
+    ``socket.create_connection``, ``addr`` of asyncpg's ``connect_utils._connect_addr``)."""
+    yield _url_endpoint(local.get("url"))
+    yield _pair_endpoint(local.get("address"))
+    yield _pair_endpoint(local.get("addr"))
 
 
 def raised_through(exc: BaseException) -> list[Any]:

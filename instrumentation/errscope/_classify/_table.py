@@ -25,6 +25,9 @@ httpx-ws)                              as HTTP statuses
 SMTP reply codes (smtplib, aiosmtplib) by the code; a refused  RFC 5321 §4.2, §3.1, RFC 4954, RFC 3463
                                        greeting
                                        upstream_unavailable
+the SMTP session lost with no reply    upstream_unavailable;   RFC 1047 (a reply lost after the final
+(``SMTPServerDisconnected``)           in the client's data(): dot: delivered, a resend duplicates);
+                                       acted                   RFC 5321 §4.1.1.4
 ``grpc.RpcError``; any error whose     by status code          google/rpc/code.proto's HTTP mapping
 ``status``/``code`` is an enum member   (google-api-core's:
 named as a gRPC code (grpclib), or      before the HTTP status
