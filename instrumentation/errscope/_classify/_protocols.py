@@ -420,6 +420,36 @@ def _response_code(codes: Mapping[str, FailureClass], system: str) -> Rule:
     return rule
 
 
+# IMAP commands that change the mailbox (RFC 9051 §6.3-6.4; RFC 6851 MOVE; RFC 4314 ACL; RFC 2087 QUOTA): their
+# tagged completion lost, the server may have carried them out. Others (LOGIN, SELECT, SEARCH, LIST) leave it open.
+_IMAP_CHANGING: Final = frozenset({"APPEND", "STORE", "COPY", "MOVE", "EXPUNGE", "CREATE", "DELETE", "RENAME",
+                                   "SUBSCRIBE", "UNSUBSCRIBE", "SETACL", "DELETEACL", "SETQUOTA"})
+
+
+def _imap_abort(exc: BaseException) -> Classification:
+    """imaplib's ``abort``: the connection failed. Raised while a command awaited its tagged completion
+    (``_command_complete``, its ``name``) that changes the mailbox (:data:`_IMAP_CHANGING`: an APPEND whose message
+    went out), the server may have done it; otherwise open (while connecting: not sent, ``_entry._while_connecting``)."""
+    name = next((frame.f_locals.get("name") for frame in raised_through(exc)
+                 if _function_name(frame) == "_command_complete"), None)
+    changing = isinstance(name, str) and name.upper() in _IMAP_CHANGING
+    return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("imap", "abort"),
+                          side_effect_possible=True if changing else None)
+
+
+def _pop3_error(exc: BaseException) -> Classification | None:
+    """poplib's ``error_proto``: the server's ``-ERR`` reply by its response code (:func:`_response_code`), or poplib's
+    own "-ERR EOF" (its ``_getline`` read the end of the stream): the connection closed. A POP3 session that ends
+    without the client's QUIT never enters the UPDATE state, so no message marked by DELE is removed (RFC 1939 §6):
+    nothing done, unless it was the QUIT whose answer was lost."""
+    found = _response_code(_POP_CODES, "pop3")(exc)
+    if found is not None or _message_of(exc) != "-ERR EOF" or not raised_in(exc, "poplib"):
+        return found
+    quitting = any(_function_name(frame) == "quit" for frame in raised_through(exc))
+    return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("pop3", "EOF"),
+                          side_effect_possible=quitting)
+
+
 def _grpc_error(exc: BaseException) -> Classification:
     # grpc.RpcError raised by a call is also a grpc.Call: .code() is a grpc.StatusCode member, .details() its text.
     name = getattr(exc.code(), "name", None)  # type: ignore[attr-defined]

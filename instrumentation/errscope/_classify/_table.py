@@ -61,6 +61,11 @@ memcached ``SERVER_ERROR``,            upstream_unavailable,   memcached protoco
                                        unknown (our command)
 IMAP/POP3 bracketed response codes     by the code             RFC 5530, RFC 2449 §8, RFC 3206
 (imaplib, poplib)
+the connection lost under an IMAP      upstream_unavailable;   RFC 9051 §6.3-6.4; RFC 1939 §6 (no
+command (``abort``) or a POP3 one      acted after a mailbox   UPDATE state without QUIT)
+(poplib's "-ERR EOF")                  change (APPEND, STORE,
+                                       ...) or POP3's QUIT;
+                                       POP3's others: not
 ``xmlrpc.client.Fault``                by its fault code       XML-RPC fault code interoperability
                                        (JSON-RPC's numbers)    (its ``ProtocolError``: ``errcode``)
 ``pycurl.error``, curl_cffi's          by libcurl's number     libcurl-errors
@@ -337,7 +342,6 @@ from errscope._classify._protocols import (
     _IMAP_CODES,
     _memcached_server_error,
     _mqtt_error,
-    _POP_CODES,
     _ares_error,
     _curl_error,
     _eof,
@@ -346,8 +350,10 @@ from errscope._classify._protocols import (
     _grpc_status,
     _grpc_status_beside_http,
     _grpc_status_name,
+    _imap_abort,
     _mqtt_code,
     _peer_tls_alert,
+    _pop3_error,
     _response_code,
     _sftp_status,
     _smtp_connect,
@@ -717,8 +723,8 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "aioftp.errors.StatusCodeError": _ftp_reply(lambda exc: exc.received_codes[-1] if exc.received_codes else ""),
     # imaplib, poplib: the reply's response code; imaplib's abort is the connection failing
     "imaplib.IMAP4.error": _response_code(_IMAP_CODES, "imap"),
-    "imaplib.IMAP4.abort": _unavailable(None, "imap"),
-    "poplib.error_proto": _response_code(_POP_CODES, "pop3"),
+    "imaplib.IMAP4.abort": _imap_abort,
+    "poplib.error_proto": _pop3_error,
     # zeep (https://docs.python-zeep.org/en/master/api.html#zeep.exceptions.Fault): a SOAP fault by its codes
     "zeep.exceptions.Fault": _soap_fault,
     # forward proxies refusing the tunnel: python-socks (httpx-socks, aiohttp-socks) keep the proxy's code;
