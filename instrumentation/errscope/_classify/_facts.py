@@ -212,7 +212,8 @@ def frame_endpoint(exc: BaseException) -> tuple[str, str | None] | None:
     reset, a socket read timeout, a dropped keep-alive, an API error an SDK parsed off the answer). Per frame, its
     ``self``: a connection or pool (http.client's ``HTTPConnection``, urllib3's pool in ``urlopen``), the pool an
     answer came from (urllib3's ``HTTPResponse._pool``, which botocore's ``StreamingBody`` reads), a ``(host, port)``
-    pair as sockets name a peer (asyncpg's ``Connection._addr``), a connection's ``info`` (psycopg's), an absolute
+    pair as sockets name a peer (asyncpg's ``Connection._addr``, websockets' ``remote_address``), a connection's
+    ``info`` (psycopg's), an absolute
     ``url`` (aiohttp's ``ClientResponse``), an SDK client's endpoint (``base_url``: OpenAI's, Anthropic's;
     ``endpoint_url``, boto3's ``meta.endpoint_url``); else its locals (:func:`_local_endpoints`: aiohttp's
     ``ClientSession._request`` under a total timeout, a connect). The scheme is ``None`` where the frame does not
@@ -237,6 +238,7 @@ def _owner_endpoints(owner: object) -> Iterator[_Endpoint | None]:
     yield _endpoint_of(_attribute(owner, "_pool"))
     yield _endpoint_of(_attribute(owner, "info"))
     yield _pair_endpoint(_attribute(owner, "_addr"))
+    yield _pair_endpoint(_attribute(owner, "remote_address"))
     for name in ("url", "base_url", "endpoint_url"):
         yield _url_endpoint(_attribute(owner, name))
     yield _url_endpoint(_attribute(_attribute(owner, "meta"), "endpoint_url"))
@@ -280,8 +282,9 @@ def _url_endpoint(url: object) -> _Endpoint | None:
 
 
 def _pair_endpoint(pair: object) -> _Endpoint | None:
-    """A ``(host, port)`` pair as a socket names its peer (``getpeername()``, asyncpg's ``Connection._addr``)."""
-    if isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], str) and type(pair[1]) is int:
+    """A ``(host, port)`` pair as a socket names its peer (``getpeername()``: IPv6's has flow info and scope after
+    them; asyncpg's ``Connection._addr``, websockets' ``remote_address``)."""
+    if isinstance(pair, tuple) and len(pair) in (2, 4) and isinstance(pair[0], str) and type(pair[1]) is int:
         return _Endpoint(pair[0], pair[1], None) if _HOST.fullmatch(pair[0]) else None
     return None
 
