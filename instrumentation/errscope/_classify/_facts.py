@@ -211,13 +211,12 @@ def frame_endpoint(exc: BaseException) -> tuple[str, str | None] | None:
     (the library's before the caller's), for the failures that keep neither a request nor a connection (a connection
     reset, a socket read timeout, a dropped keep-alive, an API error an SDK parsed off the answer). Per frame, its
     ``self``: a connection or pool (http.client's ``HTTPConnection``, urllib3's pool in ``urlopen``), the pool an
-    answer came from (urllib3's ``HTTPResponse._pool``, which botocore's ``StreamingBody`` reads), a ``(host, port)``
-    pair as sockets name a peer (asyncpg's ``Connection._addr``, websockets' ``remote_address``), a connection's
-    ``info`` (psycopg's), an absolute
-    ``url`` (aiohttp's ``ClientResponse``), an SDK client's endpoint (``base_url``: OpenAI's, Anthropic's;
-    ``endpoint_url``, boto3's ``meta.endpoint_url``); else its locals (:func:`_local_endpoints`: aiohttp's
-    ``ClientSession._request`` under a total timeout, a connect). The scheme is ``None`` where the frame does not
-    say."""
+    answer came from (urllib3's ``HTTPResponse._pool``, which botocore's ``StreamingBody`` reads), a connection's
+    ``info`` (psycopg's), a ``(host, port)`` pair as sockets name a peer (asyncpg's ``Connection._addr``, websockets'
+    ``remote_address``), an absolute ``url`` (aiohttp's ``ClientResponse``), an SDK client's endpoint (``base_url``:
+    OpenAI's, Anthropic's; ``endpoint_url``, boto3's ``meta.endpoint_url``); else its locals
+    (:func:`_local_endpoints`: aiohttp's ``ClientSession._request`` under a total timeout, a connect). The scheme is
+    ``None`` where the frame does not say."""
     for frame in reversed(raised_through(exc)):
         try:
             local = frame.f_locals
