@@ -9,16 +9,26 @@ for throttling. botocore's own retries are off, so the first failure is the one 
 from __future__ import annotations
 
 import json
+import socket
+import struct
+import time
 from typing import Any
 
 import boto3
 import pytest
 from botocore.config import Config
-from botocore.exceptions import ClientError, ConnectTimeoutError, EndpointConnectionError, ReadTimeoutError
+from botocore.exceptions import (
+    ClientError,
+    ConnectTimeoutError,
+    EndpointConnectionError,
+    ReadTimeoutError,
+    ResponseStreamingError,
+)
 
 from errscope import FailureClass as C
+from errscope import Upstream
 from tests.classification.conftest import check, raised
-from tests.classification.upstreams import HOST, UNRESOLVABLE, HttpUpstream, closed_port
+from tests.classification.upstreams import HOST, UNRESOLVABLE, HttpUpstream, closed_port, closing_listener, per_connection
 
 SHORT = 0.3
 
@@ -57,7 +67,8 @@ def test_s3_error(upstream: HttpUpstream, status: int, code: str, failure_class:
     exc = raised(_s3_get(endpoint))
     assert isinstance(exc, ClientError) and exc.response["Error"]["Code"] == code
     result = check(exc, failure_class, side_effect)
-    assert result.upstream is not None and result.upstream.status == code
+    # the error keeps no URL: the client whose _make_api_call raised it names its endpoint (meta.endpoint_url)
+    assert result.upstream == Upstream("aws", code, f"{HOST}:{upstream.port}")
 
 
 @pytest.mark.parametrize(("status", "code", "failure_class", "side_effect"), [
@@ -79,7 +90,7 @@ def test_dynamodb_error(upstream: HttpUpstream, status: int, code: str, failure_
     exc = raised(_dynamodb_put(endpoint))
     assert isinstance(exc, ClientError) and exc.response["Error"]["Code"] == code.rpartition("#")[2]
     result = check(exc, failure_class, side_effect)
-    assert result.upstream is not None and result.upstream.status == code.rpartition("#")[2][:32]
+    assert result.upstream == Upstream("aws", code.rpartition("#")[2][:32], f"{HOST}:{upstream.port}")
 
 
 class TestTransport:
@@ -106,3 +117,54 @@ class TestTransport:
     def test_connection_dropped_after_request(self, upstream: HttpUpstream) -> None:
         exc = raised(_dynamodb_put(f"{upstream.url}/drop"))
         check(exc, C.UPSTREAM_UNAVAILABLE, True)
+
+
+# An object's answer whose body breaks off after its headers came (Content-Length 64, 10 bytes sent): S3's GetObject
+# returns once the headers are read; the tool's Body.read() meets the failure, raised by botocore's StreamingBody
+# over urllib3's. The object was being served: the upstream had the request (acted: may have).
+PARTIAL_OBJECT = (b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: 64\r\n"
+                  b"Connection: close\r\n\r\n0123456789")
+
+
+def _stall_after_headers(conn: socket.socket) -> None:
+    with conn:
+        conn.recv(65536)
+        conn.sendall(PARTIAL_OBJECT)
+        time.sleep(3)
+
+
+def _reset_after_headers(conn: socket.socket) -> None:
+    with conn:
+        conn.recv(65536)
+        conn.sendall(PARTIAL_OBJECT)
+        time.sleep(0.1)
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # RST on close
+
+
+class TestStreamedBody:
+    """The failure keeps no URL and no connection: urllib3's answer (``HTTPResponse._pool``) names the endpoint."""
+
+    def _read_body(self, port: int, **timeouts: float) -> Any:
+        return lambda: _client("s3", f"http://{HOST}:{port}", **timeouts).get_object(
+            Bucket="invoices", Key="inv-1.pdf")["Body"].read()
+
+    def test_body_cut_short(self) -> None:
+        with closing_listener(PARTIAL_OBJECT, read_first=True) as port:
+            exc = raised(self._read_body(port))
+        assert isinstance(exc, ResponseStreamingError)
+        result = check(exc, C.UPSTREAM_UNAVAILABLE, True)
+        assert result.upstream == Upstream("http", "ProtocolError", f"{HOST}:{port}")
+
+    def test_body_reset(self) -> None:
+        with per_connection(_reset_after_headers) as port:
+            exc = raised(self._read_body(port))
+        assert isinstance(exc, ResponseStreamingError)
+        result = check(exc, C.UPSTREAM_UNAVAILABLE, True)
+        assert result.upstream == Upstream("http", "ProtocolError", f"{HOST}:{port}")
+
+    def test_body_stalls(self) -> None:
+        with per_connection(_stall_after_headers) as port:
+            exc = raised(self._read_body(port, read=SHORT))
+        assert isinstance(exc, ReadTimeoutError)
+        result = check(exc, C.UPSTREAM_UNAVAILABLE, True)
+        assert result.upstream is not None and result.upstream.address == f"{HOST}:{port}"

@@ -1,6 +1,8 @@
 """The standard library's mail-retrieval clients, ``imaplib`` and ``poplib``, against scripted
 servers on 127.0.0.1 that answer with the protocols' own response codes: IMAP's (RFC 5530, in
-brackets after NO/BAD) and POP3's extended ones (RFC 2449 §8, RFC 3206, after -ERR)."""
+brackets after NO/BAD) and POP3's extended ones (RFC 2449 §8, RFC 3206, after -ERR), or that close the connection
+after a command: an IMAP change whose completion was lost may have been made; a POP3 session closed before QUIT
+removed nothing (RFC 1939 §6)."""
 
 from __future__ import annotations
 
@@ -91,6 +93,27 @@ class TestImaplib:
         assert isinstance(exc, imaplib.IMAP4.abort)
         check(exc, C.UPSTREAM_UNAVAILABLE, None)
 
+    @pytest.mark.parametrize("command", ["append", "store"])
+    def test_closed_before_a_change_completed(self, command: str) -> None:
+        # the command went out (APPEND's message too) and its tagged completion never came: the mailbox may have changed
+        replies = {b"CAPABILITY": IMAP_CAPABILITY, b"LOGIN": b"{tag} OK LOGIN completed\r\n",
+                   b"SELECT": b"* 1 EXISTS\r\n{tag} OK [READ-WRITE] SELECT completed\r\n", b"APPEND": b"+ Ready\r\n"}
+
+        def change(port: int) -> None:
+            imap = imaplib.IMAP4(HOST, port, timeout=5)
+            imap.login("refunds@corp.test", "secret")
+            if command == "append":
+                imap.append("INBOX", None, None, b"Subject: refund 42\r\n\r\napproved\r\n")
+            else:
+                imap.select("INBOX")
+                imap.store("1", "+FLAGS", "\\Deleted")
+
+        with line_server(IMAP_GREETING, replies) as port:
+            exc = raised(lambda: change(port))
+        assert isinstance(exc, imaplib.IMAP4.abort)
+        result = check(exc, C.UPSTREAM_UNAVAILABLE, True)
+        assert result.upstream is not None and result.upstream.address == f"{HOST}:{port}"
+
     def test_connection_refused(self) -> None:
         exc = raised(lambda: _imap_login(closed_port()))
         assert isinstance(exc, ConnectionRefusedError)
@@ -124,6 +147,27 @@ class TestPoplib:
             exc = raised(lambda: _pop_login(port))
         assert isinstance(exc, poplib.error_proto)
         check(exc, C.UPSTREAM_UNAVAILABLE, False)
+
+    @pytest.mark.parametrize(("last", "side_effect"), [
+        (b"DELE", False),  # a session ended without QUIT never enters UPDATE: nothing is removed (RFC 1939 §6)
+        (b"QUIT", True),  # QUIT's answer lost: the marked messages may have been removed
+    ])
+    def test_closed_after_a_command(self, last: bytes, side_effect: bool) -> None:
+        answered = {b"USER": b"+OK\r\n", b"PASS": b"+OK logged in\r\n", b"DELE": b"+OK marked\r\n"}
+        replies = {command: reply for command, reply in answered.items() if command != last}  # ``last`` closes it
+
+        def delete(port: int) -> None:
+            pop = poplib.POP3(HOST, port, timeout=5)
+            pop.user("refunds")
+            pop.pass_("secret")
+            pop.dele(1)
+            pop.quit()
+
+        with line_server(b"+OK POP3 ready\r\n", replies) as port:
+            exc = raised(lambda: delete(port))
+        assert isinstance(exc, poplib.error_proto) and exc.args == ("-ERR EOF",)  # poplib's words for the closed stream
+        result = check(exc, C.UPSTREAM_UNAVAILABLE, side_effect)
+        assert result.upstream is not None and result.upstream.address == f"{HOST}:{port}"
 
     def test_connection_refused(self) -> None:
         exc = raised(lambda: _pop_login(closed_port()))

@@ -182,7 +182,8 @@ def test_login_refused(code: str, failure_class: C) -> None:
         exc = raised(lambda: _run(port))
     assert isinstance(exc, neo4j.exceptions.Neo4jError) and exc.code == code
     result = check(exc, failure_class, False)
-    assert result.upstream == errscope.Upstream("neo4j", code.rsplit(".", 1)[1])
+    # the address the driver was connecting to (a frame's ``address``, neo4j's ``Address`` tuple) names the server
+    assert result.upstream == errscope.Upstream("neo4j", code.rsplit(".", 1)[1], f"{HOST}:{port}")
 
 
 @pytest.mark.parametrize(("code", "failure_class", "side_effect"), [

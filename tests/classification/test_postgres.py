@@ -154,4 +154,6 @@ def test_terminated_mid_statement(pg: Postgres) -> None:
         exc = raised(lambda: victim.execute("SELECT pg_sleep(5)"))
         killer.join()
     assert isinstance(exc, psycopg.OperationalError)
-    check(exc, C.UPSTREAM_UNAVAILABLE, True)
+    result = check(exc, C.UPSTREAM_UNAVAILABLE, True)
+    # the error keeps no pgconn once the session ended: the Connection whose execute raised it names the server (info)
+    assert result.upstream is not None and result.upstream.address == f"{HOST}:{pg.port}"

@@ -22,6 +22,7 @@ import sqlalchemy
 import sqlalchemy.exc
 
 from errscope import FailureClass as C
+from errscope import Upstream
 from tests.classification.conftest import check, raised
 from tests.classification.databases import PASSWORD, Postgres, postgres_server
 from tests.classification.upstreams import HOST, UNRESOLVABLE, closed_port
@@ -69,18 +70,42 @@ class TestAsyncpg:
         exc = raised(_asyncpg(pg, sql, user=user))
         assert isinstance(exc, asyncpg.PostgresError) and exc.sqlstate == sqlstate
         result = check(exc, failure_class, False)
-        assert result.upstream is not None and result.upstream.status == sqlstate
+        # asyncpg's errors keep no connection: the Connection whose execute raised it names the server (its _addr)
+        assert result.upstream == Upstream("postgresql", sqlstate, f"{HOST}:{pg.port}")
 
     def test_wrong_password(self, pg: Postgres) -> None:
         # asyncpg speaks the protocol itself and keeps the server's 28P01: the login was refused.
         exc = raised(_asyncpg(pg, "SELECT 1", password="wrong"))
         assert isinstance(exc, asyncpg.InvalidPasswordError)
-        check(exc, C.PERMISSION_DENIED, False)
+        result = check(exc, C.PERMISSION_DENIED, False)
+        assert result.upstream == Upstream("postgresql", "28P01", f"{HOST}:{pg.port}")  # connect's addr names it
+
+    def test_too_many_connections_for_the_role(self, pg: Postgres) -> None:
+        async def run() -> None:
+            admin = await asyncpg.connect(host=HOST, port=pg.port, user="postgres", password=PASSWORD, database="postgres")
+            await admin.execute(f"CREATE ROLE single LOGIN PASSWORD '{PASSWORD}' CONNECTION LIMIT 1")
+            try:
+                holder = await asyncpg.connect(host=HOST, port=pg.port, user="single", password=PASSWORD,
+                                               database="postgres")
+                try:
+                    await asyncpg.connect(host=HOST, port=pg.port, user="single", password=PASSWORD, database="postgres")
+                finally:
+                    await holder.close()
+            finally:
+                await admin.execute("DROP ROLE single")
+                await admin.close()
+
+        exc = raised(run)
+        assert isinstance(exc, asyncpg.TooManyConnectionsError)
+        result = check(exc, C.UPSTREAM_UNAVAILABLE, False)
+        assert result.upstream == Upstream("postgresql", "53300", f"{HOST}:{pg.port}")
 
     def test_connection_refused(self, pg: Postgres) -> None:
-        exc = raised(_asyncpg(pg, "SELECT 1", port=closed_port()))
+        port = closed_port()
+        exc = raised(_asyncpg(pg, "SELECT 1", port=port))
         assert isinstance(exc, ConnectionRefusedError | OSError)
-        check(exc, C.UPSTREAM_UNAVAILABLE, False)
+        result = check(exc, C.UPSTREAM_UNAVAILABLE, False)
+        assert result.upstream is not None and result.upstream.address == f"{HOST}:{port}"
 
     def test_name_does_not_resolve(self, pg: Postgres) -> None:
         exc = raised(_asyncpg(pg, "SELECT 1", host=UNRESOLVABLE))
@@ -101,7 +126,8 @@ class TestAsyncpg:
                 victim.terminate()
 
         exc = raised(run)
-        check(exc, C.UPSTREAM_UNAVAILABLE, True)
+        result = check(exc, C.UPSTREAM_UNAVAILABLE, True)
+        assert result.upstream is not None and result.upstream.address == f"{HOST}:{pg.port}"
 
 
 def _psycopg2(pg: Postgres, sql: str, *, user: str = "postgres", **extra: str) -> Any:

@@ -144,3 +144,28 @@ async def test_explain_and_triage_say_which_side_of_sent(upstream: HttpUpstream,
     assert "errscope.side_effect_possible=false" in text
     assert "no answer: the request never reached it" in text
     assert triage._upstream_status(exported, refused.tool) == "ConnectError"
+
+
+@pytest.mark.anyio
+async def test_a_builtin_timeout_names_its_upstream_on_the_span(upstream: HttpUpstream) -> None:
+    """urllib raises the socket's bare ``TimeoutError`` (no URL, no connection kept) for an answer that never came: the
+    model reads "may have happened", and the tool span names the upstream its ``HTTPConnection`` was talking to."""
+    import urllib.request
+
+    server = MCPServer("side-effects")
+
+    @server.tool(name="refund")
+    def refund(order_id: str) -> str:
+        request = urllib.request.Request(f"{upstream.url}/stall", data=order_id.encode())
+        with urllib.request.urlopen(request, timeout=0.3) as answer:
+            return str(answer.read())
+
+    with CapturedTelemetry.installed() as telemetry:
+        errscope.instrument(server, **telemetry.providers)
+        async with Client(server) as client:
+            result = await client.call_tool("refund", {"order_id": "ord_1001"})
+    assert _text(result).startswith(f"refund failed: {MAYBE_DONE}. {CHECK_FIRST} Ref ERR-"), _text(result)
+    span, _, _ = _recorded(telemetry, "refund")
+    upstream_attributes = (span[attr.ERRSCOPE_UPSTREAM_SYSTEM], span[attr.ERRSCOPE_UPSTREAM_STATUS],
+                           span[attr.ERRSCOPE_UPSTREAM_ADDRESS])
+    assert upstream_attributes == ("http", "TimeoutError", f"{HOST}:{upstream.port}")

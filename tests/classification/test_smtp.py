@@ -1,6 +1,7 @@
 """smtplib (standard library) and aiosmtplib against a real SMTP server on 127.0.0.1 (aiosmtpd) whose
 handlers refuse with the reply codes mail servers send (RFC 5321 §4.2, RFC 4954 §6 for AUTH, with
-RFC 3463 enhanced codes), a greeting that refuses service (421), and a listener that closes at once.
+RFC 3463 enhanced codes), a greeting that refuses service (421), a listener that closes at once, and a server that
+drops the session mid-transaction (after the final dot the mail may have been taken: RFC 1047).
 
 The reply code decides: 4yz transient (upstream_unavailable), 535 and 5.7.x denials, 550 "mailbox
 unavailable" (not_found), 552/553 a message or address the server will not take (invalid_input);
@@ -22,8 +23,9 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult
 
 from errscope import FailureClass as C
+from errscope import Upstream
 from tests.classification.conftest import check, raised
-from tests.classification.upstreams import HOST, closed_port, closing_listener
+from tests.classification.upstreams import HOST, closed_port, closing_listener, per_connection
 
 # The recipient's local part picks the handler's reply; "data-" ones are accepted and refused at DATA.
 REPLIES = {
@@ -171,3 +173,48 @@ class TestAiosmtplib:
         exc = raised(lambda: aiosmtplib.SMTP(hostname=HOST, port=closing_port, timeout=5).connect())
         assert type(exc) is aiosmtplib.SMTPConnectError  # raised while connecting: nothing was sent
         check(exc, C.UPSTREAM_UNAVAILABLE, False)
+
+
+def _dropping_at(step: bytes) -> Any:
+    """An SMTP server (RFC 5321's replies, a raw socket) that closes the connection with no reply when the client
+    sends ``step``: a command's first word, or ``b"."``, the line that ends the message data."""
+
+    def handle(conn: socket.socket) -> None:
+        with conn:
+            lines = conn.makefile("rb")
+            conn.sendall(b"220 mx.example.org ESMTP\r\n")
+            for line in lines:
+                if line.split(b" ")[0].strip().upper() == step or line == step + b"\r\n":
+                    return
+                command = line[:4].upper()
+                if command in (b"EHLO", b"HELO"):
+                    conn.sendall(b"250 mx.example.org\r\n")
+                elif command == b"DATA":
+                    conn.sendall(b"354 End data with <CR><LF>.<CR><LF>\r\n")
+                elif command in (b"MAIL", b"RCPT"):
+                    conn.sendall(b"250 OK\r\n")
+
+    return handle
+
+
+def _smtplib_send(port: int) -> None:
+    with smtplib.SMTP(HOST, port, timeout=5) as client:
+        client.send_message(_message("tool@example.org", "ok@example.org"))
+
+
+async def _aiosmtplib_send(port: int) -> None:
+    await aiosmtplib.send(_message("tool@example.org", "ok@example.org"), hostname=HOST, port=port, timeout=5)
+
+
+@pytest.mark.parametrize("client", ["smtplib", "aiosmtplib"])
+@pytest.mark.parametrize(("step", "side_effect"), [
+    (b"MAIL", None),  # an envelope command: no mail is taken before the data's reply, but the session's state is open
+    (b"DATA", True),  # in the client's data(): whether the message had gone out is not told apart (the safe reading)
+    (b".", True),  # the whole message went out, its reply was lost: delivered, and a resend duplicates it (RFC 1047)
+], ids=["mail", "data", "final_dot"])
+def test_server_drops_the_session(client: str, step: bytes, side_effect: bool | None) -> None:
+    with per_connection(_dropping_at(step)) as port:
+        exc = raised(lambda: (_smtplib_send if client == "smtplib" else _aiosmtplib_send)(port))
+    assert type(exc) is (smtplib.SMTPServerDisconnected if client == "smtplib" else aiosmtplib.SMTPServerDisconnected)
+    result = check(exc, C.UPSTREAM_UNAVAILABLE, side_effect)
+    assert result.upstream == Upstream("smtp", "SMTPServerDisconnected")

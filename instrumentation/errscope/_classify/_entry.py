@@ -4,14 +4,21 @@ the innermost meaningful exception.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import replace
 from typing import Final
 
 from errscope._classify import _core
 from errscope._classify._chain import path_to, walk
-from errscope._classify._core import Classification, _UNKNOWN
+from errscope._classify._core import Classification, Upstream, _UNKNOWN
 from errscope._classify._databases import _db_address, leading_server
-from errscope._classify._facts import _frame_address, _raised_connecting, _request_address, raised_opening
+from errscope._classify._facts import (
+    _frame_address,
+    _raised_connecting,
+    _request_address,
+    frame_endpoint,
+    raised_opening,
+)
 from errscope._classify._http_errors import _held_answer
 from errscope._classify._library_words import _library_module, _library_words
 from errscope._classify._names import _by_name, _carried_delay
@@ -51,10 +58,13 @@ def explain(exc: BaseException) -> tuple[Classification, BaseException]:
         rule = _lookup(current)
         result: Classification | None = _UNKNOWN
         if rule is not None:
+            reading = _READING_A_CAUSE.set(True)
             try:
                 result = rule(current)
             except Exception:  # a broken user rule must not break the failure path
                 result = _UNKNOWN
+            finally:
+                _READING_A_CAUSE.reset(reading)
         if result is None:
             if _holds_another(current):
                 continue  # a wrapper: neither the decision nor the root
@@ -98,7 +108,9 @@ def _with_address(result: Classification, path: list[BaseException]) -> Classifi
     on-call engineer needs which host failed (DESIGN: upstream address on the tool span); a sibling group member's
     request is never on the path (:func:`path_to`)."""
     upstream = result.upstream
-    if upstream is None or upstream.address is not None:
+    if upstream is None:
+        return result if _READING_A_CAUSE.get() else _named_by_frames(result, path)
+    if upstream.address is not None:
         return result
     for current in reversed(path):
         try:
@@ -119,6 +131,30 @@ def _with_address(result: Classification, path: list[BaseException]) -> Classifi
             address = leading_server(current)
             if address:
                 return replace(result, upstream=replace(upstream, address=address))
+    return result
+
+
+_READING_A_CAUSE: Final[ContextVar[bool]] = ContextVar("errscope_reading_a_cause", default=False)
+"""Set while a rule runs: a rule that classifies the failure it wraps (urllib3's ``ProtocolError`` over
+``RemoteDisconnected``) reads what that failure itself names, and names its own upstream when it names none."""
+
+
+def _named_by_frames(result: Classification, path: list[BaseException]) -> Classification:
+    """``result`` with the upstream the connection its frames were using names (:func:`frame_endpoint`), when it is a
+    transport failure no rule along the chain named one for: a builtin socket error or http.client's
+    ``RemoteDisconnected`` out of urllib, raised through ``HTTPConnection.getresponse``. System ``http`` when that
+    connection speaks HTTP; status the exception's type name, as a library's own transport error is named (httpx's
+    ``ReadTimeout``)."""
+    if result.failure_class is not FailureClass.UPSTREAM_UNAVAILABLE:
+        return result
+    for current in reversed(path):
+        try:
+            found = frame_endpoint(current)
+        except Exception:  # a frame of a foreign shape says nothing
+            found = None
+        if found:
+            system = "http" if found[1] in ("http", "https") else None
+            return replace(result, upstream=Upstream(system, type(path[-1]).__name__, found[0]))
     return result
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import errno
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from itertools import chain
 from typing import Any, Final, NamedTuple
 from urllib.parse import urlsplit
 
@@ -200,21 +201,54 @@ def _connection_address(exc: BaseException) -> str | None:
 
 
 def _frame_address(exc: BaseException) -> str | None:
-    """``host[:port]`` of the connection a frame ``exc`` was raised through was using, innermost frame first (the
-    library's before the caller's): the frame's ``self`` (http.client's ``HTTPConnection``, urllib3's pool in
-    ``urlopen``, aiohttp's ``ClientResponse`` by its ``url``), else its local ``url`` when that names a host (aiohttp's
-    ``ClientSession._request`` under a total timeout). For the failures that keep neither a request nor a connection:
-    a connection reset, a socket read timeout, a dropped keep-alive."""
+    """``host[:port]`` of the connection a frame ``exc`` was raised through was using (:func:`frame_endpoint`)."""
+    found = frame_endpoint(exc)
+    return found[0] if found else None
+
+
+def frame_endpoint(exc: BaseException) -> tuple[str, str | None] | None:
+    """``(host[:port], scheme)`` of the connection a frame ``exc`` was raised through was using, innermost frame first
+    (the library's before the caller's), for the failures that keep neither a request nor a connection (a connection
+    reset, a socket read timeout, a dropped keep-alive, an API error an SDK parsed off the answer). Per frame, its
+    ``self``: a connection or pool (http.client's ``HTTPConnection``, urllib3's pool in ``urlopen``), the pool an
+    answer came from (urllib3's ``HTTPResponse._pool``, which botocore's ``StreamingBody`` reads), a connection's
+    ``info`` (psycopg's), a ``(host, port)`` pair as sockets name a peer (asyncpg's ``Connection._addr``, websockets'
+    ``remote_address``), an absolute ``url`` (aiohttp's ``ClientResponse``), an SDK client's endpoint (``base_url``:
+    OpenAI's, Anthropic's; ``endpoint_url``, boto3's ``meta.endpoint_url``); else its locals
+    (:func:`_local_endpoints`: aiohttp's ``ClientSession._request`` under a total timeout, a connect). The scheme is
+    ``None`` where the frame does not say."""
     for frame in reversed(raised_through(exc)):
         try:
             local = frame.f_locals
         except Exception:  # a frame whose locals cannot be read says nothing
             continue
-        owner = local.get("self")
-        address = _endpoint_address(owner) or _url_address(_attribute(owner, "url")) or _url_address(local.get("url"))
-        if address:
-            return address
+        for endpoint in chain(_owner_endpoints(local.get("self")), _local_endpoints(local)):
+            address = http_address(endpoint) if endpoint is not None else None
+            if address:
+                return address, endpoint.scheme
     return None
+
+
+def _owner_endpoints(owner: object) -> Iterator[_Endpoint | None]:
+    """The endpoints a frame's ``self`` may name, in :func:`frame_endpoint`'s order (read lazily: the first wins)."""
+    if owner is None:
+        return
+    yield _endpoint_of(owner)
+    yield _endpoint_of(_attribute(owner, "_pool"))
+    yield _endpoint_of(_attribute(owner, "info"))
+    yield _pair_endpoint(_attribute(owner, "_addr"))
+    yield _pair_endpoint(_attribute(owner, "remote_address"))
+    for name in ("url", "base_url", "endpoint_url"):
+        yield _url_endpoint(_attribute(owner, name))
+    yield _url_endpoint(_attribute(_attribute(owner, "meta"), "endpoint_url"))
+
+
+def _local_endpoints(local: Mapping[str, object]) -> Iterator[_Endpoint | None]:
+    """The endpoints a frame's locals name: its ``url``, or the ``(host, port)`` it connects to (``address`` of
+    ``socket.create_connection``, ``addr`` of asyncpg's ``connect_utils._connect_addr``)."""
+    yield _url_endpoint(local.get("url"))
+    yield _pair_endpoint(local.get("address"))
+    yield _pair_endpoint(local.get("addr"))
 
 
 def raised_through(exc: BaseException) -> list[Any]:
@@ -227,15 +261,41 @@ def raised_through(exc: BaseException) -> list[Any]:
     return frames
 
 
-def _url_address(url: object) -> str | None:
-    """:func:`http_address` of an absolute URL (a string or a URL object); ``None`` for a path or anything else."""
+def _url_endpoint(url: object) -> _Endpoint | None:
+    """An absolute URL (a string, or an httpx/yarl URL) as host, port and scheme; ``None`` for a path or anything else."""
     if isinstance(url, str):
-        return http_address(url) if "://" in url else None
-    return http_address(url) if url is not None and not callable(url) and _attribute(url, "scheme") else None
+        if "://" not in url:
+            return None
+        try:
+            parts = urlsplit(url)
+            host, port, scheme = parts.hostname, parts.port, parts.scheme
+        except ValueError:
+            return None
+    elif url is not None and not callable(url) and _attribute(url, "scheme"):
+        host, port, scheme = _attribute(url, "host"), _attribute(url, "port"), _attribute(url, "scheme")
+    else:
+        return None
+    if not isinstance(host, str) or not host:
+        return None
+    return _Endpoint(host, port if isinstance(port, int) else 0, str(scheme).lower())
+
+
+def _pair_endpoint(pair: object) -> _Endpoint | None:
+    """A ``(host, port)`` pair as a socket names its peer (``getpeername()``: IPv6's has flow info and scope after
+    them; asyncpg's ``Connection._addr``, websockets' ``remote_address``)."""
+    if isinstance(pair, tuple) and len(pair) in (2, 4) and isinstance(pair[0], str) and type(pair[1]) is int:
+        return _Endpoint(pair[0], pair[1], None) if _HOST.fullmatch(pair[0]) else None
+    return None
 
 
 def _endpoint_address(owner: object) -> str | None:
-    """``host[:port]`` of an object with a ``host`` (text) and a ``port`` (an integer): a connection or a pool. The
+    """``host[:port]`` of a connection or pool (:func:`_endpoint_of`)."""
+    endpoint = _endpoint_of(owner)
+    return http_address(endpoint) if endpoint is not None else None
+
+
+def _endpoint_of(owner: object) -> _Endpoint | None:
+    """An object with a ``host`` (text) and a ``port`` (an integer): a connection or a pool. The
     port of its scheme (its ``scheme``, else its ``default_port``), or with neither HTTP's and HTTPS's own ports (80,
     443), is left out as :func:`http_address` leaves it out of a URL."""
     host, port = _attribute(owner, "host"), _attribute(owner, "port")
@@ -250,7 +310,7 @@ def _endpoint_address(owner: object) -> str | None:
         known = _attribute(owner, "default_port")
         known = known if isinstance(known, int) else port
         scheme = next((name for name, port_of in _DEFAULT_PORTS.items() if port_of == known), None)
-    return http_address(_Endpoint(host, port, scheme))
+    return _Endpoint(host, port, scheme)
 
 
 _HOST: Final = re.compile(r"[\w.-]+|\[?[0-9A-Fa-f:.]+(?:%\w+)?\]?")

@@ -18,7 +18,15 @@ from errscope._classify._builders import (
     _unavailable_unless_connecting,
 )
 from errscope._classify._core import Classification, Rule, Upstream, _MAX_CHAIN, _UNKNOWN
-from errscope._classify._facts import _attribute, _function_name, _message_of, _qualname, _raised_connecting, raised_in
+from errscope._classify._facts import (
+    _attribute,
+    _function_name,
+    _message_of,
+    _qualname,
+    _raised_connecting,
+    raised_in,
+    raised_through,
+)
 from errscope._classify._mcp import _JSONRPC_SENT, class_for_jsonrpc_code
 from errscope._foreign_text import GRPC_CODES as _GRPC_CODES, api_code_class as _code_family, smtp_reply_class
 from errscope._foreign_text import grpc_code_reading as _grpc_code_reading
@@ -412,6 +420,36 @@ def _response_code(codes: Mapping[str, FailureClass], system: str) -> Rule:
     return rule
 
 
+# IMAP commands that change the mailbox (RFC 9051 §6.3-6.4; RFC 6851 MOVE; RFC 4314 ACL; RFC 2087 QUOTA): their
+# tagged completion lost, the server may have carried them out. Others (LOGIN, SELECT, SEARCH, LIST) leave it open.
+_IMAP_CHANGING: Final = frozenset({"APPEND", "STORE", "COPY", "MOVE", "EXPUNGE", "CREATE", "DELETE", "RENAME",
+                                   "SUBSCRIBE", "UNSUBSCRIBE", "SETACL", "DELETEACL", "SETQUOTA"})
+
+
+def _imap_abort(exc: BaseException) -> Classification:
+    """imaplib's ``abort``: the connection failed. Raised while a command awaited its tagged completion
+    (``_command_complete``, its ``name``) that changes the mailbox (:data:`_IMAP_CHANGING`: an APPEND whose message
+    went out), the server may have done it; otherwise open (while connecting: not sent, ``_entry._while_connecting``)."""
+    name = next((frame.f_locals.get("name") for frame in raised_through(exc)
+                 if _function_name(frame) == "_command_complete"), None)
+    changing = isinstance(name, str) and name.upper() in _IMAP_CHANGING
+    return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("imap", "abort"),
+                          side_effect_possible=True if changing else None)
+
+
+def _pop3_error(exc: BaseException) -> Classification | None:
+    """poplib's ``error_proto``: the server's ``-ERR`` reply by its response code (:func:`_response_code`), or poplib's
+    own "-ERR EOF" (its ``_getline`` read the end of the stream): the connection closed. A POP3 session that ends
+    without the client's QUIT never enters the UPDATE state, so no message marked by DELE is removed (RFC 1939 §6):
+    nothing done, unless it was the QUIT whose answer was lost."""
+    found = _response_code(_POP_CODES, "pop3")(exc)
+    if found is not None or _message_of(exc) != "-ERR EOF" or not raised_in(exc, "poplib"):
+        return found
+    quitting = any(_function_name(frame) == "quit" for frame in raised_through(exc))
+    return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("pop3", "EOF"),
+                          side_effect_possible=quitting)
+
+
 def _grpc_error(exc: BaseException) -> Classification:
     # grpc.RpcError raised by a call is also a grpc.Call: .code() is a grpc.StatusCode member, .details() its text.
     name = getattr(exc.code(), "name", None)  # type: ignore[attr-defined]
@@ -533,6 +571,17 @@ def _smtp_connect(exc: BaseException) -> Classification:
         return reply
     return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=reply.upstream if reply else Upstream("smtp", None),
                           side_effect_possible=False)
+
+
+def _smtp_lost(exc: BaseException) -> Classification:
+    """An SMTP session the server ended with no reply (smtplib's and aiosmtplib's ``SMTPServerDisconnected``): raised
+    while the message data went out or its reply was awaited (the client's ``data``) the server may have taken the
+    mail, as RFC 1047 describes (a reply lost after the final dot: the message is delivered, and a resend duplicates
+    it); while connecting, nothing was sent (see ``_entry._while_connecting``); elsewhere (an envelope command: no mail
+    is taken before the data's reply, RFC 5321 §4.1.1.4) open."""
+    sent = True if any(_function_name(frame) == "data" for frame in raised_through(exc)) else None
+    return Classification(FailureClass.UPSTREAM_UNAVAILABLE, upstream=Upstream("smtp", type(exc).__name__),
+                          side_effect_possible=sent)
 
 
 # W3C WebDriver's error codes (https://www.w3.org/TR/webdriver2/#errors: the remote end's JSON ``value.error``), by

@@ -25,6 +25,9 @@ httpx-ws)                              as HTTP statuses
 SMTP reply codes (smtplib, aiosmtplib) by the code; a refused  RFC 5321 §4.2, §3.1, RFC 4954, RFC 3463
                                        greeting
                                        upstream_unavailable
+the SMTP session lost with no reply    upstream_unavailable;   RFC 1047 (a reply lost after the final
+(``SMTPServerDisconnected``)           in the client's data(): dot: delivered, a resend duplicates);
+                                       acted                   RFC 5321 §4.1.1.4
 ``grpc.RpcError``; any error whose     by status code          google/rpc/code.proto's HTTP mapping
 ``status``/``code`` is an enum member   (google-api-core's:
 named as a gRPC code (grpclib), or      before the HTTP status
@@ -58,6 +61,11 @@ memcached ``SERVER_ERROR``,            upstream_unavailable,   memcached protoco
                                        unknown (our command)
 IMAP/POP3 bracketed response codes     by the code             RFC 5530, RFC 2449 §8, RFC 3206
 (imaplib, poplib)
+the connection lost under an IMAP      upstream_unavailable;   RFC 9051 §6.3-6.4; RFC 1939 §6 (no
+command (``abort``) or a POP3 one      acted after a mailbox   UPDATE state without QUIT)
+(poplib's "-ERR EOF")                  change (APPEND, STORE,
+                                       ...) or POP3's QUIT;
+                                       POP3's others: not
 ``xmlrpc.client.Fault``                by its fault code       XML-RPC fault code interoperability
                                        (JSON-RPC's numbers)    (its ``ProtocolError``: ``errcode``)
 ``pycurl.error``, curl_cffi's          by libcurl's number     libcurl-errors
@@ -334,7 +342,6 @@ from errscope._classify._protocols import (
     _IMAP_CODES,
     _memcached_server_error,
     _mqtt_error,
-    _POP_CODES,
     _ares_error,
     _curl_error,
     _eof,
@@ -343,11 +350,14 @@ from errscope._classify._protocols import (
     _grpc_status,
     _grpc_status_beside_http,
     _grpc_status_name,
+    _imap_abort,
     _mqtt_code,
     _peer_tls_alert,
+    _pop3_error,
     _response_code,
     _sftp_status,
     _smtp_connect,
+    _smtp_lost,
     _smtp_reply,
     _soap_fault,
     _socket_stream_end,
@@ -696,7 +706,7 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     # aiosmtplib's. aiosmtplib calls it .code: the rule reads it as SMTP, not as an HTTP status.
     "smtplib.SMTPResponseException": _smtp_reply(lambda exc: (exc.smtp_code, exc.smtp_error)),
     "smtplib.SMTPRecipientsRefused": _smtp_reply(lambda exc: next(iter(exc.recipients.values()), (None, ""))),
-    "smtplib.SMTPServerDisconnected": _unavailable(None, "smtp"),
+    **dict.fromkeys(("smtplib.SMTPServerDisconnected", "aiosmtplib.errors.SMTPServerDisconnected"), _smtp_lost),
     # The greeting was not a 220 (RFC 5321 §3.1: 554 "no SMTP service here", 421 closing), or was no SMTP reply at
     # all (code -1: the port speaks another protocol): the server took no mail, whatever the code's own class.
     "smtplib.SMTPConnectError": _smtp_connect,
@@ -713,8 +723,8 @@ _NAMED_RULES: Final[dict[str, Rule]] = {
     "aioftp.errors.StatusCodeError": _ftp_reply(lambda exc: exc.received_codes[-1] if exc.received_codes else ""),
     # imaplib, poplib: the reply's response code; imaplib's abort is the connection failing
     "imaplib.IMAP4.error": _response_code(_IMAP_CODES, "imap"),
-    "imaplib.IMAP4.abort": _unavailable(None, "imap"),
-    "poplib.error_proto": _response_code(_POP_CODES, "pop3"),
+    "imaplib.IMAP4.abort": _imap_abort,
+    "poplib.error_proto": _pop3_error,
     # zeep (https://docs.python-zeep.org/en/master/api.html#zeep.exceptions.Fault): a SOAP fault by its codes
     "zeep.exceptions.Fault": _soap_fault,
     # forward proxies refusing the tunnel: python-socks (httpx-socks, aiohttp-socks) keep the proxy's code;
