@@ -125,6 +125,10 @@ def _is_masked(secret: bytes) -> bool:
         tail = secret[max(secret.rfind(b"_"), secret.rfind(b"-")) + 1 :]
         if 3 <= len(tail) < len(secret) and _fullmatch(_MASKED, tail):
             return True
+        # ... or written on without a separator: ``dapiXXXXXXXXXXXXXXXX``, ``AKIAXXXXXXXXXXXXXXXX``
+        kept = secret.rstrip(secret[-1:])
+        if len(secret) - len(kept) >= 8 and len(kept) <= 8 and kept.isalnum():
+            return True
     if _COLON not in secret:
         return False
     _user, colon, password = secret.partition(b":")
