@@ -618,8 +618,10 @@ _DEVICE_TYPE_WORD = r"(?i:[0-9]{1,3}|enc|ascii(?:-text)?|cleartext|--plaintext|-
 
 
 def _connection_string(name: str, key: str, end: str, trigger: str, description: str) -> SecretPattern:
+    # a quoted value opens no placeholder or mask either (``password="${env:KAFKA_SECRET}";``, ``"<secret>"``, ``"***"``)
     value = (
-        r"(?:\{(?:[^}\r\n]|\}\})*\}|\"(?:[^\"\r\n]|\"\")*\"|'(?:[^'\r\n]|'')*'"
+        r"(?:\{(?:[^}\r\n]|\}\})*\}|\"(?:[^\"\r\n{\[<*$]|\$[^{(A-Z\"\r\n]|\"\")(?:[^\"\r\n]|\"\")*\""
+        r"|'(?:[^'\r\n{\[<*$]|\$[^{(A-Z'\r\n]|'')(?:[^'\r\n]|'')*'"
         r"|[^\s;'\"{\[<*(][^\s;]*?|\$[^{(\sA-Z;][^\s;]*?)"
     )
     return SecretPattern(name, "keyword", key + value + end, True, description, True, ("pwd", "pass"), trigger=trigger)
@@ -2198,11 +2200,11 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
     SecretPattern(
         "keyword_space_separated",
         "keyword",
-        r"((?i:(?:secret[_\-]?access[_\-]?key|api[_\-]?key|client[_\-]?secret|access[_\-]?token"
-        r"|[a-z]+[_\-]?token|password|passwd|[a-z]+(?:pass|auth)))(?:[ \t]+|['\"][ \t]*,[ \t]*['\"]))"
+        r"((?i:(?:secret[_\-]?access[_\-]?key|(?:api|shared|access|account|storage|master|license|signing|hmac|sas)[_\-]?key"
+        r"|client[_\-]?secret|access[_\-]?token|[a-z]+[_\-]?token|password|passwd|[a-z]+(?:pass|auth)))(?:[ \t]+|['\"][ \t]*,[ \t]*['\"]))"
         + _with_digit(_TOK, r"[A-Za-z+/=_\-.~]"),
         True,
-        "Config-file lines without a separator (aws_secret_access_key AbC...), and the same key and value as the "
+        "Config-file lines without a separator (aws_secret_access_key AbC..., Fluentd's ``shared_key AbC..``), and the same key and value as the "
         "next items of a printed argv list (``aws --debug``'s ``Arguments entered to CLI: ['configure', 'set', "
         "'aws_secret_access_key', '...']``); the value must be 16+ token characters with a digit, so prose such as "
         "'password authentication failed' survives.",
@@ -2276,7 +2278,7 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         # letters), then a separator: quoted pair, ``=``/``:``, XML's ``</name><value>``, or spaces
         r"((?i:(?:account|access|secret|client|private|storage|shared)[_.\-](?:key|secret)|[_.\-](?:password|secret|sas|token))"
         r"(?:\.[A-Za-z0-9_\-]+){2,}\.[A-Za-z]{2,6}"
-        r"(?:\\?[\"'][ \t]*[,:=][ \t]*\\?[\"']|[\"']?[ \t]*[=:][ \t]*[\"']?|</name>[ \t\r\n]*<value>|[ \t]+))"
+        r"(?:\\?[\"'][ \t]*[,:=][ \t]*(?:\r?\n[ \t]*)?\\?[\"']|[\"']?[ \t]*[=:][ \t]*[\"']?|</name>[ \t\r\n]*<value>|[ \t]+|,))"
         r"[A-Za-z0-9+/=_\-.~!#%^*?@]{8,}",
         True,
         "A property whose name puts the account or host it is for after the credential's word, as Hadoop's and "
@@ -2476,19 +2478,21 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         # a key that ends in ``auth``/``ident`` or names a host given ``user:password`` (haproxy ``stats auth``, Yarn's
         # ``npmAuthIdent``, Bundler's ``BUNDLE_GEMS__EXAMPLE__COM``: the host, dots written ``__``); Go's ``%+v`` of a
         # ``*url.URL`` prints its ``Userinfo`` as ``User:name:password``
-        r"|([A-Za-z0-9_.\-]*(?i:auth|ident|login|__(?:com|org|net|io|dev))[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?|\b(?i:user(?:info)?):"
+        r"|([A-Za-z0-9_.\-]*(?i:auth|ident|login|user[_.\-]?info|__(?:com|org|net|io|dev))[\"']?(?:[ \t]*(?:=>|[:=])[ \t]*|[ \t]+)[\"']?|\b(?i:user(?:info)?):"
         r"|(?m:^)\[[A-Za-z0-9.\-]+\](?::[0-9]+)?[ \t]+(?:[A-Za-z0-9_.+\-]+@)?)"
-        r"[A-Za-z][A-Za-z0-9_.\-]*:[^\s'\"\[()$<{*][^\s'\"()]*[0-9][^\s'\"()]*",
+        # (not ``//``: a URL's scheme is no user, ``userinfo: https://idp:8443/userinfo``)
+        r"[A-Za-z][A-Za-z0-9_.\-]*:(?:[^\s'\"\[()$<{*/]|/[^\s'\"()/])[^\s'\"()]*[0-9][^\s'\"()]*",
         2,
         "``-u user:password`` (curl, wget; also as the next argv item: ``\"-u\", \"..\"``, auditd's ``a1=\"-u\" a2=\"..\"``): "
         "the part after the colon; ``-u 1000:1000`` (a uid:gid) stays. Also "
         "``user:password`` (both, as URL userinfo) given to a key ending in ``auth`` or ``ident`` or naming a host (haproxy ``stats "
         "auth admin:...``, Yarn ``npmAuthIdent: \"ci:...\"``, Bundler ``BUNDLE_GEMS__EXAMPLE__COM: \"u:...\"``, Go's "
         "``&{Scheme:postgres User:app:...}``) or a login (squid's ``cache_peer .. login=user:...``), and Postfix' "
-        "``sasl_passwd`` line (``[relay]:587 user:...``), with a digit.",
+        "``sasl_passwd`` line (``[relay]:587 user:...``), with a digit; also under a key naming user info (Schema Registry's "
+        "``basic.auth.user.info=<key>:<secret>``) and after Ruby's and Logstash's ``=>`` (``cloud_auth => \"elastic:..\"``).",
         hints=("-u", "--user", "--proxy-user", "--http-user", "auth", "ident", "__", "user", "login", "]"),
         trigger=r"(?:-u|--user|--proxy-user|--http-user)(?:=|[ \t]+|['\"](?:[ \t]*,[ \t]*|[ \t]+a[0-9]{1,3}=)|\x00)['\"]?[^\s:'\"$]+:"
-        r"|(?:(?i:auth|ident|login|__(?:com|org|net|io|dev))[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?|(?i:user(?:info)?):)[A-Za-z][A-Za-z0-9_.\-]*:[^\s'\"()]*[0-9]"
+        r"|(?:(?i:auth|ident|login|user[_.\-]?info|__(?:com|org|net|io|dev))[\"']?(?:[ \t]*(?:=>|[:=])[ \t]*|[ \t]+)[\"']?|(?i:user(?:info)?):)[A-Za-z][A-Za-z0-9_.\-]*:[^\s'\"()]*[0-9]"
         r"|\](?::[0-9]+)?[ \t]+[A-Za-z0-9_.+\-]+[@:]",
     ),
     SecretPattern(
@@ -2615,23 +2619,30 @@ PATTERNS: Final[tuple[SecretPattern, ...]] = (
         r"|(?:^|[ \t])(?:-p|--param(?:eter)?s?))[ \t]+['\"]?"
         r"[A-Za-z0-9_.:/@\-]*(?i:pass(?:word|wd|phrase)?|pwd|psk|secret|token|masterauth|credentials?|pypi-token\.[A-Za-z0-9_\-]+"
         r"|(?:api|access|secret|private|auth|master|encryption|license|app)[_\-.]?key)"
-        r"['\"]?[ \t]+(?:-[A-Za-z]+[ \t]+)?['\"]?)"
+        r"['\"]?[ \t]+(?:-[A-Za-z]+[ \t]+)?['\"]?"
+        # or a credential's noun as the command's subject, a verb that stores it, its name or id, then the value
+        # (``confluent api-key store <key> <secret>``, ``vercel secrets add <name> <value>``)
+        r"|(?:^|[ \t])(?i:api[_\-]?keys?|secrets?|tokens?|credentials?|passwords?)[ \t]+(?i:store|add|set|save|put)[ \t]+"
+        r"[^\s'\"|;&<>=\-][^\s'\"|;&<>=]*[ \t]+['\"]?)"
         r"[^\s'\"|$<>{%*\[(\\;&\-][^\s'\"|<>;&0-9]*[0-9][^\s'\"|<>;&]*",
         True,
         "A configuration command that sets a key named for a secret to a value given after a space (``aws configure set "
         "aws_secret_access_key ..``, ``git config --global sendemail.smtppass ..``, ``yarn config set npmAuthToken ..``, "
         "``kubectl config set users.ci.token ..``, ``launchctl setenv GITHUB_TOKEN ..``, ``setx API_TOKEN ..``, "
         "``defaults write <domain> apiKey -string ..``, ``fw_setenv wifi_psk ..``, ``dotnet user-secrets set "
-        "\"Stripe:SecretKey\" ..``, redis' ``CONFIG SET requirepass ..``, ``poetry config pypi-token.<repo> ..``), and an "
-        "option that takes a parameter's name and value (papermill's ``-p api_key ..``, ``--parameter db_password ..``); a "
+        "\"Stripe:SecretKey\" ..``, redis' ``CONFIG SET requirepass ..``, ``poetry config pypi-token.<repo> ..``), an "
+        "option that takes a parameter's name and value (papermill's ``-p api_key ..``, ``--parameter db_password ..``), and "
+        "a command whose subject is the credential, a verb that stores it, its name or id, then the value (``confluent "
+        "api-key store <key> <secret>``, ``vercel secrets add <name> <value>``); a "
         "placeholder, an option and a value without a digit stay (``config get``/``unset`` give none), and Python also "
         "requires a password's or a random value's shape.",
         hints=("pass", "pw", "psk", "secret", "token", "auth", "credential", "key"),
         verify="credential",
         # the key's word, then the value after a space up to its first digit (98 bench lines ran the rule on the word
         # and a space, none matched)
-        trigger=r"(?i:pass(?:word|wd|phrase)?|pwd|psk|secret|token|auth|credentials?|key|pypi-token\.[A-Za-z0-9_\-]+)['\"]?[ \t]+"
-        r"(?:-[A-Za-z]+[ \t]+)?['\"]?[^\s'\"|$<>{%*\[(\\;&\-][^\s'\"|<>;&0-9]*[0-9]",
+        trigger=r"(?i:pass(?:word|wd|phrase)?|pwd|psk|secret|token|auth|credentials?|key|pypi-token\.[A-Za-z0-9_\-]+)(?i:s)?['\"]?[ \t]+"
+        r"(?:-[A-Za-z]+[ \t]+|(?i:store|add|set|save|put)[ \t]+[^\s'\"|;&<>=\-][^\s'\"|;&<>=]*[ \t]+)?['\"]?"
+        r"[^\s'\"|$<>{%*\[(\\;&\-][^\s'\"|<>;&0-9]*[0-9]",
     ),
     SecretPattern(
         "cookie_outside_header",

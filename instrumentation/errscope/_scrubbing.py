@@ -1032,6 +1032,7 @@ _URL: Final = re2.compile(rf"\b[A-Za-z][A-Za-z0-9+.\-]{{0,30}}://{_URL_CHARS}*{_
 that holds a mark; URLs without one are skipped in the same scan, not visited one by one."""
 _URL_TRIGGER: Final = rf"://{_URL_CHARS}*{_URL_MARK}".encode()
 _SENSITIVE_PARAM: Final = re.compile(rf"(?i)^(?:.*(?:{_PARAM_WORDS})|{_PARAM_NAMES})$")
+_PLACEHOLDER_NAME: Final = re.compile(r"[A-Z_x]+")
 _HOST_PORT_ONLY: Final = re.compile(r"[^:@/]*(?::[0-9]{1,5})?$")
 _HOST_AFTER_AT: Final = re.compile(
     r"[A-Za-z0-9.\-]+(?::[0-9]{1,5})?(?=[/?#]|$)|\[[0-9A-Fa-f:.]+\](?::[0-9]{1,5})?(?=[/?#]|$)"
@@ -1091,8 +1092,16 @@ def _scrub_url(url: str) -> str:
         changed = False
         for i in range(0, len(parts), 2):
             name, eq, value = parts[i].partition("=")
-            # not already redacted, not a placeholder (``{token}``, ``${TOKEN}``, ``<key>``)
-            if eq and value and value[0] not in "[{$<" and _SENSITIVE_PARAM.match(name):
+            # not already redacted, not a placeholder (``{token}``, ``${TOKEN}``, ``<key>``, a name in capitals:
+            # ``password=PASSWORD``, as ``_patterns._password_value`` reads one) nor a mask
+            if (
+                eq
+                and value
+                and value[0] not in "[{$<"
+                and _SENSITIVE_PARAM.match(name)
+                and not _PLACEHOLDER_NAME.fullmatch(value)
+                and not _is_masked(value.encode("utf-8", "surrogateescape"))
+            ):
                 parts[i] = f"{name}={REDACTED}"
                 changed = True
         if changed:

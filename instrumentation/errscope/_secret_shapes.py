@@ -125,6 +125,11 @@ def _is_masked(secret: bytes) -> bool:
         tail = secret[max(secret.rfind(b"_"), secret.rfind(b"-")) + 1 :]
         if 3 <= len(tail) < len(secret) and _fullmatch(_MASKED, tail):
             return True
+        # ... or written on without a separator: ``dapiXXXXXXXXXXXXXXXX``, ``AKIAXXXXXXXXXXXXXXXX`` (a prefix of letters:
+        # ``Zz9xxxxxxxx..`` is a value)
+        kept = secret.rstrip(secret[-1:])
+        if len(secret) - len(kept) >= 8 and 2 <= len(kept) <= 8 and kept.isalpha():
+            return True
     if _COLON not in secret:
         return False
     _user, colon, password = secret.partition(b":")

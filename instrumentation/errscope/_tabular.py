@@ -112,6 +112,10 @@ def _g(data: bytes, spans: Spans, group: int) -> bytes:
 _PLACEHOLDER_START: Final = tuple(b"$%:?<{[(")
 _NOT_VALUES: Final = frozenset({b"null", b"none", b"nil", b"default", b"\\n", b"true", b"false", b"n/a", b"na", b"undefined", b"empty"})
 _DATE: Final = _Rx(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9:.]+(?:Z|[+-][0-9:]+)?)?")
+# A dotted path of names without a digit, or of lower-case packages and a class's name: code's reference to a class or
+# module (Airflow's ``[secrets]`` ``backend = airflow.providers...SecretsManagerBackend``, Hadoop's
+# ``org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider``), or a host name: a setting, not a credential.
+_DOTTED_NAME: Final = _Rx(r"[A-Za-z_]+(?:\.[A-Za-z_]+){2,}|[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*){2,}\.[A-Z][A-Za-z_]*")
 _COMPACT_SECRET: Final = _Rx(r"(?i)[a-z]*(?:pass|passwd|pwd|auth)")
 _REDACTED: Final = REDACTED.encode()
 _STRIP: Final = b" \t\r\"'`"
@@ -144,6 +148,8 @@ def is_value(cell: str | bytes, *, noun: bool = False) -> bool:
     if len(value) < 6 or 32 in value or value[0] in _PLACEHOLDER_START or _REDACTED in value:
         return False
     if value.lower() in _NOT_VALUES or _is_masked(value) or _DATE.full(value) is not None:
+        return False
+    if 46 in value and _DOTTED_NAME.full(value) is not None:  # 46: ``.``, looked up as an int (a memchr)
         return False
     return looks_random(value) or (not noun and looks_like_password(value))
 

@@ -61,7 +61,7 @@ def span_id() -> str:
 HELD_OUT_SETS = (
     "wrapped", "mcpstack", "infra", "polyglot", "dumped", "atrest", "quoted", "localized", "logformats", "bare", "raised",
     "heldout", "lookalike", "oncall", "prose", "captured", "tabular", "invoked", "decoys", "escaped", "continued",
-    "typed", "richtext", "bytedump", "signed", "notations", "traced", "apps", "audited", "notebooks", "released",
+    "typed", "richtext", "bytedump", "signed", "notations", "traced", "apps", "audited", "notebooks", "released", "piped",
 )
 """Our own secret sets (tests/secret_corpus), each run through the real Collector beside the shared corpus."""
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tests import corpus
 
-SETS = ("heldout", "fresh", "oncall", "lookalike", "wrapped", "mcpstack", "infra", "polyglot", "captured", "dumped", "atrest", "quoted", "localized", "prose", "logformats", "bare", "tabular", "raised", "invoked", "decoys", "escaped", "toolout", "continued", "typed", "richtext", "bytedump", "signed", "notations", "traced", "apps", "audited", "notebooks", "released")
+SETS = ("heldout", "fresh", "oncall", "lookalike", "wrapped", "mcpstack", "infra", "polyglot", "captured", "dumped", "atrest", "quoted", "localized", "prose", "logformats", "bare", "tabular", "raised", "invoked", "decoys", "escaped", "toolout", "continued", "typed", "richtext", "bytedump", "signed", "notations", "traced", "apps", "audited", "notebooks", "released", "piped")
 
 
 def _sets() -> dict[str, tuple[list[dict[str, str]], list[dict[str, str]]]]:
