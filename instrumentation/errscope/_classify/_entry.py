@@ -4,9 +4,10 @@ the innermost meaningful exception.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import replace
-from typing import Final
+from typing import Any, Final
 
 from errscope._classify import _core
 from errscope._classify._chain import path_to, walk
@@ -112,26 +113,25 @@ def _with_address(result: Classification, path: list[BaseException]) -> Classifi
         return result if _READING_A_CAUSE.get() else _named_by_frames(result, path)
     if upstream.address is not None:
         return result
+    address = (
+        _nearest(path, lambda current: _request_address(current) or _db_address(current))
+        or _nearest(path, _frame_address)
+        or (_nearest(path, leading_server) if result.failure_class is FailureClass.UPSTREAM_UNAVAILABLE else None)
+    )
+    return replace(result, upstream=replace(upstream, address=address)) if address else result
+
+
+def _nearest(path: list[BaseException], read: Callable[[BaseException], Any]) -> Any:
+    """What ``read`` finds on the exception nearest the deciding one along ``path``, or ``None``; an exception or a
+    frame of a foreign shape that ``read`` cannot take says nothing."""
     for current in reversed(path):
         try:
-            address = _request_address(current) or _db_address(current)
-        except Exception:  # an attribute of a foreign shape says nothing
-            address = None
-        if address:
-            return replace(result, upstream=replace(upstream, address=address))
-    for current in reversed(path):
-        try:
-            address = _frame_address(current)
-        except Exception:  # a frame of a foreign shape says nothing
-            address = None
-        if address:
-            return replace(result, upstream=replace(upstream, address=address))
-    if result.failure_class is FailureClass.UPSTREAM_UNAVAILABLE:
-        for current in reversed(path):
-            address = leading_server(current)
-            if address:
-                return replace(result, upstream=replace(upstream, address=address))
-    return result
+            found = read(current)
+        except Exception:
+            found = None
+        if found:
+            return found
+    return None
 
 
 _READING_A_CAUSE: Final[ContextVar[bool]] = ContextVar("errscope_reading_a_cause", default=False)
@@ -145,17 +145,10 @@ def _named_by_frames(result: Classification, path: list[BaseException]) -> Class
     ``RemoteDisconnected`` out of urllib, raised through ``HTTPConnection.getresponse``. System ``http`` when that
     connection speaks HTTP; status the exception's type name, as a library's own transport error is named (httpx's
     ``ReadTimeout``)."""
-    if result.failure_class is not FailureClass.UPSTREAM_UNAVAILABLE:
+    if result.failure_class is not FailureClass.UPSTREAM_UNAVAILABLE or not (found := _nearest(path, frame_endpoint)):
         return result
-    for current in reversed(path):
-        try:
-            found = frame_endpoint(current)
-        except Exception:  # a frame of a foreign shape says nothing
-            found = None
-        if found:
-            system = "http" if found[1] in ("http", "https") else None
-            return replace(result, upstream=Upstream(system, type(path[-1]).__name__, found[0]))
-    return result
+    system = "http" if found[1] in ("http", "https") else None
+    return replace(result, upstream=Upstream(system, type(path[-1]).__name__, found[0]))
 
 
 def _while_connecting(result: Classification, path: list[BaseException]) -> Classification:
