@@ -30,7 +30,7 @@ import urllib3
 
 from errscope import FailureClass as C
 from tests.classification.conftest import check, raised
-from tests.classification.upstreams import HOST, per_connection
+from tests.classification.upstreams import HOST, per_connection, read_request as _read_request
 from tests.conftest import require_executable
 
 SHORT = 0.3
@@ -46,22 +46,6 @@ def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
                     "-days", "1", "-subj", "/CN=localhost", "-addext", f"subjectAltName=IP:{HOST}"],
                    check=True, capture_output=True)
     return cert, key
-
-
-def _read_request(conn: ssl.SSLSocket) -> None:
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = conn.recv(65536)
-        if not chunk:
-            return
-        data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")), 0)
-    while len(body) < length:
-        chunk = conn.recv(65536)
-        if not chunk:
-            return
-        body += chunk
 
 
 def _close(conn: ssl.SSLSocket) -> None:

@@ -188,6 +188,32 @@ def answering(status: int, body: bytes | str = b"", headers: dict[str, str] | No
         yield server.port
 
 
+def read_request(conn: socket.socket) -> bytes | None:
+    """Read one HTTP request whole (head and a ``Content-Length`` body), so that closing after it sends a FIN, not a
+    reset for unread bytes; its head, the bytes read when they open a TLS handshake, ``None`` at a closed connection."""
+    data = b""
+    conn.settimeout(STALL_LIMIT)
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return None
+        data += chunk
+        if data.startswith(b"\x16"):
+            return data
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value.strip())
+    while len(body) < length:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return head
+
+
 class HttpUpstream:
     """A threaded HTTP/1.1 server on 127.0.0.1 with one failure mode per path.
 
@@ -255,7 +281,7 @@ class HttpUpstream:
     def _serve(self, conn: socket.socket) -> None:
         with conn:
             try:
-                head = self._read_request(conn)
+                head = read_request(conn)
             except OSError:
                 return
             if head is None:
@@ -281,30 +307,6 @@ class HttpUpstream:
                 self._answer(conn, status, headers, body)
             else:
                 self._answer(conn, 200, [])
-
-    @staticmethod
-    def _read_request(conn: socket.socket) -> bytes | None:
-        data = b""
-        conn.settimeout(STALL_LIMIT)
-        while b"\r\n\r\n" not in data:
-            chunk = conn.recv(65536)
-            if not chunk:
-                return None
-            data += chunk
-            if data.startswith(b"\x16"):
-                return data
-        head, _, body = data.partition(b"\r\n\r\n")
-        length = 0
-        for line in head.split(b"\r\n")[1:]:
-            name, _, value = line.partition(b":")
-            if name.strip().lower() == b"content-length":
-                length = int(value.strip())
-        while len(body) < length:
-            chunk = conn.recv(65536)
-            if not chunk:
-                break
-            body += chunk
-        return head
 
     @staticmethod
     def _answer(conn: socket.socket, status: int, headers: list[str], body: bytes = b'{"error": "upstream said no"}') -> None:

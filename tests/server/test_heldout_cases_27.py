@@ -27,7 +27,7 @@ import pytest
 from errscope._attributes import ERRSCOPE_UPSTREAM_ADDRESS, ERRSCOPE_UPSTREAM_STATUS, ERRSCOPE_UPSTREAM_SYSTEM
 from errscope.testing import CapturedTelemetry
 
-from tests.classification.upstreams import HOST, closed_port, per_connection
+from tests.classification.upstreams import HOST, closed_port, per_connection, read_request as _read_request
 from tests.server.test_heldout_cases_24 import facts, failed_call
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
@@ -42,25 +42,6 @@ def upstream_of(span: Any) -> tuple[Any, Any, Any]:
     attributes = span.attributes
     return (attributes.get(ERRSCOPE_UPSTREAM_SYSTEM), attributes.get(ERRSCOPE_UPSTREAM_STATUS),
             attributes.get(ERRSCOPE_UPSTREAM_ADDRESS))
-
-
-def _read_request(conn: socket.socket) -> None:
-    """Read one HTTP request whole (head and a ``Content-Length`` body), so that closing after it sends a FIN, not a
-    reset for unread bytes."""
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = conn.recv(65536)
-        if not chunk:
-            return
-        data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
-                   if line.lower().startswith(b"content-length:")), 0)
-    while len(body) < length:
-        chunk = conn.recv(65536)
-        if not chunk:
-            return
-        body += chunk
 
 
 @contextmanager
